@@ -1,0 +1,32 @@
+"""ordstats: ordinal regression in Python that agrees with R's ``ordinal`` package.
+
+>>> import ordstats
+>>> wine = ordstats.datasets.load("wine")
+>>> res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", data=wine).fit()
+>>> print(res.summary())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from ordstats import datasets, links
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    SeparationWarning,
+)
+from ordstats.model import OrdinalModel
+from ordstats.results import OrdinalResults
+
+__all__ = [
+    "ConvergenceWarning",
+    "OrdinalModel",
+    "OrdinalResults",
+    "OrdstatsError",
+    "OrdstatsWarning",
+    "SeparationWarning",
+    "datasets",
+    "links",
+]
+
+__version__ = "0.1.0"

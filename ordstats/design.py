@@ -1,0 +1,587 @@
+"""The formula layer: data frames and formulas in, checked arrays and names out.
+
+This is the only module that knows about formulaic.  Every input check that can
+be made before fitting happens here, so the numerical core can assume clean
+arrays: finite values, positive weights, an encoded response with at least two
+observed levels, and a design of full column rank.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from formulaic import Formula, ModelSpec
+from formulaic.errors import FormulaicError
+
+from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    FormulaError,
+    MissingDataWarning,
+    PredictionError,
+    SpecificationError,
+    SpecificationWarning,
+)
+from ordstats.response import EncodedResponse, encode_response
+
+__all__ = [
+    "Design",
+    "TermsDesign",
+    "aliased_columns",
+    "design_from_arrays",
+    "design_from_formula",
+    "terms_for_newdata",
+]
+
+_ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
+
+
+@dataclass(frozen=True)
+class TermsDesign:
+    """One design matrix (no intercept column) and how to rebuild it.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (n, p)
+    names : list of str
+        Column names as formulaic makes them (``"temp[T.warm]"``).
+    spec : formulaic.ModelSpec or None
+        Rebuilds the columns for new data (None for the array interface).
+    aliased : list of str
+        Columns dropped because they were linear combinations of earlier ones.
+    source_names : list of str
+        All columns as given, before aliased ones were dropped (array interface).
+    """
+
+    matrix: FloatArray
+    names: list[str]
+    spec: ModelSpec | None = None
+    aliased: list[str] = field(default_factory=list)
+    source_names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Design:
+    """Everything the model needs from the data, checked.
+
+    Attributes
+    ----------
+    response : EncodedResponse
+        Codes of the rows used.
+    response_name : str
+    location : TermsDesign
+        The location design ``X``.
+    weights, offset : ndarray, shape (n,)
+    row_index : pandas.Index
+        Labels of the rows used (after dropping missing values).
+    n_dropped : int
+        Rows dropped for missing or non-finite values or zero weight.
+    formula : str or None
+    offset_name : str or None
+        Column that held the offset (to find it in new data).
+    """
+
+    response: EncodedResponse
+    response_name: str
+    location: TermsDesign
+    weights: FloatArray
+    offset: FloatArray
+    row_index: pd.Index
+    n_dropped: int = 0
+    formula: str | None = None
+    offset_name: str | None = None
+
+
+# ---------------------------------------------------------------------------
+# small checks
+
+
+def aliased_columns(matrix: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
+    """Return the columns that are (numerically) combinations of earlier ones.
+
+    Columns are taken in order, as R's ``qr()`` (LINPACK ``dqrdc2``) does, so the
+    later of two collinear columns is the one reported.  The test is on the
+    squared residual norm from the Gram matrix of unit-norm columns,
+    ``1 - g_K' G_KK^{-1} g_K < tol^2``.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, p)
+    tol : float
+        Relative tolerance on column norms.
+
+    Returns
+    -------
+    list of int
+    """
+    norms = np.sqrt(np.einsum("ij,ij->j", matrix, matrix))
+    zero = norms <= np.finfo(float).tiny
+    scaled = matrix / np.where(zero, 1.0, norms)
+    gram = scaled.T @ scaled
+    kept: list[int] = []
+    aliased: list[int] = []
+    for j in range(matrix.shape[1]):
+        if zero[j]:
+            aliased.append(j)
+            continue
+        if kept:
+            g = gram[kept, j]
+            resid = gram[j, j] - g @ np.linalg.solve(gram[np.ix_(kept, kept)], g)
+        else:
+            resid = gram[j, j]
+        (aliased if resid < tol * tol else kept).append(j)
+    return aliased
+
+
+def _close_matches(name: str, choices: Sequence[str]) -> str:
+    found = difflib.get_close_matches(name, [str(c) for c in choices], n=3)
+    return f" Did you mean {', '.join(map(repr, found))}?" if found else ""
+
+
+def _column(data: pd.DataFrame, name: str, role: str) -> pd.Series:
+    if name not in data.columns:
+        raise FormulaError(
+            f"the {role} {name!r} is not a column of the data." + _close_matches(name, data.columns)
+        )
+    return data[name]
+
+
+def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Series | None:
+    """A weights/offset argument (column name or array) as a Series, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if data is None:
+            raise DataError(f"{role}={value!r} names a column, but no data frame was given")
+        series = _column(data, value, f"{role} column")
+    else:
+        arr = np.asarray(value)
+        if arr.ndim != 1 or arr.shape[0] != n:
+            raise DataError(f"{role} must be one value per row ({n}); got shape {arr.shape}")
+        index = data.index if data is not None else pd.RangeIndex(n)
+        series = pd.Series(arr, index=index)
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        raise DataError(f"{role} must be numeric; got dtype {series.dtype}")
+    return series.astype(float)
+
+
+def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Boolean frame: missing, or non-finite where numeric."""
+    bad = frame.isna()
+    for col in frame.columns:
+        s = frame[col]
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            bad[col] |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+    return bad
+
+
+def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
+    """Apply the missing-value policy; return the mask of rows to drop."""
+    drop = bad.any(axis=1)
+    n_bad = int(drop.sum())
+    if n_bad:
+        per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in bad.sum().items() if k)
+        text = (
+            f"{n_bad} of {len(bad)} rows have missing or non-finite values in {per_col}"
+        )
+        if missing == "raise":
+            raise DataError(text + "; drop them first or pass missing='drop'")
+        if missing != "drop":
+            raise DataError(f"missing must be 'drop' or 'raise'; got {missing!r}")
+        warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=4)
+    return drop
+
+
+def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
+    """Validate frequency weights; return them and the mask of zero-weight rows."""
+    if weights is None:
+        return np.ones(n), np.zeros(n, dtype=bool)
+    w = weights.to_numpy(dtype=float)
+    if np.any(w < 0):
+        raise DataError(
+            f"weights must be non-negative frequency weights; {int((w < 0).sum())} are negative"
+        )
+    if not np.any(w > 0):
+        raise DataError("all weights are zero: there is nothing to fit")
+    return w, w == 0
+
+
+def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
+    """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
+    if collinear not in ("drop", "raise"):
+        raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
+    with_intercept = np.column_stack([np.ones(terms.matrix.shape[0]), terms.matrix])
+    aliased = [j - 1 for j in aliased_columns(with_intercept) if j > 0]
+    if not aliased:
+        return terms
+    names = [terms.names[j] for j in aliased]
+    text = (
+        f"the {what} design is rank deficient: {', '.join(map(repr, names))} "
+        "is a linear combination of the thresholds (intercept) or earlier columns"
+    )
+    if collinear == "raise":
+        raise SpecificationError(text + "; remove it or pass collinear='drop'")
+    warnings.warn(text + " and was dropped (as R's clm does)", CollinearityWarning, stacklevel=4)
+    keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
+    return TermsDesign(
+        matrix=terms.matrix[:, keep],
+        names=[terms.names[j] for j in keep],
+        spec=terms.spec,
+        aliased=names,
+        source_names=terms.source_names,
+    )
+
+
+# ---------------------------------------------------------------------------
+# formulas
+
+
+def _split_formula(formula: str) -> tuple[str, str]:
+    if not isinstance(formula, str) or "~" not in formula:
+        raise FormulaError(
+            f"formula must be a string like 'rating ~ temp + contact'; got {formula!r}"
+        )
+    lhs, rhs = formula.split("~", 1)
+    lhs = lhs.strip().strip("`").strip()
+    if not lhs:
+        raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    return lhs, rhs.strip() or "1"
+
+
+def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaError:
+    text = str(exc)
+    match = re.search(r"`([^`]+)` is not present in the dataset", text)
+    if match:
+        name = match.group(1)
+        return FormulaError(
+            f"the formula term {name!r} is not a column of the data."
+            + _close_matches(name, data.columns)
+        )
+    return FormulaError(f"cannot build the design for '{rhs}': {text}")
+
+
+def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
+    try:
+        required = Formula(rhs).required_variables
+    except FormulaicError as exc:
+        raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    known = set(map(str, data.columns)) | set(context or {})
+    missing = sorted(v for v in required if v not in known)
+    if missing:
+        name = missing[0]
+        raise FormulaError(
+            f"the formula names {name!r}, which is not a column of the data."
+            + _close_matches(name, data.columns)
+        )
+
+
+def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> pd.DataFrame:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return Formula(rhs).get_model_matrix(
+                data, ensure_full_rank=True, na_action="ignore", context=context
+            )
+    except FormulaicError as exc:
+        raise _formulaic_error(exc, data, rhs) from exc
+
+
+def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
+    """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
+    matrix = _materialize(rhs, data, context)
+    if "Intercept" not in matrix.columns:
+        warnings.warn(
+            f"the {what} formula removes the intercept, but the thresholds act as "
+            "intercepts; it was kept so that factor contrasts match R's clm",
+            SpecificationWarning,
+            stacklevel=5,
+        )
+        rhs = f"{rhs} + 1"
+        matrix = _materialize(rhs, data, context)
+    return rhs, matrix
+
+
+def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
+    cols = [c for c in matrix.columns if c != "Intercept"]
+    values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
+    return TermsDesign(matrix=values, names=list(cols), spec=matrix.model_spec)
+
+
+def design_from_formula(
+    formula: str,
+    data: Any,
+    *,
+    weights: Any = None,
+    offset: Any = None,
+    levels: Sequence[Any] | None = None,
+    missing: MissingAction = "drop",
+    collinear: CollinearAction = "drop",
+    many_levels: bool = False,
+    context: Any = None,
+) -> Design:
+    """Build a checked :class:`Design` from an R-style formula and a data frame.
+
+    Parameters
+    ----------
+    formula : str
+        ``"response ~ terms"``; the response must be a column of ``data``.
+    data : pandas.DataFrame or mapping of columns
+    weights, offset : str or array-like, optional
+        Column names or one value per row.
+    levels : sequence, optional
+        Order of the response levels (required for unordered labels).
+    missing : {"drop", "raise"}
+        Rows with missing or non-finite values in used columns are dropped with a
+        warning, or raise.
+    collinear : {"drop", "raise"}
+        Aliased design columns are dropped with a warning, or raise.
+    many_levels : bool
+        Allow more than 50 response levels.
+    context : mapping, optional
+        Names available to formula expressions (formulaic's evaluation context).
+
+    Returns
+    -------
+    Design
+    """
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    response_name, rhs = _split_formula(formula)
+    _column(frame, response_name, "response")
+    _check_required(rhs, frame, context)
+    used = [response_name] + sorted(
+        v for v in Formula(rhs).required_variables if v in frame.columns
+    )
+    w_series = _vector(weights, frame, len(frame), "weights")
+    o_series = _vector(offset, frame, len(frame), "offset")
+    bad = _bad_rows(frame[list(dict.fromkeys(used))])
+    for role, series in (("weights", w_series), ("offset", o_series)):
+        if series is not None:
+            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    rhs, matrix = _with_intercept(rhs, frame, context, "location")
+    values = matrix.drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
+    bad["(formula terms)"] = ~np.isfinite(values).all(axis=1)
+    drop = _report_missing(bad, missing).to_numpy()
+    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    clean = frame.iloc[keep_rows]
+    if len(keep_rows) < len(frame):
+        # re-materialise so stateful transforms and factor levels see only used rows
+        matrix = _materialize(rhs, clean, context)
+    location = _drop_aliased(_terms_from_matrix(matrix), collinear, "location")
+    response = encode_response(
+        clean[response_name], name=response_name, levels=levels, many_levels=many_levels
+    )
+    return Design(
+        response=response,
+        response_name=response_name,
+        location=location,
+        weights=w[~zero_w],
+        offset=(
+            o_series.to_numpy(dtype=float)[keep_rows]
+            if o_series is not None
+            else np.zeros(len(keep_rows))
+        ),
+        row_index=clean.index,
+        n_dropped=len(frame) - len(keep_rows),
+        formula=f"{response_name} ~ {rhs}",
+        offset_name=offset if isinstance(offset, str) else None,
+    )
+
+
+# ---------------------------------------------------------------------------
+# arrays
+
+
+def _exog_frame(exog: Any, n: int) -> pd.DataFrame:
+    """Exogenous regressors as a numeric DataFrame with names."""
+    if exog is None:
+        return pd.DataFrame(index=pd.RangeIndex(n))
+    if isinstance(exog, pd.Series):
+        exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
+    if isinstance(exog, pd.DataFrame):
+        frame = exog
+    else:
+        arr = np.asarray(exog)
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.ndim != 2:
+            raise DataError(f"exog must be 1- or 2-dimensional; got shape {arr.shape}")
+        frame = pd.DataFrame(arr, columns=[f"x{j + 1}" for j in range(arr.shape[1])])
+    if len(frame) != n:
+        raise DataError(f"endog has {n} rows but exog has {len(frame)}")
+    non_numeric = [
+        str(c)
+        for c in frame.columns
+        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])
+    ]
+    if non_numeric:
+        raise DataError(
+            f"exog columns {', '.join(map(repr, non_numeric))} are not numeric; encode them "
+            "first or use OrdinalModel.from_formula, which builds factor contrasts"
+        )
+    return frame
+
+
+def _reject_constant(terms: TermsDesign) -> None:
+    spread = np.ptp(terms.matrix, axis=0) if terms.matrix.shape[0] else np.zeros(0)
+    constant = [name for name, s in zip(terms.names, spread, strict=True) if s == 0]
+    if constant:
+        raise SpecificationError(
+            f"exog column(s) {', '.join(map(repr, constant))} are constant. The thresholds "
+            "already act as intercepts, so a constant column is not identified: remove it "
+            "(no add_constant is needed for ordinal models)"
+        )
+
+
+def design_from_arrays(
+    endog: Any,
+    exog: Any = None,
+    *,
+    weights: Any = None,
+    offset: Any = None,
+    levels: Sequence[Any] | None = None,
+    missing: MissingAction = "drop",
+    collinear: CollinearAction = "drop",
+    many_levels: bool = False,
+) -> Design:
+    """Build a checked :class:`Design` from a response and a regressor matrix.
+
+    Parameters
+    ----------
+    endog : array-like or pandas.Series
+        The ordinal response (see :func:`ordstats.response.encode_response`).
+    exog : array-like or pandas.DataFrame, optional
+        Numeric regressors without a constant column; ``None`` fits thresholds only.
+    weights, offset : array-like, optional
+    levels, missing, collinear, many_levels
+        As in :func:`design_from_formula`.
+
+    Returns
+    -------
+    Design
+    """
+    if isinstance(endog, pd.Series):
+        y = endog
+    elif isinstance(endog, pd.Categorical):
+        y = pd.Series(endog)
+    else:
+        values = np.asarray(endog)
+        if values.ndim != 1:
+            raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
+        y = pd.Series(values)
+    name = str(y.name) if y.name is not None else "y"
+    n = len(y)
+    frame = _exog_frame(exog, n)
+    frame.index = y.index
+    w_series = _vector(weights, None, n, "weights")
+    o_series = _vector(offset, None, n, "offset")
+    bad = _bad_rows(pd.concat([y.rename(name).to_frame(), frame], axis=1))
+    for role, series in (("weights", w_series), ("offset", o_series)):
+        if series is not None:
+            bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
+    drop = _report_missing(bad, missing).to_numpy()
+    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    names = [str(c) for c in frame.columns]
+    terms = TermsDesign(
+        matrix=frame.iloc[keep_rows].to_numpy(dtype=float), names=names, source_names=names
+    )
+    _reject_constant(terms)
+    return Design(
+        response=encode_response(
+            y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels
+        ),
+        response_name=name,
+        location=_drop_aliased(terms, collinear, "exog"),
+        weights=w[~zero_w],
+        offset=(
+            o_series.to_numpy(dtype=float)[keep_rows]
+            if o_series is not None
+            else np.zeros(len(keep_rows))
+        ),
+        row_index=y.index[keep_rows],
+        n_dropped=n - len(keep_rows),
+    )
+
+
+# ---------------------------------------------------------------------------
+# new data
+
+
+def _unseen_levels_error(caught: list[warnings.WarningMessage]) -> PredictionError | None:
+    for item in caught:
+        if type(item.message).__name__ == "DataMismatchWarning":
+            text = str(item.message)
+            match = re.search(r"\{(.*?)\}", text)
+            levels = match.group(1) if match else text
+            return PredictionError(
+                f"newdata has factor level(s) {levels} that the model was not fitted on; "
+                "their effects are unknown. Remove those rows or refit with data that "
+                "contains the level"
+            )
+    return None
+
+
+def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> FloatArray:
+    """Rebuild a fitted design's columns for new data.
+
+    Parameters
+    ----------
+    terms : TermsDesign
+        A fitted design (formula or array interface).
+    newdata : pandas.DataFrame, mapping or array-like
+    context : mapping, optional
+        Evaluation context for formula expressions.
+
+    Returns
+    -------
+    ndarray, shape (m, p)
+        Rows with missing values are NaN.
+
+    Raises
+    ------
+    PredictionError
+        Unseen factor levels, missing columns or a wrong number of columns.
+    """
+    if terms.spec is None:
+        return _array_newdata(terms, newdata)
+    frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
+    needed = sorted(v for v in terms.spec.required_variables if v not in set(context or {}))
+    absent = [v for v in needed if v not in frame.columns]
+    if absent:
+        raise PredictionError(
+            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            matrix = terms.spec.get_model_matrix(frame, na_action="ignore", context=context)
+        except FormulaicError as exc:
+            raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
+    error = _unseen_levels_error(caught)
+    if error is not None:
+        raise error
+    return np.asarray(matrix[terms.names], dtype=float) if terms.names else np.empty((len(frame), 0))
+
+
+def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
+    all_names = terms.source_names
+    if isinstance(newdata, pd.DataFrame) and set(terms.names) <= set(map(str, newdata.columns)):
+        return newdata[terms.names].to_numpy(dtype=float)
+    arr = np.asarray(newdata, dtype=float)
+    arr = arr[:, None] if arr.ndim == 1 else arr
+    if arr.ndim != 2 or arr.shape[1] != len(all_names):
+        raise PredictionError(
+            f"newdata must have the {len(all_names)} exog columns the model was given "
+            f"({', '.join(all_names)}); got shape {arr.shape}"
+        )
+    order = {name: j for j, name in enumerate(all_names)}
+    return arr[:, [order[name] for name in terms.names]]

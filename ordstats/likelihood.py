@@ -1,0 +1,421 @@
+r"""Negative log-likelihood of cumulative link models with analytic derivatives.
+
+The model (Christensen 2019, eqs. 1-4; McCullagh 1980) for observation ``i`` in
+category ``y_i`` of ``K`` ordered levels is
+
+.. math::
+
+    P(Y_i \le j) = F\!\left(\frac{\theta_j(w_i) - x_i^\top\beta - o_i}{s_i}\right),
+    \qquad \theta(w) = J\Big(a_0 + \sum_t w_t a_t\Big), \qquad s_i = e^{z_i^\top\zeta},
+
+with threshold Jacobian ``J`` (see :mod:`ordstats.thresholds`), nominal effects
+``a_t`` for the columns ``w_t`` of the nominal design, location effects ``beta``
+and log-scale effects ``zeta``.  The sign convention is R's ``clm``: a positive
+``beta`` moves probability to higher categories.
+
+With ``u_i`` and ``l_i`` the standardised upper and lower cut-points of the
+observed category (``u = +inf`` for the top, ``l = -inf`` for the bottom one),
+the log-likelihood is :math:`\ell = \sum_i w_i \log\{F(u_i) - F(l_i)\}`.  Writing
+``U = s u`` and ``L = s l``, both are linear in ``phi = (a, beta)`` through
+sparse "threshold designs" ``T1``, ``T2``: ``U = T1 a - X beta - o``.
+Derivatives follow from the chain rule with
+
+.. math::
+
+    g_u = f(u)/P,\quad g_l = -f(l)/P,\quad
+    h_{uu} = \tfrac{f'(u)}{f(u)} g_u - g_u^2,\quad
+    h_{ll} = \tfrac{f'(l)}{f(l)} g_l - g_l^2,\quad h_{ul} = -g_u g_l .
+
+The parameter vector is ordered ``[a_0, a_1..a_r, beta, zeta]`` (R's order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.links import Link, log1mexp
+
+__all__ = [
+    "CLMData",
+    "CLMProblem",
+    "Evaluation",
+    "ParamLayout",
+    "evaluate",
+    "interval_probabilities",
+    "log_interval_probabilities",
+    "prepare",
+    "weighted_gram",
+]
+
+_GRAM_CHUNK = 16384
+
+
+@dataclass(frozen=True)
+class CLMData:
+    """Arrays that define a cumulative link model likelihood.
+
+    Attributes
+    ----------
+    y : ndarray of int, shape (n,)
+        Category codes ``0, ..., K - 1``.
+    n_levels : int
+        ``K``, the number of response levels.
+    X : ndarray, shape (n, p)
+        Location design without an intercept column.
+    weights : ndarray, shape (n,)
+        Positive frequency (case) weights.
+    offset : ndarray, shape (n,)
+        Known part of the location predictor ``o``.
+    link : Link
+        The distribution ``F``.
+    threshold_jacobian : ndarray, shape (K - 1, q)
+        ``J`` with ``theta = J a``.
+    nominal : ndarray, shape (n, r)
+        Nominal-effect design without an intercept column (``r`` may be 0).
+    scale : ndarray, shape (n, s)
+        Log-scale design without an intercept column (``s`` may be 0).
+    """
+
+    y: IntArray
+    n_levels: int
+    X: FloatArray
+    weights: FloatArray
+    offset: FloatArray
+    link: Link
+    threshold_jacobian: FloatArray
+    nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+
+    @property
+    def n_obs(self) -> int:
+        """Number of rows."""
+        return int(self.y.shape[0])
+
+
+@dataclass(frozen=True)
+class ParamLayout:
+    """Where each parameter block sits in the parameter vector.
+
+    Attributes
+    ----------
+    n_alpha : int
+        Free threshold parameters ``q``.
+    n_nominal_cols : int
+        Columns ``r`` of the nominal design; ``q * r`` nominal parameters.
+    n_beta : int
+        Location coefficients ``p``.
+    n_zeta : int
+        Log-scale coefficients ``s``.
+    """
+
+    n_alpha: int
+    n_nominal_cols: int
+    n_beta: int
+    n_zeta: int
+
+    @property
+    def n_threshold_block(self) -> int:
+        """Parameters that enter the thresholds: ``q * (1 + r)``."""
+        return self.n_alpha * (1 + self.n_nominal_cols)
+
+    @property
+    def alpha(self) -> slice:
+        """Free threshold parameters ``a_0``."""
+        return slice(0, self.n_alpha)
+
+    @property
+    def nominal(self) -> slice:
+        """Nominal effects ``a_1, ..., a_r`` (each of length ``q``)."""
+        return slice(self.n_alpha, self.n_threshold_block)
+
+    @property
+    def thresholds(self) -> slice:
+        """Everything that enters the thresholds (``a_0`` and nominal effects)."""
+        return slice(0, self.n_threshold_block)
+
+    @property
+    def beta(self) -> slice:
+        """Location coefficients."""
+        start = self.n_threshold_block
+        return slice(start, start + self.n_beta)
+
+    @property
+    def zeta(self) -> slice:
+        """Log-scale coefficients."""
+        start = self.n_threshold_block + self.n_beta
+        return slice(start, start + self.n_zeta)
+
+    @property
+    def n_params(self) -> int:
+        """Length of the parameter vector."""
+        return self.n_threshold_block + self.n_beta + self.n_zeta
+
+
+@dataclass(frozen=True)
+class CLMProblem:
+    """A :class:`CLMData` with the sparse threshold designs precomputed.
+
+    ``T_upper`` and ``T_lower`` (shape ``(n, q * (1 + r))``) map the threshold
+    parameters to each observation's upper and lower cut-point; rows of the top
+    (bottom) category are zero in ``T_upper`` (``T_lower``).
+    """
+
+    data: CLMData
+    layout: ParamLayout
+    T_upper: sp.csr_array
+    T_lower: sp.csr_array
+    has_upper: np.ndarray
+    has_lower: np.ndarray
+
+
+def _threshold_design(jacobian_rows: sp.csr_array, nominal: FloatArray) -> sp.csr_array:
+    """Row-wise Kronecker product ``[1, w_i] (x) J[y_i]`` as a sparse matrix."""
+    blocks = [jacobian_rows]
+    for t in range(nominal.shape[1]):
+        blocks.append(_scale_rows(jacobian_rows, nominal[:, t]))
+    return sp.csr_array(sp.hstack(blocks, format="csr"))
+
+
+def prepare(data: CLMData) -> CLMProblem:
+    """Precompute the sparse threshold designs of a model.
+
+    Parameters
+    ----------
+    data : CLMData
+
+    Returns
+    -------
+    CLMProblem
+    """
+    n_thresholds = data.n_levels - 1
+    jac = sp.csr_array(data.threshold_jacobian)
+    zero_row = sp.csr_array((1, jac.shape[1]))
+    upper_rows = sp.csr_array(sp.vstack([jac, zero_row], format="csr"))[data.y]
+    lower_rows = sp.csr_array(sp.vstack([zero_row, jac], format="csr"))[data.y]
+    nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
+    layout = ParamLayout(
+        n_alpha=jac.shape[1],
+        n_nominal_cols=nominal.shape[1],
+        n_beta=data.X.shape[1],
+        n_zeta=data.scale.shape[1] if data.scale.size else 0,
+    )
+    return CLMProblem(
+        data=data,
+        layout=layout,
+        T_upper=_threshold_design(upper_rows, nominal),
+        T_lower=_threshold_design(lower_rows, nominal),
+        has_upper=data.y < n_thresholds,
+        has_lower=data.y > 0,
+    )
+
+
+def _scale_rows(matrix: sp.csr_array, factor: FloatArray) -> sp.csr_array:
+    """Return ``diag(factor) @ matrix`` for a CSR matrix without densifying."""
+    out = matrix.copy()
+    out.data = matrix.data * np.repeat(factor, np.diff(matrix.indptr))
+    return out
+
+
+def weighted_gram(A: FloatArray, c: FloatArray, B: FloatArray | None = None) -> FloatArray:
+    """Return ``A' diag(c) B`` (``B = A`` by default) in row chunks.
+
+    Chunking bounds the temporary to ``chunk x p`` instead of ``n x p``.
+    """
+    B = A if B is None else B
+    out = np.zeros((A.shape[1], B.shape[1]))
+    for start in range(0, A.shape[0], _GRAM_CHUNK):
+        rows = slice(start, start + _GRAM_CHUNK)
+        out += A[rows].T @ (B[rows] * c[rows, None])
+    return out
+
+
+def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
+    """Return ``log(F(upper) - F(lower))`` without cancellation in either tail.
+
+    Where ``lower <= 0`` the difference of ``log F`` values is used, otherwise the
+    difference of ``log(1 - F)`` values (as R's ``get_fitted.c``); both are combined
+    as ``a + log(1 - exp(b - a))``.  Disordered bounds (``upper < lower``) give NaN.
+
+    Parameters
+    ----------
+    link : Link
+    upper, lower : ndarray
+        Standardised cut-points, ``upper >= lower``; ``+-inf`` allowed.
+
+    Returns
+    -------
+    ndarray
+    """
+    upper = np.asarray(upper, dtype=float)
+    lower = np.asarray(lower, dtype=float)
+    big = np.empty(np.broadcast_shapes(upper.shape, lower.shape))
+    small = np.empty_like(big)
+    upper, lower = np.broadcast_to(upper, big.shape), np.broadcast_to(lower, big.shape)
+    left = lower <= 0
+    right = ~left
+    big[left] = link.log_cdf(upper[left])
+    small[left] = link.log_cdf(lower[left])
+    big[right] = link.log_sf(lower[right])
+    small[right] = link.log_sf(upper[right])
+    with np.errstate(invalid="ignore"):
+        return big + log1mexp(big - small)
+
+
+def interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
+    """Return ``F(upper) - F(lower)`` computed as in :func:`log_interval_probabilities`."""
+    return np.exp(log_interval_probabilities(link, upper, lower))
+
+
+class Evaluation:
+    """The negative log-likelihood at one parameter vector, with lazy derivatives.
+
+    ``nll`` is computed on construction; ``gradient`` and ``hessian`` (of the
+    *negative* log-likelihood) only when first used, re-using the pointwise terms.
+    The Newton solver only needs this interface.
+
+    Parameters
+    ----------
+    problem : CLMProblem
+    params : ndarray, shape (n_params,)
+    """
+
+    def __init__(self, problem: CLMProblem, params: FloatArray) -> None:
+        self.problem = problem
+        self.params = np.asarray(params, dtype=float)
+        data, lay = problem.data, problem.layout
+        a = self.params[lay.thresholds]
+        xb = data.X @ self.params[lay.beta] + data.offset
+        self.scale = (
+            np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
+        )
+        with np.errstate(invalid="ignore", over="ignore"):
+            self.upper = np.where(problem.has_upper, (problem.T_upper @ a - xb) / self.scale, np.inf)
+            self.lower = np.where(
+                problem.has_lower, (problem.T_lower @ a - xb) / self.scale, -np.inf
+            )
+        self.log_prob = log_interval_probabilities(data.link, self.upper, self.lower)
+        total = float(data.weights @ self.log_prob)
+        self.nll = -total if np.isfinite(total) else np.inf
+
+    @property
+    def fitted(self) -> FloatArray:
+        """Probability of each observation's own category."""
+        return np.exp(self.log_prob)
+
+    @cached_property
+    def _pointwise(self) -> tuple[FloatArray, ...]:
+        """First and second derivatives of ``log P_i`` w.r.t. ``u_i`` and ``l_i``."""
+        link = self.problem.data.link
+        fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
+        u = np.where(fin_u, self.upper, 0.0)
+        l = np.where(fin_l, self.lower, 0.0)
+        g_u = np.where(fin_u, np.exp(link.log_pdf(u) - self.log_prob), 0.0)
+        g_l = np.where(fin_l, -np.exp(link.log_pdf(l) - self.log_prob), 0.0)
+        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
+        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+        h_ul = -g_u * g_l
+        return u, l, g_u, g_l, h_uu, h_ul, h_ll
+
+    @cached_property
+    def gradient(self) -> FloatArray:
+        """Gradient of the negative log-likelihood, shape ``(n_params,)``."""
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        u, l, g_u, g_l, *_ = self._pointwise
+        w_s = data.weights / self.scale
+        grad = np.empty(lay.n_params)
+        grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
+        grad[lay.beta] = -(data.X.T @ (w_s * (g_u + g_l)))
+        if lay.n_zeta:
+            grad[lay.zeta] = -(data.scale.T @ (data.weights * (g_u * u + g_l * l)))
+        return -grad
+
+    @cached_property
+    def hessian(self) -> FloatArray:
+        """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
+        w_s2 = data.weights / self.scale**2
+        d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
+        T1, T2, X = pb.T_upper, pb.T_lower, data.X
+        hess = np.empty((lay.n_params, lay.n_params))
+        th, be = lay.thresholds, lay.beta
+        cross_ul = (_scale_rows(T1, d_ul).T @ T2).toarray()
+        hess[th, th] = (
+            (_scale_rows(T1, d_uu).T @ T1).toarray()
+            + cross_ul
+            + cross_ul.T
+            + (_scale_rows(T2, d_ll).T @ T2).toarray()
+        )
+        hess[th, be] = -(_scale_rows(T1, d_uu + d_ul).T @ X + _scale_rows(T2, d_ul + d_ll).T @ X)
+        hess[be, th] = hess[th, be].T
+        hess[be, be] = weighted_gram(X, d_uu + 2.0 * d_ul + d_ll)
+        if lay.n_zeta:
+            self._fill_scale_blocks(hess, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+        return -hess
+
+    def _fill_scale_blocks(
+        self,
+        hess: FloatArray,
+        u: FloatArray,
+        l: FloatArray,
+        g_u: FloatArray,
+        g_l: FloatArray,
+        h_uu: FloatArray,
+        h_ul: FloatArray,
+        h_ll: FloatArray,
+    ) -> None:
+        """Fill the log-likelihood Hessian blocks that involve ``zeta``.
+
+        With ``du/dzeta = -u z``: ``d2l/dphi dzeta = (B1' a1 + B2' a2) Z`` where
+        ``a1 = -(h_uu u + h_ul l + g_u)/s`` and ``a2 = -(h_ul u + h_ll l + g_l)/s``,
+        and ``d2l/dzeta2 = Z' diag(h_uu u^2 + 2 h_ul u l + h_ll l^2 + g_u u + g_l l) Z``.
+        """
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        Z, w = data.scale, data.weights
+        a1 = -w * (h_uu * u + h_ul * l + g_u) / self.scale
+        a2 = -w * (h_ul * u + h_ll * l + g_l) / self.scale
+        th, be, ze = lay.thresholds, lay.beta, lay.zeta
+        hess[th, ze] = _scale_rows(pb.T_upper, a1).T @ Z + _scale_rows(pb.T_lower, a2).T @ Z
+        hess[ze, th] = hess[th, ze].T
+        hess[be, ze] = -weighted_gram(data.X, a1 + a2, Z)
+        hess[ze, be] = hess[be, ze].T
+        c_z = h_uu * u * u + 2.0 * h_ul * u * l + h_ll * l * l + g_u * u + g_l * l
+        hess[ze, ze] = weighted_gram(Z, w * c_z)
+
+    def observation_scores(self) -> FloatArray:
+        """Per-row gradients of ``log P_i`` (unweighted), shape ``(n, n_params)``.
+
+        The sum of ``weights[:, None] * scores`` is minus :attr:`gradient`; these
+        are the ingredients of sandwich covariances.
+        """
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        u, l, g_u, g_l, *_ = self._pointwise
+        scores = np.empty((data.n_obs, lay.n_params))
+        scores[:, lay.thresholds] = (
+            _scale_rows(pb.T_upper, g_u / self.scale) + _scale_rows(pb.T_lower, g_l / self.scale)
+        ).toarray()
+        scores[:, lay.beta] = -data.X * ((g_u + g_l) / self.scale)[:, None]
+        if lay.n_zeta:
+            scores[:, lay.zeta] = -data.scale * (g_u * u + g_l * l)[:, None]
+        return scores
+
+
+def evaluate(problem: CLMProblem, params: FloatArray) -> Evaluation:
+    """Evaluate the negative log-likelihood of ``problem`` at ``params``.
+
+    Parameters
+    ----------
+    problem : CLMProblem
+    params : ndarray, shape (n_params,)
+
+    Returns
+    -------
+    Evaluation
+        ``nll`` now; ``gradient`` and ``hessian`` on first access.
+    """
+    return Evaluation(problem, params)

@@ -1,0 +1,342 @@
+"""The cumulative link model: specification and fitting.
+
+:class:`OrdinalModel` holds a checked design (from a formula or from arrays) and
+fits it by Newton-Raphson with analytic derivatives.  Fitting returns a new
+:class:`~ordstats.results.OrdinalResults`; the model itself never changes.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.design import Design, design_from_arrays, design_from_formula
+from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
+from ordstats.links import Link, get_link
+from ordstats.results import FitInfo, OrdinalResults
+from ordstats.separation import detect_separation
+from ordstats.solver import NewtonOptions, NewtonResult, newton
+from ordstats.start import initial_params
+from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
+
+__all__ = ["OrdinalModel"]
+
+#: Run the separation LP on every fit with at most this many distinct rows;
+#: larger data sets are checked only when the fit shows signs of divergence.
+_SEPARATION_ALWAYS_ROWS = 5000
+#: A location effect larger than this many standard deviations of its column
+#: (on the linear-predictor scale) is a sign of divergence.
+_DIVERGENCE_STD_EFFECT = 15.0
+
+
+class OrdinalModel:
+    r"""Cumulative link model for an ordinal response, as R's ``ordinal::clm``.
+
+    .. math:: P(Y \le j \mid x) = F(\theta_j - x^\top \beta - o), \quad j = 1, \dots, K - 1
+
+    with thresholds ``theta_1 < ... < theta_{K-1}``, location effects ``beta``
+    (a positive ``beta`` moves probability to higher categories), offset ``o``
+    and the link's distribution ``F``.
+
+    Parameters
+    ----------
+    endog : array-like, pandas.Series or pandas.Categorical
+        The ordinal response: an ordered Categorical (its order), numbers
+        (sorted order), or labels with ``levels`` giving their order.
+    exog : array-like or pandas.DataFrame, optional
+        Numeric regressors *without* a constant column: the thresholds act as
+        intercepts.  ``None`` fits the thresholds only.
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit"} or Link
+        The inverse of ``F``.
+    weights : array-like, optional
+        Non-negative frequency (case) weights, as R's ``weights=``.
+    offset : array-like, optional
+        Known term added to ``x'beta``.
+    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
+        Threshold structure.
+    levels : sequence, optional
+        Order of the response levels, lowest first.
+    missing : {"drop", "raise"}
+        What to do with rows that have missing or non-finite values.
+    collinear : {"drop", "raise"}
+        What to do with aliased regressors.
+    many_levels : bool
+        Allow a response with more than 50 distinct levels.
+
+    See Also
+    --------
+    OrdinalModel.from_formula : Build the model from a formula and a DataFrame.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    >>> round(res.llf, 4)
+    -86.4919
+    >>> res.params.round(3).tolist()
+    [-1.344, 1.251, 3.467, 5.006, 2.503, 1.528]
+    """
+
+    def __init__(
+        self,
+        endog: Any,
+        exog: Any = None,
+        *,
+        link: str | Link = "logit",
+        weights: Any = None,
+        offset: Any = None,
+        threshold: str = "flexible",
+        levels: Sequence[Any] | None = None,
+        missing: MissingAction = "drop",
+        collinear: CollinearAction = "drop",
+        many_levels: bool = False,
+    ) -> None:
+        design = design_from_arrays(
+            endog,
+            exog,
+            weights=weights,
+            offset=offset,
+            levels=levels,
+            missing=missing,
+            collinear=collinear,
+            many_levels=many_levels,
+        )
+        self._setup(design, link=link, threshold=threshold)
+
+    @classmethod
+    def from_formula(
+        cls,
+        formula: str,
+        data: Any,
+        *,
+        link: str | Link = "logit",
+        weights: Any = None,
+        offset: Any = None,
+        threshold: str = "flexible",
+        levels: Sequence[Any] | None = None,
+        missing: MissingAction = "drop",
+        collinear: CollinearAction = "drop",
+        many_levels: bool = False,
+        context: Any = None,
+    ) -> OrdinalModel:
+        """Build a model from an R-style formula and a DataFrame.
+
+        Factors get treatment contrasts with the first level as reference, so
+        coefficient names (``"temp[T.warm]"``) and values match R's ``clm``.
+
+        Parameters
+        ----------
+        formula : str
+            ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
+        data : pandas.DataFrame
+        link, threshold, levels, missing, collinear, many_levels
+            As for :class:`OrdinalModel`.
+        weights, offset : str or array-like, optional
+            Column names of ``data`` or one value per row.
+        context : mapping, optional
+            Names that formula expressions may use (defaults to the caller's
+            variables), e.g. ``{"np": numpy}``.
+
+        Returns
+        -------
+        OrdinalModel
+        """
+        if context is None:
+            frame = sys._getframe(1)
+            context = {**frame.f_globals, **frame.f_locals}
+        design = design_from_formula(
+            formula,
+            data,
+            weights=weights,
+            offset=offset,
+            levels=levels,
+            missing=missing,
+            collinear=collinear,
+            many_levels=many_levels,
+            context=context,
+        )
+        model = cls.__new__(cls)
+        model._setup(design, link=link, threshold=threshold, context=context)
+        return model
+
+    def _setup(
+        self, design: Design, *, link: str | Link, threshold: str, context: Any = None
+    ) -> None:
+        self.design = design
+        self.link = get_link(link)
+        self.threshold = threshold
+        self.formula_context = context
+        levels = design.response.levels
+        self.threshold_jacobian = threshold_jacobian(threshold, len(levels) - 1)
+        self.data = CLMData(
+            y=design.response.codes,
+            n_levels=len(levels),
+            X=design.location.matrix,
+            weights=design.weights,
+            offset=design.offset,
+            link=self.link,
+            threshold_jacobian=self.threshold_jacobian,
+        )
+        self.problem: CLMProblem = prepare(self.data)
+        self.threshold_param_names = threshold_parameter_names(threshold, levels)
+        self.exog_names = list(design.location.names)
+        self.param_names = self.threshold_param_names + self.exog_names
+
+    # -- descriptive ----------------------------------------------------------
+
+    @property
+    def levels(self) -> list[str]:
+        """Response level labels, lowest first."""
+        return list(self.design.response.levels)
+
+    @property
+    def endog_name(self) -> str:
+        """Name of the response."""
+        return self.design.response_name
+
+    @property
+    def nobs(self) -> float:
+        """Number of observations: the sum of the weights (as R's ``nobs``)."""
+        return float(self.data.weights.sum())
+
+    @property
+    def n_rows(self) -> int:
+        """Rows used in the fit."""
+        return self.data.n_obs
+
+    @property
+    def k_params(self) -> int:
+        """Number of free parameters."""
+        return self.problem.layout.n_params
+
+    def __repr__(self) -> str:
+        spec = self.design.formula or f"{self.endog_name} ~ exog"
+        return f"OrdinalModel({spec!r}, link={self.link.name!r}, nobs={self.nobs:g})"
+
+    # -- likelihood -----------------------------------------------------------
+
+    def _check_params(self, params: Any) -> FloatArray:
+        arr = np.asarray(params, dtype=float)
+        if arr.shape != (self.k_params,):
+            raise SpecificationError(
+                f"params must have {self.k_params} values ({', '.join(self.param_names)}); "
+                f"got shape {arr.shape}"
+            )
+        return arr
+
+    def evaluate(self, params: Any) -> Evaluation:
+        """Evaluate the negative log-likelihood and its derivatives at ``params``."""
+        return evaluate(self.problem, self._check_params(params))
+
+    def loglike(self, params: Any) -> float:
+        """Log-likelihood at ``params`` (``-inf`` if the thresholds are disordered)."""
+        return -self.evaluate(params).nll
+
+    def score(self, params: Any) -> FloatArray:
+        """Gradient of the log-likelihood at ``params``."""
+        return -self.evaluate(params).gradient
+
+    def hessian(self, params: Any) -> FloatArray:
+        """Hessian of the log-likelihood at ``params`` (minus the observed information)."""
+        return -self.evaluate(params).hessian
+
+    @property
+    def start_params(self) -> FloatArray:
+        """Default starting values (marginal thresholds, zero effects)."""
+        return initial_params(self.problem)
+
+    # -- fitting --------------------------------------------------------------
+
+    def fit(
+        self,
+        start_params: Any = None,
+        *,
+        maxiter: int = 100,
+        gradtol: float = 1e-6,
+        reltol: float = 1e-6,
+        disp: bool = False,
+        check_separation: bool = True,
+    ) -> OrdinalResults:
+        """Fit the model by Newton-Raphson with analytic gradient and Hessian.
+
+        Parameters
+        ----------
+        start_params : array-like, optional
+            Starting values in the order of :attr:`param_names`.
+        maxiter : int
+            Maximum Newton iterations (R's ``maxIter``).
+        gradtol : float
+            Tolerance on ``max|gradient|`` (R's ``gradTol``).
+        reltol : float
+            Tolerance on the Newton step relative to the parameters (R's ``relTol``).
+        disp : bool
+            Print one line per iteration.
+        check_separation : bool
+            Check for (quasi-)complete separation and mark diverging estimates.
+
+        Returns
+        -------
+        OrdinalResults
+
+        Warns
+        -----
+        ConvergenceWarning
+            If the convergence criteria were not met.
+        SeparationWarning
+            If the data are separated, so that some estimates diverge.
+        """
+        start = self.start_params if start_params is None else self._check_params(start_params)
+        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
+        callback = _print_iteration if disp else None
+        solution = newton(lambda x: evaluate(self.problem, x), start, options, callback)
+        diverging = self._diverging(solution) if check_separation else []
+        info = FitInfo.from_solution(solution, diverging=diverging)
+        _warn_fit(info, self.param_names)
+        return OrdinalResults(self, solution.x, solution.evaluation, info)
+
+    def _diverging(self, solution: NewtonResult) -> list[str]:
+        """Names of the parameters that diverge because of separation, if any."""
+        X = self.data.X
+        if X.shape[1] == 0:
+            return []
+        beta = solution.x[self.problem.layout.beta]
+        effect = np.abs(beta) * X.std(axis=0)
+        suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
+        if not suspicious and self.data.n_obs > _SEPARATION_ALWAYS_ROWS:
+            return []
+        found = detect_separation(self.data.y, X, self.data.n_levels)
+        if not found.separated:
+            return []
+        return [self.param_names[j] for j in found.diverging]
+
+
+def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
+    print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
+
+
+def _warn_fit(info: FitInfo, names: list[str]) -> None:
+    if info.diverging:
+        warnings.warn(
+            "complete or quasi-complete separation: the likelihood keeps increasing as "
+            f"{', '.join(map(repr, info.diverging))} grow without bound, so their maximum-"
+            "likelihood estimates do not exist and the reported values and standard "
+            "errors are meaningless. Merge sparse categories, drop or recode the "
+            "separating variable, or use a penalised fit",
+            SeparationWarning,
+            stacklevel=3,
+        )
+    elif not info.converged:
+        warnings.warn(
+            f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
+            f"after {info.n_iter} iterations). Check the data for separation or rescale "
+            "the predictors; fit(maxiter=...) allows more iterations",
+            ConvergenceWarning,
+            stacklevel=3,
+        )

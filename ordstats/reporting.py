@@ -1,0 +1,133 @@
+"""Printed summaries of fitted models, built from statsmodels' table machinery."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from statsmodels.iolib.summary import Summary, summary_params
+
+if TYPE_CHECKING:
+    from ordstats.results import OrdinalResults
+
+__all__ = ["summarize"]
+
+
+def _fmt(value: float, spec: str) -> str:
+    return "nan" if not np.isfinite(value) else format(value, spec)
+
+
+def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    model = res.model
+    left = [
+        ("Dep. Variable:", [model.endog_name]),
+        ("Model:", ["OrdinalModel"]),
+        ("Link:", [model.link.name]),
+        ("Threshold:", [model.threshold]),
+        ("Method:", ["Newton-Raphson"]),
+        ("No. Observations:", [_fmt(res.nobs, "g")]),
+        ("Df Model:", [str(res.df_model)]),
+        ("Df Residuals:", [_fmt(res.df_resid, "g")]),
+    ]
+    right = [
+        ("Log-Likelihood:", [_fmt(res.llf, ".4f")]),
+        ("AIC:", [_fmt(res.aic, ".4f")]),
+        ("BIC:", [_fmt(res.bic, ".4f")]),
+        ("Converged:", [str(res.converged)]),
+        ("Iterations:", [str(res.niter)]),
+        ("max|grad|:", [_fmt(res.max_grad, ".2e")]),
+        ("cond(H):", [_fmt(res.cond_H, ".4g")]),
+        ("Covariance:", [res.covariance.kind]),
+    ]
+    return left, right
+
+
+def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: str):  # type: ignore[no-untyped-def]
+    ci = res.conf_int(alpha).loc[names]
+    return summary_params(
+        (
+            None,
+            res.params[names].to_numpy(),
+            res.bse[names].to_numpy(),
+            res.zvalues[names].to_numpy(),
+            res.pvalues[names].to_numpy(),
+            ci.to_numpy(),
+        ),
+        yname=res.model.endog_name,
+        xname=list(names),
+        alpha=alpha,
+        use_t=False,
+        title=title,
+    )
+
+
+def _notes(res: OrdinalResults) -> list[str]:
+    model, info = res.model, res.fit_info
+    notes = []
+    if info.diverging:
+        notes.append(
+            "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "
+            "MLE); their values and standard errors are meaningless."
+        )
+    elif not info.converged:
+        notes.append(f"The fit did not converge: {info.message}.")
+    if res.covariance.singular:
+        notes.append("The Hessian is singular: standard errors are not available.")
+    if np.any(model.data.weights != 1.0):
+        notes.append(
+            f"No. Observations is the sum of frequency weights over {res.n_rows} rows."
+        )
+    if model.design.n_dropped:
+        notes.append(f"{model.design.n_dropped} rows with missing values or zero weight were dropped.")
+    aliased = model.design.location.aliased
+    if aliased:
+        notes.append("Aliased columns dropped: " + ", ".join(aliased) + ".")
+    return [f"[{i}] {text}" for i, text in enumerate(notes, start=1)]
+
+
+def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
+    """Build the summary of a fitted cumulative link model.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    alpha : float
+        One minus the level of the confidence intervals shown.
+
+    Returns
+    -------
+    statsmodels.iolib.summary.Summary
+        Header, location coefficients, thresholds and notes; ``as_text()``,
+        ``as_html()`` and ``as_latex()`` render it.
+    """
+    smry = Summary()
+    left, right = _header(res)
+    smry.add_table_2cols(
+        res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
+        title="Cumulative Link Model Results",
+    )
+    exog = res.model.exog_names
+    if exog:
+        smry.tables.append(_params_table(res, exog, alpha, "Location coefficients"))
+    thresholds = res.model.threshold_param_names
+    smry.tables.append(_params_table(res, thresholds, alpha, "Thresholds"))
+    notes = _notes(res)
+    if notes:
+        smry.add_extra_txt(["Notes:", *notes])
+    return smry
+
+
+def summary_frame(res: OrdinalResults, alpha: float = 0.05) -> pd.DataFrame:
+    """The coefficient table as a DataFrame (estimate, SE, z, p, CI)."""
+    ci = res.conf_int(alpha)
+    return pd.DataFrame(
+        {
+            "coef": res.params,
+            "std err": res.bse,
+            "z": res.zvalues,
+            "P>|z|": res.pvalues,
+            f"[{alpha / 2:g}": ci["lower"],
+            f"{1 - alpha / 2:g}]": ci["upper"],
+        }
+    )

@@ -1,0 +1,167 @@
+"""Turn a user's response column into ordered category codes and level labels."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import IntArray
+from ordstats.errors import LevelsWarning, ResponseError
+
+__all__ = ["EncodedResponse", "encode_response", "format_level"]
+
+#: More distinct levels than this usually means a continuous variable was passed
+#: by mistake; ``many_levels=True`` accepts it.
+MAX_LEVELS_DEFAULT = 50
+
+
+@dataclass(frozen=True)
+class EncodedResponse:
+    """An ordinal response as codes.
+
+    Attributes
+    ----------
+    codes : ndarray of int, shape (n,)
+        ``0, ..., K - 1``; ``-1`` marks a missing value.
+    levels : list of str
+        Labels of the observed levels in order.
+    values : list
+        The original values of the levels (numbers for a numeric response).
+    dropped_levels : list of str
+        Declared levels without observations, dropped.
+    """
+
+    codes: IntArray
+    levels: list[str]
+    values: list[Any]
+    dropped_levels: list[str]
+
+    @property
+    def n_levels(self) -> int:
+        """Number of observed levels ``K``."""
+        return len(self.levels)
+
+
+def format_level(value: Any) -> str:
+    """Format a level value as R prints factor labels (``2.0`` -> ``"2"``)."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _unordered_message(name: str, values: Sequence[Any]) -> str:
+    shown = ", ".join(repr(format_level(v)) for v in list(values)[:4])
+    more = ", ..." if len(values) > 4 else ""
+    return (
+        f"the response {name!r} holds unordered labels ({shown}{more}), so ordstats cannot "
+        f"tell their order. Pass levels=[...] with the labels from lowest to highest, or "
+        f"make the column ordered: data[{name!r}] = pd.Categorical(data[{name!r}], "
+        f"categories=[...], ordered=True)"
+    )
+
+
+def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) -> pd.Categorical:
+    """Return ``values`` as an ordered Categorical, or raise saying what to do."""
+    if levels is not None:
+        levels = list(levels)
+        if len(set(map(format_level, levels))) != len(levels):
+            raise ResponseError(f"levels for {name!r} contain duplicates: {levels}")
+        cat = pd.Categorical(values, categories=levels, ordered=True)
+        unknown = pd.unique(values[(cat.codes == -1) & values.notna().to_numpy()])
+        if len(unknown):
+            raise ResponseError(
+                f"the response {name!r} has values not among levels={levels}: "
+                f"{', '.join(map(repr, map(format_level, unknown[:5])))}"
+            )
+        return cat
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        if values.cat.ordered or pd.api.types.is_numeric_dtype(values.cat.categories):
+            cats = values.cat.categories
+            order = cats if values.cat.ordered else cats.sort_values()
+            return pd.Categorical(values, categories=order, ordered=True)
+        raise ResponseError(_unordered_message(name, list(values.cat.categories)))
+    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+        observed = np.sort(pd.unique(values.dropna()))
+        return pd.Categorical(values, categories=observed, ordered=True)
+    raise ResponseError(_unordered_message(name, list(pd.unique(values.dropna()))))
+
+
+def encode_response(
+    values: Any,
+    *,
+    name: str = "y",
+    levels: Sequence[Any] | None = None,
+    many_levels: bool = False,
+) -> EncodedResponse:
+    """Encode an ordinal response as codes ``0..K-1`` in the order of its levels.
+
+    Parameters
+    ----------
+    values : array-like
+        An ordered pandas Categorical (its order is used), numbers or booleans
+        (sorted order), or labels with ``levels`` giving their order.
+    name : str
+        Name used in messages.
+    levels : sequence, optional
+        The levels from lowest to highest; required for unordered labels.
+    many_levels : bool
+        Accept more than 50 distinct levels.
+
+    Returns
+    -------
+    EncodedResponse
+
+    Raises
+    ------
+    ResponseError
+        Unordered labels without ``levels``, values outside ``levels``, fewer than
+        two observed levels, or too many levels without ``many_levels=True``.
+
+    Examples
+    --------
+    >>> enc = encode_response(["lo", "hi", "mid"], levels=["lo", "mid", "hi"])
+    >>> enc.codes.tolist(), enc.levels
+    ([0, 2, 1], ['lo', 'mid', 'hi'])
+    """
+    series = values if isinstance(values, pd.Series) else pd.Series(values)
+    cat = _as_categorical(series.reset_index(drop=True), levels, name)
+    codes = np.asarray(cat.codes, dtype=np.intp)
+    counts = np.bincount(codes[codes >= 0], minlength=len(cat.categories))
+    keep = counts > 0
+    dropped = [format_level(v) for v, k in zip(cat.categories, keep, strict=True) if not k]
+    if dropped:
+        warnings.warn(
+            f"response {name!r}: level(s) {', '.join(map(repr, dropped))} have no "
+            "observations and were dropped (as R's clm does)",
+            LevelsWarning,
+            stacklevel=3,
+        )
+    remap = np.full(len(cat.categories) + 1, -1, dtype=np.intp)
+    remap[np.flatnonzero(keep)] = np.arange(int(keep.sum()))
+    new_codes = np.where(codes >= 0, remap[codes], -1)
+    kept_values = list(cat.categories[keep])
+    if len(kept_values) < 2:
+        only = f" (only {format_level(kept_values[0])!r})" if kept_values else ""
+        raise ResponseError(
+            f"the response {name!r} has {len(kept_values)} observed level{only}; an ordinal "
+            "model needs at least two"
+        )
+    if len(kept_values) > MAX_LEVELS_DEFAULT and not many_levels:
+        raise ResponseError(
+            f"the response {name!r} has {len(kept_values)} distinct levels; this is usually "
+            "a continuous variable passed by mistake. Bin it first, or pass "
+            "many_levels=True to fit one threshold per distinct value"
+        )
+    return EncodedResponse(
+        codes=new_codes,
+        levels=[format_level(v) for v in kept_values],
+        values=kept_values,
+        dropped_levels=dropped,
+    )

@@ -1,0 +1,447 @@
+"""Results of a fitted cumulative link model.
+
+:class:`OrdinalResults` reads a fitted state (estimates, the Hessian at the
+optimum, convergence information) and derives inference from it.  It never
+refits the model it came from, except for the null model behind ``llnull``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy import linalg, stats
+
+from ordstats._typing import FloatArray, PredictWhich
+from ordstats.design import terms_for_newdata
+from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
+from ordstats.likelihood import Evaluation, evaluate, prepare
+from ordstats.prediction import category_probabilities, cumulative_probabilities
+from ordstats.solver import NewtonResult, newton
+from ordstats.start import initial_params
+from ordstats.thresholds import threshold_names
+
+if TYPE_CHECKING:
+    from statsmodels.iolib.summary import Summary
+
+    from ordstats.model import OrdinalModel
+
+__all__ = ["Covariance", "FitInfo", "OrdinalResults", "observed_covariance"]
+
+#: Reciprocal condition number below which the Hessian counts as singular.
+_SINGULAR_RCOND = 1e-13
+_PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
+
+
+@dataclass(frozen=True)
+class FitInfo:
+    """How the optimiser ended.
+
+    Attributes
+    ----------
+    converged : bool
+        Both convergence criteria met and no diverging estimates.
+    code : int
+        Solver code (see :mod:`ordstats.solver`).
+    message : str
+    n_iter, n_halvings : int
+        Newton iterations and step halvings.
+    max_grad : float
+        ``max|gradient|`` at the returned estimates.
+    diverging : tuple of str
+        Parameters without a finite estimate because of separation.
+    """
+
+    converged: bool
+    code: int
+    message: str
+    n_iter: int
+    n_halvings: int
+    max_grad: float
+    diverging: tuple[str, ...] = ()
+
+    @classmethod
+    def from_solution(cls, solution: NewtonResult, diverging: list[str]) -> FitInfo:
+        """Summarise a :class:`~ordstats.solver.NewtonResult`."""
+        grad = np.asarray(solution.evaluation.gradient)
+        return cls(
+            converged=solution.converged and not diverging,
+            code=solution.code,
+            message=solution.message,
+            n_iter=solution.n_iter,
+            n_halvings=solution.n_halvings,
+            max_grad=float(np.max(np.abs(grad))) if grad.size else 0.0,
+            diverging=tuple(diverging),
+        )
+
+
+@dataclass(frozen=True)
+class Covariance:
+    """A covariance matrix of the estimates and how it was obtained.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (k, k)
+        NaN when the information matrix is singular.
+    cond : float
+        Condition number of the Hessian (R's ``cond.H``).
+    singular : bool
+    kind : str
+        ``"nonrobust"``: inverse observed information.
+    """
+
+    matrix: FloatArray
+    cond: float
+    singular: bool
+    kind: str = "nonrobust"
+
+
+def observed_covariance(hessian: FloatArray) -> Covariance:
+    """Invert the observed information (Hessian of the negative log-likelihood).
+
+    Parameters
+    ----------
+    hessian : ndarray, shape (k, k)
+
+    Returns
+    -------
+    Covariance
+        The inverse by Cholesky, or NaN if the Hessian is not positive definite
+        or its reciprocal condition number is below ``1e-13``.
+    """
+    k = hessian.shape[0]
+    if k == 0:
+        return Covariance(np.empty((0, 0)), 1.0, False)
+    if not np.all(np.isfinite(hessian)):
+        return Covariance(np.full((k, k), np.nan), np.inf, True)
+    eig = np.linalg.eigvalsh(hessian)
+    cond = float(eig[-1] / eig[0]) if eig[0] > 0 else np.inf
+    if eig[0] <= eig[-1] * _SINGULAR_RCOND:
+        return Covariance(np.full((k, k), np.nan), cond, True)
+    factor = linalg.cho_factor(hessian)
+    return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
+
+
+class OrdinalResults:
+    """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
+
+    Not created directly: :meth:`OrdinalModel.fit` returns it.
+
+    Attributes
+    ----------
+    model : OrdinalModel
+        The model that was fitted (unchanged by fitting).
+    params : pandas.Series
+        Estimates: free threshold parameters first (``"1|2"``, ...), then
+        location coefficients (``"temp[T.warm]"``, ...), R's order.
+    llf : float
+        Maximised log-likelihood.
+    fit_info : FitInfo
+        How the optimiser ended.
+    """
+
+    def __init__(
+        self, model: OrdinalModel, params: FloatArray, evaluation: Evaluation, info: FitInfo
+    ) -> None:
+        self.model = model
+        self.params = pd.Series(params, index=model.param_names, name="params")
+        self.llf = -float(evaluation.nll)
+        self.fit_info = info
+        self._evaluation = evaluation
+        self.covariance = observed_covariance(evaluation.hessian)
+        if self.covariance.singular and not info.diverging:
+            warnings.warn(
+                "the Hessian is numerically singular at the estimates, so the parameters "
+                "are not uniquely determined and standard errors are NaN. Look for "
+                "aliased predictors or empty combinations of factor levels",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    # -- fit information ------------------------------------------------------
+
+    @property
+    def converged(self) -> bool:
+        """Whether the fit met the convergence criteria (and no estimate diverges)."""
+        return self.fit_info.converged
+
+    @property
+    def niter(self) -> int:
+        """Newton iterations taken."""
+        return self.fit_info.n_iter
+
+    @property
+    def max_grad(self) -> float:
+        """``max|gradient|`` of the log-likelihood at the estimates."""
+        return self.fit_info.max_grad
+
+    @property
+    def cond_H(self) -> float:  # noqa: N802 - R's name
+        """Condition number of the Hessian at the estimates (R's ``cond.H``)."""
+        return self.covariance.cond
+
+    @property
+    def gradient(self) -> pd.Series:
+        """Gradient of the log-likelihood at the estimates."""
+        return pd.Series(-self._evaluation.gradient, index=self.params.index, name="gradient")
+
+    # -- sizes and information criteria --------------------------------------
+
+    @property
+    def nobs(self) -> float:
+        """Number of observations: the sum of the weights (R's ``nobs``)."""
+        return self.model.nobs
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of data used."""
+        return self.model.n_rows
+
+    @property
+    def k_params(self) -> int:
+        """Number of estimated parameters."""
+        return len(self.params)
+
+    @property
+    def df_model(self) -> int:
+        """Parameters besides the thresholds."""
+        return self.k_params - self.model.problem.layout.n_alpha
+
+    @property
+    def df_resid(self) -> float:
+        """``nobs`` minus the number of parameters."""
+        return self.nobs - self.k_params
+
+    @property
+    def aic(self) -> float:
+        """Akaike information criterion, ``-2 llf + 2 k``."""
+        return -2.0 * self.llf + 2.0 * self.k_params
+
+    @property
+    def bic(self) -> float:
+        """Bayesian information criterion, ``-2 llf + log(nobs) k`` (as R's clm)."""
+        return -2.0 * self.llf + np.log(self.nobs) * self.k_params
+
+    @cached_property
+    def llnull(self) -> float:
+        """Log-likelihood of the thresholds-only model on the same rows and weights."""
+        data = self.model.data
+        if self.model.threshold == "flexible" and not np.any(data.offset):
+            counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+            return float(counts @ np.log(counts / counts.sum()))
+        null = prepare(replace(data, X=np.empty((data.n_obs, 0))))
+        solution = newton(lambda x: evaluate(null, x), initial_params(null))
+        return -float(solution.evaluation.nll)
+
+    # -- inference ------------------------------------------------------------
+
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance of the estimates: the inverse observed information."""
+        names = self.params.index
+        return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
+
+    @cached_property
+    def bse(self) -> pd.Series:
+        """Standard errors."""
+        se = np.sqrt(np.diag(self.covariance.matrix))
+        return pd.Series(se, index=self.params.index, name="bse")
+
+    @cached_property
+    def zvalues(self) -> pd.Series:
+        """Wald z statistics, ``params / bse``."""
+        return (self.params / self.bse).rename("z")
+
+    @property
+    def tvalues(self) -> pd.Series:
+        """Alias of :attr:`zvalues` (statsmodels' name)."""
+        return self.zvalues
+
+    @cached_property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of the z tests."""
+        return pd.Series(
+            2.0 * stats.norm.sf(np.abs(self.zvalues)), index=self.params.index, name="pvalue"
+        )
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Wald confidence intervals, ``params +- z_{1-alpha/2} bse``.
+
+        Parameters
+        ----------
+        alpha : float
+            One minus the confidence level.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"lower"`` and ``"upper"``, one row per parameter.
+        """
+        _check_alpha(alpha)
+        half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
+        return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
+
+    @property
+    def thresholds(self) -> pd.Series:
+        """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``."""
+        theta = self.model.threshold_jacobian @ self.params.iloc[: self.model.problem.layout.n_alpha]
+        return pd.Series(theta, index=threshold_names(self.model.levels), name="thresholds")
+
+    def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Odds ratios ``exp(beta)`` of the location effects with Wald intervals.
+
+        Under the logit link, ``exp(beta_k)`` multiplies the odds of a response
+        above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.
+
+        Parameters
+        ----------
+        alpha : float
+            One minus the confidence level.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"odds_ratio"``, ``"lower"``, ``"upper"``, ``"pvalue"``.
+
+        Raises
+        ------
+        OrdstatsError
+            For links other than logit, where ``exp(beta)`` is not an odds ratio.
+        """
+        if self.model.link.name != "logit":
+            raise OrdstatsError(
+                f"odds ratios need the logit link; this model uses {self.model.link.name!r}, "
+                "under which exp(beta) is not an odds ratio. Refit with link='logit' or "
+                "report the coefficients on the link scale"
+            )
+        names = self.model.exog_names
+        ci = self.conf_int(alpha).loc[names]
+        return pd.DataFrame(
+            {
+                "odds_ratio": np.exp(self.params[names]),
+                "lower": np.exp(ci["lower"]),
+                "upper": np.exp(ci["upper"]),
+                "pvalue": self.pvalues[names],
+            }
+        )
+
+    # -- prediction -----------------------------------------------------------
+
+    def _location(self, newdata: Any, offset: Any) -> tuple[FloatArray, pd.Index]:
+        """``x'beta + offset`` for the fitted rows or for ``newdata``."""
+        model = self.model
+        beta = self.params[model.exog_names].to_numpy()
+        if newdata is None:
+            return model.data.X @ beta + model.data.offset, model.design.row_index
+        X = terms_for_newdata(model.design.location, newdata, model.formula_context)
+        index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+        return X @ beta + self._new_offset(newdata, offset, len(X)), index
+
+    def _new_offset(self, newdata: Any, offset: Any, n: int) -> FloatArray:
+        design = self.model.design
+        if offset is not None:
+            values = np.asarray(offset, dtype=float).reshape(-1)
+            if values.shape != (n,):
+                raise PredictionError(f"offset must have one value per row of newdata ({n})")
+            return values
+        name = design.offset_name
+        if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
+            return newdata[name].to_numpy(dtype=float)
+        if np.any(self.model.data.offset):
+            raise PredictionError(
+                "the model was fitted with an offset; give newdata a column "
+                f"{name!r} or pass offset=" if name else "the model was fitted with an "
+                "offset; pass offset= with one value per row of newdata"
+            )
+        return np.zeros(n)
+
+    def predict(
+        self, newdata: Any = None, which: PredictWhich = "prob", *, offset: Any = None
+    ) -> pd.DataFrame | pd.Series:
+        """Predict from the fitted model.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            New rows with the predictor columns (the response is not needed).
+            Default: the rows used in the fit.
+        which : {"prob", "cumprob", "class", "expected", "linear"}
+            ``"prob"``: ``P(Y = j)``, one column per level;
+            ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
+            ``"class"``: the most probable level;
+            ``"expected"``: ``sum_j score_j P(Y = j)`` with the level values as
+            scores for a numeric response, otherwise ``1, ..., K``;
+            ``"linear"``: the linear predictor ``x'beta + offset``.
+        offset : array-like, optional
+            Offset for ``newdata`` when the model has one that is not a column.
+
+        Returns
+        -------
+        pandas.DataFrame or pandas.Series
+            Indexed like ``newdata`` (or the fitted rows).
+
+        Raises
+        ------
+        PredictionError
+            Unseen factor levels or missing columns in ``newdata``.
+        """
+        if which not in _PREDICT_WHICH:
+            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+        eta, index = self._location(newdata, offset)
+        if which == "linear":
+            return pd.Series(eta, index=index, name="linear")
+        levels = self.model.levels
+        link = self.model.link
+        theta = self.thresholds.to_numpy()
+        if which == "cumprob":
+            cum = cumulative_probabilities(link, theta, eta)
+            return pd.DataFrame(cum, index=index, columns=levels[:-1])
+        prob = category_probabilities(link, theta, eta)
+        if which == "prob":
+            return pd.DataFrame(prob, index=index, columns=levels)
+        if which == "expected":
+            return pd.Series(prob @ self._scores(), index=index, name="expected")
+        return _most_probable(prob, levels, index)
+
+    def _scores(self) -> FloatArray:
+        values = self.model.design.response.values
+        try:
+            return np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            return np.arange(1.0, len(values) + 1.0)
+
+    # -- reporting ------------------------------------------------------------
+
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A statsmodels :class:`~statsmodels.iolib.summary.Summary` of the fit.
+
+        Shows the response, link, sizes, log-likelihood, AIC, BIC, convergence
+        (iterations, ``max|grad|``, ``cond(H)``), the location coefficients and
+        the thresholds.  Use ``print(res.summary())``, ``.as_html()`` or
+        ``.as_latex()``.
+        """
+        from ordstats.reporting import summarize
+
+        _check_alpha(alpha)
+        return summarize(self, alpha=alpha)
+
+    def __repr__(self) -> str:
+        return (
+            f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, "
+            f"converged={self.converged}>"
+        )
+
+
+def _most_probable(prob: FloatArray, levels: list[str], index: pd.Index) -> pd.Series:
+    valid = np.all(np.isfinite(prob), axis=1)
+    codes = np.where(valid, np.argmax(np.where(np.isfinite(prob), prob, -1.0), axis=1), -1)
+    values = pd.Categorical.from_codes(codes, categories=levels, ordered=True)
+    return pd.Series(values, index=index, name="class")
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")

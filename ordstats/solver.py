@@ -1,0 +1,243 @@
+"""Damped Newton-Raphson for smooth minimisation, knowing nothing of statistics.
+
+The loop follows R's ``ordinal:::clm_fit_NR`` (Christensen 2019, sec. 3)::
+
+    evaluate f, g, H at x
+    repeat:
+        converged if max|g| < grad_tol and the Newton step is small (rel_tol)
+        factor H by Cholesky; if H is not positive definite, add
+            (|min eigenvalue| + 1) to its diagonal (at most max_modifications in a row)
+        step = H^{-1} g; try x - step, halving the step while f increases
+    stop with a code when the iteration or halving budget runs out
+
+Codes (as R): 0 converged; 1 gradient small but the step is not (parameters may be
+unbounded); 2 iteration limit; 3 step halving failed; 4 too many Hessian
+modifications in a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from scipy import linalg
+
+from ordstats._typing import FloatArray
+from ordstats.errors import OrdstatsError
+
+__all__ = ["NewtonOptions", "NewtonResult", "Objective", "newton"]
+
+MESSAGES = {
+    0: "absolute and relative convergence criteria were met",
+    1: "max|gradient| is small but the Newton step is not: some parameters may be unbounded",
+    2: "iteration limit reached",
+    3: "step halving failed to decrease the objective",
+    4: "the Hessian was not positive definite in too many consecutive iterations",
+}
+
+
+class Objective(Protocol):
+    """What :func:`newton` needs from one evaluation of the objective."""
+
+    nll: float
+
+    @property
+    def gradient(self) -> FloatArray:  # pragma: no cover - protocol
+        """Gradient at the evaluated point."""
+        ...
+
+    @property
+    def hessian(self) -> FloatArray:  # pragma: no cover - protocol
+        """Hessian at the evaluated point."""
+        ...
+
+
+@dataclass(frozen=True)
+class NewtonOptions:
+    """Control settings of :func:`newton`, with R ``clm.control``'s defaults.
+
+    Attributes
+    ----------
+    max_iter : int
+        Maximum number of Newton iterations (R: ``maxIter``).
+    grad_tol : float
+        Absolute tolerance on ``max|gradient|`` (R: ``gradTol``).
+    rel_tol : float
+        Tolerance on the Newton step, ``|step_k| <= rel_tol * max(1, |x_k|)``
+        (R: ``relTol``).
+    max_halvings : int
+        Maximum step halvings per iteration (R: ``maxLineIter``).
+    max_modifications : int
+        Maximum consecutive iterations with a modified Hessian (R: ``maxModIter``).
+    """
+
+    max_iter: int = 100
+    grad_tol: float = 1e-6
+    rel_tol: float = 1e-6
+    max_halvings: int = 15
+    max_modifications: int = 5
+
+
+@dataclass(frozen=True)
+class NewtonResult:
+    """Outcome of :func:`newton`.
+
+    Attributes
+    ----------
+    x : ndarray
+        Final point.
+    evaluation : Objective
+        The objective evaluated at ``x`` (gradient and Hessian available).
+    code : int
+        Convergence code (see module docstring).
+    n_iter : int
+        Newton iterations taken.
+    n_halvings : int
+        Step halvings over all iterations.
+    trace : list of tuple
+        ``(iteration, objective, max|gradient|)`` per iteration.
+    """
+
+    x: FloatArray
+    evaluation: Objective
+    code: int
+    n_iter: int
+    n_halvings: int
+    trace: list[tuple[int, float, float]]
+
+    @property
+    def converged(self) -> bool:
+        """Whether both convergence criteria were met."""
+        return self.code == 0
+
+    @property
+    def message(self) -> str:
+        """Text for :attr:`code`."""
+        return MESSAGES[self.code]
+
+
+def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray, bool]:
+    """Solve ``H step = g`` by Cholesky, inflating the diagonal if ``H`` is not PD.
+
+    Returns the step and whether the Hessian had to be modified.
+    """
+    try:
+        factor = linalg.cho_factor(hessian, check_finite=True)
+        return linalg.cho_solve(factor, gradient), False
+    except (linalg.LinAlgError, ValueError):
+        pass
+    if not np.all(np.isfinite(hessian)):
+        raise OrdstatsError("the Hessian has non-finite entries; the fit cannot continue")
+    min_eig = float(np.linalg.eigvalsh(hessian)[0])
+    inflated = hessian + (abs(min_eig) + 1.0) * np.eye(hessian.shape[0])
+    factor = linalg.cho_factor(inflated)
+    return linalg.cho_solve(factor, gradient), True
+
+
+def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
+    """Whether a trial point improves on the current one.
+
+    Within ``1e-10`` of the current objective (rounding noise), a smaller gradient
+    decides, as in R's ``clm_fit_NR``.
+    """
+    if not np.isfinite(trial.nll):
+        return False
+    if trial.nll <= current.nll:
+        return True
+    if trial.nll - current.nll < 1e-10:
+        return float(np.max(np.abs(trial.gradient))) < max_grad
+    return False
+
+
+def newton(
+    objective: Callable[[FloatArray], Objective],
+    start: FloatArray,
+    options: NewtonOptions | None = None,
+    callback: Callable[[int, float, float], None] | None = None,
+) -> NewtonResult:
+    """Minimise a smooth function by damped Newton-Raphson.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(x)`` returns an object with ``nll`` (the value), ``gradient``
+        and ``hessian``; the latter two are only read when needed.
+    start : ndarray
+        Starting point; the objective must be finite there.
+    options : NewtonOptions, optional
+    callback : callable, optional
+        Called as ``callback(iteration, value, max|gradient|)`` each iteration.
+
+    Returns
+    -------
+    NewtonResult
+
+    Raises
+    ------
+    OrdstatsError
+        If the objective is not finite at ``start``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Quadratic:
+    ...     def __init__(self, x):
+    ...         self.nll = float(x @ x)
+    ...         self.gradient = 2 * x
+    ...         self.hessian = 2 * np.eye(len(x))
+    >>> newton(Quadratic, np.array([3.0, -4.0])).x
+    array([0., 0.])
+    """
+    opts = options or NewtonOptions()
+    x = np.asarray(start, dtype=float).copy()
+    current = objective(x)
+    if not np.isfinite(current.nll):
+        raise OrdstatsError("the objective is not finite at the starting values")
+    code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
+    trace: list[tuple[int, float, float]] = []
+    iteration = 0
+    for iteration in range(opts.max_iter + 1):
+        max_grad = float(np.max(np.abs(current.gradient))) if x.size else 0.0
+        trace.append((iteration, current.nll, max_grad))
+        if callback is not None:
+            callback(iteration, current.nll, max_grad)
+        abs_conv = max_grad < opts.grad_tol
+        abs_iters += abs_conv
+        if x.size == 0:
+            code = 0
+            break
+        step, modified = _newton_step(current.hessian, current.gradient)
+        if modified and abs_conv:
+            code = 1
+            break
+        modified_run = modified_run + 1 if modified else 0
+        if modified_run > opts.max_modifications:
+            code = 4
+            break
+        if abs_conv and np.all(np.abs(step) <= opts.rel_tol * np.maximum(1.0, np.abs(x))):
+            code = 0
+            break
+        if iteration == opts.max_iter:
+            break
+        factor, trial = 1.0, objective(x - step)
+        halvings = 0
+        while not _accept(trial, current, max_grad) and halvings < opts.max_halvings:
+            factor /= 2.0
+            halvings += 1
+            trial = objective(x - factor * step)
+        n_halvings += halvings
+        if not _accept(trial, current, max_grad):
+            code = 1 if abs_conv else 3
+            break
+        if abs_conv and halvings:
+            code = 1
+            break
+        x, current = x - factor * step, trial
+        if abs_conv and abs_iters >= 5:
+            code = 1
+            break
+    return NewtonResult(
+        x=x, evaluation=current, code=code, n_iter=iteration, n_halvings=n_halvings, trace=trace
+    )

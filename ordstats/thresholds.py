@@ -1,0 +1,165 @@
+"""Threshold structures as a Jacobian, with R's parameter names.
+
+The ``K - 1`` thresholds are a linear function of a smaller set of free
+parameters, ``theta = J @ alpha`` (Christensen 2019, "Cumulative link models for
+ordinal regression with the R package ordinal", sec. 2.3).  The likelihood only
+ever sees ``J``, so every structure shares one code path.
+
+``flexible``
+    ``J = I``: one free threshold per cut-point (``"1|2"``, ``"2|3"``, ...).
+``equidistant``
+    ``theta_j = threshold.1 + (j - 1) * spacing``.
+``symmetric``
+    Thresholds symmetric about one (odd ``K - 1``) or two (even ``K - 1``) central
+    values: ``central``/``central.1``, ``central.2`` and ``spacing.1``, ...
+``symmetric2``
+    Thresholds symmetric about zero: ``spacing.1``, ``spacing.2``, ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import get_args
+
+import numpy as np
+
+from ordstats._typing import FloatArray, ThresholdName
+from ordstats.errors import SpecificationError
+
+__all__ = [
+    "THRESHOLD_STRUCTURES",
+    "threshold_jacobian",
+    "threshold_names",
+    "threshold_parameter_names",
+]
+
+THRESHOLD_STRUCTURES: tuple[str, ...] = get_args(ThresholdName)
+
+
+def threshold_names(levels: Sequence[str]) -> list[str]:
+    """Return R's names of the cut-points between consecutive levels.
+
+    Parameters
+    ----------
+    levels : sequence of str
+        Response level labels in their order.
+
+    Returns
+    -------
+    list of str
+        ``"<level_j>|<level_j+1>"`` for ``j = 1, ..., K - 1``.
+
+    Examples
+    --------
+    >>> threshold_names(["Low", "Medium", "High"])
+    ['Low|Medium', 'Medium|High']
+    """
+    return [f"{lo}|{hi}" for lo, hi in zip(levels[:-1], levels[1:], strict=True)]
+
+
+def _check_structure(structure: str, n_thresholds: int) -> None:
+    if structure not in THRESHOLD_STRUCTURES:
+        raise SpecificationError(
+            f"unknown threshold structure {structure!r}; choose one of "
+            f"{', '.join(map(repr, THRESHOLD_STRUCTURES))}"
+        )
+    minimum = {"flexible": 1, "equidistant": 2, "symmetric": 2, "symmetric2": 2}[structure]
+    if n_thresholds < minimum:
+        raise SpecificationError(
+            f"threshold={structure!r} needs a response with at least {minimum + 1} "
+            f"levels; this one has {n_thresholds + 1}"
+        )
+
+
+def _symmetric_jacobian(n_thresholds: int) -> FloatArray:
+    """``J`` for thresholds symmetric about one or two central values."""
+    half, odd = divmod(n_thresholds, 2)
+    if odd:
+        # columns: central, spacing.1..spacing.half; theta_{half+1} is central.
+        jac = np.zeros((n_thresholds, 1 + half))
+        jac[:, 0] = 1.0
+        for k in range(1, half + 1):
+            jac[half - k, k] = -1.0
+            jac[half + k, k] = 1.0
+        return jac
+    # columns: central.1, central.2, spacing.1..spacing.(half-1).
+    jac = np.zeros((n_thresholds, 2 + half - 1))
+    jac[: half, 0] = 1.0
+    jac[half:, 1] = 1.0
+    for k in range(1, half):
+        jac[half - 1 - k, 1 + k] = -1.0
+        jac[half + k, 1 + k] = 1.0
+    return jac
+
+
+def _symmetric2_jacobian(n_thresholds: int) -> FloatArray:
+    """``J`` for thresholds symmetric about zero."""
+    half, odd = divmod(n_thresholds, 2)
+    jac = np.zeros((n_thresholds, half))
+    centre = half + odd  # index of the first threshold above zero
+    for k in range(1, half + 1):
+        jac[half - k, k - 1] = -1.0
+        jac[centre + k - 1, k - 1] = 1.0
+    return jac
+
+
+def threshold_jacobian(structure: str, n_thresholds: int) -> FloatArray:
+    """Return the Jacobian ``J`` with ``theta = J @ alpha`` for a threshold structure.
+
+    Parameters
+    ----------
+    structure : {"flexible", "equidistant", "symmetric", "symmetric2"}
+        Threshold structure, as R's ``clm(threshold = ...)``.
+    n_thresholds : int
+        Number of cut-points, ``K - 1``.
+
+    Returns
+    -------
+    ndarray, shape (n_thresholds, n_free)
+
+    Examples
+    --------
+    >>> threshold_jacobian("equidistant", 3)
+    array([[1., 0.],
+           [1., 1.],
+           [1., 2.]])
+    """
+    _check_structure(structure, n_thresholds)
+    if structure == "flexible":
+        return np.eye(n_thresholds)
+    if structure == "equidistant":
+        return np.column_stack([np.ones(n_thresholds), np.arange(n_thresholds, dtype=float)])
+    if structure == "symmetric":
+        return _symmetric_jacobian(n_thresholds)
+    return _symmetric2_jacobian(n_thresholds)
+
+
+def threshold_parameter_names(structure: str, levels: Sequence[str]) -> list[str]:
+    """Return R's names of the free threshold parameters of a structure.
+
+    Parameters
+    ----------
+    structure : {"flexible", "equidistant", "symmetric", "symmetric2"}
+        Threshold structure.
+    levels : sequence of str
+        Response level labels in order.
+
+    Returns
+    -------
+    list of str
+        ``"1|2", ...`` (flexible); ``"threshold.1", "spacing"`` (equidistant);
+        ``"central.1", "central.2", "spacing.1", ...`` or ``"central", "spacing.1",
+        ...`` (symmetric); ``"spacing.1", ...`` (symmetric2).
+    """
+    n_thresholds = len(levels) - 1
+    _check_structure(structure, n_thresholds)
+    half, odd = divmod(n_thresholds, 2)
+    if structure == "flexible":
+        return threshold_names(levels)
+    if structure == "equidistant":
+        return ["threshold.1", "spacing"]
+    if structure == "symmetric":
+        central = ["central"] if odd else ["central.1", "central.2"]
+        n_spacings = half if odd else half - 1
+        return central + [f"spacing.{k}" for k in range(1, n_spacings + 1)]
+    return [f"spacing.{k}" for k in range(1, half + 1)]
