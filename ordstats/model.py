@@ -314,7 +314,10 @@ class OrdinalModel:
         found = detect_separation(self.data.y, X, self.data.n_levels)
         if not found.separated:
             return []
-        return [self.param_names[j] for j in found.diverging]
+        # thresholds diverge along with the effects; the effects are what to act on
+        n_thr = self.problem.layout.n_threshold_block
+        return [self.param_names[n_thr + j - (self.data.n_levels - 1)]
+                for j in found.diverging if j >= self.data.n_levels - 1]
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

@@ -70,17 +70,17 @@ def _unordered_message(name: str, values: Sequence[Any]) -> str:
 def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) -> pd.Categorical:
     """Return ``values`` as an ordered Categorical, or raise saying what to do."""
     if levels is not None:
-        levels = list(levels)
-        if len(set(map(format_level, levels))) != len(levels):
-            raise ResponseError(f"levels for {name!r} contain duplicates: {levels}")
-        cat = pd.Categorical(values, categories=levels, ordered=True)
-        unknown = pd.unique(values[(cat.codes == -1) & values.notna().to_numpy()])
+        labels = [format_level(v) for v in levels]
+        if len(set(labels)) != len(labels):
+            raise ResponseError(f"levels for {name!r} contain duplicates: {list(levels)}")
+        value_labels = values.map(format_level, na_action="ignore")
+        unknown = pd.unique(value_labels[value_labels.notna() & ~value_labels.isin(labels)])
         if len(unknown):
             raise ResponseError(
-                f"the response {name!r} has values not among levels={levels}: "
-                f"{', '.join(map(repr, map(format_level, unknown[:5])))}"
+                f"the response {name!r} has values not among levels={labels}: "
+                f"{', '.join(map(repr, unknown[:5]))}"
             )
-        return cat
+        return pd.Categorical(value_labels, categories=labels, ordered=True)
     if isinstance(values.dtype, pd.CategoricalDtype):
         if values.cat.ordered or pd.api.types.is_numeric_dtype(values.cat.categories):
             cats = values.cat.categories

@@ -187,8 +187,9 @@ def newton(
     ...         self.nll = float(x @ x)
     ...         self.gradient = 2 * x
     ...         self.hessian = 2 * np.eye(len(x))
-    >>> newton(Quadratic, np.array([3.0, -4.0])).x
-    array([0., 0.])
+    >>> result = newton(Quadratic, np.array([3.0, -4.0]))
+    >>> result.converged, np.allclose(result.x, 0.0)
+    (True, True)
     """
     opts = options or NewtonOptions()
     x = np.asarray(start, dtype=float).copy()

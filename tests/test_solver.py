@@ -1,0 +1,93 @@
+"""The Newton solver on problems with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ordstats.errors import OrdstatsError
+from ordstats.solver import NewtonOptions, newton
+
+
+class Quadratic:
+    """f(x) = 1/2 (x - c)' A (x - c)."""
+
+    A = np.array([[4.0, 1.0], [1.0, 3.0]])
+    c = np.array([1.0, -2.0])
+
+    def __init__(self, x):
+        d = x - self.c
+        self.nll = 0.5 * d @ self.A @ d
+        self.gradient = self.A @ d
+        self.hessian = self.A
+
+
+class Rosenbrock:
+    def __init__(self, x):
+        a, b = x
+        self.nll = (1 - a) ** 2 + 100 * (b - a * a) ** 2
+        self.gradient = np.array([-2 * (1 - a) - 400 * a * (b - a * a), 200 * (b - a * a)])
+        self.hessian = np.array([[2 - 400 * b + 1200 * a * a, -400 * a], [-400 * a, 200.0]])
+
+
+class Unbounded:
+    """f(x) = log(1 + exp(-x)): decreasing for ever, gradient -> 0."""
+
+    def __init__(self, x):
+        self.nll = float(np.logaddexp(0, -x[0]))
+        p = 1 / (1 + np.exp(x[0]))
+        self.gradient = np.array([-p])
+        self.hessian = np.array([[p * (1 - p)]])
+
+
+def test_quadratic_converges_in_one_step():
+    res = newton(Quadratic, np.zeros(2))
+    np.testing.assert_allclose(res.x, Quadratic.c, atol=1e-12)
+    assert res.converged and res.n_iter == 1 and res.code == 0
+
+
+def test_rosenbrock_needs_halving_and_hessian_modification():
+    res = newton(Rosenbrock, np.array([-1.2, 1.0]))
+    assert res.converged
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-8)
+    assert res.n_halvings > 0
+    # the objective never increased along the way
+    values = [t[1] for t in res.trace]
+    assert all(b <= a + 1e-12 for a, b in zip(values, values[1:]))
+
+
+def test_non_positive_definite_start_is_modified():
+    # at (0, 1) the Rosenbrock Hessian has a negative eigenvalue
+    assert np.linalg.eigvalsh(Rosenbrock(np.array([0.0, 1.0])).hessian)[0] < 0
+    res = newton(Rosenbrock, np.array([0.0, 1.0]))
+    assert res.converged
+
+
+def test_unbounded_minimum_reports_code_1():
+    res = newton(Unbounded, np.array([0.0]))
+    assert not res.converged
+    assert res.code == 1
+    assert "unbounded" in res.message
+
+
+def test_iteration_limit():
+    res = newton(Rosenbrock, np.array([-1.2, 1.0]), NewtonOptions(max_iter=2))
+    assert res.code == 2 and not res.converged
+    assert res.n_iter == 2
+
+
+def test_callback_sees_every_iteration():
+    seen = []
+    newton(Quadratic, np.zeros(2), callback=lambda i, f, g: seen.append((i, f, g)))
+    assert [s[0] for s in seen] == [0, 1]
+    assert seen[-1][2] < 1e-10
+
+
+def test_non_finite_start():
+    class Bad(Quadratic):
+        def __init__(self, x):
+            super().__init__(x)
+            self.nll = np.inf
+
+    with pytest.raises(OrdstatsError, match="not finite at the starting values"):
+        newton(Bad, np.zeros(2))
