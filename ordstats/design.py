@@ -20,6 +20,7 @@ import pandas as pd
 from formulaic import Formula, ModelSpec
 from formulaic.errors import FormulaicError
 
+from ordstats._linalg import weighted_gram
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.errors import (
     CollinearityWarning,
@@ -36,6 +37,7 @@ __all__ = [
     "Design",
     "TermsDesign",
     "aliased_columns",
+    "gram_with_intercept",
     "design_from_arrays",
     "design_from_formula",
     "terms_for_newdata",
@@ -104,17 +106,29 @@ class Design:
 # small checks
 
 
-def aliased_columns(matrix: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
+def gram_with_intercept(matrix: FloatArray) -> FloatArray:
+    """Gram matrix of ``[1, matrix]`` without forming the augmented matrix."""
+    n, p = matrix.shape
+    gram = np.empty((p + 1, p + 1))
+    gram[0, 0] = n
+    gram[0, 1:] = gram[1:, 0] = matrix.sum(axis=0)
+    gram[1:, 1:] = weighted_gram(matrix)
+    return gram
+
+
+def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
     """Return the columns that are (numerically) combinations of earlier ones.
 
     Columns are taken in order, as R's ``qr()`` (LINPACK ``dqrdc2``) does, so the
-    later of two collinear columns is the one reported.  The test is on the
-    squared residual norm from the Gram matrix of unit-norm columns,
-    ``1 - g_K' G_KK^{-1} g_K < tol^2``.
+    later of two collinear columns is the one reported.  Column ``j`` is aliased
+    when its squared residual norm after projection on the kept earlier columns,
+    relative to its own squared norm, is below ``tol^2``; both come from the Gram
+    matrix of unit-norm columns, ``1 - g_K' G_KK^{-1} g_K``.
 
     Parameters
     ----------
-    matrix : ndarray, shape (n, p)
+    gram : ndarray, shape (p, p)
+        ``X'X`` of the design (see :func:`gram_with_intercept`).
     tol : float
         Relative tolerance on column norms.
 
@@ -122,21 +136,21 @@ def aliased_columns(matrix: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
     -------
     list of int
     """
-    norms = np.sqrt(np.einsum("ij,ij->j", matrix, matrix))
-    zero = norms <= np.finfo(float).tiny
-    scaled = matrix / np.where(zero, 1.0, norms)
-    gram = scaled.T @ scaled
+    norms = np.sqrt(np.diag(gram))
+    zero = norms <= np.sqrt(np.finfo(float).tiny)
+    safe = np.where(zero, 1.0, norms)
+    scaled = gram / np.outer(safe, safe)
     kept: list[int] = []
     aliased: list[int] = []
-    for j in range(matrix.shape[1]):
+    for j in range(gram.shape[0]):
         if zero[j]:
             aliased.append(j)
             continue
         if kept:
-            g = gram[kept, j]
-            resid = gram[j, j] - g @ np.linalg.solve(gram[np.ix_(kept, kept)], g)
+            g = scaled[kept, j]
+            resid = scaled[j, j] - g @ np.linalg.solve(scaled[np.ix_(kept, kept)], g)
         else:
-            resid = gram[j, j]
+            resid = scaled[j, j]
         (aliased if resid < tol * tol else kept).append(j)
     return aliased
 
@@ -218,8 +232,7 @@ def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> 
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
     if collinear not in ("drop", "raise"):
         raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
-    with_intercept = np.column_stack([np.ones(terms.matrix.shape[0]), terms.matrix])
-    aliased = [j - 1 for j in aliased_columns(with_intercept) if j > 0]
+    aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
     if not aliased:
         return terms
     names = [terms.names[j] for j in aliased]
@@ -312,7 +325,7 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
 def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
     cols = [c for c in matrix.columns if c != "Intercept"]
     values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
-    return TermsDesign(matrix=values, names=list(cols), spec=matrix.model_spec)
+    return TermsDesign(matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec)
 
 
 def design_from_formula(
@@ -400,34 +413,45 @@ def design_from_formula(
 # arrays
 
 
-def _exog_frame(exog: Any, n: int) -> pd.DataFrame:
-    """Exogenous regressors as a numeric DataFrame with names."""
+def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
+    """Exogenous regressors as a C-ordered float matrix with column names."""
     if exog is None:
-        return pd.DataFrame(index=pd.RangeIndex(n))
+        return np.empty((n, 0)), []
     if isinstance(exog, pd.Series):
         exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
     if isinstance(exog, pd.DataFrame):
-        frame = exog
+        non_numeric = [
+            str(c)
+            for c in exog.columns
+            if not pd.api.types.is_numeric_dtype(exog[c]) or pd.api.types.is_bool_dtype(exog[c])
+        ]
+        names = [str(c) for c in exog.columns]
+        values = exog.to_numpy(dtype=float, na_value=np.nan) if not non_numeric else None
     else:
         arr = np.asarray(exog)
-        if arr.ndim == 1:
-            arr = arr[:, None]
+        arr = arr[:, None] if arr.ndim == 1 else arr
         if arr.ndim != 2:
             raise DataError(f"exog must be 1- or 2-dimensional; got shape {arr.shape}")
-        frame = pd.DataFrame(arr, columns=[f"x{j + 1}" for j in range(arr.shape[1])])
-    if len(frame) != n:
-        raise DataError(f"endog has {n} rows but exog has {len(frame)}")
-    non_numeric = [
-        str(c)
-        for c in frame.columns
-        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])
-    ]
-    if non_numeric:
+        names = [f"x{j + 1}" for j in range(arr.shape[1])]
+        non_numeric = names if arr.dtype.kind not in "iuf" else []
+        values = arr if not non_numeric else None
+    if non_numeric or values is None:
         raise DataError(
             f"exog columns {', '.join(map(repr, non_numeric))} are not numeric; encode them "
             "first or use OrdinalModel.from_formula, which builds factor contrasts"
         )
-    return frame
+    if values.shape[0] != n:
+        raise DataError(f"endog has {n} rows but exog has {values.shape[0]}")
+    return np.ascontiguousarray(values, dtype=float), names
+
+
+def _bad_array_rows(y: pd.Series, name: str, X: FloatArray, names: list[str]) -> pd.DataFrame:
+    """Missing response or non-finite regressor values, per column (only bad columns)."""
+    bad = {name: y.isna().to_numpy()}
+    nonfinite = ~np.isfinite(X)
+    for j in np.flatnonzero(nonfinite.any(axis=0)):
+        bad[names[j]] = nonfinite[:, j]
+    return pd.DataFrame(bad, index=y.index)
 
 
 def _reject_constant(terms: TermsDesign) -> None:
@@ -479,20 +503,20 @@ def design_from_arrays(
         y = pd.Series(values)
     name = str(y.name) if y.name is not None else "y"
     n = len(y)
-    frame = _exog_frame(exog, n)
-    frame.index = y.index
+    X, names = _exog_matrix(exog, n)
     w_series = _vector(weights, None, n, "weights")
     o_series = _vector(offset, None, n, "offset")
-    bad = _bad_rows(pd.concat([y.rename(name).to_frame(), frame], axis=1))
+    bad = _bad_array_rows(y, name, X, names)
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
     drop = _report_missing(bad, missing).to_numpy()
     w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
     keep_rows = np.flatnonzero(~drop)[~zero_w]
-    names = [str(c) for c in frame.columns]
     terms = TermsDesign(
-        matrix=frame.iloc[keep_rows].to_numpy(dtype=float), names=names, source_names=names
+        matrix=X if len(keep_rows) == n else X[keep_rows],
+        names=names,
+        source_names=names,
     )
     _reject_constant(terms)
     return Design(

@@ -37,6 +37,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
 from ordstats.links import Link, log1mexp
 
@@ -49,10 +50,8 @@ __all__ = [
     "interval_probabilities",
     "log_interval_probabilities",
     "prepare",
-    "weighted_gram",
 ]
 
-_GRAM_CHUNK = 16384
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,7 @@ class ParamLayout:
         return self.n_threshold_block + self.n_beta + self.n_zeta
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CLMProblem:
     """A :class:`CLMData` with the sparse threshold designs precomputed.
 
@@ -172,9 +171,39 @@ class CLMProblem:
     has_upper: np.ndarray
     has_lower: np.ndarray
 
+    @cached_property
+    def _nnz_rows(self) -> tuple[IntArray, IntArray]:
+        """Row index of every stored entry of ``T_upper`` and ``T_lower``."""
+        return tuple(  # type: ignore[return-value]
+            np.repeat(np.arange(self.data.n_obs), np.diff(T.indptr))
+            for T in (self.T_upper, self.T_lower)
+        )
+
+    def scaled_upper(self, factor: FloatArray) -> sp.csr_array:
+        """``diag(factor) @ T_upper``."""
+        return _scale_rows(self.T_upper, factor, self._nnz_rows[0])
+
+    def scaled_lower(self, factor: FloatArray) -> sp.csr_array:
+        """``diag(factor) @ T_lower``."""
+        return _scale_rows(self.T_lower, factor, self._nnz_rows[1])
+
+
+def _gather_rows(matrix: sp.csr_array, rows: np.ndarray) -> sp.csr_array:
+    """``matrix[rows]`` for a CSR matrix, in O(nnz of the result)."""
+    starts = matrix.indptr[rows]
+    counts = matrix.indptr[rows + 1] - starts
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    positions = np.arange(indptr[-1]) + np.repeat(starts - indptr[:-1], counts)
+    return sp.csr_array(
+        (matrix.data[positions], matrix.indices[positions], indptr),
+        shape=(rows.shape[0], matrix.shape[1]),
+    )
+
 
 def _threshold_design(jacobian_rows: sp.csr_array, nominal: FloatArray) -> sp.csr_array:
     """Row-wise Kronecker product ``[1, w_i] (x) J[y_i]`` as a sparse matrix."""
+    if nominal.shape[1] == 0:
+        return jacobian_rows
     blocks = [jacobian_rows]
     for t in range(nominal.shape[1]):
         blocks.append(_scale_rows(jacobian_rows, nominal[:, t]))
@@ -195,8 +224,8 @@ def prepare(data: CLMData) -> CLMProblem:
     n_thresholds = data.n_levels - 1
     jac = sp.csr_array(data.threshold_jacobian)
     zero_row = sp.csr_array((1, jac.shape[1]))
-    upper_rows = sp.csr_array(sp.vstack([jac, zero_row], format="csr"))[data.y]
-    lower_rows = sp.csr_array(sp.vstack([zero_row, jac], format="csr"))[data.y]
+    upper_rows = _gather_rows(sp.csr_array(sp.vstack([jac, zero_row], format="csr")), data.y)
+    lower_rows = _gather_rows(sp.csr_array(sp.vstack([zero_row, jac], format="csr")), data.y)
     nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
     layout = ParamLayout(
         n_alpha=jac.shape[1],
@@ -214,24 +243,15 @@ def prepare(data: CLMData) -> CLMProblem:
     )
 
 
-def _scale_rows(matrix: sp.csr_array, factor: FloatArray) -> sp.csr_array:
-    """Return ``diag(factor) @ matrix`` for a CSR matrix without densifying."""
-    out = matrix.copy()
-    out.data = matrix.data * np.repeat(factor, np.diff(matrix.indptr))
-    return out
-
-
-def weighted_gram(A: FloatArray, c: FloatArray, B: FloatArray | None = None) -> FloatArray:
-    """Return ``A' diag(c) B`` (``B = A`` by default) in row chunks.
-
-    Chunking bounds the temporary to ``chunk x p`` instead of ``n x p``.
-    """
-    B = A if B is None else B
-    out = np.zeros((A.shape[1], B.shape[1]))
-    for start in range(0, A.shape[0], _GRAM_CHUNK):
-        rows = slice(start, start + _GRAM_CHUNK)
-        out += A[rows].T @ (B[rows] * c[rows, None])
-    return out
+def _scale_rows(
+    matrix: sp.csr_array, factor: FloatArray, nnz_rows: IntArray | None = None
+) -> sp.csr_array:
+    """Return ``diag(factor) @ matrix`` for a CSR matrix, sharing its structure."""
+    if nnz_rows is None:
+        nnz_rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+    return sp.csr_array(
+        (matrix.data * factor[nnz_rows], matrix.indices, matrix.indptr), shape=matrix.shape
+    )
 
 
 def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
@@ -251,17 +271,17 @@ def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray)
     -------
     ndarray
     """
-    upper = np.asarray(upper, dtype=float)
-    lower = np.asarray(lower, dtype=float)
-    big = np.empty(np.broadcast_shapes(upper.shape, lower.shape))
-    small = np.empty_like(big)
-    upper, lower = np.broadcast_to(upper, big.shape), np.broadcast_to(lower, big.shape)
+    upper, lower = np.broadcast_arrays(
+        np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
+    )
     left = lower <= 0
-    right = ~left
-    big[left] = link.log_cdf(upper[left])
-    small[left] = link.log_cdf(lower[left])
-    big[right] = link.log_sf(lower[right])
-    small[right] = link.log_sf(upper[right])
+    if link.symmetric:
+        # 1 - F(x) = F(-x): both branches are differences of log F
+        big = link.log_cdf(np.where(left, upper, -lower))
+        small = link.log_cdf(np.where(left, lower, -upper))
+    else:
+        big = np.where(left, link.log_cdf(upper), link.log_sf(lower))
+        small = np.where(left, link.log_cdf(lower), link.log_sf(upper))
     with np.errstate(invalid="ignore"):
         return big + log1mexp(big - small)
 
@@ -344,16 +364,17 @@ class Evaluation:
         T1, T2, X = pb.T_upper, pb.T_lower, data.X
         hess = np.empty((lay.n_params, lay.n_params))
         th, be = lay.thresholds, lay.beta
-        cross_ul = (_scale_rows(T1, d_ul).T @ T2).toarray()
+        cross_ul = (pb.scaled_upper(d_ul).T @ T2).toarray()
         hess[th, th] = (
-            (_scale_rows(T1, d_uu).T @ T1).toarray()
+            (pb.scaled_upper(d_uu).T @ T1).toarray()
             + cross_ul
             + cross_ul.T
-            + (_scale_rows(T2, d_ll).T @ T2).toarray()
+            + (pb.scaled_lower(d_ll).T @ T2).toarray()
         )
-        hess[th, be] = -(_scale_rows(T1, d_uu + d_ul).T @ X + _scale_rows(T2, d_ul + d_ll).T @ X)
+        hess[th, be] = -(pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X)
         hess[be, th] = hess[th, be].T
-        hess[be, be] = weighted_gram(X, d_uu + 2.0 * d_ul + d_ll)
+        # minus the location block is X' diag(c) X with c >= 0 for log-concave F
+        hess[be, be] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
         if lay.n_zeta:
             self._fill_scale_blocks(hess, u, l, g_u, g_l, h_uu, h_ul, h_ll)
         return -hess
@@ -380,7 +401,7 @@ class Evaluation:
         a1 = -w * (h_uu * u + h_ul * l + g_u) / self.scale
         a2 = -w * (h_ul * u + h_ll * l + g_l) / self.scale
         th, be, ze = lay.thresholds, lay.beta, lay.zeta
-        hess[th, ze] = _scale_rows(pb.T_upper, a1).T @ Z + _scale_rows(pb.T_lower, a2).T @ Z
+        hess[th, ze] = pb.scaled_upper(a1).T @ Z + pb.scaled_lower(a2).T @ Z
         hess[ze, th] = hess[th, ze].T
         hess[be, ze] = -weighted_gram(data.X, a1 + a2, Z)
         hess[ze, be] = hess[be, ze].T
@@ -397,7 +418,7 @@ class Evaluation:
         u, l, g_u, g_l, *_ = self._pointwise
         scores = np.empty((data.n_obs, lay.n_params))
         scores[:, lay.thresholds] = (
-            _scale_rows(pb.T_upper, g_u / self.scale) + _scale_rows(pb.T_lower, g_l / self.scale)
+            pb.scaled_upper(g_u / self.scale) + pb.scaled_lower(g_l / self.scale)
         ).toarray()
         scores[:, lay.beta] = -data.X * ((g_u + g_l) / self.scale)[:, None]
         if lay.n_zeta:

@@ -73,6 +73,9 @@ class Link(ABC):
     """
 
     name: ClassVar[str]
+    #: Whether ``F(-x) = 1 - F(x)``, so that upper-tail quantities are lower-tail
+    #: ones at ``-x``.
+    symmetric: ClassVar[bool] = False
     #: Whether the density is log-concave (then the negative log-likelihood of a
     #: location model is convex, Pratt 1981).
     log_concave: ClassVar[bool] = True
@@ -130,6 +133,7 @@ class Logit(Link):
     """Logistic distribution, ``F(x) = 1 / (1 + exp(-x))``: the proportional-odds model."""
 
     name = "logit"
+    symmetric = True
 
     def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         return special.expit(x)
@@ -144,8 +148,9 @@ class Logit(Link):
         return special.log_expit(-np.asarray(x, dtype=float))
 
     def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        x = np.asarray(x, dtype=float)
-        return special.log_expit(x) + special.log_expit(-x)
+        # log f(x) = -|x| - 2 log(1 + exp(-|x|)), symmetric and overflow-free
+        ax = np.abs(np.asarray(x, dtype=float))
+        return -ax - 2.0 * np.log1p(np.exp(-ax))
 
     def dlog_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         return -np.tanh(0.5 * np.asarray(x, dtype=float))
@@ -158,6 +163,7 @@ class Probit(Link):
     """Standard normal distribution: the ordered probit model."""
 
     name = "probit"
+    symmetric = True
 
     def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         return special.ndtr(x)
@@ -264,6 +270,7 @@ class Cauchit(Link):
     """
 
     name = "cauchit"
+    symmetric = True
     log_concave = False
 
     def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102

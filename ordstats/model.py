@@ -27,9 +27,11 @@ from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
 
 __all__ = ["OrdinalModel"]
 
-#: Run the separation LP on every fit with at most this many distinct rows;
-#: larger data sets are checked only when the fit shows signs of divergence.
+#: Run the separation LP on every fit with at most this many rows; larger data
+#: sets are checked only when the fit shows signs of divergence, and only up to
+#: ``_SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
 _SEPARATION_ALWAYS_ROWS = 5000
+_SEPARATION_MAX_ROWS = 200_000
 #: A location effect larger than this many standard deviations of its column
 #: (on the linear-predictor scale) is a sign of divergence.
 _DIVERGENCE_STD_EFFECT = 15.0
@@ -309,7 +311,8 @@ class OrdinalModel:
         beta = solution.x[self.problem.layout.beta]
         effect = np.abs(beta) * X.std(axis=0)
         suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
-        if not suspicious and self.data.n_obs > _SEPARATION_ALWAYS_ROWS:
+        n_rows = self.data.n_obs
+        if n_rows > _SEPARATION_MAX_ROWS or (not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS):
             return []
         found = detect_separation(self.data.y, X, self.data.n_levels)
         if not found.separated:

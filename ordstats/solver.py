@@ -136,17 +136,24 @@ def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray,
     return linalg.cho_solve(factor, gradient), True
 
 
+#: Objective differences below this many units in the last place of ``|f|`` are
+#: rounding noise: a sum of 10^6 log-probabilities is only resolved to ~1e-8.
+_NOISE_ULPS = 100.0
+
+
 def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
     """Whether a trial point improves on the current one.
 
-    Within ``1e-10`` of the current objective (rounding noise), a smaller gradient
-    decides, as in R's ``clm_fit_NR``.
+    Within rounding noise of the current objective (``1e-10`` or 100 ulps of
+    ``|f|``, whichever is larger), a smaller gradient decides, as in R's
+    ``clm_fit_NR`` (which uses a fixed ``1e-10`` that large data sets exceed).
     """
     if not np.isfinite(trial.nll):
         return False
-    if trial.nll <= current.nll:
+    noise = max(1e-10, _NOISE_ULPS * np.finfo(float).eps * abs(current.nll))
+    if trial.nll - current.nll < -noise:
         return True
-    if trial.nll - current.nll < 1e-10:
+    if trial.nll - current.nll < noise:
         return float(np.max(np.abs(trial.gradient))) < max_grad
     return False
 
