@@ -357,31 +357,48 @@ class Evaluation:
     @cached_property
     def hessian(self) -> FloatArray:
         """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
+        lay = self.problem.layout
+        threshold_block, border = self.hessian_blocks
+        th, rest = lay.thresholds, slice(lay.n_threshold_block, lay.n_params)
+        hess = np.empty((lay.n_params, lay.n_params))
+        hess[th, th] = threshold_block.toarray()
+        hess[:, rest] = border
+        hess[rest, th] = border[th].T
+        return hess
+
+    @cached_property
+    def hessian_blocks(self) -> tuple[sp.csr_array, FloatArray]:
+        """The Hessian of the negative log-likelihood in two blocks, never dense in ``q``.
+
+        Returns the sparse threshold block (parameters in
+        :attr:`ParamLayout.thresholds`) and the dense columns of all other
+        parameters (``beta``, ``zeta``), shape ``(n_params, p + s)``.  For
+        flexible thresholds without nominal effects the threshold block is
+        tridiagonal (see :mod:`ordstats.banded`).
+        """
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
         u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
         w_s2 = data.weights / self.scale**2
         d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
         T1, T2, X = pb.T_upper, pb.T_lower, data.X
-        hess = np.empty((lay.n_params, lay.n_params))
-        th, be = lay.thresholds, lay.beta
-        cross_ul = (pb.scaled_upper(d_ul).T @ T2).toarray()
-        hess[th, th] = (
-            (pb.scaled_upper(d_uu).T @ T1).toarray()
-            + cross_ul
-            + cross_ul.T
-            + (pb.scaled_lower(d_ll).T @ T2).toarray()
+        cross_ul = pb.scaled_upper(d_ul).T @ T2
+        threshold_block = (
+            pb.scaled_upper(d_uu).T @ T1 + cross_ul + cross_ul.T + pb.scaled_lower(d_ll).T @ T2
         )
-        hess[th, be] = -(pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X)
-        hess[be, th] = hess[th, be].T
+        # columns of the log-likelihood Hessian for beta (then zeta), rows of all params
+        border = np.empty((lay.n_params, lay.n_beta + lay.n_zeta))
+        th, be = lay.thresholds, lay.beta
+        loc = slice(0, lay.n_beta)
+        border[th, loc] = -(pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X)
         # minus the location block is X' diag(c) X with c >= 0 for log-concave F
-        hess[be, be] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
+        border[be, loc] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
         if lay.n_zeta:
-            self._fill_scale_blocks(hess, u, l, g_u, g_l, h_uu, h_ul, h_ll)
-        return -hess
+            self._fill_scale_blocks(border, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+        return sp.csr_array(-threshold_block), -border
 
     def _fill_scale_blocks(
         self,
-        hess: FloatArray,
+        border: FloatArray,
         u: FloatArray,
         l: FloatArray,
         g_u: FloatArray,
@@ -395,18 +412,19 @@ class Evaluation:
         With ``du/dzeta = -u z``: ``d2l/dphi dzeta = (B1' a1 + B2' a2) Z`` where
         ``a1 = -(h_uu u + h_ul l + g_u)/s`` and ``a2 = -(h_ul u + h_ll l + g_l)/s``,
         and ``d2l/dzeta2 = Z' diag(h_uu u^2 + 2 h_ul u l + h_ll l^2 + g_u u + g_l l) Z``.
+        ``border`` holds the columns of ``(beta, zeta)``.
         """
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
         Z, w = data.scale, data.weights
         a1 = -w * (h_uu * u + h_ul * l + g_u) / self.scale
         a2 = -w * (h_ul * u + h_ll * l + g_l) / self.scale
         th, be, ze = lay.thresholds, lay.beta, lay.zeta
-        hess[th, ze] = pb.scaled_upper(a1).T @ Z + pb.scaled_lower(a2).T @ Z
-        hess[ze, th] = hess[th, ze].T
-        hess[be, ze] = -weighted_gram(data.X, a1 + a2, Z)
-        hess[ze, be] = hess[be, ze].T
+        loc, sca = slice(0, lay.n_beta), slice(lay.n_beta, lay.n_beta + lay.n_zeta)
+        border[th, sca] = pb.scaled_upper(a1).T @ Z + pb.scaled_lower(a2).T @ Z
+        border[be, sca] = -weighted_gram(data.X, a1 + a2, Z)
+        border[ze, loc] = border[be, sca].T
         c_z = h_uu * u * u + 2.0 * h_ul * u * l + h_ll * l * l + g_u * u + g_l * l
-        hess[ze, ze] = weighted_gram(Z, w * c_z)
+        border[ze, sca] = weighted_gram(Z, w * c_z)
 
     def observation_scores(self) -> FloatArray:
         """Per-row gradients of ``log P_i`` (unweighted), shape ``(n, n_params)``.

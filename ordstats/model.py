@@ -14,7 +14,10 @@ from typing import Any
 
 import numpy as np
 
+import scipy.sparse as sp
+
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.banded import BandedEvaluation, banded_applicable, banded_newton_step
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
@@ -35,6 +38,10 @@ _SEPARATION_MAX_ROWS = 200_000
 #: A location effect larger than this many standard deviations of its column
 #: (on the linear-predictor scale) is a sign of divergence.
 _DIVERGENCE_STD_EFFECT = 15.0
+#: With more thresholds than this (flexible, no nominal effects) the threshold
+#: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
+#: dense border (:mod:`ordstats.banded`) unless ``fit(banded=False)``.
+BANDED_MIN_THRESHOLDS = 50
 
 
 class OrdinalModel:
@@ -176,7 +183,7 @@ class OrdinalModel:
         self.threshold = threshold
         self.formula_context = context
         levels = design.response.levels
-        self.threshold_jacobian = threshold_jacobian(threshold, len(levels) - 1)
+        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1)
         self.data = CLMData(
             y=design.response.codes,
             n_levels=len(levels),
@@ -265,6 +272,7 @@ class OrdinalModel:
         reltol: float = 1e-6,
         disp: bool = False,
         check_separation: bool = True,
+        banded: bool | None = None,
     ) -> OrdinalResults:
         """Fit the model by Newton-Raphson with analytic gradient and Hessian.
 
@@ -282,6 +290,11 @@ class OrdinalModel:
             Print one line per iteration.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
+        banded : bool, optional
+            Treat the threshold block of the Hessian as tridiagonal (flexible
+            thresholds without nominal effects; see :mod:`ordstats.banded`), so
+            that thousands of levels cost little more than a few.  Default: when
+            there are more than 50 thresholds.  The estimates are the same.
 
         Returns
         -------
@@ -296,12 +309,38 @@ class OrdinalModel:
         """
         start = self.start_params if start_params is None else self._check_params(start_params)
         options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
-        callback = _print_iteration if disp else None
-        solution = newton(lambda x: evaluate(self.problem, x), start, options, callback)
+        solution = self._newton(start, options, disp=disp, banded=self._use_banded(banded))
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging=diverging)
         _warn_fit(info, self.param_names)
         return OrdinalResults(self, solution.x, solution.evaluation, info)
+
+    def _use_banded(self, banded: bool | None) -> bool:
+        layout = self.problem.layout
+        applicable = banded_applicable(layout, self.threshold_jacobian)
+        if banded and not applicable:
+            raise SpecificationError(
+                "banded=True needs flexible thresholds without nominal effects; this model "
+                f"has threshold={self.threshold!r}. Use banded=None or False"
+            )
+        if banded is None:
+            return applicable and layout.n_alpha > BANDED_MIN_THRESHOLDS
+        return bool(banded)
+
+    def _newton(
+        self, start: FloatArray, options: NewtonOptions, *, disp: bool, banded: bool
+    ) -> NewtonResult:
+        """Run the Newton iterations from ``start`` (subclasses change where data live)."""
+        callback = _print_iteration if disp else None
+        if banded:
+            return newton(
+                lambda x: BandedEvaluation(evaluate(self.problem, x)),
+                start,
+                options,
+                callback,
+                linear_solve=banded_newton_step,
+            )
+        return newton(lambda x: evaluate(self.problem, x), start, options, callback)
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
@@ -321,6 +360,13 @@ class OrdinalModel:
         n_thr = self.problem.layout.n_threshold_block
         return [self.param_names[n_thr + j - (self.data.n_levels - 1)]
                 for j in found.diverging if j >= self.data.n_levels - 1]
+
+
+def _jacobian(threshold: str, n_thresholds: int) -> Any:
+    """The threshold Jacobian; a sparse identity for many flexible thresholds."""
+    if threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
+        return sp.eye_array(n_thresholds, format="csr")
+    return threshold_jacobian(threshold, n_thresholds)
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

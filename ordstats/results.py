@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import linalg, stats
 
 from ordstats._typing import FloatArray, PredictWhich
+from ordstats.banded import BandedCovariance, BandedHessian
 from ordstats.design import terms_for_newdata
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
 from ordstats.likelihood import Evaluation, evaluate, prepare
@@ -99,20 +100,27 @@ class Covariance:
     singular: bool
     kind: str = "nonrobust"
 
+    def variances(self) -> FloatArray:
+        """The diagonal of :attr:`matrix`."""
+        return np.diag(self.matrix)
 
-def observed_covariance(hessian: FloatArray) -> Covariance:
+
+def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
     """Invert the observed information (Hessian of the negative log-likelihood).
 
     Parameters
     ----------
-    hessian : ndarray, shape (k, k)
+    hessian : ndarray, shape (k, k), or BandedHessian
 
     Returns
     -------
-    Covariance
+    Covariance or BandedCovariance
         The inverse by Cholesky, or NaN if the Hessian is not positive definite
-        or its reciprocal condition number is below ``1e-13``.
+        or its reciprocal condition number is below ``1e-13``; for a
+        :class:`~ordstats.banded.BandedHessian` it is formed only on request.
     """
+    if isinstance(hessian, BandedHessian):
+        return BandedCovariance(hessian)
     k = hessian.shape[0]
     if k == 0:
         return Covariance(np.empty((0, 0)), 1.0, False)
@@ -247,7 +255,7 @@ class OrdinalResults:
     @cached_property
     def bse(self) -> pd.Series:
         """Standard errors."""
-        se = np.sqrt(np.diag(self.covariance.matrix))
+        se = np.sqrt(self.covariance.variances())
         return pd.Series(se, index=self.params.index, name="bse")
 
     @cached_property
@@ -287,7 +295,8 @@ class OrdinalResults:
     @property
     def thresholds(self) -> pd.Series:
         """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``."""
-        theta = self.model.threshold_jacobian @ self.params.iloc[: self.model.problem.layout.n_alpha]
+        alpha = self.params.iloc[: self.model.problem.layout.n_alpha].to_numpy()
+        theta = self.model.threshold_jacobian @ alpha
         return pd.Series(theta, index=threshold_names(self.model.levels), name="thresholds")
 
     def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:

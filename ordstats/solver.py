@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from scipy import linalg
@@ -163,6 +163,7 @@ def newton(
     start: FloatArray,
     options: NewtonOptions | None = None,
     callback: Callable[[int, float, float], None] | None = None,
+    linear_solve: Callable[[Any, FloatArray], tuple[FloatArray, bool]] | None = None,
 ) -> NewtonResult:
     """Minimise a smooth function by damped Newton-Raphson.
 
@@ -176,6 +177,11 @@ def newton(
     options : NewtonOptions, optional
     callback : callable, optional
         Called as ``callback(iteration, value, max|gradient|)`` each iteration.
+    linear_solve : callable, optional
+        ``linear_solve(hessian, gradient) -> (step, modified)`` solves
+        ``hessian @ step = gradient``, modifying a Hessian that is not positive
+        definite.  The default factors a dense Hessian by Cholesky; structured
+        Hessians bring their own (e.g. :func:`ordstats.banded.banded_newton_step`).
 
     Returns
     -------
@@ -199,6 +205,7 @@ def newton(
     (True, True)
     """
     opts = options or NewtonOptions()
+    solve = linear_solve or _newton_step
     x = np.asarray(start, dtype=float).copy()
     current = objective(x)
     if not np.isfinite(current.nll):
@@ -216,7 +223,7 @@ def newton(
         if x.size == 0:
             code = 0
             break
-        step, modified = _newton_step(current.hessian, current.gradient)
+        step, modified = solve(current.hessian, current.gradient)
         if modified and abs_conv:
             code = 1
             break

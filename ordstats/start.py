@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ordstats._typing import FloatArray
 from ordstats.likelihood import CLMProblem
@@ -47,5 +49,8 @@ def initial_params(problem: CLMProblem) -> FloatArray:
     start = np.zeros(problem.layout.n_params)
     theta = marginal_thresholds(problem)
     jac = problem.data.threshold_jacobian
-    start[problem.layout.alpha] = np.linalg.lstsq(jac, theta, rcond=None)[0]
+    if sp.issparse(jac):  # many flexible thresholds: the normal equations are sparse
+        start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)
+    else:
+        start[problem.layout.alpha] = np.linalg.lstsq(jac, theta, rcond=None)[0]
     return start
