@@ -200,18 +200,33 @@ def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
 def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
     """Apply the missing-value policy; return the mask of rows to drop."""
     drop = bad.any(axis=1)
-    n_bad = int(drop.sum())
-    if n_bad:
-        per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in bad.sum().items() if k)
-        text = (
-            f"{n_bad} of {len(bad)} rows have missing or non-finite values in {per_col}"
-        )
-        if missing == "raise":
-            raise DataError(text + "; drop them first or pass missing='drop'")
-        if missing != "drop":
-            raise DataError(f"missing must be 'drop' or 'raise'; got {missing!r}")
-        warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=4)
+    report_missing_counts(int(drop.sum()), len(bad), bad.sum(), missing, stacklevel=5)
     return drop
+
+
+def report_missing_counts(
+    n_bad: int, n_rows: int, per_column: pd.Series, missing: MissingAction, stacklevel: int = 4
+) -> None:
+    """Warn (``missing="drop"``) or raise (``"raise"``) about ``n_bad`` of ``n_rows`` bad rows.
+
+    Parameters
+    ----------
+    n_bad, n_rows : int
+    per_column : pandas.Series
+        Bad values per column.
+    missing : {"drop", "raise"}
+    stacklevel : int
+        Of the warning.
+    """
+    if not n_bad:
+        return
+    per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in per_column.items() if k)
+    text = f"{n_bad} of {n_rows} rows have missing or non-finite values in {per_col}"
+    if missing == "raise":
+        raise DataError(text + "; drop them first or pass missing='drop'")
+    if missing != "drop":
+        raise DataError(f"missing must be 'drop' or 'raise'; got {missing!r}")
+    warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=stacklevel)
 
 
 def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
@@ -228,11 +243,23 @@ def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.nd
     return w, w == 0
 
 
-def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
-    """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
+def _drop_aliased(
+    terms: TermsDesign,
+    collinear: CollinearAction,
+    what: str,
+    gram: FloatArray | None = None,
+    stacklevel: int = 4,
+) -> TermsDesign:
+    """Drop columns aliased with the intercept or earlier columns (R's drop.coef).
+
+    ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
+    (chunked data).
+    """
     if collinear not in ("drop", "raise"):
         raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
-    aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
+    if gram is None:
+        gram = gram_with_intercept(terms.matrix)
+    aliased = [j - 1 for j in aliased_columns(gram) if j > 0]
     if not aliased:
         return terms
     names = [terms.names[j] for j in aliased]
@@ -242,7 +269,9 @@ def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> 
     )
     if collinear == "raise":
         raise SpecificationError(text + "; remove it or pass collinear='drop'")
-    warnings.warn(text + " and was dropped (as R's clm does)", CollinearityWarning, stacklevel=4)
+    warnings.warn(
+        text + " and was dropped (as R's clm does)", CollinearityWarning, stacklevel=stacklevel
+    )
     keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
     return TermsDesign(
         matrix=terms.matrix[:, keep],
@@ -407,6 +436,97 @@ def design_from_formula(
         formula=f"{response_name} ~ {rhs}",
         offset_name=offset if isinstance(offset, str) else None,
     )
+
+
+# ---------------------------------------------------------------------------
+# formulas for data read in chunks
+
+
+def formula_variables(formula: str) -> tuple[str, set[str]]:
+    """The response name and the variables the right-hand side of ``formula`` needs."""
+    lhs, rhs = _split_formula(formula)
+    try:
+        return lhs, set(Formula(rhs).required_variables)
+    except FormulaicError as exc:
+        raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+
+
+def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> set[str]:
+    """Columns of ``sample`` that ``formula`` encodes as factors (whose levels must be fixed)."""
+    _, rhs = _split_formula(formula)
+    _check_required(rhs, sample, context)
+    spec = _materialize(rhs, sample, context).model_spec
+    found: set[str] = set()
+    for expr, (kind, _state) in spec.encoder_state.items():
+        if str(getattr(kind, "value", kind)) == "categorical":
+            found |= set(Formula(expr).required_variables) & set(map(str, sample.columns))
+    return found
+
+
+def fixed_level_terms(formula: str, prototype: pd.DataFrame, context: Any) -> tuple[str, TermsDesign]:
+    """The location terms of ``formula`` with factor levels fixed by ``prototype``.
+
+    ``prototype`` holds every factor as a Categorical with its final levels, so
+    chunks that lack some level still get every column, and a chunk with an
+    unknown level is refused (:func:`terms_for_newdata`).
+
+    Returns
+    -------
+    formula : str
+        ``"response ~ rhs"`` as fitted (with the intercept re-added if removed).
+    terms : TermsDesign
+        Its ``matrix`` is the prototype's, not data.
+
+    Raises
+    ------
+    SpecificationError
+        For stateful transforms (``center``, ``scale``, ``poly``, splines, ...),
+        which would learn their state from one chunk instead of all rows.
+    """
+    lhs, rhs = _split_formula(formula)
+    rhs, matrix = _with_intercept(rhs, prototype, context, "location")
+    terms = _terms_from_matrix(matrix)
+    if terms.spec is not None and terms.spec.transform_state:
+        names = ", ".join(map(repr, terms.spec.transform_state))
+        raise SpecificationError(
+            f"the formula uses stateful transforms ({names}) that learn from all rows at "
+            "once; with data read in chunks, compute these columns beforehand"
+        )
+    return f"{lhs} ~ {rhs}", terms
+
+
+def drop_aliased_by_gram(
+    terms: TermsDesign, gram: FloatArray, collinear: CollinearAction
+) -> TermsDesign:
+    """Drop aliased columns of chunked data given the Gram matrix of ``[1, X]``."""
+    return _drop_aliased(terms, collinear, "location", gram=gram, stacklevel=5)
+
+
+def rows_to_drop(
+    frame: pd.DataFrame, columns: Sequence[str], weights: str | None, offset: str | None
+) -> pd.DataFrame:
+    """Missing or non-finite values per row in the raw columns, weights and offset."""
+    bad = _bad_rows(frame[list(dict.fromkeys(columns))])
+    for role, name in (("weights", weights), ("offset", offset)):
+        if name is not None:
+            series = _vector(name, frame, len(frame), role)
+            assert series is not None
+            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    return bad
+
+
+def chunk_weights(frame: pd.DataFrame, name: str | None) -> FloatArray:
+    """Frequency weights of a chunk (ones without a weights column); checked."""
+    if name is None:
+        return np.ones(len(frame))
+    series = _vector(name, frame, len(frame), "weights")
+    assert series is not None
+    w = series.to_numpy(dtype=float, na_value=np.nan)
+    if np.any(w < 0):
+        raise DataError(
+            f"weights must be non-negative frequency weights; {int((w < 0).sum())} are negative"
+        )
+    return w
 
 
 # ---------------------------------------------------------------------------

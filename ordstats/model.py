@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepa
 from ordstats.links import Link, get_link
 from ordstats.results import FitInfo, OrdinalResults
 from ordstats.separation import detect_separation
+from ordstats.sources import is_source
 from ordstats.solver import NewtonOptions, NewtonResult, newton
 from ordstats.start import initial_params
 from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
@@ -134,8 +136,9 @@ class OrdinalModel:
         collinear: CollinearAction = "drop",
         many_levels: bool = False,
         context: Any = None,
+        chunksize: int | None = None,
     ) -> OrdinalModel:
-        """Build a model from an R-style formula and a DataFrame.
+        """Build a model from an R-style formula and a DataFrame (or data too large for memory).
 
         Factors get treatment contrasts with the first level as reference, so
         coefficient names (``"temp[T.warm]"``) and values match R's ``clm``.
@@ -144,7 +147,12 @@ class OrdinalModel:
         ----------
         formula : str
             ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
-        data : pandas.DataFrame
+        data : pandas.DataFrame, str, path, list of paths, pyarrow dataset or dask DataFrame
+            A DataFrame is fitted in memory.  A Parquet/CSV/Arrow file, directory
+            or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
+            or a Dask DataFrame is read in chunks at every Newton pass, so memory
+            stays bounded by ``chunksize``; the result is the in-memory fit (see
+            :class:`ordstats.chunked_model.ChunkedOrdinalModel`).
         link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
@@ -152,6 +160,9 @@ class OrdinalModel:
         context : mapping, optional
             Names that formula expressions may use (defaults to the caller's
             variables), e.g. ``{"np": numpy}``.
+        chunksize : int, optional
+            Rows per chunk for data read in chunks (default 100,000); with a
+            DataFrame, fit it chunk by chunk too.
 
         Returns
         -------
@@ -160,6 +171,14 @@ class OrdinalModel:
         if context is None:
             frame = sys._getframe(1)
             context = {**frame.f_globals, **frame.f_locals}
+        if chunksize is not None or is_source(data):
+            from ordstats.chunked_model import ChunkedOrdinalModel
+
+            return ChunkedOrdinalModel.from_source(
+                formula, data, chunksize=chunksize, link=link, weights=weights, offset=offset,
+                threshold=threshold, levels=levels, missing=missing, collinear=collinear,
+                many_levels=many_levels, context=context,
+            )
         design = design_from_formula(
             formula,
             data,
@@ -225,6 +244,35 @@ class OrdinalModel:
         """Number of free parameters."""
         return self.problem.layout.n_params
 
+    #: Where the rows are read from for chunked models (None: in memory).
+    source: Any = None
+
+    @property
+    def response_counts(self) -> FloatArray:
+        """Weighted number of observations per response level."""
+        data = self.data
+        return np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+
+    @property
+    def has_offset(self) -> bool:
+        """Whether the model has a non-zero offset."""
+        return bool(np.any(self.data.offset))
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether any weight differs from one."""
+        return bool(np.any(self.data.weights != 1.0))
+
+    def null_loglike(self) -> float:
+        """Log-likelihood of the thresholds-only model on the same rows and weights."""
+        if self.threshold == "flexible" and not self.has_offset:
+            counts = self.response_counts
+            return float(counts @ np.log(counts / counts.sum()))
+        data = self.data
+        null = prepare(replace(data, X=np.empty((data.n_obs, 0))))
+        solution = newton(lambda x: evaluate(null, x), initial_params(null))
+        return -float(solution.evaluation.nll)
+
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
         return f"OrdinalModel({spec!r}, link={self.link.name!r}, nobs={self.nobs:g})"
@@ -270,7 +318,7 @@ class OrdinalModel:
         maxiter: int = 100,
         gradtol: float = 1e-6,
         reltol: float = 1e-6,
-        disp: bool = False,
+        disp: bool | None = None,
         check_separation: bool = True,
         banded: bool | None = None,
     ) -> OrdinalResults:
@@ -286,8 +334,10 @@ class OrdinalModel:
             Tolerance on ``max|gradient|`` (R's ``gradTol``).
         reltol : float
             Tolerance on the Newton step relative to the parameters (R's ``relTol``).
-        disp : bool
-            Print one line per iteration.
+        disp : bool, optional
+            Print one line per iteration.  For data read in chunks: a progress
+            bar with one tick per pass when a terminal or notebook is watching
+            (default), nothing with ``disp=False``.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
         banded : bool, optional

@@ -74,7 +74,7 @@ def _notes(res: OrdinalResults) -> list[str]:
         notes.append(f"The fit did not converge: {info.message}.")
     if res.covariance.singular:
         notes.append("The Hessian is singular: standard errors are not available.")
-    if np.any(model.data.weights != 1.0):
+    if model.has_weights:
         notes.append(
             f"No. Observations is the sum of frequency weights over {res.n_rows} rows."
         )

@@ -8,7 +8,7 @@ refits the model it came from, except for the null model behind ``llnull``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +20,10 @@ from ordstats._typing import FloatArray, PredictWhich
 from ordstats.banded import BandedCovariance, BandedHessian
 from ordstats.design import terms_for_newdata
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
-from ordstats.likelihood import Evaluation, evaluate, prepare
+from ordstats.likelihood import Evaluation
 from ordstats.prediction import category_probabilities, cumulative_probabilities
-from ordstats.solver import NewtonResult, newton
-from ordstats.start import initial_params
+from ordstats.solver import NewtonResult
+from ordstats.sources import is_source
 from ordstats.thresholds import threshold_names
 
 if TYPE_CHECKING:
@@ -237,13 +237,7 @@ class OrdinalResults:
     @cached_property
     def llnull(self) -> float:
         """Log-likelihood of the thresholds-only model on the same rows and weights."""
-        data = self.model.data
-        if self.model.threshold == "flexible" and not np.any(data.offset):
-            counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
-            return float(counts @ np.log(counts / counts.sum()))
-        null = prepare(replace(data, X=np.empty((data.n_obs, 0))))
-        solution = newton(lambda x: evaluate(null, x), initial_params(null))
-        return -float(solution.evaluation.nll)
+        return self.model.null_loglike()
 
     # -- inference ------------------------------------------------------------
 
@@ -359,7 +353,7 @@ class OrdinalResults:
         name = design.offset_name
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
             return newdata[name].to_numpy(dtype=float)
-        if np.any(self.model.data.offset):
+        if self.model.has_offset:
             raise PredictionError(
                 "the model was fitted with an offset; give newdata a column "
                 f"{name!r} or pass offset=" if name else "the model was fitted with an "
@@ -374,9 +368,11 @@ class OrdinalResults:
 
         Parameters
         ----------
-        newdata : pandas.DataFrame or array-like, optional
+        newdata : pandas.DataFrame, array-like or large source, optional
             New rows with the predictor columns (the response is not needed).
-            Default: the rows used in the fit.
+            Default: the rows used in the fit.  Files, globs and datasets are
+            predicted chunk by chunk (rows in file order, numbered from 0); a
+            Dask DataFrame gives a lazy Dask result.
         which : {"prob", "cumprob", "class", "expected", "linear"}
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
@@ -399,6 +395,10 @@ class OrdinalResults:
         """
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+        if is_source(newdata) or (newdata is None and self.model.source is not None):
+            from ordstats.chunked_model import predict_source
+
+            return predict_source(self, self.model.source if newdata is None else newdata, which, offset)
         eta, index = self._location(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")

@@ -8,8 +8,9 @@ import scipy.sparse.linalg as spla
 
 from ordstats._typing import FloatArray
 from ordstats.likelihood import CLMProblem
+from ordstats.links import Link
 
-__all__ = ["initial_params", "marginal_thresholds"]
+__all__ = ["initial_params", "marginal_thresholds", "thresholds_from_counts"]
 
 
 def marginal_thresholds(problem: CLMProblem) -> FloatArray:
@@ -28,11 +29,16 @@ def marginal_thresholds(problem: CLMProblem) -> FloatArray:
     """
     data = problem.data
     counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
-    cumulative = np.cumsum(counts)[:-1] / counts.sum()
-    return np.asarray(data.link.ppf(cumulative), dtype=float)
+    return thresholds_from_counts(data.link, counts)
 
 
-def initial_params(problem: CLMProblem) -> FloatArray:
+def thresholds_from_counts(link: Link, counts: FloatArray) -> FloatArray:
+    """``F^{-1}`` of the cumulative proportions of weighted level counts."""
+    cumulative = np.cumsum(counts)[:-1] / np.sum(counts)
+    return np.asarray(link.ppf(cumulative), dtype=float)
+
+
+def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> FloatArray:
     """Return starting values: marginal thresholds, all other parameters zero.
 
     For structured thresholds the free parameters are the least-squares fit
@@ -41,13 +47,20 @@ def initial_params(problem: CLMProblem) -> FloatArray:
     Parameters
     ----------
     problem : CLMProblem
+    counts : ndarray, shape (K,), optional
+        Weighted counts of the response levels, when the rows are not in
+        ``problem`` (chunked data).
 
     Returns
     -------
     ndarray, shape (n_params,)
     """
     start = np.zeros(problem.layout.n_params)
-    theta = marginal_thresholds(problem)
+    theta = (
+        marginal_thresholds(problem)
+        if counts is None
+        else thresholds_from_counts(problem.data.link, counts)
+    )
     jac = problem.data.threshold_jacobian
     if sp.issparse(jac):  # many flexible thresholds: the normal equations are sparse
         start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)

@@ -1,0 +1,535 @@
+"""Exact Newton fits of data read in chunks (files larger than memory, Dask frames).
+
+The log-likelihood, its gradient and its Hessian are sums over rows, so one
+Newton iteration is one pass over the data: each chunk is turned into arrays
+with the same formula spec (factor levels fixed beforehand) and evaluated by
+:func:`ordstats.likelihood.evaluate`; the chunk totals are added.  The fit is
+therefore the in-memory fit, up to the order of floating-point additions.
+
+Before the Newton passes, two passes fix the model:
+
+1. *levels*: the observed values of the response and of every factor (rows
+   complete in the used columns), so every chunk gets the same columns;
+2. *summary*: rows used, weighted response counts (starting values, null
+   model), missing values (warned about once, as in memory) and the Gram
+   matrix of ``[1, X]`` (aliased columns are dropped, as in memory).
+
+:func:`chunk_totals` is the one pure function evaluated per chunk, locally or
+on Dask workers.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.banded import BandedHessian
+from ordstats.design import (
+    Design,
+    TermsDesign,
+    chunk_weights,
+    drop_aliased_by_gram,
+    fixed_level_terms,
+    gram_with_intercept,
+    report_missing_counts,
+    rows_to_drop,
+    terms_for_newdata,
+)
+from ordstats.errors import DataError, LevelsWarning, PredictionError, ResponseError
+from ordstats.likelihood import CLMData, evaluate, prepare
+from ordstats.links import Link
+from ordstats.response import EncodedResponse, encode_response, format_level
+
+__all__ = [
+    "ChunkSpec",
+    "ColumnPlan",
+    "PassTotals",
+    "chunk_arrays",
+    "chunk_totals",
+    "fix_levels",
+    "scan_levels",
+    "summarize_chunk",
+]
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    """Which raw columns a chunked fit reads and what they are.
+
+    Attributes
+    ----------
+    response : str
+    columns : list of str
+        Response and the formula's variables that are columns.
+    factors : list of str
+        Columns the formula encodes as factors.
+    weights, offset : str or None
+        Column names.
+    """
+
+    response: str
+    columns: list[str]
+    factors: list[str]
+    weights: str | None = None
+    offset: str | None = None
+
+    @property
+    def read_columns(self) -> list[str]:
+        """Every column a pass reads."""
+        extra = [c for c in (self.weights, self.offset) if c is not None]
+        return list(dict.fromkeys(self.columns + extra))
+
+
+# ---------------------------------------------------------------------------
+# pass 1: levels
+
+
+@dataclass
+class LevelScan:
+    """Values seen in the complete rows of some chunks (first-seen order).
+
+    Attributes
+    ----------
+    n_rows : int
+        Rows read.
+    values : dict
+        Column -> ordered set (dict) of observed values.
+    categories : dict
+        Column -> (categories, ordered) of categorical columns.
+    """
+
+    n_rows: int
+    values: dict[str, dict[Any, None]]
+    categories: dict[str, tuple[tuple[Any, ...], bool]]
+
+    def __add__(self, other: LevelScan | None) -> LevelScan:
+        if other is None:
+            return self
+        values = {c: {**v, **other.values.get(c, {})} for c, v in self.values.items()}
+        categories = dict(self.categories)
+        for col, (cats, ordered) in other.categories.items():
+            if col not in categories:
+                categories[col] = (cats, ordered)
+                continue
+            mine, my_order = categories[col]
+            if ordered and my_order and tuple(mine) != tuple(cats):
+                raise DataError(
+                    f"the ordered categorical column {col!r} has different categories in "
+                    f"different chunks ({list(mine)[:5]} vs {list(cats)[:5]}); store it with "
+                    "one set of categories"
+                )
+            categories[col] = (tuple(dict.fromkeys(mine + tuple(cats))), my_order and ordered)
+        return LevelScan(self.n_rows + other.n_rows, values, categories)
+
+    __radd__ = __add__
+
+
+def _complete_rows(frame: pd.DataFrame, plan: ColumnPlan) -> np.ndarray:
+    bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset).any(axis=1).to_numpy()
+    w = chunk_weights(frame, plan.weights)
+    with np.errstate(invalid="ignore"):
+        return ~bad & (w > 0)
+
+
+def scan_levels(frame: pd.DataFrame, plan: ColumnPlan) -> LevelScan:
+    """Pass 1 on one chunk: values of the response and factors in complete rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    plan : ColumnPlan
+
+    Returns
+    -------
+    LevelScan
+    """
+    clean = frame.loc[_complete_rows(frame, plan)]
+    values: dict[str, dict[Any, None]] = {}
+    categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
+    for col in [plan.response, *plan.factors]:
+        series = clean[col]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            categories[col] = (tuple(series.cat.categories), bool(series.cat.ordered))
+            observed = pd.unique(series.to_numpy())
+        else:
+            observed = pd.unique(series)
+        values[col] = dict.fromkeys(np.asarray(observed, dtype=object).tolist())
+    return LevelScan(len(frame), values, categories)
+
+
+def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
+    observed = list(scan.values[response])
+    if response in scan.categories:
+        cats, ordered = scan.categories[response]
+        return pd.Series(pd.Categorical(observed, categories=list(cats), ordered=ordered))
+    inferred = pd.Series(observed)
+    return inferred.infer_objects() if inferred.dtype == object else inferred
+
+
+def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
+    """One frame whose factors carry the final levels (numbers are placeholders)."""
+    levels: dict[str, tuple[list[Any], bool]] = {}
+    for col in plan.factors:
+        if col in scan.categories:
+            cats, ordered = scan.categories[col]
+            levels[col] = (list(cats), ordered)
+        else:
+            levels[col] = (sorted(scan.values[col]), False)
+    n = max([len(v) for v, _ in levels.values()] + [1])
+    data: dict[str, Any] = {}
+    for col in plan.columns:
+        if col == plan.response:
+            continue
+        if col in levels:
+            cats, ordered = levels[col]
+            filled = np.resize(np.array(cats, dtype=object), n) if cats else [None] * n
+            data[col] = pd.Categorical(filled, categories=cats, ordered=ordered)
+        else:
+            data[col] = np.ones(n)
+    return pd.DataFrame(data, index=pd.RangeIndex(n))
+
+
+def fix_levels(
+    scan: LevelScan,
+    plan: ColumnPlan,
+    formula: str,
+    context: dict[str, Any],
+    *,
+    levels: Any = None,
+    many_levels: bool = False,
+) -> tuple[EncodedResponse, str, TermsDesign]:
+    """Encode the response levels and build the location terms with fixed factor levels.
+
+    Returns
+    -------
+    response : EncodedResponse
+        Levels and values (no codes).
+    formula : str
+        As fitted.
+    terms : TermsDesign
+        Spec and column names (no rows).
+    """
+    if not scan.values[plan.response]:
+        raise DataError("no complete rows: every row has a missing value in a used column")
+    response = encode_response(
+        _response_prototype(scan, plan.response),
+        name=plan.response,
+        levels=levels,
+        many_levels=many_levels,
+    )
+    fitted_formula, terms = fixed_level_terms(formula, _factor_prototype(scan, plan), context)
+    return response, fitted_formula, terms
+
+
+# ---------------------------------------------------------------------------
+# per-chunk arrays and the pure per-chunk function
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """Everything needed to turn any chunk into likelihood arrays (picklable).
+
+    Attributes
+    ----------
+    plan : ColumnPlan
+    terms : TermsDesign
+        Location spec with fixed levels and the kept column names.
+    level_codes : dict
+        Response label -> code.
+    link : Link
+    jacobian : ndarray or sparse matrix
+        Threshold Jacobian.
+    context : dict
+        Names the formula needs besides columns.
+    """
+
+    plan: ColumnPlan
+    terms: TermsDesign
+    level_codes: dict[str, int]
+    link: Link
+    jacobian: Any
+    context: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_levels(self) -> int:
+        """Number of response levels ``K``."""
+        return len(self.level_codes)
+
+
+@dataclass(frozen=True)
+class ChunkArrays:
+    """The used rows of one chunk as arrays, and what was dropped."""
+
+    y: IntArray
+    X: FloatArray
+    weights: FloatArray
+    offset: FloatArray
+    bad: pd.Series
+    n_bad: int
+    n_rows: int
+
+
+def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
+    codes, uniques = pd.factorize(series)
+    table = np.array(
+        [level_codes.get(format_level(u), -1) for u in np.asarray(uniques, dtype=object)],
+        dtype=np.intp,
+    )
+    out = table[codes] if len(codes) else np.empty(0, dtype=np.intp)
+    if np.any(out < 0):
+        unseen = [format_level(u) for u, t in zip(np.asarray(uniques, dtype=object), table) if t < 0]
+        raise DataError(
+            f"the response {name!r} has value(s) {', '.join(map(repr, unseen[:5]))} that the "
+            "first pass over the data did not see; did the data change during the fit?"
+        )
+    return out
+
+
+def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
+    """Build the used rows of one chunk, with the rules of the in-memory design.
+
+    Rows with missing or non-finite values in used columns, weights, offset or
+    formula terms are dropped, and so are rows of zero weight.
+
+    Raises
+    ------
+    DataError
+        Unseen factor or response levels, negative weights, missing columns.
+    """
+    plan = spec.plan
+    try:
+        X_all = terms_for_newdata(spec.terms, frame, spec.context)
+    except PredictionError as exc:
+        raise DataError(
+            f"a chunk does not fit the levels fixed by the first pass over the data: {exc}. "
+            "Did the data change during the fit?"
+        ) from exc
+    bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
+    bad["(formula terms)"] = ~np.isfinite(X_all).all(axis=1)
+    drop = bad.any(axis=1).to_numpy()
+    w = chunk_weights(frame, plan.weights)
+    with np.errstate(invalid="ignore"):
+        keep = ~drop & (w > 0)
+    offset = (
+        frame[plan.offset].to_numpy(dtype=float)[keep]
+        if plan.offset is not None
+        else np.zeros(int(keep.sum()))
+    )
+    return ChunkArrays(
+        y=_response_codes(frame[plan.response][keep], spec.level_codes, plan.response),
+        X=np.ascontiguousarray(X_all[keep]),
+        weights=w[keep],
+        offset=offset,
+        bad=bad.sum(),
+        n_bad=int(drop.sum()),
+        n_rows=len(frame),
+    )
+
+
+def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
+    return CLMData(
+        y=arrays.y,
+        n_levels=spec.n_levels,
+        X=arrays.X,
+        weights=arrays.weights,
+        offset=arrays.offset,
+        link=spec.link,
+        threshold_jacobian=spec.jacobian,
+    )
+
+
+@dataclass
+class PassTotals:
+    """Sums over chunks of the negative log-likelihood and its derivatives.
+
+    ``hessian`` is a dense array or a :class:`~ordstats.banded.BandedHessian`.
+    """
+
+    nll: float
+    gradient: FloatArray
+    hessian: Any
+    n_rows: int
+
+    def __add__(self, other: PassTotals | None) -> PassTotals:
+        if other is None:
+            return self
+        return PassTotals(
+            self.nll + other.nll,
+            self.gradient + other.gradient,
+            self.hessian + other.hessian,
+            self.n_rows + other.n_rows,
+        )
+
+    __radd__ = __add__
+
+
+def chunk_totals(
+    frame: pd.DataFrame, spec: ChunkSpec, params: FloatArray, banded: bool = False
+) -> PassTotals | None:
+    """The pure per-chunk function: ``nll``, gradient and Hessian of one chunk at ``params``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One chunk of the raw data.
+    spec : ChunkSpec
+    params : ndarray
+    banded : bool
+        Return the Hessian as a :class:`~ordstats.banded.BandedHessian`.
+
+    Returns
+    -------
+    PassTotals or None
+        None for a chunk without usable rows.
+    """
+    arrays = chunk_arrays(frame, spec)
+    if arrays.y.size == 0:
+        return None
+    ev = evaluate(prepare(_clm_data(arrays, spec)), params)
+    hessian = BandedHessian.from_evaluation(ev) if banded else ev.hessian
+    return PassTotals(ev.nll, ev.gradient, hessian, int(arrays.y.size))
+
+
+# ---------------------------------------------------------------------------
+# pass 2: summary
+
+
+@dataclass
+class ChunkSummary:
+    """Sizes, response counts, dropped rows and the Gram matrix of some chunks."""
+
+    n_rows: int
+    n_used: int
+    n_bad: int
+    sum_weights: float
+    counts: FloatArray
+    bad: pd.Series
+    gram: FloatArray
+    any_offset: bool
+    non_unit_weights: bool
+
+    def __add__(self, other: ChunkSummary | None) -> ChunkSummary:
+        if other is None:
+            return self
+        return ChunkSummary(
+            self.n_rows + other.n_rows,
+            self.n_used + other.n_used,
+            self.n_bad + other.n_bad,
+            self.sum_weights + other.sum_weights,
+            self.counts + other.counts,
+            self.bad.add(other.bad, fill_value=0),
+            self.gram + other.gram,
+            self.any_offset or other.any_offset,
+            self.non_unit_weights or other.non_unit_weights,
+        )
+
+    __radd__ = __add__
+
+
+def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
+    """Pass 2 on one chunk: what the fit will use of it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    spec : ChunkSpec
+
+    Returns
+    -------
+    ChunkSummary
+    """
+    arrays = chunk_arrays(frame, spec)
+    return ChunkSummary(
+        n_rows=arrays.n_rows,
+        n_used=int(arrays.y.size),
+        n_bad=arrays.n_bad,
+        sum_weights=float(arrays.weights.sum()),
+        counts=np.bincount(arrays.y, weights=arrays.weights, minlength=spec.n_levels),
+        bad=arrays.bad,
+        gram=gram_with_intercept(arrays.X),
+        any_offset=bool(np.any(arrays.offset)),
+        non_unit_weights=bool(np.any(arrays.weights != 1.0)),
+    )
+
+
+def apply_summary(
+    summary: ChunkSummary,
+    spec: ChunkSpec,
+    response: EncodedResponse,
+    *,
+    missing: Any,
+    collinear: Any,
+) -> tuple[ChunkSpec, EncodedResponse]:
+    """Apply the missing-value, aliasing and empty-level rules of the in-memory design.
+
+    Returns the final spec (aliased columns and unobserved levels dropped) and
+    response levels.
+    """
+    report_missing_counts(summary.n_bad, summary.n_rows, summary.bad, missing, stacklevel=6)
+    if summary.n_used == 0:
+        raise DataError(
+            f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"
+        )
+    terms = drop_aliased_by_gram(spec.terms, summary.gram, collinear)
+    observed = summary.counts > 0
+    if not np.all(observed):
+        dropped = [lab for lab, o in zip(response.levels, observed, strict=True) if not o]
+        warnings.warn(
+            f"response {spec.plan.response!r}: level(s) {', '.join(map(repr, dropped))} have "
+            "no observations in the rows used and were dropped (as R's clm does)",
+            LevelsWarning,
+            stacklevel=5,
+        )
+        kept = [v for v, o in zip(response.values, observed, strict=True) if o]
+        if len(kept) < 2:
+            raise ResponseError(
+                f"the response {spec.plan.response!r} has {len(kept)} observed level(s); an "
+                "ordinal model needs at least two"
+            )
+        response = replace(
+            response,
+            levels=[lab for lab, o in zip(response.levels, observed, strict=True) if o],
+            values=kept,
+            dropped_levels=response.dropped_levels + dropped,
+        )
+    codes = {label: j for j, label in enumerate(response.levels)}
+    return replace(spec, terms=terms, level_codes=codes), response
+
+
+def skeleton_design(
+    response: EncodedResponse,
+    spec: ChunkSpec,
+    formula: str,
+    summary: ChunkSummary,
+) -> Design:
+    """A :class:`Design` that describes chunked data without holding its rows."""
+    terms = spec.terms
+    return Design(
+        response=replace(response, codes=np.empty(0, dtype=np.intp)),
+        response_name=spec.plan.response,
+        location=replace(terms, matrix=np.empty((0, len(terms.names)))),
+        weights=np.empty(0),
+        offset=np.empty(0),
+        row_index=pd.RangeIndex(0),
+        n_dropped=summary.n_rows - summary.n_used,
+        formula=formula,
+        offset_name=spec.plan.offset,
+    )
+
+
+def empty_data(spec: ChunkSpec) -> CLMData:
+    """Likelihood arrays with no rows (for the parameter layout)."""
+    return CLMData(
+        y=np.empty(0, dtype=np.intp),
+        n_levels=spec.n_levels,
+        X=np.empty((0, len(spec.terms.names))),
+        weights=np.empty(0),
+        offset=np.empty(0),
+        link=spec.link,
+        threshold_jacobian=spec.jacobian,
+    )

@@ -1,0 +1,312 @@
+"""Data too large for memory, read as a sequence of pandas DataFrame chunks.
+
+A *source* knows how to apply a pure function to each chunk of its rows and sum
+the results (``map_reduce``).  :class:`ArrowSource` reads Parquet, CSV or Arrow
+IPC files (a path, a directory, a glob, a list of paths or a
+:class:`pyarrow.dataset.Dataset`) one record batch at a time; :class:`FrameSource`
+splits a DataFrame that is in memory (for testing and for bounding the
+temporaries of a fit); :class:`ordstats.distributed.DaskSource` maps over the
+partitions of a Dask DataFrame on the active Dask scheduler.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats.errors import DataError
+
+__all__ = ["ArrowSource", "FrameSource", "is_source", "open_source"]
+
+#: Rows per chunk when the caller does not say.
+DEFAULT_CHUNKSIZE = 100_000
+_FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".feather": "ipc",
+    ".arrow": "ipc",
+    ".ipc": "ipc",
+}
+
+
+def _is_dask_frame(data: Any) -> bool:
+    return type(data).__module__.startswith("dask") and hasattr(data, "to_delayed")
+
+
+def _is_arrow_dataset(data: Any) -> bool:
+    return type(data).__module__.startswith("pyarrow") and hasattr(data, "get_fragments")
+
+
+def is_source(data: Any) -> bool:
+    """Whether ``data`` is read in chunks: a path, glob, list of paths, dataset or Dask frame.
+
+    Parameters
+    ----------
+    data : object
+
+    Returns
+    -------
+    bool
+    """
+    if isinstance(data, (ArrowSource, FrameSource)) or hasattr(data, "map_reduce"):
+        return True
+    if isinstance(data, (str, os.PathLike)):
+        return True
+    if isinstance(data, (list, tuple)) and data and all(
+        isinstance(p, (str, os.PathLike)) for p in data
+    ):
+        return True
+    return _is_arrow_dataset(data) or _is_dask_frame(data)
+
+
+def open_source(data: Any, chunksize: int | None = None) -> Any:
+    """Wrap ``data`` as a chunked source.
+
+    Parameters
+    ----------
+    data : str, path, list of paths, pyarrow.dataset.Dataset, dask DataFrame or DataFrame
+        Files (Parquet, CSV, Arrow IPC by extension; a directory or glob reads all
+        matching files in sorted order), a dataset, a Dask DataFrame (one chunk
+        per partition) or a pandas DataFrame split into chunks.
+    chunksize : int, optional
+        Maximum rows per chunk (default 100,000; ignored for Dask, whose
+        partitions are the chunks).
+
+    Returns
+    -------
+    ArrowSource, FrameSource or ordstats.distributed.DaskSource
+
+    Raises
+    ------
+    DataError
+        No files match, a file cannot be read, or ``chunksize`` is not positive.
+    """
+    if chunksize is not None and (
+        isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or chunksize < 1
+    ):
+        raise DataError(f"chunksize must be a positive number of rows; got {chunksize!r}")
+    size = int(chunksize or DEFAULT_CHUNKSIZE)
+    if hasattr(data, "map_reduce"):
+        return data
+    if _is_dask_frame(data):
+        from ordstats.distributed import DaskSource
+
+        return DaskSource(data)
+    if isinstance(data, pd.DataFrame):
+        return FrameSource(data, size)
+    return ArrowSource(data, size)
+
+
+class _ChunkIterator:
+    """Sources that yield their chunks one after another in this process."""
+
+    def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
+        """Yield ``(label, chunk)`` pairs."""
+        raise NotImplementedError  # pragma: no cover
+
+    def map_reduce(
+        self, func: Callable[..., Any], *args: Any, columns: Sequence[str] | None = None
+    ) -> Any:
+        """``func(chunk_1, *args) + func(chunk_2, *args) + ...``, one chunk at a time."""
+        return _sum_chunks(self.chunks(columns), func, args)
+
+    def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """The first chunk (to learn column types)."""
+        return _first(self.chunks(columns))
+
+
+class FrameSource(_ChunkIterator):
+    """A pandas DataFrame in memory, read in chunks of ``chunksize`` rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    chunksize : int
+    """
+
+    def __init__(self, frame: pd.DataFrame, chunksize: int = DEFAULT_CHUNKSIZE) -> None:
+        self.frame = frame
+        self.chunksize = int(chunksize)
+        self.columns = [str(c) for c in frame.columns]
+
+    def __repr__(self) -> str:
+        return f"FrameSource({len(self.frame)} rows, chunksize={self.chunksize})"
+
+    def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
+        """Yield ``(label, chunk)`` pairs."""
+        frame = self.frame if columns is None else self.frame[list(columns)]
+        for start in range(0, max(len(frame), 1), self.chunksize):
+            yield f"rows {start}-{start + self.chunksize - 1}", frame.iloc[
+                start : start + self.chunksize
+            ]
+
+
+def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    for _, chunk in chunks:
+        return chunk
+    raise DataError("the data have no rows")
+
+
+def _sum_chunks(
+    chunks: Iterator[tuple[str, pd.DataFrame]], func: Callable[..., Any], args: tuple[Any, ...]
+) -> Any:
+    total = None
+    for label, chunk in chunks:
+        try:
+            part = func(chunk, *args)
+        except DataError as exc:
+            raise DataError(f"{exc} (in {label})") from exc
+        total = add_parts(total, part)
+    if total is None:
+        raise DataError("the data have no rows")
+    return total
+
+
+def _expand_paths(data: Any) -> list[str]:
+    items = [data] if isinstance(data, (str, os.PathLike)) else list(data)
+    paths: list[str] = []
+    for item in items:
+        text = os.fspath(item)
+        if any(ch in text for ch in "*?["):
+            found = sorted(glob.glob(text, recursive=True))
+            if not found:
+                raise DataError(f"no files match {text!r}")
+            paths.extend(found)
+        elif os.path.isdir(text):
+            found = sorted(
+                str(p) for p in Path(text).rglob("*") if p.is_file() and p.suffix in _FORMATS
+            )
+            if not found:
+                raise DataError(f"the directory {text!r} holds no Parquet, CSV or Arrow files")
+            paths.extend(found)
+        elif os.path.exists(text):
+            paths.append(text)
+        else:
+            raise DataError(f"no such file: {text!r}")
+    return paths
+
+
+def _format_of(paths: list[str]) -> str:
+    formats = {_FORMATS.get(Path(p).suffix.lower(), "parquet") for p in paths}
+    if len(formats) > 1:
+        raise DataError(
+            f"the files mix formats ({', '.join(sorted(formats))}); read one format at a time"
+        )
+    return formats.pop()
+
+
+class ArrowSource(_ChunkIterator):
+    """Files or a :class:`pyarrow.dataset.Dataset`, read one record batch at a time.
+
+    Only the columns a pass needs are read, and at most ``chunksize`` rows (plus
+    a small read-ahead) are in memory at once.
+
+    Parameters
+    ----------
+    data : str, path, list of paths or pyarrow.dataset.Dataset
+    chunksize : int
+
+    Raises
+    ------
+    DataError
+        No files, unreadable or empty files, or files whose column types disagree.
+    """
+
+    def __init__(self, data: Any, chunksize: int = DEFAULT_CHUNKSIZE) -> None:
+        import pyarrow.dataset as ds
+
+        self.chunksize = int(chunksize)
+        if _is_arrow_dataset(data):
+            self.dataset = data
+            self.description = "a pyarrow dataset"
+        else:
+            paths = _expand_paths(data)
+            for path in paths:
+                if os.path.getsize(path) == 0:
+                    raise DataError(f"the file {path!r} is empty (0 bytes); remove it or rewrite it")
+            try:
+                self.dataset = ds.dataset(paths, format=_format_of(paths))
+            except (OSError, ValueError) as exc:
+                raise DataError(f"cannot read {paths[0]!r}: {exc}") from exc
+            self.description = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+        self.columns = list(self.dataset.schema.names)
+
+    def __repr__(self) -> str:
+        return f"ArrowSource({self.description}, chunksize={self.chunksize})"
+
+    def check_columns(self, columns: Sequence[str]) -> None:
+        """Raise a :class:`DataError` if a file lacks a column or stores it differently."""
+        import pyarrow.types as pat
+
+        expected = self.dataset.schema
+        for fragment in self.dataset.get_fragments():
+            name = getattr(fragment, "path", "a fragment")
+            try:
+                schema = fragment.physical_schema
+            except (OSError, ValueError) as exc:
+                raise DataError(f"cannot read {name!r}: {exc}") from exc
+            for col in columns:
+                if col not in expected.names:
+                    continue
+                if schema.get_field_index(col) < 0:
+                    raise DataError(f"the file {name!r} has no column {col!r}")
+                want, got = expected.field(col).type, schema.field(col).type
+                numeric = all(pat.is_integer(t) or pat.is_floating(t) for t in (want, got))
+                if want != got and not numeric and not _same_values(want, got):
+                    raise DataError(
+                        f"column {col!r} is {got} in {name!r} but {want} in the first file; "
+                        "every file must store a column with the same type"
+                    )
+
+    def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
+        """Yield ``(label, chunk)`` pairs, file by file."""
+        cols = list(columns) if columns is not None else None
+        for fragment in self.dataset.get_fragments():
+            name = getattr(fragment, "path", "a fragment")
+            try:
+                batches = fragment.to_batches(
+                    schema=self.dataset.schema,
+                    columns=cols,
+                    batch_size=self.chunksize,
+                    batch_readahead=1,
+                    fragment_readahead=1,
+                )
+                for k, batch in enumerate(batches):
+                    yield f"{name}, chunk {k}", batch.to_pandas()
+            except (OSError, ValueError, TypeError) as exc:
+                if isinstance(exc, DataError):
+                    raise
+                raise DataError(f"cannot read {name!r}: {exc}") from exc
+
+
+def _same_values(want: Any, got: Any) -> bool:
+    """Dictionary-encoded and plain columns of the same value type are compatible."""
+    import pyarrow.types as pat
+
+    def base(t: Any) -> Any:
+        t = t.value_type if pat.is_dictionary(t) else t
+        return "string" if pat.is_string(t) or pat.is_large_string(t) else t
+
+    return bool(base(want) == base(got))
+
+
+def add_parts(a: Any, b: Any) -> Any:
+    """``a + b`` where None (a chunk without usable rows) adds nothing."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def sum_parts(parts: Sequence[Any]) -> Any:
+    """Sum partial results, skipping None."""
+    return functools.reduce(add_parts, parts, None)
