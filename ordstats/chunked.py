@@ -20,6 +20,7 @@ on Dask workers.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -214,6 +215,8 @@ def fix_levels(
     terms : TermsDesign
         Spec and column names (no rows).
     """
+    if not scan.n_rows:
+        raise DataError("the data have no rows")
     if not scan.values[plan.response]:
         raise DataError("no complete rows: every row has a missing value in a used column")
     response = encode_response(
@@ -302,19 +305,27 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         Unseen factor or response levels, negative weights, missing columns.
     """
     plan = spec.plan
-    try:
-        X_all = terms_for_newdata(spec.terms, frame, spec.context)
-    except PredictionError as exc:
-        raise DataError(
-            f"a chunk does not fit the levels fixed by the first pass over the data: {exc}. "
-            "Did the data change during the fit?"
-        ) from exc
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
-    bad["(formula terms)"] = ~np.isfinite(X_all).all(axis=1)
-    drop = bad.any(axis=1).to_numpy()
+    complete = ~bad.any(axis=1).to_numpy()
+    try:
+        X_complete = terms_for_newdata(spec.terms, frame.loc[complete], spec.context)
+    except PredictionError as exc:
+        found = re.search(r"factor level\(s\) (.*?) that", str(exc))
+        what = f"factor level(s) {found.group(1)}" if found else f"values it cannot encode ({exc})"
+        raise DataError(
+            f"a chunk has {what} that the first pass over the data did not see; did the "
+            "data change during the fit?"
+        ) from exc
+    # non-finite transforms (e.g. log(0)) of otherwise complete rows
+    finite_terms = np.isfinite(X_complete).all(axis=1)
+    term_bad = np.zeros(len(frame), dtype=bool)
+    term_bad[np.flatnonzero(complete)[~finite_terms]] = True
+    bad["(formula terms)"] = term_bad
+    drop = ~complete | term_bad
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):
         keep = ~drop & (w > 0)
+    X = X_complete[finite_terms & (w[complete] > 0)]
     offset = (
         frame[plan.offset].to_numpy(dtype=float)[keep]
         if plan.offset is not None
@@ -322,7 +333,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     )
     return ChunkArrays(
         y=_response_codes(frame[plan.response][keep], spec.level_codes, plan.response),
-        X=np.ascontiguousarray(X_all[keep]),
+        X=np.ascontiguousarray(X),
         weights=w[keep],
         offset=offset,
         bad=bad.sum(),

@@ -242,7 +242,7 @@ class ChunkedOrdinalModel(OrdinalModel):
     def _newton(
         self, start: FloatArray, options: NewtonOptions, *, disp: bool, banded: bool
     ) -> NewtonResult:
-        with PassProgress(enabled=bool(disp) and _interactive()) as progress:
+        with PassProgress(enabled=disp is not False and _interactive()) as progress:
 
             def objective(x: FloatArray) -> PassEvaluation:
                 ev = self.evaluate(x, banded=banded)

@@ -443,12 +443,19 @@ def design_from_formula(
 
 
 def formula_variables(formula: str) -> tuple[str, set[str]]:
-    """The response name and the variables the right-hand side of ``formula`` needs."""
+    """The response name and every name the right-hand side of ``formula`` may use.
+
+    formulaic's ``required_variables`` misses the arguments of stateful
+    transforms, so every identifier of the formula is included as well.
+    """
     lhs, rhs = _split_formula(formula)
     try:
-        return lhs, set(Formula(rhs).required_variables)
+        required = set(Formula(rhs).required_variables)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    names = set(re.findall(r"`([^`]+)`", rhs))
+    names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
+    return lhs, required | names
 
 
 def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> set[str]:
@@ -704,16 +711,23 @@ def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> 
         raise PredictionError(
             f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
         )
+    # missing values are not levels: build complete rows only, the others are NaN
+    complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
+    out = np.full((len(frame), len(terms.names)), np.nan)
+    if not terms.names or not complete.any():
+        return out
+    rows = frame if complete.all() else frame.loc[complete]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            matrix = terms.spec.get_model_matrix(frame, na_action="ignore", context=context)
+            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
     error = _unseen_levels_error(caught)
     if error is not None:
         raise error
-    return np.asarray(matrix[terms.names], dtype=float) if terms.names else np.empty((len(frame), 0))
+    out[complete] = np.asarray(matrix[terms.names], dtype=float)
+    return out
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

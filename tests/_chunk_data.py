@@ -1,0 +1,49 @@
+"""Synthetic data for the chunked and distributed tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+FORMULA = "y ~ x1 + x2 + f + g"
+
+
+def ratings(n: int = 3000, seed: int = 0, *, missing: bool = True) -> pd.DataFrame:
+    """Numeric, string and categorical predictors, weights, and some missing values.
+
+    Rows are sorted by ``f`` so that most chunks lack some of its levels.
+    """
+    rng = np.random.default_rng(seed)
+    f = rng.choice(list("abcde"), size=n, p=[0.3, 0.3, 0.2, 0.15, 0.05])
+    g = rng.choice(["lo", "mid", "hi"], size=n)
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    effect = {"a": 0.0, "b": 0.5, "c": -0.4, "d": 1.0, "e": 0.2}
+    latent = 0.8 * x1 - 0.5 * x2 + np.vectorize(effect.get)(f) + (g == "hi") + rng.logistic(size=n)
+    y = np.searchsorted([-1.5, 0.0, 1.0, 2.5], latent) + 1
+    frame = pd.DataFrame(
+        {
+            "y": y,
+            "x1": x1,
+            "x2": x2,
+            "f": f,
+            "g": pd.Categorical(g, categories=["lo", "mid", "hi"]),
+            "w": rng.integers(1, 4, size=n).astype(float),
+        }
+    )
+    if missing:
+        frame.loc[rng.choice(n, 25, replace=False), "x2"] = np.nan
+        frame.loc[rng.choice(n, 10, replace=False), "f"] = None
+    return frame.sort_values("f", kind="stable").reset_index(drop=True)
+
+
+def write_parquet(frame: pd.DataFrame, directory: Path, n_files: int = 3) -> list[Path]:
+    """Split ``frame`` into ``n_files`` Parquet files, in order."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        path = directory / f"part-{k:02d}.parquet"
+        frame.iloc[part].to_parquet(path, index=False)
+        paths.append(path)
+    return paths

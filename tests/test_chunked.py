@@ -1,0 +1,226 @@
+"""Fits of data read in chunks equal the in-memory fit; bad chunked input fails clearly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.dataset as ds
+import pytest
+
+import ordstats
+from ordstats.chunked_model import ChunkedOrdinalModel
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    FormulaError,
+    MissingDataWarning,
+    NotFittedError,
+    SpecificationError,
+)
+from tests._chunk_data import FORMULA, ratings, write_parquet
+
+RTOL = 1e-10
+
+
+def _in_memory(frame, formula=FORMULA, **kw):
+    with pytest.warns(MissingDataWarning):
+        return ordstats.OrdinalModel.from_formula(formula, frame, **kw).fit()
+
+
+def _chunked(data, formula=FORMULA, **kw):
+    with pytest.warns(MissingDataWarning, match="rows have missing"):
+        model = ordstats.OrdinalModel.from_formula(formula, data, **kw)
+    assert isinstance(model, ChunkedOrdinalModel)
+    return model.fit()
+
+
+def assert_same_fit(chunked, memory, rtol=RTOL):
+    assert list(chunked.params.index) == list(memory.params.index)
+    np.testing.assert_allclose(chunked.params, memory.params, rtol=rtol)
+    np.testing.assert_allclose(chunked.bse, memory.bse, rtol=rtol)
+    np.testing.assert_allclose(chunked.cov_params(), memory.cov_params(), rtol=1e-8, atol=1e-15)
+    assert chunked.llf == pytest.approx(memory.llf, rel=1e-12)
+    assert chunked.llnull == pytest.approx(memory.llnull, rel=1e-12)
+    assert chunked.nobs == memory.nobs and chunked.n_rows == memory.n_rows
+    assert chunked.niter == memory.niter and chunked.converged
+    assert chunked.cond_H == pytest.approx(memory.cond_H, rel=1e-8)
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return ratings()
+
+
+@pytest.fixture(scope="module")
+def memory_fit(frame):
+    return _in_memory(frame, weights="w")
+
+
+@pytest.mark.parametrize("chunksize", [97, 500, 10_000])
+def test_dataframe_in_chunks_equals_in_memory(frame, memory_fit, chunksize):
+    # rows are sorted by f, so small chunks lack most of its levels
+    res = _chunked(frame, weights="w", chunksize=chunksize)
+    assert_same_fit(res, memory_fit)
+    assert res.model.n_passes >= 2 + res.niter  # levels, summary, one per evaluation
+    tables = [str(t) for t in res.summary().tables[1:]]
+    assert tables == [str(t) for t in memory_fit.summary().tables[1:]]
+
+
+@pytest.mark.parametrize("chunksize", [64, 1000])
+def test_parquet_files_equal_in_memory(tmp_path, frame, memory_fit, chunksize):
+    write_parquet(frame, tmp_path / "ratings")
+    by_glob = _chunked(str(tmp_path / "ratings" / "*.parquet"), weights="w", chunksize=chunksize)
+    assert_same_fit(by_glob, memory_fit)
+    by_dataset = _chunked(ds.dataset(tmp_path / "ratings"), weights="w", chunksize=chunksize)
+    assert_same_fit(by_dataset, memory_fit)
+    by_dir = _chunked(tmp_path / "ratings", weights="w", chunksize=chunksize)
+    np.testing.assert_array_equal(by_dir.params, by_glob.params)
+
+
+def test_predictions_over_files_equal_in_memory(tmp_path, frame, memory_fit):
+    write_parquet(frame, tmp_path / "ratings")
+    res = _chunked(str(tmp_path / "ratings"), weights="w", chunksize=250)
+    for which in ("prob", "cumprob", "expected", "linear", "class"):
+        expected = memory_fit.predict(frame, which=which)
+        got = res.predict(which=which)  # over the fitting files, chunk by chunk
+        pd.testing.assert_frame_equal(
+            pd.DataFrame(got).reset_index(drop=True),
+            pd.DataFrame(expected).reset_index(drop=True),
+            rtol=1e-10,
+        )
+    newdata = frame.iloc[:40]
+    pd.testing.assert_frame_equal(res.predict(newdata), memory_fit.predict(newdata), rtol=1e-10)
+
+
+def test_categorical_parquet_columns_and_ordered_response(tmp_path):
+    frame = ratings(1500, seed=4, missing=False)
+    frame["y"] = pd.Categorical.from_codes(frame["y"] - 1, ["vlow", "low", "mid", "high", "top"],
+                                           ordered=True)
+    frame["f"] = pd.Categorical(frame["f"], categories=["e", "d", "c", "b", "a"])
+    write_parquet(frame, tmp_path / "cat", n_files=4)
+    memory = ordstats.OrdinalModel.from_formula(FORMULA, pd.read_parquet(tmp_path / "cat")).fit()
+    res = ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "cat"), chunksize=100).fit()
+    assert res.model.levels == ["vlow", "low", "mid", "high", "top"]
+    assert "f[T.d]" in res.params.index  # the categories' order sets the reference level
+    assert_same_fit(res, memory)
+
+
+def test_many_levels_in_chunks_equal_banded_in_memory():
+    rng = np.random.default_rng(8)
+    n = 4000
+    x = rng.normal(size=n)
+    frame = pd.DataFrame({"y": np.round(x + rng.logistic(size=n), 1), "x": x})
+    memory = ordstats.OrdinalModel.from_formula("y ~ x", frame, many_levels=True).fit()
+    assert type(memory.covariance).__name__ == "BandedCovariance"
+    res = ordstats.OrdinalModel.from_formula("y ~ x", frame, many_levels=True, chunksize=700).fit()
+    assert len(res.params) > 100
+    np.testing.assert_allclose(res.params, memory.params, rtol=1e-9)
+    np.testing.assert_allclose(res.bse, memory.bse, rtol=1e-9)
+
+
+def test_aliased_column_and_offset_in_chunks(frame):
+    data = frame.assign(x3=2.0 * frame["x1"], off=0.1 * frame["x1"])
+    with pytest.warns(MissingDataWarning), pytest.warns(CollinearityWarning, match="'x3'"):
+        memory = ordstats.OrdinalModel.from_formula("y ~ x1 + x3 + f", data, offset="off").fit()
+    with pytest.warns(MissingDataWarning), pytest.warns(CollinearityWarning, match="'x3'"):
+        model = ordstats.OrdinalModel.from_formula(
+            "y ~ x1 + x3 + f", data, offset="off", chunksize=300
+        )
+    res = model.fit()
+    assert "x3" not in res.params.index
+    assert_same_fit(res, memory)
+
+
+def test_progress_bar_ticks_once_per_pass(frame, capsys, monkeypatch):
+    import ordstats.chunked_model as cm
+
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=1000)
+    model.fit()
+    assert capsys.readouterr().err == ""  # not interactive: silent
+    monkeypatch.setattr(cm, "_interactive", lambda: True)
+    before = model.n_passes
+    model.fit(disp=False)
+    assert capsys.readouterr().err == ""
+    middle = model.n_passes
+    model.fit()
+    err = capsys.readouterr().err
+    assert "Newton passes" in err and "loglik=" in err and "max_grad=" in err
+    assert f"{model.n_passes - middle}pass" in err.replace(" ", "")
+    assert middle - before == model.n_passes - middle
+
+
+def test_chunked_model_has_no_rows_in_memory(frame):
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=1000)
+    with pytest.raises(NotFittedError, match="keeps no rows in memory"):
+        model.data  # noqa: B018
+    assert model.nobs == pytest.approx(len(frame) - 35, abs=1)
+
+
+# -- bad input ----------------------------------------------------------------
+
+
+def test_unseen_level_in_a_later_chunk(frame):
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, frame.copy(), chunksize=200)
+    model.source.frame.loc[2900, "f"] = "zz"
+    with pytest.raises(DataError, match=r"level\(s\) 'zz'.*first pass.*rows 2800-2999"):
+        model.fit()
+
+
+def test_file_changed_after_the_first_pass(tmp_path, frame):
+    paths = write_parquet(frame, tmp_path / "r")
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "r"), chunksize=200)
+    frame.iloc[:5].to_parquet(paths[-1], index=False)
+    with pytest.raises(DataError, match=r"cannot read '.*part-02\.parquet'"):
+        model.fit()
+
+
+def test_unseen_response_value_in_a_later_chunk(frame):
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, frame.copy(), chunksize=500)
+    model.source.frame.loc[0, "y"] = 9
+    with pytest.raises(DataError, match=r"response 'y' has value\(s\) '9'.*first pass"):
+        model.fit()
+
+
+def test_schema_mismatch_between_files(tmp_path, frame):
+    paths = write_parquet(frame.dropna(), tmp_path / "s")
+    bad = pd.read_parquet(paths[1]).assign(x1=lambda d: d["x1"].astype(str))
+    bad.to_parquet(paths[1], index=False)
+    with pytest.raises(DataError, match=r"column 'x1' is (large_)?string in .*part-01.* but double"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "s"))
+
+
+def test_file_without_a_used_column(tmp_path, frame):
+    paths = write_parquet(frame.dropna(), tmp_path / "m")
+    pd.read_parquet(paths[2]).drop(columns="x2").to_parquet(paths[2], index=False)
+    with pytest.raises(DataError, match=r"part-02.parquet' has no column 'x2'"):
+        ordstats.OrdinalModel.from_formula(FORMULA, sorted(map(str, paths)))
+
+
+def test_empty_files(tmp_path, frame):
+    paths = write_parquet(frame.dropna(), tmp_path / "e")
+    paths[1].write_bytes(b"")
+    with pytest.raises(DataError, match=r"part-01.parquet' is empty \(0 bytes\)"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "e"))
+    frame.iloc[:0].to_parquet(tmp_path / "none.parquet", index=False)
+    with pytest.raises(DataError, match="no rows"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "none.parquet"))
+    with pytest.raises(DataError, match="no files match"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "nothing-*.parquet"))
+
+
+def test_bad_chunked_arguments(frame):
+    with pytest.raises(DataError, match="chunksize must be a positive number"):
+        ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=0)
+    with pytest.raises(DataError, match="weights must name a column"):
+        ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=100, weights=frame["w"])
+    with pytest.raises(FormulaError, match="'yy' is not a column.*Did you mean 'y'"):
+        ordstats.OrdinalModel.from_formula("yy ~ x1", frame, chunksize=100)
+    with pytest.raises(SpecificationError, match="stateful transforms.*center"):
+        ordstats.OrdinalModel.from_formula("y ~ center(x1)", frame.dropna(), chunksize=100)
+    with pytest.raises(DataError, match="drop them first"):
+        ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=100, missing="raise")
