@@ -308,7 +308,9 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
     complete = ~bad.any(axis=1).to_numpy()
     try:
-        X_complete = terms_for_newdata(spec.terms, frame.loc[complete], spec.context)
+        X_complete = terms_for_newdata(
+            spec.terms, frame.loc[complete], spec.context, thread_safe=True
+        )
     except PredictionError as exc:
         found = re.search(r"factor level\(s\) (.*?) that", str(exc))
         what = f"factor level(s) {found.group(1)}" if found else f"values it cannot encode ({exc})"

@@ -321,8 +321,10 @@ class PassProgress:
     def __init__(self, enabled: bool) -> None:
         self.bar = None
         if enabled:
-            from tqdm.auto import tqdm
-
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # pragma: no cover - tqdm is optional
+                return
             self.bar = tqdm(desc="Newton passes", unit="pass", leave=True)
 
     def __enter__(self) -> PassProgress:

@@ -325,7 +325,22 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         )
 
 
+def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """String columns of extension types (``string[pyarrow]``, as Dask makes them) as objects.
+
+    formulaic encodes object, ``str`` and categorical columns as factors, but
+    not the ``pd.NA``-valued string types.
+    """
+    convert = {
+        col: frame[col].astype(object)
+        for col in frame.columns
+        if isinstance(frame[col].dtype, pd.StringDtype) and frame[col].dtype.na_value is pd.NA
+    }
+    return frame.assign(**convert) if convert else frame
+
+
 def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> pd.DataFrame:
+    data = _plain_strings(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
@@ -681,7 +696,25 @@ def _unseen_levels_error(caught: list[warnings.WarningMessage]) -> PredictionErr
     return None
 
 
-def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> FloatArray:
+def _unseen_column_levels(spec: ModelSpec, frame: pd.DataFrame) -> PredictionError | None:
+    """Levels of factor columns that ``spec`` does not know, checked directly."""
+    for expr, (kind, state) in spec.encoder_state.items():
+        if str(getattr(kind, "value", kind)) != "categorical" or expr not in frame.columns:
+            continue
+        values = frame[expr]
+        unseen = pd.unique(values[values.notna() & ~values.isin(state.get("categories", []))])
+        if len(unseen):
+            return PredictionError(
+                f"newdata has factor level(s) {', '.join(map(repr, unseen[:5]))} that the model "
+                "was not fitted on; their effects are unknown. Remove those rows or refit with "
+                "data that contains the level"
+            )
+    return None
+
+
+def terms_for_newdata(
+    terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
+) -> FloatArray:
     """Rebuild a fitted design's columns for new data.
 
     Parameters
@@ -691,6 +724,11 @@ def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> 
     newdata : pandas.DataFrame, mapping or array-like
     context : mapping, optional
         Evaluation context for formula expressions.
+    thread_safe : bool
+        Check the levels of factor columns directly instead of catching
+        formulaic's warnings (``warnings.catch_warnings`` is not thread-safe;
+        chunks may be built in worker threads).  Unseen levels of factor
+        *expressions* such as ``C(x)`` then only warn.
 
     Returns
     -------
@@ -716,7 +754,17 @@ def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> 
     out = np.full((len(frame), len(terms.names)), np.nan)
     if not terms.names or not complete.any():
         return out
-    rows = frame if complete.all() else frame.loc[complete]
+    rows = _plain_strings(frame if complete.all() else frame.loc[complete])
+    if thread_safe:
+        error = _unseen_column_levels(terms.spec, rows)
+        if error is not None:
+            raise error
+        try:
+            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+        except FormulaicError as exc:
+            raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
+        out[complete] = np.asarray(matrix[terms.names], dtype=float)
+        return out
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

@@ -221,7 +221,12 @@ class ArrowSource(_ChunkIterator):
     """
 
     def __init__(self, data: Any, chunksize: int = DEFAULT_CHUNKSIZE) -> None:
-        import pyarrow.dataset as ds
+        try:
+            import pyarrow.dataset as ds
+        except ImportError as exc:  # pragma: no cover - pyarrow is in the test extra
+            raise DataError(
+                "reading files in chunks needs pyarrow: pip install 'ordstats[scale]'"
+            ) from exc
 
         self.chunksize = int(chunksize)
         if _is_arrow_dataset(data):

@@ -66,7 +66,7 @@ def test_dataframe_in_chunks_equals_in_memory(frame, memory_fit, chunksize):
     assert tables == [str(t) for t in memory_fit.summary().tables[1:]]
 
 
-@pytest.mark.parametrize("chunksize", [64, 1000])
+@pytest.mark.parametrize("chunksize", [150, 1000])
 def test_parquet_files_equal_in_memory(tmp_path, frame, memory_fit, chunksize):
     write_parquet(frame, tmp_path / "ratings")
     by_glob = _chunked(str(tmp_path / "ratings" / "*.parquet"), weights="w", chunksize=chunksize)

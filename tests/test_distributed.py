@@ -1,0 +1,98 @@
+"""Fits of Dask DataFrames equal the in-memory fit, on every scheduler, even if a worker dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import MissingDataWarning
+from tests._chunk_data import FORMULA, ratings
+from tests.test_chunked import assert_same_fit
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return ratings(2000, seed=5)
+
+
+@pytest.fixture(scope="module")
+def memory_fit(frame):
+    with pytest.warns(MissingDataWarning):
+        return ordstats.OrdinalModel.from_formula(FORMULA, frame, weights="w").fit()
+
+
+def _dask_fit(ddf):
+    with pytest.warns(MissingDataWarning, match="rows have missing"):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, ddf, weights="w")
+    return model.fit()
+
+
+@pytest.mark.parametrize("npartitions", [1, 7])
+def test_threaded_dask_equals_in_memory(frame, memory_fit, npartitions):
+    with dask.config.set(scheduler="threads"):
+        res = _dask_fit(dd.from_pandas(frame, npartitions=npartitions))
+    assert_same_fit(res, memory_fit)
+
+
+def test_dask_predictions_are_lazy_and_equal(frame, memory_fit):
+    complete = frame.dropna().reset_index(drop=True)
+    with dask.config.set(scheduler="threads"):
+        res = _dask_fit(dd.from_pandas(frame, npartitions=4))
+        lazy = res.predict(dd.from_pandas(complete, npartitions=3), which="prob")
+        assert hasattr(lazy, "compute")
+        pd.testing.assert_frame_equal(lazy.compute(), memory_fit.predict(complete), rtol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_distributed_cluster_equals_in_memory(client, frame, memory_fit):
+    res = _dask_fit(dd.from_pandas(frame, npartitions=6))
+    assert_same_fit(res, memory_fit)
+
+
+def test_fit_survives_a_killed_worker(client):
+    frame = ratings(60_000, seed=6)
+    with pytest.warns(MissingDataWarning):
+        expected = ordstats.OrdinalModel.from_formula(FORMULA, frame).fit()
+    ddf = dd.from_pandas(frame, npartitions=12).persist()
+    distributed.wait(ddf)
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, ddf)
+    before = set(client.run(os.getpid).values())
+    victim = sorted(before)[0]
+    killed = threading.Event()
+    evaluate = model.evaluate
+
+    def evaluate_then_kill(params, **kw):
+        # after the first Newton pass, kill a worker while the next pass runs
+        if not killed.is_set() and model.n_passes >= 3:
+            killed.set()
+            threading.Timer(0.05, os.kill, (victim, signal.SIGKILL)).start()
+        return evaluate(params, **kw)
+
+    model.evaluate = evaluate_then_kill
+    res = model.fit()
+    assert killed.is_set()
+    client.wait_for_workers(2, timeout=60)
+    after = set(client.run(os.getpid).values())
+    assert victim not in after  # the nanny started a new worker process
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
+    np.testing.assert_allclose(res.bse, expected.bse, rtol=1e-10)
