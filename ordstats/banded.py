@@ -99,7 +99,7 @@ class BandedHessian:
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation) -> BandedHessian:
-        """The Hessian of an evaluation, without forming the dense threshold block.
+        """Compute the Hessian of an evaluation without forming the dense threshold block.
 
         Parameters
         ----------
@@ -170,7 +170,7 @@ class BandedHessian:
         return np.concatenate([top, self.cross.T @ v1 + self.rest @ v2])
 
     def toarray(self) -> FloatArray:
-        """The dense matrix (for small problems and tests)."""
+        """Return the dense matrix (for small problems and tests)."""
         q = self.n_thresholds
         out = np.empty(self.shape)
         out[:q, :q] = (
@@ -355,7 +355,7 @@ class BandedCovariance:
         return self._factor.solve_schur(np.eye(m))
 
     def variances(self) -> FloatArray:
-        """The diagonal of the covariance, without forming the matrix."""
+        """Return the diagonal of the covariance without forming the matrix."""
         if self.singular or self._factor is None:
             return np.full(self._k, np.nan)
         f = self._factor

@@ -285,7 +285,8 @@ def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -
     )
     out = table[codes] if len(codes) else np.empty(0, dtype=np.intp)
     if np.any(out < 0):
-        unseen = [format_level(u) for u, t in zip(np.asarray(uniques, dtype=object), table) if t < 0]
+        labels = np.asarray(uniques, dtype=object)
+        unseen = [format_level(u) for u, t in zip(labels, table, strict=True) if t < 0]
         raise DataError(
             f"the response {name!r} has value(s) {', '.join(map(repr, unseen[:5]))} that the "
             "first pass over the data did not see; did the data change during the fit?"
@@ -384,7 +385,7 @@ class PassTotals:
 def chunk_totals(
     frame: pd.DataFrame, spec: ChunkSpec, params: FloatArray, banded: bool = False
 ) -> PassTotals | None:
-    """The pure per-chunk function: ``nll``, gradient and Hessian of one chunk at ``params``.
+    """Evaluate ``nll``, gradient and Hessian of one chunk at ``params`` (the pure per-chunk step).
 
     Parameters
     ----------
@@ -520,7 +521,7 @@ def skeleton_design(
     formula: str,
     summary: ChunkSummary,
 ) -> Design:
-    """A :class:`Design` that describes chunked data without holding its rows."""
+    """Describe chunked data as a :class:`Design` without holding its rows."""
     terms = spec.terms
     return Design(
         response=replace(response, codes=np.empty(0, dtype=np.intp)),

@@ -117,7 +117,8 @@ class ChunkedOrdinalModel(OrdinalModel):
         for role, value in (("weights", weights), ("offset", offset)):
             if value is not None and not isinstance(value, str):
                 raise DataError(
-                    f"with data read in chunks, {role} must name a column; got {type(value).__name__}"
+                    f"with data read in chunks, {role} must name a column; "
+                    f"got {type(value).__name__}"
                 )
         source = open_source(data, chunksize)
         response, variables = formula_variables(formula)
@@ -290,19 +291,20 @@ def _column_plan(
     source: Any, response: str, variables: set[str], weights: str | None, offset: str | None
 ) -> ColumnPlan:
     columns = list(source.columns)
-    for role, name in (("response", response), ("weights column", weights), ("offset column", offset)):
+    roles = (("response", response), ("weights column", weights), ("offset column", offset))
+    for role, name in roles:
         if name is not None and name not in columns:
             import difflib
 
             close = difflib.get_close_matches(name, columns, n=3)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
             raise FormulaError(f"the {role} {name!r} is not a column of the data.{hint}")
-    used = [response] + sorted(v for v in variables if v in columns)
+    used = [response, *sorted(v for v in variables if v in columns)]
     return ColumnPlan(response=response, columns=used, factors=[], weights=weights, offset=offset)
 
 
 def _interactive() -> bool:
-    """A terminal or a notebook is watching."""
+    """Tell whether a terminal or a notebook is watching."""
     if "ipykernel" in sys.modules:
         return True
     stream = sys.stderr

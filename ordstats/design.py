@@ -189,6 +189,12 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
 
 def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Boolean frame: missing, or non-finite where numeric."""
+    if len(frame.columns) and all(
+        isinstance(d, np.dtype) and d.kind in "fiub" for d in frame.dtypes
+    ):
+        # plain numpy numbers only: one vectorised check
+        values = frame.to_numpy(dtype=float)
+        return pd.DataFrame(~np.isfinite(values), index=frame.index, columns=frame.columns)
     bad = frame.isna()
     for col in frame.columns:
         s = frame[col]
@@ -326,7 +332,7 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
 
 
 def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
-    """String columns of extension types (``string[pyarrow]``, as Dask makes them) as objects.
+    """Convert string columns of extension types (``string[pyarrow]``, as Dask makes) to objects.
 
     formulaic encodes object, ``str`` and categorical columns as factors, but
     not the ``pd.NA``-valued string types.
@@ -458,7 +464,7 @@ def design_from_formula(
 
 
 def formula_variables(formula: str) -> tuple[str, set[str]]:
-    """The response name and every name the right-hand side of ``formula`` may use.
+    """Return the response name and every name the right-hand side of ``formula`` may use.
 
     formulaic's ``required_variables`` misses the arguments of stateful
     transforms, so every identifier of the formula is included as well.
@@ -485,8 +491,10 @@ def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> s
     return found
 
 
-def fixed_level_terms(formula: str, prototype: pd.DataFrame, context: Any) -> tuple[str, TermsDesign]:
-    """The location terms of ``formula`` with factor levels fixed by ``prototype``.
+def fixed_level_terms(
+    formula: str, prototype: pd.DataFrame, context: Any
+) -> tuple[str, TermsDesign]:
+    """Build the location terms of ``formula`` with factor levels fixed by ``prototype``.
 
     ``prototype`` holds every factor as a Categorical with its final levels, so
     chunks that lack some level still get every column, and a chunk with an
@@ -712,6 +720,19 @@ def _unseen_column_levels(spec: ModelSpec, frame: pd.DataFrame) -> PredictionErr
     return None
 
 
+def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
+    """Whether every design column is a numeric column of ``frame`` used as is."""
+    state = terms.spec.encoder_state if terms.spec is not None else {}
+    return bool(terms.names) and all(
+        name in state
+        and str(getattr(state[name][0], "value", state[name][0])) == "numerical"
+        and name in frame.columns
+        and isinstance(frame[name].dtype, np.dtype)
+        and frame[name].dtype.kind in "fiub"
+        for name in terms.names
+    )
+
+
 def terms_for_newdata(
     terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
 ) -> FloatArray:
@@ -755,6 +776,9 @@ def terms_for_newdata(
     if not terms.names or not complete.any():
         return out
     rows = _plain_strings(frame if complete.all() else frame.loc[complete])
+    if _plain_numeric_columns(terms, rows):
+        out[complete] = rows[terms.names].to_numpy(dtype=float)
+        return out
     if thread_safe:
         error = _unseen_column_levels(terms.spec, rows)
         if error is not None:

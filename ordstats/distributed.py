@@ -57,7 +57,8 @@ class DaskSource:
         import dask
 
         shared = [dask.delayed(a, pure=True) for a in args]
-        parts = [dask.delayed(func, pure=True)(p, *shared) for p in self._select(columns).to_delayed()]
+        task = dask.delayed(func, pure=True)
+        parts = [task(p, *shared) for p in self._select(columns).to_delayed()]
         if not parts:
             raise DataError("the Dask DataFrame has no partitions")
         (total,) = dask.compute(_tree_sum(parts, dask.delayed))
@@ -66,7 +67,7 @@ class DaskSource:
         return total
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
-        """The first partition, computed."""
+        """Compute the first partition."""
         return self._select(columns).get_partition(0).compute()
 
     def map_partitions(self, func: Callable[[pd.DataFrame], Any]) -> Any:

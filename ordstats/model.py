@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-
 import scipy.sparse as sp
 
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
@@ -25,8 +24,8 @@ from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepa
 from ordstats.links import Link, get_link
 from ordstats.results import FitInfo, OrdinalResults
 from ordstats.separation import detect_separation
-from ordstats.sources import is_source
 from ordstats.solver import NewtonOptions, NewtonResult, newton
+from ordstats.sources import is_source
 from ordstats.start import initial_params
 from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
 
@@ -413,7 +412,7 @@ class OrdinalModel:
 
 
 def _jacobian(threshold: str, n_thresholds: int) -> Any:
-    """The threshold Jacobian; a sparse identity for many flexible thresholds."""
+    """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
     if threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
         return sp.eye_array(n_thresholds, format="csr")
     return threshold_jacobian(threshold, n_thresholds)

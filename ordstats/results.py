@@ -101,7 +101,7 @@ class Covariance:
     kind: str = "nonrobust"
 
     def variances(self) -> FloatArray:
-        """The diagonal of :attr:`matrix`."""
+        """Return the diagonal of :attr:`matrix`."""
         return np.diag(self.matrix)
 
 
@@ -398,7 +398,8 @@ class OrdinalResults:
         if is_source(newdata) or (newdata is None and self.model.source is not None):
             from ordstats.chunked_model import predict_source
 
-            return predict_source(self, self.model.source if newdata is None else newdata, which, offset)
+            source = self.model.source if newdata is None else newdata
+            return predict_source(self, source, which, offset)
         eta, index = self._location(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")

@@ -119,7 +119,7 @@ class _ChunkIterator:
         return _sum_chunks(self.chunks(columns), func, args)
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
-        """The first chunk (to learn column types)."""
+        """Return the first chunk (to learn column types)."""
         return _first(self.chunks(columns))
 
 
@@ -236,7 +236,9 @@ class ArrowSource(_ChunkIterator):
             paths = _expand_paths(data)
             for path in paths:
                 if os.path.getsize(path) == 0:
-                    raise DataError(f"the file {path!r} is empty (0 bytes); remove it or rewrite it")
+                    raise DataError(
+                        f"the file {path!r} is empty (0 bytes); remove it or rewrite it"
+                    )
             try:
                 self.dataset = ds.dataset(paths, format=_format_of(paths))
             except (OSError, ValueError) as exc:
@@ -304,7 +306,7 @@ def _same_values(want: Any, got: Any) -> bool:
 
 
 def add_parts(a: Any, b: Any) -> Any:
-    """``a + b`` where None (a chunk without usable rows) adds nothing."""
+    """Add two partial results; None (a chunk without usable rows) adds nothing."""
     if a is None:
         return b
     if b is None:
