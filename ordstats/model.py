@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.covariance import canonical_cov_type
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
@@ -265,6 +266,8 @@ class OrdinalModel:
         reltol: float = 1e-6,
         disp: bool = False,
         check_separation: bool = True,
+        cov_type: str = "nonrobust",
+        cov_kwds: dict[str, Any] | None = None,
     ) -> OrdinalResults:
         """Fit the model by Newton-Raphson with analytic gradient and Hessian.
 
@@ -282,6 +285,14 @@ class OrdinalModel:
             Print one line per iteration.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster"}
+            Covariance of the estimates behind ``bse``, tests and the summary:
+            the inverse observed information, or a sandwich estimator (see
+            :mod:`ordstats.covariance`).  The observed-information covariance
+            stays available as ``nonrobust_covariance``.
+        cov_kwds : dict, optional
+            For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
+            data's index or one label per row used) and ``"use_correction"``.
 
         Returns
         -------
@@ -294,6 +305,7 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
+        kind = canonical_cov_type(cov_type)
         start = self.start_params if start_params is None else self._check_params(start_params)
         options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
         callback = _print_iteration if disp else None
@@ -301,7 +313,10 @@ class OrdinalModel:
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging=diverging)
         _warn_fit(info, self.param_names)
-        return OrdinalResults(self, solution.x, solution.evaluation, info)
+        results = OrdinalResults(self, solution.x, solution.evaluation, info)
+        if kind == "nonrobust":
+            return results
+        return results.get_robustcov_results(kind, cov_kwds)
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""

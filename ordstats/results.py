@@ -8,6 +8,7 @@ refits the model it came from, except for the null model behind ``llnull``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
+from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.design import terms_for_newdata
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
@@ -91,7 +93,8 @@ class Covariance:
         Condition number of the Hessian (R's ``cond.H``).
     singular : bool
     kind : str
-        ``"nonrobust"``: inverse observed information.
+        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
+        ``"cluster"``: sandwich estimators (see :mod:`ordstats.covariance`).
     """
 
     matrix: FloatArray
@@ -126,7 +129,7 @@ def observed_covariance(hessian: FloatArray) -> Covariance:
     return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
 
 
-class OrdinalResults:
+class OrdinalResults(InferenceMixin):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
     Not created directly: :meth:`OrdinalModel.fit` returns it.
@@ -145,15 +148,22 @@ class OrdinalResults:
     """
 
     def __init__(
-        self, model: OrdinalModel, params: FloatArray, evaluation: Evaluation, info: FitInfo
+        self,
+        model: OrdinalModel,
+        params: FloatArray,
+        evaluation: Evaluation,
+        info: FitInfo,
+        covariance: Covariance | None = None,
     ) -> None:
         self.model = model
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
         self._evaluation = evaluation
-        self.covariance = observed_covariance(evaluation.hessian)
-        if self.covariance.singular and not info.diverging:
+        #: inverse observed information, kept when ``covariance`` is a sandwich
+        self.nonrobust_covariance = observed_covariance(evaluation.hessian)
+        self.covariance = covariance if covariance is not None else self.nonrobust_covariance
+        if self.nonrobust_covariance.singular and not info.diverging:
             warnings.warn(
                 "the Hessian is numerically singular at the estimates, so the parameters "
                 "are not uniquely determined and standard errors are NaN. Look for "
@@ -240,7 +250,11 @@ class OrdinalResults:
     # -- inference ------------------------------------------------------------
 
     def cov_params(self) -> pd.DataFrame:
-        """Covariance of the estimates: the inverse observed information."""
+        """Covariance of the estimates (``covariance.kind`` says which).
+
+        The inverse observed information unless the model was fitted with a
+        sandwich ``cov_type``; that one stays in :attr:`nonrobust_covariance`.
+        """
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
@@ -267,13 +281,24 @@ class OrdinalResults:
             2.0 * stats.norm.sf(np.abs(self.zvalues)), index=self.params.index, name="pvalue"
         )
 
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Wald confidence intervals, ``params +- z_{1-alpha/2} bse``.
+    def conf_int(
+        self, alpha: float = 0.05, method: str = "wald", which: Sequence[str] | None = None
+    ) -> pd.DataFrame:
+        """Confidence intervals: Wald, or profile likelihood.
 
         Parameters
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            ``"wald"``: ``params +- z_{1-alpha/2} bse`` (with the covariance in
+            use, robust if fitted so).  ``"profile"``: the values where the
+            signed root deviance reaches ``+-z_{1-alpha/2}``, every other
+            parameter re-optimised (likelihood-based, so the same whatever the
+            covariance; asymmetric where the likelihood is; thresholds too,
+            unlike R's ``confint.clm``).  See :mod:`ordstats.profile`.
+        which : sequence of str, optional
+            Parameters to profile (default all); ignored for Wald.
 
         Returns
         -------
@@ -281,6 +306,10 @@ class OrdinalResults:
             Columns ``"lower"`` and ``"upper"``, one row per parameter.
         """
         _check_alpha(alpha)
+        if method == "profile":
+            return self._profile_conf_int(alpha, which)
+        if method != "wald":
+            raise OrdstatsError(f"method must be 'wald' or 'profile'; got {method!r}")
         half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
@@ -290,8 +319,8 @@ class OrdinalResults:
         theta = self.model.threshold_jacobian @ self.params.iloc[: self.model.problem.layout.n_alpha]
         return pd.Series(theta, index=threshold_names(self.model.levels), name="thresholds")
 
-    def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Odds ratios ``exp(beta)`` of the location effects with Wald intervals.
+    def odds_ratios(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
+        """Odds ratios ``exp(beta)`` of the location effects with confidence intervals.
 
         Under the logit link, ``exp(beta_k)`` multiplies the odds of a response
         above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.
@@ -300,6 +329,8 @@ class OrdinalResults:
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            Intervals for ``beta`` (see :meth:`conf_int`), then exponentiated.
 
         Returns
         -------
@@ -318,7 +349,7 @@ class OrdinalResults:
                 "report the coefficients on the link scale"
             )
         names = self.model.exog_names
-        ci = self.conf_int(alpha).loc[names]
+        ci = self.conf_int(alpha, method=method, which=names).loc[names]
         return pd.DataFrame(
             {
                 "odds_ratio": np.exp(self.params[names]),
