@@ -137,7 +137,7 @@ class InferenceMixin:
         self._check_profilable()
         return profile_conf_int(
             self.model.problem, self.params.to_numpy(), list(self.params.index),
-            self._profile_scales(), alpha, which,
+            self._profile_scales(), alpha, which, stacklevel=3,
         )
 
     def _check_profilable(self) -> None:
@@ -176,7 +176,7 @@ class InferenceMixin:
         self._check_profilable()
         return profile_curve(
             self.model.problem, self.params.to_numpy(), list(self.params.index),
-            self._profile_scales(), param, alpha, n_points,
+            self._profile_scales(), param, alpha, n_points, stacklevel=2,
         )
 
     def plot_profile(self, param: str, ax: Any = None, alpha: float = 0.001) -> Any:
