@@ -76,9 +76,9 @@ class InferenceMixin:
             )
         with warnings.catch_warnings():  # a singular Hessian was reported by this fit
             warnings.simplefilter("ignore", ConvergenceWarning)
-            return type(self)(
-                self.model, self.params.to_numpy(), ev, self.fit_info,  # type: ignore[attr-defined,call-arg]
-                covariance=covariance,
+            info = self.fit_info  # type: ignore[attr-defined]
+            return type(self)(  # type: ignore[call-arg]
+                self.model, self.params.to_numpy(), ev, info, covariance=covariance
             )
 
     # -- Wald tests -----------------------------------------------------------
@@ -229,7 +229,8 @@ class InferenceMixin:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012)."""
         from ordstats.goodness import probability_residuals
 
-        values = probability_residuals(self._evaluation, self.model.link)  # type: ignore[attr-defined]
+        evaluation = self._evaluation  # type: ignore[attr-defined]
+        values = probability_residuals(evaluation, self.model.link)
         return pd.Series(values, index=self.model.design.row_index, name="resid_prob")
 
     # -- prediction standard errors -------------------------------------------

@@ -8,7 +8,7 @@ variance of the score from the data (Huber 1967; White 1982):
 
     V = H^{-1} M H^{-1}, \qquad
     M_{\text{robust}} = \sum_i w_i\, s_i s_i^\top, \qquad
-    M_{\text{cluster}} = \sum_g \Big(\sum_{i \in g} w_i s_i\Big)\Big(\sum_{i \in g} w_i s_i\Big)^\top,
+    M_{\text{cluster}} = \sum_g S_g S_g^\top, \quad S_g = \sum_{i \in g} w_i s_i,
 
 with :math:`s_i` the gradient of :math:`\log P(Y_i = y_i)` for row ``i`` and
 :math:`w_i` its frequency weight (a row of weight ``w`` stands for ``w``

@@ -7,8 +7,11 @@ with its own slopes :math:`\beta_j`.  Under the assumption all
 :math:`\beta_j` are equal.  The estimates of different cut-points are
 correlated; for ``j < m``
 
-.. math:: \operatorname{Cov}(\hat\beta_j, \hat\beta_m) = I_j^{-1} C_{jm} I_m^{-1},\qquad
-          C_{jm} = \sum_i w_i\, d_i d_i^\top \frac{f(\eta_{ij}) f(\eta_{im})}{\pi_{ij}(1 - \pi_{im})},
+.. math::
+
+    \operatorname{Cov}(\hat\beta_j, \hat\beta_m) = I_j^{-1} C_{jm} I_m^{-1},\qquad
+    C_{jm} = \sum_i w_i\, d_i d_i^\top
+             \frac{f(\eta_{ij}) f(\eta_{im})}{\pi_{ij}(1 - \pi_{im})},
 
 with :math:`\pi_{ij} = P(Y_i > j)`, :math:`d_i = (1, -x_i)` and the binary
 information matrices :math:`I_j` (for the logit, :math:`f = \pi(1-\pi)` and

@@ -351,7 +351,9 @@ def _row_loglik(res: OrdinalResults) -> np.ndarray:
     return res.model.evaluate(res.params.to_numpy()).log_prob
 
 
-def vuong_test(first: OrdinalResults, second: OrdinalResults, correction: str = "none") -> VuongTestResult:
+def vuong_test(
+    first: OrdinalResults, second: OrdinalResults, correction: str = "none"
+) -> VuongTestResult:
     r"""Vuong's (1989) test of two non-nested models of the same data.
 
     With :math:`m_i = \log p_1(y_i) - \log p_2(y_i)` the difference of the

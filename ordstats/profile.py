@@ -126,9 +126,8 @@ class ParameterProfile:
         self.llf_max = -top.nll
         self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
         self.n_failed = 0
-        self._points = [
-            _Point(self.estimate, self.llf_max, estimates.copy(), _path_slope(top.hessian, index, self.free))
-        ]
+        slope = _path_slope(top.hessian, index, self.free)
+        self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope)]
 
     # -- constrained fits -----------------------------------------------------
 
@@ -375,7 +374,9 @@ def profile_curve(
     return frame
 
 
-def plot_profile(curve: pd.DataFrame, ax: object = None, levels: Sequence[float] = (0.95, 0.99)):  # type: ignore[no-untyped-def]
+def plot_profile(  # type: ignore[no-untyped-def]
+    curve: pd.DataFrame, ax: object = None, levels: Sequence[float] = (0.95, 0.99)
+):
     """Plot a profile curve: the signed root ``r`` against the parameter.
 
     The dashed line is the Wald approximation ``(value - estimate) / se``;

@@ -86,14 +86,16 @@ def parse_constraints(
 
 
 def _label(row: FloatArray, value: float, names: Sequence[str]) -> str:
-    terms = []
+    """``"a - 2 * b = 1"`` from a constraint row."""
+    text = ""
     for coef, name in zip(row, names):
         if coef == 0:
             continue
-        sign = "-" if coef < 0 else "+"
         size = "" if abs(coef) == 1 else f"{abs(coef):g} * "
-        terms.append(f"{sign} {size}{name}")
-    text = " ".join(terms).lstrip("+ ")
+        if not text:
+            text = ("-" if coef < 0 else "") + size + name
+        else:
+            text += (" - " if coef < 0 else " + ") + size + name
     return f"{text} = {value:g}"
 
 
