@@ -280,15 +280,25 @@ class InferenceMixin:
             ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
             (intervals on the logit scale, as R's ``predict.clm``).
         """
-        from ordstats.prediction_se import PredictionResults, probability_gradients
+        from ordstats.prediction_se import (
+            PredictionResults,
+            complementary_probabilities,
+            probability_gradients,
+        )
 
         if which not in ("prob", "cumprob"):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         rows, index = self._new_rows(newdata, offset)
         model = self.model
-        prob, gradient = probability_gradients(
-            model.link, self.params.to_numpy(), model.problem.layout,
-            model.threshold_jacobian, rows, cumulative=which == "cumprob",
+        args = (model.link, self.params.to_numpy(), model.problem.layout,
+                model.threshold_jacobian, rows)
+        categories, gradient = probability_gradients(*args)
+        cumulative = which == "cumprob"
+        prob, gradient = probability_gradients(*args, cumulative=True) if cumulative else (
+            categories, gradient
         )
-        columns = model.levels if which == "prob" else model.levels[:-1]
-        return PredictionResults(prob, gradient, self.covariance.matrix, index, columns, which)
+        complement = complementary_probabilities(categories, cumulative)
+        columns = model.levels[:-1] if cumulative else model.levels
+        return PredictionResults(
+            prob, complement, gradient, self.covariance.matrix, index, columns, which
+        )

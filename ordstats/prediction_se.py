@@ -31,7 +31,7 @@ from ordstats.links import Link
 from ordstats.prediction import category_probabilities, cumulative_probabilities
 from ordstats.thresholds import cut_point_design
 
-__all__ = ["PredictionResults", "probability_gradients"]
+__all__ = ["PredictionResults", "complementary_probabilities", "probability_gradients"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,36 @@ def probability_gradients(
     return prob, padded[:, 1:] - padded[:, :-1]
 
 
+def complementary_probabilities(categories: FloatArray, cumulative: bool = False) -> FloatArray:
+    """``1 - P`` without cancellation, from the category probabilities.
+
+    Parameters
+    ----------
+    categories : ndarray, shape (m, K)
+        ``P(Y = k)``.
+    cumulative : bool
+        Complements of ``P(Y <= j)``, ``j < K`` (that is ``P(Y > j)``), instead
+        of those of ``P(Y = j)``.
+
+    Returns
+    -------
+    ndarray, shape (m, K) or (m, K - 1)
+        Sums of the other categories' probabilities, accurate when ``P`` is
+        within rounding of 1.
+
+    Examples
+    --------
+    >>> q = complementary_probabilities(np.array([[1e-30, 1.0, 2e-30]]))
+    >>> bool(np.isclose(q[0, 1], 3e-30, rtol=1e-12, atol=0.0))  # where 1 - 1.0 gives 0
+    True
+    """
+    m = categories.shape[0]
+    zero = np.zeros((m, 1))
+    before = np.hstack([zero, np.cumsum(categories[:, :-1], axis=1)])
+    after = np.hstack([np.cumsum(categories[:, :0:-1], axis=1)[:, ::-1], zero])
+    return after[:, :-1] if cumulative else before + after
+
+
 class PredictionResults:
     """Predicted probabilities with standard errors and confidence intervals.
 
@@ -126,11 +156,12 @@ class PredictionResults:
     """
 
     def __init__(
-        self, prob: FloatArray, gradient: FloatArray, covariance: FloatArray,
-        index: pd.Index, columns: list[str], which: str,
+        self, prob: FloatArray, complement: FloatArray, gradient: FloatArray,
+        covariance: FloatArray, index: pd.Index, columns: list[str], which: str,
     ) -> None:
         variance = np.einsum("mjk,kl,mjl->mj", gradient, covariance, gradient)
         self.which = which
+        self._complement = complement
         self.predicted = pd.DataFrame(prob, index=index, columns=columns)
         self.se = pd.DataFrame(np.sqrt(np.maximum(variance, 0.0)), index=index, columns=columns)
 
@@ -147,12 +178,16 @@ class PredictionResults:
         """
         if not 0.0 < alpha < 1.0:
             raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
-        p = self.predicted.to_numpy()
+        p, q, se = self.predicted.to_numpy(), self._complement, self.se.to_numpy()
         z = stats.norm.ppf(1.0 - alpha / 2.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            half = z * self.se.to_numpy() / (p * (1.0 - p))
-            centre = special.logit(p)
+            # logit(p) = log p - log(1 - p), with 1 - p summed from the other levels
+            half = z * se / (p * q)
+            centre = np.log(p) - np.log(q)
             lower, upper = special.expit(centre - half), special.expit(centre + half)
+        # probabilities that underflow to 0 or 1 carry no uncertainty at this precision
+        lower = np.where(se > 0, lower, p)
+        upper = np.where(se > 0, upper, p)
         frame = self.predicted
         return (
             pd.DataFrame(lower, index=frame.index, columns=frame.columns),

@@ -148,3 +148,19 @@ def test_same_parameter_order_as_the_likelihood():
     assert problem.layout == LAYOUT
     prob, _ = probability_gradients(get_link("probit"), params, LAYOUT, JACOBIAN, rows)
     np.testing.assert_allclose(prob[np.arange(6), y], evaluate(problem, params).fitted)
+
+
+def test_intervals_in_the_far_tails():
+    """Probabilities within rounding of 0 or 1 keep finite, ordered intervals."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    y = (x + rng.logistic(size=200) > 0).astype(int) + (x > 1)
+    res = ordstats.OrdinalModel(y, x).fit()
+    for which in ("prob", "cumprob"):
+        prediction = res.get_prediction(np.array([[-40.0], [60.0], [800.0]]), which=which)
+        lower, upper = prediction.conf_int()
+        p = prediction.predicted.to_numpy()
+        assert np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+        assert np.all(lower.to_numpy() <= p) and np.all(p <= upper.to_numpy())
+    top = res.get_prediction(np.array([[60.0]])).conf_int()[1].to_numpy()
+    assert 0 < top[0, 0] < 1e-30  # a tiny upper limit, not 0 or NaN
