@@ -22,13 +22,14 @@ case (:data:`LINK_NESTING`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import linalg
 
+from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray
 from ordstats.errors import SpecificationError
 from ordstats.thresholds import cut_point_design
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["LINK_NESTING", "LinkNesting", "check_comparable", "check_nested", "link_nesting"]
 
 #: Residual norm, relative to a column's norm, below which a column counts as
-#: lying in a span (QR keeps this near machine precision times the condition).
-_SPAN_TOL = 1e-7
+#: lying in a span (the projection keeps rounding near 1e-8 of the norm).
+_SPAN_TOL = 1e-6
 #: Rows per block of the stacked design (bounds the memory of the QR).
 _BLOCK_ROWS = 20_000
 
@@ -164,27 +165,55 @@ def _cumulative_blocks(
             yield np.hstack(parts)
 
 
-def _outside_span(blocks: Iterator[FloatArray], n_span: int) -> list[int]:
-    """Columns after the first ``n_span`` that are not in the span of those.
-
-    Tall-skinny QR over row blocks: the residual of a later column after
-    projection on the first ``n_span`` columns is the norm of its entries of
-    ``R`` below row ``n_span``.
-    """
-    r_factor: FloatArray | None = None
+def _gram(blocks: Iterator[FloatArray]) -> FloatArray:
+    """``D'D`` accumulated over row blocks of ``D`` (BLAS ``syrk``)."""
+    total: FloatArray | None = None
     for block in blocks:
-        stacked = block if r_factor is None else np.vstack([r_factor, block])
-        r_factor = linalg.qr(stacked, mode="r", check_finite=False)[0]
-        r_factor = r_factor[: min(r_factor.shape)]
-    if r_factor is None:
+        product = weighted_gram(block)
+        total = product if total is None else total + product
+    return total if total is not None else np.zeros((0, 0))
+
+
+def _residual_shares(gram_blocks: Callable[[], Iterator[FloatArray]], n_span: int) -> FloatArray:
+    """Squared residual norms of the later columns after projection on the first ``n_span``,
+    relative to their own squared norms.
+
+    Two passes over the row blocks (Cholesky QR, repeated once for accuracy):
+    the first forms the Gram matrix of the unit-scaled columns and the
+    Cholesky factor ``R`` of its leading block; the second works with
+    ``Q = D_span R^{-1}``, whose columns are orthonormal up to rounding, so the
+    residuals are not swamped by the condition number of the span.
+    """
+    gram = _gram(gram_blocks())
+    norms = np.sqrt(np.diag(gram))
+    scale = np.where(norms > 0, norms, 1.0)
+    gram = gram / np.outer(scale, scale)
+    r_span = linalg.cholesky(gram[:n_span, :n_span], lower=False)
+    r_inverse = linalg.solve_triangular(r_span, np.eye(n_span))
+    n_rest = gram.shape[0] - n_span
+    qq, qc, cc = np.zeros((n_span, n_span)), np.zeros((n_span, n_rest)), np.zeros(n_rest)
+    for block in gram_blocks():
+        block = block / scale
+        q = block[:, :n_span] @ r_inverse
+        rest = block[:, n_span:]
+        qq += weighted_gram(q)
+        qc += q.T @ rest
+        cc += np.einsum("ij,ij->j", rest, rest)
+    explained = np.einsum("ij,ij->j", qc, linalg.solve(qq, qc, assume_a="pos"))
+    shares = (cc - explained) / np.where(cc > 0, cc, 1.0)
+    return np.where(norms[n_span:] > 0, shares, 0.0)
+
+
+def _outside_span(blocks: Callable[[], Iterator[FloatArray]], n_span: int) -> list[int]:
+    """Indices (counted from ``n_span``) of the later columns outside the span of the first."""
+    if n_span == 0:
+        gram = _gram(blocks())
+        return [j for j, value in enumerate(np.diag(gram)) if value > 0]
+    try:
+        shares = _residual_shares(blocks, n_span)
+    except linalg.LinAlgError:  # the full model's own design is (nearly) singular
         return []
-    outside = []
-    for col in range(n_span, r_factor.shape[1]):
-        norm = float(np.linalg.norm(r_factor[:, col]))
-        resid = float(np.linalg.norm(r_factor[n_span:, col]))
-        if norm > 0 and resid > _SPAN_TOL * norm:
-            outside.append(col - n_span)
-    return outside
+    return [j for j, share in enumerate(shares) if share > _SPAN_TOL**2]
 
 
 def _check_link(restricted: OrdinalResults, full: OrdinalResults) -> LinkNesting | None:
@@ -234,7 +263,8 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
     lay_f, lay_r = full.model.problem.layout, restricted.model.problem.layout
     n_full = lay_f.n_threshold_block + lay_f.n_beta
     outside = _outside_span(
-        _cumulative_blocks(full, restricted, offset_diff if has_offset_diff else None), n_full
+        lambda: _cumulative_blocks(full, restricted, offset_diff if has_offset_diff else None),
+        n_full,
     )
     names = list(restricted.params.index[: lay_r.n_threshold_block + lay_r.n_beta])
     names += ["offset"] if has_offset_diff else []
@@ -242,8 +272,8 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
     zeta_r = _scale(restricted)
     if zeta_r.shape[1]:
         scale_names = list(restricted.params.index[lay_r.zeta])
-        blocks = iter([np.hstack([_scale(full), zeta_r])])
-        bad += [scale_names[j] for j in _outside_span(blocks, _scale(full).shape[1])]
+        stacked = np.hstack([_scale(full), zeta_r])
+        bad += [scale_names[j] for j in _outside_span(lambda: iter([stacked]), _scale(full).shape[1])]
     if bad:
         raise SpecificationError(
             f"{_describe(restricted)} is not nested in {_describe(full)}: its parameter(s) "

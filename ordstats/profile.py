@@ -16,7 +16,9 @@ the nearest point already profiled and moved along the first-order path
 :math:`d\hat\lambda/d\psi = -H_{\lambda\lambda}^{-1} H_{\lambda\psi}`.  The ends
 of the interval are the roots of :math:`r(\psi) = \pm z`, bracketed by
 stepping out from :math:`\hat\psi` in units of its standard error and found by
-Brent's method.  R's ``confint.clm`` interpolates a spline through a grid of
+Newton's method safeguarded by bisection, with :math:`dr/d\psi = -U_\psi / r`
+(:math:`U_\psi`, the score of :math:`\psi` at the constrained optimum, is
+:math:`d\ell_p/d\psi`).  R's ``confint.clm`` interpolates a spline through a grid of
 such fits instead, and profiles only the location and scale parameters; here
 thresholds are profiled too.
 """
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
@@ -49,6 +51,9 @@ _MAX_EXPANSIONS = 30
 _FLAT_RISE = 1e-4
 #: Continuation: at most this many halvings towards an infeasible start.
 _MAX_BISECTIONS = 20
+#: Root finding for the interval ends: tolerance on r and on the bracket width.
+_ROOT_TOL = 1e-10
+_MAX_ROOT_STEPS = 100
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class _Point:
     llf: float
     params: FloatArray
     slope: FloatArray  # d(params) / d(value) at this point
+    score: float  # d llf_p / d value: the profiled parameter's score (envelope theorem)
 
 
 class _FixedObjective:
@@ -127,7 +133,7 @@ class ParameterProfile:
         self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
         self.n_failed = 0
         slope = _path_slope(top.hessian, index, self.free)
-        self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope)]
+        self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)]
 
     # -- constrained fits -----------------------------------------------------
 
@@ -151,7 +157,7 @@ class ParameterProfile:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             ev = evaluate(self.problem, params)
             slope = _path_slope(ev.hessian, self.index, self.free)
-        return _Point(value, -ev.nll, params, slope)
+        return _Point(value, -ev.nll, params, slope, float(-ev.gradient[self.index]))
 
     def _nearest(self, value: float) -> _Point:
         values = [p.value for p in self._points]
@@ -222,12 +228,37 @@ class ParameterProfile:
         bracket = self._bracket(z, side)
         if bracket is None:
             return side * np.inf
-        inside, outside = bracket
-        return float(
-            optimize.brentq(
-                lambda v: self.signed_root(v) - side * z, inside, outside, xtol=1e-11, rtol=1e-13
-            )
+        return self._root(z, side, *bracket)
+
+    def _root(self, z: float, side: int, inside: float, outside: float) -> float:
+        """Safeguarded Newton for ``side * r(v) = z`` inside a bracket.
+
+        ``dr/dv = -score / r`` (``r^2 = 2(llf_max - llf_p)`` and ``dllf_p/dv`` is
+        the score of the fixed parameter at the constrained optimum), so each
+        profiled point gives the Newton step for free; steps that leave the
+        bracket are replaced by bisection.
+        """
+        # start from the bracket end nearer the root (both are profiled already)
+        nearer_inside = abs(side * self.signed_root(inside) - z) < abs(
+            side * self.signed_root(outside) - z
         )
+        value = inside if nearer_inside and inside != self.estimate else outside
+        for _ in range(_MAX_ROOT_STEPS):
+            point = self.point(value)
+            excess = side * self.signed_root(value) - z
+            if excess < 0:
+                inside = value
+            else:
+                outside = value
+            if abs(excess) < _ROOT_TOL or abs(outside - inside) <= _ROOT_TOL * max(1.0, abs(value)):
+                return value
+            root = excess + z  # |r| on this side
+            step = np.nan
+            if point is not None and root > 0 and point.score != 0.0:
+                step = value + excess * root / point.score  # f' = side r' = -score / |r|
+            low, high = sorted((inside, outside))
+            value = step if low < step < high else 0.5 * (inside + outside)
+        return value
 
     def evaluated(self) -> list[_Point]:
         """All points profiled so far, in increasing order of the parameter."""
