@@ -158,7 +158,7 @@ def test_constant_column_in_formula_is_aliased(wine):
 
 def test_constant_column_in_arrays_is_an_error(wine):
     X = pd.DataFrame({"const": 1.0, "x": np.arange(72.0)})
-    with pytest.raises(SpecificationError, match="'const' are constant.*thresholds already act"):
+    with pytest.raises(SpecificationError, match="'const' are constant.*already act as intercepts"):
         OrdinalModel(wine["rating"], X)
 
 
