@@ -239,25 +239,34 @@ def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.nd
     return w, w == 0
 
 
+def _remove_columns(
+    terms: TermsDesign, aliased: list[int], collinear: CollinearAction, reason: str, fix: str
+) -> TermsDesign:
+    """Drop aliased columns with a warning, or raise, per ``collinear``."""
+    if not aliased:
+        return terms
+    names = [terms.names[j] for j in aliased]
+    text = reason.format(names=", ".join(map(repr, names)))
+    if collinear == "raise":
+        raise SpecificationError(f"{text}; {fix} or pass collinear='drop'")
+    warnings.warn(f"{text}; it was dropped (as R's clm does)", CollinearityWarning, stacklevel=5)
+    keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
+    return replace(
+        terms,
+        matrix=terms.matrix[:, keep],
+        names=[terms.names[j] for j in keep],
+        aliased=terms.aliased + names,
+    )
+
+
 def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
     if collinear not in ("drop", "raise"):
         raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
     aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
-    if not aliased:
-        return terms
-    names = [terms.names[j] for j in aliased]
-    text = (
-        f"the {what} design is rank deficient: {', '.join(map(repr, names))} "
-        "is a linear combination of the thresholds (intercept) or earlier columns"
-    )
-    if collinear == "raise":
-        raise SpecificationError(text + "; remove it or pass collinear='drop'")
-    warnings.warn(text + " and was dropped (as R's clm does)", CollinearityWarning, stacklevel=4)
-    keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
-    return replace(
-        terms, matrix=terms.matrix[:, keep], names=[terms.names[j] for j in keep], aliased=names
-    )
+    reason = (f"the {what} design is rank deficient: {{names}} is a linear combination of the "
+              "thresholds (intercept) or earlier columns")
+    return _remove_columns(terms, aliased, collinear, reason, "remove it")
 
 
 # ---------------------------------------------------------------------------
@@ -364,24 +373,9 @@ def _drop_nominal_aliases(
     combined = np.column_stack([nominal.matrix, location.matrix])
     r = nominal.matrix.shape[1]
     aliased = [j - 1 - r for j in aliased_columns(gram_with_intercept(combined)) if j > r]
-    if not aliased:
-        return location
-    names = [location.names[j] for j in aliased]
-    text = (
-        f"{', '.join(map(repr, names))} in the location formula is also a nominal effect, "
-        "which already contains its location shift"
-    )
-    if collinear == "raise":
-        raise SpecificationError(text + "; remove it from one formula or pass collinear='drop'")
-    warnings.warn(text + "; the location term was dropped (as R's clm does)",
-                  CollinearityWarning, stacklevel=4)
-    keep = [j for j in range(len(location.names)) if j not in set(aliased)]
-    return replace(
-        location,
-        matrix=location.matrix[:, keep],
-        names=[location.names[j] for j in keep],
-        aliased=location.aliased + names,
-    )
+    reason = ("{names} in the location formula is also a nominal effect, which already "
+              "contains its location shift")
+    return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")
 
 
 def design_from_formula(
