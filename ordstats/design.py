@@ -37,6 +37,7 @@ __all__ = [
     "Design",
     "TermsDesign",
     "aliased_columns",
+    "check_choice",
     "gram_with_intercept",
     "design_from_arrays",
     "design_from_formula",
@@ -219,10 +220,21 @@ def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
         )
         if missing == "raise":
             raise DataError(text + "; drop them first or pass missing='drop'")
-        if missing != "drop":
-            raise DataError(f"missing must be 'drop' or 'raise'; got {missing!r}")
         warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=4)
     return drop
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise a :class:`SpecificationError` naming the allowed values of an option."""
+    if value not in choices:
+        raise SpecificationError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}"
+        )
+
+
+def _check_options(missing: Any, collinear: Any) -> None:
+    check_choice("missing", missing, ("drop", "raise"))
+    check_choice("collinear", collinear, ("drop", "raise"))
 
 
 def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
@@ -261,8 +273,6 @@ def _remove_columns(
 
 def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
-    if collinear not in ("drop", "raise"):
-        raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
     aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
     reason = (f"the {what} design is rank deficient: {{names}} is a linear combination of the "
               "thresholds (intercept) or earlier columns")
@@ -344,6 +354,17 @@ def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
     return TermsDesign(matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec)
 
 
+def _as_frame(data: Any) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    try:
+        return pd.DataFrame(data)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"data must be a pandas DataFrame or a mapping of columns; got {type(data).__name__}"
+        ) from exc
+
+
 def _side_formula(value: Any, part: str) -> str | None:
     """A one-sided formula (``"~ contact"`` or ``"contact"``) as its right-hand side."""
     if value is None:
@@ -420,7 +441,8 @@ def design_from_formula(
     -------
     Design
     """
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    _check_options(missing, collinear)
+    frame = _as_frame(data)
     response_name, rhs = _split_formula(formula)
     _column(frame, response_name, "response")
     sides = {"location": rhs, "nominal": _side_formula(nominal, "nominal"),
@@ -582,6 +604,7 @@ def design_from_arrays(
     -------
     Design
     """
+    _check_options(missing, collinear)
     if isinstance(endog, pd.Series):
         y = endog
     elif isinstance(endog, pd.Categorical):

@@ -331,7 +331,7 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
-        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
+        options = _newton_options(maxiter, gradtol, reltol)
         if start_params is not None:
             start = self._check_params(start_params)
         elif self.problem.layout.n_lambda:
@@ -385,6 +385,15 @@ class OrdinalModel:
         n_thr = self.problem.layout.n_threshold_block
         return [self.param_names[n_thr + j - (self.data.n_levels - 1)]
                 for j in found.diverging if j >= self.data.n_levels - 1]
+
+
+def _newton_options(maxiter: Any, gradtol: Any, reltol: Any) -> NewtonOptions:
+    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
+    for name, value in (("gradtol", gradtol), ("reltol", reltol)):
+        if not isinstance(value, (int, float, np.floating)) or not value > 0:
+            raise SpecificationError(f"{name} must be a positive number; got {value!r}")
+    return NewtonOptions(max_iter=int(maxiter), grad_tol=float(gradtol), rel_tol=float(reltol))
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
