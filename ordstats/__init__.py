@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, links
+from ordstats import datasets, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -32,6 +32,7 @@ __all__ = [
     "datasets",
     "links",
     "lr_test",
+    "plotting",
     "vuong_test",
 ]
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
+from ordstats.errors import ConvergenceWarning, OrdstatsError
 
 if TYPE_CHECKING:
     from statsmodels.stats.contrast import ContrastResults
@@ -249,16 +249,14 @@ class InferenceMixin:
                 data.scale if lay.n_zeta else empty,
             )
             return rows, model.design.row_index
-        if lay.n_nominal_cols or lay.n_zeta:
-            raise PredictionError(
-                "standard errors for new data are not yet available for models with "
-                "nominal or scale effects; use newdata=None for the fitted rows"
-            )
-        X = terms_for_newdata(model.design.location, newdata, model.formula_context)
+        design, context = model.design, model.formula_context
+        X = terms_for_newdata(design.location, newdata, context)
         index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
         empty = np.empty((len(X), 0))
+        W = terms_for_newdata(design.nominal, newdata, context) if lay.n_nominal_cols else empty
+        Z = terms_for_newdata(design.scale, newdata, context) if lay.n_zeta else empty
         offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
-        return NewRows(X, offsets, empty, empty), index
+        return NewRows(X, offsets, W, Z), index
 
     def get_prediction(
         self, newdata: Any = None, which: str = "prob", *, offset: Any = None
@@ -290,7 +288,8 @@ class InferenceMixin:
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         rows, index = self._new_rows(newdata, offset)
         model = self.model
-        args = (model.link, self.params.to_numpy(), model.problem.layout,
+        link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
+        args = (link, self.params.to_numpy(), model.problem.layout,
                 model.threshold_jacobian, rows)
         categories, gradient = probability_gradients(*args)
         cumulative = which == "cumprob"

@@ -228,7 +228,8 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     Raises
     ------
     SpecificationError
-        Fewer than three response levels, no regressors, or nominal/scale effects.
+        Fewer than three response levels, no regressors, nominal/scale effects
+        or a flexible link.
     """
     model = res.model
     lay = model.problem.layout
@@ -239,7 +240,12 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     if lay.n_nominal_cols or lay.n_zeta:
         raise SpecificationError(
             "Brant's test is defined for models with location effects only; this model "
-            "has nominal or scale effects"
+            "has nominal or scale effects (test those with nominal_test/scale_test or lr_test)"
+        )
+    if lay.n_lambda:
+        raise SpecificationError(
+            "Brant's test needs a fixed link; this model estimates the link parameter "
+            "lambda. Use the standard link it nests (e.g. logit for Aranda-Ordaz)"
         )
     fits = _binary_fits(res)
     covariance = _joint_covariance(res, fits)

@@ -15,8 +15,7 @@ justification and "df = 0".  :func:`compare_links` reports what is valid:
    llf_link)`` on 1 df tests "is this link adequate within the family?"; a
    small p-value rejects the link.  cloglog sits on the boundary of the
    Aranda-Ordaz family, where the reference distribution is the 50:50 mixture
-   of chi-square 0 and 1 (the p-value is halved).  These tests need the
-   flexible links; where they are not available the table says so.
+   of chi-square 0 and 1 (the p-value is halved).
 3. **Vuong's test** for each pair of standard links: ``z > 0`` favours the
    first link of the pair; a two-sided p-value below 0.05 says one link fits
    significantly better, otherwise the data cannot tell them apart.  See
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import SpecificationError
 from ordstats.inference import lr_test, vuong_test
 from ordstats.links import get_link
 from ordstats.nesting import LINK_NESTING
@@ -58,20 +57,23 @@ class LinkComparison:
     nested : pandas.DataFrame
         LR tests of each standard link against the flexible family containing
         it: ``family``, ``lambda0`` (its value there), ``lambda_hat``,
-        ``LR.stat``, ``df``, ``Pr(>Chisq)``, ``boundary``.  Empty when no
-        flexible link is available.
+        ``LR.stat``, ``df``, ``Pr(>Chisq)``, ``boundary``.  Empty with
+        ``nested_tests=False``.
     vuong : pandas.DataFrame
         Vuong's test for each pair: ``z``, ``Pr(>|z|)``, ``favours``.
     results : dict
         The fitted models by link name.
+    family_results : dict
+        The fits of the flexible families by name (empty without nested tests).
     notes : list of str
-        Links that could not be fitted and tests that could not be done.
+        Fits that did not converge.
     """
 
     table: pd.DataFrame
     nested: pd.DataFrame
     vuong: pd.DataFrame
     results: dict[str, OrdinalResults]
+    family_results: dict[str, OrdinalResults] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -89,7 +91,7 @@ class LinkComparison:
             "LR tests of each link within a flexible family that nests it:",
             self.nested.to_string(float_format=lambda v: f"{v:.4g}")
             if len(self.nested)
-            else "  (not available)",
+            else "  (not computed: nested_tests=False, or no link nested in a family)",
             "",
             "Vuong's tests of non-nested pairs (z > 0 favours link 1):",
             self.vuong.to_string(float_format=lambda v: f"{v:.4g}"),
@@ -136,33 +138,18 @@ def _vuong_table(results: dict[str, OrdinalResults]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["link 1", "link 2", "z", "Pr(>|z|)", "favours"])
 
 
-def _available_family(family: str) -> bool:
-    try:
-        get_link(family)
-    except (OrdstatsError, TypeError):
-        return False
-    return True
-
-
 _NESTED_COLUMNS = ["link", "family", "lambda0", "lambda_hat", "LR.stat", "df", "Pr(>Chisq)",
                    "boundary"]
 
 
 def _nested_table(
-    results: dict[str, OrdinalResults],
-    fit_family: Any,
-    notes: list[str],
+    results: dict[str, OrdinalResults], families: dict[str, OrdinalResults]
 ) -> pd.DataFrame:
     """LR test of each fitted standard link against each family that nests it."""
-    families: dict[str, OrdinalResults | None] = {}
     rows = []
     for link, res in results.items():
         for nesting in LINK_NESTING.get(link, ()):
-            if nesting.family not in families:
-                families[nesting.family] = fit_family(nesting.family)
             family_fit = families[nesting.family]
-            if family_fit is None:
-                continue
             test = lr_test(res, family_fit)
             rows.append(
                 {
@@ -176,13 +163,15 @@ def _nested_table(
                     "boundary": test.boundary,
                 }
             )
-    missing = sorted(f for f, fit in families.items() if fit is None)
-    if missing:
-        notes.append(
-            f"flexible link(s) {', '.join(missing)} are not available in this version of "
-            "ordstats, so the nested LR tests against them are not reported"
-        )
     return pd.DataFrame(rows, columns=_NESTED_COLUMNS)
+
+
+def _unconverged_notes(fits: dict[str, OrdinalResults]) -> list[str]:
+    return [
+        f"the {link} fit did not converge ({res.fit_info.message}); read its rows with caution"
+        for link, res in fits.items()
+        if not res.converged
+    ]
 
 
 def compare_links(
@@ -240,6 +229,12 @@ def compare_links(
     names = [get_link(link).name for link in links]
     if len(set(names)) != len(names) or len(names) < 2:
         raise SpecificationError(f"links must be at least two different links; got {list(links)}")
+    flexible = [name for name in names if name not in STANDARD_LINKS]
+    if flexible:
+        raise SpecificationError(
+            f"links= takes standard links; {', '.join(map(repr, flexible))} is a flexible "
+            "family, which compare_links fits itself for the nested tests"
+        )
     if "link" in model_kwargs:
         raise SpecificationError("give the links to compare as links=, not link=")
     if context is None:
@@ -248,22 +243,20 @@ def compare_links(
     kwargs = {**model_kwargs, "context": context}
     fit_kwds = dict(fit_kwds or {})
     results = {name: _fit(formula, data, name, kwargs, fit_kwds) for name in names}
-    notes: list[str] = []
-
-    def fit_family(family: str) -> OrdinalResults | None:
-        if not _available_family(family):
-            return None
-        return _fit(formula, data, family, kwargs, fit_kwds)
-
-    nested = (
-        _nested_table(results, fit_family, notes)
+    needed = sorted({n.family for name in names for n in LINK_NESTING.get(name, ())})
+    families = (
+        {family: _fit(formula, data, family, kwargs, fit_kwds) for family in needed}
         if nested_tests
-        else pd.DataFrame(columns=_NESTED_COLUMNS)
+        else {}
+    )
+    nested = (
+        _nested_table(results, families) if nested_tests else pd.DataFrame(columns=_NESTED_COLUMNS)
     )
     return LinkComparison(
         table=_link_table(results),
         nested=nested,
         vuong=_vuong_table(results),
         results=results,
-        notes=notes,
+        family_results=families,
+        notes=_unconverged_notes({**results, **families}),
     )

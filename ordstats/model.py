@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from ordstats.covariance import canonical_cov_type
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
+from ordstats.prediction import crossing_rows, threshold_matrix
 from ordstats.links import Link, get_link
 from ordstats.results import FitInfo, OrdinalResults
 from ordstats.separation import detect_separation
@@ -41,11 +43,17 @@ _DIVERGENCE_STD_EFFECT = 15.0
 class OrdinalModel:
     r"""Cumulative link model for an ordinal response, as R's ``ordinal::clm``.
 
-    .. math:: P(Y \le j \mid x) = F(\theta_j - x^\top \beta - o), \quad j = 1, \dots, K - 1
+    .. math::
 
-    with thresholds ``theta_1 < ... < theta_{K-1}``, location effects ``beta``
-    (a positive ``beta`` moves probability to higher categories), offset ``o``
-    and the link's distribution ``F``.
+        P(Y \le j \mid x, w, z) = F\!\left(\frac{\theta_j + w^\top\gamma_j
+        - x^\top \beta - o}{\exp(z^\top \zeta)}\right), \quad j = 1, \dots, K - 1
+
+    with thresholds ``theta_1 < ... < theta_{K-1}`` (``theta = J alpha`` for a
+    threshold structure), location effects ``beta`` (a positive ``beta`` moves
+    probability to higher categories), optional nominal effects ``gamma_j``
+    (category-specific: partial proportional odds) and log-scale effects
+    ``zeta``, offset ``o`` and the link's distribution ``F`` (for the flexible
+    links its shape parameter ``lambda`` is estimated too).
 
     Parameters
     ----------
@@ -55,8 +63,13 @@ class OrdinalModel:
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors *without* a constant column: the thresholds act as
         intercepts.  ``None`` fits the thresholds only.
-    link : {"logit", "probit", "cloglog", "loglog", "cauchit"} or Link
-        The inverse of ``F``.
+    nominal, scale : array-like or pandas.DataFrame, optional
+        Numeric regressors of nominal and log-scale effects (no constant).
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit", "aranda-ordaz", \
+"log-gamma"} or Link
+        The inverse of ``F``.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+        cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
+        loglog at -1) estimate ``lambda``; R's spellings are accepted.
     weights : array-like, optional
         Non-negative frequency (case) weights, as R's ``weights=``.
     offset : array-like, optional
@@ -92,6 +105,8 @@ class OrdinalModel:
         endog: Any,
         exog: Any = None,
         *,
+        nominal: Any = None,
+        scale: Any = None,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -104,6 +119,8 @@ class OrdinalModel:
         design = design_from_arrays(
             endog,
             exog,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -119,6 +136,8 @@ class OrdinalModel:
         formula: str,
         data: Any,
         *,
+        nominal: str | None = None,
+        scale: str | None = None,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -139,6 +158,11 @@ class OrdinalModel:
         formula : str
             ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
         data : pandas.DataFrame
+        nominal : str, optional
+            One-sided formula of nominal (category-specific, "partial
+            proportional odds") effects, e.g. ``"~ contact"``.
+        scale : str, optional
+            One-sided formula of log-scale effects, e.g. ``"~ temp"``.
         link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
@@ -157,6 +181,8 @@ class OrdinalModel:
         design = design_from_formula(
             formula,
             data,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -178,6 +204,7 @@ class OrdinalModel:
         self.formula_context = context
         levels = design.response.levels
         self.threshold_jacobian = threshold_jacobian(threshold, len(levels) - 1)
+        n = len(design.response.codes)
         self.data = CLMData(
             y=design.response.codes,
             n_levels=len(levels),
@@ -186,11 +213,21 @@ class OrdinalModel:
             offset=design.offset,
             link=self.link,
             threshold_jacobian=self.threshold_jacobian,
+            nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
+            scale=design.scale.matrix if design.scale else np.empty((n, 0)),
         )
         self.problem: CLMProblem = prepare(self.data)
         self.threshold_param_names = threshold_parameter_names(threshold, levels)
+        self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
-        self.param_names = self.threshold_param_names + self.exog_names
+        self.scale_names = list(design.scale.names) if design.scale else []
+        self.param_names = (
+            self.threshold_param_names
+            + [f"{thr}:{term}" for term in self.nominal_names for thr in self.threshold_param_names]
+            + self.exog_names
+            + [f"scale:{term}" for term in self.scale_names]
+            + (["lambda"] if self.problem.layout.n_lambda else [])
+        )
 
     # -- descriptive ----------------------------------------------------------
 
@@ -306,17 +343,44 @@ class OrdinalModel:
             If the data are separated, so that some estimates diverge.
         """
         kind = canonical_cov_type(cov_type)
-        start = self.start_params if start_params is None else self._check_params(start_params)
-        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
+        options = _newton_options(maxiter, gradtol, reltol)
+        if start_params is not None:
+            start = self._check_params(start_params)
+        elif self.problem.layout.n_lambda:
+            start = self._flexible_start(options)
+        else:
+            start = self.start_params
         callback = _print_iteration if disp else None
         solution = newton(lambda x: evaluate(self.problem, x), start, options, callback)
         diverging = self._diverging(solution) if check_separation else []
-        info = FitInfo.from_solution(solution, diverging=diverging)
-        _warn_fit(info, self.param_names)
+        info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+        _warn_fit(info)
         results = OrdinalResults(self, solution.x, solution.evaluation, info)
         if kind == "nonrobust":
             return results
         return results.get_robustcov_results(kind, cov_kwds)
+
+    def _flexible_start(self, options: NewtonOptions) -> FloatArray:
+        """Start a flexible link at the fit of the standard link it nests.
+
+        Far from the optimum the joint Hessian in ``(theta, beta, lambda)`` is
+        often indefinite, so the other parameters are first fitted with
+        ``lambda`` fixed at its default (logit for Aranda-Ordaz, probit for
+        log-gamma).
+        """
+        standard = get_link(self.link.nested_link)  # type: ignore[attr-defined]
+        fixed = prepare(replace(self.data, link=standard))
+        inner = newton(lambda x: evaluate(fixed, x), initial_params(fixed), options)
+        return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
+
+    def _crossing(self, params: FloatArray) -> tuple[Any, ...]:
+        """Labels of fitted rows whose nominal effects make the cut-points cross."""
+        lay = self.problem.layout
+        if not lay.n_nominal_cols:
+            return ()
+        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian,
+                                 self.data.nominal)
+        return tuple(self.design.row_index[crossing_rows(theta)])
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
@@ -338,11 +402,29 @@ class OrdinalModel:
                 for j in found.diverging if j >= self.data.n_levels - 1]
 
 
+def _newton_options(maxiter: Any, gradtol: Any, reltol: Any) -> NewtonOptions:
+    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
+    for name, value in (("gradtol", gradtol), ("reltol", reltol)):
+        if not isinstance(value, (int, float, np.floating)) or not value > 0:
+            raise SpecificationError(f"{name} must be a positive number; got {value!r}")
+    return NewtonOptions(max_iter=int(maxiter), grad_tol=float(gradtol), rel_tol=float(reltol))
+
+
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
     print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
 
 
-def _warn_fit(info: FitInfo, names: list[str]) -> None:
+def _warn_fit(info: FitInfo) -> None:
+    if info.crossing:
+        shown = ", ".join(map(str, info.crossing[:5])) + (", ..." if len(info.crossing) > 5 else "")
+        warnings.warn(
+            f"not all thresholds are increasing for {len(info.crossing)} fitted row(s) "
+            f"({shown}): the nominal effects imply negative probabilities there, so the fit "
+            "is invalid. Simplify the nominal effects (fewer terms, or as location effects)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     if info.diverging:
         warnings.warn(
             "complete or quasi-complete separation: the likelihood keeps increasing as "
@@ -353,7 +435,7 @@ def _warn_fit(info: FitInfo, names: list[str]) -> None:
             SeparationWarning,
             stacklevel=3,
         )
-    elif not info.converged:
+    elif info.code != 0:
         warnings.warn(
             f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
             f"after {info.n_iter} iterations). Check the data for separation or rescale "

@@ -9,6 +9,8 @@ probabilities :math:`P_j = F(u_j) - F(u_{j-1})` have gradients
 
 and delta-method standard errors :math:`\sqrt{\nabla P^\top V \nabla P}` with
 ``V`` the covariance of the estimates (robust if the model was fitted so).
+For a flexible link the gradient includes :math:`\partial F/\partial\lambda`, so
+the uncertainty of ``lambda`` counts (R's ``predict.clm`` leaves it out).
 As R's ``predict.clm``, the ``1 - alpha`` interval is formed on the logit scale
 and mapped back, :math:`\operatorname{expit}\{\operatorname{logit} P \pm z\,
 \mathrm{se}/(P(1-P))\}`, so it stays inside ``(0, 1)``.  Cumulative
@@ -102,6 +104,8 @@ def probability_gradients(
     u, grad_u = _cut_gradients(params, layout, jacobian, rows)
     no_shift = np.zeros(u.shape[0])  # u is already standardised
     density = link.pdf(u)[:, :, None] * grad_u  # gradient of F(u_j)
+    if layout.n_lambda:  # a flexible link: F depends on lambda directly too
+        density[:, :, layout.lam] += link.dcdf_dlam(u)[:, :, None]  # type: ignore[attr-defined]
     if cumulative:
         return cumulative_probabilities(link, u, no_shift), density
     m, _, k = density.shape

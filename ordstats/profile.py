@@ -251,7 +251,8 @@ class ParameterProfile:
             else:
                 outside = value
             if abs(excess) < _ROOT_TOL or abs(outside - inside) <= _ROOT_TOL * max(1.0, abs(value)):
-                return value
+                # at the edge of the parameter space the end is its last feasible value
+                return value if point is not None else inside
             root = excess + z  # |r| on this side
             step = np.nan
             if point is not None and root > 0 and point.score != 0.0:

@@ -122,6 +122,16 @@ def test_brant_refuses_what_it_cannot_test(housing):
     null = ordstats.OrdinalModel.from_formula("Sat ~ 1", housing, weights="Freq").fit()
     with pytest.raises(SpecificationError, match="location effects to test"):
         null.brant_test()
+    nominal = ordstats.OrdinalModel.from_formula(
+        "Sat ~ Infl", housing, weights="Freq", nominal="~ Cont"
+    ).fit()
+    with pytest.raises(SpecificationError, match="nominal or scale effects"):
+        nominal.brant_test()
+    flexible = ordstats.OrdinalModel.from_formula(
+        "Sat ~ Infl", housing, weights="Freq", link="aranda-ordaz"
+    ).fit()
+    with pytest.raises(SpecificationError, match="fixed link"):
+        flexible.brant_test()
 
 
 # -- pseudo-R² ------------------------------------------------------------------

@@ -21,6 +21,7 @@ KEY_OUTPUT = [
     "temp[T.warm] - contact[T.yes] = 0     0.9753",
     "All                8.5345   6     0.2015",
     "logit   probit -1.716   0.08625",
+    "4   loglog     log-gamma       -1      0.1615    3.993   1     0.04569     False",
     "Lowest AIC: probit",
     "judge 1 rates higher and judge 7 lower",
     "cold, no contact 1      0.207  0.085     0.086     0.418",

@@ -12,7 +12,6 @@ from scipy import stats
 import ordstats
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.inference import lr_pvalue
-from ordstats.links import get_link
 from ordstats.nesting import link_nesting
 from tests import _reference as ref
 
@@ -48,8 +47,6 @@ def wine_fits(wine):
 def test_anova_matches_r(case):
     data = ref.load(case)
     calls = re.findall(r"clm\([^)]*\)", data["r_call"])
-    if "nominal" in data["r_call"]:
-        pytest.skip("nominal effects are issue 3")
     fits = [ref.fit_reference_call(call) for call in calls]
     table = ordstats.anova(*fits)
     expected = pd.DataFrame(data["table"]["columns"]).replace("NA", np.nan).astype(float)
@@ -283,26 +280,58 @@ def data_nobs(frame, kwargs):
     return frame[kwargs["weights"]].sum() if "weights" in kwargs else len(frame)
 
 
-def _flexible_links_available() -> bool:
-    try:
-        get_link("aranda-ordaz")
-    except OrdstatsError:
-        return False
-    return True
-
-
-def test_compare_links_report_and_nested_tests(wine):
+def test_compare_links_report(wine):
     result = ordstats.compare_links("rating ~ temp + contact", wine, links=("logit", "cloglog"))
     text = str(result)
-    assert "Information criteria" in text and "Vuong" in text
+    assert "Information criteria" in text and "Vuong" in text and "flexible family" in text
     assert result.best == "logit"
-    if _flexible_links_available():  # pragma: no cover - flexible links arrive with issue 3
-        assert set(result.nested["family"]) == {"aranda-ordaz", "log-gamma"}
-        boundary = result.nested.set_index(["link", "family"])["boundary"]
-        assert boundary[("cloglog", "aranda-ordaz")] and not boundary[("logit", "aranda-ordaz")]
-    else:
-        assert result.nested.empty
-        assert any("not available" in note for note in result.notes)
+    assert not result.notes
+
+
+#: The flexible fits of R's clm stop at max|grad| ~ 1e-5 (nlminb without gradient);
+#: the reference files' ``refined`` optimum is profiled over lambda to 1e-10.
+FLEXIBLE_LOGLIK = {
+    "aranda-ordaz": "clm_{}_aranda_ordaz",
+    "log-gamma": "clm_{}_log_gamma",
+}
+
+
+@pytest.mark.parametrize("dataset", ["wine", "housing"])
+def test_nested_link_tests_match_r_fits(dataset):
+    """LR of each link within its flexible family, from R's optima of both fits."""
+    table = ref.load(f"linktable_{dataset}")
+    formula, _, kwargs = ref.fit_call(table["r_call"].replace('"<link>"', '"logit"'))
+    kwargs.pop("link")
+    result = ordstats.compare_links(
+        formula, ordstats.datasets.load(dataset), links=("logit", "probit", "cloglog", "loglog"),
+        **kwargs,
+    )
+    columns = table["table"]["columns"]
+    standard = dict(zip(columns["link"], columns["logLik"], strict=True))
+    nested = result.nested.set_index(["link", "family"])
+    assert len(nested) == 5
+    for (link, family), row in nested.iterrows():
+        refined = ref.load(FLEXIBLE_LOGLIK[family].format(dataset))["extra"]["refined"]
+        statistic = 2 * (refined["loglik"] - standard[link])
+        assert row["LR.stat"] == pytest.approx(statistic, abs=ATOL_TEST)
+        assert row["lambda_hat"] == pytest.approx(refined["lambda"], abs=1e-4)
+        boundary = (link, family) == ("cloglog", "aranda-ordaz")
+        assert row["boundary"] == boundary
+        expected = stats.chi2.sf(statistic, 1) * (0.5 if boundary else 1.0)
+        assert row["Pr(>Chisq)"] == pytest.approx(expected, abs=ATOL_TEST)
+        assert row["lambda0"] == link_nesting(link, family).value
+
+
+def test_lr_test_between_a_link_and_its_family(wine):
+    formula = "rating ~ temp + contact"
+    family = fit(formula, wine, link="aranda-ordaz")
+    logit = ordstats.lr_test(fit(formula, wine), family)
+    assert logit.df == 1 and not logit.boundary
+    cloglog = ordstats.lr_test(fit(formula, wine, link="cloglog"), family)
+    assert cloglog.boundary and "mixture of chi2(0) and chi2(1)" in str(cloglog)
+    assert cloglog.pvalue == pytest.approx(0.5 * stats.chi2.sf(cloglog.statistic, 1))
+    with pytest.raises(SpecificationError, match="'probit' and 'aranda-ordaz'"):
+        ordstats.lr_test(fit(formula, wine, link="probit"), family)
 
 
 def test_compare_links_bad_input(wine):
@@ -312,3 +341,24 @@ def test_compare_links_bad_input(wine):
         ordstats.compare_links("rating ~ temp", wine, link="probit")
     with pytest.raises(SpecificationError, match="unknown link"):
         ordstats.compare_links("rating ~ temp", wine, links=("logit", "tobit"))
+
+
+def test_nominal_and_scale_nesting(wine):
+    base = fit("rating ~ temp + contact", wine)
+    scaled = fit("rating ~ temp + contact", wine, scale="~ temp")
+    assert ordstats.lr_test(base, scaled).df == 1
+    other_scale = fit("rating ~ temp + contact", wine, scale="~ contact")
+    both = fit("rating ~ temp", wine, scale="~ temp", nominal="~ contact")
+    with pytest.raises(SpecificationError, match=r"'scale:contact\[T.yes\]'"):
+        ordstats.lr_test(other_scale, both)
+    nominal = fit("rating ~ temp", wine, nominal="~ contact")
+    assert ordstats.lr_test(base, nominal).df == 3
+    assert ordstats.lr_test(nominal, both).df == 1
+
+
+def test_compare_links_keeps_the_family_fits(wine):
+    result = ordstats.compare_links("rating ~ temp", wine, links=("probit", "cauchit"))
+    assert set(result.family_results) == {"log-gamma"}
+    assert list(result.nested["link"]) == ["probit"]
+    with pytest.raises(SpecificationError, match="flexible family"):
+        ordstats.compare_links("rating ~ temp", wine, links=("logit", "aranda-ordaz"))

@@ -164,3 +164,22 @@ def test_intervals_in_the_far_tails():
         assert np.all(lower.to_numpy() <= p) and np.all(p <= upper.to_numpy())
     top = res.get_prediction(np.array([[60.0]])).conf_int()[1].to_numpy()
     assert 0 < top[0, 0] < 1e-30  # a tiny upper limit, not 0 or NaN
+
+
+@pytest.mark.parametrize(("family", "lam"), [("aranda-ordaz", 0.6), ("log-gamma", -0.4)])
+def test_flexible_link_gradient_includes_lambda(family, lam):
+    layout = ParamLayout(n_alpha=3, n_nominal_cols=1, n_beta=2, n_zeta=1, n_lambda=1)
+    params = np.array([-1.0, 0.3, 1.5, 0.1, -0.05, 0.08, 0.7, -0.4, 0.2, lam])
+    rows, base = _rows(3), get_link(family)
+
+    def probabilities(p):
+        link = base.with_lambda(p[layout.lam][0])
+        return probability_gradients(link, p, layout, JACOBIAN, rows)
+
+    prob, grad = probabilities(params)
+    h = 1e-6
+    for k in range(params.size):
+        step = np.eye(params.size)[k] * h
+        numeric = (probabilities(params + step)[0] - probabilities(params - step)[0]) / (2 * h)
+        np.testing.assert_allclose(grad[:, :, k], numeric, atol=1e-7)
+    assert np.abs(grad[:, :, layout.lam]).max() > 1e-4  # lambda matters
