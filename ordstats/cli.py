@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -46,6 +47,8 @@ __all__ = ["build_parser", "load_data", "main", "results_to_dict"]
 
 #: Exit status for bad input (the same as argparse uses for bad arguments).
 EXIT_ERROR = 2
+#: Exit status when the reader of standard output went away (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
 FORMATS = ("text", "html", "latex", "json")
 THRESHOLDS = ("flexible", "equidistant", "symmetric", "symmetric2")
 _CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
@@ -404,7 +407,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = {"fit": _run_fit, "datasets": _run_datasets}
     try:
         commands[args.command](args)
+        sys.stdout.flush()
     except OrdstatsError as exc:
         print(f"ordstats: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # output piped into e.g. head, which stopped reading
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so that the flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -323,3 +323,15 @@ def test_other_warnings_pass_through_once(capsys):
             warnings.warn("rows dropped", ordstats.errors.MissingDataWarning, stacklevel=1)
     assert len(record) == 1
     assert capsys.readouterr().err == "ordstats: warning: rows dropped\n"
+
+
+def test_closed_pipe_gives_no_traceback():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ordstats", *WINE], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env,
+    )
+    proc.stdout.close()  # like `ordstats fit ... | head -0`
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141
+    assert b"Traceback" not in err and b"Exception ignored" not in err
