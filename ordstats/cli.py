@@ -43,7 +43,15 @@ from ordstats.reporting import summary_frame
 from ordstats.response import format_level
 from ordstats.results import OrdinalResults
 
-__all__ = ["build_parser", "load_data", "main", "results_to_dict"]
+__all__ = [
+    "build_parser",
+    "fit_model",
+    "load_data",
+    "main",
+    "prepare_response",
+    "render",
+    "results_to_dict",
+]
 
 #: Exit status for bad input (the same as argparse uses for bad arguments).
 EXIT_ERROR = 2

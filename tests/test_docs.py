@@ -22,6 +22,7 @@ API_PAGES = [
     "ordstats.errors.OrdstatsError",
     "ordstats.likelihood",
     "ordstats.solver.newton",
+    "ordstats.cli.main",
 ]
 
 
