@@ -13,11 +13,11 @@ import sys
 # Document the source tree next to this file, even when ordstats is not installed.
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-import ordstats  # noqa: E402
+import ordstats
 
 project = "ordstats"
 author = "ordstats developers"
-copyright = "ordstats developers"  # noqa: A001
+copyright = "ordstats developers"
 release = ordstats.__version__
 version = release
 

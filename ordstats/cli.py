@@ -290,13 +290,13 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
 
 
 def _json_number(value: Any) -> float | None:
-    """A float for JSON, or None for NaN and infinities (JSON has neither)."""
+    """Return a float for JSON, or None for NaN and infinities (JSON has neither)."""
     number = float(value)
     return number if math.isfinite(number) else None
 
 
 def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> dict[str, Any]:
-    """The fit as a JSON-ready dict.
+    """Return the fit as a JSON-ready dict.
 
     Parameters
     ----------

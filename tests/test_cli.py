@@ -94,7 +94,9 @@ def test_fit_offset(capsys, tmp_path):
     pytest.importorskip("pyarrow")
     wine.to_parquet(path)
     plain = fit_json(capsys, *WINE)
-    shifted = fit_json(capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--offset", "off")
+    shifted = fit_json(
+        capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--offset", "off"
+    )
     assert shifted["loglik"] == pytest.approx(plain["loglik"], abs=1e-6)
     plain_12 = plain["params"]["1|2"]["estimate"]
     assert shifted["params"]["1|2"]["estimate"] == pytest.approx(plain_12 + 0.5, abs=1e-5)
@@ -105,8 +107,18 @@ def test_fit_offset(capsys, tmp_path):
 
 def test_format_json(capsys):
     result = fit_json(capsys, *WINE)
-    for key in ("formula", "link", "nobs", "loglik", "aic", "bic", "converged", "niter",
-                "max_grad", "cond_H"):
+    for key in (
+        "formula",
+        "link",
+        "nobs",
+        "loglik",
+        "aic",
+        "bic",
+        "converged",
+        "niter",
+        "max_grad",
+        "cond_H",
+    ):
         assert key in result
     assert result["formula"] == "rating ~ temp + contact"
     assert result["loglik"] == pytest.approx(-86.4919, abs=1e-4)
@@ -148,8 +160,15 @@ def test_csv_with_levels(capsys, tmp_path):
     path = tmp_path / "housing.csv"
     ordstats.datasets.load("housing").to_csv(path, index=False)
     result = fit_json(
-        capsys, "fit", "Sat ~ Infl + Type + Cont", "--data", str(path),
-        "--weights", "Freq", "--levels", "Low,Medium,High",
+        capsys,
+        "fit",
+        "Sat ~ Infl + Type + Cont",
+        "--data",
+        str(path),
+        "--weights",
+        "Freq",
+        "--levels",
+        "Low,Medium,High",
     )
     assert result["levels"] == ["Low", "Medium", "High"]
     assert list(result["params"])[:2] == ["Low|Medium", "Medium|High"]
@@ -165,7 +184,7 @@ def test_csv_levels_reverse_a_numeric_response(capsys, tmp_path):
     reverse = fit_json(
         capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--levels", "5,4,3,2,1"
     )
-    assert list(reverse["params"])[0] == "5|4"
+    assert next(iter(reverse["params"])) == "5|4"
     assert reverse["params"]["temp[T.warm]"]["estimate"] < 0
 
 
@@ -207,16 +226,27 @@ def test_datasets_lists_names_and_descriptions(capsys):
 
 
 def test_python_dash_m_ordstats():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     proc = subprocess.run(
-        [sys.executable, "-m", "ordstats", *WINE], capture_output=True, text=True, env=env,
-        timeout=120, check=False,
+        [sys.executable, "-m", "ordstats", *WINE],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "-86.4919" in proc.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "ordstats", "fit", "rating ~ x", "--data", "wine"],
-        capture_output=True, text=True, env=env, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("ordstats: error: ")
@@ -234,8 +264,13 @@ def test_version_and_help(capsys):
 
 
 def test_error_missing_column(capsys):
-    assert_error(capsys, ["fit", "rating ~ tmp + contact", "--data", "wine"],
-                 "'tmp'", "not a column", "Did you mean 'temp'")
+    assert_error(
+        capsys,
+        ["fit", "rating ~ tmp + contact", "--data", "wine"],
+        "'tmp'",
+        "not a column",
+        "Did you mean 'temp'",
+    )
 
 
 def test_error_missing_response(capsys):
@@ -249,16 +284,18 @@ def test_error_missing_weights_column(capsys):
 def test_error_unordered_response_without_levels(capsys, tmp_path):
     path = tmp_path / "housing.csv"
     ordstats.datasets.load("housing").to_csv(path, index=False)
-    err = assert_error(capsys, ["fit", "Sat ~ Infl", "--data", str(path)],
-                       "'Sat'", "no order", "--levels")
+    err = assert_error(
+        capsys, ["fit", "Sat ~ Infl", "--data", str(path)], "'Sat'", "no order", "--levels"
+    )
     assert "High,Low,Medium" in err
 
 
 def test_error_levels_missing_a_value(capsys, tmp_path):
     path = tmp_path / "housing.csv"
     ordstats.datasets.load("housing").to_csv(path, index=False)
-    assert_error(capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"],
-                 "'High'")
+    assert_error(
+        capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"], "'High'"
+    )
 
 
 def test_error_malformed_levels(capsys):
@@ -271,8 +308,13 @@ def test_error_missing_file(capsys, tmp_path):
 
 
 def test_error_unknown_dataset(capsys):
-    assert_error(capsys, ["fit", "y ~ x", "--data", "wines"],
-                 "'wines'", "wine, soup, housing", ".csv or .parquet")
+    assert_error(
+        capsys,
+        ["fit", "y ~ x", "--data", "wines"],
+        "'wines'",
+        "wine, soup, housing",
+        ".csv or .parquet",
+    )
 
 
 def test_error_bad_formula(capsys):
@@ -300,13 +342,16 @@ def test_error_corrupt_parquet(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "argv", [["fit", "rating ~ temp", "--data", "wine", "--link", "logistic"],
-             ["fit", "rating ~ temp", "--data", "wine", "--alpha", "1.5"],
-             ["fit", "rating ~ temp"],
-             []],
+    "argv",
+    [
+        ["fit", "rating ~ temp", "--data", "wine", "--link", "logistic"],
+        ["fit", "rating ~ temp", "--data", "wine", "--alpha", "1.5"],
+        ["fit", "rating ~ temp"],
+        [],
+    ],
 )
 def test_bad_arguments_exit_2(capsys, argv):
-    code, out, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv)
     assert code == 2
     assert "error:" in err and "Traceback" not in err
 
@@ -326,10 +371,15 @@ def test_other_warnings_pass_through_once(capsys):
 
 
 def test_closed_pipe_gives_no_traceback():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ordstats", *WINE], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, env=env,
+        [sys.executable, "-m", "ordstats", *WINE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     proc.stdout.close()  # like `ordstats fit ... | head -0`
     _, err = proc.communicate(timeout=120)

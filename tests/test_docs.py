@@ -35,8 +35,18 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     out = tmp_path / "html"
     pythonpath = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         str(source), str(out)],
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            str(source),
+            str(out),
+        ],
         env={**os.environ, "PYTHONPATH": pythonpath},
         capture_output=True,
         text=True,

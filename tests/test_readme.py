@@ -41,7 +41,7 @@ def test_readme_starts_with_exactly_two_commands():
     install_and_run, install_and_test = top_commands()
     assert "python -m venv" in install_and_run and "pip install -e ." in install_and_run
     assert "&& ordstats fit " in install_and_run
-    assert "pip install -e \".[test" in install_and_test
+    assert 'pip install -e ".[test' in install_and_test
     assert install_and_test.endswith("&& python -m pytest")
 
 
