@@ -223,7 +223,9 @@ def _unordered_response_error(name: str, column: pd.Series) -> ResponseError:
     )
 
 
-def prepare_response(data: pd.DataFrame, formula: str, levels: str | None) -> pd.DataFrame:
+def prepare_response(
+    data: pd.DataFrame, formula: str, levels: Sequence[str] | None
+) -> pd.DataFrame:
     """Apply ``--levels`` to the response column, or check that it is ordered.
 
     With ``levels``, the response values are compared as text, so ``--levels
@@ -234,8 +236,8 @@ def prepare_response(data: pd.DataFrame, formula: str, levels: str | None) -> pd
     data : pandas.DataFrame
     formula : str
         The model formula (its left-hand side names the response).
-    levels : str or None
-        Comma-separated levels, lowest first.
+    levels : sequence of str or None
+        The response levels, lowest first (the parsed ``--levels``).
 
     Returns
     -------
@@ -245,7 +247,7 @@ def prepare_response(data: pd.DataFrame, formula: str, levels: str | None) -> pd
     Raises
     ------
     ResponseError
-        Text labels without ``levels``, or malformed ``levels``.
+        A response of text labels without ``levels``.
     """
     response, _ = _split_formula(formula)
     if response not in data.columns:
@@ -275,7 +277,8 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
     -------
     OrdinalResults
     """
-    data = prepare_response(load_data(args.data), args.formula, args.levels)
+    levels = _parse_levels(args.levels) if args.levels is not None else None
+    data = prepare_response(load_data(args.data), args.formula, levels)
     model = OrdinalModel.from_formula(
         args.formula,
         data,
@@ -283,7 +286,7 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
         weights=args.weights,
         offset=args.offset,
         threshold=args.threshold,
-        levels=_parse_levels(args.levels) if args.levels is not None else None,
+        levels=levels,
         context={},
     )
     return model.fit()
