@@ -93,7 +93,17 @@ def _add_fit_parser(commands: Any) -> None:
         metavar="SOURCE",
         help="bundled data set name (see 'ordstats datasets') or path to a .csv or .parquet file",
     )
-    fit.add_argument("--link", default="logit", choices=link_names(), help="link (default: logit)")
+    fit.add_argument(
+        "--link",
+        default="logit",
+        metavar="LINK",
+        help=f"link: {', '.join(link_names(flexible=True))} (default: logit; R's spellings "
+        "such as Aranda-Ordaz are accepted)",
+    )
+    fit.add_argument(
+        "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
+    )
+    fit.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
     fit.add_argument(
         "--threshold", default="flexible", choices=THRESHOLDS, help="threshold structure"
     )
@@ -283,6 +293,8 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
         args.formula,
         data,
         link=args.link,
+        nominal=args.nominal,
+        scale=args.scale,
         weights=args.weights,
         offset=args.offset,
         threshold=args.threshold,

@@ -385,3 +385,18 @@ def test_closed_pipe_gives_no_traceback():
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141
     assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+def test_nominal_scale_and_flexible_link_flags(capsys):
+    result = fit_json(capsys, "fit", "rating ~ temp", "--data", "wine", "--nominal", "~ contact",
+                      "--scale", "~ temp")
+    # clm(rating ~ temp, nominal = ~ contact, scale = ~ temp, data = wine)
+    assert result["loglik"] == pytest.approx(-86.1324802809519, rel=1e-9)
+    assert "1|2:contact[T.yes]" in result["params"]
+    assert "scale:temp[T.warm]" in result["params"]
+    code, out, _ = run(capsys, *WINE, "--link", "Aranda-Ordaz")
+    assert code == 0 and "Link parameter (aranda-ordaz)" in out and "lambda" in out
+
+
+def test_unknown_link_names_the_choices(capsys):
+    assert_error(capsys, [*WINE, "--link", "logistic"], "unknown link 'logistic'", "'log-gamma'")

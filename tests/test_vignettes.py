@@ -23,6 +23,10 @@ KEY_OUTPUT = {
         "probit  -85.761  183.522",
         "cauchit -92.516  197.031",
         "Lowest AIC: probit",
+        "1|2:contact[T.yes]",
+        "nominal contact vs proportional odds: LR = 0.567 on 3 df, p = 0.904",
+        "scale temp vs proportional odds: LR = 0.105 on 1 df, p = 0.746",
+        "lambda = 0.4994 (SE 0.7840), logLik = -86.3417 vs logit -86.4919",
     ],
 }
 
