@@ -65,9 +65,9 @@ class OrdinalModel:
         intercepts.  ``None`` fits the thresholds only.
     nominal, scale : array-like or pandas.DataFrame, optional
         Numeric regressors of nominal and log-scale effects (no constant).
-    link : {"logit", "probit", "cloglog", "loglog", "cauchit", "aranda-ordaz", \
-"log-gamma"} or Link
-        The inverse of ``F``.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+    link : str or Link
+        The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
+        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
         cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
         loglog at -1) estimate ``lambda``; R's spellings are accepted.
     weights : array-like, optional

@@ -451,10 +451,10 @@ class OrdinalResults(InferenceMixin):
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
             return newdata[name].to_numpy(dtype=float)
         if np.any(self.model.data.offset):
+            column = f"give newdata a column {name!r} or " if name else ""
             raise PredictionError(
-                "the model was fitted with an offset; give newdata a column "
-                f"{name!r} or pass offset=" if name else "the model was fitted with an "
-                "offset; pass offset= with one value per row of newdata"
+                f"the model was fitted with an offset; {column}pass offset= with one value "
+                "per row of newdata"
             )
         return np.zeros(n)
 
@@ -472,8 +472,9 @@ class OrdinalResults(InferenceMixin):
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
             ``"class"``: the most probable level;
-            ``"expected"``: ``sum_j score_j P(Y = j)`` with the level values as
-            scores for a numeric response, otherwise ``1, ..., K``;
+            ``"expected"``: ``sum_j score_j P(Y = j)``, the scores being the level
+            values when they are numbers or numeric labels (``"1"``, ..., ``"5"``),
+            otherwise ``1, ..., K``;
             ``"linear"``: the linear predictor ``x'beta + offset``.
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.
