@@ -45,7 +45,7 @@ class InferenceMixin:
     def get_robustcov_results(
         self, cov_type: str = "robust", cov_kwds: Mapping[str, Any] | None = None
     ) -> Any:
-        """The same fit with a sandwich covariance behind ``bse``, tests and summary.
+        """Return the same fit with a sandwich covariance behind ``bse``, tests and summary.
 
         Parameters
         ----------
@@ -108,7 +108,7 @@ class InferenceMixin:
         )
 
     def t_test(self, constraints: Any) -> ContrastResults:
-        """z tests of each linear constraint separately (estimate, SE, z, p, CI).
+        """Test each linear constraint separately by a z test (estimate, SE, z, p, CI).
 
         Parameters
         ----------
@@ -136,8 +136,13 @@ class InferenceMixin:
 
         self._check_profilable()
         return profile_conf_int(
-            self.model.problem, self.params.to_numpy(), list(self.params.index),
-            self._profile_scales(), alpha, which, stacklevel=3,
+            self.model.problem,
+            self.params.to_numpy(),
+            list(self.params.index),
+            self._profile_scales(),
+            alpha,
+            which,
+            stacklevel=3,
         )
 
     def _check_profilable(self) -> None:
@@ -148,7 +153,7 @@ class InferenceMixin:
             )
 
     def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
-        """The profile likelihood of one parameter, for plotting or inspection.
+        """Compute the profile likelihood of one parameter, for plotting or inspection.
 
         Every other parameter is re-optimised at each value.  The signed root
         ``r = sign(value - estimate) sqrt(2 (llf - llf_profile))`` is close to a
@@ -175,8 +180,14 @@ class InferenceMixin:
 
         self._check_profilable()
         return profile_curve(
-            self.model.problem, self.params.to_numpy(), list(self.params.index),
-            self._profile_scales(), param, alpha, n_points, stacklevel=2,
+            self.model.problem,
+            self.params.to_numpy(),
+            list(self.params.index),
+            self._profile_scales(),
+            param,
+            alpha,
+            n_points,
+            stacklevel=2,
         )
 
     def plot_profile(self, param: str, ax: Any = None, alpha: float = 0.001) -> Any:
@@ -215,8 +226,13 @@ class InferenceMixin:
         data = self.model.data
         eta = data.X @ self.params.to_numpy()[self.model.problem.layout.beta] + data.offset
         return pseudo_rsquared(
-            self.llf, self.llnull, self.nobs, eta, data.weights,  # type: ignore[attr-defined]
-            self.model.link, self.model.problem.layout.n_zeta > 0,
+            self.llf,
+            self.llnull,
+            self.nobs,
+            eta,
+            data.weights,  # type: ignore[attr-defined]
+            self.model.link,
+            self.model.problem.layout.n_zeta > 0,
         )
 
     @property
@@ -244,7 +260,8 @@ class InferenceMixin:
         if newdata is None:
             empty = np.empty((data.n_obs, 0))
             rows = NewRows(
-                data.X, data.offset,
+                data.X,
+                data.offset,
                 data.nominal if lay.n_nominal_cols else empty,
                 data.scale if lay.n_zeta else empty,
             )
@@ -289,12 +306,11 @@ class InferenceMixin:
         rows, index = self._new_rows(newdata, offset)
         model = self.model
         link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
-        args = (link, self.params.to_numpy(), model.problem.layout,
-                model.threshold_jacobian, rows)
+        args = (link, self.params.to_numpy(), model.problem.layout, model.threshold_jacobian, rows)
         categories, gradient = probability_gradients(*args)
         cumulative = which == "cumprob"
-        prob, gradient = probability_gradients(*args, cumulative=True) if cumulative else (
-            categories, gradient
+        prob, gradient = (
+            probability_gradients(*args, cumulative=True) if cumulative else (categories, gradient)
         )
         complement = complementary_probabilities(categories, cumulative)
         columns = model.levels[:-1] if cumulative else model.levels

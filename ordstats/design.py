@@ -731,7 +731,7 @@ def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
 
 
 def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
-    """The design columns of each formula term (one term per column for arrays).
+    """Return the design columns of each formula term (one per column for arrays).
 
     Parameters
     ----------

@@ -89,8 +89,13 @@ def probability_residuals(evaluation: Evaluation, link: Link) -> FloatArray:
 
 
 def pseudo_rsquared(
-    llf: float, llnull: float, nobs: float, linear_predictor: FloatArray, weights: FloatArray,
-    link: Link, has_scale: bool,
+    llf: float,
+    llnull: float,
+    nobs: float,
+    linear_predictor: FloatArray,
+    weights: FloatArray,
+    link: Link,
+    has_scale: bool,
 ) -> pd.Series:
     """McFadden, Cox-Snell, Nagelkerke and McKelvey-Zavoina pseudo-R².
 

@@ -36,7 +36,7 @@ __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_tes
 
 
 def describe_model(res: OrdinalResults) -> str:
-    """A one-line description of a fit: formula, and link/threshold if not the default."""
+    """Describe a fit in one line: formula, and link/threshold if not the default."""
     model = res.model
     text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
     extras = [f"link={model.link.name}"] if model.link.name != "logit" else []

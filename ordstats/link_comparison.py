@@ -132,14 +132,27 @@ def _vuong_table(results: dict[str, OrdinalResults]) -> pd.DataFrame:
         if np.isfinite(test.statistic) and test.pvalue < 0.05:
             favours = first if test.statistic > 0 else second
         rows.append(
-            {"link 1": first, "link 2": second, "z": test.statistic,
-             "Pr(>|z|)": test.pvalue, "favours": favours}
+            {
+                "link 1": first,
+                "link 2": second,
+                "z": test.statistic,
+                "Pr(>|z|)": test.pvalue,
+                "favours": favours,
+            }
         )
     return pd.DataFrame(rows, columns=["link 1", "link 2", "z", "Pr(>|z|)", "favours"])
 
 
-_NESTED_COLUMNS = ["link", "family", "lambda0", "lambda_hat", "LR.stat", "df", "Pr(>Chisq)",
-                   "boundary"]
+_NESTED_COLUMNS = [
+    "link",
+    "family",
+    "lambda0",
+    "lambda_hat",
+    "LR.stat",
+    "df",
+    "Pr(>Chisq)",
+    "boundary",
+]
 
 
 def _nested_table(

@@ -175,8 +175,10 @@ def _gram(blocks: Iterator[FloatArray]) -> FloatArray:
 
 
 def _residual_shares(gram_blocks: Callable[[], Iterator[FloatArray]], n_span: int) -> FloatArray:
-    """Squared residual norms of the later columns after projection on the first ``n_span``,
-    relative to their own squared norms.
+    """Return the squared residuals of the later columns on the span of the first ones.
+
+    Each is relative to the column's squared norm; "the first ones" are the
+    first ``n_span`` columns.
 
     Two passes over the row blocks (Cholesky QR, repeated once for accuracy):
     the first forms the Gram matrix of the unit-scaled columns and the
@@ -205,7 +207,7 @@ def _residual_shares(gram_blocks: Callable[[], Iterator[FloatArray]], n_span: in
 
 
 def _outside_span(blocks: Callable[[], Iterator[FloatArray]], n_span: int) -> list[int]:
-    """Indices (counted from ``n_span``) of the later columns outside the span of the first."""
+    """Return the later columns (counted from ``n_span``) outside the span of the first."""
     if n_span == 0:
         gram = _gram(blocks())
         return [j for j, value in enumerate(np.diag(gram)) if value > 0]
@@ -273,7 +275,8 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
     if zeta_r.shape[1]:
         scale_names = list(restricted.params.index[lay_r.zeta])
         stacked = np.hstack([_scale(full), zeta_r])
-        bad += [scale_names[j] for j in _outside_span(lambda: iter([stacked]), _scale(full).shape[1])]
+        outside_scale = _outside_span(lambda: iter([stacked]), _scale(full).shape[1])
+        bad += [scale_names[j] for j in outside_scale]
     if bad:
         raise SpecificationError(
             f"{_describe(restricted)} is not nested in {_describe(full)}: its parameter(s) "

@@ -160,8 +160,14 @@ class PredictionResults:
     """
 
     def __init__(
-        self, prob: FloatArray, complement: FloatArray, gradient: FloatArray,
-        covariance: FloatArray, index: pd.Index, columns: list[str], which: str,
+        self,
+        prob: FloatArray,
+        complement: FloatArray,
+        gradient: FloatArray,
+        covariance: FloatArray,
+        index: pd.Index,
+        columns: list[str],
+        which: str,
     ) -> None:
         variance = np.einsum("mjk,kl,mjl->mj", gradient, covariance, gradient)
         self.which = which

@@ -171,8 +171,10 @@ class ParameterProfile:
         return point
 
     def _step_towards(self, near: _Point, value: float) -> _Point | None:
-        """Fit at ``value`` or, if no start is feasible there, at the nearest
-        feasible value found by halving the way from ``near``."""
+        """Fit at ``value``, or nearer ``near`` if no start is feasible there.
+
+        The way from ``near`` is halved until a start is feasible.
+        """
         target = value
         for _ in range(_MAX_BISECTIONS):
             step = target - near.value
@@ -184,7 +186,7 @@ class ParameterProfile:
         return None
 
     def point(self, value: float) -> _Point | None:
-        """The constrained optimum at ``value`` (None outside the parameter space).
+        """Return the constrained optimum at ``value`` (None outside the parameter space).
 
         Continuation: when ``value`` is too far from every profiled point for
         a feasible start, the profile advances towards it in smaller steps.
@@ -224,7 +226,7 @@ class ParameterProfile:
         return None
 
     def limit(self, z: float, side: int) -> float:
-        """The value where ``r = side * z`` (``side * inf`` if the profile never gets there)."""
+        """Return the value where ``r = side * z`` (``side * inf`` if never reached)."""
         bracket = self._bracket(z, side)
         if bracket is None:
             return side * np.inf
@@ -281,8 +283,9 @@ def _check_level(alpha: float) -> float:
     return float(stats.norm.ppf(1.0 - alpha / 2.0))
 
 
-def _warn_profile(profile: ParameterProfile, name: str, ends: Sequence[float],
-                  stacklevel: int) -> None:
+def _warn_profile(
+    profile: ParameterProfile, name: str, ends: Sequence[float], stacklevel: int
+) -> None:
     """One warning: an open interval, or constrained fits that did not converge."""
     if not all(np.isfinite(ends)):
         warnings.warn(
@@ -354,7 +357,7 @@ def profile_curve(
     n_points: int = 31,
     stacklevel: int = 1,
 ) -> pd.DataFrame:
-    """The profile of one parameter on a grid spanning its ``1 - alpha`` interval.
+    """Profile one parameter on a grid spanning its ``1 - alpha`` interval.
 
     Parameters
     ----------

@@ -82,13 +82,17 @@ def parse_constraints(
             "the constraints are linearly dependent (one follows from the others); drop "
             "the redundant ones"
         )
-    return matrix, values, [_label(row, value, names) for row, value in zip(matrix, values)]
+    return (
+        matrix,
+        values,
+        [_label(row, value, names) for row, value in zip(matrix, values, strict=True)],
+    )
 
 
 def _label(row: FloatArray, value: float, names: Sequence[str]) -> str:
-    """``"a - 2 * b = 1"`` from a constraint row."""
+    """Write a constraint row as ``"a - 2 * b = 1"``."""
     text = ""
-    for coef, name in zip(row, names):
+    for coef, name in zip(row, names, strict=True):
         if coef == 0:
             continue
         size = "" if abs(coef) == 1 else f"{abs(coef):g} * "
@@ -107,8 +111,9 @@ def _check_covariance(covariance: FloatArray) -> None:
         )
 
 
-def wald_test(params: FloatArray, covariance: FloatArray, names: Sequence[str],
-              constraints: Any) -> ContrastResults:
+def wald_test(
+    params: FloatArray, covariance: FloatArray, names: Sequence[str], constraints: Any
+) -> ContrastResults:
     """Joint Wald chi-square test of linear constraints (see module docstring).
 
     Parameters
@@ -135,8 +140,9 @@ def wald_test(params: FloatArray, covariance: FloatArray, names: Sequence[str],
     )
 
 
-def t_test(params: FloatArray, covariance: FloatArray, names: Sequence[str],
-           constraints: Any) -> ContrastResults:
+def t_test(
+    params: FloatArray, covariance: FloatArray, names: Sequence[str], constraints: Any
+) -> ContrastResults:
     """Separate z tests of linear constraints (see module docstring).
 
     Parameters

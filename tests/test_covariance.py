@@ -41,13 +41,15 @@ def test_robust_matches_r_sandwich(wine_model):
 def test_cluster_matches_r_vcovcl(wine, wine_model):
     names = list(wine_model.param_names)
     adjusted = wine_model.fit(cov_type="cluster", cov_kwds={"groups": wine["judge"]})
-    np.testing.assert_allclose(adjusted.bse, _r_se("sandwich_wine", "se_cluster", names),
-                               rtol=RTOL_SE)
+    np.testing.assert_allclose(
+        adjusted.bse, _r_se("sandwich_wine", "se_cluster", names), rtol=RTOL_SE
+    )
     raw = wine_model.fit(
         cov_type="cluster", cov_kwds={"groups": wine["judge"], "use_correction": False}
     )
-    np.testing.assert_allclose(raw.bse, _r_se("sandwich_wine", "se_cluster_hc0", names),
-                               rtol=RTOL_SE)
+    np.testing.assert_allclose(
+        raw.bse, _r_se("sandwich_wine", "se_cluster_hc0", names), rtol=RTOL_SE
+    )
     full = wine_model.fit(
         cov_type="cluster", cov_kwds={"groups": wine["judge"], "use_correction": "full"}
     )
@@ -73,15 +75,27 @@ def _sandwich_by_hand(model, params, w):
     """H^-1 (sum w s s') H^-1 with scores and Hessian from finite differences."""
     h = 1e-5
     eye = np.eye(params.size)
-    scores = np.column_stack([
-        (_row_logliks(model, params + h * e) - _row_logliks(model, params - h * e)) / (2 * h)
-        for e in eye
-    ])
-    hessian = np.array([
-        [(model.loglike(params + h * a + h * b) - model.loglike(params + h * a - h * b)
-          - model.loglike(params - h * a + h * b) + model.loglike(params - h * a - h * b))
-         / (4 * h * h) for b in eye] for a in eye
-    ])
+    scores = np.column_stack(
+        [
+            (_row_logliks(model, params + h * e) - _row_logliks(model, params - h * e)) / (2 * h)
+            for e in eye
+        ]
+    )
+    hessian = np.array(
+        [
+            [
+                (
+                    model.loglike(params + h * a + h * b)
+                    - model.loglike(params + h * a - h * b)
+                    - model.loglike(params - h * a + h * b)
+                    + model.loglike(params - h * a - h * b)
+                )
+                / (4 * h * h)
+                for b in eye
+            ]
+            for a in eye
+        ]
+    )
     bread = np.linalg.inv(-hessian)
     return bread @ ((scores * w[:, None]).T @ scores) @ bread
 
@@ -113,11 +127,13 @@ def test_sandwich_by_hand_with_nominal_scale_and_flexible_link(wine):
 
 def _binary_wine(wine):
     high = (wine["rating"].astype(int) > 3).astype(int)
-    exog = pd.DataFrame({
-        "const": 1.0,
-        "warm": (wine["temp"] == "warm").astype(float),
-        "yes": (wine["contact"] == "yes").astype(float),
-    })
+    exog = pd.DataFrame(
+        {
+            "const": 1.0,
+            "warm": (wine["temp"] == "warm").astype(float),
+            "yes": (wine["contact"] == "yes").astype(float),
+        }
+    )
     return high, exog
 
 
@@ -133,8 +149,11 @@ def test_k2_matches_statsmodels_logit(wine):
         extra = {"cov_kwds": sm_kwds} if sm_kwds else {}
         logit = sm.Logit(high, exog).fit(disp=0, cov_type=cov_type, **extra)
         res = ours.fit(cov_type="robust" if cov_type == "HC0" else "cluster", cov_kwds=our_kwds)
-        np.testing.assert_allclose(res.params.to_numpy(), [-logit.params["const"],
-                                   logit.params["warm"], logit.params["yes"]], rtol=1e-6)
+        np.testing.assert_allclose(
+            res.params.to_numpy(),
+            [-logit.params["const"], logit.params["warm"], logit.params["yes"]],
+            rtol=1e-6,
+        )
         np.testing.assert_allclose(res.bse.to_numpy(), logit.bse.to_numpy(), rtol=RTOL_SE)
 
 
@@ -142,8 +161,9 @@ def test_k2_weighted_matches_statsmodels_glm():
     housing = ordstats.datasets.load("housing")
     high = (housing["Sat"] == "High").astype(int)
     exog = pd.get_dummies(housing[["Infl", "Cont"]], drop_first=True, dtype=float)
-    glm = sm.GLM(high, sm.add_constant(exog), family=sm.families.Binomial(),
-                 freq_weights=housing["Freq"]).fit(cov_type="HC0")
+    glm = sm.GLM(
+        high, sm.add_constant(exog), family=sm.families.Binomial(), freq_weights=housing["Freq"]
+    ).fit(cov_type="HC0")
     res = ordstats.OrdinalModel(high, exog, weights=housing["Freq"]).fit(cov_type="robust")
     np.testing.assert_allclose(res.bse.to_numpy(), glm.bse.to_numpy(), rtol=RTOL_SE)
 
@@ -186,8 +206,12 @@ def test_groups_aligned_on_index(wine, wine_model):
         ("cluster", {"groups": np.arange(5)}, DataError, "one label per row"),
         ("cluster", {"groups": np.zeros(72)}, DataError, "at least two clusters"),
         ("cluster", {"groups": np.r_[np.nan, np.ones(71)]}, DataError, "missing labels"),
-        ("cluster", {"groups": np.arange(72), "use_correction": "yes"}, SpecificationError,
-         "use_correction"),
+        (
+            "cluster",
+            {"groups": np.arange(72), "use_correction": "yes"},
+            SpecificationError,
+            "use_correction",
+        ),
         ("robust", {"groups": np.arange(72)}, SpecificationError, "not understood"),
     ],
 )

@@ -23,6 +23,11 @@ API_PAGES = [
     "ordstats.likelihood",
     "ordstats.solver.newton",
     "ordstats.cli.main",
+    "ordstats.lr_test",
+    "ordstats.compare_links",
+    "ordstats.profile.profile_curve",
+    "ordstats.goodness.brant_test",
+    "ordstats.covariance.sandwich_covariance",
 ]
 
 

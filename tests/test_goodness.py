@@ -39,8 +39,10 @@ def _brant_by_hand(housing):
     X = sm.add_constant(X)
     y = housing["Sat"].map({"Low": 0, "Medium": 1, "High": 2}).to_numpy()
     w = housing["Freq"].to_numpy(dtype=float)
-    fits = [sm.GLM((y > j).astype(float), X, family=sm.families.Binomial(),
-                   freq_weights=w).fit() for j in range(2)]
+    fits = [
+        sm.GLM((y > j).astype(float), X, family=sm.families.Binomial(), freq_weights=w).fit()
+        for j in range(2)
+    ]
     pis = [f.fittedvalues.to_numpy() for f in fits]  # P(Y > j)
     Xv = X.to_numpy()
 
@@ -96,10 +98,13 @@ def test_brant_other_links_use_the_binary_information(housing, housing_res):
     y = housing["Sat"].map({"Low": 0, "Medium": 1, "High": 2}).to_numpy()
     k = X.shape[1]
     for j in range(2):
-        glm = sm.GLM((y > j).astype(float), X,
-                     family=sm.families.Binomial(sm.families.links.Probit()),
-                     freq_weights=housing["Freq"]).fit()
-        block = joint[j * k:(j + 1) * k, j * k:(j + 1) * k]
+        glm = sm.GLM(
+            (y > j).astype(float),
+            X,
+            family=sm.families.Binomial(sm.families.links.Probit()),
+            freq_weights=housing["Freq"],
+        ).fit()
+        block = joint[j * k : (j + 1) * k, j * k : (j + 1) * k]
         np.testing.assert_allclose(np.sqrt(np.diag(block)), glm.bse, rtol=1e-4)
     assert np.isfinite(probit.brant_test().loc["All", "chi2"])
 

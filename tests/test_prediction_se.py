@@ -21,7 +21,8 @@ RTOL_SE = 1e-4
 ATOL_PROB = 1e-7
 
 SE_CASES = [
-    c for c in ref.cases("predict_")
+    c
+    for c in ref.cases("predict_")
     if ref.load(c).get("newdata_prob_se") is not None and ref.load(c)["r_call"].startswith("clm(")
 ]
 
@@ -112,12 +113,14 @@ def _rows(seed: int) -> NewRows:
 )
 def test_gradient_matches_finite_differences(link, seed, cumulative):
     rng = np.random.default_rng(seed)
-    params = np.concatenate([
-        np.sort(rng.normal(scale=1.5, size=3)) + np.array([0.0, 0.6, 1.2]),  # ordered alpha_0
-        rng.normal(scale=0.1, size=3),  # nominal effects, small so cut-points stay ordered
-        rng.normal(size=2),
-        rng.normal(scale=0.3, size=1),
-    ])
+    params = np.concatenate(
+        [
+            np.sort(rng.normal(scale=1.5, size=3)) + np.array([0.0, 0.6, 1.2]),  # ordered alpha_0
+            rng.normal(scale=0.1, size=3),  # nominal effects, small so cut-points stay ordered
+            rng.normal(size=2),
+            rng.normal(scale=0.3, size=1),
+        ]
+    )
     rows, F = _rows(seed), get_link(link)
     prob, grad = probability_gradients(F, params, LAYOUT, JACOBIAN, rows, cumulative)
     h = 1e-6
@@ -140,9 +143,15 @@ def test_same_parameter_order_as_the_likelihood():
     y = np.array([0, 1, 2, 3, 1, 2])
     params = np.array([-1.0, 0.2, 1.4, 0.1, -0.2, 0.05, 0.5, -0.4, 0.3])
     data = CLMData(
-        y=y, n_levels=4, X=rows.X, weights=np.ones(6), offset=rows.offset,
-        link=get_link("probit"), threshold_jacobian=JACOBIAN,
-        nominal=rows.nominal, scale=rows.scale,
+        y=y,
+        n_levels=4,
+        X=rows.X,
+        weights=np.ones(6),
+        offset=rows.offset,
+        link=get_link("probit"),
+        threshold_jacobian=JACOBIAN,
+        nominal=rows.nominal,
+        scale=rows.scale,
     )
     problem = prepare(data)
     assert problem.layout == LAYOUT
@@ -176,7 +185,7 @@ def test_flexible_link_gradient_includes_lambda(family, lam):
         link = base.with_lambda(p[layout.lam][0])
         return probability_gradients(link, p, layout, JACOBIAN, rows)
 
-    prob, grad = probabilities(params)
+    _, grad = probabilities(params)
     h = 1e-6
     for k in range(params.size):
         step = np.eye(params.size)[k] * h

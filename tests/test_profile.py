@@ -23,8 +23,10 @@ ATOL_PROFILE = 1e-4
 ATOL_PROFILE_CAUCHIT = 5e-4
 
 PROFILE_CASES = [
-    c for c in ref.cases("clm_")
-    if ref.load(c)["kind"] == "fit" and ref.load(c)["profile_ci"]
+    c
+    for c in ref.cases("clm_")
+    if ref.load(c)["kind"] == "fit"
+    and ref.load(c)["profile_ci"]
     and ref.load(c)["link"] in ("logit", "probit", "cloglog", "loglog", "cauchit")
 ]
 
@@ -40,7 +42,10 @@ def test_cases_cover_links_and_thresholds():
     calls = " ".join(ref.load(c)["r_call"] for c in PROFILE_CASES)
     assert "scale =" in calls and "nominal =" in calls
     assert {ref.load(c)["threshold"] for c in PROFILE_CASES} == {
-        "flexible", "equidistant", "symmetric", "symmetric2"
+        "flexible",
+        "equidistant",
+        "symmetric",
+        "symmetric2",
     }
 
 
@@ -86,13 +91,15 @@ def _independent_limit(res, name, side, z):
 
         start = hat.copy()
         start[:n_thresholds] += value - hat[k]  # shifted thresholds stay ordered
-        found = optimize.minimize(negative, np.delete(start, k), jac=True, method="BFGS",
-                                  options={"gtol": 1e-9})
+        found = optimize.minimize(
+            negative, np.delete(start, k), jac=True, method="BFGS", options={"gtol": 1e-9}
+        )
         return -found.fun
 
     def root(value):
-        return np.sign(value - hat[k]) * np.sqrt(max(2 * (res.llf - profile_llf(value)), 0)) \
-            - side * z
+        return (
+            np.sign(value - hat[k]) * np.sqrt(max(2 * (res.llf - profile_llf(value)), 0)) - side * z
+        )
 
     se = res.bse.iloc[k]
     return optimize.brentq(root, hat[k] + side * 0.5 * se, hat[k] + side * 4 * se, xtol=1e-9)
@@ -186,7 +193,7 @@ def test_separation_gives_an_open_interval():
 
 
 def test_bad_requests(wine_res):
-    with pytest.raises(SpecificationError, match="not a parameter.*'temp\\[T.warm\\]'"):
+    with pytest.raises(SpecificationError, match=r"not a parameter.*'temp\[T.warm\]'"):
         wine_res.conf_int(method="profile", which=["temp"])
     with pytest.raises(OrdstatsError, match="'wald' or 'profile'"):
         wine_res.conf_int(method="likelihood")

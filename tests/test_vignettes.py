@@ -28,6 +28,20 @@ KEY_OUTPUT = {
         "scale temp vs proportional odds: LR = 0.105 on 1 df, p = 0.746",
         "lambda = 0.4994 (SE 0.7840), logLik = -86.3417 vs logit -86.4919",
     ],
+    # R's anova.clm / confint.clm / predict.clm numbers the inference prose relies on
+    "inference.py": [
+        "LR = 11.0430 on 1 df",
+        "rating ~ temp * contact       7  186.8324 -86.4162   0.1514  1.0      0.6972",
+        "temp[T.warm]    1.467  3.539   1.510  3.595",
+        "covariance used: cluster",
+        "temp[T.warm] - contact[T.yes] = 0     0.9753",
+        "All                8.5345   6     0.2015",
+        "logit   probit -1.716   0.08625",
+        "4   loglog     log-gamma       -1      0.1615    3.993   1     0.04569     False",
+        "Lowest AIC: probit",
+        "judge 1 rates higher and judge 7 lower",
+        "cold, no contact 1      0.207  0.085     0.086     0.418",
+    ],
 }
 
 
@@ -59,10 +73,11 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     assert list(tmp_path.iterdir()) == []  # writes nothing by default
 
 
-def test_wine_plot_is_written_only_on_request(tmp_path):
+@pytest.mark.parametrize("name", ["wine.py", "inference.py"])
+def test_plot_is_written_only_on_request(name, tmp_path):
     pytest.importorskip("matplotlib")
-    target = tmp_path / "probs.png"
-    proc = run_vignette(REPO / "vignettes" / "wine.py", tmp_path, "--plot", str(target))
+    target = tmp_path / "plot.png"
+    proc = run_vignette(REPO / "vignettes" / name, tmp_path, "--plot", str(target))
     assert proc.returncode == 0, proc.stderr
     assert target.stat().st_size > 1000
-    assert [p.name for p in tmp_path.iterdir()] == ["probs.png"]
+    assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]

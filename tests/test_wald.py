@@ -26,8 +26,11 @@ def test_single_constraint_by_hand(res):
     test = res.wald_test("temp[T.warm] = contact[T.yes]")
     diff = res.params["temp[T.warm]"] - res.params["contact[T.yes]"]
     cov = res.cov_params()
-    var = (cov.loc["temp[T.warm]", "temp[T.warm]"] + cov.loc["contact[T.yes]", "contact[T.yes]"]
-           - 2 * cov.loc["temp[T.warm]", "contact[T.yes]"])
+    var = (
+        cov.loc["temp[T.warm]", "temp[T.warm]"]
+        + cov.loc["contact[T.yes]", "contact[T.yes]"]
+        - 2 * cov.loc["temp[T.warm]", "contact[T.yes]"]
+    )
     assert float(test.statistic) == pytest.approx(diff**2 / var)
     assert float(test.pvalue) == pytest.approx(stats.chi2.sf(diff**2 / var, 1))
     assert test.df_denom == 1 and test.distribution == "chi2"
@@ -62,10 +65,12 @@ def test_single_coefficient_matches_z_test(res):
 
 def test_matches_statsmodels_for_a_binary_logit(wine):
     high = (wine["rating"].astype(int) > 3).astype(int)
-    exog = pd.DataFrame({
-        "warm": (wine["temp"] == "warm").astype(float),
-        "yes": (wine["contact"] == "yes").astype(float),
-    })
+    exog = pd.DataFrame(
+        {
+            "warm": (wine["temp"] == "warm").astype(float),
+            "yes": (wine["contact"] == "yes").astype(float),
+        }
+    )
     logit = sm.Logit(high, sm.add_constant(exog)).fit(disp=0)
     ours = ordstats.OrdinalModel(high, exog).fit()
     expected = logit.wald_test("warm = yes", scalar=True)

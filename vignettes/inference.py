@@ -137,8 +137,9 @@ clustered = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).
 print(clustered.summary().tables[1])
 print(f"covariance used: {clustered.cov_type}")
 robust = additive.get_robustcov_results("robust")
-ses = pd.DataFrame({"model-based": additive.bse, "robust": robust.bse,
-                    "cluster (judge)": clustered.bse})
+ses = pd.DataFrame(
+    {"model-based": additive.bse, "robust": robust.bse, "cluster (judge)": clustered.bse}
+)
 print(ses.round(4).to_string())
 
 # %% [markdown]
@@ -225,8 +226,10 @@ print(f"mean residual: {residuals.mean():.4f}")
 by_judge = residuals.groupby(wine["judge"]).mean()
 print("mean residual by judge (not in the model):")
 print(by_judge.round(3).to_string())
-print(f"judge {by_judge.idxmax()} rates higher and judge {by_judge.idxmin()} lower "
-      "than the model expects")
+print(
+    f"judge {by_judge.idxmax()} rates higher and judge {by_judge.idxmin()} lower "
+    "than the model expects"
+)
 
 # %% [markdown]
 # The judges differ a lot: a judge effect (a mixed model, or `judge` as a
@@ -244,8 +247,10 @@ print(f"judge {by_judge.idxmax()} rates higher and judge {by_judge.idxmin()} low
 # uncertainty), not for a single rating.
 
 # %%
-newdata = pd.DataFrame({"temp": ["cold", "warm"], "contact": ["no", "yes"]},
-                       index=["cold, no contact", "warm, contact"])
+newdata = pd.DataFrame(
+    {"temp": ["cold", "warm"], "contact": ["no", "yes"]},
+    index=["cold, no contact", "warm, contact"],
+)
 prediction = additive.get_prediction(newdata)
 print(prediction.summary_frame().round(3).to_string())
 
