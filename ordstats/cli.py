@@ -114,6 +114,16 @@ def _add_fit_parser(commands: Any) -> None:
         metavar="L1,L2,...",
         help="response levels, lowest first, comma-separated (needed for text labels in CSV)",
     )
+    fit.add_argument(
+        "--cov-type",
+        default=None,
+        choices=("nonrobust", "robust", "HC1", "cluster"),
+        help="covariance behind SEs and tests: inverse observed information (default), "
+        "sandwich (robust, HC1) or cluster-robust (with --cluster)",
+    )
+    fit.add_argument(
+        "--cluster", metavar="COL", help="column of cluster labels (implies --cov-type cluster)"
+    )
     fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
     fit.add_argument(
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
@@ -301,7 +311,21 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
         levels=levels,
         context={},
     )
-    return model.fit()
+    return model.fit(**_covariance_options(args, data))
+
+
+def _covariance_options(args: argparse.Namespace, data: pd.DataFrame) -> dict[str, Any]:
+    """``cov_type`` and ``cov_kwds`` of ``fit()`` from ``--cov-type`` and ``--cluster``."""
+    cov_type = args.cov_type or ("cluster" if args.cluster else "nonrobust")
+    if cov_type == "cluster" and not args.cluster:
+        raise DataError("--cov-type cluster needs --cluster COL, the column of cluster labels")
+    if args.cluster and cov_type != "cluster":
+        raise DataError(f"--cluster goes with --cov-type cluster, not {cov_type}")
+    if not args.cluster:
+        return {"cov_type": cov_type}
+    if args.cluster not in data.columns:
+        raise DataError(f"the cluster column {args.cluster!r} is not a column of the data")
+    return {"cov_type": "cluster", "cov_kwds": {"groups": data[args.cluster]}}
 
 
 def _json_number(value: Any) -> float | None:
@@ -326,7 +350,7 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
     dict
         ``formula``, ``response``, ``levels``, ``link``, ``threshold``, ``nobs``,
         ``n_rows``, ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``,
-        ``max_grad``, ``cond_H``, ``alpha`` and ``params``: for each parameter
+        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha`` and ``params``: for each parameter
         name, ``estimate``, ``se``, ``z``, ``p``, ``lower``, ``upper``.
         Non-finite numbers are ``None``.
     """
@@ -351,6 +375,7 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         "niter": res.niter,
         "max_grad": _json_number(res.max_grad),
         "cond_H": _json_number(res.cond_H),
+        "cov_type": res.cov_type,
         "alpha": alpha,
         "params": params,
     }

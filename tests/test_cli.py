@@ -400,3 +400,29 @@ def test_nominal_scale_and_flexible_link_flags(capsys):
 
 def test_unknown_link_names_the_choices(capsys):
     assert_error(capsys, [*WINE, "--link", "logistic"], "unknown link 'logistic'", "'log-gamma'")
+
+
+def test_robust_and_cluster_covariance_flags(capsys):
+    plain = fit_json(capsys, *WINE)
+    robust = fit_json(capsys, *WINE, "--cov-type", "robust")
+    clustered = fit_json(capsys, *WINE, "--cluster", "judge")
+    assert plain["cov_type"] == "nonrobust" and robust["cov_type"] == "robust"
+    assert clustered["cov_type"] == "cluster"
+    assert robust["loglik"] == plain["loglik"]
+    # R: sqrt(diag(sandwich(fit))), sqrt(diag(vcovCL(fit, cluster = ~judge)))
+    assert robust["params"]["temp[T.warm]"]["se"] == pytest.approx(0.485559543051, rel=1e-6)
+    assert clustered["params"]["temp[T.warm]"]["se"] == pytest.approx(0.353901520951, rel=1e-6)
+    code, out, _ = run(capsys, *WINE, "--cov-type", "robust")
+    assert code == 0 and "robust (sandwich) covariance" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--cov-type", "cluster"], "needs --cluster COL"),
+        (["--cov-type", "robust", "--cluster", "judge"], "goes with --cov-type cluster"),
+        (["--cluster", "jugde"], "'jugde' is not a column"),
+    ],
+)
+def test_covariance_flag_errors(capsys, extra, fragment):
+    assert_error(capsys, [*WINE, *extra], fragment)

@@ -86,3 +86,4 @@ def test_readme_python_example_runs(capsys):
     assert "Log-Likelihood:               -86.4919" in out
     assert "probit   logLik =  -85.7611" in out
     assert "odds_ratio" in out
+    assert "LR = 11.0430 on 1 df" in out
