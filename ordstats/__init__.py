@@ -8,13 +8,15 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, links
+from ordstats import datasets, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.inference import anova, lr_test, vuong_test
+from ordstats.link_comparison import compare_links
 from ordstats.model import OrdinalModel
 from ordstats.results import OrdinalResults
 
@@ -25,8 +27,13 @@ __all__ = [
     "OrdstatsError",
     "OrdstatsWarning",
     "SeparationWarning",
+    "anova",
+    "compare_links",
     "datasets",
     "links",
+    "lr_test",
+    "plotting",
+    "vuong_test",
 ]
 
 __version__ = "0.1.0"

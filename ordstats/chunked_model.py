@@ -33,8 +33,14 @@ from ordstats.chunked import (
     skeleton_design,
     summarize_chunk,
 )
-from ordstats.design import categorical_variables, formula_variables
-from ordstats.errors import DataError, FormulaError, NotFittedError, OrdstatsError
+from ordstats.design import categorical_variables, check_choice, formula_variables
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    NotFittedError,
+    OrdstatsError,
+    SpecificationError,
+)
 from ordstats.likelihood import CLMData, prepare
 from ordstats.links import Link, get_link
 from ordstats.model import OrdinalModel, _jacobian
@@ -53,10 +59,12 @@ class PassEvaluation:
     ----------
     totals : PassTotals or None
         None when no chunk had usable rows.
-    n_params : int
+    link : Link
+        The model's link (what results read as the link at the estimates).
     """
 
-    def __init__(self, totals: PassTotals | None, n_params: int) -> None:
+    def __init__(self, totals: PassTotals | None, link: Link) -> None:
+        self.link = link
         if totals is None:
             raise DataError("no chunk has usable rows")
         self.nll = float(totals.nll) if np.isfinite(totals.nll) else np.inf
@@ -108,12 +116,32 @@ class ChunkedOrdinalModel(OrdinalModel):
         collinear: Any = "drop",
         many_levels: bool = False,
         context: Any = None,
+        nominal: str | None = None,
+        scale: str | None = None,
     ) -> ChunkedOrdinalModel:
         """Build the model from a formula and chunked data (two passes over the data).
 
         Parameters are those of :meth:`OrdinalModel.from_formula`; ``weights`` and
-        ``offset`` must be column names.
+        ``offset`` must be column names.  Nominal and scale effects and flexible
+        links are not available for chunked data yet.
         """
+        link_obj = get_link(link)
+        unsupported = [
+            what
+            for what, used in (
+                ("nominal effects", nominal is not None),
+                ("scale effects", scale is not None),
+                (f"the flexible link {link_obj.name!r}", hasattr(link_obj, "nested_link")),
+            )
+            if used
+        ]
+        if unsupported:
+            raise SpecificationError(
+                f"{' and '.join(unsupported)} are not available for data read in chunks yet; "
+                "fit a location-only model with a standard link, or load the data into memory"
+            )
+        check_choice("missing", missing, ("drop", "raise"))
+        check_choice("collinear", collinear, ("drop", "raise"))
         for role, value in (("weights", weights), ("offset", offset)):
             if value is not None and not isinstance(value, str):
                 raise DataError(
@@ -137,7 +165,6 @@ class ChunkedOrdinalModel(OrdinalModel):
         encoded, fitted_formula, terms = fix_levels(
             scan, plan, formula, ctx, levels=levels, many_levels=many_levels
         )
-        link_obj = get_link(link)
         spec = ChunkSpec(
             plan=plan,
             terms=terms,
@@ -173,6 +200,8 @@ class ChunkedOrdinalModel(OrdinalModel):
         self.problem = prepare(empty_data(spec))
         self.threshold_param_names = threshold_parameter_names(threshold, encoded.levels)
         self.exog_names = list(spec.terms.names)
+        self.nominal_names: list[str] = []
+        self.scale_names: list[str] = []
         self.param_names = self.threshold_param_names + self.exog_names
 
     def __getstate__(self) -> dict[str, Any]:
@@ -238,7 +267,7 @@ class ChunkedOrdinalModel(OrdinalModel):
         """One pass over the data: log-likelihood, gradient and Hessian at ``params``."""
         params = self._check_params(params)
         totals = self._pass(chunk_totals, self.chunk_spec, params, banded)
-        return PassEvaluation(totals, self.k_params)
+        return PassEvaluation(totals, self.link)
 
     def _newton(
         self, start: FloatArray, options: NewtonOptions, *, disp: bool, banded: bool

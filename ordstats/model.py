@@ -18,10 +18,12 @@ import scipy.sparse as sp
 
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.banded import BandedEvaluation, banded_applicable, banded_newton_step
+from ordstats.covariance import canonical_cov_type
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
 from ordstats.links import Link, get_link
+from ordstats.prediction import crossing_rows, threshold_matrix
 from ordstats.results import FitInfo, OrdinalResults
 from ordstats.separation import detect_separation
 from ordstats.solver import NewtonOptions, NewtonResult, newton
@@ -48,11 +50,17 @@ BANDED_MIN_THRESHOLDS = 50
 class OrdinalModel:
     r"""Cumulative link model for an ordinal response, as R's ``ordinal::clm``.
 
-    .. math:: P(Y \le j \mid x) = F(\theta_j - x^\top \beta - o), \quad j = 1, \dots, K - 1
+    .. math::
 
-    with thresholds ``theta_1 < ... < theta_{K-1}``, location effects ``beta``
-    (a positive ``beta`` moves probability to higher categories), offset ``o``
-    and the link's distribution ``F``.
+        P(Y \le j \mid x, w, z) = F\!\left(\frac{\theta_j + w^\top\gamma_j
+        - x^\top \beta - o}{\exp(z^\top \zeta)}\right), \quad j = 1, \dots, K - 1
+
+    with thresholds ``theta_1 < ... < theta_{K-1}`` (``theta = J alpha`` for a
+    threshold structure), location effects ``beta`` (a positive ``beta`` moves
+    probability to higher categories), optional nominal effects ``gamma_j``
+    (category-specific: partial proportional odds) and log-scale effects
+    ``zeta``, offset ``o`` and the link's distribution ``F`` (for the flexible
+    links its shape parameter ``lambda`` is estimated too).
 
     Parameters
     ----------
@@ -62,8 +70,13 @@ class OrdinalModel:
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors *without* a constant column: the thresholds act as
         intercepts.  ``None`` fits the thresholds only.
-    link : {"logit", "probit", "cloglog", "loglog", "cauchit"} or Link
-        The inverse of ``F``.
+    nominal, scale : array-like or pandas.DataFrame, optional
+        Numeric regressors of nominal and log-scale effects (no constant).
+    link : str or Link
+        The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
+        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+        cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
+        loglog at -1) estimate ``lambda``; R's spellings are accepted.
     weights : array-like, optional
         Non-negative frequency (case) weights, as R's ``weights=``.
     offset : array-like, optional
@@ -99,6 +112,8 @@ class OrdinalModel:
         endog: Any,
         exog: Any = None,
         *,
+        nominal: Any = None,
+        scale: Any = None,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -111,6 +126,8 @@ class OrdinalModel:
         design = design_from_arrays(
             endog,
             exog,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -126,6 +143,8 @@ class OrdinalModel:
         formula: str,
         data: Any,
         *,
+        nominal: str | None = None,
+        scale: str | None = None,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -151,7 +170,13 @@ class OrdinalModel:
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
             or a Dask DataFrame is read in chunks at every Newton pass, so memory
             stays bounded by ``chunksize``; the result is the in-memory fit (see
-            :class:`ordstats.chunked_model.ChunkedOrdinalModel`).
+            :class:`ordstats.chunked_model.ChunkedOrdinalModel`; location formulas
+            and standard links only).
+        nominal : str, optional
+            One-sided formula of nominal (category-specific, "partial
+            proportional odds") effects, e.g. ``"~ contact"``.
+        scale : str, optional
+            One-sided formula of log-scale effects, e.g. ``"~ temp"``.
         link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
@@ -176,11 +201,13 @@ class OrdinalModel:
             return ChunkedOrdinalModel.from_source(
                 formula, data, chunksize=chunksize, link=link, weights=weights, offset=offset,
                 threshold=threshold, levels=levels, missing=missing, collinear=collinear,
-                many_levels=many_levels, context=context,
+                many_levels=many_levels, context=context, nominal=nominal, scale=scale,
             )
         design = design_from_formula(
             formula,
             data,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -202,6 +229,7 @@ class OrdinalModel:
         self.formula_context = context
         levels = design.response.levels
         self.threshold_jacobian = _jacobian(threshold, len(levels) - 1)
+        n = len(design.response.codes)
         self.data = CLMData(
             y=design.response.codes,
             n_levels=len(levels),
@@ -210,11 +238,21 @@ class OrdinalModel:
             offset=design.offset,
             link=self.link,
             threshold_jacobian=self.threshold_jacobian,
+            nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
+            scale=design.scale.matrix if design.scale else np.empty((n, 0)),
         )
         self.problem: CLMProblem = prepare(self.data)
         self.threshold_param_names = threshold_parameter_names(threshold, levels)
+        self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
-        self.param_names = self.threshold_param_names + self.exog_names
+        self.scale_names = list(design.scale.names) if design.scale else []
+        self.param_names = (
+            self.threshold_param_names
+            + [f"{thr}:{term}" for term in self.nominal_names for thr in self.threshold_param_names]
+            + self.exog_names
+            + [f"scale:{term}" for term in self.scale_names]
+            + (["lambda"] if self.problem.layout.n_lambda else [])
+        )
 
     # -- descriptive ----------------------------------------------------------
 
@@ -319,6 +357,8 @@ class OrdinalModel:
         reltol: float = 1e-6,
         disp: bool | None = None,
         check_separation: bool = True,
+        cov_type: str = "nonrobust",
+        cov_kwds: dict[str, Any] | None = None,
         banded: bool | None = None,
     ) -> OrdinalResults:
         """Fit the model by Newton-Raphson with analytic gradient and Hessian.
@@ -339,6 +379,14 @@ class OrdinalModel:
             (default), nothing with ``disp=False``.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster"}
+            Covariance of the estimates behind ``bse``, tests and the summary:
+            the inverse observed information, or a sandwich estimator (see
+            :mod:`ordstats.covariance`).  The observed-information covariance
+            stays available as ``nonrobust_covariance``.
+        cov_kwds : dict, optional
+            For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
+            data's index or one label per row used) and ``"use_correction"``.
         banded : bool, optional
             Treat the threshold block of the Hessian as tridiagonal (flexible
             thresholds without nominal effects; see :mod:`ordstats.banded`), so
@@ -356,13 +404,44 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
-        start = self.start_params if start_params is None else self._check_params(start_params)
-        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
+        kind = canonical_cov_type(cov_type)
+        options = _newton_options(maxiter, gradtol, reltol)
+        if start_params is not None:
+            start = self._check_params(start_params)
+        elif self.problem.layout.n_lambda:
+            start = self._flexible_start(options)
+        else:
+            start = self.start_params
         solution = self._newton(start, options, disp=disp, banded=self._use_banded(banded))
         diverging = self._diverging(solution) if check_separation else []
-        info = FitInfo.from_solution(solution, diverging=diverging)
-        _warn_fit(info, self.param_names)
-        return OrdinalResults(self, solution.x, solution.evaluation, info)
+        info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+        _warn_fit(info)
+        results = OrdinalResults(self, solution.x, solution.evaluation, info)
+        if kind == "nonrobust":
+            return results
+        return results.get_robustcov_results(kind, cov_kwds)
+
+    def _flexible_start(self, options: NewtonOptions) -> FloatArray:
+        """Start a flexible link at the fit of the standard link it nests.
+
+        Far from the optimum the joint Hessian in ``(theta, beta, lambda)`` is
+        often indefinite, so the other parameters are first fitted with
+        ``lambda`` fixed at its default (logit for Aranda-Ordaz, probit for
+        log-gamma).
+        """
+        standard = get_link(self.link.nested_link)  # type: ignore[attr-defined]
+        fixed = prepare(replace(self.data, link=standard))
+        inner = newton(lambda x: evaluate(fixed, x), initial_params(fixed), options)
+        return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
+
+    def _crossing(self, params: FloatArray) -> tuple[Any, ...]:
+        """Labels of fitted rows whose nominal effects make the cut-points cross."""
+        lay = self.problem.layout
+        if not lay.n_nominal_cols:
+            return ()
+        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian,
+                                 self.data.nominal)
+        return tuple(self.design.row_index[crossing_rows(theta)])
 
     def _use_banded(self, banded: bool | None) -> bool:
         layout = self.problem.layout
@@ -418,11 +497,29 @@ def _jacobian(threshold: str, n_thresholds: int) -> Any:
     return threshold_jacobian(threshold, n_thresholds)
 
 
+def _newton_options(maxiter: Any, gradtol: Any, reltol: Any) -> NewtonOptions:
+    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
+    for name, value in (("gradtol", gradtol), ("reltol", reltol)):
+        if not isinstance(value, (int, float, np.floating)) or not value > 0:
+            raise SpecificationError(f"{name} must be a positive number; got {value!r}")
+    return NewtonOptions(max_iter=int(maxiter), grad_tol=float(gradtol), rel_tol=float(reltol))
+
+
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
     print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
 
 
-def _warn_fit(info: FitInfo, names: list[str]) -> None:
+def _warn_fit(info: FitInfo) -> None:
+    if info.crossing:
+        shown = ", ".join(map(str, info.crossing[:5])) + (", ..." if len(info.crossing) > 5 else "")
+        warnings.warn(
+            f"not all thresholds are increasing for {len(info.crossing)} fitted row(s) "
+            f"({shown}): the nominal effects imply negative probabilities there, so the fit "
+            "is invalid. Simplify the nominal effects (fewer terms, or as location effects)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     if info.diverging:
         warnings.warn(
             "complete or quasi-complete separation: the likelihood keeps increasing as "
@@ -433,7 +530,7 @@ def _warn_fit(info: FitInfo, names: list[str]) -> None:
             SeparationWarning,
             stacklevel=3,
         )
-    elif not info.converged:
+    elif info.code != 0:
         warnings.warn(
             f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
             f"after {info.n_iter} iterations). Check the data for separation or rescale "

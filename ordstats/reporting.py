@@ -20,11 +20,14 @@ def _fmt(value: float, spec: str) -> str:
 
 def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
     model = res.model
+    design = model.design
     left = [
         ("Dep. Variable:", [model.endog_name]),
         ("Model:", ["OrdinalModel"]),
         ("Link:", [model.link.name]),
         ("Threshold:", [model.threshold]),
+        *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
+        *([("Scale:", [design.scale.describe()])] if design.scale else []),
         ("Method:", ["Newton-Raphson"]),
         ("No. Observations:", [_fmt(res.nobs, "g")]),
         ("Df Model:", [str(res.df_model)]),
@@ -70,10 +73,20 @@ def _notes(res: OrdinalResults) -> list[str]:
             "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "
             "MLE); their values and standard errors are meaningless."
         )
-    elif not info.converged:
+    elif info.crossing:
+        notes.append(
+            f"Invalid fit: the thresholds are not increasing for {len(info.crossing)} rows "
+            "(nominal effects imply negative probabilities)."
+        )
+    elif info.code != 0:
         notes.append(f"The fit did not converge: {info.message}.")
     if res.covariance.singular:
         notes.append("The Hessian is singular: standard errors are not available.")
+    if res.covariance.kind != "nonrobust":
+        notes.append(
+            f"Standard errors, z, p-values and intervals use the {res.covariance.kind} "
+            "(sandwich) covariance, not the inverse observed information."
+        )
     if model.has_weights:
         notes.append(
             f"No. Observations is the sum of frequency weights over {res.n_rows} rows."
@@ -84,6 +97,19 @@ def _notes(res: OrdinalResults) -> list[str]:
     if aliased:
         notes.append("Aliased columns dropped: " + ", ".join(aliased) + ".")
     return [f"[{i}] {text}" for i, text in enumerate(notes, start=1)]
+
+
+def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
+    """Parameter blocks in display order: location, nominal, scale, link, thresholds."""
+    model, lay = res.model, res.model.problem.layout
+    names = model.param_names
+    return [
+        ("Location coefficients", names[lay.beta]),
+        ("Nominal effects (on the thresholds)", names[lay.nominal]),
+        ("Scale effects (log scale)", names[lay.zeta]),
+        (f"Link parameter ({model.link.name})", names[lay.lam]),
+        ("Thresholds", names[lay.alpha]),
+    ]
 
 
 def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
@@ -107,11 +133,9 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
         res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
         title="Cumulative Link Model Results",
     )
-    exog = res.model.exog_names
-    if exog:
-        smry.tables.append(_params_table(res, exog, alpha, "Location coefficients"))
-    thresholds = res.model.threshold_param_names
-    smry.tables.append(_params_table(res, thresholds, alpha, "Thresholds"))
+    for title, names in _blocks(res):
+        if names:
+            smry.tables.append(_params_table(res, names, alpha, title))
     notes = _notes(res)
     if notes:
         smry.add_extra_txt(["Notes:", *notes])

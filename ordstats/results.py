@@ -8,20 +8,30 @@ refits the model it came from, except for the null model behind ``llnull``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from scipy import linalg, stats
 
+from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.banded import BandedCovariance, BandedHessian
 from ordstats.design import terms_for_newdata
-from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.likelihood import Evaluation
-from ordstats.prediction import category_probabilities, cumulative_probabilities
+from ordstats.links import Link
+from ordstats.prediction import (
+    category_probabilities,
+    crossing_rows,
+    cumulative_probabilities,
+    threshold_gradient,
+    threshold_matrix,
+)
 from ordstats.solver import NewtonResult
 from ordstats.sources import is_source
 from ordstats.thresholds import threshold_names
@@ -36,6 +46,8 @@ __all__ = ["Covariance", "FitInfo", "OrdinalResults", "observed_covariance"]
 #: Reciprocal condition number below which the Hessian counts as singular.
 _SINGULAR_RCOND = 1e-13
 _PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
+#: Most distinct nominal-design rows for which ``thresholds`` are tabulated.
+_MAX_PATTERNS = 20
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,9 @@ class FitInfo:
         ``max|gradient|`` at the returned estimates.
     diverging : tuple of str
         Parameters without a finite estimate because of separation.
+    crossing : tuple
+        Labels of fitted rows whose cut-points are not increasing (nominal
+        effects); the fit is then invalid, as R's ``clm`` reports.
     """
 
     converged: bool
@@ -64,19 +79,23 @@ class FitInfo:
     n_halvings: int
     max_grad: float
     diverging: tuple[str, ...] = ()
+    crossing: tuple[Any, ...] = ()
 
     @classmethod
-    def from_solution(cls, solution: NewtonResult, diverging: list[str]) -> FitInfo:
+    def from_solution(
+        cls, solution: NewtonResult, diverging: list[str], crossing: tuple[Any, ...] = ()
+    ) -> FitInfo:
         """Summarise a :class:`~ordstats.solver.NewtonResult`."""
         grad = np.asarray(solution.evaluation.gradient)
         return cls(
-            converged=solution.converged and not diverging,
+            converged=solution.converged and not diverging and not crossing,
             code=solution.code,
             message=solution.message,
             n_iter=solution.n_iter,
             n_halvings=solution.n_halvings,
             max_grad=float(np.max(np.abs(grad))) if grad.size else 0.0,
             diverging=tuple(diverging),
+            crossing=crossing,
         )
 
 
@@ -92,7 +111,8 @@ class Covariance:
         Condition number of the Hessian (R's ``cond.H``).
     singular : bool
     kind : str
-        ``"nonrobust"``: inverse observed information.
+        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
+        ``"cluster"``: sandwich estimators (see :mod:`ordstats.covariance`).
     """
 
     matrix: FloatArray
@@ -134,7 +154,7 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
 
 
-class OrdinalResults:
+class OrdinalResults(InferenceMixin):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
     Not created directly: :meth:`OrdinalModel.fit` returns it.
@@ -153,15 +173,22 @@ class OrdinalResults:
     """
 
     def __init__(
-        self, model: OrdinalModel, params: FloatArray, evaluation: Evaluation, info: FitInfo
+        self,
+        model: OrdinalModel,
+        params: FloatArray,
+        evaluation: Evaluation,
+        info: FitInfo,
+        covariance: Covariance | None = None,
     ) -> None:
         self.model = model
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
         self._evaluation = evaluation
-        self.covariance = observed_covariance(evaluation.hessian)
-        if self.covariance.singular and not info.diverging:
+        #: inverse observed information, kept when ``covariance`` is a sandwich
+        self.nonrobust_covariance = observed_covariance(evaluation.hessian)
+        self.covariance = covariance if covariance is not None else self.nonrobust_covariance
+        if self.nonrobust_covariance.singular and not info.diverging:
             warnings.warn(
                 "the Hessian is numerically singular at the estimates, so the parameters "
                 "are not uniquely determined and standard errors are NaN. Look for "
@@ -242,7 +269,11 @@ class OrdinalResults:
     # -- inference ------------------------------------------------------------
 
     def cov_params(self) -> pd.DataFrame:
-        """Covariance of the estimates: the inverse observed information."""
+        """Covariance of the estimates (``covariance.kind`` says which).
+
+        The inverse observed information unless the model was fitted with a
+        sandwich ``cov_type``; that one stays in :attr:`nonrobust_covariance`.
+        """
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
@@ -269,13 +300,28 @@ class OrdinalResults:
             2.0 * stats.norm.sf(np.abs(self.zvalues)), index=self.params.index, name="pvalue"
         )
 
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Wald confidence intervals, ``params +- z_{1-alpha/2} bse``.
+    def conf_int(
+        self, alpha: float = 0.05, method: str = "wald", which: Sequence[str] | None = None
+    ) -> pd.DataFrame:
+        """Confidence intervals: Wald, or profile likelihood.
 
         Parameters
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            ``"wald"``: ``params +- z_{1-alpha/2} bse`` (with the covariance in
+            use, robust if fitted so).  ``"profile"``: the values where the
+            signed root deviance reaches ``+-z_{1-alpha/2}``, every other
+            parameter re-optimised (likelihood-based, so the same whatever the
+            covariance; asymmetric where the likelihood is; thresholds too,
+            unlike R's ``confint.clm``).  An interval that reaches the edge of
+            the parameter space (``lambda -> 0`` of Aranda-Ordaz) ends there.
+            R does not profile flexible-link models; here they are profiled,
+            with a warning if constrained fits stop at that edge.  See
+            :mod:`ordstats.profile`.
+        which : sequence of str, optional
+            Parameters to profile (default all); ignored for Wald.
 
         Returns
         -------
@@ -283,26 +329,66 @@ class OrdinalResults:
             Columns ``"lower"`` and ``"upper"``, one row per parameter.
         """
         _check_alpha(alpha)
+        if method == "profile":
+            return self._profile_conf_int(alpha, which)
+        if method != "wald":
+            raise OrdstatsError(f"method must be 'wald' or 'profile'; got {method!r}")
         half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
-    @property
-    def thresholds(self) -> pd.Series:
-        """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``."""
-        alpha = self.params.iloc[: self.model.problem.layout.n_alpha].to_numpy()
-        theta = self.model.threshold_jacobian @ alpha
-        return pd.Series(theta, index=threshold_names(self.model.levels), name="thresholds")
+    @cached_property
+    def thresholds(self) -> pd.DataFrame:
+        """The cut-points ``theta_j`` implied by the estimates, with delta-method SEs.
 
-    def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Odds ratios ``exp(beta)`` of the location effects with Wald intervals.
+        Without nominal effects: one row per cut-point (``"1|2"``, ...).  With
+        nominal effects the cut-points depend on the nominal predictors, so there
+        is one block per distinct row of the nominal design in the data (at most
+        20; beyond that only the reference row ``w = 0``), indexed by a
+        ``(pattern, threshold)`` MultiIndex.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"estimate"`` and ``"std err"``.
+        """
+        model = self.model
+        names = threshold_names(model.levels)
+        th = model.problem.layout.thresholds
+        patterns, labels = _nominal_patterns(model)
+        if labels is None and sp.issparse(model.threshold_jacobian):
+            # many flexible thresholds (J = I): variances without the dense covariance
+            return pd.DataFrame({
+                "estimate": self.params.to_numpy()[th],
+                "std err": np.sqrt(self.covariance.variances()[th]),
+            }, index=names)
+        cov = self.covariance.matrix[th, th]
+        frames = []
+        for row in patterns:
+            grad = threshold_gradient(model.threshold_jacobian, row)
+            frames.append(pd.DataFrame({
+                "estimate": grad @ self.params.to_numpy()[th],
+                "std err": np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad)),
+            }, index=names))
+        if labels is None:
+            return frames[0]
+        return pd.concat(frames, keys=labels, names=["pattern", "threshold"])
+
+    def odds_ratios(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
+        """Odds ratios of the location (and nominal) effects with confidence intervals.
 
         Under the logit link, ``exp(beta_k)`` multiplies the odds of a response
-        above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.
+        above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.  A
+        nominal effect ``gamma_j`` of ``w`` (row ``"j|j+1:w"``) multiplies the
+        odds of ``Y > j`` by ``exp(-gamma_j)``.  With scale effects the odds
+        ratios hold at the reference scale ``z = 0``; elsewhere they are
+        ``exp(beta / exp(z'zeta))``.
 
         Parameters
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            Intervals for ``beta`` (see :meth:`conf_int`), then exponentiated.
 
         Returns
         -------
@@ -320,28 +406,48 @@ class OrdinalResults:
                 "under which exp(beta) is not an odds ratio. Refit with link='logit' or "
                 "report the coefficients on the link scale"
             )
-        names = self.model.exog_names
-        ci = self.conf_int(alpha).loc[names]
+        location = self.model.exog_names
+        nominal = _nominal_param_names(self.model)
+        ci = self.conf_int(alpha, method=method, which=location + nominal)
+        # exp(beta) for location effects; exp(-gamma_j) for nominal effects, since
+        # theta_j + w'gamma_j lowers the odds of Y > j by exp(gamma_j)
+        sign = pd.Series([1.0] * len(location) + [-1.0] * len(nominal), index=location + nominal)
+        lower = np.where(sign > 0, ci["lower"][sign.index], -ci["upper"][sign.index])
+        upper = np.where(sign > 0, ci["upper"][sign.index], -ci["lower"][sign.index])
         return pd.DataFrame(
             {
-                "odds_ratio": np.exp(self.params[names]),
-                "lower": np.exp(ci["lower"]),
-                "upper": np.exp(ci["upper"]),
-                "pvalue": self.pvalues[names],
+                "odds_ratio": np.exp(sign * self.params[sign.index]),
+                "lower": np.exp(lower),
+                "upper": np.exp(upper),
+                "pvalue": self.pvalues[sign.index],
             }
         )
 
     # -- prediction -----------------------------------------------------------
 
-    def _location(self, newdata: Any, offset: Any) -> tuple[FloatArray, pd.Index]:
-        """``x'beta + offset`` for the fitted rows or for ``newdata``."""
-        model = self.model
-        beta = self.params[model.exog_names].to_numpy()
+    def _linear_parts(
+        self, newdata: Any, offset: Any
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None, pd.Index]:
+        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta)``."""
+        model, lay = self.model, self.model.problem.layout
+        params = self.params.to_numpy()
+        design = model.design
         if newdata is None:
-            return model.data.X @ beta + model.data.offset, model.design.row_index
-        X = terms_for_newdata(model.design.location, newdata, model.formula_context)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-        return X @ beta + self._new_offset(newdata, offset, len(X)), index
+            X, W, Z = model.data.X, model.data.nominal, model.data.scale
+            eta = X @ params[lay.beta] + model.data.offset
+            index = design.row_index
+        else:
+            context = model.formula_context
+            X = terms_for_newdata(design.location, newdata, context)
+            W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else None
+            Z = terms_for_newdata(design.scale, newdata, context) if design.scale else None
+            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
+            index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+        theta = threshold_matrix(
+            params[lay.thresholds], model.threshold_jacobian, W if lay.n_nominal_cols else None
+        )
+        scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
+        return eta, theta, scale, index
 
     def _new_offset(self, newdata: Any, offset: Any, n: int) -> FloatArray:
         design = self.model.design
@@ -354,10 +460,10 @@ class OrdinalResults:
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
             return newdata[name].to_numpy(dtype=float)
         if self.model.has_offset:
+            column = f"give newdata a column {name!r} or " if name else ""
             raise PredictionError(
-                "the model was fitted with an offset; give newdata a column "
-                f"{name!r} or pass offset=" if name else "the model was fitted with an "
-                "offset; pass offset= with one value per row of newdata"
+                f"the model was fitted with an offset; {column}pass offset= with one value "
+                "per row of newdata"
             )
         return np.zeros(n)
 
@@ -377,8 +483,9 @@ class OrdinalResults:
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
             ``"class"``: the most probable level;
-            ``"expected"``: ``sum_j score_j P(Y = j)`` with the level values as
-            scores for a numeric response, otherwise ``1, ..., K``;
+            ``"expected"``: ``sum_j score_j P(Y = j)``, the scores being the level
+            values when they are numbers or numeric labels (``"1"``, ..., ``"5"``),
+            otherwise ``1, ..., K``;
             ``"linear"``: the linear predictor ``x'beta + offset``.
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.
@@ -400,21 +507,26 @@ class OrdinalResults:
 
             source = self.model.source if newdata is None else newdata
             return predict_source(self, source, which, offset)
-        eta, index = self._location(newdata, offset)
+        eta, theta, scale, index = self._linear_parts(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")
+        theta = _mask_crossing(theta, index)
         levels = self.model.levels
-        link = self.model.link
-        theta = self.thresholds.to_numpy()
+        link = self._link
         if which == "cumprob":
-            cum = cumulative_probabilities(link, theta, eta)
+            cum = cumulative_probabilities(link, theta, eta, scale)
             return pd.DataFrame(cum, index=index, columns=levels[:-1])
-        prob = category_probabilities(link, theta, eta)
+        prob = category_probabilities(link, theta, eta, scale)
         if which == "prob":
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "expected":
             return pd.Series(prob @ self._scores(), index=index, name="expected")
         return _most_probable(prob, levels, index)
+
+    @property
+    def _link(self) -> Link:
+        """The link at the estimated ``lambda`` (flexible links) or the link itself."""
+        return self._evaluation.link
 
     def _scores(self) -> FloatArray:
         values = self.model.design.response.values
@@ -443,6 +555,44 @@ class OrdinalResults:
             f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, "
             f"converged={self.converged}>"
         )
+
+
+def _nominal_param_names(model: OrdinalModel) -> list[str]:
+    return model.param_names[model.problem.layout.nominal]
+
+
+def _nominal_patterns(model: OrdinalModel) -> tuple[FloatArray, list[str] | None]:
+    """Distinct nominal-design rows to show thresholds for, with labels."""
+    if model.problem.layout.n_nominal_cols == 0:
+        return np.zeros((1, 0)), None
+    W = model.data.nominal
+    patterns = np.unique(W, axis=0)
+    if len(patterns) > _MAX_PATTERNS:
+        patterns = np.zeros((1, W.shape[1]))
+    labels = [
+        ", ".join(f"{name}={value:g}" for name, value in zip(model.nominal_names, row, strict=True))
+        for row in patterns
+    ]
+    return patterns, labels
+
+
+def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
+    """NaN out rows whose cut-points cross (negative probabilities), with a warning."""
+    bad = crossing_rows(theta)
+    if bad.size == 0:
+        return theta
+    rows = np.arange(len(index)) if theta.shape[0] == 1 else bad
+    shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+    warnings.warn(
+        f"the cumulative probabilities cross for {rows.size} row(s) ({shown}): their nominal "
+        "effects make the cut-points decrease, which implies negative probabilities; these "
+        "rows are NaN. The model does not fit these predictor values",
+        PredictionWarning,
+        stacklevel=4,
+    )
+    theta = theta.copy()
+    theta[bad] = np.nan
+    return theta
 
 
 def _most_probable(prob: FloatArray, levels: list[str], index: pd.Index) -> pd.Series:

@@ -39,7 +39,10 @@ def thresholds_from_counts(link: Link, counts: FloatArray) -> FloatArray:
 
 
 def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> FloatArray:
-    """Return starting values: marginal thresholds, all other parameters zero.
+    """Return starting values: marginal thresholds, other effects zero.
+
+    A flexible link's ``lambda`` starts at the value of the standard link it
+    nests (logit for Aranda-Ordaz, probit for log-gamma).
 
     For structured thresholds the free parameters are the least-squares fit
     ``J a ~= theta_marginal``.
@@ -66,4 +69,6 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
         start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)
     else:
         start[problem.layout.alpha] = np.linalg.lstsq(jac, theta, rcond=None)[0]
+    if problem.layout.n_lambda:  # a flexible link starts at the standard link it nests
+        start[problem.layout.lam] = problem.data.link.lam  # type: ignore[attr-defined]
     return start

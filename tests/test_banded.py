@@ -130,7 +130,8 @@ def test_ten_thousand_levels_fit():
     res = ordstats.OrdinalModel(y, X, many_levels=True).fit()
     assert res.converged
     assert len(res.params) == 9_999 + 2
-    assert np.all(np.diff(res.thresholds) > 0)
+    assert np.all(np.diff(res.thresholds["estimate"]) > 0)
+    np.testing.assert_allclose(res.thresholds["std err"], res.bse.iloc[:9_999], rtol=1e-12)
     assert np.all(np.isfinite(res.bse)) and np.all(res.bse > 0)
     # location effects agree with a coarser, dense fit of the same latent model
     coarse = np.minimum(y // 2000, 4)
