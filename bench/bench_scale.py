@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # benchmark this checkout, not an installed ordstats
 ROWS_PER_FILE = 500_000
 CHUNKSIZE = 100_000
 
@@ -274,12 +275,17 @@ def main() -> None:
                 f"{r['time'] / ref['time']:.2f} | {r['peak_mb']:.0f} | {r.get('passes', '-')} | "
                 f"{rel_diff(r, ref, 'params'):.1e} | {rel_diff(r, ref, 'bse'):.1e} |"
             )
+        save(data_dir, lines)  # partial results survive a later failure
     if not args.no_levels:
         lines += ["", "Many levels (in memory, n = 1e5, p = 10):", "", *many_levels(args.reps)]
+    print(save(data_dir, lines))
+
+
+def save(data_dir: Path, lines: list[str]) -> str:
     text = "\n".join(lines)
-    print(text)
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "scale_results.md").write_text(text + "\n")
+    return text
 
 
 if __name__ == "__main__":
