@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import linalg
@@ -119,6 +119,9 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
             f"vs {b.endog_name!r} with levels {b.levels}); likelihoods of different "
             "responses cannot be compared"
         )
+    if a.source is not None:  # chunked fits: rows are not in memory (ordstats.chunked_model)
+        _check_comparable_chunked(a, b)
+        return
     if a.n_rows != b.n_rows or not a.design.row_index.equals(b.design.row_index):
         raise SpecificationError(
             f"the models were fitted to different rows ({a.n_rows} vs {b.n_rows} used): "
@@ -132,6 +135,39 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
     if not np.allclose(a.data.weights, b.data.weights, rtol=1e-12, atol=0.0):
         raise SpecificationError(
             "the models were fitted with different weights; refit both with the same weights"
+        )
+
+
+def _check_comparable_chunked(a: Any, b: Any) -> None:
+    """Chunked fits are comparable when they read the same rows with the same weights."""
+    same = (
+        a.n_rows == b.n_rows
+        and a.nobs == b.nobs
+        and np.array_equal(a.response_counts, b.response_counts)
+        and a.chunk_spec.plan.weights == b.chunk_spec.plan.weights
+    )
+    if not same:
+        raise SpecificationError(
+            f"the chunked models were fitted to different rows or weights ({a.n_rows} vs "
+            f"{b.n_rows} rows used, nobs {a.nobs:g} vs {b.nobs:g}); refit both on the same "
+            "complete rows with the same weights"
+        )
+
+
+def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> None:
+    """For chunked fits (no rows in memory): nested when every column is in the full model."""
+    r, f = restricted.model, full.model
+    missing = [name for name in r.exog_names if name not in set(f.exog_names)]
+    if r.threshold != f.threshold and f.threshold != "flexible":
+        missing.append(f"threshold={r.threshold!r}")
+    if r.chunk_spec.plan.offset != f.chunk_spec.plan.offset:
+        missing.append("offset")
+    if missing:
+        raise SpecificationError(
+            f"{_describe(restricted)} is not nested in {_describe(full)}: "
+            f"{', '.join(map(repr, missing))} is not part of the full model. For data read "
+            "in chunks, nesting is checked by column name: the full model must contain every "
+            "column of the restricted one"
         )
 
 
@@ -260,6 +296,9 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
             f"model must have fewer parameters{swap}"
         )
     nesting = _check_link(restricted, full)
+    if full.model.source is not None:
+        _check_nested_by_name(restricted, full)
+        return nesting
     offset_diff = restricted.model.data.offset - full.model.data.offset
     has_offset_diff = bool(np.any(offset_diff != 0.0))
     lay_f, lay_r = full.model.problem.layout, restricted.model.problem.layout

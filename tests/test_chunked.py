@@ -234,3 +234,20 @@ def test_formula_expressions_and_numeric_factors_in_chunks():
     res = ordstats.OrdinalModel.from_formula(formula, frame, chunksize=200).fit()
     assert "C(k)[T.3]" in res.params.index and "f[e]:x2" in res.params.index
     assert_same_fit(res, memory)
+
+
+def test_lr_test_between_chunked_fits_equals_in_memory():
+    frame = ratings(2000, seed=2, missing=False)
+    fits = {}
+    for chunksize in (None, 300):
+        full = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + f", frame, chunksize=chunksize)
+        small = ordstats.OrdinalModel.from_formula("y ~ x1 + f", frame, chunksize=chunksize)
+        fits[chunksize] = (small.fit(), full.fit())
+    chunked = ordstats.lr_test(*fits[300])
+    memory = ordstats.lr_test(*fits[None])
+    assert chunked.statistic == pytest.approx(memory.statistic, rel=1e-9)
+    assert chunked.df == memory.df == 1
+    wider = frame.assign(x3=frame.x1**2)
+    other = ordstats.OrdinalModel.from_formula("y ~ x2 + g + f + x3", wider, chunksize=300).fit()
+    with pytest.raises(SpecificationError, match=r"'x1' is not part of the full model"):
+        ordstats.lr_test(fits[300][0], other)
