@@ -473,8 +473,8 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         X = self.data.X
-        if X.shape[1] == 0:
-            return []
+        if X.shape[1] == 0 or self.data.n_obs > _SEPARATION_MAX_ROWS:
+            return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
         beta = solution.x[self.problem.layout.beta]
         effect = np.abs(beta) * X.std(axis=0)
         suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
