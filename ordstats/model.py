@@ -1,8 +1,10 @@
-"""The cumulative link model: specification and fitting.
+"""Ordinal regression models: specification and fitting.
 
 :class:`OrdinalModel` holds a checked design (from a formula or from arrays) and
 fits it by Newton-Raphson with analytic derivatives.  Fitting returns a new
-:class:`~ordstats.results.OrdinalResults`; the model itself never changes.
+:class:`~ordstats.results.OrdinalResults`; the model itself never changes.  The
+cumulative link model is the default family; the sequential and
+adjacent-category families live in :mod:`ordstats.families`.
 """
 
 from __future__ import annotations
@@ -17,13 +19,12 @@ import numpy as np
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
-from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
-from ordstats.links import Link, get_link
+from ordstats.families import Family, get_family
+from ordstats.likelihood import CLMData, Evaluation
+from ordstats.links import Link
 from ordstats.results import FitInfo, OrdinalResults
-from ordstats.separation import detect_separation
 from ordstats.solver import NewtonOptions, NewtonResult, newton
-from ordstats.start import initial_params
-from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
+from ordstats.thresholds import threshold_jacobian
 
 __all__ = ["OrdinalModel"]
 
@@ -38,13 +39,33 @@ _DIVERGENCE_STD_EFFECT = 15.0
 
 
 class OrdinalModel:
-    r"""Cumulative link model for an ordinal response, as R's ``ordinal::clm``.
+    r"""Regression model for an ordinal response: cumulative (R's ``ordinal::clm``),
+    sequential or adjacent-category (VGAM's ``sratio``, ``cratio``, ``acat``).
+
+    The default cumulative link model is
 
     .. math:: P(Y \le j \mid x) = F(\theta_j - x^\top \beta - o), \quad j = 1, \dots, K - 1
 
     with thresholds ``theta_1 < ... < theta_{K-1}``, location effects ``beta``
     (a positive ``beta`` moves probability to higher categories), offset ``o``
     and the link's distribution ``F``.
+
+    The other families have ``K - 1`` linear predictors with intercepts
+    ``alpha_j`` (named ``"1:2"``, ``"2:3"``, ... after the levels of the step, VGAM's
+    ``(Intercept):j``) and shared slopes ``b``, ``eta_j = alpha_j + x'b + o``,
+    exactly as VGAM with ``parallel = TRUE``, so the coefficients equal VGAM's.
+    **Their signs differ between families**:
+
+    ============  =======================================  ==========================
+    family        ``reverse=False``                        ``reverse=True``
+    ============  =======================================  ==========================
+    ``sratio``    ``F(eta_j) = P(Y = j | Y >= j)``:        ``P(Y = j+1 | Y <= j+1)``:
+                  positive slope = **lower** levels        positive = higher levels
+    ``cratio``    ``F(eta_j) = P(Y > j | Y >= j)``:        ``P(Y <= j | Y <= j+1)``:
+                  positive slope = **higher** levels       positive = lower levels
+    ``acat``      ``eta_j = log P(Y = j+1) / P(Y = j)``:   ``log P(Y = j) / P(Y = j+1)``:
+                  positive slope = **higher** levels       positive = lower levels
+    ============  =======================================  ==========================
 
     Parameters
     ----------
@@ -54,14 +75,21 @@ class OrdinalModel:
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors *without* a constant column: the thresholds act as
         intercepts.  ``None`` fits the thresholds only.
+    family : {"cumulative", "sratio", "cratio", "acat"}
+        The model (see above and :mod:`ordstats.families`).
+    reverse : bool
+        VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
+        top level down.  Not defined for the cumulative family.
     link : {"logit", "probit", "cloglog", "loglog", "cauchit"} or Link
-        The inverse of ``F``.
+        The inverse of ``F``.  ``acat`` is the adjacent-category *logit* model and
+        takes ``"logit"`` only.
     weights : array-like, optional
         Non-negative frequency (case) weights, as R's ``weights=``.
     offset : array-like, optional
         Known term added to ``x'beta``.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
-        Threshold structure.
+        Threshold structure (cumulative family only; the others have one free
+        intercept per step).
     levels : sequence, optional
         Order of the response levels, lowest first.
     missing : {"drop", "raise"}
@@ -91,6 +119,8 @@ class OrdinalModel:
         endog: Any,
         exog: Any = None,
         *,
+        family: str = "cumulative",
+        reverse: bool = False,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -100,6 +130,7 @@ class OrdinalModel:
         collinear: CollinearAction = "drop",
         many_levels: bool = False,
     ) -> None:
+        spec = get_family(family, link=link, reverse=reverse)
         design = design_from_arrays(
             endog,
             exog,
@@ -110,7 +141,7 @@ class OrdinalModel:
             collinear=collinear,
             many_levels=many_levels,
         )
-        self._setup(design, link=link, threshold=threshold)
+        self._setup(design, family=spec, threshold=threshold)
 
     @classmethod
     def from_formula(
@@ -118,6 +149,8 @@ class OrdinalModel:
         formula: str,
         data: Any,
         *,
+        family: str = "cumulative",
+        reverse: bool = False,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -138,7 +171,7 @@ class OrdinalModel:
         formula : str
             ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
         data : pandas.DataFrame
-        link, threshold, levels, missing, collinear, many_levels
+        family, reverse, link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
             Column names of ``data`` or one value per row.
@@ -150,6 +183,7 @@ class OrdinalModel:
         -------
         OrdinalModel
         """
+        spec = get_family(family, link=link, reverse=reverse)
         if context is None:
             frame = sys._getframe(1)
             context = {**frame.f_globals, **frame.f_locals}
@@ -165,14 +199,19 @@ class OrdinalModel:
             context=context,
         )
         model = cls.__new__(cls)
-        model._setup(design, link=link, threshold=threshold, context=context)
+        model._setup(design, family=spec, threshold=threshold, context=context)
         return model
 
     def _setup(
-        self, design: Design, *, link: str | Link, threshold: str, context: Any = None
+        self, design: Design, *, family: Family, threshold: str, context: Any = None
     ) -> None:
         self.design = design
-        self.link = get_link(link)
+        #: the :class:`~ordstats.families.Family` that fits and predicts
+        self.family_spec = family
+        #: ``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``
+        self.family = family.name
+        self.reverse = family.reverse
+        self.link = family.link
         self.threshold = threshold
         self.formula_context = context
         levels = design.response.levels
@@ -186,8 +225,8 @@ class OrdinalModel:
             link=self.link,
             threshold_jacobian=self.threshold_jacobian,
         )
-        self.problem: CLMProblem = prepare(self.data)
-        self.threshold_param_names = threshold_parameter_names(threshold, levels)
+        self.problem = family.prepare(self.data)
+        self.threshold_param_names = family.parameter_names(threshold, levels)
         self.exog_names = list(design.location.names)
         self.param_names = self.threshold_param_names + self.exog_names
 
@@ -220,7 +259,8 @@ class OrdinalModel:
 
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
-        return f"OrdinalModel({spec!r}, link={self.link.name!r}, nobs={self.nobs:g})"
+        fam = "" if self.family == "cumulative" else f"family={self.family_spec.label!r}, "
+        return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g})"
 
     # -- likelihood -----------------------------------------------------------
 
@@ -235,7 +275,7 @@ class OrdinalModel:
 
     def evaluate(self, params: Any) -> Evaluation:
         """Evaluate the negative log-likelihood and its derivatives at ``params``."""
-        return evaluate(self.problem, self._check_params(params))
+        return self.family_spec.evaluate(self.problem, self._check_params(params))
 
     def loglike(self, params: Any) -> float:
         """Log-likelihood at ``params`` (``-inf`` if the thresholds are disordered)."""
@@ -252,7 +292,7 @@ class OrdinalModel:
     @property
     def start_params(self) -> FloatArray:
         """Default starting values (marginal thresholds, zero effects)."""
-        return initial_params(self.problem)
+        return self.family_spec.initial_params(self.problem)
 
     # -- fitting --------------------------------------------------------------
 
@@ -297,7 +337,9 @@ class OrdinalModel:
         start = self.start_params if start_params is None else self._check_params(start_params)
         options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
         callback = _print_iteration if disp else None
-        solution = newton(lambda x: evaluate(self.problem, x), start, options, callback)
+        solution = newton(
+            lambda x: self.family_spec.evaluate(self.problem, x), start, options, callback
+        )
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging=diverging)
         _warn_fit(info, self.param_names)
@@ -306,7 +348,7 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         X = self.data.X
-        if X.shape[1] == 0:
+        if self.k_params == self.problem.layout.n_alpha:
             return []
         beta = solution.x[self.problem.layout.beta]
         effect = np.abs(beta) * X.std(axis=0)
@@ -314,13 +356,7 @@ class OrdinalModel:
         n_rows = self.data.n_obs
         if n_rows > _SEPARATION_MAX_ROWS or (not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS):
             return []
-        found = detect_separation(self.data.y, X, self.data.n_levels)
-        if not found.separated:
-            return []
-        # thresholds diverge along with the effects; the effects are what to act on
-        n_thr = self.problem.layout.n_threshold_block
-        return [self.param_names[n_thr + j - (self.data.n_levels - 1)]
-                for j in found.diverging if j >= self.data.n_levels - 1]
+        return [self.param_names[k] for k in self.family_spec.diverging_parameters(self.problem)]
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

@@ -9,6 +9,7 @@ import pandas as pd
 from statsmodels.iolib.summary import Summary, summary_params
 
 if TYPE_CHECKING:
+    from ordstats.families import Family
     from ordstats.results import OrdinalResults
 
 __all__ = ["summarize"]
@@ -23,6 +24,8 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
     left = [
         ("Dep. Variable:", [model.endog_name]),
         ("Model:", ["OrdinalModel"]),
+        ("Family:", [model.family_spec.label]),
+        ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
         ("Link:", [model.link.name]),
         ("Threshold:", [model.threshold]),
         ("Method:", ["Newton-Raphson"]),
@@ -62,9 +65,21 @@ def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: st
     )
 
 
+def _family_note(family: Family) -> str:
+    """The model's equation and the direction of a positive coefficient."""
+    equation = family.definition
+    if family.name != "cumulative":
+        equation += " = alpha_j + x'b,\n    alpha_j the intercept 'j:j+1'"
+    return (
+        f"{family.title}: {equation}.\n    A positive coefficient moves the response to "
+        f"{family.positive_effect.upper()} levels."
+    )
+
+
 def _notes(res: OrdinalResults) -> list[str]:
     model, info = res.model, res.fit_info
-    notes = []
+    family = model.family_spec
+    notes = [_family_note(family)]
     if info.diverging:
         notes.append(
             "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "
@@ -87,7 +102,7 @@ def _notes(res: OrdinalResults) -> list[str]:
 
 
 def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
-    """Build the summary of a fitted cumulative link model.
+    """Build the summary of a fitted ordinal model (any family).
 
     Parameters
     ----------
@@ -105,13 +120,14 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
     left, right = _header(res)
     smry.add_table_2cols(
         res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
-        title="Cumulative Link Model Results",
+        title=f"{res.model.family_spec.title} Results",
     )
     exog = res.model.exog_names
     if exog:
         smry.tables.append(_params_table(res, exog, alpha, "Location coefficients"))
     thresholds = res.model.threshold_param_names
-    smry.tables.append(_params_table(res, thresholds, alpha, "Thresholds"))
+    title = "Thresholds" if res.model.family == "cumulative" else "Intercepts"
+    smry.tables.append(_params_table(res, thresholds, alpha, title))
     notes = _notes(res)
     if notes:
         smry.add_extra_txt(["Notes:", *notes])

@@ -1,4 +1,4 @@
-"""Results of a fitted cumulative link model.
+"""Results of a fitted ordinal regression model (any family).
 
 :class:`OrdinalResults` reads a fitted state (estimates, the Hessian at the
 optimum, convergence information) and derives inference from it.  It never
@@ -19,11 +19,8 @@ from scipy import linalg, stats
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.design import terms_for_newdata
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
-from ordstats.likelihood import Evaluation, evaluate, prepare
-from ordstats.prediction import category_probabilities, cumulative_probabilities
+from ordstats.likelihood import Evaluation
 from ordstats.solver import NewtonResult, newton
-from ordstats.start import initial_params
-from ordstats.thresholds import threshold_names
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
@@ -233,8 +230,9 @@ class OrdinalResults:
         if self.model.threshold == "flexible" and not np.any(data.offset):
             counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
             return float(counts @ np.log(counts / counts.sum()))
-        null = prepare(replace(data, X=np.empty((data.n_obs, 0))))
-        solution = newton(lambda x: evaluate(null, x), initial_params(null))
+        family = self.model.family_spec
+        null = family.prepare(replace(data, X=np.empty((data.n_obs, 0))))
+        solution = newton(lambda x: family.evaluate(null, x), family.initial_params(null))
         return -float(solution.evaluation.nll)
 
     # -- inference ------------------------------------------------------------
@@ -286,15 +284,29 @@ class OrdinalResults:
 
     @property
     def thresholds(self) -> pd.Series:
-        """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``."""
+        """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``.
+
+        For the sratio, cratio and acat families: their intercepts, named
+        ``"1:2", "2:3", ...``.
+        """
         theta = self.model.threshold_jacobian @ self.params.iloc[: self.model.problem.layout.n_alpha]
-        return pd.Series(theta, index=threshold_names(self.model.levels), name="thresholds")
+        names = self.model.family_spec.cutpoint_names(self.model.levels)
+        return pd.Series(theta, index=names, name="thresholds")
 
     def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
         """Odds ratios ``exp(beta)`` of the location effects with Wald intervals.
 
-        Under the logit link, ``exp(beta_k)`` multiplies the odds of a response
-        above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.
+        Under the logit link, ``exp(beta_k)`` multiplies, per unit of ``x_k``,
+        odds that depend on the family (also in ``.attrs["interpretation"]`` of
+        the result):
+
+        - cumulative: of a response above any cut-point, ``P(Y > j) / P(Y <= j)``;
+        - sratio: of stopping at level ``j`` rather than going beyond it,
+          ``P(Y = j | Y >= j) / P(Y > j | Y >= j)`` (> 1 means lower levels);
+        - cratio: of going beyond level ``j`` once reached,
+          ``P(Y > j | Y >= j) / P(Y = j | Y >= j)``;
+        - acat: of level ``j + 1`` rather than ``j``, ``P(Y = j+1) / P(Y = j)``;
+        - ``reverse=True``: see :attr:`ordstats.families.Family.odds_ratio_meaning`.
 
         Parameters
         ----------
@@ -319,7 +331,7 @@ class OrdinalResults:
             )
         names = self.model.exog_names
         ci = self.conf_int(alpha).loc[names]
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "odds_ratio": np.exp(self.params[names]),
                 "lower": np.exp(ci["lower"]),
@@ -327,6 +339,10 @@ class OrdinalResults:
                 "pvalue": self.pvalues[names],
             }
         )
+        table.attrs["interpretation"] = (
+            "exp(coef) multiplies the " + self.model.family_spec.odds_ratio_meaning
+        )
+        return table
 
     # -- prediction -----------------------------------------------------------
 
@@ -394,12 +410,12 @@ class OrdinalResults:
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")
         levels = self.model.levels
-        link = self.model.link
+        family = self.model.family_spec
         theta = self.thresholds.to_numpy()
         if which == "cumprob":
-            cum = cumulative_probabilities(link, theta, eta)
+            cum = family.cumulative_probabilities(theta, eta)
             return pd.DataFrame(cum, index=index, columns=levels[:-1])
-        prob = category_probabilities(link, theta, eta)
+        prob = family.category_probabilities(theta, eta)
         if which == "prob":
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "expected":

@@ -1,0 +1,448 @@
+r"""The interface every ordinal family implements, and the shared chain rule.
+
+An ordinal *family* says how the category probabilities depend on ``K - 1``
+linear predictors.  The cumulative model keeps its own likelihood
+(:mod:`ordstats.likelihood`); the sequential (stopping- and continuation-ratio)
+and adjacent-category families share the structure of VGAM's families with
+shared slopes (``parallel = TRUE``):
+
+.. math::
+
+    \eta_{ij} = \alpha_j + w_i^\top \gamma_j + x_i^\top b + o_i,
+    \qquad j = 1, \dots, K - 1,
+
+with intercepts ``alpha``, optional category-specific (non-parallel, "nominal")
+effects ``gamma_j`` of the columns ``w``, shared slopes ``b`` and an offset ``o``.
+A :class:`StepFamily` only supplies ``log P(Y_i = y_i)`` as a function of the
+row ``eta_i`` with its first and second derivatives in ``eta_i``; the chain rule
+to the parameters is common (:class:`StepEvaluation`):
+
+.. math::
+
+    \frac{\partial \ell}{\partial \gamma_{tj}} = \sum_i w^{(f)}_i z_{it} g_{ij},\quad
+    \frac{\partial \ell}{\partial b} = \sum_i w^{(f)}_i x_i \textstyle\sum_j g_{ij},\quad
+    \frac{\partial^2 \ell}{\partial \gamma_{tj}\,\partial \gamma_{sk}} =
+        \sum_i w^{(f)}_i z_{it} z_{is} h_{ijk}, \ \dots
+
+where ``z_i = (1, w_i)`` (so ``gamma_0 = alpha``), ``g_ij = d log P_i / d eta_ij``,
+``h_ijk = d^2 log P_i / d eta_ij d eta_ik`` and ``w^(f)`` are frequency weights.
+
+The parameter vector is ordered as in the cumulative model:
+``[alpha, gamma_1, ..., gamma_r, b]`` (see :class:`ordstats.likelihood.ParamLayout`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ordstats._linalg import weighted_gram
+from ordstats._typing import FloatArray, IntArray
+from ordstats.errors import SpecificationError
+from ordstats.likelihood import CLMData, ParamLayout
+from ordstats.links import Link
+from ordstats.separation import SeparationResult, separation_from_constraints
+
+__all__ = ["Family", "StepEvaluation", "StepFamily", "StepProblem", "step_names"]
+
+
+def step_names(levels: Sequence[str]) -> list[str]:
+    """Names of the ``K - 1`` intercepts of the sequential and adjacent families.
+
+    Linear predictor ``j`` always concerns the step between levels ``j`` and
+    ``j + 1``, so its intercept is called ``"<level_j>:<level_j+1>"`` (VGAM calls
+    it ``(Intercept):j``).
+
+    Examples
+    --------
+    >>> step_names(["low", "mid", "high"])
+    ['low:mid', 'mid:high']
+    """
+    return [f"{lo}:{hi}" for lo, hi in zip(levels[:-1], levels[1:], strict=True)]
+
+
+class Family(ABC):
+    """An ordinal regression family: likelihood, starting values, predictions.
+
+    Subclasses are small strategy objects; :class:`~ordstats.OrdinalModel`
+    holds one and calls it to fit and predict.
+
+    Attributes
+    ----------
+    name : str
+        ``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``.
+    title : str
+        Name of the model in summaries.
+    link : Link
+    reverse : bool
+        VGAM's ``reverse=``: the steps run from the top level down.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+
+    def __init__(self, link: Link, reverse: bool = False) -> None:
+        self.link = link
+        self.reverse = bool(reverse)
+
+    def __repr__(self) -> str:
+        rev = ", reverse=True" if self.reverse else ""
+        return f"{type(self).__name__}(link={self.link.name!r}{rev})"
+
+    @property
+    def label(self) -> str:
+        """Short label such as ``"sratio"`` or ``"sratio (reverse)"``."""
+        return f"{self.name} (reverse)" if self.reverse else self.name
+
+    # -- text for docstrings, summaries and odds ratios -----------------------
+
+    @property
+    @abstractmethod
+    def definition(self) -> str:
+        """What the linear predictors model, e.g. ``"eta_j = logit P(Y = j | Y >= j)"``."""
+
+    @property
+    @abstractmethod
+    def positive_effect(self) -> str:
+        """Where a positive slope moves the response: ``"higher"`` or ``"lower"``."""
+
+    @property
+    @abstractmethod
+    def odds_ratio_meaning(self) -> str:
+        """What ``exp(coefficient)`` multiplies under the logit link."""
+
+    # -- the likelihood -------------------------------------------------------
+
+    @abstractmethod
+    def prepare(self, data: CLMData) -> Any:
+        """Precompute what :meth:`evaluate` needs; the result has ``data`` and ``layout``."""
+
+    @abstractmethod
+    def evaluate(self, problem: Any, params: FloatArray) -> Any:
+        """Evaluate the negative log-likelihood (an ``Evaluation``-like object)."""
+
+    @abstractmethod
+    def initial_params(self, problem: Any) -> FloatArray:
+        """Starting values for Newton's method."""
+
+    @abstractmethod
+    def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:
+        """Names of the free intercept (threshold) parameters."""
+
+    @abstractmethod
+    def cutpoint_names(self, levels: Sequence[str]) -> list[str]:
+        """Names of the ``K - 1`` intercepts (thresholds) after any structure."""
+
+    @abstractmethod
+    def category_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
+        """``P(Y = j)``, shape ``(n, K)``, from the intercepts and ``x'b + o``.
+
+        Parameters
+        ----------
+        cutpoints : ndarray, shape (K - 1,) or (n, K - 1)
+            Thresholds (cumulative) or intercepts (other families), per row
+            when they vary.
+        location : ndarray, shape (n,)
+        """
+
+    def cumulative_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
+        """``P(Y <= j)`` for ``j = 1, ..., K - 1``, shape ``(n, K - 1)``."""
+        prob = self.category_probabilities(cutpoints, location)
+        return np.cumsum(prob[:, :-1], axis=1)
+
+    @abstractmethod
+    def diverging_parameters(self, problem: Any) -> list[int]:
+        """Indices of effect parameters without a finite MLE (separation)."""
+
+    def expected_information(self, problem: Any, params: FloatArray) -> FloatArray:
+        r"""Fisher (expected) information at ``params``, shape ``(k, k)``.
+
+        The expectation of the observed information over the response given
+        the predictors: with :math:`s_{ik}` the score of row ``i`` had it been
+        in level ``k``, :math:`\mathcal{I} = \sum_i w_i \sum_k P_{ik}\, s_{ik}
+        s_{ik}^\top`.  VGAM's standard errors (Fisher scoring) are its inverse.
+        For the adjacent-category logit it equals the observed information; for
+        the sequential families it does not (which steps a row takes depends on
+        its response), nor for the cumulative model.
+
+        Parameters
+        ----------
+        problem
+            As returned by :meth:`prepare`.
+        params : ndarray, shape (k,)
+
+        Returns
+        -------
+        ndarray, shape (k, k)
+        """
+        data = problem.data
+        info = np.zeros((problem.layout.n_params, problem.layout.n_params))
+        for level in range(data.n_levels):
+            as_level = replace(data, y=np.full(data.n_obs, level, dtype=np.intp))
+            evaluation = self.evaluate(self.prepare(as_level), params)
+            scores = evaluation.observation_scores()
+            info += weighted_gram(scores, data.weights * evaluation.fitted)
+        return info
+
+
+@dataclass(frozen=True, eq=False)
+class StepProblem:
+    """A :class:`~ordstats.likelihood.CLMData` prepared for a :class:`StepFamily`.
+
+    Attributes
+    ----------
+    data : CLMData
+    layout : ParamLayout
+    family : StepFamily
+    Z : ndarray, shape (n, 1 + r)
+        ``[1, w]``: the columns whose effects vary by step.
+    """
+
+    data: CLMData
+    layout: ParamLayout
+    family: StepFamily
+    Z: FloatArray
+
+
+class StepFamily(Family):
+    """A family whose ``K - 1`` linear predictors all share the slopes ``b``.
+
+    Subclasses implement the three ``_forward_*`` methods for ``reverse=False``;
+    the reverse variant is the forward one on the response with its levels in
+    the opposite order and the linear predictors in the opposite order.
+    """
+
+    #: Link names the family accepts.
+    links: ClassVar[tuple[str, ...]]
+
+    def __init__(self, link: Link, reverse: bool = False) -> None:
+        if link.name not in self.links:
+            raise SpecificationError(
+                f"family={self.name!r} supports link "
+                + " or ".join(map(repr, self.links))
+                + f"; got {link.name!r}"
+            )
+        super().__init__(link, reverse)
+
+    # -- per-row likelihood in the forward orientation -------------------------
+
+    @abstractmethod
+    def _forward_log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
+        """``log P(Y_i = c_i)`` for ``reverse=False``, shape ``(n,)``."""
+
+    @abstractmethod
+    def _forward_derivatives(
+        self, eta: FloatArray, codes: IntArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """``g`` (n, q) and ``h``: (n, q) if diagonal in ``eta``, else (n, q, q)."""
+
+    @abstractmethod
+    def _forward_log_probabilities(self, eta: FloatArray) -> FloatArray:
+        """``log P(Y_i = k)`` for every level, shape ``(n, K)``."""
+
+    @abstractmethod
+    def _forward_constraints(self, codes: IntArray, n_steps: int) -> tuple[IntArray, FloatArray]:
+        """Rows of ``d eta`` whose sign must be >= 0 for no log-probability to fall.
+
+        Returns the observation of each row and the row itself, shape ``(m, q)``.
+        """
+
+    @abstractmethod
+    def _forward_intercepts(self, counts: FloatArray) -> FloatArray:
+        """Maximum-likelihood intercepts without predictors from level counts."""
+
+    # -- orientation ------------------------------------------------------------
+
+    def _orient(self, eta: FloatArray, codes: IntArray) -> tuple[FloatArray, IntArray]:
+        if not self.reverse:
+            return eta, codes
+        return eta[:, ::-1], eta.shape[1] - codes
+
+    def log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
+        """``log P(Y_i = y_i)`` given the linear predictors ``eta`` (n, K - 1)."""
+        return self._forward_log_prob(*self._orient(eta, codes))
+
+    def derivatives(self, eta: FloatArray, codes: IntArray) -> tuple[FloatArray, FloatArray]:
+        """First and second derivatives of ``log P(Y_i = y_i)`` in ``eta_i``."""
+        g, h = self._forward_derivatives(*self._orient(eta, codes))
+        if not self.reverse:
+            return g, h
+        return g[:, ::-1], (h[:, ::-1] if h.ndim == 2 else h[:, ::-1, ::-1])
+
+    def log_probabilities(self, eta: FloatArray) -> FloatArray:
+        """``log P(Y_i = k)`` for all levels, shape ``(n, K)``."""
+        if not self.reverse:
+            return self._forward_log_probabilities(eta)
+        return self._forward_log_probabilities(eta[:, ::-1])[:, ::-1]
+
+    # -- Family interface -------------------------------------------------------
+
+    def prepare(self, data: CLMData) -> StepProblem:
+        """Check that ``data`` suits the family and precompute ``[1, w]``.
+
+        Raises
+        ------
+        SpecificationError
+            For threshold structures or scale effects, which these families lack.
+        """
+        n_steps = data.n_levels - 1
+        if data.threshold_jacobian.shape != (n_steps, n_steps) or not np.array_equal(
+            data.threshold_jacobian, np.eye(n_steps)
+        ):
+            raise SpecificationError(
+                f"family={self.name!r} has one free intercept per step; use "
+                "threshold='flexible' (structured thresholds exist for the cumulative family only)"
+            )
+        if data.scale.size:
+            raise SpecificationError(
+                f"scale effects are defined for the cumulative family only, not {self.name!r}"
+            )
+        nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
+        layout = ParamLayout(
+            n_alpha=n_steps, n_nominal_cols=nominal.shape[1], n_beta=data.X.shape[1], n_zeta=0
+        )
+        Z = np.column_stack([np.ones(data.n_obs), nominal])
+        return StepProblem(data=data, layout=layout, family=self, Z=Z)
+
+    def evaluate(self, problem: StepProblem, params: FloatArray) -> StepEvaluation:
+        """Evaluate the negative log-likelihood at ``params``."""
+        return StepEvaluation(problem, params)
+
+    def initial_params(self, problem: StepProblem) -> FloatArray:
+        """Intercepts of the model without predictors, all effects zero."""
+        data = problem.data
+        counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+        start = np.zeros(problem.layout.n_params)
+        if self.reverse:
+            start[problem.layout.alpha] = self._forward_intercepts(counts[::-1])[::-1]
+        else:
+            start[problem.layout.alpha] = self._forward_intercepts(counts)
+        return start
+
+    def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:
+        """``"1:2", "2:3", ...`` (see :func:`step_names`)."""
+        return step_names(levels)
+
+    def cutpoint_names(self, levels: Sequence[str]) -> list[str]:
+        """``"1:2", "2:3", ...`` (see :func:`step_names`)."""
+        return step_names(levels)
+
+    def category_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
+        """``P(Y = k)`` from intercepts (shape (K - 1,) or (n, K - 1)) and ``x'b + o``."""
+        eta = np.atleast_2d(cutpoints) + np.asarray(location, dtype=float)[:, None]
+        return np.exp(self.log_probabilities(eta))
+
+    def diverging_parameters(self, problem: StepProblem) -> list[int]:
+        """Effects that diverge because of separation (a linear program, see
+        :func:`ordstats.separation.separation_from_constraints`)."""
+        found = self.detect_separation(problem)
+        return [int(j) for j in found.diverging if j >= problem.layout.n_alpha]
+
+    def detect_separation(self, problem: StepProblem) -> SeparationResult:
+        """Look for a direction in parameter space along which no probability falls.
+
+        ``d eta_ij = z_i' d gamma_j + x_i' d b`` is linear in the direction, so
+        the family's constraints on ``d eta`` become linear constraints on it.
+        """
+        data, lay = problem.data, problem.layout
+        rows = np.unique(np.column_stack([data.y, problem.Z[:, 1:], data.X]), axis=0)
+        codes = rows[:, 0].astype(np.intp)
+        Z = np.column_stack([np.ones(len(rows)), rows[:, 1 : problem.Z.shape[1]]])
+        X = rows[:, problem.Z.shape[1] :]
+        n_steps = data.n_levels - 1
+        obs, d_eta = self._forward_constraints(n_steps - codes if self.reverse else codes, n_steps)
+        if self.reverse:
+            d_eta = d_eta[:, ::-1]
+        # row-wise kron(z_i, d_eta) is t-major, matching the layout of gamma
+        threshold_part = (Z[obs][:, :, None] * d_eta[:, None, :]).reshape(len(obs), -1)
+        A = np.column_stack([threshold_part, X[obs] * d_eta.sum(axis=1, keepdims=True)])
+        assert A.shape[1] == lay.n_params
+        return separation_from_constraints(A)
+
+
+class StepEvaluation:
+    """The negative log-likelihood of a :class:`StepFamily` at one parameter vector.
+
+    The same interface as :class:`ordstats.likelihood.Evaluation`: ``nll`` on
+    construction; ``gradient``, ``hessian`` (of the *negative* log-likelihood)
+    and :meth:`observation_scores` when first used.
+
+    Parameters
+    ----------
+    problem : StepProblem
+    params : ndarray, shape (n_params,)
+    """
+
+    def __init__(self, problem: StepProblem, params: FloatArray) -> None:
+        self.problem = problem
+        self.params = np.asarray(params, dtype=float)
+        data, lay = problem.data, problem.layout
+        self.location = data.X @ self.params[lay.beta] + data.offset
+        coefs = self.params[lay.thresholds].reshape(1 + lay.n_nominal_cols, lay.n_alpha)
+        self.eta = problem.Z @ coefs + self.location[:, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            self.log_prob = problem.family.log_prob(self.eta, data.y)
+        total = float(data.weights @ self.log_prob)
+        self.nll = -total if np.isfinite(total) else np.inf
+
+    @property
+    def fitted(self) -> FloatArray:
+        """Probability of each observation's own category."""
+        return np.exp(self.log_prob)
+
+    @cached_property
+    def _derivatives(self) -> tuple[FloatArray, FloatArray]:
+        return self.problem.family.derivatives(self.eta, self.problem.data.y)
+
+    @cached_property
+    def gradient(self) -> FloatArray:
+        """Gradient of the negative log-likelihood, shape ``(n_params,)``."""
+        data, lay, Z = self.problem.data, self.problem.layout, self.problem.Z
+        g, _ = self._derivatives
+        wg = data.weights[:, None] * g
+        grad = np.empty(lay.n_params)
+        grad[lay.thresholds] = (Z.T @ wg).ravel()
+        grad[lay.beta] = data.X.T @ wg.sum(axis=1)
+        return -grad
+
+    @cached_property
+    def hessian(self) -> FloatArray:
+        """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
+        data, lay, Z, X = self.problem.data, self.problem.layout, self.problem.Z, self.problem.data.X
+        _, h = self._derivatives
+        w = data.weights
+        q, m = lay.n_alpha, Z.shape[1]
+        th, be = lay.thresholds, lay.beta
+        hess = np.empty((lay.n_params, lay.n_params))
+        row_sums = h if h.ndim == 2 else h.sum(axis=2)  # sum_k h_ijk
+        # column (t, j) of ZH is w_i z_it sum_k h_ijk, t-major as the layout
+        ZH = ((Z * w[:, None])[:, :, None] * row_sums[:, None, :]).reshape(len(w), m * q)
+        if h.ndim == 2:  # h_ijk = 0 for j != k: d2l / d gamma_tj d gamma_sk needs j = k
+            block = (ZH.T @ Z).reshape(m, q, m)
+            full = np.zeros((m, q, m, q))
+            full[:, np.arange(q), :, np.arange(q)] = block.transpose(1, 0, 2)
+        else:
+            full = np.einsum("it,is,ijk->tjsk", Z, Z * w[:, None], h)
+        hess[th, th] = full.reshape(m * q, m * q)
+        hess[th, be] = ZH.T @ X
+        hess[be, th] = hess[th, be].T
+        # minus the slope block is X' diag(c) X with c >= 0 (log-concave families)
+        hess[be, be] = -weighted_gram(X, -w * row_sums.sum(axis=1))
+        return -hess
+
+    def observation_scores(self) -> FloatArray:
+        """Per-row gradients of ``log P_i`` (unweighted), shape ``(n, n_params)``.
+
+        The sum of ``weights[:, None] * scores`` is minus :attr:`gradient`.
+        """
+        lay, Z, X = self.problem.layout, self.problem.Z, self.problem.data.X
+        g, _ = self._derivatives
+        scores = np.empty((X.shape[0], lay.n_params))
+        scores[:, lay.thresholds] = (Z[:, :, None] * g[:, None, :]).reshape(X.shape[0], -1)
+        scores[:, lay.beta] = X * g.sum(axis=1, keepdims=True)
+        return scores
