@@ -242,6 +242,22 @@ class OrdinalResults:
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
+    # -- expected information (families; VGAM's covariance) --------------------
+
+    @cached_property
+    def expected_covariance(self) -> Covariance:
+        """Inverse *expected* (Fisher) information at the estimates.
+
+        VGAM fits by Fisher scoring and reports this covariance, so VGAM's
+        standard errors are ``np.sqrt(np.diag(res.expected_covariance.matrix))``.
+        It equals the default (observed-information) covariance for the
+        adjacent-category logit model only; see
+        :meth:`ordstats.families.Family.expected_information`.
+        """
+        model = self.model
+        info = model.family_spec.expected_information(model.problem, self.params.to_numpy())
+        return replace(observed_covariance(info), kind="expected")
+
     @cached_property
     def bse(self) -> pd.Series:
         """Standard errors."""
