@@ -141,6 +141,25 @@ def test_sratio_loglog_is_cratio_cloglog_with_negated_coefficients():
     np.testing.assert_allclose(s.params.to_numpy(), -c.params.to_numpy(), rtol=1e-7)
 
 
+@pytest.mark.parametrize(("link", "reverse", "slope_sign"),
+                         [("cloglog", False, -1.0), ("loglog", True, 1.0)])
+def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, slope_sign):
+    """Grouped proportional hazards (Laara & Matthews 1985): cumulative cloglog is sratio
+    cloglog with ``alpha_j = log(e^theta_j - e^theta_{j-1})``, cumulative loglog is
+    reverse sratio cloglog with ``alpha_j = log(e^-theta_j - e^-theta_{j+1})``."""
+    cum = _wine_fit(link=link)
+    seq = _wine_fit(family="sratio", link="cloglog", reverse=reverse)
+    assert seq.llf == pytest.approx(cum.llf, rel=1e-10)
+    np.testing.assert_allclose(seq.params.iloc[4:], slope_sign * cum.params.iloc[4:], rtol=1e-6)
+    if reverse:
+        theta = np.r_[-cum.thresholds.to_numpy(), -np.inf]
+        alpha = np.log(np.exp(theta[:-1]) - np.exp(theta[1:]))
+    else:
+        theta = np.r_[-np.inf, cum.thresholds.to_numpy()]
+        alpha = np.log(np.diff(np.exp(theta)))
+    np.testing.assert_allclose(seq.thresholds.to_numpy(), alpha, rtol=1e-6)
+
+
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
 def test_reverse_is_the_forward_model_on_reversed_levels(family):
     wine = ordstats.datasets.load("wine")
