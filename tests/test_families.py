@@ -320,3 +320,20 @@ def test_scale_effects_are_cumulative_only():
     with pytest.raises(SpecificationError, match="scale effects are defined for the "
                                                  "cumulative family only"):
         fam.prepare(data)
+
+
+@given(seed=st.integers(0, 2**31), q=st.integers(1, 5), m=st.integers(1, 3))
+@settings(max_examples=30, deadline=None)
+def test_structured_curvatures_match_their_dense_form(seed, q, m):
+    from ordstats.families.pointwise import DiagonalCurvature, SemiseparableCurvature
+
+    rng = np.random.default_rng(seed)
+    n = 7
+    Z, v = rng.normal(size=(n, m)), rng.uniform(size=n)
+    for curvature in (DiagonalCurvature(rng.normal(size=(n, q))),
+                      SemiseparableCurvature(rng.uniform(size=(n, q)), rng.uniform(size=(n, q)))):
+        h = curvature.dense()
+        np.testing.assert_allclose(curvature.row_sums(), h.sum(axis=2), atol=1e-12)
+        gram = np.einsum("i,it,is,ijk->tjsk", v, Z, Z, h).reshape(m * q, m * q)
+        np.testing.assert_allclose(curvature.step_gram(Z, v), gram, atol=1e-12)
+        np.testing.assert_allclose(curvature.reversed().dense(), h[:, ::-1, ::-1], atol=1e-12)

@@ -25,18 +25,37 @@ response, so the observed and expected information coincide.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.families.base import StepFamily
+from ordstats.families.pointwise import Pointwise, SemiseparableCurvature, cumsum_columns
 
 __all__ = ["AdjacentCategory"]
 
 
 def _log_scores(eta: FloatArray) -> FloatArray:
     """``S_k - log sum_m exp(S_m)``: log-probabilities of every level, (n, K)."""
-    scores = np.column_stack([np.zeros(eta.shape[0]), np.cumsum(eta, axis=1)])
-    return scores - special.logsumexp(scores, axis=1, keepdims=True)
+    scores = cumsum_columns(np.column_stack([np.zeros(eta.shape[0]), eta]))
+    scores -= scores.max(axis=1, keepdims=True)  # the largest term is exp(0) = 1
+    with np.errstate(under="ignore"):
+        return scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+
+
+class _AdjacentPointwise(Pointwise):
+    """Level probabilities of every row, with the derivatives of ``log P(Y = c)``."""
+
+    def __init__(self, eta: FloatArray, codes: IntArray) -> None:
+        self.codes = codes
+        self.log_probs = _log_scores(eta)
+        self.log_prob = self.log_probs[np.arange(eta.shape[0]), codes]
+
+    def derivatives(self) -> tuple[FloatArray, SemiseparableCurvature]:
+        prob = np.exp(self.log_probs)
+        below = cumsum_columns(prob[:, :-1])  # C_j = P(Y <= j)
+        above = cumsum_columns(prob[:, 1:], reverse=True)  # T_j = P(Y > j)
+        steps = np.arange(below.shape[1])
+        g = np.where(self.codes[:, None] > steps[None, :], below, -above)  # [c > j] - T_j
+        return g, SemiseparableCurvature(below, above)
 
 
 class AdjacentCategory(StepFamily):
@@ -62,20 +81,8 @@ class AdjacentCategory(StepFamily):
             return "odds of level j rather than level j+1, P(Y = j) / P(Y = j+1), for every j"
         return "odds of level j+1 rather than level j, P(Y = j+1) / P(Y = j), for every j"
 
-    def _forward_log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
-        return _log_scores(eta)[np.arange(eta.shape[0]), codes]
-
-    def _forward_derivatives(
-        self, eta: FloatArray, codes: IntArray
-    ) -> tuple[FloatArray, FloatArray]:
-        prob = np.exp(_log_scores(eta))
-        below = np.cumsum(prob, axis=1)[:, :-1]  # C_j = P(Y <= j)
-        above = np.cumsum(prob[:, ::-1], axis=1)[:, ::-1][:, 1:]  # T_j = P(Y > j)
-        steps = np.arange(eta.shape[1])
-        g = np.where(codes[:, None] > steps[None, :], below, -above)  # [c > j] - T_j
-        lo, hi = np.minimum.outer(steps, steps), np.maximum.outer(steps, steps)
-        h = -below[:, lo] * above[:, hi]
-        return g, h
+    def _forward_pointwise(self, eta: FloatArray, codes: IntArray) -> _AdjacentPointwise:
+        return _AdjacentPointwise(eta, codes)
 
     def _forward_log_probabilities(self, eta: FloatArray) -> FloatArray:
         return _log_scores(eta)

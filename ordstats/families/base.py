@@ -44,6 +44,7 @@ import numpy as np
 from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
+from ordstats.families.pointwise import Curvature, Pointwise, outer_columns
 from ordstats.likelihood import CLMData, ParamLayout
 from ordstats.links import Link
 from ordstats.separation import SeparationResult, separation_from_constraints
@@ -212,7 +213,7 @@ class StepProblem:
 class StepFamily(Family):
     """A family whose ``K - 1`` linear predictors all share the slopes ``b``.
 
-    Subclasses implement the three ``_forward_*`` methods for ``reverse=False``;
+    Subclasses implement the ``_forward_*`` methods for ``reverse=False``;
     the reverse variant is the forward one on the response with its levels in
     the opposite order and the linear predictors in the opposite order.
     """
@@ -232,14 +233,8 @@ class StepFamily(Family):
     # -- per-row likelihood in the forward orientation -------------------------
 
     @abstractmethod
-    def _forward_log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
-        """``log P(Y_i = c_i)`` for ``reverse=False``, shape ``(n,)``."""
-
-    @abstractmethod
-    def _forward_derivatives(
-        self, eta: FloatArray, codes: IntArray
-    ) -> tuple[FloatArray, FloatArray]:
-        """``g`` (n, q) and ``h``: (n, q) if diagonal in ``eta``, else (n, q, q)."""
+    def _forward_pointwise(self, eta: FloatArray, codes: IntArray) -> Pointwise:
+        """``log P(Y_i = c_i)`` and its derivatives in ``eta`` for ``reverse=False``."""
 
     @abstractmethod
     def _forward_log_probabilities(self, eta: FloatArray) -> FloatArray:
@@ -263,16 +258,15 @@ class StepFamily(Family):
             return eta, codes
         return eta[:, ::-1], eta.shape[1] - codes
 
+    def pointwise(self, eta: FloatArray, codes: IntArray) -> Pointwise:
+        """``log P(Y_i = y_i)`` given the linear predictors ``eta`` (n, K - 1),
+        with its derivatives in ``eta`` on demand."""
+        forward = self._forward_pointwise(*self._orient(eta, codes))
+        return _Reversed(forward) if self.reverse else forward
+
     def log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
         """``log P(Y_i = y_i)`` given the linear predictors ``eta`` (n, K - 1)."""
-        return self._forward_log_prob(*self._orient(eta, codes))
-
-    def derivatives(self, eta: FloatArray, codes: IntArray) -> tuple[FloatArray, FloatArray]:
-        """First and second derivatives of ``log P(Y_i = y_i)`` in ``eta_i``."""
-        g, h = self._forward_derivatives(*self._orient(eta, codes))
-        if not self.reverse:
-            return g, h
-        return g[:, ::-1], (h[:, ::-1] if h.ndim == 2 else h[:, ::-1, ::-1])
+        return self.pointwise(eta, codes).log_prob
 
     def log_probabilities(self, eta: FloatArray) -> FloatArray:
         """``log P(Y_i = k)`` for all levels, shape ``(n, K)``."""
@@ -365,6 +359,18 @@ class StepFamily(Family):
         return separation_from_constraints(A)
 
 
+class _Reversed(Pointwise):
+    """A forward :class:`Pointwise` seen with the steps in the opposite order."""
+
+    def __init__(self, forward: Pointwise) -> None:
+        self.forward = forward
+        self.log_prob = forward.log_prob
+
+    def derivatives(self) -> tuple[FloatArray, Curvature]:
+        g, curvature = self.forward.derivatives()
+        return g[:, ::-1], curvature.reversed()
+
+
 class StepEvaluation:
     """The negative log-likelihood of a :class:`StepFamily` at one parameter vector.
 
@@ -386,7 +392,8 @@ class StepEvaluation:
         coefs = self.params[lay.thresholds].reshape(1 + lay.n_nominal_cols, lay.n_alpha)
         self.eta = problem.Z @ coefs + self.location[:, None]
         with np.errstate(invalid="ignore", over="ignore"):
-            self.log_prob = problem.family.log_prob(self.eta, data.y)
+            self._pointwise = problem.family.pointwise(self.eta, data.y)
+        self.log_prob = self._pointwise.log_prob
         total = float(data.weights @ self.log_prob)
         self.nll = -total if np.isfinite(total) else np.inf
 
@@ -396,8 +403,8 @@ class StepEvaluation:
         return np.exp(self.log_prob)
 
     @cached_property
-    def _derivatives(self) -> tuple[FloatArray, FloatArray]:
-        return self.problem.family.derivatives(self.eta, self.problem.data.y)
+    def _derivatives(self) -> tuple[FloatArray, Curvature]:
+        return self._pointwise.derivatives()
 
     @cached_property
     def gradient(self) -> FloatArray:
@@ -414,22 +421,14 @@ class StepEvaluation:
     def hessian(self) -> FloatArray:
         """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
         data, lay, Z, X = self.problem.data, self.problem.layout, self.problem.Z, self.problem.data.X
-        _, h = self._derivatives
+        _, curvature = self._derivatives
         w = data.weights
-        q, m = lay.n_alpha, Z.shape[1]
         th, be = lay.thresholds, lay.beta
         hess = np.empty((lay.n_params, lay.n_params))
-        row_sums = h if h.ndim == 2 else h.sum(axis=2)  # sum_k h_ijk
-        # column (t, j) of ZH is w_i z_it sum_k h_ijk, t-major as the layout
-        ZH = ((Z * w[:, None])[:, :, None] * row_sums[:, None, :]).reshape(len(w), m * q)
-        if h.ndim == 2:  # h_ijk = 0 for j != k: d2l / d gamma_tj d gamma_sk needs j = k
-            block = (ZH.T @ Z).reshape(m, q, m)
-            full = np.zeros((m, q, m, q))
-            full[:, np.arange(q), :, np.arange(q)] = block.transpose(1, 0, 2)
-        else:
-            full = np.einsum("it,is,ijk->tjsk", Z, Z * w[:, None], h)
-        hess[th, th] = full.reshape(m * q, m * q)
-        hess[th, be] = ZH.T @ X
+        row_sums = curvature.row_sums()  # sum_k h_ijk
+        hess[th, th] = curvature.step_gram(Z, w)
+        # d2l / d gamma_tj d b = sum_i w_i z_it x_i sum_k h_ijk
+        hess[th, be] = outer_columns(Z * w[:, None], row_sums).T @ X
         hess[be, th] = hess[th, be].T
         # minus the slope block is X' diag(c) X with c >= 0 (log-concave families)
         hess[be, be] = -weighted_gram(X, -w * row_sums.sum(axis=1))
@@ -443,6 +442,6 @@ class StepEvaluation:
         lay, Z, X = self.problem.layout, self.problem.Z, self.problem.data.X
         g, _ = self._derivatives
         scores = np.empty((X.shape[0], lay.n_params))
-        scores[:, lay.thresholds] = (Z[:, :, None] * g[:, None, :]).reshape(X.shape[0], -1)
+        scores[:, lay.thresholds] = outer_columns(Z, g)
         scores[:, lay.beta] = X * g.sum(axis=1, keepdims=True)
         return scores

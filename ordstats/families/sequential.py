@@ -37,7 +37,8 @@ import numpy as np
 
 from ordstats._typing import BoolArray, FloatArray, IntArray
 from ordstats.families.base import StepFamily
-from ordstats.links import link_names
+from ordstats.families.pointwise import DiagonalCurvature, Pointwise, cumsum_columns
+from ordstats.links import Link, link_names
 
 __all__ = ["ContinuationRatio", "StoppingRatio"]
 
@@ -68,33 +69,15 @@ class _Sequential(StepFamily):
 
     # -- StepFamily hooks ----------------------------------------------------------
 
-    def _forward_log_prob(self, eta: FloatArray, codes: IntArray) -> FloatArray:
-        n_steps = eta.shape[1]
-        events = self._events(codes, n_steps)
-        terms = np.where(events, self.link.log_cdf(eta), self.link.log_sf(eta))
-        return np.where(self._at_risk(codes, n_steps), terms, 0.0).sum(axis=1)
-
-    def _forward_derivatives(
-        self, eta: FloatArray, codes: IntArray
-    ) -> tuple[FloatArray, FloatArray]:
+    def _forward_pointwise(self, eta: FloatArray, codes: IntArray) -> _SequentialPointwise:
         n_steps = eta.shape[1]
         at_risk = self._at_risk(codes, n_steps)
-        events = self._events(codes, n_steps)
-        x = np.where(at_risk & np.isfinite(eta), eta, 0.0)
-        log_pdf = self.link.log_pdf(x)
-        g = np.where(
-            events,
-            np.exp(log_pdf - self.link.log_cdf(x)),
-            -np.exp(log_pdf - self.link.log_sf(x)),
-        )
-        g = np.where(at_risk, g, 0.0)
-        h = np.where(at_risk, self.link.dlog_pdf(x) * g - g * g, 0.0)
-        return g, h
+        return _SequentialPointwise(self.link, eta, at_risk, self._events(codes, n_steps)[at_risk])
 
     def _forward_log_probabilities(self, eta: FloatArray) -> FloatArray:
         log_stop, log_go = self._log_event_terms(eta)
         n = eta.shape[0]
-        reached = np.column_stack([np.zeros(n), np.cumsum(log_go, axis=1)])
+        reached = cumsum_columns(np.column_stack([np.zeros(n), log_go]))
         return reached + np.column_stack([log_stop, np.zeros(n)])
 
     def _forward_constraints(self, codes: IntArray, n_steps: int) -> tuple[IntArray, FloatArray]:
@@ -109,6 +92,38 @@ class _Sequential(StepFamily):
         reached = np.cumsum(counts[::-1])[::-1][:-1]  # weight at risk at each step
         stop = counts[:-1] / reached
         return np.asarray(self.link.ppf(stop if self.event_is_stop else 1.0 - stop), dtype=float)
+
+
+class _SequentialPointwise(Pointwise):
+    """Binary log-likelihood terms of the steps taken, evaluated once.
+
+    Only the ``(row, step)`` pairs at risk are computed: ``log F(eta)`` where the
+    outcome of probability ``F`` happened, ``log(1 - F(eta))`` elsewhere.
+    """
+
+    def __init__(self, link: Link, eta: FloatArray, at_risk: BoolArray, events: BoolArray):
+        self.link, self.at_risk, self.events = link, at_risk, events
+        self.x = eta[at_risk]
+        if link.symmetric:  # 1 - F(x) = F(-x): one evaluation for both outcomes
+            self.terms = link.log_cdf(np.where(events, self.x, -self.x))
+        else:
+            self.terms = np.empty_like(self.x)
+            self.terms[events] = link.log_cdf(self.x[events])
+            self.terms[~events] = link.log_sf(self.x[~events])
+        self.log_prob = self._per_row(self.terms).sum(axis=1)
+
+    def _per_row(self, values: FloatArray) -> FloatArray:
+        out = np.zeros(self.at_risk.shape)
+        out[self.at_risk] = values
+        return out
+
+    def derivatives(self) -> tuple[FloatArray, DiagonalCurvature]:
+        # g = f/F for the event, -f/(1 - F) for its complement; h = (f'/f) g - g^2
+        x = np.where(np.isfinite(self.x), self.x, 0.0)
+        g = np.exp(self.link.log_pdf(x) - self.terms)
+        g = np.where(self.events, g, -g)
+        h = self.link.dlog_pdf(x) * g - g * g
+        return self._per_row(g), DiagonalCurvature(self._per_row(h))
 
 
 class StoppingRatio(_Sequential):
