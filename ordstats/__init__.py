@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, links
+from ordstats import datasets, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -27,6 +27,7 @@ __all__ = [
     "SeparationWarning",
     "datasets",
     "links",
+    "plotting",
 ]
 
 __version__ = "0.1.0"

@@ -12,7 +12,7 @@ import difflib
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from formulaic import Formula, ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._linalg import weighted_gram
-from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
 from ordstats.errors import (
     CollinearityWarning,
     DataError,
@@ -37,6 +37,7 @@ __all__ = [
     "Design",
     "TermsDesign",
     "aliased_columns",
+    "check_choice",
     "gram_with_intercept",
     "design_from_arrays",
     "design_from_formula",
@@ -61,6 +62,8 @@ class TermsDesign:
         Columns dropped because they were linear combinations of earlier ones.
     source_names : list of str
         All columns as given, before aliased ones were dropped (array interface).
+    formula : str or None
+        The right-hand side it was built from (formula interface).
     """
 
     matrix: FloatArray
@@ -68,6 +71,11 @@ class TermsDesign:
     spec: ModelSpec | None = None
     aliased: list[str] = field(default_factory=list)
     source_names: list[str] = field(default_factory=list)
+    formula: str | None = None
+
+    def describe(self) -> str:
+        """``"~ <formula>"`` or the column names, for reports."""
+        return "~ " + (self.formula if self.formula else " + ".join(self.names))
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,8 @@ class Design:
     formula : str or None
     offset_name : str or None
         Column that held the offset (to find it in new data).
+    nominal, scale : TermsDesign or None
+        Designs of the nominal (category-specific) and log-scale effects.
     """
 
     response: EncodedResponse
@@ -100,6 +110,8 @@ class Design:
     n_dropped: int = 0
     formula: str | None = None
     offset_name: str | None = None
+    nominal: TermsDesign | None = None
+    scale: TermsDesign | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -208,10 +220,21 @@ def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
         )
         if missing == "raise":
             raise DataError(text + "; drop them first or pass missing='drop'")
-        if missing != "drop":
-            raise DataError(f"missing must be 'drop' or 'raise'; got {missing!r}")
         warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=4)
     return drop
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise a :class:`SpecificationError` naming the allowed values of an option."""
+    if value not in choices:
+        raise SpecificationError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}"
+        )
+
+
+def _check_options(missing: Any, collinear: Any) -> None:
+    check_choice("missing", missing, ("drop", "raise"))
+    check_choice("collinear", collinear, ("drop", "raise"))
 
 
 def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
@@ -228,29 +251,32 @@ def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.nd
     return w, w == 0
 
 
-def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
-    """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
-    if collinear not in ("drop", "raise"):
-        raise SpecificationError(f"collinear must be 'drop' or 'raise'; got {collinear!r}")
-    aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
+def _remove_columns(
+    terms: TermsDesign, aliased: list[int], collinear: CollinearAction, reason: str, fix: str
+) -> TermsDesign:
+    """Drop aliased columns with a warning, or raise, per ``collinear``."""
     if not aliased:
         return terms
     names = [terms.names[j] for j in aliased]
-    text = (
-        f"the {what} design is rank deficient: {', '.join(map(repr, names))} "
-        "is a linear combination of the thresholds (intercept) or earlier columns"
-    )
+    text = reason.format(names=", ".join(map(repr, names)))
     if collinear == "raise":
-        raise SpecificationError(text + "; remove it or pass collinear='drop'")
-    warnings.warn(text + " and was dropped (as R's clm does)", CollinearityWarning, stacklevel=4)
+        raise SpecificationError(f"{text}; {fix} or pass collinear='drop'")
+    warnings.warn(f"{text}; it was dropped (as R's clm does)", CollinearityWarning, stacklevel=5)
     keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
-    return TermsDesign(
+    return replace(
+        terms,
         matrix=terms.matrix[:, keep],
         names=[terms.names[j] for j in keep],
-        spec=terms.spec,
-        aliased=names,
-        source_names=terms.source_names,
+        aliased=terms.aliased + names,
     )
+
+
+def _drop_aliased(terms: TermsDesign, collinear: CollinearAction, what: str) -> TermsDesign:
+    """Drop columns aliased with the intercept or earlier columns (R's drop.coef)."""
+    aliased = [j - 1 for j in aliased_columns(gram_with_intercept(terms.matrix)) if j > 0]
+    reason = (f"the {what} design is rank deficient: {{names}} is a linear combination of the "
+              "thresholds (intercept) or earlier columns")
+    return _remove_columns(terms, aliased, collinear, reason, "remove it")
 
 
 # ---------------------------------------------------------------------------
@@ -328,10 +354,57 @@ def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
     return TermsDesign(matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec)
 
 
+def _as_frame(data: Any) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    try:
+        return pd.DataFrame(data)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"data must be a pandas DataFrame or a mapping of columns; got {type(data).__name__}"
+        ) from exc
+
+
+def _side_formula(value: Any, part: str) -> str | None:
+    """A one-sided formula (``"~ contact"`` or ``"contact"``) as its right-hand side."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise FormulaError(f"{part} must be a one-sided formula like '~ contact'; got {value!r}")
+    text = value.strip()
+    if "~" in text:
+        lhs, text = text.split("~", 1)
+        if lhs.strip():
+            raise FormulaError(
+                f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
+            )
+    return text.strip() or "1"
+
+
+def _drop_nominal_aliases(
+    location: TermsDesign, nominal: TermsDesign, collinear: CollinearAction
+) -> TermsDesign:
+    """Drop location columns that a nominal effect already contains.
+
+    A nominal effect ``w'gamma_j`` includes the location shift ``gamma_j = c`` for
+    all ``j``, so a location column in the span of ``[1, W]`` is not identified.
+    """
+    if not location.names or not nominal.names:
+        return location
+    combined = np.column_stack([nominal.matrix, location.matrix])
+    r = nominal.matrix.shape[1]
+    aliased = [j - 1 - r for j in aliased_columns(gram_with_intercept(combined)) if j > r]
+    reason = ("{names} in the location formula is also a nominal effect, which already "
+              "contains its location shift")
+    return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")
+
+
 def design_from_formula(
     formula: str,
     data: Any,
     *,
+    nominal: str | None = None,
+    scale: str | None = None,
     weights: Any = None,
     offset: Any = None,
     levels: Sequence[Any] | None = None,
@@ -347,6 +420,9 @@ def design_from_formula(
     formula : str
         ``"response ~ terms"``; the response must be a column of ``data``.
     data : pandas.DataFrame or mapping of columns
+    nominal, scale : str, optional
+        One-sided formulas (``"~ contact"``) of the nominal (category-specific)
+        and log-scale effects.
     weights, offset : str or array-like, optional
         Column names or one value per row.
     levels : sequence, optional
@@ -365,37 +441,51 @@ def design_from_formula(
     -------
     Design
     """
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    _check_options(missing, collinear)
+    frame = _as_frame(data)
     response_name, rhs = _split_formula(formula)
     _column(frame, response_name, "response")
-    _check_required(rhs, frame, context)
-    used = [response_name] + sorted(
-        v for v in Formula(rhs).required_variables if v in frame.columns
-    )
+    sides = {"location": rhs, "nominal": _side_formula(nominal, "nominal"),
+             "scale": _side_formula(scale, "scale")}
+    sides = {part: text for part, text in sides.items() if text is not None}
+    used = [response_name]
+    for text in sides.values():
+        _check_required(text, frame, context)
+        used += sorted(v for v in Formula(text).required_variables if v in frame.columns)
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
-    rhs, matrix = _with_intercept(rhs, frame, context, "location")
-    values = matrix.drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
-    bad["(formula terms)"] = ~np.isfinite(values).all(axis=1)
+    matrices = {}
+    for part, text in sides.items():
+        sides[part], matrices[part] = _with_intercept(text, frame, context, part)
+        values = matrices[part].drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
+        label = "(formula terms)" if part == "location" else f"({part} terms)"
+        bad[label] = ~np.isfinite(values).all(axis=1)
     drop = _report_missing(bad, missing).to_numpy()
     w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
     keep_rows = np.flatnonzero(~drop)[~zero_w]
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(frame):
         # re-materialise so stateful transforms and factor levels see only used rows
-        matrix = _materialize(rhs, clean, context)
-    location = _drop_aliased(_terms_from_matrix(matrix), collinear, "location")
+        matrices = {part: _materialize(sides[part], clean, context) for part in sides}
+    terms = {
+        part: _drop_aliased(
+            replace(_terms_from_matrix(matrix), formula=sides[part]), collinear, part
+        )
+        for part, matrix in matrices.items()
+    }
+    if "nominal" in terms:
+        terms["location"] = _drop_nominal_aliases(terms["location"], terms["nominal"], collinear)
     response = encode_response(
         clean[response_name], name=response_name, levels=levels, many_levels=many_levels
     )
     return Design(
         response=response,
         response_name=response_name,
-        location=location,
+        location=terms["location"],
         weights=w[~zero_w],
         offset=(
             o_series.to_numpy(dtype=float)[keep_rows]
@@ -404,8 +494,10 @@ def design_from_formula(
         ),
         row_index=clean.index,
         n_dropped=len(frame) - len(keep_rows),
-        formula=f"{response_name} ~ {rhs}",
+        formula=f"{response_name} ~ {sides['location']}",
         offset_name=offset if isinstance(offset, str) else None,
+        nominal=terms.get("nominal"),
+        scale=terms.get("scale"),
     )
 
 
@@ -445,30 +537,48 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
     return np.ascontiguousarray(values, dtype=float), names
 
 
-def _bad_array_rows(y: pd.Series, name: str, X: FloatArray, names: list[str]) -> pd.DataFrame:
+def _bad_array_rows(
+    y: pd.Series, name: str, matrices: list[tuple[FloatArray, list[str]]]
+) -> pd.DataFrame:
     """Missing response or non-finite regressor values, per column (only bad columns)."""
     bad = {name: y.isna().to_numpy()}
-    nonfinite = ~np.isfinite(X)
-    for j in np.flatnonzero(nonfinite.any(axis=0)):
-        bad[names[j]] = nonfinite[:, j]
+    for X, names in matrices:
+        nonfinite = ~np.isfinite(X)
+        for j in np.flatnonzero(nonfinite.any(axis=0)):
+            bad[names[j]] = nonfinite[:, j]
     return pd.DataFrame(bad, index=y.index)
 
 
-def _reject_constant(terms: TermsDesign) -> None:
+def _reject_constant(terms: TermsDesign, what: str = "exog") -> None:
     spread = np.ptp(terms.matrix, axis=0) if terms.matrix.shape[0] else np.zeros(0)
     constant = [name for name, s in zip(terms.names, spread, strict=True) if s == 0]
     if constant:
         raise SpecificationError(
-            f"exog column(s) {', '.join(map(repr, constant))} are constant. The thresholds "
-            "already act as intercepts, so a constant column is not identified: remove it "
-            "(no add_constant is needed for ordinal models)"
+            f"{what} column(s) {', '.join(map(repr, constant))} are constant. The thresholds "
+            "(and the unit scale) already act as intercepts, so a constant column is not "
+            "identified: remove it (no add_constant is needed for ordinal models)"
         )
+
+
+def _array_terms(
+    matrix: FloatArray, names: list[str], keep_rows: IntArray, n: int, what: str,
+    collinear: CollinearAction,
+) -> TermsDesign:
+    terms = TermsDesign(
+        matrix=matrix if len(keep_rows) == n else matrix[keep_rows],
+        names=names,
+        source_names=names,
+    )
+    _reject_constant(terms, what)
+    return _drop_aliased(terms, collinear, what)
 
 
 def design_from_arrays(
     endog: Any,
     exog: Any = None,
     *,
+    nominal: Any = None,
+    scale: Any = None,
     weights: Any = None,
     offset: Any = None,
     levels: Sequence[Any] | None = None,
@@ -484,6 +594,8 @@ def design_from_arrays(
         The ordinal response (see :func:`ordstats.response.encode_response`).
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors without a constant column; ``None`` fits thresholds only.
+    nominal, scale : array-like or pandas.DataFrame, optional
+        Numeric regressors of nominal (category-specific) and log-scale effects.
     weights, offset : array-like, optional
     levels, missing, collinear, many_levels
         As in :func:`design_from_formula`.
@@ -492,6 +604,7 @@ def design_from_arrays(
     -------
     Design
     """
+    _check_options(missing, collinear)
     if isinstance(endog, pd.Series):
         y = endog
     elif isinstance(endog, pd.Categorical):
@@ -504,27 +617,30 @@ def design_from_arrays(
     name = str(y.name) if y.name is not None else "y"
     n = len(y)
     X, names = _exog_matrix(exog, n)
+    extra = {part: _exog_matrix(value, n) for part, value in (("nominal", nominal),
+                                                              ("scale", scale))
+             if value is not None}
     w_series = _vector(weights, None, n, "weights")
     o_series = _vector(offset, None, n, "offset")
-    bad = _bad_array_rows(y, name, X, names)
+    bad = _bad_array_rows(y, name, [(X, names), *extra.values()])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
     drop = _report_missing(bad, missing).to_numpy()
     w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
     keep_rows = np.flatnonzero(~drop)[~zero_w]
-    terms = TermsDesign(
-        matrix=X if len(keep_rows) == n else X[keep_rows],
-        names=names,
-        source_names=names,
-    )
-    _reject_constant(terms)
+    terms = {
+        part: _array_terms(matrix, cols, keep_rows, n, part, collinear)
+        for part, (matrix, cols) in {"exog": (X, names), **extra}.items()
+    }
+    if "nominal" in terms:
+        terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
     return Design(
         response=encode_response(
             y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels
         ),
         response_name=name,
-        location=_drop_aliased(terms, collinear, "exog"),
+        location=terms["exog"],
         weights=w[~zero_w],
         offset=(
             o_series.to_numpy(dtype=float)[keep_rows]
@@ -533,6 +649,8 @@ def design_from_arrays(
         ),
         row_index=y.index[keep_rows],
         n_dropped=n - len(keep_rows),
+        nominal=terms.get("nominal"),
+        scale=terms.get("scale"),
     )
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "OrdstatsError",
     "OrdstatsWarning",
     "PredictionError",
+    "PredictionWarning",
     "ResponseError",
     "SeparationWarning",
     "SpecificationError",
@@ -75,6 +76,10 @@ class LevelsWarning(OrdstatsWarning):
 
 class CollinearityWarning(OrdstatsWarning):
     """Aliased (collinear) design columns were dropped."""
+
+
+class PredictionWarning(OrdstatsWarning):
+    """Some predictions are undefined (returned as NaN)."""
 
 
 class SpecificationWarning(OrdstatsWarning):

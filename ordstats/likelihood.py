@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
+from ordstats.flexlinks import FlexibleLink
 from ordstats.links import Link, log1mexp
 
 __all__ = [
@@ -110,12 +111,15 @@ class ParamLayout:
         Location coefficients ``p``.
     n_zeta : int
         Log-scale coefficients ``s``.
+    n_lambda : int
+        1 for a flexible link (its shape parameter is last), else 0.
     """
 
     n_alpha: int
     n_nominal_cols: int
     n_beta: int
     n_zeta: int
+    n_lambda: int = 0
 
     @property
     def n_threshold_block(self) -> int:
@@ -150,9 +154,15 @@ class ParamLayout:
         return slice(start, start + self.n_zeta)
 
     @property
+    def lam(self) -> slice:
+        """The flexible link's parameter (empty for a standard link)."""
+        start = self.n_threshold_block + self.n_beta + self.n_zeta
+        return slice(start, start + self.n_lambda)
+
+    @property
     def n_params(self) -> int:
         """Length of the parameter vector."""
-        return self.n_threshold_block + self.n_beta + self.n_zeta
+        return self.n_threshold_block + self.n_beta + self.n_zeta + self.n_lambda
 
 
 @dataclass(frozen=True, eq=False)
@@ -232,6 +242,7 @@ def prepare(data: CLMData) -> CLMProblem:
         n_nominal_cols=nominal.shape[1],
         n_beta=data.X.shape[1],
         n_zeta=data.scale.shape[1] if data.scale.size else 0,
+        n_lambda=int(isinstance(data.link, FlexibleLink)),
     )
     return CLMProblem(
         data=data,
@@ -308,6 +319,13 @@ class Evaluation:
         self.problem = problem
         self.params = np.asarray(params, dtype=float)
         data, lay = problem.data, problem.layout
+        self.link = data.link
+        if lay.n_lambda:
+            lam = float(self.params[lay.lam][0])
+            if not data.link.in_domain(lam):  # type: ignore[attr-defined]
+                self.nll = np.inf
+                return
+            self.link = data.link.with_lambda(lam)  # type: ignore[attr-defined]
         a = self.params[lay.thresholds]
         xb = data.X @ self.params[lay.beta] + data.offset
         self.scale = (
@@ -318,7 +336,7 @@ class Evaluation:
             self.lower = np.where(
                 problem.has_lower, (problem.T_lower @ a - xb) / self.scale, -np.inf
             )
-        self.log_prob = log_interval_probabilities(data.link, self.upper, self.lower)
+        self.log_prob = log_interval_probabilities(self.link, self.upper, self.lower)
         total = float(data.weights @ self.log_prob)
         self.nll = -total if np.isfinite(total) else np.inf
 
@@ -330,7 +348,7 @@ class Evaluation:
     @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
         """First and second derivatives of ``log P_i`` w.r.t. ``u_i`` and ``l_i``."""
-        link = self.problem.data.link
+        link = self.link
         fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
         u = np.where(fin_u, self.upper, 0.0)
         l = np.where(fin_l, self.lower, 0.0)
@@ -352,6 +370,8 @@ class Evaluation:
         grad[lay.beta] = -(data.X.T @ (w_s * (g_u + g_l)))
         if lay.n_zeta:
             grad[lay.zeta] = -(data.scale.T @ (data.weights * (g_u * u + g_l * l)))
+        if lay.n_lambda:
+            grad[lay.lam] = data.weights @ self._lambda_terms[0]
         return -grad
 
     @cached_property
@@ -377,7 +397,47 @@ class Evaluation:
         hess[be, be] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
         if lay.n_zeta:
             self._fill_scale_blocks(hess, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+        if lay.n_lambda:
+            self._fill_lambda_blocks(hess, u, l)
         return -hess
+
+    @cached_property
+    def _lambda_terms(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Derivatives of ``log P_i`` involving the link parameter ``lambda``.
+
+        ``k = d log P / d lambda = (F_lam(u) - F_lam(l)) / P``;
+        ``d2 log P / d lambda2 = (F_lamlam(u) - F_lamlam(l)) / P - k^2``;
+        ``d2 log P / du dlambda = g_u (s(u) - k)`` and likewise for ``l``, with
+        ``s = d log f / d lambda``.
+        """
+        link = self.link
+        u, l, g_u, g_l, *_ = self._pointwise
+        fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
+        inv_p = np.exp(-self.log_prob)
+        d_u = np.where(fin_u, link.dcdf_dlam(u), 0.0)  # type: ignore[attr-defined]
+        d_l = np.where(fin_l, link.dcdf_dlam(l), 0.0)  # type: ignore[attr-defined]
+        k = (d_u - d_l) * inv_p
+        dd_u = np.where(fin_u, link.d2cdf_dlam2(u), 0.0)  # type: ignore[attr-defined]
+        dd_l = np.where(fin_l, link.d2cdf_dlam2(l), 0.0)  # type: ignore[attr-defined]
+        k2 = (dd_u - dd_l) * inv_p - k * k
+        c_u = np.where(fin_u, g_u * (link.dlog_pdf_dlam(u) - k), 0.0)  # type: ignore[attr-defined]
+        c_l = np.where(fin_l, g_l * (link.dlog_pdf_dlam(l) - k), 0.0)  # type: ignore[attr-defined]
+        return k, k2, c_u, c_l
+
+    def _fill_lambda_blocks(self, hess: FloatArray, u: FloatArray, l: FloatArray) -> None:
+        """Fill the log-likelihood Hessian row and column of ``lambda``."""
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        k, k2, c_u, c_l = self._lambda_terms
+        w = data.weights
+        th, be, ze, la = lay.thresholds, lay.beta, lay.zeta, lay.lam
+        row = np.empty(lay.n_params)
+        row[th] = pb.T_upper.T @ (w * c_u / self.scale) + pb.T_lower.T @ (w * c_l / self.scale)
+        row[be] = -(data.X.T @ (w * (c_u + c_l) / self.scale))
+        if lay.n_zeta:
+            row[ze] = -(data.scale.T @ (w * (c_u * u + c_l * l)))
+        row[la] = w @ k2
+        hess[la, :] = row
+        hess[:, la] = row[:, None]
 
     def _fill_scale_blocks(
         self,
@@ -423,6 +483,8 @@ class Evaluation:
         scores[:, lay.beta] = -data.X * ((g_u + g_l) / self.scale)[:, None]
         if lay.n_zeta:
             scores[:, lay.zeta] = -data.scale * (g_u * u + g_l * l)[:, None]
+        if lay.n_lambda:
+            scores[:, lay.lam] = self._lambda_terms[0][:, None]
         return scores
 
 

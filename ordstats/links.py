@@ -56,7 +56,7 @@ def log1mexp(t: FloatArray) -> FloatArray:
         ``log(1 - exp(-t))``, ``-inf`` at ``t = 0``.
     """
     t = np.asarray(t, dtype=float)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         return np.where(t < np.log(2.0), np.log(-np.expm1(-t)), np.log1p(-np.exp(-t)))
 
 
@@ -306,11 +306,24 @@ class Cauchit(Link):
 _LINKS: dict[str, type[Link]] = {
     cls.name: cls for cls in (Logit, Probit, Cloglog, Loglog, Cauchit)
 }
+_FLEXIBLE = ("aranda-ordaz", "log-gamma")
+_ALIASES = {"loggamma": "log-gamma", "arandaordaz": "aranda-ordaz"}
 
 
-def link_names() -> tuple[str, ...]:
-    """Return the names accepted by :func:`get_link`."""
-    return tuple(_LINKS)
+def link_names(flexible: bool = False) -> tuple[str, ...]:
+    """Return the names accepted by :func:`get_link`.
+
+    Parameters
+    ----------
+    flexible : bool
+        Include the flexible families with an estimated parameter.
+    """
+    return tuple(_LINKS) + (_FLEXIBLE if flexible else ())
+
+
+def _normalise(name: str) -> str:
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    return _ALIASES.get(key.replace("-", ""), key) if key not in _LINKS else key
 
 
 def get_link(link: str | Link) -> Link:
@@ -319,12 +332,16 @@ def get_link(link: str | Link) -> Link:
     Parameters
     ----------
     link : str or Link
-        One of ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"``
-        (case-insensitive), or a :class:`Link` instance.
+        One of ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"``,
+        or a flexible family ``"aranda-ordaz"``, ``"log-gamma"`` (R's spellings
+        ``"Aranda-Ordaz"``, ``"log-gamma"`` and case variants are accepted), or a
+        :class:`Link` instance.
 
     Returns
     -------
     Link
+        For a flexible family, a :class:`~ordstats.flexlinks.FlexibleLink` at the
+        ``lambda`` of the standard link it nests (logit and probit).
 
     Raises
     ------
@@ -336,11 +353,20 @@ def get_link(link: str | Link) -> Link:
     >>> from ordstats.links import get_link
     >>> float(get_link("logit").cdf(0.0))
     0.5
+    >>> get_link("Aranda-Ordaz")
+    ArandaOrdaz(lam=1)
     """
     if isinstance(link, Link):
         return link
-    if isinstance(link, str) and link.lower() in _LINKS:
-        return _LINKS[link.lower()]()
+    if isinstance(link, str):
+        key = _normalise(link)
+        if key in _LINKS:
+            return _LINKS[key]()
+        if key in _FLEXIBLE:
+            from ordstats import flexlinks  # the flexible families build on this module
+
+            return flexlinks.ArandaOrdaz() if key == "aranda-ordaz" else flexlinks.LogGamma()
     raise SpecificationError(
-        f"unknown link {link!r}; choose one of {', '.join(map(repr, _LINKS))}"
+        f"unknown link {link!r}; choose one of "
+        f"{', '.join(map(repr, link_names(flexible=True)))}"
     )

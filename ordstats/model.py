@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,12 @@ from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families import Family, get_family
-from ordstats.likelihood import CLMData, Evaluation
-from ordstats.links import Link
+from ordstats.likelihood import CLMData, Evaluation, evaluate, prepare
+from ordstats.links import Link, get_link
+from ordstats.prediction import crossing_rows, threshold_matrix
 from ordstats.results import FitInfo, OrdinalResults
 from ordstats.solver import NewtonOptions, NewtonResult, newton
+from ordstats.start import initial_params
 from ordstats.thresholds import threshold_jacobian
 
 __all__ = ["OrdinalModel"]
@@ -44,11 +47,17 @@ class OrdinalModel:
 
     The default cumulative link model is
 
-    .. math:: P(Y \le j \mid x) = F(\theta_j - x^\top \beta - o), \quad j = 1, \dots, K - 1
+    .. math::
 
-    with thresholds ``theta_1 < ... < theta_{K-1}``, location effects ``beta``
-    (a positive ``beta`` moves probability to higher categories), offset ``o``
-    and the link's distribution ``F``.
+        P(Y \le j \mid x, w, z) = F\!\left(\frac{\theta_j + w^\top\gamma_j
+        - x^\top \beta - o}{\exp(z^\top \zeta)}\right), \quad j = 1, \dots, K - 1
+
+    with thresholds ``theta_1 < ... < theta_{K-1}`` (``theta = J alpha`` for a
+    threshold structure), location effects ``beta`` (a positive ``beta`` moves
+    probability to higher categories), optional nominal effects ``gamma_j``
+    (category-specific: partial proportional odds) and log-scale effects
+    ``zeta``, offset ``o`` and the link's distribution ``F`` (for the flexible
+    links its shape parameter ``lambda`` is estimated too).
 
     The other families have ``K - 1`` linear predictors with intercepts
     ``alpha_j`` (named ``"1:2"``, ``"2:3"``, ... after the levels of the step, VGAM's
@@ -75,14 +84,23 @@ class OrdinalModel:
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors *without* a constant column: the thresholds act as
         intercepts.  ``None`` fits the thresholds only.
+    nominal, scale : array-like or pandas.DataFrame, optional
+        Numeric regressors of nominal and log-scale effects (no constant).
+        For sratio, cratio and acat, ``nominal`` gives category-specific
+        (non-parallel) effects: ``eta_j = alpha_j + w'gamma_j + x'b`` (VGAM's
+        ``parallel = FALSE ~ w``); scale effects are cumulative-only.
     family : {"cumulative", "sratio", "cratio", "acat"}
         The model (see above and :mod:`ordstats.families`).
     reverse : bool
         VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
         top level down.  Not defined for the cumulative family.
-    link : {"logit", "probit", "cloglog", "loglog", "cauchit"} or Link
-        The inverse of ``F``.  ``acat`` is the adjacent-category *logit* model and
-        takes ``"logit"`` only.
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit", "aranda-ordaz", \
+"log-gamma"} or Link
+        The inverse of ``F``.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+        cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
+        loglog at -1) estimate ``lambda``; R's spellings are accepted.  sratio and
+        cratio take the five standard links; ``acat`` is the adjacent-category
+        *logit* model and takes ``"logit"`` only.
     weights : array-like, optional
         Non-negative frequency (case) weights, as R's ``weights=``.
     offset : array-like, optional
@@ -119,6 +137,8 @@ class OrdinalModel:
         endog: Any,
         exog: Any = None,
         *,
+        nominal: Any = None,
+        scale: Any = None,
         family: str = "cumulative",
         reverse: bool = False,
         link: str | Link = "logit",
@@ -134,6 +154,8 @@ class OrdinalModel:
         design = design_from_arrays(
             endog,
             exog,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -149,6 +171,8 @@ class OrdinalModel:
         formula: str,
         data: Any,
         *,
+        nominal: str | None = None,
+        scale: str | None = None,
         family: str = "cumulative",
         reverse: bool = False,
         link: str | Link = "logit",
@@ -171,6 +195,14 @@ class OrdinalModel:
         formula : str
             ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
         data : pandas.DataFrame
+        nominal : str, optional
+            One-sided formula of nominal effects, e.g. ``"~ contact"``:
+            category-specific ("partial proportional odds") effects on the
+            thresholds of the cumulative model, non-parallel effects
+            ``gamma_j`` on ``eta_j`` for sratio, cratio and acat.
+        scale : str, optional
+            One-sided formula of log-scale effects, e.g. ``"~ temp"``
+            (cumulative family only).
         family, reverse, link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
@@ -190,6 +222,8 @@ class OrdinalModel:
         design = design_from_formula(
             formula,
             data,
+            nominal=nominal,
+            scale=scale,
             weights=weights,
             offset=offset,
             levels=levels,
@@ -216,6 +250,7 @@ class OrdinalModel:
         self.formula_context = context
         levels = design.response.levels
         self.threshold_jacobian = threshold_jacobian(threshold, len(levels) - 1)
+        n = len(design.response.codes)
         self.data = CLMData(
             y=design.response.codes,
             n_levels=len(levels),
@@ -224,11 +259,21 @@ class OrdinalModel:
             offset=design.offset,
             link=self.link,
             threshold_jacobian=self.threshold_jacobian,
+            nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
+            scale=design.scale.matrix if design.scale else np.empty((n, 0)),
         )
         self.problem = family.prepare(self.data)
         self.threshold_param_names = family.parameter_names(threshold, levels)
+        self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
-        self.param_names = self.threshold_param_names + self.exog_names
+        self.scale_names = list(design.scale.names) if design.scale else []
+        self.param_names = (
+            self.threshold_param_names
+            + [f"{thr}:{term}" for term in self.nominal_names for thr in self.threshold_param_names]
+            + self.exog_names
+            + [f"scale:{term}" for term in self.scale_names]
+            + (["lambda"] if self.problem.layout.n_lambda else [])
+        )
 
     # -- descriptive ----------------------------------------------------------
 
@@ -334,16 +379,47 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
-        start = self.start_params if start_params is None else self._check_params(start_params)
-        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=reltol)
+        options = _newton_options(maxiter, gradtol, reltol)
+        if start_params is not None:
+            start = self._check_params(start_params)
+        elif self.problem.layout.n_lambda:
+            start = self._flexible_start(options)
+        else:
+            start = self.start_params
         callback = _print_iteration if disp else None
         solution = newton(
             lambda x: self.family_spec.evaluate(self.problem, x), start, options, callback
         )
         diverging = self._diverging(solution) if check_separation else []
-        info = FitInfo.from_solution(solution, diverging=diverging)
-        _warn_fit(info, self.param_names)
+        info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+        _warn_fit(info)
         return OrdinalResults(self, solution.x, solution.evaluation, info)
+
+    def _flexible_start(self, options: NewtonOptions) -> FloatArray:
+        """Start a flexible link at the fit of the standard link it nests.
+
+        Far from the optimum the joint Hessian in ``(theta, beta, lambda)`` is
+        often indefinite, so the other parameters are first fitted with
+        ``lambda`` fixed at its default (logit for Aranda-Ordaz, probit for
+        log-gamma).
+        """
+        standard = get_link(self.link.nested_link)  # type: ignore[attr-defined]
+        fixed = prepare(replace(self.data, link=standard))
+        inner = newton(lambda x: evaluate(fixed, x), initial_params(fixed), options)
+        return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
+
+    def _crossing(self, params: FloatArray) -> tuple[Any, ...]:
+        """Labels of fitted rows whose nominal effects make the cut-points cross.
+
+        Only the cumulative model needs ordered cut-points; the intercepts of
+        the other families are unconstrained.
+        """
+        lay = self.problem.layout
+        if not lay.n_nominal_cols or not self.family_spec.ordered_cutpoints:
+            return ()
+        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian,
+                                 self.data.nominal)
+        return tuple(self.design.row_index[crossing_rows(theta)])
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
@@ -359,11 +435,29 @@ class OrdinalModel:
         return [self.param_names[k] for k in self.family_spec.diverging_parameters(self.problem)]
 
 
+def _newton_options(maxiter: Any, gradtol: Any, reltol: Any) -> NewtonOptions:
+    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
+    for name, value in (("gradtol", gradtol), ("reltol", reltol)):
+        if not isinstance(value, (int, float, np.floating)) or not value > 0:
+            raise SpecificationError(f"{name} must be a positive number; got {value!r}")
+    return NewtonOptions(max_iter=int(maxiter), grad_tol=float(gradtol), rel_tol=float(reltol))
+
+
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
     print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
 
 
-def _warn_fit(info: FitInfo, names: list[str]) -> None:
+def _warn_fit(info: FitInfo) -> None:
+    if info.crossing:
+        shown = ", ".join(map(str, info.crossing[:5])) + (", ..." if len(info.crossing) > 5 else "")
+        warnings.warn(
+            f"not all thresholds are increasing for {len(info.crossing)} fitted row(s) "
+            f"({shown}): the nominal effects imply negative probabilities there, so the fit "
+            "is invalid. Simplify the nominal effects (fewer terms, or as location effects)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     if info.diverging:
         warnings.warn(
             "complete or quasi-complete separation: the likelihood keeps increasing as "
@@ -374,7 +468,7 @@ def _warn_fit(info: FitInfo, names: list[str]) -> None:
             SeparationWarning,
             stacklevel=3,
         )
-    elif not info.converged:
+    elif info.code != 0:
         warnings.warn(
             f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
             f"after {info.n_iter} iterations). Check the data for separation or rescale "

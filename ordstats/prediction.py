@@ -8,7 +8,13 @@ from ordstats._typing import FloatArray
 from ordstats.likelihood import interval_probabilities
 from ordstats.links import Link
 
-__all__ = ["category_probabilities", "cumulative_probabilities"]
+__all__ = [
+    "category_probabilities",
+    "crossing_rows",
+    "cumulative_probabilities",
+    "threshold_gradient",
+    "threshold_matrix",
+]
 
 
 def _standardised_cuts(
@@ -67,3 +73,39 @@ def category_probabilities(
     upper = np.column_stack([cuts, np.full(n, np.inf)])
     lower = np.column_stack([np.full(n, -np.inf), cuts])
     return interval_probabilities(link, upper, lower)
+
+
+def threshold_matrix(
+    threshold_params: FloatArray, jacobian: FloatArray, nominal: FloatArray | None = None
+) -> FloatArray:
+    """Cut-points ``theta_j(w) = [1, w] A J'`` per row of the nominal design.
+
+    Parameters
+    ----------
+    threshold_params : ndarray, shape ((1 + r) * q,)
+        Free threshold parameters ``a_0`` followed by the nominal blocks ``a_t``.
+    jacobian : ndarray, shape (K - 1, q)
+        Threshold Jacobian ``J``.
+    nominal : ndarray, shape (n, r), optional
+        Nominal design; without it the result has one row.
+
+    Returns
+    -------
+    ndarray, shape (n, K - 1)
+    """
+    q = jacobian.shape[1]
+    blocks = np.asarray(threshold_params, dtype=float).reshape(-1, q)
+    rows = np.ones((1, 1)) if nominal is None else np.column_stack(
+        [np.ones(nominal.shape[0]), nominal]
+    )
+    return rows @ blocks[: rows.shape[1]] @ jacobian.T
+
+
+def threshold_gradient(jacobian: FloatArray, nominal_row: FloatArray) -> FloatArray:
+    """``d theta(w) / d (a_0, a_1, ...)`` for one nominal row, shape ``(K - 1, (1+r) q)``."""
+    return np.kron(np.concatenate([[1.0], nominal_row])[None, :], jacobian)
+
+
+def crossing_rows(thresholds: FloatArray) -> np.ndarray:
+    """Rows whose cut-points are not strictly increasing (negative probabilities)."""
+    return np.flatnonzero(np.any(np.diff(np.atleast_2d(thresholds), axis=1) <= 0, axis=1))

@@ -21,6 +21,7 @@ def _fmt(value: float, spec: str) -> str:
 
 def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
     model = res.model
+    design = model.design
     left = [
         ("Dep. Variable:", [model.endog_name]),
         ("Model:", ["OrdinalModel"]),
@@ -28,6 +29,8 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
         ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
         ("Link:", [model.link.name]),
         ("Threshold:", [model.threshold]),
+        *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
+        *([("Scale:", [design.scale.describe()])] if design.scale else []),
         ("Method:", ["Newton-Raphson"]),
         ("No. Observations:", [_fmt(res.nobs, "g")]),
         ("Df Model:", [str(res.df_model)]),
@@ -65,11 +68,14 @@ def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: st
     )
 
 
-def _family_note(family: Family) -> str:
+def _family_note(family: Family, nominal: bool) -> str:
     """The model's equation and the direction of a positive coefficient."""
     equation = family.definition
-    if family.name != "cumulative":
-        equation += " = alpha_j + x'b,\n    alpha_j the intercept 'j:j+1'"
+    if not family.ordered_cutpoints:
+        equation += " = alpha_j + w'gamma_j + x'b" if nominal else " = alpha_j + x'b"
+        equation += ",\n    alpha_j the intercept 'j:j+1'"
+        if nominal:
+            equation += ", gamma_j the non-parallel effects 'j:j+1:w'"
     return (
         f"{family.title}: {equation}.\n    A positive coefficient moves the response to "
         f"{family.positive_effect.upper()} levels."
@@ -79,13 +85,18 @@ def _family_note(family: Family) -> str:
 def _notes(res: OrdinalResults) -> list[str]:
     model, info = res.model, res.fit_info
     family = model.family_spec
-    notes = [_family_note(family)]
+    notes = [_family_note(family, bool(model.problem.layout.n_nominal_cols))]
     if info.diverging:
         notes.append(
             "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "
             "MLE); their values and standard errors are meaningless."
         )
-    elif not info.converged:
+    elif info.crossing:
+        notes.append(
+            f"Invalid fit: the thresholds are not increasing for {len(info.crossing)} rows "
+            "(nominal effects imply negative probabilities)."
+        )
+    elif info.code != 0:
         notes.append(f"The fit did not converge: {info.message}.")
     if res.covariance.singular:
         notes.append("The Hessian is singular: standard errors are not available.")
@@ -99,6 +110,21 @@ def _notes(res: OrdinalResults) -> list[str]:
     if aliased:
         notes.append("Aliased columns dropped: " + ", ".join(aliased) + ".")
     return [f"[{i}] {text}" for i, text in enumerate(notes, start=1)]
+
+
+def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
+    """Parameter blocks in display order: location, nominal, scale, link, thresholds."""
+    model, lay = res.model, res.model.problem.layout
+    names = model.param_names
+    cumulative = model.family_spec.ordered_cutpoints
+    return [
+        ("Location coefficients", names[lay.beta]),
+        ("Nominal effects (on the thresholds)" if cumulative
+         else "Non-parallel effects (one per step)", names[lay.nominal]),
+        ("Scale effects (log scale)", names[lay.zeta]),
+        (f"Link parameter ({model.link.name})", names[lay.lam]),
+        ("Thresholds" if cumulative else "Intercepts", names[lay.alpha]),
+    ]
 
 
 def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
@@ -122,12 +148,9 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
         res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
         title=f"{res.model.family_spec.title} Results",
     )
-    exog = res.model.exog_names
-    if exog:
-        smry.tables.append(_params_table(res, exog, alpha, "Location coefficients"))
-    thresholds = res.model.threshold_param_names
-    title = "Thresholds" if res.model.family == "cumulative" else "Intercepts"
-    smry.tables.append(_params_table(res, thresholds, alpha, title))
+    for title, names in _blocks(res):
+        if names:
+            smry.tables.append(_params_table(res, names, alpha, title))
     notes = _notes(res)
     if notes:
         smry.add_extra_txt(["Notes:", *notes])

@@ -18,8 +18,10 @@ from scipy import linalg, stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.design import terms_for_newdata
-from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.likelihood import Evaluation
+from ordstats.links import Link
+from ordstats.prediction import crossing_rows, threshold_gradient, threshold_matrix
 from ordstats.solver import NewtonResult, newton
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ __all__ = ["Covariance", "FitInfo", "OrdinalResults", "observed_covariance"]
 #: Reciprocal condition number below which the Hessian counts as singular.
 _SINGULAR_RCOND = 1e-13
 _PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
+#: Most distinct nominal-design rows for which ``thresholds`` are tabulated.
+_MAX_PATTERNS = 20
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,9 @@ class FitInfo:
         ``max|gradient|`` at the returned estimates.
     diverging : tuple of str
         Parameters without a finite estimate because of separation.
+    crossing : tuple
+        Labels of fitted rows whose cut-points are not increasing (nominal
+        effects); the fit is then invalid, as R's ``clm`` reports.
     """
 
     converged: bool
@@ -60,19 +67,23 @@ class FitInfo:
     n_halvings: int
     max_grad: float
     diverging: tuple[str, ...] = ()
+    crossing: tuple[Any, ...] = ()
 
     @classmethod
-    def from_solution(cls, solution: NewtonResult, diverging: list[str]) -> FitInfo:
+    def from_solution(
+        cls, solution: NewtonResult, diverging: list[str], crossing: tuple[Any, ...] = ()
+    ) -> FitInfo:
         """Summarise a :class:`~ordstats.solver.NewtonResult`."""
         grad = np.asarray(solution.evaluation.gradient)
         return cls(
-            converged=solution.converged and not diverging,
+            converged=solution.converged and not diverging and not crossing,
             code=solution.code,
             message=solution.message,
             n_iter=solution.n_iter,
             n_halvings=solution.n_halvings,
             max_grad=float(np.max(np.abs(grad))) if grad.size else 0.0,
             diverging=tuple(diverging),
+            crossing=crossing,
         )
 
 
@@ -298,19 +309,41 @@ class OrdinalResults:
         half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
-    @property
-    def thresholds(self) -> pd.Series:
-        """The cut-points ``theta = J alpha`` named ``"1|2", "2|3", ...``.
+    @cached_property
+    def thresholds(self) -> pd.DataFrame:
+        """The cut-points ``theta_j`` implied by the estimates, with delta-method SEs.
 
-        For the sratio, cratio and acat families: their intercepts, named
+        Without nominal effects: one row per cut-point (``"1|2"``, ...).  With
+        nominal effects the cut-points depend on the nominal predictors, so there
+        is one block per distinct row of the nominal design in the data (at most
+        20; beyond that only the reference row ``w = 0``), indexed by a
+        ``(pattern, threshold)`` MultiIndex.  For the sratio, cratio and acat
+        families: their intercepts ``alpha_j (+ w'gamma_j)``, named
         ``"1:2", "2:3", ...``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"estimate"`` and ``"std err"``.
         """
-        theta = self.model.threshold_jacobian @ self.params.iloc[: self.model.problem.layout.n_alpha]
-        names = self.model.family_spec.cutpoint_names(self.model.levels)
-        return pd.Series(theta, index=names, name="thresholds")
+        model = self.model
+        names = model.family_spec.cutpoint_names(model.levels)
+        th = model.problem.layout.thresholds
+        cov = self.covariance.matrix[th, th]
+        patterns, labels = _nominal_patterns(model)
+        frames = []
+        for row in patterns:
+            grad = threshold_gradient(model.threshold_jacobian, row)
+            frames.append(pd.DataFrame({
+                "estimate": grad @ self.params.to_numpy()[th],
+                "std err": np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad)),
+            }, index=names))
+        if labels is None:
+            return frames[0]
+        return pd.concat(frames, keys=labels, names=["pattern", "threshold"])
 
     def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Odds ratios ``exp(beta)`` of the location effects with Wald intervals.
+        """Odds ratios of the location (and nominal) effects with Wald intervals.
 
         Under the logit link, ``exp(beta_k)`` multiplies, per unit of ``x_k``,
         odds that depend on the family (also in ``.attrs["interpretation"]`` of
@@ -323,6 +356,13 @@ class OrdinalResults:
           ``P(Y > j | Y >= j) / P(Y = j | Y >= j)``;
         - acat: of level ``j + 1`` rather than ``j``, ``P(Y = j+1) / P(Y = j)``;
         - ``reverse=True``: see :attr:`ordstats.families.Family.odds_ratio_meaning`.
+
+        In the cumulative model a nominal effect ``gamma_j`` of ``w`` (row
+        ``"j|j+1:w"``) multiplies the odds of ``Y > j`` by ``exp(-gamma_j)``; in
+        the other families a non-parallel effect (row ``"j:j+1:w"``) enters
+        ``eta_j`` as a slope does, so ``exp(gamma_j)`` multiplies the odds of
+        step ``j`` only.  With scale effects the odds ratios hold at the
+        reference scale ``z = 0``; elsewhere they are ``exp(beta / exp(z'zeta))``.
 
         Parameters
         ----------
@@ -345,14 +385,23 @@ class OrdinalResults:
                 "under which exp(beta) is not an odds ratio. Refit with link='logit' or "
                 "report the coefficients on the link scale"
             )
-        names = self.model.exog_names
-        ci = self.conf_int(alpha).loc[names]
+        ci = self.conf_int(alpha)
+        location = self.model.exog_names
+        nominal = _nominal_param_names(self.model)
+        # exp(beta) for location effects; in the cumulative model exp(-gamma_j) for
+        # nominal effects, since theta_j + w'gamma_j lowers the odds of Y > j by
+        # exp(gamma_j); the other families add w'gamma_j to eta_j like x'b
+        nominal_sign = -1.0 if self.model.family == "cumulative" else 1.0
+        sign = pd.Series([1.0] * len(location) + [nominal_sign] * len(nominal),
+                         index=location + nominal)
+        lower = np.where(sign > 0, ci["lower"][sign.index], -ci["upper"][sign.index])
+        upper = np.where(sign > 0, ci["upper"][sign.index], -ci["lower"][sign.index])
         table = pd.DataFrame(
             {
-                "odds_ratio": np.exp(self.params[names]),
-                "lower": np.exp(ci["lower"]),
-                "upper": np.exp(ci["upper"]),
-                "pvalue": self.pvalues[names],
+                "odds_ratio": np.exp(sign * self.params[sign.index]),
+                "lower": np.exp(lower),
+                "upper": np.exp(upper),
+                "pvalue": self.pvalues[sign.index],
             }
         )
         table.attrs["interpretation"] = (
@@ -362,15 +411,29 @@ class OrdinalResults:
 
     # -- prediction -----------------------------------------------------------
 
-    def _location(self, newdata: Any, offset: Any) -> tuple[FloatArray, pd.Index]:
-        """``x'beta + offset`` for the fitted rows or for ``newdata``."""
-        model = self.model
-        beta = self.params[model.exog_names].to_numpy()
+    def _linear_parts(
+        self, newdata: Any, offset: Any
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None, pd.Index]:
+        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta)``."""
+        model, lay = self.model, self.model.problem.layout
+        params = self.params.to_numpy()
+        design = model.design
         if newdata is None:
-            return model.data.X @ beta + model.data.offset, model.design.row_index
-        X = terms_for_newdata(model.design.location, newdata, model.formula_context)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-        return X @ beta + self._new_offset(newdata, offset, len(X)), index
+            X, W, Z = model.data.X, model.data.nominal, model.data.scale
+            eta = X @ params[lay.beta] + model.data.offset
+            index = design.row_index
+        else:
+            context = model.formula_context
+            X = terms_for_newdata(design.location, newdata, context)
+            W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else None
+            Z = terms_for_newdata(design.scale, newdata, context) if design.scale else None
+            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
+            index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+        theta = threshold_matrix(
+            params[lay.thresholds], model.threshold_jacobian, W if lay.n_nominal_cols else None
+        )
+        scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
+        return eta, theta, scale, index
 
     def _new_offset(self, newdata: Any, offset: Any, n: int) -> FloatArray:
         design = self.model.design
@@ -422,21 +485,27 @@ class OrdinalResults:
         """
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
-        eta, index = self._location(newdata, offset)
+        eta, theta, scale, index = self._linear_parts(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")
+        if self.model.family_spec.ordered_cutpoints:
+            theta = _mask_crossing(theta, index)
         levels = self.model.levels
-        family = self.model.family_spec
-        theta = self.thresholds.to_numpy()
+        family, link = self.model.family_spec, self._link
         if which == "cumprob":
-            cum = family.cumulative_probabilities(theta, eta)
+            cum = family.cumulative_probabilities(theta, eta, scale, link=link)
             return pd.DataFrame(cum, index=index, columns=levels[:-1])
-        prob = family.category_probabilities(theta, eta)
+        prob = family.category_probabilities(theta, eta, scale, link=link)
         if which == "prob":
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "expected":
             return pd.Series(prob @ self._scores(), index=index, name="expected")
         return _most_probable(prob, levels, index)
+
+    @property
+    def _link(self) -> Link:
+        """The link at the estimated ``lambda`` (flexible links) or the link itself."""
+        return self._evaluation.link
 
     def _scores(self) -> FloatArray:
         values = self.model.design.response.values
@@ -465,6 +534,44 @@ class OrdinalResults:
             f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, "
             f"converged={self.converged}>"
         )
+
+
+def _nominal_param_names(model: OrdinalModel) -> list[str]:
+    return model.param_names[model.problem.layout.nominal]
+
+
+def _nominal_patterns(model: OrdinalModel) -> tuple[FloatArray, list[str] | None]:
+    """Distinct nominal-design rows to show thresholds for, with labels."""
+    W = model.data.nominal
+    if model.problem.layout.n_nominal_cols == 0:
+        return np.zeros((1, 0)), None
+    patterns = np.unique(W, axis=0)
+    if len(patterns) > _MAX_PATTERNS:
+        patterns = np.zeros((1, W.shape[1]))
+    labels = [
+        ", ".join(f"{name}={value:g}" for name, value in zip(model.nominal_names, row, strict=True))
+        for row in patterns
+    ]
+    return patterns, labels
+
+
+def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
+    """NaN out rows whose cut-points cross (negative probabilities), with a warning."""
+    bad = crossing_rows(theta)
+    if bad.size == 0:
+        return theta
+    rows = np.arange(len(index)) if theta.shape[0] == 1 else bad
+    shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+    warnings.warn(
+        f"the cumulative probabilities cross for {rows.size} row(s) ({shown}): their nominal "
+        "effects make the cut-points decrease, which implies negative probabilities; these "
+        "rows are NaN. The model does not fit these predictor values",
+        PredictionWarning,
+        stacklevel=4,
+    )
+    theta = theta.copy()
+    theta[bad] = np.nan
+    return theta
 
 
 def _most_probable(prob: FloatArray, levels: list[str], index: pd.Index) -> pd.Series:

@@ -31,7 +31,10 @@ def marginal_thresholds(problem: CLMProblem) -> FloatArray:
 
 
 def initial_params(problem: CLMProblem) -> FloatArray:
-    """Return starting values: marginal thresholds, all other parameters zero.
+    """Return starting values: marginal thresholds, other effects zero.
+
+    A flexible link's ``lambda`` starts at the value of the standard link it
+    nests (logit for Aranda-Ordaz, probit for log-gamma).
 
     For structured thresholds the free parameters are the least-squares fit
     ``J a ~= theta_marginal``.
@@ -48,4 +51,6 @@ def initial_params(problem: CLMProblem) -> FloatArray:
     theta = marginal_thresholds(problem)
     jac = problem.data.threshold_jacobian
     start[problem.layout.alpha] = np.linalg.lstsq(jac, theta, rcond=None)[0]
+    if problem.layout.n_lambda:  # a flexible link starts at the standard link it nests
+        start[problem.layout.lam] = problem.data.link.lam  # type: ignore[attr-defined]
     return start

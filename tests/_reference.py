@@ -33,14 +33,32 @@ def load(case: str) -> dict[str, Any]:
         return json.load(handle, parse_constant=float)
 
 
-def r_name(name: str) -> str:
-    """formulaic's column name as R prints it: ``temp[T.warm]`` -> ``tempwarm``."""
-    return re.sub(r"\[T\.(.+?)\]", r"\1", name)
+def r_name(name: str, nominal: bool = False) -> str:
+    """Our parameter name as R's clm (and this oracle) prints it.
+
+    ``temp[T.warm]`` -> ``tempwarm``; nominal effect ``1|2:contact[T.yes]`` ->
+    ``1|2.contactyes``; scale effect ``scale:temp[T.warm]`` -> ``sca.tempwarm``;
+    with nominal effects the thresholds are ``1|2.(Intercept)``.
+    """
+    name = re.sub(r"\[T\.(.+?)\]", r"\1", name)
+    if name.startswith("scale:"):
+        return "sca." + name[len("scale:"):]
+    if "|" in name and ":" in name:
+        return name.replace(":", ".", 1)
+    if nominal and "|" in name:
+        return name + ".(Intercept)"
+    return name
+
+
+def r_names(names: list[str]) -> list[str]:
+    """:func:`r_name` over a model's parameter names."""
+    nominal = any("|" in n and ":" in n for n in names)
+    return [r_name(n, nominal) for n in names]
 
 
 def in_r_order(values: dict[str, float], names: list[str]) -> np.ndarray:
     """R's named values in the order of our parameter names."""
-    return np.array([float(values[r_name(n)]) for n in names])
+    return np.array([float(values[r]) for r in r_names(names)])
 
 
 _CALL = re.compile(r"^(?:clm|polr)\((?P<formula>[^,]+), (?P<args>.*)\)$")
@@ -66,6 +84,8 @@ def fit_call(r_call: str) -> tuple[str, str, dict[str, Any]]:
             kwargs["link"] = {"logistic": "logit"}.get(value, value)
         elif key == "threshold":
             kwargs["threshold"] = value
+        elif key in ("nominal", "scale"):
+            kwargs[key] = value
     return match.group("formula"), dataset, kwargs
 
 

@@ -63,13 +63,19 @@ def parse_call(r_call: str) -> VglmCall:
 
 
 def fit(case: str) -> ordstats.OrdinalResults:
-    """Fit a parallel reference case with :class:`ordstats.OrdinalModel`."""
+    """Fit a reference case with :class:`ordstats.OrdinalModel`.
+
+    A term of ``parallel = FALSE ~ term`` moves from the formula to ``nominal=``.
+    """
     call = parse_call(ref.load(case)["r_call"])
-    assert call.nonparallel is None
     data = ordstats.datasets.load(call.dataset)
+    formula, nominal = call.formula, None
+    if call.nonparallel:
+        formula = re.sub(rf"\s*\+\s*{call.nonparallel}\b", "", formula)
+        nominal = f"~ {call.nonparallel}"
     return ordstats.OrdinalModel.from_formula(
-        call.formula, data, family=call.family, link=call.link, reverse=call.reverse,
-        weights=call.weights, offset=call.offset,
+        formula, data, family=call.family, link=call.link, reverse=call.reverse,
+        nominal=nominal, weights=call.weights, offset=call.offset,
     ).fit()
 
 
@@ -119,13 +125,21 @@ def fit_core(case: str) -> CoreFit:
     )
 
 
-def vglm_name(name: str, position: int, n_steps: int) -> str:
-    """VGAM's name of the ordstats parameter ``name`` at ``position``."""
-    if position < n_steps:
-        return f"(Intercept):{position + 1}"
-    return ref.r_name(name)
+def vglm_names(res: ordstats.OrdinalResults) -> list[str]:
+    """VGAM's names of the parameters of an ordstats fit, in ordstats' order.
+
+    ``"1:2"`` -> ``(Intercept):1``; the non-parallel ``"1:2:contact[T.yes]"`` ->
+    ``contactyes:1``; slopes as R prints them.
+    """
+    n_steps = len(res.model.levels) - 1
+    names = [f"(Intercept):{j + 1}" for j in range(n_steps)]
+    names += [f"{ref.r_name(term)}:{j + 1}" for term in res.model.nominal_names
+              for j in range(n_steps)]
+    names += [ref.r_name(n) for n in res.model.exog_names]
+    assert len(names) == res.k_params
+    return names
 
 
-def in_vglm_order(values: dict[str, Any], names: list[str], n_steps: int) -> np.ndarray:
+def in_vglm_order(values: dict[str, Any], res: ordstats.OrdinalResults) -> np.ndarray:
     """VGAM's named values in the order of ordstats' parameters."""
-    return np.array([float(values[vglm_name(n, k, n_steps)]) for k, n in enumerate(names)])
+    return np.array([float(values[name]) for name in vglm_names(res)])

@@ -158,7 +158,7 @@ def test_constant_column_in_formula_is_aliased(wine):
 
 def test_constant_column_in_arrays_is_an_error(wine):
     X = pd.DataFrame({"const": 1.0, "x": np.arange(72.0)})
-    with pytest.raises(SpecificationError, match="'const' are constant.*thresholds already act"):
+    with pytest.raises(SpecificationError, match="'const' are constant.*already act as intercepts"):
         OrdinalModel(wine["rating"], X)
 
 
@@ -283,3 +283,20 @@ def test_bad_params_shape(wine):
 def test_unknown_threshold_structure(wine):
     with pytest.raises(SpecificationError, match="unknown threshold structure 'flex'"):
         OrdinalModel.from_formula("rating ~ temp", wine, threshold="flex")
+
+
+def test_option_values_are_checked_up_front(wine):
+    with pytest.raises(SpecificationError, match="missing must be one of 'drop', 'raise'; got 'omit'"):
+        OrdinalModel.from_formula("rating ~ temp", wine, missing="omit")
+    with pytest.raises(SpecificationError, match="collinear must be one of"):
+        OrdinalModel(wine["rating"], np.arange(72.0), collinear="ignore")
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match="maxiter must be a non-negative integer"):
+        model.fit(maxiter=2.5)
+    with pytest.raises(SpecificationError, match="gradtol must be a positive number"):
+        model.fit(gradtol=0)
+
+
+def test_data_of_the_wrong_kind():
+    with pytest.raises(DataError, match="data must be a pandas DataFrame or a mapping"):
+        OrdinalModel.from_formula("y ~ x", 42)

@@ -152,12 +152,12 @@ def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, s
     assert seq.llf == pytest.approx(cum.llf, rel=1e-10)
     np.testing.assert_allclose(seq.params.iloc[4:], slope_sign * cum.params.iloc[4:], rtol=1e-6)
     if reverse:
-        theta = np.r_[-cum.thresholds.to_numpy(), -np.inf]
+        theta = np.r_[-cum.thresholds["estimate"].to_numpy(), -np.inf]
         alpha = np.log(np.exp(theta[:-1]) - np.exp(theta[1:]))
     else:
-        theta = np.r_[-np.inf, cum.thresholds.to_numpy()]
+        theta = np.r_[-np.inf, cum.thresholds["estimate"].to_numpy()]
         alpha = np.log(np.diff(np.exp(theta)))
-    np.testing.assert_allclose(seq.thresholds.to_numpy(), alpha, rtol=1e-6)
+    np.testing.assert_allclose(seq.thresholds["estimate"].to_numpy(), alpha, rtol=1e-6)
 
 
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
@@ -290,6 +290,30 @@ def test_separation_is_detected_for_the_families():
     assert ordstats.OrdinalModel(y, pd.DataFrame({"x": x2}), family="sratio").fit().converged
 
 
+def test_nonparallel_effects_through_nominal():
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="sratio",
+                                             nominal="~ contact").fit()
+    steps = ["1:2", "2:3", "3:4", "4:5"]
+    assert res.model.param_names == steps + [f"{s}:contact[T.yes]" for s in steps] + [
+        "temp[T.warm]"]
+    # the intercepts need not increase: no crossing check for these families
+    assert np.any(np.diff(res.params.iloc[:4]) < 0) and res.fit_info.crossing == ()
+    odds = res.odds_ratios()  # non-parallel effects enter eta_j as slopes do: exp(+gamma_j)
+    assert list(odds.index) == ["temp[T.warm]"] + [f"{s}:contact[T.yes]" for s in steps]
+    np.testing.assert_allclose(odds["odds_ratio"], np.exp(res.params[odds.index]))
+    np.testing.assert_allclose(res.predict(wine).to_numpy(), res.predict().to_numpy())
+    with_contact = res.thresholds.loc["contact[T.yes]=1", "estimate"].to_numpy()
+    np.testing.assert_allclose(with_contact, res.params.iloc[:4].to_numpy()
+                               + res.params.iloc[4:8].to_numpy())
+    text = res.summary().as_text()
+    assert "Non-parallel effects (one per step)" in text and "w'gamma_j" in text
+    X = pd.get_dummies(wine[["temp"]], drop_first=True, dtype=float)
+    W = pd.get_dummies(wine[["contact"]], drop_first=True, dtype=float)
+    arrays = ordstats.OrdinalModel(wine["rating"], X, nominal=W, family="sratio").fit()
+    np.testing.assert_allclose(arrays.params.to_numpy(), res.params.to_numpy(), rtol=1e-10)
+
+
 # -- bad input ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -302,14 +326,19 @@ def test_separation_is_detected_for_the_families():
         ({"family": "sratio", "reverse": "yes"}, "reverse must be True or False"),
         ({"family": "sratio", "threshold": "equidistant"}, "threshold='flexible'"),
         ({"family": "cratio", "link": "nope"}, "unknown link 'nope'"),
+        ({"family": "sratio", "link": "aranda-ordaz"}, "family='sratio' supports link 'logit' or "
+                                                        "'probit' or 'cloglog'"),
+        ({"family": "acat", "scale": "~ temp"}, "scale effects are defined for the cumulative "
+                                               "family only"),
     ],
 )
 def test_bad_family_arguments(kwargs, message):
     wine = ordstats.datasets.load("wine")
     with pytest.raises(SpecificationError, match=message.replace("(", r"\(")):
         ordstats.OrdinalModel.from_formula("rating ~ temp", wine, **kwargs)
-    with pytest.raises(SpecificationError, match=message.replace("(", r"\(")):
-        ordstats.OrdinalModel(wine["rating"], None, **kwargs)
+    if "scale" not in kwargs:
+        with pytest.raises(SpecificationError, match=message.replace("(", r"\(")):
+            ordstats.OrdinalModel(wine["rating"], None, **kwargs)
 
 
 def test_scale_effects_are_cumulative_only():

@@ -48,6 +48,9 @@ def _problem(seed: int, link: str, structure: str = "flexible", *, n_levels: int
     theta = np.linspace(-1.5, 1.5, n_levels - 1)
     params[lay.alpha] = np.linalg.lstsq(data.threshold_jacobian, theta, rcond=None)[0]
     params[lay.nominal] *= 0.1  # keep theta_j(w) ordered for every row
+    if lay.n_lambda:
+        low, high = (0.2, 2.5) if link == "aranda-ordaz" else (-1.5, 1.5)
+        params[lay.lam] = rng.uniform(low, high)
     return problem, params
 
 
@@ -70,10 +73,13 @@ def _fd_hessian(problem, params, h=1e-5):
     return np.column_stack(cols)
 
 
-@given(seed=st.integers(0, 2**31), link=st.sampled_from(LINKS),
+ALL_LINKS = link_names(flexible=True)
+
+
+@given(seed=st.integers(0, 2**31), link=st.sampled_from(ALL_LINKS),
        structure=st.sampled_from(STRUCTURES), nominal=st.integers(0, 2),
        scale=st.integers(0, 2))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 def test_gradient_and_hessian_match_finite_differences(seed, link, structure, nominal, scale):
     problem, params = _problem(seed, link, structure, nominal=nominal, scale=scale)
     ev = evaluate(problem, params)
@@ -83,7 +89,7 @@ def test_gradient_and_hessian_match_finite_differences(seed, link, structure, no
     np.testing.assert_allclose(ev.hessian, ev.hessian.T, rtol=1e-12, atol=1e-12)
 
 
-@given(seed=st.integers(0, 2**31), link=st.sampled_from(LINKS), scale=st.integers(0, 1))
+@given(seed=st.integers(0, 2**31), link=st.sampled_from(ALL_LINKS), scale=st.integers(0, 1))
 @settings(max_examples=30, deadline=None)
 def test_observation_scores_sum_to_gradient(seed, link, scale):
     problem, params = _problem(seed, link, nominal=1, scale=scale)

@@ -49,9 +49,14 @@ def test_thresholds_for_structured_fit():
     wine = ordstats.datasets.load("wine")
     res = ordstats.OrdinalModel.from_formula(
         "rating ~ temp + contact", wine, threshold="equidistant").fit()
-    theta = res.thresholds
+    theta = res.thresholds["estimate"]
     assert list(theta.index) == ["1|2", "2|3", "3|4", "4|5"]
     np.testing.assert_allclose(np.diff(theta), res.params["spacing"])
+    # delta method: Var(t1 + (j-1) s) from the covariance of (threshold.1, spacing)
+    cov = res.cov_params().loc[["threshold.1", "spacing"], ["threshold.1", "spacing"]].to_numpy()
+    j = np.arange(4.0)
+    expected = np.sqrt(cov[0, 0] + 2 * j * cov[0, 1] + j * j * cov[1, 1])
+    np.testing.assert_allclose(res.thresholds["std err"], expected, rtol=1e-12)
     # llnull of a structured model is the structured thresholds-only fit
     null = ordstats.OrdinalModel.from_formula("rating ~ 1", wine, threshold="equidistant").fit()
     assert res.llnull == pytest.approx(null.llf, rel=1e-10)

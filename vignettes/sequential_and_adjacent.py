@@ -150,8 +150,8 @@ cum_cloglog = ordstats.OrdinalModel.from_formula(formula, wine, link="cloglog").
 sr_cloglog = ordstats.OrdinalModel.from_formula(formula, wine, family="sratio",
                                                 link="cloglog").fit()
 print(f"logLik cumulative cloglog {cum_cloglog.llf:.6f}, sratio cloglog {sr_cloglog.llf:.6f}")
-theta = np.r_[-np.inf, cum_cloglog.thresholds.to_numpy()]
-print(pd.DataFrame({"sratio intercept": sr_cloglog.thresholds,
+theta = np.r_[-np.inf, cum_cloglog.thresholds["estimate"].to_numpy()]
+print(pd.DataFrame({"sratio intercept": sr_cloglog.thresholds["estimate"],
                     "log(e^theta_j - e^theta_j-1)": np.log(np.diff(np.exp(theta)))}))
 assert np.isclose(cum_cloglog.llf, sr_cloglog.llf)
 

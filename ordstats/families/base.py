@@ -44,7 +44,7 @@ import numpy as np
 from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
-from ordstats.families.pointwise import Curvature, Pointwise, outer_columns
+from ordstats.families.pointwise import Curvature, Pointwise, cumsum_columns, outer_columns
 from ordstats.likelihood import CLMData, ParamLayout
 from ordstats.links import Link
 from ordstats.separation import SeparationResult, separation_from_constraints
@@ -86,6 +86,9 @@ class Family(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: Whether the cut-points must increase (the cumulative model); the
+    #: intercepts of the other families are unconstrained.
+    ordered_cutpoints: ClassVar[bool] = False
 
     def __init__(self, link: Link, reverse: bool = False) -> None:
         self.link = link
@@ -140,7 +143,14 @@ class Family(ABC):
         """Names of the ``K - 1`` intercepts (thresholds) after any structure."""
 
     @abstractmethod
-    def category_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
+    def category_probabilities(
+        self,
+        cutpoints: FloatArray,
+        location: FloatArray,
+        scale: FloatArray | None = None,
+        *,
+        link: Link | None = None,
+    ) -> FloatArray:
         """``P(Y = j)``, shape ``(n, K)``, from the intercepts and ``x'b + o``.
 
         Parameters
@@ -149,12 +159,24 @@ class Family(ABC):
             Thresholds (cumulative) or intercepts (other families), per row
             when they vary.
         location : ndarray, shape (n,)
+        scale : ndarray, shape (n,), optional
+            ``exp(z'zeta)`` (cumulative family only).
+        link : Link, optional
+            The link with its estimated parameter (flexible links); default
+            :attr:`link`.
         """
 
-    def cumulative_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
+    def cumulative_probabilities(
+        self,
+        cutpoints: FloatArray,
+        location: FloatArray,
+        scale: FloatArray | None = None,
+        *,
+        link: Link | None = None,
+    ) -> FloatArray:
         """``P(Y <= j)`` for ``j = 1, ..., K - 1``, shape ``(n, K - 1)``."""
-        prob = self.category_probabilities(cutpoints, location)
-        return np.cumsum(prob[:, :-1], axis=1)
+        prob = self.category_probabilities(cutpoints, location, scale, link=link)
+        return cumsum_columns(prob[:, :-1])
 
     @abstractmethod
     def diverging_parameters(self, problem: Any) -> list[int]:
@@ -326,8 +348,22 @@ class StepFamily(Family):
         """``"1:2", "2:3", ...`` (see :func:`step_names`)."""
         return step_names(levels)
 
-    def category_probabilities(self, cutpoints: FloatArray, location: FloatArray) -> FloatArray:
-        """``P(Y = k)`` from intercepts (shape (K - 1,) or (n, K - 1)) and ``x'b + o``."""
+    def category_probabilities(
+        self,
+        cutpoints: FloatArray,
+        location: FloatArray,
+        scale: FloatArray | None = None,
+        *,
+        link: Link | None = None,
+    ) -> FloatArray:
+        """``P(Y = k)`` from intercepts (shape (K - 1,) or (n, K - 1)) and ``x'b + o``.
+
+        ``scale`` must be None and ``link`` (if given) this family's link.
+        """
+        if scale is not None or (link is not None and link != self.link):
+            raise SpecificationError(
+                f"family={self.name!r} has no scale effects and only its own link"
+            )
         eta = np.atleast_2d(cutpoints) + np.asarray(location, dtype=float)[:, None]
         return np.exp(self.log_probabilities(eta))
 
@@ -388,6 +424,7 @@ class StepEvaluation:
         self.problem = problem
         self.params = np.asarray(params, dtype=float)
         data, lay = problem.data, problem.layout
+        self.link = data.link
         self.location = data.X @ self.params[lay.beta] + data.offset
         coefs = self.params[lay.thresholds].reshape(1 + lay.n_nominal_cols, lay.n_alpha)
         self.eta = problem.Z @ coefs + self.location[:, None]

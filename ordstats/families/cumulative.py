@@ -37,6 +37,7 @@ class Cumulative(Family):
 
     name = "cumulative"
     title = "Cumulative Link Model"
+    ordered_cutpoints = True
 
     def __init__(self, link: Link, reverse: bool = False) -> None:
         if reverse:
@@ -77,14 +78,24 @@ class Cumulative(Family):
         return threshold_names(levels)
 
     def category_probabilities(  # noqa: D102
-        self, cutpoints: FloatArray, location: FloatArray
+        self,
+        cutpoints: FloatArray,
+        location: FloatArray,
+        scale: FloatArray | None = None,
+        *,
+        link: Link | None = None,
     ) -> FloatArray:
-        return category_probabilities(self.link, cutpoints, location)
+        return category_probabilities(link or self.link, cutpoints, location, scale)
 
     def cumulative_probabilities(  # noqa: D102
-        self, cutpoints: FloatArray, location: FloatArray
+        self,
+        cutpoints: FloatArray,
+        location: FloatArray,
+        scale: FloatArray | None = None,
+        *,
+        link: Link | None = None,
     ) -> FloatArray:
-        return cumulative_probabilities(self.link, cutpoints, location)
+        return cumulative_probabilities(link or self.link, cutpoints, location, scale)
 
     def diverging_parameters(self, problem: CLMProblem) -> list[int]:  # noqa: D102
         data = problem.data

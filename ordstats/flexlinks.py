@@ -1,0 +1,356 @@
+r"""Flexible link families with an estimated shape parameter ``lambda``.
+
+**Aranda-Ordaz** (Aranda-Ordaz 1981), ``lambda > 0``:
+
+.. math:: F(x; \lambda) = 1 - (1 + \lambda e^x)^{-1/\lambda},
+
+the logit at ``lambda = 1`` and the complementary log-log as ``lambda -> 0``.
+
+**Log-gamma** (Genter & Farewell 1985; Prentice 1975), ``lambda`` real: with
+``a = lambda^{-2}`` and ``v = a e^{lambda x}``, ``F = P(a, v)`` (regularised
+lower incomplete gamma) for ``lambda > 0`` and ``F = Q(a, v)`` for ``lambda < 0``;
+the probit at ``lambda = 0``, complementary log-log at 1 and log-log at -1.
+
+Its log-density is written without cancellation for every ``lambda``,
+
+.. math:: \log f(x; \lambda) = -\tfrac12 \log 2\pi - C(\lambda^{-2}) - x^2 h(\lambda x),
+
+where ``C(a) = log Gamma(a) - (a - 1/2) log a + a - log(2 pi)/2`` is the Stirling
+remainder and ``h(t) = (e^t - 1 - t) / t^2``; its ``lambda``-derivatives are
+closed-form.  The ``lambda``-derivatives of ``F`` are integrals of those of ``f``
+(``F_lambda(x) = int_{-inf}^x f s_lambda``, ``s_lambda = d log f / d lambda``),
+evaluated by exp-sinh quadrature over the smaller tail, so that no numerical
+differentiation enters the fit.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import ClassVar
+
+import numpy as np
+from scipy import special
+
+from ordstats._typing import FloatArray
+from ordstats.links import Link, log1mexp
+
+__all__ = ["ArandaOrdaz", "FlexibleLink", "LogGamma"]
+
+_LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+class FlexibleLink(Link):
+    """A link family ``F(x; lambda)``, evaluated at a fixed ``lambda``.
+
+    Besides the :class:`~ordstats.links.Link` methods at ``lambda``, it gives
+    the derivatives with respect to ``lambda`` that the likelihood needs.
+    """
+
+    #: Starting value of ``lambda``: where the family equals ``nested_link``.
+    default_lambda: ClassVar[float]
+    nested_link: ClassVar[str]
+    log_concave = False
+
+    def __init__(self, lam: float | None = None) -> None:
+        self.lam = float(self.default_lambda if lam is None else lam)
+
+    def with_lambda(self, lam: float) -> FlexibleLink:
+        """The same family at another ``lambda``."""
+        return type(self)(lam)
+
+    @staticmethod
+    def in_domain(lam: float) -> bool:
+        """Whether ``lambda`` is an admissible value."""
+        return bool(np.isfinite(lam))
+
+    @abstractmethod
+    def dcdf_dlam(self, x: FloatArray) -> FloatArray:
+        """``dF(x; lambda) / d lambda``."""
+
+    @abstractmethod
+    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:
+        """``d^2 F(x; lambda) / d lambda^2``."""
+
+    @abstractmethod
+    def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:
+        """``d log f(x; lambda) / d lambda``."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lam={self.lam:g})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.lam == other.lam  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.lam))
+
+
+# ---------------------------------------------------------------------------
+# Aranda-Ordaz
+
+
+def _log1p_minus_ratio(z: FloatArray) -> FloatArray:
+    """``log(1 + z) - z / (1 + z)`` for ``z >= 0``, by series for small ``z``."""
+    z = np.asarray(z, dtype=float)
+    small = z < 0.1
+    zs = np.where(small, z, 0.0)
+    series = np.zeros_like(zs)
+    for k in range(20, 1, -1):  # sum_{k>=2} (-1)^k (k-1)/k z^k, Horner-free but short
+        series += (-1.0) ** k * (k - 1) / k * zs**k
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.log1p(z) - z / (1.0 + z)
+    return np.where(small, series, direct)
+
+
+class ArandaOrdaz(FlexibleLink):
+    """Aranda-Ordaz family: logit at ``lambda = 1``, cloglog as ``lambda -> 0``."""
+
+    name = "aranda-ordaz"
+    default_lambda = 1.0
+    nested_link = "logit"
+    log_concave = True
+
+    @staticmethod
+    def in_domain(lam: float) -> bool:  # noqa: D102
+        return bool(np.isfinite(lam) and lam > 0)
+
+    def _log1p_lex(self, x: FloatArray) -> FloatArray:
+        """``log(1 + lambda e^x)`` without overflow."""
+        t = np.asarray(x, dtype=float) + np.log(self.lam)
+        return np.logaddexp(0.0, t)
+
+    def _p(self, x: FloatArray) -> FloatArray:
+        """``lambda e^x / (1 + lambda e^x)``."""
+        return special.expit(np.asarray(x, dtype=float) + np.log(self.lam))
+
+    def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return -self._log1p_lex(x) / self.lam
+
+    def log_cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return log1mexp(self._log1p_lex(x) / self.lam)
+
+    def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return -np.expm1(self.log_sf(x))
+
+    def sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return np.exp(self.log_sf(x))
+
+    def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        x = np.asarray(x, dtype=float)
+        with np.errstate(invalid="ignore"):
+            out = x - (1.0 + 1.0 / self.lam) * self._log1p_lex(x)
+        return np.where(np.isinf(x), -np.inf, out)
+
+    def dlog_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return 1.0 - (1.0 + 1.0 / self.lam) * self._p(x)
+
+    def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
+        q = np.asarray(q, dtype=float)
+        with np.errstate(divide="ignore"):
+            return np.log(np.expm1(-self.lam * np.log1p(-q)) / self.lam)
+
+    def _dlog_sf(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """First and second ``lambda``-derivatives of ``log(1 - F)``.
+
+        With ``L = log(1 + lambda e^x)`` and ``p = lambda e^x / (1 + lambda e^x)``:
+        ``(L - p) / lambda^2`` and ``(p^2 - 2 (L - p)) / lambda^3``.
+        """
+        lam = self.lam
+        z = np.exp(np.minimum(np.asarray(x, dtype=float) + np.log(lam), 700.0))
+        l_minus_p = _log1p_minus_ratio(z)
+        p = self._p(x)
+        return l_minus_p / lam**2, (p * p - 2.0 * l_minus_p) / lam**3
+
+    def dcdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        d1, _ = self._dlog_sf(x)
+        return np.where(np.isfinite(x), -self.sf(x) * d1, 0.0)
+
+    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        d1, d2 = self._dlog_sf(x)
+        return np.where(np.isfinite(x), -self.sf(x) * (d1 * d1 + d2), 0.0)
+
+    def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        d1, _ = self._dlog_sf(x)
+        # log f = x - (1 + 1/lambda) L = x + log(1 - F) - L: d/dlam = d1 - p / lambda
+        return d1 - self._p(x) / self.lam
+
+
+# ---------------------------------------------------------------------------
+# log-gamma
+
+#: exp-sinh nodes and weights for integrals over [0, inf)
+_ES_T = np.arange(-4.5, 3.2 + 1e-12, 0.05)
+_ES_X = np.exp(0.5 * np.pi * np.sinh(_ES_T))
+_ES_W = 0.05 * 0.5 * np.pi * np.cosh(_ES_T) * _ES_X
+#: Below this |lambda| (shape a > 10^6) the incomplete gamma function loses
+#: accuracy, and F itself is integrated from the density.
+_QUADRATURE_LAMBDA = 1e-3
+_TAYLOR_H = np.array([1.0 / special.factorial(k + 2) for k in range(24)])
+
+
+def _h_series(t: FloatArray, order: int) -> FloatArray:
+    """``d^order/dt^order h(t)`` by its Taylor series, ``h(t) = sum t^k / (k+2)!``."""
+    out = np.zeros_like(t)
+    for k in range(len(_TAYLOR_H) - 1, order - 1, -1):
+        coef = _TAYLOR_H[k] * special.poch(k - order + 1, order)
+        out = out * t + coef
+    return out
+
+
+def _h(t: FloatArray, order: int = 0) -> FloatArray:
+    """``h(t) = (e^t - 1 - t) / t^2`` and its first two derivatives, stably."""
+    t = np.asarray(t, dtype=float)
+    small = np.abs(t) < 1.0
+    ts = np.where(small, t, 0.0)
+    tl = np.where(small, 1.0, t)
+    with np.errstate(over="ignore", invalid="ignore"):
+        em1 = np.expm1(tl)
+        if order == 0:
+            direct = (em1 - tl) / tl**2
+        elif order == 1:
+            direct = (tl * em1 - 2.0 * (em1 - tl)) / tl**3
+        else:
+            direct = ((em1 + 1.0) * (tl * tl - 4.0 * tl + 6.0) - 2.0 * tl - 6.0) / tl**4
+    return np.where(small, _h_series(ts, order), direct)
+
+
+def _stirling_remainder(lam: float) -> tuple[float, float, float]:
+    """``D(lambda) = -C(lambda^-2)`` and its first two derivatives in ``lambda``.
+
+    Series in ``lambda`` for ``|lambda| < 0.3`` (Stirling: ``C(a) = 1/(12a) -
+    1/(360a^3) + 1/(1260a^5) - 1/(1680a^7) + ...``); exact otherwise.
+    """
+    if lam == 0.0:
+        return 0.0, 0.0, -1.0 / 6.0
+    if abs(lam) < 0.3:
+        l2 = lam * lam
+        d0 = -l2 / 12 + l2**3 / 360 - l2**5 / 1260 + l2**7 / 1680
+        d1 = -lam / 6 + lam**5 / 60 - lam**9 / 126 + lam**13 / 120
+        d2 = -1 / 6 + lam**4 / 12 - lam**8 / 14 + 13 * lam**12 / 120
+        return d0, d1, d2
+    a = lam**-2
+    c0 = special.gammaln(a) - (a - 0.5) * np.log(a) + a - _LOG_SQRT_2PI
+    c1 = special.digamma(a) - np.log(a) + 0.5 / a
+    c2 = special.polygamma(1, a) - 1.0 / a - 0.5 / a**2
+    da, d2a = -2.0 * lam**-3, 6.0 * lam**-4
+    return float(-c0), float(-c1 * da), float(-c2 * da * da - c1 * d2a)
+
+
+class LogGamma(FlexibleLink):
+    """Log-gamma family: probit at 0, cloglog at 1, loglog at -1."""
+
+    name = "log-gamma"
+    default_lambda = 0.0
+    nested_link = "probit"
+    log_concave = True
+
+    def _incomplete_gamma(self, x: FloatArray, upper: bool) -> FloatArray:
+        """``F`` (or ``1 - F`` if ``upper``) from the incomplete gamma function."""
+        a = self.lam**-2
+        with np.errstate(over="ignore"):
+            v = a * np.exp(self.lam * np.asarray(x, dtype=float))
+        lower_gamma = (self.lam > 0) != upper
+        return special.gammainc(a, v) if lower_gamma else special.gammaincc(a, v)
+
+    def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        if self.lam == 0.0:
+            return special.ndtr(x)
+        if abs(self.lam) < _QUADRATURE_LAMBDA:
+            return self._tail_integral(x, 0)
+        return self._incomplete_gamma(x, upper=False)
+
+    def sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        if self.lam == 0.0:
+            return special.ndtr(-np.asarray(x, dtype=float))
+        if abs(self.lam) < _QUADRATURE_LAMBDA:
+            return 1.0 - self._tail_integral(x, 0)
+        return self._incomplete_gamma(x, upper=True)
+
+    def log_cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        if self.lam == 0.0:
+            return special.log_ndtr(x)
+        with np.errstate(divide="ignore"):
+            return np.log(self.cdf(x))
+
+    def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        if self.lam == 0.0:
+            return special.log_ndtr(-np.asarray(x, dtype=float))
+        with np.errstate(divide="ignore"):
+            return np.log(self.sf(x))
+
+    def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        x = np.asarray(x, dtype=float)
+        d0, _, _ = _stirling_remainder(self.lam)
+        finite = np.isfinite(x)
+        xf = np.where(finite, x, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = -_LOG_SQRT_2PI + d0 - xf * xf * _h(self.lam * xf)
+        return np.where(finite, np.nan_to_num(out, nan=-np.inf), -np.inf)
+
+    def dlog_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        # d/dx log f = -(e^{lambda x} - 1) / lambda = -x (1 + t h(t)), t = lambda x
+        x = np.asarray(x, dtype=float)
+        t = self.lam * x
+        return -x * (1.0 + t * _h(t))
+
+    def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
+        q = np.asarray(q, dtype=float)
+        if self.lam == 0.0:
+            return special.ndtri(q)
+        if abs(self.lam) < _QUADRATURE_LAMBDA:
+            x = special.ndtri(q)  # Newton from the probit quantile
+            for _ in range(4):
+                x = x - (self.cdf(x) - q) / self.pdf(x)
+            return x
+        a = self.lam**-2
+        v = special.gammaincinv(a, q) if self.lam > 0 else special.gammainccinv(a, q)
+        return np.log(v / a) / self.lam
+
+    def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        x = np.asarray(x, dtype=float)
+        _, d1, _ = _stirling_remainder(self.lam)
+        return d1 - x**3 * _h(self.lam * x, 1)
+
+    def _d2log_pdf_dlam2(self, x: FloatArray) -> FloatArray:
+        _, _, d2 = _stirling_remainder(self.lam)
+        return d2 - x**4 * _h(self.lam * x, 2)
+
+    def _tail_integral(self, x: FloatArray, order: int) -> FloatArray:
+        """``int_{-inf}^x d^order f / d lambda^order`` by exp-sinh quadrature.
+
+        Integrates over the tail beyond ``x`` on the side away from the median;
+        ``int f = 1`` and both higher full integrals vanish for every ``lambda``.
+        """
+        x = np.asarray(x, dtype=float)
+        shape = x.shape
+        x = x.reshape(-1)
+        finite = np.isfinite(x)
+        xf = np.where(finite, x, 0.0)
+        lower = xf <= self._median()
+        sign = np.where(lower, -1.0, 1.0)  # t = x - s (lower tail) or x + s
+        t = xf[:, None] + sign[:, None] * _ES_X[None, :]
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            dens = np.exp(self.log_pdf(t))
+            if order == 0:
+                integrand = dens
+            elif order == 1:
+                integrand = dens * self.dlog_pdf_dlam(t)
+            else:
+                s1 = self.dlog_pdf_dlam(t)
+                integrand = dens * (s1 * s1 + self._d2log_pdf_dlam2(t))
+        value = np.where(dens > 0, integrand, 0.0) @ _ES_W
+        total = 1.0 if order == 0 else 0.0
+        inside = np.where(lower, value, total - value)
+        at_infinity = np.where(x > 0, total, 0.0)
+        return np.where(finite, inside, at_infinity).reshape(shape)
+
+    def _median(self) -> float:
+        if abs(self.lam) < _QUADRATURE_LAMBDA:
+            return 0.0
+        return float(self.ppf(0.5))
+
+    def dcdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return self._tail_integral(x, 1)
+
+    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:  # noqa: D102
+        return self._tail_integral(x, 2)
