@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, links, plotting
+from ordstats import datasets, families, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -26,6 +26,7 @@ __all__ = [
     "OrdstatsWarning",
     "SeparationWarning",
     "datasets",
+    "families",
     "links",
     "plotting",
 ]

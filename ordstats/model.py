@@ -42,10 +42,10 @@ _DIVERGENCE_STD_EFFECT = 15.0
 
 
 class OrdinalModel:
-    r"""Regression model for an ordinal response: cumulative (R's ``ordinal::clm``),
-    sequential or adjacent-category (VGAM's ``sratio``, ``cratio``, ``acat``).
+    r"""Regression model for an ordinal response: cumulative, sequential or adjacent.
 
-    The default cumulative link model is
+    Cumulative as R's ``ordinal::clm``; sequential and adjacent-category as
+    VGAM's ``sratio``, ``cratio`` and ``acat``.  The default cumulative link model is
 
     .. math::
 

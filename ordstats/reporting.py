@@ -69,7 +69,7 @@ def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: st
 
 
 def _family_note(family: Family, nominal: bool) -> str:
-    """The model's equation and the direction of a positive coefficient."""
+    """State the model's equation and the direction of a positive coefficient."""
     equation = family.definition
     if not family.ordered_cutpoints:
         equation += " = alpha_j + w'gamma_j + x'b" if nominal else " = alpha_j + x'b"

@@ -101,7 +101,8 @@ def fit_core(case: str) -> CoreFit:
     design = design_from_formula(call.formula, data, weights=call.weights)
     names = design.location.names
     X = design.location.matrix
-    nominal_cols = [i for i, n in enumerate(names) if call.nonparallel and n.startswith(call.nonparallel)]
+    nominal_cols = [i for i, n in enumerate(names)
+                    if call.nonparallel and n.startswith(call.nonparallel)]
     family = get_family(call.family, link=call.link, reverse=call.reverse)
     n_steps = len(design.response.levels) - 1
     arrays = CLMData(

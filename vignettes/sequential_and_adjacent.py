@@ -8,8 +8,9 @@
 # | family | linear predictor `eta_j` (j = 1..K-1) | think of the response as |
 # |---|---|---|
 # | `cumulative` | `F^-1 P(Y <= j)` | a latent continuous variable cut at thresholds |
-# | `sratio` / `cratio` | `F^-1 P(Y = j \| Y >= j)` / `F^-1 P(Y > j \| Y >= j)` | a process that reaches level `j + 1` only through level `j` |
-# | `acat` | `log P(Y = j+1) / P(Y = j)` | a set of local comparisons of neighbouring levels |
+# | `sratio` | `F^-1 P(Y = j \| Y >= j)` | a process that reaches `j + 1` only through `j` |
+# | `cratio` | `F^-1 P(Y > j \| Y >= j)` | the same process, modelling "going on" |
+# | `acat` | `log P(Y = j+1) / P(Y = j)` | local comparisons of neighbouring levels |
 #
 # **When to choose which.**
 #

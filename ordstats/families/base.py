@@ -37,6 +37,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
@@ -64,7 +65,7 @@ def step_names(levels: Sequence[str]) -> list[str]:
     >>> step_names(["low", "mid", "high"])
     ['low:mid', 'mid:high']
     """
-    return [f"{lo}:{hi}" for lo, hi in zip(levels[:-1], levels[1:], strict=True)]
+    return [f"{lo}:{hi}" for lo, hi in pairwise(levels)]
 
 
 class Family(ABC):
@@ -132,7 +133,7 @@ class Family(ABC):
 
     @abstractmethod
     def initial_params(self, problem: Any) -> FloatArray:
-        """Starting values for Newton's method."""
+        """Return starting values for Newton's method."""
 
     @abstractmethod
     def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:
@@ -180,7 +181,7 @@ class Family(ABC):
 
     @abstractmethod
     def diverging_parameters(self, problem: Any) -> list[int]:
-        """Indices of effect parameters without a finite MLE (separation)."""
+        """Return the indices of effect parameters without a finite MLE (separation)."""
 
     def expected_information(self, problem: Any, params: FloatArray) -> FloatArray:
         r"""Fisher (expected) information at ``params``, shape ``(k, k)``.
@@ -281,8 +282,10 @@ class StepFamily(Family):
         return eta[:, ::-1], eta.shape[1] - codes
 
     def pointwise(self, eta: FloatArray, codes: IntArray) -> Pointwise:
-        """``log P(Y_i = y_i)`` given the linear predictors ``eta`` (n, K - 1),
-        with its derivatives in ``eta`` on demand."""
+        """Evaluate ``log P(Y_i = y_i)`` at the linear predictors ``eta`` (n, K - 1).
+
+        The derivatives in ``eta`` follow on demand (:meth:`Pointwise.derivatives`).
+        """
         forward = self._forward_pointwise(*self._orient(eta, codes))
         return _Reversed(forward) if self.reverse else forward
 
@@ -330,7 +333,7 @@ class StepFamily(Family):
         return StepEvaluation(problem, params)
 
     def initial_params(self, problem: StepProblem) -> FloatArray:
-        """Intercepts of the model without predictors, all effects zero."""
+        """Return the intercepts of the model without predictors, all effects zero."""
         data = problem.data
         counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
         start = np.zeros(problem.layout.n_params)
@@ -368,8 +371,10 @@ class StepFamily(Family):
         return np.exp(self.log_probabilities(eta))
 
     def diverging_parameters(self, problem: StepProblem) -> list[int]:
-        """Effects that diverge because of separation (a linear program, see
-        :func:`ordstats.separation.separation_from_constraints`)."""
+        """Return the effects that diverge because of separation.
+
+        Found by a linear program (:meth:`detect_separation`).
+        """
         found = self.detect_separation(problem)
         return [int(j) for j in found.diverging if j >= problem.layout.n_alpha]
 
@@ -457,7 +462,8 @@ class StepEvaluation:
     @cached_property
     def hessian(self) -> FloatArray:
         """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
-        data, lay, Z, X = self.problem.data, self.problem.layout, self.problem.Z, self.problem.data.X
+        data, lay, Z = self.problem.data, self.problem.layout, self.problem.Z
+        X = data.X
         _, curvature = self._derivatives
         w = data.weights
         th, be = lay.thresholds, lay.beta

@@ -37,8 +37,11 @@ __all__ = [
 
 
 def cumsum_columns(A: FloatArray, *, reverse: bool = False) -> FloatArray:
-    """Cumulative sums along the rows of a tall ``(n, q)`` array (from the right if
-    ``reverse``); a loop over the few columns is ~3x faster than ``np.cumsum(axis=1)``."""
+    """Return cumulative sums along the rows of a tall ``(n, q)`` array.
+
+    From the right if ``reverse``.  A loop over the few columns is about three
+    times faster than ``np.cumsum(axis=1)`` on C-ordered arrays.
+    """
     out = np.array(A, dtype=float, copy=True)
     q = out.shape[1]
     order = range(q - 2, -1, -1) if reverse else range(1, q)
@@ -65,7 +68,7 @@ class Curvature(ABC):
 
     @abstractmethod
     def reversed(self) -> Curvature:
-        """The same curvature with the steps in the opposite order."""
+        """Return the same curvature with the steps in the opposite order."""
 
     @abstractmethod
     def dense(self) -> FloatArray:

@@ -54,7 +54,7 @@ class _Sequential(StepFamily):
 
     @staticmethod
     def _at_risk(codes: IntArray, n_steps: int) -> BoolArray:
-        """Steps ``j <= c`` that an observation in level ``c`` took."""
+        """Mark the steps ``j <= c`` that an observation in level ``c`` took."""
         return np.arange(n_steps)[None, :] <= codes[:, None]
 
     def _events(self, codes: IntArray, n_steps: int) -> BoolArray:
