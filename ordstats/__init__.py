@@ -15,6 +15,8 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.inference import anova, lr_test, vuong_test
+from ordstats.link_comparison import compare_links
 from ordstats.model import OrdinalModel
 from ordstats.results import OrdinalResults
 
@@ -25,10 +27,14 @@ __all__ = [
     "OrdstatsError",
     "OrdstatsWarning",
     "SeparationWarning",
+    "anova",
+    "compare_links",
     "datasets",
     "families",
     "links",
+    "lr_test",
     "plotting",
+    "vuong_test",
 ]
 
 __version__ = "0.1.0"

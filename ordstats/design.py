@@ -41,6 +41,7 @@ __all__ = [
     "gram_with_intercept",
     "design_from_arrays",
     "design_from_formula",
+    "term_columns",
     "terms_for_newdata",
 ]
 
@@ -727,3 +728,29 @@ def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
         )
     order = {name: j for j, name in enumerate(all_names)}
     return arr[:, [order[name] for name in terms.names]]
+
+
+def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
+    """Return the design columns of each formula term (one per column for arrays).
+
+    Parameters
+    ----------
+    terms : TermsDesign
+
+    Returns
+    -------
+    dict
+        Term label (``"Infl"``, ``"temp:contact"``) to the names of its kept
+        columns, in design order; terms whose columns were all dropped as
+        aliased are left out.
+    """
+    if terms.spec is None:
+        return {name: [name] for name in terms.names}
+    kept = set(terms.names)
+    grouped: dict[str, list[str]] = {}
+    for term, indices in terms.spec.term_indices.items():
+        columns = [terms.spec.column_names[i] for i in indices]
+        columns = [c for c in columns if c in kept]
+        if columns:
+            grouped[str(term)] = columns
+    return grouped

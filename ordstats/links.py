@@ -43,7 +43,7 @@ def log1mexp(t: FloatArray) -> FloatArray:
     """Return ``log(1 - exp(-t))`` for ``t >= 0`` without loss of precision.
 
     Uses ``log(-expm1(-t))`` for small ``t`` and ``log1p(-exp(-t))`` otherwise
-    (Maechler 2012, "Accurately computing log(1 - exp(-|a|))").
+    (Maechler 2012, "Accurately computing ``log(1 - exp(-|a|))``").
 
     Parameters
     ----------

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.covariance import canonical_cov_type
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families import Family, get_family
@@ -94,9 +95,10 @@ class OrdinalModel:
     reverse : bool
         VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
         top level down.  Not defined for the cumulative family.
-    link : {"logit", "probit", "cloglog", "loglog", "cauchit", "aranda-ordaz", \
-"log-gamma"} or Link
-        The inverse of ``F``.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+    link : str or Link
+        The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
+        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"``
+        (logit at ``lambda = 1``,
         cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
         loglog at -1) estimate ``lambda``; R's spellings are accepted.  sratio and
         cratio take the five standard links; ``acat`` is the adjacent-category
@@ -350,6 +352,8 @@ class OrdinalModel:
         reltol: float = 1e-6,
         disp: bool = False,
         check_separation: bool = True,
+        cov_type: str = "nonrobust",
+        cov_kwds: dict[str, Any] | None = None,
     ) -> OrdinalResults:
         """Fit the model by Newton-Raphson with analytic gradient and Hessian.
 
@@ -367,6 +371,14 @@ class OrdinalModel:
             Print one line per iteration.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster"}
+            Covariance of the estimates behind ``bse``, tests and the summary:
+            the inverse observed information, or a sandwich estimator (see
+            :mod:`ordstats.covariance`).  The observed-information covariance
+            stays available as ``nonrobust_covariance``.
+        cov_kwds : dict, optional
+            For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
+            data's index or one label per row used) and ``"use_correction"``.
 
         Returns
         -------
@@ -379,6 +391,7 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
+        kind = canonical_cov_type(cov_type)
         options = _newton_options(maxiter, gradtol, reltol)
         if start_params is not None:
             start = self._check_params(start_params)
@@ -393,7 +406,10 @@ class OrdinalModel:
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
         _warn_fit(info)
-        return OrdinalResults(self, solution.x, solution.evaluation, info)
+        results = OrdinalResults(self, solution.x, solution.evaluation, info)
+        if kind == "nonrobust":
+            return results
+        return results.get_robustcov_results(kind, cov_kwds)
 
     def _flexible_start(self, options: NewtonOptions) -> FloatArray:
         """Start a flexible link at the fit of the standard link it nests.

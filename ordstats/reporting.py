@@ -100,6 +100,11 @@ def _notes(res: OrdinalResults) -> list[str]:
         notes.append(f"The fit did not converge: {info.message}.")
     if res.covariance.singular:
         notes.append("The Hessian is singular: standard errors are not available.")
+    if res.covariance.kind != "nonrobust":
+        notes.append(
+            f"Standard errors, z, p-values and intervals use the {res.covariance.kind} "
+            "(sandwich) covariance, not the inverse observed information."
+        )
     if np.any(model.data.weights != 1.0):
         notes.append(
             f"No. Observations is the sum of frequency weights over {res.n_rows} rows."

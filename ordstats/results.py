@@ -8,6 +8,7 @@ refits the model it came from, except for the null model behind ``llnull``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
+from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.design import terms_for_newdata
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
@@ -99,7 +101,8 @@ class Covariance:
         Condition number of the Hessian (R's ``cond.H``).
     singular : bool
     kind : str
-        ``"nonrobust"``: inverse observed information.
+        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
+        ``"cluster"``: sandwich estimators (see :mod:`ordstats.covariance`).
     """
 
     matrix: FloatArray
@@ -134,7 +137,7 @@ def observed_covariance(hessian: FloatArray) -> Covariance:
     return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
 
 
-class OrdinalResults:
+class OrdinalResults(InferenceMixin):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
     Not created directly: :meth:`OrdinalModel.fit` returns it.
@@ -153,15 +156,22 @@ class OrdinalResults:
     """
 
     def __init__(
-        self, model: OrdinalModel, params: FloatArray, evaluation: Evaluation, info: FitInfo
+        self,
+        model: OrdinalModel,
+        params: FloatArray,
+        evaluation: Evaluation,
+        info: FitInfo,
+        covariance: Covariance | None = None,
     ) -> None:
         self.model = model
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
         self._evaluation = evaluation
-        self.covariance = observed_covariance(evaluation.hessian)
-        if self.covariance.singular and not info.diverging:
+        #: inverse observed information, kept when ``covariance`` is a sandwich
+        self.nonrobust_covariance = observed_covariance(evaluation.hessian)
+        self.covariance = covariance if covariance is not None else self.nonrobust_covariance
+        if self.nonrobust_covariance.singular and not info.diverging:
             warnings.warn(
                 "the Hessian is numerically singular at the estimates, so the parameters "
                 "are not uniquely determined and standard errors are NaN. Look for "
@@ -249,7 +259,11 @@ class OrdinalResults:
     # -- inference ------------------------------------------------------------
 
     def cov_params(self) -> pd.DataFrame:
-        """Covariance of the estimates: the inverse observed information."""
+        """Covariance of the estimates (``covariance.kind`` says which).
+
+        The inverse observed information unless the model was fitted with a
+        sandwich ``cov_type``; that one stays in :attr:`nonrobust_covariance`.
+        """
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
@@ -292,13 +306,28 @@ class OrdinalResults:
             2.0 * stats.norm.sf(np.abs(self.zvalues)), index=self.params.index, name="pvalue"
         )
 
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Wald confidence intervals, ``params +- z_{1-alpha/2} bse``.
+    def conf_int(
+        self, alpha: float = 0.05, method: str = "wald", which: Sequence[str] | None = None
+    ) -> pd.DataFrame:
+        """Confidence intervals: Wald, or profile likelihood.
 
         Parameters
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            ``"wald"``: ``params +- z_{1-alpha/2} bse`` (with the covariance in
+            use, robust if fitted so).  ``"profile"``: the values where the
+            signed root deviance reaches ``+-z_{1-alpha/2}``, every other
+            parameter re-optimised (likelihood-based, so the same whatever the
+            covariance; asymmetric where the likelihood is; thresholds too,
+            unlike R's ``confint.clm``).  An interval that reaches the edge of
+            the parameter space (``lambda -> 0`` of Aranda-Ordaz) ends there.
+            R does not profile flexible-link models; here they are profiled,
+            with a warning if constrained fits stop at that edge.  See
+            :mod:`ordstats.profile`.
+        which : sequence of str, optional
+            Parameters to profile (default all); ignored for Wald.
 
         Returns
         -------
@@ -306,6 +335,10 @@ class OrdinalResults:
             Columns ``"lower"`` and ``"upper"``, one row per parameter.
         """
         _check_alpha(alpha)
+        if method == "profile":
+            return self._profile_conf_int(alpha, which)
+        if method != "wald":
+            raise OrdstatsError(f"method must be 'wald' or 'profile'; got {method!r}")
         half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
@@ -342,8 +375,8 @@ class OrdinalResults:
             return frames[0]
         return pd.concat(frames, keys=labels, names=["pattern", "threshold"])
 
-    def odds_ratios(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Odds ratios of the location (and nominal) effects with Wald intervals.
+    def odds_ratios(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
+        """Odds ratios of the location (and nominal) effects with confidence intervals.
 
         Under the logit link, ``exp(beta_k)`` multiplies, per unit of ``x_k``,
         odds that depend on the family (also in ``.attrs["interpretation"]`` of
@@ -368,6 +401,8 @@ class OrdinalResults:
         ----------
         alpha : float
             One minus the confidence level.
+        method : {"wald", "profile"}
+            Intervals for ``beta`` (see :meth:`conf_int`), then exponentiated.
 
         Returns
         -------
@@ -385,9 +420,9 @@ class OrdinalResults:
                 "under which exp(beta) is not an odds ratio. Refit with link='logit' or "
                 "report the coefficients on the link scale"
             )
-        ci = self.conf_int(alpha)
         location = self.model.exog_names
         nominal = _nominal_param_names(self.model)
+        ci = self.conf_int(alpha, method=method, which=location + nominal)
         # exp(beta) for location effects; in the cumulative model exp(-gamma_j) for
         # nominal effects, since theta_j + w'gamma_j lowers the odds of Y > j by
         # exp(gamma_j); the other families add w'gamma_j to eta_j like x'b
@@ -446,10 +481,10 @@ class OrdinalResults:
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
             return newdata[name].to_numpy(dtype=float)
         if np.any(self.model.data.offset):
+            column = f"give newdata a column {name!r} or " if name else ""
             raise PredictionError(
-                "the model was fitted with an offset; give newdata a column "
-                f"{name!r} or pass offset=" if name else "the model was fitted with an "
-                "offset; pass offset= with one value per row of newdata"
+                f"the model was fitted with an offset; {column}pass offset= with one value "
+                "per row of newdata"
             )
         return np.zeros(n)
 
@@ -467,8 +502,9 @@ class OrdinalResults:
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
             ``"class"``: the most probable level;
-            ``"expected"``: ``sum_j score_j P(Y = j)`` with the level values as
-            scores for a numeric response, otherwise ``1, ..., K``;
+            ``"expected"``: ``sum_j score_j P(Y = j)``, the scores being the level
+            values when they are numbers or numeric labels (``"1"``, ..., ``"5"``),
+            otherwise ``1, ..., K``;
             ``"linear"``: the linear predictor ``x'beta + offset``.
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.

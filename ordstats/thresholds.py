@@ -28,6 +28,7 @@ from ordstats.errors import SpecificationError
 
 __all__ = [
     "THRESHOLD_STRUCTURES",
+    "cut_point_design",
     "threshold_jacobian",
     "threshold_names",
     "threshold_parameter_names",
@@ -163,3 +164,31 @@ def threshold_parameter_names(structure: str, levels: Sequence[str]) -> list[str
         n_spacings = half if odd else half - 1
         return central + [f"spacing.{k}" for k in range(1, n_spacings + 1)]
     return [f"spacing.{k}" for k in range(1, half + 1)]
+
+
+def cut_point_design(jacobian: FloatArray, nominal: FloatArray, cut: int) -> FloatArray:
+    """Rows mapping the threshold parameters to cut-point ``cut`` of each observation.
+
+    With nominal effects ``theta_cut(w_i) = ([1, w_i] kron J[cut]) a`` for the
+    threshold block ``a = (a_0, a_1, ..., a_r)`` (the likelihood's order).
+
+    Parameters
+    ----------
+    jacobian : ndarray, shape (K - 1, q)
+    nominal : ndarray, shape (n, r)
+        Nominal design without intercept (``r`` may be 0).
+    cut : int
+        Cut-point index ``0, ..., K - 2``.
+
+    Returns
+    -------
+    ndarray, shape (n, q * (1 + r))
+
+    Examples
+    --------
+    >>> cut_point_design(np.eye(2), np.array([[0.0], [2.0]]), 1).tolist()
+    [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 2.0]]
+    """
+    n = nominal.shape[0]
+    w1 = np.hstack([np.ones((n, 1)), nominal])
+    return (w1[:, :, None] * jacobian[cut][None, None, :]).reshape(n, -1)

@@ -1,0 +1,41 @@
+"""Sphinx configuration of the ordstats documentation.
+
+Build with ``sphinx-build -W -b html docs docs/_build/html`` from the repository
+root (or ``make -C docs html``).  API pages are generated from the docstrings by
+autosummary into ``docs/generated/``, which is never committed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Document the source tree next to this file, even when ordstats is not installed.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+
+import ordstats
+
+project = "ordstats"
+author = "ordstats developers"
+copyright = "ordstats developers"
+release = ordstats.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+
+autosummary_generate = True
+autosummary_ignore_module_all = False  # document what each module's __all__ exports
+autodoc_typehints = "none"  # the numpydoc Parameters sections already give the types
+numpydoc_show_class_members = False  # the class template lists members itself
+numpydoc_xref_param_type = False
+
+html_theme = "alabaster"
+html_title = f"ordstats {release}"

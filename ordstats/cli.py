@@ -1,0 +1,471 @@
+"""The ``ordstats`` command-line tool.
+
+``ordstats fit FORMULA --data SOURCE`` fits a cumulative link model and prints
+its summary; ``ordstats datasets`` lists the bundled data sets.  ``SOURCE`` is
+the name of a bundled data set or a path to a CSV or Parquet file.
+
+Errors that ordstats raises on bad input are printed as
+``ordstats: error: <message>`` with exit status 2, and ordstats warnings as
+``ordstats: warning: <message>``, both on standard error.
+
+Examples
+--------
+>>> from ordstats.cli import main
+>>> main(["datasets"])  # doctest: +ELLIPSIS
+wine     Bitterness of wine (Randall 1989): ...
+soup     Discrimination study of packet soup: ...
+housing  Copenhagen housing conditions survey: ...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any, TextIO
+
+import pandas as pd
+
+from ordstats import datasets
+from ordstats.design import _split_formula
+from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.links import link_names
+from ordstats.model import OrdinalModel
+from ordstats.reporting import summary_frame
+from ordstats.response import format_level
+from ordstats.results import OrdinalResults
+
+__all__ = [
+    "build_parser",
+    "fit_model",
+    "load_data",
+    "main",
+    "prepare_response",
+    "render",
+    "results_to_dict",
+]
+
+#: Exit status for bad input (the same as argparse uses for bad arguments).
+EXIT_ERROR = 2
+#: Exit status when the reader of standard output went away (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+FORMATS = ("text", "html", "latex", "json")
+THRESHOLDS = ("flexible", "equidistant", "symmetric", "symmetric2")
+_CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Keys of the per-parameter JSON entries, in the column order of summary_frame.
+_PARAM_KEYS = ("estimate", "se", "z", "p", "lower", "upper")
+
+
+# ---------------------------------------------------------------------------
+# arguments
+
+
+def _alpha(text: str) -> float:
+    """Parse ``--alpha``: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1; got {text!r}")
+    return value
+
+
+def _add_fit_parser(commands: Any) -> None:
+    fit = commands.add_parser(
+        "fit",
+        help="fit a cumulative link model and print its summary",
+        description="Fit a cumulative link model (as R's ordinal::clm) and print its summary.",
+    )
+    fit.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
+    fit.add_argument(
+        "--data",
+        required=True,
+        metavar="SOURCE",
+        help="bundled data set name (see 'ordstats datasets') or path to a .csv or .parquet file",
+    )
+    fit.add_argument(
+        "--link",
+        default="logit",
+        metavar="LINK",
+        help=f"link: {', '.join(link_names(flexible=True))} (default: logit; R's spellings "
+        "such as Aranda-Ordaz are accepted)",
+    )
+    fit.add_argument(
+        "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
+    )
+    fit.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
+    fit.add_argument(
+        "--threshold", default="flexible", choices=THRESHOLDS, help="threshold structure"
+    )
+    fit.add_argument("--weights", metavar="COL", help="column of frequency weights")
+    fit.add_argument("--offset", metavar="COL", help="column holding a known offset")
+    fit.add_argument(
+        "--levels",
+        metavar="L1,L2,...",
+        help="response levels, lowest first, comma-separated (needed for text labels in CSV)",
+    )
+    fit.add_argument(
+        "--cov-type",
+        default=None,
+        choices=("nonrobust", "robust", "HC1", "cluster"),
+        help="covariance behind SEs and tests: inverse observed information (default), "
+        "sandwich (robust, HC1) or cluster-robust (with --cluster)",
+    )
+    fit.add_argument(
+        "--cluster", metavar="COL", help="column of cluster labels (implies --cov-type cluster)"
+    )
+    fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
+    fit.add_argument(
+        "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of the ``ordstats`` command.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        With the sub-commands ``fit`` and ``datasets``.
+    """
+    from ordstats import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="ordstats",
+        description="Ordinal regression (cumulative link models) that agrees with R's clm.",
+    )
+    parser.add_argument("--version", action="version", version=f"ordstats {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_fit_parser(commands)
+    commands.add_parser("datasets", help="list the bundled data sets")
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# data
+
+
+def _data_source_error(source: str) -> DataError:
+    return DataError(
+        f"{source!r} is neither a bundled data set ({', '.join(datasets.list_datasets())}) "
+        "nor a path to a .csv or .parquet file"
+    )
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DataError(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    if find_spec("pyarrow") is None:
+        raise DataError(
+            f"reading the Parquet file {str(path)!r} needs pyarrow, which is not installed: "
+            "pip install pyarrow (or pip install 'ordstats[parquet]'), or convert the file to CSV"
+        )
+    try:
+        return pd.read_parquet(path, engine="pyarrow")
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read {str(path)!r} as Parquet: {exc}") from exc
+
+
+def load_data(source: str) -> pd.DataFrame:
+    """Load the data named on the command line.
+
+    Parameters
+    ----------
+    source : str
+        A bundled data set name (``"wine"``, ...) or a path ending in ``.csv``
+        (optionally compressed, e.g. ``.csv.gz``), ``.parquet`` or ``.pq``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        CSV columns as pandas parses them; Parquet columns keep their types,
+        including ordered categoricals.
+
+    Raises
+    ------
+    DataError
+        Unknown name, missing or unreadable file, or Parquet without pyarrow.
+    """
+    name = source.lower()
+    is_csv = name.endswith(_CSV_SUFFIXES)
+    if not is_csv and not name.endswith(_PARQUET_SUFFIXES):
+        if source in datasets.list_datasets():
+            return datasets.load(source)
+        raise _data_source_error(source)
+    path = Path(source)
+    if not path.is_file():
+        what = "is a directory" if path.is_dir() else "does not exist"
+        raise DataError(f"the data file {source!r} {what}; give the path to a file")
+    return _read_csv(path) if is_csv else _read_parquet(path)
+
+
+def _parse_levels(text: str) -> list[str]:
+    levels = [part.strip() for part in text.split(",")]
+    if len(levels) < 2 or not all(levels):
+        raise ResponseError(
+            f"--levels must list at least two non-empty levels separated by commas, "
+            f'lowest first, e.g. --levels "Low,Medium,High"; got {text!r}'
+        )
+    return levels
+
+
+def _is_ordered(column: pd.Series) -> bool:
+    """Whether ordstats can order ``column`` without ``--levels``."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return bool(column.cat.ordered) or pd.api.types.is_numeric_dtype(column.cat.categories)
+    return pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+
+
+def _unordered_response_error(name: str, column: pd.Series) -> ResponseError:
+    labels = sorted(map(format_level, pd.unique(column.dropna())))
+    shown = ",".join(labels[:6]) + (",..." if len(labels) > 6 else "")
+    return ResponseError(
+        f"the response {name!r} holds text labels with no order. Give the order, lowest "
+        f'first, with --levels, e.g. --levels "{shown}" rearranged into the real order '
+        "(shown alphabetically), or store it as an ordered categorical in a Parquet file"
+    )
+
+
+def prepare_response(
+    data: pd.DataFrame, formula: str, levels: Sequence[str] | None
+) -> pd.DataFrame:
+    """Apply ``--levels`` to the response column, or check that it is ordered.
+
+    With ``levels``, the response values are compared as text, so ``--levels
+    "1,2,3"`` also orders a numeric column.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    formula : str
+        The model formula (its left-hand side names the response).
+    levels : sequence of str or None
+        The response levels, lowest first (the parsed ``--levels``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``data`` itself, or a copy with the response as text labels.
+
+    Raises
+    ------
+    ResponseError
+        A response of text labels without ``levels``.
+    """
+    response, _ = _split_formula(formula)
+    if response not in data.columns:
+        return data  # the model reports the missing column
+    column = data[response]
+    if levels is None:
+        if not _is_ordered(column):
+            raise _unordered_response_error(response, column)
+        return data
+    labels = column.astype(object).map(format_level, na_action="ignore")
+    return data.assign(**{response: labels})
+
+
+# ---------------------------------------------------------------------------
+# fitting and output
+
+
+def fit_model(args: argparse.Namespace) -> OrdinalResults:
+    """Load the data and fit the model that the ``fit`` arguments describe.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``ordstats fit`` arguments.
+
+    Returns
+    -------
+    OrdinalResults
+    """
+    levels = _parse_levels(args.levels) if args.levels is not None else None
+    data = prepare_response(load_data(args.data), args.formula, levels)
+    model = OrdinalModel.from_formula(
+        args.formula,
+        data,
+        link=args.link,
+        nominal=args.nominal,
+        scale=args.scale,
+        weights=args.weights,
+        offset=args.offset,
+        threshold=args.threshold,
+        levels=levels,
+        context={},
+    )
+    return model.fit(**_covariance_options(args, data))
+
+
+def _covariance_options(args: argparse.Namespace, data: pd.DataFrame) -> dict[str, Any]:
+    """``cov_type`` and ``cov_kwds`` of ``fit()`` from ``--cov-type`` and ``--cluster``."""
+    cov_type = args.cov_type or ("cluster" if args.cluster else "nonrobust")
+    if cov_type == "cluster" and not args.cluster:
+        raise DataError("--cov-type cluster needs --cluster COL, the column of cluster labels")
+    if args.cluster and cov_type != "cluster":
+        raise DataError(f"--cluster goes with --cov-type cluster, not {cov_type}")
+    if not args.cluster:
+        return {"cov_type": cov_type}
+    if args.cluster not in data.columns:
+        raise DataError(f"the cluster column {args.cluster!r} is not a column of the data")
+    return {"cov_type": "cluster", "cov_kwds": {"groups": data[args.cluster]}}
+
+
+def _json_number(value: Any) -> float | None:
+    """Return a float for JSON, or None for NaN and infinities (JSON has neither)."""
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> dict[str, Any]:
+    """Return the fit as a JSON-ready dict.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    formula : str
+        The formula as the user gave it.
+    alpha : float
+        One minus the confidence level of ``lower`` and ``upper``.
+
+    Returns
+    -------
+    dict
+        ``formula``, ``response``, ``levels``, ``link``, ``threshold``, ``nobs``,
+        ``n_rows``, ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``,
+        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha`` and ``params``: for each parameter
+        name, ``estimate``, ``se``, ``z``, ``p``, ``lower``, ``upper``.
+        Non-finite numbers are ``None``.
+    """
+    table = summary_frame(res, alpha=alpha)
+    params = {
+        str(name): {key: _json_number(v) for key, v in zip(_PARAM_KEYS, row, strict=True)}
+        for name, row in zip(table.index, table.to_numpy(), strict=True)
+    }
+    model = res.model
+    return {
+        "formula": formula,
+        "response": model.endog_name,
+        "levels": model.levels,
+        "link": model.link.name,
+        "threshold": model.threshold,
+        "nobs": _json_number(res.nobs),
+        "n_rows": res.n_rows,
+        "loglik": _json_number(res.llf),
+        "aic": _json_number(res.aic),
+        "bic": _json_number(res.bic),
+        "converged": res.converged,
+        "niter": res.niter,
+        "max_grad": _json_number(res.max_grad),
+        "cond_H": _json_number(res.cond_H),
+        "cov_type": res.cov_type,
+        "alpha": alpha,
+        "params": params,
+    }
+
+
+def render(res: OrdinalResults, fmt: str, formula: str, alpha: float = 0.05) -> str:
+    """Render a fit as text, HTML, LaTeX or JSON.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    fmt : {"text", "html", "latex", "json"}
+    formula : str
+    alpha : float
+
+    Returns
+    -------
+    str
+    """
+    if fmt == "json":
+        return json.dumps(results_to_dict(res, formula, alpha), indent=2, allow_nan=False)
+    smry = res.summary(alpha=alpha)
+    renderers = {"text": smry.as_text, "html": smry.as_html, "latex": smry.as_latex}
+    return str(renderers[fmt]())
+
+
+@contextmanager
+def _warnings_to(stream: TextIO) -> Iterator[None]:
+    """Print ordstats warnings raised inside the block as ``ordstats: warning: ...``.
+
+    Other warnings are re-issued unchanged once the block ends.
+    """
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", OrdstatsWarning)
+            yield
+    finally:
+        for item in caught:
+            if issubclass(item.category, OrdstatsWarning):
+                print(f"ordstats: warning: {item.message}", file=stream)
+            else:
+                warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+
+
+def _run_fit(args: argparse.Namespace) -> None:
+    with _warnings_to(sys.stderr):
+        res = fit_model(args)
+        text = render(res, args.format, args.formula, args.alpha)
+    print(text)
+
+
+def _run_datasets(args: argparse.Namespace) -> None:
+    names = datasets.list_datasets()
+    width = max(map(len, names))
+    for name in names:
+        print(f"{name:<{width}}  {datasets.describe(name)['description']}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ordstats`` command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on bad arguments or bad input.
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version or bad arguments
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    commands = {"fit": _run_fit, "datasets": _run_datasets}
+    try:
+        commands[args.command](args)
+        sys.stdout.flush()
+    except OrdstatsError as exc:
+        print(f"ordstats: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # output piped into e.g. head, which stopped reading
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so that the flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,213 @@
+r"""Covariance matrices of the estimates, chosen by name.
+
+``"nonrobust"`` is the inverse observed information :math:`H^{-1}` (R's ``vcov``).
+The sandwich estimators keep :math:`H^{-1}` as the bread and estimate the
+variance of the score from the data (Huber 1967; White 1982):
+
+.. math::
+
+    V = H^{-1} M H^{-1}, \qquad
+    M_{\text{robust}} = \sum_i w_i\, s_i s_i^\top, \qquad
+    M_{\text{cluster}} = \sum_g S_g S_g^\top, \quad S_g = \sum_{i \in g} w_i s_i,
+
+with :math:`s_i` the gradient of :math:`\log P(Y_i = y_i)` for row ``i`` and
+:math:`w_i` its frequency weight (a row of weight ``w`` stands for ``w``
+independent observations, so it adds ``w s s'`` to the robust meat; in the
+cluster meat the whole row belongs to one cluster).  The matrix products are
+statsmodels' (:func:`statsmodels.stats.sandwich_covariance.cov_white_simple`,
+:func:`~statsmodels.stats.sandwich_covariance.cov_cluster`), so the
+conventions are statsmodels':
+
+* ``"robust"`` (alias ``"HC0"``): no small-sample factor (statsmodels' ``HC0``,
+  R's ``sandwich::sandwich``);
+* ``"HC1"``: ``robust`` times ``N / (N - k)`` with ``N`` the number of observations;
+* ``"cluster"``: by default times ``G / (G - 1)`` with ``G`` clusters, the factor
+  Stata uses for maximum-likelihood models and R's ``sandwich::vcovCL`` applies
+  to ``clm`` fits; ``use_correction="full"`` multiplies also by
+  ``(n - 1) / (n - k)`` with ``n`` rows (statsmodels' ``cov_cluster``), and
+  ``use_correction=False`` applies no factor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
+
+from ordstats._typing import FloatArray
+from ordstats.errors import DataError, SpecificationError
+from ordstats.results import Covariance
+
+__all__ = ["COV_TYPES", "canonical_cov_type", "cluster_groups", "sandwich_covariance"]
+
+#: Accepted names of ``cov_type`` and the kind each produces.
+COV_TYPES = {
+    "nonrobust": "nonrobust",
+    "robust": "robust",
+    "hc0": "robust",
+    "hc1": "HC1",
+    "cluster": "cluster",
+}
+
+
+def canonical_cov_type(cov_type: str) -> str:
+    """Return the kind of covariance that ``cov_type`` names.
+
+    Parameters
+    ----------
+    cov_type : str
+        ``"nonrobust"``, ``"robust"`` (or ``"HC0"``), ``"HC1"`` or ``"cluster"``
+        (case-insensitive).
+
+    Returns
+    -------
+    str
+        ``"nonrobust"``, ``"robust"``, ``"HC1"`` or ``"cluster"``.
+
+    Raises
+    ------
+    SpecificationError
+        For any other name.
+
+    Examples
+    --------
+    >>> canonical_cov_type("HC0")
+    'robust'
+    """
+    key = cov_type.lower() if isinstance(cov_type, str) else None
+    if key not in COV_TYPES:
+        raise SpecificationError(
+            f"unknown cov_type {cov_type!r}; choose 'nonrobust' (inverse observed "
+            "information), 'robust' (sandwich, alias 'HC0'), 'HC1' or 'cluster' "
+            "(with cov_kwds={'groups': ...})"
+        )
+    return COV_TYPES[key]
+
+
+def cluster_groups(groups: Any, row_index: pd.Index) -> np.ndarray:
+    """Integer cluster codes for the rows used in a fit.
+
+    Parameters
+    ----------
+    groups : pandas.Series or array-like
+        Cluster labels: a Series is aligned on the index of the data the model
+        was built from (rows dropped for missing values are skipped); an array
+        must have one label per row used in the fit.
+    row_index : pandas.Index
+        Labels of the rows used in the fit.
+
+    Returns
+    -------
+    ndarray of int, shape (n_rows,)
+
+    Raises
+    ------
+    DataError
+        Missing labels, labels for the wrong rows, or fewer than two clusters.
+    """
+    if groups is None:
+        raise DataError("cov_type='cluster' needs cov_kwds={'groups': <one label per row>}")
+    if isinstance(groups, str):
+        raise DataError(
+            f"groups={groups!r} is a name; pass the column itself, e.g. "
+            f"cov_kwds={{'groups': data[{groups!r}]}}"
+        )
+    if isinstance(groups, pd.Series):
+        missing = row_index.difference(groups.index)
+        if len(missing):
+            raise DataError(
+                f"the groups Series has no label for {len(missing)} of the rows used in the "
+                "fit; index it like the data frame the model was built from"
+            )
+        labels = groups.loc[row_index]
+    else:
+        arr = np.asarray(groups)
+        if arr.ndim != 1 or arr.shape[0] != len(row_index):
+            raise DataError(
+                f"groups must have one label per row used in the fit ({len(row_index)}); "
+                f"got shape {arr.shape}. Pass a pandas Series indexed like the data to "
+                "align it on the rows the fit kept"
+            )
+        labels = pd.Series(arr, index=row_index)
+    if labels.isna().any():
+        raise DataError(f"groups has {int(labels.isna().sum())} missing labels among the rows used")
+    codes, uniques = pd.factorize(labels, sort=True)
+    if len(uniques) < 2:
+        raise DataError("cluster-robust covariance needs at least two clusters")
+    return codes.astype(np.intp)
+
+
+def _cluster_factor(use_correction: Any, groups: np.ndarray, k: int) -> float:
+    """Small-sample factor of the cluster covariance (see the module docstring)."""
+    n_groups, n_rows = int(groups.max()) + 1, groups.shape[0]
+    if use_correction is False or use_correction is None:
+        return 1.0
+    if use_correction is True:
+        return n_groups / (n_groups - 1.0)
+    if use_correction == "full":
+        return n_groups / (n_groups - 1.0) * (n_rows - 1.0) / (n_rows - k)
+    raise SpecificationError(
+        f"use_correction must be True, False or 'full'; got {use_correction!r}"
+    )
+
+
+def sandwich_covariance(
+    nonrobust: Covariance,
+    scores: FloatArray,
+    weights: FloatArray,
+    kind: str,
+    cov_kwds: Mapping[str, Any] | None = None,
+    row_index: pd.Index | None = None,
+) -> Covariance:
+    """Sandwich covariance ``H^{-1} M H^{-1}`` from per-row scores.
+
+    Parameters
+    ----------
+    nonrobust : Covariance
+        The inverse observed information (the bread); its condition number and
+        singularity carry over.
+    scores : ndarray, shape (n, k)
+        Per-row gradients of ``log P_i`` (unweighted).
+    weights : ndarray, shape (n,)
+        Frequency weights.
+    kind : {"robust", "HC1", "cluster"}
+        As returned by :func:`canonical_cov_type`.
+    cov_kwds : mapping, optional
+        For ``"cluster"``: ``groups`` (required, see :func:`cluster_groups`) and
+        ``use_correction``: True (default, ``G/(G-1)``), ``"full"``
+        (``G/(G-1) (n-1)/(n-k)``) or False.
+    row_index : pandas.Index, optional
+        Labels of the rows, to align a ``groups`` Series.
+
+    Returns
+    -------
+    Covariance
+        With ``kind`` set; NaN if the bread is singular.
+    """
+    kwds = dict(cov_kwds or {})
+    allowed = {"groups", "use_correction"} if kind == "cluster" else set()
+    unknown = sorted(set(kwds) - allowed)
+    if unknown:
+        raise SpecificationError(
+            f"cov_kwds {unknown} not understood for cov_type={kind!r}"
+            + ("; it takes 'groups' and 'use_correction'" if kind == "cluster" else "")
+        )
+    bread = nonrobust.matrix
+    k = bread.shape[0]
+    if nonrobust.singular or k == 0:
+        return Covariance(np.full((k, k), np.nan), nonrobust.cond, nonrobust.singular, kind)
+    if kind == "cluster":
+        index = row_index if row_index is not None else pd.RangeIndex(scores.shape[0])
+        groups = cluster_groups(kwds.get("groups"), index)
+        matrix = cov_cluster((weights[:, None] * scores, bread), groups, use_correction=False)
+        matrix = matrix * _cluster_factor(kwds.get("use_correction", True), groups, k)
+    else:
+        # sqrt(w) s: the meat sum_i w_i s_i s_i' counts row i as w_i observations
+        matrix = cov_white_simple((np.sqrt(weights)[:, None] * scores, bread), use_correction=False)
+        if kind == "HC1":
+            nobs = float(weights.sum())
+            matrix = matrix * nobs / (nobs - k)
+    return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, False, kind)

@@ -1,0 +1,276 @@
+r"""Goodness of fit: Brant's test, pseudo-R², probability-scale residuals.
+
+**Brant's test** (Brant 1990; Stata's ``brant``) checks the proportional-odds
+(parallel lines) assumption without fitting a bigger ordinal model.  For each
+cut-point ``j`` it fits the binary model of ``Y > j`` on the same regressors,
+with its own slopes :math:`\beta_j`.  Under the assumption all
+:math:`\beta_j` are equal.  The estimates of different cut-points are
+correlated; for ``j < m``
+
+.. math::
+
+    \operatorname{Cov}(\hat\beta_j, \hat\beta_m) = I_j^{-1} C_{jm} I_m^{-1},\qquad
+    C_{jm} = \sum_i w_i\, d_i d_i^\top
+             \frac{f(\eta_{ij}) f(\eta_{im})}{\pi_{ij}(1 - \pi_{im})},
+
+with :math:`\pi_{ij} = P(Y_i > j)`, :math:`d_i = (1, -x_i)` and the binary
+information matrices :math:`I_j` (for the logit, :math:`f = \pi(1-\pi)` and
+:math:`C_{jm}` is Brant's :math:`\sum w\, d d^\top \pi_{im}(1 - \pi_{ij})`).
+The Wald statistic of :math:`\beta_1 = \dots = \beta_{K-1}` for all
+regressors (``All``, :math:`(K-2)p` df), for each column (``K - 2`` df) and
+for each formula term with several columns, is chi-square under the
+assumption.  A small p-value says the effect of that regressor differs across
+cut-points: consider a nominal effect for it (``nominal_test``).
+
+**Pseudo-R²**: McFadden :math:`1 - \ell/\ell_0`; Cox-Snell
+:math:`1 - \exp\{2(\ell_0 - \ell)/N\}` and Nagelkerke (Cox-Snell divided by its
+maximum :math:`1 - \exp(2\ell_0/N)`); McKelvey-Zavoina
+:math:`\operatorname{var}(\hat\eta) / \{\operatorname{var}(\hat\eta) + \sigma^2_F\}`,
+the share of the latent variable's variance explained
+(:math:`\sigma^2_F = \pi^2/3` logit, 1 probit, :math:`\pi^2/6` cloglog/loglog;
+undefined for the cauchit and with scale effects).
+
+**Probability-scale residuals** (Li & Shepherd 2012):
+:math:`r_i = P(Y < y_i) - P(Y > y_i)` in ``[-1, 1]``; uniform-like on
+``(-1, 1)`` with mean zero under a correct model, positive when the observed
+category is higher than the model expects.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import linalg, stats
+
+from ordstats._typing import FloatArray
+from ordstats.design import term_columns
+from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.likelihood import Evaluation
+from ordstats.links import Link
+
+if TYPE_CHECKING:
+    from ordstats.results import OrdinalResults
+
+__all__ = ["brant_test", "latent_variance", "probability_residuals", "pseudo_rsquared"]
+
+#: Variance of the latent error distribution ``F`` of each link.
+_LATENT_VARIANCE = {
+    "logit": np.pi**2 / 3.0,
+    "probit": 1.0,
+    "cloglog": np.pi**2 / 6.0,
+    "loglog": np.pi**2 / 6.0,
+    "cauchit": np.inf,
+}
+
+
+def latent_variance(link: Link) -> float:
+    """Variance of the link's distribution ``F`` (NaN if not known, inf for the cauchit)."""
+    return _LATENT_VARIANCE.get(link.name, np.nan)
+
+
+def probability_residuals(evaluation: Evaluation, link: Link) -> FloatArray:
+    """Li-Shepherd residuals ``P(Y < y_i) - P(Y > y_i) = F(l_i) - (1 - F(u_i))``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The likelihood at the estimates (standardised cut-points ``u``, ``l``).
+    link : Link
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    return link.cdf(evaluation.lower) - link.sf(evaluation.upper)
+
+
+def pseudo_rsquared(
+    llf: float,
+    llnull: float,
+    nobs: float,
+    linear_predictor: FloatArray,
+    weights: FloatArray,
+    link: Link,
+    has_scale: bool,
+) -> pd.Series:
+    """McFadden, Cox-Snell, Nagelkerke and McKelvey-Zavoina pseudo-R².
+
+    Parameters
+    ----------
+    llf, llnull : float
+        Log-likelihoods of the model and of the thresholds-only model.
+    nobs : float
+        Number of observations (sum of frequency weights).
+    linear_predictor : ndarray
+        ``x'beta + offset`` of each row.
+    weights : ndarray
+        Frequency weights.
+    link : Link
+    has_scale : bool
+        Whether the model has scale effects (McKelvey-Zavoina is then undefined).
+
+    Returns
+    -------
+    pandas.Series
+        Index ``mcfadden``, ``cox_snell``, ``nagelkerke``, ``mckelvey_zavoina``.
+    """
+    cox_snell = -np.expm1(2.0 * (llnull - llf) / nobs)
+    maximum = -np.expm1(2.0 * llnull / nobs)
+    mean = float(weights @ linear_predictor) / nobs
+    explained = float(weights @ (linear_predictor - mean) ** 2) / nobs
+    sigma2 = np.nan if has_scale else latent_variance(link)
+    mz = explained / (explained + sigma2) if np.isfinite(sigma2) else np.nan
+    return pd.Series(
+        {
+            "mcfadden": 1.0 - llf / llnull,
+            "cox_snell": cox_snell,
+            "nagelkerke": cox_snell / maximum,
+            "mckelvey_zavoina": mz,
+        },
+        name="pseudo_rsquared",
+    )
+
+
+# -- Brant's test -------------------------------------------------------------
+
+
+def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
+    """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
+    from ordstats.model import OrdinalModel
+
+    data = res.model.data
+    fits = []
+    for cut in range(data.n_levels - 1):
+        above = (data.y > cut).astype(float)
+        model = OrdinalModel(
+            above, data.X, link=data.link, weights=data.weights, offset=data.offset
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            fit = model.fit()
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            kind = (
+                "is separated"
+                if any(issubclass(w.category, SeparationWarning) for w in caught)
+                else "did not converge"
+            )
+            level = res.model.levels[cut]
+            warnings.warn(
+                f"Brant test: the binary model of {res.model.endog_name} > {level!r} {kind}, "
+                "so the test is unreliable; merge sparse categories or drop the term",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        params = fit.params.to_numpy()
+        fits.append((float(params[0]), params[1:]))
+    return fits
+
+
+def _joint_covariance(res: OrdinalResults, fits: list[tuple[float, FloatArray]]) -> FloatArray:
+    """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990)."""
+    data, link = res.model.data, res.model.link
+    design = np.hstack([np.ones((data.n_obs, 1)), -data.X])
+    etas = [theta - data.X @ beta - data.offset for theta, beta in fits]
+    above = [link.sf(eta) for eta in etas]  # pi_ij = P(Y > j)
+    below = [link.cdf(eta) for eta in etas]
+    dens = [link.pdf(eta) for eta in etas]
+    k = design.shape[1]
+    n_cuts = len(fits)
+    inverse_info = []
+    for j in range(n_cuts):
+        weight = data.weights * dens[j] ** 2 / (above[j] * below[j])
+        inverse_info.append(linalg.inv((design * weight[:, None]).T @ design))
+    joint = np.zeros((n_cuts * k, n_cuts * k))
+    for j in range(n_cuts):
+        for m in range(j, n_cuts):
+            # E[1(Y > j) 1(Y > m)] = pi_m for j <= m
+            weight = data.weights * dens[j] * dens[m] / (above[j] * below[m])
+            cross = (design * weight[:, None]).T @ design
+            block = inverse_info[j] @ cross @ inverse_info[m]
+            joint[j * k : (j + 1) * k, m * k : (m + 1) * k] = block
+            joint[m * k : (m + 1) * k, j * k : (j + 1) * k] = block.T
+    return joint
+
+
+def _wald(contrast: FloatArray, estimates: FloatArray, covariance: FloatArray) -> tuple[float, int]:
+    value = contrast @ estimates
+    middle = contrast @ covariance @ contrast.T
+    return float(value @ np.linalg.solve(middle, value)), contrast.shape[0]
+
+
+def _equality_contrast(columns: Sequence[int], n_cuts: int, k: int) -> FloatArray:
+    """Rows ``beta_1c - beta_jc`` (j = 2..n_cuts) for each column ``c`` (1-based in ``k``)."""
+    rows = []
+    for col in columns:
+        for j in range(1, n_cuts):
+            row = np.zeros(n_cuts * k)
+            row[col] = 1.0
+            row[j * k + col] = -1.0
+            rows.append(row)
+    return np.array(rows)
+
+
+def brant_test(res: OrdinalResults) -> pd.DataFrame:
+    """Brant's Wald test of the proportional-odds assumption (see module docstring).
+
+    Parameters
+    ----------
+    res : OrdinalResults
+        A location-only cumulative link model with at least three levels.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``All`` (omnibus), each design column and each formula term with
+        several columns; columns ``chi2``, ``df``, ``Pr(>chi2)``.
+        ``attrs["binary_params"]`` holds the slopes of the binary model of each
+        cut-point (columns ``"> level"``), to see how the effects differ.
+
+    Raises
+    ------
+    SpecificationError
+        Fewer than three response levels, no regressors, nominal/scale effects
+        or a flexible link.
+    """
+    model = res.model
+    lay = model.problem.layout
+    if model.data.n_levels < 3:
+        raise SpecificationError("Brant's test needs at least three response levels")
+    if lay.n_beta == 0:
+        raise SpecificationError("Brant's test needs location effects to test")
+    if lay.n_nominal_cols or lay.n_zeta:
+        raise SpecificationError(
+            "Brant's test is defined for models with location effects only; this model "
+            "has nominal or scale effects (test those with nominal_test/scale_test or lr_test)"
+        )
+    if lay.n_lambda:
+        raise SpecificationError(
+            "Brant's test needs a fixed link; this model estimates the link parameter "
+            "lambda. Use the standard link it nests (e.g. logit for Aranda-Ordaz)"
+        )
+    fits = _binary_fits(res)
+    covariance = _joint_covariance(res, fits)
+    estimates = np.concatenate([np.r_[theta, beta] for theta, beta in fits])
+    n_cuts, k = len(fits), lay.n_beta + 1
+    names = model.exog_names
+    position = {name: j + 1 for j, name in enumerate(names)}
+    groups: dict[str, list[int]] = {"All": list(range(1, k))}
+    groups.update({name: [position[name]] for name in names})
+    for term, columns in term_columns(model.design.location).items():
+        if len(columns) > 1:
+            groups[term] = [position[c] for c in columns]
+    rows = {}
+    for label, columns in groups.items():
+        chi2, df = _wald(_equality_contrast(columns, n_cuts, k), estimates, covariance)
+        rows[label] = {"chi2": chi2, "df": df, "Pr(>chi2)": float(stats.chi2.sf(chi2, df))}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.attrs["binary_params"] = pd.DataFrame(
+        np.column_stack([beta for _, beta in fits]),
+        index=names,
+        columns=[f"> {level}" for level in model.levels[:-1]],
+    )
+    return table

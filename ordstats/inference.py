@@ -1,0 +1,411 @@
+r"""Tests between fitted models: likelihood ratios, analysis of deviance, Vuong.
+
+* :func:`lr_test` -- likelihood-ratio test of a restricted model against a full
+  model that contains it.  :math:`LR = 2(\ell_{full} - \ell_{restricted})` is
+  asymptotically :math:`\chi^2` with as many degrees of freedom as the full
+  model has extra parameters, *if the restricted model is true* and nested in
+  the full one.  A small p-value says the extra parameters improve the fit
+  more than chance would; a large one says the data cannot tell the models
+  apart (not that the restricted model is right).
+* :func:`anova` -- the same for a sequence of nested models, as R's
+  ``anova.clm``.
+* :func:`vuong_test` -- Vuong's (1989) test for two *non-nested* models of the
+  same data: are their expected log-likelihoods equal?
+* :func:`ordstats.compare_links` (in :mod:`ordstats.links_compare`) puts these
+  together to compare link functions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.nesting import check_comparable, check_nested
+
+if TYPE_CHECKING:
+    from ordstats.results import OrdinalResults
+
+__all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
+
+
+def describe_model(res: OrdinalResults) -> str:
+    """Describe a fit in one line: formula, and link/threshold if not the default."""
+    model = res.model
+    text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
+    extras = [f"link={model.link.name}"] if model.link.name != "logit" else []
+    if model.threshold != "flexible":
+        extras.append(f"threshold={model.threshold}")
+    return text + (f" [{', '.join(extras)}]" if extras else "")
+
+
+def lr_pvalue(statistic: float, df: int, boundary: bool = False) -> float:
+    r"""P-value of a likelihood-ratio statistic.
+
+    Parameters
+    ----------
+    statistic : float
+    df : int
+        Degrees of freedom.
+    boundary : bool
+        Whether one tested parameter lies on the boundary of its space under
+        the null; then the statistic follows the mixture
+        :math:`\tfrac12\chi^2_{df-1} + \tfrac12\chi^2_{df}` (Self & Liang 1987),
+        with :math:`\chi^2_0` the point mass at zero.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(lr_pvalue(3.84, 1), 3), round(lr_pvalue(3.84, 1, boundary=True), 3)
+    (0.05, 0.025)
+    """
+    upper = float(stats.chi2.sf(statistic, df))
+    if not boundary:
+        return upper
+    lower = float(stats.chi2.sf(statistic, df - 1)) if df > 1 else float(statistic <= 0.0)
+    return 0.5 * upper + 0.5 * lower
+
+
+@dataclass(frozen=True)
+class LRTestResult:
+    """Outcome of a likelihood-ratio test between nested models.
+
+    Attributes
+    ----------
+    statistic : float
+        ``2 (llf_full - llf_restricted)``.
+    df : int
+        Extra parameters of the full model.
+    pvalue : float
+    llf_restricted, llf_full : float
+    k_restricted, k_full : int
+        Numbers of parameters.
+    restricted, full : str
+        Descriptions of the two models.
+    boundary : bool
+        The null value is on the boundary of the parameter space (mixture
+        reference distribution, see :func:`lr_pvalue`).
+    """
+
+    statistic: float
+    df: int
+    pvalue: float
+    llf_restricted: float
+    llf_full: float
+    k_restricted: int
+    k_full: int
+    restricted: str
+    full: str
+    boundary: bool = False
+
+    def __str__(self) -> str:
+        reference = (
+            f"50:50 mixture of chi2({self.df - 1}) and chi2({self.df})"
+            if self.boundary
+            else f"chi2({self.df})"
+        )
+        verdict = (
+            "the full model fits significantly better at the 5% level"
+            if self.pvalue < 0.05
+            else "no significant improvement over the restricted model at the 5% level"
+        )
+        return "\n".join(
+            [
+                "Likelihood-ratio test of nested models",
+                f"  restricted: {self.restricted}",
+                f"              {self.k_restricted} parameters, logLik = {self.llf_restricted:.4f}",
+                f"  full:       {self.full}",
+                f"              {self.k_full} parameters, logLik = {self.llf_full:.4f}",
+                f"  LR = {self.statistic:.4f} on {self.df} df ({reference}), "
+                f"p-value = {self.pvalue:.4g}",
+                f"  => {verdict}",
+            ]
+        )
+
+
+def _check_results(models: Sequence[object]) -> None:
+    from ordstats.results import OrdinalResults
+
+    for res in models:
+        if not isinstance(res, OrdinalResults):
+            raise OrdstatsError(
+                f"expected fitted models (OrdinalResults from .fit()); got {type(res).__name__}"
+            )
+
+
+def _warn_unconverged(*models: OrdinalResults) -> None:
+    bad = [describe_model(m) for m in models if not m.converged]
+    if bad:
+        warnings.warn(
+            "the fit of " + "; ".join(bad) + " did not converge, so its log-likelihood "
+            "may not be the maximum and the test may be wrong",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def _warn_negative(statistic: float, full: OrdinalResults) -> None:
+    if statistic < -1e-6 * max(1.0, abs(full.llf)):
+        warnings.warn(
+            f"the full model {describe_model(full)} has a lower log-likelihood than the "
+            "restricted one, so its fit missed the maximum; refit it (e.g. from the "
+            "restricted model's estimates) before trusting the test",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
+    """Likelihood-ratio test of a restricted model against a full model containing it.
+
+    The statistic ``LR = 2 (llf_full - llf_restricted)`` is compared with a
+    chi-square distribution on ``k_full - k_restricted`` degrees of freedom.
+    The p-value is the probability of an improvement at least this large if
+    the restricted model were true.  Both fits must be of the same response
+    on the same rows with the same weights, and the restricted model must be
+    nested in the full one (:func:`ordstats.nesting.check_nested` checks this
+    from the designs, not from the formulas).  A standard link is nested in a
+    flexible family that contains it; when its value is on the boundary of
+    the family (cloglog in Aranda-Ordaz) the p-value uses the 50:50 mixture.
+
+    Parameters
+    ----------
+    restricted, full : OrdinalResults
+
+    Returns
+    -------
+    LRTestResult
+        ``statistic``, ``df``, ``pvalue``; ``print()`` gives a short report.
+
+    Raises
+    ------
+    SpecificationError
+        If the models are not comparable or not nested; the message says why.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> m1 = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    >>> m2 = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    >>> test = ordstats.lr_test(m1, m2)
+    >>> round(test.statistic, 4), test.df, round(test.pvalue, 6)
+    (11.043, 1, 0.00089)
+    """
+    _check_results([restricted, full])
+    nesting = check_nested(restricted, full)
+    _warn_unconverged(restricted, full)
+    statistic = 2.0 * (full.llf - restricted.llf)
+    _warn_negative(statistic, full)
+    df = full.k_params - restricted.k_params
+    boundary = bool(nesting is not None and nesting.boundary)
+    return LRTestResult(
+        statistic=statistic,
+        df=df,
+        pvalue=lr_pvalue(statistic, df, boundary),
+        llf_restricted=restricted.llf,
+        llf_full=full.llf,
+        k_restricted=restricted.k_params,
+        k_full=full.k_params,
+        restricted=describe_model(restricted),
+        full=describe_model(full),
+        boundary=boundary,
+    )
+
+
+def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) -> list[str]:
+    if names is not None:
+        if len(names) != len(models) or len(set(names)) != len(names):
+            raise OrdstatsError(f"names must be {len(models)} distinct labels, one per model")
+        return [str(n) for n in names]
+    labels = [describe_model(m) for m in models]
+    seen: dict[str, int] = {}
+    unique = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        unique.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return unique
+
+
+def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.DataFrame:
+    """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
+
+    The models are sorted by their number of parameters; each row tests the
+    model against the one above it (``LR.stat = 2 (logLik - logLik above)``
+    on ``df`` extra parameters).  Each must be nested in the next (checked from
+    the designs), fitted to the same response, rows and weights.  Read the
+    table top down: a small ``Pr(>Chisq)`` says the added parameters of that
+    row improve the fit beyond chance; the first row has no test.
+
+    Parameters
+    ----------
+    *models : OrdinalResults
+        Two or more fits.
+    names : sequence of str, optional
+        Row labels in the order given (default: formula and link).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``no.par``, ``AIC``, ``logLik``, ``LR.stat``, ``df``,
+        ``Pr(>Chisq)`` (R's names).
+
+    Raises
+    ------
+    SpecificationError
+        If fewer than two models are given or a pair is not nested.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> m1 = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    >>> m2 = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    >>> ordstats.anova(m2, m1, names=["temp + contact", "temp"]).round(4)
+                    no.par       AIC   logLik  LR.stat   df  Pr(>Chisq)
+    temp                 5  194.0269 -92.0134      NaN  NaN         NaN
+    temp + contact       6  184.9838 -86.4919   11.043  1.0      0.0009
+    """
+    if len(models) < 2:
+        raise SpecificationError("anova needs at least two fitted models to compare")
+    _check_results(models)
+    labels = _row_names(models, names)
+    order = sorted(range(len(models)), key=lambda i: models[i].k_params)
+    ordered = [models[i] for i in order]
+    rows = []
+    for position, res in enumerate(ordered):
+        row = {"no.par": res.k_params, "AIC": res.aic, "logLik": res.llf}
+        if position == 0:
+            row.update({"LR.stat": np.nan, "df": np.nan, "Pr(>Chisq)": np.nan})
+        else:
+            test = lr_test(ordered[position - 1], res)
+            row.update({"LR.stat": test.statistic, "df": test.df, "Pr(>Chisq)": test.pvalue})
+        rows.append(row)
+    table = pd.DataFrame(rows, index=[labels[i] for i in order])
+    table.attrs["heading"] = "Likelihood ratio tests of cumulative link models"
+    return table
+
+
+@dataclass(frozen=True)
+class VuongTestResult:
+    r"""Outcome of Vuong's test between two non-nested models.
+
+    Attributes
+    ----------
+    statistic : float
+        :math:`z = (\sum_i w_i m_i - c) / (\sqrt{N}\,\hat\omega)` with
+        :math:`m_i = \log p_1(y_i) - \log p_2(y_i)` and the correction ``c``.
+    pvalue : float
+        Two-sided: could the models fit equally well?
+    pvalue_first, pvalue_second : float
+        One-sided p-values for "model 1 is better" (``z`` large) and "model 2
+        is better" (``z`` small).
+    omega : float
+        Standard deviation of the ``m_i`` (zero: the models agree on every row).
+    correction : str
+        ``"none"``, ``"aic"`` or ``"bic"``.
+    first, second : str
+        Descriptions of the models.
+    """
+
+    statistic: float
+    pvalue: float
+    pvalue_first: float
+    pvalue_second: float
+    omega: float
+    correction: str
+    first: str
+    second: str
+
+    def __str__(self) -> str:
+        if not np.isfinite(self.statistic):
+            verdict = "the models give the same probabilities on every row: indistinguishable"
+        elif self.pvalue < 0.05:
+            better = self.first if self.statistic > 0 else self.second
+            verdict = f"{better} fits significantly better (5% level)"
+        else:
+            verdict = "the data cannot distinguish the two models (5% level)"
+        return "\n".join(
+            [
+                f"Vuong's test of non-nested models (correction: {self.correction})",
+                f"  model 1: {self.first}",
+                f"  model 2: {self.second}",
+                f"  z = {self.statistic:.4f}, p-value = {self.pvalue:.4g} (two-sided); "
+                f"one-sided p: model 1 better {self.pvalue_first:.4g}, "
+                f"model 2 better {self.pvalue_second:.4g}",
+                f"  => {verdict}",
+            ]
+        )
+
+
+def _row_loglik(res: OrdinalResults) -> np.ndarray:
+    return res.model.evaluate(res.params.to_numpy()).log_prob
+
+
+def vuong_test(
+    first: OrdinalResults, second: OrdinalResults, correction: str = "none"
+) -> VuongTestResult:
+    r"""Vuong's (1989) test of two non-nested models of the same data.
+
+    With :math:`m_i = \log p_1(y_i) - \log p_2(y_i)` the difference of the
+    rows' log-likelihood contributions (a row of frequency weight ``w``
+    counting ``w`` times, ``N`` observations),
+
+    .. math:: z = \frac{\sum_i w_i m_i - c}{\sqrt{N}\,\hat\omega}, \qquad
+              \hat\omega^2 = \frac1N \sum_i w_i (m_i - \bar m)^2,
+
+    is asymptotically standard normal when both models are equally close to
+    the truth (in Kullback-Leibler divergence).  ``z`` far above zero favours
+    model 1, far below model 2.  ``c`` is 0 (``"none"``), ``k_1 - k_2``
+    (``"aic"``) or ``(k_1 - k_2) log(N) / 2`` (``"bic"``, Vuong's Schwarz
+    correction); it matters only when the models differ in size.
+
+    The test is for strictly non-nested models, such as the same formula
+    under two links.  If the models can give the same fitted distribution
+    (overlapping models, e.g. links when no covariate matters), ``omega``
+    is near zero and the normal reference is not valid; read a tiny
+    ``omega`` as "indistinguishable".  For nested models use :func:`lr_test`.
+
+    Parameters
+    ----------
+    first, second : OrdinalResults
+        Fits of the same response on the same rows and weights.
+    correction : {"none", "aic", "bic"}
+
+    Returns
+    -------
+    VuongTestResult
+    """
+    _check_results([first, second])
+    check_comparable(first, second)
+    if correction not in ("none", "aic", "bic"):
+        raise OrdstatsError(f"correction must be 'none', 'aic' or 'bic'; got {correction!r}")
+    weights = first.model.data.weights
+    n_obs = float(weights.sum())
+    diff = _row_loglik(first) - _row_loglik(second)
+    mean = float(weights @ diff) / n_obs
+    omega = float(np.sqrt(weights @ (diff - mean) ** 2 / n_obs))
+    k_diff = first.k_params - second.k_params
+    penalty = {"none": 0.0, "aic": float(k_diff), "bic": 0.5 * k_diff * np.log(n_obs)}[correction]
+    scale = np.sqrt(n_obs) * omega
+    tiny = scale <= 1e-12 * max(1.0, abs(float(weights @ diff)))
+    z = np.nan if tiny else (float(weights @ diff) - penalty) / scale
+    return VuongTestResult(
+        statistic=z,
+        pvalue=float(2.0 * stats.norm.sf(abs(z))) if not tiny else np.nan,
+        pvalue_first=float(stats.norm.sf(z)) if not tiny else np.nan,
+        pvalue_second=float(stats.norm.cdf(z)) if not tiny else np.nan,
+        omega=omega,
+        correction=correction,
+        first=describe_model(first),
+        second=describe_model(second),
+    )

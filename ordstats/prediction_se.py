@@ -1,0 +1,229 @@
+r"""Predicted probabilities with delta-method standard errors and intervals.
+
+For a row with location ``eta = x'beta + o``, scale ``s = exp(z'zeta)`` and
+standardised cut-points :math:`u_j = (\theta_j(w) - \eta)/s`, the category
+probabilities :math:`P_j = F(u_j) - F(u_{j-1})` have gradients
+
+.. math:: \nabla P_j = f(u_j)\,\nabla u_j - f(u_{j-1})\,\nabla u_{j-1},\qquad
+          \nabla u_j = \big(([1, w] \otimes J_j)/s,\; -x/s,\; -u_j z\big),
+
+and delta-method standard errors :math:`\sqrt{\nabla P^\top V \nabla P}` with
+``V`` the covariance of the estimates (robust if the model was fitted so).
+For a flexible link the gradient includes :math:`\partial F/\partial\lambda`, so
+the uncertainty of ``lambda`` counts (R's ``predict.clm`` leaves it out).
+As R's ``predict.clm``, the ``1 - alpha`` interval is formed on the logit scale
+and mapped back, :math:`\operatorname{expit}\{\operatorname{logit} P \pm z\,
+\mathrm{se}/(P(1-P))\}`, so it stays inside ``(0, 1)``.  Cumulative
+probabilities :math:`F(u_j)` get the same treatment (R's ``cum.prob`` intervals
+are ``P +- z se`` on the probability scale instead, which can leave ``[0, 1]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ordstats._typing import FloatArray
+from ordstats.errors import OrdstatsError
+from ordstats.likelihood import ParamLayout
+from ordstats.links import Link
+from ordstats.prediction import category_probabilities, cumulative_probabilities
+from ordstats.thresholds import cut_point_design
+
+__all__ = ["PredictionResults", "complementary_probabilities", "probability_gradients"]
+
+
+@dataclass(frozen=True)
+class NewRows:
+    """Design arrays of the rows to predict for.
+
+    Attributes
+    ----------
+    X : ndarray, shape (m, p)
+    offset : ndarray, shape (m,)
+    nominal : ndarray, shape (m, r)
+    scale : ndarray, shape (m, s)
+    """
+
+    X: FloatArray
+    offset: FloatArray
+    nominal: FloatArray
+    scale: FloatArray
+
+
+def _cut_gradients(
+    params: FloatArray, layout: ParamLayout, jacobian: FloatArray, rows: NewRows
+) -> tuple[FloatArray, FloatArray]:
+    """Standardised cut-points ``u`` (m, K-1) and their gradients (m, K-1, k)."""
+    m = rows.X.shape[0]
+    n_cuts = jacobian.shape[0]
+    eta = rows.X @ params[layout.beta] + rows.offset
+    s = np.exp(rows.scale @ params[layout.zeta]) if layout.n_zeta else np.ones(m)
+    u = np.empty((m, n_cuts))
+    grad = np.zeros((m, n_cuts, layout.n_params))
+    for cut in range(n_cuts):
+        design = cut_point_design(jacobian, rows.nominal, cut)
+        u[:, cut] = (design @ params[layout.thresholds] - eta) / s
+        grad[:, cut, layout.thresholds] = design / s[:, None]
+        grad[:, cut, layout.beta] = -rows.X / s[:, None]
+        if layout.n_zeta:
+            grad[:, cut, layout.zeta] = -u[:, cut, None] * rows.scale
+    return u, grad
+
+
+def probability_gradients(
+    link: Link,
+    params: FloatArray,
+    layout: ParamLayout,
+    jacobian: FloatArray,
+    rows: NewRows,
+    cumulative: bool = False,
+) -> tuple[FloatArray, FloatArray]:
+    """Probabilities and their gradients with respect to the parameters.
+
+    Parameters
+    ----------
+    link : Link
+    params : ndarray
+        Estimates in the likelihood's order.
+    layout : ParamLayout
+    jacobian : ndarray
+        Threshold Jacobian ``J``.
+    rows : NewRows
+    cumulative : bool
+        ``P(Y <= j)`` for ``j < K`` instead of ``P(Y = j)``.
+
+    Returns
+    -------
+    prob : ndarray, shape (m, K) or (m, K - 1)
+    gradient : ndarray, shape (m, K, k) or (m, K - 1, k)
+    """
+    u, grad_u = _cut_gradients(params, layout, jacobian, rows)
+    no_shift = np.zeros(u.shape[0])  # u is already standardised
+    density = link.pdf(u)[:, :, None] * grad_u  # gradient of F(u_j)
+    if layout.n_lambda:  # a flexible link: F depends on lambda directly too
+        density[:, :, layout.lam] += link.dcdf_dlam(u)[:, :, None]  # type: ignore[attr-defined]
+    if cumulative:
+        return cumulative_probabilities(link, u, no_shift), density
+    m, _, k = density.shape
+    padded = np.concatenate([np.zeros((m, 1, k)), density, np.zeros((m, 1, k))], axis=1)
+    prob = category_probabilities(link, u, no_shift)
+    return prob, padded[:, 1:] - padded[:, :-1]
+
+
+def complementary_probabilities(categories: FloatArray, cumulative: bool = False) -> FloatArray:
+    """``1 - P`` without cancellation, from the category probabilities.
+
+    Parameters
+    ----------
+    categories : ndarray, shape (m, K)
+        ``P(Y = k)``.
+    cumulative : bool
+        Complements of ``P(Y <= j)``, ``j < K`` (that is ``P(Y > j)``), instead
+        of those of ``P(Y = j)``.
+
+    Returns
+    -------
+    ndarray, shape (m, K) or (m, K - 1)
+        Sums of the other categories' probabilities, accurate when ``P`` is
+        within rounding of 1.
+
+    Examples
+    --------
+    >>> q = complementary_probabilities(np.array([[1e-30, 1.0, 2e-30]]))
+    >>> bool(np.isclose(q[0, 1], 3e-30, rtol=1e-12, atol=0.0))  # where 1 - 1.0 gives 0
+    True
+    """
+    m = categories.shape[0]
+    zero = np.zeros((m, 1))
+    before = np.hstack([zero, np.cumsum(categories[:, :-1], axis=1)])
+    after = np.hstack([np.cumsum(categories[:, :0:-1], axis=1)[:, ::-1], zero])
+    return after[:, :-1] if cumulative else before + after
+
+
+class PredictionResults:
+    """Predicted probabilities with standard errors and confidence intervals.
+
+    Not created directly: ``OrdinalResults.get_prediction`` returns it.
+
+    Attributes
+    ----------
+    predicted : pandas.DataFrame
+        Probabilities, one row per new row and one column per level.
+    se : pandas.DataFrame
+        Delta-method standard errors, same shape.
+    which : str
+        ``"prob"`` or ``"cumprob"``.
+    """
+
+    def __init__(
+        self,
+        prob: FloatArray,
+        complement: FloatArray,
+        gradient: FloatArray,
+        covariance: FloatArray,
+        index: pd.Index,
+        columns: list[str],
+        which: str,
+    ) -> None:
+        variance = np.einsum("mjk,kl,mjl->mj", gradient, covariance, gradient)
+        self.which = which
+        self._complement = complement
+        self.predicted = pd.DataFrame(prob, index=index, columns=columns)
+        self.se = pd.DataFrame(np.sqrt(np.maximum(variance, 0.0)), index=index, columns=columns)
+
+    def conf_int(self, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Lower and upper ``1 - alpha`` limits, formed on the logit scale.
+
+        Parameters
+        ----------
+        alpha : float
+
+        Returns
+        -------
+        lower, upper : pandas.DataFrame
+        """
+        if not 0.0 < alpha < 1.0:
+            raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+        p, q, se = self.predicted.to_numpy(), self._complement, self.se.to_numpy()
+        z = stats.norm.ppf(1.0 - alpha / 2.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # logit(p) = log p - log(1 - p), with 1 - p summed from the other levels
+            half = z * se / (p * q)
+            centre = np.log(p) - np.log(q)
+            lower, upper = special.expit(centre - half), special.expit(centre + half)
+        # probabilities that underflow to 0 or 1 carry no uncertainty at this precision
+        lower = np.where(se > 0, lower, p)
+        upper = np.where(se > 0, upper, p)
+        frame = self.predicted
+        return (
+            pd.DataFrame(lower, index=frame.index, columns=frame.columns),
+            pd.DataFrame(upper, index=frame.index, columns=frame.columns),
+        )
+
+    def summary_frame(self, alpha: float = 0.05) -> pd.DataFrame:
+        """One row per (new row, level): ``prob``, ``se``, ``ci_lower``, ``ci_upper``.
+
+        Parameters
+        ----------
+        alpha : float
+            One minus the confidence level of the intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``(row, level)``.
+        """
+        lower, upper = self.conf_int(alpha)
+        parts = {"prob": self.predicted, "se": self.se, "ci_lower": lower, "ci_upper": upper}
+        long = {name: frame.stack() for name, frame in parts.items()}
+        table = pd.DataFrame(long)
+        table.index.names = ["row", "level"]
+        return table
+
+    def __repr__(self) -> str:
+        rows, cols = self.predicted.shape
+        return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"

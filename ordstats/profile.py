@@ -1,0 +1,454 @@
+r"""Profile likelihood: curves and confidence intervals for single parameters.
+
+For parameter :math:`\psi` with the others :math:`\lambda`, the profile
+log-likelihood is :math:`\ell_p(\psi) = \max_\lambda \ell(\psi, \lambda)` and the
+signed root deviance
+
+.. math:: r(\psi) = \operatorname{sign}(\psi - \hat\psi)\sqrt{2\{\ell(\hat\theta) - \ell_p(\psi)\}}
+
+is approximately standard normal at the true value (Barndorff-Nielsen & Cox
+1994, ch. 3).  The profile interval at level ``1 - alpha`` is
+:math:`\{\psi : |r(\psi)| \le z_{1 - \alpha/2}\}`; unlike the Wald interval it
+follows the shape of the likelihood and is invariant to reparametrisation.
+
+Each :math:`\ell_p(\psi)` is a Newton fit with :math:`\psi` fixed, started from
+the nearest point already profiled and moved along the first-order path
+:math:`d\hat\lambda/d\psi = -H_{\lambda\lambda}^{-1} H_{\lambda\psi}`.  The ends
+of the interval are the roots of :math:`r(\psi) = \pm z`, bracketed by
+stepping out from :math:`\hat\psi` in units of its standard error and found by
+Newton's method safeguarded by bisection, with :math:`dr/d\psi = -U_\psi / r`
+(:math:`U_\psi`, the score of :math:`\psi` at the constrained optimum, is
+:math:`d\ell_p/d\psi`).  R's ``confint.clm`` interpolates a spline through a grid of
+such fits instead, and profiles only the location and scale parameters; here
+thresholds are profiled too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ordstats._typing import FloatArray
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.likelihood import CLMProblem, Evaluation, evaluate
+from ordstats.solver import NewtonOptions, newton
+
+__all__ = ["ParameterProfile", "plot_profile", "profile_conf_int", "profile_curve"]
+
+#: A deviance standing in for "outside the parameter space" (log-likelihood -inf),
+#: so that root finding sees a finite, very large value.
+_OUTSIDE = 1e12
+#: Bracketing: at most this many doublings of the step away from the estimate.
+_MAX_EXPANSIONS = 30
+#: Bracketing gives up (the interval is open) once a doubling of the distance
+#: raises ``|r|`` by less than this: the profile has levelled off.
+_FLAT_RISE = 1e-4
+#: Continuation: at most this many halvings towards an infeasible start.
+_MAX_BISECTIONS = 20
+#: Root finding for the interval ends: tolerance on r and on the bracket width.
+_ROOT_TOL = 1e-10
+_MAX_ROOT_STEPS = 100
+
+
+@dataclass(frozen=True)
+class _Point:
+    """One profiled value: the constrained optimum and its first-order path."""
+
+    value: float
+    llf: float
+    params: FloatArray
+    slope: FloatArray  # d(params) / d(value) at this point
+    score: float  # d llf_p / d value: the profiled parameter's score (envelope theorem)
+
+
+class _FixedObjective:
+    """The negative log-likelihood restricted to all parameters but one."""
+
+    __slots__ = ("_ev", "_free", "nll")
+
+    def __init__(self, evaluation: Evaluation, free: np.ndarray) -> None:
+        self._ev = evaluation
+        self._free = free
+        self.nll = evaluation.nll
+
+    @property
+    def gradient(self) -> FloatArray:
+        return self._ev.gradient[self._free]
+
+    @property
+    def hessian(self) -> FloatArray:
+        return self._ev.hessian[np.ix_(self._free, self._free)]
+
+
+def _path_slope(hessian: FloatArray, index: int, free: np.ndarray) -> FloatArray:
+    """``d params / d psi`` along the profile: ``-H_ll^{-1} H_l,psi`` (1 for psi)."""
+    slope = np.zeros(hessian.shape[0])
+    slope[index] = 1.0
+    if free.size:
+        try:
+            slope[free] = -np.linalg.solve(hessian[np.ix_(free, free)], hessian[free, index])
+        except np.linalg.LinAlgError:
+            pass
+    return slope if np.all(np.isfinite(slope)) else np.eye(hessian.shape[0])[index]
+
+
+class ParameterProfile:
+    """The profile log-likelihood of one parameter, evaluated on demand.
+
+    Parameters
+    ----------
+    problem : CLMProblem
+        The fitted model's likelihood.
+    estimates : ndarray
+        Maximum likelihood estimates.
+    index : int
+        Position of the profiled parameter.
+    scale : float
+        Typical step (the standard error of the parameter).
+    options : NewtonOptions, optional
+        Settings of the constrained fits.
+    """
+
+    def __init__(
+        self,
+        problem: CLMProblem,
+        estimates: FloatArray,
+        index: int,
+        scale: float,
+        options: NewtonOptions | None = None,
+    ) -> None:
+        self.problem = problem
+        self.index = index
+        self.free = np.delete(np.arange(estimates.size), index)
+        self.options = options or NewtonOptions()
+        top = evaluate(problem, estimates)
+        self.estimate = float(estimates[index])
+        self.llf_max = -top.nll
+        self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
+        self.n_failed = 0
+        slope = _path_slope(top.hessian, index, self.free)
+        self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)]
+
+    # -- constrained fits -----------------------------------------------------
+
+    def _fit_from(self, value: float, start: FloatArray) -> _Point | None:
+        full = start.copy()
+        full[self.index] = value
+
+        def objective(x_free: FloatArray) -> _FixedObjective:
+            full[self.free] = x_free
+            return _FixedObjective(evaluate(self.problem, full.copy()), self.free)
+
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            if not np.isfinite(objective(start[self.free]).nll):
+                return None
+            solution = newton(objective, start[self.free], self.options)
+        if solution.code not in (0, 1):
+            self.n_failed += 1
+        params = start.copy()
+        params[self.index] = value
+        params[self.free] = solution.x
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            ev = evaluate(self.problem, params)
+            slope = _path_slope(ev.hessian, self.index, self.free)
+        return _Point(value, -ev.nll, params, slope, float(-ev.gradient[self.index]))
+
+    def _nearest(self, value: float) -> _Point:
+        values = [p.value for p in self._points]
+        pos = bisect.bisect_left(values, value)
+        near = [p for p in self._points[max(pos - 1, 0) : pos + 1]]
+        return min(near, key=lambda p: abs(p.value - value))
+
+    def _insert(self, point: _Point) -> _Point:
+        values = [p.value for p in self._points]
+        self._points.insert(bisect.bisect_left(values, point.value), point)
+        return point
+
+    def _step_towards(self, near: _Point, value: float) -> _Point | None:
+        """Fit at ``value``, or nearer ``near`` if no start is feasible there.
+
+        The way from ``near`` is halved until a start is feasible.
+        """
+        target = value
+        for _ in range(_MAX_BISECTIONS):
+            step = target - near.value
+            for start in (near.params + step * near.slope, near.params):
+                found = self._fit_from(target, start)
+                if found is not None:
+                    return self._insert(found)
+            target = near.value + 0.5 * step
+        return None
+
+    def point(self, value: float) -> _Point | None:
+        """Return the constrained optimum at ``value`` (None outside the parameter space).
+
+        Continuation: when ``value`` is too far from every profiled point for
+        a feasible start, the profile advances towards it in smaller steps.
+        """
+        for _ in range(_MAX_BISECTIONS):
+            near = self._nearest(value)
+            if near.value == value:
+                return near
+            if self._step_towards(near, value) is None:
+                return None
+        return None
+
+    def llf(self, value: float) -> float:
+        """Profile log-likelihood at ``value`` (``-inf`` outside the parameter space)."""
+        found = self.point(value)
+        return -np.inf if found is None else found.llf
+
+    def signed_root(self, value: float) -> float:
+        """``sign(value - estimate) sqrt(2 (llf_max - llf_p(value)))``."""
+        deviance = 2.0 * (self.llf_max - self.llf(value))
+        deviance = min(max(deviance, 0.0), _OUTSIDE) if np.isfinite(deviance) else _OUTSIDE
+        return float(np.sign(value - self.estimate) * np.sqrt(deviance))
+
+    # -- interval ends --------------------------------------------------------
+
+    def _bracket(self, z: float, side: int) -> tuple[float, float] | None:
+        """Values ``(inside, outside)`` with ``|r| < z`` and ``|r| >= z`` on one side."""
+        inside, distance, previous = self.estimate, z * self.scale, 0.0
+        for step in range(_MAX_EXPANSIONS):
+            trial = self.estimate + side * distance
+            root = side * self.signed_root(trial)
+            if root >= z:
+                return inside, trial
+            if step >= 3 and root - previous < _FLAT_RISE:
+                return None
+            inside, distance, previous = trial, 2.0 * distance, root
+        return None
+
+    def limit(self, z: float, side: int) -> float:
+        """Return the value where ``r = side * z`` (``side * inf`` if never reached)."""
+        bracket = self._bracket(z, side)
+        if bracket is None:
+            return side * np.inf
+        return self._root(z, side, *bracket)
+
+    def _root(self, z: float, side: int, inside: float, outside: float) -> float:
+        """Safeguarded Newton for ``side * r(v) = z`` inside a bracket.
+
+        ``dr/dv = -score / r`` (``r^2 = 2(llf_max - llf_p)`` and ``dllf_p/dv`` is
+        the score of the fixed parameter at the constrained optimum), so each
+        profiled point gives the Newton step for free; steps that leave the
+        bracket are replaced by bisection.
+        """
+        # start from the bracket end nearer the root (both are profiled already)
+        nearer_inside = abs(side * self.signed_root(inside) - z) < abs(
+            side * self.signed_root(outside) - z
+        )
+        value = inside if nearer_inside and inside != self.estimate else outside
+        for _ in range(_MAX_ROOT_STEPS):
+            point = self.point(value)
+            excess = side * self.signed_root(value) - z
+            if excess < 0:
+                inside = value
+            else:
+                outside = value
+            if abs(excess) < _ROOT_TOL or abs(outside - inside) <= _ROOT_TOL * max(1.0, abs(value)):
+                # at the edge of the parameter space the end is its last feasible value
+                return value if point is not None else inside
+            root = excess + z  # |r| on this side
+            step = np.nan
+            if point is not None and root > 0 and point.score != 0.0:
+                step = value + excess * root / point.score  # f' = side r' = -score / |r|
+            low, high = sorted((inside, outside))
+            value = step if low < step < high else 0.5 * (inside + outside)
+        return value
+
+    def evaluated(self) -> list[_Point]:
+        """All points profiled so far, in increasing order of the parameter."""
+        return list(self._points)
+
+
+def _index_of(name: str, names: Sequence[str]) -> int:
+    try:
+        return list(names).index(name)
+    except ValueError:
+        raise SpecificationError(
+            f"{name!r} is not a parameter of the model; choose from {', '.join(map(repr, names))}"
+        ) from None
+
+
+def _check_level(alpha: float) -> float:
+    if not 0.0 < alpha < 1.0:
+        raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+    return float(stats.norm.ppf(1.0 - alpha / 2.0))
+
+
+def _warn_profile(
+    profile: ParameterProfile, name: str, ends: Sequence[float], stacklevel: int
+) -> None:
+    """One warning: an open interval, or constrained fits that did not converge."""
+    if not all(np.isfinite(ends)):
+        warnings.warn(
+            f"the profile likelihood of {name!r} levels off before reaching the cut-off on "
+            "one side, so its interval is unbounded there (separation or a flat likelihood)",
+            ConvergenceWarning,
+            stacklevel=stacklevel + 2,
+        )
+    elif profile.n_failed:
+        warnings.warn(
+            f"{profile.n_failed} constrained fits in the profile of {name!r} stopped before "
+            "converging; the profile may be inaccurate",
+            ConvergenceWarning,
+            stacklevel=stacklevel + 2,
+        )
+
+
+def profile_conf_int(
+    problem: CLMProblem,
+    estimates: FloatArray,
+    names: Sequence[str],
+    scales: FloatArray,
+    alpha: float = 0.05,
+    which: Sequence[str] | None = None,
+    stacklevel: int = 1,
+) -> pd.DataFrame:
+    """Profile-likelihood confidence intervals.
+
+    Parameters
+    ----------
+    problem : CLMProblem
+    estimates : ndarray
+        Maximum likelihood estimates.
+    names : sequence of str
+        Parameter names, in the order of ``estimates``.
+    scales : ndarray
+        Standard errors (step sizes for bracketing the interval ends).
+    alpha : float
+        One minus the confidence level.
+    which : sequence of str, optional
+        Parameters to profile (default: all).
+    stacklevel : int
+        Frames above the caller to attribute warnings to (1: the caller).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``"lower"`` and ``"upper"``, one row per profiled parameter.
+    """
+    z = _check_level(alpha)
+    chosen = list(names) if which is None else [which] if isinstance(which, str) else list(which)
+    rows = {}
+    for name in chosen:
+        index = _index_of(name, names)
+        profile = ParameterProfile(problem, estimates, index, float(scales[index]))
+        lower, upper = profile.limit(z, -1), profile.limit(z, +1)
+        _warn_profile(profile, name, (lower, upper), stacklevel)
+        rows[name] = (lower, upper)
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
+
+
+def profile_curve(
+    problem: CLMProblem,
+    estimates: FloatArray,
+    names: Sequence[str],
+    scales: FloatArray,
+    param: str,
+    alpha: float = 0.001,
+    n_points: int = 31,
+    stacklevel: int = 1,
+) -> pd.DataFrame:
+    """Profile one parameter on a grid spanning its ``1 - alpha`` interval.
+
+    Parameters
+    ----------
+    problem, estimates, names, scales
+        As in :func:`profile_conf_int`.
+    param : str
+        The parameter to profile.
+    alpha : float
+        The grid spans ``|r| <= z_{1 - alpha/2}`` (R's ``profile.clm`` default 0.001).
+    n_points : int
+        Grid values (evenly spaced; the estimate is added).
+    stacklevel : int
+        As in :func:`profile_conf_int`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``"value"``, ``"signed_root"`` (``r``), ``"llf"`` (profile
+        log-likelihood) and the re-optimised values of every other parameter;
+        ``attrs`` holds ``param``, ``estimate``, ``se``, ``llf_max``.
+        ``r`` is close to a straight line of slope ``1/se`` when the Wald
+        interval is accurate; curvature shows where it is not.
+    """
+    z = _check_level(alpha)
+    if not isinstance(n_points, (int, np.integer)) or n_points < 3:
+        raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
+    index = _index_of(param, names)
+    profile = ParameterProfile(problem, estimates, index, float(scales[index]))
+    ends = [profile.limit(z, side) for side in (-1, +1)]
+    finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
+    lower = ends[0] if np.isfinite(ends[0]) else min(finite)
+    upper = ends[1] if np.isfinite(ends[1]) else max(finite)
+    grid = np.union1d(np.linspace(lower, upper, n_points), [profile.estimate])
+    records = []
+    others = [n for n in names if n != param]
+    for value in grid:
+        point = profile.point(float(value))
+        params = point.params if point is not None else np.full(len(names), np.nan)
+        llf = point.llf if point is not None else -np.inf
+        records.append(
+            [value, profile.signed_root(float(value)), llf]
+            + [params[_index_of(n, names)] for n in others]
+        )
+    _warn_profile(profile, param, ends, stacklevel)
+    frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
+    frame.attrs.update(
+        param=param, estimate=profile.estimate, se=float(scales[index]), llf_max=profile.llf_max
+    )
+    return frame
+
+
+def plot_profile(  # type: ignore[no-untyped-def]
+    curve: pd.DataFrame, ax: object = None, levels: Sequence[float] = (0.95, 0.99)
+):
+    """Plot a profile curve: the signed root ``r`` against the parameter.
+
+    The dashed line is the Wald approximation ``(value - estimate) / se``;
+    horizontal lines at ``+-z`` mark where the profile intervals at ``levels``
+    end (read the interval off where the curve crosses them).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        From :func:`profile_curve` or ``OrdinalResults.profile``.
+    ax : matplotlib Axes, optional
+        Drawn on a new figure if omitted.
+    levels : sequence of float
+        Confidence levels to mark.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
+    if "signed_root" not in curve.columns or "param" not in curve.attrs:
+        raise OrdstatsError("plot_profile needs the DataFrame returned by profile()")
+    if ax is None:
+        _, ax = plt.subplots()
+    attrs = curve.attrs
+    ax.plot(curve["value"], curve["signed_root"], color="C0", label="profile")
+    wald = (curve["value"] - attrs["estimate"]) / attrs["se"]
+    ax.plot(curve["value"], wald, color="C1", linestyle="--", label="Wald")
+    for level in levels:
+        z = stats.norm.ppf(0.5 + level / 2.0)
+        for sign in (-1, 1):
+            ax.axhline(sign * z, color="grey", linewidth=0.8, linestyle=":")
+    ax.axvline(attrs["estimate"], color="grey", linewidth=0.8)
+    ax.set_xlabel(attrs["param"])
+    ax.set_ylabel("signed root deviance r")
+    ax.legend()
+    return ax

@@ -1,0 +1,165 @@
+r"""Wald tests of linear constraints ``R params = q`` written as formulas.
+
+Constraints are parsed by formulaic (:class:`formulaic.utils.constraints.LinearConstraints`)
+from strings such as ``"temp[T.warm] = contact[T.yes]"`` or
+``"temp[T.warm], contact[T.yes]"`` (each expression ``= 0``), lists of such
+strings, ``{"expression": value}`` dicts, a matrix ``R`` or a tuple ``(R, q)``.
+Names that are not plain identifiers, like thresholds, go in backticks:
+``"`1|2` = -1"``.  The results are statsmodels'
+:class:`~statsmodels.stats.contrast.ContrastResults`.
+
+* :func:`wald_test` -- joint test of all constraints:
+  :math:`W = (R\hat\theta - q)^\top (R V R^\top)^{-1} (R\hat\theta - q)`, chi-square
+  with as many df as constraints.  A small p-value says the data contradict at
+  least one constraint.
+* :func:`t_test` -- each constraint separately: the estimate of
+  :math:`R\hat\theta - q`, its standard error and a z test (normal reference,
+  as every test of an ordinal model is asymptotic).
+
+``V`` is the covariance the results use (robust or cluster if fitted so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from formulaic.errors import FormulaicError
+from formulaic.utils.constraints import LinearConstraints
+from statsmodels.stats.contrast import ContrastResults
+
+from ordstats._typing import FloatArray
+from ordstats.errors import SpecificationError
+
+__all__ = ["parse_constraints", "t_test", "wald_test"]
+
+
+def parse_constraints(
+    constraints: Any, names: Sequence[str]
+) -> tuple[FloatArray, FloatArray, list[str]]:
+    """Turn a constraint specification into ``(R, q, labels)``.
+
+    Parameters
+    ----------
+    constraints : str, list of str, dict, ndarray or tuple
+        See the module docstring.
+    names : sequence of str
+        Parameter names, in order.
+
+    Returns
+    -------
+    R : ndarray, shape (m, k)
+    q : ndarray, shape (m,)
+    labels : list of str
+        A readable form of each constraint.
+
+    Raises
+    ------
+    SpecificationError
+        Unknown parameter names, syntax errors, a matrix with the wrong number
+        of columns or linearly dependent constraints.
+
+    Examples
+    --------
+    >>> R, q, labels = parse_constraints("b = 2 * a", ["a", "b"])
+    >>> R.tolist(), q.tolist()
+    ([[-2.0, 1.0]], [0.0])
+    """
+    try:
+        parsed = LinearConstraints.from_spec(constraints, variable_names=list(names))
+    except KeyError as exc:
+        raise SpecificationError(
+            f"the constraint names {exc.args[0]!r}, which is not a parameter; parameters "
+            f"are {', '.join(map(repr, names))} (put names with '|' in backticks)"
+        ) from None
+    except (FormulaicError, ValueError, TypeError) as exc:
+        raise SpecificationError(f"cannot read the constraints {constraints!r}: {exc}") from exc
+    matrix = np.atleast_2d(np.asarray(parsed.constraint_matrix, dtype=float))
+    values = np.asarray(parsed.constraint_values, dtype=float).reshape(-1)
+    if np.linalg.matrix_rank(matrix) < matrix.shape[0]:
+        raise SpecificationError(
+            "the constraints are linearly dependent (one follows from the others); drop "
+            "the redundant ones"
+        )
+    return (
+        matrix,
+        values,
+        [_label(row, value, names) for row, value in zip(matrix, values, strict=True)],
+    )
+
+
+def _label(row: FloatArray, value: float, names: Sequence[str]) -> str:
+    """Write a constraint row as ``"a - 2 * b = 1"``."""
+    text = ""
+    for coef, name in zip(row, names, strict=True):
+        if coef == 0:
+            continue
+        size = "" if abs(coef) == 1 else f"{abs(coef):g} * "
+        if not text:
+            text = ("-" if coef < 0 else "") + size + name
+        else:
+            text += (" - " if coef < 0 else " + ") + size + name
+    return f"{text} = {value:g}"
+
+
+def _check_covariance(covariance: FloatArray) -> None:
+    if not np.all(np.isfinite(covariance)):
+        raise SpecificationError(
+            "the covariance of the estimates is not available (singular Hessian), so no "
+            "Wald test can be computed"
+        )
+
+
+def wald_test(
+    params: FloatArray, covariance: FloatArray, names: Sequence[str], constraints: Any
+) -> ContrastResults:
+    """Joint Wald chi-square test of linear constraints (see module docstring).
+
+    Parameters
+    ----------
+    params : ndarray
+    covariance : ndarray
+    names : sequence of str
+    constraints
+        See :func:`parse_constraints`.
+
+    Returns
+    -------
+    statsmodels.stats.contrast.ContrastResults
+        ``statistic``, ``pvalue``, ``df_denom`` (the number of constraints).
+    """
+    _check_covariance(covariance)
+    matrix, values, _ = parse_constraints(constraints, names)
+    diff = matrix @ params - values
+    middle = matrix @ covariance @ matrix.T
+    statistic = float(diff @ np.linalg.solve(middle, diff))
+    df = matrix.shape[0]
+    return ContrastResults(
+        chi2=statistic, df_denom=df, statistic=statistic, distribution="chi2", distargs=(df,)
+    )
+
+
+def t_test(
+    params: FloatArray, covariance: FloatArray, names: Sequence[str], constraints: Any
+) -> ContrastResults:
+    """Separate z tests of linear constraints (see module docstring).
+
+    Parameters
+    ----------
+    params, covariance, names, constraints
+        As for :func:`wald_test`.
+
+    Returns
+    -------
+    statsmodels.stats.contrast.ContrastResults
+        ``effect`` (``R params - q``), ``sd``, ``statistic`` (z), ``pvalue``,
+        ``conf_int()``; ``summary()`` prints a table with one row per constraint.
+    """
+    _check_covariance(covariance)
+    matrix, values, labels = parse_constraints(constraints, names)
+    effect = matrix @ params - values
+    sd = np.sqrt(np.einsum("ij,jk,ik->i", matrix, covariance, matrix))
+    result = ContrastResults(effect=effect, sd=sd, statistic=effect / sd, distribution="norm")
+    result.c_names = labels
+    return result

@@ -1,0 +1,428 @@
+"""The ``ordstats`` command line, run in-process through ``cli.main``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats import cli
+
+REPO = Path(__file__).resolve().parents[1]
+WINE = ["fit", "rating ~ temp + contact", "--data", "wine"]
+HOUSING = ["fit", "Sat ~ Infl + Type + Cont", "--data", "housing", "--weights", "Freq"]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fit_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def assert_error(capsys: pytest.CaptureFixture[str], argv: list[str], *fragments: str) -> str:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("ordstats: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+    return err
+
+
+# -- fitting bundled data ----------------------------------------------------
+
+
+def test_fit_wine_text(capsys):
+    code, out, err = run(capsys, *WINE)
+    assert code == 0
+    assert err == ""
+    for name in ("temp[T.warm]", "contact[T.yes]", "1|2", "2|3", "3|4", "4|5"):
+        assert name in out
+    assert "-86.4919" in out
+    assert "2.5031" in out and "1.5278" in out
+
+
+def test_fit_housing_with_weights(capsys):
+    result = fit_json(capsys, *HOUSING)
+    assert result["nobs"] == 1681
+    assert result["n_rows"] == 72
+    assert result["loglik"] == pytest.approx(-1739.5746, abs=1e-4)
+    # MASS::polr(Sat ~ Infl + Type + Cont, weights = Freq, data = housing)
+    assert result["params"]["Infl[T.High]"]["estimate"] == pytest.approx(1.2888, abs=1e-4)
+    assert result["params"]["Low|Medium"]["estimate"] == pytest.approx(-0.4961, abs=1e-4)
+
+
+def test_weights_change_the_fit(capsys):
+    weighted = fit_json(capsys, *HOUSING)
+    unweighted = fit_json(capsys, *HOUSING[:4])
+    assert unweighted["nobs"] == 72
+    assert unweighted["loglik"] != pytest.approx(weighted["loglik"])
+
+
+def test_fit_probit(capsys):
+    result = fit_json(capsys, *WINE, "--link", "probit")
+    assert result["link"] == "probit"
+    assert result["loglik"] == pytest.approx(-85.7611, abs=1e-4)
+    code, out, _ = run(capsys, *WINE, "--link", "probit")
+    assert code == 0 and "probit" in out and "-85.7611" in out
+
+
+def test_fit_equidistant_thresholds(capsys):
+    result = fit_json(capsys, *WINE, "--threshold", "equidistant")
+    assert result["threshold"] == "equidistant"
+    assert list(result["params"])[:2] == ["threshold.1", "spacing"]
+    assert result["loglik"] < -86.4919  # fewer parameters, lower likelihood
+
+
+def test_fit_offset(capsys, tmp_path):
+    wine = ordstats.datasets.load("wine").assign(off=0.5)
+    path = tmp_path / "wine.parquet"
+    pytest.importorskip("pyarrow")
+    wine.to_parquet(path)
+    plain = fit_json(capsys, *WINE)
+    shifted = fit_json(
+        capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--offset", "off"
+    )
+    assert shifted["loglik"] == pytest.approx(plain["loglik"], abs=1e-6)
+    plain_12 = plain["params"]["1|2"]["estimate"]
+    assert shifted["params"]["1|2"]["estimate"] == pytest.approx(plain_12 + 0.5, abs=1e-5)
+
+
+# -- output formats ----------------------------------------------------------
+
+
+def test_format_json(capsys):
+    result = fit_json(capsys, *WINE)
+    for key in (
+        "formula",
+        "link",
+        "nobs",
+        "loglik",
+        "aic",
+        "bic",
+        "converged",
+        "niter",
+        "max_grad",
+        "cond_H",
+    ):
+        assert key in result
+    assert result["formula"] == "rating ~ temp + contact"
+    assert result["loglik"] == pytest.approx(-86.4919, abs=1e-4)
+    assert result["aic"] == pytest.approx(184.9838, abs=1e-4)
+    assert result["converged"] is True
+    assert list(result["params"]) == ["1|2", "2|3", "3|4", "4|5", "temp[T.warm]", "contact[T.yes]"]
+    warm = result["params"]["temp[T.warm]"]
+    assert set(warm) == {"estimate", "se", "z", "p", "lower", "upper"}
+    assert warm["estimate"] == pytest.approx(2.5031, abs=1e-4)
+    assert warm["se"] == pytest.approx(0.5287, abs=1e-4)
+    assert warm["lower"] < warm["estimate"] < warm["upper"]
+    assert warm["z"] == pytest.approx(warm["estimate"] / warm["se"])
+
+
+def test_alpha_widens_intervals(capsys):
+    narrow = fit_json(capsys, *WINE)["params"]["temp[T.warm]"]
+    wide = fit_json(capsys, *WINE, "--alpha", "0.01")["params"]["temp[T.warm]"]
+    assert wide["lower"] < narrow["lower"] and wide["upper"] > narrow["upper"]
+    code, out, _ = run(capsys, *WINE, "--alpha", "0.1")
+    assert code == 0 and "[0.05" in out and "0.95]" in out
+
+
+def test_format_html(capsys):
+    code, out, _ = run(capsys, *WINE, "--format", "html")
+    assert code == 0
+    assert "<table" in out and "temp[T.warm]" in out and "-86.4919" in out
+
+
+def test_format_latex(capsys):
+    code, out, _ = run(capsys, *WINE, "--format", "latex")
+    assert code == 0
+    assert "\\begin{tabular}" in out and "-86.4919" in out
+
+
+# -- files -------------------------------------------------------------------
+
+
+def test_csv_with_levels(capsys, tmp_path):
+    path = tmp_path / "housing.csv"
+    ordstats.datasets.load("housing").to_csv(path, index=False)
+    result = fit_json(
+        capsys,
+        "fit",
+        "Sat ~ Infl + Type + Cont",
+        "--data",
+        str(path),
+        "--weights",
+        "Freq",
+        "--levels",
+        "Low,Medium,High",
+    )
+    assert result["levels"] == ["Low", "Medium", "High"]
+    assert list(result["params"])[:2] == ["Low|Medium", "Medium|High"]
+    assert result["loglik"] == pytest.approx(-1739.5746, abs=1e-4)
+
+
+def test_csv_levels_reverse_a_numeric_response(capsys, tmp_path):
+    path = tmp_path / "wine.csv"
+    ordstats.datasets.load("wine").astype({"rating": int}).to_csv(path, index=False)
+    natural = fit_json(capsys, "fit", "rating ~ temp + contact", "--data", str(path))
+    assert natural["levels"] == ["1", "2", "3", "4", "5"]
+    assert natural["loglik"] == pytest.approx(-86.4919, abs=1e-4)
+    reverse = fit_json(
+        capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--levels", "5,4,3,2,1"
+    )
+    assert next(iter(reverse["params"])) == "5|4"
+    assert reverse["params"]["temp[T.warm]"]["estimate"] < 0
+
+
+def test_parquet_keeps_ordered_categorical(capsys, tmp_path):
+    pytest.importorskip("pyarrow")
+    housing = ordstats.datasets.load("housing")
+    # an order that is neither alphabetical nor the order of appearance
+    housing["Sat"] = housing["Sat"].cat.reorder_categories(["Medium", "Low", "High"])
+    path = tmp_path / "housing.parquet"
+    housing.to_parquet(path)
+    result = fit_json(capsys, "fit", "Sat ~ Infl", "--data", str(path), "--weights", "Freq")
+    assert result["levels"] == ["Medium", "Low", "High"]
+    assert list(result["params"])[:2] == ["Medium|Low", "Low|High"]
+
+
+def test_missing_values_warn_on_stderr(capsys, tmp_path):
+    wine = ordstats.datasets.load("wine")
+    wine["temp"] = wine["temp"].astype(object)
+    wine.loc[3, "temp"] = None
+    path = tmp_path / "wine.csv"
+    wine.to_csv(path, index=False)
+    code, out, err = run(capsys, "fit", "rating ~ temp + contact", "--data", str(path))
+    assert code == 0
+    assert "No. Observations:                  71" in out
+    assert err.startswith("ordstats: warning: 1 of 72 rows have missing")
+    assert "'temp'" in err
+
+
+# -- datasets and entry points -------------------------------------------------
+
+
+def test_datasets_lists_names_and_descriptions(capsys):
+    code, out, _ = run(capsys, "datasets")
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == ordstats.datasets.list_datasets()
+    assert "Bitterness of wine" in out
+    assert "Copenhagen housing" in out
+
+
+def test_python_dash_m_ordstats():
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "ordstats", *WINE],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "-86.4919" in proc.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "ordstats", "fit", "rating ~ x", "--data", "wine"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("ordstats: error: ")
+    assert "Traceback" not in bad.stderr
+
+
+def test_version_and_help(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"ordstats {ordstats.__version__}"
+    code, out, _ = run(capsys, "fit", "--help")
+    assert code == 0 and "--levels" in out
+
+
+# -- errors ------------------------------------------------------------------
+
+
+def test_error_missing_column(capsys):
+    assert_error(
+        capsys,
+        ["fit", "rating ~ tmp + contact", "--data", "wine"],
+        "'tmp'",
+        "not a column",
+        "Did you mean 'temp'",
+    )
+
+
+def test_error_missing_response(capsys):
+    assert_error(capsys, ["fit", "score ~ temp", "--data", "wine"], "'score'", "not a column")
+
+
+def test_error_missing_weights_column(capsys):
+    assert_error(capsys, [*HOUSING[:4], "--weights", "Frq"], "'Frq'", "Did you mean 'Freq'")
+
+
+def test_error_unordered_response_without_levels(capsys, tmp_path):
+    path = tmp_path / "housing.csv"
+    ordstats.datasets.load("housing").to_csv(path, index=False)
+    err = assert_error(
+        capsys, ["fit", "Sat ~ Infl", "--data", str(path)], "'Sat'", "no order", "--levels"
+    )
+    assert "High,Low,Medium" in err
+
+
+def test_error_levels_missing_a_value(capsys, tmp_path):
+    path = tmp_path / "housing.csv"
+    ordstats.datasets.load("housing").to_csv(path, index=False)
+    assert_error(
+        capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"], "'High'"
+    )
+
+
+def test_error_malformed_levels(capsys):
+    assert_error(capsys, [*WINE, "--levels", "1,,2"], "--levels", "at least two")
+
+
+def test_error_missing_file(capsys, tmp_path):
+    missing = tmp_path / "nope.csv"
+    assert_error(capsys, ["fit", "y ~ x", "--data", str(missing)], str(missing), "does not exist")
+
+
+def test_error_unknown_dataset(capsys):
+    assert_error(
+        capsys,
+        ["fit", "y ~ x", "--data", "wines"],
+        "'wines'",
+        "wine, soup, housing",
+        ".csv or .parquet",
+    )
+
+
+def test_error_bad_formula(capsys):
+    assert_error(capsys, ["fit", "rating temp", "--data", "wine"], "formula")
+
+
+def test_error_unreadable_csv(capsys, tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("rating,temp\n1,k\xe4lt\n2,warm\n".encode("latin-1"))
+    assert_error(capsys, ["fit", "rating ~ temp", "--data", str(path)], "not UTF-8")
+
+
+def test_error_parquet_without_pyarrow(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1")
+    monkeypatch.setattr(cli, "find_spec", lambda name: None)
+    assert_error(capsys, ["fit", "y ~ x", "--data", str(path)], "pyarrow", "pip install")
+
+
+def test_error_corrupt_parquet(capsys, tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"not parquet at all")
+    assert_error(capsys, ["fit", "y ~ x", "--data", str(path)], "cannot read", "Parquet")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit", "rating ~ temp", "--data", "wine", "--link", "logistic"],
+        ["fit", "rating ~ temp", "--data", "wine", "--alpha", "1.5"],
+        ["fit", "rating ~ temp"],
+        [],
+    ],
+)
+def test_bad_arguments_exit_2(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert "error:" in err and "Traceback" not in err
+
+
+def test_load_data_reads_bundled_frame():
+    frame = cli.load_data("wine")
+    pd.testing.assert_frame_equal(frame, ordstats.datasets.load("wine"))
+
+
+def test_other_warnings_pass_through_once(capsys):
+    with pytest.warns(RuntimeWarning, match="not ours") as record:
+        with cli._warnings_to(sys.stderr):
+            warnings.warn("not ours", RuntimeWarning, stacklevel=1)
+            warnings.warn("rows dropped", ordstats.errors.MissingDataWarning, stacklevel=1)
+    assert len(record) == 1
+    assert capsys.readouterr().err == "ordstats: warning: rows dropped\n"
+
+
+def test_closed_pipe_gives_no_traceback():
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ordstats", *WINE],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdout.close()  # like `ordstats fit ... | head -0`
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141
+    assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+def test_nominal_scale_and_flexible_link_flags(capsys):
+    result = fit_json(capsys, "fit", "rating ~ temp", "--data", "wine", "--nominal", "~ contact",
+                      "--scale", "~ temp")
+    # clm(rating ~ temp, nominal = ~ contact, scale = ~ temp, data = wine)
+    assert result["loglik"] == pytest.approx(-86.1324802809519, rel=1e-9)
+    assert "1|2:contact[T.yes]" in result["params"]
+    assert "scale:temp[T.warm]" in result["params"]
+    code, out, _ = run(capsys, *WINE, "--link", "Aranda-Ordaz")
+    assert code == 0 and "Link parameter (aranda-ordaz)" in out and "lambda" in out
+
+
+def test_unknown_link_names_the_choices(capsys):
+    assert_error(capsys, [*WINE, "--link", "logistic"], "unknown link 'logistic'", "'log-gamma'")
+
+
+def test_robust_and_cluster_covariance_flags(capsys):
+    plain = fit_json(capsys, *WINE)
+    robust = fit_json(capsys, *WINE, "--cov-type", "robust")
+    clustered = fit_json(capsys, *WINE, "--cluster", "judge")
+    assert plain["cov_type"] == "nonrobust" and robust["cov_type"] == "robust"
+    assert clustered["cov_type"] == "cluster"
+    assert robust["loglik"] == plain["loglik"]
+    # R: sqrt(diag(sandwich(fit))), sqrt(diag(vcovCL(fit, cluster = ~judge)))
+    assert robust["params"]["temp[T.warm]"]["se"] == pytest.approx(0.485559543051, rel=1e-6)
+    assert clustered["params"]["temp[T.warm]"]["se"] == pytest.approx(0.353901520951, rel=1e-6)
+    code, out, _ = run(capsys, *WINE, "--cov-type", "robust")
+    assert code == 0 and "robust (sandwich) covariance" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--cov-type", "cluster"], "needs --cluster COL"),
+        (["--cov-type", "robust", "--cluster", "judge"], "goes with --cov-type cluster"),
+        (["--cluster", "jugde"], "'jugde' is not a column"),
+    ],
+)
+def test_covariance_flag_errors(capsys, extra, fragment):
+    assert_error(capsys, [*WINE, *extra], fragment)

@@ -1,0 +1,369 @@
+"""Likelihood-ratio tests, anova, Vuong's test and compare_links (against R where R is right)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import ordstats
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.inference import lr_pvalue
+from ordstats.nesting import link_nesting
+from tests import _reference as ref
+
+#: Test statistics, p-values: the issue's bar.
+ATOL_TEST = 1e-4
+#: Log-likelihoods and information criteria: the project's bar for estimates.
+RTOL_LOGLIK = 1e-6
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return ordstats.datasets.load("wine")
+
+
+def fit(formula, data, **kwargs):
+    return ordstats.OrdinalModel.from_formula(formula, data, **kwargs).fit()
+
+
+@pytest.fixture(scope="module")
+def wine_fits(wine):
+    return {
+        "temp": fit("rating ~ temp", wine),
+        "additive": fit("rating ~ temp + contact", wine),
+        "interaction": fit("rating ~ temp * contact", wine),
+        "contact": fit("rating ~ contact", wine),
+    }
+
+
+# -- anova against R ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ref.cases("anova_wine_"))
+def test_anova_matches_r(case):
+    data = ref.load(case)
+    calls = re.findall(r"clm\([^)]*\)", data["r_call"])
+    fits = [ref.fit_reference_call(call) for call in calls]
+    table = ordstats.anova(*fits)
+    expected = pd.DataFrame(data["table"]["columns"]).replace("NA", np.nan).astype(float)
+    assert list(table.columns) == list(expected.columns)
+    np.testing.assert_array_equal(table["no.par"], expected["no.par"])
+    for column in ("AIC", "logLik"):
+        np.testing.assert_allclose(table[column], expected[column], rtol=RTOL_LOGLIK)
+    for column in ("LR.stat", "df", "Pr(>Chisq)"):
+        np.testing.assert_allclose(table[column], expected[column], atol=ATOL_TEST)
+
+
+def test_anova_sorts_by_size_and_tests_each_step(wine_fits):
+    table = ordstats.anova(wine_fits["interaction"], wine_fits["temp"], wine_fits["additive"])
+    assert list(table["no.par"]) == [5, 6, 7]
+    assert list(table.index) == [
+        "rating ~ temp",
+        "rating ~ temp + contact",
+        "rating ~ temp * contact",
+    ]
+    step = ordstats.lr_test(wine_fits["additive"], wine_fits["interaction"])
+    assert table["LR.stat"].iloc[2] == pytest.approx(step.statistic)
+    assert np.isnan(table["LR.stat"].iloc[0])
+
+
+def test_anova_names_and_errors(wine_fits):
+    table = ordstats.anova(wine_fits["temp"], wine_fits["additive"], names=["small", "big"])
+    assert list(table.index) == ["small", "big"]
+    with pytest.raises(SpecificationError, match="at least two"):
+        ordstats.anova(wine_fits["temp"])
+    with pytest.raises(OrdstatsError, match="distinct labels"):
+        ordstats.anova(wine_fits["temp"], wine_fits["additive"], names=["a", "a"])
+    with pytest.raises(OrdstatsError, match="expected fitted models"):
+        ordstats.anova(wine_fits["temp"], wine_fits["additive"].model)
+
+
+# -- lr_test --------------------------------------------------------------------
+
+
+def test_lr_test_statistic_and_report(wine_fits):
+    test = ordstats.lr_test(wine_fits["temp"], wine_fits["additive"])
+    expected = 2 * (wine_fits["additive"].llf - wine_fits["temp"].llf)
+    assert test.statistic == pytest.approx(expected)
+    assert test.df == 1 and test.pvalue == pytest.approx(stats.chi2.sf(expected, 1))
+    text = str(test)
+    assert "LR = 11.0430 on 1 df" in text and "fits significantly better" in text
+    assert "rating ~ temp + contact" in text
+
+
+def test_lr_pvalue_boundary_mixture():
+    assert lr_pvalue(2.7, 1, boundary=True) == pytest.approx(0.5 * stats.chi2.sf(2.7, 1))
+    assert lr_pvalue(0.0, 1, boundary=True) == 1.0
+    mixed = 0.5 * stats.chi2.sf(4.0, 2) + 0.5 * stats.chi2.sf(4.0, 1)
+    assert lr_pvalue(4.0, 2, boundary=True) == pytest.approx(mixed)
+
+
+def test_link_nesting_table():
+    assert link_nesting("logit", "Aranda-Ordaz").value == 1.0
+    assert link_nesting("cloglog", "aranda-ordaz").boundary
+    assert not link_nesting("cloglog", "log-gamma").boundary
+    assert link_nesting("loglog", "log-gamma").value == -1.0
+    assert link_nesting("probit", "log-gamma").value == 0.0
+    assert link_nesting("cauchit", "log-gamma") is None
+
+
+def test_threshold_structures_are_nested(wine):
+    formula = "rating ~ temp + contact"
+    flexible = fit(formula, wine)
+    symmetric = fit(formula, wine, threshold="symmetric")
+    symmetric2 = fit(formula, wine, threshold="symmetric2")
+    equidistant = fit(formula, wine, threshold="equidistant")
+    assert ordstats.lr_test(equidistant, flexible).df == 2
+    assert ordstats.lr_test(symmetric, flexible).df == 1
+    assert ordstats.lr_test(symmetric2, symmetric).df == 1
+    # theta = (t, t + s, t + 2s, t + 3s) is symmetric about two centres
+    assert ordstats.lr_test(equidistant, symmetric).df == 1
+
+
+def test_nesting_is_read_from_the_designs(wine):
+    """A linear trend is nested in the factor, whatever the formulas look like."""
+    data = wine.assign(b=wine["bottle"].astype(int))
+    linear = fit("rating ~ b", data)
+    factor = fit("rating ~ C(b)", data)
+    test = ordstats.lr_test(linear, factor)
+    assert test.df == 6
+    assert test.statistic == pytest.approx(2 * (factor.llf - linear.llf))
+
+
+def test_offsets_in_the_span_are_nested(wine):
+    data = wine.assign(off=1.5 * (wine["contact"] == "yes"), other=np.linspace(0, 1, 72))
+    fixed = fit("rating ~ temp", data, offset="off")
+    full = fit("rating ~ temp + contact", data)
+    assert ordstats.lr_test(fixed, full).df == 1
+    outside = fit("rating ~ temp", data, offset="other")
+    with pytest.raises(SpecificationError, match="'offset'"):
+        ordstats.lr_test(outside, full)
+
+
+@pytest.mark.parametrize(
+    ("restricted", "full", "message"),
+    [
+        ("contact", "temp", "a nested model must have fewer parameters$"),
+        ("additive", "temp", "pass the smaller model first"),
+    ],
+)
+def test_refuses_by_size(wine_fits, restricted, full, message):
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.lr_test(wine_fits[restricted], wine_fits[full])
+
+
+def test_refuses_terms_the_full_model_lacks(wine, wine_fits):
+    judges = fit("rating ~ temp + judge", wine)
+    with pytest.raises(SpecificationError, match=r"'contact\[T.yes\]' describe effects"):
+        ordstats.lr_test(wine_fits["contact"], judges)
+
+
+def test_refuses_different_links(wine, wine_fits):
+    probit = fit("rating ~ temp * contact", wine, link="probit")
+    with pytest.raises(SpecificationError, match=r"not valid.*compare_links"):
+        ordstats.lr_test(wine_fits["temp"], probit)
+
+
+def test_refuses_different_rows(wine, wine_fits):
+    holes = wine.assign(x=np.where(np.arange(72) < 3, np.nan, 1.0) * np.arange(72))
+    with pytest.warns(ordstats.errors.MissingDataWarning):
+        fewer = fit("rating ~ temp + contact + x", holes)
+    with pytest.raises(SpecificationError, match=r"different rows \(72 vs 69 used\)"):
+        ordstats.lr_test(wine_fits["temp"], fewer)
+
+
+def test_refuses_different_responses_and_weights(wine, wine_fits):
+    values = wine["rating"].sample(frac=1.0, random_state=3).to_numpy()
+    shuffled = wine.assign(rating=pd.Categorical(values, dtype=wine["rating"].dtype))
+    with pytest.raises(SpecificationError, match="responses differ"):
+        ordstats.lr_test(wine_fits["temp"], fit("rating ~ temp + contact", shuffled))
+    renamed = wine.assign(score=wine["rating"])
+    with pytest.raises(SpecificationError, match="different responses"):
+        ordstats.lr_test(wine_fits["temp"], fit("score ~ temp + contact", renamed))
+    weighted = fit("rating ~ temp + contact", wine.assign(w=np.r_[2.0, np.ones(71)]), weights="w")
+    with pytest.raises(SpecificationError, match="different weights"):
+        ordstats.lr_test(wine_fits["temp"], weighted)
+
+
+def test_warns_about_unconverged_fits(wine, wine_fits):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.warns(ConvergenceWarning):
+        rough = model.fit(maxiter=1)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        ordstats.lr_test(wine_fits["temp"], rough)
+
+
+# -- Vuong --------------------------------------------------------------------
+
+
+def _observed_log_prob(res):
+    prob = res.predict().to_numpy()
+    return np.log(prob[np.arange(prob.shape[0]), res.model.data.y])
+
+
+def test_vuong_by_hand(wine):
+    logit = fit("rating ~ temp + contact", wine)
+    probit = fit("rating ~ temp + contact", wine, link="probit")
+    m = _observed_log_prob(logit) - _observed_log_prob(probit)
+    z = m.sum() / (np.sqrt(72) * m.std())
+    test = ordstats.vuong_test(logit, probit)
+    assert test.statistic == pytest.approx(z, rel=1e-8)
+    assert test.pvalue == pytest.approx(2 * stats.norm.sf(abs(z)))
+    assert test.pvalue_second == pytest.approx(stats.norm.cdf(z))
+    assert "cannot distinguish" in str(test)
+    smaller = fit("rating ~ temp", wine, link="probit")
+    bic = ordstats.vuong_test(logit, smaller, correction="bic")
+    m = _observed_log_prob(logit) - _observed_log_prob(smaller)
+    expected = (m.sum() - 0.5 * np.log(72)) / (np.sqrt(72) * m.std())
+    assert bic.statistic == pytest.approx(expected, rel=1e-8)
+
+
+def test_vuong_weighted_rows_count_as_observations():
+    housing = ordstats.datasets.load("housing")
+    expanded = housing.loc[housing.index.repeat(housing["Freq"])].reset_index(drop=True)
+    formula = "Sat ~ Infl + Type + Cont"
+    weighted = [fit(formula, housing, weights="Freq", link=link) for link in ("logit", "cloglog")]
+    rows = [fit(formula, expanded, link=link) for link in ("logit", "cloglog")]
+    assert ordstats.vuong_test(*weighted).statistic == pytest.approx(
+        ordstats.vuong_test(*rows).statistic, rel=1e-6
+    )
+
+
+def test_vuong_identical_models_are_indistinguishable(wine_fits):
+    test = ordstats.vuong_test(wine_fits["temp"], wine_fits["temp"])
+    assert np.isnan(test.statistic) and test.omega == 0.0
+    assert "indistinguishable" in str(test)
+    with pytest.raises(OrdstatsError, match="correction"):
+        ordstats.vuong_test(wine_fits["temp"], wine_fits["additive"], correction="hq")
+
+
+# -- compare_links against R's link tables ---------------------------------------
+
+
+def _exact_loglik(dataset: str, link: str, r_loglik: float) -> float:
+    """R's logLik, except the cauchit's, which clm biases (README): use the exact one."""
+    if link != "cauchit":
+        return r_loglik
+    return ref.load(f"clm_{dataset}_cauchit")["extra"]["cauchit_exact"]["loglik"]
+
+
+@pytest.mark.parametrize("case", ref.cases("linktable_"))
+def test_compare_links_matches_r_link_table(case):
+    data = ref.load(case)
+    formula, dataset, kwargs = ref.fit_call(data["r_call"].replace('"<link>"', '"logit"'))
+    kwargs.pop("link")
+    frame = ordstats.datasets.load(dataset)
+    result = ordstats.compare_links(formula, frame, nested_tests=False, **kwargs)
+    columns = data["table"]["columns"]
+    assert list(result.table.index) == columns["link"]
+    for i, link in enumerate(columns["link"]):
+        loglik = _exact_loglik(dataset, link, columns["logLik"][i])
+        row = result.table.loc[link]
+        assert row["logLik"] == pytest.approx(loglik, rel=RTOL_LOGLIK)
+        k = columns["edf"][i]
+        assert row["no.par"] == k
+        assert row["AIC"] == pytest.approx(-2 * loglik + 2 * k, rel=RTOL_LOGLIK)
+        assert row["BIC"] == pytest.approx(
+            -2 * loglik + np.log(data_nobs(frame, kwargs)) * k, rel=RTOL_LOGLIK
+        )
+        if link != "cauchit":
+            assert row["AIC"] == pytest.approx(columns["AIC"][i], rel=RTOL_LOGLIK)
+            assert row["BIC"] == pytest.approx(columns["BIC"][i], rel=RTOL_LOGLIK)
+    assert len(result.vuong) == 10
+    pair = result.vuong.iloc[0]
+    direct = ordstats.vuong_test(result.results[pair["link 1"]], result.results[pair["link 2"]])
+    assert pair["z"] == pytest.approx(direct.statistic)
+
+
+def data_nobs(frame, kwargs):
+    return frame[kwargs["weights"]].sum() if "weights" in kwargs else len(frame)
+
+
+def test_compare_links_report(wine):
+    result = ordstats.compare_links("rating ~ temp + contact", wine, links=("logit", "cloglog"))
+    text = str(result)
+    assert "Information criteria" in text and "Vuong" in text and "flexible family" in text
+    assert result.best == "logit"
+    assert not result.notes
+
+
+#: The flexible fits of R's clm stop at max|grad| ~ 1e-5 (nlminb without gradient);
+#: the reference files' ``refined`` optimum is profiled over lambda to 1e-10.
+FLEXIBLE_LOGLIK = {
+    "aranda-ordaz": "clm_{}_aranda_ordaz",
+    "log-gamma": "clm_{}_log_gamma",
+}
+
+
+@pytest.mark.parametrize("dataset", ["wine", "housing"])
+def test_nested_link_tests_match_r_fits(dataset):
+    """LR of each link within its flexible family, from R's optima of both fits."""
+    table = ref.load(f"linktable_{dataset}")
+    formula, _, kwargs = ref.fit_call(table["r_call"].replace('"<link>"', '"logit"'))
+    kwargs.pop("link")
+    result = ordstats.compare_links(
+        formula,
+        ordstats.datasets.load(dataset),
+        links=("logit", "probit", "cloglog", "loglog"),
+        **kwargs,
+    )
+    columns = table["table"]["columns"]
+    standard = dict(zip(columns["link"], columns["logLik"], strict=True))
+    nested = result.nested.set_index(["link", "family"])
+    assert len(nested) == 5
+    for (link, family), row in nested.iterrows():
+        refined = ref.load(FLEXIBLE_LOGLIK[family].format(dataset))["extra"]["refined"]
+        statistic = 2 * (refined["loglik"] - standard[link])
+        assert row["LR.stat"] == pytest.approx(statistic, abs=ATOL_TEST)
+        assert row["lambda_hat"] == pytest.approx(refined["lambda"], abs=1e-4)
+        boundary = (link, family) == ("cloglog", "aranda-ordaz")
+        assert row["boundary"] == boundary
+        expected = stats.chi2.sf(statistic, 1) * (0.5 if boundary else 1.0)
+        assert row["Pr(>Chisq)"] == pytest.approx(expected, abs=ATOL_TEST)
+        assert row["lambda0"] == link_nesting(link, family).value
+
+
+def test_lr_test_between_a_link_and_its_family(wine):
+    formula = "rating ~ temp + contact"
+    family = fit(formula, wine, link="aranda-ordaz")
+    logit = ordstats.lr_test(fit(formula, wine), family)
+    assert logit.df == 1 and not logit.boundary
+    cloglog = ordstats.lr_test(fit(formula, wine, link="cloglog"), family)
+    assert cloglog.boundary and "mixture of chi2(0) and chi2(1)" in str(cloglog)
+    assert cloglog.pvalue == pytest.approx(0.5 * stats.chi2.sf(cloglog.statistic, 1))
+    with pytest.raises(SpecificationError, match="'probit' and 'aranda-ordaz'"):
+        ordstats.lr_test(fit(formula, wine, link="probit"), family)
+
+
+def test_compare_links_bad_input(wine):
+    with pytest.raises(SpecificationError, match="at least two different links"):
+        ordstats.compare_links("rating ~ temp", wine, links=("logit", "logit"))
+    with pytest.raises(SpecificationError, match="links="):
+        ordstats.compare_links("rating ~ temp", wine, link="probit")
+    with pytest.raises(SpecificationError, match="unknown link"):
+        ordstats.compare_links("rating ~ temp", wine, links=("logit", "tobit"))
+
+
+def test_nominal_and_scale_nesting(wine):
+    base = fit("rating ~ temp + contact", wine)
+    scaled = fit("rating ~ temp + contact", wine, scale="~ temp")
+    assert ordstats.lr_test(base, scaled).df == 1
+    other_scale = fit("rating ~ temp + contact", wine, scale="~ contact")
+    both = fit("rating ~ temp", wine, scale="~ temp", nominal="~ contact")
+    with pytest.raises(SpecificationError, match=r"'scale:contact\[T.yes\]'"):
+        ordstats.lr_test(other_scale, both)
+    nominal = fit("rating ~ temp", wine, nominal="~ contact")
+    assert ordstats.lr_test(base, nominal).df == 3
+    assert ordstats.lr_test(nominal, both).df == 1
+
+
+def test_compare_links_keeps_the_family_fits(wine):
+    result = ordstats.compare_links("rating ~ temp", wine, links=("probit", "cauchit"))
+    assert set(result.family_results) == {"log-gamma"}
+    assert list(result.nested["link"]) == ["probit"]
+    with pytest.raises(SpecificationError, match="flexible family"):
+        ordstats.compare_links("rating ~ temp", wine, links=("logit", "aranda-ordaz"))

@@ -1,0 +1,89 @@
+"""The README's commands are real: CI runs the test command, the CLI examples work."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from ordstats import cli
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text(encoding="utf-8")
+CI_SCRIPT = REPO / ".ci" / "run"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def code_blocks(language: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(README) if lang == language]
+
+
+def top_commands() -> list[str]:
+    assert README.startswith("```"), "README.md must start with the two commands"
+    first_block = FENCE.search(README)
+    assert first_block is not None and first_block.start() == 0
+    return [line for line in first_block.group(2).splitlines() if line.strip()]
+
+
+def run_ordstats(capsys: pytest.CaptureFixture[str], command: str) -> str:
+    argv = shlex.split(command)
+    assert argv[0] == "ordstats"
+    code = cli.main(argv[1:])
+    out, err = capsys.readouterr()
+    assert code == 0, f"{command}: {err}"
+    return out
+
+
+def test_readme_starts_with_exactly_two_commands():
+    install_and_run, install_and_test = top_commands()
+    assert "python -m venv" in install_and_run and "pip install -e ." in install_and_run
+    assert "&& ordstats fit " in install_and_run
+    assert 'pip install -e ".[test' in install_and_test
+    assert install_and_test.endswith("&& python -m pytest")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    _, install_and_test = top_commands()
+    lines = [line.strip() for line in CI_SCRIPT.read_text(encoding="utf-8").splitlines()]
+    assert install_and_test in lines
+
+
+def test_ci_script_is_strict_executable_bash():
+    text = CI_SCRIPT.read_text(encoding="utf-8")
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in text
+    assert "mktemp -d" in text  # the virtualenv goes outside the repository
+    assert os.access(CI_SCRIPT, os.X_OK)
+
+
+def test_first_command_fits_wine(capsys):
+    install_and_run, _ = top_commands()
+    fit_command = install_and_run.split("&& ")[-1]
+    out = run_ordstats(capsys, fit_command)
+    assert "-86.4919" in out
+    assert "temp[T.warm]" in out and "contact[T.yes]" in out
+
+
+def test_readme_command_line_examples_run(capsys):
+    commands = [
+        line.strip()
+        for block in code_blocks("sh")[1:]
+        for line in block.splitlines()
+        if line.strip().startswith("ordstats ")
+    ]
+    assert len(commands) >= 3
+    for command in commands:
+        assert run_ordstats(capsys, command)
+
+
+def test_readme_python_example_runs(capsys):
+    (example,) = code_blocks("python")
+    exec(compile(example, "README.md", "exec"), {"__name__": "readme"})
+    out = capsys.readouterr().out
+    assert "Log-Likelihood:               -86.4919" in out
+    assert "probit   logLik =  -85.7611" in out
+    assert "odds_ratio" in out
+    assert "LR = 11.0430 on 1 df" in out

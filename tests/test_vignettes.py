@@ -1,0 +1,94 @@
+"""Every vignette runs as a script and prints the numbers it talks about."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+VIGNETTES = sorted((REPO / "vignettes").glob("*.py"))
+
+#: Output each vignette must print (values as R's ordinal::clm reports them).
+KEY_OUTPUT = {
+    "wine.py": [
+        "Log-Likelihood:               -86.4919",
+        "logLik = -86.49, AIC = 184.98, converged = True",
+        "temp[T.warm]        12.220",  # odds ratio exp(2.5031)
+        "cold      no 0.207 0.571 0.192 0.024 0.007",
+        "warm     yes         4      3.85",
+        "probit  -85.761  183.522",
+        "cauchit -92.516  197.031",
+        "Lowest AIC: probit",
+        "1|2:contact[T.yes]",
+        "nominal contact vs proportional odds: LR = 0.567 on 3 df, p = 0.904",
+        "scale temp vs proportional odds: LR = 0.105 on 1 df, p = 0.746",
+        "lambda = 0.4994 (SE 0.7840), logLik = -86.3417 vs logit -86.4919",
+    ],
+    # R's anova.clm / confint.clm / predict.clm numbers the inference prose relies on
+    "inference.py": [
+        "LR = 11.0430 on 1 df",
+        "rating ~ temp * contact       7  186.8324 -86.4162   0.1514  1.0      0.6972",
+        "temp[T.warm]    1.467  3.539   1.510  3.595",
+        "covariance used: cluster",
+        "temp[T.warm] - contact[T.yes] = 0     0.9753",
+        "All                8.5345   6     0.2015",
+        "logit   probit -1.716   0.08625",
+        "4   loglog     log-gamma       -1      0.1615    3.993   1     0.04569     False",
+        "Lowest AIC: probit",
+        "judge 1 rates higher and judge 7 lower",
+        "cold, no contact 1      0.207  0.085     0.086     0.418",
+    ],
+    # VGAM's vglm numbers (vglm_*.json references) and clm's for the cumulative rows
+    "sequential_and_adjacent.py": [
+        "acat              6 -85.644  183.288  0.000",
+        "cumulative        6 -86.492  184.984  1.696",
+        "sratio              -2.228556      -1.238948        lower levels",
+        "Stopping-Ratio Model Results",
+        "A positive coefficient moves the response to LOWER levels.",
+        "logLik cumulative cloglog -86.634079, sratio cloglog -86.634079",
+        "temp[T.warm]               0.474737         0.477213",  # observed vs expected SE
+        "cumulative       -1739.57  3495.15  3538.57",
+    ],
+}
+
+
+def run_vignette(path: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    pythonpath = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, str(path), *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": pythonpath, "MPLBACKEND": "Agg"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_there_are_vignettes():
+    assert VIGNETTES, "no vignettes/*.py found"
+
+
+@pytest.mark.parametrize("path", VIGNETTES, ids=lambda p: p.name)
+def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
+    assert path.name in KEY_OUTPUT, f"add the key output of {path.name} to KEY_OUTPUT"
+    proc = run_vignette(path, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for expected in KEY_OUTPUT[path.name]:
+        assert expected in proc.stdout
+    assert "ordstats" not in proc.stderr  # no ordstats warnings
+    assert list(tmp_path.iterdir()) == []  # writes nothing by default
+
+
+@pytest.mark.parametrize("name", ["wine.py", "inference.py"])
+def test_plot_is_written_only_on_request(name, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "plot.png"
+    proc = run_vignette(REPO / "vignettes" / name, tmp_path, "--plot", str(target))
+    assert proc.returncode == 0, proc.stderr
+    assert target.stat().st_size > 1000
+    assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
