@@ -371,11 +371,12 @@ class OrdinalModel:
             Print one line per iteration.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
-        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster"}
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster", "expected"}
             Covariance of the estimates behind ``bse``, tests and the summary:
-            the inverse observed information, or a sandwich estimator (see
-            :mod:`ordstats.covariance`).  The observed-information covariance
-            stays available as ``nonrobust_covariance``.
+            the inverse observed information, a sandwich estimator (see
+            :mod:`ordstats.covariance`) or the inverse expected information
+            (``"expected"``, VGAM's standard errors).  The observed-information
+            covariance stays available as ``nonrobust_covariance``.
         cov_kwds : dict, optional
             For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
             data's index or one label per row used) and ``"use_correction"``.

@@ -274,7 +274,10 @@ class OrdinalResults(InferenceMixin):
         """Inverse *expected* (Fisher) information at the estimates.
 
         VGAM fits by Fisher scoring and reports this covariance, so VGAM's
-        standard errors are ``np.sqrt(np.diag(res.expected_covariance.matrix))``.
+        standard errors are ``np.sqrt(np.diag(res.expected_covariance.matrix))``
+        (and ``cond`` is the condition number of the expected information, the
+        ``cond_H`` of the VGAM references).  ``fit(cov_type="expected")`` puts it
+        behind ``bse``, the tests and the summary.
         It equals the default (observed-information) covariance for the
         adjacent-category logit model only; see
         :meth:`ordstats.families.Family.expected_information`.

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordstats._typing import FloatArray
 from ordstats.errors import SpecificationError
 from ordstats.families.adjacent import AdjacentCategory
 from ordstats.families.base import Family, StepEvaluation, StepFamily, StepProblem, step_names
 from ordstats.families.cumulative import Cumulative
 from ordstats.families.sequential import ContinuationRatio, StoppingRatio
+from ordstats.likelihood import CLMProblem, Evaluation, evaluate
 from ordstats.links import Link, get_link
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "StepFamily",
     "StepProblem",
     "StoppingRatio",
+    "evaluate_problem",
     "family_names",
     "get_family",
     "step_names",
@@ -44,6 +47,19 @@ __all__ = [
 _FAMILIES: dict[str, type[Family]] = {
     cls.name: cls for cls in (Cumulative, StoppingRatio, ContinuationRatio, AdjacentCategory)
 }
+
+
+def evaluate_problem(
+    problem: CLMProblem | StepProblem, params: FloatArray
+) -> Evaluation | StepEvaluation:
+    """Evaluate a prepared problem of any family at ``params``.
+
+    A :class:`StepProblem` knows its family; a
+    :class:`~ordstats.likelihood.CLMProblem` is the cumulative model.
+    """
+    if isinstance(problem, StepProblem):
+        return problem.family.evaluate(problem, params)
+    return evaluate(problem, params)
 
 
 def family_names() -> tuple[str, ...]:

@@ -34,7 +34,7 @@ The parameter vector is ordered as in the cumulative model:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import pairwise
@@ -167,6 +167,32 @@ class Family(ABC):
             :attr:`link`.
         """
 
+    def probability_gradients(
+        self, params: FloatArray, rows: CLMData
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""Category probabilities of new rows and their gradients in the parameters.
+
+        ``dP_k/d theta = P_k \, d log P_k / d theta``: the score of each row had
+        it been in level ``k``, times ``P_k`` (for delta-method standard errors).
+
+        Parameters
+        ----------
+        params : ndarray, shape (k,)
+        rows : CLMData
+            The new rows' designs (``y`` and ``weights`` are not used).
+
+        Returns
+        -------
+        prob : ndarray, shape (m, K)
+        gradient : ndarray, shape (m, K, k)
+        """
+        prob = np.empty((rows.n_obs, rows.n_levels))
+        gradient = np.empty((rows.n_obs, rows.n_levels, params.size))
+        for level, evaluation in enumerate(self._every_level(rows, params)):
+            prob[:, level] = evaluation.fitted
+            gradient[:, level] = evaluation.fitted[:, None] * evaluation.observation_scores()
+        return prob, gradient
+
     def cumulative_probabilities(
         self,
         cutpoints: FloatArray,
@@ -206,12 +232,16 @@ class Family(ABC):
         """
         data = problem.data
         info = np.zeros((problem.layout.n_params, problem.layout.n_params))
-        for level in range(data.n_levels):
-            as_level = replace(data, y=np.full(data.n_obs, level, dtype=np.intp))
-            evaluation = self.evaluate(self.prepare(as_level), params)
+        for evaluation in self._every_level(data, params):
             scores = evaluation.observation_scores()
             info += weighted_gram(scores, data.weights * evaluation.fitted)
         return info
+
+    def _every_level(self, data: CLMData, params: FloatArray) -> Iterator[Any]:
+        """Evaluate the likelihood of every row as if it were in level 0, 1, ..., K - 1."""
+        for level in range(data.n_levels):
+            as_level = replace(data, y=np.full(data.n_obs, level, dtype=np.intp))
+            yield self.evaluate(self.prepare(as_level), params)
 
 
 @dataclass(frozen=True, eq=False)
