@@ -50,6 +50,7 @@ KEY_OUTPUT = {
         "Stopping-Ratio Model Results",
         "A positive coefficient moves the response to LOWER levels.",
         "logLik cumulative cloglog -86.634079, sratio cloglog -86.634079",
+        "non-parallel contact vs shared slope: LR = 1.383 on 3 df, p = 0.709",
         "temp[T.warm]               0.474737         0.477213",  # observed vs expected SE
         "cumulative       -1739.57  3495.15  3538.57",
     ],
