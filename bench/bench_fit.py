@@ -241,6 +241,13 @@ def bench_ordstats(ds: Dataset, repeats: int) -> Measurement:
     )
 
 
+def statsmodels_label(method: str, maxiter: int | None) -> str:
+    """Table label of an OrderedModel configuration."""
+    if maxiter is None:
+        return f"statsmodels {method} (default fit)"
+    return f"statsmodels {method} (maxiter={maxiter})"
+
+
 def bench_statsmodels(ds: Dataset, method: str, repeats: int, maxiter: int | None) -> Measurement:
     """Time statsmodels' OrderedModel: construction, ``fit(method=...)`` and ``bse``.
 
@@ -264,9 +271,8 @@ def bench_statsmodels(ds: Dataset, method: str, repeats: int, maxiter: int | Non
         times, res = time_repeats(run, repeats)
     retvals = res.mle_retvals
     niter = retvals.get("iterations")
-    label = f"statsmodels {method}" + ("" if maxiter is None else f" (maxiter={maxiter})")
     return Measurement(
-        method=label if method != "nm" else "statsmodels nm (default fit)",
+        method=statsmodels_label(method, maxiter),
         times=times,
         llf=float(res.llf),
         beta=np.asarray(res.params)[: ds.p],
@@ -730,7 +736,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"  statsmodels {method} ...", file=sys.stderr, flush=True)
                     results.append(bench_statsmodels(ds, method, args.repeats, maxiter))
                 else:
-                    results.append(Measurement(method=f"statsmodels {method}", note=sm_why))
+                    label = statsmodels_label(method, maxiter)
+                    results.append(Measurement(method=label, note=sm_why))
             if r_reason:
                 results.append(Measurement(method="R ordinal::clm", note=f"skipped: {r_reason}"))
             else:
