@@ -570,9 +570,9 @@ TABLE_HEADER = [
     "range s",
     "time / ordstats",
     "loglik",
-    "|dllf|",
+    "abs dllf",
     "same llf",
-    "max|dbeta|",
+    "max abs dbeta",
     "iters",
     "note",
 ]
