@@ -209,6 +209,39 @@ class InferenceMixin:
 
     # -- goodness of fit ------------------------------------------------------
 
+    def nominal_test(self) -> pd.DataFrame:
+        """LR test of proportional odds for each location term (R's ``nominal_test``).
+
+        Each term in turn becomes a nominal effect (one effect per cut-point)
+        and the refit is compared with this model.  A small ``Pr(>Chi)`` says the
+        term's effect differs between cut-points: keep it as ``nominal="~ term"``.
+        See :mod:`ordstats.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``<none>`` and one per term; ``Df``, ``logLik``, ``AIC``, ``LRT``,
+            ``Pr(>Chi)``.
+        """
+        from ordstats.term_tests import nominal_test
+
+        return nominal_test(self)  # type: ignore[arg-type]
+
+    def scale_test(self) -> pd.DataFrame:
+        """LR test of adding each location term as a scale effect (R's ``scale_test``).
+
+        A small ``Pr(>Chi)`` says the spread of the latent variable changes with
+        the term: add it as ``scale="~ term"``.  See :mod:`ordstats.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            As :meth:`nominal_test`.
+        """
+        from ordstats.term_tests import scale_test
+
+        return scale_test(self)  # type: ignore[arg-type]
+
     def brant_test(self) -> pd.DataFrame:
         """Brant's Wald test of proportional odds, per column, term and overall.
 

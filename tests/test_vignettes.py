@@ -36,6 +36,8 @@ KEY_OUTPUT = {
         "covariance used: cluster",
         "temp[T.warm] - contact[T.yes] = 0     0.9753",
         "All                8.5345   6     0.2015",
+        "Cont    1.0 -1738.3524  3494.7047  2.4446    0.1179",
+        "Cont    1.0 -1736.7467  3491.4934  5.6559    0.0174",
         "logit   probit -1.716   0.08625",
         "4   loglog     log-gamma       -1      0.1615    3.993   1     0.04569     False",
         "Lowest AIC: probit",
