@@ -92,7 +92,7 @@ def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> Ordina
         )
     relaxed = OrdinalModel.__new__(OrdinalModel)
     relaxed._setup(
-        replace(design, **changes), link=model.link, threshold=model.threshold,
+        replace(design, **changes), family=model.family_spec, threshold=model.threshold,
         context=model.formula_context,
     )
     return relaxed
@@ -129,6 +129,10 @@ def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
 def nominal_test(res: OrdinalResults) -> pd.DataFrame:
     """LR test of the proportional-odds assumption for each location term.
 
+    For the sratio, cratio and acat families the same test asks whether a
+    term's slope differs between the steps (VGAM's ``parallel = FALSE ~ term``
+    against ``parallel = TRUE``).
+
     Parameters
     ----------
     res : OrdinalResults
@@ -144,6 +148,8 @@ def nominal_test(res: OrdinalResults) -> pd.DataFrame:
 
 def scale_test(res: OrdinalResults) -> pd.DataFrame:
     """LR test of adding each location term as a log-scale effect.
+
+    Scale effects exist for the cumulative family only.
 
     Parameters
     ----------

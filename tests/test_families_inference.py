@@ -11,7 +11,7 @@ from scipy import stats
 
 import ordstats
 from ordstats.cli import main
-from ordstats.errors import SpecificationError
+from ordstats.errors import ConvergenceWarning, SpecificationError
 from ordstats.goodness import probability_residuals, residuals_from_probabilities
 from tests import _reference as ref
 from tests import _vglm
@@ -47,6 +47,25 @@ def test_lr_test_of_parallel_against_nonparallel_slopes(family):
     assert "family=" + family in test.restricted
     table = ordstats.anova(restricted, full)
     assert table["LR.stat"].iloc[1] == pytest.approx(test.statistic, rel=1e-10)
+
+
+def test_nominal_test_relaxes_the_shared_slopes(sratio):
+    """R's nominal_test idea for the step families: each term made step-specific.
+
+    A step-specific temp effect is separated (rating 1 only cold, 5 only warm),
+    which the test reports."""
+    with pytest.warns(ConvergenceWarning, match="relaxing 'temp'"):
+        table = sratio.nominal_test()
+    vglm = {name: ref.load(f"vglm_{name}")["loglik"] for name in
+            ("wine_sratio", "extra_wine_sratio_nonparallel")}
+    assert table.loc["contact", "logLik"] == pytest.approx(
+        vglm["extra_wine_sratio_nonparallel"], rel=RTOL)
+    assert table.loc["contact", "LRT"] == pytest.approx(
+        2 * (vglm["extra_wine_sratio_nonparallel"] - vglm["wine_sratio"]), rel=RTOL)
+    assert table.loc["contact", "Df"] == 3
+    with pytest.raises(SpecificationError, match="scale effects are defined for the "
+                                                 "cumulative family only"):
+        sratio.scale_test()
 
 
 def test_lr_test_refuses_models_of_different_families(sratio):
