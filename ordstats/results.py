@@ -508,7 +508,9 @@ class OrdinalResults(InferenceMixin):
             ``"expected"``: ``sum_j score_j P(Y = j)``, the scores being the level
             values when they are numbers or numeric labels (``"1"``, ..., ``"5"``),
             otherwise ``1, ..., K``;
-            ``"linear"``: the linear predictor ``x'beta + offset``.
+            ``"linear"``: the linear predictor ``x'beta + offset`` (for the
+            sratio, cratio and acat families the part shared by every step:
+            ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.
 
