@@ -23,8 +23,9 @@ import numpy as np
 from ordstats._typing import FloatArray
 from ordstats.errors import SpecificationError
 from ordstats.families.adjacent import AdjacentCategory
-from ordstats.families.base import Family, StepEvaluation, StepFamily, StepProblem, step_names
+from ordstats.families.base import Family, StepFamily, StepProblem, step_names
 from ordstats.families.cumulative import Cumulative
+from ordstats.families.evaluation import StepEvaluation
 from ordstats.families.sequential import ContinuationRatio, StoppingRatio
 from ordstats.likelihood import CLMProblem, Evaluation, evaluate
 from ordstats.links import Link, get_link
