@@ -304,7 +304,7 @@ class InferenceMixin:
     # -- prediction standard errors -------------------------------------------
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
-        from ordstats.design import terms_for_newdata
+        from ordstats.design import newdata_matrices
         from ordstats.prediction_se import NewRows
 
         model, data = self.model, self.model.data
@@ -318,12 +318,7 @@ class InferenceMixin:
                 data.scale if lay.n_zeta else empty,
             )
             return rows, model.design.row_index
-        design, context = model.design, model.formula_context
-        X = terms_for_newdata(design.location, newdata, context)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-        empty = np.empty((len(X), 0))
-        W = terms_for_newdata(design.nominal, newdata, context) if lay.n_nominal_cols else empty
-        Z = terms_for_newdata(design.scale, newdata, context) if lay.n_zeta else empty
+        X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
         offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z), index
 

@@ -39,6 +39,7 @@ __all__ = [
     "aliased_columns",
     "check_choice",
     "gram_with_intercept",
+    "newdata_matrices",
     "design_from_arrays",
     "design_from_formula",
     "term_columns",
@@ -703,16 +704,52 @@ def terms_for_newdata(terms: TermsDesign, newdata: Any, context: Any = None) -> 
         raise PredictionError(
             f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
         )
+    incomplete = frame[[v for v in needed if v in frame.columns]].isna().any(axis=1).to_numpy()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            matrix = terms.spec.get_model_matrix(frame, na_action="ignore", context=context)
+            matrix = terms.spec.get_model_matrix(
+                frame[~incomplete], na_action="ignore", context=context
+            )
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
     error = _unseen_levels_error(caught)
     if error is not None:
         raise error
-    return np.asarray(matrix[terms.names], dtype=float) if terms.names else np.empty((len(frame), 0))
+    out = np.full((len(frame), len(terms.names)), np.nan)
+    if terms.names:
+        out[~incomplete] = np.asarray(matrix[terms.names], dtype=float)
+    return out
+
+
+def newdata_matrices(
+    design: Design, newdata: Any, context: Any = None
+) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
+    """Location, nominal and scale designs of new data (NaN rows where values are missing).
+
+    Warns once, naming the rows, when some rows have missing values.
+
+    Returns
+    -------
+    X, W, Z : ndarray
+        ``W`` and ``Z`` have no columns when the model has no such effects.
+    index : pandas.Index
+    """
+    X = terms_for_newdata(design.location, newdata, context)
+    empty = np.empty((len(X), 0))
+    W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
+    Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
+    index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
+    if missing.size:
+        shown = ", ".join(map(str, list(index[missing[:5]]))) + (", ..." if missing.size > 5 else "")
+        warnings.warn(
+            f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            "values; their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=4,
+        )
+    return X, W, Z, index
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -19,7 +19,7 @@ from scipy import linalg, stats
 
 from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
-from ordstats.design import terms_for_newdata
+from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.likelihood import Evaluation
 from ordstats.links import Link
@@ -461,12 +461,8 @@ class OrdinalResults(InferenceMixin):
             eta = X @ params[lay.beta] + model.data.offset
             index = design.row_index
         else:
-            context = model.formula_context
-            X = terms_for_newdata(design.location, newdata, context)
-            W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else None
-            Z = terms_for_newdata(design.scale, newdata, context) if design.scale else None
+            X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
             eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
-            index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
         theta = threshold_matrix(
             params[lay.thresholds], model.threshold_jacobian, W if lay.n_nominal_cols else None
         )
