@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, links, plotting
+from ordstats import datasets, families, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -30,6 +30,7 @@ __all__ = [
     "anova",
     "compare_links",
     "datasets",
+    "families",
     "links",
     "lr_test",
     "plotting",

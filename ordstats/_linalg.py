@@ -9,8 +9,14 @@ from ordstats._typing import FloatArray
 
 __all__ = ["weighted_gram"]
 
-#: Rows per block: bounds temporaries to ``chunk x p`` instead of ``n x p``.
-_CHUNK = 16384
+#: Elements per row block (32 MB of doubles): bounds temporaries to a block
+#: instead of ``n x p``, while keeping each BLAS call large enough that a
+#: multi-threaded BLAS does not lose to its own start-up cost on busy cores.
+_BLOCK_ELEMENTS = 4_000_000
+
+
+def _chunk_rows(n_columns: int) -> int:
+    return max(16384, _BLOCK_ELEMENTS // max(n_columns, 1))
 
 
 def _symmetric_from_upper(upper: FloatArray) -> FloatArray:
@@ -35,17 +41,18 @@ def weighted_gram(A: FloatArray, c: FloatArray | None = None, B: FloatArray | No
     ndarray, shape (p, q)
     """
     n = A.shape[0]
+    chunk = _chunk_rows(A.shape[1])
     if B is None and (c is None or np.all(c >= 0)) and A.shape[1] > 0:
         out = np.zeros((A.shape[1], A.shape[1]), order="F")
-        for start in range(0, n, _CHUNK):
-            block = A[start : start + _CHUNK]
+        for start in range(0, n, chunk):
+            block = A[start : start + chunk]
             if c is not None:
-                block = block * np.sqrt(c[start : start + _CHUNK, None])
+                block = block * np.sqrt(c[start : start + chunk, None])
             out = dsyrk(1.0, block.T, c=out, beta=1.0, trans=0, lower=0, overwrite_c=1)
         return _symmetric_from_upper(out)
     B = A if B is None else B
     out = np.zeros((A.shape[1], B.shape[1]))
-    for start in range(0, n, _CHUNK):
-        rows = slice(start, start + _CHUNK)
+    for start in range(0, n, chunk):
+        rows = slice(start, start + chunk)
         out += A[rows].T @ (B[rows] if c is None else B[rows] * c[rows, None])
     return out

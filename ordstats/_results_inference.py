@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ordstats.errors import ConvergenceWarning, OrdstatsError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 
 if TYPE_CHECKING:
     from statsmodels.stats.contrast import ContrastResults
@@ -49,8 +50,10 @@ class InferenceMixin:
 
         Parameters
         ----------
-        cov_type : {"robust", "HC0", "HC1", "cluster", "nonrobust"}
-            See :mod:`ordstats.covariance`.
+        cov_type : {"robust", "HC0", "HC1", "cluster", "nonrobust", "expected"}
+            See :mod:`ordstats.covariance`; ``"expected"`` is the inverse
+            expected (Fisher) information, VGAM's covariance (see
+            ``expected_covariance``).
         cov_kwds : mapping, optional
             ``{"groups": labels, "use_correction": True}`` for ``"cluster"``.
 
@@ -65,6 +68,14 @@ class InferenceMixin:
         ev = self._evaluation  # type: ignore[attr-defined]
         if kind == "nonrobust":
             covariance = self.nonrobust_covariance
+        elif kind == "expected":
+            if cov_kwds:
+                raise SpecificationError("cov_type='expected' takes no cov_kwds")
+            # cond(H) stays the observed Hessian's, as for the sandwich covariances
+            covariance = replace(
+                self.expected_covariance,  # type: ignore[attr-defined]
+                cond=self.nonrobust_covariance.cond,
+            )
         else:
             covariance = sandwich_covariance(
                 self.nonrobust_covariance,
@@ -198,6 +209,39 @@ class InferenceMixin:
 
     # -- goodness of fit ------------------------------------------------------
 
+    def nominal_test(self) -> pd.DataFrame:
+        """LR test of proportional odds for each location term (R's ``nominal_test``).
+
+        Each term in turn becomes a nominal effect (one effect per cut-point)
+        and the refit is compared with this model.  A small ``Pr(>Chi)`` says the
+        term's effect differs between cut-points: keep it as ``nominal="~ term"``.
+        See :mod:`ordstats.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``<none>`` and one per term; ``Df``, ``logLik``, ``AIC``, ``LRT``,
+            ``Pr(>Chi)``.
+        """
+        from ordstats.term_tests import nominal_test
+
+        return nominal_test(self)  # type: ignore[arg-type]
+
+    def scale_test(self) -> pd.DataFrame:
+        """LR test of adding each location term as a scale effect (R's ``scale_test``).
+
+        A small ``Pr(>Chi)`` says the spread of the latent variable changes with
+        the term: add it as ``scale="~ term"``.  See :mod:`ordstats.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            As :meth:`nominal_test`.
+        """
+        from ordstats.term_tests import scale_test
+
+        return scale_test(self)  # type: ignore[arg-type]
+
     def brant_test(self) -> pd.DataFrame:
         """Brant's Wald test of proportional odds, per column, term and overall.
 
@@ -225,7 +269,7 @@ class InferenceMixin:
 
         data = self.model.data
         eta = data.X @ self.params.to_numpy()[self.model.problem.layout.beta] + data.offset
-        return pseudo_rsquared(
+        values = pseudo_rsquared(
             self.llf,
             self.llnull,
             self.nobs,
@@ -234,6 +278,10 @@ class InferenceMixin:
             self.model.link,
             self.model.problem.layout.n_zeta > 0,
         )
+        if self.model.family != "cumulative":
+            # McKelvey-Zavoina needs the latent variable of a cumulative model
+            values["mckelvey_zavoina"] = np.nan
+        return values
 
     @property
     def prsquared(self) -> float:
@@ -243,16 +291,20 @@ class InferenceMixin:
     @cached_property
     def resid_prob(self) -> pd.Series:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012)."""
-        from ordstats.goodness import probability_residuals
+        from ordstats.goodness import probability_residuals, residuals_from_probabilities
 
         evaluation = self._evaluation  # type: ignore[attr-defined]
-        values = probability_residuals(evaluation, self.model.link)
+        if self.model.family == "cumulative":
+            values = probability_residuals(evaluation, evaluation.link)  # lambda-hat
+        else:
+            prob = self.predict().to_numpy()  # type: ignore[attr-defined]
+            values = residuals_from_probabilities(prob, self.model.data.y)
         return pd.Series(values, index=self.model.design.row_index, name="resid_prob")
 
     # -- prediction standard errors -------------------------------------------
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
-        from ordstats.design import terms_for_newdata
+        from ordstats.design import newdata_matrices
         from ordstats.prediction_se import NewRows
 
         model, data = self.model, self.model.data
@@ -266,14 +318,17 @@ class InferenceMixin:
                 data.scale if lay.n_zeta else empty,
             )
             return rows, model.design.row_index
-        design, context = model.design, model.formula_context
-        X = terms_for_newdata(design.location, newdata, context)
-        index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-        empty = np.empty((len(X), 0))
-        W = terms_for_newdata(design.nominal, newdata, context) if lay.n_nominal_cols else empty
-        Z = terms_for_newdata(design.scale, newdata, context) if lay.n_zeta else empty
+        X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
         offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z), index
+
+    def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities and gradients of new rows under a sequential/adjacent family."""
+        data = self.model.data
+        n = rows.X.shape[0]
+        new = replace(data, y=np.zeros(n, dtype=np.intp), X=rows.X, weights=np.ones(n),
+                      offset=rows.offset, nominal=rows.nominal)
+        return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
 
     def get_prediction(
         self, newdata: Any = None, which: str = "prob", *, offset: Any = None
@@ -305,13 +360,22 @@ class InferenceMixin:
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         rows, index = self._new_rows(newdata, offset)
         model = self.model
-        link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
-        args = (link, self.params.to_numpy(), model.problem.layout, model.threshold_jacobian, rows)
-        categories, gradient = probability_gradients(*args)
         cumulative = which == "cumprob"
-        prob, gradient = (
-            probability_gradients(*args, cumulative=True) if cumulative else (categories, gradient)
-        )
+        if model.family == "cumulative":
+            link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
+            args = (link, self.params.to_numpy(), model.problem.layout,
+                    model.threshold_jacobian, rows)
+            categories, gradient = probability_gradients(*args)
+            prob, gradient = (
+                probability_gradients(*args, cumulative=True) if cumulative
+                else (categories, gradient)
+            )
+        else:
+            categories, gradient = self._family_probability_gradients(rows)
+            prob = categories
+            if cumulative:  # P(Y <= j) and its gradient are sums over the levels up to j
+                prob = np.cumsum(categories, axis=1)[:, :-1]
+                gradient = np.cumsum(gradient, axis=1)[:, :-1]
         complement = complementary_probabilities(categories, cumulative)
         columns = model.levels[:-1] if cumulative else model.levels
         return PredictionResults(

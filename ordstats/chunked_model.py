@@ -11,6 +11,7 @@ iterations as the in-memory model, each evaluation being one pass of
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -37,12 +38,14 @@ from ordstats.design import categorical_variables, check_choice, formula_variabl
 from ordstats.errors import (
     DataError,
     FormulaError,
+    MissingDataWarning,
     NotFittedError,
     OrdstatsError,
     SpecificationError,
 )
+from ordstats.families import Family, get_family
 from ordstats.likelihood import CLMData, prepare
-from ordstats.links import Link, get_link
+from ordstats.links import Link
 from ordstats.model import OrdinalModel, _jacobian
 from ordstats.solver import NewtonOptions, NewtonResult, newton
 from ordstats.sources import open_source
@@ -118,6 +121,7 @@ class ChunkedOrdinalModel(OrdinalModel):
         context: Any = None,
         nominal: str | None = None,
         scale: str | None = None,
+        family: Family | None = None,
     ) -> ChunkedOrdinalModel:
         """Build the model from a formula and chunked data (two passes over the data).
 
@@ -125,10 +129,12 @@ class ChunkedOrdinalModel(OrdinalModel):
         ``offset`` must be column names.  Nominal and scale effects and flexible
         links are not available for chunked data yet.
         """
-        link_obj = get_link(link)
+        family = family or get_family("cumulative", link=link)
+        link_obj = family.link
         unsupported = [
             what
             for what, used in (
+                (f"the {family.name!r} family", family.name != "cumulative"),
                 ("nominal effects", nominal is not None),
                 ("scale effects", scale is not None),
                 (f"the flexible link {link_obj.name!r}", hasattr(link_obj, "nested_link")),
@@ -138,7 +144,8 @@ class ChunkedOrdinalModel(OrdinalModel):
         if unsupported:
             raise SpecificationError(
                 f"{' and '.join(unsupported)} are not available for data read in chunks yet; "
-                "fit a location-only model with a standard link, or load the data into memory"
+                "fit a cumulative location-only model with a standard link, or load the data "
+                "into memory"
             )
         check_choice("missing", missing, ("drop", "raise"))
         check_choice("collinear", collinear, ("drop", "raise"))
@@ -178,6 +185,7 @@ class ChunkedOrdinalModel(OrdinalModel):
         if spec.n_levels != len(summary.counts):
             spec = replace(spec, jacobian=_jacobian(threshold, spec.n_levels - 1))
             summary = replace(summary, counts=summary.counts[summary.counts > 0])
+        model.family_spec = family
         model._setup_chunked(spec, encoded, fitted_formula, summary, threshold, ctx)
         return model
 
@@ -192,6 +200,8 @@ class ChunkedOrdinalModel(OrdinalModel):
     ) -> None:
         self.chunk_spec = spec
         self.summary = summary
+        self.family = self.family_spec.name
+        self.reverse = self.family_spec.reverse
         self.design = skeleton_design(encoded, spec, formula, summary)
         self.link = spec.link
         self.threshold = threshold
@@ -296,7 +306,7 @@ class ChunkedOrdinalModel(OrdinalModel):
         if self.threshold == "flexible" and not self.has_offset:
             return super().null_loglike()
         null = ChunkedOrdinalModel.__new__(ChunkedOrdinalModel)
-        null.source, null.n_passes = self.source, 0
+        null.source, null.n_passes, null.family_spec = self.source, 0, self.family_spec
         terms = replace(self.chunk_spec.terms, names=[])
         null._setup_chunked(
             replace(self.chunk_spec, terms=terms),
@@ -389,5 +399,17 @@ def predict_source(results: Any, source: Any, which: str, offset: Any = None) ->
     src = open_source(source, getattr(source, "chunksize", None))
     if hasattr(src, "map_partitions"):
         return src.map_partitions(lambda part: results.predict(part, which=which))
-    parts = [results.predict(chunk, which=which) for _, chunk in src.chunks()]
-    return pd.concat(parts, ignore_index=not hasattr(src, "frame"))
+    with warnings.catch_warnings():
+        # one warning for all chunks instead of one per chunk
+        warnings.simplefilter("ignore", MissingDataWarning)
+        parts = [results.predict(chunk, which=which) for _, chunk in src.chunks()]
+    out = pd.concat(parts, ignore_index=not hasattr(src, "frame"))
+    missing = int(pd.DataFrame(out).isna().any(axis=1).sum())
+    if missing:
+        warnings.warn(
+            f"{missing} row(s) of the data have missing or non-finite predictor values; "
+            "their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=3,
+        )
+    return out

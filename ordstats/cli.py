@@ -1,8 +1,9 @@
 """The ``ordstats`` command-line tool.
 
-``ordstats fit FORMULA --data SOURCE`` fits a cumulative link model and prints
-its summary; ``ordstats datasets`` lists the bundled data sets.  ``SOURCE`` is
-the name of a bundled data set or a path to a CSV or Parquet file.
+``ordstats fit FORMULA --data SOURCE`` fits a cumulative link model (or, with
+``--family``, a sequential or adjacent-category model) and prints its summary;
+``ordstats datasets`` lists the bundled data sets.  ``SOURCE`` is the name of a
+bundled data set or a path to a CSV or Parquet file.
 
 Errors that ordstats raises on bad input are printed as
 ``ordstats: error: <message>`` with exit status 2, and ordstats warnings as
@@ -37,6 +38,7 @@ import pandas as pd
 from ordstats import datasets
 from ordstats.design import _split_formula
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.families import family_names
 from ordstats.links import link_names
 from ordstats.model import OrdinalModel
 from ordstats.reporting import summary_frame
@@ -83,8 +85,10 @@ def _alpha(text: str) -> float:
 def _add_fit_parser(commands: Any) -> None:
     fit = commands.add_parser(
         "fit",
-        help="fit a cumulative link model and print its summary",
-        description="Fit a cumulative link model (as R's ordinal::clm) and print its summary.",
+        help="fit an ordinal regression model and print its summary",
+        description="Fit a cumulative link model (as R's ordinal::clm) or, with --family, a "
+        "sequential or adjacent-category model (as VGAM's sratio, cratio, acat) and print "
+        "its summary.",
     )
     fit.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
     fit.add_argument(
@@ -99,6 +103,18 @@ def _add_fit_parser(commands: Any) -> None:
         metavar="LINK",
         help=f"link: {', '.join(link_names(flexible=True))} (default: logit; R's spellings "
         "such as Aranda-Ordaz are accepted)",
+    )
+    fit.add_argument(
+        "--family",
+        default="cumulative",
+        choices=family_names(),
+        help="cumulative (default, clm's signs); sratio/cratio (sequential: stopping or "
+        "continuation ratio) or acat (adjacent categories), with VGAM's signs",
+    )
+    fit.add_argument(
+        "--reverse",
+        action="store_true",
+        help="VGAM's reverse=TRUE for sratio, cratio and acat (steps from the top level down)",
     )
     fit.add_argument(
         "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
@@ -117,9 +133,10 @@ def _add_fit_parser(commands: Any) -> None:
     fit.add_argument(
         "--cov-type",
         default=None,
-        choices=("nonrobust", "robust", "HC1", "cluster"),
+        choices=("nonrobust", "robust", "HC1", "cluster", "expected"),
         help="covariance behind SEs and tests: inverse observed information (default), "
-        "sandwich (robust, HC1) or cluster-robust (with --cluster)",
+        "sandwich (robust, HC1), cluster-robust (with --cluster) or inverse expected "
+        "information (expected, VGAM's SEs)",
     )
     fit.add_argument(
         "--cluster", metavar="COL", help="column of cluster labels (implies --cov-type cluster)"
@@ -302,6 +319,8 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
     model = OrdinalModel.from_formula(
         args.formula,
         data,
+        family=args.family,
+        reverse=args.reverse,
         link=args.link,
         nominal=args.nominal,
         scale=args.scale,
@@ -348,7 +367,8 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
     Returns
     -------
     dict
-        ``formula``, ``response``, ``levels``, ``link``, ``threshold``, ``nobs``,
+        ``formula``, ``response``, ``levels``, ``family``, ``reverse``, ``link``,
+        ``threshold``, ``nobs``,
         ``n_rows``, ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``,
         ``max_grad``, ``cond_H``, ``cov_type``, ``alpha`` and ``params``: for each parameter
         name, ``estimate``, ``se``, ``z``, ``p``, ``lower``, ``upper``.
@@ -364,6 +384,8 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         "formula": formula,
         "response": model.endog_name,
         "levels": model.levels,
+        "family": model.family,
+        "reverse": model.reverse,
         "link": model.link.name,
         "threshold": model.threshold,
         "nobs": _json_number(res.nobs),

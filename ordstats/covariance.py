@@ -50,6 +50,7 @@ COV_TYPES = {
     "hc0": "robust",
     "hc1": "HC1",
     "cluster": "cluster",
+    "expected": "expected",
 }
 
 
@@ -59,13 +60,13 @@ def canonical_cov_type(cov_type: str) -> str:
     Parameters
     ----------
     cov_type : str
-        ``"nonrobust"``, ``"robust"`` (or ``"HC0"``), ``"HC1"`` or ``"cluster"``
-        (case-insensitive).
+        ``"nonrobust"``, ``"robust"`` (or ``"HC0"``), ``"HC1"``, ``"cluster"`` or
+        ``"expected"`` (case-insensitive).
 
     Returns
     -------
     str
-        ``"nonrobust"``, ``"robust"``, ``"HC1"`` or ``"cluster"``.
+        ``"nonrobust"``, ``"robust"``, ``"HC1"``, ``"cluster"`` or ``"expected"``.
 
     Raises
     ------
@@ -81,8 +82,9 @@ def canonical_cov_type(cov_type: str) -> str:
     if key not in COV_TYPES:
         raise SpecificationError(
             f"unknown cov_type {cov_type!r}; choose 'nonrobust' (inverse observed "
-            "information), 'robust' (sandwich, alias 'HC0'), 'HC1' or 'cluster' "
-            "(with cov_kwds={'groups': ...})"
+            "information), 'robust' (sandwich, alias 'HC0'), 'HC1', 'cluster' "
+            "(with cov_kwds={'groups': ...}) or 'expected' (inverse expected information, "
+            "as VGAM reports)"
         )
     return COV_TYPES[key]
 

@@ -39,6 +39,7 @@ __all__ = [
     "aliased_columns",
     "check_choice",
     "gram_with_intercept",
+    "newdata_matrices",
     "design_from_arrays",
     "design_from_formula",
     "term_columns",
@@ -913,6 +914,36 @@ def terms_for_newdata(
         raise error
     out[complete] = np.asarray(matrix[terms.names], dtype=float)
     return out
+
+
+def newdata_matrices(
+    design: Design, newdata: Any, context: Any = None
+) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
+    """Location, nominal and scale designs of new data (NaN rows where values are missing).
+
+    Warns once, naming the rows, when some rows have missing values.
+
+    Returns
+    -------
+    X, W, Z : ndarray
+        ``W`` and ``Z`` have no columns when the model has no such effects.
+    index : pandas.Index
+    """
+    X = terms_for_newdata(design.location, newdata, context)
+    empty = np.empty((len(X), 0))
+    W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
+    Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
+    index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
+    if missing.size:
+        shown = ", ".join(map(str, list(index[missing[:5]]))) + (", ..." if missing.size > 5 else "")
+        warnings.warn(
+            f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            "values; their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=4,
+        )
+    return X, W, Z, index
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.design import term_columns
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.likelihood import Evaluation
@@ -55,7 +55,13 @@ from ordstats.links import Link
 if TYPE_CHECKING:
     from ordstats.results import OrdinalResults
 
-__all__ = ["brant_test", "latent_variance", "probability_residuals", "pseudo_rsquared"]
+__all__ = [
+    "brant_test",
+    "latent_variance",
+    "probability_residuals",
+    "pseudo_rsquared",
+    "residuals_from_probabilities",
+]
 
 #: Variance of the latent error distribution ``F`` of each link.
 _LATENT_VARIANCE = {
@@ -86,6 +92,28 @@ def probability_residuals(evaluation: Evaluation, link: Link) -> FloatArray:
     ndarray, shape (n,)
     """
     return link.cdf(evaluation.lower) - link.sf(evaluation.upper)
+
+
+def residuals_from_probabilities(prob: FloatArray, y: IntArray) -> FloatArray:
+    """Li-Shepherd residuals ``P(Y < y_i) - P(Y > y_i)`` from category probabilities.
+
+    For families without a latent cumulative structure (sequential, adjacent).
+
+    Parameters
+    ----------
+    prob : ndarray, shape (n, K)
+        ``P(Y_i = k)``.
+    y : ndarray of int, shape (n,)
+        Observed level codes.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    levels = np.arange(prob.shape[1])[None, :]
+    below = np.where(levels < y[:, None], prob, 0.0).sum(axis=1)
+    above = np.where(levels > y[:, None], prob, 0.0).sum(axis=1)
+    return below - above
 
 
 def pseudo_rsquared(
@@ -233,11 +261,17 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     Raises
     ------
     SpecificationError
-        Fewer than three response levels, no regressors, nominal/scale effects
-        or a flexible link.
+        Fewer than three response levels, no regressors, nominal/scale effects,
+        a flexible link, or a family other than the cumulative model.
     """
     model = res.model
     lay = model.problem.layout
+    if model.family != "cumulative":
+        raise SpecificationError(
+            "Brant's test checks the proportional-odds assumption of the cumulative model; "
+            f"for family={model.family!r} test the shared slopes against non-parallel "
+            "ones instead: lr_test(fit, fit of the same model with nominal='~ term')"
+        )
     if model.data.n_levels < 3:
         raise SpecificationError("Brant's test needs at least three response levels")
     if lay.n_beta == 0:

@@ -39,7 +39,8 @@ def describe_model(res: OrdinalResults) -> str:
     """Describe a fit in one line: formula, and link/threshold if not the default."""
     model = res.model
     text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
-    extras = [f"link={model.link.name}"] if model.link.name != "logit" else []
+    extras = [f"family={model.family_spec.label}"] if model.family != "cumulative" else []
+    extras += [f"link={model.link.name}"] if model.link.name != "logit" else []
     if model.threshold != "flexible":
         extras.append(f"threshold={model.threshold}")
     return text + (f" [{', '.join(extras)}]" if extras else "")

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
 from ordstats.flexlinks import FlexibleLink
-from ordstats.links import Link, log1mexp
+from ordstats.links import Link
 
 __all__ = [
     "CLMData",
@@ -268,9 +268,10 @@ def _scale_rows(
 def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
     """Return ``log(F(upper) - F(lower))`` without cancellation in either tail.
 
-    Where ``lower <= 0`` the difference of ``log F`` values is used, otherwise the
-    difference of ``log(1 - F)`` values (as R's ``get_fitted.c``); both are combined
-    as ``a + log(1 - exp(b - a))``.  Disordered bounds (``upper < lower``) give NaN.
+    Delegates to :meth:`ordstats.links.Link.log_interval`: the difference of
+    ``log F`` values where ``lower <= 0``, of ``log(1 - F)`` values otherwise (as
+    R's ``get_fitted.c``), or an exact identity where the link has one.
+    Disordered bounds (``upper < lower``) give NaN.
 
     Parameters
     ----------
@@ -285,16 +286,7 @@ def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray)
     upper, lower = np.broadcast_arrays(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
     )
-    left = lower <= 0
-    if link.symmetric:
-        # 1 - F(x) = F(-x): both branches are differences of log F
-        big = link.log_cdf(np.where(left, upper, -lower))
-        small = link.log_cdf(np.where(left, lower, -upper))
-    else:
-        big = np.where(left, link.log_cdf(upper), link.log_sf(lower))
-        small = np.where(left, link.log_cdf(lower), link.log_sf(upper))
-    with np.errstate(invalid="ignore"):
-        return big + log1mexp(big - small)
+    return link.log_interval(upper, lower)
 
 
 def interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:

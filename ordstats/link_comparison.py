@@ -221,7 +221,9 @@ def compare_links(
         Names available to formula expressions (default: the caller's).
     **model_kwargs
         Passed to :meth:`OrdinalModel.from_formula` (``weights=``,
-        ``threshold=``, ...), the same for every link.
+        ``threshold=``, ``family=``, ...), the same for every link.  For the
+        sratio and cratio families the nested tests are skipped (a note says
+        so): the flexible links belong to the cumulative model.
 
     Returns
     -------
@@ -256,6 +258,11 @@ def compare_links(
     kwargs = {**model_kwargs, "context": context}
     fit_kwds = dict(fit_kwds or {})
     results = {name: _fit(formula, data, name, kwargs, fit_kwds) for name in names}
+    notes = []
+    if nested_tests and model_kwargs.get("family", "cumulative") != "cumulative":
+        # the flexible links (Aranda-Ordaz, log-gamma) exist for the cumulative model only
+        nested_tests = False
+        notes.append("no nested tests: flexible links exist for the cumulative family only")
     needed = sorted({n.family for name in names for n in LINK_NESTING.get(name, ())})
     families = (
         {family: _fit(formula, data, family, kwargs, fit_kwds) for family in needed}
@@ -271,5 +278,5 @@ def compare_links(
         vuong=_vuong_table(results),
         results=results,
         family_results=families,
-        notes=_unconverged_notes({**results, **families}),
+        notes=notes + _unconverged_notes({**results, **families}),
     )

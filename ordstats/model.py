@@ -1,8 +1,10 @@
-"""The cumulative link model: specification and fitting.
+"""Ordinal regression models: specification and fitting.
 
 :class:`OrdinalModel` holds a checked design (from a formula or from arrays) and
 fits it by Newton-Raphson with analytic derivatives.  Fitting returns a new
-:class:`~ordstats.results.OrdinalResults`; the model itself never changes.
+:class:`~ordstats.results.OrdinalResults`; the model itself never changes.  The
+cumulative link model is the default family; the sequential and
+adjacent-category families live in :mod:`ordstats.families`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ from ordstats.banded import BandedEvaluation, banded_applicable, banded_newton_s
 from ordstats.covariance import canonical_cov_type
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
-from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
+from ordstats.families import Family, get_family
+from ordstats.likelihood import CLMData, Evaluation, evaluate, prepare
 from ordstats.links import Link, get_link
 from ordstats.prediction import crossing_rows, threshold_matrix
 from ordstats.results import FitInfo, OrdinalResults
-from ordstats.separation import detect_separation
 from ordstats.solver import NewtonOptions, NewtonResult, newton
 from ordstats.sources import is_source
 from ordstats.start import initial_params
-from ordstats.thresholds import threshold_jacobian, threshold_parameter_names
+from ordstats.thresholds import threshold_jacobian
 
 __all__ = ["OrdinalModel"]
 
@@ -48,7 +50,10 @@ BANDED_MIN_THRESHOLDS = 50
 
 
 class OrdinalModel:
-    r"""Cumulative link model for an ordinal response, as R's ``ordinal::clm``.
+    r"""Regression model for an ordinal response: cumulative, sequential or adjacent.
+
+    Cumulative as R's ``ordinal::clm``; sequential and adjacent-category as
+    VGAM's ``sratio``, ``cratio`` and ``acat``.  The default cumulative link model is
 
     .. math::
 
@@ -62,6 +67,23 @@ class OrdinalModel:
     ``zeta``, offset ``o`` and the link's distribution ``F`` (for the flexible
     links its shape parameter ``lambda`` is estimated too).
 
+    The other families have ``K - 1`` linear predictors with intercepts
+    ``alpha_j`` (named ``"1:2"``, ``"2:3"``, ... after the levels of the step, VGAM's
+    ``(Intercept):j``) and shared slopes ``b``, ``eta_j = alpha_j + x'b + o``,
+    exactly as VGAM with ``parallel = TRUE``, so the coefficients equal VGAM's.
+    **Their signs differ between families**:
+
+    ============  =======================================  ==========================
+    family        ``reverse=False``                        ``reverse=True``
+    ============  =======================================  ==========================
+    ``sratio``    ``F(eta_j) = P(Y = j | Y >= j)``:        ``P(Y = j+1 | Y <= j+1)``:
+                  positive slope = **lower** levels        positive = higher levels
+    ``cratio``    ``F(eta_j) = P(Y > j | Y >= j)``:        ``P(Y <= j | Y <= j+1)``:
+                  positive slope = **higher** levels       positive = lower levels
+    ``acat``      ``eta_j = log P(Y = j+1) / P(Y = j)``:   ``log P(Y = j) / P(Y = j+1)``:
+                  positive slope = **higher** levels       positive = lower levels
+    ============  =======================================  ==========================
+
     Parameters
     ----------
     endog : array-like, pandas.Series or pandas.Categorical
@@ -72,17 +94,29 @@ class OrdinalModel:
         intercepts.  ``None`` fits the thresholds only.
     nominal, scale : array-like or pandas.DataFrame, optional
         Numeric regressors of nominal and log-scale effects (no constant).
+        For sratio, cratio and acat, ``nominal`` gives category-specific
+        (non-parallel) effects: ``eta_j = alpha_j + w'gamma_j + x'b`` (VGAM's
+        ``parallel = FALSE ~ w``); scale effects are cumulative-only.
+    family : {"cumulative", "sratio", "cratio", "acat"}
+        The model (see above and :mod:`ordstats.families`).
+    reverse : bool
+        VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
+        top level down.  Not defined for the cumulative family.
     link : str or Link
         The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
-        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"`` (logit at ``lambda = 1``,
+        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"``
+        (logit at ``lambda = 1``,
         cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
-        loglog at -1) estimate ``lambda``; R's spellings are accepted.
+        loglog at -1) estimate ``lambda``; R's spellings are accepted.  sratio and
+        cratio take the five standard links; ``acat`` is the adjacent-category
+        *logit* model and takes ``"logit"`` only.
     weights : array-like, optional
         Non-negative frequency (case) weights, as R's ``weights=``.
     offset : array-like, optional
         Known term added to ``x'beta``.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
-        Threshold structure.
+        Threshold structure (cumulative family only; the others have one free
+        intercept per step).
     levels : sequence, optional
         Order of the response levels, lowest first.
     missing : {"drop", "raise"}
@@ -114,6 +148,8 @@ class OrdinalModel:
         *,
         nominal: Any = None,
         scale: Any = None,
+        family: str = "cumulative",
+        reverse: bool = False,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -123,6 +159,7 @@ class OrdinalModel:
         collinear: CollinearAction = "drop",
         many_levels: bool = False,
     ) -> None:
+        spec = get_family(family, link=link, reverse=reverse)
         design = design_from_arrays(
             endog,
             exog,
@@ -135,7 +172,7 @@ class OrdinalModel:
             collinear=collinear,
             many_levels=many_levels,
         )
-        self._setup(design, link=link, threshold=threshold)
+        self._setup(design, family=spec, threshold=threshold)
 
     @classmethod
     def from_formula(
@@ -145,6 +182,8 @@ class OrdinalModel:
         *,
         nominal: str | None = None,
         scale: str | None = None,
+        family: str = "cumulative",
+        reverse: bool = False,
         link: str | Link = "logit",
         weights: Any = None,
         offset: Any = None,
@@ -173,11 +212,14 @@ class OrdinalModel:
             :class:`ordstats.chunked_model.ChunkedOrdinalModel`; location formulas
             and standard links only).
         nominal : str, optional
-            One-sided formula of nominal (category-specific, "partial
-            proportional odds") effects, e.g. ``"~ contact"``.
+            One-sided formula of nominal effects, e.g. ``"~ contact"``:
+            category-specific ("partial proportional odds") effects on the
+            thresholds of the cumulative model, non-parallel effects
+            ``gamma_j`` on ``eta_j`` for sratio, cratio and acat.
         scale : str, optional
-            One-sided formula of log-scale effects, e.g. ``"~ temp"``.
-        link, threshold, levels, missing, collinear, many_levels
+            One-sided formula of log-scale effects, e.g. ``"~ temp"``
+            (cumulative family only).
+        family, reverse, link, threshold, levels, missing, collinear, many_levels
             As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
             Column names of ``data`` or one value per row.
@@ -192,6 +234,7 @@ class OrdinalModel:
         -------
         OrdinalModel
         """
+        spec = get_family(family, link=link, reverse=reverse)
         if context is None:
             frame = sys._getframe(1)
             context = {**frame.f_globals, **frame.f_locals}
@@ -202,6 +245,7 @@ class OrdinalModel:
                 formula, data, chunksize=chunksize, link=link, weights=weights, offset=offset,
                 threshold=threshold, levels=levels, missing=missing, collinear=collinear,
                 many_levels=many_levels, context=context, nominal=nominal, scale=scale,
+                family=spec,
             )
         design = design_from_formula(
             formula,
@@ -217,18 +261,23 @@ class OrdinalModel:
             context=context,
         )
         model = cls.__new__(cls)
-        model._setup(design, link=link, threshold=threshold, context=context)
+        model._setup(design, family=spec, threshold=threshold, context=context)
         return model
 
     def _setup(
-        self, design: Design, *, link: str | Link, threshold: str, context: Any = None
+        self, design: Design, *, family: Family, threshold: str, context: Any = None
     ) -> None:
         self.design = design
-        self.link = get_link(link)
+        #: the :class:`~ordstats.families.Family` that fits and predicts
+        self.family_spec = family
+        #: ``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``
+        self.family = family.name
+        self.reverse = family.reverse
+        self.link = family.link
         self.threshold = threshold
         self.formula_context = context
         levels = design.response.levels
-        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1)
+        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1, family.name)
         n = len(design.response.codes)
         self.data = CLMData(
             y=design.response.codes,
@@ -241,8 +290,8 @@ class OrdinalModel:
             nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
         )
-        self.problem: CLMProblem = prepare(self.data)
-        self.threshold_param_names = threshold_parameter_names(threshold, levels)
+        self.problem = family.prepare(self.data)
+        self.threshold_param_names = family.parameter_names(threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
         self.scale_names = list(design.scale.names) if design.scale else []
@@ -305,14 +354,15 @@ class OrdinalModel:
         if self.threshold == "flexible" and not self.has_offset:
             counts = self.response_counts
             return float(counts @ np.log(counts / counts.sum()))
-        data = self.data
-        null = prepare(replace(data, X=np.empty((data.n_obs, 0))))
-        solution = newton(lambda x: evaluate(null, x), initial_params(null))
+        data, family = self.data, self.family_spec
+        null = family.prepare(replace(data, X=np.empty((data.n_obs, 0))))
+        solution = newton(lambda x: family.evaluate(null, x), family.initial_params(null))
         return -float(solution.evaluation.nll)
 
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
-        return f"OrdinalModel({spec!r}, link={self.link.name!r}, nobs={self.nobs:g})"
+        fam = "" if self.family == "cumulative" else f"family={self.family_spec.label!r}, "
+        return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g})"
 
     # -- likelihood -----------------------------------------------------------
 
@@ -327,7 +377,7 @@ class OrdinalModel:
 
     def evaluate(self, params: Any) -> Evaluation:
         """Evaluate the negative log-likelihood and its derivatives at ``params``."""
-        return evaluate(self.problem, self._check_params(params))
+        return self.family_spec.evaluate(self.problem, self._check_params(params))
 
     def loglike(self, params: Any) -> float:
         """Log-likelihood at ``params`` (``-inf`` if the thresholds are disordered)."""
@@ -344,7 +394,7 @@ class OrdinalModel:
     @property
     def start_params(self) -> FloatArray:
         """Default starting values (marginal thresholds, zero effects)."""
-        return initial_params(self.problem)
+        return self.family_spec.initial_params(self.problem)
 
     # -- fitting --------------------------------------------------------------
 
@@ -379,11 +429,12 @@ class OrdinalModel:
             (default), nothing with ``disp=False``.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
-        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster"}
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster", "expected"}
             Covariance of the estimates behind ``bse``, tests and the summary:
-            the inverse observed information, or a sandwich estimator (see
-            :mod:`ordstats.covariance`).  The observed-information covariance
-            stays available as ``nonrobust_covariance``.
+            the inverse observed information, a sandwich estimator (see
+            :mod:`ordstats.covariance`) or the inverse expected information
+            (``"expected"``, VGAM's standard errors).  The observed-information
+            covariance stays available as ``nonrobust_covariance``.
         cov_kwds : dict, optional
             For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
             data's index or one label per row used) and ``"use_correction"``.
@@ -435,9 +486,13 @@ class OrdinalModel:
         return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
 
     def _crossing(self, params: FloatArray) -> tuple[Any, ...]:
-        """Labels of fitted rows whose nominal effects make the cut-points cross."""
+        """Labels of fitted rows whose nominal effects make the cut-points cross.
+
+        Only the cumulative model needs ordered cut-points; the intercepts of
+        the other families are unconstrained.
+        """
         lay = self.problem.layout
-        if not lay.n_nominal_cols:
+        if not lay.n_nominal_cols or not self.family_spec.ordered_cutpoints:
             return ()
         theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian,
                                  self.data.nominal)
@@ -445,11 +500,14 @@ class OrdinalModel:
 
     def _use_banded(self, banded: bool | None) -> bool:
         layout = self.problem.layout
-        applicable = banded_applicable(layout, self.threshold_jacobian)
+        applicable = self.family == "cumulative" and banded_applicable(
+            layout, self.threshold_jacobian
+        )
         if banded and not applicable:
             raise SpecificationError(
-                "banded=True needs flexible thresholds without nominal effects; this model "
-                f"has threshold={self.threshold!r}. Use banded=None or False"
+                "banded=True needs the cumulative family with flexible thresholds and no "
+                f"nominal effects; this model has family={self.family!r}, "
+                f"threshold={self.threshold!r}. Use banded=None or False"
             )
         if banded is None:
             return applicable and layout.n_alpha > BANDED_MIN_THRESHOLDS
@@ -460,20 +518,21 @@ class OrdinalModel:
     ) -> NewtonResult:
         """Run the Newton iterations from ``start`` (subclasses change where data live)."""
         callback = _print_iteration if disp else None
+        family, problem = self.family_spec, self.problem
         if banded:
             return newton(
-                lambda x: BandedEvaluation(evaluate(self.problem, x)),
+                lambda x: BandedEvaluation(family.evaluate(problem, x)),
                 start,
                 options,
                 callback,
                 linear_solve=banded_newton_step,
             )
-        return newton(lambda x: evaluate(self.problem, x), start, options, callback)
+        return newton(lambda x: family.evaluate(problem, x), start, options, callback)
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         X = self.data.X
-        if X.shape[1] == 0 or self.data.n_obs > _SEPARATION_MAX_ROWS:
+        if self.k_params == self.problem.layout.n_alpha or self.data.n_obs > _SEPARATION_MAX_ROWS:
             return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
         beta = solution.x[self.problem.layout.beta]
         effect = np.abs(beta) * X.std(axis=0)
@@ -481,18 +540,12 @@ class OrdinalModel:
         n_rows = self.data.n_obs
         if n_rows > _SEPARATION_MAX_ROWS or (not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS):
             return []
-        found = detect_separation(self.data.y, X, self.data.n_levels)
-        if not found.separated:
-            return []
-        # thresholds diverge along with the effects; the effects are what to act on
-        n_thr = self.problem.layout.n_threshold_block
-        return [self.param_names[n_thr + j - (self.data.n_levels - 1)]
-                for j in found.diverging if j >= self.data.n_levels - 1]
+        return [self.param_names[k] for k in self.family_spec.diverging_parameters(self.problem)]
 
 
-def _jacobian(threshold: str, n_thresholds: int) -> Any:
+def _jacobian(threshold: str, n_thresholds: int, family: str = "cumulative") -> Any:
     """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
-    if threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
+    if family == "cumulative" and threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
         return sp.eye_array(n_thresholds, format="csr")
     return threshold_jacobian(threshold, n_thresholds)
 

@@ -268,6 +268,17 @@ def _check_link(restricted: OrdinalResults, full: OrdinalResults) -> LinkNesting
     return nesting
 
 
+def _check_family(restricted: OrdinalResults, full: OrdinalResults) -> None:
+    """Models of different families (or directions) are never nested in each other."""
+    r_family, f_family = restricted.model.family_spec, full.model.family_spec
+    if (r_family.name, r_family.reverse) != (f_family.name, f_family.reverse):
+        raise SpecificationError(
+            f"the models are of different families ({r_family.label!r} and "
+            f"{f_family.label!r}), which are not nested: an LR test between them is not "
+            "valid. Compare them with AIC/BIC or ordstats.vuong_test"
+        )
+
+
 def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNesting | None:
     """Refuse a pair of fits in which ``restricted`` is not a special case of ``full``.
 
@@ -284,10 +295,11 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
     ------
     SpecificationError
         Saying why: not comparable (:func:`check_comparable`), the order of the
-        arguments, non-nested links, or the restricted parameters that describe
-        effects the full model cannot represent.
+        arguments, different families, non-nested links, or the restricted
+        parameters that describe effects the full model cannot represent.
     """
     check_comparable(restricted, full)
+    _check_family(restricted, full)
     if restricted.k_params >= full.k_params:
         swap = " (pass the smaller model first)" if restricted.k_params > full.k_params else ""
         raise SpecificationError(

@@ -36,7 +36,8 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.likelihood import CLMProblem, Evaluation, evaluate
+from ordstats.families import StepProblem, evaluate_problem
+from ordstats.likelihood import CLMProblem, Evaluation
 from ordstats.solver import NewtonOptions, newton
 
 __all__ = ["ParameterProfile", "plot_profile", "profile_conf_int", "profile_curve"]
@@ -103,8 +104,8 @@ class ParameterProfile:
 
     Parameters
     ----------
-    problem : CLMProblem
-        The fitted model's likelihood.
+    problem : CLMProblem or StepProblem
+        The fitted model's likelihood (any family).
     estimates : ndarray
         Maximum likelihood estimates.
     index : int
@@ -117,7 +118,7 @@ class ParameterProfile:
 
     def __init__(
         self,
-        problem: CLMProblem,
+        problem: CLMProblem | StepProblem,
         estimates: FloatArray,
         index: int,
         scale: float,
@@ -127,7 +128,7 @@ class ParameterProfile:
         self.index = index
         self.free = np.delete(np.arange(estimates.size), index)
         self.options = options or NewtonOptions()
-        top = evaluate(problem, estimates)
+        top = evaluate_problem(problem, estimates)
         self.estimate = float(estimates[index])
         self.llf_max = -top.nll
         self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
@@ -143,7 +144,7 @@ class ParameterProfile:
 
         def objective(x_free: FloatArray) -> _FixedObjective:
             full[self.free] = x_free
-            return _FixedObjective(evaluate(self.problem, full.copy()), self.free)
+            return _FixedObjective(evaluate_problem(self.problem, full.copy()), self.free)
 
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             if not np.isfinite(objective(start[self.free]).nll):
@@ -155,7 +156,7 @@ class ParameterProfile:
         params[self.index] = value
         params[self.free] = solution.x
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            ev = evaluate(self.problem, params)
+            ev = evaluate_problem(self.problem, params)
             slope = _path_slope(ev.hessian, self.index, self.free)
         return _Point(value, -ev.nll, params, slope, float(-ev.gradient[self.index]))
 
@@ -304,7 +305,7 @@ def _warn_profile(
 
 
 def profile_conf_int(
-    problem: CLMProblem,
+    problem: CLMProblem | StepProblem,
     estimates: FloatArray,
     names: Sequence[str],
     scales: FloatArray,
@@ -316,7 +317,7 @@ def profile_conf_int(
 
     Parameters
     ----------
-    problem : CLMProblem
+    problem : CLMProblem or StepProblem
     estimates : ndarray
         Maximum likelihood estimates.
     names : sequence of str
@@ -348,7 +349,7 @@ def profile_conf_int(
 
 
 def profile_curve(
-    problem: CLMProblem,
+    problem: CLMProblem | StepProblem,
     estimates: FloatArray,
     names: Sequence[str],
     scales: FloatArray,

@@ -9,6 +9,7 @@ import pandas as pd
 from statsmodels.iolib.summary import Summary, summary_params
 
 if TYPE_CHECKING:
+    from ordstats.families import Family
     from ordstats.results import OrdinalResults
 
 __all__ = ["summarize"]
@@ -24,6 +25,8 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
     left = [
         ("Dep. Variable:", [model.endog_name]),
         ("Model:", ["OrdinalModel"]),
+        ("Family:", [model.family_spec.label]),
+        ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
         ("Link:", [model.link.name]),
         ("Threshold:", [model.threshold]),
         *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
@@ -65,9 +68,24 @@ def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: st
     )
 
 
+def _family_note(family: Family, nominal: bool) -> str:
+    """State the model's equation and the direction of a positive coefficient."""
+    equation = family.definition
+    if not family.ordered_cutpoints:
+        equation += " = alpha_j + w'gamma_j + x'b" if nominal else " = alpha_j + x'b"
+        equation += ",\n    alpha_j the intercept 'j:j+1'"
+        if nominal:
+            equation += ", gamma_j the non-parallel effects 'j:j+1:w'"
+    return (
+        f"{family.title}: {equation}.\n    A positive coefficient moves the response to "
+        f"{family.positive_effect.upper()} levels."
+    )
+
+
 def _notes(res: OrdinalResults) -> list[str]:
     model, info = res.model, res.fit_info
-    notes = []
+    family = model.family_spec
+    notes = [_family_note(family, bool(model.problem.layout.n_nominal_cols))]
     if info.diverging:
         notes.append(
             "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "
@@ -103,17 +121,19 @@ def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
     """Parameter blocks in display order: location, nominal, scale, link, thresholds."""
     model, lay = res.model, res.model.problem.layout
     names = model.param_names
+    cumulative = model.family_spec.ordered_cutpoints
     return [
         ("Location coefficients", names[lay.beta]),
-        ("Nominal effects (on the thresholds)", names[lay.nominal]),
+        ("Nominal effects (on the thresholds)" if cumulative
+         else "Non-parallel effects (one per step)", names[lay.nominal]),
         ("Scale effects (log scale)", names[lay.zeta]),
         (f"Link parameter ({model.link.name})", names[lay.lam]),
-        ("Thresholds", names[lay.alpha]),
+        ("Thresholds" if cumulative else "Intercepts", names[lay.alpha]),
     ]
 
 
 def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
-    """Build the summary of a fitted cumulative link model.
+    """Build the summary of a fitted ordinal model (any family).
 
     Parameters
     ----------
@@ -131,7 +151,7 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
     left, right = _header(res)
     smry.add_table_2cols(
         res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
-        title="Cumulative Link Model Results",
+        title=f"{res.model.family_spec.title} Results",
     )
     for title, names in _blocks(res):
         if names:

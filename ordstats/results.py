@@ -1,4 +1,4 @@
-"""Results of a fitted cumulative link model.
+"""Results of a fitted ordinal regression model (any family).
 
 :class:`OrdinalResults` reads a fitted state (estimates, the Hessian at the
 optimum, convergence information) and derives inference from it.  It never
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -21,20 +21,13 @@ from scipy import linalg, stats
 from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.banded import BandedCovariance, BandedHessian
-from ordstats.design import terms_for_newdata
+from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.likelihood import Evaluation
 from ordstats.links import Link
-from ordstats.prediction import (
-    category_probabilities,
-    crossing_rows,
-    cumulative_probabilities,
-    threshold_gradient,
-    threshold_matrix,
-)
+from ordstats.prediction import crossing_rows, threshold_gradient, threshold_matrix
 from ordstats.solver import NewtonResult
 from ordstats.sources import is_source
-from ordstats.thresholds import threshold_names
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
@@ -277,6 +270,25 @@ class OrdinalResults(InferenceMixin):
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
+    # -- expected information (families; VGAM's covariance) --------------------
+
+    @cached_property
+    def expected_covariance(self) -> Covariance:
+        """Inverse *expected* (Fisher) information at the estimates.
+
+        VGAM fits by Fisher scoring and reports this covariance, so VGAM's
+        standard errors are ``np.sqrt(np.diag(res.expected_covariance.matrix))``
+        (and ``cond`` is the condition number of the expected information, the
+        ``cond_H`` of the VGAM references).  ``fit(cov_type="expected")`` puts it
+        behind ``bse``, the tests and the summary.
+        It equals the default (observed-information) covariance for the
+        adjacent-category logit model only; see
+        :meth:`ordstats.families.Family.expected_information`.
+        """
+        model = self.model
+        info = model.family_spec.expected_information(model.problem, self.params.to_numpy())
+        return replace(observed_covariance(info), kind="expected")
+
     @cached_property
     def bse(self) -> pd.Series:
         """Standard errors."""
@@ -344,7 +356,9 @@ class OrdinalResults(InferenceMixin):
         nominal effects the cut-points depend on the nominal predictors, so there
         is one block per distinct row of the nominal design in the data (at most
         20; beyond that only the reference row ``w = 0``), indexed by a
-        ``(pattern, threshold)`` MultiIndex.
+        ``(pattern, threshold)`` MultiIndex.  For the sratio, cratio and acat
+        families: their intercepts ``alpha_j (+ w'gamma_j)``, named
+        ``"1:2", "2:3", ...``.
 
         Returns
         -------
@@ -352,7 +366,7 @@ class OrdinalResults(InferenceMixin):
             Columns ``"estimate"`` and ``"std err"``.
         """
         model = self.model
-        names = threshold_names(model.levels)
+        names = model.family_spec.cutpoint_names(model.levels)
         th = model.problem.layout.thresholds
         patterns, labels = _nominal_patterns(model)
         if labels is None and sp.issparse(model.threshold_jacobian):
@@ -376,12 +390,24 @@ class OrdinalResults(InferenceMixin):
     def odds_ratios(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
         """Odds ratios of the location (and nominal) effects with confidence intervals.
 
-        Under the logit link, ``exp(beta_k)`` multiplies the odds of a response
-        above any cut-point, ``P(Y > j) / P(Y <= j)``, per unit of ``x_k``.  A
-        nominal effect ``gamma_j`` of ``w`` (row ``"j|j+1:w"``) multiplies the
-        odds of ``Y > j`` by ``exp(-gamma_j)``.  With scale effects the odds
-        ratios hold at the reference scale ``z = 0``; elsewhere they are
-        ``exp(beta / exp(z'zeta))``.
+        Under the logit link, ``exp(beta_k)`` multiplies, per unit of ``x_k``,
+        odds that depend on the family (also in ``.attrs["interpretation"]`` of
+        the result):
+
+        - cumulative: of a response above any cut-point, ``P(Y > j) / P(Y <= j)``;
+        - sratio: of stopping at level ``j`` rather than going beyond it,
+          ``P(Y = j | Y >= j) / P(Y > j | Y >= j)`` (> 1 means lower levels);
+        - cratio: of going beyond level ``j`` once reached,
+          ``P(Y > j | Y >= j) / P(Y = j | Y >= j)``;
+        - acat: of level ``j + 1`` rather than ``j``, ``P(Y = j+1) / P(Y = j)``;
+        - ``reverse=True``: see :attr:`ordstats.families.Family.odds_ratio_meaning`.
+
+        In the cumulative model a nominal effect ``gamma_j`` of ``w`` (row
+        ``"j|j+1:w"``) multiplies the odds of ``Y > j`` by ``exp(-gamma_j)``; in
+        the other families a non-parallel effect (row ``"j:j+1:w"``) enters
+        ``eta_j`` as a slope does, so ``exp(gamma_j)`` multiplies the odds of
+        step ``j`` only.  With scale effects the odds ratios hold at the
+        reference scale ``z = 0``; elsewhere they are ``exp(beta / exp(z'zeta))``.
 
         Parameters
         ----------
@@ -409,12 +435,15 @@ class OrdinalResults(InferenceMixin):
         location = self.model.exog_names
         nominal = _nominal_param_names(self.model)
         ci = self.conf_int(alpha, method=method, which=location + nominal)
-        # exp(beta) for location effects; exp(-gamma_j) for nominal effects, since
-        # theta_j + w'gamma_j lowers the odds of Y > j by exp(gamma_j)
-        sign = pd.Series([1.0] * len(location) + [-1.0] * len(nominal), index=location + nominal)
+        # exp(beta) for location effects; in the cumulative model exp(-gamma_j) for
+        # nominal effects, since theta_j + w'gamma_j lowers the odds of Y > j by
+        # exp(gamma_j); the other families add w'gamma_j to eta_j like x'b
+        nominal_sign = -1.0 if self.model.family == "cumulative" else 1.0
+        sign = pd.Series([1.0] * len(location) + [nominal_sign] * len(nominal),
+                         index=location + nominal)
         lower = np.where(sign > 0, ci["lower"][sign.index], -ci["upper"][sign.index])
         upper = np.where(sign > 0, ci["upper"][sign.index], -ci["lower"][sign.index])
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "odds_ratio": np.exp(sign * self.params[sign.index]),
                 "lower": np.exp(lower),
@@ -422,6 +451,10 @@ class OrdinalResults(InferenceMixin):
                 "pvalue": self.pvalues[sign.index],
             }
         )
+        table.attrs["interpretation"] = (
+            "exp(coef) multiplies the " + self.model.family_spec.odds_ratio_meaning
+        )
+        return table
 
     # -- prediction -----------------------------------------------------------
 
@@ -437,12 +470,8 @@ class OrdinalResults(InferenceMixin):
             eta = X @ params[lay.beta] + model.data.offset
             index = design.row_index
         else:
-            context = model.formula_context
-            X = terms_for_newdata(design.location, newdata, context)
-            W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else None
-            Z = terms_for_newdata(design.scale, newdata, context) if design.scale else None
+            X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
             eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
-            index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
         theta = threshold_matrix(
             params[lay.thresholds], model.threshold_jacobian, W if lay.n_nominal_cols else None
         )
@@ -486,7 +515,9 @@ class OrdinalResults(InferenceMixin):
             ``"expected"``: ``sum_j score_j P(Y = j)``, the scores being the level
             values when they are numbers or numeric labels (``"1"``, ..., ``"5"``),
             otherwise ``1, ..., K``;
-            ``"linear"``: the linear predictor ``x'beta + offset``.
+            ``"linear"``: the linear predictor ``x'beta + offset`` (for the
+            sratio, cratio and acat families the part shared by every step:
+            ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.
 
@@ -510,13 +541,14 @@ class OrdinalResults(InferenceMixin):
         eta, theta, scale, index = self._linear_parts(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")
-        theta = _mask_crossing(theta, index)
+        if self.model.family_spec.ordered_cutpoints:
+            theta = _mask_crossing(theta, index)
         levels = self.model.levels
-        link = self._link
+        family, link = self.model.family_spec, self._link
         if which == "cumprob":
-            cum = cumulative_probabilities(link, theta, eta, scale)
+            cum = family.cumulative_probabilities(theta, eta, scale, link=link)
             return pd.DataFrame(cum, index=index, columns=levels[:-1])
-        prob = category_probabilities(link, theta, eta, scale)
+        prob = family.category_probabilities(theta, eta, scale, link=link)
         if which == "prob":
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "expected":

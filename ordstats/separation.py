@@ -25,7 +25,7 @@ from scipy import optimize
 
 from ordstats._typing import FloatArray, IntArray
 
-__all__ = ["SeparationResult", "detect_separation"]
+__all__ = ["SeparationResult", "detect_separation", "separation_from_constraints"]
 
 _MARGIN_TOL = 1e-7
 _SUPPORT_TOL = 1e-6
@@ -93,22 +93,45 @@ def detect_separation(y: IntArray, X: FloatArray, n_levels: int) -> SeparationRe
     True
     """
     n_par = n_levels - 1 + X.shape[1]
-    none = SeparationResult(False, np.zeros(n_par), np.zeros(0, dtype=np.intp))
     if X.shape[1] == 0:
-        return none
+        return SeparationResult(False, np.zeros(n_par), np.zeros(0, dtype=np.intp))
     rows = np.unique(np.column_stack([y, X]), axis=0)
-    scale = np.maximum(np.abs(rows[:, 1:]).max(axis=0), 1e-300)
-    A = _constraint_rows(rows[:, 0].astype(np.intp), rows[:, 1:] / scale, n_levels)
+    return separation_from_constraints(
+        _constraint_rows(rows[:, 0].astype(np.intp), rows[:, 1:], n_levels)
+    )
+
+
+def separation_from_constraints(A: FloatArray) -> SeparationResult:
+    """Find a direction ``d`` with ``A @ d >= 0`` and a positive total margin.
+
+    Each row of ``A`` says how one log-probability (or one bound on it) moves
+    along ``d``; a direction on which none falls and some rise proves that the
+    likelihood has no maximum.  Columns are scaled to a maximum of one so that
+    the box ``|d| <= 1`` treats the parameters alike.
+
+    Parameters
+    ----------
+    A : ndarray, shape (m, n_params)
+
+    Returns
+    -------
+    SeparationResult
+        ``diverging`` indexes the columns of ``A``.
+    """
+    n_par = A.shape[1]
+    none = SeparationResult(False, np.zeros(n_par), np.zeros(0, dtype=np.intp))
+    if A.shape[0] == 0:
+        return none
+    scale = np.maximum(np.abs(A).max(axis=0), 1e-300)
+    scaled = A / scale
     res = optimize.linprog(
-        c=-A.sum(axis=0),
-        A_ub=-A,
+        c=-scaled.sum(axis=0),
+        A_ub=-scaled,
         b_ub=np.zeros(A.shape[0]),
         bounds=[(-1.0, 1.0)] * n_par,
         method="highs",
     )
     if res.status != 0 or -res.fun <= _MARGIN_TOL * max(1.0, A.shape[0] ** 0.5):
         return none
-    direction = res.x.copy()
-    direction[n_levels - 1 :] /= scale
     support = np.flatnonzero(np.abs(res.x) > _SUPPORT_TOL)
-    return SeparationResult(True, direction, support)
+    return SeparationResult(True, res.x / scale, support)

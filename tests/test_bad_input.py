@@ -300,3 +300,19 @@ def test_option_values_are_checked_up_front(wine):
 def test_data_of_the_wrong_kind():
     with pytest.raises(DataError, match="data must be a pandas DataFrame or a mapping"):
         OrdinalModel.from_formula("y ~ x", 42)
+
+
+def test_predict_with_missing_values_gives_nan_rows(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    new = pd.DataFrame({"temp": ["cold", None, "warm"], "contact": ["no", "yes", np.nan]},
+                       index=["a", "b", "c"])
+    with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*are NaN"):
+        prob = res.predict(new)
+    assert prob.loc[["b", "c"]].isna().all().all()
+    assert prob.loc["a"].sum() == pytest.approx(1.0)
+    with pytest.warns(MissingDataWarning):
+        klass = res.predict(new, which="class")
+    assert klass.isna().tolist() == [False, True, True]
+    with pytest.warns(MissingDataWarning):
+        frame = res.get_prediction(new).summary_frame()
+    assert frame.loc["b"].isna().all().all()

@@ -87,3 +87,4 @@ def test_readme_python_example_runs(capsys):
     assert "probit   logLik =  -85.7611" in out
     assert "odds_ratio" in out
     assert "LR = 11.0430 on 1 df" in out
+    assert "sratio   logLik =  -86.1797" in out  # VGAM's sratio(parallel = TRUE)

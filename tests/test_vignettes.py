@@ -36,11 +36,25 @@ KEY_OUTPUT = {
         "covariance used: cluster",
         "temp[T.warm] - contact[T.yes] = 0     0.9753",
         "All                8.5345   6     0.2015",
+        "Cont    1.0 -1738.3524  3494.7047  2.4446    0.1179",
+        "Cont    1.0 -1736.7467  3491.4934  5.6559    0.0174",
         "logit   probit -1.716   0.08625",
         "4   loglog     log-gamma       -1      0.1615    3.993   1     0.04569     False",
         "Lowest AIC: probit",
         "judge 1 rates higher and judge 7 lower",
         "cold, no contact 1      0.207  0.085     0.086     0.418",
+    ],
+    # VGAM's vglm numbers (vglm_*.json references) and clm's for the cumulative rows
+    "sequential_and_adjacent.py": [
+        "acat              6 -85.644  183.288  0.000",
+        "cumulative        6 -86.492  184.984  1.696",
+        "sratio              -2.228556      -1.238948        lower levels",
+        "Stopping-Ratio Model Results",
+        "A positive coefficient moves the response to LOWER levels.",
+        "logLik cumulative cloglog -86.634079, sratio cloglog -86.634079",
+        "non-parallel contact vs shared slope: LR = 1.383 on 3 df, p = 0.709",
+        "temp[T.warm]               0.474737         0.477213",  # observed vs expected SE
+        "cumulative       -1739.57  3495.15  3538.57",
     ],
 }
 

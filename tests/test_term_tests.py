@@ -1,0 +1,79 @@
+"""nominal_test and scale_test against R's ordinal::nominal_test / scale_test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import ConvergenceWarning
+from tests import _reference as ref
+
+#: LR statistics and p-values to 1e-4 (the issue's bar for test statistics);
+#: log-likelihoods and AIC to 1e-6 relative like every fit.
+ATOL_TEST = 1e-4
+
+
+@pytest.mark.parametrize("case", ref.cases("tests_"))
+def test_against_r(case: str) -> None:
+    data = ref.load(case)
+    inner = data["r_call"].split("(", 1)[1].rsplit(")", 1)[0]  # the clm(...) call
+    res = ref.fit_reference_call(inner)
+    if case == "tests_wine_nominal_test":
+        # no cold wine is rated 5 and no warm wine 1: temp as a nominal effect
+        # diverges (R reports the supremum of the log-likelihood silently)
+        with pytest.warns(ConvergenceWarning, match="relaxing 'temp'.*separation"):
+            table = res.nominal_test()
+    else:
+        table = res.nominal_test() if "nominal_test" in case else res.scale_test()
+    expected = pd.DataFrame(data["table"]["columns"], index=data["table"]["row_names"])
+    expected = expected.replace("NA", np.nan).astype(float)
+    # R names rows by term ("Infl"); so do we (formulaic term names)
+    assert list(table.index) == list(expected.index)
+    np.testing.assert_allclose(table["logLik"], expected["logLik"], rtol=1e-6)
+    np.testing.assert_allclose(table["AIC"], expected["AIC"], rtol=1e-6)
+    np.testing.assert_array_equal(table["Df"].iloc[1:], expected["Df"].iloc[1:])
+    np.testing.assert_allclose(table["LRT"].iloc[1:], expected["LRT"].iloc[1:], atol=ATOL_TEST)
+    np.testing.assert_allclose(table["Pr(>Chi)"].iloc[1:], expected["Pr(>Chi)"].iloc[1:],
+                               atol=ATOL_TEST)
+
+
+def test_nominal_test_equals_explicit_refit() -> None:
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    relaxed = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
+    with pytest.warns(ConvergenceWarning, match="relaxing 'temp'"):
+        row = res.nominal_test().loc["contact"]
+    assert row["logLik"] == pytest.approx(relaxed.llf, rel=1e-12)
+    assert row["Df"] == relaxed.k_params - res.k_params == 3
+
+
+def test_arrays_interface_tests_each_column() -> None:
+    wine = ordstats.datasets.load("wine")
+    X = pd.DataFrame({"warm": (wine["temp"] == "warm").astype(float),
+                      "yes": (wine["contact"] == "yes").astype(float)})
+    res = ordstats.OrdinalModel(wine["rating"], X).fit()
+    table = res.scale_test()
+    assert list(table.index) == ["<none>", "warm", "yes"]
+    # same numbers as the formula model
+    formula = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    np.testing.assert_allclose(table["LRT"].iloc[1:], formula.scale_test()["LRT"].iloc[1:])
+
+
+def test_terms_already_in_scale_are_skipped() -> None:
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine,
+                                             scale="~ temp").fit()
+    assert list(res.scale_test().index) == ["<none>", "contact"]
+
+
+def test_invalid_relaxed_fit_is_flagged() -> None:
+    rng = np.random.default_rng(1)
+    w = rng.uniform(-3, 3, 300)
+    middle = rng.uniform(size=300) < 1 / (1 + np.exp(3 * w))
+    y = np.where(middle, 1, np.where(rng.uniform(size=300) < 0.5, 0, 2))
+    res = ordstats.OrdinalModel.from_formula("y ~ w", pd.DataFrame({"y": y, "w": w})).fit()
+    with pytest.warns(ConvergenceWarning, match="relaxing 'w' did not converge or is invalid"):
+        table = res.nominal_test()
+    assert table.loc["w", "Df"] == 1
