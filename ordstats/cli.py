@@ -36,7 +36,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from ordstats import datasets
-from ordstats.design import _split_formula
+from ordstats.design import split_formula
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
 from ordstats.families import family_names
 from ordstats.links import link_names
@@ -286,7 +286,7 @@ def prepare_response(
     ResponseError
         A response of text labels without ``levels``.
     """
-    response, _ = _split_formula(formula)
+    response, _ = split_formula(formula)
     if response not in data.columns:
         return data  # the model reports the missing column
     column = data[response]

@@ -1,0 +1,56 @@
+"""The formula layer: data frames and formulas in, checked arrays and names out.
+
+This is the only part of ordstats that knows about formulaic.  Every input
+check that can be made before fitting happens here, so the numerical core can
+assume clean arrays: finite values, positive weights, an encoded response with
+at least two observed levels, and a design of full column rank.
+
+- :mod:`~ordstats.design.core`: the :class:`Design` and :class:`TermsDesign`
+  values and the checks every interface shares (missing values, weights,
+  aliased columns as R's ``drop.coef``);
+- :mod:`~ordstats.design.formula`: R-style formulas on a DataFrame;
+- :mod:`~ordstats.design.arrays`: a response and regressor matrices;
+- :mod:`~ordstats.design.chunks`: formulas on data read in chunks;
+- :mod:`~ordstats.design.newdata`: the same columns for new data.
+"""
+
+from ordstats.design.arrays import design_from_arrays
+from ordstats.design.chunks import (
+    categorical_variables,
+    chunk_weights,
+    drop_aliased_by_gram,
+    fixed_level_terms,
+    formula_variables,
+    rows_to_drop,
+)
+from ordstats.design.core import (
+    Design,
+    TermsDesign,
+    aliased_columns,
+    check_choice,
+    gram_with_intercept,
+    report_missing_counts,
+)
+from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.newdata import newdata_matrices, term_columns, terms_for_newdata
+
+__all__ = [
+    "Design",
+    "TermsDesign",
+    "aliased_columns",
+    "categorical_variables",
+    "check_choice",
+    "chunk_weights",
+    "design_from_arrays",
+    "design_from_formula",
+    "drop_aliased_by_gram",
+    "fixed_level_terms",
+    "formula_variables",
+    "gram_with_intercept",
+    "newdata_matrices",
+    "report_missing_counts",
+    "rows_to_drop",
+    "split_formula",
+    "term_columns",
+    "terms_for_newdata",
+]

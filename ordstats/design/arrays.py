@@ -1,0 +1,177 @@
+"""The array interface: a response and regressor matrices in, a checked Design out."""
+
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
+from ordstats.design.core import (
+    Design,
+    TermsDesign,
+    _check_options,
+    _check_weights,
+    _drop_aliased,
+    _drop_nominal_aliases,
+    _report_missing,
+    _vector,
+)
+from ordstats.errors import (
+    DataError,
+    SpecificationError,
+)
+from ordstats.response import encode_response
+
+# ---------------------------------------------------------------------------
+# arrays
+
+
+def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
+    """Exogenous regressors as a C-ordered float matrix with column names."""
+    if exog is None:
+        return np.empty((n, 0)), []
+    if isinstance(exog, pd.Series):
+        exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
+    if isinstance(exog, pd.DataFrame):
+        non_numeric = [
+            str(c)
+            for c in exog.columns
+            if not pd.api.types.is_numeric_dtype(exog[c]) or pd.api.types.is_bool_dtype(exog[c])
+        ]
+        names = [str(c) for c in exog.columns]
+        values = exog.to_numpy(dtype=float, na_value=np.nan) if not non_numeric else None
+    else:
+        arr = np.asarray(exog)
+        arr = arr[:, None] if arr.ndim == 1 else arr
+        if arr.ndim != 2:
+            raise DataError(f"exog must be 1- or 2-dimensional; got shape {arr.shape}")
+        names = [f"x{j + 1}" for j in range(arr.shape[1])]
+        non_numeric = names if arr.dtype.kind not in "iuf" else []
+        values = arr if not non_numeric else None
+    if non_numeric or values is None:
+        raise DataError(
+            f"exog columns {', '.join(map(repr, non_numeric))} are not numeric; encode them "
+            "first or use OrdinalModel.from_formula, which builds factor contrasts"
+        )
+    if values.shape[0] != n:
+        raise DataError(f"endog has {n} rows but exog has {values.shape[0]}")
+    return np.ascontiguousarray(values, dtype=float), names
+
+
+def _bad_array_rows(
+    y: pd.Series, name: str, matrices: list[tuple[FloatArray, list[str]]]
+) -> pd.DataFrame:
+    """Missing response or non-finite regressor values, per column (only bad columns)."""
+    bad = {name: y.isna().to_numpy()}
+    for X, names in matrices:
+        nonfinite = ~np.isfinite(X)
+        for j in np.flatnonzero(nonfinite.any(axis=0)):
+            bad[names[j]] = nonfinite[:, j]
+    return pd.DataFrame(bad, index=y.index)
+
+
+def _reject_constant(terms: TermsDesign, what: str = "exog") -> None:
+    spread = np.ptp(terms.matrix, axis=0) if terms.matrix.shape[0] else np.zeros(0)
+    constant = [name for name, s in zip(terms.names, spread, strict=True) if s == 0]
+    if constant:
+        raise SpecificationError(
+            f"{what} column(s) {', '.join(map(repr, constant))} are constant. The thresholds "
+            "(and the unit scale) already act as intercepts, so a constant column is not "
+            "identified: remove it (no add_constant is needed for ordinal models)"
+        )
+
+
+def _array_terms(
+    matrix: FloatArray, names: list[str], keep_rows: IntArray, n: int, what: str,
+    collinear: CollinearAction,
+) -> TermsDesign:
+    terms = TermsDesign(
+        matrix=matrix if len(keep_rows) == n else matrix[keep_rows],
+        names=names,
+        source_names=names,
+    )
+    _reject_constant(terms, what)
+    return _drop_aliased(terms, collinear, what)
+
+
+def design_from_arrays(
+    endog: Any,
+    exog: Any = None,
+    *,
+    nominal: Any = None,
+    scale: Any = None,
+    weights: Any = None,
+    offset: Any = None,
+    levels: Sequence[Any] | None = None,
+    missing: MissingAction = "drop",
+    collinear: CollinearAction = "drop",
+    many_levels: bool = False,
+) -> Design:
+    """Build a checked :class:`Design` from a response and a regressor matrix.
+
+    Parameters
+    ----------
+    endog : array-like or pandas.Series
+        The ordinal response (see :func:`ordstats.response.encode_response`).
+    exog : array-like or pandas.DataFrame, optional
+        Numeric regressors without a constant column; ``None`` fits thresholds only.
+    nominal, scale : array-like or pandas.DataFrame, optional
+        Numeric regressors of nominal (category-specific) and log-scale effects.
+    weights, offset : array-like, optional
+    levels, missing, collinear, many_levels
+        As in :func:`design_from_formula`.
+
+    Returns
+    -------
+    Design
+    """
+    _check_options(missing, collinear)
+    if isinstance(endog, pd.Series):
+        y = endog
+    elif isinstance(endog, pd.Categorical):
+        y = pd.Series(endog)
+    else:
+        values = np.asarray(endog)
+        if values.ndim != 1:
+            raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
+        y = pd.Series(values)
+    name = str(y.name) if y.name is not None else "y"
+    n = len(y)
+    X, names = _exog_matrix(exog, n)
+    extra = {part: _exog_matrix(value, n) for part, value in (("nominal", nominal),
+                                                              ("scale", scale))
+             if value is not None}
+    w_series = _vector(weights, None, n, "weights")
+    o_series = _vector(offset, None, n, "offset")
+    bad = _bad_array_rows(y, name, [(X, names), *extra.values()])
+    for role, series in (("weights", w_series), ("offset", o_series)):
+        if series is not None:
+            bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
+    drop = _report_missing(bad, missing).to_numpy()
+    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    terms = {
+        part: _array_terms(matrix, cols, keep_rows, n, part, collinear)
+        for part, (matrix, cols) in {"exog": (X, names), **extra}.items()
+    }
+    if "nominal" in terms:
+        terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
+    return Design(
+        response=encode_response(
+            y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels
+        ),
+        response_name=name,
+        location=terms["exog"],
+        weights=w[~zero_w],
+        offset=(
+            o_series.to_numpy(dtype=float)[keep_rows]
+            if o_series is not None
+            else np.zeros(len(keep_rows))
+        ),
+        row_index=y.index[keep_rows],
+        n_dropped=n - len(keep_rows),
+        nominal=terms.get("nominal"),
+        scale=terms.get("scale"),
+    )

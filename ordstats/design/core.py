@@ -1,0 +1,303 @@
+"""Design dataclasses and the input checks shared by every interface."""
+
+
+import difflib
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from formulaic import ModelSpec
+
+from ordstats._linalg import weighted_gram
+from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    FormulaError,
+    MissingDataWarning,
+    SpecificationError,
+)
+from ordstats.response import EncodedResponse
+
+_ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
+
+@dataclass(frozen=True)
+class TermsDesign:
+    """One design matrix (no intercept column) and how to rebuild it.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (n, p)
+    names : list of str
+        Column names as formulaic makes them (``"temp[T.warm]"``).
+    spec : formulaic.ModelSpec or None
+        Rebuilds the columns for new data (None for the array interface).
+    aliased : list of str
+        Columns dropped because they were linear combinations of earlier ones.
+    source_names : list of str
+        All columns as given, before aliased ones were dropped (array interface).
+    formula : str or None
+        The right-hand side it was built from (formula interface).
+    """
+
+    matrix: FloatArray
+    names: list[str]
+    spec: ModelSpec | None = None
+    aliased: list[str] = field(default_factory=list)
+    source_names: list[str] = field(default_factory=list)
+    formula: str | None = None
+
+    def describe(self) -> str:
+        """``"~ <formula>"`` or the column names, for reports."""
+        return "~ " + (self.formula if self.formula else " + ".join(self.names))
+
+
+@dataclass(frozen=True)
+class Design:
+    """Everything the model needs from the data, checked.
+
+    Attributes
+    ----------
+    response : EncodedResponse
+        Codes of the rows used.
+    response_name : str
+    location : TermsDesign
+        The location design ``X``.
+    weights, offset : ndarray, shape (n,)
+    row_index : pandas.Index
+        Labels of the rows used (after dropping missing values).
+    n_dropped : int
+        Rows dropped for missing or non-finite values or zero weight.
+    formula : str or None
+    offset_name : str or None
+        Column that held the offset (to find it in new data).
+    nominal, scale : TermsDesign or None
+        Designs of the nominal (category-specific) and log-scale effects.
+    """
+
+    response: EncodedResponse
+    response_name: str
+    location: TermsDesign
+    weights: FloatArray
+    offset: FloatArray
+    row_index: pd.Index
+    n_dropped: int = 0
+    formula: str | None = None
+    offset_name: str | None = None
+    nominal: TermsDesign | None = None
+    scale: TermsDesign | None = None
+
+
+# ---------------------------------------------------------------------------
+# small checks
+
+
+def gram_with_intercept(matrix: FloatArray) -> FloatArray:
+    """Gram matrix of ``[1, matrix]`` without forming the augmented matrix."""
+    n, p = matrix.shape
+    gram = np.empty((p + 1, p + 1))
+    gram[0, 0] = n
+    gram[0, 1:] = gram[1:, 0] = matrix.sum(axis=0)
+    gram[1:, 1:] = weighted_gram(matrix)
+    return gram
+
+
+def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
+    """Return the columns that are (numerically) combinations of earlier ones.
+
+    Columns are taken in order, as R's ``qr()`` (LINPACK ``dqrdc2``) does, so the
+    later of two collinear columns is the one reported.  Column ``j`` is aliased
+    when its squared residual norm after projection on the kept earlier columns,
+    relative to its own squared norm, is below ``tol^2``; both come from the Gram
+    matrix of unit-norm columns, ``1 - g_K' G_KK^{-1} g_K``.
+
+    Parameters
+    ----------
+    gram : ndarray, shape (p, p)
+        ``X'X`` of the design (see :func:`gram_with_intercept`).
+    tol : float
+        Relative tolerance on column norms.
+
+    Returns
+    -------
+    list of int
+    """
+    norms = np.sqrt(np.diag(gram))
+    zero = norms <= np.sqrt(np.finfo(float).tiny)
+    safe = np.where(zero, 1.0, norms)
+    scaled = gram / np.outer(safe, safe)
+    kept: list[int] = []
+    aliased: list[int] = []
+    for j in range(gram.shape[0]):
+        if zero[j]:
+            aliased.append(j)
+            continue
+        if kept:
+            g = scaled[kept, j]
+            resid = scaled[j, j] - g @ np.linalg.solve(scaled[np.ix_(kept, kept)], g)
+        else:
+            resid = scaled[j, j]
+        (aliased if resid < tol * tol else kept).append(j)
+    return aliased
+
+
+def _close_matches(name: str, choices: Sequence[str]) -> str:
+    found = difflib.get_close_matches(name, [str(c) for c in choices], n=3)
+    return f" Did you mean {', '.join(map(repr, found))}?" if found else ""
+
+
+def _column(data: pd.DataFrame, name: str, role: str) -> pd.Series:
+    if name not in data.columns:
+        raise FormulaError(
+            f"the {role} {name!r} is not a column of the data." + _close_matches(name, data.columns)
+        )
+    return data[name]
+
+
+def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Series | None:
+    """A weights/offset argument (column name or array) as a Series, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if data is None:
+            raise DataError(f"{role}={value!r} names a column, but no data frame was given")
+        series = _column(data, value, f"{role} column")
+    else:
+        arr = np.asarray(value)
+        if arr.ndim != 1 or arr.shape[0] != n:
+            raise DataError(f"{role} must be one value per row ({n}); got shape {arr.shape}")
+        index = data.index if data is not None else pd.RangeIndex(n)
+        series = pd.Series(arr, index=index)
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        raise DataError(f"{role} must be numeric; got dtype {series.dtype}")
+    return series.astype(float)
+
+
+def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Boolean frame: missing, or non-finite where numeric."""
+    if len(frame.columns) and all(
+        isinstance(d, np.dtype) and d.kind in "fiub" for d in frame.dtypes
+    ):
+        # plain numpy numbers only: one vectorised check
+        values = frame.to_numpy(dtype=float)
+        return pd.DataFrame(~np.isfinite(values), index=frame.index, columns=frame.columns)
+    bad = frame.isna()
+    for col in frame.columns:
+        s = frame[col]
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            bad[col] |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+    return bad
+
+
+def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
+    """Apply the missing-value policy; return the mask of rows to drop."""
+    drop = bad.any(axis=1)
+    report_missing_counts(int(drop.sum()), len(bad), bad.sum(), missing, stacklevel=5)
+    return drop
+
+
+def report_missing_counts(
+    n_bad: int, n_rows: int, per_column: pd.Series, missing: MissingAction, stacklevel: int = 4
+) -> None:
+    """Warn (``missing="drop"``) or raise (``"raise"``) about ``n_bad`` of ``n_rows`` bad rows.
+
+    Parameters
+    ----------
+    n_bad, n_rows : int
+    per_column : pandas.Series
+        Bad values per column.
+    missing : {"drop", "raise"}
+    stacklevel : int
+        Of the warning.
+    """
+    if not n_bad:
+        return
+    per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in per_column.items() if k)
+    text = f"{n_bad} of {n_rows} rows have missing or non-finite values in {per_col}"
+    if missing == "raise":
+        raise DataError(text + "; drop them first or pass missing='drop'")
+    warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=stacklevel)
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise a :class:`SpecificationError` naming the allowed values of an option."""
+    if value not in choices:
+        raise SpecificationError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}"
+        )
+
+
+def _check_options(missing: Any, collinear: Any) -> None:
+    check_choice("missing", missing, ("drop", "raise"))
+    check_choice("collinear", collinear, ("drop", "raise"))
+
+
+def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
+    """Validate frequency weights; return them and the mask of zero-weight rows."""
+    if weights is None:
+        return np.ones(n), np.zeros(n, dtype=bool)
+    w = weights.to_numpy(dtype=float)
+    if np.any(w < 0):
+        raise DataError(
+            f"weights must be non-negative frequency weights; {int((w < 0).sum())} are negative"
+        )
+    if not np.any(w > 0):
+        raise DataError("all weights are zero: there is nothing to fit")
+    return w, w == 0
+
+
+def _remove_columns(
+    terms: TermsDesign, aliased: list[int], collinear: CollinearAction, reason: str, fix: str
+) -> TermsDesign:
+    """Drop aliased columns with a warning, or raise, per ``collinear``."""
+    if not aliased:
+        return terms
+    names = [terms.names[j] for j in aliased]
+    text = reason.format(names=", ".join(map(repr, names)))
+    if collinear == "raise":
+        raise SpecificationError(f"{text}; {fix} or pass collinear='drop'")
+    warnings.warn(f"{text}; it was dropped (as R's clm does)", CollinearityWarning, stacklevel=5)
+    keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
+    return replace(
+        terms,
+        matrix=terms.matrix[:, keep],
+        names=[terms.names[j] for j in keep],
+        aliased=terms.aliased + names,
+    )
+
+
+def _drop_aliased(
+    terms: TermsDesign, collinear: CollinearAction, what: str, gram: FloatArray | None = None
+) -> TermsDesign:
+    """Drop columns aliased with the intercept or earlier columns (R's drop.coef).
+
+    ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
+    (chunked data).
+    """
+    if gram is None:
+        gram = gram_with_intercept(terms.matrix)
+    aliased = [j - 1 for j in aliased_columns(gram) if j > 0]
+    reason = (f"the {what} design is rank deficient: {{names}} is a linear combination of the "
+              "thresholds (intercept) or earlier columns")
+    return _remove_columns(terms, aliased, collinear, reason, "remove it")
+
+
+def _drop_nominal_aliases(
+    location: TermsDesign, nominal: TermsDesign, collinear: CollinearAction
+) -> TermsDesign:
+    """Drop location columns that a nominal effect already contains.
+
+    A nominal effect ``w'gamma_j`` includes the location shift ``gamma_j = c`` for
+    all ``j``, so a location column in the span of ``[1, W]`` is not identified.
+    """
+    if not location.names or not nominal.names:
+        return location
+    combined = np.column_stack([nominal.matrix, location.matrix])
+    r = nominal.matrix.shape[1]
+    aliased = [j - 1 - r for j in aliased_columns(gram_with_intercept(combined)) if j > r]
+    reason = ("{names} in the location formula is also a nominal effect, which already "
+              "contains its location shift")
+    return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")

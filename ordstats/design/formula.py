@@ -1,0 +1,252 @@
+"""The formula interface: R-style formulas and a DataFrame in, a checked Design out."""
+
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from formulaic import Formula
+from formulaic.errors import FormulaicError
+
+from ordstats._typing import CollinearAction, MissingAction
+from ordstats.design.core import (
+    Design,
+    TermsDesign,
+    _bad_rows,
+    _check_options,
+    _check_weights,
+    _close_matches,
+    _column,
+    _drop_aliased,
+    _drop_nominal_aliases,
+    _report_missing,
+    _vector,
+)
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    SpecificationWarning,
+)
+from ordstats.response import encode_response
+
+# ---------------------------------------------------------------------------
+# formulas
+
+
+def split_formula(formula: str) -> tuple[str, str]:
+    if not isinstance(formula, str) or "~" not in formula:
+        raise FormulaError(
+            f"formula must be a string like 'rating ~ temp + contact'; got {formula!r}"
+        )
+    lhs, rhs = formula.split("~", 1)
+    lhs = lhs.strip().strip("`").strip()
+    if not lhs:
+        raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    return lhs, rhs.strip() or "1"
+
+
+def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaError:
+    text = str(exc)
+    match = re.search(r"`([^`]+)` is not present in the dataset", text)
+    if match:
+        name = match.group(1)
+        return FormulaError(
+            f"the formula term {name!r} is not a column of the data."
+            + _close_matches(name, data.columns)
+        )
+    return FormulaError(f"cannot build the design for '{rhs}': {text}")
+
+
+def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
+    try:
+        required = Formula(rhs).required_variables
+    except FormulaicError as exc:
+        raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    known = set(map(str, data.columns)) | set(context or {})
+    missing = sorted(v for v in required if v not in known)
+    if missing:
+        name = missing[0]
+        raise FormulaError(
+            f"the formula names {name!r}, which is not a column of the data."
+            + _close_matches(name, data.columns)
+        )
+
+
+def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
+    """Convert string columns of extension types (``string[pyarrow]``, as Dask makes) to objects.
+
+    formulaic encodes object, ``str`` and categorical columns as factors, but
+    not the ``pd.NA``-valued string types.
+    """
+    convert = {
+        col: frame[col].astype(object)
+        for col in frame.columns
+        if isinstance(frame[col].dtype, pd.StringDtype) and frame[col].dtype.na_value is pd.NA
+    }
+    return frame.assign(**convert) if convert else frame
+
+
+def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> pd.DataFrame:
+    data = _plain_strings(data)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            return Formula(rhs).get_model_matrix(
+                data, ensure_full_rank=True, na_action="ignore", context=context
+            )
+    except FormulaicError as exc:
+        raise _formulaic_error(exc, data, rhs) from exc
+
+
+def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
+    """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
+    matrix = _materialize(rhs, data, context)
+    if "Intercept" not in matrix.columns:
+        warnings.warn(
+            f"the {what} formula removes the intercept, but the thresholds act as "
+            "intercepts; it was kept so that factor contrasts match R's clm",
+            SpecificationWarning,
+            stacklevel=5,
+        )
+        rhs = f"{rhs} + 1"
+        matrix = _materialize(rhs, data, context)
+    return rhs, matrix
+
+
+def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
+    cols = [c for c in matrix.columns if c != "Intercept"]
+    values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
+    return TermsDesign(matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec)
+
+
+def _as_frame(data: Any) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        return data
+    try:
+        return pd.DataFrame(data)
+    except (TypeError, ValueError) as exc:
+        raise DataError(
+            f"data must be a pandas DataFrame or a mapping of columns; got {type(data).__name__}"
+        ) from exc
+
+
+def _side_formula(value: Any, part: str) -> str | None:
+    """A one-sided formula (``"~ contact"`` or ``"contact"``) as its right-hand side."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise FormulaError(f"{part} must be a one-sided formula like '~ contact'; got {value!r}")
+    text = value.strip()
+    if "~" in text:
+        lhs, text = text.split("~", 1)
+        if lhs.strip():
+            raise FormulaError(
+                f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
+            )
+    return text.strip() or "1"
+
+
+def design_from_formula(
+    formula: str,
+    data: Any,
+    *,
+    nominal: str | None = None,
+    scale: str | None = None,
+    weights: Any = None,
+    offset: Any = None,
+    levels: Sequence[Any] | None = None,
+    missing: MissingAction = "drop",
+    collinear: CollinearAction = "drop",
+    many_levels: bool = False,
+    context: Any = None,
+) -> Design:
+    """Build a checked :class:`Design` from an R-style formula and a data frame.
+
+    Parameters
+    ----------
+    formula : str
+        ``"response ~ terms"``; the response must be a column of ``data``.
+    data : pandas.DataFrame or mapping of columns
+    nominal, scale : str, optional
+        One-sided formulas (``"~ contact"``) of the nominal (category-specific)
+        and log-scale effects.
+    weights, offset : str or array-like, optional
+        Column names or one value per row.
+    levels : sequence, optional
+        Order of the response levels (required for unordered labels).
+    missing : {"drop", "raise"}
+        Rows with missing or non-finite values in used columns are dropped with a
+        warning, or raise.
+    collinear : {"drop", "raise"}
+        Aliased design columns are dropped with a warning, or raise.
+    many_levels : bool
+        Allow more than 50 response levels.
+    context : mapping, optional
+        Names available to formula expressions (formulaic's evaluation context).
+
+    Returns
+    -------
+    Design
+    """
+    _check_options(missing, collinear)
+    frame = _as_frame(data)
+    response_name, rhs = split_formula(formula)
+    _column(frame, response_name, "response")
+    sides = {"location": rhs, "nominal": _side_formula(nominal, "nominal"),
+             "scale": _side_formula(scale, "scale")}
+    sides = {part: text for part, text in sides.items() if text is not None}
+    used = [response_name]
+    for text in sides.values():
+        _check_required(text, frame, context)
+        used += sorted(v for v in Formula(text).required_variables if v in frame.columns)
+    w_series = _vector(weights, frame, len(frame), "weights")
+    o_series = _vector(offset, frame, len(frame), "offset")
+    bad = _bad_rows(frame[list(dict.fromkeys(used))])
+    for role, series in (("weights", w_series), ("offset", o_series)):
+        if series is not None:
+            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    matrices = {}
+    for part, text in sides.items():
+        sides[part], matrices[part] = _with_intercept(text, frame, context, part)
+        values = matrices[part].drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
+        label = "(formula terms)" if part == "location" else f"({part} terms)"
+        bad[label] = ~np.isfinite(values).all(axis=1)
+    drop = _report_missing(bad, missing).to_numpy()
+    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    clean = frame.iloc[keep_rows]
+    if len(keep_rows) < len(frame):
+        # re-materialise so stateful transforms and factor levels see only used rows
+        matrices = {part: _materialize(sides[part], clean, context) for part in sides}
+    terms = {
+        part: _drop_aliased(
+            replace(_terms_from_matrix(matrix), formula=sides[part]), collinear, part
+        )
+        for part, matrix in matrices.items()
+    }
+    if "nominal" in terms:
+        terms["location"] = _drop_nominal_aliases(terms["location"], terms["nominal"], collinear)
+    response = encode_response(
+        clean[response_name], name=response_name, levels=levels, many_levels=many_levels
+    )
+    return Design(
+        response=response,
+        response_name=response_name,
+        location=terms["location"],
+        weights=w[~zero_w],
+        offset=(
+            o_series.to_numpy(dtype=float)[keep_rows]
+            if o_series is not None
+            else np.zeros(len(keep_rows))
+        ),
+        row_index=clean.index,
+        n_dropped=len(frame) - len(keep_rows),
+        formula=f"{response_name} ~ {sides['location']}",
+        offset_name=offset if isinstance(offset, str) else None,
+        nominal=terms.get("nominal"),
+        scale=terms.get("scale"),
+    )

@@ -1,0 +1,205 @@
+"""Design matrices of new data for prediction, built from a fitted design."""
+
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from formulaic import ModelSpec
+from formulaic.errors import FormulaicError
+
+from ordstats._typing import FloatArray
+from ordstats.design.core import Design, TermsDesign
+from ordstats.design.formula import _plain_strings
+from ordstats.errors import (
+    MissingDataWarning,
+    PredictionError,
+)
+
+# ---------------------------------------------------------------------------
+# new data
+
+
+def _unseen_levels_error(caught: list[warnings.WarningMessage]) -> PredictionError | None:
+    for item in caught:
+        if type(item.message).__name__ == "DataMismatchWarning":
+            text = str(item.message)
+            match = re.search(r"\{(.*?)\}", text)
+            levels = match.group(1) if match else text
+            return PredictionError(
+                f"newdata has factor level(s) {levels} that the model was not fitted on; "
+                "their effects are unknown. Remove those rows or refit with data that "
+                "contains the level"
+            )
+    return None
+
+
+def _unseen_column_levels(spec: ModelSpec, frame: pd.DataFrame) -> PredictionError | None:
+    """Levels of factor columns that ``spec`` does not know, checked directly."""
+    for expr, (kind, state) in spec.encoder_state.items():
+        if str(getattr(kind, "value", kind)) != "categorical" or expr not in frame.columns:
+            continue
+        values = frame[expr]
+        unseen = pd.unique(values[values.notna() & ~values.isin(state.get("categories", []))])
+        if len(unseen):
+            return PredictionError(
+                f"newdata has factor level(s) {', '.join(map(repr, unseen[:5]))} that the model "
+                "was not fitted on; their effects are unknown. Remove those rows or refit with "
+                "data that contains the level"
+            )
+    return None
+
+
+def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
+    """Whether every design column is a numeric column of ``frame`` used as is."""
+    state = terms.spec.encoder_state if terms.spec is not None else {}
+    return bool(terms.names) and all(
+        name in state
+        and str(getattr(state[name][0], "value", state[name][0])) == "numerical"
+        and name in frame.columns
+        and isinstance(frame[name].dtype, np.dtype)
+        and frame[name].dtype.kind in "fiub"
+        for name in terms.names
+    )
+
+
+def terms_for_newdata(
+    terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
+) -> FloatArray:
+    """Rebuild a fitted design's columns for new data.
+
+    Parameters
+    ----------
+    terms : TermsDesign
+        A fitted design (formula or array interface).
+    newdata : pandas.DataFrame, mapping or array-like
+    context : mapping, optional
+        Evaluation context for formula expressions.
+    thread_safe : bool
+        Check the levels of factor columns directly instead of catching
+        formulaic's warnings (``warnings.catch_warnings`` is not thread-safe;
+        chunks may be built in worker threads).  Unseen levels of factor
+        *expressions* such as ``C(x)`` then only warn.
+
+    Returns
+    -------
+    ndarray, shape (m, p)
+        Rows with missing values are NaN.
+
+    Raises
+    ------
+    PredictionError
+        Unseen factor levels, missing columns or a wrong number of columns.
+    """
+    if terms.spec is None:
+        return _array_newdata(terms, newdata)
+    frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
+    needed = sorted(v for v in terms.spec.required_variables if v not in set(context or {}))
+    absent = [v for v in needed if v not in frame.columns]
+    if absent:
+        raise PredictionError(
+            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
+        )
+    # missing values are not levels: build complete rows only, the others are NaN
+    complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
+    out = np.full((len(frame), len(terms.names)), np.nan)
+    if not terms.names or not complete.any():
+        return out
+    rows = _plain_strings(frame if complete.all() else frame.loc[complete])
+    if _plain_numeric_columns(terms, rows):
+        out[complete] = rows[terms.names].to_numpy(dtype=float)
+        return out
+    if thread_safe:
+        error = _unseen_column_levels(terms.spec, rows)
+        if error is not None:
+            raise error
+        try:
+            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+        except FormulaicError as exc:
+            raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
+        out[complete] = np.asarray(matrix[terms.names], dtype=float)
+        return out
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+        except FormulaicError as exc:
+            raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
+    error = _unseen_levels_error(caught)
+    if error is not None:
+        raise error
+    out[complete] = np.asarray(matrix[terms.names], dtype=float)
+    return out
+
+
+def newdata_matrices(
+    design: Design, newdata: Any, context: Any = None
+) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
+    """Location, nominal and scale designs of new data (NaN rows where values are missing).
+
+    Warns once, naming the rows, when some rows have missing values.
+
+    Returns
+    -------
+    X, W, Z : ndarray
+        ``W`` and ``Z`` have no columns when the model has no such effects.
+    index : pandas.Index
+    """
+    X = terms_for_newdata(design.location, newdata, context)
+    empty = np.empty((len(X), 0))
+    W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
+    Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
+    index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
+    if missing.size:
+        shown = ", ".join(map(str, list(index[missing[:5]]))) + (", ..." if missing.size > 5 else "")
+        warnings.warn(
+            f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            "values; their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=4,
+        )
+    return X, W, Z, index
+
+
+def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
+    all_names = terms.source_names
+    if isinstance(newdata, pd.DataFrame) and set(terms.names) <= set(map(str, newdata.columns)):
+        return newdata[terms.names].to_numpy(dtype=float)
+    arr = np.asarray(newdata, dtype=float)
+    arr = arr[:, None] if arr.ndim == 1 else arr
+    if arr.ndim != 2 or arr.shape[1] != len(all_names):
+        raise PredictionError(
+            f"newdata must have the {len(all_names)} exog columns the model was given "
+            f"({', '.join(all_names)}); got shape {arr.shape}"
+        )
+    order = {name: j for j, name in enumerate(all_names)}
+    return arr[:, [order[name] for name in terms.names]]
+
+
+def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
+    """Return the design columns of each formula term (one per column for arrays).
+
+    Parameters
+    ----------
+    terms : TermsDesign
+
+    Returns
+    -------
+    dict
+        Term label (``"Infl"``, ``"temp:contact"``) to the names of its kept
+        columns, in design order; terms whose columns were all dropped as
+        aliased are left out.
+    """
+    if terms.spec is None:
+        return {name: [name] for name in terms.names}
+    kept = set(terms.names)
+    grouped: dict[str, list[str]] = {}
+    for term, indices in terms.spec.term_indices.items():
+        columns = [terms.spec.column_names[i] for i in indices]
+        columns = [c for c in columns if c in kept]
+        if columns:
+            grouped[str(term)] = columns
+    return grouped
