@@ -54,8 +54,9 @@ def time_vgam(data: pd.DataFrame) -> str:
         path = Path(tmp) / "data.csv"
         data.to_csv(path, index=False)
         script = R_SCRIPT.format(path=path)
-        return subprocess.run(["Rscript", "-e", script], capture_output=True, text=True,
-                              check=True).stdout
+        return subprocess.run(
+            ["Rscript", "-e", script], capture_output=True, text=True, check=True
+        ).stdout
 
 
 def main() -> None:
@@ -70,8 +71,10 @@ def main() -> None:
         if args.vgam:
             for line in time_vgam(data).splitlines():
                 family, seconds, llf = line.split()
-                print(f"VGAM     n={n:>9,} {family:>10}: {float(seconds):7.2f} s  "
-                      f"logLik {float(llf):.4f}")
+                print(
+                    f"VGAM     n={n:>9,} {family:>10}: {float(seconds):7.2f} s  "
+                    f"logLik {float(llf):.4f}"
+                )
 
 
 if __name__ == "__main__":

@@ -160,7 +160,10 @@ def child(args: argparse.Namespace) -> None:
         result["partitions"] = ddf.npartitions
     result["peak_mb"] = meter.stop()
     result.update(
-        params=res.params.tolist(), bse=res.bse.tolist(), llf=res.llf, niter=res.niter,
+        params=res.params.tolist(),
+        bse=res.bse.tolist(),
+        llf=res.llf,
+        niter=res.niter,
         converged=res.converged,
     )
     if args.mode == "dask":
@@ -170,8 +173,18 @@ def child(args: argparse.Namespace) -> None:
 
 
 def run_child(mode: str, path: Path, p: int, chunksize: int) -> dict:
-    cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p),
-           "--chunksize", str(chunksize)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        mode,
+        "--path",
+        str(path),
+        "--p",
+        str(p),
+        "--chunksize",
+        str(chunksize),
+    ]
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     for line in out.stdout.splitlines():
@@ -190,8 +203,10 @@ def many_levels(reps: int) -> list[str]:
     rng = np.random.default_rng(7)
     X = rng.standard_normal((n, p))
     latent = X @ beta_of(p) + rng.logistic(size=n)
-    lines = ["| K | thresholds | Hessian | median fit time (s) | ratio to K = 5 | iterations |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| K | thresholds | Hessian | median fit time (s) | ratio to K = 5 | iterations |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     base = None
     for K in (5, 1000, 10_000):
         cuts = np.quantile(latent, np.linspace(0, 1, K + 1)[1:-1])
@@ -206,8 +221,10 @@ def many_levels(reps: int) -> list[str]:
         med = statistics.median(times)
         base = base or med
         kind = type(res.covariance).__name__.replace("Covariance", "") or "dense"
-        lines.append(f"| {K} | {K - 1} | {kind.lower() or 'dense'} | {med:.2f} | "
-                     f"{med / base:.2f} | {res.niter} |")
+        lines.append(
+            f"| {K} | {K - 1} | {kind.lower() or 'dense'} | {med:.2f} | "
+            f"{med / base:.2f} | {res.niter} |"
+        )
     return lines
 
 
@@ -225,8 +242,12 @@ def main() -> None:
     parser.add_argument("--p", type=int, default=20)
     parser.add_argument("--reps", type=int, default=3, help="repeats per fit (median)")
     parser.add_argument("--reps-large", type=int, default=1, help="repeats at n >= 1e7")
-    parser.add_argument("--memory-max", type=float, default=1e6,
-                        help="largest n fitted in memory (10^7 needs ~6 GB)")
+    parser.add_argument(
+        "--memory-max",
+        type=float,
+        default=1e6,
+        help="largest n fitted in memory (10^7 needs ~6 GB)",
+    )
     parser.add_argument("--chunksize", type=int, default=CHUNKSIZE)
     parser.add_argument("--huge", type=float, default=0, help="rows of the large Parquet fit")
     parser.add_argument("--huge-p", type=int, default=20)
@@ -240,11 +261,14 @@ def main() -> None:
         child(args)
         return
     data_dir = Path(args.data_dir)
-    lines = [f"Machine: {os.cpu_count()} cores; chunksize {args.chunksize}; files of "
-             f"{ROWS_PER_FILE} rows; medians of repeats; RSS = peak beyond the baseline.", "",
-             "| n | p | path | repeats | median time (s) | time / chunked | peak RSS (MB) | "
-             "passes | max rel. diff params | max rel. diff SE |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        f"Machine: {os.cpu_count()} cores; chunksize {args.chunksize}; files of "
+        f"{ROWS_PER_FILE} rows; medians of repeats; RSS = peak beyond the baseline.",
+        "",
+        "| n | p | path | repeats | median time (s) | time / chunked | peak RSS (MB) | "
+        "passes | max rel. diff params | max rel. diff SE |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     sizes = [(int(n), args.p) for n in args.sizes]
     if args.huge:
         sizes.append((int(args.huge), args.huge_p))
@@ -268,8 +292,11 @@ def main() -> None:
             results[mode] = best
         ref = results["chunked"]
         for mode, r in results.items():
-            label = mode if mode != "memory" else (
-                f"memory (formula + fit; arrays: {r['time_arrays']:.2f} s)")
+            label = (
+                mode
+                if mode != "memory"
+                else (f"memory (formula + fit; arrays: {r['time_arrays']:.2f} s)")
+            )
             lines.append(
                 f"| {n:.0e} | {p} | {label} | {reps} | {r['time']:.2f} | "
                 f"{r['time'] / ref['time']:.2f} | {r['peak_mb']:.0f} | {r.get('passes', '-')} | "

@@ -23,7 +23,9 @@ def _symmetric_from_upper(upper: FloatArray) -> FloatArray:
     return np.triu(upper) + np.triu(upper, 1).T
 
 
-def weighted_gram(A: FloatArray, c: FloatArray | None = None, B: FloatArray | None = None) -> FloatArray:
+def weighted_gram(
+    A: FloatArray, c: FloatArray | None = None, B: FloatArray | None = None
+) -> FloatArray:
     """Return ``A' diag(c) B`` (``B = A``, ``c = 1`` by default) in row blocks.
 
     When ``B`` is ``A`` and every weight is non-negative, the product is the

@@ -326,8 +326,14 @@ class InferenceMixin:
         """Probabilities and gradients of new rows under a sequential/adjacent family."""
         data = self.model.data
         n = rows.X.shape[0]
-        new = replace(data, y=np.zeros(n, dtype=np.intp), X=rows.X, weights=np.ones(n),
-                      offset=rows.offset, nominal=rows.nominal)
+        new = replace(
+            data,
+            y=np.zeros(n, dtype=np.intp),
+            X=rows.X,
+            weights=np.ones(n),
+            offset=rows.offset,
+            nominal=rows.nominal,
+        )
         return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
 
     def get_prediction(
@@ -363,11 +369,17 @@ class InferenceMixin:
         cumulative = which == "cumprob"
         if model.family == "cumulative":
             link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
-            args = (link, self.params.to_numpy(), model.problem.layout,
-                    model.threshold_jacobian, rows)
+            args = (
+                link,
+                self.params.to_numpy(),
+                model.problem.layout,
+                model.threshold_jacobian,
+                rows,
+            )
             categories, gradient = probability_gradients(*args)
             prob, gradient = (
-                probability_gradients(*args, cumulative=True) if cumulative
+                probability_gradients(*args, cumulative=True)
+                if cumulative
                 else (categories, gradient)
             )
         else:

@@ -215,7 +215,12 @@ def _lanczos(op: LinearOperator, which: str) -> float:
     start = np.ones(op.shape[0])
     try:
         values = eigsh(
-            op, k=1, which=which, v0=start, tol=1e-12, maxiter=20 * op.shape[0],
+            op,
+            k=1,
+            which=which,
+            v0=start,
+            tol=1e-12,
+            maxiter=20 * op.shape[0],
             return_eigenvectors=False,
         )
     except ArpackNoConvergence as exc:  # pragma: no cover - very rare

@@ -316,9 +316,7 @@ class ChunkedOrdinalModel(OrdinalModel):
             self.threshold,
             self.formula_context,
         )
-        solution = null._newton(
-            null.start_params, NewtonOptions(), disp=False, banded=False
-        )
+        solution = null._newton(null.start_params, NewtonOptions(), disp=False, banded=False)
         return -float(solution.evaluation.nll)
 
 

@@ -54,7 +54,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class CLMData:
     """Arrays that define a cumulative link model likelihood.
@@ -324,7 +323,9 @@ class Evaluation:
             np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
         )
         with np.errstate(invalid="ignore", over="ignore"):
-            self.upper = np.where(problem.has_upper, (problem.T_upper @ a - xb) / self.scale, np.inf)
+            self.upper = np.where(
+                problem.has_upper, (problem.T_upper @ a - xb) / self.scale, np.inf
+            )
             self.lower = np.where(
                 problem.has_lower, (problem.T_lower @ a - xb) / self.scale, -np.inf
             )
@@ -439,7 +440,7 @@ class Evaluation:
         ``border`` holds the columns of ``(beta, zeta, lambda)``.
         """
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
-        k, k2, c_u, c_l = self._lambda_terms
+        _, k2, c_u, c_l = self._lambda_terms
         w = data.weights
         th, be, ze, la = lay.thresholds, lay.beta, lay.zeta, lay.lam
         row = np.empty(lay.n_params)

@@ -336,9 +336,7 @@ class Cauchit(Link):
         return np.tan(np.pi * (np.asarray(q, dtype=float) - 0.5))
 
 
-_LINKS: dict[str, type[Link]] = {
-    cls.name: cls for cls in (Logit, Probit, Cloglog, Loglog, Cauchit)
-}
+_LINKS: dict[str, type[Link]] = {cls.name: cls for cls in (Logit, Probit, Cloglog, Loglog, Cauchit)}
 _FLEXIBLE = ("aranda-ordaz", "log-gamma")
 _ALIASES = {"loggamma": "log-gamma", "arandaordaz": "aranda-ordaz"}
 
@@ -400,6 +398,5 @@ def get_link(link: str | Link) -> Link:
 
             return flexlinks.ArandaOrdaz() if key == "aranda-ordaz" else flexlinks.LogGamma()
     raise SpecificationError(
-        f"unknown link {link!r}; choose one of "
-        f"{', '.join(map(repr, link_names(flexible=True)))}"
+        f"unknown link {link!r}; choose one of {', '.join(map(repr, link_names(flexible=True)))}"
     )

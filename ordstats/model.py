@@ -242,9 +242,20 @@ class OrdinalModel:
             from ordstats.chunked_model import ChunkedOrdinalModel
 
             return ChunkedOrdinalModel.from_source(
-                formula, data, chunksize=chunksize, link=link, weights=weights, offset=offset,
-                threshold=threshold, levels=levels, missing=missing, collinear=collinear,
-                many_levels=many_levels, context=context, nominal=nominal, scale=scale,
+                formula,
+                data,
+                chunksize=chunksize,
+                link=link,
+                weights=weights,
+                offset=offset,
+                threshold=threshold,
+                levels=levels,
+                missing=missing,
+                collinear=collinear,
+                many_levels=many_levels,
+                context=context,
+                nominal=nominal,
+                scale=scale,
                 family=spec,
             )
         design = design_from_formula(
@@ -494,8 +505,7 @@ class OrdinalModel:
         lay = self.problem.layout
         if not lay.n_nominal_cols or not self.family_spec.ordered_cutpoints:
             return ()
-        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian,
-                                 self.data.nominal)
+        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian, self.data.nominal)
         return tuple(self.design.row_index[crossing_rows(theta)])
 
     def _use_banded(self, banded: bool | None) -> bool:

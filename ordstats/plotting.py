@@ -27,9 +27,7 @@ def _axes(ax: Axes | None) -> Axes:
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError(
-            "plotting needs matplotlib: pip install matplotlib"
-        ) from exc
+        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
     return plt.subplots()[1]
 
 
@@ -81,8 +79,11 @@ def plot_probabilities(
             ax.plot(positions, prob[level], marker=None if numeric else "o", label=str(level))
     elif numeric:
         order = np.argsort(positions)
-        ax.stackplot(positions[order], *(prob[c].to_numpy()[order] for c in prob.columns),
-                     labels=[str(c) for c in prob.columns])
+        ax.stackplot(
+            positions[order],
+            *(prob[c].to_numpy()[order] for c in prob.columns),
+            labels=[str(c) for c in prob.columns],
+        )
     else:
         bottom = np.zeros(len(prob))
         for level in prob.columns:
@@ -98,8 +99,12 @@ def plot_probabilities(
 
 
 def plot_coefficients(
-    res: OrdinalResults, *, odds_ratios: bool = False, alpha: float = 0.05,
-    ax: Axes | None = None, **kwargs: Any,
+    res: OrdinalResults,
+    *,
+    odds_ratios: bool = False,
+    alpha: float = 0.05,
+    ax: Axes | None = None,
+    **kwargs: Any,
 ) -> Axes:
     """Forest plot of the location (and nominal/scale) effects with intervals.
 

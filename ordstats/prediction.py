@@ -95,8 +95,10 @@ def threshold_matrix(
     """
     q = jacobian.shape[1]
     blocks = np.asarray(threshold_params, dtype=float).reshape(-1, q)
-    rows = np.ones((1, 1)) if nominal is None else np.column_stack(
-        [np.ones(nominal.shape[0]), nominal]
+    rows = (
+        np.ones((1, 1))
+        if nominal is None
+        else np.column_stack([np.ones(nominal.shape[0]), nominal])
     )
     return rows @ blocks[: rows.shape[1]] @ jacobian.T
 

@@ -106,11 +106,11 @@ def _notes(res: OrdinalResults) -> list[str]:
             "(sandwich) covariance, not the inverse observed information."
         )
     if model.has_weights:
-        notes.append(
-            f"No. Observations is the sum of frequency weights over {res.n_rows} rows."
-        )
+        notes.append(f"No. Observations is the sum of frequency weights over {res.n_rows} rows.")
     if model.design.n_dropped:
-        notes.append(f"{model.design.n_dropped} rows with missing values or zero weight were dropped.")
+        notes.append(
+            f"{model.design.n_dropped} rows with missing values or zero weight were dropped."
+        )
     aliased = model.design.location.aliased
     if aliased:
         notes.append("Aliased columns dropped: " + ", ".join(aliased) + ".")
@@ -124,8 +124,12 @@ def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
     cumulative = model.family_spec.ordered_cutpoints
     return [
         ("Location coefficients", names[lay.beta]),
-        ("Nominal effects (on the thresholds)" if cumulative
-         else "Non-parallel effects (one per step)", names[lay.nominal]),
+        (
+            "Nominal effects (on the thresholds)"
+            if cumulative
+            else "Non-parallel effects (one per step)",
+            names[lay.nominal],
+        ),
         ("Scale effects (log scale)", names[lay.zeta]),
         (f"Link parameter ({model.link.name})", names[lay.lam]),
         ("Thresholds" if cumulative else "Intercepts", names[lay.alpha]),
@@ -150,7 +154,11 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
     smry = Summary()
     left, right = _header(res)
     smry.add_table_2cols(
-        res, gleft=left, gright=right, yname=res.model.endog_name, xname=list(res.params.index),
+        res,
+        gleft=left,
+        gright=right,
+        yname=res.model.endog_name,
+        xname=list(res.params.index),
         title=f"{res.model.family_spec.title} Results",
     )
     for title, names in _blocks(res):

@@ -208,7 +208,7 @@ class OrdinalResults(InferenceMixin):
         return self.fit_info.max_grad
 
     @property
-    def cond_H(self) -> float:  # noqa: N802 - R's name
+    def cond_H(self) -> float:
         """Condition number of the Hessian at the estimates (R's ``cond.H``)."""
         return self.covariance.cond
 
@@ -371,18 +371,26 @@ class OrdinalResults(InferenceMixin):
         patterns, labels = _nominal_patterns(model)
         if labels is None and sp.issparse(model.threshold_jacobian):
             # many flexible thresholds (J = I): variances without the dense covariance
-            return pd.DataFrame({
-                "estimate": self.params.to_numpy()[th],
-                "std err": np.sqrt(self.covariance.variances()[th]),
-            }, index=names)
+            return pd.DataFrame(
+                {
+                    "estimate": self.params.to_numpy()[th],
+                    "std err": np.sqrt(self.covariance.variances()[th]),
+                },
+                index=names,
+            )
         cov = self.covariance.matrix[th, th]
         frames = []
         for row in patterns:
             grad = threshold_gradient(model.threshold_jacobian, row)
-            frames.append(pd.DataFrame({
-                "estimate": grad @ self.params.to_numpy()[th],
-                "std err": np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad)),
-            }, index=names))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "estimate": grad @ self.params.to_numpy()[th],
+                        "std err": np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad)),
+                    },
+                    index=names,
+                )
+            )
         if labels is None:
             return frames[0]
         return pd.concat(frames, keys=labels, names=["pattern", "threshold"])
@@ -439,8 +447,9 @@ class OrdinalResults(InferenceMixin):
         # nominal effects, since theta_j + w'gamma_j lowers the odds of Y > j by
         # exp(gamma_j); the other families add w'gamma_j to eta_j like x'b
         nominal_sign = -1.0 if self.model.family == "cumulative" else 1.0
-        sign = pd.Series([1.0] * len(location) + [nominal_sign] * len(nominal),
-                         index=location + nominal)
+        sign = pd.Series(
+            [1.0] * len(location) + [nominal_sign] * len(nominal), index=location + nominal
+        )
         lower = np.where(sign > 0, ci["lower"][sign.index], -ci["upper"][sign.index])
         upper = np.where(sign > 0, ci["upper"][sign.index], -ci["lower"][sign.index])
         table = pd.DataFrame(
@@ -583,10 +592,7 @@ class OrdinalResults(InferenceMixin):
         return summarize(self, alpha=alpha)
 
     def __repr__(self) -> str:
-        return (
-            f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, "
-            f"converged={self.converged}>"
-        )
+        return f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, converged={self.converged}>"
 
 
 def _nominal_param_names(model: OrdinalModel) -> list[str]:

@@ -60,8 +60,10 @@ def is_source(data: Any) -> bool:
         return True
     if isinstance(data, (str, os.PathLike)):
         return True
-    if isinstance(data, (list, tuple)) and data and all(
-        isinstance(p, (str, os.PathLike)) for p in data
+    if (
+        isinstance(data, (list, tuple))
+        and data
+        and all(isinstance(p, (str, os.PathLike)) for p in data)
     ):
         return True
     return _is_arrow_dataset(data) or _is_dask_frame(data)
@@ -144,9 +146,10 @@ class FrameSource(_ChunkIterator):
         """Yield ``(label, chunk)`` pairs."""
         frame = self.frame if columns is None else self.frame[list(columns)]
         for start in range(0, max(len(frame), 1), self.chunksize):
-            yield f"rows {start}-{start + self.chunksize - 1}", frame.iloc[
-                start : start + self.chunksize
-            ]
+            yield (
+                f"rows {start}-{start + self.chunksize - 1}",
+                frame.iloc[start : start + self.chunksize],
+            )
 
 
 def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

@@ -92,7 +92,9 @@ def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> Ordina
         )
     relaxed = OrdinalModel.__new__(OrdinalModel)
     relaxed._setup(
-        replace(design, **changes), family=model.family_spec, threshold=model.threshold,
+        replace(design, **changes),
+        family=model.family_spec,
+        threshold=model.threshold,
         context=model.formula_context,
     )
     return relaxed
@@ -109,8 +111,7 @@ def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             relaxed = _relaxed_model(model, columns, part).fit()
-        if not relaxed.converged or any(issubclass(w.category, ConvergenceWarning)
-                                        for w in caught):
+        if not relaxed.converged or any(issubclass(w.category, ConvergenceWarning) for w in caught):
             unreliable.append(term)
         df = relaxed.k_params - res.k_params
         lrt = 2.0 * (relaxed.llf - res.llf)

@@ -18,6 +18,7 @@ ever sees ``J``, so every structure shares one code path.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import get_args
 
@@ -55,7 +56,7 @@ def threshold_names(levels: Sequence[str]) -> list[str]:
     >>> threshold_names(["Low", "Medium", "High"])
     ['Low|Medium', 'Medium|High']
     """
-    return [f"{lo}|{hi}" for lo, hi in zip(levels[:-1], levels[1:], strict=True)]
+    return [f"{lo}|{hi}" for lo, hi in itertools.pairwise(levels)]
 
 
 def _check_structure(structure: str, n_thresholds: int) -> None:
@@ -85,7 +86,7 @@ def _symmetric_jacobian(n_thresholds: int) -> FloatArray:
         return jac
     # columns: central.1, central.2, spacing.1..spacing.(half-1).
     jac = np.zeros((n_thresholds, 2 + half - 1))
-    jac[: half, 0] = 1.0
+    jac[:half, 0] = 1.0
     jac[half:, 1] = 1.0
     for k in range(1, half):
         jac[half - 1 - k, 1 + k] = -1.0

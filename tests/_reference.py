@@ -42,7 +42,7 @@ def r_name(name: str, nominal: bool = False) -> str:
     """
     name = re.sub(r"\[T\.(.+?)\]", r"\1", name)
     if name.startswith("scale:"):
-        return "sca." + name[len("scale:"):]
+        return "sca." + name[len("scale:") :]
     if "|" in name and ":" in name:
         return name.replace(":", ".", 1)
     if nominal and "|" in name:

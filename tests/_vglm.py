@@ -74,8 +74,14 @@ def fit(case: str) -> ordstats.OrdinalResults:
         formula = re.sub(rf"\s*\+\s*{call.nonparallel}\b", "", formula)
         nominal = f"~ {call.nonparallel}"
     return ordstats.OrdinalModel.from_formula(
-        formula, data, family=call.family, link=call.link, reverse=call.reverse,
-        nominal=nominal, weights=call.weights, offset=call.offset,
+        formula,
+        data,
+        family=call.family,
+        link=call.link,
+        reverse=call.reverse,
+        nominal=nominal,
+        weights=call.weights,
+        offset=call.offset,
     ).fit()
 
 
@@ -101,14 +107,19 @@ def fit_core(case: str) -> CoreFit:
     design = design_from_formula(call.formula, data, weights=call.weights)
     names = design.location.names
     X = design.location.matrix
-    nominal_cols = [i for i, n in enumerate(names)
-                    if call.nonparallel and n.startswith(call.nonparallel)]
+    nominal_cols = [
+        i for i, n in enumerate(names) if call.nonparallel and n.startswith(call.nonparallel)
+    ]
     family = get_family(call.family, link=call.link, reverse=call.reverse)
     n_steps = len(design.response.levels) - 1
     arrays = CLMData(
-        y=design.response.codes, n_levels=n_steps + 1, X=np.delete(X, nominal_cols, axis=1),
-        weights=design.weights, offset=design.offset if call.offset is None else call.offset,
-        link=family.link, threshold_jacobian=np.eye(n_steps),
+        y=design.response.codes,
+        n_levels=n_steps + 1,
+        X=np.delete(X, nominal_cols, axis=1),
+        weights=design.weights,
+        offset=design.offset if call.offset is None else call.offset,
+        link=family.link,
+        threshold_jacobian=np.eye(n_steps),
         nominal=X[:, nominal_cols] if nominal_cols else np.empty((0, 0)),
     )
     problem = family.prepare(arrays)
@@ -134,8 +145,9 @@ def vglm_names(res: ordstats.OrdinalResults) -> list[str]:
     """
     n_steps = len(res.model.levels) - 1
     names = [f"(Intercept):{j + 1}" for j in range(n_steps)]
-    names += [f"{ref.r_name(term)}:{j + 1}" for term in res.model.nominal_names
-              for j in range(n_steps)]
+    names += [
+        f"{ref.r_name(term)}:{j + 1}" for term in res.model.nominal_names for j in range(n_steps)
+    ]
     names += [ref.r_name(n) for n in res.model.exog_names]
     assert len(names) == res.k_params
     return names

@@ -28,8 +28,8 @@ POLR_SLACK = 3.0
 CLM_FIT_CASES = [
     c
     for c in ref.cases("clm_")
-    if ref.load(c)["kind"] == "fit" and ref.load(c)["link"] in
-    ("logit", "probit", "cloglog", "loglog", "cauchit")
+    if ref.load(c)["kind"] == "fit"
+    and ref.load(c)["link"] in ("logit", "probit", "cloglog", "loglog", "cauchit")
 ]
 
 
@@ -68,8 +68,9 @@ def test_estimates(clm_case) -> None:
     coef, _, _, _ = _truth(case)
     names = list(res.params.index)
     assert ref.r_names(names) == list(coef)  # same parameters, same order
-    np.testing.assert_allclose(res.params.to_numpy(), ref.in_r_order(coef, names),
-                               rtol=RTOL_ESTIMATE, atol=1e-9)
+    np.testing.assert_allclose(
+        res.params.to_numpy(), ref.in_r_order(coef, names), rtol=RTOL_ESTIMATE, atol=1e-9
+    )
 
 
 def test_standard_errors_and_vcov(clm_case) -> None:
@@ -77,8 +78,9 @@ def test_standard_errors_and_vcov(clm_case) -> None:
     _, se, _, vcov = _truth(case)
     names = list(res.params.index)
     np.testing.assert_allclose(res.bse.to_numpy(), ref.in_r_order(se, names), rtol=RTOL_SE)
-    np.testing.assert_allclose(res.cov_params().to_numpy(), np.array(vcov, dtype=float),
-                               rtol=RTOL_SE, atol=1e-10)
+    np.testing.assert_allclose(
+        res.cov_params().to_numpy(), np.array(vcov, dtype=float), rtol=RTOL_SE, atol=1e-10
+    )
 
 
 def test_information_criteria_and_convergence(clm_case) -> None:
@@ -131,8 +133,9 @@ def test_thresholds_match_r_theta(clm_case) -> None:
 
 # -- flexible links ------------------------------------------------------------------
 
-FLEXIBLE_CASES = [c for c in ref.cases("clm_") if ref.load(c)["link"] in
-                  ("Aranda-Ordaz", "log-gamma")]
+FLEXIBLE_CASES = [
+    c for c in ref.cases("clm_") if ref.load(c)["link"] in ("Aranda-Ordaz", "log-gamma")
+]
 
 
 @pytest.mark.parametrize("case", FLEXIBLE_CASES)
@@ -152,8 +155,9 @@ def test_flexible_link_reaches_the_refined_optimum(case: str) -> None:
     assert res.llf == pytest.approx(refined["loglik"], rel=RTOL_ESTIMATE)
     assert res.llf >= refined["loglik"] - 1e-9  # ours is the (slightly) better optimum
     assert res.llf > data["loglik"]  # and better than clm's own stopping point
-    np.testing.assert_allclose(res.params.to_numpy(), ref.in_r_order(refined["coef"], names),
-                               rtol=RTOL_ESTIMATE)
+    np.testing.assert_allclose(
+        res.params.to_numpy(), ref.in_r_order(refined["coef"], names), rtol=RTOL_ESTIMATE
+    )
     np.testing.assert_allclose(res.bse.to_numpy(), ref.in_r_order(clm2["se"], names), rtol=1e-2)
     assert res.bse["lambda"] == pytest.approx(clm2["lambda_se"], rel=1e-2)
 
@@ -173,17 +177,21 @@ def test_polr(case: str) -> None:
     assert res.llf == pytest.approx(data["loglik"], rel=RTOL_ESTIMATE)
     assert res.llf >= data["loglik"] - 1e-12
     np.testing.assert_allclose(
-        res.params.to_numpy(), ref.in_r_order(data["coef"], names),
-        rtol=0, atol=POLR_SLACK * agreement["max_abs_coef_diff"],
+        res.params.to_numpy(),
+        ref.in_r_order(data["coef"], names),
+        rtol=0,
+        atol=POLR_SLACK * agreement["max_abs_coef_diff"],
     )
     np.testing.assert_allclose(
-        res.bse.to_numpy(), ref.in_r_order(data["se"], names),
+        res.bse.to_numpy(),
+        ref.in_r_order(data["se"], names),
         rtol=POLR_SLACK * agreement["max_rel_se_diff"] + RTOL_SE,
     )
     # and the exact optimum is clm's to the project tolerance
     clm_coef = {k: data["coef"][k] - agreement["coef_diff"][k] for k in data["coef"]}
-    np.testing.assert_allclose(res.params.to_numpy(), ref.in_r_order(clm_coef, names),
-                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        res.params.to_numpy(), ref.in_r_order(clm_coef, names), rtol=1e-5, atol=1e-7
+    )
 
 
 @pytest.mark.parametrize("case", ["polr_vs_clm_wine", "polr_vs_clm_housing"])
@@ -211,16 +219,22 @@ def test_predict_prob(predict_case) -> None:
     case, res, new = predict_case
     prob = res.predict(new, which="prob")
     assert list(prob.columns) == ref.load(case)["levels"]
-    np.testing.assert_allclose(prob.to_numpy(), ref.load(case)["newdata_prob"],
-                               atol=ATOL_PROB if "polr" not in case else 1e-5)
+    np.testing.assert_allclose(
+        prob.to_numpy(),
+        ref.load(case)["newdata_prob"],
+        atol=ATOL_PROB if "polr" not in case else 1e-5,
+    )
     np.testing.assert_allclose(prob.sum(axis=1), 1.0, rtol=1e-14)
 
 
 def test_predict_cumprob(predict_case) -> None:
     case, res, new = predict_case
     cum = res.predict(new, which="cumprob")
-    np.testing.assert_allclose(cum.to_numpy(), ref.load(case)["newdata_cumprob"],
-                               atol=ATOL_PROB if "polr" not in case else 1e-5)
+    np.testing.assert_allclose(
+        cum.to_numpy(),
+        ref.load(case)["newdata_cumprob"],
+        atol=ATOL_PROB if "polr" not in case else 1e-5,
+    )
 
 
 def test_predict_class_and_linear(predict_case) -> None:
@@ -228,8 +242,9 @@ def test_predict_class_and_linear(predict_case) -> None:
     data = ref.load(case)
     assert res.predict(new, which="class").astype(str).tolist() == data["newdata_class"]
     if "newdata_xbeta" in data:  # not given for nominal/scale models
-        np.testing.assert_allclose(res.predict(new, which="linear").to_numpy(),
-                                   data["newdata_xbeta"], atol=1e-6)
+        np.testing.assert_allclose(
+            res.predict(new, which="linear").to_numpy(), data["newdata_xbeta"], atol=1e-6
+        )
 
 
 def test_predict_expected_is_mean_score(predict_case) -> None:
@@ -249,8 +264,9 @@ def test_predict_expected_is_mean_score(predict_case) -> None:
 @pytest.mark.parametrize("case", ["linktable_wine", "linktable_housing"])
 def test_link_table_information_criteria(case: str) -> None:
     table = ref.load(case)["table"]["columns"]
-    for link, call, aic, bic in zip(table["link"], table["r_call"], table["AIC"], table["BIC"],
-                                    strict=True):
+    for link, call, aic, bic in zip(
+        table["link"], table["r_call"], table["AIC"], table["BIC"], strict=True
+    ):
         if link == "cauchit":
             continue  # clm's cauchit optimum is biased by its +-1e5 clamp
         res = ref.fit_reference_call(call)

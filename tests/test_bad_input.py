@@ -74,7 +74,7 @@ def test_non_finite_values_from_transforms_are_dropped(wine):
 def test_missing_in_arrays(wine):
     X = np.random.default_rng(0).normal(size=(72, 2))
     X[4, 1] = np.nan
-    with pytest.warns(MissingDataWarning, match="1 of 72 rows"):
+    with pytest.warns(MissingDataWarning, match=r"1 of 72 rows"):
         model = OrdinalModel(wine["rating"], X)
     assert model.n_rows == 71
 
@@ -84,15 +84,17 @@ def test_missing_in_arrays(wine):
 
 def test_response_with_one_level(wine):
     wine = wine[wine["rating"] == "3"]
-    with pytest.warns(LevelsWarning), pytest.raises(
-        ResponseError, match=r"1 observed level \(only '3'\).*at least two"
+    with (
+        pytest.warns(LevelsWarning),
+        pytest.raises(ResponseError, match=r"1 observed level \(only '3'\).*at least two"),
     ):
         OrdinalModel.from_formula("rating ~ temp", wine)
 
 
 def test_unordered_string_response_says_how_to_fix(wine):
-    df = wine.assign(grade=wine["rating"].map({"1": "a", "2": "b", "3": "c", "4": "d",
-                                               "5": "e"}).astype(str))
+    df = wine.assign(
+        grade=wine["rating"].map({"1": "a", "2": "b", "3": "c", "4": "d", "5": "e"}).astype(str)
+    )
     with pytest.raises(ResponseError, match=r"unordered labels.*levels=\[\.\.\.\].*ordered=True"):
         OrdinalModel.from_formula("grade ~ temp", df)
     res = OrdinalModel.from_formula("grade ~ temp", df, levels=list("abcde")).fit()
@@ -101,7 +103,7 @@ def test_unordered_string_response_says_how_to_fix(wine):
 
 def test_unordered_categorical_of_strings_is_rejected():
     y = pd.Categorical(["lo", "hi", "mid", "lo", "hi"])
-    with pytest.raises(ResponseError, match="unordered labels"):
+    with pytest.raises(ResponseError, match=r"unordered labels"):
         OrdinalModel(y, np.arange(5.0))
 
 
@@ -120,7 +122,7 @@ def test_empty_levels_are_dropped_with_a_warning(wine):
 def test_too_many_levels_needs_consent():
     rng = np.random.default_rng(1)
     y = rng.normal(size=200)
-    with pytest.raises(ResponseError, match="200 distinct levels.*many_levels=True"):
+    with pytest.raises(ResponseError, match=r"200 distinct levels.*many_levels=True"):
         OrdinalModel(y, rng.normal(size=200))
 
 
@@ -129,7 +131,7 @@ def test_formula_with_absent_column(wine):
         OrdinalModel.from_formula("rating ~ temp + contcat", wine)
     with pytest.raises(FormulaError, match=r"response 'ratings' is not a column"):
         OrdinalModel.from_formula("ratings ~ temp", wine)
-    with pytest.raises(FormulaError, match="formula must be a string like"):
+    with pytest.raises(FormulaError, match=r"formula must be a string like"):
         OrdinalModel.from_formula("rating temp", wine)
 
 
@@ -144,36 +146,38 @@ def test_intercept_only_formula_fits_the_thresholds(wine):
 
 
 def test_removing_the_intercept_is_undone_with_a_warning(wine):
-    with pytest.warns(SpecificationWarning, match="thresholds act as intercepts"):
+    with pytest.warns(SpecificationWarning, match=r"thresholds act as intercepts"):
         res = OrdinalModel.from_formula("rating ~ temp + contact - 1", wine).fit()
     assert list(res.params.index[4:]) == ["temp[T.warm]", "contact[T.yes]"]
 
 
 def test_constant_column_in_formula_is_aliased(wine):
     wine = wine.assign(one=1.0)
-    with pytest.warns(CollinearityWarning, match="'one' is a linear combination"):
+    with pytest.warns(CollinearityWarning, match=r"'one' is a linear combination"):
         res = OrdinalModel.from_formula("rating ~ temp + one", wine).fit()
     assert "one" not in res.params.index
 
 
 def test_constant_column_in_arrays_is_an_error(wine):
     X = pd.DataFrame({"const": 1.0, "x": np.arange(72.0)})
-    with pytest.raises(SpecificationError, match="'const' are constant.*already act as intercepts"):
+    with pytest.raises(
+        SpecificationError, match=r"'const' are constant.*already act as intercepts"
+    ):
         OrdinalModel(wine["rating"], X)
 
 
 def test_collinear_columns_drop_the_later_one_like_r(wine):
     wine = wine.assign(x=np.arange(72.0), x2=2 * np.arange(72.0) + 1)
-    with pytest.warns(CollinearityWarning, match="'x2' is a linear combination.*dropped"):
+    with pytest.warns(CollinearityWarning, match=r"'x2' is a linear combination.*dropped"):
         res = OrdinalModel.from_formula("rating ~ x + temp + x2", wine).fit()
     assert list(res.model.exog_names) == ["x", "temp[T.warm]"]
     assert res.model.design.location.aliased == ["x2"]
-    with pytest.raises(SpecificationError, match="collinear='drop'"):
+    with pytest.raises(SpecificationError, match=r"collinear='drop'"):
         OrdinalModel.from_formula("rating ~ x + temp + x2", wine, collinear="raise")
 
 
 def test_non_numeric_exog_points_to_formulas(wine):
-    with pytest.raises(DataError, match="'temp' are not numeric.*from_formula"):
+    with pytest.raises(DataError, match=r"'temp' are not numeric.*from_formula"):
         OrdinalModel(wine["rating"], wine[["temp"]])
 
 
@@ -183,12 +187,12 @@ def test_non_numeric_exog_points_to_formulas(wine):
 def test_negative_weights(wine):
     w = np.ones(72)
     w[3] = -1
-    with pytest.raises(DataError, match="non-negative frequency weights; 1 are negative"):
+    with pytest.raises(DataError, match=r"non-negative frequency weights; 1 are negative"):
         OrdinalModel.from_formula("rating ~ temp", wine, weights=w)
 
 
 def test_all_zero_weights(wine):
-    with pytest.raises(DataError, match="all weights are zero"):
+    with pytest.raises(DataError, match=r"all weights are zero"):
         OrdinalModel.from_formula("rating ~ temp", wine, weights=np.zeros(72))
 
 
@@ -226,7 +230,7 @@ def test_quasi_complete_separation_is_detected(wine):
     z = (wine["rating"].astype(int) >= 4).astype(float)
     z[wine.index[wine["rating"] == "3"][0]] = 1.0
     wine = wine.assign(z=z)
-    with pytest.warns(SeparationWarning, match="'z'"):
+    with pytest.warns(SeparationWarning, match=r"'z'"):
         res = OrdinalModel.from_formula("rating ~ temp + z", wine).fit()
     assert "z" in res.fit_info.diverging
     assert not res.converged
@@ -257,18 +261,18 @@ def test_predict_with_missing_column(wine):
 
 def test_predict_which_is_checked(wine):
     res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
-    with pytest.raises(OrdstatsError, match="which must be one of"):
+    with pytest.raises(OrdstatsError, match=r"which must be one of"):
         res.predict(which="probability")
 
 
 def test_odds_ratios_only_for_logit(wine):
     res = OrdinalModel.from_formula("rating ~ temp", wine, link="probit").fit()
-    with pytest.raises(OrdstatsError, match="odds ratios need the logit link.*'probit'"):
+    with pytest.raises(OrdstatsError, match=r"odds ratios need the logit link.*'probit'"):
         res.odds_ratios()
 
 
 def test_non_convergence_warns(wine):
-    with pytest.warns(ConvergenceWarning, match="did not converge.*maxiter"):
+    with pytest.warns(ConvergenceWarning, match=r"did not converge.*maxiter"):
         res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit(maxiter=1)
     assert not res.converged
     assert "did not converge" in res.summary().as_text()
@@ -281,31 +285,34 @@ def test_bad_params_shape(wine):
 
 
 def test_unknown_threshold_structure(wine):
-    with pytest.raises(SpecificationError, match="unknown threshold structure 'flex'"):
+    with pytest.raises(SpecificationError, match=r"unknown threshold structure 'flex'"):
         OrdinalModel.from_formula("rating ~ temp", wine, threshold="flex")
 
 
 def test_option_values_are_checked_up_front(wine):
-    with pytest.raises(SpecificationError, match="missing must be one of 'drop', 'raise'; got 'omit'"):
+    with pytest.raises(
+        SpecificationError, match=r"missing must be one of 'drop', 'raise'; got 'omit'"
+    ):
         OrdinalModel.from_formula("rating ~ temp", wine, missing="omit")
-    with pytest.raises(SpecificationError, match="collinear must be one of"):
+    with pytest.raises(SpecificationError, match=r"collinear must be one of"):
         OrdinalModel(wine["rating"], np.arange(72.0), collinear="ignore")
     model = OrdinalModel.from_formula("rating ~ temp", wine)
-    with pytest.raises(SpecificationError, match="maxiter must be a non-negative integer"):
+    with pytest.raises(SpecificationError, match=r"maxiter must be a non-negative integer"):
         model.fit(maxiter=2.5)
-    with pytest.raises(SpecificationError, match="gradtol must be a positive number"):
+    with pytest.raises(SpecificationError, match=r"gradtol must be a positive number"):
         model.fit(gradtol=0)
 
 
 def test_data_of_the_wrong_kind():
-    with pytest.raises(DataError, match="data must be a pandas DataFrame or a mapping"):
+    with pytest.raises(DataError, match=r"data must be a pandas DataFrame or a mapping"):
         OrdinalModel.from_formula("y ~ x", 42)
 
 
 def test_predict_with_missing_values_gives_nan_rows(wine):
     res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
-    new = pd.DataFrame({"temp": ["cold", None, "warm"], "contact": ["no", "yes", np.nan]},
-                       index=["a", "b", "c"])
+    new = pd.DataFrame(
+        {"temp": ["cold", None, "warm"], "contact": ["no", "yes", np.nan]}, index=["a", "b", "c"]
+    )
     with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*are NaN"):
         prob = res.predict(new)
     assert prob.loc[["b", "c"]].isna().all().all()

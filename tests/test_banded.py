@@ -142,8 +142,11 @@ def test_ten_thousand_levels_fit():
 def test_banded_needs_flexible_thresholds():
     y, X = _many_level_data(500, 1, 6)
     model = ordstats.OrdinalModel(y, X, threshold="equidistant")
-    with pytest.raises(SpecificationError, match=r"banded=True needs the cumulative family.*"
-                       r"threshold='equidistant'"):
+    with pytest.raises(
+        SpecificationError,
+        match=r"banded=True needs the cumulative family.*"
+        r"threshold='equidistant'",
+    ):
         model.fit(banded=True)
     sratio = ordstats.OrdinalModel(y, X, family="sratio")
     with pytest.raises(SpecificationError, match="family='sratio'"):

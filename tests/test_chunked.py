@@ -97,8 +97,9 @@ def test_predictions_over_files_equal_in_memory(tmp_path, frame, memory_fit):
 
 def test_categorical_parquet_columns_and_ordered_response(tmp_path):
     frame = ratings(1500, seed=4, missing=False)
-    frame["y"] = pd.Categorical.from_codes(frame["y"] - 1, ["vlow", "low", "mid", "high", "top"],
-                                           ordered=True)
+    frame["y"] = pd.Categorical.from_codes(
+        frame["y"] - 1, ["vlow", "low", "mid", "high", "top"], ordered=True
+    )
     frame["f"] = pd.Categorical(frame["f"], categories=["e", "d", "c", "b", "a"])
     write_parquet(frame, tmp_path / "cat", n_files=4)
     memory = ordstats.OrdinalModel.from_formula(FORMULA, pd.read_parquet(tmp_path / "cat")).fit()
@@ -224,8 +225,9 @@ def test_bad_chunked_arguments(frame):
     with pytest.raises(FormulaError, match=r"'yy' is not a column.*Did you mean 'y'"):
         ordstats.OrdinalModel.from_formula("yy ~ x1", frame, chunksize=100)
     with pytest.raises(SpecificationError, match=r"'sratio' family and nominal effects are not"):
-        ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=100, family="sratio",
-                                           nominal="~ x1")
+        ordstats.OrdinalModel.from_formula(
+            FORMULA, frame, chunksize=100, family="sratio", nominal="~ x1"
+        )
     with pytest.raises(SpecificationError, match=r"stateful transforms.*center"):
         ordstats.OrdinalModel.from_formula("y ~ center(x1)", frame.dropna(), chunksize=100)
     with pytest.raises(DataError, match="drop them first"):

@@ -388,8 +388,17 @@ def test_closed_pipe_gives_no_traceback():
 
 
 def test_nominal_scale_and_flexible_link_flags(capsys):
-    result = fit_json(capsys, "fit", "rating ~ temp", "--data", "wine", "--nominal", "~ contact",
-                      "--scale", "~ temp")
+    result = fit_json(
+        capsys,
+        "fit",
+        "rating ~ temp",
+        "--data",
+        "wine",
+        "--nominal",
+        "~ contact",
+        "--scale",
+        "~ temp",
+    )
     # clm(rating ~ temp, nominal = ~ contact, scale = ~ temp, data = wine)
     assert result["loglik"] == pytest.approx(-86.1324802809519, rel=1e-9)
     assert "1|2:contact[T.yes]" in result["params"]

@@ -17,20 +17,35 @@ from ordstats.families import get_family
 from ordstats.likelihood import CLMData
 from ordstats.links import get_link, link_names
 
-STEP_FAMILIES = [("sratio", link) for link in link_names()] + [
-    ("cratio", link) for link in link_names()] + [("acat", "logit")]
+STEP_FAMILIES = (
+    [("sratio", link) for link in link_names()]
+    + [("cratio", link) for link in link_names()]
+    + [("acat", "logit")]
+)
 
 
-def _problem(seed: int, family: str, link: str, reverse: bool, *, nominal: int = 0,
-             n_levels: int = 4, n: int = 50):
+def _problem(
+    seed: int,
+    family: str,
+    link: str,
+    reverse: bool,
+    *,
+    nominal: int = 0,
+    n_levels: int = 4,
+    n: int = 50,
+):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, n_levels, size=n)
     y[:n_levels] = np.arange(n_levels)
     fam = get_family(family, link=link, reverse=reverse)
     data = CLMData(
-        y=y.astype(np.intp), n_levels=n_levels, X=rng.normal(size=(n, 2)),
-        weights=rng.uniform(0.5, 2.0, size=n), offset=rng.normal(scale=0.3, size=n),
-        link=fam.link, threshold_jacobian=np.eye(n_levels - 1),
+        y=y.astype(np.intp),
+        n_levels=n_levels,
+        X=rng.normal(size=(n, 2)),
+        weights=rng.uniform(0.5, 2.0, size=n),
+        offset=rng.normal(scale=0.3, size=n),
+        link=fam.link,
+        threshold_jacobian=np.eye(n_levels - 1),
         nominal=rng.normal(size=(n, nominal)) if nominal else np.empty((0, 0)),
     )
     problem = fam.prepare(data)
@@ -47,8 +62,12 @@ def _fd(fun, params, h):
     return np.array(cols).T
 
 
-@given(seed=st.integers(0, 2**31), which=st.sampled_from(STEP_FAMILIES),
-       reverse=st.booleans(), nominal=st.integers(0, 2))
+@given(
+    seed=st.integers(0, 2**31),
+    which=st.sampled_from(STEP_FAMILIES),
+    reverse=st.booleans(),
+    nominal=st.integers(0, 2),
+)
 @settings(max_examples=80, deadline=None)
 def test_gradient_and_hessian_match_finite_differences(seed, which, reverse, nominal):
     fam, problem, params = _problem(seed, *which, reverse, nominal=nominal)
@@ -63,8 +82,12 @@ def test_gradient_and_hessian_match_finite_differences(seed, which, reverse, nom
     np.testing.assert_allclose(weighted, -ev.gradient, rtol=1e-10, atol=1e-10)
 
 
-@given(seed=st.integers(0, 2**31), which=st.sampled_from(STEP_FAMILIES),
-       reverse=st.booleans(), nominal=st.integers(0, 1))
+@given(
+    seed=st.integers(0, 2**31),
+    which=st.sampled_from(STEP_FAMILIES),
+    reverse=st.booleans(),
+    nominal=st.integers(0, 1),
+)
 @settings(max_examples=40, deadline=None)
 def test_expected_information_is_the_mean_observed_information(seed, which, reverse, nominal):
     """The outer-product form used by ``expected_information`` equals E[-Hessian]."""
@@ -73,23 +96,34 @@ def test_expected_information_is_the_mean_observed_information(seed, which, reve
     mean_hessian = np.zeros((params.size, params.size))
     for level in range(data.n_levels):
         for i in range(data.n_obs):
-            row = replace(data, y=np.array([level], dtype=np.intp), X=data.X[i:i + 1],
-                          weights=data.weights[i:i + 1], offset=data.offset[i:i + 1],
-                          nominal=data.nominal[i:i + 1] if data.nominal.size else data.nominal)
+            row = replace(
+                data,
+                y=np.array([level], dtype=np.intp),
+                X=data.X[i : i + 1],
+                weights=data.weights[i : i + 1],
+                offset=data.offset[i : i + 1],
+                nominal=data.nominal[i : i + 1] if data.nominal.size else data.nominal,
+            )
             ev = fam.evaluate(fam.prepare(row), params)
             mean_hessian += float(ev.fitted[0]) * ev.hessian
-    np.testing.assert_allclose(fam.expected_information(problem, params), mean_hessian,
-                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        fam.expected_information(problem, params), mean_hessian, rtol=1e-9, atol=1e-9
+    )
     if which[0] == "acat":  # the Hessian does not depend on the response
-        np.testing.assert_allclose(fam.evaluate(problem, params).hessian, mean_hessian,
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            fam.evaluate(problem, params).hessian, mean_hessian, rtol=1e-9, atol=1e-9
+        )
 
 
-@given(seed=st.integers(0, 2**31), which=st.sampled_from(STEP_FAMILIES),
-       reverse=st.booleans(), shift=st.floats(-60, 60), n_levels=st.integers(2, 7))
+@given(
+    seed=st.integers(0, 2**31),
+    which=st.sampled_from(STEP_FAMILIES),
+    reverse=st.booleans(),
+    shift=st.floats(-60, 60),
+    n_levels=st.integers(2, 7),
+)
 @settings(max_examples=80, deadline=None)
-def test_probabilities_sum_to_one_even_at_extreme_predictors(seed, which, reverse, shift,
-                                                              n_levels):
+def test_probabilities_sum_to_one_even_at_extreme_predictors(seed, which, reverse, shift, n_levels):
     rng = np.random.default_rng(seed)
     fam = get_family(which[0], link=which[1], reverse=reverse)
     alpha = rng.normal(scale=2, size=n_levels - 1)
@@ -103,8 +137,7 @@ def test_probabilities_sum_to_one_even_at_extreme_predictors(seed, which, revers
     eta = alpha[None, :] + location[:, None]
     log_own = fam.log_prob(eta, codes)
     assert not np.any(np.isnan(log_own))
-    np.testing.assert_allclose(np.exp(log_own), prob[np.arange(20), codes], rtol=1e-9,
-                               atol=1e-300)
+    np.testing.assert_allclose(np.exp(log_own), prob[np.arange(20), codes], rtol=1e-9, atol=1e-300)
 
 
 @pytest.mark.parametrize(("family", "link"), STEP_FAMILIES)
@@ -141,8 +174,9 @@ def test_sratio_loglog_is_cratio_cloglog_with_negated_coefficients():
     np.testing.assert_allclose(s.params.to_numpy(), -c.params.to_numpy(), rtol=1e-7)
 
 
-@pytest.mark.parametrize(("link", "reverse", "slope_sign"),
-                         [("cloglog", False, -1.0), ("loglog", True, 1.0)])
+@pytest.mark.parametrize(
+    ("link", "reverse", "slope_sign"), [("cloglog", False, -1.0), ("loglog", True, 1.0)]
+)
 def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, slope_sign):
     """Grouped proportional hazards (Laara & Matthews 1985): cumulative cloglog is sratio
     cloglog with ``alpha_j = log(e^theta_j - e^theta_{j-1})``, cumulative loglog is
@@ -163,18 +197,23 @@ def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, s
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
 def test_reverse_is_the_forward_model_on_reversed_levels(family):
     wine = ordstats.datasets.load("wine")
-    rev = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, family=family,
-                                             reverse=True).fit()
+    rev = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", wine, family=family, reverse=True
+    ).fit()
     flipped = wine.assign(rating=6 - wine["rating"].astype(int))
-    fwd = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", flipped,
-                                             family=family).fit()
+    fwd = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", flipped, family=family
+    ).fit()
     assert rev.llf == pytest.approx(fwd.llf, rel=1e-12)
-    np.testing.assert_allclose(rev.params.iloc[:4].to_numpy(), fwd.params.iloc[3::-1].to_numpy(),
-                               rtol=1e-7)
-    np.testing.assert_allclose(rev.params.iloc[4:].to_numpy(), fwd.params.iloc[4:].to_numpy(),
-                               rtol=1e-7)
-    np.testing.assert_allclose(rev.predict().to_numpy(), fwd.predict().to_numpy()[:, ::-1],
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        rev.params.iloc[:4].to_numpy(), fwd.params.iloc[3::-1].to_numpy(), rtol=1e-7
+    )
+    np.testing.assert_allclose(
+        rev.params.iloc[4:].to_numpy(), fwd.params.iloc[4:].to_numpy(), rtol=1e-7
+    )
+    np.testing.assert_allclose(
+        rev.predict().to_numpy(), fwd.predict().to_numpy()[:, ::-1], atol=1e-10
+    )
 
 
 def _expanded_binary_data(res):
@@ -190,11 +229,11 @@ def _expanded_binary_data(res):
 def test_sequential_logit_is_a_binary_logistic_regression_on_expanded_data():
     """The sratio likelihood factorises into binary logits (Tutz 2012, sec. 9.2)."""
     housing = ordstats.datasets.load("housing")
-    res = ordstats.OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", housing,
-                                             family="sratio", weights="Freq").fit()
+    res = ordstats.OrdinalModel.from_formula(
+        "Sat ~ Infl + Type + Cont", housing, family="sratio", weights="Freq"
+    ).fit()
     endog, exog, weights = _expanded_binary_data(res)
-    glm = sm.GLM(endog, exog, family=sm.families.Binomial(), freq_weights=weights).fit(
-        tol=1e-12)
+    glm = sm.GLM(endog, exog, family=sm.families.Binomial(), freq_weights=weights).fit(tol=1e-12)
     np.testing.assert_allclose(res.params.to_numpy(), glm.params, rtol=1e-7, atol=1e-9)
     assert res.llf == pytest.approx(glm.llf, rel=1e-10)
     # observed = expected information for a binary logit: the GLM's SEs are ours
@@ -202,6 +241,7 @@ def test_sequential_logit_is_a_binary_logistic_regression_on_expanded_data():
 
 
 # -- the results machinery -------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def sratio():
@@ -238,8 +278,7 @@ def test_odds_ratios_say_what_they_multiply(sratio):
     table = sratio.odds_ratios()
     np.testing.assert_allclose(table["odds_ratio"], np.exp(sratio.params.iloc[4:]))
     assert "stopping at level j" in table.attrs["interpretation"]
-    assert "P(Y = j+1) / P(Y = j)" in _wine_fit(family="acat").odds_ratios().attrs[
-        "interpretation"]
+    assert "P(Y = j+1) / P(Y = j)" in _wine_fit(family="acat").odds_ratios().attrs["interpretation"]
     with pytest.raises(ordstats.OrdstatsError, match="logit link"):
         _wine_fit(family="cratio", link="probit").odds_ratios()
 
@@ -247,8 +286,9 @@ def test_odds_ratios_say_what_they_multiply(sratio):
 def test_predict_every_kind(sratio):
     prob = sratio.predict()
     np.testing.assert_allclose(prob.sum(axis=1), 1.0)
-    np.testing.assert_allclose(sratio.predict(which="cumprob").to_numpy(),
-                               np.cumsum(prob.to_numpy(), axis=1)[:, :-1])
+    np.testing.assert_allclose(
+        sratio.predict(which="cumprob").to_numpy(), np.cumsum(prob.to_numpy(), axis=1)[:, :-1]
+    )
     np.testing.assert_allclose(sratio.predict(which="expected"), prob.to_numpy() @ np.arange(1, 6))
     assert (sratio.predict(which="class").astype(str) == prob.idxmax(axis=1)).all()
     linear = sratio.predict(which="linear")
@@ -261,10 +301,12 @@ def test_predict_every_kind(sratio):
 def test_null_loglik_with_an_offset_is_the_intercept_only_fit():
     wine = ordstats.datasets.load("wine")
     offset = 0.25 * (np.arange(72) % 3)
-    full = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="cratio",
-                                              offset=offset).fit()
-    null = ordstats.OrdinalModel.from_formula("rating ~ 1", wine, family="cratio",
-                                              offset=offset).fit()
+    full = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, family="cratio", offset=offset
+    ).fit()
+    null = ordstats.OrdinalModel.from_formula(
+        "rating ~ 1", wine, family="cratio", offset=offset
+    ).fit()
     assert full.llnull == pytest.approx(null.llf, rel=1e-10)
     counts = np.bincount(full.model.data.y)
     assert _wine_fit(family="acat").llnull == pytest.approx(counts @ np.log(counts / 72))
@@ -292,11 +334,13 @@ def test_separation_is_detected_for_the_families():
 
 def test_nonparallel_effects_through_nominal():
     wine = ordstats.datasets.load("wine")
-    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="sratio",
-                                             nominal="~ contact").fit()
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, family="sratio", nominal="~ contact"
+    ).fit()
     steps = ["1:2", "2:3", "3:4", "4:5"]
     assert res.model.param_names == steps + [f"{s}:contact[T.yes]" for s in steps] + [
-        "temp[T.warm]"]
+        "temp[T.warm]"
+    ]
     # the intercepts need not increase: no crossing check for these families
     assert np.any(np.diff(res.params.iloc[:4]) < 0) and res.fit_info.crossing == ()
     odds = res.odds_ratios()  # non-parallel effects enter eta_j as slopes do: exp(+gamma_j)
@@ -304,8 +348,9 @@ def test_nonparallel_effects_through_nominal():
     np.testing.assert_allclose(odds["odds_ratio"], np.exp(res.params[odds.index]))
     np.testing.assert_allclose(res.predict(wine).to_numpy(), res.predict().to_numpy())
     with_contact = res.thresholds.loc["contact[T.yes]=1", "estimate"].to_numpy()
-    np.testing.assert_allclose(with_contact, res.params.iloc[:4].to_numpy()
-                               + res.params.iloc[4:8].to_numpy())
+    np.testing.assert_allclose(
+        with_contact, res.params.iloc[:4].to_numpy() + res.params.iloc[4:8].to_numpy()
+    )
     text = res.summary().as_text()
     assert "Non-parallel effects (one per step)" in text and "w'gamma_j" in text
     X = pd.get_dummies(wine[["temp"]], drop_first=True, dtype=float)
@@ -316,20 +361,27 @@ def test_nonparallel_effects_through_nominal():
 
 # -- bad input ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
         ({"family": "stopping"}, "unknown family 'stopping'; choose one of 'cumulative'"),
         ({"family": "acat", "link": "probit"}, "family='acat' supports link 'logit'"),
-        ({"family": "cumulative", "reverse": True}, "reverse=True is not defined for "
-                                                    "family='cumulative'"),
+        (
+            {"family": "cumulative", "reverse": True},
+            "reverse=True is not defined for family='cumulative'",
+        ),
         ({"family": "sratio", "reverse": "yes"}, "reverse must be True or False"),
         ({"family": "sratio", "threshold": "equidistant"}, "threshold='flexible'"),
         ({"family": "cratio", "link": "nope"}, "unknown link 'nope'"),
-        ({"family": "sratio", "link": "aranda-ordaz"}, "family='sratio' supports link 'logit' or "
-                                                        "'probit' or 'cloglog'"),
-        ({"family": "acat", "scale": "~ temp"}, "scale effects are defined for the cumulative "
-                                               "family only"),
+        (
+            {"family": "sratio", "link": "aranda-ordaz"},
+            "family='sratio' supports link 'logit' or 'probit' or 'cloglog'",
+        ),
+        (
+            {"family": "acat", "scale": "~ temp"},
+            "scale effects are defined for the cumulative family only",
+        ),
     ],
 )
 def test_bad_family_arguments(kwargs, message):
@@ -343,11 +395,19 @@ def test_bad_family_arguments(kwargs, message):
 
 def test_scale_effects_are_cumulative_only():
     fam = get_family("sratio")
-    data = CLMData(y=np.array([0, 1, 2]), n_levels=3, X=np.zeros((3, 0)), weights=np.ones(3),
-                   offset=np.zeros(3), link=get_link("logit"), threshold_jacobian=np.eye(2),
-                   scale=np.ones((3, 1)))
-    with pytest.raises(SpecificationError, match="scale effects are defined for the "
-                                                 "cumulative family only"):
+    data = CLMData(
+        y=np.array([0, 1, 2]),
+        n_levels=3,
+        X=np.zeros((3, 0)),
+        weights=np.ones(3),
+        offset=np.zeros(3),
+        link=get_link("logit"),
+        threshold_jacobian=np.eye(2),
+        scale=np.ones((3, 1)),
+    )
+    with pytest.raises(
+        SpecificationError, match="scale effects are defined for the cumulative family only"
+    ):
         fam.prepare(data)
 
 
@@ -359,8 +419,10 @@ def test_structured_curvatures_match_their_dense_form(seed, q, m):
     rng = np.random.default_rng(seed)
     n = 7
     Z, v = rng.normal(size=(n, m)), rng.uniform(size=n)
-    for curvature in (DiagonalCurvature(rng.normal(size=(n, q))),
-                      SemiseparableCurvature(rng.uniform(size=(n, q)), rng.uniform(size=(n, q)))):
+    for curvature in (
+        DiagonalCurvature(rng.normal(size=(n, q))),
+        SemiseparableCurvature(rng.uniform(size=(n, q)), rng.uniform(size=(n, q))),
+    ):
         h = curvature.dense()
         np.testing.assert_allclose(curvature.row_sums(), h.sum(axis=2), atol=1e-12)
         gram = np.einsum("i,it,is,ijk->tjsk", v, Z, Z, h).reshape(m * q, m * q)

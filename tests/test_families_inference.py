@@ -33,6 +33,7 @@ def sratio():
 
 # -- likelihood-ratio tests ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
 def test_lr_test_of_parallel_against_nonparallel_slopes(family):
     """The statistic from VGAM's log-likelihoods of the two fits."""
@@ -56,24 +57,30 @@ def test_nominal_test_relaxes_the_shared_slopes(sratio):
     which the test reports."""
     with pytest.warns(ConvergenceWarning, match="relaxing 'temp'"):
         table = sratio.nominal_test()
-    vglm = {name: ref.load(f"vglm_{name}")["loglik"] for name in
-            ("wine_sratio", "extra_wine_sratio_nonparallel")}
+    vglm = {
+        name: ref.load(f"vglm_{name}")["loglik"]
+        for name in ("wine_sratio", "extra_wine_sratio_nonparallel")
+    }
     assert table.loc["contact", "logLik"] == pytest.approx(
-        vglm["extra_wine_sratio_nonparallel"], rel=RTOL)
+        vglm["extra_wine_sratio_nonparallel"], rel=RTOL
+    )
     assert table.loc["contact", "LRT"] == pytest.approx(
-        2 * (vglm["extra_wine_sratio_nonparallel"] - vglm["wine_sratio"]), rel=RTOL)
+        2 * (vglm["extra_wine_sratio_nonparallel"] - vglm["wine_sratio"]), rel=RTOL
+    )
     assert table.loc["contact", "Df"] == 3
-    with pytest.raises(SpecificationError, match="scale effects are defined for the "
-                                                 "cumulative family only"):
+    with pytest.raises(
+        SpecificationError, match="scale effects are defined for the cumulative family only"
+    ):
         sratio.scale_test()
 
 
 def test_lr_test_refuses_models_of_different_families(sratio):
     cumulative = fit("rating ~ temp + contact", wine).fit()
     smaller = fit("rating ~ temp", wine, family="sratio").fit()
-    for restricted, full in [(smaller, cumulative),
-                             (smaller, fit("rating ~ temp + contact", wine, family="sratio",
-                                           reverse=True).fit())]:
+    for restricted, full in [
+        (smaller, cumulative),
+        (smaller, fit("rating ~ temp + contact", wine, family="sratio", reverse=True).fit()),
+    ]:
         with pytest.raises(SpecificationError, match=r"different families .* not nested"):
             ordstats.lr_test(restricted, full)
     # non-nested comparisons are what Vuong's test is for
@@ -83,16 +90,18 @@ def test_lr_test_refuses_models_of_different_families(sratio):
 
 # -- profile likelihood ------------------------------------------------------------------
 
-PROFILE_CASES = [c for c in ref.cases("vglm_") if "cumulative" not in c
-                 and ref.load(c).get("profile_ci")]
+PROFILE_CASES = [
+    c for c in ref.cases("vglm_") if "cumulative" not in c and ref.load(c).get("profile_ci")
+]
 
 
 @pytest.mark.parametrize("case", PROFILE_CASES)
 def test_profile_intervals_agree_with_vglm(case):
     res = _vglm.fit(case)
     expected = np.array([ref.load(case)["profile_ci"][n] for n in _vglm.vglm_names(res)])
-    np.testing.assert_allclose(res.conf_int(method="profile").to_numpy(), expected,
-                               atol=ATOL_PROFILE_VGAM, rtol=0)
+    np.testing.assert_allclose(
+        res.conf_int(method="profile").to_numpy(), expected, atol=ATOL_PROFILE_VGAM, rtol=0
+    )
 
 
 def test_profile_interval_ends_are_exact(sratio):
@@ -106,12 +115,12 @@ def test_profile_interval_ends_are_exact(sratio):
 
 # -- covariances ---------------------------------------------------------------------------
 
+
 def test_expected_covariance_as_cov_type_gives_vglm_standard_errors():
     data = ref.load("vglm_wine_cratio")
     res = fit("rating ~ temp + contact", wine, family="cratio").fit(cov_type="expected")
     assert res.cov_type == "expected"
-    np.testing.assert_allclose(res.bse.to_numpy(), _vglm.in_vglm_order(data["se"], res),
-                               rtol=1e-4)
+    np.testing.assert_allclose(res.bse.to_numpy(), _vglm.in_vglm_order(data["se"], res), rtol=1e-4)
     assert "expected" in res.summary().as_text()
     assert res.expected_covariance.cond == pytest.approx(data["cond_H"], rel=1e-4)
     assert res.cond_H == pytest.approx(res.nonrobust_covariance.cond)  # the observed Hessian's
@@ -132,15 +141,23 @@ def test_robust_covariance_is_the_cluster_sandwich_of_the_binary_glm(sratio):
 
 # -- predictions with standard errors ---------------------------------------------------
 
-@pytest.mark.parametrize("kwargs", [{"family": "sratio"}, {"family": "acat", "reverse": True},
-                                    {"family": "cratio", "link": "cloglog"}])
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"family": "sratio"},
+        {"family": "acat", "reverse": True},
+        {"family": "cratio", "link": "cloglog"},
+    ],
+)
 @pytest.mark.parametrize("which", ["prob", "cumprob"])
 def test_prediction_standard_errors_by_the_delta_method(kwargs, which):
     res = fit("rating ~ temp", wine, nominal="~ contact", **kwargs).fit()
     newdata = wine.iloc[[0, 3, 40, 71]]
     pred = res.get_prediction(newdata, which=which)
-    np.testing.assert_allclose(pred.predicted.to_numpy(),
-                               res.predict(newdata, which=which).to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        pred.predicted.to_numpy(), res.predict(newdata, which=which).to_numpy(), rtol=1e-12
+    )
     # finite-difference gradient of the predictions through a refitted-parameter model
     params = res.params.to_numpy()
 
@@ -149,13 +166,19 @@ def test_prediction_standard_errors_by_the_delta_method(kwargs, which):
         return moved.predict(newdata, which=which).to_numpy()
 
     h = 1e-6
-    grad = np.stack([(predicted(params + h * e) - predicted(params - h * e)) / (2 * h)
-                     for e in np.eye(params.size)], axis=-1)
+    grad = np.stack(
+        [
+            (predicted(params + h * e) - predicted(params - h * e)) / (2 * h)
+            for e in np.eye(params.size)
+        ],
+        axis=-1,
+    )
     se = np.sqrt(np.einsum("mjk,kl,mjl->mj", grad, res.cov_params().to_numpy(), grad))
     np.testing.assert_allclose(pred.se.to_numpy(), se, rtol=1e-5, atol=1e-9)
 
 
 # -- goodness of fit --------------------------------------------------------------------
+
 
 def test_goodness_of_fit_tools(sratio):
     r2 = sratio.pseudo_rsquared
@@ -163,7 +186,8 @@ def test_goodness_of_fit_tools(sratio):
     assert np.isnan(r2["mckelvey_zavoina"])  # needs a latent cumulative model
     np.testing.assert_allclose(
         sratio.resid_prob,
-        residuals_from_probabilities(sratio.predict().to_numpy(), sratio.model.data.y))
+        residuals_from_probabilities(sratio.predict().to_numpy(), sratio.model.data.y),
+    )
     with pytest.raises(SpecificationError, match="cumulative model; for family='sratio'"):
         sratio.brant_test()
 
@@ -175,40 +199,77 @@ def test_probability_residuals_of_cumulative_fits_agree_both_ways(link):
     res = fit("rating ~ temp + contact", wine, link=link).fit()
     from_probabilities = residuals_from_probabilities(res.predict().to_numpy(), res.model.data.y)
     np.testing.assert_allclose(res.resid_prob, from_probabilities, atol=1e-12)
-    np.testing.assert_allclose(probability_residuals(res._evaluation, res._evaluation.link),
-                               from_probabilities, atol=1e-12)
+    np.testing.assert_allclose(
+        probability_residuals(res._evaluation, res._evaluation.link), from_probabilities, atol=1e-12
+    )
 
 
 def test_compare_links_within_a_family():
-    cmp = ordstats.compare_links("rating ~ temp + contact", wine, family="cratio",
-                                 links=("logit", "cloglog"))
+    cmp = ordstats.compare_links(
+        "rating ~ temp + contact", wine, family="cratio", links=("logit", "cloglog")
+    )
     assert cmp.table["logLik"].tolist() == pytest.approx(
-        [ref.load("vglm_wine_cratio")["loglik"], ref.load("vglm_extra_wine_cratio_cloglog")[
-            "loglik"]], rel=RTOL)
+        [
+            ref.load("vglm_wine_cratio")["loglik"],
+            ref.load("vglm_extra_wine_cratio_cloglog")["loglik"],
+        ],
+        rel=RTOL,
+    )
     assert "flexible links exist for the cumulative family only" in str(cmp)
     assert cmp.nested.empty
 
 
 # -- command line ------------------------------------------------------------------------
 
+
 def test_cli_fits_a_family(capsys):
-    assert main(["fit", "rating ~ temp + contact", "--data", "wine", "--family", "acat",
-                 "--reverse", "--format", "json"]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "rating ~ temp + contact",
+                "--data",
+                "wine",
+                "--family",
+                "acat",
+                "--reverse",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["family"] == "acat" and out["reverse"] is True
     coef = ref.load("vglm_wine_acat_reverse")["coef"]
     assert out["params"]["temp[T.warm]"]["estimate"] == pytest.approx(coef["tempwarm"], rel=1e-6)
     assert out["params"]["1:2"]["estimate"] == pytest.approx(coef["(Intercept):1"], rel=1e-6)
-    assert main(["fit", "rating ~ temp", "--data", "wine", "--family", "sratio",
-                 "--cov-type", "expected"]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "rating ~ temp",
+                "--data",
+                "wine",
+                "--family",
+                "sratio",
+                "--cov-type",
+                "expected",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Stopping-Ratio Model Results" in text and "expected" in text
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--family", "acat", "--link", "probit"], "family='acat' supports link 'logit'"),
-    (["--reverse"], "reverse=True is not defined for family='cumulative'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--family", "acat", "--link", "probit"], "family='acat' supports link 'logit'"),
+        (["--reverse"], "reverse=True is not defined for family='cumulative'"),
+    ],
+)
 def test_cli_family_errors(args, message, capsys):
     assert main(["fit", "rating ~ temp", "--data", "wine", *args]) == 2
     assert message in capsys.readouterr().err

@@ -68,8 +68,12 @@ def test_estimates_under_vglm_signs(vglm_case) -> None:
     case, res = vglm_case
     data = ref.load(case)
     assert sorted(_vglm.vglm_names(res)) == sorted(data["coef"])
-    np.testing.assert_allclose(res.params.to_numpy(), _vglm.in_vglm_order(data["coef"], res),
-                               rtol=RTOL_ESTIMATE, atol=ATOL_ESTIMATE)
+    np.testing.assert_allclose(
+        res.params.to_numpy(),
+        _vglm.in_vglm_order(data["coef"], res),
+        rtol=RTOL_ESTIMATE,
+        atol=ATOL_ESTIMATE,
+    )
 
 
 def test_vglm_standard_errors_are_the_expected_information(vglm_case) -> None:
@@ -110,14 +114,17 @@ def test_fitted_probabilities_and_linear_predictors(vglm_case) -> None:
     case, res = vglm_case
     data = ref.load(case)
     assert list(res.predict().columns) == data["pred_prob_levels"]
-    np.testing.assert_allclose(res.predict().iloc[:10].to_numpy(), np.array(data["pred_prob"]),
-                               atol=ATOL_PROB)
+    np.testing.assert_allclose(
+        res.predict().iloc[:10].to_numpy(), np.array(data["pred_prob"]), atol=ATOL_PROB
+    )
     model, lay = res.model, res.model.problem.layout
-    intercepts = threshold_matrix(res.params.to_numpy()[lay.thresholds],
-                                  model.threshold_jacobian, model.data.nominal)
+    intercepts = threshold_matrix(
+        res.params.to_numpy()[lay.thresholds], model.threshold_jacobian, model.data.nominal
+    )
     eta = intercepts + res.predict(which="linear").to_numpy()[:, None]
-    np.testing.assert_allclose(eta[:10], np.array(data["extra"]["linear_predictors_first10"]),
-                               atol=10 * ATOL_PROB)
+    np.testing.assert_allclose(
+        eta[:10], np.array(data["extra"]["linear_predictors_first10"]), atol=10 * ATOL_PROB
+    )
 
 
 @pytest.mark.parametrize("case", [c for c in STEP_CASES if "newdata" in ref.load(c)["extra"]])
@@ -125,10 +132,14 @@ def test_predictions_for_new_data(case: str) -> None:
     extra = ref.load(case)["extra"]
     res = _vglm.fit(case)
     newdata = pd.DataFrame.from_records(extra["newdata"])
-    np.testing.assert_allclose(res.predict(newdata).to_numpy(), np.array(extra["newdata_prob"]),
-                               atol=ATOL_PROB)
-    np.testing.assert_allclose(res.predict(newdata, which="cumprob").to_numpy(),
-                               np.array(extra["newdata_cumprob"]), atol=ATOL_PROB)
+    np.testing.assert_allclose(
+        res.predict(newdata).to_numpy(), np.array(extra["newdata_prob"]), atol=ATOL_PROB
+    )
+    np.testing.assert_allclose(
+        res.predict(newdata, which="cumprob").to_numpy(),
+        np.array(extra["newdata_cumprob"]),
+        atol=ATOL_PROB,
+    )
 
 
 @pytest.mark.parametrize("case", NONPARALLEL_CASES)
@@ -140,18 +151,24 @@ def test_nonparallel_effects_in_the_numerical_core(case: str) -> None:
     assert core.converged
     assert sorted(core.names) == sorted(data["coef"])
     assert core.llf == pytest.approx(data["loglik"], rel=RTOL_ESTIMATE)
-    np.testing.assert_allclose(core.params, [data["coef"][n] for n in core.names],
-                               rtol=RTOL_ESTIMATE, atol=ATOL_ESTIMATE)
-    np.testing.assert_allclose(np.sqrt(np.diag(np.linalg.inv(core.expected))),
-                               [data["se"][n] for n in core.names], rtol=RTOL_SE)
+    np.testing.assert_allclose(
+        core.params, [data["coef"][n] for n in core.names], rtol=RTOL_ESTIMATE, atol=ATOL_ESTIMATE
+    )
+    np.testing.assert_allclose(
+        np.sqrt(np.diag(np.linalg.inv(core.expected))),
+        [data["se"][n] for n in core.names],
+        rtol=RTOL_SE,
+    )
     if _family(case) == "acat":
         np.testing.assert_allclose(core.observed, core.expected, rtol=1e-10, atol=1e-10)
 
 
 # -- VGAM's cumulative() against clm -------------------------------------------------
 
-@pytest.mark.parametrize("case", ref.cases("vglm_housing_cumulative")
-                         + ref.cases("vglm_wine_cumulative"))
+
+@pytest.mark.parametrize(
+    "case", ref.cases("vglm_housing_cumulative") + ref.cases("vglm_wine_cumulative")
+)
 def test_vglm_cumulative_is_clm_with_other_signs(case: str) -> None:
     """``cumulative()``: intercepts = theta, b = -beta; ``reverse = TRUE``: -theta, +beta.
 
@@ -162,15 +179,20 @@ def test_vglm_cumulative_is_clm_with_other_signs(case: str) -> None:
     data = ref.load(case)
     call = _vglm.parse_call(data["r_call"])
     res = ordstats.OrdinalModel.from_formula(
-        call.formula, ordstats.datasets.load(call.dataset), weights=call.weights).fit()
+        call.formula, ordstats.datasets.load(call.dataset), weights=call.weights
+    ).fit()
     n_steps = len(res.model.levels) - 1
     sign_theta, sign_beta = (-1.0, 1.0) if call.reverse else (1.0, -1.0)
     signs = np.r_[np.full(n_steps, sign_theta), np.full(res.k_params - n_steps, sign_beta)]
     assert res.llf == pytest.approx(data["loglik"], rel=RTOL_ESTIMATE)
-    np.testing.assert_allclose(signs * res.params.to_numpy(),
-                               _vglm.in_vglm_order(data["coef"], res),
-                               rtol=RTOL_ESTIMATE, atol=ATOL_ESTIMATE)
+    np.testing.assert_allclose(
+        signs * res.params.to_numpy(),
+        _vglm.in_vglm_order(data["coef"], res),
+        rtol=RTOL_ESTIMATE,
+        atol=ATOL_ESTIMATE,
+    )
     vglm_se = _vglm.in_vglm_order(data["se"], res)
-    np.testing.assert_allclose(np.sqrt(np.diag(res.expected_covariance.matrix)), vglm_se,
-                               rtol=RTOL_SE)
+    np.testing.assert_allclose(
+        np.sqrt(np.diag(res.expected_covariance.matrix)), vglm_se, rtol=RTOL_SE
+    )
     assert np.max(np.abs(res.bse.to_numpy() / vglm_se - 1)) > 1e-4  # observed != expected

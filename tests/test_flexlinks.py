@@ -22,12 +22,15 @@ def _family(kind: str, lam: float):
     return LogGamma(lam) if kind == "lg" else ArandaOrdaz(lam)
 
 
-@pytest.mark.parametrize("name, standard, lam", [
-    ("aranda-ordaz", "logit", 1.0),
-    ("log-gamma", "probit", 0.0),
-    ("log-gamma", "cloglog", 1.0),
-    ("log-gamma", "loglog", -1.0),
-])
+@pytest.mark.parametrize(
+    "name, standard, lam",
+    [
+        ("aranda-ordaz", "logit", 1.0),
+        ("log-gamma", "probit", 0.0),
+        ("log-gamma", "cloglog", 1.0),
+        ("log-gamma", "loglog", -1.0),
+    ],
+)
 def test_families_nest_the_standard_links(name, standard, lam):
     flex = get_link(name).with_lambda(lam)
     ref = get_link(standard)
@@ -81,7 +84,7 @@ def test_log_gamma_derivatives_are_continuous_through_probit():
         slope = (near.dlog_pdf_dlam(X) - at_zero.dlog_pdf_dlam(X)) / lam
         np.testing.assert_allclose(slope, -(X**4 / 12 + 1 / 6), rtol=1e-2, atol=1e-3)
     # d log f / d lambda at 0 is -x^3 / 6 (the skewness direction)
-    np.testing.assert_allclose(at_zero.dlog_pdf_dlam(X), -X**3 / 6, rtol=1e-12)
+    np.testing.assert_allclose(at_zero.dlog_pdf_dlam(X), -(X**3) / 6, rtol=1e-12)
 
 
 def test_aranda_ordaz_outside_its_domain_has_infinite_nll():
@@ -94,8 +97,9 @@ def test_aranda_ordaz_outside_its_domain_has_infinite_nll():
 
 def test_flexible_fit_reports_lambda_and_beats_the_nested_link():
     wine = ordstats.datasets.load("wine")
-    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine,
-                                             link="Aranda-Ordaz").fit()
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", wine, link="Aranda-Ordaz"
+    ).fit()
     logit = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     assert res.params.index[-1] == "lambda"
     assert res.llf >= logit.llf

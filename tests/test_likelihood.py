@@ -25,8 +25,16 @@ LINKS = link_names()
 STRUCTURES = ("flexible", "equidistant", "symmetric", "symmetric2")
 
 
-def _problem(seed: int, link: str, structure: str = "flexible", *, n_levels: int = 4,
-             nominal: int = 0, scale: int = 0, n: int = 60):
+def _problem(
+    seed: int,
+    link: str,
+    structure: str = "flexible",
+    *,
+    n_levels: int = 4,
+    nominal: int = 0,
+    scale: int = 0,
+    n: int = 60,
+):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 2))
     y = rng.integers(0, n_levels, size=n)
@@ -68,17 +76,23 @@ def _fd_hessian(problem, params, h=1e-5):
     for k in range(params.size):
         e = np.zeros_like(params)
         e[k] = h
-        cols.append((evaluate(problem, params + e).gradient
-                     - evaluate(problem, params - e).gradient) / (2 * h))
+        cols.append(
+            (evaluate(problem, params + e).gradient - evaluate(problem, params - e).gradient)
+            / (2 * h)
+        )
     return np.column_stack(cols)
 
 
 ALL_LINKS = link_names(flexible=True)
 
 
-@given(seed=st.integers(0, 2**31), link=st.sampled_from(ALL_LINKS),
-       structure=st.sampled_from(STRUCTURES), nominal=st.integers(0, 2),
-       scale=st.integers(0, 2))
+@given(
+    seed=st.integers(0, 2**31),
+    link=st.sampled_from(ALL_LINKS),
+    structure=st.sampled_from(STRUCTURES),
+    nominal=st.integers(0, 2),
+    scale=st.integers(0, 2),
+)
 @settings(max_examples=80, deadline=None)
 def test_gradient_and_hessian_match_finite_differences(seed, link, structure, nominal, scale):
     problem, params = _problem(seed, link, structure, nominal=nominal, scale=scale)
@@ -98,8 +112,12 @@ def test_observation_scores_sum_to_gradient(seed, link, scale):
     np.testing.assert_allclose(weighted, -ev.gradient, rtol=1e-10, atol=1e-10)
 
 
-@given(seed=st.integers(0, 2**31), link=st.sampled_from(LINKS),
-       shift=st.floats(-60, 60), n_levels=st.integers(2, 7))
+@given(
+    seed=st.integers(0, 2**31),
+    link=st.sampled_from(LINKS),
+    shift=st.floats(-60, 60),
+    n_levels=st.integers(2, 7),
+)
 @settings(max_examples=80, deadline=None)
 def test_category_probabilities_sum_to_one(seed, link, shift, n_levels):
     rng = np.random.default_rng(seed)
@@ -171,8 +189,11 @@ def test_fit_invariant_to_monotone_relabelling_of_response():
 def test_reversing_the_response_negates_estimates():
     wine = ordstats.datasets.load("wine")
     res = _wine_fit(wine)
-    reversed_ = wine.assign(rating=wine["rating"].cat.reorder_categories(
-        list(reversed(wine["rating"].cat.categories)), ordered=True))
+    reversed_ = wine.assign(
+        rating=wine["rating"].cat.reorder_categories(
+            list(reversed(wine["rating"].cat.categories)), ordered=True
+        )
+    )
     res2 = _wine_fit(reversed_)
     np.testing.assert_allclose(res2.params.iloc[4:], -res.params.iloc[4:], rtol=1e-9)
     np.testing.assert_allclose(res2.params.iloc[:4], -res.params.iloc[:4][::-1], rtol=1e-9)
@@ -200,7 +221,8 @@ def test_two_levels_equal_binary_regression(link, family):
 def test_frequency_weights_equal_replicated_rows():
     housing = ordstats.datasets.load("housing")
     res = ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq").fit()
+        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
+    ).fit()
     expanded = housing.loc[housing.index.repeat(housing["Freq"])].reset_index(drop=True)
     res2 = ordstats.OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", expanded).fit()
     np.testing.assert_allclose(res2.params, res.params, rtol=1e-8)

@@ -94,7 +94,7 @@ def test_log1mexp_is_accurate_across_its_range() -> None:
 
 
 def test_unknown_link_names_choices() -> None:
-    with pytest.raises(SpecificationError, match="unknown link 'logistic'.*'logit'"):
+    with pytest.raises(SpecificationError, match=r"unknown link 'logistic'.*'logit'"):
         get_link("logistic")
     assert get_link("Probit") == get_link("probit")
 
@@ -103,8 +103,8 @@ def _logistic_interval_exact(upper: float, lower: float) -> float:
     """log(F(u) - F(l)) in 60-digit decimal arithmetic."""
     with decimal.localcontext() as ctx:
         ctx.prec = 60
-        u, l = decimal.Decimal(upper), decimal.Decimal(lower)
-        diff = 1 / (1 + (-u).exp()) - 1 / (1 + (-l).exp())
+        hi, lo = decimal.Decimal(upper), decimal.Decimal(lower)
+        diff = 1 / (1 + (-hi).exp()) - 1 / (1 + (-lo).exp())
         return float(diff.ln())
 
 

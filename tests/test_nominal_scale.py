@@ -35,12 +35,20 @@ def _crossing_data(n: int = 300) -> pd.DataFrame:
 
 
 def test_parameter_names_and_order(wine):
-    res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact",
-                                    scale="~ temp").fit()
+    res = OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", scale="~ temp"
+    ).fit()
     assert list(res.params.index) == [
-        "1|2", "2|3", "3|4", "4|5",
-        "1|2:contact[T.yes]", "2|3:contact[T.yes]", "3|4:contact[T.yes]", "4|5:contact[T.yes]",
-        "temp[T.warm]", "scale:temp[T.warm]",
+        "1|2",
+        "2|3",
+        "3|4",
+        "4|5",
+        "1|2:contact[T.yes]",
+        "2|3:contact[T.yes]",
+        "3|4:contact[T.yes]",
+        "4|5:contact[T.yes]",
+        "temp[T.warm]",
+        "scale:temp[T.warm]",
     ]
     assert res.df_model == 6
 
@@ -49,29 +57,36 @@ def test_nominal_formula_forms_are_equivalent(wine):
     a = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
     b = OrdinalModel.from_formula("rating ~ temp", wine, nominal="contact").fit()
     pd.testing.assert_series_equal(a.params, b.params)
-    with pytest.raises(FormulaError, match="must be one-sided"):
+    with pytest.raises(FormulaError, match=r"must be one-sided"):
         OrdinalModel.from_formula("rating ~ temp", wine, nominal="rating ~ contact")
-    with pytest.raises(FormulaError, match="'contcat'.*not a column"):
+    with pytest.raises(FormulaError, match=r"'contcat'.*not a column"):
         OrdinalModel.from_formula("rating ~ temp", wine, scale="~ contcat")
 
 
 def test_location_term_also_nominal_is_dropped(wine):
-    with pytest.warns(CollinearityWarning, match="'contact\\[T.yes\\]' in the location formula is "
-                      "also a nominal effect"):
-        res = OrdinalModel.from_formula("rating ~ temp + contact", wine,
-                                        nominal="~ contact").fit()
+    with pytest.warns(
+        CollinearityWarning,
+        match=r"'contact\[T.yes\]' in the location formula is also a nominal effect",
+    ):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", wine, nominal="~ contact").fit()
     assert "contact[T.yes]" not in res.params.index
-    with pytest.raises(SpecificationError, match="collinear='drop'"):
-        OrdinalModel.from_formula("rating ~ temp + contact", wine, nominal="~ contact",
-                                  collinear="raise")
+    with pytest.raises(SpecificationError, match=r"collinear='drop'"):
+        OrdinalModel.from_formula(
+            "rating ~ temp + contact", wine, nominal="~ contact", collinear="raise"
+        )
 
 
 def test_nominal_model_generalises_the_location_model(wine):
     """Equal nominal effects gamma_j = -beta reproduce the location model exactly."""
     loc = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     nom = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact")
-    params = np.concatenate([loc.params.iloc[:4], -np.repeat(loc.params["contact[T.yes]"], 4),
-                             [loc.params["temp[T.warm]"]]])
+    params = np.concatenate(
+        [
+            loc.params.iloc[:4],
+            -np.repeat(loc.params["contact[T.yes]"], 4),
+            [loc.params["temp[T.warm]"]],
+        ]
+    )
     assert nom.loglike(params) == pytest.approx(loc.llf, rel=1e-12)
     assert nom.fit().llf >= loc.llf
 
@@ -93,10 +108,11 @@ def test_thresholds_per_nominal_pattern(wine):
 def test_odds_ratios_of_nominal_effects(wine):
     res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
     table = res.odds_ratios()
-    assert list(table.index) == ["temp[T.warm]"] + list(res.params.index[4:8])
+    assert list(table.index) == ["temp[T.warm]", *res.params.index[4:8]]
     np.testing.assert_allclose(table["odds_ratio"].iloc[1:], np.exp(-res.params.iloc[4:8]))
     assert np.all(table["lower"] < table["odds_ratio"]) and np.all(
-        table["odds_ratio"] < table["upper"])
+        table["odds_ratio"] < table["upper"]
+    )
 
 
 def test_scale_effects_change_the_spread(wine):
@@ -110,10 +126,15 @@ def test_scale_effects_change_the_spread(wine):
 
 
 def test_structured_thresholds_with_nominal_effects(wine):
-    res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact",
-                                    threshold="equidistant").fit()
-    assert list(res.params.index[:4]) == ["threshold.1", "spacing", "threshold.1:contact[T.yes]",
-                                          "spacing:contact[T.yes]"]
+    res = OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", threshold="equidistant"
+    ).fit()
+    assert list(res.params.index[:4]) == [
+        "threshold.1",
+        "spacing",
+        "threshold.1:contact[T.yes]",
+        "spacing:contact[T.yes]",
+    ]
     theta = res.thresholds
     for pattern in ("contact[T.yes]=0", "contact[T.yes]=1"):
         diffs = np.diff(theta.loc[pattern, "estimate"])
@@ -121,8 +142,11 @@ def test_structured_thresholds_with_nominal_effects(wine):
 
 
 def test_crossing_thresholds_make_the_fit_invalid():
-    with pytest.warns(ConvergenceWarning, match=r"not all thresholds are increasing for \d+ "
-                      r"fitted row\(s\).*fit is invalid"):
+    with pytest.warns(
+        ConvergenceWarning,
+        match=r"not all thresholds are increasing for \d+ "
+        r"fitted row\(s\).*fit is invalid",
+    ):
         res = OrdinalModel.from_formula("y ~ 1", _crossing_data(), nominal="~ w").fit()
     assert not res.converged and res.fit_info.crossing
     assert "Invalid fit" in res.summary().as_text()
@@ -139,8 +163,9 @@ def test_prediction_where_thresholds_cross_is_nan_with_a_warning(wine):
 
 
 def test_arrays_interface_takes_nominal_and_scale(wine):
-    res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact",
-                                    scale="~ temp").fit()
+    res = OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", scale="~ temp"
+    ).fit()
     X = (wine[["temp"]] == "warm").astype(float).rename(columns={"temp": "warm"})
     W = (wine[["contact"]] == "yes").astype(float).rename(columns={"contact": "yes"})
     arr = OrdinalModel(wine["rating"], X, nominal=W, scale=X).fit()
@@ -152,9 +177,21 @@ def test_arrays_interface_takes_nominal_and_scale(wine):
 def test_summary_shows_each_block(wine):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        text = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact",
-                                         scale="~ temp").fit().summary().as_text()
-    for block in ("Location coefficients", "Nominal effects", "Scale effects (log scale)",
-                  "Thresholds", "Nominal:", "~ contact", "Scale:", "~ temp"):
+        text = (
+            OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact", scale="~ temp")
+            .fit()
+            .summary()
+            .as_text()
+        )
+    for block in (
+        "Location coefficients",
+        "Nominal effects",
+        "Scale effects (log scale)",
+        "Thresholds",
+        "Nominal:",
+        "~ contact",
+        "Scale:",
+        "~ temp",
+    ):
         assert block in text
     assert text.index("Nominal effects") < text.index("Scale effects") < text.index("Thresholds")

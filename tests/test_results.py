@@ -48,7 +48,8 @@ def test_sizes_and_criteria(res):
 def test_thresholds_for_structured_fit():
     wine = ordstats.datasets.load("wine")
     res = ordstats.OrdinalModel.from_formula(
-        "rating ~ temp + contact", wine, threshold="equidistant").fit()
+        "rating ~ temp + contact", wine, threshold="equidistant"
+    ).fit()
     theta = res.thresholds["estimate"]
     assert list(theta.index) == ["1|2", "2|3", "3|4", "4|5"]
     np.testing.assert_allclose(np.diff(theta), res.params["spacing"])
@@ -72,11 +73,34 @@ def test_odds_ratios(res):
 
 def test_summary_text(res):
     text = res.summary().as_text()
-    for piece in ["Cumulative Link Model Results", "Dep. Variable:", "rating", "Link:", "logit",
-                  "No. Observations:", "72", "Log-Likelihood:", "-86.4919", "AIC:", "184.9838",
-                  "BIC:", "198.6438", "Converged:", "True", "Iterations:", "max|grad|:",
-                  "cond(H):", "26.59", "Location coefficients", "temp[T.warm]", "2.5031",
-                  "Thresholds", "1|2", "-1.3444", "P>|z|"]:
+    for piece in [
+        "Cumulative Link Model Results",
+        "Dep. Variable:",
+        "rating",
+        "Link:",
+        "logit",
+        "No. Observations:",
+        "72",
+        "Log-Likelihood:",
+        "-86.4919",
+        "AIC:",
+        "184.9838",
+        "BIC:",
+        "198.6438",
+        "Converged:",
+        "True",
+        "Iterations:",
+        "max|grad|:",
+        "cond(H):",
+        "26.59",
+        "Location coefficients",
+        "temp[T.warm]",
+        "2.5031",
+        "Thresholds",
+        "1|2",
+        "-1.3444",
+        "P>|z|",
+    ]:
         assert piece in text, piece
     assert text.index("Location coefficients") < text.index("Thresholds")
 
@@ -91,7 +115,8 @@ def test_summary_other_formats(res):
 def test_summary_notes_weights_and_dropped_rows():
     housing = ordstats.datasets.load("housing")
     res = ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq").fit()
+        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
+    ).fit()
     text = res.summary().as_text()
     assert "1681" in text and "sum of frequency weights over 72 rows" in text
 
@@ -109,11 +134,15 @@ def test_predict_defaults_to_fitted_rows(res):
     prob = res.predict()
     assert prob.shape == (72, 5) and list(prob.columns) == ["1", "2", "3", "4", "5"]
     fitted = prob.to_numpy()[np.arange(72), res.model.data.y]
-    np.testing.assert_allclose(fitted, np.exp(-np.array(
-        [res.model.evaluate(res.params.to_numpy()).log_prob])).ravel() ** -1, rtol=1e-12)
+    np.testing.assert_allclose(
+        fitted,
+        np.exp(-np.array([res.model.evaluate(res.params.to_numpy()).log_prob])).ravel() ** -1,
+        rtol=1e-12,
+    )
     cum = res.predict(which="cumprob")
-    np.testing.assert_allclose(cum.to_numpy(), np.cumsum(prob.to_numpy(), axis=1)[:, :-1],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        cum.to_numpy(), np.cumsum(prob.to_numpy(), axis=1)[:, :-1], rtol=1e-12
+    )
     klass = res.predict(which="class")
     assert isinstance(klass.dtype, pd.CategoricalDtype) and klass.cat.ordered
 
@@ -123,8 +152,9 @@ def test_predict_with_offset_column():
     res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, offset="off").fit()
     new = wine.iloc[:3]
     lin = res.predict(new, which="linear")
-    np.testing.assert_allclose(lin, res.params["temp[T.warm]"] * (new["temp"] == "warm") +
-                               new["off"])
+    np.testing.assert_allclose(
+        lin, res.params["temp[T.warm]"] * (new["temp"] == "warm") + new["off"]
+    )
     with pytest.raises(ordstats.errors.PredictionError, match="give newdata a column 'off'"):
         res.predict(new.drop(columns="off"))
 
@@ -132,8 +162,10 @@ def test_predict_with_offset_column():
 def test_arrays_interface_names_and_predict():
     rng = np.random.default_rng(2)
     X = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300)})
-    y = pd.Series(pd.Categorical.from_codes(rng.integers(0, 3, 300), ["lo", "mid", "hi"],
-                                            ordered=True), name="grade")
+    y = pd.Series(
+        pd.Categorical.from_codes(rng.integers(0, 3, 300), ["lo", "mid", "hi"], ordered=True),
+        name="grade",
+    )
     res = ordstats.OrdinalModel(y, X).fit()
     assert list(res.params.index) == ["lo|mid", "mid|hi", "a", "b"]
     np.testing.assert_allclose(res.predict(X.iloc[:5]).to_numpy(), res.predict().iloc[:5])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,7 @@ def test_rosenbrock_needs_halving_and_hessian_modification():
     assert res.n_halvings > 0
     # the objective never increased along the way
     values = [t[1] for t in res.trace]
-    assert all(b <= a + 1e-12 for a, b in zip(values, values[1:]))
+    assert all(b <= a + 1e-12 for a, b in itertools.pairwise(values))
 
 
 def test_non_positive_definite_start_is_modified():

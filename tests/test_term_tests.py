@@ -35,8 +35,9 @@ def test_against_r(case: str) -> None:
     np.testing.assert_allclose(table["AIC"], expected["AIC"], rtol=1e-6)
     np.testing.assert_array_equal(table["Df"].iloc[1:], expected["Df"].iloc[1:])
     np.testing.assert_allclose(table["LRT"].iloc[1:], expected["LRT"].iloc[1:], atol=ATOL_TEST)
-    np.testing.assert_allclose(table["Pr(>Chi)"].iloc[1:], expected["Pr(>Chi)"].iloc[1:],
-                               atol=ATOL_TEST)
+    np.testing.assert_allclose(
+        table["Pr(>Chi)"].iloc[1:], expected["Pr(>Chi)"].iloc[1:], atol=ATOL_TEST
+    )
 
 
 def test_nominal_test_equals_explicit_refit() -> None:
@@ -51,8 +52,12 @@ def test_nominal_test_equals_explicit_refit() -> None:
 
 def test_arrays_interface_tests_each_column() -> None:
     wine = ordstats.datasets.load("wine")
-    X = pd.DataFrame({"warm": (wine["temp"] == "warm").astype(float),
-                      "yes": (wine["contact"] == "yes").astype(float)})
+    X = pd.DataFrame(
+        {
+            "warm": (wine["temp"] == "warm").astype(float),
+            "yes": (wine["contact"] == "yes").astype(float),
+        }
+    )
     res = ordstats.OrdinalModel(wine["rating"], X).fit()
     table = res.scale_test()
     assert list(table.index) == ["<none>", "warm", "yes"]
@@ -63,8 +68,7 @@ def test_arrays_interface_tests_each_column() -> None:
 
 def test_terms_already_in_scale_are_skipped() -> None:
     wine = ordstats.datasets.load("wine")
-    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine,
-                                             scale="~ temp").fit()
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, scale="~ temp").fit()
     assert list(res.scale_test().index) == ["<none>", "contact"]
 
 

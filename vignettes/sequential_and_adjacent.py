@@ -120,8 +120,10 @@ print(fits["sratio"].summary())
 # %%
 for name in ("cumulative", "sratio", "cratio", "acat"):
     odds = fits[name].odds_ratios()
-    print(f"{name:>10}: OR(warm) = {odds.loc['temp[T.warm]', 'odds_ratio']:6.2f}  "
-          f"{odds.attrs['interpretation']}")
+    print(
+        f"{name:>10}: OR(warm) = {odds.loc['temp[T.warm]', 'odds_ratio']:6.2f}  "
+        f"{odds.attrs['interpretation']}"
+    )
 
 # %% [markdown]
 # ## The predictions are close
@@ -130,10 +132,12 @@ for name in ("cumulative", "sratio", "cratio", "acat"):
 # for the four conditions; the expected ratings differ by less than a tenth.
 
 # %%
-conditions = pd.DataFrame({"temp": ["cold", "cold", "warm", "warm"],
-                           "contact": ["no", "yes", "no", "yes"]})
-expected = pd.DataFrame({name: res.predict(conditions, which="expected")
-                         for name, res in fits.items()})
+conditions = pd.DataFrame(
+    {"temp": ["cold", "cold", "warm", "warm"], "contact": ["no", "yes", "no", "yes"]}
+)
+expected = pd.DataFrame(
+    {name: res.predict(conditions, which="expected") for name, res in fits.items()}
+)
 print(pd.concat([conditions, expected.round(3)], axis=1).to_string())
 print(fits["acat"].predict(conditions).round(3))
 
@@ -148,12 +152,19 @@ print(fits["acat"].predict(conditions).round(3))
 
 # %%
 cum_cloglog = ordstats.OrdinalModel.from_formula(formula, wine, link="cloglog").fit()
-sr_cloglog = ordstats.OrdinalModel.from_formula(formula, wine, family="sratio",
-                                                link="cloglog").fit()
+sr_cloglog = ordstats.OrdinalModel.from_formula(
+    formula, wine, family="sratio", link="cloglog"
+).fit()
 print(f"logLik cumulative cloglog {cum_cloglog.llf:.6f}, sratio cloglog {sr_cloglog.llf:.6f}")
 theta = np.r_[-np.inf, cum_cloglog.thresholds["estimate"].to_numpy()]
-print(pd.DataFrame({"sratio intercept": sr_cloglog.thresholds["estimate"],
-                    "log(e^theta_j - e^theta_j-1)": np.log(np.diff(np.exp(theta)))}))
+print(
+    pd.DataFrame(
+        {
+            "sratio intercept": sr_cloglog.thresholds["estimate"],
+            "log(e^theta_j - e^theta_j-1)": np.log(np.diff(np.exp(theta))),
+        }
+    )
+)
 assert np.isclose(cum_cloglog.llf, sr_cloglog.llf)
 
 # %% [markdown]
@@ -166,12 +177,15 @@ assert np.isclose(cum_cloglog.llf, sr_cloglog.llf)
 # compare those by AIC, as above, or by `ordstats.vuong_test`.
 
 # %%
-free = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="sratio",
-                                          nominal="~ contact").fit()
+free = ordstats.OrdinalModel.from_formula(
+    "rating ~ temp", wine, family="sratio", nominal="~ contact"
+).fit()
 print(free.params.filter(like="contact").round(3))
 test = ordstats.lr_test(fits["sratio"], free)
-print(f"non-parallel contact vs shared slope: LR = {test.statistic:.3f} on {test.df} df, "
-      f"p = {test.pvalue:.3f}")
+print(
+    f"non-parallel contact vs shared slope: LR = {test.statistic:.3f} on {test.df} df, "
+    f"p = {test.pvalue:.3f}"
+)
 
 # %% [markdown]
 # The three lower steps have almost the same contact effect; only the last one,
@@ -190,7 +204,8 @@ print(f"non-parallel contact vs shared slope: LR = {test.statistic:.3f} on {test
 # %%
 res = fits["sratio"]
 vgam_like = ordstats.OrdinalModel.from_formula(formula, wine, family="sratio").fit(
-    cov_type="expected")
+    cov_type="expected"
+)
 print(pd.DataFrame({"observed (ordstats)": res.bse, "expected (VGAM)": vgam_like.bse}))
 
 # %% [markdown]
@@ -206,11 +221,20 @@ print(pd.DataFrame({"observed (ordstats)": res.bse, "expected (VGAM)": vgam_like
 # %%
 housing = ordstats.datasets.load("housing")
 house = {
-    name: ordstats.OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", housing,
-                                             weights="Freq", **kwargs).fit()
+    name: ordstats.OrdinalModel.from_formula(
+        "Sat ~ Infl + Type + Cont", housing, weights="Freq", **kwargs
+    ).fit()
     for name, kwargs in specs.items()
 }
-print(pd.DataFrame({"logLik": [r.llf for r in house.values()],
-                    "AIC": [r.aic for r in house.values()],
-                    "BIC": [r.bic for r in house.values()]},
-                   index=list(house)).sort_values("AIC").round(2))
+print(
+    pd.DataFrame(
+        {
+            "logLik": [r.llf for r in house.values()],
+            "AIC": [r.aic for r in house.values()],
+            "BIC": [r.bic for r in house.values()],
+        },
+        index=list(house),
+    )
+    .sort_values("AIC")
+    .round(2)
+)

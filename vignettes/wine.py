@@ -135,11 +135,9 @@ print(f"\nLowest AIC: {comparison.index[0]}")
 # test tells whether the extra parameters are needed.
 
 # %%
-from scipy import stats  # noqa: E402
+from scipy import stats
 
-nominal = ordstats.OrdinalModel.from_formula(
-    "rating ~ temp", data=wine, nominal="~ contact"
-).fit()
+nominal = ordstats.OrdinalModel.from_formula("rating ~ temp", data=wine, nominal="~ contact").fit()
 print(nominal.summary().tables[2])  # the nominal-effects table
 print(nominal.thresholds.round(3))  # cut-points for contact = no / yes, with delta-method SEs
 
@@ -156,8 +154,10 @@ print("nominal contact vs proportional odds:", lr(res, nominal))
 scaled = ordstats.OrdinalModel.from_formula(
     "rating ~ temp + contact", data=wine, scale="~ temp"
 ).fit()
-print(f"scale effect of warm temperature: {scaled.params['scale:temp[T.warm]']:.3f} "
-      f"(SE {scaled.bse['scale:temp[T.warm]']:.3f})")
+print(
+    f"scale effect of warm temperature: {scaled.params['scale:temp[T.warm]']:.3f} "
+    f"(SE {scaled.bse['scale:temp[T.warm]']:.3f})"
+)
 print("scale temp vs proportional odds:", lr(res, scaled))
 
 # %% [markdown]
@@ -176,8 +176,10 @@ print("scale temp vs proportional odds:", lr(res, scaled))
 flexible = ordstats.OrdinalModel.from_formula(
     "rating ~ temp + contact", data=wine, link="Aranda-Ordaz"
 ).fit()
-print(f"lambda = {flexible.params['lambda']:.4f} (SE {flexible.bse['lambda']:.4f}), "
-      f"logLik = {flexible.llf:.4f} vs logit {res.llf:.4f}")
+print(
+    f"lambda = {flexible.params['lambda']:.4f} (SE {flexible.bse['lambda']:.4f}), "
+    f"logLik = {flexible.llf:.4f} vs logit {res.llf:.4f}"
+)
 print("logit as the special case lambda = 1:", lr(res, flexible))
 #
 # ## Plot (optional)

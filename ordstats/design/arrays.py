@@ -1,6 +1,5 @@
 """The array interface: a response and regressor matrices in, a checked Design out."""
 
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,7 +83,11 @@ def _reject_constant(terms: TermsDesign, what: str = "exog") -> None:
 
 
 def _array_terms(
-    matrix: FloatArray, names: list[str], keep_rows: IntArray, n: int, what: str,
+    matrix: FloatArray,
+    names: list[str],
+    keep_rows: IntArray,
+    n: int,
+    what: str,
     collinear: CollinearAction,
 ) -> TermsDesign:
     terms = TermsDesign(
@@ -140,9 +143,11 @@ def design_from_arrays(
     name = str(y.name) if y.name is not None else "y"
     n = len(y)
     X, names = _exog_matrix(exog, n)
-    extra = {part: _exog_matrix(value, n) for part, value in (("nominal", nominal),
-                                                              ("scale", scale))
-             if value is not None}
+    extra = {
+        part: _exog_matrix(value, n)
+        for part, value in (("nominal", nominal), ("scale", scale))
+        if value is not None
+    }
     w_series = _vector(weights, None, n, "weights")
     o_series = _vector(offset, None, n, "offset")
     bad = _bad_array_rows(y, name, [(X, names), *extra.values()])
@@ -150,7 +155,9 @@ def design_from_arrays(
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
     drop = _report_missing(bad, missing).to_numpy()
-    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    w, zero_w = _check_weights(
+        w_series[~drop] if w_series is not None else None, int((~drop).sum())
+    )
     keep_rows = np.flatnonzero(~drop)[~zero_w]
     terms = {
         part: _array_terms(matrix, cols, keep_rows, n, part, collinear)

@@ -1,6 +1,5 @@
 """Formula helpers for data read in chunks (fixed levels, exact row counts)."""
 
-
 import re
 from collections.abc import Sequence
 from typing import Any

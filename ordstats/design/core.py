@@ -1,6 +1,5 @@
 """Design dataclasses and the input checks shared by every interface."""
 
-
 import difflib
 import warnings
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from ordstats.errors import (
 from ordstats.response import EncodedResponse
 
 _ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
+
 
 @dataclass(frozen=True)
 class TermsDesign:
@@ -280,8 +280,10 @@ def _drop_aliased(
     if gram is None:
         gram = gram_with_intercept(terms.matrix)
     aliased = [j - 1 for j in aliased_columns(gram) if j > 0]
-    reason = (f"the {what} design is rank deficient: {{names}} is a linear combination of the "
-              "thresholds (intercept) or earlier columns")
+    reason = (
+        f"the {what} design is rank deficient: {{names}} is a linear combination of the "
+        "thresholds (intercept) or earlier columns"
+    )
     return _remove_columns(terms, aliased, collinear, reason, "remove it")
 
 
@@ -298,6 +300,8 @@ def _drop_nominal_aliases(
     combined = np.column_stack([nominal.matrix, location.matrix])
     r = nominal.matrix.shape[1]
     aliased = [j - 1 - r for j in aliased_columns(gram_with_intercept(combined)) if j > r]
-    reason = ("{names} in the location formula is also a nominal effect, which already "
-              "contains its location shift")
+    reason = (
+        "{names} in the location formula is also a nominal effect, which already "
+        "contains its location shift"
+    )
     return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")

@@ -1,6 +1,5 @@
 """The formula interface: R-style formulas and a DataFrame in, a checked Design out."""
 
-
 import re
 import warnings
 from collections.abc import Sequence
@@ -38,6 +37,13 @@ from ordstats.response import encode_response
 
 
 def split_formula(formula: str) -> tuple[str, str]:
+    """Split ``"response ~ terms"`` into the response name and the right-hand side.
+
+    Raises
+    ------
+    FormulaError
+        If ``formula`` is not a string with ``~`` and a response.
+    """
     if not isinstance(formula, str) or "~" not in formula:
         raise FormulaError(
             f"formula must be a string like 'rating ~ temp + contact'; got {formula!r}"
@@ -120,7 +126,9 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
 def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
     cols = [c for c in matrix.columns if c != "Intercept"]
     values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
-    return TermsDesign(matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec)
+    return TermsDesign(
+        matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec
+    )
 
 
 def _as_frame(data: Any) -> pd.DataFrame:
@@ -196,8 +204,11 @@ def design_from_formula(
     frame = _as_frame(data)
     response_name, rhs = split_formula(formula)
     _column(frame, response_name, "response")
-    sides = {"location": rhs, "nominal": _side_formula(nominal, "nominal"),
-             "scale": _side_formula(scale, "scale")}
+    sides = {
+        "location": rhs,
+        "nominal": _side_formula(nominal, "nominal"),
+        "scale": _side_formula(scale, "scale"),
+    }
     sides = {part: text for part, text in sides.items() if text is not None}
     used = [response_name]
     for text in sides.values():
@@ -216,7 +227,9 @@ def design_from_formula(
         label = "(formula terms)" if part == "location" else f"({part} terms)"
         bad[label] = ~np.isfinite(values).all(axis=1)
     drop = _report_missing(bad, missing).to_numpy()
-    w, zero_w = _check_weights(w_series[~drop] if w_series is not None else None, int((~drop).sum()))
+    w, zero_w = _check_weights(
+        w_series[~drop] if w_series is not None else None, int((~drop).sum())
+    )
     keep_rows = np.flatnonzero(~drop)[~zero_w]
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(frame):

@@ -1,6 +1,5 @@
 """Design matrices of new data for prediction, built from a fitted design."""
 
-
 import re
 import warnings
 from typing import Any
@@ -154,7 +153,9 @@ def newdata_matrices(
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
     missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
     if missing.size:
-        shown = ", ".join(map(str, list(index[missing[:5]]))) + (", ..." if missing.size > 5 else "")
+        shown = ", ".join(map(str, list(index[missing[:5]]))) + (
+            ", ..." if missing.size > 5 else ""
+        )
         warnings.warn(
             f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
             "values; their predictions are NaN",

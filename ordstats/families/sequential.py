@@ -147,10 +147,14 @@ class StoppingRatio(_Sequential):
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
         if self.reverse:
-            return ("odds of reaching level j+1 rather than stopping below it, among "
-                    "responses at most j+1: P(Y = j+1 | Y <= j+1) / P(Y <= j | Y <= j+1)")
-        return ("odds of stopping at level j rather than going beyond it, among "
-                "responses at least j: P(Y = j | Y >= j) / P(Y > j | Y >= j)")
+            return (
+                "odds of reaching level j+1 rather than stopping below it, among "
+                "responses at most j+1: P(Y = j+1 | Y <= j+1) / P(Y <= j | Y <= j+1)"
+            )
+        return (
+            "odds of stopping at level j rather than going beyond it, among "
+            "responses at least j: P(Y = j | Y >= j) / P(Y > j | Y >= j)"
+        )
 
 
 class ContinuationRatio(_Sequential):
@@ -174,7 +178,11 @@ class ContinuationRatio(_Sequential):
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
         if self.reverse:
-            return ("odds of staying below level j+1 rather than reaching it, among "
-                    "responses at most j+1: P(Y <= j | Y <= j+1) / P(Y = j+1 | Y <= j+1)")
-        return ("odds of going beyond level j rather than stopping there, among "
-                "responses at least j: P(Y > j | Y >= j) / P(Y = j | Y >= j)")
+            return (
+                "odds of staying below level j+1 rather than reaching it, among "
+                "responses at most j+1: P(Y <= j | Y <= j+1) / P(Y = j+1 | Y <= j+1)"
+            )
+        return (
+            "odds of going beyond level j rather than stopping there, among "
+            "responses at least j: P(Y > j | Y >= j) / P(Y = j | Y >= j)"
+        )
