@@ -52,7 +52,7 @@ class Cumulative(Family):
 
     @property
     def definition(self) -> str:  # noqa: D102
-        return f"P(Y <= j) = F(theta_j - x'beta), F = {self.link.name}"
+        return f"P(Y <= j) = F(theta_j - x'beta), link {self.link.name} (F = its inverse)"
 
     @property
     def positive_effect(self) -> str:  # noqa: D102
