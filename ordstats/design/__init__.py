@@ -14,6 +14,8 @@ at least two observed levels, and a design of full column rank.
 - :mod:`~ordstats.design.newdata`: the same columns for new data.
 """
 
+from __future__ import annotations
+
 from ordstats.design.arrays import design_from_arrays
 from ordstats.design.chunks import (
     categorical_variables,

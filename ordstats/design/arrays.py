@@ -1,5 +1,7 @@
 """The array interface: a response and regressor matrices in, a checked Design out."""
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,11 +13,10 @@ from ordstats.design.core import (
     Design,
     TermsDesign,
     _check_options,
-    _check_weights,
     _drop_aliased,
     _drop_nominal_aliases,
-    _report_missing,
     _vector,
+    rows_to_keep,
 )
 from ordstats.errors import (
     DataError,
@@ -154,11 +155,7 @@ def design_from_arrays(
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
-    drop = _report_missing(bad, missing).to_numpy()
-    w, zero_w = _check_weights(
-        w_series[~drop] if w_series is not None else None, int((~drop).sum())
-    )
-    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     terms = {
         part: _array_terms(matrix, cols, keep_rows, n, part, collinear)
         for part, (matrix, cols) in {"exog": (X, names), **extra}.items()
@@ -171,12 +168,8 @@ def design_from_arrays(
         ),
         response_name=name,
         location=terms["exog"],
-        weights=w[~zero_w],
-        offset=(
-            o_series.to_numpy(dtype=float)[keep_rows]
-            if o_series is not None
-            else np.zeros(len(keep_rows))
-        ),
+        weights=w,
+        offset=offsets,
         row_index=y.index[keep_rows],
         n_dropped=n - len(keep_rows),
         nominal=terms.get("nominal"),

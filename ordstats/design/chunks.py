@@ -1,5 +1,7 @@
 """Formula helpers for data read in chunks (fixed levels, exact row counts)."""
 
+from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 from typing import Any

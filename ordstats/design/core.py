@@ -1,5 +1,7 @@
 """Design dataclasses and the input checks shared by every interface."""
 
+from __future__ import annotations
+
 import difflib
 import warnings
 from collections.abc import Sequence
@@ -11,7 +13,7 @@ import pandas as pd
 from formulaic import ModelSpec
 
 from ordstats._linalg import weighted_gram
-from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
 from ordstats.errors import (
     CollinearityWarning,
     DataError,
@@ -195,7 +197,7 @@ def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
 def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
     """Apply the missing-value policy; return the mask of rows to drop."""
     drop = bad.any(axis=1)
-    report_missing_counts(int(drop.sum()), len(bad), bad.sum(), missing, stacklevel=5)
+    report_missing_counts(int(drop.sum()), len(bad), bad.sum(), missing, stacklevel=6)
     return drop
 
 
@@ -305,3 +307,20 @@ def _drop_nominal_aliases(
         "contains its location shift"
     )
     return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")
+
+
+def rows_to_keep(
+    bad: pd.DataFrame,
+    missing: MissingAction,
+    weights: pd.Series | None,
+    offset: pd.Series | None,
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Apply the missing-value policy, then leave out rows of zero weight.
+
+    Returns the positions of the rows kept with their weights and offsets.
+    """
+    drop = _report_missing(bad, missing).to_numpy()
+    w, zero_w = _check_weights(weights[~drop] if weights is not None else None, int((~drop).sum()))
+    keep = np.flatnonzero(~drop)[~zero_w]
+    kept_offset = offset.to_numpy(dtype=float)[keep] if offset is not None else np.zeros(len(keep))
+    return keep, w[~zero_w], kept_offset

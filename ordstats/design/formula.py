@@ -1,5 +1,7 @@
 """The formula interface: R-style formulas and a DataFrame in, a checked Design out."""
 
+from __future__ import annotations
+
 import re
 import warnings
 from collections.abc import Sequence
@@ -17,13 +19,12 @@ from ordstats.design.core import (
     TermsDesign,
     _bad_rows,
     _check_options,
-    _check_weights,
     _close_matches,
     _column,
     _drop_aliased,
     _drop_nominal_aliases,
-    _report_missing,
     _vector,
+    rows_to_keep,
 )
 from ordstats.errors import (
     DataError,
@@ -226,11 +227,7 @@ def design_from_formula(
         values = matrices[part].drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
         label = "(formula terms)" if part == "location" else f"({part} terms)"
         bad[label] = ~np.isfinite(values).all(axis=1)
-    drop = _report_missing(bad, missing).to_numpy()
-    w, zero_w = _check_weights(
-        w_series[~drop] if w_series is not None else None, int((~drop).sum())
-    )
-    keep_rows = np.flatnonzero(~drop)[~zero_w]
+    keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(frame):
         # re-materialise so stateful transforms and factor levels see only used rows
@@ -250,12 +247,8 @@ def design_from_formula(
         response=response,
         response_name=response_name,
         location=terms["location"],
-        weights=w[~zero_w],
-        offset=(
-            o_series.to_numpy(dtype=float)[keep_rows]
-            if o_series is not None
-            else np.zeros(len(keep_rows))
-        ),
+        weights=w,
+        offset=offsets,
         row_index=clean.index,
         n_dropped=len(frame) - len(keep_rows),
         formula=f"{response_name} ~ {sides['location']}",

@@ -1,5 +1,7 @@
 """Design matrices of new data for prediction, built from a fitted design."""
 
+from __future__ import annotations
+
 import re
 import warnings
 from typing import Any
