@@ -27,41 +27,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordstats.design import TermsDesign
+from ordstats.design import TermsDesign, term_columns
 from ordstats.errors import ConvergenceWarning
 
 if TYPE_CHECKING:
     from ordstats.model import OrdinalModel
     from ordstats.results import OrdinalResults
 
-__all__ = ["location_terms", "nominal_test", "scale_test"]
+__all__ = ["nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
-
-
-def location_terms(model: OrdinalModel) -> dict[str, list[int]]:
-    """Columns of the location design that belong to each formula term.
-
-    Parameters
-    ----------
-    model : OrdinalModel
-
-    Returns
-    -------
-    dict
-        ``{term: [column indices]}``; with the array interface every column
-        is its own term.
-    """
-    spec = model.design.location.spec
-    names = model.exog_names
-    if spec is None:
-        return {name: [j] for j, name in enumerate(names)}
-    terms: dict[str, list[int]] = {}
-    for term, columns in spec.term_slices.items():
-        kept = [names.index(c) for c in spec.column_names[columns] if c in names]
-        if str(term) != "1" and kept:
-            terms[str(term)] = kept
-    return terms
 
 
 def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign:
@@ -105,8 +80,10 @@ def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
     rows = {"<none>": [np.nan, res.llf, res.aic, np.nan, np.nan]}
     unreliable = []
     already = set(getattr(model.design, part).names) if getattr(model.design, part) else set()
-    for term, columns in location_terms(model).items():
-        if part == "scale" and {model.exog_names[j] for j in columns} <= already:
+    names = model.exog_names
+    for term, column_names in term_columns(model.design.location).items():
+        columns = [names.index(c) for c in column_names]
+        if part == "scale" and set(column_names) <= already:
             continue
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
