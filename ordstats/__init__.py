@@ -8,17 +8,17 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, families, links, plotting
+from ordstats import datasets, errors, families, links, plotting
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
     OrdstatsWarning,
     SeparationWarning,
 )
-from ordstats.inference import anova, lr_test, vuong_test
-from ordstats.link_comparison import compare_links
-from ordstats.model import OrdinalModel
-from ordstats.results import OrdinalResults
+from ordstats.estimation.model import OrdinalModel
+from ordstats.inference.link_comparison import compare_links
+from ordstats.inference.lr import anova, lr_test, vuong_test
+from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "ConvergenceWarning",
@@ -30,6 +30,7 @@ __all__ = [
     "anova",
     "compare_links",
     "datasets",
+    "errors",
     "families",
     "links",
     "lr_test",

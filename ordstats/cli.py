@@ -36,14 +36,14 @@ from typing import Any, TextIO
 import pandas as pd
 
 from ordstats import datasets
+from ordstats.core.links import link_names
 from ordstats.design import split_formula
+from ordstats.design.response import format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.estimation.model import OrdinalModel
 from ordstats.families import family_names
-from ordstats.links import link_names
-from ordstats.model import OrdinalModel
 from ordstats.reporting import summary_frame
-from ordstats.response import format_level
-from ordstats.results import OrdinalResults
+from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "build_parser",

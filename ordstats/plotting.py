@@ -16,7 +16,7 @@ from ordstats.errors import OrdstatsError
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["plot_coefficients", "plot_probabilities"]
 

@@ -10,7 +10,7 @@ from statsmodels.iolib.summary import Summary, summary_params
 
 if TYPE_CHECKING:
     from ordstats.families import Family
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["summarize"]
 

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 import ordstats
+from ordstats.core.solver import newton
 from ordstats.design import design_from_formula
 from ordstats.families import get_family
-from ordstats.likelihood import CLMData
-from ordstats.solver import newton
+from ordstats.families.cumulative.likelihood import CLMData
 from tests import _reference as ref
 
 _VGLM = re.compile(r"^vglm\((?P<formula>[^,]+), family = (?P<family>\w+)\((?P<args>[^)]*)\)")

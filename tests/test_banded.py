@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordstats
-from ordstats.banded import BandedCovariance, BandedHessian, banded_newton_step
+from ordstats.core.links import get_link, link_names
+from ordstats.core.thresholds import threshold_jacobian
 from ordstats.errors import SpecificationError
-from ordstats.likelihood import CLMData, evaluate, prepare
-from ordstats.links import get_link, link_names
-from ordstats.thresholds import threshold_jacobian
+from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian, banded_newton_step
+from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
 
 
 def _random_banded(rng, q, m, shift=0.0):

@@ -8,7 +8,6 @@ import pyarrow.dataset as ds
 import pytest
 
 import ordstats
-from ordstats.chunked_model import ChunkedOrdinalModel
 from ordstats.errors import (
     CollinearityWarning,
     DataError,
@@ -17,6 +16,7 @@ from ordstats.errors import (
     NotFittedError,
     SpecificationError,
 )
+from ordstats.estimation.chunked import ChunkedOrdinalModel
 from tests._chunk_data import FORMULA, ratings, write_parquet
 
 RTOL = 1e-10
@@ -136,7 +136,7 @@ def test_aliased_column_and_offset_in_chunks(frame):
 
 
 def test_progress_bar_ticks_once_per_pass(frame, capsys, monkeypatch):
-    import ordstats.chunked_model as cm
+    import ordstats.estimation.chunked as cm
 
     with pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=1000)

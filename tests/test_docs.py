@@ -15,22 +15,15 @@ REPO = Path(__file__).resolve().parents[1]
 API_PAGES = [
     "ordstats.OrdinalModel",
     "ordstats.OrdinalResults",
-    "ordstats.links",
     "ordstats.links.get_link",
-    "ordstats.thresholds",
+    "ordstats.links.ArandaOrdaz",
+    "ordstats.families.get_family",
     "ordstats.datasets.load",
     "ordstats.errors.OrdstatsError",
-    "ordstats.likelihood",
-    "ordstats.solver.newton",
-    "ordstats.banded.BandedHessian",
-    "ordstats.chunked_model.ChunkedOrdinalModel",
-    "ordstats.distributed.DaskSource",
     "ordstats.cli.main",
     "ordstats.lr_test",
     "ordstats.compare_links",
-    "ordstats.profile.profile_curve",
-    "ordstats.goodness.brant_test",
-    "ordstats.covariance.sandwich_covariance",
+    "ordstats.plotting.plot_probabilities",
 ]
 
 

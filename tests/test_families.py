@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordstats
+from ordstats.core.links import get_link, link_names
 from ordstats.errors import SeparationWarning, SpecificationError
 from ordstats.families import get_family
-from ordstats.likelihood import CLMData
-from ordstats.links import get_link, link_names
+from ordstats.families.cumulative.likelihood import CLMData
 
 STEP_FAMILIES = (
     [("sratio", link) for link in link_names()]

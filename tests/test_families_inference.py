@@ -12,7 +12,7 @@ from scipy import stats
 import ordstats
 from ordstats.cli import main
 from ordstats.errors import ConvergenceWarning, SpecificationError
-from ordstats.goodness import probability_residuals, residuals_from_probabilities
+from ordstats.results.goodness import probability_residuals, residuals_from_probabilities
 from tests import _reference as ref
 from tests import _vglm
 

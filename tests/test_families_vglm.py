@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.prediction import threshold_matrix
+from ordstats.families.cumulative.prediction import threshold_matrix
 from tests import _reference as ref
 from tests import _vglm
 

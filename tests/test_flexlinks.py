@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 import ordstats
+from ordstats.core.links import get_link
+from ordstats.core.links.flexible import ArandaOrdaz, LogGamma
 from ordstats.errors import ConvergenceWarning
-from ordstats.flexlinks import ArandaOrdaz, LogGamma
-from ordstats.links import get_link
 
 X = np.array([-8.0, -3.0, -1.0, -0.2, 0.0, 0.5, 1.5, 3.0, 6.0])
 lg_lambda = st.floats(-1.8, 1.8).filter(lambda v: abs(v) > 1e-3 or v == 0.0)

@@ -88,7 +88,7 @@ def test_brant_matches_hand_computation(housing, housing_res):
 
 def test_brant_other_links_use_the_binary_information(housing, housing_res):
     """The diagonal blocks of the general covariance are each binary GLM's inverse information."""
-    from ordstats.goodness import _binary_fits, _joint_covariance
+    from ordstats.results.goodness import _binary_fits, _joint_covariance
 
     probit = ordstats.OrdinalModel.from_formula(
         "Sat ~ Infl + Cont", housing, weights="Freq", link="probit"
@@ -194,7 +194,7 @@ def test_probability_residuals_in_the_tails():
     y = np.array([0, 1, 2, 0, 1, 2, 2, 0])
     x = np.array([0.0, 0.1, 0.2, -0.1, 0.3, 0.1, 0.15, 0.05])
     res = ordstats.OrdinalModel(y, x).fit()
-    from ordstats.goodness import probability_residuals
+    from ordstats.results.goodness import probability_residuals
 
     ev = res.model.evaluate(res.params.to_numpy())
     residual = probability_residuals(ev, res.model.link)

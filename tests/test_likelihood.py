@@ -10,16 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ordstats
-from ordstats.likelihood import (
+from ordstats.core.links import get_link, link_names
+from ordstats.core.thresholds import threshold_jacobian
+from ordstats.families.cumulative.likelihood import (
     CLMData,
     evaluate,
     interval_probabilities,
     log_interval_probabilities,
     prepare,
 )
-from ordstats.links import get_link, link_names
-from ordstats.prediction import category_probabilities
-from ordstats.thresholds import threshold_jacobian
+from ordstats.families.cumulative.prediction import category_probabilities
 
 LINKS = link_names()
 STRUCTURES = ("flexible", "equidistant", "symmetric", "symmetric2")

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+from ordstats.core.links import Link, get_link, link_names, log1mexp
 from ordstats.errors import SpecificationError
-from ordstats.links import Link, get_link, link_names, log1mexp
 
 LINKS = [get_link(name) for name in link_names()]
 SCIPY = {

@@ -11,8 +11,8 @@ from scipy import stats
 
 import ordstats
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.inference import lr_pvalue
-from ordstats.nesting import link_nesting
+from ordstats.inference.lr import lr_pvalue
+from ordstats.inference.nesting import link_nesting
 from tests import _reference as ref
 
 #: Test statistics, p-values: the issue's bar.

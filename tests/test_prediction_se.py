@@ -9,11 +9,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ordstats
+from ordstats.core.links import get_link
 from ordstats.errors import OrdstatsError, PredictionError
-from ordstats.likelihood import ParamLayout
-from ordstats.links import get_link
-from ordstats.prediction import threshold_matrix
-from ordstats.prediction_se import NewRows, probability_gradients
+from ordstats.families.cumulative.likelihood import ParamLayout
+from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.results.prediction_se import NewRows, probability_gradients
 from tests import _reference as ref
 
 #: Delta-method SEs depend on the covariance (inverse Hessian): the SE bar.
@@ -142,7 +142,7 @@ def test_gradient_matches_finite_differences(link, seed, cumulative):
 
 def test_same_parameter_order_as_the_likelihood():
     """Nominal and scale blocks are read in the likelihood's order."""
-    from ordstats.likelihood import CLMData, evaluate, prepare
+    from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
 
     rows = _rows(7)
     y = np.array([0, 1, 2, 3, 1, 2])

@@ -10,7 +10,7 @@ from scipy import optimize, stats
 
 import ordstats
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.profile import ParameterProfile, plot_profile
+from ordstats.results.profile import ParameterProfile, plot_profile
 from tests import _reference as ref
 
 #: R's confint.clm interpolates a spline through 8 profile steps per side, so

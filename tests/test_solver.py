@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
+from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import OrdstatsError
-from ordstats.solver import NewtonOptions, newton
 
 
 class Quadratic:

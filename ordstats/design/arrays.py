@@ -18,11 +18,11 @@ from ordstats.design.core import (
     _vector,
     rows_to_keep,
 )
+from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
     SpecificationError,
 )
-from ordstats.response import encode_response
 
 # ---------------------------------------------------------------------------
 # arrays
@@ -118,7 +118,7 @@ def design_from_arrays(
     Parameters
     ----------
     endog : array-like or pandas.Series
-        The ordinal response (see :func:`ordstats.response.encode_response`).
+        The ordinal response (see :func:`ordstats.design.response.encode_response`).
     exog : array-like or pandas.DataFrame, optional
         Numeric regressors without a constant column; ``None`` fits thresholds only.
     nominal, scale : array-like or pandas.DataFrame, optional

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 from formulaic import ModelSpec
 
-from ordstats._linalg import weighted_gram
 from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
+from ordstats.core.linalg import weighted_gram
+from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     CollinearityWarning,
     DataError,
@@ -21,7 +22,6 @@ from ordstats.errors import (
     MissingDataWarning,
     SpecificationError,
 )
-from ordstats.response import EncodedResponse
 
 _ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
 

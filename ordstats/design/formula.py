@@ -26,12 +26,12 @@ from ordstats.design.core import (
     _vector,
     rows_to_keep,
 )
+from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
     FormulaError,
     SpecificationWarning,
 )
-from ordstats.response import encode_response
 
 # ---------------------------------------------------------------------------
 # formulas

@@ -21,14 +21,14 @@ from __future__ import annotations
 import numpy as np
 
 from ordstats._typing import FloatArray
+from ordstats.core.links import Link, get_link
 from ordstats.errors import SpecificationError
 from ordstats.families.adjacent import AdjacentCategory
 from ordstats.families.base import Family, StepFamily, StepProblem, step_names
 from ordstats.families.cumulative import Cumulative
+from ordstats.families.cumulative.likelihood import CLMProblem, Evaluation, evaluate
 from ordstats.families.evaluation import StepEvaluation
 from ordstats.families.sequential import ContinuationRatio, StoppingRatio
-from ordstats.likelihood import CLMProblem, Evaluation, evaluate
-from ordstats.links import Link, get_link
 
 __all__ = [
     "AdjacentCategory",
@@ -56,7 +56,7 @@ def evaluate_problem(
     """Evaluate a prepared problem of any family at ``params``.
 
     A :class:`StepProblem` knows its family; a
-    :class:`~ordstats.likelihood.CLMProblem` is the cumulative model.
+    :class:`~ordstats.families.cumulative.likelihood.CLMProblem` is the cumulative model.
     """
     if isinstance(problem, StepProblem):
         return problem.family.evaluate(problem, params)
@@ -76,7 +76,7 @@ def get_family(name: str, *, link: str | Link = "logit", reverse: bool = False) 
     name : {"cumulative", "sratio", "cratio", "acat"}
         Case-insensitive.
     link : str or Link
-        sratio and cratio accept every link of :func:`ordstats.links.get_link`;
+        sratio and cratio accept every link of :func:`ordstats.core.links.get_link`;
         acat is the adjacent-category *logit* model and accepts ``"logit"`` only.
     reverse : bool
         VGAM's ``reverse=`` (not for the cumulative family).

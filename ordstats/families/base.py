@@ -2,7 +2,7 @@ r"""The interface every ordinal family implements, and the shared chain rule.
 
 An ordinal *family* says how the category probabilities depend on ``K - 1``
 linear predictors.  The cumulative model keeps its own likelihood
-(:mod:`ordstats.likelihood`); the sequential (stopping- and continuation-ratio)
+(:mod:`ordstats.families.cumulative.likelihood`); the sequential (stopping- and continuation-ratio)
 and adjacent-category families share the structure of VGAM's families with
 shared slopes (``parallel = TRUE``):
 
@@ -28,7 +28,7 @@ where ``z_i = (1, w_i)`` (so ``gamma_0 = alpha``), ``g_ij = d log P_i / d eta_ij
 ``h_ijk = d^2 log P_i / d eta_ij d eta_ik`` and ``w^(f)`` are frequency weights.
 
 The parameter vector is ordered as in the cumulative model:
-``[alpha, gamma_1, ..., gamma_r, b]`` (see :class:`ordstats.likelihood.ParamLayout`).
+``[alpha, gamma_1, ..., gamma_r, b]`` (see :class:`ordstats.families.problem.ParamLayout`).
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.linalg import weighted_gram
+from ordstats.core.links import Link
 from ordstats.errors import SpecificationError
 from ordstats.families.evaluation import StepEvaluation
 from ordstats.families.pointwise import Curvature, Pointwise, cumsum_columns
-from ordstats.likelihood import CLMData, ParamLayout
-from ordstats.links import Link
-from ordstats.separation import SeparationResult, separation_from_constraints
+from ordstats.families.problem import CLMData, ParamLayout
+from ordstats.families.separation import SeparationResult, separation_from_constraints
 
 __all__ = ["Family", "StepFamily", "StepProblem", "step_names"]
 
@@ -246,7 +246,7 @@ class Family(ABC):
 
 @dataclass(frozen=True, eq=False)
 class StepProblem:
-    """A :class:`~ordstats.likelihood.CLMData` prepared for a :class:`StepFamily`.
+    """A :class:`~ordstats.families.problem.CLMData` prepared for a :class:`StepFamily`.
 
     Attributes
     ----------

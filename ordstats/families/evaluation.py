@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import weighted_gram
 from ordstats.families.pointwise import Curvature, outer_columns
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ __all__ = ["StepEvaluation"]
 class StepEvaluation:
     """The negative log-likelihood of a :class:`StepFamily` at one parameter vector.
 
-    The same interface as :class:`ordstats.likelihood.Evaluation`: ``nll`` on
+    The same interface as :class:`ordstats.families.cumulative.likelihood.Evaluation`: ``nll`` on
     construction; ``gradient``, ``hessian`` (of the *negative* log-likelihood)
     and :meth:`observation_scores` when first used.
 

@@ -36,9 +36,9 @@ from typing import ClassVar
 import numpy as np
 
 from ordstats._typing import BoolArray, FloatArray, IntArray
+from ordstats.core.links import Link, link_names
 from ordstats.families.base import StepFamily
 from ordstats.families.pointwise import DiagonalCurvature, Pointwise, cumsum_columns
-from ordstats.links import Link, link_names
 
 __all__ = ["ContinuationRatio", "StoppingRatio"]
 

@@ -27,11 +27,11 @@ import pandas as pd
 from scipy import special, stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.links import Link
+from ordstats.core.thresholds import cut_point_design
 from ordstats.errors import OrdstatsError
-from ordstats.likelihood import ParamLayout
-from ordstats.links import Link
-from ordstats.prediction import category_probabilities, cumulative_probabilities
-from ordstats.thresholds import cut_point_design
+from ordstats.families.cumulative.likelihood import ParamLayout
+from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 
 __all__ = ["PredictionResults", "complementary_probabilities", "probability_gradients"]
 

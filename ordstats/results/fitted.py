@@ -18,21 +18,25 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import linalg, stats
 
-from ordstats._results_inference import InferenceMixin
 from ordstats._typing import FloatArray, PredictWhich
-from ordstats.banded import BandedCovariance, BandedHessian
+from ordstats.core.links import Link
+from ordstats.core.solver import NewtonResult
+from ordstats.data.sources import is_source
 from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
-from ordstats.likelihood import Evaluation
-from ordstats.links import Link
-from ordstats.prediction import crossing_rows, threshold_gradient, threshold_matrix
-from ordstats.solver import NewtonResult
-from ordstats.sources import is_source
+from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
+from ordstats.families.cumulative.likelihood import Evaluation
+from ordstats.families.cumulative.prediction import (
+    crossing_rows,
+    threshold_gradient,
+    threshold_matrix,
+)
+from ordstats.results.methods import InferenceMixin
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
-    from ordstats.model import OrdinalModel
+    from ordstats.estimation.model import OrdinalModel
 
 __all__ = ["Covariance", "FitInfo", "OrdinalResults", "observed_covariance"]
 
@@ -52,7 +56,7 @@ class FitInfo:
     converged : bool
         Both convergence criteria met and no diverging estimates.
     code : int
-        Solver code (see :mod:`ordstats.solver`).
+        Solver code (see :mod:`ordstats.core.solver`).
     message : str
     n_iter, n_halvings : int
         Newton iterations and step halvings.
@@ -78,7 +82,7 @@ class FitInfo:
     def from_solution(
         cls, solution: NewtonResult, diverging: list[str], crossing: tuple[Any, ...] = ()
     ) -> FitInfo:
-        """Summarise a :class:`~ordstats.solver.NewtonResult`."""
+        """Summarise a :class:`~ordstats.core.solver.NewtonResult`."""
         grad = np.asarray(solution.evaluation.gradient)
         return cls(
             converged=solution.converged and not diverging and not crossing,
@@ -105,7 +109,7 @@ class Covariance:
     singular : bool
     kind : str
         ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
-        ``"cluster"``: sandwich estimators (see :mod:`ordstats.covariance`).
+        ``"cluster"``: sandwich estimators (see :mod:`ordstats.results.covariance`).
     """
 
     matrix: FloatArray
@@ -130,7 +134,7 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     Covariance or BandedCovariance
         The inverse by Cholesky, or NaN if the Hessian is not positive definite
         or its reciprocal condition number is below ``1e-13``; for a
-        :class:`~ordstats.banded.BandedHessian` it is formed only on request.
+        :class:`~ordstats.families.cumulative.banded.BandedHessian` it is formed only on request.
     """
     if isinstance(hessian, BandedHessian):
         return BandedCovariance(hessian)
@@ -331,7 +335,7 @@ class OrdinalResults(InferenceMixin):
             the parameter space (``lambda -> 0`` of Aranda-Ordaz) ends there.
             R does not profile flexible-link models; here they are profiled,
             with a warning if constrained fits stop at that edge.  See
-            :mod:`ordstats.profile`.
+            :mod:`ordstats.results.profile`.
         which : sequence of str, optional
             Parameters to profile (default all); ignored for Wald.
 
@@ -543,7 +547,7 @@ class OrdinalResults(InferenceMixin):
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         if is_source(newdata) or (newdata is None and self.model.source is not None):
-            from ordstats.chunked_model import predict_source
+            from ordstats.estimation.chunked import predict_source
 
             source = self.model.source if newdata is None else newdata
             return predict_source(self, source, which, offset)

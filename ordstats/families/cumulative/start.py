@@ -7,8 +7,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ordstats._typing import FloatArray
-from ordstats.likelihood import CLMProblem
-from ordstats.links import Link
+from ordstats.core.links import Link
+from ordstats.families.cumulative.likelihood import CLMProblem
 
 __all__ = ["initial_params", "marginal_thresholds", "thresholds_from_counts"]
 

@@ -31,8 +31,8 @@ from ordstats.design import TermsDesign, term_columns
 from ordstats.errors import ConvergenceWarning
 
 if TYPE_CHECKING:
-    from ordstats.model import OrdinalModel
-    from ordstats.results import OrdinalResults
+    from ordstats.estimation.model import OrdinalModel
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["nominal_test", "scale_test"]
 
@@ -52,7 +52,7 @@ def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign
 
 def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> OrdinalModel:
     """The model with some location columns added to the nominal or scale part."""
-    from ordstats.model import OrdinalModel
+    from ordstats.estimation.model import OrdinalModel
 
     design = model.design
     location = design.location

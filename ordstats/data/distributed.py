@@ -1,7 +1,7 @@
 """Chunked fits on Dask: one task per partition, on whatever scheduler is active.
 
 :class:`DaskSource` gives a Dask DataFrame the interface of the sources in
-:mod:`ordstats.sources`: ``map_reduce(func, *args)`` builds one task
+:mod:`ordstats.data.sources`: ``map_reduce(func, *args)`` builds one task
 ``func(partition, *args)`` per partition and sums the results in a tree, then
 computes the sum with :func:`dask.compute`, so the threaded, multiprocessing or
 ``dask.distributed`` scheduler that is active runs it.  A task lost with a
@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from ordstats.data.sources import add_parts
 from ordstats.errors import DataError
-from ordstats.sources import add_parts
 
 __all__ = ["DaskSource"]
 

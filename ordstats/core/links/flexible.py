@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 from ordstats._typing import FloatArray
-from ordstats.links import Link, log1mexp
+from ordstats.core.links.standard import Link, log1mexp
 
 __all__ = ["ArandaOrdaz", "FlexibleLink", "LogGamma"]
 
@@ -42,7 +42,7 @@ _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 class FlexibleLink(Link):
     """A link family ``F(x; lambda)``, evaluated at a fixed ``lambda``.
 
-    Besides the :class:`~ordstats.links.Link` methods at ``lambda``, it gives
+    Besides the :class:`~ordstats.core.links.Link` methods at ``lambda``, it gives
     the derivatives with respect to ``lambda`` that the likelihood needs.
     """
 

@@ -27,10 +27,10 @@ import pandas as pd
 from scipy import stats
 
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.nesting import check_comparable, check_nested
+from ordstats.inference.nesting import check_comparable, check_nested
 
 if TYPE_CHECKING:
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
 
@@ -134,7 +134,7 @@ class LRTestResult:
 
 
 def _check_results(models: Sequence[object]) -> None:
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
     for res in models:
         if not isinstance(res, OrdinalResults):
@@ -173,7 +173,7 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     The p-value is the probability of an improvement at least this large if
     the restricted model were true.  Both fits must be of the same response
     on the same rows with the same weights, and the restricted model must be
-    nested in the full one (:func:`ordstats.nesting.check_nested` checks this
+    nested in the full one (:func:`ordstats.inference.nesting.check_nested` checks this
     from the designs, not from the formulas).  A standard link is nested in a
     flexible family that contains it; when its value is on the boundary of
     the family (cloglog in Aranda-Ordaz) the p-value uses the 50:50 mixture.

@@ -3,7 +3,7 @@
 The log-likelihood, its gradient and its Hessian are sums over rows, so one
 Newton iteration is one pass over the data: each chunk is turned into arrays
 with the same formula spec (factor levels fixed beforehand) and evaluated by
-:func:`ordstats.likelihood.evaluate`; the chunk totals are added.  The fit is
+:func:`ordstats.families.cumulative.likelihood.evaluate`; the chunk totals are added.  The fit is
 therefore the in-memory fit, up to the order of floating-point additions.
 
 Before the Newton passes, two passes fix the model:
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.banded import BandedHessian
+from ordstats.core.links import Link
 from ordstats.design import (
     Design,
     TermsDesign,
@@ -41,10 +41,10 @@ from ordstats.design import (
     rows_to_drop,
     terms_for_newdata,
 )
+from ordstats.design.response import EncodedResponse, encode_response, format_level
 from ordstats.errors import DataError, LevelsWarning, PredictionError, ResponseError
-from ordstats.likelihood import CLMData, evaluate, prepare
-from ordstats.links import Link
-from ordstats.response import EncodedResponse, encode_response, format_level
+from ordstats.families.cumulative.banded import BandedHessian
+from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
 
 __all__ = [
     "ChunkSpec",
@@ -361,7 +361,7 @@ def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
 class PassTotals:
     """Sums over chunks of the negative log-likelihood and its derivatives.
 
-    ``hessian`` is a dense array or a :class:`~ordstats.banded.BandedHessian`.
+    ``hessian`` is a dense array or a :class:`~ordstats.families.cumulative.banded.BandedHessian`.
     """
 
     nll: float
@@ -394,7 +394,7 @@ def chunk_totals(
     spec : ChunkSpec
     params : ndarray
     banded : bool
-        Return the Hessian as a :class:`~ordstats.banded.BandedHessian`.
+        Return the Hessian as a :class:`~ordstats.families.cumulative.banded.BandedHessian`.
 
     Returns
     -------

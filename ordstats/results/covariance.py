@@ -39,7 +39,7 @@ from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
 from ordstats.errors import DataError, SpecificationError
-from ordstats.results import Covariance
+from ordstats.results.fitted import Covariance
 
 __all__ = ["COV_TYPES", "canonical_cov_type", "cluster_groups", "sandwich_covariance"]
 

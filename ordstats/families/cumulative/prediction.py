@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ordstats._typing import FloatArray
-from ordstats.likelihood import interval_probabilities
-from ordstats.links import Link
+from ordstats.core.links import Link
+from ordstats.families.cumulative.likelihood import interval_probabilities
 
 __all__ = [
     "category_probabilities",
@@ -55,7 +55,7 @@ def category_probabilities(
     """Return ``P(Y = j)`` for ``j = 1, ..., K``, accurate in both tails.
 
     Each probability is ``F(upper) - F(lower)`` computed by
-    :func:`ordstats.likelihood.interval_probabilities`, never by subtracting
+    :func:`ordstats.families.cumulative.likelihood.interval_probabilities`, never by subtracting
     rounded cumulative probabilities.
 
     Parameters

@@ -8,7 +8,7 @@ category ``y_i`` of ``K`` ordered levels is
     P(Y_i \le j) = F\!\left(\frac{\theta_j(w_i) - x_i^\top\beta - o_i}{s_i}\right),
     \qquad \theta(w) = J\Big(a_0 + \sum_t w_t a_t\Big), \qquad s_i = e^{z_i^\top\zeta},
 
-with threshold Jacobian ``J`` (see :mod:`ordstats.thresholds`), nominal effects
+with threshold Jacobian ``J`` (see :mod:`ordstats.core.thresholds`), nominal effects
 ``a_t`` for the columns ``w_t`` of the nominal design, location effects ``beta``
 and log-scale effects ``zeta``.  The sign convention is R's ``clm``: a positive
 ``beta`` moves probability to higher categories.
@@ -31,16 +31,17 @@ The parameter vector is ordered ``[a_0, a_1..a_r, beta, zeta]`` (R's order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
-from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray, IntArray
-from ordstats.flexlinks import FlexibleLink
-from ordstats.links import Link
+from ordstats.core.linalg import weighted_gram
+from ordstats.core.links import Link
+from ordstats.core.links.flexible import FlexibleLink
+from ordstats.families.problem import CLMData, ParamLayout
 
 __all__ = [
     "CLMData",
@@ -52,116 +53,6 @@ __all__ = [
     "log_interval_probabilities",
     "prepare",
 ]
-
-
-@dataclass(frozen=True)
-class CLMData:
-    """Arrays that define a cumulative link model likelihood.
-
-    Attributes
-    ----------
-    y : ndarray of int, shape (n,)
-        Category codes ``0, ..., K - 1``.
-    n_levels : int
-        ``K``, the number of response levels.
-    X : ndarray, shape (n, p)
-        Location design without an intercept column.
-    weights : ndarray, shape (n,)
-        Positive frequency (case) weights.
-    offset : ndarray, shape (n,)
-        Known part of the location predictor ``o``.
-    link : Link
-        The distribution ``F``.
-    threshold_jacobian : ndarray, shape (K - 1, q)
-        ``J`` with ``theta = J a``.
-    nominal : ndarray, shape (n, r)
-        Nominal-effect design without an intercept column (``r`` may be 0).
-    scale : ndarray, shape (n, s)
-        Log-scale design without an intercept column (``s`` may be 0).
-    """
-
-    y: IntArray
-    n_levels: int
-    X: FloatArray
-    weights: FloatArray
-    offset: FloatArray
-    link: Link
-    threshold_jacobian: FloatArray
-    nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
-    scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
-
-    @property
-    def n_obs(self) -> int:
-        """Number of rows."""
-        return int(self.y.shape[0])
-
-
-@dataclass(frozen=True)
-class ParamLayout:
-    """Where each parameter block sits in the parameter vector.
-
-    Attributes
-    ----------
-    n_alpha : int
-        Free threshold parameters ``q``.
-    n_nominal_cols : int
-        Columns ``r`` of the nominal design; ``q * r`` nominal parameters.
-    n_beta : int
-        Location coefficients ``p``.
-    n_zeta : int
-        Log-scale coefficients ``s``.
-    n_lambda : int
-        1 for a flexible link (its shape parameter is last), else 0.
-    """
-
-    n_alpha: int
-    n_nominal_cols: int
-    n_beta: int
-    n_zeta: int
-    n_lambda: int = 0
-
-    @property
-    def n_threshold_block(self) -> int:
-        """Parameters that enter the thresholds: ``q * (1 + r)``."""
-        return self.n_alpha * (1 + self.n_nominal_cols)
-
-    @property
-    def alpha(self) -> slice:
-        """Free threshold parameters ``a_0``."""
-        return slice(0, self.n_alpha)
-
-    @property
-    def nominal(self) -> slice:
-        """Nominal effects ``a_1, ..., a_r`` (each of length ``q``)."""
-        return slice(self.n_alpha, self.n_threshold_block)
-
-    @property
-    def thresholds(self) -> slice:
-        """Everything that enters the thresholds (``a_0`` and nominal effects)."""
-        return slice(0, self.n_threshold_block)
-
-    @property
-    def beta(self) -> slice:
-        """Location coefficients."""
-        start = self.n_threshold_block
-        return slice(start, start + self.n_beta)
-
-    @property
-    def zeta(self) -> slice:
-        """Log-scale coefficients."""
-        start = self.n_threshold_block + self.n_beta
-        return slice(start, start + self.n_zeta)
-
-    @property
-    def lam(self) -> slice:
-        """The flexible link's parameter (empty for a standard link)."""
-        start = self.n_threshold_block + self.n_beta + self.n_zeta
-        return slice(start, start + self.n_lambda)
-
-    @property
-    def n_params(self) -> int:
-        """Length of the parameter vector."""
-        return self.n_threshold_block + self.n_beta + self.n_zeta + self.n_lambda
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,7 +158,7 @@ def _scale_rows(
 def log_interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
     """Return ``log(F(upper) - F(lower))`` without cancellation in either tail.
 
-    Delegates to :meth:`ordstats.links.Link.log_interval`: the difference of
+    Delegates to :meth:`ordstats.core.links.Link.log_interval`: the difference of
     ``log F`` values where ``lower <= 0``, of ``log(1 - F)`` values otherwise (as
     R's ``get_fitted.c``), or an exact identity where the link has one.
     Disordered bounds (``upper < lower``) give NaN.
@@ -387,7 +278,7 @@ class Evaluation:
         :attr:`ParamLayout.thresholds`) and the dense columns of all other
         parameters (``beta``, ``zeta``, ``lambda``), shape ``(n_params, n_params - q)``. For
         flexible thresholds without nominal effects the threshold block is
-        tridiagonal (see :mod:`ordstats.banded`).
+        tridiagonal (see :mod:`ordstats.families.cumulative.banded`).
         """
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
         u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise

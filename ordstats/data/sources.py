@@ -5,7 +5,7 @@ the results (``map_reduce``).  :class:`ArrowSource` reads Parquet, CSV or Arrow
 IPC files (a path, a directory, a glob, a list of paths or a
 :class:`pyarrow.dataset.Dataset`) one record batch at a time; :class:`FrameSource`
 splits a DataFrame that is in memory (for testing and for bounding the
-temporaries of a fit); :class:`ordstats.distributed.DaskSource` maps over the
+temporaries of a fit); :class:`ordstats.data.distributed.DaskSource` maps over the
 partitions of a Dask DataFrame on the active Dask scheduler.
 """
 
@@ -84,7 +84,7 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
 
     Returns
     -------
-    ArrowSource, FrameSource or ordstats.distributed.DaskSource
+    ArrowSource, FrameSource or ordstats.data.distributed.DaskSource
 
     Raises
     ------
@@ -99,7 +99,7 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
     if hasattr(data, "map_reduce"):
         return data
     if _is_dask_frame(data):
-        from ordstats.distributed import DaskSource
+        from ordstats.data.distributed import DaskSource
 
         return DaskSource(data)
     if isinstance(data, pd.DataFrame):

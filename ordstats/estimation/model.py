@@ -2,7 +2,7 @@
 
 :class:`OrdinalModel` holds a checked design (from a formula or from arrays) and
 fits it by Newton-Raphson with analytic derivatives.  Fitting returns a new
-:class:`~ordstats.results.OrdinalResults`; the model itself never changes.  The
+:class:`~ordstats.results.fitted.OrdinalResults`; the model itself never changes.  The
 cumulative link model is the default family; the sequential and
 adjacent-category families live in :mod:`ordstats.families`.
 """
@@ -19,19 +19,23 @@ import numpy as np
 import scipy.sparse as sp
 
 from ordstats._typing import CollinearAction, FloatArray, MissingAction
-from ordstats.banded import BandedEvaluation, banded_applicable, banded_newton_step
-from ordstats.covariance import canonical_cov_type
+from ordstats.core.links import Link, get_link
+from ordstats.core.solver import NewtonOptions, NewtonResult, newton
+from ordstats.core.thresholds import threshold_jacobian
+from ordstats.data.sources import is_source
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families import Family, get_family
-from ordstats.likelihood import CLMData, Evaluation, evaluate, prepare
-from ordstats.links import Link, get_link
-from ordstats.prediction import crossing_rows, threshold_matrix
-from ordstats.results import FitInfo, OrdinalResults
-from ordstats.solver import NewtonOptions, NewtonResult, newton
-from ordstats.sources import is_source
-from ordstats.start import initial_params
-from ordstats.thresholds import threshold_jacobian
+from ordstats.families.cumulative.banded import (
+    BandedEvaluation,
+    banded_applicable,
+    banded_newton_step,
+)
+from ordstats.families.cumulative.likelihood import CLMData, Evaluation, evaluate, prepare
+from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
+from ordstats.families.cumulative.start import initial_params
+from ordstats.results.covariance import canonical_cov_type
+from ordstats.results.fitted import FitInfo, OrdinalResults
 
 __all__ = ["OrdinalModel"]
 
@@ -45,7 +49,7 @@ _SEPARATION_MAX_ROWS = 200_000
 _DIVERGENCE_STD_EFFECT = 15.0
 #: With more thresholds than this (flexible, no nominal effects) the threshold
 #: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
-#: dense border (:mod:`ordstats.banded`) unless ``fit(banded=False)``.
+#: dense border (:mod:`ordstats.families.cumulative.banded`) unless ``fit(banded=False)``.
 BANDED_MIN_THRESHOLDS = 50
 
 
@@ -209,7 +213,7 @@ class OrdinalModel:
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
             or a Dask DataFrame is read in chunks at every Newton pass, so memory
             stays bounded by ``chunksize``; the result is the in-memory fit (see
-            :class:`ordstats.chunked_model.ChunkedOrdinalModel`; location formulas
+            :class:`ordstats.estimation.chunked.ChunkedOrdinalModel`; location formulas
             and standard links only).
         nominal : str, optional
             One-sided formula of nominal effects, e.g. ``"~ contact"``:
@@ -239,7 +243,7 @@ class OrdinalModel:
             frame = sys._getframe(1)
             context = {**frame.f_globals, **frame.f_locals}
         if chunksize is not None or is_source(data):
-            from ordstats.chunked_model import ChunkedOrdinalModel
+            from ordstats.estimation.chunked import ChunkedOrdinalModel
 
             return ChunkedOrdinalModel.from_source(
                 formula,
@@ -443,7 +447,7 @@ class OrdinalModel:
         cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster", "expected"}
             Covariance of the estimates behind ``bse``, tests and the summary:
             the inverse observed information, a sandwich estimator (see
-            :mod:`ordstats.covariance`) or the inverse expected information
+            :mod:`ordstats.results.covariance`) or the inverse expected information
             (``"expected"``, VGAM's standard errors).  The observed-information
             covariance stays available as ``nonrobust_covariance``.
         cov_kwds : dict, optional
@@ -451,7 +455,7 @@ class OrdinalModel:
             data's index or one label per row used) and ``"use_correction"``.
         banded : bool, optional
             Treat the threshold block of the Hessian as tridiagonal (flexible
-            thresholds without nominal effects; see :mod:`ordstats.banded`), so
+            thresholds without nominal effects; see :mod:`ordstats.families.cumulative.banded`), so
             that thousands of levels cost little more than a few.  Default: when
             there are more than 50 thresholds.  The estimates are the same.
 

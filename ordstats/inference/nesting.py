@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import linalg
 
-from ordstats._linalg import weighted_gram
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import weighted_gram
+from ordstats.core.thresholds import cut_point_design
 from ordstats.errors import SpecificationError
-from ordstats.thresholds import cut_point_design
 
 if TYPE_CHECKING:
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["LINK_NESTING", "LinkNesting", "check_comparable", "check_nested", "link_nesting"]
 
@@ -119,7 +119,7 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
             f"vs {b.endog_name!r} with levels {b.levels}); likelihoods of different "
             "responses cannot be compared"
         )
-    if a.source is not None:  # chunked fits: rows are not in memory (ordstats.chunked_model)
+    if a.source is not None:  # chunked fits: rows are not in memory (ordstats.estimation.chunked)
         _check_comparable_chunked(a, b)
         return
     if a.n_rows != b.n_rows or not a.design.row_index.equals(b.design.row_index):

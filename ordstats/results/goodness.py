@@ -47,13 +47,13 @@ import pandas as pd
 from scipy import linalg, stats
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link
 from ordstats.design import term_columns
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
-from ordstats.likelihood import Evaluation
-from ordstats.links import Link
+from ordstats.families.cumulative.likelihood import Evaluation
 
 if TYPE_CHECKING:
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "brant_test",
@@ -168,7 +168,7 @@ def pseudo_rsquared(
 
 def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
     """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
-    from ordstats.model import OrdinalModel
+    from ordstats.estimation.model import OrdinalModel
 
     data = res.model.data
     fits = []

@@ -37,7 +37,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
-from ordstats.likelihood import Evaluation
+from ordstats.families.cumulative.likelihood import Evaluation
 
 __all__ = [
     "BandedCovariance",
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: Reciprocal condition number below which the Hessian counts as singular
-#: (the same rule as :func:`ordstats.results.observed_covariance`).
+#: (the same rule as :func:`ordstats.results.fitted.observed_covariance`).
 _SINGULAR_RCOND = 1e-13
 #: Up to this many parameters, extreme eigenvalues come from a dense eigensolver.
 _DENSE_EIG_MAX = 400
@@ -62,7 +62,7 @@ def banded_applicable(layout: Any, jacobian: Any) -> bool:
 
     Parameters
     ----------
-    layout : ordstats.likelihood.ParamLayout
+    layout : ordstats.families.cumulative.likelihood.ParamLayout
     jacobian : ndarray or sparse matrix, shape (K - 1, q)
 
     Returns
@@ -103,7 +103,7 @@ class BandedHessian:
 
         Parameters
         ----------
-        evaluation : ordstats.likelihood.Evaluation
+        evaluation : ordstats.families.cumulative.likelihood.Evaluation
             Of a model with flexible thresholds and no nominal effects.
 
         Returns
@@ -322,7 +322,7 @@ def banded_newton_step(hessian: BandedHessian, gradient: FloatArray) -> tuple[Fl
 class BandedCovariance:
     """Inverse of a positive-definite :class:`BandedHessian`, computed on request.
 
-    Has the attributes of :class:`ordstats.results.Covariance` (``matrix``,
+    Has the attributes of :class:`ordstats.results.fitted.Covariance` (``matrix``,
     ``cond``, ``singular``, ``kind``); ``matrix`` is only formed when read
     (``O(k^2)`` memory), while :meth:`variances` and :attr:`location_block`
     never form it.
@@ -385,13 +385,13 @@ class BandedCovariance:
 
 
 class BandedEvaluation:
-    """An :class:`~ordstats.likelihood.Evaluation` whose ``hessian`` is banded.
+    """An :class:`~ordstats.families.cumulative.likelihood.Evaluation` whose ``hessian`` is banded.
 
     Every other attribute is the wrapped evaluation's.
 
     Parameters
     ----------
-    evaluation : ordstats.likelihood.Evaluation
+    evaluation : ordstats.families.cumulative.likelihood.Evaluation
     """
 
     def __init__(self, evaluation: Evaluation) -> None:

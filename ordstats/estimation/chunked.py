@@ -4,8 +4,8 @@
 for a path, glob, list of files, :class:`pyarrow.dataset.Dataset`, Dask
 DataFrame, or a DataFrame with ``chunksize=``.  It fits by the same Newton
 iterations as the in-memory model, each evaluation being one pass of
-:func:`ordstats.chunked.chunk_totals` over the chunks, and returns the same
-:class:`~ordstats.results.OrdinalResults`.
+:func:`ordstats.data.chunks.chunk_totals` over the chunks, and returns the same
+:class:`~ordstats.results.fitted.OrdinalResults`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
-from ordstats.banded import banded_newton_step
-from ordstats.chunked import (
+from ordstats.core.links import Link
+from ordstats.core.solver import NewtonOptions, NewtonResult, newton
+from ordstats.core.thresholds import threshold_parameter_names
+from ordstats.data.chunks import (
     ChunkSpec,
     ChunkSummary,
     ColumnPlan,
@@ -34,6 +36,7 @@ from ordstats.chunked import (
     skeleton_design,
     summarize_chunk,
 )
+from ordstats.data.sources import open_source
 from ordstats.design import categorical_variables, check_choice, formula_variables
 from ordstats.errors import (
     DataError,
@@ -43,14 +46,11 @@ from ordstats.errors import (
     OrdstatsError,
     SpecificationError,
 )
+from ordstats.estimation.model import OrdinalModel, _jacobian
 from ordstats.families import Family, get_family
-from ordstats.likelihood import CLMData, prepare
-from ordstats.links import Link
-from ordstats.model import OrdinalModel, _jacobian
-from ordstats.solver import NewtonOptions, NewtonResult, newton
-from ordstats.sources import open_source
-from ordstats.start import initial_params
-from ordstats.thresholds import threshold_parameter_names
+from ordstats.families.cumulative.banded import banded_newton_step
+from ordstats.families.cumulative.likelihood import CLMData, prepare
+from ordstats.families.cumulative.start import initial_params
 
 __all__ = ["ChunkedOrdinalModel", "PassEvaluation", "predict_source"]
 
@@ -93,9 +93,9 @@ class ChunkedOrdinalModel(OrdinalModel):
     ----------
     source : ArrowSource, FrameSource or DaskSource
         Where the rows are read from.
-    chunk_spec : ordstats.chunked.ChunkSpec
+    chunk_spec : ordstats.data.chunks.ChunkSpec
         Turns any chunk into arrays (same columns and levels for all chunks).
-    summary : ordstats.chunked.ChunkSummary
+    summary : ordstats.data.chunks.ChunkSummary
         Rows used, response counts and more from the summary pass.
     n_passes : int
         Passes over the data so far (levels, summary, and one per evaluation).

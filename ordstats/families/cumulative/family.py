@@ -1,9 +1,9 @@
 """The cumulative link model (R's ``clm``) as a :class:`~ordstats.families.base.Family`.
 
-Everything is delegated to the modules that implement it
-(:mod:`ordstats.likelihood`, :mod:`ordstats.start`, :mod:`ordstats.prediction`,
-:mod:`ordstats.separation`), so ``family="cumulative"`` is exactly the model
-ordstats has always fitted: ``P(Y <= j) = F(theta_j - x'beta)``.
+Everything is delegated to the modules beside it (``likelihood``, ``start``,
+``prediction``) and to :mod:`ordstats.families.separation`, so
+``family="cumulative"`` is exactly the model ordstats has always fitted:
+``P(Y <= j) = F(theta_j - x'beta)``.
 """
 
 from __future__ import annotations
@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ordstats._typing import FloatArray
+from ordstats.core.links import Link
+from ordstats.core.thresholds import threshold_names, threshold_parameter_names
 from ordstats.errors import SpecificationError
 from ordstats.families.base import Family
-from ordstats.likelihood import CLMData, CLMProblem, Evaluation, evaluate, prepare
-from ordstats.links import Link
-from ordstats.prediction import category_probabilities, cumulative_probabilities
-from ordstats.separation import detect_separation
-from ordstats.start import initial_params
-from ordstats.thresholds import threshold_names, threshold_parameter_names
+from ordstats.families.cumulative.likelihood import (
+    CLMData,
+    CLMProblem,
+    Evaluation,
+    evaluate,
+    prepare,
+)
+from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
+from ordstats.families.cumulative.start import initial_params
+from ordstats.families.separation import detect_separation
 
 __all__ = ["Cumulative"]
 

@@ -1,8 +1,8 @@
-"""Inference methods of :class:`~ordstats.results.OrdinalResults` (issue 4).
+"""Inference methods of :class:`~ordstats.results.fitted.OrdinalResults` (issue 4).
 
 Thin wrappers: each reads the fitted state and calls a pure function in
-:mod:`ordstats.covariance`, :mod:`ordstats.wald`, :mod:`ordstats.profile`,
-:mod:`ordstats.goodness` or :mod:`ordstats.prediction_se`.  Kept out of
+:mod:`ordstats.results.covariance`, :mod:`ordstats.results.wald`, :mod:`ordstats.results.profile`,
+:mod:`ordstats.results.goodness` or :mod:`ordstats.results.prediction_se`.  Kept out of
 ``results.py`` so that module stays small; :class:`OrdinalResults` inherits it.
 """
 
@@ -22,9 +22,9 @@ from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationErro
 if TYPE_CHECKING:
     from statsmodels.stats.contrast import ContrastResults
 
-    from ordstats.model import OrdinalModel
-    from ordstats.prediction_se import PredictionResults
-    from ordstats.results import Covariance
+    from ordstats.estimation.model import OrdinalModel
+    from ordstats.results.fitted import Covariance
+    from ordstats.results.prediction_se import PredictionResults
 
 
 class InferenceMixin:
@@ -51,7 +51,7 @@ class InferenceMixin:
         Parameters
         ----------
         cov_type : {"robust", "HC0", "HC1", "cluster", "nonrobust", "expected"}
-            See :mod:`ordstats.covariance`; ``"expected"`` is the inverse
+            See :mod:`ordstats.results.covariance`; ``"expected"`` is the inverse
             expected (Fisher) information, VGAM's covariance (see
             ``expected_covariance``).
         cov_kwds : mapping, optional
@@ -62,7 +62,7 @@ class InferenceMixin:
         OrdinalResults
             A new results object; this one is unchanged.
         """
-        from ordstats.covariance import canonical_cov_type, sandwich_covariance
+        from ordstats.results.covariance import canonical_cov_type, sandwich_covariance
 
         kind = canonical_cov_type(cov_type)
         ev = self._evaluation  # type: ignore[attr-defined]
@@ -106,13 +106,13 @@ class InferenceMixin:
         constraints : str, list, dict, ndarray or (R, q)
             E.g. ``"temp[T.warm] = contact[T.yes]"``; several separated by
             commas; thresholds in backticks (``"`1|2` = 0"``).  See
-            :mod:`ordstats.wald`.
+            :mod:`ordstats.results.wald`.
 
         Returns
         -------
         statsmodels.stats.contrast.ContrastResults
         """
-        from ordstats.wald import wald_test
+        from ordstats.results.wald import wald_test
 
         return wald_test(
             self.params.to_numpy(), self.covariance.matrix, list(self.params.index), constraints
@@ -131,7 +131,7 @@ class InferenceMixin:
         statsmodels.stats.contrast.ContrastResults
             ``summary()`` prints one row per constraint.
         """
-        from ordstats.wald import t_test
+        from ordstats.results.wald import t_test
 
         return t_test(
             self.params.to_numpy(), self.covariance.matrix, list(self.params.index), constraints
@@ -143,7 +143,7 @@ class InferenceMixin:
         return np.sqrt(np.diag(self.nonrobust_covariance.matrix))
 
     def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
-        from ordstats.profile import profile_conf_int
+        from ordstats.results.profile import profile_conf_int
 
         self._check_profilable()
         return profile_conf_int(
@@ -185,9 +185,9 @@ class InferenceMixin:
         pandas.DataFrame
             ``value``, ``signed_root``, ``llf`` and the other parameters'
             re-optimised values; plot it with :meth:`plot_profile` or
-            :func:`ordstats.profile.plot_profile`.
+            :func:`ordstats.results.profile.plot_profile`.
         """
-        from ordstats.profile import profile_curve
+        from ordstats.results.profile import profile_curve
 
         self._check_profilable()
         return profile_curve(
@@ -203,7 +203,7 @@ class InferenceMixin:
 
     def plot_profile(self, param: str, ax: Any = None, alpha: float = 0.001) -> Any:
         """Plot the signed-root profile of ``param`` against the Wald line (matplotlib)."""
-        from ordstats.profile import plot_profile
+        from ordstats.results.profile import plot_profile
 
         return plot_profile(self.profile(param, alpha=alpha), ax=ax)
 
@@ -215,7 +215,7 @@ class InferenceMixin:
         Each term in turn becomes a nominal effect (one effect per cut-point)
         and the refit is compared with this model.  A small ``Pr(>Chi)`` says the
         term's effect differs between cut-points: keep it as ``nominal="~ term"``.
-        See :mod:`ordstats.term_tests`.
+        See :mod:`ordstats.results.term_tests`.
 
         Returns
         -------
@@ -223,7 +223,7 @@ class InferenceMixin:
             Rows ``<none>`` and one per term; ``Df``, ``logLik``, ``AIC``, ``LRT``,
             ``Pr(>Chi)``.
         """
-        from ordstats.term_tests import nominal_test
+        from ordstats.results.term_tests import nominal_test
 
         return nominal_test(self)  # type: ignore[arg-type]
 
@@ -231,14 +231,14 @@ class InferenceMixin:
         """LR test of adding each location term as a scale effect (R's ``scale_test``).
 
         A small ``Pr(>Chi)`` says the spread of the latent variable changes with
-        the term: add it as ``scale="~ term"``.  See :mod:`ordstats.term_tests`.
+        the term: add it as ``scale="~ term"``.  See :mod:`ordstats.results.term_tests`.
 
         Returns
         -------
         pandas.DataFrame
             As :meth:`nominal_test`.
         """
-        from ordstats.term_tests import scale_test
+        from ordstats.results.term_tests import scale_test
 
         return scale_test(self)  # type: ignore[arg-type]
 
@@ -248,14 +248,14 @@ class InferenceMixin:
         Fits the binary model of ``Y > j`` for each cut-point and tests that
         their slopes are equal (Stata's ``brant``).  A small ``Pr(>chi2)`` for a
         regressor says its effect differs between cut-points.  See
-        :mod:`ordstats.goodness`.
+        :mod:`ordstats.results.goodness`.
 
         Returns
         -------
         pandas.DataFrame
             Rows ``All`` and each column/term; ``chi2``, ``df``, ``Pr(>chi2)``.
         """
-        from ordstats.goodness import brant_test
+        from ordstats.results.goodness import brant_test
 
         return brant_test(self)  # type: ignore[arg-type]
 
@@ -263,9 +263,9 @@ class InferenceMixin:
     def pseudo_rsquared(self) -> pd.Series:
         """McFadden, Cox-Snell, Nagelkerke and McKelvey-Zavoina pseudo-R².
 
-        See :mod:`ordstats.goodness` for the definitions.
+        See :mod:`ordstats.results.goodness` for the definitions.
         """
-        from ordstats.goodness import pseudo_rsquared
+        from ordstats.results.goodness import pseudo_rsquared
 
         data = self.model.data
         eta = data.X @ self.params.to_numpy()[self.model.problem.layout.beta] + data.offset
@@ -291,7 +291,7 @@ class InferenceMixin:
     @cached_property
     def resid_prob(self) -> pd.Series:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012)."""
-        from ordstats.goodness import probability_residuals, residuals_from_probabilities
+        from ordstats.results.goodness import probability_residuals, residuals_from_probabilities
 
         evaluation = self._evaluation  # type: ignore[attr-defined]
         if self.model.family == "cumulative":
@@ -305,7 +305,7 @@ class InferenceMixin:
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
         from ordstats.design import newdata_matrices
-        from ordstats.prediction_se import NewRows
+        from ordstats.results.prediction_se import NewRows
 
         model, data = self.model, self.model.data
         lay = model.problem.layout
@@ -356,7 +356,7 @@ class InferenceMixin:
             ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
             (intervals on the logit scale, as R's ``predict.clm``).
         """
-        from ordstats.prediction_se import (
+        from ordstats.results.prediction_se import (
             PredictionResults,
             complementary_probabilities,
             probability_gradients,

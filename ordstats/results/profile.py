@@ -35,10 +35,10 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families import StepProblem, evaluate_problem
-from ordstats.likelihood import CLMProblem, Evaluation
-from ordstats.solver import NewtonOptions, newton
+from ordstats.families.cumulative.likelihood import CLMProblem, Evaluation
 
 __all__ = ["ParameterProfile", "plot_profile", "profile_conf_int", "profile_curve"]
 

@@ -181,7 +181,8 @@ def newton(
         ``linear_solve(hessian, gradient) -> (step, modified)`` solves
         ``hessian @ step = gradient``, modifying a Hessian that is not positive
         definite.  The default factors a dense Hessian by Cholesky; structured
-        Hessians bring their own (e.g. :func:`ordstats.banded.banded_newton_step`).
+        Hessians bring their own (e.g.
+        :func:`ordstats.families.cumulative.banded.banded_newton_step`).
 
     Returns
     -------

@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ordstats.core.links import get_link
 from ordstats.errors import SpecificationError
-from ordstats.inference import lr_test, vuong_test
-from ordstats.links import get_link
-from ordstats.nesting import LINK_NESTING
+from ordstats.inference.lr import lr_test, vuong_test
+from ordstats.inference.nesting import LINK_NESTING
 
 if TYPE_CHECKING:
-    from ordstats.results import OrdinalResults
+    from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["LinkComparison", "compare_links"]
 
@@ -104,7 +104,7 @@ class LinkComparison:
 def _fit(
     formula: str, data: Any, link: str, model_kwargs: dict[str, Any], fit_kwds: dict[str, Any]
 ) -> OrdinalResults:
-    from ordstats.model import OrdinalModel
+    from ordstats.estimation.model import OrdinalModel
 
     model = OrdinalModel.from_formula(formula, data, link=link, **model_kwargs)
     return model.fit(**fit_kwds)
@@ -205,7 +205,7 @@ def compare_links(
     cloglog and loglog, with the boundary case cloglog-in-Aranda-Ordaz tested
     against the 50:50 chi-square mixture); and Vuong's test for each pair of
     links, which are not nested.  See the module docstring of
-    :mod:`ordstats.link_comparison` for how to read each part.
+    :mod:`ordstats.inference.link_comparison` for how to read each part.
 
     Parameters
     ----------

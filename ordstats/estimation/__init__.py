@@ -1,0 +1,1 @@
+"""Models and how they are fitted: options, the model, the evaluators."""

@@ -1,0 +1,128 @@
+"""The arrays every family's likelihood is defined on, and the parameter layout.
+
+:class:`CLMData` holds the response codes, designs, weights, offset, link and
+threshold Jacobian of one model, whatever its family; :class:`ParamLayout`
+says where each parameter block sits in the parameter vector, in R's order
+``[thresholds, nominal effects, location, scale, link parameter]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link
+
+__all__ = ["CLMData", "ParamLayout"]
+
+
+@dataclass(frozen=True)
+class CLMData:
+    """Arrays that define a cumulative link model likelihood.
+
+    Attributes
+    ----------
+    y : ndarray of int, shape (n,)
+        Category codes ``0, ..., K - 1``.
+    n_levels : int
+        ``K``, the number of response levels.
+    X : ndarray, shape (n, p)
+        Location design without an intercept column.
+    weights : ndarray, shape (n,)
+        Positive frequency (case) weights.
+    offset : ndarray, shape (n,)
+        Known part of the location predictor ``o``.
+    link : Link
+        The distribution ``F``.
+    threshold_jacobian : ndarray, shape (K - 1, q)
+        ``J`` with ``theta = J a``.
+    nominal : ndarray, shape (n, r)
+        Nominal-effect design without an intercept column (``r`` may be 0).
+    scale : ndarray, shape (n, s)
+        Log-scale design without an intercept column (``s`` may be 0).
+    """
+
+    y: IntArray
+    n_levels: int
+    X: FloatArray
+    weights: FloatArray
+    offset: FloatArray
+    link: Link
+    threshold_jacobian: FloatArray
+    nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+
+    @property
+    def n_obs(self) -> int:
+        """Number of rows."""
+        return int(self.y.shape[0])
+
+
+@dataclass(frozen=True)
+class ParamLayout:
+    """Where each parameter block sits in the parameter vector.
+
+    Attributes
+    ----------
+    n_alpha : int
+        Free threshold parameters ``q``.
+    n_nominal_cols : int
+        Columns ``r`` of the nominal design; ``q * r`` nominal parameters.
+    n_beta : int
+        Location coefficients ``p``.
+    n_zeta : int
+        Log-scale coefficients ``s``.
+    n_lambda : int
+        1 for a flexible link (its shape parameter is last), else 0.
+    """
+
+    n_alpha: int
+    n_nominal_cols: int
+    n_beta: int
+    n_zeta: int
+    n_lambda: int = 0
+
+    @property
+    def n_threshold_block(self) -> int:
+        """Parameters that enter the thresholds: ``q * (1 + r)``."""
+        return self.n_alpha * (1 + self.n_nominal_cols)
+
+    @property
+    def alpha(self) -> slice:
+        """Free threshold parameters ``a_0``."""
+        return slice(0, self.n_alpha)
+
+    @property
+    def nominal(self) -> slice:
+        """Nominal effects ``a_1, ..., a_r`` (each of length ``q``)."""
+        return slice(self.n_alpha, self.n_threshold_block)
+
+    @property
+    def thresholds(self) -> slice:
+        """Everything that enters the thresholds (``a_0`` and nominal effects)."""
+        return slice(0, self.n_threshold_block)
+
+    @property
+    def beta(self) -> slice:
+        """Location coefficients."""
+        start = self.n_threshold_block
+        return slice(start, start + self.n_beta)
+
+    @property
+    def zeta(self) -> slice:
+        """Log-scale coefficients."""
+        start = self.n_threshold_block + self.n_beta
+        return slice(start, start + self.n_zeta)
+
+    @property
+    def lam(self) -> slice:
+        """The flexible link's parameter (empty for a standard link)."""
+        start = self.n_threshold_block + self.n_beta + self.n_zeta
+        return slice(start, start + self.n_lambda)
+
+    @property
+    def n_params(self) -> int:
+        """Length of the parameter vector."""
+        return self.n_threshold_block + self.n_beta + self.n_zeta + self.n_lambda

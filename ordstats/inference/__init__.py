@@ -1,0 +1,1 @@
+"""Comparisons of several fits: LR tests, anova, Vuong's test, link comparison."""

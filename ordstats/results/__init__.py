@@ -1,0 +1,1 @@
+"""What a fit returns: estimates, covariances, intervals, tests on one fit, predictions."""
