@@ -37,10 +37,12 @@ import pandas as pd
 
 from ordstats import datasets
 from ordstats.core.links import link_names
+from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
 from ordstats.estimation.model import OrdinalModel
+from ordstats.estimation.options import ModelOptions
 from ordstats.families import family_names
 from ordstats.reporting import summary_frame
 from ordstats.results.fitted import OrdinalResults
@@ -60,7 +62,6 @@ EXIT_ERROR = 2
 #: Exit status when the reader of standard output went away (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
 FORMATS = ("text", "html", "latex", "json")
-THRESHOLDS = ("flexible", "equidistant", "symmetric", "symmetric2")
 _CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
 _PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Keys of the per-parameter JSON entries, in the column order of summary_frame.
@@ -97,39 +98,13 @@ def _add_fit_parser(commands: Any) -> None:
         metavar="SOURCE",
         help="bundled data set name (see 'ordstats datasets') or path to a .csv or .parquet file",
     )
-    fit.add_argument(
-        "--link",
-        default="logit",
-        metavar="LINK",
-        help=f"link: {', '.join(link_names(flexible=True))} (default: logit; R's spellings "
-        "such as Aranda-Ordaz are accepted)",
-    )
-    fit.add_argument(
-        "--family",
-        default="cumulative",
-        choices=family_names(),
-        help="cumulative (default, clm's signs); sratio/cratio (sequential: stopping or "
-        "continuation ratio) or acat (adjacent categories), with VGAM's signs",
-    )
-    fit.add_argument(
-        "--reverse",
-        action="store_true",
-        help="VGAM's reverse=TRUE for sratio, cratio and acat (steps from the top level down)",
-    )
+    _add_model_options(fit)
     fit.add_argument(
         "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
     )
     fit.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
-    fit.add_argument(
-        "--threshold", default="flexible", choices=THRESHOLDS, help="threshold structure"
-    )
     fit.add_argument("--weights", metavar="COL", help="column of frequency weights")
     fit.add_argument("--offset", metavar="COL", help="column holding a known offset")
-    fit.add_argument(
-        "--levels",
-        metavar="L1,L2,...",
-        help="response levels, lowest first, comma-separated (needed for text labels in CSV)",
-    )
     fit.add_argument(
         "--cov-type",
         default=None,
@@ -145,6 +120,75 @@ def _add_fit_parser(commands: Any) -> None:
     fit.add_argument(
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
     )
+
+
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per field of :class:`ModelOptions`, with its default and allowed values."""
+    defaults = ModelOptions()
+    parser.add_argument(
+        "--link",
+        default=defaults.link,
+        metavar="LINK",
+        help=f"link: {', '.join(link_names(flexible=True))} (default: logit; R's spellings "
+        "such as Aranda-Ordaz are accepted)",
+    )
+    parser.add_argument(
+        "--family",
+        default=defaults.family,
+        choices=family_names(),
+        help="cumulative (default, clm's signs); sratio/cratio (sequential: stopping or "
+        "continuation ratio) or acat (adjacent categories), with VGAM's signs",
+    )
+    parser.add_argument(
+        "--reverse",
+        action="store_true",
+        help="VGAM's reverse=TRUE for sratio, cratio and acat (steps from the top level down)",
+    )
+    parser.add_argument(
+        "--threshold",
+        default=defaults.threshold,
+        choices=THRESHOLD_STRUCTURES,
+        help="threshold structure",
+    )
+    parser.add_argument(
+        "--levels",
+        metavar="L1,L2,...",
+        help="response levels, lowest first, comma-separated (needed for text labels in CSV)",
+    )
+    parser.add_argument(
+        "--missing",
+        default=defaults.missing,
+        choices=("drop", "raise"),
+        help="rows with missing values: drop them (default, with a note) or stop",
+    )
+    parser.add_argument(
+        "--collinear",
+        default=defaults.collinear,
+        choices=("drop", "raise"),
+        help="aliased columns: drop them as R does (default) or stop",
+    )
+    parser.add_argument(
+        "--many-levels",
+        action="store_true",
+        help="allow a response with more than 50 levels",
+    )
+
+
+def model_options(args: argparse.Namespace) -> ModelOptions:
+    """The :class:`ModelOptions` that the parsed arguments describe.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed ``ordstats fit`` arguments.
+
+    Returns
+    -------
+    ModelOptions
+    """
+    values = {name: getattr(args, name) for name in ModelOptions.names()}
+    values["levels"] = _parse_levels(args.levels) if args.levels is not None else None
+    return ModelOptions(**values)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,21 +358,17 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
     -------
     OrdinalResults
     """
-    levels = _parse_levels(args.levels) if args.levels is not None else None
-    data = prepare_response(load_data(args.data), args.formula, levels)
+    options = model_options(args)
+    data = prepare_response(load_data(args.data), args.formula, options.levels)
     model = OrdinalModel.from_formula(
         args.formula,
         data,
-        family=args.family,
-        reverse=args.reverse,
-        link=args.link,
         nominal=args.nominal,
         scale=args.scale,
         weights=args.weights,
         offset=args.offset,
-        threshold=args.threshold,
-        levels=levels,
         context={},
+        **options.as_keywords(),
     )
     return model.fit(**_covariance_options(args, data))
 

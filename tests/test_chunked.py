@@ -16,7 +16,7 @@ from ordstats.errors import (
     NotFittedError,
     SpecificationError,
 )
-from ordstats.estimation.chunked import ChunkedOrdinalModel
+from ordstats.estimation.evaluators import ChunkedEvaluator
 from tests._chunk_data import FORMULA, ratings, write_parquet
 
 RTOL = 1e-10
@@ -30,7 +30,7 @@ def _in_memory(frame, formula=FORMULA, **kw):
 def _chunked(data, formula=FORMULA, **kw):
     with pytest.warns(MissingDataWarning, match="rows have missing"):
         model = ordstats.OrdinalModel.from_formula(formula, data, **kw)
-    assert isinstance(model, ChunkedOrdinalModel)
+    assert isinstance(model.evaluator, ChunkedEvaluator)
     return model.fit()
 
 
@@ -61,7 +61,7 @@ def test_dataframe_in_chunks_equals_in_memory(frame, memory_fit, chunksize):
     # rows are sorted by f, so small chunks lack most of its levels
     res = _chunked(frame, weights="w", chunksize=chunksize)
     assert_same_fit(res, memory_fit)
-    assert res.model.n_passes >= 2 + res.niter  # levels, summary, one per evaluation
+    assert res.model.evaluator.n_passes >= 2 + res.niter  # levels, summary, one per evaluation
     tables = [str(t) for t in res.summary().tables[1:]]
     assert tables == [str(t) for t in memory_fit.summary().tables[1:]]
 
@@ -136,22 +136,22 @@ def test_aliased_column_and_offset_in_chunks(frame):
 
 
 def test_progress_bar_ticks_once_per_pass(frame, capsys, monkeypatch):
-    import ordstats.estimation.chunked as cm
+    import ordstats.estimation.evaluators as cm
 
     with pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=1000)
     model.fit()
     assert capsys.readouterr().err == ""  # not interactive: silent
     monkeypatch.setattr(cm, "_interactive", lambda: True)
-    before = model.n_passes
+    before = model.evaluator.n_passes
     model.fit(disp=False)
     assert capsys.readouterr().err == ""
-    middle = model.n_passes
+    middle = model.evaluator.n_passes
     model.fit()
     err = capsys.readouterr().err
     assert "Newton passes" in err and "loglik=" in err and "max_grad=" in err
-    assert f"{model.n_passes - middle}pass" in err.replace(" ", "")
-    assert middle - before == model.n_passes - middle
+    assert f"{model.evaluator.n_passes - middle}pass" in err.replace(" ", "")
+    assert middle - before == model.evaluator.n_passes - middle
 
 
 def test_chunked_model_has_no_rows_in_memory(frame):

@@ -435,3 +435,16 @@ def test_robust_and_cluster_covariance_flags(capsys):
 )
 def test_covariance_flag_errors(capsys, extra, fragment):
     assert_error(capsys, [*WINE, *extra], fragment)
+
+
+def test_every_model_option_has_a_flag_with_the_options_default():
+    from ordstats.cli import build_parser, model_options
+    from ordstats.estimation.options import ModelOptions
+
+    args = build_parser().parse_args(["fit", "rating ~ temp", "--data", "wine"])
+    assert model_options(args) == ModelOptions()
+    args = build_parser().parse_args(
+        ["fit", "y ~ x", "--data", "d.csv", "--missing", "raise", "--many-levels"]
+    )
+    options = model_options(args)
+    assert options.missing == "raise" and options.many_levels is True

@@ -79,16 +79,16 @@ def test_fit_survives_a_killed_worker(client):
     before = set(client.run(os.getpid).values())
     victim = sorted(before)[0]
     killed = threading.Event()
-    evaluate = model.evaluate
+    evaluate = model.evaluator.evaluate
 
     def evaluate_then_kill(params, **kw):
         # after the first Newton pass, kill a worker while the next pass runs
-        if not killed.is_set() and model.n_passes >= 3:
+        if not killed.is_set() and model.evaluator.n_passes >= 3:
             killed.set()
             threading.Timer(0.05, os.kill, (victim, signal.SIGKILL)).start()
         return evaluate(params, **kw)
 
-    model.evaluate = evaluate_then_kill
+    model.evaluator.evaluate = evaluate_then_kill
     res = model.fit()
     assert killed.is_set()
     client.wait_for_workers(2, timeout=60)

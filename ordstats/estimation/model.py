@@ -9,48 +9,36 @@ adjacent-category families live in :mod:`ordstats.families`.
 
 from __future__ import annotations
 
-import sys
 import warnings
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
+from formulaic.utils.context import capture_context
 
-from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
-from ordstats.core.solver import NewtonOptions, NewtonResult, newton
-from ordstats.core.thresholds import threshold_jacobian
+from ordstats.core.solver import NewtonOptions, NewtonResult, Objective, newton
 from ordstats.data.sources import is_source
-from ordstats.design import Design, design_from_arrays, design_from_formula
+from ordstats.design import Design, TermsDesign, design_from_arrays, design_from_formula
+from ordstats.design.response import EncodedResponse
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
-from ordstats.families import Family, get_family
-from ordstats.families.cumulative.banded import (
-    BandedEvaluation,
-    banded_applicable,
-    banded_newton_step,
+from ordstats.estimation.evaluators import (
+    BANDED_MIN_THRESHOLDS,
+    Evaluator,
+    InMemoryEvaluator,
+    build_chunked,
+    model_jacobian,
 )
-from ordstats.families.cumulative.likelihood import CLMData, Evaluation, evaluate, prepare
+from ordstats.estimation.options import ModelOptions, newton_options
+from ordstats.families.cumulative.banded import banded_applicable
+from ordstats.families.cumulative.likelihood import evaluate, prepare
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.families.cumulative.start import initial_params
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo, OrdinalResults
 
 __all__ = ["OrdinalModel"]
-
-#: Run the separation LP on every fit with at most this many rows; larger data
-#: sets are checked only when the fit shows signs of divergence, and only up to
-#: ``_SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
-_SEPARATION_ALWAYS_ROWS = 5000
-_SEPARATION_MAX_ROWS = 200_000
-#: A location effect larger than this many standard deviations of its column
-#: (on the linear-predictor scale) is a sign of divergence.
-_DIVERGENCE_STD_EFFECT = 15.0
-#: With more thresholds than this (flexible, no nominal effects) the threshold
-#: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
-#: dense border (:mod:`ordstats.families.cumulative.banded`) unless ``fit(banded=False)``.
-BANDED_MIN_THRESHOLDS = 50
 
 
 class OrdinalModel:
@@ -101,6 +89,16 @@ class OrdinalModel:
         For sratio, cratio and acat, ``nominal`` gives category-specific
         (non-parallel) effects: ``eta_j = alpha_j + w'gamma_j + x'b`` (VGAM's
         ``parallel = FALSE ~ w``); scale effects are cumulative-only.
+    weights : array-like, optional
+        Non-negative frequency (case) weights, as R's ``weights=``.
+    offset : array-like, optional
+        Known term added to ``x'beta``.
+
+    Other Parameters
+    ----------------
+    **options
+        The model options, declared once in
+        :class:`~ordstats.estimation.options.ModelOptions`:
     family : {"cumulative", "sratio", "cratio", "acat"}
         The model (see above and :mod:`ordstats.families`).
     reverse : bool
@@ -114,10 +112,6 @@ class OrdinalModel:
         loglog at -1) estimate ``lambda``; R's spellings are accepted.  sratio and
         cratio take the five standard links; ``acat`` is the adjacent-category
         *logit* model and takes ``"logit"`` only.
-    weights : array-like, optional
-        Non-negative frequency (case) weights, as R's ``weights=``.
-    offset : array-like, optional
-        Known term added to ``x'beta``.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
         Threshold structure (cumulative family only; the others have one free
         intercept per step).
@@ -147,23 +141,16 @@ class OrdinalModel:
 
     def __init__(
         self,
-        endog: Any,
-        exog: Any = None,
+        endog: object,
+        exog: object = None,
         *,
-        nominal: Any = None,
-        scale: Any = None,
-        family: str = "cumulative",
-        reverse: bool = False,
-        link: str | Link = "logit",
-        weights: Any = None,
-        offset: Any = None,
-        threshold: str = "flexible",
-        levels: Sequence[Any] | None = None,
-        missing: MissingAction = "drop",
-        collinear: CollinearAction = "drop",
-        many_levels: bool = False,
+        nominal: object = None,
+        scale: object = None,
+        weights: object = None,
+        offset: object = None,
+        **options: object,
     ) -> None:
-        spec = get_family(family, link=link, reverse=reverse)
+        opts = ModelOptions.from_keywords(options)
         design = design_from_arrays(
             endog,
             exog,
@@ -171,33 +158,23 @@ class OrdinalModel:
             scale=scale,
             weights=weights,
             offset=offset,
-            levels=levels,
-            missing=missing,
-            collinear=collinear,
-            many_levels=many_levels,
+            **opts.design_keywords(),
         )
-        self._setup(design, family=spec, threshold=threshold)
+        self._setup(design, opts)
 
     @classmethod
     def from_formula(
         cls,
         formula: str,
-        data: Any,
+        data: object,
         *,
         nominal: str | None = None,
         scale: str | None = None,
-        family: str = "cumulative",
-        reverse: bool = False,
-        link: str | Link = "logit",
-        weights: Any = None,
-        offset: Any = None,
-        threshold: str = "flexible",
-        levels: Sequence[Any] | None = None,
-        missing: MissingAction = "drop",
-        collinear: CollinearAction = "drop",
-        many_levels: bool = False,
-        context: Any = None,
+        weights: object = None,
+        offset: object = None,
+        context: object = None,
         chunksize: int | None = None,
+        **options: object,
     ) -> OrdinalModel:
         """Build a model from an R-style formula and a DataFrame (or data too large for memory).
 
@@ -212,9 +189,8 @@ class OrdinalModel:
             A DataFrame is fitted in memory.  A Parquet/CSV/Arrow file, directory
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
             or a Dask DataFrame is read in chunks at every Newton pass, so memory
-            stays bounded by ``chunksize``; the result is the in-memory fit (see
-            :class:`ordstats.estimation.chunked.ChunkedOrdinalModel`; location formulas
-            and standard links only).
+            stays bounded by ``chunksize``; the result is the in-memory fit
+            (location formulas and standard links only).
         nominal : str, optional
             One-sided formula of nominal effects, e.g. ``"~ contact"``:
             category-specific ("partial proportional odds") effects on the
@@ -223,8 +199,6 @@ class OrdinalModel:
         scale : str, optional
             One-sided formula of log-scale effects, e.g. ``"~ temp"``
             (cumulative family only).
-        family, reverse, link, threshold, levels, missing, collinear, many_levels
-            As for :class:`OrdinalModel`.
         weights, offset : str or array-like, optional
             Column names of ``data`` or one value per row.
         context : mapping, optional
@@ -233,34 +207,34 @@ class OrdinalModel:
         chunksize : int, optional
             Rows per chunk for data read in chunks (default 100,000); with a
             DataFrame, fit it chunk by chunk too.
+        **options
+            ``family``, ``reverse``, ``link``, ``threshold``, ``levels``,
+            ``missing``, ``collinear``, ``many_levels``: as for
+            :class:`OrdinalModel` (declared in
+            :class:`~ordstats.estimation.options.ModelOptions`).
 
         Returns
         -------
         OrdinalModel
         """
-        spec = get_family(family, link=link, reverse=reverse)
-        if context is None:
-            frame = sys._getframe(1)
-            context = {**frame.f_globals, **frame.f_locals}
+        opts = ModelOptions.from_keywords(options)
+        captured = capture_context(1) if context is None else context
         if chunksize is not None or is_source(data):
-            from ordstats.estimation.chunked import ChunkedOrdinalModel
-
-            return ChunkedOrdinalModel.from_source(
+            design, evaluator = build_chunked(
                 formula,
                 data,
-                chunksize=chunksize,
-                link=link,
+                family=opts.family_object(),
+                threshold=opts.threshold,
+                design_options=opts.design_keywords(),
                 weights=weights,
                 offset=offset,
-                threshold=threshold,
-                levels=levels,
-                missing=missing,
-                collinear=collinear,
-                many_levels=many_levels,
-                context=context,
                 nominal=nominal,
                 scale=scale,
-                family=spec,
+                context=captured,
+                chunksize=chunksize,
+            )
+            return cls.from_design(
+                design, opts, evaluator=evaluator, context=evaluator.spec.context
             )
         design = design_from_formula(
             formula,
@@ -269,44 +243,61 @@ class OrdinalModel:
             scale=scale,
             weights=weights,
             offset=offset,
-            levels=levels,
-            missing=missing,
-            collinear=collinear,
-            many_levels=many_levels,
-            context=context,
+            context=captured,
+            **opts.design_keywords(),
         )
+        return cls.from_design(design, opts, context=captured)
+
+    @classmethod
+    def from_design(
+        cls,
+        design: Design,
+        options: ModelOptions,
+        *,
+        evaluator: Evaluator | None = None,
+        context: object = None,
+    ) -> OrdinalModel:
+        """Build a model from a checked design (the constructor behind all others).
+
+        Parameters
+        ----------
+        design : Design
+            Response, location/nominal/scale designs, weights and offset, as the
+            formula layer (:mod:`ordstats.design`) builds them.
+        options : ModelOptions
+        evaluator : Evaluator, optional
+            Where the rows live; default: the design's rows in memory.
+        context : mapping, optional
+            Names the formula may use, kept for predictions on new data.
+
+        Returns
+        -------
+        OrdinalModel
+        """
         model = cls.__new__(cls)
-        model._setup(design, family=spec, threshold=threshold, context=context)
+        model._setup(design, options, evaluator=evaluator, context=context)
         return model
 
     def _setup(
-        self, design: Design, *, family: Family, threshold: str, context: Any = None
+        self,
+        design: Design,
+        options: ModelOptions,
+        *,
+        evaluator: Evaluator | None = None,
+        context: object = None,
     ) -> None:
+        family = options.family_object()
+        levels = design.response.levels
+        if evaluator is None:
+            jacobian = model_jacobian(options.threshold, len(levels) - 1, family)
+            evaluator = InMemoryEvaluator.from_design(design, family, jacobian)
+        self.options = options
         self.design = design
+        self.evaluator: Evaluator = evaluator
         #: the :class:`~ordstats.families.Family` that fits and predicts
         self.family_spec = family
-        #: ``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``
-        self.family = family.name
-        self.reverse = family.reverse
-        self.link = family.link
-        self.threshold = threshold
         self.formula_context = context
-        levels = design.response.levels
-        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1, family.name)
-        n = len(design.response.codes)
-        self.data = CLMData(
-            y=design.response.codes,
-            n_levels=len(levels),
-            X=design.location.matrix,
-            weights=design.weights,
-            offset=design.offset,
-            link=self.link,
-            threshold_jacobian=self.threshold_jacobian,
-            nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
-            scale=design.scale.matrix if design.scale else np.empty((n, 0)),
-        )
-        self.problem = family.prepare(self.data)
-        self.threshold_param_names = family.parameter_names(threshold, levels)
+        self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
         self.scale_names = list(design.scale.names) if design.scale else []
@@ -318,7 +309,91 @@ class OrdinalModel:
             + (["lambda"] if self.problem.layout.n_lambda else [])
         )
 
+    def with_changes(
+        self,
+        *,
+        response: EncodedResponse | None = None,
+        location: TermsDesign | None = None,
+        nominal: TermsDesign | None = None,
+        scale: TermsDesign | None = None,
+        **options: object,
+    ) -> OrdinalModel:
+        """The same model with some parts changed: one path for every refit.
+
+        Term tests, Brant's test and link comparisons refit through this method,
+        so the new model keeps everything not named here: family, link,
+        threshold structure, rows, weights, offset, formula context and where
+        the rows live.  A change the evaluator cannot serve raises.
+
+        Parameters
+        ----------
+        response : EncodedResponse, optional
+            A replacement response on the same rows (Brant's binary models).
+        location, nominal, scale : TermsDesign, optional
+            Replacement designs for these parts (same rows).
+        **options
+            Replacement options (e.g. ``link="probit"``), validated as in
+            :class:`~ordstats.estimation.options.ModelOptions`.
+
+        Returns
+        -------
+        OrdinalModel
+        """
+        opts = self.options.replace(options) if options else self.options
+        parts = {"response": response, "location": location, "nominal": nominal, "scale": scale}
+        changes = {name: value for name, value in parts.items() if value is not None}
+        if not self.evaluator.keeps_rows and (changes or options):
+            raise SpecificationError(
+                "refitting a model read in chunks with other terms or options is not available "
+                "yet; build the other model with OrdinalModel.from_formula on the same data"
+            )
+        design = replace(self.design, **changes) if changes else self.design
+        return OrdinalModel.from_design(design, opts, context=self.formula_context)
+
     # -- descriptive ----------------------------------------------------------
+
+    @property
+    def family(self) -> str:
+        """``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``."""
+        return self.family_spec.name
+
+    @property
+    def reverse(self) -> bool:
+        """VGAM's ``reverse=``."""
+        return self.family_spec.reverse
+
+    @property
+    def link(self) -> Link:
+        """The link (the distribution ``F``)."""
+        return self.family_spec.link
+
+    @property
+    def threshold(self) -> str:
+        """The threshold structure."""
+        return self.options.threshold
+
+    @property
+    def problem(self) -> Any:
+        """The family's prepared likelihood problem (its ``layout`` orders the parameters)."""
+        return self.evaluator.problem
+
+    @property
+    def data(self) -> Any:
+        """The likelihood arrays (:class:`~ordstats.families.problem.CLMData`).
+
+        Raises :class:`~ordstats.errors.NotFittedError` for data read in chunks.
+        """
+        return self.evaluator.data
+
+    @property
+    def threshold_jacobian(self) -> Any:
+        """``J`` with ``theta = J alpha``."""
+        return self.problem.data.threshold_jacobian
+
+    @property
+    def source(self) -> Any:
+        """Where the rows are read from for data read in chunks (None: in memory)."""
+        return getattr(self.evaluator, "source", None)
 
     @property
     def levels(self) -> list[str]:
@@ -333,51 +408,49 @@ class OrdinalModel:
     @property
     def nobs(self) -> float:
         """Number of observations: the sum of the weights (as R's ``nobs``)."""
-        return float(self.data.weights.sum())
+        return self.evaluator.nobs
 
     @property
     def n_rows(self) -> int:
         """Rows used in the fit."""
-        return self.data.n_obs
+        return self.evaluator.n_rows
 
     @property
     def k_params(self) -> int:
         """Number of free parameters."""
-        return self.problem.layout.n_params
-
-    #: Where the rows are read from for chunked models (None: in memory).
-    source: Any = None
+        return int(self.problem.layout.n_params)
 
     @property
     def response_counts(self) -> FloatArray:
         """Weighted number of observations per response level."""
-        data = self.data
-        return np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+        return self.evaluator.response_counts
 
     @property
     def has_offset(self) -> bool:
         """Whether the model has a non-zero offset."""
-        return bool(np.any(self.data.offset))
+        return self.evaluator.has_offset
 
     @property
     def has_weights(self) -> bool:
         """Whether any weight differs from one."""
-        return bool(np.any(self.data.weights != 1.0))
+        return self.evaluator.has_weights
 
     def null_loglike(self) -> float:
         """Log-likelihood of the thresholds-only model on the same rows and weights."""
         if self.threshold == "flexible" and not self.has_offset:
             counts = self.response_counts
             return float(counts @ np.log(counts / counts.sum()))
-        data, family = self.data, self.family_spec
-        null = family.prepare(replace(data, X=np.empty((data.n_obs, 0))))
-        solution = newton(lambda x: family.evaluate(null, x), family.initial_params(null))
+        null = self.evaluator.without_location()
+        solution = null.newton(
+            null.start_params(), NewtonOptions(), callback=None, progress=False, banded=False
+        )
         return -float(solution.evaluation.nll)
 
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
         fam = "" if self.family == "cumulative" else f"family={self.family_spec.label!r}, "
-        return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g})"
+        where = "" if self.evaluator.keeps_rows else f", source={self.source!r}"
+        return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g}{where})"
 
     # -- likelihood -----------------------------------------------------------
 
@@ -390,9 +463,12 @@ class OrdinalModel:
             )
         return arr
 
-    def evaluate(self, params: Any) -> Evaluation:
-        """Evaluate the negative log-likelihood and its derivatives at ``params``."""
-        return self.family_spec.evaluate(self.problem, self._check_params(params))
+    def evaluate(self, params: object) -> Objective:
+        """Evaluate the negative log-likelihood and its derivatives at ``params``.
+
+        For data read in chunks this is one pass over the data.
+        """
+        return self.evaluator.evaluate(self._check_params(params))
 
     def loglike(self, params: Any) -> float:
         """Log-likelihood at ``params`` (``-inf`` if the thresholds are disordered)."""
@@ -409,7 +485,7 @@ class OrdinalModel:
     @property
     def start_params(self) -> FloatArray:
         """Default starting values (marginal thresholds, zero effects)."""
-        return self.family_spec.initial_params(self.problem)
+        return self.evaluator.start_params()
 
     # -- fitting --------------------------------------------------------------
 
@@ -471,7 +547,7 @@ class OrdinalModel:
             If the data are separated, so that some estimates diverge.
         """
         kind = canonical_cov_type(cov_type)
-        options = _newton_options(maxiter, gradtol, reltol)
+        options = newton_options(maxiter, gradtol, reltol)
         if start_params is not None:
             start = self._check_params(start_params)
         elif self.problem.layout.n_lambda:
@@ -528,49 +604,20 @@ class OrdinalModel:
         return bool(banded)
 
     def _newton(
-        self, start: FloatArray, options: NewtonOptions, *, disp: bool, banded: bool
+        self, start: FloatArray, options: NewtonOptions, *, disp: bool | None, banded: bool
     ) -> NewtonResult:
-        """Run the Newton iterations from ``start`` (subclasses change where data live)."""
-        callback = _print_iteration if disp else None
-        family, problem = self.family_spec, self.problem
-        if banded:
-            return newton(
-                lambda x: BandedEvaluation(family.evaluate(problem, x)),
-                start,
-                options,
-                callback,
-                linear_solve=banded_newton_step,
-            )
-        return newton(lambda x: family.evaluate(problem, x), start, options, callback)
+        """Run the Newton iterations from ``start`` wherever the rows live."""
+        return self.evaluator.newton(
+            start,
+            options,
+            callback=_print_iteration if disp else None,
+            progress=disp is not False,
+            banded=banded,
+        )
 
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
-        X = self.data.X
-        if self.k_params == self.problem.layout.n_alpha or self.data.n_obs > _SEPARATION_MAX_ROWS:
-            return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
-        beta = solution.x[self.problem.layout.beta]
-        effect = np.abs(beta) * X.std(axis=0)
-        suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
-        n_rows = self.data.n_obs
-        if n_rows > _SEPARATION_MAX_ROWS or (not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS):
-            return []
-        return [self.param_names[k] for k in self.family_spec.diverging_parameters(self.problem)]
-
-
-def _jacobian(threshold: str, n_thresholds: int, family: str = "cumulative") -> Any:
-    """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
-    if family == "cumulative" and threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
-        return sp.eye_array(n_thresholds, format="csr")
-    return threshold_jacobian(threshold, n_thresholds)
-
-
-def _newton_options(maxiter: Any, gradtol: Any, reltol: Any) -> NewtonOptions:
-    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
-        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
-    for name, value in (("gradtol", gradtol), ("reltol", reltol)):
-        if not isinstance(value, (int, float, np.floating)) or not value > 0:
-            raise SpecificationError(f"{name} must be a positive number; got {value!r}")
-    return NewtonOptions(max_iter=int(maxiter), grad_tol=float(gradtol), rel_tol=float(reltol))
+        return [self.param_names[k] for k in self.evaluator.diverging(solution)]
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

@@ -24,7 +24,6 @@ justification and "df = 0".  :func:`compare_links` reports what is valid:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -32,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from formulaic.utils.context import capture_context
 
 from ordstats.core.links import get_link
 from ordstats.errors import SpecificationError
+from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
 from ordstats.inference.nesting import LINK_NESTING
 
@@ -101,12 +102,9 @@ class LinkComparison:
         return "\n".join(parts)
 
 
-def _fit(
-    formula: str, data: Any, link: str, model_kwargs: dict[str, Any], fit_kwds: dict[str, Any]
-) -> OrdinalResults:
-    from ordstats.estimation.model import OrdinalModel
-
-    model = OrdinalModel.from_formula(formula, data, link=link, **model_kwargs)
+def _fit(base: OrdinalModel, link: str, fit_kwds: dict[str, Any]) -> OrdinalResults:
+    """Fit ``base`` under ``link``: the same model with only its link changed."""
+    model = base if base.link.name == link else base.with_changes(link=link)
     return model.fit(**fit_kwds)
 
 
@@ -252,23 +250,17 @@ def compare_links(
         )
     if "link" in model_kwargs:
         raise SpecificationError("give the links to compare as links=, not link=")
-    if context is None:
-        frame = sys._getframe(1)
-        context = {**frame.f_globals, **frame.f_locals}
-    kwargs = {**model_kwargs, "context": context}
+    captured = capture_context(1) if context is None else context
+    base = OrdinalModel.from_formula(formula, data, link=names[0], context=captured, **model_kwargs)
     fit_kwds = dict(fit_kwds or {})
-    results = {name: _fit(formula, data, name, kwargs, fit_kwds) for name in names}
+    results = {name: _fit(base, name, fit_kwds) for name in names}
     notes = []
     if nested_tests and model_kwargs.get("family", "cumulative") != "cumulative":
         # the flexible links (Aranda-Ordaz, log-gamma) exist for the cumulative model only
         nested_tests = False
         notes.append("no nested tests: flexible links exist for the cumulative family only")
     needed = sorted({n.family for name in names for n in LINK_NESTING.get(name, ())})
-    families = (
-        {family: _fit(formula, data, family, kwargs, fit_kwds) for family in needed}
-        if nested_tests
-        else {}
-    )
+    families = {family: _fit(base, family, fit_kwds) for family in needed} if nested_tests else {}
     nested = (
         _nested_table(results, families) if nested_tests else pd.DataFrame(columns=_NESTED_COLUMNS)
     )

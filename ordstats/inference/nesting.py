@@ -108,10 +108,10 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
         With the reason: a different kind of model, response, levels, rows or weights.
     """
     a, b = first.model, second.model
-    if type(a) is not type(b):
+    if type(a) is not type(b) or type(a.evaluator) is not type(b.evaluator):
         raise SpecificationError(
-            f"cannot compare a {type(a).__name__} with a {type(b).__name__}: "
-            "their likelihoods are of different models"
+            f"cannot compare a fit with {type(a.evaluator).__name__} with one with "
+            f"{type(b.evaluator).__name__}: refit both in memory or both in chunks"
         )
     if a.endog_name != b.endog_name or a.levels != b.levels:
         raise SpecificationError(
@@ -119,7 +119,7 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
             f"vs {b.endog_name!r} with levels {b.levels}); likelihoods of different "
             "responses cannot be compared"
         )
-    if a.source is not None:  # chunked fits: rows are not in memory (ordstats.estimation.chunked)
+    if a.source is not None:  # chunked fits: rows are not in memory
         _check_comparable_chunked(a, b)
         return
     if a.n_rows != b.n_rows or not a.design.row_index.equals(b.design.row_index):
@@ -144,7 +144,7 @@ def _check_comparable_chunked(a: Any, b: Any) -> None:
         a.n_rows == b.n_rows
         and a.nobs == b.nobs
         and np.array_equal(a.response_counts, b.response_counts)
-        and a.chunk_spec.plan.weights == b.chunk_spec.plan.weights
+        and a.evaluator.spec.plan.weights == b.evaluator.spec.plan.weights
     )
     if not same:
         raise SpecificationError(
@@ -160,7 +160,7 @@ def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> N
     missing = [name for name in r.exog_names if name not in set(f.exog_names)]
     if r.threshold != f.threshold and f.threshold != "flexible":
         missing.append(f"threshold={r.threshold!r}")
-    if r.chunk_spec.plan.offset != f.chunk_spec.plan.offset:
+    if r.evaluator.spec.plan.offset != f.evaluator.spec.plan.offset:
         missing.append("offset")
     if missing:
         raise SpecificationError(

@@ -7,6 +7,7 @@ refits the model it came from, except for the null model behind ``llnull``.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ from scipy import linalg, stats
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonResult
+from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
@@ -547,10 +549,8 @@ class OrdinalResults(InferenceMixin):
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         if is_source(newdata) or (newdata is None and self.model.source is not None):
-            from ordstats.estimation.chunked import predict_source
-
             source = self.model.source if newdata is None else newdata
-            return predict_source(self, source, which, offset)
+            return predict_in_chunks(functools.partial(self.predict, which=which), source, offset)
         eta, theta, scale, index = self._linear_parts(newdata, offset)
         if which == "linear":
             return pd.Series(eta, index=index, name="linear")

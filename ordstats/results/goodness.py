@@ -49,6 +49,7 @@ from scipy import linalg, stats
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.design import term_columns
+from ordstats.design.response import encode_response
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
 
@@ -168,15 +169,11 @@ def pseudo_rsquared(
 
 def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
     """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
-    from ordstats.estimation.model import OrdinalModel
-
     data = res.model.data
     fits = []
     for cut in range(data.n_levels - 1):
-        above = (data.y > cut).astype(float)
-        model = OrdinalModel(
-            above, data.X, link=data.link, weights=data.weights, offset=data.offset
-        )
+        above = encode_response(data.y > cut, name=f"{res.model.endog_name} > {cut}")
+        model = res.model.with_changes(response=above, threshold="flexible")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             fit = model.fit()

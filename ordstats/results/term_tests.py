@@ -52,8 +52,6 @@ def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign
 
 def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> OrdinalModel:
     """The model with some location columns added to the nominal or scale part."""
-    from ordstats.estimation.model import OrdinalModel
-
     design = model.design
     location = design.location
     moved = TermsDesign(
@@ -65,14 +63,7 @@ def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> Ordina
         changes["location"] = replace(
             location, matrix=location.matrix[:, keep], names=[location.names[j] for j in keep]
         )
-    relaxed = OrdinalModel.__new__(OrdinalModel)
-    relaxed._setup(
-        replace(design, **changes),
-        family=model.family_spec,
-        threshold=model.threshold,
-        context=model.formula_context,
-    )
-    return relaxed
+    return model.with_changes(**changes)
 
 
 def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:

@@ -1,0 +1,56 @@
+"""Predictions over data too large for memory, chunk by chunk."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from ordstats.data.sources import open_source
+from ordstats.errors import MissingDataWarning, OrdstatsError
+
+__all__ = ["predict_in_chunks"]
+
+Predictor = Callable[[pd.DataFrame], Any]
+
+
+def predict_in_chunks(predict: Predictor, source: Any, offset: Any = None) -> Any:
+    """Apply ``predict`` to every chunk of ``source`` and stack the results.
+
+    Parameters
+    ----------
+    predict : callable
+        Maps a chunk (a DataFrame) to its predictions (a DataFrame or Series
+        with the chunk's index).
+    source : str, path, list of paths, pyarrow dataset, DataFrame or dask DataFrame
+        Anything :func:`ordstats.data.sources.open_source` reads.
+    offset : None
+        With data read in chunks the offset must be a column of the data.
+
+    Returns
+    -------
+    pandas.DataFrame, pandas.Series or dask object
+        Rows in file order (numbered from 0) for files, the frame's index for
+        a DataFrame, and a lazy Dask object for a Dask DataFrame.
+    """
+    if offset is not None:
+        raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
+    src = open_source(source, getattr(source, "chunksize", None))
+    if hasattr(src, "map_partitions"):
+        return src.map_partitions(predict)
+    with warnings.catch_warnings():
+        # one warning for all chunks instead of one per chunk
+        warnings.simplefilter("ignore", MissingDataWarning)
+        parts = [predict(chunk) for _, chunk in src.chunks()]
+    out = pd.concat(parts, ignore_index=not hasattr(src, "frame"))
+    missing = int(pd.DataFrame(out).isna().any(axis=1).sum())
+    if missing:
+        warnings.warn(
+            f"{missing} row(s) of the data have missing or non-finite predictor values; "
+            "their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=3,
+        )
+    return out

@@ -1,0 +1,620 @@
+"""Where a model's rows live, and how its likelihood is evaluated over them.
+
+An :class:`~ordstats.OrdinalModel` holds one evaluator (composition, not a
+subclass per data source):
+
+- :class:`InMemoryEvaluator`: the rows are arrays in memory; one evaluation is
+  the family's likelihood on them.
+- :class:`ChunkedEvaluator`: the rows are read in chunks from files, a
+  DataFrame, a pyarrow dataset or a Dask DataFrame (one task per partition, on
+  any scheduler) at every evaluation, so memory stays bounded by the chunk size.
+  Each evaluation is one pass of :func:`ordstats.data.chunks.chunk_totals`, and
+  the Newton iterations, estimates and covariance are those of the in-memory
+  fit.
+
+Both satisfy :class:`Evaluator`, the contract the model and its results rely on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ordstats._typing import FloatArray
+from ordstats.core.links import Link
+from ordstats.core.solver import NewtonOptions, NewtonResult, Objective, newton
+from ordstats.core.thresholds import threshold_jacobian
+from ordstats.data.chunks import (
+    ChunkSpec,
+    ChunkSummary,
+    ColumnPlan,
+    PassTotals,
+    apply_summary,
+    chunk_totals,
+    empty_data,
+    fix_levels,
+    scan_levels,
+    skeleton_design,
+    summarize_chunk,
+)
+from ordstats.data.sources import open_source
+from ordstats.design import Design, categorical_variables, formula_variables
+from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
+from ordstats.families import Family
+from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
+from ordstats.families.cumulative.likelihood import prepare
+from ordstats.families.cumulative.start import initial_params
+from ordstats.families.problem import CLMData
+
+__all__ = [
+    "BANDED_MIN_THRESHOLDS",
+    "ChunkedEvaluator",
+    "Evaluator",
+    "InMemoryEvaluator",
+    "PassEvaluation",
+    "SourceReader",
+    "build_chunked",
+    "model_jacobian",
+]
+
+#: Run the separation LP on every fit with at most this many rows; larger data
+#: sets are checked only when the fit shows signs of divergence, and only up to
+#: ``_SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
+_SEPARATION_ALWAYS_ROWS = 5000
+_SEPARATION_MAX_ROWS = 200_000
+#: A location effect larger than this many standard deviations of its column
+#: (on the linear-predictor scale) is a sign of divergence.
+_DIVERGENCE_STD_EFFECT = 15.0
+#: With more thresholds than this (flexible, no nominal effects) the threshold
+#: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
+#: dense border (:mod:`ordstats.families.cumulative.banded`) unless ``fit(banded=False)``.
+BANDED_MIN_THRESHOLDS = 50
+
+IterationCallback = Callable[[int, float, float], None]
+
+
+class Evaluator(Protocol):
+    """What a model needs from the place its rows live.
+
+    Attributes
+    ----------
+    family : Family
+        The family whose likelihood is evaluated.
+    problem : object
+        The family's prepared problem; for chunked data one with no rows, which
+        still gives the parameter layout (``problem.layout``).
+    keeps_rows : bool
+        Whether the rows are in memory (:attr:`data` is available).
+    """
+
+    family: Family
+    problem: Any
+    keeps_rows: bool
+
+    @property
+    def data(self) -> CLMData:
+        """The likelihood arrays (raises where the rows are not kept)."""
+        ...
+
+    @property
+    def nobs(self) -> float:
+        """Sum of the weights."""
+        ...
+
+    @property
+    def n_rows(self) -> int:
+        """Rows used in the fit."""
+        ...
+
+    @property
+    def response_counts(self) -> FloatArray:
+        """Weighted count of each response level."""
+        ...
+
+    @property
+    def has_offset(self) -> bool:
+        """Whether any offset is non-zero."""
+        ...
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether any weight differs from one."""
+        ...
+
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> Objective:
+        """Negative log-likelihood, gradient and Hessian at ``params``."""
+        ...
+
+    def newton(
+        self,
+        start: FloatArray,
+        options: NewtonOptions,
+        *,
+        callback: IterationCallback | None,
+        progress: bool,
+        banded: bool,
+    ) -> NewtonResult:
+        """Run Newton's method from ``start``."""
+        ...
+
+    def diverging(self, solution: NewtonResult) -> list[int]:
+        """Indices of parameters that diverge because of separation."""
+        ...
+
+    def start_params(self) -> FloatArray:
+        """The family's default starting values."""
+        ...
+
+    def without_location(self) -> Evaluator:
+        """The same rows with no location effects (for the null model)."""
+        ...
+
+
+def model_jacobian(threshold: str, n_thresholds: int, family: Family) -> Any:
+    """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
+    sparse_ok = family.ordered_cutpoints and threshold == "flexible"
+    if sparse_ok and n_thresholds > BANDED_MIN_THRESHOLDS:
+        return sp.eye_array(n_thresholds, format="csr")
+    return threshold_jacobian(threshold, n_thresholds)
+
+
+# ---------------------------------------------------------------------------
+# rows in memory
+
+
+class InMemoryEvaluator:
+    """The family's likelihood on rows held in memory.
+
+    Parameters
+    ----------
+    family : Family
+    data : CLMData
+        The likelihood arrays.
+    """
+
+    keeps_rows = True
+
+    def __init__(self, family: Family, data: CLMData) -> None:
+        self.family = family
+        self._data = data
+        self.problem = family.prepare(data)
+
+    @classmethod
+    def from_design(cls, design: Design, family: Family, jacobian: Any) -> InMemoryEvaluator:
+        """Build the likelihood arrays of ``design`` for ``family``."""
+        n = len(design.response.codes)
+        data = CLMData(
+            y=design.response.codes,
+            n_levels=len(design.response.levels),
+            X=design.location.matrix,
+            weights=design.weights,
+            offset=design.offset,
+            link=family.link,
+            threshold_jacobian=jacobian,
+            nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
+            scale=design.scale.matrix if design.scale else np.empty((n, 0)),
+        )
+        return cls(family, data)
+
+    @property
+    def data(self) -> CLMData:
+        """The likelihood arrays."""
+        return self._data
+
+    @property
+    def nobs(self) -> float:
+        """Sum of the weights (R's ``nobs``)."""
+        return float(self._data.weights.sum())
+
+    @property
+    def n_rows(self) -> int:
+        """Rows used in the fit."""
+        return self._data.n_obs
+
+    @property
+    def response_counts(self) -> FloatArray:
+        """Weighted count of each response level."""
+        data = self._data
+        return np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+
+    @property
+    def has_offset(self) -> bool:
+        """Whether any offset is non-zero."""
+        return bool(np.any(self._data.offset))
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether any weight differs from one."""
+        return bool(np.any(self._data.weights != 1.0))
+
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> Objective:
+        """Negative log-likelihood, gradient and Hessian at ``params``."""
+        evaluation = self.family.evaluate(self.problem, params)
+        return BandedEvaluation(evaluation) if banded else evaluation
+
+    def newton(
+        self,
+        start: FloatArray,
+        options: NewtonOptions,
+        *,
+        callback: IterationCallback | None = None,
+        progress: bool = False,
+        banded: bool = False,
+    ) -> NewtonResult:
+        """Run Newton's method from ``start`` (``progress`` is not used in memory)."""
+        return newton(
+            lambda x: self.evaluate(x, banded=banded),
+            start,
+            options,
+            callback,
+            linear_solve=banded_newton_step if banded else None,
+        )
+
+    def start_params(self) -> FloatArray:
+        """The family's default starting values."""
+        return self.family.initial_params(self.problem)
+
+    def diverging(self, solution: NewtonResult) -> list[int]:
+        """Indices of the parameters that diverge because of separation, if any."""
+        data, layout = self._data, self.problem.layout
+        n_rows = data.n_obs
+        if layout.n_params == layout.n_alpha or n_rows > _SEPARATION_MAX_ROWS:
+            return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
+        effect = np.abs(solution.x[layout.beta]) * data.X.std(axis=0)
+        suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
+        if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
+            return []
+        return list(self.family.diverging_parameters(self.problem))
+
+    def without_location(self) -> InMemoryEvaluator:
+        """The same rows with no location effects."""
+        return InMemoryEvaluator(self.family, replace(self._data, X=np.empty((self.n_rows, 0))))
+
+    def with_link(self, link: Link, family: Family) -> InMemoryEvaluator:
+        """The same rows under another link (and the family object carrying it)."""
+        return InMemoryEvaluator(family, replace(self._data, link=link))
+
+
+# ---------------------------------------------------------------------------
+# rows read in chunks
+
+
+class SourceReader:
+    """Reads passes over a data source and counts them.
+
+    Parameters
+    ----------
+    source : ArrowSource, FrameSource or DaskSource
+    """
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.n_passes = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        # results travel to Dask workers for prediction; the source stays behind
+        return {**self.__dict__, "source": None}
+
+    def read_pass(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Map ``func`` over the chunks and add up the results (one pass)."""
+        if self.source is None:
+            raise NotFittedError("this model was unpickled without its data source")
+        self.n_passes += 1
+        plan = args[0] if isinstance(args[0], ColumnPlan) else args[0].plan
+        return self.source.map_reduce(func, *args, columns=plan.read_columns)
+
+
+class PassEvaluation:
+    """One pass over the data: negative log-likelihood, gradient and Hessian.
+
+    Parameters
+    ----------
+    totals : PassTotals or None
+        None when no chunk had usable rows.
+    link : Link
+        The model's link (what results read as the link at the estimates).
+    """
+
+    def __init__(self, totals: PassTotals | None, link: Link) -> None:
+        self.link = link
+        if totals is None:
+            raise DataError("no chunk has usable rows")
+        self.nll = float(totals.nll) if np.isfinite(totals.nll) else np.inf
+        self.gradient = totals.gradient
+        self.hessian = totals.hessian
+        self.n_rows = totals.n_rows
+
+    def observation_scores(self) -> FloatArray:
+        """Not available: the rows of chunked data are not kept."""
+        raise NotFittedError(
+            "per-observation scores need the rows in memory; a chunked fit keeps only sums"
+        )
+
+
+class ChunkedEvaluator:
+    """The cumulative likelihood summed chunk by chunk over data read at every pass.
+
+    Parameters
+    ----------
+    family : Family
+        The cumulative family (the only one that streams so far).
+    source : ArrowSource, FrameSource or DaskSource
+        Where the rows are read from.
+    spec : ChunkSpec
+        Turns any chunk into arrays (same columns and levels for all chunks).
+    summary : ChunkSummary
+        Rows used, response counts and more from the summary pass.
+
+    Attributes
+    ----------
+    n_passes : int
+        Passes over the data so far (levels, summary, and one per evaluation).
+    """
+
+    keeps_rows = False
+
+    def __init__(
+        self, family: Family, reader: SourceReader, spec: ChunkSpec, summary: ChunkSummary
+    ) -> None:
+        self.family = family
+        self.reader = reader
+        self.spec = spec
+        self.summary = summary
+        self.problem = prepare(empty_data(spec))
+
+    @property
+    def source(self) -> Any:
+        """Where the rows are read from (None after unpickling)."""
+        return self.reader.source
+
+    @property
+    def n_passes(self) -> int:
+        """Passes over the data so far (levels, summary, and one per evaluation)."""
+        return self.reader.n_passes
+
+    @property
+    def data(self) -> CLMData:
+        """Not available: the rows are read at each pass."""
+        raise NotFittedError(
+            "a chunked model keeps no rows in memory; use its summaries (nobs, "
+            "response_counts) or read the data yourself"
+        )
+
+    @property
+    def nobs(self) -> float:
+        """Sum of the weights."""
+        return float(self.summary.sum_weights)
+
+    @property
+    def n_rows(self) -> int:
+        """Rows used in the fit."""
+        return int(self.summary.n_used)
+
+    @property
+    def response_counts(self) -> FloatArray:
+        """Weighted count of each response level."""
+        return np.asarray(self.summary.counts, dtype=float)
+
+    @property
+    def has_offset(self) -> bool:
+        """Whether any offset is non-zero."""
+        return bool(self.summary.any_offset)
+
+    @property
+    def has_weights(self) -> bool:
+        """Whether any weight differs from one."""
+        return bool(self.summary.non_unit_weights)
+
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> PassEvaluation:
+        """One pass over the data: log-likelihood, gradient and Hessian at ``params``."""
+        totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
+        return PassEvaluation(totals, self.spec.link)
+
+    def newton(
+        self,
+        start: FloatArray,
+        options: NewtonOptions,
+        *,
+        callback: IterationCallback | None = None,
+        progress: bool = True,
+        banded: bool = False,
+    ) -> NewtonResult:
+        """Run Newton's method, one pass per evaluation, with a progress bar if watched."""
+        with PassProgress(enabled=progress and _interactive()) as bar:
+
+            def objective(x: FloatArray) -> PassEvaluation:
+                evaluation = self.evaluate(x, banded=banded)
+                bar.tick(evaluation)
+                return evaluation
+
+            return newton(
+                objective,
+                start,
+                options,
+                callback,
+                linear_solve=banded_newton_step if banded else None,
+            )
+
+    def start_params(self) -> FloatArray:
+        """Marginal thresholds and zero effects, from the response counts."""
+        return initial_params(self.problem, counts=self.response_counts)
+
+    def diverging(self, solution: NewtonResult) -> list[int]:
+        """Not checked: the separation LP needs the rows in memory.
+
+        A diverging fit still warns through the convergence code.
+        """
+        return []
+
+    def without_location(self) -> ChunkedEvaluator:
+        """The same source with no location effects."""
+        spec = replace(self.spec, terms=replace(self.spec.terms, names=[]))
+        return ChunkedEvaluator(self.family, self.reader, spec, self.summary)
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series))
+
+
+def _column_plan(
+    source: Any, response: str, variables: set[str], weights: str | None, offset: str | None
+) -> ColumnPlan:
+    columns = list(source.columns)
+    roles = (("response", response), ("weights column", weights), ("offset column", offset))
+    for role, name in roles:
+        if name is not None and name not in columns:
+            close = difflib.get_close_matches(name, columns, n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise FormulaError(f"the {role} {name!r} is not a column of the data.{hint}")
+    used = [response, *sorted(v for v in variables if v in columns)]
+    return ColumnPlan(response=response, columns=used, factors=[], weights=weights, offset=offset)
+
+
+def _check_streamable(family: Family, nominal: object, scale: object) -> None:
+    link = family.link
+    unsupported = [
+        what
+        for what, used in (
+            (f"the {family.name!r} family", not family.ordered_cutpoints),
+            ("nominal effects", nominal is not None),
+            ("scale effects", scale is not None),
+            (f"the flexible link {link.name!r}", hasattr(link, "nested_link")),
+        )
+        if used
+    ]
+    if unsupported:
+        raise SpecificationError(
+            f"{' and '.join(unsupported)} are not available for data read in chunks yet; "
+            "fit a cumulative location-only model with a standard link, or load the data "
+            "into memory"
+        )
+
+
+def build_chunked(
+    formula: str,
+    data: Any,
+    *,
+    family: Family,
+    threshold: str,
+    design_options: dict[str, Any],
+    weights: Any,
+    offset: Any,
+    nominal: Any,
+    scale: Any,
+    context: Any,
+    chunksize: int | None,
+) -> tuple[Design, ChunkedEvaluator]:
+    """Describe chunked data (two passes: levels, then a summary) and its evaluator.
+
+    Parameters are those of :meth:`ordstats.OrdinalModel.from_formula`;
+    ``weights`` and ``offset`` must be column names.  Nominal and scale effects,
+    flexible links and families other than the cumulative are not available
+    for chunked data yet.
+
+    Returns
+    -------
+    design : Design
+        The design without its rows (names, levels, formula).
+    evaluator : ChunkedEvaluator
+    """
+    _check_streamable(family, nominal, scale)
+    for role, value in (("weights", weights), ("offset", offset)):
+        if value is not None and not isinstance(value, str):
+            raise DataError(
+                f"with data read in chunks, {role} must name a column; got {type(value).__name__}"
+            )
+    source = open_source(data, chunksize)
+    response, variables = formula_variables(formula)
+    plan = _column_plan(source, response, variables, weights, offset)
+    if hasattr(source, "check_columns"):
+        source.check_columns(plan.read_columns)
+    ctx = {k: v for k, v in dict(context or {}).items() if k in variables}
+    sample = source.first_chunk(plan.read_columns)
+    factors = categorical_variables(formula, sample, ctx) | {
+        c for c in plan.columns if c != response and not _is_numeric(sample[c])
+    }
+    plan = replace(plan, factors=sorted(factors))
+    reader = SourceReader(source)
+    scan = reader.read_pass(scan_levels, plan)
+    encoded, fitted_formula, terms = fix_levels(
+        scan,
+        plan,
+        formula,
+        ctx,
+        levels=design_options["levels"],
+        many_levels=design_options["many_levels"],
+    )
+    spec = ChunkSpec(
+        plan=plan,
+        terms=terms,
+        level_codes={label: j for j, label in enumerate(encoded.levels)},
+        link=family.link,
+        jacobian=model_jacobian(threshold, len(encoded.levels) - 1, family),
+        context=ctx,
+    )
+    summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
+    spec, encoded = apply_summary(
+        summary,
+        spec,
+        encoded,
+        missing=design_options["missing"],
+        collinear=design_options["collinear"],
+    )
+    if spec.n_levels != len(summary.counts):
+        spec = replace(spec, jacobian=model_jacobian(threshold, spec.n_levels - 1, family))
+        summary = replace(summary, counts=summary.counts[summary.counts > 0])
+    evaluator = ChunkedEvaluator(family, reader, spec, summary)
+    return skeleton_design(encoded, spec, fitted_formula, summary), evaluator
+
+
+def _interactive() -> bool:
+    """Tell whether a terminal or a notebook is watching."""
+    if "ipykernel" in sys.modules:
+        return True
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+class PassProgress:
+    """A tqdm bar with one tick per pass, showing the log-likelihood and max|grad|.
+
+    Parameters
+    ----------
+    enabled : bool
+        False gives a silent object with the same interface.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar: Any = None
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # pragma: no cover - tqdm is optional
+                return
+            self.bar = tqdm(desc="Newton passes", unit="pass", leave=True)
+
+    def __enter__(self) -> PassProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def tick(self, evaluation: PassEvaluation) -> None:
+        """Advance by one pass."""
+        if self.bar is None:
+            return
+        grad = np.asarray(evaluation.gradient)
+        self.bar.set_postfix(
+            loglik=f"{-evaluation.nll:.8g}",
+            max_grad=f"{float(np.max(np.abs(grad))) if grad.size else 0.0:.2e}",
+            refresh=False,
+        )
+        self.bar.update(1)

@@ -1,0 +1,192 @@
+"""The model options, declared and validated once.
+
+:class:`ModelOptions` is the one place where the options shared by every way of
+building a model live: :class:`~ordstats.OrdinalModel` (arrays),
+:meth:`~ordstats.OrdinalModel.from_formula` (in memory or in chunks) and the
+command line all turn their keywords into a :class:`ModelOptions`, so a new
+option is declared here and nowhere else.  :func:`newton_options` does the same
+for the solver's tolerances.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ordstats._typing import CollinearAction, MissingAction
+from ordstats.core.links import Link
+from ordstats.core.solver import NewtonOptions
+from ordstats.core.thresholds import THRESHOLD_STRUCTURES
+from ordstats.errors import SpecificationError
+from ordstats.families import Family, get_family
+
+__all__ = ["ModelOptions", "newton_options"]
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Options of an ordinal model (every constructor's keywords besides the data).
+
+    Parameters
+    ----------
+    family : {"cumulative", "sratio", "cratio", "acat"}
+        The model: cumulative link (R's ``clm``), stopping ratio, continuation
+        ratio or adjacent category (VGAM's families).
+    reverse : bool
+        VGAM's ``reverse=`` for sratio, cratio and acat.
+    link : str or Link
+        ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"`` or
+        a flexible family (``"aranda-ordaz"``, ``"log-gamma"``).
+    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
+        Threshold structure (cumulative family).
+    levels : sequence, optional
+        Order of the response levels, lowest first.
+    missing : {"drop", "raise"}
+        What to do with rows that have missing or non-finite values.
+    collinear : {"drop", "raise"}
+        What to do with aliased regressors.
+    many_levels : bool
+        Allow a response with more than 50 distinct levels.
+
+    Raises
+    ------
+    SpecificationError
+        For a value outside the allowed ones; the message lists them.
+    """
+
+    family: str = "cumulative"
+    reverse: bool = False
+    link: str | Link = "logit"
+    threshold: str = "flexible"
+    levels: Sequence[Any] | None = None
+    missing: MissingAction = "drop"
+    collinear: CollinearAction = "drop"
+    many_levels: bool = False
+
+    def __post_init__(self) -> None:
+        self.family_object()  # validates family, link and reverse together
+        if not isinstance(self.threshold, str) or self.threshold not in THRESHOLD_STRUCTURES:
+            raise SpecificationError(
+                f"unknown threshold structure {self.threshold!r}; choose one of "
+                f"{', '.join(map(repr, THRESHOLD_STRUCTURES))}"
+            )
+        _check_choice("missing", self.missing, ("drop", "raise"))
+        _check_choice("collinear", self.collinear, ("drop", "raise"))
+        if not isinstance(self.many_levels, (bool, np.bool_)):
+            raise SpecificationError(f"many_levels must be True or False; got {self.many_levels!r}")
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, object]) -> ModelOptions:
+        """Build the options from a constructor's ``**options``, naming any unknown keyword.
+
+        Parameters
+        ----------
+        keywords : mapping
+            Option names and values.
+
+        Returns
+        -------
+        ModelOptions
+        """
+        cls.check_names(keywords)
+        return cls(**keywords)  # type: ignore[arg-type]
+
+    def replace(self, keywords: Mapping[str, object]) -> ModelOptions:
+        """These options with some replaced (validated together).
+
+        Parameters
+        ----------
+        keywords : mapping
+            Option names and new values.
+
+        Returns
+        -------
+        ModelOptions
+        """
+        self.check_names(keywords)
+        return dataclasses.replace(self, **keywords)  # type: ignore[arg-type]
+
+    @classmethod
+    def check_names(cls, keywords: Mapping[str, object]) -> None:
+        """Raise a :class:`SpecificationError` naming any unknown option."""
+        known = cls.names()
+        for name in keywords:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise SpecificationError(
+                    f"unknown option {name!r}; the options are {', '.join(known)}.{hint}"
+                )
+
+    @classmethod
+    def names(cls) -> list[str]:
+        """Names of the options, in declaration order."""
+        return [f.name for f in fields(cls)]
+
+    def family_object(self) -> Family:
+        """The :class:`~ordstats.families.Family` these options describe."""
+        return get_family(self.family, link=self.link, reverse=self.reverse)
+
+    def as_keywords(self) -> dict[str, Any]:
+        """The options as keywords for :class:`~ordstats.OrdinalModel` or ``from_formula``."""
+        return {name: getattr(self, name) for name in self.names()}
+
+    def design_keywords(self) -> dict[str, Any]:
+        """The options the formula layer needs to build a design."""
+        return {
+            "levels": self.levels,
+            "missing": self.missing,
+            "collinear": self.collinear,
+            "many_levels": self.many_levels,
+        }
+
+
+def _check_choice(name: str, value: object, choices: Sequence[str]) -> None:
+    if not isinstance(value, str) or value not in choices:
+        raise SpecificationError(
+            f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}"
+        )
+
+
+def newton_options(maxiter: object, gradtol: object, reltol: object) -> NewtonOptions:
+    """Validate ``fit()``'s solver settings and return them as :class:`NewtonOptions`.
+
+    Parameters
+    ----------
+    maxiter : int
+        Maximum Newton iterations (non-negative).
+    gradtol, reltol : float
+        Positive, finite tolerances on ``max|gradient|`` and the relative step.
+
+    Returns
+    -------
+    NewtonOptions
+
+    Raises
+    ------
+    SpecificationError
+        For a negative or non-integer ``maxiter``, or a tolerance that is not a
+        positive finite number (an infinite tolerance would report convergence
+        at the starting values).
+    """
+    if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
+        raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
+    tolerances = {"gradtol": gradtol, "reltol": reltol}
+    for name, value in tolerances.items():
+        ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
+        if not ok or not float(value) > 0 or not math.isfinite(float(value)):  # type: ignore[arg-type]
+            raise SpecificationError(
+                f"{name} must be a positive number, and finite (an infinite tolerance would "
+                f"stop at the starting values); got {value!r}"
+            )
+    return NewtonOptions(
+        max_iter=int(maxiter),
+        grad_tol=float(gradtol),  # type: ignore[arg-type]
+        rel_tol=float(reltol),  # type: ignore[arg-type]
+    )
