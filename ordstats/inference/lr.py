@@ -20,7 +20,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,9 +27,7 @@ from scipy import stats
 
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.inference.nesting import check_comparable, check_nested
-
-if TYPE_CHECKING:
-    from ordstats.results.fitted import OrdinalResults
+from ordstats.results.fitted import OrdinalResults
 
 __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
 
@@ -134,8 +131,6 @@ class LRTestResult:
 
 
 def _check_results(models: Sequence[object]) -> None:
-    from ordstats.results.fitted import OrdinalResults
-
     for res in models:
         if not isinstance(res, OrdinalResults):
             raise OrdstatsError(

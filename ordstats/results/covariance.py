@@ -31,17 +31,26 @@ conventions are statsmodels':
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import linalg
 from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
 from ordstats.errors import DataError, SpecificationError
-from ordstats.results.fitted import Covariance
+from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 
-__all__ = ["COV_TYPES", "canonical_cov_type", "cluster_groups", "sandwich_covariance"]
+__all__ = [
+    "COV_TYPES",
+    "Covariance",
+    "canonical_cov_type",
+    "cluster_groups",
+    "observed_covariance",
+    "sandwich_covariance",
+]
 
 #: Accepted names of ``cov_type`` and the kind each produces.
 COV_TYPES = {
@@ -52,6 +61,65 @@ COV_TYPES = {
     "cluster": "cluster",
     "expected": "expected",
 }
+
+
+#: Reciprocal condition number below which the Hessian counts as singular.
+_SINGULAR_RCOND = 1e-13
+
+
+@dataclass(frozen=True)
+class Covariance:
+    """A covariance matrix of the estimates and how it was obtained.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (k, k)
+        NaN when the information matrix is singular.
+    cond : float
+        Condition number of the Hessian (R's ``cond.H``).
+    singular : bool
+    kind : str
+        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
+        ``"cluster"``: sandwich estimators (see :mod:`ordstats.results.covariance`).
+    """
+
+    matrix: FloatArray
+    cond: float
+    singular: bool
+    kind: str = "nonrobust"
+
+    def variances(self) -> FloatArray:
+        """Return the diagonal of :attr:`matrix`."""
+        return np.diag(self.matrix)
+
+
+def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
+    """Invert the observed information (Hessian of the negative log-likelihood).
+
+    Parameters
+    ----------
+    hessian : ndarray, shape (k, k), or BandedHessian
+
+    Returns
+    -------
+    Covariance or BandedCovariance
+        The inverse by Cholesky, or NaN if the Hessian is not positive definite
+        or its reciprocal condition number is below ``1e-13``; for a
+        :class:`~ordstats.families.cumulative.banded.BandedHessian` it is formed only on request.
+    """
+    if isinstance(hessian, BandedHessian):
+        return BandedCovariance(hessian)
+    k = hessian.shape[0]
+    if k == 0:
+        return Covariance(np.empty((0, 0)), 1.0, False)
+    if not np.all(np.isfinite(hessian)):
+        return Covariance(np.full((k, k), np.nan), np.inf, True)
+    eig = np.linalg.eigvalsh(hessian)
+    cond = float(eig[-1] / eig[0]) if eig[0] > 0 else np.inf
+    if eig[0] <= eig[-1] * _SINGULAR_RCOND:
+        return Covariance(np.full((k, k), np.nan), cond, True)
+    factor = linalg.cho_factor(hessian)
+    return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
 
 
 def canonical_cov_type(cov_type: str) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import linalg, stats
+from scipy import stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
@@ -26,13 +26,13 @@ from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
-from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.cumulative.prediction import (
     crossing_rows,
     threshold_gradient,
     threshold_matrix,
 )
+from ordstats.results.covariance import Covariance, observed_covariance
 from ordstats.results.methods import InferenceMixin
 
 if TYPE_CHECKING:
@@ -40,10 +40,8 @@ if TYPE_CHECKING:
 
     from ordstats.estimation.model import OrdinalModel
 
-__all__ = ["Covariance", "FitInfo", "OrdinalResults", "observed_covariance"]
+__all__ = ["FitInfo", "OrdinalResults"]
 
-#: Reciprocal condition number below which the Hessian counts as singular.
-_SINGULAR_RCOND = 1e-13
 _PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
 #: Most distinct nominal-design rows for which ``thresholds`` are tabulated.
 _MAX_PATTERNS = 20
@@ -96,61 +94,6 @@ class FitInfo:
             diverging=tuple(diverging),
             crossing=crossing,
         )
-
-
-@dataclass(frozen=True)
-class Covariance:
-    """A covariance matrix of the estimates and how it was obtained.
-
-    Attributes
-    ----------
-    matrix : ndarray, shape (k, k)
-        NaN when the information matrix is singular.
-    cond : float
-        Condition number of the Hessian (R's ``cond.H``).
-    singular : bool
-    kind : str
-        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
-        ``"cluster"``: sandwich estimators (see :mod:`ordstats.results.covariance`).
-    """
-
-    matrix: FloatArray
-    cond: float
-    singular: bool
-    kind: str = "nonrobust"
-
-    def variances(self) -> FloatArray:
-        """Return the diagonal of :attr:`matrix`."""
-        return np.diag(self.matrix)
-
-
-def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
-    """Invert the observed information (Hessian of the negative log-likelihood).
-
-    Parameters
-    ----------
-    hessian : ndarray, shape (k, k), or BandedHessian
-
-    Returns
-    -------
-    Covariance or BandedCovariance
-        The inverse by Cholesky, or NaN if the Hessian is not positive definite
-        or its reciprocal condition number is below ``1e-13``; for a
-        :class:`~ordstats.families.cumulative.banded.BandedHessian` it is formed only on request.
-    """
-    if isinstance(hessian, BandedHessian):
-        return BandedCovariance(hessian)
-    k = hessian.shape[0]
-    if k == 0:
-        return Covariance(np.empty((0, 0)), 1.0, False)
-    if not np.all(np.isfinite(hessian)):
-        return Covariance(np.full((k, k), np.nan), np.inf, True)
-    eig = np.linalg.eigvalsh(hessian)
-    cond = float(eig[-1] / eig[0]) if eig[0] > 0 else np.inf
-    if eig[0] <= eig[-1] * _SINGULAR_RCOND:
-        return Covariance(np.full((k, k), np.nan), cond, True)
-    factor = linalg.cho_factor(hessian)
-    return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
 
 
 class OrdinalResults(InferenceMixin):

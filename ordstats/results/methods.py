@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from statsmodels.stats.contrast import ContrastResults
 
     from ordstats.estimation.model import OrdinalModel
-    from ordstats.results.fitted import Covariance
+    from ordstats.results.covariance import Covariance
     from ordstats.results.prediction_se import PredictionResults
 
 
