@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from ordstats import datasets, errors, families, links, plotting
+from ordstats._version import __version__ as __version__
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -37,5 +38,3 @@ __all__ = [
     "plotting",
     "vuong_test",
 ]
-
-__version__ = "0.1.0"

@@ -35,7 +35,8 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from ordstats import datasets
+import ordstats.datasets as datasets
+from ordstats._version import __version__
 from ordstats.core.links import link_names
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
@@ -199,8 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     argparse.ArgumentParser
         With the sub-commands ``fit`` and ``datasets``.
     """
-    from ordstats import __version__
-
     parser = argparse.ArgumentParser(
         prog="ordstats",
         description="Ordinal regression (cumulative link models) that agrees with R's clm.",

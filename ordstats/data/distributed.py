@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ordstats.data.sources import add_parts
+from ordstats.data.parts import add_parts
 from ordstats.errors import DataError
 
 __all__ = ["DaskSource"]

@@ -11,7 +11,6 @@ partitions of a Dask DataFrame on the active Dask scheduler.
 
 from __future__ import annotations
 
-import functools
 import glob
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -21,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ordstats.data.distributed import DaskSource
+from ordstats.data.parts import add_parts
 from ordstats.errors import DataError
 
 __all__ = ["ArrowSource", "FrameSource", "is_source", "open_source"]
@@ -99,8 +100,6 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
     if hasattr(data, "map_reduce"):
         return data
     if _is_dask_frame(data):
-        from ordstats.data.distributed import DaskSource
-
         return DaskSource(data)
     if isinstance(data, pd.DataFrame):
         return FrameSource(data, size)
@@ -306,17 +305,3 @@ def _same_values(want: Any, got: Any) -> bool:
         return "string" if pat.is_string(t) or pat.is_large_string(t) else t
 
     return bool(base(want) == base(got))
-
-
-def add_parts(a: Any, b: Any) -> Any:
-    """Add two partial results; None (a chunk without usable rows) adds nothing."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
-
-
-def sum_parts(parts: Sequence[Any]) -> Any:
-    """Sum partial results, skipping None."""
-    return functools.reduce(add_parts, parts, None)

@@ -16,6 +16,8 @@ at least two observed levels, and a design of full column rank.
 
 from __future__ import annotations
 
+from formulaic.utils.context import capture_context
+
 from ordstats.design.arrays import design_from_arrays
 from ordstats.design.chunks import (
     categorical_variables,
@@ -40,6 +42,7 @@ __all__ = [
     "Design",
     "TermsDesign",
     "aliased_columns",
+    "capture_context",
     "categorical_variables",
     "check_choice",
     "chunk_weights",

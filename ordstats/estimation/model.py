@@ -14,13 +14,18 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from formulaic.utils.context import capture_context
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.solver import NewtonOptions, NewtonResult, Objective, newton
 from ordstats.data.sources import is_source
-from ordstats.design import Design, TermsDesign, design_from_arrays, design_from_formula
+from ordstats.design import (
+    Design,
+    TermsDesign,
+    capture_context,
+    design_from_arrays,
+    design_from_formula,
+)
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.estimation.evaluators import (

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from formulaic.utils.context import capture_context
 
 from ordstats.core.links import get_link
+from ordstats.design import capture_context
 from ordstats.errors import SpecificationError
 from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
