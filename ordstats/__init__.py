@@ -17,12 +17,14 @@ from ordstats.errors import (
     SeparationWarning,
 )
 from ordstats.estimation.model import OrdinalModel
+from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "ConvergenceWarning",
+    "ModelOptions",
     "OrdinalModel",
     "OrdinalResults",
     "OrdstatsError",

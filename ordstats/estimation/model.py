@@ -99,35 +99,13 @@ class OrdinalModel:
     offset : array-like, optional
         Known term added to ``x'beta``.
 
-    Other Parameters
-    ----------------
     **options
-        The model options, declared once in
-        :class:`~ordstats.estimation.options.ModelOptions`:
-    family : {"cumulative", "sratio", "cratio", "acat"}
-        The model (see above and :mod:`ordstats.families`).
-    reverse : bool
-        VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
-        top level down.  Not defined for the cumulative family.
-    link : str or Link
-        The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
-        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"``
-        (logit at ``lambda = 1``,
-        cloglog as ``lambda -> 0``) and ``"log-gamma"`` (probit at 0, cloglog at 1,
-        loglog at -1) estimate ``lambda``; R's spellings are accepted.  sratio and
-        cratio take the five standard links; ``acat`` is the adjacent-category
-        *logit* model and takes ``"logit"`` only.
-    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
-        Threshold structure (cumulative family only; the others have one free
-        intercept per step).
-    levels : sequence, optional
-        Order of the response levels, lowest first.
-    missing : {"drop", "raise"}
-        What to do with rows that have missing or non-finite values.
-    collinear : {"drop", "raise"}
-        What to do with aliased regressors.
-    many_levels : bool
-        Allow a response with more than 50 distinct levels.
+        The model options: ``family`` (``"cumulative"``, ``"sratio"``,
+        ``"cratio"``, ``"acat"``), ``reverse``, ``link`` (``"logit"``,
+        ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"``,
+        ``"aranda-ordaz"``, ``"log-gamma"``), ``threshold``, ``levels``,
+        ``missing``, ``collinear``, ``many_levels``; each is described, with
+        its default and allowed values, in :class:`~ordstats.ModelOptions`.
 
     See Also
     --------
@@ -216,7 +194,7 @@ class OrdinalModel:
             ``family``, ``reverse``, ``link``, ``threshold``, ``levels``,
             ``missing``, ``collinear``, ``many_levels``: as for
             :class:`OrdinalModel` (declared in
-            :class:`~ordstats.estimation.options.ModelOptions`).
+            :class:`~ordstats.ModelOptions`).
 
         Returns
         -------
@@ -338,7 +316,7 @@ class OrdinalModel:
             Replacement designs for these parts (same rows).
         **options
             Replacement options (e.g. ``link="probit"``), validated as in
-            :class:`~ordstats.estimation.options.ModelOptions`.
+            :class:`~ordstats.ModelOptions`.
 
         Returns
         -------

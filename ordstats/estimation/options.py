@@ -39,12 +39,19 @@ class ModelOptions:
         The model: cumulative link (R's ``clm``), stopping ratio, continuation
         ratio or adjacent category (VGAM's families).
     reverse : bool
-        VGAM's ``reverse=`` for sratio, cratio and acat.
+        VGAM's ``reverse=`` for sratio, cratio and acat: the steps run from the
+        top level down.  Not defined for the cumulative family.
     link : str or Link
-        ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"`` or
-        a flexible family (``"aranda-ordaz"``, ``"log-gamma"``).
+        The inverse of ``F``: ``"logit"``, ``"probit"``, ``"cloglog"``,
+        ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"``
+        (logit at ``lambda = 1``, cloglog as ``lambda -> 0``) and ``"log-gamma"``
+        (probit at 0, cloglog at 1, loglog at -1) estimate ``lambda``; R's
+        spellings are accepted.  sratio and cratio take the five standard
+        links; ``acat`` is the adjacent-category *logit* model and takes
+        ``"logit"`` only.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
-        Threshold structure (cumulative family).
+        Threshold structure (cumulative family only; the others have one free
+        intercept per step).
     levels : sequence, optional
         Order of the response levels, lowest first.
     missing : {"drop", "raise"}
@@ -58,6 +65,15 @@ class ModelOptions:
     ------
     SpecificationError
         For a value outside the allowed ones; the message lists them.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> options = ordstats.ModelOptions(link="probit", threshold="equidistant")
+    >>> wine = ordstats.datasets.load("wine")
+    >>> model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, **options.as_keywords())
+    >>> model.link.name, model.threshold
+    ('probit', 'equidistant')
     """
 
     family: str = "cumulative"
