@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from scipy import linalg
@@ -54,6 +54,9 @@ class Objective(Protocol):
         ...
 
 
+ObjectiveT = TypeVar("ObjectiveT", bound=Objective)
+
+
 @dataclass(frozen=True)
 class NewtonOptions:
     """Control settings of :func:`newton`, with R ``clm.control``'s defaults.
@@ -81,7 +84,7 @@ class NewtonOptions:
 
 
 @dataclass(frozen=True)
-class NewtonResult:
+class NewtonResult(Generic[ObjectiveT]):
     """Outcome of :func:`newton`.
 
     Attributes
@@ -101,7 +104,7 @@ class NewtonResult:
     """
 
     x: FloatArray
-    evaluation: Objective
+    evaluation: ObjectiveT
     code: int
     n_iter: int
     n_halvings: int
@@ -159,12 +162,12 @@ def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
 
 
 def newton(
-    objective: Callable[[FloatArray], Objective],
+    objective: Callable[[FloatArray], ObjectiveT],
     start: FloatArray,
     options: NewtonOptions | None = None,
     callback: Callable[[int, float, float], None] | None = None,
     linear_solve: Callable[[Any, FloatArray], tuple[FloatArray, bool]] | None = None,
-) -> NewtonResult:
+) -> NewtonResult[ObjectiveT]:
     """Minimise a smooth function by damped Newton-Raphson.
 
     Parameters

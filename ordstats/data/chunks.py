@@ -187,9 +187,9 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
         if col == plan.response:
             continue
         if col in levels:
-            cats, ordered = levels[col]
-            filled = np.resize(np.array(cats, dtype=object), n) if cats else [None] * n
-            data[col] = pd.Categorical(filled, categories=cats, ordered=ordered)
+            labels, is_ordered = levels[col]
+            filled = np.resize(np.array(labels, dtype=object), n) if labels else np.full(n, None)
+            data[col] = pd.Categorical(filled, categories=labels, ordered=is_ordered)
         else:
             data[col] = np.ones(n)
     return pd.DataFrame(data, index=pd.RangeIndex(n))
@@ -463,7 +463,7 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
         n_used=int(arrays.y.size),
         n_bad=arrays.n_bad,
         sum_weights=float(arrays.weights.sum()),
-        counts=np.bincount(arrays.y, weights=arrays.weights, minlength=spec.n_levels),
+        counts=np.bincount(arrays.y, weights=arrays.weights, minlength=spec.n_levels).astype(float),
         bad=arrays.bad,
         gram=gram_with_intercept(arrays.X),
         any_offset=bool(np.any(arrays.offset)),

@@ -21,7 +21,7 @@ import difflib
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
-from ordstats.core.solver import NewtonOptions, NewtonResult, Objective, newton
+from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.data.chunks import (
     ChunkSpec,
@@ -49,9 +49,9 @@ from ordstats.design import Design, categorical_variables, formula_variables
 from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
-from ordstats.families.cumulative.likelihood import prepare
+from ordstats.families.cumulative.likelihood import Evaluation, prepare
 from ordstats.families.cumulative.start import initial_params
-from ordstats.families.problem import CLMData
+from ordstats.families.problem import CLMData, FamilyEvaluation
 
 __all__ = [
     "BANDED_MIN_THRESHOLDS",
@@ -128,7 +128,7 @@ class Evaluator(Protocol):
         """Whether any weight differs from one."""
         ...
 
-    def evaluate(self, params: FloatArray, *, banded: bool = False) -> Objective:
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
         """Negative log-likelihood, gradient and Hessian at ``params``."""
         ...
 
@@ -222,7 +222,7 @@ class InMemoryEvaluator:
     def response_counts(self) -> FloatArray:
         """Weighted count of each response level."""
         data = self._data
-        return np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+        return np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
 
     @property
     def has_offset(self) -> bool:
@@ -234,10 +234,18 @@ class InMemoryEvaluator:
         """Whether any weight differs from one."""
         return bool(np.any(self._data.weights != 1.0))
 
-    def evaluate(self, params: FloatArray, *, banded: bool = False) -> Objective:
-        """Negative log-likelihood, gradient and Hessian at ``params``."""
-        evaluation = self.family.evaluate(self.problem, params)
-        return BandedEvaluation(evaluation) if banded else evaluation
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
+        """Negative log-likelihood, gradient and Hessian at ``params``.
+
+        With ``banded=True`` the Hessian is a
+        :class:`~ordstats.families.cumulative.banded.BandedHessian`, which only
+        the banded Newton step reads.
+        """
+        evaluation: FamilyEvaluation = self.family.evaluate(self.problem, params)
+        if not banded:
+            return evaluation
+        assert isinstance(evaluation, Evaluation)  # banded: the cumulative family only
+        return cast(FamilyEvaluation, BandedEvaluation(evaluation))
 
     def newton(
         self,
@@ -337,6 +345,13 @@ class PassEvaluation:
             "per-observation scores need the rows in memory; a chunked fit keeps only sums"
         )
 
+    @property
+    def log_prob(self) -> FloatArray:
+        """Not available: the rows of chunked data are not kept."""
+        raise NotFittedError(
+            "per-row log-probabilities need the rows in memory; a chunked fit keeps only sums"
+        )
+
 
 class ChunkedEvaluator:
     """The cumulative likelihood summed chunk by chunk over data read at every pass.
@@ -412,7 +427,7 @@ class ChunkedEvaluator:
         """Whether any weight differs from one."""
         return bool(self.summary.non_unit_weights)
 
-    def evaluate(self, params: FloatArray, *, banded: bool = False) -> PassEvaluation:
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
         """One pass over the data: log-likelihood, gradient and Hessian at ``params``."""
         totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
         return PassEvaluation(totals, self.spec.link)
@@ -429,7 +444,7 @@ class ChunkedEvaluator:
         """Run Newton's method, one pass per evaluation, with a progress bar if watched."""
         with PassProgress(enabled=progress and _interactive()) as bar:
 
-            def objective(x: FloatArray) -> PassEvaluation:
+            def objective(x: FloatArray) -> FamilyEvaluation:
                 evaluation = self.evaluate(x, banded=banded)
                 bar.tick(evaluation)
                 return evaluation
@@ -607,7 +622,7 @@ class PassProgress:
         if self.bar is not None:
             self.bar.close()
 
-    def tick(self, evaluation: PassEvaluation) -> None:
+    def tick(self, evaluation: FamilyEvaluation) -> None:
         """Advance by one pass."""
         if self.bar is None:
             return

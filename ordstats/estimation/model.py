@@ -17,7 +17,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
-from ordstats.core.solver import NewtonOptions, NewtonResult, Objective, newton
+from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.data.sources import is_source
 from ordstats.design import (
     Design,
@@ -40,6 +40,7 @@ from ordstats.families.cumulative.banded import banded_applicable
 from ordstats.families.cumulative.likelihood import evaluate, prepare
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.families.cumulative.start import initial_params
+from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo, OrdinalResults
 
@@ -323,14 +324,21 @@ class OrdinalModel:
         OrdinalModel
         """
         opts = self.options.replace(options) if options else self.options
-        parts = {"response": response, "location": location, "nominal": nominal, "scale": scale}
-        changes = {name: value for name, value in parts.items() if value is not None}
-        if not self.evaluator.keeps_rows and (changes or options):
+        parts = (response, location, nominal, scale)
+        changed = any(part is not None for part in parts)
+        if not self.evaluator.keeps_rows and (changed or options):
             raise SpecificationError(
                 "refitting a model read in chunks with other terms or options is not available "
                 "yet; build the other model with OrdinalModel.from_formula on the same data"
             )
-        design = replace(self.design, **changes) if changes else self.design
+        old = self.design
+        design = replace(
+            old,
+            response=old.response if response is None else response,
+            location=old.location if location is None else location,
+            nominal=old.nominal if nominal is None else nominal,
+            scale=old.scale if scale is None else scale,
+        )
         return OrdinalModel.from_design(design, opts, context=self.formula_context)
 
     # -- descriptive ----------------------------------------------------------
@@ -446,7 +454,7 @@ class OrdinalModel:
             )
         return arr
 
-    def evaluate(self, params: object) -> Objective:
+    def evaluate(self, params: object) -> FamilyEvaluation:
         """Evaluate the negative log-likelihood and its derivatives at ``params``.
 
         For data read in chunks this is one pass over the data.

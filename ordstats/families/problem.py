@@ -9,13 +9,14 @@ says where each parameter block sits in the parameter vector, in R's order
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 
-__all__ = ["CLMData", "ParamLayout"]
+__all__ = ["CLMData", "FamilyEvaluation", "ParamLayout", "Problem"]
 
 
 @dataclass(frozen=True)
@@ -126,3 +127,52 @@ class ParamLayout:
     def n_params(self) -> int:
         """Length of the parameter vector."""
         return self.n_threshold_block + self.n_beta + self.n_zeta + self.n_lambda
+
+
+class Problem(Protocol):
+    """A family's likelihood prepared on its arrays (what ``Family.prepare`` returns)."""
+
+    @property
+    def data(self) -> CLMData:
+        """The arrays the problem was prepared from."""
+        ...
+
+    @property
+    def layout(self) -> ParamLayout:
+        """Where each parameter block sits."""
+        ...
+
+
+class FamilyEvaluation(Protocol):
+    """One evaluation of a family's negative log-likelihood (what ``Family.evaluate`` returns).
+
+    The solver needs ``nll``, ``gradient`` and ``hessian``; results also read
+    the ``link`` at the estimates (a flexible link carries its fitted
+    ``lambda``), the per-row log-probabilities and the per-row scores.
+    """
+
+    nll: float
+
+    @property
+    def gradient(self) -> FloatArray:
+        """Gradient of the negative log-likelihood, shape ``(k,)``."""
+        ...
+
+    @property
+    def hessian(self) -> FloatArray:
+        """Hessian of the negative log-likelihood, shape ``(k, k)``."""
+        ...
+
+    @property
+    def link(self) -> Link:
+        """The link at the evaluated parameters."""
+        ...
+
+    @property
+    def log_prob(self) -> FloatArray:
+        """Per-row ``log P(Y_i = y_i)``, shape ``(n,)``."""
+        ...
+
+    def observation_scores(self) -> FloatArray:
+        """Per-row gradient of the log-likelihood, shape ``(n, k)``."""
+        ...

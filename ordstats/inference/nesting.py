@@ -32,7 +32,10 @@ from scipy import linalg
 from ordstats._typing import FloatArray
 from ordstats.core.linalg import weighted_gram
 from ordstats.core.thresholds import cut_point_design
+from ordstats.data.chunks import ColumnPlan
 from ordstats.errors import SpecificationError
+from ordstats.estimation.evaluators import ChunkedEvaluator
+from ordstats.estimation.model import OrdinalModel
 
 if TYPE_CHECKING:
     from ordstats.results.fitted import OrdinalResults
@@ -138,13 +141,19 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
         )
 
 
+def _chunk_plan(model: OrdinalModel) -> ColumnPlan:
+    evaluator = model.evaluator
+    assert isinstance(evaluator, ChunkedEvaluator)
+    return evaluator.spec.plan
+
+
 def _check_comparable_chunked(a: Any, b: Any) -> None:
     """Chunked fits are comparable when they read the same rows with the same weights."""
     same = (
         a.n_rows == b.n_rows
         and a.nobs == b.nobs
         and np.array_equal(a.response_counts, b.response_counts)
-        and a.evaluator.spec.plan.weights == b.evaluator.spec.plan.weights
+        and _chunk_plan(a).weights == _chunk_plan(b).weights
     )
     if not same:
         raise SpecificationError(
@@ -160,7 +169,7 @@ def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> N
     missing = [name for name in r.exog_names if name not in set(f.exog_names)]
     if r.threshold != f.threshold and f.threshold != "flexible":
         missing.append(f"threshold={r.threshold!r}")
-    if r.evaluator.spec.plan.offset != f.evaluator.spec.plan.offset:
+    if _chunk_plan(r).offset != _chunk_plan(f).offset:
         missing.append("offset")
     if missing:
         raise SpecificationError(

@@ -225,7 +225,7 @@ def _cluster_factor(use_correction: Any, groups: np.ndarray, k: int) -> float:
 
 
 def sandwich_covariance(
-    nonrobust: Covariance,
+    nonrobust: Covariance | BandedCovariance,
     scores: FloatArray,
     weights: FloatArray,
     kind: str,

@@ -26,12 +26,13 @@ from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
-from ordstats.families.cumulative.likelihood import Evaluation
+from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
     crossing_rows,
     threshold_gradient,
     threshold_matrix,
 )
+from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, observed_covariance
 from ordstats.results.methods import InferenceMixin
 
@@ -118,7 +119,7 @@ class OrdinalResults(InferenceMixin):
         self,
         model: OrdinalModel,
         params: FloatArray,
-        evaluation: Evaluation,
+        evaluation: FamilyEvaluation,
         info: FitInfo,
         covariance: Covariance | None = None,
     ) -> None:
@@ -129,7 +130,9 @@ class OrdinalResults(InferenceMixin):
         self._evaluation = evaluation
         #: inverse observed information, kept when ``covariance`` is a sandwich
         self.nonrobust_covariance = observed_covariance(evaluation.hessian)
-        self.covariance = covariance if covariance is not None else self.nonrobust_covariance
+        self.covariance: Covariance | BandedCovariance = (
+            covariance if covariance is not None else self.nonrobust_covariance
+        )
         if self.nonrobust_covariance.singular and not info.diverging:
             warnings.warn(
                 "the Hessian is numerically singular at the estimates, so the parameters "
@@ -236,7 +239,9 @@ class OrdinalResults(InferenceMixin):
         """
         model = self.model
         info = model.family_spec.expected_information(model.problem, self.params.to_numpy())
-        return replace(observed_covariance(info), kind="expected")
+        covariance = observed_covariance(info)
+        assert isinstance(covariance, Covariance)  # a dense information matrix
+        return replace(covariance, kind="expected")
 
     @cached_property
     def bse(self) -> pd.Series:

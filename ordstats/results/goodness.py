@@ -291,9 +291,9 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     position = {name: j + 1 for j, name in enumerate(names)}
     groups: dict[str, list[int]] = {"All": list(range(1, k))}
     groups.update({name: [position[name]] for name in names})
-    for term, columns in term_columns(model.design.location).items():
-        if len(columns) > 1:
-            groups[term] = [position[c] for c in columns]
+    for term, term_names in term_columns(model.design.location).items():
+        if len(term_names) > 1:
+            groups[term] = [position[c] for c in term_names]
     rows = {}
     for label, columns in groups.items():
         chi2, df = _wald(_equality_contrast(columns, n_cuts, k), estimates, covariance)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from statsmodels.stats.contrast import ContrastResults
 
     from ordstats.estimation.model import OrdinalModel
+    from ordstats.families.cumulative.banded import BandedCovariance
     from ordstats.results.covariance import Covariance
     from ordstats.results.prediction_se import PredictionResults
 
@@ -32,9 +33,19 @@ class InferenceMixin:
 
     model: OrdinalModel
     params: pd.Series
-    covariance: Covariance
-    nonrobust_covariance: Covariance
+    covariance: Covariance | BandedCovariance
+    nonrobust_covariance: Covariance | BandedCovariance
     llf: float
+
+    if TYPE_CHECKING:  # provided by OrdinalResults
+
+        @property
+        def llnull(self) -> float:  # noqa: D102
+            ...
+
+        @property
+        def nobs(self) -> float:  # noqa: D102
+            ...
 
     # -- covariance -----------------------------------------------------------
 
@@ -274,7 +285,7 @@ class InferenceMixin:
             self.llnull,
             self.nobs,
             eta,
-            data.weights,  # type: ignore[attr-defined]
+            data.weights,
             self.model.link,
             self.model.problem.layout.n_zeta > 0,
         )

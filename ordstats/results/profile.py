@@ -29,6 +29,7 @@ import bisect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,11 @@ from ordstats._typing import FloatArray
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families import StepProblem, evaluate_problem
-from ordstats.families.cumulative.likelihood import CLMProblem, Evaluation
+from ordstats.families.cumulative.likelihood import CLMProblem
+from ordstats.families.problem import FamilyEvaluation
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["ParameterProfile", "plot_profile", "profile_conf_int", "profile_curve"]
 
@@ -73,7 +78,7 @@ class _FixedObjective:
 
     __slots__ = ("_ev", "_free", "nll")
 
-    def __init__(self, evaluation: Evaluation, free: np.ndarray) -> None:
+    def __init__(self, evaluation: FamilyEvaluation, free: np.ndarray) -> None:
         self._ev = evaluation
         self._free = free
         self.nll = evaluation.nll
@@ -410,9 +415,9 @@ def profile_curve(
     return frame
 
 
-def plot_profile(  # type: ignore[no-untyped-def]
-    curve: pd.DataFrame, ax: object = None, levels: Sequence[float] = (0.95, 0.99)
-):
+def plot_profile(
+    curve: pd.DataFrame, ax: Axes | None = None, levels: Sequence[float] = (0.95, 0.99)
+) -> Axes:
     """Plot a profile curve: the signed root ``r`` against the parameter.
 
     The dashed line is the Wald approximation ``(value - estimate) / se``;

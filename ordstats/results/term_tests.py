@@ -57,13 +57,15 @@ def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> Ordina
     moved = TermsDesign(
         matrix=location.matrix[:, columns], names=[location.names[j] for j in columns]
     )
-    changes = {part: _with_columns(getattr(design, part), moved)}
+    changes: dict[str, TermsDesign] = {part: _with_columns(getattr(design, part), moved)}
     if part == "nominal":  # a nominal effect contains the location shift
         keep = [j for j in range(len(location.names)) if j not in set(columns)]
         changes["location"] = replace(
             location, matrix=location.matrix[:, keep], names=[location.names[j] for j in keep]
         )
-    return model.with_changes(**changes)
+    return model.with_changes(
+        location=changes.get("location"), nominal=changes.get("nominal"), scale=changes.get("scale")
+    )
 
 
 def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
