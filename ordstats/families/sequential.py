@@ -38,6 +38,7 @@ import numpy as np
 from ordstats._typing import BoolArray, FloatArray, IntArray
 from ordstats.core.links import Link, link_names
 from ordstats.families.base import StepFamily
+from ordstats.families.capabilities import Capabilities
 from ordstats.families.pointwise import DiagonalCurvature, Pointwise, cumsum_columns
 
 __all__ = ["ContinuationRatio", "StoppingRatio"]
@@ -46,7 +47,6 @@ __all__ = ["ContinuationRatio", "StoppingRatio"]
 class _Sequential(StepFamily):
     """Shared maths of the sequential families; subclasses say which outcome is ``F``."""
 
-    links: ClassVar[tuple[str, ...]] = link_names()
     #: Whether ``F(eta)`` is the probability of stopping (sratio) or going on (cratio).
     event_is_stop: ClassVar[bool]
 
@@ -131,6 +131,20 @@ class StoppingRatio(_Sequential):
 
     name = "sratio"
     title = "Stopping-Ratio Model"
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=False,
+        flexible_links=False,
+        links=link_names(),
+        banded=False,
+        chunked=False,
+        reverse=True,
+        threshold_structures=False,
+        ordered_cutpoints=False,
+        latent_variable=False,
+        positive_effect="lower",
+        nominal_sign=1,
+    )
     event_is_stop = True
 
     @property
@@ -139,10 +153,6 @@ class StoppingRatio(_Sequential):
         if self.reverse:
             return f"eta_j = {f} P(Y = j+1 | Y <= j+1)"
         return f"eta_j = {f} P(Y = j | Y >= j)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "higher" if self.reverse else "lower"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
@@ -162,6 +172,20 @@ class ContinuationRatio(_Sequential):
 
     name = "cratio"
     title = "Continuation-Ratio Model"
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=False,
+        flexible_links=False,
+        links=link_names(),
+        banded=False,
+        chunked=False,
+        reverse=True,
+        threshold_structures=False,
+        ordered_cutpoints=False,
+        latent_variable=False,
+        positive_effect="higher",
+        nominal_sign=1,
+    )
     event_is_stop = False
 
     @property
@@ -170,10 +194,6 @@ class ContinuationRatio(_Sequential):
         if self.reverse:
             return f"eta_j = {f} P(Y <= j | Y <= j+1)"
         return f"eta_j = {f} P(Y > j | Y >= j)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "lower" if self.reverse else "higher"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
