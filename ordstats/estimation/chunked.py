@@ -134,7 +134,7 @@ class ChunkedOrdinalModel(OrdinalModel):
         unsupported = [
             what
             for what, used in (
-                (f"the {family.name!r} family", family.name != "cumulative"),
+                (f"the {family.name!r} family", not family.capabilities.chunked),
                 ("nominal effects", nominal is not None),
                 ("scale effects", scale is not None),
                 (f"the flexible link {link_obj.name!r}", hasattr(link_obj, "nested_link")),

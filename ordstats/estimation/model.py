@@ -25,7 +25,7 @@ from ordstats.core.thresholds import threshold_jacobian
 from ordstats.data.sources import is_source
 from ordstats.design import Design, design_from_arrays, design_from_formula
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
-from ordstats.families import Family, get_family
+from ordstats.families import DEFAULT_FAMILY, Family, get_family
 from ordstats.families.cumulative.banded import (
     BandedEvaluation,
     banded_applicable,
@@ -292,7 +292,7 @@ class OrdinalModel:
         self.threshold = threshold
         self.formula_context = context
         levels = design.response.levels
-        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1, family.name)
+        self.threshold_jacobian = _jacobian(threshold, len(levels) - 1, family.capabilities.banded)
         n = len(design.response.codes)
         self.data = CLMData(
             y=design.response.codes,
@@ -376,7 +376,7 @@ class OrdinalModel:
 
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
-        fam = "" if self.family == "cumulative" else f"family={self.family_spec.label!r}, "
+        fam = "" if self.family == DEFAULT_FAMILY else f"family={self.family_spec.label!r}, "
         return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g})"
 
     # -- likelihood -----------------------------------------------------------
@@ -514,7 +514,7 @@ class OrdinalModel:
 
     def _use_banded(self, banded: bool | None) -> bool:
         layout = self.problem.layout
-        applicable = self.family == "cumulative" and banded_applicable(
+        applicable = self.family_spec.capabilities.banded and banded_applicable(
             layout, self.threshold_jacobian
         )
         if banded and not applicable:
@@ -557,9 +557,9 @@ class OrdinalModel:
         return [self.param_names[k] for k in self.family_spec.diverging_parameters(self.problem)]
 
 
-def _jacobian(threshold: str, n_thresholds: int, family: str = "cumulative") -> Any:
+def _jacobian(threshold: str, n_thresholds: int, banded: bool = True) -> Any:
     """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
-    if family == "cumulative" and threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
+    if banded and threshold == "flexible" and n_thresholds > BANDED_MIN_THRESHOLDS:
         return sp.eye_array(n_thresholds, format="csr")
     return threshold_jacobian(threshold, n_thresholds)
 

@@ -35,6 +35,7 @@ import pandas as pd
 
 from ordstats.core.links import get_link
 from ordstats.errors import SpecificationError
+from ordstats.families import DEFAULT_FAMILY, get_family
 from ordstats.inference.lr import lr_test, vuong_test
 from ordstats.inference.nesting import LINK_NESTING
 
@@ -259,7 +260,10 @@ def compare_links(
     fit_kwds = dict(fit_kwds or {})
     results = {name: _fit(formula, data, name, kwargs, fit_kwds) for name in names}
     notes = []
-    if nested_tests and model_kwargs.get("family", "cumulative") != "cumulative":
+    if (
+        nested_tests
+        and not get_family(model_kwargs.get("family", DEFAULT_FAMILY)).capabilities.flexible_links
+    ):
         # the flexible links (Aranda-Ordaz, log-gamma) exist for the cumulative model only
         nested_tests = False
         notes.append("no nested tests: flexible links exist for the cumulative family only")
