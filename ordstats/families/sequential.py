@@ -25,8 +25,11 @@ took: "go on" at every ``j < c`` and "stop" at ``j = c`` (none at the top), so
           + [c < K] \log P(\text{stop at } c),
 
 a sum of binary log-likelihoods whose derivatives in ``eta`` are diagonal:
-``g = f/F``, ``h = (f'/f) g - g^2`` for an event of probability ``F(eta)`` and
-``g = -f/(1 - F)`` with the same ``h`` for its complement.
+``g = f/F = r``, ``h = (f'/f) g - g^2 = r (log r)'`` for an event of probability
+``F(eta)`` (``r`` the reversed hazard) and ``g = -f/(1 - F) = -lambda``,
+``h = -lambda (log lambda)'`` for its complement (``lambda`` the hazard); the
+links compute ``log r``, ``log lambda`` and their derivatives without
+cancellation (:meth:`~ordstats.core.links.Link.log_hazard_terms`).
 """
 
 from __future__ import annotations
@@ -118,11 +121,20 @@ class _SequentialPointwise(Pointwise):
         return out
 
     def derivatives(self) -> tuple[FloatArray, DiagonalCurvature]:
-        # g = f/F for the event, -f/(1 - F) for its complement; h = (f'/f) g - g^2
+        # g = f/F = r (reversed hazard) for the event, -f/(1 - F) = -lambda (hazard)
+        # for its complement; h = (f'/f) g - g^2 = r (log r)' or -lambda (log lambda)',
+        # which does not cancel where the hazard is huge (cloglog, loglog tails)
         x = np.where(np.isfinite(self.x), self.x, 0.0)
-        g = np.exp(self.link.log_pdf(x) - self.terms)
-        g = np.where(self.events, g, -g)
-        h = self.link.dlog_pdf(x) * g - g * g
+        event, other = x[self.events], x[~self.events]
+        g = np.empty_like(x)
+        h = np.empty_like(x)
+        with np.errstate(over="ignore"):
+            _, log_r, slope_r = self.link.log_rhazard_terms(event)
+            _, log_hazard, slope_hazard = self.link.log_hazard_terms(other)
+        g[self.events] = np.exp(log_r)
+        g[~self.events] = -np.exp(log_hazard)
+        h[self.events] = g[self.events] * slope_r
+        h[~self.events] = g[~self.events] * slope_hazard
         return self._per_row(g), DiagonalCurvature(self._per_row(h))
 
 

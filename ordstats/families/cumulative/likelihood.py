@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
-from ordstats.core.links import Link
+from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.families.pointwise import DiagonalCurvature, RowDerivatives
 from ordstats.families.problem import CLMData, ParamLayout
@@ -201,9 +201,35 @@ class IntervalDerivatives:
         h_{uu} = \tfrac{f'(u)}{f(u)} g_u - g_u^2,\quad
         h_{ll} = \tfrac{f'(l)}{f(l)} g_l - g_l^2,\quad h_{ul} = -g_u g_l ,
 
-    with ``f/P = exp(log f - log P)`` and ``f'/f`` the link's ``dlog_pdf``, so
-    that nothing under- or overflows where ``F(u) - F(l)`` would.  An infinite
-    bound (top or bottom level) contributes zero derivatives.
+    computed so that nothing under- or overflows where ``F(u) - F(l)`` would and
+    nothing cancels where the hazard is huge.  Rows with ``P > e^{-10}`` use
+    the formulas as written (``f/P = exp(log f - log P)``, ``f'/f`` the link's
+    ``dlog_pdf``); improbable rows, where ``g^2`` and ``(f'/f) g`` can cancel
+    to all digits (the tails of cloglog and loglog), are rearranged.  As in
+    :meth:`~ordstats.core.links.Link.log_interval`, a row with ``l <= 0`` is
+    written with the reversed hazard ``r = f/F``, :math:`P = F(u) - F(l)`:
+
+    .. math::
+
+        g_u = r(u)\,\frac{F(u)}{P},\quad
+        \frac{h_{uu}}{g_u} = (\log r)'(u) - r(u)\,\frac{F(l)}{P},\quad
+        g_l = -r(l)\,\frac{F(l)}{P},\quad
+        \frac{h_{ll}}{g_l} = (\log r)'(l) + r(l)\,\frac{F(u)}{P},
+
+    and a row with ``l > 0`` with the hazard ``lambda = f/(1 - F)`` and
+    :math:`P = S(l) - S(u)`, ``S = 1 - F``:
+
+    .. math::
+
+        g_u = \lambda(u)\,\frac{S(u)}{P},\quad
+        \frac{h_{uu}}{g_u} = (\log\lambda)'(u) - \lambda(u)\,\frac{S(l)}{P},\quad
+        g_l = -\lambda(l)\,\frac{S(l)}{P},\quad
+        \frac{h_{ll}}{g_l} = (\log\lambda)'(l) + \lambda(l)\,\frac{S(u)}{P},
+
+    the same quantities rearranged (``f'/f = (log r)' + r = (log lambda)' - lambda``);
+    the ratios come from ``log(P / F(u)) = log(1 - exp(log F(l) - log F(u)))``
+    and its survival analogue.  An infinite bound (top or bottom level)
+    contributes zero derivatives.
 
     Attributes
     ----------
@@ -245,18 +271,64 @@ def interval_derivatives(
     -------
     IntervalDerivatives
     """
+    upper, lower = np.broadcast_arrays(
+        np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
+    )
     if log_prob is None:
         log_prob = log_interval_probabilities(link, upper, lower)
     fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
     u = np.where(fin_u, upper, 0.0)
     l = np.where(fin_l, lower, 0.0)
-    # exp(-inf) = 0 for a missing bound, without evaluating an overflowing exp
-    g_u = np.exp(np.where(fin_u, link.log_pdf(u) - log_prob, -np.inf))
-    g_l = -np.exp(np.where(fin_l, link.log_pdf(l) - log_prob, -np.inf))
-    h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
-    h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # the direct formulas (exp(-inf) = 0 for a missing bound)
+        g_u = np.exp(np.where(fin_u, link.log_pdf(u) - log_prob, -np.inf))
+        g_l = -np.exp(np.where(fin_l, link.log_pdf(l) - log_prob, -np.inf))
+        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
+        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+        # improbable rows: through the hazards, where the direct ones cancel
+        tail = ~(log_prob > _TAIL_LOG_PROB)
+        if tail.any():
+            parts = _tail_derivatives(link, upper[tail], lower[tail])
+            for out, part in zip((g_u, g_l, h_uu, h_ll), parts, strict=True):
+                out[tail] = part
+    g_u, h_uu = np.where(fin_u, g_u, 0.0), np.where(fin_u, h_uu, 0.0)
+    g_l, h_ll = np.where(fin_l, g_l, 0.0), np.where(fin_l, h_ll, 0.0)
     h_ul = -g_u * g_l
     return IntervalDerivatives(log_prob, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+
+
+#: Rows with ``log P`` below this take the hazard formulas of
+#: :class:`IntervalDerivatives`; above it the direct ones lose at most a few
+#: digits of ``h`` to cancellation, and cost less.
+_TAIL_LOG_PROB = -10.0
+
+
+def _tail_derivatives(
+    link: Link, upper: FloatArray, lower: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``g_u, g_l, h_uu, h_ll`` through the (reversed) hazards (class docstring)."""
+    out = tuple(np.zeros(upper.shape) for _ in range(4))
+    left = lower <= 0
+    for rows, terms in ((left, link.log_rhazard_terms), (~left, link.log_hazard_terms)):
+        if not rows.any():
+            continue
+        # log F or log(1 - F) of the bounds, log (reversed) hazard, its derivative
+        t_u, log_rate_u, slope_u = terms(upper[rows])
+        t_l, log_rate_l, slope_l = terms(lower[rows])
+        d = t_u - t_l if rows is left else t_l - t_u  # log(big / small) >= 0
+        log_p_big = log1mexp(d)  # log(P / big)
+        big, small = np.exp(-log_p_big), np.exp(-d - log_p_big)
+        # left: F(u)/P and F(l)/P; right: S(u)/P and S(l)/P (S = 1 - F)
+        at_u, at_l = (big, small) if rows is left else (small, big)
+        rate_u, rate_l = np.exp(log_rate_u), np.exp(log_rate_l)
+        g_u, g_l = rate_u * at_u, -rate_l * at_l
+        for array, value in zip(
+            out,
+            (g_u, g_l, g_u * (slope_u - rate_u * at_l), g_l * (slope_l + rate_l * at_u)),
+            strict=True,
+        ):
+            array[rows] = value
+    return out  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
