@@ -86,6 +86,14 @@ class Capabilities:
         Sign of a nominal effect relative to a slope in the linear predictor:
         ``+1`` if ``w'gamma_j`` enters like ``x'b``, ``-1`` if like ``-x'b``
         (the cumulative model, where nominal effects shift the thresholds).
+
+    Examples
+    --------
+    >>> from ordstats.families import get_family
+    >>> get_family("acat").capabilities.scale
+    False
+    >>> get_family("sratio", reverse=True).capabilities.positive_effect
+    'higher'
     """
 
     nominal: bool
