@@ -159,7 +159,7 @@ class Evaluator(Protocol):
 
 def model_jacobian(threshold: str, n_thresholds: int, family: Family) -> Any:
     """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
-    sparse_ok = family.ordered_cutpoints and threshold == "flexible"
+    sparse_ok = family.capabilities.banded and threshold == "flexible"
     if sparse_ok and n_thresholds > BANDED_MIN_THRESHOLDS:
         return sp.eye_array(n_thresholds, format="csr")
     return threshold_jacobian(threshold, n_thresholds)
@@ -497,7 +497,7 @@ def _check_streamable(family: Family, nominal: object, scale: object) -> None:
     unsupported = [
         what
         for what, used in (
-            (f"the {family.name!r} family", not family.ordered_cutpoints),
+            (f"the {family.name!r} family", not family.capabilities.chunked),
             ("nominal effects", nominal is not None),
             ("scale effects", scale is not None),
             (f"the flexible link {link.name!r}", hasattr(link, "nested_link")),

@@ -36,6 +36,7 @@ from ordstats.estimation.evaluators import (
     model_jacobian,
 )
 from ordstats.estimation.options import ModelOptions, newton_options
+from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
 from ordstats.families.cumulative.likelihood import evaluate, prepare
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
@@ -439,7 +440,7 @@ class OrdinalModel:
 
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
-        fam = "" if self.family == "cumulative" else f"family={self.family_spec.label!r}, "
+        fam = "" if self.family == DEFAULT_FAMILY else f"family={self.family_spec.label!r}, "
         where = "" if self.evaluator.keeps_rows else f", source={self.source!r}"
         return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g}{where})"
 
@@ -581,7 +582,7 @@ class OrdinalModel:
 
     def _use_banded(self, banded: bool | None) -> bool:
         layout = self.problem.layout
-        applicable = self.family == "cumulative" and banded_applicable(
+        applicable = self.family_spec.capabilities.banded and banded_applicable(
             layout, self.threshold_jacobian
         )
         if banded and not applicable:

@@ -24,7 +24,7 @@ from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.errors import SpecificationError
-from ordstats.families import Family, get_family
+from ordstats.families import DEFAULT_FAMILY, Family, get_family
 
 __all__ = ["ModelOptions", "newton_options"]
 
@@ -76,7 +76,7 @@ class ModelOptions:
     ('probit', 'equidistant')
     """
 
-    family: str = "cumulative"
+    family: str = DEFAULT_FAMILY
     reverse: bool = False
     link: str | Link = "logit"
     threshold: str = "flexible"

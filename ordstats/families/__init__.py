@@ -25,16 +25,27 @@ from ordstats.core.links import Link, get_link
 from ordstats.errors import SpecificationError
 from ordstats.families.adjacent import AdjacentCategory
 from ordstats.families.base import Family, StepFamily, StepProblem, step_names
+from ordstats.families.capabilities import Capabilities
 from ordstats.families.cumulative import Cumulative
-from ordstats.families.cumulative.likelihood import CLMProblem, Evaluation, evaluate
+from ordstats.families.cumulative.likelihood import (
+    CLMProblem,
+    CumulativeRowDerivatives,
+    Evaluation,
+    evaluate,
+)
 from ordstats.families.evaluation import StepEvaluation
+from ordstats.families.pointwise import RowDerivatives
 from ordstats.families.sequential import ContinuationRatio, StoppingRatio
 
 __all__ = [
+    "DEFAULT_FAMILY",
     "AdjacentCategory",
+    "Capabilities",
     "ContinuationRatio",
     "Cumulative",
+    "CumulativeRowDerivatives",
     "Family",
+    "RowDerivatives",
     "StepEvaluation",
     "StepFamily",
     "StepProblem",
@@ -48,6 +59,10 @@ __all__ = [
 _FAMILIES: dict[str, type[Family]] = {
     cls.name: cls for cls in (Cumulative, StoppingRatio, ContinuationRatio, AdjacentCategory)
 }
+
+#: The family a model has unless told otherwise (R's ``clm``); summaries and
+#: model descriptions name the family only when it is another one.
+DEFAULT_FAMILY = Cumulative.name
 
 
 def evaluate_problem(

@@ -28,6 +28,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.families.base import StepFamily
+from ordstats.families.capabilities import Capabilities
 from ordstats.families.pointwise import Pointwise, SemiseparableCurvature, cumsum_columns
 
 __all__ = ["AdjacentCategory"]
@@ -63,17 +64,26 @@ class AdjacentCategory(StepFamily):
 
     name = "acat"
     title = "Adjacent-Category Logit Model"
-    links = ("logit",)
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=False,
+        flexible_links=False,
+        links=("logit",),
+        banded=False,
+        chunked=False,
+        reverse=True,
+        threshold_structures=False,
+        ordered_cutpoints=False,
+        latent_variable=False,
+        positive_effect="higher",
+        nominal_sign=1,
+    )
 
     @property
     def definition(self) -> str:  # noqa: D102
         if self.reverse:
             return "eta_j = log P(Y = j) / P(Y = j+1)"
         return "eta_j = log P(Y = j+1) / P(Y = j)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "lower" if self.reverse else "higher"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102

@@ -43,10 +43,11 @@ import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
-from ordstats.core.links import Link
+from ordstats.core.links import FlexibleLink, Link
 from ordstats.errors import SpecificationError
+from ordstats.families.capabilities import Capabilities, PositiveEffect
 from ordstats.families.evaluation import StepEvaluation
-from ordstats.families.pointwise import Curvature, Pointwise, cumsum_columns
+from ordstats.families.pointwise import Curvature, Pointwise, RowDerivatives, cumsum_columns
 from ordstats.families.problem import CLMData, ParamLayout
 from ordstats.families.separation import SeparationResult, separation_from_constraints
 
@@ -80,6 +81,9 @@ class Family(ABC):
         ``"cumulative"``, ``"sratio"``, ``"cratio"`` or ``"acat"``.
     title : str
         Name of the model in summaries.
+    CAPABILITIES : Capabilities
+        What the family supports, declared by each subclass for
+        ``reverse=False`` (see :attr:`capabilities`).
     link : Link
     reverse : bool
         VGAM's ``reverse=``: the steps run from the top level down.
@@ -87,9 +91,7 @@ class Family(ABC):
 
     name: ClassVar[str]
     title: ClassVar[str]
-    #: Whether the cut-points must increase (the cumulative model); the
-    #: intercepts of the other families are unconstrained.
-    ordered_cutpoints: ClassVar[bool] = False
+    CAPABILITIES: ClassVar[Capabilities]
 
     def __init__(self, link: Link, reverse: bool = False) -> None:
         self.link = link
@@ -104,6 +106,16 @@ class Family(ABC):
         """Short label such as ``"sratio"`` or ``"sratio (reverse)"``."""
         return f"{self.name} (reverse)" if self.reverse else self.name
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this family supports, with the sign convention of its orientation."""
+        return self.CAPABILITIES.reversed() if self.reverse else self.CAPABILITIES
+
+    @property
+    def ordered_cutpoints(self) -> bool:
+        """Whether the cut-points must increase (:attr:`Capabilities.ordered_cutpoints`)."""
+        return self.capabilities.ordered_cutpoints
+
     # -- text for docstrings, summaries and odds ratios -----------------------
 
     @property
@@ -112,9 +124,9 @@ class Family(ABC):
         """What the linear predictors model, e.g. ``"eta_j = logit P(Y = j | Y >= j)"``."""
 
     @property
-    @abstractmethod
-    def positive_effect(self) -> str:
+    def positive_effect(self) -> PositiveEffect:
         """Where a positive slope moves the response: ``"higher"`` or ``"lower"``."""
+        return self.capabilities.positive_effect
 
     @property
     @abstractmethod
@@ -206,6 +218,42 @@ class Family(ABC):
         return cumsum_columns(prob[:, :-1])
 
     @abstractmethod
+    def row_derivatives(
+        self,
+        eta: FloatArray,
+        y: IntArray,
+        *,
+        cutpoints: FloatArray | None = None,
+        scale: FloatArray | None = None,
+        link: Link | None = None,
+    ) -> RowDerivatives:
+        r"""``log P(Y_i = y_i)`` of every row and its derivatives in the linear predictors.
+
+        See :class:`~ordstats.families.pointwise.RowDerivatives` for the
+        quantities and the chain rule to the parameters; the subclasses say
+        which linear predictors ``eta_i`` are (the location for the cumulative
+        model, the ``K - 1`` step predictors otherwise).
+
+        Parameters
+        ----------
+        eta : ndarray, shape (n,) or (n, K - 1)
+            The linear predictors.
+        y : ndarray of int, shape (n,)
+            Observed levels ``0, ..., K - 1``.
+        cutpoints : ndarray, shape (K - 1,) or (n, K - 1), optional
+            Thresholds or intercepts, as in :meth:`category_probabilities`.
+        scale : ndarray, shape (n,), optional
+            ``exp(z'zeta)``, for families with scale effects.
+        link : Link, optional
+            The link with its estimated parameter (flexible links); default
+            :attr:`link`.
+
+        Returns
+        -------
+        RowDerivatives
+        """
+
+    @abstractmethod
     def diverging_parameters(self, problem: Any) -> list[int]:
         """Return the indices of effect parameters without a finite MLE (separation)."""
 
@@ -271,14 +319,12 @@ class StepFamily(Family):
     the opposite order and the linear predictors in the opposite order.
     """
 
-    #: Link names the family accepts.
-    links: ClassVar[tuple[str, ...]]
-
     def __init__(self, link: Link, reverse: bool = False) -> None:
-        if link.name not in self.links:
+        caps = self.CAPABILITIES
+        if not caps.accepts_link(link.name, flexible=isinstance(link, FlexibleLink)):
             raise SpecificationError(
                 f"family={self.name!r} supports link "
-                + " or ".join(map(repr, self.links))
+                + " or ".join(map(repr, caps.links))
                 + f"; got {link.name!r}"
             )
         super().__init__(link, reverse)
@@ -328,6 +374,66 @@ class StepFamily(Family):
         if not self.reverse:
             return self._forward_log_probabilities(eta)
         return self._forward_log_probabilities(eta[:, ::-1])[:, ::-1]
+
+    def row_derivatives(
+        self,
+        eta: FloatArray,
+        y: IntArray,
+        *,
+        cutpoints: FloatArray | None = None,
+        scale: FloatArray | None = None,
+        link: Link | None = None,
+    ) -> RowDerivatives:
+        r"""``log P(Y_i = y_i)`` and its derivatives in the ``K - 1`` step predictors.
+
+        The linear predictors are VGAM's :math:`\eta_{ij} = \alpha_j + w_i^\top
+        \gamma_j + x_i^\top b + o_i` (module equation), so the gradient is
+        :math:`g_{ij}` and the Hessian :math:`h_{ijk}` of the chain rule in
+        :mod:`ordstats.families.base`; the derivative in a shared location
+        ``x_i'b + o_i`` is the row sum :math:`\sum_j g_{ij}`.  The curvature is
+        diagonal for sratio and cratio and semiseparable for acat
+        (:mod:`ordstats.families.pointwise`).  Every ``log P`` is computed from
+        the link's ``log_cdf``/``log_sf`` (or log-sum-exp), so it stays finite
+        at extreme predictors.
+
+        Parameters
+        ----------
+        eta : ndarray, shape (n, K - 1) or (n,)
+            The step predictors ``eta_ij``; with ``cutpoints``, the location
+            ``x_i'b + o_i`` and ``eta_ij = cutpoints_j + eta_i``.
+        y : ndarray of int, shape (n,)
+            Observed levels ``0, ..., K - 1``.
+        cutpoints : ndarray, shape (K - 1,) or (n, K - 1), optional
+            The intercepts (with any non-parallel effects) of every step.
+        scale, link
+            Must be None (or this family's link): no scale effects, fixed link.
+
+        Returns
+        -------
+        RowDerivatives
+            ``gradient`` of shape ``(n, K - 1)``.
+
+        Raises
+        ------
+        SpecificationError
+            For ``scale``, another link, or ``eta`` of the wrong shape.
+        """
+        if scale is not None or (link is not None and link != self.link):
+            raise SpecificationError(
+                f"family={self.name!r} has no scale effects and only its own link"
+            )
+        eta = np.asarray(eta, dtype=float)
+        if cutpoints is not None:
+            eta = np.atleast_2d(np.asarray(cutpoints, dtype=float)) + eta[:, None]
+        if eta.ndim != 2:
+            raise SpecificationError(
+                f"family={self.name!r} needs the K - 1 step predictors of every row, shape "
+                f"(n, K - 1), or the location and cutpoints=; got shape {eta.shape}"
+            )
+        with np.errstate(invalid="ignore", over="ignore"):
+            pointwise = self.pointwise(eta, np.asarray(y, dtype=np.intp))
+            gradient, curvature = pointwise.derivatives()
+        return RowDerivatives(pointwise.log_prob, gradient, curvature)
 
     # -- Family interface -------------------------------------------------------
 

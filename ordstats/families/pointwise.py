@@ -15,6 +15,12 @@ forms an ``(n, K - 1, K - 1)`` array:
 The chain rule needs two things from a curvature: the row sums
 ``r_ij = sum_k h_ijk`` and, for ``z_i = (1, w_i)`` and weights ``v_i``, the
 "step Gram" ``G[(t, j), (s, k)] = sum_i v_i z_it z_is h_ijk``.
+
+:class:`RowDerivatives` is the contract every family exposes through
+:meth:`Family.row_derivatives <ordstats.families.base.Family.row_derivatives>`:
+``log P(Y_i = y_i)`` with its gradient and Hessian in the row's linear
+predictors, the per-row ingredients of a boosting objective or of a mixed
+model's Laplace approximation.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ __all__ = [
     "Curvature",
     "DiagonalCurvature",
     "Pointwise",
+    "RowDerivatives",
     "SemiseparableCurvature",
     "cumsum_columns",
     "outer_columns",
@@ -141,3 +148,50 @@ class Pointwise(ABC):
     @abstractmethod
     def derivatives(self) -> tuple[FloatArray, Curvature]:
         """Gradient ``g`` (n, q) and curvature of ``log P_i`` in ``eta_i``."""
+
+
+@dataclass(frozen=True)
+class RowDerivatives:
+    r"""Per-row log-probability of the observed level and its derivatives in ``eta_i``.
+
+    For row ``i`` with ``m`` linear predictors :math:`\eta_i \in \mathbb{R}^m`,
+
+    .. math::
+
+        \ell_i = \log P(Y_i = y_i \mid \eta_i), \qquad
+        g_{ij} = \frac{\partial \ell_i}{\partial \eta_{ij}}, \qquad
+        h_{ijk} = \frac{\partial^2 \ell_i}{\partial \eta_{ij}\,\partial \eta_{ik}} .
+
+    ``m = 1`` for the cumulative model (the location ``x_i'beta + o_i``) and
+    ``m = K - 1`` for the step families (``eta_ij``, one per step).  The
+    chain rule to any parameter ``phi`` on which ``eta_i`` depends linearly is
+    :math:`\partial \ell / \partial \phi = \sum_i w_i J_i^\top g_i` and
+    :math:`\partial^2 \ell / \partial \phi^2 = \sum_i w_i J_i^\top h_i J_i`
+    with :math:`J_i = \partial \eta_i / \partial \phi` (eqs. of
+    :mod:`ordstats.families.base`).
+
+    Attributes
+    ----------
+    log_prob : ndarray, shape (n,)
+        :math:`\ell_i`.
+    gradient : ndarray, shape (n, m)
+        :math:`g_{ij}`.
+    curvature : Curvature
+        :math:`h_{ijk}` in a structured form (diagonal for the cumulative and
+        sequential families, semiseparable for acat); :attr:`hessian` is the
+        dense array.
+    """
+
+    log_prob: FloatArray
+    gradient: FloatArray
+    curvature: Curvature
+
+    @property
+    def n_predictors(self) -> int:
+        """``m``, the linear predictors per row."""
+        return int(self.gradient.shape[1])
+
+    @property
+    def hessian(self) -> FloatArray:
+        """:math:`h_{ijk}` as a dense array, shape ``(n, m, m)``."""
+        return self.curvature.dense()

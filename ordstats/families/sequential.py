@@ -25,8 +25,11 @@ took: "go on" at every ``j < c`` and "stop" at ``j = c`` (none at the top), so
           + [c < K] \log P(\text{stop at } c),
 
 a sum of binary log-likelihoods whose derivatives in ``eta`` are diagonal:
-``g = f/F``, ``h = (f'/f) g - g^2`` for an event of probability ``F(eta)`` and
-``g = -f/(1 - F)`` with the same ``h`` for its complement.
+``g = f/F = r``, ``h = (f'/f) g - g^2 = r (log r)'`` for an event of probability
+``F(eta)`` (``r`` the reversed hazard) and ``g = -f/(1 - F) = -lambda``,
+``h = -lambda (log lambda)'`` for its complement (``lambda`` the hazard); the
+links compute ``log r``, ``log lambda`` and their derivatives without
+cancellation (:meth:`~ordstats.core.links.Link.log_hazard_terms`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import numpy as np
 from ordstats._typing import BoolArray, FloatArray, IntArray
 from ordstats.core.links import Link, link_names
 from ordstats.families.base import StepFamily
+from ordstats.families.capabilities import Capabilities
 from ordstats.families.pointwise import DiagonalCurvature, Pointwise, cumsum_columns
 
 __all__ = ["ContinuationRatio", "StoppingRatio"]
@@ -46,7 +50,6 @@ __all__ = ["ContinuationRatio", "StoppingRatio"]
 class _Sequential(StepFamily):
     """Shared maths of the sequential families; subclasses say which outcome is ``F``."""
 
-    links: ClassVar[tuple[str, ...]] = link_names()
     #: Whether ``F(eta)`` is the probability of stopping (sratio) or going on (cratio).
     event_is_stop: ClassVar[bool]
 
@@ -118,11 +121,20 @@ class _SequentialPointwise(Pointwise):
         return out
 
     def derivatives(self) -> tuple[FloatArray, DiagonalCurvature]:
-        # g = f/F for the event, -f/(1 - F) for its complement; h = (f'/f) g - g^2
+        # g = f/F = r (reversed hazard) for the event, -f/(1 - F) = -lambda (hazard)
+        # for its complement; h = (f'/f) g - g^2 = r (log r)' or -lambda (log lambda)',
+        # which does not cancel where the hazard is huge (cloglog, loglog tails)
         x = np.where(np.isfinite(self.x), self.x, 0.0)
-        g = np.exp(self.link.log_pdf(x) - self.terms)
-        g = np.where(self.events, g, -g)
-        h = self.link.dlog_pdf(x) * g - g * g
+        event, other = x[self.events], x[~self.events]
+        g = np.empty_like(x)
+        h = np.empty_like(x)
+        with np.errstate(over="ignore"):
+            _, log_r, slope_r = self.link.log_rhazard_terms(event)
+            _, log_hazard, slope_hazard = self.link.log_hazard_terms(other)
+        g[self.events] = np.exp(log_r)
+        g[~self.events] = -np.exp(log_hazard)
+        h[self.events] = g[self.events] * slope_r
+        h[~self.events] = g[~self.events] * slope_hazard
         return self._per_row(g), DiagonalCurvature(self._per_row(h))
 
 
@@ -131,6 +143,20 @@ class StoppingRatio(_Sequential):
 
     name = "sratio"
     title = "Stopping-Ratio Model"
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=False,
+        flexible_links=False,
+        links=link_names(),
+        banded=False,
+        chunked=False,
+        reverse=True,
+        threshold_structures=False,
+        ordered_cutpoints=False,
+        latent_variable=False,
+        positive_effect="lower",
+        nominal_sign=1,
+    )
     event_is_stop = True
 
     @property
@@ -139,10 +165,6 @@ class StoppingRatio(_Sequential):
         if self.reverse:
             return f"eta_j = {f} P(Y = j+1 | Y <= j+1)"
         return f"eta_j = {f} P(Y = j | Y >= j)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "higher" if self.reverse else "lower"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
@@ -162,6 +184,20 @@ class ContinuationRatio(_Sequential):
 
     name = "cratio"
     title = "Continuation-Ratio Model"
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=False,
+        flexible_links=False,
+        links=link_names(),
+        banded=False,
+        chunked=False,
+        reverse=True,
+        threshold_structures=False,
+        ordered_cutpoints=False,
+        latent_variable=False,
+        positive_effect="higher",
+        nominal_sign=1,
+    )
     event_is_stop = False
 
     @property
@@ -170,10 +206,6 @@ class ContinuationRatio(_Sequential):
         if self.reverse:
             return f"eta_j = {f} P(Y <= j | Y <= j+1)"
         return f"eta_j = {f} P(Y > j | Y >= j)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "lower" if self.reverse else "higher"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.families import DEFAULT_FAMILY
 from ordstats.inference.nesting import check_comparable, check_nested
 from ordstats.results.fitted import OrdinalResults
 
@@ -36,7 +37,7 @@ def describe_model(res: OrdinalResults) -> str:
     """Describe a fit in one line: formula, and link/threshold if not the default."""
     model = res.model
     text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
-    extras = [f"family={model.family_spec.label}"] if model.family != "cumulative" else []
+    extras = [f"family={model.family_spec.label}"] if model.family != DEFAULT_FAMILY else []
     extras += [f"link={model.link.name}"] if model.link.name != "logit" else []
     if model.threshold != "flexible":
         extras.append(f"threshold={model.threshold}")

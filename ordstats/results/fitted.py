@@ -400,7 +400,7 @@ class OrdinalResults(InferenceMixin):
         # exp(beta) for location effects; in the cumulative model exp(-gamma_j) for
         # nominal effects, since theta_j + w'gamma_j lowers the odds of Y > j by
         # exp(gamma_j); the other families add w'gamma_j to eta_j like x'b
-        nominal_sign = -1.0 if self.model.family == "cumulative" else 1.0
+        nominal_sign = float(self.model.family_spec.capabilities.nominal_sign)
         sign = pd.Series(
             [1.0] * len(location) + [nominal_sign] * len(nominal), index=location + nominal
         )

@@ -263,7 +263,7 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     """
     model = res.model
     lay = model.problem.layout
-    if model.family != "cumulative":
+    if not model.family_spec.capabilities.latent_variable:
         raise SpecificationError(
             "Brant's test checks the proportional-odds assumption of the cumulative model; "
             f"for family={model.family!r} test the shared slopes against non-parallel "

@@ -289,7 +289,7 @@ class InferenceMixin:
             self.model.link,
             self.model.problem.layout.n_zeta > 0,
         )
-        if self.model.family != "cumulative":
+        if not self.model.family_spec.capabilities.latent_variable:
             # McKelvey-Zavoina needs the latent variable of a cumulative model
             values["mckelvey_zavoina"] = np.nan
         return values
@@ -305,7 +305,7 @@ class InferenceMixin:
         from ordstats.results.goodness import probability_residuals, residuals_from_probabilities
 
         evaluation = self._evaluation  # type: ignore[attr-defined]
-        if self.model.family == "cumulative":
+        if self.model.family_spec.capabilities.latent_variable:
             values = probability_residuals(evaluation, evaluation.link)  # lambda-hat
         else:
             prob = self.predict().to_numpy()  # type: ignore[attr-defined]
@@ -378,7 +378,7 @@ class InferenceMixin:
         rows, index = self._new_rows(newdata, offset)
         model = self.model
         cumulative = which == "cumprob"
-        if model.family == "cumulative":
+        if model.family_spec.capabilities.latent_variable:
             link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
             args = (
                 link,

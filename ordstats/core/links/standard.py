@@ -115,6 +115,29 @@ class Link(ABC):
         """Density ``f(x)``."""
         return np.exp(self.log_pdf(x))
 
+    def log_hazard_terms(self, x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``log(1 - F)``, the log hazard ``log lambda`` and ``(log lambda)'`` at ``x``.
+
+        ``lambda = f / (1 - F)``; ``d log(1 - F) / dx = -lambda`` and
+        ``d^2 log(1 - F) / dx^2 = -lambda (log lambda)'``, where
+        ``(log lambda)' = f'/f + lambda``.  Links whose hazard grows like
+        ``exp(x)`` (cloglog) override this: the generic sum cancels there.
+        """
+        log_s = self.log_sf(x)
+        log_rate = self.log_pdf(x) - log_s
+        return log_s, log_rate, self.dlog_pdf(x) + np.exp(log_rate)
+
+    def log_rhazard_terms(self, x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``log F``, the log reversed hazard ``log r`` and ``(log r)'`` at ``x``.
+
+        ``r = f / F``; ``d log F / dx = r`` and ``d^2 log F / dx^2 = r (log r)'``,
+        where ``(log r)' = f'/f - r``.  Overridden where ``r`` grows like
+        ``exp(-x)`` (loglog).
+        """
+        log_c = self.log_cdf(x)
+        log_rate = self.log_pdf(x) - log_c
+        return log_c, log_rate, self.dlog_pdf(x) - np.exp(log_rate)
+
     def log_interval(self, upper: FloatArray, lower: FloatArray) -> FloatArray:
         """``log(F(upper) - F(lower))`` for ``upper >= lower``, accurate in both tails.
 
@@ -251,6 +274,12 @@ class Cloglog(Link):
         with np.errstate(over="ignore"):
             return 1.0 - np.exp(x)
 
+    def log_hazard_terms(  # noqa: D102
+        self, x: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        x = np.asarray(x, dtype=float)  # 1 - F = exp(-exp(x)): hazard exp(x)
+        return self.log_sf(x), x, np.ones_like(x)
+
     def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(divide="ignore"):
             return np.log(-np.log1p(-np.asarray(q, dtype=float)))
@@ -285,6 +314,12 @@ class Loglog(Link):
     def dlog_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(over="ignore"):
             return np.exp(-np.asarray(x, dtype=float)) - 1.0
+
+    def log_rhazard_terms(  # noqa: D102
+        self, x: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        x = np.asarray(x, dtype=float)  # F = exp(-exp(-x)): reversed hazard exp(-x)
+        return self.log_cdf(x), -x, -np.ones_like(x)
 
     def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(divide="ignore"):

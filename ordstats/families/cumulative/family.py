@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ordstats._typing import FloatArray
-from ordstats.core.links import Link
+from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link, link_names
 from ordstats.core.thresholds import threshold_names, threshold_parameter_names
 from ordstats.errors import SpecificationError
 from ordstats.families.base import Family
+from ordstats.families.capabilities import Capabilities
 from ordstats.families.cumulative.likelihood import (
     CLMData,
     CLMProblem,
+    CumulativeRowDerivatives,
     Evaluation,
     evaluate,
     prepare,
+    row_derivatives,
 )
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.families.cumulative.start import initial_params
@@ -43,10 +46,23 @@ class Cumulative(Family):
 
     name = "cumulative"
     title = "Cumulative Link Model"
-    ordered_cutpoints = True
+    CAPABILITIES = Capabilities(
+        nominal=True,
+        scale=True,
+        flexible_links=True,
+        links=link_names(),
+        banded=True,
+        chunked=True,
+        reverse=False,
+        threshold_structures=True,
+        ordered_cutpoints=True,
+        latent_variable=True,
+        positive_effect="higher",
+        nominal_sign=-1,
+    )
 
     def __init__(self, link: Link, reverse: bool = False) -> None:
-        if reverse:
+        if reverse and not self.CAPABILITIES.reverse:
             raise SpecificationError(
                 "reverse=True is not defined for family='cumulative': ordstats uses clm's "
                 "parametrisation P(Y <= j) = F(theta_j - x'beta), where a positive beta already "
@@ -59,10 +75,6 @@ class Cumulative(Family):
     @property
     def definition(self) -> str:  # noqa: D102
         return f"P(Y <= j) = F(theta_j - x'beta), link {self.link.name} (F = its inverse)"
-
-    @property
-    def positive_effect(self) -> str:  # noqa: D102
-        return "higher"
 
     @property
     def odds_ratio_meaning(self) -> str:  # noqa: D102
@@ -102,6 +114,58 @@ class Cumulative(Family):
         link: Link | None = None,
     ) -> FloatArray:
         return cumulative_probabilities(link or self.link, cutpoints, location, scale)
+
+    def row_derivatives(
+        self,
+        eta: FloatArray,
+        y: IntArray,
+        *,
+        cutpoints: FloatArray | None = None,
+        scale: FloatArray | None = None,
+        link: Link | None = None,
+    ) -> CumulativeRowDerivatives:
+        r"""``log P(Y_i = y_i)`` and its derivatives in the location and the cut-points.
+
+        The linear predictor is the location :math:`\eta_i = x_i^\top\beta + o_i`
+        of :math:`P(Y_i \le j) = F((\theta_j - \eta_i)/s_i)` (Christensen 2019,
+        eq. 2), one per row (``m = 1``); the derivatives in the two cut-points
+        of the observed level come along (see
+        :class:`~ordstats.families.cumulative.likelihood.CumulativeRowDerivatives`).
+        They are taken at fixed scale ``s_i`` and fixed link parameter: the
+        derivatives in ``zeta`` and ``lambda`` stay inside
+        :class:`~ordstats.families.cumulative.likelihood.Evaluation`.  The
+        pointwise terms are those of the likelihood
+        (:func:`~ordstats.families.cumulative.likelihood.interval_derivatives`),
+        from the link's ``log_pdf``, ``dlog_pdf``, ``log_cdf`` and ``log_sf``,
+        so they stay finite where ``F(u) - F(l)`` underflows.
+
+        Parameters
+        ----------
+        eta : ndarray, shape (n,)
+            The location ``x_i'beta + o_i``.
+        y : ndarray of int, shape (n,)
+            Observed levels ``0, ..., K - 1``.
+        cutpoints : ndarray, shape (K - 1,) or (n, K - 1)
+            Thresholds ``theta`` (required).
+        scale : ndarray, shape (n,), optional
+            ``s_i = exp(z_i'zeta)``; default 1.
+        link : Link, optional
+            The link at its estimated parameter (flexible links); default :attr:`link`.
+
+        Returns
+        -------
+        CumulativeRowDerivatives
+
+        Raises
+        ------
+        SpecificationError
+            Without ``cutpoints``.
+        """
+        if cutpoints is None:
+            raise SpecificationError(
+                "family='cumulative' needs the thresholds: row_derivatives(eta, y, cutpoints=...)"
+            )
+        return row_derivatives(link or self.link, eta, y, cutpoints, scale)
 
     def diverging_parameters(self, problem: CLMProblem) -> list[int]:  # noqa: D102
         data = problem.data

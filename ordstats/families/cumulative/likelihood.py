@@ -39,19 +39,24 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
-from ordstats.core.links import Link
+from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
+from ordstats.families.pointwise import DiagonalCurvature, RowDerivatives
 from ordstats.families.problem import CLMData, ParamLayout
 
 __all__ = [
     "CLMData",
     "CLMProblem",
+    "CumulativeRowDerivatives",
     "Evaluation",
+    "IntervalDerivatives",
     "ParamLayout",
     "evaluate",
+    "interval_derivatives",
     "interval_probabilities",
     "log_interval_probabilities",
     "prepare",
+    "row_derivatives",
 ]
 
 
@@ -184,6 +189,243 @@ def interval_probabilities(link: Link, upper: FloatArray, lower: FloatArray) -> 
     return np.exp(log_interval_probabilities(link, upper, lower))
 
 
+@dataclass(frozen=True)
+class IntervalDerivatives:
+    r"""``log P = log{F(u) - F(l)}`` and its derivatives in the standardised bounds.
+
+    The pointwise quantities of the module equations,
+
+    .. math::
+
+        g_u = f(u)/P,\quad g_l = -f(l)/P,\quad
+        h_{uu} = \tfrac{f'(u)}{f(u)} g_u - g_u^2,\quad
+        h_{ll} = \tfrac{f'(l)}{f(l)} g_l - g_l^2,\quad h_{ul} = -g_u g_l ,
+
+    computed so that nothing under- or overflows where ``F(u) - F(l)`` would and
+    nothing cancels where the hazard is huge.  Rows with ``P > e^{-10}`` use
+    the formulas as written (``f/P = exp(log f - log P)``, ``f'/f`` the link's
+    ``dlog_pdf``); improbable rows, where ``g^2`` and ``(f'/f) g`` can cancel
+    to all digits (the tails of cloglog and loglog), are rearranged.  As in
+    :meth:`~ordstats.core.links.Link.log_interval`, a row with ``l <= 0`` is
+    written with the reversed hazard ``r = f/F``, :math:`P = F(u) - F(l)`:
+
+    .. math::
+
+        g_u = r(u)\,\frac{F(u)}{P},\quad
+        \frac{h_{uu}}{g_u} = (\log r)'(u) - r(u)\,\frac{F(l)}{P},\quad
+        g_l = -r(l)\,\frac{F(l)}{P},\quad
+        \frac{h_{ll}}{g_l} = (\log r)'(l) + r(l)\,\frac{F(u)}{P},
+
+    and a row with ``l > 0`` with the hazard ``lambda = f/(1 - F)`` and
+    :math:`P = S(l) - S(u)`, ``S = 1 - F``:
+
+    .. math::
+
+        g_u = \lambda(u)\,\frac{S(u)}{P},\quad
+        \frac{h_{uu}}{g_u} = (\log\lambda)'(u) - \lambda(u)\,\frac{S(l)}{P},\quad
+        g_l = -\lambda(l)\,\frac{S(l)}{P},\quad
+        \frac{h_{ll}}{g_l} = (\log\lambda)'(l) + \lambda(l)\,\frac{S(u)}{P},
+
+    the same quantities rearranged (``f'/f = (log r)' + r = (log lambda)' - lambda``);
+    the ratios come from ``log(P / F(u)) = log(1 - exp(log F(l) - log F(u)))``
+    and its survival analogue.  An infinite bound (top or bottom level)
+    contributes zero derivatives.
+
+    Attributes
+    ----------
+    log_prob : ndarray, shape (n,)
+    upper, lower : ndarray, shape (n,)
+        ``u`` and ``l`` with infinite bounds replaced by 0 (so that products
+        such as ``g_u * u`` vanish there).
+    d_upper, d_lower : ndarray, shape (n,)
+        ``g_u``, ``g_l``.
+    d2_upper, d2_cross, d2_lower : ndarray, shape (n,)
+        ``h_uu``, ``h_ul``, ``h_ll``.
+    """
+
+    log_prob: FloatArray
+    upper: FloatArray
+    lower: FloatArray
+    d_upper: FloatArray
+    d_lower: FloatArray
+    d2_upper: FloatArray
+    d2_cross: FloatArray
+    d2_lower: FloatArray
+
+
+def interval_derivatives(
+    link: Link, upper: FloatArray, lower: FloatArray, log_prob: FloatArray | None = None
+) -> IntervalDerivatives:
+    """Compute :class:`IntervalDerivatives` at the standardised bounds ``upper >= lower``.
+
+    Parameters
+    ----------
+    link : Link
+        At fixed parameter (a flexible link at its current ``lambda``).
+    upper, lower : ndarray, shape (n,)
+        ``u_i`` and ``l_i``; ``+inf`` / ``-inf`` for the top / bottom level.
+    log_prob : ndarray, shape (n,), optional
+        ``log{F(u) - F(l)}`` if already known (:func:`log_interval_probabilities`).
+
+    Returns
+    -------
+    IntervalDerivatives
+    """
+    upper, lower = np.broadcast_arrays(
+        np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
+    )
+    if log_prob is None:
+        log_prob = log_interval_probabilities(link, upper, lower)
+    fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
+    u = np.where(fin_u, upper, 0.0)
+    l = np.where(fin_l, lower, 0.0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # the direct formulas (exp(-inf) = 0 for a missing bound)
+        g_u = np.exp(np.where(fin_u, link.log_pdf(u) - log_prob, -np.inf))
+        g_l = -np.exp(np.where(fin_l, link.log_pdf(l) - log_prob, -np.inf))
+        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
+        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+        # improbable rows: through the hazards, where the direct ones cancel
+        tail = ~(log_prob > _TAIL_LOG_PROB)
+        if tail.any():
+            parts = _tail_derivatives(link, upper[tail], lower[tail])
+            for out, part in zip((g_u, g_l, h_uu, h_ll), parts, strict=True):
+                out[tail] = part
+    g_u, h_uu = np.where(fin_u, g_u, 0.0), np.where(fin_u, h_uu, 0.0)
+    g_l, h_ll = np.where(fin_l, g_l, 0.0), np.where(fin_l, h_ll, 0.0)
+    h_ul = -g_u * g_l
+    return IntervalDerivatives(log_prob, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+
+
+#: Rows with ``log P`` below this take the hazard formulas of
+#: :class:`IntervalDerivatives`; above it the direct ones lose at most a few
+#: digits of ``h`` to cancellation, and cost less.
+_TAIL_LOG_PROB = -10.0
+
+
+def _tail_derivatives(
+    link: Link, upper: FloatArray, lower: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """``g_u, g_l, h_uu, h_ll`` through the (reversed) hazards (class docstring)."""
+    out = tuple(np.zeros(upper.shape) for _ in range(4))
+    left = lower <= 0
+    for rows, terms in ((left, link.log_rhazard_terms), (~left, link.log_hazard_terms)):
+        if not rows.any():
+            continue
+        # log F or log(1 - F) of the bounds, log (reversed) hazard, its derivative
+        t_u, log_rate_u, slope_u = terms(upper[rows])
+        t_l, log_rate_l, slope_l = terms(lower[rows])
+        d = t_u - t_l if rows is left else t_l - t_u  # log(big / small) >= 0
+        log_p_big = log1mexp(d)  # log(P / big)
+        big, small = np.exp(-log_p_big), np.exp(-d - log_p_big)
+        # left: F(u)/P and F(l)/P; right: S(u)/P and S(l)/P (S = 1 - F)
+        at_u, at_l = (big, small) if rows is left else (small, big)
+        rate_u, rate_l = np.exp(log_rate_u), np.exp(log_rate_l)
+        g_u, g_l = rate_u * at_u, -rate_l * at_l
+        for array, value in zip(
+            out,
+            (g_u, g_l, g_u * (slope_u - rate_u * at_l), g_l * (slope_l + rate_l * at_u)),
+            strict=True,
+        ):
+            array[rows] = value
+    return out  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class CumulativeRowDerivatives(RowDerivatives):
+    r"""Row derivatives of the cumulative model in the location and the cut-points.
+
+    With :math:`u_i = (\theta_{y_i} - \eta_i)/s_i` and
+    :math:`l_i = (\theta_{y_i - 1} - \eta_i)/s_i` (module equations, at fixed
+    scale ``s_i`` and link parameter):
+
+    .. math::
+
+        \frac{\partial \ell_i}{\partial \eta_i} = -\frac{g_u + g_l}{s_i},\qquad
+        \frac{\partial^2 \ell_i}{\partial \eta_i^2} =
+            \frac{h_{uu} + 2 h_{ul} + h_{ll}}{s_i^2},
+
+    (``gradient`` and ``curvature``, ``m = 1``) and, in the two cut-points of
+    the observed level :math:`(\theta_{y_i}, \theta_{y_i - 1})`,
+
+    .. math::
+
+        \nabla_\theta \ell_i = \frac{1}{s_i}(g_u, g_l),\qquad
+        \nabla^2_\theta \ell_i = \frac{1}{s_i^2}
+            \begin{pmatrix} h_{uu} & h_{ul} \\ h_{ul} & h_{ll} \end{pmatrix}.
+
+    ``log P`` depends on ``theta - eta`` only, so the mixed derivatives
+    :math:`\partial^2 \ell_i / \partial \eta_i \partial \theta` are minus the
+    row sums of ``cutpoint_hessian``.  A bound that does not exist (the top
+    level has no ``theta_{y_i}``, the bottom one no ``theta_{y_i - 1}``) has
+    zero derivatives.
+
+    Attributes
+    ----------
+    cutpoint_gradient : ndarray, shape (n, 2)
+        Derivatives in ``(theta_{y_i}, theta_{y_i - 1})``.
+    cutpoint_hessian : ndarray, shape (n, 2, 2)
+    """
+
+    cutpoint_gradient: FloatArray
+    cutpoint_hessian: FloatArray
+
+
+def row_derivatives(
+    link: Link,
+    eta: FloatArray,
+    y: IntArray,
+    cutpoints: FloatArray,
+    scale: FloatArray | None = None,
+) -> CumulativeRowDerivatives:
+    """Per-row ``log P(Y_i = y_i)`` and derivatives in the location and the cut-points.
+
+    Parameters
+    ----------
+    link : Link
+        At fixed parameter.
+    eta : ndarray, shape (n,)
+        Location ``x_i'beta + o_i``.
+    y : ndarray of int, shape (n,)
+        Levels ``0, ..., K - 1``.
+    cutpoints : ndarray, shape (K - 1,) or (n, K - 1)
+        Thresholds ``theta`` (per row with nominal effects).
+    scale : ndarray, shape (n,), optional
+        ``s_i = exp(z_i'zeta)`` (default 1).
+
+    Returns
+    -------
+    CumulativeRowDerivatives
+    """
+    eta = np.asarray(eta, dtype=float)
+    y = np.asarray(y, dtype=np.intp)
+    n = eta.shape[0]
+    theta = np.broadcast_to(np.asarray(cutpoints, dtype=float), (n, np.shape(cutpoints)[-1]))
+    bounds = np.column_stack([np.full(n, -np.inf), theta, np.full(n, np.inf)])
+    s = np.ones(n) if scale is None else np.asarray(scale, dtype=float)
+    rows = np.arange(n)
+    with np.errstate(invalid="ignore", over="ignore"):
+        upper = (bounds[rows, y + 1] - eta) / s
+        lower = (bounds[rows, y] - eta) / s
+    d = interval_derivatives(link, upper, lower)
+    d_eta = -(d.d_upper + d.d_lower) / s
+    d2_eta = (d.d2_upper + 2.0 * d.d2_cross + d.d2_lower) / s**2
+    cut_hessian = (
+        np.stack(
+            [np.column_stack([d.d2_upper, d.d2_cross]), np.column_stack([d.d2_cross, d.d2_lower])],
+            axis=1,
+        )
+        / (s**2)[:, None, None]
+    )
+    return CumulativeRowDerivatives(
+        log_prob=d.log_prob,
+        gradient=d_eta[:, None],
+        curvature=DiagonalCurvature(d2_eta[:, None]),
+        cutpoint_gradient=np.column_stack([d.d_upper, d.d_lower]) / s[:, None],
+        cutpoint_hessian=cut_hessian,
+    )
+
+
 class Evaluation:
     """The negative log-likelihood at one parameter vector, with lazy derivatives.
 
@@ -231,17 +473,9 @@ class Evaluation:
 
     @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
-        """First and second derivatives of ``log P_i`` w.r.t. ``u_i`` and ``l_i``."""
-        link = self.link
-        fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
-        u = np.where(fin_u, self.upper, 0.0)
-        l = np.where(fin_l, self.lower, 0.0)
-        g_u = np.where(fin_u, np.exp(link.log_pdf(u) - self.log_prob), 0.0)
-        g_l = np.where(fin_l, -np.exp(link.log_pdf(l) - self.log_prob), 0.0)
-        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
-        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
-        h_ul = -g_u * g_l
-        return u, l, g_u, g_l, h_uu, h_ul, h_ll
+        """``u, l, g_u, g_l, h_uu, h_ul, h_ll`` (see :func:`interval_derivatives`)."""
+        d = interval_derivatives(self.link, self.upper, self.lower, self.log_prob)
+        return d.upper, d.lower, d.d_upper, d.d_lower, d.d2_upper, d.d2_cross, d.d2_lower
 
     @cached_property
     def gradient(self) -> FloatArray:
