@@ -1,4 +1,4 @@
-"""Synthetic data for the chunked and distributed tests."""
+"""Synthetic data and a fit comparison for the chunked and distributed tests."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 FORMULA = "y ~ x1 + x2 + f + g"
+RTOL = 1e-10
 
 
 def ratings(n: int = 3000, seed: int = 0, *, missing: bool = True) -> pd.DataFrame:
@@ -47,3 +49,16 @@ def write_parquet(frame: pd.DataFrame, directory: Path, n_files: int = 3) -> lis
         frame.iloc[part].to_parquet(path, index=False)
         paths.append(path)
     return paths
+
+
+def assert_same_fit(chunked, memory, rtol=RTOL):
+    """A chunked (or Dask) fit equals the in-memory fit of the same rows."""
+    assert list(chunked.params.index) == list(memory.params.index)
+    np.testing.assert_allclose(chunked.params, memory.params, rtol=rtol)
+    np.testing.assert_allclose(chunked.bse, memory.bse, rtol=rtol)
+    np.testing.assert_allclose(chunked.cov_params(), memory.cov_params(), rtol=1e-8, atol=1e-15)
+    assert chunked.llf == pytest.approx(memory.llf, rel=1e-12)
+    assert chunked.llnull == pytest.approx(memory.llnull, rel=1e-12)
+    assert chunked.nobs == memory.nobs and chunked.n_rows == memory.n_rows
+    assert chunked.niter == memory.niter and chunked.converged
+    assert chunked.cond_H == pytest.approx(memory.cond_H, rel=1e-8)

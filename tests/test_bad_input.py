@@ -27,11 +27,6 @@ from ordstats.errors import (
 OrdinalModel = ordstats.OrdinalModel
 
 
-@pytest.fixture()
-def wine() -> pd.DataFrame:
-    return ordstats.datasets.load("wine")
-
-
 # -- missing values ------------------------------------------------------------
 
 

@@ -88,11 +88,10 @@ def test_fit_equidistant_thresholds(capsys):
     assert result["loglik"] < -86.4919  # fewer parameters, lower likelihood
 
 
-def test_fit_offset(capsys, tmp_path):
-    wine = ordstats.datasets.load("wine").assign(off=0.5)
+def test_fit_offset(capsys, tmp_path, wine):
     path = tmp_path / "wine.parquet"
     pytest.importorskip("pyarrow")
-    wine.to_parquet(path)
+    wine.assign(off=0.5).to_parquet(path)
     plain = fit_json(capsys, *WINE)
     shifted = fit_json(
         capsys, "fit", "rating ~ temp + contact", "--data", str(path), "--offset", "off"
@@ -156,9 +155,9 @@ def test_format_latex(capsys):
 # -- files -------------------------------------------------------------------
 
 
-def test_csv_with_levels(capsys, tmp_path):
+def test_csv_with_levels(capsys, tmp_path, housing):
     path = tmp_path / "housing.csv"
-    ordstats.datasets.load("housing").to_csv(path, index=False)
+    housing.to_csv(path, index=False)
     result = fit_json(
         capsys,
         "fit",
@@ -175,9 +174,9 @@ def test_csv_with_levels(capsys, tmp_path):
     assert result["loglik"] == pytest.approx(-1739.5746, abs=1e-4)
 
 
-def test_csv_levels_reverse_a_numeric_response(capsys, tmp_path):
+def test_csv_levels_reverse_a_numeric_response(capsys, tmp_path, wine):
     path = tmp_path / "wine.csv"
-    ordstats.datasets.load("wine").astype({"rating": int}).to_csv(path, index=False)
+    wine.astype({"rating": int}).to_csv(path, index=False)
     natural = fit_json(capsys, "fit", "rating ~ temp + contact", "--data", str(path))
     assert natural["levels"] == ["1", "2", "3", "4", "5"]
     assert natural["loglik"] == pytest.approx(-86.4919, abs=1e-4)
@@ -188,9 +187,9 @@ def test_csv_levels_reverse_a_numeric_response(capsys, tmp_path):
     assert reverse["params"]["temp[T.warm]"]["estimate"] < 0
 
 
-def test_parquet_keeps_ordered_categorical(capsys, tmp_path):
+def test_parquet_keeps_ordered_categorical(capsys, tmp_path, housing):
     pytest.importorskip("pyarrow")
-    housing = ordstats.datasets.load("housing")
+    housing = housing.copy()
     # an order that is neither alphabetical nor the order of appearance
     housing["Sat"] = housing["Sat"].cat.reorder_categories(["Medium", "Low", "High"])
     path = tmp_path / "housing.parquet"
@@ -200,8 +199,8 @@ def test_parquet_keeps_ordered_categorical(capsys, tmp_path):
     assert list(result["params"])[:2] == ["Medium|Low", "Low|High"]
 
 
-def test_missing_values_warn_on_stderr(capsys, tmp_path):
-    wine = ordstats.datasets.load("wine")
+def test_missing_values_warn_on_stderr(capsys, tmp_path, wine):
+    wine = wine.copy()
     wine["temp"] = wine["temp"].astype(object)
     wine.loc[3, "temp"] = None
     path = tmp_path / "wine.csv"
@@ -281,18 +280,18 @@ def test_error_missing_weights_column(capsys):
     assert_error(capsys, [*HOUSING[:4], "--weights", "Frq"], "'Frq'", "Did you mean 'Freq'")
 
 
-def test_error_unordered_response_without_levels(capsys, tmp_path):
+def test_error_unordered_response_without_levels(capsys, tmp_path, housing):
     path = tmp_path / "housing.csv"
-    ordstats.datasets.load("housing").to_csv(path, index=False)
+    housing.to_csv(path, index=False)
     err = assert_error(
         capsys, ["fit", "Sat ~ Infl", "--data", str(path)], "'Sat'", "no order", "--levels"
     )
     assert "High,Low,Medium" in err
 
 
-def test_error_levels_missing_a_value(capsys, tmp_path):
+def test_error_levels_missing_a_value(capsys, tmp_path, housing):
     path = tmp_path / "housing.csv"
-    ordstats.datasets.load("housing").to_csv(path, index=False)
+    housing.to_csv(path, index=False)
     assert_error(
         capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"], "'High'"
     )

@@ -15,9 +15,9 @@ plt = pytest.importorskip("matplotlib.pyplot")
 
 
 @pytest.fixture(scope="module")
-def res():
-    wine = ordstats.datasets.load("wine").assign(x=np.linspace(-1, 1, 72))
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact + x", wine).fit()
+def res(wine):
+    data = wine.assign(x=np.linspace(-1, 1, 72))
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact + x", data).fit()
 
 
 def test_stacked_probabilities_over_a_numeric_grid(res):

@@ -11,76 +11,16 @@ from hypothesis import strategies as st
 
 import ordstats
 from ordstats.core.links import get_link, link_names
-from ordstats.core.thresholds import threshold_jacobian
 from ordstats.families.cumulative.likelihood import (
-    CLMData,
     evaluate,
     interval_probabilities,
     log_interval_probabilities,
-    prepare,
 )
 from ordstats.families.cumulative.prediction import category_probabilities
+from tests._numdiff import central_jacobian
 
 LINKS = link_names()
 STRUCTURES = ("flexible", "equidistant", "symmetric", "symmetric2")
-
-
-def _problem(
-    seed: int,
-    link: str,
-    structure: str = "flexible",
-    *,
-    n_levels: int = 4,
-    nominal: int = 0,
-    scale: int = 0,
-    n: int = 60,
-):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2))
-    y = rng.integers(0, n_levels, size=n)
-    y[:n_levels] = np.arange(n_levels)
-    data = CLMData(
-        y=y.astype(np.intp),
-        n_levels=n_levels,
-        X=X,
-        weights=rng.uniform(0.5, 2.0, size=n),
-        offset=rng.normal(scale=0.3, size=n),
-        link=get_link(link),
-        threshold_jacobian=threshold_jacobian(structure, n_levels - 1),
-        nominal=rng.normal(size=(n, nominal)) if nominal else np.empty((0, 0)),
-        scale=rng.normal(scale=0.5, size=(n, scale)) if scale else np.empty((0, 0)),
-    )
-    problem = prepare(data)
-    lay = problem.layout
-    params = rng.normal(scale=0.3, size=lay.n_params)
-    theta = np.linspace(-1.5, 1.5, n_levels - 1)
-    params[lay.alpha] = np.linalg.lstsq(data.threshold_jacobian, theta, rcond=None)[0]
-    params[lay.nominal] *= 0.1  # keep theta_j(w) ordered for every row
-    if lay.n_lambda:
-        low, high = (0.2, 2.5) if link == "aranda-ordaz" else (-1.5, 1.5)
-        params[lay.lam] = rng.uniform(low, high)
-    return problem, params
-
-
-def _fd_gradient(problem, params, h=1e-6):
-    grad = np.empty_like(params)
-    for k in range(params.size):
-        e = np.zeros_like(params)
-        e[k] = h
-        grad[k] = (evaluate(problem, params + e).nll - evaluate(problem, params - e).nll) / (2 * h)
-    return grad
-
-
-def _fd_hessian(problem, params, h=1e-5):
-    cols = []
-    for k in range(params.size):
-        e = np.zeros_like(params)
-        e[k] = h
-        cols.append(
-            (evaluate(problem, params + e).gradient - evaluate(problem, params - e).gradient)
-            / (2 * h)
-        )
-    return np.column_stack(cols)
 
 
 ALL_LINKS = link_names(flexible=True)
@@ -94,19 +34,23 @@ ALL_LINKS = link_names(flexible=True)
     scale=st.integers(0, 2),
 )
 @settings(max_examples=80, deadline=None)
-def test_gradient_and_hessian_match_finite_differences(seed, link, structure, nominal, scale):
-    problem, params = _problem(seed, link, structure, nominal=nominal, scale=scale)
+def test_gradient_and_hessian_match_finite_differences(
+    cumulative_problem, seed, link, structure, nominal, scale
+):
+    problem, params = cumulative_problem(seed, link, structure, nominal=nominal, scale=scale)
     ev = evaluate(problem, params)
     assert np.isfinite(ev.nll)
-    np.testing.assert_allclose(ev.gradient, _fd_gradient(problem, params), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(ev.hessian, _fd_hessian(problem, params), rtol=1e-5, atol=1e-5)
+    grad_fd = central_jacobian(lambda p: evaluate(problem, p).nll, params, 1e-6)
+    hess_fd = central_jacobian(lambda p: evaluate(problem, p).gradient, params, 1e-5)
+    np.testing.assert_allclose(ev.gradient, grad_fd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ev.hessian, hess_fd, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(ev.hessian, ev.hessian.T, rtol=1e-12, atol=1e-12)
 
 
 @given(seed=st.integers(0, 2**31), link=st.sampled_from(ALL_LINKS), scale=st.integers(0, 1))
 @settings(max_examples=30, deadline=None)
-def test_observation_scores_sum_to_gradient(seed, link, scale):
-    problem, params = _problem(seed, link, nominal=1, scale=scale)
+def test_observation_scores_sum_to_gradient(cumulative_problem, seed, link, scale):
+    problem, params = cumulative_problem(seed, link, nominal=1, scale=scale)
     ev = evaluate(problem, params)
     weighted = problem.data.weights @ ev.observation_scores()
     np.testing.assert_allclose(weighted, -ev.gradient, rtol=1e-10, atol=1e-10)
@@ -164,8 +108,7 @@ def _wine_fit(frame, **kwargs):
     return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", frame, **kwargs).fit()
 
 
-def test_fit_invariant_to_row_order():
-    wine = ordstats.datasets.load("wine")
+def test_fit_invariant_to_row_order(wine):
     res = _wine_fit(wine)
     shuffled = wine.sample(frac=1.0, random_state=3)
     res2 = _wine_fit(shuffled)
@@ -176,8 +119,7 @@ def test_fit_invariant_to_row_order():
     pd.testing.assert_frame_equal(res2.predict().loc[wine.index], res.predict(), rtol=1e-8)
 
 
-def test_fit_invariant_to_monotone_relabelling_of_response():
-    wine = ordstats.datasets.load("wine")
+def test_fit_invariant_to_monotone_relabelling_of_response(wine):
     res = _wine_fit(wine)
     relabelled = wine.assign(rating=wine["rating"].astype(int) ** 2 + 10)  # 11, 14, 19, 26, 35
     res2 = _wine_fit(relabelled)
@@ -186,8 +128,7 @@ def test_fit_invariant_to_monotone_relabelling_of_response():
     assert res2.params.index[0] == "11|14"
 
 
-def test_reversing_the_response_negates_estimates():
-    wine = ordstats.datasets.load("wine")
+def test_reversing_the_response_negates_estimates(wine):
     res = _wine_fit(wine)
     reversed_ = wine.assign(
         rating=wine["rating"].cat.reorder_categories(
@@ -218,14 +159,10 @@ def test_two_levels_equal_binary_regression(link, family):
     assert res.llnull == pytest.approx(n1 * np.log(n1 / 400) + (400 - n1) * np.log(1 - n1 / 400))
 
 
-def test_frequency_weights_equal_replicated_rows():
-    housing = ordstats.datasets.load("housing")
-    res = ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
-    ).fit()
+def test_frequency_weights_equal_replicated_rows(housing, housing_res):
     expanded = housing.loc[housing.index.repeat(housing["Freq"])].reset_index(drop=True)
     res2 = ordstats.OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", expanded).fit()
-    np.testing.assert_allclose(res2.params, res.params, rtol=1e-8)
-    np.testing.assert_allclose(res2.bse, res.bse, rtol=1e-7)
-    assert res.nobs == res2.nobs == 1681
-    assert res.n_rows == 72
+    np.testing.assert_allclose(res2.params, housing_res.params, rtol=1e-8)
+    np.testing.assert_allclose(res2.bse, housing_res.bse, rtol=1e-7)
+    assert housing_res.nobs == res2.nobs == 1681
+    assert housing_res.n_rows == 72

@@ -21,11 +21,6 @@ ATOL_TEST = 1e-4
 RTOL_LOGLIK = 1e-6
 
 
-@pytest.fixture(scope="module")
-def wine():
-    return ordstats.datasets.load("wine")
-
-
 def fit(formula, data, **kwargs):
     return ordstats.OrdinalModel.from_formula(formula, data, **kwargs).fit()
 
@@ -222,8 +217,7 @@ def test_vuong_by_hand(wine):
     assert bic.statistic == pytest.approx(expected, rel=1e-8)
 
 
-def test_vuong_weighted_rows_count_as_observations():
-    housing = ordstats.datasets.load("housing")
+def test_vuong_weighted_rows_count_as_observations(housing):
     expanded = housing.loc[housing.index.repeat(housing["Freq"])].reset_index(drop=True)
     formula = "Sat ~ Infl + Type + Cont"
     weighted = [fit(formula, housing, weights="Freq", link=link) for link in ("logit", "cloglog")]

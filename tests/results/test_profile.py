@@ -31,12 +31,6 @@ PROFILE_CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def wine_res():
-    wine = ordstats.datasets.load("wine")
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
-
-
 def test_cases_cover_links_and_thresholds():
     assert len(PROFILE_CASES) >= 23
     calls = " ".join(ref.load(c)["r_call"] for c in PROFILE_CASES)
@@ -129,13 +123,9 @@ def test_signed_root_reaches_the_cut_off(wine_res):
         assert np.max(np.abs(np.delete(gradient, k))) < 1e-6
 
 
-def test_profile_and_wald_agree_on_large_samples():
-    housing = ordstats.datasets.load("housing")
-    res = ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
-    ).fit()
-    profile = res.conf_int(method="profile")
-    np.testing.assert_allclose(profile, res.conf_int(), atol=0.01)
+def test_profile_and_wald_agree_on_large_samples(housing_res):
+    profile = housing_res.conf_int(method="profile")
+    np.testing.assert_allclose(profile, housing_res.conf_int(), atol=0.01)
 
 
 def test_profile_curve(wine_res):
@@ -203,8 +193,7 @@ def test_bad_requests(wine_res):
         wine_res.profile("temp[T.warm]", n_points=2)
 
 
-def test_threshold_structures_profile_their_own_parameters():
-    wine = ordstats.datasets.load("wine")
+def test_threshold_structures_profile_their_own_parameters(wine):
     res = ordstats.OrdinalModel.from_formula(
         "rating ~ temp + contact", wine, threshold="equidistant"
     ).fit()

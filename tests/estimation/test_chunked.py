@@ -17,9 +17,7 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation.evaluators import ChunkedEvaluator
-from tests._chunk_data import FORMULA, ratings, write_parquet
-
-RTOL = 1e-10
+from tests._chunk_data import FORMULA, assert_same_fit, ratings, write_parquet
 
 
 def _in_memory(frame, formula=FORMULA, **kw):
@@ -32,18 +30,6 @@ def _chunked(data, formula=FORMULA, **kw):
         model = ordstats.OrdinalModel.from_formula(formula, data, **kw)
     assert isinstance(model.evaluator, ChunkedEvaluator)
     return model.fit()
-
-
-def assert_same_fit(chunked, memory, rtol=RTOL):
-    assert list(chunked.params.index) == list(memory.params.index)
-    np.testing.assert_allclose(chunked.params, memory.params, rtol=rtol)
-    np.testing.assert_allclose(chunked.bse, memory.bse, rtol=rtol)
-    np.testing.assert_allclose(chunked.cov_params(), memory.cov_params(), rtol=1e-8, atol=1e-15)
-    assert chunked.llf == pytest.approx(memory.llf, rel=1e-12)
-    assert chunked.llnull == pytest.approx(memory.llnull, rel=1e-12)
-    assert chunked.nobs == memory.nobs and chunked.n_rows == memory.n_rows
-    assert chunked.niter == memory.niter and chunked.converged
-    assert chunked.cond_H == pytest.approx(memory.cond_H, rel=1e-8)
 
 
 @pytest.fixture(scope="module")

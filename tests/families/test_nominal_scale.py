@@ -20,11 +20,6 @@ from ordstats.errors import (
 OrdinalModel = ordstats.OrdinalModel
 
 
-@pytest.fixture(scope="module")
-def wine():
-    return ordstats.datasets.load("wine")
-
-
 def _crossing_data(n: int = 300) -> pd.DataFrame:
     """Both end categories gain with w, so theta_1(w) rises while theta_2(w) falls."""
     rng = np.random.default_rng(1)

@@ -15,6 +15,7 @@ from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.results.prediction_se import NewRows, probability_gradients
 from tests import _reference as ref
+from tests._numdiff import central_jacobian
 
 #: Delta-method SEs depend on the covariance (inverse Hessian): the SE bar.
 RTOL_SE = 1e-4
@@ -44,15 +45,9 @@ def test_matches_r_predict_clm(case):
     np.testing.assert_allclose(upper, data["newdata_prob_upr"], atol=ATOL_PROB)
 
 
-@pytest.fixture(scope="module")
-def res():
-    wine = ordstats.datasets.load("wine")
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
-
-
-def test_summary_frame(res):
+def test_summary_frame(wine_res):
     newdata = pd.DataFrame({"temp": ["cold", "warm"], "contact": ["no", "yes"]}, index=["a", "b"])
-    prediction = res.get_prediction(newdata)
+    prediction = wine_res.get_prediction(newdata)
     frame = prediction.summary_frame(alpha=0.1)
     assert list(frame.columns) == ["prob", "se", "ci_lower", "ci_upper"]
     assert frame.index.names == ["row", "level"]
@@ -66,28 +61,28 @@ def test_summary_frame(res):
     assert "2 rows x 5 levels" in repr(prediction)
 
 
-def test_fitted_rows_and_cumulative(res):
-    fitted = res.get_prediction()
-    np.testing.assert_allclose(fitted.predicted, res.predict())
-    cumulative = res.get_prediction(which="cumprob")
-    np.testing.assert_allclose(cumulative.predicted, res.predict(which="cumprob"))
+def test_fitted_rows_and_cumulative(wine_res):
+    fitted = wine_res.get_prediction()
+    np.testing.assert_allclose(fitted.predicted, wine_res.predict())
+    cumulative = wine_res.get_prediction(which="cumprob")
+    np.testing.assert_allclose(cumulative.predicted, wine_res.predict(which="cumprob"))
     assert list(cumulative.predicted.columns) == ["1", "2", "3", "4"]
     # P(Y = 1) = P(Y <= 1): the same standard error
     np.testing.assert_allclose(cumulative.se["1"], fitted.se["1"])
 
 
-def test_robust_covariance_gives_robust_standard_errors(res):
-    robust = res.get_robustcov_results("robust")
-    assert not np.allclose(robust.get_prediction().se, res.get_prediction().se)
+def test_robust_covariance_gives_robust_standard_errors(wine_res):
+    robust = wine_res.get_robustcov_results("robust")
+    assert not np.allclose(robust.get_prediction().se, wine_res.get_prediction().se)
 
 
-def test_bad_requests(res):
+def test_bad_requests(wine_res):
     with pytest.raises(OrdstatsError, match="'prob' or 'cumprob'"):
-        res.get_prediction(which="class")
+        wine_res.get_prediction(which="class")
     with pytest.raises(PredictionError, match="not fitted on"):
-        res.get_prediction(pd.DataFrame({"temp": ["hot"], "contact": ["no"]}))
+        wine_res.get_prediction(pd.DataFrame({"temp": ["hot"], "contact": ["no"]}))
     with pytest.raises(OrdstatsError, match="alpha"):
-        res.get_prediction().conf_int(alpha=0)
+        wine_res.get_prediction().conf_int(alpha=0)
 
 
 # -- the gradient, checked by finite differences for every parameter block ---------
@@ -128,13 +123,10 @@ def test_gradient_matches_finite_differences(link, seed, cumulative):
     # cut-points cross (or nearly), where a probability is NaN by design
     assume(np.diff(theta, axis=1).min() > 1e-3)
     prob, grad = probability_gradients(F, params, LAYOUT, JACOBIAN, rows, cumulative)
-    h = 1e-6
-    for k in range(params.size):
-        step = np.zeros_like(params)
-        step[k] = h
-        up, _ = probability_gradients(F, params + step, LAYOUT, JACOBIAN, rows, cumulative)
-        down, _ = probability_gradients(F, params - step, LAYOUT, JACOBIAN, rows, cumulative)
-        np.testing.assert_allclose(grad[:, :, k], (up - down) / (2 * h), atol=1e-7)
+    numeric = central_jacobian(
+        lambda p: probability_gradients(F, p, LAYOUT, JACOBIAN, rows, cumulative)[0], params, 1e-6
+    )
+    np.testing.assert_allclose(grad, numeric, atol=1e-7)
     if not cumulative:
         np.testing.assert_allclose(prob.sum(axis=1), 1.0)
         np.testing.assert_allclose(grad.sum(axis=1), 0.0, atol=1e-12)
@@ -191,9 +183,6 @@ def test_flexible_link_gradient_includes_lambda(family, lam):
         return probability_gradients(link, p, layout, JACOBIAN, rows)
 
     _, grad = probabilities(params)
-    h = 1e-6
-    for k in range(params.size):
-        step = np.eye(params.size)[k] * h
-        numeric = (probabilities(params + step)[0] - probabilities(params - step)[0]) / (2 * h)
-        np.testing.assert_allclose(grad[:, :, k], numeric, atol=1e-7)
+    numeric = central_jacobian(lambda p: probabilities(p)[0], params, 1e-6)
+    np.testing.assert_allclose(grad, numeric, atol=1e-7)
     assert np.abs(grad[:, :, layout.lam]).max() > 1e-4  # lambda matters

@@ -12,8 +12,7 @@ import pytest
 
 import ordstats
 from ordstats.errors import MissingDataWarning
-from tests._chunk_data import FORMULA, ratings
-from tests.test_chunked import assert_same_fit
+from tests._chunk_data import FORMULA, assert_same_fit, ratings
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")

@@ -11,25 +11,6 @@ from scipy import stats
 import ordstats
 from ordstats.errors import ConvergenceWarning, SpecificationError
 
-
-@pytest.fixture(scope="module")
-def housing():
-    return ordstats.datasets.load("housing")
-
-
-@pytest.fixture(scope="module")
-def housing_res(housing):
-    return ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
-    ).fit()
-
-
-@pytest.fixture(scope="module")
-def wine_res():
-    wine = ordstats.datasets.load("wine")
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
-
-
 # -- Brant ----------------------------------------------------------------------
 
 

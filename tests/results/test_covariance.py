@@ -10,14 +10,10 @@ import statsmodels.api as sm
 import ordstats
 from ordstats.errors import DataError, SpecificationError
 from tests import _reference as ref
+from tests._numdiff import central_jacobian, second_difference_hessian
 
 #: SEs are functions of the estimates; both sides stop at max|grad| < 1e-6 or better.
 RTOL_SE = 1e-4
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return ordstats.datasets.load("wine")
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +52,8 @@ def test_cluster_matches_r_vcovcl(wine, wine_model):
     np.testing.assert_allclose(full.bse**2 / adjusted.bse**2, np.full(6, 71 / 66))
 
 
-def test_frequency_weights_count_each_observation():
+def test_frequency_weights_count_each_observation(housing):
     """Weighted robust SEs equal R's sandwich on the data expanded by the weights."""
-    housing = ordstats.datasets.load("housing")
     res = ordstats.OrdinalModel.from_formula(
         "Sat ~ Infl + Type + Cont", housing, weights="Freq"
     ).fit(cov_type="robust")
@@ -67,35 +62,11 @@ def test_frequency_weights_count_each_observation():
     np.testing.assert_allclose(res.bse, expected, rtol=RTOL_SE)
 
 
-def _row_logliks(model, params):
-    return model.evaluate(params).log_prob
-
-
 def _sandwich_by_hand(model, params, w):
     """H^-1 (sum w s s') H^-1 with scores and Hessian from finite differences."""
     h = 1e-5
-    eye = np.eye(params.size)
-    scores = np.column_stack(
-        [
-            (_row_logliks(model, params + h * e) - _row_logliks(model, params - h * e)) / (2 * h)
-            for e in eye
-        ]
-    )
-    hessian = np.array(
-        [
-            [
-                (
-                    model.loglike(params + h * a + h * b)
-                    - model.loglike(params + h * a - h * b)
-                    - model.loglike(params - h * a + h * b)
-                    + model.loglike(params - h * a - h * b)
-                )
-                / (4 * h * h)
-                for b in eye
-            ]
-            for a in eye
-        ]
-    )
+    scores = central_jacobian(lambda p: model.evaluate(p).log_prob, params, h)
+    hessian = second_difference_hessian(model.loglike, params, h)
     bread = np.linalg.inv(-hessian)
     return bread @ ((scores * w[:, None]).T @ scores) @ bread
 
@@ -157,8 +128,7 @@ def test_k2_matches_statsmodels_logit(wine):
         np.testing.assert_allclose(res.bse.to_numpy(), logit.bse.to_numpy(), rtol=RTOL_SE)
 
 
-def test_k2_weighted_matches_statsmodels_glm():
-    housing = ordstats.datasets.load("housing")
+def test_k2_weighted_matches_statsmodels_glm(housing):
     high = (housing["Sat"] == "High").astype(int)
     exog = pd.get_dummies(housing[["Infl", "Cont"]], drop_first=True, dtype=float)
     glm = sm.GLM(

@@ -15,6 +15,7 @@ from ordstats.errors import ConvergenceWarning, SpecificationError
 from ordstats.results.goodness import probability_residuals, residuals_from_probabilities
 from tests import _reference as ref
 from tests import _vglm
+from tests._numdiff import central_jacobian
 
 #: VGAM's confint(method = "profile") interpolates the profile on a grid; the
 #: exact roots found here differ from it by up to ~2e-4 on these cases.
@@ -22,12 +23,11 @@ ATOL_PROFILE_VGAM = 5e-4
 #: LR statistics and probabilities from optimised log-likelihoods.
 RTOL = 1e-6
 
-wine = ordstats.datasets.load("wine")
 fit = ordstats.OrdinalModel.from_formula
 
 
 @pytest.fixture(scope="module")
-def sratio():
+def sratio(wine):
     return fit("rating ~ temp + contact", wine, family="sratio").fit()
 
 
@@ -35,7 +35,7 @@ def sratio():
 
 
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
-def test_lr_test_of_parallel_against_nonparallel_slopes(family):
+def test_lr_test_of_parallel_against_nonparallel_slopes(wine, family):
     """The statistic from VGAM's log-likelihoods of the two fits."""
     parallel = ref.load(f"vglm_wine_{family}")["loglik"]
     nonparallel = ref.load(f"vglm_extra_wine_{family}_nonparallel")["loglik"]
@@ -74,7 +74,7 @@ def test_nominal_test_relaxes_the_shared_slopes(sratio):
         sratio.scale_test()
 
 
-def test_lr_test_refuses_models_of_different_families(sratio):
+def test_lr_test_refuses_models_of_different_families(wine, sratio):
     cumulative = fit("rating ~ temp + contact", wine).fit()
     smaller = fit("rating ~ temp", wine, family="sratio").fit()
     for restricted, full in [
@@ -104,7 +104,7 @@ def test_profile_intervals_agree_with_vglm(case):
     )
 
 
-def test_profile_interval_ends_are_exact(sratio):
+def test_profile_interval_ends_are_exact(wine, sratio):
     """At an end of the 95% profile interval of b, refitting with b fixed (as an offset)
     loses exactly chi2_1(0.95) / 2 of log-likelihood."""
     upper = sratio.conf_int(method="profile").loc["temp[T.warm]", "upper"]
@@ -116,7 +116,7 @@ def test_profile_interval_ends_are_exact(sratio):
 # -- covariances ---------------------------------------------------------------------------
 
 
-def test_expected_covariance_as_cov_type_gives_vglm_standard_errors():
+def test_expected_covariance_as_cov_type_gives_vglm_standard_errors(wine):
     data = ref.load("vglm_wine_cratio")
     res = fit("rating ~ temp + contact", wine, family="cratio").fit(cov_type="expected")
     assert res.cov_type == "expected"
@@ -151,7 +151,7 @@ def test_robust_covariance_is_the_cluster_sandwich_of_the_binary_glm(sratio):
     ],
 )
 @pytest.mark.parametrize("which", ["prob", "cumprob"])
-def test_prediction_standard_errors_by_the_delta_method(kwargs, which):
+def test_prediction_standard_errors_by_the_delta_method(wine, kwargs, which):
     res = fit("rating ~ temp", wine, nominal="~ contact", **kwargs).fit()
     newdata = wine.iloc[[0, 3, 40, 71]]
     pred = res.get_prediction(newdata, which=which)
@@ -165,14 +165,7 @@ def test_prediction_standard_errors_by_the_delta_method(kwargs, which):
         moved = ordstats.OrdinalResults(res.model, p, res.model.evaluate(p), res.fit_info)
         return moved.predict(newdata, which=which).to_numpy()
 
-    h = 1e-6
-    grad = np.stack(
-        [
-            (predicted(params + h * e) - predicted(params - h * e)) / (2 * h)
-            for e in np.eye(params.size)
-        ],
-        axis=-1,
-    )
+    grad = central_jacobian(predicted, params, 1e-6)
     se = np.sqrt(np.einsum("mjk,kl,mjl->mj", grad, res.cov_params().to_numpy(), grad))
     np.testing.assert_allclose(pred.se.to_numpy(), se, rtol=1e-5, atol=1e-9)
 
@@ -193,7 +186,7 @@ def test_goodness_of_fit_tools(sratio):
 
 
 @pytest.mark.parametrize("link", ["logit", "aranda-ordaz"])
-def test_probability_residuals_of_cumulative_fits_agree_both_ways(link):
+def test_probability_residuals_of_cumulative_fits_agree_both_ways(wine, link):
     """From the cut-points and from the predicted probabilities; with a flexible link
     both use the estimated lambda."""
     res = fit("rating ~ temp + contact", wine, link=link).fit()
@@ -204,7 +197,7 @@ def test_probability_residuals_of_cumulative_fits_agree_both_ways(link):
     )
 
 
-def test_compare_links_within_a_family():
+def test_compare_links_within_a_family(wine):
     cmp = ordstats.compare_links(
         "rating ~ temp + contact", wine, family="cratio", links=("logit", "cloglog")
     )

@@ -40,8 +40,7 @@ def test_against_r(case: str) -> None:
     )
 
 
-def test_nominal_test_equals_explicit_refit() -> None:
-    wine = ordstats.datasets.load("wine")
+def test_nominal_test_equals_explicit_refit(wine) -> None:
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     relaxed = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
     with pytest.warns(ConvergenceWarning, match="relaxing 'temp'"):
@@ -50,8 +49,7 @@ def test_nominal_test_equals_explicit_refit() -> None:
     assert row["Df"] == relaxed.k_params - res.k_params == 3
 
 
-def test_arrays_interface_tests_each_column() -> None:
-    wine = ordstats.datasets.load("wine")
+def test_arrays_interface_tests_each_column(wine) -> None:
     X = pd.DataFrame(
         {
             "warm": (wine["temp"] == "warm").astype(float),
@@ -66,8 +64,7 @@ def test_arrays_interface_tests_each_column() -> None:
     np.testing.assert_allclose(table["LRT"].iloc[1:], formula.scale_test()["LRT"].iloc[1:])
 
 
-def test_terms_already_in_scale_are_skipped() -> None:
-    wine = ordstats.datasets.load("wine")
+def test_terms_already_in_scale_are_skipped(wine) -> None:
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, scale="~ temp").fit()
     assert list(res.scale_test().index) == ["<none>", "contact"]
 

@@ -12,7 +12,7 @@ from ordstats.core.links import get_link, link_names
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.errors import SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian, banded_newton_step
-from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
+from ordstats.families.cumulative.likelihood import evaluate, prepare
 
 
 def _random_banded(rng, q, m, shift=0.0):
@@ -78,20 +78,18 @@ def test_singular_banded_covariance_is_nan():
 
 @given(seed=st.integers(0, 2**31), link=st.sampled_from(link_names()), scale=st.integers(0, 2))
 @settings(max_examples=30, deadline=None)
-def test_banded_hessian_equals_dense_hessian(seed, link, scale):
+def test_banded_hessian_equals_dense_hessian(random_clm_data, seed, link, scale):
     rng = np.random.default_rng(seed)
     n, K = 80, 7
-    y = rng.integers(0, K, size=n)
-    y[:K] = np.arange(K)
-    data = CLMData(
-        y=y.astype(np.intp),
+    data = random_clm_data(
+        rng,
+        n=n,
         n_levels=K,
-        X=rng.normal(size=(n, 2)),
-        weights=rng.uniform(0.5, 2.0, size=n),
-        offset=np.zeros(n),
         link=get_link(link),
-        threshold_jacobian=threshold_jacobian("flexible", K - 1),
-        scale=rng.normal(scale=0.3, size=(n, scale)) if scale else np.empty((0, 0)),
+        jacobian=threshold_jacobian("flexible", K - 1),
+        offset=False,
+        scale=scale,
+        scale_sd=0.3,
     )
     problem = prepare(data)
     params = rng.normal(scale=0.3, size=problem.layout.n_params)

@@ -16,50 +16,13 @@ from ordstats.core.links import get_link, link_names
 from ordstats.errors import SeparationWarning, SpecificationError
 from ordstats.families import get_family
 from ordstats.families.cumulative.likelihood import CLMData
+from tests._numdiff import central_jacobian
 
 STEP_FAMILIES = (
     [("sratio", link) for link in link_names()]
     + [("cratio", link) for link in link_names()]
     + [("acat", "logit")]
 )
-
-
-def _problem(
-    seed: int,
-    family: str,
-    link: str,
-    reverse: bool,
-    *,
-    nominal: int = 0,
-    n_levels: int = 4,
-    n: int = 50,
-):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_levels, size=n)
-    y[:n_levels] = np.arange(n_levels)
-    fam = get_family(family, link=link, reverse=reverse)
-    data = CLMData(
-        y=y.astype(np.intp),
-        n_levels=n_levels,
-        X=rng.normal(size=(n, 2)),
-        weights=rng.uniform(0.5, 2.0, size=n),
-        offset=rng.normal(scale=0.3, size=n),
-        link=fam.link,
-        threshold_jacobian=np.eye(n_levels - 1),
-        nominal=rng.normal(size=(n, nominal)) if nominal else np.empty((0, 0)),
-    )
-    problem = fam.prepare(data)
-    params = rng.normal(scale=0.4, size=problem.layout.n_params)
-    return fam, problem, params
-
-
-def _fd(fun, params, h):
-    cols = []
-    for k in range(params.size):
-        e = np.zeros_like(params)
-        e[k] = h
-        cols.append((fun(params + e) - fun(params - e)) / (2 * h))
-    return np.array(cols).T
 
 
 @given(
@@ -69,12 +32,12 @@ def _fd(fun, params, h):
     nominal=st.integers(0, 2),
 )
 @settings(max_examples=80, deadline=None)
-def test_gradient_and_hessian_match_finite_differences(seed, which, reverse, nominal):
-    fam, problem, params = _problem(seed, *which, reverse, nominal=nominal)
+def test_gradient_and_hessian_match_finite_differences(step_problem, seed, which, reverse, nominal):
+    fam, problem, params = step_problem(seed, *which, reverse, nominal=nominal)
     ev = fam.evaluate(problem, params)
     assert np.isfinite(ev.nll)
-    grad_fd = _fd(lambda p: np.array(fam.evaluate(problem, p).nll), params, 1e-6)
-    hess_fd = _fd(lambda p: fam.evaluate(problem, p).gradient, params, 1e-5)
+    grad_fd = central_jacobian(lambda p: fam.evaluate(problem, p).nll, params, 1e-6)
+    hess_fd = central_jacobian(lambda p: fam.evaluate(problem, p).gradient, params, 1e-5)
     np.testing.assert_allclose(ev.gradient, grad_fd, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(ev.hessian, hess_fd, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(ev.hessian, ev.hessian.T, rtol=1e-12, atol=1e-12)
@@ -89,9 +52,11 @@ def test_gradient_and_hessian_match_finite_differences(seed, which, reverse, nom
     nominal=st.integers(0, 1),
 )
 @settings(max_examples=40, deadline=None)
-def test_expected_information_is_the_mean_observed_information(seed, which, reverse, nominal):
+def test_expected_information_is_the_mean_observed_information(
+    step_problem, seed, which, reverse, nominal
+):
     """The outer-product form used by ``expected_information`` equals E[-Hessian]."""
-    fam, problem, params = _problem(seed, *which, reverse, nominal=nominal, n=30)
+    fam, problem, params = step_problem(seed, *which, reverse, nominal=nominal, n=30)
     data = problem.data
     mean_hessian = np.zeros((params.size, params.size))
     for level in range(data.n_levels):
@@ -153,23 +118,22 @@ def test_sign_convention(family, link, reverse):
     assert np.all(np.diff(mean) != 0)
 
 
-def _wine_fit(**kwargs):
-    wine = ordstats.datasets.load("wine")
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, **kwargs).fit()
+def _wine_fit(frame, **kwargs):
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", frame, **kwargs).fit()
 
 
 @pytest.mark.parametrize("link", ["logit", "probit", "cauchit"])
-def test_cratio_is_sratio_with_negated_coefficients_for_symmetric_links(link):
-    s = _wine_fit(family="sratio", link=link)
-    c = _wine_fit(family="cratio", link=link)
+def test_cratio_is_sratio_with_negated_coefficients_for_symmetric_links(wine, link):
+    s = _wine_fit(wine, family="sratio", link=link)
+    c = _wine_fit(wine, family="cratio", link=link)
     assert c.llf == pytest.approx(s.llf, rel=1e-12)
     np.testing.assert_allclose(c.params.to_numpy(), -s.params.to_numpy(), rtol=1e-7)
 
 
-def test_sratio_loglog_is_cratio_cloglog_with_negated_coefficients():
+def test_sratio_loglog_is_cratio_cloglog_with_negated_coefficients(wine):
     """1 - F_cloglog(-x) = F_loglog(x): VGAM has no loglog link, this checks ours via cloglog."""
-    s = _wine_fit(family="sratio", link="loglog")
-    c = _wine_fit(family="cratio", link="cloglog")
+    s = _wine_fit(wine, family="sratio", link="loglog")
+    c = _wine_fit(wine, family="cratio", link="cloglog")
     assert s.llf == pytest.approx(c.llf, rel=1e-12)
     np.testing.assert_allclose(s.params.to_numpy(), -c.params.to_numpy(), rtol=1e-7)
 
@@ -177,12 +141,12 @@ def test_sratio_loglog_is_cratio_cloglog_with_negated_coefficients():
 @pytest.mark.parametrize(
     ("link", "reverse", "slope_sign"), [("cloglog", False, -1.0), ("loglog", True, 1.0)]
 )
-def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, slope_sign):
+def test_cumulative_gumbel_models_are_sequential_cloglog_models(wine, link, reverse, slope_sign):
     """Grouped proportional hazards (Laara & Matthews 1985): cumulative cloglog is sratio
     cloglog with ``alpha_j = log(e^theta_j - e^theta_{j-1})``, cumulative loglog is
     reverse sratio cloglog with ``alpha_j = log(e^-theta_j - e^-theta_{j+1})``."""
-    cum = _wine_fit(link=link)
-    seq = _wine_fit(family="sratio", link="cloglog", reverse=reverse)
+    cum = _wine_fit(wine, link=link)
+    seq = _wine_fit(wine, family="sratio", link="cloglog", reverse=reverse)
     assert seq.llf == pytest.approx(cum.llf, rel=1e-10)
     np.testing.assert_allclose(seq.params.iloc[4:], slope_sign * cum.params.iloc[4:], rtol=1e-6)
     if reverse:
@@ -195,8 +159,7 @@ def test_cumulative_gumbel_models_are_sequential_cloglog_models(link, reverse, s
 
 
 @pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
-def test_reverse_is_the_forward_model_on_reversed_levels(family):
-    wine = ordstats.datasets.load("wine")
+def test_reverse_is_the_forward_model_on_reversed_levels(wine, family):
     rev = ordstats.OrdinalModel.from_formula(
         "rating ~ temp + contact", wine, family=family, reverse=True
     ).fit()
@@ -226,9 +189,8 @@ def _expanded_binary_data(res):
     return (data.y[obs] == step).astype(float), exog, data.weights[obs]
 
 
-def test_sequential_logit_is_a_binary_logistic_regression_on_expanded_data():
+def test_sequential_logit_is_a_binary_logistic_regression_on_expanded_data(housing):
     """The sratio likelihood factorises into binary logits (Tutz 2012, sec. 9.2)."""
-    housing = ordstats.datasets.load("housing")
     res = ordstats.OrdinalModel.from_formula(
         "Sat ~ Infl + Type + Cont", housing, family="sratio", weights="Freq"
     ).fit()
@@ -244,11 +206,11 @@ def test_sequential_logit_is_a_binary_logistic_regression_on_expanded_data():
 
 
 @pytest.fixture(scope="module")
-def sratio():
-    return _wine_fit(family="sratio")
+def sratio(wine):
+    return _wine_fit(wine, family="sratio")
 
 
-def test_model_attributes(sratio):
+def test_model_attributes(wine, sratio):
     model = sratio.model
     assert model.family == "sratio" and model.reverse is False
     assert model.link.name == "logit"
@@ -256,11 +218,11 @@ def test_model_attributes(sratio):
     assert "family='sratio'" in repr(model)
     assert list(sratio.thresholds.index) == ["1:2", "2:3", "3:4", "4:5"]
     assert sratio.k_params == 6 and sratio.nobs == 72 and sratio.df_model == 2
-    cum = _wine_fit()
+    cum = _wine_fit(wine)
     assert cum.model.family == "cumulative" and "family=" not in repr(cum.model)
 
 
-def test_summary_states_family_and_sign(sratio):
+def test_summary_states_family_and_sign(wine, sratio):
     text = sratio.summary().as_text()
     assert "Stopping-Ratio Model Results" in text
     assert "Family:" in text and "sratio" in text
@@ -268,19 +230,22 @@ def test_summary_states_family_and_sign(sratio):
     assert "Intercepts" in text and "Thresholds" not in text
     assert "eta_j = logit P(Y = j | Y >= j)" in text
     assert "LOWER levels" in text
-    rev = _wine_fit(family="acat", reverse=True).summary().as_text()
+    rev = _wine_fit(wine, family="acat", reverse=True).summary().as_text()
     assert "Adjacent-Category Logit Model Results" in rev and "acat (reverse)" in rev
     assert "LOWER levels" in rev
-    assert "HIGHER levels" in _wine_fit(family="cratio").summary().as_text()
+    assert "HIGHER levels" in _wine_fit(wine, family="cratio").summary().as_text()
 
 
-def test_odds_ratios_say_what_they_multiply(sratio):
+def test_odds_ratios_say_what_they_multiply(wine, sratio):
     table = sratio.odds_ratios()
     np.testing.assert_allclose(table["odds_ratio"], np.exp(sratio.params.iloc[4:]))
     assert "stopping at level j" in table.attrs["interpretation"]
-    assert "P(Y = j+1) / P(Y = j)" in _wine_fit(family="acat").odds_ratios().attrs["interpretation"]
+    assert (
+        "P(Y = j+1) / P(Y = j)"
+        in _wine_fit(wine, family="acat").odds_ratios().attrs["interpretation"]
+    )
     with pytest.raises(ordstats.OrdstatsError, match="logit link"):
-        _wine_fit(family="cratio", link="probit").odds_ratios()
+        _wine_fit(wine, family="cratio", link="probit").odds_ratios()
 
 
 def test_predict_every_kind(sratio):
@@ -298,8 +263,7 @@ def test_predict_every_kind(sratio):
     np.testing.assert_allclose(prob.to_numpy()[np.arange(72), sratio.model.data.y], fitted)
 
 
-def test_null_loglik_with_an_offset_is_the_intercept_only_fit():
-    wine = ordstats.datasets.load("wine")
+def test_null_loglik_with_an_offset_is_the_intercept_only_fit(wine):
     offset = 0.25 * (np.arange(72) % 3)
     full = ordstats.OrdinalModel.from_formula(
         "rating ~ temp", wine, family="cratio", offset=offset
@@ -309,14 +273,13 @@ def test_null_loglik_with_an_offset_is_the_intercept_only_fit():
     ).fit()
     assert full.llnull == pytest.approx(null.llf, rel=1e-10)
     counts = np.bincount(full.model.data.y)
-    assert _wine_fit(family="acat").llnull == pytest.approx(counts @ np.log(counts / 72))
+    assert _wine_fit(wine, family="acat").llnull == pytest.approx(counts @ np.log(counts / 72))
 
 
-def test_arrays_interface():
-    wine = ordstats.datasets.load("wine")
+def test_arrays_interface(wine):
     X = pd.get_dummies(wine[["temp", "contact"]], drop_first=True, dtype=float)
     res = ordstats.OrdinalModel(wine["rating"], X, family="acat").fit()
-    formula = _wine_fit(family="acat")
+    formula = _wine_fit(wine, family="acat")
     np.testing.assert_allclose(res.params.to_numpy(), formula.params.to_numpy(), rtol=1e-10)
 
 
@@ -332,8 +295,7 @@ def test_separation_is_detected_for_the_families():
     assert ordstats.OrdinalModel(y, pd.DataFrame({"x": x2}), family="sratio").fit().converged
 
 
-def test_nonparallel_effects_through_nominal():
-    wine = ordstats.datasets.load("wine")
+def test_nonparallel_effects_through_nominal(wine):
     res = ordstats.OrdinalModel.from_formula(
         "rating ~ temp", wine, family="sratio", nominal="~ contact"
     ).fit()
@@ -384,8 +346,7 @@ def test_nonparallel_effects_through_nominal():
         ),
     ],
 )
-def test_bad_family_arguments(kwargs, message):
-    wine = ordstats.datasets.load("wine")
+def test_bad_family_arguments(wine, kwargs, message):
     with pytest.raises(SpecificationError, match=message.replace("(", r"\(")):
         ordstats.OrdinalModel.from_formula("rating ~ temp", wine, **kwargs)
     if "scale" not in kwargs:

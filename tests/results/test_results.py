@@ -10,43 +10,43 @@ from scipy import stats
 import ordstats
 
 
-@pytest.fixture(scope="module")
-def res():
-    wine = ordstats.datasets.load("wine")
-    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", data=wine).fit()
-
-
-def test_series_share_the_parameter_index(res):
+def test_series_share_the_parameter_index(wine_res):
     names = ["1|2", "2|3", "3|4", "4|5", "temp[T.warm]", "contact[T.yes]"]
-    for series in (res.params, res.bse, res.zvalues, res.tvalues, res.pvalues, res.gradient):
+    for series in (
+        wine_res.params,
+        wine_res.bse,
+        wine_res.zvalues,
+        wine_res.tvalues,
+        wine_res.pvalues,
+        wine_res.gradient,
+    ):
         assert list(series.index) == names
-    assert list(res.cov_params().index) == names == list(res.cov_params().columns)
-    assert list(res.conf_int().columns) == ["lower", "upper"]
+    assert list(wine_res.cov_params().index) == names == list(wine_res.cov_params().columns)
+    assert list(wine_res.conf_int().columns) == ["lower", "upper"]
 
 
-def test_inference_is_consistent(res):
-    np.testing.assert_allclose(res.zvalues, res.params / res.bse)
-    np.testing.assert_allclose(res.pvalues, 2 * stats.norm.sf(np.abs(res.zvalues)))
-    np.testing.assert_allclose(np.sqrt(np.diag(res.cov_params())), res.bse)
-    ci90 = res.conf_int(alpha=0.10)
-    np.testing.assert_allclose(ci90["upper"] - res.params, stats.norm.ppf(0.95) * res.bse)
+def test_inference_is_consistent(wine_res):
+    np.testing.assert_allclose(wine_res.zvalues, wine_res.params / wine_res.bse)
+    np.testing.assert_allclose(wine_res.pvalues, 2 * stats.norm.sf(np.abs(wine_res.zvalues)))
+    np.testing.assert_allclose(np.sqrt(np.diag(wine_res.cov_params())), wine_res.bse)
+    ci90 = wine_res.conf_int(alpha=0.10)
+    np.testing.assert_allclose(ci90["upper"] - wine_res.params, stats.norm.ppf(0.95) * wine_res.bse)
     # the covariance is the inverse observed information
-    info = -res.model.hessian(res.params.to_numpy())
-    np.testing.assert_allclose(res.cov_params().to_numpy() @ info, np.eye(6), atol=1e-10)
+    info = -wine_res.model.hessian(wine_res.params.to_numpy())
+    np.testing.assert_allclose(wine_res.cov_params().to_numpy() @ info, np.eye(6), atol=1e-10)
 
 
-def test_sizes_and_criteria(res):
-    assert res.nobs == 72 and res.n_rows == 72
-    assert res.k_params == 6 and res.df_model == 2 and res.df_resid == 66
-    assert res.aic == pytest.approx(-2 * res.llf + 12)
-    assert res.bic == pytest.approx(-2 * res.llf + 6 * np.log(72))
-    counts = np.bincount(res.model.data.y, minlength=5)
-    assert res.llnull == pytest.approx(counts @ np.log(counts / 72))
-    assert res.llnull < res.llf
+def test_sizes_and_criteria(wine_res):
+    assert wine_res.nobs == 72 and wine_res.n_rows == 72
+    assert wine_res.k_params == 6 and wine_res.df_model == 2 and wine_res.df_resid == 66
+    assert wine_res.aic == pytest.approx(-2 * wine_res.llf + 12)
+    assert wine_res.bic == pytest.approx(-2 * wine_res.llf + 6 * np.log(72))
+    counts = np.bincount(wine_res.model.data.y, minlength=5)
+    assert wine_res.llnull == pytest.approx(counts @ np.log(counts / 72))
+    assert wine_res.llnull < wine_res.llf
 
 
-def test_thresholds_for_structured_fit():
-    wine = ordstats.datasets.load("wine")
+def test_thresholds_for_structured_fit(wine):
     res = ordstats.OrdinalModel.from_formula(
         "rating ~ temp + contact", wine, threshold="equidistant"
     ).fit()
@@ -63,16 +63,16 @@ def test_thresholds_for_structured_fit():
     assert res.llnull == pytest.approx(null.llf, rel=1e-10)
 
 
-def test_odds_ratios(res):
-    table = res.odds_ratios()
+def test_odds_ratios(wine_res):
+    table = wine_res.odds_ratios()
     assert list(table.index) == ["temp[T.warm]", "contact[T.yes]"]
-    np.testing.assert_allclose(table["odds_ratio"], np.exp(res.params.iloc[4:]))
-    np.testing.assert_allclose(table["lower"], np.exp(res.conf_int().iloc[4:]["lower"]))
+    np.testing.assert_allclose(table["odds_ratio"], np.exp(wine_res.params.iloc[4:]))
+    np.testing.assert_allclose(table["lower"], np.exp(wine_res.conf_int().iloc[4:]["lower"]))
     assert table.loc["temp[T.warm]", "odds_ratio"] == pytest.approx(12.22, abs=0.01)
 
 
-def test_summary_text(res):
-    text = res.summary().as_text()
+def test_summary_text(wine_res):
+    text = wine_res.summary().as_text()
     for piece in [
         "Cumulative Link Model Results",
         "Dep. Variable:",
@@ -105,52 +105,49 @@ def test_summary_text(res):
     assert text.index("Location coefficients") < text.index("Thresholds")
 
 
-def test_summary_other_formats(res):
-    smry = res.summary(alpha=0.1)
+def test_summary_other_formats(wine_res):
+    smry = wine_res.summary(alpha=0.1)
     assert "<table" in smry.as_html() and "temp[T.warm]" in smry.as_html()
     assert "\\begin{tabular}" in smry.as_latex()
     assert "[0.05" in smry.as_text()
 
 
-def test_summary_notes_weights_and_dropped_rows():
-    housing = ordstats.datasets.load("housing")
-    res = ordstats.OrdinalModel.from_formula(
-        "Sat ~ Infl + Type + Cont", housing, weights="Freq"
-    ).fit()
-    text = res.summary().as_text()
+def test_summary_notes_weights_and_dropped_rows(housing_res):
+    text = housing_res.summary().as_text()
     assert "1681" in text and "sum of frequency weights over 72 rows" in text
 
 
-def test_fit_does_not_change_the_model(res):
-    model = res.model
+def test_fit_does_not_change_the_model(wine_res):
+    model = wine_res.model
     before = model.start_params.copy()
     res2 = model.fit()
     np.testing.assert_array_equal(model.start_params, before)
-    assert res2 is not res
-    pd.testing.assert_series_equal(res2.params, res.params)
+    assert res2 is not wine_res
+    pd.testing.assert_series_equal(res2.params, wine_res.params)
 
 
-def test_predict_defaults_to_fitted_rows(res):
-    prob = res.predict()
+def test_predict_defaults_to_fitted_rows(wine_res):
+    prob = wine_res.predict()
     assert prob.shape == (72, 5) and list(prob.columns) == ["1", "2", "3", "4", "5"]
-    fitted = prob.to_numpy()[np.arange(72), res.model.data.y]
+    fitted = prob.to_numpy()[np.arange(72), wine_res.model.data.y]
     np.testing.assert_allclose(
         fitted,
-        np.exp(-np.array([res.model.evaluate(res.params.to_numpy()).log_prob])).ravel() ** -1,
+        np.exp(-np.array([wine_res.model.evaluate(wine_res.params.to_numpy()).log_prob])).ravel()
+        ** -1,
         rtol=1e-12,
     )
-    cum = res.predict(which="cumprob")
+    cum = wine_res.predict(which="cumprob")
     np.testing.assert_allclose(
         cum.to_numpy(), np.cumsum(prob.to_numpy(), axis=1)[:, :-1], rtol=1e-12
     )
-    klass = res.predict(which="class")
+    klass = wine_res.predict(which="class")
     assert isinstance(klass.dtype, pd.CategoricalDtype) and klass.cat.ordered
 
 
-def test_predict_with_offset_column():
-    wine = ordstats.datasets.load("wine").assign(off=np.linspace(-0.5, 0.5, 72))
-    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, offset="off").fit()
-    new = wine.iloc[:3]
+def test_predict_with_offset_column(wine):
+    data = wine.assign(off=np.linspace(-0.5, 0.5, 72))
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", data, offset="off").fit()
+    new = data.iloc[:3]
     lin = res.predict(new, which="linear")
     np.testing.assert_allclose(
         lin, res.params["temp[T.warm]"] * (new["temp"] == "warm") + new["off"]

@@ -28,11 +28,6 @@ ORIENTED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def wine():
-    return ordstats.datasets.load("wine")
-
-
 def _model(wine, name, **kwargs):
     return ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family=name, **kwargs)
 

@@ -1,0 +1,1 @@
+"""Tests of ordstats.core: link distributions and the Newton solver."""
