@@ -30,8 +30,9 @@ conventions are statsmodels':
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,12 +41,14 @@ from scipy import linalg
 from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
-from ordstats.errors import DataError, SpecificationError
+from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
+from ordstats.results.state import FittedState
 
 __all__ = [
     "COV_TYPES",
     "Covariance",
+    "CovarianceMethods",
     "canonical_cov_type",
     "cluster_groups",
     "observed_covariance",
@@ -281,3 +284,59 @@ def sandwich_covariance(
             nobs = float(weights.sum())
             matrix = matrix * nobs / (nobs - k)
     return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, False, kind)
+
+
+class CovarianceMethods(FittedState):
+    """Choose the covariance behind ``bse``, the tests and the summary."""
+
+    @property
+    def cov_type(self) -> str:
+        """Which covariance the standard errors use (``covariance.kind``)."""
+        return self.covariance.kind
+
+    def get_robustcov_results(
+        self, cov_type: str = "robust", cov_kwds: Mapping[str, Any] | None = None
+    ) -> Any:
+        """Return the same fit with a sandwich covariance behind ``bse``, tests and summary.
+
+        Parameters
+        ----------
+        cov_type : {"robust", "HC0", "HC1", "cluster", "nonrobust", "expected"}
+            See :mod:`ordstats.results.covariance`; ``"expected"`` is the inverse
+            expected (Fisher) information, VGAM's covariance (see
+            ``expected_covariance``).
+        cov_kwds : mapping, optional
+            ``{"groups": labels, "use_correction": True}`` for ``"cluster"``.
+
+        Returns
+        -------
+        OrdinalResults
+            A new results object; this one is unchanged.
+        """
+        kind = canonical_cov_type(cov_type)
+        ev = self._evaluation  # type: ignore[attr-defined]
+        if kind == "nonrobust":
+            covariance = self.nonrobust_covariance
+        elif kind == "expected":
+            if cov_kwds:
+                raise SpecificationError("cov_type='expected' takes no cov_kwds")
+            # cond(H) stays the observed Hessian's, as for the sandwich covariances
+            covariance = replace(
+                self.expected_covariance,  # type: ignore[attr-defined]
+                cond=self.nonrobust_covariance.cond,
+            )
+        else:
+            covariance = sandwich_covariance(
+                self.nonrobust_covariance,
+                ev.observation_scores(),
+                self.model.data.weights,
+                kind,
+                cov_kwds,
+                self.model.design.row_index,
+            )
+        with warnings.catch_warnings():  # a singular Hessian was reported by this fit
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            info = self.fit_info  # type: ignore[attr-defined]
+            return type(self)(  # type: ignore[call-arg]
+                self.model, self.params.to_numpy(), ev, info, covariance=covariance
+            )

@@ -33,8 +33,12 @@ from ordstats.families.cumulative.prediction import (
     threshold_matrix,
 )
 from ordstats.families.problem import FamilyEvaluation
-from ordstats.results.covariance import Covariance, observed_covariance
-from ordstats.results.methods import InferenceMixin
+from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
+from ordstats.results.goodness import GoodnessOfFitMethods
+from ordstats.results.prediction_se import PredictionSEMethods
+from ordstats.results.profile import ProfileMethods
+from ordstats.results.term_tests import TermTestMethods
+from ordstats.results.wald import WaldMethods
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
@@ -97,7 +101,14 @@ class FitInfo:
         )
 
 
-class OrdinalResults(InferenceMixin):
+class OrdinalResults(
+    CovarianceMethods,
+    WaldMethods,
+    ProfileMethods,
+    TermTestMethods,
+    GoodnessOfFitMethods,
+    PredictionSEMethods,
+):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
     Not created directly: :meth:`OrdinalModel.fit` returns it.

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,11 +53,13 @@ from ordstats.design import term_columns
 from ordstats.design.response import encode_response
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
+from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
+    "GoodnessOfFitMethods",
     "brant_test",
     "latent_variance",
     "probability_residuals",
@@ -305,3 +308,60 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
         columns=[f"> {level}" for level in model.levels[:-1]],
     )
     return table
+
+
+class GoodnessOfFitMethods(FittedState):
+    """Brant's test, pseudo-R-squared and probability-scale residuals."""
+
+    def brant_test(self) -> pd.DataFrame:
+        """Brant's Wald test of proportional odds, per column, term and overall.
+
+        Fits the binary model of ``Y > j`` for each cut-point and tests that
+        their slopes are equal (Stata's ``brant``).  A small ``Pr(>chi2)`` for a
+        regressor says its effect differs between cut-points.  See
+        :mod:`ordstats.results.goodness`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``All`` and each column/term; ``chi2``, ``df``, ``Pr(>chi2)``.
+        """
+        return brant_test(self)  # type: ignore[arg-type]
+
+    @cached_property
+    def pseudo_rsquared(self) -> pd.Series:
+        """McFadden, Cox-Snell, Nagelkerke and McKelvey-Zavoina pseudo-R².
+
+        See :mod:`ordstats.results.goodness` for the definitions.
+        """
+        data = self.model.data
+        eta = data.X @ self.params.to_numpy()[self.model.problem.layout.beta] + data.offset
+        values = pseudo_rsquared(
+            self.llf,
+            self.llnull,
+            self.nobs,
+            eta,
+            data.weights,
+            self.model.link,
+            self.model.problem.layout.n_zeta > 0,
+        )
+        if not self.model.family_spec.capabilities.latent_variable:
+            # McKelvey-Zavoina needs the latent variable of a cumulative model
+            values["mckelvey_zavoina"] = np.nan
+        return values
+
+    @property
+    def prsquared(self) -> float:
+        """McFadden's pseudo-R², ``1 - llf / llnull`` (statsmodels' name)."""
+        return float(self.pseudo_rsquared["mcfadden"])
+
+    @cached_property
+    def resid_prob(self) -> pd.Series:
+        """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012)."""
+        evaluation = self._evaluation  # type: ignore[attr-defined]
+        if self.model.family_spec.capabilities.latent_variable:
+            values = probability_residuals(evaluation, evaluation.link)  # lambda-hat
+        else:
+            prob = self.predict().to_numpy()  # type: ignore[attr-defined]
+            values = residuals_from_probabilities(prob, self.model.data.y)
+        return pd.Series(values, index=self.model.design.row_index, name="resid_prob")

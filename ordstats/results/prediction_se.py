@@ -20,7 +20,8 @@ are ``P +- z se`` on the probability scale instead, which can leave ``[0, 1]``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,8 +33,14 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
+from ordstats.results.state import FittedState
 
-__all__ = ["PredictionResults", "complementary_probabilities", "probability_gradients"]
+__all__ = [
+    "PredictionResults",
+    "PredictionSEMethods",
+    "complementary_probabilities",
+    "probability_gradients",
+]
 
 
 @dataclass(frozen=True)
@@ -227,3 +234,91 @@ class PredictionResults:
     def __repr__(self) -> str:
         rows, cols = self.predicted.shape
         return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"
+
+
+class PredictionSEMethods(FittedState):
+    """Predicted probabilities with delta-method standard errors."""
+
+    def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
+        from ordstats.design import newdata_matrices
+
+        model, data = self.model, self.model.data
+        lay = model.problem.layout
+        if newdata is None:
+            empty = np.empty((data.n_obs, 0))
+            rows = NewRows(
+                data.X,
+                data.offset,
+                data.nominal if lay.n_nominal_cols else empty,
+                data.scale if lay.n_zeta else empty,
+            )
+            return rows, model.design.row_index
+        X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
+        offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
+        return NewRows(X, offsets, W, Z), index
+
+    def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities and gradients of new rows under a sequential/adjacent family."""
+        data = self.model.data
+        n = rows.X.shape[0]
+        new = replace(
+            data,
+            y=np.zeros(n, dtype=np.intp),
+            X=rows.X,
+            weights=np.ones(n),
+            offset=rows.offset,
+            nominal=rows.nominal,
+        )
+        return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
+
+    def get_prediction(
+        self, newdata: Any = None, which: str = "prob", *, offset: Any = None
+    ) -> PredictionResults:
+        """Predicted probabilities with delta-method standard errors and intervals.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows to predict for (default: the fitted rows).
+        which : {"prob", "cumprob"}
+            ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
+        offset : array-like, optional
+            Offset for ``newdata`` when the model has one that is not a column.
+
+        Returns
+        -------
+        PredictionResults
+            ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
+            (intervals on the logit scale, as R's ``predict.clm``).
+        """
+        if which not in ("prob", "cumprob"):
+            raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        rows, index = self._new_rows(newdata, offset)
+        model = self.model
+        cumulative = which == "cumprob"
+        if model.family_spec.capabilities.latent_variable:
+            link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
+            args = (
+                link,
+                self.params.to_numpy(),
+                model.problem.layout,
+                model.threshold_jacobian,
+                rows,
+            )
+            categories, gradient = probability_gradients(*args)
+            prob, gradient = (
+                probability_gradients(*args, cumulative=True)
+                if cumulative
+                else (categories, gradient)
+            )
+        else:
+            categories, gradient = self._family_probability_gradients(rows)
+            prob = categories
+            if cumulative:  # P(Y <= j) and its gradient are sums over the levels up to j
+                prob = np.cumsum(categories, axis=1)[:, :-1]
+                gradient = np.cumsum(gradient, axis=1)[:, :-1]
+        complement = complementary_probabilities(categories, cumulative)
+        columns = model.levels[:-1] if cumulative else model.levels
+        return PredictionResults(
+            prob, complement, gradient, self.covariance.matrix, index, columns, which
+        )

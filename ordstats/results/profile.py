@@ -29,7 +29,7 @@ import bisect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -41,11 +41,18 @@ from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationErro
 from ordstats.families import StepProblem, evaluate_problem
 from ordstats.families.cumulative.likelihood import CLMProblem
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["ParameterProfile", "plot_profile", "profile_conf_int", "profile_curve"]
+__all__ = [
+    "ParameterProfile",
+    "ProfileMethods",
+    "plot_profile",
+    "profile_conf_int",
+    "profile_curve",
+]
 
 #: A deviance standing in for "outside the parameter space" (log-likelihood -inf),
 #: so that root finding sees a finite, very large value.
@@ -458,3 +465,70 @@ def plot_profile(
     ax.set_ylabel("signed root deviance r")
     ax.legend()
     return ax
+
+
+class ProfileMethods(FittedState):
+    """Profile-likelihood curves and intervals."""
+
+    def _profile_scales(self) -> np.ndarray:
+        return np.sqrt(np.diag(self.nonrobust_covariance.matrix))
+
+    def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
+
+        self._check_profilable()
+        return profile_conf_int(
+            self.model.problem,
+            self.params.to_numpy(),
+            list(self.params.index),
+            self._profile_scales(),
+            alpha,
+            which,
+            stacklevel=3,
+        )
+
+    def _check_profilable(self) -> None:
+        if self.nonrobust_covariance.singular:
+            raise OrdstatsError(
+                "cannot profile a fit with a singular Hessian: the parameters are not "
+                "identified (see the fit's warning)"
+            )
+
+    def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
+        """Compute the profile likelihood of one parameter, for plotting or inspection.
+
+        Every other parameter is re-optimised at each value.  The signed root
+        ``r = sign(value - estimate) sqrt(2 (llf - llf_profile))`` is close to a
+        straight line when the Wald interval is trustworthy; the profile
+        interval at level ``1 - a`` is where ``|r| <= z_{1 - a/2}``.
+
+        Parameters
+        ----------
+        param : str
+            Parameter name (thresholds included).
+        alpha : float
+            The grid spans the ``1 - alpha`` profile interval.
+        n_points : int
+            Number of grid values.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``value``, ``signed_root``, ``llf`` and the other parameters'
+            re-optimised values; plot it with :meth:`plot_profile` or
+            :func:`ordstats.results.profile.plot_profile`.
+        """
+        self._check_profilable()
+        return profile_curve(
+            self.model.problem,
+            self.params.to_numpy(),
+            list(self.params.index),
+            self._profile_scales(),
+            param,
+            alpha,
+            n_points,
+            stacklevel=2,
+        )
+
+    def plot_profile(self, param: str, ax: Any = None, alpha: float = 0.001) -> Any:
+        """Plot the signed-root profile of ``param`` against the Wald line (matplotlib)."""
+        return plot_profile(self.profile(param, alpha=alpha), ax=ax)

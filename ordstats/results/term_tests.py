@@ -29,12 +29,13 @@ from scipy import stats
 
 from ordstats.design import TermsDesign, term_columns
 from ordstats.errors import ConvergenceWarning
+from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from ordstats.estimation.model import OrdinalModel
     from ordstats.results.fitted import OrdinalResults
 
-__all__ = ["nominal_test", "scale_test"]
+__all__ = ["TermTestMethods", "nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
 
@@ -132,3 +133,36 @@ def scale_test(res: OrdinalResults) -> pd.DataFrame:
         As R's ``scale_test(fit)``; terms already in the scale part are skipped.
     """
     return _term_table(res, "scale")
+
+
+class TermTestMethods(FittedState):
+    """Term-wise LR tests of proportional odds and of scale effects (refit the model)."""
+
+    def nominal_test(self) -> pd.DataFrame:
+        """LR test of proportional odds for each location term (R's ``nominal_test``).
+
+        Each term in turn becomes a nominal effect (one effect per cut-point)
+        and the refit is compared with this model.  A small ``Pr(>Chi)`` says the
+        term's effect differs between cut-points: keep it as ``nominal="~ term"``.
+        See :mod:`ordstats.results.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``<none>`` and one per term; ``Df``, ``logLik``, ``AIC``, ``LRT``,
+            ``Pr(>Chi)``.
+        """
+        return nominal_test(self)  # type: ignore[arg-type]
+
+    def scale_test(self) -> pd.DataFrame:
+        """LR test of adding each location term as a scale effect (R's ``scale_test``).
+
+        A small ``Pr(>Chi)`` says the spread of the latent variable changes with
+        the term: add it as ``scale="~ term"``.  See :mod:`ordstats.results.term_tests`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            As :meth:`nominal_test`.
+        """
+        return scale_test(self)  # type: ignore[arg-type]

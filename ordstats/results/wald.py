@@ -30,8 +30,9 @@ from statsmodels.stats.contrast import ContrastResults
 from ordstats._typing import FloatArray
 from ordstats.design.constraints import parse_constraints
 from ordstats.errors import SpecificationError
+from ordstats.results.state import FittedState
 
-__all__ = ["t_test", "wald_test"]
+__all__ = ["WaldMethods", "t_test", "wald_test"]
 
 
 def _check_covariance(covariance: FloatArray) -> None:
@@ -94,3 +95,46 @@ def t_test(
     result = ContrastResults(effect=effect, sd=sd, statistic=effect / sd, distribution="norm")
     result.c_names = labels
     return result
+
+
+class WaldMethods(FittedState):
+    """Wald tests of linear constraints written as formulas."""
+
+    def wald_test(self, constraints: Any) -> ContrastResults:
+        """Joint Wald chi-square test of linear constraints on the parameters.
+
+        ``W = (R p - q)' (R V R')^{-1} (R p - q)`` on as many df as constraints
+        (``V`` the covariance in use, robust if fitted so).  A small p-value
+        says the data contradict the constraints.
+
+        Parameters
+        ----------
+        constraints : str, list, dict, ndarray or (R, q)
+            E.g. ``"temp[T.warm] = contact[T.yes]"``; several separated by
+            commas; thresholds in backticks (``"`1|2` = 0"``).  See
+            :mod:`ordstats.results.wald`.
+
+        Returns
+        -------
+        statsmodels.stats.contrast.ContrastResults
+        """
+        return wald_test(
+            self.params.to_numpy(), self.covariance.matrix, list(self.params.index), constraints
+        )
+
+    def t_test(self, constraints: Any) -> ContrastResults:
+        """Test each linear constraint separately by a z test (estimate, SE, z, p, CI).
+
+        Parameters
+        ----------
+        constraints
+            As for :meth:`wald_test`.
+
+        Returns
+        -------
+        statsmodels.stats.contrast.ContrastResults
+            ``summary()`` prints one row per constraint.
+        """
+        return t_test(
+            self.params.to_numpy(), self.covariance.matrix, list(self.params.index), constraints
+        )

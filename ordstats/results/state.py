@@ -1,0 +1,44 @@
+"""What every group of results methods reads: the fitted state of :class:`OrdinalResults`.
+
+The results methods are grouped by what they do, each group beside the
+numerics it calls: covariance choices (:mod:`~ordstats.results.covariance`),
+Wald tests (:mod:`~ordstats.results.wald`), profile likelihood
+(:mod:`~ordstats.results.profile`), term tests (:mod:`~ordstats.results.term_tests`),
+goodness of fit (:mod:`~ordstats.results.goodness`) and prediction standard
+errors (:mod:`~ordstats.results.prediction_se`).  :class:`FittedState` declares
+the attributes they read; :class:`~ordstats.results.fitted.OrdinalResults`
+provides them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from ordstats.estimation.model import OrdinalModel
+    from ordstats.families.cumulative.banded import BandedCovariance
+    from ordstats.results.covariance import Covariance
+
+__all__ = ["FittedState"]
+
+
+class FittedState:
+    """The attributes of a fit that the results methods read (declarations only)."""
+
+    model: OrdinalModel
+    params: pd.Series
+    covariance: Covariance | BandedCovariance
+    nonrobust_covariance: Covariance | BandedCovariance
+    llf: float
+
+    if TYPE_CHECKING:  # provided by OrdinalResults
+
+        @property
+        def llnull(self) -> float:  # noqa: D102
+            ...
+
+        @property
+        def nobs(self) -> float:  # noqa: D102
+            ...
