@@ -205,12 +205,12 @@ def design_from_formula(
     frame = _as_frame(data)
     response_name, rhs = split_formula(formula)
     _column(frame, response_name, "response")
-    sides = {
+    given = {
         "location": rhs,
         "nominal": _side_formula(nominal, "nominal"),
         "scale": _side_formula(scale, "scale"),
     }
-    sides = {part: text for part, text in sides.items() if text is not None}
+    sides = {part: text for part, text in given.items() if text is not None}
     used = [response_name]
     for text in sides.values():
         _check_required(text, frame, context)

@@ -471,7 +471,7 @@ class StepFamily(Family):
     def initial_params(self, problem: StepProblem) -> FloatArray:
         """Return the intercepts of the model without predictors, all effects zero."""
         data = problem.data
-        counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+        counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
         start = np.zeros(problem.layout.n_params)
         if self.reverse:
             start[problem.layout.alpha] = self._forward_intercepts(counts[::-1])[::-1]

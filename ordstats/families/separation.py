@@ -131,7 +131,9 @@ def separation_from_constraints(A: FloatArray) -> SeparationResult:
         bounds=[(-1.0, 1.0)] * n_par,
         method="highs",
     )
-    if res.status != 0 or -res.fun <= _MARGIN_TOL * max(1.0, A.shape[0] ** 0.5):
+    if res.status != 0 or res.fun is None or res.x is None:
+        return none
+    if -res.fun <= _MARGIN_TOL * max(1.0, A.shape[0] ** 0.5):
         return none
     support = np.flatnonzero(np.abs(res.x) > _SUPPORT_TOL)
     return SeparationResult(True, res.x / scale, support)

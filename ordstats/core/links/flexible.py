@@ -79,7 +79,9 @@ class FlexibleLink(Link):
         return f"{type(self).__name__}(lam={self.lam:g})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.lam == other.lam  # type: ignore[attr-defined]
+        if not isinstance(other, FlexibleLink) or type(self) is not type(other):
+            return False
+        return self.lam == other.lam
 
     def __hash__(self) -> int:
         return hash((type(self), self.lam))
@@ -250,7 +252,8 @@ class LogGamma(FlexibleLink):
         with np.errstate(over="ignore"):
             v = a * np.exp(self.lam * np.asarray(x, dtype=float))
         lower_gamma = (self.lam > 0) != upper
-        return special.gammainc(a, v) if lower_gamma else special.gammaincc(a, v)
+        value = special.gammainc(a, v) if lower_gamma else special.gammaincc(a, v)
+        return np.asarray(value, dtype=np.float64)
 
     def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         if self.lam == 0.0:
@@ -347,7 +350,7 @@ class LogGamma(FlexibleLink):
     def _median(self) -> float:
         if abs(self.lam) < _QUADRATURE_LAMBDA:
             return 0.0
-        return float(self.ppf(0.5))
+        return float(self.ppf(np.array(0.5)))
 
     def dcdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
         return self._tail_integral(x, 1)

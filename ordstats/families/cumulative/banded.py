@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,7 +73,7 @@ def banded_applicable(layout: Any, jacobian: Any) -> bool:
         return False
     jac = sp.csr_array(jacobian)
     eye = sp.eye_array(jac.shape[0], format="csr")
-    return (jac != eye).nnz == 0
+    return bool(abs(jac - eye).max() == 0)
 
 
 @dataclass(frozen=True)
@@ -210,7 +210,7 @@ class BandedHessian:
         return 1.0 / _lanczos(inverse, "LA"), largest
 
 
-def _lanczos(op: LinearOperator, which: str) -> float:
+def _lanczos(op: LinearOperator, which: Literal["LA", "SA"]) -> float:
     """One extreme eigenvalue of a symmetric operator by ARPACK."""
     start = np.ones(op.shape[0])
     try:
@@ -224,7 +224,7 @@ def _lanczos(op: LinearOperator, which: str) -> float:
             return_eigenvectors=False,
         )
     except ArpackNoConvergence as exc:  # pragma: no cover - very rare
-        values = exc.eigenvalues
+        values = np.real(exc.eigenvalues)
         if not len(values):
             return float("nan")
     return float(values[0])

@@ -28,7 +28,7 @@ def marginal_thresholds(problem: CLMProblem) -> FloatArray:
     ndarray, shape (K - 1,)
     """
     data = problem.data
-    counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels)
+    counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
     return thresholds_from_counts(data.link, counts)
 
 
