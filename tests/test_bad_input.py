@@ -298,6 +298,20 @@ def test_option_values_are_checked_up_front(wine):
         model.fit(gradtol=0)
 
 
+@pytest.mark.parametrize("name", ["gradtol", "reltol"])
+@pytest.mark.parametrize("value", [np.inf, np.nan, -1.0, "1e-6", True])
+def test_tolerances_must_be_positive_and_finite(wine, name, value):
+    # an infinite tolerance used to report convergence at the starting values
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match=rf"{name} must be a positive number, and finite"):
+        model.fit(**{name: value})
+
+
+def test_unknown_model_option_names_the_closest():
+    with pytest.raises(SpecificationError, match=r"unknown option 'lnk'.*Did you mean 'link'"):
+        OrdinalModel(np.array([1, 2, 1, 2]), lnk="probit")
+
+
 def test_data_of_the_wrong_kind():
     with pytest.raises(DataError, match=r"data must be a pandas DataFrame or a mapping"):
         OrdinalModel.from_formula("y ~ x", 42)
