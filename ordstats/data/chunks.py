@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -355,6 +356,18 @@ def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
         link=spec.link,
         threshold_jacobian=spec.jacobian,
     )
+
+
+def reduce_chunk(frame: pd.DataFrame, spec: ChunkSpec, func: Callable[..., Any], *args: Any) -> Any:
+    """``func(arrays, *args)`` on one chunk's likelihood arrays (None for no usable rows).
+
+    ``func`` must be a module-level function (it travels to Dask workers) whose
+    results add up over chunks.
+    """
+    arrays = chunk_arrays(frame, spec)
+    if arrays.y.size == 0:
+        return None
+    return func(_clm_data(arrays, spec), *args)
 
 
 @dataclass

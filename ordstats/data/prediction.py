@@ -16,7 +16,9 @@ __all__ = ["predict_in_chunks"]
 Predictor = Callable[[pd.DataFrame], Any]
 
 
-def predict_in_chunks(predict: Predictor, source: Any, offset: Any = None) -> Any:
+def predict_in_chunks(
+    predict: Predictor, source: Any, offset: Any = None, *, warn_missing: bool = True
+) -> Any:
     """Apply ``predict`` to every chunk of ``source`` and stack the results.
 
     Parameters
@@ -28,6 +30,8 @@ def predict_in_chunks(predict: Predictor, source: Any, offset: Any = None) -> An
         Anything :func:`ordstats.data.sources.open_source` reads.
     offset : None
         With data read in chunks the offset must be a column of the data.
+    warn_missing : bool
+        Warn once about rows whose predictions are NaN.
 
     Returns
     -------
@@ -46,7 +50,7 @@ def predict_in_chunks(predict: Predictor, source: Any, offset: Any = None) -> An
         parts = [predict(chunk) for _, chunk in src.chunks()]
     out = pd.concat(parts, ignore_index=not hasattr(src, "frame"))
     missing = int(pd.DataFrame(out).isna().any(axis=1).sum())
-    if missing:
+    if missing and warn_missing:
         warnings.warn(
             f"{missing} row(s) of the data have missing or non-finite predictor values; "
             "their predictions are NaN",

@@ -40,6 +40,7 @@ from ordstats.data.chunks import (
     chunk_totals,
     empty_data,
     fix_levels,
+    reduce_chunk,
     scan_levels,
     skeleton_design,
     summarize_chunk,
@@ -154,6 +155,19 @@ class Evaluator(Protocol):
 
     def without_location(self) -> Evaluator:
         """The same rows with no location effects (for the null model)."""
+        ...
+
+    def with_family(self, family: Family) -> Evaluator:
+        """The same rows and columns for another family object (e.g. another link)."""
+        ...
+
+    def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(arrays, *args)`` summed over the rows' likelihood arrays.
+
+        ``func`` takes a :class:`~ordstats.families.problem.CLMData` and returns
+        something that adds up (a number or an array); in memory it sees all
+        rows at once, in chunks one chunk at a time.
+        """
         ...
 
 
@@ -285,9 +299,13 @@ class InMemoryEvaluator:
         """The same rows with no location effects."""
         return InMemoryEvaluator(self.family, replace(self._data, X=np.empty((self.n_rows, 0))))
 
-    def with_link(self, link: Link, family: Family) -> InMemoryEvaluator:
-        """The same rows under another link (and the family object carrying it)."""
-        return InMemoryEvaluator(family, replace(self._data, link=link))
+    def with_family(self, family: Family) -> InMemoryEvaluator:
+        """The same rows for another family object (e.g. with another link)."""
+        return InMemoryEvaluator(family, replace(self._data, link=family.link))
+
+    def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(arrays, *args)`` on all rows."""
+        return func(self._data, *args)
 
 
 # ---------------------------------------------------------------------------
@@ -467,6 +485,19 @@ class ChunkedEvaluator:
         A diverging fit still warns through the convergence code.
         """
         return []
+
+    def with_family(self, family: Family) -> ChunkedEvaluator:
+        """The same source and columns for another family object (e.g. another link)."""
+        _check_streamable(family, None, None)
+        spec = replace(self.spec, link=family.link)
+        return ChunkedEvaluator(family, self.reader, spec, self.summary)
+
+    def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(arrays, *args)`` summed over the chunks (one pass)."""
+        total = self.reader.read_pass(reduce_chunk, self.spec, func, *args)
+        if total is None:
+            raise DataError("no chunk has usable rows")
+        return total
 
     def without_location(self) -> ChunkedEvaluator:
         """The same source with no location effects."""

@@ -327,11 +327,8 @@ class OrdinalModel:
         opts = self.options.replace(options) if options else self.options
         parts = (response, location, nominal, scale)
         changed = any(part is not None for part in parts)
-        if not self.evaluator.keeps_rows and (changed or options):
-            raise SpecificationError(
-                "refitting a model read in chunks with other terms or options is not available "
-                "yet; build the other model with OrdinalModel.from_formula on the same data"
-            )
+        if not self.evaluator.keeps_rows:
+            return self._with_chunked_changes(changed, options, opts)
         old = self.design
         design = replace(
             old,
@@ -341,6 +338,22 @@ class OrdinalModel:
             scale=old.scale if scale is None else scale,
         )
         return OrdinalModel.from_design(design, opts, context=self.formula_context)
+
+    def _with_chunked_changes(
+        self, changed: bool, options: dict[str, object], opts: ModelOptions
+    ) -> OrdinalModel:
+        """Refits of data read in chunks: the same columns under another link or family."""
+        if changed or set(options) - {"link", "family", "reverse"}:
+            raise SpecificationError(
+                "refitting a model read in chunks with other terms, responses or threshold "
+                "options is not available yet (nominal and scale effects need the rows in "
+                "memory); load the data into memory, or build the other model with "
+                "OrdinalModel.from_formula on the same data"
+            )
+        evaluator = self.evaluator.with_family(opts.family_object())
+        return OrdinalModel.from_design(
+            self.design, opts, evaluator=evaluator, context=self.formula_context
+        )
 
     # -- descriptive ----------------------------------------------------------
 

@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ordstats._typing import FloatArray
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.families import DEFAULT_FAMILY
+from ordstats.families import DEFAULT_FAMILY, Family
+from ordstats.families.problem import CLMData
 from ordstats.inference.nesting import check_comparable, check_nested
 from ordstats.results.fitted import OrdinalResults
 
@@ -348,6 +350,48 @@ def _row_loglik(res: OrdinalResults) -> np.ndarray:
     return res.model.evaluate(res.params.to_numpy()).log_prob
 
 
+def _difference_sums(first: OrdinalResults, second: OrdinalResults) -> tuple[float, float]:
+    """``sum w m`` and ``sum w (m - mean)^2`` of the row log-likelihood differences ``m``."""
+    if first.model.evaluator.keeps_rows:
+        weights = first.model.data.weights
+        diff = _row_loglik(first) - _row_loglik(second)
+        mean = float(weights @ diff) / first.nobs
+        return float(weights @ diff), float(weights @ (diff - mean) ** 2)
+    # data read in chunks: the same columns under two families/links, in two passes
+    a, b = first.model, second.model
+    if a.exog_names != b.exog_names or a.threshold != b.threshold:
+        raise SpecificationError(
+            "Vuong's test on data read in chunks needs two models with the same columns and "
+            "threshold structure (e.g. one formula under two links); load the data into "
+            "memory to compare other models"
+        )
+    args = (a.family_spec, first.params.to_numpy(), b.family_spec, second.params.to_numpy())
+    total = float(a.evaluator.reduce_rows(loglik_difference_sums, *args, 0.0)[0])
+    squares = float(a.evaluator.reduce_rows(loglik_difference_sums, *args, total / first.nobs)[1])
+    return total, squares
+
+
+def loglik_difference_sums(
+    data: CLMData,
+    first: Family,
+    first_params: FloatArray,
+    second: Family,
+    second_params: FloatArray,
+    mean: float,
+) -> FloatArray:
+    """``[sum w (m - mean), sum w (m - mean)^2]`` with ``m = log p_1(y) - log p_2(y)`` per row.
+
+    Both families are evaluated on the same arrays (each with its own link), so
+    the sums add up over chunks.
+    """
+    rows = [
+        family.evaluate(family.prepare(replace(data, link=family.link)), params).log_prob
+        for family, params in ((first, first_params), (second, second_params))
+    ]
+    centred = rows[0] - rows[1] - mean
+    return np.array([data.weights @ centred, data.weights @ centred**2])
+
+
 def vuong_test(
     first: OrdinalResults, second: OrdinalResults, correction: str = "none"
 ) -> VuongTestResult:
@@ -386,16 +430,14 @@ def vuong_test(
     check_comparable(first, second)
     if correction not in ("none", "aic", "bic"):
         raise OrdstatsError(f"correction must be 'none', 'aic' or 'bic'; got {correction!r}")
-    weights = first.model.data.weights
-    n_obs = float(weights.sum())
-    diff = _row_loglik(first) - _row_loglik(second)
-    mean = float(weights @ diff) / n_obs
-    omega = float(np.sqrt(weights @ (diff - mean) ** 2 / n_obs))
+    total, squares = _difference_sums(first, second)
+    n_obs = first.nobs
+    omega = float(np.sqrt(squares / n_obs))
     k_diff = first.k_params - second.k_params
     penalty = {"none": 0.0, "aic": float(k_diff), "bic": 0.5 * k_diff * np.log(n_obs)}[correction]
     scale = np.sqrt(n_obs) * omega
-    tiny = scale <= 1e-12 * max(1.0, abs(float(weights @ diff)))
-    z = np.nan if tiny else (float(weights @ diff) - penalty) / scale
+    tiny = scale <= 1e-12 * max(1.0, abs(total))
+    z = np.nan if tiny else (total - penalty) / scale
     return VuongTestResult(
         statistic=z,
         pvalue=float(2.0 * stats.norm.sf(abs(z))) if not tiny else np.nan,

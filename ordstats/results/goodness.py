@@ -38,6 +38,7 @@ category is higher than the model expects.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from functools import cached_property
@@ -49,10 +50,12 @@ from scipy import linalg, stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
+from ordstats.data.prediction import predict_in_chunks
 from ordstats.design import term_columns
-from ordstats.design.response import encode_response
+from ordstats.design.response import encode_response, format_level
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
+from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -120,12 +123,21 @@ def residuals_from_probabilities(prob: FloatArray, y: IntArray) -> FloatArray:
     return below - above
 
 
+def linear_predictor_sums(data: CLMData, beta: FloatArray, mean: float) -> FloatArray:
+    """``[sum w (eta - mean), sum w (eta - mean)^2]`` of ``eta = x'beta + o`` over rows.
+
+    Adds up over chunks, so the linear predictor's weighted variance streams
+    in two passes (the first with ``mean = 0`` gives the mean).
+    """
+    centred = data.X @ beta + data.offset - mean
+    return np.array([data.weights @ centred, data.weights @ centred**2])
+
+
 def pseudo_rsquared(
     llf: float,
     llnull: float,
     nobs: float,
-    linear_predictor: FloatArray,
-    weights: FloatArray,
+    explained: float,
     link: Link,
     has_scale: bool,
 ) -> pd.Series:
@@ -137,10 +149,9 @@ def pseudo_rsquared(
         Log-likelihoods of the model and of the thresholds-only model.
     nobs : float
         Number of observations (sum of frequency weights).
-    linear_predictor : ndarray
-        ``x'beta + offset`` of each row.
-    weights : ndarray
-        Frequency weights.
+    explained : float
+        Weighted variance of the linear predictor ``x'beta + offset`` over the
+        rows (see :func:`linear_predictor_sums`).
     link : Link
     has_scale : bool
         Whether the model has scale effects (McKelvey-Zavoina is then undefined).
@@ -152,8 +163,6 @@ def pseudo_rsquared(
     """
     cox_snell = -np.expm1(2.0 * (llnull - llf) / nobs)
     maximum = -np.expm1(2.0 * llnull / nobs)
-    mean = float(weights @ linear_predictor) / nobs
-    explained = float(weights @ (linear_predictor - mean) ** 2) / nobs
     sigma2 = np.nan if has_scale else latent_variance(link)
     mz = explained / (explained + sigma2) if np.isfinite(sigma2) else np.nan
     return pd.Series(
@@ -242,6 +251,18 @@ def _equality_contrast(columns: Sequence[int], n_cuts: int, k: int) -> FloatArra
     return np.array(rows)
 
 
+def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Series:
+    """Probability-scale residuals of one chunk (NaN for rows without a usable response)."""
+    prob = res.predict(chunk).to_numpy()  # type: ignore[attr-defined]
+    codes = {label: j for j, label in enumerate(res.model.levels)}
+    labels = chunk[res.model.endog_name].map(lambda v: codes.get(format_level(v), -1))
+    y = labels.to_numpy(dtype=np.intp)
+    usable = (y >= 0) & np.all(np.isfinite(prob), axis=1)
+    values = np.full(len(chunk), np.nan)
+    values[usable] = residuals_from_probabilities(prob[usable], y[usable])
+    return pd.Series(values, index=chunk.index)
+
+
 def brant_test(res: OrdinalResults) -> pd.DataFrame:
     """Brant's Wald test of the proportional-odds assumption (see module docstring).
 
@@ -266,6 +287,12 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     """
     model = res.model
     lay = model.problem.layout
+    if not model.evaluator.keeps_rows:
+        raise SpecificationError(
+            "Brant's test refits one binary model per cut-point and needs the rows in memory; "
+            "it is not available for data read in chunks yet. Test proportional odds on a "
+            "sample loaded into memory, or compare fits with lr_test"
+        )
     if not model.family_spec.capabilities.latent_variable:
         raise SpecificationError(
             "Brant's test checks the proportional-odds assumption of the cumulative model; "
@@ -334,14 +361,15 @@ class GoodnessOfFitMethods(FittedState):
 
         See :mod:`ordstats.results.goodness` for the definitions.
         """
-        data = self.model.data
-        eta = data.X @ self.params.to_numpy()[self.model.problem.layout.beta] + data.offset
+        evaluator = self.model.evaluator  # two sums over the rows, in memory or in chunks
+        beta = self.params.to_numpy()[self.model.problem.layout.beta]
+        mean = float(evaluator.reduce_rows(linear_predictor_sums, beta, 0.0)[0]) / self.nobs
+        explained = float(evaluator.reduce_rows(linear_predictor_sums, beta, mean)[1]) / self.nobs
         values = pseudo_rsquared(
             self.llf,
             self.llnull,
             self.nobs,
-            eta,
-            data.weights,
+            explained,
             self.model.link,
             self.model.problem.layout.n_zeta > 0,
         )
@@ -357,7 +385,16 @@ class GoodnessOfFitMethods(FittedState):
 
     @cached_property
     def resid_prob(self) -> pd.Series:
-        """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012)."""
+        """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012).
+
+        Indexed by the rows used in the fit; for data read in chunks, every row
+        of the source in file order, NaN where a row was not used.
+        """
+        if not self.model.evaluator.keeps_rows:
+            source = self.model.source
+            residuals = functools.partial(_chunk_residuals, self)
+            out = predict_in_chunks(residuals, source, warn_missing=False)
+            return out.rename("resid_prob")
         evaluation = self._evaluation  # type: ignore[attr-defined]
         if self.model.family_spec.capabilities.latent_variable:
             values = probability_residuals(evaluation, evaluation.link)  # lambda-hat

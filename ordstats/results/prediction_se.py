@@ -242,9 +242,15 @@ class PredictionSEMethods(FittedState):
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
         from ordstats.design import newdata_matrices
 
-        model, data = self.model, self.model.data
+        model = self.model
         lay = model.problem.layout
         if newdata is None:
+            if not model.evaluator.keeps_rows:
+                raise OrdstatsError(
+                    "the fitted rows of a model read in chunks are not in memory: pass the "
+                    "rows to predict as newdata (a DataFrame)"
+                )
+            data = model.data
             empty = np.empty((data.n_obs, 0))
             rows = NewRows(
                 data.X,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import bisect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +38,14 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.families import StepProblem, evaluate_problem
-from ordstats.families.cumulative.likelihood import CLMProblem
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+#: The negative log-likelihood with gradient and Hessian at a parameter vector.
+Evaluate = Callable[[FloatArray], FamilyEvaluation]
 
 __all__ = [
     "ParameterProfile",
@@ -116,8 +117,10 @@ class ParameterProfile:
 
     Parameters
     ----------
-    problem : CLMProblem or StepProblem
-        The fitted model's likelihood (any family).
+    evaluate : callable
+        The fitted model's negative log-likelihood with gradient and Hessian
+        at a parameter vector (any family, rows in memory or read in chunks:
+        ``model.evaluator.evaluate``).
     estimates : ndarray
         Maximum likelihood estimates.
     index : int
@@ -130,17 +133,17 @@ class ParameterProfile:
 
     def __init__(
         self,
-        problem: CLMProblem | StepProblem,
+        evaluate: Evaluate,
         estimates: FloatArray,
         index: int,
         scale: float,
         options: NewtonOptions | None = None,
     ) -> None:
-        self.problem = problem
+        self.evaluate = evaluate
         self.index = index
         self.free = np.delete(np.arange(estimates.size), index)
         self.options = options or NewtonOptions()
-        top = evaluate_problem(problem, estimates)
+        top = evaluate(estimates)
         self.estimate = float(estimates[index])
         self.llf_max = -top.nll
         self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
@@ -156,7 +159,7 @@ class ParameterProfile:
 
         def objective(x_free: FloatArray) -> _FixedObjective:
             full[self.free] = x_free
-            return _FixedObjective(evaluate_problem(self.problem, full.copy()), self.free)
+            return _FixedObjective(self.evaluate(full.copy()), self.free)
 
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             if not np.isfinite(objective(start[self.free]).nll):
@@ -168,7 +171,7 @@ class ParameterProfile:
         params[self.index] = value
         params[self.free] = solution.x
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            ev = evaluate_problem(self.problem, params)
+            ev = self.evaluate(params)
             slope = _path_slope(ev.hessian, self.index, self.free)
         return _Point(value, -ev.nll, params, slope, float(-ev.gradient[self.index]))
 
@@ -317,7 +320,7 @@ def _warn_profile(
 
 
 def profile_conf_int(
-    problem: CLMProblem | StepProblem,
+    evaluate: Evaluate,
     estimates: FloatArray,
     names: Sequence[str],
     scales: FloatArray,
@@ -329,7 +332,8 @@ def profile_conf_int(
 
     Parameters
     ----------
-    problem : CLMProblem or StepProblem
+    evaluate : callable
+        Negative log-likelihood with gradient and Hessian at a parameter vector.
     estimates : ndarray
         Maximum likelihood estimates.
     names : sequence of str
@@ -353,7 +357,7 @@ def profile_conf_int(
     rows = {}
     for name in chosen:
         index = _index_of(name, names)
-        profile = ParameterProfile(problem, estimates, index, float(scales[index]))
+        profile = ParameterProfile(evaluate, estimates, index, float(scales[index]))
         lower, upper = profile.limit(z, -1), profile.limit(z, +1)
         _warn_profile(profile, name, (lower, upper), stacklevel)
         rows[name] = (lower, upper)
@@ -361,7 +365,7 @@ def profile_conf_int(
 
 
 def profile_curve(
-    problem: CLMProblem | StepProblem,
+    evaluate: Evaluate,
     estimates: FloatArray,
     names: Sequence[str],
     scales: FloatArray,
@@ -374,7 +378,7 @@ def profile_curve(
 
     Parameters
     ----------
-    problem, estimates, names, scales
+    evaluate, estimates, names, scales
         As in :func:`profile_conf_int`.
     param : str
         The parameter to profile.
@@ -398,7 +402,7 @@ def profile_curve(
     if not isinstance(n_points, (int, np.integer)) or n_points < 3:
         raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
     index = _index_of(param, names)
-    profile = ParameterProfile(problem, estimates, index, float(scales[index]))
+    profile = ParameterProfile(evaluate, estimates, index, float(scales[index]))
     ends = [profile.limit(z, side) for side in (-1, +1)]
     finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
     lower = ends[0] if np.isfinite(ends[0]) else min(finite)
@@ -477,7 +481,7 @@ class ProfileMethods(FittedState):
 
         self._check_profilable()
         return profile_conf_int(
-            self.model.problem,
+            self.model.evaluator.evaluate,
             self.params.to_numpy(),
             list(self.params.index),
             self._profile_scales(),
@@ -519,7 +523,7 @@ class ProfileMethods(FittedState):
         """
         self._check_profilable()
         return profile_curve(
-            self.model.problem,
+            self.model.evaluator.evaluate,
             self.params.to_numpy(),
             list(self.params.index),
             self._profile_scales(),

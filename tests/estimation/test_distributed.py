@@ -95,3 +95,16 @@ def test_fit_survives_a_killed_worker(client):
     assert victim not in after  # the nanny started a new worker process
     np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
     np.testing.assert_allclose(res.bse, expected.bse, rtol=1e-10)
+
+
+def test_results_methods_on_dask_equal_in_memory(frame, memory_fit):
+    res = _dask_fit(dd.from_pandas(frame, npartitions=3))
+    np.testing.assert_allclose(res.pseudo_rsquared, memory_fit.pseudo_rsquared, rtol=1e-8)
+    np.testing.assert_allclose(
+        res.conf_int(method="profile", which=["x1"]),
+        memory_fit.conf_int(method="profile", which=["x1"]),
+        rtol=1e-6,
+    )
+    probit = res.model.with_changes(link="probit").fit()
+    expected = ordstats.vuong_test(memory_fit, memory_fit.model.with_changes(link="probit").fit())
+    assert ordstats.vuong_test(res, probit).statistic == pytest.approx(expected.statistic, rel=1e-7)

@@ -112,7 +112,10 @@ def test_signed_root_reaches_the_cut_off(wine_res):
     z = stats.norm.ppf(0.95)
     k = list(wine_res.params.index).index("2|3")
     profile = ParameterProfile(
-        wine_res.model.problem, wine_res.params.to_numpy(), k, float(wine_res.bse.iloc[k])
+        wine_res.model.evaluator.evaluate,
+        wine_res.params.to_numpy(),
+        k,
+        float(wine_res.bse.iloc[k]),
     )
     for side in (-1, 1):
         end = profile.limit(z, side)

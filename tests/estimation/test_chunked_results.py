@@ -1,0 +1,116 @@
+"""Every results method on a fit read in chunks: the in-memory numbers, or a clear error."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import MissingDataWarning, OrdstatsError, SpecificationError
+from tests._chunk_data import FORMULA, ratings
+
+RTOL = 1e-8
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return ratings(2500, seed=11)
+
+
+def _fit(frame, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        return ordstats.OrdinalModel.from_formula(FORMULA, frame, **kw).fit()
+
+
+@pytest.fixture(scope="module")
+def memory(frame):
+    return _fit(frame)
+
+
+@pytest.fixture(scope="module")
+def chunked(frame):
+    return _fit(frame, chunksize=400)
+
+
+def test_profile_intervals_and_curve_equal_in_memory(memory, chunked):
+    np.testing.assert_allclose(
+        chunked.conf_int(method="profile", which=["x1", "1|2"]),
+        memory.conf_int(method="profile", which=["x1", "1|2"]),
+        rtol=1e-6,
+    )
+    curve, expected = chunked.profile("x1", n_points=5), memory.profile("x1", n_points=5)
+    assert np.all(curve["llf"] < chunked.llf + 1e-9)
+    np.testing.assert_allclose(curve["llf"], expected["llf"], rtol=1e-8)
+
+
+def test_profile_odds_ratios_are_finite(chunked, memory):
+    got = chunked.odds_ratios(method="profile")
+    assert np.all(np.isfinite(got.to_numpy()))
+    np.testing.assert_allclose(got, memory.odds_ratios(method="profile"), rtol=1e-6)
+
+
+def test_pseudo_rsquared_streams(memory, chunked):
+    np.testing.assert_allclose(chunked.pseudo_rsquared, memory.pseudo_rsquared, rtol=RTOL)
+
+
+def test_probability_residuals_stream_with_nan_for_unused_rows(frame, memory, chunked):
+    got = chunked.resid_prob
+    assert len(got) == len(frame) and got.name == "resid_prob"
+    used = memory.resid_prob
+    np.testing.assert_allclose(got.loc[used.index], used, rtol=RTOL, atol=1e-12)
+    assert got.drop(used.index).isna().all()
+
+
+def test_prediction_standard_errors_for_new_rows(frame, memory, chunked):
+    new = frame.dropna().head(6)
+    np.testing.assert_allclose(
+        chunked.get_prediction(new).summary_frame(),
+        memory.get_prediction(new).summary_frame(),
+        rtol=1e-7,
+    )
+    with pytest.raises(OrdstatsError, match="pass the rows to predict as newdata"):
+        chunked.get_prediction()
+
+
+def test_link_comparison_and_vuong_equal_in_memory(frame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        links = ["logit", "probit", "cloglog"]
+        memory = ordstats.compare_links(FORMULA, frame, links=links, nested_tests=False)
+        chunked = ordstats.compare_links(FORMULA, frame, links=links, chunksize=700)
+    np.testing.assert_allclose(chunked.table["logLik"], memory.table["logLik"], rtol=RTOL)
+    np.testing.assert_allclose(chunked.vuong["z"], memory.vuong["z"], rtol=1e-7)
+    assert any("not available for data read in chunks" in note for note in chunked.notes)
+
+
+def test_vuong_of_two_chunked_links_equals_in_memory(frame, memory, chunked):
+    probit_memory = memory.model.with_changes(link="probit").fit()
+    probit_chunked = chunked.model.with_changes(link="probit").fit()
+    expected = ordstats.vuong_test(memory, probit_memory)
+    got = ordstats.vuong_test(chunked, probit_chunked)
+    assert got.statistic == pytest.approx(expected.statistic, rel=1e-7)
+    assert got.omega == pytest.approx(expected.omega, rel=1e-7)
+
+
+@pytest.mark.parametrize("method", ["brant_test", "nominal_test", "scale_test"])
+def test_refits_that_need_rows_in_memory_say_so(chunked, method):
+    with pytest.raises(SpecificationError, match=r"(rows in memory|read in chunks)"):
+        getattr(chunked, method)()
+
+
+def test_summary_and_predictions_are_the_in_memory_ones(frame, memory, chunked):
+    new = pd.DataFrame(frame.dropna().head(4))
+    np.testing.assert_allclose(chunked.predict(new), memory.predict(new), rtol=1e-8)
+    assert str(chunked.summary()).splitlines()[3:] != []
+
+
+def test_vuong_between_different_chunked_designs_says_what_to_do(frame, chunked):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingDataWarning)
+        smaller = ordstats.OrdinalModel.from_formula("y ~ x1 + f + g", frame, chunksize=400).fit()
+    with pytest.raises(SpecificationError, match=r"(same columns|same rows|different rows)"):
+        ordstats.vuong_test(chunked, smaller)
