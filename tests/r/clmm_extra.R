@@ -112,12 +112,12 @@ independent <- function(fit, fit_default, nAGQ, outer = 1e5) {
   free <- !at_bound(p)
   for (k in seq_len(if (S$ssr) 10 else 3)) {
     g <- grad(fn, p)
-    if (max(abs(g[free])) < 1e-10) break
+    if (!all(is.finite(g)) || max(abs(g[free])) < 1e-10) break
     H <- hessian(fn, p, method.args = marg)[free, free, drop = FALSE]
     step <- tryCatch(solve(H, g[free]), error = function(e) NULL)
     if (is.null(step)) break
     s <- 1; f0 <- fn(p)
-    repeat { pn <- p; pn[free] <- p[free] - s * step; if (fn(pn) <= f0 + 1e-13) break; s <- s / 2; if (s < 1e-4) break }
+    repeat { pn <- p; pn[free] <- p[free] - s * step; fv <- fn(pn); if (is.finite(fv) && fv <= f0 + 1e-13) break; s <- s / 2; if (s < 1e-4) break }
     if (s < 1e-4) break
     p <- pn
   }
@@ -330,8 +330,11 @@ cases <- list(
 
 args <- commandArgs(trailingOnly = TRUE)
 todo <- if (length(args)) args else names(cases)
+# CLMM_FAST=1: skip extra.independent and the profiles (R's numbers only)
+fast <- nzchar(Sys.getenv("CLMM_FAST"))
 for (nm in todo) {
   a <- cases[[nm]]
+  if (fast) { a$indep <- FALSE; a$profile <- FALSE; a$clmm2_profile <- NULL }
   do.call(case, c(list(name = nm, call_text = a[[1]], dataset = a[[2]]), a[-(1:2)]))
 }
 if (length(refused)) {
