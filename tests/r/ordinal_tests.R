@@ -40,8 +40,8 @@ package_versions <- c(list(R = R.version.string),
 
 named <- function(x, nm = names(x)) as.list(setNames(as.numeric(x), nm))
 rows <- function(M) unname(lapply(seq_len(nrow(M)), function(i) as.numeric(M[i, ])))
-table_json <- function(tab) list(row_names = rownames(tab),
-  columns = lapply(as.list(as.data.frame(tab, check.names = FALSE)), function(x) if (is.numeric(x)) as.numeric(x) else as.character(x)))
+table_json <- function(tab) list(row_names = I(rownames(tab)),
+  columns = lapply(as.list(as.data.frame(tab, check.names = FALSE)), function(x) I(if (is.numeric(x)) as.numeric(x) else as.character(x))))
 write_json <- function(x, path)
   writeLines(toJSON(x, auto_unbox = TRUE, digits = I(15), pretty = TRUE, na = "string", null = "null"), path)
 
@@ -73,7 +73,7 @@ case <- function(name, call_text, dataset, source, notes = character(), tests = 
   if (inherits(r$value, "error")) {
     write_json(list(case = paste0("ordinal_tests_", name), kind = "error", dataset = dataset, source = source,
                     r_call = call_text, package_versions = package_versions, error = conditionMessage(r$value),
-                    warnings = r$warnings, notes = notes),
+                    warnings = I(r$warnings), notes = notes),
                file.path(out_dir, paste0(name, ".json")))
     cat("ERROR", conditionMessage(r$value), "\n"); n_cases <<- n_cases + 1; return(invisible())
   }
@@ -95,7 +95,7 @@ case <- function(name, call_text, dataset, source, notes = character(), tests = 
     niter = as.numeric(fit$niter), converged = fit$convergence$code == 0,
     convergence_code = fit$convergence$code,
     convergence_messages = c(fit$convergence$messages, fit$convergence$alg.message),
-    warnings = r$warnings, max_abs_grad = fit$maxGradient, cond_H = fit$cond.H,
+    warnings = I(r$warnings), max_abs_grad = fit$maxGradient, cond_H = fit$cond.H,
     coef = named(cf, nm), coef_r_names = names(coef(fit)), se = named(se, nm),
     vcov = if (Vok) rows(V) else NULL, vcov_names = if (Vok) nm[!al] else NULL,
     vcov_error = if (inherits(V, "error")) conditionMessage(V) else NULL,
@@ -116,7 +116,7 @@ case <- function(name, call_text, dataset, source, notes = character(), tests = 
     for (tn in c("nominal_test", "scale_test")) {
       t <- capture(sprintf("%s(fit)", tn))
       out$extra[[tn]] <- if (inherits(t$value, "error")) list(error = conditionMessage(t$value))
-                         else c(table_json(t$value), list(warnings = t$warnings))
+                         else c(table_json(t$value), list(warnings = I(t$warnings)))
     }
   }
   if (anova_types) {
@@ -146,7 +146,7 @@ case <- function(name, call_text, dataset, source, notes = character(), tests = 
   for (en in names(extra_calls)) {
     t <- capture(extra_calls[[en]])
     v <- t$value
-    out$extra[[en]] <- list(r_call = extra_calls[[en]], warnings = t$warnings,
+    out$extra[[en]] <- list(r_call = extra_calls[[en]], warnings = I(t$warnings),
       value = if (inherits(v, "error")) list(error = conditionMessage(v))
               else if (is.data.frame(v) || is.matrix(v)) table_json(v)
               else if (is.numeric(v)) named(v) else v)
