@@ -89,12 +89,13 @@ summarise_fit <- function(fit) {
 }
 
 # --- independent optimum of the same objective -----------------------------
-independent <- function(fit, fit_default, nAGQ, outer = 1e5) {
-  S <- indep_setup(fit, outer = outer)
+independent <- function(fit, fit_default, nAGQ, outer = 1e5, nominal_link = FALSE) {
+  S <- indep_setup(fit, outer = outer, nominal_link = nominal_link)
+  big <- length(S$y) > 500
   fn <- function(p) indep_nll(p, S, nAGQ)
   nfe <- S$nalpha + S$nbeta
   # numDeriv Hessian: Richardson with r = 4 (default) for a single scalar term, r = 2 otherwise (cost)
-  marg <- list(eps = 1e-4, d = 0.1, zero.tol = sqrt(.Machine$double.eps / 7e-7), r = if (S$ssr) 4 else 2, v = 2)
+  marg <- list(eps = 1e-4, d = 0.1, zero.tol = sqrt(.Machine$double.eps / 7e-7), r = if (S$ssr && !big) 4 else 2, v = 2)
   p0 <- c(unname(fit$coefficients), st_par(fit))
   pd <- c(unname(fit_default$coefficients), st_par(fit_default))
   nll_R_tight <- fn(p0); nll_R_default <- fn(pd)
@@ -109,8 +110,13 @@ independent <- function(fit, fit_default, nAGQ, outer = 1e5) {
     bnd <- at_bound(p)
     p[bnd] <- if (S$ssr) -30 else 0
   }
+  if (nominal_link && S$link_used != fit$link) stop("internal: link not swapped back")
+  if (nominal_link) {  # a different model than R's: optimise from R's estimates before polishing
+    method <- "nlminb (numDeriv gradient) from R's estimates, then Newton polish"
+    p <- nlminb(p, fn, gradient = function(x) grad(fn, x), control = list(rel.tol = 1e-14, eval.max = 2000, iter.max = 1000))$par
+  }
   free <- !at_bound(p)
-  for (k in seq_len(if (S$ssr) 10 else 3)) {
+  for (k in seq_len(if (S$ssr && !big) 10 else 3)) {
     g <- grad(fn, p)
     if (!all(is.finite(g)) || max(abs(g[free])) < 1e-10) break
     H <- hessian(fn, p, method.args = marg)[free, free, drop = FALSE]
@@ -124,15 +130,16 @@ independent <- function(fit, fit_default, nAGQ, outer = 1e5) {
   g <- grad(fn, p); H <- hessian(fn, p, method.args = marg)
   nms <- c(names(fit$coefficients), st_names(fit))
   Vf <- tryCatch(solve(H[free, free, drop = FALSE]), error = function(e) NULL)
-  list(method = method, outer_thresholds = outer,
+  list(method = method, outer_thresholds = outer, link_used = S$link_used,
        coef = named(p[seq_len(nfe)], nms[seq_len(nfe)]),
        st_par = named(p[-seq_len(nfe)], nms[-seq_len(nfe)]),
        loglik = -fn(p), gradient = named(g, nms), max_abs_grad = max(abs(g[free])),
-       at_boundary = nms[!free],
+       at_boundary = I(nms[!free]),
        se = if (is.null(Vf)) NULL else named(sqrt(diag(Vf)), nms[free]),
        vcov = if (is.null(Vf)) NULL else rows(Vf), vcov_names = nms[free],
        loglik_at_R_main_estimates = -nll_R_tight, loglik_at_R_default_estimates = -nll_R_default,
-       max_abs_coef_diff_vs_R_main = max(abs(p - p0)), max_abs_coef_diff_vs_R_default = max(abs(p - pd)))
+       max_abs_coef_diff_vs_R_main = max(abs(p - p0)[free]), max_abs_coef_diff_vs_R_default = max(abs(p - pd)[free]),
+       diff_note = "max_abs_coef_diff_*: over the parameters not at the boundary (thresholds, beta, interior ST parameters)")
 }
 
 # profile-likelihood CI for the SD of a single scalar term, on our exact objective
@@ -165,10 +172,10 @@ case <- function(name, call_text, dataset, notes = character(), anova_clm = NULL
   tight_text <- sub("\\)$", paste0(", ", TIGHT, ")"), call_text)
   r <- run(tight_text)
   if (inherits(r$fit, "error")) {
-    refused[[name]] <<- list(r_call = tight_text, error = conditionMessage(r$fit), warnings = r$warnings)
+    refused[[name]] <<- list(r_call = tight_text, error = conditionMessage(r$fit), warnings = I(as.character(r$warnings)))
     rd <- run(call_text)
-    refused[[name]]$default_call <- call_text
-    refused[[name]]$default_error <- if (inherits(rd$fit, "error")) conditionMessage(rd$fit) else "fitted"
+    refused[[name]]$default_call <<- call_text
+    refused[[name]]$default_error <<- if (inherits(rd$fit, "error")) conditionMessage(rd$fit) else "fitted"
     cat("refused\n"); return(invisible())
   }
   fit <- r$fit
@@ -197,7 +204,7 @@ case <- function(name, call_text, dataset, notes = character(), anova_clm = NULL
     niter = list(Niter = fit$Niter, neval = fit$neval),
     converged = fit$optRes$convergence == 0,
     convergence_code = fit$optRes$convergence, convergence_messages = fit$optRes$message,
-    warnings = r$warnings, warnings_count = r$warnings_count, messages = list(),
+    warnings = I(as.character(r$warnings)), warnings_count = r$warnings_count, messages = list(),
     max_abs_grad = max(abs(fit$gradient)),
     cond_H = if (any(is.na(fit$Hessian))) "Inf" else with(eigen(fit$Hessian, only.values = TRUE), abs(max(values) / min(values))),
     coef = named(cf),
@@ -222,7 +229,7 @@ case <- function(name, call_text, dataset, notes = character(), anova_clm = NULL
       fitted_note = "fitted(fit) = P(observed class | u = conditional modes), first 20 rows",
       dims = lapply(fit$dims, function(x) if (length(x) > 1 || !is.null(names(x))) as.list(x) else x),
       elapsed_seconds = r$elapsed,
-      default_control = c(list(r_call = call_text, warnings = rd$warnings, elapsed_seconds = rd$elapsed),
+      default_control = c(list(r_call = call_text, warnings = I(as.character(rd$warnings)), elapsed_seconds = rd$elapsed),
                           if (!inherits(fitd, "error")) summarise_fit(fitd) else list(error = conditionMessage(fitd)))
     ),
     notes = c(
@@ -251,6 +258,9 @@ case <- function(name, call_text, dataset, notes = character(), anova_clm = NULL
   }
   if (indep && !inherits(fitd, "error")) {
     out$extra$independent <- tryCatch(independent(fit, fitd, nAGQ), error = function(e) list(error = conditionMessage(e)))
+    if (is.null(fit$Zt) && fit$link %in% c("cloglog", "loglog"))
+      out$extra$independent_nominal_link <- tryCatch(independent(fit, fitd, nAGQ, nominal_link = TRUE),
+        error = function(e) list(error = conditionMessage(e)))
     if (fit$link == "cauchit")
       out$extra$independent_exact_cauchit <- tryCatch(independent(fit, fitd, nAGQ, outer = Inf),
         error = function(e) list(error = conditionMessage(e)))
@@ -261,7 +271,7 @@ case <- function(name, call_text, dataset, notes = character(), anova_clm = NULL
     an <- anova(fm_tmp, fmm_tmp)
     out$extra$anova_vs_clm <- list(r_call = paste0("anova(", anova_clm, ", <main clmm fit>)"),
       table = list(row_names = c(anova_clm, tight_text),
-                   columns = lapply(as.list(an), function(x) as.numeric(x))),
+                   columns = lapply(as.list(an), function(x) I(as.numeric(x)))),
       clm_loglik = as.numeric(logLik(fm0)))
   }
   if (!is.null(clmm2_profile)) {
@@ -304,8 +314,9 @@ cases <- list(
     notes = "nAGQ = -10: ordinal's non-adaptive Gauss-Hermite rule, see parametrisation."),
   wine_weights = list(sprintf("clmm(%s, data = wine, weights = 1 + (seq_len(72) %%%% 3))", W), "wine",
     notes = "weights w_i = 1 + (i mod 3), i = 1..72, multiply the log-likelihood terms; nobs = sum(w) = 144."),
-  wine_offset = list(sprintf("clmm(%s, data = wine, offset = 0.25 * ((seq_len(72) - 1) %%%% 3))", W), "wine",
-    notes = "offset o_i = 0.25 * ((i - 1) mod 3) enters like x'beta: P(Y <= j | u) = F(theta_j - x'beta - o_i - u)."),
+  wine_offset = list("clmm(rating ~ temp + contact + offset(0.25 * ((seq_len(72) - 1) %% 3)) + (1|judge), data = wine)", "wine",
+    notes = c("offset o_i = 0.25 * ((i - 1) mod 3) enters like x'beta: P(Y <= j | u) = F(theta_j - x'beta - o_i - u).",
+              "clmm has no 'offset' argument: clmm(..., offset = o) passes 'offset' through '...' to the nlminb control list, R warns \"unrecognized control elements named 'offset' ignored\" and fits WITHOUT the offset. Only offset() in the formula works.")),
   wine_crossed = list("clmm(rating ~ temp + contact + (1|judge) + (1|bottle), data = wine)", "wine",
     anova_clm = "clm(rating ~ temp + contact, data = wine)"),
   wine_corr_slope = list("clmm(rating ~ temp + contact + (1 + contact|judge), data = wine)", "wine",
