@@ -34,6 +34,7 @@ cancellation (:meth:`~ordstats.core.links.Link.log_hazard_terms`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -138,25 +139,29 @@ class _SequentialPointwise(Pointwise):
         return self._per_row(g), DiagonalCurvature(self._per_row(h))
 
 
+#: What both sequential families support; they differ only in the sign convention.
+_SEQUENTIAL = Capabilities(
+    nominal=True,
+    scale=False,
+    flexible_links=False,
+    links=link_names(),
+    banded=False,
+    chunked=False,
+    reverse=True,
+    threshold_structures=False,
+    ordered_cutpoints=False,
+    latent_variable=False,
+    positive_effect="lower",
+    nominal_sign=1,
+)
+
+
 class StoppingRatio(_Sequential):
     """Stopping-ratio model (VGAM ``sratio``): ``eta_j = F^-1 P(Y = j | Y >= j)``."""
 
     name = "sratio"
     title = "Stopping-Ratio Model"
-    CAPABILITIES = Capabilities(
-        nominal=True,
-        scale=False,
-        flexible_links=False,
-        links=link_names(),
-        banded=False,
-        chunked=False,
-        reverse=True,
-        threshold_structures=False,
-        ordered_cutpoints=False,
-        latent_variable=False,
-        positive_effect="lower",
-        nominal_sign=1,
-    )
+    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="lower")
     event_is_stop = True
 
     @property
@@ -184,20 +189,7 @@ class ContinuationRatio(_Sequential):
 
     name = "cratio"
     title = "Continuation-Ratio Model"
-    CAPABILITIES = Capabilities(
-        nominal=True,
-        scale=False,
-        flexible_links=False,
-        links=link_names(),
-        banded=False,
-        chunked=False,
-        reverse=True,
-        threshold_structures=False,
-        ordered_cutpoints=False,
-        latent_variable=False,
-        positive_effect="higher",
-        nominal_sign=1,
-    )
+    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="higher")
     event_is_stop = False
 
     @property
