@@ -323,3 +323,15 @@ def test_predict_with_missing_values_gives_nan_rows(wine):
     with pytest.warns(MissingDataWarning):
         frame = res.get_prediction(new).summary_frame()
     assert frame.loc["b"].isna().all().all()
+
+
+# -- pandas inputs with different labels -------------------------------------------------
+
+
+def test_pandas_inputs_with_other_labels_are_refused(wine):
+    X = pd.DataFrame({"x": np.arange(72.0)}, index=np.arange(72) + 5)
+    with pytest.raises(DataError, match=r"index of exog does not hold the same labels.*by index"):
+        OrdinalModel(wine["rating"], X)
+    w = pd.Series(np.ones(72), index=np.arange(72) + 1)
+    with pytest.raises(DataError, match=r"index of weights .* labels as the index of the data"):
+        OrdinalModel.from_formula("rating ~ temp", wine, weights=w)

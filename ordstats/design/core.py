@@ -159,14 +159,56 @@ def _column(data: pd.DataFrame, name: str, role: str) -> pd.Series:
     return data[name]
 
 
+def align_to_index(value: Any, index: pd.Index, role: str, reference: str) -> Any:
+    """Reorder a pandas ``value`` to ``index`` by label; other values pass as they are.
+
+    pandas inputs are paired by index label, as in statsmodels and pandas: the
+    same labels in another order are reordered to ``index``; different labels
+    raise rather than pair rows by position.
+
+    Raises
+    ------
+    DataError
+        If the labels of ``value`` are not those of ``index``.
+    """
+    if not isinstance(value, (pd.Series, pd.DataFrame)) or value.index.equals(index):
+        return value
+    same = (
+        len(value.index) == len(index)
+        and index.is_unique
+        and value.index.is_unique
+        and bool((index.get_indexer(value.index) >= 0).all())
+    )
+    if same:
+        return value.reindex(index)
+    if index.is_unique and value.index.is_unique:
+        absent = value.index.difference(index, sort=False)
+        extra = index.difference(value.index, sort=False)
+        shown = ", ".join(map(repr, list(absent[:3]) + list(extra[:3])))
+        detail = f"{len(absent) + len(extra)} label(s) are not in both (e.g. {shown})"
+    else:
+        detail = "one of them has duplicated labels"
+    raise DataError(
+        f"the index of {role} does not hold the same labels as the index of {reference}: "
+        f"{detail}. pandas inputs are paired by index label; give them the same labels "
+        "(e.g. .reset_index(drop=True) on each), or pass numpy arrays (.to_numpy()) to "
+        "pair rows by position"
+    )
+
+
 def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Series | None:
-    """A weights/offset argument (column name or array) as a Series, or None."""
+    """A weights/offset argument (column name or array) as a Series, or None.
+
+    A pandas Series is aligned on the index of ``data`` (:func:`align_to_index`).
+    """
     if value is None:
         return None
     if isinstance(value, str):
         if data is None:
             raise DataError(f"{role}={value!r} names a column, but no data frame was given")
         series = _column(data, value, f"{role} column")
+    elif isinstance(value, pd.Series) and data is not None:
+        series = align_to_index(value, data.index, role, "the data")
     else:
         arr = np.asarray(value)
         if arr.ndim != 1 or arr.shape[0] != n:
