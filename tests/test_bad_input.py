@@ -335,3 +335,18 @@ def test_pandas_inputs_with_other_labels_are_refused(wine):
     w = pd.Series(np.ones(72), index=np.arange(72) + 1)
     with pytest.raises(DataError, match=r"index of weights .* labels as the index of the data"):
         OrdinalModel.from_formula("rating ~ temp", wine, weights=w)
+
+
+def test_a_column_named_intercept_is_kept(wine):
+    rng = np.random.default_rng(0)
+    wine = wine.assign(Intercept=rng.normal(size=72), z=np.arange(72.0))
+    res = OrdinalModel.from_formula("rating ~ Intercept + z", wine).fit()
+    assert list(res.params.index[4:]) == ["Intercept", "z"]
+    X = wine[["Intercept", "z"]].rename(columns={"Intercept": "u"})
+    expected = OrdinalModel(wine["rating"], X).fit()
+    np.testing.assert_allclose(res.params.to_numpy(), expected.params.to_numpy(), rtol=1e-8)
+    np.testing.assert_allclose(res.predict(wine), expected.predict(X), rtol=1e-8)
+    assert ordstats.design.term_columns(res.model.design.location) == {
+        "Intercept": ["Intercept"],
+        "z": ["z"],
+    }

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula
+from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import CollinearAction, MissingAction
@@ -97,22 +97,56 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**convert) if convert else frame
 
 
-def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> pd.DataFrame:
+def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
+    """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
+
+    numpy output keeps every column, also a data column named ``Intercept``
+    next to the formula's intercept (pandas output would merge the two).
+    """
     data = _plain_strings(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             return Formula(rhs).get_model_matrix(
-                data, ensure_full_rank=True, na_action="ignore", context=context
+                data, ensure_full_rank=True, na_action="ignore", context=context, output="numpy"
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc
 
 
+def _is_intercept(term: Any) -> bool:
+    return getattr(term, "degree", None) == 0
+
+
+def has_intercept(spec: ModelSpec) -> bool:
+    """Whether the formula of ``spec`` has its implicit intercept (the term ``1``)."""
+    return any(_is_intercept(term) for term in spec.terms)
+
+
+def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
+    """Positions and names of the columns of ``spec`` other than the implicit intercept.
+
+    Only the formula's own intercept term is left out: a data column named
+    ``Intercept`` stays.
+    """
+    intercept = {i for term, idx in spec.term_indices.items() if _is_intercept(term) for i in idx}
+    positions = [i for i in range(len(spec.column_names)) if i not in intercept]
+    return positions, [spec.column_names[i] for i in positions]
+
+
+def _matrix_values(matrix: ModelMatrix) -> np.ndarray:
+    """The columns of ``matrix`` other than the implicit intercept, as floats."""
+    positions, _ = design_columns(matrix.model_spec)
+    values = np.asarray(matrix)
+    if len(positions) == values.shape[1]:
+        return np.asarray(values, dtype=float)
+    return np.asarray(values[:, positions], dtype=float)
+
+
 def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
     """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
     matrix = _materialize(rhs, data, context)
-    if "Intercept" not in matrix.columns:
+    if not has_intercept(matrix.model_spec):
         warnings.warn(
             f"the {what} formula removes the intercept, but the thresholds act as "
             "intercepts; it was kept so that factor contrasts match R's clm",
@@ -124,11 +158,10 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
     return rhs, matrix
 
 
-def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
-    cols = [c for c in matrix.columns if c != "Intercept"]
-    values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
+def _terms_from_matrix(matrix: ModelMatrix) -> TermsDesign:
+    _, cols = design_columns(matrix.model_spec)
     return TermsDesign(
-        matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec
+        matrix=np.ascontiguousarray(_matrix_values(matrix)), names=cols, spec=matrix.model_spec
     )
 
 
@@ -224,7 +257,7 @@ def design_from_formula(
     matrices = {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, frame, context, part)
-        values = matrices[part].drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
+        values = _matrix_values(matrices[part])
         label = "(formula terms)" if part == "location" else f"({part} terms)"
         bad[label] = ~np.isfinite(values).all(axis=1)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)

@@ -13,7 +13,7 @@ from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
 from ordstats.design.core import Design, TermsDesign
-from ordstats.design.formula import _plain_strings
+from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
@@ -120,7 +120,7 @@ def terms_for_newdata(
             matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
-        out[complete] = np.asarray(matrix[terms.names], dtype=float)
+        out[complete] = _named_columns(terms, matrix)
         return out
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -131,8 +131,18 @@ def terms_for_newdata(
     error = _unseen_levels_error(caught)
     if error is not None:
         raise error
-    out[complete] = np.asarray(matrix[terms.names], dtype=float)
+    out[complete] = _named_columns(terms, matrix)
     return out
+
+
+def _named_columns(terms: TermsDesign, matrix: Any) -> FloatArray:
+    """The columns ``terms.names`` of a model matrix built from ``terms.spec``."""
+    assert terms.spec is not None
+    positions, names = design_columns(terms.spec)
+    where = dict(zip(names, positions, strict=True))
+    if isinstance(matrix, pd.DataFrame):  # a spec from before numpy output
+        matrix = matrix.to_numpy(dtype=float)
+    return np.asarray(matrix, dtype=float)[:, [where[name] for name in terms.names]]
 
 
 def newdata_matrices(
@@ -201,6 +211,8 @@ def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
     kept = set(terms.names)
     grouped: dict[str, list[str]] = {}
     for term, indices in terms.spec.term_indices.items():
+        if getattr(term, "degree", None) == 0:
+            continue  # the implicit intercept
         columns = [terms.spec.column_names[i] for i in indices]
         columns = [c for c in columns if c in kept]
         if columns:
