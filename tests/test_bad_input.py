@@ -18,6 +18,7 @@ from ordstats.errors import (
     MissingDataWarning,
     OrdstatsError,
     PredictionError,
+    PredictionWarning,
     ResponseError,
     SeparationWarning,
     SpecificationError,
@@ -350,3 +351,22 @@ def test_a_column_named_intercept_is_kept(wine):
         "Intercept": ["Intercept"],
         "z": ["z"],
     }
+
+
+def test_predicting_a_level_without_training_rows_gives_nan(wine):
+    wine = wine.assign(temp=wine["temp"].cat.add_categories(["hot"]))
+    with pytest.warns(CollinearityWarning, match=r"'temp\[T.hot\]'"):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    new = pd.DataFrame(
+        {
+            "temp": pd.Categorical(["cold", "hot"], categories=["cold", "warm", "hot"]),
+            "contact": ["no", "no"],
+        },
+        index=["a", "b"],
+    )
+    with pytest.warns(PredictionWarning, match=r"\(b\) have the factor level\(s\) 'hot' of 'temp'"):
+        prob = res.predict(new)
+    assert prob.loc["b"].isna().all()
+    assert prob.loc["a"].sum() == pytest.approx(1.0)
+    with pytest.warns(PredictionWarning, match=r"'hot' of 'temp'.*NaN"):
+        res.predict({"temp": ["hot"], "contact": ["yes"]})

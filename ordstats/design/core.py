@@ -43,6 +43,9 @@ class TermsDesign:
         All columns as given, before aliased ones were dropped (array interface).
     formula : str or None
         The right-hand side it was built from (formula interface).
+    empty_levels : dict
+        Factor column to its declared levels without rows in the fit: their
+        effects are not estimated, so new data with them is predicted as NaN.
     """
 
     matrix: FloatArray
@@ -51,6 +54,7 @@ class TermsDesign:
     aliased: list[str] = field(default_factory=list)
     source_names: list[str] = field(default_factory=list)
     formula: str | None = None
+    empty_levels: dict[str, list[Any]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """``"~ <formula>"`` or the column names, for reports."""

@@ -165,6 +165,19 @@ def _terms_from_matrix(matrix: ModelMatrix) -> TermsDesign:
     )
 
 
+def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:
+    """Declared levels of factor columns that no row of ``rows`` has."""
+    empty = {}
+    for expr, (kind, state) in spec.encoder_state.items():
+        if str(getattr(kind, "value", kind)) != "categorical" or expr not in rows.columns:
+            continue
+        seen = set(pd.unique(rows[expr].dropna()))
+        unused = [level for level in state.get("categories", []) if level not in seen]
+        if unused:
+            empty[expr] = unused
+    return empty
+
+
 def _as_frame(data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
@@ -267,7 +280,13 @@ def design_from_formula(
         matrices = {part: _materialize(sides[part], clean, context) for part in sides}
     terms = {
         part: _drop_aliased(
-            replace(_terms_from_matrix(matrix), formula=sides[part]), collinear, part
+            replace(
+                _terms_from_matrix(matrix),
+                formula=sides[part],
+                empty_levels=_empty_levels(matrix.model_spec, clean),
+            ),
+            collinear,
+            part,
         )
         for part, matrix in matrices.items()
     }

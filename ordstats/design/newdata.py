@@ -17,6 +17,7 @@ from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
+    PredictionWarning,
 )
 
 # ---------------------------------------------------------------------------
@@ -103,8 +104,10 @@ def terms_for_newdata(
         raise PredictionError(
             f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
         )
-    # missing values are not levels: build complete rows only, the others are NaN
+    # missing values are not levels: build complete rows only, the others are NaN;
+    # so are levels without rows in the fit, whose effects were not estimated
     complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
+    complete &= ~empty_level_rows(terms, frame)[0]
     out = np.full((len(frame), len(terms.names)), np.nan)
     if not terms.names or not complete.any():
         return out
@@ -145,6 +148,36 @@ def _named_columns(terms: TermsDesign, matrix: Any) -> FloatArray:
     return np.asarray(matrix, dtype=float)[:, [where[name] for name in terms.names]]
 
 
+def empty_level_rows(terms: TermsDesign | None, frame: Any) -> tuple[np.ndarray, list[str]]:
+    """Rows of ``frame`` with factor levels that had no rows in the fit, and those levels.
+
+    Returns
+    -------
+    mask : ndarray of bool
+    found : list of str
+        ``"'hot' of 'temp'"`` for each such level present.
+    """
+    if isinstance(frame, dict):
+        frame = pd.DataFrame(frame)
+    n = len(frame) if isinstance(frame, pd.DataFrame) else 0
+    mask = np.zeros(n, dtype=bool)
+    found: list[str] = []
+    if terms is None or not terms.empty_levels or not isinstance(frame, pd.DataFrame):
+        return mask, found
+    for column, levels in terms.empty_levels.items():
+        if column not in frame.columns:
+            continue
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        hit = values.isin(levels).to_numpy()
+        if hit.any():
+            mask |= hit
+            present = [lv for lv in levels if (values == lv).any()]
+            found += [f"{lv!r} of {column!r}" for lv in present]
+    return mask, found
+
+
 def newdata_matrices(
     design: Design, newdata: Any, context: Any = None
 ) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
@@ -163,7 +196,24 @@ def newdata_matrices(
     W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
     Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
+    unfitted = np.zeros(len(X), dtype=bool)
+    levels: list[str] = []
+    for terms in (design.location, design.nominal, design.scale):
+        mask, found = empty_level_rows(terms, newdata)
+        if mask.size:
+            unfitted |= mask
+        levels += [f for f in found if f not in levels]
+    if unfitted.any():
+        rows = np.flatnonzero(unfitted)
+        shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+        warnings.warn(
+            f"{rows.size} row(s) of newdata ({shown}) have the factor level(s) "
+            f"{', '.join(levels)}, which had no rows in the fitted data, so their effects were "
+            "not estimated; their predictions are NaN",
+            PredictionWarning,
+            stacklevel=4,
+        )
+    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1) & ~unfitted)
     if missing.size:
         shown = ", ".join(map(str, list(index[missing[:5]]))) + (
             ", ..." if missing.size > 5 else ""
