@@ -370,3 +370,15 @@ def test_predicting_a_level_without_training_rows_gives_nan(wine):
     assert prob.loc["a"].sum() == pytest.approx(1.0)
     with pytest.warns(PredictionWarning, match=r"'hot' of 'temp'.*NaN"):
         res.predict({"temp": ["hot"], "contact": ["yes"]})
+
+
+def test_predict_never_takes_a_column_from_the_callers_variables(wine):
+    contact = wine["contact"].iloc[:10]  # a variable of the caller named like a column
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'contact'.*add them"):
+        res.predict(pd.DataFrame({"temp": ["cold", "warm"]}))
+    assert len(contact) == 10
+    # functions and modules of the context still work
+    wine = wine.assign(z=np.arange(72.0))
+    res = OrdinalModel.from_formula("rating ~ np.sqrt(z) + temp", wine).fit()
+    assert res.predict(wine.head(3)).shape == (3, 5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from typing import Any
@@ -67,6 +68,22 @@ def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
     )
 
 
+def _context_value(value: Any) -> bool:
+    """Whether a name of the formula's context may be used for new data as it is.
+
+    Modules, functions and scalars (``np``, ``log``, a constant) may; data
+    (arrays, Series) may not: they belong to the rows they came with, so new
+    data must hold such a column itself.
+    """
+    if value is ...:
+        return False
+    return (
+        inspect.ismodule(value)
+        or callable(value)
+        or isinstance(value, (int, float, complex, str, bytes, np.generic))
+    )
+
+
 def terms_for_newdata(
     terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
 ) -> FloatArray:
@@ -98,11 +115,16 @@ def terms_for_newdata(
     if terms.spec is None:
         return _array_newdata(terms, newdata)
     frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
-    needed = sorted(v for v in terms.spec.required_variables if v not in set(context or {}))
+    context = context or {}
+    needed = sorted(
+        v for v in terms.spec.required_variables if not _context_value(context.get(v, ...))
+    )
     absent = [v for v in needed if v not in frame.columns]
     if absent:
         raise PredictionError(
-            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
+            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model; "
+            "add them to newdata (predictions use the columns of newdata only, never "
+            "variables of the calling scope)"
         )
     # missing values are not levels: build complete rows only, the others are NaN;
     # so are levels without rows in the fit, whose effects were not estimated
