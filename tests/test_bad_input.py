@@ -382,3 +382,24 @@ def test_predict_never_takes_a_column_from_the_callers_variables(wine):
     wine = wine.assign(z=np.arange(72.0))
     res = OrdinalModel.from_formula("rating ~ np.sqrt(z) + temp", wine).fit()
     assert res.predict(wine.head(3)).shape == (3, 5)
+
+
+def test_non_finite_offset_or_predictor_in_newdata_gives_nan_rows(wine):
+    wine = wine.assign(x=np.linspace(-1, 1, 72), off=np.linspace(0, 0.5, 72))
+    res = OrdinalModel.from_formula("rating ~ temp + x", wine, offset="off").fit()
+    new = pd.DataFrame(
+        {"temp": ["cold", "warm", "cold"], "x": [0.1, 0.2, 0.3], "off": [0.0, np.nan, np.inf]},
+        index=["a", "b", "c"],
+    )
+    with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*offset"):
+        prob = res.predict(new)
+    assert prob.loc[["b", "c"]].isna().all().all()
+    assert prob.loc["a"].sum() == pytest.approx(1.0)
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*offset"):
+        res.predict(new[["temp", "x"]], offset=[0.0, np.nan, 0.0])
+    new = new.assign(off=0.0, x=[0.1, np.inf, -np.inf])
+    with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*non-finite"):
+        prob = res.predict(new)
+    assert prob.loc[["b", "c"]].isna().all().all()
+    with pytest.warns(MissingDataWarning):
+        assert res.predict(new, which="class").isna().tolist() == [False, True, True]

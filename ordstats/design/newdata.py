@@ -235,7 +235,10 @@ def newdata_matrices(
             PredictionWarning,
             stacklevel=4,
         )
-    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1) & ~unfitted)
+    nonfinite = ~np.isfinite(np.column_stack([X, W, Z])).all(axis=1)
+    if nonfinite.any():  # +-inf too: their probabilities are not defined
+        X, W, Z = (np.where(nonfinite[:, None], np.nan, M) for M in (X, W, Z))
+    missing = np.flatnonzero(nonfinite & ~unfitted)
     if missing.size:
         shown = ", ".join(map(str, list(index[missing[:5]]))) + (
             ", ..." if missing.size > 5 else ""
@@ -247,6 +250,23 @@ def newdata_matrices(
             stacklevel=4,
         )
     return X, W, Z, index
+
+
+def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
+    """Offsets for new data with missing or non-finite values as NaN, with a warning."""
+    bad = ~np.isfinite(offset)
+    if not bad.any():
+        return offset
+    index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(offset))
+    rows = np.flatnonzero(bad)
+    shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+    warnings.warn(
+        f"{rows.size} row(s) of newdata ({shown}) have missing or non-finite offset values; "
+        "their predictions are NaN",
+        MissingDataWarning,
+        stacklevel=5,
+    )
+    return np.where(bad, np.nan, offset)
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -22,7 +22,7 @@ from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonResult
 from ordstats.data.sources import is_source
-from ordstats.design import newdata_matrices
+from ordstats.design import check_newdata_offset, newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.cumulative.likelihood import Evaluation
@@ -497,10 +497,10 @@ class OrdinalResults(InferenceMixin):
             values = np.asarray(offset, dtype=float).reshape(-1)
             if values.shape != (n,):
                 raise PredictionError(f"offset must have one value per row of newdata ({n})")
-            return values
+            return check_newdata_offset(values, newdata)
         name = design.offset_name
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
-            return newdata[name].to_numpy(dtype=float)
+            return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
         if self.model.has_offset:
             column = f"give newdata a column {name!r} or " if name else ""
             raise PredictionError(
