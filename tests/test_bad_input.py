@@ -403,3 +403,13 @@ def test_non_finite_offset_or_predictor_in_newdata_gives_nan_rows(wine):
     assert prob.loc[["b", "c"]].isna().all().all()
     with pytest.warns(MissingDataWarning):
         assert res.predict(new, which="class").isna().tolist() == [False, True, True]
+
+
+def test_stateful_transforms_learn_from_the_rows_without_missing_values(wine):
+    wine = wine.assign(x=np.linspace(0.0, 1.0, 72))
+    wine.loc[3, "x"] = np.nan
+    with pytest.warns(MissingDataWarning, match=r"1 of 72 rows .* 'x' \(1\); these rows"):
+        res = OrdinalModel.from_formula("rating ~ center(x) + temp", wine).fit()
+    assert res.model.n_rows == 71
+    expected = OrdinalModel.from_formula("rating ~ center(x) + temp", wine.drop(index=3)).fit()
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)

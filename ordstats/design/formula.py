@@ -83,6 +83,26 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         )
 
 
+def _data_variables(rhs: str, data: pd.DataFrame) -> list[str]:
+    """Columns of ``data`` that ``rhs`` uses, also inside stateful transforms.
+
+    formulaic's ``required_variables`` misses the arguments of stateful
+    transforms (``center(x)``), so the identifiers of the formula count too.
+    """
+    names = set(Formula(rhs).required_variables)
+    names |= set(re.findall(r"`([^`]+)`", rhs))
+    names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", re.sub(r"`[^`]+`", " ", rhs)))
+    names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
+    return sorted(str(c) for c in data.columns if str(c) in names)
+
+
+def _expand(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``values`` at the rows where ``mask`` holds, True elsewhere."""
+    out = np.ones(len(mask), dtype=bool)
+    out[mask] = values
+    return out
+
+
 def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     """Convert string columns of extension types (``string[pyarrow]``, as Dask makes) to objects.
 
@@ -260,22 +280,26 @@ def design_from_formula(
     used = [response_name]
     for text in sides.values():
         _check_required(text, frame, context)
-        used += sorted(v for v in Formula(text).required_variables if v in frame.columns)
+        used += _data_variables(text, frame)
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    # stateful transforms (center, scale, ...) learn from the rows that survive
+    # missing values in the raw columns, so one NaN does not spoil every row
+    raw_ok = ~bad.any(axis=1).to_numpy()
+    rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
     matrices = {}
     for part, text in sides.items():
-        sides[part], matrices[part] = _with_intercept(text, frame, context, part)
-        values = _matrix_values(matrices[part])
+        sides[part], matrices[part] = _with_intercept(text, rows, context, part)
         label = "(formula terms)" if part == "location" else f"({part} terms)"
-        bad[label] = ~np.isfinite(values).all(axis=1)
+        finite = np.isfinite(_matrix_values(matrices[part])).all(axis=1)
+        bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
-    if len(keep_rows) < len(frame):
+    if len(keep_rows) < len(rows):
         # re-materialise so stateful transforms and factor levels see only used rows
         matrices = {part: _materialize(sides[part], clean, context) for part in sides}
     terms = {
