@@ -64,3 +64,53 @@ def test_numpy_response_takes_the_labels_of_pandas_exog():
     X = X.set_axis(np.arange(100, 172))
     model = OrdinalModel(y.cat.codes.to_numpy(), X)
     assert list(model.design.row_index[:2]) == [100, 101]
+
+
+# -- aliased columns (R's drop.coef) ---------------------------------------------------
+
+
+def _aliased_one_by_one(X: np.ndarray, tol: float = 1e-7) -> list[int]:
+    """Reference: regress each unit-norm column on the kept earlier ones."""
+    kept: list[int] = []
+    aliased: list[int] = []
+    for j in range(X.shape[1]):
+        norm = np.linalg.norm(X[:, j])
+        if norm == 0:
+            aliased.append(j)
+            continue
+        x = X[:, j] / norm
+        if kept:
+            Q = np.linalg.qr(X[:, kept])[0]
+            x = x - Q @ (Q.T @ x)
+        (aliased if np.linalg.norm(x) < tol else kept).append(j)
+    return aliased
+
+
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_aliased_columns_drop_the_later_column_like_r(block):
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        p = int(rng.integers(2, 30))
+        X = rng.normal(size=(50, p)) * 10.0 ** rng.integers(-3, 4, p)
+        for _ in range(int(rng.integers(0, 4))):
+            j = int(rng.integers(1, p))
+            X[:, j] = X[:, :j] @ rng.normal(size=j) * (rng.random() < 0.8)
+        X = np.column_stack([np.ones(50), X])
+        expected = _aliased_one_by_one(X)
+        found = ordstats.design.aliased_columns(X.T @ X, block=block)
+        assert found == expected
+
+
+def test_many_levels_alias_check_is_fast():
+    import time
+
+    rng = np.random.default_rng(0)
+    L, n = 1000, 5000
+    codes = rng.integers(0, L, n)
+    X = np.zeros((n, L))
+    X[np.arange(n), codes] = 1.0
+    X[:, 500] = 2 * X[:, 3]  # aliased with an earlier column
+    start = time.perf_counter()
+    found = ordstats.design.aliased_columns(ordstats.design.gram_with_intercept(X))
+    assert time.perf_counter() - start < 5.0  # one solve per column took ~10 s
+    assert 501 in found
