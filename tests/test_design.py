@@ -114,3 +114,16 @@ def test_many_levels_alias_check_is_fast():
     found = ordstats.design.aliased_columns(ordstats.design.gram_with_intercept(X))
     assert time.perf_counter() - start < 5.0  # one solve per column took ~10 s
     assert 501 in found
+
+
+def test_large_numeric_formula_design_equals_the_array_design():
+    rng = np.random.default_rng(3)
+    n = 3000
+    df = pd.DataFrame(rng.normal(size=(n, 3)), columns=["a", "b", "c"])
+    df["f"] = np.where(np.arange(n) < 2500, "u", "v")  # level 'v' only after row 2500
+    df["y"] = rng.integers(0, 3, n)
+    design = ordstats.design.design_from_formula("y ~ a + b + c", df)
+    np.testing.assert_array_equal(design.location.matrix, df[["a", "b", "c"]].to_numpy())
+    assert design.location.matrix.flags.c_contiguous
+    design = ordstats.design.design_from_formula("y ~ a + f", df)
+    assert design.location.names == ["a", "f[T.v]"]

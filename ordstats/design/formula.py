@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ import pandas as pd
 from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
 
-from ordstats._typing import CollinearAction, MissingAction
+from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.design.core import (
     Design,
     TermsDesign,
@@ -154,18 +154,68 @@ def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
     return positions, [spec.column_names[i] for i in positions]
 
 
-def _matrix_values(matrix: ModelMatrix) -> np.ndarray:
+@dataclass(frozen=True)
+class _Built:
+    """A materialised side of a formula: its columns without the intercept, and its spec."""
+
+    values: FloatArray
+    model_spec: ModelSpec
+
+
+#: Rows from which the spec of a formula of plain numeric columns is learned.
+_SPEC_ROWS = 100
+
+
+def _plain_numeric(spec: ModelSpec, data: pd.DataFrame) -> list[str] | None:
+    """The columns of ``data`` that ``spec`` uses as they are, if it uses nothing else."""
+    state = spec.encoder_state
+    kinds = {str(getattr(kind, "value", kind)) for kind, _ in state.values()}
+    if spec.transform_state or kinds - {"numerical"}:
+        return None  # factors: a few rows need not show every level
+    _, names = design_columns(spec)
+    plain = all(
+        name in state
+        and str(getattr(state[name][0], "value", state[name][0])) == "numerical"
+        and name in data.columns
+        and isinstance(data[name].dtype, np.dtype)
+        and data[name].dtype.kind in "fiub"
+        for name in names
+    )
+    return names if plain and len(set(names)) == len(names) else None
+
+
+def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
+    """Materialise ``rhs`` on ``data`` as float columns without the implicit intercept.
+
+    A formula of plain numeric columns learns its spec from a few rows and takes
+    the columns straight from ``data``: formulaic would copy every column twice.
+    """
+    if len(data) > 10 * _SPEC_ROWS:
+        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
+        names = _plain_numeric(head.model_spec, data)
+        if names is not None:
+            values = data[names].to_numpy(dtype=float) if names else np.empty((len(data), 0))
+            return _Built(np.ascontiguousarray(values), head.model_spec)
+    matrix = _materialize(rhs, data, context)
+    return _Built(np.ascontiguousarray(_matrix_values(matrix)), matrix.model_spec)
+
+
+def _matrix_values(matrix: Any) -> np.ndarray:
     """The columns of ``matrix`` other than the implicit intercept, as floats."""
+    if isinstance(matrix, _Built):
+        return matrix.values
     positions, _ = design_columns(matrix.model_spec)
     values = np.asarray(matrix)
     if len(positions) == values.shape[1]:
         return np.asarray(values, dtype=float)
+    if positions == list(range(positions[0], positions[-1] + 1)) if positions else False:
+        return np.asarray(values[:, positions[0] : positions[-1] + 1], dtype=float)
     return np.asarray(values[:, positions], dtype=float)
 
 
 def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
     """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
-    matrix = _materialize(rhs, data, context)
+    matrix = _build(rhs, data, context)
     if not has_intercept(matrix.model_spec):
         warnings.warn(
             f"the {what} formula removes the intercept, but the thresholds act as "
@@ -174,11 +224,11 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
             stacklevel=5,
         )
         rhs = f"{rhs} + 1"
-        matrix = _materialize(rhs, data, context)
+        matrix = _build(rhs, data, context)
     return rhs, matrix
 
 
-def _terms_from_matrix(matrix: ModelMatrix) -> TermsDesign:
+def _terms_from_matrix(matrix: Any) -> TermsDesign:
     _, cols = design_columns(matrix.model_spec)
     return TermsDesign(
         matrix=np.ascontiguousarray(_matrix_values(matrix)), names=cols, spec=matrix.model_spec
@@ -301,7 +351,7 @@ def design_from_formula(
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):
         # re-materialise so stateful transforms and factor levels see only used rows
-        matrices = {part: _materialize(sides[part], clean, context) for part in sides}
+        matrices = {part: _build(sides[part], clean, context) for part in sides}
     terms = {
         part: _drop_aliased(
             replace(
