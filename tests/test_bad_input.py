@@ -413,3 +413,76 @@ def test_stateful_transforms_learn_from_the_rows_without_missing_values(wine):
     assert res.model.n_rows == 71
     expected = OrdinalModel.from_formula("rating ~ center(x) + temp", wine.drop(index=3)).fit()
     np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
+
+
+# -- raw errors become clear ones ----------------------------------------------------------
+
+
+@pytest.fixture()
+def strict():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning may reach the user either
+        yield
+
+
+@pytest.mark.usefixtures("strict")
+def test_duplicated_column_names(wine):
+    data = pd.concat([wine, wine[["temp"]]], axis=1)
+    with pytest.raises(DataError, match=r"more than one column named 'temp'.*duplicated"):
+        OrdinalModel.from_formula("rating ~ temp + contact", data)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    ("formula", "nominal"),
+    [
+        ("rating ~ temp ~ contact", None),
+        ("rating ~ temp | contact", None),
+        ("rating ~ temp", "~ a | b"),
+    ],
+)
+def test_multi_part_formulas(wine, formula, nominal):
+    with pytest.raises(FormulaError, match=r"has a (second '~'|'\|').*nominal='~ \.\.\.'"):
+        OrdinalModel.from_formula(formula, wine, nominal=nominal)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("term", ["I(x +)", "I(x 2)", "I(x +* 2)"])
+def test_python_syntax_errors_in_terms(wine, term):
+    wine = wine.assign(x=np.arange(72.0))
+    with pytest.raises(FormulaError, match=r"is not valid Python.*parentheses"):
+        OrdinalModel.from_formula(f"rating ~ temp + {term}", wine)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    "values",
+    [pd.date_range("2020-01-01", periods=72), pd.to_timedelta(np.arange(72), unit="D")],
+)
+def test_date_and_duration_columns(wine, values):
+    with pytest.raises(DataError, match=r"'d' holds dates or durations.*convert it to numbers"):
+        OrdinalModel.from_formula("rating ~ temp + d", wine.assign(d=values))
+
+
+@pytest.mark.usefixtures("strict")
+def test_levels_must_be_a_sequence(wine):
+    with pytest.raises(ResponseError, match=r"levels must be a list.*got 4"):
+        OrdinalModel.from_formula("rating ~ temp", wine, levels=4)
+    with pytest.raises(ResponseError, match=r"levels must be a list.*got '12345'"):
+        OrdinalModel(wine["rating"], levels="12345")
+
+
+@pytest.mark.usefixtures("strict")
+def test_all_missing_predictor(wine):
+    with pytest.raises(DataError, match=r"every row has a missing.*'x' \(72\).*nothing is left"):
+        OrdinalModel.from_formula("rating ~ temp + x", wine.assign(x=np.nan))
+    with pytest.raises(DataError, match=r"every row has a missing.*'x1' \(72\)"):
+        OrdinalModel(wine["rating"], np.full(72, np.nan))
+
+
+@pytest.mark.usefixtures("strict")
+def test_overflowing_weights(wine):
+    with pytest.raises(DataError, match=r"weights sum to inf.*rescale"):
+        OrdinalModel.from_formula("rating ~ temp", wine, weights=np.full(72, 1e308))
+    with pytest.raises(DataError, match=r"weights sum to 7.2e\+201"):
+        OrdinalModel(wine["rating"], np.arange(72.0), weights=np.full(72, 1e200))

@@ -24,6 +24,9 @@ from ordstats.errors import (
 )
 
 _ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
+#: Largest sum of frequency weights: the likelihood and its derivatives (sums of
+#: weighted terms and their products) must stay finite.
+_MAX_TOTAL_WEIGHT = 1e150
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,11 @@ def report_missing_counts(
         return
     per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in per_column.items() if k)
     text = f"{n_bad} of {n_rows} rows have missing or non-finite values in {per_col}"
+    if n_bad == n_rows:
+        raise DataError(
+            f"every row has a missing or non-finite value: {text[text.index('in ') + 3 :]}; "
+            "nothing is left to fit. Fill in or remove those columns"
+        )
     if missing == "raise":
         raise DataError(text + "; drop them first or pass missing='drop'")
     warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=stacklevel)
@@ -305,6 +313,13 @@ def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.nd
         )
     if not np.any(w > 0):
         raise DataError("all weights are zero: there is nothing to fit")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not total <= _MAX_TOTAL_WEIGHT:
+        raise DataError(
+            f"the weights sum to {total:.3g}, too large to compute the likelihood with; "
+            "frequency weights count observations: rescale them to counts"
+        )
     return w, w == 0
 
 

@@ -53,7 +53,20 @@ def split_formula(formula: str) -> tuple[str, str]:
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    _check_one_part(rhs, formula)
     return lhs, rhs.strip() or "1"
+
+
+def _check_one_part(rhs: str, formula: str) -> None:
+    """Refuse a second ``~`` or a ``|`` (formulaic's multi-part formulas)."""
+    bare = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", rhs)
+    for mark in ("~", "|"):
+        if mark in bare:
+            raise FormulaError(
+                f"formula {formula!r} has a {'second ' if mark == '~' else ''}{mark!r}: an "
+                "ordstats formula is one 'response ~ terms'. Give nominal effects as "
+                "nominal='~ ...' and scale effects as scale='~ ...'"
+            )
 
 
 def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaError:
@@ -68,11 +81,21 @@ def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaErr
     return FormulaError(f"cannot build the design for '{rhs}': {text}")
 
 
+def _syntax_error(rhs: str, exc: SyntaxError) -> FormulaError:
+    return FormulaError(
+        f"a term of the formula '{rhs}' is not valid Python ({exc.msg}); check its "
+        "parentheses and operators, and quote column names that are not identifiers "
+        "in backticks (`my column`)"
+    )
+
+
 def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     try:
         required = Formula(rhs).required_variables
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    except SyntaxError as exc:
+        raise _syntax_error(rhs, exc) from exc
     known = set(map(str, data.columns)) | set(context or {})
     missing = sorted(v for v in required if v not in known)
     if missing:
@@ -132,6 +155,8 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc
+    except SyntaxError as exc:
+        raise _syntax_error(rhs, exc) from exc
 
 
 def _is_intercept(term: Any) -> bool:
@@ -259,6 +284,28 @@ def _as_frame(data: Any) -> pd.DataFrame:
         ) from exc
 
 
+def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
+    """Refuse duplicated column names and date/time columns among the used ones."""
+    duplicated = set(map(str, frame.columns[frame.columns.duplicated()]))
+    twice = [name for name in dict.fromkeys(used) if name in duplicated]
+    if twice:
+        raise DataError(
+            f"the data has more than one column named {', '.join(map(repr, twice))}; "
+            "rename or drop the duplicates (e.g. data.loc[:, ~data.columns.duplicated()])"
+        )
+    for name in dict.fromkeys(used):
+        if name not in frame.columns:
+            continue  # reported where it is looked up
+        dtype = frame[name].dtype
+        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+            raise DataError(
+                f"the column {name!r} holds dates or durations ({dtype}), which a formula "
+                f"cannot use as they are; convert it to numbers first, e.g. "
+                f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
+                f"data[{name!r}].dt.total_seconds() for durations, or to categories"
+            )
+
+
 def _side_formula(value: Any, part: str) -> str | None:
     """A one-sided formula (``"~ contact"`` or ``"contact"``) as its right-hand side."""
     if value is None:
@@ -272,6 +319,7 @@ def _side_formula(value: Any, part: str) -> str | None:
             raise FormulaError(
                 f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
             )
+    _check_one_part(text, value)
     return text.strip() or "1"
 
 
@@ -331,6 +379,7 @@ def design_from_formula(
     for text in sides.values():
         _check_required(text, frame, context)
         used += _data_variables(text, frame)
+    _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
