@@ -146,10 +146,35 @@ def test_intercept_only_formula_fits_the_thresholds(wine):
     assert res.df_model == 0
 
 
-def test_removing_the_intercept_is_undone_with_a_warning(wine):
-    with pytest.warns(SpecificationWarning, match=r"thresholds act as intercepts"):
+def test_removing_the_intercept_codes_factors_as_r(wine):
+    # R: clm(rating ~ temp + contact - 1, data = wine) warns "an intercept is needed
+    # and assumed", codes temp with full dummies and reports tempwarm as NA (aliased)
+    with (
+        pytest.warns(SpecificationWarning, match=r"thresholds act as intercepts"),
+        pytest.warns(CollinearityWarning, match=r"'temp\[warm\]'"),
+    ):
         res = OrdinalModel.from_formula("rating ~ temp + contact - 1", wine).fit()
-    assert list(res.params.index[4:]) == ["temp[T.warm]", "contact[T.yes]"]
+    assert list(res.params.index[4:]) == ["temp[cold]", "contact[T.yes]"]
+    assert res.model.design.location.aliased == ["temp[warm]"]
+    r_params = [-3.8474854, -1.2522932, 0.9637849, 2.5033022, -2.5031020, 1.5277977]
+    np.testing.assert_allclose(res.params, r_params, atol=2e-6)
+    assert res.llf == pytest.approx(-86.49192, abs=1e-5)
+
+
+def test_removing_the_intercept_of_an_interaction_or_nominal_formula(wine):
+    # R: clm(rating ~ -1 + temp:contact): tempwarm:contactyes is NA
+    with pytest.warns(SpecificationWarning), pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ -1 + temp:contact", wine).fit()
+    assert res.model.design.location.aliased == ["temp[warm]:contact[yes]"]
+    r_params = [-5.4394555, -2.8846399, -0.6511111, 0.9137887, -4.0281936, -1.7070093, -2.6807331]
+    np.testing.assert_allclose(res.params, r_params, atol=2e-6)
+    # R: clm(rating ~ temp, nominal = ~ contact - 1): the contactyes columns are NA
+    with pytest.warns(SpecificationWarning), pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact - 1").fit()
+    assert res.model.design.nominal.names == ["contact[no]"]
+    r_nominal = [1.6150592, 1.5115673, 1.6747557, 1.0506229]
+    np.testing.assert_allclose(res.params.iloc[4:8], r_nominal, atol=2e-6)
+    assert res.params["temp[T.warm]"] == pytest.approx(2.5190448, abs=2e-6)
 
 
 def test_constant_column_in_formula_is_aliased(wine):

@@ -239,17 +239,21 @@ def _matrix_values(matrix: Any) -> np.ndarray:
 
 
 def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
-    """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
+    """Materialise ``rhs``; warn when it removes the intercept (as R's clm does).
+
+    Without the intercept, factors get full dummy coding as in R's
+    ``model.matrix``; the column aliased with the thresholds is then dropped
+    as aliased (R's ``drop.coef``), so names and estimates match R's ``clm``.
+    """
     matrix = _build(rhs, data, context)
     if not has_intercept(matrix.model_spec):
         warnings.warn(
             f"the {what} formula removes the intercept, but the thresholds act as "
-            "intercepts; it was kept so that factor contrasts match R's clm",
+            "intercepts: an intercept is needed and assumed (as in R's clm), so a factor "
+            "with full dummy coding has a column aliased with it, which is dropped",
             SpecificationWarning,
             stacklevel=5,
         )
-        rhs = f"{rhs} + 1"
-        matrix = _build(rhs, data, context)
     return rhs, matrix
 
 
