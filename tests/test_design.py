@@ -127,3 +127,30 @@ def test_large_numeric_formula_design_equals_the_array_design():
     assert design.location.matrix.flags.c_contiguous
     design = ordstats.design.design_from_formula("y ~ a + f", df)
     assert design.location.names == ["a", "f[T.v]"]
+
+
+# -- ordered-factor predictors -----------------------------------------------------------
+
+
+def test_polynomial_contrasts_of_an_ordered_factor_reproduce_r(wine):
+    """R codes ordered factors with contr.poly; ``C(x, contr.poly)`` does the same.
+
+    R 4 / ordinal 2022.11.16::
+
+        wine$jo <- factor(wine$bottle, ordered = TRUE)
+        clm(rating ~ contact + jo, data = wine)   # jo^7 is NA (aliased)
+    """
+    data = wine.assign(jo=wine["bottle"].cat.as_ordered())
+    with pytest.warns(ordstats.errors.CollinearityWarning, match=r"\[\^7\]"):
+        res = OrdinalModel.from_formula("rating ~ contact + C(jo, contr.poly)", data).fit()
+    r_params = [-5.5678605281, -2.9240761059, -0.6580506135, 0.9415128598, -4.2616381750,
+                6.8519412567, -0.0610152591, 3.1774211410, -0.9912768484, -5.0225184303,
+                0.0676160019]  # fmt: skip
+    np.testing.assert_allclose(res.params, r_params, atol=1e-6)
+    assert res.llf == pytest.approx(-85.2591654827, abs=1e-8)
+    names = [f"C(jo, contr.poly)[{s}]" for s in (".L", ".Q", ".C", "^4", "^5", "^6")]
+    assert list(res.params.index[5:]) == names  # R: jo.L, jo.Q, jo.C, jo^4, ...
+    # the default stays treatment contrasts, as pandas and statsmodels users expect
+    with pytest.warns(ordstats.errors.CollinearityWarning):
+        default = OrdinalModel.from_formula("rating ~ contact + jo", data)
+    assert default.exog_names[1] == "jo[T.2]"
