@@ -154,3 +154,19 @@ def test_polynomial_contrasts_of_an_ordered_factor_reproduce_r(wine):
     with pytest.warns(ordstats.errors.CollinearityWarning):
         default = OrdinalModel.from_formula("rating ~ contact + jo", data)
     assert default.exog_names[1] == "jo[T.2]"
+
+
+def test_aliased_column_found_from_the_data_where_the_gram_matrix_is_too_coarse(wine):
+    """R 4 / ordinal 2022.11.16: clm(rating ~ temp + jo) with jo = ordered(bottle).
+
+    ``temp`` is a contrast of the bottles, so jo^7 is aliased (NA in R); its squared
+    residual from the Gram matrix is 1.5e-14 (> 1e-14) but 1e-30 from the data.
+    """
+    data = wine.assign(jo=wine["bottle"].cat.as_ordered())
+    with pytest.warns(ordstats.errors.CollinearityWarning, match=r"\[\^7\]"):
+        res = OrdinalModel.from_formula("rating ~ temp + C(jo, contr.poly)", data).fit()
+    r_params = [-2.58471380557, 0.0590706166722, 2.32509610902, 3.9246595823, 1.70465527001,
+                2.1173289202, -0.0610152591114, 0.869306994284, -0.991276848397,
+                -1.22898786396, 0.0676160019079]  # fmt: skip
+    np.testing.assert_allclose(res.params, r_params, atol=1e-6)
+    assert res.llf == pytest.approx(-85.2591654827, abs=1e-8)

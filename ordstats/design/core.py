@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -114,7 +114,12 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     return gram
 
 
-def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL, block: int = 64) -> list[int]:
+def aliased_columns(
+    gram: FloatArray,
+    tol: float = _ALIAS_TOL,
+    block: int = 64,
+    residual: Callable[[int, list[int]], float] | None = None,
+) -> list[int]:
     """Return the columns that are (numerically) combinations of earlier ones.
 
     Columns are taken in order, as R's ``qr()`` (LINPACK ``dqrdc2``) does, so the
@@ -136,6 +141,13 @@ def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL, block: int = 64) 
         Relative tolerance on column norms.
     block : int
         Columns per block of the factorisation.
+    residual : callable, optional
+        ``residual(j, kept)``: the relative residual norm of column ``j`` after
+        projection on the columns ``kept``, computed from the data.  The Gram
+        matrix squares the columns, so its residuals carry an absolute error of
+        about ``1e-14``: a kept column whose squared residual is below
+        ``(100 tol)^2`` is checked again with ``residual`` (R's ``qr`` works
+        on the data too).
 
     Returns
     -------
@@ -158,6 +170,11 @@ def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL, block: int = 64) 
             if zero[j] or resid < tol * tol:
                 aliased.append(j)
                 continue
+            if residual is not None and resid < (100 * tol) ** 2:
+                done = set(aliased)
+                if residual(j, [i for i in range(j) if i not in done]) < tol:
+                    aliased.append(j)
+                    continue
             col = S[k:, k] / np.sqrt(resid)
             L[j:, j] = col
             S[k + 1 :, k + 1 :] -= np.outer(col[1:], col[1 : j1 - j])
@@ -343,6 +360,23 @@ def _remove_columns(
     )
 
 
+def _data_residual(matrix: FloatArray) -> Callable[[int, list[int]], float]:
+    """Residuals of the columns of ``[1, matrix]`` computed from the data, by QR."""
+
+    def column(j: int) -> FloatArray:
+        x = np.ones(matrix.shape[0]) if j == 0 else matrix[:, j - 1]
+        return x / np.linalg.norm(x)
+
+    def residual(j: int, kept: list[int]) -> float:
+        x = column(j)
+        if not kept:
+            return float(np.linalg.norm(x))
+        Q = np.linalg.qr(np.column_stack([column(i) for i in kept]))[0]
+        return float(np.linalg.norm(x - Q @ (Q.T @ x)))
+
+    return residual
+
+
 def _drop_aliased(
     terms: TermsDesign, collinear: CollinearAction, what: str, gram: FloatArray | None = None
 ) -> TermsDesign:
@@ -351,9 +385,11 @@ def _drop_aliased(
     ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
     (chunked data).
     """
+    residual = None
     if gram is None:
         gram = gram_with_intercept(terms.matrix)
-    aliased = [j - 1 for j in aliased_columns(gram) if j > 0]
+        residual = _data_residual(terms.matrix)
+    aliased = [j - 1 for j in aliased_columns(gram, residual=residual) if j > 0]
     reason = (
         f"the {what} design is rank deficient: {{names}} is a linear combination of the "
         "thresholds (intercept) or earlier columns"
