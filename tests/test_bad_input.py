@@ -18,6 +18,7 @@ from ordstats.errors import (
     MissingDataWarning,
     OrdstatsError,
     PredictionError,
+    PredictionWarning,
     ResponseError,
     SeparationWarning,
     SpecificationError,
@@ -140,10 +141,35 @@ def test_intercept_only_formula_fits_the_thresholds(wine):
     assert res.df_model == 0
 
 
-def test_removing_the_intercept_is_undone_with_a_warning(wine):
-    with pytest.warns(SpecificationWarning, match=r"thresholds act as intercepts"):
+def test_removing_the_intercept_codes_factors_as_r(wine):
+    # R: clm(rating ~ temp + contact - 1, data = wine) warns "an intercept is needed
+    # and assumed", codes temp with full dummies and reports tempwarm as NA (aliased)
+    with (
+        pytest.warns(SpecificationWarning, match=r"thresholds act as intercepts"),
+        pytest.warns(CollinearityWarning, match=r"'temp\[warm\]'"),
+    ):
         res = OrdinalModel.from_formula("rating ~ temp + contact - 1", wine).fit()
-    assert list(res.params.index[4:]) == ["temp[T.warm]", "contact[T.yes]"]
+    assert list(res.params.index[4:]) == ["temp[cold]", "contact[T.yes]"]
+    assert res.model.design.location.aliased == ["temp[warm]"]
+    r_params = [-3.8474854, -1.2522932, 0.9637849, 2.5033022, -2.5031020, 1.5277977]
+    np.testing.assert_allclose(res.params, r_params, atol=2e-6)
+    assert res.llf == pytest.approx(-86.49192, abs=1e-5)
+
+
+def test_removing_the_intercept_of_an_interaction_or_nominal_formula(wine):
+    # R: clm(rating ~ -1 + temp:contact): tempwarm:contactyes is NA
+    with pytest.warns(SpecificationWarning), pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ -1 + temp:contact", wine).fit()
+    assert res.model.design.location.aliased == ["temp[warm]:contact[yes]"]
+    r_params = [-5.4394555, -2.8846399, -0.6511111, 0.9137887, -4.0281936, -1.7070093, -2.6807331]
+    np.testing.assert_allclose(res.params, r_params, atol=2e-6)
+    # R: clm(rating ~ temp, nominal = ~ contact - 1): the contactyes columns are NA
+    with pytest.warns(SpecificationWarning), pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact - 1").fit()
+    assert res.model.design.nominal.names == ["contact[no]"]
+    r_nominal = [1.6150592, 1.5115673, 1.6747557, 1.0506229]
+    np.testing.assert_allclose(res.params.iloc[4:8], r_nominal, atol=2e-6)
+    assert res.params["temp[T.warm]"] == pytest.approx(2.5190448, abs=2e-6)
 
 
 def test_constant_column_in_formula_is_aliased(wine):
@@ -332,3 +358,165 @@ def test_predict_with_missing_values_gives_nan_rows(wine):
     with pytest.warns(MissingDataWarning):
         frame = res.get_prediction(new).summary_frame()
     assert frame.loc["b"].isna().all().all()
+
+
+# -- pandas inputs with different labels -------------------------------------------------
+
+
+def test_pandas_inputs_with_other_labels_are_refused(wine):
+    X = pd.DataFrame({"x": np.arange(72.0)}, index=np.arange(72) + 5)
+    with pytest.raises(DataError, match=r"index of exog does not hold the same labels.*by index"):
+        OrdinalModel(wine["rating"], X)
+    w = pd.Series(np.ones(72), index=np.arange(72) + 1)
+    with pytest.raises(DataError, match=r"index of weights .* labels as the index of the data"):
+        OrdinalModel.from_formula("rating ~ temp", wine, weights=w)
+
+
+def test_a_column_named_intercept_is_kept(wine):
+    rng = np.random.default_rng(0)
+    wine = wine.assign(Intercept=rng.normal(size=72), z=np.arange(72.0))
+    res = OrdinalModel.from_formula("rating ~ Intercept + z", wine).fit()
+    assert list(res.params.index[4:]) == ["Intercept", "z"]
+    X = wine[["Intercept", "z"]].rename(columns={"Intercept": "u"})
+    expected = OrdinalModel(wine["rating"], X).fit()
+    np.testing.assert_allclose(res.params.to_numpy(), expected.params.to_numpy(), rtol=1e-8)
+    np.testing.assert_allclose(res.predict(wine), expected.predict(X), rtol=1e-8)
+    assert ordstats.design.term_columns(res.model.design.location) == {
+        "Intercept": ["Intercept"],
+        "z": ["z"],
+    }
+
+
+def test_predicting_a_level_without_training_rows_gives_nan(wine):
+    wine = wine.assign(temp=wine["temp"].cat.add_categories(["hot"]))
+    with pytest.warns(CollinearityWarning, match=r"'temp\[T.hot\]'"):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    new = pd.DataFrame(
+        {
+            "temp": pd.Categorical(["cold", "hot"], categories=["cold", "warm", "hot"]),
+            "contact": ["no", "no"],
+        },
+        index=["a", "b"],
+    )
+    with pytest.warns(PredictionWarning, match=r"\(b\) have the factor level\(s\) 'hot' of 'temp'"):
+        prob = res.predict(new)
+    assert prob.loc["b"].isna().all()
+    assert prob.loc["a"].sum() == pytest.approx(1.0)
+    with pytest.warns(PredictionWarning, match=r"'hot' of 'temp'.*NaN"):
+        res.predict({"temp": ["hot"], "contact": ["yes"]})
+
+
+def test_predict_never_takes_a_column_from_the_callers_variables(wine):
+    contact = wine["contact"].iloc[:10]  # a variable of the caller named like a column
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'contact'.*add them"):
+        res.predict(pd.DataFrame({"temp": ["cold", "warm"]}))
+    assert len(contact) == 10
+    # functions and modules of the context still work
+    wine = wine.assign(z=np.arange(72.0))
+    res = OrdinalModel.from_formula("rating ~ np.sqrt(z) + temp", wine).fit()
+    assert res.predict(wine.head(3)).shape == (3, 5)
+
+
+def test_non_finite_offset_or_predictor_in_newdata_gives_nan_rows(wine):
+    wine = wine.assign(x=np.linspace(-1, 1, 72), off=np.linspace(0, 0.5, 72))
+    res = OrdinalModel.from_formula("rating ~ temp + x", wine, offset="off").fit()
+    new = pd.DataFrame(
+        {"temp": ["cold", "warm", "cold"], "x": [0.1, 0.2, 0.3], "off": [0.0, np.nan, np.inf]},
+        index=["a", "b", "c"],
+    )
+    with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*offset"):
+        prob = res.predict(new)
+    assert prob.loc[["b", "c"]].isna().all().all()
+    assert prob.loc["a"].sum() == pytest.approx(1.0)
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*offset"):
+        res.predict(new[["temp", "x"]], offset=[0.0, np.nan, 0.0])
+    new = new.assign(off=0.0, x=[0.1, np.inf, -np.inf])
+    with pytest.warns(MissingDataWarning, match=r"2 row\(s\) of newdata \(b, c\).*non-finite"):
+        prob = res.predict(new)
+    assert prob.loc[["b", "c"]].isna().all().all()
+    with pytest.warns(MissingDataWarning):
+        assert res.predict(new, which="class").isna().tolist() == [False, True, True]
+
+
+def test_stateful_transforms_learn_from_the_rows_without_missing_values(wine):
+    wine = wine.assign(x=np.linspace(0.0, 1.0, 72))
+    wine.loc[3, "x"] = np.nan
+    with pytest.warns(MissingDataWarning, match=r"1 of 72 rows .* 'x' \(1\); these rows"):
+        res = OrdinalModel.from_formula("rating ~ center(x) + temp", wine).fit()
+    assert res.model.n_rows == 71
+    expected = OrdinalModel.from_formula("rating ~ center(x) + temp", wine.drop(index=3)).fit()
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
+
+
+# -- raw errors become clear ones ----------------------------------------------------------
+
+
+@pytest.fixture()
+def strict():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning may reach the user either
+        yield
+
+
+@pytest.mark.usefixtures("strict")
+def test_duplicated_column_names(wine):
+    data = pd.concat([wine, wine[["temp"]]], axis=1)
+    with pytest.raises(DataError, match=r"more than one column named 'temp'.*duplicated"):
+        OrdinalModel.from_formula("rating ~ temp + contact", data)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    ("formula", "nominal"),
+    [
+        ("rating ~ temp ~ contact", None),
+        ("rating ~ temp | contact", None),
+        ("rating ~ temp", "~ a | b"),
+    ],
+)
+def test_multi_part_formulas(wine, formula, nominal):
+    with pytest.raises(FormulaError, match=r"has a (second '~'|'\|').*nominal='~ \.\.\.'"):
+        OrdinalModel.from_formula(formula, wine, nominal=nominal)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize("term", ["I(x +)", "I(x 2)", "I(x +* 2)"])
+def test_python_syntax_errors_in_terms(wine, term):
+    wine = wine.assign(x=np.arange(72.0))
+    with pytest.raises(FormulaError, match=r"is not valid Python.*parentheses"):
+        OrdinalModel.from_formula(f"rating ~ temp + {term}", wine)
+
+
+@pytest.mark.usefixtures("strict")
+@pytest.mark.parametrize(
+    "values",
+    [pd.date_range("2020-01-01", periods=72), pd.to_timedelta(np.arange(72), unit="D")],
+)
+def test_date_and_duration_columns(wine, values):
+    with pytest.raises(DataError, match=r"'d' holds dates or durations.*convert it to numbers"):
+        OrdinalModel.from_formula("rating ~ temp + d", wine.assign(d=values))
+
+
+@pytest.mark.usefixtures("strict")
+def test_levels_must_be_a_sequence(wine):
+    with pytest.raises(ResponseError, match=r"levels must be a list.*got 4"):
+        OrdinalModel.from_formula("rating ~ temp", wine, levels=4)
+    with pytest.raises(ResponseError, match=r"levels must be a list.*got '12345'"):
+        OrdinalModel(wine["rating"], levels="12345")
+
+
+@pytest.mark.usefixtures("strict")
+def test_all_missing_predictor(wine):
+    with pytest.raises(DataError, match=r"every row has a missing.*'x' \(72\).*nothing is left"):
+        OrdinalModel.from_formula("rating ~ temp + x", wine.assign(x=np.nan))
+    with pytest.raises(DataError, match=r"every row has a missing.*'x1' \(72\)"):
+        OrdinalModel(wine["rating"], np.full(72, np.nan))
+
+
+@pytest.mark.usefixtures("strict")
+def test_overflowing_weights(wine):
+    with pytest.raises(DataError, match=r"weights sum to inf.*rescale"):
+        OrdinalModel.from_formula("rating ~ temp", wine, weights=np.full(72, 1e308))
+    with pytest.raises(DataError, match=r"weights sum to 7.2e\+201"):
+        OrdinalModel(wine["rating"], np.arange(72.0), weights=np.full(72, 1e200))

@@ -36,7 +36,12 @@ from ordstats.design.core import (
     report_missing_counts,
 )
 from ordstats.design.formula import design_from_formula, split_formula
-from ordstats.design.newdata import newdata_matrices, term_columns, terms_for_newdata
+from ordstats.design.newdata import (
+    check_newdata_offset,
+    newdata_matrices,
+    term_columns,
+    terms_for_newdata,
+)
 
 __all__ = [
     "Design",
@@ -45,6 +50,7 @@ __all__ = [
     "capture_context",
     "categorical_variables",
     "check_choice",
+    "check_newdata_offset",
     "chunk_weights",
     "design_from_arrays",
     "design_from_formula",

@@ -16,6 +16,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    align_to_index,
     rows_to_keep,
 )
 from ordstats.design.response import encode_response
@@ -142,6 +143,22 @@ def design_from_arrays(
             raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
         y = pd.Series(values)
     name = str(y.name) if y.name is not None else "y"
+    others = {
+        "exog": exog,
+        "nominal": nominal,
+        "scale": scale,
+        "weights": weights,
+        "offset": offset,
+    }
+    if not isinstance(endog, pd.Series):
+        # a numpy response takes the labels of the first pandas input
+        first = next((v for v in others.values() if isinstance(v, (pd.Series, pd.DataFrame))), None)
+        if first is not None and len(first) == len(y):
+            y.index = first.index
+    reference = f"endog {name!r}" if isinstance(endog, pd.Series) else "the first pandas input"
+    exog, nominal, scale, weights, offset = (
+        align_to_index(value, y.index, role, reference) for role, value in others.items()
+    )
     n = len(y)
     X, names = _exog_matrix(exog, n)
     extra = {

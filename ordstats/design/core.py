@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +24,9 @@ from ordstats.errors import (
 )
 
 _ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
+#: Largest sum of frequency weights: the likelihood and its derivatives (sums of
+#: weighted terms and their products) must stay finite.
+_MAX_TOTAL_WEIGHT = 1e150
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class TermsDesign:
         All columns as given, before aliased ones were dropped (array interface).
     formula : str or None
         The right-hand side it was built from (formula interface).
+    empty_levels : dict
+        Factor column to its declared levels without rows in the fit: their
+        effects are not estimated, so new data with them is predicted as NaN.
     """
 
     matrix: FloatArray
@@ -51,6 +57,7 @@ class TermsDesign:
     aliased: list[str] = field(default_factory=list)
     source_names: list[str] = field(default_factory=list)
     formula: str | None = None
+    empty_levels: dict[str, list[Any]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """``"~ <formula>"`` or the column names, for reports."""
@@ -107,7 +114,12 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     return gram
 
 
-def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
+def aliased_columns(
+    gram: FloatArray,
+    tol: float = _ALIAS_TOL,
+    block: int = 64,
+    residual: Callable[[int, list[int]], float] | None = None,
+) -> list[int]:
     """Return the columns that are (numerically) combinations of earlier ones.
 
     Columns are taken in order, as R's ``qr()`` (LINPACK ``dqrdc2``) does, so the
@@ -116,33 +128,56 @@ def aliased_columns(gram: FloatArray, tol: float = _ALIAS_TOL) -> list[int]:
     relative to its own squared norm, is below ``tol^2``; both come from the Gram
     matrix of unit-norm columns, ``1 - g_K' G_KK^{-1} g_K``.
 
+    That residual is the pivot of a Cholesky factorisation in column order that
+    skips aliased columns, computed here blockwise (left-looking, the updates by
+    matrix products), so a factor with a thousand levels costs one Cholesky
+    instead of one solve per column.
+
     Parameters
     ----------
     gram : ndarray, shape (p, p)
         ``X'X`` of the design (see :func:`gram_with_intercept`).
     tol : float
         Relative tolerance on column norms.
+    block : int
+        Columns per block of the factorisation.
+    residual : callable, optional
+        ``residual(j, kept)``: the relative residual norm of column ``j`` after
+        projection on the columns ``kept``, computed from the data.  The Gram
+        matrix squares the columns, so its residuals carry an absolute error of
+        about ``1e-14``: a kept column whose squared residual is below
+        ``(100 tol)^2`` is checked again with ``residual`` (R's ``qr`` works
+        on the data too).
 
     Returns
     -------
     list of int
     """
+    p = gram.shape[0]
     norms = np.sqrt(np.diag(gram))
     zero = norms <= np.sqrt(np.finfo(float).tiny)
     safe = np.where(zero, 1.0, norms)
     scaled = gram / np.outer(safe, safe)
-    kept: list[int] = []
+    # L[:, k] is the Cholesky column of kept column k; aliased columns stay zero
+    L = np.zeros((p, p))
     aliased: list[int] = []
-    for j in range(gram.shape[0]):
-        if zero[j]:
-            aliased.append(j)
-            continue
-        if kept:
-            g = scaled[kept, j]
-            resid = scaled[j, j] - g @ np.linalg.solve(scaled[np.ix_(kept, kept)], g)
-        else:
-            resid = scaled[j, j]
-        (aliased if resid < tol * tol else kept).append(j)
+    for j0 in range(0, p, block):
+        j1 = min(j0 + block, p)
+        S = scaled[j0:, j0:j1] - L[j0:, :j0] @ L[j0:j1, :j0].T
+        for k in range(j1 - j0):
+            j = j0 + k
+            resid = S[k, k]
+            if zero[j] or resid < tol * tol:
+                aliased.append(j)
+                continue
+            if residual is not None and resid < (100 * tol) ** 2:
+                done = set(aliased)
+                if residual(j, [i for i in range(j) if i not in done]) < tol:
+                    aliased.append(j)
+                    continue
+            col = S[k:, k] / np.sqrt(resid)
+            L[j:, j] = col
+            S[k + 1 :, k + 1 :] -= np.outer(col[1:], col[1 : j1 - j])
     return aliased
 
 
@@ -159,14 +194,56 @@ def _column(data: pd.DataFrame, name: str, role: str) -> pd.Series:
     return data[name]
 
 
+def align_to_index(value: Any, index: pd.Index, role: str, reference: str) -> Any:
+    """Reorder a pandas ``value`` to ``index`` by label; other values pass as they are.
+
+    pandas inputs are paired by index label, as in statsmodels and pandas: the
+    same labels in another order are reordered to ``index``; different labels
+    raise rather than pair rows by position.
+
+    Raises
+    ------
+    DataError
+        If the labels of ``value`` are not those of ``index``.
+    """
+    if not isinstance(value, (pd.Series, pd.DataFrame)) or value.index.equals(index):
+        return value
+    same = (
+        len(value.index) == len(index)
+        and index.is_unique
+        and value.index.is_unique
+        and bool((index.get_indexer(value.index) >= 0).all())
+    )
+    if same:
+        return value.reindex(index)
+    if index.is_unique and value.index.is_unique:
+        absent = value.index.difference(index, sort=False)
+        extra = index.difference(value.index, sort=False)
+        shown = ", ".join(map(repr, list(absent[:3]) + list(extra[:3])))
+        detail = f"{len(absent) + len(extra)} label(s) are not in both (e.g. {shown})"
+    else:
+        detail = "one of them has duplicated labels"
+    raise DataError(
+        f"the index of {role} does not hold the same labels as the index of {reference}: "
+        f"{detail}. pandas inputs are paired by index label; give them the same labels "
+        "(e.g. .reset_index(drop=True) on each), or pass numpy arrays (.to_numpy()) to "
+        "pair rows by position"
+    )
+
+
 def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Series | None:
-    """A weights/offset argument (column name or array) as a Series, or None."""
+    """A weights/offset argument (column name or array) as a Series, or None.
+
+    A pandas Series is aligned on the index of ``data`` (:func:`align_to_index`).
+    """
     if value is None:
         return None
     if isinstance(value, str):
         if data is None:
             raise DataError(f"{role}={value!r} names a column, but no data frame was given")
         series = _column(data, value, f"{role} column")
+    elif isinstance(value, pd.Series) and data is not None:
+        series = align_to_index(value, data.index, role, "the data")
     else:
         arr = np.asarray(value)
         if arr.ndim != 1 or arr.shape[0] != n:
@@ -219,6 +296,11 @@ def report_missing_counts(
         return
     per_col = ", ".join(f"{c!r} ({int(k)})" for c, k in per_column.items() if k)
     text = f"{n_bad} of {n_rows} rows have missing or non-finite values in {per_col}"
+    if n_bad == n_rows:
+        raise DataError(
+            f"every row has a missing or non-finite value: {text[text.index('in ') + 3 :]}; "
+            "nothing is left to fit. Fill in or remove those columns"
+        )
     if missing == "raise":
         raise DataError(text + "; drop them first or pass missing='drop'")
     warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=stacklevel)
@@ -248,6 +330,13 @@ def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.nd
         )
     if not np.any(w > 0):
         raise DataError("all weights are zero: there is nothing to fit")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not total <= _MAX_TOTAL_WEIGHT:
+        raise DataError(
+            f"the weights sum to {total:.3g}, too large to compute the likelihood with; "
+            "frequency weights count observations: rescale them to counts"
+        )
     return w, w == 0
 
 
@@ -271,6 +360,23 @@ def _remove_columns(
     )
 
 
+def _data_residual(matrix: FloatArray) -> Callable[[int, list[int]], float]:
+    """Residuals of the columns of ``[1, matrix]`` computed from the data, by QR."""
+
+    def column(j: int) -> FloatArray:
+        x = np.ones(matrix.shape[0]) if j == 0 else matrix[:, j - 1]
+        return x / np.linalg.norm(x)
+
+    def residual(j: int, kept: list[int]) -> float:
+        x = column(j)
+        if not kept:
+            return float(np.linalg.norm(x))
+        Q = np.linalg.qr(np.column_stack([column(i) for i in kept]))[0]
+        return float(np.linalg.norm(x - Q @ (Q.T @ x)))
+
+    return residual
+
+
 def _drop_aliased(
     terms: TermsDesign, collinear: CollinearAction, what: str, gram: FloatArray | None = None
 ) -> TermsDesign:
@@ -279,9 +385,11 @@ def _drop_aliased(
     ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
     (chunked data).
     """
+    residual = None
     if gram is None:
         gram = gram_with_intercept(terms.matrix)
-    aliased = [j - 1 for j in aliased_columns(gram) if j > 0]
+        residual = _data_residual(terms.matrix)
+    aliased = [j - 1 for j in aliased_columns(gram, residual=residual) if j > 0]
     reason = (
         f"the {what} design is rank deficient: {{names}} is a linear combination of the "
         "thresholds (intercept) or earlier columns"

@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula
+from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
 
-from ordstats._typing import CollinearAction, MissingAction
+from ordstats._typing import CollinearAction, FloatArray, MissingAction
 from ordstats.design.core import (
     Design,
     TermsDesign,
@@ -53,7 +53,20 @@ def split_formula(formula: str) -> tuple[str, str]:
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    _check_one_part(rhs, formula)
     return lhs, rhs.strip() or "1"
+
+
+def _check_one_part(rhs: str, formula: str) -> None:
+    """Refuse a second ``~`` or a ``|`` (formulaic's multi-part formulas)."""
+    bare = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", rhs)
+    for mark in ("~", "|"):
+        if mark in bare:
+            raise FormulaError(
+                f"formula {formula!r} has a {'second ' if mark == '~' else ''}{mark!r}: an "
+                "ordstats formula is one 'response ~ terms'. Give nominal effects as "
+                "nominal='~ ...' and scale effects as scale='~ ...'"
+            )
 
 
 def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaError:
@@ -68,11 +81,21 @@ def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaErr
     return FormulaError(f"cannot build the design for '{rhs}': {text}")
 
 
+def _syntax_error(rhs: str, exc: SyntaxError) -> FormulaError:
+    return FormulaError(
+        f"a term of the formula '{rhs}' is not valid Python ({exc.msg}); check its "
+        "parentheses and operators, and quote column names that are not identifiers "
+        "in backticks (`my column`)"
+    )
+
+
 def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     try:
         required = Formula(rhs).required_variables
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    except SyntaxError as exc:
+        raise _syntax_error(rhs, exc) from exc
     known = set(map(str, data.columns)) | set(context or {})
     missing = sorted(v for v in required if v not in known)
     if missing:
@@ -81,6 +104,26 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
             f"the formula names {name!r}, which is not a column of the data."
             + _close_matches(name, data.columns)
         )
+
+
+def _data_variables(rhs: str, data: pd.DataFrame) -> list[str]:
+    """Columns of ``data`` that ``rhs`` uses, also inside stateful transforms.
+
+    formulaic's ``required_variables`` misses the arguments of stateful
+    transforms (``center(x)``), so the identifiers of the formula count too.
+    """
+    names = set(Formula(rhs).required_variables)
+    names |= set(re.findall(r"`([^`]+)`", rhs))
+    names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", re.sub(r"`[^`]+`", " ", rhs)))
+    names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
+    return sorted(str(c) for c in data.columns if str(c) in names)
+
+
+def _expand(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``values`` at the rows where ``mask`` holds, True elsewhere."""
+    out = np.ones(len(mask), dtype=bool)
+    out[mask] = values
+    return out
 
 
 def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
@@ -97,39 +140,141 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**convert) if convert else frame
 
 
-def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> pd.DataFrame:
+def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
+    """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
+
+    numpy output keeps every column, also a data column named ``Intercept``
+    next to the formula's intercept (pandas output would merge the two).
+    """
     data = _plain_strings(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             return Formula(rhs).get_model_matrix(
-                data, ensure_full_rank=True, na_action="ignore", context=context
+                data, ensure_full_rank=True, na_action="ignore", context=context, output="numpy"
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc
+    except SyntaxError as exc:
+        raise _syntax_error(rhs, exc) from exc
+
+
+def _is_intercept(term: Any) -> bool:
+    return getattr(term, "degree", None) == 0
+
+
+def has_intercept(spec: ModelSpec) -> bool:
+    """Whether the formula of ``spec`` has its implicit intercept (the term ``1``)."""
+    return any(_is_intercept(term) for term in spec.terms)
+
+
+def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
+    """Positions and names of the columns of ``spec`` other than the implicit intercept.
+
+    Only the formula's own intercept term is left out: a data column named
+    ``Intercept`` stays.
+    """
+    intercept = {i for term, idx in spec.term_indices.items() if _is_intercept(term) for i in idx}
+    positions = [i for i in range(len(spec.column_names)) if i not in intercept]
+    return positions, [spec.column_names[i] for i in positions]
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A materialised side of a formula: its columns without the intercept, and its spec."""
+
+    values: FloatArray
+    model_spec: ModelSpec
+
+
+#: Rows from which the spec of a formula of plain numeric columns is learned.
+_SPEC_ROWS = 100
+
+
+def _plain_numeric(spec: ModelSpec, data: pd.DataFrame) -> list[str] | None:
+    """The columns of ``data`` that ``spec`` uses as they are, if it uses nothing else."""
+    state = spec.encoder_state
+    kinds = {str(getattr(kind, "value", kind)) for kind, _ in state.values()}
+    if spec.transform_state or kinds - {"numerical"}:
+        return None  # factors: a few rows need not show every level
+    _, names = design_columns(spec)
+    plain = all(
+        name in state
+        and str(getattr(state[name][0], "value", state[name][0])) == "numerical"
+        and name in data.columns
+        and isinstance(data[name].dtype, np.dtype)
+        and data[name].dtype.kind in "fiub"
+        for name in names
+    )
+    return names if plain and len(set(names)) == len(names) else None
+
+
+def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
+    """Materialise ``rhs`` on ``data`` as float columns without the implicit intercept.
+
+    A formula of plain numeric columns learns its spec from a few rows and takes
+    the columns straight from ``data``: formulaic would copy every column twice.
+    """
+    if len(data) > 10 * _SPEC_ROWS:
+        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
+        names = _plain_numeric(head.model_spec, data)
+        if names is not None:
+            values = data[names].to_numpy(dtype=float) if names else np.empty((len(data), 0))
+            return _Built(np.ascontiguousarray(values), head.model_spec)
+    matrix = _materialize(rhs, data, context)
+    return _Built(np.ascontiguousarray(_matrix_values(matrix)), matrix.model_spec)
+
+
+def _matrix_values(matrix: Any) -> np.ndarray:
+    """The columns of ``matrix`` other than the implicit intercept, as floats."""
+    if isinstance(matrix, _Built):
+        return matrix.values
+    positions, _ = design_columns(matrix.model_spec)
+    values = np.asarray(matrix)
+    if len(positions) == values.shape[1]:
+        return np.asarray(values, dtype=float)
+    if positions == list(range(positions[0], positions[-1] + 1)) if positions else False:
+        return np.asarray(values[:, positions[0] : positions[-1] + 1], dtype=float)
+    return np.asarray(values[:, positions], dtype=float)
 
 
 def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
-    """Materialise ``rhs``, re-adding the intercept that full-rank contrasts need."""
-    matrix = _materialize(rhs, data, context)
-    if "Intercept" not in matrix.columns:
+    """Materialise ``rhs``; warn when it removes the intercept (as R's clm does).
+
+    Without the intercept, factors get full dummy coding as in R's
+    ``model.matrix``; the column aliased with the thresholds is then dropped
+    as aliased (R's ``drop.coef``), so names and estimates match R's ``clm``.
+    """
+    matrix = _build(rhs, data, context)
+    if not has_intercept(matrix.model_spec):
         warnings.warn(
             f"the {what} formula removes the intercept, but the thresholds act as "
-            "intercepts; it was kept so that factor contrasts match R's clm",
+            "intercepts: an intercept is needed and assumed (as in R's clm), so a factor "
+            "with full dummy coding has a column aliased with it, which is dropped",
             SpecificationWarning,
             stacklevel=5,
         )
-        rhs = f"{rhs} + 1"
-        matrix = _materialize(rhs, data, context)
     return rhs, matrix
 
 
-def _terms_from_matrix(matrix: pd.DataFrame) -> TermsDesign:
-    cols = [c for c in matrix.columns if c != "Intercept"]
-    values = np.asarray(matrix[cols], dtype=float) if cols else np.empty((len(matrix), 0))
+def _terms_from_matrix(matrix: Any) -> TermsDesign:
+    _, cols = design_columns(matrix.model_spec)
     return TermsDesign(
-        matrix=np.ascontiguousarray(values), names=list(cols), spec=matrix.model_spec
+        matrix=np.ascontiguousarray(_matrix_values(matrix)), names=cols, spec=matrix.model_spec
     )
+
+
+def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:
+    """Declared levels of factor columns that no row of ``rows`` has."""
+    empty = {}
+    for expr, (kind, state) in spec.encoder_state.items():
+        if str(getattr(kind, "value", kind)) != "categorical" or expr not in rows.columns:
+            continue
+        seen = set(pd.unique(rows[expr].dropna()))
+        unused = [level for level in state.get("categories", []) if level not in seen]
+        if unused:
+            empty[expr] = unused
+    return empty
 
 
 def _as_frame(data: Any) -> pd.DataFrame:
@@ -141,6 +286,28 @@ def _as_frame(data: Any) -> pd.DataFrame:
         raise DataError(
             f"data must be a pandas DataFrame or a mapping of columns; got {type(data).__name__}"
         ) from exc
+
+
+def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
+    """Refuse duplicated column names and date/time columns among the used ones."""
+    duplicated = set(map(str, frame.columns[frame.columns.duplicated()]))
+    twice = [name for name in dict.fromkeys(used) if name in duplicated]
+    if twice:
+        raise DataError(
+            f"the data has more than one column named {', '.join(map(repr, twice))}; "
+            "rename or drop the duplicates (e.g. data.loc[:, ~data.columns.duplicated()])"
+        )
+    for name in dict.fromkeys(used):
+        if name not in frame.columns:
+            continue  # reported where it is looked up
+        dtype = frame[name].dtype
+        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+            raise DataError(
+                f"the column {name!r} holds dates or durations ({dtype}), which a formula "
+                f"cannot use as they are; convert it to numbers first, e.g. "
+                f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
+                f"data[{name!r}].dt.total_seconds() for durations, or to categories"
+            )
 
 
 def _side_formula(value: Any, part: str) -> str | None:
@@ -156,6 +323,7 @@ def _side_formula(value: Any, part: str) -> str | None:
             raise FormulaError(
                 f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
             )
+    _check_one_part(text, value)
     return text.strip() or "1"
 
 
@@ -214,27 +382,38 @@ def design_from_formula(
     used = [response_name]
     for text in sides.values():
         _check_required(text, frame, context)
-        used += sorted(v for v in Formula(text).required_variables if v in frame.columns)
+        used += _data_variables(text, frame)
+    _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+    # stateful transforms (center, scale, ...) learn from the rows that survive
+    # missing values in the raw columns, so one NaN does not spoil every row
+    raw_ok = ~bad.any(axis=1).to_numpy()
+    rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
     matrices = {}
     for part, text in sides.items():
-        sides[part], matrices[part] = _with_intercept(text, frame, context, part)
-        values = matrices[part].drop(columns="Intercept").to_numpy(dtype=float, na_value=np.nan)
+        sides[part], matrices[part] = _with_intercept(text, rows, context, part)
         label = "(formula terms)" if part == "location" else f"({part} terms)"
-        bad[label] = ~np.isfinite(values).all(axis=1)
+        finite = np.isfinite(_matrix_values(matrices[part])).all(axis=1)
+        bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
-    if len(keep_rows) < len(frame):
+    if len(keep_rows) < len(rows):
         # re-materialise so stateful transforms and factor levels see only used rows
-        matrices = {part: _materialize(sides[part], clean, context) for part in sides}
+        matrices = {part: _build(sides[part], clean, context) for part in sides}
     terms = {
         part: _drop_aliased(
-            replace(_terms_from_matrix(matrix), formula=sides[part]), collinear, part
+            replace(
+                _terms_from_matrix(matrix),
+                formula=sides[part],
+                empty_levels=_empty_levels(matrix.model_spec, clean),
+            ),
+            collinear,
+            part,
         )
         for part, matrix in matrices.items()
     }

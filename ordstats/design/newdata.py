@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
 from typing import Any
@@ -13,10 +14,11 @@ from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
 from ordstats.design.core import Design, TermsDesign
-from ordstats.design.formula import _plain_strings
+from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
+    PredictionWarning,
 )
 
 # ---------------------------------------------------------------------------
@@ -66,6 +68,22 @@ def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
     )
 
 
+def _context_value(value: Any) -> bool:
+    """Whether a name of the formula's context may be used for new data as it is.
+
+    Modules, functions and scalars (``np``, ``log``, a constant) may; data
+    (arrays, Series) may not: they belong to the rows they came with, so new
+    data must hold such a column itself.
+    """
+    if value is ...:
+        return False
+    return (
+        inspect.ismodule(value)
+        or callable(value)
+        or isinstance(value, (int, float, complex, str, bytes, np.generic))
+    )
+
+
 def terms_for_newdata(
     terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
 ) -> FloatArray:
@@ -97,14 +115,21 @@ def terms_for_newdata(
     if terms.spec is None:
         return _array_newdata(terms, newdata)
     frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
-    needed = sorted(v for v in terms.spec.required_variables if v not in set(context or {}))
+    context = context or {}
+    needed = sorted(
+        v for v in terms.spec.required_variables if not _context_value(context.get(v, ...))
+    )
     absent = [v for v in needed if v not in frame.columns]
     if absent:
         raise PredictionError(
-            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model"
+            f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model; "
+            "add them to newdata (predictions use the columns of newdata only, never "
+            "variables of the calling scope)"
         )
-    # missing values are not levels: build complete rows only, the others are NaN
+    # missing values are not levels: build complete rows only, the others are NaN;
+    # so are levels without rows in the fit, whose effects were not estimated
     complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
+    complete &= ~empty_level_rows(terms, frame)[0]
     out = np.full((len(frame), len(terms.names)), np.nan)
     if not terms.names or not complete.any():
         return out
@@ -120,7 +145,7 @@ def terms_for_newdata(
             matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
-        out[complete] = np.asarray(matrix[terms.names], dtype=float)
+        out[complete] = _named_columns(terms, matrix)
         return out
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -131,8 +156,48 @@ def terms_for_newdata(
     error = _unseen_levels_error(caught)
     if error is not None:
         raise error
-    out[complete] = np.asarray(matrix[terms.names], dtype=float)
+    out[complete] = _named_columns(terms, matrix)
     return out
+
+
+def _named_columns(terms: TermsDesign, matrix: Any) -> FloatArray:
+    """The columns ``terms.names`` of a model matrix built from ``terms.spec``."""
+    assert terms.spec is not None
+    positions, names = design_columns(terms.spec)
+    where = dict(zip(names, positions, strict=True))
+    if isinstance(matrix, pd.DataFrame):  # a spec from before numpy output
+        matrix = matrix.to_numpy(dtype=float)
+    return np.asarray(matrix, dtype=float)[:, [where[name] for name in terms.names]]
+
+
+def empty_level_rows(terms: TermsDesign | None, frame: Any) -> tuple[np.ndarray, list[str]]:
+    """Rows of ``frame`` with factor levels that had no rows in the fit, and those levels.
+
+    Returns
+    -------
+    mask : ndarray of bool
+    found : list of str
+        ``"'hot' of 'temp'"`` for each such level present.
+    """
+    if isinstance(frame, dict):
+        frame = pd.DataFrame(frame)
+    n = len(frame) if isinstance(frame, pd.DataFrame) else 0
+    mask = np.zeros(n, dtype=bool)
+    found: list[str] = []
+    if terms is None or not terms.empty_levels or not isinstance(frame, pd.DataFrame):
+        return mask, found
+    for column, levels in terms.empty_levels.items():
+        if column not in frame.columns:
+            continue
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        hit = values.isin(levels).to_numpy()
+        if hit.any():
+            mask |= hit
+            present = [lv for lv in levels if (values == lv).any()]
+            found += [f"{lv!r} of {column!r}" for lv in present]
+    return mask, found
 
 
 def newdata_matrices(
@@ -153,7 +218,27 @@ def newdata_matrices(
     W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
     Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
-    missing = np.flatnonzero(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1))
+    unfitted = np.zeros(len(X), dtype=bool)
+    levels: list[str] = []
+    for terms in (design.location, design.nominal, design.scale):
+        mask, found = empty_level_rows(terms, newdata)
+        if mask.size:
+            unfitted |= mask
+        levels += [f for f in found if f not in levels]
+    if unfitted.any():
+        rows = np.flatnonzero(unfitted)
+        shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+        warnings.warn(
+            f"{rows.size} row(s) of newdata ({shown}) have the factor level(s) "
+            f"{', '.join(levels)}, which had no rows in the fitted data, so their effects were "
+            "not estimated; their predictions are NaN",
+            PredictionWarning,
+            stacklevel=4,
+        )
+    nonfinite = ~np.isfinite(np.column_stack([X, W, Z])).all(axis=1)
+    if nonfinite.any():  # +-inf too: their probabilities are not defined
+        X, W, Z = (np.where(nonfinite[:, None], np.nan, M) for M in (X, W, Z))
+    missing = np.flatnonzero(nonfinite & ~unfitted)
     if missing.size:
         shown = ", ".join(map(str, list(index[missing[:5]]))) + (
             ", ..." if missing.size > 5 else ""
@@ -165,6 +250,23 @@ def newdata_matrices(
             stacklevel=4,
         )
     return X, W, Z, index
+
+
+def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
+    """Offsets for new data with missing or non-finite values as NaN, with a warning."""
+    bad = ~np.isfinite(offset)
+    if not bad.any():
+        return offset
+    index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(offset))
+    rows = np.flatnonzero(bad)
+    shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+    warnings.warn(
+        f"{rows.size} row(s) of newdata ({shown}) have missing or non-finite offset values; "
+        "their predictions are NaN",
+        MissingDataWarning,
+        stacklevel=5,
+    )
+    return np.where(bad, np.nan, offset)
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
@@ -201,6 +303,8 @@ def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
     kept = set(terms.names)
     grouped: dict[str, list[str]] = {}
     for term, indices in terms.spec.term_indices.items():
+        if getattr(term, "degree", None) == 0:
+            continue  # the implicit intercept
         columns = [terms.spec.column_names[i] for i in indices]
         columns = [c for c in columns if c in kept]
         if columns:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,11 @@ def _unordered_message(name: str, values: Sequence[Any]) -> str:
 def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) -> pd.Categorical:
     """Return ``values`` as an ordered Categorical, or raise saying what to do."""
     if levels is not None:
+        if isinstance(levels, (str, bytes)) or not isinstance(levels, Iterable):
+            raise ResponseError(
+                f"levels must be a list of the response's levels from lowest to highest, "
+                f"e.g. levels=['low', 'mid', 'high']; got {levels!r}"
+            )
         labels = [format_level(v) for v in levels]
         if len(set(labels)) != len(labels):
             raise ResponseError(f"levels for {name!r} contain duplicates: {list(levels)}")

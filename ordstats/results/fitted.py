@@ -24,7 +24,7 @@ from ordstats.core.links import Link
 from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
-from ordstats.design import newdata_matrices
+from ordstats.design import check_newdata_offset, newdata_matrices
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
@@ -458,10 +458,10 @@ class OrdinalResults(
             values = np.asarray(offset, dtype=float).reshape(-1)
             if values.shape != (n,):
                 raise PredictionError(f"offset must have one value per row of newdata ({n})")
-            return values
+            return check_newdata_offset(values, newdata)
         name = design.offset_name
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
-            return newdata[name].to_numpy(dtype=float)
+            return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
         if self.model.has_offset:
             column = f"give newdata a column {name!r} or " if name else ""
             raise PredictionError(
