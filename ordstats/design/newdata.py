@@ -235,7 +235,7 @@ def newdata_matrices(
             PredictionWarning,
             stacklevel=4,
         )
-    nonfinite = ~np.isfinite(np.column_stack([X, W, Z])).all(axis=1)
+    nonfinite = np.asarray(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1), dtype=bool)
     if nonfinite.any():  # +-inf too: their probabilities are not defined
         X, W, Z = (np.where(nonfinite[:, None], np.nan, M) for M in (X, W, Z))
     missing = np.flatnonzero(nonfinite & ~unfitted)
