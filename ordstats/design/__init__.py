@@ -29,6 +29,7 @@ from ordstats.design.chunks import (
 )
 from ordstats.design.core import (
     Design,
+    DesignOptions,
     TermsDesign,
     aliased_columns,
     check_choice,
@@ -45,6 +46,7 @@ from ordstats.design.newdata import (
 
 __all__ = [
     "Design",
+    "DesignOptions",
     "TermsDesign",
     "aliased_columns",
     "capture_context",

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
+from ordstats._typing import CollinearAction, FloatArray, IntArray
 from ordstats.design.core import (
+    DEFAULT_DESIGN_OPTIONS,
     Design,
+    DesignOptions,
     TermsDesign,
     _check_options,
     _drop_aliased,
@@ -109,10 +110,7 @@ def design_from_arrays(
     scale: Any = None,
     weights: Any = None,
     offset: Any = None,
-    levels: Sequence[Any] | None = None,
-    missing: MissingAction = "drop",
-    collinear: CollinearAction = "drop",
-    many_levels: bool = False,
+    options: DesignOptions = DEFAULT_DESIGN_OPTIONS,
 ) -> Design:
     """Build a checked :class:`Design` from a response and a regressor matrix.
 
@@ -125,13 +123,16 @@ def design_from_arrays(
     nominal, scale : array-like or pandas.DataFrame, optional
         Numeric regressors of nominal (category-specific) and log-scale effects.
     weights, offset : array-like, optional
-    levels, missing, collinear, many_levels
-        As in :func:`design_from_formula`.
+    options : DesignOptions
+        Response levels, missing-value and aliasing policies (see
+        :class:`~ordstats.design.core.DesignOptions`).
 
     Returns
     -------
     Design
     """
+    levels, missing, collinear = options.levels, options.missing, options.collinear
+    many_levels = options.many_levels
     _check_options(missing, collinear)
     if isinstance(endog, pd.Series):
         y = endog

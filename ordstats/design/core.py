@@ -65,6 +65,33 @@ class TermsDesign:
 
 
 @dataclass(frozen=True)
+class DesignOptions:
+    """How the formula layer builds a design (the design part of ``ModelOptions``).
+
+    Attributes
+    ----------
+    levels : sequence, optional
+        Order of the response levels, lowest first (required for unordered labels).
+    missing : {"drop", "raise"}
+        Rows with missing or non-finite values in used columns are dropped with a
+        warning, or raise.
+    collinear : {"drop", "raise"}
+        Aliased design columns are dropped with a warning (as R's ``drop.coef``),
+        or raise.
+    many_levels : bool
+        Allow more than 50 response levels.
+    """
+
+    levels: Sequence[Any] | None = None
+    missing: MissingAction = "drop"
+    collinear: CollinearAction = "drop"
+    many_levels: bool = False
+
+
+DEFAULT_DESIGN_OPTIONS = DesignOptions()
+
+
+@dataclass(frozen=True)
 class Design:
     """Everything the model needs from the data, checked.
 

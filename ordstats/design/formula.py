@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,9 +12,11 @@ import pandas as pd
 from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
 
-from ordstats._typing import CollinearAction, FloatArray, MissingAction
+from ordstats._typing import FloatArray
 from ordstats.design.core import (
+    DEFAULT_DESIGN_OPTIONS,
     Design,
+    DesignOptions,
     TermsDesign,
     _bad_rows,
     _check_options,
@@ -335,10 +336,7 @@ def design_from_formula(
     scale: str | None = None,
     weights: Any = None,
     offset: Any = None,
-    levels: Sequence[Any] | None = None,
-    missing: MissingAction = "drop",
-    collinear: CollinearAction = "drop",
-    many_levels: bool = False,
+    options: DesignOptions = DEFAULT_DESIGN_OPTIONS,
     context: Any = None,
 ) -> Design:
     """Build a checked :class:`Design` from an R-style formula and a data frame.
@@ -353,15 +351,9 @@ def design_from_formula(
         and log-scale effects.
     weights, offset : str or array-like, optional
         Column names or one value per row.
-    levels : sequence, optional
-        Order of the response levels (required for unordered labels).
-    missing : {"drop", "raise"}
-        Rows with missing or non-finite values in used columns are dropped with a
-        warning, or raise.
-    collinear : {"drop", "raise"}
-        Aliased design columns are dropped with a warning, or raise.
-    many_levels : bool
-        Allow more than 50 response levels.
+    options : DesignOptions
+        Response levels, missing-value and aliasing policies (see
+        :class:`~ordstats.design.core.DesignOptions`).
     context : mapping, optional
         Names available to formula expressions (formulaic's evaluation context).
 
@@ -369,6 +361,8 @@ def design_from_formula(
     -------
     Design
     """
+    levels, missing, collinear = options.levels, options.missing, options.collinear
+    many_levels = options.many_levels
     _check_options(missing, collinear)
     frame = _as_frame(data)
     response_name, rhs = split_formula(formula)

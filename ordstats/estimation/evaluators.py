@@ -46,7 +46,7 @@ from ordstats.data.chunks import (
     summarize_chunk,
 )
 from ordstats.data.sources import open_source
-from ordstats.design import Design, categorical_variables, formula_variables
+from ordstats.design import Design, DesignOptions, categorical_variables, formula_variables
 from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
@@ -549,7 +549,7 @@ def build_chunked(
     *,
     family: Family,
     threshold: str,
-    design_options: dict[str, Any],
+    design_options: DesignOptions,
     weights: Any,
     offset: Any,
     nominal: Any,
@@ -594,8 +594,8 @@ def build_chunked(
         plan,
         formula,
         ctx,
-        levels=design_options["levels"],
-        many_levels=design_options["many_levels"],
+        levels=design_options.levels,
+        many_levels=design_options.many_levels,
     )
     spec = ChunkSpec(
         plan=plan,
@@ -610,8 +610,8 @@ def build_chunked(
         summary,
         spec,
         encoded,
-        missing=design_options["missing"],
-        collinear=design_options["collinear"],
+        missing=design_options.missing,
+        collinear=design_options.collinear,
     )
     if spec.n_levels != len(summary.counts):
         spec = replace(spec, jacobian=model_jacobian(threshold, spec.n_levels - 1, family))

@@ -143,7 +143,7 @@ class OrdinalModel:
             scale=scale,
             weights=weights,
             offset=offset,
-            **opts.design_keywords(),
+            options=opts.design_options(),
         )
         self._setup(design, opts)
 
@@ -210,7 +210,7 @@ class OrdinalModel:
                 data,
                 family=opts.family_object(),
                 threshold=opts.threshold,
-                design_options=opts.design_keywords(),
+                design_options=opts.design_options(),
                 weights=weights,
                 offset=offset,
                 nominal=nominal,
@@ -229,7 +229,7 @@ class OrdinalModel:
             weights=weights,
             offset=offset,
             context=captured,
-            **opts.design_keywords(),
+            options=opts.design_options(),
         )
         return cls.from_design(design, opts, context=captured)
 

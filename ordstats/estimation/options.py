@@ -23,6 +23,7 @@ from ordstats._typing import CollinearAction, MissingAction
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
+from ordstats.design import DesignOptions
 from ordstats.errors import SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family, get_family
 
@@ -153,14 +154,14 @@ class ModelOptions:
         """The options as keywords for :class:`~ordstats.OrdinalModel` or ``from_formula``."""
         return {name: getattr(self, name) for name in self.names()}
 
-    def design_keywords(self) -> dict[str, Any]:
+    def design_options(self) -> DesignOptions:
         """The options the formula layer needs to build a design."""
-        return {
-            "levels": self.levels,
-            "missing": self.missing,
-            "collinear": self.collinear,
-            "many_levels": self.many_levels,
-        }
+        return DesignOptions(
+            levels=self.levels,
+            missing=self.missing,
+            collinear=self.collinear,
+            many_levels=self.many_levels,
+        )
 
 
 def _check_choice(name: str, value: object, choices: Sequence[str]) -> None:

@@ -18,6 +18,8 @@ family keeps R ``clm``'s signs and has no reverse variant.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ordstats._typing import FloatArray
@@ -56,7 +58,7 @@ __all__ = [
     "step_names",
 ]
 
-_FAMILIES: dict[str, type[Family]] = {
+_FAMILIES: dict[str, type[Family[Any]]] = {
     cls.name: cls for cls in (Cumulative, StoppingRatio, ContinuationRatio, AdjacentCategory)
 }
 
@@ -83,7 +85,7 @@ def family_names() -> tuple[str, ...]:
     return tuple(_FAMILIES)
 
 
-def get_family(name: str, *, link: str | Link = "logit", reverse: bool = False) -> Family:
+def get_family(name: str, *, link: str | Link = "logit", reverse: bool = False) -> Family[Any]:
     """Return the family called ``name`` with the given link.
 
     Parameters

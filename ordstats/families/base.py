@@ -37,7 +37,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -48,7 +48,7 @@ from ordstats.errors import SpecificationError
 from ordstats.families.capabilities import Capabilities, PositiveEffect
 from ordstats.families.evaluation import StepEvaluation
 from ordstats.families.pointwise import Curvature, Pointwise, RowDerivatives, cumsum_columns
-from ordstats.families.problem import CLMData, ParamLayout
+from ordstats.families.problem import CLMData, FamilyEvaluation, ParamLayout, Problem
 from ordstats.families.separation import SeparationResult, separation_from_constraints
 
 __all__ = ["Family", "StepFamily", "StepProblem", "step_names"]
@@ -69,7 +69,10 @@ def step_names(levels: Sequence[str]) -> list[str]:
     return [f"{lo}:{hi}" for lo, hi in pairwise(levels)]
 
 
-class Family(ABC):
+ProblemT = TypeVar("ProblemT", bound=Problem)
+
+
+class Family(ABC, Generic[ProblemT]):
     """An ordinal regression family: likelihood, starting values, predictions.
 
     Subclasses are small strategy objects; :class:`~ordstats.OrdinalModel`
@@ -136,15 +139,15 @@ class Family(ABC):
     # -- the likelihood -------------------------------------------------------
 
     @abstractmethod
-    def prepare(self, data: CLMData) -> Any:
+    def prepare(self, data: CLMData) -> ProblemT:
         """Precompute what :meth:`evaluate` needs; the result has ``data`` and ``layout``."""
 
     @abstractmethod
-    def evaluate(self, problem: Any, params: FloatArray) -> Any:
+    def evaluate(self, problem: ProblemT, params: FloatArray) -> FamilyEvaluation:
         """Evaluate the negative log-likelihood (an ``Evaluation``-like object)."""
 
     @abstractmethod
-    def initial_params(self, problem: Any) -> FloatArray:
+    def initial_params(self, problem: ProblemT) -> FloatArray:
         """Return starting values for Newton's method."""
 
     @abstractmethod
@@ -254,10 +257,10 @@ class Family(ABC):
         """
 
     @abstractmethod
-    def diverging_parameters(self, problem: Any) -> list[int]:
+    def diverging_parameters(self, problem: ProblemT) -> list[int]:
         """Return the indices of effect parameters without a finite MLE (separation)."""
 
-    def expected_information(self, problem: Any, params: FloatArray) -> FloatArray:
+    def expected_information(self, problem: ProblemT, params: FloatArray) -> FloatArray:
         r"""Fisher (expected) information at ``params``, shape ``(k, k)``.
 
         The expectation of the observed information over the response given
@@ -311,7 +314,7 @@ class StepProblem:
     Z: FloatArray
 
 
-class StepFamily(Family):
+class StepFamily(Family["StepProblem"]):
     """A family whose ``K - 1`` linear predictors all share the slopes ``b``.
 
     Subclasses implement the ``_forward_*`` methods for ``reverse=False``;

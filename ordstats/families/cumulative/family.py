@@ -32,7 +32,7 @@ from ordstats.families.separation import detect_separation
 __all__ = ["Cumulative"]
 
 
-class Cumulative(Family):
+class Cumulative(Family[CLMProblem]):
     """Cumulative link model: ``P(Y <= j) = F(theta_j - x'beta)`` (clm's signs).
 
     Raises
