@@ -383,7 +383,7 @@ def default_alphas(
 
 def regularization_path(
     model: OrdinalModel,
-    alphas: Sequence[float] | None = None,
+    alphas: Sequence[float] | FloatArray | None = None,
     *,
     n_alphas: int = 100,
     l1_ratio: float = 1.0,
@@ -408,8 +408,10 @@ def regularization_path(
             raise SpecificationError("alphas must be a non-empty sequence of numbers")
         for a in grid:
             check_penalty_arguments(a, l1_ratio)
-        x = null_fit(model, spec).x
-    rows, kkts, objectives, iters = [], [], [], []
+        null = null_fit(model, spec)
+        x = null.x
+    hessian = null.hessian
+    rows, zs, kkts, objectives, iters = [], [], [], [], []
     for a in grid:
         sol = proximal_newton(
             spec.objective(model),
@@ -418,10 +420,12 @@ def regularization_path(
             spec.n_weight,
             tol=tol,
             max_iter=maxiter,
+            hessian=hessian,
         )
         _warn_unconverged(sol, tol)
-        x = sol.x
+        x, hessian = sol.x, sol.hessian
         rows.append(spec.to_params(x))
+        zs.append(x)
         kkts.append(sol.kkt)
         objectives.append(sol.objective)
         iters.append(sol.n_iter)
@@ -437,12 +441,13 @@ def regularization_path(
         l1_ratio=float(l1_ratio),
         standardize=bool(standardize),
         penalised=pd.Series(spec.penalised_params, index=model.param_names),
+        solver_params=np.array(zs),
     )
 
 
 def cross_validate(
     model: OrdinalModel,
-    alphas: Sequence[float] | None = None,
+    alphas: Sequence[float] | FloatArray | None = None,
     *,
     n_alphas: int = 50,
     l1_ratio: float = 1.0,
@@ -582,9 +587,9 @@ def fit_firth(
             break
         x, ev, value = trial, ev_t, val_t
     info_matrix = family.expected_information(problem, x)
-    cov = observed_covariance(info_matrix)
-    if isinstance(cov, Covariance):
-        cov = Covariance(cov.matrix, cov.cond, cov.singular, kind="expected")
+    inverse = observed_covariance(info_matrix)
+    assert isinstance(inverse, Covariance)  # a dense information matrix
+    cov = Covariance(inverse.matrix, inverse.cond, inverse.singular, kind="expected")
     max_grad = float(np.max(np.abs(grad)))
     fit_info = FitInfo(
         converged=code == 0,

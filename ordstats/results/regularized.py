@@ -140,6 +140,12 @@ class RegularizationPath:
     standardize : bool
     penalised : pandas.Series of bool
         Which parameters carry the penalty.
+    solver_params : ndarray, shape (n_alphas, m)
+        The solver's parameters ``z`` with ``params = A z`` (they differ from
+        ``params`` only with nominal effects, whose common parts and
+        deviations are separate; see
+        :class:`ordstats.estimation.penalized.PenaltySpec`).  The KKT
+        conditions hold in ``z``.
     """
 
     alphas: FloatArray
@@ -150,6 +156,7 @@ class RegularizationPath:
     l1_ratio: float
     standardize: bool
     penalised: pd.Series
+    solver_params: FloatArray
 
     @property
     def n_nonzero(self) -> pd.Series:
