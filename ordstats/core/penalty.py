@@ -278,6 +278,7 @@ def proximal_newton(
     tol: float = 1e-7,
     max_iter: int = 200,
     hessian: FloatArray | None = None,
+    evaluation: SmoothObjective | None = None,
 ) -> PenalizedResult:
     r"""Minimise eq. (1) by proximal Newton steps with a line search.
 
@@ -303,6 +304,8 @@ def proximal_newton(
     hessian : ndarray, optional
         A Hessian of ``f / n_w`` to start with (e.g. the previous fit's on a
         path); default: computed at ``x0``.
+    evaluation : SmoothObjective, optional
+        ``objective(x0)`` when already known (the previous fit's on a path).
 
     Returns
     -------
@@ -310,7 +313,7 @@ def proximal_newton(
     """
     free = (penalty.l1 == 0) & (penalty.l2 == 0)
     x = np.asarray(x0, dtype=float).copy()
-    ev = objective(x)
+    ev = objective(x) if evaluation is None else evaluation
     value = ev.nll / n_weight + penalty.value(x)
     if not np.isfinite(value):
         raise SpecificationError("the starting values of the penalised fit are not feasible")
@@ -331,7 +334,7 @@ def proximal_newton(
         decrease = float(g @ d) + penalty.value(z) - penalty.value(x)
         step = _line_search(objective, x, d, value, decrease, penalty, n_weight)
         found, trial, ev_t, val_t = step
-        if not found:
+        if ev_t is None or not found:
             if fresh:
                 return PenalizedResult(x, value, ev, kkt, it, False, H)
             H = None  # the reused Hessian was too far off: refresh and retry

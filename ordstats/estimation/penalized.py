@@ -403,14 +403,17 @@ def regularization_path(
         grid, null = default_alphas(model, spec, l1_ratio, int(n_alphas), eps)
         x = null.x
     else:
-        grid = np.sort(np.asarray(alphas, dtype=float))[::-1]
+        try:
+            grid = np.sort(np.atleast_1d(np.asarray(alphas, dtype=float)))[::-1]
+        except (TypeError, ValueError):
+            grid = np.empty((0, 0))
         if grid.ndim != 1 or grid.size == 0:
             raise SpecificationError("alphas must be a non-empty sequence of numbers")
         for a in grid:
             check_penalty_arguments(a, l1_ratio)
         null = null_fit(model, spec)
         x = null.x
-    hessian = null.hessian
+    hessian, evaluation = null.hessian, null.evaluation
     rows, zs, kkts, objectives, iters = [], [], [], [], []
     for a in grid:
         sol = proximal_newton(
@@ -421,9 +424,10 @@ def regularization_path(
             tol=tol,
             max_iter=maxiter,
             hessian=hessian,
+            evaluation=evaluation,
         )
         _warn_unconverged(sol, tol)
-        x, hessian = sol.x, sol.hessian
+        x, hessian, evaluation = sol.x, sol.hessian, sol.evaluation
         rows.append(spec.to_params(x))
         zs.append(x)
         kkts.append(sol.kkt)

@@ -87,6 +87,31 @@ class PenalizedResults(OrdinalResults):
         slopes = np.concatenate([params[lay.nominal], params[lay.beta]])
         return int(np.count_nonzero(slopes))
 
+    @property
+    def method_label(self) -> str:
+        """The estimation method, for the summary."""
+        return "Firth (Jeffreys)" if self.penalty_kind == "firth" else "Elastic net"
+
+    @property
+    def penalty_note(self) -> str:
+        """What was penalised and what the standard errors are, for the summary."""
+        if self.penalty_kind == "firth":
+            return (
+                "Firth's penalised likelihood: loglik + log det I / 2 (Jeffreys prior, expected "
+                "information I); Log-Likelihood is the unpenalised one at these estimates and "
+                "standard errors are the inverse expected information."
+            )
+        scaled = "standardised " if self.standardize else ""
+        text = (
+            f"Elastic net on the {scaled}slopes (thresholds unpenalised): "
+            f"alpha = {self.alpha:.6g}, L1_wt = {self.l1_ratio:g}, loss = -loglik / n_w + "
+            "alpha * (L1_wt * |b|_1 + (1 - L1_wt) / 2 * |b|_2^2). Log-Likelihood is the "
+            "unpenalised one at these estimates. "
+        )
+        if self.l1_ratio == 0.0:
+            return text + "Standard errors: ridge sandwich (H + P)^-1 H (H + P)^-1."
+        return text + "No standard errors after an L1 penalty (selection)."
+
     def __repr__(self) -> str:
         if self.penalty_kind == "firth":
             what = "penalty='firth'"

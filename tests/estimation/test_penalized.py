@@ -210,6 +210,8 @@ def test_l1_fit_reports_no_standard_errors(binary):
     res = OrdinalModel.from_formula(BINARY, binary).fit_regularized(alpha=0.02, L1_wt=1.0)
     assert res.bse.isna().all()
     assert "none (L1 penalty)" in str(res)
+    text = str(res.summary())
+    assert "Elastic net" in text and "No standard errors after an L1 penalty" in text
     assert res.predict().shape == (len(binary), 2)
     assert np.allclose(res.predict().sum(axis=1), 1.0)
     with pytest.raises(SpecificationError, match="refits the model without its penalty"):
@@ -274,6 +276,7 @@ def test_firth_binary_logit_equals_brglm2(binary, case):
     se = np.array([ref["se"][k] for k in names])
     np.testing.assert_allclose(res.bse.to_numpy(), se, rtol=1e-6)
     assert res.converged and res.covariance.kind == "expected"
+    assert "Firth (Jeffreys)" in str(res.summary())
     assert np.all(np.isfinite(res.params))
 
 
@@ -334,5 +337,9 @@ def test_penalties_on_models_that_cannot_take_them(wine):
         model.cv(scoring="accuracy")
     with pytest.raises(SpecificationError, match="n_alphas"):
         model.path(n_alphas=0)
+    with pytest.raises(SpecificationError, match="non-empty sequence of numbers"):
+        model.path(alphas=["a", "b"])
+    with pytest.raises(SpecificationError, match="alpha must be a finite number"):
+        model.path(alphas=[0.1, -0.1])
     with pytest.raises(SpecificationError, match="cov_type"):
         model.fit(penalty="firth", cov_type="robust")
