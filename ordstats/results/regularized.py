@@ -37,6 +37,8 @@ __all__ = ["CV_SCORINGS", "CVResult", "PenalizedResults", "RegularizationPath", 
 CV_SCORINGS = ("log_loss", "mae", "rps")
 
 _REFITTING = ("profile", "plot_profile", "nominal_test", "scale_test", "brant_test")
+#: Methods whose maximum-likelihood theory does not hold at penalised estimates.
+_ML_ONLY = ("get_robustcov_results",)
 
 
 class PenalizedResults(OrdinalResults):
@@ -140,8 +142,22 @@ def _refit_unavailable(name: str) -> Any:
     return method
 
 
+def _ml_only(name: str) -> Any:
+    def method(self: PenalizedResults, *args: object, **kwargs: object) -> Any:
+        raise SpecificationError(
+            f"{name}() needs maximum-likelihood estimates; a penalised fit reports "
+            f"{self.covariance.kind!r} standard errors (see ordstats.estimation.penalized)"
+        )
+
+    method.__name__ = name
+    method.__doc__ = "Not available for penalised fits (maximum-likelihood theory only)."
+    return method
+
+
 for _name in _REFITTING:
     setattr(PenalizedResults, _name, _refit_unavailable(_name))
+for _name in _ML_ONLY:
+    setattr(PenalizedResults, _name, _ml_only(_name))
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from ordstats import OrdinalModel
+from ordstats import OrdinalModel, lr_test
 from ordstats.core.penalty import kkt_violation
-from ordstats.errors import SeparationWarning, SpecificationError
+from ordstats.errors import OrdstatsError, SeparationWarning, SpecificationError
 from ordstats.estimation.penalized import PenaltySpec
 from ordstats.results.regularized import cv_loss
 
@@ -216,6 +216,11 @@ def test_l1_fit_reports_no_standard_errors(binary):
     assert np.allclose(res.predict().sum(axis=1), 1.0)
     with pytest.raises(SpecificationError, match="refits the model without its penalty"):
         res.brant_test()
+    with pytest.raises(SpecificationError, match="maximum-likelihood estimates"):
+        res.get_robustcov_results("HC0")
+    ml = OrdinalModel.from_formula(BINARY, binary).fit()
+    with pytest.raises(OrdstatsError, match="compare maximum-likelihood fits"):
+        lr_test(res, ml)
 
 
 # -- semi-parallel: shrinking non-parallel effects toward the parallel model --
