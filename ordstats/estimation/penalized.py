@@ -251,15 +251,12 @@ def _column_sd(A: FloatArray, weights: FloatArray, n_weight: float) -> FloatArra
 
 
 def _check_model(model: OrdinalModel) -> None:
+    """Penalised fits evaluate the likelihood many times: the rows must be in memory."""
     if not model.evaluator.keeps_rows:
         raise SpecificationError(
             "penalised fits need the rows in memory; build the model from a DataFrame "
             "without chunksize="
         )
-    if model.problem.layout.n_alpha != model.threshold_jacobian.shape[0] and model.threshold in {
-        "flexible"
-    }:  # pragma: no cover - defensive
-        raise SpecificationError("unexpected threshold layout")
 
 
 def null_fit(model: OrdinalModel, spec: PenaltySpec, tol: float = 1e-8) -> PenalizedResult:
