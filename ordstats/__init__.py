@@ -21,14 +21,18 @@ from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 
 __all__ = [
+    "CVResult",
     "ConvergenceWarning",
     "ModelOptions",
     "OrdinalModel",
     "OrdinalResults",
     "OrdstatsError",
     "OrdstatsWarning",
+    "PenalizedResults",
+    "RegularizationPath",
     "SeparationWarning",
     "anova",
     "compare_links",

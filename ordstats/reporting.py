@@ -31,7 +31,7 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
         ("Threshold:", [model.threshold]),
         *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
         *([("Scale:", [design.scale.describe()])] if design.scale else []),
-        ("Method:", ["Newton-Raphson"]),
+        ("Method:", [getattr(res, "method_label", "Newton-Raphson")]),
         ("No. Observations:", [_fmt(res.nobs, "g")]),
         ("Df Model:", [str(res.df_model)]),
         ("Df Residuals:", [_fmt(res.df_resid, "g")]),
@@ -100,7 +100,10 @@ def _notes(res: OrdinalResults) -> list[str]:
         notes.append(f"The fit did not converge: {info.message}.")
     if res.covariance.singular:
         notes.append("The Hessian is singular: standard errors are not available.")
-    if res.covariance.kind != "nonrobust":
+    penalty_note = getattr(res, "penalty_note", None)
+    if penalty_note:
+        notes.append(penalty_note)
+    elif res.covariance.kind != "nonrobust":
         notes.append(
             f"Standard errors, z, p-values and intervals use the {res.covariance.kind} "
             "(sandwich) covariance, not the inverse observed information."

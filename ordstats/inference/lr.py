@@ -139,6 +139,12 @@ def _check_results(models: Sequence[object]) -> None:
             raise OrdstatsError(
                 f"expected fitted models (OrdinalResults from .fit()); got {type(res).__name__}"
             )
+        if getattr(res, "penalty_kind", None):
+            raise OrdstatsError(
+                "likelihood-ratio tests, anova and Vuong's test compare maximum-likelihood "
+                "fits; a penalised fit (fit_regularized or fit(penalty=...)) does not maximise "
+                "the likelihood. Compare penalised fits by cross-validation (model.cv)"
+            )
 
 
 def _warn_unconverged(*models: OrdinalResults) -> None:

@@ -1,0 +1,618 @@
+r"""Penalised fits of an :class:`~ordstats.OrdinalModel`: elastic net, paths, CV, Firth.
+
+**Elastic net** (glmnet's and scikit-learn's scaling).  The estimates minimise
+
+.. math::
+
+    \frac{1}{n_w}\Bigl(-\ell(\theta, b)\Bigr)
+    + \alpha \sum_j c_j \Bigl(\rho\, |s_j b_j| + \frac{1 - \rho}{2} (s_j b_j)^2\Bigr),
+    \qquad n_w = \textstyle\sum_i w_i,                                   \tag{1}
+
+over the thresholds/intercepts ``theta`` (never penalised), and the slopes
+``b`` (location effects, penalty factor ``c_j = 1``; nominal effects
+``c_j = nominal_weight``; scale effects and a flexible link's parameter are
+not penalised), with ``rho = L1_wt = l1_ratio``.  ``s_j`` is 1, or with
+``standardize=True`` the weighted standard deviation (divisor ``n_w``) of the
+column, so the penalty acts on standardised columns exactly as glmnet's
+``standardize = TRUE``; estimates are always on the original scale.  For
+``K = 2`` and the logit link, (1) is glmnet's binomial objective with
+``lambda = alpha`` and ``alpha = rho``, and scikit-learn's
+``LogisticRegression(penalty="elasticnet", C=1 / (n_w alpha), l1_ratio=rho)``
+(whose objective is ``n_w`` times (1)).
+
+**Ridge as MAP.**  With ``rho = 0``, (1) is ``n_w^{-1}`` times the negative
+log posterior under independent Gaussian priors ``b_j ~ N(0, 1/(n_w alpha
+c_j s_j^2))`` and flat priors on the thresholds, so the ridge estimate is the
+posterior mode (MAP).
+
+**Nominal (non-parallel) effects.**  With ``nominal_weight > 0`` their
+deviations ``gamma_j`` are shrunk toward zero, i.e. toward the parallel model.
+For sratio, cratio and acat, when the same columns are also location effects
+(``eta_j = alpha_j + x'(b + gamma_j)``) this is ordinalNet's semi-parallel
+model (Wurm, Rathouz and Hanlon 2021): ``b`` the parallel part, ``gamma_j``
+its penalised non-parallel deviations.
+
+**Firth** (``fit(penalty="firth")``): maximise
+``l(theta) + 1/2 log det I(theta)`` with ``I`` the *expected* information
+(Jeffreys prior), as Firth (1993) and Kosmidis (2014) for cumulative links;
+the expected information is used because the Jeffreys prior is defined by it
+and it stays positive definite under separation, where the observed
+information of the diverging directions vanishes.  Estimates are finite
+under separation.  For ``K = 2`` with the logit link the expected and the
+observed information agree and the estimate is brglm2's ``AS_mean``.
+The gradient of ``log det I`` is taken by central differences (error
+``~1e-10``); the iteration is Newton's on the penalised objective with the
+observed Hessian of ``-l`` as its curvature.
+
+**Standard errors.**  An L1 or elastic-net fit reports none (NaN; as
+statsmodels' ``fit_regularized``, no valid post-selection covariance).  A pure
+ridge fit (``L1_wt = 0``) reports the sandwich
+``(H + P)^{-1} H (H + P)^{-1}`` with ``H`` the observed information and
+``P = n_w diag(alpha c_j s_j^2)``; a Firth fit the inverse expected
+information at the estimates (brglm2's).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ordstats._typing import FloatArray
+from ordstats.core.penalty import (
+    ElasticNet,
+    PenalizedResult,
+    check_penalty_arguments,
+    max_penalty,
+    positive_definite,
+    proximal_newton,
+)
+from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.estimation.evaluators import InMemoryEvaluator
+from ordstats.families.problem import CLMData, FamilyEvaluation
+from ordstats.results.covariance import Covariance, observed_covariance
+from ordstats.results.fitted import FitInfo
+from ordstats.results.regularized import (
+    CVResult,
+    PenalizedResults,
+    RegularizationPath,
+    cv_loss,
+)
+
+if TYPE_CHECKING:
+    from ordstats.estimation.model import OrdinalModel
+
+__all__ = [
+    "PenaltySpec",
+    "cross_validate",
+    "fit_elastic_net",
+    "fit_firth",
+    "regularization_path",
+]
+
+BoolArray = npt.NDArray[np.bool_]
+
+#: An L1 weight large enough to keep every penalised parameter at zero.
+_HUGE = 1e100
+
+
+@dataclass(frozen=True)
+class PenaltySpec:
+    r"""How the parameters of one model are penalised (eq. 1 of the module docstring).
+
+    The solver works on ``z`` with ``x = A z`` (``x`` the model's parameters).
+    Without nominal effects ``A = I``.  With nominal effects each nominal
+    column ``t`` gets a common part and its deviations,
+    ``gamma_jt = c_t + delta_jt`` (ordinalNet's semi-parallel model): ``c_t``
+    carries the slope penalty (factor 1), the deviations ``delta_jt`` the
+    factor ``nominal_weight``, so a large ``nominal_weight`` shrinks toward the
+    parallel model and 0 leaves the non-parallel effects unpenalised.
+
+    Attributes
+    ----------
+    factors : ndarray, shape (m,)
+        Penalty factor of each ``z``: 0 for thresholds, scale effects and link
+        parameters.
+    scales : ndarray, shape (m,)
+        ``s_j``: column standard deviations with ``standardize=True``, else 1.
+    n_weight : float
+        ``n_w``, the sum of the frequency weights.
+    basis : ndarray, shape (k, m)
+        ``A``.
+    penalised_params : ndarray of bool, shape (k,)
+        Which model parameters involve a penalised ``z``.
+    common : ndarray of bool, shape (m,)
+        Which ``z`` are the common parts ``c_t`` of nominal columns.
+    """
+
+    factors: FloatArray
+    scales: FloatArray
+    n_weight: float
+    basis: FloatArray
+    penalised_params: BoolArray
+    common: BoolArray
+
+    @classmethod
+    def for_model(
+        cls, model: OrdinalModel, *, standardize: bool = False, nominal_weight: float = 1.0
+    ) -> PenaltySpec:
+        """Penalty factors, scales and parametrisation of ``model``'s parameters."""
+        lay = model.problem.layout
+        nom = _check_weight(nominal_weight)
+        if lay.n_beta == 0 and lay.n_nominal_cols == 0:
+            raise SpecificationError(
+                "the model has no slopes to penalise (thresholds are never penalised); add "
+                "predictors or use fit()"
+            )
+        data = model.data
+        n_weight = float(np.sum(data.weights))
+        q, r = lay.n_alpha, lay.n_nominal_cols
+        k = lay.n_params
+        m = k + r
+        basis = np.zeros((k, m))
+        factors = np.zeros(m)
+        scales = np.ones(m)
+        common = np.zeros(m, dtype=bool)
+        basis[: lay.n_alpha, : lay.n_alpha] = np.eye(lay.n_alpha)
+        x_sd = _column_sd(data.X, data.weights, n_weight) if standardize else np.ones(lay.n_beta)
+        w_sd = _column_sd(data.nominal, data.weights, n_weight) if standardize else np.ones(r)
+        for t in range(r):
+            rows = slice(lay.nominal.start + t * q, lay.nominal.start + (t + 1) * q)
+            first = lay.nominal.start + t * (q + 1)
+            basis[rows, first] = 1.0  # the common part c_t
+            basis[rows, first + 1 : first + 1 + q] = np.eye(q)  # the deviations
+            factors[first] = 1.0
+            common[first] = True
+            factors[first + 1 : first + 1 + q] = nom
+            scales[first : first + 1 + q] = w_sd[t]
+        rest = slice(lay.beta.start, k)
+        basis[rest, r + lay.beta.start :] = np.eye(k - lay.beta.start)
+        factors[r + lay.beta.start : r + lay.beta.stop] = 1.0
+        scales[r + lay.beta.start : r + lay.beta.stop] = x_sd
+        penalised = np.zeros(k, dtype=bool)
+        penalised[lay.beta] = True
+        penalised[lay.nominal] = True
+        return cls(factors, scales, n_weight, basis, penalised, common)
+
+    def elastic_net(self, alpha: float, l1_ratio: float) -> ElasticNet:
+        """The weights ``lambda^(1)``, ``lambda^(2)`` of :mod:`ordstats.core.penalty`."""
+        return ElasticNet.from_weights(alpha, l1_ratio, self.factors, self.scales)
+
+    @property
+    def penalised(self) -> BoolArray:
+        """Boolean mask of penalised ``z``."""
+        return self.factors > 0
+
+    def null_penalty(self) -> ElasticNet:
+        """A penalty that holds every penalised ``z`` at zero."""
+        return ElasticNet(l1=np.where(self.penalised, _HUGE, 0.0), l2=np.zeros_like(self.factors))
+
+    def to_params(self, z: FloatArray) -> FloatArray:
+        """``x = A z``."""
+        return self.basis @ z
+
+    def from_params(self, x: FloatArray) -> FloatArray:
+        """A ``z`` with ``A z = x`` (common parts of nominal effects zero)."""
+        z = np.zeros(self.basis.shape[1])
+        free_cols = ~(self.basis.sum(axis=0) > 1)  # drop the common parts
+        z[free_cols] = np.linalg.lstsq(self.basis[:, free_cols], x, rcond=None)[0]
+        return z
+
+    def objective(self, model: OrdinalModel) -> Callable[[FloatArray], _InZ]:
+        """``z -> f(A z)`` with gradient ``A' g`` and Hessian ``A' H A``."""
+        return lambda z: _InZ(model.evaluator.evaluate(self.to_params(z)), self.basis)
+
+
+class _InZ:
+    """A family evaluation seen through ``x = A z``."""
+
+    def __init__(self, inner: FamilyEvaluation, basis: FloatArray) -> None:
+        self.inner = inner
+        self.nll = float(inner.nll)
+        self._basis = basis
+
+    @property
+    def gradient(self) -> FloatArray:
+        return self._basis.T @ np.asarray(self.inner.gradient)
+
+    @property
+    def hessian(self) -> FloatArray:
+        A = self._basis
+        return A.T @ np.asarray(self.inner.hessian) @ A
+
+
+def _check_weight(nominal_weight: float) -> float:
+    try:
+        nom = float(nominal_weight)
+    except (TypeError, ValueError):
+        nom = -1.0
+    if not np.isfinite(nom) or nom < 0:
+        raise SpecificationError(
+            f"nominal_weight must be a finite number >= 0; got {nominal_weight!r}"
+        )
+    return nom
+
+
+def _column_sd(A: FloatArray, weights: FloatArray, n_weight: float) -> FloatArray:
+    if A.size == 0:
+        return np.empty(0)
+    mean = weights @ A / n_weight
+    sd = np.sqrt(weights @ (A - mean) ** 2 / n_weight)
+    if np.any(sd == 0):
+        raise SpecificationError(
+            "standardize=True needs non-constant columns; a predictor has zero variance"
+        )
+    return sd
+
+
+def _check_model(model: OrdinalModel) -> None:
+    """Penalised fits evaluate the likelihood many times: the rows must be in memory."""
+    if not model.evaluator.keeps_rows:
+        raise SpecificationError(
+            "penalised fits need the rows in memory; build the model from a DataFrame "
+            "without chunksize="
+        )
+
+
+def null_fit(model: OrdinalModel, spec: PenaltySpec, tol: float = 1e-8) -> PenalizedResult:
+    """The fit with every penalised parameter at zero (the start of a path)."""
+    start = np.where(spec.penalised, 0.0, spec.from_params(model.start_params))
+    return proximal_newton(
+        spec.objective(model), start, spec.null_penalty(), spec.n_weight, tol=tol
+    )
+
+
+def fit_elastic_net(
+    model: OrdinalModel,
+    alpha: float,
+    l1_ratio: float,
+    *,
+    standardize: bool = False,
+    nominal_weight: float = 1.0,
+    start_params: FloatArray | None = None,
+    tol: float = 1e-7,
+    maxiter: int = 200,
+) -> PenalizedResults:
+    """Minimise eq. (1) at one ``alpha`` (see :meth:`OrdinalModel.fit_regularized`)."""
+    _check_model(model)
+    a, r = check_penalty_arguments(alpha, l1_ratio)
+    spec = PenaltySpec.for_model(model, standardize=standardize, nominal_weight=nominal_weight)
+    start = _start(model, spec, start_params)
+    sol = proximal_newton(
+        spec.objective(model),
+        start,
+        spec.elastic_net(a, r),
+        spec.n_weight,
+        tol=tol,
+        max_iter=maxiter,
+    )
+    _warn_unconverged(sol, tol)
+    return _results(model, sol, spec, a, r, standardize)
+
+
+def _start(model: OrdinalModel, spec: PenaltySpec, start_params: FloatArray | None) -> FloatArray:
+    if start_params is not None:
+        return spec.from_params(model._check_params(start_params))
+    return null_fit(model, spec).x
+
+
+def _warn_unconverged(sol: PenalizedResult, tol: float) -> None:
+    if not sol.converged:
+        warnings.warn(
+            f"the penalised fit did not converge: max KKT violation {sol.kkt:.2e} > tol = "
+            f"{tol:g} after {sol.n_iter} proximal Newton iterations. Increase maxiter, "
+            "standardize the predictors or use a larger alpha",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def _fit_info(sol: PenalizedResult) -> FitInfo:
+    return FitInfo(
+        converged=sol.converged,
+        code=0 if sol.converged else 2,
+        message=f"proximal Newton: max KKT violation {sol.kkt:.2e}",
+        n_iter=sol.n_iter,
+        n_halvings=0,
+        max_grad=sol.kkt,
+    )
+
+
+def _ridge_covariance(hessian: FloatArray, penalty: ElasticNet, spec: PenaltySpec) -> Covariance:
+    """Sandwich ``(H + P)^{-1} H (H + P)^{-1}`` of a pure ridge fit, mapped by ``A``."""
+    A = spec.basis
+    bread = observed_covariance(hessian + spec.n_weight * np.diag(penalty.l2))
+    if not isinstance(bread, Covariance) or bread.singular:
+        k = A.shape[0]
+        return Covariance(np.full((k, k), np.nan), np.inf, True, kind="ridge sandwich")
+    B = bread.matrix
+    return Covariance(A @ B @ hessian @ B @ A.T, bread.cond, False, kind="ridge sandwich")
+
+
+def _results(
+    model: OrdinalModel,
+    sol: PenalizedResult,
+    spec: PenaltySpec,
+    alpha: float,
+    l1_ratio: float,
+    standardize: bool,
+    path: RegularizationPath | None = None,
+) -> PenalizedResults:
+    penalty = spec.elastic_net(alpha, l1_ratio)
+    k = spec.basis.shape[0]
+    if l1_ratio == 0.0:
+        cov = _ridge_covariance(np.asarray(sol.evaluation.hessian), penalty, spec)
+    else:
+        cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind="none (L1 penalty)")
+    inner = sol.evaluation.inner if isinstance(sol.evaluation, _InZ) else sol.evaluation
+    return PenalizedResults(
+        model,
+        spec.to_params(sol.x),
+        cast(FamilyEvaluation, inner),
+        _fit_info(sol),
+        cov,
+        penalty_kind="elastic net",
+        alpha=alpha,
+        l1_ratio=l1_ratio,
+        standardize=standardize,
+        objective=sol.objective,
+        path=path,
+    )
+
+
+def default_alphas(
+    model: OrdinalModel, spec: PenaltySpec, l1_ratio: float, n_alphas: int, eps: float
+) -> tuple[FloatArray, PenalizedResult]:
+    """``n_alphas`` values from ``alpha_max`` down to ``eps * alpha_max``, log-spaced."""
+    null = null_fit(model, spec)
+    grad = np.asarray(null.evaluation.gradient) / spec.n_weight
+    weights = spec.factors * spec.scales
+    alpha_max = max_penalty(grad, weights, l1_ratio)
+    if alpha_max <= 0:
+        raise SpecificationError("every penalised gradient is zero at the null fit")
+    return np.geomspace(alpha_max, alpha_max * eps, n_alphas), null
+
+
+def regularization_path(
+    model: OrdinalModel,
+    alphas: Sequence[float] | FloatArray | None = None,
+    *,
+    n_alphas: int = 100,
+    l1_ratio: float = 1.0,
+    eps: float = 1e-3,
+    standardize: bool = False,
+    nominal_weight: float = 1.0,
+    tol: float = 1e-7,
+    maxiter: int = 200,
+) -> RegularizationPath:
+    """Warm-started fits along decreasing ``alphas`` (see :meth:`OrdinalModel.path`)."""
+    _check_model(model)
+    check_penalty_arguments(0.0, l1_ratio)
+    spec = PenaltySpec.for_model(model, standardize=standardize, nominal_weight=nominal_weight)
+    if alphas is None:
+        if int(n_alphas) < 1:
+            raise SpecificationError(f"n_alphas must be at least 1; got {n_alphas!r}")
+        grid, null = default_alphas(model, spec, l1_ratio, int(n_alphas), eps)
+        x = null.x
+    else:
+        try:
+            grid = np.sort(np.atleast_1d(np.asarray(alphas, dtype=float)))[::-1]
+        except (TypeError, ValueError):
+            grid = np.empty((0, 0))
+        if grid.ndim != 1 or grid.size == 0:
+            raise SpecificationError("alphas must be a non-empty sequence of numbers")
+        for a in grid:
+            check_penalty_arguments(a, l1_ratio)
+        null = null_fit(model, spec)
+        x = null.x
+    hessian, evaluation = null.hessian, null.evaluation
+    rows, zs, kkts, objectives, iters = [], [], [], [], []
+    for a in grid:
+        sol = proximal_newton(
+            spec.objective(model),
+            x,
+            spec.elastic_net(a, l1_ratio),
+            spec.n_weight,
+            tol=tol,
+            max_iter=maxiter,
+            hessian=hessian,
+            evaluation=evaluation,
+        )
+        _warn_unconverged(sol, tol)
+        x, hessian, evaluation = sol.x, sol.hessian, sol.evaluation
+        rows.append(spec.to_params(x))
+        zs.append(x)
+        kkts.append(sol.kkt)
+        objectives.append(sol.objective)
+        iters.append(sol.n_iter)
+    params = pd.DataFrame(
+        np.array(rows), index=pd.Index(grid, name="alpha"), columns=model.param_names
+    )
+    return RegularizationPath(
+        alphas=grid,
+        params=params,
+        kkt=np.array(kkts),
+        objective=np.array(objectives),
+        n_iter=np.array(iters),
+        l1_ratio=float(l1_ratio),
+        standardize=bool(standardize),
+        penalised=pd.Series(spec.penalised_params, index=model.param_names),
+        solver_params=np.array(zs),
+    )
+
+
+def cross_validate(
+    model: OrdinalModel,
+    alphas: Sequence[float] | FloatArray | None = None,
+    *,
+    n_alphas: int = 50,
+    l1_ratio: float = 1.0,
+    cv: int = 5,
+    scoring: str = "log_loss",
+    standardize: bool = False,
+    nominal_weight: float = 1.0,
+    seed: int | None = 0,
+    tol: float = 1e-7,
+) -> CVResult:
+    """Choose ``alpha`` by ``cv``-fold cross-validation (see :meth:`OrdinalModel.cv`)."""
+    from ordstats.results.regularized import CV_SCORINGS
+
+    if scoring not in CV_SCORINGS:
+        raise SpecificationError(f"scoring must be one of {CV_SCORINGS}; got {scoring!r}")
+    if int(cv) < 2:
+        raise SpecificationError(f"cv must be at least 2 folds; got {cv!r}")
+    full = regularization_path(
+        model,
+        alphas,
+        n_alphas=n_alphas,
+        l1_ratio=l1_ratio,
+        standardize=standardize,
+        nominal_weight=nominal_weight,
+        tol=tol,
+    )
+    n = model.n_rows
+    rng = np.random.default_rng(seed)
+    folds = rng.permutation(np.arange(n) % int(cv))
+    data = model.data
+    losses = np.zeros((int(cv), full.alphas.size))
+    for f in range(int(cv)):
+        train = folds != f
+        sub = InMemoryEvaluator(model.family_spec, _subset(data, train))
+        train_model = type(model).from_design(
+            model.design, model.options, evaluator=sub, context=model.formula_context
+        )
+        path = regularization_path(
+            train_model,
+            full.alphas,
+            l1_ratio=l1_ratio,
+            standardize=standardize,
+            nominal_weight=nominal_weight,
+            tol=tol,
+        )
+        test = _subset(data, ~train)
+        for i, params in enumerate(path.params.to_numpy()):
+            prob = _probabilities(model, params, test)
+            losses[f, i] = cv_loss(scoring, prob, test.y, test.weights)
+    mean = losses.mean(axis=0)
+    se = losses.std(axis=0, ddof=1) / np.sqrt(losses.shape[0])
+    best = int(np.argmin(mean))
+    within = np.flatnonzero(mean <= mean[best] + se[best])
+    one_se = int(within.min())
+    return CVResult(
+        alphas=full.alphas,
+        mean=mean,
+        se=se,
+        fold_losses=losses,
+        scoring=scoring,
+        alpha_best=float(full.alphas[best]),
+        alpha_1se=float(full.alphas[one_se]),
+        path=full,
+    )
+
+
+def _subset(data: CLMData, rows: BoolArray) -> CLMData:
+    return replace(
+        data,
+        y=data.y[rows],
+        X=data.X[rows],
+        weights=data.weights[rows],
+        offset=data.offset[rows],
+        nominal=data.nominal[rows] if data.nominal.size else data.nominal,
+        scale=data.scale[rows] if data.scale.size else data.scale,
+    )
+
+
+def _probabilities(model: OrdinalModel, params: FloatArray, rows: Any) -> FloatArray:
+    prob, _ = model.family_spec.probability_gradients(params, rows)
+    return prob
+
+
+def fit_firth(
+    model: OrdinalModel,
+    *,
+    start_params: FloatArray | None = None,
+    maxiter: int = 100,
+    gradtol: float = 1e-7,
+) -> PenalizedResults:
+    """Maximise ``l + 1/2 log det I`` (see the module docstring and ``fit(penalty="firth")``)."""
+    _check_model(model)
+    family, problem = model.family_spec, model.problem
+    if problem.layout.n_lambda:
+        raise SpecificationError(
+            "penalty='firth' is not available with a flexible link (its parameter has no "
+            "expected information here); use a standard link"
+        )
+
+    def log_det(x: FloatArray) -> float:
+        info = family.expected_information(problem, x)
+        sign, value = np.linalg.slogdet(info)
+        return float(value) if sign > 0 else -np.inf
+
+    def gradient_log_det(x: FloatArray) -> FloatArray:
+        g = np.empty_like(x)
+        for j in range(x.size):
+            h = 1e-5 * max(1.0, abs(x[j]))
+            up, down = x.copy(), x.copy()
+            up[j] += h
+            down[j] -= h
+            g[j] = (log_det(up) - log_det(down)) / (2 * h)
+        return g
+
+    x = model.start_params if start_params is None else model._check_params(start_params)
+    ev = model.evaluator.evaluate(x)
+    value = ev.nll - 0.5 * log_det(x)
+    code, it, grad = 2, 0, np.full(x.size, np.inf)
+    for it in range(maxiter + 1):
+        grad = np.asarray(ev.gradient) - 0.5 * gradient_log_det(x)
+        if np.max(np.abs(grad)) < gradtol:
+            code = 0
+            break
+        if it == maxiter:
+            break
+        step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
+        t = 1.0
+        for _ in range(40):
+            trial = x - t * step
+            ev_t = model.evaluator.evaluate(trial)
+            val_t = ev_t.nll - 0.5 * log_det(trial) if np.isfinite(ev_t.nll) else np.inf
+            if np.isfinite(val_t) and val_t <= value + 1e-12 * abs(value):
+                break
+            t *= 0.5
+        else:
+            code = 3
+            break
+        x, ev, value = trial, ev_t, val_t
+    info_matrix = family.expected_information(problem, x)
+    inverse = observed_covariance(info_matrix)
+    assert isinstance(inverse, Covariance)  # a dense information matrix
+    cov = Covariance(inverse.matrix, inverse.cond, inverse.singular, kind="expected")
+    max_grad = float(np.max(np.abs(grad)))
+    fit_info = FitInfo(
+        converged=code == 0,
+        code=code,
+        message="Firth-penalised Newton: " + ("converged" if code == 0 else "did not converge"),
+        n_iter=it,
+        n_halvings=0,
+        max_grad=max_grad,
+    )
+    if code != 0:
+        warnings.warn(
+            f"the Firth-penalised fit did not converge (max|penalised score| = {max_grad:.2e}); "
+            "increase maxiter",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return PenalizedResults(
+        model,
+        x,
+        ev,
+        fit_info,
+        cov,
+        penalty_kind="firth",
+        objective=value,
+    )

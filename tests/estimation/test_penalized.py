@@ -1,0 +1,350 @@
+"""Penalised fits: elastic net (paths, CV, semi-parallel), ridge as MAP, Firth.
+
+References: R's glmnet 4.1-6 and brglm2 0.9 (``tests/r/penalised.R``, vendored
+in ``tests/data/reference/penalised/``) and scikit-learn's saga solver.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+
+from ordstats import OrdinalModel, lr_test
+from ordstats.core.penalty import kkt_violation
+from ordstats.errors import OrdstatsError, SeparationWarning, SpecificationError
+from ordstats.estimation.penalized import PenaltySpec
+from ordstats.results.regularized import cv_loss
+
+DATA = Path(__file__).parents[1] / "data"
+REF = DATA / "reference" / "penalised"
+BINARY = "y ~ temp + contact + z1 + z2"
+GLMNET_NAMES = ["(Intercept)", "tempwarm", "contactyes", "z1", "z2"]
+
+
+@pytest.fixture(scope="module")
+def binary() -> pd.DataFrame:
+    return pd.read_csv(DATA / "r_datasets" / "wine_binary.csv")
+
+
+def _ref(name: str) -> dict:
+    return json.loads((REF / f"{name}.json").read_text())
+
+
+def _from_glm(coef: dict) -> np.ndarray:
+    """glm/glmnet's (intercept, slopes) as our (threshold, slopes): theta = -intercept."""
+    values = np.array([coef[name] for name in GLMNET_NAMES])
+    values[0] = -values[0]
+    return values
+
+
+def _path_kkt(model: OrdinalModel, path, **spec_kw) -> np.ndarray:
+    """Independent KKT check of every path point from the model's own gradient."""
+    spec = PenaltySpec.for_model(model, **spec_kw)
+    out = []
+    for alpha, row, z in zip(path.alphas, path.params.to_numpy(), path.solver_params, strict=True):
+        np.testing.assert_allclose(spec.to_params(z), row, atol=1e-14)
+        g = spec.basis.T @ model.evaluate(row).gradient / spec.n_weight
+        out.append(np.max(kkt_violation(g, z, spec.elastic_net(alpha, path.l1_ratio))))
+    return np.array(out)
+
+
+# -- elastic net against glmnet and scikit-learn ------------------------------
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["glmnet_alpha1", "glmnet_alpha05", "glmnet_alpha0", "glmnet_alpha05_standardize"],
+)
+def test_binary_logit_equals_glmnet(binary, case):
+    ref = _ref(case)
+    model = OrdinalModel.from_formula(BINARY, binary)
+    path = model.path(
+        ref["lambda"], l1_ratio=ref["alpha"], standardize=ref["standardize"], tol=1e-10
+    )
+    for k, coef in enumerate(ref["coef_by_lambda"]):
+        np.testing.assert_allclose(path.params.iloc[k], _from_glm(coef), atol=2e-7)
+        # exact zeros where glmnet has them
+        assert (path.params.iloc[k].to_numpy()[1:] == 0).tolist() == [
+            coef[name] == 0 for name in GLMNET_NAMES[1:]
+        ]
+    assert np.all(path.kkt <= 1e-10)
+
+
+def _sklearn_fit(X, y, alpha, l1_ratio, sample_weight=None):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.linear_model import LogisticRegression
+
+    n_w = len(y) if sample_weight is None else float(np.sum(sample_weight))
+    kwargs = {"C": 1.0 / (n_w * alpha), "l1_ratio": l1_ratio, "solver": "saga"}
+    if tuple(int(v) for v in sklearn.__version__.split(".")[:2]) < (1, 8):
+        kwargs["penalty"] = "elasticnet"
+    lr = LogisticRegression(tol=1e-13, max_iter=1_000_000, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        lr.fit(X, y, sample_weight=sample_weight)
+    return np.concatenate([-lr.intercept_, lr.coef_.ravel()])
+
+
+@pytest.mark.parametrize(("alpha", "l1_ratio"), [(0.03, 0.5), (0.01, 1.0), (0.05, 0.0)])
+def test_binary_logit_equals_sklearn_saga(binary, alpha, l1_ratio):
+    model = OrdinalModel.from_formula(BINARY, binary)
+    res = model.fit_regularized(alpha=alpha, L1_wt=l1_ratio, tol=1e-11)
+    expected = _sklearn_fit(model.data.X, model.data.y, alpha, l1_ratio)
+    np.testing.assert_allclose(res.params.to_numpy(), expected, atol=1e-6)
+
+
+def test_weights_are_frequencies_against_sklearn(binary):
+    rng = np.random.default_rng(3)
+    w = rng.integers(1, 4, size=len(binary)).astype(float)
+    model = OrdinalModel.from_formula(BINARY, binary, weights=w)
+    res = model.fit_regularized(alpha=0.02, L1_wt=0.7, tol=1e-11)
+    expected = _sklearn_fit(model.data.X, model.data.y, 0.02, 0.7, sample_weight=w)
+    np.testing.assert_allclose(res.params.to_numpy(), expected, atol=1e-6)
+    # and equal to the fit on the rows repeated
+    rows = binary.loc[binary.index.repeat(w.astype(int))].reset_index(drop=True)
+    repeated = OrdinalModel.from_formula(BINARY, rows).fit_regularized(
+        alpha=0.02, L1_wt=0.7, tol=1e-11
+    )
+    np.testing.assert_allclose(res.params, repeated.params, atol=1e-8)
+
+
+# -- paths: KKT everywhere, every family ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("family", "link", "nominal"),
+    [
+        ("cumulative", "logit", None),
+        ("cumulative", "probit", None),
+        ("sratio", "logit", "~ contact"),
+        ("cratio", "cloglog", None),
+        ("acat", "logit", "~ contact"),
+    ],
+)
+def test_path_satisfies_kkt_at_every_point(wine, family, link, nominal):
+    model = OrdinalModel.from_formula(
+        "rating ~ temp + contact" if nominal is None else "rating ~ temp",
+        wine,
+        family=family,
+        link=link,
+        nominal=nominal,
+    )
+    path = model.path(n_alphas=25, l1_ratio=0.5, standardize=True)
+    assert path.alphas.size == 25
+    assert np.all(np.diff(path.alphas) < 0)
+    # first point: the smallest alpha with every slope zero; just below it one is not
+    assert path.n_nonzero.iloc[0] == 0
+    assert path.n_nonzero.iloc[-1] > 0
+    assert np.all(path.kkt <= 1e-6)
+    assert np.all(_path_kkt(model, path, standardize=True) <= 1e-6)
+    below = model.fit_regularized(alpha=path.alphas[0] * 0.99, L1_wt=0.5, standardize=True)
+    assert below.n_nonzero > 0
+
+
+def test_alpha_max_is_the_edge(binary):
+    model = OrdinalModel.from_formula(BINARY, binary)
+    path = model.path(n_alphas=3, l1_ratio=1.0)
+    at = model.fit_regularized(alpha=path.alphas[0] * 1.0001, L1_wt=1.0)
+    assert at.n_nonzero == 0
+    # the thresholds at the null fit are the marginal logits
+    p1 = binary["y"].mean()
+    assert at.params["0|1"] == pytest.approx(np.log((1 - p1) / p1), abs=1e-8)
+
+
+def test_alpha_zero_equals_unpenalised_fit(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine, family="acat")
+    ml = model.fit()
+    for alpha in (0.0, 1e-10):
+        res = model.fit_regularized(alpha=alpha, L1_wt=0.5, tol=1e-10)
+        np.testing.assert_allclose(res.params, ml.params, atol=1e-6)
+    assert res.llf == pytest.approx(ml.llf, abs=1e-9)
+
+
+def test_standardize_equals_rescaled_columns(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine, family="cratio")
+    res = model.fit_regularized(alpha=0.05, L1_wt=0.3, standardize=True, tol=1e-10)
+    X = model.data.X
+    sd = X.std(axis=0)
+    scaled = OrdinalModel(wine["rating"], X / sd, family="cratio")
+    plain = scaled.fit_regularized(alpha=0.05, L1_wt=0.3, tol=1e-10)
+    slopes = plain.params.to_numpy()[-2:] / sd
+    np.testing.assert_allclose(res.params.to_numpy()[-2:], slopes, atol=1e-7)
+    np.testing.assert_allclose(res.params.to_numpy()[:-2], plain.params.to_numpy()[:-2], atol=1e-7)
+
+
+# -- ridge as MAP --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("family", "link"), [("cumulative", "probit"), ("sratio", "logit")])
+def test_ridge_is_the_map_estimate(wine, family, link):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine, family=family, link=link)
+    alpha = 0.1
+    res = model.fit_regularized(alpha=alpha, L1_wt=0.0, tol=1e-10)
+    n = model.nobs
+    beta = model.problem.layout.beta
+
+    def neg_log_posterior(x):
+        ev = model.evaluate(x)
+        prior = 0.5 * n * alpha * np.sum(x[beta] ** 2)  # b_j ~ N(0, 1 / (n alpha))
+        grad = ev.gradient.copy()
+        grad[beta] += n * alpha * x[beta]
+        return ev.nll + prior, grad
+
+    direct = optimize.minimize(
+        neg_log_posterior, model.start_params, jac=True, method="BFGS", options={"gtol": 1e-9}
+    )
+    np.testing.assert_allclose(res.params.to_numpy(), direct.x, atol=1e-6)
+    # ridge sandwich standard errors, smaller than the unpenalised ones
+    assert res.covariance.kind == "ridge sandwich"
+    assert np.all(np.isfinite(res.bse))
+    assert np.all(res.bse[beta] < model.fit().bse[beta])
+
+
+def test_l1_fit_reports_no_standard_errors(binary):
+    res = OrdinalModel.from_formula(BINARY, binary).fit_regularized(alpha=0.02, L1_wt=1.0)
+    assert res.bse.isna().all()
+    assert "none (L1 penalty)" in str(res)
+    text = str(res.summary())
+    assert "Elastic net" in text and "No standard errors after an L1 penalty" in text
+    assert res.predict().shape == (len(binary), 2)
+    assert np.allclose(res.predict().sum(axis=1), 1.0)
+    with pytest.raises(SpecificationError, match="refits the model without its penalty"):
+        res.brant_test()
+    with pytest.raises(SpecificationError, match="maximum-likelihood estimates"):
+        res.get_robustcov_results("HC0")
+    ml = OrdinalModel.from_formula(BINARY, binary).fit()
+    with pytest.raises(OrdstatsError, match="compare maximum-likelihood fits"):
+        lr_test(res, ml)
+
+
+# -- semi-parallel: shrinking non-parallel effects toward the parallel model --
+
+
+def test_nominal_weight_shrinks_toward_parallel(wine):
+    semi = OrdinalModel.from_formula("rating ~ temp", wine, family="sratio", nominal="~ contact")
+    parallel = OrdinalModel.from_formula("rating ~ temp + contact", wine, family="sratio")
+    alpha = 0.02
+    strong = semi.fit_regularized(alpha=alpha, L1_wt=0.5, nominal_weight=1e4, tol=1e-10)
+    par = parallel.fit_regularized(alpha=alpha, L1_wt=0.5, tol=1e-10)
+    gammas = strong.params.to_numpy()[4:8]
+    np.testing.assert_allclose(gammas, par.params["contact[T.yes]"], atol=1e-7)
+    np.testing.assert_allclose(strong.params["temp[T.warm]"], par.params["temp[T.warm]"], atol=1e-7)
+    free = semi.fit_regularized(alpha=alpha, L1_wt=0.5, nominal_weight=0.0, tol=1e-10)
+    spread = lambda r: np.ptp(r.params.to_numpy()[4:8])  # noqa: E731
+    assert spread(free) > spread(semi.fit_regularized(alpha=alpha, L1_wt=0.5)) > 1e-8
+
+
+# -- cross-validation -------------------------------------------------------------
+
+
+def test_cv_losses_by_hand():
+    prob = np.array([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+    y = np.array([2, 1])
+    w = np.array([1.0, 3.0])
+    assert cv_loss("log_loss", prob, y, w) == pytest.approx(-(np.log(0.3) + 3 * np.log(0.3)) / 4)
+    assert cv_loss("mae", prob, y, w) == pytest.approx((1 + 3 * 1) / 4)
+    rps_1 = (0.2 - 0) ** 2 + (0.7 - 0) ** 2
+    rps_2 = (0.6 - 0) ** 2 + (0.9 - 1) ** 2
+    assert cv_loss("rps", prob, y, w) == pytest.approx((rps_1 + 3 * rps_2) / 4)
+
+
+@pytest.mark.parametrize("scoring", ["log_loss", "mae", "rps"])
+def test_cv_chooses_alpha_on_the_grid(wine, scoring):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    cv = model.cv(n_alphas=8, cv=3, scoring=scoring, l1_ratio=1.0)
+    assert cv.alpha_best in cv.alphas
+    assert cv.alpha_1se >= cv.alpha_best
+    assert cv.fold_losses.shape == (3, 8)
+    assert cv.mean[list(cv.alphas).index(cv.alpha_best)] == cv.mean.min()
+    assert list(cv.table().columns) == ["mean", "se", "n_nonzero"]
+
+
+# -- Firth --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["firth", "firth_separated"])
+def test_firth_binary_logit_equals_brglm2(binary, case):
+    ref = _ref(case)
+    formula = BINARY + (" + sep" if case == "firth_separated" else "")
+    model = OrdinalModel.from_formula(formula, binary)
+    res = model.fit(penalty="firth")
+    names = list(ref["coef"])
+    coef = np.array([ref["coef"][k] for k in names])
+    coef[0] = -coef[0]
+    np.testing.assert_allclose(res.params.to_numpy(), coef, atol=1e-6)
+    se = np.array([ref["se"][k] for k in names])
+    np.testing.assert_allclose(res.bse.to_numpy(), se, rtol=1e-6)
+    assert res.converged and res.covariance.kind == "expected"
+    assert "Firth (Jeffreys)" in str(res.summary())
+    assert np.all(np.isfinite(res.params))
+
+
+def test_firth_adjacent_equals_brglm2_bracl(wine):
+    ref = _ref("bracl_wine_as_mean")
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine, family="acat")
+    res = model.fit(penalty="firth")
+    # bracl: log P(j) / P(j+1), positive = lower levels; ours is its negation
+    coef = -np.array(list(ref["coef"].values()))
+    np.testing.assert_allclose(res.params.to_numpy(), coef, atol=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy(), list(ref["se"].values()), rtol=1e-6)
+
+
+def test_firth_cumulative_is_finite_under_separation(wine):
+    data = wine.assign(sep=np.where(wine["rating"].astype(int) >= 3, 1.0, -1.0))
+    model = OrdinalModel.from_formula("rating ~ temp + sep", data)
+    with pytest.warns(SeparationWarning, match=r"fit\(penalty='firth'\)"):
+        model.fit()
+    res = model.fit(penalty="firth")
+    assert res.converged
+    assert np.all(np.isfinite(res.params)) and np.all(np.abs(res.params) < 20)
+
+
+# -- bad input ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"alpha": -0.1}, "alpha must be a finite number >= 0"),
+        ({"alpha": np.nan}, "alpha must be a finite number >= 0"),
+        ({"alpha": 0.1, "L1_wt": 1.5}, r"L1_wt \(l1_ratio\) must lie in \[0, 1\]"),
+        ({"alpha": 0.1, "L1_wt": -0.5}, r"must lie in \[0, 1\]"),
+        ({"alpha": "big"}, "must be numbers"),
+        ({"alpha": 0.1, "nominal_weight": -1}, "nominal_weight"),
+        ({"alpha": 0.1, "method": "sqrt_lasso"}, "method must be 'elastic_net'"),
+    ],
+)
+def test_bad_penalty_arguments(wine, kwargs, match):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(SpecificationError, match=match):
+        model.fit_regularized(**kwargs)
+
+
+def test_penalties_on_models_that_cannot_take_them(wine):
+    with pytest.raises(SpecificationError, match="no slopes to penalise"):
+        OrdinalModel.from_formula("rating ~ 1", wine).fit_regularized(alpha=0.1)
+    with pytest.raises(SpecificationError, match="takes 'firth'"):
+        OrdinalModel.from_formula("rating ~ temp", wine).fit(penalty="lasso")
+    flexible = OrdinalModel.from_formula("rating ~ temp", wine, link="aranda-ordaz")
+    with pytest.raises(SpecificationError, match="flexible link"):
+        flexible.fit(penalty="firth")
+    chunked = OrdinalModel.from_formula("rating ~ temp", wine, chunksize=30)
+    with pytest.raises(SpecificationError, match="rows in memory"):
+        chunked.fit_regularized(alpha=0.1)
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match="scoring must be one of"):
+        model.cv(scoring="accuracy")
+    with pytest.raises(SpecificationError, match="n_alphas"):
+        model.path(n_alphas=0)
+    with pytest.raises(SpecificationError, match="non-empty sequence of numbers"):
+        model.path(alphas=["a", "b"])
+    with pytest.raises(SpecificationError, match="alpha must be a finite number"):
+        model.path(alphas=[0.1, -0.1])
+    with pytest.raises(SpecificationError, match="cov_type"):
+        model.fit(penalty="firth", cov_type="robust")
