@@ -21,6 +21,7 @@ from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.persistence import load
 
 __all__ = [
     "ConvergenceWarning",
@@ -36,6 +37,7 @@ __all__ = [
     "errors",
     "families",
     "links",
+    "load",
     "lr_test",
     "plotting",
     "vuong_test",

@@ -28,8 +28,10 @@ from ordstats.design import (
 )
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     BANDED_MIN_THRESHOLDS,
+    DataRemovedEvaluator,
     Evaluator,
     InMemoryEvaluator,
     build_chunked,
@@ -203,7 +205,11 @@ class OrdinalModel:
         OrdinalModel
         """
         opts = ModelOptions.from_keywords(options)
-        captured = capture_context(1) if context is None else context
+        captured = used_context(
+            capture_context(1) if context is None else context,
+            (formula, nominal, scale, weights, offset),
+            getattr(data, "columns", ()),
+        )
         if chunksize is not None or is_source(data):
             design, evaluator = build_chunked(
                 formula,
@@ -281,7 +287,8 @@ class OrdinalModel:
         self.evaluator: Evaluator = evaluator
         #: the :class:`~ordstats.families.Family` that fits and predicts
         self.family_spec = family
-        self.formula_context = context
+        #: the names the formulas use (:class:`~ordstats.estimation.context.FormulaContext`)
+        self.formula_context = _as_context(context)
         self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
@@ -341,6 +348,35 @@ class OrdinalModel:
             scale=old.scale if scale is None else scale,
         )
         return OrdinalModel.from_design(design, opts, context=self.formula_context)
+
+    def without_data(self) -> OrdinalModel:
+        """The same model without its rows (for :meth:`OrdinalResults.remove_data`).
+
+        Names, levels, formula terms and sizes stay, so new data can be
+        predicted; anything that reads the rows raises
+        :class:`~ordstats.errors.NotFittedError`.
+        """
+        old = self.design
+
+        def empty(terms: TermsDesign | None) -> TermsDesign | None:
+            return None if terms is None else replace(terms, matrix=terms.matrix[:0])
+
+        design = replace(
+            old,
+            response=replace(old.response, codes=old.response.codes[:0]),
+            location=replace(old.location, matrix=old.location.matrix[:0]),
+            nominal=empty(old.nominal),
+            scale=empty(old.scale),
+            weights=old.weights[:0],
+            offset=old.offset[:0],
+            row_index=old.row_index[:0],
+        )
+        return OrdinalModel.from_design(
+            design,
+            self.options,
+            evaluator=DataRemovedEvaluator(self.evaluator),
+            context=self.formula_context,
+        )
 
     # -- descriptive ----------------------------------------------------------
 
@@ -610,6 +646,13 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         return [self.param_names[k] for k in self.evaluator.diverging(solution)]
+
+
+def _as_context(context: object) -> FormulaContext | None:
+    """A model's formula context as a picklable :class:`FormulaContext`."""
+    if context is None or isinstance(context, FormulaContext):
+        return context
+    return FormulaContext(dict(context))  # type: ignore[call-overload]
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

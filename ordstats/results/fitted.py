@@ -35,6 +35,7 @@ from ordstats.families.cumulative.prediction import (
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.goodness import GoodnessOfFitMethods
+from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.term_tests import TermTestMethods
@@ -108,6 +109,7 @@ class OrdinalResults(
     TermTestMethods,
     GoodnessOfFitMethods,
     PredictionSEMethods,
+    PersistenceMethods,
 ):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
