@@ -118,12 +118,10 @@ def load(fname: str | os.PathLike[str]) -> OrdinalResults:
     OrdstatsError
         If the file does not hold an ordstats result.
     """
-    from ordstats.results.fitted import OrdinalResults
-
     with open(fname, "rb") as handle:
         obj = pickle.load(handle)
-    if not isinstance(obj, OrdinalResults):
+    if not isinstance(obj, PersistenceMethods):
         raise OrdstatsError(
             f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not an ordstats result"
         )
-    return obj
+    return obj  # type: ignore[return-value]  # the one PersistenceMethods class
