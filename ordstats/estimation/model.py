@@ -17,6 +17,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
+from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -520,6 +521,7 @@ class OrdinalModel:
     def fit(
         self,
         start_params: Any = None,
+        method: str = "newton",
         *,
         maxiter: int = 100,
         gradtol: float = 1e-6,
@@ -536,6 +538,13 @@ class OrdinalModel:
         ----------
         start_params : array-like, optional
             Starting values in the order of :attr:`param_names`.
+        method : str
+            ``"newton"`` (default): Newton-Raphson with the analytic Hessian, as
+            R's ``clm``.  statsmodels' and scipy's names (``"bfgs"``,
+            ``"lbfgs"``, ``"cg"``, ``"ncg"``, ``"nm"``, ``"powell"``,
+            ``"trust-constr"``; see :data:`ordstats.core.prefit.FIT_METHODS`)
+            run that scipy optimiser first and end with the Newton polish, so
+            the estimates are the same; ``mle_retvals`` reports both stages.
         maxiter : int
             Maximum Newton iterations (R's ``maxIter``).
         gradtol : float
@@ -575,6 +584,7 @@ class OrdinalModel:
             If the data are separated, so that some estimates diverge.
         """
         kind = canonical_cov_type(cov_type)
+        method = canonical_method(method)
         options = newton_options(maxiter, gradtol, reltol)
         if start_params is not None:
             start = self._check_params(start_params)
@@ -582,9 +592,14 @@ class OrdinalModel:
             start = self._flexible_start(options)
         else:
             start = self.start_params
+        first = None
+        if method != "newton":
+            first = prefit(self.evaluator.evaluate, start, method)
+            start = first.x
         solution = self._newton(start, options, disp=disp, banded=self._use_banded(banded))
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+        info = replace(info, method=method, prefit=first)
         _warn_fit(info)
         results = OrdinalResults(self, solution.x, solution.evaluation, info)
         if kind == "nonrobust":

@@ -21,6 +21,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
+from ordstats.core.prefit import PrefitResult
 from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
@@ -73,6 +74,10 @@ class FitInfo:
     crossing : tuple
         Labels of fitted rows whose cut-points are not increasing (nominal
         effects); the fit is then invalid, as R's ``clm`` reports.
+    method : str
+        ``fit(method=...)``: ``"newton"``, or the scipy optimiser run first.
+    prefit : PrefitResult or None
+        How that scipy stage ended (before the Newton polish).
     """
 
     converged: bool
@@ -83,6 +88,8 @@ class FitInfo:
     max_grad: float
     diverging: tuple[str, ...] = ()
     crossing: tuple[Any, ...] = ()
+    method: str = "newton"
+    prefit: PrefitResult | None = None
 
     @classmethod
     def from_solution(
