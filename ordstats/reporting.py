@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from statsmodels.iolib.summary import Summary, summary_params
+from statsmodels.iolib.summary2 import Summary as Summary2
 
 if TYPE_CHECKING:
     from ordstats.families import Family
     from ordstats.results.fitted import OrdinalResults
 
-__all__ = ["summarize"]
+__all__ = ["summarize", "summarize2", "summary_frame"]
 
 
 def _fmt(value: float, spec: str) -> str:
     return "nan" if not np.isfinite(value) else format(value, spec)
 
 
-def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+def _header(
+    res: OrdinalResults, yname: str | None = None
+) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
     model = res.model
     design = model.design
     left = [
-        ("Dep. Variable:", [model.endog_name]),
+        ("Dep. Variable:", [yname or model.endog_name]),
         ("Model:", ["OrdinalModel"]),
         ("Family:", [model.family_spec.label]),
         ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
@@ -31,7 +35,7 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
         ("Threshold:", [model.threshold]),
         *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
         *([("Scale:", [design.scale.describe()])] if design.scale else []),
-        ("Method:", ["Newton-Raphson"]),
+        ("Method:", [_method(res)]),
         ("No. Observations:", [_fmt(res.nobs, "g")]),
         ("Df Model:", [str(res.df_model)]),
         ("Df Residuals:", [_fmt(res.df_resid, "g")]),
@@ -49,7 +53,18 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
     return left, right
 
 
-def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: str):  # type: ignore[no-untyped-def]
+def _method(res: OrdinalResults) -> str:
+    method = res.fit_info.method
+    return "Newton-Raphson" if method == "newton" else f"{method} + Newton"
+
+
+def _params_table(  # type: ignore[no-untyped-def]
+    res: OrdinalResults,
+    names: list[str],
+    alpha: float,
+    title: str,
+    labels: dict[str, str] | None = None,
+):
     ci = res.conf_int(alpha).loc[names]
     return summary_params(
         (
@@ -61,7 +76,7 @@ def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: st
             ci.to_numpy(),
         ),
         yname=res.model.endog_name,
-        xname=list(names),
+        xname=[labels.get(n, n) for n in names] if labels else list(names),
         alpha=alpha,
         use_t=False,
         title=title,
@@ -136,7 +151,14 @@ def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
     ]
 
 
-def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
+def summarize(
+    res: OrdinalResults,
+    alpha: float = 0.05,
+    *,
+    yname: str | None = None,
+    xname: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Summary:
     """Build the summary of a fitted ordinal model (any family).
 
     Parameters
@@ -144,6 +166,9 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
     res : OrdinalResults
     alpha : float
         One minus the level of the confidence intervals shown.
+    yname, xname, title : optional
+        Names shown for the response and the parameters, and the title
+        (statsmodels' keywords).
 
     Returns
     -------
@@ -152,21 +177,46 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
         ``as_html()`` and ``as_latex()`` render it.
     """
     smry = Summary()
-    left, right = _header(res)
+    left, right = _header(res, yname)
+    labels = dict(zip(res.params.index, xname, strict=True)) if xname is not None else None
     smry.add_table_2cols(
         res,
         gleft=left,
         gright=right,
-        yname=res.model.endog_name,
+        yname=yname or res.model.endog_name,
         xname=list(res.params.index),
-        title=f"{res.model.family_spec.title} Results",
+        title=title or f"{res.model.family_spec.title} Results",
     )
-    for title, names in _blocks(res):
+    for block, names in _blocks(res):
         if names:
-            smry.tables.append(_params_table(res, names, alpha, title))
+            smry.tables.append(_params_table(res, names, alpha, block, labels))
     notes = _notes(res)
     if notes:
         smry.add_extra_txt(["Notes:", *notes])
+    return smry
+
+
+def summarize2(
+    res: OrdinalResults,
+    alpha: float = 0.05,
+    *,
+    yname: str | None = None,
+    xname: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Summary2:
+    """Build statsmodels' ``summary2``: model information and the coefficient table as DataFrames.
+
+    Parameters as for :func:`summarize`.
+    """
+    left, right = _header(res, yname)
+    info = {key: value[0] for key, value in [*left, *right]}
+    smry = Summary2()
+    smry.add_dict(info, ncols=2)
+    table = summary_frame(res, alpha)
+    if xname is not None:
+        table.index = pd.Index(list(xname))
+    smry.add_df(table, float_format="%.4f")
+    smry.add_title(title or f"{res.model.family_spec.title} Results")
     return smry
 
 

@@ -435,6 +435,11 @@ class OrdinalModel:
         return self.design.response_name
 
     @property
+    def endog_names(self) -> str:
+        """Name of the response (statsmodels' name; ``exog_names`` lists the regressors)."""
+        return self.endog_name
+
+    @property
     def nobs(self) -> float:
         """Number of observations: the sum of the weights (as R's ``nobs``)."""
         return self.evaluator.nobs
