@@ -9,7 +9,9 @@ adjacent-category families live in :mod:`ordstats.families`.
 
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -206,8 +208,10 @@ class OrdinalModel:
         OrdinalModel
         """
         opts = ModelOptions.from_keywords(options)
+        caller = capture_context(1) if context is None else context
+        name = _data_name(data, caller)
         captured = used_context(
-            capture_context(1) if context is None else context,
+            caller,
             (formula, nominal, scale, weights, offset),
             getattr(data, "columns", ()),
         )
@@ -225,9 +229,11 @@ class OrdinalModel:
                 context=captured,
                 chunksize=chunksize,
             )
-            return cls.from_design(
+            model = cls.from_design(
                 design, opts, evaluator=evaluator, context=evaluator.spec.context
             )
+            model.data_name = name
+            return model
         design = design_from_formula(
             formula,
             data,
@@ -238,7 +244,9 @@ class OrdinalModel:
             context=captured,
             **opts.design_keywords(),
         )
-        return cls.from_design(design, opts, context=captured)
+        model = cls.from_design(design, opts, context=captured)
+        model.data_name = name
+        return model
 
     @classmethod
     def from_design(
@@ -290,6 +298,8 @@ class OrdinalModel:
         self.family_spec = family
         #: the names the formulas use (:class:`~ordstats.estimation.context.FormulaContext`)
         self.formula_context = _as_context(context)
+        #: what the data were called (variable name or path), for the summary
+        self.data_name: str | None = None
         self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
@@ -348,7 +358,9 @@ class OrdinalModel:
             nominal=old.nominal if nominal is None else nominal,
             scale=old.scale if scale is None else scale,
         )
-        return OrdinalModel.from_design(design, opts, context=self.formula_context)
+        model = OrdinalModel.from_design(design, opts, context=self.formula_context)
+        model.data_name = self.data_name
+        return model
 
     def without_data(self) -> OrdinalModel:
         """The same model without its rows (for :meth:`OrdinalResults.remove_data`).
@@ -372,12 +384,14 @@ class OrdinalModel:
             offset=old.offset[:0],
             row_index=old.row_index[:0],
         )
-        return OrdinalModel.from_design(
+        model = OrdinalModel.from_design(
             design,
             self.options,
             evaluator=DataRemovedEvaluator(self.evaluator),
             context=self.formula_context,
         )
+        model.data_name = self.data_name
+        return model
 
     # -- descriptive ----------------------------------------------------------
 
@@ -666,6 +680,20 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         return [self.param_names[k] for k in self.evaluator.diverging(solution)]
+
+
+def _data_name(data: object, caller: object) -> str | None:
+    """The caller's name for ``data`` (R's ``data:`` line), or its path."""
+    if isinstance(data, (str, os.PathLike)):
+        return os.fspath(data)
+    if isinstance(caller, Mapping):
+        try:
+            for key in list(caller):
+                if isinstance(key, str) and not key.startswith("_") and caller[key] is data:
+                    return key
+        except (KeyError, TypeError):  # an exotic mapping: no name, no harm
+            return None
+    return None
 
 
 def _as_context(context: object) -> FormulaContext | None:
