@@ -10,8 +10,10 @@ adjacent-category families live in :mod:`ordstats.families`.
 from __future__ import annotations
 
 import os
+import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +32,12 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.response import EncodedResponse
-from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    FormulaError,
+    SeparationWarning,
+    SpecificationError,
+)
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     BANDED_MIN_THRESHOLDS,
@@ -210,40 +217,41 @@ class OrdinalModel:
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
         name = _data_name(data, caller)
-        captured = used_context(
-            caller,
-            (formula, nominal, scale, weights, offset),
-            getattr(data, "columns", ()),
-        )
-        if chunksize is not None or is_source(data):
-            design, evaluator = build_chunked(
+        with _plain_formula_errors(formula):
+            captured = used_context(
+                caller,
+                (formula, nominal, scale, weights, offset),
+                getattr(data, "columns", ()),
+            )
+            if chunksize is not None or is_source(data):
+                design, evaluator = build_chunked(
+                    formula,
+                    data,
+                    family=opts.family_object(),
+                    threshold=opts.threshold,
+                    design_options=opts.design_keywords(),
+                    weights=weights,
+                    offset=offset,
+                    nominal=nominal,
+                    scale=scale,
+                    context=captured,
+                    chunksize=chunksize,
+                )
+                model = cls.from_design(
+                    design, opts, evaluator=evaluator, context=evaluator.spec.context
+                )
+                model.data_name = name
+                return model
+            design = design_from_formula(
                 formula,
                 data,
-                family=opts.family_object(),
-                threshold=opts.threshold,
-                design_options=opts.design_keywords(),
-                weights=weights,
-                offset=offset,
                 nominal=nominal,
                 scale=scale,
+                weights=weights,
+                offset=offset,
                 context=captured,
-                chunksize=chunksize,
+                **opts.design_keywords(),
             )
-            model = cls.from_design(
-                design, opts, evaluator=evaluator, context=evaluator.spec.context
-            )
-            model.data_name = name
-            return model
-        design = design_from_formula(
-            formula,
-            data,
-            nominal=nominal,
-            scale=scale,
-            weights=weights,
-            offset=offset,
-            context=captured,
-            **opts.design_keywords(),
-        )
         model = cls.from_design(design, opts, context=captured)
         model.data_name = name
         return model
@@ -680,6 +688,26 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         return [self.param_names[k] for k in self.evaluator.diverging(solution)]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@contextmanager
+def _plain_formula_errors(formula: str) -> Iterator[None]:
+    """Formula errors without terminal colour codes, quoting the whole formula."""
+    try:
+        yield
+    except FormulaError as exc:
+        message = _ANSI.sub("", str(exc))
+        _, _, rhs = formula.partition("~")
+        for quoted in (f"'{rhs.strip()}'", f"{rhs.strip()!r}"):
+            if rhs.strip() and quoted in message and f"'{formula}'" not in message:
+                message = message.replace(quoted, repr(formula), 1)
+                break
+        if message == str(exc):
+            raise
+        raise FormulaError(message) from exc
 
 
 def _data_name(data: object, caller: object) -> str | None:
