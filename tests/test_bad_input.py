@@ -318,3 +318,14 @@ def test_predict_with_missing_values_gives_nan_rows(wine):
     with pytest.warns(MissingDataWarning):
         frame = res.get_prediction(new).summary_frame()
     assert frame.loc["b"].isna().all().all()
+
+
+def test_levels_contradicting_an_ordered_categorical_raise(wine):
+    from ordstats.errors import ResponseError
+
+    with pytest.raises(ResponseError, match="contradicts the order"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, levels=["5", "4", "3", "2", "1"])
+    same = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, levels=["1", "2", "3", "4", "5"]
+    )
+    assert same.levels == ["1", "2", "3", "4", "5"]
