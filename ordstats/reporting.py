@@ -43,7 +43,7 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-class OrdinalSummary(Summary):  # type: ignore[misc]
+class OrdinalSummary(Summary):
     """statsmodels' :class:`~statsmodels.iolib.summary.Summary`, printed as R users expect.
 
     The text has one width for the header and every table, a ``formula:`` and

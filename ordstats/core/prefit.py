@@ -120,7 +120,7 @@ def prefit(
     def hess(x: FloatArray) -> FloatArray:
         return np.asarray(at(x).hessian, dtype=float)
 
-    found = optimize.minimize(
+    found = optimize.minimize(  # type: ignore[call-overload]  # method is a str
         fun,
         np.asarray(start, dtype=float),
         method=name,

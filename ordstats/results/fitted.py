@@ -37,7 +37,7 @@ from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.goodness import GoodnessOfFitMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
-from ordstats.results.persistence import PersistenceMethods
+from ordstats.results.persistence import PersistenceMethods, SlimEvaluation
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.term_tests import TermTestMethods
@@ -149,7 +149,7 @@ class OrdinalResults(
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
-        self._evaluation = evaluation
+        self._evaluation: FamilyEvaluation | SlimEvaluation = evaluation
         #: inverse observed information, kept when ``covariance`` is a sandwich
         self.nonrobust_covariance = observed_covariance(evaluation.hessian)
         self.covariance: Covariance | BandedCovariance = (

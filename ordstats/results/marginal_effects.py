@@ -23,6 +23,7 @@ default (``dummy=False``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -117,43 +118,43 @@ class MarginalEffectsMethods(FittedState):
         )
 
 
-def _regressor_names(model: object) -> list[str]:
-    names = list(model.exog_names)  # type: ignore[attr-defined]
-    for other in (model.nominal_names, model.scale_names):  # type: ignore[attr-defined]
+def _regressor_names(model: Any) -> list[str]:
+    names = list(model.exog_names)
+    for other in (model.nominal_names, model.scale_names):
         names += [n for n in other if n not in names]
     return names
 
 
 def _probabilities(
-    model: object, params: FloatArray, X: FloatArray, W: FloatArray, Z: FloatArray
+    model: Any, params: FloatArray, X: FloatArray, W: FloatArray, Z: FloatArray
 ) -> FloatArray:
     m = model
-    lay = m.problem.layout  # type: ignore[attr-defined]
-    data = m.data  # type: ignore[attr-defined]
+    lay = m.problem.layout
+    data = m.data
     eta = X @ params[lay.beta] + data.offset
     theta = threshold_matrix(
         params[lay.thresholds],
         m.threshold_jacobian,
-        W if lay.n_nominal_cols else None,  # type: ignore[attr-defined]
+        W if lay.n_nominal_cols else None,
     )
     scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
-    link = m.link  # type: ignore[attr-defined]
+    link = m.link
     if lay.n_lambda:
         link = link.with_lambda(float(params[lay.lam][0]))
-    return m.family_spec.category_probabilities(theta, eta, scale, link=link)  # type: ignore[attr-defined]
+    return m.family_spec.category_probabilities(theta, eta, scale, link=link)
 
 
-def _effects(model: object, params: FloatArray) -> FloatArray:
+def _effects(model: Any, params: FloatArray) -> FloatArray:
     """Weighted average of ``dP(Y = j)/dx_k`` (regressors by levels, flattened)."""
     m = model
-    data = m.data  # type: ignore[attr-defined]
+    data = m.data
     X = data.X
     W = data.nominal if data.nominal.size else np.zeros((len(X), 0))
     Z = data.scale if data.scale.size else np.zeros((len(X), 0))
     columns = [
-        list(m.exog_names),  # type: ignore[attr-defined]
-        list(m.nominal_names),  # type: ignore[attr-defined]
-        list(m.scale_names),  # type: ignore[attr-defined]
+        list(m.exog_names),
+        list(m.nominal_names),
+        list(m.scale_names),
     ]
     weights = data.weights / data.weights.sum()
     out = []

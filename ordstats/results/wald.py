@@ -49,7 +49,7 @@ def _check_covariance(covariance: FloatArray) -> None:
         )
 
 
-class WaldTestResults(ContrastResults):  # type: ignore[misc]
+class WaldTestResults(ContrastResults):
     """A joint Wald chi-square test: ``statistic``, ``df``, ``pvalue``.
 
     statsmodels' :class:`~statsmodels.stats.contrast.ContrastResults` (whose
