@@ -12,6 +12,7 @@ import sys
 
 # Document the source tree next to this file, even when ordstats is not installed.
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "_ext")))
 
 import ordstats
 
@@ -25,11 +26,19 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 bundled from PyPI and served from _static: formulas render offline
+    "sphinx-mathjax-offline",
     "numpydoc",
+    # docs/_ext: runs vignettes/*.py at build time into the gallery
+    "vignette_gallery",
 ]
+
+#: the vignettes of the ordstats being documented (not of this copy of docs/)
+vignette_dir = os.path.join(os.path.dirname(os.path.abspath(ordstats.__file__)), "..", "vignettes")
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+suppress_warnings = ["config.cache"]  # vignette_dir is a path computed at import
 
 autosummary_generate = True
 autosummary_ignore_module_all = False  # document what each module's __all__ exports
@@ -37,5 +46,7 @@ autodoc_typehints = "none"  # the numpydoc Parameters sections already give the 
 numpydoc_show_class_members = False  # the class template lists members itself
 numpydoc_xref_param_type = False
 
-html_theme = "alabaster"
+html_theme = "furo"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_title = f"ordstats {release}"

@@ -21,6 +21,7 @@ from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.persistence import load
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "errors",
     "families",
     "links",
+    "load",
     "lr_test",
     "plotting",
     "vuong_test",

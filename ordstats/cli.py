@@ -2,8 +2,12 @@
 
 ``ordstats fit FORMULA --data SOURCE`` fits a cumulative link model (or, with
 ``--family``, a sequential or adjacent-category model) and prints its summary;
-``ordstats datasets`` lists the bundled data sets.  ``SOURCE`` is the name of a
-bundled data set or a path to a CSV or Parquet file.
+``ordstats links FORMULA --data SOURCE`` compares link functions (LR and Vuong
+tests); ``ordstats compare FORMULA1 FORMULA2 --data SOURCE`` tests two nested
+models (anova); ``ordstats predict FORMULA --data TRAIN --newdata NEW`` prints
+predictions as CSV; ``ordstats datasets`` lists the bundled data sets.
+``SOURCE`` is the name of a bundled data set or a path to a CSV, TSV, delimited
+``.txt`` (``--sep``) or Parquet file.
 
 Errors that ordstats raises on bad input are printed as
 ``ordstats: error: <message>`` with exit status 2, and ordstats warnings as
@@ -45,6 +49,8 @@ from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseE
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.families import family_names
+from ordstats.inference.link_comparison import compare_links
+from ordstats.inference.lr import anova, lr_test
 from ordstats.reporting import summary_frame
 from ordstats.results.fitted import OrdinalResults
 
@@ -63,7 +69,11 @@ EXIT_ERROR = 2
 #: Exit status when the reader of standard output went away (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
 FORMATS = ("text", "html", "latex", "json")
-_CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
+_COMPRESSED = ("", ".gz", ".bz2", ".xz", ".zip")
+_CSV_SUFFIXES = tuple(".csv" + c for c in _COMPRESSED)
+_TSV_SUFFIXES = tuple(".tsv" + c for c in _COMPRESSED) + tuple(".tab" + c for c in _COMPRESSED)
+_TXT_SUFFIXES = tuple(".txt" + c for c in _COMPRESSED)
+_TEXT_SUFFIXES = _CSV_SUFFIXES + _TSV_SUFFIXES + _TXT_SUFFIXES
 _PARQUET_SUFFIXES = (".parquet", ".pq")
 #: Keys of the per-parameter JSON entries, in the column order of summary_frame.
 _PARAM_KEYS = ("estimate", "se", "z", "p", "lower", "upper")
@@ -84,6 +94,32 @@ def _alpha(text: str) -> float:
     return value
 
 
+def _add_data_arguments(parser: argparse.ArgumentParser, flag: str = "--data") -> None:
+    parser.add_argument(
+        flag,
+        required=True,
+        metavar="SOURCE",
+        help="bundled data set name (see 'ordstats datasets') or path to a .csv, .tsv, .txt "
+        "(delimited text) or .parquet file",
+    )
+
+
+def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sep",
+        metavar="SEP",
+        help="column separator of text files (default: ',' for .csv, tab for .tsv, "
+        "guessed for .txt; '\\t' for a tab)",
+    )
+    _add_model_options(parser)
+    parser.add_argument(
+        "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
+    )
+    parser.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
+    parser.add_argument("--weights", metavar="COL", help="column of frequency weights")
+    parser.add_argument("--offset", metavar="COL", help="column holding a known offset")
+
+
 def _add_fit_parser(commands: Any) -> None:
     fit = commands.add_parser(
         "fit",
@@ -93,19 +129,8 @@ def _add_fit_parser(commands: Any) -> None:
         "its summary.",
     )
     fit.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
-    fit.add_argument(
-        "--data",
-        required=True,
-        metavar="SOURCE",
-        help="bundled data set name (see 'ordstats datasets') or path to a .csv or .parquet file",
-    )
-    _add_model_options(fit)
-    fit.add_argument(
-        "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
-    )
-    fit.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
-    fit.add_argument("--weights", metavar="COL", help="column of frequency weights")
-    fit.add_argument("--offset", metavar="COL", help="column holding a known offset")
+    _add_data_arguments(fit)
+    _add_terms_arguments(fit)
     fit.add_argument(
         "--cov-type",
         default=None,
@@ -120,6 +145,63 @@ def _add_fit_parser(commands: Any) -> None:
     fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
     fit.add_argument(
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
+    )
+    fit.add_argument(
+        "--odds-ratios",
+        action="store_true",
+        help="also print the odds ratios exp(coef) with intervals (logit link)",
+    )
+
+
+def _add_links_parser(commands: Any) -> None:
+    links = commands.add_parser(
+        "links",
+        help="compare link functions (information criteria, LR and Vuong tests)",
+        description="Fit the model under each link and compare them: log-likelihoods and "
+        "information criteria, LR tests of each link within a flexible family that nests "
+        "it, and Vuong's tests of non-nested pairs.",
+    )
+    links.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
+    _add_data_arguments(links)
+    _add_terms_arguments(links)
+    links.add_argument(
+        "--links",
+        metavar="L1,L2,...",
+        default="logit,probit,cloglog,loglog,cauchit",
+        help="links to compare, comma-separated (default: the five standard links)",
+    )
+
+
+def _add_compare_parser(commands: Any) -> None:
+    compare = commands.add_parser(
+        "compare",
+        help="compare two nested models by a likelihood-ratio test (anova)",
+        description="Fit two models on the same rows and test the smaller against the "
+        "larger by a likelihood-ratio test, as R's anova(m1, m2).",
+    )
+    compare.add_argument("formula1", help="the first model's formula")
+    compare.add_argument("formula2", help="the second model's formula")
+    _add_data_arguments(compare)
+    _add_terms_arguments(compare)
+
+
+def _add_predict_parser(commands: Any) -> None:
+    predict = commands.add_parser(
+        "predict",
+        help="fit on one data set, predict another, print CSV",
+        description="Fit the model on --data and print predictions for --newdata as CSV "
+        "(one row per row of the new data; the probabilities of each level by default).",
+    )
+    predict.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
+    _add_data_arguments(predict)
+    _add_data_arguments(predict, "--newdata")
+    _add_terms_arguments(predict)
+    predict.add_argument(
+        "--which",
+        default="prob",
+        choices=("prob", "cumprob", "class", "expected", "linear"),
+        help="what to predict: level probabilities (default), cumulative probabilities, "
+        "the most probable level, the expected score or the linear predictor",
     )
 
 
@@ -198,7 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        With the sub-commands ``fit`` and ``datasets``.
+        With the sub-commands ``fit``, ``links``, ``compare``, ``predict`` and ``datasets``.
     """
     parser = argparse.ArgumentParser(
         prog="ordstats",
@@ -207,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ordstats {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_fit_parser(commands)
+    _add_links_parser(commands)
+    _add_compare_parser(commands)
+    _add_predict_parser(commands)
     commands.add_parser("datasets", help="list the bundled data sets")
     return parser
 
@@ -216,15 +301,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _data_source_error(source: str) -> DataError:
+    suffix = "".join(Path(source).suffixes[-2:]) or Path(source).suffix
+    bundled = ", ".join(datasets.list_datasets())
+    if suffix:
+        return DataError(
+            f"{source!r} is neither a bundled data set ({bundled}) nor a file ordstats can "
+            f"read: the extension {suffix!r} is not one of .csv, .tsv, .txt (delimited text, "
+            "with --sep) or .parquet. Rename the file or convert it"
+        )
     return DataError(
-        f"{source!r} is neither a bundled data set ({', '.join(datasets.list_datasets())}) "
-        "nor a path to a .csv or .parquet file"
+        f"{source!r} is neither a bundled data set ({bundled}) nor a path with an extension "
+        "(.csv, .tsv, .txt or .parquet)"
     )
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
+def _separator(name: str, sep: str | None) -> str | None:
+    r"""The column separator: ``--sep`` (``\\t`` is a tab), else by extension (None: guess)."""
+    if sep is not None:
+        return "\t" if sep in ("\\t", "tab") else sep
+    if name.endswith(_TSV_SUFFIXES):
+        return "\t"
+    if name.endswith(_TXT_SUFFIXES):
+        return None
+    return ","
+
+
+def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
     try:
-        return pd.read_csv(path)
+        if sep is None:
+            return pd.read_csv(path, sep=None, engine="python")
+        return pd.read_csv(path, sep=sep)
     except UnicodeDecodeError as exc:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -243,14 +349,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r} as Parquet: {exc}") from exc
 
 
-def load_data(source: str) -> pd.DataFrame:
+def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
     """Load the data named on the command line.
 
     Parameters
     ----------
     source : str
-        A bundled data set name (``"wine"``, ...) or a path ending in ``.csv``
-        (optionally compressed, e.g. ``.csv.gz``), ``.parquet`` or ``.pq``.
+        A bundled data set name (``"wine"``, ...) or a path ending in ``.csv``,
+        ``.tsv`` or ``.txt`` (delimited text, optionally compressed, e.g.
+        ``.csv.gz``), ``.parquet`` or ``.pq``.
+    sep : str, optional
+        Column separator of text files (``--sep``); default by extension:
+        comma for ``.csv``, tab for ``.tsv``, guessed for ``.txt``.
 
     Returns
     -------
@@ -264,7 +374,7 @@ def load_data(source: str) -> pd.DataFrame:
         Unknown name, missing or unreadable file, or Parquet without pyarrow.
     """
     name = source.lower()
-    is_csv = name.endswith(_CSV_SUFFIXES)
+    is_csv = name.endswith(_TEXT_SUFFIXES)
     if not is_csv and not name.endswith(_PARQUET_SUFFIXES):
         if source in datasets.list_datasets():
             return datasets.load(source)
@@ -273,7 +383,7 @@ def load_data(source: str) -> pd.DataFrame:
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
         raise DataError(f"the data file {source!r} {what}; give the path to a file")
-    return _read_csv(path) if is_csv else _read_parquet(path)
+    return _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
 
 
 def _parse_levels(text: str) -> list[str]:
@@ -358,9 +468,16 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
     OrdinalResults
     """
     options = model_options(args)
-    data = prepare_response(load_data(args.data), args.formula, options.levels)
-    model = OrdinalModel.from_formula(
-        args.formula,
+    data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
+    return _model(args, args.formula, data, options).fit(**_covariance_options(args, data))
+
+
+def _model(
+    args: argparse.Namespace, formula: str, data: pd.DataFrame, options: ModelOptions
+) -> OrdinalModel:
+    """The model that ``formula`` and the shared arguments describe, on ``data``."""
+    return OrdinalModel.from_formula(
+        formula,
         data,
         nominal=args.nominal,
         scale=args.scale,
@@ -369,7 +486,6 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
         context={},
         **options.as_keywords(),
     )
-    return model.fit(**_covariance_options(args, data))
 
 
 def _covariance_options(args: argparse.Namespace, data: pd.DataFrame) -> dict[str, Any]:
@@ -486,7 +602,81 @@ def _run_fit(args: argparse.Namespace) -> None:
     with _warnings_to(sys.stderr):
         res = fit_model(args)
         text = render(res, args.format, args.formula, args.alpha)
+        if args.odds_ratios:
+            text = _with_odds_ratios(text, res, args.format, args.alpha)
     print(text)
+
+
+def _with_odds_ratios(text: str, res: OrdinalResults, fmt: str, alpha: float) -> str:
+    """Add the odds-ratio table (``--odds-ratios``) to the rendered summary."""
+    table = res.odds_ratios(alpha)
+    if fmt == "json":
+        payload = json.loads(text)
+        payload["odds_ratios"] = {
+            str(name): {key: _json_number(value) for key, value in row.items()}
+            for name, row in table.iterrows()
+        }
+        return json.dumps(payload, indent=2, allow_nan=False)
+    if fmt == "html":
+        return text + "\n<h3>Odds ratios</h3>\n" + table.to_html(float_format="%.4g")
+    if fmt == "latex":
+        raise DataError("--odds-ratios goes with --format text, html or json")
+    meaning = table.attrs.get("interpretation", "")
+    return f"{text}\n\nOdds ratios ({1 - alpha:.0%} intervals; {meaning})\n" + table.to_string(
+        float_format=lambda v: f"{v:.4g}"
+    )
+
+
+def _options_without_link(args: argparse.Namespace) -> dict[str, Any]:
+    keywords = model_options(args).as_keywords()
+    keywords.pop("link", None)
+    return keywords
+
+
+def _run_links(args: argparse.Namespace) -> None:
+    links = [part.strip() for part in args.links.split(",") if part.strip()]
+    if len(links) < 2:
+        raise DataError(f"--links needs at least two links separated by commas; got {args.links!r}")
+    options = model_options(args)
+    data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
+    with _warnings_to(sys.stderr):
+        comparison = compare_links(
+            args.formula,
+            data,
+            links,
+            nominal=args.nominal,
+            scale=args.scale,
+            weights=args.weights,
+            offset=args.offset,
+            context={},
+            **_options_without_link(args),
+        )
+    print(comparison)
+
+
+def _run_compare(args: argparse.Namespace) -> None:
+    options = model_options(args)
+    data = load_data(args.data, args.sep)
+    data = prepare_response(data, args.formula1, options.levels)
+    data = prepare_response(data, args.formula2, options.levels)
+    with _warnings_to(sys.stderr):
+        fits = [_model(args, f, data, options).fit() for f in (args.formula1, args.formula2)]
+        small, large = sorted(fits, key=lambda res: res.k_params)
+        table = anova(*fits, names=[args.formula1, args.formula2])
+        test = lr_test(small, large)
+    print(table.to_string(float_format=lambda v: f"{v:.6g}"))
+    print()
+    print(test)
+
+
+def _run_predict(args: argparse.Namespace) -> None:
+    options = model_options(args)
+    data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
+    newdata = load_data(args.newdata, args.sep)
+    with _warnings_to(sys.stderr):
+        res = _model(args, args.formula, data, options).fit()
+        predicted = res.predict(newdata, which=args.which)
+    predicted.to_csv(sys.stdout, index_label="row")
 
 
 def _run_datasets(args: argparse.Namespace) -> None:
@@ -513,7 +703,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version or bad arguments
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
-    commands = {"fit": _run_fit, "datasets": _run_datasets}
+    commands = {
+        "fit": _run_fit,
+        "links": _run_links,
+        "compare": _run_compare,
+        "predict": _run_predict,
+        "datasets": _run_datasets,
+    }
     try:
         commands[args.command](args)
         sys.stdout.flush()

@@ -2,28 +2,141 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from statsmodels.iolib.summary import Summary, summary_params
+from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.summary2 import Summary as Summary2
+from statsmodels.iolib.table import SimpleTable
+from statsmodels.iolib.tableformatting import fmt_params
+
+from ordstats.results.wald import format_pvalue
 
 if TYPE_CHECKING:
     from ordstats.families import Family
     from ordstats.results.fitted import OrdinalResults
 
-__all__ = ["summarize"]
+__all__ = ["OrdinalSummary", "latex_escape", "summarize", "summarize2", "summary_frame"]
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "|": r"\textbar{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters (``_``, ``|``, ``&``, ...) in plain text."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+class OrdinalSummary(Summary):
+    """statsmodels' :class:`~statsmodels.iolib.summary.Summary`, printed as R users expect.
+
+    The text has one width for the header and every table, a ``formula:`` and
+    a ``data:`` line; :meth:`as_latex` keeps every table's title and escapes
+    the names; :meth:`as_html` (a notebook's ``_repr_html_``) shows the same.
+    """
+
+    def __init__(self, formula: str | None = None, data_name: str | None = None) -> None:
+        super().__init__()
+        self.call_lines = [
+            *([f"formula: {formula}"] if formula else []),
+            *([f"data:    {data_name}"] if data_name else []),
+        ]
+        self.gap_label = ""
+
+    def _table_lines(self) -> list[list[str]]:
+        blocks = [str(table).split("\n") for table in self.tables]
+        return [lines[:-1] for lines in blocks[:-1]] + [blocks[-1]]
+
+    def as_text(self) -> str:
+        """The summary as text, every table as wide as the widest."""
+        blocks = self._table_lines()
+        width = max(len(line) for lines in blocks for line in lines)
+        width = max(width, *(len(line) for line in self.call_lines)) if self.call_lines else width
+        out: list[str] = []
+        for k, (table, lines) in enumerate(zip(self.tables, blocks, strict=True)):
+            if k == 0:
+                at = max(lines[2].find(self.gap_label), 0) if len(lines) > 2 else 0
+            else:
+                at = max(len(str(row[0])) for row in table.data)
+            out += [_widen(line, width, at, table.title) for line in lines]
+            if k == 0 and self.call_lines:
+                out += ["-" * width, *self.call_lines]
+        text = "\n".join(out)
+        if self.extra_txt is not None:
+            text += "\n\n" + self.extra_txt
+        return text
+
+    def as_latex(self) -> str:
+        """The summary as LaTeX: one titled ``tabular`` per table, names escaped."""
+        parts = [r"\begin{center}"]
+        if self.call_lines:
+            parts += [latex_escape(line) + r"\\" for line in self.call_lines]
+        for table in self.tables:
+            rows = [[str(cell) for cell in row] for row in table.data]
+            ncols = max(len(row) for row in rows)
+            parts += [
+                rf"\textbf{{{latex_escape(table.title or '')}}}\\[0.5ex]",
+                rf"\begin{{tabular}}{{l{'r' * (ncols - 1)}}}",
+                r"\hline",
+            ]
+            for row in rows:
+                cells = [latex_escape(cell.strip()) for cell in row] + [""] * (ncols - len(row))
+                parts.append("{}" + " & ".join(cells) + r" \\")
+            parts += [r"\hline", r"\end{tabular}\\[1ex]"]
+        parts.append(r"\end{center}")
+        if self.extra_txt is not None:
+            notes = [latex_escape(line.strip()) for line in self.extra_txt.split("\n")]
+            parts.append(r"\par ".join(notes))
+        return "\n".join(parts)
+
+    def as_html(self) -> str:
+        """The summary as HTML (what a notebook shows): call lines, tables with titles, notes."""
+        import html
+
+        head = "".join(f"<div><code>{html.escape(line)}</code></div>" for line in self.call_lines)
+        return head + super().as_html()
+
+
+def _widen(line: str, width: int, at: int, title: str | None) -> str:
+    """Stretch one line of a table to ``width``: rules, titles, or spaces at ``at``."""
+    stripped = line.strip()
+    if stripped and set(stripped) <= {"=", "-"}:
+        return stripped[0] * width
+    if title and stripped == title.strip():
+        return title.strip().center(width).rstrip()
+    short = width - len(line)
+    if short <= 0 or not stripped:
+        return line
+    return line[:at] + " " * short + line[at:]
 
 
 def _fmt(value: float, spec: str) -> str:
     return "nan" if not np.isfinite(value) else format(value, spec)
 
 
-def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+def _header(
+    res: OrdinalResults, yname: str | None = None
+) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
     model = res.model
     design = model.design
     left = [
-        ("Dep. Variable:", [model.endog_name]),
+        ("Dep. Variable:", [yname or model.endog_name]),
         ("Model:", ["OrdinalModel"]),
         ("Family:", [model.family_spec.label]),
         ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
@@ -31,7 +144,7 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
         ("Threshold:", [model.threshold]),
         *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
         *([("Scale:", [design.scale.describe()])] if design.scale else []),
-        ("Method:", [getattr(res, "method_label", "Newton-Raphson")]),
+        ("Method:", [_method(res)]),
         ("No. Observations:", [_fmt(res.nobs, "g")]),
         ("Df Model:", [str(res.df_model)]),
         ("Df Residuals:", [_fmt(res.df_resid, "g")]),
@@ -49,23 +162,37 @@ def _header(res: OrdinalResults) -> tuple[list[tuple[str, list[str]]], list[tupl
     return left, right
 
 
-def _params_table(res: OrdinalResults, names: list[str], alpha: float, title: str):  # type: ignore[no-untyped-def]
+def _method(res: OrdinalResults) -> str:
+    label = getattr(res, "method_label", None)  # penalised fits name their method
+    if label is not None:
+        return str(label)
+    method = res.fit_info.method
+    return "Newton-Raphson" if method == "newton" else f"{method} + Newton"
+
+
+def _params_table(
+    res: OrdinalResults,
+    names: list[str],
+    alpha: float,
+    title: str,
+    labels: dict[str, str] | None = None,
+) -> SimpleTable:
+    """One block of coefficients: estimates and SEs to 4 decimals, p-values as R prints."""
     ci = res.conf_int(alpha).loc[names]
-    return summary_params(
-        (
-            None,
-            res.params[names].to_numpy(),
-            res.bse[names].to_numpy(),
-            res.zvalues[names].to_numpy(),
-            res.pvalues[names].to_numpy(),
-            ci.to_numpy(),
-        ),
-        yname=res.model.endog_name,
-        xname=list(names),
-        alpha=alpha,
-        use_t=False,
-        title=title,
-    )
+    data = [
+        [
+            _fmt(res.params[n], ".4f"),
+            _fmt(res.bse[n], ".4f"),
+            _fmt(res.zvalues[n], ".3f"),
+            format_pvalue(float(res.pvalues[n])),
+            _fmt(ci.loc[n, "lower"], ".3f"),
+            _fmt(ci.loc[n, "upper"], ".3f"),
+        ]
+        for n in names
+    ]
+    headers = ["coef", "std err", "z", "P>|z|", f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"]
+    stubs = [labels.get(n, n) for n in names] if labels else list(names)
+    return SimpleTable(data, headers, stubs, title=title, txt_fmt=fmt_params)
 
 
 def _family_note(family: Family, nominal: bool) -> str:
@@ -139,7 +266,14 @@ def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
     ]
 
 
-def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
+def summarize(
+    res: OrdinalResults,
+    alpha: float = 0.05,
+    *,
+    yname: str | None = None,
+    xname: Sequence[str] | None = None,
+    title: str | None = None,
+) -> OrdinalSummary:
     """Build the summary of a fitted ordinal model (any family).
 
     Parameters
@@ -147,29 +281,58 @@ def summarize(res: OrdinalResults, alpha: float = 0.05) -> Summary:
     res : OrdinalResults
     alpha : float
         One minus the level of the confidence intervals shown.
+    yname, xname, title : optional
+        Names shown for the response and the parameters, and the title
+        (statsmodels' keywords).
 
     Returns
     -------
-    statsmodels.iolib.summary.Summary
+    OrdinalSummary
         Header, location coefficients, thresholds and notes; ``as_text()``,
         ``as_html()`` and ``as_latex()`` render it.
     """
-    smry = Summary()
-    left, right = _header(res)
+    smry = OrdinalSummary(res.model.design.formula, getattr(res.model, "data_name", None))
+    left, right = _header(res, yname)
+    smry.gap_label = right[0][0]
+    labels = dict(zip(res.params.index, xname, strict=True)) if xname is not None else None
     smry.add_table_2cols(
         res,
         gleft=left,
         gright=right,
-        yname=res.model.endog_name,
+        yname=yname or res.model.endog_name,
         xname=list(res.params.index),
-        title=f"{res.model.family_spec.title} Results",
+        title=title or f"{res.model.family_spec.title} Results",
     )
-    for title, names in _blocks(res):
+    for block, names in _blocks(res):
         if names:
-            smry.tables.append(_params_table(res, names, alpha, title))
+            smry.tables.append(_params_table(res, names, alpha, block, labels))
     notes = _notes(res)
     if notes:
         smry.add_extra_txt(["Notes:", *notes])
+    return smry
+
+
+def summarize2(
+    res: OrdinalResults,
+    alpha: float = 0.05,
+    *,
+    yname: str | None = None,
+    xname: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Summary2:
+    """Build statsmodels' ``summary2``: model information and the coefficient table as DataFrames.
+
+    Parameters as for :func:`summarize`.
+    """
+    left, right = _header(res, yname)
+    info = {key: value[0] for key, value in [*left, *right]}
+    smry = Summary2()
+    smry.add_dict(info, ncols=2)
+    table = summary_frame(res, alpha)
+    if xname is not None:
+        table.index = pd.Index(list(xname))
+    smry.add_df(table, float_format="%.4f")
+    smry.add_title(title or f"{res.model.family_spec.title} Results")
     return smry
 
 

@@ -520,3 +520,14 @@ def test_overflowing_weights(wine):
         OrdinalModel.from_formula("rating ~ temp", wine, weights=np.full(72, 1e308))
     with pytest.raises(DataError, match=r"weights sum to 7.2e\+201"):
         OrdinalModel(wine["rating"], np.arange(72.0), weights=np.full(72, 1e200))
+
+
+def test_levels_contradicting_an_ordered_categorical_raise(wine):
+    from ordstats.errors import ResponseError
+
+    with pytest.raises(ResponseError, match="contradicts the order"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, levels=["5", "4", "3", "2", "1"])
+    same = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, levels=["1", "2", "3", "4", "5"]
+    )
+    assert same.levels == ["1", "2", "3", "4", "5"]

@@ -312,7 +312,7 @@ def test_error_unknown_dataset(capsys):
         ["fit", "y ~ x", "--data", "wines"],
         "'wines'",
         "wine, soup, housing",
-        ".csv or .parquet",
+        ".csv, .tsv, .txt or .parquet",
     )
 
 

@@ -59,3 +59,39 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
         assert (out / "generated" / f"{page}.html").is_file(), page
     model_page = (out / "generated" / "ordstats.OrdinalModel.html").read_text()
     assert "from_formula" in model_page
+    _check_results_surface(out)
+    _check_site(out)
+
+
+def public_results_names() -> list[str]:
+    """Every public method and property of OrdinalResults, mixins included."""
+    import ordstats
+
+    return sorted(name for name in dir(ordstats.OrdinalResults) if not name.startswith("_"))
+
+
+def _check_results_surface(out: Path) -> None:
+    page = (out / "generated" / "ordstats.OrdinalResults.html").read_text()
+    undocumented = [
+        name
+        for name in public_results_names()
+        if f'id="ordstats.OrdinalResults.{name}"' not in page
+    ]
+    assert not undocumented, f"OrdinalResults members without documentation: {undocumented}"
+
+
+def _check_site(out: Path) -> None:
+    # the pages users read first, the executed gallery with its figures, offline maths
+    for page in ["quickstart", "from_r", "from_statsmodels", "families", "gallery/index"]:
+        assert (out / f"{page}.html").is_file(), page
+    vignettes = sorted(p.stem for p in (REPO / "vignettes").glob("*.py"))
+    for name in vignettes:
+        assert (out / "gallery" / f"{name}.html").is_file(), name
+    gallery = (out / "gallery" / "wine.html").read_text()
+    assert "-86.4919" in gallery  # printed by running the vignette at build time
+    assert '<img alt="figure of wine"' in gallery
+    assert (out / "_images" / "wine.png").stat().st_size > 1000
+    families = (out / "families.html").read_text()
+    assert 'src="_static/mathjax/tex-chtml.js"' in families
+    assert "cdn" not in families.lower()
+    assert (out / "_static" / "mathjax" / "tex-chtml.js").is_file()

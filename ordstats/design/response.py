@@ -67,6 +67,19 @@ def _unordered_message(name: str, values: Sequence[Any]) -> str:
     )
 
 
+def _check_declared_order(values: pd.Series, labels: list[str], name: str) -> None:
+    """Refuse ``levels=`` that reorders an ordered Categorical's own levels."""
+    if not (isinstance(values.dtype, pd.CategoricalDtype) and values.cat.ordered):
+        return
+    own = [format_level(v) for v in values.cat.categories]
+    common = [label for label in labels if label in own]
+    if common != [label for label in own if label in labels]:
+        raise ResponseError(
+            f"levels={labels} contradicts the order of the ordered Categorical {name!r} "
+            f"({own}); drop levels= to use the Categorical's order, or reorder the column"
+        )
+
+
 def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) -> pd.Categorical:
     """Return ``values`` as an ordered Categorical, or raise saying what to do."""
     if levels is not None:
@@ -78,6 +91,7 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
         labels = [format_level(v) for v in levels]
         if len(set(labels)) != len(labels):
             raise ResponseError(f"levels for {name!r} contain duplicates: {list(levels)}")
+        _check_declared_order(values, labels, name)
         value_labels = values.map(format_level, na_action="ignore")
         unknown = pd.unique(value_labels[value_labels.notna() & ~value_labels.isin(labels)])
         if len(unknown):

@@ -48,6 +48,7 @@ from ordstats.data.chunks import (
 from ordstats.data.sources import open_source
 from ordstats.design import Design, DesignOptions, categorical_variables, formula_variables
 from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
+from ordstats.estimation.context import FormulaContext
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
@@ -57,6 +58,7 @@ from ordstats.families.problem import CLMData, FamilyEvaluation
 __all__ = [
     "BANDED_MIN_THRESHOLDS",
     "ChunkedEvaluator",
+    "DataRemovedEvaluator",
     "Evaluator",
     "InMemoryEvaluator",
     "PassEvaluation",
@@ -581,7 +583,7 @@ def build_chunked(
     plan = _column_plan(source, response, variables, weights, offset)
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
-    ctx = {k: v for k, v in dict(context or {}).items() if k in variables}
+    ctx = FormulaContext({k: v for k, v in dict(context or {}).items() if k in variables})
     sample = source.first_chunk(plan.read_columns)
     factors = categorical_variables(formula, sample, ctx) | {
         c for c in plan.columns if c != response and not _is_numeric(sample[c])
@@ -664,3 +666,85 @@ class PassProgress:
             refresh=False,
         )
         self.bar.update(1)
+
+
+# ---------------------------------------------------------------------------
+# rows removed (``results.remove_data()``)
+
+_REMOVED = (
+    "the data were removed from this model (remove_data()); pass newdata= to predict, or "
+    "refit on the data"
+)
+
+
+class DataRemovedEvaluator:
+    """What remains of an evaluator after :meth:`OrdinalResults.remove_data`.
+
+    Keeps the sizes, counts and the parameter layout (a problem with no rows),
+    so that predictions on new data, the summary and saved statistics work;
+    anything that needs the rows raises :class:`~ordstats.errors.NotFittedError`.
+    """
+
+    keeps_rows = False
+    source = None
+
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.family = evaluator.family
+        template = evaluator.problem.data
+        self.problem = self.family.prepare(
+            replace(
+                template,
+                y=np.empty(0, dtype=np.intp),
+                X=np.empty((0, template.X.shape[1])),
+                weights=np.empty(0),
+                offset=np.empty(0),
+                nominal=np.empty((0, template.nominal.shape[1])),
+                scale=np.empty((0, template.scale.shape[1])),
+            )
+        )
+        self.nobs = float(evaluator.nobs)
+        self.n_rows = int(evaluator.n_rows)
+        self.response_counts = np.asarray(evaluator.response_counts, dtype=float)
+        self.has_offset = bool(evaluator.has_offset)
+        self.has_weights = bool(evaluator.has_weights)
+
+    @property
+    def data(self) -> CLMData:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def newton(
+        self,
+        start: FloatArray,
+        options: NewtonOptions,
+        *,
+        callback: IterationCallback | None = None,
+        progress: bool = True,
+        banded: bool = False,
+    ) -> NewtonResult:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def start_params(self) -> FloatArray:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def diverging(self, solution: NewtonResult) -> list[int]:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def without_location(self) -> Evaluator:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def with_family(self, family: Family) -> Evaluator:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)
+
+    def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Not available: the rows were removed."""
+        raise NotFittedError(_REMOVED)

@@ -9,7 +9,11 @@ adjacent-category families live in :mod:`ordstats.families`.
 
 from __future__ import annotations
 
+import os
+import re
 import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +21,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
+from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -27,10 +32,17 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.response import EncodedResponse
-from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    FormulaError,
+    SeparationWarning,
+    SpecificationError,
+)
 from ordstats.estimation import penalized
+from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     BANDED_MIN_THRESHOLDS,
+    DataRemovedEvaluator,
     Evaluator,
     InMemoryEvaluator,
     build_chunked,
@@ -205,35 +217,46 @@ class OrdinalModel:
         OrdinalModel
         """
         opts = ModelOptions.from_keywords(options)
-        captured = capture_context(1) if context is None else context
-        if chunksize is not None or is_source(data):
-            design, evaluator = build_chunked(
+        caller = capture_context(1) if context is None else context
+        name = _data_name(data, caller)
+        with _plain_formula_errors(formula):
+            captured = used_context(
+                caller,
+                (formula, nominal, scale, weights, offset),
+                getattr(data, "columns", ()),
+            )
+            if chunksize is not None or is_source(data):
+                design, evaluator = build_chunked(
+                    formula,
+                    data,
+                    family=opts.family_object(),
+                    threshold=opts.threshold,
+                    design_options=opts.design_options(),
+                    weights=weights,
+                    offset=offset,
+                    nominal=nominal,
+                    scale=scale,
+                    context=captured,
+                    chunksize=chunksize,
+                )
+                model = cls.from_design(
+                    design, opts, evaluator=evaluator, context=evaluator.spec.context
+                )
+                model.data_name = name
+                return model
+            design = design_from_formula(
                 formula,
                 data,
-                family=opts.family_object(),
-                threshold=opts.threshold,
-                design_options=opts.design_options(),
-                weights=weights,
-                offset=offset,
                 nominal=nominal,
                 scale=scale,
+                weights=weights,
+                offset=offset,
                 context=captured,
-                chunksize=chunksize,
+                options=opts.design_options(),
             )
-            return cls.from_design(
-                design, opts, evaluator=evaluator, context=evaluator.spec.context
-            )
-        design = design_from_formula(
-            formula,
-            data,
-            nominal=nominal,
-            scale=scale,
-            weights=weights,
-            offset=offset,
-            context=captured,
-            options=opts.design_options(),
-        )
-        return cls.from_design(design, opts, context=captured)
+        model = cls.from_design(design, opts, context=captured)
+        model.data_name = name
+        return model
 
     @classmethod
     def from_design(
@@ -283,7 +306,10 @@ class OrdinalModel:
         self.evaluator: Evaluator = evaluator
         #: the :class:`~ordstats.families.Family` that fits and predicts
         self.family_spec = family
-        self.formula_context = context
+        #: the names the formulas use (:class:`~ordstats.estimation.context.FormulaContext`)
+        self.formula_context = _as_context(context)
+        #: what the data were called (variable name or path), for the summary
+        self.data_name: str | None = None
         self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
@@ -339,7 +365,40 @@ class OrdinalModel:
             nominal=old.nominal if nominal is None else nominal,
             scale=old.scale if scale is None else scale,
         )
-        return OrdinalModel.from_design(design, opts, context=self.formula_context)
+        model = OrdinalModel.from_design(design, opts, context=self.formula_context)
+        model.data_name = self.data_name
+        return model
+
+    def without_data(self) -> OrdinalModel:
+        """The same model without its rows (for :meth:`OrdinalResults.remove_data`).
+
+        Names, levels, formula terms and sizes stay, so new data can be
+        predicted; anything that reads the rows raises
+        :class:`~ordstats.errors.NotFittedError`.
+        """
+        old = self.design
+
+        def empty(terms: TermsDesign | None) -> TermsDesign | None:
+            return None if terms is None else replace(terms, matrix=terms.matrix[:0])
+
+        design = replace(
+            old,
+            response=replace(old.response, codes=old.response.codes[:0]),
+            location=replace(old.location, matrix=old.location.matrix[:0]),
+            nominal=empty(old.nominal),
+            scale=empty(old.scale),
+            weights=old.weights[:0],
+            offset=old.offset[:0],
+            row_index=old.row_index[:0],
+        )
+        model = OrdinalModel.from_design(
+            design,
+            self.options,
+            evaluator=DataRemovedEvaluator(self.evaluator),
+            context=self.formula_context,
+        )
+        model.data_name = self.data_name
+        return model
 
     def _with_chunked_changes(
         self, changed: bool, options: dict[str, object], opts: ModelOptions
@@ -411,6 +470,11 @@ class OrdinalModel:
     def endog_name(self) -> str:
         """Name of the response."""
         return self.design.response_name
+
+    @property
+    def endog_names(self) -> str:
+        """Name of the response (statsmodels' name; ``exog_names`` lists the regressors)."""
+        return self.endog_name
 
     @property
     def nobs(self) -> float:
@@ -499,6 +563,7 @@ class OrdinalModel:
     def fit(
         self,
         start_params: Any = None,
+        method: str = "newton",
         *,
         maxiter: int = 100,
         gradtol: float = 1e-6,
@@ -516,6 +581,13 @@ class OrdinalModel:
         ----------
         start_params : array-like, optional
             Starting values in the order of :attr:`param_names`.
+        method : str
+            ``"newton"`` (default): Newton-Raphson with the analytic Hessian, as
+            R's ``clm``.  statsmodels' and scipy's names (``"bfgs"``,
+            ``"lbfgs"``, ``"cg"``, ``"ncg"``, ``"nm"``, ``"powell"``,
+            ``"trust-constr"``; see :data:`ordstats.core.prefit.FIT_METHODS`)
+            run that scipy optimiser first and end with the Newton polish, so
+            the estimates are the same; ``mle_retvals`` reports both stages.
         maxiter : int
             Maximum Newton iterations (R's ``maxIter``).
         gradtol : float
@@ -563,6 +635,7 @@ class OrdinalModel:
             If the data are separated, so that some estimates diverge.
         """
         kind = canonical_cov_type(cov_type)
+        method = canonical_method(method)
         options = newton_options(maxiter, gradtol, reltol)
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
@@ -572,9 +645,14 @@ class OrdinalModel:
             start = self._flexible_start(options)
         else:
             start = self.start_params
+        first = None
+        if method != "newton":
+            first = prefit(self.evaluator.evaluate, start, method)
+            start = first.x
         solution = self._newton(start, options, disp=disp, banded=self._use_banded(banded))
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+        info = replace(info, method=method, prefit=first)
         _warn_fit(info)
         results = OrdinalResults(self, solution.x, solution.evaluation, info)
         if kind == "nonrobust":
@@ -803,6 +881,47 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         return [self.param_names[k] for k in self.evaluator.diverging(solution)]
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@contextmanager
+def _plain_formula_errors(formula: str) -> Iterator[None]:
+    """Formula errors without terminal colour codes, quoting the whole formula."""
+    try:
+        yield
+    except FormulaError as exc:
+        message = _ANSI.sub("", str(exc))
+        _, _, rhs = formula.partition("~")
+        for quoted in (f"'{rhs.strip()}'", f"{rhs.strip()!r}"):
+            if rhs.strip() and quoted in message and f"'{formula}'" not in message:
+                message = message.replace(quoted, repr(formula), 1)
+                break
+        if message == str(exc):
+            raise
+        raise FormulaError(message) from exc
+
+
+def _data_name(data: object, caller: object) -> str | None:
+    """The caller's name for ``data`` (R's ``data:`` line), or its path."""
+    if isinstance(data, (str, os.PathLike)):
+        return os.fspath(data)
+    if isinstance(caller, Mapping):
+        try:
+            for key in list(caller):
+                if isinstance(key, str) and not key.startswith("_") and caller[key] is data:
+                    return key
+        except (KeyError, TypeError):  # an exotic mapping: no name, no harm
+            return None
+    return None
+
+
+def _as_context(context: object) -> FormulaContext | None:
+    """A model's formula context as a picklable :class:`FormulaContext`."""
+    if context is None or isinstance(context, FormulaContext):
+        return context
+    return FormulaContext(dict(context))  # type: ignore[call-overload]
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

@@ -21,6 +21,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
+from ordstats.core.prefit import PrefitResult
 from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
@@ -35,6 +36,8 @@ from ordstats.families.cumulative.prediction import (
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.goodness import GoodnessOfFitMethods
+from ordstats.results.marginal_effects import MarginalEffectsMethods
+from ordstats.results.persistence import PersistenceMethods, SlimEvaluation
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.term_tests import TermTestMethods
@@ -72,6 +75,10 @@ class FitInfo:
     crossing : tuple
         Labels of fitted rows whose cut-points are not increasing (nominal
         effects); the fit is then invalid, as R's ``clm`` reports.
+    method : str
+        ``fit(method=...)``: ``"newton"``, or the scipy optimiser run first.
+    prefit : PrefitResult or None
+        How that scipy stage ended (before the Newton polish).
     """
 
     converged: bool
@@ -82,6 +89,8 @@ class FitInfo:
     max_grad: float
     diverging: tuple[str, ...] = ()
     crossing: tuple[Any, ...] = ()
+    method: str = "newton"
+    prefit: PrefitResult | None = None
 
     @classmethod
     def from_solution(
@@ -108,6 +117,8 @@ class OrdinalResults(
     TermTestMethods,
     GoodnessOfFitMethods,
     PredictionSEMethods,
+    MarginalEffectsMethods,
+    PersistenceMethods,
 ):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
 
@@ -138,7 +149,7 @@ class OrdinalResults(
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
-        self._evaluation = evaluation
+        self._evaluation: FamilyEvaluation | SlimEvaluation = evaluation
         #: inverse observed information, kept when ``covariance`` is a sandwich
         self.nonrobust_covariance = observed_covariance(evaluation.hessian)
         self.covariance: Covariance | BandedCovariance = (
@@ -174,6 +185,35 @@ class OrdinalResults(
     def cond_H(self) -> float:
         """Condition number of the Hessian at the estimates (R's ``cond.H``)."""
         return self.covariance.cond
+
+    @property
+    def mle_retvals(self) -> dict[str, object]:
+        """How the optimiser ended, as statsmodels' ``mle_retvals`` dict.
+
+        Keys ``converged``, ``iterations`` (Newton), ``halvings``,
+        ``max_grad``, ``code`` and ``message`` (see
+        :mod:`ordstats.core.solver`), ``method``; for ``fit(method=...)`` other
+        than Newton also ``prefit_iterations``, ``prefit_evaluations``,
+        ``prefit_success`` and ``prefit_message`` of the scipy stage.
+        """
+        info = self.fit_info
+        out: dict[str, object] = {
+            "converged": info.converged,
+            "iterations": info.n_iter,
+            "halvings": info.n_halvings,
+            "max_grad": info.max_grad,
+            "code": info.code,
+            "message": info.message,
+            "method": info.method,
+        }
+        if info.prefit is not None:
+            out |= {
+                "prefit_iterations": info.prefit.n_iter,
+                "prefit_evaluations": info.prefit.n_evaluations,
+                "prefit_success": info.prefit.success,
+                "prefit_message": info.prefit.message,
+            }
+        return out
 
     @property
     def gradient(self) -> pd.Series:
@@ -470,8 +510,21 @@ class OrdinalResults(
             )
         return np.zeros(n)
 
+    @property
+    def fittedvalues(self) -> pd.Series:
+        """The linear predictor ``x'beta + offset`` of the fitted rows (statsmodels' name).
+
+        ``predict()`` gives the fitted probabilities of each level.
+        """
+        return self.predict(which="linear").rename("fittedvalues")
+
     def predict(
-        self, newdata: Any = None, which: PredictWhich = "prob", *, offset: Any = None
+        self,
+        newdata: Any = None,
+        which: PredictWhich = "prob",
+        *,
+        offset: Any = None,
+        exog: Any = None,
     ) -> pd.DataFrame | pd.Series:
         """Predict from the fitted model.
 
@@ -494,6 +547,11 @@ class OrdinalResults(
             ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
         offset : array-like, optional
             Offset for ``newdata`` when the model has one that is not a column.
+        exog : DataFrame or array-like, optional
+            statsmodels' name for ``newdata`` (give one of the two).  An array
+            has one column per regressor in the order of ``model.exog_names``
+            (models built from arrays; for formula models a DataFrame with the
+            formula's columns).
 
         Returns
         -------
@@ -505,6 +563,10 @@ class OrdinalResults(
         PredictionError
             Unseen factor levels or missing columns in ``newdata``.
         """
+        if exog is not None:
+            if newdata is not None:
+                raise PredictionError("give newdata or exog (its statsmodels name), not both")
+            newdata = exog
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         if is_source(newdata) or (newdata is None and self.model.source is not None):
@@ -541,18 +603,63 @@ class OrdinalResults(
 
     # -- reporting ------------------------------------------------------------
 
-    def summary(self, alpha: float = 0.05) -> Summary:
+    def summary(
+        self,
+        yname: str | None = None,
+        xname: Sequence[str] | None = None,
+        title: str | None = None,
+        alpha: float = 0.05,
+    ) -> Summary:
         """A statsmodels :class:`~statsmodels.iolib.summary.Summary` of the fit.
 
         Shows the response, link, sizes, log-likelihood, AIC, BIC, convergence
         (iterations, ``max|grad|``, ``cond(H)``), the location coefficients and
         the thresholds.  Use ``print(res.summary())``, ``.as_html()`` or
         ``.as_latex()``.
+
+        Parameters
+        ----------
+        yname : str, optional
+            Name shown for the response (default: its name in the data).
+        xname : sequence of str, optional
+            Names shown for the parameters, one per parameter in the order of
+            ``params`` (default: ``params.index``).
+        title : str, optional
+            Title of the summary.
+        alpha : float
+            One minus the level of the confidence intervals.
         """
         from ordstats.reporting import summarize
 
         _check_alpha(alpha)
-        return summarize(self, alpha=alpha)
+        if yname is not None and not isinstance(yname, str):
+            raise OrdstatsError(f"yname must be a string; got {yname!r} (alpha= by keyword)")
+        if xname is not None and len(xname) != self.k_params:
+            raise OrdstatsError(
+                f"xname must give {self.k_params} names, one per parameter "
+                f"({', '.join(self.params.index)}); got {len(xname)}"
+            )
+        return summarize(self, alpha=alpha, yname=yname, xname=xname, title=title)
+
+    def summary2(
+        self,
+        yname: str | None = None,
+        xname: Sequence[str] | None = None,
+        title: str | None = None,
+        alpha: float = 0.05,
+    ) -> Any:
+        """Summarise the fit as statsmodels' experimental ``summary2`` does (DataFrames).
+
+        Returns a :class:`statsmodels.iolib.summary2.Summary` with the model
+        information and one coefficient table (``.tables`` are DataFrames).
+        Parameters as for :meth:`summary`.
+        """
+        from ordstats.reporting import summarize2
+
+        _check_alpha(alpha)
+        if xname is not None and len(xname) != self.k_params:
+            raise OrdstatsError(f"xname must give {self.k_params} names, one per parameter")
+        return summarize2(self, alpha=alpha, yname=yname, xname=xname, title=title)
 
     def __repr__(self) -> str:
         return f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, converged={self.converged}>"

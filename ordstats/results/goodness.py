@@ -383,6 +383,27 @@ class GoodnessOfFitMethods(FittedState):
         """McFadden's pseudo-R², ``1 - llf / llnull`` (statsmodels' name)."""
         return float(self.pseudo_rsquared["mcfadden"])
 
+    @property
+    def llr(self) -> float:
+        """Likelihood-ratio statistic against the thresholds-only model, ``2 (llf - llnull)``."""
+        return 2.0 * (self.llf - self.llnull)
+
+    @property
+    def llr_pvalue(self) -> float:
+        """p-value of :attr:`llr` on ``df_model`` degrees of freedom (chi-square)."""
+        df = self.df_model  # type: ignore[attr-defined]
+        return float(stats.chi2.sf(self.llr, df)) if df > 0 else float("nan")
+
+    @property
+    def resid(self) -> pd.Series:
+        """Residuals: the probability-scale residuals :attr:`resid_prob`.
+
+        ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012), as statsmodels'
+        ``OrderedResults.resid_prob``; an ordinal response has no
+        ``y - fitted`` residual.
+        """
+        return self.resid_prob
+
     @cached_property
     def resid_prob(self) -> pd.Series:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012).

@@ -1,0 +1,101 @@
+"""The names a model's formulas may use, kept so that models and results pickle.
+
+A formula such as ``"rating ~ np.log(x) + temp"`` is evaluated with the
+caller's variables (formulaic's captured context).  A model keeps only the
+names its formulas use, in a :class:`FormulaContext`, which pickles and
+deep-copies: modules (``np``) are stored by name and imported again on loading.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+from collections.abc import Iterable, Mapping
+
+from ordstats.design import formula_variables
+from ordstats.errors import OrdstatsError, SpecificationError
+
+__all__ = ["FormulaContext", "formula_names", "used_context"]
+
+
+class _ModuleRef:
+    """A module stored by its import name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _restore(items: dict[str, object]) -> FormulaContext:
+    return FormulaContext(
+        {
+            key: importlib.import_module(value.name) if isinstance(value, _ModuleRef) else value
+            for key, value in items.items()
+        }
+    )
+
+
+class FormulaContext(dict[str, object]):
+    """A dict of the names formulas use that pickles and deep-copies (modules by name)."""
+
+    def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
+        items = {
+            key: _ModuleRef(value.__name__) if isinstance(value, types.ModuleType) else value
+            for key, value in self.items()
+        }
+        return _restore, (items,)
+
+
+def formula_names(formulas: Iterable[object]) -> set[str]:
+    """Every identifier the given formulas (``"y ~ rhs"`` or one-sided ``"~ rhs"``) may use.
+
+    Non-string entries (``None``, arrays) are skipped.
+    """
+    names: set[str] = set()
+    for formula in formulas:
+        if not isinstance(formula, str) or "~" not in formula:
+            continue
+        text = formula if formula.split("~", 1)[0].strip() else "_response_" + formula
+        try:
+            _, used = formula_variables(text)
+        except (SyntaxError, ValueError, OrdstatsError):
+            continue  # the formula layer reports the broken formula clearly
+        names |= used
+    return names
+
+
+def used_context(
+    context: object, formulas: Iterable[object], columns: Iterable[object] = ()
+) -> FormulaContext:
+    """Keep the names of ``context`` that ``formulas`` use and that are not data columns.
+
+    Parameters
+    ----------
+    context : mapping or None
+        The caller's names (formulaic's captured context) or a user's mapping.
+    formulas : iterable of str
+        The model's formulas (location, nominal, scale).
+    columns : iterable
+        Column names of the data: data take precedence over the context, so
+        these are not kept (and new data must provide them).
+
+    Returns
+    -------
+    FormulaContext
+    """
+    if context is None:
+        return FormulaContext()
+    if not isinstance(context, Mapping):
+        raise SpecificationError(
+            "context must be a mapping of names (e.g. {'np': numpy}); got "
+            f"{type(context).__name__}"
+        )
+    wanted = formula_names(formulas) - {str(c) for c in columns}
+    kept = FormulaContext()
+    for name in wanted:
+        try:
+            kept[name] = context[name]
+        except KeyError:
+            continue
+    return kept
