@@ -35,6 +35,8 @@ from ordstats.estimation.evaluators import (
     build_chunked,
     model_jacobian,
 )
+from ordstats.design.random import has_random_terms
+from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
@@ -201,9 +203,26 @@ class OrdinalModel:
         Returns
         -------
         OrdinalModel
+            Or, when the formula has random terms ``(expr | group)`` (R's ``clmm``), an
+            :class:`~ordstats.estimation.mixed.OrdinalMixedModel`.
         """
-        opts = ModelOptions.from_keywords(options)
         captured = capture_context(1) if context is None else context
+        if has_random_terms(formula):
+            if chunksize is not None or is_source(data):
+                raise SpecificationError(
+                    "random effects need the data in memory (a DataFrame) for now"
+                )
+            return OrdinalMixedModel.from_formula(  # type: ignore[return-value]
+                formula,
+                data,
+                nominal=nominal,
+                scale=scale,
+                weights=weights,
+                offset=offset,
+                context=captured,
+                **options,
+            )
+        opts = ModelOptions.from_keywords(options)
         if chunksize is not None or is_source(data):
             design, evaluator = build_chunked(
                 formula,
