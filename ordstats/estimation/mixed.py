@@ -12,7 +12,8 @@ Estimation (:mod:`ordstats.families.mixed` for the maths): the Laplace approxima
 (``fit(nagq=K)``).  The outer optimisation of ``(alpha, beta, log-Cholesky)`` is BFGS on
 central finite differences of the approximate log-likelihood (the Laplace objective's
 gradient needs third derivatives of ``log P`` in ``eta``, not derived yet), followed by
-Newton steps with a finite-difference Hessian, which also gives the covariance (as R's
+Newton steps with a finite-difference Hessian (computed once at the BFGS solution), which
+also gives the covariance (as R's
 ``vcov.clmm``, whose Hessian is numerical too).
 """
 
@@ -230,8 +231,10 @@ class OrdinalMixedModel:
         x = res.x
         boundary = self._boundary(x)
         free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
-        x, converged, grad = _newton_polish(f, x, free, gtol)
         hessian = _hessian(f, x)
+        # the finite-difference gradient cannot resolve less than its rounding noise
+        tol = max(gtol, 100 * np.finfo(float).eps * abs(res.fun) / _STEP)
+        x, converged, grad = _newton_polish(f, x, free, hessian, tol)
         llf = -f(x)
         if not converged:
             warnings.warn(
@@ -274,7 +277,11 @@ def _free_index(k: int, k_fixed: int, boundary: list[int]) -> np.ndarray:
     return np.array([i for i in range(k) if i - k_fixed not in boundary], dtype=np.intp)
 
 
-def _central_gradient(f: object, x: FloatArray, h: float = 1e-6) -> FloatArray:
+#: step of the central-difference gradient
+_STEP = 1e-5
+
+
+def _central_gradient(f: object, x: FloatArray, h: float = _STEP) -> FloatArray:
     """Central differences ``(f(x + h e_k) - f(x - h e_k)) / 2h``."""
     g = np.empty_like(x)
     for k in range(x.size):
@@ -303,31 +310,31 @@ def _hessian(f: object, x: FloatArray, h: float = 1e-4) -> FloatArray:
 
 
 def _newton_polish(
-    f: object, x: FloatArray, free: np.ndarray, gtol: float, steps: int = 5
+    f: object, x: FloatArray, free: np.ndarray, hessian: FloatArray, gtol: float, steps: int = 8
 ) -> tuple[FloatArray, bool, FloatArray]:
-    """A few Newton steps on the free parameters with finite-difference derivatives."""
+    """Newton steps on the free parameters with a fixed finite-difference Hessian."""
     x = x.copy()
+    H = hessian[np.ix_(free, free)]
     grad = np.zeros(0)
+    if free.size == 0:
+        return x, True, grad
+    positive = bool(np.all(np.linalg.eigvalsh(H) > 0))
+
+    def sub(z: FloatArray) -> float:
+        y = x.copy()
+        y[free] = z
+        return f(y)  # type: ignore[operator]
+
     for _ in range(steps):
-
-        def sub(z: FloatArray, x: FloatArray = x) -> float:
-            y = x.copy()
-            y[free] = z
-            return f(y)  # type: ignore[operator]
-
         grad = _central_gradient(sub, x[free])
-        if np.max(np.abs(grad), initial=0.0) < gtol:
-            return x, True, grad
-        H = _hessian(sub, x[free])
-        try:
-            step = np.linalg.solve(H, grad)
-        except np.linalg.LinAlgError:
+        if np.max(np.abs(grad)) < gtol or not positive:
             break
-        if not np.all(np.linalg.eigvalsh(H) > 0):
-            break
+        step = np.linalg.solve(H, grad)
         f0 = sub(x[free])
         t = 1.0
-        while t > 1e-4 and sub(x[free] - t * step) > f0 + 1e-12:
+        while t > 1e-4 and sub(x[free] - t * step) > f0 + 1e-12 * abs(f0):
             t /= 2
+        if t <= 1e-4:
+            break
         x[free] = x[free] - t * step
-    return x, bool(grad.size == 0 or np.max(np.abs(grad)) < 10 * gtol), grad
+    return x, bool(np.max(np.abs(grad)) < 10 * gtol), grad
