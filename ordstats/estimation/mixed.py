@@ -175,11 +175,18 @@ class OrdinalMixedModel:
         return -self.objective.value(params, nagq)
 
     def start_params(self) -> FloatArray:
-        """clm estimates of the fixed part and ``log sd = 0`` (unit variances)."""
-        from ordstats.estimation.model import OrdinalModel  # same layer
+        """Marginal thresholds, zero fixed effects and ``log sd = 0`` (unit variances).
 
-        clm = OrdinalModel.from_design(self.design.fixed, self.options).fit()
-        return np.concatenate([np.asarray(clm.params, dtype=float), np.zeros(self.problem.n_var)])
+        The thresholds are ``F^{-1}`` of the weighted cumulative proportions, fitted to the
+        threshold structure by least squares.
+        """
+        p = self.problem
+        counts = np.bincount(p.y, p.weights, minlength=len(self.levels))
+        cum = np.clip(np.cumsum(counts)[:-1] / counts.sum(), 1e-6, 1 - 1e-6)
+        theta = np.asarray(p.link.ppf(cum), dtype=float)
+        theta = np.maximum.accumulate(theta + 1e-3 * np.arange(theta.size))
+        alpha = np.linalg.lstsq(p.jacobian, theta, rcond=None)[0]
+        return np.concatenate([alpha, np.zeros(p.n_beta), np.zeros(p.n_var)])
 
     def _check_nagq(self, nagq: int) -> int:
         if not isinstance(nagq, (int, np.integer)) or nagq < 1:

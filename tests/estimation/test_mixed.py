@@ -320,3 +320,34 @@ def test_summary_and_tables(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
     ci = res.conf_int()
     r_ci = pd.DataFrame(ref["wald_ci"], index=["lower", "upper"]).T
     np.testing.assert_allclose(ci.to_numpy(), r_ci.loc[_r_names(list(ci.index))].to_numpy(), atol=2e-2)
+
+
+# ---------------------------------------------------------------------------
+# likelihood-ratio tests
+
+
+def test_lr_test_clm_vs_clmm_uses_boundary_mixture(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    ref = _load("clmm_extra/wine_logit.json")["extra"]["anova_vs_clm"]["table"]["columns"]
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    clmm = _fit("clmm_wine_laplace.json", wine, soup)
+    test = ordstats.lr_test(clm, clmm)
+    assert test.statistic == pytest.approx(ref["LR.stat"][1], rel=1e-5)
+    assert test.df == 1 and test.boundary
+    # R's anova.clmm reports the naive chi2(1) p-value; the mixture halves it
+    assert test.pvalue == pytest.approx(0.5 * ref["Pr(>Chisq)"][1], rel=1e-4)
+    assert "boundary" in str(test) and "mixture" in str(test)
+    table = ordstats.anova(clm, clmm)
+    assert table["logLik"].tolist() == pytest.approx(ref["logLik"], rel=1e-6)
+    assert table["AIC"].tolist() == pytest.approx(ref["AIC"], rel=1e-6)
+
+
+def test_lr_test_between_clmm_fits(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    small = _fit("clmm_wine_laplace.json", wine, soup)
+    big = _fit("clmm_extra/wine_corr_slope.json", wine, soup)
+    test = ordstats.lr_test(small, big)
+    assert test.df == 2 and test.boundary
+    assert test.statistic == pytest.approx(2 * (big.llf - small.llf))
+    with pytest.raises(SpecificationError, match="full model must be the mixed one"):
+        ordstats.lr_test(big, ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit())
+    with pytest.raises(SpecificationError, match="different rows"):
+        ordstats.lr_test(_fit("clmm_soup_laplace.json", wine, soup), big)
