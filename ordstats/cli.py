@@ -480,7 +480,9 @@ def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[
         variance, sd per row of VarCorr) and ``params`` as for a clm fit.
     """
     ci = res.conf_int(alpha)
-    table = zip(res.params, res.bse, res.tvalues, res.pvalues, ci["lower"], ci["upper"], strict=True)
+    table = zip(
+        res.params, res.bse, res.tvalues, res.pvalues, ci["lower"], ci["upper"], strict=True
+    )
     params = {
         str(name): {key: _json_number(v) for key, v in zip(_PARAM_KEYS, row, strict=True)}
         for name, row in zip(res.params.index, table, strict=True)
@@ -511,9 +513,7 @@ def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[
     }
 
 
-def render(
-    res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: float = 0.05
-) -> str:
+def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: float = 0.05) -> str:
     """Render a fit as text, HTML, LaTeX or JSON.
 
     Parameters

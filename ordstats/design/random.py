@@ -43,8 +43,8 @@ __all__ = [
     "MixedDesign",
     "RandomTerm",
     "check_random_columns",
-    "mixed_design_from_formula",
     "has_random_terms",
+    "mixed_design_from_formula",
     "random_terms",
     "random_variables",
     "split_random",
@@ -101,7 +101,9 @@ _BAR = re.compile(r"^\((?P<expr>[^|()]*(?:\([^()]*\)[^|()]*)*)\|(?P<group>[^|()]
 
 def _split_top(text: str) -> list[str]:
     """Split ``text`` at ``+`` signs outside parentheses."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1

@@ -44,12 +44,12 @@ BOUNDARY_SD = 1e-4
 
 
 class OrdinalMixedModel:
-    """A cumulative link mixed model, R's ``clmm``.
+    r"""A cumulative link mixed model, R's ``clmm``.
 
     .. math::
 
-        P(Y_i \\le j \\mid b) = F(\\theta_j - x_i^\\top\\beta - o_i - \\textstyle\\sum_t
-        x_{ti}^\\top b_{t, g_t(i)}), \\qquad b_{t,l} \\sim N(0, \\Sigma_t).
+        P(Y_i \le j \mid b) = F(\theta_j - x_i^\top\beta - o_i - \textstyle\sum_t
+        x_{ti}^\top b_{t, g_t(i)}), \qquad b_{t,l} \sim N(0, \Sigma_t).
 
     Build it with :meth:`from_formula` (or ``OrdinalModel.from_formula`` with bar terms).
 
@@ -70,7 +70,7 @@ class OrdinalMixedModel:
                 "random effects are available for the cumulative family only (clmm); "
                 f"got family={options.family!r}"
             )
-        link = family.link  # type: ignore[attr-defined]
+        link = family.link
         if getattr(link, "n_params", 0):
             raise SpecificationError(
                 f"flexible links ({link.name}) are not available with random effects yet; "
@@ -228,7 +228,7 @@ class OrdinalMixedModel:
         def f(x: FloatArray) -> float:
             return self.objective.value(x, nagq)
 
-        res = optimize.minimize(
+        res = optimize.minimize(  # type: ignore[call-overload]
             f,
             x0,
             jac=lambda x: _central_gradient(f, x),

@@ -26,6 +26,7 @@ from ordstats.design import (
     design_from_arrays,
     design_from_formula,
 )
+from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.estimation.evaluators import (
@@ -35,7 +36,6 @@ from ordstats.estimation.evaluators import (
     build_chunked,
     model_jacobian,
 )
-from ordstats.design.random import has_random_terms
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.families import DEFAULT_FAMILY

@@ -383,7 +383,9 @@ class MixedObjective:
         """
         p = self.problem
         m = self.modes(params)
-        factors = cholesky_factors(p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms])
+        factors = cholesky_factors(
+            p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms]
+        )
         out = []
         if m.diag_blocks is not None:
             inv = np.linalg.inv(m.diag_blocks)
@@ -408,7 +410,9 @@ class MixedObjective:
         """Conditional modes on the scale of ``b`` per term: ``(L_t, q_t)`` arrays (``ranef``)."""
         p = self.problem
         m = self.modes(params)
-        factors = cholesky_factors(p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms])
+        factors = cholesky_factors(
+            p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms]
+        )
         out = []
         for t, L, off in zip(p.terms, factors, p.offsets, strict=False):
             u = m.u[off : off + t.n_levels * t.q].reshape(t.n_levels, t.q)

@@ -75,6 +75,8 @@ class MixedResults:
         self.converged = bool(converged)
         self.n_evaluations = int(n_evaluations)
         self.boundary = list(boundary)
+        #: max |gradient| of the free parameters at the optimum (set by the model's fit)
+        self.max_grad = float("nan")
         problem = model.problem
         self.k_fixed = problem.n_alpha + problem.n_beta
         names = model.param_names + model.variance_names
@@ -227,7 +229,9 @@ class MixedResults:
         covs = objective.conditional_covariances(self.params_all) if condvar else None
         for k, term in enumerate(self.model.terms):
             frame = pd.DataFrame(modes[k], index=term.levels, columns=term.columns)
-            out[term.group] = pd.concat([out[term.group], frame], axis=1) if term.group in out else frame
+            out[term.group] = (
+                pd.concat([out[term.group], frame], axis=1) if term.group in out else frame
+            )
             if covs is not None:
                 v = pd.DataFrame(
                     np.diagonal(covs[k], axis1=1, axis2=2), index=term.levels, columns=term.columns
@@ -266,7 +270,11 @@ class MixedResults:
         """
         if which not in _WHICH:
             raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
-        if not (re_form is None or (re_form == 0 and not isinstance(re_form, str)) or re_form == "marginal"):
+        if not (
+            re_form is None
+            or (re_form == 0 and not isinstance(re_form, str))
+            or re_form == "marginal"
+        ):
             raise PredictionError(f"re_form must be None, 0 or 'marginal'; got {re_form!r}")
         model = self.model
         fixed = model.design.fixed
@@ -359,16 +367,25 @@ class MixedResults:
             "",
             f"formula: {model.design.formula}",
             "",
-            f" link  threshold   nobs  logLik   AIC     niter   max.grad",
+            " link  threshold   nobs  logLik   AIC     niter   max.grad",
             f" {model.problem.link.name:<5} {model.threshold:<11} {self.nobs:g}  "
             f"{self.llf:.2f} {self.aic:.2f} {self.n_evaluations:<7d} "
-            f"{self._max_grad:.2e}",
+            f"{self.max_grad:.2e}",
             "",
             "Random effects:",
         ]
         vc = self.varcorr()
-        lines.append(vc.rename(columns={"group": "Groups", "name": "Name", "variance": "Variance",
-                                        "sd": "Std.Dev.", "corr": "Corr"}).to_string(index=False))
+        lines.append(
+            vc.rename(
+                columns={
+                    "group": "Groups",
+                    "name": "Name",
+                    "variance": "Variance",
+                    "sd": "Std.Dev.",
+                    "corr": "Corr",
+                }
+            ).to_string(index=False)
+        )
         groups = ", ".join(f"{g}, {n}" for g, n in self.n_groups.items())
         lines += [f"Number of groups:  {groups}", ""]
         table = pd.DataFrame(
@@ -391,10 +408,6 @@ class MixedResults:
         if not self.converged:
             lines += ["", "Warning: the optimisation did not converge."]
         return "\n".join(lines)
-
-    @property
-    def _max_grad(self) -> float:
-        return float(getattr(self, "max_grad", np.nan))
 
     def __repr__(self) -> str:
         return f"<MixedResults: {self.model.design.formula}, llf={self.llf:.4f}>"

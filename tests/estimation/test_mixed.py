@@ -120,8 +120,10 @@ _SWAPPED_LINK = {"clmm_extra/wine_cloglog.json", "clmm_extra/wine_loglog.json"}
 
 
 def _r_col(names: pd.Series) -> pd.Series:
-    return names.str.replace("[T.", "", regex=False).str.replace("]", "", regex=False).str.replace(
-        "[", "", regex=False
+    return (
+        names.str.replace("[T.", "", regex=False)
+        .str.replace("]", "", regex=False)
+        .str.replace("[", "", regex=False)
     )
 
 
@@ -154,7 +156,11 @@ def _wine_model(wine: pd.DataFrame, formula: str = WINE_F, **kw: object) -> Ordi
 
 @pytest.mark.parametrize(
     "formula",
-    [WINE_F, "rating ~ temp + contact + (1|judge) + (1|bottle)", "rating ~ temp + (1 + contact|judge)"],
+    [
+        WINE_F,
+        "rating ~ temp + contact + (1|judge) + (1|bottle)",
+        "rating ~ temp + (1 + contact|judge)",
+    ],
 )
 def test_laplace_gradient_is_smooth_and_finite(wine: pd.DataFrame, formula: str) -> None:
     """Central differences at two step sizes agree: the objective is smooth (exact modes)."""
@@ -176,7 +182,9 @@ def test_gradient_is_zero_at_the_optimum(wine: pd.DataFrame, soup: pd.DataFrame)
 def test_agq_one_node_equals_laplace(wine: pd.DataFrame) -> None:
     model = _wine_model(wine)
     x = model.start_params() + np.linspace(-0.2, 0.2, 7)
-    assert model.loglike(x, nagq=1) == pytest.approx(model.objective and -model.objective.value(x, 1))
+    assert model.loglike(x, nagq=1) == pytest.approx(
+        model.objective and -model.objective.value(x, 1)
+    )
     # the quadrature formula itself with one node (x = 0, w = sqrt(pi)) is the Laplace value
     m = model.objective.modes(x)
     assert -model.objective._agq(x, m, 1) == pytest.approx(-m.laplace, rel=1e-12)
@@ -229,7 +237,7 @@ def test_nested_syntax_equals_explicit_interaction(soup: pd.DataFrame) -> None:
 
 
 def test_unknown_grouping_column(wine: pd.DataFrame) -> None:
-    with pytest.raises(FormulaError, match="judges.*did you mean 'judge'"):
+    with pytest.raises(FormulaError, match=r"judges.*did you mean 'judge'"):
         ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judges)", wine)
 
 
@@ -311,7 +319,12 @@ def test_unseen_group_falls_back_with_warning(wine: pd.DataFrame, soup: pd.DataF
 def test_summary_and_tables(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
     res = _fit("clmm_wine_laplace.json", wine, soup)
     text = res.summary()
-    for piece in ("Random effects:", "judge", "Number of groups:  judge, 9", "Threshold coefficients:"):
+    for piece in (
+        "Random effects:",
+        "judge",
+        "Number of groups:  judge, 9",
+        "Threshold coefficients:",
+    ):
         assert piece in text
     ref = _load("clmm_wine_laplace.json")
     assert res.aic == pytest.approx(ref["aic"], rel=1e-6)
@@ -319,7 +332,9 @@ def test_summary_and_tables(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
     assert res.nobs == 72 and res.n_groups == {"judge": 9}
     ci = res.conf_int()
     r_ci = pd.DataFrame(ref["wald_ci"], index=["lower", "upper"]).T
-    np.testing.assert_allclose(ci.to_numpy(), r_ci.loc[_r_names(list(ci.index))].to_numpy(), atol=2e-2)
+    np.testing.assert_allclose(
+        ci.to_numpy(), r_ci.loc[_r_names(list(ci.index))].to_numpy(), atol=1e-3
+    )
 
 
 # ---------------------------------------------------------------------------
