@@ -366,3 +366,30 @@ def test_lr_test_between_clmm_fits(wine: pd.DataFrame, soup: pd.DataFrame) -> No
         ordstats.lr_test(big, ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit())
     with pytest.raises(SpecificationError, match="different rows"):
         ordstats.lr_test(_fit("clmm_soup_laplace.json", wine, soup), big)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"link": "probit"}, {"link": "cloglog"}, {"threshold": "symmetric"}, {"weights": "w"}],
+)
+def test_analytic_laplace_gradient_matches_finite_differences(wine: pd.DataFrame, kw: dict) -> None:
+    from ordstats.families.mixed import laplace_gradient
+
+    data = _wine_extra(wine).assign(z=np.arange(72) % 3 + 0.5)
+    model = _wine_model(data, **kw)
+    x = model.start_params() + np.linspace(-0.3, 0.3, model.start_params().size)
+    value, grad = laplace_gradient(model.objective, x)
+    assert value == pytest.approx(-model.loglike(x), rel=1e-12)
+    fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
+
+
+def test_analytic_gradient_with_a_scalar_slope_term(wine: pd.DataFrame) -> None:
+    from ordstats.families.mixed import laplace_gradient
+
+    data = wine.assign(z=np.arange(72) % 3 + 0.5)
+    model = _wine_model(data, "rating ~ temp + contact + (0 + z|judge)")
+    x = model.start_params() + 0.2
+    _, grad = laplace_gradient(model.objective, x)
+    fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
