@@ -69,7 +69,7 @@ class OrdinalMixedModel:
 
     def __init__(self, design: MixedDesign, options: ModelOptions, context: object = None) -> None:
         family = options.family_object()
-        if options.family != "cumulative":
+        if not (family.capabilities.latent_variable and family.capabilities.threshold_structures):
             raise SpecificationError(
                 "random effects are available for the cumulative family only (clmm); "
                 f"got family={options.family!r}"
