@@ -27,17 +27,24 @@ link_fns <- function(link) {
 }
 
 ## S: list with y (1..K), X (n x nbeta), off, w, tJac, Zt (q x n sparse), ST template list, nlev, link, ssr
-indep_setup <- function(fit, outer = 1e5) {
+indep_setup <- function(fit, outer = 1e5, nominal_link = FALSE) {
   mf <- fit$model
   X <- model.matrix(fit)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
   w <- if (!is.null(mf[["(weights)"]])) mf[["(weights)"]] else rep(1, nrow(mf))
-  off <- if (!is.null(mf[["(offset)"]])) mf[["(offset)"]] else rep(0, nrow(mf))
+  off <- model.offset(mf)   # offset() terms in the formula (clmm has no offset argument)
+  if (is.null(off)) off <- rep(0, nrow(mf))
   ssr <- is.null(fit$Zt)
   Zt <- if (ssr) as(fit$gfList[[1]], "sparseMatrix") else fit$Zt
   Zt <- as(Zt, "CsparseMatrix")
-  list(y = as.integer(model.response(mf)), X = X, w = w, off = off, tJac = fit$tJac,
-       Zt = Zt, ST = fit$ST, nlev = fit$dims$nlev.re, lf = link_fns(fit$link), ssr = ssr,
+  ## ordinal's single-scalar-term C code has cloglog and loglog swapped (linkInt 3 uses
+  ## exp(-exp(-x)), 4 uses 1 - exp(-exp(x))); to reproduce R's objective we swap too
+  ## unless nominal_link = TRUE
+  link_used <- fit$link
+  if (ssr && !nominal_link && link_used %in% c("cloglog", "loglog"))
+    link_used <- c(cloglog = "loglog", loglog = "cloglog")[[link_used]]
+  list(y = as.integer(model.response(mf)), X = X, w = w, off = off, tJac = fit$tJac, link_used = link_used,
+       Zt = Zt, ST = fit$ST, nlev = fit$dims$nlev.re, lf = link_fns(link_used), ssr = ssr,
        nalpha = fit$dims$nalpha, nbeta = fit$dims$nbeta, outer = outer,
        grp = if (ssr) as.integer(fit$gfList[[1]]) else NULL, K = length(fit$y.levels))
 }
