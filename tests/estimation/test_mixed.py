@@ -65,6 +65,15 @@ CASES = {
         {},
         {},
     ),
+    "clmm_extra/wine_offset.json": ("wine", WINE_F, {}, {"offset": "off"}),
+    "clmm_extra/wine_bottle_only.json": ("wine", "rating ~ temp + contact + (1|bottle)", {}, {}),
+    "clmm_extra/wine_uncorr_dummy.json": (
+        "wine",
+        "rating ~ temp + contact + (1|judge) + (0 + cyes|judge)",
+        {},
+        {},
+    ),
+    "clmm_extra/soup_nested.json": ("soup", "SURENESS ~ PROD + (1|RESP/DAY)", {}, {}),
     "clmm_extra/soup_agq10.json": ("soup", "SURENESS ~ PROD + (1|RESP)", {"nagq": 10}, {}),
     "clmm_extra/soup_fixed3.json": ("soup", "SURENESS ~ PROD + DAY + SOUPTYPE + (1|RESP)", {}, {}),
 }
