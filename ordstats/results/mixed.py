@@ -75,7 +75,7 @@ class MixedResults:
         self.converged = bool(converged)
         self.n_evaluations = int(n_evaluations)
         self.boundary = list(boundary)
-        #: max |gradient| of the free parameters at the optimum (set by the model's fit)
+        #: largest absolute gradient of the free parameters at the optimum (set by the fit)
         self.max_grad = float("nan")
         problem = model.problem
         self.k_fixed = problem.n_alpha + problem.n_beta
