@@ -16,18 +16,22 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 
 __all__ = [
     "CVResult",
     "ConvergenceWarning",
+    "MixedResults",
     "ModelOptions",
+    "OrdinalMixedModel",
     "OrdinalModel",
     "OrdinalResults",
     "OrdstatsError",

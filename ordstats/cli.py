@@ -46,6 +46,7 @@ from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.families import family_names
@@ -53,12 +54,14 @@ from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test
 from ordstats.reporting import summary_frame
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.mixed import MixedResults
 
 __all__ = [
     "build_parser",
     "fit_model",
     "load_data",
     "main",
+    "mixed_to_dict",
     "prepare_response",
     "render",
     "results_to_dict",
@@ -128,7 +131,11 @@ def _add_fit_parser(commands: Any) -> None:
         "sequential or adjacent-category model (as VGAM's sratio, cratio, acat) and print "
         "its summary.",
     )
-    fit.add_argument("formula", help='R-style formula, e.g. "rating ~ temp + contact"')
+    fit.add_argument(
+        "formula",
+        help='R-style formula, e.g. "rating ~ temp + contact"; random terms as R\'s clmm, '
+        'e.g. "rating ~ temp + contact + (1|judge)"',
+    )
     _add_data_arguments(fit)
     _add_terms_arguments(fit)
     fit.add_argument(
@@ -141,6 +148,13 @@ def _add_fit_parser(commands: Any) -> None:
     )
     fit.add_argument(
         "--cluster", metavar="COL", help="column of cluster labels (implies --cov-type cluster)"
+    )
+    fit.add_argument(
+        "--nagq",
+        default=1,
+        type=int,
+        help="random effects: quadrature nodes (1 = Laplace; more = adaptive Gauss-Hermite, "
+        "one random intercept only), as clmm's nAGQ",
     )
     fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
     fit.add_argument(
@@ -439,7 +453,7 @@ def prepare_response(
     ResponseError
         A response of text labels without ``levels``.
     """
-    response, _ = split_formula(formula)
+    response, _ = split_formula(formula, random_terms=True)
     if response not in data.columns:
         return data  # the model reports the missing column
     column = data[response]
@@ -455,7 +469,7 @@ def prepare_response(
 # fitting and output
 
 
-def fit_model(args: argparse.Namespace) -> OrdinalResults:
+def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
     """Load the data and fit the model that the ``fit`` arguments describe.
 
     Parameters
@@ -465,11 +479,19 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults:
 
     Returns
     -------
-    OrdinalResults
+    OrdinalResults or MixedResults
+        A :class:`~ordstats.results.mixed.MixedResults` for a formula with random terms.
     """
     options = model_options(args)
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
-    return _model(args, args.formula, data, options).fit(**_covariance_options(args, data))
+    model = _model(args, args.formula, data, options)
+    if isinstance(model, OrdinalMixedModel):
+        if args.cov_type is not None or args.cluster is not None:
+            raise OrdstatsError("--cov-type and --cluster are not available with random effects")
+        return model.fit(nagq=args.nagq)
+    if args.nagq != 1:
+        raise OrdstatsError("--nagq needs random terms in the formula, e.g. '(1|judge)'")
+    return model.fit(**_covariance_options(args, data))
 
 
 def _model(
@@ -558,7 +580,57 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
     }
 
 
-def render(res: OrdinalResults, fmt: str, formula: str, alpha: float = 0.05) -> str:
+def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[str, Any]:
+    """Return a mixed fit as a JSON-ready dict.
+
+    Parameters
+    ----------
+    res : MixedResults
+    formula : str
+    alpha : float
+
+    Returns
+    -------
+    dict
+        ``formula``, ``levels``, ``link``, ``threshold``, ``nagq``, ``nobs``, ``loglik``,
+        ``aic``, ``bic``, ``converged``, ``groups``, ``random_effects`` (group, name,
+        variance, sd per row of VarCorr) and ``params`` as for a clm fit.
+    """
+    ci = res.conf_int(alpha)
+    table = zip(
+        res.params, res.bse, res.tvalues, res.pvalues, ci["lower"], ci["upper"], strict=True
+    )
+    params = {
+        str(name): {key: _json_number(v) for key, v in zip(_PARAM_KEYS, row, strict=True)}
+        for name, row in zip(res.params.index, table, strict=True)
+    }
+    vc = res.varcorr()
+    return {
+        "formula": formula,
+        "levels": res.model.levels,
+        "link": res.model.problem.link.name,
+        "threshold": res.model.threshold,
+        "nagq": res.nagq,
+        "nobs": _json_number(res.nobs),
+        "loglik": _json_number(res.llf),
+        "aic": _json_number(res.aic),
+        "bic": _json_number(res.bic),
+        "converged": res.converged,
+        "groups": res.n_groups,
+        "random_effects": [
+            {
+                "group": g,
+                "name": n,
+                "variance": _json_number(v),
+                "sd": _json_number(sd),
+            }
+            for g, n, v, sd in zip(vc["group"], vc["name"], vc["variance"], vc["sd"], strict=True)
+        ],
+        "params": params,
+    }
+
+
+def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: float = 0.05) -> str:
     """Render a fit as text, HTML, LaTeX or JSON.
 
     Parameters
@@ -572,6 +644,12 @@ def render(res: OrdinalResults, fmt: str, formula: str, alpha: float = 0.05) -> 
     -------
     str
     """
+    if isinstance(res, MixedResults):
+        if fmt == "json":
+            return json.dumps(mixed_to_dict(res, formula, alpha), indent=2, allow_nan=False)
+        if fmt != "text":
+            raise OrdstatsError("mixed models (random terms) print as --format text or json")
+        return res.summary()
     if fmt == "json":
         return json.dumps(results_to_dict(res, formula, alpha), indent=2, allow_nan=False)
     smry = res.summary(alpha=alpha)
@@ -603,6 +681,8 @@ def _run_fit(args: argparse.Namespace) -> None:
         res = fit_model(args)
         text = render(res, args.format, args.formula, args.alpha)
         if args.odds_ratios:
+            if not isinstance(res, OrdinalResults):
+                raise OrdstatsError("--odds-ratios is not available for mixed models yet")
             text = _with_odds_ratios(text, res, args.format, args.alpha)
     print(text)
 

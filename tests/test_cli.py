@@ -447,3 +447,27 @@ def test_every_model_option_has_a_flag_with_the_options_default():
     )
     options = model_options(args)
     assert options.missing == "raise" and options.many_levels is True
+
+
+def test_fit_random_intercept(capsys):
+    code, out, _ = run(capsys, "fit", "rating ~ temp + contact + (1|judge)", "--data", "wine")
+    assert code == 0
+    assert "Cumulative Link Mixed Model" in out and "judge, 9" in out
+    result = fit_json(capsys, "fit", "rating ~ temp + contact + (1|judge)", "--data", "wine")
+    assert result["loglik"] == pytest.approx(-81.5654127768, rel=1e-6)
+    assert result["random_effects"][0]["sd"] == pytest.approx(1.13114, abs=1e-3)
+    agq = fit_json(
+        capsys, "fit", "rating ~ temp + contact + (1|judge)", "--data", "wine", "--nagq", "10"
+    )
+    assert agq["loglik"] == pytest.approx(-81.5324607116916, rel=1e-6)
+
+
+def test_random_terms_bad_input(capsys):
+    code, _, err = run(capsys, "fit", "rating ~ temp + (1|jdge)", "--data", "wine")
+    assert code == 2 and "did you mean 'judge'" in err
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--nagq", "3")
+    assert code == 2 and "random terms" in err
+    code, _, err = run(
+        capsys, "fit", "rating ~ temp + (1|judge)", "--data", "wine", "--cov-type", "robust"
+    )
+    assert code == 2 and "not available with random effects" in err

@@ -44,6 +44,16 @@ KEY_OUTPUT = {
         "judge 1 rates higher and judge 7 lower",
         "cold, no contact 1      0.207  0.085     0.086     0.418",
     ],
+    # R's clmm numbers (clmm_*.json, clmm_extra/*.json references)
+    "mixed.py": [
+        "clmm: logLik = -81.5654, AIC = 177.13",
+        "judge SD = 1.1311",
+        "LR = 9.8530 on 1 df (50:50 mixture of chi2(0) and chi2(1))",
+        "7 -1.911     0.344",
+        "AGQ(10) logLik = -81.5325",
+        "RESP (Intercept) 0.5582",
+        "nested soup logLik = -2673.7084",
+    ],
     # VGAM's vglm numbers (vglm_*.json references) and clm's for the cumulative rows
     "sequential_and_adjacent.py": [
         "acat              6 -85.644  183.288  0.000",
@@ -87,7 +97,7 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     assert list(tmp_path.iterdir()) == []  # writes nothing by default
 
 
-@pytest.mark.parametrize("name", ["wine.py", "inference.py"])
+@pytest.mark.parametrize("name", ["wine.py", "inference.py", "mixed.py"])
 def test_plot_is_written_only_on_request(name, tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "plot.png"

@@ -38,7 +38,7 @@ from ordstats.errors import (
 # formulas
 
 
-def split_formula(formula: str) -> tuple[str, str]:
+def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str]:
     """Split ``"response ~ terms"`` into the response name and the right-hand side.
 
     Raises
@@ -54,19 +54,23 @@ def split_formula(formula: str) -> tuple[str, str]:
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
-    _check_one_part(rhs, formula)
+    _check_one_part(rhs, formula, random_terms)
     return lhs, rhs.strip() or "1"
 
 
-def _check_one_part(rhs: str, formula: str) -> None:
-    """Refuse a second ``~`` or a ``|`` (formulaic's multi-part formulas)."""
+def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
+    """Refuse a second ``~`` or a ``|`` (formulaic's multi-part formulas).
+
+    With ``random_terms`` the bars of random terms ``(expr | group)`` are allowed.
+    """
     bare = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", rhs)
-    for mark in ("~", "|"):
+    for mark in ("~",) if random_terms else ("~", "|"):
         if mark in bare:
             raise FormulaError(
                 f"formula {formula!r} has a {'second ' if mark == '~' else ''}{mark!r}: an "
                 "ordstats formula is one 'response ~ terms'. Give nominal effects as "
-                "nominal='~ ...' and scale effects as scale='~ ...'"
+                "nominal='~ ...' and scale effects as scale='~ ...'; random terms go in "
+                "parentheses, e.g. '(1|judge)'"
             )
 
 

@@ -31,6 +31,7 @@ from ordstats.design import (
     design_from_arrays,
     design_from_formula,
 )
+from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     ConvergenceWarning,
@@ -48,6 +49,7 @@ from ordstats.estimation.evaluators import (
     build_chunked,
     model_jacobian,
 )
+from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
@@ -215,9 +217,26 @@ class OrdinalModel:
         Returns
         -------
         OrdinalModel
+            Or, when the formula has random terms ``(expr | group)`` (R's ``clmm``), an
+            :class:`~ordstats.estimation.mixed.OrdinalMixedModel`.
         """
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
+        if has_random_terms(formula):
+            if chunksize is not None or is_source(data):
+                raise SpecificationError(
+                    "random effects need the data in memory (a DataFrame) for now"
+                )
+            return OrdinalMixedModel.from_formula(  # type: ignore[return-value]
+                formula,
+                data,
+                nominal=nominal,
+                scale=scale,
+                weights=weights,
+                offset=offset,
+                context=caller,
+                **options,
+            )
         name = _data_name(data, caller)
         with _plain_formula_errors(formula):
             captured = used_context(

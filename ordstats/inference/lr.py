@@ -29,14 +29,18 @@ from ordstats._typing import FloatArray
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family
 from ordstats.families.problem import CLMData
+from ordstats.inference.mixed import describe_mixed, mixed_lr_parts
 from ordstats.inference.nesting import check_comparable, check_nested
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.mixed import MixedResults
 
 __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
 
 
 def describe_model(res: OrdinalResults) -> str:
     """Describe a fit in one line: formula, and link/threshold if not the default."""
+    if isinstance(res, MixedResults):
+        return describe_mixed(res)
     model = res.model
     text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
     extras = [f"family={model.family_spec.label}"] if model.family != DEFAULT_FAMILY else []
@@ -130,12 +134,20 @@ class LRTestResult:
                 f"p-value = {self.pvalue:.4g}",
                 f"  => {verdict}",
             ]
+            + (
+                [
+                    "  note: the null value is on the boundary of the parameter space "
+                    "(e.g. a random-effect variance of 0), hence the mixture"
+                ]
+                if self.boundary
+                else []
+            )
         )
 
 
 def _check_results(models: Sequence[object]) -> None:
     for res in models:
-        if not isinstance(res, OrdinalResults):
+        if not isinstance(res, (OrdinalResults, MixedResults)):
             raise OrdstatsError(
                 f"expected fitted models (OrdinalResults from .fit()); got {type(res).__name__}"
             )
@@ -207,6 +219,8 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     (11.043, 1, 0.00089)
     """
     _check_results([restricted, full])
+    if isinstance(restricted, MixedResults) or isinstance(full, MixedResults):
+        return _mixed_lr_test(restricted, full)
     nesting = check_nested(restricted, full)
     _warn_unconverged(restricted, full)
     statistic = 2.0 * (full.llf - restricted.llf)
@@ -223,6 +237,24 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
         k_full=full.k_params,
         restricted=describe_model(restricted),
         full=describe_model(full),
+        boundary=boundary,
+    )
+
+
+def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
+    """:func:`lr_test` with a clmm (see :mod:`ordstats.inference.mixed`)."""
+    df, boundary = mixed_lr_parts(restricted, full)  # type: ignore[arg-type]
+    statistic = 2.0 * (full.llf - restricted.llf)  # type: ignore[attr-defined]
+    return LRTestResult(
+        statistic=statistic,
+        df=df,
+        pvalue=lr_pvalue(max(statistic, 0.0), df, boundary),
+        llf_restricted=restricted.llf,  # type: ignore[attr-defined]
+        llf_full=full.llf,  # type: ignore[attr-defined]
+        k_restricted=restricted.k_params,  # type: ignore[attr-defined]
+        k_full=full.k_params,  # type: ignore[attr-defined]
+        restricted=describe_model(restricted),  # type: ignore[arg-type]
+        full=describe_model(full),  # type: ignore[arg-type]
         boundary=boundary,
     )
 

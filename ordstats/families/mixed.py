@@ -1,0 +1,545 @@
+r"""Cumulative link mixed models (R's ``clmm``): the Laplace and adaptive quadrature objectives.
+
+Model (Christensen 2019; ``ordinal::clmm``): with spherical random effects ``u ~ N(0, I)``,
+relative covariance factors ``Lambda = blockdiag_t(I_{L_t} (x) L_t)`` (``L_t`` lower
+triangular, ``Sigma_t = L_t L_t'``) and random-effects design ``Z``,
+
+.. math::
+
+    P(Y_i \le j \mid u) = F(\theta_j - x_i^\top\beta - o_i - a_i^\top u), \qquad
+    A = Z\Lambda. \tag{1}
+
+The conditional log-density ``h(u) = sum_i w_i log P_i(u) - u'u/2`` is maximised by Newton
+(the *conditional modes* ``u^``) with gradient and negative Hessian
+
+.. math::
+
+    \nabla h = A^\top (w \circ d_1) - u, \qquad
+    H = A^\top \operatorname{diag}(-w \circ d_2) A + I, \tag{2}
+
+``d_1, d_2`` the per-row first and second derivatives of ``log P`` in ``eta``
+(:func:`ordstats.families.cumulative.likelihood.row_derivatives`).  ``H`` is block diagonal
+(``q x q`` blocks per level) for one grouping factor and sparse for several.  The Laplace
+approximation of the marginal log-likelihood is
+
+.. math::
+
+    \ell_{LA} = h(\hat u) - \tfrac12 \log |H(\hat u)|. \tag{3}
+
+For a single scalar random intercept the adaptive Gauss-Hermite rule with ``K`` nodes
+``x_k``, weights ``w_k`` (clmm's ``nAGQ``) sums per group ``l`` with ``D_l = H_ll``:
+
+.. math::
+
+    \ell_{AGQ} = \sum_l \log\Big[\sqrt{2/D_l}\sum_k w_k e^{x_k^2}
+        \exp\{h_l(\hat u_l + \sqrt{2/D_l}\,x_k)\}\Big] - \tfrac{L}{2}\log 2\pi, \tag{4}
+
+which equals (3) for ``K = 1``.  The variance parameters are log-Cholesky: per term the
+logs of ``diag(L_t)`` followed by its strictly lower entries (column-major), so a scalar
+term's parameter is ``log(sigma)`` (R's ``ST1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.special import logsumexp
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link
+from ordstats.families.cumulative.likelihood import log_interval_probabilities, row_derivatives
+
+__all__ = [
+    "MixedObjective",
+    "MixedProblem",
+    "Modes",
+    "TermArrays",
+    "cholesky_factors",
+    "laplace_gradient",
+    "n_variance_params",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class TermArrays:
+    """The arrays of one random term: ``X_t`` (n, q), level codes (n,), number of levels."""
+
+    matrix: FloatArray
+    codes: IntArray
+    n_levels: int
+
+    @property
+    def q(self) -> int:
+        """Random effects per level."""
+        return int(self.matrix.shape[1])
+
+
+@dataclass(frozen=True, eq=False)
+class MixedProblem:
+    """Everything the mixed objective reads.
+
+    Attributes
+    ----------
+    link : Link
+    y : ndarray of int, shape (n,)
+        Response codes ``0 .. K-1``.
+    X : ndarray, shape (n, p)
+        Fixed-effects design (no intercept).
+    offset, weights : ndarray, shape (n,)
+    jacobian : ndarray, shape (K - 1, n_alpha)
+        ``theta = J alpha`` (threshold structure).
+    terms : tuple of TermArrays
+    """
+
+    link: Link
+    y: IntArray
+    X: FloatArray
+    offset: FloatArray
+    weights: FloatArray
+    jacobian: FloatArray
+    terms: tuple[TermArrays, ...]
+    offsets: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        starts = np.cumsum([0] + [t.n_levels * t.q for t in self.terms])
+        object.__setattr__(self, "offsets", tuple(int(s) for s in starts))
+
+    @property
+    def n_alpha(self) -> int:
+        """Threshold parameters."""
+        return int(self.jacobian.shape[1])
+
+    @property
+    def n_beta(self) -> int:
+        """Fixed effects."""
+        return int(self.X.shape[1])
+
+    @property
+    def n_var(self) -> int:
+        """Variance parameters (log-Cholesky)."""
+        return n_variance_params([t.q for t in self.terms])
+
+    @property
+    def n_re(self) -> int:
+        """Total number of random effects ``Q``."""
+        return self.offsets[-1]
+
+    def split(self, params: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(alpha, beta, variance parameters)`` of a parameter vector."""
+        a, b = self.n_alpha, self.n_alpha + self.n_beta
+        return params[:a], params[a:b], params[b:]
+
+
+def n_variance_params(qs: Sequence[int]) -> int:
+    """Number of log-Cholesky parameters of terms with ``q_t`` columns: ``sum q(q+1)/2``."""
+    return int(sum(q * (q + 1) // 2 for q in qs))
+
+
+def cholesky_factors(var_params: FloatArray, qs: Sequence[int]) -> list[FloatArray]:
+    """Lower-triangular ``L_t`` from log-Cholesky parameters (module docstring).
+
+    Parameters
+    ----------
+    var_params : ndarray
+        Per term: ``log diag(L_t)`` then the strictly lower entries, column-major.
+    qs : sequence of int
+
+    Returns
+    -------
+    list of ndarray, shapes (q_t, q_t)
+    """
+    out, pos = [], 0
+    for q in qs:
+        L = np.diag(np.exp(var_params[pos : pos + q]))
+        pos += q
+        rows, cols = np.tril_indices(q, -1)
+        order = np.lexsort((rows, cols))  # column-major
+        n_off = rows.size
+        L[rows[order], cols[order]] = var_params[pos : pos + n_off]
+        pos += n_off
+        out.append(L)
+    return out
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Conditional modes and what the Laplace value needs at them.
+
+    Attributes
+    ----------
+    u : ndarray, shape (Q,)
+        Spherical modes ``u^`` (eq. 2).
+    loglik_rows : float
+        ``sum_i w_i log P_i(u^)``.
+    logdet : float
+        ``log |H(u^)|``.
+    converged : bool
+    """
+
+    u: FloatArray
+    loglik_rows: float
+    logdet: float
+    converged: bool
+    diag_blocks: FloatArray | None = None
+    hessian: sp.csc_array | None = None
+
+    @property
+    def laplace(self) -> float:
+        """Eq. (3)."""
+        return self.loglik_rows - 0.5 * float(self.u @ self.u) - 0.5 * self.logdet
+
+
+class MixedObjective:
+    """The negative Laplace / AGQ log-likelihood of a :class:`MixedProblem`.
+
+    Keeps the last conditional modes to warm-start the next inner Newton.
+
+    Parameters
+    ----------
+    problem : MixedProblem
+    inner_tol : float
+        Stop the inner Newton when ``max |grad h| < inner_tol``.
+    """
+
+    def __init__(self, problem: MixedProblem, inner_tol: float = 1e-10) -> None:
+        self.problem = problem
+        self.inner_tol = inner_tol
+        self._u = np.zeros(problem.n_re)
+        self.n_evaluations = 0
+
+    # -- pieces -------------------------------------------------------------
+
+    def _scaled(self, factors: list[FloatArray]) -> list[FloatArray]:
+        """Per term ``a_i = X_t[i] @ L_t`` (rows of ``A = Z Lambda``)."""
+        return [t.matrix @ L for t, L in zip(self.problem.terms, factors, strict=True)]
+
+    def _random_part(self, scaled: list[FloatArray], u: FloatArray) -> FloatArray:
+        out = np.zeros(self.problem.y.shape[0])
+        for t, a, off in zip(self.problem.terms, scaled, self.problem.offsets, strict=False):
+            block = u[off : off + t.n_levels * t.q].reshape(t.n_levels, t.q)
+            out += np.einsum("ij,ij->i", a, block[t.codes])
+        return out
+
+    def _sparse_A(self, scaled: list[FloatArray]) -> sp.csr_array:
+        n = self.problem.y.shape[0]
+        rows, cols, vals = [], [], []
+        for t, a, off in zip(self.problem.terms, scaled, self.problem.offsets, strict=False):
+            for c in range(t.q):
+                rows.append(np.arange(n))
+                cols.append(off + t.codes * t.q + c)
+                vals.append(a[:, c])
+        return sp.csr_array(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(n, self.problem.n_re),
+        )
+
+    def _row_terms(
+        self, theta: FloatArray, eta: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        d = row_derivatives(self.problem.link, eta, self.problem.y, theta)
+        return d.log_prob, d.gradient[:, 0], d.curvature.diag[:, 0]  # type: ignore[attr-defined]
+
+    def _newton_pieces(
+        self, scaled: list[FloatArray], u: FloatArray, d1: FloatArray, d2: FloatArray
+    ) -> tuple[FloatArray, FloatArray | None, sp.csc_array | None]:
+        """Gradient of ``h`` and ``H`` (dense blocks for one term, sparse otherwise)."""
+        w = self.problem.weights
+        terms = self.problem.terms
+        if len(terms) == 1:
+            t, a = terms[0], scaled[0]
+            grad = np.column_stack(
+                [np.bincount(t.codes, w * d1 * a[:, c], minlength=t.n_levels) for c in range(t.q)]
+            )
+            W = -w * d2
+            H = np.zeros((t.n_levels, t.q, t.q))
+            for c in range(t.q):
+                for e in range(c + 1):
+                    H[:, c, e] = np.bincount(t.codes, W * a[:, c] * a[:, e], minlength=t.n_levels)
+                    H[:, e, c] = H[:, c, e]
+            H += np.eye(t.q)
+            return grad.ravel() - u, H, None
+        A = self._sparse_A(scaled)
+        sparse_grad = np.asarray(A.T @ (w * d1) - u, dtype=np.float64)
+        H = (A.T @ sp.diags_array(-w * d2) @ A + sp.eye_array(self.problem.n_re)).tocsc()
+        return sparse_grad, None, H
+
+    # -- the objective ------------------------------------------------------
+
+    def modes(self, params: FloatArray, u0: FloatArray | None = None) -> Modes:
+        """Conditional modes by Newton with step halving (eq. 2).
+
+        Parameters
+        ----------
+        params : ndarray
+            ``(alpha, beta, variance parameters)``.
+        u0 : ndarray, optional
+            Start (default: the last modes).
+
+        Returns
+        -------
+        Modes
+        """
+        p = self.problem
+        alpha, beta, var = p.split(np.asarray(params, dtype=float))
+        theta = p.jacobian @ alpha
+        if np.any(np.diff(theta) <= 0):
+            return Modes(self._u.copy(), -np.inf, 0.0, False)
+        scaled = self._scaled(cholesky_factors(var, [t.q for t in p.terms]))
+        eta0 = p.X @ beta + p.offset
+        u = (self._u if u0 is None else u0).copy()
+
+        def value(uu: FloatArray) -> tuple[float, FloatArray, FloatArray, FloatArray]:
+            lp, d1, d2 = self._row_terms(theta, eta0 + self._random_part(scaled, uu))
+            return float(p.weights @ lp) - 0.5 * float(uu @ uu), lp, d1, d2
+
+        h, lp, d1, d2 = value(u)
+        converged = False
+        for _ in range(100):
+            grad, blocks, H = self._newton_pieces(scaled, u, d1, d2)
+            if np.max(np.abs(grad), initial=0.0) < self.inner_tol:
+                converged = True
+                break
+            step = self._solve(blocks, H, grad)
+            for _half in range(30):
+                h_new, lp_n, d1_n, d2_n = value(u + step)
+                if h_new >= h - 1e-12 * abs(h):
+                    break
+                step = step / 2
+            else:
+                break
+            u = u + step
+            h, lp, d1, d2 = h_new, lp_n, d1_n, d2_n
+        logdet = self._logdet(blocks, H)
+        self._u = u
+        self.n_evaluations += 1
+        return Modes(u, float(p.weights @ lp), logdet, converged, blocks, H)
+
+    @staticmethod
+    def _solve(blocks: FloatArray | None, H: sp.csc_array | None, grad: FloatArray) -> FloatArray:
+        if blocks is not None:
+            q = blocks.shape[1]
+            return np.asarray(
+                np.linalg.solve(blocks, grad.reshape(-1, q, 1)).ravel(), dtype=np.float64
+            )
+        assert H is not None  # no blocks: the sparse Hessian
+        step = spla.splu(H, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0).solve(grad)
+        return np.asarray(step, dtype=np.float64)
+
+    @staticmethod
+    def _logdet(blocks: FloatArray | None, H: sp.csc_array | None) -> float:
+        if blocks is not None:
+            sign, logdet = np.linalg.slogdet(blocks)
+            return float(np.sum(logdet)) if np.all(sign > 0) else np.inf
+        assert H is not None  # no blocks: the sparse Hessian
+        lu = spla.splu(H, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+        d = lu.U.diagonal()
+        return float(np.sum(np.log(np.abs(d)))) if np.all(d > 0) else np.inf
+
+    def value(self, params: FloatArray, nagq: int = 1) -> float:
+        """Negative approximate marginal log-likelihood (eq. 3, or eq. 4 for ``nagq > 1``).
+
+        Parameters
+        ----------
+        params : ndarray
+        nagq : int
+            Quadrature nodes (1 = Laplace).
+
+        Returns
+        -------
+        float
+            ``+inf`` where the thresholds are not increasing or ``H`` is not positive definite.
+        """
+        m = self.modes(params)
+        if not np.isfinite(m.loglik_rows) or not np.isfinite(m.logdet):
+            return np.inf
+        if nagq <= 1:
+            return -m.laplace
+        return -self._agq(params, m, nagq)
+
+    def _agq(self, params: FloatArray, m: Modes, nagq: int) -> float:
+        """Eq. (4) for one scalar random-effects term."""
+        p = self.problem
+        t = p.terms[0]
+        alpha, beta, var = p.split(np.asarray(params, dtype=float))
+        theta = p.jacobian @ alpha
+        a = (t.matrix @ cholesky_factors(var, [1])[0])[:, 0]
+        eta0 = p.X @ beta + p.offset
+        D = m.diag_blocks[:, 0, 0]  # type: ignore[index]
+        nodes, weights = np.polynomial.hermite.hermgauss(nagq)
+        scale = np.sqrt(2.0 / D)
+        bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+        per_node = np.empty((t.n_levels, nagq))
+        for k, (x, wk) in enumerate(zip(nodes, weights, strict=True)):
+            uk = m.u + scale * x
+            eta = eta0 + a * uk[t.codes]
+            lp = log_interval_probabilities(p.link, bounds[p.y + 1] - eta, bounds[p.y] - eta)
+            hk = np.bincount(t.codes, p.weights * lp, minlength=t.n_levels) - 0.5 * uk**2
+            per_node[:, k] = np.log(wk) + x**2 + hk
+        total = np.sum(np.log(scale) + logsumexp(per_node, axis=1))
+        return float(total - 0.5 * t.n_levels * np.log(2 * np.pi))
+
+    def conditional_covariances(self, params: FloatArray) -> list[FloatArray]:
+        """Conditional covariances of ``b = Lambda u`` per term: shape ``(L_t, q_t, q_t)``.
+
+        ``Var(b | y) ~ Lambda H^{-1} Lambda'`` at the modes (R's ``condVar``).
+        """
+        p = self.problem
+        m = self.modes(params)
+        factors = cholesky_factors(
+            p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms]
+        )
+        out = []
+        if m.diag_blocks is not None:
+            inv = np.linalg.inv(m.diag_blocks)
+            L = factors[0]
+            return [L @ inv @ L.T]
+        assert m.hessian is not None  # no blocks: the sparse Hessian
+        lu = spla.splu(m.hessian, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+        for t, L, off in zip(p.terms, factors, p.offsets, strict=False):
+            blocks = np.empty((t.n_levels, t.q, t.q))
+            chunk = max(1, 2000 // t.q)
+            for start in range(0, t.n_levels, chunk):
+                stop = min(t.n_levels, start + chunk)
+                cols = np.arange(off + start * t.q, off + stop * t.q)
+                E = np.zeros((p.n_re, cols.size))
+                E[cols, np.arange(cols.size)] = 1.0
+                S = lu.solve(E)[cols].reshape(stop - start, t.q, stop - start, t.q)
+                idx = np.arange(stop - start)
+                blocks[start:stop] = S[idx, :, idx, :]
+            out.append(L @ blocks @ L.T)
+        return out
+
+    def random_effects(self, params: FloatArray) -> list[FloatArray]:
+        """Conditional modes on the scale of ``b`` per term: ``(L_t, q_t)`` arrays (``ranef``)."""
+        p = self.problem
+        m = self.modes(params)
+        factors = cholesky_factors(
+            p.split(np.asarray(params, dtype=float))[2], [t.q for t in p.terms]
+        )
+        out = []
+        for t, L, off in zip(p.terms, factors, p.offsets, strict=False):
+            u = m.u[off : off + t.n_levels * t.q].reshape(t.n_levels, t.q)
+            out.append(u @ L.T)
+        return out
+
+
+def _third_derivatives(
+    link: Link, upper: FloatArray, lower: FloatArray, h: float = 1e-5
+) -> tuple[FloatArray, FloatArray]:
+    """``d(d2)/dU`` and ``d(d2)/dL`` of ``d2 = d^2 log P / d eta^2`` by central differences.
+
+    ``d2 = h_uu + 2 h_ul + h_ll`` in the standardised bounds (``U = theta_y - eta``,
+    ``L = theta_{y-1} - eta``); the only finite differences of the analytic Laplace gradient.
+    """
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    def curv(u: FloatArray, lo: FloatArray) -> FloatArray:
+        d = interval_derivatives(link, u, lo)
+        return d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+
+    fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
+    t_u = np.where(fin_u, (curv(upper + h, lower) - curv(upper - h, lower)) / (2 * h), 0.0)
+    t_l = np.where(fin_l, (curv(upper, lower + h) - curv(upper, lower - h)) / (2 * h), 0.0)
+    return t_u, t_l
+
+
+def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[float, FloatArray]:
+    r"""Negative Laplace log-likelihood and its gradient for one scalar random term.
+
+    With ``D_l = H_ll`` (eq. 2, scalar per level), ``a_i = sigma z_i``, the total derivative of
+    eq. (3) in a parameter ``phi`` is
+
+    .. math::
+
+        \frac{d\ell}{d\phi} = \frac{\partial h}{\partial \phi}
+            - \frac12 \sum_l \frac{1}{D_l}\frac{dD_l}{d\phi}, \qquad
+        \frac{d\hat u_l}{d\phi} = \frac{1}{D_l}\frac{\partial g_l}{\partial \phi},
+
+    (envelope theorem for ``h``; implicit function theorem for the modes), where
+    ``dD_l/dphi`` needs the third derivatives of ``log P`` in ``eta`` and the cut-points
+    (:func:`_third_derivatives`, central differences per row: the only numerical part).
+
+    Parameters
+    ----------
+    objective : MixedObjective
+        Of a problem with a single term with one column.
+    params : ndarray
+
+    Returns
+    -------
+    value : float
+        As :meth:`MixedObjective.value` (``+inf`` outside the domain).
+    gradient : ndarray
+    """
+    p = objective.problem
+    params = np.asarray(params, dtype=float)
+    m = objective.modes(params)
+    if not np.isfinite(m.loglik_rows) or not np.isfinite(m.logdet):
+        return np.inf, np.zeros_like(params)
+    t = p.terms[0]
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    sigma = float(np.exp(var[0]))
+    z = t.matrix[:, 0]
+    codes = t.codes
+    u = m.u
+    eta = p.X @ beta + p.offset + sigma * z * u[codes]
+    n, k_theta = eta.shape[0], theta.shape[0]
+    rows = np.arange(n)
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    d = interval_derivatives(p.link, upper, lower)
+    w = p.weights
+    d1 = -(d.d_upper + d.d_lower)
+    W = -w * (d.d2_upper + 2.0 * d.d2_cross + d.d2_lower)
+    D = m.diag_blocks[:, 0, 0]  # type: ignore[index]
+    t_u, t_l = _third_derivatives(p.link, upper, lower)
+    # cut-point indicator matrices: row i's upper / lower threshold (zero if infinite)
+    has_u, has_l = p.y < k_theta, p.y > 0
+    E_u = np.zeros((n, k_theta))
+    E_u[rows[has_u], p.y[has_u]] = 1.0
+    E_l = np.zeros((n, k_theta))
+    E_l[rows[has_l], p.y[has_l] - 1] = 1.0
+    # columns of partial derivatives: [theta (k), beta (p), log sigma]
+    # d eta_i / d phi at fixed u
+    deta = np.hstack([np.zeros((n, k_theta)), p.X, (sigma * z * u[codes])[:, None]])
+    dtheta_u = np.hstack([E_u, np.zeros((n, p.n_beta + 1))])
+    dtheta_l = np.hstack([E_l, np.zeros((n, p.n_beta + 1))])
+    # partial derivatives of h
+    dh = w @ (d1[:, None] * deta) + w @ (
+        d.d_upper[:, None] * dtheta_u + d.d_lower[:, None] * dtheta_l
+    )
+    # partial derivatives of g_l = sum_i a_i w_i d1_i - u_l
+    a = sigma * z
+    d2 = -W / np.where(w > 0, w, 1.0)
+    dd1_deta = d2
+    dd1_du = -(d.d2_upper + d.d2_cross)  # d d1 / d theta_y = -(h_uu + h_ul)
+    dd1_dl = -(d.d2_cross + d.d2_lower)
+    rowpart = (
+        w[:, None]
+        * a[:, None]
+        * (dd1_deta[:, None] * deta + dd1_du[:, None] * dtheta_u + dd1_dl[:, None] * dtheta_l)
+    )
+    rowpart[:, -1] += w * a * d1  # d a_i / d log sigma = a_i
+    dg = np.vstack(
+        [np.bincount(codes, rowpart[:, j], minlength=t.n_levels) for j in range(rowpart.shape[1])]
+    ).T
+    du = dg / D[:, None]
+    # total d eta_i / d phi and d W_i / d phi
+    eta_tot = deta + a[:, None] * du[codes]
+    dW = -w[:, None] * (t_u[:, None] * (dtheta_u - eta_tot) + t_l[:, None] * (dtheta_l - eta_tot))
+    rowD = (a**2)[:, None] * dW
+    rowD[:, -1] += 2 * a**2 * W
+    dD = np.vstack(
+        [np.bincount(codes, rowD[:, j], minlength=t.n_levels) for j in range(rowD.shape[1])]
+    ).T
+    dll = dh - 0.5 * np.sum(dD / D[:, None], axis=0)
+    grad_theta, rest = dll[:k_theta], dll[k_theta:]
+    grad = np.concatenate([p.jacobian.T @ grad_theta, rest])
+    return -m.laplace, -grad

@@ -1,0 +1,404 @@
+"""Cumulative link mixed models (clmm) against R's ordinal::clmm references and invariants."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import FormulaError, PredictionError, PredictionWarning, SpecificationError
+from ordstats.estimation.mixed import OrdinalMixedModel
+from tests._numdiff import central_jacobian
+
+REF = Path(__file__).resolve().parents[1] / "data" / "reference"
+WINE_F = "rating ~ temp + contact + (1|judge)"
+
+
+def _load(name: str) -> dict:
+    return json.loads((REF / name).read_text())
+
+
+def _wine_extra(wine: pd.DataFrame) -> pd.DataFrame:
+    out = wine.copy()
+    out["cyes"] = (out["contact"] == "yes").astype(float)
+    out["off"] = 0.25 * (np.arange(72) % 3)
+    out["w"] = 1.0 + (np.arange(1, 73) % 3)
+    return out
+
+
+# case file -> (dataset, formula, fit keywords, model keywords, which R numbers)
+CASES = {
+    "clmm_wine_laplace.json": ("wine", WINE_F, {}, {}),
+    "clmm_wine_agq10.json": ("wine", WINE_F, {"nagq": 10}, {}),
+    "clmm_wine_probit_laplace.json": ("wine", WINE_F, {}, {"link": "probit"}),
+    "clmm_soup_laplace.json": ("soup", "SURENESS ~ PROD + (1|RESP)", {}, {}),
+    "clmm_extra/wine_logit.json": ("wine", WINE_F, {}, {}),
+    "clmm_extra/wine_probit.json": ("wine", WINE_F, {}, {"link": "probit"}),
+    # R's single-term code swaps cloglog and loglog (clmm_extra/README.md)
+    "clmm_extra/wine_cloglog.json": ("wine", WINE_F, {}, {"link": "loglog"}),
+    "clmm_extra/wine_loglog.json": ("wine", WINE_F, {}, {"link": "cloglog"}),
+    "clmm_extra/wine_equidistant.json": ("wine", WINE_F, {}, {"threshold": "equidistant"}),
+    "clmm_extra/wine_symmetric.json": ("wine", WINE_F, {}, {"threshold": "symmetric"}),
+    "clmm_extra/wine_weights.json": ("wine", WINE_F, {}, {"weights": "w"}),
+    "clmm_extra/wine_agq3.json": ("wine", WINE_F, {"nagq": 3}, {}),
+    "clmm_extra/wine_agq5.json": ("wine", WINE_F, {"nagq": 5}, {}),
+    "clmm_extra/wine_agq20.json": ("wine", WINE_F, {"nagq": 20}, {}),
+    "clmm_extra/wine_crossed.json": (
+        "wine",
+        "rating ~ temp + contact + (1|judge) + (1|bottle)",
+        {},
+        {},
+    ),
+    "clmm_extra/wine_corr_slope.json": (
+        "wine",
+        "rating ~ temp + contact + (1 + contact|judge)",
+        {},
+        {},
+    ),
+    "clmm_extra/wine_uncorr_factor.json": (
+        "wine",
+        "rating ~ temp + contact + (1|judge) + (0 + contact|judge)",
+        {},
+        {},
+    ),
+    "clmm_extra/wine_offset.json": ("wine", WINE_F, {}, {"offset": "off"}),
+    "clmm_extra/wine_bottle_only.json": ("wine", "rating ~ temp + contact + (1|bottle)", {}, {}),
+    "clmm_extra/wine_uncorr_dummy.json": (
+        "wine",
+        "rating ~ temp + contact + (1|judge) + (0 + cyes|judge)",
+        {},
+        {},
+    ),
+    "clmm_extra/soup_nested.json": ("soup", "SURENESS ~ PROD + (1|RESP/DAY)", {}, {}),
+    "clmm_extra/soup_agq10.json": ("soup", "SURENESS ~ PROD + (1|RESP)", {"nagq": 10}, {}),
+    "clmm_extra/soup_fixed3.json": ("soup", "SURENESS ~ PROD + DAY + SOUPTYPE + (1|RESP)", {}, {}),
+}
+
+_FITS: dict[str, ordstats.results.mixed.MixedResults] = {}
+
+
+def _fit(case: str, wine: pd.DataFrame, soup: pd.DataFrame):
+    if case not in _FITS:
+        dataset, formula, fit_kw, model_kw = CASES[case]
+        data = _wine_extra(wine) if dataset == "wine" else soup
+        model = ordstats.OrdinalModel.from_formula(formula, data, **model_kw)
+        assert isinstance(model, OrdinalMixedModel)
+        _FITS[case] = model.fit(**fit_kw)
+    return _FITS[case]
+
+
+def _r_names(names: list[str]) -> list[str]:
+    # ordstats names factor columns as formulaic ("temp[T.warm]"), R as "tempwarm"
+    return [n.replace("[T.", "").replace("]", "") for n in names]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_matches_r(case: str, wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    ref = _load(case)
+    res = _fit(case, wine, soup)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-6)
+    names = _r_names(list(res.params.index))
+    r_coef = pd.Series(ref["coef"])
+    np.testing.assert_allclose(res.params.to_numpy(), r_coef[names].to_numpy(), atol=1e-4)
+    sd = res.varcorr()
+    for group, entry in ref["extra"]["random_effects"].items():
+        if "sd" in entry and isinstance(entry["sd"], dict):
+            base = group.split(".")[0]
+            for col, value in entry["sd"].items():
+                mine = sd[(sd["group"] == base) & (_r_col(sd["name"]) == col)]["sd"]
+                assert mine.size, (group, col)
+                assert mine.max() == pytest.approx(value, abs=1e-3) or mine.min() == pytest.approx(
+                    value, abs=1e-3
+                )
+        else:
+            assert sd[sd["group"] == group]["sd"].iloc[0] == pytest.approx(entry["sd"], abs=1e-3)
+    if case in _SWAPPED_LINK:
+        return  # R's SEs for its mislabelled links have no exact counterpart (README)
+    indep = ref["extra"].get("independent")
+    # exact SEs (tests/r/clmm_indep.R) where available; R's own numerical ones otherwise
+    r_se = pd.Series(indep["se"] if isinstance(indep, dict) and indep.get("se") else ref["se"])
+    if not res.boundary:
+        np.testing.assert_allclose(res.bse.to_numpy(), r_se[names].to_numpy(), rtol=1e-2)
+
+
+_SWAPPED_LINK = {"clmm_extra/wine_cloglog.json", "clmm_extra/wine_loglog.json"}
+
+
+def _r_col(names: pd.Series) -> pd.Series:
+    return (
+        names.str.replace("[T.", "", regex=False)
+        .str.replace("]", "", regex=False)
+        .str.replace("[", "", regex=False)
+    )
+
+
+def test_ranef_and_condvar_match_r(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    ref = _load("clmm_wine_laplace.json")["extra"]
+    modes, cvar = _fit("clmm_wine_laplace.json", wine, soup).ranef(condvar=True)
+    r_modes = pd.Series(ref["ranef"]["judge"])
+    r_var = pd.Series(ref["condVar"]["judge"])
+    np.testing.assert_allclose(modes["judge"].iloc[:, 0], r_modes[modes["judge"].index], atol=1e-3)
+    np.testing.assert_allclose(cvar["judge"].iloc[:, 0], r_var[cvar["judge"].index], atol=1e-3)
+
+
+def test_fitted_conditional_probabilities_match_r(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    ref = _load("clmm_wine_laplace.json")["extra"]["fitted_observed_first10"]
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    prob = res.predict(wine.iloc[:10])
+    observed = prob.to_numpy()[np.arange(10), wine["rating"].cat.codes.to_numpy()[:10]]
+    np.testing.assert_allclose(observed, ref, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# properties
+
+
+def _wine_model(wine: pd.DataFrame, formula: str = WINE_F, **kw: object) -> OrdinalMixedModel:
+    model = ordstats.OrdinalModel.from_formula(formula, wine, **kw)
+    assert isinstance(model, OrdinalMixedModel)
+    return model
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        WINE_F,
+        "rating ~ temp + contact + (1|judge) + (1|bottle)",
+        "rating ~ temp + (1 + contact|judge)",
+    ],
+)
+def test_laplace_gradient_is_smooth_and_finite(wine: pd.DataFrame, formula: str) -> None:
+    """Central differences at two step sizes agree: the objective is smooth (exact modes)."""
+    model = _wine_model(wine, formula)
+    x = model.start_params() + 0.1
+    f = model.loglike
+    g1 = central_jacobian(f, x, 1e-4)
+    g2 = central_jacobian(f, x, 1e-6)
+    np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-6)
+    assert np.all(np.isfinite(g1))
+
+
+def test_gradient_is_zero_at_the_optimum(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    g = central_jacobian(res.model.loglike, res.params_all, 1e-6)
+    assert np.max(np.abs(g)) < 1e-5
+
+
+def test_agq_one_node_equals_laplace(wine: pd.DataFrame) -> None:
+    model = _wine_model(wine)
+    x = model.start_params() + np.linspace(-0.2, 0.2, 7)
+    assert model.loglike(x, nagq=1) == pytest.approx(
+        model.objective and -model.objective.value(x, 1)
+    )
+    # the quadrature formula itself with one node (x = 0, w = sqrt(pi)) is the Laplace value
+    m = model.objective.modes(x)
+    assert -model.objective._agq(x, m, 1) == pytest.approx(-m.laplace, rel=1e-12)
+
+
+def test_agq_converges_as_nodes_grow(wine: pd.DataFrame) -> None:
+    model = _wine_model(wine)
+    x = model.start_params() + 0.3
+    values = np.array([model.loglike(x, nagq=k) for k in (1, 3, 5, 10, 20, 30)])
+    diffs = np.abs(np.diff(values))
+    assert diffs[-1] < 1e-8
+    assert diffs[-1] < diffs[0]
+
+
+def test_offset_shifts_thresholds(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    base = _fit("clmm_wine_laplace.json", wine, soup)
+    data = wine.assign(off=0.7)
+    res = _wine_model(data, offset="off").fit()
+    assert res.llf == pytest.approx(base.llf, rel=1e-8)
+    np.testing.assert_allclose(res.params.iloc[:4], base.params.iloc[:4] + 0.7, atol=1e-4)
+    np.testing.assert_allclose(res.params.iloc[4:], base.params.iloc[4:], atol=1e-4)
+
+
+def test_vanishing_sd_reproduces_clm(wine: pd.DataFrame) -> None:
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    model = _wine_model(wine)
+    x = np.concatenate([clm.params.to_numpy(), [-25.0]])
+    assert model.loglike(x) == pytest.approx(clm.llf, rel=1e-10)
+    assert model.loglike(x, nagq=7) == pytest.approx(clm.llf, rel=1e-10)
+
+
+def test_boundary_fit_holds_sd_and_matches_clm(wine: pd.DataFrame) -> None:
+    res = _wine_model(wine, "rating ~ temp + contact + (1|bottle)").fit()
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    assert res.varcorr()["sd"].iloc[0] < 1e-2
+    assert res.llf == pytest.approx(clm.llf, abs=1e-6)
+    np.testing.assert_allclose(res.params.to_numpy(), clm.params.to_numpy(), atol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# formulas and errors
+
+
+def test_nested_syntax_equals_explicit_interaction(soup: pd.DataFrame) -> None:
+    a = ordstats.OrdinalModel.from_formula("SURENESS ~ PROD + (1|RESP/DAY)", soup)
+    b = ordstats.OrdinalModel.from_formula("SURENESS ~ PROD + (1|RESP) + (1|DAY:RESP)", soup)
+    assert [t.group for t in a.terms] == ["RESP", "DAY:RESP"]
+    x = a.start_params() + 0.2
+    assert a.loglike(x) == pytest.approx(b.loglike(x), rel=1e-12)
+
+
+def test_unknown_grouping_column(wine: pd.DataFrame) -> None:
+    with pytest.raises(FormulaError, match=r"judges.*did you mean 'judge'"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judges)", wine)
+
+
+def test_unknown_slope_column(wine: pd.DataFrame) -> None:
+    with pytest.raises(FormulaError, match="contct"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + (1 + contct|judge)", wine)
+
+
+def test_single_level_group(wine: pd.DataFrame) -> None:
+    data = wine.assign(one="a")
+    with pytest.raises(SpecificationError, match="single level"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + (1|one)", data)
+
+
+def test_nominal_and_scale_not_available(wine: pd.DataFrame) -> None:
+    with pytest.raises(SpecificationError, match="not available with random effects"):
+        ordstats.OrdinalModel.from_formula(WINE_F, wine, nominal="~ contact")
+    with pytest.raises(SpecificationError, match="not available with random effects"):
+        ordstats.OrdinalModel.from_formula(WINE_F, wine, scale="~ temp")
+
+
+def test_agq_needs_one_scalar_term(wine: pd.DataFrame) -> None:
+    model = _wine_model(wine, "rating ~ temp + (1|judge) + (1|bottle)")
+    with pytest.raises(SpecificationError, match="single scalar"):
+        model.fit(nagq=5)
+
+
+def test_missing_group_rows_are_dropped(wine: pd.DataFrame) -> None:
+    data = wine.copy()
+    data["judge"] = data["judge"].astype(object)
+    data.loc[0, "judge"] = None
+    with pytest.warns(ordstats.errors.MissingDataWarning):
+        model = _wine_model(data)
+    assert model.n_rows == 71
+
+
+# ---------------------------------------------------------------------------
+# predictions and reporting
+
+
+def test_predictions(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    new = wine.iloc[:4]
+    for re_form in (None, 0, "marginal"):
+        prob = res.predict(new, re_form=re_form)
+        np.testing.assert_allclose(prob.sum(axis=1), 1.0)
+        cum = res.predict(new, which="cumprob", re_form=re_form)
+        np.testing.assert_allclose(cum.to_numpy(), np.cumsum(prob.to_numpy(), axis=1))
+        expected = res.predict(new, which="expected", re_form=re_form)
+        np.testing.assert_allclose(expected, prob.to_numpy() @ np.arange(1, 6))
+    # the population average is flatter than the typical (zero) judge
+    p0 = res.predict(new, re_form=0).to_numpy()
+    pm = res.predict(new, re_form="marginal").to_numpy()
+    assert np.all(pm.max(axis=1) < p0.max(axis=1))
+    # marginal by brute-force integration over b ~ N(0, sigma^2)
+    sigma = res.varcorr()["sd"].iloc[0]
+    z = np.linspace(-8, 8, 4001)
+    dens = np.exp(-0.5 * z**2) / np.sqrt(2 * np.pi)
+    eta = 3.06299662584431 * 0 + res.params.iloc[4] * 0  # cold, no contact row 0
+    theta = res.params.iloc[:4].to_numpy()
+    cdf = 1 / (1 + np.exp(-(theta[:, None] - eta - sigma * z[None, :])))
+    brute = np.trapezoid(cdf * dens, z, axis=1)
+    cum_m = res.predict(new.iloc[:1], which="cumprob", re_form="marginal").to_numpy()[0, :4]
+    np.testing.assert_allclose(cum_m, brute, atol=1e-8)
+
+
+def test_unseen_group_falls_back_with_warning(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    new = wine.iloc[:2].copy()
+    new["judge"] = ["99", "1"]
+    with pytest.warns(PredictionWarning, match="not seen"):
+        prob = res.predict(new)
+    np.testing.assert_allclose(prob.iloc[0], res.predict(new.iloc[:1], re_form=0).iloc[0])
+    assert res.predict(new.iloc[1:], which="class").iloc[0] in res.model.levels
+    with pytest.raises(PredictionError):
+        res.predict(new, re_form="conditional")
+
+
+def test_summary_and_tables(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    text = res.summary()
+    for piece in (
+        "Random effects:",
+        "judge",
+        "Number of groups:  judge, 9",
+        "Threshold coefficients:",
+    ):
+        assert piece in text
+    ref = _load("clmm_wine_laplace.json")
+    assert res.aic == pytest.approx(ref["aic"], rel=1e-6)
+    assert res.bic == pytest.approx(ref["bic"], rel=1e-6)
+    assert res.nobs == 72 and res.n_groups == {"judge": 9}
+    ci = res.conf_int()
+    r_ci = pd.DataFrame(ref["wald_ci"], index=["lower", "upper"]).T
+    np.testing.assert_allclose(
+        ci.to_numpy(), r_ci.loc[_r_names(list(ci.index))].to_numpy(), atol=1e-3
+    )
+
+
+# ---------------------------------------------------------------------------
+# likelihood-ratio tests
+
+
+def test_lr_test_clm_vs_clmm_uses_boundary_mixture(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    ref = _load("clmm_extra/wine_logit.json")["extra"]["anova_vs_clm"]["table"]["columns"]
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    clmm = _fit("clmm_wine_laplace.json", wine, soup)
+    test = ordstats.lr_test(clm, clmm)
+    assert test.statistic == pytest.approx(ref["LR.stat"][1], rel=1e-5)
+    assert test.df == 1 and test.boundary
+    # R's anova.clmm reports the naive chi2(1) p-value; the mixture halves it
+    assert test.pvalue == pytest.approx(0.5 * ref["Pr(>Chisq)"][1], rel=1e-4)
+    assert "boundary" in str(test) and "mixture" in str(test)
+    table = ordstats.anova(clm, clmm)
+    assert table["logLik"].tolist() == pytest.approx(ref["logLik"], rel=1e-6)
+    assert table["AIC"].tolist() == pytest.approx(ref["AIC"], rel=1e-6)
+
+
+def test_lr_test_between_clmm_fits(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
+    small = _fit("clmm_wine_laplace.json", wine, soup)
+    big = _fit("clmm_extra/wine_corr_slope.json", wine, soup)
+    test = ordstats.lr_test(small, big)
+    assert test.df == 2 and test.boundary
+    assert test.statistic == pytest.approx(2 * (big.llf - small.llf))
+    with pytest.raises(SpecificationError, match="full model must be the mixed one"):
+        ordstats.lr_test(big, ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit())
+    with pytest.raises(SpecificationError, match="different rows"):
+        ordstats.lr_test(_fit("clmm_soup_laplace.json", wine, soup), big)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"link": "probit"}, {"link": "cloglog"}, {"threshold": "symmetric"}, {"weights": "w"}],
+)
+def test_analytic_laplace_gradient_matches_finite_differences(wine: pd.DataFrame, kw: dict) -> None:
+    from ordstats.families.mixed import laplace_gradient
+
+    data = _wine_extra(wine).assign(z=np.arange(72) % 3 + 0.5)
+    model = _wine_model(data, **kw)
+    x = model.start_params() + np.linspace(-0.3, 0.3, model.start_params().size)
+    value, grad = laplace_gradient(model.objective, x)
+    assert value == pytest.approx(-model.loglike(x), rel=1e-12)
+    fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
+
+
+def test_analytic_gradient_with_a_scalar_slope_term(wine: pd.DataFrame) -> None:
+    from ordstats.families.mixed import laplace_gradient
+
+    data = wine.assign(z=np.arange(72) % 3 + 0.5)
+    model = _wine_model(data, "rating ~ temp + contact + (0 + z|judge)")
+    x = model.start_params() + 0.2
+    _, grad = laplace_gradient(model.objective, x)
+    fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
