@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
+from ordstats.core.links.flexible import FlexibleLink
 from ordstats.errors import (
     DataError,
     ResponseError,
@@ -35,6 +36,7 @@ from ordstats.errors import (
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.learn._sklearn import require_sklearn
+from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn.metrics import mean_absolute_class_error
 
 require_sklearn()
@@ -194,11 +196,10 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
                 f"classes {missing} have no rows (with positive weight) in y; their thresholds "
                 "are not estimable: drop them from classes= or use data that has them"
             )
+        # an ordered Categorical of the codes: the fast path of the response encoding
+        endog = pd.Categorical.from_codes(codes, categories=np.arange(len(classes)), ordered=True)
         model = OrdinalModel(
-            codes,
-            X if X.shape[1] else None,
-            weights=weights,
-            **options.replace({"levels": list(range(len(classes)))}).as_keywords(),
+            endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
         )
         self.results_ = model.fit(
             maxiter=self.maxiter,
@@ -219,11 +220,12 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         )
 
     def _store_coefficients(self, model: OrdinalModel, n_features: int) -> None:
-        params = self.results_.params
-        self.intercept_ = params[model.threshold_param_names].to_numpy()
+        params = self.results_.params.to_numpy()
+        layout = model.problem.layout
+        self.intercept_ = params[layout.thresholds].copy()
         coef = np.zeros(n_features)
-        for name in model.exog_names:  # "x1", ..., "xp"; collinear columns are absent
-            coef[int(name[1:]) - 1] = params[name]
+        kept = [int(name[1:]) - 1 for name in model.exog_names]  # "x1", ...; collinear absent
+        coef[kept] = params[layout.beta]
         self.coef_ = coef
 
     # -- prediction ------------------------------------------------------------
@@ -244,11 +246,15 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):  # type: ignore[misc]
         return self._proba(X)
 
     def _proba(self, X: FloatArray) -> FloatArray:
-        res = self.results_
-        if X.shape[1] == 0:
-            prob = res.predict(None, "prob").to_numpy()[:1]
-            return np.repeat(prob, len(X), axis=0)
-        return np.asarray(res.predict(X, "prob").to_numpy(), dtype=float)
+        model = self.results_.model
+        if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
+            if X.shape[1] == 0:
+                prob = self.results_.predict(None, "prob").to_numpy()[:1]
+                return np.repeat(prob, len(X), axis=0)
+            return np.asarray(self.results_.predict(X, "prob").to_numpy(), dtype=float)
+        # x'beta and the cut-points directly: no design or pandas work per call
+        theta = threshold_matrix(self.intercept_, model.threshold_jacobian)
+        return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
 
     def predict(self, X: object) -> np.ndarray:
         """The predicted class of each row, by the rule ``prediction`` names.
