@@ -85,15 +85,16 @@ class CLMProblem:
         )
 
     @cached_property
-    def level_designs(self) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-        """Without nominal effects: ``(J_upper, J_lower, Y)`` with ``T_upper = Y J_upper``.
+    def level_designs(self) -> tuple[FloatArray, FloatArray, sp.csr_array] | None:
+        """Without nominal effects: ``(J_upper, J_lower, S)`` with ``T_upper = S' J_upper``.
 
         A row of ``T_upper`` (``T_lower``) then depends on the observation's level
         only: ``J_upper = [J; 0]`` and ``J_lower = [0; J]`` (shape ``(K, q)``) and
-        ``Y`` is the ``(n, K)`` indicator matrix of the levels, so that
-        ``T_a' diag(d) T_b = J_a' diag(Y'd) J_b`` and ``T_a' diag(d) X = J_a' Y'
-        diag(d) X`` cost ``O(n K p)`` dense flops instead of sparse products.
-        ``None`` with nominal effects (rows then depend on ``w_i``) or many levels.
+        ``S`` is the sparse ``(K, n)`` indicator of the levels, so that
+        ``T_a' diag(d) T_b = J_a' diag(S d) J_b`` and ``T_a' diag(d) X = J_a' S
+        diag(d) X``: sums over the levels instead of sparse products with
+        ``n``-row matrices.  ``None`` with nominal effects (rows then depend on
+        ``w_i``) or more than 50 levels.
         """
         data = self.data
         n_levels = data.n_levels
@@ -101,9 +102,15 @@ class CLMProblem:
             return None
         jac = np.asarray(data.threshold_jacobian, dtype=float)
         zero = np.zeros((1, jac.shape[1]))
-        indicator = np.zeros((data.n_obs, n_levels))
-        indicator[np.arange(data.n_obs), data.y] = 1.0
+        rows = np.arange(data.n_obs)
+        indicator = sp.csr_array(
+            (np.ones(data.n_obs), (data.y, rows)), shape=(n_levels, data.n_obs)
+        )
         return np.vstack([jac, zero]), np.vstack([zero, jac]), indicator
+
+    def level_sums(self, values: FloatArray) -> FloatArray:
+        """``S values``: sums of ``values`` (a vector) over the rows of each level."""
+        return np.bincount(self.data.y, weights=values, minlength=self.data.n_levels)
 
     def scaled_upper(self, factor: FloatArray) -> sp.csr_array:
         """``diag(factor) @ T_upper``."""
@@ -511,8 +518,8 @@ class Evaluation:
         grad = np.empty(lay.n_params)
         levels = pb.level_designs
         if levels is not None:
-            J1, J2, Y = levels
-            grad[lay.thresholds] = J1.T @ (Y.T @ (w_s * g_u)) + J2.T @ (Y.T @ (w_s * g_l))
+            J1, J2, _ = levels
+            grad[lay.thresholds] = J1.T @ pb.level_sums(w_s * g_u) + J2.T @ pb.level_sums(w_s * g_l)
         else:
             grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
         grad[lay.beta] = -(data.X.T @ (w_s * (g_u + g_l)))
@@ -550,15 +557,15 @@ class Evaluation:
         loc = slice(0, lay.n_beta)
         levels = pb.level_designs
         if levels is not None:  # dense sums over the levels (same numbers, no sparse overhead)
-            J1, J2, Y = levels
-            c_uu, c_ul, c_ll = (Y.T @ d for d in (d_uu, d_ul, d_ll))
+            J1, J2, S = levels
+            c_uu, c_ul, c_ll = (pb.level_sums(d) for d in (d_uu, d_ul, d_ll))
             cross = J1.T @ (c_ul[:, None] * J2)
             threshold_block = (
                 J1.T @ (c_uu[:, None] * J1) + cross + cross.T + J2.T @ (c_ll[:, None] * J2)
             )
             border[th, loc] = -(
-                J1.T @ (Y.T @ ((d_uu + d_ul)[:, None] * X))
-                + J2.T @ (Y.T @ ((d_ul + d_ll)[:, None] * X))
+                J1.T @ (S @ ((d_uu + d_ul)[:, None] * X))
+                + J2.T @ (S @ ((d_ul + d_ll)[:, None] * X))
             )
         else:
             cross_ul = pb.scaled_upper(d_ul).T @ T2
