@@ -91,12 +91,13 @@ def load_boston(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 # (cumulative logit and probit), fitted on the raw predictors: the estimates'
 # predictions do not depend on the scale of `X` and Newton's method does not
 # need standardised columns.  The other models standardise the predictors first
-# (fitted on the training rows), which their iterative solvers need.  `check_separation=False` skips the linear
-# program that looks for separation in each fit (a `ConvergenceWarning` still
-# reports a fit that does not converge).  The multinomial model is
+# (fitted on the training rows), which their iterative solvers need.
+# `check_separation=False` skips the linear program that looks for separation
+# in each fit (it costs more than the fit itself here; a `ConvergenceWarning`
+# still reports a fit that does not converge).  The multinomial model is
 # scikit-learn's `LogisticRegression` without penalty (`C=inf`, lbfgs, at most
 # 1000 iterations: with 126 parameters for 404 rows the unpenalised multinomial
-# fit is close to separation and often stops at that limit); mord's
+# fit is close to separation, hence slow; its warnings are silenced); mord's
 # `LogisticAT` (all-threshold logistic loss, `alpha=0`: unpenalised) runs when
 # mord is installed.
 
@@ -206,9 +207,7 @@ def run(make: Callable[[], object], X: np.ndarray, y: np.ndarray, splits: list) 
     for train, test in splits:
         model = make().fit(X[train], y[train])  # type: ignore[attr-defined]
         rows.append(split_scores(model, X[test], y[test]))
-    return Run(
-        pd.DataFrame(rows), time.perf_counter() - start, time.process_time() - cpu
-    )
+    return Run(pd.DataFrame(rows), time.perf_counter() - start, time.process_time() - cpu)
 
 
 def compare(n_splits: int = 125, seed: int = 0) -> tuple[dict[str, Run], float]:

@@ -35,8 +35,8 @@ from ordstats.errors import (
 )
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
-from ordstats.learn._sklearn import require_sklearn
 from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.learn._sklearn import require_sklearn
 from ordstats.learn.metrics import mean_absolute_class_error
 
 require_sklearn()
