@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -29,6 +30,7 @@ VIGNETTE = Path(__file__).resolve().parents[1] / "vignettes" / "boston.py"
 def load_vignette():
     spec = importlib.util.spec_from_file_location("boston_vignette", VIGNETTE)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

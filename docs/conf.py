@@ -39,3 +39,14 @@ numpydoc_xref_param_type = False
 
 html_theme = "alabaster"
 html_title = f"ordstats {release}"
+
+
+def _skip_sklearn_metadata_requests(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated ``set_*_request`` methods (its own docs cover them)."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_sklearn_metadata_requests)
