@@ -50,3 +50,14 @@ html_theme = "furo"
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_title = f"ordstats {release}"
+
+
+def _skip_sklearn_metadata_requests(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated ``set_*_request`` methods (its own docs cover them)."""
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_sklearn_metadata_requests)

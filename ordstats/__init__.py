@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, errors, families, links, plotting
+from ordstats import datasets, errors, families, learn, links, plotting
 from ordstats._version import __version__ as __version__
 from ordstats.errors import (
     ConvergenceWarning,
@@ -44,6 +44,7 @@ __all__ = [
     "datasets",
     "errors",
     "families",
+    "learn",
     "links",
     "load",
     "lr_test",

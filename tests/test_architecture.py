@@ -33,6 +33,7 @@ LAYERS = {
     "ordstats.estimation": 6,
     "ordstats.inference": 7,
     "ordstats.plotting": 8,
+    "ordstats.learn": 8,  # scikit-learn estimator and metrics: fits through estimation
     "ordstats.links": 9,  # the public names of ordstats.core.links
     "ordstats.cli": 9,
     "ordstats.__main__": 10,

@@ -84,6 +84,35 @@ class CLMProblem:
             for T in (self.T_upper, self.T_lower)
         )
 
+    @cached_property
+    def level_designs(self) -> tuple[FloatArray, FloatArray, sp.csr_array] | None:
+        """Without nominal effects: ``(J_upper, J_lower, S)`` with ``T_upper = S' J_upper``.
+
+        A row of ``T_upper`` (``T_lower``) then depends on the observation's level
+        only: ``J_upper = [J; 0]`` and ``J_lower = [0; J]`` (shape ``(K, q)``) and
+        ``S`` is the sparse ``(K, n)`` indicator of the levels, so that
+        ``T_a' diag(d) T_b = J_a' diag(S d) J_b`` and ``T_a' diag(d) X = J_a' S
+        diag(d) X``: sums over the levels instead of sparse products with
+        ``n``-row matrices.  ``None`` with nominal effects (rows then depend on
+        ``w_i``) or more than 50 levels.
+        """
+        data = self.data
+        n_levels = data.n_levels
+        if self.layout.n_nominal_cols or n_levels > _DENSE_MAX_LEVELS:
+            return None
+        jac = np.asarray(data.threshold_jacobian, dtype=float)
+        zero = np.zeros((1, jac.shape[1]))
+        rows = np.arange(data.n_obs)
+        indicator = sp.csr_array(
+            (np.ones(data.n_obs), (data.y, rows)), shape=(n_levels, data.n_obs)
+        )
+        return np.vstack([jac, zero]), np.vstack([zero, jac]), indicator
+
+    def level_sums(self, values: FloatArray) -> FloatArray:
+        """``S values``: sums of ``values`` (a vector) over the rows of each level."""
+        sums = np.bincount(self.data.y, weights=values, minlength=self.data.n_levels)
+        return np.asarray(sums, dtype=np.float64)
+
     def scaled_upper(self, factor: FloatArray) -> sp.csr_array:
         """``diag(factor) @ T_upper``."""
         return _scale_rows(self.T_upper, factor, self._nnz_rows[0])
@@ -91,6 +120,10 @@ class CLMProblem:
     def scaled_lower(self, factor: FloatArray) -> sp.csr_array:
         """``diag(factor) @ T_lower``."""
         return _scale_rows(self.T_lower, factor, self._nnz_rows[1])
+
+
+#: Most levels for which :attr:`CLMProblem.level_designs` uses dense level sums.
+_DENSE_MAX_LEVELS = 50
 
 
 def _gather_rows(matrix: sp.csr_array, rows: np.ndarray) -> sp.csr_array:
@@ -484,7 +517,12 @@ class Evaluation:
         u, l, g_u, g_l, *_ = self._pointwise
         w_s = data.weights / self.scale
         grad = np.empty(lay.n_params)
-        grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
+        levels = pb.level_designs
+        if levels is not None:
+            J1, J2, _ = levels
+            grad[lay.thresholds] = J1.T @ pb.level_sums(w_s * g_u) + J2.T @ pb.level_sums(w_s * g_l)
+        else:
+            grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
         grad[lay.beta] = -(data.X.T @ (w_s * (g_u + g_l)))
         if lay.n_zeta:
             grad[lay.zeta] = -(data.scale.T @ (data.weights * (g_u * u + g_l * l)))
@@ -496,13 +534,55 @@ class Evaluation:
     def hessian(self) -> FloatArray:
         """Hessian of the negative log-likelihood, shape ``(n_params, n_params)``."""
         lay = self.problem.layout
-        threshold_block, border = self.hessian_blocks
+        threshold_block, border = self._hessian_parts
         th, rest = lay.thresholds, slice(lay.n_threshold_block, lay.n_params)
         hess = np.empty((lay.n_params, lay.n_params))
-        hess[th, th] = threshold_block.toarray()
+        hess[th, th] = (
+            threshold_block.toarray() if sp.issparse(threshold_block) else threshold_block
+        )
         hess[:, rest] = border
         hess[rest, th] = border[th].T
         return hess
+
+    @cached_property
+    def _hessian_parts(self) -> tuple[sp.csr_array | FloatArray, FloatArray]:
+        """:attr:`hessian_blocks` with a dense threshold block when few levels allow it."""
+        pb, data, lay = self.problem, self.problem.data, self.problem.layout
+        u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
+        w_s2 = data.weights / self.scale**2
+        d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
+        T1, T2, X = pb.T_upper, pb.T_lower, data.X
+        # columns of the log-likelihood Hessian for beta, zeta, lambda; rows of all params
+        border = np.empty((lay.n_params, lay.n_params - lay.n_threshold_block))
+        th, be = lay.thresholds, lay.beta
+        loc = slice(0, lay.n_beta)
+        levels = pb.level_designs
+        if levels is not None:  # dense sums over the levels (same numbers, no sparse overhead)
+            J1, J2, S = levels
+            c_uu, c_ul, c_ll = (pb.level_sums(d) for d in (d_uu, d_ul, d_ll))
+            cross = J1.T @ (c_ul[:, None] * J2)
+            threshold_block = (
+                J1.T @ (c_uu[:, None] * J1) + cross + cross.T + J2.T @ (c_ll[:, None] * J2)
+            )
+            border[th, loc] = -(
+                J1.T @ (S @ ((d_uu + d_ul)[:, None] * X))
+                + J2.T @ (S @ ((d_ul + d_ll)[:, None] * X))
+            )
+        else:
+            cross_ul = pb.scaled_upper(d_ul).T @ T2
+            threshold_block = (
+                pb.scaled_upper(d_uu).T @ T1 + cross_ul + cross_ul.T + pb.scaled_lower(d_ll).T @ T2
+            )
+            border[th, loc] = -(
+                pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X
+            )
+        # minus the location block is X' diag(c) X with c >= 0 for log-concave F
+        border[be, loc] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
+        if lay.n_zeta:
+            self._fill_scale_blocks(border, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+        if lay.n_lambda:
+            self._fill_lambda_blocks(border, u, l)
+        return -threshold_block, -border
 
     @cached_property
     def hessian_blocks(self) -> tuple[sp.csr_array, FloatArray]:
@@ -514,27 +594,8 @@ class Evaluation:
         flexible thresholds without nominal effects the threshold block is
         tridiagonal (see :mod:`ordstats.families.cumulative.banded`).
         """
-        pb, data, lay = self.problem, self.problem.data, self.problem.layout
-        u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
-        w_s2 = data.weights / self.scale**2
-        d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
-        T1, T2, X = pb.T_upper, pb.T_lower, data.X
-        cross_ul = pb.scaled_upper(d_ul).T @ T2
-        threshold_block = (
-            pb.scaled_upper(d_uu).T @ T1 + cross_ul + cross_ul.T + pb.scaled_lower(d_ll).T @ T2
-        )
-        # columns of the log-likelihood Hessian for beta, zeta, lambda; rows of all params
-        border = np.empty((lay.n_params, lay.n_params - lay.n_threshold_block))
-        th, be = lay.thresholds, lay.beta
-        loc = slice(0, lay.n_beta)
-        border[th, loc] = -(pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X)
-        # minus the location block is X' diag(c) X with c >= 0 for log-concave F
-        border[be, loc] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
-        if lay.n_zeta:
-            self._fill_scale_blocks(border, u, l, g_u, g_l, h_uu, h_ul, h_ll)
-        if lay.n_lambda:
-            self._fill_lambda_blocks(border, u, l)
-        return sp.csr_array(-threshold_block), -border
+        threshold_block, border = self._hessian_parts
+        return sp.csr_array(threshold_block), border
 
     @cached_property
     def _lambda_terms(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:

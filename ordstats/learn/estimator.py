@@ -1,0 +1,383 @@
+r"""A scikit-learn classifier for ordinal responses, fitted by :class:`~ordstats.OrdinalModel`.
+
+:class:`OrdinalClassifier` wraps the cumulative (R's ``clm``), sequential
+(``sratio``, ``cratio``) and adjacent-category (``acat``) models with every link.
+It fits through ``OrdinalModel`` on arrays (no formula machinery), so its
+estimates *are* ``OrdinalModel``'s, and keeps the fitted
+:class:`~ordstats.OrdinalResults` as ``results_`` for standard errors, tests and
+the summary.  For the cumulative model
+
+.. math::
+
+    P(Y \le j \mid x) = F(\theta_j - x^\top\beta), \qquad j = 1, \dots, K - 1,
+
+so a positive coefficient moves probability to higher classes.
+
+scikit-learn is imported by this module; ``import ordstats`` never imports it.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray
+from ordstats.core.links.flexible import FlexibleLink
+from ordstats.errors import (
+    DataError,
+    ResponseError,
+    SpecificationError,
+)
+from ordstats.estimation.model import OrdinalModel
+from ordstats.estimation.options import ModelOptions
+from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.learn._sklearn import require_sklearn
+from ordstats.learn.metrics import mean_absolute_class_error
+
+require_sklearn()
+
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.utils.validation import (  # noqa: E402
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+__all__ = ["OrdinalClassifier"]
+
+Prediction = Literal["mode", "median", "expected"]
+_PREDICTIONS = ("mode", "median", "expected")
+
+
+class OrdinalClassifier(ClassifierMixin, BaseEstimator):
+    r"""Ordinal regression as a scikit-learn classifier.
+
+    Parameters
+    ----------
+    family : {"cumulative", "sratio", "cratio", "acat"}
+        The model, as in :class:`~ordstats.ModelOptions`.
+    link : str
+        ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"`` or a
+        flexible link (``"aranda-ordaz"``, ``"log-gamma"``), as in
+        :class:`~ordstats.ModelOptions`.
+    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
+        Threshold structure (cumulative family only).
+    reverse : bool
+        VGAM's ``reverse=`` for sratio, cratio and acat.
+    classes : sequence, optional
+        The classes in their order, lowest first.  Default: the categories of an
+        ordered pandas Categorical ``y``, otherwise the sorted distinct values of
+        ``y``.  Every class must occur in ``y`` (the thresholds around a class
+        without rows are not estimable).
+    prediction : {"mode", "median", "expected"}
+        What :meth:`predict` returns: the most probable class (``"mode"``,
+        default), the median class (the first class with ``P(Y <= j) >= 1/2``:
+        it minimises the expected absolute error in classes), or the class
+        nearest to the expected class index ``sum_j j P(Y = j)``
+        (:meth:`expected_index` gives the number itself).  A constructor
+        parameter rather than a ``predict`` argument so that ``Pipeline``,
+        ``GridSearchCV`` and ``cross_val_score`` can use and tune it.
+    maxiter, gradtol : int, float
+        Newton iterations and gradient tolerance (as :meth:`OrdinalModel.fit`).
+    check_separation : bool
+        Check a fit for separation (a linear program per fit; turn off in long
+        resampling loops where a ``ConvergenceWarning`` is enough).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The classes, lowest first (the columns of :meth:`predict_proba`).
+    results_ : OrdinalResults
+        The fitted model: ``results_.summary()``, ``results_.bse``, ...
+    coef_ : ndarray, shape (n_features,)
+        Slopes ``beta`` (0 for a column dropped as collinear).
+    intercept_ : ndarray, shape (n_classes - 1,)
+        The thresholds / step intercepts (``results_.params`` names them).
+    n_features_in_, feature_names_in_
+        As scikit-learn defines them.
+
+    Notes
+    -----
+    :meth:`score` is minus the mean absolute error between predicted and true
+    class *indices* (:func:`~ordstats.learn.metrics.mean_absolute_class_error`):
+    on an ordered target a prediction two classes off is worse than one class
+    off, which accuracy ignores; it is negated so that higher is better, as
+    ``GridSearchCV`` and ``cross_val_score`` expect (scikit-learn's
+    ``neg_mean_absolute_error`` convention).  Pass ``scoring="accuracy"`` or a
+    scorer from :mod:`ordstats.learn.metrics` for another metric.
+
+    :meth:`predict_proba` returns a NumPy array with one column per class of
+    ``classes_``: scikit-learn's ``set_output`` applies to transformers only, so
+    pandas output is available where it is defined (transformers before this
+    estimator in a pipeline); ``results_.predict`` gives DataFrames.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> from ordstats.learn import OrdinalClassifier
+    >>> wine = ordstats.datasets.load("wine")
+    >>> X = (wine[["temp", "contact"]] != ["cold", "no"]).astype(float)
+    >>> clf = OrdinalClassifier().fit(X, wine["rating"])
+    >>> clf.classes_.tolist()
+    ['1', '2', '3', '4', '5']
+    >>> round(clf.results_.llf, 4)
+    -86.4919
+    """
+
+    def __init__(
+        self,
+        family: str = "cumulative",
+        link: str = "logit",
+        threshold: str = "flexible",
+        reverse: bool = False,
+        classes: Sequence[object] | None = None,
+        prediction: Prediction = "mode",
+        maxiter: int = 100,
+        gradtol: float = 1e-6,
+        check_separation: bool = True,
+    ) -> None:
+        self.family = family
+        self.link = link
+        self.threshold = threshold
+        self.reverse = reverse
+        self.classes = classes
+        self.prediction = prediction
+        self.maxiter = maxiter
+        self.gradtol = gradtol
+        self.check_separation = check_separation
+
+    # -- fitting ---------------------------------------------------------------
+
+    def fit(self, X: object, y: object, sample_weight: object = None) -> OrdinalClassifier:
+        """Fit the ordinal model by maximum likelihood.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+            Numeric regressors without a constant column (the thresholds are the
+            intercepts).  Encode strings first, e.g. with a ``ColumnTransformer``.
+        y : array-like, shape (n_samples,)
+            The classes; an ordered pandas Categorical gives its order.
+        sample_weight : array-like, shape (n_samples,), optional
+            Non-negative frequency weights.
+
+        Returns
+        -------
+        OrdinalClassifier
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            (:class:`~ordstats.errors.OrdstatsError` and scikit-learn's) for
+            non-numeric ``X``, fewer than two classes, a class of ``y`` not in
+            ``classes``, or negative weights.
+        """
+        options = self._options()
+        X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        X = np.asarray(X_checked, dtype=np.float64)
+        y_values = y if _is_categorical(y) else y_checked
+        classes = _classes(y_values, self.classes)
+        codes = _encode(y_values, classes)
+        weights = _weights(sample_weight, X)
+        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
+        if present.sum() < 2:
+            raise ResponseError(
+                f"y has {int(present.sum())} class with positive weight; an ordinal "
+                "classifier needs at least 2 classes"
+            )
+        if not present.all():
+            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
+            raise ResponseError(
+                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
+                "are not estimable: drop them from classes= or use data that has them"
+            )
+        # an ordered Categorical of the codes: the fast path of the response encoding
+        endog = pd.Categorical.from_codes(codes, categories=np.arange(len(classes)), ordered=True)
+        model = OrdinalModel(
+            endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
+        )
+        self.results_ = model.fit(
+            maxiter=self.maxiter,
+            gradtol=self.gradtol,
+            check_separation=self.check_separation,
+        )
+        self.classes_ = classes
+        self._store_coefficients(model, X.shape[1])
+        return self
+
+    def _options(self) -> ModelOptions:
+        if self.prediction not in _PREDICTIONS:
+            raise SpecificationError(
+                f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
+            )
+        return ModelOptions(
+            family=self.family, link=self.link, threshold=self.threshold, reverse=self.reverse
+        )
+
+    def _store_coefficients(self, model: OrdinalModel, n_features: int) -> None:
+        params = self.results_.params.to_numpy()
+        layout = model.problem.layout
+        self.intercept_ = params[layout.thresholds].copy()
+        coef = np.zeros(n_features)
+        kept = [int(name[1:]) - 1 for name in model.exog_names]  # "x1", ...; collinear absent
+        coef[kept] = params[layout.beta]
+        self.coef_ = coef
+
+    # -- prediction ------------------------------------------------------------
+
+    def predict_proba(self, X: object) -> FloatArray:
+        """``P(Y = j | x)`` for each class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        checked = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._proba(np.asarray(checked, dtype=np.float64))
+
+    def _proba(self, X: FloatArray) -> FloatArray:
+        model = self.results_.model
+        if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
+            if X.shape[1] == 0:
+                prob = self.results_.predict(None, "prob").to_numpy()[:1]
+                return np.repeat(prob, len(X), axis=0)
+            return np.asarray(self.results_.predict(X, "prob").to_numpy(), dtype=float)
+        # x'beta and the cut-points directly: no design or pandas work per call
+        theta = threshold_matrix(self.intercept_, model.threshold_jacobian)
+        return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
+
+    def predict(self, X: object) -> np.ndarray:
+        """The predicted class of each row, by the rule ``prediction`` names.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+            Elements of ``classes_``.
+        """
+        prob = self.predict_proba(X)
+        if self.prediction == "median":
+            index = np.argmax(np.cumsum(prob, axis=1) >= 0.5 - 1e-12, axis=1)
+        elif self.prediction == "expected":
+            index = np.clip(np.rint(prob @ np.arange(prob.shape[1])), 0, prob.shape[1] - 1)
+        else:
+            index = np.argmax(prob, axis=1)
+        return self.classes_[index.astype(int)]
+
+    def expected_index(self, X: object) -> FloatArray:
+        """Expected class index ``sum_j j P(Y = j | x)``, classes numbered ``0, ..., K-1``.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray, shape (n_samples,)
+        """
+        prob = self.predict_proba(X)
+        return prob @ np.arange(prob.shape[1], dtype=float)
+
+    def predict_log_proba(self, X: object) -> FloatArray:
+        """``log P(Y = j | x)``, shape (n_samples, n_classes)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def score(self, X: object, y: object, sample_weight: object = None) -> float:
+        """Minus the mean absolute error in classes of :meth:`predict` (higher is better).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+            True classes (elements of ``classes_``).
+        sample_weight : array-like, optional
+
+        Returns
+        -------
+        float
+            ``-sum_i w_i |index(y_i) - index(yhat_i)| / sum_i w_i``; see Notes of
+            the class for why not accuracy.
+        """
+        predicted = self.predict(X)
+        return -mean_absolute_class_error(
+            y, predicted, labels=list(self.classes_), sample_weight=sample_weight
+        )
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def _is_categorical(y: object) -> bool:
+    return isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
+
+
+def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
+    """The classes in order: explicit, an ordered Categorical's, or sorted distinct values."""
+    if classes is not None:
+        values = np.asarray(list(classes))
+        if len(set(values.tolist())) != len(values):
+            raise SpecificationError(f"classes has repeated values: {list(classes)}")
+        return values
+    if _is_categorical(y):
+        dtype = y.dtype  # type: ignore[attr-defined]
+        if not dtype.ordered:
+            warnings.warn(
+                "y is an unordered Categorical; its categories are used in their stored "
+                "order. Make it ordered or pass classes= to say the order",
+                UserWarning,
+                stacklevel=3,
+            )
+        return np.asarray(dtype.categories)
+    values = np.asarray(y)
+    if values.dtype.kind == "O" and not all(isinstance(v, str) for v in values.ravel()):
+        if not all(isinstance(v, numbers.Number) for v in values.ravel()):
+            raise DataError("y mixes strings and other values; pass classes= to order them")
+    try:
+        return np.unique(values)
+    except TypeError as exc:
+        raise DataError(f"the values of y cannot be sorted ({exc}); pass classes=") from exc
+
+
+def _encode(y: object, classes: np.ndarray) -> np.ndarray:
+    """Index of each ``y`` value in ``classes`` (an error names values outside them)."""
+    values = np.asarray(y).reshape(-1)
+    lookup = {value: i for i, value in enumerate(classes.tolist())}
+    try:
+        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
+    except KeyError as exc:
+        raise ResponseError(
+            f"y has the value {exc.args[0]!r}, which is not among classes "
+            f"{classes.tolist()}; add it to classes= or remove those rows"
+        ) from None
+
+
+def _weights(sample_weight: object, X: FloatArray) -> FloatArray:
+    if sample_weight is None:
+        return np.ones(len(X))
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not np.all(np.isfinite(weights)):
+        raise DataError("sample_weight has missing or non-finite values")
+    if np.any(weights < 0):
+        raise DataError("sample_weight has negative values; weights must be >= 0")
+    return weights

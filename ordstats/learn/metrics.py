@@ -1,0 +1,426 @@
+r"""Ordinal metrics: plain NumPy functions, ready for scikit-learn's ``make_scorer``.
+
+Classes are compared through their *index* in the ordered ``labels``
+(``0, ..., K - 1``), never through their values, so ``"low" < "mid" < "high"``
+works as well as ``1 < 2 < 3``.  With ``n`` rows, weights ``w_i`` (default 1),
+true index ``y_i``, predicted index ``\hat y_i`` and predicted probabilities
+``p_{ij}`` (columns in the order of ``labels``):
+
+* :func:`mean_absolute_class_error`: ``sum_i w_i |y_i - \hat y_i| / sum_i w_i``.
+* :func:`ranked_probability_score`: ``sum_i w_i sum_{j<K-1} (P_ij - 1[y_i <= j])^2
+  / sum_i w_i`` with ``P_ij = sum_{k<=j} p_ik`` (Epstein 1969, not divided by
+  ``K - 1``); lower is better, 0 for a certain correct forecast.
+* :func:`ordinal_log_loss`: ``-sum_i w_i log p_{i, y_i} / sum_i w_i``.
+* :func:`quadratic_weighted_kappa`: Cohen's kappa with weights
+  ``(a - b)^2 / (K - 1)^2``, ``1 - sum O_ab W_ab / sum E_ab W_ab`` (equal to
+  scikit-learn's ``cohen_kappa_score(weights="quadratic")``).
+* :func:`concordance_index`: Harrell's C for an ordinal outcome: among pairs with
+  ``y_i < y_j``, the share with ``s_i < s_j`` (ties in ``s`` count 1/2);
+  :func:`somers_d` is ``2 C - 1``.
+
+Every function takes ``sample_weight=`` and raises a ``ValueError``
+(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels.  Use them
+with ``make_scorer``, for example::
+
+    make_scorer(ranked_probability_score, response_method="predict_proba",
+                greater_is_better=False, labels=classes)
+
+or pass the ready scorers of :data:`SCORERS` (callables ``scorer(estimator, X,
+y)`` that read ``estimator.classes_``) as ``scoring=``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ordstats._typing import FloatArray
+from ordstats.errors import DataError
+
+__all__ = [
+    "SCORERS",
+    "concordance_index",
+    "concordance_scorer",
+    "mean_absolute_class_error",
+    "neg_log_loss_scorer",
+    "neg_mae_scorer",
+    "neg_rps_scorer",
+    "ordinal_log_loss",
+    "quadratic_weighted_kappa",
+    "qwk_scorer",
+    "ranked_probability_score",
+    "somers_d",
+]
+
+
+def _labels(labels: Sequence[object] | None, *ys: object) -> list[object]:
+    if labels is not None:
+        out = list(np.asarray(list(labels)).tolist())
+        if len(set(out)) != len(out):
+            raise DataError(f"labels has repeated values: {out}")
+        return out
+    values = np.concatenate([np.asarray(y).reshape(-1) for y in ys])
+    return list(np.unique(values).tolist())
+
+
+def _index(y: object, labels: list[object], name: str) -> np.ndarray:
+    values = np.asarray(y)
+    if values.ndim != 1:
+        raise DataError(f"{name} must be one-dimensional; got shape {values.shape}")
+    lookup = {label: i for i, label in enumerate(labels)}
+    try:
+        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
+    except (KeyError, TypeError):
+        unknown = sorted({str(v) for v in values.tolist() if v not in lookup})
+        raise DataError(
+            f"{name} has values {unknown[:5]} that are not among labels {labels}"
+        ) from None
+
+
+def _weights(sample_weight: object, n: int) -> FloatArray:
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    if w.shape != (n,):
+        raise DataError(f"sample_weight has {w.size} values for {n} rows")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise DataError("sample_weight must be finite and non-negative")
+    if w.sum() <= 0:
+        raise DataError("sample_weight sums to zero")
+    return w
+
+
+def _same_length(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    if len(a) != len(b):
+        raise DataError(f"{names} have different numbers of rows: {len(a)} and {len(b)}")
+    if len(a) == 0:
+        raise DataError(f"{names} are empty")
+
+
+def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
+    prob = np.asarray(y_prob, dtype=float)
+    if prob.ndim != 2:
+        raise DataError(f"y_prob must be (n_samples, n_classes); got shape {prob.shape}")
+    if len(prob) != n:
+        raise DataError(f"y_true has {n} rows and y_prob {len(prob)}")
+    if n_labels is not None and prob.shape[1] != n_labels:
+        raise DataError(
+            f"y_prob has {prob.shape[1]} columns but there are {n_labels} labels; pass "
+            "labels= with one label per column, lowest first"
+        )
+    if not np.all(np.isfinite(prob)) or np.any(prob < -1e-12):
+        raise DataError("y_prob must hold finite, non-negative probabilities")
+    return prob
+
+
+def _prob_labels(labels: Sequence[object] | None, y_true: object, k: int) -> list[object]:
+    if labels is not None:
+        return _labels(labels)
+    found = _labels(None, y_true)
+    if len(found) != k:
+        raise DataError(
+            f"y_true has {len(found)} distinct values but y_prob has {k} columns; pass "
+            "labels= (the classes of the columns, lowest first)"
+        )
+    return found
+
+
+def mean_absolute_class_error(
+    y_true: object,
+    y_pred: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+) -> float:
+    """Mean absolute difference between true and predicted class indices.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like, shape (n_samples,)
+        Classes (elements of ``labels``).
+    labels : sequence, optional
+        The classes, lowest first.  Default: the sorted distinct values of both.
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    float
+        ``sum_i w_i |y_i - yhat_i| / sum_i w_i`` on indices into ``labels``.
+
+    Examples
+    --------
+    >>> mean_absolute_class_error(["lo", "hi", "mid"], ["mid", "lo", "mid"],
+    ...                           labels=["lo", "mid", "hi"])
+    1.0
+    """
+    labs = _labels(labels, y_true, y_pred)
+    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
+    _same_length(a, b, "y_true and y_pred")
+    w = _weights(sample_weight, len(a))
+    return float(w @ np.abs(a - b) / w.sum())
+
+
+def ranked_probability_score(
+    y_true: object,
+    y_prob: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+) -> float:
+    """Ranked probability score: squared error of the predicted cumulative probabilities.
+
+    Parameters
+    ----------
+    y_true : array-like, shape (n_samples,)
+    y_prob : array-like, shape (n_samples, n_classes)
+        ``P(Y = j)`` with columns in the order of ``labels``.
+    labels : sequence, optional
+        The classes of the columns, lowest first; default the sorted distinct
+        ``y_true`` (which must then have one value per column).
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    float
+        ``sum_i w_i sum_{j=0}^{K-2} (P_ij - 1[y_i <= j])^2 / sum_i w_i``.
+
+    Examples
+    --------
+    >>> ranked_probability_score([0, 2], [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], labels=[0, 1, 2])
+    0.125
+    """
+    prob0 = np.asarray(y_prob, dtype=float)
+    k = prob0.shape[1] if prob0.ndim == 2 else -1
+    labs = _prob_labels(labels, y_true, k)
+    y = _index(y_true, labs, "y_true")
+    prob = _probabilities(prob0, len(y), len(labs))
+    w = _weights(sample_weight, len(y))
+    cum = np.cumsum(prob, axis=1)[:, :-1]
+    observed = y[:, None] <= np.arange(prob.shape[1] - 1)[None, :]
+    return float(w @ ((cum - observed) ** 2).sum(axis=1) / w.sum())
+
+
+def ordinal_log_loss(
+    y_true: object,
+    y_prob: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+    eps: float = 1e-15,
+) -> float:
+    """Mean negative log probability of the true class.
+
+    Parameters
+    ----------
+    y_true : array-like, shape (n_samples,)
+    y_prob : array-like, shape (n_samples, n_classes)
+        Columns in the order of ``labels``.
+    labels : sequence, optional
+        As :func:`ranked_probability_score`.
+    sample_weight : array-like, optional
+    eps : float
+        Probabilities are clipped to ``[eps, 1]`` so that a zero gives a large
+        finite loss.
+
+    Returns
+    -------
+    float
+        ``-sum_i w_i log p_{i, y_i} / sum_i w_i``.
+
+    Examples
+    --------
+    >>> round(ordinal_log_loss([0, 1], [[0.5, 0.5], [0.2, 0.8]]), 6)
+    0.458145
+    """
+    prob0 = np.asarray(y_prob, dtype=float)
+    k = prob0.shape[1] if prob0.ndim == 2 else -1
+    labs = _prob_labels(labels, y_true, k)
+    y = _index(y_true, labs, "y_true")
+    prob = _probabilities(prob0, len(y), len(labs))
+    w = _weights(sample_weight, len(y))
+    p = np.clip(prob[np.arange(len(y)), y], eps, 1.0)
+    return float(-(w @ np.log(p)) / w.sum())
+
+
+def quadratic_weighted_kappa(
+    y_true: object,
+    y_pred: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+) -> float:
+    """Cohen's kappa with quadratic disagreement weights.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like, shape (n_samples,)
+    labels : sequence, optional
+        The classes, lowest first (default: sorted distinct values of both).
+    sample_weight : array-like, optional
+
+    Returns
+    -------
+    float
+        ``1 - sum_ab W_ab O_ab / sum_ab W_ab E_ab`` with ``W_ab = (a - b)^2``, the
+        observed (weighted) confusion matrix ``O`` and ``E`` the outer product of
+        its margins divided by its total.  1 is perfect agreement, 0 chance.
+
+    Examples
+    --------
+    >>> quadratic_weighted_kappa([0, 1, 2], [0, 1, 2])
+    1.0
+    """
+    labs = _labels(labels, y_true, y_pred)
+    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
+    _same_length(a, b, "y_true and y_pred")
+    w = _weights(sample_weight, len(a))
+    k = len(labs)
+    observed = np.zeros((k, k))
+    np.add.at(observed, (a, b), w)
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    grid = np.arange(k)
+    weights = (grid[:, None] - grid[None, :]) ** 2
+    denominator = float((weights * expected).sum())
+    if denominator == 0.0:
+        raise DataError("kappa is undefined: y_true and y_pred each have a single class")
+    return float(1.0 - (weights * observed).sum() / denominator)
+
+
+def concordance_index(
+    y_true: object,
+    y_score: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+) -> float:
+    """Harrell's concordance index ``C`` between an ordinal outcome and a score.
+
+    Parameters
+    ----------
+    y_true : array-like, shape (n_samples,)
+    y_score : array-like, shape (n_samples,)
+        A number per row that should rise with the class, e.g. the expected class
+        index or the linear predictor.
+    labels : sequence, optional
+        The classes, lowest first (default: sorted distinct ``y_true``).
+    sample_weight : array-like, optional
+        A pair ``(i, j)`` counts ``w_i w_j``.
+
+    Returns
+    -------
+    float
+        ``(concordant + ties / 2) / pairs`` over the pairs with different
+        classes; ``O(K n log n)``.
+
+    Examples
+    --------
+    >>> concordance_index([0, 0, 1, 2], [0.1, 0.3, 0.2, 0.9])
+    0.8
+    """
+    labs = _labels(labels, y_true)
+    y = _index(y_true, labs, "y_true")
+    s = np.asarray(y_score, dtype=float)
+    if s.ndim != 1:
+        raise DataError(f"y_score must be one-dimensional; got shape {s.shape}")
+    _same_length(y, s, "y_true and y_score")
+    if not np.all(np.isfinite(s)):
+        raise DataError("y_score has missing or non-finite values")
+    w = _weights(sample_weight, len(y))
+    agree = 0.0
+    total = 0.0
+    groups = [np.flatnonzero(y == k) for k in range(len(labs))]
+    for low in range(len(labs)):
+        order = np.argsort(s[groups[low]], kind="stable")
+        s_low = s[groups[low]][order]
+        cum = np.concatenate([[0.0], np.cumsum(w[groups[low]][order])])
+        for high in range(low + 1, len(labs)):
+            s_high, w_high = s[groups[high]], w[groups[high]]
+            below = cum[np.searchsorted(s_low, s_high, side="left")]
+            tied = cum[np.searchsorted(s_low, s_high, side="right")] - below
+            agree += float(w_high @ (below + 0.5 * tied))
+            total += float(w_high.sum() * cum[-1])
+    if total == 0.0:
+        raise DataError("the concordance index needs rows of at least two classes")
+    return agree / total
+
+
+def somers_d(
+    y_true: object,
+    y_score: object,
+    *,
+    labels: Sequence[object] | None = None,
+    sample_weight: object = None,
+) -> float:
+    """Somers' ``D`` of the score given the class: ``2 C - 1`` (see :func:`concordance_index`).
+
+    Examples
+    --------
+    >>> round(somers_d([0, 0, 1, 2], [0.1, 0.3, 0.2, 0.9]), 6)
+    0.6
+    """
+    c = concordance_index(y_true, y_score, labels=labels, sample_weight=sample_weight)
+    return 2.0 * c - 1.0
+
+
+# -- ready scorers: callables scorer(estimator, X, y) for scoring= -------------
+
+Scorer = Callable[..., float]
+
+
+def _classes(estimator: object) -> list[object]:
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        raise DataError("the estimator has no classes_; fit it first")
+    return list(np.asarray(classes).tolist())
+
+
+def neg_mae_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
+    """Minus :func:`mean_absolute_class_error` of ``estimator.predict(X)``."""
+    pred = estimator.predict(X)  # type: ignore[attr-defined]
+    return -mean_absolute_class_error(
+        y, pred, labels=_classes(estimator), sample_weight=sample_weight
+    )
+
+
+def neg_rps_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
+    """Minus :func:`ranked_probability_score` of ``estimator.predict_proba(X)``."""
+    prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
+    return -ranked_probability_score(
+        y, prob, labels=_classes(estimator), sample_weight=sample_weight
+    )
+
+
+def neg_log_loss_scorer(
+    estimator: object, X: object, y: object, sample_weight: object = None
+) -> float:
+    """Minus :func:`ordinal_log_loss` of ``estimator.predict_proba(X)``."""
+    prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
+    return -ordinal_log_loss(y, prob, labels=_classes(estimator), sample_weight=sample_weight)
+
+
+def qwk_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
+    """:func:`quadratic_weighted_kappa` of ``estimator.predict(X)``."""
+    pred = estimator.predict(X)  # type: ignore[attr-defined]
+    return quadratic_weighted_kappa(
+        y, pred, labels=_classes(estimator), sample_weight=sample_weight
+    )
+
+
+def concordance_scorer(
+    estimator: object, X: object, y: object, sample_weight: object = None
+) -> float:
+    """:func:`concordance_index` of the expected class index ``predict_proba(X) @ [0..K-1]``."""
+    prob = np.asarray(estimator.predict_proba(X))  # type: ignore[attr-defined]
+    score = prob @ np.arange(prob.shape[1], dtype=float)
+    return concordance_index(y, score, labels=_classes(estimator), sample_weight=sample_weight)
+
+
+#: Ready scorers by name, for ``scoring=`` (one or a dict of several); higher is better.
+SCORERS: dict[str, Scorer] = {
+    "neg_mae": neg_mae_scorer,
+    "neg_rps": neg_rps_scorer,
+    "neg_log_loss": neg_log_loss_scorer,
+    "qwk": qwk_scorer,
+    "concordance": concordance_scorer,
+}

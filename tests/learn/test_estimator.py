@@ -1,0 +1,185 @@
+"""OrdinalClassifier: equal to OrdinalModel, sklearn composition, bad input."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+
+from sklearn.compose import ColumnTransformer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+import ordstats
+from ordstats.errors import OrdstatsError
+from ordstats.learn import OrdinalClassifier, metrics
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    n = 300
+    X = rng.normal(size=(n, 3))
+    latent = X @ np.array([1.0, -0.5, 0.25]) + rng.logistic(size=n)
+    y = np.digitize(latent, [-1.5, 0.0, 1.5]) * 10  # classes 0, 10, 20, 30
+    return X, y
+
+
+def test_import_ordstats_does_not_import_sklearn():
+    import subprocess
+
+    code = (
+        "import sys, ordstats, ordstats.learn, ordstats.learn.metrics; "
+        "print('sklearn' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("family", "link"),
+    [
+        ("cumulative", "logit"),
+        ("cumulative", "probit"),
+        ("cumulative", "cloglog"),
+        ("cumulative", "loglog"),
+        ("cumulative", "cauchit"),
+        ("sratio", "logit"),
+        ("cratio", "probit"),
+        ("acat", "logit"),
+    ],
+)
+def test_equals_ordinal_model(data, family, link):
+    X, y = data
+    clf = OrdinalClassifier(family=family, link=link).fit(X, y)
+    res = ordstats.OrdinalModel(y, X, family=family, link=link).fit()
+    np.testing.assert_allclose(clf.results_.params.to_numpy(), res.params.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(clf.coef_, res.params[["x1", "x2", "x3"]].to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(clf.predict_proba(X[:7]), res.predict(X[:7]).to_numpy(), rtol=1e-10)
+    assert clf.results_.llf == pytest.approx(res.llf, rel=1e-12)
+    np.testing.assert_array_equal(clf.classes_, [0, 10, 20, 30])
+
+
+def test_threshold_structure_and_wine_llf(wine):
+    X = (wine[["temp", "contact"]] != ["cold", "no"]).astype(float)
+    clf = OrdinalClassifier(threshold="equidistant").fit(X, wine["rating"])
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", wine, threshold="equidistant"
+    ).fit()
+    assert clf.results_.llf == pytest.approx(res.llf, rel=1e-10)
+    assert list(clf.feature_names_in_) == ["temp", "contact"]
+    assert list(clf.classes_) == list(wine["rating"].cat.categories)
+
+
+def test_predictions(data):
+    X, y = data
+    clf = OrdinalClassifier().fit(X, y)
+    prob = clf.predict_proba(X)
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[prob.argmax(axis=1)])
+    median = clf.set_params(prediction="median").predict(X)
+    first_half = (np.cumsum(prob, axis=1) >= 0.5).argmax(axis=1)
+    np.testing.assert_array_equal(median, clf.classes_[first_half])
+    expected = clf.expected_index(X)
+    np.testing.assert_allclose(expected, prob @ np.arange(4))
+    rounded = clf.set_params(prediction="expected").predict(X)
+    np.testing.assert_array_equal(rounded, clf.classes_[np.rint(expected).astype(int)])
+    assert not np.array_equal(median, clf.set_params(prediction="mode").predict(X))
+
+
+def test_score_is_minus_class_mae(data):
+    X, y = data
+    clf = OrdinalClassifier().fit(X, y)
+    pred = clf.predict(X)
+    mae = np.mean(
+        np.abs(np.searchsorted([0, 10, 20, 30], pred) - np.searchsorted([0, 10, 20, 30], y))
+    )
+    assert clf.score(X, y) == pytest.approx(-mae)
+
+
+def test_classes_order_from_categorical_and_explicit():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 1))
+    labels = np.array(["low", "mid", "high"])
+    codes = np.digitize(X[:, 0] + rng.logistic(size=200), [-0.5, 0.5])
+    y = pd.Series(pd.Categorical(labels[codes], categories=labels, ordered=True))
+    clf = OrdinalClassifier().fit(X, y)
+    assert list(clf.classes_) == ["low", "mid", "high"]
+    assert clf.coef_[0] > 0  # higher X, higher class in the categorical's order
+    explicit = OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, labels[codes])
+    np.testing.assert_allclose(explicit.coef_, clf.coef_)
+    alphabetical = OrdinalClassifier().fit(X, labels[codes])
+    assert list(alphabetical.classes_) == ["high", "low", "mid"]
+
+
+def test_weights_equal_repeated_rows(data):
+    X, y = data
+    w = np.arange(len(y)) % 3
+    weighted = OrdinalClassifier().fit(X, y, sample_weight=w)
+    repeated = OrdinalClassifier().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-8)
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-8)
+
+
+def test_pickle_roundtrip(data):
+    X, y = data
+    clf = OrdinalClassifier(link="probit").fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    assert again.get_params() == clf.get_params()
+
+
+def test_pipeline_column_transformer_grid_search(data):
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["group"] = np.where(X[:, 0] > 0, "up", "down")
+    pre = ColumnTransformer(
+        [
+            ("num", StandardScaler(), ["a", "b", "c"]),
+            ("cat", OneHotEncoder(drop="first", sparse_output=False), ["group"]),
+        ]
+    )
+    pipe = make_pipeline(pre, OrdinalClassifier())
+    pipe.set_output(transform="pandas")
+    pipe.fit(frame, y)
+    assert pipe.predict_proba(frame).shape == (len(y), 4)
+    assert list(pipe[-1].feature_names_in_) == ["num__a", "num__b", "num__c", "cat__group_up"]
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipe, frame, y, cv=cv)
+    assert scores.shape == (3,) and np.all(scores <= 0)
+    grid = GridSearchCV(
+        make_pipeline(StandardScaler(), OrdinalClassifier()),
+        {"ordinalclassifier__link": ["logit", "probit"]},
+        cv=cv,
+        scoring=metrics.SCORERS,
+        refit="neg_rps",
+    ).fit(X, y)
+    assert grid.best_params_["ordinalclassifier__link"] in {"logit", "probit"}
+    assert set(grid.cv_results_) >= {"mean_test_qwk", "mean_test_concordance"}
+
+
+def test_bad_input(data):
+    X, y = data
+    with pytest.raises(ValueError, match="string"):
+        OrdinalClassifier().fit(np.array([["a"], ["b"], ["c"]], dtype=object), [1, 2, 3])
+    with pytest.raises(ValueError, match="class"):
+        OrdinalClassifier().fit(X, np.ones(len(y)))
+    with pytest.raises(OrdstatsError, match="not among classes"):
+        OrdinalClassifier(classes=[0, 10, 20]).fit(X, y)
+    with pytest.raises(OrdstatsError, match="no rows"):
+        OrdinalClassifier(classes=[0, 5, 10, 20, 30]).fit(X, y)
+    with pytest.raises(OrdstatsError, match="negative"):
+        OrdinalClassifier().fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(OrdstatsError, match="prediction must be"):
+        OrdinalClassifier(prediction="mean").fit(X, y)
+    clf = OrdinalClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :2])
+    with pytest.raises(OrdstatsError, match="not among labels"):
+        clf.score(X, y + 1)
