@@ -1,0 +1,60 @@
+"""Fits that used to stop short of R's maximum or break on extreme inputs (issue 14).
+
+R's numbers are in ``tests/data/reference/trust_fits.json`` (``tests/r/trust_fits.R``).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import ConvergenceWarning
+
+F = ordstats.OrdinalModel.from_formula
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "trust_fits.json").read_text()
+)
+
+
+def _wine2(wine: pd.DataFrame) -> pd.DataFrame:
+    """The data of R ordinal's tests/test.clm.convergence.R."""
+    cold_yes = (wine["temp"] == "cold") & (wine["contact"] == "yes")
+    out = wine.loc[~cold_yes].reset_index(drop=True)
+    out.loc[[8, 14, 45], "rating"] = np.nan
+    return out
+
+
+def _fit(model: ordstats.OrdinalModel) -> ordstats.OrdinalResults:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.fit()
+
+
+def test_scale_aliased_with_nominal_reaches_r_maximum(wine: pd.DataFrame) -> None:
+    ref = REFERENCE["fits"]["wine_scale_aliased_nominal"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = F("rating ~ temp * contact", wine, nominal="~ contact", scale="~ contact")
+    res = _fit(model)
+    assert res.llf == pytest.approx(ref["loglik"], abs=1e-6)
+    # the same columns as R reported aliased (R: beta "contactyes"; none else)
+    assert model.design.location.aliased == ["contact[T.yes]"]
+    assert model.design.scale.aliased == []
+    assert model.design.nominal.aliased == []
+    assert res.params["temp[T.warm]"] == pytest.approx(ref["coef"]["tempwarm"], abs=1e-3)
+
+
+def test_r_convergence_test_model_reaches_r_maximum(wine: pd.DataFrame) -> None:
+    ref = REFERENCE["fits"]["convergence_wine2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = F("rating ~ temp", _wine2(wine), nominal="~ contact", scale="~ contact")
+    res = _fit(model)
+    assert res.llf == pytest.approx(ref["loglik"], abs=1e-6)
+    assert res.params["temp[T.warm]"] == pytest.approx(ref["coef"]["tempwarm"], abs=1e-3)
