@@ -58,3 +58,38 @@ def test_r_convergence_test_model_reaches_r_maximum(wine: pd.DataFrame) -> None:
     res = _fit(model)
     assert res.llf == pytest.approx(ref["loglik"], abs=1e-6)
     assert res.params["temp[T.warm]"] == pytest.approx(ref["coef"]["tempwarm"], abs=1e-3)
+
+
+@pytest.mark.parametrize("factor", [1e7, 1e-7])
+def test_badly_scaled_predictor_has_scaled_standard_errors(
+    wine: pd.DataFrame, factor: float
+) -> None:
+    x = np.random.default_rng(0).normal(size=len(wine))
+    base = F("rating ~ temp + x", wine.assign(x=x)).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no singular-Hessian or convergence warning
+        scaled = F("rating ~ temp + x", wine.assign(x=x * factor)).fit()
+    assert scaled.params["x"] * factor == pytest.approx(base.params["x"], rel=1e-6)
+    units = np.where(base.bse.index == "x", factor, 1.0)
+    np.testing.assert_allclose(scaled.bse.to_numpy() * units, base.bse.to_numpy(), rtol=1e-6)
+
+
+def test_tiny_predictor_is_not_called_a_combination_of_the_thresholds(wine: pd.DataFrame) -> None:
+    x = np.random.default_rng(0).normal(size=len(wine))
+    base = F("rating ~ temp + x", wine.assign(x=x)).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = F("rating ~ temp + x", wine.assign(x=x * 1e-155))
+    assert "x" in model.param_names and model.design.location.aliased == []
+    res = model.fit()
+    assert res.params["x"] * 1e-155 == pytest.approx(base.params["x"], rel=1e-6)
+
+
+def test_shifted_predictor_is_not_called_a_combination_of_the_thresholds(
+    wine: pd.DataFrame,
+) -> None:
+    x = np.random.default_rng(0).normal(size=len(wine))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = F("rating ~ temp + x", wine.assign(x=x + 1e8))
+    assert "x" in model.param_names
