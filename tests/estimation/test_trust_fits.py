@@ -93,3 +93,18 @@ def test_shifted_predictor_is_not_called_a_combination_of_the_thresholds(
         warnings.simplefilter("error")
         model = F("rating ~ temp + x", wine.assign(x=x + 1e8))
     assert "x" in model.param_names
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio", "cratio", "acat"])
+@pytest.mark.parametrize("offset", [-40.0, -20.0, 20.0, 40.0])
+def test_constant_offset_gives_the_fit_without_it(
+    wine: pd.DataFrame, family: str, offset: float
+) -> None:
+    base = F("rating ~ temp + contact", wine, family=family).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = F(
+            "rating ~ temp + contact", wine.assign(o=offset), offset="o", family=family
+        ).fit()
+    assert res.llf == pytest.approx(base.llf, abs=1e-8)
+    np.testing.assert_allclose(res.params[4:], base.params[4:], atol=1e-6)

@@ -48,6 +48,11 @@ def thresholds_from_counts(link: Link, counts: FloatArray) -> FloatArray:
 def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> FloatArray:
     """Return starting values: marginal thresholds, other effects zero.
 
+    With an offset ``o`` the thresholds are shifted by its weighted mean, so
+    that ``theta_j - o`` starts near the marginal thresholds (a constant offset
+    of 30 would otherwise put every row in the top category, where the
+    likelihood is flat to rounding and Newton's method cannot move).
+
     A flexible link's ``lambda`` starts at the value of the standard link it
     nests (logit for Aranda-Ordaz, probit for log-gamma).
 
@@ -78,7 +83,10 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
         if counts is None
         else thresholds_from_counts(problem.data.link, counts)
     )
-    jac = problem.data.threshold_jacobian
+    data = problem.data
+    if data.n_obs and np.any(data.offset):  # P(Y <= j) = F(theta_j - o): shift by the mean offset
+        theta = theta + float(np.average(data.offset, weights=data.weights))
+    jac = data.threshold_jacobian
     if sp.issparse(jac):  # many flexible thresholds: the normal equations are sparse
         start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)
     else:
