@@ -318,3 +318,13 @@ def test_predict_with_missing_values_gives_nan_rows(wine):
     with pytest.warns(MissingDataWarning):
         frame = res.get_prediction(new).summary_frame()
     assert frame.loc["b"].isna().all().all()
+
+
+def test_profile_of_a_fit_that_did_not_converge_warns(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        res = model.fit(maxiter=1)
+    with pytest.warns(ConvergenceWarning, match="profile .* may be wrong"):
+        res.conf_int(method="profile", which=["temp[T.warm]"])
+    with pytest.warns(ConvergenceWarning, match="profile .* may be wrong"):
+        res.profile("temp[T.warm]", n_points=5)
