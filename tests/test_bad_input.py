@@ -18,6 +18,7 @@ from ordstats.errors import (
     MissingDataWarning,
     OrdstatsError,
     PredictionError,
+    PredictionWarning,
     ResponseError,
     SeparationWarning,
     SpecificationError,
@@ -328,3 +329,17 @@ def test_profile_of_a_fit_that_did_not_converge_warns(wine):
         res.conf_int(method="profile", which=["temp[T.warm]"])
     with pytest.warns(ConvergenceWarning, match="profile .* may be wrong"):
         res.profile("temp[T.warm]", n_points=5)
+
+
+def test_predict_with_an_offset_model_defaults_to_offset_zero_with_a_note(wine):
+    data = wine.assign(o=np.linspace(-1.0, 1.0, len(wine)))
+    offset = data["o"].to_numpy()
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", data, offset=offset).fit()
+    new = wine[["temp"]].iloc[:4]
+    with pytest.warns(PredictionWarning, match="use offset 0"):
+        default = res.predict(new, which="linear")
+    np.testing.assert_allclose(default, res.predict(new, which="linear", offset=0.0))
+    shifted = res.predict(new, which="linear", offset=0.5)  # a scalar is every row's offset
+    np.testing.assert_allclose(shifted, default + 0.5)
+    with pytest.raises(PredictionError, match="a number or one value per row"):
+        res.predict(new, offset=[1.0, 2.0])

@@ -103,8 +103,6 @@ def test_constant_offset_gives_the_fit_without_it(
     base = F("rating ~ temp + contact", wine, family=family).fit()
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        res = F(
-            "rating ~ temp + contact", wine.assign(o=offset), offset="o", family=family
-        ).fit()
+        res = F("rating ~ temp + contact", wine.assign(o=offset), offset="o", family=family).fit()
     assert res.llf == pytest.approx(base.llf, abs=1e-8)
     np.testing.assert_allclose(res.params[4:], base.params[4:], atol=1e-6)
