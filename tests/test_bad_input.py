@@ -343,3 +343,10 @@ def test_predict_with_an_offset_model_defaults_to_offset_zero_with_a_note(wine):
     np.testing.assert_allclose(shifted, default + 0.5)
     with pytest.raises(PredictionError, match="a number or one value per row"):
         res.predict(new, offset=[1.0, 2.0])
+
+
+def test_discrete_scipy_distribution_is_not_a_link(wine):
+    from scipy import stats
+
+    with pytest.raises(SpecificationError, match="continuous distribution; 'poisson' is discrete"):
+        OrdinalModel.from_formula("rating ~ temp", wine, link=stats.poisson(3))

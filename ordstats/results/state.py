@@ -42,3 +42,7 @@ class FittedState:
         @property
         def nobs(self) -> float:  # noqa: D102
             ...
+
+        @property
+        def converged(self) -> bool:  # noqa: D102
+            ...

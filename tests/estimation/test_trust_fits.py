@@ -106,3 +106,25 @@ def test_constant_offset_gives_the_fit_without_it(
         res = F("rating ~ temp + contact", wine.assign(o=offset), offset="o", family=family).fit()
     assert res.llf == pytest.approx(base.llf, abs=1e-8)
     np.testing.assert_allclose(res.params[4:], base.params[4:], atol=1e-6)
+
+
+@pytest.mark.parametrize("name, dist", [("logit", "logistic"), ("probit", "norm")])
+def test_frozen_scipy_distribution_as_link(wine: pd.DataFrame, name: str, dist: str) -> None:
+    from scipy import stats
+
+    named = F("rating ~ temp + contact", wine, link=name).fit()
+    frozen = F("rating ~ temp + contact", wine, link=getattr(stats, dist)()).fit()
+    assert frozen.llf == pytest.approx(named.llf, abs=1e-10)
+    np.testing.assert_allclose(frozen.params, named.params, atol=1e-8)
+    np.testing.assert_allclose(frozen.bse, named.bse, rtol=1e-7)  # numerical f'
+
+
+def test_heavy_tailed_scipy_distribution_fits_and_predicts(wine: pd.DataFrame) -> None:
+    from scipy import stats
+
+    res = F("rating ~ temp + contact", wine, link=stats.t(df=5)).fit()
+    assert res.converged and np.all(np.isfinite(res.bse))
+    probs = res.predict(wine.iloc[:3])
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+    assert res.model.link == F("rating ~ temp", wine, link=stats.t(df=5)).link
+    assert res.model.link != F("rating ~ temp", wine, link=stats.t(df=6)).link
