@@ -50,8 +50,8 @@ class ModelOptions:
         (``scipy.stats.t(df=5)``, as statsmodels' ``OrderedModel(distr=...)``)
         is ``F`` itself, with ``f'`` by finite differences
         (:class:`~ordstats.core.links.distribution.DistributionLink`).  sratio
-        and cratio take the five standard links; ``acat`` is the adjacent-category *logit* model and takes
-        ``"logit"`` only.
+        and cratio take the five standard links; ``acat`` is the
+        adjacent-category *logit* model and takes ``"logit"`` only.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
         Threshold structure (cumulative family only; the others have one free
         intercept per step).

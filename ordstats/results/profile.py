@@ -492,7 +492,7 @@ class ProfileMethods(FittedState):
                 "cannot profile a fit with a singular Hessian: the parameters are not "
                 "identified (see the fit's warning)"
             )
-        if not self.converged:
+        if not self.converged and not self.fit_info.diverging:  # separation warns by itself
             warnings.warn(
                 "the fit did not converge, so its log-likelihood may not be the maximum and "
                 "the profile (measured from it) may be wrong; refit with more iterations "
