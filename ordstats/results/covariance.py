@@ -347,7 +347,7 @@ class CovarianceMethods(FittedState):
             )
         with warnings.catch_warnings():  # a singular Hessian was reported by this fit
             warnings.simplefilter("ignore", ConvergenceWarning)
-            info = self.fit_info  # type: ignore[attr-defined]
+            info = self.fit_info
             return type(self)(  # type: ignore[call-arg]
                 self.model, self.params.to_numpy(), ev, info, covariance=covariance
             )
