@@ -531,3 +531,34 @@ def test_levels_contradicting_an_ordered_categorical_raise(wine):
         "rating ~ temp", wine, levels=["1", "2", "3", "4", "5"]
     )
     assert same.levels == ["1", "2", "3", "4", "5"]
+
+
+def test_profile_of_a_fit_that_did_not_converge_warns(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        res = model.fit(maxiter=1)
+    with pytest.warns(ConvergenceWarning, match="profile .* may be wrong"):
+        res.conf_int(method="profile", which=["temp[T.warm]"])
+    with pytest.warns(ConvergenceWarning, match="profile .* may be wrong"):
+        res.profile("temp[T.warm]", n_points=5)
+
+
+def test_predict_with_an_offset_model_defaults_to_offset_zero_with_a_note(wine):
+    data = wine.assign(o=np.linspace(-1.0, 1.0, len(wine)))
+    offset = data["o"].to_numpy()
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", data, offset=offset).fit()
+    new = wine[["temp"]].iloc[:4]
+    with pytest.warns(PredictionWarning, match="use offset 0"):
+        default = res.predict(new, which="linear")
+    np.testing.assert_allclose(default, res.predict(new, which="linear", offset=0.0))
+    shifted = res.predict(new, which="linear", offset=0.5)  # a scalar is every row's offset
+    np.testing.assert_allclose(shifted, default + 0.5)
+    with pytest.raises(PredictionError, match="a number or one value per row"):
+        res.predict(new, offset=[1.0, 2.0])
+
+
+def test_discrete_scipy_distribution_is_not_a_link(wine):
+    from scipy import stats
+
+    with pytest.raises(SpecificationError, match="continuous distribution; 'poisson' is discrete"):
+        OrdinalModel.from_formula("rating ~ temp", wine, link=stats.poisson(3))

@@ -7,7 +7,7 @@ from scipy.linalg.blas import dsyrk
 
 from ordstats._typing import FloatArray
 
-__all__ = ["weighted_gram"]
+__all__ = ["equilibrate", "weighted_gram"]
 
 #: Elements per row block (32 MB of doubles): bounds temporaries to a block
 #: instead of ``n x p``, while keeping each BLAS call large enough that a
@@ -58,3 +58,29 @@ def weighted_gram(
         rows = slice(start, start + chunk)
         out += A[rows].T @ (B[rows] if c is None else B[rows] * c[rows, None])
     return out
+
+
+def equilibrate(matrix: FloatArray) -> FloatArray:
+    r"""Return ``d`` with ``D^{-1} A D^{-1}`` (``D = diag(d)``) of unit diagonal.
+
+    Symmetric (Jacobi) equilibration, ``d_j = \sqrt{A_{jj}}`` where that is
+    positive and finite, else 1.  It changes neither the solution of
+    ``A x = b`` (``x = D^{-1} (D^{-1} A D^{-1})^{-1} D^{-1} b``) nor positive
+    definiteness, but removes the effect of column scale on the condition
+    number: a predictor multiplied by ``10^7`` multiplies its row and column of
+    the Hessian by ``10^7`` and ``10^{14}`` on the diagonal, which equilibration
+    undoes exactly (van der Sluis 1969: within a factor ``p`` of the best
+    diagonal scaling).
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (p, p)
+        Symmetric.
+
+    Returns
+    -------
+    ndarray, shape (p,)
+    """
+    diag = np.diag(matrix)
+    ok = np.isfinite(diag) & (diag > 0)
+    return np.where(ok, np.sqrt(np.where(ok, diag, 1.0)), 1.0)

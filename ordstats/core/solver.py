@@ -25,6 +25,7 @@ import numpy as np
 from scipy import linalg
 
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import equilibrate
 from ordstats.errors import OrdstatsError
 
 __all__ = ["NewtonOptions", "NewtonResult", "Objective", "newton"]
@@ -124,15 +125,22 @@ class NewtonResult(Generic[ObjectiveT]):
 def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray, bool]:
     """Solve ``H step = g`` by Cholesky, inflating the diagonal if ``H`` is not PD.
 
+    The Cholesky factorisation works on the equilibrated ``D^{-1} H D^{-1}``
+    (:func:`ordstats.core.linalg.equilibrate`), so that predictors on very
+    different scales (``x * 1e7`` beside ``x * 1e-7``) do not make a positive
+    definite Hessian look indefinite; the step ``D^{-1} (D^{-1} H D^{-1})^{-1}
+    D^{-1} g`` is the same vector.
+
     Returns the step and whether the Hessian had to be modified.
     """
-    try:
-        factor = linalg.cho_factor(hessian, check_finite=True)
-        return linalg.cho_solve(factor, gradient), False
-    except (linalg.LinAlgError, ValueError):
-        pass
     if not np.all(np.isfinite(hessian)):
         raise OrdstatsError("the Hessian has non-finite entries; the fit cannot continue")
+    scale = equilibrate(hessian)
+    try:
+        factor = linalg.cho_factor(hessian / np.outer(scale, scale), check_finite=True)
+        return linalg.cho_solve(factor, gradient / scale) / scale, False
+    except (linalg.LinAlgError, ValueError):
+        pass
     min_eig = float(np.linalg.eigvalsh(hessian)[0])
     inflated = hessian + (abs(min_eig) + 1.0) * np.eye(hessian.shape[0])
     factor = linalg.cho_factor(inflated)

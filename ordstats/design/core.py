@@ -141,6 +141,37 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     return gram
 
 
+def conditioned_for_aliasing(matrix: FloatArray) -> FloatArray:
+    """Columns of ``matrix`` rescaled and centred, spanning the same space as ``[1, matrix]``.
+
+    The aliasing check must not depend on units: each column is divided by its
+    largest absolute value (``x * 1e-155`` would otherwise underflow in the Gram
+    matrix) and centred, so that a column shifted far from zero (``x + 1e8``)
+    keeps its variation instead of losing it to rounding in ``X'X``.  A column
+    whose centred norm is below ``1e-10`` of its norm is constant to rounding
+    and is set to zero (aliased with the intercept).  Since ``[1, X]`` and
+    ``[1, X - 1 m']`` span the same space, the columns aliased in the Gram matrix
+    of ``[1, result]`` (:func:`gram_with_intercept`) are those of ``[1, X]``,
+    judged relative to each column's variation about its mean.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, p)
+
+    Returns
+    -------
+    ndarray, shape (n, p)
+    """
+    if matrix.size == 0:
+        return matrix
+    peak = np.max(np.abs(matrix), axis=0)
+    unit = matrix / np.where(peak > 0, peak, 1.0)
+    centred = unit - unit.mean(axis=0)
+    constant = np.linalg.norm(centred, axis=0) <= 1e-10 * np.linalg.norm(unit, axis=0)
+    centred[:, constant] = 0.0
+    return centred
+
+
 def aliased_columns(
     gram: FloatArray,
     tol: float = _ALIAS_TOL,
@@ -414,7 +445,7 @@ def _drop_aliased(
     """
     residual = None
     if gram is None:
-        gram = gram_with_intercept(terms.matrix)
+        gram = gram_with_intercept(conditioned_for_aliasing(terms.matrix))
         residual = _data_residual(terms.matrix)
     aliased = [j - 1 for j in aliased_columns(gram, residual=residual) if j > 0]
     reason = (
@@ -436,7 +467,8 @@ def _drop_nominal_aliases(
         return location
     combined = np.column_stack([nominal.matrix, location.matrix])
     r = nominal.matrix.shape[1]
-    aliased = [j - 1 - r for j in aliased_columns(gram_with_intercept(combined)) if j > r]
+    gram = gram_with_intercept(conditioned_for_aliasing(combined))
+    aliased = [j - 1 - r for j in aliased_columns(gram) if j > r]
     reason = (
         "{names} in the location formula is also a nominal effect, which already "
         "contains its location shift"

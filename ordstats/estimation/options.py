@@ -47,9 +47,12 @@ class ModelOptions:
         ``"loglog"``, ``"cauchit"``, or a flexible family.  ``"aranda-ordaz"``
         (logit at ``lambda = 1``, cloglog as ``lambda -> 0``) and ``"log-gamma"``
         (probit at 0, cloglog at 1, loglog at -1) estimate ``lambda``; R's
-        spellings are accepted.  sratio and cratio take the five standard
-        links; ``acat`` is the adjacent-category *logit* model and takes
-        ``"logit"`` only.
+        spellings are accepted.  A frozen scipy continuous distribution
+        (``scipy.stats.t(df=5)``, as statsmodels' ``OrderedModel(distr=...)``)
+        is ``F`` itself, with ``f'`` by finite differences
+        (:class:`~ordstats.core.links.distribution.DistributionLink`).  sratio
+        and cratio take the five standard links; ``acat`` is the
+        adjacent-category *logit* model and takes ``"logit"`` only.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
         Threshold structure (cumulative family only; the others have one free
         intercept per step).

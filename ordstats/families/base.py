@@ -472,7 +472,10 @@ class StepFamily(Family["StepProblem"]):
         return StepEvaluation(problem, params)
 
     def initial_params(self, problem: StepProblem) -> FloatArray:
-        """Return the intercepts of the model without predictors, all effects zero."""
+        """Return the intercepts of the model without predictors, all effects zero.
+
+        With an offset the intercepts are shifted by minus its weighted mean.
+        """
         data = problem.data
         counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
         start = np.zeros(problem.layout.n_params)
@@ -480,6 +483,8 @@ class StepFamily(Family["StepProblem"]):
             start[problem.layout.alpha] = self._forward_intercepts(counts[::-1])[::-1]
         else:
             start[problem.layout.alpha] = self._forward_intercepts(counts)
+        if data.n_obs and np.any(data.offset):  # eta_j = alpha_j + x'b + o: absorb mean(o)
+            start[problem.layout.alpha] -= float(np.average(data.offset, weights=data.weights))
         return start
 
     def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:

@@ -41,6 +41,7 @@ from scipy import linalg
 from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import equilibrate
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.results.state import FittedState
@@ -106,8 +107,10 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     Returns
     -------
     Covariance or BandedCovariance
-        The inverse by Cholesky, or NaN if the Hessian is not positive definite
-        or its reciprocal condition number is below ``1e-13``; for a
+        The inverse by Cholesky of the equilibrated Hessian ``D^{-1} H D^{-1}``
+        (:func:`ordstats.core.linalg.equilibrate`), back-transformed, or NaN if
+        it is not positive definite or its reciprocal condition number is below
+        ``1e-13``; ``cond`` is that of ``H`` itself (R's ``cond.H``); for a
         :class:`~ordstats.families.cumulative.banded.BandedHessian` it is formed only on request.
     """
     if isinstance(hessian, BandedHessian):
@@ -118,11 +121,19 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     if not np.all(np.isfinite(hessian)):
         return Covariance(np.full((k, k), np.nan), np.inf, True)
     eig = np.linalg.eigvalsh(hessian)
-    cond = float(eig[-1] / eig[0]) if eig[0] > 0 else np.inf
-    if eig[0] <= eig[-1] * _SINGULAR_RCOND:
+    with np.errstate(over="ignore"):  # extreme units: an infinite condition number is honest
+        cond = float(eig[-1] / eig[0]) if eig[0] > 0 else np.inf
+    # singular or not is decided in the equilibrated basis D^-1 H D^-1, where the
+    # units of the predictors do not count (x * 1e7 has the same SEs / 1e7)
+    scale = equilibrate(hessian)
+    scaled = hessian / np.outer(scale, scale)
+    eig_scaled = np.linalg.eigvalsh(scaled)
+    if eig_scaled[0] <= eig_scaled[-1] * _SINGULAR_RCOND:
         return Covariance(np.full((k, k), np.nan), cond, True)
-    factor = linalg.cho_factor(hessian)
-    return Covariance(linalg.cho_solve(factor, np.eye(k)), cond, False)
+    factor = linalg.cho_factor(scaled)
+    with np.errstate(over="ignore"):  # a variance beyond 1e308 is infinite
+        inverse = linalg.cho_solve(factor, np.eye(k)) / np.outer(scale, scale)
+    return Covariance(inverse, cond, False)
 
 
 def canonical_cov_type(cov_type: str) -> str:
@@ -336,7 +347,7 @@ class CovarianceMethods(FittedState):
             )
         with warnings.catch_warnings():  # a singular Hessian was reported by this fit
             warnings.simplefilter("ignore", ConvergenceWarning)
-            info = self.fit_info  # type: ignore[attr-defined]
+            info = self.fit_info
             return type(self)(  # type: ignore[call-arg]
                 self.model, self.params.to_numpy(), ev, info, covariance=covariance
             )

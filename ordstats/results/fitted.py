@@ -495,18 +495,32 @@ class OrdinalResults(
     def _new_offset(self, newdata: Any, offset: Any, n: int) -> FloatArray:
         design = self.model.design
         if offset is not None:
-            values = np.asarray(offset, dtype=float).reshape(-1)
+            try:
+                values = np.asarray(offset, dtype=float)
+            except (TypeError, ValueError):
+                raise PredictionError(
+                    f"offset must be a number or one number per row of newdata ({n})"
+                ) from None
+            if values.ndim == 0:  # one offset for every row
+                return np.full(n, float(values))
+            values = values.reshape(-1)
             if values.shape != (n,):
-                raise PredictionError(f"offset must have one value per row of newdata ({n})")
+                raise PredictionError(
+                    f"offset must be a number or one value per row of newdata ({n}); "
+                    f"got {values.shape[0]} values"
+                )
             return check_newdata_offset(values, newdata)
         name = design.offset_name
         if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
             return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
         if self.model.has_offset:
             column = f"give newdata a column {name!r} or " if name else ""
-            raise PredictionError(
-                f"the model was fitted with an offset; {column}pass offset= with one value "
-                "per row of newdata"
+            warnings.warn(
+                "the model was fitted with an offset but none was given for newdata, so the "
+                f"predictions use offset 0 (as statsmodels does); {column}pass offset= "
+                "(a number or one value per row) to use another",
+                PredictionWarning,
+                stacklevel=4,
             )
         return np.zeros(n)
 
@@ -545,8 +559,11 @@ class OrdinalResults(
             ``"linear"``: the linear predictor ``x'beta + offset`` (for the
             sratio, cratio and acat families the part shared by every step:
             ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
-        offset : array-like, optional
-            Offset for ``newdata`` when the model has one that is not a column.
+        offset : float or array-like, optional
+            Offset for ``newdata`` (a number for every row, or one per row) when
+            the model has one that is not a column of ``newdata``.  Without it,
+            new rows get offset 0 with a :class:`~ordstats.errors.PredictionWarning`
+            (statsmodels' ``OrderedModel`` default).
         exog : DataFrame or array-like, optional
             statsmodels' name for ``newdata`` (give one of the two).  An array
             has one column per regressor in the order of ``model.exog_names``

@@ -479,7 +479,7 @@ class ProfileMethods(FittedState):
 
     def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
 
-        self._check_profilable()
+        self._check_profilable(stacklevel=4)
         return profile_conf_int(
             self.model.evaluator.evaluate,
             self.params.to_numpy(),
@@ -490,11 +490,19 @@ class ProfileMethods(FittedState):
             stacklevel=3,
         )
 
-    def _check_profilable(self) -> None:
+    def _check_profilable(self, stacklevel: int) -> None:
         if self.nonrobust_covariance.singular:
             raise OrdstatsError(
                 "cannot profile a fit with a singular Hessian: the parameters are not "
                 "identified (see the fit's warning)"
+            )
+        if not self.converged and not self.fit_info.diverging:  # separation warns by itself
+            warnings.warn(
+                "the fit did not converge, so its log-likelihood may not be the maximum and "
+                "the profile (measured from it) may be wrong; refit with more iterations "
+                "(fit(maxiter=...)) or better start values first",
+                ConvergenceWarning,
+                stacklevel=stacklevel,
             )
 
     def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
@@ -521,7 +529,7 @@ class ProfileMethods(FittedState):
             re-optimised values; plot it with :meth:`plot_profile` or
             :func:`ordstats.results.profile.plot_profile`.
         """
-        self._check_profilable()
+        self._check_profilable(stacklevel=3)
         return profile_curve(
             self.model.evaluator.evaluate,
             self.params.to_numpy(),

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ordstats.estimation.model import OrdinalModel
     from ordstats.families.cumulative.banded import BandedCovariance
     from ordstats.results.covariance import Covariance
+    from ordstats.results.fitted import FitInfo
 
 __all__ = ["FittedState"]
 
@@ -32,6 +33,7 @@ class FittedState:
     covariance: Covariance | BandedCovariance
     nonrobust_covariance: Covariance | BandedCovariance
     llf: float
+    fit_info: FitInfo
 
     if TYPE_CHECKING:  # provided by OrdinalResults
 
@@ -41,4 +43,8 @@ class FittedState:
 
         @property
         def nobs(self) -> float:  # noqa: D102
+            ...
+
+        @property
+        def converged(self) -> bool:  # noqa: D102
             ...

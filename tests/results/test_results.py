@@ -152,8 +152,10 @@ def test_predict_with_offset_column(wine):
     np.testing.assert_allclose(
         lin, res.params["temp[T.warm]"] * (new["temp"] == "warm") + new["off"]
     )
-    with pytest.raises(ordstats.errors.PredictionError, match="give newdata a column 'off'"):
-        res.predict(new.drop(columns="off"))
+    # without the column: offset 0 with a note naming it (statsmodels' default, issue 14)
+    with pytest.warns(ordstats.errors.PredictionWarning, match="give newdata a column 'off'"):
+        zero = res.predict(new.drop(columns="off"), which="linear")
+    np.testing.assert_allclose(zero, lin - new["off"])
 
 
 def test_arrays_interface_names_and_predict():

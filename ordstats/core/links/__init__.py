@@ -9,6 +9,7 @@ turns a name into a link.
 
 from __future__ import annotations
 
+from ordstats.core.links.distribution import DistributionLink, as_distribution_link
 from ordstats.core.links.flexible import ArandaOrdaz, FlexibleLink, LogGamma
 from ordstats.core.links.standard import (
     Cauchit,
@@ -25,6 +26,7 @@ __all__ = [
     "ArandaOrdaz",
     "Cauchit",
     "Cloglog",
+    "DistributionLink",
     "FlexibleLink",
     "Link",
     "LogGamma",
@@ -57,7 +59,7 @@ def _normalise(name: str) -> str:
     return _ALIASES.get(key.replace("-", ""), key) if key not in _LINKS else key
 
 
-def get_link(link: str | Link) -> Link:
+def get_link(link: str | Link | object) -> Link:
     """Return the :class:`Link` called ``link`` (or ``link`` itself if it is one).
 
     Parameters
@@ -65,8 +67,10 @@ def get_link(link: str | Link) -> Link:
     link : str or Link
         One of ``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``, ``"cauchit"``,
         or a flexible family ``"aranda-ordaz"``, ``"log-gamma"`` (R's spellings
-        ``"Aranda-Ordaz"``, ``"log-gamma"`` and case variants are accepted), or a
-        :class:`Link` instance.
+        ``"Aranda-Ordaz"``, ``"log-gamma"`` and case variants are accepted), a
+        :class:`Link` instance, or a frozen scipy continuous distribution such as
+        ``scipy.stats.t(df=5)`` (as statsmodels' ``OrderedModel(distr=...)``; see
+        :class:`~ordstats.core.links.distribution.DistributionLink`).
 
     Returns
     -------
@@ -95,6 +99,11 @@ def get_link(link: str | Link) -> Link:
             return _LINKS[key]()
         if key in _FLEXIBLE:
             return ArandaOrdaz() if key == "aranda-ordaz" else LogGamma()
+    else:
+        wrapped = as_distribution_link(link)
+        if wrapped is not None:
+            return wrapped
     raise SpecificationError(
         f"unknown link {link!r}; choose one of {', '.join(map(repr, link_names(flexible=True)))}"
+        ", a Link, or a frozen scipy.stats continuous distribution"
     )

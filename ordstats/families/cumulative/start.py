@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
-from ordstats.families.cumulative.likelihood import CLMProblem
+from ordstats.core.solver import NewtonOptions, newton
+from ordstats.errors import OrdstatsError
+from ordstats.families.cumulative.likelihood import CLMProblem, evaluate, prepare
+
+#: Loose tolerances of the location-only fit that starts a scale model (R's set.start).
+_SCALE_START_OPTIONS = NewtonOptions(grad_tol=1e-3, rel_tol=1e-3)
 
 __all__ = ["initial_params", "marginal_thresholds", "thresholds_from_counts"]
 
@@ -41,11 +48,23 @@ def thresholds_from_counts(link: Link, counts: FloatArray) -> FloatArray:
 def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> FloatArray:
     """Return starting values: marginal thresholds, other effects zero.
 
+    With an offset ``o`` the thresholds are shifted by its weighted mean, so
+    that ``theta_j - o`` starts near the marginal thresholds (a constant offset
+    of 30 would otherwise put every row in the top category, where the
+    likelihood is flat to rounding and Newton's method cannot move).
+
     A flexible link's ``lambda`` starts at the value of the standard link it
     nests (logit for Aranda-Ordaz, probit for log-gamma).
 
     For structured thresholds the free parameters are the least-squares fit
     ``J a ~= theta_marginal``.
+
+    With scale effects, the other parameters start at the fit of the model
+    without them (tolerances ``1e-3``) and the scale effects at zero, as R's
+    ``ordinal:::set.start`` does: from the marginal thresholds the joint
+    Hessian is often indefinite in the scale direction, and where a scale effect
+    is confounded with nominal effects Newton's method would stall short of the
+    maximum.
 
     Parameters
     ----------
@@ -64,11 +83,34 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
         if counts is None
         else thresholds_from_counts(problem.data.link, counts)
     )
-    jac = problem.data.threshold_jacobian
+    data = problem.data
+    if data.n_obs and np.any(data.offset):  # P(Y <= j) = F(theta_j - o): shift by the mean offset
+        theta = theta + float(np.average(data.offset, weights=data.weights))
+    jac = data.threshold_jacobian
     if sp.issparse(jac):  # many flexible thresholds: the normal equations are sparse
         start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)
     else:
         start[problem.layout.alpha] = np.linalg.lstsq(jac, theta, rcond=None)[0]
     if problem.layout.n_lambda:  # a flexible link starts at the standard link it nests
         start[problem.layout.lam] = problem.data.link.lam  # type: ignore[attr-defined]
+    if problem.layout.n_zeta and counts is None:
+        start = _start_without_scale(problem, start)
     return start
+
+
+def _start_without_scale(problem: CLMProblem, start: FloatArray) -> FloatArray:
+    """Fit the model without its scale effects from ``start``; scale effects start at 0."""
+    layout = problem.layout
+    data = problem.data
+    inner = prepare(replace(data, scale=np.empty((data.n_obs, 0))))
+    keep = np.r_[start[: layout.zeta.start], start[layout.lam]]
+    try:
+        fit = newton(lambda x: evaluate(inner, x), keep, _SCALE_START_OPTIONS)
+    except OrdstatsError:  # keep the plain start; the main fit reports any failure
+        return start
+    if not np.all(np.isfinite(fit.x)):
+        return start
+    out = start.copy()
+    out[: layout.zeta.start] = fit.x[: layout.zeta.start]
+    out[layout.lam] = fit.x[layout.zeta.start :]
+    return out
