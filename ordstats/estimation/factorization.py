@@ -131,7 +131,9 @@ class OrdinalFactorization:
         elif sp.issparse(data):
             self.ratings = _from_sparse(data, levels)
         else:
-            raise DataError("data must be a pandas DataFrame (long format) or a scipy.sparse matrix")
+            raise DataError(
+                "data must be a pandas DataFrame (long format) or a scipy.sparse matrix"
+            )
         if len(self.ratings.levels) < 2:
             raise DataError("ratings need at least two levels")
 
@@ -166,9 +168,7 @@ class OrdinalFactorization:
         col_coef[:, int(self.col_bias) :] = 0.1 * rng.standard_normal((self.n_cols, self.rank))
         return row_coef, col_coef, table
 
-    def _side(
-        self, side: str, own: FloatArray, other: FloatArray, other_bias: bool
-    ) -> BlockData:
+    def _side(self, side: str, own: FloatArray, other: FloatArray, other_bias: bool) -> BlockData:
         """Block data of ``side`` ("row"/"column") with the other side fixed."""
         r = self.ratings
         block, other_idx = (r.row, r.col) if side == "row" else (r.col, r.row)
@@ -199,7 +199,9 @@ class OrdinalFactorization:
             threshold_penalty=self.penalties["thresholds"],
             threshold_center=center,
         )
-        total = float(per_row.sum()) + 0.5 * float(np.sum(col_coef**2 @ self._penalty(self.col_bias)))
+        total = float(per_row.sum()) + 0.5 * float(
+            np.sum(col_coef**2 @ self._penalty(self.col_bias))
+        )
         if self.sharing == "column":
             total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
         return total
@@ -232,8 +234,14 @@ class OrdinalFactorization:
         -------
         FactorizationResults
         """
-        row_coef, col_coef, table = self._start(seed) if start is None else (
-            np.array(start[0], dtype=float), np.array(start[1], dtype=float), np.array(start[2], dtype=float)
+        row_coef, col_coef, table = (
+            self._start(seed)
+            if start is None
+            else (
+                np.array(start[0], dtype=float),
+                np.array(start[1], dtype=float),
+                np.array(start[2], dtype=float),
+            )
         )
         center = table.mean(axis=0)
         t_pen = self.penalties["thresholds"]
@@ -304,9 +312,7 @@ class OrdinalFactorization:
         jitter = 1e-12 * np.eye(hess.shape[1])
         row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
         r = self.ratings
-        rated = sp.csr_array(
-            (np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols)
-        )
+        rated = sp.csr_array((np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols))
         return FactorizationResults(
             link=self.link,
             levels=list(r.levels),
@@ -327,15 +333,23 @@ class OrdinalFactorization:
             rated=rated,
         )
 
-    def _threshold_step(self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray) -> FloatArray:
+    def _threshold_step(
+        self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray
+    ) -> FloatArray:
         data = self._side("row", row_coef, col_coef, self.col_bias)
         from ordstats.families.cumulative.blocks import linear_predictor
 
         eta = linear_predictor(data, row_coef)
         r = self.ratings
         glob = BlockData(
-            r.y, r.weights, np.zeros_like(r.y), 1, np.empty((len(r.y), 0)), eta,
-            np.zeros_like(r.y), self.n_levels,
+            r.y,
+            r.weights,
+            np.zeros_like(r.y),
+            1,
+            np.empty((len(r.y), 0)),
+            eta,
+            np.zeros_like(r.y),
+            self.n_levels,
         )
         step = block_newton_step(
             self.link, glob, np.zeros((1, 0)), table, np.zeros(0), owns_thresholds=True
@@ -353,7 +367,9 @@ def _progress(enabled: bool, total: int) -> object:
     return tqdm(total=total, desc="ALS-Newton sweeps", unit="sweep")
 
 
-def _encode_levels(values: np.ndarray, levels: Sequence[object] | None) -> tuple[IntArray, list[object]]:
+def _encode_levels(
+    values: np.ndarray, levels: Sequence[object] | None
+) -> tuple[IntArray, list[object]]:
     if levels is None:
         levels = sorted(pd.unique(values).tolist())
     levels = list(levels)
@@ -387,7 +403,8 @@ def _from_frame(
     if dup.any():
         first = frame.loc[dup, [row, col]].iloc[0].tolist()
         raise DataError(
-            f"{int(dup.sum())} duplicate (row, column) pairs, e.g. {first}; keep one rating per pair"
+            f"{int(dup.sum())} duplicate (row, column) pairs, e.g. {first}; "
+            "keep one rating per pair"
         )
     values = frame[rating]
     if levels is None and isinstance(values.dtype, pd.CategoricalDtype):

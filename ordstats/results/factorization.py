@@ -14,7 +14,7 @@ approximate standard errors, and folds in new rows (cold start).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -300,7 +300,9 @@ class FactorizationResults:
         try:
             y = np.array([level_index[v] for v in ratings.to_numpy()], dtype=np.intp)
         except KeyError as exc:
-            raise DataError(f"rating {exc.args[0]!r} is not one of the levels {self.levels}") from None
+            raise DataError(
+                f"rating {exc.args[0]!r} is not one of the levels {self.levels}"
+            ) from None
         cb = int(self.col_has_bias)
         cov = self.col_coef[c, cb:]
         if self.row_has_bias:
@@ -313,7 +315,16 @@ class FactorizationResults:
             table, tidx = self.threshold_table, c
         else:
             table, tidx = self.threshold_table, np.zeros(len(c), dtype=np.intp)
-        data = BlockData(y, np.ones(len(c)), np.zeros(len(c), dtype=np.intp), 1, cov, offset, tidx, len(self.levels))
+        data = BlockData(
+            y,
+            np.ones(len(c)),
+            np.zeros(len(c), dtype=np.intp),
+            1,
+            cov,
+            offset,
+            tidx,
+            len(self.levels),
+        )
         penalty = _row_penalty(self.penalties, self.row_has_bias, self.rank)
         coef = np.zeros((1, cov.shape[1]))
         f_old = np.inf
@@ -339,7 +350,9 @@ class FactorizationResults:
             self,
             row_labels=self.row_labels.append(pd.Index([label])),
             row_coef=np.vstack([self.row_coef, coef]),
-            threshold_table=np.vstack([self.threshold_table, table]) if owns else self.threshold_table,
+            threshold_table=np.vstack([self.threshold_table, table])
+            if owns
+            else self.threshold_table,
             row_covariance=np.concatenate([self.row_covariance, cov_new[None, :dim, :dim]]),
             rated=rated,
         )
@@ -365,7 +378,3 @@ def _probabilities(link: Link, eta: FloatArray, theta: FloatArray) -> FloatArray
     n = eta.shape[0]
     bounds = np.column_stack([np.full(n, -np.inf), theta, np.full(n, np.inf)]) - eta[:, None]
     return interval_probabilities(link, bounds[:, 1:], bounds[:, :-1])
-
-
-def _unused(_: Sequence[object]) -> None:  # pragma: no cover - keeps Sequence import typed
-    return None

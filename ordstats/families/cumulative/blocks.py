@@ -155,7 +155,7 @@ def block_objective(
     threshold_penalty: float = 0.0,
     threshold_center: FloatArray | None = None,
 ) -> FloatArray:
-    """Equation (2) for every block (``inf`` where thresholds are disordered).
+    """Equation (2) for every block (``inf`` where its thresholds are disordered).
 
     Parameters
     ----------
@@ -176,7 +176,10 @@ def block_objective(
     """
     nll = _per_block_nll(link, data, coef, thresholds)
     own = thresholds if owns_thresholds else None
-    return nll + _penalty(coef, own, penalty, threshold_penalty, threshold_center)
+    out = nll + _penalty(coef, own, penalty, threshold_penalty, threshold_center)
+    if owns_thresholds:  # a level no block member used may not disorder its thresholds
+        out = np.where(np.all(np.diff(thresholds, axis=1) > 0, axis=1), out, np.inf)
+    return out
 
 
 def _gradient_hessian(
@@ -198,7 +201,9 @@ def _gradient_hessian(
     for a in range(d):
         grad[:, a] = np.bincount(block, weights=g_eta * z[:, a], minlength=n_blocks)
         for b in range(a + 1):
-            hess[:, a, b] = np.bincount(block, weights=h_eta * z[:, a] * z[:, b], minlength=n_blocks)
+            hess[:, a, b] = np.bincount(
+                block, weights=h_eta * z[:, a] * z[:, b], minlength=n_blocks
+            )
             hess[:, b, a] = hess[:, a, b]
     if t:
         # cut-point indices of the upper (y) and lower (y - 1) bounds; a missing
@@ -324,7 +329,7 @@ def block_newton_step(
     pending = np.ones(coef.shape[0], dtype=bool)
     halvings = 0
     sub = data
-    for halvings in range(max_halvings + 1):  # noqa: B007
+    for halvings in range(max_halvings + 1):
         trial_coef = coef + alpha[:, None] * step[:, :d]
         trial_theta = thresholds
         if owns_thresholds:

@@ -96,7 +96,7 @@ def simulate_ratings(
     shift = scale_use * rng.standard_normal(n_rows)
     stretch = np.exp(scale_use * 0.5 * rng.standard_normal(n_rows))
     theta = shift[:, None] + stretch[:, None] * base[None, :]
-    n_obs = max(int(round(density * n_rows * n_cols)), n_rows)
+    n_obs = max(round(density * n_rows * n_cols), n_rows)
     flat = rng.choice(n_rows * n_cols, size=n_obs, replace=False)
     row, col = np.divmod(flat, n_cols)
     # every row and column at least once
