@@ -16,15 +16,20 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
+from ordstats.families.cumulative.simulate import simulate_ratings
+from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "ConvergenceWarning",
+    "FactorizationResults",
     "ModelOptions",
+    "OrdinalFactorization",
     "OrdinalModel",
     "OrdinalResults",
     "OrdstatsError",
@@ -38,5 +43,6 @@ __all__ = [
     "links",
     "lr_test",
     "plotting",
+    "simulate_ratings",
     "vuong_test",
 ]

@@ -83,8 +83,13 @@ class OrdinalFactorization:
 
     Examples
     --------
-    >>> from ordstats.estimation.factorization import OrdinalFactorization
-    >>> from ordstats.datasets.synthetic import simulate_ratings  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> from ordstats import OrdinalFactorization, simulate_ratings
+    >>> sim = simulate_ratings(50, 20, rank=1, density=0.5, seed=0)
+    >>> frame = pd.DataFrame({"row": sim.row, "col": sim.col, "rating": sim.y + 1})
+    >>> res = OrdinalFactorization(frame, rank=1).fit()
+    >>> res.predict_proba([0], [1]).shape
+    (1, 5)
     """
 
     def __init__(
