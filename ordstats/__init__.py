@@ -19,9 +19,9 @@ from ordstats.errors import (
 from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
+from ordstats.families.cumulative.simulate import simulate_ratings
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
-from ordstats.families.cumulative.simulate import simulate_ratings
 from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 
