@@ -16,11 +16,14 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
+from ordstats.families.cumulative.simulate import simulate_ratings
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
+from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
@@ -29,8 +32,10 @@ from ordstats.results.regularized import CVResult, PenalizedResults, Regularizat
 __all__ = [
     "CVResult",
     "ConvergenceWarning",
+    "FactorizationResults",
     "MixedResults",
     "ModelOptions",
+    "OrdinalFactorization",
     "OrdinalMixedModel",
     "OrdinalModel",
     "OrdinalResults",
@@ -49,5 +54,6 @@ __all__ = [
     "load",
     "lr_test",
     "plotting",
+    "simulate_ratings",
     "vuong_test",
 ]

@@ -1,0 +1,460 @@
+r"""Ordinal matrix factorisation fitted by exact alternating Newton (MAP).
+
+Ratings ``r_{uv}`` (users x items, respondents x Likert items) follow
+
+.. math::
+
+    P(r_{uv} \le j) = F\big(\theta_{t,j} - (b_u + b_v + p_u^\top q_v)\big), \tag{1}
+
+with thresholds ``theta_t`` shared globally, per row or per column, Gaussian
+priors ``p_u, q_v ~ N(0, I / lambda_f)``, ``b ~ N(0, 1 / lambda_b)`` and, for
+row or column thresholds, ``theta_t ~ N(bar theta, I / lambda_theta)``.  The
+negative log posterior is minimised by sweeps of
+
+1. one Newton step for every row at once (columns fixed: a cumulative link model
+   with covariates ``(1, q_v)`` and offset ``b_v`` per row),
+2. the same for every column,
+3. one Newton step on global thresholds, or the closed-form centre ``bar theta``,
+
+each halved per block so the objective decreases monotonically
+(:func:`ordstats.families.cumulative.blocks.block_newton_step`).  A side that
+owns the thresholds has no bias (it would be confounded with them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link, get_link
+from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
+from ordstats.families.cumulative.blocks import BlockData, block_newton_step, block_objective
+from ordstats.results.factorization import FactorizationResults, _row_penalty
+
+__all__ = ["OrdinalFactorization"]
+
+_SHARING = ("global", "row", "column")
+
+
+@dataclass(frozen=True, eq=False)
+class _Ratings:
+    y: IntArray
+    row: IntArray
+    col: IntArray
+    weights: FloatArray
+    levels: list[object]
+    row_labels: pd.Index
+    col_labels: pd.Index
+
+
+class OrdinalFactorization:
+    """Ordinal matrix factorisation: a low-rank cumulative link model for ratings.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or scipy.sparse matrix
+        Long data with one rating per (row, column) pair, or a sparse matrix whose
+        stored entries are the ratings (rows x columns).
+    row, col, rating : str
+        Column names in a DataFrame.
+    weights : str, optional
+        Column of case weights.
+    levels : sequence, optional
+        The rating levels, lowest first (default: sorted distinct ratings, or the
+        categories of an ordered categorical).
+    rank : int
+        Number of latent factors ``k`` (0: biases only).
+    factor_penalty, bias_penalty : float
+        Ridge penalties ``lambda_f`` and ``lambda_b`` (prior precisions).
+    thresholds : {"global", "row", "column"}
+        Threshold sharing.
+    threshold_penalty : float
+        ``lambda_theta``, shrinkage of per-row/column thresholds to their centre.
+    link : str or Link
+        Any standard link (``"logit"``, ``"probit"``, ``"cloglog"``, ``"loglog"``,
+        ``"cauchit"``).
+    row_bias, col_bias : bool
+        Include ``b_u`` / ``b_v`` (dropped on a side that owns the thresholds).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ordstats import OrdinalFactorization, simulate_ratings
+    >>> sim = simulate_ratings(50, 20, rank=1, density=0.5, seed=0)
+    >>> frame = pd.DataFrame({"row": sim.row, "col": sim.col, "rating": sim.y + 1})
+    >>> res = OrdinalFactorization(frame, rank=1).fit()
+    >>> res.predict_proba([0], [1]).shape
+    (1, 5)
+    """
+
+    def __init__(
+        self,
+        data: pd.DataFrame | sp.sparray | sp.spmatrix,
+        *,
+        row: str = "row",
+        col: str = "col",
+        rating: str = "rating",
+        weights: str | None = None,
+        levels: Sequence[object] | None = None,
+        rank: int = 2,
+        factor_penalty: float = 1.0,
+        bias_penalty: float = 0.01,
+        thresholds: str = "global",
+        threshold_penalty: float = 1.0,
+        link: str | Link = "logit",
+        row_bias: bool = True,
+        col_bias: bool = True,
+    ) -> None:
+        if thresholds not in _SHARING:
+            raise SpecificationError(f"thresholds must be one of {_SHARING}, not {thresholds!r}")
+        if int(rank) != rank or rank < 0:
+            raise SpecificationError(f"rank must be a non-negative integer, not {rank!r}")
+        for name, value in (
+            ("factor_penalty", factor_penalty),
+            ("bias_penalty", bias_penalty),
+            ("threshold_penalty", threshold_penalty),
+        ):
+            if not np.isfinite(value) or value < 0:
+                raise SpecificationError(f"{name} must be a finite number >= 0, not {value!r}")
+        self.rank = int(rank)
+        self.sharing = thresholds
+        self.link = get_link(link)
+        self.penalties = {
+            "factors": float(factor_penalty),
+            "bias": float(bias_penalty),
+            "thresholds": float(threshold_penalty),
+        }
+        self.row_bias = bool(row_bias) and thresholds != "row"
+        self.col_bias = bool(col_bias) and thresholds != "column"
+        if isinstance(data, pd.DataFrame):
+            self.ratings = _from_frame(data, row, col, rating, weights, levels)
+        elif sp.issparse(data):
+            self.ratings = _from_sparse(data, levels)
+        else:
+            raise DataError(
+                "data must be a pandas DataFrame (long format) or a scipy.sparse matrix"
+            )
+        if len(self.ratings.levels) < 2:
+            raise DataError("ratings need at least two levels")
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows (users, respondents)."""
+        return len(self.ratings.row_labels)
+
+    @property
+    def n_cols(self) -> int:
+        """Number of columns (items)."""
+        return len(self.ratings.col_labels)
+
+    @property
+    def n_levels(self) -> int:
+        """Number of rating levels ``K``."""
+        return len(self.ratings.levels)
+
+    # ------------------------------------------------------------------ fitting
+    def _start(self, seed: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+        rng = np.random.default_rng(seed)
+        r = self.ratings
+        counts = np.bincount(r.y, weights=r.weights, minlength=self.n_levels)
+        cum = np.cumsum(counts)[:-1] / counts.sum()
+        theta0 = self.link.ppf(np.clip(cum, 1e-4, 1 - 1e-4))
+        theta0 = np.maximum.accumulate(theta0 + 1e-6 * np.arange(len(theta0)))
+        m = {"global": 1, "row": self.n_rows, "column": self.n_cols}[self.sharing]
+        table = np.tile(theta0, (m, 1))
+        row_coef = np.zeros((self.n_rows, int(self.row_bias) + self.rank))
+        col_coef = np.zeros((self.n_cols, int(self.col_bias) + self.rank))
+        row_coef[:, int(self.row_bias) :] = 0.1 * rng.standard_normal((self.n_rows, self.rank))
+        col_coef[:, int(self.col_bias) :] = 0.1 * rng.standard_normal((self.n_cols, self.rank))
+        return row_coef, col_coef, table
+
+    def _side(self, side: str, own: FloatArray, other: FloatArray, other_bias: bool) -> BlockData:
+        """Block data of ``side`` ("row"/"column") with the other side fixed."""
+        r = self.ratings
+        block, other_idx = (r.row, r.col) if side == "row" else (r.col, r.row)
+        own_bias = self.row_bias if side == "row" else self.col_bias
+        ob = int(other_bias)
+        cov = other[other_idx, ob:]
+        if own_bias:
+            cov = np.column_stack([np.ones(len(block)), cov])
+        offset = other[other_idx, 0] if other_bias else np.zeros(len(block))
+        tidx = {"global": np.zeros_like(block), "row": r.row, "column": r.col}[self.sharing]
+        n_blocks = self.n_rows if side == "row" else self.n_cols
+        return BlockData(r.y, r.weights, block, n_blocks, cov, offset, tidx, self.n_levels)
+
+    def _penalty(self, has_bias: bool) -> FloatArray:
+        return _row_penalty(self.penalties, has_bias, self.rank)
+
+    def _objective(
+        self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray, center: FloatArray
+    ) -> float:
+        data = self._side("row", row_coef, col_coef, self.col_bias)
+        per_row = block_objective(
+            self.link,
+            data,
+            row_coef,
+            table,
+            self._penalty(self.row_bias),
+            owns_thresholds=self.sharing == "row",
+            threshold_penalty=self.penalties["thresholds"],
+            threshold_center=center,
+        )
+        total = float(per_row.sum()) + 0.5 * float(
+            np.sum(col_coef**2 @ self._penalty(self.col_bias))
+        )
+        if self.sharing == "column":
+            total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
+        return total
+
+    def fit(
+        self,
+        *,
+        max_sweeps: int = 200,
+        tol: float = 1e-7,
+        seed: int = 0,
+        progress: bool = False,
+        start: tuple[FloatArray, FloatArray, FloatArray] | None = None,
+    ) -> FactorizationResults:
+        """Fit by alternating exact Newton sweeps until the MAP objective settles.
+
+        Parameters
+        ----------
+        max_sweeps : int
+        tol : float
+            Stop when a sweep lowers the objective by less than
+            ``tol * (1 + |objective|)``.
+        seed : int
+            Seed of the random start of the factors (``N(0, 0.1^2)``).
+        progress : bool
+            Show a tqdm progress bar (if tqdm is installed).
+        start : (row_coef, col_coef, threshold_table), optional
+            Starting values (as stored in the results).
+
+        Returns
+        -------
+        FactorizationResults
+        """
+        row_coef, col_coef, table = (
+            self._start(seed)
+            if start is None
+            else (
+                np.array(start[0], dtype=float),
+                np.array(start[1], dtype=float),
+                np.array(start[2], dtype=float),
+            )
+        )
+        center = table.mean(axis=0)
+        t_pen = self.penalties["thresholds"]
+        trace = [self._objective(row_coef, col_coef, table, center)]
+        bar: Any = _progress(progress, max_sweeps)
+        converged = False
+        row_hessian = None
+        for _ in range(max_sweeps):
+            rows = block_newton_step(
+                self.link,
+                self._side("row", row_coef, col_coef, self.col_bias),
+                row_coef,
+                table,
+                self._penalty(self.row_bias),
+                owns_thresholds=self.sharing == "row",
+                threshold_penalty=t_pen,
+                threshold_center=center,
+            )
+            row_coef, table, row_hessian = rows.coef, rows.thresholds, rows.hessian
+            cols = block_newton_step(
+                self.link,
+                self._side("column", col_coef, row_coef, self.row_bias),
+                col_coef,
+                table,
+                self._penalty(self.col_bias),
+                owns_thresholds=self.sharing == "column",
+                threshold_penalty=t_pen,
+                threshold_center=center,
+            )
+            col_coef, table = cols.coef, cols.thresholds
+            if self.sharing == "global":
+                table = self._threshold_step(row_coef, col_coef, table)
+            else:
+                center = table.mean(axis=0)
+            trace.append(self._objective(row_coef, col_coef, table, center))
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(objective=f"{trace[-1]:.4f}")
+            if trace[-2] - trace[-1] <= tol * (1.0 + abs(trace[-1])):
+                converged = True
+                break
+        if bar is not None:
+            bar.close()
+        if not converged:
+            import warnings
+
+            warnings.warn(
+                f"ordinal factorisation did not converge in {max_sweeps} sweeps; "
+                "raise max_sweeps or the penalties",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        # row covariance at the estimates (columns fixed)
+        final = block_newton_step(
+            self.link,
+            self._side("row", row_coef, col_coef, self.col_bias),
+            row_coef,
+            table,
+            self._penalty(self.row_bias),
+            owns_thresholds=self.sharing == "row",
+            threshold_penalty=t_pen,
+            threshold_center=center,
+            max_halvings=0,
+        )
+        del row_hessian
+        d = row_coef.shape[1]
+        hess = final.hessian
+        jitter = 1e-12 * np.eye(hess.shape[1])
+        row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
+        r = self.ratings
+        rated = sp.csr_array((np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols))
+        return FactorizationResults(
+            link=self.link,
+            levels=list(r.levels),
+            row_labels=r.row_labels,
+            col_labels=r.col_labels,
+            rank=self.rank,
+            row_coef=row_coef,
+            col_coef=col_coef,
+            row_has_bias=self.row_bias,
+            col_has_bias=self.col_bias,
+            threshold_table=table,
+            sharing=self.sharing,
+            threshold_center=center,
+            row_covariance=np.asarray(row_cov, dtype=np.float64),
+            objective_trace=np.asarray(trace),
+            converged=converged,
+            penalties=dict(self.penalties),
+            rated=rated,
+        )
+
+    def _threshold_step(
+        self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray
+    ) -> FloatArray:
+        data = self._side("row", row_coef, col_coef, self.col_bias)
+        from ordstats.families.cumulative.blocks import linear_predictor
+
+        eta = linear_predictor(data, row_coef)
+        r = self.ratings
+        glob = BlockData(
+            r.y,
+            r.weights,
+            np.zeros_like(r.y),
+            1,
+            np.empty((len(r.y), 0)),
+            eta,
+            np.zeros_like(r.y),
+            self.n_levels,
+        )
+        step = block_newton_step(
+            self.link, glob, np.zeros((1, 0)), table, np.zeros(0), owns_thresholds=True
+        )
+        return step.thresholds
+
+
+def _progress(enabled: bool, total: int) -> object:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is optional
+        return None
+    return tqdm(total=total, desc="ALS-Newton sweeps", unit="sweep")
+
+
+def _encode_levels(
+    values: np.ndarray, levels: Sequence[object] | None
+) -> tuple[IntArray, list[object]]:
+    if levels is None:
+        levels = sorted(pd.unique(values).tolist())
+    levels = list(levels)
+    if len(set(levels)) != len(levels):
+        raise DataError("levels contain duplicates")
+    codes = pd.Index(levels).get_indexer(pd.Index(values))
+    if (codes < 0).any():
+        bad = sorted({str(v) for v in np.asarray(values, dtype=object)[codes < 0]})[:5]
+        raise DataError(f"ratings {bad} are not among the declared levels {levels}")
+    return codes.astype(np.intp), levels
+
+
+def _from_frame(
+    frame: pd.DataFrame,
+    row: str,
+    col: str,
+    rating: str,
+    weights: str | None,
+    levels: Sequence[object] | None,
+) -> _Ratings:
+    for name in (row, col, rating) + ((weights,) if weights else ()):
+        if name not in frame.columns:
+            raise DataError(f"column {name!r} not in the data (columns: {list(frame.columns)})")
+    if frame[[row, col, rating]].isna().any().any():
+        bad = frame[[row, col, rating]].isna().any()
+        raise DataError(
+            f"missing values in {list(bad[bad].index)}; drop those entries (a missing rating is "
+            "simply an absent (row, column) pair)"
+        )
+    dup = frame.duplicated([row, col])
+    if dup.any():
+        first = frame.loc[dup, [row, col]].iloc[0].tolist()
+        raise DataError(
+            f"{int(dup.sum())} duplicate (row, column) pairs, e.g. {first}; "
+            "keep one rating per pair"
+        )
+    values = frame[rating]
+    if levels is None and isinstance(values.dtype, pd.CategoricalDtype):
+        levels = list(values.cat.categories)
+    y, levels = _encode_levels(values.to_numpy(dtype=object), levels)
+    r_codes, r_labels = _factorize(frame[row], "row")
+    c_codes, c_labels = _factorize(frame[col], "column")
+    w = np.ones(len(frame)) if weights is None else frame[weights].to_numpy(dtype=float)
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise DataError("weights must be finite and non-negative")
+    return _Ratings(y, r_codes, c_codes, w, levels, r_labels, c_labels)
+
+
+def _factorize(values: pd.Series, what: str) -> tuple[IntArray, pd.Index]:
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        used = np.bincount(values.cat.codes.to_numpy(), minlength=len(values.cat.categories))
+        if (used == 0).any():
+            empty = list(values.cat.categories[used == 0][:5])
+            raise DataError(f"{what}s {empty} have no ratings; remove unused categories")
+        return values.cat.codes.to_numpy().astype(np.intp), pd.Index(values.cat.categories)
+    codes, labels = pd.factorize(values, sort=True)
+    return codes.astype(np.intp), pd.Index(labels)
+
+
+def _from_sparse(matrix: Any, levels: Sequence[object] | None) -> _Ratings:
+    coo = sp.coo_array(matrix)
+    coo.sum_duplicates()
+    if np.isnan(coo.data).any():
+        raise DataError("NaN ratings in the sparse matrix; leave unrated entries unstored")
+    y, levels = _encode_levels(coo.data, levels)
+    n_rows, n_cols = coo.shape
+    for counts, what in (
+        (np.bincount(coo.row, minlength=n_rows), "row"),
+        (np.bincount(coo.col, minlength=n_cols), "column"),
+    ):
+        if (counts == 0).any():
+            empty = np.flatnonzero(counts == 0)[:5].tolist()
+            raise DataError(f"{what}s {empty} have no ratings; drop them before fitting")
+    return _Ratings(
+        y,
+        coo.row.astype(np.intp),
+        coo.col.astype(np.intp),
+        np.ones(len(y)),
+        levels,
+        pd.RangeIndex(n_rows),
+        pd.RangeIndex(n_cols),
+    )

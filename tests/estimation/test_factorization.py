@@ -1,0 +1,239 @@
+"""Ordinal matrix factorisation: block Newton, MAP monotonicity, agreement with clm."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.optimize as so
+import scipy.sparse as sp
+
+from ordstats import OrdinalModel
+from ordstats.core.links import get_link
+from ordstats.errors import DataError, PredictionError, SpecificationError
+from ordstats.estimation.factorization import OrdinalFactorization
+from ordstats.families.cumulative.blocks import BlockData, block_newton_step, block_objective
+from ordstats.families.cumulative.simulate import simulate_ratings
+
+
+def _frame(sim: object) -> pd.DataFrame:
+    return pd.DataFrame({"row": sim.row, "col": sim.col, "rating": sim.y + 1})  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def small() -> pd.DataFrame:
+    return _frame(simulate_ratings(60, 25, rank=2, density=0.5, scale_use=0.5, seed=3))
+
+
+def _row_block(res: object, frame: pd.DataFrame, u: int, bias: bool) -> BlockData:
+    sub = frame[frame.row == u]
+    c = res.col_labels.get_indexer(sub.col)  # type: ignore[attr-defined]
+    cb = int(res.col_has_bias)  # type: ignore[attr-defined]
+    cov = res.col_coef[c, cb:]  # type: ignore[attr-defined]
+    if bias:
+        cov = np.column_stack([np.ones(len(c)), cov])
+    off = res.col_coef[c, 0] if cb else np.zeros(len(c))  # type: ignore[attr-defined]
+    n = len(c)
+    y = sub.rating.to_numpy() - 1
+    return BlockData(
+        y, np.ones(n), np.zeros(n, dtype=np.intp), 1, cov, off, np.zeros(n, dtype=np.intp), 5
+    )
+
+
+def _iterate(link, data, coef, table, penalty, **kw):  # type: ignore[no-untyped-def]
+    for _ in range(100):
+        step = block_newton_step(link, data, coef, table, penalty, **kw)
+        done = np.max(np.abs(step.coef - coef)) + np.max(np.abs(step.thresholds - table)) < 1e-12
+        coef, table = step.coef, step.thresholds
+        if done:
+            break
+    return coef, table
+
+
+def test_block_newton_equals_clm_with_fixed_column_factors(small: pd.DataFrame) -> None:
+    res = OrdinalFactorization(
+        small, rank=2, thresholds="row", threshold_penalty=0.0, factor_penalty=1.0
+    ).fit()
+    u = 7
+    data = _row_block(res, small, u, bias=False)
+    coef, table = _iterate(
+        res.link,
+        data,
+        np.zeros((1, 2)),
+        np.array([[-1.0, 0.0, 1.0, 2.0]]),
+        np.zeros(2),
+        owns_thresholds=True,
+    )
+    frame = pd.DataFrame(
+        {
+            "rating": pd.Categorical(data.y + 1, categories=[1, 2, 3, 4, 5], ordered=True),
+            "q1": data.covariates[:, 0],
+            "q2": data.covariates[:, 1],
+            "off": data.offset,
+        }
+    )
+    if frame.rating.cat.codes.nunique() < 5:
+        pytest.skip("this row does not use every level")
+    fit = OrdinalModel.from_formula("rating ~ q1 + q2", frame, offset="off").fit()
+    np.testing.assert_allclose(table[0], fit.params[:4], atol=1e-6)
+    np.testing.assert_allclose(coef[0], fit.params[4:], atol=1e-6)
+
+
+def test_ridge_block_step_equals_direct_optimisation(small: pd.DataFrame) -> None:
+    res = OrdinalFactorization(small, rank=2, factor_penalty=2.0, bias_penalty=0.5).fit()
+    data = _row_block(res, small, 3, bias=True)
+    penalty = np.array([0.5, 2.0, 2.0])
+    table = res.threshold_table
+    coef, _ = _iterate(res.link, data, np.zeros((1, 3)), table, penalty)
+
+    def f(x: np.ndarray) -> float:
+        return float(block_objective(res.link, data, x[None, :], table, penalty)[0])
+
+    direct = so.minimize(f, np.zeros(3), method="BFGS", options={"gtol": 1e-10})
+    np.testing.assert_allclose(coef[0], direct.x, atol=1e-5)
+    # the fitted model's own row is at that optimum too (columns fixed at convergence)
+    np.testing.assert_allclose(res.row_coef[3], direct.x, atol=1e-3)
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+@pytest.mark.parametrize("link", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+@pytest.mark.parametrize("sharing", ["global", "row", "column"])
+def test_map_objective_decreases_monotonically(
+    small: pd.DataFrame, link: str, sharing: str
+) -> None:
+    res = OrdinalFactorization(small, rank=2, thresholds=sharing, link=link).fit(max_sweeps=15)
+    trace = res.objective_trace
+    assert np.all(np.diff(trace) <= 1e-9 * np.abs(trace[1:]))
+    assert trace[-1] < trace[0]
+    assert np.all(np.diff(res.threshold_table, axis=1) > 0)
+
+
+def test_rank_zero_equals_clm_with_row_and_column_effects(small: pd.DataFrame) -> None:
+    res = OrdinalFactorization(small, rank=0, bias_penalty=0.0).fit(tol=1e-13, max_sweeps=2000)
+    frame = small.assign(
+        row=small.row.astype(str).str.zfill(3),
+        col=small.col.astype(str).str.zfill(3),
+        rating=pd.Categorical(small.rating, ordered=True),
+    )
+    clm = OrdinalModel.from_formula("rating ~ row + col", frame).fit()
+    assert -res.objective == pytest.approx(clm.llf, abs=1e-5)
+    probs = res.predict_proba(small.row, small.col).to_numpy()
+    clm_probs = np.asarray(clm.predict())
+    if clm_probs.ndim == 2:
+        np.testing.assert_allclose(probs, clm_probs, atol=1e-4)
+
+
+def test_fitted_probabilities_approach_the_truth() -> None:
+    errors = []
+    for n_rows in (100, 800):
+        sim = simulate_ratings(n_rows, 40, rank=1, density=0.6, seed=5)
+        res = OrdinalFactorization(_frame(sim), rank=1, factor_penalty=1.0, bias_penalty=1.0).fit()
+        rows, cols = np.arange(20), np.arange(20)
+        fitted = res.predict_proba(rows, cols).to_numpy()
+        truth = sim.true_proba(rows, cols)
+        errors.append(np.abs(fitted - truth).mean())
+        # columns are estimated from n_rows ratings each: also compare all pairs
+    assert errors[1] < 0.05
+
+
+def test_invariant_to_row_and_column_permutation(small: pd.DataFrame) -> None:
+    model = OrdinalFactorization(small, rank=2, thresholds="row")
+    res = model.fit()
+    rng = np.random.default_rng(0)
+    shuffled = small.sample(frac=1.0, random_state=1)
+    perm_r, perm_c = rng.permutation(60), rng.permutation(25)
+    relabelled = shuffled.assign(row=perm_r[shuffled.row], col=perm_c[shuffled.col])
+    row0, col0, table0 = model._start(0)
+    start = (np.empty_like(row0), np.empty_like(col0), np.empty_like(table0))
+    start[0][perm_r] = row0
+    start[1][perm_c] = col0
+    start[2][perm_r] = table0
+    res2 = OrdinalFactorization(relabelled, rank=2, thresholds="row").fit(start=start)
+    np.testing.assert_allclose(res2.row_coef[perm_r], res.row_coef, atol=1e-8)
+    np.testing.assert_allclose(res2.col_coef[perm_c], res.col_coef, atol=1e-8)
+    assert res2.objective == pytest.approx(res.objective, rel=1e-12)
+
+
+def test_predictions_recommendations_and_scores(small: pd.DataFrame) -> None:
+    res = OrdinalFactorization(small, rank=2).fit()
+    p = res.predict_proba([0, 1, 2], [3, 4, 5])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_allclose(
+        res.expected_rating([0, 1, 2], [3, 4, 5]), p.to_numpy() @ np.arange(1, 6)
+    )
+    assert list(res.most_probable([0], [3])) == [p.columns[p.to_numpy()[0].argmax()]]
+    rec = res.recommend(n=5)
+    rated = set(zip(small.row, small.col, strict=True))
+    assert not any((r, c) in rated for r, c in zip(rec.row, rec.col, strict=True))
+    assert (rec.groupby("row").expected.apply(lambda s: s.is_monotonic_decreasing)).all()
+    scores = res.row_scores()
+    assert (scores[["se_f1", "se_f2", "se_bias"]] > 0).all().all()
+    with pytest.raises(PredictionError, match="fold_in"):
+        res.predict_proba(["nobody"], [0])
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+@pytest.mark.parametrize("sharing", ["global", "row", "column"])
+def test_fold_in_equals_the_row_optimum_given_the_columns(
+    small: pd.DataFrame, sharing: str
+) -> None:
+    res = OrdinalFactorization(small, rank=2, thresholds=sharing).fit(max_sweeps=40)
+    u = 11
+    sub = small[small.row == u]
+    new = res.fold_in("copy", dict(zip(sub.col, sub.rating, strict=True)))
+    # the row's own optimum with the columns (and their thresholds) fixed
+    owns = sharing == "row"
+    data = _row_block(res, sub, u, bias=res.row_has_bias)
+    if sharing == "column":
+        data = replace(data, threshold_index=res.col_labels.get_indexer(sub.col))
+    table = res.threshold_center[None, :] if owns else res.threshold_table
+    coef, table = _iterate(
+        res.link,
+        data,
+        np.zeros((1, res.row_coef.shape[1])),
+        table,
+        np.array([0.01] * res.row_has_bias + [1.0, 1.0]),
+        owns_thresholds=owns,
+        threshold_penalty=1.0,
+        threshold_center=res.threshold_center,
+    )
+    np.testing.assert_allclose(new.row_coef[-1], coef[0], atol=1e-6)
+    # at convergence the fitted row is (nearly) that optimum
+    np.testing.assert_allclose(new.row_coef[-1], res.row_coef[u], atol=0.05)
+    assert not set(new.recommend(3, rows=["copy"]).col) & set(sub.col)
+    assert new.row_scores().index[-1] == "copy"
+
+
+def test_sparse_input_matches_long_frame(small: pd.DataFrame) -> None:
+    matrix = sp.csr_array((small.rating.to_numpy(), (small.row, small.col)), shape=(60, 25))
+    a = OrdinalFactorization(matrix, rank=1).fit()
+    b = OrdinalFactorization(small, rank=1).fit()
+    assert a.objective == pytest.approx(b.objective, rel=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_bad_input_gets_clear_errors(small: pd.DataFrame) -> None:
+    with pytest.raises(DataError, match="duplicate"):
+        OrdinalFactorization(pd.concat([small, small.iloc[:2]]))
+    with pytest.raises(DataError, match="not among the declared levels"):
+        OrdinalFactorization(small, levels=[1, 2, 3, 4])
+    with pytest.raises(DataError, match="missing values"):
+        OrdinalFactorization(small.assign(rating=small.rating.where(small.index != 3)))
+    cat = small.assign(row=pd.Categorical(small.row, categories=range(61)))
+    with pytest.raises(DataError, match="no ratings"):
+        OrdinalFactorization(cat)
+    matrix = sp.csr_array((small.rating.to_numpy(), (small.row, small.col)), shape=(61, 25))
+    with pytest.raises(DataError, match="rows \\[60\\] have no ratings"):
+        OrdinalFactorization(matrix)
+    with pytest.raises(SpecificationError, match="thresholds"):
+        OrdinalFactorization(small, thresholds="item")
+    with pytest.raises(SpecificationError, match="rank"):
+        OrdinalFactorization(small, rank=-1)
+    with pytest.raises(DataError, match="already"):
+        OrdinalFactorization(small, rank=1).fit(max_sweeps=3).fold_in(0, {1: 2})
+
+
+def test_links_are_resolved_by_name(small: pd.DataFrame) -> None:
+    assert OrdinalFactorization(small, link="probit").link == get_link("probit")
