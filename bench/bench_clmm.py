@@ -58,7 +58,8 @@ def main() -> None:
     sd = float(res.varcorr()["sd"].iloc[0])
     print(f"n = {len(data)}, groups = {data['g'].nunique()}, p = 10, K = 5")
     print(
-        f"ordstats: median {median:.2f} s of {args.repeat} (runs {', '.join(f'{t:.2f}' for t in times)})"
+        f"ordstats: median {median:.2f} s of {args.repeat} "
+        f"(runs {', '.join(f'{t:.2f}' for t in times)})"
     )
     print(f"ordstats: logLik {res.llf:.6f}, sd(g) {sd:.6f}, evaluations {res.n_evaluations}")
     if args.r_output:

@@ -24,8 +24,10 @@ max_sweeps = int(sys.argv[5]) if len(sys.argv) > 5 else 100
 t = time.perf_counter()
 sim = simulate_ratings(n_rows, n_cols, rank=rank, density=density, factor_sd=0.5, seed=0)
 frame = pd.DataFrame({"row": sim.row, "col": sim.col, "rating": sim.y + 1})
-print(f"{len(frame):,} ratings, {n_rows:,} x {n_cols:,}, rank {rank} "
-      f"(simulated in {time.perf_counter() - t:.1f} s)")
+print(
+    f"{len(frame):,} ratings, {n_rows:,} x {n_cols:,}, rank {rank} "
+    f"(simulated in {time.perf_counter() - t:.1f} s)"
+)
 
 
 def als_sweep_time(sweeps: int = 3) -> float:
@@ -59,5 +61,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     res = model.fit(max_sweeps=max_sweeps, tol=1e-6)
 total = time.perf_counter() - t
-print(f"ordinal MF: {res.n_sweeps} sweeps in {total:.1f} s ({total / res.n_sweeps:.2f} s per sweep, "
-      f"{total / res.n_sweeps / als:.1f}x ALS), converged={res.converged}")
+print(
+    f"ordinal MF: {res.n_sweeps} sweeps in {total:.1f} s ({total / res.n_sweeps:.2f} s per sweep, "
+    f"{total / res.n_sweeps / als:.1f}x ALS), converged={res.converged}"
+)

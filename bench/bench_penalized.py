@@ -1,4 +1,6 @@
-"""Time of a 100-point elastic-net path (run by hand: ``PYTHONPATH=. python bench/bench_penalized.py``).
+"""Time of a 100-point elastic-net path.
+
+Run by hand: ``PYTHONPATH=. python bench/bench_penalized.py``.
 
 Simulated data: ``n`` rows, ``p`` standard-normal predictors of which 10 have
 effects, 5 levels from a logistic latent variable; the cumulative logit model,

@@ -60,4 +60,5 @@ def _skip_sklearn_metadata_requests(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    """Connect the autodoc hook that skips scikit-learn's metadata-request methods."""
     app.connect("autodoc-skip-member", _skip_sklearn_metadata_requests)

@@ -1,3 +1,10 @@
+# %% [markdown]
+# # Ordinal matrix factorisation of ratings: a held-out comparison
+#
+# Simulated ratings with a planted low-rank structure and per-user scale use;
+# ordinal MF against Gaussian MF, means and a clm with row and column effects.
+
+# %%
 """Ordinal matrix factorisation on simulated ratings: held-out comparison.
 
 Ratings of 300 users x 100 items (5 levels) are simulated from a rank-2 ordinal
@@ -33,7 +40,9 @@ warnings.simplefilter("ignore", ConvergenceWarning)
 LEVELS = np.arange(1.0, 6.0)
 
 
-def gaussian_als(train: pd.DataFrame, n_rows: int, n_cols: int, rank: int, lam: float, sweeps: int = 30):
+def gaussian_als(
+    train: pd.DataFrame, n_rows: int, n_cols: int, rank: int, lam: float, sweeps: int = 30
+):
     """Ridge ALS for r ~ mu + b_u + b_v + p_u'q_v (returns a predict function)."""
     rng = np.random.default_rng(0)
     r, c, y = train.row.to_numpy(), train["col"].to_numpy(), train.rating.to_numpy(float)
@@ -96,11 +105,18 @@ print(f"{len(data)} ratings: {len(train)} train, {len(val)} validation, {len(tes
 
 
 def ordinal(frame, rank, lam):
-    return OrdinalFactorization(frame, rank=rank, factor_penalty=lam, bias_penalty=0.1, thresholds="row").fit(max_sweeps=60)
+    return OrdinalFactorization(
+        frame, rank=rank, factor_penalty=lam, bias_penalty=0.1, thresholds="row"
+    ).fit(max_sweeps=60)
 
 
 grid = [(rank, lam) for rank in (1, 2, 3) for lam in (1.0, 5.0)]
-val_ord = {g: scores(ordinal(train, *g).predict_proba(val.row, val["col"]).to_numpy(), val.rating.to_numpy())[0] for g in grid}
+val_ord = {
+    g: scores(
+        ordinal(train, *g).predict_proba(val.row, val["col"]).to_numpy(), val.rating.to_numpy()
+    )[0]
+    for g in grid
+}
 best_ord = min(val_ord, key=val_ord.get)
 val_gauss = {}
 for g in grid:
@@ -108,8 +124,10 @@ for g in grid:
     mean = predict(val.row.to_numpy(), val["col"].to_numpy())
     val_gauss[g] = np.sqrt(np.mean((mean - val.rating) ** 2))
 best_gauss = min(val_gauss, key=val_gauss.get)
-print(f"validation choice: ordinal rank {best_ord[0]} penalty {best_ord[1]:g}; "
-      f"Gaussian rank {best_gauss[0]} penalty {best_gauss[1]:g}")
+print(
+    f"validation choice: ordinal rank {best_ord[0]} penalty {best_ord[1]:g}; "
+    f"Gaussian rank {best_gauss[0]} penalty {best_gauss[1]:g}"
+)
 
 fit_data = pd.concat([train, val])
 y = test.rating.to_numpy()

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Random effects: wine judges and soup respondents (R's `clmm`)
+# # Random effects: wine judges and soup respondents, as R's clmm
 #
 # Nine judges each rated eight wines.  Judges differ in how harsh they are, so ratings by the
 # same judge are correlated: a cumulative link *mixed* model gives each judge a random shift

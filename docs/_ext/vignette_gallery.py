@@ -104,7 +104,7 @@ def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str]]:
             parts += ["    " + ln for ln in source.splitlines()]
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer):
-                exec(compile(source, str(path), "exec"), namespace)  # noqa: S102
+                exec(compile(source, str(path), "exec"), namespace)
             printed = buffer.getvalue().rstrip()
             if printed:
                 parts += ["", ".. code-block:: text", ""]
@@ -141,9 +141,17 @@ def build_gallery(app: object) -> None:
         "",
     ]
     for stem, title, figures in entries:
-        lines += [f"- :doc:`{title} <{stem}>`"]
+        label = title.replace("`", "").replace("<", "").replace(">", "")
+        lines += [f"- :doc:`{label} <{stem}>`"]
         if figures:
-            lines += ["", f"  .. image:: {figures[0]}", "     :width: 320px", f"     :target: {stem}.html", f"     :alt: {title}", ""]
+            lines += [
+                "",
+                f"  .. image:: {figures[0]}",
+                "     :width: 320px",
+                f"     :target: {stem}.html",
+                f"     :alt: {title}",
+                "",
+            ]
     lines += ["", ".. toctree::", "   :hidden:", ""] + [f"   {stem}" for stem, _, _ in entries]
     (outdir / "index.rst").write_text("\n".join(lines) + "\n")
 
