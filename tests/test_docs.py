@@ -27,33 +27,35 @@ API_PAGES = [
 ]
 
 
-def test_docs_build_with_warnings_as_errors(tmp_path):
-    pytest.importorskip("sphinx")
-    pytest.importorskip("numpydoc")
-    # build from a copy: autosummary writes its generated pages into the source tree
-    source = tmp_path / "docs"
-    shutil.copytree(REPO / "docs", source, ignore=shutil.ignore_patterns("_build", "generated"))
-    out = tmp_path / "html"
+def build_docs(
+    tmp: Path, *, skip: tuple[str, ...] = (), timeout: float = 600
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Build the Sphinx site with warnings as errors from a copy of docs/ under ``tmp``.
+
+    The copy keeps autosummary's generated pages out of the source tree; ``skip``
+    names more folders of docs/ to leave out of the copy.
+    """
+    source = tmp / "docs"
+    ignore = shutil.ignore_patterns("_build", "generated", *skip)
+    shutil.copytree(REPO / "docs", source, ignore=ignore)
+    out = tmp / "html"
     pythonpath = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-q",
-            "-b",
-            "html",
-            str(source),
-            str(out),
-        ],
+        [*command, str(source), str(out)],
         env={**os.environ, "PYTHONPATH": pythonpath},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
         check=False,
     )
+    return proc, out
+
+
+def test_docs_build_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("numpydoc")
+    proc, out = build_docs(tmp_path)
     assert proc.returncode == 0, proc.stderr
     for page in API_PAGES:
         assert (out / "generated" / f"{page}.html").is_file(), page

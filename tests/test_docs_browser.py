@@ -16,10 +16,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_docs import build_docs
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -49,32 +50,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     pytest.importorskip("sphinx")
-    tmp = tmp_path_factory.mktemp("docs")
-    source = tmp / "docs"
-    shutil.copytree(
-        REPO / "docs", source, ignore=shutil.ignore_patterns("_build", "generated", "gallery")
-    )
-    out = tmp / "html"
-    pythonpath = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-q",
-            "-b",
-            "html",
-            str(source),
-            str(out),
-        ],
-        env={**os.environ, "PYTHONPATH": pythonpath},
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    proc, out = build_docs(tmp_path_factory.mktemp("docs"), skip=("gallery",), timeout=900)
     assert proc.returncode == 0, proc.stderr
     return out
 
