@@ -59,12 +59,32 @@ def test_unused_columns_with_missing_values_do_not_drop_rows(wine):
     assert model.n_rows == 72
 
 
-@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
 def test_non_finite_values_from_transforms_are_dropped(wine):
     wine = wine.assign(x=np.r_[0.0, np.linspace(1, 3, 71)])
-    with pytest.warns(MissingDataWarning, match=r"1 of 72 rows.*formula terms"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         model = OrdinalModel.from_formula("rating ~ np.log(x) + temp", wine)
     assert model.n_rows == 71
+    # one warning naming the term, no numpy RuntimeWarning from log(0)
+    assert [w.category for w in caught] == [MissingDataWarning]
+    assert "1 of 72 rows" in str(caught[0].message)
+    assert "'np.log(x)' (1)" in str(caught[0].message)
+
+
+def test_missing_data_report_names_each_column_once(wine):
+    """A row bad in a raw column is not counted again under the terms built from it."""
+    wine = wine.assign(x=np.r_[-2.0, -1.0, np.linspace(1, 3, 70)])
+    wine.loc[0, "temp"] = np.nan
+    wine.loc[5, "x"] = np.inf
+    with pytest.warns(MissingDataWarning) as caught:
+        model = OrdinalModel.from_formula(
+            "rating ~ temp + np.log(x) + x", wine, scale="~ np.sqrt(x)"
+        )
+    message = str(caught[0].message)
+    assert "3 of 72 rows" in message
+    assert "'temp' (1), 'x' (1), 'np.log(x)' (1), 'scale: np.sqrt(x)' (1)" in message
+    assert "formula terms" not in message
+    assert model.n_rows == 69
 
 
 def test_missing_in_arrays(wine):

@@ -320,11 +320,16 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
             f"a chunk has {what} that the first pass over the data did not see; did the "
             "data change during the fit?"
         ) from exc
-    # non-finite transforms (e.g. log(0)) of otherwise complete rows
-    finite_terms = np.isfinite(X_complete).all(axis=1)
+    # non-finite transforms (e.g. log(0)) of otherwise complete rows, per column
+    finite_cells = np.isfinite(X_complete)
+    finite_terms = finite_cells.all(axis=1)
     term_bad = np.zeros(len(frame), dtype=bool)
     term_bad[np.flatnonzero(complete)[~finite_terms]] = True
-    bad["(formula terms)"] = term_bad
+    names = spec.terms.names if len(spec.terms.names) == X_complete.shape[1] else None
+    for j in np.flatnonzero(~finite_cells.all(axis=0)):
+        column_bad = np.zeros(len(frame), dtype=bool)
+        column_bad[np.flatnonzero(complete)[~finite_cells[:, j]]] = True
+        bad[names[j] if names else f"formula column {j + 1}"] = column_bad
     drop = ~complete | term_bad
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):

@@ -153,7 +153,9 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
     """
     data = _plain_strings(data)
     try:
-        with warnings.catch_warnings():
+        # a transform such as log(x) of x <= 0 gives NaN/inf: those rows are
+        # reported by name as missing values, not as numpy RuntimeWarnings
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", FutureWarning)
             return Formula(rhs).get_model_matrix(
                 data, ensure_full_rank=True, na_action="ignore", context=context, output="numpy"
@@ -241,6 +243,21 @@ def _matrix_values(matrix: Any) -> np.ndarray:
     if positions == list(range(positions[0], positions[-1] + 1)) if positions else False:
         return np.asarray(values[:, positions[0] : positions[-1] + 1], dtype=float)
     return np.asarray(values[:, positions], dtype=float)
+
+
+def _nonfinite_columns(matrix: Any, part: str) -> dict[str, np.ndarray]:
+    """Per design column with a NaN or infinite value, the mask of finite rows.
+
+    Keys name the column (``'np.log(x)'``; ``'scale: log(x)'`` for the scale
+    side) so the missing-value report says which term made a row unusable.
+    """
+    values = _matrix_values(matrix)
+    finite = np.isfinite(values)
+    if finite.all():
+        return {}
+    _, names = design_columns(matrix.model_spec)
+    prefix = "" if part == "location" else f"{part}: "
+    return {f"{prefix}{names[j]}": finite[:, j] for j in np.flatnonzero(~finite.all(axis=0))}
 
 
 def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tuple[str, Any]:
@@ -395,9 +412,8 @@ def design_from_formula(
     matrices = {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, rows, context, part)
-        label = "(formula terms)" if part == "location" else f"({part} terms)"
-        finite = np.isfinite(_matrix_values(matrices[part])).all(axis=1)
-        bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
+        for label, finite in _nonfinite_columns(matrices[part], part).items():
+            bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):

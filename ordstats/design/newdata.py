@@ -142,12 +142,13 @@ def terms_for_newdata(
         if error is not None:
             raise error
         try:
-            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+            with np.errstate(all="ignore"):  # non-finite transforms are reported as missing
+                matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
         out[complete] = _named_columns(terms, matrix)
         return out
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
         warnings.simplefilter("always")
         try:
             matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)

@@ -230,6 +230,23 @@ def test_formula_expressions_and_numeric_factors_in_chunks():
     assert_same_fit(res, memory)
 
 
+def test_non_finite_transform_in_chunks_is_reported_by_column():
+    frame = ratings(1500, seed=3, missing=False)
+    formula = "y ~ np.log(x1 + 10) + np.sqrt(x2 + 9.5) + f"
+    frame.loc[3, "x1"] = -10.0  # log(0) = -inf
+    frame.loc[[3, 700], "x2"] = -9.7  # sqrt(-0.2) = NaN
+    with pytest.warns(MissingDataWarning) as memory_warning:
+        memory = ordstats.OrdinalModel.from_formula(formula, frame).fit()
+    with pytest.warns(MissingDataWarning) as chunked_warning:
+        res = ordstats.OrdinalModel.from_formula(formula, frame, chunksize=200).fit()
+    for caught in (memory_warning, chunked_warning):
+        message = str(caught[0].message)
+        assert "2 of 1500 rows" in message
+        assert "'np.log(x1 + 10)' (1), 'np.sqrt(x2 + 9.5)' (2)" in message
+    assert not [w for w in chunked_warning if w.category is RuntimeWarning]
+    assert_same_fit(res, memory)
+
+
 def test_lr_test_between_chunked_fits_equals_in_memory():
     frame = ratings(2000, seed=2, missing=False)
     fits = {}
