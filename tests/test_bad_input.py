@@ -582,3 +582,28 @@ def test_discrete_scipy_distribution_is_not_a_link(wine):
 
     with pytest.raises(SpecificationError, match="continuous distribution; 'poisson' is discrete"):
         OrdinalModel.from_formula("rating ~ temp", wine, link=stats.poisson(3))
+
+
+@pytest.mark.parametrize(
+    ("values", "levels"),
+    [
+        (pd.Series([1, 2, 3, 2]), None),
+        (pd.Series([1.0, 2.0, np.nan, 3.0]), None),
+        (pd.Series(pd.array([1, 2, None, 3], dtype="Int64")), None),
+        (pd.Series(["a", "b", None, "c"]), ["a", "b", "c"]),
+        (pd.Series(pd.array(["a", "b", None, "c"], dtype="string")), ["a", "b", "c"]),
+        (pd.Series(pd.Categorical(["a", "b", "c"], ordered=True)), None),
+        (pd.Series(pd.Categorical(["a", "b", "c", None])), ["c", "b", "a"]),
+        (pd.Series(pd.Categorical([1.0, 2.0, None, 3.0])), [1, 2, 3]),
+        (pd.Series([1.0, 2.0, 3.0]), ["1", "2", "3"]),
+        (pd.Series([True, False, True]), None),
+    ],
+)
+def test_response_encoding_lets_no_pandas_warning_through(values, levels):
+    from ordstats.design.response import encode_response
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # FutureWarning, DeprecationWarning, pandas' own
+        encoded = encode_response(values, levels=levels)
+    assert encoded.n_levels >= 2
+    assert (encoded.codes >= -1).all() and encoded.codes.max() == encoded.n_levels - 1

@@ -604,7 +604,7 @@ class OrdinalResults(
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "expected":
             return pd.Series(prob @ self._scores(), index=index, name="expected")
-        return _most_probable(prob, levels, index)
+        return most_probable_level(prob, self.model.design.response.values, index)
 
     @property
     def _link(self) -> Link:
@@ -720,10 +720,16 @@ def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
     return theta
 
 
-def _most_probable(prob: FloatArray, levels: list[str], index: pd.Index) -> pd.Series:
+def most_probable_level(prob: FloatArray, levels: Sequence[Any], index: pd.Index) -> pd.Series:
+    """The most probable level of each row, as an ordered Categorical Series named ``class``.
+
+    ``levels`` are the response's own values, so the categories keep its dtype
+    (integers for an integer response); a row with a non-finite probability is
+    missing.
+    """
     valid = np.all(np.isfinite(prob), axis=1)
     codes = np.where(valid, np.argmax(np.where(np.isfinite(prob), prob, -1.0), axis=1), -1)
-    values = pd.Categorical.from_codes(codes, categories=levels, ordered=True)
+    values = pd.Categorical.from_codes(codes, categories=pd.Index(levels), ordered=True)
     return pd.Series(values, index=index, name="class")
 
 

@@ -29,6 +29,7 @@ from ordstats.design.newdata import terms_for_newdata
 from ordstats.design.random import term_matrices_for
 from ordstats.errors import PredictionError, PredictionWarning, SpecificationError
 from ordstats.families.mixed import cholesky_factors
+from ordstats.results.fitted import most_probable_level
 
 if TYPE_CHECKING:
     from ordstats.estimation.mixed import OrdinalMixedModel
@@ -301,7 +302,7 @@ class MixedResults:
         if which == "prob":
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "class":
-            return pd.Series(np.asarray(levels, dtype=object)[np.argmax(prob, axis=1)], index=index)
+            return most_probable_level(prob, model.design.fixed.response.values, index)
         return pd.Series(prob @ np.arange(1, len(levels) + 1), index=index)
 
     def _new_offset(self, newdata: pd.DataFrame) -> FloatArray:

@@ -320,7 +320,9 @@ def test_unseen_group_falls_back_with_warning(wine: pd.DataFrame, soup: pd.DataF
     with pytest.warns(PredictionWarning, match="not seen"):
         prob = res.predict(new)
     np.testing.assert_allclose(prob.iloc[0], res.predict(new.iloc[:1], re_form=0).iloc[0])
-    assert res.predict(new.iloc[1:], which="class").iloc[0] in res.model.levels
+    klass = res.predict(new.iloc[1:], which="class")
+    assert klass.iloc[0] in klass.cat.categories
+    assert [str(v) for v in klass.cat.categories] == res.model.levels
     with pytest.raises(PredictionError):
         res.predict(new, re_form="conditional")
 

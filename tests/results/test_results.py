@@ -144,6 +144,29 @@ def test_predict_defaults_to_fitted_rows(wine_res):
     assert isinstance(klass.dtype, pd.CategoricalDtype) and klass.cat.ordered
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float64", "Int64"])
+def test_predicted_class_keeps_a_numeric_response_dtype(wine, dtype):
+    """``which="class"`` of a numeric response gives its numbers, not string labels."""
+    data = wine.assign(y=wine["rating"].astype(int).astype(dtype))
+    res = ordstats.OrdinalModel.from_formula("y ~ temp + contact", data).fit()
+    klass = res.predict(which="class")
+    assert klass.cat.ordered
+    assert pd.api.types.is_numeric_dtype(klass.cat.categories)
+    assert klass.cat.categories.tolist() == [1, 2, 3, 4, 5]
+    prob = res.predict()
+    np.testing.assert_array_equal(
+        klass.astype(float).to_numpy(), np.argmax(prob.to_numpy(), axis=1) + 1.0
+    )
+    assert (klass.astype(float) >= 3).sum() > 0  # comparable as numbers
+
+
+def test_predicted_class_keeps_string_labels(wine):
+    res = ordstats.OrdinalModel.from_formula(
+        "y ~ temp", wine.assign(y=wine["rating"].astype(str)), levels=list("12345")
+    ).fit()
+    assert res.predict(which="class").cat.categories.tolist() == list("12345")
+
+
 def test_predict_with_offset_column(wine):
     data = wine.assign(off=np.linspace(-0.5, 0.5, 72))
     res = ordstats.OrdinalModel.from_formula("rating ~ temp", data, offset="off").fit()
