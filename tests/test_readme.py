@@ -51,6 +51,16 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert install_and_test in lines
 
 
+def test_ci_runs_the_browser_test_where_chromium_exists():
+    text = CI_SCRIPT.read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = "ORDSTATS_BROWSER=1 python -m pytest -q tests/test_docs_browser.py"
+    assert command in text and command in readme
+    assert "command -v chromium" in text
+    # after the README's line, so it runs inside the freshly installed virtualenv
+    assert text.index(command) > text.index(top_commands()[1])
+
+
 def test_ci_script_is_strict_executable_bash():
     text = CI_SCRIPT.read_text(encoding="utf-8")
     assert text.startswith("#!/usr/bin/env bash\n")
