@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -61,6 +63,37 @@ def test_latex_keeps_titles_escapes_and_is_balanced(nominal_res):
         spec, body = block
         rows = [r for r in body.split("\n") if r.endswith("\\\\")]
         assert rows and all(r.count(" & ") == len(spec) - 1 for r in rows)
+
+
+PDFLATEX = shutil.which("pdflatex")
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="no LaTeX engine (apt-get install texlive-latex-base)")
+@pytest.mark.parametrize("which", ["wine_res", "nominal_res", "scale_flexible_res"])
+def test_latex_summary_compiles(which, request, tmp_path):
+    """The LaTeX summary compiles with pdflatex inside a bare article."""
+    if which == "scale_flexible_res":
+        wine = request.getfixturevalue("wine")
+        res = ordstats.OrdinalModel.from_formula(
+            "rating ~ temp", wine, scale="~ contact", link="Aranda-Ordaz"
+        ).fit()
+    else:
+        res = request.getfixturevalue(which)
+    body = res.summary().as_latex()
+    document = "\\documentclass{article}\n\\begin{document}\n" + body + "\n\\end{document}\n"
+    (tmp_path / "summary.tex").write_text(document, encoding="utf-8")
+    run = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "summary.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert (tmp_path / "summary.pdf").stat().st_size > 0
+    log = (tmp_path / "summary.log").read_text(encoding="latin-1")
+    assert "Undefined control sequence" not in log and "Missing $" not in log
 
 
 def test_latex_escape():
