@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.linalg.blas import dsyrk
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 
-__all__ = ["equilibrate", "weighted_gram"]
+__all__ = ["ShiftedBasis", "equilibrate", "shifted_basis", "weighted_gram"]
 
 #: Elements per row block (32 MB of doubles): bounds temporaries to a block
 #: instead of ``n x p``, while keeping each BLAS call large enough that a
@@ -84,3 +86,160 @@ def equilibrate(matrix: FloatArray) -> FloatArray:
     diag = np.diag(matrix)
     ok = np.isfinite(diag) & (diag > 0)
     return np.where(ok, np.sqrt(np.where(ok, diag, 1.0)), 1.0)
+
+
+@dataclass(frozen=True)
+class ShiftedBasis:
+    r"""Centred and scaled predictor columns as a linear change of parameters.
+
+    With location columns ``x_j = s_j u_j + m_j`` the linear predictor
+    ``theta - x' beta`` equals ``theta_u - u' gamma`` where ``gamma_j = s_j
+    beta_j`` and ``theta_u = theta - (m' beta) 1``.  When the threshold
+    structure ``theta = J alpha`` reproduces a constant shift, ``J v = 1``,
+    the internal parameters are ``alpha_u = alpha - v (m' beta)`` and
+    ``gamma``; all others are unchanged.  So ``p = T q`` with
+
+    .. math:: \alpha = \alpha_u + v\, m' S^{-1} \gamma, \qquad \beta = S^{-1} \gamma,
+
+    ``S = diag(s)``.  A predictor far from zero (``x + 10^8``) makes the
+    Hessian in ``p`` numerically singular although the one in ``q`` is well
+    conditioned; Newton steps and the covariance are computed in ``q`` and
+    mapped back: ``cov(p) = T cov(q) T'``, ``grad_p = T^{-T} grad_q``.
+
+    Parameters
+    ----------
+    alpha : slice
+        Positions of ``alpha`` in the parameter vector.
+    beta : ndarray of int
+        Positions of the ``beta`` of the centred/scaled columns.
+    v : ndarray, shape (n_alpha,)
+        Solves ``J v = 1``.
+    shift : ndarray
+        ``m`` of those columns.
+    scale : ndarray
+        ``s`` of those columns.
+    """
+
+    alpha: slice
+    beta: IntArray
+    v: FloatArray
+    shift: FloatArray
+    scale: FloatArray
+
+    def transform(self, k: int) -> FloatArray:
+        """The matrix ``T`` with ``p = T q`` for ``k`` parameters."""
+        T = np.eye(k)
+        T[self.beta, self.beta] = 1.0 / self.scale
+        T[self.alpha, self.beta] = np.outer(self.v, self.shift / self.scale)
+        return T
+
+    def to_internal(self, params: FloatArray) -> FloatArray:
+        """``q = T^{-1} p``."""
+        q = np.array(params, dtype=float, copy=True)
+        beta = q[self.beta]
+        q[self.alpha] -= self.v * float(self.shift @ beta)
+        q[self.beta] = beta * self.scale
+        return q
+
+    def to_external(self, internal: FloatArray) -> FloatArray:
+        """``p = T q``."""
+        p = np.array(internal, dtype=float, copy=True)
+        beta = p[self.beta] / self.scale
+        p[self.beta] = beta
+        p[self.alpha] += self.v * float(self.shift @ beta)
+        return p
+
+    def gradient(self, internal_gradient: FloatArray) -> FloatArray:
+        """``T^{-T} g`` for a gradient (or rows of scores, last axis) in ``q``."""
+        # g_beta = s g_gamma - m (v' g_alpha), from g_q = T' g_p
+        g = np.array(internal_gradient, dtype=float, copy=True)
+        g_alpha = g[..., self.alpha] @ self.v
+        g[..., self.beta] = g[..., self.beta] * self.scale - np.multiply.outer(g_alpha, self.shift)
+        return g
+
+    def hessian(self, internal_hessian: FloatArray) -> FloatArray:
+        """``T^{-T} H T^{-1}`` for a Hessian in ``q``."""
+        T_inv = self.gradient(np.eye(internal_hessian.shape[0]))  # row i: (T^{-T} e_i)'
+        return T_inv.T @ internal_hessian @ T_inv
+
+    def covariance(self, internal_covariance: FloatArray) -> FloatArray:
+        """``T C T'`` for a covariance in ``q``."""
+        T = self.transform(internal_covariance.shape[0])
+        with np.errstate(over="ignore"):  # a variance beyond 1e308 is infinite
+            return T @ internal_covariance @ T.T
+
+    def standard_errors(self, internal_covariance: FloatArray) -> FloatArray:
+        """``sqrt(diag(T C T'))`` without forming variances that overflow."""
+        T = self.transform(internal_covariance.shape[0])
+        # scale each row of T to unit max so the quadratic form cannot overflow
+        size = np.max(np.abs(T), axis=1)
+        unit = T / size[:, None]
+        var = np.einsum("ij,jk,ik->i", unit, internal_covariance, unit)
+        return np.sqrt(np.maximum(var, 0.0)) * size
+
+
+def shifted_basis(
+    X: FloatArray, jacobian: FloatArray, alpha: slice, beta_offset: int
+) -> ShiftedBasis | None:
+    """The basis that centres or rescales badly placed columns of ``X``, if any needs it.
+
+    A column needs centring when its mean exceeds ``10^3`` standard
+    deviations (the Hessian's condition number grows with the square of that
+    ratio) and rescaling when its standard deviation is outside
+    ``[10^-30, 10^30]`` (Hessian entries under- or overflow).  Constant
+    columns, and threshold structures that cannot absorb a constant shift,
+    are left alone.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, p)
+        Location design.
+    jacobian : ndarray, shape (K - 1, n_alpha)
+        Threshold Jacobian ``J``.
+    alpha : slice
+        Positions of ``alpha`` in the parameters.
+    beta_offset : int
+        Position of the first ``beta``.
+
+    Returns
+    -------
+    ShiftedBasis or None
+        ``None`` when no column needs it.
+    """
+    if X.shape[1] == 0 or X.shape[0] < 2:
+        return None
+    with np.errstate(all="ignore"):
+        # moments of x / max|x|, so that x * 1e-200 does not underflow its variance
+        size = np.max(np.abs(X), axis=0)
+        size = np.where(np.isfinite(size) & (size > 0), size, 1.0)
+        mean = (X / size).mean(axis=0) * size
+        sd = (X / size).std(axis=0) * size
+    ok = np.isfinite(mean) & np.isfinite(sd) & (sd > 0)
+    centre = ok & (np.abs(mean) > _CENTRE_RATIO * sd)
+    rescale = ok & ((sd < _SCALE_RANGE[0]) | (sd > _SCALE_RANGE[1]))
+    chosen = np.flatnonzero(centre | rescale)
+    if chosen.size == 0:
+        return None
+    shift = np.where(centre, mean, 0.0)[chosen]
+    if np.any(shift != 0.0):
+        J = jacobian.toarray() if hasattr(jacobian, "toarray") else np.asarray(jacobian, float)
+        if J.size == 0:
+            return None
+        v = np.linalg.lstsq(J, np.ones(J.shape[0]), rcond=None)[0]
+        if not np.allclose(J @ v, 1.0, rtol=0.0, atol=1e-10):
+            return None
+    else:
+        v = np.zeros(alpha.stop - alpha.start)
+    return ShiftedBasis(
+        alpha=alpha,
+        beta=chosen + beta_offset,
+        v=v,
+        shift=shift,
+        scale=np.where(rescale, sd, 1.0)[chosen],
+    )
+
+
+#: A column whose mean exceeds this many standard deviations is centred.
+_CENTRE_RATIO = 1e3
+#: A column whose standard deviation is outside this range is rescaled.
+_SCALE_RANGE = (1e-30, 1e30)

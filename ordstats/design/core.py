@@ -451,8 +451,27 @@ def _drop_aliased(
     reason = (
         f"the {what} design is rank deficient: {{names}} is a linear combination of the "
         "thresholds (intercept) or earlier columns"
-    )
+    ) + _nearly_constant_note(terms, aliased)
     return _remove_columns(terms, aliased, collinear, reason, "remove it")
+
+
+def _nearly_constant_note(terms: TermsDesign, aliased: list[int]) -> str:
+    """Say so when an aliased column varies, but only in its last digits (``x + 1e10``)."""
+    if terms.matrix.shape[0] < 2:
+        return ""
+    notes = []
+    for j in aliased:
+        x = terms.matrix[:, j]
+        size = float(np.max(np.abs(x)))
+        if not np.isfinite(size) or size == 0.0:
+            continue
+        spread = float(np.std(x / size))
+        if 0.0 < spread < 1e-6:
+            notes.append(
+                f"{terms.names[j]!r} varies by only {spread:.1e} of its size, so it is "
+                "numerically constant; centre it (e.g. x - x.mean()) to keep it"
+            )
+    return (" (" + "; ".join(notes) + ")").replace("{", "{{").replace("}", "}}") if notes else ""
 
 
 def _drop_nominal_aliases(

@@ -28,6 +28,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import ShiftedBasis, shifted_basis
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.thresholds import threshold_jacobian
@@ -54,6 +55,7 @@ from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
 from ordstats.families.cumulative.start import initial_params
 from ordstats.families.problem import CLMData, FamilyEvaluation
+from ordstats.families.shifted import ShiftedEvaluation
 
 __all__ = [
     "BANDED_MIN_THRESHOLDS",
@@ -201,6 +203,31 @@ class InMemoryEvaluator:
         self.family = family
         self._data = data
         self.problem = family.prepare(data)
+        #: centred/rescaled columns (x + 1e8, x * 1e-200): the likelihood is
+        #: evaluated and solved in the well-conditioned basis, reported in the user's
+        self.basis, self._internal = self._shifted_problem()
+
+    def _shifted_problem(self) -> tuple[ShiftedBasis | None, Any]:
+        """The basis and problem on transformed columns, when some column needs them."""
+        data, layout = self._data, self.problem.layout
+        if not self.family.capabilities.latent_variable or layout.n_beta == 0:
+            return None, None
+        basis = shifted_basis(data.X, data.threshold_jacobian, layout.alpha, layout.beta.start)
+        if basis is None:
+            return None, None
+        columns = basis.beta - layout.beta.start
+        X = data.X.copy()
+        X[:, columns] = (X[:, columns] - basis.shift) / basis.scale
+        internal = self.family.prepare(replace(data, X=X))
+        # the change of basis must leave the likelihood unchanged: checked at the
+        # start values with effects of order one on the linear predictor
+        q = basis.to_internal(self.family.initial_params(self.problem))
+        q[basis.beta] = 0.5 / np.maximum(1.0, np.abs(basis.shift) / basis.scale)
+        direct = self.family.evaluate(self.problem, basis.to_external(q)).nll
+        shifted = self.family.evaluate(internal, q).nll
+        if not np.isclose(direct, shifted, rtol=1e-9, atol=1e-9):
+            return None, None
+        return basis, internal
 
     @classmethod
     def from_design(cls, design: Design, family: Family, jacobian: Any) -> InMemoryEvaluator:
@@ -257,6 +284,9 @@ class InMemoryEvaluator:
         :class:`~ordstats.families.cumulative.banded.BandedHessian`, which only
         the banded Newton step reads.
         """
+        if self.basis is not None:
+            internal = self.family.evaluate(self._internal, self.basis.to_internal(params))
+            return ShiftedEvaluation(internal, self.basis)
         evaluation: FamilyEvaluation = self.family.evaluate(self.problem, params)
         if not banded:
             return evaluation
@@ -272,7 +302,24 @@ class InMemoryEvaluator:
         progress: bool = False,
         banded: bool = False,
     ) -> NewtonResult:
-        """Run Newton's method from ``start`` (``progress`` is not used in memory)."""
+        """Run Newton's method from ``start`` (``progress`` is not used in memory).
+
+        With a :attr:`basis` the iterations run in its internal parameters,
+        where the Hessian is well conditioned, and the result is mapped back.
+        """
+        if self.basis is not None:
+            basis, problem = self.basis, self._internal
+            result = newton(
+                lambda q: self.family.evaluate(problem, q),
+                basis.to_internal(start),
+                options,
+                callback,
+            )
+            return replace(
+                result,
+                x=basis.to_external(result.x),
+                evaluation=ShiftedEvaluation(result.evaluation, basis),
+            )
         return newton(
             lambda x: self.evaluate(x, banded=banded),
             start,
@@ -291,7 +338,11 @@ class InMemoryEvaluator:
         n_rows = data.n_obs
         if layout.n_params == layout.n_alpha or n_rows > _SEPARATION_MAX_ROWS:
             return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
-        effect = np.abs(solution.x[layout.beta]) * data.X.std(axis=0)
+        with np.errstate(over="ignore", under="ignore"):  # x * 1e200: the spread is inf
+            effect = np.abs(solution.x[layout.beta]) * data.X.std(axis=0)
+        if self.basis is not None:  # the spread in the basis where the fit was solved
+            internal = np.abs(self.basis.to_internal(solution.x)[layout.beta])
+            effect = internal * self._internal.data.X.std(axis=0)
         suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
         if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
             return []

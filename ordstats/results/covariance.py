@@ -44,6 +44,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.linalg import equilibrate
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
+from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -91,10 +92,22 @@ class Covariance:
     cond: float
     singular: bool
     kind: str = "nonrobust"
+    std_errors: FloatArray | None = None
 
     def variances(self) -> FloatArray:
         """Return the diagonal of :attr:`matrix`."""
         return np.diag(self.matrix)
+
+    def standard_errors(self) -> FloatArray:
+        """Square roots of the variances, also where a variance overflows.
+
+        A predictor in units of ``10^-160`` has a standard error near
+        ``10^160`` whose square is beyond the largest double; the error itself
+        is computed in the equilibrated basis and stays finite.
+        """
+        if self.std_errors is not None:
+            return self.std_errors
+        return np.sqrt(self.variances())
 
 
 def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
@@ -131,9 +144,41 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     if eig_scaled[0] <= eig_scaled[-1] * _SINGULAR_RCOND:
         return Covariance(np.full((k, k), np.nan), cond, True)
     factor = linalg.cho_factor(scaled)
+    scaled_inverse = linalg.cho_solve(factor, np.eye(k))
     with np.errstate(over="ignore"):  # a variance beyond 1e308 is infinite
-        inverse = linalg.cho_solve(factor, np.eye(k)) / np.outer(scale, scale)
-    return Covariance(inverse, cond, False)
+        inverse = scaled_inverse / np.outer(scale, scale)
+    std_errors = np.sqrt(np.maximum(np.diag(scaled_inverse), 0.0)) / scale
+    return Covariance(inverse, cond, False, std_errors=std_errors)
+
+
+def evaluation_covariance(evaluation: Any) -> Covariance | BandedCovariance:
+    """The inverse observed information of a fit's final evaluation.
+
+    For a :class:`~ordstats.families.shifted.ShiftedEvaluation` (centred or
+    rescaled columns) the Hessian is inverted in the internal, well-conditioned
+    parameters and mapped back, ``cov(p) = T cov(q) T'``; ``cond`` stays that
+    of the Hessian in the user's parameters (R's ``cond.H``).
+    """
+    if not isinstance(evaluation, ShiftedEvaluation):
+        return observed_covariance(evaluation.hessian)
+    internal = observed_covariance(evaluation.internal.hessian)
+    assert isinstance(internal, Covariance)  # dense: the shifted basis is never banded
+    basis, k = evaluation.basis, internal.matrix.shape[0]
+    if internal.singular:
+        return Covariance(np.full((k, k), np.nan), np.inf, True)
+    with np.errstate(all="ignore"):
+        eig = (
+            np.linalg.eigvalsh(evaluation.hessian)
+            if np.isfinite(evaluation.hessian).all()
+            else None
+        )
+        cond = float(eig[-1] / eig[0]) if eig is not None and eig[0] > 0 else np.inf
+    return Covariance(
+        basis.covariance(internal.matrix),
+        cond,
+        False,
+        std_errors=basis.standard_errors(internal.matrix),
+    )
 
 
 def canonical_cov_type(cov_type: str) -> str:
@@ -335,6 +380,22 @@ class CovarianceMethods(FittedState):
             covariance = replace(
                 self.expected_covariance,  # type: ignore[attr-defined]
                 cond=self.nonrobust_covariance.cond,
+            )
+        elif isinstance(ev, ShiftedEvaluation):
+            # bread and meat in the well-conditioned internal basis, then mapped back
+            internal = sandwich_covariance(
+                observed_covariance(ev.internal.hessian),
+                ev.internal.observation_scores(),
+                self.model.data.weights,
+                kind,
+                cov_kwds,
+                self.model.design.row_index,
+            )
+            covariance = replace(
+                internal,
+                matrix=ev.basis.covariance(internal.matrix),
+                cond=self.nonrobust_covariance.cond,
+                std_errors=ev.basis.standard_errors(internal.matrix),
             )
         else:
             covariance = sandwich_covariance(

@@ -34,7 +34,12 @@ from ordstats.families.cumulative.prediction import (
     threshold_matrix,
 )
 from ordstats.families.problem import FamilyEvaluation
-from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
+from ordstats.results.covariance import (
+    Covariance,
+    CovarianceMethods,
+    evaluation_covariance,
+    observed_covariance,
+)
 from ordstats.results.goodness import GoodnessOfFitMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation
@@ -151,7 +156,7 @@ class OrdinalResults(
         self.fit_info = info
         self._evaluation: FamilyEvaluation | SlimEvaluation = evaluation
         #: inverse observed information, kept when ``covariance`` is a sandwich
-        self.nonrobust_covariance = observed_covariance(evaluation.hessian)
+        self.nonrobust_covariance = evaluation_covariance(evaluation)
         self.covariance: Covariance | BandedCovariance = (
             covariance if covariance is not None else self.nonrobust_covariance
         )
@@ -297,7 +302,7 @@ class OrdinalResults(
     @cached_property
     def bse(self) -> pd.Series:
         """Standard errors."""
-        se = np.sqrt(self.covariance.variances())
+        se = self.covariance.standard_errors()
         return pd.Series(se, index=self.params.index, name="bse")
 
     @cached_property
@@ -379,7 +384,7 @@ class OrdinalResults(
             return pd.DataFrame(
                 {
                     "estimate": self.params.to_numpy()[th],
-                    "std err": np.sqrt(self.covariance.variances()[th]),
+                    "std err": self.covariance.standard_errors()[th],
                 },
                 index=names,
             )

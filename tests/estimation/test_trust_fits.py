@@ -95,6 +95,80 @@ def test_shifted_predictor_is_not_called_a_combination_of_the_thresholds(
     assert "x" in model.param_names
 
 
+@pytest.fixture(scope="module")
+def shift_data() -> tuple[pd.DataFrame, ordstats.OrdinalResults]:
+    """500 rows from a latent logistic model, and the fit on the unshifted predictor."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=500)
+    y = np.searchsorted([-1.0, 0.0, 1.0], 0.8 * x + rng.logistic(size=500)) + 1
+    z = rng.choice(["a", "b"], size=500)
+    data = pd.DataFrame({"y": y, "x": x, "z": z})
+    return data, F("y ~ x + z", data).fit()
+
+
+@pytest.mark.parametrize("shift", [1e5, 1e8])
+def test_shifted_predictor_gives_the_unshifted_fit(shift_data, shift: float) -> None:
+    """x + 1e8: R's clm fails from x + 1e5 on (code -2/-1, wrong slope, NA SE;
+    tests/r/shift.R); ordstats solves in a centred basis and maps back."""
+    data, base = shift_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no convergence or singular-Hessian warning
+        res = F("y ~ x + z", data.assign(x=data["x"] + shift)).fit()
+    assert res.converged
+    assert res.llf == pytest.approx(base.llf, rel=1e-9)
+    slopes = ["x", "z[T.b]"]
+    np.testing.assert_allclose(res.params[slopes], base.params[slopes], rtol=1e-7)
+    np.testing.assert_allclose(res.bse[slopes], base.bse[slopes], rtol=1e-7)
+    # thresholds move by beta * shift, and so does their uncertainty
+    cuts = ["1|2", "2|3", "3|4"]
+    np.testing.assert_allclose(
+        res.params[cuts] - res.params["x"] * shift, base.params[cuts], atol=1e-5
+    )
+    var_shifted = base.cov_params().loc["x", "x"] * shift**2
+    np.testing.assert_allclose(res.bse[cuts] ** 2, var_shifted, rtol=1e-5)
+    # what reads the covariance and the likelihood sees the same numbers
+    np.testing.assert_allclose(res.conf_int().loc[slopes], base.conf_int().loc[slopes], rtol=1e-6)
+    np.testing.assert_allclose(
+        res.predict(data.assign(x=data["x"] + shift)), base.predict(data), atol=1e-7
+    )
+    robust, base_robust = res.get_robustcov_results("HC0"), base.get_robustcov_results("HC0")
+    np.testing.assert_allclose(robust.bse[slopes], base_robust.bse[slopes], rtol=1e-6)
+
+
+def test_profile_interval_of_a_shifted_slope(shift_data) -> None:
+    data, base = shift_data
+    res = F("y ~ x + z", data.assign(x=data["x"] + 1e6)).fit()
+    got = res.conf_int(method="profile", which=["x"]).loc["x"]
+    expected = base.conf_int(method="profile", which=["x"]).loc["x"]
+    np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("factor", [1e-200, 1e-160, 1e200])
+def test_extremely_scaled_predictor_keeps_finite_standard_errors(shift_data, factor) -> None:
+    """Variances beyond 1e308 (x * 1e-160: SE ~ 1e159) or Hessian entries that underflow."""
+    data, base = shift_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = F("y ~ x + z", data.assign(x=data["x"] * factor)).fit()
+    assert res.llf == pytest.approx(base.llf, rel=1e-10)
+    assert res.params["x"] * factor == pytest.approx(base.params["x"], rel=1e-8)
+    assert np.isfinite(res.bse).all()
+    assert res.bse["x"] * factor == pytest.approx(base.bse["x"], rel=1e-8)
+    assert res.pvalues["x"] == pytest.approx(base.pvalues["x"], rel=1e-6)
+
+
+def test_ordinary_predictors_are_fitted_in_their_own_basis(wine: pd.DataFrame) -> None:
+    model = F("rating ~ temp + contact", wine)
+    assert model.evaluator.basis is None
+
+
+def test_numerically_constant_column_is_named_as_such(shift_data) -> None:
+    data, _ = shift_data
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="numerically constant; centre"):
+        model = F("y ~ x + z", data.assign(x=data["x"] + 1e11))
+    assert model.design.location.aliased == ["x"]
+
+
 @pytest.mark.parametrize("family", ["cumulative", "sratio", "cratio", "acat"])
 @pytest.mark.parametrize("offset", [-40.0, -20.0, 20.0, 40.0])
 def test_constant_offset_gives_the_fit_without_it(

@@ -368,6 +368,10 @@ class BandedCovariance:
         thresholds = f.inverse_diagonal_a() + np.einsum("ij,ij->i", ws, f.w)
         return np.concatenate([thresholds, np.diag(self.location_block)])
 
+    def standard_errors(self) -> FloatArray:
+        """Square roots of :meth:`variances`."""
+        return np.sqrt(self.variances())
+
     @cached_property
     def matrix(self) -> FloatArray:
         """The full covariance matrix (dense: ``k^2`` values)."""

@@ -1,0 +1,82 @@
+"""The change of basis behind centred and rescaled columns (``ShiftedBasis``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ordstats.core.linalg import ShiftedBasis, shifted_basis
+from ordstats.core.thresholds import threshold_jacobian
+
+
+def _basis(structure: str = "flexible", n_cut: int = 3) -> ShiftedBasis:
+    J = np.asarray(threshold_jacobian(structure, n_cut), dtype=float)
+    rng = np.random.default_rng(0)
+    X = np.column_stack(
+        [rng.normal(size=50) + 1e6, rng.normal(size=50), 1e-40 * rng.normal(size=50)]
+    )
+    basis = shifted_basis(X, J, slice(0, J.shape[1]), J.shape[1])
+    assert basis is not None
+    return basis
+
+
+@pytest.mark.parametrize("structure", ["flexible", "equidistant", "symmetric"])
+def test_internal_and_external_parameters_are_inverse(structure):
+    basis = _basis(structure, 4)
+    k = int(basis.beta.max()) + 2  # one parameter after the betas (a scale effect)
+    p = np.random.default_rng(1).normal(size=k)
+    # alpha passes through alpha - 1e6 * beta: rounding of 1e6 * eps
+    np.testing.assert_allclose(basis.to_external(basis.to_internal(p)), p, rtol=1e-12, atol=1e-9)
+    T = basis.transform(k)
+    np.testing.assert_allclose(T @ basis.to_internal(p), p, rtol=1e-9, atol=1e-12)
+
+
+def test_only_badly_placed_columns_are_transformed():
+    basis = _basis()
+    n_alpha = 3
+    # column 0 is centred (mean 1e6, sd 1), column 2 rescaled (sd 1e-40), column 1 untouched
+    np.testing.assert_array_equal(basis.beta, [n_alpha + 0, n_alpha + 2])
+    assert basis.shift[0] == pytest.approx(1e6, rel=1e-6) and basis.shift[1] == 0.0
+    assert basis.scale[0] == 1.0 and basis.scale[1] == pytest.approx(1e-40, rel=0.5)
+
+
+def test_ordinary_columns_need_no_basis():
+    X = np.random.default_rng(0).normal(size=(40, 3)) * [1, 1e5, 1e-5] + [3.0, 1e7, 0.0]
+    J = np.asarray(threshold_jacobian("flexible", 2), dtype=float)
+    assert shifted_basis(X, J, slice(0, 2), 2) is None
+
+
+def test_gradient_and_hessian_map_as_the_chain_rule_says():
+    """f(p) = g(T^{-1} p): grad_p = T^{-T} grad_q and H_p = T^{-T} H_q T^{-1}."""
+    basis = _basis()
+    k = 6
+    T = basis.transform(k)
+    T_inv = np.linalg.inv(T)
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(k, k))
+    H_q = A @ A.T + k * np.eye(k)
+    g_q = rng.normal(size=k)
+    np.testing.assert_allclose(basis.gradient(g_q), T_inv.T @ g_q, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(basis.hessian(H_q), T_inv.T @ H_q @ T_inv, rtol=1e-8, atol=1e-6)
+    C_q = np.linalg.inv(H_q)
+    np.testing.assert_allclose(basis.covariance(C_q), T @ C_q @ T.T, rtol=1e-12)
+    # per-row scores map like gradients, row by row
+    scores = rng.normal(size=(5, k))
+    np.testing.assert_allclose(basis.gradient(scores), scores @ T_inv, rtol=1e-9, atol=1e-9)
+
+
+def test_standard_errors_do_not_overflow():
+    J = np.asarray(threshold_jacobian("flexible", 2), dtype=float)
+    X = 1e-170 * np.random.default_rng(0).normal(size=(30, 1))
+    basis = shifted_basis(X, J, slice(0, 2), 2)
+    assert basis is not None
+    se = basis.standard_errors(np.diag([0.04, 0.09, 0.25]))
+    assert np.isfinite(se).all()
+    assert se[2] == pytest.approx(0.5 / basis.scale[0], rel=1e-12)  # ~ 1e170
+    assert se[:2] == pytest.approx([0.2, 0.3])
+
+
+def test_structures_without_a_constant_shift_are_left_alone():
+    X = np.random.default_rng(0).normal(size=(30, 1)) + 1e6
+    J = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 2.0]])  # no v with J v = 1
+    assert shifted_basis(X, J, slice(0, 2), 2) is None
