@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ordstats import datasets, errors, families, learn, links, plotting
+from ordstats import datasets, errors, families, learn, links, metrics, plotting
 from ordstats._version import __version__ as __version__
 from ordstats.errors import (
     ConvergenceWarning,
@@ -53,6 +53,7 @@ __all__ = [
     "links",
     "load",
     "lr_test",
+    "metrics",
     "plotting",
     "simulate_ratings",
     "vuong_test",

@@ -25,6 +25,7 @@ LAYERS = {
     "ordstats.errors": 0,
     "ordstats.datasets": 0,
     "ordstats.core": 1,
+    "ordstats.metrics": 1,  # ordinal metrics on arrays: penalised CV and the estimator use them
     "ordstats.families": 2,
     "ordstats.design": 3,
     "ordstats.data": 4,

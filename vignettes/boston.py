@@ -51,8 +51,8 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ordstats import metrics as om
 from ordstats.learn import OrdinalClassifier
-from ordstats.learn import metrics as om
 
 pd.set_option("display.width", 120)
 N_CLASSES = 10

@@ -1,15 +1,16 @@
 """scikit-learn-facing ordinal regression: an estimator and ordinal metrics.
 
 :class:`OrdinalClassifier` (needs the ``ordstats[sklearn]`` extra) is imported on
-first use, so ``import ordstats.learn`` and :mod:`ordstats.learn.metrics`
-(NumPy only) work without scikit-learn.
+first use, so ``import ordstats.learn`` works without scikit-learn.  The
+ordinal metrics live in :mod:`ordstats.metrics` (NumPy only); ``learn.metrics``
+is the same module.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ordstats.learn import metrics
+import ordstats.metrics as metrics
 
 if TYPE_CHECKING:
     from ordstats.learn.estimator import OrdinalClassifier

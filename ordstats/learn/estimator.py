@@ -37,7 +37,7 @@ from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import require_sklearn
-from ordstats.learn.metrics import mean_absolute_class_error
+from ordstats.metrics import mean_absolute_class_error
 
 require_sklearn()
 
@@ -104,12 +104,12 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     Notes
     -----
     :meth:`score` is minus the mean absolute error between predicted and true
-    class *indices* (:func:`~ordstats.learn.metrics.mean_absolute_class_error`):
+    class *indices* (:func:`~ordstats.metrics.mean_absolute_class_error`):
     on an ordered target a prediction two classes off is worse than one class
     off, which accuracy ignores; it is negated so that higher is better, as
     ``GridSearchCV`` and ``cross_val_score`` expect (scikit-learn's
     ``neg_mean_absolute_error`` convention).  Pass ``scoring="accuracy"`` or a
-    scorer from :mod:`ordstats.learn.metrics` for another metric.
+    scorer from :mod:`ordstats.metrics` for another metric.
 
     :meth:`predict_proba` returns a NumPy array with one column per class of
     ``classes_``: scikit-learn's ``set_output`` applies to transformers only, so

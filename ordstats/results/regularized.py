@@ -10,7 +10,7 @@ tests, Brant's test, profiles, link comparisons) would silently drop the
 penalty, so they raise.
 
 The cross-validation losses are small private functions here
-(:func:`cv_loss`); ``ordstats.learn.metrics`` (branch ``learn``) defines the
+(:func:`cv_loss`); ``ordstats.metrics`` defines the
 public metrics and the two should be unified.
 """
 

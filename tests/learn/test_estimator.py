@@ -34,10 +34,7 @@ def data():
 def test_import_ordstats_does_not_import_sklearn():
     import subprocess
 
-    code = (
-        "import sys, ordstats, ordstats.learn, ordstats.learn.metrics; "
-        "print('sklearn' in sys.modules)"
-    )
+    code = "import sys, ordstats, ordstats.learn, ordstats.metrics; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ordstats import metrics as m
 from ordstats.errors import DataError
-from ordstats.learn import metrics as m
 
 LABELS = ["lo", "mid", "hi"]
 
