@@ -23,6 +23,7 @@ approximate log-likelihood (as R's
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy import optimize
@@ -33,6 +34,7 @@ from ordstats.design.random import MixedDesign, RandomTerm, mixed_design_from_fo
 from ordstats.errors import ConvergenceWarning, SpecificationError
 from ordstats.estimation.options import ModelOptions
 from ordstats.families.mixed import (
+    BOUNDARY_SD,
     MixedObjective,
     MixedProblem,
     TermArrays,
@@ -42,9 +44,6 @@ from ordstats.families.mixed import (
 from ordstats.results.mixed import MixedResults
 
 __all__ = ["OrdinalMixedModel"]
-
-#: variance parameters with ``exp(log sd) < BOUNDARY_SD`` are held on the boundary
-BOUNDARY_SD = 1e-4
 
 
 class OrdinalMixedModel:
@@ -228,27 +227,7 @@ class OrdinalMixedModel:
         """
         nagq = self._check_nagq(nagq)
         x0 = self.start_params() if start_params is None else np.asarray(start_params, float)
-
-        def f(x: FloatArray) -> float:
-            return self.objective.value(x, nagq)
-
-        analytic = nagq == 1 and len(self.terms) == 1 and self.terms[0].q == 1
-        if analytic:
-
-            def fg(x: FloatArray) -> tuple[float, FloatArray]:
-                return laplace_gradient(self.objective, x)
-
-            def grad(x: FloatArray) -> FloatArray:
-                return fg(x)[1]
-
-        else:
-
-            def fg(x: FloatArray) -> tuple[float, FloatArray]:
-                return f(x), _central_gradient(f, x)
-
-            def grad(x: FloatArray) -> FloatArray:
-                return _central_gradient(f, x)
-
+        f, fg, grad, analytic = self._objective_functions(nagq)
         res = optimize.minimize(
             fg,
             x0,
@@ -277,6 +256,84 @@ class OrdinalMixedModel:
         )
         out.max_grad = float(np.max(np.abs(g))) if g.size else 0.0
         return out
+
+    def _objective_functions(self, nagq: int) -> tuple[
+        Callable[[FloatArray], float],
+        Callable[[FloatArray], tuple[float, FloatArray]],
+        Callable[[FloatArray], FloatArray],
+        bool,
+    ]:
+        """The negative approximate log-likelihood, with its gradient, and whether it is analytic.
+
+        The gradient is analytic for the Laplace approximation with one scalar
+        random term (:func:`~ordstats.families.mixed.laplace_gradient`), else
+        central differences.
+        """
+
+        def f(x: FloatArray) -> float:
+            return self.objective.value(x, nagq)
+
+        analytic = nagq == 1 and len(self.terms) == 1 and self.terms[0].q == 1
+        if analytic:
+
+            def fg(x: FloatArray) -> tuple[float, FloatArray]:
+                return laplace_gradient(self.objective, x)
+
+            def grad(x: FloatArray) -> FloatArray:
+                return fg(x)[1]
+
+        else:
+
+            def fg(x: FloatArray) -> tuple[float, FloatArray]:
+                return f(x), _central_gradient(f, x)
+
+            def grad(x: FloatArray) -> FloatArray:
+                return _central_gradient(f, x)
+
+        return f, fg, grad, analytic
+
+    def fit_with_held(
+        self, index: int, value: float, start: FloatArray, nagq: int = 1, gtol: float = 1e-6
+    ) -> tuple[float, FloatArray]:
+        """Maximise the approximate log-likelihood with ``params[index]`` held at ``value``.
+
+        The profile likelihood of one parameter (R's ``profile.clmm2`` for the
+        random-effect SD) is this maximum as a function of ``value``.
+
+        Parameters
+        ----------
+        index : int
+            Position in ``(alpha, beta, log-Cholesky)``.
+        value : float
+        start : ndarray
+            Full parameter vector to start from (its ``index`` entry is replaced).
+        nagq : int
+        gtol : float
+            BFGS tolerance on the free parameters' gradient.
+
+        Returns
+        -------
+        llf : float
+            The maximised approximate log-likelihood.
+        params : ndarray
+            The full parameter vector at that maximum.
+        """
+        nagq = self._check_nagq(nagq)
+        _, fg, _, _ = self._objective_functions(nagq)
+        full = np.asarray(start, dtype=float).copy()
+        full[index] = value
+        free = np.flatnonzero(np.arange(full.size) != index)
+
+        def fg_free(z: FloatArray) -> tuple[float, FloatArray]:
+            full[free] = z
+            value_, gradient = fg(full)
+            return value_, gradient[free]
+
+        res = optimize.minimize(
+            fg_free, full[free], jac=True, method="BFGS", options={"gtol": gtol, "maxiter": 500}
+        )
+        full[free] = res.x
+        return -float(res.fun), full.copy()
 
     def _boundary(self, x: FloatArray) -> list[int]:
         """Log-sd parameters (diagonals of ``L_t``) that ran to the boundary."""

@@ -54,6 +54,7 @@ from ordstats.core.links import Link
 from ordstats.families.cumulative.likelihood import log_interval_probabilities, row_derivatives
 
 __all__ = [
+    "BOUNDARY_SD",
     "MixedObjective",
     "MixedProblem",
     "Modes",
@@ -62,6 +63,9 @@ __all__ = [
     "laplace_gradient",
     "n_variance_params",
 ]
+
+#: variance parameters with ``exp(log sd) < BOUNDARY_SD`` are held on the boundary
+BOUNDARY_SD = 1e-4
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,13 +22,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
 from ordstats.design.newdata import terms_for_newdata
 from ordstats.design.random import term_matrices_for
-from ordstats.errors import PredictionError, PredictionWarning, SpecificationError
-from ordstats.families.mixed import cholesky_factors
+from ordstats.errors import (
+    ConvergenceWarning,
+    PredictionError,
+    PredictionWarning,
+    SpecificationError,
+)
+from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors
 from ordstats.results.fitted import most_probable_level
 
 if TYPE_CHECKING:
@@ -147,6 +152,95 @@ class MixedResults:
         return pd.DataFrame(
             {"lower": self.params - z * self.bse, "upper": self.params + z * self.bse}
         )
+
+    def sd_conf_int(self, alpha: float = 0.05, method: str = "profile") -> pd.DataFrame:
+        r"""Confidence intervals for the standard deviations of scalar random terms.
+
+        ``method="profile"`` (R's ``confint(profile(clmm2(...)))``): the limits
+        are where the signed root of the likelihood-ratio statistic,
+        ``r(t) = sign(t - \hat t) \sqrt{2 (\ell(\hat\theta) - \ell_p(t))}``
+        with ``t = log(sd)`` and every other parameter re-maximised, equals
+        ``-/+ z_{1-alpha/2}``; when ``sd -> 0`` (the clm) stays inside the
+        region the lower limit is 0.  ``method="wald"``: ``exp(t -/+ z SE(t))``,
+        Wald on the log scale.
+
+        Parameters
+        ----------
+        alpha : float
+            ``1 - alpha`` is the coverage.
+        method : {"profile", "wald"}
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scalar random term (indexed by its grouping factor),
+            columns ``sd``, ``lower``, ``upper``.
+
+        Raises
+        ------
+        SpecificationError
+            For an unknown method, ``alpha`` outside (0, 1), or a model whose
+            random terms are not all scalar (``(1|g)``): the SD of a correlated
+            slope is not one parameter.
+        """
+        if not 0.0 < alpha < 1.0:
+            raise SpecificationError(f"alpha must be between 0 and 1; got {alpha!r}")
+        if method not in ("profile", "wald"):
+            raise SpecificationError(f"method must be 'profile' or 'wald'; got {method!r}")
+        terms = self.model.terms
+        if any(t.q != 1 for t in terms):
+            raise SpecificationError(
+                "sd_conf_int needs scalar random terms such as (1|g) or (0 + x|g); for "
+                "correlated terms use the Wald SEs of the log-Cholesky parameters "
+                "(res.cov_params())"
+            )
+        z = float(stats.norm.ppf(1 - alpha / 2))
+        rows = {}
+        for pos, term in enumerate(terms):
+            index = self.k_fixed + pos
+            t_hat = float(self.params_all[index])
+            if method == "wald":
+                se = float(np.sqrt(self._cov.iloc[index, index]))
+                rows[term.group] = (np.exp(t_hat), np.exp(t_hat - z * se), np.exp(t_hat + z * se))
+            else:
+                lower, upper = self._profile_limits(index, z)
+                rows[term.group] = (np.exp(t_hat), lower, upper)
+        return pd.DataFrame.from_dict(rows, orient="index", columns=["sd", "lower", "upper"])
+
+    def _profile_limits(self, index: int, z: float) -> tuple[float, float]:
+        """Profile limits on the SD scale for the log-sd parameter at ``index``."""
+        t_hat = float(self.params_all[index])
+        target = 0.5 * z * z
+        starts = {t_hat: self.params_all}
+
+        def drop(t: float) -> float:
+            nearest = min(starts, key=lambda s: abs(s - t))
+            llf, params = self.model.fit_with_held(index, t, starts[nearest], self.nagq)
+            starts[t] = params
+            return max(self.llf - llf, 0.0) - target
+
+        limits = []
+        for direction in (-1.0, 1.0):
+            inner, step, found = t_hat, 0.25, None
+            while abs(inner - t_hat) < 12.0:
+                outer = inner + direction * step
+                if direction < 0 and outer < np.log(BOUNDARY_SD):
+                    break  # sd -> 0 stays inside the region: the limit is 0
+                if drop(outer) > 0.0:
+                    low, high = min(inner, outer), max(inner, outer)
+                    found = float(optimize.brentq(drop, low, high, xtol=1e-8))
+                    break
+                inner, step = outer, 2.0 * step
+            if found is None and direction > 0:
+                warnings.warn(
+                    "the profile likelihood of the random-effect SD does not drop far "
+                    "enough within sd * e^12 to give an upper limit; it is reported as inf",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+                found = np.inf
+            limits.append(0.0 if found is None else float(np.exp(found)))
+        return limits[0], limits[1]
 
     @property
     def k_params(self) -> int:

@@ -404,3 +404,72 @@ def test_analytic_gradient_with_a_scalar_slope_term(wine: pd.DataFrame) -> None:
     _, grad = laplace_gradient(model.objective, x)
     fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["clmm_extra/wine_logit.json", "clmm_extra/wine_agq10.json"])
+def test_profile_interval_of_the_sd_matches_r(case: str, wine: pd.DataFrame, soup) -> None:
+    """Exact profile limits (tests/r/clmm_extra.R, on the independent objective) and
+    R's clmm2 profile (spline-interpolated on a grid, so only to ~3e-4)."""
+    extra = _load(case)["extra"]
+    nagq = 10 if "agq10" in case else 1
+    res = ordstats.OrdinalModel.from_formula(WINE_F, wine).fit(nagq=nagq)
+    got = res.sd_conf_int().loc["judge"]
+    np.testing.assert_allclose(
+        [got["lower"], got["upper"]], extra["profile_sd"]["sd_ci"], rtol=1e-4
+    )
+    if "profile_sd_clmm2" in extra:
+        clmm2 = extra["profile_sd_clmm2"]["sd_ci"]
+        np.testing.assert_allclose([got["lower"], got["upper"]], clmm2, rtol=1e-3)
+    assert got["sd"] == pytest.approx(np.exp(res.variance_params.iloc[0]))
+
+
+def test_profile_limits_drop_the_likelihood_by_half_the_chi_square_quantile(wine, soup) -> None:
+    res = _fit("clmm_extra/wine_logit.json", wine, soup)
+    ci = res.sd_conf_int(alpha=0.1).loc["judge"]
+    index = res.k_fixed
+    target = 0.5 * 1.6448536269514722**2
+    for limit in (ci["lower"], ci["upper"]):
+        llf, params = res.model.fit_with_held(index, np.log(limit), res.params_all)
+        assert res.llf - llf == pytest.approx(target, abs=1e-5)
+        assert params[index] == np.log(limit)
+    narrower = res.sd_conf_int(alpha=0.2).loc["judge"]
+    assert ci["lower"] < narrower["lower"] < narrower["sd"] < narrower["upper"] < ci["upper"]
+
+
+def test_profile_interval_reaches_zero_when_the_sd_may_vanish() -> None:
+    rng = np.random.default_rng(3)
+    n, groups = 300, 30
+    x = rng.normal(size=n)
+    data = pd.DataFrame(
+        {
+            "y": np.searchsorted([-1.0, 0.5], x + rng.logistic(size=n)),
+            "x": x,
+            "g": np.repeat([f"g{i}" for i in range(groups)], n // groups),
+        }
+    )
+    res = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", data).fit()
+    ci = res.sd_conf_int().loc["g"]
+    assert ci["lower"] == 0.0
+    assert ci["upper"] > ci["sd"]
+    llf, _ = res.model.fit_with_held(res.k_fixed, np.log(ci["upper"]), res.params_all)
+    assert res.llf - llf == pytest.approx(0.5 * 1.959963984540054**2, abs=1e-5)
+
+
+def test_wald_interval_of_the_sd_is_on_the_log_scale(wine, soup) -> None:
+    res = _fit("clmm_extra/wine_logit.json", wine, soup)
+    ci = res.sd_conf_int(method="wald").loc["judge"]
+    t, se = res.variance_params.iloc[0], np.sqrt(res.cov_params().iloc[res.k_fixed, res.k_fixed])
+    np.testing.assert_allclose(
+        [ci["lower"], ci["upper"]], np.exp([t - 1.959963984540054 * se, t + 1.959963984540054 * se])
+    )
+
+
+def test_profile_interval_needs_scalar_terms(wine, soup) -> None:
+    res = _fit("clmm_extra/wine_corr_slope.json", wine, soup)
+    with pytest.raises(SpecificationError, match="scalar random terms"):
+        res.sd_conf_int()
+    simple = _fit("clmm_extra/wine_logit.json", wine, soup)
+    with pytest.raises(SpecificationError, match="method must be"):
+        simple.sd_conf_int(method="bootstrap")
+    with pytest.raises(SpecificationError, match="alpha must be"):
+        simple.sd_conf_int(alpha=1.5)
