@@ -29,9 +29,11 @@ import numpy as np
 from scipy import optimize
 
 from ordstats._typing import FloatArray
+from ordstats.core.solver import NewtonOptions
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.design.random import MixedDesign, RandomTerm, mixed_design_from_formula
-from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import ModelOptions
 from ordstats.families.mixed import (
     BOUNDARY_SD,
@@ -44,6 +46,17 @@ from ordstats.families.mixed import (
 from ordstats.results.mixed import MixedResults
 
 __all__ = ["OrdinalMixedModel"]
+
+#: Forward-difference step for the variance rows of the start's Hessian guess (the
+#: inner Newton's tolerance makes smaller steps noisy).
+_START_STEP = 1e-4
+#: Variance of each link's latent distribution (the clm start's effect inflation).
+_LATENT_VARIANCE = {
+    "logit": np.pi**2 / 3,
+    "probit": 1.0,
+    "cloglog": np.pi**2 / 6,
+    "loglog": np.pi**2 / 6,
+}
 
 
 class OrdinalMixedModel:
@@ -191,6 +204,54 @@ class OrdinalMixedModel:
         alpha = np.linalg.lstsq(p.jacobian, theta, rcond=None)[0]
         return np.concatenate([alpha, np.zeros(p.n_beta), np.zeros(p.n_var)])
 
+    def _clm_start(
+        self, fg: Callable[[FloatArray], tuple[float, FloatArray]]
+    ) -> tuple[FloatArray, FloatArray | None]:
+        r"""Start values from the clm fit, and an inverse-Hessian guess for BFGS.
+
+        With a random intercept of SD ``sigma`` the conditional effects are the
+        marginal (clm) ones times ``\sqrt{1 + \sigma^2 / v}``, ``v`` the
+        variance of the link's latent distribution (``pi^2/3`` for logit), so
+        the clm estimates scaled for ``sigma = 1`` start near the optimum.  The
+        Hessian guess is the clm's observed information divided by that factor
+        squared for the fixed block, and finite differences of the gradient
+        for the variance parameters' rows; BFGS then needs a fraction of the
+        iterations it needs from the identity.  Falls back to
+        :meth:`start_params` (and BFGS' identity) when the clm fit fails or the
+        guess is not positive definite.
+        """
+        fallback = self.start_params(), None
+        family = self.options.family_object()
+        evaluator = InMemoryEvaluator.from_design(self.design.fixed, family, self.problem.jacobian)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clm = evaluator.newton(evaluator.start_params(), NewtonOptions())
+        except OrdstatsError:
+            return fallback
+        if not clm.converged or clm.x.size != self.problem.n_alpha + self.problem.n_beta:
+            return fallback
+        inflation = 1.0 + 1.0 / _LATENT_VARIANCE.get(self.problem.link.name, np.inf)
+        n_var = self.problem.n_var
+        x0 = np.concatenate([clm.x * np.sqrt(inflation), np.zeros(n_var)])
+        k, k_fixed = x0.size, clm.x.size
+        hessian = np.zeros((k, k))
+        hessian[:k_fixed, :k_fixed] = np.asarray(clm.evaluation.hessian) / inflation
+        _, g0 = fg(x0)
+        for j in range(k_fixed, k):
+            step = np.zeros(k)
+            step[j] = _START_STEP
+            column = (fg(x0 + step)[1] - g0) / _START_STEP
+            hessian[:, j] = column
+            hessian[j, :] = column
+        try:
+            inverse = np.linalg.inv(hessian)
+            inverse = 0.5 * (inverse + inverse.T)
+            np.linalg.cholesky(inverse)
+        except np.linalg.LinAlgError:
+            return x0, None
+        return x0, inverse
+
     def _check_nagq(self, nagq: int) -> int:
         if not isinstance(nagq, (int, np.integer)) or nagq < 1:
             raise SpecificationError(f"nagq must be a positive integer; got {nagq!r}")
@@ -226,15 +287,13 @@ class OrdinalMixedModel:
         MixedResults
         """
         nagq = self._check_nagq(nagq)
-        x0 = self.start_params() if start_params is None else np.asarray(start_params, float)
         f, fg, grad, analytic = self._objective_functions(nagq)
-        res = optimize.minimize(
-            fg,
-            x0,
-            jac=True,
-            method="BFGS",
-            options={"gtol": gtol, "maxiter": maxiter},
-        )
+        inverse_hessian: FloatArray | None = None
+        if start_params is None:
+            x0, inverse_hessian = self._clm_start(fg)
+        else:
+            x0 = np.asarray(start_params, float)
+        res = _bfgs(fg, x0, gtol, maxiter, inverse_hessian)
         x = res.x
         boundary = self._boundary(x)
         free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
@@ -257,7 +316,9 @@ class OrdinalMixedModel:
         out.max_grad = float(np.max(np.abs(g))) if g.size else 0.0
         return out
 
-    def _objective_functions(self, nagq: int) -> tuple[
+    def _objective_functions(
+        self, nagq: int
+    ) -> tuple[
         Callable[[FloatArray], float],
         Callable[[FloatArray], tuple[float, FloatArray]],
         Callable[[FloatArray], FloatArray],
@@ -346,6 +407,27 @@ class OrdinalMixedModel:
 
     def __repr__(self) -> str:
         return f"<OrdinalMixedModel: {self.design.formula}, {self.n_rows} rows>"
+
+
+def _bfgs(
+    fg: Callable[[FloatArray], tuple[float, FloatArray]],
+    x0: FloatArray,
+    gtol: float,
+    maxiter: int,
+    inverse_hessian: FloatArray | None,
+) -> optimize.OptimizeResult:
+    """Run scipy's BFGS from ``x0`` with ``inverse_hessian`` (if given) as its first one."""
+    if inverse_hessian is None:
+        return optimize.minimize(
+            fg, x0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter}
+        )
+    return optimize.minimize(
+        fg,
+        x0,
+        jac=True,
+        method="BFGS",
+        options={"gtol": gtol, "maxiter": maxiter, "hess_inv0": inverse_hessian},
+    )
 
 
 def _variance_names(terms: list[RandomTerm]) -> list[str]:

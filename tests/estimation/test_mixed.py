@@ -473,3 +473,21 @@ def test_profile_interval_needs_scalar_terms(wine, soup) -> None:
         simple.sd_conf_int(method="bootstrap")
     with pytest.raises(SpecificationError, match="alpha must be"):
         simple.sd_conf_int(alpha=1.5)
+
+
+@pytest.mark.parametrize("link", ["logit", "probit", "cauchit"])
+def test_clm_start_reaches_the_same_optimum(wine: pd.DataFrame, link: str) -> None:
+    """The default start (the clm fit, scaled for sd = 1, with a Hessian guess for BFGS)
+    and the marginal start find the same maximum."""
+    model = ordstats.OrdinalModel.from_formula(WINE_F, wine, link=link)
+    fast = model.fit()
+    plain = model.fit(start_params=model.start_params())
+    assert fast.llf == pytest.approx(plain.llf, rel=1e-9)
+    np.testing.assert_allclose(fast.params_all, plain.params_all, atol=2e-4)
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, link=link).fit()
+    x0, inverse = model._clm_start(model._objective_functions(1)[1])
+    variance = {"logit": np.pi**2 / 3, "probit": 1.0}.get(link, np.inf)
+    np.testing.assert_allclose(
+        x0[: len(clm.params)], clm.params.to_numpy() * np.sqrt(1 + 1 / variance), rtol=1e-8
+    )
+    assert inverse is not None and np.all(np.linalg.eigvalsh(inverse) > 0)
