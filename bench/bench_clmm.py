@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import resource
 import statistics
 import time
 import warnings
@@ -36,16 +37,50 @@ def _r_numbers(path: str) -> dict[str, float]:
     return out
 
 
+def simulate(n: int, groups: int, p: int, crossed: int | None = None) -> pd.DataFrame:
+    """Thresholds (-2, -0.7, 0.7, 2), slopes from -0.5 to 0.5, group SD 1, logistic noise."""
+    rng = np.random.default_rng(20240601)
+    g = rng.permutation(np.arange(n) % groups)
+    X = np.round(rng.normal(size=(n, p)), 6)
+    latent = X @ np.linspace(-0.5, 0.5, p) + rng.normal(size=groups)[g] + rng.logistic(size=n)
+    data = pd.DataFrame(X, columns=[f"x{k}" for k in range(1, p + 1)])
+    data["g"] = pd.Categorical(g)
+    if crossed:
+        h = rng.integers(0, crossed, size=n)
+        latent += rng.normal(size=crossed)[h]
+        data["h"] = pd.Categorical(h)
+    codes = np.searchsorted([-2.0, -0.7, 0.7, 2.0], latent) + 1
+    data["y"] = pd.Categorical(codes, categories=[1, 2, 3, 4, 5], ordered=True)
+    return data
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
+    parser.add_argument("csv", nargs="?", help="data written by tests/r/clmm_bench.R")
     parser.add_argument("--r-output", help="the output of tests/r/clmm_bench.R")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--simulate",
+        metavar="N,GROUPS,P",
+        help="simulate instead of reading a CSV (the same model as tests/r/clmm_bench.R)",
+    )
+    parser.add_argument(
+        "--crossed", type=int, metavar="H", help="with --simulate: add a crossed (1|h), H levels"
+    )
     args = parser.parse_args()
-    data = pd.read_csv(args.csv)
-    data["y"] = pd.Categorical(data["y"], categories=[1, 2, 3, 4, 5], ordered=True)
-    data["g"] = data["g"].astype(str)
-    formula = "y ~ " + " + ".join(f"x{k}" for k in range(1, 11)) + " + (1|g)"
+    if args.simulate:
+        n, groups, p = (int(float(v)) for v in args.simulate.split(","))
+        data = simulate(n, groups, p, args.crossed)
+    elif args.csv:
+        data = pd.read_csv(args.csv)
+        data["y"] = pd.Categorical(data["y"], categories=[1, 2, 3, 4, 5], ordered=True)
+        data["g"] = data["g"].astype(str)
+        p = 10
+    else:
+        parser.error("give a CSV or --simulate N,GROUPS,P")
+    formula = "y ~ " + " + ".join(f"x{k}" for k in range(1, p + 1)) + " + (1|g)"
+    if args.crossed:
+        formula += " + (1|h)"
     times, res = [], None
     for _ in range(args.repeat):
         start = time.perf_counter()
@@ -56,7 +91,9 @@ def main() -> None:
     assert res is not None
     median = statistics.median(times)
     sd = float(res.varcorr()["sd"].iloc[0])
-    print(f"n = {len(data)}, groups = {data['g'].nunique()}, p = 10, K = 5")
+    print(f"n = {len(data)}, groups = {data['g'].nunique()}, p = {p}, K = 5, formula {formula}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+    print(f"peak resident memory of the process: {peak:.2f} GB")
     print(
         f"ordstats: median {median:.2f} s of {args.repeat} "
         f"(runs {', '.join(f'{t:.2f}' for t in times)})"

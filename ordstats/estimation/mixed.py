@@ -293,14 +293,16 @@ class OrdinalMixedModel:
             x0, inverse_hessian = self._clm_start(fg)
         else:
             x0 = np.asarray(start_params, float)
-        res = _bfgs(fg, x0, gtol, maxiter, inverse_hessian)
+        # the finite-difference gradient (and the Hessian behind the SEs) cannot
+        # resolve less than its rounding noise; BFGS stops there too, since its
+        # line search only loses time below it, and Newton steps on that Hessian finish
+        tol = max(gtol, 100 * np.finfo(float).eps * abs(f(x0)) / _STEP)
+        res = _bfgs(fg, x0, tol, maxiter, inverse_hessian)
         x = res.x
         boundary = self._boundary(x)
         free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
         hessian = _jacobian(grad, x) if analytic else _hessian(f, x)
         hessian = 0.5 * (hessian + hessian.T)
-        # the finite-difference gradient cannot resolve less than its rounding noise
-        tol = max(gtol, 100 * np.finfo(float).eps * abs(res.fun) / _STEP)
         x, converged, g = _newton_polish(grad, f, x, free, hessian, tol)
         llf = -f(x)
         if not converged:
