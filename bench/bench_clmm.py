@@ -67,19 +67,25 @@ def main() -> None:
     parser.add_argument(
         "--crossed", type=int, metavar="H", help="with --simulate: add a crossed (1|h), H levels"
     )
+    parser.add_argument(
+        "--write-csv", metavar="PATH", help="with --simulate: also write the data for R"
+    )
     args = parser.parse_args()
     if args.simulate:
         n, groups, p = (int(float(v)) for v in args.simulate.split(","))
         data = simulate(n, groups, p, args.crossed)
+        if args.write_csv:
+            data.to_csv(args.write_csv, index=False)
     elif args.csv:
         data = pd.read_csv(args.csv)
         data["y"] = pd.Categorical(data["y"], categories=[1, 2, 3, 4, 5], ordered=True)
-        data["g"] = data["g"].astype(str)
-        p = 10
+        for factor in {"g", "h"} & set(data.columns):
+            data[factor] = data[factor].astype(str)
+        p = sum(column.startswith("x") for column in data.columns)
     else:
         parser.error("give a CSV or --simulate N,GROUPS,P")
     formula = "y ~ " + " + ".join(f"x{k}" for k in range(1, p + 1)) + " + (1|g)"
-    if args.crossed:
+    if "h" in data.columns:
         formula += " + (1|h)"
     times, res = [], None
     for _ in range(args.repeat):

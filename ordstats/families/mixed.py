@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -216,6 +217,17 @@ class MixedObjective:
         self.n_evaluations = 0
 
     # -- pieces -------------------------------------------------------------
+
+    @cached_property
+    def _first_term_indicator(self) -> sp.csr_array:
+        """``(L, n)`` indicator of the first term's levels: row ``l`` marks its rows."""
+        t = self.problem.terms[0]
+        n = t.codes.shape[0]
+        return sp.csr_array((np.ones(n), (t.codes, np.arange(n))), shape=(t.n_levels, n))
+
+    def level_sums(self, values: FloatArray) -> FloatArray:
+        """Sums of the rows of ``values`` (shape ``(n, p)``) per level of the first term."""
+        return np.asarray(self._first_term_indicator @ values, dtype=float)
 
     def _scaled(self, factors: list[FloatArray]) -> list[FloatArray]:
         """Per term ``a_i = X_t[i] @ L_t`` (rows of ``A = Z Lambda``)."""
@@ -488,62 +500,55 @@ def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[flo
     alpha, beta, var = p.split(params)
     theta = p.jacobian @ alpha
     sigma = float(np.exp(var[0]))
-    z = t.matrix[:, 0]
-    codes = t.codes
-    u = m.u
-    eta = p.X @ beta + p.offset + sigma * z * u[codes]
-    n, k_theta = eta.shape[0], theta.shape[0]
-    rows = np.arange(n)
+    a = sigma * t.matrix[:, 0]  # d eta_i / d u_l for the row's level
+    codes, n_levels, k_theta = t.codes, t.n_levels, theta.shape[0]
+    b = a * m.u[codes]  # the random part of eta: its derivative in log(sigma) at fixed u
+    eta = p.X @ beta + p.offset + b
     bounds = np.concatenate([[-np.inf], theta, [np.inf]])
     upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
     from ordstats.families.cumulative.likelihood import interval_derivatives
 
     d = interval_derivatives(p.link, upper, lower)
     w = p.weights
-    d1 = -(d.d_upper + d.d_lower)
-    W = -w * (d.d2_upper + 2.0 * d.d2_cross + d.d2_lower)
+    d1 = -(d.d_upper + d.d_lower)  # d log P / d eta
+    d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower  # d^2 log P / d eta^2
+    dd1_du = -(d.d2_upper + d.d2_cross)  # d d1 / d theta_y
+    dd1_dl = -(d.d2_cross + d.d2_lower)  # d d1 / d theta_{y-1}
     D = m.diag_blocks[:, 0, 0]  # type: ignore[index]
     t_u, t_l = _third_derivatives(p.link, upper, lower)
-    # cut-point indicator matrices: row i's upper / lower threshold (zero if infinite)
-    has_u, has_l = p.y < k_theta, p.y > 0
-    E_u = np.zeros((n, k_theta))
-    E_u[rows[has_u], p.y[has_u]] = 1.0
-    E_l = np.zeros((n, k_theta))
-    E_l[rows[has_l], p.y[has_l] - 1] = 1.0
-    # columns of partial derivatives: [theta (k), beta (p), log sigma]
-    # d eta_i / d phi at fixed u
-    deta = np.hstack([np.zeros((n, k_theta)), p.X, (sigma * z * u[codes])[:, None]])
-    dtheta_u = np.hstack([E_u, np.zeros((n, p.n_beta + 1))])
-    dtheta_l = np.hstack([E_l, np.zeros((n, p.n_beta + 1))])
-    # partial derivatives of h
-    dh = w @ (d1[:, None] * deta) + w @ (
-        d.d_upper[:, None] * dtheta_u + d.d_lower[:, None] * dtheta_l
-    )
-    # partial derivatives of g_l = sum_i a_i w_i d1_i - u_l
-    a = sigma * z
-    d2 = -W / np.where(w > 0, w, 1.0)
-    dd1_deta = d2
-    dd1_du = -(d.d2_upper + d.d2_cross)  # d d1 / d theta_y = -(h_uu + h_ul)
-    dd1_dl = -(d.d2_cross + d.d2_lower)
-    rowpart = (
-        w[:, None]
-        * a[:, None]
-        * (dd1_deta[:, None] * deta + dd1_du[:, None] * dtheta_u + dd1_dl[:, None] * dtheta_l)
-    )
-    rowpart[:, -1] += w * a * d1  # d a_i / d log sigma = a_i
-    dg = np.vstack(
-        [np.bincount(codes, rowpart[:, j], minlength=t.n_levels) for j in range(rowpart.shape[1])]
-    ).T
-    du = dg / D[:, None]
-    # total d eta_i / d phi and d W_i / d phi
-    eta_tot = deta + a[:, None] * du[codes]
-    dW = -w[:, None] * (t_u[:, None] * (dtheta_u - eta_tot) + t_l[:, None] * (dtheta_l - eta_tot))
-    rowD = (a**2)[:, None] * dW
-    rowD[:, -1] += 2 * a**2 * W
-    dD = np.vstack(
-        [np.bincount(codes, rowD[:, j], minlength=t.n_levels) for j in range(rowD.shape[1])]
-    ).T
-    dll = dh - 0.5 * np.sum(dD / D[:, None], axis=0)
-    grad_theta, rest = dll[:k_theta], dll[k_theta:]
-    grad = np.concatenate([p.jacobian.T @ grad_theta, rest])
+    # rows with an upper / lower cut-point, and that cut-point's index
+    up, lo = np.flatnonzero(p.y < k_theta), np.flatnonzero(p.y > 0)
+    cut_u, cut_l = p.y[up], p.y[lo] - 1
+
+    def cut_sums(on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
+        """``sum_i c_i dtheta_{y_i} / dtheta_j`` for upper and lower cut-points."""
+        upper_sums = np.bincount(cut_u, on_upper[up], minlength=k_theta)
+        return np.asarray(upper_sums + np.bincount(cut_l, on_lower[lo], minlength=k_theta), float)
+
+    def level_cut_sums(on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
+        """The same per level of the random term: shape ``(L, k_theta)``."""
+        size = n_levels * k_theta
+        upper_sums = np.bincount(codes[up] * k_theta + cut_u, on_upper[up], minlength=size)
+        lower_sums = np.bincount(codes[lo] * k_theta + cut_l, on_lower[lo], minlength=size)
+        return np.asarray(upper_sums + lower_sums, float).reshape(n_levels, k_theta)
+
+    # partial derivatives of h (at fixed modes), columns [theta, beta, log sigma]
+    wd1 = w * d1
+    dh = np.concatenate([cut_sums(w * d.d_upper, w * d.d_lower), p.X.T @ wd1, [wd1 @ b]])
+    # partial derivatives of g_l = sum_{i in l} a_i w_i d1_i - u_l, per level (L, k)
+    s = w * a
+    dg = np.empty((n_levels, dh.size))
+    dg[:, :k_theta] = level_cut_sums(s * dd1_du, s * dd1_dl)
+    dg[:, k_theta:-1] = objective.level_sums((s * d2)[:, None] * p.X)
+    dg[:, -1] = np.bincount(codes, s * (d2 * b + d1), minlength=n_levels)
+    du = dg / D[:, None]  # implicit function theorem for the modes
+    # d log D / d phi summed over levels (eq. 3's log-determinant), with
+    # dW_i = -w_i (t_u dtheta_u + t_l dtheta_l - (t_u + t_l) d eta_i^total)
+    r = -w * a**2 / D[codes]
+    rT = r * (t_u + t_l)
+    logdet = np.concatenate([cut_sums(r * t_u, r * t_l), -(p.X.T @ rT), [-(rT @ b)]])
+    logdet -= np.bincount(codes, rT * a, minlength=n_levels) @ du
+    logdet[-1] += np.sum(2.0 * a**2 * (-w * d2) / D[codes])
+    dll = dh - 0.5 * logdet
+    grad = np.concatenate([p.jacobian.T @ dll[:k_theta], dll[k_theta:]])
     return -m.laplace, -grad
