@@ -57,6 +57,16 @@ sd = clmm.varcorr()["sd"].iloc[0]
 print(f"judge SD = {sd:.4f} (variance {sd**2:.4f})")
 
 # %% [markdown]
+# How well is the SD determined by 9 judges?  The profile-likelihood interval (every other
+# parameter re-maximised at each fixed SD; R offers it only for the older `clmm2`) is
+# asymmetric, as the likelihood of a scale parameter is; the Wald interval on log(SD) is
+# close here.
+
+# %%
+print(clmm.sd_conf_int().round(3))
+print(clmm.sd_conf_int(method="wald").round(3))
+
+# %% [markdown]
 # ## 2. Is the judge variance needed?  A boundary LR test
 #
 # The null `sigma^2 = 0` lies on the edge of the parameter space, so the LR statistic is a
