@@ -37,10 +37,12 @@ from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import ModelOptions
 from ordstats.families.mixed import (
     BOUNDARY_SD,
+    MAX_DENSE_RANDOM_EFFECTS,
     MixedObjective,
     MixedProblem,
     TermArrays,
     laplace_gradient,
+    laplace_gradient_general,
     n_variance_params,
 )
 from ordstats.results.mixed import MixedResults
@@ -328,19 +330,25 @@ class OrdinalMixedModel:
     ]:
         """The negative approximate log-likelihood, with its gradient, and whether it is analytic.
 
-        The gradient is analytic for the Laplace approximation with one scalar
-        random term (:func:`~ordstats.families.mixed.laplace_gradient`), else
-        central differences.
+        The gradient is analytic for the Laplace approximation: for one scalar
+        random term in O(n p) (:func:`~ordstats.families.mixed.laplace_gradient`),
+        for any terms with at most
+        :data:`~ordstats.families.mixed.MAX_DENSE_RANDOM_EFFECTS` random effects
+        through the dense ``H^{-1}``
+        (:func:`~ordstats.families.mixed.laplace_gradient_general`); else, and
+        for quadrature, central differences.
         """
 
         def f(x: FloatArray) -> float:
             return self.objective.value(x, nagq)
 
-        analytic = nagq == 1 and len(self.terms) == 1 and self.terms[0].q == 1
+        scalar = len(self.terms) == 1 and self.terms[0].q == 1
+        analytic = nagq == 1 and (scalar or self.problem.n_re <= MAX_DENSE_RANDOM_EFFECTS)
         if analytic:
+            gradient = laplace_gradient if scalar else laplace_gradient_general
 
             def fg(x: FloatArray) -> tuple[float, FloatArray]:
-                return laplace_gradient(self.objective, x)
+                return gradient(self.objective, x)
 
             def grad(x: FloatArray) -> FloatArray:
                 return fg(x)[1]

@@ -56,12 +56,14 @@ from ordstats.families.cumulative.likelihood import log_interval_probabilities, 
 
 __all__ = [
     "BOUNDARY_SD",
+    "MAX_DENSE_RANDOM_EFFECTS",
     "MixedObjective",
     "MixedProblem",
     "Modes",
     "TermArrays",
     "cholesky_factors",
     "laplace_gradient",
+    "laplace_gradient_general",
     "n_variance_params",
 ]
 
@@ -549,6 +551,174 @@ def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[flo
     logdet = np.concatenate([cut_sums(r * t_u, r * t_l), -(p.X.T @ rT), [-(rT @ b)]])
     logdet -= np.bincount(codes, rT * a, minlength=n_levels) @ du
     logdet[-1] += np.sum(2.0 * a**2 * (-w * d2) / D[codes])
+    dll = dh - 0.5 * logdet
+    grad = np.concatenate([p.jacobian.T @ dll[:k_theta], dll[k_theta:]])
+    return -m.laplace, -grad
+
+
+#: Largest number of random effects for which :func:`laplace_gradient_general` forms the
+#: dense inverse of ``H`` (``Q^2`` doubles: 128 MB at 4,000).
+MAX_DENSE_RANDOM_EFFECTS = 4000
+
+
+def _cholesky_derivatives(q: int, var_params: FloatArray) -> list[FloatArray]:
+    """``dL / dv`` for each log-Cholesky parameter ``v`` of one ``q x q`` factor.
+
+    A diagonal entry is ``exp(v)``, so its derivative is ``exp(v)`` at that
+    position; a strictly lower entry is ``v`` itself (column-major order, as
+    :func:`cholesky_factors`).
+    """
+    out = []
+    for c in range(q):
+        dL = np.zeros((q, q))
+        dL[c, c] = np.exp(var_params[c])
+        out.append(dL)
+    rows, cols = np.tril_indices(q, -1)
+    for k in np.lexsort((rows, cols)):
+        dL = np.zeros((q, q))
+        dL[rows[k], cols[k]] = 1.0
+        out.append(dL)
+    return out
+
+
+def laplace_gradient_general(
+    objective: MixedObjective, params: FloatArray
+) -> tuple[float, FloatArray]:
+    r"""Negative Laplace log-likelihood and its gradient for any random terms.
+
+    With ``A = Z Lambda(phi)`` (row ``a_i``), ``W = diag(-w_i c_i)`` (``c_i =
+    d^2 log P_i / d eta_i^2``) and ``H = A' W A + I``, eq. (3) is
+    ``l = h(u^) - 1/2 log|H|`` and
+
+    .. math::
+
+        \frac{dl}{d\phi} = \frac{\partial h}{\partial\phi}
+          - \frac12 \Big[\sum_i \lambda_i \frac{dW_i}{d\phi}
+          + 2 \sum_i W_i\, a_i' H^{-1} \frac{\partial a_i}{\partial\phi}\Big],
+        \qquad \lambda_i = a_i' H^{-1} a_i,
+
+    ``dW_i/dphi = -w_i (t^u_i d\theta_{y_i}/d\phi + t^l_i d\theta_{y_i - 1}/d\phi
+    - (t^u_i + t^l_i)\, d\eta_i/d\phi)`` with the total ``d eta_i / d phi =
+    partial eta_i / partial phi + a_i' du^/dphi`` and ``du^/dphi = H^{-1}
+    partial g / partial phi`` (implicit function theorem on ``g = A'(w d_1) - u
+    = 0``).  ``t^u, t^l`` are the third derivatives of ``log P`` (as in
+    :func:`laplace_gradient`, which this equals for one scalar term).  ``H^{-1}``
+    is formed densely, so the number of random effects must not exceed
+    :data:`MAX_DENSE_RANDOM_EFFECTS`.
+
+    Parameters
+    ----------
+    objective : MixedObjective
+    params : ndarray
+
+    Returns
+    -------
+    value : float
+        As :meth:`MixedObjective.value` (``+inf`` outside the domain).
+    gradient : ndarray
+    """
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    p = objective.problem
+    params = np.asarray(params, dtype=float)
+    m = objective.modes(params)
+    if not np.isfinite(m.loglik_rows) or not np.isfinite(m.logdet):
+        return np.inf, np.zeros_like(params)
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    k_theta, n_re, n = theta.shape[0], p.n_re, p.y.shape[0]
+    qs = [t.q for t in p.terms]
+    factors = cholesky_factors(var, qs)
+    # the non-zeros of each row of A: columns IDX (n, s) and values VAL (n, s)
+    idx = np.column_stack(
+        [
+            off + t.codes[:, None] * t.q + np.arange(t.q)
+            for t, off in zip(p.terms, p.offsets, strict=False)
+        ]
+    )
+    val = np.column_stack([t.matrix @ L for t, L in zip(p.terms, factors, strict=True)])
+    u = m.u
+    eta = p.X @ beta + p.offset + np.sum(val * u[idx], axis=1)
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
+    d = interval_derivatives(p.link, upper, lower)
+    w = p.weights
+    d1 = -(d.d_upper + d.d_lower)
+    c2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+    dd1_du, dd1_dl = -(d.d2_upper + d.d2_cross), -(d.d2_cross + d.d2_lower)
+    t_u, t_l = _third_derivatives(p.link, upper, lower)
+    W = -w * c2
+    # dense H and its inverse
+    if m.diag_blocks is not None:
+        H = sp.block_diag(list(m.diag_blocks), format="csr").toarray()
+    else:
+        assert m.hessian is not None  # several terms: the sparse Hessian
+        H = m.hessian.toarray()
+    H_inv = np.linalg.inv(H)
+    s = idx.shape[1]
+    quad = np.zeros(n)  # lambda_i = a_i' H^{-1} a_i
+    for a_col in range(s):
+        for b_col in range(s):
+            quad += val[:, a_col] * val[:, b_col] * H_inv[idx[:, a_col], idx[:, b_col]]
+    # parameter columns: [theta (k_theta), beta (p), variance (n_var)]
+    n_var = var.size
+    k = k_theta + p.n_beta + n_var
+    up, lo = np.flatnonzero(p.y < k_theta), np.flatnonzero(p.y > 0)
+    cut_u, cut_l = p.y[up], p.y[lo] - 1
+    A = sp.csr_array((val.ravel(), (np.repeat(np.arange(n), s), idx.ravel())), shape=(n, n_re))
+    # per variance parameter: d a_i / d v on the row's non-zeros (n, s), zero elsewhere
+    dval = []
+    col0, pos = 0, 0
+    for t, q in zip(p.terms, qs, strict=True):
+        n_t = n_variance_params([q])
+        for dL in _cholesky_derivatives(q, var[pos : pos + n_t]):
+            block = np.zeros((n, s))
+            block[:, col0 : col0 + q] = t.matrix @ dL
+            dval.append(block)
+        col0, pos = col0 + q, pos + n_t
+    deta_var = (
+        np.column_stack([np.sum(dv * u[idx], axis=1) for dv in dval]) if dval else np.zeros((n, 0))
+    )
+    # partial derivatives of h
+    wd1 = w * d1
+    dh = np.concatenate(
+        [
+            np.bincount(cut_u, (w * d.d_upper)[up], minlength=k_theta)
+            + np.bincount(cut_l, (w * d.d_lower)[lo], minlength=k_theta),
+            p.X.T @ wd1,
+            deta_var.T @ wd1,
+        ]
+    )
+    # partial g / partial phi, (Q, k)
+    G = np.zeros((n_re, k))
+    for a_col in range(s):
+        ia, va = idx[:, a_col], val[:, a_col]
+        G[:, :k_theta] += (
+            np.bincount(ia[up] * k_theta + cut_u, (va * w * dd1_du)[up], minlength=n_re * k_theta)
+            + np.bincount(ia[lo] * k_theta + cut_l, (va * w * dd1_dl)[lo], minlength=n_re * k_theta)
+        ).reshape(n_re, k_theta)
+    G[:, k_theta : k_theta + p.n_beta] = A.T @ ((w * c2)[:, None] * p.X)
+    for j, dv in enumerate(dval):
+        col = k_theta + p.n_beta + j
+        G[:, col] = A.T @ (w * c2 * deta_var[:, j])
+        for a_col in range(s):
+            G[:, col] += np.bincount(idx[:, a_col], dv[:, a_col] * wd1, minlength=n_re)
+    dU = H_inv @ G
+    # total d eta / d phi, then the log-determinant's derivative
+    deta = A @ dU
+    deta[:, k_theta : k_theta + p.n_beta] += p.X
+    deta[:, k_theta + p.n_beta :] += deta_var
+    lw = quad * w
+    logdet = (lw * (t_u + t_l)) @ deta
+    logdet[:k_theta] -= np.bincount(cut_u, (lw * t_u)[up], minlength=k_theta) + np.bincount(
+        cut_l, (lw * t_l)[lo], minlength=k_theta
+    )
+    for j, dv in enumerate(dval):
+        cross = np.zeros(n)  # a_i' H^{-1} (d a_i / d v)
+        for a_col in range(s):
+            for b_col in range(s):
+                cross += val[:, a_col] * dv[:, b_col] * H_inv[idx[:, a_col], idx[:, b_col]]
+        logdet[k_theta + p.n_beta + j] += 2.0 * float(W @ cross)
     dll = dh - 0.5 * logdet
     grad = np.concatenate([p.jacobian.T @ dll[:k_theta], dll[k_theta:]])
     return -m.laplace, -grad

@@ -491,3 +491,39 @@ def test_clm_start_reaches_the_same_optimum(wine: pd.DataFrame, link: str) -> No
         x0[: len(clm.params)], clm.params.to_numpy() * np.sqrt(1 + 1 / variance), rtol=1e-8
     )
     assert inverse is not None and np.all(np.linalg.eigvalsh(inverse) > 0)
+
+
+@pytest.mark.parametrize(
+    ("formula", "kw"),
+    [
+        ("rating ~ temp + contact + (1|judge) + (1|bottle)", {}),
+        ("rating ~ temp + contact + (1 + contact|judge)", {"link": "probit"}),
+        ("rating ~ temp + contact + (1|judge) + (0 + z|judge)", {"weights": "w"}),
+        ("rating ~ temp + contact + (1 + z|judge)", {"threshold": "symmetric", "link": "cloglog"}),
+    ],
+)
+def test_general_laplace_gradient_matches_finite_differences(
+    wine: pd.DataFrame, formula: str, kw: dict
+) -> None:
+    from ordstats.families.mixed import laplace_gradient_general
+
+    data = _wine_extra(wine).assign(z=np.arange(72) % 3 + 0.5)
+    model = _wine_model(data, formula, **kw)
+    x = model.start_params() + np.linspace(-0.3, 0.3, model.start_params().size)
+    value, grad = laplace_gradient_general(model.objective, x)
+    assert value == pytest.approx(-model.loglike(x), rel=1e-12)
+    fd = central_jacobian(lambda v: -model.loglike(v), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+def test_general_gradient_equals_the_scalar_one(wine: pd.DataFrame) -> None:
+    from ordstats.families.mixed import laplace_gradient, laplace_gradient_general
+
+    model = _wine_model(_wine_extra(wine), link="loglog", weights="w")
+    x = model.start_params() + 0.1
+    np.testing.assert_allclose(
+        laplace_gradient_general(model.objective, x)[1],
+        laplace_gradient(model.objective, x)[1],
+        rtol=1e-10,
+        atol=1e-10,
+    )
