@@ -48,6 +48,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import lapack
 from scipy.special import logsumexp
 
 from ordstats._typing import FloatArray, IntArray
@@ -581,6 +582,17 @@ def _cholesky_derivatives(q: int, var_params: FloatArray) -> list[FloatArray]:
     return out
 
 
+def _spd_inverse(H: FloatArray) -> FloatArray:
+    """Inverse of a symmetric positive definite matrix from its Cholesky factor (LAPACK potri)."""
+    factor, info = lapack.dpotrf(H, lower=False)
+    if info != 0:
+        return np.asarray(np.linalg.inv(H), dtype=float)
+    upper, info = lapack.dpotri(factor, lower=False)
+    if info != 0:
+        return np.asarray(np.linalg.inv(H), dtype=float)
+    return np.asarray(np.triu(upper) + np.triu(upper, 1).T, dtype=float)
+
+
 def laplace_gradient_general(
     objective: MixedObjective, params: FloatArray
 ) -> tuple[float, FloatArray]:
@@ -654,7 +666,7 @@ def laplace_gradient_general(
     else:
         assert m.hessian is not None  # several terms: the sparse Hessian
         H = m.hessian.toarray()
-    H_inv = np.linalg.inv(H)
+    H_inv = _spd_inverse(H)
     s = idx.shape[1]
     quad = np.zeros(n)  # lambda_i = a_i' H^{-1} a_i
     for a_col in range(s):
