@@ -717,11 +717,11 @@ def laplace_gradient_general(
             G[:, col] += np.bincount(idx[:, a_col], dv[:, a_col] * wd1, minlength=n_re)
     dU = H_inv @ G
     # total d eta / d phi, then the log-determinant's derivative
-    deta = A @ dU
+    deta = np.asarray(A @ dU, dtype=float)
     deta[:, k_theta : k_theta + p.n_beta] += p.X
     deta[:, k_theta + p.n_beta :] += deta_var
     lw = quad * w
-    logdet = (lw * (t_u + t_l)) @ deta
+    logdet = np.asarray((lw * (t_u + t_l)) @ deta, dtype=float)
     logdet[:k_theta] -= np.bincount(cut_u, (lw * t_u)[up], minlength=k_theta) + np.bincount(
         cut_l, (lw * t_l)[lo], minlength=k_theta
     )
