@@ -449,21 +449,61 @@ class MixedObjective:
 def _third_derivatives(
     link: Link, upper: FloatArray, lower: FloatArray, h: float = 1e-5
 ) -> tuple[FloatArray, FloatArray]:
-    """``d(d2)/dU`` and ``d(d2)/dL`` of ``d2 = d^2 log P / d eta^2`` by central differences.
+    r"""``d c / dU`` and ``d c / dL`` of ``c = d^2 log P / d eta^2 = h_uu + 2 h_ul + h_ll``.
 
-    ``d2 = h_uu + 2 h_ul + h_ll`` in the standardised bounds (``U = theta_y - eta``,
-    ``L = theta_{y-1} - eta``); the only finite differences of the analytic Laplace gradient.
+    ``U = theta_y - eta`` and ``L = theta_{y-1} - eta`` are the standardised
+    bounds and ``h = log(F(U) - F(L))``.  With ``h_u = f(U)/P``, ``h_l = -f(L)/P``,
+    ``g = (log f)'`` and ``k = (log f)''`` at each bound, ``h_uu = h_u g_U - h_u^2``,
+    ``h_ul = -h_u h_l``, ``h_ll = h_l g_L - h_l^2``, so
+
+    .. math::
+
+        \frac{\partial c}{\partial U} = h_{uu} g_U + h_u k_U - 2 h_u h_{uu}
+            - 2 (h_{uu} h_l + h_u h_{ul}) + h_{ul} g_L - 2 h_l h_{ul},
+
+    and symmetrically for ``L``; the ``h`` terms come tail-safe from
+    :func:`~ordstats.families.cumulative.likelihood.interval_derivatives`.  A link
+    without ``d2log_pdf`` gets central differences of ``c`` (step ``h``).
     """
     from ordstats.families.cumulative.likelihood import interval_derivatives
 
-    def curv(u: FloatArray, lo: FloatArray) -> FloatArray:
-        d = interval_derivatives(link, u, lo)
-        return d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
-
     fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
-    t_u = np.where(fin_u, (curv(upper + h, lower) - curv(upper - h, lower)) / (2 * h), 0.0)
-    t_l = np.where(fin_l, (curv(upper, lower + h) - curv(upper, lower - h)) / (2 * h), 0.0)
-    return t_u, t_l
+    u, lo = np.where(fin_u, upper, 0.0), np.where(fin_l, lower, 0.0)
+    k_u, k_l = link.d2log_pdf(u), link.d2log_pdf(lo)
+    if k_u is None or k_l is None:
+
+        def curv(uu: FloatArray, ll: FloatArray) -> FloatArray:
+            d = interval_derivatives(link, uu, ll)
+            return d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+
+        t_u = np.where(fin_u, (curv(upper + h, lower) - curv(upper - h, lower)) / (2 * h), 0.0)
+        t_l = np.where(fin_l, (curv(upper, lower + h) - curv(upper, lower - h)) / (2 * h), 0.0)
+        return t_u, t_l
+    d = interval_derivatives(link, upper, lower)
+    h_u, h_l, h_uu, h_ul, h_ll = d.d_upper, d.d_lower, d.d2_upper, d.d2_cross, d.d2_lower
+    with np.errstate(invalid="ignore", over="ignore"):
+        # a bound whose density underflowed contributes nothing (0 * inf is 0 here)
+        g_u = np.where(h_u != 0.0, link.dlog_pdf(u), 0.0)
+        g_l = np.where(h_l != 0.0, link.dlog_pdf(lo), 0.0)
+        hk_u = np.where(h_u != 0.0, h_u * k_u, 0.0)
+        hk_l = np.where(h_l != 0.0, h_l * k_l, 0.0)
+        t_u = (
+            h_uu * g_u
+            + hk_u
+            - 2.0 * h_u * h_uu
+            - 2.0 * (h_uu * h_l + h_u * h_ul)
+            + h_ul * g_l
+            - 2.0 * h_l * h_ul
+        )
+        t_l = (
+            h_ul * g_u
+            - 2.0 * h_u * h_ul
+            - 2.0 * (h_ul * h_l + h_u * h_ll)
+            + h_ll * g_l
+            + hk_l
+            - 2.0 * h_l * h_ll
+        )
+    return np.where(fin_u, t_u, 0.0), np.where(fin_l, t_l, 0.0)
 
 
 def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[float, FloatArray]:

@@ -527,3 +527,35 @@ def test_general_gradient_equals_the_scalar_one(wine: pd.DataFrame) -> None:
         rtol=1e-10,
         atol=1e-10,
     )
+
+
+@pytest.mark.parametrize("link_name", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+def test_analytic_third_derivatives_match_finite_differences(link_name: str) -> None:
+    """d c / dU and d c / dL (c = d^2 log P / d eta^2) from d2log_pdf, against Richardson
+    differences of c, on intervals of width >= 0.1 (narrower ones cancel in both)."""
+    from ordstats.core.links import get_link
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+    from ordstats.families.mixed import _third_derivatives
+
+    link = get_link(link_name)
+    rng = np.random.default_rng(7)
+    lower = np.r_[rng.normal(size=400) * 3, -np.inf, -np.inf, 1.0]
+    upper = np.r_[lower[:400] + 0.1 + rng.exponential(size=400), 0.5, -1.0, np.inf]
+
+    def curvature(u: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        d = interval_derivatives(link, u, lo)
+        return d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+
+    def richardson(shift_upper: bool) -> np.ndarray:
+        def diff(h: float) -> np.ndarray:
+            if shift_upper:
+                return (curvature(upper + h, lower) - curvature(upper - h, lower)) / (2 * h)
+            return (curvature(upper, lower + h) - curvature(upper, lower - h)) / (2 * h)
+
+        return (4 * diff(5e-4) - diff(1e-3)) / 3
+
+    t_u, t_l = _third_derivatives(link, upper, lower)
+    finite_u, finite_l = np.isfinite(upper), np.isfinite(lower)
+    np.testing.assert_allclose(t_u[finite_u], richardson(True)[finite_u], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(t_l[finite_l], richardson(False)[finite_l], rtol=1e-6, atol=1e-7)
+    assert np.all(t_u[~finite_u] == 0.0) and np.all(t_l[~finite_l] == 0.0)
