@@ -53,7 +53,11 @@ from scipy.special import logsumexp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
-from ordstats.families.cumulative.likelihood import log_interval_probabilities, row_derivatives
+from ordstats.families.cumulative.likelihood import (
+    IntervalDerivatives,
+    log_interval_probabilities,
+    row_derivatives,
+)
 
 __all__ = [
     "BOUNDARY_SD",
@@ -447,7 +451,11 @@ class MixedObjective:
 
 
 def _third_derivatives(
-    link: Link, upper: FloatArray, lower: FloatArray, h: float = 1e-5
+    link: Link,
+    upper: FloatArray,
+    lower: FloatArray,
+    h: float = 1e-5,
+    derivatives: IntervalDerivatives | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     r"""``d c / dU`` and ``d c / dL`` of ``c = d^2 log P / d eta^2 = h_uu + 2 h_ul + h_ll``.
 
@@ -464,6 +472,7 @@ def _third_derivatives(
     and symmetrically for ``L``; the ``h`` terms come tail-safe from
     :func:`~ordstats.families.cumulative.likelihood.interval_derivatives`.  A link
     without ``d2log_pdf`` gets central differences of ``c`` (step ``h``).
+    ``derivatives``: the bounds' :class:`IntervalDerivatives` if already computed.
     """
     from ordstats.families.cumulative.likelihood import interval_derivatives
 
@@ -479,7 +488,7 @@ def _third_derivatives(
         t_u = np.where(fin_u, (curv(upper + h, lower) - curv(upper - h, lower)) / (2 * h), 0.0)
         t_l = np.where(fin_l, (curv(upper, lower + h) - curv(upper, lower - h)) / (2 * h), 0.0)
         return t_u, t_l
-    d = interval_derivatives(link, upper, lower)
+    d = derivatives if derivatives is not None else interval_derivatives(link, upper, lower)
     h_u, h_l, h_uu, h_ul, h_ll = d.d_upper, d.d_lower, d.d2_upper, d.d2_cross, d.d2_lower
     with np.errstate(invalid="ignore", over="ignore"):
         # a bound whose density underflowed contributes nothing (0 * inf is 0 here)
@@ -558,7 +567,7 @@ def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[flo
     dd1_du = -(d.d2_upper + d.d2_cross)  # d d1 / d theta_y
     dd1_dl = -(d.d2_cross + d.d2_lower)  # d d1 / d theta_{y-1}
     D = m.diag_blocks[:, 0, 0]  # type: ignore[index]
-    t_u, t_l = _third_derivatives(p.link, upper, lower)
+    t_u, t_l = _third_derivatives(p.link, upper, lower, derivatives=d)
     # rows with an upper / lower cut-point, and that cut-point's index
     up, lo = np.flatnonzero(p.y < k_theta), np.flatnonzero(p.y > 0)
     cut_u, cut_l = p.y[up], p.y[lo] - 1
@@ -698,7 +707,7 @@ def laplace_gradient_general(
     d1 = -(d.d_upper + d.d_lower)
     c2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
     dd1_du, dd1_dl = -(d.d2_upper + d.d2_cross), -(d.d2_cross + d.d2_lower)
-    t_u, t_l = _third_derivatives(p.link, upper, lower)
+    t_u, t_l = _third_derivatives(p.link, upper, lower, derivatives=d)
     W = -w * c2
     # dense H and its inverse
     if m.diag_blocks is not None:
