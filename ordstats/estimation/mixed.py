@@ -406,6 +406,89 @@ class OrdinalMixedModel:
         full[free] = res.x
         return -float(res.fun), full.copy()
 
+    def sd_positions(self, term: int, component: int) -> tuple[int, list[int]]:
+        """Positions in the parameters of ``log L_t[c, c]`` and of ``L_t[c, e]``, ``e < c``.
+
+        The SD of component ``c`` of term ``t`` is ``|L_t[c, :]|`` (the norm of
+        row ``c`` of its Cholesky factor), so these are the parameters it depends on.
+        """
+        qs = [t.q for t in self.terms]
+        start = self.problem.n_alpha + self.problem.n_beta + n_variance_params(qs[:term])
+        q = qs[term]
+        rows, cols = np.tril_indices(q, -1)
+        order = np.lexsort((rows, cols))  # column-major, as cholesky_factors
+        off = {(int(rows[k]), int(cols[k])): start + q + i for i, k in enumerate(order)}
+        return start + component, [off[(component, e)] for e in range(component)]
+
+    def fit_with_held_sd(
+        self,
+        term: int,
+        component: int,
+        log_sd: float,
+        start: FloatArray,
+        nagq: int = 1,
+        gtol: float = 1e-6,
+    ) -> tuple[float, FloatArray]:
+        r"""Maximise the approximate log-likelihood with one random-effect SD held fixed.
+
+        For the first column of a term (and any scalar term) the SD is the
+        parameter ``exp(log L[0, 0])`` itself (:meth:`fit_with_held`).  For
+        column ``c > 0`` the row ``L[c, :c+1]`` of norm ``s`` is written as
+        ``s (z, 1) / \sqrt{1 + |z|^2}`` with free ``z`` in ``R^c``, which keeps
+        the diagonal positive, so the other parameters and ``z`` are optimised.
+
+        Parameters
+        ----------
+        term, component : int
+            Which term and which of its columns.
+        log_sd : float
+            ``log s``.
+        start : ndarray
+            Full parameter vector to start from.
+        nagq : int
+        gtol : float
+
+        Returns
+        -------
+        llf : float
+        params : ndarray
+            The full (log-Cholesky) parameter vector at that maximum.
+        """
+        diag, off = self.sd_positions(term, component)
+        if not off:
+            return self.fit_with_held(diag, log_sd, start, nagq, gtol)
+        nagq = self._check_nagq(nagq)
+        _, fg, _, _ = self._objective_functions(nagq)
+        full = np.asarray(start, dtype=float).copy()
+        row = full[off] / np.exp(full[diag])  # z = L[c, :c] / L[c, c]
+        free = np.setdiff1d(np.arange(full.size), [diag, *off])
+        s = float(np.exp(log_sd))
+
+        def place(x: FloatArray) -> FloatArray:
+            z = x[free.size :]
+            r = float(np.sqrt(1.0 + z @ z))
+            full[free] = x[: free.size]
+            full[off] = s * z / r
+            full[diag] = log_sd - np.log(r)
+            return z
+
+        def fg_free(x: FloatArray) -> tuple[float, FloatArray]:
+            z = place(x)
+            value, gradient = fg(full)
+            r2 = 1.0 + float(z @ z)
+            r = np.sqrt(r2)
+            # d off_e / d z_j = s (delta_ej / r - z_e z_j / r^3); d log L_cc / d z_j = -z_j / r^2
+            jac_off = s * (np.eye(z.size) / r - np.outer(z, z) / r**3)
+            grad_z = jac_off.T @ gradient[off] - gradient[diag] * z / r2
+            return value, np.concatenate([gradient[free], grad_z])
+
+        x0 = np.concatenate([full[free], row])
+        res = optimize.minimize(
+            fg_free, x0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": 500}
+        )
+        place(res.x)
+        return -float(res.fun), full.copy()
+
     def _boundary(self, x: FloatArray) -> list[int]:
         """Log-sd parameters (diagonals of ``L_t``) that ran to the boundary."""
         out, pos = [], 0

@@ -154,15 +154,17 @@ class MixedResults:
         )
 
     def sd_conf_int(self, alpha: float = 0.05, method: str = "profile") -> pd.DataFrame:
-        r"""Confidence intervals for the standard deviations of scalar random terms.
+        r"""Confidence intervals for the standard deviations of the random effects.
 
-        ``method="profile"`` (R's ``confint(profile(clmm2(...)))``): the limits
-        are where the signed root of the likelihood-ratio statistic,
-        ``r(t) = sign(t - \hat t) \sqrt{2 (\ell(\hat\theta) - \ell_p(t))}``
-        with ``t = log(sd)`` and every other parameter re-maximised, equals
-        ``-/+ z_{1-alpha/2}``; when ``sd -> 0`` (the clm) stays inside the
-        region the lower limit is 0.  ``method="wald"``: ``exp(t -/+ z SE(t))``,
-        Wald on the log scale.
+        ``method="profile"`` (R offers it only for ``clmm2``'s single random
+        intercept, ``confint(profile(fit))``): with ``t = log(sd)`` the limits are
+        where the signed root of the likelihood-ratio statistic,
+        ``r(t) = sign(t - \hat t) \sqrt{2 (\ell(\hat\theta) - \ell_p(t))}``, every other
+        parameter re-maximised (for a correlated term's later columns, the
+        direction of its Cholesky row too: ``OrdinalMixedModel.fit_with_held_sd``),
+        equals ``-/+ z_{1-alpha/2}``; when ``sd -> 0`` stays inside the region the
+        lower limit is 0.  ``method="wald"``: ``exp(t -/+ z SE(t))``, the SE of
+        ``log(sd)`` by the delta method from :meth:`cov_params`.
 
         Parameters
         ----------
@@ -173,49 +175,56 @@ class MixedResults:
         Returns
         -------
         pandas.DataFrame
-            One row per scalar random term (indexed by its grouping factor),
-            columns ``sd``, ``lower``, ``upper``.
+            One row per random-effect column (as :meth:`varcorr`): columns ``group``,
+            ``name``, ``sd``, ``lower``, ``upper``; indexed by the grouping factor for
+            a scalar term and by ``"group:name"`` otherwise.
 
         Raises
         ------
         SpecificationError
-            For an unknown method, ``alpha`` outside (0, 1), or a model whose
-            random terms are not all scalar (``(1|g)``): the SD of a correlated
-            slope is not one parameter.
+            For an unknown method or ``alpha`` outside (0, 1).
         """
         if not 0.0 < alpha < 1.0:
             raise SpecificationError(f"alpha must be between 0 and 1; got {alpha!r}")
         if method not in ("profile", "wald"):
             raise SpecificationError(f"method must be 'profile' or 'wald'; got {method!r}")
-        terms = self.model.terms
-        if any(t.q != 1 for t in terms):
-            raise SpecificationError(
-                "sd_conf_int needs scalar random terms such as (1|g) or (0 + x|g); for "
-                "correlated terms use the Wald SEs of the log-Cholesky parameters "
-                "(res.cov_params())"
-            )
         z = float(stats.norm.ppf(1 - alpha / 2))
-        rows = {}
-        for pos, term in enumerate(terms):
-            index = self.k_fixed + pos
-            t_hat = float(self.params_all[index])
-            if method == "wald":
-                se = float(np.sqrt(self._cov.iloc[index, index]))
-                rows[term.group] = (np.exp(t_hat), np.exp(t_hat - z * se), np.exp(t_hat + z * se))
-            else:
-                lower, upper = self._profile_limits(index, z)
-                rows[term.group] = (np.exp(t_hat), lower, upper)
-        return pd.DataFrame.from_dict(rows, orient="index", columns=["sd", "lower", "upper"])
+        rows, index = [], []
+        for t, term in enumerate(self.model.terms):
+            for c, name in enumerate(term.columns):
+                diag, off = self.model.sd_positions(t, c)
+                row = self.params_all[off]
+                sd = float(np.sqrt(row @ row + np.exp(2.0 * self.params_all[diag])))
+                if method == "wald":
+                    lower, upper = self._wald_sd_limits(diag, off, sd, z)
+                else:
+                    lower, upper = self._profile_limits(t, c, np.log(sd), z)
+                rows.append((term.group, name, sd, lower, upper))
+                index.append(term.group if term.q == 1 else f"{term.group}:{name}")
+        return pd.DataFrame(rows, index=index, columns=["group", "name", "sd", "lower", "upper"])
 
-    def _profile_limits(self, index: int, z: float) -> tuple[float, float]:
-        """Profile limits on the SD scale for the log-sd parameter at ``index``."""
-        t_hat = float(self.params_all[index])
+    def _wald_sd_limits(
+        self, diag: int, off: list[int], sd: float, z: float
+    ) -> tuple[float, float]:
+        """``exp(log sd -/+ z SE)``: SE of ``log sd`` by the delta method."""
+        cols = [*off, diag]
+        grad = np.append(self.params_all[off], np.exp(2.0 * self.params_all[diag])) / sd**2
+        cov = self._cov.to_numpy()[np.ix_(cols, cols)]
+        se = float(np.sqrt(grad @ cov @ grad))
+        return float(sd * np.exp(-z * se)), float(sd * np.exp(z * se))
+
+    def _profile_limits(
+        self, term: int, component: int, t_hat: float, z: float
+    ) -> tuple[float, float]:
+        """Profile limits on the SD scale for one random-effect column (log-sd ``t_hat``)."""
         target = 0.5 * z * z
         starts = {t_hat: self.params_all}
 
         def drop(t: float) -> float:
             nearest = min(starts, key=lambda s: abs(s - t))
-            llf, params = self.model.fit_with_held(index, t, starts[nearest], self.nagq)
+            llf, params = self.model.fit_with_held_sd(
+                term, component, t, starts[nearest], self.nagq
+            )
             starts[t] = params
             return max(self.llf - llf, 0.0) - target
 

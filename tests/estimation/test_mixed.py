@@ -464,10 +464,35 @@ def test_wald_interval_of_the_sd_is_on_the_log_scale(wine, soup) -> None:
     )
 
 
-def test_profile_interval_needs_scalar_terms(wine, soup) -> None:
-    res = _fit("clmm_extra/wine_corr_slope.json", wine, soup)
-    with pytest.raises(SpecificationError, match="scalar random terms"):
-        res.sd_conf_int()
+def test_profile_interval_of_a_correlated_slope_sd(wine, soup) -> None:
+    """The SD of a correlated term's second column is the norm of a Cholesky row: its
+    profile holds that norm and re-maximises the row's direction and everything else."""
+    data = _wine_extra(wine).assign(z=np.arange(72) % 3 + 0.5)
+    res = _wine_model(data, "rating ~ temp + contact + (1 + z|judge)").fit()
+    ci = res.sd_conf_int(alpha=0.2)
+    assert list(ci.index) == ["judge:(Intercept)", "judge:z"]
+    np.testing.assert_allclose(ci["sd"], res.varcorr()["sd"], rtol=1e-12)
+    target = 0.5 * 1.2815515655446004**2
+    for component, name in enumerate(["judge:(Intercept)", "judge:z"]):
+        row = ci.loc[name]
+        assert row["lower"] < row["sd"] < row["upper"]
+        for limit in (row["lower"], row["upper"]):
+            if limit == 0.0:
+                continue
+            llf, params = res.model.fit_with_held_sd(0, component, np.log(limit), res.params_all)
+            assert res.llf - llf == pytest.approx(target, abs=1e-4)
+            diag, off = res.model.sd_positions(0, component)
+            held = np.sqrt(params[off] @ params[off] + np.exp(2 * params[diag]))
+            assert held == pytest.approx(limit, rel=1e-12)
+    wald = res.sd_conf_int(alpha=0.2, method="wald")
+    first = wald.loc["judge:(Intercept)"]
+    assert first["lower"] < first["sd"] < first["upper"]
+    # the fit puts the correlation at -1 (log L[1, 1] on the boundary, left out of the
+    # covariance as R does), so the delta method has no SE there: NaN, not a number
+    assert res.boundary == [1] and np.isnan(wald.loc["judge:z", "lower"])
+
+
+def test_sd_conf_int_rejects_bad_arguments(wine, soup) -> None:
     simple = _fit("clmm_extra/wine_logit.json", wine, soup)
     with pytest.raises(SpecificationError, match="method must be"):
         simple.sd_conf_int(method="bootstrap")
