@@ -11,13 +11,13 @@ Estimation (:mod:`ordstats.families.mixed` for the maths): the Laplace approxima
 (default) or, for a single scalar random intercept, adaptive Gauss-Hermite quadrature
 (``fit(nagq=K)``).  The outer optimisation of ``(alpha, beta, log-Cholesky)`` is BFGS followed by
 Newton steps with a Hessian computed once at the BFGS solution, which also gives the
-covariance.  Gradients: for a single scalar random term with the Laplace approximation
-(the common case) the gradient is analytic
-(:func:`~ordstats.families.mixed.laplace_gradient`; only the per-row third derivative of
-``log P`` is a central difference) and the Hessian is its forward difference; otherwise
-(several terms, vector-valued terms, AGQ) both are central finite differences of the
-approximate log-likelihood (as R's
-``vcov.clmm``, whose Hessian is numerical too).
+covariance.  Gradients are analytic (:func:`~ordstats.families.mixed.laplace_gradient` and
+:func:`~ordstats.families.mixed.agq_gradient` for one scalar term, with the third
+derivatives of ``log P`` from the link's ``d2log_pdf``;
+:func:`~ordstats.families.mixed.laplace_gradient_general` for any other random terms with
+up to 4,000 random effects) and the Hessian behind the SEs is their forward difference;
+beyond 4,000 random effects both are finite differences of the approximate log-likelihood
+(as R's ``vcov.clmm``, whose Hessian is numerical too).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from ordstats.families.mixed import (
     MixedObjective,
     MixedProblem,
     TermArrays,
+    agq_gradient,
     laplace_gradient,
     laplace_gradient_general,
     n_variance_params,
@@ -330,25 +331,29 @@ class OrdinalMixedModel:
     ]:
         """The negative approximate log-likelihood, with its gradient, and whether it is analytic.
 
-        The gradient is analytic for the Laplace approximation: for one scalar
-        random term in O(n p) (:func:`~ordstats.families.mixed.laplace_gradient`),
-        for any terms with at most
+        The gradient is analytic: for one scalar random term in O(n p), with
+        the Laplace approximation (:func:`~ordstats.families.mixed.laplace_gradient`)
+        or adaptive quadrature (:func:`~ordstats.families.mixed.agq_gradient`);
+        for any other terms with at most
         :data:`~ordstats.families.mixed.MAX_DENSE_RANDOM_EFFECTS` random effects
         through the dense ``H^{-1}``
-        (:func:`~ordstats.families.mixed.laplace_gradient_general`); else, and
-        for quadrature, central differences.
+        (:func:`~ordstats.families.mixed.laplace_gradient_general`); beyond that,
+        central differences.
         """
 
         def f(x: FloatArray) -> float:
             return self.objective.value(x, nagq)
 
         scalar = len(self.terms) == 1 and self.terms[0].q == 1
-        analytic = nagq == 1 and (scalar or self.problem.n_re <= MAX_DENSE_RANDOM_EFFECTS)
+        analytic = nagq > 1 or scalar or self.problem.n_re <= MAX_DENSE_RANDOM_EFFECTS
         if analytic:
-            gradient = laplace_gradient if scalar else laplace_gradient_general
 
             def fg(x: FloatArray) -> tuple[float, FloatArray]:
-                return gradient(self.objective, x)
+                if nagq > 1:  # one scalar term (checked by _check_nagq)
+                    return agq_gradient(self.objective, x, nagq)
+                if scalar:
+                    return laplace_gradient(self.objective, x)
+                return laplace_gradient_general(self.objective, x)
 
             def grad(x: FloatArray) -> FloatArray:
                 return fg(x)[1]

@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,6 +67,7 @@ __all__ = [
     "MixedProblem",
     "Modes",
     "TermArrays",
+    "agq_gradient",
     "cholesky_factors",
     "laplace_gradient",
     "laplace_gradient_general",
@@ -543,67 +545,190 @@ def laplace_gradient(objective: MixedObjective, params: FloatArray) -> tuple[flo
         As :meth:`MixedObjective.value` (``+inf`` outside the domain).
     gradient : ndarray
     """
+    pieces = _scalar_sensitivities(objective, params)
+    if pieces is None:
+        return np.inf, np.zeros_like(np.asarray(params, dtype=float))
+    # d log D_l / d phi summed over the levels: eq. (3)'s log-determinant
+    dll = pieces.dh - 0.5 * np.sum(pieces.dD / pieces.D[:, None], axis=0)
+    return -pieces.modes.laplace, -pieces.to_alpha(dll)
+
+
+class _ScalarSensitivities(NamedTuple):
+    """What the Laplace and AGQ gradients of one scalar term share (per level ``l``)."""
+
+    modes: Modes
+    jacobian: FloatArray
+    k_theta: int
+    D: FloatArray  # (L,) curvature of h at the modes
+    dh: FloatArray  # (k,) partial derivatives of h at fixed modes
+    du: FloatArray  # (L, k) d u^_l / d phi
+    dD: FloatArray  # (L, k) d D_l / d phi
+
+    def to_alpha(self, by_theta: FloatArray) -> FloatArray:
+        """Map a gradient in ``(theta, beta, log sigma)`` to ``(alpha, beta, log sigma)``."""
+        return np.concatenate(
+            [self.jacobian.T @ by_theta[: self.k_theta], by_theta[self.k_theta :]]
+        )
+
+
+class _CutPoints:
+    """Rows' upper and lower cut-points, and sums over them (per parameter or per level)."""
+
+    def __init__(self, y: IntArray, k_theta: int, codes: IntArray, n_levels: int) -> None:
+        self.k_theta, self.codes, self.n_levels = k_theta, codes, n_levels
+        self.up, self.lo = np.flatnonzero(y < k_theta), np.flatnonzero(y > 0)
+        self.cut_u, self.cut_l = y[self.up], y[self.lo] - 1
+
+    def sums(self, on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
+        """``sum_i c_i dtheta_{y_i} / dtheta_j`` over upper and lower cut-points."""
+        k = self.k_theta
+        upper_sums = np.bincount(self.cut_u, on_upper[self.up], minlength=k)
+        return np.asarray(
+            upper_sums + np.bincount(self.cut_l, on_lower[self.lo], minlength=k), float
+        )
+
+    def level_sums(self, on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
+        """The same per level of the random term: shape ``(L, k_theta)``."""
+        k, size = self.k_theta, self.n_levels * self.k_theta
+        upper_index = self.codes[self.up] * k + self.cut_u
+        lower_index = self.codes[self.lo] * k + self.cut_l
+        upper_sums = np.bincount(upper_index, on_upper[self.up], minlength=size)
+        lower_sums = np.bincount(lower_index, on_lower[self.lo], minlength=size)
+        return np.asarray(upper_sums + lower_sums, float).reshape(self.n_levels, k)
+
+
+def _scalar_sensitivities(
+    objective: MixedObjective, params: FloatArray
+) -> _ScalarSensitivities | None:
+    r"""Modes, ``D_l`` and their derivatives in ``(theta, beta, log sigma)`` for one scalar term.
+
+    ``d u^_l / d phi = (1/D_l) dg_l / dphi`` (implicit function theorem on
+    ``g_l = sum_{i in l} a_i w_i d_1i - u_l = 0``) and ``D_l = 1 + sum_{i in l}
+    a_i^2 W_i`` with ``dW_i/dphi = -w_i (t^u_i dtheta_{y_i} + t^l_i dtheta_{y_i-1}
+    - (t^u_i + t^l_i) d eta_i / d phi)``, ``d eta_i / dphi`` total (through the
+    modes too).  ``None`` outside the domain.
+    """
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
     p = objective.problem
     params = np.asarray(params, dtype=float)
     m = objective.modes(params)
     if not np.isfinite(m.loglik_rows) or not np.isfinite(m.logdet):
-        return np.inf, np.zeros_like(params)
+        return None
     t = p.terms[0]
     alpha, beta, var = p.split(params)
     theta = p.jacobian @ alpha
-    sigma = float(np.exp(var[0]))
-    a = sigma * t.matrix[:, 0]  # d eta_i / d u_l for the row's level
+    a = float(np.exp(var[0])) * t.matrix[:, 0]  # d eta_i / d u_l for the row's level
     codes, n_levels, k_theta = t.codes, t.n_levels, theta.shape[0]
     b = a * m.u[codes]  # the random part of eta: its derivative in log(sigma) at fixed u
     eta = p.X @ beta + p.offset + b
     bounds = np.concatenate([[-np.inf], theta, [np.inf]])
     upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
-    from ordstats.families.cumulative.likelihood import interval_derivatives
-
     d = interval_derivatives(p.link, upper, lower)
     w = p.weights
     d1 = -(d.d_upper + d.d_lower)  # d log P / d eta
     d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower  # d^2 log P / d eta^2
-    dd1_du = -(d.d2_upper + d.d2_cross)  # d d1 / d theta_y
-    dd1_dl = -(d.d2_cross + d.d2_lower)  # d d1 / d theta_{y-1}
     D = m.diag_blocks[:, 0, 0]  # type: ignore[index]
     t_u, t_l = _third_derivatives(p.link, upper, lower, derivatives=d)
-    # rows with an upper / lower cut-point, and that cut-point's index
-    up, lo = np.flatnonzero(p.y < k_theta), np.flatnonzero(p.y > 0)
-    cut_u, cut_l = p.y[up], p.y[lo] - 1
-
-    def cut_sums(on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
-        """``sum_i c_i dtheta_{y_i} / dtheta_j`` for upper and lower cut-points."""
-        upper_sums = np.bincount(cut_u, on_upper[up], minlength=k_theta)
-        return np.asarray(upper_sums + np.bincount(cut_l, on_lower[lo], minlength=k_theta), float)
-
-    def level_cut_sums(on_upper: FloatArray, on_lower: FloatArray) -> FloatArray:
-        """The same per level of the random term: shape ``(L, k_theta)``."""
-        size = n_levels * k_theta
-        upper_sums = np.bincount(codes[up] * k_theta + cut_u, on_upper[up], minlength=size)
-        lower_sums = np.bincount(codes[lo] * k_theta + cut_l, on_lower[lo], minlength=size)
-        return np.asarray(upper_sums + lower_sums, float).reshape(n_levels, k_theta)
-
-    # partial derivatives of h (at fixed modes), columns [theta, beta, log sigma]
+    cuts = _CutPoints(p.y, k_theta, codes, n_levels)
     wd1 = w * d1
-    dh = np.concatenate([cut_sums(w * d.d_upper, w * d.d_lower), p.X.T @ wd1, [wd1 @ b]])
-    # partial derivatives of g_l = sum_{i in l} a_i w_i d1_i - u_l, per level (L, k)
+    dh = np.concatenate([cuts.sums(w * d.d_upper, w * d.d_lower), p.X.T @ wd1, [wd1 @ b]])
     s = w * a
     dg = np.empty((n_levels, dh.size))
-    dg[:, :k_theta] = level_cut_sums(s * dd1_du, s * dd1_dl)
+    dd1_du, dd1_dl = -(d.d2_upper + d.d2_cross), -(d.d2_cross + d.d2_lower)
+    dg[:, :k_theta] = cuts.level_sums(s * dd1_du, s * dd1_dl)
     dg[:, k_theta:-1] = objective.level_sums((s * d2)[:, None] * p.X)
     dg[:, -1] = np.bincount(codes, s * (d2 * b + d1), minlength=n_levels)
-    du = dg / D[:, None]  # implicit function theorem for the modes
-    # d log D / d phi summed over levels (eq. 3's log-determinant), with
-    # dW_i = -w_i (t_u dtheta_u + t_l dtheta_l - (t_u + t_l) d eta_i^total)
-    r = -w * a**2 / D[codes]
-    rT = r * (t_u + t_l)
-    logdet = np.concatenate([cut_sums(r * t_u, r * t_l), -(p.X.T @ rT), [-(rT @ b)]])
-    logdet -= np.bincount(codes, rT * a, minlength=n_levels) @ du
-    logdet[-1] += np.sum(2.0 * a**2 * (-w * d2) / D[codes])
-    dll = dh - 0.5 * logdet
-    grad = np.concatenate([p.jacobian.T @ dll[:k_theta], dll[k_theta:]])
-    return -m.laplace, -grad
+    du = dg / D[:, None]
+    qa = w * a**2
+    qT = qa * (t_u + t_l)
+    dD = np.empty_like(dg)
+    dD[:, :k_theta] = -cuts.level_sums(qa * t_u, qa * t_l)
+    dD[:, k_theta:-1] = objective.level_sums(qT[:, None] * p.X)
+    dD[:, -1] = np.bincount(codes, qT * b - 2.0 * a**2 * w * d2, minlength=n_levels)
+    dD += np.bincount(codes, qT * a, minlength=n_levels)[:, None] * du
+    return _ScalarSensitivities(m, p.jacobian, k_theta, D, dh, du, dD)
+
+
+def agq_gradient(
+    objective: MixedObjective, params: FloatArray, nagq: int
+) -> tuple[float, FloatArray]:
+    r"""Negative adaptive Gauss-Hermite log-likelihood (eq. 4) and its gradient, one scalar term.
+
+    With nodes ``x_k``, weights ``omega_k``, ``s_l = \sqrt{2 / D_l}`` and
+    ``u_{lk} = u^_l + s_l x_k``, eq. (4) is ``sum_l [log s_l + log sum_k
+    omega_k e^{x_k^2 + h_{lk}}] - (L/2) log 2 pi``, so with the node weights
+    ``pi_{lk}`` (a softmax over ``k``)
+
+    .. math::
+
+        \frac{d\ell}{d\phi} = \sum_l \Big[-\frac{1}{2 D_l}\frac{dD_l}{d\phi}
+            + \sum_k \pi_{lk} \Big(\frac{\partial h_{lk}}{\partial\phi}
+            + g_{lk} \big(\frac{d\hat u_l}{d\phi} + x_k \frac{ds_l}{d\phi}\big)\Big)\Big],
+
+    ``g_{lk} = dh_{lk}/du``; ``du^/dphi`` and ``dD/dphi`` as for the Laplace
+    gradient (:func:`laplace_gradient`).
+
+    Parameters
+    ----------
+    objective : MixedObjective
+        Of a problem with a single term with one column.
+    params : ndarray
+    nagq : int
+        Quadrature nodes.
+
+    Returns
+    -------
+    value : float
+        As :meth:`MixedObjective.value` with ``nagq`` (``+inf`` outside the domain).
+    gradient : ndarray
+    """
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    params = np.asarray(params, dtype=float)
+    pieces = _scalar_sensitivities(objective, params)
+    if pieces is None:
+        return np.inf, np.zeros_like(params)
+    p = objective.problem
+    t = p.terms[0]
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    a = float(np.exp(var[0])) * t.matrix[:, 0]
+    codes, n_levels, w = t.codes, t.n_levels, p.weights
+    eta0 = p.X @ beta + p.offset
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    scale = np.sqrt(2.0 / pieces.D)
+    nodes, node_weights = np.polynomial.hermite.hermgauss(nagq)
+    per_node = np.empty((n_levels, nagq))
+    node_rows = []
+    for k, (x, omega) in enumerate(zip(nodes, node_weights, strict=True)):
+        u_k = pieces.modes.u + scale * x
+        eta = eta0 + a * u_k[codes]
+        d = interval_derivatives(p.link, bounds[p.y + 1] - eta, bounds[p.y] - eta)
+        h_k = np.bincount(codes, w * d.log_prob, minlength=n_levels) - 0.5 * u_k**2
+        per_node[:, k] = np.log(omega) + x**2 + h_k
+        node_rows.append((u_k, d.d_upper, d.d_lower))
+    log_total = logsumexp(per_node, axis=1)
+    value = float(np.sum(np.log(scale) + log_total) - 0.5 * n_levels * np.log(2 * np.pi))
+    weights = np.exp(per_node - log_total[:, None])  # pi_lk
+    cuts = _CutPoints(p.y, pieces.k_theta, codes, n_levels)
+    on_upper, on_lower, on_eta = np.zeros_like(eta0), np.zeros_like(eta0), np.zeros_like(eta0)
+    on_sigma = 0.0
+    g1, g2 = np.zeros(n_levels), np.zeros(n_levels)
+    for k, (u_k, d_upper, d_lower) in enumerate(node_rows):
+        pi_rows = weights[codes, k] * w
+        d1 = -(d_upper + d_lower)
+        on_upper += pi_rows * d_upper
+        on_lower += pi_rows * d_lower
+        on_eta += pi_rows * d1
+        on_sigma += float(np.sum(pi_rows * d1 * a * u_k[codes]))
+        g_k = np.bincount(codes, w * d1 * a, minlength=n_levels) - u_k
+        g1 += weights[:, k] * g_k
+        g2 += weights[:, k] * g_k * nodes[k]
+    grad = np.concatenate([cuts.sums(on_upper, on_lower), p.X.T @ on_eta, [on_sigma]])
+    ds = -0.5 * (scale / pieces.D)[:, None] * pieces.dD
+    grad += g1 @ pieces.du + g2 @ ds - 0.5 * np.sum(pieces.dD / pieces.D[:, None], axis=0)
+    return -value, -pieces.to_alpha(grad)
 
 
 #: Largest number of random effects for which :func:`laplace_gradient_general` forms the

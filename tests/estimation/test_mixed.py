@@ -584,3 +584,16 @@ def test_analytic_third_derivatives_match_finite_differences(link_name: str) -> 
     np.testing.assert_allclose(t_u[finite_u], richardson(True)[finite_u], rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(t_l[finite_l], richardson(False)[finite_l], rtol=1e-6, atol=1e-7)
     assert np.all(t_u[~finite_u] == 0.0) and np.all(t_l[~finite_l] == 0.0)
+
+
+@pytest.mark.parametrize("nagq", [1, 3, 10])
+@pytest.mark.parametrize("kw", [{}, {"link": "probit", "weights": "w", "offset": "off"}])
+def test_agq_gradient_matches_finite_differences(wine: pd.DataFrame, nagq: int, kw: dict) -> None:
+    from ordstats.families.mixed import agq_gradient
+
+    model = _wine_model(_wine_extra(wine), **kw)
+    x = model.start_params() + np.linspace(-0.3, 0.3, model.start_params().size)
+    value, grad = agq_gradient(model.objective, x, nagq)
+    assert value == pytest.approx(-model.loglike(x, nagq=nagq), rel=1e-12)
+    fd = central_jacobian(lambda v: -model.loglike(v, nagq=nagq), x, 1e-6)
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
