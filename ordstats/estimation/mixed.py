@@ -29,6 +29,7 @@ import numpy as np
 from scipy import optimize
 
 from ordstats._typing import FloatArray
+from ordstats.core.links import FlexibleLink
 from ordstats.core.solver import NewtonOptions
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.design.random import MixedDesign, RandomTerm, mixed_design_from_formula
@@ -90,7 +91,7 @@ class OrdinalMixedModel:
                 f"got family={options.family!r}"
             )
         link = family.link
-        if getattr(link, "n_params", 0):
+        if isinstance(link, FlexibleLink):
             raise SpecificationError(
                 f"flexible links ({link.name}) are not available with random effects yet; "
                 "use logit, probit, cloglog, loglog or cauchit"

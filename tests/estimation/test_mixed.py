@@ -597,3 +597,10 @@ def test_agq_gradient_matches_finite_differences(wine: pd.DataFrame, nagq: int, 
     assert value == pytest.approx(-model.loglike(x, nagq=nagq), rel=1e-12)
     fd = central_jacobian(lambda v: -model.loglike(v, nagq=nagq), x, 1e-6)
     np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("link", ["Aranda-Ordaz", "log-gamma"])
+def test_flexible_links_are_refused_with_random_effects(wine: pd.DataFrame, link: str) -> None:
+    """Their lambda is not estimated in the mixed model: refuse rather than hold it at 1."""
+    with pytest.raises(SpecificationError, match="flexible links"):
+        ordstats.OrdinalModel.from_formula(WINE_F, wine, link=link)
