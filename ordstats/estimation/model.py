@@ -14,10 +14,11 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
@@ -275,7 +276,57 @@ class OrdinalModel:
             )
         model = cls.from_design(design, opts, context=captured)
         model.data_name = name
+        model._formula_source = _FormulaSource(data, weights, offset, captured)
         return model
+
+    @property
+    def can_refit_formulas(self) -> bool:
+        """Whether :meth:`refit_formulas` can rebuild this model from its formulas."""
+        return self._formula_source is not None and self.design.formula is not None
+
+    def refit_formulas(
+        self, *, nominal: str | None = None, scale: str | None = None
+    ) -> OrdinalModel | None:
+        """The same formula model with other nominal and scale formulas (R's ``update()``).
+
+        The new model is built from the same DataFrame, weights, offset, names
+        and options, so terms are coded as R codes them in their new formula
+        (``scale = ~ temp:contact`` alone gets its own dummies) and aliased
+        columns are dropped as at the first fit.  ``None`` when the model was
+        not built from a formula on a DataFrame in this session (arrays, files,
+        or after pickling or ``remove_data()``).
+
+        Parameters
+        ----------
+        nominal, scale : str, optional
+            One-sided formulas (``"~ contact + temp"``); ``None`` keeps none.
+
+        Returns
+        -------
+        OrdinalModel or None
+        """
+        source, formula = self._formula_source, self.design.formula
+        if source is None or formula is None:
+            return None
+        design = design_from_formula(
+            formula,
+            source.data,
+            nominal=nominal,
+            scale=scale,
+            weights=source.weights,
+            offset=source.offset,
+            context=source.context,
+            options=self.options.design_options(),
+        )
+        model = OrdinalModel.from_design(design, self.options, context=self.formula_context)
+        model.data_name = self.data_name
+        model._formula_source = source
+        return model
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        state["_formula_source"] = None  # the caller's DataFrame stays behind
+        return state
 
     @classmethod
     def from_design(
@@ -329,6 +380,9 @@ class OrdinalModel:
         self.formula_context = _as_context(context)
         #: what the data were called (variable name or path), for the summary
         self.data_name: str | None = None
+        #: the DataFrame and row arguments of an in-memory formula model, so that term
+        #: tests refit updated formulas as R's ``update()`` does; not pickled
+        self._formula_source: _FormulaSource | None = None
         self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
@@ -900,6 +954,16 @@ class OrdinalModel:
     def _diverging(self, solution: NewtonResult) -> list[str]:
         """Names of the parameters that diverge because of separation, if any."""
         return [self.param_names[k] for k in self.evaluator.diverging(solution)]
+
+
+@dataclass(frozen=True)
+class _FormulaSource:
+    """What ``from_formula`` was given besides the formulas (for :meth:`refit_formulas`)."""
+
+    data: pd.DataFrame
+    weights: object
+    offset: object
+    context: object
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -28,7 +28,8 @@ import pandas as pd
 from scipy import stats
 
 from ordstats.design import TermsDesign, term_columns
-from ordstats.errors import ConvergenceWarning
+from ordstats.errors import ConvergenceWarning, DataError, OrdstatsError
+from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["TermTestMethods", "nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
+#: Newton codes that R's clm reports as failures (its codes -1 and -2): iteration
+#: limit, step halving failed, Hessian not positive definite too often.
+_FAILED_CODES = frozenset({2, 3, 4})
 
 
 def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign:
@@ -69,7 +73,127 @@ def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> Ordina
     )
 
 
+def _r_crossing(res: OrdinalResults) -> bool:
+    """Whether the cut-points cross where R's clm checks them (its code -3).
+
+    R (``getThetamat``) checks the thresholds of every combination of the
+    nominal factors with the terms that involve numeric variables left out;
+    here: the distinct rows of the nominal design with its non-dummy (not 0/1)
+    columns set to zero.
+    """
+    model = res.model
+    lay = model.problem.layout
+    if not lay.n_nominal_cols or not model.family_spec.ordered_cutpoints:
+        return False
+    W = np.array(model.data.nominal, dtype=float)
+    numeric = ~np.all((W == 0.0) | (W == 1.0), axis=0)
+    W[:, numeric] = 0.0
+    patterns = np.unique(W, axis=0)
+    params = res.params.to_numpy()
+    theta = threshold_matrix(params[lay.thresholds], model.threshold_jacobian, patterns)
+    return bool(crossing_rows(theta).size)
+
+
+def _term_labels(terms: TermsDesign | None) -> list[str]:
+    """The formula's term labels (R's ``attr(terms, "term.labels")``), intercept left out."""
+    if terms is None or terms.spec is None:
+        return []
+    return [str(t) for t in terms.spec.terms if getattr(t, "degree", None) != 0]
+
+
+def _updated(terms: TermsDesign | None, term: str) -> str:
+    """R's ``update(old, ~ . + term)`` of a one-sided formula."""
+    old = terms.formula if terms is not None and terms.formula else None
+    return f"~ {old} + {term}" if old else f"~ {term}"
+
+
+def _formula_term_table(res: OrdinalResults, part: str) -> pd.DataFrame | None:
+    """R's rules: refit with the term added to the nominal (scale) formula; None without data.
+
+    ``nominal_test`` tries every term of the location and scale formulas that is
+    not yet nominal, ``scale_test`` every location term not yet in the scale
+    formula; each refit recodes the term in its new formula and drops aliased
+    columns, so ``Df`` counts the parameters that are estimable.  A refit that
+    fails or does not converge gets an ``NA`` row, as in R.
+    """
+    model = res.model
+    design = model.design
+    if not model.family_spec.capabilities.latent_variable or not model.can_refit_formulas:
+        return None  # the step families follow VGAM; models without their DataFrame
+    scope = _term_labels(design.location)
+    if part == "nominal":
+        scope += [t for t in _term_labels(design.scale) if t not in scope]
+    done = set(_term_labels(getattr(design, part)))
+    rows = {"<none>": [np.nan, res.llf, res.aic, np.nan, np.nan]}
+    failed: list[str] = []
+    unreliable: list[str] = []
+    for term in [t for t in scope if t not in done]:
+        formulas = {
+            "nominal": design.nominal.formula if design.nominal else None,
+            "scale": design.scale.formula if design.scale else None,
+        }
+        formulas = {k: f"~ {v}" if v else None for k, v in formulas.items()}
+        formulas[part] = _updated(getattr(design, part), term)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                relaxed = model.refit_formulas(**formulas)
+                assert relaxed is not None
+                fitted = relaxed.fit()
+        except OrdstatsError:
+            failed.append(term)
+            rows[term] = [np.nan] * 5
+            continue
+        if relaxed.n_rows != model.n_rows:
+            raise DataError(
+                f"adding {term!r} to the {part} formula changes the rows used "
+                f"({model.n_rows} -> {relaxed.n_rows}): remove the missing values first"
+            )
+        # R's NA rows: convergence codes < 0 (iteration limit, step halving failed,
+        # Hessian not positive definite; crossing thresholds: -3).  A relaxed model
+        # contains the fitted one, so a lower maximum is a failed fit too.
+        info = fitted.fit_info
+        if (
+            (info.code in _FAILED_CODES and not info.diverging)
+            or _r_crossing(fitted)
+            or fitted.llf < res.llf - 1e-6 * max(1.0, abs(res.llf))
+        ):
+            failed.append(term)
+            rows[term] = [np.nan] * 5
+            continue
+        if not fitted.converged or any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            unreliable.append(term)
+        df = fitted.k_params - res.k_params
+        lrt = max(2.0 * (fitted.llf - res.llf), 0.0)
+        # a term already spanned by the formula adds no parameter: Df 0, p = 1 (as R)
+        rows[term] = [df, fitted.llf, fitted.aic, lrt, stats.chi2.sf(lrt, df) if df else 1.0]
+    if failed:
+        warnings.warn(
+            f"the fit adding {', '.join(map(repr, failed))} to the {part} formula failed "
+            "(an error, no convergence, crossing thresholds, or a maximum below the "
+            "fitted model's); its row is NA (as in R)",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    _warn_unreliable(unreliable)
+    return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
+
+
+def _warn_unreliable(terms: list[str]) -> None:
+    if terms:
+        warnings.warn(
+            f"the fit relaxing {', '.join(map(repr, terms))} did not converge or is "
+            "invalid (diverging estimates from separation, or crossing thresholds); its "
+            "log-likelihood is a supremum at best, so read its row with care",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+
+
 def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
+    formula_table = _formula_term_table(res, part)
+    if formula_table is not None:
+        return formula_table
     model = res.model
     rows = {"<none>": [np.nan, res.llf, res.aic, np.nan, np.nan]}
     unreliable = []
@@ -87,14 +211,7 @@ def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
         df = relaxed.k_params - res.k_params
         lrt = 2.0 * (relaxed.llf - res.llf)
         rows[term] = [df, relaxed.llf, relaxed.aic, lrt, stats.chi2.sf(lrt, df)]
-    if unreliable:
-        warnings.warn(
-            f"the fit relaxing {', '.join(map(repr, unreliable))} did not converge or is "
-            "invalid (diverging estimates from separation, or crossing thresholds); its "
-            "log-likelihood is a supremum at best, so read its row with care",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+    _warn_unreliable(unreliable)
     return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -78,3 +80,54 @@ def test_invalid_relaxed_fit_is_flagged() -> None:
     with pytest.warns(ConvergenceWarning, match="relaxing 'w' did not converge or is invalid"):
         table = res.nominal_test()
     assert table.loc["w", "Df"] == 1
+
+
+def test_term_tests_refit_updated_formulas_as_r(wine) -> None:
+    """R's rules (issue 14 item 14): nominal_test also tries the scale terms; scale_test
+    tries location terms that are nominal too; a term is recoded in its new formula
+    (``scale = ~ temp:contact`` alone: 3 columns, not the 1 it has beside its margins)."""
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="also a nominal effect"):
+        model = ordstats.OrdinalModel.from_formula(
+            "rating ~ temp * contact", wine, nominal="~ contact", scale="~ temp"
+        )
+    res = model.fit()
+    with pytest.warns(ConvergenceWarning):
+        nominal = res.nominal_test()
+    assert list(nominal.index) == ["<none>", "temp", "temp:contact"]  # temp from both
+    with pytest.warns(ConvergenceWarning, match="relaxing 'contact'"):  # nominal and scale
+        scale = res.scale_test()
+    assert list(scale.index) == ["<none>", "contact", "temp:contact"]  # contact is nominal
+    plain = ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine).fit()
+    table = plain.scale_test()
+    relaxed = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp * contact", wine, scale="~ temp:contact"
+    ).fit()
+    assert table.loc["temp:contact", "Df"] == 3 == len(relaxed.model.scale_names)
+    assert table.loc["temp:contact", "logLik"] == pytest.approx(relaxed.llf, rel=1e-10)
+
+
+def test_term_tests_never_report_a_negative_lrt(wine, soup) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.CollinearityWarning)
+        fits = [
+            ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine, scale="~ contact"),
+            ordstats.OrdinalModel.from_formula("SURENESS ~ PRODID + DAY", soup, nominal="~ DAY"),
+        ]
+    for model in fits:
+        res = model.fit()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # separated refits
+            tables = [res.nominal_test(), res.scale_test()]
+        for table in tables:
+            lrt = table["LRT"].iloc[1:].to_numpy(float)
+            assert np.all(np.isnan(lrt) | (lrt >= 0.0))
+
+
+def test_term_tests_after_pickling_move_columns(wine) -> None:
+    """Without the DataFrame (a pickled fit) the test moves the fitted columns instead."""
+    import pickle
+
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    again = pickle.loads(pickle.dumps(res))
+    assert not again.model.can_refit_formulas and res.model.can_refit_formulas
+    pd.testing.assert_frame_equal(again.scale_test(), res.scale_test(), rtol=1e-8)
