@@ -86,6 +86,19 @@ _PARAM_KEYS = ("estimate", "se", "z", "p", "lower", "upper")
 # arguments
 
 
+def _threshold_argument(text: str) -> str | tuple[float, ...]:
+    """A structure name, or comma-separated fixed cut-points."""
+    if text in THRESHOLD_STRUCTURES:
+        return text
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a threshold structure ({', '.join(THRESHOLD_STRUCTURES)}) "
+            "nor comma-separated numbers"
+        ) from None
+
+
 def _alpha(text: str) -> float:
     """Parse ``--alpha``: a number strictly between 0 and 1."""
     try:
@@ -244,8 +257,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold",
         default=defaults.threshold,
-        choices=THRESHOLD_STRUCTURES,
-        help="threshold structure",
+        type=_threshold_argument,
+        metavar="{" + ",".join(THRESHOLD_STRUCTURES) + "} or C1,C2,...",
+        help="threshold structure, or fixed increasing cut-points (the intercept is "
+        "estimated instead), e.g. --threshold=0.5,1.5,2.5,3.5",
     )
     parser.add_argument(
         "--levels",

@@ -141,7 +141,7 @@ def _header(
         ("Family:", [model.family_spec.label]),
         ("Positive coef:", [f"{model.family_spec.positive_effect} levels"]),
         ("Link:", [model.link.name]),
-        ("Threshold:", [model.threshold]),
+        ("Threshold:", ["fixed" if isinstance(model.threshold, tuple) else model.threshold]),
         *([("Nominal:", [design.nominal.describe()])] if design.nominal else []),
         *([("Scale:", [design.scale.describe()])] if design.scale else []),
         ("Method:", [_method(res)]),
@@ -213,6 +213,17 @@ def _notes(res: OrdinalResults) -> list[str]:
     model, info = res.model, res.fit_info
     family = model.family_spec
     notes = [_family_note(family, bool(model.problem.layout.n_nominal_cols))]
+    if isinstance(model.threshold, tuple):
+        cuts = ", ".join(
+            f"{name} = {value:.6g}"
+            for name, value in zip(
+                model.family_spec.cutpoint_names(model.levels), model.threshold, strict=True
+            )
+        )
+        notes.append(
+            f"Thresholds fixed at {cuts};\n    (Intercept) is estimated instead: "
+            "P(Y <= j) = F(theta_j - (Intercept) - x'beta)."
+        )
     if info.diverging:
         notes.append(
             "Separation: the estimates of " + ", ".join(info.diverging) + " diverge (no finite "

@@ -59,7 +59,58 @@ def threshold_names(levels: Sequence[str]) -> list[str]:
     return [f"{lo}|{hi}" for lo, hi in itertools.pairwise(levels)]
 
 
-def _check_structure(structure: str, n_thresholds: int) -> None:
+#: A threshold structure: a name, or fixed cut-point values (``threshold=[...]``).
+Structure = str | tuple[float, ...]
+
+
+def fixed_thresholds(values: object) -> tuple[float, ...]:
+    """Validate user-given cut-points: finite and strictly increasing numbers.
+
+    Parameters
+    ----------
+    values : sequence of float
+        ``theta_1 < ... < theta_{K-1}``.
+
+    Returns
+    -------
+    tuple of float
+
+    Raises
+    ------
+    SpecificationError
+        Not a one-dimensional sequence of numbers, non-finite, or not increasing.
+    """
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecificationError(
+            f"threshold must be a structure name or a list of fixed cut-points; got {values!r}"
+        ) from exc
+    if array.ndim != 1 or array.size == 0:
+        raise SpecificationError(
+            "fixed thresholds must be a non-empty one-dimensional list of K - 1 numbers, "
+            f"e.g. threshold=[0.5, 1.5, 2.5]; got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise SpecificationError(f"fixed thresholds must be finite numbers; got {array.tolist()}")
+    steps = np.diff(array)
+    if np.any(steps <= 0):
+        j = int(np.flatnonzero(steps <= 0)[0])
+        raise SpecificationError(
+            "fixed thresholds must increase strictly; cut-point "
+            f"{j + 2} ({array[j + 1]:g}) is not above cut-point {j + 1} ({array[j]:g})"
+        )
+    return tuple(float(v) for v in array)
+
+
+def _check_structure(structure: Structure, n_thresholds: int) -> None:
+    if isinstance(structure, tuple):
+        if len(structure) != n_thresholds:
+            raise SpecificationError(
+                f"threshold= gives {len(structure)} fixed cut-points but the response has "
+                f"{n_thresholds + 1} levels, so it needs {n_thresholds}"
+            )
+        return
     if structure not in THRESHOLD_STRUCTURES:
         raise SpecificationError(
             f"unknown threshold structure {structure!r}; choose one of "
@@ -105,13 +156,17 @@ def _symmetric2_jacobian(n_thresholds: int) -> FloatArray:
     return jac
 
 
-def threshold_jacobian(structure: str, n_thresholds: int) -> FloatArray:
-    """Return the Jacobian ``J`` with ``theta = J @ alpha`` for a threshold structure.
+def threshold_jacobian(structure: Structure, n_thresholds: int) -> FloatArray:
+    """Return the Jacobian ``J`` with ``theta = J @ alpha + c`` for a threshold structure.
+
+    For fixed cut-points ``c`` (a tuple) the one free parameter is the location
+    intercept ``alpha_0`` of ``P(Y <= j) = F(c_j - alpha_0 - x'beta)``, so
+    ``J`` is a column of ``-1``; ``c`` is :func:`threshold_offset`.
 
     Parameters
     ----------
-    structure : {"flexible", "equidistant", "symmetric", "symmetric2"}
-        Threshold structure, as R's ``clm(threshold = ...)``.
+    structure : {"flexible", "equidistant", "symmetric", "symmetric2"} or tuple
+        Threshold structure, as R's ``clm(threshold = ...)``, or fixed cut-points.
     n_thresholds : int
         Number of cut-points, ``K - 1``.
 
@@ -127,6 +182,8 @@ def threshold_jacobian(structure: str, n_thresholds: int) -> FloatArray:
            [1., 2.]])
     """
     _check_structure(structure, n_thresholds)
+    if isinstance(structure, tuple):
+        return -np.ones((n_thresholds, 1))
     if structure == "flexible":
         return np.eye(n_thresholds)
     if structure == "equidistant":
@@ -136,7 +193,41 @@ def threshold_jacobian(structure: str, n_thresholds: int) -> FloatArray:
     return _symmetric2_jacobian(n_thresholds)
 
 
-def threshold_parameter_names(structure: str, levels: Sequence[str]) -> list[str]:
+def describe_threshold(structure: Structure) -> str:
+    """``"flexible"``, ... or ``"fixed at -1.34, 1.25, 3.47"`` for reports.
+
+    Parameters
+    ----------
+    structure : str or tuple
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(structure, tuple):
+        return "fixed at " + ", ".join(f"{v:.4g}" for v in structure)
+    return structure
+
+
+def threshold_offset(structure: Structure, n_thresholds: int) -> FloatArray:
+    """The constant ``c`` of ``theta = J alpha + c``: fixed cut-points, else zeros.
+
+    Parameters
+    ----------
+    structure : str or tuple
+    n_thresholds : int
+
+    Returns
+    -------
+    ndarray, shape (n_thresholds,)
+    """
+    _check_structure(structure, n_thresholds)
+    if isinstance(structure, tuple):
+        return np.asarray(structure, dtype=float)
+    return np.zeros(n_thresholds)
+
+
+def threshold_parameter_names(structure: Structure, levels: Sequence[str]) -> list[str]:
     """Return R's names of the free threshold parameters of a structure.
 
     Parameters
@@ -155,6 +246,8 @@ def threshold_parameter_names(structure: str, levels: Sequence[str]) -> list[str
     """
     n_thresholds = len(levels) - 1
     _check_structure(structure, n_thresholds)
+    if isinstance(structure, tuple):
+        return ["(Intercept)"]
     half, odd = divmod(n_thresholds, 2)
     if structure == "flexible":
         return threshold_names(levels)

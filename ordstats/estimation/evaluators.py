@@ -31,7 +31,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.linalg import ShiftedBasis, shifted_basis
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
-from ordstats.core.thresholds import threshold_jacobian
+from ordstats.core.thresholds import Structure, threshold_jacobian
 from ordstats.data.chunks import (
     ChunkSpec,
     ChunkSummary,
@@ -175,7 +175,7 @@ class Evaluator(Protocol):
         ...
 
 
-def model_jacobian(threshold: str, n_thresholds: int, family: Family) -> Any:
+def model_jacobian(threshold: Structure, n_thresholds: int, family: Family) -> Any:
     """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
     sparse_ok = family.capabilities.banded and threshold == "flexible"
     if sparse_ok and n_thresholds > BANDED_MIN_THRESHOLDS:
@@ -230,8 +230,14 @@ class InMemoryEvaluator:
         return basis, internal
 
     @classmethod
-    def from_design(cls, design: Design, family: Family, jacobian: Any) -> InMemoryEvaluator:
-        """Build the likelihood arrays of ``design`` for ``family``."""
+    def from_design(
+        cls,
+        design: Design,
+        family: Family,
+        jacobian: Any,
+        threshold_offset: FloatArray | None = None,
+    ) -> InMemoryEvaluator:
+        """Build the likelihood arrays of ``design`` for ``family`` (fixed cut-points ``c``)."""
         n = len(design.response.codes)
         data = CLMData(
             y=design.response.codes,
@@ -243,6 +249,7 @@ class InMemoryEvaluator:
             threshold_jacobian=jacobian,
             nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
+            threshold_offset=threshold_offset,
         )
         return cls(family, data)
 
@@ -601,7 +608,7 @@ def build_chunked(
     data: Any,
     *,
     family: Family,
-    threshold: str,
+    threshold: Structure,
     design_options: DesignOptions,
     weights: Any,
     offset: Any,

@@ -90,6 +90,11 @@ class OrdinalMixedModel:
                 "random effects are available for the cumulative family only (clmm); "
                 f"got family={options.family!r}"
             )
+        if isinstance(options.threshold, tuple):
+            raise SpecificationError(
+                "fixed thresholds are not available with random effects yet; estimate the "
+                "thresholds (a threshold structure) or fit the clm without random terms"
+            )
         link = family.link
         if isinstance(link, FlexibleLink):
             raise SpecificationError(

@@ -24,6 +24,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
+from ordstats.core.thresholds import Structure, threshold_offset
 from ordstats.data.sources import is_source
 from ordstats.design import (
     Design,
@@ -368,9 +369,28 @@ class OrdinalModel:
     ) -> None:
         family = options.family_object()
         levels = design.response.levels
+        fixed = isinstance(options.threshold, tuple)
+        if fixed and design.nominal is not None:
+            raise SpecificationError(
+                "fixed thresholds cannot have nominal effects: a nominal effect per cut-point "
+                "would free them again; drop nominal= or estimate the thresholds"
+            )
+        #: fixed cut-points ``c`` of ``theta = J a + c`` (zeros unless ``threshold=[...]``)
+        self.threshold_offset = threshold_offset(options.threshold, len(levels) - 1)
         if evaluator is None:
             jacobian = model_jacobian(options.threshold, len(levels) - 1, family)
-            evaluator = InMemoryEvaluator.from_design(design, family, jacobian)
+            evaluator = InMemoryEvaluator.from_design(
+                design, family, jacobian, self.threshold_offset if fixed else None
+            )
+        elif (
+            fixed
+            and evaluator.keeps_rows is False
+            and not isinstance(evaluator, DataRemovedEvaluator)
+        ):
+            raise SpecificationError(
+                "fixed thresholds are available for data in memory only; load the data as "
+                "a DataFrame, or estimate the thresholds"
+            )
         self.options = options
         self.design = design
         self.evaluator: Evaluator = evaluator
@@ -507,8 +527,8 @@ class OrdinalModel:
         return self.family_spec.link
 
     @property
-    def threshold(self) -> str:
-        """The threshold structure."""
+    def threshold(self) -> Structure:
+        """The threshold structure, or the fixed cut-points (a tuple)."""
         return self.options.threshold
 
     @property
@@ -745,8 +765,17 @@ class OrdinalModel:
                 "penalty='firth' reports the inverse expected information; cov_type must be "
                 f"'nonrobust' or 'expected', not {cov_kind!r}"
             )
+        self._require_free_thresholds("penalised fits")
         start = None if start_params is None else self._check_params(start_params)
         return penalized.fit_firth(self, start_params=start, maxiter=maxiter)
+
+    def _require_free_thresholds(self, what: str) -> None:
+        """Raise for a fixed-threshold model where ``what`` does not support it."""
+        if isinstance(self.options.threshold, tuple):
+            raise SpecificationError(
+                f"{what} are not available with fixed thresholds yet; estimate the "
+                "thresholds (threshold='flexible')"
+            )
 
     def fit_regularized(
         self,
@@ -809,6 +838,7 @@ class OrdinalModel:
         """
         if method != "elastic_net":
             raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
+        self._require_free_thresholds("penalised fits")
         start = None if start_params is None else self._check_params(start_params)
         return penalized.fit_elastic_net(
             self,
@@ -852,6 +882,7 @@ class OrdinalModel:
         -------
         RegularizationPath
         """
+        self._require_free_thresholds("regularisation paths")
         return penalized.regularization_path(
             self,
             alphas,
@@ -887,6 +918,7 @@ class OrdinalModel:
         -------
         CVResult
         """
+        self._require_free_thresholds("cross-validated penalised fits")
         return penalized.cross_validate(
             self,
             alphas,

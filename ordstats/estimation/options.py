@@ -22,7 +22,7 @@ import numpy as np
 from ordstats._typing import CollinearAction, MissingAction
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions
-from ordstats.core.thresholds import THRESHOLD_STRUCTURES
+from ordstats.core.thresholds import THRESHOLD_STRUCTURES, Structure, fixed_thresholds
 from ordstats.design import DesignOptions
 from ordstats.errors import SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family, get_family
@@ -53,9 +53,12 @@ class ModelOptions:
         (:class:`~ordstats.core.links.distribution.DistributionLink`).  sratio
         and cratio take the five standard links; ``acat`` is the
         adjacent-category *logit* model and takes ``"logit"`` only.
-    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"}
+    threshold : {"flexible", "equidistant", "symmetric", "symmetric2"} or sequence of float
         Threshold structure (cumulative family only; the others have one free
-        intercept per step).
+        intercept per step), or ``K - 1`` fixed, strictly increasing cut-points
+        (``threshold=[0.5, 1.5, 2.5]``): they are held fixed and the location
+        intercept ``(Intercept)`` is estimated instead,
+        ``P(Y <= j) = F(c_j - alpha_0 - x'beta)``.
     levels : sequence, optional
         Order of the response levels, lowest first.
     missing : {"drop", "raise"}
@@ -83,18 +86,27 @@ class ModelOptions:
     family: str = DEFAULT_FAMILY
     reverse: bool = False
     link: str | Link = "logit"
-    threshold: str = "flexible"
+    threshold: Structure = "flexible"
     levels: Sequence[Any] | None = None
     missing: MissingAction = "drop"
     collinear: CollinearAction = "drop"
     many_levels: bool = False
 
     def __post_init__(self) -> None:
-        self.family_object()  # validates family, link and reverse together
-        if not isinstance(self.threshold, str) or self.threshold not in THRESHOLD_STRUCTURES:
+        family = self.family_object()  # validates family, link and reverse together
+        if not isinstance(self.threshold, str):
+            # fixed cut-points: validated once, kept as a tuple (hashable, picklable)
+            object.__setattr__(self, "threshold", fixed_thresholds(self.threshold))
+            if not family.capabilities.threshold_structures:
+                raise SpecificationError(
+                    "fixed thresholds are available for the cumulative family only; "
+                    f"got family={self.family!r}"
+                )
+        elif self.threshold not in THRESHOLD_STRUCTURES:
             raise SpecificationError(
                 f"unknown threshold structure {self.threshold!r}; choose one of "
-                f"{', '.join(map(repr, THRESHOLD_STRUCTURES))}"
+                f"{', '.join(map(repr, THRESHOLD_STRUCTURES))}, or give the fixed "
+                "cut-points as a list of numbers"
             )
         _check_choice("missing", self.missing, ("drop", "raise"))
         _check_choice("collinear", self.collinear, ("drop", "raise"))

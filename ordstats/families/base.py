@@ -44,6 +44,7 @@ import numpy as np
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
 from ordstats.core.links import FlexibleLink, Link
+from ordstats.core.thresholds import Structure
 from ordstats.errors import SpecificationError
 from ordstats.families.capabilities import Capabilities, PositiveEffect
 from ordstats.families.evaluation import StepEvaluation
@@ -151,7 +152,7 @@ class Family(ABC, Generic[ProblemT]):
         """Return starting values for Newton's method."""
 
     @abstractmethod
-    def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:
+    def parameter_names(self, threshold: Structure, levels: Sequence[str]) -> list[str]:
         """Names of the free intercept (threshold) parameters."""
 
     @abstractmethod
@@ -487,7 +488,7 @@ class StepFamily(Family["StepProblem"]):
             start[problem.layout.alpha] -= float(np.average(data.offset, weights=data.weights))
         return start
 
-    def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:
+    def parameter_names(self, threshold: Structure, levels: Sequence[str]) -> list[str]:
         """``"1:2", "2:3", ...`` (see :func:`step_names`)."""
         return step_names(levels)
 

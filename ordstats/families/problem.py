@@ -43,6 +43,8 @@ class CLMData:
         Nominal-effect design without an intercept column (``r`` may be 0).
     scale : ndarray, shape (n, s)
         Log-scale design without an intercept column (``s`` may be 0).
+    threshold_offset : ndarray, shape (K - 1,), optional
+        ``c`` in ``theta = J a + c`` (fixed cut-points); zero by default.
     """
 
     y: IntArray
@@ -54,6 +56,7 @@ class CLMData:
     threshold_jacobian: FloatArray
     nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    threshold_offset: FloatArray | None = None
 
     @property
     def n_obs(self) -> int:

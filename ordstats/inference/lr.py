@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.thresholds import describe_threshold
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family
 from ordstats.families.problem import CLMData
@@ -46,7 +47,7 @@ def describe_model(res: OrdinalResults) -> str:
     extras = [f"family={model.family_spec.label}"] if model.family != DEFAULT_FAMILY else []
     extras += [f"link={model.link.name}"] if model.link.name != "logit" else []
     if model.threshold != "flexible":
-        extras.append(f"threshold={model.threshold}")
+        extras.append(f"threshold {describe_threshold(model.threshold)}")
     return text + (f" [{', '.join(extras)}]" if extras else "")
 
 

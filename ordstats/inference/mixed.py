@@ -39,7 +39,7 @@ def _groups(res: OrdinalResults | MixedResults) -> list[tuple[str, tuple[str, ..
     return []
 
 
-def _link_threshold(res: OrdinalResults | MixedResults) -> tuple[str, str]:
+def _link_threshold(res: OrdinalResults | MixedResults) -> tuple[str, object]:
     if isinstance(res, MixedResults):
         return res.model.problem.link.name, res.model.threshold
     return res.model.link.name, res.model.threshold

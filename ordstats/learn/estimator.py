@@ -254,7 +254,9 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
                 return np.repeat(prob, len(X), axis=0)
             return np.asarray(self.results_.predict(X, "prob").to_numpy(), dtype=float)
         # x'beta and the cut-points directly: no design or pandas work per call
-        theta = threshold_matrix(self.intercept_, model.threshold_jacobian)
+        theta = threshold_matrix(
+            self.intercept_, model.threshold_jacobian, offset=model.threshold_offset
+        )
         return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
 
     def predict(self, X: object) -> np.ndarray:

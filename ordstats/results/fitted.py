@@ -395,7 +395,7 @@ class OrdinalResults(
             frames.append(
                 pd.DataFrame(
                     {
-                        "estimate": grad @ self.params.to_numpy()[th],
+                        "estimate": grad @ self.params.to_numpy()[th] + model.threshold_offset,
                         "std err": np.sqrt(np.einsum("ij,jk,ik->i", grad, cov, grad)),
                     },
                     index=names,
@@ -492,7 +492,10 @@ class OrdinalResults(
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
             eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
         theta = threshold_matrix(
-            params[lay.thresholds], model.threshold_jacobian, W if lay.n_nominal_cols else None
+            params[lay.thresholds],
+            model.threshold_jacobian,
+            W if lay.n_nominal_cols else None,
+            model.threshold_offset,
         )
         scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
         return eta, theta, scale, index

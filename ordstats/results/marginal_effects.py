@@ -136,6 +136,7 @@ def _probabilities(
         params[lay.thresholds],
         m.threshold_jacobian,
         W if lay.n_nominal_cols else None,
+        m.threshold_offset,
     )
     scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
     link = m.link

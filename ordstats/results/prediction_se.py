@@ -62,7 +62,11 @@ class NewRows:
 
 
 def _cut_gradients(
-    params: FloatArray, layout: ParamLayout, jacobian: FloatArray, rows: NewRows
+    params: FloatArray,
+    layout: ParamLayout,
+    jacobian: FloatArray,
+    rows: NewRows,
+    threshold_offset: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Standardised cut-points ``u`` (m, K-1) and their gradients (m, K-1, k)."""
     m = rows.X.shape[0]
@@ -73,7 +77,8 @@ def _cut_gradients(
     grad = np.zeros((m, n_cuts, layout.n_params))
     for cut in range(n_cuts):
         design = cut_point_design(jacobian, rows.nominal, cut)
-        u[:, cut] = (design @ params[layout.thresholds] - eta) / s
+        fixed = 0.0 if threshold_offset is None else threshold_offset[cut]
+        u[:, cut] = (design @ params[layout.thresholds] + fixed - eta) / s
         grad[:, cut, layout.thresholds] = design / s[:, None]
         grad[:, cut, layout.beta] = -rows.X / s[:, None]
         if layout.n_zeta:
@@ -88,6 +93,7 @@ def probability_gradients(
     jacobian: FloatArray,
     rows: NewRows,
     cumulative: bool = False,
+    threshold_offset: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Probabilities and their gradients with respect to the parameters.
 
@@ -102,13 +108,15 @@ def probability_gradients(
     rows : NewRows
     cumulative : bool
         ``P(Y <= j)`` for ``j < K`` instead of ``P(Y = j)``.
+    threshold_offset : ndarray, shape (K - 1,), optional
+        Fixed cut-points ``c`` of ``theta = J a + c``.
 
     Returns
     -------
     prob : ndarray, shape (m, K) or (m, K - 1)
     gradient : ndarray, shape (m, K, k) or (m, K - 1, k)
     """
-    u, grad_u = _cut_gradients(params, layout, jacobian, rows)
+    u, grad_u = _cut_gradients(params, layout, jacobian, rows, threshold_offset)
     no_shift = np.zeros(u.shape[0])  # u is already standardised
     density = link.pdf(u)[:, :, None] * grad_u  # gradient of F(u_j)
     if layout.n_lambda:  # a flexible link: F depends on lambda directly too
@@ -311,9 +319,10 @@ class PredictionSEMethods(FittedState):
                 model.threshold_jacobian,
                 rows,
             )
-            categories, gradient = probability_gradients(*args)
+            fixed = model.threshold_offset
+            categories, gradient = probability_gradients(*args, threshold_offset=fixed)
             prob, gradient = (
-                probability_gradients(*args, cumulative=True)
+                probability_gradients(*args, cumulative=True, threshold_offset=fixed)
                 if cumulative
                 else (categories, gradient)
             )

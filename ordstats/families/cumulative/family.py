@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, link_names
-from ordstats.core.thresholds import threshold_names, threshold_parameter_names
+from ordstats.core.thresholds import Structure, threshold_names, threshold_parameter_names
 from ordstats.errors import SpecificationError
 from ordstats.families.base import Family
 from ordstats.families.capabilities import Capabilities
@@ -89,7 +89,7 @@ class Cumulative(Family[CLMProblem]):
     def initial_params(self, problem: CLMProblem) -> FloatArray:  # noqa: D102
         return initial_params(problem)
 
-    def parameter_names(self, threshold: str, levels: Sequence[str]) -> list[str]:  # noqa: D102
+    def parameter_names(self, threshold: Structure, levels: Sequence[str]) -> list[str]:  # noqa: D102
         return threshold_parameter_names(threshold, levels)
 
     def cutpoint_names(self, levels: Sequence[str]) -> list[str]:  # noqa: D102

@@ -75,6 +75,9 @@ class CLMProblem:
     T_lower: sp.csr_array
     has_upper: np.ndarray
     has_lower: np.ndarray
+    #: the fixed part ``c`` of each row's upper / lower cut-point (``theta = J a + c``)
+    upper_shift: FloatArray | None = None
+    lower_shift: FloatArray | None = None
 
     @cached_property
     def _nnz_rows(self) -> tuple[IntArray, IntArray]:
@@ -172,6 +175,10 @@ def prepare(data: CLMData) -> CLMProblem:
         n_zeta=data.scale.shape[1] if data.scale.size else 0,
         n_lambda=int(isinstance(data.link, FlexibleLink)),
     )
+    shifts: tuple[FloatArray | None, FloatArray | None] = (None, None)
+    if data.threshold_offset is not None and np.any(data.threshold_offset):
+        padded = np.concatenate([[0.0], np.asarray(data.threshold_offset, dtype=float), [0.0]])
+        shifts = (padded[data.y + 1], padded[data.y])
     return CLMProblem(
         data=data,
         layout=layout,
@@ -179,6 +186,8 @@ def prepare(data: CLMData) -> CLMProblem:
         T_lower=_threshold_design(lower_rows, nominal),
         has_upper=data.y < n_thresholds,
         has_lower=data.y > 0,
+        upper_shift=shifts[0],
+        lower_shift=shifts[1],
     )
 
 
@@ -488,13 +497,13 @@ class Evaluation:
         self.scale = (
             np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
         )
+        theta_upper, theta_lower = problem.T_upper @ a, problem.T_lower @ a
+        if problem.upper_shift is not None:  # fixed cut-points
+            theta_upper = theta_upper + problem.upper_shift
+            theta_lower = theta_lower + problem.lower_shift
         with np.errstate(invalid="ignore", over="ignore"):
-            self.upper = np.where(
-                problem.has_upper, (problem.T_upper @ a - xb) / self.scale, np.inf
-            )
-            self.lower = np.where(
-                problem.has_lower, (problem.T_lower @ a - xb) / self.scale, -np.inf
-            )
+            self.upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
+            self.lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
         self.log_prob = log_interval_probabilities(self.link, self.upper, self.lower)
         total = float(data.weights @ self.log_prob)
         self.nll = -total if np.isfinite(total) else np.inf

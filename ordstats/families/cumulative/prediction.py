@@ -76,9 +76,12 @@ def category_probabilities(
 
 
 def threshold_matrix(
-    threshold_params: FloatArray, jacobian: FloatArray, nominal: FloatArray | None = None
+    threshold_params: FloatArray,
+    jacobian: FloatArray,
+    nominal: FloatArray | None = None,
+    offset: FloatArray | None = None,
 ) -> FloatArray:
-    """Cut-points ``theta_j(w) = [1, w] A J'`` per row of the nominal design.
+    """Cut-points ``theta_j(w) = [1, w] A J' + c`` per row of the nominal design.
 
     Parameters
     ----------
@@ -88,6 +91,8 @@ def threshold_matrix(
         Threshold Jacobian ``J``.
     nominal : ndarray, shape (n, r), optional
         Nominal design; without it the result has one row.
+    offset : ndarray, shape (K - 1,), optional
+        Fixed cut-points ``c`` (``threshold=[...]``).
 
     Returns
     -------
@@ -100,7 +105,8 @@ def threshold_matrix(
         if nominal is None
         else np.column_stack([np.ones(nominal.shape[0]), nominal])
     )
-    return rows @ blocks[: rows.shape[1]] @ jacobian.T
+    theta = rows @ blocks[: rows.shape[1]] @ jacobian.T
+    return theta if offset is None else theta + offset
 
 
 def threshold_gradient(jacobian: FloatArray, nominal_row: FloatArray) -> FloatArray:

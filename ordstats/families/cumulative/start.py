@@ -86,6 +86,8 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
     data = problem.data
     if data.n_obs and np.any(data.offset):  # P(Y <= j) = F(theta_j - o): shift by the mean offset
         theta = theta + float(np.average(data.offset, weights=data.weights))
+    if data.threshold_offset is not None:  # fixed cut-points: fit the intercept to the rest
+        theta = theta - data.threshold_offset
     jac = data.threshold_jacobian
     if sp.issparse(jac):  # many flexible thresholds: the normal equations are sparse
         start[problem.layout.alpha] = spla.spsolve(sp.csc_array(jac.T @ jac), jac.T @ theta)
