@@ -98,3 +98,21 @@ def test_readme_python_example_runs(capsys):
     assert "odds_ratio" in out
     assert "LR = 11.0430 on 1 df" in out
     assert "sratio   logLik =  -86.1797" in out  # VGAM's sratio(parallel = TRUE)
+
+
+def test_readme_speed_numbers_come_from_the_bench_headline_run():
+    """README.md and bench/README.md quote one set of speed numbers, from one run."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    bench = (REPO / "bench" / "README.md").read_text(encoding="utf-8")
+    headline = bench.split("## Headline numbers", 1)[1].split("\n## ", 1)[0]
+    sentence = re.search(
+        r"fitted with full standard errors (\S+)x\s+faster"
+        r".*?(\S+)x faster than R's `clm`.*?n = 10\^6 in (\S+) s",
+        readme,
+        re.S,
+    )
+    assert sentence, "README lost its speed sentence"
+    for number in sentence.groups():
+        assert f"**{number}" in headline, f"{number} is not in bench/README's headline run"
+    date = re.search(r"In one run on (\d{4}-\d{2}-\d{2})", readme)
+    assert date and date.group(1) in headline
