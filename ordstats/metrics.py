@@ -114,6 +114,28 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
     return prob
 
 
+def _class_pair(
+    y_true: object, y_pred: object, labels: Sequence[object] | None, sample_weight: object
+) -> tuple[np.ndarray, np.ndarray, FloatArray, list[object]]:
+    """Checked class indices of ``y_true`` and ``y_pred``, the weights and the labels."""
+    labs = _labels(labels, y_true, y_pred)
+    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
+    _same_length(a, b, "y_true and y_pred")
+    return a, b, _weights(sample_weight, len(a)), labs
+
+
+def _class_probabilities(
+    y_true: object, y_prob: object, labels: Sequence[object] | None, sample_weight: object
+) -> tuple[np.ndarray, FloatArray, FloatArray]:
+    """Checked class indices of ``y_true``, probabilities ``(n, K)`` and the weights."""
+    prob0 = np.asarray(y_prob, dtype=float)
+    k = prob0.shape[1] if prob0.ndim == 2 else -1
+    labs = _prob_labels(labels, y_true, k)
+    y = _index(y_true, labs, "y_true")
+    prob = _probabilities(prob0, len(y), len(labs))
+    return y, prob, _weights(sample_weight, len(y))
+
+
 def _prob_labels(labels: Sequence[object] | None, y_true: object, k: int) -> list[object]:
     if labels is not None:
         return _labels(labels)
@@ -154,10 +176,7 @@ def mean_absolute_class_error(
     ...                           labels=["lo", "mid", "hi"])
     1.0
     """
-    labs = _labels(labels, y_true, y_pred)
-    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
-    _same_length(a, b, "y_true and y_pred")
-    w = _weights(sample_weight, len(a))
+    a, b, w, _ = _class_pair(y_true, y_pred, labels, sample_weight)
     return float(w @ np.abs(a - b) / w.sum())
 
 
@@ -190,12 +209,7 @@ def ranked_probability_score(
     >>> ranked_probability_score([0, 2], [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], labels=[0, 1, 2])
     0.125
     """
-    prob0 = np.asarray(y_prob, dtype=float)
-    k = prob0.shape[1] if prob0.ndim == 2 else -1
-    labs = _prob_labels(labels, y_true, k)
-    y = _index(y_true, labs, "y_true")
-    prob = _probabilities(prob0, len(y), len(labs))
-    w = _weights(sample_weight, len(y))
+    y, prob, w = _class_probabilities(y_true, y_prob, labels, sample_weight)
     cum = np.cumsum(prob, axis=1)[:, :-1]
     observed = y[:, None] <= np.arange(prob.shape[1] - 1)[None, :]
     return float(w @ ((cum - observed) ** 2).sum(axis=1) / w.sum())
@@ -233,12 +247,7 @@ def ordinal_log_loss(
     >>> round(ordinal_log_loss([0, 1], [[0.5, 0.5], [0.2, 0.8]]), 6)
     0.458145
     """
-    prob0 = np.asarray(y_prob, dtype=float)
-    k = prob0.shape[1] if prob0.ndim == 2 else -1
-    labs = _prob_labels(labels, y_true, k)
-    y = _index(y_true, labs, "y_true")
-    prob = _probabilities(prob0, len(y), len(labs))
-    w = _weights(sample_weight, len(y))
+    y, prob, w = _class_probabilities(y_true, y_prob, labels, sample_weight)
     p = np.clip(prob[np.arange(len(y)), y], eps, 1.0)
     return float(-(w @ np.log(p)) / w.sum())
 
@@ -271,10 +280,7 @@ def quadratic_weighted_kappa(
     >>> quadratic_weighted_kappa([0, 1, 2], [0, 1, 2])
     1.0
     """
-    labs = _labels(labels, y_true, y_pred)
-    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
-    _same_length(a, b, "y_true and y_pred")
-    w = _weights(sample_weight, len(a))
+    a, b, w, labs = _class_pair(y_true, y_pred, labels, sample_weight)
     k = len(labs)
     observed = np.zeros((k, k))
     np.add.at(observed, (a, b), w)
