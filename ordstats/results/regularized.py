@@ -9,9 +9,8 @@ inverse expected information for Firth fits (see
 tests, Brant's test, profiles, link comparisons) would silently drop the
 penalty, so they raise.
 
-The cross-validation losses are small private functions here
-(:func:`cv_loss`); ``ordstats.metrics`` defines the
-public metrics and the two should be unified.
+The cross-validation losses (:func:`cv_loss`) are the public metrics of
+:mod:`ordstats.metrics` on class codes.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+import ordstats.metrics as metrics
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
 from ordstats.families.problem import FamilyEvaluation
@@ -267,14 +267,18 @@ def cv_loss(scoring: str, prob: FloatArray, y: IntArray, weights: FloatArray) ->
     :math:`\sum_{j=1}^{K-1} (P(Y_i \le j) - 1\{y_i \le j\})^2` (not divided by
     ``K - 1``).
     """
-    w = weights / weights.sum()
+    if scoring not in CV_SCORINGS:
+        raise SpecificationError(f"scoring must be one of {CV_SCORINGS}; got {scoring!r}")
+    if not np.all(np.isfinite(prob)):
+        return float("nan")  # crossing cut-points (nominal effects): this fold cannot score
+    labels = list(range(prob.shape[1]))
     if scoring == "log_loss":
-        p = prob[np.arange(y.size), y]
-        return float(-(w @ np.log(np.maximum(p, 1e-300))))
+        return metrics.ordinal_log_loss(y, prob, labels=labels, sample_weight=weights, eps=1e-300)
     if scoring == "mae":
-        return float(w @ np.abs(np.argmax(prob, axis=1) - y))
+        most_probable = np.argmax(prob, axis=1)
+        return metrics.mean_absolute_class_error(
+            y, most_probable, labels=labels, sample_weight=weights
+        )
     if scoring == "rps":
-        cum = np.cumsum(prob, axis=1)[:, :-1]
-        observed = (y[:, None] <= np.arange(prob.shape[1] - 1)[None, :]).astype(float)
-        return float(w @ np.sum((cum - observed) ** 2, axis=1))
+        return metrics.ranked_probability_score(y, prob, labels=labels, sample_weight=weights)
     raise SpecificationError(f"scoring must be one of {CV_SCORINGS}; got {scoring!r}")
