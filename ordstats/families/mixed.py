@@ -849,8 +849,6 @@ def laplace_gradient_general(
     # parameter columns: [theta (k_theta), beta (p), variance (n_var)]
     n_var = var.size
     k = k_theta + p.n_beta + n_var
-    up, lo = np.flatnonzero(p.y < k_theta), np.flatnonzero(p.y > 0)
-    cut_u, cut_l = p.y[up], p.y[lo] - 1
     A = sp.csr_array((val.ravel(), (np.repeat(np.arange(n), s), idx.ravel())), shape=(n, n_re))
     # per variance parameter: d a_i / d v on the row's non-zeros (n, s), zero elsewhere
     dval = []
@@ -869,8 +867,7 @@ def laplace_gradient_general(
     wd1 = w * d1
     dh = np.concatenate(
         [
-            np.bincount(cut_u, (w * d.d_upper)[up], minlength=k_theta)
-            + np.bincount(cut_l, (w * d.d_lower)[lo], minlength=k_theta),
+            _CutPoints(p.y, k_theta, idx[:, 0], n_re).sums(w * d.d_upper, w * d.d_lower),
             p.X.T @ wd1,
             deta_var.T @ wd1,
         ]
@@ -878,11 +875,10 @@ def laplace_gradient_general(
     # partial g / partial phi, (Q, k)
     G = np.zeros((n_re, k))
     for a_col in range(s):
-        ia, va = idx[:, a_col], val[:, a_col]
-        G[:, :k_theta] += (
-            np.bincount(ia[up] * k_theta + cut_u, (va * w * dd1_du)[up], minlength=n_re * k_theta)
-            + np.bincount(ia[lo] * k_theta + cut_l, (va * w * dd1_dl)[lo], minlength=n_re * k_theta)
-        ).reshape(n_re, k_theta)
+        # per random effect of this column of A: sums over its rows' cut-points
+        cuts = _CutPoints(p.y, k_theta, idx[:, a_col], n_re)
+        sw = val[:, a_col] * w
+        G[:, :k_theta] += cuts.level_sums(sw * dd1_du, sw * dd1_dl)
     G[:, k_theta : k_theta + p.n_beta] = A.T @ ((w * c2)[:, None] * p.X)
     for j, dv in enumerate(dval):
         col = k_theta + p.n_beta + j
@@ -896,9 +892,7 @@ def laplace_gradient_general(
     deta[:, k_theta + p.n_beta :] += deta_var
     lw = quad * w
     logdet = np.asarray((lw * (t_u + t_l)) @ deta, dtype=float)
-    logdet[:k_theta] -= np.bincount(cut_u, (lw * t_u)[up], minlength=k_theta) + np.bincount(
-        cut_l, (lw * t_l)[lo], minlength=k_theta
-    )
+    logdet[:k_theta] -= cuts.sums(lw * t_u, lw * t_l)
     for j, dv in enumerate(dval):
         cross = np.zeros(n)  # a_i' H^{-1} (d a_i / d v)
         for a_col in range(s):
