@@ -95,3 +95,21 @@ def test_max_penalty_zeroes_every_weighted_slope():
 def test_bad_arguments(alpha, ratio, match):
     with pytest.raises(SpecificationError, match=match):
         check_penalty_arguments(alpha, ratio)
+
+
+def test_secant_update_satisfies_the_secant_equation_and_stays_positive_definite():
+    """The BFGS correction of a reused Hessian: H_new s = y, H_new positive definite."""
+    from ordstats.core.penalty import _secant_update
+
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(6, 6))
+    H = A @ A.T + np.eye(6)
+    true = H + np.diag(rng.uniform(0.1, 2.0, 6))
+    s = rng.normal(size=6)
+    y = true @ s
+    H_new = _secant_update(H, s, y)
+    np.testing.assert_allclose(H_new @ s, y, rtol=1e-12)
+    np.testing.assert_allclose(H_new, H_new.T)
+    assert np.linalg.eigvalsh(H_new).min() > 0
+    # no curvature along s (y's <= 0): the update is skipped
+    assert _secant_update(H, s, -y) is H

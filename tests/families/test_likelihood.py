@@ -13,6 +13,8 @@ import ordstats
 from ordstats.core.links import get_link, link_names
 from ordstats.families.cumulative.likelihood import (
     evaluate,
+    interval_derivatives,
+    interval_gradients,
     interval_probabilities,
     log_interval_probabilities,
 )
@@ -92,6 +94,21 @@ def test_log_probabilities_finite_at_extreme_linear_predictors(link, eta):
         np.testing.assert_allclose(logp[0], f.log_cdf(upper[0]), rtol=1e-12)
     else:
         np.testing.assert_allclose(logp[-1], f.log_sf(lower[-1]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("link", link_names())
+def test_first_derivatives_alone_equal_the_full_pointwise_derivatives(link):
+    """interval_gradients (used by gradients) gives interval_derivatives' g_u, g_l, tails too."""
+    lk = get_link(link)
+    lower = np.array([-np.inf, -60.0, -3.0, 0.5, 20.0, 45.0, -np.inf, 2.0, -1.0])
+    upper = np.array([-55.0, -59.0, -2.0, 40.0, 21.0, np.inf, np.inf, 2.5, 1e-9 - 1.0])
+    first = interval_gradients(lk, upper, lower)
+    full = interval_derivatives(lk, upper, lower)
+    assert first.tail.any() and not first.tail.all()
+    np.testing.assert_array_equal(first.log_prob, full.log_prob)
+    np.testing.assert_array_equal(first.d_upper, full.d_upper)
+    np.testing.assert_array_equal(first.d_lower, full.d_lower)
+    assert np.all(np.isfinite(full.d2_upper)) and np.all(np.isfinite(full.d2_lower))
 
 
 def test_interval_probability_of_middle_category_in_upper_tail_is_accurate():

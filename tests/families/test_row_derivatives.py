@@ -319,17 +319,17 @@ def test_reverse_row_derivatives_are_the_forward_ones_on_reversed_levels():
 
 
 def test_the_likelihood_and_the_row_api_share_their_pointwise_terms(monkeypatch):
-    """Evaluation and row_derivatives both call interval_derivatives."""
+    """Evaluation and row_derivatives both get their first derivatives from interval_gradients."""
     import ordstats.families.cumulative.likelihood as lik
 
     calls = []
-    original = lik.interval_derivatives
+    original = lik.interval_gradients
 
     def spy(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(lik, "interval_derivatives", spy)
+    monkeypatch.setattr(lik, "interval_gradients", spy)
     fam, problem, params = _cumulative_problem(0, "logit")
     _ = fam.evaluate(problem, params).gradient
     _ = fam.row_derivatives(np.zeros(2), np.array([0, 1]), cutpoints=np.array([0.0]))

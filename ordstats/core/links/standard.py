@@ -34,6 +34,7 @@ __all__ = [
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _LOG_PI = np.log(np.pi)
+_LOG_2 = np.log(2.0)
 
 
 def log1mexp(t: FloatArray) -> FloatArray:
@@ -53,8 +54,14 @@ def log1mexp(t: FloatArray) -> FloatArray:
         ``log(1 - exp(-t))``, ``-inf`` at ``t = 0``.
     """
     t = np.asarray(t, dtype=float)
+    small = t < _LOG_2
+    out = np.empty(t.shape)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        return np.where(t < np.log(2.0), np.log(-np.expm1(-t)), np.log1p(-np.exp(-t)))
+        # each branch only where it is used (half the transcendental calls)
+        out[small] = np.log(-np.expm1(-t[small]))
+        large = ~small
+        out[large] = np.log1p(-np.exp(-t[large]))
+    return out[()] if out.ndim == 0 else out
 
 
 def _log_expit(x: FloatArray) -> FloatArray:

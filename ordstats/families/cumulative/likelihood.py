@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
@@ -295,23 +296,42 @@ class IntervalDerivatives:
     d2_lower: FloatArray
 
 
-def interval_derivatives(
+@dataclass(frozen=True)
+class IntervalGradients:
+    """``log P`` and its first derivatives ``g_u``, ``g_l`` (see :class:`IntervalDerivatives`).
+
+    What a gradient needs; :func:`interval_derivatives` adds the second
+    derivatives from it when a Hessian is wanted.
+    """
+
+    log_prob: FloatArray
+    upper: FloatArray
+    lower: FloatArray
+    d_upper: FloatArray
+    d_lower: FloatArray
+    #: rows computed through the hazards (``P <= e^{-10}``)
+    tail: npt.NDArray[np.bool_]
+
+
+def interval_gradients(
     link: Link, upper: FloatArray, lower: FloatArray, log_prob: FloatArray | None = None
-) -> IntervalDerivatives:
-    """Compute :class:`IntervalDerivatives` at the standardised bounds ``upper >= lower``.
+) -> IntervalGradients:
+    """Compute ``log P``, ``g_u`` and ``g_l`` at the standardised bounds ``upper >= lower``.
+
+    The first-order part of :func:`interval_derivatives` (same numbers), at
+    about half its cost.
 
     Parameters
     ----------
     link : Link
-        At fixed parameter (a flexible link at its current ``lambda``).
     upper, lower : ndarray, shape (n,)
         ``u_i`` and ``l_i``; ``+inf`` / ``-inf`` for the top / bottom level.
     log_prob : ndarray, shape (n,), optional
-        ``log{F(u) - F(l)}`` if already known (:func:`log_interval_probabilities`).
+        ``log{F(u) - F(l)}`` if already known.
 
     Returns
     -------
-    IntervalDerivatives
+    IntervalGradients
     """
     upper, lower = np.broadcast_arrays(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
@@ -325,23 +345,57 @@ def interval_derivatives(
         # the direct formulas (exp(-inf) = 0 for a missing bound)
         g_u = np.exp(np.where(fin_u, link.log_pdf(u) - log_prob, -np.inf))
         g_l = -np.exp(np.where(fin_l, link.log_pdf(l) - log_prob, -np.inf))
-        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
-        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
         # improbable rows: through the hazards, where the direct ones cancel
         tail = ~(log_prob > _TAIL_LOG_PROB)
         if tail.any():
-            parts = _tail_derivatives(link, upper[tail], lower[tail])
-            for out, part in zip((g_u, g_l, h_uu, h_ll), parts, strict=True):
-                out[tail] = part
-    g_u, h_uu = np.where(fin_u, g_u, 0.0), np.where(fin_u, h_uu, 0.0)
-    g_l, h_ll = np.where(fin_l, g_l, 0.0), np.where(fin_l, h_ll, 0.0)
+            g_u[tail], g_l[tail], *_ = _tail_derivatives(link, upper[tail], lower[tail])
+    g_u = np.where(fin_u, g_u, 0.0)
+    g_l = np.where(fin_l, g_l, 0.0)
+    return IntervalGradients(log_prob, u, l, g_u, g_l, tail)
+
+
+def interval_derivatives(
+    link: Link,
+    upper: FloatArray,
+    lower: FloatArray,
+    log_prob: FloatArray | None = None,
+    gradients: IntervalGradients | None = None,
+) -> IntervalDerivatives:
+    """Compute :class:`IntervalDerivatives` at the standardised bounds ``upper >= lower``.
+
+    Parameters
+    ----------
+    link : Link
+        At fixed parameter (a flexible link at its current ``lambda``).
+    upper, lower : ndarray, shape (n,)
+        ``u_i`` and ``l_i``; ``+inf`` / ``-inf`` for the top / bottom level.
+    log_prob : ndarray, shape (n,), optional
+        ``log{F(u) - F(l)}`` if already known (:func:`log_interval_probabilities`).
+    gradients : IntervalGradients, optional
+        :func:`interval_gradients` at the same bounds if already known.
+
+    Returns
+    -------
+    IntervalDerivatives
+    """
+    upper, lower = np.broadcast_arrays(
+        np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
+    )
+    first = interval_gradients(link, upper, lower, log_prob) if gradients is None else gradients
+    u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
+    fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
+        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+        if first.tail.any():
+            tail = first.tail
+            _, _, h_uu[tail], h_ll[tail] = _tail_derivatives(link, upper[tail], lower[tail])
+    h_uu = np.where(fin_u, h_uu, 0.0)
+    h_ll = np.where(fin_l, h_ll, 0.0)
     h_ul = -g_u * g_l
-    return IntervalDerivatives(log_prob, u, l, g_u, g_l, h_uu, h_ul, h_ll)
+    return IntervalDerivatives(first.log_prob, u, l, g_u, g_l, h_uu, h_ul, h_ll)
 
 
-#: Rows with ``log P`` below this take the hazard formulas of
-#: :class:`IntervalDerivatives`; above it the direct ones lose at most a few
-#: digits of ``h`` to cancellation, and cost less.
 _TAIL_LOG_PROB = -10.0
 
 
@@ -514,16 +568,24 @@ class Evaluation:
         return np.exp(self.log_prob)
 
     @cached_property
+    def _first_order(self) -> IntervalGradients:
+        """``u, l, g_u, g_l`` (see :func:`interval_gradients`)."""
+        return interval_gradients(self.link, self.upper, self.lower, self.log_prob)
+
+    @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
         """``u, l, g_u, g_l, h_uu, h_ul, h_ll`` (see :func:`interval_derivatives`)."""
-        d = interval_derivatives(self.link, self.upper, self.lower, self.log_prob)
+        d = interval_derivatives(
+            self.link, self.upper, self.lower, self.log_prob, gradients=self._first_order
+        )
         return d.upper, d.lower, d.d_upper, d.d_lower, d.d2_upper, d.d2_cross, d.d2_lower
 
     @cached_property
     def gradient(self) -> FloatArray:
         """Gradient of the negative log-likelihood, shape ``(n_params,)``."""
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
-        u, l, g_u, g_l, *_ = self._pointwise
+        first = self._first_order
+        u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
         w_s = data.weights / self.scale
         grad = np.empty(lay.n_params)
         levels = pb.level_designs
@@ -616,7 +678,8 @@ class Evaluation:
         ``s = d log f / d lambda``.
         """
         link = self.link
-        u, l, g_u, g_l, *_ = self._pointwise
+        first = self._first_order
+        u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
         fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
         inv_p = np.exp(-self.log_prob)
         d_u = np.where(fin_u, link.dcdf_dlam(u), 0.0)  # type: ignore[attr-defined]
@@ -685,7 +748,8 @@ class Evaluation:
         are the ingredients of sandwich covariances.
         """
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
-        u, l, g_u, g_l, *_ = self._pointwise
+        first = self._first_order
+        u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
         scores = np.empty((data.n_obs, lay.n_params))
         scores[:, lay.thresholds] = (
             pb.scaled_upper(g_u / self.scale) + pb.scaled_lower(g_l / self.scale)
