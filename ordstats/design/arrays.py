@@ -63,14 +63,22 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
 
 
 def _bad_array_rows(
-    y: pd.Series, name: str, matrices: list[tuple[FloatArray, list[str]]]
+    y: pd.Series,
+    name: str,
+    matrices: list[tuple[FloatArray, list[str]]],
+    vectors: dict[str, pd.Series | None],
 ) -> pd.DataFrame:
-    """Missing response or non-finite regressor values, per column (only bad columns)."""
+    """Missing response, non-finite regressor/weight/offset values (only bad columns)."""
     bad = {name: y.isna().to_numpy()}
     for X, names in matrices:
         nonfinite = ~np.isfinite(X)
         for j in np.flatnonzero(nonfinite.any(axis=0)):
             bad[names[j]] = nonfinite[:, j]
+    for role, series in vectors.items():
+        if series is not None:
+            nonfinite = ~np.isfinite(series.to_numpy(dtype=float))
+            if nonfinite.any():
+                bad[role] = nonfinite
     return pd.DataFrame(bad, index=y.index)
 
 
@@ -169,10 +177,9 @@ def design_from_arrays(
     }
     w_series = _vector(weights, None, n, "weights")
     o_series = _vector(offset, None, n, "offset")
-    bad = _bad_array_rows(y, name, [(X, names), *extra.values()])
-    for role, series in (("weights", w_series), ("offset", o_series)):
-        if series is not None:
-            bad[role] = ~np.isfinite(series.to_numpy(dtype=float))
+    bad = _bad_array_rows(
+        y, name, [(X, names), *extra.values()], {"weights": w_series, "offset": o_series}
+    )
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     terms = {
         part: _array_terms(matrix, cols, keep_rows, n, part, collinear)

@@ -331,9 +331,12 @@ def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
     """Apply the missing-value policy; return the mask of rows to drop."""
-    drop = bad.any(axis=1)
-    report_missing_counts(int(drop.sum()), len(bad), bad.sum(), missing, stacklevel=6)
-    return drop
+    values = bad.to_numpy(dtype=bool)
+    drop = values.any(axis=1)
+    if drop.any():  # the per-column counts only when there is something to report
+        per_column = pd.Series(values.sum(axis=0), index=bad.columns)
+        report_missing_counts(int(drop.sum()), len(bad), per_column, missing, stacklevel=6)
+    return pd.Series(drop, index=bad.index)
 
 
 def report_missing_counts(

@@ -71,6 +71,8 @@ def banded_applicable(layout: Any, jacobian: Any) -> bool:
     """
     if layout.n_nominal_cols or jacobian.shape[0] != jacobian.shape[1]:
         return False
+    if isinstance(jacobian, np.ndarray):
+        return bool(np.array_equal(jacobian, np.eye(jacobian.shape[0])))
     jac = sp.csr_array(jacobian)
     eye = sp.eye_array(jac.shape[0], format="csr")
     return bool(abs(jac - eye).max() == 0)

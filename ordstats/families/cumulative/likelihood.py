@@ -72,13 +72,43 @@ class CLMProblem:
 
     data: CLMData
     layout: ParamLayout
-    T_upper: sp.csr_array
-    T_lower: sp.csr_array
     has_upper: np.ndarray
     has_lower: np.ndarray
     #: the fixed part ``c`` of each row's upper / lower cut-point (``theta = J a + c``)
     upper_shift: FloatArray | None = None
     lower_shift: FloatArray | None = None
+
+    @cached_property
+    def _threshold_designs(self) -> tuple[sp.csr_array, sp.csr_array]:
+        data = self.data
+        jac = sp.csr_array(data.threshold_jacobian)
+        zero_row = sp.csr_array((1, jac.shape[1]))
+        upper = _gather_rows(sp.csr_array(sp.vstack([jac, zero_row], format="csr")), data.y)
+        lower = _gather_rows(sp.csr_array(sp.vstack([zero_row, jac], format="csr")), data.y)
+        nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
+        return _threshold_design(upper, nominal), _threshold_design(lower, nominal)
+
+    @property
+    def T_upper(self) -> sp.csr_array:
+        """Sparse ``(n, q (1 + r))`` map of the threshold parameters to upper cut-points.
+
+        Built on first use: models without nominal effects and with at most
+        50 levels use :attr:`level_designs` instead.
+        """
+        return self._threshold_designs[0]
+
+    @property
+    def T_lower(self) -> sp.csr_array:
+        """Sparse map of the threshold parameters to lower cut-points (see :attr:`T_upper`)."""
+        return self._threshold_designs[1]
+
+    def cutpoints(self, a: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Each row's upper and lower cut-point ``T_upper a``, ``T_lower a`` (shifts excluded)."""
+        levels = self.level_designs
+        if levels is None:
+            return self.T_upper @ a, self.T_lower @ a
+        J1, J2 = levels
+        return (J1 @ a)[self.data.y], (J2 @ a)[self.data.y]
 
     @cached_property
     def _nnz_rows(self) -> tuple[IntArray, IntArray]:
@@ -89,33 +119,50 @@ class CLMProblem:
         )
 
     @cached_property
-    def level_designs(self) -> tuple[FloatArray, FloatArray, sp.csr_array] | None:
-        """Without nominal effects: ``(J_upper, J_lower, S)`` with ``T_upper = S' J_upper``.
+    def level_designs(self) -> tuple[FloatArray, FloatArray] | None:
+        """Without nominal effects: ``(J_upper, J_lower)`` with ``T_upper = S' J_upper``.
 
         A row of ``T_upper`` (``T_lower``) then depends on the observation's level
-        only: ``J_upper = [J; 0]`` and ``J_lower = [0; J]`` (shape ``(K, q)``) and
-        ``S`` is the sparse ``(K, n)`` indicator of the levels, so that
+        only: ``J_upper = [J; 0]`` and ``J_lower = [0; J]`` (shape ``(K, q)``);
+        with ``S`` the ``(K, n)`` indicator of the levels,
         ``T_a' diag(d) T_b = J_a' diag(S d) J_b`` and ``T_a' diag(d) X = J_a' S
-        diag(d) X``: sums over the levels instead of sparse products with
-        ``n``-row matrices.  ``None`` with nominal effects (rows then depend on
-        ``w_i``) or more than 50 levels.
+        diag(d) X`` (:meth:`level_sums`, :meth:`level_row_sums`): sums over the
+        levels instead of sparse products with ``n``-row matrices.  ``None``
+        with nominal effects (rows then depend on ``w_i``) or more than 50 levels.
         """
         data = self.data
-        n_levels = data.n_levels
-        if self.layout.n_nominal_cols or n_levels > _DENSE_MAX_LEVELS:
+        if self.layout.n_nominal_cols or data.n_levels > _DENSE_MAX_LEVELS:
             return None
         jac = np.asarray(data.threshold_jacobian, dtype=float)
         zero = np.zeros((1, jac.shape[1]))
-        rows = np.arange(data.n_obs)
-        indicator = sp.csr_array(
-            (np.ones(data.n_obs), (data.y, rows)), shape=(n_levels, data.n_obs)
-        )
-        return np.vstack([jac, zero]), np.vstack([zero, jac]), indicator
+        return np.vstack([jac, zero]), np.vstack([zero, jac])
 
     def level_sums(self, values: FloatArray) -> FloatArray:
         """``S values``: sums of ``values`` (a vector) over the rows of each level."""
         sums = np.bincount(self.data.y, weights=values, minlength=self.data.n_levels)
         return np.asarray(sums, dtype=np.float64)
+
+    def level_row_sums(self, matrix: FloatArray, *weights: FloatArray) -> list[FloatArray]:
+        """``S diag(c) matrix`` for each weight vector ``c``: weighted row sums per level.
+
+        One dense product ``matrix' [D_1, D_2, ...]`` with ``D_c`` the ``(n, K)``
+        level indicator scaled by ``c`` (cheaper than a sparse ``S`` times the
+        ``(n, p)`` matrix ``diag(c) matrix`` for each ``c``).
+
+        Returns
+        -------
+        list of ndarray, shape (K, p)
+        """
+        n_levels, y = self.data.n_levels, self.data.y
+        scaled = np.zeros((y.shape[0], n_levels * len(weights)))
+        for k, c in enumerate(weights):
+            scaled[self._rows, y + k * n_levels] = c
+        sums = (matrix.T @ scaled).T
+        return [sums[k * n_levels : (k + 1) * n_levels] for k in range(len(weights))]
+
+    @cached_property
+    def _rows(self) -> IntArray:
+        return np.arange(self.data.n_obs)
 
     def scaled_upper(self, factor: FloatArray) -> sp.csr_array:
         """``diag(factor) @ T_upper``."""
@@ -153,7 +200,7 @@ def _threshold_design(jacobian_rows: sp.csr_array, nominal: FloatArray) -> sp.cs
 
 
 def prepare(data: CLMData) -> CLMProblem:
-    """Precompute the sparse threshold designs of a model.
+    """Set up a model's likelihood: parameter layout, bound masks, fixed cut-point shifts.
 
     Parameters
     ----------
@@ -164,14 +211,9 @@ def prepare(data: CLMData) -> CLMProblem:
     CLMProblem
     """
     n_thresholds = data.n_levels - 1
-    jac = sp.csr_array(data.threshold_jacobian)
-    zero_row = sp.csr_array((1, jac.shape[1]))
-    upper_rows = _gather_rows(sp.csr_array(sp.vstack([jac, zero_row], format="csr")), data.y)
-    lower_rows = _gather_rows(sp.csr_array(sp.vstack([zero_row, jac], format="csr")), data.y)
-    nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
     layout = ParamLayout(
-        n_alpha=jac.shape[1],
-        n_nominal_cols=nominal.shape[1],
+        n_alpha=np.shape(data.threshold_jacobian)[1],
+        n_nominal_cols=data.nominal.shape[1] if data.nominal.size else 0,
         n_beta=data.X.shape[1],
         n_zeta=data.scale.shape[1] if data.scale.size else 0,
         n_lambda=int(isinstance(data.link, FlexibleLink)),
@@ -183,8 +225,6 @@ def prepare(data: CLMData) -> CLMProblem:
     return CLMProblem(
         data=data,
         layout=layout,
-        T_upper=_threshold_design(upper_rows, nominal),
-        T_lower=_threshold_design(lower_rows, nominal),
         has_upper=data.y < n_thresholds,
         has_lower=data.y > 0,
         upper_shift=shifts[0],
@@ -551,8 +591,8 @@ class Evaluation:
         self.scale = (
             np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
         )
-        theta_upper, theta_lower = problem.T_upper @ a, problem.T_lower @ a
-        if problem.upper_shift is not None:  # fixed cut-points
+        theta_upper, theta_lower = problem.cutpoints(a)
+        if problem.upper_shift is not None and problem.lower_shift is not None:  # fixed
             theta_upper = theta_upper + problem.upper_shift
             theta_lower = theta_lower + problem.lower_shift
         with np.errstate(invalid="ignore", over="ignore"):
@@ -590,7 +630,7 @@ class Evaluation:
         grad = np.empty(lay.n_params)
         levels = pb.level_designs
         if levels is not None:
-            J1, J2, _ = levels
+            J1, J2 = levels
             grad[lay.thresholds] = J1.T @ pb.level_sums(w_s * g_u) + J2.T @ pb.level_sums(w_s * g_l)
         else:
             grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
@@ -622,24 +662,23 @@ class Evaluation:
         u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
         w_s2 = data.weights / self.scale**2
         d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
-        T1, T2, X = pb.T_upper, pb.T_lower, data.X
+        X = data.X
         # columns of the log-likelihood Hessian for beta, zeta, lambda; rows of all params
         border = np.empty((lay.n_params, lay.n_params - lay.n_threshold_block))
         th, be = lay.thresholds, lay.beta
         loc = slice(0, lay.n_beta)
         levels = pb.level_designs
         if levels is not None:  # dense sums over the levels (same numbers, no sparse overhead)
-            J1, J2, S = levels
+            J1, J2 = levels
             c_uu, c_ul, c_ll = (pb.level_sums(d) for d in (d_uu, d_ul, d_ll))
             cross = J1.T @ (c_ul[:, None] * J2)
             threshold_block = (
                 J1.T @ (c_uu[:, None] * J1) + cross + cross.T + J2.T @ (c_ll[:, None] * J2)
             )
-            border[th, loc] = -(
-                J1.T @ (S @ ((d_uu + d_ul)[:, None] * X))
-                + J2.T @ (S @ ((d_ul + d_ll)[:, None] * X))
-            )
+            upper_sums, lower_sums = pb.level_row_sums(X, d_uu + d_ul, d_ul + d_ll)
+            border[th, loc] = -(J1.T @ upper_sums + J2.T @ lower_sums)
         else:
+            T1, T2 = pb.T_upper, pb.T_lower
             cross_ul = pb.scaled_upper(d_ul).T @ T2
             threshold_block = (
                 pb.scaled_upper(d_uu).T @ T1 + cross_ul + cross_ul.T + pb.scaled_lower(d_ll).T @ T2
