@@ -528,8 +528,7 @@ def _subset(data: CLMData, rows: BoolArray) -> CLMData:
 
 
 def _probabilities(model: OrdinalModel, params: FloatArray, rows: Any) -> FloatArray:
-    prob, _ = model.family_spec.probability_gradients(params, rows)
-    return prob
+    return model.family_spec.probabilities(params, rows)
 
 
 def fit_firth(

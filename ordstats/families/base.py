@@ -183,6 +183,27 @@ class Family(ABC, Generic[ProblemT]):
             :attr:`link`.
         """
 
+    def probabilities(self, params: FloatArray, rows: CLMData) -> FloatArray:
+        """Category probabilities of new rows, shape ``(m, K)`` (no gradients).
+
+        The probabilities of :meth:`probability_gradients` at a fraction of its
+        cost (e.g. for held-out losses along a regularisation path).
+
+        Parameters
+        ----------
+        params : ndarray, shape (k,)
+        rows : CLMData
+            The new rows' designs (``y`` and ``weights`` are not used).
+
+        Returns
+        -------
+        ndarray, shape (m, K)
+        """
+        prob = np.empty((rows.n_obs, rows.n_levels))
+        for level, evaluation in enumerate(self._every_level(rows, params)):
+            prob[:, level] = evaluation.fitted
+        return prob
+
     def probability_gradients(
         self, params: FloatArray, rows: CLMData
     ) -> tuple[FloatArray, FloatArray]:

@@ -1,9 +1,9 @@
-"""scikit-learn-facing ordinal regression: an estimator and ordinal metrics.
+"""scikit-learn-facing ordinal regression: estimators and ordinal metrics.
 
-:class:`OrdinalClassifier` (needs the ``ordstats[sklearn]`` extra) is imported on
-first use, so ``import ordstats.learn`` works without scikit-learn.  The
-ordinal metrics live in :mod:`ordstats.metrics` (NumPy only); ``learn.metrics``
-is the same module.
+:class:`OrdinalClassifier` and :class:`OrdinalClassifierCV` (they need the
+``ordstats[sklearn]`` extra) are imported on first use, so
+``import ordstats.learn`` works without scikit-learn.  The ordinal metrics live
+in :mod:`ordstats.metrics` (NumPy only); ``learn.metrics`` is the same module.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 import ordstats.metrics as metrics
 
 if TYPE_CHECKING:
-    from ordstats.learn.estimator import OrdinalClassifier
+    from ordstats.learn.estimator import OrdinalClassifier, OrdinalClassifierCV
 
-__all__ = ["OrdinalClassifier", "metrics"]
+__all__ = ["OrdinalClassifier", "OrdinalClassifierCV", "metrics"]
 
 
 def __getattr__(name: str) -> object:
-    if name == "OrdinalClassifier":
-        from ordstats.learn.estimator import OrdinalClassifier
+    if name in ("OrdinalClassifier", "OrdinalClassifierCV"):
+        from ordstats.learn import estimator
 
-        return OrdinalClassifier
+        return getattr(estimator, name)
     raise AttributeError(f"module 'ordstats.learn' has no attribute {name!r}")

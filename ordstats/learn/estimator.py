@@ -28,6 +28,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.links.flexible import FlexibleLink
+from ordstats.core.penalty import check_penalty_arguments
 from ordstats.errors import (
     DataError,
     ResponseError,
@@ -38,6 +39,7 @@ from ordstats.estimation.options import ModelOptions
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import require_sklearn
 from ordstats.metrics import mean_absolute_class_error
+from ordstats.results.fitted import OrdinalResults
 
 require_sklearn()
 
@@ -48,7 +50,7 @@ from sklearn.utils.validation import (  # noqa: E402
     validate_data,
 )
 
-__all__ = ["OrdinalClassifier"]
+__all__ = ["OrdinalClassifier", "OrdinalClassifierCV"]
 
 Prediction = Literal["mode", "median", "expected"]
 _PREDICTIONS = ("mode", "median", "expected")
@@ -87,6 +89,19 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     check_separation : bool
         Check a fit for separation (a linear program per fit; turn off in long
         resampling loops where a ``ConvergenceWarning`` is enough).
+    alpha : float
+        Elastic-net penalty weight ``>= 0`` on the slopes (never the
+        thresholds); 0 (default) is the unpenalised maximum-likelihood fit.
+        The objective is the mean negative log-likelihood plus
+        ``alpha * (l1_ratio * |b|_1 + (1 - l1_ratio) / 2 * |b|_2^2)``, glmnet's
+        ``lambda`` and scikit-learn's ``1 / (C n)`` (see
+        :meth:`OrdinalModel.fit_regularized`).  :class:`OrdinalClassifierCV`
+        chooses it by cross-validation.
+    l1_ratio : float
+        Share of the L1 penalty in ``[0, 1]`` (1 lasso, 0 ridge).
+    standardize : bool
+        Penalise the slopes of standardised columns (glmnet's
+        ``standardize = TRUE``); coefficients stay on the original scale.
 
     Attributes
     ----------
@@ -140,6 +155,9 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         maxiter: int = 100,
         gradtol: float = 1e-6,
         check_separation: bool = True,
+        alpha: float = 0.0,
+        l1_ratio: float = 0.5,
+        standardize: bool = False,
     ) -> None:
         self.family = family
         self.link = link
@@ -150,6 +168,9 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         self.maxiter = maxiter
         self.gradtol = gradtol
         self.check_separation = check_separation
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.standardize = standardize
 
     # -- fitting ---------------------------------------------------------------
 
@@ -202,14 +223,23 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         model = OrdinalModel(
             endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
         )
-        self.results_ = model.fit(
-            maxiter=self.maxiter,
-            gradtol=self.gradtol,
-            check_separation=self.check_separation,
-        )
+        self.results_ = self._fit_model(model)
         self.classes_ = classes
         self._store_coefficients(model, X.shape[1])
         return self
+
+    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+        """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
+        alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
+        if alpha == 0.0:
+            return model.fit(
+                maxiter=self.maxiter,
+                gradtol=self.gradtol,
+                check_separation=self.check_separation,
+            )
+        return model.fit_regularized(
+            alpha=alpha, L1_wt=l1_ratio, standardize=self.standardize, maxiter=self.maxiter
+        )
 
     def _options(self) -> ModelOptions:
         if self.prediction not in _PREDICTIONS:
@@ -327,6 +357,127 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
+class OrdinalClassifierCV(OrdinalClassifier):
+    r"""Elastic-net ordinal classifier with ``alpha`` chosen by cross-validation.
+
+    Fits the regularisation path of :meth:`OrdinalModel.path` on ``cv``
+    folds of the training rows (:meth:`OrdinalModel.cv`), scores each
+    held-out fold along the path by ``scoring``, takes the ``alpha`` with the
+    smallest mean loss (``select="best"``) or the largest ``alpha`` within one
+    standard error of it (``select="1se"``, glmnet's ``lambda.1se``), and
+    refits all rows at that ``alpha`` (warm-started from the path).  It is
+    ``OrdinalClassifier(alpha=alpha_, ...)`` with ``alpha_`` chosen on the
+    training data only, so it can sit in a ``Pipeline`` or be scored by
+    ``cross_val_score`` without leaking the test rows.
+
+    Parameters
+    ----------
+    family, link, threshold, reverse, classes, prediction, maxiter, gradtol
+        As :class:`OrdinalClassifier`.
+    alphas : sequence of float, optional
+        Candidate penalties.  Default: ``n_alphas`` values log-spaced from
+        ``alpha_max`` (every slope zero) down to ``1e-3 alpha_max``.
+    n_alphas : int
+    l1_ratio : float
+        Share of the L1 penalty (1 lasso, 0 ridge).
+    cv : int
+        Number of folds (at least 2).
+    scoring : {"log_loss", "rps", "mae"}
+        The held-out loss: ordinal log-loss, ranked probability score or mean
+        absolute error in classes of the most probable class
+        (:mod:`ordstats.metrics`).
+    standardize : bool
+        Penalise standardised slopes (default ``True``, as glmnet: penalties
+        then treat predictors on different scales alike).
+    select : {"best", "1se"}
+    random_state : int or None
+        Seed of the fold assignment.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen penalty.
+    cv_results_ : ordstats.results.regularized.CVResult
+        Mean and standard error of the loss at each ``alpha``, the folds' losses
+        and the full-data path (``cv_results_.plot()`` where available).
+    classes_, results_, coef_, intercept_, n_features_in_, feature_names_in_
+        As :class:`OrdinalClassifier`; ``results_`` is the penalised fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordstats.learn import OrdinalClassifierCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 5))
+    >>> y = np.digitize(X[:, 0] + rng.logistic(size=300), [-1.0, 0.0, 1.0])
+    >>> clf = OrdinalClassifierCV(n_alphas=10, cv=3).fit(X, y)
+    >>> bool(clf.alpha_ > 0), clf.predict_proba(X[:2]).shape
+    (True, (2, 4))
+    """
+
+    def __init__(
+        self,
+        family: str = "cumulative",
+        link: str = "logit",
+        threshold: str = "flexible",
+        reverse: bool = False,
+        classes: Sequence[object] | None = None,
+        prediction: Prediction = "mode",
+        maxiter: int = 100,
+        gradtol: float = 1e-6,
+        alphas: Sequence[float] | None = None,
+        n_alphas: int = 50,
+        l1_ratio: float = 0.5,
+        cv: int = 5,
+        scoring: str = "log_loss",
+        standardize: bool = True,
+        select: str = "best",
+        random_state: int | None = 0,
+    ) -> None:
+        self.family = family
+        self.link = link
+        self.threshold = threshold
+        self.reverse = reverse
+        self.classes = classes
+        self.prediction = prediction
+        self.maxiter = maxiter
+        self.gradtol = gradtol
+        self.alphas = alphas
+        self.n_alphas = n_alphas
+        self.l1_ratio = l1_ratio
+        self.cv = cv
+        self.scoring = scoring
+        self.standardize = standardize
+        self.select = select
+        self.random_state = random_state
+
+    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+        """Choose ``alpha`` by cross-validation, then refit every row at it."""
+        if self.select not in ("best", "1se"):
+            raise SpecificationError(f"select must be 'best' or '1se'; got {self.select!r}")
+        _, l1_ratio = check_penalty_arguments(0.0, self.l1_ratio)
+        result = model.cv(
+            self.alphas,
+            n_alphas=self.n_alphas,
+            l1_ratio=l1_ratio,
+            cv=self.cv,
+            scoring=self.scoring,
+            standardize=self.standardize,
+            seed=self.random_state,
+        )
+        alpha = result.alpha_best if self.select == "best" else result.alpha_1se
+        start = result.path.params.loc[alpha].to_numpy()
+        self.alpha_ = float(alpha)
+        self.cv_results_ = result
+        return model.fit_regularized(
+            alpha=alpha,
+            L1_wt=l1_ratio,
+            standardize=self.standardize,
+            start_params=start,
+            maxiter=self.maxiter,
+        )
+
+
 # -- helpers -------------------------------------------------------------------
 
 
@@ -364,14 +515,15 @@ def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
 def _encode(y: object, classes: np.ndarray) -> np.ndarray:
     """Index of each ``y`` value in ``classes`` (an error names values outside them)."""
     values = np.asarray(y).reshape(-1)
-    lookup = {value: i for i, value in enumerate(classes.tolist())}
-    try:
-        return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
-    except KeyError as exc:
+    codes = pd.Index(classes).get_indexer(values)  # -1 for a value not in classes
+    if np.any(codes < 0):
+        unknown = values[np.flatnonzero(codes < 0)[0]]
+        unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
         raise ResponseError(
-            f"y has the value {exc.args[0]!r}, which is not among classes "
+            f"y has the value {unknown!r}, which is not among classes "
             f"{classes.tolist()}; add it to classes= or remove those rows"
-        ) from None
+        )
+    return codes.astype(np.intp, copy=False)
 
 
 def _weights(sample_weight: object, X: FloatArray) -> FloatArray:

@@ -389,3 +389,20 @@ def test_structured_curvatures_match_their_dense_form(seed, q, m):
         gram = np.einsum("i,it,is,ijk->tjsk", v, Z, Z, h).reshape(m * q, m * q)
         np.testing.assert_allclose(curvature.step_gram(Z, v), gram, atol=1e-12)
         np.testing.assert_allclose(curvature.reversed().dense(), h[:, ::-1, ::-1], atol=1e-12)
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio", "cratio", "acat"])
+def test_probabilities_without_gradients_equal_probability_gradients(wine, family):
+    """Family.probabilities (held-out losses) is probability_gradients' first output."""
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact",
+        wine,
+        family=family,
+        link="logit" if family == "acat" else "probit",
+    )
+    params = model.fit().params.to_numpy()
+    spec = model.family_spec
+    expected, _ = spec.probability_gradients(params, model.data)
+    prob = spec.probabilities(params, model.data)
+    np.testing.assert_allclose(prob, expected, rtol=1e-13)
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0)

@@ -180,3 +180,81 @@ def test_bad_input(data):
         clf.predict(X[:, :2])
     with pytest.raises(OrdstatsError, match="not among labels"):
         clf.score(X, y + 1)
+
+
+# -- penalised and cross-validated classifiers ---------------------------------
+
+
+def test_penalised_classifier_equals_fit_regularized(data):
+    X, y = data
+    clf = OrdinalClassifier(alpha=0.05, l1_ratio=0.7, standardize=True).fit(X, y)
+    codes = np.searchsorted(np.unique(y), y)
+    ref = ordstats.OrdinalModel(codes, X).fit_regularized(alpha=0.05, L1_wt=0.7, standardize=True)
+    np.testing.assert_allclose(clf.results_.params.to_numpy(), ref.params.to_numpy(), atol=1e-9)
+    np.testing.assert_allclose(clf.coef_, ref.params.to_numpy()[3:], atol=1e-9)
+    # alpha = 0 is the maximum-likelihood fit itself
+    plain = OrdinalClassifier(alpha=0.0).fit(X, y)
+    mle = ordstats.OrdinalModel(codes, X).fit()
+    np.testing.assert_allclose(plain.results_.params.to_numpy(), mle.params.to_numpy())
+
+
+def test_lasso_classifier_zeroes_slopes_and_shrinks(data):
+    X, y = data
+    noise = np.column_stack([X, np.random.default_rng(5).normal(size=(len(y), 2))])
+    unpenalised = OrdinalClassifier().fit(noise, y).coef_
+    lasso = OrdinalClassifier(alpha=0.05, l1_ratio=1.0).fit(noise, y).coef_
+    assert np.sum(lasso == 0) >= 1
+    assert np.sum(np.abs(lasso)) < np.sum(np.abs(unpenalised))
+
+
+def test_cv_classifier_chooses_alpha_as_model_cv_and_refits(data):
+    from ordstats.learn import OrdinalClassifierCV
+
+    X, y = data
+    clf = OrdinalClassifierCV(n_alphas=12, cv=4, scoring="rps", random_state=3).fit(X, y)
+    model = ordstats.OrdinalModel(np.searchsorted(np.unique(y), y), X)
+    ref = model.cv(n_alphas=12, cv=4, scoring="rps", l1_ratio=0.5, standardize=True, seed=3)
+    assert clf.alpha_ == pytest.approx(ref.alpha_best)
+    np.testing.assert_allclose(clf.cv_results_.mean, ref.mean)
+    direct = model.fit_regularized(alpha=clf.alpha_, L1_wt=0.5, standardize=True)
+    np.testing.assert_allclose(clf.coef_, direct.params.to_numpy()[3:], atol=1e-6)
+    one_se = OrdinalClassifierCV(
+        n_alphas=12, cv=4, scoring="rps", random_state=3, select="1se"
+    ).fit(X, y)
+    assert one_se.alpha_ == pytest.approx(ref.alpha_1se) and one_se.alpha_ >= clf.alpha_
+    assert clf.predict_proba(X[:5]).shape == (5, 4)
+    assert set(clf.predict(X)) <= set(clf.classes_)
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(restored.predict_proba(X[:5]), clf.predict_proba(X[:5]))
+
+
+def test_cv_classifier_in_a_pipeline_and_cross_val_score(data):
+    from ordstats.learn import OrdinalClassifierCV
+
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), OrdinalClassifierCV(n_alphas=6, cv=3))
+    scores = cross_val_score(pipe, X, y, cv=StratifiedKFold(3))
+    assert scores.shape == (3,) and np.all(scores <= 0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"select": "min"}, "select must be"),
+        ({"scoring": "accuracy"}, "scoring must be one of"),
+        ({"cv": 1}, "cv must be at least 2"),
+        ({"l1_ratio": 2.0}, "l1_ratio"),
+    ],
+)
+def test_cv_classifier_bad_options(data, kwargs, message):
+    from ordstats.learn import OrdinalClassifierCV
+
+    X, y = data
+    with pytest.raises(OrdstatsError, match=message):
+        OrdinalClassifierCV(n_alphas=4, **kwargs).fit(X, y)
+
+
+def test_penalised_classifier_bad_alpha(data):
+    X, y = data
+    with pytest.raises(OrdstatsError, match="alpha must be a finite number"):
+        OrdinalClassifier(alpha=-1.0).fit(X, y)

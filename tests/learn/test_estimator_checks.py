@@ -1,4 +1,4 @@
-"""scikit-learn's own estimator checks on OrdinalClassifier."""
+"""scikit-learn's own estimator checks on OrdinalClassifier and OrdinalClassifierCV."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ pytest.importorskip("sklearn")
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ordstats.learn import OrdinalClassifier
+from ordstats.learn import OrdinalClassifier, OrdinalClassifierCV
 
 # sklearn's check data (blobs) are separable: the SeparationWarning is right there
 pytestmark = pytest.mark.filterwarnings("ignore::ordstats.errors.OrdstatsWarning")
@@ -25,7 +25,12 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {
 
 
 @parametrize_with_checks(
-    [OrdinalClassifier(), OrdinalClassifier(family="acat", check_separation=False)],
+    [
+        OrdinalClassifier(),
+        OrdinalClassifier(family="acat", check_separation=False),
+        OrdinalClassifier(alpha=0.01, l1_ratio=0.5),
+        OrdinalClassifierCV(n_alphas=5, cv=3),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_compatible(estimator, check):
