@@ -2,7 +2,9 @@
 
 :class:`OrdinalClassifier` and :class:`OrdinalClassifierCV` (they need the
 ``ordstats[sklearn]`` extra) are imported on first use, so
-``import ordstats.learn`` works without scikit-learn.  The ordinal metrics live
+``import ordstats.learn`` works without scikit-learn; so are the ordinal
+boosters :class:`OrdinalLGBMClassifier` and :class:`OrdinalXGBClassifier`
+(``ordstats[lightgbm]``, ``ordstats[xgboost]``).  The ordinal metrics live
 in :mod:`ordstats.metrics` (NumPy only); ``learn.metrics`` is the same module.
 """
 
@@ -13,9 +15,16 @@ from typing import TYPE_CHECKING
 import ordstats.metrics as metrics
 
 if TYPE_CHECKING:
+    from ordstats.learn.boosting import OrdinalLGBMClassifier, OrdinalXGBClassifier
     from ordstats.learn.estimator import OrdinalClassifier, OrdinalClassifierCV
 
-__all__ = ["OrdinalClassifier", "OrdinalClassifierCV", "metrics"]
+__all__ = [
+    "OrdinalClassifier",
+    "OrdinalClassifierCV",
+    "OrdinalLGBMClassifier",
+    "OrdinalXGBClassifier",
+    "metrics",
+]
 
 
 def __getattr__(name: str) -> object:
@@ -23,4 +32,8 @@ def __getattr__(name: str) -> object:
         from ordstats.learn import estimator
 
         return getattr(estimator, name)
+    if name in ("OrdinalLGBMClassifier", "OrdinalXGBClassifier"):
+        from ordstats.learn import boosting
+
+        return getattr(boosting, name)
     raise AttributeError(f"module 'ordstats.learn' has no attribute {name!r}")

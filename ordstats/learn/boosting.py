@@ -1,0 +1,652 @@
+r"""Ordinal gradient boosting: LightGBM and XGBoost with the cumulative-link likelihood.
+
+The booster learns a latent score :math:`\eta(x)` (a sum of trees, no constant
+term) and the estimator keeps ``K - 1`` ordered thresholds:
+
+.. math::
+
+    P(Y \le j \mid x) = F(\theta_j - \eta(x)), \qquad j = 1, \dots, K - 1,
+
+with ``F`` any standard link (logit, probit, cloglog, loglog, cauchit), so a
+larger score moves probability to higher classes, as a positive slope does in
+:class:`~ordstats.OrdinalModel`.  Each round the booster's custom objective
+receives the current scores of the training rows and
+
+1. takes one exact Newton step for the thresholds given those scores (a
+   cumulative link model without slopes and offset ``eta``), halved until the
+   training NLL does not rise (``learn_thresholds=True``; otherwise they stay at
+   the null model's), and
+2. returns the per-row gradient and Hessian of the NLL in ``eta``, computed in
+   the same pass over the rows (:mod:`ordstats.families.cumulative.boosting`;
+   tail-safe; the cauchit link's non-convex tails get the expected information).
+
+The thresholds start at the null model's (the scores start at zero); after the
+last (or best, with early stopping) round they are solved to convergence given
+the final scores.  The score is identified only up to a shift that the
+thresholds absorb; the thresholds carry the location, the trees the effects.
+
+Early stopping watches the mean validation NLL (``eval_set``), the ordinal
+log-loss.  LightGBM and XGBoost are optional extras
+(``pip install 'ordstats[lightgbm]'`` / ``'ordstats[xgboost]'``), imported when
+an estimator is fitted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import Link, get_link
+from ordstats.errors import DataError, ResponseError, SpecificationError
+from ordstats.families.cumulative.boosting import (
+    null_thresholds,
+    ordinal_nll,
+    round_derivatives,
+    threshold_step,
+    update_thresholds,
+)
+from ordstats.families.cumulative.prediction import category_probabilities
+from ordstats.learn._sklearn import require_sklearn
+from ordstats.learn.estimator import (
+    _PREDICTIONS,
+    Prediction,
+    _classes,
+    _encode,
+    _is_categorical,
+    _weights,
+)
+from ordstats.metrics import mean_absolute_class_error
+
+require_sklearn()
+
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: E402
+
+__all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
+
+#: Links whose ``F`` has a closed-form quantile function and a tail-safe likelihood.
+BOOSTING_LINKS = ("logit", "probit", "cloglog", "loglog", "cauchit")
+
+
+def _require(module: str, extra: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(
+            f"{module} is not installed; install it with `pip install 'ordstats[{extra}]'` "
+            f"(or `pip install {module}`)"
+        ) from exc
+
+
+class _Thresholds:
+    """The thresholds a boosting run updates between rounds, and its history.
+
+    Parameters
+    ----------
+    theta : ndarray, shape (K - 1,)
+        Start (the null model's).
+    link : Link
+    codes : ndarray of int
+    weights : ndarray
+    learn : bool
+        Update the thresholds each round (else keep them).
+    """
+
+    def __init__(
+        self, theta: FloatArray, link: Link, codes: IntArray, weights: FloatArray, learn: bool
+    ) -> None:
+        self.theta = theta
+        self.link = link
+        self.codes = codes
+        self.weights = weights
+        self.learn = learn
+        self.nll_trace: list[tuple[float, float]] = []  # (before, after) each update
+
+    def round(self, eta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Threshold step at the current scores, then the booster's gradient and Hessian."""
+        eta = np.asarray(eta, dtype=float).reshape(-1)
+        d = round_derivatives(eta, self.codes, self.theta, self.link, self.weights)
+        if self.learn:
+            update = threshold_step(eta, self.codes, self.theta, self.link, d, self.weights)
+            self.nll_trace.append((update.nll_before, update.nll_after))
+            self.theta = update.thresholds
+        return d.gradient, d.hessian
+
+    def mean_nll(self, eta: FloatArray, codes: IntArray, weights: FloatArray) -> float:
+        """Weighted mean NLL of rows at the current thresholds (the validation metric)."""
+        eta = np.asarray(eta, dtype=float).reshape(-1)
+        return ordinal_nll(eta, codes, self.theta, self.link, weights) / float(np.sum(weights))
+
+
+class _OrdinalBooster(ClassifierMixin, BaseEstimator):
+    """What the LightGBM and XGBoost ordinal estimators share (see the module docstring)."""
+
+    _booster_module = ""
+    _extra = ""
+
+    # -- fitting ---------------------------------------------------------------
+
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        eval_set: Any = None,
+        eval_sample_weight: Any = None,
+    ) -> _OrdinalBooster:
+        """Boost the ordinal likelihood.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+            Predictors as the booster takes them: missing values allowed,
+            pandas ``category`` columns as categorical features.
+        y : array-like, shape (n_samples,)
+            Classes; an ordered pandas Categorical gives their order, else
+            ``classes=`` or sorted values.
+        sample_weight : array-like, optional
+            Non-negative weights.
+        eval_set : tuple or list of one tuple ``(X_val, y_val)``, optional
+            Validation rows: their mean NLL is recorded each round
+            (``evals_result_``) and, with ``early_stopping_rounds``, stops the
+            boosting.
+        eval_sample_weight : array-like, optional
+            Weights of the validation rows.
+
+        Returns
+        -------
+        self
+        """
+        booster_lib = _require(self._booster_module, self._extra)
+        link = self._link()
+        self._check_options()
+        X_in = self._validate_X(X, reset=True)
+        y_values = self._check_y(y)
+        classes = _classes(y_values, self.classes)
+        codes = _encode(y_values, classes)
+        weights = _weights(sample_weight, np.empty((len(codes), 0)))
+        if len(codes) != _n_rows(X_in):
+            raise DataError(f"X has {_n_rows(X_in)} rows but y has {len(codes)}")
+        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
+        if present.sum() < 2:
+            raise ResponseError(
+                f"y has {int(present.sum())} class with positive weight; an ordinal booster "
+                "needs at least 2 classes"
+            )
+        if not present.all():
+            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
+            raise ResponseError(
+                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
+                "are not estimable: drop them from classes= or use data that has them"
+            )
+        self.classes_ = classes
+        valid = self._eval_rows(eval_set, eval_sample_weight)
+        state = _Thresholds(
+            null_thresholds(codes, len(classes), link, weights),
+            link,
+            codes,
+            weights,
+            bool(self.learn_thresholds),
+        )
+        self.booster_ = self._train(booster_lib, X_in, codes, weights, valid, state)
+        eta = self._scores(X_in)
+        if self.learn_thresholds:
+            final = update_thresholds(eta, codes, state.theta, link, weights, max_steps=100)
+            self.thresholds_ = final.thresholds
+        else:
+            self.thresholds_ = state.theta
+        self.threshold_nll_trace_ = np.array(state.nll_trace).reshape(-1, 2)
+        self.train_nll_ = ordinal_nll(eta, codes, self.thresholds_, link, weights) / float(
+            np.sum(weights)
+        )
+        return self
+
+    def _link(self) -> Link:
+        if self.link not in BOOSTING_LINKS:
+            raise SpecificationError(
+                f"link must be one of {BOOSTING_LINKS} for ordinal boosting; got {self.link!r}"
+            )
+        return get_link(self.link)
+
+    def _check_options(self) -> None:
+        if self.prediction not in _PREDICTIONS:
+            raise SpecificationError(
+                f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
+            )
+        if int(self.n_estimators) < 1:
+            raise SpecificationError(f"n_estimators must be >= 1; got {self.n_estimators!r}")
+        if not float(self.learning_rate) > 0:
+            raise SpecificationError(f"learning_rate must be > 0; got {self.learning_rate!r}")
+
+    def _validate_X(self, X: Any, *, reset: bool) -> Any:
+        """A DataFrame as it is (the booster reads its dtypes), else a float array."""
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            return X
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+
+    @staticmethod
+    def _check_y(y: Any) -> Any:
+        if _is_categorical(y):
+            values = y
+        else:
+            values = np.asarray(y)
+            if values.ndim != 1:
+                values = values.reshape(-1) if values.ndim == 2 and values.shape[1] == 1 else None
+                if values is None:
+                    raise DataError("y must be one-dimensional")
+        if pd.isna(pd.Series(np.asarray(values, dtype=object))).any():
+            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        return values
+
+    def _eval_rows(
+        self, eval_set: Any, eval_sample_weight: Any
+    ) -> tuple[Any, IntArray, FloatArray] | None:
+        if eval_set is None:
+            if self.early_stopping_rounds:
+                raise SpecificationError(
+                    "early_stopping_rounds needs validation rows: pass eval_set=(X_val, y_val)"
+                )
+            return None
+        if isinstance(eval_set, list):
+            if len(eval_set) != 1:
+                raise SpecificationError("eval_set takes one (X_val, y_val) pair")
+            eval_set = eval_set[0]
+        X_val, y_val = eval_set
+        X_val = self._validate_X(X_val, reset=False)
+        codes = _encode(self._check_y(y_val), self.classes_)
+        weights = _weights(eval_sample_weight, np.empty((len(codes), 0)))
+        return X_val, codes, weights
+
+    def _train(
+        self,
+        lib: ModuleType,
+        X: Any,
+        codes: IntArray,
+        weights: FloatArray,
+        valid: tuple[Any, IntArray, FloatArray] | None,
+        state: _Thresholds,
+    ) -> Any:  # pragma: no cover - implemented by each booster
+        raise NotImplementedError
+
+    def _scores(self, X: Any) -> FloatArray:  # pragma: no cover - implemented by each booster
+        raise NotImplementedError
+
+    # -- prediction ------------------------------------------------------------
+
+    def decision_function(self, X: Any) -> FloatArray:
+        """The latent score ``eta(x)`` of each row (larger: higher classes)."""
+        check_is_fitted(self)
+        return self._scores(self._validate_X(X, reset=False))
+
+    def predict_proba(self, X: Any) -> FloatArray:
+        """``P(Y = j | x)`` for each class of ``classes_``, shape (n_samples, n_classes)."""
+        eta = self.decision_function(X)
+        return category_probabilities(get_link(self.link), self.thresholds_, eta)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted class: most probable, median or nearest the mean (``prediction``)."""
+        prob = self.predict_proba(X)
+        if self.prediction == "median":
+            index = np.argmax(np.cumsum(prob, axis=1) >= 0.5 - 1e-12, axis=1)
+        elif self.prediction == "expected":
+            index = np.clip(np.rint(prob @ np.arange(prob.shape[1])), 0, prob.shape[1] - 1)
+        else:
+            index = np.argmax(prob, axis=1)
+        return self.classes_[index.astype(int)]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Minus the mean absolute error in classes (as :class:`OrdinalClassifier`)."""
+        return -mean_absolute_class_error(
+            y, self.predict(X), labels=list(self.classes_), sample_weight=sample_weight
+        )
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.classifier_tags.poor_score = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def _n_rows(X: Any) -> int:
+    return int(X.shape[0])
+
+
+def _booster_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise SpecificationError(f"params must be a dict of booster parameters; got {params!r}")
+    return dict(params)
+
+
+class OrdinalLGBMClassifier(_OrdinalBooster):
+    r"""Ordinal gradient boosting on LightGBM (see :mod:`ordstats.learn.boosting`).
+
+    Parameters
+    ----------
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
+    n_estimators : int
+        Boosting rounds.
+    learning_rate : float
+    num_leaves, max_depth, min_child_samples, subsample, colsample_bytree, reg_alpha, reg_lambda
+        LightGBM's tree parameters (its scikit-learn names).
+    learn_thresholds : bool
+        Newton-update the thresholds between rounds (default) or keep the null
+        model's.
+    early_stopping_rounds : int, optional
+        Stop when the validation NLL has not improved for this many rounds
+        (needs ``eval_set`` in :meth:`fit`).
+    prediction : {"mode", "median", "expected"}
+        As :class:`~ordstats.learn.OrdinalClassifier`.
+    classes : sequence, optional
+        The class order (default: ordered Categorical or sorted values).
+    importance_type : {"split", "gain"}
+    random_state : int, optional
+    n_jobs : int, optional
+        Threads (LightGBM's ``num_threads``).
+    params : dict, optional
+        Further LightGBM parameters, passed through.
+
+    Attributes
+    ----------
+    booster_ : lightgbm.Booster
+    thresholds_ : ndarray, shape (n_classes - 1,)
+    classes_ : ndarray
+    feature_importances_ : ndarray
+    best_iteration_ : int
+        Rounds used for prediction.
+    evals_result_ : dict
+        ``{"valid": {"ordinal_nll": [...]}}`` with ``eval_set``.
+    threshold_nll_trace_ : ndarray, shape (n_rounds, 2)
+        Training NLL before and after each threshold update (never higher after).
+    train_nll_ : float
+        Mean training NLL of the final model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ordstats.learn import OrdinalLGBMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3))
+    >>> y = np.digitize(np.sin(2 * X[:, 0]) + X[:, 1] + rng.logistic(size=500), [-1, 0, 1])
+    >>> clf = OrdinalLGBMClassifier(n_estimators=50).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 4)
+    """
+
+    _booster_module = "lightgbm"
+    _extra = "lightgbm"
+
+    def __init__(
+        self,
+        link: str = "logit",
+        n_estimators: int = 100,
+        learning_rate: float = 0.1,
+        num_leaves: int = 31,
+        max_depth: int = -1,
+        min_child_samples: int = 20,
+        subsample: float = 1.0,
+        colsample_bytree: float = 1.0,
+        reg_alpha: float = 0.0,
+        reg_lambda: float = 0.0,
+        learn_thresholds: bool = True,
+        early_stopping_rounds: int | None = None,
+        prediction: Prediction = "mode",
+        classes: Sequence[object] | None = None,
+        importance_type: str = "split",
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        self.link = link
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.num_leaves = num_leaves
+        self.max_depth = max_depth
+        self.min_child_samples = min_child_samples
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.learn_thresholds = learn_thresholds
+        self.early_stopping_rounds = early_stopping_rounds
+        self.prediction = prediction
+        self.classes = classes
+        self.importance_type = importance_type
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def _lgb_params(self, state: _Thresholds) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "objective": lambda preds, _data: state.round(preds),
+            "metric": "None",
+            "learning_rate": float(self.learning_rate),
+            "num_leaves": int(self.num_leaves),
+            "max_depth": int(self.max_depth),
+            "min_data_in_leaf": int(self.min_child_samples),
+            "feature_fraction": float(self.colsample_bytree),
+            "lambda_l1": float(self.reg_alpha),
+            "lambda_l2": float(self.reg_lambda),
+            "verbosity": -1,
+        }
+        if self.subsample < 1.0:
+            params.update(bagging_fraction=float(self.subsample), bagging_freq=1)
+        if self.random_state is not None:
+            params["seed"] = int(self.random_state)
+        if self.n_jobs is not None:
+            params["num_threads"] = int(self.n_jobs)
+        params.update(_booster_params(self.params))
+        return params
+
+    def _train(
+        self,
+        lib: ModuleType,
+        X: Any,
+        codes: IntArray,
+        weights: FloatArray,
+        valid: tuple[Any, IntArray, FloatArray] | None,
+        state: _Thresholds,
+    ) -> Any:
+        train = lib.Dataset(X, label=codes, weight=weights, free_raw_data=False)
+        kwargs: dict[str, Any] = {}
+        self.evals_result_: dict[str, dict[str, list[float]]] = {}
+        if valid is not None:
+            X_val, codes_val, weights_val = valid
+            dvalid = lib.Dataset(X_val, label=codes_val, weight=weights_val, reference=train)
+
+            def metric(preds: FloatArray, _data: Any) -> tuple[str, float, bool]:
+                return "ordinal_nll", state.mean_nll(preds, codes_val, weights_val), False
+
+            callbacks = [lib.record_evaluation(self.evals_result_)]
+            if self.early_stopping_rounds:
+                callbacks.append(lib.early_stopping(int(self.early_stopping_rounds), verbose=False))
+            kwargs = {
+                "valid_sets": [dvalid],
+                "valid_names": ["valid"],
+                "feval": metric,
+                "callbacks": callbacks,
+            }
+        booster = lib.train(
+            self._lgb_params(state), train, num_boost_round=int(self.n_estimators), **kwargs
+        )
+        best = booster.best_iteration
+        self.best_iteration_ = int(best) if best and best > 0 else booster.current_iteration()
+        return booster
+
+    def _scores(self, X: Any) -> FloatArray:
+        return np.asarray(
+            self.booster_.predict(X, raw_score=True, num_iteration=self.best_iteration_),
+            dtype=float,
+        )
+
+    @property
+    def feature_importances_(self) -> FloatArray:
+        """LightGBM's importances (``importance_type``) of each feature."""
+        check_is_fitted(self)
+        return np.asarray(
+            self.booster_.feature_importance(
+                importance_type=self.importance_type, iteration=self.best_iteration_
+            ),
+            dtype=float,
+        )
+
+
+class OrdinalXGBClassifier(_OrdinalBooster):
+    r"""Ordinal gradient boosting on XGBoost (see :mod:`ordstats.learn.boosting`).
+
+    Parameters
+    ----------
+    link : {"logit", "probit", "cloglog", "loglog", "cauchit"}
+    n_estimators : int
+    learning_rate : float
+    max_depth, min_child_weight, subsample, colsample_bytree, reg_alpha, reg_lambda
+        XGBoost's parameters (its scikit-learn names).
+    booster : {"gbtree", "gblinear", "dart"}
+        ``"gblinear"`` boosts a linear score: with enough rounds and no
+        penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.
+    learn_thresholds, early_stopping_rounds, prediction, classes, random_state, n_jobs
+        As :class:`OrdinalLGBMClassifier`.
+    importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}
+    params : dict, optional
+        Further XGBoost parameters, passed through.
+
+    Attributes
+    ----------
+    booster_ : xgboost.Booster
+    thresholds_, classes_, feature_importances_, best_iteration_, evals_result_,
+    threshold_nll_trace_, train_nll_
+        As :class:`OrdinalLGBMClassifier`.
+    """
+
+    _booster_module = "xgboost"
+    _extra = "xgboost"
+
+    def __init__(
+        self,
+        link: str = "logit",
+        n_estimators: int = 100,
+        learning_rate: float = 0.3,
+        max_depth: int = 6,
+        min_child_weight: float = 1.0,
+        subsample: float = 1.0,
+        colsample_bytree: float = 1.0,
+        reg_alpha: float = 0.0,
+        reg_lambda: float = 1.0,
+        booster: str = "gbtree",
+        learn_thresholds: bool = True,
+        early_stopping_rounds: int | None = None,
+        prediction: Prediction = "mode",
+        classes: Sequence[object] | None = None,
+        importance_type: str = "gain",
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        self.link = link
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.min_child_weight = min_child_weight
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.reg_alpha = reg_alpha
+        self.reg_lambda = reg_lambda
+        self.booster = booster
+        self.learn_thresholds = learn_thresholds
+        self.early_stopping_rounds = early_stopping_rounds
+        self.prediction = prediction
+        self.classes = classes
+        self.importance_type = importance_type
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.params = params
+
+    def _xgb_params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "booster": self.booster,
+            "eta": float(self.learning_rate),
+            "max_depth": int(self.max_depth),
+            "min_child_weight": float(self.min_child_weight),
+            "subsample": float(self.subsample),
+            "colsample_bytree": float(self.colsample_bytree),
+            "alpha": float(self.reg_alpha),
+            "lambda": float(self.reg_lambda),
+            "base_score": 0.0,
+            "disable_default_eval_metric": 1,
+            "verbosity": 0,
+        }
+        if self.random_state is not None:
+            params["seed"] = int(self.random_state)
+        if self.n_jobs is not None:
+            params["nthread"] = int(self.n_jobs)
+        params.update(_booster_params(self.params))
+        return params
+
+    def _matrix(self, lib: ModuleType, X: Any, **kwargs: Any) -> Any:
+        return lib.DMatrix(X, enable_categorical=isinstance(X, pd.DataFrame), **kwargs)
+
+    def _train(
+        self,
+        lib: ModuleType,
+        X: Any,
+        codes: IntArray,
+        weights: FloatArray,
+        valid: tuple[Any, IntArray, FloatArray] | None,
+        state: _Thresholds,
+    ) -> Any:
+        train = self._matrix(lib, X, label=codes, weight=weights)
+        self.evals_result_: dict[str, dict[str, list[float]]] = {}
+        kwargs: dict[str, Any] = {"evals_result": self.evals_result_, "verbose_eval": False}
+        if valid is not None:
+            X_val, codes_val, weights_val = valid
+            dvalid = self._matrix(lib, X_val, label=codes_val, weight=weights_val)
+
+            def metric(preds: FloatArray, _data: Any) -> tuple[str, float]:
+                return "ordinal_nll", state.mean_nll(preds, codes_val, weights_val)
+
+            kwargs.update(evals=[(dvalid, "valid")], custom_metric=metric)
+            if self.early_stopping_rounds:
+                kwargs["early_stopping_rounds"] = int(self.early_stopping_rounds)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*base_score.*")
+            booster = lib.train(
+                self._xgb_params(),
+                train,
+                num_boost_round=int(self.n_estimators),
+                obj=lambda preds, _data: state.round(preds),
+                **kwargs,
+            )
+        best = getattr(booster, "best_iteration", None)
+        self.best_iteration_ = int(best) + 1 if best is not None else int(self.n_estimators)
+        return booster
+
+    def _scores(self, X: Any) -> FloatArray:
+        lib = _require("xgboost", "xgboost")
+        return np.asarray(
+            self.booster_.predict(
+                self._matrix(lib, X),
+                output_margin=True,
+                iteration_range=(0, self.best_iteration_),
+            ),
+            dtype=float,
+        )
+
+    @property
+    def feature_importances_(self) -> FloatArray:
+        """XGBoost's importances (``importance_type``), normalised to sum 1."""
+        check_is_fitted(self)
+        scores = self.booster_.get_score(importance_type=self.importance_type)
+        names = self.booster_.feature_names or [f"f{j}" for j in range(self.n_features_in_)]
+        values = np.array([float(np.sum(scores.get(name, 0.0))) for name in names])
+        total = values.sum()
+        return values / total if total > 0 else values

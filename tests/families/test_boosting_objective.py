@@ -1,0 +1,140 @@
+"""The cumulative-link boosting objective: derivatives, thresholds, tails (no booster needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ordstats
+from ordstats.core.links import get_link
+from ordstats.families.cumulative.boosting import (
+    HESSIAN_FLOOR,
+    expected_information,
+    null_thresholds,
+    ordinal_nll,
+    round_derivatives,
+    score_derivatives,
+    threshold_step,
+    update_thresholds,
+)
+from ordstats.families.cumulative.likelihood import evaluate, prepare
+from ordstats.families.problem import CLMData
+
+LINKS = ["logit", "probit", "cloglog", "loglog", "cauchit"]
+THETA = np.array([-1.0, 0.2, 1.5])
+
+
+def _rows(seed: int = 0, n: int = 200):
+    rng = np.random.default_rng(seed)
+    eta = rng.normal(size=n)
+    y = np.digitize(eta + rng.logistic(size=n), [-1.0, 0.2, 1.5])
+    return eta, y, rng.uniform(0.5, 2.0, n)
+
+
+def _row_nll(eta_i: float, y_i: int, link) -> float:
+    return ordinal_nll(np.array([eta_i]), np.array([y_i]), THETA, link)
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+def test_gradient_and_hessian_match_finite_differences(link_name):
+    link = get_link(link_name)
+    eta, y, w = _rows()
+    grad, hess = score_derivatives(eta, y, THETA, link, w)
+    h = 1e-5
+    for i in range(0, 200, 13):
+        up, down = _row_nll(eta[i] + h, y[i], link), _row_nll(eta[i] - h, y[i], link)
+        mid = _row_nll(eta[i], y[i], link)
+        assert grad[i] == pytest.approx(w[i] * (up - down) / (2 * h), rel=1e-6, abs=1e-9)
+        second = (up - 2 * mid + down) / h**2
+        if second > 1e-3:  # where the NLL is convex in eta the Hessian is the observed one
+            assert hess[i] == pytest.approx(w[i] * second, rel=1e-4)
+        assert hess[i] > 0
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+@pytest.mark.parametrize("offset", [-50.0, -20.0, 20.0, 50.0])
+def test_extreme_scores_give_finite_signed_derivatives(link_name, offset):
+    """|eta - theta| up to 50: no NaN or inf, gradients point the right way, Hessians > 0."""
+    link = get_link(link_name)
+    y = np.array([0, 1, 2, 3])
+    eta = np.full(4, offset)
+    grad, hess = score_derivatives(eta, y, THETA, link)
+    assert np.all(np.isfinite(grad)) and np.all(np.isfinite(hess))
+    assert np.all(hess >= HESSIAN_FLOOR)
+    # a huge score makes low classes improbable: raising it further raises their NLL
+    if offset > 0:
+        assert grad[0] > 0 and grad[3] <= 0
+    else:
+        assert grad[3] < 0 and grad[0] >= 0
+    assert np.isfinite(ordinal_nll(eta, y, THETA, link))
+
+
+def test_cauchit_concave_tails_get_the_expected_information():
+    link = get_link("cauchit")
+    eta = np.array([30.0])  # far above every threshold, class 0: NLL concave in eta there
+    y = np.array([0])
+    h = 1e-3
+    f = [_row_nll(e, 0, link) for e in (eta[0] - h, eta[0], eta[0] + h)]
+    assert (f[0] - 2 * f[1] + f[2]) / h**2 < 0
+    _, hess = score_derivatives(eta, y, THETA, link)
+    np.testing.assert_allclose(hess, expected_information(eta, THETA, link), rtol=1e-12)
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+def test_expected_information_is_the_mean_squared_score(link_name):
+    link = get_link(link_name)
+    eta = np.array([-2.0, 0.3, 1.7])
+    info = expected_information(eta, THETA, link)
+    levels = np.arange(4)
+    for i, e in enumerate(eta):
+        grads, _ = score_derivatives(np.full(4, e), levels, THETA, link)
+        prob = np.exp([-_row_nll(e, k, link) for k in levels])
+        assert info[i] == pytest.approx(float(prob @ grads**2), rel=1e-10)
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+def test_threshold_derivatives_equal_the_likelihood_code(link_name):
+    """round_derivatives' threshold gradient and Hessian are the slope-free model's."""
+    link = get_link(link_name)
+    eta, y, w = _rows(1)
+    d = round_derivatives(eta, y, THETA, link, w)
+    data = CLMData(y, 4, np.empty((len(y), 0)), w, eta, link, np.eye(3))
+    ev = evaluate(prepare(data), THETA)
+    np.testing.assert_allclose(d.threshold_gradient, ev.gradient, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(d.threshold_hessian, ev.hessian, rtol=1e-12, atol=1e-12)
+    assert d.nll == pytest.approx(ev.nll, rel=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shift=st.floats(-3.0, 3.0),
+    spread=st.floats(0.1, 5.0),
+    link_name=st.sampled_from(LINKS),
+)
+def test_threshold_steps_never_increase_the_training_nll(seed, shift, spread, link_name):
+    link = get_link(link_name)
+    eta, y, w = _rows(seed, n=150)
+    theta = THETA * spread + shift  # a start far from the conditional optimum
+    for _ in range(4):
+        d = round_derivatives(eta, y, theta, link, w)
+        update = threshold_step(eta, y, theta, link, d, w)
+        assert update.nll_after <= update.nll_before
+        assert update.nll_before == pytest.approx(ordinal_nll(eta, y, theta, link, w))
+        theta = update.thresholds
+        assert np.all(np.diff(theta) > 0)
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+def test_null_and_conditional_thresholds_equal_ordinal_model(link_name):
+    eta, y, w = _rows(2, n=400)
+    link = get_link(link_name)
+    null = ordstats.OrdinalModel(y, weights=w, link=link_name).fit()
+    np.testing.assert_allclose(null_thresholds(y, 4, link, w), null.params, rtol=1e-6)
+    given_eta = ordstats.OrdinalModel(y, weights=w, offset=eta, link=link_name).fit()
+    update = update_thresholds(eta, y, null_thresholds(y, 4, link, w), link, w, max_steps=100)
+    assert update.converged
+    np.testing.assert_allclose(update.thresholds, given_eta.params, rtol=1e-6, atol=1e-8)
+    assert update.nll_after == pytest.approx(-given_eta.llf, rel=1e-10)

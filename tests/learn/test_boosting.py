@@ -1,0 +1,187 @@
+"""Ordinal boosters on LightGBM and XGBoost: likelihood, thresholds, sklearn, bad input."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+pytest.importorskip("lightgbm")
+pytest.importorskip("xgboost")
+
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import ordstats
+from ordstats.errors import OrdstatsError
+from ordstats.learn import OrdinalLGBMClassifier, OrdinalXGBClassifier
+
+BOOSTERS = [OrdinalLGBMClassifier, OrdinalXGBClassifier]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(3)
+    n = 1500
+    X = rng.normal(size=(n, 3))
+    latent = np.sin(2 * X[:, 0]) + X[:, 1] + rng.logistic(size=n)
+    y = np.digitize(latent, [-1.0, 0.0, 1.0])
+    return X, y
+
+
+def _log_loss(prob, y):
+    return float(-np.mean(np.log(prob[np.arange(len(y)), y])))
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+@pytest.mark.parametrize("link", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+def test_every_link_fits_and_thresholds_never_raise_the_nll(cls, link, data):
+    X, y = data
+    clf = cls(link=link, n_estimators=40, learning_rate=0.1).fit(X, y)
+    trace = clf.threshold_nll_trace_
+    assert trace.shape == (40, 2) and np.all(trace[:, 1] <= trace[:, 0])
+    prob = clf.predict_proba(X)
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0)
+    assert np.all(np.diff(clf.thresholds_) > 0)
+    assert clf.train_nll_ == pytest.approx(_log_loss(prob, y), rel=1e-10)
+    # boosting beats the null model on the training rows
+    null = ordstats.OrdinalModel(y, link=link).fit()
+    assert clf.train_nll_ < -null.llf / len(y)
+
+
+def test_gblinear_reaches_the_ordinal_model_likelihood(data):
+    X, _ = data
+    rng = np.random.default_rng(0)
+    y = np.digitize(X @ np.array([1.0, -0.5, 0.3]) + rng.logistic(size=len(X)), [-1, 0, 1])
+    res = ordstats.OrdinalModel(y, X).fit()
+    clf = OrdinalXGBClassifier(
+        booster="gblinear", n_estimators=200, learning_rate=0.5, reg_lambda=0.0
+    ).fit(X, y)
+    assert clf.train_nll_ * len(y) == pytest.approx(-res.llf, rel=1e-7)
+    # the linear score is x'beta up to the shift the thresholds absorb
+    eta = clf.decision_function(X)
+    slope = np.linalg.lstsq(np.column_stack([X, np.ones(len(y))]), eta, rcond=None)[0][:3]
+    np.testing.assert_allclose(slope, res.params.to_numpy()[3:], rtol=1e-3)
+
+
+def test_constant_trees_converge_to_the_null_model_thresholds(data):
+    """Root-only trees from a shifted start: thresholds minus the score -> the null fit."""
+    X, y = data
+    clf = OrdinalXGBClassifier(
+        link="probit",
+        n_estimators=60,
+        learning_rate=0.5,
+        min_child_weight=1e12,  # no split is ever allowed: each tree is one constant
+        params={"base_score": 1.5},  # the scores start away from the thresholds' start
+    ).fit(X, y)
+    eta = clf.decision_function(X)
+    assert np.ptp(eta) == pytest.approx(0.0, abs=1e-12)
+    null = ordstats.OrdinalModel(y, link="probit").fit()
+    np.testing.assert_allclose(clf.thresholds_ - eta[0], null.params, rtol=1e-6)
+    # the per-round updates alone (before the final solve) converge too
+    assert clf.threshold_nll_trace_[-1, 1] == pytest.approx(-null.llf, rel=1e-8)
+    assert clf.threshold_nll_trace_[0, 0] > -null.llf + 1.0
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_early_stopping_on_validation_nll(cls, data):
+    X, y = data
+    clf = cls(n_estimators=500, learning_rate=0.3, early_stopping_rounds=10)
+    clf.fit(X[:1000], y[:1000], eval_set=(X[1000:], y[1000:]))
+    assert clf.best_iteration_ < 500
+    history = clf.evals_result_["valid"]["ordinal_nll"]
+    assert len(history) < 500
+    assert min(history) == pytest.approx(history[clf.best_iteration_ - 1], rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_fixed_thresholds_stay_at_the_null_model(cls, data):
+    X, y = data
+    clf = cls(n_estimators=20, learn_thresholds=False).fit(X, y)
+    null = ordstats.OrdinalModel(y).fit()
+    np.testing.assert_allclose(clf.thresholds_, null.params, rtol=1e-6)
+    assert clf.threshold_nll_trace_.shape == (0, 2)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_weights_pandas_categorical_features_and_pickle(cls, data):
+    X, y = data
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame["group"] = pd.Categorical(np.where(X[:, 2] > 0, "hi", "lo"))
+    labels = pd.Categorical.from_codes(y, ["low", "mid", "high", "top"], ordered=True)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    clf = cls(n_estimators=30).fit(frame, labels, sample_weight=w)
+    assert clf.classes_.tolist() == ["low", "mid", "high", "top"]
+    assert list(clf.feature_names_in_) == ["a", "b", "c", "group"]
+    assert clf.feature_importances_.shape == (4,)
+    assert set(clf.predict(frame)) <= set(clf.classes_)
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_allclose(restored.predict_proba(frame), clf.predict_proba(frame))
+    # doubling every weight changes nothing when the booster's own penalties do not
+    # depend on the Hessian's scale (XGBoost's defaults lambda = 1, min_child_weight = 1 do)
+    plain = {"reg_lambda": 0.0, "min_child_weight": 0.0} if cls is OrdinalXGBClassifier else {}
+    once = cls(n_estimators=30, **plain).fit(frame, labels, sample_weight=w)
+    doubled = cls(n_estimators=30, **plain).fit(frame, labels, sample_weight=2 * w)
+    np.testing.assert_allclose(doubled.thresholds_, once.thresholds_, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_sklearn_composition(cls, data):
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), cls(n_estimators=20))
+    scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.shape == (3,) and np.all(scores <= 0)
+    grid = GridSearchCV(cls(n_estimators=10), {"link": ["logit", "probit"]}, cv=2).fit(X, y)
+    assert grid.best_params_["link"] in ("logit", "probit")
+    assert clone(cls(link="cloglog")).get_params()["link"] == "cloglog"
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+@pytest.mark.parametrize(
+    ("kwargs", "y_change", "message"),
+    [
+        ({}, "one_class", "at least 2 classes"),
+        ({}, "nan", "missing values"),
+        ({"classes": [0, 1, 2]}, None, "not among classes"),
+        ({"link": "logistic"}, None, "link must be one of"),
+        ({"early_stopping_rounds": 5}, None, "needs validation rows"),
+        ({"prediction": "mean"}, None, "prediction must be one of"),
+        ({"n_estimators": 0}, None, "n_estimators must be"),
+    ],
+)
+def test_bad_input_gets_clear_errors(cls, data, kwargs, y_change, message):
+    X, y = data
+    y = y.astype(float)
+    if y_change == "one_class":
+        y = np.zeros(len(y))
+    elif y_change == "nan":
+        y[3] = np.nan
+    with pytest.raises(OrdstatsError, match=message):
+        cls(**{"n_estimators": 5, **kwargs}).fit(X, y)
+
+
+def test_unseen_validation_class_is_an_error(data):
+    X, y = data
+    with pytest.raises(OrdstatsError, match="not among classes"):
+        OrdinalLGBMClassifier(n_estimators=5).fit(X, y, eval_set=(X[:10], np.full(10, 7)))
+
+
+def test_missing_booster_names_the_extra(monkeypatch, data):
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name, *args, **kwargs):
+        if name == "lightgbm":
+            raise ImportError("no lightgbm")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    X, y = data
+    with pytest.raises(ImportError, match=r"ordstats\[lightgbm\]"):
+        OrdinalLGBMClassifier(n_estimators=5).fit(X, y)
