@@ -68,6 +68,7 @@ require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402  (a scikit-learn dependency)
 
 __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
 
@@ -195,7 +196,10 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             weights,
             bool(self.learn_thresholds),
         )
-        self.booster_ = self._train(booster_lib, X_in, codes, weights, valid, state)
+        # the objective's few BLAS calls must not leave OpenBLAS threads spinning on the
+        # cores the booster's OpenMP threads need (that doubled the time per round)
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.booster_ = self._train(booster_lib, X_in, codes, weights, valid, state)
         eta = self._scores(X_in)
         if self.learn_thresholds:
             final = update_thresholds(eta, codes, state.theta, link, weights, max_steps=100)

@@ -138,3 +138,24 @@ def test_null_and_conditional_thresholds_equal_ordinal_model(link_name):
     assert update.converged
     np.testing.assert_allclose(update.thresholds, given_eta.params, rtol=1e-6, atol=1e-8)
     assert update.nll_after == pytest.approx(-given_eta.llf, rel=1e-10)
+
+
+def test_closed_form_logit_path_equals_the_general_interval_derivatives():
+    """The logistic fast path gives interval_derivatives' numbers, tails included."""
+    from ordstats.families.cumulative.boosting import _logit_derivatives
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    rng = np.random.default_rng(4)
+    eta = np.concatenate([rng.normal(scale=3.0, size=300), [-800.0, -60.0, 60.0, 800.0]])
+    y = np.concatenate([rng.integers(0, 4, 300), [1, 2, 1, 2]])
+    cuts = np.concatenate([[-np.inf], THETA, [np.inf]])
+    upper, lower = cuts[y + 1] - eta, cuts[y] - eta
+    fast, gradient, hessian = _logit_derivatives(upper, lower)
+    slow = interval_derivatives(get_link("logit"), upper, lower)
+    for name in ("log_prob", "d_upper", "d_lower", "d2_upper", "d2_cross", "d2_lower"):
+        np.testing.assert_allclose(
+            getattr(fast, name), getattr(slow, name), rtol=1e-9, atol=1e-300, err_msg=name
+        )
+    np.testing.assert_allclose(gradient, slow.d_upper + slow.d_lower, rtol=1e-9, atol=1e-12)
+    expected_h = -(slow.d2_upper + 2 * slow.d2_cross + slow.d2_lower)
+    np.testing.assert_allclose(hessian, expected_h, rtol=1e-7, atol=1e-12)
