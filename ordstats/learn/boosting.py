@@ -67,7 +67,12 @@ from ordstats.metrics import mean_absolute_class_error
 require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
-from sklearn.utils.validation import check_is_fitted, validate_data  # noqa: E402
+from sklearn.utils.multiclass import check_classification_targets  # noqa: E402
+from sklearn.utils.validation import (  # noqa: E402
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 from threadpoolctl import threadpool_limits  # noqa: E402  (a scikit-learn dependency)
 
 __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
@@ -168,8 +173,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         booster_lib = _require(self._booster_module, self._extra)
         link = self._link()
         self._check_options()
-        X_in = self._validate_X(X, reset=True)
-        y_values = self._check_y(y)
+        X_in, y_values = self._validate_Xy(X, y)
         classes = _classes(y_values, self.classes)
         codes = _encode(y_values, classes)
         weights = _weights(sample_weight, np.empty((len(codes), 0)))
@@ -229,6 +233,27 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         if not float(self.learning_rate) > 0:
             raise SpecificationError(f"learning_rate must be > 0; got {self.learning_rate!r}")
 
+    def _validate_Xy(self, X: Any, y: Any) -> tuple[Any, Any]:
+        """scikit-learn's checks of ``X`` and ``y``; a DataFrame ``X`` is kept as it is."""
+        if y is None:
+            raise DataError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        if pd.isna(pd.Series(np.asarray(y, dtype=object).reshape(-1))).any():
+            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, skip_check_array=True, reset=True)
+            checked_y = column_or_1d(y, warn=True) if not _is_categorical(y) else y
+            X_in = X
+        else:
+            X_in, checked_y = validate_data(
+                self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
+            )
+        y_values = y if _is_categorical(y) else checked_y
+        if not _is_categorical(y):
+            check_classification_targets(y_values)
+        return X_in, self._check_y(y_values)
+
     def _validate_X(self, X: Any, *, reset: bool) -> Any:
         """A DataFrame as it is (the booster reads its dtypes), else a float array."""
         if isinstance(X, pd.DataFrame):
@@ -285,14 +310,14 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
 
     # -- prediction ------------------------------------------------------------
 
-    def decision_function(self, X: Any) -> FloatArray:
+    def latent_score(self, X: Any) -> FloatArray:
         """The latent score ``eta(x)`` of each row (larger: higher classes)."""
         check_is_fitted(self)
         return self._scores(self._validate_X(X, reset=False))
 
     def predict_proba(self, X: Any) -> FloatArray:
         """``P(Y = j | x)`` for each class of ``classes_``, shape (n_samples, n_classes)."""
-        eta = self.decision_function(X)
+        eta = self.latent_score(X)
         return category_probabilities(get_link(self.link), self.thresholds_, eta)
 
     def predict(self, X: Any) -> np.ndarray:
@@ -442,6 +467,9 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
             "lambda_l1": float(self.reg_alpha),
             "lambda_l2": float(self.reg_lambda),
             "verbosity": -1,
+            # keep features that min_data_in_leaf would filter out at Dataset construction:
+            # on few rows LightGBM otherwise fails with "num_features() > 0"
+            "feature_pre_filter": False,
         }
         if self.subsample < 1.0:
             params.update(bagging_fraction=float(self.subsample), bagging_freq=1)

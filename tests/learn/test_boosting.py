@@ -64,7 +64,7 @@ def test_gblinear_reaches_the_ordinal_model_likelihood(data):
     ).fit(X, y)
     assert clf.train_nll_ * len(y) == pytest.approx(-res.llf, rel=1e-7)
     # the linear score is x'beta up to the shift the thresholds absorb
-    eta = clf.decision_function(X)
+    eta = clf.latent_score(X)
     slope = np.linalg.lstsq(np.column_stack([X, np.ones(len(y))]), eta, rcond=None)[0][:3]
     np.testing.assert_allclose(slope, res.params.to_numpy()[3:], rtol=1e-3)
 
@@ -79,7 +79,7 @@ def test_constant_trees_converge_to_the_null_model_thresholds(data):
         min_child_weight=1e12,  # no split is ever allowed: each tree is one constant
         params={"base_score": 1.5},  # the scores start away from the thresholds' start
     ).fit(X, y)
-    eta = clf.decision_function(X)
+    eta = clf.latent_score(X)
     assert np.ptp(eta) == pytest.approx(0.0, abs=1e-12)
     null = ordstats.OrdinalModel(y, link="probit").fit()
     np.testing.assert_allclose(clf.thresholds_ - eta[0], null.params, rtol=1e-6)
