@@ -49,6 +49,7 @@ from ordstats.families.cumulative.boosting import (
     null_thresholds,
     ordinal_nll,
     round_derivatives,
+    score_derivatives,
     threshold_step,
     update_thresholds,
 )
@@ -102,27 +103,40 @@ class _Thresholds:
     codes : ndarray of int
     weights : ndarray
     learn : bool
-        Update the thresholds each round (else keep them).
+        Update the thresholds (else keep them).
+    every : int
+        Update them at the start of every ``every``-th round (1: each round).
     """
 
     def __init__(
-        self, theta: FloatArray, link: Link, codes: IntArray, weights: FloatArray, learn: bool
+        self,
+        theta: FloatArray,
+        link: Link,
+        codes: IntArray,
+        weights: FloatArray,
+        learn: bool,
+        every: int = 1,
     ) -> None:
         self.theta = theta
         self.link = link
         self.codes = codes
         self.weights = weights
         self.learn = learn
+        self.every = every
+        self.rounds = 0
         self.nll_trace: list[tuple[float, float]] = []  # (before, after) each update
 
     def round(self, eta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Threshold step at the current scores, then the booster's gradient and Hessian."""
         eta = np.asarray(eta, dtype=float).reshape(-1)
+        update_now = self.learn and self.rounds % self.every == 0
+        self.rounds += 1
+        if not update_now:  # the booster's derivatives alone (cheaper for the logit link)
+            return score_derivatives(eta, self.codes, self.theta, self.link, self.weights)
         d = round_derivatives(eta, self.codes, self.theta, self.link, self.weights)
-        if self.learn:
-            update = threshold_step(eta, self.codes, self.theta, self.link, d, self.weights)
-            self.nll_trace.append((update.nll_before, update.nll_after))
-            self.theta = update.thresholds
+        update = threshold_step(eta, self.codes, self.theta, self.link, d, self.weights)
+        self.nll_trace.append((update.nll_before, update.nll_after))
+        self.theta = update.thresholds
         return d.gradient, d.hessian
 
     def mean_nll(self, eta: FloatArray, codes: IntArray, weights: FloatArray) -> float:
@@ -199,6 +213,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             codes,
             weights,
             bool(self.learn_thresholds),
+            int(self.threshold_update_every),
         )
         # the objective's few BLAS calls must not leave OpenBLAS threads spinning on the
         # cores the booster's OpenMP threads need (that doubled the time per round)
@@ -232,6 +247,11 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             raise SpecificationError(f"n_estimators must be >= 1; got {self.n_estimators!r}")
         if not float(self.learning_rate) > 0:
             raise SpecificationError(f"learning_rate must be > 0; got {self.learning_rate!r}")
+        every = self.threshold_update_every
+        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+            raise SpecificationError(
+                f"threshold_update_every must be a whole number >= 1; got {every!r}"
+            )
 
     def _validate_Xy(self, X: Any, y: Any) -> tuple[Any, Any]:
         """scikit-learn's checks of ``X`` and ``y``; a DataFrame ``X`` is kept as it is."""
@@ -371,6 +391,12 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     learn_thresholds : bool
         Newton-update the thresholds between rounds (default) or keep the null
         model's.
+    threshold_update_every : int
+        Take the threshold step every this many rounds (default 1: every round).
+        Rounds in between hand the booster only its gradient and Hessian, which
+        for the logit link costs a fraction of a round with a threshold step
+        (at n = 10^5: ~3 ms instead of ~15 ms); the thresholds are solved to
+        convergence after the last round either way.
     early_stopping_rounds : int, optional
         Stop when the validation NLL has not improved for this many rounds
         (needs ``eval_set`` in :meth:`fit`).
@@ -428,6 +454,7 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         reg_alpha: float = 0.0,
         reg_lambda: float = 0.0,
         learn_thresholds: bool = True,
+        threshold_update_every: int = 1,
         early_stopping_rounds: int | None = None,
         prediction: Prediction = "mode",
         classes: Sequence[object] | None = None,
@@ -447,6 +474,7 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         self.reg_alpha = reg_alpha
         self.reg_lambda = reg_lambda
         self.learn_thresholds = learn_thresholds
+        self.threshold_update_every = threshold_update_every
         self.early_stopping_rounds = early_stopping_rounds
         self.prediction = prediction
         self.classes = classes
@@ -546,7 +574,9 @@ class OrdinalXGBClassifier(_OrdinalBooster):
     booster : {"gbtree", "gblinear", "dart"}
         ``"gblinear"`` boosts a linear score: with enough rounds and no
         penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.
-    learn_thresholds, early_stopping_rounds, prediction, classes, random_state, n_jobs
+    learn_thresholds, threshold_update_every, early_stopping_rounds, prediction, classes
+        As :class:`OrdinalLGBMClassifier`.
+    random_state, n_jobs
         As :class:`OrdinalLGBMClassifier`.
     importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}
     params : dict, optional
@@ -576,6 +606,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         reg_lambda: float = 1.0,
         booster: str = "gbtree",
         learn_thresholds: bool = True,
+        threshold_update_every: int = 1,
         early_stopping_rounds: int | None = None,
         prediction: Prediction = "mode",
         classes: Sequence[object] | None = None,
@@ -595,6 +626,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         self.reg_lambda = reg_lambda
         self.booster = booster
         self.learn_thresholds = learn_thresholds
+        self.threshold_update_every = threshold_update_every
         self.early_stopping_rounds = early_stopping_rounds
         self.prediction = prediction
         self.classes = classes

@@ -159,3 +159,17 @@ def test_closed_form_logit_path_equals_the_general_interval_derivatives():
     np.testing.assert_allclose(gradient, slow.d_upper + slow.d_lower, rtol=1e-9, atol=1e-12)
     expected_h = -(slow.d2_upper + 2 * slow.d2_cross + slow.d2_lower)
     np.testing.assert_allclose(hessian, expected_h, rtol=1e-7, atol=1e-12)
+
+
+def test_logit_score_only_derivatives_equal_the_full_pass():
+    """score_derivatives' one-exp logistic path is round_derivatives' gradient and Hessian."""
+    rng = np.random.default_rng(7)
+    eta = np.concatenate([rng.normal(scale=3.0, size=300), [-800.0, -60.0, 60.0, 800.0]])
+    y = np.concatenate([rng.integers(0, 4, 300), [0, 3, 0, 3]])
+    w = rng.uniform(0.5, 2.0, eta.size)
+    link = get_link("logit")
+    grad, hess = score_derivatives(eta, y, THETA, link, w)
+    full = round_derivatives(eta, y, THETA, link, w)
+    np.testing.assert_allclose(grad, full.gradient, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(hess, full.hessian, rtol=1e-9, atol=1e-15)
+    assert np.all(hess / w >= HESSIAN_FLOOR * (1 - 1e-12))  # floored before weighting

@@ -185,3 +185,15 @@ def test_missing_booster_names_the_extra(monkeypatch, data):
     X, y = data
     with pytest.raises(ImportError, match=r"ordstats\[lightgbm\]"):
         OrdinalLGBMClassifier(n_estimators=5).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_thresholds_updated_every_few_rounds(cls, data):
+    X, y = data
+    every = cls(n_estimators=40, threshold_update_every=5).fit(X, y)
+    assert every.threshold_nll_trace_.shape == (8, 2)
+    assert np.all(every.threshold_nll_trace_[:, 1] <= every.threshold_nll_trace_[:, 0])
+    each = cls(n_estimators=40).fit(X, y)
+    assert every.train_nll_ == pytest.approx(each.train_nll_, rel=0.02)
+    with pytest.raises(OrdstatsError, match="threshold_update_every"):
+        cls(n_estimators=5, threshold_update_every=0).fit(X, y)
