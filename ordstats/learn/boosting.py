@@ -46,10 +46,9 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.errors import DataError, ResponseError, SpecificationError
 from ordstats.families.cumulative.boosting import (
+    ScoreDerivatives,
     null_thresholds,
     ordinal_nll,
-    round_derivatives,
-    score_derivatives,
     threshold_step,
     update_thresholds,
 )
@@ -125,24 +124,40 @@ class _Thresholds:
         self.every = every
         self.rounds = 0
         self.nll_trace: list[tuple[float, float]] = []  # (before, after) each update
+        self.scores = np.zeros(len(codes))  # the scores the last round started from
+        self._score_derivatives = ScoreDerivatives(codes, link, weights)
+        self._validation: tuple[IntArray, FloatArray, ScoreDerivatives] | None = None
 
     def round(self, eta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Threshold step at the current scores, then the booster's gradient and Hessian."""
         eta = np.asarray(eta, dtype=float).reshape(-1)
+        np.copyto(self.scores, eta)  # the booster may reuse its buffer
         update_now = self.learn and self.rounds % self.every == 0
         self.rounds += 1
         if not update_now:  # the booster's derivatives alone (cheaper for the logit link)
-            return score_derivatives(eta, self.codes, self.theta, self.link, self.weights)
-        d = round_derivatives(eta, self.codes, self.theta, self.link, self.weights)
-        update = threshold_step(eta, self.codes, self.theta, self.link, d, self.weights)
+            return self._score_derivatives(eta, self.theta)
+        scorer = self._score_derivatives
+        d = scorer.round(eta, self.theta)
+        update = threshold_step(
+            eta,
+            self.codes,
+            self.theta,
+            self.link,
+            d,
+            self.weights,
+            nll=lambda theta: scorer.nll(eta, theta),
+        )
         self.nll_trace.append((update.nll_before, update.nll_after))
         self.theta = update.thresholds
         return d.gradient, d.hessian
 
     def mean_nll(self, eta: FloatArray, codes: IntArray, weights: FloatArray) -> float:
         """Weighted mean NLL of rows at the current thresholds (the validation metric)."""
-        eta = np.asarray(eta, dtype=float).reshape(-1)
-        return ordinal_nll(eta, codes, self.theta, self.link, weights) / float(np.sum(weights))
+        cached = self._validation
+        if cached is None or cached[0] is not codes or cached[1] is not weights:
+            cached = (codes, weights, ScoreDerivatives(codes, self.link, weights))
+            self._validation = cached  # the same validation rows every round
+        return cached[2].nll(eta, self.theta) / float(np.sum(weights))
 
 
 class _OrdinalBooster(ClassifierMixin, BaseEstimator):
@@ -218,8 +233,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         # the objective's few BLAS calls must not leave OpenBLAS threads spinning on the
         # cores the booster's OpenMP threads need (that doubled the time per round)
         with threadpool_limits(limits=1, user_api="blas"):
-            self.booster_ = self._train(booster_lib, X_in, codes, weights, valid, state)
-        eta = self._scores(X_in)
+            self.booster_, eta = self._train(booster_lib, X_in, codes, weights, valid, state)
         if self.learn_thresholds:
             final = update_thresholds(eta, codes, state.theta, link, weights, max_steps=100)
             self.thresholds_ = final.thresholds
@@ -322,7 +336,8 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         weights: FloatArray,
         valid: tuple[Any, IntArray, FloatArray] | None,
         state: _Thresholds,
-    ) -> Any:  # pragma: no cover - implemented by each booster
+    ) -> tuple[Any, FloatArray]:  # pragma: no cover - implemented by each booster
+        """The trained booster and its scores of the training rows (at ``best_iteration_``)."""
         raise NotImplementedError
 
     def _scores(self, X: Any) -> FloatArray:  # pragma: no cover - implemented by each booster
@@ -516,7 +531,7 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         weights: FloatArray,
         valid: tuple[Any, IntArray, FloatArray] | None,
         state: _Thresholds,
-    ) -> Any:
+    ) -> tuple[Any, FloatArray]:
         train = lib.Dataset(X, label=codes, weight=weights, free_raw_data=False)
         kwargs: dict[str, Any] = {}
         self.evals_result_: dict[str, dict[str, list[float]]] = {}
@@ -536,18 +551,35 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
                 "feval": metric,
                 "callbacks": callbacks,
             }
-        booster = lib.train(
-            self._lgb_params(state), train, num_boost_round=int(self.n_estimators), **kwargs
-        )
+        params = self._lgb_params(state)
+        booster = lib.train(params, train, num_boost_round=int(self.n_estimators), **kwargs)
         best = booster.best_iteration
         self.best_iteration_ = int(best) if best and best > 0 else booster.current_iteration()
-        return booster
+        return booster, self._training_scores(booster, params, X, state)
+
+    def _training_scores(
+        self, booster: Any, params: dict[str, Any], X: Any, state: _Thresholds
+    ) -> FloatArray:
+        """Scores of the training rows without predicting them through every tree.
+
+        Gradient boosting adds one tree per round to the scores the last round
+        started from (``state.scores``), so only the last tree is predicted; after
+        early stopping, a dropped constant tree, or with DART or random-forest
+        boosting (which reweight earlier trees) all trees are.
+        """
+        kept = booster.current_iteration()
+        boosting = {params.get(key, "gbdt") for key in ("boosting", "boosting_type", "boost")}
+        if boosting != {"gbdt"} or kept != state.rounds or self.best_iteration_ != kept:
+            return self._predict_scores(booster, X)
+        last_tree = booster.predict(X, raw_score=True, start_iteration=kept - 1, num_iteration=1)
+        return state.scores + np.asarray(last_tree, dtype=float)
 
     def _scores(self, X: Any) -> FloatArray:
-        return np.asarray(
-            self.booster_.predict(X, raw_score=True, num_iteration=self.best_iteration_),
-            dtype=float,
-        )
+        return self._predict_scores(self.booster_, X)
+
+    def _predict_scores(self, booster: Any, X: Any) -> FloatArray:
+        raw = booster.predict(X, raw_score=True, num_iteration=self.best_iteration_)
+        return np.asarray(raw, dtype=float)
 
     @property
     def feature_importances_(self) -> FloatArray:
@@ -667,7 +699,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         weights: FloatArray,
         valid: tuple[Any, IntArray, FloatArray] | None,
         state: _Thresholds,
-    ) -> Any:
+    ) -> tuple[Any, FloatArray]:
         train = self._matrix(lib, X, label=codes, weight=weights)
         self.evals_result_: dict[str, dict[str, list[float]]] = {}
         kwargs: dict[str, Any] = {"evals_result": self.evals_result_, "verbose_eval": False}
@@ -692,7 +724,11 @@ class OrdinalXGBClassifier(_OrdinalBooster):
             )
         best = getattr(booster, "best_iteration", None)
         self.best_iteration_ = int(best) + 1 if best is not None else int(self.n_estimators)
-        return booster
+        # the training matrix holds XGBoost's prediction cache: no pass through the trees
+        scores = booster.predict(
+            train, output_margin=True, iteration_range=(0, self.best_iteration_)
+        )
+        return booster, np.asarray(scores, dtype=float)
 
     def _scores(self, X: Any) -> FloatArray:
         lib = _require("xgboost", "xgboost")

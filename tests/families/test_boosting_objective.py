@@ -11,6 +11,7 @@ import ordstats
 from ordstats.core.links import get_link
 from ordstats.families.cumulative.boosting import (
     HESSIAN_FLOOR,
+    ScoreDerivatives,
     expected_information,
     null_thresholds,
     ordinal_nll,
@@ -173,3 +174,32 @@ def test_logit_score_only_derivatives_equal_the_full_pass():
     np.testing.assert_allclose(grad, full.gradient, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(hess, full.hessian, rtol=1e-9, atol=1e-15)
     assert np.all(hess / w >= HESSIAN_FLOOR * (1 - 1e-12))  # floored before weighting
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_reused_score_derivatives_equal_the_function(link_name, weighted):
+    """ScoreDerivatives (cut points cached, arrays reused) gives the numbers of
+    score_derivatives, round_derivatives and ordinal_nll, in the far tails (where the
+    logistic path falls back to the general one) and after the thresholds move."""
+    rng = np.random.default_rng(11)
+    eta = np.concatenate([rng.normal(scale=3.0, size=400), [-800.0, -60.0, 60.0, 800.0, 0.2]])
+    y = np.concatenate([rng.integers(0, 4, 400), [0, 3, 0, 3, 1]])
+    w = rng.uniform(0.5, 2.0, eta.size) if weighted else None
+    link = get_link(link_name)
+    scorer = ScoreDerivatives(y, link, w)
+    for theta in (THETA, THETA + 0.7, THETA):  # a change of thresholds re-gathers the cuts
+        grad, hess = scorer(eta, theta)
+        ref_grad, ref_hess = score_derivatives(eta, y, theta, link, w)
+        np.testing.assert_allclose(grad, ref_grad, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(hess, ref_hess, rtol=1e-12, atol=1e-300)
+        assert np.all(np.isfinite(grad)) and np.all(hess > 0)
+        full, ref = scorer.round(eta, theta), round_derivatives(eta, y, theta, link, w)
+        for name in ("gradient", "hessian", "threshold_gradient", "threshold_hessian"):
+            np.testing.assert_allclose(
+                getattr(full, name), getattr(ref, name), rtol=1e-12, atol=1e-12, err_msg=name
+            )
+        assert full.nll == pytest.approx(ref.nll, rel=1e-13)
+        assert scorer.nll(eta, theta) == pytest.approx(
+            ordinal_nll(eta, y, theta, link, w), rel=1e-13
+        )

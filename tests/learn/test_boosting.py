@@ -18,7 +18,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import ordstats
+from ordstats.core.links import get_link
 from ordstats.errors import OrdstatsError
+from ordstats.families.cumulative.boosting import round_derivatives
 from ordstats.learn import OrdinalLGBMClassifier, OrdinalXGBClassifier
 
 BOOSTERS = [OrdinalLGBMClassifier, OrdinalXGBClassifier]
@@ -197,3 +199,28 @@ def test_thresholds_updated_every_few_rounds(cls, data):
     assert every.train_nll_ == pytest.approx(each.train_nll_, rel=0.02)
     with pytest.raises(OrdstatsError, match="threshold_update_every"):
         cls(n_estimators=5, threshold_update_every=0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "cls, options",
+    [
+        (OrdinalLGBMClassifier, {}),
+        (OrdinalLGBMClassifier, {"subsample": 0.7}),
+        (OrdinalLGBMClassifier, {"params": {"boosting": "dart"}}),
+        (OrdinalLGBMClassifier, {"early_stopping_rounds": 3, "learning_rate": 0.8}),
+        (OrdinalXGBClassifier, {"subsample": 0.7}),
+        (OrdinalXGBClassifier, {"early_stopping_rounds": 3, "learning_rate": 0.8}),
+    ],
+)
+def test_training_scores_equal_predicting_through_the_trees(cls, options, data):
+    """The final thresholds use training scores kept from the last round (plus its tree):
+    they must be the scores predict gives, so thresholds_ solve the model at them."""
+    X, y = data
+    fit_kw = {}
+    if "early_stopping_rounds" in options:
+        fit_kw["eval_set"] = (X[:300], y[:300])
+    clf = cls(n_estimators=30, random_state=0, **options).fit(X[300:], y[300:], **fit_kw)
+    prob = clf.predict_proba(X[300:])
+    assert clf.train_nll_ == pytest.approx(_log_loss(prob, y[300:]), rel=1e-12)
+    d = round_derivatives(clf.latent_score(X[300:]), y[300:], clf.thresholds_, get_link(clf.link))
+    np.testing.assert_allclose(d.threshold_gradient, 0.0, atol=1e-7 * len(y))
