@@ -44,7 +44,7 @@ def _log_loss(prob, y):
 @pytest.mark.parametrize("link", ["logit", "probit", "cloglog", "loglog", "cauchit"])
 def test_every_link_fits_and_thresholds_never_raise_the_nll(cls, link, data):
     X, y = data
-    clf = cls(link=link, n_estimators=40, learning_rate=0.1).fit(X, y)
+    clf = cls(link=link, n_estimators=40, learning_rate=0.1, threshold_update_every=1).fit(X, y)
     trace = clf.threshold_nll_trace_
     assert trace.shape == (40, 2) and np.all(trace[:, 1] <= trace[:, 0])
     prob = clf.predict_proba(X)
@@ -192,10 +192,11 @@ def test_missing_booster_names_the_extra(monkeypatch, data):
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_thresholds_updated_every_few_rounds(cls, data):
     X, y = data
-    every = cls(n_estimators=40, threshold_update_every=5).fit(X, y)
+    every = cls(n_estimators=40).fit(X, y)  # the default: every 5th round
+    assert every.threshold_update_every == 5
     assert every.threshold_nll_trace_.shape == (8, 2)
     assert np.all(every.threshold_nll_trace_[:, 1] <= every.threshold_nll_trace_[:, 0])
-    each = cls(n_estimators=40).fit(X, y)
+    each = cls(n_estimators=40, threshold_update_every=1).fit(X, y)
     assert every.train_nll_ == pytest.approx(each.train_nll_, rel=0.02)
     with pytest.raises(OrdstatsError, match="threshold_update_every"):
         cls(n_estimators=5, threshold_update_every=0).fit(X, y)

@@ -214,6 +214,8 @@ def _logit_derivatives(
 
 #: Smallest probability the closed-form logistic derivatives are used for.
 _LOGIT_SAFE = 1e-250
+# |x| clip of ScoreDerivatives: exp(700) ~ 1e304 and exp(-700) ~ 1e-304 stay normal
+_LOGIT_CLIP = 700.0
 
 
 @dataclass(frozen=True)
@@ -361,13 +363,14 @@ class ScoreDerivatives:
 
     Notes
     -----
-    With ``e = exp(-|x|)``, ``r = 1 / (1 + e)`` and ``s = [x >= 0]`` the logistic
-    ``F(x) = r (s + (1 - s) e)`` and ``S(x) = 1 - F(x) = r (s e + 1 - s)`` come
-    without cancellation, and ``f = F S``; then ``P = F(u) S(l) E`` with
+    With ``t = exp(-x)`` the logistic ``F(x) = 1 / (1 + t)`` and
+    ``S(x) = 1 - F(x) = t F(x)`` come without cancellation for every ``x`` (one
+    ``exp`` per bound), and ``f = F S``; then ``P = F(u) S(l) E`` with
     ``E = -expm1(l - u)``, which depends on the thresholds only, as in
-    :func:`_logit_derivatives`.  ``-|x|`` is floored at ``-700`` (``e >= 1e-304``,
-    a normal number): that keeps ``exp`` on its vectorised path at infinite cut
-    points and moves ``F``, ``S`` and ``f`` by at most ``1e-304``.  The arrays a
+    :func:`_logit_derivatives`.  ``x`` is clipped to ``[-700, 700]`` (``t`` and
+    ``1 / t`` stay finite normal numbers): that keeps ``exp`` on its vectorised
+    path at infinite cut points and moves ``F``, ``S`` and ``f`` by at most
+    ``1e-304``.  The arrays a
     call returns are overwritten by the next call: a booster copies them before
     the next round; other callers copy what they keep.
     """
@@ -375,7 +378,8 @@ class ScoreDerivatives:
     def __init__(self, y: IntArray, link: Link, weights: FloatArray | None = None) -> None:
         self.y = np.asarray(y, dtype=np.intp)
         self.link = link
-        self.weights = None if weights is None else np.asarray(weights, dtype=float)
+        w = None if weights is None else np.asarray(weights, dtype=float)
+        self.weights = None if w is None or np.all(w == 1.0) else w  # unit weights: no products
         self._theta: FloatArray | None = None
         self._logistic = isinstance(link, Logit)
         if self._logistic:
@@ -500,25 +504,16 @@ class ScoreDerivatives:
     def _logistic_halves(
         self, cut: FloatArray, eta: FloatArray, F: FloatArray | None, S: FloatArray | None
     ) -> None:
-        x, e, r, s = self._work
-        np.subtract(cut, eta, out=x)
-        np.greater_equal(x, 0.0, out=s)
-        np.abs(x, out=e)
-        np.negative(e, out=e)
-        np.maximum(e, -700.0, out=e)
-        np.exp(e, out=e)
-        np.add(e, 1.0, out=r)
-        np.divide(1.0, r, out=r)
-        if F is not None:  # r (s + (1 - s) e)
-            np.subtract(1.0, s, out=F)
-            F *= e
-            F += s
-            F *= r
-        if S is not None:  # r (s e + 1 - s), one of the two terms zero (no rounding)
-            np.multiply(s, e, out=x)
-            np.subtract(1.0, s, out=S)
-            S += x
-            S *= r
+        x, t = self._work[0], self._work[1]
+        F = self._work[2] if F is None else F
+        np.subtract(eta, cut, out=x)  # -x in the Notes
+        np.maximum(x, -_LOGIT_CLIP, out=x)
+        np.minimum(x, _LOGIT_CLIP, out=x)
+        np.exp(x, out=t)
+        np.add(t, 1.0, out=F)
+        np.divide(1.0, F, out=F)
+        if S is not None:
+            np.multiply(t, F, out=S)
 
     def _gather_cuts(self, thresholds: FloatArray) -> None:
         theta = np.asarray(thresholds, dtype=float)
