@@ -34,12 +34,23 @@ import scipy.sparse as sp
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
-from ordstats.families.cumulative.blocks import BlockData, block_newton_step, block_objective
+from ordstats.families.cumulative.blocks import (
+    BlockData,
+    BlockLayout,
+    block_layout,
+    block_newton_step,
+    block_objective,
+    linear_predictor,
+)
 from ordstats.results.factorization import FactorizationResults, _row_penalty
 
 __all__ = ["OrdinalFactorization"]
 
 _SHARING = ("global", "row", "column")
+# extrapolation of the sweeps: first factor, growth after a success, cap
+_EXTRAPOLATION_START = 1.0
+_EXTRAPOLATION_GROWTH = 1.5
+_EXTRAPOLATION_MAX = 8.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,19 +185,32 @@ class OrdinalFactorization:
         col_coef[:, int(self.col_bias) :] = 0.1 * rng.standard_normal((self.n_cols, self.rank))
         return row_coef, col_coef, table
 
-    def _side(self, side: str, own: FloatArray, other: FloatArray, other_bias: bool) -> BlockData:
+    def _side(
+        self,
+        side: str,
+        own: FloatArray,
+        other: FloatArray,
+        other_bias: bool,
+        layout: BlockLayout | None = None,
+    ) -> BlockData:
         """Block data of ``side`` ("row"/"column") with the other side fixed."""
         r = self.ratings
         block, other_idx = (r.row, r.col) if side == "row" else (r.col, r.row)
         own_bias = self.row_bias if side == "row" else self.col_bias
-        ob = int(other_bias)
-        cov = other[other_idx, ob:]
-        if own_bias:
-            cov = np.column_stack([np.ones(len(block)), cov])
-        offset = other[other_idx, 0] if other_bias else np.zeros(len(block))
+        gathered = other[other_idx]  # (b_v, q_v) or (q_v) of each rating's other side
+        if other_bias:
+            offset = gathered[:, 0].copy()
+            if own_bias:  # covariates (1, q_v): the bias column becomes the ones
+                gathered[:, 0] = 1.0
+                cov = gathered
+            else:
+                cov = gathered[:, 1:]
+        else:
+            offset = np.zeros(len(block))
+            cov = np.column_stack([np.ones(len(block)), gathered]) if own_bias else gathered
         tidx = {"global": np.zeros_like(block), "row": r.row, "column": r.col}[self.sharing]
         n_blocks = self.n_rows if side == "row" else self.n_cols
-        return BlockData(r.y, r.weights, block, n_blocks, cov, offset, tidx, self.n_levels)
+        return BlockData(r.y, r.weights, block, n_blocks, cov, offset, tidx, self.n_levels, layout)
 
     def _penalty(self, has_bias: bool) -> FloatArray:
         return _row_penalty(self.penalties, has_bias, self.rank)
@@ -194,21 +218,26 @@ class OrdinalFactorization:
     def _objective(
         self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray, center: FloatArray
     ) -> float:
+        """The MAP objective (negative log posterior) at the given parameters."""
         data = self._side("row", row_coef, col_coef, self.col_bias)
-        per_row = block_objective(
-            self.link,
-            data,
-            row_coef,
-            table,
-            self._penalty(self.row_bias),
-            owns_thresholds=self.sharing == "row",
-            threshold_penalty=self.penalties["thresholds"],
-            threshold_center=center,
-        )
-        total = float(per_row.sum()) + 0.5 * float(
-            np.sum(col_coef**2 @ self._penalty(self.col_bias))
-        )
-        if self.sharing == "column":
+        nll = block_objective(self.link, data, row_coef, table, np.zeros(row_coef.shape[1]))
+        return self._posterior(float(nll.sum()), row_coef, col_coef, table, center)
+
+    def _posterior(
+        self,
+        nll: float,
+        row_coef: FloatArray,
+        col_coef: FloatArray,
+        table: FloatArray,
+        center: FloatArray,
+    ) -> float:
+        """The MAP objective from its negative log-likelihood ``nll``."""
+        total = nll
+        for coef, bias in ((row_coef, self.row_bias), (col_coef, self.col_bias)):
+            total += 0.5 * float(np.sum(coef**2 @ self._penalty(bias)))
+        if self.sharing != "global":
+            if np.any(np.diff(table, axis=1) <= 0):
+                return np.inf
             total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
         return total
 
@@ -220,6 +249,7 @@ class OrdinalFactorization:
         seed: int = 0,
         progress: bool = False,
         start: tuple[FloatArray, FloatArray, FloatArray] | None = None,
+        extrapolate: bool = True,
     ) -> FactorizationResults:
         """Fit by alternating exact Newton sweeps until the MAP objective settles.
 
@@ -235,6 +265,9 @@ class OrdinalFactorization:
             Show a tqdm progress bar (if tqdm is installed).
         start : (row_coef, col_coef, threshold_table), optional
             Starting values (as stored in the results).
+        extrapolate : bool
+            After each sweep, try moving further along the sweep's change of all
+            parameters (see Notes); kept only where it lowers the objective.
 
         Returns
         -------
@@ -251,38 +284,25 @@ class OrdinalFactorization:
         )
         center = table.mean(axis=0)
         t_pen = self.penalties["thresholds"]
+        r = self.ratings
         trace = [self._objective(row_coef, col_coef, table, center)]
         bar: Any = _progress(progress, max_sweeps)
         converged = False
-        row_hessian = None
+        layouts = (block_layout(r.row, self.n_rows), block_layout(r.col, self.n_cols))
+        factor = _EXTRAPOLATION_START
         for _ in range(max_sweeps):
-            rows = block_newton_step(
-                self.link,
-                self._side("row", row_coef, col_coef, self.col_bias),
-                row_coef,
-                table,
-                self._penalty(self.row_bias),
-                owns_thresholds=self.sharing == "row",
-                threshold_penalty=t_pen,
-                threshold_center=center,
+            before = (row_coef, col_coef, table)
+            row_coef, col_coef, table, center, objective = self._sweep(
+                row_coef, col_coef, table, center, layouts
             )
-            row_coef, table, row_hessian = rows.coef, rows.thresholds, rows.hessian
-            cols = block_newton_step(
-                self.link,
-                self._side("column", col_coef, row_coef, self.row_bias),
-                col_coef,
-                table,
-                self._penalty(self.col_bias),
-                owns_thresholds=self.sharing == "column",
-                threshold_penalty=t_pen,
-                threshold_center=center,
-            )
-            col_coef, table = cols.coef, cols.thresholds
-            if self.sharing == "global":
-                table = self._threshold_step(row_coef, col_coef, table)
-            else:
-                center = table.mean(axis=0)
-            trace.append(self._objective(row_coef, col_coef, table, center))
+            if extrapolate:
+                jump = self._extrapolate(before, (row_coef, col_coef, table), factor)
+                if jump[-1] < objective:
+                    row_coef, col_coef, table, center, objective = jump
+                    factor = min(factor * _EXTRAPOLATION_GROWTH, _EXTRAPOLATION_MAX)
+                else:
+                    factor = _EXTRAPOLATION_START
+            trace.append(objective)
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(objective=f"{trace[-1]:.4f}")
@@ -312,12 +332,10 @@ class OrdinalFactorization:
             threshold_center=center,
             max_halvings=0,
         )
-        del row_hessian
         d = row_coef.shape[1]
         hess = final.hessian
         jitter = 1e-12 * np.eye(hess.shape[1])
         row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
-        r = self.ratings
         rated = sp.csr_array((np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols))
         return FactorizationResults(
             link=self.link,
@@ -339,13 +357,71 @@ class OrdinalFactorization:
             rated=rated,
         )
 
-    def _threshold_step(
-        self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray
-    ) -> FloatArray:
-        data = self._side("row", row_coef, col_coef, self.col_bias)
-        from ordstats.families.cumulative.blocks import linear_predictor
+    def _sweep(
+        self,
+        row_coef: FloatArray,
+        col_coef: FloatArray,
+        table: FloatArray,
+        center: FloatArray,
+        layouts: tuple[BlockLayout, BlockLayout],
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float]:
+        """One sweep: rows, columns, then global thresholds or the threshold centre.
 
-        eta = linear_predictor(data, row_coef)
+        Returns the new parameters and the MAP objective there (from the last
+        step's likelihood: no extra pass over the ratings).
+        """
+        t_pen = self.penalties["thresholds"]
+        rows = block_newton_step(
+            self.link,
+            self._side("row", row_coef, col_coef, self.col_bias, layouts[0]),
+            row_coef,
+            table,
+            self._penalty(self.row_bias),
+            owns_thresholds=self.sharing == "row",
+            threshold_penalty=t_pen,
+            threshold_center=center,
+        )
+        row_coef, table = rows.coef, rows.thresholds
+        col_data = self._side("column", col_coef, row_coef, self.row_bias, layouts[1])
+        cols = block_newton_step(
+            self.link,
+            col_data,
+            col_coef,
+            table,
+            self._penalty(self.col_bias),
+            owns_thresholds=self.sharing == "column",
+            threshold_penalty=t_pen,
+            threshold_center=center,
+        )
+        col_coef, table = cols.coef, cols.thresholds
+        nll = float(cols.nll.sum())
+        if self.sharing == "global":
+            table, nll = self._threshold_step(col_data, col_coef, table)
+        else:
+            center = table.mean(axis=0)
+        objective = self._posterior(nll, row_coef, col_coef, table, center)
+        return row_coef, col_coef, table, center, objective
+
+    def _extrapolate(
+        self,
+        before: tuple[FloatArray, FloatArray, FloatArray],
+        after: tuple[FloatArray, FloatArray, FloatArray],
+        factor: float,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float]:
+        """Parameters ``after + factor (after - before)`` and the objective there."""
+        row_coef, col_coef, table = (
+            a + factor * (a - b) for a, b in zip(after, before, strict=True)
+        )
+        center = table.mean(axis=0)
+        if np.any(np.diff(table, axis=1) <= 0):
+            return row_coef, col_coef, table, center, np.inf
+        return row_coef, col_coef, table, center, self._objective(row_coef, col_coef, table, center)
+
+    def _threshold_step(
+        self, col_data: BlockData, col_coef: FloatArray, table: FloatArray
+    ) -> tuple[FloatArray, float]:
+        """Newton step on global thresholds; returns them and the NLL there."""
+        eta = linear_predictor(col_data, col_coef)
         r = self.ratings
         glob = BlockData(
             r.y,
@@ -360,7 +436,7 @@ class OrdinalFactorization:
         step = block_newton_step(
             self.link, glob, np.zeros((1, 0)), table, np.zeros(0), owns_thresholds=True
         )
-        return step.thresholds
+        return step.thresholds, float(step.nll[0])
 
 
 def _progress(enabled: bool, total: int) -> object:

@@ -14,7 +14,13 @@ from ordstats import OrdinalModel
 from ordstats.core.links import get_link
 from ordstats.errors import DataError, PredictionError, SpecificationError
 from ordstats.estimation.factorization import OrdinalFactorization
-from ordstats.families.cumulative.blocks import BlockData, block_newton_step, block_objective
+from ordstats.families.cumulative import blocks
+from ordstats.families.cumulative.blocks import (
+    BlockData,
+    block_layout,
+    block_newton_step,
+    block_objective,
+)
 from ordstats.families.cumulative.simulate import simulate_ratings
 
 
@@ -237,3 +243,101 @@ def test_bad_input_gets_clear_errors(small: pd.DataFrame) -> None:
 
 def test_links_are_resolved_by_name(small: pd.DataFrame) -> None:
     assert OrdinalFactorization(small, link="probit").link == get_link("probit")
+
+
+def test_block_layout_covers_every_rating_once() -> None:
+    rng = np.random.default_rng(5)
+    block = np.repeat(np.arange(40), rng.integers(1, 60, 40))
+    rng.shuffle(block)
+    layout = block_layout(block, 42, growth=1.25)  # blocks 40 and 41 are empty
+    seen = np.zeros(len(block), dtype=int)
+    for ids, rows, mask in layout.batches:
+        assert np.all(block[rows] == ids[:, None])  # padding repeats the block's own rows
+        counts = mask.sum(axis=1)
+        assert np.all(rows.shape[1] <= np.ceil(1.25 * counts) + 1)
+        np.add.at(seen, rows[mask > 0], 1)
+    assert np.all(seen == 1)
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+@pytest.mark.parametrize("owns", [False, True])
+def test_batched_derivatives_equal_each_block_alone(
+    small: pd.DataFrame, owns: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The padded, batched sums over many blocks of different sizes (split into
+    several batches) give each block's gradient, Hessian and NLL computed alone."""
+    monkeypatch.setattr(blocks, "_BATCH_CELLS", 64)
+    sharing = "row" if owns else "global"
+    model = OrdinalFactorization(small.sample(frac=0.7, random_state=1), rank=2, thresholds=sharing)
+    res = model.fit(max_sweeps=3)
+    data = model._side("row", res.row_coef, res.col_coef, model.col_bias)
+    table = res.threshold_table
+    link = get_link("logit")
+    grad, hess, nll = blocks._gradient_hessian(link, data, res.row_coef, table, owns)
+    assert len(block_layout(data.block, data.n_blocks).batches) > 3
+    for u in range(data.n_blocks):
+        keep = data.block == u
+        n = int(keep.sum())
+        unpadded = blocks.BlockLayout(((np.array([0]), np.arange(n)[None, :], np.ones((1, n))),), 1)
+        alone = replace(
+            blocks._subset(data, keep),
+            block=np.zeros(n, dtype=np.intp),
+            n_blocks=1,
+            threshold_index=np.zeros(n, dtype=np.intp),
+            layout=unpadded,
+        )
+        theta = table[[u]] if owns else table
+        g, h, f = blocks._gradient_hessian(link, alone, res.row_coef[[u]], theta, owns)
+        np.testing.assert_allclose(grad[u], g[0], rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(hess[u], h[0], rtol=1e-10, atol=1e-10)
+        assert nll[u] == pytest.approx(f[0], rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+@pytest.mark.parametrize("sharing", ["global", "row", "column"])
+def test_trace_is_the_objective_and_extrapolation_reaches_the_same_optimum(
+    small: pd.DataFrame, sharing: str
+) -> None:
+    model = OrdinalFactorization(small, rank=1, factor_penalty=2.0, thresholds=sharing)
+    fits = [model.fit(max_sweeps=400, tol=1e-9, extrapolate=e) for e in (True, False)]
+    for res in fits:
+        trace = res.objective_trace
+        assert np.all(np.diff(trace) <= 1e-9 * np.abs(trace[1:]))
+        params = (res.row_coef, res.col_coef, res.threshold_table, res.threshold_center)
+        assert trace[-1] == pytest.approx(model._objective(*params), rel=1e-12)
+    assert fits[0].objective == pytest.approx(fits[1].objective, rel=1e-7)
+    assert fits[0].n_sweeps < fits[1].n_sweeps
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+@pytest.mark.parametrize("link_name", ["logit", "cloglog"])
+def test_block_gradient_and_hessian_equal_finite_differences(
+    small: pd.DataFrame, link_name: str
+) -> None:
+    """Derivatives of a block's NLL in (x_k, theta_k) (rows owning their thresholds)."""
+    model = OrdinalFactorization(small, rank=2, thresholds="row", link=link_name)
+    res = model.fit(max_sweeps=3)
+    data = model._side("row", res.row_coef, res.col_coef, model.col_bias)
+    link = get_link(link_name)
+    d = res.row_coef.shape[1]
+    zero = np.zeros(d)
+
+    def split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        coef, theta = res.row_coef.copy(), res.threshold_table.copy()
+        coef[4], theta[4] = x[:d], x[d:]
+        return coef, theta
+
+    def nll(x: np.ndarray) -> float:
+        return float(block_objective(link, data, *split(x), zero)[4])
+
+    def gradient(x: np.ndarray) -> np.ndarray:
+        return blocks._gradient_hessian(link, data, *split(x), True)[0][4]
+
+    x0 = np.concatenate([res.row_coef[4], res.threshold_table[4]])
+    grad, hess, _ = blocks._gradient_hessian(link, data, *split(x0), True)
+    eps = 1e-6
+    basis = np.eye(x0.size) * eps
+    fd_grad = [(nll(x0 + e) - nll(x0 - e)) / (2 * eps) for e in basis]
+    fd_hess = np.array([(gradient(x0 + e) - gradient(x0 - e)) / (2 * eps) for e in basis])
+    np.testing.assert_allclose(grad[4], fd_grad, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(hess[4], fd_hess, rtol=1e-5, atol=1e-6)

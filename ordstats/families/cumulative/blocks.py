@@ -24,8 +24,10 @@ the last term only when the block owns its thresholds (a Gaussian prior that
 shrinks them to their common centre ``bar theta``).  The gradient and Hessian
 of (2) are accumulated from the per-row derivatives of
 :func:`~ordstats.families.cumulative.likelihood.interval_derivatives` (tail
-safe) for all blocks at once with :func:`numpy.bincount`, and all blocks are
-solved by one batched :func:`numpy.linalg.solve`; a block whose step does not
+safe) for all blocks at once: the ``z``-parts as batched matrix products
+``Z_k' diag(h) Z_k`` over blocks of similar size gathered into padded arrays
+(:class:`BlockLayout`), the threshold parts with :func:`numpy.bincount`; all
+blocks are solved by one batched Cholesky solve; a block whose step does not
 decrease (2) halves it (only that block), so every block objective, hence the
 total, decreases monotonically.
 """
@@ -43,7 +45,82 @@ from ordstats.families.cumulative.likelihood import (
     log_interval_probabilities,
 )
 
-__all__ = ["BlockData", "BlockStep", "block_newton_step", "block_objective", "linear_predictor"]
+__all__ = [
+    "BlockData",
+    "BlockLayout",
+    "BlockStep",
+    "block_layout",
+    "block_newton_step",
+    "block_objective",
+    "linear_predictor",
+]
+
+#: Padded cells (observations) per batch of :class:`BlockLayout`: bounds the
+#: temporaries of the batched products (``cells x d`` floats).
+_BATCH_CELLS = 1 << 18
+
+
+@dataclass(frozen=True, eq=False)
+class BlockLayout:
+    """The observations of each block, gathered into padded batches.
+
+    Blocks of similar size share a batch: a ``(G, m)`` array of observation
+    indices, one row per block, padded to the batch's width ``m`` (at most
+    ``growth`` times the block's size) by repeating the block's last index,
+    with a mask that zeroes the padding.  A batch's sums over observations are
+    then one stacked matrix product.
+
+    Attributes
+    ----------
+    batches : tuple of (blocks, rows, mask)
+        ``blocks``: ndarray of int, shape (G,), the block ids; ``rows``: ndarray
+        of int, shape (G, m); ``mask``: ndarray, shape (G, m), 1 on observations
+        and 0 on padding.
+    n_blocks : int
+    """
+
+    batches: tuple[tuple[IntArray, IntArray, FloatArray], ...]
+    n_blocks: int
+
+
+def block_layout(block: IntArray, n_blocks: int, growth: float = 1.25) -> BlockLayout:
+    """Group observations by block into padded batches (:class:`BlockLayout`).
+
+    Parameters
+    ----------
+    block : ndarray of int, shape (n,)
+        Block of each observation, ``0 .. n_blocks - 1``.
+    n_blocks : int
+    growth : float
+        Ratio of successive batch widths: padding adds less than ``growth - 1``
+        of a block's size.
+
+    Returns
+    -------
+    BlockLayout
+    """
+    block = np.asarray(block, dtype=np.intp)
+    order = np.argsort(block, kind="stable")
+    counts = np.bincount(block, minlength=n_blocks)
+    starts = np.cumsum(counts) - counts
+    nonempty = np.flatnonzero(counts)
+    if nonempty.size == 0:
+        return BlockLayout((), n_blocks)
+    largest = int(counts.max())
+    ladder = np.unique(np.ceil(growth ** np.arange(np.log(largest) / np.log(growth) + 2)))
+    ladder = ladder.astype(np.intp)
+    width = ladder[np.searchsorted(ladder, counts[nonempty])]
+    batches = []
+    for m in np.unique(width):
+        ids = nonempty[width == m]
+        per_batch = max(1, _BATCH_CELLS // int(m))
+        position = np.arange(m)
+        for first in range(0, ids.size, per_batch):
+            chunk = ids[first : first + per_batch]
+            count = counts[chunk][:, None]
+            rows = order[starts[chunk][:, None] + np.minimum(position, count - 1)]
+            batches.append((chunk, rows, (position < count).astype(float)))
+    return BlockLayout(tuple(batches), n_blocks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +143,9 @@ class BlockData:
     threshold_index : ndarray of int, shape (n,)
         Row of the threshold table each observation uses.
     n_levels : int
+    layout : BlockLayout, optional
+        :func:`block_layout` of ``block`` (the blocks never change during a fit:
+        pass it to skip the grouping); built when needed if absent.
     """
 
     y: IntArray
@@ -76,6 +156,7 @@ class BlockData:
     offset: FloatArray
     threshold_index: IntArray
     n_levels: int
+    layout: BlockLayout | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +170,8 @@ class BlockStep:
         The threshold table (updated only when the blocks own it).
     objective : ndarray, shape (n_blocks,)
         Equation (2) per block at the new parameters.
+    nll : ndarray, shape (n_blocks,)
+        Its negative log-likelihood part.
     hessian : ndarray, shape (n_blocks, D, D)
         Hessian of (2) at the *old* parameters, ``D = d`` (+ ``K - 1`` when the
         blocks own the thresholds): its inverse approximates the covariance.
@@ -99,6 +182,7 @@ class BlockStep:
     coef: FloatArray
     thresholds: FloatArray
     objective: FloatArray
+    nll: FloatArray
     hessian: FloatArray
     halvings: int
 
@@ -133,15 +217,36 @@ def _penalty(
     return out
 
 
-def _per_block_nll(
-    link: Link, data: BlockData, coef: FloatArray, thresholds: FloatArray
-) -> FloatArray:
-    upper, lower = _bounds(data, thresholds, linear_predictor(data, coef))
-    log_p = log_interval_probabilities(link, upper, lower)
+def _nll_by_block(data: BlockData, log_p: FloatArray) -> FloatArray:
+    """Per-block ``-sum w log P`` (``inf`` for a block with an impossible rating)."""
     terms = np.where(np.isfinite(log_p), -data.weights * log_p, np.inf)
     with np.errstate(invalid="ignore"):
         out = np.bincount(data.block, weights=terms, minlength=data.n_blocks)
     return np.where(np.isnan(out), np.inf, out)
+
+
+def _per_block_nll(
+    link: Link, data: BlockData, coef: FloatArray, thresholds: FloatArray
+) -> FloatArray:
+    upper, lower = _bounds(data, thresholds, linear_predictor(data, coef))
+    return _nll_by_block(data, log_interval_probabilities(link, upper, lower))
+
+
+def _with_penalty(
+    nll: FloatArray,
+    coef: FloatArray,
+    thresholds: FloatArray,
+    penalty: FloatArray,
+    owns_thresholds: bool,
+    threshold_penalty: float,
+    threshold_center: FloatArray | None,
+) -> FloatArray:
+    """Equation (2) from its likelihood part."""
+    own = thresholds if owns_thresholds else None
+    out = nll + _penalty(coef, own, penalty, threshold_penalty, threshold_center)
+    if owns_thresholds:  # a level no block member used may not disorder its thresholds
+        out = np.where(np.all(np.diff(thresholds, axis=1) > 0, axis=1), out, np.inf)
+    return out
 
 
 def block_objective(
@@ -175,39 +280,32 @@ def block_objective(
     ndarray, shape (n_blocks,)
     """
     nll = _per_block_nll(link, data, coef, thresholds)
-    own = thresholds if owns_thresholds else None
-    out = nll + _penalty(coef, own, penalty, threshold_penalty, threshold_center)
-    if owns_thresholds:  # a level no block member used may not disorder its thresholds
-        out = np.where(np.all(np.diff(thresholds, axis=1) > 0, axis=1), out, np.inf)
-    return out
+    return _with_penalty(
+        nll, coef, thresholds, penalty, owns_thresholds, threshold_penalty, threshold_center
+    )
 
 
 def _gradient_hessian(
     link: Link, data: BlockData, coef: FloatArray, thresholds: FloatArray, owns: bool
-) -> tuple[FloatArray, FloatArray]:
-    """Gradient and Hessian of the negative log-likelihood part of (2), per block."""
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Gradient, Hessian and value of the negative log-likelihood part of (2), per block."""
     n_blocks, d = coef.shape
     t = data.n_levels - 1 if owns else 0
     dim = d + t
     upper, lower = _bounds(data, thresholds, linear_predictor(data, coef))
     der = interval_derivatives(link, upper, lower)
+    nll = _nll_by_block(data, der.log_prob)
     w = data.weights
     # d(-l)/d eta = (g_u + g_l); d2(-l)/d eta2 = -(h_uu + 2 h_ul + h_ll)
     g_eta = w * (der.d_upper + der.d_lower)
     h_eta = -w * (der.d2_upper + 2.0 * der.d2_cross + der.d2_lower)
     grad = np.zeros((n_blocks, dim))
     hess = np.zeros((n_blocks, dim, dim))
-    z, block = data.covariates, data.block
-    for a in range(d):
-        grad[:, a] = np.bincount(block, weights=g_eta * z[:, a], minlength=n_blocks)
-        for b in range(a + 1):
-            hess[:, a, b] = np.bincount(
-                block, weights=h_eta * z[:, a] * z[:, b], minlength=n_blocks
-            )
-            hess[:, b, a] = hess[:, a, b]
+    cross = None
     if t:
         # cut-point indices of the upper (y) and lower (y - 1) bounds; a missing
         # bound has zero derivatives, so its clipped index receives nothing
+        block = data.block
         k_u = np.minimum(data.y, t - 1)
         k_l = np.maximum(data.y - 1, 0)
         g_u, g_l = -w * der.d_upper, -w * der.d_lower
@@ -219,23 +317,46 @@ def _gradient_hessian(
         ).reshape(n_blocks, t)
         tt = n_blocks * t * t
         base = block * t * t
-        theta_h = (
+        hess[:, d:, d:] = (
             np.bincount(base + k_u * t + k_u, weights=h_uu, minlength=tt)
             + np.bincount(base + k_l * t + k_l, weights=h_ll, minlength=tt)
             + np.bincount(base + k_u * t + k_l, weights=h_ul, minlength=tt)
             + np.bincount(base + k_l * t + k_u, weights=h_ul, minlength=tt)
         ).reshape(n_blocks, t, t)
-        hess[:, d:, d:] = theta_h
-        # log P depends on theta - eta: d2/(d eta d theta) = -(row sums of the cut-point Hessian)
-        cross_u, cross_l = -(h_uu + h_ul), -(h_ul + h_ll)
-        for a in range(d):
-            c = (
-                np.bincount(block * t + k_u, weights=cross_u * z[:, a], minlength=size)
-                + np.bincount(block * t + k_l, weights=cross_l * z[:, a], minlength=size)
-            ).reshape(n_blocks, t)
-            hess[:, a, d:] = c
-            hess[:, d:, a] = c
-    return grad, hess
+        if d:
+            # log P depends on theta - eta: d2/(d eta d theta_k) = -(row k of the
+            # cut-point Hessian summed), one column per cut point
+            cross = np.zeros((len(k_u), t))
+            obs = np.arange(len(k_u))
+            cross[obs, k_u] = -(h_uu + h_ul)
+            cross[obs, k_l] -= h_ul + h_ll
+    if d:
+        layout = data.layout if data.layout is not None else block_layout(data.block, n_blocks)
+        _accumulate(layout, data.covariates, g_eta, h_eta, cross, grad, hess)
+    return grad, hess, nll
+
+
+def _accumulate(
+    layout: BlockLayout,
+    z: FloatArray,
+    g: FloatArray,
+    h: FloatArray,
+    cross: FloatArray | None,
+    grad: FloatArray,
+    hess: FloatArray,
+) -> None:
+    """Add ``Z_k' g``, ``Z_k' diag(h) Z_k`` (and ``Z_k' C``) of every block in place."""
+    d = z.shape[1]
+    for ids, rows, mask in layout.batches:
+        Z = z[rows]  # (G, m, d)
+        Zt = np.swapaxes(Z, 1, 2)
+        grad[ids, :d] = np.matmul(Zt, (g[rows] * mask)[:, :, None])[:, :, 0]
+        zhz = np.matmul(Zt, Z * (h[rows] * mask)[:, :, None])
+        hess[ids, :d, :d] = 0.5 * (zhz + np.swapaxes(zhz, 1, 2))
+        if cross is not None:
+            zc = np.matmul(Zt, cross[rows] * mask[:, :, None])
+            hess[ids, :d, d:] = zc
+            hess[ids, d:, :d] = np.swapaxes(zc, 1, 2)
 
 
 def _subset(data: BlockData, keep: np.ndarray) -> BlockData:
@@ -308,13 +429,10 @@ def block_newton_step(
     coef = np.asarray(coef, dtype=float)
     thresholds = np.asarray(thresholds, dtype=float)
     d = coef.shape[1]
-    kwargs = dict(
-        owns_thresholds=owns_thresholds,
-        threshold_penalty=threshold_penalty,
-        threshold_center=threshold_center,
+    grad, hess, nll_old = _gradient_hessian(link, data, coef, thresholds, owns_thresholds)
+    f_old = _with_penalty(
+        nll_old, coef, thresholds, penalty, owns_thresholds, threshold_penalty, threshold_center
     )
-    f_old = block_objective(link, data, coef, thresholds, penalty, **kwargs)  # type: ignore[arg-type]
-    grad, hess = _gradient_hessian(link, data, coef, thresholds, owns_thresholds)
     grad[:, :d] += coef * penalty
     idx = np.arange(d)
     hess[:, idx, idx] += penalty
@@ -326,7 +444,7 @@ def block_newton_step(
             hess[:, d + np.arange(t), d + np.arange(t)] += threshold_penalty
     step = -_solve(hess, grad)
     alpha = np.ones(coef.shape[0])
-    new_coef, new_theta, f_new = coef, thresholds, f_old.copy()
+    new_coef, new_theta, f_new, nll_new = coef, thresholds, f_old.copy(), nll_old.copy()
     pending = np.ones(coef.shape[0], dtype=bool)
     halvings = 0
     sub = data
@@ -336,15 +454,25 @@ def block_newton_step(
         if owns_thresholds:
             trial_theta = thresholds + alpha[:, None] * step[:, d:]
         if halvings:  # re-evaluate only the observations of blocks still halving
-            sub = _subset(data, pending[data.block])
-        f_trial = block_objective(link, sub, trial_coef, trial_theta, penalty, **kwargs)  # type: ignore[arg-type]
+            sub = _subset(sub, pending[sub.block])
+        nll_trial = _per_block_nll(link, sub, trial_coef, trial_theta)
+        f_trial = _with_penalty(
+            nll_trial,
+            trial_coef,
+            trial_theta,
+            penalty,
+            owns_thresholds,
+            threshold_penalty,
+            threshold_center,
+        )
         ok = pending & (f_trial <= f_old)
         new_coef = np.where(ok[:, None], trial_coef, new_coef)
         if owns_thresholds:
             new_theta = np.where(ok[:, None], trial_theta, new_theta)
         f_new = np.where(ok, f_trial, f_new)
+        nll_new = np.where(ok, nll_trial, nll_new)
         pending &= ~ok
         if not pending.any():
             break
         alpha = np.where(pending, alpha * 0.5, alpha)
-    return BlockStep(new_coef, new_theta, f_new, hess, halvings)
+    return BlockStep(new_coef, new_theta, f_new, nll_new, hess, halvings)
