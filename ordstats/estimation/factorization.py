@@ -34,14 +34,8 @@ import scipy.sparse as sp
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
-from ordstats.families.cumulative.blocks import (
-    BlockData,
-    BlockLayout,
-    block_layout,
-    block_newton_step,
-    block_objective,
-    linear_predictor,
-)
+from ordstats.estimation.sweeps import PartRunner, Sweeper
+from ordstats.families.cumulative.sides import SidePart, split_side
 from ordstats.results.factorization import FactorizationResults, _row_penalty
 
 __all__ = ["OrdinalFactorization"]
@@ -185,43 +179,58 @@ class OrdinalFactorization:
         col_coef[:, int(self.col_bias) :] = 0.1 * rng.standard_normal((self.n_cols, self.rank))
         return row_coef, col_coef, table
 
-    def _side(
-        self,
-        side: str,
-        own: FloatArray,
-        other: FloatArray,
-        other_bias: bool,
-        layout: BlockLayout | None = None,
-    ) -> BlockData:
-        """Block data of ``side`` ("row"/"column") with the other side fixed."""
+    def _parts(self, n_parts: int) -> dict[str, list[SidePart]]:
+        """Both sides cut into parts of whole blocks (see :func:`split_side`)."""
         r = self.ratings
-        block, other_idx = (r.row, r.col) if side == "row" else (r.col, r.row)
-        own_bias = self.row_bias if side == "row" else self.col_bias
-        gathered = other[other_idx]  # (b_v, q_v) or (q_v) of each rating's other side
-        if other_bias:
-            offset = gathered[:, 0].copy()
-            if own_bias:  # covariates (1, q_v): the bias column becomes the ones
-                gathered[:, 0] = 1.0
-                cov = gathered
-            else:
-                cov = gathered[:, 1:]
-        else:
-            offset = np.zeros(len(block))
-            cov = np.column_stack([np.ones(len(block)), gathered]) if own_bias else gathered
-        tidx = {"global": np.zeros_like(block), "row": r.row, "column": r.col}[self.sharing]
-        n_blocks = self.n_rows if side == "row" else self.n_cols
-        return BlockData(r.y, r.weights, block, n_blocks, cov, offset, tidx, self.n_levels, layout)
+        tidx = {"global": np.zeros_like(r.row), "row": r.row, "column": r.col}[self.sharing]
+        return {
+            side: split_side(
+                block,
+                other,
+                r.y,
+                r.weights,
+                tidx,
+                n_blocks,
+                self.n_levels,
+                own_bias=own_bias,
+                other_bias=other_bias,
+                owns_thresholds=self.sharing == side,
+                n_parts=n_parts,
+            )
+            for side, block, other, n_blocks, own_bias, other_bias in (
+                ("row", r.row, r.col, self.n_rows, self.row_bias, self.col_bias),
+                ("column", r.col, r.row, self.n_cols, self.col_bias, self.row_bias),
+            )
+        }
+
+    def _sweeper(self, n_jobs: int = 1, client: Any = None, n_parts: int | None = None) -> Sweeper:
+        if n_parts is None:
+            n_parts = _default_parts(n_jobs, client)
+        runner = PartRunner(self._parts(n_parts), n_jobs=n_jobs, client=client)
+        penalties = {
+            "row": self._penalty(self.row_bias),
+            "column": self._penalty(self.col_bias),
+        }
+        return Sweeper(runner, self.link, self.sharing, penalties, self.penalties["thresholds"])
 
     def _penalty(self, has_bias: bool) -> FloatArray:
         return _row_penalty(self.penalties, has_bias, self.rank)
 
     def _objective(
-        self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray, center: FloatArray
+        self,
+        row_coef: FloatArray,
+        col_coef: FloatArray,
+        table: FloatArray,
+        center: FloatArray,
+        sweeper: Sweeper | None = None,
     ) -> float:
         """The MAP objective (negative log posterior) at the given parameters."""
-        data = self._side("row", row_coef, col_coef, self.col_bias)
-        nll = block_objective(self.link, data, row_coef, table, np.zeros(row_coef.shape[1]))
-        return self._posterior(float(nll.sum()), row_coef, col_coef, table, center)
+        if sweeper is None:
+            sweeper = self._sweeper()
+        if self.sharing != "global" and np.any(np.diff(table, axis=1) <= 0):
+            return np.inf
+        nll = sweeper.nll(row_coef, col_coef, table)
+        return self._posterior(nll, row_coef, col_coef, table, center)
 
     def _posterior(
         self,
@@ -250,6 +259,9 @@ class OrdinalFactorization:
         progress: bool = False,
         start: tuple[FloatArray, FloatArray, FloatArray] | None = None,
         extrapolate: bool = True,
+        n_jobs: int = 1,
+        client: Any = None,
+        n_parts: int | None = None,
     ) -> FactorizationResults:
         """Fit by alternating exact Newton sweeps until the MAP objective settles.
 
@@ -268,6 +280,14 @@ class OrdinalFactorization:
         extrapolate : bool
             After each sweep, try moving further along the sweep's change of all
             parameters (see Notes); kept only where it lowers the objective.
+        n_jobs : int
+            Threads that step the parts of each side side by side.
+        client : dask.distributed.Client, optional
+            Step the parts on this cluster's workers (they receive the ratings
+            once; each step sends only coefficients and thresholds).
+        n_parts : int, optional
+            Parts per side (default: ``n_jobs``, or twice the cluster's worker
+            threads); the estimates do not depend on it.
 
         Returns
         -------
@@ -283,34 +303,23 @@ class OrdinalFactorization:
             )
         )
         center = table.mean(axis=0)
-        t_pen = self.penalties["thresholds"]
         r = self.ratings
-        trace = [self._objective(row_coef, col_coef, table, center)]
-        bar: Any = _progress(progress, max_sweeps)
-        converged = False
-        layouts = (block_layout(r.row, self.n_rows), block_layout(r.col, self.n_cols))
-        factor = _EXTRAPOLATION_START
-        for _ in range(max_sweeps):
-            before = (row_coef, col_coef, table)
-            row_coef, col_coef, table, center, objective = self._sweep(
-                row_coef, col_coef, table, center, layouts
+        sweeper = self._sweeper(n_jobs, client, n_parts)
+        try:
+            row_coef, col_coef, table, center, trace, converged = self._sweeps(
+                sweeper,
+                (row_coef, col_coef, table, center),
+                max_sweeps=max_sweeps,
+                tol=tol,
+                progress=progress,
+                extrapolate=extrapolate,
             )
-            if extrapolate:
-                jump = self._extrapolate(before, (row_coef, col_coef, table), factor)
-                if jump[-1] < objective:
-                    row_coef, col_coef, table, center, objective = jump
-                    factor = min(factor * _EXTRAPOLATION_GROWTH, _EXTRAPOLATION_MAX)
-                else:
-                    factor = _EXTRAPOLATION_START
-            trace.append(objective)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(objective=f"{trace[-1]:.4f}")
-            if trace[-2] - trace[-1] <= tol * (1.0 + abs(trace[-1])):
-                converged = True
-                break
-        if bar is not None:
-            bar.close()
+            # row covariance at the estimates (columns fixed)
+            *_, hess = sweeper.side_step(
+                "row", row_coef, col_coef, table, center, max_halvings=0, keep_hessian=True
+            )
+        finally:
+            sweeper.runner.close()
         if not converged:
             import warnings
 
@@ -320,20 +329,8 @@ class OrdinalFactorization:
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        # row covariance at the estimates (columns fixed)
-        final = block_newton_step(
-            self.link,
-            self._side("row", row_coef, col_coef, self.col_bias),
-            row_coef,
-            table,
-            self._penalty(self.row_bias),
-            owns_thresholds=self.sharing == "row",
-            threshold_penalty=t_pen,
-            threshold_center=center,
-            max_halvings=0,
-        )
+        assert hess is not None  # keep_hessian
         d = row_coef.shape[1]
-        hess = final.hessian
         jitter = 1e-12 * np.eye(hess.shape[1])
         row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
         rated = sp.csr_array((np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols))
@@ -357,46 +354,63 @@ class OrdinalFactorization:
             rated=rated,
         )
 
+    def _sweeps(
+        self,
+        sweeper: Sweeper,
+        state: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+        *,
+        max_sweeps: int,
+        tol: float,
+        progress: bool,
+        extrapolate: bool,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, list[float], bool]:
+        """Sweep until the objective settles; returns the parameters, trace and convergence."""
+        row_coef, col_coef, table, center = state
+        trace = [self._objective(row_coef, col_coef, table, center, sweeper)]
+        bar: Any = _progress(progress, max_sweeps)
+        converged = False
+        factor = _EXTRAPOLATION_START
+        for _ in range(max_sweeps):
+            before = (row_coef, col_coef, table)
+            row_coef, col_coef, table, center, objective = self._sweep(
+                sweeper, row_coef, col_coef, table, center
+            )
+            if extrapolate:
+                jump = self._extrapolate(sweeper, before, (row_coef, col_coef, table), factor)
+                if jump[-1] < objective:
+                    row_coef, col_coef, table, center, objective = jump
+                    factor = min(factor * _EXTRAPOLATION_GROWTH, _EXTRAPOLATION_MAX)
+                else:
+                    factor = _EXTRAPOLATION_START
+            trace.append(objective)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(objective=f"{trace[-1]:.4f}")
+            if trace[-2] - trace[-1] <= tol * (1.0 + abs(trace[-1])):
+                converged = True
+                break
+        if bar is not None:
+            bar.close()
+        return row_coef, col_coef, table, center, trace, converged
+
     def _sweep(
         self,
+        sweeper: Sweeper,
         row_coef: FloatArray,
         col_coef: FloatArray,
         table: FloatArray,
         center: FloatArray,
-        layouts: tuple[BlockLayout, BlockLayout],
     ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, float]:
         """One sweep: rows, columns, then global thresholds or the threshold centre.
 
         Returns the new parameters and the MAP objective there (from the last
-        step's likelihood: no extra pass over the ratings).
+        step's likelihood: no extra pass over the ratings, except for the global
+        thresholds' trial).
         """
-        t_pen = self.penalties["thresholds"]
-        rows = block_newton_step(
-            self.link,
-            self._side("row", row_coef, col_coef, self.col_bias, layouts[0]),
-            row_coef,
-            table,
-            self._penalty(self.row_bias),
-            owns_thresholds=self.sharing == "row",
-            threshold_penalty=t_pen,
-            threshold_center=center,
-        )
-        row_coef, table = rows.coef, rows.thresholds
-        col_data = self._side("column", col_coef, row_coef, self.row_bias, layouts[1])
-        cols = block_newton_step(
-            self.link,
-            col_data,
-            col_coef,
-            table,
-            self._penalty(self.col_bias),
-            owns_thresholds=self.sharing == "column",
-            threshold_penalty=t_pen,
-            threshold_center=center,
-        )
-        col_coef, table = cols.coef, cols.thresholds
-        nll = float(cols.nll.sum())
+        row_coef, table, _, _ = sweeper.side_step("row", row_coef, col_coef, table, center)
+        col_coef, table, nll, _ = sweeper.side_step("column", col_coef, row_coef, table, center)
         if self.sharing == "global":
-            table, nll = self._threshold_step(col_data, col_coef, table)
+            table, nll = sweeper.global_thresholds(row_coef, col_coef, table)
         else:
             center = table.mean(axis=0)
         objective = self._posterior(nll, row_coef, col_coef, table, center)
@@ -404,6 +418,7 @@ class OrdinalFactorization:
 
     def _extrapolate(
         self,
+        sweeper: Sweeper,
         before: tuple[FloatArray, FloatArray, FloatArray],
         after: tuple[FloatArray, FloatArray, FloatArray],
         factor: float,
@@ -415,28 +430,16 @@ class OrdinalFactorization:
         center = table.mean(axis=0)
         if np.any(np.diff(table, axis=1) <= 0):
             return row_coef, col_coef, table, center, np.inf
-        return row_coef, col_coef, table, center, self._objective(row_coef, col_coef, table, center)
+        objective = self._objective(row_coef, col_coef, table, center, sweeper)
+        return row_coef, col_coef, table, center, objective
 
-    def _threshold_step(
-        self, col_data: BlockData, col_coef: FloatArray, table: FloatArray
-    ) -> tuple[FloatArray, float]:
-        """Newton step on global thresholds; returns them and the NLL there."""
-        eta = linear_predictor(col_data, col_coef)
-        r = self.ratings
-        glob = BlockData(
-            r.y,
-            r.weights,
-            np.zeros_like(r.y),
-            1,
-            np.empty((len(r.y), 0)),
-            eta,
-            np.zeros_like(r.y),
-            self.n_levels,
-        )
-        step = block_newton_step(
-            self.link, glob, np.zeros((1, 0)), table, np.zeros(0), owns_thresholds=True
-        )
-        return step.thresholds, float(step.nll[0])
+
+def _default_parts(n_jobs: int, client: Any) -> int:
+    """Two parts per worker thread on a cluster (load balance), else one per thread."""
+    if client is not None:
+        threads = sum(client.nthreads().values()) if hasattr(client, "nthreads") else 1
+        return max(2, 2 * int(threads))
+    return max(1, int(n_jobs))
 
 
 def _progress(enabled: bool, total: int) -> object:

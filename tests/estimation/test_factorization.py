@@ -21,6 +21,7 @@ from ordstats.families.cumulative.blocks import (
     block_newton_step,
     block_objective,
 )
+from ordstats.families.cumulative.sides import part_data
 from ordstats.families.cumulative.simulate import simulate_ratings
 
 
@@ -270,7 +271,7 @@ def test_batched_derivatives_equal_each_block_alone(
     sharing = "row" if owns else "global"
     model = OrdinalFactorization(small.sample(frac=0.7, random_state=1), rank=2, thresholds=sharing)
     res = model.fit(max_sweeps=3)
-    data = model._side("row", res.row_coef, res.col_coef, model.col_bias)
+    data = part_data(model._parts(1)["row"][0], res.col_coef)
     table = res.threshold_table
     link = get_link("logit")
     grad, hess, nll = blocks._gradient_hessian(link, data, res.row_coef, table, owns)
@@ -317,7 +318,7 @@ def test_block_gradient_and_hessian_equal_finite_differences(
     """Derivatives of a block's NLL in (x_k, theta_k) (rows owning their thresholds)."""
     model = OrdinalFactorization(small, rank=2, thresholds="row", link=link_name)
     res = model.fit(max_sweeps=3)
-    data = model._side("row", res.row_coef, res.col_coef, model.col_bias)
+    data = part_data(model._parts(1)["row"][0], res.col_coef)
     link = get_link(link_name)
     d = res.row_coef.shape[1]
     zero = np.zeros(d)
