@@ -61,7 +61,9 @@ class PartRunner:
         self._pool: ThreadPoolExecutor | None = None
         self._remote: dict[str, list[Any]] = {}
         if client is not None:
-            self._remote = {side: client.scatter(parts) for side, parts in sides.items()}
+            self._remote = {
+                side: client.scatter(parts, hash=False) for side, parts in sides.items()
+            }
         elif n_jobs > 1:
             self._pool = ThreadPoolExecutor(max_workers=int(n_jobs))
 
@@ -73,7 +75,7 @@ class PartRunner:
         if self.client is not None:
             client = self.client
             sent = [
-                client.scatter(a, broadcast=True)
+                client.scatter(a, broadcast=True, hash=False)
                 if isinstance(a, np.ndarray) and a.nbytes > _SCATTER_BYTES
                 else a
                 for a in shared
