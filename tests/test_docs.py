@@ -43,8 +43,13 @@ def build_docs(
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
     proc = subprocess.run(
         [*command, str(source), str(out)],
-        # the gallery runs every vignette: the boosting one on its quick settings
-        env={**os.environ, "PYTHONPATH": pythonpath, "ORDSTATS_BOOSTING_QUICK": "1"},
+        # the gallery runs every vignette: boosting and factorization on quick settings
+        env={
+            **os.environ,
+            "PYTHONPATH": pythonpath,
+            "ORDSTATS_BOOSTING_QUICK": "1",
+            "ORDSTATS_FACTORIZATION_QUICK": "1",
+        },
         capture_output=True,
         text=True,
         timeout=timeout,

