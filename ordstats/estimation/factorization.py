@@ -228,10 +228,10 @@ class OrdinalFactorization:
         sweeper: Sweeper | None = None,
     ) -> float:
         """The MAP objective (negative log posterior) at the given parameters."""
+        if np.any(np.diff(table, axis=1) <= 0):  # not a model: no pass over the ratings
+            return np.inf
         if sweeper is None:
             sweeper = self._sweeper()
-        if self.sharing != "global" and np.any(np.diff(table, axis=1) <= 0):
-            return np.inf
         nll = sweeper.nll(row_coef, col_coef, table)
         return self._posterior(nll, row_coef, col_coef, table, center)
 
@@ -243,13 +243,11 @@ class OrdinalFactorization:
         table: FloatArray,
         center: FloatArray,
     ) -> float:
-        """The MAP objective from its negative log-likelihood ``nll``."""
+        """The MAP objective from its negative log-likelihood ``nll`` (ordered thresholds)."""
         total = nll
         for coef, bias in ((row_coef, self.row_bias), (col_coef, self.col_bias)):
             total += 0.5 * float(np.sum(coef**2 @ self._penalty(bias)))
         if self.sharing != "global":
-            if np.any(np.diff(table, axis=1) <= 0):
-                return np.inf
             total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
         return total
 
@@ -442,8 +440,6 @@ class OrdinalFactorization:
             a + factor * (a - b) for a, b in zip(after, before, strict=True)
         )
         center = table.mean(axis=0)
-        if np.any(np.diff(table, axis=1) <= 0):
-            return row_coef, col_coef, table, center, np.inf
         objective = self._objective(row_coef, col_coef, table, center, sweeper)
         return row_coef, col_coef, table, center, objective
 
@@ -451,8 +447,7 @@ class OrdinalFactorization:
 def _default_parts(n_jobs: int, client: Any) -> int:
     """Two parts per worker thread on a cluster (load balance), else one per thread."""
     if client is not None:
-        threads = sum(client.nthreads().values()) if hasattr(client, "nthreads") else 1
-        return max(2, 2 * int(threads))
+        return max(2, 2 * sum(client.nthreads().values()))
     return max(1, int(n_jobs))
 
 

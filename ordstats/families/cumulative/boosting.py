@@ -442,9 +442,7 @@ class ScoreDerivatives:
             bad |= ~np.isfinite(g_l)
         if bad.any():
             cut_u, cut_l = self._cuts
-            general = interval_derivatives(
-                get_link("logit"), cut_u[bad] - eta[bad], cut_l[bad] - eta[bad]
-            )
+            general = interval_derivatives(self.link, cut_u[bad] - eta[bad], cut_l[bad] - eta[bad])
             g_u[bad], g_l[bad] = general.d_upper, general.d_lower
             h_uu[bad], h_ll[bad], h_ul[bad] = general.d2_upper, general.d2_lower, general.d2_cross
             log_p[bad] = general.log_prob
@@ -486,7 +484,7 @@ class ScoreDerivatives:
         if bad.any():
             cut_u, cut_l = self._cuts
             out[bad] = log_interval_probabilities(
-                get_link("logit"), cut_u[bad] - eta[bad], cut_l[bad] - eta[bad]
+                self.link, cut_u[bad] - eta[bad], cut_l[bad] - eta[bad]
             )
         return bad
 
