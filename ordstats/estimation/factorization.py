@@ -316,6 +316,13 @@ class OrdinalFactorization:
         )
         center = table.mean(axis=0)
         r = self.ratings
+        for name, value in (("n_jobs", n_jobs), ("n_parts", 1 if n_parts is None else n_parts)):
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise SpecificationError(f"{name} must be a whole number >= 1, not {value!r}")
+        if client is not None and not hasattr(client, "scatter"):
+            raise SpecificationError(
+                f"client must be a dask.distributed.Client, not {type(client).__name__}"
+            )
         sweeper = self._sweeper(n_jobs, client, n_parts)
         try:
             row_coef, col_coef, table, center, trace, converged = self._sweeps(

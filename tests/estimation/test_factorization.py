@@ -240,6 +240,13 @@ def test_bad_input_gets_clear_errors(small: pd.DataFrame) -> None:
         OrdinalFactorization(small, rank=-1)
     with pytest.raises(DataError, match="already"):
         OrdinalFactorization(small, rank=1).fit(max_sweeps=3).fold_in(0, {1: 2})
+    model = OrdinalFactorization(small, rank=1)
+    with pytest.raises(SpecificationError, match="n_jobs must be a whole number >= 1, not 0"):
+        model.fit(n_jobs=0)
+    with pytest.raises(SpecificationError, match=r"n_parts must be a whole number >= 1, not 2\.5"):
+        model.fit(n_parts=2.5)  # type: ignore[arg-type]
+    with pytest.raises(SpecificationError, match=r"client must be a dask\.distributed\.Client"):
+        model.fit(client="tcp://127.0.0.1:8786")
 
 
 def test_links_are_resolved_by_name(small: pd.DataFrame) -> None:
