@@ -318,19 +318,26 @@ def test_reverse_row_derivatives_are_the_forward_ones_on_reversed_levels():
         )
 
 
-def test_the_likelihood_and_the_row_api_share_their_pointwise_terms(monkeypatch):
-    """Evaluation and row_derivatives both get their first derivatives from interval_gradients."""
+@pytest.mark.parametrize(
+    ("link", "shared"),
+    [("probit", "_general_interval_gradients"), ("logit", "logistic_derivatives")],
+)
+def test_the_likelihood_and_the_row_api_share_their_pointwise_terms(monkeypatch, link, shared):
+    """Evaluation and row_derivatives get their derivatives from the same function.
+
+    The general formulas for most links, the closed forms for the logistic one.
+    """
     import ordstats.families.cumulative.likelihood as lik
 
     calls = []
-    original = lik.interval_gradients
+    original = getattr(lik, shared)
 
     def spy(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(lik, "interval_gradients", spy)
-    fam, problem, params = _cumulative_problem(0, "logit")
+    monkeypatch.setattr(lik, shared, spy)
+    fam, problem, params = _cumulative_problem(0, link)
     _ = fam.evaluate(problem, params).gradient
     _ = fam.row_derivatives(np.zeros(2), np.array([0, 1]), cutpoints=np.array([0.0]))
     assert len(calls) == 2

@@ -53,7 +53,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
@@ -61,9 +60,11 @@ from ordstats.core.links.standard import Logit
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.families.cumulative.likelihood import (
     IntervalDerivatives,
+    LogisticHalves,
     evaluate,
     interval_derivatives,
     log_interval_probabilities,
+    logistic_derivatives,
     prepare,
 )
 from ordstats.families.problem import CLMData
@@ -133,13 +134,7 @@ def ordinal_nll(
 
 def _logit_log_prob(upper: FloatArray, lower: FloatArray) -> FloatArray:
     """``log P`` of the logistic link from ``P = F(u) S(l) (1 - e^{l - u})`` (general in tails)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prob = special.expit(upper) * special.expit(-lower) * -np.expm1(lower - upper)
-        log_p = np.log(prob)
-    bad = ~(prob > _LOGIT_SAFE)
-    if bad.any():
-        log_p[bad] = log_interval_probabilities(get_link("logit"), upper[bad], lower[bad])
-    return log_p
+    return LogisticHalves.at(upper, lower).log_prob(_LOGIT, upper, lower)
 
 
 def expected_information(eta: FloatArray, thresholds: FloatArray, link: Link) -> FloatArray:
@@ -172,46 +167,25 @@ def _logit_derivatives(
 ) -> tuple[IntervalDerivatives, FloatArray, FloatArray]:
     r"""Eq. (2) and the interval derivatives in closed form for the logistic link.
 
-    With ``F = expit``, ``S = 1 - F = expit(-x)`` and ``f = F S``, the identity
-    ``P = F(u) S(l) (1 - e^{l - u})`` (no difference of probabilities) gives
-    ``g_u = S(u) / (S(l) E)``, ``g_l = -F(l) / (F(u) E)`` with
-    ``E = -expm1(l - u)``, ``f'/f = S - F``, and in the score
-    ``d l_i / d eta = 1 - F(u) - F(l)``, ``d^2 l_i / d eta^2 = f(u) + f(l)``
-    (exact, never negative).  Rows where ``F(u)``, ``S(l)`` or ``P`` underflow
-    (scores hundreds of units beyond the thresholds) are computed by
-    :func:`interval_derivatives`.  About three times faster than the general path.
+    The interval derivatives are the likelihood's
+    (:func:`~ordstats.families.cumulative.likelihood.logistic_derivatives`); from
+    the same :class:`~ordstats.families.cumulative.likelihood.LogisticHalves`
+    the score's ``d l_i / d eta = 1 - F(u) - F(l)`` and
+    ``d^2 l_i / d eta^2 = f(u) + f(l)`` (exact, never negative) follow, with
+    ``f = F S``; :func:`_logit_score_derivatives` where a bound overflowed.
     """
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        F_u, S_u = special.expit(upper), special.expit(-upper)
-        F_l, S_l = special.expit(lower), special.expit(-lower)
-        E = -np.expm1(lower - upper)
-        prob = F_u * S_l * E
-        g_u = S_u / (S_l * E)
-        g_l = -F_l / (F_u * E)
-        log_prob = np.log(prob)
-    gradient = 1.0 - F_u - F_l
-    hessian = F_u * S_u + F_l * S_l
-    bad = ~((prob > _LOGIT_SAFE) & np.isfinite(g_u) & np.isfinite(g_l))
-    h_uu = (S_u - F_u) * g_u - g_u * g_u
-    h_ll = (S_l - F_l) * g_l - g_l * g_l
+    halves = LogisticHalves.at(upper, lower)
+    d = logistic_derivatives(_LOGIT, upper, lower, halves)
+    with np.errstate(invalid="ignore"):
+        gradient = 1.0 - halves.F_u - halves.F_l
+        hessian = halves.F_u * halves.S_u + halves.F_l * halves.S_l
+    bad = ~(np.isfinite(gradient) & np.isfinite(hessian))
     if bad.any():
-        general = interval_derivatives(get_link("logit"), upper[bad], lower[bad])
-        log_prob[bad], g_u[bad], g_l[bad] = general.log_prob, general.d_upper, general.d_lower
-        h_uu[bad], h_ll[bad] = general.d2_upper, general.d2_lower
-    fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
-    d = IntervalDerivatives(
-        log_prob,
-        np.where(fin_u, upper, 0.0),
-        np.where(fin_l, lower, 0.0),
-        g_u,
-        g_l,
-        h_uu,
-        -g_u * g_l,
-        h_ll,
-    )
+        gradient[bad], hessian[bad] = _logit_score_derivatives(upper[bad], lower[bad])
     return d, gradient, hessian
 
 
+_LOGIT = get_link("logit")
 #: Smallest probability the closed-form logistic derivatives are used for.
 _LOGIT_SAFE = 1e-250
 # |x| clip of ScoreDerivatives: exp(700) ~ 1e304 and exp(-700) ~ 1e-304 stay normal

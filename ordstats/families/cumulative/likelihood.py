@@ -42,6 +42,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
+from ordstats.core.links.standard import Logit
 from ordstats.families.pointwise import DiagonalCurvature, RowDerivatives
 from ordstats.families.problem import CLMData, ParamLayout
 
@@ -51,11 +52,13 @@ __all__ = [
     "CumulativeRowDerivatives",
     "Evaluation",
     "IntervalDerivatives",
+    "LogisticHalves",
     "ParamLayout",
     "evaluate",
     "interval_derivatives",
     "interval_probabilities",
     "log_interval_probabilities",
+    "logistic_derivatives",
     "prepare",
     "row_derivatives",
 ]
@@ -145,20 +148,63 @@ class CLMProblem:
     def level_row_sums(self, matrix: FloatArray, *weights: FloatArray) -> list[FloatArray]:
         """``S diag(c) matrix`` for each weight vector ``c``: weighted row sums per level.
 
-        One dense product ``matrix' [D_1, D_2, ...]`` with ``D_c`` the ``(n, K)``
-        level indicator scaled by ``c`` (cheaper than a sparse ``S`` times the
-        ``(n, p)`` matrix ``diag(c) matrix`` for each ``c``).
+        For the location design ``data.X`` (the Hessian's threshold-slope block)
+        the rows are kept grouped by level in a column-major copy made once
+        (:attr:`_rows_by_level`, within a memory budget), so each level's sums
+        are matrix-vector products with a contiguous block.  Otherwise one
+        dense product ``matrix' [D_1, D_2, ...]`` with ``D_c`` the ``(n, K)``
+        level indicator scaled by ``c``.
 
         Returns
         -------
         list of ndarray, shape (K, p)
         """
         n_levels, y = self.data.n_levels, self.data.y
+        grouped = self._rows_by_level if matrix is self.data.X else None
+        if grouped is not None:
+            order, bounds, sorted_matrix = grouped
+            out = []
+            for c in weights:
+                c_sorted = c[order]
+                sums = np.empty((n_levels, matrix.shape[1]))
+                for k in range(n_levels):
+                    block = slice(bounds[k], bounds[k + 1])
+                    sums[k] = sorted_matrix[block].T @ c_sorted[block]
+                out.append(sums)
+            return out
         scaled = np.zeros((y.shape[0], n_levels * len(weights)))
         for k, c in enumerate(weights):
             scaled[self._rows, y + k * n_levels] = c
         sums = (matrix.T @ scaled).T
         return [sums[k * n_levels : (k + 1) * n_levels] for k in range(len(weights))]
+
+    def location_gram(self, c: FloatArray) -> FloatArray:
+        """``X' diag(c) X`` for the location design, from the grouped copy when there is one.
+
+        The sum does not depend on the order of the rows, and scaling the
+        column-major copy is about twice as fast as the row-major ``X``.
+        """
+        grouped = self._rows_by_level
+        if grouped is None:
+            return weighted_gram(self.data.X, c)
+        order, _, sorted_matrix = grouped
+        return weighted_gram(sorted_matrix, c[order])
+
+    @cached_property
+    def _rows_by_level(self) -> tuple[IntArray, IntArray, FloatArray] | None:
+        """``(order, bounds, X[order])``: the rows of level ``k`` at ``bounds[k]:bounds[k+1]``.
+
+        ``X[order]`` is column-major.  ``None`` without the dense level sums
+        (:attr:`level_designs`), without columns, or when the copy would exceed
+        :data:`_GROUPED_COPY_BYTES`.
+        """
+        X = self.data.X
+        if self.level_designs is None or X.nbytes > _GROUPED_COPY_BYTES or X.shape[1] == 0:
+            return None
+        order = np.argsort(self.data.y.astype(np.int16), kind="stable")  # radix sort: K <= 50
+        counts = np.bincount(self.data.y, minlength=self.data.n_levels)
+        bounds = np.concatenate([[0], np.cumsum(counts)])
+        return order, bounds, X.T[:, order].T
 
     @cached_property
     def _rows(self) -> IntArray:
@@ -175,6 +221,8 @@ class CLMProblem:
 
 #: Most levels for which :attr:`CLMProblem.level_designs` uses dense level sums.
 _DENSE_MAX_LEVELS = 50
+#: Largest location design copied with its rows grouped by level (bytes).
+_GROUPED_COPY_BYTES = 256 * 2**20
 
 
 def _gather_rows(matrix: sp.csr_array, rows: np.ndarray) -> sp.csr_array:
@@ -359,7 +407,8 @@ def interval_gradients(
     """Compute ``log P``, ``g_u`` and ``g_l`` at the standardised bounds ``upper >= lower``.
 
     The first-order part of :func:`interval_derivatives` (same numbers), at
-    about half its cost.
+    about half its cost; for the logistic link the closed forms give both
+    orders at once (``tail`` is then empty).
 
     Parameters
     ----------
@@ -376,6 +425,18 @@ def interval_gradients(
     upper, lower = np.broadcast_arrays(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
     )
+    if type(link) is Logit:
+        d = logistic_derivatives(link, upper, lower, log_prob=log_prob)
+        return IntervalGradients(
+            d.log_prob, d.upper, d.lower, d.d_upper, d.d_lower, np.zeros(0, dtype=bool)
+        )
+    return _general_interval_gradients(link, upper, lower, log_prob)
+
+
+def _general_interval_gradients(
+    link: Link, upper: FloatArray, lower: FloatArray, log_prob: FloatArray | None
+) -> IntervalGradients:
+    """:func:`interval_gradients` from the link's log-densities, for every link."""
     if log_prob is None:
         log_prob = log_interval_probabilities(link, upper, lower)
     fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
@@ -403,6 +464,9 @@ def interval_derivatives(
 ) -> IntervalDerivatives:
     """Compute :class:`IntervalDerivatives` at the standardised bounds ``upper >= lower``.
 
+    The logistic link uses its closed forms (:func:`logistic_derivatives`),
+    every other link the general formulas of :class:`IntervalDerivatives`.
+
     Parameters
     ----------
     link : Link
@@ -421,7 +485,24 @@ def interval_derivatives(
     upper, lower = np.broadcast_arrays(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
     )
-    first = interval_gradients(link, upper, lower, log_prob) if gradients is None else gradients
+    if type(link) is Logit:
+        return logistic_derivatives(link, upper, lower, log_prob=log_prob)
+    return _general_interval_derivatives(link, upper, lower, log_prob, gradients)
+
+
+def _general_interval_derivatives(
+    link: Link,
+    upper: FloatArray,
+    lower: FloatArray,
+    log_prob: FloatArray | None = None,
+    gradients: IntervalGradients | None = None,
+) -> IntervalDerivatives:
+    """:func:`interval_derivatives` from the link's log-densities, for every link."""
+    first = (
+        _general_interval_gradients(link, upper, lower, log_prob)
+        if gradients is None
+        else gradients
+    )
     u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
     fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -437,6 +518,143 @@ def interval_derivatives(
 
 
 _TAIL_LOG_PROB = -10.0
+
+
+@dataclass(frozen=True)
+class LogisticHalves:
+    """``F`` and ``S = 1 - F`` of the logistic link at both bounds, and ``E = 1 - e^{l - u}``.
+
+    With ``t = e^{-u}``, ``F(u) = 1 / (1 + t)`` and ``S(u) = t F(u)``; with
+    ``t = e^{l}``, ``S(l) = 1 / (1 + t)`` and ``F(l) = t S(l)``: one ``exp``
+    per bound, no cancellation, and the infinite bounds of the end levels give
+    ``S(u) = 0`` and ``F(l) = 0`` exactly.  A bound beyond about 709 units on
+    its far side overflows ``t`` (``NaN`` here); :func:`logistic_derivatives`
+    hands those rows to the general formulas.
+    """
+
+    F_u: FloatArray
+    S_u: FloatArray
+    F_l: FloatArray
+    S_l: FloatArray
+    width: FloatArray
+    #: ``P = F(u) S(l) E``, the interval probability
+    prob: FloatArray
+
+    @classmethod
+    def at(cls, upper: FloatArray, lower: FloatArray) -> LogisticHalves:
+        """The halves at standardised bounds ``upper >= lower`` (``+-inf`` allowed)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            t_u = np.exp(-upper)
+            F_u = np.add(t_u, 1.0)
+            np.divide(1.0, F_u, out=F_u)
+            S_u = np.multiply(t_u, F_u, out=t_u)
+            t_l = np.exp(lower)
+            S_l = np.add(t_l, 1.0)
+            np.divide(1.0, S_l, out=S_l)
+            F_l = np.multiply(t_l, S_l, out=t_l)
+            width = np.subtract(lower, upper)
+            np.expm1(width, out=width)
+            np.negative(width, out=width)
+            prob = F_u * S_l
+            prob *= width
+        return cls(F_u, S_u, F_l, S_l, width, prob)
+
+    def log_prob(self, link: Link, upper: FloatArray, lower: FloatArray) -> FloatArray:
+        """``log P``; rows where ``P`` underflows (or is ``NaN``) through ``link.log_interval``.
+
+        ``log(P)`` where ``P <= 1/2``, ``log1p(-(F(l) + S(u)))`` above, since
+        ``1 - P = F(l) + S(u)``: accurate to the last digit where ``P`` is
+        near 1 and ``log P`` near 0.
+        """
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rest = self.F_l + self.S_u
+            log_p = np.where(rest < 0.5, np.log1p(-rest), np.log(self.prob))
+        bad = ~(self.prob > _LOGISTIC_SAFE)
+        if bad.any():
+            log_p[bad] = link.log_interval(upper[bad], lower[bad])
+        return log_p
+
+
+def logistic_derivatives(
+    link: Link,
+    upper: FloatArray,
+    lower: FloatArray,
+    halves: LogisticHalves | None = None,
+    log_prob: FloatArray | None = None,
+) -> IntervalDerivatives:
+    r""":class:`IntervalDerivatives` of the logistic link in closed form.
+
+    From ``P = F(u) S(l) E`` (:class:`LogisticHalves`), ``f = F S`` and
+    ``f'/f = S - F``, with ``r = e^{l - u} = 1 - E``:
+
+    .. math::
+
+        g_u = \frac{S(u)}{S(l) E},\quad -g_l = G = \frac{F(l)}{F(u) E},\quad
+        h_{uu} = -g_u\{F(u) + g_u (F(l) + S(l) r)\},\quad
+        h_{ll} = -G\{S(l) + G (S(u) + F(u) r)\},
+
+    the module's ``h = (f'/f) g - g^2`` rearranged into sums of positive
+    terms, so that nothing cancels in either tail (where ``g ~ f'/f``).
+    Rows where ``P`` underflows or a bound overflows its ``exp`` go through
+    :func:`interval_derivatives` with the general formulas.
+
+    Parameters
+    ----------
+    link : Link
+        The logistic link (used for the rows computed generally).
+    upper, lower : ndarray, shape (n,)
+        Standardised bounds; ``+inf`` / ``-inf`` for the top / bottom level.
+    halves : LogisticHalves, optional
+        :meth:`LogisticHalves.at` the same bounds, if already computed.
+    log_prob : ndarray, optional
+        ``log P`` if already known.
+
+    Returns
+    -------
+    IntervalDerivatives
+    """
+    h = LogisticHalves.at(upper, lower) if halves is None else halves
+    if log_prob is None:
+        log_prob = h.log_prob(link, upper, lower)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g_u = h.S_l * h.width
+        np.divide(h.S_u, g_u, out=g_u)
+        G = h.F_u * h.width
+        np.divide(h.F_l, G, out=G)
+        r = 1.0 - h.width
+        h_uu = h.S_l * r
+        h_uu += h.F_l
+        h_uu *= g_u
+        h_uu += h.F_u
+        h_uu *= g_u
+        np.negative(h_uu, out=h_uu)
+        h_ll = h.F_u * r
+        h_ll += h.S_u
+        h_ll *= G
+        h_ll += h.S_l
+        h_ll *= G
+        np.negative(h_ll, out=h_ll)
+        h_ul = g_u * G
+    bad = ~((h.prob > _LOGISTIC_SAFE) & np.isfinite(h_uu) & np.isfinite(h_ll))
+    if bad.any():
+        general = _general_interval_derivatives(link, upper[bad], lower[bad], log_prob[bad])
+        g_u[bad], G[bad] = general.d_upper, -general.d_lower
+        h_uu[bad], h_ul[bad], h_ll[bad] = general.d2_upper, general.d2_cross, general.d2_lower
+    np.negative(G, out=G)
+    return IntervalDerivatives(
+        log_prob,
+        np.where(np.isfinite(upper), upper, 0.0),
+        np.where(np.isfinite(lower), lower, 0.0),
+        g_u,
+        G,
+        h_uu,
+        h_ul,
+        h_ll,
+    )
+
+
+#: Smallest interval probability the closed-form logistic derivatives are used for.
+_LOGISTIC_SAFE = 1e-250
 
 
 def _tail_derivatives(
@@ -598,7 +816,14 @@ class Evaluation:
         with np.errstate(invalid="ignore", over="ignore"):
             self.upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
             self.lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
-        self.log_prob = log_interval_probabilities(self.link, self.upper, self.lower)
+        #: the logistic link's closed forms (:func:`logistic_derivatives`)
+        self._halves = (
+            LogisticHalves.at(self.upper, self.lower) if type(self.link) is Logit else None
+        )
+        if self._halves is not None:
+            self.log_prob = self._halves.log_prob(self.link, self.upper, self.lower)
+        else:
+            self.log_prob = log_interval_probabilities(self.link, self.upper, self.lower)
         total = float(data.weights @ self.log_prob)
         self.nll = -total if np.isfinite(total) else np.inf
 
@@ -610,14 +835,27 @@ class Evaluation:
     @cached_property
     def _first_order(self) -> IntervalGradients:
         """``u, l, g_u, g_l`` (see :func:`interval_gradients`)."""
+        if self._halves is not None:  # the closed forms give both orders at once
+            d = self._logistic
+            return IntervalGradients(
+                d.log_prob, d.upper, d.lower, d.d_upper, d.d_lower, np.zeros(0, dtype=bool)
+            )
         return interval_gradients(self.link, self.upper, self.lower, self.log_prob)
+
+    @cached_property
+    def _logistic(self) -> IntervalDerivatives:
+        assert self._halves is not None
+        return logistic_derivatives(self.link, self.upper, self.lower, self._halves, self.log_prob)
 
     @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
         """``u, l, g_u, g_l, h_uu, h_ul, h_ll`` (see :func:`interval_derivatives`)."""
-        d = interval_derivatives(
-            self.link, self.upper, self.lower, self.log_prob, gradients=self._first_order
-        )
+        if self._halves is not None:
+            d = self._logistic
+        else:
+            d = interval_derivatives(
+                self.link, self.upper, self.lower, self.log_prob, gradients=self._first_order
+            )
         return d.upper, d.lower, d.d_upper, d.d_lower, d.d2_upper, d.d2_cross, d.d2_lower
 
     @cached_property
@@ -687,7 +925,7 @@ class Evaluation:
                 pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X
             )
         # minus the location block is X' diag(c) X with c >= 0 for log-concave F
-        border[be, loc] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
+        border[be, loc] = -pb.location_gram(-(d_uu + 2.0 * d_ul + d_ll))
         if lay.n_zeta:
             self._fill_scale_blocks(border, u, l, g_u, g_l, h_uu, h_ul, h_ll)
         if lay.n_lambda:
