@@ -9,7 +9,14 @@ from scipy.linalg.blas import dsyrk
 
 from ordstats._typing import FloatArray, IntArray
 
-__all__ = ["ShiftedBasis", "equilibrate", "shifted_basis", "weighted_gram"]
+__all__ = [
+    "ColumnMoments",
+    "ShiftedBasis",
+    "column_moments",
+    "equilibrate",
+    "shifted_basis",
+    "weighted_gram",
+]
 
 #: Elements per row block (32 MB of doubles): bounds temporaries to a block
 #: instead of ``n x p``, while keeping each BLAS call large enough that a
@@ -178,8 +185,42 @@ class ShiftedBasis:
         return np.sqrt(np.maximum(var, 0.0)) * size
 
 
+@dataclass(frozen=True)
+class ColumnMoments:
+    """Mean and standard deviation of each column, from the column divided by its ``max|x|``.
+
+    Dividing first keeps ``x * 1e-200`` from underflowing in its variance and
+    ``x * 1e200`` from overflowing; the moments are scaled back.
+
+    Attributes
+    ----------
+    mean, sd : ndarray, shape (p,)
+        ``sd`` with divisor ``n`` (``numpy.std``'s).
+    """
+
+    mean: FloatArray
+    sd: FloatArray
+
+    def take(self, columns: list[int]) -> ColumnMoments:
+        """The moments of the given columns."""
+        return ColumnMoments(self.mean[columns], self.sd[columns])
+
+
+def column_moments(X: FloatArray) -> ColumnMoments:
+    """:class:`ColumnMoments` of ``X`` (columns of zero or non-finite size are not divided)."""
+    with np.errstate(all="ignore"):
+        size = np.max(np.abs(X), axis=0)
+        size = np.where(np.isfinite(size) & (size > 0), size, 1.0)
+        unit = X / size
+        return ColumnMoments(unit.mean(axis=0) * size, unit.std(axis=0) * size)
+
+
 def shifted_basis(
-    X: FloatArray, jacobian: FloatArray, alpha: slice, beta_offset: int
+    X: FloatArray,
+    jacobian: FloatArray,
+    alpha: slice,
+    beta_offset: int,
+    moments: ColumnMoments | None = None,
 ) -> ShiftedBasis | None:
     """The basis that centres or rescales badly placed columns of ``X``, if any needs it.
 
@@ -200,6 +241,9 @@ def shifted_basis(
         Positions of ``alpha`` in the parameters.
     beta_offset : int
         Position of the first ``beta``.
+    moments : ColumnMoments, optional
+        :func:`column_moments` of ``X`` if already known (the design layer
+        computes them for its aliasing check).
 
     Returns
     -------
@@ -208,12 +252,9 @@ def shifted_basis(
     """
     if X.shape[1] == 0 or X.shape[0] < 2:
         return None
-    with np.errstate(all="ignore"):
-        # moments of x / max|x|, so that x * 1e-200 does not underflow its variance
-        size = np.max(np.abs(X), axis=0)
-        size = np.where(np.isfinite(size) & (size > 0), size, 1.0)
-        mean = (X / size).mean(axis=0) * size
-        sd = (X / size).std(axis=0) * size
+    if moments is None or moments.mean.shape != (X.shape[1],):
+        moments = column_moments(X)
+    mean, sd = moments.mean, moments.sd
     ok = np.isfinite(mean) & np.isfinite(sd) & (sd > 0)
     centre = ok & (np.abs(mean) > _CENTRE_RATIO * sd)
     rescale = ok & ((sd < _SCALE_RANGE[0]) | (sd > _SCALE_RANGE[1]))

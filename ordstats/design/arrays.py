@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import CollinearAction, FloatArray, IntArray
+from ordstats.core.linalg import ColumnMoments
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -17,6 +18,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    aliasing_gram,
     align_to_index,
     rows_to_keep,
 )
@@ -82,9 +84,16 @@ def _bad_array_rows(
     return pd.DataFrame(bad, index=y.index)
 
 
-def _reject_constant(terms: TermsDesign, what: str = "exog") -> None:
-    spread = np.ptp(terms.matrix, axis=0) if terms.matrix.shape[0] else np.zeros(0)
-    constant = [name for name, s in zip(terms.names, spread, strict=True) if s == 0]
+def _reject_constant(terms: TermsDesign, moments: ColumnMoments, what: str = "exog") -> None:
+    # a constant column has a centred norm of exactly zero (aliasing_gram): only
+    # those candidates are checked value by value
+    candidates = np.flatnonzero(moments.sd == 0)
+    if terms.matrix.shape[0] == 0:
+        candidates = np.arange(len(terms.names))
+    spread = np.ptp(terms.matrix[:, candidates], axis=0) if terms.matrix.shape[0] else None
+    constant = [
+        terms.names[j] for k, j in enumerate(candidates) if spread is None or spread[k] == 0
+    ]
     if constant:
         raise SpecificationError(
             f"{what} column(s) {', '.join(map(repr, constant))} are constant. The thresholds "
@@ -106,8 +115,9 @@ def _array_terms(
         names=names,
         source_names=names,
     )
-    _reject_constant(terms, what)
-    return _drop_aliased(terms, collinear, what)
+    gram, moments = aliasing_gram(terms.matrix)
+    _reject_constant(terms, moments, what)
+    return _drop_aliased(terms, collinear, what, gram=gram, moments=moments)
 
 
 def design_from_arrays(

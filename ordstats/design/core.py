@@ -13,7 +13,7 @@ import pandas as pd
 from formulaic import ModelSpec
 
 from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
-from ordstats.core.linalg import weighted_gram
+from ordstats.core.linalg import ColumnMoments, weighted_gram
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     CollinearityWarning,
@@ -49,6 +49,9 @@ class TermsDesign:
     empty_levels : dict
         Factor column to its declared levels without rows in the fit: their
         effects are not estimated, so new data with them is predicted as NaN.
+    moments : ColumnMoments or None
+        Each column's mean and standard deviation, computed with the aliasing
+        check (None for data read in chunks).
     """
 
     matrix: FloatArray
@@ -58,6 +61,8 @@ class TermsDesign:
     source_names: list[str] = field(default_factory=list)
     formula: str | None = None
     empty_levels: dict[str, list[Any]] = field(default_factory=dict)
+    #: means and standard deviations of the columns (of the rows in memory)
+    moments: ColumnMoments | None = None
 
     def describe(self) -> str:
         """``"~ <formula>"`` or the column names, for reports."""
@@ -141,18 +146,24 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     return gram
 
 
-def conditioned_for_aliasing(matrix: FloatArray) -> FloatArray:
-    """Columns of ``matrix`` rescaled and centred, spanning the same space as ``[1, matrix]``.
+def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
+    """The Gram matrix of ``[1, C]`` for the aliasing check, and the columns' moments.
 
-    The aliasing check must not depend on units: each column is divided by its
-    largest absolute value (``x * 1e-155`` would otherwise underflow in the Gram
-    matrix) and centred, so that a column shifted far from zero (``x + 1e8``)
-    keeps its variation instead of losing it to rounding in ``X'X``.  A column
-    whose centred norm is below ``1e-10`` of its norm is constant to rounding
-    and is set to zero (aliased with the intercept).  Since ``[1, X]`` and
-    ``[1, X - 1 m']`` span the same space, the columns aliased in the Gram matrix
-    of ``[1, result]`` (:func:`gram_with_intercept`) are those of ``[1, X]``,
-    judged relative to each column's variation about its mean.
+    ``C`` holds the columns of ``matrix`` rescaled and centred, spanning the same
+    space as ``[1, matrix]``.  The aliasing check must not depend on units: each
+    column is divided by its largest absolute value (``x * 1e-155`` would
+    otherwise underflow in the Gram matrix) and centred, so that a column shifted
+    far from zero (``x + 1e8``) keeps its variation instead of losing it to
+    rounding in ``X'X``.  A column whose centred norm is below ``1e-10`` of its
+    norm is constant to rounding and counts as zero (aliased with the
+    intercept).  Since ``[1, X]`` and ``[1, X - 1 m']`` span the same space, the
+    columns aliased in this Gram matrix are those of ``[1, X]``, judged relative
+    to each column's variation about its mean.
+
+    The same pass gives each column's mean and standard deviation
+    (:class:`~ordstats.core.linalg.ColumnMoments`, the squared centred norms
+    are the Gram matrix's diagonal), which the likelihood's conditioning check
+    (:func:`~ordstats.core.linalg.shifted_basis`) reads instead of another pass.
 
     Parameters
     ----------
@@ -160,16 +171,26 @@ def conditioned_for_aliasing(matrix: FloatArray) -> FloatArray:
 
     Returns
     -------
-    ndarray, shape (n, p)
+    gram : ndarray, shape (p + 1, p + 1)
+    moments : ColumnMoments
     """
+    n, p = matrix.shape
     if matrix.size == 0:
-        return matrix
+        return gram_with_intercept(matrix), ColumnMoments(np.zeros(p), np.zeros(p))
     peak = np.max(np.abs(matrix), axis=0)
-    unit = matrix / np.where(peak > 0, peak, 1.0)
-    centred = unit - unit.mean(axis=0)
-    constant = np.linalg.norm(centred, axis=0) <= 1e-10 * np.linalg.norm(unit, axis=0)
-    centred[:, constant] = 0.0
-    return centred
+    size = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
+    centred = matrix / size
+    mean = centred.mean(axis=0)
+    centred -= mean
+    gram = gram_with_intercept(centred)
+    squares = np.diag(gram)[1:].copy()  # ||c_j||^2
+    # ||u_j||^2 = ||c_j||^2 + n m_j^2 for the unit-size column u_j = c_j + m_j
+    constant = np.sqrt(squares) <= 1e-10 * np.sqrt(squares + n * mean * mean)
+    inner = gram[1:, 1:]
+    inner[constant, :] = 0.0
+    inner[:, constant] = 0.0
+    gram[0, 1:][constant] = gram[1:, 0][constant] = 0.0
+    return gram, ColumnMoments(mean * size, np.sqrt(squares / n) * size)
 
 
 def aliased_columns(
@@ -418,6 +439,7 @@ def _remove_columns(
         matrix=terms.matrix[:, keep],
         names=[terms.names[j] for j in keep],
         aliased=terms.aliased + names,
+        moments=None if terms.moments is None else terms.moments.take(keep),
     )
 
 
@@ -439,16 +461,23 @@ def _data_residual(matrix: FloatArray) -> Callable[[int, list[int]], float]:
 
 
 def _drop_aliased(
-    terms: TermsDesign, collinear: CollinearAction, what: str, gram: FloatArray | None = None
+    terms: TermsDesign,
+    collinear: CollinearAction,
+    what: str,
+    gram: FloatArray | None = None,
+    moments: ColumnMoments | None = None,
 ) -> TermsDesign:
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef).
 
     ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
-    (chunked data).
+    (chunked data), or :func:`aliasing_gram` with its ``moments`` when already
+    computed; the moments are kept on the returned design.
     """
     residual = None
     if gram is None:
-        gram = gram_with_intercept(conditioned_for_aliasing(terms.matrix))
+        gram, moments = aliasing_gram(terms.matrix)
+    if moments is not None:  # the rows are in memory
+        terms = replace(terms, moments=moments)
         residual = _data_residual(terms.matrix)
     aliased = [j - 1 for j in aliased_columns(gram, residual=residual) if j > 0]
     reason = (
@@ -489,7 +518,7 @@ def _drop_nominal_aliases(
         return location
     combined = np.column_stack([nominal.matrix, location.matrix])
     r = nominal.matrix.shape[1]
-    gram = gram_with_intercept(conditioned_for_aliasing(combined))
+    gram, _ = aliasing_gram(combined)
     aliased = [j - 1 - r for j in aliased_columns(gram) if j > r]
     reason = (
         "{names} in the location formula is also a nominal effect, which already "

@@ -28,7 +28,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
-from ordstats.core.linalg import ShiftedBasis, shifted_basis
+from ordstats.core.linalg import ColumnMoments, ShiftedBasis, shifted_basis
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.thresholds import Structure, threshold_jacobian
@@ -195,13 +195,17 @@ class InMemoryEvaluator:
     family : Family
     data : CLMData
         The likelihood arrays.
+    moments : ColumnMoments, optional
+        Means and standard deviations of ``data.X``'s columns if known (the
+        design layer's aliasing check computes them); otherwise computed here.
     """
 
     keeps_rows = True
 
-    def __init__(self, family: Family, data: CLMData) -> None:
+    def __init__(self, family: Family, data: CLMData, moments: ColumnMoments | None = None) -> None:
         self.family = family
         self._data = data
+        self._moments = moments
         self.problem = family.prepare(data)
         #: centred/rescaled columns (x + 1e8, x * 1e-200): the likelihood is
         #: evaluated and solved in the well-conditioned basis, reported in the user's
@@ -212,7 +216,9 @@ class InMemoryEvaluator:
         data, layout = self._data, self.problem.layout
         if not self.family.capabilities.latent_variable or layout.n_beta == 0:
             return None, None
-        basis = shifted_basis(data.X, data.threshold_jacobian, layout.alpha, layout.beta.start)
+        basis = shifted_basis(
+            data.X, data.threshold_jacobian, layout.alpha, layout.beta.start, self._moments
+        )
         if basis is None:
             return None, None
         columns = basis.beta - layout.beta.start
@@ -251,7 +257,7 @@ class InMemoryEvaluator:
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
             threshold_offset=threshold_offset,
         )
-        return cls(family, data)
+        return cls(family, data, design.location.moments)
 
     @property
     def data(self) -> CLMData:

@@ -80,3 +80,58 @@ def test_structures_without_a_constant_shift_are_left_alone():
     X = np.random.default_rng(0).normal(size=(30, 1)) + 1e6
     J = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 2.0]])  # no v with J v = 1
     assert shifted_basis(X, J, slice(0, 2), 2) is None
+
+
+def test_the_design_layers_moments_are_the_column_moments():
+    """aliasing_gram's by-product equals column_moments, on columns of any size and place."""
+    from ordstats.core.linalg import column_moments
+    from ordstats.design.core import aliasing_gram
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack(
+        [
+            rng.normal(size=400) + 1e8,
+            1e-200 * rng.normal(size=400),
+            1e200 * rng.normal(size=400),
+            np.full(400, 7.0),
+            np.zeros(400),
+            rng.integers(0, 2, 400).astype(float),
+        ]
+    )
+    gram, moments = aliasing_gram(X)
+    direct = column_moments(X)
+    np.testing.assert_allclose(moments.mean, direct.mean, rtol=1e-13)
+    np.testing.assert_allclose(moments.sd, direct.sd, rtol=1e-9, atol=0.0)
+    assert moments.sd[3] == 0.0 and moments.sd[4] == 0.0  # constant columns: exactly zero
+    # the constant columns are zero in the Gram matrix of [1, C]: aliased with the intercept
+    assert np.all(gram[4, :] == 0.0) and np.all(gram[:, 5] == 0.0)
+    J = np.asarray(threshold_jacobian("flexible", 3), dtype=float)
+    with_moments = shifted_basis(X, J, slice(0, 3), 3, moments)
+    without = shifted_basis(X, J, slice(0, 3), 3)
+    assert with_moments is not None and without is not None
+    np.testing.assert_array_equal(with_moments.beta, without.beta)
+    np.testing.assert_allclose(with_moments.shift, without.shift, rtol=1e-13)
+    np.testing.assert_allclose(with_moments.scale, without.scale, rtol=1e-9)
+
+
+def test_array_models_pass_the_design_moments_to_the_likelihood(monkeypatch):
+    """The array interface computes the column moments once, in the aliasing check."""
+    import ordstats
+    import ordstats.core.linalg as linalg
+
+    calls = []
+    original = linalg.column_moments
+
+    def spy(X):
+        calls.append(X.shape)
+        return original(X)
+
+    monkeypatch.setattr(linalg, "column_moments", spy)
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.normal(size=300) + 1e6, rng.normal(size=300)])
+    y = np.digitize(X[:, 1] + rng.logistic(size=300), [-1.0, 0.0, 1.0])
+    model = ordstats.OrdinalModel(y, X)
+    assert calls == []
+    assert model.evaluator.basis is not None  # x + 1e6 is still centred
+    res = model.fit()
+    assert res.converged
