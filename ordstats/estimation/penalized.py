@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -74,7 +74,7 @@ from ordstats.core.penalty import (
 )
 from ordstats.errors import ConvergenceWarning, SpecificationError
 from ordstats.estimation.evaluators import InMemoryEvaluator
-from ordstats.families.problem import CLMData, FamilyEvaluation
+from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, observed_covariance
 from ordstats.results.fitted import FitInfo
 from ordstats.results.regularized import (
@@ -482,7 +482,7 @@ def cross_validate(
     losses = np.zeros((int(cv), full.alphas.size))
     for f in range(int(cv)):
         train = folds != f
-        sub = InMemoryEvaluator(model.family_spec, _subset(data, train))
+        sub = InMemoryEvaluator(model.family_spec, data.take(train))
         train_model = type(model).from_design(
             model.design, model.options, evaluator=sub, context=model.formula_context
         )
@@ -494,7 +494,7 @@ def cross_validate(
             nominal_weight=nominal_weight,
             tol=tol,
         )
-        test = _subset(data, ~train)
+        test = data.take(~train)
         for i, params in enumerate(path.params.to_numpy()):
             prob = _probabilities(model, params, test)
             losses[f, i] = cv_loss(scoring, prob, test.y, test.weights)
@@ -512,18 +512,6 @@ def cross_validate(
         alpha_best=float(full.alphas[best]),
         alpha_1se=float(full.alphas[one_se]),
         path=full,
-    )
-
-
-def _subset(data: CLMData, rows: BoolArray) -> CLMData:
-    return replace(
-        data,
-        y=data.y[rows],
-        X=data.X[rows],
-        weights=data.weights[rows],
-        offset=data.offset[rows],
-        nominal=data.nominal[rows] if data.nominal.size else data.nominal,
-        scale=data.scale[rows] if data.scale.size else data.scale,
     )
 
 

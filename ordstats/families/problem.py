@@ -8,10 +8,11 @@ says where each parameter block sits in the parameter vector, in R's order
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
@@ -62,6 +63,18 @@ class CLMData:
     def n_obs(self) -> int:
         """Number of rows."""
         return int(self.y.shape[0])
+
+    def take(self, rows: npt.NDArray[np.bool_] | IntArray) -> CLMData:
+        """The same model on a subset of the rows (a boolean mask or positions)."""
+        return replace(
+            self,
+            y=self.y[rows],
+            X=self.X[rows],
+            weights=self.weights[rows],
+            offset=self.offset[rows],
+            nominal=self.nominal[rows] if self.nominal.size else self.nominal,
+            scale=self.scale[rows] if self.scale.size else self.scale,
+        )
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,9 @@ class FitInfo:
         ``fit(method=...)``: ``"newton"``, or the scipy optimiser run first.
     prefit : PrefitResult or None
         How that scipy stage ended (before the Newton polish).
+    warm_start_rows : int
+        Rows of the subsample whose estimates started the iterations (0: the
+        default start; see :mod:`ordstats.estimation.warm_start`).
     """
 
     converged: bool
@@ -96,6 +99,7 @@ class FitInfo:
     crossing: tuple[Any, ...] = ()
     method: str = "newton"
     prefit: PrefitResult | None = None
+    warm_start_rows: int = 0
 
     @classmethod
     def from_solution(
@@ -197,7 +201,8 @@ class OrdinalResults(
 
         Keys ``converged``, ``iterations`` (Newton), ``halvings``,
         ``max_grad``, ``code`` and ``message`` (see
-        :mod:`ordstats.core.solver`), ``method``; for ``fit(method=...)`` other
+        :mod:`ordstats.core.solver`), ``method``, ``warm_start_rows`` (rows of
+        the subsample that gave the start, 0 for none); for ``fit(method=...)`` other
         than Newton also ``prefit_iterations``, ``prefit_evaluations``,
         ``prefit_success`` and ``prefit_message`` of the scipy stage.
         """
@@ -210,6 +215,7 @@ class OrdinalResults(
             "code": info.code,
             "message": info.message,
             "method": info.method,
+            "warm_start_rows": info.warm_start_rows,
         }
         if info.prefit is not None:
             out |= {

@@ -1,0 +1,101 @@
+"""Fits on many rows start at the estimates of a subsample: same estimates, fewer iterations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+import ordstats.estimation.warm_start as warm
+from ordstats.errors import OrdstatsError, SpecificationError
+
+
+def _simulated(n: int, seed: int = 0, levels: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.normal(size=(n, 3)), columns=["x1", "x2", "x3"])
+    frame["g"] = rng.choice(["a", "b", "c"], size=n)
+    latent = frame[["x1", "x2", "x3"]].to_numpy() @ [0.8, -0.5, 0.3] + rng.logistic(size=n)
+    latent += frame["g"].map({"a": 0.0, "b": 0.4, "c": -0.6}).to_numpy()
+    cuts = np.quantile(latent, np.linspace(0, 1, levels + 1)[1:-1])
+    frame["y"] = pd.Categorical(np.digitize(latent, cuts), ordered=True)
+    return frame
+
+
+@pytest.fixture(scope="module")
+def large() -> pd.DataFrame:
+    return _simulated(30_000)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "formula"),
+    [
+        ({}, "y ~ x1 + x2 + x3 + g"),
+        ({"link": "probit"}, "y ~ x1 + x2 + x3 + g"),
+        ({"link": "cloglog", "threshold": "equidistant"}, "y ~ x1 + x2 + g"),
+        ({"family": "acat"}, "y ~ x1 + x2 + x3"),
+        ({"nominal": "~ x3", "scale": "~ x2"}, "y ~ x1 + g"),
+    ],
+)
+def test_warm_start_gives_the_estimates_of_the_default_start(large, kwargs, formula):
+    model = ordstats.OrdinalModel.from_formula(formula, large, **kwargs)
+    cold = model.fit(warm_start=False)
+    hot = model.fit()  # 30,000 rows: the default uses the subsample
+    assert hot.mle_retvals["warm_start_rows"] > 0
+    assert cold.mle_retvals["warm_start_rows"] == 0
+    assert hot.converged and cold.converged
+    np.testing.assert_allclose(hot.params, cold.params, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(hot.bse, cold.bse, rtol=1e-6)
+    assert hot.llf == pytest.approx(cold.llf, rel=1e-12)
+    assert hot.mle_retvals["iterations"] <= cold.mle_retvals["iterations"]
+
+
+def test_warm_start_saves_full_data_iterations(large):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3 + g", large)
+    cold, hot = model.fit(warm_start=False), model.fit()
+    assert hot.mle_retvals["iterations"] < cold.mle_retvals["iterations"]
+
+
+def test_small_data_start_at_the_default_unless_asked():
+    frame = _simulated(8_000, seed=1)
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", frame)
+    assert model.fit().mle_retvals["warm_start_rows"] == 0
+    forced = model.fit(warm_start=True)
+    assert 0 < forced.mle_retvals["warm_start_rows"] < 8_000
+    np.testing.assert_allclose(forced.params, model.fit().params, rtol=1e-7, atol=1e-9)
+
+
+def test_a_failed_subsample_fit_falls_back_to_the_default_start(large, monkeypatch):
+    def failing(*args, **kwargs):
+        raise OrdstatsError("the objective is not finite at the starting values")
+
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", large)
+    expected = model.fit(warm_start=False)
+    monkeypatch.setattr(warm, "newton", failing)
+    res = model.fit()
+    assert res.mle_retvals["warm_start_rows"] == 0
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-12)
+
+
+def test_the_subsample_keeps_every_level_and_is_reproducible():
+    rng = np.random.default_rng(2)
+    y = rng.integers(1, 4, size=100_000)
+    rare = rng.choice(100_000, size=12, replace=False)
+    y[rare] = 0  # 12 rows of level 0: all of them kept
+    rows = warm.subsample_rows(y, 4)
+    counts = np.bincount(y[rows], minlength=4)
+    assert counts[0] == 12
+    assert np.all(counts[1:] >= warm.MIN_ROWS_PER_LEVEL)
+    assert 4_000 < rows.size < 6_500  # ~5% of the rows
+    np.testing.assert_array_equal(rows, warm.subsample_rows(y, 4))
+    assert np.all(np.diff(rows) > 0)
+
+
+def test_warm_start_arguments_are_checked(large):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1", large)
+    with pytest.raises(SpecificationError, match="warm_start must be True, False or None"):
+        model.fit(warm_start="yes")
+    chunked = ordstats.OrdinalModel.from_formula("y ~ x1", large, chunksize=10_000)
+    with pytest.raises(SpecificationError, match="warm_start=True needs the rows in memory"):
+        chunked.fit(warm_start=True)
+    assert chunked.fit().mle_retvals["warm_start_rows"] == 0
