@@ -24,6 +24,10 @@ __all__ = [
 _BLOCK_ELEMENTS = 4_000_000
 
 
+#: Rows per block of the weighted rank-k update (a block of 20 columns is 2.6 MB).
+_SYRK_ROWS = 16384
+
+
 def _chunk_rows(n_columns: int) -> int:
     return max(16384, _BLOCK_ELEMENTS // max(n_columns, 1))
 
@@ -55,10 +59,17 @@ def weighted_gram(
     chunk = _chunk_rows(A.shape[1])
     if B is None and (c is None or np.all(c >= 0)) and A.shape[1] > 0:
         out = np.zeros((A.shape[1], A.shape[1]), order="F")
-        for start in range(0, n, chunk):
-            block = A[start : start + chunk]
-            if c is not None:
-                block = block * np.sqrt(c[start : start + chunk, None])
+        rows = min(n, _SYRK_ROWS)
+        # the scaled rows go to one small buffer, reused block after block: no
+        # n x p temporary (whose fresh pages cost more than the products)
+        buffer = np.empty((rows, A.shape[1])) if c is not None else None
+        root = np.sqrt(c) if c is not None else None
+        for start in range(0, n, rows):
+            block = A[start : start + rows]
+            if buffer is not None and root is not None:
+                block = np.multiply(
+                    block, root[start : start + rows, None], out=buffer[: block.shape[0]]
+                )
             out = dsyrk(1.0, block.T, c=out, beta=1.0, trans=0, lower=0, overwrite_c=1)
         return _symmetric_from_upper(out)
     B = A if B is None else B

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -177,12 +177,22 @@ def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
     n, p = matrix.shape
     if matrix.size == 0:
         return gram_with_intercept(matrix), ColumnMoments(np.zeros(p), np.zeros(p))
-    peak = np.max(np.abs(matrix), axis=0)
+    peak = np.maximum(np.max(matrix, axis=0), -np.min(matrix, axis=0))
     size = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
-    centred = matrix / size
-    mean = centred.mean(axis=0)
-    centred -= mean
-    gram = gram_with_intercept(centred)
+    # two passes over row blocks (the mean, then the centred columns' sums and
+    # Gram matrix) through one small buffer instead of an n x p copy
+    buffer = np.empty((min(n, _BLOCK_ROWS), p))
+    total = np.zeros(p)
+    for block in _unit_blocks(matrix, size, buffer):
+        total += block.sum(axis=0)
+    mean = total / n
+    gram = np.zeros((p + 1, p + 1))
+    gram[0, 0] = n
+    for block in _unit_blocks(matrix, size, buffer):
+        block -= mean
+        gram[0, 1:] += block.sum(axis=0)
+        gram[1:, 1:] += weighted_gram(block)
+    gram[1:, 0] = gram[0, 1:]
     squares = np.diag(gram)[1:].copy()  # ||c_j||^2
     # ||u_j||^2 = ||c_j||^2 + n m_j^2 for the unit-size column u_j = c_j + m_j
     constant = np.sqrt(squares) <= 1e-10 * np.sqrt(squares + n * mean * mean)
@@ -191,6 +201,18 @@ def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
     inner[:, constant] = 0.0
     gram[0, 1:][constant] = gram[1:, 0][constant] = 0.0
     return gram, ColumnMoments(mean * size, np.sqrt(squares / n) * size)
+
+
+#: Rows per block of :func:`aliasing_gram`.
+_BLOCK_ROWS = 16384
+
+
+def _unit_blocks(matrix: FloatArray, size: FloatArray, buffer: FloatArray) -> Iterator[FloatArray]:
+    """Row blocks of ``matrix / size``, each written into ``buffer`` (overwritten)."""
+    rows = buffer.shape[0]
+    for start in range(0, matrix.shape[0], rows):
+        part = matrix[start : start + rows]
+        yield np.divide(part, size, out=buffer[: part.shape[0]])
 
 
 def aliased_columns(
