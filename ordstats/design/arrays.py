@@ -87,13 +87,11 @@ def _bad_array_rows(
 def _reject_constant(terms: TermsDesign, moments: ColumnMoments, what: str = "exog") -> None:
     # a constant column has a centred norm of exactly zero (aliasing_gram): only
     # those candidates are checked value by value
+    if terms.matrix.shape[0] == 0:  # no rows: reported where the rows are counted
+        return
     candidates = np.flatnonzero(moments.sd == 0)
-    if terms.matrix.shape[0] == 0:
-        candidates = np.arange(len(terms.names))
-    spread = np.ptp(terms.matrix[:, candidates], axis=0) if terms.matrix.shape[0] else None
-    constant = [
-        terms.names[j] for k, j in enumerate(candidates) if spread is None or spread[k] == 0
-    ]
+    spread = np.ptp(terms.matrix[:, candidates], axis=0)
+    constant = [terms.names[j] for k, j in enumerate(candidates) if spread[k] == 0]
     if constant:
         raise SpecificationError(
             f"{what} column(s) {', '.join(map(repr, constant))} are constant. The thresholds "

@@ -720,7 +720,7 @@ class OrdinalModel:
             :meth:`fit_regularized`.
         warm_start : bool, optional
             Start the iterations at the estimates on a random 5% subsample of
-            the rows (stratified by level, fixed seed; at least 5,000 rows), so
+            the rows (fixed seed; at least 5,000 rows and 50 of each level), so
             that the full data take two or three Newton iterations instead of
             five or six (:mod:`ordstats.estimation.warm_start`).  The estimates
             are the full data's either way; ``mle_retvals["warm_start_rows"]``

@@ -8,9 +8,9 @@ of an iteration per iteration, so large fits take about half the passes over
 the rows.  The estimates are those of the full data: the convergence criteria
 are checked there, as always.
 
-The subsample is stratified by response level (every level keeps at least
-:data:`MIN_ROWS_PER_LEVEL` rows, or all it has), drawn with a fixed seed so
-that a fit is reproducible.  When the subsample fit does not converge (a
+The subsample is drawn with a fixed seed, so that a fit is reproducible; a
+level with fewer than :data:`MIN_ROWS_PER_LEVEL` rows in it gets its first
+rows added (all of them when it has fewer).  When the subsample fit does not converge (a
 separated subsample, a nominal effect without rows), the usual start is used.
 """
 
@@ -84,8 +84,9 @@ def subsample_start(
         The full fit's options, used for the subsample fit too.
     full_objective : callable, optional
         The full data's negative log-likelihood, checked to be finite at the
-        subsample estimates where it need not be (nominal and scale effects,
-        flexible links: cut-points that cross on rows outside the subsample).
+        subsample estimates where it need not be (nominal and scale effects:
+        cut-points that cross, or scales that overflow, on rows outside the
+        subsample).
 
     Returns
     -------
