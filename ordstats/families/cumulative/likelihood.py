@@ -383,6 +383,17 @@ class IntervalDerivatives:
     d2_cross: FloatArray
     d2_lower: FloatArray
 
+    def first_order(self) -> IntervalGradients:
+        """The first-order part, as :func:`interval_gradients` gives it (no tail rows)."""
+        return IntervalGradients(
+            self.log_prob,
+            self.upper,
+            self.lower,
+            self.d_upper,
+            self.d_lower,
+            np.zeros(0, dtype=bool),
+        )
+
 
 @dataclass(frozen=True)
 class IntervalGradients:
@@ -426,10 +437,7 @@ def interval_gradients(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
     )
     if type(link) is Logit:
-        d = logistic_derivatives(link, upper, lower, log_prob=log_prob)
-        return IntervalGradients(
-            d.log_prob, d.upper, d.lower, d.d_upper, d.d_lower, np.zeros(0, dtype=bool)
-        )
+        return logistic_derivatives(link, upper, lower, log_prob=log_prob).first_order()
     return _general_interval_gradients(link, upper, lower, log_prob)
 
 
@@ -836,10 +844,7 @@ class Evaluation:
     def _first_order(self) -> IntervalGradients:
         """``u, l, g_u, g_l`` (see :func:`interval_gradients`)."""
         if self._halves is not None:  # the closed forms give both orders at once
-            d = self._logistic
-            return IntervalGradients(
-                d.log_prob, d.upper, d.lower, d.d_upper, d.d_lower, np.zeros(0, dtype=bool)
-            )
+            return self._logistic.first_order()
         return interval_gradients(self.link, self.upper, self.lower, self.log_prob)
 
     @cached_property
