@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
+from scipy.special import log_ndtr
 
 import ordstats
 from ordstats.core.links import get_link
@@ -114,3 +115,69 @@ def test_flexible_start_can_be_given(wine, recwarn):
     res2 = model.fit(start_params=res.params.to_numpy())
     np.testing.assert_allclose(res2.params, res.params, rtol=1e-8)
     assert not [w for w in recwarn if issubclass(w.category, ConvergenceWarning)]
+
+
+# -- far tails: log F and the lambda-derivatives divided by P ----------------------
+
+
+def test_log_gamma_log_tails_are_exact_where_the_probabilities_underflow():
+    """lambda = -1 is the log-log link, F = exp(-e^{-x}); lambda = 1/2 has a = 4,
+    where Q(4, v) = e^{-v} (1 + v + v^2/2 + v^3/6) and P(4, v) = e^{-v} sum_{k>=4} v^k/k!."""
+    x = np.array([-7.0, -20.0, -300.0])  # F = exp(-e^{-x}) underflows from x ~ -6.6
+    np.testing.assert_allclose(LogGamma(-1.0).log_cdf(x), -np.exp(-x), rtol=1e-13)
+    np.testing.assert_allclose(LogGamma(-1.0).log_cdf(x), get_link("loglog").log_cdf(x), rtol=1e-13)
+    half = LogGamma(0.5)
+    # sf is Q(4, v), v = 4 e^{x/2}: underflows for v > ~720
+    v = np.array([50.0, 800.0, 5000.0, 1e5])
+    x_upper = 2.0 * np.log(v / 4.0)
+    expected = -v + np.log1p(v + v**2 / 2 + v**3 / 6)
+    np.testing.assert_allclose(half.log_sf(x_upper), expected, rtol=1e-13)
+    # cdf is P(4, v): underflows for v < ~1e-77
+    v = np.array([1e-3, 1e-90, 1e-200])
+    x_lower = 2.0 * np.log(v / 4.0)
+    series = sum(v ** (k - 4) / np.prod(np.arange(5, k + 1.0)) for k in range(4, 12))  # 4!/k!
+    expected = -v + 4.0 * np.log(v) - np.log(24.0) + np.log(series)
+    np.testing.assert_allclose(half.log_cdf(x_lower), expected, rtol=1e-13)
+    assert half.log_cdf(np.array(-np.inf)) == -np.inf
+    assert half.log_sf(np.array(np.inf)) == -np.inf
+    assert np.shape(half.log_cdf(0.3)) == ()
+
+
+@pytest.mark.parametrize("kind, lam", [("lg", -1.5), ("lg", 0.7), ("lg", 5e-4), ("ao", 0.4)])
+def test_lambda_derivatives_divided_inside_the_links(kind, lam):
+    """dF/dlambda / P computed with the division inside: equal where nothing
+    underflows, finite in tails where both factors underflow."""
+    f = _family(kind, lam)
+    x = np.array([-2.0, -0.3, 0.8, 2.5])
+    log_p = f.log_cdf(x)
+    np.testing.assert_allclose(
+        f.dcdf_dlam(x, log_p), f.dcdf_dlam(x) / np.exp(log_p), rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        f.d2cdf_dlam2(x, log_p), f.d2cdf_dlam2(x) / np.exp(log_p), rtol=1e-9, atol=1e-12
+    )
+    far = np.array([-60.0, 60.0]) if kind == "lg" else np.array([-300.0, 300.0])
+    for log_divisor in (f.log_cdf(far), f.log_sf(far)):
+        assert np.all(np.isfinite(log_divisor))
+        assert np.all(np.isfinite(f.dcdf_dlam(far, log_divisor)))
+        assert np.all(np.isfinite(f.d2cdf_dlam2(far, log_divisor)))
+
+
+@pytest.mark.parametrize("lam", [5e-4, -5e-4, 0.3, -2.0])
+def test_log_gamma_log_cdf_and_log_sf_agree_with_the_probabilities(lam):
+    """Where F and 1 - F are representable the logs are their logs; beyond, finite."""
+    f = LogGamma(lam)
+    x = np.array([-6.0, -1.0, 0.0, 1.5, 6.0])
+    for logs, probabilities in ((f.log_cdf(x), f.cdf(x)), (f.log_sf(x), f.sf(x))):
+        # log(1 - tiny) is only known to ~1e-16 absolutely, and near the probit
+        # 1 - F is computed as such, which loses the digits of a tiny 1 - F
+        shown = probabilities > 1e-6
+        np.testing.assert_allclose(
+            logs[shown], np.log(probabilities[shown]), rtol=1e-10, atol=1e-15
+        )
+        assert np.all(np.isfinite(logs))
+    far = np.array([-45.0, 45.0])
+    assert np.all(np.isfinite(f.log_cdf(far))) and np.all(np.isfinite(f.log_sf(far)))
+    if abs(lam) < 1e-3:  # near the probit the far tails are close to log Phi
+        np.testing.assert_allclose(f.log_cdf(far[0]), log_ndtr(-45.0), rtol=0.02)
+        np.testing.assert_allclose(f.log_sf(far[1]), log_ndtr(-45.0), rtol=0.02)

@@ -64,12 +64,17 @@ class FlexibleLink(Link):
         return bool(np.isfinite(lam))
 
     @abstractmethod
-    def dcdf_dlam(self, x: FloatArray) -> FloatArray:
-        """``dF(x; lambda) / d lambda``."""
+    def dcdf_dlam(self, x: FloatArray, log_divisor: FloatArray | None = None) -> FloatArray:
+        """``dF(x; lambda) / d lambda``, divided by ``exp(log_divisor)`` if given.
+
+        The division happens inside the computation, so that the ratio stays
+        finite in the far tails where the derivative and the divisor (an
+        interval probability) both underflow.
+        """
 
     @abstractmethod
-    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:
-        """``d^2 F(x; lambda) / d lambda^2``."""
+    def d2cdf_dlam2(self, x: FloatArray, log_divisor: FloatArray | None = None) -> FloatArray:
+        """``d^2 F(x; lambda) / d lambda^2``, divided by ``exp(log_divisor)`` if given."""
 
     @abstractmethod
     def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:
@@ -163,13 +168,23 @@ class ArandaOrdaz(FlexibleLink):
         p = self._p(x)
         return l_minus_p / lam**2, (p * p - 2.0 * l_minus_p) / lam**3
 
-    def dcdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        d1, _ = self._dlog_sf(x)
-        return np.where(np.isfinite(x), -self.sf(x) * d1, 0.0)
+    def _scaled_sf(self, x: FloatArray, log_divisor: FloatArray | None) -> FloatArray:
+        if log_divisor is None:
+            return self.sf(x)
+        with np.errstate(invalid="ignore"):
+            return np.exp(self.log_sf(x) - log_divisor)
 
-    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:  # noqa: D102
+    def dcdf_dlam(  # noqa: D102
+        self, x: FloatArray, log_divisor: FloatArray | None = None
+    ) -> FloatArray:
+        d1, _ = self._dlog_sf(x)
+        return np.where(np.isfinite(x), -self._scaled_sf(x, log_divisor) * d1, 0.0)
+
+    def d2cdf_dlam2(  # noqa: D102
+        self, x: FloatArray, log_divisor: FloatArray | None = None
+    ) -> FloatArray:
         d1, d2 = self._dlog_sf(x)
-        return np.where(np.isfinite(x), -self.sf(x) * (d1 * d1 + d2), 0.0)
+        return np.where(np.isfinite(x), -self._scaled_sf(x, log_divisor) * (d1 * d1 + d2), 0.0)
 
     def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
         d1, _ = self._dlog_sf(x)
@@ -238,6 +253,74 @@ def _stirling_remainder(lam: float) -> tuple[float, float, float]:
     return float(-c0), float(-c1 * da), float(-c2 * da * da - c1 * d2a)
 
 
+#: Most terms of the series and continued fraction behind :func:`_log_gamma_tail`.
+_TAIL_MAX_TERMS = 5000
+
+
+def _log_lower_gamma_series(a: float, v: FloatArray) -> FloatArray:
+    r"""``log P(a, v)`` for ``0 < v < a`` from the series (DLMF 8.7.1).
+
+    .. math:: P(a, v) = \frac{v^a e^{-v}}{\Gamma(a + 1)}
+              \sum_{k \ge 0} \frac{v^k}{(a + 1) \cdots (a + k)},
+
+    whose terms fall at least geometrically (ratio ``v / (a + k) < 1``).
+    """
+    total, term = np.ones_like(v), np.ones_like(v)
+    for k in range(1, _TAIL_MAX_TERMS):
+        term = term * v / (a + k)
+        total += term
+        if np.all(term <= 1e-17 * total):
+            break
+    return a * np.log(v) - v - special.gammaln(a + 1.0) + np.log(total)
+
+
+def _log_upper_gamma_fraction(a: float, v: FloatArray) -> FloatArray:
+    r"""``log Q(a, v)`` for ``v > a`` from Legendre's continued fraction (DLMF 8.9.2).
+
+    .. math:: \Gamma(a, v) = \cfrac{v^a e^{-v}}{v + 1 - a - \cfrac{1 (1 - a)}
+              {v + 3 - a - \cfrac{2 (2 - a)}{v + 5 - a - \cdots}}},
+
+    evaluated by the modified Lentz method.
+    """
+    tiny = 1e-300
+    b = v + 1.0 - a
+    c = np.full_like(v, 1.0 / tiny)
+    d = 1.0 / b
+    h = d.copy()
+    for k in range(1, _TAIL_MAX_TERMS):
+        an = -k * (k - a)
+        b = b + 2.0
+        d = an * d + b
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        delta = d * c
+        h = h * delta
+        if np.all(np.abs(delta - 1.0) <= 1e-16):
+            break
+    return a * np.log(v) - v - special.gammaln(a) + np.log(h)
+
+
+def _log_gamma_tail(a: float, v: FloatArray, lower: bool) -> FloatArray:
+    """``log P(a, v)`` (``lower``) or ``log Q(a, v)``, finite where the value underflows.
+
+    ``gammainc``/``gammaincc`` are used where they are positive; where they
+    underflow to zero (``P`` only for ``v < a``, ``Q`` only for ``v > a``, the
+    far tails) the logarithm comes from the series or the continued fraction.
+    """
+    value = special.gammainc(a, v) if lower else special.gammaincc(a, v)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.asarray(value, dtype=np.float64))
+    under = (value == 0.0) & (v > 0.0) & np.isfinite(v)
+    if np.any(under):
+        tail = v[under]
+        out[under] = (
+            _log_lower_gamma_series(a, tail) if lower else _log_upper_gamma_fraction(a, tail)
+        )
+    return out
+
+
 class LogGamma(FlexibleLink):
     """Log-gamma family: probit at 0, cloglog at 1, loglog at -1."""
 
@@ -269,17 +352,34 @@ class LogGamma(FlexibleLink):
             return 1.0 - self._tail_integral(x, 0)
         return self._incomplete_gamma(x, upper=True)
 
+    def _log_incomplete_gamma(self, x: FloatArray, upper: bool) -> FloatArray:
+        """``log F`` (or ``log(1 - F)`` if ``upper``), finite in the far tails."""
+        a = self.lam**-2
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        with np.errstate(over="ignore"):
+            v = a * np.exp(self.lam * x)
+        return _log_gamma_tail(a, v, lower=(self.lam > 0) != upper)
+
     def log_cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         if self.lam == 0.0:
             return special.log_ndtr(x)
-        with np.errstate(divide="ignore"):
-            return np.log(self.cdf(x))
+        if abs(self.lam) >= _QUADRATURE_LAMBDA:
+            return self._log_incomplete_gamma(x, upper=False).reshape(np.shape(x))
+        # near the probit: the quadrature of f / Phi(x), then log Phi(x) added back,
+        # so that the lower tail does not underflow
+        x = np.asarray(x, dtype=float)
+        shift = special.log_ndtr(x)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            out = shift + np.log(self._tail_integral(x, 0, shift))
+        return np.where(np.isnan(out), -np.inf, out)
 
     def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         if self.lam == 0.0:
             return special.log_ndtr(-np.asarray(x, dtype=float))
-        with np.errstate(divide="ignore"):
-            return np.log(self.sf(x))
+        if abs(self.lam) >= _QUADRATURE_LAMBDA:
+            return self._log_incomplete_gamma(x, upper=True).reshape(np.shape(x))
+        # f(x; lambda) = f(-x; -lambda), so 1 - F(x; lambda) = F(-x; -lambda)
+        return LogGamma(-self.lam).log_cdf(-np.asarray(x, dtype=float))
 
     def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         x = np.asarray(x, dtype=float)
@@ -318,11 +418,15 @@ class LogGamma(FlexibleLink):
         _, _, d2 = _stirling_remainder(self.lam)
         return d2 - x**4 * _h(self.lam * x, 2)
 
-    def _tail_integral(self, x: FloatArray, order: int) -> FloatArray:
+    def _tail_integral(
+        self, x: FloatArray, order: int, log_divisor: FloatArray | None = None
+    ) -> FloatArray:
         """``int_{-inf}^x d^order f / d lambda^order`` by exp-sinh quadrature.
 
         Integrates over the tail beyond ``x`` on the side away from the median;
         ``int f = 1`` and both higher full integrals vanish for every ``lambda``.
+        With ``log_divisor`` the density is divided by ``exp(log_divisor)``
+        before it is integrated, so the result is the integral over that.
         """
         x = np.asarray(x, dtype=float)
         shape = x.shape
@@ -332,8 +436,9 @@ class LogGamma(FlexibleLink):
         lower = xf <= self._median()
         sign = np.where(lower, -1.0, 1.0)  # t = x - s (lower tail) or x + s
         t = xf[:, None] + sign[:, None] * _ES_X[None, :]
+        shift = 0.0 if log_divisor is None else np.reshape(log_divisor, (-1, 1))
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-            dens = np.exp(self.log_pdf(t))
+            dens = np.exp(self.log_pdf(t) - shift)
             if order == 0:
                 integrand = dens
             elif order == 1:
@@ -342,7 +447,9 @@ class LogGamma(FlexibleLink):
                 s1 = self.dlog_pdf_dlam(t)
                 integrand = dens * (s1 * s1 + self._d2log_pdf_dlam2(t))
         value = np.where(dens > 0, integrand, 0.0) @ _ES_W
-        total = 1.0 if order == 0 else 0.0
+        total: float | FloatArray = 1.0 if order == 0 else 0.0  # higher orders: 0, no scaling
+        if order == 0 and log_divisor is not None:
+            total = np.exp(-np.reshape(log_divisor, -1))
         inside = np.where(lower, value, total - value)
         at_infinity = np.where(x > 0, total, 0.0)
         return np.where(finite, inside, at_infinity).reshape(shape)
@@ -352,8 +459,12 @@ class LogGamma(FlexibleLink):
             return 0.0
         return float(self.ppf(np.array(0.5)))
 
-    def dcdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        return self._tail_integral(x, 1)
+    def dcdf_dlam(  # noqa: D102
+        self, x: FloatArray, log_divisor: FloatArray | None = None
+    ) -> FloatArray:
+        return self._tail_integral(x, 1, log_divisor)
 
-    def d2cdf_dlam2(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        return self._tail_integral(x, 2)
+    def d2cdf_dlam2(  # noqa: D102
+        self, x: FloatArray, log_divisor: FloatArray | None = None
+    ) -> FloatArray:
+        return self._tail_integral(x, 2, log_divisor)

@@ -963,13 +963,14 @@ class Evaluation:
         first = self._first_order
         u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
         fin_u, fin_l = np.isfinite(self.upper), np.isfinite(self.lower)
-        inv_p = np.exp(-self.log_prob)
-        d_u = np.where(fin_u, link.dcdf_dlam(u), 0.0)  # type: ignore[attr-defined]
-        d_l = np.where(fin_l, link.dcdf_dlam(l), 0.0)  # type: ignore[attr-defined]
-        k = (d_u - d_l) * inv_p
-        dd_u = np.where(fin_u, link.d2cdf_dlam2(u), 0.0)  # type: ignore[attr-defined]
-        dd_l = np.where(fin_l, link.d2cdf_dlam2(l), 0.0)  # type: ignore[attr-defined]
-        k2 = (dd_u - dd_l) * inv_p - k * k
+        # F_lam and F_lamlam divided by P inside the links: finite where both underflow
+        log_p = self.log_prob
+        d_u = np.where(fin_u, link.dcdf_dlam(u, log_p), 0.0)  # type: ignore[attr-defined]
+        d_l = np.where(fin_l, link.dcdf_dlam(l, log_p), 0.0)  # type: ignore[attr-defined]
+        k = d_u - d_l
+        dd_u = np.where(fin_u, link.d2cdf_dlam2(u, log_p), 0.0)  # type: ignore[attr-defined]
+        dd_l = np.where(fin_l, link.d2cdf_dlam2(l, log_p), 0.0)  # type: ignore[attr-defined]
+        k2 = dd_u - dd_l - k * k
         c_u = np.where(fin_u, g_u * (link.dlog_pdf_dlam(u) - k), 0.0)  # type: ignore[attr-defined]
         c_l = np.where(fin_l, g_l * (link.dlog_pdf_dlam(l) - k), 0.0)  # type: ignore[attr-defined]
         return k, k2, c_u, c_l
