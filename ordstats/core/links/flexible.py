@@ -446,7 +446,8 @@ class LogGamma(FlexibleLink):
             else:
                 s1 = self.dlog_pdf_dlam(t)
                 integrand = dens * (s1 * s1 + self._d2log_pdf_dlam2(t))
-        value = np.where(dens > 0, integrand, 0.0) @ _ES_W
+            # NaN where the divisor is exp(-inf), a row of probability 0
+            value = np.where(dens > 0, integrand, 0.0) @ _ES_W
         total: float | FloatArray = 1.0 if order == 0 else 0.0  # higher orders: 0, no scaling
         if order == 0 and log_divisor is not None:
             total = np.exp(-np.reshape(log_divisor, -1))
