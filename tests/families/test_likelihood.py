@@ -298,7 +298,6 @@ def test_logistic_closed_forms_hand_disordered_and_underflowing_rows_to_the_gene
 def test_grouped_level_sums_and_gram_equal_the_direct_products(n_levels, monkeypatch):
     """The grouped copy of X gives S diag(c) X and X' diag(c) X as the direct products do."""
     import ordstats.families.cumulative.likelihood as lik
-    from ordstats.core.linalg import weighted_gram
     from ordstats.families.problem import CLMData
 
     rng = np.random.default_rng(n_levels)
@@ -315,17 +314,19 @@ def test_grouped_level_sums_and_gram_equal_the_direct_products(n_levels, monkeyp
         link=get_link("logit"),
         threshold_jacobian=np.eye(n_levels - 1),
     )
-    a, b = rng.normal(size=n), rng.uniform(size=n)
+    a, b = -rng.uniform(size=n), -rng.uniform(size=n)  # the Gram weight -(a + b) >= 0
     grouped = lik.prepare(data)
     assert grouped._rows_by_level is not None
     monkeypatch.setattr(lik, "_GROUPED_COPY_BYTES", 0)  # over budget: the indicator product
     direct = lik.prepare(data)
     assert direct._rows_by_level is None
     for got, expected in zip(
-        grouped.level_row_sums(X, a, b), direct.level_row_sums(X, a, b), strict=True
+        grouped.location_blocks(a, b), direct.location_blocks(a, b), strict=True
     ):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-10)
-    expected_sums = np.stack([X[y == k].T @ a[y == k] for k in range(n_levels)])
-    np.testing.assert_allclose(grouped.level_row_sums(X, a)[0], expected_sums, atol=1e-10)
-    np.testing.assert_allclose(grouped.location_gram(b), weighted_gram(X, b), rtol=1e-12)
-    np.testing.assert_allclose(grouped.location_gram(b), X.T @ (b[:, None] * X), rtol=1e-12)
+    upper, lower, gram = grouped.location_blocks(a, b)
+    for c, sums in ((a, upper), (b, lower)):
+        expected_sums = np.stack([X[y == k].T @ c[y == k] for k in range(n_levels)])
+        np.testing.assert_allclose(sums, expected_sums, atol=1e-10)
+    np.testing.assert_allclose(gram, X.T @ (-(a + b)[:, None] * X), rtol=1e-12)
+    np.testing.assert_allclose(direct.level_row_sums(X, a)[0], upper, atol=1e-10)

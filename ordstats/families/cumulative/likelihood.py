@@ -148,55 +148,60 @@ class CLMProblem:
     def level_row_sums(self, matrix: FloatArray, *weights: FloatArray) -> list[FloatArray]:
         """``S diag(c) matrix`` for each weight vector ``c``: weighted row sums per level.
 
-        For the location design ``data.X`` (the Hessian's threshold-slope block)
-        the rows are kept grouped by level in a column-major copy made once
-        (:attr:`_rows_by_level`, within a memory budget), so each level's sums
-        are matrix-vector products with a contiguous block.  Otherwise one
-        dense product ``matrix' [D_1, D_2, ...]`` with ``D_c`` the ``(n, K)``
-        level indicator scaled by ``c``.
+        One dense product ``matrix' [D_1, D_2, ...]`` with ``D_c`` the ``(n, K)``
+        level indicator scaled by ``c``.  For the location design the Hessian
+        uses :meth:`location_blocks` instead.
 
         Returns
         -------
         list of ndarray, shape (K, p)
         """
         n_levels, y = self.data.n_levels, self.data.y
-        grouped = self._rows_by_level if matrix is self.data.X else None
-        if grouped is not None:
-            order, bounds, sorted_matrix = grouped
-            out = []
-            for c in weights:
-                c_sorted = c[order]
-                sums = np.empty((n_levels, matrix.shape[1]))
-                for k in range(n_levels):
-                    block = slice(bounds[k], bounds[k + 1])
-                    sums[k] = sorted_matrix[block].T @ c_sorted[block]
-                out.append(sums)
-            return out
         scaled = np.zeros((y.shape[0], n_levels * len(weights)))
         for k, c in enumerate(weights):
             scaled[self._rows, y + k * n_levels] = c
         sums = (matrix.T @ scaled).T
         return [sums[k * n_levels : (k + 1) * n_levels] for k in range(len(weights))]
 
-    def location_gram(self, c: FloatArray) -> FloatArray:
-        """``X' diag(c) X`` for the location design, from the grouped copy when there is one.
+    def location_blocks(
+        self, c_upper: FloatArray, c_lower: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """The location design's Hessian blocks from two row weights.
 
-        The sum does not depend on the order of the rows, and scaling the
-        column-major copy is about twice as fast as the row-major ``X``.
+        Returns ``S diag(c_upper) X``, ``S diag(c_lower) X`` (shape ``(K, p)``)
+        and ``X' diag(c) X`` with ``c = -(c_upper + c_lower)``: with
+        ``c_upper = d_uu + d_ul`` and ``c_lower = d_ul + d_ll`` these are the
+        threshold-slope sums and minus the location block, whose weight
+        ``-(d_uu + 2 d_ul + d_ll)`` is non-negative for log-concave ``F``.
+
+        Where the rows are kept grouped by level (:attr:`_rows_by_level`) the
+        two weights are gathered into that order once, each level's sums are
+        one product with a contiguous block of rows, and the Gram matrix is a
+        rank-k update of the same copy.
         """
+        X = self.data.X
         grouped = self._rows_by_level
         if grouped is None:
-            return weighted_gram(self.data.X, c)
-        order, _, sorted_matrix = grouped
-        return weighted_gram(sorted_matrix, c[order])
+            upper, lower = self.level_row_sums(X, c_upper, c_lower)
+            return upper, lower, weighted_gram(X, -(c_upper + c_lower))
+        order, bounds, sorted_matrix = grouped
+        sorted_weights = np.column_stack((c_upper, c_lower))[order]
+        sums = np.empty((2, self.data.n_levels, X.shape[1]))
+        for k in range(self.data.n_levels):
+            block = slice(bounds[k], bounds[k + 1])
+            sums[:, k] = (sorted_matrix[block].T @ sorted_weights[block]).T
+        gram_weights = np.add(sorted_weights[:, 0], sorted_weights[:, 1])
+        np.negative(gram_weights, out=gram_weights)
+        return sums[0], sums[1], weighted_gram(sorted_matrix, gram_weights)
 
     @cached_property
     def _rows_by_level(self) -> tuple[IntArray, IntArray, FloatArray] | None:
         """``(order, bounds, X[order])``: the rows of level ``k`` at ``bounds[k]:bounds[k+1]``.
 
-        ``X[order]`` is column-major.  ``None`` without the dense level sums
-        (:attr:`level_designs`), without columns, or when the copy would exceed
-        :data:`_GROUPED_COPY_BYTES`.
+        ``X[order]`` is a row-major copy (a gather of whole rows, the cheapest
+        copy; its row blocks are what the rank-k update reads).  ``None``
+        without the dense level sums (:attr:`level_designs`), without columns,
+        or when the copy would exceed :data:`_GROUPED_COPY_BYTES`.
         """
         X = self.data.X
         if self.level_designs is None or X.nbytes > _GROUPED_COPY_BYTES or X.shape[1] == 0:
@@ -204,7 +209,7 @@ class CLMProblem:
         order = np.argsort(self.data.y.astype(np.int16), kind="stable")  # radix sort: K <= 50
         counts = np.bincount(self.data.y, minlength=self.data.n_levels)
         bounds = np.concatenate([[0], np.cumsum(counts)])
-        return order, bounds, X.T[:, order].T
+        return order, bounds, np.take(X, order, axis=0)
 
     @cached_property
     def _rows(self) -> IntArray:
@@ -918,8 +923,10 @@ class Evaluation:
             threshold_block = (
                 J1.T @ (c_uu[:, None] * J1) + cross + cross.T + J2.T @ (c_ll[:, None] * J2)
             )
-            upper_sums, lower_sums = pb.level_row_sums(X, d_uu + d_ul, d_ul + d_ll)
+            upper_sums, lower_sums, gram = pb.location_blocks(d_uu + d_ul, d_ul + d_ll)
             border[th, loc] = -(J1.T @ upper_sums + J2.T @ lower_sums)
+            # minus the location block is X' diag(c) X with c >= 0 for log-concave F
+            border[be, loc] = -gram
         else:
             T1, T2 = pb.T_upper, pb.T_lower
             cross_ul = pb.scaled_upper(d_ul).T @ T2
@@ -929,8 +936,7 @@ class Evaluation:
             border[th, loc] = -(
                 pb.scaled_upper(d_uu + d_ul).T @ X + pb.scaled_lower(d_ul + d_ll).T @ X
             )
-        # minus the location block is X' diag(c) X with c >= 0 for log-concave F
-        border[be, loc] = -pb.location_gram(-(d_uu + 2.0 * d_ul + d_ll))
+            border[be, loc] = -weighted_gram(X, -(d_uu + 2.0 * d_ul + d_ll))
         if lay.n_zeta:
             self._fill_scale_blocks(border, u, l, g_u, g_l, h_uu, h_ul, h_ll)
         if lay.n_lambda:
