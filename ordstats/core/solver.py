@@ -147,6 +147,16 @@ def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray,
     return linalg.cho_solve(factor, gradient), True
 
 
+def _first_step(
+    solve: Callable[[Any, FloatArray], tuple[FloatArray, bool]],
+    approximate: Any,
+    current: Objective,
+) -> tuple[FloatArray, bool]:
+    """The step from an approximate Hessian, or the exact one where that is not PD."""
+    step, modified = solve(approximate, current.gradient)
+    return solve(current.hessian, current.gradient) if modified else (step, False)
+
+
 #: Objective differences below this many units in the last place of ``|f|`` are
 #: rounding noise: a sum of 10^6 log-probabilities is only resolved to ~1e-8.
 _NOISE_ULPS = 100.0
@@ -175,6 +185,7 @@ def newton(
     options: NewtonOptions | None = None,
     callback: Callable[[int, float, float], None] | None = None,
     linear_solve: Callable[[Any, FloatArray], tuple[FloatArray, bool]] | None = None,
+    initial_hessian: Any | None = None,
 ) -> NewtonResult[ObjectiveT]:
     """Minimise a smooth function by damped Newton-Raphson.
 
@@ -194,6 +205,13 @@ def newton(
         definite.  The default factors a dense Hessian by Cholesky; structured
         Hessians bring their own (e.g.
         :func:`ordstats.families.cumulative.banded.banded_newton_step`).
+    initial_hessian : optional
+        An approximation of the Hessian at ``start`` for the first step (a
+        quasi-Newton step; e.g. a subsample's Hessian scaled to the full data),
+        so that the objective's own Hessian is not computed there.  It is not
+        used when the gradient is already small at ``start`` (every
+        convergence decision rests on the objective's Hessian) or when it is
+        not positive definite; the step halving guards the step as usual.
 
     Returns
     -------
@@ -235,7 +253,11 @@ def newton(
         if x.size == 0:
             code = 0
             break
-        step, modified = solve(current.hessian, current.gradient)
+        step, modified = (
+            _first_step(solve, initial_hessian, current)
+            if (iteration == 0 and initial_hessian is not None and not abs_conv)
+            else solve(current.hessian, current.gradient)
+        )
         if modified and abs_conv:
             code = 1
             break

@@ -145,8 +145,9 @@ class Evaluator(Protocol):
         callback: IterationCallback | None,
         progress: bool,
         banded: bool,
+        initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
-        """Run Newton's method from ``start``."""
+        """Run Newton's method from ``start`` (``initial_hessian``: see :func:`newton`)."""
         ...
 
     def diverging(self, solution: NewtonResult) -> list[int]:
@@ -314,13 +315,17 @@ class InMemoryEvaluator:
         callback: IterationCallback | None = None,
         progress: bool = False,
         banded: bool = False,
+        initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
         """Run Newton's method from ``start`` (``progress`` is not used in memory).
 
         With a :attr:`basis` the iterations run in its internal parameters,
-        where the Hessian is well conditioned, and the result is mapped back.
+        where the Hessian is well conditioned, and the result is mapped back
+        (an ``initial_hessian``, in the external parameters, is then not taken).
         """
         if self.basis is not None:
+            if initial_hessian is not None:
+                raise ValueError("initial_hessian is not taken with a shifted basis")
             basis, problem = self.basis, self._internal
             result = newton(
                 lambda q: self.family.evaluate(problem, q),
@@ -328,18 +333,23 @@ class InMemoryEvaluator:
                 options,
                 callback,
             )
+            self.family.release_workspace(problem, result.evaluation)
             return replace(
                 result,
                 x=basis.to_external(result.x),
                 evaluation=ShiftedEvaluation(result.evaluation, basis),
             )
-        return newton(
+        result = newton(
             lambda x: self.evaluate(x, banded=banded),
             start,
             options,
             callback,
             linear_solve=banded_newton_step if banded else None,
+            initial_hessian=initial_hessian,
         )
+        # the fitted model keeps the final evaluation, not the fit's work arrays
+        self.family.release_workspace(self.problem, result.evaluation)
+        return result
 
     def start_params(self) -> FloatArray:
         """The family's default starting values."""
@@ -524,6 +534,7 @@ class ChunkedEvaluator:
         callback: IterationCallback | None = None,
         progress: bool = True,
         banded: bool = False,
+        initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
         """Run Newton's method, one pass per evaluation, with a progress bar if watched."""
         with PassProgress(enabled=progress and _interactive()) as bar:
@@ -539,6 +550,7 @@ class ChunkedEvaluator:
                 options,
                 callback,
                 linear_solve=banded_newton_step if banded else None,
+                initial_hessian=initial_hessian,
             )
 
     def start_params(self) -> FloatArray:
@@ -789,6 +801,7 @@ class DataRemovedEvaluator:
         callback: IterationCallback | None = None,
         progress: bool = True,
         banded: bool = False,
+        initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
         """Not available: the rows were removed."""
         raise NotFittedError(_REMOVED)

@@ -54,7 +54,7 @@ from ordstats.estimation.evaluators import (
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
-from ordstats.estimation.warm_start import subsample_start
+from ordstats.estimation.warm_start import WarmStart, subsample_start
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
 from ordstats.families.cumulative.likelihood import evaluate, prepare
@@ -746,23 +746,24 @@ class OrdinalModel:
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
         use_banded = self._use_banded(banded)
-        warm_rows = 0
         if start_params is not None:
-            start = self._check_params(start_params)
+            warm = WarmStart(self._check_params(start_params))
         elif self.problem.layout.n_lambda:
-            start = self._flexible_start(options)
+            warm = WarmStart(self._flexible_start(options))
+        elif method == "newton" and not use_banded:
+            warm = self._warm_start(self.start_params, options, warm_start)
         else:
-            start = self.start_params
-            if method == "newton" and not use_banded:
-                start, warm_rows = self._warm_start(start, options, warm_start)
-        first = None
+            warm = WarmStart(self.start_params)
+        first, start = None, warm.params
         if method != "newton":
             first = prefit(self.evaluator.evaluate, start, method)
             start = first.x
-        solution = self._newton(start, options, disp=disp, banded=use_banded)
+        solution = self._newton(
+            start, options, disp=disp, banded=use_banded, initial_hessian=warm.hessian
+        )
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
-        info = replace(info, method=method, prefit=first, warm_start_rows=warm_rows)
+        info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
         _warn_fit(info)
         results = OrdinalResults(self, solution.x, solution.evaluation, info)
         if kind == "nonrobust":
@@ -950,23 +951,23 @@ class OrdinalModel:
 
     def _warm_start(
         self, start: FloatArray, options: NewtonOptions, warm_start: bool | None
-    ) -> tuple[FloatArray, int]:
+    ) -> WarmStart:
         """The subsample start (:mod:`ordstats.estimation.warm_start`) where it applies."""
         if warm_start is not None and not isinstance(warm_start, (bool, np.bool_)):
             raise SpecificationError(f"warm_start must be True, False or None; got {warm_start!r}")
         evaluator = self.evaluator
         if warm_start is False:
-            return start, 0
+            return WarmStart(start)
         if not isinstance(evaluator, InMemoryEvaluator):
             if warm_start:
                 raise SpecificationError(
                     "warm_start=True needs the rows in memory; data read in chunks or "
                     "from Dask start at the default values (leave warm_start=None)"
                 )
-            return start, 0
+            return WarmStart(start)
         data = evaluator.data
         if evaluator.basis is not None or (warm_start is None and data.n_obs < WARM_START_ROWS):
-            return start, 0
+            return WarmStart(start)
         layout = self.problem.layout
         check = None
         if layout.n_nominal_cols or layout.n_zeta:  # cut-points or scales of unseen rows
@@ -1014,7 +1015,13 @@ class OrdinalModel:
         return bool(banded)
 
     def _newton(
-        self, start: FloatArray, options: NewtonOptions, *, disp: bool | None, banded: bool
+        self,
+        start: FloatArray,
+        options: NewtonOptions,
+        *,
+        disp: bool | None,
+        banded: bool,
+        initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
         """Run the Newton iterations from ``start`` wherever the rows live."""
         return self.evaluator.newton(
@@ -1023,6 +1030,7 @@ class OrdinalModel:
             callback=_print_iteration if disp else None,
             progress=disp is not False,
             banded=banded,
+            initial_hessian=initial_hessian,
         )
 
     def _diverging(self, solution: NewtonResult) -> list[str]:

@@ -12,11 +12,21 @@ The subsample is drawn with a fixed seed, so that a fit is reproducible; a
 level with fewer than :data:`MIN_ROWS_PER_LEVEL` rows in it gets its first
 rows added (all of them when it has fewer).  When the subsample fit does not converge (a
 separated subsample, a nominal effect without rows), the usual start is used.
+
+The subsample fit ends with its Hessian at its estimates, the full fit's start.
+For a plain random subsample (no level topped up) that Hessian, scaled by the
+ratio of the total weights, estimates the full data's Hessian there to
+``O(m^{-1/2})`` relative error (``m`` subsample rows), so the first full-data
+step is taken with it instead of a full-data Hessian: a quasi-Newton step whose
+error, ``O(m^{-1/2})`` times the start's, is of the same order as the exact
+step's ``O(start error^2)``.  The later steps, and every convergence check, use
+the full data's Hessian.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,7 +35,7 @@ from ordstats.core.solver import NewtonOptions, newton
 from ordstats.families.base import Family
 from ordstats.families.problem import CLMData
 
-__all__ = ["MIN_ROWS", "SUBSAMPLE_FRACTION", "subsample_rows", "subsample_start"]
+__all__ = ["MIN_ROWS", "SUBSAMPLE_FRACTION", "WarmStart", "subsample_rows", "subsample_start"]
 
 #: Fewest rows for which ``warm_start=None`` (automatic) fits a subsample first.
 MIN_ROWS = 20_000
@@ -53,15 +63,42 @@ def subsample_rows(y: IntArray, n_levels: int, seed: int = 0) -> IntArray:
         Sorted positions: about ``max(5000, 0.05 n)`` rows, every level with
         at least :data:`MIN_ROWS_PER_LEVEL` rows (or all of its rows).
     """
+    return _draw_rows(y, n_levels, seed)[0]
+
+
+def _draw_rows(y: IntArray, n_levels: int, seed: int) -> tuple[IntArray, bool]:
+    """:func:`subsample_rows` and whether any level was topped up."""
     n = y.shape[0]
     size = max(MIN_SUBSAMPLE, int(SUBSAMPLE_FRACTION * n))
     rng = np.random.default_rng(seed)
     chosen = rng.random(n) < size / n
     counts = np.bincount(y[chosen], minlength=n_levels)
-    for level in np.flatnonzero(counts < MIN_ROWS_PER_LEVEL):
+    short = np.flatnonzero(counts < MIN_ROWS_PER_LEVEL)
+    for level in short:
         rows = np.flatnonzero(y == level)
         chosen[rows[:MIN_ROWS_PER_LEVEL]] = True
-    return np.flatnonzero(chosen)
+    return np.flatnonzero(chosen), bool(short.size)
+
+
+@dataclass(frozen=True)
+class WarmStart:
+    """Where a subsample fit starts the full fit.
+
+    Attributes
+    ----------
+    params : ndarray
+        The starting values (the default ones when the subsample was not used).
+    n_rows : int
+        Rows in the subsample; 0 when it was not used.
+    hessian : ndarray or None
+        The subsample's Hessian at ``params`` scaled to the full data, for the
+        first Newton step; ``None`` when levels were topped up (the scaling
+        would then misweigh their thresholds) or the subsample was not used.
+    """
+
+    params: FloatArray
+    n_rows: int = 0
+    hessian: FloatArray | None = None
 
 
 def subsample_start(
@@ -70,7 +107,7 @@ def subsample_start(
     start: FloatArray,
     options: NewtonOptions,
     full_objective: Callable[[FloatArray], float] | None = None,
-) -> tuple[FloatArray, int]:
+) -> WarmStart:
     """The estimates on a subsample of ``data``'s rows, to start the full fit at.
 
     Parameters
@@ -90,23 +127,26 @@ def subsample_start(
 
     Returns
     -------
-    start : ndarray
-        The subsample estimates, or ``start`` when their fit did not converge
-        or the full data's objective is not finite there.
-    n_rows : int
-        Rows in the subsample; 0 when ``start`` is returned unchanged.
+    WarmStart
+        The subsample estimates (and Hessian), or ``start`` alone when their
+        fit did not converge or the full data's objective is not finite there.
     """
-    rows = subsample_rows(data.y, data.n_levels)
+    rows, topped_up = _draw_rows(data.y, data.n_levels, seed=0)
     if rows.size >= data.n_obs:
-        return start, 0
-    problem = family.prepare(data.take(rows))
+        return WarmStart(start)
+    subsample = data.take(rows)
+    problem = family.prepare(subsample)
     try:
         with np.errstate(all="ignore"):
             result = newton(lambda x: family.evaluate(problem, x), start, options)
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # OrdstatsError included
-        return start, 0
+        return WarmStart(start)
     if not result.converged or not np.all(np.isfinite(result.x)):
-        return start, 0
+        return WarmStart(start)
     if full_objective is not None and not np.isfinite(full_objective(result.x)):
-        return start, 0
-    return result.x, int(rows.size)
+        return WarmStart(start)
+    hessian = None
+    if not topped_up:  # the convergence check computed it: no extra pass
+        scale = float(np.sum(data.weights)) / float(np.sum(subsample.weights))
+        hessian = np.asarray(result.evaluation.hessian, dtype=float) * scale
+    return WarmStart(result.x, int(rows.size), hessian)

@@ -151,6 +151,16 @@ class Family(ABC, Generic[ProblemT]):
     def initial_params(self, problem: ProblemT) -> FloatArray:
         """Return starting values for Newton's method."""
 
+    def release_workspace(
+        self, problem: ProblemT, evaluation: FamilyEvaluation | None = None
+    ) -> None:
+        """Free what ``problem`` and a fit's final ``evaluation`` keep only for speed.
+
+        Called when a fit ends, so that a fitted model keeps no per-row work
+        arrays (copies of the design, derivative terms); anything freed is
+        computed again if it is needed.  The default frees nothing.
+        """
+
     @abstractmethod
     def parameter_names(self, threshold: Structure, levels: Sequence[str]) -> list[str]:
         """Names of the free intercept (threshold) parameters."""

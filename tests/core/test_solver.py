@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -93,3 +94,53 @@ def test_non_finite_start():
 
     with pytest.raises(OrdstatsError, match="not finite at the starting values"):
         newton(Bad, np.zeros(2))
+
+
+# -- an approximate Hessian for the first step -----------------------------------
+
+
+class CountingRosenbrock(Rosenbrock):
+    """Rosenbrock that counts the points where its Hessian was read."""
+
+    reads: ClassVar[list[np.ndarray]] = []
+
+    @property
+    def hessian(self):
+        CountingRosenbrock.reads.append(self.point.copy())
+        return self._hessian
+
+    @hessian.setter
+    def hessian(self, value):
+        self._hessian = value
+
+    def __init__(self, x):
+        self.point = np.asarray(x, dtype=float)
+        super().__init__(x)
+
+
+def test_initial_hessian_replaces_the_hessian_at_the_start_only():
+    start = np.array([0.9, 0.8])
+    exact = newton(Rosenbrock, start)
+    CountingRosenbrock.reads = []
+    approximate = Rosenbrock(start).hessian * 1.05  # 5% off, positive definite
+    res = newton(CountingRosenbrock, start, initial_hessian=approximate)
+    assert res.converged
+    np.testing.assert_allclose(res.x, exact.x, atol=1e-6)  # both within grad_tol of (1, 1)
+    assert not any(np.array_equal(p, start) for p in CountingRosenbrock.reads)
+    # the first step is the quasi-Newton step from the approximation
+    step = np.linalg.solve(approximate, Rosenbrock(start).gradient)
+    first_step = newton(Rosenbrock, start, NewtonOptions(max_iter=1), initial_hessian=approximate)
+    np.testing.assert_allclose(first_step.x, start - step, rtol=1e-12)
+
+
+def test_initial_hessian_is_not_used_for_convergence_or_when_indefinite():
+    CountingRosenbrock.reads = []
+    at_optimum = np.array([1.0, 1.0])
+    res = newton(CountingRosenbrock, at_optimum, initial_hessian=-np.eye(2))
+    assert res.converged and res.n_iter == 0  # decided on the objective's own Hessian
+    assert any(np.array_equal(p, at_optimum) for p in CountingRosenbrock.reads)
+    CountingRosenbrock.reads = []
+    start = np.array([0.9, 0.8])
+    res = newton(CountingRosenbrock, start, initial_hessian=-np.eye(2))  # not PD: exact used
+    np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-6)
+    np.testing.assert_array_equal(CountingRosenbrock.reads[0], start)

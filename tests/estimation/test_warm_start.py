@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import ordstats
 import ordstats.estimation.warm_start as warm
+from ordstats.core.solver import NewtonOptions
 from ordstats.errors import OrdstatsError, SpecificationError
 
 
@@ -99,3 +102,54 @@ def test_warm_start_arguments_are_checked(large):
     with pytest.raises(SpecificationError, match="warm_start=True needs the rows in memory"):
         chunked.fit(warm_start=True)
     assert chunked.fit().mle_retvals["warm_start_rows"] == 0
+
+
+# -- the subsample's Hessian for the first full-data step ------------------------
+
+
+def _full_hessian_points(monkeypatch, model) -> list[np.ndarray]:
+    """Record the parameters at which the full problem's Hessian is computed."""
+    from ordstats.families.cumulative.likelihood import Evaluation
+
+    full = model.evaluator.problem
+    points: list[np.ndarray] = []
+    original = Evaluation._hessian_parts.func
+
+    def recording(self):
+        if self.problem is full:
+            points.append(self.params.copy())
+        return original(self)
+
+    monkeypatch.setattr(Evaluation, "_hessian_parts", functools.cached_property(recording))
+    Evaluation._hessian_parts.__set_name__(Evaluation, "_hessian_parts")
+    return points
+
+
+def test_the_first_full_data_step_uses_the_scaled_subsample_hessian(large, monkeypatch):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3 + g", large)
+    cold = model.fit(warm_start=False)
+    data = model.evaluator.data
+    start = warm.subsample_start(model.family_spec, data, model.start_params, NewtonOptions())
+    assert start.hessian is not None and start.n_rows > 0
+    # the scaled subsample Hessian estimates the full one at the start to a few percent
+    exact = np.asarray(model.evaluator.evaluate(start.params).hessian)
+    assert np.max(np.abs(start.hessian - exact)) < 0.1 * np.max(np.abs(exact))
+    points = _full_hessian_points(monkeypatch, model)
+    hot = model.fit()
+    np.testing.assert_allclose(hot.params, cold.params, rtol=1e-7, atol=1e-9)
+    assert hot.mle_retvals["warm_start_rows"] == start.n_rows
+    # one full Hessian per Newton iteration after the first, none at the start
+    assert not any(np.array_equal(p, start.params) for p in points)
+    assert len(points) == hot.mle_retvals["iterations"]
+
+
+def test_a_topped_up_subsample_gives_no_hessian():
+    frame = _simulated(30_000, seed=3)
+    rare = frame.index[frame["y"] == 0][:40]  # level 0 keeps only 40 rows: topped up
+    frame = frame.drop(frame.index[frame["y"] == 0].difference(rare))
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", frame)
+    data = model.evaluator.data
+    start = warm.subsample_start(model.family_spec, data, model.start_params, NewtonOptions())
+    assert start.n_rows > 0 and start.hessian is None
+    res = model.fit()
+    np.testing.assert_allclose(res.params, model.fit(warm_start=False).params, rtol=1e-7, atol=1e-9)

@@ -27,6 +27,7 @@ from ordstats.families.cumulative.likelihood import (
 )
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.families.cumulative.start import initial_params
+from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.separation import detect_separation
 
 __all__ = ["Cumulative"]
@@ -88,6 +89,13 @@ class Cumulative(Family[CLMProblem]):
 
     def initial_params(self, problem: CLMProblem) -> FloatArray:  # noqa: D102
         return initial_params(problem)
+
+    def release_workspace(  # noqa: D102
+        self, problem: CLMProblem, evaluation: FamilyEvaluation | None = None
+    ) -> None:
+        problem.release_workspace()
+        if isinstance(evaluation, Evaluation):
+            evaluation.release_row_terms()
 
     def parameter_names(self, threshold: Structure, levels: Sequence[str]) -> list[str]:  # noqa: D102
         return threshold_parameter_names(threshold, levels)

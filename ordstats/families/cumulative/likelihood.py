@@ -211,6 +211,15 @@ class CLMProblem:
         bounds = np.concatenate([[0], np.cumsum(counts)])
         return order, bounds, np.take(X, order, axis=0)
 
+    def release_workspace(self) -> None:
+        """Drop the copy of ``X`` grouped by level (:attr:`_rows_by_level`).
+
+        It only speeds up the Hessians of a fit; a fitted model need not keep
+        a second copy of its design.  It is made again if another Hessian is
+        computed.
+        """
+        self.__dict__.pop("_rows_by_level", None)
+
     @cached_property
     def _rows(self) -> IntArray:
         return np.arange(self.data.n_obs)
@@ -830,9 +839,8 @@ class Evaluation:
             self.upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
             self.lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
-        self._halves = (
-            LogisticHalves.at(self.upper, self.lower) if type(self.link) is Logit else None
-        )
+        self._is_logistic = type(self.link) is Logit
+        self._halves = LogisticHalves.at(self.upper, self.lower) if self._is_logistic else None
         if self._halves is not None:
             self.log_prob = self._halves.log_prob(self.link, self.upper, self.lower)
         else:
@@ -845,22 +853,33 @@ class Evaluation:
         """Probability of each observation's own category."""
         return np.exp(self.log_prob)
 
+    def release_row_terms(self) -> None:
+        """Drop the per-row derivative terms kept for the gradient and Hessian.
+
+        ``nll``, the bounds, ``log_prob`` and an already computed gradient and
+        Hessian stay; the row terms are computed again if anything asks for
+        them (scores for a sandwich covariance, the ``lambda`` terms).  A fit
+        calls this on its final evaluation, which its results keep.
+        """
+        self._halves = None
+        for name in ("_first_order", "_logistic", "_pointwise", "_lambda_terms"):
+            self.__dict__.pop(name, None)
+
     @cached_property
     def _first_order(self) -> IntervalGradients:
         """``u, l, g_u, g_l`` (see :func:`interval_gradients`)."""
-        if self._halves is not None:  # the closed forms give both orders at once
+        if self._is_logistic:  # the closed forms give both orders at once
             return self._logistic.first_order()
         return interval_gradients(self.link, self.upper, self.lower, self.log_prob)
 
     @cached_property
     def _logistic(self) -> IntervalDerivatives:
-        assert self._halves is not None
         return logistic_derivatives(self.link, self.upper, self.lower, self._halves, self.log_prob)
 
     @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
         """``u, l, g_u, g_l, h_uu, h_ul, h_ll`` (see :func:`interval_derivatives`)."""
-        if self._halves is not None:
+        if self._is_logistic:
             d = self._logistic
         else:
             d = interval_derivatives(

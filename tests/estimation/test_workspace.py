@@ -1,0 +1,61 @@
+"""A fit frees its work arrays when it ends; whatever needs them again gets them back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.families.cumulative.likelihood import Evaluation
+
+_ROW_TERMS = ("_first_order", "_logistic", "_pointwise", "_lambda_terms")
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    n = 4_000
+    data = pd.DataFrame(rng.normal(size=(n, 3)), columns=["x1", "x2", "x3"])
+    latent = data.to_numpy() @ [0.7, -0.4, 0.2] + rng.logistic(size=n)
+    data["y"] = pd.Categorical(np.digitize(latent, [-1.5, 0.0, 1.2]), ordered=True)
+    return data
+
+
+@pytest.mark.parametrize("link", ["logit", "probit", "log-gamma"])
+def test_a_fit_keeps_no_grouped_copy_and_no_row_terms(frame, link):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", frame, link=link)
+    res = model.fit()
+    assert "_rows_by_level" not in model.evaluator.problem.__dict__
+    evaluation = res._evaluation
+    assert isinstance(evaluation, Evaluation)
+    assert not set(_ROW_TERMS) & set(evaluation.__dict__)
+    # the kept Hessian and gradient are those of a fresh evaluation at the estimates
+    fresh = model.evaluator.evaluate(res.params.to_numpy())
+    np.testing.assert_allclose(evaluation.hessian, fresh.hessian, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(evaluation.gradient, fresh.gradient, atol=1e-12)
+
+
+def test_row_terms_are_computed_again_when_asked_for(frame):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", frame)
+    res = model.fit()
+    fresh = model.evaluator.evaluate(res.params.to_numpy())
+    np.testing.assert_allclose(
+        res._evaluation.observation_scores(), fresh.observation_scores(), rtol=1e-12
+    )
+    robust = res.get_robustcov_results("HC0")
+    assert np.all(np.isfinite(robust.bse)) and not robust.bse.equals(res.bse)
+    # the Hessian computed again after a release equals the first one
+    first = fresh.hessian.copy()
+    fresh.release_row_terms()
+    model.evaluator.problem.release_workspace()
+    fresh.__dict__.pop("hessian")
+    fresh.__dict__.pop("_hessian_parts")
+    np.testing.assert_allclose(fresh.hessian, first, rtol=1e-13, atol=1e-13)
+
+
+def test_refitting_the_model_gives_the_same_estimates(frame):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", frame)
+    first, second = model.fit(), model.fit()
+    np.testing.assert_array_equal(first.params, second.params)
+    np.testing.assert_array_equal(first.bse, second.bse)
