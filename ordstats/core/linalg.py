@@ -13,6 +13,7 @@ __all__ = [
     "ColumnMoments",
     "ShiftedBasis",
     "column_moments",
+    "column_reduce",
     "equilibrate",
     "shifted_basis",
     "weighted_gram",
@@ -30,6 +31,40 @@ _SYRK_ROWS = 16384
 
 def _chunk_rows(n_columns: int) -> int:
     return max(16384, _BLOCK_ELEMENTS // max(n_columns, 1))
+
+
+def column_reduce(ufunc: np.ufunc, matrix: FloatArray) -> FloatArray:
+    """``ufunc.reduce(matrix, axis=0)`` (``np.add``, ``np.minimum``, ...), fast for few columns.
+
+    numpy reduces a row-major ``(n, p)`` array over its rows with an inner loop
+    of length ``p``, whose overhead dominates for ``p`` of a few dozen.  The
+    same memory viewed as ``(n / k, k p)`` is reduced with inner loops of length
+    ``k p`` and the ``k`` partial results folded at the end: the same values
+    (for ``np.add`` up to the order of the additions), several times faster.
+
+    Parameters
+    ----------
+    ufunc : numpy.ufunc
+        A binary, associative ufunc.
+    matrix : ndarray, shape (n, p)
+
+    Returns
+    -------
+    ndarray, shape (p,)
+    """
+    n, p = matrix.shape
+    k = _FOLD_ROWS
+    whole = (n // k) * k
+    if not matrix.flags.c_contiguous or whole == 0 or p == 0:
+        return np.asarray(ufunc.reduce(matrix, axis=0))
+    folded = ufunc.reduce(ufunc.reduce(matrix[:whole].reshape(-1, k * p), axis=0).reshape(k, p))
+    if whole < n:
+        folded = ufunc(folded, ufunc.reduce(matrix[whole:], axis=0))
+    return np.asarray(folded)
+
+
+#: Rows folded into one wide row by :func:`column_reduce`.
+_FOLD_ROWS = 64
 
 
 def _symmetric_from_upper(upper: FloatArray) -> FloatArray:

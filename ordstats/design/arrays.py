@@ -11,6 +11,7 @@ from ordstats._typing import CollinearAction, FloatArray, IntArray
 from ordstats.core.linalg import ColumnMoments
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
+    ColumnSummary,
     Design,
     DesignOptions,
     TermsDesign,
@@ -20,6 +21,7 @@ from ordstats.design.core import (
     _vector,
     aliasing_gram,
     align_to_index,
+    column_summary,
     rows_to_keep,
 )
 from ordstats.design.response import encode_response
@@ -67,15 +69,18 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
 def _bad_array_rows(
     y: pd.Series,
     name: str,
-    matrices: list[tuple[FloatArray, list[str]]],
+    matrices: list[tuple[FloatArray, list[str], ColumnSummary]],
     vectors: dict[str, pd.Series | None],
 ) -> pd.DataFrame:
-    """Missing response, non-finite regressor/weight/offset values (only bad columns)."""
+    """Missing response, non-finite regressor/weight/offset values (only bad columns).
+
+    Only the columns whose :class:`ColumnSummary` extremes are not finite are
+    checked value by value.
+    """
     bad = {name: y.isna().to_numpy()}
-    for X, names in matrices:
-        nonfinite = ~np.isfinite(X)
-        for j in np.flatnonzero(nonfinite.any(axis=0)):
-            bad[names[j]] = nonfinite[:, j]
+    for X, names, summary in matrices:
+        for j in np.flatnonzero(~summary.finite):
+            bad[names[j]] = ~np.isfinite(X[:, j])
     for role, series in vectors.items():
         if series is not None:
             nonfinite = ~np.isfinite(series.to_numpy(dtype=float))
@@ -103,17 +108,19 @@ def _reject_constant(terms: TermsDesign, moments: ColumnMoments, what: str = "ex
 def _array_terms(
     matrix: FloatArray,
     names: list[str],
+    summary: ColumnSummary,
     keep_rows: IntArray,
     n: int,
     what: str,
     collinear: CollinearAction,
 ) -> TermsDesign:
+    every_row = len(keep_rows) == n
     terms = TermsDesign(
-        matrix=matrix if len(keep_rows) == n else matrix[keep_rows],
+        matrix=matrix if every_row else matrix[keep_rows],
         names=names,
         source_names=names,
     )
-    gram, moments = aliasing_gram(terms.matrix)
+    gram, moments = aliasing_gram(terms.matrix, summary if every_row else None)
     _reject_constant(terms, moments, what)
     return _drop_aliased(terms, collinear, what, gram=gram, moments=moments)
 
@@ -177,21 +184,28 @@ def design_from_arrays(
         align_to_index(value, y.index, role, reference) for role, value in others.items()
     )
     n = len(y)
-    X, names = _exog_matrix(exog, n)
-    extra = {
-        part: _exog_matrix(value, n)
-        for part, value in (("nominal", nominal), ("scale", scale))
-        if value is not None
+    # each matrix is read once for its extremes and sums: the finiteness check
+    # and the aliasing check start from them
+    matrices = {
+        part: (matrix, cols, column_summary(matrix))
+        for part, (matrix, cols) in {
+            "exog": _exog_matrix(exog, n),
+            **{
+                part: _exog_matrix(value, n)
+                for part, value in (("nominal", nominal), ("scale", scale))
+                if value is not None
+            },
+        }.items()
     }
     w_series = _vector(weights, None, n, "weights")
     o_series = _vector(offset, None, n, "offset")
     bad = _bad_array_rows(
-        y, name, [(X, names), *extra.values()], {"weights": w_series, "offset": o_series}
+        y, name, list(matrices.values()), {"weights": w_series, "offset": o_series}
     )
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     terms = {
-        part: _array_terms(matrix, cols, keep_rows, n, part, collinear)
-        for part, (matrix, cols) in {"exog": (X, names), **extra}.items()
+        part: _array_terms(matrix, cols, summary, keep_rows, n, part, collinear)
+        for part, (matrix, cols, summary) in matrices.items()
     }
     if "nominal" in terms:
         terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)

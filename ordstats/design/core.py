@@ -13,7 +13,7 @@ import pandas as pd
 from formulaic import ModelSpec
 
 from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
-from ordstats.core.linalg import ColumnMoments, weighted_gram
+from ordstats.core.linalg import ColumnMoments, column_reduce, weighted_gram
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     CollinearityWarning,
@@ -146,7 +146,51 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     return gram
 
 
-def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
+@dataclass(frozen=True)
+class ColumnSummary:
+    """Each column's smallest and largest value and its sum, from one pass.
+
+    The extremes tell finite columns apart without an ``isfinite`` pass (both
+    are finite exactly when every value is: ``NaN`` propagates through them)
+    and give the scale of each column; the sums give the means.
+    """
+
+    minimum: FloatArray
+    maximum: FloatArray
+    total: FloatArray
+
+    @property
+    def finite(self) -> np.ndarray:
+        """Whether every value of each column is finite."""
+        return np.isfinite(self.minimum) & np.isfinite(self.maximum)
+
+
+def column_summary(matrix: FloatArray) -> ColumnSummary:
+    """:class:`ColumnSummary` of ``matrix`` (reductions over wide views of the rows).
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, p)
+
+    Returns
+    -------
+    ColumnSummary
+    """
+    p = matrix.shape[1]
+    if matrix.shape[0] == 0:
+        return ColumnSummary(np.full(p, np.inf), np.full(p, -np.inf), np.zeros(p))
+    with np.errstate(invalid="ignore", over="ignore"):
+        # np.minimum / np.maximum propagate NaN as min / max do
+        return ColumnSummary(
+            column_reduce(np.minimum, matrix),
+            column_reduce(np.maximum, matrix),
+            column_reduce(np.add, matrix),
+        )
+
+
+def aliasing_gram(
+    matrix: FloatArray, summary: ColumnSummary | None = None
+) -> tuple[FloatArray, ColumnMoments]:
     """The Gram matrix of ``[1, C]`` for the aliasing check, and the columns' moments.
 
     ``C`` holds the columns of ``matrix`` rescaled and centred, spanning the same
@@ -168,6 +212,9 @@ def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
     Parameters
     ----------
     matrix : ndarray, shape (n, p)
+    summary : ColumnSummary, optional
+        :func:`column_summary` of ``matrix`` if already computed: its extremes
+        and sums replace a first pass (unless a sum overflowed).
 
     Returns
     -------
@@ -177,21 +224,33 @@ def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
     n, p = matrix.shape
     if matrix.size == 0:
         return gram_with_intercept(matrix), ColumnMoments(np.zeros(p), np.zeros(p))
-    peak = np.maximum(np.max(matrix, axis=0), -np.min(matrix, axis=0))
+    summary = summary if summary is not None else column_summary(matrix)
+    peak = np.maximum(summary.maximum, -summary.minimum)
     size = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
-    # two passes over row blocks (the mean, then the centred columns' sums and
-    # Gram matrix) through one small buffer instead of an n x p copy
+    # the centred columns' sums and Gram matrix in row blocks through one small
+    # buffer instead of an n x p copy
     buffer = np.empty((min(n, _BLOCK_ROWS), p))
-    total = np.zeros(p)
-    for block in _unit_blocks(matrix, size, buffer):
-        total += block.sum(axis=0)
-    mean = total / n
     gram = np.zeros((p + 1, p + 1))
     gram[0, 0] = n
-    for block in _unit_blocks(matrix, size, buffer):
-        block -= mean
-        gram[0, 1:] += block.sum(axis=0)
-        gram[1:, 1:] += weighted_gram(block)
+    raw_mean = summary.total / n
+    moderate = (size >= _RAW_SIZE_RANGE[0]) & (size <= _RAW_SIZE_RANGE[1])
+    if np.all(np.isfinite(raw_mean)) and np.all(moderate):
+        # no square can under- or overflow: centre the columns as they are and
+        # divide the small Gram matrix by the sizes afterwards (same numbers)
+        for start in range(0, n, buffer.shape[0]):
+            part = matrix[start : start + buffer.shape[0]]
+            block = np.subtract(part, raw_mean, out=buffer[: part.shape[0]])
+            gram[0, 1:] += column_reduce(np.add, block)
+            gram[1:, 1:] += weighted_gram(block)
+        gram[0, 1:] /= size
+        gram[1:, 1:] /= np.outer(size, size)
+        mean = raw_mean / size
+    else:
+        mean = _unit_mean(matrix, size, buffer, raw_mean)
+        for block in _unit_blocks(matrix, size, buffer):
+            block -= mean
+            gram[0, 1:] += column_reduce(np.add, block)
+            gram[1:, 1:] += weighted_gram(block)
     gram[1:, 0] = gram[0, 1:]
     squares = np.diag(gram)[1:].copy()  # ||c_j||^2
     # ||u_j||^2 = ||c_j||^2 + n m_j^2 for the unit-size column u_j = c_j + m_j
@@ -205,6 +264,21 @@ def aliasing_gram(matrix: FloatArray) -> tuple[FloatArray, ColumnMoments]:
 
 #: Rows per block of :func:`aliasing_gram`.
 _BLOCK_ROWS = 16384
+#: Column sizes for which :func:`aliasing_gram` need not rescale the rows.
+_RAW_SIZE_RANGE = (1e-100, 1e100)
+
+
+def _unit_mean(
+    matrix: FloatArray, size: FloatArray, buffer: FloatArray, raw_mean: FloatArray
+) -> FloatArray:
+    """The means of the unit-size columns ``matrix / size``."""
+    if np.all(np.isfinite(raw_mean)):
+        return raw_mean / size
+    # a raw sum overflowed (values near 1e308): sum the unit-size columns
+    total = np.zeros(matrix.shape[1])
+    for block in _unit_blocks(matrix, size, buffer):
+        total += column_reduce(np.add, block)
+    return total / matrix.shape[0]
 
 
 def _unit_blocks(matrix: FloatArray, size: FloatArray, buffer: FloatArray) -> Iterator[FloatArray]:

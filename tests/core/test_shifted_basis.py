@@ -135,3 +135,56 @@ def test_array_models_pass_the_design_moments_to_the_likelihood(monkeypatch):
     assert model.evaluator.basis is not None  # x + 1e6 is still centred
     res = model.fit()
     assert res.converged
+
+
+# -- one-pass column summaries ---------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (5, 3), (64, 2), (1000, 20), (1001, 7)])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_column_reduce_equals_numpys_reductions(shape, order):
+    from ordstats.core.linalg import column_reduce
+
+    rng = np.random.default_rng(sum(shape))
+    X = np.asarray(rng.normal(size=shape), order=order)
+    for ufunc in (np.minimum, np.maximum) if shape[0] else ():  # no identity: empty fails
+        np.testing.assert_array_equal(column_reduce(ufunc, X), ufunc.reduce(X, axis=0))
+    np.testing.assert_allclose(column_reduce(np.add, X), X.sum(axis=0), rtol=1e-12, atol=1e-12)
+    if shape[0] > 3:
+        X[3, 1] = np.nan  # NaN propagates as in min / max
+        assert np.isnan(column_reduce(np.minimum, X)[1])
+        assert np.isnan(column_reduce(np.maximum, X)[1])
+
+
+def test_column_summary_finds_the_non_finite_columns():
+    from ordstats.design.core import column_summary
+
+    X = np.random.default_rng(0).normal(size=(500, 5))
+    X[10, 1], X[20, 2], X[499, 3] = np.nan, np.inf, -np.inf
+    summary = column_summary(X)
+    np.testing.assert_array_equal(summary.finite, [True, False, False, False, True])
+    np.testing.assert_allclose(summary.total[[0, 4]], X[:, [0, 4]].sum(axis=0), rtol=1e-12)
+
+
+def test_aliasing_gram_is_the_same_with_and_without_rescaled_rows(monkeypatch):
+    """Moderate columns are centred as they are and the small Gram matrix rescaled;
+    the general path divides every row by the column sizes first: the same numbers."""
+    import ordstats.design.core as core
+
+    rng = np.random.default_rng(7)
+    X = np.column_stack(
+        [rng.normal(size=3000) * 1e6 + 3e7, rng.normal(size=3000) * 1e-6, np.full(3000, 2.0)]
+    )
+    X = np.column_stack([X, X[:, 0] * 2e-6 + X[:, 1] * 5e5])  # aliased with the first two
+    fast, fast_moments = core.aliasing_gram(X)
+    monkeypatch.setattr(core, "_RAW_SIZE_RANGE", (np.inf, 0.0))  # no column counts as moderate
+    general, general_moments = core.aliasing_gram(X)
+    np.testing.assert_allclose(fast, general, rtol=1e-9, atol=1e-9 * np.abs(general).max())
+    np.testing.assert_allclose(fast_moments.mean, general_moments.mean, rtol=1e-13)
+    np.testing.assert_allclose(fast_moments.sd, general_moments.sd, rtol=1e-9)
+    assert core.aliased_columns(fast) == core.aliased_columns(general) == [3, 4]
+    # raw sums that overflow: the unit-size columns give the mean
+    huge = np.column_stack([np.full(100, 1e307) + np.arange(100) * 1e300, rng.normal(size=100)])
+    _, moments = core.aliasing_gram(huge)
+    assert np.isfinite(moments.mean).all()
+    np.testing.assert_allclose(moments.mean[0], 1e307 + 49.5e300, rtol=1e-12)
