@@ -17,6 +17,7 @@ from ordstats.families.cumulative.likelihood import (
     interval_gradients,
     interval_probabilities,
     log_interval_probabilities,
+    prepare,
 )
 from ordstats.families.cumulative.prediction import category_probabilities
 from tests._numdiff import central_jacobian
@@ -330,3 +331,35 @@ def test_grouped_level_sums_and_gram_equal_the_direct_products(n_levels, monkeyp
         np.testing.assert_allclose(sums, expected_sums, atol=1e-10)
     np.testing.assert_allclose(gram, X.T @ (-(a + b)[:, None] * X), rtol=1e-12)
     np.testing.assert_allclose(direct.level_row_sums(X, a)[0], upper, atol=1e-10)
+
+
+def test_shortcuts_for_unit_weights_and_per_level_cutpoints_change_nothing():
+    """Unit weights skip the weight products and unscaled models without fixed
+    thresholds gather one cut-point per level: the general code gives the same."""
+    from ordstats.families.problem import CLMData
+
+    rng = np.random.default_rng(11)
+    n, n_levels = 500, 5
+    y = rng.integers(0, n_levels, n).astype(np.intp)
+    X = rng.normal(size=(n, 3))
+    data = CLMData(
+        y=y,
+        n_levels=n_levels,
+        X=X,
+        weights=np.ones(n),
+        offset=rng.normal(size=n),
+        link=get_link("logit"),
+        threshold_jacobian=np.eye(n_levels - 1),
+    )
+    params = np.r_[np.linspace(-1.5, 1.5, n_levels - 1), rng.normal(scale=0.3, size=3)]
+    fast_problem, slow_problem = prepare(data), prepare(data)
+    assert fast_problem.unit_weights and fast_problem.has_offset
+    slow_problem.__dict__["unit_weights"] = False  # multiply by the weights
+    slow_problem.__dict__["level_designs"] = None  # sparse threshold designs, np.where bounds
+    fast, slow = evaluate(fast_problem, params), evaluate(slow_problem, params)
+    np.testing.assert_array_equal(fast.upper, slow.upper)
+    np.testing.assert_array_equal(fast.lower, slow.lower)
+    assert np.isinf(fast.upper[y == n_levels - 1]).all() and np.isinf(fast.lower[y == 0]).all()
+    assert fast.nll == slow.nll
+    np.testing.assert_allclose(fast.gradient, slow.gradient, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast.hessian, slow.hessian, rtol=1e-12, atol=1e-12)

@@ -82,6 +82,16 @@ class CLMProblem:
     lower_shift: FloatArray | None = None
 
     @cached_property
+    def unit_weights(self) -> bool:
+        """Whether every weight is one (the likelihood then skips multiplying by them)."""
+        return bool(np.all(self.data.weights == 1.0))
+
+    @cached_property
+    def has_offset(self) -> bool:
+        """Whether any offset is non-zero."""
+        return bool(np.any(self.data.offset != 0.0))
+
+    @cached_property
     def _threshold_designs(self) -> tuple[sp.csr_array, sp.csr_array]:
         data = self.data
         jac = sp.csr_array(data.threshold_jacobian)
@@ -827,17 +837,13 @@ class Evaluation:
                 return
             self.link = data.link.with_lambda(lam)  # type: ignore[attr-defined]
         a = self.params[lay.thresholds]
-        xb = data.X @ self.params[lay.beta] + data.offset
+        xb = data.X @ self.params[lay.beta]
+        if problem.has_offset:
+            xb += data.offset
         self.scale = (
             np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
         )
-        theta_upper, theta_lower = problem.cutpoints(a)
-        if problem.upper_shift is not None and problem.lower_shift is not None:  # fixed
-            theta_upper = theta_upper + problem.upper_shift
-            theta_lower = theta_lower + problem.lower_shift
-        with np.errstate(invalid="ignore", over="ignore"):
-            self.upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
-            self.lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
+        self.upper, self.lower = self._bounds(a, xb)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
         self._is_logistic = type(self.link) is Logit
         self._halves = LogisticHalves.at(self.upper, self.lower) if self._is_logistic else None
@@ -847,6 +853,36 @@ class Evaluation:
             self.log_prob = log_interval_probabilities(self.link, self.upper, self.lower)
         total = float(data.weights @ self.log_prob)
         self.nll = -total if np.isfinite(total) else np.inf
+
+    def _bounds(self, a: FloatArray, xb: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Each row's standardised bounds ``(theta_y - x'b) / s``, ``+-inf`` at the ends."""
+        problem, lay = self.problem, self.problem.layout
+        levels = problem.level_designs
+        if (
+            levels is not None
+            and problem.upper_shift is None
+            and not lay.n_zeta
+            and np.isfinite(xb).all()
+        ):
+            # one cut-point per level, +-inf for the open ends, gathered by level
+            upper_cuts, lower_cuts = levels[0] @ a, levels[1] @ a
+            upper_cuts[-1], lower_cuts[0] = np.inf, -np.inf
+            y = problem.data.y
+            return upper_cuts[y] - xb, lower_cuts[y] - xb
+        theta_upper, theta_lower = problem.cutpoints(a)
+        if problem.upper_shift is not None and problem.lower_shift is not None:  # fixed
+            theta_upper = theta_upper + problem.upper_shift
+            theta_lower = theta_lower + problem.lower_shift
+        with np.errstate(invalid="ignore", over="ignore"):
+            upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
+            lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
+        return upper, lower
+
+    def _row_weights(self, power: int) -> FloatArray | None:
+        """``weights / scale^power``, or ``None`` when every weight and scale is one."""
+        if self.problem.unit_weights and not self.problem.layout.n_zeta:
+            return None
+        return np.asarray(self.problem.data.weights / self.scale**power)
 
     @property
     def fitted(self) -> FloatArray:
@@ -893,15 +929,16 @@ class Evaluation:
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
         first = self._first_order
         u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
-        w_s = data.weights / self.scale
+        w_s = self._row_weights(1)
+        s_u, s_l = (g_u, g_l) if w_s is None else (w_s * g_u, w_s * g_l)
         grad = np.empty(lay.n_params)
         levels = pb.level_designs
         if levels is not None:
             J1, J2 = levels
-            grad[lay.thresholds] = J1.T @ pb.level_sums(w_s * g_u) + J2.T @ pb.level_sums(w_s * g_l)
+            grad[lay.thresholds] = J1.T @ pb.level_sums(s_u) + J2.T @ pb.level_sums(s_l)
         else:
-            grad[lay.thresholds] = pb.T_upper.T @ (w_s * g_u) + pb.T_lower.T @ (w_s * g_l)
-        grad[lay.beta] = -(data.X.T @ (w_s * (g_u + g_l)))
+            grad[lay.thresholds] = pb.T_upper.T @ s_u + pb.T_lower.T @ s_l
+        grad[lay.beta] = -(data.X.T @ (s_u + s_l))
         if lay.n_zeta:
             grad[lay.zeta] = -(data.scale.T @ (data.weights * (g_u * u + g_l * l)))
         if lay.n_lambda:
@@ -927,8 +964,10 @@ class Evaluation:
         """:attr:`hessian_blocks` with a dense threshold block when few levels allow it."""
         pb, data, lay = self.problem, self.problem.data, self.problem.layout
         u, l, g_u, g_l, h_uu, h_ul, h_ll = self._pointwise
-        w_s2 = data.weights / self.scale**2
-        d_uu, d_ul, d_ll = w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll
+        w_s2 = self._row_weights(2)
+        d_uu, d_ul, d_ll = (
+            (h_uu, h_ul, h_ll) if w_s2 is None else (w_s2 * h_uu, w_s2 * h_ul, w_s2 * h_ll)
+        )
         X = data.X
         # columns of the log-likelihood Hessian for beta, zeta, lambda; rows of all params
         border = np.empty((lay.n_params, lay.n_params - lay.n_threshold_block))
