@@ -506,16 +506,36 @@ def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
     if values.dtype.kind == "O" and not all(isinstance(v, str) for v in values.ravel()):
         if not all(isinstance(v, numbers.Number) for v in values.ravel()):
             raise DataError("y mixes strings and other values; pass classes= to order them")
+    present = _small_integer_counts(values)
+    if present is not None:  # counting sort: no hashing of every value
+        low, counts = present
+        return (np.flatnonzero(counts) + low).astype(values.dtype)
     try:
         return np.unique(values)
     except TypeError as exc:
         raise DataError(f"the values of y cannot be sorted ({exc}); pass classes=") from exc
 
 
+def _small_integer_counts(values: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """``(min, counts of min, min + 1, ...)`` for integers spanning few values, else None."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > max(_COUNTED_SPAN, values.size):
+        return None
+    return low, np.bincount((values - low).reshape(-1).astype(np.intp, copy=False))
+
+
+#: Integer spans of y counted directly by :func:`_classes` and :func:`_encode`.
+_COUNTED_SPAN = 1 << 16
+
+
 def _encode(y: object, classes: np.ndarray) -> np.ndarray:
     """Index of each ``y`` value in ``classes`` (an error names values outside them)."""
     values = np.asarray(y).reshape(-1)
-    codes = pd.Index(classes).get_indexer(values)  # -1 for a value not in classes
+    codes = _integer_codes(values, classes)
+    if codes is None:
+        codes = pd.Index(classes).get_indexer(values)  # -1 for a value not in classes
     if np.any(codes < 0):
         unknown = values[np.flatnonzero(codes < 0)[0]]
         unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
@@ -524,6 +544,19 @@ def _encode(y: object, classes: np.ndarray) -> np.ndarray:
             f"{classes.tolist()}; add it to classes= or remove those rows"
         )
     return codes.astype(np.intp, copy=False)
+
+
+def _integer_codes(values: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
+    """Codes of integer ``values`` among integer ``classes`` by a lookup table (-1: absent)."""
+    if values.dtype.kind not in "iu" or classes.dtype.kind not in "iu" or values.size == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > max(_COUNTED_SPAN, values.size):
+        return None
+    table = np.full(high - low + 1, -1, dtype=np.intp)
+    inside = (classes >= low) & (classes <= high)
+    table[classes[inside].astype(np.int64) - low] = np.flatnonzero(inside)
+    return table[(values - low).astype(np.intp, copy=False)]
 
 
 def _weights(sample_weight: object, X: FloatArray) -> FloatArray:

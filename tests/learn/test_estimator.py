@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import ordstats
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, ResponseError
 from ordstats.learn import OrdinalClassifier, metrics
 
 
@@ -258,3 +258,27 @@ def test_penalised_classifier_bad_alpha(data):
     X, y = data
     with pytest.raises(OrdstatsError, match="alpha must be a finite number"):
         OrdinalClassifier(alpha=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, -2, 7, 3, -2]),
+        np.array([1, 2, 3, 2], dtype=np.uint8),
+        np.array([0, 10**12, 5]),  # a wide span: hashed, not counted
+        np.array([2.0, 0.5, 2.0]),
+    ],
+)
+def test_integer_classes_are_counted_and_encoded_as_the_general_path(y):
+    from ordstats.learn import estimator
+
+    classes = estimator._classes(y, None)
+    np.testing.assert_array_equal(classes, np.unique(y))
+    assert classes.dtype == np.unique(y).dtype
+    np.testing.assert_array_equal(
+        estimator._encode(y, classes), pd.Index(np.unique(y)).get_indexer(y)
+    )
+    wider = np.concatenate([classes, [classes.max() + 1]])  # an explicit class without rows
+    np.testing.assert_array_equal(estimator._encode(y, wider), pd.Index(wider).get_indexer(y))
+    with pytest.raises(ResponseError, match="not among classes"):
+        estimator._encode(y, classes[1:])

@@ -195,12 +195,14 @@ class CLMProblem:
             upper, lower = self.level_row_sums(X, c_upper, c_lower)
             return upper, lower, weighted_gram(X, -(c_upper + c_lower))
         order, bounds, sorted_matrix = grouped
-        sorted_weights = np.column_stack((c_upper, c_lower))[order]
+        sorted_weights = np.empty((2, X.shape[0]))  # rows: the two weights in level order
+        np.take(c_upper, order, out=sorted_weights[0])
+        np.take(c_lower, order, out=sorted_weights[1])
         sums = np.empty((2, self.data.n_levels, X.shape[1]))
         for k in range(self.data.n_levels):
             block = slice(bounds[k], bounds[k + 1])
-            sums[:, k] = (sorted_matrix[block].T @ sorted_weights[block]).T
-        gram_weights = np.add(sorted_weights[:, 0], sorted_weights[:, 1])
+            sums[:, k] = sorted_weights[:, block] @ sorted_matrix[block]
+        gram_weights = np.add(sorted_weights[0], sorted_weights[1])
         np.negative(gram_weights, out=gram_weights)
         return sums[0], sums[1], weighted_gram(sorted_matrix, gram_weights)
 
