@@ -75,6 +75,14 @@ class NewtonOptions:
         Maximum step halvings per iteration (R: ``maxLineIter``).
     max_modifications : int
         Maximum consecutive iterations with a modified Hessian (R: ``maxModIter``).
+    final_hessian : bool
+        ``False`` lets the relative criterion be met without the Hessian at the
+        final point, for callers that do not need that Hessian: when
+        ``max|g| < grad_tol``, the last step was a full step of relative size
+        at most :data:`SMALL_MOVE` and its Hessian was not modified, the step
+        ``H_prev^{-1} g`` from that Hessian must be below ``rel_tol / 10``.
+        Between points that close the Hessian changes by ``O(SMALL_MOVE)``
+        relatively, so the exact step is below ``rel_tol`` too.
     """
 
     max_iter: int = 100
@@ -82,6 +90,12 @@ class NewtonOptions:
     rel_tol: float = 1e-6
     max_halvings: int = 15
     max_modifications: int = 5
+    final_hessian: bool = True
+
+
+#: Largest relative step after which the next point's convergence may be judged
+#: with the step's Hessian (``NewtonOptions.final_hessian=False``).
+SMALL_MOVE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -145,6 +159,20 @@ def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray,
     inflated = hessian + (abs(min_eig) + 1.0) * np.eye(hessian.shape[0])
     factor = linalg.cho_factor(inflated)
     return linalg.cho_solve(factor, gradient), True
+
+
+def _small_step(
+    solve: Callable[[Any, FloatArray], tuple[FloatArray, bool]],
+    previous: Any,
+    current: Objective,
+    x: FloatArray,
+    opts: NewtonOptions,
+) -> bool:
+    """Whether the previous Hessian's step is below ``rel_tol / 10`` (``final_hessian``)."""
+    step, modified = solve(previous, current.gradient)
+    return not modified and bool(
+        np.all(np.abs(step) <= 0.1 * opts.rel_tol * np.maximum(1.0, np.abs(x)))
+    )
 
 
 def _first_step(
@@ -243,6 +271,7 @@ def newton(
     code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
     trace: list[tuple[int, float, float]] = []
     iteration = 0
+    previous = None  # the Hessian of the last step, where it may judge convergence
     for iteration in range(opts.max_iter + 1):
         max_grad = float(np.max(np.abs(current.gradient))) if x.size else 0.0
         trace.append((iteration, current.nll, max_grad))
@@ -251,6 +280,9 @@ def newton(
         abs_conv = max_grad < opts.grad_tol
         abs_iters += abs_conv
         if x.size == 0:
+            code = 0
+            break
+        if abs_conv and previous is not None and _small_step(solve, previous, current, x, opts):
             code = 0
             break
         step, modified = (
@@ -283,6 +315,13 @@ def newton(
         if abs_conv and halvings:
             code = 1
             break
+        full_small_step = (
+            not modified
+            and not halvings
+            and not (iteration == 0 and initial_hessian is not None)
+            and np.all(np.abs(step) <= SMALL_MOVE * np.maximum(1.0, np.abs(x)))
+        )
+        previous = current.hessian if full_small_step and not opts.final_hessian else None
         x, current = x - factor * step, trial
         if abs_conv and abs_iters >= 5:
             code = 1

@@ -361,8 +361,10 @@ class InMemoryEvaluator:
         n_rows = data.n_obs
         if layout.n_params == layout.n_alpha or n_rows > _SEPARATION_MAX_ROWS:
             return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
+        # the design's column moments when the aliasing check left them (no pass over X)
+        spread = self._moments.sd if self._moments is not None else data.X.std(axis=0)
         with np.errstate(over="ignore", under="ignore"):  # x * 1e200: the spread is inf
-            effect = np.abs(solution.x[layout.beta]) * data.X.std(axis=0)
+            effect = np.abs(solution.x[layout.beta]) * spread
         if self.basis is not None:  # the spread in the basis where the fit was solved
             internal = np.abs(self.basis.to_internal(solution.x)[layout.beta])
             effect = internal * self._internal.data.X.std(axis=0)

@@ -696,12 +696,19 @@ class OrdinalModel:
             (default), nothing with ``disp=False``.
         check_separation : bool
             Check for (quasi-)complete separation and mark diverging estimates.
-        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster", "expected"}
+        cov_type : {"nonrobust", "robust", "HC0", "HC1", "cluster", "expected", "none"}
             Covariance of the estimates behind ``bse``, tests and the summary:
             the inverse observed information, a sandwich estimator (see
             :mod:`ordstats.results.covariance`) or the inverse expected information
             (``"expected"``, VGAM's standard errors).  The observed-information
-            covariance stays available as ``nonrobust_covariance``.
+            covariance stays available as ``nonrobust_covariance``.  ``"none"``
+            (as in statsmodels' state-space models) is for fits that only
+            predict: no covariance is computed at the fit, and Newton may judge
+            its last step with the previous iteration's Hessian instead of
+            computing one at the estimates
+            (:attr:`~ordstats.core.solver.NewtonOptions.final_hessian`); the
+            inverse observed information is still there, computed when ``bse``
+            or anything else first needs it.
         cov_kwds : dict, optional
             For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
             data's index or one label per row used) and ``"use_correction"``.
@@ -740,9 +747,12 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
-        kind = canonical_cov_type(cov_type)
+        estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
+        kind = "nonrobust" if estimates_only else canonical_cov_type(cov_type)
         method = canonical_method(method)
         options = newton_options(maxiter, gradtol, reltol)
+        if estimates_only:
+            options = replace(options, final_hessian=False)
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
         use_banded = self._use_banded(banded)
@@ -765,7 +775,9 @@ class OrdinalModel:
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
         info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
         _warn_fit(info)
-        results = OrdinalResults(self, solution.x, solution.evaluation, info)
+        results = OrdinalResults(
+            self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
+        )
         if kind == "nonrobust":
             return results
         return results.get_robustcov_results(kind, cov_kwds)

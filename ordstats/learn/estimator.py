@@ -232,10 +232,11 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
         alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
         if alpha == 0.0:
-            return model.fit(
+            return model.fit(  # predictions need no covariance: bse computes it if asked
                 maxiter=self.maxiter,
                 gradtol=self.gradtol,
                 check_separation=self.check_separation,
+                cov_type="none",
             )
         return model.fit_regularized(
             alpha=alpha, L1_wt=l1_ratio, standardize=self.standardize, maxiter=self.maxiter

@@ -153,25 +153,45 @@ class OrdinalResults(
         evaluation: FamilyEvaluation,
         info: FitInfo,
         covariance: Covariance | None = None,
+        *,
+        defer_covariance: bool = False,
     ) -> None:
         self.model = model
         self.params = pd.Series(params, index=model.param_names, name="params")
         self.llf = -float(evaluation.nll)
         self.fit_info = info
         self._evaluation: FamilyEvaluation | SlimEvaluation = evaluation
-        #: inverse observed information, kept when ``covariance`` is a sandwich
-        self.nonrobust_covariance = evaluation_covariance(evaluation)
-        self.covariance: Covariance | BandedCovariance = (
-            covariance if covariance is not None else self.nonrobust_covariance
-        )
-        if self.nonrobust_covariance.singular and not info.diverging:
+        self._chosen_covariance = covariance
+        if not defer_covariance:  # now, so that a singular Hessian warns at the fit
+            self.__dict__["nonrobust_covariance"] = self._observed_covariance(stacklevel=4)
+
+    @cached_property
+    def nonrobust_covariance(self) -> Covariance | BandedCovariance:
+        """Inverse observed information at the estimates.
+
+        Kept beside a sandwich :attr:`covariance`; computed at the fit, or on
+        first use after ``fit(cov_type="none")``.
+        """
+        return self._observed_covariance(stacklevel=5)
+
+    @property
+    def covariance(self) -> Covariance | BandedCovariance:
+        """The covariance behind ``bse``, tests and intervals (``covariance.kind``)."""
+        if self._chosen_covariance is not None:
+            return self._chosen_covariance
+        return self.nonrobust_covariance
+
+    def _observed_covariance(self, stacklevel: int) -> Covariance | BandedCovariance:
+        covariance = evaluation_covariance(self._evaluation)
+        if covariance.singular and not self.fit_info.diverging:
             warnings.warn(
                 "the Hessian is numerically singular at the estimates, so the parameters "
                 "are not uniquely determined and standard errors are NaN. Look for "
                 "aliased predictors or empty combinations of factor levels",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
+        return covariance
 
     # -- fit information ------------------------------------------------------
 

@@ -30,12 +30,18 @@ class FittedState:
 
     model: OrdinalModel
     params: pd.Series
-    covariance: Covariance | BandedCovariance
-    nonrobust_covariance: Covariance | BandedCovariance
     llf: float
     fit_info: FitInfo
 
     if TYPE_CHECKING:  # provided by OrdinalResults
+
+        @property
+        def covariance(self) -> Covariance | BandedCovariance:  # noqa: D102
+            ...
+
+        @property
+        def nonrobust_covariance(self) -> Covariance | BandedCovariance:  # noqa: D102
+            ...
 
         @property
         def llnull(self) -> float:  # noqa: D102

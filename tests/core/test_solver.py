@@ -144,3 +144,47 @@ def test_initial_hessian_is_not_used_for_convergence_or_when_indefinite():
     res = newton(CountingRosenbrock, start, initial_hessian=-np.eye(2))  # not PD: exact used
     np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-6)
     np.testing.assert_array_equal(CountingRosenbrock.reads[0], start)
+
+
+class CountingSmooth:
+    """f(x) = sum(exp(x) - 2 x) + x'Ax / 2: convex, well conditioned; counts Hessian reads."""
+
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    reads: ClassVar[list[np.ndarray]] = []
+
+    def __init__(self, x):
+        self.point = np.asarray(x, dtype=float)
+        self.nll = float(np.sum(np.exp(x) - 2 * x) + 0.5 * x @ self.A @ x)
+        self.gradient = np.exp(x) - 2 + self.A @ x
+
+    @property
+    def hessian(self):
+        CountingSmooth.reads.append(self.point.copy())
+        return np.diag(np.exp(self.point)) + self.A
+
+
+def test_without_the_final_hessian_convergence_is_judged_with_the_previous_one():
+    start = np.array([1.5, -1.0])
+    CountingSmooth.reads = []
+    exact = newton(CountingSmooth, start)
+    assert any(np.array_equal(p, exact.x) for p in CountingSmooth.reads)
+    CountingSmooth.reads = []
+    res = newton(CountingSmooth, start, NewtonOptions(final_hessian=False))
+    assert res.converged and res.code == 0 and res.n_iter == exact.n_iter
+    np.testing.assert_array_equal(res.x, exact.x)
+    # the Hessian was read at every iterate but the last
+    assert not any(np.array_equal(p, res.x) for p in CountingSmooth.reads)
+    assert len({tuple(p) for p in CountingSmooth.reads}) == res.n_iter
+
+
+def test_without_the_final_hessian_a_large_or_uncertain_last_step_still_reads_it():
+    """From one big step the last move is not small, and on Rosenbrock the previous
+    Hessian cannot vouch for a step below rel_tol: the final Hessian decides."""
+    CountingSmooth.reads = []
+    quadratic = newton(Quadratic, np.zeros(2), NewtonOptions(final_hessian=False))
+    assert quadratic.converged and quadratic.n_iter == 1  # one step of size ~2
+    CountingRosenbrock.reads = []
+    start = np.array([0.9, 0.8])
+    res = newton(CountingRosenbrock, start, NewtonOptions(final_hessian=False))
+    np.testing.assert_array_equal(res.x, newton(Rosenbrock, start).x)
+    assert any(np.array_equal(p, res.x) for p in CountingRosenbrock.reads)

@@ -59,3 +59,58 @@ def test_refitting_the_model_gives_the_same_estimates(frame):
     first, second = model.fit(), model.fit()
     np.testing.assert_array_equal(first.params, second.params)
     np.testing.assert_array_equal(first.bse, second.bse)
+
+
+# -- fits that only predict: cov_type="none" --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def many_rows() -> pd.DataFrame:
+    rng = np.random.default_rng(8)
+    n = 30_000
+    data = pd.DataFrame(rng.normal(size=(n, 3)), columns=["x1", "x2", "x3"])
+    latent = data.to_numpy() @ [0.7, -0.4, 0.2] + rng.logistic(size=n)
+    data["y"] = pd.Categorical(np.digitize(latent, [-1.5, 0.0, 1.2]), ordered=True)
+    return data
+
+
+def test_estimates_only_fits_skip_the_final_hessian_and_compute_bse_when_asked(many_rows):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", many_rows)
+    full = model.fit()
+    quick = model.fit(cov_type="none")
+    np.testing.assert_array_equal(quick.params, full.params)
+    assert quick.mle_retvals["iterations"] == full.mle_retvals["iterations"]
+    assert quick.converged and quick.mle_retvals["code"] == 0
+    # nothing second-order at the estimates yet ...
+    assert "hessian" not in quick._evaluation.__dict__
+    assert "nonrobust_covariance" not in quick.__dict__
+    # ... until the standard errors are asked for: the same as the full fit's
+    np.testing.assert_array_equal(quick.bse, full.bse)
+    assert quick.covariance.kind == "nonrobust"
+    assert "nonrobust_covariance" in quick.__dict__
+
+
+def test_estimates_only_fits_warn_of_a_singular_hessian_when_it_is_computed(frame, monkeypatch):
+    import ordstats.results.fitted as fitted
+    from ordstats.results.covariance import Covariance
+
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", frame)
+    res = model.fit(cov_type="none")
+    k = len(res.params)
+    singular = Covariance(np.full((k, k), np.nan), np.inf, True)
+    monkeypatch.setattr(fitted, "evaluation_covariance", lambda evaluation: singular)
+    with pytest.warns(ordstats.errors.ConvergenceWarning, match="numerically singular"):
+        assert np.isnan(res.bse).all()
+    with pytest.warns(ordstats.errors.ConvergenceWarning, match="numerically singular"):
+        model.fit()  # computed at the fit otherwise: the warning comes with it
+
+
+def test_the_classifier_fits_estimates_only(many_rows):
+    from ordstats.learn import OrdinalClassifier
+
+    X, y = many_rows[["x1", "x2", "x3"]].to_numpy(), many_rows["y"]
+    clf = OrdinalClassifier().fit(X, y)
+    assert "nonrobust_covariance" not in clf.results_.__dict__
+    reference = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", many_rows).fit()
+    np.testing.assert_allclose(clf.coef_, reference.params[["x1", "x2", "x3"]], rtol=1e-10)
+    np.testing.assert_allclose(clf.results_.bse.to_numpy(), reference.bse.to_numpy(), rtol=1e-10)
