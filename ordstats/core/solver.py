@@ -10,6 +10,11 @@ The loop follows R's ``ordinal:::clm_fit_NR`` (Christensen 2019, sec. 3)::
         step = H^{-1} g; try x - step, halving the step while f increases
     stop with a code when the iteration or halving budget runs out
 
+Two departures on request, neither used by default: the first step may come from
+an approximate Hessian (``initial_hessian``, a warm start's), and a caller that
+does not need the Hessian at the estimates may let the last convergence check use
+the previous iteration's (``NewtonOptions.final_hessian=False``).
+
 Codes (as R): 0 converged; 1 gradient small but the step is not (parameters may be
 unbounded); 2 iteration limit; 3 step halving failed; 4 too many Hessian
 modifications in a row.

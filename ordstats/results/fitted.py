@@ -177,9 +177,9 @@ class OrdinalResults(
     @property
     def covariance(self) -> Covariance | BandedCovariance:
         """The covariance behind ``bse``, tests and intervals (``covariance.kind``)."""
-        if self._chosen_covariance is not None:
-            return self._chosen_covariance
-        return self.nonrobust_covariance
+        # results pickled before the covariance was lazy kept it as "covariance"
+        chosen = self.__dict__.get("_chosen_covariance", self.__dict__.get("covariance"))
+        return chosen if chosen is not None else self.nonrobust_covariance
 
     def _observed_covariance(self, stacklevel: int) -> Covariance | BandedCovariance:
         covariance = evaluation_covariance(self._evaluation)

@@ -104,3 +104,15 @@ def test_saved_result_predicts_in_a_fresh_process(wine, tmp_path):
     env = {**os.environ, "PYTHONPATH": root}
     subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp_path)
     pd.testing.assert_frame_equal(pd.read_pickle(tmp_path / "out.pkl"), expected)
+
+
+def test_results_pickled_with_an_eager_covariance_still_load(wine):
+    """Results saved before the covariance became lazy kept it in ``covariance``."""
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    robust = res.get_robustcov_results("HC0")
+    for fitted in (res, robust):
+        old = pickle.loads(pickle.dumps(fitted))
+        old.__dict__["covariance"] = old.__dict__.pop("_chosen_covariance") or fitted.covariance
+        loaded = pickle.loads(pickle.dumps(old))
+        pd.testing.assert_series_equal(loaded.bse, fitted.bse)
+        assert loaded.covariance.kind == fitted.covariance.kind
