@@ -12,14 +12,17 @@ from ordstats.families.cumulative.likelihood import Evaluation
 _ROW_TERMS = ("_first_order", "_logistic", "_pointwise", "_lambda_terms")
 
 
-@pytest.fixture(scope="module")
-def frame() -> pd.DataFrame:
-    rng = np.random.default_rng(5)
-    n = 4_000
+def _simulated(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
     data = pd.DataFrame(rng.normal(size=(n, 3)), columns=["x1", "x2", "x3"])
     latent = data.to_numpy() @ [0.7, -0.4, 0.2] + rng.logistic(size=n)
     data["y"] = pd.Categorical(np.digitize(latent, [-1.5, 0.0, 1.2]), ordered=True)
     return data
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return _simulated(4_000, seed=5)
 
 
 @pytest.mark.parametrize("link", ["logit", "probit", "log-gamma"])
@@ -66,12 +69,7 @@ def test_refitting_the_model_gives_the_same_estimates(frame):
 
 @pytest.fixture(scope="module")
 def many_rows() -> pd.DataFrame:
-    rng = np.random.default_rng(8)
-    n = 30_000
-    data = pd.DataFrame(rng.normal(size=(n, 3)), columns=["x1", "x2", "x3"])
-    latent = data.to_numpy() @ [0.7, -0.4, 0.2] + rng.logistic(size=n)
-    data["y"] = pd.Categorical(np.digitize(latent, [-1.5, 0.0, 1.2]), ordered=True)
-    return data
+    return _simulated(30_000, seed=8)  # enough rows for the warm start
 
 
 def test_estimates_only_fits_skip_the_final_hessian_and_compute_bse_when_asked(many_rows):
