@@ -748,7 +748,7 @@ class OrdinalModel:
             If the data are separated, so that some estimates diverge.
         """
         estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
-        kind = "nonrobust" if estimates_only else canonical_cov_type(cov_type)
+        kind = "nonrobust" if estimates_only else _fit_cov_type(cov_type)
         method = canonical_method(method)
         options = newton_options(maxiter, gradtol, reltol)
         if estimates_only:
@@ -1099,6 +1099,16 @@ def _as_context(context: object) -> FormulaContext | None:
     if context is None or isinstance(context, FormulaContext):
         return context
     return FormulaContext(dict(context))  # type: ignore[call-overload]
+
+
+def _fit_cov_type(cov_type: str) -> str:
+    """:func:`canonical_cov_type`, whose message also names ``fit``'s ``"none"``."""
+    try:
+        return canonical_cov_type(cov_type)
+    except SpecificationError as exc:
+        raise SpecificationError(
+            f"{exc}; or 'none' for the estimates only (covariance computed when first used)"
+        ) from None
 
 
 def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:

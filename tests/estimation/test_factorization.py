@@ -281,7 +281,7 @@ def test_batched_derivatives_equal_each_block_alone(
     data = part_data(model._parts(1)["row"][0], res.col_coef)
     table = res.threshold_table
     link = get_link("logit")
-    grad, hess, nll = blocks._gradient_hessian(link, data, res.row_coef, table, owns)
+    grad, hess, nll = blocks.block_gradient_hessian(link, data, res.row_coef, table, owns)
     assert len(block_layout(data.block, data.n_blocks).batches) > 3
     for u in range(data.n_blocks):
         keep = data.block == u
@@ -295,7 +295,7 @@ def test_batched_derivatives_equal_each_block_alone(
             layout=unpadded,
         )
         theta = table[[u]] if owns else table
-        g, h, f = blocks._gradient_hessian(link, alone, res.row_coef[[u]], theta, owns)
+        g, h, f = blocks.block_gradient_hessian(link, alone, res.row_coef[[u]], theta, owns)
         np.testing.assert_allclose(grad[u], g[0], rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(hess[u], h[0], rtol=1e-10, atol=1e-10)
         assert nll[u] == pytest.approx(f[0], rel=1e-12)
@@ -339,10 +339,10 @@ def test_block_gradient_and_hessian_equal_finite_differences(
         return float(block_objective(link, data, *split(x), zero)[4])
 
     def gradient(x: np.ndarray) -> np.ndarray:
-        return blocks._gradient_hessian(link, data, *split(x), True)[0][4]
+        return blocks.block_gradient_hessian(link, data, *split(x), True)[0][4]
 
     x0 = np.concatenate([res.row_coef[4], res.threshold_table[4]])
-    grad, hess, _ = blocks._gradient_hessian(link, data, *split(x0), True)
+    grad, hess, _ = blocks.block_gradient_hessian(link, data, *split(x0), True)
     eps = 1e-6
     basis = np.eye(x0.size) * eps
     fd_grad = [(nll(x0 + e) - nll(x0 - e)) / (2 * eps) for e in basis]

@@ -112,3 +112,11 @@ def test_the_classifier_fits_estimates_only(many_rows):
     reference = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3", many_rows).fit()
     np.testing.assert_allclose(clf.coef_, reference.params[["x1", "x2", "x3"]], rtol=1e-10)
     np.testing.assert_allclose(clf.results_.bse.to_numpy(), reference.bse.to_numpy(), rtol=1e-10)
+
+
+def test_an_unknown_cov_type_names_none_too(frame):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1", frame)
+    with pytest.raises(ordstats.errors.SpecificationError, match="'none' for the estimates"):
+        model.fit(cov_type="bogus")
+    res = model.fit(cov_type="NONE")  # case-insensitive, as the other names
+    assert "nonrobust_covariance" not in res.__dict__

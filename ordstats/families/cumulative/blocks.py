@@ -49,10 +49,12 @@ __all__ = [
     "BlockData",
     "BlockLayout",
     "BlockStep",
+    "block_gradient_hessian",
     "block_layout",
     "block_newton_step",
     "block_objective",
     "linear_predictor",
+    "per_block_nll",
 ]
 
 #: Padded cells (observations) per batch of :class:`BlockLayout`: bounds the
@@ -225,9 +227,24 @@ def _nll_by_block(data: BlockData, log_p: FloatArray) -> FloatArray:
     return np.where(np.isnan(out), np.inf, out)
 
 
-def _per_block_nll(
+def per_block_nll(
     link: Link, data: BlockData, coef: FloatArray, thresholds: FloatArray
 ) -> FloatArray:
+    """Negative log-likelihood of each block's cells at ``coef`` and ``thresholds``.
+
+    Parameters
+    ----------
+    link : Link
+    data : BlockData
+    coef : ndarray, shape (n_blocks, d)
+        Each block's coefficients.
+    thresholds : ndarray
+        The thresholds (per block or shared, as ``data`` lays them out).
+
+    Returns
+    -------
+    ndarray, shape (n_blocks,)
+    """
     upper, lower = _bounds(data, thresholds, linear_predictor(data, coef))
     return _nll_by_block(data, log_interval_probabilities(link, upper, lower))
 
@@ -279,16 +296,34 @@ def block_objective(
     -------
     ndarray, shape (n_blocks,)
     """
-    nll = _per_block_nll(link, data, coef, thresholds)
+    nll = per_block_nll(link, data, coef, thresholds)
     return _with_penalty(
         nll, coef, thresholds, penalty, owns_thresholds, threshold_penalty, threshold_center
     )
 
 
-def _gradient_hessian(
+def block_gradient_hessian(
     link: Link, data: BlockData, coef: FloatArray, thresholds: FloatArray, owns: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Gradient, Hessian and value of the negative log-likelihood part of (2), per block."""
+    """Gradient, Hessian and value of the negative log-likelihood part of (2), per block.
+
+    Parameters
+    ----------
+    link : Link
+    data : BlockData
+    coef : ndarray, shape (n_blocks, d)
+    thresholds : ndarray
+    owns : bool
+        Whether each block has its own thresholds (their derivatives are then
+        appended to the coefficients').
+
+    Returns
+    -------
+    gradient : ndarray, shape (n_blocks, d + t)
+    hessian : ndarray, shape (n_blocks, d + t, d + t)
+    nll : ndarray, shape (n_blocks,)
+        ``t`` is ``K - 1`` when ``owns``, else 0.
+    """
     n_blocks, d = coef.shape
     t = data.n_levels - 1 if owns else 0
     dim = d + t
@@ -429,7 +464,7 @@ def block_newton_step(
     coef = np.asarray(coef, dtype=float)
     thresholds = np.asarray(thresholds, dtype=float)
     d = coef.shape[1]
-    grad, hess, nll_old = _gradient_hessian(link, data, coef, thresholds, owns_thresholds)
+    grad, hess, nll_old = block_gradient_hessian(link, data, coef, thresholds, owns_thresholds)
     f_old = _with_penalty(
         nll_old, coef, thresholds, penalty, owns_thresholds, threshold_penalty, threshold_center
     )
@@ -455,7 +490,7 @@ def block_newton_step(
             trial_theta = thresholds + alpha[:, None] * step[:, d:]
         if halvings:  # re-evaluate only the observations of blocks still halving
             sub = _subset(sub, pending[sub.block])
-        nll_trial = _per_block_nll(link, sub, trial_coef, trial_theta)
+        nll_trial = per_block_nll(link, sub, trial_coef, trial_theta)
         f_trial = _with_penalty(
             nll_trial,
             trial_coef,

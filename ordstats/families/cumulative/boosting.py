@@ -59,6 +59,7 @@ from ordstats.core.links import Link, get_link
 from ordstats.core.links.standard import Logit
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.families.cumulative.likelihood import (
+    LOGISTIC_SAFE,
     IntervalDerivatives,
     LogisticHalves,
     evaluate,
@@ -186,8 +187,6 @@ def _logit_derivatives(
 
 
 _LOGIT = get_link("logit")
-#: Smallest probability the closed-form logistic derivatives are used for.
-_LOGIT_SAFE = 1e-250
 # |x| clip of ScoreDerivatives: exp(700) ~ 1e304 and exp(-700) ~ 1e-304 stay normal
 _LOGIT_CLIP = 700.0
 
@@ -452,7 +451,7 @@ class ScoreDerivatives:
         """``log P`` into ``out``; returns the rows where ``P`` underflowed (done generally)."""
         np.multiply(F_u, S_l, out=out)
         out *= self._width
-        bad = ~(out > _LOGIT_SAFE)
+        bad = ~(out > LOGISTIC_SAFE)
         with np.errstate(divide="ignore"):
             np.log(out, out=out)
         if bad.any():

@@ -47,6 +47,7 @@ from ordstats.families.pointwise import DiagonalCurvature, RowDerivatives
 from ordstats.families.problem import CLMData, ParamLayout
 
 __all__ = [
+    "LOGISTIC_SAFE",
     "CLMData",
     "CLMProblem",
     "CumulativeRowDerivatives",
@@ -603,7 +604,7 @@ class LogisticHalves:
         with np.errstate(divide="ignore", invalid="ignore"):
             rest = self.F_l + self.S_u
             log_p = np.where(rest < 0.5, np.log1p(-rest), np.log(self.prob))
-        bad = ~(self.prob > _LOGISTIC_SAFE)
+        bad = ~(self.prob > LOGISTIC_SAFE)
         if bad.any():
             log_p[bad] = link.log_interval(upper[bad], lower[bad])
         return log_p
@@ -669,7 +670,7 @@ def logistic_derivatives(
         h_ll *= G
         np.negative(h_ll, out=h_ll)
         h_ul = g_u * G
-    bad = ~((h.prob > _LOGISTIC_SAFE) & np.isfinite(h_uu) & np.isfinite(h_ll))
+    bad = ~((h.prob > LOGISTIC_SAFE) & np.isfinite(h_uu) & np.isfinite(h_ll))
     if bad.any():
         general = _general_interval_derivatives(link, upper[bad], lower[bad], log_prob[bad])
         g_u[bad], G[bad] = general.d_upper, -general.d_lower
@@ -688,7 +689,7 @@ def logistic_derivatives(
 
 
 #: Smallest interval probability the closed-form logistic derivatives are used for.
-_LOGISTIC_SAFE = 1e-250
+LOGISTIC_SAFE = 1e-250
 
 
 def _tail_derivatives(

@@ -27,11 +27,11 @@ from ordstats.families.cumulative.blocks import (
     BlockData,
     BlockLayout,
     BlockStep,
-    _gradient_hessian,
-    _per_block_nll,
+    block_gradient_hessian,
     block_layout,
     block_newton_step,
     linear_predictor,
+    per_block_nll,
 )
 
 __all__ = [
@@ -252,7 +252,7 @@ def part_nll(
     thresholds: FloatArray,
 ) -> FloatArray:
     """Negative log-likelihood of the part's ratings, per block (shape ``(b,)``)."""
-    return _per_block_nll(link, part_data(part, other_coef), own_coef, thresholds)
+    return per_block_nll(link, part_data(part, other_coef), own_coef, thresholds)
 
 
 def part_threshold_terms(
@@ -282,5 +282,5 @@ def part_threshold_terms(
     n = part.n_ratings
     zeros = np.zeros(n, dtype=np.intp)
     pooled = BlockData(part.y, part.weights, zeros, 1, np.empty((n, 0)), eta, zeros, part.n_levels)
-    grad, hess, nll = _gradient_hessian(link, pooled, np.zeros((1, 0)), thresholds, True)
+    grad, hess, nll = block_gradient_hessian(link, pooled, np.zeros((1, 0)), thresholds, True)
     return grad[0], hess[0], float(nll[0])
