@@ -5,7 +5,10 @@
 ``ordstats links FORMULA --data SOURCE`` compares link functions (LR and Vuong
 tests); ``ordstats compare FORMULA1 FORMULA2 --data SOURCE`` tests two nested
 models (anova); ``ordstats predict FORMULA --data TRAIN --newdata NEW`` prints
-predictions as CSV; ``ordstats datasets`` lists the bundled data sets.
+predictions as CSV; ``ordstats factorize --data RATINGS`` fits an ordinal matrix
+factorisation (rows, columns, ratings) and prints its report or, with
+``--recommend N``, recommendations as CSV; ``ordstats datasets`` lists the
+bundled data sets.
 ``SOURCE`` is the name of a bundled data set or a path to a CSV, TSV, delimited
 ``.txt`` (``--sep``) or Parquet file.
 
@@ -46,6 +49,7 @@ from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
@@ -53,6 +57,7 @@ from ordstats.families import family_names
 from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test
 from ordstats.reporting import summary_frame
+from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 
@@ -232,6 +237,58 @@ def _add_predict_parser(commands: Any) -> None:
     )
 
 
+def _add_factorize_parser(commands: Any) -> None:
+    factorize = commands.add_parser(
+        "factorize",
+        help="fit an ordinal matrix factorisation to ratings and print its report",
+        description="Fit a low-rank cumulative link model to (row, column, rating) triples "
+        "(OrdinalFactorization) and print the fit and its thresholds; with --recommend, "
+        "each row's best unrated columns by expected rating, as CSV.",
+    )
+    _add_data_arguments(factorize)
+    factorize.add_argument(
+        "--sep", metavar="SEP", help="column separator of text files (as for fit)"
+    )
+    for flag, default, what in (
+        ("--row", "row", "rows (users, respondents)"),
+        ("--col", "col", "columns (items, questions)"),
+        ("--rating", "rating", "the ratings"),
+    ):
+        factorize.add_argument(flag, default=default, metavar="COL", help=f"column of {what}")
+    factorize.add_argument("--weights", metavar="COL", help="column of case weights")
+    factorize.add_argument(
+        "--levels",
+        help="rating levels, lowest first, comma-separated (default: sorted distinct ratings)",
+    )
+    factorize.add_argument("--rank", default=2, type=int, help="latent factors (0: biases only)")
+    factorize.add_argument(
+        "--thresholds",
+        default="global",
+        choices=("global", "row", "column"),
+        help="one set of thresholds, or one per row or per column",
+    )
+    factorize.add_argument(
+        "--link", default="logit", choices=link_names(), help="link function (default logit)"
+    )
+    for flag, penalty, what in (
+        ("--factor-penalty", 1.0, "ridge penalty of the factors"),
+        ("--bias-penalty", 0.01, "ridge penalty of the biases"),
+        ("--threshold-penalty", 1.0, "shrinkage of per-row/column thresholds to their centre"),
+    ):
+        factorize.add_argument(flag, default=penalty, type=float, help=f"{what} ({penalty})")
+    factorize.add_argument("--max-sweeps", default=200, type=int, help="sweep limit (200)")
+    factorize.add_argument(
+        "--tol", default=1e-7, type=float, help="relative objective change to stop at (1e-7)"
+    )
+    factorize.add_argument("--seed", default=0, type=int, help="seed of the random start (0)")
+    factorize.add_argument(
+        "--recommend",
+        metavar="N",
+        type=int,
+        help="print each row's N best unrated columns (CSV: row, rank, col, expected)",
+    )
+
+
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
     """One flag per field of :class:`ModelOptions`, with its default and allowed values."""
     defaults = ModelOptions()
@@ -309,7 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        With the sub-commands ``fit``, ``links``, ``compare``, ``predict`` and ``datasets``.
+        With the sub-commands ``fit``, ``links``, ``compare``, ``predict``,
+        ``factorize`` and ``datasets``.
     """
     parser = argparse.ArgumentParser(
         prog="ordstats",
@@ -321,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_links_parser(commands)
     _add_compare_parser(commands)
     _add_predict_parser(commands)
+    _add_factorize_parser(commands)
     commands.add_parser("datasets", help="list the bundled data sets")
     return parser
 
@@ -774,6 +833,65 @@ def _run_predict(args: argparse.Namespace) -> None:
     predicted.to_csv(sys.stdout, index_label="row")
 
 
+def _run_factorize(args: argparse.Namespace) -> None:
+    data = load_data(args.data, args.sep)
+    levels = _parse_levels(args.levels) if args.levels is not None else None
+    if args.rating in data.columns:  # as for fit: --levels orders text, else it must be ordered
+        column = data[args.rating]
+        if levels is not None:
+            data = data.assign(**{args.rating: column.astype(object).map(format_level)})
+        elif not _is_ordered(column):
+            raise _unordered_response_error(args.rating, column)
+    with _warnings_to(sys.stderr):
+        model = OrdinalFactorization(
+            data,
+            row=args.row,
+            col=args.col,
+            rating=args.rating,
+            weights=args.weights,
+            levels=levels,
+            rank=args.rank,
+            factor_penalty=args.factor_penalty,
+            bias_penalty=args.bias_penalty,
+            thresholds=args.thresholds,
+            threshold_penalty=args.threshold_penalty,
+            link=args.link,
+        )
+        res = model.fit(max_sweeps=args.max_sweeps, tol=args.tol, seed=args.seed)
+    if args.recommend is not None:
+        if args.recommend < 1:
+            raise DataError(
+                f"--recommend must be a positive number of columns; got {args.recommend}"
+            )
+        res.recommend(args.recommend).to_csv(sys.stdout, index=False)
+        return
+    print(_factorization_report(res, model))
+
+
+def _factorization_report(res: FactorizationResults, model: OrdinalFactorization) -> str:
+    """The fit's sizes, convergence and thresholds as text."""
+    ratings = model.ratings
+    levels = ", ".join(format_level(level) for level in res.levels)
+    thresholds = res.thresholds
+    shown = (
+        thresholds
+        if len(thresholds) <= 20
+        else thresholds.describe().loc[["mean", "std", "min", "max"]]
+    )
+    lines = [
+        f"Ordinal matrix factorisation: {res.link.name} link, rank {res.rank}, "
+        f"{res.sharing} thresholds",
+        f"rows: {model.n_rows}  columns: {model.n_cols}  ratings: {len(ratings.y)}  "
+        f"levels: {levels}",
+        f"sweeps: {res.n_sweeps}  converged: {'yes' if res.converged else 'no'}  "
+        f"objective (negative log posterior): {res.objective:.4f}",
+        "",
+        "Thresholds" + ("" if shown is thresholds else " (summary over rows/columns)") + ":",
+        shown.to_string(float_format=lambda v: f"{v:.4f}"),
+    ]
+    return "\n".join(lines)
+
+
 def _run_datasets(args: argparse.Namespace) -> None:
     names = datasets.list_datasets()
     width = max(map(len, names))
@@ -803,6 +921,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "links": _run_links,
         "compare": _run_compare,
         "predict": _run_predict,
+        "factorize": _run_factorize,
         "datasets": _run_datasets,
     }
     try:

@@ -133,3 +133,69 @@ def test_subcommands_share_the_model_options(command):
     }[command]
     args = parser.parse_args([*argv, "--many-levels", "--family", "acat", "--sep", ";"])
     assert args.many_levels and args.family == "acat" and args.sep == ";"
+
+
+# -- factorize -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ratings_csv(tmp_path_factory):
+    sim = ordstats.simulate_ratings(40, 15, rank=1, density=0.6, seed=3)
+    frame = pd.DataFrame({"user": sim.row, "item": sim.col, "stars": sim.y + 1})
+    path = tmp_path_factory.mktemp("ratings") / "ratings.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def _factorize_args(path, *extra):
+    return ("factorize", "--data", str(path), "--row", "user", "--col", "item",
+            "--rating", "stars", "--rank", "1", *extra)  # fmt: skip
+
+
+def test_factorize_prints_the_fit_and_its_thresholds(capsys, ratings_csv):
+    path, frame = ratings_csv
+    code, out, err = run(capsys, *_factorize_args(path))
+    assert code == 0, err
+    res = ordstats.OrdinalFactorization(frame, row="user", col="item", rating="stars", rank=1).fit()
+    assert f"rows: {res.row_labels.size}  columns: {res.col_labels.size}" in out
+    assert f"ratings: {len(frame)}  levels: 1, 2, 3, 4, 5" in out
+    assert f"sweeps: {res.n_sweeps}  converged: yes" in out
+    assert f"{res.objective:.4f}" in out
+    for value in res.thresholds.loc["global"]:
+        assert f"{value:.4f}" in out
+
+
+def test_factorize_recommends_as_the_results_do(capsys, ratings_csv):
+    path, frame = ratings_csv
+    code, out, err = run(capsys, *_factorize_args(path, "--recommend", "3", "--link", "probit"))
+    assert code == 0, err
+    printed = pd.read_csv(io.StringIO(out))
+    res = ordstats.OrdinalFactorization(
+        frame, row="user", col="item", rating="stars", rank=1, link="probit"
+    ).fit()
+    expected = res.recommend(3)
+    np.testing.assert_array_equal(printed[["row", "rank", "col"]], expected[["row", "rank", "col"]])
+    np.testing.assert_allclose(printed["expected"], expected["expected"], rtol=1e-12)
+
+
+def test_factorize_orders_text_ratings_by_levels_and_checks_its_input(
+    capsys, ratings_csv, tmp_path
+):
+    path, frame = ratings_csv
+    words = frame.assign(stars=frame["stars"].map(dict(enumerate("abcde", start=1))))
+    text = tmp_path / "words.csv"
+    words.to_csv(text, index=False)
+    code, _, err = run(capsys, *_factorize_args(text))
+    assert code == 2 and "--levels" in err  # text without an order
+    code, out, err = run(capsys, *_factorize_args(text, "--levels", "a,b,c,d,e"))
+    assert code == 0 and "levels: a, b, c, d, e" in out
+    numbers = run(capsys, *_factorize_args(path))[1]
+    # the same fit: same sweeps, objective and thresholds (named by the levels)
+    assert out.splitlines()[2] == numbers.splitlines()[2]
+    assert out.splitlines()[-1] == numbers.splitlines()[-1]
+    code, _, err = run(capsys, *_factorize_args(path, "--recommend", "0"))
+    assert code == 2 and "--recommend" in err
+    code, _, err = run(capsys, "factorize", "--data", str(path), "--row", "usr")
+    assert code == 2 and "'usr'" in err
+    code, _, err = run(capsys, *_factorize_args(path, "--factor-penalty", "-1"))
+    assert code == 2 and "factor_penalty" in err
