@@ -125,13 +125,17 @@ def _add_data_arguments(parser: argparse.ArgumentParser, flag: str = "--data") -
     )
 
 
-def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_sep_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sep",
         metavar="SEP",
         help="column separator of text files (default: ',' for .csv, tab for .tsv, "
         "guessed for .txt; '\\t' for a tab)",
     )
+
+
+def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_sep_argument(parser)
     _add_model_options(parser)
     parser.add_argument(
         "--nominal", metavar="FORMULA", help='nominal (category-specific) effects, e.g. "~ contact"'
@@ -246,9 +250,7 @@ def _add_factorize_parser(commands: Any) -> None:
         "each row's best unrated columns by expected rating, as CSV.",
     )
     _add_data_arguments(factorize)
-    factorize.add_argument(
-        "--sep", metavar="SEP", help="column separator of text files (as for fit)"
-    )
+    _add_sep_argument(factorize)
     for flag, default, what in (
         ("--row", "row", "rows (users, respondents)"),
         ("--col", "col", "columns (items, questions)"),
