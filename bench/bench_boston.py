@@ -112,15 +112,29 @@ def _run_worker(library: str, repeats: int, env: dict[str, str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+#: One BLAS thread for both libraries (mord's many small products lose to the
+#: threads' synchronisation on a busy 2-core machine)
+ONE_BLAS_THREAD = {
+    name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+}
+
+SETTINGS = {
+    "default allocator, default BLAS threads": {},
+    "no page churn, default BLAS threads": NO_PAGE_CHURN,
+    "default allocator, one BLAS thread": ONE_BLAS_THREAD,
+    "no page churn, one BLAS thread": NO_PAGE_CHURN | ONE_BLAS_THREAD,
+}
+
+
 def large(repeats: int = 5, rounds: int = 3) -> None:
     """``OrdinalClassifier`` against mord's ``LogisticAT``, each in its own processes.
 
     Each library runs in a fresh worker process (data built there, one untimed
     warm-up fit), ``repeats`` timed fits per worker, ``rounds`` workers per
-    library alternating; once with the default allocator and once with
-    :data:`NO_PAGE_CHURN`.  Separate processes keep one library's memory
-    traffic from changing the other's times (in one process, which of the two
-    ran last decides how much the other pays for fresh pages).
+    library alternating; under each of :data:`SETTINGS` (the default allocator
+    or :data:`NO_PAGE_CHURN`, default BLAS threads or one).  Separate processes
+    keep one library's memory traffic and spinning BLAS threads from changing
+    the other's times.
     """
     have_mord = importlib.util.find_spec("mord") is not None
     if not have_mord:
@@ -129,7 +143,7 @@ def large(repeats: int = 5, rounds: int = 3) -> None:
     X, _y = large_data()
     print(f"\nn = {X.shape[0]}, p = {X.shape[1]}, 5 levels (cumulative logit data)")
     print(f"{rounds} worker processes per library, {repeats} timed fits in each")
-    for label, env in (("default allocator", {}), ("no page churn", NO_PAGE_CHURN)):
+    for label, env in SETTINGS.items():
         results: dict[str, list[dict]] = {name: [] for name in libraries}
         for _ in range(rounds):
             for name in libraries:
