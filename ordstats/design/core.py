@@ -232,7 +232,10 @@ def aliasing_gram(
     buffer = np.empty((min(n, _BLOCK_ROWS), p))
     gram = np.zeros((p + 1, p + 1))
     gram[0, 0] = n
-    raw_mean = summary.total / n
+    # a column whose extremes agree is constant: its mean is that value exactly, so
+    # that it centres to exact zeros (a rounded sum / n would leave ~1e-17 each)
+    exactly_constant = summary.minimum == summary.maximum
+    raw_mean = np.where(exactly_constant, summary.minimum, summary.total / n)
     moderate = (size >= _RAW_SIZE_RANGE[0]) & (size <= _RAW_SIZE_RANGE[1])
     if np.all(np.isfinite(raw_mean)) and np.all(moderate):
         # no square can under- or overflow: centre the columns as they are and
@@ -247,6 +250,7 @@ def aliasing_gram(
         mean = raw_mean / size
     else:
         mean = _unit_mean(matrix, size, buffer, raw_mean)
+        mean = np.where(exactly_constant, summary.minimum / size, mean)
         for block in _unit_blocks(matrix, size, buffer):
             block -= mean
             gram[0, 1:] += column_reduce(np.add, block)

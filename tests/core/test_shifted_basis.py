@@ -188,3 +188,22 @@ def test_aliasing_gram_is_the_same_with_and_without_rescaled_rows(monkeypatch):
     _, moments = core.aliasing_gram(huge)
     assert np.isfinite(moments.mean).all()
     np.testing.assert_allclose(moments.mean[0], 1e307 + 49.5e300, rtol=1e-12)
+
+
+@pytest.mark.parametrize("value", [0.1, 3.7, 123.456, -0.3, 1e-200, 1e200])
+def test_a_constant_column_of_any_value_is_reported_as_constant(value):
+    """Its mean is taken from its extremes, not from a rounded sum / n, so it centres
+    to exact zeros: the clear 'constant' error, not a dropped aliased column."""
+    import ordstats
+    from ordstats.design.core import aliasing_gram
+    from ordstats.errors import SpecificationError
+
+    rng = np.random.default_rng(1)
+    n = 100_000  # 0.1 * n summed in floating point is not 0.1 * n
+    x = rng.normal(size=n)
+    X = np.column_stack([x, np.full(n, value)])
+    _, moments = aliasing_gram(X)
+    assert moments.sd[1] == 0.0 and moments.mean[1] == value
+    y = np.digitize(x + rng.logistic(size=n), [-1.0, 0.0, 1.0])
+    with pytest.raises(SpecificationError, match="constant"):
+        ordstats.OrdinalModel(y, X)
