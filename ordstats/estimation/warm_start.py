@@ -146,7 +146,10 @@ def subsample_start(
     if full_objective is not None and not np.isfinite(full_objective(result.x)):
         return WarmStart(start)
     hessian = None
-    if not topped_up:  # the convergence check computed it: no extra pass
-        scale = float(np.sum(data.weights)) / float(np.sum(subsample.weights))
-        hessian = np.asarray(result.evaluation.hessian, dtype=float) * scale
+    sub_total = float(np.sum(subsample.weights))
+    if not topped_up and sub_total > 0:  # the convergence check computed it: no extra pass
+        scaled = np.asarray(result.evaluation.hessian, dtype=float) * (
+            float(np.sum(data.weights)) / sub_total
+        )
+        hessian = scaled if np.all(np.isfinite(scaled)) else None
     return WarmStart(result.x, int(rows.size), hessian)
