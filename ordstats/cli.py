@@ -841,7 +841,8 @@ def _run_factorize(args: argparse.Namespace) -> None:
     if args.rating in data.columns:  # as for fit: --levels orders text, else it must be ordered
         column = data[args.rating]
         if levels is not None:
-            data = data.assign(**{args.rating: column.astype(object).map(format_level)})
+            labels = column.astype(object).map(format_level, na_action="ignore")
+            data = data.assign(**{args.rating: labels})
         elif not _is_ordered(column):
             raise _unordered_response_error(args.rating, column)
     with _warnings_to(sys.stderr):
