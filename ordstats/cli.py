@@ -530,15 +530,20 @@ def prepare_response(
         A response of text labels without ``levels``.
     """
     response, _ = split_formula(formula, random_terms=True)
-    if response not in data.columns:
+    return _order_column(data, response, levels)
+
+
+def _order_column(data: pd.DataFrame, name: str, levels: Sequence[str] | None) -> pd.DataFrame:
+    """:func:`prepare_response` for the column ``name`` (also the ratings of ``factorize``)."""
+    if name not in data.columns:
         return data  # the model reports the missing column
-    column = data[response]
+    column = data[name]
     if levels is None:
         if not _is_ordered(column):
-            raise _unordered_response_error(response, column)
+            raise _unordered_response_error(name, column)
         return data
     labels = column.astype(object).map(format_level, na_action="ignore")
-    return data.assign(**{response: labels})
+    return data.assign(**{name: labels})
 
 
 # ---------------------------------------------------------------------------
@@ -836,15 +841,8 @@ def _run_predict(args: argparse.Namespace) -> None:
 
 
 def _run_factorize(args: argparse.Namespace) -> None:
-    data = load_data(args.data, args.sep)
     levels = _parse_levels(args.levels) if args.levels is not None else None
-    if args.rating in data.columns:  # as for fit: --levels orders text, else it must be ordered
-        column = data[args.rating]
-        if levels is not None:
-            labels = column.astype(object).map(format_level, na_action="ignore")
-            data = data.assign(**{args.rating: labels})
-        elif not _is_ordered(column):
-            raise _unordered_response_error(args.rating, column)
+    data = _order_column(load_data(args.data, args.sep), args.rating, levels)
     with _warnings_to(sys.stderr):
         model = OrdinalFactorization(
             data,

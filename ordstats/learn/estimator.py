@@ -517,14 +517,20 @@ def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
         raise DataError(f"the values of y cannot be sorted ({exc}); pass classes=") from exc
 
 
-def _small_integer_counts(values: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """``(min, counts of min, min + 1, ...)`` for integers spanning few values, else None."""
+def _small_integer_span(values: np.ndarray) -> tuple[int, int] | None:
+    """``(min, max)`` of integers spanning few values (counted, not hashed), else None."""
     if values.dtype.kind not in "iu" or values.size == 0:
         return None
     low, high = int(values.min()), int(values.max())
-    if high - low > max(_COUNTED_SPAN, values.size):
+    return (low, high) if high - low <= max(_COUNTED_SPAN, values.size) else None
+
+
+def _small_integer_counts(values: np.ndarray) -> tuple[int, np.ndarray] | None:
+    """``(min, counts of min, min + 1, ...)`` for integers spanning few values, else None."""
+    span = _small_integer_span(values)
+    if span is None:
         return None
-    return low, np.bincount((values - low).reshape(-1).astype(np.intp, copy=False))
+    return span[0], np.bincount((values - span[0]).reshape(-1).astype(np.intp, copy=False))
 
 
 #: Integer spans of y counted directly by :func:`_classes` and :func:`_encode`.
@@ -549,11 +555,10 @@ def _encode(y: object, classes: np.ndarray) -> np.ndarray:
 
 def _integer_codes(values: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
     """Codes of integer ``values`` among integer ``classes`` by a lookup table (-1: absent)."""
-    if values.dtype.kind not in "iu" or classes.dtype.kind not in "iu" or values.size == 0:
+    span = _small_integer_span(values) if classes.dtype.kind in "iu" else None
+    if span is None:
         return None
-    low, high = int(values.min()), int(values.max())
-    if high - low > max(_COUNTED_SPAN, values.size):
-        return None
+    low, high = span
     table = np.full(high - low + 1, -1, dtype=np.intp)
     inside = (classes >= low) & (classes <= high)
     table[classes[inside].astype(np.int64) - low] = np.flatnonzero(inside)
