@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,103 @@ def _context_value(value: Any) -> bool:
     )
 
 
+def is_row_data(value: Any, n_rows: int | None = None) -> bool:
+    """Whether a value of a formula's context holds one value per row of the data.
+
+    Such a value (an array or Series the caller's formula read, ``xx`` in
+    ``"y ~ temp + xx"``) is a column of the rows it came with: new data must
+    hold that column.  Modules, functions, scalars, mappings and parameters
+    of other lengths (a list of factor levels, spline knots) are not.
+
+    Parameters
+    ----------
+    value : object
+    n_rows : int, optional
+        Rows of the data the formula was built on.  Without it, only numpy
+        arrays and pandas objects with at least one dimension count.
+
+    Returns
+    -------
+    bool
+    """
+    if _context_value(value) or isinstance(value, Mapping) or value is ...:
+        return False
+    try:
+        if np.ndim(value) < 1:
+            return False
+        length = len(value)
+    except (TypeError, ValueError):  # ragged or unsized objects are not columns
+        return False
+    if n_rows is None:
+        return isinstance(value, (np.ndarray, pd.Series, pd.Index, pd.DataFrame))
+    return length == n_rows
+
+
+def _context_roots(spec: ModelSpec) -> set[str]:
+    """Names (roots: ``np`` of ``np.log``) the fitted formula took from its context."""
+    try:
+        by_source = spec.variables_by_source
+    except (AttributeError, TypeError):  # a spec without its materialisation record
+        return set()
+    return {str(getattr(v, "root", v)) for v in by_source.get("context", ())}
+
+
+def newdata_columns(
+    terms: TermsDesign, context: Any = None, n_rows: int | None = None
+) -> tuple[list[str], dict[str, Any]]:
+    """The columns new data must hold for ``terms``, and the context to build them with.
+
+    A formula reads names from the data and from its context (the caller's
+    variables).  Functions and modules of the context (``np.log``, a user's
+    function) are used again; per-row values it took from the context
+    (``xx`` in ``"y ~ temp + xx"``, also inside ``np.log(xx)`` or
+    ``xx:temp``) belonged to the fitted rows, so new data must hold them as
+    columns, and they are left out of the context so that a fit-time value
+    is never reused.
+
+    Parameters
+    ----------
+    terms : TermsDesign
+        A fitted formula design.
+    context : mapping, optional
+        The model's formula context.  When it records which of its names were
+        per-row data (``row_names``, set at fit time), that record decides;
+        otherwise :func:`is_row_data` with ``n_rows``.
+    n_rows : int, optional
+        Rows of the data the model was built on, when known.
+
+    Returns
+    -------
+    needed : list of str
+        Sorted column names.
+    context : dict
+        The context without the per-row names.
+    """
+    context = context if context is not None else {}
+    recorded = getattr(context, "row_names", None)
+    spec = terms.spec
+    assert spec is not None
+    from_rows = set()
+    for name in _context_roots(spec):
+        if name not in context:
+            from_rows.add(name)  # dropped at saving, or gone from the caller's scope
+        elif recorded is not None:
+            if name in recorded:
+                from_rows.add(name)
+        elif is_row_data(context[name], n_rows):
+            from_rows.add(name)
+    from_data = {str(v) for v in spec.required_variables if not _context_value(context.get(v, ...))}
+    usable = {k: v for k, v in context.items() if k not in from_rows}
+    return sorted(from_data | from_rows), usable
+
+
 def terms_for_newdata(
-    terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
+    terms: TermsDesign,
+    newdata: Any,
+    context: Any = None,
+    *,
+    thread_safe: bool = False,
+    n_rows: int | None = None,
 ) -> FloatArray:
     """Rebuild a fitted design's columns for new data.
 
@@ -95,12 +191,15 @@ def terms_for_newdata(
         A fitted design (formula or array interface).
     newdata : pandas.DataFrame, mapping or array-like
     context : mapping, optional
-        Evaluation context for formula expressions.
+        Evaluation context for formula expressions; its per-row values are
+        not used (:func:`newdata_columns`): new data must hold them.
     thread_safe : bool
         Check the levels of factor columns directly instead of catching
         formulaic's warnings (``warnings.catch_warnings`` is not thread-safe;
         chunks may be built in worker threads).  Unseen levels of factor
         *expressions* such as ``C(x)`` then only warn.
+    n_rows : int, optional
+        Rows of the data the model was built on (see :func:`newdata_columns`).
 
     Returns
     -------
@@ -115,10 +214,7 @@ def terms_for_newdata(
     if terms.spec is None:
         return _array_newdata(terms, newdata)
     frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
-    context = context or {}
-    needed = sorted(
-        v for v in terms.spec.required_variables if not _context_value(context.get(v, ...))
-    )
+    needed, context = newdata_columns(terms, context, n_rows)
     absent = [v for v in needed if v not in frame.columns]
     if absent:
         raise PredictionError(
@@ -201,6 +297,12 @@ def empty_level_rows(terms: TermsDesign | None, frame: Any) -> tuple[np.ndarray,
     return mask, found
 
 
+def fitted_rows(design: Design) -> int | None:
+    """Rows of the data ``design`` was built on (``None`` once its rows were removed)."""
+    kept = len(design.row_index)
+    return kept + design.n_dropped if kept else None
+
+
 def newdata_matrices(
     design: Design, newdata: Any, context: Any = None
 ) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
@@ -214,10 +316,13 @@ def newdata_matrices(
         ``W`` and ``Z`` have no columns when the model has no such effects.
     index : pandas.Index
     """
-    X = terms_for_newdata(design.location, newdata, context)
+    n_rows = fitted_rows(design)
+    X = terms_for_newdata(design.location, newdata, context, n_rows=n_rows)
     empty = np.empty((len(X), 0))
-    W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
-    Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
+    W, Z = (
+        terms_for_newdata(terms, newdata, context, n_rows=n_rows) if terms else empty
+        for terms in (design.nominal, design.scale)
+    )
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
     unfitted = np.zeros(len(X), dtype=bool)
     levels: list[str] = []

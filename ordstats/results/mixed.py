@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
-from ordstats.design.newdata import terms_for_newdata
+from ordstats.design.newdata import fitted_rows, terms_for_newdata
 from ordstats.design.random import term_matrices_for
 from ordstats.errors import (
     ConvergenceWarning,
@@ -390,7 +390,9 @@ class MixedResults:
         else:
             if not isinstance(newdata, pd.DataFrame):
                 raise PredictionError("newdata must be a pandas DataFrame")
-            X = terms_for_newdata(fixed.location, newdata, model.formula_context)
+            X = terms_for_newdata(
+                fixed.location, newdata, model.formula_context, n_rows=fitted_rows(fixed)
+            )
             offset = self._new_offset(newdata)
             index = newdata.index
             re_parts = term_matrices_for(model.terms, newdata) if re_form != 0 else []
