@@ -39,6 +39,7 @@ from ordstats.design.core import (
 from ordstats.design.formula import design_from_formula, split_formula
 from ordstats.design.newdata import (
     check_newdata_offset,
+    given_offset,
     is_row_data,
     newdata_matrices,
     term_columns,
@@ -60,6 +61,7 @@ __all__ = [
     "drop_aliased_by_gram",
     "fixed_level_terms",
     "formula_variables",
+    "given_offset",
     "gram_with_intercept",
     "is_row_data",
     "newdata_matrices",

@@ -14,7 +14,7 @@ from formulaic import ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
-from ordstats.design.core import Design, TermsDesign
+from ordstats.design.core import Design, TermsDesign, align_to_index
 from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
@@ -358,7 +358,7 @@ def newdata_matrices(
     return X, W, Z, index
 
 
-def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
+def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) -> FloatArray:
     """Offsets for new data with missing or non-finite values as NaN, with a warning."""
     bad = ~np.isfinite(offset)
     if not bad.any():
@@ -370,9 +370,54 @@ def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
         f"{rows.size} row(s) of newdata ({shown}) have missing or non-finite offset values; "
         "their predictions are NaN",
         MissingDataWarning,
-        stacklevel=5,
+        stacklevel=stacklevel,
     )
     return np.where(bad, np.nan, offset)
+
+
+def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:
+    """The ``offset=`` given for new data, one value per row of ``index``.
+
+    A number applies to every row.  A pandas Series is paired with the rows by
+    index label, as the model's weights and offset are
+    (:func:`~ordstats.design.core.align_to_index`); other array-likes pair by
+    position.  Missing or non-finite values give NaN predictions, with a warning.
+
+    Parameters
+    ----------
+    offset : float, pandas.Series or array-like
+    newdata : pandas.DataFrame, mapping or array-like
+    index : pandas.Index
+        The rows of ``newdata``.
+
+    Returns
+    -------
+    ndarray, shape (len(index),)
+
+    Raises
+    ------
+    PredictionError
+        Not numbers, or an array of another length.
+    DataError
+        A Series whose labels are not those of ``newdata``'s index.
+    """
+    n = len(index)
+    offset = align_to_index(offset, index, "offset", "newdata")
+    try:
+        values = np.asarray(offset, dtype=float)
+    except (TypeError, ValueError):
+        raise PredictionError(
+            f"offset must be a number or one number per row of newdata ({n})"
+        ) from None
+    if values.ndim == 0:  # one offset for every row
+        return np.full(n, float(values))
+    values = values.reshape(-1)
+    if values.shape != (n,):
+        raise PredictionError(
+            f"offset must be a number or one value per row of newdata ({n}); "
+            f"got {values.shape[0]} values"
+        )
+    return check_newdata_offset(values, newdata, stacklevel=6)
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -268,7 +268,7 @@ class PredictionSEMethods(FittedState):
             )
             return rows, model.design.row_index
         X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
-        offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
+        offsets = self._new_offset(newdata, offset, index)  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z), index
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -296,8 +296,10 @@ class PredictionSEMethods(FittedState):
             Rows to predict for (default: the fitted rows).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
-        offset : array-like, optional
-            Offset for ``newdata`` when the model has one that is not a column.
+        offset : float or array-like, optional
+            Offset for ``newdata`` when the model has one that is not a column
+            (as for :meth:`~ordstats.OrdinalResults.predict`: a pandas Series
+            is paired with the rows of ``newdata`` by index label).
 
         Returns
         -------

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import PredictionError
+from ordstats.errors import DataError, PredictionError
 
 F = ordstats.OrdinalModel.from_formula
 LACKS_XX = r"newdata lacks the column\(s\) 'xx'"
@@ -127,3 +128,52 @@ def test_clmm_predictions_refuse_a_caller_variable(wine):
     with pytest.raises(PredictionError, match=LACKS_XX):
         res.predict(new)
     assert res.predict().shape == (72, 5)
+
+
+# -- item: an offset Series for new data is paired by index label ----------------------
+
+
+@pytest.fixture(scope="module")
+def offset_res(wine):
+    offset = pd.Series(np.linspace(-1, 1, 72), index=wine.index)
+    return F("rating ~ temp + contact", wine, offset=offset).fit()
+
+
+def test_offset_series_pairs_with_newdata_by_label(offset_res, wine):
+    new = wine[["temp", "contact"]].iloc[:4]
+    offset = pd.Series([0.0, 1.0, 2.0, 3.0], index=new.index)
+    expected = offset_res.predict(new, which="linear", offset=offset)
+    shuffled = offset.iloc[[2, 0, 3, 1]]
+    pd.testing.assert_series_equal(
+        offset_res.predict(new, which="linear", offset=shuffled), expected
+    )
+    pd.testing.assert_frame_equal(
+        offset_res.get_prediction(new, offset=shuffled).predicted,
+        offset_res.get_prediction(new, offset=offset).predicted,
+    )
+    for which in ("prob", "cumprob", "class", "expected"):
+        assert offset_res.predict(new, which=which, offset=shuffled).equals(
+            offset_res.predict(new, which=which, offset=offset)
+        )
+    # numpy arrays keep pairing by position
+    np.testing.assert_allclose(
+        offset_res.predict(new, which="linear", offset=offset.to_numpy()), expected
+    )
+    np.testing.assert_allclose(
+        offset_res.predict(new, which="linear", offset=shuffled.to_numpy()),
+        expected - offset + shuffled.to_numpy(),
+    )
+
+
+def test_offset_series_with_other_labels_is_refused(offset_res, wine):
+    new = wine[["temp", "contact"]].iloc[:4]
+    foreign = pd.Series([0.0, 1.0, 2.0, 3.0], index=[100, 101, 102, 103])
+    match = r"index of offset does not hold the same labels as the index of newdata"
+    with pytest.raises(DataError, match=match):
+        offset_res.predict(new, offset=foreign)
+    with pytest.raises(DataError, match=match):
+        offset_res.get_prediction(new, offset=foreign)
+    with pytest.raises(DataError, match=match):
+        offset_res.predict(new, offset=pd.Series([0.0, 1.0, 2.0], index=new.index[:3]))
+    with pytest.raises(PredictionError, match=r"one value per row of newdata \(4\); got 3"):
+        offset_res.predict(new, offset=np.zeros(3))
