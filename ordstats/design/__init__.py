@@ -42,6 +42,7 @@ from ordstats.design.newdata import (
     given_offset,
     is_row_data,
     newdata_matrices,
+    refuse_offset_without_newdata,
     term_columns,
     terms_for_newdata,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "gram_with_intercept",
     "is_row_data",
     "newdata_matrices",
+    "refuse_offset_without_newdata",
     "report_missing_counts",
     "rows_to_drop",
     "split_formula",

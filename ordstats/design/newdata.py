@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ from formulaic import ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
-from ordstats.design.core import Design, TermsDesign, align_to_index
+from ordstats.design.core import Design, TermsDesign, _bad_rows, align_to_index
 from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
@@ -341,21 +341,85 @@ def newdata_matrices(
             PredictionWarning,
             stacklevel=4,
         )
-    nonfinite = np.asarray(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1), dtype=bool)
+    columns = [
+        name
+        for terms in (design.location, design.nominal, design.scale)
+        if terms is not None and terms.spec is not None
+        for name in newdata_columns(terms, context, n_rows)[0]
+    ]
+    parts = [
+        (terms.names, M)
+        for terms, M in zip((design.location, design.nominal, design.scale), (X, W, Z), strict=True)
+        if terms is not None
+    ]
+    missing = missing_predictor_rows(newdata, columns, parts, index, skip=unfitted)
+    nonfinite = missing | ~np.isfinite(np.column_stack([X, W, Z])).all(axis=1)
     if nonfinite.any():  # +-inf too: their probabilities are not defined
         X, W, Z = (np.where(nonfinite[:, None], np.nan, M) for M in (X, W, Z))
-    missing = np.flatnonzero(nonfinite & ~unfitted)
-    if missing.size:
-        shown = ", ".join(map(str, list(index[missing[:5]]))) + (
-            ", ..." if missing.size > 5 else ""
-        )
-        warnings.warn(
-            f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
-            "values; their predictions are NaN",
-            MissingDataWarning,
-            stacklevel=4,
-        )
     return X, W, Z, index
+
+
+def missing_predictor_rows(
+    newdata: Any,
+    columns: Sequence[str],
+    parts: Sequence[tuple[Sequence[str], FloatArray]],
+    index: pd.Index,
+    *,
+    skip: np.ndarray | None = None,
+    stacklevel: int = 5,
+) -> np.ndarray:
+    """Rows of new data whose predictions are NaN for missing values; one warning names them.
+
+    Parameters
+    ----------
+    newdata : pandas.DataFrame, mapping or array-like
+    columns : sequence of str
+        The columns of ``newdata`` the predictions read.
+    parts : sequence of (names, ndarray)
+        The design columns built from them (non-finite where a value was
+        missing or a transform such as ``np.log(0)`` was not finite).
+    index : pandas.Index
+        The rows of ``newdata``.
+    skip : ndarray of bool, optional
+        Rows already reported as NaN for another reason.
+    stacklevel : int
+
+    Returns
+    -------
+    ndarray of bool
+        Rows with a missing or non-finite value in ``columns`` or ``parts``.
+    """
+    skip = np.zeros(len(index), dtype=bool) if skip is None else skip
+    counts: dict[str, int] = {}
+    rows = np.zeros(len(index), dtype=bool)
+    used = [c for c in dict.fromkeys(columns) if c in getattr(newdata, "columns", ())]
+    if used:
+        bad = _bad_rows(newdata[used])
+        for name in used:
+            hit = bad[name].to_numpy(dtype=bool) & ~skip
+            if hit.any():
+                counts[repr(name)] = int(hit.sum())
+                rows |= hit
+    raw = rows.copy()
+    for names, matrix in parts:
+        nonfinite = ~np.isfinite(matrix)
+        for j in np.flatnonzero(nonfinite.any(axis=0)):
+            hit = nonfinite[:, j] & ~raw & ~skip
+            if hit.any():
+                key = repr(str(names[int(j)]))
+                counts[key] = counts.get(key, 0) + int(hit.sum())
+                rows |= hit
+    if rows.any():
+        found = np.flatnonzero(rows)
+        shown = ", ".join(map(str, list(index[found[:5]]))) + (", ..." if found.size > 5 else "")
+        where = ", ".join(f"{name} ({count})" for name, count in counts.items())
+        warnings.warn(
+            f"{found.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            f"values (in {where}); their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=stacklevel,
+        )
+    return rows
 
 
 def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) -> FloatArray:
@@ -373,6 +437,21 @@ def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) 
         stacklevel=stacklevel,
     )
     return np.where(bad, np.nan, offset)
+
+
+def refuse_offset_without_newdata(offset: Any) -> None:
+    """Raise when ``offset=`` is given for the fitted rows, which keep the model's own offset.
+
+    Raises
+    ------
+    PredictionError
+        If ``offset`` is not ``None``.
+    """
+    if offset is not None:
+        raise PredictionError(
+            "offset= is the offset of newdata; without newdata the fitted rows use the "
+            "model's own offset. Pass the rows as newdata to predict them with another offset"
+        )
 
 
 def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:

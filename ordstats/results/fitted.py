@@ -25,7 +25,12 @@ from ordstats.core.prefit import PrefitResult
 from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
-from ordstats.design import check_newdata_offset, given_offset, newdata_matrices
+from ordstats.design import (
+    check_newdata_offset,
+    given_offset,
+    newdata_matrices,
+    refuse_offset_without_newdata,
+)
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
@@ -511,6 +516,7 @@ class OrdinalResults(
         params = self.params.to_numpy()
         design = model.design
         if newdata is None:
+            refuse_offset_without_newdata(offset)
             X, W, Z = model.data.X, model.data.nominal, model.data.scale
             eta = X @ params[lay.beta] + model.data.offset
             index = design.row_index

@@ -248,11 +248,12 @@ class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
-        from ordstats.design import newdata_matrices
+        from ordstats.design import newdata_matrices, refuse_offset_without_newdata
 
         model = self.model
         lay = model.problem.layout
         if newdata is None:
+            refuse_offset_without_newdata(offset)
             if not model.evaluator.keeps_rows:
                 raise OrdstatsError(
                     "the fitted rows of a model read in chunks are not in memory: pass the "

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import DataError, PredictionError
+from ordstats.errors import DataError, MissingDataWarning, PredictionError, PredictionWarning
 
 F = ordstats.OrdinalModel.from_formula
 LACKS_XX = r"newdata lacks the column\(s\) 'xx'"
@@ -177,3 +178,136 @@ def test_offset_series_with_other_labels_is_refused(offset_res, wine):
         offset_res.predict(new, offset=pd.Series([0.0, 1.0, 2.0], index=new.index[:3]))
     with pytest.raises(PredictionError, match=r"one value per row of newdata \(4\); got 3"):
         offset_res.predict(new, offset=np.zeros(3))
+
+
+def test_offset_for_the_fitted_rows_is_refused_not_ignored(offset_res, wine):
+    match = r"offset= is the offset of newdata"
+    with pytest.raises(PredictionError, match=match):
+        offset_res.predict(offset=1.0)
+    with pytest.raises(PredictionError, match=match):
+        offset_res.get_prediction(offset=np.zeros(72))
+
+
+def test_clmm_offset_given_for_newdata_pairs_by_label(wine):
+    values = pd.Series(0.25 * (np.arange(72) % 3), index=wine.index)
+    res = F("rating ~ temp + contact + (1|judge)", wine, offset=values.to_numpy()).fit()
+    new = wine.iloc[:6]
+    fitted = res.predict().iloc[:6]
+    pd.testing.assert_frame_equal(res.predict(new, offset=values.iloc[:6]), fitted)
+    pd.testing.assert_frame_equal(res.predict(new, offset=values.iloc[:6].iloc[::-1]), fitted)
+    np.testing.assert_allclose(res.predict(new, offset=values.to_numpy()[:6]), fitted)
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels"):
+        res.predict(new, offset=values.iloc[6:12])
+    with pytest.raises(PredictionError, match=r"pass the offset of newdata as offset="):
+        res.predict(new)
+    with pytest.raises(PredictionError, match=r"offset= is the offset of newdata"):
+        res.predict(offset=0.0)
+
+
+# -- item: clmm group ids match by value; missing values give NaN with a warning --------
+
+
+@pytest.fixture(scope="module")
+def float_id_res(wine):
+    data = wine.assign(j=wine["judge"].astype(int).astype(float))
+    data.loc[data.index[0], "j"] = np.nan  # a NaN makes the id column float
+    with pytest.warns(MissingDataWarning, match="random-term columns"):
+        res = F("rating ~ temp + contact + (1|j)", data).fit()
+    return data, res
+
+
+def test_clmm_group_ids_are_matched_by_value(float_id_res):
+    data, res = float_id_res
+    assert list(res.ranef()["j"].index) == [str(k) for k in range(1, 10)]
+    row = data.index[data["j"] == 3.0][0]
+    expected = res.predict().loc[row]
+    one = data.loc[[row], ["temp", "contact"]]
+    for ids in ([3], [3.0], ["3"], np.array([3], dtype=np.int32), pd.array([3], dtype="Int64")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = res.predict(one.assign(j=ids)).iloc[0]
+        pd.testing.assert_series_equal(got, expected)
+    mixed = data.loc[[row, row], ["temp", "contact"]]
+    mixed["j"] = pd.Series([3, 3.0], index=mixed.index, dtype=object)
+    np.testing.assert_allclose(res.predict(mixed), [expected, expected])
+
+
+def test_clmm_unseen_group_level_is_named(float_id_res):
+    data, res = float_id_res
+    new = data.iloc[1:4][["temp", "contact"]].assign(j=[3, 10, 11.5])
+    with pytest.warns(
+        PredictionWarning,
+        match=r"2 row\(s\) of newdata belong to level\(s\) '10', '11.5' of the grouping "
+        r"factor 'j', not seen in the fit; their random effects \(1\|j\) are set to zero",
+    ):
+        prob = res.predict(new)
+    population = res.predict(new, re_form=0)
+    pd.testing.assert_frame_equal(prob.iloc[1:], population.iloc[1:])
+    assert not np.allclose(prob.iloc[0], population.iloc[0])
+
+
+def test_clm_and_clmm_missing_values_give_nan_rows_naming_the_columns(float_id_res):
+    data, res = float_id_res
+    new = pd.DataFrame(
+        {
+            "temp": pd.Categorical(["warm", None, "cold", "cold"], categories=["cold", "warm"]),
+            "contact": pd.Categorical(["yes", "yes", "no", "no"], categories=["no", "yes"]),
+            "j": [3.0, 3.0, np.nan, 2.0],
+        },
+        index=list("abcd"),
+    )
+    with pytest.warns(
+        MissingDataWarning,
+        match=r"2 row\(s\) of newdata \(b, c\) have missing or non-finite predictor values "
+        r"\(in 'temp' \(1\), 'j' \(1\)\); their predictions are NaN",
+    ) as caught:
+        prob = res.predict(new)
+    assert not [w for w in caught if issubclass(w.category, PredictionWarning)]
+    assert prob.isna().any(axis=1).tolist() == [False, True, True, False]
+    np.testing.assert_allclose(prob.loc[["a", "d"]].sum(axis=1), 1.0)
+    for which in ("cumprob", "class", "expected"):
+        with pytest.warns(MissingDataWarning, match=r"'temp' \(1\), 'j' \(1\)"):
+            out = res.predict(new, which=which)
+        assert pd.DataFrame(out).isna().any(axis=1).tolist() == [False, True, True, False]
+    # without the groups (re_form=0, "marginal") a missing id does not matter
+    for re_form in (0, "marginal"):
+        with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*'temp' \(1\)\)"):
+            out = res.predict(new, re_form=re_form)
+        assert out.isna().any(axis=1).tolist() == [False, True, False, False]
+    clm = F("rating ~ temp + contact", data).fit()
+    with pytest.warns(
+        MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*\(in 'temp' \(1\)\)"
+    ):
+        assert clm.predict(new).isna().any(axis=1).tolist() == [False, True, False, False]
+
+
+def test_clmm_missing_slope_values_give_nan_rows(wine):
+    data = wine.assign(x=np.random.default_rng(1).normal(size=72))
+    res = F("rating ~ temp + (1 + x|judge)", data).fit()
+    new = data.head(4).copy()
+    new.loc[new.index[1], "x"] = np.nan
+    for re_form in (None, "marginal"):
+        with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(1\).*'x' \(1\)"):
+            prob = res.predict(new, re_form=re_form)
+        assert prob.isna().any(axis=1).tolist() == [False, True, False, False]
+        np.testing.assert_allclose(
+            prob.drop(index=1), res.predict(new.drop(index=1), re_form=re_form)
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the slope is not read with the random effects at zero
+        assert not res.predict(new, re_form=0).isna().any().any()
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'x' of the random"):
+        res.predict(new.drop(columns="x").assign(x1=1.0), re_form="marginal")
+
+
+def test_clmm_missing_factor_slope_value_gives_a_nan_row(wine):
+    res = F("rating ~ temp + (1 + contact|judge)", wine).fit()
+    new = wine.head(4).astype({"contact": object})
+    new.loc[new.index[1], "contact"] = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # nothing but ordstats' own warning
+        with pytest.warns(MissingDataWarning, match=r"'contact' \(1\)"):
+            prob = res.predict(new)
+    assert prob.isna().any(axis=1).tolist() == [False, True, False, False]
+    with pytest.raises(PredictionError, match=r"level\(s\) 'maybe' that the model was not"):
+        res.predict(new.assign(contact=["no", "maybe", "yes", "no"]))
