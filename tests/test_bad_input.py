@@ -643,7 +643,7 @@ def test_clmm_predict_without_a_random_slope_column(wine):
         res.predict(data[["temp", "judge"]])
     with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'judge' of the random"):
         res.predict(data[["temp", "x"]])
-    with pytest.raises(PredictionError, match=r"pass the offset of newdata as offset="):
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels as"):
         OrdinalModel.from_formula(
             "rating ~ temp + (1|judge)", data, offset=np.full(72, 0.1)
-        ).fit().predict(data)
+        ).fit().predict(data.head(3), offset=pd.Series([0.0, 0.1, 0.2], index=[7, 8, 9]))

@@ -454,7 +454,57 @@ def refuse_offset_without_newdata(offset: Any) -> None:
         )
 
 
-def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:
+def newdata_offset(
+    offset: Any,
+    newdata: Any,
+    index: pd.Index,
+    *,
+    column: str | None,
+    fitted_with_offset: bool,
+    stacklevel: int = 2,
+) -> FloatArray:
+    """The offset of new data: ``offset=``, else the model's offset column, else 0.
+
+    Without either, a model fitted with an offset predicts with offset 0 and a
+    :class:`~ordstats.errors.PredictionWarning` (statsmodels' ``OrderedModel``
+    default).
+
+    Parameters
+    ----------
+    offset : float, pandas.Series, array-like or None
+        What the caller gave (:func:`given_offset`).
+    newdata : pandas.DataFrame, mapping or array-like
+    index : pandas.Index
+        The rows of ``newdata``.
+    column : str or None
+        The offset column the model was fitted with, if it was given by name.
+    fitted_with_offset : bool
+        Whether the model has a non-zero offset.
+    stacklevel : int
+        Frames from this function up to the user's call, for the warnings.
+
+    Returns
+    -------
+    ndarray, shape (len(index),)
+    """
+    if offset is not None:
+        return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
+    if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
+        values = newdata[column].to_numpy(dtype=float)
+        return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
+    if fitted_with_offset:
+        name = f"give newdata a column {column!r} or " if column else ""
+        warnings.warn(
+            "the model was fitted with an offset but none was given for newdata, so the "
+            f"predictions use offset 0 (as statsmodels does); {name}pass offset= "
+            "(a number or one value per row) to use another",
+            PredictionWarning,
+            stacklevel=stacklevel,
+        )
+    return np.zeros(len(index))
+
+
+def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2) -> FloatArray:
     """The ``offset=`` given for new data, one value per row of ``index``.
 
     A number applies to every row.  A pandas Series is paired with the rows by
@@ -468,6 +518,8 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:
     newdata : pandas.DataFrame, mapping or array-like
     index : pandas.Index
         The rows of ``newdata``.
+    stacklevel : int
+        Frames from this function up to the user's call, for the warning.
 
     Returns
     -------
@@ -496,7 +548,7 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:
             f"offset must be a number or one value per row of newdata ({n}); "
             f"got {values.shape[0]} values"
         )
-    return check_newdata_offset(values, newdata, stacklevel=6)
+    return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -26,9 +26,8 @@ from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import (
-    check_newdata_offset,
-    given_offset,
     newdata_matrices,
+    newdata_offset,
     refuse_offset_without_newdata,
 )
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
@@ -533,22 +532,14 @@ class OrdinalResults(
         return eta, theta, scale, index
 
     def _new_offset(self, newdata: Any, offset: Any, index: pd.Index) -> FloatArray:
-        design = self.model.design
-        if offset is not None:
-            return given_offset(offset, newdata, index)
-        name = design.offset_name
-        if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
-            return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
-        if self.model.has_offset:
-            column = f"give newdata a column {name!r} or " if name else ""
-            warnings.warn(
-                "the model was fitted with an offset but none was given for newdata, so the "
-                f"predictions use offset 0 (as statsmodels does); {column}pass offset= "
-                "(a number or one value per row) to use another",
-                PredictionWarning,
-                stacklevel=4,
-            )
-        return np.zeros(len(index))
+        return newdata_offset(
+            offset,
+            newdata,
+            index,
+            column=self.model.design.offset_name,
+            fitted_with_offset=self.model.has_offset,
+            stacklevel=5,  # _new_offset, _linear_parts/_new_rows, predict, the caller
+        )
 
     @property
     def fittedvalues(self) -> pd.Series:

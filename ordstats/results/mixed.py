@@ -26,11 +26,10 @@ from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
 from ordstats.design.newdata import (
-    check_newdata_offset,
     fitted_rows,
-    given_offset,
     missing_predictor_rows,
     newdata_columns,
+    newdata_offset,
     refuse_offset_without_newdata,
     terms_for_newdata,
 )
@@ -384,7 +383,8 @@ class MixedResults:
         offset : float or array-like, optional
             Offset for ``newdata`` when the model has one that is not a column of
             ``newdata``: a number for every row or one per row (a pandas Series is
-            paired with the rows by index label).
+            paired with the rows by index label).  Without it, new rows get offset 0
+            with a :class:`~ordstats.errors.PredictionWarning`, as for the clm.
 
         Returns
         -------
@@ -441,7 +441,14 @@ class MixedResults:
         n_rows = fitted_rows(fixed)
         X = terms_for_newdata(fixed.location, newdata, model.formula_context, n_rows=n_rows)
         index = newdata.index
-        eta_offset = self._new_offset(newdata, offset, index)
+        eta_offset = newdata_offset(
+            offset,
+            newdata,
+            index,
+            column=fixed.offset_name,
+            fitted_with_offset=model.has_offset,
+            stacklevel=4,  # _new_rows, predict, the caller
+        )
         re_parts = (
             term_matrices_for(model.terms, newdata, groups=re_form is None) if re_form != 0 else []
         )
@@ -452,23 +459,6 @@ class MixedResults:
             parts.append((term.columns, rows.matrix))
         missing = missing_predictor_rows(newdata, columns, parts, index, stacklevel=4)
         return X, np.where(missing, np.nan, eta_offset), index, re_parts
-
-    def _new_offset(self, newdata: pd.DataFrame, offset: object, index: pd.Index) -> FloatArray:
-        if offset is not None:
-            return given_offset(offset, newdata, index)
-        name = self.model.design.fixed.offset_name
-        if name is None:
-            if self.model.has_offset:
-                raise PredictionError(
-                    "the model was fitted with an offset given as values; pass the offset of "
-                    "newdata as offset= (a number or one value per row)"
-                )
-            return np.zeros(len(newdata))
-        if name not in newdata.columns:
-            raise PredictionError(
-                f"newdata lacks the offset column {name!r}; add it or pass offset="
-            )
-        return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
 
     def _cumulative(
         self,

@@ -198,8 +198,19 @@ def test_clmm_offset_given_for_newdata_pairs_by_label(wine):
     np.testing.assert_allclose(res.predict(new, offset=values.to_numpy()[:6]), fitted)
     with pytest.raises(DataError, match=r"index of offset does not hold the same labels"):
         res.predict(new, offset=values.iloc[6:12])
-    with pytest.raises(PredictionError, match=r"pass the offset of newdata as offset="):
-        res.predict(new)
+    # without it: offset 0 with the clm's note
+    with pytest.warns(PredictionWarning, match=r"use offset 0 \(as statsmodels does\)"):
+        zero = res.predict(new)
+    pd.testing.assert_frame_equal(zero, res.predict(new, offset=0.0))
+    with_column = F(
+        "rating ~ temp + contact + (1|judge)", wine.assign(off=values), offset="off"
+    ).fit()
+    with pytest.warns(PredictionWarning, match=r"give newdata a column 'off' or pass offset="):
+        with_column.predict(new)
+    pd.testing.assert_frame_equal(with_column.predict(new.assign(off=values)), fitted)
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(2\).*offset"):
+        nan_offset = with_column.predict(new.assign(off=values.where(values.index != 2)))
+    assert nan_offset.isna().any(axis=1).tolist() == [False, False, True, False, False, False]
     with pytest.raises(PredictionError, match=r"offset= is the offset of newdata"):
         res.predict(offset=0.0)
 
