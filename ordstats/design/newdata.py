@@ -392,6 +392,8 @@ def missing_predictor_rows(
     skip = np.zeros(len(index), dtype=bool) if skip is None else skip
     counts: dict[str, int] = {}
     rows = np.zeros(len(index), dtype=bool)
+    if isinstance(newdata, Mapping):
+        newdata = pd.DataFrame(newdata)
     used = [c for c in dict.fromkeys(columns) if c in getattr(newdata, "columns", ())]
     if used:
         bad = _bad_rows(newdata[used])

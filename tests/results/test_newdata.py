@@ -290,6 +290,11 @@ def test_clm_and_clmm_missing_values_give_nan_rows_naming_the_columns(float_id_r
         MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*\(in 'temp' \(1\)\)"
     ):
         assert clm.predict(new).isna().any(axis=1).tolist() == [False, True, False, False]
+    as_mapping = {"temp": ["cold", None], "contact": ["no", "yes"]}
+    with pytest.warns(
+        MissingDataWarning, match=r"1 row\(s\) of newdata \(1\).*\(in 'temp' \(1\)\)"
+    ):
+        assert clm.predict(as_mapping).isna().any(axis=1).tolist() == [False, True]
 
 
 def test_clmm_missing_slope_values_give_nan_rows(wine):
