@@ -607,3 +607,43 @@ def test_response_encoding_lets_no_pandas_warning_through(values, levels):
         encoded = encode_response(values, levels=levels)
     assert encoded.n_levels >= 2
     assert (encoded.codes >= -1).all() and encoded.codes.max() == encoded.n_levels - 1
+
+
+# -- new data for prediction (issue 29: caller variables, offsets, clmm group ids) -------
+
+
+def test_predict_refuses_a_variable_the_formula_took_from_the_caller(wine):
+    xx = np.random.default_rng(0).normal(size=72)  # noqa: F841 - the formula reads it
+    res = OrdinalModel.from_formula("rating ~ temp + xx", wine).fit()
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'xx' used by"):
+        res.predict(wine[["temp"]].iloc[::-1])
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'xx' used by"):
+        res.get_prediction(wine[["temp"]])
+    clmm = OrdinalModel.from_formula("rating ~ temp + xx + (1|judge)", wine).fit()
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'xx' used by"):
+        clmm.predict(wine[["temp", "judge"]])
+
+
+def test_predict_offset_series_with_other_labels(wine):
+    res = OrdinalModel.from_formula("rating ~ temp", wine, offset=np.zeros(72)).fit()
+    new = wine[["temp"]].head(3)
+    foreign = pd.Series([0.0, 1.0, 2.0], index=["a", "b", "c"])
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels as"):
+        res.predict(new, offset=foreign)
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels as"):
+        res.get_prediction(new, offset=foreign)
+    with pytest.raises(PredictionError, match=r"offset= is the offset of newdata"):
+        res.predict(offset=foreign)
+
+
+def test_clmm_predict_without_a_random_slope_column(wine):
+    data = wine.assign(x=np.linspace(-1, 1, 72))
+    res = OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data).fit()
+    with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'x' of the random term"):
+        res.predict(data[["temp", "judge"]])
+    with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'judge' of the random"):
+        res.predict(data[["temp", "x"]])
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels as"):
+        OrdinalModel.from_formula(
+            "rating ~ temp + (1|judge)", data, offset=np.full(72, 0.1)
+        ).fit().predict(data.head(3), offset=pd.Series([0.0, 0.1, 0.2], index=[7, 8, 9]))

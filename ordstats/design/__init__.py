@@ -39,7 +39,11 @@ from ordstats.design.core import (
 from ordstats.design.formula import design_from_formula, split_formula
 from ordstats.design.newdata import (
     check_newdata_offset,
+    given_offset,
+    is_row_data,
     newdata_matrices,
+    newdata_offset,
+    refuse_offset_without_newdata,
     term_columns,
     terms_for_newdata,
 )
@@ -59,8 +63,12 @@ __all__ = [
     "drop_aliased_by_gram",
     "fixed_level_terms",
     "formula_variables",
+    "given_offset",
     "gram_with_intercept",
+    "is_row_data",
     "newdata_matrices",
+    "newdata_offset",
+    "refuse_offset_without_newdata",
     "report_missing_counts",
     "rows_to_drop",
     "split_formula",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from formulaic import ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
-from ordstats.design.core import Design, TermsDesign
+from ordstats.design.core import Design, TermsDesign, _bad_rows, align_to_index
 from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
@@ -84,8 +85,103 @@ def _context_value(value: Any) -> bool:
     )
 
 
+def is_row_data(value: Any, n_rows: int | None = None) -> bool:
+    """Whether a value of a formula's context holds one value per row of the data.
+
+    Such a value (an array or Series the caller's formula read, ``xx`` in
+    ``"y ~ temp + xx"``) is a column of the rows it came with: new data must
+    hold that column.  Modules, functions, scalars, mappings and parameters
+    of other lengths (a list of factor levels, spline knots) are not.
+
+    Parameters
+    ----------
+    value : object
+    n_rows : int, optional
+        Rows of the data the formula was built on.  Without it, only numpy
+        arrays and pandas objects with at least one dimension count.
+
+    Returns
+    -------
+    bool
+    """
+    if _context_value(value) or isinstance(value, Mapping) or value is ...:
+        return False
+    try:
+        if np.ndim(value) < 1:
+            return False
+        length = len(value)
+    except (TypeError, ValueError):  # ragged or unsized objects are not columns
+        return False
+    if n_rows is None:
+        return isinstance(value, (np.ndarray, pd.Series, pd.Index, pd.DataFrame))
+    return length == n_rows
+
+
+def _context_roots(spec: ModelSpec) -> set[str]:
+    """Names (roots: ``np`` of ``np.log``) the fitted formula took from its context."""
+    try:
+        by_source = spec.variables_by_source
+    except (AttributeError, TypeError):  # a spec without its materialisation record
+        return set()
+    return {str(getattr(v, "root", v)) for v in by_source.get("context", ())}
+
+
+def newdata_columns(
+    terms: TermsDesign, context: Any = None, n_rows: int | None = None
+) -> tuple[list[str], dict[str, Any]]:
+    """The columns new data must hold for ``terms``, and the context to build them with.
+
+    A formula reads names from the data and from its context (the caller's
+    variables).  Functions and modules of the context (``np.log``, a user's
+    function) are used again; per-row values it took from the context
+    (``xx`` in ``"y ~ temp + xx"``, also inside ``np.log(xx)`` or
+    ``xx:temp``) belonged to the fitted rows, so new data must hold them as
+    columns, and they are left out of the context so that a fit-time value
+    is never reused.
+
+    Parameters
+    ----------
+    terms : TermsDesign
+        A fitted formula design.
+    context : mapping, optional
+        The model's formula context.  When it records which of its names were
+        per-row data (``row_names``, set at fit time), that record decides;
+        otherwise :func:`is_row_data` with ``n_rows``.
+    n_rows : int, optional
+        Rows of the data the model was built on, when known.
+
+    Returns
+    -------
+    needed : list of str
+        Sorted column names.
+    context : dict
+        The context without the per-row names.
+    """
+    context = context if context is not None else {}
+    recorded = getattr(context, "row_names", None)
+    spec = terms.spec
+    assert spec is not None
+    from_rows = set()
+    for name in _context_roots(spec):
+        if name not in context:
+            from_rows.add(name)  # dropped at saving, or gone from the caller's scope
+        elif recorded is not None:
+            if name in recorded:
+                from_rows.add(name)
+        elif is_row_data(context[name], n_rows):
+            from_rows.add(name)
+    from_data = {str(v) for v in spec.required_variables if not _context_value(context.get(v, ...))}
+    usable = {k: v for k, v in context.items() if k not in from_rows}
+    return sorted(from_data | from_rows), usable
+
+
 def terms_for_newdata(
-    terms: TermsDesign, newdata: Any, context: Any = None, *, thread_safe: bool = False
+    terms: TermsDesign,
+    newdata: Any,
+    context: Any = None,
+    *,
+    thread_safe: bool = False,
+    n_rows: int | None = None,
 ) -> FloatArray:
     """Rebuild a fitted design's columns for new data.
 
@@ -95,12 +191,15 @@ def terms_for_newdata(
         A fitted design (formula or array interface).
     newdata : pandas.DataFrame, mapping or array-like
     context : mapping, optional
-        Evaluation context for formula expressions.
+        Evaluation context for formula expressions; its per-row values are
+        not used (:func:`newdata_columns`): new data must hold them.
     thread_safe : bool
         Check the levels of factor columns directly instead of catching
         formulaic's warnings (``warnings.catch_warnings`` is not thread-safe;
         chunks may be built in worker threads).  Unseen levels of factor
         *expressions* such as ``C(x)`` then only warn.
+    n_rows : int, optional
+        Rows of the data the model was built on (see :func:`newdata_columns`).
 
     Returns
     -------
@@ -115,10 +214,7 @@ def terms_for_newdata(
     if terms.spec is None:
         return _array_newdata(terms, newdata)
     frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
-    context = context or {}
-    needed = sorted(
-        v for v in terms.spec.required_variables if not _context_value(context.get(v, ...))
-    )
+    needed, context = newdata_columns(terms, context, n_rows)
     absent = [v for v in needed if v not in frame.columns]
     if absent:
         raise PredictionError(
@@ -201,6 +297,12 @@ def empty_level_rows(terms: TermsDesign | None, frame: Any) -> tuple[np.ndarray,
     return mask, found
 
 
+def fitted_rows(design: Design) -> int | None:
+    """Rows of the data ``design`` was built on (``None`` once its rows were removed)."""
+    kept = len(design.row_index)
+    return kept + design.n_dropped if kept else None
+
+
 def newdata_matrices(
     design: Design, newdata: Any, context: Any = None
 ) -> tuple[FloatArray, FloatArray, FloatArray, pd.Index]:
@@ -214,10 +316,13 @@ def newdata_matrices(
         ``W`` and ``Z`` have no columns when the model has no such effects.
     index : pandas.Index
     """
-    X = terms_for_newdata(design.location, newdata, context)
+    n_rows = fitted_rows(design)
+    X = terms_for_newdata(design.location, newdata, context, n_rows=n_rows)
     empty = np.empty((len(X), 0))
-    W = terms_for_newdata(design.nominal, newdata, context) if design.nominal else empty
-    Z = terms_for_newdata(design.scale, newdata, context) if design.scale else empty
+    W, Z = (
+        terms_for_newdata(terms, newdata, context, n_rows=n_rows) if terms else empty
+        for terms in (design.nominal, design.scale)
+    )
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
     unfitted = np.zeros(len(X), dtype=bool)
     levels: list[str] = []
@@ -236,24 +341,90 @@ def newdata_matrices(
             PredictionWarning,
             stacklevel=4,
         )
-    nonfinite = np.asarray(~np.isfinite(np.column_stack([X, W, Z])).all(axis=1), dtype=bool)
+    columns = [
+        name
+        for terms in (design.location, design.nominal, design.scale)
+        if terms is not None and terms.spec is not None
+        for name in newdata_columns(terms, context, n_rows)[0]
+    ]
+    parts = [
+        (terms.names, M)
+        for terms, M in zip((design.location, design.nominal, design.scale), (X, W, Z), strict=True)
+        if terms is not None
+    ]
+    missing = missing_predictor_rows(newdata, columns, parts, index, skip=unfitted)
+    nonfinite = missing | ~np.isfinite(np.column_stack([X, W, Z])).all(axis=1)
     if nonfinite.any():  # +-inf too: their probabilities are not defined
         X, W, Z = (np.where(nonfinite[:, None], np.nan, M) for M in (X, W, Z))
-    missing = np.flatnonzero(nonfinite & ~unfitted)
-    if missing.size:
-        shown = ", ".join(map(str, list(index[missing[:5]]))) + (
-            ", ..." if missing.size > 5 else ""
-        )
-        warnings.warn(
-            f"{missing.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
-            "values; their predictions are NaN",
-            MissingDataWarning,
-            stacklevel=4,
-        )
     return X, W, Z, index
 
 
-def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
+def missing_predictor_rows(
+    newdata: Any,
+    columns: Sequence[str],
+    parts: Sequence[tuple[Sequence[str], FloatArray]],
+    index: pd.Index,
+    *,
+    skip: np.ndarray | None = None,
+    stacklevel: int = 5,
+) -> np.ndarray:
+    """Rows of new data whose predictions are NaN for missing values; one warning names them.
+
+    Parameters
+    ----------
+    newdata : pandas.DataFrame, mapping or array-like
+    columns : sequence of str
+        The columns of ``newdata`` the predictions read.
+    parts : sequence of (names, ndarray)
+        The design columns built from them (non-finite where a value was
+        missing or a transform such as ``np.log(0)`` was not finite).
+    index : pandas.Index
+        The rows of ``newdata``.
+    skip : ndarray of bool, optional
+        Rows already reported as NaN for another reason.
+    stacklevel : int
+
+    Returns
+    -------
+    ndarray of bool
+        Rows with a missing or non-finite value in ``columns`` or ``parts``.
+    """
+    skip = np.zeros(len(index), dtype=bool) if skip is None else skip
+    counts: dict[str, int] = {}
+    rows = np.zeros(len(index), dtype=bool)
+    if isinstance(newdata, Mapping):
+        newdata = pd.DataFrame(newdata)
+    used = [c for c in dict.fromkeys(columns) if c in getattr(newdata, "columns", ())]
+    if used:
+        bad = _bad_rows(newdata[used])
+        for name in used:
+            hit = bad[name].to_numpy(dtype=bool) & ~skip
+            if hit.any():
+                counts[repr(name)] = int(hit.sum())
+                rows |= hit
+    raw = rows.copy()
+    for names, matrix in parts:
+        nonfinite = ~np.isfinite(matrix)
+        for j in np.flatnonzero(nonfinite.any(axis=0)):
+            hit = nonfinite[:, j] & ~raw & ~skip
+            if hit.any():
+                key = repr(str(names[int(j)]))
+                counts[key] = counts.get(key, 0) + int(hit.sum())
+                rows |= hit
+    if rows.any():
+        found = np.flatnonzero(rows)
+        shown = ", ".join(map(str, list(index[found[:5]]))) + (", ..." if found.size > 5 else "")
+        where = ", ".join(f"{name} ({count})" for name, count in counts.items())
+        warnings.warn(
+            f"{found.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            f"values (in {where}); their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=stacklevel,
+        )
+    return rows
+
+
+def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) -> FloatArray:
     """Offsets for new data with missing or non-finite values as NaN, with a warning."""
     bad = ~np.isfinite(offset)
     if not bad.any():
@@ -265,9 +436,121 @@ def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
         f"{rows.size} row(s) of newdata ({shown}) have missing or non-finite offset values; "
         "their predictions are NaN",
         MissingDataWarning,
-        stacklevel=5,
+        stacklevel=stacklevel,
     )
     return np.where(bad, np.nan, offset)
+
+
+def refuse_offset_without_newdata(offset: Any) -> None:
+    """Raise when ``offset=`` is given for the fitted rows, which keep the model's own offset.
+
+    Raises
+    ------
+    PredictionError
+        If ``offset`` is not ``None``.
+    """
+    if offset is not None:
+        raise PredictionError(
+            "offset= is the offset of newdata; without newdata the fitted rows use the "
+            "model's own offset. Pass the rows as newdata to predict them with another offset"
+        )
+
+
+def newdata_offset(
+    offset: Any,
+    newdata: Any,
+    index: pd.Index,
+    *,
+    column: str | None,
+    fitted_with_offset: bool,
+    stacklevel: int = 2,
+) -> FloatArray:
+    """The offset of new data: ``offset=``, else the model's offset column, else 0.
+
+    Without either, a model fitted with an offset predicts with offset 0 and a
+    :class:`~ordstats.errors.PredictionWarning` (statsmodels' ``OrderedModel``
+    default).
+
+    Parameters
+    ----------
+    offset : float, pandas.Series, array-like or None
+        What the caller gave (:func:`given_offset`).
+    newdata : pandas.DataFrame, mapping or array-like
+    index : pandas.Index
+        The rows of ``newdata``.
+    column : str or None
+        The offset column the model was fitted with, if it was given by name.
+    fitted_with_offset : bool
+        Whether the model has a non-zero offset.
+    stacklevel : int
+        Frames from this function up to the user's call, for the warnings.
+
+    Returns
+    -------
+    ndarray, shape (len(index),)
+    """
+    if offset is not None:
+        return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
+    if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
+        values = newdata[column].to_numpy(dtype=float)
+        return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
+    if fitted_with_offset:
+        name = f"give newdata a column {column!r} or " if column else ""
+        warnings.warn(
+            "the model was fitted with an offset but none was given for newdata, so the "
+            f"predictions use offset 0 (as statsmodels does); {name}pass offset= "
+            "(a number or one value per row) to use another",
+            PredictionWarning,
+            stacklevel=stacklevel,
+        )
+    return np.zeros(len(index))
+
+
+def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2) -> FloatArray:
+    """The ``offset=`` given for new data, one value per row of ``index``.
+
+    A number applies to every row.  A pandas Series is paired with the rows by
+    index label, as the model's weights and offset are
+    (:func:`~ordstats.design.core.align_to_index`); other array-likes pair by
+    position.  Missing or non-finite values give NaN predictions, with a warning.
+
+    Parameters
+    ----------
+    offset : float, pandas.Series or array-like
+    newdata : pandas.DataFrame, mapping or array-like
+    index : pandas.Index
+        The rows of ``newdata``.
+    stacklevel : int
+        Frames from this function up to the user's call, for the warning.
+
+    Returns
+    -------
+    ndarray, shape (len(index),)
+
+    Raises
+    ------
+    PredictionError
+        Not numbers, or an array of another length.
+    DataError
+        A Series whose labels are not those of ``newdata``'s index.
+    """
+    n = len(index)
+    offset = align_to_index(offset, index, "offset", "newdata")
+    try:
+        values = np.asarray(offset, dtype=float)
+    except (TypeError, ValueError):
+        raise PredictionError(
+            f"offset must be a number or one number per row of newdata ({n})"
+        ) from None
+    if values.ndim == 0:  # one offset for every row
+        return np.full(n, float(values))
+    values = values.reshape(-1)
+    if values.shape != (n,):
+        raise PredictionError(
+            f"offset must be a number or one value per row of newdata ({n}); "
+            f"got {values.shape[0]} values"
+        )
+    return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
 
 
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:

@@ -19,10 +19,12 @@ Grouping syntax: ``(1|g)``; ``(1|a:b)`` groups by the observed combinations of `
 from __future__ import annotations
 
 import difflib
+import numbers
 import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,7 @@ from formulaic import Formula, model_matrix
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.core import Design
 from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
     DataError,
     FormulaError,
@@ -41,10 +44,13 @@ from ordstats.errors import (
 
 __all__ = [
     "MixedDesign",
+    "NewTermRows",
     "RandomTerm",
     "check_random_columns",
+    "group_ids",
     "has_random_terms",
     "mixed_design_from_formula",
+    "random_columns",
     "random_terms",
     "random_variables",
     "split_random",
@@ -216,12 +222,44 @@ def _hint(name: str, columns: Sequence[object]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _id_text(value: object) -> str:
+    """One group id as text, the same for equal values: ``3``, ``3.0`` and ``"3"`` give ``"3"``."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else repr(number)
+    return str(value)
+
+
+def group_ids(values: pd.Series) -> pd.Series:
+    """Group ids as text matched by value, whatever the column's dtype (NaN stays missing).
+
+    A NaN in the data makes an integer id column float: ``3.0`` must still be
+    group ``3`` at prediction, so numbers are written without a trailing
+    ``.0`` (as R prints a factor of numbers) and text ids as they are.
+
+    Parameters
+    ----------
+    values : pandas.Series
+
+    Returns
+    -------
+    pandas.Series of str (object), NaN where ``values`` are missing
+    """
+    codes, uniques = pd.factorize(values)
+    texts = np.array([_id_text(u) for u in np.asarray(uniques, dtype=object)] + [np.nan], object)
+    return pd.Series(texts[codes], index=values.index, dtype=object)
+
+
 def _group_labels(data: pd.DataFrame, group: str) -> pd.Series:
     """Labels of the grouping factor: one column, or observed combinations joined by ':'."""
     cols = group.split(":")
-    labels = data[cols[0]].astype(str)
+    labels = group_ids(data[cols[0]])
     for name in cols[1:]:
-        labels = labels + ":" + data[name].astype(str)
+        labels = labels + ":" + group_ids(data[name])
     return labels
 
 
@@ -229,7 +267,8 @@ def _level_order(data: pd.DataFrame, group: str, labels: pd.Series) -> list[str]
     cols = group.split(":")
     if len(cols) == 1 and isinstance(data[cols[0]].dtype, pd.CategoricalDtype):
         observed = set(labels)
-        return [str(c) for c in data[cols[0]].cat.categories if str(c) in observed]
+        categories = group_ids(pd.Series(data[cols[0]].cat.categories))
+        return [c for c in categories if c in observed]
     unique = pd.unique(labels)
     try:
         return [str(v) for v in sorted(unique, key=_natural_key)]
@@ -306,39 +345,97 @@ def random_terms(
     return terms
 
 
+class NewTermRows(NamedTuple):
+    """A random term's columns and groups on new data.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (m, q)
+        ``X_t`` (NaN where its columns have missing values).
+    codes : ndarray of int, shape (m,)
+        Level index of each row; ``-1`` for a level not seen in the fit or a
+        missing group id (``labels`` tells which).
+    labels : pandas.Series
+        The rows' group labels as the fit writes them, NaN where missing.
+    """
+
+    matrix: FloatArray
+    codes: IntArray
+    labels: pd.Series
+
+
+def _term_rows(term: RandomTerm, data: pd.DataFrame) -> FloatArray:
+    """``X_t`` of a term on new data: NaN rows where its variables are missing."""
+    variables = _expr_variables(term.expr)
+    complete = ~data[variables].isna().any(axis=1).to_numpy() if variables else None
+    out = np.full((len(data), term.q), np.nan)
+    if complete is not None and not complete.any():
+        return out
+    rows = data if complete is None or complete.all() else data.loc[complete]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            built = term.spec.get_model_matrix(rows, na_action="ignore")  # type: ignore[attr-defined]
+        except Exception as exc:  # formulaic raises many types
+            raise PredictionError(
+                f"cannot build the random-term columns {term.columns} on new data: {exc}"
+            ) from exc
+    error = _unseen_levels_error(caught)
+    if error is not None:
+        raise error
+    out[slice(None) if complete is None else complete] = built.to_numpy(dtype=float)
+    return out
+
+
+def random_columns(term: RandomTerm, groups: bool = True) -> list[str]:
+    """Data columns a random term reads on new data: its slope variables and grouping columns."""
+    return _expr_variables(term.expr) + (list(term.group_columns) if groups else [])
+
+
 def term_matrices_for(
-    terms: Sequence[RandomTerm], data: pd.DataFrame
-) -> list[tuple[FloatArray, IntArray]]:
+    terms: Sequence[RandomTerm], data: pd.DataFrame, groups: bool = True
+) -> list[NewTermRows]:
     """Each term's ``X_t`` and level codes on new data (code ``-1`` for an unseen level).
+
+    Group ids are matched by value (:func:`group_ids`): ``3`` finds the group
+    fitted as ``3.0``.
 
     Parameters
     ----------
     terms : sequence of RandomTerm
         The fitted terms.
     data : pandas.DataFrame
+    groups : bool
+        Whether the grouping columns are needed (conditional predictions);
+        without them every code is ``-1``.
 
     Returns
     -------
-    list of (ndarray, ndarray)
+    list of NewTermRows
+
+    Raises
+    ------
+    PredictionError
+        ``data`` lacks a column a term needs, or the columns cannot be built.
     """
     out = []
     for term in terms:
-        missing = [c for c in term.group_columns if c not in data.columns]
+        missing = [c for c in random_columns(term, groups) if c not in data.columns]
         if missing:
             raise PredictionError(
-                f"new data lack the grouping column(s) {missing} of ({term.expr}|{term.group}); "
-                "add them or predict with re_form=0 or re_form='marginal'"
+                f"newdata lacks the column(s) {', '.join(map(repr, missing))} of the random "
+                f"term ({term.expr}|{term.group}); add them"
+                + (" or predict with re_form=0 or re_form='marginal'" if groups else "")
             )
-        try:
-            matrix = term.spec.get_model_matrix(data)  # type: ignore[attr-defined]
-        except Exception as exc:
-            raise PredictionError(
-                f"cannot build the random-term columns {term.columns} on new data: {exc}"
-            ) from exc
-        labels = _group_labels(data, term.group)
-        index = {lev: k for k, lev in enumerate(term.levels)}
-        codes = labels.map(index).fillna(-1).to_numpy(dtype=np.intp)
-        out.append((matrix.to_numpy(dtype=float), codes))
+        matrix = _term_rows(term, data)
+        if groups:
+            labels = _group_labels(data, term.group)
+            index = {lev: k for k, lev in enumerate(term.levels)}
+            codes = labels.map(index).fillna(-1).to_numpy(dtype=np.intp)
+        else:
+            labels = pd.Series(np.nan, index=data.index, dtype=object)
+            codes = np.full(len(data), -1, dtype=np.intp)
+        out.append(NewTermRows(matrix, codes, labels))
     return out
 
 

@@ -247,6 +247,7 @@ class OrdinalModel:
                 caller,
                 (formula, nominal, scale, weights, offset),
                 getattr(data, "columns", ()),
+                n_rows=len(data) if isinstance(data, pd.DataFrame) else None,
             )
             if chunksize is not None or is_source(data):
                 design, evaluator = build_chunked(

@@ -25,7 +25,11 @@ from ordstats.core.prefit import PrefitResult
 from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
-from ordstats.design import check_newdata_offset, newdata_matrices
+from ordstats.design import (
+    newdata_matrices,
+    newdata_offset,
+    refuse_offset_without_newdata,
+)
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
@@ -511,12 +515,13 @@ class OrdinalResults(
         params = self.params.to_numpy()
         design = model.design
         if newdata is None:
+            refuse_offset_without_newdata(offset)
             X, W, Z = model.data.X, model.data.nominal, model.data.scale
             eta = X @ params[lay.beta] + model.data.offset
             index = design.row_index
         else:
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
-            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, len(X))
+            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index)
         theta = threshold_matrix(
             params[lay.thresholds],
             model.threshold_jacobian,
@@ -526,37 +531,15 @@ class OrdinalResults(
         scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
         return eta, theta, scale, index
 
-    def _new_offset(self, newdata: Any, offset: Any, n: int) -> FloatArray:
-        design = self.model.design
-        if offset is not None:
-            try:
-                values = np.asarray(offset, dtype=float)
-            except (TypeError, ValueError):
-                raise PredictionError(
-                    f"offset must be a number or one number per row of newdata ({n})"
-                ) from None
-            if values.ndim == 0:  # one offset for every row
-                return np.full(n, float(values))
-            values = values.reshape(-1)
-            if values.shape != (n,):
-                raise PredictionError(
-                    f"offset must be a number or one value per row of newdata ({n}); "
-                    f"got {values.shape[0]} values"
-                )
-            return check_newdata_offset(values, newdata)
-        name = design.offset_name
-        if name is not None and isinstance(newdata, pd.DataFrame) and name in newdata.columns:
-            return check_newdata_offset(newdata[name].to_numpy(dtype=float), newdata)
-        if self.model.has_offset:
-            column = f"give newdata a column {name!r} or " if name else ""
-            warnings.warn(
-                "the model was fitted with an offset but none was given for newdata, so the "
-                f"predictions use offset 0 (as statsmodels does); {column}pass offset= "
-                "(a number or one value per row) to use another",
-                PredictionWarning,
-                stacklevel=4,
-            )
-        return np.zeros(n)
+    def _new_offset(self, newdata: Any, offset: Any, index: pd.Index) -> FloatArray:
+        return newdata_offset(
+            offset,
+            newdata,
+            index,
+            column=self.model.design.offset_name,
+            fitted_with_offset=self.model.has_offset,
+            stacklevel=5,  # _new_offset, _linear_parts/_new_rows, predict, the caller
+        )
 
     @property
     def fittedvalues(self) -> pd.Series:
@@ -595,7 +578,9 @@ class OrdinalResults(
             ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
         offset : float or array-like, optional
             Offset for ``newdata`` (a number for every row, or one per row) when
-            the model has one that is not a column of ``newdata``.  Without it,
+            the model has one that is not a column of ``newdata``.  A pandas
+            Series is paired with the rows by index label (its labels must be
+            those of ``newdata``), other arrays by position.  Without it,
             new rows get offset 0 with a :class:`~ordstats.errors.PredictionWarning`
             (statsmodels' ``OrderedModel`` default).
         exog : DataFrame or array-like, optional

@@ -25,8 +25,15 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
-from ordstats.design.newdata import terms_for_newdata
-from ordstats.design.random import term_matrices_for
+from ordstats.design.newdata import (
+    fitted_rows,
+    missing_predictor_rows,
+    newdata_columns,
+    newdata_offset,
+    refuse_offset_without_newdata,
+    terms_for_newdata,
+)
+from ordstats.design.random import NewTermRows, RandomTerm, random_columns, term_matrices_for
 from ordstats.errors import (
     ConvergenceWarning,
     PredictionError,
@@ -352,21 +359,32 @@ class MixedResults:
         newdata: pd.DataFrame | None = None,
         which: str = "prob",
         re_form: str | int | None = None,
+        *,
+        offset: object = None,
     ) -> pd.DataFrame | pd.Series:
         """Predict from the mixed model (R's clmm has no ``predict`` method).
 
         Parameters
         ----------
         newdata : pandas.DataFrame, optional
-            Default: the rows of the fit.
+            Default: the rows of the fit.  Rows with a missing value in a column
+            the prediction reads are NaN, with a
+            :class:`~ordstats.errors.MissingDataWarning` naming the columns.
         which : {"prob", "cumprob", "class", "expected"}
             Category probabilities, cumulative probabilities ``P(Y <= j)``, the most
             probable level, or the expected level index ``sum_j j P(Y = j)``
             (levels numbered 1..K).
         re_form : None, 0 or "marginal"
-            ``None``: conditional on the groups' modes (rows of unseen groups use ``b = 0``
-            with a :class:`~ordstats.errors.PredictionWarning`); ``0``: random effects
-            zero; ``"marginal"``: averaged over the random effects' distribution.
+            ``None``: conditional on the groups' modes (group ids are matched by
+            value, so ``3`` finds the group fitted as ``3.0``; rows of unseen groups
+            use ``b = 0`` with a :class:`~ordstats.errors.PredictionWarning` naming
+            the levels); ``0``: random effects zero; ``"marginal"``: averaged over
+            the random effects' distribution.
+        offset : float or array-like, optional
+            Offset for ``newdata`` when the model has one that is not a column of
+            ``newdata``: a number for every row or one per row (a pandas Series is
+            paired with the rows by index label).  Without it, new rows get offset 0
+            with a :class:`~ordstats.errors.PredictionWarning`, as for the clm.
 
         Returns
         -------
@@ -383,22 +401,22 @@ class MixedResults:
         model = self.model
         fixed = model.design.fixed
         if newdata is None:
-            X = fixed.location.matrix
-            offset = fixed.offset
-            index = fixed.row_index
-            re_parts = [(t.matrix, t.codes) for t in model.terms]
+            refuse_offset_without_newdata(offset)
+            X, eta_offset, index = fixed.location.matrix, fixed.offset, fixed.row_index
+            re_parts = [
+                NewTermRows(
+                    t.matrix, t.codes, pd.Series(np.asarray(t.levels, object)[t.codes], index)
+                )
+                for t in model.terms
+            ]
         else:
-            if not isinstance(newdata, pd.DataFrame):
-                raise PredictionError("newdata must be a pandas DataFrame")
-            X = terms_for_newdata(fixed.location, newdata, model.formula_context)
-            offset = self._new_offset(newdata)
-            index = newdata.index
-            re_parts = term_matrices_for(model.terms, newdata) if re_form != 0 else []
-        eta = X @ self.params_all[model.problem.n_alpha : self.k_fixed] + offset
+            X, eta_offset, index, re_parts = self._new_rows(newdata, offset, re_form)
+        eta = X @ self.params_all[model.problem.n_alpha : self.k_fixed] + eta_offset
         theta = model.problem.jacobian @ self.params_all[: model.problem.n_alpha]
         cum = self._cumulative(eta, theta, re_parts, re_form)
         levels = model.levels
         full = np.column_stack([cum, np.ones(len(eta))])
+        full[np.isnan(eta)] = np.nan
         prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
         if which == "cumprob":
             return pd.DataFrame(full, index=index, columns=levels)
@@ -408,24 +426,45 @@ class MixedResults:
             return most_probable_level(prob, model.design.fixed.response.values, index)
         return pd.Series(prob @ np.arange(1, len(levels) + 1), index=index)
 
-    def _new_offset(self, newdata: pd.DataFrame) -> FloatArray:
-        name = self.model.design.fixed.offset_name
-        if name is None:
-            if self.model.has_offset:
-                raise PredictionError(
-                    "the model was fitted with an offset given as values; predictions on new "
-                    "data need the offset as a column name"
-                )
-            return np.zeros(len(newdata))
-        if name not in newdata.columns:
-            raise PredictionError(f"new data lack the offset column {name!r}")
-        return newdata[name].to_numpy(dtype=float)
+    def _new_rows(
+        self, newdata: object, offset: object, re_form: str | int | None
+    ) -> tuple[FloatArray, FloatArray, pd.Index, list[NewTermRows]]:
+        """Fixed design, offset, index and random-term rows of new data.
+
+        Rows with a missing value in a column the prediction reads get a NaN
+        linear predictor (and one warning naming the columns).
+        """
+        if not isinstance(newdata, pd.DataFrame):
+            raise PredictionError("newdata must be a pandas DataFrame")
+        model = self.model
+        fixed = model.design.fixed
+        n_rows = fitted_rows(fixed)
+        X = terms_for_newdata(fixed.location, newdata, model.formula_context, n_rows=n_rows)
+        index = newdata.index
+        eta_offset = newdata_offset(
+            offset,
+            newdata,
+            index,
+            column=fixed.offset_name,
+            fitted_with_offset=model.has_offset,
+            stacklevel=4,  # _new_rows, predict, the caller
+        )
+        re_parts = (
+            term_matrices_for(model.terms, newdata, groups=re_form is None) if re_form != 0 else []
+        )
+        columns = newdata_columns(fixed.location, model.formula_context, n_rows)[0]
+        parts = [(fixed.location.names, X)]
+        for term, rows in zip(model.terms, re_parts, strict=False):
+            columns += random_columns(term, groups=re_form is None)
+            parts.append((term.columns, rows.matrix))
+        missing = missing_predictor_rows(newdata, columns, parts, index, stacklevel=4)
+        return X, np.where(missing, np.nan, eta_offset), index, re_parts
 
     def _cumulative(
         self,
         eta: FloatArray,
         theta: FloatArray,
-        re_parts: list[tuple[FloatArray, np.ndarray]],
+        re_parts: list[NewTermRows],
         re_form: str | int | None,
     ) -> FloatArray:
         link = self.model.problem.link
@@ -433,26 +472,18 @@ class MixedResults:
             return link.cdf(theta[None, :] - eta[:, None])
         if re_form == "marginal":
             var = np.zeros(len(eta))
-            for (Xt, _codes), S in zip(re_parts, self.covariance_matrices(), strict=True):
-                var += np.einsum("ij,jk,ik->i", Xt, S, Xt)
+            for part, S in zip(re_parts, self.covariance_matrices(), strict=True):
+                var += np.einsum("ij,jk,ik->i", part.matrix, S, part.matrix)
             nodes, weights = np.polynomial.hermite.hermgauss(40)
             z = np.sqrt(2.0) * nodes
             arg = theta[None, :, None] - eta[:, None, None] - np.sqrt(var)[:, None, None] * z
             return np.einsum("ijk,k->ij", link.cdf(arg), weights / np.sqrt(np.pi))
         modes = self.model.objective.random_effects(self.params_all)
-        unseen = np.zeros(len(eta), dtype=bool)
         shift = np.zeros(len(eta))
-        for (Xt, codes), b in zip(re_parts, modes, strict=True):
-            seen = codes >= 0
-            unseen |= ~seen
-            shift[seen] += np.einsum("ij,ij->i", Xt[seen], b[codes[seen]])
-        if unseen.any():
-            warnings.warn(
-                f"{int(unseen.sum())} rows belong to groups not seen in the fit; their "
-                "random effects are set to zero (the population, re_form=0)",
-                PredictionWarning,
-                stacklevel=3,
-            )
+        for term, part, b in zip(self.model.terms, re_parts, modes, strict=True):
+            seen = part.codes >= 0
+            shift[seen] += np.einsum("ij,ij->i", part.matrix[seen], b[part.codes[seen]])
+            _warn_unseen_groups(term, part, np.isfinite(eta))
         return link.cdf(theta[None, :] - (eta + shift)[:, None])
 
     # -- reporting -----------------------------------------------------------------
@@ -519,3 +550,19 @@ class MixedResults:
     def require_standard(self, what: str) -> None:
         """Raise a clear error for a clm results method a mixed fit does not offer."""
         raise SpecificationError(f"{what} is not available for mixed models (clmm) yet")
+
+
+def _warn_unseen_groups(term: RandomTerm, part: NewTermRows, usable: np.ndarray) -> None:
+    """Warn, naming the levels, when rows belong to groups the fit did not see."""
+    unseen = (part.codes < 0) & part.labels.notna().to_numpy() & usable
+    if not unseen.any():
+        return
+    levels = pd.unique(part.labels[unseen])
+    shown = ", ".join(map(repr, levels[:5])) + (", ..." if len(levels) > 5 else "")
+    warnings.warn(
+        f"{int(unseen.sum())} row(s) of newdata belong to level(s) {shown} of the grouping "
+        f"factor {term.group!r}, not seen in the fit; their random effects "
+        f"({term.expr}|{term.group}) are set to zero (the population prediction, re_form=0)",
+        PredictionWarning,
+        stacklevel=4,
+    )

@@ -248,11 +248,12 @@ class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
-        from ordstats.design import newdata_matrices
+        from ordstats.design import newdata_matrices, refuse_offset_without_newdata
 
         model = self.model
         lay = model.problem.layout
         if newdata is None:
+            refuse_offset_without_newdata(offset)
             if not model.evaluator.keeps_rows:
                 raise OrdstatsError(
                     "the fitted rows of a model read in chunks are not in memory: pass the "
@@ -268,7 +269,7 @@ class PredictionSEMethods(FittedState):
             )
             return rows, model.design.row_index
         X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
-        offsets = self._new_offset(newdata, offset, len(X))  # type: ignore[attr-defined]
+        offsets = self._new_offset(newdata, offset, index)  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z), index
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -296,8 +297,10 @@ class PredictionSEMethods(FittedState):
             Rows to predict for (default: the fitted rows).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
-        offset : array-like, optional
-            Offset for ``newdata`` when the model has one that is not a column.
+        offset : float or array-like, optional
+            Offset for ``newdata`` when the model has one that is not a column
+            (as for :meth:`~ordstats.OrdinalResults.predict`: a pandas Series
+            is paired with the rows of ``newdata`` by index label).
 
         Returns
         -------

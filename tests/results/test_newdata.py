@@ -1,0 +1,329 @@
+"""How fitted models read new data: caller variables, offsets, group ids, missing values."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import DataError, MissingDataWarning, PredictionError, PredictionWarning
+
+F = ordstats.OrdinalModel.from_formula
+LACKS_XX = r"newdata lacks the column\(s\) 'xx'"
+
+# -- item: a variable the formula read from the caller is a column of new data ---------
+
+
+def _caller_values() -> np.ndarray:
+    return np.random.default_rng(0).normal(size=72)
+
+
+def test_the_issue_repro_refuses_the_fit_time_variable(wine):
+    xx = _caller_values()
+    res = F("rating ~ temp + xx", wine).fit()
+    with pytest.raises(PredictionError, match=LACKS_XX):
+        res.predict(wine[["temp"]].iloc[::-1])
+    del xx
+    with pytest.raises(PredictionError, match=LACKS_XX):
+        res.predict(wine[["temp"]].iloc[::-1])
+
+
+@pytest.mark.parametrize(
+    ("formula", "keywords"),
+    [
+        ("rating ~ temp + xx", {}),
+        ("rating ~ temp + np.log(xx**2)", {}),
+        ("rating ~ temp + I(xx**2)", {}),
+        ("rating ~ temp + xx:temp", {}),
+        ("rating ~ temp + center(xx)", {}),
+        ("rating ~ temp", {"scale": "~ xx"}),
+        ("rating ~ temp", {"nominal": "~ xx"}),
+    ],
+)
+def test_every_prediction_path_refuses_a_caller_variable(wine, formula, keywords):
+    xx = _caller_values()
+    res = F(formula, wine, **keywords).fit()
+    new = wine[["temp"]].iloc[::-1]
+    for which in ("prob", "cumprob", "class", "expected", "linear"):
+        with pytest.raises(PredictionError, match=LACKS_XX):
+            res.predict(new, which=which)
+    with pytest.raises(PredictionError, match=LACKS_XX):
+        res.get_prediction(new)
+    with pytest.raises(PredictionError, match=LACKS_XX):
+        pickle.loads(pickle.dumps(res)).predict(new)
+    # the column in newdata is used, and gives the fitted rows' predictions
+    with_column = wine.assign(xx=xx)
+    np.testing.assert_allclose(res.predict(with_column), res.predict(), atol=1e-12)
+    np.testing.assert_allclose(
+        pickle.loads(pickle.dumps(res)).predict(with_column), res.predict(), atol=1e-12
+    )
+    reversed_rows = with_column.iloc[::-1]
+    np.testing.assert_allclose(
+        res.predict(reversed_rows).loc[wine.index], res.predict(), atol=1e-12
+    )
+
+
+def test_saved_results_hold_no_caller_rows_and_refuse_them(wine, tmp_path):
+    xx = _caller_values()
+    res = F("rating ~ temp + xx", wine).fit()
+    new = wine[["temp"]].head(3)
+    for remove in (False, True):
+        path = tmp_path / f"fit{remove}.pkl"
+        F("rating ~ temp + xx", wine).fit().save(path, remove_data=remove)
+        loaded = ordstats.load(path)
+        assert "xx" not in loaded.model.formula_context
+        with pytest.raises(PredictionError, match=LACKS_XX):
+            loaded.predict(new)
+        with pytest.raises(PredictionError, match=LACKS_XX):
+            loaded.get_prediction(new)
+        np.testing.assert_allclose(
+            loaded.predict(wine.assign(xx=xx).head(3)), res.predict().head(3), atol=1e-12
+        )
+    assert "xx" in res.model.formula_context  # the session's model keeps it for refits
+    assert res.model.refit_formulas(scale="~ temp") is not None
+
+
+def test_parameters_functions_and_scalars_of_the_caller_still_resolve(wine):
+    lv = ["warm", "cold"]  # a list of levels: a parameter, not a column
+    k = 2.0
+
+    def sq(v):
+        return v**2
+
+    xx = _caller_values()
+    new = wine.assign(xx=xx)
+    for formula in (
+        "rating ~ C(temp, levels=lv) + xx",
+        "rating ~ temp + I(k * xx)",
+        "rating ~ temp + sq(xx)",
+    ):
+        res = F(formula, wine).fit()
+        np.testing.assert_allclose(res.predict(new), res.predict(), atol=1e-12)
+        with pytest.raises(PredictionError, match=LACKS_XX):
+            res.predict(wine)
+    assert (lv, k) == (["warm", "cold"], 2.0)
+
+
+def test_newdata_none_predicts_the_fitted_rows(wine):
+    xx = _caller_values()
+    res = F("rating ~ temp + xx", wine).fit()
+    fitted = res.predict()
+    assert fitted.shape == (72, 5)
+    np.testing.assert_allclose(fitted, res.predict(wine.assign(xx=xx)), atol=1e-12)
+    np.testing.assert_allclose(res.get_prediction().predicted, fitted, atol=1e-12)
+
+
+def test_clmm_predictions_refuse_a_caller_variable(wine):
+    xx = _caller_values()
+    res = F("rating ~ temp + xx + (1|judge)", wine).fit()
+    new = wine[["temp", "judge"]].iloc[::-1]
+    for re_form in (None, 0, "marginal"):
+        with pytest.raises(PredictionError, match=LACKS_XX):
+            res.predict(new, re_form=re_form)
+    np.testing.assert_allclose(res.predict(wine.assign(xx=xx)), res.predict(), atol=1e-12)
+    del xx
+    with pytest.raises(PredictionError, match=LACKS_XX):
+        res.predict(new)
+    assert res.predict().shape == (72, 5)
+
+
+# -- item: an offset Series for new data is paired by index label ----------------------
+
+
+@pytest.fixture(scope="module")
+def offset_res(wine):
+    offset = pd.Series(np.linspace(-1, 1, 72), index=wine.index)
+    return F("rating ~ temp + contact", wine, offset=offset).fit()
+
+
+def test_offset_series_pairs_with_newdata_by_label(offset_res, wine):
+    new = wine[["temp", "contact"]].iloc[:4]
+    offset = pd.Series([0.0, 1.0, 2.0, 3.0], index=new.index)
+    expected = offset_res.predict(new, which="linear", offset=offset)
+    shuffled = offset.iloc[[2, 0, 3, 1]]
+    pd.testing.assert_series_equal(
+        offset_res.predict(new, which="linear", offset=shuffled), expected
+    )
+    pd.testing.assert_frame_equal(
+        offset_res.get_prediction(new, offset=shuffled).predicted,
+        offset_res.get_prediction(new, offset=offset).predicted,
+    )
+    for which in ("prob", "cumprob", "class", "expected"):
+        assert offset_res.predict(new, which=which, offset=shuffled).equals(
+            offset_res.predict(new, which=which, offset=offset)
+        )
+    # numpy arrays keep pairing by position
+    np.testing.assert_allclose(
+        offset_res.predict(new, which="linear", offset=offset.to_numpy()), expected
+    )
+    np.testing.assert_allclose(
+        offset_res.predict(new, which="linear", offset=shuffled.to_numpy()),
+        expected - offset + shuffled.to_numpy(),
+    )
+
+
+def test_offset_series_with_other_labels_is_refused(offset_res, wine):
+    new = wine[["temp", "contact"]].iloc[:4]
+    foreign = pd.Series([0.0, 1.0, 2.0, 3.0], index=[100, 101, 102, 103])
+    match = r"index of offset does not hold the same labels as the index of newdata"
+    with pytest.raises(DataError, match=match):
+        offset_res.predict(new, offset=foreign)
+    with pytest.raises(DataError, match=match):
+        offset_res.get_prediction(new, offset=foreign)
+    with pytest.raises(DataError, match=match):
+        offset_res.predict(new, offset=pd.Series([0.0, 1.0, 2.0], index=new.index[:3]))
+    with pytest.raises(PredictionError, match=r"one value per row of newdata \(4\); got 3"):
+        offset_res.predict(new, offset=np.zeros(3))
+
+
+def test_offset_for_the_fitted_rows_is_refused_not_ignored(offset_res, wine):
+    match = r"offset= is the offset of newdata"
+    with pytest.raises(PredictionError, match=match):
+        offset_res.predict(offset=1.0)
+    with pytest.raises(PredictionError, match=match):
+        offset_res.get_prediction(offset=np.zeros(72))
+
+
+def test_clmm_offset_given_for_newdata_pairs_by_label(wine):
+    values = pd.Series(0.25 * (np.arange(72) % 3), index=wine.index)
+    res = F("rating ~ temp + contact + (1|judge)", wine, offset=values.to_numpy()).fit()
+    new = wine.iloc[:6]
+    fitted = res.predict().iloc[:6]
+    pd.testing.assert_frame_equal(res.predict(new, offset=values.iloc[:6]), fitted)
+    pd.testing.assert_frame_equal(res.predict(new, offset=values.iloc[:6].iloc[::-1]), fitted)
+    np.testing.assert_allclose(res.predict(new, offset=values.to_numpy()[:6]), fitted)
+    with pytest.raises(DataError, match=r"index of offset does not hold the same labels"):
+        res.predict(new, offset=values.iloc[6:12])
+    # without it: offset 0 with the clm's note
+    with pytest.warns(PredictionWarning, match=r"use offset 0 \(as statsmodels does\)"):
+        zero = res.predict(new)
+    pd.testing.assert_frame_equal(zero, res.predict(new, offset=0.0))
+    with_column = F(
+        "rating ~ temp + contact + (1|judge)", wine.assign(off=values), offset="off"
+    ).fit()
+    with pytest.warns(PredictionWarning, match=r"give newdata a column 'off' or pass offset="):
+        with_column.predict(new)
+    pd.testing.assert_frame_equal(with_column.predict(new.assign(off=values)), fitted)
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(2\).*offset"):
+        nan_offset = with_column.predict(new.assign(off=values.where(values.index != 2)))
+    assert nan_offset.isna().any(axis=1).tolist() == [False, False, True, False, False, False]
+    with pytest.raises(PredictionError, match=r"offset= is the offset of newdata"):
+        res.predict(offset=0.0)
+
+
+# -- item: clmm group ids match by value; missing values give NaN with a warning --------
+
+
+@pytest.fixture(scope="module")
+def float_id_res(wine):
+    data = wine.assign(j=wine["judge"].astype(int).astype(float))
+    data.loc[data.index[0], "j"] = np.nan  # a NaN makes the id column float
+    with pytest.warns(MissingDataWarning, match="random-term columns"):
+        res = F("rating ~ temp + contact + (1|j)", data).fit()
+    return data, res
+
+
+def test_clmm_group_ids_are_matched_by_value(float_id_res):
+    data, res = float_id_res
+    assert list(res.ranef()["j"].index) == [str(k) for k in range(1, 10)]
+    row = data.index[data["j"] == 3.0][0]
+    expected = res.predict().loc[row]
+    one = data.loc[[row], ["temp", "contact"]]
+    for ids in ([3], [3.0], ["3"], np.array([3], dtype=np.int32), pd.array([3], dtype="Int64")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = res.predict(one.assign(j=ids)).iloc[0]
+        pd.testing.assert_series_equal(got, expected)
+    mixed = data.loc[[row, row], ["temp", "contact"]]
+    mixed["j"] = pd.Series([3, 3.0], index=mixed.index, dtype=object)
+    np.testing.assert_allclose(res.predict(mixed), [expected, expected])
+
+
+def test_clmm_unseen_group_level_is_named(float_id_res):
+    data, res = float_id_res
+    new = data.iloc[1:4][["temp", "contact"]].assign(j=[3, 10, 11.5])
+    with pytest.warns(
+        PredictionWarning,
+        match=r"2 row\(s\) of newdata belong to level\(s\) '10', '11.5' of the grouping "
+        r"factor 'j', not seen in the fit; their random effects \(1\|j\) are set to zero",
+    ):
+        prob = res.predict(new)
+    population = res.predict(new, re_form=0)
+    pd.testing.assert_frame_equal(prob.iloc[1:], population.iloc[1:])
+    assert not np.allclose(prob.iloc[0], population.iloc[0])
+
+
+def test_clm_and_clmm_missing_values_give_nan_rows_naming_the_columns(float_id_res):
+    data, res = float_id_res
+    new = pd.DataFrame(
+        {
+            "temp": pd.Categorical(["warm", None, "cold", "cold"], categories=["cold", "warm"]),
+            "contact": pd.Categorical(["yes", "yes", "no", "no"], categories=["no", "yes"]),
+            "j": [3.0, 3.0, np.nan, 2.0],
+        },
+        index=list("abcd"),
+    )
+    with pytest.warns(
+        MissingDataWarning,
+        match=r"2 row\(s\) of newdata \(b, c\) have missing or non-finite predictor values "
+        r"\(in 'temp' \(1\), 'j' \(1\)\); their predictions are NaN",
+    ) as caught:
+        prob = res.predict(new)
+    assert not [w for w in caught if issubclass(w.category, PredictionWarning)]
+    assert prob.isna().any(axis=1).tolist() == [False, True, True, False]
+    np.testing.assert_allclose(prob.loc[["a", "d"]].sum(axis=1), 1.0)
+    for which in ("cumprob", "class", "expected"):
+        with pytest.warns(MissingDataWarning, match=r"'temp' \(1\), 'j' \(1\)"):
+            out = res.predict(new, which=which)
+        assert pd.DataFrame(out).isna().any(axis=1).tolist() == [False, True, True, False]
+    # without the groups (re_form=0, "marginal") a missing id does not matter
+    for re_form in (0, "marginal"):
+        with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*'temp' \(1\)\)"):
+            out = res.predict(new, re_form=re_form)
+        assert out.isna().any(axis=1).tolist() == [False, True, False, False]
+    clm = F("rating ~ temp + contact", data).fit()
+    with pytest.warns(
+        MissingDataWarning, match=r"1 row\(s\) of newdata \(b\).*\(in 'temp' \(1\)\)"
+    ):
+        assert clm.predict(new).isna().any(axis=1).tolist() == [False, True, False, False]
+    as_mapping = {"temp": ["cold", None], "contact": ["no", "yes"]}
+    with pytest.warns(
+        MissingDataWarning, match=r"1 row\(s\) of newdata \(1\).*\(in 'temp' \(1\)\)"
+    ):
+        assert clm.predict(as_mapping).isna().any(axis=1).tolist() == [False, True]
+
+
+def test_clmm_missing_slope_values_give_nan_rows(wine):
+    data = wine.assign(x=np.random.default_rng(1).normal(size=72))
+    res = F("rating ~ temp + (1 + x|judge)", data).fit()
+    new = data.head(4).copy()
+    new.loc[new.index[1], "x"] = np.nan
+    for re_form in (None, "marginal"):
+        with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(1\).*'x' \(1\)"):
+            prob = res.predict(new, re_form=re_form)
+        assert prob.isna().any(axis=1).tolist() == [False, True, False, False]
+        np.testing.assert_allclose(
+            prob.drop(index=1), res.predict(new.drop(index=1), re_form=re_form)
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the slope is not read with the random effects at zero
+        assert not res.predict(new, re_form=0).isna().any().any()
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'x' of the random"):
+        res.predict(new.drop(columns="x").assign(x1=1.0), re_form="marginal")
+
+
+def test_clmm_missing_factor_slope_value_gives_a_nan_row(wine):
+    res = F("rating ~ temp + (1 + contact|judge)", wine).fit()
+    new = wine.head(4).astype({"contact": object})
+    new.loc[new.index[1], "contact"] = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # nothing but ordstats' own warning
+        with pytest.warns(MissingDataWarning, match=r"'contact' \(1\)"):
+            prob = res.predict(new)
+    assert prob.isna().any(axis=1).tolist() == [False, True, False, False]
+    with pytest.raises(PredictionError, match=r"level\(s\) 'maybe' that the model was not"):
+        res.predict(new.assign(contact=["no", "maybe", "yes", "no"]))
