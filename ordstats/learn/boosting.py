@@ -45,7 +45,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
-from ordstats.errors import DataError, ResponseError, SpecificationError
+from ordstats.errors import DataError, SpecificationError
 from ordstats.families.cumulative.boosting import (
     ScoreDerivatives,
     null_thresholds,
@@ -55,20 +55,13 @@ from ordstats.families.cumulative.boosting import (
 )
 from ordstats.families.cumulative.prediction import category_probabilities
 from ordstats.learn._sklearn import require_sklearn
-from ordstats.learn.estimator import (
-    _PREDICTIONS,
-    Prediction,
-    _classes,
-    _encode,
-    _is_categorical,
-    _weights,
-)
+from ordstats.learn._targets import encode_classes, encode_target, is_categorical
+from ordstats.learn.estimator import _PREDICTIONS, Prediction, sample_weights
 from ordstats.metrics import mean_absolute_class_error
 
 require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
-from sklearn.utils.multiclass import check_classification_targets  # noqa: E402
 from sklearn.utils.validation import (  # noqa: E402
     check_is_fitted,
     column_or_1d,
@@ -185,8 +178,9 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             Predictors as the booster takes them: missing values allowed,
             pandas ``category`` columns as categorical features.
         y : array-like, shape (n_samples,)
-            Classes; an ordered pandas Categorical gives their order, else
-            ``classes=`` or sorted values.
+            Classes, ordered as :class:`~ordstats.learn.OrdinalClassifier` orders
+            them: ``classes=``, an ordered pandas Categorical, or numbers and
+            booleans in numeric order (text labels need one of the first two).
         sample_weight : array-like, optional
             Non-negative weights.
         eval_set : tuple or list of one tuple ``(X_val, y_val)``, optional
@@ -204,23 +198,12 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         link = self._link()
         self._check_options()
         X_in, y_values = self._validate_Xy(X, y)
-        classes = _classes(y_values, self.classes)
-        codes = _encode(y_values, classes)
-        weights = _weights(sample_weight, np.empty((len(codes), 0)))
-        if len(codes) != _n_rows(X_in):
-            raise DataError(f"X has {_n_rows(X_in)} rows but y has {len(codes)}")
-        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
-        if present.sum() < 2:
-            raise ResponseError(
-                f"y has {int(present.sum())} class with positive weight; an ordinal booster "
-                "needs at least 2 classes"
-            )
-        if not present.all():
-            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
-            raise ResponseError(
-                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
-                "are not estimable: drop them from classes= or use data that has them"
-            )
+        n_rows = len(y_values)
+        if n_rows != _n_rows(X_in):
+            raise DataError(f"X has {_n_rows(X_in)} rows but y has {n_rows}")
+        weights = sample_weights(sample_weight, np.empty((n_rows, 0)))
+        target = encode_target(y, y_values, self.classes, weights, estimator="an ordinal booster")
+        classes, codes = target.classes, target.codes
         self.classes_ = classes
         valid = self._eval_rows(eval_set, eval_sample_weight)
         state = _Thresholds(
@@ -278,15 +261,13 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             raise DataError("y has missing values (NaN); drop those rows or impute them first")
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
-            checked_y = column_or_1d(y, warn=True) if not _is_categorical(y) else y
+            checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
             X_in = X
         else:
             X_in, checked_y = validate_data(
                 self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
             )
-        y_values = y if _is_categorical(y) else checked_y
-        if not _is_categorical(y):
-            check_classification_targets(y_values)
+        y_values = y if is_categorical(y) else checked_y
         return X_in, self._check_y(y_values)
 
     def _validate_X(self, X: Any, *, reset: bool) -> Any:
@@ -298,7 +279,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _check_y(y: Any) -> Any:
-        if _is_categorical(y):
+        if is_categorical(y):
             values = y
         else:
             values = np.asarray(y)
@@ -325,8 +306,8 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             eval_set = eval_set[0]
         X_val, y_val = eval_set
         X_val = self._validate_X(X_val, reset=False)
-        codes = _encode(self._check_y(y_val), self.classes_)
-        weights = _weights(eval_sample_weight, np.empty((len(codes), 0)))
+        codes = encode_classes(self._check_y(y_val), self.classes_)
+        weights = sample_weights(eval_sample_weight, np.empty((len(codes), 0)))
         return X_val, codes, weights
 
     def _train(
@@ -422,7 +403,9 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     prediction : {"mode", "median", "expected"}
         As :class:`~ordstats.learn.OrdinalClassifier`.
     classes : sequence, optional
-        The class order (default: ordered Categorical or sorted values).
+        The classes, lowest first, as :class:`~ordstats.learn.OrdinalClassifier`
+        (default: an ordered Categorical's, or numbers in numeric order; text
+        labels need ``classes=``).
     importance_type : {"split", "gain"}
     random_state : int, optional
     n_jobs : int, optional

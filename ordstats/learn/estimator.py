@@ -18,8 +18,6 @@ scikit-learn is imported by this module; ``import ordstats`` never imports it.
 
 from __future__ import annotations
 
-import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Literal
 
@@ -31,13 +29,13 @@ from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
 from ordstats.errors import (
     DataError,
-    ResponseError,
     SpecificationError,
 )
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import require_sklearn
+from ordstats.learn._targets import encode_target
 from ordstats.metrics import mean_absolute_class_error
 from ordstats.results.fitted import OrdinalResults
 
@@ -72,10 +70,14 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     reverse : bool
         VGAM's ``reverse=`` for sratio, cratio and acat.
     classes : sequence, optional
-        The classes in their order, lowest first.  Default: the categories of an
-        ordered pandas Categorical ``y``, otherwise the sorted distinct values of
-        ``y``.  Every class must occur in ``y`` (the thresholds around a class
-        without rows are not estimable).
+        The classes in their order, lowest first (any number of them).  Default:
+        the categories of an ordered pandas Categorical ``y``, otherwise the
+        sorted distinct values of numeric or boolean ``y`` (at most 50; more are
+        refused as a continuous target).  Text labels, or labels of mixed types,
+        have no order of their own: without ``classes=`` (or an ordered
+        Categorical) they are refused, never sorted alphabetically.  Every class
+        must occur in ``y`` (the thresholds around a class without rows are not
+        estimable).
     prediction : {"mode", "median", "expected"}
         What :meth:`predict` returns: the most probable class (``"mode"``,
         default), the median class (the first class with ``P(Y <= j) >= 1/2``:
@@ -183,7 +185,8 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
             Numeric regressors without a constant column (the thresholds are the
             intercepts).  Encode strings first, e.g. with a ``ColumnTransformer``.
         y : array-like, shape (n_samples,)
-            The classes; an ordered pandas Categorical gives its order.
+            The classes: numbers or booleans (numeric order), an ordered pandas
+            Categorical (its order) or any labels listed in ``classes=``.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative frequency weights.
 
@@ -202,29 +205,19 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         options = self._options()
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
-        y_values = y if _is_categorical(y) else y_checked
-        classes = _classes(y_values, self.classes)
-        codes = _encode(y_values, classes)
-        weights = _weights(sample_weight, X)
-        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
-        if present.sum() < 2:
-            raise ResponseError(
-                f"y has {int(present.sum())} class with positive weight; an ordinal "
-                "classifier needs at least 2 classes"
-            )
-        if not present.all():
-            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
-            raise ResponseError(
-                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
-                "are not estimable: drop them from classes= or use data that has them"
-            )
+        weights = sample_weights(sample_weight, X)
+        target = encode_target(
+            y, y_checked, self.classes, weights, estimator="an ordinal classifier"
+        )
         # an ordered Categorical of the codes: the fast path of the response encoding
-        endog = pd.Categorical.from_codes(codes, categories=np.arange(len(classes)), ordered=True)
+        endog = pd.Categorical.from_codes(
+            target.codes, categories=np.arange(len(target.classes)), ordered=True
+        )
         model = OrdinalModel(
             endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
         )
         self.results_ = self._fit_model(model)
-        self.classes_ = classes
+        self.classes_ = target.classes
         self._store_coefficients(model, X.shape[1])
         return self
 
@@ -248,7 +241,11 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
                 f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
             )
         return ModelOptions(
-            family=self.family, link=self.link, threshold=self.threshold, reverse=self.reverse
+            family=self.family,
+            link=self.link,
+            threshold=self.threshold,
+            reverse=self.reverse,
+            many_levels=True,  # the classes are checked by encode_target (classes= allows many)
         )
 
     def _store_coefficients(self, model: OrdinalModel, n_features: int) -> None:
@@ -482,90 +479,8 @@ class OrdinalClassifierCV(OrdinalClassifier):
 # -- helpers -------------------------------------------------------------------
 
 
-def _is_categorical(y: object) -> bool:
-    return isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
-
-
-def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
-    """The classes in order: explicit, an ordered Categorical's, or sorted distinct values."""
-    if classes is not None:
-        values = np.asarray(list(classes))
-        if len(set(values.tolist())) != len(values):
-            raise SpecificationError(f"classes has repeated values: {list(classes)}")
-        return values
-    if _is_categorical(y):
-        dtype = y.dtype  # type: ignore[attr-defined]
-        if not dtype.ordered:
-            warnings.warn(
-                "y is an unordered Categorical; its categories are used in their stored "
-                "order. Make it ordered or pass classes= to say the order",
-                UserWarning,
-                stacklevel=3,
-            )
-        return np.asarray(dtype.categories)
-    values = np.asarray(y)
-    if values.dtype.kind == "O" and not all(isinstance(v, str) for v in values.ravel()):
-        if not all(isinstance(v, numbers.Number) for v in values.ravel()):
-            raise DataError("y mixes strings and other values; pass classes= to order them")
-    present = _small_integer_counts(values)
-    if present is not None:  # counting sort: no hashing of every value
-        low, counts = present
-        return (np.flatnonzero(counts) + low).astype(values.dtype)
-    try:
-        return np.unique(values)
-    except TypeError as exc:
-        raise DataError(f"the values of y cannot be sorted ({exc}); pass classes=") from exc
-
-
-def _small_integer_span(values: np.ndarray) -> tuple[int, int] | None:
-    """``(min, max)`` of integers spanning few values (counted, not hashed), else None."""
-    if values.dtype.kind not in "iu" or values.size == 0:
-        return None
-    low, high = int(values.min()), int(values.max())
-    return (low, high) if high - low <= max(_COUNTED_SPAN, values.size) else None
-
-
-def _small_integer_counts(values: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """``(min, counts of min, min + 1, ...)`` for integers spanning few values, else None."""
-    span = _small_integer_span(values)
-    if span is None:
-        return None
-    return span[0], np.bincount((values - span[0]).reshape(-1).astype(np.intp, copy=False))
-
-
-#: Integer spans of y counted directly by :func:`_classes` and :func:`_encode`.
-_COUNTED_SPAN = 1 << 16
-
-
-def _encode(y: object, classes: np.ndarray) -> np.ndarray:
-    """Index of each ``y`` value in ``classes`` (an error names values outside them)."""
-    values = np.asarray(y).reshape(-1)
-    codes = _integer_codes(values, classes)
-    if codes is None:
-        codes = pd.Index(classes).get_indexer(values)  # -1 for a value not in classes
-    if np.any(codes < 0):
-        unknown = values[np.flatnonzero(codes < 0)[0]]
-        unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
-        raise ResponseError(
-            f"y has the value {unknown!r}, which is not among classes "
-            f"{classes.tolist()}; add it to classes= or remove those rows"
-        )
-    return codes.astype(np.intp, copy=False)
-
-
-def _integer_codes(values: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
-    """Codes of integer ``values`` among integer ``classes`` by a lookup table (-1: absent)."""
-    span = _small_integer_span(values) if classes.dtype.kind in "iu" else None
-    if span is None:
-        return None
-    low, high = span
-    table = np.full(high - low + 1, -1, dtype=np.intp)
-    inside = (classes >= low) & (classes <= high)
-    table[classes[inside].astype(np.int64) - low] = np.flatnonzero(inside)
-    return table[(values - low).astype(np.intp, copy=False)]
-
-
-def _weights(sample_weight: object, X: FloatArray) -> FloatArray:
+def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
+    """Checked non-negative, finite weights of the rows of ``X`` (ones when None)."""
     if sample_weight is None:
         return np.ones(len(X))
     weights = _check_sample_weight(sample_weight, X, dtype=np.float64)

@@ -111,8 +111,8 @@ def test_classes_order_from_categorical_and_explicit():
     assert clf.coef_[0] > 0  # higher X, higher class in the categorical's order
     explicit = OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, labels[codes])
     np.testing.assert_allclose(explicit.coef_, clf.coef_)
-    alphabetical = OrdinalClassifier().fit(X, labels[codes])
-    assert list(alphabetical.classes_) == ["high", "low", "mid"]
+    with pytest.raises(ResponseError, match=r"without an order .* 'high' < 'low' < 'mid'"):
+        OrdinalClassifier().fit(X, labels[codes])  # text: never sorted alphabetically
 
 
 def test_weights_equal_repeated_rows(data):
@@ -267,18 +267,27 @@ def test_penalised_classifier_bad_alpha(data):
         np.array([1, 2, 3, 2], dtype=np.uint8),
         np.array([0, 10**12, 5]),  # a wide span: hashed, not counted
         np.array([2.0, 0.5, 2.0]),
+        np.array([2**63, 2**63 + 2, 2**63 + 1, 2**63], dtype=np.uint64),  # beyond int64
+        np.array([2**63, 2**64 - 1, 2**63], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 3, -(2**63)]),
     ],
 )
 def test_integer_classes_are_counted_and_encoded_as_the_general_path(y):
-    from ordstats.learn import estimator
+    from ordstats.learn import _targets
 
-    classes = estimator._classes(y, None)
+    classes = _targets._observed_classes(y)
     np.testing.assert_array_equal(classes, np.unique(y))
     assert classes.dtype == np.unique(y).dtype
     np.testing.assert_array_equal(
-        estimator._encode(y, classes), pd.Index(np.unique(y)).get_indexer(y)
+        _targets.encode_classes(y, classes), pd.Index(np.unique(y)).get_indexer(y)
     )
-    wider = np.concatenate([classes, [classes.max() + 1]])  # an explicit class without rows
-    np.testing.assert_array_equal(estimator._encode(y, wider), pd.Index(wider).get_indexer(y))
+    low = classes.min().item()  # an explicit class without rows, inside the type's range
+    extra = low - 1 if y.dtype.kind == "f" or low > np.iinfo(y.dtype).min else low + 1
+    wider = np.concatenate([classes, np.array([extra], dtype=y.dtype)])
+    np.testing.assert_array_equal(_targets.encode_classes(y, wider), pd.Index(wider).get_indexer(y))
+    as_list = np.array(classes.tolist(), dtype=object)  # classes= of Python integers
+    np.testing.assert_array_equal(
+        _targets.encode_classes(y, as_list), pd.Index(np.unique(y)).get_indexer(y)
+    )
     with pytest.raises(ResponseError, match="not among classes"):
-        estimator._encode(y, classes[1:])
+        _targets.encode_classes(y, classes[1:])
