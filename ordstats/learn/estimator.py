@@ -18,13 +18,15 @@ scikit-learn is imported by this module; ``import ordstats`` never imports it.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
 from ordstats.errors import (
@@ -33,6 +35,7 @@ from ordstats.errors import (
 )
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
+from ordstats.estimation.penalized import cv_splits
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import require_sklearn
 from ordstats.learn._targets import encode_target
@@ -42,6 +45,7 @@ from ordstats.results.fitted import OrdinalResults
 require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.model_selection import check_cv  # noqa: E402
 from sklearn.utils.validation import (  # noqa: E402
     _check_sample_weight,
     check_is_fitted,
@@ -202,6 +206,11 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
             non-numeric ``X``, fewer than two classes, a class of ``y`` not in
             ``classes``, or negative weights.
         """
+        return self._fit(X, y, sample_weight, groups=None)
+
+    def _fit(
+        self, X: object, y: object, sample_weight: object, groups: object
+    ) -> OrdinalClassifier:
         options = self._options()
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
@@ -216,12 +225,12 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         model = OrdinalModel(
             endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
         )
-        self.results_ = self._fit_model(model)
+        self.results_ = self._fit_model(model, _Rows(X, y_checked, groups))
         self.classes_ = target.classes
         self._store_coefficients(model, X.shape[1])
         return self
 
-    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+    def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
         alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
         if alpha == 0.0:
@@ -378,8 +387,14 @@ class OrdinalClassifierCV(OrdinalClassifier):
     n_alphas : int
     l1_ratio : float
         Share of the L1 penalty (1 lasso, 0 ridge).
-    cv : int
-        Number of folds (at least 2).
+    cv : int, cross-validation splitter, iterable of (train, test) or None
+        What scikit-learn's CV estimators accept: a number of folds (at least 2;
+        ``None`` is 5), a splitter such as ``KFold``, ``StratifiedKFold`` or
+        ``GroupKFold`` (its groups passed as ``fit(..., groups=)``), or a list of
+        ``(train, test)`` index arrays into the rows of ``X``.  A number of folds
+        assigns the rows at random (seeded by ``random_state``), as
+        :meth:`OrdinalModel.cv` does; a splitter's folds are used as it gives
+        them.
     scoring : {"log_loss", "rps", "mae"}
         The held-out loss: ordinal log-loss, ranked probability score or mean
         absolute error in classes of the most probable class
@@ -389,7 +404,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         then treat predictors on different scales alike).
     select : {"best", "1se"}
     random_state : int or None
-        Seed of the fold assignment.
+        Seed of the fold assignment when ``cv`` is a number.
 
     Attributes
     ----------
@@ -426,7 +441,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         alphas: Sequence[float] | None = None,
         n_alphas: int = 50,
         l1_ratio: float = 0.5,
-        cv: int = 5,
+        cv: int | object = 5,
         scoring: str = "log_loss",
         standardize: bool = True,
         select: str = "best",
@@ -449,7 +464,26 @@ class OrdinalClassifierCV(OrdinalClassifier):
         self.select = select
         self.random_state = random_state
 
-    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+    def fit(
+        self, X: object, y: object, sample_weight: object = None, groups: object = None
+    ) -> OrdinalClassifierCV:
+        """Choose ``alpha`` by cross-validation on the rows, then refit them all at it.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As :meth:`OrdinalClassifier.fit`.
+        groups : array-like, shape (n_samples,), optional
+            Group labels for a splitter that needs them (``GroupKFold``, ...).
+
+        Returns
+        -------
+        OrdinalClassifierCV
+            ``self``.
+        """
+        return self._fit(X, y, sample_weight, groups=groups)  # type: ignore[return-value]
+
+    def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Choose ``alpha`` by cross-validation, then refit every row at it."""
         if self.select not in ("best", "1se"):
             raise SpecificationError(f"select must be 'best' or '1se'; got {self.select!r}")
@@ -458,7 +492,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
             self.alphas,
             n_alphas=self.n_alphas,
             l1_ratio=l1_ratio,
-            cv=self.cv,
+            cv=self._folds(model, rows),
             scoring=self.scoring,
             standardize=self.standardize,
             seed=self.random_state,
@@ -475,8 +509,47 @@ class OrdinalClassifierCV(OrdinalClassifier):
             maxiter=self.maxiter,
         )
 
+    def _folds(self, model: OrdinalModel, rows: _Rows) -> int | list[tuple[IntArray, IntArray]]:
+        """``cv`` as the model takes it: a number of folds, or the splitter's folds.
+
+        A splitter (or a list of splits) numbers the rows of ``X``; the model
+        leaves out rows of zero weight, so its positions are mapped to the
+        model's rows (a left-out row is in no fold).
+        """
+        cv = 5 if self.cv is None else self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            return int(cv)  # the model's own seeded folds (random_state)
+        try:
+            splitter = check_cv(cv, rows.y, classifier=True)
+            splits = list(splitter.split(rows.X, rows.y, rows.groups))
+        except (TypeError, ValueError) as exc:
+            hint = " (pass groups= to fit)" if rows.groups is None and "group" in str(exc) else ""
+            raise SpecificationError(
+                f"cv must be a number of folds, a scikit-learn splitter or a list of "
+                f"(train, test) index pairs; cv={cv!r} could not split the rows: {exc}{hint}"
+            ) from exc
+        checked = cv_splits(splits, len(rows.y), None)  # positions among the rows of X
+        position = np.full(len(rows.y), -1, dtype=np.intp)
+        position[np.asarray(model.design.row_index, dtype=np.intp)] = np.arange(model.n_rows)
+        return [(_kept(position, train), _kept(position, test)) for train, test in checked]
+
 
 # -- helpers -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The training rows as :meth:`OrdinalClassifier.fit` checked them (for the CV splitter)."""
+
+    X: FloatArray
+    y: np.ndarray
+    groups: object
+
+
+def _kept(position: IntArray, rows: IntArray) -> IntArray:
+    """Model positions of the rows of ``X`` at ``rows`` that the model kept."""
+    mapped = position[rows]
+    return mapped[mapped >= 0]
 
 
 def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
