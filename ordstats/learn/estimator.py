@@ -21,7 +21,6 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -37,7 +36,7 @@ from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
 from ordstats.families.cumulative.prediction import threshold_matrix
-from ordstats.learn._sklearn import require_sklearn
+from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
 from ordstats.learn._targets import encode_target
 from ordstats.metrics import mean_absolute_class_error
 from ordstats.results.fitted import OrdinalResults
@@ -54,11 +53,8 @@ from sklearn.utils.validation import (  # noqa: E402
 
 __all__ = ["OrdinalClassifier", "OrdinalClassifierCV"]
 
-Prediction = Literal["mode", "median", "expected"]
-_PREDICTIONS = ("mode", "median", "expected")
 
-
-class OrdinalClassifier(ClassifierMixin, BaseEstimator):
+class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     r"""Ordinal regression as a scikit-learn classifier.
 
     Parameters
@@ -82,14 +78,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         Categorical) they are refused, never sorted alphabetically.  Every class
         must occur in ``y`` (the thresholds around a class without rows are not
         estimable).
-    prediction : {"mode", "median", "expected"}
-        What :meth:`predict` returns: the most probable class (``"mode"``,
-        default), the median class (the first class with ``P(Y <= j) >= 1/2``:
-        it minimises the expected absolute error in classes), or the class
-        nearest to the expected class index ``sum_j j P(Y = j)``
-        (:meth:`expected_index` gives the number itself).  A constructor
-        parameter rather than a ``predict`` argument so that ``Pipeline``,
-        ``GridSearchCV`` and ``cross_val_score`` can use and tune it.
     maxiter, gradtol : int, float
         Newton iterations and gradient tolerance (as :meth:`OrdinalModel.fit`).
     check_separation : bool
@@ -157,7 +145,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         threshold: str = "flexible",
         reverse: bool = False,
         classes: Sequence[object] | None = None,
-        prediction: Prediction = "mode",
         maxiter: int = 100,
         gradtol: float = 1e-6,
         check_separation: bool = True,
@@ -170,7 +157,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         self.threshold = threshold
         self.reverse = reverse
         self.classes = classes
-        self.prediction = prediction
         self.maxiter = maxiter
         self.gradtol = gradtol
         self.check_separation = check_separation
@@ -245,10 +231,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _options(self) -> ModelOptions:
-        if self.prediction not in _PREDICTIONS:
-            raise SpecificationError(
-                f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
-            )
         return ModelOptions(
             family=self.family,
             link=self.link,
@@ -296,26 +278,29 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         )
         return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
 
-    def predict(self, X: object) -> np.ndarray:
-        """The predicted class of each row, by the rule ``prediction`` names.
+    def predict(self, X: object, kind: Prediction = "mode") -> np.ndarray:
+        """The predicted class of each row.
 
         Parameters
         ----------
         X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+        kind : {"mode", "median", "expected"}
+            ``"mode"`` (default): the most probable class, the argmax of
+            :meth:`predict_proba`, as scikit-learn requires of a classifier
+            (:meth:`score`, ``cross_val_score`` and ``GridSearchCV`` use it).
+            ``"median"``: the first class with ``P(Y <= j) >= 1/2``, which
+            minimises the expected absolute error in classes.  ``"expected"``:
+            the class nearest the expected class index ``sum_j j P(Y = j)``
+            (:meth:`expected_index` gives the number itself).  In a
+            ``Pipeline``, ``pipe.predict(X, kind="median")`` passes it on.
 
         Returns
         -------
         ndarray, shape (n_samples,)
             Elements of ``classes_``.
         """
-        prob = self.predict_proba(X)
-        if self.prediction == "median":
-            index = np.argmax(np.cumsum(prob, axis=1) >= 0.5 - 1e-12, axis=1)
-        elif self.prediction == "expected":
-            index = np.clip(np.rint(prob @ np.arange(prob.shape[1])), 0, prob.shape[1] - 1)
-        else:
-            index = np.argmax(prob, axis=1)
-        return self.classes_[index.astype(int)]
+        index = class_index(self.predict_proba(X), kind)  # checks the fit first
+        return self.classes_[index]
 
     def expected_index(self, X: object) -> FloatArray:
         """Expected class index ``sum_j j P(Y = j | x)``, classes numbered ``0, ..., K-1``.
@@ -379,7 +364,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
 
     Parameters
     ----------
-    family, link, threshold, reverse, classes, prediction, maxiter, gradtol
+    family, link, threshold, reverse, classes, maxiter, gradtol
         As :class:`OrdinalClassifier`.
     alphas : sequence of float, optional
         Candidate penalties.  Default: ``n_alphas`` values log-spaced from
@@ -435,7 +420,6 @@ class OrdinalClassifierCV(OrdinalClassifier):
         threshold: str = "flexible",
         reverse: bool = False,
         classes: Sequence[object] | None = None,
-        prediction: Prediction = "mode",
         maxiter: int = 100,
         gradtol: float = 1e-6,
         alphas: Sequence[float] | None = None,
@@ -452,7 +436,6 @@ class OrdinalClassifierCV(OrdinalClassifier):
         self.threshold = threshold
         self.reverse = reverse
         self.classes = classes
-        self.prediction = prediction
         self.maxiter = maxiter
         self.gradtol = gradtol
         self.alphas = alphas

@@ -80,14 +80,14 @@ def test_predictions(data):
     prob = clf.predict_proba(X)
     np.testing.assert_allclose(prob.sum(axis=1), 1.0)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[prob.argmax(axis=1)])
-    median = clf.set_params(prediction="median").predict(X)
+    median = clf.predict(X, kind="median")
     first_half = (np.cumsum(prob, axis=1) >= 0.5).argmax(axis=1)
     np.testing.assert_array_equal(median, clf.classes_[first_half])
     expected = clf.expected_index(X)
     np.testing.assert_allclose(expected, prob @ np.arange(4))
-    rounded = clf.set_params(prediction="expected").predict(X)
+    rounded = clf.predict(X, kind="expected")
     np.testing.assert_array_equal(rounded, clf.classes_[np.rint(expected).astype(int)])
-    assert not np.array_equal(median, clf.set_params(prediction="mode").predict(X))
+    assert not np.array_equal(median, clf.predict(X, kind="mode"))
 
 
 def test_score_is_minus_class_mae(data):
@@ -173,9 +173,11 @@ def test_bad_input(data):
         OrdinalClassifier(classes=[0, 5, 10, 20, 30]).fit(X, y)
     with pytest.raises(OrdstatsError, match="negative"):
         OrdinalClassifier().fit(X, y, sample_weight=-np.ones(len(y)))
-    with pytest.raises(OrdstatsError, match="prediction must be"):
-        OrdinalClassifier(prediction="mean").fit(X, y)
+    with pytest.raises(OrdstatsError, match=r"no longer a parameter.*predict\(X, kind="):
+        OrdinalClassifier(prediction="median")
     clf = OrdinalClassifier().fit(X, y)
+    with pytest.raises(OrdstatsError, match="kind must be one of"):
+        clf.predict(X, kind="mean")
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :2])
     with pytest.raises(OrdstatsError, match="not among labels"):
