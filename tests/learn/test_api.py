@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 
 import numpy as np
@@ -21,26 +20,14 @@ from sklearn.utils.estimator_checks import (
 
 from ordstats.errors import SpecificationError
 from ordstats.learn import OrdinalClassifier, OrdinalClassifierCV
+from tests.learn._estimators import HAS_LIGHTGBM, HAS_XGBOOST, ids, installed_boosters
 
-HAS_LGBM = importlib.util.find_spec("lightgbm") is not None
-HAS_XGB = importlib.util.find_spec("xgboost") is not None
-
-
-def _estimators() -> list:
-    found = [OrdinalClassifier(), OrdinalClassifierCV(n_alphas=4, cv=3)]
-    if HAS_LGBM:
-        from ordstats.learn import OrdinalLGBMClassifier
-
-        found.append(OrdinalLGBMClassifier(n_estimators=20, min_child_samples=5))
-    if HAS_XGB:
-        from ordstats.learn import OrdinalXGBClassifier
-
-        found.append(OrdinalXGBClassifier(n_estimators=20))
-    return found
-
-
-ESTIMATORS = _estimators()
-IDS = [type(e).__name__ for e in ESTIMATORS]
+ESTIMATORS = [
+    OrdinalClassifier(),
+    OrdinalClassifierCV(n_alphas=4, cv=3),
+    *installed_boosters({"n_estimators": 20, "min_child_samples": 5}, {"n_estimators": 20}),
+]
+IDS = ids(ESTIMATORS)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +101,7 @@ def test_the_former_prediction_option_points_at_kind(estimator):
         clone(estimator).set_params(prediction="median")
 
 
-@pytest.mark.skipif(not HAS_LGBM, reason="needs lightgbm")
+@pytest.mark.skipif(not HAS_LIGHTGBM, reason="needs lightgbm")
 def test_lightgbm_keywords_point_at_params(data):
     from ordstats.learn import OrdinalLGBMClassifier
 
@@ -131,7 +118,7 @@ def test_lightgbm_keywords_point_at_params(data):
     np.testing.assert_array_equal(restored.predict_proba(X[:5]), clf.predict_proba(X[:5]))
 
 
-@pytest.mark.skipif(not HAS_XGB, reason="needs xgboost")
+@pytest.mark.skipif(not HAS_XGBOOST, reason="needs xgboost")
 def test_xgboost_keywords_point_at_params():
     from ordstats.learn import OrdinalXGBClassifier
 
@@ -149,7 +136,7 @@ def test_classifier_keywords_list_the_parameters():
     assert OrdinalClassifier("cumulative", "cloglog").link == "cloglog"
 
 
-@pytest.mark.skipif(not HAS_LGBM, reason="needs lightgbm")
+@pytest.mark.skipif(not HAS_LIGHTGBM, reason="needs lightgbm")
 @pytest.mark.parametrize(
     "params",
     [
@@ -168,7 +155,7 @@ def test_lightgbm_params_may_not_replace_the_ordinal_model(params, data):
         OrdinalLGBMClassifier(n_estimators=3, params=params).fit(X, y)
 
 
-@pytest.mark.skipif(not HAS_XGB, reason="needs xgboost")
+@pytest.mark.skipif(not HAS_XGBOOST, reason="needs xgboost")
 @pytest.mark.parametrize(
     "params", [{"objective": "reg:squarederror"}, {"eval_metric": "rmse"}, {"num_class": 3}]
 )

@@ -9,21 +9,7 @@ pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordstats.learn import OrdinalClassifier, OrdinalClassifierCV
-
-
-def _boosters() -> list:
-    """The ordinal boosters whose booster is installed (the test extra installs both)."""
-    import importlib.util
-
-    from ordstats.learn import OrdinalLGBMClassifier, OrdinalXGBClassifier
-
-    found = []
-    if importlib.util.find_spec("lightgbm"):
-        found.append(OrdinalLGBMClassifier(n_estimators=5))
-    if importlib.util.find_spec("xgboost"):
-        found.append(OrdinalXGBClassifier(n_estimators=5))
-    return found
-
+from tests.learn._estimators import installed_boosters
 
 # sklearn's check data (blobs) are separable: the SeparationWarning is right there
 pytestmark = pytest.mark.filterwarnings("ignore::ordstats.errors.OrdstatsWarning")
@@ -48,7 +34,7 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {
         OrdinalClassifier(family="acat", check_separation=False),
         OrdinalClassifier(alpha=0.01, l1_ratio=0.5),
         OrdinalClassifierCV(n_alphas=5, cv=3),
-        *_boosters(),
+        *installed_boosters({"n_estimators": 5}, {"n_estimators": 5}),
     ],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
     xfail_strict=True,

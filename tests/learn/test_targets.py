@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,24 +12,13 @@ from sklearn.base import clone
 
 from ordstats.errors import ResponseError
 from ordstats.learn import OrdinalClassifier
+from tests.learn._estimators import ids, installed_boosters
 
-
-def _estimators() -> list:
-    """The classifier and the boosters whose booster is installed (a few rounds each)."""
-    found = [OrdinalClassifier(check_separation=False)]
-    if importlib.util.find_spec("lightgbm"):
-        from ordstats.learn import OrdinalLGBMClassifier
-
-        found.append(OrdinalLGBMClassifier(n_estimators=3, min_child_samples=2))
-    if importlib.util.find_spec("xgboost"):
-        from ordstats.learn import OrdinalXGBClassifier
-
-        found.append(OrdinalXGBClassifier(n_estimators=3))
-    return found
-
-
-ESTIMATORS = _estimators()
-IDS = [type(e).__name__ for e in ESTIMATORS]
+ESTIMATORS = [
+    OrdinalClassifier(check_separation=False),
+    *installed_boosters({"n_estimators": 3, "min_child_samples": 2}, {"n_estimators": 3}),
+]
+IDS = ids(ESTIMATORS)
 
 
 @pytest.fixture(scope="module")
