@@ -19,6 +19,7 @@ scikit-learn is imported by this module; ``import ordstats`` never imports it.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,10 +29,7 @@ import pandas as pd
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
-from ordstats.errors import (
-    DataError,
-    SpecificationError,
-)
+from ordstats.errors import CollinearityWarning, DataError, SpecificationError
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
@@ -102,9 +100,16 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
         The classes, lowest first (the columns of :meth:`predict_proba`).
     results_ : OrdinalResults
-        The fitted model: ``results_.summary()``, ``results_.bse``, ...
+        The fitted model: ``results_.summary()``, ``results_.bse``, ...  Its
+        parameters are named as R's ``clm`` names them: the thresholds after the
+        classes (``"low|mid"``), the slopes after ``feature_names_in_`` (a
+        DataFrame's columns, also through ``set_output(transform="pandas")``)
+        or ``x1, x2, ...`` for arrays.
     coef_ : ndarray, shape (n_features,)
-        Slopes ``beta`` (0 for a column dropped as collinear).
+        Slopes ``beta``; 0 for a column left out because it is constant in
+        the training rows (with a ``CollinearityWarning``: the thresholds are the
+        intercept) or aliased with earlier columns.  Such a column is absent
+        from ``results_.params`` and has no effect on predictions.
     intercept_ : ndarray, shape (n_classes - 1,)
         The thresholds / step intercepts (``results_.params`` names them).
     n_features_in_, feature_names_in_
@@ -204,16 +209,20 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         target = encode_target(
             y, y_checked, self.classes, weights, estimator="an ordinal classifier"
         )
-        # an ordered Categorical of the codes: the fast path of the response encoding
+        # an ordered Categorical of the codes (the fast path of the response encoding),
+        # its categories the classes: the thresholds are named "low|mid", as R's clm
         endog = pd.Categorical.from_codes(
-            target.codes, categories=np.arange(len(target.classes)), ordered=True
+            target.codes, categories=pd.Index(target.classes), ordered=True
         )
+        names = _column_names(self)
+        kept = _nonconstant_columns(X, weights, names)
+        exog = pd.DataFrame(X[:, kept], columns=[names[j] for j in kept], copy=False)
         model = OrdinalModel(
-            endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
+            endog, exog if kept.size else None, weights=weights, **options.as_keywords()
         )
         self.results_ = self._fit_model(model, _Rows(X, y_checked, groups))
         self.classes_ = target.classes
-        self._store_coefficients(model, X.shape[1])
+        self._store_coefficients(model, names)
         return self
 
     def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
@@ -239,12 +248,13 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
             many_levels=True,  # the classes are checked by encode_target (classes= allows many)
         )
 
-    def _store_coefficients(self, model: OrdinalModel, n_features: int) -> None:
+    def _store_coefficients(self, model: OrdinalModel, names: list[str]) -> None:
         params = self.results_.params.to_numpy()
         layout = model.problem.layout
         self.intercept_ = params[layout.thresholds].copy()
-        coef = np.zeros(n_features)
-        kept = [int(name[1:]) - 1 for name in model.exog_names]  # "x1", ...; collinear absent
+        coef = np.zeros(len(names))
+        position = {name: j for j, name in enumerate(names)}
+        kept = [position[name] for name in model.exog_names]  # constant and aliased absent
         coef[kept] = params[layout.beta]
         self.coef_ = coef
 
@@ -268,10 +278,11 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     def _proba(self, X: FloatArray) -> FloatArray:
         model = self.results_.model
         if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
-            if X.shape[1] == 0:
+            if not model.exog_names:
                 prob = self.results_.predict(None, "prob").to_numpy()[:1]
                 return np.repeat(prob, len(X), axis=0)
-            return np.asarray(self.results_.predict(X, "prob").to_numpy(), dtype=float)
+            frame = pd.DataFrame(X, columns=_column_names(self), copy=False)
+            return np.asarray(self.results_.predict(frame, "prob").to_numpy(), dtype=float)
         # x'beta and the cut-points directly: no design or pandas work per call
         theta = threshold_matrix(
             self.intercept_, model.threshold_jacobian, offset=model.threshold_offset
@@ -518,6 +529,35 @@ class OrdinalClassifierCV(OrdinalClassifier):
 
 
 # -- helpers -------------------------------------------------------------------
+
+
+def _column_names(estimator: OrdinalClassifier) -> list[str]:
+    """Names of the columns of ``X``: ``feature_names_in_``, else ``x1, x2, ...``."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None or len(set(names)) != len(names):  # none, or repeated: by position
+        return [f"x{j + 1}" for j in range(estimator.n_features_in_)]
+    return [str(name) for name in names]
+
+
+def _nonconstant_columns(X: FloatArray, weights: FloatArray, names: list[str]) -> IntArray:
+    """Positions of the columns that vary over the rows of positive weight.
+
+    A constant column is aliased with the thresholds (the intercepts): it is
+    left out with a warning, coefficient 0, as an aliased column is, so that
+    a rare dummy absent from one cross-validation fold does not fail the fit.
+    """
+    rows = X if np.all(weights > 0) else X[weights > 0]
+    constant = np.ptp(rows, axis=0) == 0 if len(rows) else np.zeros(X.shape[1], dtype=bool)
+    if constant.any():
+        dropped = ", ".join(repr(names[j]) for j in np.flatnonzero(constant))
+        warnings.warn(
+            f"X column(s) {dropped} are constant in the training rows: the thresholds already "
+            "act as the intercept, so a constant has no effect of its own. Left out of the "
+            "model (coefficient 0 in coef_, absent from results_.params), as an aliased column",
+            CollinearityWarning,
+            stacklevel=4,
+        )
+    return np.flatnonzero(~constant)
 
 
 @dataclass(frozen=True)
