@@ -553,7 +553,7 @@ def _check_fold_levels(y: npt.NDArray[np.intp], levels: Sequence[str], fold: int
     if absent.size:
         raise SpecificationError(
             f"cv fold {fold}: its training rows have no rows of level(s) "
-            f"{', '.join(repr(levels[j]) for j in absent)}, so its thresholds are not "
+            f"{', '.join(repr(levels[int(j)]) for j in absent)}, so its thresholds are not "
             "estimable; use folds that keep every level in each training part (stratified "
             "folds such as StratifiedKFold, or fewer folds)"
         )

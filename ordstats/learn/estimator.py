@@ -475,7 +475,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         OrdinalClassifierCV
             ``self``.
         """
-        return self._fit(X, y, sample_weight, groups=groups)  # type: ignore[return-value]
+        return self._fit(X, y, sample_weight, groups=groups)
 
     def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Choose ``alpha`` by cross-validation, then refit every row at it."""
