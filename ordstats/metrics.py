@@ -1,25 +1,40 @@
 r"""Ordinal metrics: plain NumPy functions, ready for scikit-learn's ``make_scorer``.
 
-Classes are compared through their *index* in the ordered ``labels``
-(``0, ..., K - 1``), never through their values, so ``"low" < "mid" < "high"``
-works as well as ``1 < 2 < 3``.  With ``n`` rows, weights ``w_i`` (default 1),
-true index ``y_i``, predicted index ``\hat y_i`` and predicted probabilities
-``p_{ij}`` (columns in the order of ``labels``):
+**Where classes lie.**  With ``labels=`` (the classes, lowest first), a class
+is its *index* in ``labels`` (``0, ..., K - 1``), so ``"low" < "mid" < "high"``
+works as well as ``1 < 2 < 3`` and neighbouring classes are one apart whatever
+their values.  Without ``labels=`` the classes must be numbers (or booleans,
+``False < True``), and a class lies at its own value: the distance between
+classes 1 and 3 is 2 even when no row has class 2 (ranks among the classes
+present would shrink it to 1), and for consecutive integer classes (1-5 stars)
+it is the number of classes apart.  For numeric classes that are not one
+apart (``0, 10, 20`` or half steps) pass ``labels=`` to count classes instead.
+Text or values of mixed types without ``labels=`` are refused: neither their
+order nor their distances can be inferred (sorted as text, ``"high"`` would
+come before ``"low"``).  Only :func:`mean_absolute_class_error` and
+:func:`quadratic_weighted_kappa` use distances; the others need the order only.
+
+With ``n`` rows, weights ``w_i`` (default 1), true class position ``y_i``,
+predicted position ``\hat y_i`` and predicted probabilities ``p_{ij}``
+(columns in the order of the classes):
 
 * :func:`mean_absolute_class_error`: ``sum_i w_i |y_i - \hat y_i| / sum_i w_i``.
 * :func:`ranked_probability_score`: ``sum_i w_i sum_{j<K-1} (P_ij - 1[y_i <= j])^2
   / sum_i w_i`` with ``P_ij = sum_{k<=j} p_ik`` (Epstein 1969, not divided by
   ``K - 1``); lower is better, 0 for a certain correct forecast.
 * :func:`ordinal_log_loss`: ``-sum_i w_i log p_{i, y_i} / sum_i w_i``.
-* :func:`quadratic_weighted_kappa`: Cohen's kappa with weights
-  ``(a - b)^2 / (K - 1)^2``, ``1 - sum O_ab W_ab / sum E_ab W_ab`` (equal to
-  scikit-learn's ``cohen_kappa_score(weights="quadratic")``).
+* :func:`quadratic_weighted_kappa`: Cohen's kappa with weights ``(a - b)^2``
+  between class positions ``a`` and ``b``, ``1 - sum O_ab W_ab / sum E_ab W_ab``
+  (with ``labels=``, equal to scikit-learn's ``cohen_kappa_score(labels=...,
+  weights="quadratic")``; scikit-learn without ``labels`` ranks the classes
+  present instead).
 * :func:`concordance_index`: Harrell's C for an ordinal outcome: among pairs with
   ``y_i < y_j``, the share with ``s_i < s_j`` (ties in ``s`` count 1/2);
   :func:`somers_d` is ``2 C - 1``.
 
 Every function takes ``sample_weight=`` and raises a ``ValueError``
-(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels.  Use them
+(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, and for
+labels that need ``labels=``.  Use them
 with ``make_scorer``, for example::
 
     make_scorer(ranked_probability_score, response_method="predict_proba",
@@ -31,7 +46,9 @@ y)`` that read ``estimator.classes_``) as ``scoring=``.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,14 +71,70 @@ __all__ = [
 ]
 
 
-def _labels(labels: Sequence[object] | None, *ys: object) -> list[object]:
+@dataclass(frozen=True)
+class _Scale:
+    """The ordered classes and where each lies on the scale distances are measured on."""
+
+    labels: list[object]
+    positions: FloatArray
+
+
+def _scale(labels: Sequence[object] | None, *named: tuple[object, str]) -> _Scale:
+    """Classes and positions: ranks in ``labels``, else the numbers' own values (module doc)."""
     if labels is not None:
-        out = list(np.asarray(list(labels)).tolist())
-        if len(set(out)) != len(out):
-            raise DataError(f"labels has repeated values: {out}")
-        return out
-    values = np.concatenate([np.asarray(y).reshape(-1) for y in ys])
-    return list(np.unique(values).tolist())
+        declared = _declared_labels(labels)
+        return _Scale(declared, np.arange(len(declared), dtype=float))
+    arrays = [_numeric_labels(y, name) for y, name in named]
+    kinds = {a.dtype.kind == "b" for a in arrays}
+    if len(kinds) > 1:
+        raise DataError(
+            "the arrays mix booleans and numbers; pass labels=[...] with the classes from "
+            "lowest to highest"
+        )
+    found = np.unique(np.concatenate([a.reshape(-1) for a in arrays])).tolist()
+    # Python numbers: exact offsets also for integers beyond 2**53 (and uint64)
+    low = found[0] if found else 0
+    return _Scale(found, np.array([float(v - low) for v in found], dtype=float))
+
+
+def _declared_labels(labels: Sequence[object]) -> list[object]:
+    if isinstance(labels, (str, bytes)):
+        raise DataError(f"labels must be a list of classes, lowest first; got {labels!r}")
+    out = list(np.asarray(list(labels)).tolist())
+    if len(set(out)) != len(out):
+        raise DataError(f"labels has repeated values: {out}")
+    return out
+
+
+def _numeric_labels(y: object, name: str) -> np.ndarray:
+    """``y`` as numbers or booleans, or an error asking for ``labels=`` (text, mixed types)."""
+    # a list keeps each value's type: [True, 2] or [1, "a"] are not coerced to one dtype
+    values = np.asarray(y) if hasattr(y, "dtype") else np.asarray(y, dtype=object)
+    if values.dtype.kind == "O":
+        values = _same_kind_numbers(values)
+    if values.dtype.kind not in "biuf":
+        shown = list(dict.fromkeys(values.reshape(-1).tolist()))
+        listed = ", ".join(map(repr, shown[:4])) + (", ..." if len(shown) > 4 else "")
+        raise DataError(
+            f"{name} holds labels that are not numbers ({listed}), so neither their order nor "
+            "the distance between classes can be inferred; pass labels=[...] with the classes "
+            "from lowest to highest"
+        )
+    if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+        raise DataError(f"{name} has missing or non-finite values")
+    return values
+
+
+def _same_kind_numbers(values: np.ndarray) -> np.ndarray:
+    """Objects that are all booleans or all (non-boolean) real numbers as an array of them."""
+    flat = values.reshape(-1).tolist()
+    if all(isinstance(v, (bool, np.bool_)) for v in flat):
+        return np.array(flat, dtype=bool).reshape(values.shape)
+    if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in flat):
+        numeric = np.array(flat)
+        if numeric.dtype.kind in "iuf":
+            return numeric.reshape(values.shape)
+    return values
 
 
 def _index(y: object, labels: list[object], name: str) -> np.ndarray:
@@ -116,12 +189,12 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
 
 def _class_pair(
     y_true: object, y_pred: object, labels: Sequence[object] | None, sample_weight: object
-) -> tuple[np.ndarray, np.ndarray, FloatArray, list[object]]:
-    """Checked class indices of ``y_true`` and ``y_pred``, the weights and the labels."""
-    labs = _labels(labels, y_true, y_pred)
-    a, b = _index(y_true, labs, "y_true"), _index(y_pred, labs, "y_pred")
+) -> tuple[np.ndarray, np.ndarray, FloatArray, _Scale]:
+    """Checked class indices of ``y_true`` and ``y_pred``, the weights and the scale."""
+    scale = _scale(labels, (y_true, "y_true"), (y_pred, "y_pred"))
+    a, b = _index(y_true, scale.labels, "y_true"), _index(y_pred, scale.labels, "y_pred")
     _same_length(a, b, "y_true and y_pred")
-    return a, b, _weights(sample_weight, len(a)), labs
+    return a, b, _weights(sample_weight, len(a)), scale
 
 
 def _class_probabilities(
@@ -138,8 +211,8 @@ def _class_probabilities(
 
 def _prob_labels(labels: Sequence[object] | None, y_true: object, k: int) -> list[object]:
     if labels is not None:
-        return _labels(labels)
-    found = _labels(None, y_true)
+        return _declared_labels(labels)
+    found = _scale(None, (y_true, "y_true")).labels
     if len(found) != k:
         raise DataError(
             f"y_true has {len(found)} distinct values but y_prob has {k} columns; pass "
@@ -155,29 +228,36 @@ def mean_absolute_class_error(
     labels: Sequence[object] | None = None,
     sample_weight: object = None,
 ) -> float:
-    """Mean absolute difference between true and predicted class indices.
+    """Mean absolute distance between true and predicted classes.
 
     Parameters
     ----------
     y_true, y_pred : array-like, shape (n_samples,)
         Classes (elements of ``labels``).
     labels : sequence, optional
-        The classes, lowest first.  Default: the sorted distinct values of both.
+        The classes, lowest first: distances are differences of their indices
+        (one per class).  Without it the classes must be numbers, and distances
+        are differences of their values (module docstring); text labels need it.
     sample_weight : array-like, optional
 
     Returns
     -------
     float
-        ``sum_i w_i |y_i - yhat_i| / sum_i w_i`` on indices into ``labels``.
+        ``sum_i w_i |y_i - yhat_i| / sum_i w_i`` with ``y_i`` the index of the
+        class in ``labels``, or its value.
 
     Examples
     --------
     >>> mean_absolute_class_error(["lo", "hi", "mid"], ["mid", "lo", "mid"],
     ...                           labels=["lo", "mid", "hi"])
     1.0
+    >>> mean_absolute_class_error([0, 2], [2, 0])  # two classes apart, class 1 absent
+    2.0
+    >>> mean_absolute_class_error([0, 20], [20, 0], labels=[0, 10, 20])
+    2.0
     """
-    a, b, w, _ = _class_pair(y_true, y_pred, labels, sample_weight)
-    return float(w @ np.abs(a - b) / w.sum())
+    a, b, w, scale = _class_pair(y_true, y_pred, labels, sample_weight)
+    return float(w @ np.abs(scale.positions[a] - scale.positions[b]) / w.sum())
 
 
 def ranked_probability_score(
@@ -195,8 +275,9 @@ def ranked_probability_score(
     y_prob : array-like, shape (n_samples, n_classes)
         ``P(Y = j)`` with columns in the order of ``labels``.
     labels : sequence, optional
-        The classes of the columns, lowest first; default the sorted distinct
-        ``y_true`` (which must then have one value per column).
+        The classes of the columns, lowest first; default the distinct numbers
+        of ``y_true`` in numeric order (they must then have one value per
+        column; text labels need ``labels=``).
     sample_weight : array-like, optional
 
     Returns
@@ -265,7 +346,9 @@ def quadratic_weighted_kappa(
     ----------
     y_true, y_pred : array-like, shape (n_samples,)
     labels : sequence, optional
-        The classes, lowest first (default: sorted distinct values of both).
+        The classes, lowest first: ``a`` and ``b`` are indices into it.  Without
+        it the classes must be numbers and ``a``, ``b`` are their values (as
+        :func:`mean_absolute_class_error`).
     sample_weight : array-like, optional
 
     Returns
@@ -280,12 +363,12 @@ def quadratic_weighted_kappa(
     >>> quadratic_weighted_kappa([0, 1, 2], [0, 1, 2])
     1.0
     """
-    a, b, w, labs = _class_pair(y_true, y_pred, labels, sample_weight)
-    k = len(labs)
+    a, b, w, scale = _class_pair(y_true, y_pred, labels, sample_weight)
+    k = len(scale.labels)
     observed = np.zeros((k, k))
     np.add.at(observed, (a, b), w)
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
-    grid = np.arange(k)
+    grid = scale.positions
     weights = (grid[:, None] - grid[None, :]) ** 2
     denominator = float((weights * expected).sum())
     if denominator == 0.0:
@@ -309,7 +392,8 @@ def concordance_index(
         A number per row that should rise with the class, e.g. the expected class
         index or the linear predictor.
     labels : sequence, optional
-        The classes, lowest first (default: sorted distinct ``y_true``).
+        The classes, lowest first (default: the numbers of ``y_true`` in numeric
+        order; text labels need ``labels=``).
     sample_weight : array-like, optional
         A pair ``(i, j)`` counts ``w_i w_j``.
 
@@ -324,7 +408,7 @@ def concordance_index(
     >>> concordance_index([0, 0, 1, 2], [0.1, 0.3, 0.2, 0.9])
     0.8
     """
-    labs = _labels(labels, y_true)
+    labs = _scale(labels, (y_true, "y_true")).labels
     y = _index(y_true, labs, "y_true")
     s = np.asarray(y_score, dtype=float)
     if s.ndim != 1:

@@ -647,3 +647,90 @@ def test_clmm_predict_without_a_random_slope_column(wine):
         OrdinalModel.from_formula(
             "rating ~ temp + (1|judge)", data, offset=np.full(72, 0.1)
         ).fit().predict(data.head(3), offset=pd.Series([0.0, 0.1, 0.2], index=[7, 8, 9]))
+# == the scikit-learn estimators and the ordinal metrics (issue 29: learn/, metrics.py) ==
+
+#: The optional library each estimator needs (the boosters need theirs besides scikit-learn).
+_LEARN_NEEDS = {"OrdinalLGBMClassifier": "lightgbm", "OrdinalXGBClassifier": "xgboost"}
+LEVEL_NAMES = np.array(["low", "mid", "high"])
+
+
+def _learn_estimator(name: str, **options):
+    pytest.importorskip("sklearn")
+    if name in _LEARN_NEEDS:
+        pytest.importorskip(_LEARN_NEEDS[name])
+    import ordstats.learn
+
+    return getattr(ordstats.learn, name)(**options)
+
+
+def _learn_rows():
+    rng = np.random.default_rng(29)
+    X = rng.normal(size=(90, 2))
+    codes = np.digitize(X[:, 0] + rng.logistic(size=90), [-1.0, 1.0])
+    return X, codes
+
+
+@pytest.mark.parametrize(
+    ("estimator", "y_of_codes", "options", "message"),
+    [
+        ("OrdinalClassifier", lambda c: LEVEL_NAMES[c], {}, r"without an order .*classes="),
+        ("OrdinalLGBMClassifier", lambda c: LEVEL_NAMES[c], {}, r"without an order"),
+        ("OrdinalXGBClassifier", lambda c: list(LEVEL_NAMES[c]), {}, r"without an order"),
+        ("OrdinalClassifier", lambda c: [[1, "a", 2][k] for k in c], {}, "without an order"),
+        ("OrdinalClassifier", lambda c: c + np.linspace(0, 0.5, len(c)), {}, "continuous"),
+        ("OrdinalClassifier", lambda c: c, {"classes": "012"}, "classes must be a list"),
+        ("OrdinalClassifierCV", lambda c: c, {"cv": "five"}, "could not split"),
+        ("OrdinalLGBMClassifier", lambda c: c, {"params": {"objective": "regression"}}, "may not"),
+        ("OrdinalXGBClassifier", lambda c: c, {"params": {"eval_metric": "rmse"}}, "may not"),
+    ],
+)
+def test_learn_estimators_bad_targets_and_options(estimator, y_of_codes, options, message):
+    X, codes = _learn_rows()
+    model = _learn_estimator(estimator, **options)
+    with pytest.raises(OrdstatsError, match=message):
+        model.fit(X, y_of_codes(codes))
+
+
+@pytest.mark.parametrize(
+    ("estimator", "options", "message"),
+    [
+        ("OrdinalClassifier", {"prediction": "median"}, r"no longer a parameter.*kind="),
+        ("OrdinalClassifier", {"C": 1.0}, "no parameter 'C'"),
+        ("OrdinalClassifierCV", {"Cs": 10}, "no parameter 'Cs'"),
+        ("OrdinalLGBMClassifier", {"verbose": -1}, r"params=\{'verbose': -1\}"),
+        ("OrdinalXGBClassifier", {"verbosity": 0}, r"params=\{'verbosity': 0\}"),
+    ],
+)
+def test_learn_estimators_unknown_keywords(estimator, options, message):
+    with pytest.raises(SpecificationError, match=message):
+        _learn_estimator(estimator, **options)
+
+
+def test_learn_estimators_bad_calls():
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import GroupKFold
+
+    X, codes = _learn_rows()
+    with pytest.raises(SpecificationError, match="kind must be one of"):
+        _learn_estimator("OrdinalClassifier").fit(X, codes).predict(X, kind="mean")
+    with pytest.raises(SpecificationError, match="pass groups= to fit"):
+        _learn_estimator("OrdinalClassifierCV", cv=GroupKFold(3), n_alphas=3).fit(X, codes)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m: m.mean_absolute_class_error(["lo", "hi"], ["hi", "lo"]), "pass labels="),
+        (lambda m: m.quadratic_weighted_kappa([1, "a"], ["a", 1]), "pass labels="),
+        (lambda m: m.ranked_probability_score(["lo", "hi"], np.eye(2)), "pass labels="),
+        (lambda m: m.concordance_index(["lo", "hi"], [0.1, 0.2]), "pass labels="),
+        (lambda m: m.mean_absolute_class_error([True, False], [1, 0]), "mix booleans"),
+        (lambda m: m.mean_absolute_class_error([1.0, np.nan], [1.0, 2.0]), "y_true has missing"),
+        (lambda m: m.mean_absolute_class_error([0, 1], [1, 0], labels="01"), "list of classes"),
+    ],
+)
+def test_ordinal_metrics_refuse_what_they_cannot_order(call, message):
+    from ordstats import metrics
+
+    with pytest.raises(DataError, match=message):
+        call(metrics)

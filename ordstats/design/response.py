@@ -13,7 +13,7 @@ import pandas as pd
 from ordstats._typing import IntArray
 from ordstats.errors import LevelsWarning, ResponseError
 
-__all__ = ["EncodedResponse", "encode_response", "format_level"]
+__all__ = ["EncodedResponse", "encode_response", "format_level", "orders_itself"]
 
 #: More distinct levels than this usually means a continuous variable was passed
 #: by mistake; ``many_levels=True`` accepts it.
@@ -100,16 +100,38 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
                 f"{', '.join(map(repr, unknown[:5]))}"
             )
         return pd.Categorical(value_labels, categories=labels, ordered=True)
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        if values.cat.ordered or pd.api.types.is_numeric_dtype(values.cat.categories):
-            cats = values.cat.categories
-            order = cats if values.cat.ordered else cats.sort_values()
-            return pd.Categorical(values, categories=order, ordered=True)
-        raise ResponseError(_unordered_message(name, list(values.cat.categories)))
-    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
-        observed = np.sort(pd.unique(values.dropna()))
-        return pd.Categorical(values, categories=observed, ordered=True)
-    raise ResponseError(_unordered_message(name, list(pd.unique(values.dropna()))))
+    categorical = isinstance(values.dtype, pd.CategoricalDtype)
+    if not orders_itself(values):
+        shown = values.cat.categories if categorical else pd.unique(values.dropna())
+        raise ResponseError(_unordered_message(name, list(shown)))
+    if categorical:
+        cats = values.cat.categories
+        order = cats if values.cat.ordered else cats.sort_values()
+        return pd.Categorical(values, categories=order, ordered=True)
+    observed = np.sort(pd.unique(values.dropna()))
+    return pd.Categorical(values, categories=observed, ordered=True)
+
+
+def orders_itself(values: pd.Series) -> bool:
+    """Whether ``values`` carry their own order, so that no ``levels=`` is needed.
+
+    An ordered Categorical (its categories' order), numbers or booleans (their
+    sorted order, also as the categories of an unordered Categorical) do; text
+    labels do not (sorting them alphabetically would put ``"high"`` before
+    ``"low"``).
+
+    Parameters
+    ----------
+    values : pandas.Series
+
+    Returns
+    -------
+    bool
+    """
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return bool(dtype.ordered) or pd.api.types.is_numeric_dtype(dtype.categories)
+    return bool(pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values))
 
 
 def encode_response(

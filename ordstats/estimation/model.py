@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -931,7 +931,7 @@ class OrdinalModel:
         *,
         n_alphas: int = 50,
         l1_ratio: float = 1.0,
-        cv: int = 5,
+        cv: int | Sequence[tuple[Any, Any]] = 5,
         scoring: str = "log_loss",
         standardize: bool = False,
         nominal_weight: float = 1.0,
@@ -944,6 +944,10 @@ class OrdinalModel:
         ``"mae"`` (absolute difference in categories of the most probable level)
         or ``"rps"`` (ranked probability score), weighted means.  Fit the
         chosen model with ``fit_regularized(alpha=result.alpha_best, ...)``.
+        ``cv`` is a number of folds (rows assigned at random, seeded by
+        ``seed``) or the folds themselves: ``(train, test)`` pairs of positions
+        among the model's rows (``0 .. n_rows - 1``, after rows with missing
+        values or zero weight are left out), e.g. ``list(KFold(5).split(X))``.
 
         Returns
         -------

@@ -452,20 +452,19 @@ def cross_validate(
     *,
     n_alphas: int = 50,
     l1_ratio: float = 1.0,
-    cv: int = 5,
+    cv: int | Sequence[tuple[Any, Any]] = 5,
     scoring: str = "log_loss",
     standardize: bool = False,
     nominal_weight: float = 1.0,
     seed: int | None = 0,
     tol: float = 1e-7,
 ) -> CVResult:
-    """Choose ``alpha`` by ``cv``-fold cross-validation (see :meth:`OrdinalModel.cv`)."""
+    """Choose ``alpha`` by cross-validation (see :meth:`OrdinalModel.cv`)."""
     from ordstats.results.regularized import CV_SCORINGS
 
     if scoring not in CV_SCORINGS:
         raise SpecificationError(f"scoring must be one of {CV_SCORINGS}; got {scoring!r}")
-    if int(cv) < 2:
-        raise SpecificationError(f"cv must be at least 2 folds; got {cv!r}")
+    splits = cv_splits(cv, model.n_rows, seed)
     full = regularization_path(
         model,
         alphas,
@@ -475,13 +474,10 @@ def cross_validate(
         nominal_weight=nominal_weight,
         tol=tol,
     )
-    n = model.n_rows
-    rng = np.random.default_rng(seed)
-    folds = rng.permutation(np.arange(n) % int(cv))
     data = model.data
-    losses = np.zeros((int(cv), full.alphas.size))
-    for f in range(int(cv)):
-        train = folds != f
+    losses = np.zeros((len(splits), full.alphas.size))
+    for f, (train, held_out) in enumerate(splits):
+        _check_fold_levels(data.y[train], model.levels, f)
         sub = InMemoryEvaluator(model.family_spec, data.take(train))
         train_model = type(model).from_design(
             model.design, model.options, evaluator=sub, context=model.formula_context
@@ -494,7 +490,7 @@ def cross_validate(
             nominal_weight=nominal_weight,
             tol=tol,
         )
-        test = data.take(~train)
+        test = data.take(held_out)
         for i, params in enumerate(path.params.to_numpy()):
             prob = _probabilities(model, params, test)
             losses[f, i] = cv_loss(scoring, prob, test.y, test.weights)
@@ -513,6 +509,75 @@ def cross_validate(
         alpha_1se=float(full.alphas[one_se]),
         path=full,
     )
+
+
+def cv_splits(
+    cv: int | Sequence[tuple[Any, Any]], n: int, seed: int | None
+) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
+    """The ``(train, test)`` row positions of each fold, checked.
+
+    Parameters
+    ----------
+    cv : int or sequence of (train, test) pairs
+        A number of folds (rows assigned at random, seeded by ``seed``) or the
+        folds themselves: positions among the model's ``n`` rows.
+    n : int
+    seed : int or None
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+    """
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, (bool, np.bool_)):
+        if cv < 2:
+            raise SpecificationError(f"cv must be at least 2 folds; got {cv!r}")
+        folds = np.random.default_rng(seed).permutation(np.arange(n) % int(cv))
+        return [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(cv)]
+    if isinstance(cv, (str, bytes)) or not hasattr(cv, "__iter__"):
+        raise SpecificationError(
+            f"cv must be a number of folds (>= 2) or a list of (train, test) pairs of row "
+            f"positions; got {cv!r}"
+        )
+    splits = [_fold_positions(pair, n, k) for k, pair in enumerate(cv)]
+    if len(splits) < 2:
+        raise SpecificationError(
+            f"cv gives {len(splits)} (train, test) split; cross-validation needs at least 2 "
+            "(their spread is the standard error of the loss)"
+        )
+    return splits
+
+
+def _check_fold_levels(y: npt.NDArray[np.intp], levels: Sequence[str], fold: int) -> None:
+    """Refuse a fold whose training rows lack a level (its thresholds are not estimable)."""
+    absent = np.flatnonzero(np.bincount(y, minlength=len(levels)) == 0)
+    if absent.size:
+        raise SpecificationError(
+            f"cv fold {fold}: its training rows have no rows of level(s) "
+            f"{', '.join(repr(levels[int(j)]) for j in absent)}, so its thresholds are not "
+            "estimable; use folds that keep every level in each training part (stratified "
+            "folds such as StratifiedKFold, or fewer folds)"
+        )
+
+
+def _fold_positions(pair: Any, n: int, k: int) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    try:
+        train, test = pair
+    except (TypeError, ValueError):
+        raise SpecificationError(
+            f"cv split {k} is not a (train, test) pair of row positions: {pair!r}"
+        ) from None
+    positions = []
+    for part, name in ((train, "train"), (test, "test")):
+        rows = np.asarray(part).reshape(-1)
+        if rows.dtype.kind == "b" and rows.size == n:  # a boolean mask of the rows
+            rows = np.flatnonzero(rows)
+        if rows.size == 0 or rows.dtype.kind not in "iu" or rows.min() < 0 or rows.max() >= n:
+            raise SpecificationError(
+                f"cv split {k}: the {name} rows must be a non-empty list of positions in "
+                f"0..{n - 1} (the model has {n} rows)"
+            )
+        positions.append(rows.astype(np.intp, copy=False))
+    return positions[0], positions[1]
 
 
 def _probabilities(model: OrdinalModel, params: FloatArray, rows: Any) -> FloatArray:

@@ -36,16 +36,16 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
-from ordstats.errors import DataError, ResponseError, SpecificationError
+from ordstats.errors import DataError, SpecificationError
 from ordstats.families.cumulative.boosting import (
     ScoreDerivatives,
     null_thresholds,
@@ -54,21 +54,14 @@ from ordstats.families.cumulative.boosting import (
     update_thresholds,
 )
 from ordstats.families.cumulative.prediction import category_probabilities
-from ordstats.learn._sklearn import require_sklearn
-from ordstats.learn.estimator import (
-    _PREDICTIONS,
-    Prediction,
-    _classes,
-    _encode,
-    _is_categorical,
-    _weights,
-)
+from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
+from ordstats.learn._targets import encode_classes, encode_target, is_categorical
+from ordstats.learn.estimator import sample_weights
 from ordstats.metrics import mean_absolute_class_error
 
 require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
-from sklearn.utils.multiclass import check_classification_targets  # noqa: E402
 from sklearn.utils.validation import (  # noqa: E402
     check_is_fitted,
     column_or_1d,
@@ -161,11 +154,17 @@ class _Thresholds:
         return cached[2].nll(eta, self.theta) / float(np.sum(weights))
 
 
-class _OrdinalBooster(ClassifierMixin, BaseEstimator):
+class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
     """What the LightGBM and XGBoost ordinal estimators share (see the module docstring)."""
 
     _booster_module = ""
     _extra = ""
+    #: ``params`` names the ordinal model owns, each with the name it stands for.
+    _reserved_params: ClassVar[dict[str, str]] = {}
+
+    def _extra_params(self) -> dict[str, Any]:
+        """``params`` checked (a dict without names the ordinal model owns)."""
+        return _booster_params(self.params, self._reserved_params, self._booster_module)
 
     # -- fitting ---------------------------------------------------------------
 
@@ -185,8 +184,9 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             Predictors as the booster takes them: missing values allowed,
             pandas ``category`` columns as categorical features.
         y : array-like, shape (n_samples,)
-            Classes; an ordered pandas Categorical gives their order, else
-            ``classes=`` or sorted values.
+            Classes, ordered as :class:`~ordstats.learn.OrdinalClassifier` orders
+            them: ``classes=``, an ordered pandas Categorical, or numbers and
+            booleans in numeric order (text labels need one of the first two).
         sample_weight : array-like, optional
             Non-negative weights.
         eval_set : tuple or list of one tuple ``(X_val, y_val)``, optional
@@ -204,23 +204,12 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         link = self._link()
         self._check_options()
         X_in, y_values = self._validate_Xy(X, y)
-        classes = _classes(y_values, self.classes)
-        codes = _encode(y_values, classes)
-        weights = _weights(sample_weight, np.empty((len(codes), 0)))
-        if len(codes) != _n_rows(X_in):
-            raise DataError(f"X has {_n_rows(X_in)} rows but y has {len(codes)}")
-        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
-        if present.sum() < 2:
-            raise ResponseError(
-                f"y has {int(present.sum())} class with positive weight; an ordinal booster "
-                "needs at least 2 classes"
-            )
-        if not present.all():
-            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
-            raise ResponseError(
-                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
-                "are not estimable: drop them from classes= or use data that has them"
-            )
+        n_rows = len(y_values)
+        if n_rows != _n_rows(X_in):
+            raise DataError(f"X has {_n_rows(X_in)} rows but y has {n_rows}")
+        weights = sample_weights(sample_weight, np.empty((n_rows, 0)))
+        target = encode_target(y, y_values, self.classes, weights, estimator="an ordinal booster")
+        classes, codes = target.classes, target.codes
         self.classes_ = classes
         valid = self._eval_rows(eval_set, eval_sample_weight)
         state = _Thresholds(
@@ -254,10 +243,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         return get_link(self.link)
 
     def _check_options(self) -> None:
-        if self.prediction not in _PREDICTIONS:
-            raise SpecificationError(
-                f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
-            )
+        self._extra_params()
         if int(self.n_estimators) < 1:
             raise SpecificationError(f"n_estimators must be >= 1; got {self.n_estimators!r}")
         if not float(self.learning_rate) > 0:
@@ -278,15 +264,13 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             raise DataError("y has missing values (NaN); drop those rows or impute them first")
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
-            checked_y = column_or_1d(y, warn=True) if not _is_categorical(y) else y
+            checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
             X_in = X
         else:
             X_in, checked_y = validate_data(
                 self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=False
             )
-        y_values = y if _is_categorical(y) else checked_y
-        if not _is_categorical(y):
-            check_classification_targets(y_values)
+        y_values = y if is_categorical(y) else checked_y
         return X_in, self._check_y(y_values)
 
     def _validate_X(self, X: Any, *, reset: bool) -> Any:
@@ -298,7 +282,7 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _check_y(y: Any) -> Any:
-        if _is_categorical(y):
+        if is_categorical(y):
             values = y
         else:
             values = np.asarray(y)
@@ -325,8 +309,8 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
             eval_set = eval_set[0]
         X_val, y_val = eval_set
         X_val = self._validate_X(X_val, reset=False)
-        codes = _encode(self._check_y(y_val), self.classes_)
-        weights = _weights(eval_sample_weight, np.empty((len(codes), 0)))
+        codes = encode_classes(self._check_y(y_val), self.classes_)
+        weights = sample_weights(eval_sample_weight, np.empty((len(codes), 0)))
         return X_val, codes, weights
 
     def _train(
@@ -356,16 +340,14 @@ class _OrdinalBooster(ClassifierMixin, BaseEstimator):
         eta = self.latent_score(X)
         return category_probabilities(get_link(self.link), self.thresholds_, eta)
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The predicted class: most probable, median or nearest the mean (``prediction``)."""
-        prob = self.predict_proba(X)
-        if self.prediction == "median":
-            index = np.argmax(np.cumsum(prob, axis=1) >= 0.5 - 1e-12, axis=1)
-        elif self.prediction == "expected":
-            index = np.clip(np.rint(prob @ np.arange(prob.shape[1])), 0, prob.shape[1] - 1)
-        else:
-            index = np.argmax(prob, axis=1)
-        return self.classes_[index.astype(int)]
+    def predict(self, X: Any, kind: Prediction = "mode") -> np.ndarray:
+        """The predicted class: the most probable (default), the median or nearest the mean.
+
+        ``kind`` as :meth:`ordstats.learn.OrdinalClassifier.predict`; the default,
+        the argmax of :meth:`predict_proba`, is what scikit-learn's tools use.
+        """
+        index = class_index(self.predict_proba(X), kind)  # checks the fit first
+        return self.classes_[index]
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Minus the mean absolute error in classes (as :class:`OrdinalClassifier`)."""
@@ -385,11 +367,34 @@ def _n_rows(X: Any) -> int:
     return int(X.shape[0])
 
 
-def _booster_params(params: dict[str, Any] | None) -> dict[str, Any]:
+def _booster_params(
+    params: dict[str, Any] | None, reserved: Mapping[str, str], library: str
+) -> dict[str, Any]:
+    """The user's further booster parameters, without those the ordinal model owns.
+
+    ``reserved`` maps each name (and its aliases in the library) to the one it
+    stands for: the objective is the ordinal likelihood, the validation metric
+    the ordinal NLL and the score a single column.  Setting one would train
+    another model (``objective="regression"``: least squares on the class
+    codes) while the estimator still reported an ordinal one.
+    """
     if params is None:
         return {}
     if not isinstance(params, dict):
         raise SpecificationError(f"params must be a dict of booster parameters; got {params!r}")
+    taken = [name for name in params if name in reserved]
+    if taken:
+        owned = ", ".join(
+            f"{name!r} ({reserved[name]})" if reserved[name] != name else repr(name)
+            for name in taken
+        )
+        raise SpecificationError(
+            f"params may not set {owned}: this estimator's objective is the ordinal "
+            "likelihood, its validation metric the ordinal NLL (evals_result_) and its score "
+            f"a single latent column, so {library} must not be given another. Remove "
+            f"{'them' if len(taken) > 1 else 'it'}; for a plain {library} model use "
+            f"{library}'s own estimators"
+        )
     return dict(params)
 
 
@@ -419,16 +424,20 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     early_stopping_rounds : int, optional
         Stop when the validation NLL has not improved for this many rounds
         (needs ``eval_set`` in :meth:`fit`).
-    prediction : {"mode", "median", "expected"}
-        As :class:`~ordstats.learn.OrdinalClassifier`.
     classes : sequence, optional
-        The class order (default: ordered Categorical or sorted values).
+        The classes, lowest first, as :class:`~ordstats.learn.OrdinalClassifier`
+        (default: an ordered Categorical's, or numbers in numeric order; text
+        labels need ``classes=``).
     importance_type : {"split", "gain"}
     random_state : int, optional
     n_jobs : int, optional
         Threads (LightGBM's ``num_threads``).
     params : dict, optional
-        Further LightGBM parameters, passed through.
+        Further LightGBM parameters, passed through (``verbose``, ``max_bin``,
+        ...: keywords this estimator does not declare go here, and an unknown
+        keyword says so).  ``objective``, ``metric`` and ``num_class`` (and
+        their LightGBM aliases) are refused: the ordinal likelihood, its NLL and
+        one score column are this estimator's.
 
     Attributes
     ----------
@@ -459,6 +468,15 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
 
     _booster_module = "lightgbm"
     _extra = "lightgbm"
+    _reserved_params: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(("objective", "objective_type", "app", "application", "loss"), "objective"),
+        **dict.fromkeys(("metric", "metrics", "metric_types"), "metric"),
+        **dict.fromkeys(("num_class", "num_classes"), "num_class"),
+    }
+    _parameter_hint: ClassVar[str] = (
+        "Pass LightGBM's own parameters through params=, e.g. "
+        "OrdinalLGBMClassifier(params={{{name!r}: {value!r}}})."
+    )
 
     def __init__(
         self,
@@ -475,7 +493,6 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         learn_thresholds: bool = True,
         threshold_update_every: int = 5,
         early_stopping_rounds: int | None = None,
-        prediction: Prediction = "mode",
         classes: Sequence[object] | None = None,
         importance_type: str = "split",
         random_state: int | None = None,
@@ -495,7 +512,6 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         self.learn_thresholds = learn_thresholds
         self.threshold_update_every = threshold_update_every
         self.early_stopping_rounds = early_stopping_rounds
-        self.prediction = prediction
         self.classes = classes
         self.importance_type = importance_type
         self.random_state = random_state
@@ -524,7 +540,7 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
             params["seed"] = int(self.random_state)
         if self.n_jobs is not None:
             params["num_threads"] = int(self.n_jobs)
-        params.update(_booster_params(self.params))
+        params.update(self._extra_params())
         return params
 
     def _train(
@@ -610,13 +626,15 @@ class OrdinalXGBClassifier(_OrdinalBooster):
     booster : {"gbtree", "gblinear", "dart"}
         ``"gblinear"`` boosts a linear score: with enough rounds and no
         penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.
-    learn_thresholds, threshold_update_every, early_stopping_rounds, prediction, classes
+    learn_thresholds, threshold_update_every, early_stopping_rounds, classes
         As :class:`OrdinalLGBMClassifier`.
     random_state, n_jobs
         As :class:`OrdinalLGBMClassifier`.
     importance_type : {"weight", "gain", "cover", "total_gain", "total_cover"}
     params : dict, optional
-        Further XGBoost parameters, passed through.
+        Further XGBoost parameters, passed through (keywords this estimator
+        does not declare go here).  ``objective``, ``eval_metric`` and
+        ``num_class`` are refused, as for :class:`OrdinalLGBMClassifier`.
 
     Attributes
     ----------
@@ -628,6 +646,15 @@ class OrdinalXGBClassifier(_OrdinalBooster):
 
     _booster_module = "xgboost"
     _extra = "xgboost"
+    _reserved_params: ClassVar[dict[str, str]] = {
+        "objective": "objective",
+        "num_class": "num_class",
+        "eval_metric": "eval_metric",
+    }
+    _parameter_hint: ClassVar[str] = (
+        "Pass XGBoost's own parameters through params=, e.g. "
+        "OrdinalXGBClassifier(params={{{name!r}: {value!r}}})."
+    )
 
     def __init__(
         self,
@@ -644,7 +671,6 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         learn_thresholds: bool = True,
         threshold_update_every: int = 5,
         early_stopping_rounds: int | None = None,
-        prediction: Prediction = "mode",
         classes: Sequence[object] | None = None,
         importance_type: str = "gain",
         random_state: int | None = None,
@@ -664,7 +690,6 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         self.learn_thresholds = learn_thresholds
         self.threshold_update_every = threshold_update_every
         self.early_stopping_rounds = early_stopping_rounds
-        self.prediction = prediction
         self.classes = classes
         self.importance_type = importance_type
         self.random_state = random_state
@@ -689,7 +714,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
             params["seed"] = int(self.random_state)
         if self.n_jobs is not None:
             params["nthread"] = int(self.n_jobs)
-        params.update(_booster_params(self.params))
+        params.update(self._extra_params())
         return params
 
     def _matrix(self, lib: ModuleType, X: Any, **kwargs: Any) -> Any:

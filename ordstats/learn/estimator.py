@@ -21,29 +21,28 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
-from ordstats.errors import (
-    DataError,
-    ResponseError,
-    SpecificationError,
-)
+from ordstats.errors import CollinearityWarning, DataError, SpecificationError
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
+from ordstats.estimation.penalized import cv_splits
 from ordstats.families.cumulative.prediction import threshold_matrix
-from ordstats.learn._sklearn import require_sklearn
+from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
+from ordstats.learn._targets import encode_target
 from ordstats.metrics import mean_absolute_class_error
 from ordstats.results.fitted import OrdinalResults
 
 require_sklearn()
 
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.model_selection import check_cv  # noqa: E402
 from sklearn.utils.validation import (  # noqa: E402
     _check_sample_weight,
     check_is_fitted,
@@ -52,11 +51,8 @@ from sklearn.utils.validation import (  # noqa: E402
 
 __all__ = ["OrdinalClassifier", "OrdinalClassifierCV"]
 
-Prediction = Literal["mode", "median", "expected"]
-_PREDICTIONS = ("mode", "median", "expected")
 
-
-class OrdinalClassifier(ClassifierMixin, BaseEstimator):
+class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     r"""Ordinal regression as a scikit-learn classifier.
 
     Parameters
@@ -72,18 +68,14 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     reverse : bool
         VGAM's ``reverse=`` for sratio, cratio and acat.
     classes : sequence, optional
-        The classes in their order, lowest first.  Default: the categories of an
-        ordered pandas Categorical ``y``, otherwise the sorted distinct values of
-        ``y``.  Every class must occur in ``y`` (the thresholds around a class
-        without rows are not estimable).
-    prediction : {"mode", "median", "expected"}
-        What :meth:`predict` returns: the most probable class (``"mode"``,
-        default), the median class (the first class with ``P(Y <= j) >= 1/2``:
-        it minimises the expected absolute error in classes), or the class
-        nearest to the expected class index ``sum_j j P(Y = j)``
-        (:meth:`expected_index` gives the number itself).  A constructor
-        parameter rather than a ``predict`` argument so that ``Pipeline``,
-        ``GridSearchCV`` and ``cross_val_score`` can use and tune it.
+        The classes in their order, lowest first (any number of them).  Default:
+        the categories of an ordered pandas Categorical ``y``, otherwise the
+        sorted distinct values of numeric or boolean ``y`` (at most 50; more are
+        refused as a continuous target).  Text labels, or labels of mixed types,
+        have no order of their own: without ``classes=`` (or an ordered
+        Categorical) they are refused, never sorted alphabetically.  Every class
+        must occur in ``y`` (the thresholds around a class without rows are not
+        estimable).
     maxiter, gradtol : int, float
         Newton iterations and gradient tolerance (as :meth:`OrdinalModel.fit`).
     check_separation : bool
@@ -108,9 +100,16 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray
         The classes, lowest first (the columns of :meth:`predict_proba`).
     results_ : OrdinalResults
-        The fitted model: ``results_.summary()``, ``results_.bse``, ...
+        The fitted model: ``results_.summary()``, ``results_.bse``, ...  Its
+        parameters are named as R's ``clm`` names them: the thresholds after the
+        classes (``"low|mid"``), the slopes after ``feature_names_in_`` (a
+        DataFrame's columns, also through ``set_output(transform="pandas")``)
+        or ``x1, x2, ...`` for arrays.
     coef_ : ndarray, shape (n_features,)
-        Slopes ``beta`` (0 for a column dropped as collinear).
+        Slopes ``beta``; 0 for a column left out because it is constant in
+        the training rows (with a ``CollinearityWarning``: the thresholds are the
+        intercept) or aliased with earlier columns.  Such a column is absent
+        from ``results_.params`` and has no effect on predictions.
     intercept_ : ndarray, shape (n_classes - 1,)
         The thresholds / step intercepts (``results_.params`` names them).
     n_features_in_, feature_names_in_
@@ -151,7 +150,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         threshold: str = "flexible",
         reverse: bool = False,
         classes: Sequence[object] | None = None,
-        prediction: Prediction = "mode",
         maxiter: int = 100,
         gradtol: float = 1e-6,
         check_separation: bool = True,
@@ -164,7 +162,6 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         self.threshold = threshold
         self.reverse = reverse
         self.classes = classes
-        self.prediction = prediction
         self.maxiter = maxiter
         self.gradtol = gradtol
         self.check_separation = check_separation
@@ -183,7 +180,8 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
             Numeric regressors without a constant column (the thresholds are the
             intercepts).  Encode strings first, e.g. with a ``ColumnTransformer``.
         y : array-like, shape (n_samples,)
-            The classes; an ordered pandas Categorical gives its order.
+            The classes: numbers or booleans (numeric order), an ordered pandas
+            Categorical (its order) or any labels listed in ``classes=``.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative frequency weights.
 
@@ -199,36 +197,35 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
             non-numeric ``X``, fewer than two classes, a class of ``y`` not in
             ``classes``, or negative weights.
         """
+        return self._fit(X, y, sample_weight, groups=None)
+
+    def _fit(
+        self, X: object, y: object, sample_weight: object, groups: object
+    ) -> OrdinalClassifier:
         options = self._options()
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
-        y_values = y if _is_categorical(y) else y_checked
-        classes = _classes(y_values, self.classes)
-        codes = _encode(y_values, classes)
-        weights = _weights(sample_weight, X)
-        present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
-        if present.sum() < 2:
-            raise ResponseError(
-                f"y has {int(present.sum())} class with positive weight; an ordinal "
-                "classifier needs at least 2 classes"
-            )
-        if not present.all():
-            missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
-            raise ResponseError(
-                f"classes {missing} have no rows (with positive weight) in y; their thresholds "
-                "are not estimable: drop them from classes= or use data that has them"
-            )
-        # an ordered Categorical of the codes: the fast path of the response encoding
-        endog = pd.Categorical.from_codes(codes, categories=np.arange(len(classes)), ordered=True)
-        model = OrdinalModel(
-            endog, X if X.shape[1] else None, weights=weights, **options.as_keywords()
+        weights = sample_weights(sample_weight, X)
+        target = encode_target(
+            y, y_checked, self.classes, weights, estimator="an ordinal classifier"
         )
-        self.results_ = self._fit_model(model)
-        self.classes_ = classes
-        self._store_coefficients(model, X.shape[1])
+        # an ordered Categorical of the codes (the fast path of the response encoding),
+        # its categories the classes: the thresholds are named "low|mid", as R's clm
+        endog = pd.Categorical.from_codes(
+            target.codes, categories=pd.Index(target.classes), ordered=True
+        )
+        names = _column_names(self)
+        kept = _nonconstant_columns(X, weights, names)
+        exog = pd.DataFrame(X[:, kept], columns=[names[j] for j in kept], copy=False)
+        model = OrdinalModel(
+            endog, exog if kept.size else None, weights=weights, **options.as_keywords()
+        )
+        self.results_ = self._fit_model(model, _Rows(X, y_checked, groups))
+        self.classes_ = target.classes
+        self._store_coefficients(model, names)
         return self
 
-    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+    def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
         alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
         if alpha == 0.0:
@@ -243,20 +240,21 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _options(self) -> ModelOptions:
-        if self.prediction not in _PREDICTIONS:
-            raise SpecificationError(
-                f"prediction must be one of {_PREDICTIONS}; got {self.prediction!r}"
-            )
         return ModelOptions(
-            family=self.family, link=self.link, threshold=self.threshold, reverse=self.reverse
+            family=self.family,
+            link=self.link,
+            threshold=self.threshold,
+            reverse=self.reverse,
+            many_levels=True,  # the classes are checked by encode_target (classes= allows many)
         )
 
-    def _store_coefficients(self, model: OrdinalModel, n_features: int) -> None:
+    def _store_coefficients(self, model: OrdinalModel, names: list[str]) -> None:
         params = self.results_.params.to_numpy()
         layout = model.problem.layout
         self.intercept_ = params[layout.thresholds].copy()
-        coef = np.zeros(n_features)
-        kept = [int(name[1:]) - 1 for name in model.exog_names]  # "x1", ...; collinear absent
+        coef = np.zeros(len(names))
+        position = {name: j for j, name in enumerate(names)}
+        kept = [position[name] for name in model.exog_names]  # constant and aliased absent
         coef[kept] = params[layout.beta]
         self.coef_ = coef
 
@@ -280,36 +278,40 @@ class OrdinalClassifier(ClassifierMixin, BaseEstimator):
     def _proba(self, X: FloatArray) -> FloatArray:
         model = self.results_.model
         if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
-            if X.shape[1] == 0:
+            if not model.exog_names:
                 prob = self.results_.predict(None, "prob").to_numpy()[:1]
                 return np.repeat(prob, len(X), axis=0)
-            return np.asarray(self.results_.predict(X, "prob").to_numpy(), dtype=float)
+            frame = pd.DataFrame(X, columns=_column_names(self), copy=False)
+            return np.asarray(self.results_.predict(frame, "prob").to_numpy(), dtype=float)
         # x'beta and the cut-points directly: no design or pandas work per call
         theta = threshold_matrix(
             self.intercept_, model.threshold_jacobian, offset=model.threshold_offset
         )
         return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
 
-    def predict(self, X: object) -> np.ndarray:
-        """The predicted class of each row, by the rule ``prediction`` names.
+    def predict(self, X: object, kind: Prediction = "mode") -> np.ndarray:
+        """The predicted class of each row.
 
         Parameters
         ----------
         X : array-like or pandas.DataFrame, shape (n_samples, n_features)
+        kind : {"mode", "median", "expected"}
+            ``"mode"`` (default): the most probable class, the argmax of
+            :meth:`predict_proba`, as scikit-learn requires of a classifier
+            (:meth:`score`, ``cross_val_score`` and ``GridSearchCV`` use it).
+            ``"median"``: the first class with ``P(Y <= j) >= 1/2``, which
+            minimises the expected absolute error in classes.  ``"expected"``:
+            the class nearest the expected class index ``sum_j j P(Y = j)``
+            (:meth:`expected_index` gives the number itself).  In a
+            ``Pipeline``, ``pipe.predict(X, kind="median")`` passes it on.
 
         Returns
         -------
         ndarray, shape (n_samples,)
             Elements of ``classes_``.
         """
-        prob = self.predict_proba(X)
-        if self.prediction == "median":
-            index = np.argmax(np.cumsum(prob, axis=1) >= 0.5 - 1e-12, axis=1)
-        elif self.prediction == "expected":
-            index = np.clip(np.rint(prob @ np.arange(prob.shape[1])), 0, prob.shape[1] - 1)
-        else:
-            index = np.argmax(prob, axis=1)
-        return self.classes_[index.astype(int)]
+        index = class_index(self.predict_proba(X), kind)  # checks the fit first
+        return self.classes_[index]
 
     def expected_index(self, X: object) -> FloatArray:
         """Expected class index ``sum_j j P(Y = j | x)``, classes numbered ``0, ..., K-1``.
@@ -373,7 +375,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
 
     Parameters
     ----------
-    family, link, threshold, reverse, classes, prediction, maxiter, gradtol
+    family, link, threshold, reverse, classes, maxiter, gradtol
         As :class:`OrdinalClassifier`.
     alphas : sequence of float, optional
         Candidate penalties.  Default: ``n_alphas`` values log-spaced from
@@ -381,8 +383,14 @@ class OrdinalClassifierCV(OrdinalClassifier):
     n_alphas : int
     l1_ratio : float
         Share of the L1 penalty (1 lasso, 0 ridge).
-    cv : int
-        Number of folds (at least 2).
+    cv : int, cross-validation splitter, iterable of (train, test) or None
+        What scikit-learn's CV estimators accept: a number of folds (at least 2;
+        ``None`` is 5), a splitter such as ``KFold``, ``StratifiedKFold`` or
+        ``GroupKFold`` (its groups passed as ``fit(..., groups=)``), or a list of
+        ``(train, test)`` index arrays into the rows of ``X``.  A number of folds
+        assigns the rows at random (seeded by ``random_state``), as
+        :meth:`OrdinalModel.cv` does; a splitter's folds are used as it gives
+        them.
     scoring : {"log_loss", "rps", "mae"}
         The held-out loss: ordinal log-loss, ranked probability score or mean
         absolute error in classes of the most probable class
@@ -392,7 +400,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         then treat predictors on different scales alike).
     select : {"best", "1se"}
     random_state : int or None
-        Seed of the fold assignment.
+        Seed of the fold assignment when ``cv`` is a number.
 
     Attributes
     ----------
@@ -423,13 +431,12 @@ class OrdinalClassifierCV(OrdinalClassifier):
         threshold: str = "flexible",
         reverse: bool = False,
         classes: Sequence[object] | None = None,
-        prediction: Prediction = "mode",
         maxiter: int = 100,
         gradtol: float = 1e-6,
         alphas: Sequence[float] | None = None,
         n_alphas: int = 50,
         l1_ratio: float = 0.5,
-        cv: int = 5,
+        cv: int | object = 5,
         scoring: str = "log_loss",
         standardize: bool = True,
         select: str = "best",
@@ -440,7 +447,6 @@ class OrdinalClassifierCV(OrdinalClassifier):
         self.threshold = threshold
         self.reverse = reverse
         self.classes = classes
-        self.prediction = prediction
         self.maxiter = maxiter
         self.gradtol = gradtol
         self.alphas = alphas
@@ -452,7 +458,26 @@ class OrdinalClassifierCV(OrdinalClassifier):
         self.select = select
         self.random_state = random_state
 
-    def _fit_model(self, model: OrdinalModel) -> OrdinalResults:
+    def fit(
+        self, X: object, y: object, sample_weight: object = None, groups: object = None
+    ) -> OrdinalClassifierCV:
+        """Choose ``alpha`` by cross-validation on the rows, then refit them all at it.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As :meth:`OrdinalClassifier.fit`.
+        groups : array-like, shape (n_samples,), optional
+            Group labels for a splitter that needs them (``GroupKFold``, ...).
+
+        Returns
+        -------
+        OrdinalClassifierCV
+            ``self``.
+        """
+        return self._fit(X, y, sample_weight, groups=groups)
+
+    def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Choose ``alpha`` by cross-validation, then refit every row at it."""
         if self.select not in ("best", "1se"):
             raise SpecificationError(f"select must be 'best' or '1se'; got {self.select!r}")
@@ -461,7 +486,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
             self.alphas,
             n_alphas=self.n_alphas,
             l1_ratio=l1_ratio,
-            cv=self.cv,
+            cv=self._folds(model, rows),
             scoring=self.scoring,
             standardize=self.standardize,
             seed=self.random_state,
@@ -478,94 +503,80 @@ class OrdinalClassifierCV(OrdinalClassifier):
             maxiter=self.maxiter,
         )
 
+    def _folds(self, model: OrdinalModel, rows: _Rows) -> int | list[tuple[IntArray, IntArray]]:
+        """``cv`` as the model takes it: a number of folds, or the splitter's folds.
+
+        A splitter (or a list of splits) numbers the rows of ``X``; the model
+        leaves out rows of zero weight, so its positions are mapped to the
+        model's rows (a left-out row is in no fold).
+        """
+        cv = 5 if self.cv is None else self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            return int(cv)  # the model's own seeded folds (random_state)
+        try:
+            splitter = check_cv(cv, rows.y, classifier=True)
+            splits = list(splitter.split(rows.X, rows.y, rows.groups))
+        except (TypeError, ValueError) as exc:
+            hint = " (pass groups= to fit)" if rows.groups is None and "group" in str(exc) else ""
+            raise SpecificationError(
+                f"cv must be a number of folds, a scikit-learn splitter or a list of "
+                f"(train, test) index pairs; cv={cv!r} could not split the rows: {exc}{hint}"
+            ) from exc
+        checked = cv_splits(splits, len(rows.y), None)  # positions among the rows of X
+        position = np.full(len(rows.y), -1, dtype=np.intp)
+        position[np.asarray(model.design.row_index, dtype=np.intp)] = np.arange(model.n_rows)
+        return [(_kept(position, train), _kept(position, test)) for train, test in checked]
+
 
 # -- helpers -------------------------------------------------------------------
 
 
-def _is_categorical(y: object) -> bool:
-    return isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
+def _column_names(estimator: OrdinalClassifier) -> list[str]:
+    """Names of the columns of ``X``: ``feature_names_in_``, else ``x1, x2, ...``."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None or len(set(names)) != len(names):  # none, or repeated: by position
+        return [f"x{j + 1}" for j in range(estimator.n_features_in_)]
+    return [str(name) for name in names]
 
 
-def _classes(y: object, classes: Sequence[object] | None) -> np.ndarray:
-    """The classes in order: explicit, an ordered Categorical's, or sorted distinct values."""
-    if classes is not None:
-        values = np.asarray(list(classes))
-        if len(set(values.tolist())) != len(values):
-            raise SpecificationError(f"classes has repeated values: {list(classes)}")
-        return values
-    if _is_categorical(y):
-        dtype = y.dtype  # type: ignore[attr-defined]
-        if not dtype.ordered:
-            warnings.warn(
-                "y is an unordered Categorical; its categories are used in their stored "
-                "order. Make it ordered or pass classes= to say the order",
-                UserWarning,
-                stacklevel=3,
-            )
-        return np.asarray(dtype.categories)
-    values = np.asarray(y)
-    if values.dtype.kind == "O" and not all(isinstance(v, str) for v in values.ravel()):
-        if not all(isinstance(v, numbers.Number) for v in values.ravel()):
-            raise DataError("y mixes strings and other values; pass classes= to order them")
-    present = _small_integer_counts(values)
-    if present is not None:  # counting sort: no hashing of every value
-        low, counts = present
-        return (np.flatnonzero(counts) + low).astype(values.dtype)
-    try:
-        return np.unique(values)
-    except TypeError as exc:
-        raise DataError(f"the values of y cannot be sorted ({exc}); pass classes=") from exc
+def _nonconstant_columns(X: FloatArray, weights: FloatArray, names: list[str]) -> IntArray:
+    """Positions of the columns that vary over the rows of positive weight.
 
-
-def _small_integer_span(values: np.ndarray) -> tuple[int, int] | None:
-    """``(min, max)`` of integers spanning few values (counted, not hashed), else None."""
-    if values.dtype.kind not in "iu" or values.size == 0:
-        return None
-    low, high = int(values.min()), int(values.max())
-    return (low, high) if high - low <= max(_COUNTED_SPAN, values.size) else None
-
-
-def _small_integer_counts(values: np.ndarray) -> tuple[int, np.ndarray] | None:
-    """``(min, counts of min, min + 1, ...)`` for integers spanning few values, else None."""
-    span = _small_integer_span(values)
-    if span is None:
-        return None
-    return span[0], np.bincount((values - span[0]).reshape(-1).astype(np.intp, copy=False))
-
-
-#: Integer spans of y counted directly by :func:`_classes` and :func:`_encode`.
-_COUNTED_SPAN = 1 << 16
-
-
-def _encode(y: object, classes: np.ndarray) -> np.ndarray:
-    """Index of each ``y`` value in ``classes`` (an error names values outside them)."""
-    values = np.asarray(y).reshape(-1)
-    codes = _integer_codes(values, classes)
-    if codes is None:
-        codes = pd.Index(classes).get_indexer(values)  # -1 for a value not in classes
-    if np.any(codes < 0):
-        unknown = values[np.flatnonzero(codes < 0)[0]]
-        unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
-        raise ResponseError(
-            f"y has the value {unknown!r}, which is not among classes "
-            f"{classes.tolist()}; add it to classes= or remove those rows"
+    A constant column is aliased with the thresholds (the intercepts): it is
+    left out with a warning, coefficient 0, as an aliased column is, so that
+    a rare dummy absent from one cross-validation fold does not fail the fit.
+    """
+    rows = X if np.all(weights > 0) else X[weights > 0]
+    constant = np.ptp(rows, axis=0) == 0 if len(rows) else np.zeros(X.shape[1], dtype=bool)
+    if constant.any():
+        dropped = ", ".join(repr(names[j]) for j in np.flatnonzero(constant))
+        warnings.warn(
+            f"X column(s) {dropped} are constant in the training rows: the thresholds already "
+            "act as the intercept, so a constant has no effect of its own. Left out of the "
+            "model (coefficient 0 in coef_, absent from results_.params), as an aliased column",
+            CollinearityWarning,
+            stacklevel=4,
         )
-    return codes.astype(np.intp, copy=False)
+    return np.flatnonzero(~constant)
 
 
-def _integer_codes(values: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
-    """Codes of integer ``values`` among integer ``classes`` by a lookup table (-1: absent)."""
-    span = _small_integer_span(values) if classes.dtype.kind in "iu" else None
-    if span is None:
-        return None
-    low, high = span
-    table = np.full(high - low + 1, -1, dtype=np.intp)
-    inside = (classes >= low) & (classes <= high)
-    table[classes[inside].astype(np.int64) - low] = np.flatnonzero(inside)
-    return table[(values - low).astype(np.intp, copy=False)]
+@dataclass(frozen=True)
+class _Rows:
+    """The training rows as :meth:`OrdinalClassifier.fit` checked them (for the CV splitter)."""
+
+    X: FloatArray
+    y: np.ndarray
+    groups: object
 
 
-def _weights(sample_weight: object, X: FloatArray) -> FloatArray:
+def _kept(position: IntArray, rows: IntArray) -> IntArray:
+    """Model positions of the rows of ``X`` at ``rows`` that the model kept."""
+    mapped = position[rows]
+    return mapped[mapped >= 0]
+
+
+def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
+    """Checked non-negative, finite weights of the rows of ``X`` (ones when None)."""
     if sample_weight is None:
         return np.ones(len(X))
     weights = _check_sample_weight(sample_weight, X, dtype=np.float64)

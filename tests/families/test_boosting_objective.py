@@ -205,3 +205,106 @@ def test_reused_score_derivatives_equal_the_function(link_name, weighted):
         assert scorer.nll(eta, theta) == pytest.approx(
             ordinal_nll(eta, y, theta, link, w), rel=1e-13
         )
+
+
+# -- far tails of cloglog and loglog, against analytic asymptotics (issue 29, item 24) ----
+#
+# cloglog, F(x) = 1 - exp(-e^x): for x -> -inf (the single-exponential side)
+# -log F(x) = -x + e^x / 2 + O(e^{2x}) and f(x) / F(x) = 1 - e^x / 2 + ..., so with
+# theta = THETA and a score d above theta_0 the bottom class has NLL d - THETA[0]
+# and gradient 1 to double precision once d > 40.  A middle class y = 1 far below
+# the score has P = F(u) - F(l) = e^u (1 - e^{l - u}) (1 + O(e^u)): NLL
+# -u - log(1 - e^{l - u}), gradient (f(u) - f(l)) / P -> 1.  For x -> +inf (the
+# double-exponential side) -log(1 - F(x)) = e^x exactly, with gradient -e^x and
+# Hessian e^x in the score; beyond x = log(max double) ~ 709.78 these overflow.
+# loglog is the mirror image: F(x) = 1 - F_cloglog(-x).
+
+FAR = [40.0, 100.0, 500.0, 709.0, 745.0, 800.0, 1000.0]
+
+
+def _one_row(eta: float, y: int, link_name: str):
+    link = get_link(link_name)
+    eta_a, y_a = np.array([eta]), np.array([y])
+    grad, hess = score_derivatives(eta_a, y_a, THETA, link)
+    full = round_derivatives(eta_a, y_a, THETA, link)
+    nll = ordinal_nll(eta_a, y_a, THETA, link)
+    assert full.nll == nll and full.gradient[0] == grad[0] and full.hessian[0] == hess[0]
+    assert not np.isnan(full.threshold_gradient).any()
+    assert not np.isnan(full.threshold_hessian).any()
+    return nll, grad[0], hess[0], full
+
+
+def test_cloglog_log_cdf_keeps_its_digits_where_exp_is_subnormal():
+    # log(1 - exp(-e^x)) = x - e^x / 2 + ...: was -739.9974 at -740 and -744.44 at -745
+    x = np.array([-40.0, -700.0, -720.0, -740.0, -745.0, -746.0, -1e4])
+    np.testing.assert_array_equal(get_link("cloglog").log_cdf(x), x)
+    np.testing.assert_array_equal(get_link("loglog").log_sf(-x), x)
+
+
+@pytest.mark.parametrize("d", FAR)
+def test_single_exponential_tails_are_exact_far_out(d):
+    # bottom class, cloglog, score d above theta_0: NLL = d, gradient 1 (was NaN past ~745)
+    nll, grad, hess, full = _one_row(THETA[0] + d, 0, "cloglog")
+    assert nll == pytest.approx(d, rel=1e-15)
+    assert grad == pytest.approx(1.0, rel=1e-15)
+    assert HESSIAN_FLOOR <= hess < np.inf
+    np.testing.assert_allclose(full.threshold_gradient, [-1.0, 0.0, 0.0], atol=1e-15)
+    # top class, loglog, score d below theta_2: the mirror image
+    nll, grad, hess, _ = _one_row(THETA[2] - d, 3, "loglog")
+    assert nll == pytest.approx(d, rel=1e-15)
+    assert grad == pytest.approx(-1.0, rel=1e-15)
+    # a middle class: u = theta_1 - eta = -d, l = theta_0 - eta
+    gap = THETA[1] - THETA[0]
+    expected = d - np.log1p(-np.exp(-gap))
+    nll, grad, _, full = _one_row(THETA[1] + d, 1, "cloglog")
+    assert nll == pytest.approx(expected, rel=1e-14)
+    assert grad == pytest.approx(1.0, rel=1e-14)
+    share = np.exp(-gap) / -np.expm1(-gap)  # f(l) / P and f(u) / P
+    np.testing.assert_allclose(full.threshold_gradient, [share, -1.0 - share, 0.0], rtol=1e-13)
+    nll, grad, _, _ = _one_row(THETA[1] - d, 2, "loglog")  # mirrored: u - l = theta_2 - theta_1
+    assert nll == pytest.approx(d - np.log1p(-np.exp(-(THETA[2] - THETA[1]))), rel=1e-14)
+    assert grad == pytest.approx(-1.0, rel=1e-14)
+
+
+@pytest.mark.parametrize("d", FAR)
+def test_double_exponential_tails_overflow_to_infinities_not_nan(d):
+    # top class, cloglog, score d below theta_2: -log P = e^d, gradient -e^d, Hessian e^d
+    cases = [(THETA[2] - d, 3, "cloglog", -1.0), (THETA[0] + d, 0, "loglog", 1.0)]
+    for eta, y, link_name, sign in cases:
+        nll, grad, hess, full = _one_row(eta, y, link_name)
+        if d <= 709.0:
+            exact = np.exp(d)
+            assert nll == pytest.approx(exact, rel=1e-13)
+            assert grad == pytest.approx(sign * exact, rel=1e-13)
+            assert hess == pytest.approx(exact, rel=1e-13)
+        else:  # the exact values exceed the double range
+            assert nll == np.inf and grad == sign * np.inf and hess == np.inf
+            assert np.isinf(full.threshold_gradient).sum() == 1
+
+
+@pytest.mark.parametrize("link_name", ["cloglog", "loglog"])
+def test_a_booster_round_far_in_the_tails_has_no_nan(link_name):
+    link = get_link(link_name)
+    eta = np.array([-1000.0, -710.0, -50.0, 0.0, 50.0, 710.0, 1000.0] * 4)
+    y = np.repeat(np.arange(4), 7)
+    objective = ScoreDerivatives(y, link)
+    grad, hess = objective(eta, THETA)
+    assert not np.isnan(grad).any() and not np.isnan(hess).any() and np.all(hess > 0)
+    assert not np.isnan(objective.nll(eta, THETA))
+    assert not np.isnan(expected_information(eta, THETA, link)).any()
+    step = threshold_step(eta, y, THETA, link, objective.round(eta, THETA))
+    assert not np.isnan(step.thresholds).any()
+
+
+@pytest.mark.parametrize("link_name", LINKS)
+def test_no_nan_anywhere_on_a_grid_of_scores_to_1000(link_name):
+    link = get_link(link_name)
+    eta = np.repeat(np.linspace(-1000.0, 1000.0, 161), 4)
+    y = np.tile(np.arange(4), 161)
+    full = round_derivatives(eta, y, THETA, link)
+    # per row; the threshold sums over rows may add infinities of both signs (no value)
+    assert not np.isnan(full.gradient).any() and not np.isnan(full.hessian).any()
+    assert np.all(full.hessian > 0) and not np.isnan(full.nll)
+    assert not np.isnan(ordinal_nll(eta, y, THETA, link))
+    step = threshold_step(eta, y, THETA, link, full)
+    assert not np.isnan(step.thresholds).any()

@@ -152,7 +152,9 @@ def test_sklearn_composition(cls, data):
         ({"classes": [0, 1, 2]}, None, "not among classes"),
         ({"link": "logistic"}, None, "link must be one of"),
         ({"early_stopping_rounds": 5}, None, "needs validation rows"),
-        ({"prediction": "mean"}, None, "prediction must be one of"),
+        ({"prediction": "median"}, None, r"no longer a parameter.*kind='median'"),
+        ({"params": {"objective": "regression"}}, None, "may not set 'objective'"),
+        ({"params": {"num_class": 4}}, None, "may not set 'num_class'"),
         ({"n_estimators": 0}, None, "n_estimators must be"),
     ],
 )

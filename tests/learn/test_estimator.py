@@ -80,14 +80,14 @@ def test_predictions(data):
     prob = clf.predict_proba(X)
     np.testing.assert_allclose(prob.sum(axis=1), 1.0)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[prob.argmax(axis=1)])
-    median = clf.set_params(prediction="median").predict(X)
+    median = clf.predict(X, kind="median")
     first_half = (np.cumsum(prob, axis=1) >= 0.5).argmax(axis=1)
     np.testing.assert_array_equal(median, clf.classes_[first_half])
     expected = clf.expected_index(X)
     np.testing.assert_allclose(expected, prob @ np.arange(4))
-    rounded = clf.set_params(prediction="expected").predict(X)
+    rounded = clf.predict(X, kind="expected")
     np.testing.assert_array_equal(rounded, clf.classes_[np.rint(expected).astype(int)])
-    assert not np.array_equal(median, clf.set_params(prediction="mode").predict(X))
+    assert not np.array_equal(median, clf.predict(X, kind="mode"))
 
 
 def test_score_is_minus_class_mae(data):
@@ -111,8 +111,8 @@ def test_classes_order_from_categorical_and_explicit():
     assert clf.coef_[0] > 0  # higher X, higher class in the categorical's order
     explicit = OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, labels[codes])
     np.testing.assert_allclose(explicit.coef_, clf.coef_)
-    alphabetical = OrdinalClassifier().fit(X, labels[codes])
-    assert list(alphabetical.classes_) == ["high", "low", "mid"]
+    with pytest.raises(ResponseError, match=r"without an order .* 'high' < 'low' < 'mid'"):
+        OrdinalClassifier().fit(X, labels[codes])  # text: never sorted alphabetically
 
 
 def test_weights_equal_repeated_rows(data):
@@ -173,9 +173,11 @@ def test_bad_input(data):
         OrdinalClassifier(classes=[0, 5, 10, 20, 30]).fit(X, y)
     with pytest.raises(OrdstatsError, match="negative"):
         OrdinalClassifier().fit(X, y, sample_weight=-np.ones(len(y)))
-    with pytest.raises(OrdstatsError, match="prediction must be"):
-        OrdinalClassifier(prediction="mean").fit(X, y)
+    with pytest.raises(OrdstatsError, match=r"no longer a parameter.*predict\(X, kind="):
+        OrdinalClassifier(prediction="median")
     clf = OrdinalClassifier().fit(X, y)
+    with pytest.raises(OrdstatsError, match="kind must be one of"):
+        clf.predict(X, kind="mean")
     with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :2])
     with pytest.raises(OrdstatsError, match="not among labels"):
@@ -267,18 +269,27 @@ def test_penalised_classifier_bad_alpha(data):
         np.array([1, 2, 3, 2], dtype=np.uint8),
         np.array([0, 10**12, 5]),  # a wide span: hashed, not counted
         np.array([2.0, 0.5, 2.0]),
+        np.array([2**63, 2**63 + 2, 2**63 + 1, 2**63], dtype=np.uint64),  # beyond int64
+        np.array([2**63, 2**64 - 1, 2**63], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 3, -(2**63)]),
     ],
 )
 def test_integer_classes_are_counted_and_encoded_as_the_general_path(y):
-    from ordstats.learn import estimator
+    from ordstats.learn import _targets
 
-    classes = estimator._classes(y, None)
+    classes = _targets._observed_classes(y)
     np.testing.assert_array_equal(classes, np.unique(y))
     assert classes.dtype == np.unique(y).dtype
     np.testing.assert_array_equal(
-        estimator._encode(y, classes), pd.Index(np.unique(y)).get_indexer(y)
+        _targets.encode_classes(y, classes), pd.Index(np.unique(y)).get_indexer(y)
     )
-    wider = np.concatenate([classes, [classes.max() + 1]])  # an explicit class without rows
-    np.testing.assert_array_equal(estimator._encode(y, wider), pd.Index(wider).get_indexer(y))
+    low = classes.min().item()  # an explicit class without rows, inside the type's range
+    extra = low - 1 if y.dtype.kind == "f" or low > np.iinfo(y.dtype).min else low + 1
+    wider = np.concatenate([classes, np.array([extra], dtype=y.dtype)])
+    np.testing.assert_array_equal(_targets.encode_classes(y, wider), pd.Index(wider).get_indexer(y))
+    as_list = np.array(classes.tolist(), dtype=object)  # classes= of Python integers
+    np.testing.assert_array_equal(
+        _targets.encode_classes(y, as_list), pd.Index(np.unique(y)).get_indexer(y)
+    )
     with pytest.raises(ResponseError, match="not among classes"):
-        estimator._encode(y, classes[1:])
+        _targets.encode_classes(y, classes[1:])

@@ -109,3 +109,77 @@ def test_errors_name_the_problem():
         m.concordance_index([1, 1], [0.2, 0.3])
     with pytest.raises(ValueError):  # DataError is a ValueError, as sklearn expects
         m.quadratic_weighted_kappa([0, 0], [0, 0], labels=[0, 1])
+
+
+# -- where classes lie without labels= (issue 29, item 4) ---------------------------
+
+
+def test_an_absent_class_keeps_its_distance():
+    # ranks among the classes present made 0 and 2 neighbours: 1.0 instead of 2
+    assert m.mean_absolute_class_error([0, 2], [2, 0]) == 2.0
+    assert m.mean_absolute_class_error([1, 3, 3], [3, 1, 3]) == pytest.approx(4 / 3)
+    assert m.mean_absolute_class_error([0, 2], [2, 0], labels=[0, 1, 2]) == 2.0
+    # numbers lie at their own values; labels= counts classes instead
+    assert m.mean_absolute_class_error([1.0, 1.5], [1.5, 1.0]) == 0.5
+    assert m.mean_absolute_class_error([1.0, 1.5], [1.5, 1.0], labels=[1.0, 1.5]) == 1.0
+    assert m.mean_absolute_class_error([0, 20], [20, 0], labels=[0, 10, 20]) == 2.0
+    assert m.mean_absolute_class_error([True, False], [False, False]) == 0.5
+    big = np.array([2**63, 2**63 + 2], dtype=np.uint64)  # exact offsets beyond int64
+    assert m.mean_absolute_class_error(big, big[::-1]) == 2.0
+
+
+def test_qwk_with_an_absent_class_equals_sklearn_over_the_full_range():
+    sklearn = pytest.importorskip("sklearn.metrics")
+    y, p = [0, 1, 3, 3, 0, 1, 1], [1, 1, 3, 1, 0, 0, 3]  # class 2 absent from both
+    full = sklearn.cohen_kappa_score(y, p, weights="quadratic", labels=[0, 1, 2, 3])
+    assert full == pytest.approx(0.4696969696969697)  # ranks of the classes present: 0.5
+    assert m.quadratic_weighted_kappa(y, p) == pytest.approx(full, abs=1e-12)
+    assert m.quadratic_weighted_kappa(y, p, labels=[0, 1, 2, 3]) == pytest.approx(full, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 4), st.integers(-3, 4)), min_size=2, max_size=20))
+def test_integer_classes_without_labels_equal_the_full_range(rows):
+    y, p = map(np.array, zip(*rows, strict=True))
+    full = list(range(int(min(y.min(), p.min())), int(max(y.max(), p.max())) + 1))
+    assert m.mean_absolute_class_error(y, p) == pytest.approx(
+        m.mean_absolute_class_error(y, p, labels=full)
+    )
+    if len(np.unique(y)) > 1 or len(np.unique(p)) > 1:
+        assert m.quadratic_weighted_kappa(y, p) == pytest.approx(
+            m.quadratic_weighted_kappa(y, p, labels=full), abs=1e-12
+        )
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_pred"),
+    [
+        (["low", "high", "mid"], ["mid", "low", "mid"]),  # text: alphabetical was silent
+        ([1, "a", 2], ["a", 1, 2]),  # mixed types
+        ([True, 2, 1], [1, 2, True]),  # booleans and numbers in one list
+    ],
+)
+def test_labels_without_an_order_need_labels(y_true, y_pred):
+    prob = np.full((3, 3), 1 / 3)
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.mean_absolute_class_error(y_true, y_pred)
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.quadratic_weighted_kappa(y_true, y_pred)
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.ranked_probability_score(y_true, prob)
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.ordinal_log_loss(y_true, prob)
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.concordance_index(y_true, [0.1, 0.2, 0.3])
+    with pytest.raises(DataError, match=r"not numbers .*pass labels="):
+        m.somers_d(y_true, [0.1, 0.2, 0.3])
+
+
+def test_booleans_and_numbers_across_the_two_arrays_need_labels():
+    with pytest.raises(DataError, match="mix booleans and numbers"):
+        m.mean_absolute_class_error([True, False], [1, 0])
+
+
+def test_missing_values_without_labels_are_named():
+    with pytest.raises(DataError, match="y_pred has missing"):
+        m.mean_absolute_class_error([1.0, 2.0], [1.0, np.nan])

@@ -64,6 +64,19 @@ def log1mexp(t: FloatArray) -> FloatArray:
     return out[()] if out.ndim == 0 else out
 
 
+def _log1mexp_exp(x: FloatArray) -> FloatArray:
+    """``log(1 - exp(-e^x))``, the log cdf of cloglog: accurate where ``e^x`` underflows.
+
+    With ``t = e^x``, ``log(1 - e^{-t}) = x - t/2 + t^2/24 + O(t^4)``: below
+    ``x = -30`` (``t < 1e-13``) the first two terms are exact in double
+    precision, also where ``t`` is subnormal or zero (``x < -708``), which
+    :func:`log1mexp` of ``t`` would turn into digits lost or ``-inf``.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        t = np.exp(x)
+        return np.where(x < -30.0, x - 0.5 * t, log1mexp(t))
+
+
 def _log_expit(x: FloatArray) -> FloatArray:
     """``log(1 / (1 + exp(-x)))`` as ``min(x, 0) - log1p(exp(-|x|))``."""
     x = np.asarray(x, dtype=float)
@@ -170,7 +183,10 @@ class Link(ABC):
             big = np.where(left, self.log_cdf(upper), self.log_sf(lower))
             small = np.where(left, self.log_cdf(lower), self.log_sf(upper))
         with np.errstate(invalid="ignore"):
-            return big + log1mexp(big - small)
+            out = big + log1mexp(big - small)
+        # a double-exponential tail beyond the double range (e^x overflows): log P is
+        # below -1.8e308, -inf, not the NaN of -inf - (-inf)
+        return np.where(big == -np.inf, -np.inf, out)
 
     def dpdf(self, x: FloatArray) -> FloatArray:
         """Derivative of the density, ``f'(x)``."""
@@ -282,8 +298,7 @@ class Cloglog(Link):
             return np.exp(-np.exp(x))
 
     def log_cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        with np.errstate(over="ignore"):
-            return log1mexp(np.exp(x))
+        return _log1mexp_exp(np.asarray(x, dtype=float))
 
     def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(over="ignore"):
@@ -331,8 +346,7 @@ class Loglog(Link):
             return -np.exp(-np.asarray(x, dtype=float))
 
     def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        with np.errstate(over="ignore"):
-            return log1mexp(np.exp(-np.asarray(x, dtype=float)))
+        return _log1mexp_exp(-np.asarray(x, dtype=float))
 
     def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         x = np.asarray(x, dtype=float)

@@ -19,6 +19,15 @@ for every link),
     \frac{\partial \ell_i}{\partial \eta_i} = g_u + g_l, \qquad
     \frac{\partial^2 \ell_i}{\partial \eta_i^2} = -(h_{uu} + 2 h_{ul} + h_{ll}).  \tag{2}
 
+Everything is computed from ``log P`` and the links' log-densities and
+(reversed) hazards, so rows far in a tail keep their digits: on the
+single-exponential side of cloglog and loglog (and in both tails of logit,
+probit and cauchit) ``-log P`` grows like ``|eta - theta|`` and the gradient
+tends to ``+-1`` (or ``|x|``), exact to ``|eta - theta| = 1000`` and beyond; on
+the double-exponential side ``-log P = e^{|x|}`` overflows past ``|x| ~ 709.8``,
+and the NLL, the gradient and the Hessian are then ``+inf``, ``-+inf`` and
+``+inf`` (the exact values rounded), never NaN.
+
 For a log-concave ``F`` (logit, probit, cloglog, loglog) the second derivative is
 non-negative.  The Cauchy distribution is not log-concave: in its tails (2) is
 negative, and a booster's leaf value ``-sum g / sum h`` would point uphill or
@@ -252,6 +261,7 @@ def round_derivatives(
         d, gradient, hessian = _logit_derivatives(upper, lower)
     else:
         d = interval_derivatives(link, upper, lower)
+        _far_tail_limits(d, lower)
         gradient = d.d_upper + d.d_lower
         hessian = -(d.d2_upper + 2.0 * d.d2_cross + d.d2_lower)
     gradient = w * gradient
@@ -265,6 +275,40 @@ def round_derivatives(
     )
     nll = float(-(w @ d.log_prob))
     return _round_derivatives(gradient, hessian * w, g_u, g_l, h_uu, h_ul, h_ll, nll)
+
+
+def _far_tail_limits(d: IntervalDerivatives, lower: FloatArray) -> None:
+    r"""The interval derivatives of rows far in a double-exponential tail (in place).
+
+    In a double-exponential tail (cloglog's upper, loglog's lower) a bound at
+    ``|x| > 709.8`` has a hazard ``e^{|x|}`` that overflows.  Two cases give
+    ``inf * 0`` or ``inf - inf`` in the general formulas:
+
+    * the farther bound of a row whose ``P`` is finite: its share of ``P``
+      (``S(l)/P`` or ``F(u)/P``) is smaller than ``exp(-e^{|x|})``, so its
+      terms are 0 (the double exponential beats the hazard);
+    * a row whose ``P`` itself is beyond the double range (``-log P ~ e^{|x|}``
+      at the nearer bound, ``log P = -inf``): the exact values, rounded, are
+      ``-inf`` for ``g`` and ``h`` at the nearer bound (``l`` when the class lies
+      above the score, ``l > 0``; ``u`` when below) with the sign of ``g`` that
+      moves the score towards the class, and 0 at the farther bound.
+
+    So eq. (2) gives a finite gradient, or ``-+inf`` with the Hessian ``+inf``,
+    and the threshold sums finite numbers or infinities, never NaN.
+    """
+    finite = np.isfinite(d.log_prob)
+    for g, h in ((d.d_upper, d.d2_upper), (d.d_lower, d.d2_lower)):
+        vanishing = finite & np.isnan(g)
+        if vanishing.any():
+            g[vanishing] = h[vanishing] = d.d2_cross[vanishing] = 0.0
+    beyond = (d.log_prob == -np.inf) & ~np.isfinite(d.d_upper + d.d_lower)
+    if beyond.any():
+        above = lower[beyond] > 0
+        d.d_upper[beyond] = np.where(above, 0.0, np.inf)
+        d.d_lower[beyond] = np.where(above, -np.inf, 0.0)
+        d.d2_upper[beyond] = np.where(above, 0.0, -np.inf)
+        d.d2_lower[beyond] = np.where(above, -np.inf, 0.0)
+        d.d2_cross[beyond] = 0.0
 
 
 def _logit_score_derivatives(upper: FloatArray, lower: FloatArray) -> tuple[FloatArray, FloatArray]:
