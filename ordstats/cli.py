@@ -260,7 +260,11 @@ def _add_factorize_parser(commands: Any) -> None:
     factorize.add_argument("--weights", metavar="COL", help="column of case weights")
     factorize.add_argument(
         "--levels",
-        help="rating levels, lowest first, comma-separated (default: sorted distinct ratings)",
+        help="rating levels, lowest first, comma-separated (needed for text ratings; "
+        "default: the sorted distinct numbers)",
+    )
+    factorize.add_argument(
+        "--many-levels", action="store_true", help="allow more than 50 distinct ratings"
     )
     factorize.add_argument("--rank", default=2, type=int, help="latent factors (0: biases only)")
     factorize.add_argument(
@@ -851,6 +855,7 @@ def _run_factorize(args: argparse.Namespace) -> None:
             rating=args.rating,
             weights=args.weights,
             levels=levels,
+            many_levels=args.many_levels,
             rank=args.rank,
             factor_penalty=args.factor_penalty,
             bias_penalty=args.bias_penalty,
