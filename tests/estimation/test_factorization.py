@@ -207,9 +207,9 @@ def test_fold_in_equals_the_row_optimum_given_the_columns(
         data,
         np.zeros((1, res.row_coef.shape[1])),
         table,
-        np.array([0.01] * res.row_has_bias + [1.0, 1.0]),
+        np.array([res.penalties["bias"]] * res.row_has_bias + [res.penalties["factors"]] * 2),
         owns_thresholds=owns,
-        threshold_penalty=1.0,
+        threshold_penalty=res.penalties["thresholds"],
         threshold_center=res.threshold_center,
     )
     np.testing.assert_allclose(new.row_coef[-1], coef[0], atol=1e-6)
@@ -477,3 +477,37 @@ def test_fold_in_matches_levels_as_text_and_checks_its_ratings(small: pd.DataFra
         res.fold_in("new", [5, 2])
     with pytest.raises(DataError, match="rating 9 is not one of the levels"):
         res.fold_in("new", {0: 9})
+
+
+def test_default_penalties_keep_a_row_with_three_top_ratings_uncertain(
+    small: pd.DataFrame,
+) -> None:
+    """With the old default bias_penalty=0.01 (a nearly flat prior) the bias of a row
+    with three 5-star ratings ran off as under separation: P(5) was 0.97-1.00 for every
+    column. Three ratings are weak evidence; the validated defaults keep it uncertain."""
+    res = OrdinalFactorization(small, rank=2).fit()
+    new = res.fold_in("fan", {0: 5, 1: 5, 2: 5})
+    p5 = new.predict_proba(["fan"] * 25, list(range(25)))[5]
+    assert p5.median() < 0.75
+    assert new.row_bias["fan"] < 3.0
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_default_threshold_penalty_keeps_per_row_thresholds_of_sparse_rows_usable() -> None:
+    """threshold_penalty=1 let a row's thresholds run off around the levels it did not
+    use: log-loss of held-out ratings of rows with 3-5 ratings was far above the
+    global-threshold fit's. The default keeps it close to that."""
+    sim = simulate_ratings(400, 60, rank=2, density=0.06, seed=7)
+    frame = _frame(sim)
+    test = np.random.default_rng(0).random(len(frame)) < 0.15
+    fit = frame[~test]
+    test = test & frame.row.isin(fit.row).to_numpy() & frame.col.isin(fit.col).to_numpy()
+    held = frame[test]
+
+    def log_loss(res: object) -> float:
+        p = res.predict_proba(held.row, held.col).to_numpy()  # type: ignore[attr-defined]
+        return float(-np.mean(np.log(p[np.arange(len(held)), held.rating - 1])))
+
+    per_row = log_loss(OrdinalFactorization(fit, thresholds="row").fit())
+    shared = log_loss(OrdinalFactorization(fit).fit())
+    assert per_row < shared + 0.1
