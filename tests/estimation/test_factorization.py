@@ -511,3 +511,44 @@ def test_default_threshold_penalty_keeps_per_row_thresholds_of_sparse_rows_usabl
     per_row = log_loss(OrdinalFactorization(fit, thresholds="row").fit())
     shared = log_loss(OrdinalFactorization(fit).fit())
     assert per_row < shared + 0.1
+
+
+def _readme_section() -> str:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Ordinal matrix factorisation\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_factorisation_example_prints_what_the_readme_shows() -> None:
+    import contextlib
+    import io
+    import re
+
+    section = _readme_section()
+    code, shown = re.findall(r"^```(?:py)?\n(.*?)^```", section, re.MULTILINE | re.DOTALL)[:2]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert out.getvalue().strip() == shown.strip()
+
+
+def test_readme_factorisation_speed_numbers_are_the_bench_runs() -> None:
+    from pathlib import Path
+
+    section = _readme_section()
+    bench = (Path(__file__).resolve().parents[2] / "bench" / "README.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in bench.splitlines() if line.startswith("| 1,011,399 | 10,000 x 2,000")]
+    assert "converge in 19 sweeps, about 22 s on one core" in section
+    assert all("| 19 |" in row for row in rows)
+    assert any("| 21.6 s |" in row for row in rows) and any("| 22.3 s |" in row for row in rows)
+    assert "1.5-1.6x the time of\na Gaussian ALS sweep" in section
+    assert any("(1.5x ALS)" in row for row in rows) and any("(1.6x ALS)" in row for row in rows)
+    assert "(`n_jobs=2`: 11 s)" in section and any("| 10.9 s |" in row for row in rows)
+    assert "ridge 1 on the factors and 0.01 on the\nbiases" in section
+    script = (Path(__file__).resolve().parents[2] / "bench" / "bench_factorization.py").read_text(
+        encoding="utf-8"
+    )
+    assert "factor_penalty=1.0, bias_penalty=0.01" in script
