@@ -49,7 +49,12 @@ from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
-from ordstats.estimation.factorization import OrdinalFactorization
+from ordstats.estimation.factorization import (
+    BIAS_PENALTY,
+    FACTOR_PENALTY,
+    THRESHOLD_PENALTY,
+    OrdinalFactorization,
+)
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
@@ -260,7 +265,11 @@ def _add_factorize_parser(commands: Any) -> None:
     factorize.add_argument("--weights", metavar="COL", help="column of case weights")
     factorize.add_argument(
         "--levels",
-        help="rating levels, lowest first, comma-separated (default: sorted distinct ratings)",
+        help="rating levels, lowest first, comma-separated (needed for text ratings; "
+        "default: the sorted distinct numbers)",
+    )
+    factorize.add_argument(
+        "--many-levels", action="store_true", help="allow more than 50 distinct ratings"
     )
     factorize.add_argument("--rank", default=2, type=int, help="latent factors (0: biases only)")
     factorize.add_argument(
@@ -273,9 +282,13 @@ def _add_factorize_parser(commands: Any) -> None:
         "--link", default="logit", choices=link_names(), help="link function (default logit)"
     )
     for flag, penalty, what in (
-        ("--factor-penalty", 1.0, "ridge penalty of the factors"),
-        ("--bias-penalty", 0.01, "ridge penalty of the biases"),
-        ("--threshold-penalty", 1.0, "shrinkage of per-row/column thresholds to their centre"),
+        ("--factor-penalty", FACTOR_PENALTY, "ridge penalty of the factors"),
+        ("--bias-penalty", BIAS_PENALTY, "ridge penalty of the biases"),
+        (
+            "--threshold-penalty",
+            THRESHOLD_PENALTY,
+            "shrinkage of per-row/column thresholds to their centre",
+        ),
     ):
         factorize.add_argument(flag, default=penalty, type=float, help=f"{what} ({penalty})")
     factorize.add_argument("--max-sweeps", default=200, type=int, help="sweep limit (200)")
@@ -851,6 +864,7 @@ def _run_factorize(args: argparse.Namespace) -> None:
             rating=args.rating,
             weights=args.weights,
             levels=levels,
+            many_levels=args.many_levels,
             rank=args.rank,
             factor_penalty=args.factor_penalty,
             bias_penalty=args.bias_penalty,

@@ -734,3 +734,136 @@ def test_ordinal_metrics_refuse_what_they_cannot_order(call, message):
 
     with pytest.raises(DataError, match=message):
         call(metrics)
+# -- ordinal matrix factorisation (issue 29, item 22) ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def ratings_frame():
+    sim = ordstats.simulate_ratings(40, 15, rank=1, density=0.5, seed=0)
+    return pd.DataFrame({"row": sim.row, "col": sim.col, "rating": sim.y + 1})
+
+
+@pytest.fixture(scope="module")
+def ratings_fit(ratings_frame):
+    return ordstats.OrdinalFactorization(ratings_frame, rank=1).fit()
+
+
+_WHOLE = "must be a whole number >= {}, not {}"
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"rank": None}, SpecificationError, _WHOLE.format(0, "None")),
+        ({"rank": -1}, SpecificationError, _WHOLE.format(0, "-1")),
+        ({"rank": 1.5}, SpecificationError, _WHOLE.format(0, r"1\.5")),
+        ({"rank": "2"}, SpecificationError, _WHOLE.format(0, "'2'")),
+        ({"rank": True}, SpecificationError, _WHOLE.format(0, "True")),
+        ({"rank": 16}, SpecificationError, r"rank 16 exceeds .*15 columns\): choose rank <= 15"),
+        ({"factor_penalty": "1"}, SpecificationError, "factor_penalty must be a finite number"),
+        ({"factor_penalty": None}, SpecificationError, "factor_penalty must be a finite number"),
+        ({"bias_penalty": np.nan}, SpecificationError, "bias_penalty must be a finite number"),
+        ({"threshold_penalty": np.inf}, SpecificationError, "threshold_penalty must be a finite"),
+        ({"bias_penalty": -0.1}, SpecificationError, r">= 0, not -0\.1"),
+        ({"thresholds": "item"}, SpecificationError, "thresholds must be one of"),
+        ({"thresholds": ["row"]}, SpecificationError, "thresholds must be one of"),
+        ({"link": "aranda-ordaz"}, SpecificationError, "shape parameter .* not estimate"),
+        ({"link": "nope"}, SpecificationError, "unknown link 'nope'"),
+        ({"row_bias": "no"}, SpecificationError, "row_bias must be True or False"),
+        ({"levels": "12345"}, ResponseError, "levels must be a list"),
+        ({"levels": [1, 2, 2, 3, 4, 5]}, ResponseError, "contain duplicates"),
+        ({"levels": [1, 2, 3]}, ResponseError, "values not among levels"),
+        ({"row": None}, DataError, r"column None \(row=\) not in the data"),
+        ({"col": ["col"]}, DataError, "col= names a column .*, not a list"),
+        ({"weights": np.ones(3)}, DataError, "weights= names a column .*, not a ndarray"),
+    ],
+)
+def test_factorization_options_are_checked(ratings_frame, options, error, match):
+    with pytest.raises(error, match=match):
+        ordstats.OrdinalFactorization(ratings_frame, **options)
+
+
+def _mixed_ratings(frame):
+    text = frame.rating.astype(str)
+    return frame.assign(rating=frame.rating.astype(object).where(frame.index % 2 == 0, text))
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "match"),
+    [
+        (_mixed_ratings, ResponseError, r"unordered labels .*Pass levels="),
+        (lambda f: f.assign(rating=f.rating.map(dict(enumerate("abcde", 1)))), ResponseError,
+         "unordered labels"),
+        (lambda f: f.assign(w="1"), DataError, "holds str values, not numbers"),
+        (lambda f: f.assign(w=["a"] + [1] * (len(f) - 1)), DataError, "holds object values"),
+        (lambda f: f.assign(w=np.nan), DataError, "missing or infinite values"),
+        (lambda f: f.assign(w=0.0), DataError, "all weights are zero"),
+        (lambda f: f.assign(w=-1.0), DataError, "non-negative"),
+        (lambda f: f.iloc[:0], DataError, r"no ratings \(no rows\)"),
+        (lambda f: f.assign(rating=3), ResponseError, r"1 observed level \(only '3'\)"),
+        (lambda f: f.assign(row=None), DataError, r"missing values in \['row'\]"),
+        (lambda f: f.assign(rating=f.rating.astype(float).where(f.index != 0, np.inf)),
+         DataError, "infinite values"),
+        (lambda f: f.assign(rating=f.rating + 0.01 * np.arange(len(f))), ResponseError,
+         "distinct levels; .*many_levels=True"),
+        (lambda f: pd.concat([f, f.iloc[[3]].assign(rating=1)]), DataError,
+         r"rated more than once, e\.g\. row \d+, column \d+ with ratings \["),
+        (lambda f: f.to_numpy(), DataError, "not ndarray; for a dense array"),
+    ],
+)  # fmt: skip
+def test_factorization_data_are_checked(ratings_frame, change, error, match):
+    weights = {"weights": "w"} if "w" in getattr(change(ratings_frame), "columns", []) else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LevelsWarning)
+        with pytest.raises(error, match=match):
+            ordstats.OrdinalFactorization(change(ratings_frame), **weights)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda m: m.fit(max_sweeps=0), _WHOLE.format(1, "0")),
+        (lambda m: m.fit(max_sweeps="5"), _WHOLE.format(1, "'5'")),
+        (lambda m: m.fit(tol="x"), "tol must be a finite number >= 0, not 'x'"),
+        (lambda m: m.fit(tol=np.nan), "tol must be a finite number >= 0, not nan"),
+        (lambda m: m.fit(seed="a"), _WHOLE.format(0, "'a'")),
+        (lambda m: m.fit(n_jobs=0), _WHOLE.format(1, "0")),
+        (lambda m: m.fit(progress="yes"), "progress must be True or False"),
+        (lambda m: m.fit(start=(np.zeros(3), np.zeros(3), np.zeros(3))),
+         r"start must be .*shapes \(40, 3\), \(15, 3\), \(1, 4\).*got shapes \(3,\)"),
+        (lambda m: m.fit(start="abc"), "start must be"),
+    ],
+)  # fmt: skip
+def test_factorization_fit_options_are_checked(ratings_frame, call, match):
+    with pytest.raises(SpecificationError, match=match):
+        call(ordstats.OrdinalFactorization(ratings_frame))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda r: r.recommend(-1), SpecificationError, _WHOLE.format(1, "-1")),
+        (lambda r: r.recommend(0), SpecificationError, _WHOLE.format(1, "0")),
+        (lambda r: r.recommend(2.5), SpecificationError, _WHOLE.format(1, r"2\.5")),
+        (lambda r: r.recommend("3"), SpecificationError, _WHOLE.format(1, "'3'")),
+        (lambda r: r.recommend(3, chunk_rows=0), SpecificationError, "chunk_rows must be"),
+        (lambda r: r.recommend(3, rows=["nobody"]), PredictionError, "unknown row label"),
+        (lambda r: r.fold_in("new", [3, 4]), DataError, "a dict or a pandas Series"),
+        (lambda r: r.fold_in("new", {}), DataError, "at least one rating"),
+        (lambda r: r.fold_in("new", pd.Series([3, 4], index=[0, 0])), DataError,
+         "rated more than once"),
+        (lambda r: r.fold_in("new", {0: np.nan}), DataError, "rating nan is not one of"),
+        (lambda r: r.fold_in(["new"], {0: 3}), DataError, "must be hashable"),
+        (lambda r: r.fold_in("new", {0: 3}, max_iter=0), SpecificationError,
+         _WHOLE.format(1, "0")),
+        (lambda r: r.predict_proba([0, 1], [0]), PredictionError, "same length"),
+    ],
+)  # fmt: skip
+def test_factorization_results_methods_check_their_arguments(ratings_fit, call, error, match):
+    with pytest.raises(error, match=match):
+        call(ratings_fit)
+
+
+def test_factorization_recommend_for_no_rows_is_an_empty_table(ratings_fit):
+    table = ratings_fit.recommend(3, rows=[])
+    assert table.empty and list(table.columns) == ["row", "rank", "col", "expected"]

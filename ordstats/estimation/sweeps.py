@@ -128,7 +128,7 @@ def _step_part(
 
 
 def _nll_part(
-    part: SidePart, own: FloatArray, other: FloatArray, link: Link, thresholds: FloatArray
+    part: SidePart, own: FloatArray, thresholds: FloatArray, other: FloatArray, link: Link
 ) -> float:
     return float(part_nll(part, link, own, other, thresholds).sum())
 
@@ -227,8 +227,10 @@ class Sweeper:
     def nll(self, row_coef: FloatArray, col_coef: FloatArray, table: FloatArray) -> float:
         """Negative log-likelihood of all ratings (one pass over the row parts)."""
         parts = self.runner.sides["row"]
-        per_part = [(row_coef[p.ids],) for p in parts]
-        return float(sum(self.runner.map(_nll_part, "row", per_part, col_coef, self.link, table)))
+        # a row part that owns its thresholds indexes its own rows of the table
+        owns = self.sharing == "row"
+        per_part = [(row_coef[p.ids], table[p.ids] if owns else table) for p in parts]
+        return float(sum(self.runner.map(_nll_part, "row", per_part, col_coef, self.link)))
 
     def global_thresholds(
         self,

@@ -14,7 +14,8 @@ approximate standard errors, and folds in new rows (cold start).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import numbers
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,11 +24,59 @@ import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
-from ordstats.errors import DataError, PredictionError
+from ordstats.design.response import format_level
+from ordstats.errors import DataError, PredictionError, SpecificationError
 from ordstats.families.cumulative.blocks import BlockData, block_newton_step
 from ordstats.families.cumulative.likelihood import interval_probabilities
 
-__all__ = ["FactorizationResults"]
+__all__ = ["FactorizationResults", "check_flag", "check_whole", "nonnegative_number"]
+
+
+def _real(value: object) -> float | None:
+    """``value`` as a float if it is a real number (not a bool), else ``None``."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    return None
+
+
+def check_whole(name: str, value: object, minimum: int) -> int:
+    """``value`` as an ``int``, or a :class:`SpecificationError` saying what ``name`` must be.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name (for the message).
+    value : object
+        A whole number (``3`` or ``3.0``); not a bool, text or ``None``.
+    minimum : int
+
+    Returns
+    -------
+    int
+    """
+    number = _real(value)
+    if number is None or not np.isfinite(number) or not number.is_integer() or number < minimum:
+        raise SpecificationError(f"{name} must be a whole number >= {minimum}, not {value!r}")
+    return int(number)
+
+
+def nonnegative_number(name: str, value: object) -> float:
+    """``value`` as a finite ``float >= 0`` (a penalty, a tolerance), or an error naming ``name``.
+
+    Text, ``None``, bools, NaN, infinities and negative numbers raise a
+    :class:`SpecificationError`.
+    """
+    number = _real(value)
+    if number is None or not np.isfinite(number) or number < 0:
+        raise SpecificationError(f"{name} must be a finite number >= 0, not {value!r}")
+    return number
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a ``bool``; anything but ``True``/``False`` raises an error naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise SpecificationError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,6 +267,7 @@ class FactorizationResults:
         Parameters
         ----------
         n : int
+            Columns per row (at least 1; fewer when a row has fewer unrated).
         rows : array-like of labels, optional
             Default all rows.
         chunk_rows : int
@@ -228,15 +278,16 @@ class FactorizationResults:
         pandas.DataFrame
             Columns ``row``, ``rank`` (1 = best), ``col``, ``expected``.
         """
+        n = min(check_whole("n", n, 1), len(self.col_labels))
+        chunk_rows = check_whole("chunk_rows", chunk_rows, 1)
         r_all = (
             np.arange(len(self.row_labels))
             if rows is None
             else self._codes(rows, self.row_labels, "row")
         )
         n_cols = len(self.col_labels)
-        n = min(int(n), n_cols)
         scores = self.level_scores()
-        out = []
+        out = [pd.DataFrame({"row": [], "rank": [], "col": [], "expected": []})]
         for start in range(0, len(r_all), chunk_rows):
             r = r_all[start : start + chunk_rows]
             rr = np.repeat(r, n_cols)
@@ -258,9 +309,20 @@ class FactorizationResults:
                     }
                 )
             )
-        return pd.concat(out, ignore_index=True)
+        return pd.concat(out[1:] or out, ignore_index=True)
 
     # ---------------------------------------------------------------- cold start
+    def _fold_in_ratings(self, ratings: object) -> tuple[IntArray, IntArray]:
+        """Column codes and level codes of a new row's ratings (levels matched as text)."""
+        series = _check_fold_in_ratings(ratings)
+        c = self._codes(series.index, self.col_labels, "column")
+        level_index = {format_level(lev): k for k, lev in enumerate(self.levels)}
+        codes = [level_index.get(format_level(v), -1) for v in series.to_numpy()]
+        unknown = [v for v, k in zip(series.to_numpy(), codes, strict=True) if k < 0]
+        if unknown:
+            raise DataError(f"rating {unknown[0]!r} is not one of the levels {self.levels}")
+        return c, np.asarray(codes, dtype=np.intp)
+
     def fold_in(
         self,
         label: object,
@@ -281,7 +343,8 @@ class FactorizationResults:
         label : hashable
             Label of the new row (must be new).
         ratings : mapping or Series
-            Column label -> rating level.
+            Column label -> rating level (matched with the levels as text, as
+            ``levels=`` at fit time: ``5.0`` is the level ``5``).
         max_iter : int
         tol : float
             Stop when the objective decreases by less than this.
@@ -291,19 +354,15 @@ class FactorizationResults:
         FactorizationResults
             These results with the new row appended (predict and recommend for it).
         """
+        if not isinstance(label, Hashable):
+            raise DataError(
+                f"the new row's label must be hashable (a name or number), not {label!r}"
+            )
         if label in self.row_labels:
             raise DataError(f"row {label!r} is already in the model; use a new label")
-        ratings = pd.Series(ratings, dtype=object)
-        if ratings.empty:
-            raise DataError("fold_in needs at least one rating")
-        c = self._codes(ratings.index, self.col_labels, "column")
-        level_index = {lev: k for k, lev in enumerate(self.levels)}
-        try:
-            y = np.array([level_index[v] for v in ratings.to_numpy()], dtype=np.intp)
-        except KeyError as exc:
-            raise DataError(
-                f"rating {exc.args[0]!r} is not one of the levels {self.levels}"
-            ) from None
+        max_iter = check_whole("max_iter", max_iter, 1)
+        tol = nonnegative_number("tol", tol)
+        c, y = self._fold_in_ratings(ratings)
         cb = int(self.col_has_bias)
         cov = self.col_coef[c, cb:]
         if self.row_has_bias:
@@ -357,6 +416,22 @@ class FactorizationResults:
             row_covariance=np.concatenate([self.row_covariance, cov_new[None, :dim, :dim]]),
             rated=rated,
         )
+
+
+def _check_fold_in_ratings(ratings: object) -> pd.Series:
+    """The new row's ratings as a Series indexed by column label, one per column."""
+    if not isinstance(ratings, (Mapping, pd.Series)):
+        raise DataError(
+            "ratings must map column labels to ratings (a dict or a pandas Series), e.g. "
+            f"{{'item3': 5, 'item9': 2}}; got {type(ratings).__name__}"
+        )
+    series = pd.Series(ratings, dtype=object)
+    if series.empty:
+        raise DataError("fold_in needs at least one rating")
+    if series.index.has_duplicates:
+        twice = list(series.index[series.index.duplicated()].unique()[:5])
+        raise DataError(f"columns {twice} are rated more than once; give one rating per column")
+    return series
 
 
 def _append_row(rated: Any, cols: IntArray) -> Any:

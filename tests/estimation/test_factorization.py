@@ -12,7 +12,13 @@ import scipy.sparse as sp
 
 from ordstats import OrdinalModel
 from ordstats.core.links import get_link
-from ordstats.errors import DataError, PredictionError, SpecificationError
+from ordstats.errors import (
+    DataError,
+    LevelsWarning,
+    PredictionError,
+    ResponseError,
+    SpecificationError,
+)
 from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.families.cumulative import blocks
 from ordstats.families.cumulative.blocks import (
@@ -201,9 +207,9 @@ def test_fold_in_equals_the_row_optimum_given_the_columns(
         data,
         np.zeros((1, res.row_coef.shape[1])),
         table,
-        np.array([0.01] * res.row_has_bias + [1.0, 1.0]),
+        np.array([res.penalties["bias"]] * res.row_has_bias + [res.penalties["factors"]] * 2),
         owns_thresholds=owns,
-        threshold_penalty=1.0,
+        threshold_penalty=res.penalties["thresholds"],
         threshold_center=res.threshold_center,
     )
     np.testing.assert_allclose(new.row_coef[-1], coef[0], atol=1e-6)
@@ -215,7 +221,7 @@ def test_fold_in_equals_the_row_optimum_given_the_columns(
 
 def test_sparse_input_matches_long_frame(small: pd.DataFrame) -> None:
     matrix = sp.csr_array((small.rating.to_numpy(), (small.row, small.col)), shape=(60, 25))
-    a = OrdinalFactorization(matrix, rank=1).fit()
+    a = OrdinalFactorization(matrix, rank=1, levels=[1, 2, 3, 4, 5]).fit()
     b = OrdinalFactorization(small, rank=1).fit()
     assert a.objective == pytest.approx(b.objective, rel=1e-10)
 
@@ -224,7 +230,7 @@ def test_sparse_input_matches_long_frame(small: pd.DataFrame) -> None:
 def test_bad_input_gets_clear_errors(small: pd.DataFrame) -> None:
     with pytest.raises(DataError, match="duplicate"):
         OrdinalFactorization(pd.concat([small, small.iloc[:2]]))
-    with pytest.raises(DataError, match="not among the declared levels"):
+    with pytest.raises(DataError, match="has values not among levels"):
         OrdinalFactorization(small, levels=[1, 2, 3, 4])
     with pytest.raises(DataError, match="missing values"):
         OrdinalFactorization(small.assign(rating=small.rating.where(small.index != 3)))
@@ -233,7 +239,7 @@ def test_bad_input_gets_clear_errors(small: pd.DataFrame) -> None:
         OrdinalFactorization(cat)
     matrix = sp.csr_array((small.rating.to_numpy(), (small.row, small.col)), shape=(61, 25))
     with pytest.raises(DataError, match="rows \\[60\\] have no ratings"):
-        OrdinalFactorization(matrix)
+        OrdinalFactorization(matrix, levels=[1, 2, 3, 4, 5])
     with pytest.raises(SpecificationError, match="thresholds"):
         OrdinalFactorization(small, thresholds="item")
     with pytest.raises(SpecificationError, match="rank"):
@@ -349,3 +355,200 @@ def test_block_gradient_and_hessian_equal_finite_differences(
     fd_hess = np.array([(gradient(x0 + e) - gradient(x0 - e)) / (2 * eps) for e in basis])
     np.testing.assert_allclose(grad[4], fd_grad, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(hess[4], fd_hess, rtol=1e-5, atol=1e-6)
+
+
+# -- input checks (issue 29: items 7, 22, 24) -----------------------------------
+
+_WORDS = ["awful", "bad", "ok", "good", "great"]
+
+
+def test_text_ratings_need_their_order(small: pd.DataFrame) -> None:
+    """Text ratings are not sorted alphabetically (bad < good < great < ok) but refused
+    without levels=, as the formula API and `ordstats factorize` refuse them."""
+    words = small.assign(rating=np.array(_WORDS, dtype=object)[small.rating - 1])
+    with pytest.raises(ResponseError, match=r"unordered labels .*Pass levels=\[\.\.\.\]"):
+        OrdinalFactorization(words, rank=1)
+    unordered = words.assign(rating=pd.Categorical(words.rating))
+    with pytest.raises(ResponseError, match="unordered labels"):
+        OrdinalFactorization(unordered, rank=1)
+    numbers = OrdinalFactorization(small, rank=1).fit()
+    for model in (
+        OrdinalFactorization(words, rank=1, levels=_WORDS),
+        OrdinalFactorization(
+            words.assign(rating=pd.Categorical(words.rating, categories=_WORDS, ordered=True)),
+            rank=1,
+        ),
+    ):
+        res = model.fit()
+        assert res.levels == _WORDS
+        assert res.objective == pytest.approx(numbers.objective, rel=1e-12)
+
+
+def test_mixed_number_and_text_ratings_need_levels(small: pd.DataFrame) -> None:
+    mixed = small.assign(
+        rating=small.rating.astype(object).where(small.index % 2 == 0, small.rating.astype(str))
+    )
+    with pytest.raises(ResponseError, match=r"unordered labels .*levels="):
+        OrdinalFactorization(mixed, rank=1)
+    # with levels the ratings are compared as text (as OrdinalModel's levels=): 1 and "1" agree
+    res = OrdinalFactorization(mixed, rank=1, levels=[1, 2, 3, 4, 5]).fit()
+    assert res.levels == [1, 2, 3, 4, 5]
+    assert res.objective == pytest.approx(OrdinalFactorization(small, rank=1).fit().objective)
+
+
+def test_a_sparse_cell_stored_twice_is_refused() -> None:
+    """scipy adds the two ratings of a duplicated COO cell (2 + 3 -> a rating of 5)."""
+    matrix = sp.coo_array(
+        (np.array([2.0, 3.0, 1.0, 4.0, 5.0]), ([0, 0, 1, 1, 2], [0, 0, 1, 0, 1])), shape=(3, 2)
+    )
+    with pytest.raises(DataError, match=r"1 cell\(s\) more than once, e\.g\. row 0, column 0 "):
+        OrdinalFactorization(matrix, rank=0, levels=[1, 2, 3, 4, 5])
+
+
+def test_pairs_rated_twice_in_long_data_are_named() -> None:
+    frame = pd.DataFrame({"row": ["a", "a", "b", "b"], "col": [0, 0, 1, 0], "rating": [2, 3, 1, 4]})
+    with pytest.raises(DataError, match=r"row 'a', column 0 with ratings \[2, 3\]"):
+        OrdinalFactorization(frame, rank=0)
+
+
+def test_weights_that_leave_a_level_or_everything_unweighted_are_refused(
+    small: pd.DataFrame,
+) -> None:
+    with pytest.raises(DataError, match="all weights are zero"):
+        OrdinalFactorization(small.assign(w=0.0), weights="w")
+    w = np.where(small.rating == 5, 0.0, 1.0)
+    with pytest.raises(DataError, match=r"level\(s\) \['5'\] have only ratings of weight 0"):
+        OrdinalFactorization(small.assign(w=w), weights="w")
+    with pytest.raises(DataError, match=r"holds str values, not numbers; .*pd\.to_numeric"):
+        OrdinalFactorization(small.assign(w="1"), weights="w")
+
+
+@pytest.mark.parametrize("link", ["aranda-ordaz", "log-gamma"])
+def test_links_with_a_shape_parameter_are_refused(small: pd.DataFrame, link: str) -> None:
+    """The flexible families would be held at their starting lambda, not estimated."""
+    with pytest.raises(SpecificationError, match=r"shape parameter .*'logit', 'probit'"):
+        OrdinalFactorization(small, link=link)
+    with pytest.raises(SpecificationError, match="shape parameter"):
+        OrdinalFactorization(small, link=get_link(link))
+
+
+def test_a_sparse_matrix_cannot_lose_ratings_of_zero() -> None:
+    """Zeros of a dense array vanish in a sparse matrix (6 of 9 answers were fitted)."""
+    dense = np.array([[0, 1, 2], [2, 0, 1], [1, 2, 0], [0, 2, 1]])
+    with pytest.raises(DataError, match=r"needs levels=\[\.\.\.\]"):
+        OrdinalFactorization(sp.csr_array(dense), rank=0)
+    with pytest.raises(DataError, match="levels include 0 but the sparse matrix stores no zeros"):
+        OrdinalFactorization(sp.csr_array(dense), rank=0, levels=[0, 1, 2])
+    rows, cols = np.indices(dense.shape).reshape(2, -1)
+    explicit = sp.csr_array((dense.ravel(), (rows, cols)), shape=dense.shape)
+    assert explicit.nnz == dense.size  # built from triples: the zeros are stored
+    with pytest.raises(DataError, match=r"stores 4 explicit zero\(s\).*eliminate_zeros"):
+        OrdinalFactorization(explicit, rank=0, levels=[1, 2])
+    model = OrdinalFactorization(explicit, rank=0, levels=[0, 1, 2])
+    assert len(model.ratings.y) == dense.size
+    long = pd.DataFrame({"row": rows, "col": cols, "rating": dense.ravel()})
+    a, b = model.fit(), OrdinalFactorization(long, rank=0).fit()
+    assert a.levels == b.levels == [0, 1, 2]
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+
+
+def test_a_declared_level_without_ratings_is_dropped_as_ordinal_model_drops_it(
+    small: pd.DataFrame,
+) -> None:
+    """It got a threshold of 29.3 silently; OrdinalModel warns and drops such a level."""
+    with pytest.warns(LevelsWarning, match="'6' have no observations and were dropped"):
+        res = OrdinalFactorization(small, rank=1, levels=[1, 2, 3, 4, 5, 6]).fit()
+    plain = OrdinalFactorization(small, rank=1).fit()
+    assert res.levels == [1, 2, 3, 4, 5]
+    np.testing.assert_allclose(res.threshold_table, plain.threshold_table, rtol=1e-12)
+    frame = small.assign(rating=pd.Categorical(small.rating, categories=range(1, 7), ordered=True))
+    with pytest.warns(LevelsWarning, match="'6' have no observations"):
+        OrdinalModel.from_formula("rating ~ 1", frame)
+
+
+def test_fold_in_matches_levels_as_text_and_checks_its_ratings(small: pd.DataFrame) -> None:
+    res = OrdinalFactorization(small, rank=1).fit()
+    a = res.fold_in("new", {0: 5, 1: 2})
+    b = res.fold_in("new", {0: 5.0, 1: "2"})
+    np.testing.assert_allclose(a.row_coef[-1], b.row_coef[-1])
+    with pytest.raises(DataError, match=r"columns \[0\] are rated more than once"):
+        res.fold_in("new", pd.Series([5, 2], index=[0, 0]))
+    with pytest.raises(DataError, match=r"a dict or a pandas Series.*got list"):
+        res.fold_in("new", [5, 2])
+    with pytest.raises(DataError, match="rating 9 is not one of the levels"):
+        res.fold_in("new", {0: 9})
+
+
+def test_default_penalties_keep_a_row_with_three_top_ratings_uncertain(
+    small: pd.DataFrame,
+) -> None:
+    """With the old default bias_penalty=0.01 (a nearly flat prior) the bias of a row
+    with three 5-star ratings ran off as under separation: P(5) was 0.97-1.00 for every
+    column. Three ratings are weak evidence; the validated defaults keep it uncertain."""
+    res = OrdinalFactorization(small, rank=2).fit()
+    new = res.fold_in("fan", {0: 5, 1: 5, 2: 5})
+    p5 = new.predict_proba(["fan"] * 25, list(range(25)))[5]
+    assert p5.median() < 0.75
+    assert new.row_bias["fan"] < 3.0
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_default_threshold_penalty_keeps_per_row_thresholds_of_sparse_rows_usable() -> None:
+    """threshold_penalty=1 let a row's thresholds run off around the levels it did not
+    use: log-loss of held-out ratings of rows with 3-5 ratings was far above the
+    global-threshold fit's. The default keeps it close to that."""
+    sim = simulate_ratings(400, 60, rank=2, density=0.06, seed=7)
+    frame = _frame(sim)
+    test = np.random.default_rng(0).random(len(frame)) < 0.15
+    fit = frame[~test]
+    test = test & frame.row.isin(fit.row).to_numpy() & frame.col.isin(fit.col).to_numpy()
+    held = frame[test]
+
+    def log_loss(res: object) -> float:
+        p = res.predict_proba(held.row, held.col).to_numpy()  # type: ignore[attr-defined]
+        return float(-np.mean(np.log(p[np.arange(len(held)), held.rating - 1])))
+
+    per_row = log_loss(OrdinalFactorization(fit, thresholds="row").fit())
+    shared = log_loss(OrdinalFactorization(fit).fit())
+    assert per_row < shared + 0.1
+
+
+def _readme_section() -> str:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    return readme.split("## Ordinal matrix factorisation\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_factorisation_example_prints_what_the_readme_shows() -> None:
+    import contextlib
+    import io
+    import re
+
+    section = _readme_section()
+    code, shown = re.findall(r"^```(?:py)?\n(.*?)^```", section, re.MULTILINE | re.DOTALL)[:2]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert out.getvalue().strip() == shown.strip()
+
+
+def test_readme_factorisation_speed_numbers_are_the_bench_runs() -> None:
+    from pathlib import Path
+
+    section = _readme_section()
+    bench = (Path(__file__).resolve().parents[2] / "bench" / "README.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in bench.splitlines() if line.startswith("| 1,011,399 | 10,000 x 2,000")]
+    assert "converge in 19 sweeps, about 22 s on one core" in section
+    assert all("| 19 |" in row for row in rows)
+    assert any("| 21.6 s |" in row for row in rows) and any("| 22.3 s |" in row for row in rows)
+    assert "1.5-1.6x the time of\na Gaussian ALS sweep" in section
+    assert any("(1.5x ALS)" in row for row in rows) and any("(1.6x ALS)" in row for row in rows)
+    assert "(`n_jobs=2`: 11 s)" in section and any("| 10.9 s |" in row for row in rows)
+    assert "ridge 1 on the factors and 0.01 on the\nbiases" in section
+    script = (Path(__file__).resolve().parents[2] / "bench" / "bench_factorization.py").read_text(
+        encoding="utf-8"
+    )
+    assert "factor_penalty=1.0, bias_penalty=0.01" in script

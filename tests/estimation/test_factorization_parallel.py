@@ -71,3 +71,16 @@ def test_dask_cluster_equals_the_serial_fit(ratings: pd.DataFrame) -> None:
     cluster.close()
     assert holding == [True, True]  # the parts were spread over both workers
     _assert_same(res, ref)
+
+
+def test_likelihood_over_parts_uses_each_row_parts_own_thresholds(ratings: pd.DataFrame) -> None:
+    """With per-row thresholds a part's ratings index its own rows of the threshold table;
+    the likelihood pass (used by the extrapolation and the trace) once gave every part the
+    first rows of the full table, so fits over parts left the serial path."""
+    model = OrdinalFactorization(ratings, rank=2, thresholds="row")
+    row_coef, col_coef, table = model._start(0)
+    table = table + np.random.default_rng(1).normal(0.0, 0.3, (len(table), 1))  # distinct rows
+    serial = model._sweeper(n_parts=1).nll(row_coef, col_coef, table)
+    assert model._sweeper(n_parts=5).nll(row_coef, col_coef, table) == pytest.approx(
+        serial, rel=1e-12
+    )
