@@ -345,14 +345,29 @@ class MixedObjective:
 
     @staticmethod
     def _solve(blocks: FloatArray | None, H: sp.csc_array | None, grad: FloatArray) -> FloatArray:
+        """An ascent step ``H~^{-1} grad h``, ``H~`` the negative Hessian made positive definite.
+
+        ``log P`` is not concave in ``eta`` for every link (cauchit's heavy tails), so away
+        from the mode ``H`` (eq. 2) may be indefinite and its Newton step would go downhill.
+        Dense blocks then get their eigenvalues replaced by ``max(|lambda|, 1)``
+        (1 is the prior's own curvature); the sparse ``H`` gets ``mu I`` added, ``mu``
+        doubling from 1, until its ``LDL'`` pivots are positive.  At the mode, where the
+        Laplace value reads ``H``, it is positive definite and untouched.
+        """
         if blocks is not None:
             q = blocks.shape[1]
             return np.asarray(
-                np.linalg.solve(blocks, grad.reshape(-1, q, 1)).ravel(), dtype=np.float64
+                np.linalg.solve(_positive_definite_blocks(blocks), grad.reshape(-1, q, 1)).ravel(),
+                dtype=np.float64,
             )
         assert H is not None  # no blocks: the sparse Hessian
-        step = spla.splu(H, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0).solve(grad)
-        return np.asarray(step, dtype=np.float64)
+        shift = 0.0
+        while True:
+            shifted = H if shift == 0.0 else (H + shift * sp.eye_array(H.shape[0])).tocsc()
+            lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+            if np.all(lu.U.diagonal() > 0) or shift > 1e12:
+                return np.asarray(lu.solve(grad), dtype=np.float64)
+            shift = max(2.0 * shift, 1.0)
 
     @staticmethod
     def _logdet(blocks: FloatArray | None, H: sp.csc_array | None) -> float:
@@ -450,6 +465,19 @@ class MixedObjective:
             u = m.u[off : off + t.n_levels * t.q].reshape(t.n_levels, t.q)
             out.append(u @ L.T)
         return out
+
+
+def _positive_definite_blocks(blocks: FloatArray) -> FloatArray:
+    """``blocks`` (``(L, q, q)``, symmetric), each indefinite one's eigenvalues ``max(|l|, 1)``."""
+    eigenvalues = np.linalg.eigvalsh(blocks)
+    bad = eigenvalues[:, 0] <= 1e-8 * np.maximum(np.abs(eigenvalues[:, -1]), 1.0)
+    if not bad.any():
+        return blocks
+    values, vectors = np.linalg.eigh(blocks[bad])
+    values = np.maximum(np.abs(values), 1.0)
+    out = blocks.copy()
+    out[bad] = np.einsum("lij,lj,lkj->lik", vectors, values, vectors)
+    return out
 
 
 def _third_derivatives(

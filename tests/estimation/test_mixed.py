@@ -604,3 +604,168 @@ def test_flexible_links_are_refused_with_random_effects(wine: pd.DataFrame, link
     """Their lambda is not estimated in the mixed model: refuse rather than hold it at 1."""
     with pytest.raises(SpecificationError, match="flexible links"):
         ordstats.OrdinalModel.from_formula(WINE_F, wine, link=link)
+
+
+# ---------------------------------------------------------------------------
+# issue 29: repeated index labels, missing grouping values, cauchit, gradtol
+
+
+def test_repeated_index_labels_fit_as_a_fresh_index(wine: pd.DataFrame) -> None:
+    stacked = pd.concat([wine.iloc[:36], wine.iloc[36:]])
+    stacked.index = list(range(36)) * 2  # labels repeat, as after pd.concat
+    weights = pd.Series(1.0 + np.arange(72) % 3, index=stacked.index)
+    res = _wine_model(stacked, weights=weights).fit()
+    fresh = _wine_model(wine, weights=weights.to_numpy()).fit()
+    np.testing.assert_allclose(res.params_all, fresh.params_all, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(res.llf, fresh.llf, rtol=1e-12)
+    fitted = res.predict()
+    assert list(fitted.index) == list(stacked.index)
+    np.testing.assert_allclose(fitted.to_numpy(), fresh.predict().to_numpy(), atol=1e-8)
+
+
+def test_missing_grouping_value_raises_or_drops_naming_the_column(wine: pd.DataFrame) -> None:
+    data = wine.copy()
+    data["judge"] = data["judge"].astype(object)
+    data.loc[3, "judge"] = np.nan
+    with pytest.raises(ordstats.errors.DataError, match=r"1 of 72 rows .* 'judge' \(1\)"):
+        _wine_model(data, missing="raise")
+    with pytest.warns(ordstats.errors.MissingDataWarning, match=r"'judge' \(1\).*dropped"):
+        model = _wine_model(data, missing="drop")
+    assert model.n_rows == 71 and 3 not in model.design.fixed.row_index
+
+
+def _cauchit_data(seed: int, n: int = 300, groups: int = 12, sd: float = 2.5) -> pd.DataFrame:
+    """``y ~ x + (1|g)`` with Cauchy latent errors (issue 29's failing case)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, groups, n)
+    b = rng.normal(0.0, sd, groups)
+    x = rng.normal(size=n)
+    latent = x + b[g] + stats.cauchy.rvs(size=n, random_state=rng)
+    y = np.digitize(latent, [-1.0, 0.0, 1.0])
+    return pd.DataFrame({"y": pd.Categorical(y, ordered=True), "x": x, "g": [f"g{k}" for k in g]})
+
+
+def _independent_laplace(model: OrdinalMixedModel, params: np.ndarray) -> float:
+    """Eq. (3) for one scalar term, each group's mode found by a grid and Brent's method."""
+    from scipy import optimize
+
+    from ordstats.families.cumulative.likelihood import log_interval_probabilities
+
+    p = model.problem
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    sd = float(np.exp(var[0]))
+
+    def h(u: float, rows: np.ndarray) -> float:
+        eta = p.X[rows] @ beta + p.offset[rows] + sd * u
+        y = p.y[rows]
+        lp = log_interval_probabilities(p.link, bounds[y + 1] - eta, bounds[y] - eta)
+        return float(p.weights[rows] @ lp) - 0.5 * u * u
+
+    total = 0.0
+    grid = np.linspace(-10, 10, 2001)
+    for level in range(p.terms[0].n_levels):
+        rows = p.terms[0].codes == level
+        best = grid[np.argmax([h(u, rows) for u in grid])]
+        mode = optimize.minimize_scalar(
+            lambda u, rows=rows: -h(u, rows), bracket=(best - 0.01, best, best + 0.01), tol=1e-12
+        ).x
+        step = 1e-4
+        curvature = -(h(mode + step, rows) - 2 * h(mode, rows) + h(mode - step, rows)) / step**2
+        total += h(mode, rows) - 0.5 * np.log(curvature)
+    return total
+
+
+@pytest.mark.parametrize("seed", [0, 6, 7])
+def test_cauchit_fit_reaches_a_finite_optimum(seed: int) -> None:
+    # these seeds gave llf = -inf with converged=True: log P of the cauchit link is not
+    # concave in eta, so the inner Newton met an indefinite Hessian at the start
+    model = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", _cauchit_data(seed), link="cauchit")
+    res = model.fit()
+    assert res.converged and np.isfinite(res.llf)
+    assert np.all(np.isfinite(res.bse)) and np.all(np.isfinite(res.cov_params().to_numpy()))
+    assert res.max_grad < 1e-5
+    np.testing.assert_allclose(res.llf, _independent_laplace(model, res.params_all), atol=1e-6)
+    # a better optimum is not nearby: the fit from a perturbed start ends at the same llf
+    again = model.fit(start_params=res.params_all + 0.05)
+    np.testing.assert_allclose(again.llf, res.llf, atol=1e-6)
+
+
+def test_a_fit_never_converges_at_an_infinite_log_likelihood(wine: pd.DataFrame) -> None:
+    model = _wine_model(wine)
+    start = model.start_params()
+    start[:2] = start[1::-1]  # thresholds decreasing: -inf
+    with pytest.raises(SpecificationError, match="not finite at the start values"):
+        model.fit(start_params=start)
+
+
+def test_gradtol_is_the_name_and_gtol_still_works_with_a_future_warning(wine) -> None:
+    model = _wine_model(wine)
+    res = model.fit(gradtol=1e-6)
+    with pytest.warns(FutureWarning, match="gtol is now called gradtol"):
+        old = model.fit(gtol=1e-6)
+    np.testing.assert_allclose(old.params_all, res.params_all)
+    with pytest.raises(SpecificationError, match="not both"):
+        model.fit(gradtol=1e-5, gtol=1e-6)
+
+
+@pytest.mark.parametrize("value", [np.inf, 0.0, -1e-6, np.nan, "1e-6", None])
+def test_gradtol_must_be_a_positive_finite_number(wine: pd.DataFrame, value: object) -> None:
+    # gtol=np.inf used to report convergence at the start (llf -81.698 < -81.565)
+    model = _wine_model(wine)
+    with pytest.raises(SpecificationError, match="gradtol must be a positive number, and finite"):
+        model.fit(gradtol=value)  # type: ignore[arg-type]
+    with (
+        pytest.warns(FutureWarning),
+        pytest.raises(SpecificationError, match="gradtol must be a positive number"),
+    ):
+        model.fit(gtol=value if value is not None else np.inf)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# issue 29: formulas with offset(), transformed slopes, empty and repeated bars
+
+
+def test_offset_in_a_mixed_formula_asks_for_offset_keyword(wine: pd.DataFrame) -> None:
+    data = _wine_extra(wine)
+    with pytest.raises(FormulaError, match=r"offset terms in the formula .*offset='column'"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + offset(off) + (1|judge)", data)
+
+
+def test_transformed_slope_in_a_bar_matches_r(wine: pd.DataFrame) -> None:
+    # R: clmm(rating ~ temp + (1 + log(x + 2)|judge), wine with x = seq(0, 3, length = 72))
+    data = wine.assign(x=np.linspace(0.0, 3.0, 72))
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + (1 + np.log(x + 2)|judge)", data
+    ).fit()
+    assert res.model.terms[0].columns == ["(Intercept)", "np.log(x + 2)"]
+    np.testing.assert_allclose(res.llf, -88.5073752, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("formula", "match"),
+    [
+        ("rating ~ temp + (|judge)", r"nothing left of the bar; write '\(1\|judge\)'"),
+        ("rating ~ temp + (1|judge) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + ( 1 | judge ) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + (1|judge/bottle) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + (1|judge) + (1 + contact|judge)", r"effect\(s\) \['\(Intercept\)'\]"),
+        ("rating ~ temp + (1|bottle:judge) + (1|judge:bottle)", "not identified"),
+    ],
+)
+def test_empty_or_repeated_bars_are_refused(wine: pd.DataFrame, formula: str, match: str) -> None:
+    with pytest.raises(FormulaError, match=match):
+        ordstats.OrdinalModel.from_formula(formula, wine)
+
+
+def test_separate_intercept_and_slope_terms_are_still_allowed(wine: pd.DataFrame) -> None:
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + (1|judge) + (0 + contact|judge)", wine
+    )
+    assert [t.columns for t in model.terms] == [
+        ["(Intercept)"],
+        ["contact[no]", "contact[yes]"],
+    ]
