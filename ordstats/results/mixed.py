@@ -12,7 +12,8 @@ criteria, the ``summary.clmm`` layout and predictions that clmm lacks:
 * ``re_form="marginal"``: population averaged,
   :math:`P(Y_i \le j) = \int F(\theta_j - \eta_i - s_i z)\,\phi(z)\,dz` with
   :math:`s_i^2 = \sum_t x_{ti}^\top \Sigma_t x_{ti}` (the random part of ``eta`` is normal),
-  by 40-node Gauss-Hermite quadrature.
+  by composite Gauss-Legendre quadrature with panels that follow the step of ``F`` at the
+  scale of the SD (:func:`~ordstats.families.mixed.marginal_cumulative`; error below 1e-12).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ordstats.errors import (
     PredictionWarning,
     SpecificationError,
 )
-from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors
+from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
 from ordstats.results.fitted import most_probable_level
 
 if TYPE_CHECKING:
@@ -435,10 +436,7 @@ class MixedResults:
             var = np.zeros(len(eta))
             for (Xt, _codes), S in zip(re_parts, self.covariance_matrices(), strict=True):
                 var += np.einsum("ij,jk,ik->i", Xt, S, Xt)
-            nodes, weights = np.polynomial.hermite.hermgauss(40)
-            z = np.sqrt(2.0) * nodes
-            arg = theta[None, :, None] - eta[:, None, None] - np.sqrt(var)[:, None, None] * z
-            return np.einsum("ijk,k->ij", link.cdf(arg), weights / np.sqrt(np.pi))
+            return marginal_cumulative(link, theta[None, :] - eta[:, None], np.sqrt(var))
         modes = self.model.objective.random_effects(self.params_all)
         unseen = np.zeros(len(eta), dtype=bool)
         shift = np.zeros(len(eta))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -769,3 +770,58 @@ def test_separate_intercept_and_slope_terms_are_still_allowed(wine: pd.DataFrame
         ["(Intercept)"],
         ["contact[no]", "contact[yes]"],
     ]
+
+
+# ---------------------------------------------------------------------------
+# issue 29 item 5: population-averaged predictions at large random-effect SDs
+
+
+def _marginal_reference(link: object, cut: float, sd: float) -> float:
+    """``int F(cut - sd z) phi(z) dz`` by scipy's adaptive quadrature, split around the step."""
+    from scipy import integrate
+
+    def integrand(z: float) -> float:
+        return (
+            float(link.cdf(np.array([cut - sd * z]))[0]) * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+        )
+
+    step = cut / sd
+    inner = [step + d / sd for d in (-10.0, -1.0, 0.0, 1.0, 10.0) if abs(step + d / sd) < 12.0]
+    edges = [-12.0, *inner, 12.0]
+    return sum(
+        integrate.quad(integrand, a, b, epsabs=1e-14, epsrel=1e-13, limit=500)[0]
+        for a, b in itertools.pairwise(edges)
+    )
+
+
+@pytest.mark.parametrize("link_name", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+def test_marginal_integral_is_accurate_for_every_sd(link_name: str) -> None:
+    from ordstats.core.links import get_link
+    from ordstats.families.mixed import marginal_cumulative
+
+    link = get_link(link_name)
+    cuts = np.array([-40.0, -6.0, -1.3, 0.0, 0.4, 2.5, 7.0, 35.0])
+    sds = np.array([0.1, 0.3, 1.0, 3.0, 10.0, 30.0])
+    got = marginal_cumulative(link, np.tile(cuts, (sds.size, 1)), sds)
+    expected = [[_marginal_reference(link, c, s) for c in cuts] for s in sds]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-8)
+    # no random part: the link itself
+    np.testing.assert_allclose(
+        marginal_cumulative(link, cuts[None, :], np.zeros(1))[0], link.cdf(cuts)
+    )
+
+
+@pytest.mark.parametrize("sd", [3.0, 10.0, 30.0])
+def test_marginal_predictions_at_large_sds(wine: pd.DataFrame, soup, sd: float) -> None:
+    import copy
+
+    from scipy import special
+
+    # probit: the marginal is exactly Phi((theta - eta) / sqrt(1 + sd^2))
+    res = copy.deepcopy(_fit("clmm_wine_probit_laplace.json", wine, soup))
+    res.params_all[-1] = np.log(sd)
+    got = res.predict(wine.iloc[:6], which="cumprob", re_form="marginal").to_numpy()[:, :-1]
+    eta = res.model.design.fixed.location.matrix[:6] @ res.params.to_numpy()[4:]
+    theta = res.params.to_numpy()[:4]
+    exact = special.ndtr((theta[None, :] - eta[:, None]) / np.sqrt(1.0 + sd**2))
+    np.testing.assert_allclose(got, exact, rtol=0, atol=1e-8)
