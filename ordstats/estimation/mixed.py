@@ -53,6 +53,7 @@ from ordstats.families.mixed import (
     laplace_gradient_general,
     n_variance_params,
 )
+from ordstats.results.fitted import FitInfo
 from ordstats.results.mixed import MixedResults
 
 __all__ = ["MAX_NAGQ", "OrdinalMixedModel"]
@@ -214,6 +215,22 @@ class OrdinalMixedModel:
         if params.shape != (expected,):
             raise SpecificationError(f"params must have {expected} values; got {params.shape}")
         return -self.objective.value(params, nagq)
+
+    def score(self, params: FloatArray, nagq: int = 1) -> FloatArray:
+        """Gradient of :meth:`loglike` at ``(alpha, beta, log-Cholesky)`` (statsmodels' name).
+
+        Parameters
+        ----------
+        params : ndarray
+        nagq : int
+
+        Returns
+        -------
+        ndarray
+        """
+        params = np.asarray(params, dtype=float)
+        self.loglike(params, nagq)  # checks the length
+        return -self._objective_functions(self._check_nagq(nagq))[2](params)
 
     def start_params(self) -> FloatArray:
         """Marginal thresholds, zero fixed effects and ``log sd = 0`` (unit variances).
@@ -393,11 +410,18 @@ class OrdinalMixedModel:
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        out = MixedResults(
-            self, x, hessian, llf, nagq, converged, self.objective.n_evaluations, boundary
+        info = FitInfo(
+            converged=converged,
+            code=0 if converged else 1,
+            message="converged" if converged else f"not converged (BFGS: {res.message})",
+            n_iter=int(res.nit),
+            n_halvings=0,
+            max_grad=float(np.max(np.abs(g))) if g.size else 0.0,
+            method="bfgs",
         )
-        out.max_grad = float(np.max(np.abs(g))) if g.size else 0.0
-        return out
+        return MixedResults(
+            self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
+        )
 
     def _laplace_breakdown(self, x: FloatArray) -> str:
         """A hint when some group's ``h`` is locally convex at its mode (eq. 2's ``H`` < 1).

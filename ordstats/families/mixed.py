@@ -454,6 +454,13 @@ class MixedObjective:
             out.append(L @ blocks @ L.T)
         return out
 
+    def random_part(self, params: FloatArray) -> FloatArray:
+        """``z_i' b^`` per row: the random part of ``eta`` at the conditional modes."""
+        p = self.problem
+        m = self.modes(params)
+        var = p.split(np.asarray(params, dtype=float))[2]
+        return self._random_part(self._scaled(cholesky_factors(var, [t.q for t in p.terms])), m.u)
+
     def random_effects(self, params: FloatArray) -> list[FloatArray]:
         """Conditional modes on the scale of ``b`` per term: ``(L_t, q_t)`` arrays (``ranef``)."""
         p = self.problem

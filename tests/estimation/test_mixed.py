@@ -825,3 +825,151 @@ def test_marginal_predictions_at_large_sds(wine: pd.DataFrame, soup, sd: float) 
     theta = res.params.to_numpy()[:4]
     exact = special.ndtr((theta[None, :] - eta[:, None]) / np.sqrt(1.0 + sd**2))
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# issue 29 item 8: pickling, saving and the clm results' names
+
+
+@pytest.mark.parametrize(
+    "formula",
+    ["rating ~ temp + np.sqrt(x) + (1|judge)", "rating ~ temp + (1 + np.log(x + 2)|judge)"],
+)
+def test_mixed_model_and_results_pickle_deepcopy_and_save(wine, tmp_path, formula: str) -> None:
+    import copy
+    import pickle
+
+    data = wine.assign(x=np.linspace(0.0, 3.0, 72))
+    model = ordstats.OrdinalModel.from_formula(formula, data)  # with the caller's np
+    res = model.fit()
+    new = data.iloc[[0, 9, 40]]
+    expected = res.predict(new)
+    path = tmp_path / "clmm.pkl"
+    res.save(path)
+    for copied in (pickle.loads(pickle.dumps(res)), copy.deepcopy(res), ordstats.load(path)):
+        assert isinstance(copied, ordstats.MixedResults)
+        np.testing.assert_array_equal(copied.params_all, res.params_all)
+        assert copied.llf == res.llf
+        pd.testing.assert_frame_equal(copied.predict(new), expected)
+        pd.testing.assert_frame_equal(copied.ranef()["judge"], res.ranef()["judge"])
+    refit = pickle.loads(pickle.dumps(model)).fit()
+    np.testing.assert_allclose(refit.llf, res.llf, rtol=1e-10)
+
+
+def _public(obj: object) -> set[str]:
+    return {name for name in dir(obj) if not name.startswith("_")}
+
+
+def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup) -> None:
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    assert _public(clm) - _public(res) == set()
+
+
+def test_wald_tests_on_the_fixed_effects(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    params, cov = res.params.to_numpy(), res.cov_params().to_numpy()[:6, :6]
+    diff = np.array([params[4] - params[5]])
+    var = cov[4, 4] + cov[5, 5] - 2 * cov[4, 5]
+    test = res.wald_test("temp[T.warm] = contact[T.yes]")
+    np.testing.assert_allclose(test.statistic, diff[0] ** 2 / var, rtol=1e-12)
+    assert test.df == 1
+    t = res.t_test("temp[T.warm] = 0, contact[T.yes] = 1")
+    np.testing.assert_allclose(t.effect, [params[4], params[5] - 1.0])
+    np.testing.assert_allclose(t.sd, np.sqrt([cov[4, 4], cov[5, 5]]))
+    terms = res.wald_test_terms()
+    np.testing.assert_allclose(terms["chi2"], res.zvalues.iloc[4:].to_numpy() ** 2)
+    assert list(terms.index) == ["temp", "contact"]
+    pd.testing.assert_series_equal(res.zvalues, res.tvalues)
+    assert res.cov_type == "nonrobust" and res.covariance is res.nonrobust_covariance
+
+
+def test_odds_ratios_and_thresholds(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    table = res.odds_ratios(alpha=0.1)
+    np.testing.assert_allclose(table["odds_ratio"], np.exp(res.params.iloc[4:]))
+    np.testing.assert_allclose(table[["lower", "upper"]], np.exp(res.conf_int(0.1).iloc[4:]))
+    assert "within a group" in table.attrs["interpretation"]
+    with pytest.raises(SpecificationError, match="profiling a fixed effect"):
+        res.odds_ratios(method="profile")
+    probit = _fit("clmm_wine_probit_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match="odds ratios need the logit link"):
+        probit.odds_ratios()
+    pd.testing.assert_series_equal(
+        res.thresholds["estimate"], res.params.iloc[:4], check_names=False
+    )
+    np.testing.assert_allclose(res.thresholds["std err"], res.bse.iloc[:4])
+    equidistant = _fit("clmm_extra/wine_equidistant.json", wine, soup)
+    jac = equidistant.model.problem.jacobian
+    alpha = equidistant.params.to_numpy()[:2]
+    cov = equidistant.cov_params().to_numpy()[:2, :2]
+    np.testing.assert_allclose(equidistant.thresholds["estimate"], jac @ alpha)
+    np.testing.assert_allclose(
+        equidistant.thresholds["std err"], np.sqrt(np.diag(jac @ cov @ jac.T))
+    )
+    assert list(equidistant.thresholds.index) == ["1|2", "2|3", "3|4", "4|5"]
+
+
+def test_fit_information_fitted_values_and_residuals(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    r = _load("clmm_wine_laplace.json")
+    np.testing.assert_allclose(res.cond_H, r["cond_H"], rtol=1e-4)  # R's cond.H
+    assert res.fit_info.converged and res.mle_retvals["converged"] and res.niter > 0
+    assert res.max_grad == res.fit_info.max_grad < 1e-6
+    assert np.max(np.abs(res.gradient)) < 1e-6 and len(res.gradient) == 7
+    assert res.df_model == 3 and res.df_resid == 65 and res.n_rows == 72
+    # P(Y <= j) = F(theta_j - fitted linear predictor), the modes included
+    theta = res.params.to_numpy()[:4]
+    cum = 1 / (1 + np.exp(-(theta[None, :] - res.fittedvalues.to_numpy()[:, None])))
+    np.testing.assert_allclose(res.predict(which="cumprob").to_numpy()[:, :4], cum, atol=1e-12)
+    prob = res.predict().to_numpy()
+    y = res.model.problem.y
+    below = np.array([prob[i, : y[i]].sum() for i in range(72)])
+    above = np.array([prob[i, y[i] + 1 :].sum() for i in range(72)])
+    np.testing.assert_allclose(res.resid_prob, below - above, atol=1e-12)
+    pd.testing.assert_series_equal(res.resid, res.resid_prob)
+
+
+def test_summary2_has_the_coefficients_and_the_variance_components(wine, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    smry = res.summary2(alpha=0.1)
+    coefficients, components = smry.tables[1], smry.tables[2]
+    np.testing.assert_allclose(coefficients["coef"], res.params)
+    assert "[0.05" in coefficients.columns
+    np.testing.assert_allclose(components["sd"], res.varcorr()["sd"])
+    assert "Cumulative Link Mixed Model" in str(smry)
+    with pytest.raises(SpecificationError, match="xname must give 6 names"):
+        res.summary2(xname=["a"])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda r: r.brant_test(), "Brant's test is not available for mixed models"),
+        (lambda r: r.nominal_test(), "nominal and scale effects cannot be fitted"),
+        (lambda r: r.scale_test(), "nominal and scale effects cannot be fitted"),
+        (lambda r: r.profile("temp[T.warm]"), r"sd_conf_int\(method='profile'\)"),
+        (lambda r: r.plot_profile("temp[T.warm]"), "confint.clmm"),
+        (lambda r: r.get_margeff(), "re_form='marginal'"),
+        (lambda r: r.get_prediction(), r"use predict\(newdata, re_form=...\)"),
+        (lambda r: r.get_robustcov_results("cluster"), "within-group correlation"),
+        (lambda r: r.expected_covariance, "no closed-form expectation"),
+        (lambda r: r.llnull, r"ordstats.lr_test\(restricted, full\)"),
+        (lambda r: r.llr, "null model is ambiguous"),
+        (lambda r: r.llr_pvalue, "null model is ambiguous"),
+        (lambda r: r.prsquared, "null model is ambiguous"),
+        (lambda r: r.pseudo_rsquared, "null model is ambiguous"),
+        (lambda r: r.remove_data(), r"save\(fname\) without remove_data"),
+    ],
+)
+def test_results_methods_a_mixed_model_cannot_offer_say_why(wine, soup, call, match) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match=match):
+        call(res)
+
+
+def test_save_without_the_rows_is_refused_and_keeps_the_result(wine, soup, tmp_path) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match="remove_data"):
+        res.save(tmp_path / "x.pkl", remove_data=True)
+    assert res.predict().shape == (72, 5) and not res.data_removed
