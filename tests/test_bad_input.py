@@ -634,6 +634,8 @@ def clmm_model(wine):
 def test_clmm_nagq_out_of_range(clmm_model, nagq, match):
     with pytest.raises(SpecificationError, match=match):
         clmm_model.fit(nagq=nagq)
+    with pytest.raises(SpecificationError, match=match):
+        clmm_model.loglike(clmm_model.start_params(), nagq=nagq)
 
 
 @pytest.mark.parametrize(

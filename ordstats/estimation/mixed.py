@@ -210,6 +210,7 @@ class OrdinalMixedModel:
         -------
         float
         """
+        nagq = self._check_nagq(nagq)
         params = np.asarray(params, dtype=float)
         expected = self.problem.n_alpha + self.problem.n_beta + self.problem.n_var
         if params.shape != (expected,):
