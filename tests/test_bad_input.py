@@ -647,6 +647,8 @@ def test_clmm_predict_without_a_random_slope_column(wine):
         OrdinalModel.from_formula(
             "rating ~ temp + (1|judge)", data, offset=np.full(72, 0.1)
         ).fit().predict(data.head(3), offset=pd.Series([0.0, 0.1, 0.2], index=[7, 8, 9]))
+
+
 # == the scikit-learn estimators and the ordinal metrics (issue 29: learn/, metrics.py) ==
 
 #: The optional library each estimator needs (the boosters need theirs besides scikit-learn).
@@ -734,6 +736,8 @@ def test_ordinal_metrics_refuse_what_they_cannot_order(call, message):
 
     with pytest.raises(DataError, match=message):
         call(metrics)
+
+
 # -- ordinal matrix factorisation (issue 29, item 22) ---------------------------------
 
 
@@ -867,3 +871,96 @@ def test_factorization_results_methods_check_their_arguments(ratings_fit, call, 
 def test_factorization_recommend_for_no_rows_is_an_empty_table(ratings_fit):
     table = ratings_fit.recommend(3, rows=[])
     assert table.empty and list(table.columns) == ["row", "rank", "col", "expected"]
+
+
+# -- mixed models (clmm): issue 29 items 6, 11, 20, 22 ---------------------------
+
+_CLMM = "rating ~ temp + contact + (1|judge)"
+
+
+@pytest.fixture(scope="module")
+def clmm_model(wine):
+    return OrdinalModel.from_formula(_CLMM, wine)
+
+
+@pytest.mark.parametrize(
+    ("nagq", "match"),
+    [
+        (1000, r"nagq must be an integer from 1 to 100 .*got 1000"),
+        (101, "from 1 to 100"),
+        (0, r"1 is the Laplace approximation, as R's nAGQ = 0 or 1"),
+        (-3, "R's negative nAGQ, non-adaptive Gauss-Hermite quadrature, is not available"),
+        (2.5, "an integer from 1 to 100"),
+        ("10", "an integer from 1 to 100"),
+        (True, "an integer from 1 to 100"),
+    ],
+)
+def test_clmm_nagq_out_of_range(clmm_model, nagq, match):
+    with pytest.raises(SpecificationError, match=match):
+        clmm_model.fit(nagq=nagq)
+    with pytest.raises(SpecificationError, match=match):
+        clmm_model.loglike(clmm_model.start_params(), nagq=nagq)
+
+
+@pytest.mark.parametrize(
+    ("start", "match"),
+    [
+        (
+            np.zeros(3),
+            r"start_params must be 7 finite numbers, in the order 1\|2, .*got shape \(3,\)",
+        ),
+        (np.zeros((7, 1)), r"got shape \(7, 1\)"),
+        ([0.0] * 6 + [np.nan], "with non-finite values"),
+        ("zeros", "start_params must be 7 numbers"),
+        ([-1.0, 0.0, 1.0, 2.0, "a", 0.0, 0.0], "start_params must be 7 numbers"),
+    ],
+)
+def test_clmm_start_params_of_the_wrong_shape(clmm_model, start, match):
+    with pytest.raises(SpecificationError, match=match):
+        clmm_model.fit(start_params=start)
+
+
+def test_clmm_string_tolerance(clmm_model):
+    with pytest.raises(SpecificationError, match=r"gradtol must be a positive number.*'1e-6'"):
+        clmm_model.fit(gradtol="1e-6")
+    with (
+        pytest.warns(FutureWarning, match="gtol is now called gradtol"),
+        pytest.raises(SpecificationError, match=r"gradtol must be a positive number.*'1e-6'"),
+    ):
+        clmm_model.fit(gtol="1e-6")
+    with pytest.raises(SpecificationError, match="maxiter must be a non-negative integer"):
+        clmm_model.fit(maxiter=-1)
+
+
+def test_clmm_cli_nagq_out_of_range_is_an_error_line(capsys):
+    from ordstats import cli
+
+    code = cli.main(["fit", _CLMM, "--data", "wine", "--nagq", "1000"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("ordstats: error: nagq must be an integer from 1 to 100")
+    assert "Traceback" not in err
+
+
+def test_clmm_missing_grouping_value_under_missing_raise(wine):
+    data = wine.copy()
+    data["judge"] = data["judge"].astype(object)
+    data.loc[3, "judge"] = None
+    with pytest.raises(DataError, match=r"'judge' \(1\); drop them first or pass missing='drop'"):
+        OrdinalModel.from_formula(_CLMM, data, missing="raise")
+
+
+@pytest.mark.parametrize(
+    ("formula", "match"),
+    [
+        ("rating ~ temp + offset(off) + (1|judge)", "pass the offset as offset='column'"),
+        ("rating ~ temp + (|judge)", "nothing left of the bar"),
+        ("rating ~ temp + (1|judge) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + (1|(judge))", "must be a column name or columns joined by ':'"),
+        ("rating ~ temp + (1|judge|bottle)", "cannot read the random term"),
+    ],
+)
+def test_clmm_formula_mistakes(wine, formula, match):
+    data = wine.assign(off=0.1)
+    with pytest.raises(FormulaError, match=match):
+        OrdinalModel.from_formula(formula, data)

@@ -23,21 +23,26 @@ import numbers
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from formulaic import Formula, model_matrix
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.design.core import Design
+from ordstats.design.core import (
+    DEFAULT_DESIGN_OPTIONS,
+    Design,
+    DesignOptions,
+    _bad_rows,
+    align_to_index,
+    report_missing_counts,
+)
 from ordstats.design.formula import design_from_formula, split_formula
 from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
-    DataError,
     FormulaError,
-    MissingDataWarning,
     PredictionError,
     SpecificationError,
 )
@@ -47,6 +52,7 @@ __all__ = [
     "NewTermRows",
     "RandomTerm",
     "check_random_columns",
+    "formula_parts",
     "group_ids",
     "has_random_terms",
     "mixed_design_from_formula",
@@ -102,19 +108,23 @@ class RandomTerm:
         return len(self.levels)
 
 
-_BAR = re.compile(r"^\((?P<expr>[^|()]*(?:\([^()]*\)[^|()]*)*)\|(?P<group>[^|()]+)\)$")
+def _depths(text: str) -> list[int]:
+    """The parenthesis depth at each character of ``text`` (an opening one counts inside)."""
+    depth, out = 0, []
+    for char in text:
+        if char == "(":
+            depth += 1
+        out.append(depth)
+        if char == ")":
+            depth -= 1
+    return out
 
 
 def _split_top(text: str) -> list[str]:
     """Split ``text`` at ``+`` signs outside parentheses."""
     parts: list[str] = []
     current: list[str] = []
-    depth = 0
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
+    for char, depth in zip(text, _depths(text), strict=True):
         if char == "+" and depth == 0:
             parts.append("".join(current).strip())
             current = []
@@ -128,9 +138,29 @@ def has_random_terms(formula: str) -> bool:
     """Whether a formula has a bar term ``(expr | group)`` (a bar inside parentheses).
 
     A bare bar (``y ~ a | b``) is not a random term: the formula layer refuses it
-    as a multi-part formula.
+    as a multi-part formula.  The left of the bar may hold calls,
+    ``(1 + np.log(x)|g)``.
     """
-    return isinstance(formula, str) and re.search(r"\([^()]*\|[^()]*\)", formula) is not None
+    if not isinstance(formula, str):
+        return False
+    return any(c == "|" and d > 0 for c, d in zip(formula, _depths(formula), strict=True))
+
+
+def _bar_parts(part: str) -> tuple[str, str] | None:
+    """``(expr, group)`` of ``(expr | group)``; None unless it is one bar in parentheses."""
+    text = part.strip()
+    depths = _depths(text)
+    # the opening parenthesis must close at the very end: one parenthesised term
+    if not (text.startswith("(") and text.endswith(")")) or 0 in depths[1:-1]:
+        return None
+    bars = [k for k, (c, d) in enumerate(zip(text, depths, strict=True)) if c == "|" and d == 1]
+    if len(bars) != 1:
+        return None
+    return text[1 : bars[0]].strip(), text[bars[0] + 1 : -1].replace(" ", "")
+
+
+def _is_offset_call(part: str) -> bool:
+    return re.match(r"^\s*offset\s*\(", part) is not None
 
 
 def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
@@ -151,10 +181,17 @@ def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
     Raises
     ------
     FormulaError
-        For a bar outside parentheses or ``||`` (not supported).
+        For a bar outside parentheses, ``||`` (not supported), nothing left of the bar,
+        or ``offset(...)`` among the terms (give ``offset=`` instead).
     """
     fixed, bars = [], []
     for part in _split_top(rhs):
+        if _is_offset_call(part):
+            raise FormulaError(
+                f"offset terms in the formula ({part!r}) are not supported; pass the offset "
+                "as offset='column' (or one value per row), as for the model without random "
+                "terms"
+            )
         if "|" not in part:
             fixed.append(part)
             continue
@@ -163,14 +200,24 @@ def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
                 f"double-bar terms {part!r} are not supported; write uncorrelated terms "
                 "separately, e.g. '(1|g) + (0 + x|g)'"
             )
-        match = _BAR.match(part.replace(" ", ""))
-        if match is None:
+        parsed = _bar_parts(part)
+        if parsed is None:
             raise FormulaError(
                 f"cannot read the random term {part!r}; write it as '(expr | group)', "
                 "e.g. '(1|judge)' or '(1 + contact|judge)'"
             )
-        expr = match.group("expr") or "1"
-        group = match.group("group")
+        expr, group = parsed
+        if not expr:
+            raise FormulaError(
+                f"the random term {part!r} has nothing left of the bar; write '(1|{group})' "
+                "for a random intercept"
+            )
+        if not group or not re.fullmatch(r"[^()|]+", group):
+            raise FormulaError(
+                f"the grouping factor {group!r} of {part!r} must be a column name or "
+                "columns joined by ':' or '/', e.g. '(1|judge)' or '(1|judge:bottle)'"
+            )
+        expr = " ".join(expr.split())
         if "/" in group:
             names = group.split("/")
             if any(not n for n in names):
@@ -180,6 +227,17 @@ def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
         else:
             bars.append((expr, group))
     return (" + ".join(fixed) if fixed else "1"), bars
+
+
+def formula_parts(formula: str) -> list[str]:
+    """The fixed formula ``"y ~ fixed"`` and one ``"~ expr"`` per bar term of a mixed formula.
+
+    These are plain formulas, for what reads formulas without bars (such as the names
+    a model must keep from the caller's namespace).
+    """
+    response, rhs = split_formula(formula, random_terms=True)
+    fixed, bars = split_random(rhs)
+    return [f"{response} ~ {fixed}"] + [f"~ {expr}" for expr, _ in bars]
 
 
 def _expr_variables(expr: str) -> list[str]:
@@ -315,7 +373,7 @@ def random_terms(
         For a grouping factor with a single level.
     """
     check_random_columns(bars, data)
-    terms = []
+    terms: list[RandomTerm] = []
     for expr, group in bars:
         labels = _group_labels(data, group)
         levels = _level_order(data, group, labels)
@@ -330,6 +388,7 @@ def random_terms(
         matrix, names, spec = _term_matrix(expr, data, context)
         if matrix.shape[1] == 0:
             raise FormulaError(f"the random term ({expr}|{group}) has no columns")
+        _check_not_repeated(terms, group, names, expr)
         terms.append(
             RandomTerm(
                 expr=expr,
@@ -390,6 +449,28 @@ def _term_rows(term: RandomTerm, data: pd.DataFrame) -> FloatArray:
 def random_columns(term: RandomTerm, groups: bool = True) -> list[str]:
     """Data columns a random term reads on new data: its slope variables and grouping columns."""
     return _expr_variables(term.expr) + (list(term.group_columns) if groups else [])
+
+
+def _check_not_repeated(
+    earlier: Sequence[RandomTerm], group: str, columns: Sequence[str], expr: str
+) -> None:
+    """Refuse a column that an earlier term already gives the same grouping factor.
+
+    ``(1|g) + (1|g)`` (or ``(1|a/b) + (1|a)``, or ``(1|g) + (1 + x|g)``) would split one
+    variance between two terms, so neither is identified.
+    """
+    same = set(group.split(":"))
+    for term in earlier:
+        if set(term.group_columns) != same:
+            continue
+        shared = [c for c in columns if c in term.columns]
+        if shared:
+            raise FormulaError(
+                f"the random terms ({term.expr}|{term.group}) and ({expr}|{group}) both give "
+                f"the grouping factor {group!r} the effect(s) {shared}, so their variances "
+                "are not identified; write each effect once per grouping factor, e.g. "
+                "'(1 + x|g)' or '(1|g) + (0 + x|g)'"
+            )
 
 
 def term_matrices_for(
@@ -463,21 +544,25 @@ def mixed_design_from_formula(
     weights: object = None,
     offset: object = None,
     context: object = None,
-    **design_keywords: object,
+    options: DesignOptions = DEFAULT_DESIGN_OPTIONS,
 ) -> MixedDesign:
     """Build a :class:`MixedDesign` from ``"y ~ fixed + (expr | group)"``.
 
     The fixed part goes through :func:`~ordstats.design.formula.design_from_formula`;
     rows with missing values in the random terms' columns are dropped first (with a
-    :class:`~ordstats.errors.MissingDataWarning`, or an error under ``missing="raise"``).
+    :class:`~ordstats.errors.MissingDataWarning` naming the columns, or a
+    :class:`~ordstats.errors.DataError` under ``missing="raise"``).  Rows are handled by
+    position, so an index with repeated labels (after ``pd.concat``) is fine; the design
+    keeps the data's labels.
 
     Parameters
     ----------
     formula : str
     data : pandas.DataFrame or mapping of columns
     weights, offset : str or array-like, optional
+        A pandas Series is paired with the rows of ``data`` by index label.
     context : mapping, optional
-    **design_keywords
+    options : DesignOptions
         ``levels``, ``missing``, ``collinear``, ``many_levels``.
 
     Returns
@@ -490,38 +575,44 @@ def mixed_design_from_formula(
     if not bars:
         raise FormulaError(f"the formula {formula!r} has no random term '(expr | group)'")
     check_random_columns(bars, frame)
+    labels = frame.index
+    weights = _by_position(weights, labels, "weights")
+    offset = _by_position(offset, labels, "offset")
+    frame = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
     used = random_variables(bars)
-    bad = frame[used].isna().any(axis=1).to_numpy()
-    if bad.any():
-        if design_keywords.get("missing", "drop") == "raise":
-            raise DataError(
-                f"{int(bad.sum())} rows have missing values in the random-term columns {used}; "
-                "drop them or use missing='drop'"
-            )
-        warnings.warn(
-            f"dropped {int(bad.sum())} rows with missing values in the random-term columns {used}",
-            MissingDataWarning,
-            stacklevel=3,
+    bad = _bad_rows(frame[used])
+    keep = ~bad.to_numpy().any(axis=1)
+    if not keep.all():
+        report_missing_counts(
+            int((~keep).sum()), len(frame), bad.sum(axis=0), options.missing, stacklevel=5
         )
-        keep = ~bad
         frame = frame.loc[keep]
-        weights = _subset(weights, keep)
-        offset = _subset(offset, keep)
+        weights, offset = _subset(weights, keep), _subset(offset, keep)
     fixed = design_from_formula(
         f"{response} ~ {fixed_rhs}",
         frame,
         weights=weights,
         offset=offset,
         context=context,
-        **design_keywords,  # type: ignore[arg-type]
+        options=options,
     )
     clean = frame.loc[fixed.row_index]
-    return MixedDesign(fixed=fixed, terms=random_terms(bars, clean, context), formula=formula)
+    terms = random_terms(bars, clean, context)
+    fixed = replace(fixed, row_index=labels[np.asarray(fixed.row_index, dtype=np.intp)])
+    return MixedDesign(fixed=fixed, terms=terms, formula=formula)
+
+
+def _by_position(value: Any, labels: pd.Index, role: str) -> object:
+    """A weights/offset argument with its rows in the data's order (pandas paired by label)."""
+    if value is None or isinstance(value, str) or np.ndim(value) == 0:
+        return value
+    if isinstance(value, (pd.Series, pd.DataFrame)):
+        return align_to_index(value, labels, role, "the data").to_numpy()
+    return np.asarray(value)
 
 
 def _subset(value: object, keep: np.ndarray) -> object:
-    if value is None or isinstance(value, str) or np.isscalar(value):
-        return value
-    if isinstance(value, pd.Series):
-        return value.loc[keep]
-    return np.asarray(value)[keep]
+    """The kept rows of a per-row weights/offset array (anything else as it is)."""
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == keep.shape[0]:
+        return value[keep]
+    return value

@@ -32,10 +32,16 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import FlexibleLink
 from ordstats.core.solver import NewtonOptions
 from ordstats.core.thresholds import threshold_jacobian
-from ordstats.design.random import MixedDesign, RandomTerm, mixed_design_from_formula
+from ordstats.design.random import (
+    MixedDesign,
+    RandomTerm,
+    formula_parts,
+    mixed_design_from_formula,
+)
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import InMemoryEvaluator
-from ordstats.estimation.options import ModelOptions
+from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.families.mixed import (
     BOUNDARY_SD,
     MAX_DENSE_RANDOM_EFFECTS,
@@ -47,9 +53,14 @@ from ordstats.families.mixed import (
     laplace_gradient_general,
     n_variance_params,
 )
+from ordstats.results.fitted import FitInfo
 from ordstats.results.mixed import MixedResults
 
-__all__ = ["OrdinalMixedModel"]
+__all__ = ["MAX_NAGQ", "OrdinalMixedModel"]
+
+#: Most quadrature nodes ``fit(nagq=...)`` accepts (R's clmm fails from about 100 on;
+#: numpy's Gauss-Hermite weights underflow from 380).
+MAX_NAGQ = 100
 
 #: Forward-difference step for the variance rows of the start's Hessian guess (the
 #: inner Newton's tolerance makes smaller steps noisy).
@@ -104,7 +115,8 @@ class OrdinalMixedModel:
         self.options = options
         self.design = design
         self.terms: list[RandomTerm] = design.terms
-        self.formula_context = context
+        #: the names the formulas use (:class:`~ordstats.estimation.context.FormulaContext`)
+        self.formula_context = None if context is None else FormulaContext(dict(context))  # type: ignore[call-overload]
         fixed = design.fixed
         self.levels = list(fixed.response.levels)
         jac = np.asarray(threshold_jacobian(options.threshold, len(self.levels) - 1), dtype=float)
@@ -165,15 +177,20 @@ class OrdinalMixedModel:
                 "fit the clmm without them, or the clm without the random terms"
             )
         opts = ModelOptions.from_keywords(options)
+        captured = used_context(
+            context,
+            [*formula_parts(formula), weights, offset],
+            getattr(data, "columns", ()),
+        )
         design = mixed_design_from_formula(
             formula,
             data,
             weights=weights,
             offset=offset,
-            context=context,
+            context=captured,
             options=opts.design_options(),
         )
-        return cls(design, opts, context)
+        return cls(design, opts, captured)
 
     @property
     def n_rows(self) -> int:
@@ -193,11 +210,28 @@ class OrdinalMixedModel:
         -------
         float
         """
+        nagq = self._check_nagq(nagq)
         params = np.asarray(params, dtype=float)
         expected = self.problem.n_alpha + self.problem.n_beta + self.problem.n_var
         if params.shape != (expected,):
             raise SpecificationError(f"params must have {expected} values; got {params.shape}")
         return -self.objective.value(params, nagq)
+
+    def score(self, params: FloatArray, nagq: int = 1) -> FloatArray:
+        """Gradient of :meth:`loglike` at ``(alpha, beta, log-Cholesky)`` (statsmodels' name).
+
+        Parameters
+        ----------
+        params : ndarray
+        nagq : int
+
+        Returns
+        -------
+        ndarray
+        """
+        params = np.asarray(params, dtype=float)
+        self.loglike(params, nagq)  # checks the length
+        return -self._objective_functions(self._check_nagq(nagq))[2](params)
 
     def start_params(self) -> FloatArray:
         """Marginal thresholds, zero fixed effects and ``log sd = 0`` (unit variances).
@@ -262,8 +296,21 @@ class OrdinalMixedModel:
         return x0, inverse
 
     def _check_nagq(self, nagq: int) -> int:
-        if not isinstance(nagq, (int, np.integer)) or nagq < 1:
-            raise SpecificationError(f"nagq must be a positive integer; got {nagq!r}")
+        if isinstance(nagq, (int, np.integer)) and not isinstance(nagq, bool) and nagq < 0:
+            raise SpecificationError(
+                f"nagq must be an integer from 1 to {MAX_NAGQ}; got {nagq!r} (R's negative "
+                "nAGQ, non-adaptive Gauss-Hermite quadrature, is not available: use the "
+                "adaptive rule, nagq=K)"
+            )
+        if (
+            isinstance(nagq, bool)
+            or not isinstance(nagq, (int, np.integer))
+            or not 1 <= nagq <= MAX_NAGQ
+        ):
+            raise SpecificationError(
+                f"nagq must be an integer from 1 to {MAX_NAGQ} (1 is the Laplace "
+                f"approximation, as R's nAGQ = 0 or 1); got {nagq!r}"
+            )
         if nagq > 1 and (len(self.terms) != 1 or self.terms[0].q != 1):
             raise SpecificationError(
                 "adaptive Gauss-Hermite quadrature (nagq > 1) needs a single scalar random "
@@ -271,41 +318,82 @@ class OrdinalMixedModel:
             )
         return int(nagq)
 
+    def _check_start(self, start_params: object) -> FloatArray:
+        """``start_params`` as a float vector of the right length, or a clear error."""
+        names = self.param_names + self.variance_names
+        try:
+            x0 = np.asarray(start_params, dtype=float)
+        except (TypeError, ValueError):
+            raise SpecificationError(
+                f"start_params must be {len(names)} numbers ({', '.join(names)}); "
+                f"got {start_params!r}"
+            ) from None
+        if x0.shape != (len(names),) or not np.all(np.isfinite(x0)):
+            raise SpecificationError(
+                f"start_params must be {len(names)} finite numbers, in the order "
+                f"{', '.join(names)}; got shape {x0.shape}"
+                + ("" if x0.shape != (len(names),) else " with non-finite values")
+            )
+        return x0
+
     def fit(
         self,
         nagq: int = 1,
         start_params: FloatArray | None = None,
         maxiter: int = 1000,
-        gtol: float = 1e-7,
+        gradtol: float = 1e-7,
+        *,
+        gtol: float | None = None,
     ) -> MixedResults:
         """Fit by maximising the Laplace (or AGQ) approximate marginal likelihood.
 
         Parameters
         ----------
         nagq : int
-            Quadrature nodes, R's ``nAGQ`` (1 = Laplace).
+            Quadrature nodes, R's ``nAGQ``: 1 (the Laplace approximation) or, for a
+            single scalar random term, 2 to 100 (adaptive Gauss-Hermite).  R's
+            negative ``nAGQ`` (non-adaptive quadrature) is not available.
         start_params : ndarray, optional
-            ``(alpha, beta, log-Cholesky)``; default :meth:`start_params`.
+            ``(alpha, beta, log-Cholesky)``; default: the clm estimates scaled for a
+            unit random-effect SD (falling back to :meth:`start_params`).
         maxiter : int
             BFGS iterations.
-        gtol : float
-            Convergence: max absolute gradient.
+        gradtol : float
+            Convergence: the largest absolute gradient of the approximate
+            log-likelihood, a positive finite number (R's ``gradTol``, the name the
+            clm fit uses too).  The fit converges when it is below ``10 * gradtol``
+            after the Newton steps, at a finite log-likelihood.
+        gtol : float, optional
+            Former name of ``gradtol``; still accepted with a ``FutureWarning``.
 
         Returns
         -------
         MixedResults
+
+        Raises
+        ------
+        SpecificationError
+            For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range, or
+            start values at which the log-likelihood is not finite.
         """
+        gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
         nagq = self._check_nagq(nagq)
         f, fg, grad, analytic = self._objective_functions(nagq)
         inverse_hessian: FloatArray | None = None
         if start_params is None:
             x0, inverse_hessian = self._clm_start(fg)
         else:
-            x0 = np.asarray(start_params, float)
+            x0 = self._check_start(start_params)
+        f0 = f(x0)
+        if not np.isfinite(f0):
+            raise SpecificationError(
+                "the approximate log-likelihood is not finite at the start values (the "
+                "thresholds must increase); give other start_params"
+            )
         # the finite-difference gradient (and the Hessian behind the SEs) cannot
         # resolve less than its rounding noise; BFGS stops there too, since its
         # line search only loses time below it, and Newton steps on that Hessian finish
-        tol = max(gtol, 100 * np.finfo(float).eps * abs(f(x0)) / _STEP)
+        tol = max(gradtol, 100 * np.finfo(float).eps * abs(f0) / _STEP)
         res = _bfgs(fg, x0, tol, maxiter, inverse_hessian)
         x = res.x
         boundary = self._boundary(x)
@@ -314,18 +402,49 @@ class OrdinalMixedModel:
         hessian = 0.5 * (hessian + hessian.T)
         x, converged, g = _newton_polish(grad, f, x, free, hessian, tol)
         llf = -f(x)
+        converged = converged and bool(np.isfinite(llf))
         if not converged:
             warnings.warn(
                 f"the mixed model did not converge (max |gradient| {np.max(np.abs(g)):.2g}); "
-                "try other start_params or a simpler random structure",
+                + (self._laplace_breakdown(x) if nagq == 1 else "")
+                + "try other start_params or a simpler random structure",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        out = MixedResults(
-            self, x, hessian, llf, nagq, converged, self.objective.n_evaluations, boundary
+        info = FitInfo(
+            converged=converged,
+            code=0 if converged else 1,
+            message="converged" if converged else f"not converged (BFGS: {res.message})",
+            n_iter=int(res.nit),
+            n_halvings=0,
+            max_grad=float(np.max(np.abs(g))) if g.size else 0.0,
+            method="bfgs",
         )
-        out.max_grad = float(np.max(np.abs(g))) if g.size else 0.0
-        return out
+        return MixedResults(
+            self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
+        )
+
+    def _laplace_breakdown(self, x: FloatArray) -> str:
+        """A hint when some group's ``h`` is locally convex at its mode (eq. 2's ``H`` < 1).
+
+        With a link whose ``log P`` is not concave in ``eta`` (cauchit) a group's
+        curvature at its mode can approach 0, where ``-1/2 log|H|`` and so the
+        Laplace value grow without bound; adaptive quadrature stays accurate there.
+        """
+        blocks = self.objective.modes(x).diag_blocks
+        if blocks is None or np.min(np.linalg.eigvalsh(blocks)) >= 1.0:
+            return ""
+        quadrature = "fit(nagq=10)" if self._scalar else "a link with concave log P (not cauchit)"
+        return (
+            "the Laplace approximation breaks down here (a group's conditional density is "
+            f"nearly flat at its mode, which the link {self.problem.link.name!r} allows): "
+            f"use {quadrature}, or "
+        )
+
+    @property
+    def _scalar(self) -> bool:
+        """Whether the random part is one scalar term, such as ``(1|judge)``."""
+        return len(self.terms) == 1 and self.terms[0].q == 1
 
     def _objective_functions(
         self, nagq: int
@@ -350,7 +469,7 @@ class OrdinalMixedModel:
         def f(x: FloatArray) -> float:
             return self.objective.value(x, nagq)
 
-        scalar = len(self.terms) == 1 and self.terms[0].q == 1
+        scalar = self._scalar
         analytic = nagq > 1 or scalar or self.problem.n_re <= MAX_DENSE_RANDOM_EFFECTS
         if analytic:
 
@@ -375,7 +494,14 @@ class OrdinalMixedModel:
         return f, fg, grad, analytic
 
     def fit_with_held(
-        self, index: int, value: float, start: FloatArray, nagq: int = 1, gtol: float = 1e-6
+        self,
+        index: int,
+        value: float,
+        start: FloatArray,
+        nagq: int = 1,
+        gradtol: float = 1e-6,
+        *,
+        gtol: float | None = None,
     ) -> tuple[float, FloatArray]:
         """Maximise the approximate log-likelihood with ``params[index]`` held at ``value``.
 
@@ -390,8 +516,10 @@ class OrdinalMixedModel:
         start : ndarray
             Full parameter vector to start from (its ``index`` entry is replaced).
         nagq : int
-        gtol : float
+        gradtol : float
             BFGS tolerance on the free parameters' gradient.
+        gtol : float, optional
+            Former name of ``gradtol`` (a ``FutureWarning``).
 
         Returns
         -------
@@ -400,6 +528,7 @@ class OrdinalMixedModel:
         params : ndarray
             The full parameter vector at that maximum.
         """
+        gradtol = _gradtol(gradtol, gtol, 1e-6)
         nagq = self._check_nagq(nagq)
         _, fg, _, _ = self._objective_functions(nagq)
         full = np.asarray(start, dtype=float).copy()
@@ -412,7 +541,11 @@ class OrdinalMixedModel:
             return value_, gradient[free]
 
         res = optimize.minimize(
-            fg_free, full[free], jac=True, method="BFGS", options={"gtol": gtol, "maxiter": 500}
+            fg_free,
+            full[free],
+            jac=True,
+            method="BFGS",
+            options={"gtol": gradtol, "maxiter": 500},
         )
         full[free] = res.x
         return -float(res.fun), full.copy()
@@ -438,7 +571,9 @@ class OrdinalMixedModel:
         log_sd: float,
         start: FloatArray,
         nagq: int = 1,
-        gtol: float = 1e-6,
+        gradtol: float = 1e-6,
+        *,
+        gtol: float | None = None,
     ) -> tuple[float, FloatArray]:
         r"""Maximise the approximate log-likelihood with one random-effect SD held fixed.
 
@@ -457,7 +592,9 @@ class OrdinalMixedModel:
         start : ndarray
             Full parameter vector to start from.
         nagq : int
-        gtol : float
+        gradtol : float
+        gtol : float, optional
+            Former name of ``gradtol`` (a ``FutureWarning``).
 
         Returns
         -------
@@ -465,9 +602,10 @@ class OrdinalMixedModel:
         params : ndarray
             The full (log-Cholesky) parameter vector at that maximum.
         """
+        gradtol = _gradtol(gradtol, gtol, 1e-6)
         diag, off = self.sd_positions(term, component)
         if not off:
-            return self.fit_with_held(diag, log_sd, start, nagq, gtol)
+            return self.fit_with_held(diag, log_sd, start, nagq, gradtol)
         nagq = self._check_nagq(nagq)
         _, fg, _, _ = self._objective_functions(nagq)
         full = np.asarray(start, dtype=float).copy()
@@ -495,7 +633,7 @@ class OrdinalMixedModel:
 
         x0 = np.concatenate([full[free], row])
         res = optimize.minimize(
-            fg_free, x0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": 500}
+            fg_free, x0, jac=True, method="BFGS", options={"gtol": gradtol, "maxiter": 500}
         )
         place(res.x)
         return -float(res.fun), full.copy()
@@ -516,22 +654,40 @@ class OrdinalMixedModel:
 def _bfgs(
     fg: Callable[[FloatArray], tuple[float, FloatArray]],
     x0: FloatArray,
-    gtol: float,
+    gradtol: float,
     maxiter: int,
     inverse_hessian: FloatArray | None,
 ) -> optimize.OptimizeResult:
     """Run scipy's BFGS from ``x0`` with ``inverse_hessian`` (if given) as its first one."""
     if inverse_hessian is None:
         return optimize.minimize(
-            fg, x0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter}
+            fg, x0, jac=True, method="BFGS", options={"gtol": gradtol, "maxiter": maxiter}
         )
     return optimize.minimize(
         fg,
         x0,
         jac=True,
         method="BFGS",
-        options={"gtol": gtol, "maxiter": maxiter, "hess_inv0": inverse_hessian},
+        options={"gtol": gradtol, "maxiter": maxiter, "hess_inv0": inverse_hessian},
     )
+
+
+def _gradtol(gradtol: object, gtol: object, default: float, maxiter: object = 0) -> float:
+    """``gradtol`` (or its former name ``gtol``, with a FutureWarning), validated as clm's.
+
+    It must be a positive finite number: an infinite tolerance would report
+    convergence at the start values.  ``maxiter`` is validated with it.
+    """
+    if gtol is not None:
+        if not (isinstance(gradtol, float) and gradtol == default):
+            raise SpecificationError("give gradtol only (gtol is its former name), not both")
+        warnings.warn(
+            "gtol is now called gradtol, as in the clm fit (R's gradTol); gtol will be removed",
+            FutureWarning,
+            stacklevel=3,
+        )
+        gradtol = gtol
+    return newton_options(maxiter, gradtol, NewtonOptions().rel_tol).grad_tol
 
 
 def _variance_names(terms: list[RandomTerm]) -> list[str]:
@@ -602,7 +758,7 @@ def _newton_polish(
     x: FloatArray,
     free: np.ndarray,
     hessian: FloatArray,
-    gtol: float,
+    gradtol: float,
     steps: int = 8,
 ) -> tuple[FloatArray, bool, FloatArray]:
     """Newton steps on the free parameters with a fixed Hessian and the given gradient."""
@@ -614,7 +770,7 @@ def _newton_polish(
     positive = bool(np.all(np.linalg.eigvalsh(H) > 0))
     for _ in range(steps):
         g = grad(x)[free]  # type: ignore[operator]
-        if np.max(np.abs(g)) < gtol or not positive:
+        if np.max(np.abs(g)) < gradtol or not positive:
             break
         step = np.zeros_like(x)
         step[free] = np.linalg.solve(H, g)
@@ -625,4 +781,4 @@ def _newton_polish(
         if t <= 1e-4:
             break
         x = x - t * step
-    return x, bool(np.max(np.abs(g)) < 10 * gtol), g
+    return x, bool(np.max(np.abs(g)) < 10 * gradtol), g

@@ -71,6 +71,7 @@ __all__ = [
     "cholesky_factors",
     "laplace_gradient",
     "laplace_gradient_general",
+    "marginal_cumulative",
     "n_variance_params",
 ]
 
@@ -345,14 +346,29 @@ class MixedObjective:
 
     @staticmethod
     def _solve(blocks: FloatArray | None, H: sp.csc_array | None, grad: FloatArray) -> FloatArray:
+        """An ascent step ``H~^{-1} grad h``, ``H~`` the negative Hessian made positive definite.
+
+        ``log P`` is not concave in ``eta`` for every link (cauchit's heavy tails), so away
+        from the mode ``H`` (eq. 2) may be indefinite and its Newton step would go downhill.
+        Dense blocks then get their eigenvalues replaced by ``max(|lambda|, 1)``
+        (1 is the prior's own curvature); the sparse ``H`` gets ``mu I`` added, ``mu``
+        doubling from 1, until its ``LDL'`` pivots are positive.  At the mode, where the
+        Laplace value reads ``H``, it is positive definite and untouched.
+        """
         if blocks is not None:
             q = blocks.shape[1]
             return np.asarray(
-                np.linalg.solve(blocks, grad.reshape(-1, q, 1)).ravel(), dtype=np.float64
+                np.linalg.solve(_positive_definite_blocks(blocks), grad.reshape(-1, q, 1)).ravel(),
+                dtype=np.float64,
             )
         assert H is not None  # no blocks: the sparse Hessian
-        step = spla.splu(H, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0).solve(grad)
-        return np.asarray(step, dtype=np.float64)
+        shift = 0.0
+        while True:
+            shifted = H if shift == 0.0 else (H + shift * sp.eye_array(H.shape[0])).tocsc()
+            lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+            if np.all(lu.U.diagonal() > 0) or shift > 1e12:
+                return np.asarray(lu.solve(grad), dtype=np.float64)
+            shift = max(2.0 * shift, 1.0)
 
     @staticmethod
     def _logdet(blocks: FloatArray | None, H: sp.csc_array | None) -> float:
@@ -438,6 +454,13 @@ class MixedObjective:
             out.append(L @ blocks @ L.T)
         return out
 
+    def random_part(self, params: FloatArray) -> FloatArray:
+        """``z_i' b^`` per row: the random part of ``eta`` at the conditional modes."""
+        p = self.problem
+        m = self.modes(params)
+        var = p.split(np.asarray(params, dtype=float))[2]
+        return self._random_part(self._scaled(cholesky_factors(var, [t.q for t in p.terms])), m.u)
+
     def random_effects(self, params: FloatArray) -> list[FloatArray]:
         """Conditional modes on the scale of ``b`` per term: ``(L_t, q_t)`` arrays (``ranef``)."""
         p = self.problem
@@ -450,6 +473,84 @@ class MixedObjective:
             u = m.u[off : off + t.n_levels * t.q].reshape(t.n_levels, t.q)
             out.append(u @ L.T)
         return out
+
+
+#: The standard normal's mass beyond +-8.5 is 2e-17: the range of the marginal integral.
+_NORMAL_RANGE = 8.5
+#: Gauss-Legendre rule on each panel of the marginal integral (exact to degree 19).
+_PANEL_NODES, _PANEL_WEIGHTS = np.polynomial.legendre.leggauss(10)
+
+
+def marginal_cumulative(
+    link: Link, cut: FloatArray, sd: FloatArray, max_values: int = 1 << 21
+) -> FloatArray:
+    r"""``P(Y <= j) = \int F(c - s z) \phi(z) dz`` at ``c = theta_j - eta_i`` and SDs ``s``.
+
+    The random part of ``eta`` is normal with SD ``s_i``, so the population-averaged
+    cumulative probability is this integral.  ``F(c - s z)`` changes from 1 to 0 around
+    ``z_0 = c / s`` over a width ``1/s``, which a fixed Gauss-Hermite rule cannot resolve
+    once ``s`` is large (40 nodes: errors of 1e-2 at ``s = 10``).  Here ``[-8.5, 8.5]`` is
+    cut into panels at every unit and at ``z_0 -/+ 2^k / s`` (``k = 0, 1, ...``), which
+    follow the step at its own scale and widen geometrically away from it (where the
+    cauchit's tails decay algebraically), and each panel gets 10-point Gauss-Legendre.
+    The error is below ``1e-12`` for ``s`` up to ``10^3`` and every standard link.
+
+    Parameters
+    ----------
+    link : Link
+    cut : ndarray, shape (n, k)
+        ``theta_j - eta_i`` without the random part.
+    sd : ndarray, shape (n,)
+        SD of each row's random part (0 gives ``F(c)``).
+    max_values : int
+        Integrand values evaluated at once (memory).
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+    """
+    cut = np.asarray(cut, dtype=float)
+    sd = np.broadcast_to(np.asarray(sd, dtype=float)[:, None], cut.shape).ravel()
+    flat = cut.ravel()
+    random = sd > 0
+    out = np.asarray(link.cdf(flat), dtype=float).copy()
+    if not random.any():
+        return out.reshape(cut.shape)
+    largest = float(np.max(sd[random]))
+    powers = 2.0 ** np.arange(int(np.ceil(np.log2(2 * _NORMAL_RANGE * max(largest, 1.0)))) + 1)
+    offsets = np.concatenate([-powers[::-1], [0.0], powers])  # in units of 1/s
+    grid = np.arange(-_NORMAL_RANGE, _NORMAL_RANGE + 0.5)
+    grid[-1] = _NORMAL_RANGE
+    n_breaks = offsets.size + grid.size
+    chunk = max(1, max_values // (n_breaks * _PANEL_NODES.size))
+    where = np.flatnonzero(random)
+    for start in range(0, where.size, chunk):
+        rows = where[start : start + chunk]
+        c, s = flat[rows], sd[rows]
+        around = np.clip(
+            (c / s)[:, None] + offsets[None, :] / s[:, None], -_NORMAL_RANGE, _NORMAL_RANGE
+        )
+        breaks = np.sort(
+            np.concatenate([around, np.broadcast_to(grid, (rows.size, grid.size))], axis=1), axis=1
+        )
+        half = 0.5 * np.diff(breaks, axis=1)
+        z = (breaks[:, :-1] + half)[:, :, None] + half[:, :, None] * _PANEL_NODES
+        values = link.cdf(c[:, None, None] - s[:, None, None] * z) * np.exp(-0.5 * z * z)
+        out[rows] = np.einsum("rpk,k,rp->r", values, _PANEL_WEIGHTS, half) / np.sqrt(2 * np.pi)
+    return out.reshape(cut.shape)
+
+
+def _positive_definite_blocks(blocks: FloatArray) -> FloatArray:
+    """``blocks`` (``(L, q, q)``, symmetric), each indefinite one's eigenvalues ``max(|l|, 1)``."""
+    eigenvalues = np.linalg.eigvalsh(blocks)
+    bad = eigenvalues[:, 0] <= 1e-8 * np.maximum(np.abs(eigenvalues[:, -1]), 1.0)
+    if not bad.any():
+        return blocks
+    values, vectors = np.linalg.eigh(blocks[bad])
+    values = np.maximum(np.abs(values), 1.0)
+    out = blocks.copy()
+    out[bad] = np.einsum("lij,lj,lkj->lik", vectors, values, vectors)
+    return out
 
 
 def _third_derivatives(

@@ -12,19 +12,24 @@ criteria, the ``summary.clmm`` layout and predictions that clmm lacks:
 * ``re_form="marginal"``: population averaged,
   :math:`P(Y_i \le j) = \int F(\theta_j - \eta_i - s_i z)\,\phi(z)\,dz` with
   :math:`s_i^2 = \sum_t x_{ti}^\top \Sigma_t x_{ti}` (the random part of ``eta`` is normal),
-  by 40-node Gauss-Hermite quadrature.
+  by composite Gauss-Legendre quadrature with panels that follow the step of ``F`` at the
+  scale of the SD (:func:`~ordstats.families.mixed.marginal_cumulative`; error below 1e-12).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
+from ordstats.design import term_columns
 from ordstats.design.newdata import (
     fitted_rows,
     missing_predictor_rows,
@@ -40,8 +45,12 @@ from ordstats.errors import (
     PredictionWarning,
     SpecificationError,
 )
-from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors
-from ordstats.results.fitted import most_probable_level
+from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
+from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
+from ordstats.results.fitted import FitInfo, most_probable_level
+from ordstats.results.goodness import residuals_from_probabilities
+from ordstats.results.persistence import PersistenceMethods
+from ordstats.results.wald import WaldMethods, wald_test_terms
 
 if TYPE_CHECKING:
     from ordstats.estimation.mixed import OrdinalMixedModel
@@ -51,8 +60,85 @@ __all__ = ["MixedResults"]
 _WHICH = ("prob", "cumprob", "class", "expected")
 
 
-class MixedResults:
+_NO_NOMINAL = (
+    "nominal and scale effects cannot be fitted with random effects (nor in R's clmm); "
+    "test them on the clm without the random terms"
+)
+_NO_PROFILE = (
+    "profiling a fixed effect needs a refit of the approximate likelihood per point (R's "
+    "clmm has no profile either); use conf_int() (Wald, as R's confint.clmm), or "
+    "sd_conf_int(method='profile') for the random-effect SDs"
+)
+_NO_SANDWICH = (
+    "the random effects model the within-group correlation that a robust or cluster "
+    "covariance would correct for (R's clmm has none); cov_params() is the inverse "
+    "observed information"
+)
+_NO_NULL = (
+    "a mixed model's null model is ambiguous (with or without its random effects); "
+    "compare the fits you mean with ordstats.lr_test(restricted, full), e.g. a clm against "
+    "the clmm"
+)
+
+
+_NO_REMOVAL = (
+    "the predictions and ranef() read the conditional modes, which are computed from the "
+    "rows; save(fname) without remove_data keeps them"
+)
+_NO_MARGEFF = (
+    "effects on the probabilities depend on whether the random effects are set to zero or "
+    "averaged over; compare predict(newdata, re_form=0) or re_form='marginal' at chosen "
+    "predictor values"
+)
+_NO_PREDICTION_SE = (
+    "standard errors of predicted probabilities are not computed for mixed models; use "
+    "predict(newdata, re_form=...) for the probabilities"
+)
+_NO_EXPECTED = (
+    "the approximate marginal likelihood has no closed-form expectation; cov_params() is "
+    "the inverse observed information (R's vcov.clmm)"
+)
+
+
+def _unavailable(what: str, why: str) -> SpecificationError:
+    """The error of a clm results method that a mixed model does not offer, and why."""
+    return SpecificationError(f"{what} is not available for mixed models: {why}")
+
+
+def _refused(what: str, why: str) -> Callable[..., Any]:
+    """A clm results method that a mixed model does not offer: it raises, saying why."""
+
+    def refuse(self: MixedResults, *args: Any, **kwargs: Any) -> Any:
+        raise _unavailable(what, why)
+
+    refuse.__doc__ = f"Not available for mixed models: {why}."
+    return refuse
+
+
+def _refused_property(what: str, why: str) -> property:
+    """A clm results property that a mixed model does not offer: reading it raises."""
+
+    def refuse(self: MixedResults) -> Any:
+        raise _unavailable(what, why)
+
+    return property(refuse, doc=f"Not available for mixed models: {why}.")
+
+
+class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
     """A fitted cumulative link mixed model.
+
+    Besides the clmm-specific parts (:meth:`varcorr`, :meth:`ranef`,
+    :meth:`sd_conf_int`, predictions with ``re_form``), it offers the clm results'
+    names where they make sense, with the same code: Wald tests (``wald_test``,
+    ``t_test``, ``wald_test_terms``) on the thresholds and fixed effects,
+    ``odds_ratios``, ``thresholds``, ``summary2``, ``save`` and
+    :func:`ordstats.load`, ``fit_info``/``mle_retvals``, ``gradient``,
+    ``fittedvalues`` and ``resid_prob`` (conditional on the groups' modes).  Those
+    that do not apply to a mixed model raise a
+    :class:`~ordstats.errors.SpecificationError` saying why and what to use instead
+    (profiles of fixed effects, term tests of nominal/scale effects, Brant's test,
+    sandwich covariances, marginal effects, prediction SEs, the null model and
+    pseudo-R², ``remove_data``).
 
     Parameters
     ----------
@@ -63,12 +149,16 @@ class MixedResults:
         Hessian of the negative approximate log-likelihood in those parameters.
     llf : float
     nagq : int
-    converged : bool
+    fit_info : FitInfo
+        How the optimiser ended (BFGS iterations, ``max|gradient|``, convergence).
     n_evaluations : int
     boundary : list of int
         Indices (into the variance parameters) fixed on the boundary (``sd < 1e-4``),
         dropped from the covariance as R does.
     """
+
+    #: the fitted model (the results mixins' ``model`` is a clm; here the mixed one)
+    model: OrdinalMixedModel  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -77,7 +167,7 @@ class MixedResults:
         hessian: FloatArray,
         llf: float,
         nagq: int,
-        converged: bool,
+        fit_info: FitInfo,
         n_evaluations: int,
         boundary: list[int],
     ) -> None:
@@ -85,31 +175,33 @@ class MixedResults:
         self.params_all = np.asarray(params_all, dtype=float)
         self.llf = float(llf)
         self.nagq = int(nagq)
-        self.converged = bool(converged)
+        self.fit_info = fit_info
         self.n_evaluations = int(n_evaluations)
         self.boundary = list(boundary)
-        #: largest absolute gradient of the free parameters at the optimum (set by the fit)
-        self.max_grad = float("nan")
         problem = model.problem
         self.k_fixed = problem.n_alpha + problem.n_beta
         names = model.param_names + model.variance_names
         keep = [i for i in range(len(names)) if i - self.k_fixed not in self.boundary]
-        cov = np.full((len(names), len(names)), np.nan)
-        sub = hessian[np.ix_(keep, keep)]
-        try:
-            cov[np.ix_(keep, keep)] = np.linalg.inv(sub)
-            if np.any(np.diag(cov)[keep] <= 0):
-                raise np.linalg.LinAlgError
-        except np.linalg.LinAlgError:
+        inverse = observed_covariance(hessian[np.ix_(keep, keep)])
+        assert isinstance(inverse, Covariance)  # a dense Hessian
+        if inverse.singular:
             warnings.warn(
                 "the Hessian of the approximate log-likelihood is not positive definite: "
                 "standard errors are NaN (the fit may be on a boundary or not converged)",
                 PredictionWarning,
                 stacklevel=3,
             )
-            cov[:] = np.nan
+        cov = np.full((len(names), len(names)), np.nan)
+        cov[np.ix_(keep, keep)] = inverse.matrix
         self.hessian = hessian
         self._cov = pd.DataFrame(cov, index=names, columns=names)
+        fixed = slice(0, self.k_fixed)  # never on the boundary: first in ``keep``
+        #: covariance of the thresholds and fixed effects (``params``), behind the tests
+        self._covariance = replace(
+            inverse,
+            matrix=inverse.matrix[fixed, fixed],
+            std_errors=None if inverse.std_errors is None else inverse.std_errors[fixed],
+        )
 
     # -- estimates -----------------------------------------------------------
 
@@ -128,15 +220,33 @@ class MixedResults:
         return self._cov.copy()
 
     @property
+    def covariance(self) -> Covariance:
+        """Covariance of the thresholds and fixed effects (the inverse observed information).
+
+        ``cond`` is the condition number of the Hessian of all free parameters,
+        variance parameters included (R's ``cond.H``).
+        """
+        return self._covariance
+
+    @property
+    def nonrobust_covariance(self) -> Covariance:
+        """The same as :attr:`covariance` (a mixed model has no sandwich covariance)."""
+        return self._covariance
+
+    @property
     def bse(self) -> pd.Series:
         """Standard errors of thresholds and fixed effects."""
-        se = np.sqrt(np.diag(self._cov.to_numpy())[: self.k_fixed])
-        return pd.Series(se, index=self.model.param_names)
+        return pd.Series(self._covariance.standard_errors(), index=self.model.param_names)
+
+    @property
+    def zvalues(self) -> pd.Series:
+        """Wald z statistics, ``params / bse``."""
+        return self.params / self.bse
 
     @property
     def tvalues(self) -> pd.Series:
-        """Wald z statistics."""
-        return self.params / self.bse
+        """Alias of :attr:`zvalues` (statsmodels' name)."""
+        return self.zvalues
 
     @property
     def pvalues(self) -> pd.Series:
@@ -264,6 +374,174 @@ class MixedResults:
         return len(self.params_all)
 
     @property
+    def n_rows(self) -> int:
+        """Rows of data used."""
+        return self.model.n_rows
+
+    @property
+    def df_resid(self) -> float:
+        """``nobs`` minus the number of parameters."""
+        return self.nobs - self.k_params
+
+    @property
+    def df_model(self) -> int:
+        """Parameters besides the thresholds (fixed effects and variance parameters)."""
+        return self.k_params - self.model.problem.n_alpha
+
+    # -- how the fit ended -------------------------------------------------------
+
+    @property
+    def converged(self) -> bool:
+        """Whether the fit converged (``max|gradient| < 10 gradtol`` at a finite llf)."""
+        return self.fit_info.converged
+
+    @property
+    def max_grad(self) -> float:
+        """Largest absolute gradient of the free parameters at the estimates."""
+        return self.fit_info.max_grad
+
+    @property
+    def cond_H(self) -> float:
+        """Condition number of the Hessian at the estimates (R's ``cond.H``)."""
+        return self._covariance.cond
+
+    @property
+    def niter(self) -> int:
+        """BFGS iterations taken."""
+        return self.fit_info.n_iter
+
+    @property
+    def mle_retvals(self) -> dict[str, object]:
+        """How the optimiser ended, as statsmodels' ``mle_retvals`` dict.
+
+        Keys ``converged``, ``iterations`` (BFGS), ``max_grad``, ``message``,
+        ``method``, ``evaluations`` (of the approximate likelihood) and ``nagq``.
+        """
+        info = self.fit_info
+        return {
+            "converged": info.converged,
+            "iterations": info.n_iter,
+            "max_grad": info.max_grad,
+            "message": info.message,
+            "method": info.method,
+            "evaluations": self.n_evaluations,
+            "nagq": self.nagq,
+        }
+
+    @cached_property
+    def gradient(self) -> pd.Series:
+        """Gradient of the approximate log-likelihood at the estimates, every parameter."""
+        return pd.Series(
+            self.model.score(self.params_all, self.nagq),
+            index=self.model.param_names + self.model.variance_names,
+            name="gradient",
+        )
+
+    # -- thresholds and odds ratios -----------------------------------------------
+
+    @property
+    def thresholds(self) -> pd.DataFrame:
+        """The cut-points ``theta = J alpha`` with delta-method standard errors.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"estimate"`` and ``"std err"``, one row per cut-point.
+        """
+        problem = self.model.problem
+        jacobian, k_alpha = problem.jacobian, problem.n_alpha
+        cov = self._covariance.matrix[:k_alpha, :k_alpha]
+        names = self.model.options.family_object().cutpoint_names(self.model.levels)
+        return pd.DataFrame(
+            {
+                "estimate": jacobian @ self.params_all[:k_alpha],
+                "std err": np.sqrt(np.einsum("ij,jk,ik->i", jacobian, cov, jacobian)),
+            },
+            index=names,
+        )
+
+    def odds_ratios(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
+        """Odds ratios ``exp(beta)`` of the fixed effects with Wald intervals (logit link).
+
+        ``exp(beta_k)`` multiplies the odds of a response above any cut-point,
+        ``P(Y > j | b) / P(Y <= j | b)``, per unit of ``x_k`` *within a group*
+        (conditional on its random effects); population-averaged odds ratios are
+        smaller (compare ``predict(re_form="marginal")``).
+
+        Parameters
+        ----------
+        alpha : float
+            One minus the confidence level.
+        method : {"wald"}
+            Wald intervals, exponentiated (R's ``confint.clmm`` is Wald too).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"odds_ratio"``, ``"lower"``, ``"upper"``, ``"pvalue"``.
+
+        Raises
+        ------
+        SpecificationError
+            For links other than logit, or ``method="profile"``.
+        """
+        link = self.model.problem.link.name
+        if link != "logit":
+            raise SpecificationError(
+                f"odds ratios need the logit link; this model uses {link!r}, under which "
+                "exp(beta) is not an odds ratio. Refit with link='logit' or report the "
+                "coefficients on the link scale"
+            )
+        if method != "wald":
+            raise _unavailable(f"odds_ratios(method={method!r})", _NO_PROFILE)
+        effects = self.model.param_names[self.model.problem.n_alpha :]
+        ci = self.conf_int(alpha).loc[effects]
+        table = pd.DataFrame(
+            {
+                "odds_ratio": np.exp(self.params[effects]),
+                "lower": np.exp(ci["lower"]),
+                "upper": np.exp(ci["upper"]),
+                "pvalue": self.pvalues[effects],
+            }
+        )
+        table.attrs["interpretation"] = (
+            "exp(coef) multiplies, within a group (given its random effects), the "
+            + self.model.options.family_object().odds_ratio_meaning
+        )
+        return table
+
+    def wald_test_terms(self) -> pd.DataFrame:
+        """Joint Wald test of each fixed-effects term (statsmodels' ``wald_test_terms``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term of the fixed formula: ``"chi2"``, ``"df"``, ``"P>chi2"``.
+        """
+        groups = dict(term_columns(self.model.design.fixed.location))
+        return wald_test_terms(
+            self.params.to_numpy(), self._covariance.matrix, list(self.params.index), groups
+        )
+
+    # -- what a mixed model cannot offer (the reasons are above the class) ------------
+
+    get_robustcov_results = _refused("a sandwich covariance", _NO_SANDWICH)
+    remove_data = _refused("remove_data()", _NO_REMOVAL)
+    brant_test = _refused("Brant's test", _NO_NOMINAL)
+    nominal_test = _refused("nominal_test()", _NO_NOMINAL)
+    scale_test = _refused("scale_test()", _NO_NOMINAL)
+    profile = _refused("profile()", _NO_PROFILE)
+    plot_profile = _refused("plot_profile()", _NO_PROFILE)
+    get_margeff = _refused("get_margeff()", _NO_MARGEFF)
+    get_prediction = _refused("get_prediction()", _NO_PREDICTION_SE)
+    expected_covariance = _refused_property("the expected information", _NO_EXPECTED)
+    llnull = _refused_property("llnull", _NO_NULL)
+    llr = _refused_property("llr", _NO_NULL)
+    llr_pvalue = _refused_property("llr_pvalue", _NO_NULL)
+    prsquared = _refused_property("prsquared", _NO_NULL)
+    pseudo_rsquared = _refused_property("pseudo_rsquared", _NO_NULL)
+
+    @property
     def nobs(self) -> float:
         """Number of observations (sum of the weights, as R)."""
         return float(np.sum(self.model.problem.weights))
@@ -276,7 +554,7 @@ class MixedResults:
     @property
     def bic(self) -> float:
         """``-2 llf + k log(nobs)``."""
-        return -2 * self.llf + self.k_params * np.log(self.nobs)
+        return float(-2 * self.llf + self.k_params * np.log(self.nobs))
 
     @property
     def n_groups(self) -> dict[str, int]:
@@ -351,6 +629,40 @@ class MixedResults:
                     pd.concat([var_out[term.group], v], axis=1) if term.group in var_out else v
                 )
         return (out, var_out) if condvar else out  # type: ignore[return-value]
+
+    # -- fitted values and residuals (conditional on the groups' modes) ------------
+
+    @property
+    def fittedvalues(self) -> pd.Series:
+        """The linear predictor of the fitted rows, ``x'beta + offset + z'b^`` (the modes).
+
+        ``predict()`` gives the fitted probabilities of each level.
+        """
+        fixed = self.model.design.fixed
+        beta = self.params_all[self.model.problem.n_alpha : self.k_fixed]
+        values = (
+            fixed.location.matrix @ beta
+            + fixed.offset
+            + self.model.objective.random_part(self.params_all)
+        )
+        return pd.Series(values, index=fixed.row_index, name="fittedvalues")
+
+    @property
+    def resid(self) -> pd.Series:
+        """Residuals: the probability-scale residuals :attr:`resid_prob`."""
+        return self.resid_prob
+
+    @cached_property
+    def resid_prob(self) -> pd.Series:
+        """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012).
+
+        From the probabilities conditional on the groups' modes (``predict()``),
+        indexed by the rows used in the fit.
+        """
+        fixed = self.model.design.fixed
+        prob = self.predict().to_numpy()
+        values = residuals_from_probabilities(prob, self.model.problem.y)
+        return pd.Series(values, index=fixed.row_index, name="resid_prob")
 
     # -- predictions -----------------------------------------------------------
 
@@ -474,10 +786,7 @@ class MixedResults:
             var = np.zeros(len(eta))
             for part, S in zip(re_parts, self.covariance_matrices(), strict=True):
                 var += np.einsum("ij,jk,ik->i", part.matrix, S, part.matrix)
-            nodes, weights = np.polynomial.hermite.hermgauss(40)
-            z = np.sqrt(2.0) * nodes
-            arg = theta[None, :, None] - eta[:, None, None] - np.sqrt(var)[:, None, None] * z
-            return np.einsum("ijk,k->ij", link.cdf(arg), weights / np.sqrt(np.pi))
+            return marginal_cumulative(link, theta[None, :] - eta[:, None], np.sqrt(var))
         modes = self.model.objective.random_effects(self.params_all)
         shift = np.zeros(len(eta))
         for term, part, b in zip(self.model.terms, re_parts, modes, strict=True):
@@ -547,9 +856,62 @@ class MixedResults:
     def __repr__(self) -> str:
         return f"<MixedResults: {self.model.design.formula}, llf={self.llf:.4f}>"
 
-    def require_standard(self, what: str) -> None:
-        """Raise a clear error for a clm results method a mixed fit does not offer."""
-        raise SpecificationError(f"{what} is not available for mixed models (clmm) yet")
+    def summary2(
+        self,
+        yname: str | None = None,
+        xname: Sequence[str] | None = None,
+        title: str | None = None,
+        alpha: float = 0.05,
+    ) -> Any:
+        """Summarise the fit as statsmodels' ``summary2`` does (DataFrames).
+
+        A :class:`statsmodels.iolib.summary2.Summary` with the model information,
+        the coefficient table (thresholds and fixed effects) and the variance
+        components (:meth:`varcorr`); ``.tables`` are DataFrames.
+
+        Parameters
+        ----------
+        yname : str, optional
+            Name shown for the response.
+        xname : sequence of str, optional
+            Names shown for the parameters, one per entry of ``params``.
+        title : str, optional
+        alpha : float
+            One minus the level of the confidence intervals.
+        """
+        from statsmodels.iolib.summary2 import Summary as Summary2
+
+        from ordstats.reporting import summary_frame
+
+        table = summary_frame(self, alpha)  # type: ignore[arg-type]  # reads the same names
+        if xname is not None:
+            if len(xname) != len(table):
+                raise SpecificationError(
+                    f"xname must give {len(table)} names, one per parameter "
+                    f"({', '.join(table.index)}); got {len(xname)}"
+                )
+            table.index = pd.Index(list(xname))
+        method = "Laplace" if self.nagq <= 1 else f"adaptive Gauss-Hermite ({self.nagq} nodes)"
+        info = {
+            "Dep. Variable:": yname or self.model.design.fixed.response_name,
+            "Model:": "OrdinalMixedModel",
+            "Link:": self.model.problem.link.name,
+            "Threshold:": str(self.model.threshold),
+            "Method:": method,
+            "No. Observations:": f"{self.nobs:g}",
+            "Groups:": ", ".join(f"{g} ({n})" for g, n in self.n_groups.items()),
+            "Log-Likelihood:": f"{self.llf:.4f}",
+            "AIC:": f"{self.aic:.4f}",
+            "BIC:": f"{self.bic:.4f}",
+            "Converged:": str(self.converged),
+            "max|grad|:": f"{self.max_grad:.2e}",
+        }
+        smry = Summary2()
+        smry.add_dict(info, ncols=2)
+        smry.add_df(table, float_format="%.4f")
+        smry.add_df(self.varcorr(), index=False, float_format="%.4f")
+        smry.add_title(title or "Cumulative Link Mixed Model Results")
+        return smry
 
 
 def _warn_unseen_groups(term: RandomTerm, part: NewTermRows, usable: np.ndarray) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -604,3 +605,371 @@ def test_flexible_links_are_refused_with_random_effects(wine: pd.DataFrame, link
     """Their lambda is not estimated in the mixed model: refuse rather than hold it at 1."""
     with pytest.raises(SpecificationError, match="flexible links"):
         ordstats.OrdinalModel.from_formula(WINE_F, wine, link=link)
+
+
+# ---------------------------------------------------------------------------
+# issue 29: repeated index labels, missing grouping values, cauchit, gradtol
+
+
+def test_repeated_index_labels_fit_as_a_fresh_index(wine: pd.DataFrame) -> None:
+    stacked = pd.concat([wine.iloc[:36], wine.iloc[36:]])
+    stacked.index = list(range(36)) * 2  # labels repeat, as after pd.concat
+    weights = pd.Series(1.0 + np.arange(72) % 3, index=stacked.index)
+    res = _wine_model(stacked, weights=weights).fit()
+    fresh = _wine_model(wine, weights=weights.to_numpy()).fit()
+    np.testing.assert_allclose(res.params_all, fresh.params_all, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(res.llf, fresh.llf, rtol=1e-12)
+    fitted = res.predict()
+    assert list(fitted.index) == list(stacked.index)
+    np.testing.assert_allclose(fitted.to_numpy(), fresh.predict().to_numpy(), atol=1e-8)
+
+
+def test_missing_grouping_value_raises_or_drops_naming_the_column(wine: pd.DataFrame) -> None:
+    data = wine.copy()
+    data["judge"] = data["judge"].astype(object)
+    data.loc[3, "judge"] = np.nan
+    with pytest.raises(ordstats.errors.DataError, match=r"1 of 72 rows .* 'judge' \(1\)"):
+        _wine_model(data, missing="raise")
+    with pytest.warns(ordstats.errors.MissingDataWarning, match=r"'judge' \(1\).*dropped"):
+        model = _wine_model(data, missing="drop")
+    assert model.n_rows == 71 and 3 not in model.design.fixed.row_index
+
+
+def _cauchit_data(seed: int, n: int = 300, groups: int = 12, sd: float = 2.5) -> pd.DataFrame:
+    """``y ~ x + (1|g)`` with Cauchy latent errors (issue 29's failing case)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, groups, n)
+    b = rng.normal(0.0, sd, groups)
+    x = rng.normal(size=n)
+    latent = x + b[g] + stats.cauchy.rvs(size=n, random_state=rng)
+    y = np.digitize(latent, [-1.0, 0.0, 1.0])
+    return pd.DataFrame({"y": pd.Categorical(y, ordered=True), "x": x, "g": [f"g{k}" for k in g]})
+
+
+def _independent_laplace(model: OrdinalMixedModel, params: np.ndarray) -> float:
+    """Eq. (3) for one scalar term, each group's mode found by a grid and Brent's method."""
+    from scipy import optimize
+
+    from ordstats.families.cumulative.likelihood import log_interval_probabilities
+
+    p = model.problem
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    sd = float(np.exp(var[0]))
+
+    def h(u: float, rows: np.ndarray) -> float:
+        eta = p.X[rows] @ beta + p.offset[rows] + sd * u
+        y = p.y[rows]
+        lp = log_interval_probabilities(p.link, bounds[y + 1] - eta, bounds[y] - eta)
+        return float(p.weights[rows] @ lp) - 0.5 * u * u
+
+    total = 0.0
+    grid = np.linspace(-10, 10, 2001)
+    for level in range(p.terms[0].n_levels):
+        rows = p.terms[0].codes == level
+        best = grid[np.argmax([h(u, rows) for u in grid])]
+        mode = optimize.minimize_scalar(
+            lambda u, rows=rows: -h(u, rows), bracket=(best - 0.01, best, best + 0.01), tol=1e-12
+        ).x
+        step = 1e-4
+        curvature = -(h(mode + step, rows) - 2 * h(mode, rows) + h(mode - step, rows)) / step**2
+        total += h(mode, rows) - 0.5 * np.log(curvature)
+    return total
+
+
+@pytest.mark.parametrize("seed", [0, 6, 7])
+def test_cauchit_fit_reaches_a_finite_optimum(seed: int) -> None:
+    # these seeds gave llf = -inf with converged=True: log P of the cauchit link is not
+    # concave in eta, so the inner Newton met an indefinite Hessian at the start
+    model = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", _cauchit_data(seed), link="cauchit")
+    res = model.fit()
+    assert res.converged and np.isfinite(res.llf)
+    assert np.all(np.isfinite(res.bse)) and np.all(np.isfinite(res.cov_params().to_numpy()))
+    assert res.max_grad < 1e-5
+    np.testing.assert_allclose(res.llf, _independent_laplace(model, res.params_all), atol=1e-6)
+    # a better optimum is not nearby: the fit from a perturbed start ends at the same llf
+    again = model.fit(start_params=res.params_all + 0.05)
+    np.testing.assert_allclose(again.llf, res.llf, atol=1e-6)
+
+
+def test_a_fit_never_converges_at_an_infinite_log_likelihood(wine: pd.DataFrame) -> None:
+    model = _wine_model(wine)
+    start = model.start_params()
+    start[:2] = start[1::-1]  # thresholds decreasing: -inf
+    with pytest.raises(SpecificationError, match="not finite at the start values"):
+        model.fit(start_params=start)
+
+
+def test_gradtol_is_the_name_and_gtol_still_works_with_a_future_warning(wine) -> None:
+    model = _wine_model(wine)
+    res = model.fit(gradtol=1e-6)
+    with pytest.warns(FutureWarning, match="gtol is now called gradtol"):
+        old = model.fit(gtol=1e-6)
+    np.testing.assert_allclose(old.params_all, res.params_all)
+    with pytest.raises(SpecificationError, match="not both"):
+        model.fit(gradtol=1e-5, gtol=1e-6)
+
+
+@pytest.mark.parametrize("value", [np.inf, 0.0, -1e-6, np.nan, "1e-6", None])
+def test_gradtol_must_be_a_positive_finite_number(wine: pd.DataFrame, value: object) -> None:
+    # gtol=np.inf used to report convergence at the start (llf -81.698 < -81.565)
+    model = _wine_model(wine)
+    with pytest.raises(SpecificationError, match="gradtol must be a positive number, and finite"):
+        model.fit(gradtol=value)  # type: ignore[arg-type]
+    with (
+        pytest.warns(FutureWarning),
+        pytest.raises(SpecificationError, match="gradtol must be a positive number"),
+    ):
+        model.fit(gtol=value if value is not None else np.inf)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# issue 29: formulas with offset(), transformed slopes, empty and repeated bars
+
+
+def test_offset_in_a_mixed_formula_asks_for_offset_keyword(wine: pd.DataFrame) -> None:
+    data = _wine_extra(wine)
+    with pytest.raises(FormulaError, match=r"offset terms in the formula .*offset='column'"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + offset(off) + (1|judge)", data)
+
+
+def test_transformed_slope_in_a_bar_matches_r(wine: pd.DataFrame) -> None:
+    # R: clmm(rating ~ temp + (1 + log(x + 2)|judge), wine with x = seq(0, 3, length = 72))
+    data = wine.assign(x=np.linspace(0.0, 3.0, 72))
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + (1 + np.log(x + 2)|judge)", data
+    ).fit()
+    assert res.model.terms[0].columns == ["(Intercept)", "np.log(x + 2)"]
+    np.testing.assert_allclose(res.llf, -88.5073752, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("formula", "match"),
+    [
+        ("rating ~ temp + (|judge)", r"nothing left of the bar; write '\(1\|judge\)'"),
+        ("rating ~ temp + (1|judge) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + ( 1 | judge ) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + (1|judge/bottle) + (1|judge)", "variances are not identified"),
+        ("rating ~ temp + (1|judge) + (1 + contact|judge)", r"effect\(s\) \['\(Intercept\)'\]"),
+        ("rating ~ temp + (1|bottle:judge) + (1|judge:bottle)", "not identified"),
+    ],
+)
+def test_empty_or_repeated_bars_are_refused(wine: pd.DataFrame, formula: str, match: str) -> None:
+    with pytest.raises(FormulaError, match=match):
+        ordstats.OrdinalModel.from_formula(formula, wine)
+
+
+def test_separate_intercept_and_slope_terms_are_still_allowed(wine: pd.DataFrame) -> None:
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + (1|judge) + (0 + contact|judge)", wine
+    )
+    assert [t.columns for t in model.terms] == [
+        ["(Intercept)"],
+        ["contact[no]", "contact[yes]"],
+    ]
+
+
+# ---------------------------------------------------------------------------
+# issue 29 item 5: population-averaged predictions at large random-effect SDs
+
+
+def _marginal_reference(link: object, cut: float, sd: float) -> float:
+    """``int F(cut - sd z) phi(z) dz`` by scipy's adaptive quadrature, split around the step."""
+    from scipy import integrate
+
+    def integrand(z: float) -> float:
+        return (
+            float(link.cdf(np.array([cut - sd * z]))[0]) * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+        )
+
+    step = cut / sd
+    inner = [step + d / sd for d in (-10.0, -1.0, 0.0, 1.0, 10.0) if abs(step + d / sd) < 12.0]
+    edges = [-12.0, *inner, 12.0]
+    return sum(
+        integrate.quad(integrand, a, b, epsabs=1e-14, epsrel=1e-13, limit=500)[0]
+        for a, b in itertools.pairwise(edges)
+    )
+
+
+@pytest.mark.parametrize("link_name", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+def test_marginal_integral_is_accurate_for_every_sd(link_name: str) -> None:
+    from ordstats.core.links import get_link
+    from ordstats.families.mixed import marginal_cumulative
+
+    link = get_link(link_name)
+    cuts = np.array([-40.0, -6.0, -1.3, 0.0, 0.4, 2.5, 7.0, 35.0])
+    sds = np.array([0.1, 0.3, 1.0, 3.0, 10.0, 30.0])
+    got = marginal_cumulative(link, np.tile(cuts, (sds.size, 1)), sds)
+    expected = [[_marginal_reference(link, c, s) for c in cuts] for s in sds]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-8)
+    # no random part: the link itself
+    np.testing.assert_allclose(
+        marginal_cumulative(link, cuts[None, :], np.zeros(1))[0], link.cdf(cuts)
+    )
+
+
+@pytest.mark.parametrize("sd", [3.0, 10.0, 30.0])
+def test_marginal_predictions_at_large_sds(wine: pd.DataFrame, soup, sd: float) -> None:
+    import copy
+
+    from scipy import special
+
+    # probit: the marginal is exactly Phi((theta - eta) / sqrt(1 + sd^2))
+    res = copy.deepcopy(_fit("clmm_wine_probit_laplace.json", wine, soup))
+    res.params_all[-1] = np.log(sd)
+    got = res.predict(wine.iloc[:6], which="cumprob", re_form="marginal").to_numpy()[:, :-1]
+    eta = res.model.design.fixed.location.matrix[:6] @ res.params.to_numpy()[4:]
+    theta = res.params.to_numpy()[:4]
+    exact = special.ndtr((theta[None, :] - eta[:, None]) / np.sqrt(1.0 + sd**2))
+    np.testing.assert_allclose(got, exact, rtol=0, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# issue 29 item 8: pickling, saving and the clm results' names
+
+
+@pytest.mark.parametrize(
+    "formula",
+    ["rating ~ temp + np.sqrt(x) + (1|judge)", "rating ~ temp + (1 + np.log(x + 2)|judge)"],
+)
+def test_mixed_model_and_results_pickle_deepcopy_and_save(wine, tmp_path, formula: str) -> None:
+    import copy
+    import pickle
+
+    data = wine.assign(x=np.linspace(0.0, 3.0, 72))
+    model = ordstats.OrdinalModel.from_formula(formula, data)  # with the caller's np
+    res = model.fit()
+    new = data.iloc[[0, 9, 40]]
+    expected = res.predict(new)
+    path = tmp_path / "clmm.pkl"
+    res.save(path)
+    for copied in (pickle.loads(pickle.dumps(res)), copy.deepcopy(res), ordstats.load(path)):
+        assert isinstance(copied, ordstats.MixedResults)
+        np.testing.assert_array_equal(copied.params_all, res.params_all)
+        assert copied.llf == res.llf
+        pd.testing.assert_frame_equal(copied.predict(new), expected)
+        pd.testing.assert_frame_equal(copied.ranef()["judge"], res.ranef()["judge"])
+    refit = pickle.loads(pickle.dumps(model)).fit()
+    np.testing.assert_allclose(refit.llf, res.llf, rtol=1e-10)
+
+
+def _public(obj: object) -> set[str]:
+    return {name for name in dir(obj) if not name.startswith("_")}
+
+
+def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup) -> None:
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    assert _public(clm) - _public(res) == set()
+
+
+def test_wald_tests_on_the_fixed_effects(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    params, cov = res.params.to_numpy(), res.cov_params().to_numpy()[:6, :6]
+    diff = np.array([params[4] - params[5]])
+    var = cov[4, 4] + cov[5, 5] - 2 * cov[4, 5]
+    test = res.wald_test("temp[T.warm] = contact[T.yes]")
+    np.testing.assert_allclose(test.statistic, diff[0] ** 2 / var, rtol=1e-12)
+    assert test.df == 1
+    t = res.t_test("temp[T.warm] = 0, contact[T.yes] = 1")
+    np.testing.assert_allclose(t.effect, [params[4], params[5] - 1.0])
+    np.testing.assert_allclose(t.sd, np.sqrt([cov[4, 4], cov[5, 5]]))
+    terms = res.wald_test_terms()
+    np.testing.assert_allclose(terms["chi2"], res.zvalues.iloc[4:].to_numpy() ** 2)
+    assert list(terms.index) == ["temp", "contact"]
+    pd.testing.assert_series_equal(res.zvalues, res.tvalues)
+    assert res.cov_type == "nonrobust" and res.covariance is res.nonrobust_covariance
+
+
+def test_odds_ratios_and_thresholds(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    table = res.odds_ratios(alpha=0.1)
+    np.testing.assert_allclose(table["odds_ratio"], np.exp(res.params.iloc[4:]))
+    np.testing.assert_allclose(table[["lower", "upper"]], np.exp(res.conf_int(0.1).iloc[4:]))
+    assert "within a group" in table.attrs["interpretation"]
+    with pytest.raises(SpecificationError, match="profiling a fixed effect"):
+        res.odds_ratios(method="profile")
+    probit = _fit("clmm_wine_probit_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match="odds ratios need the logit link"):
+        probit.odds_ratios()
+    pd.testing.assert_series_equal(
+        res.thresholds["estimate"], res.params.iloc[:4], check_names=False
+    )
+    np.testing.assert_allclose(res.thresholds["std err"], res.bse.iloc[:4])
+    equidistant = _fit("clmm_extra/wine_equidistant.json", wine, soup)
+    jac = equidistant.model.problem.jacobian
+    alpha = equidistant.params.to_numpy()[:2]
+    cov = equidistant.cov_params().to_numpy()[:2, :2]
+    np.testing.assert_allclose(equidistant.thresholds["estimate"], jac @ alpha)
+    np.testing.assert_allclose(
+        equidistant.thresholds["std err"], np.sqrt(np.diag(jac @ cov @ jac.T))
+    )
+    assert list(equidistant.thresholds.index) == ["1|2", "2|3", "3|4", "4|5"]
+
+
+def test_fit_information_fitted_values_and_residuals(wine: pd.DataFrame, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    r = _load("clmm_wine_laplace.json")
+    np.testing.assert_allclose(res.cond_H, r["cond_H"], rtol=1e-4)  # R's cond.H
+    assert res.fit_info.converged and res.mle_retvals["converged"] and res.niter > 0
+    assert res.max_grad == res.fit_info.max_grad < 1e-6
+    assert np.max(np.abs(res.gradient)) < 1e-6 and len(res.gradient) == 7
+    assert res.df_model == 3 and res.df_resid == 65 and res.n_rows == 72
+    # P(Y <= j) = F(theta_j - fitted linear predictor), the modes included
+    theta = res.params.to_numpy()[:4]
+    cum = 1 / (1 + np.exp(-(theta[None, :] - res.fittedvalues.to_numpy()[:, None])))
+    np.testing.assert_allclose(res.predict(which="cumprob").to_numpy()[:, :4], cum, atol=1e-12)
+    prob = res.predict().to_numpy()
+    y = res.model.problem.y
+    below = np.array([prob[i, : y[i]].sum() for i in range(72)])
+    above = np.array([prob[i, y[i] + 1 :].sum() for i in range(72)])
+    np.testing.assert_allclose(res.resid_prob, below - above, atol=1e-12)
+    pd.testing.assert_series_equal(res.resid, res.resid_prob)
+
+
+def test_summary2_has_the_coefficients_and_the_variance_components(wine, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    smry = res.summary2(alpha=0.1)
+    coefficients, components = smry.tables[1], smry.tables[2]
+    np.testing.assert_allclose(coefficients["coef"], res.params)
+    assert "[0.05" in coefficients.columns
+    np.testing.assert_allclose(components["sd"], res.varcorr()["sd"])
+    assert "Cumulative Link Mixed Model" in str(smry)
+    with pytest.raises(SpecificationError, match="xname must give 6 names"):
+        res.summary2(xname=["a"])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda r: r.brant_test(), "Brant's test is not available for mixed models"),
+        (lambda r: r.nominal_test(), "nominal and scale effects cannot be fitted"),
+        (lambda r: r.scale_test(), "nominal and scale effects cannot be fitted"),
+        (lambda r: r.profile("temp[T.warm]"), r"sd_conf_int\(method='profile'\)"),
+        (lambda r: r.plot_profile("temp[T.warm]"), "confint.clmm"),
+        (lambda r: r.get_margeff(), "re_form='marginal'"),
+        (lambda r: r.get_prediction(), r"use predict\(newdata, re_form=...\)"),
+        (lambda r: r.get_robustcov_results("cluster"), "within-group correlation"),
+        (lambda r: r.expected_covariance, "no closed-form expectation"),
+        (lambda r: r.llnull, r"ordstats.lr_test\(restricted, full\)"),
+        (lambda r: r.llr, "null model is ambiguous"),
+        (lambda r: r.llr_pvalue, "null model is ambiguous"),
+        (lambda r: r.prsquared, "null model is ambiguous"),
+        (lambda r: r.pseudo_rsquared, "null model is ambiguous"),
+        (lambda r: r.remove_data(), r"save\(fname\) without remove_data"),
+    ],
+)
+def test_results_methods_a_mixed_model_cannot_offer_say_why(wine, soup, call, match) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match=match):
+        call(res)
+
+
+def test_save_without_the_rows_is_refused_and_keeps_the_result(wine, soup, tmp_path) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match="remove_data"):
+        res.save(tmp_path / "x.pkl", remove_data=True)
+    assert res.predict().shape == (72, 5) and not res.data_removed

@@ -222,7 +222,7 @@ def test_clmm_offset_given_for_newdata_pairs_by_label(wine):
 def float_id_res(wine):
     data = wine.assign(j=wine["judge"].astype(int).astype(float))
     data.loc[data.index[0], "j"] = np.nan  # a NaN makes the id column float
-    with pytest.warns(MissingDataWarning, match="random-term columns"):
+    with pytest.warns(MissingDataWarning, match=r"missing or non-finite values in .j."):
         res = F("rating ~ temp + contact + (1|j)", data).fit()
     return data, res
 
