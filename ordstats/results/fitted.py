@@ -34,6 +34,7 @@ from ordstats.families.cumulative.prediction import (
     threshold_matrix,
 )
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.covariance import (
     Covariance,
     CovarianceMethods,
@@ -376,12 +377,12 @@ class OrdinalResults(
         pandas.DataFrame
             Columns ``"lower"`` and ``"upper"``, one row per parameter.
         """
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if method == "profile":
             return self._profile_conf_int(alpha, which)
         if method != "wald":
             raise OrdstatsError(f"method must be 'wald' or 'profile'; got {method!r}")
-        half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
+        half = normal_quantile(alpha) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
     @cached_property
@@ -682,7 +683,7 @@ class OrdinalResults(
         """
         from ordstats.reporting import summarize
 
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if yname is not None and not isinstance(yname, str):
             raise OrdstatsError(f"yname must be a string; got {yname!r} (alpha= by keyword)")
         if xname is not None and len(xname) != self.k_params:
@@ -707,7 +708,7 @@ class OrdinalResults(
         """
         from ordstats.reporting import summarize2
 
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if xname is not None and len(xname) != self.k_params:
             raise OrdstatsError(f"xname must give {self.k_params} names, one per parameter")
         return summarize2(self, alpha=alpha, yname=yname, xname=xname, title=title)
@@ -765,8 +766,3 @@ def most_probable_level(prob: FloatArray, levels: Sequence[Any], index: pd.Index
     codes = np.where(valid, np.argmax(np.where(np.isfinite(prob), prob, -1.0), axis=1), -1)
     values = pd.Categorical.from_codes(codes, categories=pd.Index(levels), ordered=True)
     return pd.Series(values, index=index, name="class")
-
-
-def _check_alpha(alpha: float) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")

@@ -34,6 +34,7 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors
+from ordstats.results.arguments import normal_quantile
 from ordstats.results.fitted import most_probable_level
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ class MixedResults:
         pandas.DataFrame
             Columns ``lower``, ``upper``.
         """
-        z = stats.norm.ppf(1 - alpha / 2)
+        z = normal_quantile(alpha)
         return pd.DataFrame(
             {"lower": self.params - z * self.bse, "upper": self.params + z * self.bse}
         )
@@ -184,11 +185,9 @@ class MixedResults:
         SpecificationError
             For an unknown method or ``alpha`` outside (0, 1).
         """
-        if not 0.0 < alpha < 1.0:
-            raise SpecificationError(f"alpha must be between 0 and 1; got {alpha!r}")
+        z = normal_quantile(alpha)
         if method not in ("profile", "wald"):
             raise SpecificationError(f"method must be 'profile' or 'wald'; got {method!r}")
-        z = float(stats.norm.ppf(1 - alpha / 2))
         rows, index = [], []
         for t, term in enumerate(self.model.terms):
             for c, name in enumerate(term.columns):
