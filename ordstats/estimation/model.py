@@ -38,12 +38,14 @@ from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
+    NotFittedError,
     SeparationWarning,
     SpecificationError,
 )
 from ordstats.estimation import penalized
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
+    _REMOVED,
     BANDED_MIN_THRESHOLDS,
     DataRemovedEvaluator,
     Evaluator,
@@ -450,6 +452,8 @@ class OrdinalModel:
         opts = self.options.replace(options) if options else self.options
         parts = (response, location, nominal, scale)
         changed = any(part is not None for part in parts)
+        if isinstance(self.evaluator, DataRemovedEvaluator):
+            raise NotFittedError(_REMOVED)
         if not self.evaluator.keeps_rows:
             return self._with_chunked_changes(changed, options, opts)
         old = self.design
@@ -615,7 +619,9 @@ class OrdinalModel:
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
         fam = "" if self.family == DEFAULT_FAMILY else f"family={self.family_spec.label!r}, "
-        where = "" if self.evaluator.keeps_rows else f", source={self.source!r}"
+        where = "" if self.source is None else f", source={self.source!r}"
+        if isinstance(self.evaluator, DataRemovedEvaluator):
+            where = ", data removed"
         return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g}{where})"
 
     # -- likelihood -----------------------------------------------------------
