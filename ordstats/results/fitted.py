@@ -166,6 +166,30 @@ class OrdinalResults(
         if not defer_covariance:  # now, so that a singular Hessian warns at the fit
             self.__dict__["nonrobust_covariance"] = self._observed_covariance(stacklevel=4)
 
+    @classmethod
+    def at_params(cls, model: OrdinalModel, params: FloatArray) -> OrdinalResults:
+        """A result holding given parameter values, not estimates: for predictions only.
+
+        ``OrdinalModel.predict(params, exog)`` (statsmodels' model-level
+        predict) predicts through it.  Nothing is fitted: the log-likelihood
+        and every statistic of the estimates are not available.
+        """
+        lay = model.problem.layout
+        link = model.link
+        if lay.n_lambda:  # a flexible link at the given lambda
+            link = link.with_lambda(float(params[lay.lam][0]))  # type: ignore[attr-defined]
+        k = len(params)
+        unknown = SlimEvaluation(np.nan, np.full(k, np.nan), np.full((k, k), np.nan), link)
+        info = FitInfo(
+            converged=False,
+            code=-1,
+            message="parameter values given, not estimated",
+            n_iter=0,
+            n_halvings=0,
+            max_grad=np.nan,
+        )
+        return cls(model, params, unknown, info, defer_covariance=True)  # type: ignore[arg-type]
+
     @cached_property
     def nonrobust_covariance(self) -> Covariance | BandedCovariance:
         """Inverse observed information at the estimates.
