@@ -104,13 +104,15 @@ class _FixedObjective:
 
 
 class _ScaledEvaluation:
-    """An evaluation in units of the standard errors, ``u = p / d``.
+    """An evaluation in rescaled parameters ``u = p / d`` (``d = 1`` but for rescaled columns).
 
     ``grad_u = D grad_p`` and ``H_u = D H_p D``.  For a model fitted in a
     centred/rescaled basis (:class:`~ordstats.families.shifted.ShiftedEvaluation`,
-    ``q = T^{-1} p``) both come from the internal evaluation through ``M = T^{-1} D``,
-    whose entries are of order one, so that a predictor like ``x * 1e200`` (whose
-    ``H_p`` overflows) is profiled as accurately as ``x``.
+    ``q = T^{-1} p``) both come from the internal evaluation through ``M = T^{-1} D``:
+    with ``d = 1 / s`` for a column the basis scaled by ``s``, its slope is counted
+    per standard deviation of the column, so that a predictor like ``x * 1e200``
+    (whose ``H_p`` overflows, and whose slope 1e-200 is below every tolerance) is
+    profiled as accurately as ``x``.
     """
 
     def __init__(self, evaluation: FamilyEvaluation, units: FloatArray, mapping: Any) -> None:
@@ -153,10 +155,14 @@ def _in_units(evaluate: Evaluate, units: FloatArray) -> Callable[[FloatArray], A
     return scaled
 
 
-def _units(scales: FloatArray, estimates: FloatArray) -> FloatArray:
-    """Standard errors as the unit of each parameter (``max(1, |estimate|)`` where not finite)."""
-    ok = np.isfinite(scales) & (scales > 0)
-    return np.where(ok, scales, np.maximum(1.0, np.abs(estimates)))
+def _units(evaluate: Evaluate, estimates: FloatArray) -> FloatArray:
+    """The unit ``d`` of each parameter: ``1 / s`` for a column rescaled by ``s``, else 1."""
+    units = np.ones(estimates.size)
+    evaluation = evaluate(estimates)
+    if isinstance(evaluation, ShiftedEvaluation):
+        basis = evaluation.basis
+        units[basis.beta] = 1.0 / basis.scale
+    return units
 
 
 def _path_slope(hessian: FloatArray, index: int, free: np.ndarray) -> FloatArray:
@@ -407,12 +413,13 @@ def profile_conf_int(
     """
     z = normal_quantile(alpha)
     chosen = list(names) if which is None else [which] if isinstance(which, str) else list(which)
-    units = _units(np.asarray(scales, dtype=float), estimates)
+    units = _units(evaluate, estimates)
     scaled = _in_units(evaluate, units)
     rows = {}
     for name in chosen:
         index = _index_of(name, names)
-        profile = ParameterProfile(scaled, estimates / units, index, 1.0)
+        step = float(scales[index] / units[index])
+        profile = ParameterProfile(scaled, estimates / units, index, step)
         lower, upper = profile.limit(z, -1), profile.limit(z, +1)
         _warn_profile(profile, name, (lower, upper), stacklevel)
         rows[name] = (lower * units[index], upper * units[index])
@@ -457,8 +464,9 @@ def profile_curve(
     if not isinstance(n_points, (int, np.integer)) or n_points < 3:
         raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
     index = _index_of(param, names)
-    units = _units(np.asarray(scales, dtype=float), estimates)
-    profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, 1.0)
+    units = _units(evaluate, estimates)
+    step = float(scales[index] / units[index])
+    profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, step)
     ends = [profile.limit(z, side) for side in (-1, +1)]
     finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
     lower = ends[0] if np.isfinite(ends[0]) else min(finite)
