@@ -57,7 +57,7 @@ from ordstats.results.state import FittedState
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
-__all__ = ["MarginalEffects", "MarginalEffectsMethods", "marginal_effects"]
+__all__ = ["MarginalEffects", "MarginalEffectsMethods"]
 
 #: central-difference steps (relative): truncation ~1e-8, rounding ~1e-16 / step^2
 _X_STEP = 1e-4
@@ -311,7 +311,7 @@ class MarginalEffectsMethods(FittedState):
         params = self.params.to_numpy()
 
         def effects(p: FloatArray) -> FloatArray:
-            return marginal_effects(model, p, regressors, rows, options)
+            return _flat_effects(model, p, regressors, rows, options)
 
         values = effects(params)
         margins = dict(options, atexog=atexog)
@@ -557,7 +557,7 @@ def _row_effects(
     return scale * (high - low)
 
 
-def marginal_effects(
+def _flat_effects(
     model: Any,
     params: FloatArray,
     regressors: list[_Regressor],
