@@ -964,3 +964,114 @@ def test_clmm_formula_mistakes(wine, formula, match):
     data = wine.assign(off=0.1)
     with pytest.raises(FormulaError, match=match):
         OrdinalModel.from_formula(formula, data)
+
+
+# -- issue 29: results and the tests between fits (alpha, constraints, predict, messages) --
+
+
+@pytest.fixture(scope="module")
+def issue29_fit():
+    wine = ordstats.datasets.load("wine")
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+
+
+_ALPHA_USERS = {
+    "conf_int": lambda r, a: r.conf_int(alpha=a),
+    "conf_int profile": lambda r, a: r.conf_int(alpha=a, method="profile"),
+    "odds_ratios": lambda r, a: r.odds_ratios(alpha=a),
+    "summary": lambda r, a: r.summary(alpha=a),
+    "summary2": lambda r, a: r.summary2(alpha=a),
+    "profile": lambda r, a: r.profile("temp[T.warm]", alpha=a),
+    "get_prediction conf_int": lambda r, a: r.get_prediction().conf_int(alpha=a),
+    "get_prediction summary_frame": lambda r, a: r.get_prediction().summary_frame(alpha=a),
+    "get_margeff summary_frame": lambda r, a: r.get_margeff().summary_frame(alpha=a),
+    "get_margeff summary": lambda r, a: r.get_margeff().summary(alpha=a),
+    "t_test conf_int": lambda r, a: r.t_test("temp[T.warm] = 0").conf_int(alpha=a),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_ALPHA_USERS))
+@pytest.mark.parametrize("alpha", ["0.05", True, None, 2, 0.0, 1.0, float("nan")])
+def test_every_method_with_alpha_checks_it_the_same_way(issue29_fit, method, alpha):
+    # before: '0.05' gave "TypeError: '<' not supported between 'float' and 'str'"
+    # (or "unsupported operand type(s) for /") depending on the method
+    with pytest.raises(SpecificationError, match="alpha must be a number strictly between 0 and 1"):
+        _ALPHA_USERS[method](issue29_fit, alpha)
+
+
+def test_mixed_model_intervals_check_alpha(wine):
+    mixed = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    for alpha in (2, "0.05", -0.1):  # before: alpha=2 gave intervals (inf, -inf)
+        with pytest.raises(SpecificationError, match="alpha must be a number"):
+            mixed.conf_int(alpha=alpha)
+        with pytest.raises(SpecificationError, match="alpha must be a number"):
+            mixed.sd_conf_int(alpha=alpha, method="wald")
+
+
+def test_model_predict_before_fit_says_to_fit_or_pass_params(wine):
+    from ordstats.errors import NotFittedError
+
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(NotFittedError, match=r"fit the model .* or\s+pass params"):
+        model.predict()  # before: AttributeError, no attribute 'predict'
+    with pytest.raises(SpecificationError, match=r"first argument of OrdinalModel\.predict"):
+        model.predict(wine)
+    with pytest.raises(SpecificationError, match="5 finite numbers"):
+        model.predict([0.0, 1.0, 2.0, 3.0, "x"])
+
+
+def test_t_test_tuple_of_a_name_and_a_value_says_what_to_write(issue29_fit):
+    # before: IndexError: tuple index out of range
+    with pytest.raises(SpecificationError, match=r"write 'temp\[T.warm\] = 0'"):
+        issue29_fit.t_test(("temp[T.warm]", 0))
+    with pytest.raises(SpecificationError, match="q go with a matrix R"):
+        issue29_fit.wald_test(["temp[T.warm]"], 0.5)
+
+
+def test_resid_after_remove_data_says_the_data_were_removed(wine):
+    from ordstats.errors import NotFittedError
+
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    res.remove_data()
+    # before: TypeError: 'NoneType' object is not iterable
+    with pytest.raises(NotFittedError, match="rows of the data, which were removed"):
+        _ = res.resid
+
+
+def test_no_message_names_an_internal_class():
+    """Errors and warnings are for users: no class they never see (e.g. an evaluator)."""
+    import ast
+    import pathlib
+    import re
+
+    import ordstats.errors
+    import ordstats.links
+
+    package = pathlib.Path(ordstats.__file__).parent
+    trees = {path: ast.parse(path.read_text()) for path in package.rglob("*.py")}
+    defined = {
+        node.name
+        for tree in trees.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+    public = set(ordstats.__all__) | set(ordstats.errors.__all__) | set(ordstats.links.__all__)
+    internal = re.compile(r"\b(" + "|".join(sorted(defined - public)) + r")\b")
+    offenders = []
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            is_warn = isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "warn"
+            target = node.exc if isinstance(node, ast.Raise) else node if is_warn else None
+            if target is None:
+                continue
+            text = " ".join(
+                n.value
+                for n in ast.walk(target)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            )
+            found = internal.findall(text) + re.findall(r"\w*Evaluator\b", text)
+            if found:
+                offenders.append(f"{path.relative_to(package)}:{node.lineno} {found}")
+            elif re.search(r"type\([^)]*evaluator[^)]*\)\.__name__", ast.unparse(target)):
+                offenders.append(f"{path.relative_to(package)}:{node.lineno} evaluator type")
+    assert not offenders, offenders

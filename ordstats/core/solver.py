@@ -10,6 +10,14 @@ The loop follows R's ``ordinal:::clm_fit_NR`` (Christensen 2019, sec. 3)::
         step = H^{-1} g; try x - step, halving the step while f increases
     stop with a code when the iteration or halving budget runs out
 
+Once ``max|g| < grad_tol``, R stops (code 1) as soon as a full step fails.  Here
+a halved step that decreases f is taken and followed by one more Newton step (a
+halved point is not a Newton point); two halved steps in a row stop the iterations
+(code 1).  Along a flat direction (a parameter drifting to infinity) these steps
+still gain likelihood: on R ordinal's ``convergence.wine2`` test model stopping at
+the first halving left the logLik 3.3e-8 below R's; the extra steps end 4.7e-9
+above it.
+
 Two departures on request, neither used by default: the first step may come from
 an approximate Hessian (``initial_hessian``, a warm start's), and a caller that
 does not need the Hessian at the estimates may let the last convergence check use
@@ -276,6 +284,7 @@ def newton(
     code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
     trace: list[tuple[int, float, float]] = []
     iteration = 0
+    halved_last = False  # the last step met max|g| < grad_tol only after halving
     previous = None  # the Hessian of the last step, where it may judge convergence
     for iteration in range(opts.max_iter + 1):
         max_grad = float(np.max(np.abs(current.gradient))) if x.size else 0.0
@@ -317,9 +326,11 @@ def newton(
         if not _accept(trial, current, max_grad):
             code = 1 if abs_conv else 3
             break
-        if abs_conv and halvings:
+        if abs_conv and halvings and halved_last:
             code = 1
             break
+        # a halved step is not a Newton step: polish once more from where it ends
+        halved_last = abs_conv and halvings > 0
         full_small_step = (
             not modified
             and not halvings

@@ -750,8 +750,9 @@ class PassProgress:
 # rows removed (``results.remove_data()``)
 
 _REMOVED = (
-    "the data were removed from this model (remove_data()); pass newdata= to predict, or "
-    "refit on the data"
+    "this needs the rows of the data, which were removed from the model (remove_data(), "
+    "or save(..., remove_data=True)): refit the model on the data. Predictions for new "
+    "rows (predict(newdata)) still work"
 )
 
 

@@ -38,12 +38,14 @@ from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
+    NotFittedError,
     SeparationWarning,
     SpecificationError,
 )
 from ordstats.estimation import penalized
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
+    _REMOVED,
     BANDED_MIN_THRESHOLDS,
     DataRemovedEvaluator,
     Evaluator,
@@ -451,6 +453,8 @@ class OrdinalModel:
         opts = self.options.replace(options) if options else self.options
         parts = (response, location, nominal, scale)
         changed = any(part is not None for part in parts)
+        if isinstance(self.evaluator, DataRemovedEvaluator):
+            raise NotFittedError(_REMOVED)
         if not self.evaluator.keeps_rows:
             return self._with_chunked_changes(changed, options, opts)
         old = self.design
@@ -616,7 +620,9 @@ class OrdinalModel:
     def __repr__(self) -> str:
         spec = self.design.formula or f"{self.endog_name} ~ exog"
         fam = "" if self.family == DEFAULT_FAMILY else f"family={self.family_spec.label!r}, "
-        where = "" if self.evaluator.keeps_rows else f", source={self.source!r}"
+        where = "" if self.source is None else f", source={self.source!r}"
+        if isinstance(self.evaluator, DataRemovedEvaluator):
+            where = ", data removed"
         return f"OrdinalModel({spec!r}, {fam}link={self.link.name!r}, nobs={self.nobs:g}{where})"
 
     # -- likelihood -----------------------------------------------------------
@@ -648,6 +654,81 @@ class OrdinalModel:
     def hessian(self, params: Any) -> FloatArray:
         """Hessian of the log-likelihood at ``params`` (minus the observed information)."""
         return -self.evaluate(params).hessian
+
+    def predict(
+        self,
+        params: Any = None,
+        exog: Any = None,
+        offset: Any = None,
+        which: str = "prob",
+    ) -> pd.DataFrame | pd.Series:
+        """Predict at given parameter values (statsmodels' ``OrderedModel.predict``).
+
+        To predict from a fit use ``res = model.fit(); res.predict(newdata)``;
+        this model-level form takes the parameters explicitly, as statsmodels'.
+
+        Parameters
+        ----------
+        params : array-like or pandas.Series
+            Values in the order of :attr:`param_names` (a Series is aligned on
+            its labels), e.g. ``res.params`` of a fit.
+        exog : DataFrame, array-like or large source, optional
+            New rows (``newdata`` of :meth:`OrdinalResults.predict`); default:
+            the rows of the model.
+        offset : float or array-like, optional
+            Offset for ``exog`` (see :meth:`OrdinalResults.predict`).
+        which : {"prob", "cumprob", "class", "expected", "linear"}
+            As :meth:`OrdinalResults.predict`; statsmodels' ``"linpred"`` and
+            ``"cum"`` are taken for ``"linear"`` and ``"cumprob"``.
+
+        Returns
+        -------
+        pandas.DataFrame or pandas.Series
+
+        Raises
+        ------
+        NotFittedError
+            Without ``params``: fit the model first, or pass the parameters.
+        """
+        if params is None:
+            raise NotFittedError(
+                "OrdinalModel.predict(params, exog) needs parameter values: fit the model "
+                "and predict from the result (res = model.fit(); res.predict(newdata)), or "
+                "pass params (e.g. res.params), as statsmodels' model.predict"
+            )
+        values = self._predict_params(params)
+        which = {"linpred": "linear", "cum": "cumprob"}.get(which, which)  # statsmodels' names
+        result = OrdinalResults._at_params(self, values)
+        return result.predict(exog, which=which, offset=offset)  # type: ignore[arg-type]
+
+    def _predict_params(self, params: Any) -> FloatArray:
+        """``params`` for :meth:`predict`: a Series is aligned on the parameter names."""
+        if isinstance(params, pd.DataFrame) or is_source(params):
+            raise SpecificationError(
+                "the first argument of OrdinalModel.predict is params, the parameter values "
+                "(statsmodels' signature); to predict for new rows from a fit use "
+                "res.predict(newdata), or model.predict(res.params, exog=newdata)"
+            )
+        if isinstance(params, pd.Series):
+            missing = [n for n in self.param_names if n not in params.index]
+            if missing:
+                raise SpecificationError(
+                    f"params lacks the parameter(s) {', '.join(map(repr, missing))}; give "
+                    f"{self.k_params} values in the order of model.param_names or a Series "
+                    "with those labels"
+                )
+            params = params[self.param_names]
+        try:
+            values = self._check_params(params)
+        except SpecificationError:
+            raise
+        except (TypeError, ValueError):
+            values = np.full(1, np.nan)  # not numbers: refused below
+        if values.shape != (self.k_params,) or not np.all(np.isfinite(values)):
+            raise SpecificationError(
+                f"params must be {self.k_params} finite numbers ({', '.join(self.param_names)})"
+            )
+        return values
 
     @property
     def start_params(self) -> FloatArray:

@@ -254,8 +254,9 @@ def _check_model(model: OrdinalModel) -> None:
     """Penalised fits evaluate the likelihood many times: the rows must be in memory."""
     if not model.evaluator.keeps_rows:
         raise SpecificationError(
-            "penalised fits need the rows in memory; build the model from a DataFrame "
-            "without chunksize="
+            "penalised fits need the rows in memory, which this model does not hold (its "
+            "data were read in chunks, or removed by remove_data()); build the model from a "
+            "DataFrame without chunksize="
         )
 
 

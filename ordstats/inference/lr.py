@@ -26,29 +26,17 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
-from ordstats.core.thresholds import describe_threshold
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
-from ordstats.families import DEFAULT_FAMILY, Family
+from ordstats.families import Family
 from ordstats.families.problem import CLMData
-from ordstats.inference.mixed import describe_mixed, mixed_lr_parts
+from ordstats.inference.describe import describe_model, models_frame
+from ordstats.inference.mixed import mixed_lr_parts
 from ordstats.inference.nesting import check_comparable, check_nested
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
+from ordstats.results.persistence import rows_removed_error
 
 __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
-
-
-def describe_model(res: OrdinalResults) -> str:
-    """Describe a fit in one line: formula, and link/threshold if not the default."""
-    if isinstance(res, MixedResults):
-        return describe_mixed(res)
-    model = res.model
-    text = model.design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)"
-    extras = [f"family={model.family_spec.label}"] if model.family != DEFAULT_FAMILY else []
-    extras += [f"link={model.link.name}"] if model.link.name != "logit" else []
-    if model.threshold != "flexible":
-        extras.append(f"threshold {describe_threshold(model.threshold)}")
-    return text + (f" [{', '.join(extras)}]" if extras else "")
 
 
 def lr_pvalue(statistic: float, df: int, boundary: bool = False) -> float:
@@ -295,7 +283,11 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     -------
     pandas.DataFrame
         Columns ``no.par``, ``AIC``, ``logLik``, ``LR.stat``, ``df``,
-        ``Pr(>Chisq)`` (R's names).
+        ``Pr(>Chisq)`` (R's names), one row per model labelled by its
+        formula with its nominal and scale parts (:func:`describe_model`).
+        ``attrs["models"]`` holds R's ``attr(, "models")``: ``formula``,
+        ``nominal`` and ``scale`` (when a model has one), ``link`` and
+        ``threshold`` per row.
 
     Raises
     ------
@@ -328,8 +320,10 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
             test = lr_test(ordered[position - 1], res)
             row.update({"LR.stat": test.statistic, "df": test.df, "Pr(>Chisq)": test.pvalue})
         rows.append(row)
-    table = pd.DataFrame(rows, index=[labels[i] for i in order])
+    index = [labels[i] for i in order]
+    table = pd.DataFrame(rows, index=index)
     table.attrs["heading"] = "Likelihood ratio tests of cumulative link models"
+    table.attrs["models"] = models_frame(ordered, index)
     return table
 
 
@@ -466,6 +460,9 @@ def vuong_test(
     VuongTestResult
     """
     _check_results([first, second])
+    for res in (first, second):
+        if getattr(res, "data_removed", False):
+            raise rows_removed_error("Vuong's test (it compares the models row by row)")
     check_comparable(first, second)
     if correction not in ("none", "aic", "bic"):
         raise OrdstatsError(f"correction must be 'none', 'aic' or 'bic'; got {correction!r}")

@@ -22,6 +22,7 @@ case (:data:`LINK_NESTING`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,9 +34,10 @@ from ordstats._typing import FloatArray
 from ordstats.core.linalg import weighted_gram
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.chunks import ColumnPlan
-from ordstats.errors import SpecificationError
-from ordstats.estimation.evaluators import ChunkedEvaluator
+from ordstats.errors import SpecificationError, SpecificationWarning
+from ordstats.estimation.evaluators import ChunkedEvaluator, DataRemovedEvaluator
 from ordstats.estimation.model import OrdinalModel
+from ordstats.inference.describe import formula_with_parts
 
 if TYPE_CHECKING:
     from ordstats.results.fitted import OrdinalResults
@@ -98,12 +100,28 @@ def link_nesting(restricted: str, full: str) -> LinkNesting | None:
 
 
 def _describe(res: OrdinalResults) -> str:
-    formula = res.model.design.formula or f"{res.model.endog_name} ~ exog"
-    return f"'{formula}' ({res.model.link.name})"
+    return f"'{formula_with_parts(res)}' ({res.model.link.name})"
+
+
+def _rows_removed(model: OrdinalModel) -> bool:
+    """Whether ``remove_data()`` dropped the model's rows (only summaries are left)."""
+    return isinstance(model.evaluator, DataRemovedEvaluator)
+
+
+def _where(model: OrdinalModel) -> str:
+    if _rows_removed(model):
+        return "a fit whose data were removed (remove_data())"
+    return "a fit of data read in chunks" if model.source is not None else "a fit of data in memory"
 
 
 def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
     """Refuse two fits whose likelihoods are not of the same data.
+
+    Fits whose rows are in memory are compared row by row (rows used,
+    response, weights).  Without the rows (data read in chunks, or removed by
+    ``remove_data()``) the kept summaries are compared: rows used, the sum of
+    the weights and the weighted count of each response level (R's
+    ``anova.clm`` compares only the number of rows).
 
     Raises
     ------
@@ -111,16 +129,23 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
         With the reason: a different kind of model, response, levels, rows or weights.
     """
     a, b = first.model, second.model
-    if type(a) is not type(b) or type(a.evaluator) is not type(b.evaluator):
+    if type(a) is not type(b):
         raise SpecificationError(
-            f"cannot compare a fit with {type(a.evaluator).__name__} with one with "
-            f"{type(b.evaluator).__name__}: refit both in memory or both in chunks"
+            f"cannot compare a {type(a).__name__} fit with a {type(b).__name__} fit"
         )
     if a.endog_name != b.endog_name or a.levels != b.levels:
         raise SpecificationError(
             f"the models have different responses ({a.endog_name!r} with levels {a.levels} "
             f"vs {b.endog_name!r} with levels {b.levels}); likelihoods of different "
             "responses cannot be compared"
+        )
+    if _rows_removed(a) or _rows_removed(b):
+        _check_same_summaries(a, b, "their data were removed (remove_data()), so only")
+        return
+    if (a.source is None) != (b.source is None):
+        raise SpecificationError(
+            f"cannot compare {_where(a)} with {_where(b)}: fit both models the same way "
+            "(both from a DataFrame, or both from the same files or Dask data)"
         )
     if a.source is not None:  # chunked fits: rows are not in memory
         _check_comparable_chunked(a, b)
@@ -147,37 +172,84 @@ def _chunk_plan(model: OrdinalModel) -> ColumnPlan:
     return evaluator.spec.plan
 
 
-def _check_comparable_chunked(a: Any, b: Any) -> None:
-    """Chunked fits are comparable when they read the same rows with the same weights."""
+def _check_same_summaries(a: OrdinalModel, b: OrdinalModel, why: str) -> None:
+    """Models without rows in memory: the same rows used, weights sum and level counts."""
     same = (
         a.n_rows == b.n_rows
         and a.nobs == b.nobs
         and np.array_equal(a.response_counts, b.response_counts)
-        and _chunk_plan(a).weights == _chunk_plan(b).weights
     )
     if not same:
         raise SpecificationError(
-            f"the chunked models were fitted to different rows or weights ({a.n_rows} vs "
-            f"{b.n_rows} rows used, nobs {a.nobs:g} vs {b.nobs:g}); refit both on the same "
-            "complete rows with the same weights"
+            f"the models were fitted to different rows or weights ({a.n_rows} vs "
+            f"{b.n_rows} rows used, nobs {a.nobs:g} vs {b.nobs:g}); {why} these summaries "
+            "can be compared. Refit both on the same complete rows with the same weights"
         )
+
+
+def _check_comparable_chunked(a: Any, b: Any) -> None:
+    """Chunked fits are comparable when they read the same rows with the same weights."""
+    _check_same_summaries(a, b, "for data read in chunks")
+    if _chunk_plan(a).weights != _chunk_plan(b).weights:
+        raise SpecificationError(
+            f"the models were fitted with different weights ({_chunk_plan(a).weights!r} vs "
+            f"{_chunk_plan(b).weights!r}); refit both with the same weights"
+        )
+
+
+def _offset_key(model: OrdinalModel) -> object:
+    """What identifies a model's offset without its rows (None: no offset)."""
+    if model.source is not None:
+        return _chunk_plan(model).offset
+    return model.design.offset_name if model.has_offset else None
+
+
+def _missing_by_name(restricted: OrdinalResults, full: OrdinalResults) -> list[str]:
+    """Parts of the restricted model whose columns the full model does not name.
+
+    A location column may also be among the full model's nominal columns (a
+    nominal effect with flexible thresholds relaxes a location effect).
+    """
+    r, f = restricted.model, full.model
+    relaxing = set(f.nominal_names) if f.threshold == "flexible" else set()
+    missing = [n for n in r.exog_names if n not in set(f.exog_names) | relaxing]
+    missing += [f"nominal {n}" for n in r.nominal_names if n not in set(f.nominal_names)]
+    missing += [f"scale {n}" for n in r.scale_names if n not in set(f.scale_names)]
+    if r.threshold != f.threshold and f.threshold != "flexible":
+        missing.append(f"threshold={r.threshold!r}")
+    if _offset_key(r) != _offset_key(f) and (r.has_offset or f.has_offset):
+        missing.append("offset")
+    return missing
 
 
 def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> None:
-    """For chunked fits (no rows in memory): nested when every column is in the full model."""
-    r, f = restricted.model, full.model
-    missing = [name for name in r.exog_names if name not in set(f.exog_names)]
-    if r.threshold != f.threshold and f.threshold != "flexible":
-        missing.append(f"threshold={r.threshold!r}")
-    if _chunk_plan(r).offset != _chunk_plan(f).offset:
-        missing.append("offset")
-    if missing:
+    """Without the rows, nesting is judged by column name.
+
+    For data read in chunks a column of the restricted model that the full one
+    does not name is an error (the data can be loaded to check by the
+    designs); for results whose rows were removed it is a warning, since the
+    designs cannot be rebuilt and names differ under reparametrisation (R's
+    ``anova`` does not check nesting at all).
+    """
+    missing = _missing_by_name(restricted, full)
+    if not missing:
+        return
+    text = (
+        f"{_describe(restricted)} cannot be shown to be nested in {_describe(full)}: "
+        f"{', '.join(map(repr, missing))} is not part of the full model by name"
+    )
+    if full.model.source is not None:
         raise SpecificationError(
-            f"{_describe(restricted)} is not nested in {_describe(full)}: "
-            f"{', '.join(map(repr, missing))} is not part of the full model. For data read "
-            "in chunks, nesting is checked by column name: the full model must contain every "
-            "column of the restricted one"
+            f"{text}. For data read in chunks, nesting is checked by column name: the full "
+            "model must contain every column of the restricted one"
         )
+    warnings.warn(
+        f"{text}. Their data were removed (remove_data()), so nesting can only be checked "
+        "by column name: the LR test is valid only if the restricted model is a special "
+        "case of the full one",
+        SpecificationWarning,
+        stacklevel=4,
+    )
 
 
 def _nominal(res: OrdinalResults) -> FloatArray:
@@ -317,7 +389,11 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
             f"model must have fewer parameters{swap}"
         )
     nesting = _check_link(restricted, full)
-    if full.model.source is not None:
+    if (
+        full.model.source is not None
+        or _rows_removed(full.model)
+        or _rows_removed(restricted.model)
+    ):
         _check_nested_by_name(restricted, full)
         return nesting
     offset_diff = restricted.model.data.offset - full.model.data.offset

@@ -38,6 +38,7 @@ from ordstats.families.cumulative.prediction import (
     threshold_matrix,
 )
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.covariance import (
     Covariance,
     CovarianceMethods,
@@ -168,6 +169,30 @@ class OrdinalResults(
         self._chosen_covariance = covariance
         if not defer_covariance:  # now, so that a singular Hessian warns at the fit
             self.__dict__["nonrobust_covariance"] = self._observed_covariance(stacklevel=4)
+
+    @classmethod
+    def _at_params(cls, model: OrdinalModel, params: FloatArray) -> OrdinalResults:
+        """A result holding given parameter values, not estimates: for predictions only.
+
+        ``OrdinalModel.predict(params, exog)`` (statsmodels' model-level
+        predict) predicts through it.  Nothing is fitted: the log-likelihood
+        and every statistic of the estimates are not available.
+        """
+        lay = model.problem.layout
+        link = model.link
+        if lay.n_lambda:  # a flexible link at the given lambda
+            link = link.with_lambda(float(params[lay.lam][0]))  # type: ignore[attr-defined]
+        k = len(params)
+        unknown = SlimEvaluation(np.nan, np.full(k, np.nan), np.full((k, k), np.nan), link)
+        info = FitInfo(
+            converged=False,
+            code=-1,
+            message="parameter values given, not estimated",
+            n_iter=0,
+            n_halvings=0,
+            max_grad=np.nan,
+        )
+        return cls(model, params, unknown, info, defer_covariance=True)  # type: ignore[arg-type]
 
     @cached_property
     def nonrobust_covariance(self) -> Covariance | BandedCovariance:
@@ -380,12 +405,12 @@ class OrdinalResults(
         pandas.DataFrame
             Columns ``"lower"`` and ``"upper"``, one row per parameter.
         """
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if method == "profile":
             return self._profile_conf_int(alpha, which)
         if method != "wald":
             raise OrdstatsError(f"method must be 'wald' or 'profile'; got {method!r}")
-        half = stats.norm.ppf(1.0 - alpha / 2.0) * self.bse
+        half = normal_quantile(alpha) * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
     @cached_property
@@ -667,7 +692,7 @@ class OrdinalResults(
         """
         from ordstats.reporting import summarize
 
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if yname is not None and not isinstance(yname, str):
             raise OrdstatsError(f"yname must be a string; got {yname!r} (alpha= by keyword)")
         if xname is not None and len(xname) != self.k_params:
@@ -692,7 +717,7 @@ class OrdinalResults(
         """
         from ordstats.reporting import summarize2
 
-        _check_alpha(alpha)
+        alpha = check_alpha(alpha)
         if xname is not None and len(xname) != self.k_params:
             raise OrdstatsError(f"xname must give {self.k_params} names, one per parameter")
         return summarize2(self, alpha=alpha, yname=yname, xname=xname, title=title)
@@ -750,8 +775,3 @@ def most_probable_level(prob: FloatArray, levels: Sequence[Any], index: pd.Index
     codes = np.where(valid, np.argmax(np.where(np.isfinite(prob), prob, -1.0), axis=1), -1)
     values = pd.Categorical.from_codes(codes, categories=pd.Index(levels), ordered=True)
     return pd.Series(values, index=index, name="class")
-
-
-def _check_alpha(alpha: float) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")

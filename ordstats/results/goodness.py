@@ -56,6 +56,7 @@ from ordstats.design.response import encode_response, format_level
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -287,6 +288,8 @@ def brant_test(res: OrdinalResults) -> pd.DataFrame:
     """
     model = res.model
     lay = model.problem.layout
+    if res.data_removed:
+        raise rows_removed_error("Brant's test")
     if not model.evaluator.keeps_rows:
         raise SpecificationError(
             "Brant's test refits one binary model per cut-point and needs the rows in memory; "
@@ -411,6 +414,8 @@ class GoodnessOfFitMethods(FittedState):
         Indexed by the rows used in the fit; for data read in chunks, every row
         of the source in file order, NaN where a row was not used.
         """
+        if self.data_removed:
+            raise rows_removed_error("resid_prob (and resid)")
         if not self.model.evaluator.keeps_rows:
             source = self.model.source
             residuals = functools.partial(_chunk_residuals, self)

@@ -1,196 +1,605 @@
-r"""Average marginal effects of the regressors on each level's probability (``get_margeff``).
+r"""Marginal effects of the regressors on each level's probability (``get_margeff``).
 
-For regressor ``x_k`` and level ``j`` the average marginal effect is
+statsmodels' ``get_margeff(at=, method=, atexog=, dummy=, count=)`` with its
+meanings.  For regressor ``x_k`` and level ``j`` the effect at a row is
 
-.. math::
+* ``method="dydx"``: :math:`\partial P(Y = j \mid x) / \partial x_k`;
+* ``"eyex"``: the elasticity :math:`\partial \log P / \partial \log x_k
+  = (\partial P / \partial x_k)\, x_k / P`;
+* ``"dyex"``: :math:`(\partial P / \partial x_k)\, x_k`;
+* ``"eydx"``: :math:`(\partial P / \partial x_k) / P`;
 
-    \mathrm{AME}_{kj} = \frac{1}{\sum_i w_i} \sum_i w_i
-    \frac{\partial P(Y_i = j \mid x_i)}{\partial x_{ik}},
+and ``at`` says where: ``"overall"`` averages the effects of the rows (with
+their frequency weights), ``"mean"``, ``"median"`` and ``"zero"`` give the
+effect at one row with every regressor (and the offset) at its weighted mean,
+weighted median or zero, ``"all"`` gives every row's effect (no standard
+errors, as statsmodels).  ``atexog={name or index: value}`` first sets
+regressors to given values.
 
-statsmodels' ``get_margeff(at="overall", method="dydx")``.  In the cumulative
-model with location effects only, :math:`\partial P(Y=j)/\partial x_k =
--\beta_k\,[f(\theta_j - \eta) - f(\theta_{j-1} - \eta)]`, so the effects on the
-levels sum to zero.  A regressor that also enters the nominal or scale design
-(the same column name) moves those parts too.  The derivative in ``x`` is a
-central difference of the family's probabilities (the families give no
-second-order derivatives in ``x``), and the standard errors are the delta
+With ``dummy=True`` a 0/1 column is changed from 0 to 1 instead of
+differentiated (``P(Y = j | x_k = 1) - P(Y = j | x_k = 0)``; with ``"eydx"``
+the difference of the log-probabilities).  The indicator columns of one
+factor (the 0/1 columns of one formula term, at most one of them 1 in any row)
+change together: the effect of level ``l`` is that of moving from the reference
+level (all the factor's columns 0) to ``l``, so no row is given two levels at
+once (statsmodels sets one column alone).  With ``count=True`` a column of
+non-negative integers (not 0/1) gets ``(P(x_k + 1) - P(x_k - 1)) / 2``, as
+statsmodels.  A regressor that also enters the nominal or scale design (the
+same column name) moves those parts too.
+
+In the cumulative model with location effects only,
+:math:`\partial P(Y=j)/\partial x_k = -\beta_k\,[f(\theta_j - \eta) -
+f(\theta_{j-1} - \eta)]`, so the effects on the levels sum to zero.  Derivatives
+in ``x`` are central differences of the family's probabilities (the families
+give no second-order derivatives in ``x``); the standard errors are the delta
 method, :math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with ``G``
 the central-difference Jacobian of the effects in the parameters and ``V`` the
-covariance in use.  Factor dummies are treated as continuous, as statsmodels'
-default (``dummy=False``).
+covariance in use.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
-from ordstats.errors import OrdstatsError
+from ordstats.design import term_columns
+from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.state import FittedState
 
-__all__ = ["MarginalEffects", "MarginalEffectsMethods", "average_marginal_effects"]
+if TYPE_CHECKING:
+    from statsmodels.iolib.summary import Summary
+
+__all__ = ["MarginalEffects", "MarginalEffectsMethods"]
 
 #: central-difference steps (relative): truncation ~1e-8, rounding ~1e-16 / step^2
 _X_STEP = 1e-4
 _PARAM_STEP = 1e-4
 
+_AT = ("overall", "mean", "median", "zero", "all")
+#: statsmodels' column names of the four kinds of effect
+_METHODS = {"dydx": "dy/dx", "eyex": "d(lny)/d(lnx)", "dyex": "dy/d(lnx)", "eydx": "d(lny)/dx"}
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The rows at which effects are evaluated: the three designs, offsets, weights."""
+
+    X: FloatArray
+    W: FloatArray
+    Z: FloatArray
+    offset: FloatArray
+    weights: FloatArray  # sum to one
+
+    def designs(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        return self.X, self.W, self.Z
+
+
+@dataclass(frozen=True)
+class _Regressor:
+    """A regressor: its name, where it sits in each design, how it changes."""
+
+    name: str
+    positions: tuple[int, ...]  # its column in X, W and Z (-1: absent)
+    kind: str  # "continuous", "dummy", "count"
+    #: the positions of the factor's indicator columns, this one included (dummy=True)
+    group: tuple[tuple[int, ...], ...] = ()
+    step: float = _X_STEP
+
+    def values(self, rows: _Rows) -> FloatArray:
+        design, position = next(
+            (d, p) for d, p in zip(rows.designs(), self.positions, strict=True) if p >= 0
+        )
+        return design[:, position]
+
+
+def _with_values(rows: _Rows, positions: tuple[int, ...], values: FloatArray | float) -> _Rows:
+    """``rows`` with a regressor's column set to ``values`` in every design holding it."""
+    designs = []
+    for design, position in zip(rows.designs(), positions, strict=True):
+        if position >= 0:
+            design = design.copy()
+            design[:, position] = values
+        designs.append(design)
+    return replace(rows, X=designs[0], W=designs[1], Z=designs[2])
+
 
 @dataclass(frozen=True)
 class MarginalEffects:
-    """Average marginal effects with delta-method standard errors.
+    """Marginal effects with delta-method standard errors (statsmodels' ``DiscreteMargins``).
 
     Attributes
     ----------
     margeff : pandas.DataFrame
-        One row per regressor, one column per response level (``dP(Y=j)/dx``).
-    margeff_se : pandas.DataFrame
-        Their standard errors (same shape).
+        One row per regressor, one column per response level; for
+        ``at="all"`` one row per (fitted row, regressor).
+    margeff_se : pandas.DataFrame or None
+        Their standard errors (same shape; None for ``at="all"``).
+    margeff_cov : pandas.DataFrame or None
+        Covariance of all the effects, indexed by (regressor, level).
+    margeff_options : dict
+        ``at``, ``method``, ``dummy``, ``count`` as given.
+    endog_name : str
+        The response's name (for the summary).
     """
 
     margeff: pd.DataFrame
-    margeff_se: pd.DataFrame
+    margeff_se: pd.DataFrame | None
+    margeff_cov: pd.DataFrame | None
+    margeff_options: dict[str, Any]
+    endog_name: str = "y"
+
+    def _inference(self) -> pd.DataFrame:
+        if self.margeff_se is None:
+            raise OrdstatsError(
+                "at='all' gives each row's effects without standard errors (as statsmodels); "
+                "use at='overall', 'mean', 'median' or 'zero' for tests and intervals"
+            )
+        return self.margeff_se
+
+    @property
+    def tvalues(self) -> pd.DataFrame:
+        """The z statistics, ``margeff / margeff_se``."""
+        return self.margeff / self._inference()
+
+    @property
+    def pvalues(self) -> pd.DataFrame:
+        """Two-sided p-values of the z statistics."""
+        return 2.0 * stats.norm.sf(np.abs(self.tvalues))
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Wald intervals, one row per (regressor, level): columns ``lower``, ``upper``."""
+        half = normal_quantile(alpha) * self._inference().stack()
+        effect = self.margeff.stack()
+        frame = pd.DataFrame({"lower": effect - half, "upper": effect + half})
+        frame.index.names = ["regressor", "level"]
+        return frame
 
     def summary_frame(self, alpha: float = 0.05) -> pd.DataFrame:
-        """One row per (regressor, level): ``dy/dx``, ``std err``, ``z``, ``P>|z|``, interval."""
+        """One row per (regressor, level): the effect, ``std err``, ``z``, ``P>|z|``, interval.
+
+        The first column is named as statsmodels names the method (``dy/dx``,
+        ``d(lny)/d(lnx)``, ``dy/d(lnx)``, ``d(lny)/dx``).
+        """
+        alpha = check_alpha(alpha)
+        ci = self.conf_int(alpha)
         effect = self.margeff.stack()
-        se = self.margeff_se.stack()
-        half = stats.norm.ppf(1.0 - alpha / 2.0) * se
+        se = self._inference().stack()
         z = effect / se
         frame = pd.DataFrame(
             {
-                "dy/dx": effect,
+                _METHODS[self.margeff_options["method"]]: effect,
                 "std err": se,
                 "z": z,
                 "P>|z|": 2.0 * stats.norm.sf(np.abs(z)),
-                f"[{alpha / 2:g}": effect - half,
-                f"{1 - alpha / 2:g}]": effect + half,
+                f"[{alpha / 2:g}": ci["lower"],
+                f"{1 - alpha / 2:g}]": ci["upper"],
             }
         )
         frame.index.names = ["regressor", "level"]
         return frame
 
+    def summary(self, alpha: float = 0.05) -> Summary:
+        """A summary as statsmodels' margins print it: options, then a table per level.
+
+        Each table has a row per regressor with the effect, its standard error,
+        z, ``P>|z|`` and the ``1 - alpha`` interval, as statsmodels'
+        ``DiscreteMargins.summary`` for a multinomial model.
+        """
+        from statsmodels.iolib.summary import Summary, summary_params, table_extend
+
+        alpha = check_alpha(alpha)
+        se = self._inference()
+        options = self.margeff_options
+        name = _METHODS[options["method"]]
+        smry = Summary()
+        left = [
+            ("Dep. Variable:", [self.endog_name]),
+            ("Method:", [options["method"]]),
+            ("At:", [options["at"]]),
+        ]
+        discrete = [k for k in ("dummy", "count") if options.get(k)]
+        if discrete:
+            left.append(("Discrete:", [", ".join(discrete)]))
+        smry.add_table_2cols(
+            self, gleft=left, gright=[], yname=self.endog_name, xname=[], title=_TITLE
+        )
+        regressors = list(self.margeff.index)
+        tables = []
+        z = self.margeff / se
+        for level in self.margeff.columns:
+            effect, error = self.margeff[level].to_numpy(), se[level].to_numpy()
+            half = normal_quantile(alpha) * error
+            table = summary_params(
+                (
+                    None,
+                    effect,
+                    error,
+                    z[level].to_numpy(),
+                    2.0 * stats.norm.sf(np.abs(z[level].to_numpy())),
+                    np.column_stack([effect - half, effect + half]),
+                ),
+                yname=self.endog_name,
+                xname=regressors,
+                alpha=alpha,
+                use_t=False,
+                skip_header=True,
+            )
+            bounds = [f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"]
+            table.title = f"{self.endog_name}={level}"  # table_extend puts it in the header
+            table.insert_header_row(0, ["", name, "std err", "z", "P>|z|", *bounds])
+            tables.append(table)
+        smry.tables.append(table_extend(tables, keep_headers=True))
+        return smry
+
     def __str__(self) -> str:
+        options = self.margeff_options
+        if self.margeff_se is None:
+            return f"Marginal effects {_METHODS[options['method']]} of each row\n" + (
+                self.margeff.to_string(float_format=lambda v: f"{v:.4g}")
+            )
+        where = {
+            "overall": "Average marginal effects",
+            "mean": "Marginal effects at the means",
+            "median": "Marginal effects at the medians",
+            "zero": "Marginal effects at zero",
+        }[options["at"]]
         return (
-            "Average marginal effects dP(Y = level)/dx (delta-method standard errors)\n"
+            f"{where} {_METHODS[options['method']]} on P(Y = level) "
+            "(delta-method standard errors)\n"
             + self.summary_frame().to_string(float_format=lambda v: f"{v:.4g}")
         )
 
 
-def _parts(names: list[str], designs: list[tuple[str, list[str]]]) -> dict[str, list[int]]:
-    return {
-        name: [cols.index(name) if name in cols else -1 for _, cols in designs] for name in names
-    }
+_TITLE = "OrdinalModel Marginal Effects"
 
 
 class MarginalEffectsMethods(FittedState):
-    """``get_margeff``: average marginal effects on each level's probability."""
+    """``get_margeff``: marginal effects on each level's probability."""
 
-    def get_margeff(self) -> MarginalEffects:
-        """Average marginal effects of each regressor on each level's probability.
+    def get_margeff(
+        self,
+        at: str = "overall",
+        method: str = "dydx",
+        atexog: Any = None,
+        dummy: bool = False,
+        count: bool = False,
+    ) -> MarginalEffects:
+        """Marginal effects of each regressor on each level's probability (statsmodels' names).
 
-        See :mod:`ordstats.results.marginal_effects` for the definition and the
-        delta-method standard errors.  Needs the rows in memory.
+        See :mod:`ordstats.results.marginal_effects` for the definitions and
+        the delta-method standard errors.  Needs the rows in memory.
+
+        Parameters
+        ----------
+        at : {"overall", "mean", "median", "zero", "all"}
+            The average of the rows' effects, the effect at the (weighted)
+            means, medians or zeros of the regressors, or every row's effect.
+        method : {"dydx", "eyex", "dyex", "eydx"}
+            Derivative, elasticity or semi-elasticities.
+        atexog : dict, optional
+            ``{regressor name or position: value}`` set before ``at`` applies.
+        dummy : bool
+            Treat 0/1 columns as discrete changes from 0 to 1 (a factor's
+            indicators from its reference level to each level).
+        count : bool
+            Treat columns of non-negative integers as discrete changes of +-1.
 
         Returns
         -------
         MarginalEffects
-            ``margeff`` and ``margeff_se`` (regressors by levels),
-            ``summary_frame()``.
+            ``margeff``, ``margeff_se``, ``summary()``, ``summary_frame()``,
+            ``conf_int()``.
         """
+        options = _check_options(at, method, dummy, count)
         model = self.model
+        if self.data_removed:
+            from ordstats.results.persistence import rows_removed_error
+
+            raise rows_removed_error("get_margeff()")
+        regressors = _regressors(model, options["dummy"], options["count"])
+        rows = _evaluation_rows(model, regressors, options["at"], atexog)
+        names = [r.name for r in regressors]
+        levels = model.levels
         params = self.params.to_numpy()
-        effects, jac = average_marginal_effects(self, params)
+
+        def effects(p: FloatArray) -> FloatArray:
+            return _flat_effects(model, p, regressors, rows, options)
+
+        values = effects(params)
+        margins = dict(options, atexog=atexog)
+        if options["at"] == "all":
+            index = pd.MultiIndex.from_product(
+                [list(model.design.row_index), names], names=["row", "regressor"]
+            )
+            frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
+            return MarginalEffects(frame, None, None, margins, model.endog_name)
         cov = self.covariance.matrix
         if not np.all(np.isfinite(cov)):
-            raise OrdstatsError("the covariance is not available, so no standard errors")
-        se = np.sqrt(np.einsum("ij,jk,ik->i", jac, cov, jac))
-        names = _regressor_names(model)
-        shape = (len(names), len(model.levels))
+            raise OrdstatsError(
+                "the covariance of the estimates is not available (singular Hessian), so the "
+                "marginal effects have no standard errors"
+            )
+        jac = _jacobian(effects, params)
+        effect_cov = jac @ cov @ jac.T
+        se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))
+        shape = (len(names), len(levels))
+        stacked = pd.MultiIndex.from_product([names, levels], names=["regressor", "level"])
         return MarginalEffects(
-            pd.DataFrame(effects.reshape(shape), index=names, columns=model.levels),
-            pd.DataFrame(se.reshape(shape), index=names, columns=model.levels),
+            pd.DataFrame(values.reshape(shape), index=names, columns=levels),
+            pd.DataFrame(se.reshape(shape), index=names, columns=levels),
+            pd.DataFrame(effect_cov, index=stacked, columns=stacked),
+            margins,
+            model.endog_name,
         )
 
 
-def _regressor_names(model: Any) -> list[str]:
-    names = list(model.exog_names)
-    for other in (model.nominal_names, model.scale_names):
+def _check_options(at: Any, method: Any, dummy: Any, count: Any) -> dict[str, Any]:
+    at = at.lower() if isinstance(at, str) else at
+    method = method.lower() if isinstance(method, str) else method
+    if at not in _AT:
+        raise SpecificationError(f"at must be one of {', '.join(map(repr, _AT))}; got {at!r}")
+    if method not in _METHODS:
+        raise SpecificationError(
+            f"method must be one of {', '.join(map(repr, _METHODS))}; got {method!r}"
+        )
+    for name, flag in (("dummy", dummy), ("count", count)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise SpecificationError(f"{name} must be True or False; got {flag!r}")
+    if dummy or count:  # statsmodels' rule for discrete changes
+        if method in ("eyex", "dyex"):
+            raise SpecificationError(
+                f"method={method!r} (an elasticity in x) has no meaning for a discrete change; "
+                "use 'dydx' or 'eydx' with dummy=True or count=True"
+            )
+        if at in ("median", "zero"):
+            raise SpecificationError(
+                f"at={at!r} is not available with dummy=True or count=True (as in "
+                "statsmodels); use 'overall', 'mean' or 'all'"
+            )
+    return {"at": at, "method": method, "dummy": bool(dummy), "count": bool(count)}
+
+
+def _all_rows(model: Any) -> _Rows:
+    data = model.data
+    n = len(data.X)
+    weights = np.asarray(data.weights, dtype=float)
+    return _Rows(
+        np.asarray(data.X, dtype=float),
+        data.nominal if data.nominal.size else np.zeros((n, 0)),
+        data.scale if data.scale.size else np.zeros((n, 0)),
+        np.asarray(data.offset, dtype=float),
+        weights / weights.sum(),
+    )
+
+
+def _is_dummy(values: FloatArray) -> bool:
+    """A 0/1 column with both values (statsmodels' test)."""
+    binary = np.all((values == 0.0) | (values == 1.0))
+    return bool(binary and values.min() == 0.0 and values.max() == 1.0)
+
+
+def _is_count(values: FloatArray) -> bool:
+    return bool(
+        np.all(values % 1.0 == 0.0) and np.all(values >= 0.0) and np.var(values) > 0
+    ) and not _is_dummy(values)
+
+
+def _factor_groups(model: Any, rows: _Rows) -> dict[str, list[str]]:
+    """Each indicator column of a factor to the factor's columns (one location term).
+
+    A term's columns form a factor when all are 0/1 and no row has two of them
+    at 1; any other 0/1 column is a group of its own.
+    """
+    groups: dict[str, list[str]] = {}
+    columns = {name: k for k, name in enumerate(model.exog_names)}
+    for members in term_columns(model.design.location).values():
+        block = rows.X[:, [columns[m] for m in members]]
+        exclusive = bool(np.all(block.sum(axis=1) <= 1.0))
+        if exclusive and all(_is_dummy(block[:, k]) for k in range(block.shape[1])):
+            groups.update({member: members for member in members})
+    return groups
+
+
+def _regressors(model: Any, dummy: bool, count: bool) -> list[_Regressor]:
+    """The regressors: location columns, then nominal and scale columns not among them."""
+    rows = _all_rows(model)
+    parts = [list(model.exog_names), list(model.nominal_names), list(model.scale_names)]
+    names = list(parts[0])
+    for other in parts[1:]:
         names += [n for n in other if n not in names]
-    return names
+
+    def positions(name: str) -> tuple[int, ...]:
+        return tuple(cols.index(name) if name in cols else -1 for cols in parts)
+
+    groups = _factor_groups(model, rows) if dummy else {}
+    out = []
+    for name in names:
+        regressor = _Regressor(name, positions(name), "continuous")
+        values = regressor.values(rows)
+        if dummy and _is_dummy(values):
+            group = tuple(positions(member) for member in groups.get(name, [name]))
+            regressor = replace(regressor, kind="dummy", group=group)
+        elif count and _is_count(values):
+            regressor = replace(regressor, kind="count")
+        else:
+            spread = float(np.std(values)) or float(np.max(np.abs(values))) or 1.0
+            regressor = replace(regressor, step=_X_STEP * spread)
+        out.append(regressor)
+    return out
 
 
-def _probabilities(
-    model: Any, params: FloatArray, X: FloatArray, W: FloatArray, Z: FloatArray
-) -> FloatArray:
-    m = model
-    lay = m.problem.layout
-    data = m.data
-    eta = X @ params[lay.beta] + data.offset
+def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
+    """The median of ``values`` with frequency weights (``np.median`` for equal weights).
+
+    Where the cumulative weight reaches exactly one half, the mean of that value
+    and the next, as for an even number of equal weights.
+    """
+    order = np.argsort(values, kind="stable")
+    ordered, cumulative = values[order], np.cumsum(weights[order])
+    half = 0.5 * cumulative[-1]
+    k = int(np.searchsorted(cumulative, half * (1.0 - 1e-12)))
+    if abs(cumulative[k] - half) <= 1e-12 * cumulative[-1] and k + 1 < len(ordered):
+        following = ordered[k + 1 :][weights[order][k + 1 :] > 0]
+        return float(0.5 * (ordered[k] + following[0])) if following.size else float(ordered[k])
+    return float(ordered[k])
+
+
+def _set_atexog(rows: _Rows, regressors: list[_Regressor], atexog: Any) -> _Rows:
+    if atexog is None:
+        return rows
+    if not isinstance(atexog, dict):
+        raise SpecificationError(
+            "atexog must be a dict {regressor name or position: value}; got "
+            f"{type(atexog).__name__}"
+        )
+    by_name = {r.name: r for r in regressors}
+    for key, value in atexog.items():
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if not 0 <= key < len(regressors):
+                raise SpecificationError(
+                    f"atexog position {key} is outside 0..{len(regressors) - 1}"
+                )
+            regressor = regressors[int(key)]
+        elif key in by_name:
+            regressor = by_name[key]
+        else:
+            raise SpecificationError(
+                f"atexog names {key!r}, which is not a regressor; regressors are "
+                f"{', '.join(map(repr, by_name))}"
+            )
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise SpecificationError(f"atexog[{key!r}] must be a number; got {value!r}") from None
+        rows = _with_values(rows, regressor.positions, number)
+    return rows
+
+
+def _evaluation_rows(model: Any, regressors: list[_Regressor], at: str, atexog: Any) -> _Rows:
+    """The fitted rows (``overall``, ``all``) or the one representative row."""
+    rows = _set_atexog(_all_rows(model), regressors, atexog)
+    if at in ("overall", "all"):
+        return rows
+    w = rows.weights
+
+    def summarise(matrix: FloatArray) -> FloatArray:
+        if at == "zero":
+            return np.zeros((1, matrix.shape[1]))
+        if at == "mean":
+            return (w @ matrix)[None, :]
+        return np.array([[_weighted_median(matrix[:, k], w) for k in range(matrix.shape[1])]])
+
+    return _Rows(
+        summarise(rows.X),
+        summarise(rows.W),
+        summarise(rows.Z),
+        summarise(rows.offset[:, None])[:, 0],
+        np.ones(1),
+    )
+
+
+def _probabilities(model: Any, params: FloatArray, rows: _Rows) -> FloatArray:
+    lay = model.problem.layout
+    eta = rows.X @ params[lay.beta] + rows.offset
     theta = threshold_matrix(
         params[lay.thresholds],
-        m.threshold_jacobian,
-        W if lay.n_nominal_cols else None,
-        m.threshold_offset,
+        model.threshold_jacobian,
+        rows.W if lay.n_nominal_cols else None,
+        model.threshold_offset,
     )
-    scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
-    link = m.link
+    scale = np.exp(rows.Z @ params[lay.zeta]) if lay.n_zeta else None
+    link = model.link
     if lay.n_lambda:
         link = link.with_lambda(float(params[lay.lam][0]))
-    return m.family_spec.category_probabilities(theta, eta, scale, link=link)
+    return model.family_spec.category_probabilities(theta, eta, scale, link=link)
 
 
-def _effects(model: Any, params: FloatArray) -> FloatArray:
-    """Weighted average of ``dP(Y = j)/dx_k`` (regressors by levels, flattened)."""
-    m = model
-    data = m.data
-    X = data.X
-    W = data.nominal if data.nominal.size else np.zeros((len(X), 0))
-    Z = data.scale if data.scale.size else np.zeros((len(X), 0))
-    columns = [
-        list(m.exog_names),
-        list(m.nominal_names),
-        list(m.scale_names),
-    ]
-    weights = data.weights / data.weights.sum()
-    out = []
-    for name in _regressor_names(m):
-        step = (
-            _X_STEP * max(1.0, float(np.std(X[:, columns[0].index(name)])))
-            if name in columns[0]
-            else _X_STEP
-        )
-        shifted = []
-        for sign in (1.0, -1.0):
-            mats = [X.copy(), W.copy(), Z.copy()]
-            for mat, cols in zip(mats, columns, strict=True):
-                if name in cols:
-                    mat[:, cols.index(name)] += sign * step
-            shifted.append(_probabilities(m, params, *mats))
-        out.append(weights @ ((shifted[0] - shifted[1]) / (2.0 * step)))
-    return np.concatenate(out) if out else np.zeros(0)
+def _row_effects(
+    model: Any, params: FloatArray, regressor: _Regressor, rows: _Rows, method: str
+) -> FloatArray:
+    """Each row's effect of one regressor on each level (rows by levels)."""
+    log_scale = method in ("eydx", "eyex")
+    if regressor.kind == "continuous":
+        x = regressor.values(rows)
+        h = regressor.step
+        up = _probabilities(model, params, _with_values(rows, regressor.positions, x + h))
+        down = _probabilities(model, params, _with_values(rows, regressor.positions, x - h))
+        effect = (up - down) / (2.0 * h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if log_scale:
+                effect = effect / _probabilities(model, params, rows)
+            if method in ("eyex", "dyex"):
+                effect = effect * x[:, None]
+        return effect
+    if regressor.kind == "count":
+        x = regressor.values(rows)
+        high = _probabilities(model, params, _with_values(rows, regressor.positions, x + 1.0))
+        low = _probabilities(model, params, _with_values(rows, regressor.positions, x - 1.0))
+        scale = 0.5
+    else:  # a dummy: from the factor's reference level (all its indicators 0) to 1
+        base = rows
+        for member in regressor.group:
+            base = _with_values(base, member, 0.0)
+        low = _probabilities(model, params, base)
+        high = _probabilities(model, params, _with_values(base, regressor.positions, 1.0))
+        scale = 1.0
+    if log_scale:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return scale * (np.log(high) - np.log(low))
+    return scale * (high - low)
 
 
-def average_marginal_effects(res: FittedState, params: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Average marginal effects at ``params`` and their Jacobian in the parameters.
+def _flat_effects(
+    model: Any,
+    params: FloatArray,
+    regressors: list[_Regressor],
+    rows: _Rows,
+    options: dict[str, Any],
+) -> FloatArray:
+    """The effects at ``params``, flattened (regressors by levels; rows first for ``all``).
+
+    Parameters
+    ----------
+    model : OrdinalModel
+    params : ndarray
+    regressors : list
+        From :func:`_regressors`.
+    rows : _Rows
+        From :func:`_evaluation_rows`.
+    options : dict
+        ``at``, ``method`` (checked).
 
     Returns
     -------
-    effects : ndarray, shape (n_regressors * K,)
-    jacobian : ndarray, shape (n_regressors * K, n_params)
+    ndarray
     """
-    model = res.model
-    effects = _effects(model, params)
-    jac = np.empty((effects.size, params.size))
+    per_regressor = [
+        _row_effects(model, params, regressor, rows, options["method"]) for regressor in regressors
+    ]
+    if not per_regressor:
+        return np.zeros(0)
+    stacked = np.stack(per_regressor, axis=1)  # rows x regressors x levels
+    if options["at"] == "all":
+        return stacked.reshape(-1)
+    return np.einsum("i,ikj->kj", rows.weights, stacked).reshape(-1)
+
+
+def _jacobian(func: Callable[[FloatArray], FloatArray], params: FloatArray) -> FloatArray:
+    """Central-difference Jacobian of ``func`` in the parameters."""
+    base = func(params)
+    jac = np.empty((base.size, params.size))
     for k in range(params.size):
         h = _PARAM_STEP * max(1.0, abs(params[k]))
         up, down = params.copy(), params.copy()
         up[k] += h
         down[k] -= h
-        jac[:, k] = (_effects(model, up) - _effects(model, down)) / (2.0 * h)
-    return effects, jac
+        jac[:, k] = (func(up) - func(down)) / (2.0 * h)
+    return jac

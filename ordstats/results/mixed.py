@@ -46,6 +46,7 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
+from ordstats.results.arguments import normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.fitted import FitInfo, most_probable_level
 from ordstats.results.goodness import residuals_from_probabilities
@@ -265,7 +266,7 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         pandas.DataFrame
             Columns ``lower``, ``upper``.
         """
-        z = stats.norm.ppf(1 - alpha / 2)
+        z = normal_quantile(alpha)
         return pd.DataFrame(
             {"lower": self.params - z * self.bse, "upper": self.params + z * self.bse}
         )
@@ -301,11 +302,9 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         SpecificationError
             For an unknown method or ``alpha`` outside (0, 1).
         """
-        if not 0.0 < alpha < 1.0:
-            raise SpecificationError(f"alpha must be between 0 and 1; got {alpha!r}")
+        z = normal_quantile(alpha)
         if method not in ("profile", "wald"):
             raise SpecificationError(f"method must be 'profile' or 'wald'; got {method!r}")
-        z = float(stats.norm.ppf(1 - alpha / 2))
         rows, index = [], []
         for t, term in enumerate(self.model.terms):
             for c, name in enumerate(term.columns):

@@ -2,15 +2,18 @@
 
 Results and models pickle: the formula context keeps only the names the formulas
 use, modules by name (:class:`~ordstats.estimation.context.FormulaContext`).
-:meth:`PersistenceMethods.save` writes a pickle, :func:`load` reads one back, and
-:meth:`PersistenceMethods.remove_data` drops every per-row array first, so a saved
-result is as small as its parameters while still predicting on new data.
+:meth:`PersistenceMethods.save` writes a pickle, :func:`load` (also
+``OrdinalResults.load``) reads one back, and :meth:`PersistenceMethods.remove_data`
+drops every per-row array, so that a result saved with ``remove_data=True`` is as
+small as its parameters while still predicting on new data (the result in memory
+keeps its rows: a stripped copy is saved).
 
 Pickles run code when loaded: load only files you trust.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 from dataclasses import dataclass
@@ -26,10 +29,18 @@ from ordstats.results.state import FittedState
 if TYPE_CHECKING:
     from ordstats.results.fitted import OrdinalResults
 
-__all__ = ["PersistenceMethods", "SlimEvaluation", "load"]
+__all__ = ["PersistenceMethods", "SlimEvaluation", "load", "rows_removed_error"]
 
 #: Cached statistics computed before the rows are removed (each needs them).
-_KEEP_BEFORE_REMOVING = ("llnull", "bse", "zvalues", "pvalues", "thresholds")
+_KEEP_BEFORE_REMOVING = ("llnull", "bse", "zvalues", "pvalues", "thresholds", "pseudo_rsquared")
+
+
+def rows_removed_error(what: str) -> NotFittedError:
+    """The error for ``what`` (a method or a quantity) on a result without its rows."""
+    return NotFittedError(
+        f"{what} needs the rows of the data, which were removed from this result "
+        "(remove_data(), or save(..., remove_data=True)); refit the model on the data"
+    )
 
 
 @dataclass(frozen=True)
@@ -48,10 +59,7 @@ class SlimEvaluation:
     def __getattr__(self, name: str) -> object:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotFittedError(
-            f"{name!r} needs the rows of the data, which remove_data() dropped; refit the "
-            "model on the data"
-        )
+        raise rows_removed_error(repr(name))
 
 
 class PersistenceMethods(FittedState):
@@ -64,17 +72,47 @@ class PersistenceMethods(FittedState):
         ----------
         fname : str or path
         remove_data : bool
-            Call :meth:`remove_data` first (statsmodels' keyword), so that the
-            file holds no per-row arrays.
+            Save a copy without the rows (statsmodels' keyword; see
+            :meth:`remove_data`), so that the file holds no per-row arrays.
+            Unlike statsmodels, the result itself keeps its rows: everything
+            that needs them still works on it after saving.
 
         See Also
         --------
-        ordstats.load : Read the result back.
+        ordstats.load : Read the result back (also ``OrdinalResults.load``).
         """
-        if remove_data:
-            self.remove_data()
+        if not isinstance(remove_data, (bool, np.bool_)):
+            raise OrdstatsError(f"remove_data must be True or False; got {remove_data!r}")
+        saved = self
+        if remove_data and not self.data_removed:
+            saved = copy.copy(self)  # remove_data rebinds attributes of the copy only
+            saved.remove_data()
         with open(fname, "wb") as handle:
-            pickle.dump(self, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(saved, handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, fname: str | os.PathLike[str]) -> OrdinalResults:
+        """:func:`ordstats.load` as statsmodels' classmethod ``Results.load``.
+
+        Parameters
+        ----------
+        fname : str or path
+            A file written by :meth:`save` (unpickling runs code: only files
+            you trust).
+
+        Returns
+        -------
+        OrdinalResults
+            Refused, with an :class:`~ordstats.errors.OrdstatsError`, if the
+            file holds anything but a result of this class.
+        """
+        obj = load(fname)
+        if not isinstance(obj, cls):
+            raise OrdstatsError(
+                f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not a {cls.__name__}; "
+                "read it with ordstats.load"
+            )
+        return obj
 
     def remove_data(self) -> None:
         """Drop the rows of the data from the result and its model, in place.

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
@@ -33,6 +33,8 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
+from ordstats.results.arguments import normal_quantile
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -201,10 +203,8 @@ class PredictionResults:
         -------
         lower, upper : pandas.DataFrame
         """
-        if not 0.0 < alpha < 1.0:
-            raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+        z = normal_quantile(alpha)
         p, q, se = self.predicted.to_numpy(), self._complement, self.se.to_numpy()
-        z = stats.norm.ppf(1.0 - alpha / 2.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             # logit(p) = log p - log(1 - p), with 1 - p summed from the other levels
             half = z * se / (p * q)
@@ -254,6 +254,8 @@ class PredictionSEMethods(FittedState):
         lay = model.problem.layout
         if newdata is None:
             refuse_offset_without_newdata(offset)
+            if self.data_removed:
+                raise rows_removed_error("get_prediction() without newdata")
             if not model.evaluator.keeps_rows:
                 raise OrdstatsError(
                     "the fitted rows of a model read in chunks are not in memory: pass the "

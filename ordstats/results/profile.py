@@ -29,6 +29,7 @@ import bisect
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,6 +40,8 @@ from ordstats._typing import FloatArray
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results.arguments import normal_quantile
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -98,6 +101,68 @@ class _FixedObjective:
     @property
     def hessian(self) -> FloatArray:
         return self._ev.hessian[np.ix_(self._free, self._free)]
+
+
+class _ScaledEvaluation:
+    """An evaluation in rescaled parameters ``u = p / d`` (``d = 1`` but for rescaled columns).
+
+    ``grad_u = D grad_p`` and ``H_u = D H_p D``.  For a model fitted in a
+    centred/rescaled basis (:class:`~ordstats.families.shifted.ShiftedEvaluation`,
+    ``q = T^{-1} p``) both come from the internal evaluation through ``M = T^{-1} D``:
+    with ``d = 1 / s`` for a column the basis scaled by ``s``, its slope is counted
+    per standard deviation of the column, so that a predictor like ``x * 1e200``
+    (whose ``H_p`` overflows, and whose slope 1e-200 is below every tolerance) is
+    profiled as accurately as ``x``.
+    """
+
+    def __init__(self, evaluation: FamilyEvaluation, units: FloatArray, mapping: Any) -> None:
+        self._ev = evaluation
+        self._units = units
+        self._mapping = mapping  # M = T^{-1} D for a shifted evaluation, else None
+        self.nll = evaluation.nll
+
+    @cached_property
+    def gradient(self) -> FloatArray:
+        if self._mapping is not None:
+            return self._mapping.T @ self._ev.internal.gradient  # type: ignore[attr-defined]
+        return self._units * self._ev.gradient
+
+    @cached_property
+    def hessian(self) -> FloatArray:
+        if self._mapping is not None:
+            inner = self._ev.internal.hessian  # type: ignore[attr-defined]
+            return self._mapping.T @ inner @ self._mapping
+        return self._units[:, None] * self._ev.hessian * self._units[None, :]
+
+
+def _in_units(evaluate: Evaluate, units: FloatArray) -> Callable[[FloatArray], Any]:
+    """``evaluate`` as a function of ``u = p / units`` (see :class:`_ScaledEvaluation`)."""
+    mappings: dict[int, FloatArray] = {}
+
+    def scaled(u: FloatArray) -> _ScaledEvaluation:
+        evaluation = evaluate(u * units)
+        mapping = None
+        if isinstance(evaluation, ShiftedEvaluation):
+            key = id(evaluation.basis)
+            if key not in mappings:  # columns T^{-1} (d_i e_i)
+                basis = evaluation.basis
+                mappings[key] = np.column_stack(
+                    [basis.to_internal(column) for column in np.diag(units)]
+                )
+            mapping = mappings[key]
+        return _ScaledEvaluation(evaluation, units, mapping)
+
+    return scaled
+
+
+def _units(evaluate: Evaluate, estimates: FloatArray) -> FloatArray:
+    """The unit ``d`` of each parameter: ``1 / s`` for a column rescaled by ``s``, else 1."""
+    units = np.ones(estimates.size)
+    evaluation = evaluate(estimates)
+    if isinstance(evaluation, ShiftedEvaluation):
+        basis = evaluation.basis
+        units[basis.beta] = 1.0 / basis.scale
+    return units
 
 
 def _path_slope(hessian: FloatArray, index: int, free: np.ndarray) -> FloatArray:
@@ -293,12 +358,6 @@ def _index_of(name: str, names: Sequence[str]) -> int:
         ) from None
 
 
-def _check_level(alpha: float) -> float:
-    if not 0.0 < alpha < 1.0:
-        raise OrdstatsError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
-    return float(stats.norm.ppf(1.0 - alpha / 2.0))
-
-
 def _warn_profile(
     profile: ParameterProfile, name: str, ends: Sequence[float], stacklevel: int
 ) -> None:
@@ -352,15 +411,18 @@ def profile_conf_int(
     pandas.DataFrame
         Columns ``"lower"`` and ``"upper"``, one row per profiled parameter.
     """
-    z = _check_level(alpha)
+    z = normal_quantile(alpha)
     chosen = list(names) if which is None else [which] if isinstance(which, str) else list(which)
+    units = _units(evaluate, estimates)
+    scaled = _in_units(evaluate, units)
     rows = {}
     for name in chosen:
         index = _index_of(name, names)
-        profile = ParameterProfile(evaluate, estimates, index, float(scales[index]))
+        step = float(scales[index] / units[index])
+        profile = ParameterProfile(scaled, estimates / units, index, step)
         lower, upper = profile.limit(z, -1), profile.limit(z, +1)
         _warn_profile(profile, name, (lower, upper), stacklevel)
-        rows[name] = (lower, upper)
+        rows[name] = (lower * units[index], upper * units[index])
     return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
 
 
@@ -398,11 +460,13 @@ def profile_curve(
         ``r`` is close to a straight line of slope ``1/se`` when the Wald
         interval is accurate; curvature shows where it is not.
     """
-    z = _check_level(alpha)
+    z = normal_quantile(alpha)
     if not isinstance(n_points, (int, np.integer)) or n_points < 3:
         raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
     index = _index_of(param, names)
-    profile = ParameterProfile(evaluate, estimates, index, float(scales[index]))
+    units = _units(evaluate, estimates)
+    step = float(scales[index] / units[index])
+    profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, step)
     ends = [profile.limit(z, side) for side in (-1, +1)]
     finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
     lower = ends[0] if np.isfinite(ends[0]) else min(finite)
@@ -412,16 +476,19 @@ def profile_curve(
     others = [n for n in names if n != param]
     for value in grid:
         point = profile.point(float(value))
-        params = point.params if point is not None else np.full(len(names), np.nan)
+        params = point.params * units if point is not None else np.full(len(names), np.nan)
         llf = point.llf if point is not None else -np.inf
         records.append(
-            [value, profile.signed_root(float(value)), llf]
+            [value * units[index], profile.signed_root(float(value)), llf]
             + [params[_index_of(n, names)] for n in others]
         )
-    _warn_profile(profile, param, ends, stacklevel)
+    _warn_profile(profile, param, [end * units[index] for end in ends], stacklevel)
     frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
     frame.attrs.update(
-        param=param, estimate=profile.estimate, se=float(scales[index]), llf_max=profile.llf_max
+        param=param,
+        estimate=float(estimates[index]),
+        se=float(scales[index]),
+        llf_max=profile.llf_max,
     )
     return frame
 
@@ -475,7 +542,8 @@ class ProfileMethods(FittedState):
     """Profile-likelihood curves and intervals."""
 
     def _profile_scales(self) -> np.ndarray:
-        return np.sqrt(np.diag(self.nonrobust_covariance.matrix))
+        # standard_errors(): a variance of a coefficient of x * 1e200 underflows
+        return np.asarray(self.nonrobust_covariance.standard_errors())
 
     def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
 

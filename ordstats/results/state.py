@@ -54,3 +54,11 @@ class FittedState:
         @property
         def converged(self) -> bool:  # noqa: D102
             ...
+
+        @property
+        def df_resid(self) -> float:  # noqa: D102
+            ...
+
+        @property
+        def data_removed(self) -> bool:  # noqa: D102
+            ...

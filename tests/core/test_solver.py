@@ -43,6 +43,16 @@ class Unbounded:
         self.hessian = np.array([[p * (1 - p)]])
 
 
+class Hyperbola:
+    """f(x) = sqrt(1 + x^2): the full Newton step x (1 + x^2) overshoots far from 0."""
+
+    def __init__(self, x):
+        r = np.sqrt(1 + x[0] ** 2)
+        self.nll = float(r)
+        self.gradient = np.array([x[0] / r])
+        self.hessian = np.array([[r**-3]])
+
+
 def test_quadratic_converges_in_one_step():
     res = newton(Quadratic, np.zeros(2))
     np.testing.assert_allclose(res.x, Quadratic.c, atol=1e-12)
@@ -188,3 +198,17 @@ def test_without_the_final_hessian_a_large_or_uncertain_last_step_still_reads_it
     res = newton(CountingRosenbrock, start, NewtonOptions(final_hessian=False))
     np.testing.assert_array_equal(res.x, newton(Rosenbrock, start).x)
     assert any(np.array_equal(p, res.x) for p in CountingRosenbrock.reads)
+
+
+def test_a_halved_step_after_the_gradient_criterion_is_followed_by_another():
+    # |g| < 1 everywhere, so the gradient criterion holds from the start; the first
+    # step needs two halvings: R (and ordstats before) stopped there at x = 2, code 1
+    res = newton(Hyperbola, np.array([2.0]), NewtonOptions(grad_tol=1.0))
+    assert res.converged and abs(res.x[0]) < 1e-6
+    assert res.trace[1][1] < res.trace[0][1]
+
+
+def test_two_halved_steps_in_a_row_after_the_gradient_criterion_stop_with_code_1():
+    res = newton(Hyperbola, np.array([50.0]), NewtonOptions(grad_tol=1.0))
+    assert res.code == 1 and res.n_iter == 1
+    assert res.evaluation.nll < Hyperbola(np.array([50.0])).nll

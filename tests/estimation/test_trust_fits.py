@@ -56,7 +56,11 @@ def test_r_convergence_test_model_reaches_r_maximum(wine: pd.DataFrame) -> None:
         warnings.simplefilter("ignore")
         model = F("rating ~ temp", _wine2(wine), nominal="~ contact", scale="~ contact")
     res = _fit(model)
-    assert res.llf == pytest.approx(ref["loglik"], abs=1e-6)
+    # R's logLik to 1e-10 relative or better (higher): the likelihood is flat along
+    # 1|2:contact[T.yes], which drifts to -inf, so a fit may end a little above R's
+    # value too, but not above the supremum (R's logLik + ~7e-9 here)
+    assert res.llf >= ref["loglik"] - 1e-10 * abs(ref["loglik"])
+    assert res.llf <= ref["loglik"] + 1e-8
     assert res.params["temp[T.warm]"] == pytest.approx(ref["coef"]["tempwarm"], abs=1e-3)
 
 

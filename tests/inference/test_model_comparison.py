@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,7 +13,14 @@ import pytest
 from scipy import stats
 
 import ordstats
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.errors import (
+    CollinearityWarning,
+    ConvergenceWarning,
+    NotFittedError,
+    OrdstatsError,
+    SpecificationError,
+    SpecificationWarning,
+)
 from ordstats.inference.lr import lr_pvalue
 from ordstats.inference.nesting import link_nesting
 from tests import _reference as ref
@@ -75,6 +85,42 @@ def test_anova_names_and_errors(wine_fits):
         ordstats.anova(wine_fits["temp"], wine_fits["additive"], names=["a", "a"])
     with pytest.raises(OrdstatsError, match="expected fitted models"):
         ordstats.anova(wine_fits["temp"], wine_fits["additive"].model)
+
+
+ANOVA_MODELS = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "anova_models.json").read_text()
+)["cases"]
+
+
+@pytest.mark.parametrize("case", sorted(ANOVA_MODELS))
+def test_anova_describes_nominal_and_scale_parts_as_r(case):
+    # R's attr(anova(m1, m2), "models") (tests/r/anova_models.R); before: both rows of
+    # rating ~ temp vs rating ~ temp with nominal ~contact read "rating ~ temp"
+    expected = ANOVA_MODELS[case]
+    restricted = ref.fit_reference_call(expected["restricted"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CollinearityWarning)  # contact in location and nominal
+        full = ref.fit_reference_call(expected["full"])
+    table = ordstats.anova(full, restricted)
+    models = table.attrs["models"]
+    assert models.to_dict(orient="list") == expected["models"]
+    assert list(table["no.par"]) == expected["no.par"]
+    np.testing.assert_allclose(table["logLik"], expected["logLik"], rtol=RTOL_LOGLIK)
+    assert table["LR.stat"].iloc[1] == pytest.approx(expected["LR.stat"][1], abs=ATOL_TEST)
+    for part in ("nominal", "scale"):  # the row labels and lr_test name the parts too
+        if part in expected["models"]:
+            label = f"{part}: {expected['models'][part][1]}"
+            assert label in table.index[1] and label not in table.index[0]
+            assert label in ordstats.lr_test(restricted, full).full
+            assert label in str(ordstats.lr_test(restricted, full))
+
+
+def test_anova_labels_show_the_nominal_part(wine_fits, wine):
+    nominal = fit("rating ~ temp", wine, nominal="~ contact")
+    table = ordstats.anova(wine_fits["temp"], nominal)
+    assert list(table.index) == ["rating ~ temp", "rating ~ temp, nominal: ~contact"]
+    test = ordstats.lr_test(wine_fits["temp"], nominal)
+    assert "full:       rating ~ temp, nominal: ~contact" in str(test)
 
 
 # -- lr_test --------------------------------------------------------------------
@@ -361,3 +407,49 @@ def test_compare_links_keeps_the_family_fits(wine):
     assert list(result.nested["link"]) == ["probit"]
     with pytest.raises(SpecificationError, match="flexible family"):
         ordstats.compare_links("rating ~ temp", wine, links=("logit", "aranda-ordaz"))
+
+
+# -- fits whose data were removed (remove_data, save(..., remove_data=True)) -------------
+
+
+def _removed(formula, data, **kwargs):
+    res = fit(formula, data, **kwargs)
+    res.remove_data()
+    return res
+
+
+def test_lr_test_and_anova_between_fits_without_their_data(wine, wine_fits):
+    # R's anova works on such fits (it needs only logLik and df); before: a refusal
+    # naming InMemoryEvaluator and DataRemovedEvaluator, or NotFittedError
+    small, big = _removed("rating ~ temp", wine), _removed("rating ~ temp + contact", wine)
+    expected = ordstats.lr_test(wine_fits["temp"], wine_fits["additive"])
+    for pair in ((small, big), (wine_fits["temp"], big), (small, wine_fits["additive"])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nested by name: no warning
+            test = ordstats.lr_test(*pair)
+        assert test.statistic == pytest.approx(expected.statistic, rel=1e-12)
+        assert test.df == 1
+    table = ordstats.anova(big, small)
+    assert table["LR.stat"].iloc[1] == pytest.approx(expected.statistic, rel=1e-12)
+    nominal = _removed("rating ~ temp", wine, nominal="~ contact")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # contact relaxed by its nominal effect
+        assert ordstats.lr_test(big, nominal).df == 3
+
+
+def test_nesting_without_data_is_judged_by_name_with_a_warning(wine):
+    linear = _removed("rating ~ x", wine.assign(x=(wine["temp"] == "warm") * 2.0))
+    factor = _removed("rating ~ temp + contact", wine)
+    with pytest.warns(SpecificationWarning, match="'x' is not part of the full model by name"):
+        test = ordstats.lr_test(linear, factor)
+    assert test.df == 1
+
+
+def test_fits_without_data_of_different_rows_are_refused(wine):
+    small = _removed("rating ~ temp", wine.iloc[:60])
+    big = _removed("rating ~ temp + contact", wine)
+    with pytest.raises(SpecificationError, match=r"different rows or weights \(60 vs 72") as err:
+        ordstats.lr_test(small, big)
+    assert "Evaluator" not in str(err.value)
+    with pytest.raises(NotFittedError, match="Vuong's test"):
+        ordstats.vuong_test(big, _removed("rating ~ temp + contact", wine, link="probit"))

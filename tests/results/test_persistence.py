@@ -59,16 +59,16 @@ def test_save_load_and_remove_data(wine, tmp_path):
     llnull, bse = res.llnull, res.bse.copy()
     size = len(pickle.dumps(res))
     res.save(tmp_path / "fit.pkl", remove_data=True)
-    assert res.data_removed
-    assert len(pickle.dumps(res)) < size
+    assert (tmp_path / "fit.pkl").stat().st_size < size
+    loaded = ordstats.load(tmp_path / "fit.pkl")
+    assert loaded.data_removed
     # no per-row arrays are left: 20 times the rows pickle to (nearly) the same size
     many = ordstats.OrdinalModel.from_formula(
         "rating ~ temp + contact", pd.concat([wine] * 20, ignore_index=True)
     ).fit()
     many_size = len(pickle.dumps(many))
     many.remove_data()
-    assert len(pickle.dumps(many)) < min(1.1 * len(pickle.dumps(res)), many_size / 5)
-    loaded = ordstats.load(tmp_path / "fit.pkl")
+    assert len(pickle.dumps(many)) < min(1.1 * len(pickle.dumps(loaded)), many_size / 5)
     pd.testing.assert_frame_equal(loaded.predict(wine.head(4)), full)
     assert loaded.llnull == llnull
     pd.testing.assert_series_equal(loaded.bse, bse)
@@ -77,6 +77,52 @@ def test_save_load_and_remove_data(wine, tmp_path):
         loaded.predict()
     with pytest.raises(NotFittedError, match="remove_data"):
         loaded.model.fit()
+
+
+def test_save_with_remove_data_keeps_the_result_intact(wine, tmp_path):
+    # the docs Quickstart saves with remove_data=True, then keeps using res: before,
+    # res itself was stripped and lr_test(smaller, res) refused
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    fitted = res.predict()
+    res.save(tmp_path / "fit.pkl", remove_data=True)
+    assert not res.data_removed
+    pd.testing.assert_frame_equal(res.predict(), fitted)
+    assert len(res.resid_prob) == len(wine)
+    smaller = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    assert ordstats.lr_test(smaller, res).statistic == pytest.approx(11.043, abs=1e-3)
+    loaded = ordstats.OrdinalResults.load(tmp_path / "fit.pkl")
+    assert loaded.data_removed and isinstance(loaded, ordstats.OrdinalResults)
+    assert loaded.prsquared == pytest.approx(res.prsquared)  # kept before stripping
+    with pytest.raises(OrdstatsError, match="remove_data must be True or False"):
+        res.save(tmp_path / "other.pkl", remove_data="yes")
+
+
+def test_results_load_is_a_classmethod_like_statsmodels(wine, tmp_path):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    res.save(tmp_path / "fit.pkl")
+    loaded = ordstats.OrdinalResults.load(tmp_path / "fit.pkl")
+    pd.testing.assert_series_equal(loaded.params, res.params)
+    path = tmp_path / "other.pkl"
+    path.write_bytes(pickle.dumps({"a": 1}))
+    with pytest.raises(OrdstatsError, match="holds a dict, not an ordstats result"):
+        ordstats.OrdinalResults.load(path)
+
+
+def test_what_needs_the_rows_says_they_were_removed(wine):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    res.remove_data()
+    for get in (
+        lambda: res.resid,
+        lambda: res.resid_prob,
+        lambda: res.get_prediction(),
+        lambda: res.brant_test(),
+    ):
+        with pytest.raises(NotFittedError, match="removed from this result") as caught:
+            get()
+        assert "chunk" not in str(caught.value)
+    with pytest.raises(NotFittedError, match="remove_data") as caught:
+        res.nominal_test()
+    assert "chunk" not in str(caught.value)
 
 
 def test_load_refuses_other_objects(tmp_path):

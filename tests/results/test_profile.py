@@ -205,3 +205,27 @@ def test_threshold_structures_profile_their_own_parameters(wine):
         ci = res.conf_int(method="profile", which=["spacing", "threshold.1"])
     assert ci.loc["spacing", "lower"] > 0
     assert ci.loc["spacing", "lower"] < res.params["spacing"] < ci.loc["spacing", "upper"]
+
+
+@pytest.mark.parametrize("column", ["dummy", "numeric"])
+def test_profile_of_a_predictor_times_1e200_lets_no_numpy_warning_through(wine, column):
+    # before: "overflow encountered in matmul" from the Hessian in the user's parameters,
+    # then "the Hessian has non-finite entries"; the interval is the rescaled fit's / 1e200
+    x = (
+        (wine["temp"] == "warm").astype(float)
+        if column == "dummy"
+        else np.random.default_rng(0).normal(size=len(wine))
+    )
+    data = wine.assign(x=x, xb=x * 1e200)
+    base = ordstats.OrdinalModel.from_formula("rating ~ x + contact", data).fit()
+    expected = base.conf_int(method="profile")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = ordstats.OrdinalModel.from_formula("rating ~ xb + contact", data).fit()
+        ci = big.conf_int(method="profile")
+        curve = big.profile("xb", n_points=5)
+    np.testing.assert_allclose(ci.loc["xb"] * 1e200, expected.loc["x"], rtol=1e-8)
+    np.testing.assert_allclose(ci.drop("xb"), expected.drop("x"), rtol=1e-8, atol=1e-10)
+    assert curve["value"].iloc[0] * 1e200 == pytest.approx(
+        base.conf_int(method="profile", alpha=0.001, which=["x"]).loc["x", "lower"], rel=1e-8
+    )

@@ -132,3 +132,37 @@ def test_margeff_of_a_logit_location_model_is_analytic(wine_res):
     np.testing.assert_allclose(
         wine_res.get_margeff().margeff.loc["contact[T.yes]"], expected, atol=1e-8
     )
+
+
+def test_model_predict_takes_params_and_exog_as_statsmodels(wine):
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    exog = pd.DataFrame(
+        {
+            "warm": (wine["temp"] == "warm").astype(float),
+            "yes": (wine["contact"] == "yes").astype(float),
+        }
+    )
+    sm_res = OrderedModel(wine["rating"], exog, distr="logit").fit(method="newton", disp=0)
+    # statsmodels' params: slopes, then the first threshold and log increments
+    slopes, raw = sm_res.params.to_numpy()[:2], sm_res.params.to_numpy()[2:]
+    thresholds = np.cumsum(np.r_[raw[0], np.exp(raw[1:])])
+    model = ordstats.OrdinalModel(wine["rating"], exog)  # not fitted
+    new = exog.to_numpy()[::7]
+    ours = model.predict(np.r_[thresholds, slopes], new)
+    np.testing.assert_allclose(ours, sm_res.model.predict(sm_res.params, new), atol=1e-14)
+    cum = model.predict(np.r_[thresholds, slopes], new, which="cum")
+    np.testing.assert_allclose(cum, np.cumsum(ours.to_numpy(), axis=1)[:, :-1], atol=1e-14)
+    np.testing.assert_allclose(
+        model.predict(np.r_[thresholds, slopes], new, which="linpred"), new @ slopes
+    )
+    res = model.fit()
+    pd.testing.assert_frame_equal(model.predict(res.params), res.predict())
+    shuffled = res.params.iloc[::-1]  # a Series is aligned on its labels
+    pd.testing.assert_frame_equal(model.predict(shuffled, new), res.predict(exog=new))
+
+
+def test_model_predict_on_formula_models_and_flexible_links(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, link="aranda-ordaz")
+    res = model.fit()
+    pd.testing.assert_frame_equal(model.predict(res.params, wine.head()), res.predict(wine.head()))

@@ -88,3 +88,118 @@ def test_robust_covariance_is_used(wine_res):
 def test_bad_constraints(wine_res, constraint, message):
     with pytest.raises(SpecificationError, match=message):
         wine_res.wald_test(constraint)
+
+
+# -- statsmodels' signatures: f_test, wald_test(R, q), scalar=, use_f=, t_test(use_t=) ----
+
+
+@pytest.fixture(scope="module")
+def statsmodels_fit(wine):
+    """statsmodels' OrderedModel on the same data (its thresholds in another scale)."""
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    exog = pd.DataFrame(
+        {
+            "warm": (wine["temp"] == "warm").astype(float),
+            "yes": (wine["contact"] == "yes").astype(float),
+        }
+    )
+    sm_res = OrderedModel(wine["rating"], exog, distr="logit").fit(method="newton", disp=0)
+    assert sm_res.mle_retvals["converged"]
+    return sm_res
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        ("temp[T.warm] = contact[T.yes]", "warm = yes"),
+        ("temp[T.warm] = 2, contact[T.yes] = 1", "warm = 2, yes = 1"),
+    ],
+)
+def test_f_test_matches_statsmodels_ordered_model(wine_res, statsmodels_fit, ours, theirs):
+    # statsmodels' f_test of a likelihood model: F = W / m on (m, df_resid) df
+    expected = statsmodels_fit.f_test(theirs)
+    result = wine_res.f_test(ours)
+    assert result.df_denom == expected.df_denom == wine_res.df_resid == 66
+    assert result.df_num == expected.df_num
+    assert float(result.fvalue) == pytest.approx(float(expected.fvalue), rel=1e-7)
+    assert float(result.pvalue) == pytest.approx(float(expected.pvalue), rel=1e-7)
+    chi2 = wine_res.wald_test(ours)
+    assert float(result.fvalue) == pytest.approx(chi2.statistic / chi2.df)
+    same = wine_res.wald_test(ours, use_f=True)
+    assert float(same.fvalue) == pytest.approx(float(result.fvalue))
+
+
+def test_wald_test_takes_statsmodels_arguments(wine_res, statsmodels_fit):
+    R = np.zeros((1, 6))
+    R[0, 4], R[0, 5] = 1.0, -1.0
+    expected = wine_res.wald_test("temp[T.warm] = contact[T.yes]")
+    for result in (
+        wine_res.wald_test(R, [0.0]),  # before: TypeError, 2 positional arguments
+        wine_res.wald_test(R, 0.0),
+        wine_res.wald_test((R, [0.0])),
+        wine_res.wald_test("temp[T.warm] = contact[T.yes]", scalar=True),  # before: TypeError
+    ):
+        assert result.statistic == pytest.approx(expected.statistic)
+    theirs = statsmodels_fit.wald_test("warm = yes", scalar=True)
+    assert expected.statistic == pytest.approx(float(theirs.statistic), rel=1e-7)
+    array = wine_res.wald_test("temp[T.warm] = contact[T.yes]", scalar=False)
+    assert np.shape(array.statistic) == (1, 1)
+    assert "chi2 = " in str(array)
+    # cov_p and invcov as statsmodels: the robust covariance gives the robust test
+    robust = wine_res.get_robustcov_results("robust")
+    given = wine_res.wald_test("temp[T.warm] = 0", cov_p=robust.cov_params().to_numpy())
+    assert given.statistic == pytest.approx(robust.wald_test("temp[T.warm] = 0").statistic)
+    inverse = 1.0 / wine_res.cov_params().loc["temp[T.warm]", "temp[T.warm]"]
+    by_inverse = wine_res.wald_test("temp[T.warm] = 0", invcov=[[inverse]])
+    assert by_inverse.statistic == pytest.approx(wine_res.zvalues["temp[T.warm]"] ** 2)
+    assert wine_res.wald_test("temp[T.warm] = 0", df_constraints=2).df == 2
+
+
+def test_t_test_takes_statsmodels_arguments(wine_res, statsmodels_fit):
+    z = wine_res.t_test("temp[T.warm] = 2")
+    t = wine_res.t_test("temp[T.warm] = 2", use_t=True)
+    assert t.distribution == "t" and t.df_denom == wine_res.df_resid
+    assert float(t.tvalue[0]) == pytest.approx(float(z.statistic[0]))
+    assert float(t.pvalue) == pytest.approx(2 * stats.t.sf(abs(float(z.statistic[0])), 66))
+    theirs = statsmodels_fit.t_test("warm = 2")
+    assert float(z.statistic[0]) == pytest.approx(float(np.squeeze(theirs.statistic)), rel=1e-7)
+    R = np.zeros(6)
+    R[4] = 1.0
+    by_matrix = wine_res.t_test(R, 2.0)  # t_test(R, q) as wald_test(R, q)
+    assert float(by_matrix.statistic[0]) == pytest.approx(float(z.statistic[0]))
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda r: r.t_test(("temp[T.warm]", 0)), "write 'temp\\[T.warm\\] = 0'"),
+        (lambda r: r.wald_test(("temp[T.warm] = 0",)), "must be \\(R, q\\)"),
+        (lambda r: r.wald_test((np.eye(6), [0] * 6, 1)), "a tuple of 3 item"),
+        (lambda r: r.wald_test(None), "no constraints given"),
+        (lambda r: r.wald_test(""), "no constraints given"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", [1.0]), "q go with a matrix R"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", np.eye(2)), "6 x 6 covariance"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", "robust"), "6 x 6 covariance"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", scalar="yes"), "scalar must be True or False"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", use_f=1), "use_f must be True or False"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", invcov=np.eye(2)), "1 x 1 matrix"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", df_constraints=0), "positive integer"),
+        (lambda r: r.t_test("temp[T.warm] = 0", use_t="no"), "use_t must be True or False"),
+    ],
+)
+def test_bad_test_arguments_get_clear_errors(wine_res, call, message):
+    with pytest.raises(SpecificationError, match=message):
+        call(wine_res)
+
+
+def test_t_test_intervals_check_alpha(wine_res):
+    result = wine_res.t_test("temp[T.warm] = 0")
+    for bad in ("0.05", 2, True):
+        with pytest.raises(SpecificationError, match="alpha must be a number"):
+            result.conf_int(alpha=bad)
+        with pytest.raises(SpecificationError, match="alpha must be a number"):
+            result.summary(alpha=bad)
+    np.testing.assert_allclose(
+        result.conf_int(0.1), wine_res.conf_int(0.1).loc[["temp[T.warm]"]], rtol=1e-12
+    )

@@ -1,0 +1,68 @@
+"""Checks of the arguments that several results methods share (one place for each).
+
+Every method that takes a confidence level ``alpha`` (``conf_int``, ``odds_ratios``,
+``summary``, ``profile``, prediction and marginal-effect intervals, the mixed
+model's intervals) reads it through :func:`check_alpha`, so that a string, a
+boolean or a value outside (0, 1) gets the same clear error everywhere.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import stats
+
+from ordstats.errors import SpecificationError
+
+__all__ = ["check_alpha", "normal_quantile"]
+
+
+def check_alpha(alpha: object) -> float:
+    """Return ``alpha`` as a float after checking that it is a number in (0, 1).
+
+    Parameters
+    ----------
+    alpha : float
+        One minus the confidence level (0.05 for 95% intervals).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    SpecificationError
+        For anything but a real number strictly between 0 and 1 (a string such
+        as ``"0.05"``, a boolean, NaN, 0, 1, 2, ...).
+
+    Examples
+    --------
+    >>> check_alpha(0.1)
+    0.1
+    """
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
+        raise SpecificationError(
+            "alpha must be a number strictly between 0 and 1 (0.05 for 95% intervals); "
+            f"got {alpha!r} of type {type(alpha).__name__}"
+        )
+    value = float(alpha)
+    if not 0.0 < value < 1.0:
+        raise SpecificationError(
+            "alpha must be a number strictly between 0 and 1 (0.05 for 95% intervals); "
+            f"got {alpha!r}"
+        )
+    return value
+
+
+def normal_quantile(alpha: object) -> float:
+    """``z_{1 - alpha/2}``, the half-width of a two-sided normal interval in SEs.
+
+    ``alpha`` is checked by :func:`check_alpha`.
+
+    Examples
+    --------
+    >>> round(normal_quantile(0.05), 4)
+    1.96
+    """
+    return float(stats.norm.ppf(1.0 - check_alpha(alpha) / 2.0))
