@@ -155,7 +155,9 @@ def scan_levels(frame: pd.DataFrame, plan: ColumnPlan) -> LevelScan:
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
     for col in [plan.response, *plan.factors]:
         series = clean[col]
-        if isinstance(series.dtype, pd.CategoricalDtype):
+        # a chunk without rows (a file of none) says nothing of the categories:
+        # Parquet stores an empty dictionary for it
+        if isinstance(series.dtype, pd.CategoricalDtype) and len(frame):
             categories[col] = (tuple(series.cat.categories), bool(series.cat.ordered))
             observed = pd.unique(series.to_numpy())
         else:
@@ -219,7 +221,9 @@ def fix_levels(
     if not scan.n_rows:
         raise DataError("the data have no rows")
     if not scan.values[plan.response]:
-        raise DataError("no complete rows: every row has a missing value in a used column")
+        raise DataError(
+            "no row can be used: every row has a missing value in a used column or a zero weight"
+        )
     response = encode_response(
         _response_prototype(scan, plan.response),
         name=plan.response,

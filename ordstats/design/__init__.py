@@ -34,9 +34,10 @@ from ordstats.design.core import (
     aliased_columns,
     check_choice,
     gram_with_intercept,
+    refuse_repeated_columns,
     report_missing_counts,
 )
-from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.formula import check_formula_text, design_from_formula, split_formula
 from ordstats.design.newdata import (
     check_newdata_offset,
     newdata_matrices,
@@ -52,6 +53,7 @@ __all__ = [
     "capture_context",
     "categorical_variables",
     "check_choice",
+    "check_formula_text",
     "check_newdata_offset",
     "chunk_weights",
     "design_from_arrays",
@@ -61,6 +63,7 @@ __all__ = [
     "formula_variables",
     "gram_with_intercept",
     "newdata_matrices",
+    "refuse_repeated_columns",
     "report_missing_counts",
     "rows_to_drop",
     "split_formula",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -109,7 +111,20 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         observed = np.sort(pd.unique(values.dropna()))
         return pd.Categorical(values, categories=observed, ordered=True)
-    raise ResponseError(_unordered_message(name, list(pd.unique(values.dropna()))))
+    observed = pd.unique(values.dropna())
+    if _all_real_numbers(observed):
+        # numbers that no numeric dtype holds (Python ints beyond int64, Decimals):
+        # ordered as Python compares them, exactly
+        return pd.Categorical(values, categories=sorted(observed), ordered=True)
+    raise ResponseError(_unordered_message(name, list(observed)))
+
+
+def _all_real_numbers(values: Sequence[Any]) -> bool:
+    """Whether every value is a real number (``int``, ``Decimal``, numpy; not a boolean)."""
+    return len(values) > 0 and all(
+        isinstance(v, (numbers.Real, Decimal)) and not isinstance(v, (bool, np.bool_))
+        for v in values
+    )
 
 
 def encode_response(
