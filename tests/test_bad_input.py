@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -804,3 +805,18 @@ def test_link_comparison_of_separated_data_reports_the_separation():
 def test_link_comparison_of_a_model_with_random_terms_says_what_to_do(wine):
     with pytest.raises(SpecificationError, match=r"without random terms.*under each link"):
         ordstats.compare_links("rating ~ temp + (1|judge)", wine)
+
+
+@pytest.mark.parametrize(
+    ("column", "formula", "quoted"),
+    [
+        ("a+b", "rating ~ a+b", "rating ~ `a+b`"),
+        ("log(x)", "rating ~ temp + log(x)", "rating ~ temp + `log(x)`"),
+        ("x-1", "rating ~ x - 1", "rating ~ `x-1`"),
+    ],
+)
+def test_a_column_named_like_an_expression_is_pointed_to_backticks(wine, column, formula, quoted):
+    data = wine.assign(**{column: np.arange(len(wine), dtype=float)})
+    with pytest.raises(FormulaError, match=rf"a column '{re.escape(column)}': put .* backticks"):
+        OrdinalModel.from_formula(formula, data)
+    assert column in OrdinalModel.from_formula(quoted, data).param_names

@@ -124,8 +124,20 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         name = missing[0]
         raise FormulaError(
             f"the formula names {name!r}, which is not a column of the data."
-            + _close_matches(name, data.columns)
+            + (_backtick_hint(name, rhs, data.columns) or _close_matches(name, data.columns))
         )
+
+
+def _backtick_hint(name: str, rhs: str, columns: Any) -> str:
+    """Point at a column such as ``a+b`` or ``log(x)`` that ``rhs`` wrote without backticks."""
+    bare = re.sub(r"\s+", "", rhs)
+    for column in map(str, columns):
+        if not column.isidentifier() and name in column and column.replace(" ", "") in bare:
+            return (
+                f" The data have a column {column!r}: put a column name that is not a Python "
+                f"name in backticks, `{column}`"
+            )
+    return ""
 
 
 def refuse_response_in_terms(response: str, rhs: str, part: str = "location") -> None:
