@@ -435,6 +435,10 @@ def _separator(name: str, sep: str | None) -> str | None:
     return ","
 
 
+#: What reading a damaged (compressed) file raises besides pandas' parser errors.
+_UNREADABLE = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
+
+
 def _text_sample(path: Path, size: int = 65536) -> str:
     """The first ``size`` bytes of a (possibly compressed) text file, whole lines only."""
     suffix = path.suffix.lower()
@@ -462,7 +466,7 @@ def _guess_separator(path: Path) -> str:
     """
     try:
         sample = _text_sample(path)
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:
+    except (*_UNREADABLE, ValueError) as exc:
         raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
     try:
         return csv.Sniffer().sniff(sample, delimiters=",;\t| ").delimiter
@@ -478,6 +482,8 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+    except _UNREADABLE as exc:  # e.g. a .csv.gz that is not gzip
+        raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
     _check_separator(frame, path, used)
     return frame
 

@@ -288,3 +288,10 @@ def test_formula_campaign(capsys, wine, tmp_path, formula, pattern):
     path = tmp_path / "with_nan.csv"
     wine.assign(nan=np.nan).to_csv(path, index=False)
     assert_error(capsys, ["fit", formula, "--data", str(path)], pattern)
+
+
+@pytest.mark.parametrize("name", ["d.csv.gz", "d.csv.zip", "d.csv.bz2", "d.csv.xz", "d.txt.gz"])
+def test_a_damaged_compressed_file_is_a_clear_error(capsys, tmp_path, name):
+    (tmp_path / name).write_bytes(b"not compressed at all")
+    argv = ["fit", "rating ~ temp", "--data", str(tmp_path / name)]
+    assert_error(capsys, argv, rf"cannot read '.*{re.escape(name)}'")
