@@ -12,9 +12,10 @@ bundled data sets.
 ``SOURCE`` is the name of a bundled data set or a path to a CSV, TSV, delimited
 ``.txt`` (``--sep``) or Parquet file.
 
-Errors that ordstats raises on bad input are printed as
-``ordstats: error: <message>`` with exit status 2, and ordstats warnings as
-``ordstats: warning: <message>``, both on standard error.
+Errors that ordstats raises on bad input (and any other ``ValueError`` that
+the input causes) are printed as ``ordstats: error: <message>`` with exit
+status 2, and ordstats warnings as ``ordstats: warning: <message>``, both on
+standard error.
 
 Examples
 --------
@@ -29,12 +30,17 @@ housing  Copenhagen housing conditions survey: ...
 from __future__ import annotations
 
 import argparse
+import bz2
+import csv
+import gzip
 import json
+import lzma
 import math
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib.util import find_spec
 from pathlib import Path
@@ -120,6 +126,17 @@ def _alpha(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    """Parse a positive whole number (``--nagq``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number; got {text!r}")
+    return value
+
+
 def _add_data_arguments(parser: argparse.ArgumentParser, flag: str = "--data") -> None:
     parser.add_argument(
         flag,
@@ -179,7 +196,7 @@ def _add_fit_parser(commands: Any) -> None:
     fit.add_argument(
         "--nagq",
         default=1,
-        type=int,
+        type=_positive_int,
         help="random effects: quadrature nodes (1 = Laplace; more = adaptive Gauss-Hermite, "
         "one random intercept only), as clmm's nAGQ",
     )
@@ -421,6 +438,8 @@ def _data_source_error(source: str) -> DataError:
 def _separator(name: str, sep: str | None) -> str | None:
     r"""The column separator: ``--sep`` (``\\t`` is a tab), else by extension (None: guess)."""
     if sep is not None:
+        if not sep:
+            raise DataError('--sep needs a separator, e.g. --sep ";" or --sep "\\t" for a tab')
         return "\t" if sep in ("\\t", "tab") else sep
     if name.endswith(_TSV_SUFFIXES):
         return "\t"
@@ -429,15 +448,91 @@ def _separator(name: str, sep: str | None) -> str | None:
     return ","
 
 
-def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
+#: What reading a damaged (compressed) file raises besides pandas' parser errors.
+_UNREADABLE = (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
+
+
+def _text_sample(path: Path, size: int = 65536) -> str:
+    """The first ``size`` bytes of a (possibly compressed) text file, whole lines only."""
+    suffix = path.suffix.lower()
+    if suffix == ".zip":
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            raw = archive.read(names[0])[:size] if names else b""
+    else:
+        openers: dict[str, Callable[[Path, str], Any]] = {
+            ".gz": gzip.open,
+            ".bz2": bz2.open,
+            ".xz": lzma.open,
+        }
+        with openers.get(suffix, open)(path, "rb") as handle:
+            raw = handle.read(size)
+    text = raw.decode("utf-8", errors="replace")
+    return text.rsplit("\n", 1)[0] if len(raw) == size else text
+
+
+def _guess_separator(path: Path) -> str:
+    """The separator of a delimited text file, from its first lines (``,`` if none shows).
+
+    pandas' own guess (``sep=None``) reads the first line only, where a
+    header such as ``rating|temp`` looks as if ``t`` separated it.
+    """
     try:
-        if sep is None:
-            return pd.read_csv(path, sep=None, engine="python")
-        return pd.read_csv(path, sep=sep)
+        sample = _text_sample(path)
+    except (*_UNREADABLE, ValueError) as exc:
+        raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t| ").delimiter
+    except csv.Error:  # one column, or no consistent separator: read as CSV
+        return ","
+
+
+def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
+    used = _guess_separator(path) if sep is None else sep
+    try:
+        frame = pd.read_csv(path, sep=used)
     except UnicodeDecodeError as exc:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+    except _UNREADABLE as exc:  # e.g. a .csv.gz that is not gzip
+        raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
+    _check_separator(frame, path, used)
+    return frame
+
+
+#: Column separators that a file read with another one shows in its one column's name.
+_OTHER_SEPARATORS = (";", "\t", "|", ",")
+
+
+def _check_separator(frame: pd.DataFrame, path: Path, sep: str) -> None:
+    """Refuse a file read as one column whose name holds another separator (``a;b;c``)."""
+    if frame.shape[1] != 1:
+        return
+    name = str(frame.columns[0])
+    counts = {mark: name.count(mark) for mark in _OTHER_SEPARATORS if mark != sep}
+    mark = max(counts, key=lambda m: counts[m])
+    if counts[mark] == 0:
+        return
+    raise DataError(
+        f"{str(path)!r} was read with the separator {_shown(sep)} as one column named "
+        f"{name[:60]!r}; its columns seem to be separated by {_shown(mark)}: pass "
+        f"--sep {_shown(mark, quote=chr(34))}"
+    )
+
+
+def _shown(sep: str, quote: str = "'") -> str:
+    """A separator as a user types it (a tab as a backslash and ``t``)."""
+    return quote + ("\\t" if sep == "\t" else sep) + quote
+
+
+def _check_has_rows(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    if len(frame) == 0:
+        columns = ", ".join(map(str, frame.columns[:6])) + (", ..." if frame.shape[1] > 6 else "")
+        raise DataError(
+            f"the data file {source!r} has no data rows (only the column names: {columns})"
+        )
+    return frame
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -486,7 +581,8 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
         raise DataError(f"the data file {source!r} {what}; give the path to a file")
-    return _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
+    frame = _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
+    return _check_has_rows(frame, source)
 
 
 def _parse_levels(text: str) -> list[str]:
@@ -942,7 +1038,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         commands[args.command](args)
         sys.stdout.flush()
-    except OrdstatsError as exc:
+    except ValueError as exc:  # OrdstatsError, and what numpy, pandas or scipy say of the input
         print(f"ordstats: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # output piped into e.g. head, which stopped reading

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -1075,3 +1076,215 @@ def test_no_message_names_an_internal_class():
             elif re.search(r"type\([^)]*evaluator[^)]*\)\.__name__", ast.unparse(target)):
                 offenders.append(f"{path.relative_to(package)}:{node.lineno} evaluator type")
     assert not offenders, offenders
+
+
+# -- input robustness below the results layer: formulas, data, arrays, chunks ----
+# (issue 29, items 9, 22 and 23, and a bad-input campaign over the same area)
+
+
+def test_a_duplicated_column_the_formula_does_not_use_does_not_matter(wine):
+    doubled = pd.concat([wine, wine[["temp"]]], axis=1)
+    expected = OrdinalModel.from_formula("rating ~ contact", wine).fit()
+    res = OrdinalModel.from_formula("rating ~ contact", doubled).fit()
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-12)
+    np.testing.assert_allclose(res.predict(doubled), expected.predict(wine), rtol=1e-12)
+    chunked = OrdinalModel.from_formula("rating ~ contact", doubled, chunksize=20).fit()
+    assert chunked.llf == pytest.approx(expected.llf, rel=1e-10)
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+@pytest.mark.parametrize(
+    ("formula", "keywords"),
+    [("rating ~ temp", {}), ("rating ~ contact", {"weights": "temp"}), ("temp ~ contact", {})],
+)
+def test_a_duplicated_column_the_model_uses_is_named(wine, formula, keywords, chunksize):
+    doubled = pd.concat([wine, wine[["temp"]]], axis=1)
+    with pytest.raises(DataError, match=r"more than one column named 'temp'.*duplicated"):
+        OrdinalModel.from_formula(formula, doubled, chunksize=chunksize, **keywords)
+
+
+@pytest.mark.parametrize("chunksize", [None, 10])
+def test_data_without_rows(wine, chunksize):
+    with pytest.raises(DataError, match=r"the data have no rows"):
+        OrdinalModel.from_formula("rating ~ temp", wine.iloc[:0], chunksize=chunksize)
+
+
+def test_arrays_without_rows():
+    with pytest.raises(DataError, match=r"the data have no rows"):
+        OrdinalModel(np.array([], dtype=int), np.empty((0, 2)))
+
+
+@pytest.mark.parametrize("chunksize", [10, 36])
+def test_a_chunk_that_loses_every_row_to_missing_values(wine, chunksize):
+    data = wine.assign(x=np.arange(len(wine), dtype=float))
+    data.loc[:35, "x"] = np.nan  # every row of the first chunk(s)
+    with pytest.warns(MissingDataWarning, match=r"36 of 72 rows"):
+        expected = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    with pytest.warns(MissingDataWarning, match=r"36 of 72 rows"):
+        res = OrdinalModel.from_formula("rating ~ temp + x", data, chunksize=chunksize).fit()
+    assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+    np.testing.assert_allclose(
+        res.expected_covariance.matrix, expected.expected_covariance.matrix, rtol=1e-8
+    )
+
+
+@pytest.mark.parametrize("chunksize", [None, 10])
+def test_no_usable_row_says_why(wine, chunksize):
+    zero = wine.assign(w=0.0)
+    with pytest.raises(DataError, match=r"(all weights are zero|zero weight)"):
+        OrdinalModel.from_formula("rating ~ temp", zero, weights="w", chunksize=chunksize)
+
+
+@pytest.mark.parametrize(
+    ("formula", "shown"),
+    [
+        (None, "got None"),
+        (3, r"got 3 \(of type int\)"),
+        (["rating ~ temp"], r"got \['rating ~ temp'\] \(of type list\)"),
+        (b"rating ~ temp", r"got b'rating ~ temp' \(of type bytes\)"),
+        ("rating", "got 'rating'"),
+    ],
+)
+@pytest.mark.parametrize("chunksize", [None, 10])
+def test_a_formula_that_is_not_text(wine, formula, shown, chunksize):
+    with pytest.raises(FormulaError, match=rf"formula must be a string like .*; {shown}"):
+        OrdinalModel.from_formula(formula, wine, chunksize=chunksize)
+    with pytest.raises(FormulaError, match=rf"formula must be a string like .*; {shown}"):
+        ordstats.compare_links(formula, wine)
+
+
+def test_a_formulaic_formula_object_is_asked_for_as_text(wine):
+    from formulaic import Formula
+
+    with pytest.raises(FormulaError, match=r"a formulaic Formula object; pass the formula as text"):
+        OrdinalModel.from_formula(Formula("rating ~ temp"), wine)
+
+
+@pytest.mark.parametrize(
+    ("formula", "keywords", "where"),
+    [
+        ("rating ~ rating", {}, "right-hand side"),
+        ("rating ~ temp + C(rating)", {}, "right-hand side"),
+        ("rating ~ temp + rating + (1|judge)", {}, "right-hand side"),
+        ("rating ~ temp", {"nominal": "~ rating"}, "nominal formula"),
+        ("rating ~ temp", {"scale": "~ rating"}, "scale formula"),
+        ("rating ~ rating", {"chunksize": 10}, "right-hand side"),
+    ],
+)
+def test_the_response_on_both_sides(wine, formula, keywords, where):
+    with pytest.raises(FormulaError, match=rf"response 'rating' is also used in the {where}"):
+        OrdinalModel.from_formula(formula, wine, **keywords)
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (None, r"got None$"),
+        (np.ones((4, 2)), r"got ndarray: give the columns names"),
+        (pd.Series([1, 2]), r"got Series: turn it into one with series.to_frame"),
+        ([], r"got an empty list"),
+    ],
+)
+def test_data_that_is_not_a_frame_says_so(data, fragment):
+    with pytest.raises(DataError, match=rf"data must be a pandas DataFrame.*{fragment}"):
+        OrdinalModel.from_formula("rating ~ temp", data)
+
+
+@pytest.mark.parametrize("chunksize", [None, 10])
+def test_a_missing_term_is_named_not_replaced_by_the_formula(wine, chunksize):
+    with pytest.raises(FormulaError, match=r"names 'nosuch', which is not a column"):
+        OrdinalModel.from_formula("rating ~ nosuch", wine, chunksize=chunksize)
+
+
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        ([0, 2**63 + 1, 2**63 + 5], ["0", "9223372036854775809", "9223372036854775813"]),
+        ([-1, 2**63, 2**64 + 3], ["-1", "9223372036854775808", "18446744073709551619"]),
+        (np.array([2**63, 2**63 + 1, 2**63 + 5], dtype=np.uint64), None),
+    ],
+)
+def test_integer_labels_beyond_int64_keep_every_level_in_order(labels, expected):
+    y = np.repeat(np.asarray(labels, dtype=object), 10)
+    x = np.random.default_rng(0).normal(size=len(y))
+    for endog in (list(y), np.asarray(labels).repeat(10) if expected is None else y):
+        res = OrdinalModel(endog, x).fit()
+        shown = expected or [str(v) for v in labels]
+        assert res.model.levels == shown
+    data = pd.DataFrame({"y": pd.Series(list(y), dtype=object), "x": x})
+    assert OrdinalModel.from_formula("y ~ x", data).levels == (expected or res.model.levels)
+
+
+def test_decimal_labels_are_numbers():
+    from decimal import Decimal
+
+    y = [Decimal("1.5"), Decimal("10"), Decimal("2")] * 6
+    res = OrdinalModel(y, np.arange(18.0) % 5).fit()
+    assert res.model.levels == ["1.5", "2", "10"]
+
+
+def test_csv_integers_beyond_int64_read_in_chunks_are_refused(tmp_path):
+    y = np.array([2**63, 2**63 + 1, 2**63 + 5], dtype=np.uint64).repeat(10)
+    data = pd.DataFrame({"y": y, "x": np.random.default_rng(1).normal(size=30)})
+    data.to_csv(tmp_path / "big.csv", index=False)
+    with pytest.raises(DataError, match=r"whole numbers of 2\*\*63 or more.*would merge"):
+        OrdinalModel.from_formula("y ~ x", str(tmp_path / "big.csv"))
+    data.to_parquet(tmp_path / "big.parquet", index=False)
+    chunked = OrdinalModel.from_formula("y ~ x", str(tmp_path / "big.parquet"), chunksize=7)
+    assert chunked.levels == OrdinalModel.from_formula("y ~ x", data).levels
+    assert len(chunked.levels) == 3
+
+
+@pytest.mark.parametrize("endog", [None, 3, "abc", {1, 2, 3}, (i for i in range(3))])
+def test_a_response_that_is_not_one_value_per_row(endog):
+    with pytest.raises(DataError, match=r"endog must hold one response value per row"):
+        OrdinalModel(endog, None)
+
+
+def _separated(direction: int, n_levels: int) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    x = np.sort(rng.normal(size=30))
+    y = np.repeat(np.arange(1, n_levels + 1)[::direction], 30 // n_levels)
+    return pd.DataFrame({"y": y, "x": x, "z": rng.normal(size=30)})
+
+
+@pytest.mark.parametrize("link", ["logit", "probit", "cloglog", "loglog", "cauchit"])
+@pytest.mark.parametrize(("direction", "n_levels"), [(1, 3), (-1, 3), (1, 2), (-1, 2), (1, 5)])
+@pytest.mark.parametrize("formula", ["y ~ x", "y ~ x + z"])
+def test_complete_separation_warns_under_every_link(link, direction, n_levels, formula):
+    data = _separated(direction, n_levels)
+    with pytest.warns(SeparationWarning, match=r"'x'.*grow without bound"):
+        res = OrdinalModel.from_formula(formula, data, link=link).fit()
+    assert "x" in res.fit_info.diverging
+    assert np.isfinite(res.llf) and res.llf > -1e-2
+
+
+def test_link_comparison_of_separated_data_reports_the_separation():
+    data = _separated(1, 3)
+    with pytest.warns(ConvergenceWarning) as caught:  # the separated fits and their tests
+        comparison = ordstats.compare_links("y ~ x", data)
+    assert any(issubclass(w.category, SeparationWarning) for w in caught)
+    assert list(comparison.table.index) == ["logit", "probit", "cloglog", "loglog", "cauchit"]
+    assert np.all(np.isfinite(comparison.table["logLik"]))
+    for link in ("cloglog", "loglog"):
+        assert f"the {link} fit shows separation: 'x' diverges" in str(comparison)
+
+
+def test_link_comparison_of_a_model_with_random_terms_says_what_to_do(wine):
+    with pytest.raises(SpecificationError, match=r"without random terms.*under each link"):
+        ordstats.compare_links("rating ~ temp + (1|judge)", wine)
+
+
+@pytest.mark.parametrize(
+    ("column", "formula", "quoted"),
+    [
+        ("a+b", "rating ~ a+b", "rating ~ `a+b`"),
+        ("log(x)", "rating ~ temp + log(x)", "rating ~ temp + `log(x)`"),
+        ("x-1", "rating ~ x - 1", "rating ~ `x-1`"),
+    ],
+)
+def test_a_column_named_like_an_expression_is_pointed_to_backticks(wine, column, formula, quoted):
+    data = wine.assign(**{column: np.arange(len(wine), dtype=float)})
+    with pytest.raises(FormulaError, match=rf"a column '{re.escape(column)}': put .* backticks"):
+        OrdinalModel.from_formula(formula, data)
+    assert column in OrdinalModel.from_formula(quoted, data).param_names

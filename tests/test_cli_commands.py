@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -199,3 +200,98 @@ def test_factorize_orders_text_ratings_by_levels_and_checks_its_input(
     assert code == 2 and "'usr'" in err
     code, _, err = run(capsys, *_factorize_args(path, "--factor-penalty", "-1"))
     assert code == 2 and "factor_penalty" in err
+
+
+# -- bad input on the command line (issue 29) -----------------------------------
+
+
+def assert_error(capsys, argv, pattern):
+    code, out, err = run(capsys, *argv)
+    assert code == 2, err
+    assert out == ""
+    assert err.startswith("ordstats: error: ") and "Traceback" not in err
+    assert re.search(pattern, err), err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("name", "sep", "shown"),
+    [("s.csv", ";", '";"'), ("s.csv", "\t", r'"\\t"'), ("s.tsv", ",", '","')],
+)
+def test_a_file_read_as_one_column_suggests_its_separator(capsys, wine, tmp_path, name, sep, shown):
+    path = tmp_path / name
+    wine[["rating", "temp", "contact"]].to_csv(path, sep=sep, index=False)
+    argv = ["fit", "rating ~ temp", "--data", str(path)]
+    assert_error(capsys, argv, rf"read .* as one column named 'rating.*pass --sep {shown}")
+    code, out, err = run(capsys, *argv, "--sep", sep, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
+
+
+@pytest.mark.parametrize("sep", ["|", ";", "\t", ","])
+def test_the_separator_of_a_txt_file_is_guessed_from_several_lines(capsys, wine, tmp_path, sep):
+    # pandas' own guess reads the header only, where 'rating|temp' splits at 't'
+    path = tmp_path / "survey.txt"
+    wine[["rating", "temp"]].to_csv(path, sep=sep, index=False)
+    code, out, err = run(capsys, "fit", "rating ~ temp", "--data", str(path), "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
+
+
+def test_an_empty_separator_is_refused(capsys, wine, tmp_path):
+    wine.to_csv(tmp_path / "wine.csv", index=False)
+    argv = ["fit", "rating ~ temp", "--data", str(tmp_path / "wine.csv"), "--sep", ""]
+    assert_error(capsys, argv, "--sep needs a separator")
+
+
+def test_files_without_data_rows(capsys, wine, tmp_path):
+    wine.iloc[:0].to_csv(tmp_path / "header.csv", index=False)
+    wine.iloc[:0].to_parquet(tmp_path / "none.parquet", index=False)
+    for name in ("header.csv", "none.parquet"):
+        path = str(tmp_path / name)
+        pattern = rf"'{re.escape(path)}' has no data rows \(only the column names: response, "
+        assert_error(capsys, ["fit", "rating ~ temp", "--data", path], pattern)
+        argv = ["predict", "rating ~ temp", "--data", "wine", "--newdata", path]
+        assert_error(capsys, argv, "has no data rows")
+
+
+def test_links_with_random_terms_is_a_clear_error(capsys):
+    argv = ["links", "rating ~ temp + (1|judge)", "--data", "wine"]
+    assert_error(capsys, argv, r"link comparison needs a model without random terms")
+
+
+def test_nagq_must_be_a_positive_number(capsys):
+    code, _, err = run(capsys, "fit", "rating ~ temp + (1|judge)", "--data", "wine", "--nagq", "0")
+    assert code == 2 and "--nagq: must be a positive whole number" in err
+
+
+def test_no_value_error_from_the_input_prints_a_traceback(capsys, monkeypatch):
+    # a ValueError that ordstats did not word itself (numpy's, scipy's) still ends
+    # as 'ordstats: error:' with exit status 2, never as a traceback
+    def refuse(*args, **kwargs):
+        raise ValueError("'hess_inv0' matrix isn't positive definite.")
+
+    monkeypatch.setattr(ordstats.OrdinalModel, "fit", refuse)
+    assert_error(capsys, ["fit", "rating ~ temp", "--data", "wine"], r"hess_inv0")
+
+
+@pytest.mark.parametrize(
+    ("formula", "pattern"),
+    [
+        ("rating ~ rating", r"response 'rating' is also used in the right-hand side"),
+        ("rating ~ temp +", r"cannot parse the formula 'rating ~ temp \+'"),
+        ("rating", r"formula must be a string like"),
+        ("rating ~ nan", r"every row has a missing or non-finite value: 'nan' \(72\)"),
+    ],
+)
+def test_formula_campaign(capsys, wine, tmp_path, formula, pattern):
+    path = tmp_path / "with_nan.csv"
+    wine.assign(nan=np.nan).to_csv(path, index=False)
+    assert_error(capsys, ["fit", formula, "--data", str(path)], pattern)
+
+
+@pytest.mark.parametrize("name", ["d.csv.gz", "d.csv.zip", "d.csv.bz2", "d.csv.xz", "d.txt.gz"])
+def test_a_damaged_compressed_file_is_a_clear_error(capsys, tmp_path, name):
+    (tmp_path / name).write_bytes(b"not compressed at all")
+    argv = ["fit", "rating ~ temp", "--data", str(tmp_path / name)]
+    assert_error(capsys, argv, rf"cannot read '.*{re.escape(name)}'")

@@ -94,7 +94,7 @@ def weighted_gram(
     chunk = _chunk_rows(A.shape[1])
     if B is None and (c is None or np.all(c >= 0)) and A.shape[1] > 0:
         out = np.zeros((A.shape[1], A.shape[1]), order="F")
-        rows = min(n, _SYRK_ROWS)
+        rows = max(min(n, _SYRK_ROWS), 1)  # no rows: the zero matrix
         # the scaled rows go to one small buffer, reused block after block: no
         # n x p temporary (whose fresh pages cost more than the products)
         buffer = np.empty((rows, A.shape[1])) if c is not None else None

@@ -43,7 +43,13 @@ from ordstats.design import (
     terms_for_newdata,
 )
 from ordstats.design.response import EncodedResponse, encode_response, format_level
-from ordstats.errors import DataError, LevelsWarning, PredictionError, ResponseError
+from ordstats.errors import (
+    DataError,
+    LevelsWarning,
+    PredictionError,
+    ResponseError,
+    SpecificationError,
+)
 from ordstats.families.cumulative.banded import BandedHessian
 from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
 
@@ -155,7 +161,9 @@ def scan_levels(frame: pd.DataFrame, plan: ColumnPlan) -> LevelScan:
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
     for col in [plan.response, *plan.factors]:
         series = clean[col]
-        if isinstance(series.dtype, pd.CategoricalDtype):
+        # a chunk without rows (a file of none) says nothing of the categories:
+        # Parquet stores an empty dictionary for it
+        if isinstance(series.dtype, pd.CategoricalDtype) and len(frame):
             categories[col] = (tuple(series.cat.categories), bool(series.cat.ordered))
             observed = pd.unique(series.to_numpy())
         else:
@@ -219,7 +227,9 @@ def fix_levels(
     if not scan.n_rows:
         raise DataError("the data have no rows")
     if not scan.values[plan.response]:
-        raise DataError("no complete rows: every row has a missing value in a used column")
+        raise DataError(
+            "no row can be used: every row has a missing value in a used column or a zero weight"
+        )
     response = encode_response(
         _response_prototype(scan, plan.response),
         name=plan.response,
@@ -444,6 +454,8 @@ class ChunkSummary:
     gram: FloatArray
     any_offset: bool
     non_unit_weights: bool
+    #: largest ``|x|`` of each design column
+    column_max: FloatArray
 
     def __add__(self, other: ChunkSummary | None) -> ChunkSummary:
         if other is None:
@@ -458,6 +470,7 @@ class ChunkSummary:
             self.gram + other.gram,
             self.any_offset or other.any_offset,
             self.non_unit_weights or other.non_unit_weights,
+            np.maximum(self.column_max, other.column_max),
         )
 
     __radd__ = __add__
@@ -486,7 +499,31 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
         gram=gram_with_intercept(arrays.X),
         any_offset=bool(np.any(arrays.offset)),
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
+        column_max=np.max(np.abs(arrays.X), axis=0, initial=0.0),
     )
+
+
+#: Design columns of data read in chunks must have their largest ``|x|`` in this range:
+#: their squares, in the Gram matrix and the Hessian, neither overflow nor vanish.
+#: (In memory, columns outside it are rescaled; see ``ordstats.core.linalg.ShiftedBasis``.)
+_CHUNKED_SCALE = (1e-140, 1e140)
+
+
+def _refuse_badly_scaled(names: list[str], column_max: FloatArray) -> None:
+    """Raise a :class:`SpecificationError` for columns too large or small to fit in chunks."""
+    low, high = _CHUNKED_SCALE
+    bad = [
+        f"{name!r} (|x| up to {size:.3g})"
+        for name, size in zip(names, column_max, strict=True)
+        if size > high or 0.0 < size < low
+    ]
+    if bad:
+        raise SpecificationError(
+            f"the column(s) {', '.join(bad)} are too large or too small for a fit of data "
+            f"read in chunks (|x| must reach between {low:.0e} and {high:.0e}): rescale them "
+            "in the formula, e.g. I(x * 1e-200), or load the data into memory, where "
+            "ordstats rescales such columns itself"
+        )
 
 
 def apply_summary(
@@ -507,6 +544,7 @@ def apply_summary(
         raise DataError(
             f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"
         )
+    _refuse_badly_scaled(spec.terms.names, summary.column_max)
     terms = drop_aliased_by_gram(spec.terms, summary.gram, collinear)
     observed = summary.counts > 0
     if not np.all(observed):

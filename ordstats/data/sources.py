@@ -152,9 +152,15 @@ class FrameSource(_ChunkIterator):
 
 
 def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """The first chunk with rows (a file without rows may not show the column types)."""
+    first = None
     for _, chunk in chunks:
-        return chunk
-    raise DataError("the data have no rows")
+        if len(chunk):
+            return chunk
+        first = chunk if first is None else first
+    if first is None:
+        raise DataError("the data have no rows")
+    return first
 
 
 def _sum_chunks(
@@ -162,6 +168,8 @@ def _sum_chunks(
 ) -> Any:
     total = None
     for label, chunk in chunks:
+        if not len(chunk):
+            continue  # a file without rows is valid data that adds nothing
         try:
             part = func(chunk, *args)
         except DataError as exc:
@@ -242,7 +250,7 @@ class ArrowSource(_ChunkIterator):
                         f"the file {path!r} is empty (0 bytes); remove it or rewrite it"
                     )
             try:
-                self.dataset = ds.dataset(paths, format=_format_of(paths))
+                self.dataset = _typed_dataset(ds.dataset(paths, format=_format_of(paths)))
             except (OSError, ValueError) as exc:
                 raise DataError(f"cannot read {paths[0]!r}: {exc}") from exc
             self.description = paths[0] if len(paths) == 1 else f"{len(paths)} files"
@@ -250,6 +258,11 @@ class ArrowSource(_ChunkIterator):
 
     def __repr__(self) -> str:
         return f"ArrowSource({self.description}, chunksize={self.chunksize})"
+
+    @property
+    def reads_text(self) -> bool:
+        """Whether the files are CSV, whose integers beyond ``int64`` pyarrow reads as floats."""
+        return type(self.dataset.format).__name__ == "CsvFileFormat"
 
     def check_columns(self, columns: Sequence[str]) -> None:
         """Raise a :class:`DataError` if a file lacks a column or stores it differently."""
@@ -269,7 +282,8 @@ class ArrowSource(_ChunkIterator):
                     raise DataError(f"the file {name!r} has no column {col!r}")
                 want, got = expected.field(col).type, schema.field(col).type
                 numeric = all(pat.is_integer(t) or pat.is_floating(t) for t in (want, got))
-                if want != got and not numeric and not _same_values(want, got):
+                empty = pat.is_null(got)  # a CSV file with no value in the column
+                if want != got and not numeric and not empty and not _same_values(want, got):
                     raise DataError(
                         f"column {col!r} is {got} in {name!r} but {want} in the first file; "
                         "every file must store a column with the same type"
@@ -294,6 +308,35 @@ class ArrowSource(_ChunkIterator):
                 if isinstance(exc, DataError):
                     raise
                 raise DataError(f"cannot read {name!r}: {exc}") from exc
+
+
+def _typed_dataset(dataset: Any) -> Any:
+    """``dataset`` with the type of each column that its first file leaves untyped.
+
+    pyarrow takes the column types from the first file; a CSV file with only
+    its header (valid data without rows) types every column ``null``, which
+    the other files cannot be read as.  Such a column gets the type of the
+    first file that has values in it.
+    """
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    import pyarrow.types as pat
+
+    schema = dataset.schema
+    untyped = {field.name for field in schema if pat.is_null(field.type)}
+    if not untyped:
+        return dataset
+    found: dict[str, Any] = {}
+    for fragment in dataset.get_fragments():
+        physical = fragment.physical_schema
+        for name in untyped - set(found):
+            index = physical.get_field_index(name)
+            if index >= 0 and not pat.is_null(physical.field(index).type):
+                found[name] = physical.field(index).type
+    if not found:
+        return dataset
+    typed = [field.with_type(found.get(field.name, field.type)) for field in schema]
+    return ds.dataset(dataset.files, format=dataset.format, schema=pa.schema(typed))
 
 
 def _same_values(want: Any, got: Any) -> bool:

@@ -34,9 +34,10 @@ from ordstats.design.core import (
     aliased_columns,
     check_choice,
     gram_with_intercept,
+    refuse_repeated_columns,
     report_missing_counts,
 )
-from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.formula import check_formula_text, design_from_formula, split_formula
 from ordstats.design.newdata import (
     check_newdata_offset,
     given_offset,
@@ -56,6 +57,7 @@ __all__ = [
     "capture_context",
     "categorical_variables",
     "check_choice",
+    "check_formula_text",
     "check_newdata_offset",
     "chunk_weights",
     "design_from_arrays",
@@ -69,6 +71,7 @@ __all__ = [
     "newdata_matrices",
     "newdata_offset",
     "refuse_offset_without_newdata",
+    "refuse_repeated_columns",
     "report_missing_counts",
     "rows_to_drop",
     "split_formula",

@@ -66,6 +66,29 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
     return np.ascontiguousarray(values, dtype=float), names
 
 
+def _response_series(endog: Any) -> pd.Series:
+    """A one-dimensional response that is not pandas, as a Series that keeps every label.
+
+    numpy turns a list of Python integers beyond ``int64`` that are not all
+    ``uint64`` (``[0, 2**63 + 1, 2**63 + 5]``) into floats, where labels closer
+    than the floats' spacing (2048 there) merge; such a list is kept as
+    integers (pandas' ``uint64``, or Python ints).
+    """
+    values = np.asarray(endog)
+    if values.ndim == 0:
+        raise DataError(
+            "endog must hold one response value per row (a 1-d array, list or Series); got "
+            f"{type(endog).__name__}"
+        )
+    if values.ndim != 1:
+        raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
+    if values.dtype.kind == "f" and not isinstance(endog, np.ndarray):
+        exact = pd.Series(list(endog))
+        if exact.dtype.kind in "iuO":
+            return exact
+    return pd.Series(values)
+
+
 def _bad_array_rows(
     y: pd.Series,
     name: str,
@@ -162,10 +185,7 @@ def design_from_arrays(
     elif isinstance(endog, pd.Categorical):
         y = pd.Series(endog)
     else:
-        values = np.asarray(endog)
-        if values.ndim != 1:
-            raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
-        y = pd.Series(values)
+        y = _response_series(endog)
     name = str(y.name) if y.name is not None else "y"
     others = {
         "exog": exog,

@@ -18,6 +18,7 @@ from ordstats.design.formula import (
     _materialize,
     _terms_from_matrix,
     _with_intercept,
+    refuse_response_in_terms,
     split_formula,
 )
 from ordstats.errors import (
@@ -41,6 +42,7 @@ def formula_variables(formula: str) -> tuple[str, set[str]]:
         required = set(Formula(rhs).required_variables)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
+    refuse_response_in_terms(lhs, rhs)
     names = set(re.findall(r"`([^`]+)`", rhs))
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
     return lhs, required | names

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -434,6 +434,28 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     return series.astype(float)
 
 
+def refuse_repeated_columns(columns: Iterable[Any], used: Iterable[str]) -> None:
+    """Raise a :class:`DataError` naming the used columns whose name appears more than once.
+
+    Parameters
+    ----------
+    columns : iterable
+        The column names of the data.
+    used : iterable of str
+        The names a model uses (response, terms, weights, offset).
+    """
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for name in map(str, columns):
+        (repeated if name in seen else seen).add(name)
+    twice = [name for name in dict.fromkeys(used) if name in repeated]
+    if twice:
+        raise DataError(
+            f"the data has more than one column named {', '.join(map(repr, twice))}; "
+            "rename or drop the duplicates (e.g. data.loc[:, ~data.columns.duplicated()])"
+        )
+
+
 def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Boolean frame: missing, or non-finite where numeric."""
     if len(frame.columns) and all(
@@ -627,6 +649,10 @@ def _drop_nominal_aliases(
     return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")
 
 
+#: The error for data without a single row.
+NO_ROWS = "the data have no rows; an ordinal model needs rows with at least two different responses"
+
+
 def rows_to_keep(
     bad: pd.DataFrame,
     missing: MissingAction,
@@ -636,7 +662,14 @@ def rows_to_keep(
     """Apply the missing-value policy, then leave out rows of zero weight.
 
     Returns the positions of the rows kept with their weights and offsets.
+
+    Raises
+    ------
+    DataError
+        The data have no rows, or missing values leave none.
     """
+    if len(bad) == 0:
+        raise DataError(NO_ROWS)
     drop = _report_missing(bad, missing).to_numpy()
     w, zero_w = _check_weights(weights[~drop] if weights is not None else None, int((~drop).sum()))
     keep = np.flatnonzero(~drop)[~zero_w]

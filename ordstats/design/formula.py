@@ -25,6 +25,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    refuse_repeated_columns,
     rows_to_keep,
 )
 from ordstats.design.response import encode_response
@@ -38,6 +39,26 @@ from ordstats.errors import (
 # formulas
 
 
+def check_formula_text(formula: Any) -> str:
+    """Return ``formula`` if it is the text of a two-sided formula.
+
+    Raises
+    ------
+    FormulaError
+        If ``formula`` is not a string with ``~`` (a formulaic ``Formula``
+        object, ``None``, a number or a list included).
+    """
+    if isinstance(formula, str) and "~" in formula:
+        return formula
+    if formula is None or isinstance(formula, str):
+        got = repr(formula)
+    elif type(formula).__module__.startswith("formulaic"):
+        got = "a formulaic Formula object; pass the formula as text instead"
+    else:
+        got = f"{repr(formula)[:100]} (of type {type(formula).__name__})"
+    raise FormulaError(f"formula must be a string like 'rating ~ temp + contact'; got {got}")
+
+
 def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str]:
     """Split ``"response ~ terms"`` into the response name and the right-hand side.
 
@@ -46,11 +67,7 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     FormulaError
         If ``formula`` is not a string with ``~`` and a response.
     """
-    if not isinstance(formula, str) or "~" not in formula:
-        raise FormulaError(
-            f"formula must be a string like 'rating ~ temp + contact'; got {formula!r}"
-        )
-    lhs, rhs = formula.split("~", 1)
+    lhs, rhs = check_formula_text(formula).split("~", 1)
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
@@ -107,7 +124,42 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         name = missing[0]
         raise FormulaError(
             f"the formula names {name!r}, which is not a column of the data."
-            + _close_matches(name, data.columns)
+            + (_backtick_hint(name, rhs, data.columns) or _close_matches(name, data.columns))
+        )
+
+
+def _backtick_hint(name: str, rhs: str, columns: Any) -> str:
+    """Point at a column such as ``a+b`` or ``log(x)`` that ``rhs`` wrote without backticks."""
+    bare = re.sub(r"\s+", "", rhs)
+    for column in map(str, columns):
+        if not column.isidentifier() and name in column and column.replace(" ", "") in bare:
+            return (
+                f" The data have a column {column!r}: put a column name that is not a Python "
+                f"name in backticks, `{column}`"
+            )
+    return ""
+
+
+def refuse_response_in_terms(response: str, rhs: str, part: str = "location") -> None:
+    """Raise a :class:`FormulaError` if the terms ``rhs`` use the response.
+
+    Parameters
+    ----------
+    response : str
+    rhs : str
+        A right-hand side (the terms of one side of the model).
+    part : str
+        Which side (``"location"``, ``"nominal"``, ``"scale"``), for the message.
+    """
+    try:
+        used = Formula(rhs).required_variables
+    except (FormulaicError, SyntaxError):
+        return  # reported where the formula is parsed
+    if response in used:
+        where = "the right-hand side" if part == "location" else f"the {part} formula"
+        raise FormulaError(
+            f"the response {response!r} is also used in {where} ('{rhs}'): a model cannot "
+            "explain the response by itself; remove it from the terms"
         )
 
 
@@ -137,12 +189,18 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     formulaic encodes object, ``str`` and categorical columns as factors, but
     not the ``pd.NA``-valued string types.
     """
-    convert = {
-        col: frame[col].astype(object)
-        for col in frame.columns
-        if isinstance(frame[col].dtype, pd.StringDtype) and frame[col].dtype.na_value is pd.NA
-    }
-    return frame.assign(**convert) if convert else frame
+    # by position: a repeated column name selects a DataFrame, not a column
+    convert = [
+        j
+        for j, dtype in enumerate(frame.dtypes)
+        if isinstance(dtype, pd.StringDtype) and dtype.na_value is pd.NA
+    ]
+    if not convert:
+        return frame
+    out = frame.copy(deep=False)
+    for j in convert:
+        out.isetitem(j, frame.iloc[:, j].astype(object))
+    return out
 
 
 def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
@@ -302,23 +360,28 @@ def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:
 def _as_frame(data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
         return data
-    try:
-        return pd.DataFrame(data)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"data must be a pandas DataFrame or a mapping of columns; got {type(data).__name__}"
-        ) from exc
+    hint = {
+        pd.Series: ": turn it into one with series.to_frame() or pd.concat([...], axis=1)",
+        np.ndarray: ": give the columns names (pd.DataFrame(array, columns=[...])), or fit "
+        "arrays with OrdinalModel(endog, exog)",
+    }
+    unusable = data is None or isinstance(data, (str, bytes, int, float, pd.Series, np.ndarray))
+    if not unusable and not (isinstance(data, (list, tuple)) and not data):
+        try:
+            return pd.DataFrame(data)
+        except (TypeError, ValueError):
+            pass
+    what = next((text for kind, text in hint.items() if isinstance(data, kind)), "")
+    got = "None" if data is None else type(data).__name__
+    empty = "an empty " if isinstance(data, (list, tuple)) and not data else ""
+    raise DataError(
+        f"data must be a pandas DataFrame or a mapping of columns; got {empty}{got}{what}"
+    )
 
 
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
     """Refuse duplicated column names and date/time columns among the used ones."""
-    duplicated = set(map(str, frame.columns[frame.columns.duplicated()]))
-    twice = [name for name in dict.fromkeys(used) if name in duplicated]
-    if twice:
-        raise DataError(
-            f"the data has more than one column named {', '.join(map(repr, twice))}; "
-            "rename or drop the duplicates (e.g. data.loc[:, ~data.columns.duplicated()])"
-        )
+    refuse_repeated_columns(frame.columns, used)
     for name in dict.fromkeys(used):
         if name not in frame.columns:
             continue  # reported where it is looked up
@@ -330,6 +393,17 @@ def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
                 f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
                 f"data[{name!r}].dt.total_seconds() for durations, or to categories"
             )
+
+
+def _without_duplicated_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without its columns of repeated names (:func:`_check_columns` refused used ones).
+
+    A name that appears twice selects a DataFrame, not a column, wherever the
+    design looks columns up by name; a column the formulas do not use must not
+    matter.
+    """
+    repeated = frame.columns.duplicated(keep=False)
+    return frame.loc[:, ~repeated] if repeated.any() else frame
 
 
 def _side_formula(value: Any, part: str) -> str | None:
@@ -395,10 +469,12 @@ def design_from_formula(
     }
     sides = {part: text for part, text in given.items() if text is not None}
     used = [response_name]
-    for text in sides.values():
+    for part, text in sides.items():
         _check_required(text, frame, context)
+        refuse_response_in_terms(response_name, text, part)
         used += _data_variables(text, frame)
     _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
+    frame = _without_duplicated_columns(frame)
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -108,17 +110,21 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
         cats = values.cat.categories
         order = cats if values.cat.ordered else cats.sort_values()
         return pd.Categorical(values, categories=order, ordered=True)
-    observed = np.sort(pd.unique(values.dropna()))
-    return pd.Categorical(values, categories=observed, ordered=True)
+    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+        observed = np.sort(pd.unique(values.dropna()))
+        return pd.Categorical(values, categories=observed, ordered=True)
+    # numbers that no numeric dtype holds (Python ints beyond int64, Decimals):
+    # ordered as Python compares them, exactly
+    return pd.Categorical(values, categories=sorted(pd.unique(values.dropna())), ordered=True)
 
 
 def orders_itself(values: pd.Series) -> bool:
     """Whether ``values`` carry their own order, so that no ``levels=`` is needed.
 
     An ordered Categorical (its categories' order), numbers or booleans (their
-    sorted order, also as the categories of an unordered Categorical) do; text
-    labels do not (sorting them alphabetically would put ``"high"`` before
-    ``"low"``).
+    sorted order, also as the categories of an unordered Categorical; also
+    Python integers beyond int64 and Decimals held as objects) do; text labels
+    do not (sorting them alphabetically would put ``"high"`` before ``"low"``).
 
     Parameters
     ----------
@@ -131,7 +137,17 @@ def orders_itself(values: pd.Series) -> bool:
     dtype = values.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         return bool(dtype.ordered) or pd.api.types.is_numeric_dtype(dtype.categories)
-    return bool(pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values))
+    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+        return True
+    return _all_real_numbers(pd.unique(values.dropna()))
+
+
+def _all_real_numbers(values: Sequence[Any]) -> bool:
+    """Whether every value is a real number (``int``, ``Decimal``, numpy; not a boolean)."""
+    return len(values) > 0 and all(
+        isinstance(v, (numbers.Real, Decimal)) and not isinstance(v, (bool, np.bool_))
+        for v in values
+    )
 
 
 def encode_response(

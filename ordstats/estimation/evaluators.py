@@ -47,7 +47,13 @@ from ordstats.data.chunks import (
     summarize_chunk,
 )
 from ordstats.data.sources import open_source
-from ordstats.design import Design, DesignOptions, categorical_variables, formula_variables
+from ordstats.design import (
+    Design,
+    DesignOptions,
+    categorical_variables,
+    formula_variables,
+    refuse_repeated_columns,
+)
 from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
 from ordstats.estimation.context import FormulaContext
 from ordstats.families import Family
@@ -598,9 +604,23 @@ def _column_plan(
         if name is not None and name not in columns:
             close = difflib.get_close_matches(name, columns, n=3)
             hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-            raise FormulaError(f"the {role} {name!r} is not a column of the data.{hint}")
+            raise FormulaError(
+                f"the {role} {name!r} is not a column of the data.{hint}{_one_column_hint(columns)}"
+            )
     used = [response, *sorted(v for v in variables if v in columns)]
+    refuse_repeated_columns(columns, [*used, *(c for c in (weights, offset) if c is not None)])
     return ColumnPlan(response=response, columns=used, factors=[], weights=weights, offset=offset)
+
+
+def _one_column_hint(columns: list[str]) -> str:
+    """What to do when a CSV file was read as one column named like ``a;b;c``."""
+    if len(columns) != 1 or not any(mark in columns[0] for mark in ";\t|"):
+        return ""
+    return (
+        f" The data have one column, {columns[0][:60]!r}: a CSV file read in chunks must be "
+        "comma-separated; read another separator with pandas (pd.read_csv(path, sep=';')) "
+        "and fit the DataFrame, or pass a pyarrow dataset with its parse options"
+    )
 
 
 def _check_streamable(family: Family, nominal: object, scale: object) -> None:
@@ -620,6 +640,24 @@ def _check_streamable(family: Family, nominal: object, scale: object) -> None:
             f"{' and '.join(unsupported)} are not available for data read in chunks yet; "
             "fit a cumulative location-only model with a standard link, or load the data "
             "into memory"
+        )
+
+
+def _refuse_rounded_integers(values: list[Any], name: str) -> None:
+    """Refuse response levels that a CSV reader turned from integers into floats.
+
+    pyarrow reads a CSV column of integers as ``int64`` unless a value is
+    beyond its range (``2**63`` or more), and then as floats, whose spacing
+    there (2048) merges distinct labels.
+    """
+    limit = 2.0**63
+    if any(isinstance(v, float) and abs(v) >= limit for v in values):
+        raise DataError(
+            f"the response {name!r} holds whole numbers of 2**63 or more, which reading a CSV "
+            "file in chunks stores as floating-point numbers: labels closer than about 2000 "
+            "would merge. Store the response as text and pass levels=[...] (lowest first), "
+            "or as integers in a Parquet file, or read the CSV with pandas (uint64) and fit "
+            "it in memory"
         )
 
 
@@ -669,6 +707,8 @@ def build_chunked(
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
     scan = reader.read_pass(scan_levels, plan)
+    if getattr(source, "reads_text", False):
+        _refuse_rounded_integers(list(scan.values.get(response, ())), response)
     encoded, fitted_formula, terms = fix_levels(
         scan,
         plan,

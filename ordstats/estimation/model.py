@@ -30,6 +30,7 @@ from ordstats.design import (
     Design,
     TermsDesign,
     capture_context,
+    check_formula_text,
     design_from_arrays,
     design_from_formula,
 )
@@ -226,6 +227,7 @@ class OrdinalModel:
             Or, when the formula has random terms ``(expr | group)`` (R's ``clmm``), an
             :class:`~ordstats.estimation.mixed.OrdinalMixedModel`.
         """
+        check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
         if has_random_terms(formula):
@@ -1156,11 +1158,13 @@ def _plain_formula_errors(formula: str) -> Iterator[None]:
         yield
     except FormulaError as exc:
         message = _ANSI.sub("", str(exc))
-        _, _, rhs = formula.partition("~")
-        for quoted in (f"'{rhs.strip()}'", f"{rhs.strip()!r}"):
-            if rhs.strip() and quoted in message and f"'{formula}'" not in message:
-                message = message.replace(quoted, repr(formula), 1)
-                break
+        rhs = formula.partition("~")[2].strip()
+        # only where the message quotes the terms as "the formula" (not a column
+        # that happens to be the whole right-hand side, as in 'y ~ x')
+        for quoted in {f"'{rhs}'", repr(rhs)}:
+            for lead in ("formula ", "design for "):
+                if rhs and lead + quoted in message and repr(formula) not in message:
+                    message = message.replace(lead + quoted, lead + repr(formula), 1)
         if message == str(exc):
             raise
         raise FormulaError(message) from exc

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ordstats.core.links import get_link
 from ordstats.design import capture_context
+from ordstats.design.random import has_random_terms
 from ordstats.errors import SpecificationError
 from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
@@ -179,10 +180,20 @@ def _nested_table(
 
 def _unconverged_notes(fits: dict[str, OrdinalResults]) -> list[str]:
     return [
-        f"the {link} fit did not converge ({res.fit_info.message}); read its rows with caution"
+        _separation_note(link, res.fit_info.diverging)
+        if res.fit_info.diverging
+        else f"the {link} fit did not converge ({res.fit_info.message}); read its rows with caution"
         for link, res in fits.items()
         if not res.converged
     ]
+
+
+def _separation_note(link: str, diverging: Sequence[str]) -> str:
+    verb = "diverges" if len(diverging) == 1 else "diverge"
+    return (
+        f"the {link} fit shows separation: {', '.join(map(repr, diverging))} {verb} (no finite "
+        "estimate), so its logLik is only approached and its tests are not valid"
+    )
 
 
 def compare_links(
@@ -250,6 +261,13 @@ def compare_links(
         )
     if "link" in model_kwargs:
         raise SpecificationError("give the links to compare as links=, not link=")
+    if has_random_terms(formula):
+        raise SpecificationError(
+            "the link comparison needs a model without random terms: Vuong's tests and the "
+            "nested LR tests compare independent rows. Fit the model with random terms under "
+            "each link instead (link= in Python, --link in 'ordstats fit') and compare their "
+            "logLik and AIC"
+        )
     captured = capture_context(1) if context is None else context
     base = OrdinalModel.from_formula(formula, data, link=names[0], context=captured, **model_kwargs)
     fit_kwds = dict(fit_kwds or {})

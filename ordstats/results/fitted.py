@@ -31,13 +31,14 @@ from ordstats.design import (
     refuse_offset_without_newdata,
 )
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
+from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
     crossing_rows,
     threshold_gradient,
     threshold_matrix,
 )
-from ordstats.families.problem import FamilyEvaluation
+from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.covariance import (
     Covariance,
@@ -63,6 +64,11 @@ __all__ = ["FitInfo", "OrdinalResults"]
 _PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
 #: Most distinct nominal-design rows for which ``thresholds`` are tabulated.
 _MAX_PATTERNS = 20
+
+
+def expected_information_sums(data: CLMData, family: Family, params: FloatArray) -> FloatArray:
+    """The expected information of the rows in ``data``; adds up over chunks."""
+    return family.expected_information(family.prepare(data), params)
 
 
 @dataclass(frozen=True)
@@ -348,8 +354,9 @@ class OrdinalResults(
         adjacent-category logit model only; see
         :meth:`ordstats.families.Family.expected_information`.
         """
-        model = self.model
-        info = model.family_spec.expected_information(model.problem, self.params.to_numpy())
+        model = self.model  # one pass over the rows, in memory or in chunks
+        params = self.params.to_numpy()
+        info = model.evaluator.reduce_rows(expected_information_sums, model.family_spec, params)
         covariance = observed_covariance(info)
         assert isinstance(covariance, Covariance)  # a dense information matrix
         return replace(covariance, kind="expected")

@@ -262,3 +262,42 @@ def test_lr_test_between_chunked_fits_equals_in_memory():
     other = ordstats.OrdinalModel.from_formula("y ~ x2 + g + f + x3", wider, chunksize=300).fit()
     with pytest.raises(SpecificationError, match=r"'x1' is not part of the full model"):
         ordstats.lr_test(fits[300][0], other)
+
+
+def test_files_without_rows_in_a_glob_are_skipped(tmp_path):
+    frame = ratings(900, seed=4, missing=False)
+    for suffix, write in (
+        ("parquet", lambda part, path: part.to_parquet(path, index=False)),
+        ("csv", lambda part, path: part.to_csv(path, index=False)),
+    ):
+        folder = tmp_path / suffix
+        folder.mkdir()
+        write(frame.iloc[:0], folder / f"a-empty.{suffix}")  # first: its types say nothing
+        write(frame.iloc[:500], folder / f"b.{suffix}")
+        write(frame.iloc[:0], folder / f"c-empty.{suffix}")
+        write(frame.iloc[500:], folder / f"d.{suffix}")
+        with_rows = [str(folder / f"b.{suffix}"), str(folder / f"d.{suffix}")]
+        expected = ordstats.OrdinalModel.from_formula(FORMULA, with_rows).fit()
+        res = ordstats.OrdinalModel.from_formula(FORMULA, str(folder / f"*.{suffix}")).fit()
+        assert_same_fit(res, expected)
+        assert res.nobs == 900
+
+
+def test_a_csv_file_with_another_separator_gets_a_hint(tmp_path, frame):
+    frame.head(50).to_csv(tmp_path / "semi.csv", sep=";", index=False)
+    with pytest.raises(FormulaError, match=r"one column, 'y;.*pd.read_csv\(path, sep=';'\)"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "semi.csv"))
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-150, 1e160])
+def test_columns_too_large_or_small_for_chunks_are_refused(scale):
+    # 1e-170 was dropped as "aliased" (its squares underflow), 1e160 stopped on a
+    # non-finite Hessian; in memory both are rescaled and fitted
+    frame = ratings(600, seed=8, missing=False).assign(x3=lambda d: d["x1"] * scale)
+    memory = ordstats.OrdinalModel.from_formula("y ~ x2 + x3", frame).fit()
+    assert np.isfinite(memory.params["x3"])
+    with pytest.raises(SpecificationError, match=r"'x3' \(\|x\| up to .*\) are too large or too"):
+        ordstats.OrdinalModel.from_formula("y ~ x2 + x3", frame, chunksize=200)
+    rescaled = f"y ~ x2 + I(x3 * {1 / scale:g})"
+    res = ordstats.OrdinalModel.from_formula(rescaled, frame, chunksize=200).fit()
+    assert res.params.iloc[-1] == pytest.approx(memory.params["x3"] * scale, rel=1e-6)

@@ -114,3 +114,18 @@ def test_vuong_between_different_chunked_designs_says_what_to_do(frame, chunked)
         smaller = ordstats.OrdinalModel.from_formula("y ~ x1 + f + g", frame, chunksize=400).fit()
     with pytest.raises(SpecificationError, match=r"(same columns|same rows|different rows)"):
         ordstats.vuong_test(chunked, smaller)
+
+
+def test_expected_covariance_streams(memory, chunked):
+    # one pass over the chunks (it raised a raw ValueError, range() arg 3, before)
+    np.testing.assert_allclose(
+        chunked.expected_covariance.matrix, memory.expected_covariance.matrix, rtol=1e-8
+    )
+    assert chunked.expected_covariance.kind == "expected"
+
+
+def test_expected_covariance_after_remove_data_says_the_rows_are_gone(frame):
+    res = _fit(frame)
+    res.remove_data()
+    with pytest.raises(OrdstatsError, match=r"data were removed"):
+        res.expected_covariance  # noqa: B018

@@ -108,3 +108,19 @@ def test_results_methods_on_dask_equal_in_memory(frame, memory_fit):
     probit = res.model.with_changes(link="probit").fit()
     expected = ordstats.vuong_test(memory_fit, memory_fit.model.with_changes(link="probit").fit())
     assert ordstats.vuong_test(res, probit).statistic == pytest.approx(expected.statistic, rel=1e-7)
+
+
+def test_dask_expected_covariance_equals_in_memory(frame, memory_fit):
+    with dask.config.set(scheduler="threads"):
+        res = _dask_fit(dd.from_pandas(frame, npartitions=4))
+        got = res.expected_covariance.matrix
+    np.testing.assert_allclose(got, memory_fit.expected_covariance.matrix, rtol=1e-8)
+
+
+def test_dask_partitions_without_rows_add_nothing(frame, memory_fit):
+    empty = dd.from_pandas(frame.iloc[:0], npartitions=1)
+    ddf = dd.concat([empty, dd.from_pandas(frame, npartitions=3), empty])
+    with dask.config.set(scheduler="threads"):
+        assert_same_fit(_dask_fit(ddf), memory_fit)
+        with pytest.raises(ordstats.errors.DataError, match="the data have no rows"):
+            ordstats.OrdinalModel.from_formula(FORMULA, empty, weights="w")

@@ -363,3 +363,39 @@ def test_shortcuts_for_unit_weights_and_per_level_cutpoints_change_nothing():
     assert fast.nll == slow.nll
     np.testing.assert_allclose(fast.gradient, slow.gradient, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(fast.hessian, slow.hessian, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("link", ALL_LINKS)
+@pytest.mark.parametrize("far", [40.0, 719.4, 1e4, 1e300])
+def test_second_derivatives_stay_finite_beyond_the_far_tails(link, far):
+    # separated data push the bounds of near-certain rows far out: cloglog's
+    # f'/f = 1 - e^u overflows there while f/P underflows (0 * inf was NaN)
+    lk = get_link(link)
+    upper = np.array([far, np.inf, far, far, -far])
+    lower = np.array([-np.inf, -far, -far, -np.inf, -np.inf])
+    d = interval_derivatives(lk, upper, lower)
+    possible = np.isfinite(d.log_prob)  # an improbable row whose log P is -inf is no row
+    assert possible[:4].all()
+    for name in ("d_upper", "d_lower", "d2_upper", "d2_cross", "d2_lower"):
+        values = getattr(d, name)[possible]
+        assert np.all(np.isfinite(values)), (name, values)
+
+
+@pytest.mark.parametrize("link", ["cloglog", "loglog"])
+def test_second_derivatives_near_the_underflow_match_differences(link):
+    # just inside the range where f/P underflows, the derivatives are tiny but exact
+    lk = get_link(link)
+    sign = 1.0 if link == "cloglog" else -1.0
+    u = sign * np.array([3.0, 5.0, 6.5])
+    lower = np.full(3, -np.inf) if link == "cloglog" else u - 1.0
+    upper = u if link == "cloglog" else np.full(3, np.inf)
+    d = interval_derivatives(lk, upper, lower)
+    step = 1e-6
+    if link == "cloglog":
+        g = lambda v: interval_gradients(lk, v, lower).d_upper  # noqa: E731
+        got, at = d.d2_upper, upper
+    else:
+        g = lambda v: interval_gradients(lk, upper, v).d_lower  # noqa: E731
+        got, at = d.d2_lower, lower
+    numeric = (g(at + step) - g(at - step)) / (2 * step)
+    np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-300)

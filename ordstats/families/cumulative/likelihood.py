@@ -541,8 +541,8 @@ def _general_interval_derivatives(
     u, l, g_u, g_l = first.upper, first.lower, first.d_upper, first.d_lower
     fin_u, fin_l = np.isfinite(upper), np.isfinite(lower)
     with np.errstate(over="ignore", invalid="ignore"):
-        h_uu = link.dlog_pdf(u) * g_u - g_u * g_u
-        h_ll = link.dlog_pdf(l) * g_l - g_l * g_l
+        h_uu = _vanishing_product(g_u, link.dlog_pdf(u)) - g_u * g_u
+        h_ll = _vanishing_product(g_l, link.dlog_pdf(l)) - g_l * g_l
         if first.tail.any():
             tail = first.tail
             _, _, h_uu[tail], h_ll[tail] = _tail_derivatives(link, upper[tail], lower[tail])
@@ -553,6 +553,21 @@ def _general_interval_derivatives(
 
 
 _TAIL_LOG_PROB = -10.0
+
+
+def _vanishing_product(g: FloatArray, factor: FloatArray) -> FloatArray:
+    r"""``g * factor`` for ``g = f/P`` and a slope of ``log f``: ``0`` where ``g`` is ``0``.
+
+    Far in a double-exponential tail (cloglog above ``x ~ 710``, loglog below
+    ``-710``, where separated data send the bounds) ``f'/f = 1 - e^x``
+    overflows to ``-inf`` while ``g`` underflows to ``0``, and the product is
+    ``NaN``.  In logs, ``log|g f'/f| = log g + log|f'/f| = (x - e^x - log P) +
+    x + O(1)``: the double exponential wins, so the product is ``0`` wherever
+    ``g`` underflows (its magnitude is below ``e^{-745}`` times a slope that
+    grows only like ``e^{|x|}``).
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(g == 0.0, 0.0, g * factor)
 
 
 @dataclass(frozen=True)
@@ -711,11 +726,9 @@ def _tail_derivatives(
         at_u, at_l = (big, small) if rows is left else (small, big)
         rate_u, rate_l = np.exp(log_rate_u), np.exp(log_rate_l)
         g_u, g_l = rate_u * at_u, -rate_l * at_l
-        for array, value in zip(
-            out,
-            (g_u, g_l, g_u * (slope_u - rate_u * at_l), g_l * (slope_l + rate_l * at_u)),
-            strict=True,
-        ):
+        h_uu = _vanishing_product(g_u, slope_u - rate_u * at_l)
+        h_ll = _vanishing_product(g_l, slope_l + rate_l * at_u)
+        for array, value in zip(out, (g_u, g_l, h_uu, h_ll), strict=True):
             array[rows] = value
     return out  # type: ignore[return-value]
 
