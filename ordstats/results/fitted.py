@@ -48,7 +48,7 @@ from ordstats.results.covariance import (
 )
 from ordstats.results.goodness import GoodnessOfFitMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
-from ordstats.results.persistence import PersistenceMethods, SlimEvaluation
+from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.term_tests import TermTestMethods
@@ -354,6 +354,8 @@ class OrdinalResults(
         adjacent-category logit model only; see
         :meth:`ordstats.families.Family.expected_information`.
         """
+        if self.data_removed:
+            raise rows_removed_error("the expected information (expected_covariance)")
         model = self.model  # one pass over the rows, in memory or in chunks
         params = self.params.to_numpy()
         info = model.evaluator.reduce_rows(expected_information_sums, model.family_spec, params)

@@ -127,5 +127,5 @@ def test_expected_covariance_streams(memory, chunked):
 def test_expected_covariance_after_remove_data_says_the_rows_are_gone(frame):
     res = _fit(frame)
     res.remove_data()
-    with pytest.raises(OrdstatsError, match=r"data were removed"):
+    with pytest.raises(OrdstatsError, match=r"expected_covariance\) needs the rows of the data"):
         res.expected_covariance  # noqa: B018
