@@ -871,13 +871,13 @@ def _run_fit(args: argparse.Namespace) -> None:
         res = fit_model(args)
         text = render(res, args.format, args.formula, args.alpha)
         if args.odds_ratios:
-            if not isinstance(res, OrdinalResults):
-                raise OrdstatsError("--odds-ratios is not available for mixed models yet")
             text = _with_odds_ratios(text, res, args.format, args.alpha)
     print(text)
 
 
-def _with_odds_ratios(text: str, res: OrdinalResults, fmt: str, alpha: float) -> str:
+def _with_odds_ratios(
+    text: str, res: OrdinalResults | MixedResults, fmt: str, alpha: float
+) -> str:
     """Add the odds-ratio table (``--odds-ratios``) to the rendered summary."""
     table = res.odds_ratios(alpha)
     if fmt == "json":

@@ -1288,3 +1288,15 @@ def test_a_column_named_like_an_expression_is_pointed_to_backticks(wine, column,
     with pytest.raises(FormulaError, match=rf"a column '{re.escape(column)}': put .* backticks"):
         OrdinalModel.from_formula(formula, data)
     assert column in OrdinalModel.from_formula(quoted, data).param_names
+
+
+# -- issue 29: new data with a repeated column --------------------------------------
+
+
+def test_newdata_with_a_used_column_twice_is_refused_and_an_unused_one_ignored(wine):
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    twice = pd.concat([wine[["temp"]], wine[["temp"]]], axis=1)
+    with pytest.raises(DataError, match=r"newdata has more than one column named 'temp'"):
+        res.predict(twice)
+    unused_twice = pd.concat([wine[["temp", "contact"]], wine[["contact"]]], axis=1)
+    pd.testing.assert_frame_equal(res.predict(unused_twice), res.predict(wine[["temp"]]))

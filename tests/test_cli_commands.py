@@ -117,6 +117,17 @@ def test_odds_ratios(capsys, wine):
     assert ratio == pytest.approx(np.exp(beta), rel=1e-10)
 
 
+def test_odds_ratios_of_a_mixed_model(capsys, wine):
+    formula = "rating ~ temp + (1|judge)"
+    code, out, err = run(capsys, "fit", formula, "--data", "wine", "--odds-ratios")
+    assert code == 0, err
+    assert "Odds ratios" in out
+    code, out, _ = run(capsys, "fit", formula, "--data", "wine", "--odds-ratios", "--format", "json")
+    ratio = json.loads(out)["odds_ratios"]["temp[T.warm]"]["odds_ratio"]
+    beta = ordstats.OrdinalModel.from_formula(formula, wine).fit().params["temp[T.warm]"]
+    assert ratio == pytest.approx(np.exp(beta), rel=1e-8)
+
+
 def test_formula_error_is_plain_text_and_quotes_the_formula(capsys):
     code, _, err = run(capsys, "fit", "rating ~ temp + (contact", "--data", "wine")
     assert code == 2

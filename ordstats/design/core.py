@@ -434,7 +434,9 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     return series.astype(float)
 
 
-def refuse_repeated_columns(columns: Iterable[Any], used: Iterable[str]) -> None:
+def refuse_repeated_columns(
+    columns: Iterable[Any], used: Iterable[str], what: str = "the data"
+) -> None:
     """Raise a :class:`DataError` naming the used columns whose name appears more than once.
 
     Parameters
@@ -443,6 +445,8 @@ def refuse_repeated_columns(columns: Iterable[Any], used: Iterable[str]) -> None
         The column names of the data.
     used : iterable of str
         The names a model uses (response, terms, weights, offset).
+    what : str
+        How the message names the data (``"newdata"`` at prediction).
     """
     seen: set[str] = set()
     repeated: set[str] = set()
@@ -451,7 +455,7 @@ def refuse_repeated_columns(columns: Iterable[Any], used: Iterable[str]) -> None
     twice = [name for name in dict.fromkeys(used) if name in repeated]
     if twice:
         raise DataError(
-            f"the data has more than one column named {', '.join(map(repr, twice))}; "
+            f"{what} has more than one column named {', '.join(map(repr, twice))}; "
             "rename or drop the duplicates (e.g. data.loc[:, ~data.columns.duplicated()])"
         )
 

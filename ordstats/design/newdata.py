@@ -14,7 +14,13 @@ from formulaic import ModelSpec
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import FloatArray
-from ordstats.design.core import Design, TermsDesign, _bad_rows, align_to_index
+from ordstats.design.core import (
+    Design,
+    TermsDesign,
+    _bad_rows,
+    align_to_index,
+    refuse_repeated_columns,
+)
 from ordstats.design.formula import _plain_strings, design_columns
 from ordstats.errors import (
     MissingDataWarning,
@@ -222,6 +228,7 @@ def terms_for_newdata(
             "add them to newdata (predictions use the columns of newdata only, never "
             "variables of the calling scope)"
         )
+    refuse_repeated_columns(frame.columns, needed, what="newdata")
     # missing values are not levels: build complete rows only, the others are NaN;
     # so are levels without rows in the fit, whose effects were not estimated
     complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
