@@ -122,7 +122,9 @@ def test_odds_ratios_of_a_mixed_model(capsys, wine):
     code, out, err = run(capsys, "fit", formula, "--data", "wine", "--odds-ratios")
     assert code == 0, err
     assert "Odds ratios" in out
-    code, out, _ = run(capsys, "fit", formula, "--data", "wine", "--odds-ratios", "--format", "json")
+    code, out, _ = run(
+        capsys, "fit", formula, "--data", "wine", "--odds-ratios", "--format", "json"
+    )
     ratio = json.loads(out)["odds_ratios"]["temp[T.warm]"]["odds_ratio"]
     beta = ordstats.OrdinalModel.from_formula(formula, wine).fit().params["temp[T.warm]"]
     assert ratio == pytest.approx(np.exp(beta), rel=1e-8)
