@@ -875,9 +875,7 @@ def _run_fit(args: argparse.Namespace) -> None:
     print(text)
 
 
-def _with_odds_ratios(
-    text: str, res: OrdinalResults | MixedResults, fmt: str, alpha: float
-) -> str:
+def _with_odds_ratios(text: str, res: OrdinalResults | MixedResults, fmt: str, alpha: float) -> str:
     """Add the odds-ratio table (``--odds-ratios``) to the rendered summary."""
     table = res.odds_ratios(alpha)
     if fmt == "json":

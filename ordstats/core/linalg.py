@@ -273,7 +273,11 @@ def shifted_basis(
     A column needs centring when its mean exceeds ``10^3`` standard
     deviations (the Hessian's condition number grows with the square of that
     ratio) and rescaling when its standard deviation is outside
-    ``[10^-30, 10^30]`` (Hessian entries under- or overflow).  Constant
+    ``[10^-30, 10^8]``: below, Hessian entries underflow; above, the gradient
+    entries of its slope are about SD times those of the unit-scale slope, so
+    Newton's absolute gradient tolerance could not be met at the optimum (a
+    false non-convergence from SD ~ 10^11), and beyond ~10^150 its Hessian
+    entries overflow.  Constant
     columns, and threshold structures that cannot absorb a constant shift,
     are left alone.
 
@@ -329,4 +333,4 @@ def shifted_basis(
 #: A column whose mean exceeds this many standard deviations is centred.
 _CENTRE_RATIO = 1e3
 #: A column whose standard deviation is outside this range is rescaled.
-_SCALE_RANGE = (1e-30, 1e30)
+_SCALE_RANGE = (1e-30, 1e8)

@@ -25,7 +25,11 @@ the previous iteration's (``NewtonOptions.final_hessian=False``).
 
 Codes (as R): 0 converged; 1 gradient small but the step is not (parameters may be
 unbounded); 2 iteration limit; 3 step halving failed; 4 too many Hessian
-modifications in a row.
+modifications in a row.  Where R's absolute gradient test cannot be met because a
+parameter's units are extreme (a slope of ``x * 1e14``), a Newton step that is
+relatively small and predicts a decrease below the objective's rounding noise,
+and that no halving can turn into a decrease, is convergence (code 0), not a
+halving failure: the test of the quadratic model does not depend on the units.
 """
 
 from __future__ import annotations
@@ -203,6 +207,29 @@ def _first_step(
 _NOISE_ULPS = 100.0
 
 
+def _rounding_noise(current: Objective) -> float:
+    """Objective differences that are rounding noise at ``current``: 1e-10 or 100 ulps of f."""
+    return max(1e-10, _NOISE_ULPS * np.finfo(float).eps * abs(current.nll))
+
+
+def _optimal_to_rounding(
+    step: FloatArray, modified: bool, current: Objective, x: FloatArray, opts: NewtonOptions
+) -> bool:
+    """Whether an unmodified Newton step predicts a decrease below the objective's rounding.
+
+    The quadratic model's decrease ``g' H^{-1} g / 2`` and the relative step
+    are invariant to the units of the parameters, while ``max|g|`` is not: a
+    slope of a predictor in units of 1e14 has a gradient entry ~1e14 times the
+    unit-scale one, so the absolute gradient test cannot be met at the optimum
+    and only the step halving tells that nothing is left to gain.
+    """
+    return (
+        not modified
+        and 0.5 * float(current.gradient @ step) <= _rounding_noise(current)
+        and bool(np.all(np.abs(step) <= opts.rel_tol * np.maximum(1.0, np.abs(x))))
+    )
+
+
 def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
     """Whether a trial point improves on the current one.
 
@@ -212,7 +239,7 @@ def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
     """
     if not np.isfinite(trial.nll):
         return False
-    noise = max(1e-10, _NOISE_ULPS * np.finfo(float).eps * abs(current.nll))
+    noise = _rounding_noise(current)
     if trial.nll - current.nll < -noise:
         return True
     if trial.nll - current.nll < noise:
@@ -324,7 +351,10 @@ def newton(
             trial = objective(x - factor * step)
         n_halvings += halvings
         if not _accept(trial, current, max_grad):
-            code = 1 if abs_conv else 3
+            if abs_conv:
+                code = 1
+            else:
+                code = 0 if _optimal_to_rounding(step, modified, current, x, opts) else 3
             break
         if abs_conv and halvings and halved_last:
             code = 1
