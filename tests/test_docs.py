@@ -28,7 +28,7 @@ API_PAGES = [
 
 
 def build_docs(
-    tmp: Path, *, skip: tuple[str, ...] = (), timeout: float = 600
+    tmp: Path, *, skip: tuple[str, ...] = ()
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     """Build the Sphinx site with warnings as errors from a copy of docs/ under ``tmp``.
 
@@ -52,7 +52,6 @@ def build_docs(
         },
         capture_output=True,
         text=True,
-        timeout=timeout,
         check=False,
     )
     return proc, out

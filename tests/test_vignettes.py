@@ -113,7 +113,6 @@ def run_vignette(path: Path, cwd: Path, *args: str) -> subprocess.CompletedProce
         },
         capture_output=True,
         text=True,
-        timeout=300,
         check=False,
     )
 
