@@ -115,6 +115,11 @@ class Settings:
 
 
 Fit = Callable[[pd.DataFrame, np.ndarray, pd.DataFrame, np.ndarray], Callable]
+#: LightGBM's scikit-learn classes run one thread per physical core unless told
+#: otherwise, whatever OMP_NUM_THREADS says; 0 is OpenMP's default, as for the
+#: ordinal boosters, so every booster here uses the same threads (on a busy
+#: machine two threads made each fit 100x slower)
+OPENMP_DEFAULT = 0
 
 
 def ordinal_booster(cls: type, link: str, s: Settings, **tree: int) -> Fit:
@@ -142,6 +147,7 @@ def multiclass_lgbm(s: Settings) -> Fit:
             n_estimators=s.max_rounds,
             learning_rate=s.learning_rate,
             num_leaves=s.num_leaves,
+            n_jobs=OPENMP_DEFAULT,
             random_state=0,
             verbose=-1,
         )
@@ -183,6 +189,7 @@ def regression_lgbm(s: Settings) -> Fit:
             n_estimators=s.max_rounds,
             learning_rate=s.learning_rate,
             num_leaves=s.num_leaves,
+            n_jobs=OPENMP_DEFAULT,
             random_state=0,
             verbose=-1,
         )
