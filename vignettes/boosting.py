@@ -467,14 +467,14 @@ if __name__ == "__main__":
 #
 # The verdicts below are read off the paired intervals of *this* run: a model is
 # *better* or *worse* than ordinal LightGBM (logit) where the 95% interval of the
-# difference excludes zero, and *tied* where it does not.  With few folds (a
-# reduced run) most intervals are wide and most verdicts are ties; the full run
-# is recorded, with its verdicts, in `bench/README.md` ("Ordinal gradient
-# boosting"), and the README summarises it.
+# difference excludes zero, and *tied* where it does not.  With few folds and
+# rounds (a reduced run) the intervals are wide and the boosters undertrained;
+# the full run is recorded, with its verdicts, in `bench/README.md` ("Ordinal
+# gradient boosting"), and the README summarises it.
 #
 # What to expect, and why: the cumulative-link model gives every class the same
-# latent score and only moves the thresholds, so it needs fewer trees' worth of
-# evidence than a multiclass model, which learns one score per class.  That pays
+# latent score and only moves the thresholds, so the booster learns one score
+# where a multiclass booster learns one per class from the same rows.  That pays
 # where the classes are bins of one continuous quantity (prices, wages) or grades
 # on one scale, and costs where the classes differ in more than one direction,
 # as when a predictor moves answers toward *both* ends (the odds are then not
