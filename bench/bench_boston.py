@@ -36,6 +36,7 @@ def load_vignette():
     spec = importlib.util.spec_from_file_location("boston_vignette", VIGNETTE)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
+    sys.path.insert(0, str(VIGNETTE.parent))  # the vignette imports vignettes/_paired.py
     spec.loader.exec_module(module)
     return module
 

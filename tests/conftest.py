@@ -9,6 +9,8 @@
   ``step_problem`` return builders (callables), so that Hypothesis tests can
   draw a new problem per example from a seed.
 
+* One BLAS and OpenMP thread for the session and every process it starts.
+
 Finite-difference helpers are plain functions in :mod:`tests._numdiff`.
 """
 
@@ -21,12 +23,24 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import settings
+from threadpoolctl import threadpool_limits
 
 import ordstats
 from ordstats.core.links import get_link
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.families import get_family
 from ordstats.families.cumulative.likelihood import CLMData, prepare
+
+# -- one BLAS/OpenMP thread --------------------------------------------------------
+# On a machine whose cores are busy (CI beside other jobs, a laptop), BLAS and
+# OpenMP threads wait for cores that other processes hold: fits ran 25-70x slower
+# and the suite took an hour on a loaded 2-core machine (issue 29). The tests time
+# nothing, so they run single-threaded: threadpoolctl limits the pools already
+# loaded in this process, and the variables reach every process the tests start
+# (vignettes, the command line, the docs build, mypy, Dask workers).
+SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+os.environ.update(SINGLE_THREAD)
+threadpool_limits(limits=1)
 
 # Developers get fresh random examples on every run (that is how property tests
 # find bugs); CI (.ci/run sets CI=1) uses a fixed seed so a red build is

@@ -1,4 +1,8 @@
-"""The Sphinx docs build without warnings, so broken docstrings fail the suite."""
+"""The Sphinx docs build without warnings, so broken docstrings fail the suite.
+
+The gallery runs the vignettes in their quick mode (the docs build's default,
+``ORDSTATS_VIGNETTES_QUICK=1``), and the pages built from a reduced run say so.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+from vignette_gallery import vignette_files  # noqa: E402  (docs/_ext: no package)
 
 API_PAGES = [
     "ordstats.OrdinalModel",
@@ -28,7 +34,7 @@ API_PAGES = [
 
 
 def build_docs(
-    tmp: Path, *, skip: tuple[str, ...] = (), timeout: float = 600
+    tmp: Path, *, skip: tuple[str, ...] = ()
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
     """Build the Sphinx site with warnings as errors from a copy of docs/ under ``tmp``.
 
@@ -43,16 +49,10 @@ def build_docs(
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
     proc = subprocess.run(
         [*command, str(source), str(out)],
-        # the gallery runs every vignette: boosting and factorization on quick settings
-        env={
-            **os.environ,
-            "PYTHONPATH": pythonpath,
-            "ORDSTATS_BOOSTING_QUICK": "1",
-            "ORDSTATS_FACTORIZATION_QUICK": "1",
-        },
+        # the gallery runs every vignette, those with a reduced mode in it
+        env={**os.environ, "PYTHONPATH": pythonpath, "ORDSTATS_VIGNETTES_QUICK": "1"},
         capture_output=True,
         text=True,
-        timeout=timeout,
         check=False,
     )
     return proc, out
@@ -92,14 +92,32 @@ def _check_site(out: Path) -> None:
     # the pages users read first, the executed gallery with its figures, offline maths
     for page in ["quickstart", "from_r", "from_statsmodels", "families", "gallery/index"]:
         assert (out / f"{page}.html").is_file(), page
-    vignettes = sorted(p.stem for p in (REPO / "vignettes").glob("*.py"))
+    vignettes = [p.stem for p in vignette_files(REPO / "vignettes")]
     for name in vignettes:
         assert (out / "gallery" / f"{name}.html").is_file(), name
     gallery = (out / "gallery" / "wine.html").read_text()
     assert "-86.4919" in gallery  # printed by running the vignette at build time
     assert '<img alt="figure of wine"' in gallery
     assert (out / "_images" / "wine.png").stat().st_size > 1000
+    _check_reduced_runs_are_marked(out, vignettes)
     families = (out / "families.html").read_text()
     assert 'src="_static/mathjax/tex-chtml.js"' in families
     assert "cdn" not in families.lower()
     assert (out / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+REDUCED = ("boosting", "boston", "factorization")  # the vignettes with a quick mode
+
+
+def _check_reduced_runs_are_marked(out: Path, vignettes: list[str]) -> None:
+    # a page built from a reduced run says so at its top, and the gallery's index too
+    index = (out / "gallery" / "index.html").read_text()
+    for name in vignettes:
+        page = (out / "gallery" / f"{name}.html").read_text()
+        notice = page.find("This page was built from a reduced run of")
+        assert (notice >= 0) == (name in REDUCED), name
+        if name in REDUCED:
+            assert notice < page.find("<h2"), f"{name}: the notice is not at the top"
+            assert f"vignettes/{name}.py" in page[notice : notice + 300]
+            assert f'href="{name}.html"' in index
+    assert index.count("(<em>reduced run</em>)") == len(REDUCED)

@@ -50,7 +50,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     pytest.importorskip("sphinx")
-    proc, out = build_docs(tmp_path_factory.mktemp("docs"), skip=("gallery",), timeout=900)
+    proc, out = build_docs(tmp_path_factory.mktemp("docs"), skip=("gallery",))
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -61,7 +61,6 @@ def load(page: Path, tmp: Path) -> tuple[str, list[str]]:
         [CHROMIUM, *FLAGS, f"--user-data-dir={tmp}", page.as_uri()],
         capture_output=True,
         text=True,
-        timeout=120,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

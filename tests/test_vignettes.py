@@ -1,16 +1,27 @@
-"""Every vignette runs as a script and prints the numbers it talks about."""
+"""Every vignette runs as a script and prints the numbers it talks about.
+
+The vignettes run in their quick mode (``ORDSTATS_VIGNETTES_QUICK=1``): boston on 3
+splits, boosting and factorization on reduced settings, which they announce with a
+``Reduced run:`` line; the others have no reduced mode and run in full.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-VIGNETTES = sorted((REPO / "vignettes").glob("*.py"))
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+from vignette_gallery import _cells, vignette_files  # noqa: E402  (docs/_ext: no package)
+
+VIGNETTES = vignette_files(REPO / "vignettes")
 
 #: Output each vignette must print (values as R's ordinal::clm reports them).
 KEY_OUTPUT = {
@@ -68,20 +79,32 @@ KEY_OUTPUT = {
     ],
     # 3 of the 125 splits (--splits 3); the ordstats row is MLE, so fixed by the data
     "boston.py": [
+        "Reduced run: 3 splits (full run: 125)",
         "Boston house prices, 10 classes, 3 stratified 80/20 splits",
         "ordstats logit         0.833       0.824     0.435  0.609     1.477",
         "ordstats CV-penalised  0.830       0.817     0.435  0.608     1.476",
         "Paired differences to ordstats logit (model - ordstats logit), 95% intervals",
+        "Each model against ordstats logit (95% intervals of the paired differences)",
+        "MAE of the most probable class: 0.",
     ],
-    # quick settings (ORDSTATS_BOOSTING_QUICK=1); the linear rows are MLE, fixed by the data
+    # reduced run: sizes are fixed by the data and the seeds
     "boosting.py": [
-        "fair: 6366 rows, 8 predictors, 5 classes",
+        "Reduced run: 3-fold CV (full run: 5-fold CV); 1 repeat(s) (full run: 2 repeat(s)); "
+        "at most 40 rounds (full run: at most 1000 rounds); 1,500 diamonds "
+        "(full run: 10,000 diamonds)",
         "boston: 506 rows, 13 predictors, 10 classes",
-        "diamonds: 1500 rows, 9 predictors, 5 classes",
+        "wage: 3000 rows, 8 predictors, 5 classes",
+        "diamonds-cut: 1500 rows, 9 predictors, 5 classes",
+        "diamonds-clarity: 1500 rows, 9 predictors, 8 classes",
+        "fair: 6366 rows, 8 predictors, 5 classes",
+        "wvs: 5381 rows, 5 predictors, 3 classes",
         "Paired differences to LGBM ordinal logit (model - reference), 95% intervals",
+        "wvs: each model against LGBM ordinal logit",
+        "Log-loss, model minus LGBM ordinal logit, with 95% intervals (verdict for the model)",
     ],
-    # quick settings (ORDSTATS_FACTORIZATION_QUICK=1): sizes and splits are fixed by the seeds
+    # reduced run: sizes and splits are fixed by the seeds
     "factorization.py": [
+        "Reduced run: 300 of the 2,800 bfi respondents;",
         "bfi: 7,451 ratings, 300 rows x 25 columns, 6 levels 1..6",
         "1 repeat(s); mean split: 5,993 fit, 678 validation, 780 test",
         "movielens: 7,356 ratings, 60 rows x 872 columns, 10 levels 0.5..5",
@@ -92,11 +115,21 @@ KEY_OUTPUT = {
         "RPS  log-loss  MAE(mode)  RMSE(mean)",
         "Paired differences to ordinal MF (model - reference), 95% intervals",
         "synthetic: target vs Gaussian SVD",
+        "not decided (one repeat gives no intervals",
     ],
 }
 
 #: Arguments that keep a vignette's test run short.
 VIGNETTE_ARGS = {"boston.py": ["--splits", "3"]}
+
+
+#: decimals the prose may state that the run does not print: conventions and quotes
+PROSE_CONSTANTS = {
+    "boston.py": {"0.2", "0.4", "1.1"},  # the write-up's MAEs that the vignette re-examines
+    "inference.py": {"1.96", "-1.96", "0.05", "0.2", "0.4"},  # z quantile, 5%, McFadden's rule
+}
+DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.])")  # in prose: not in "v1.2.3"
+PRINTED = re.compile(r"-?\d+\.\d+")  # in output also "0.5" of "levels 0.5..5"
 
 
 def run_vignette(path: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -108,14 +141,32 @@ def run_vignette(path: Path, cwd: Path, *args: str) -> subprocess.CompletedProce
             **os.environ,
             "PYTHONPATH": pythonpath,
             "MPLBACKEND": "Agg",
-            "ORDSTATS_BOOSTING_QUICK": "1",
-            "ORDSTATS_FACTORIZATION_QUICK": "1",
+            "ORDSTATS_VIGNETTES_QUICK": "1",
         },
         capture_output=True,
         text=True,
-        timeout=300,
         check=False,
     )
+
+
+def unprinted_prose_numbers(path: Path, printed: str) -> list[str]:
+    """Decimals in the vignette's text cells that neither its run printed nor its code sets.
+
+    A prose number matches a printed one that rounds to it at the prose's precision.
+    """
+    cells = _cells(path.read_text())
+    code = "\n".join(source for kind, source in cells if kind == "code")
+    shown = np.array([float(x) for x in PRINTED.findall(printed)])
+    allowed = PROSE_CONSTANTS.get(path.name, set())
+    missing = []
+    for kind, source in cells:
+        for number in DECIMAL.findall(source) if kind == "markdown" else []:
+            if number in allowed or number in code:
+                continue
+            half_unit = 0.5 * 10.0 ** -len(number.split(".")[1]) + 1e-12
+            if not np.any(np.abs(shown - float(number)) <= half_unit):
+                missing.append(number)
+    return missing
 
 
 def test_there_are_vignettes():
@@ -139,6 +190,11 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
         assert expected in proc.stdout
     assert "ordstats" not in proc.stderr  # no ordstats warnings
     assert list(tmp_path.iterdir()) == []  # writes nothing by default
+    # every number the text states is one the run printed (issue 29 item 16)
+    assert unprinted_prose_numbers(path, proc.stdout) == []
+    # a reduced run says so first; a vignette without a reduced mode runs in full
+    reduced = path.name in ("boston.py", "boosting.py", "factorization.py")
+    assert proc.stdout.lstrip().startswith("Reduced run: ") == reduced
 
 
 @pytest.mark.parametrize(
@@ -166,3 +222,47 @@ def test_factorization_falls_back_to_numpy_als(tmp_path):
     assert "Gaussian MF: ridge ALS (numpy)" in proc.stdout
     assert "validation choice, Gaussian SVD: rank " in proc.stdout
     assert "synthetic: target vs Gaussian SVD (als)" in proc.stdout
+
+
+def load_vignette(name: str):
+    """A vignette as a module: its definitions, without its ``__main__`` blocks."""
+    spec = importlib.util.spec_from_file_location(f"vignette_{name}", REPO / "vignettes" / name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    sys.path.insert(0, str(REPO / "vignettes"))  # as for a script: its folder's helpers import
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(REPO / "vignettes"))
+    return module
+
+
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")  # LightGBM 4.7
+def test_rounded_regression_takes_its_sd_from_held_out_rows():
+    # issue 29 item 25: the boosted regression's probabilities used the training residual
+    # SD, which boosting shrinks far below the error on new rows (Boston log-loss 2.19
+    # instead of 1.49); the SD must be the RMSE on the rows the trees were not fitted to
+    pytest.importorskip("lightgbm")
+    pytest.importorskip("xgboost")
+    pytest.importorskip("sklearn")
+    import pandas as pd
+
+    boosting = load_vignette("boosting.py")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(600, 3)), columns=["a", "b", "c"])
+    y = np.clip(np.rint(1.5 + X["a"] + rng.normal(size=600)), 0, 3).astype(int)
+    fit = boosting.regression_lgbm(boosting.Settings(max_rounds=300, learning_rate=0.3))
+    proba = fit(X[:400], y[:400], X[400:], y[400:])
+    val_mean, val_sigma = normal_behind(proba(X[400:]))
+    np.testing.assert_allclose(val_sigma, np.sqrt(np.mean((y[400:] - val_mean) ** 2)), rtol=1e-6)
+    fit_mean, fit_sigma = normal_behind(proba(X[:400]))
+    assert np.sqrt(np.mean((y[:400] - fit_mean) ** 2)) < fit_sigma[0]  # the fitted rows: closer
+
+
+def normal_behind(prob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and SD of the normal whose cuts at 0.5, 1.5 give ``prob``'s first two classes."""
+    from scipy import stats
+
+    z = stats.norm.ppf(np.cumsum(prob, axis=1)[:, :2])  # z_j = (j + 0.5 - mean) / sigma
+    sigma = 1 / (z[:, 1] - z[:, 0])
+    return 0.5 - sigma * z[:, 0], sigma

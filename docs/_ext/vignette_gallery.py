@@ -8,6 +8,12 @@ small Markdown subset the vignettes use to reStructuredText, each code cell
 followed by what it printed and by any figure it saved.  ``docs/gallery/index.rst``
 lists the vignettes with their figures as thumbnails.  A failing vignette fails
 the build.
+
+The vignettes run in their quick mode (``ORDSTATS_VIGNETTES_QUICK=1``) unless the
+build is started with ``ORDSTATS_VIGNETTES_QUICK=0``: their full runs take about an
+hour.  A vignette that ran on reduced settings says so in a module variable
+``REDUCED_RUN`` (a sentence naming its settings and the full run's), and its page
+and its entry in the index say so where a reader sees it first.
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ import io
 import os
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 HEADING = {1: "=", 2: "-", 3: "~", 4: "^"}
+#: the vignettes' switch to their reduced settings; "0" builds from the full runs
+QUICK_VARIABLE = "ORDSTATS_VIGNETTES_QUICK"
 
 
 def _cells(text: str) -> list[tuple[str, str]]:
@@ -72,8 +81,32 @@ def markdown_to_rst(markdown: str) -> str:
     return "\n".join(out)
 
 
-def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str]]:
-    """Run one vignette; return its title, its reST page and the figures it saved."""
+def reduced_run_notice(path: Path, reduced: str) -> list[str]:
+    """The admonition at the top of a page built from a reduced run."""
+    script = f"vignettes/{path.name}"
+    return [
+        ".. admonition:: Reduced run",
+        "   :class: warning",
+        "",
+        f"   This page was built from a reduced run of ``{script}``: {reduced}.",
+        "   Every number and figure on it is that run's; the full run's differ",
+        f"   (``python {script}``; ``bench/README.md`` records one).",
+        "",
+    ]
+
+
+def _after_title(rst: str, notice: list[str]) -> str:
+    """Insert ``notice`` after the first section title of ``rst``."""
+    lines = rst.splitlines()
+    for i in range(1, len(lines)):
+        underline = lines[i].strip()
+        if underline and set(underline) == {"="} and lines[i - 1].strip():
+            return "\n".join([*lines[: i + 1], "", *notice, *lines[i + 1 :]])
+    return "\n".join([*notice, rst])
+
+
+def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str], str | None]:
+    """Run one vignette; return its title, reST page, saved figures and reduced-run note."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -82,8 +115,9 @@ def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str]]:
     if figure.exists():
         figure.unlink()
     namespace = {"__name__": "__main__", "__file__": str(path)}
-    argv = sys.argv
+    argv, search_path = sys.argv, list(sys.path)
     sys.argv = [str(path), "--plot", str(figure)]
+    sys.path.insert(0, str(path.parent))  # as for a script: its folder's helpers import
     parts: list[str] = []
     title = name
     figures: list[str] = []
@@ -114,9 +148,33 @@ def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str]]:
                 parts += ["", f".. image:: {figure.name}", f"   :alt: figure of {name}", ""]
             parts.append("")
     finally:
-        sys.argv = argv
+        sys.argv, sys.path[:] = argv, search_path
         os.chdir(cwd)
-    return title, "\n".join(parts) + "\n", figures
+    page = "\n".join(parts) + "\n"
+    reduced = namespace.get("REDUCED_RUN")
+    if reduced:
+        page = _after_title(page, reduced_run_notice(path, str(reduced)))
+    return title, page, figures, str(reduced) if reduced else None
+
+
+def vignette_files(folder: Path) -> list[Path]:
+    """The vignettes in ``folder``: its ``*.py`` files but helpers named ``_*.py``."""
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+@contextlib.contextmanager
+def _quick_mode() -> Iterator[bool]:
+    """Set the vignettes' quick switch for the build (default on); restore it after."""
+    before = os.environ.get(QUICK_VARIABLE)
+    quick = before != "0"
+    os.environ[QUICK_VARIABLE] = "1" if quick else "0"
+    try:
+        yield quick
+    finally:
+        if before is None:
+            del os.environ[QUICK_VARIABLE]
+        else:
+            os.environ[QUICK_VARIABLE] = before
 
 
 def build_gallery(app: object) -> None:
@@ -128,10 +186,11 @@ def build_gallery(app: object) -> None:
     outdir = srcdir / "gallery"
     outdir.mkdir(exist_ok=True)
     entries = []
-    for path in sorted(vignettes.glob("*.py")):
-        title, page, figures = run_vignette(path, outdir)
-        (outdir / f"{path.stem}.rst").write_text(f".. _vignette-{path.stem}:\n\n{page}")
-        entries.append((path.stem, title, figures))
+    with _quick_mode():
+        for path in vignette_files(vignettes):
+            title, page, figures, reduced = run_vignette(path, outdir)
+            (outdir / f"{path.stem}.rst").write_text(f".. _vignette-{path.stem}:\n\n{page}")
+            entries.append((path.stem, title, figures, reduced))
     lines = [
         "Gallery of vignettes",
         "====================",
@@ -140,9 +199,17 @@ def build_gallery(app: object) -> None:
         "below comes from running ``vignettes/*.py`` with this version of ordstats.",
         "",
     ]
-    for stem, title, figures in entries:
+    if any(reduced for *_, reduced in entries):
+        lines += [
+            "Pages marked *reduced run* ran on smaller settings (fewer splits, folds,",
+            "rounds or rows) to keep the build to minutes; each says which at its top.",
+            f"``{QUICK_VARIABLE}=0`` builds every page from the full run (about an hour).",
+            "",
+        ]
+    for stem, title, figures, reduced in entries:
         label = title.replace("`", "").replace("<", "").replace(">", "")
-        lines += [f"- :doc:`{label} <{stem}>`"]
+        mark = " (*reduced run*)" if reduced else ""
+        lines += [f"- :doc:`{label} <{stem}>`{mark}"]
         if figures:
             lines += [
                 "",
@@ -152,7 +219,7 @@ def build_gallery(app: object) -> None:
                 f"     :alt: {title}",
                 "",
             ]
-    lines += ["", ".. toctree::", "   :hidden:", ""] + [f"   {stem}" for stem, _, _ in entries]
+    lines += ["", ".. toctree::", "   :hidden:", ""] + [f"   {entry[0]}" for entry in entries]
     (outdir / "index.rst").write_text("\n".join(lines) + "\n")
 
 

@@ -90,7 +90,7 @@ def test_fit_survives_a_killed_worker(client):
     model.evaluator.evaluate = evaluate_then_kill
     res = model.fit()
     assert killed.is_set()
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2)
     after = set(client.run(os.getpid).values())
     assert victim not in after  # the nanny started a new worker process
     np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)

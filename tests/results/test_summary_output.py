@@ -87,7 +87,6 @@ def test_latex_summary_compiles(which, request, tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
         check=False,
     )
     assert run.returncode == 0, run.stdout[-2000:]
