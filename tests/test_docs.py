@@ -71,21 +71,23 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     _check_site(out)
 
 
-def public_results_names() -> list[str]:
-    """Every public method and property of OrdinalResults, mixins included."""
+def public_results_names(cls_name: str = "OrdinalResults") -> list[str]:
+    """Every public method and property of a results class, mixins included."""
     import ordstats
 
-    return sorted(name for name in dir(ordstats.OrdinalResults) if not name.startswith("_"))
+    cls = getattr(ordstats, cls_name)
+    return sorted(name for name in dir(cls) if not name.startswith("_"))
 
 
 def _check_results_surface(out: Path) -> None:
-    page = (out / "generated" / "ordstats.OrdinalResults.html").read_text()
-    undocumented = [
-        name
-        for name in public_results_names()
-        if f'id="ordstats.OrdinalResults.{name}"' not in page
-    ]
-    assert not undocumented, f"OrdinalResults members without documentation: {undocumented}"
+    for cls_name in ("OrdinalResults", "MixedResults"):
+        page = (out / "generated" / f"ordstats.{cls_name}.html").read_text()
+        undocumented = [
+            name
+            for name in public_results_names(cls_name)
+            if f'id="ordstats.{cls_name}.{name}"' not in page
+        ]
+        assert not undocumented, f"{cls_name} members without documentation: {undocumented}"
 
 
 def _check_site(out: Path) -> None:
