@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -165,6 +165,13 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
     def _extra_params(self) -> dict[str, Any]:
         """``params`` checked (a dict without names the ordinal model owns)."""
         return _booster_params(self.params, self._reserved_params, self._booster_module)
+
+    @classmethod
+    def _refuse_unknown(cls, unknown: Mapping[str, Any]) -> None:
+        # a keyword the ordinal model owns (objective=...) is refused as such: pointing it
+        # at params= would only move the error to fit
+        refuse_reserved(unknown, cls._reserved_params, cls._booster_module, "keywords")
+        super()._refuse_unknown(unknown)
 
     # -- fitting ---------------------------------------------------------------
 
@@ -382,20 +389,27 @@ def _booster_params(
         return {}
     if not isinstance(params, dict):
         raise SpecificationError(f"params must be a dict of booster parameters; got {params!r}")
-    taken = [name for name in params if name in reserved]
+    refuse_reserved(params, reserved, library, "params")
+    return dict(params)
+
+
+def refuse_reserved(
+    names: Iterable[str], reserved: Mapping[str, str], library: str, where: str
+) -> None:
+    """Raise if ``names`` (of ``params``, or keywords: ``where``) include a reserved one."""
+    taken = [name for name in names if name in reserved]
     if taken:
         owned = ", ".join(
             f"{name!r} ({reserved[name]})" if reserved[name] != name else repr(name)
             for name in taken
         )
         raise SpecificationError(
-            f"params may not set {owned}: this estimator's objective is the ordinal "
+            f"{where} may not set {owned}: this estimator's objective is the ordinal "
             "likelihood, its validation metric the ordinal NLL (evals_result_) and its score "
             f"a single latent column, so {library} must not be given another. Remove "
             f"{'them' if len(taken) > 1 else 'it'}; for a plain {library} model use "
             f"{library}'s own estimators"
         )
-    return dict(params)
 
 
 class OrdinalLGBMClassifier(_OrdinalBooster):
