@@ -1,9 +1,10 @@
-"""The tests run single-threaded, and the caller's thread settings come back afterwards."""
+"""The suite on a busy machine: single-threaded, no clocks; the caller's settings come back."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +49,18 @@ print(json.dumps({"code": int(code), "before": before, "after": state()}))
     assert report["code"] == 0, proc.stdout  # single-threaded inside
     assert report["before"]["threads"] == [2]
     assert report["after"] == report["before"]
+
+
+#: a clock read or a time limit in a test: on a busy machine it fails for no fault of the code
+TIMING = re.compile(r"\b(perf_counter|monotonic|process_time)\s*\(|\btime\.time\s*\(|\btimeout\s*=")
+
+
+def test_no_test_reads_a_clock_or_sets_a_timeout():
+    found = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in sorted((REPO / "tests").rglob("*.py"))
+        if path.name != Path(__file__).name
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if TIMING.search(line)
+    ]
+    assert not found, "tests must not time anything (BRIEF, issue 29):\n" + "\n".join(found)
