@@ -119,3 +119,19 @@ def test_a_continuous_target_is_refused_unless_its_classes_are_listed(estimator)
     steps = np.repeat(np.arange(60), 2)  # 60 classes, each listed: one threshold per class
     clf = clone(estimator).set_params(classes=list(range(60))).fit(X, steps)
     assert len(clf.classes_) == 60
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_a_class_without_rows_is_told_apart_by_where_it_came_from(estimator, sample):
+    # every such class was told "drop them from classes=", also without classes=
+    X, codes = sample
+    unused = pd.Categorical(codes, categories=[0, 1, 2, 3], ordered=True)
+    with pytest.raises(ResponseError, match=r"\[3\] have no rows.*remove_unused_") as info:
+        clone(estimator).fit(X, unused)
+    assert "classes=" not in str(info.value)
+    with pytest.raises(ResponseError, match=r"\[3\] have no rows.*drop them from classes="):
+        clone(estimator).set_params(classes=[0, 1, 2, 3]).fit(X, codes)
+    weights = (codes != 2).astype(float)
+    with pytest.raises(ResponseError, match=r"\[2\] have only rows of sample_weight 0") as info:
+        clone(estimator).fit(X, codes, sample_weight=weights)
+    assert "classes=" not in str(info.value)
