@@ -29,9 +29,9 @@ import pandas as pd
 
 from ordstats._typing import IntArray
 from ordstats.design.response import MAX_LEVELS_DEFAULT, orders_itself
-from ordstats.errors import ResponseError, SpecificationError
+from ordstats.errors import DataError, ResponseError, SpecificationError
 
-__all__ = ["TargetCodes", "encode_classes", "encode_target", "is_categorical"]
+__all__ = ["TargetCodes", "encode_classes", "encode_target", "is_categorical", "refuse_missing"]
 
 #: Integer spans of y counted directly (a lookup table instead of hashing every value).
 _COUNTED_SPAN = 1 << 16
@@ -40,6 +40,12 @@ _COUNTED_SPAN = 1 << 16
 def is_categorical(y: object) -> bool:
     """Whether ``y`` is a pandas Categorical (or a Series of one)."""
     return isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
+
+
+def refuse_missing(y: object) -> None:
+    """A :class:`~ordstats.errors.DataError` if ``y`` has missing values (NaN, None, NA)."""
+    if pd.isna(pd.Series(np.asarray(y, dtype=object).reshape(-1))).any():
+        raise DataError("y has missing values (NaN); drop those rows or impute them first")
 
 
 @dataclass(frozen=True)

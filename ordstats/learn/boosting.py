@@ -55,7 +55,12 @@ from ordstats.families.cumulative.boosting import (
 )
 from ordstats.families.cumulative.prediction import category_probabilities
 from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
-from ordstats.learn._targets import encode_classes, encode_target, is_categorical
+from ordstats.learn._targets import (
+    encode_classes,
+    encode_target,
+    is_categorical,
+    refuse_missing,
+)
 from ordstats.learn.estimator import sample_weights
 from ordstats.metrics import mean_absolute_class_error
 
@@ -267,8 +272,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        if pd.isna(pd.Series(np.asarray(y, dtype=object).reshape(-1))).any():
-            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        refuse_missing(y)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
             checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
@@ -297,8 +301,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
                 values = values.reshape(-1) if values.ndim == 2 and values.shape[1] == 1 else None
                 if values is None:
                     raise DataError("y must be one-dimensional")
-        if pd.isna(pd.Series(np.asarray(values, dtype=object))).any():
-            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        refuse_missing(values)
         return values
 
     def _eval_rows(

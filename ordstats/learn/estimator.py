@@ -37,7 +37,7 @@ from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
-from ordstats.learn._targets import encode_target
+from ordstats.learn._targets import encode_target, refuse_missing
 from ordstats.metrics import mean_absolute_class_error
 from ordstats.results.fitted import OrdinalResults
 
@@ -206,6 +206,8 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         self, X: object, y: object, sample_weight: object, groups: object
     ) -> OrdinalClassifier:
         options = self._options()
+        if y is not None:  # None itself gets scikit-learn's "requires y" error
+            refuse_missing(y)  # also None in an object array, which sorting would trip over
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
         weights = sample_weights(sample_weight, X)
