@@ -9,7 +9,8 @@
   ``step_problem`` return builders (callables), so that Hypothesis tests can
   draw a new problem per example from a seed.
 
-* One BLAS and OpenMP thread for the session and every process it starts.
+* One BLAS and OpenMP thread for the session and every process it starts; the
+  caller's settings are restored when the session ends.
 
 Finite-difference helpers are plain functions in :mod:`tests._numdiff`.
 """
@@ -37,10 +38,32 @@ from ordstats.families.cumulative.likelihood import CLMData, prepare
 # and the suite took an hour on a loaded 2-core machine (issue 29). The tests time
 # nothing, so they run single-threaded: threadpoolctl limits the pools already
 # loaded in this process, and the variables reach every process the tests start
-# (vignettes, the command line, the docs build, mypy, Dask workers).
+# (vignettes, the command line, the docs build, mypy, Dask workers). The session
+# ends by giving the caller's process its own settings back: after pytest.main()
+# in a notebook or an IDE the process goes on (tests/test_thread_settings.py).
 SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-os.environ.update(SINGLE_THREAD)
-threadpool_limits(limits=1)
+_CALLERS_THREADS = pytest.StashKey[tuple[dict[str, "str | None"], threadpool_limits]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One BLAS/OpenMP thread for the session (see above), the caller's settings kept."""
+    callers = {name: os.environ.get(name) for name in SINGLE_THREAD}
+    os.environ.update(SINGLE_THREAD)
+    config.stash[_CALLERS_THREADS] = (callers, threadpool_limits(limits=1))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The caller's thread settings back, as they were before the session."""
+    if _CALLERS_THREADS not in config.stash:
+        return
+    callers, limits = config.stash[_CALLERS_THREADS]
+    limits.restore_original_limits()
+    for name, value in callers.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
 
 # Developers get fresh random examples on every run (that is how property tests
 # find bugs); CI (.ci/run sets CI=1) uses a fixed seed so a red build is

@@ -1300,3 +1300,20 @@ def test_newdata_with_a_used_column_twice_is_refused_and_an_unused_one_ignored(w
         res.predict(twice)
     unused_twice = pd.concat([wine[["temp", "contact"]], wine[["contact"]]], axis=1)
     pd.testing.assert_frame_equal(res.predict(unused_twice), res.predict(wine[["temp"]]))
+
+
+# -- issue 29 review: the factorisation's unknown column labels ----------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: r.predict_proba([0], ["nowhere"]),
+        lambda r: r.fold_in("new", {"nowhere": 3}),
+    ],
+)
+def test_an_unknown_column_label_is_not_pointed_at_fold_in(ratings_fit, call):
+    # the message said "fold new rows in with fold_in() first", also inside fold_in
+    with pytest.raises(PredictionError, match=r"unknown column label\(s\) \['nowhere'\]") as info:
+        call(ratings_fit)
+    assert "fold_in" not in str(info.value) and "refit" in str(info.value)

@@ -101,19 +101,35 @@ def test_aliased_columns_drop_the_later_column_like_r(block):
         assert found == expected
 
 
-def test_many_levels_alias_check_is_fast():
-    import time
+def test_many_levels_alias_check_solves_no_system_per_column(monkeypatch):
+    # one linear solve per column took ~10 s at 1000 levels; the blocked Cholesky
+    # solves none (counted, not timed: a clock fails on a busy machine)
+    import scipy.linalg
 
+    solves: list[str] = []
+
+    def counted(module, name):
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            solves.append(name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for name in ("solve", "inv", "lstsq", "pinv"):
+        counted(np.linalg, name)
+    for name in ("solve", "cho_solve", "solve_triangular", "lstsq"):
+        counted(scipy.linalg, name)
     rng = np.random.default_rng(0)
     L, n = 1000, 5000
     codes = rng.integers(0, L, n)
     X = np.zeros((n, L))
     X[np.arange(n), codes] = 1.0
     X[:, 500] = 2 * X[:, 3]  # aliased with an earlier column
-    start = time.perf_counter()
     found = ordstats.design.aliased_columns(ordstats.design.gram_with_intercept(X))
-    assert time.perf_counter() - start < 5.0  # one solve per column took ~10 s
     assert 501 in found
+    assert solves == []
 
 
 def test_large_numeric_formula_design_equals_the_array_design():

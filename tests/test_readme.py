@@ -116,3 +116,38 @@ def test_readme_speed_numbers_come_from_the_bench_headline_run():
         assert f"**{number}" in headline, f"{number} is not in bench/README's headline run"
     date = re.search(r"In one run on (\d{4}-\d{2}-\d{2})", readme)
     assert date and date.group(1) in headline
+
+
+def _factorisation_example() -> tuple[str, str]:
+    """README's OrdinalFactorization code block and the output block that follows it."""
+    blocks = FENCE.findall(README)
+    for k, (lang, body) in enumerate(blocks):
+        if lang == "py" and "OrdinalFactorization(" in body:
+            return body, blocks[k + 1][1]
+    raise AssertionError("README lost its factorisation example")
+
+
+def _run(code: str, capsys: pytest.CaptureFixture[str]) -> str:
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    return capsys.readouterr().out
+
+
+def test_readme_factorisation_example_prints_its_table(capsys):
+    code, printed = _factorisation_example()
+    assert _run(code, capsys).strip() == printed.strip()
+
+
+def test_readme_factorisation_numbers_of_the_earlier_defaults(capsys):
+    # README: with the earlier penalties three 5s gave a 5 probability 0.98-0.99 under
+    # global thresholds, and a 4 probability 0.00 in the example (per-row thresholds)
+    assert "probability 0.98-0.99 for every item" in README and "probability\n0.00" in README
+    code, _ = _factorisation_example()
+    call = 'rank=2, thresholds="row")'
+    assert call in code
+    earlier = "factor_penalty=1, bias_penalty=0.01, threshold_penalty=1"
+    per_row = _run(code.replace(call, f'rank=2, thresholds="row", {earlier})'), capsys)
+    shared = _run(code.replace(call, f'rank=2, thresholds="global", {earlier})'), capsys)
+    table = [line.split() for line in per_row.strip().splitlines()[1:]]
+    assert [row[4] for row in table] == ["0.0", "0.0", "0.0"]  # the level-4 column
+    fives = [float(line.split()[5]) for line in shared.strip().splitlines()[1:]]
+    assert min(fives) >= 0.98 and max(fives) <= 0.99

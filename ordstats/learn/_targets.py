@@ -29,9 +29,9 @@ import pandas as pd
 
 from ordstats._typing import IntArray
 from ordstats.design.response import MAX_LEVELS_DEFAULT, orders_itself
-from ordstats.errors import ResponseError, SpecificationError
+from ordstats.errors import DataError, ResponseError, SpecificationError
 
-__all__ = ["TargetCodes", "encode_classes", "encode_target", "is_categorical"]
+__all__ = ["TargetCodes", "encode_classes", "encode_target", "is_categorical", "refuse_missing"]
 
 #: Integer spans of y counted directly (a lookup table instead of hashing every value).
 _COUNTED_SPAN = 1 << 16
@@ -40,6 +40,12 @@ _COUNTED_SPAN = 1 << 16
 def is_categorical(y: object) -> bool:
     """Whether ``y`` is a pandas Categorical (or a Series of one)."""
     return isinstance(getattr(y, "dtype", None), pd.CategoricalDtype)
+
+
+def refuse_missing(y: object) -> None:
+    """A :class:`~ordstats.errors.DataError` if ``y`` has missing values (NaN, None, NA)."""
+    if pd.isna(pd.Series(np.asarray(y, dtype=object).reshape(-1))).any():
+        raise DataError("y has missing values (NaN); drop those rows or impute them first")
 
 
 @dataclass(frozen=True)
@@ -97,7 +103,8 @@ def encode_target(
         _check_own_order(y)
     ordered = _declared_classes(classes) if classes is not None else _observed_classes(values)
     codes = encode_classes(values, ordered)
-    _check_every_class_present(ordered, codes, weights, estimator)
+    declared_by = "classes=" if classes is not None else "categories" if is_categorical(y) else ""
+    _check_every_class_present(ordered, codes, weights, estimator, declared_by)
     return TargetCodes(ordered, codes)
 
 
@@ -195,21 +202,47 @@ def _observed_classes(values: object) -> np.ndarray:
     return found
 
 
+#: What to do about classes without rows, by where they were declared.
+_UNUSED_CLASSES = {
+    "classes=": "drop them from classes= or use data that has them",
+    "categories": (
+        "they are categories of y: drop the unused ones (remove_unused_categories()) or use "
+        "data that has them"
+    ),
+    "": "use data that has them",
+}
+
+
 def _check_every_class_present(
-    classes: np.ndarray, codes: IntArray, weights: np.ndarray, estimator: str
+    classes: np.ndarray, codes: IntArray, weights: np.ndarray, estimator: str, declared_by: str
 ) -> None:
+    """Every class needs rows of positive weight; the message says why one has none.
+
+    ``declared_by`` is ``"classes="``, ``"categories"`` (a Categorical ``y``) or
+    ``""`` (the values of ``y``: a class there has rows, all of weight 0).
+    """
     present = np.bincount(codes[weights > 0], minlength=len(classes)) > 0
     if present.sum() < 2:
         raise ResponseError(
             f"y has {int(present.sum())} class with positive weight; {estimator} needs at "
             "least 2 classes"
         )
-    if not present.all():
-        missing = [c for c, p in zip(classes.tolist(), present, strict=True) if not p]
-        raise ResponseError(
-            f"classes {missing} have no rows (with positive weight) in y; their thresholds "
-            "are not estimable: drop them from classes= or use data that has them"
-        )
+    if present.all():
+        return
+    has_rows = np.bincount(codes, minlength=len(classes)) > 0
+    labels = classes.tolist()
+    unused = [c for c, r in zip(labels, has_rows, strict=True) if not r]
+    weightless = [c for c, p, r in zip(labels, present, has_rows, strict=True) if r and not p]
+    problems, hints = [], []
+    if unused:
+        problems.append(f"classes {unused} have no rows in y")
+        hints.append(_UNUSED_CLASSES[declared_by])
+    if weightless:
+        problems.append(f"classes {weightless} have only rows of sample_weight 0")
+        hints.append("give some of those rows positive weight, or drop them")
+    raise ResponseError(
+        f"{' and '.join(problems)}, so their thresholds are not estimable: {'; '.join(hints)}"
+    )
 
 
 def _small_integer_span(values: np.ndarray) -> tuple[np.generic, int] | None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -55,7 +55,12 @@ from ordstats.families.cumulative.boosting import (
 )
 from ordstats.families.cumulative.prediction import category_probabilities
 from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
-from ordstats.learn._targets import encode_classes, encode_target, is_categorical
+from ordstats.learn._targets import (
+    encode_classes,
+    encode_target,
+    is_categorical,
+    refuse_missing,
+)
 from ordstats.learn.estimator import sample_weights
 from ordstats.metrics import mean_absolute_class_error
 
@@ -166,6 +171,13 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         """``params`` checked (a dict without names the ordinal model owns)."""
         return _booster_params(self.params, self._reserved_params, self._booster_module)
 
+    @classmethod
+    def _refuse_unknown(cls, unknown: Mapping[str, Any]) -> None:
+        # a keyword the ordinal model owns (objective=...) is refused as such: pointing it
+        # at params= would only move the error to fit
+        refuse_reserved(unknown, cls._reserved_params, cls._booster_module, "keywords")
+        super()._refuse_unknown(unknown)
+
     # -- fitting ---------------------------------------------------------------
 
     def fit(
@@ -260,8 +272,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             raise DataError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        if pd.isna(pd.Series(np.asarray(y, dtype=object).reshape(-1))).any():
-            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        refuse_missing(y)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
             checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
@@ -290,8 +301,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
                 values = values.reshape(-1) if values.ndim == 2 and values.shape[1] == 1 else None
                 if values is None:
                     raise DataError("y must be one-dimensional")
-        if pd.isna(pd.Series(np.asarray(values, dtype=object))).any():
-            raise DataError("y has missing values (NaN); drop those rows or impute them first")
+        refuse_missing(values)
         return values
 
     def _eval_rows(
@@ -382,20 +392,27 @@ def _booster_params(
         return {}
     if not isinstance(params, dict):
         raise SpecificationError(f"params must be a dict of booster parameters; got {params!r}")
-    taken = [name for name in params if name in reserved]
+    refuse_reserved(params, reserved, library, "params")
+    return dict(params)
+
+
+def refuse_reserved(
+    names: Iterable[str], reserved: Mapping[str, str], library: str, where: str
+) -> None:
+    """Raise if ``names`` (of ``params``, or keywords: ``where``) include a reserved one."""
+    taken = [name for name in names if name in reserved]
     if taken:
         owned = ", ".join(
             f"{name!r} ({reserved[name]})" if reserved[name] != name else repr(name)
             for name in taken
         )
         raise SpecificationError(
-            f"params may not set {owned}: this estimator's objective is the ordinal "
+            f"{where} may not set {owned}: this estimator's objective is the ordinal "
             "likelihood, its validation metric the ordinal NLL (evals_result_) and its score "
             f"a single latent column, so {library} must not be given another. Remove "
             f"{'them' if len(taken) > 1 else 'it'}; for a plain {library} model use "
             f"{library}'s own estimators"
         )
-    return dict(params)
 
 
 class OrdinalLGBMClassifier(_OrdinalBooster):

@@ -27,15 +27,17 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.links import get_link
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
+from ordstats.design.response import format_level
 from ordstats.errors import CollinearityWarning, DataError, SpecificationError
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.learn._sklearn import ClearParameters, Prediction, class_index, require_sklearn
-from ordstats.learn._targets import encode_target
+from ordstats.learn._targets import encode_target, refuse_missing
 from ordstats.metrics import mean_absolute_class_error
 from ordstats.results.fitted import OrdinalResults
 
@@ -104,7 +106,8 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         parameters are named as R's ``clm`` names them: the thresholds after the
         classes (``"low|mid"``), the slopes after ``feature_names_in_`` (a
         DataFrame's columns, also through ``set_output(transform="pandas")``)
-        or ``x1, x2, ...`` for arrays.
+        or ``x1, x2, ...`` for arrays, for repeated column names and for a
+        column named as another parameter (``"low|mid"``, ``"lambda"``).
     coef_ : ndarray, shape (n_features,)
         Slopes ``beta``; 0 for a column left out because it is constant in
         the training rows (with a ``CollinearityWarning``: the thresholds are the
@@ -203,6 +206,8 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         self, X: object, y: object, sample_weight: object, groups: object
     ) -> OrdinalClassifier:
         options = self._options()
+        if y is not None:  # None itself gets scikit-learn's "requires y" error
+            refuse_missing(y)  # also None in an object array, which sorting would trip over
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
         weights = sample_weights(sample_weight, X)
@@ -214,7 +219,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         endog = pd.Categorical.from_codes(
             target.codes, categories=pd.Index(target.classes), ordered=True
         )
-        names = _column_names(self)
+        names = _column_names(self, _other_parameter_names(options, target.classes))
         kept = _nonconstant_columns(X, weights, names)
         exog = pd.DataFrame(X[:, kept], columns=[names[j] for j in kept], copy=False)
         model = OrdinalModel(
@@ -281,7 +286,8 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
             if not model.exog_names:
                 prob = self.results_.predict(None, "prob").to_numpy()[:1]
                 return np.repeat(prob, len(X), axis=0)
-            frame = pd.DataFrame(X, columns=_column_names(self), copy=False)
+            others = set(model.param_names) - set(model.exog_names)
+            frame = pd.DataFrame(X, columns=_column_names(self, others), copy=False)
             return np.asarray(self.results_.predict(frame, "prob").to_numpy(), dtype=float)
         # x'beta and the cut-points directly: no design or pandas work per call
         theta = threshold_matrix(
@@ -531,12 +537,26 @@ class OrdinalClassifierCV(OrdinalClassifier):
 # -- helpers -------------------------------------------------------------------
 
 
-def _column_names(estimator: OrdinalClassifier) -> list[str]:
-    """Names of the columns of ``X``: ``feature_names_in_``, else ``x1, x2, ...``."""
+def _column_names(estimator: OrdinalClassifier, others: set[str]) -> list[str]:
+    """Names of the columns of ``X``: ``feature_names_in_``, else ``x1, x2, ...``.
+
+    Positional names too when the names repeat or one of them is in ``others``,
+    the names of the model's other parameters (a threshold ``"low|mid"``,
+    ``"lambda"``): ``results_.params`` needs one name per parameter.
+    """
     names = getattr(estimator, "feature_names_in_", None)
-    if names is None or len(set(names)) != len(names):  # none, or repeated: by position
+    if names is None or len(set(names)) != len(names) or others.intersection(map(str, names)):
         return [f"x{j + 1}" for j in range(estimator.n_features_in_)]
     return [str(name) for name in names]
+
+
+def _other_parameter_names(options: ModelOptions, classes: np.ndarray) -> set[str]:
+    """Names of the parameters of the classifier's model that are not slopes."""
+    levels = [format_level(c) for c in classes.tolist()]
+    names = set(options.family_object().parameter_names(options.threshold, levels))
+    if isinstance(get_link(options.link), FlexibleLink):
+        names.add("lambda")
+    return names
 
 
 def _nonconstant_columns(X: FloatArray, weights: FloatArray, names: list[str]) -> IntArray:

@@ -209,9 +209,12 @@ class FactorizationResults:
         codes = index.get_indexer(values)
         if (codes < 0).any():
             missing = list(values[codes < 0][:5])
-            raise PredictionError(
-                f"unknown {what} label(s) {missing}; fold new rows in with fold_in() first"
+            hint = (
+                "fold new rows in with fold_in() first"
+                if what == "row"
+                else "the columns are those of the fit; refit with the new columns' ratings"
             )
+            raise PredictionError(f"unknown {what} label(s) {missing}; {hint}")
         return codes
 
     def _eta_and_theta(self, r: IntArray, c: IntArray) -> tuple[FloatArray, FloatArray]:

@@ -165,3 +165,20 @@ def test_xgboost_params_may_not_replace_the_ordinal_model(params, data):
     X, y = data
     with pytest.raises(SpecificationError, match="may not set"):
         OrdinalXGBClassifier(n_estimators=3, params=params).fit(X, y)
+
+
+@pytest.mark.skipif(not HAS_LIGHTGBM or not HAS_XGBOOST, reason="needs lightgbm and xgboost")
+def test_keywords_the_ordinal_model_owns_are_not_pointed_at_params():
+    # objective= used to get "Pass LightGBM's own parameters through params=, e.g.
+    # params={'objective': 'regression'}", which fit then refused
+    from ordstats.learn import OrdinalLGBMClassifier, OrdinalXGBClassifier
+
+    for make in (
+        lambda: OrdinalLGBMClassifier(objective="regression"),
+        lambda: OrdinalLGBMClassifier(verbose=-1, metric="l2"),
+        lambda: OrdinalLGBMClassifier().set_params(num_class=3),
+        lambda: OrdinalXGBClassifier(eval_metric="mlogloss"),
+    ):
+        with pytest.raises(SpecificationError, match="keywords may not set") as info:
+            make()
+        assert "params=" not in str(info.value)

@@ -86,6 +86,24 @@ def test_flexible_link_predicts_from_named_columns(frame):
     )
 
 
+@pytest.mark.parametrize(("column", "link"), [("lambda", "aranda-ordaz"), ("low|mid", "logit")])
+def test_a_column_named_as_another_parameter_keeps_positional_names(frame, column, link):
+    # a column "lambda" beside the flexible link's lambda, or "low|mid" beside the
+    # threshold, gave two parameters one name: summary() failed with a raw pandas error
+    X, y = frame
+    named = X[["age", "income"]].rename(columns={"income": column})
+    clf = OrdinalClassifier(link=link).fit(named, y)
+    params = clf.results_.params
+    assert params.index.is_unique
+    assert list(params.index[2:4]) == ["x1", "x2"]
+    assert "x2" in str(clf.results_.summary())
+    plain = OrdinalClassifier(link=link).fit(named.to_numpy(), y)
+    pd.testing.assert_series_equal(params, plain.results_.params, rtol=1e-10)
+    np.testing.assert_allclose(
+        clf.predict_proba(named.iloc[:5]), plain.predict_proba(named.to_numpy()[:5]), rtol=1e-10
+    )
+
+
 # -- constant columns (item 23) ----------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ pytest.importorskip("sklearn")
 
 from sklearn.base import clone
 
-from ordstats.errors import ResponseError
+from ordstats.errors import DataError, ResponseError
 from ordstats.learn import OrdinalClassifier
 from tests.learn._estimators import ids, installed_boosters
 
@@ -119,3 +119,31 @@ def test_a_continuous_target_is_refused_unless_its_classes_are_listed(estimator)
     steps = np.repeat(np.arange(60), 2)  # 60 classes, each listed: one threshold per class
     clf = clone(estimator).set_params(classes=list(range(60))).fit(X, steps)
     assert len(clf.classes_) == 60
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_a_class_without_rows_is_told_apart_by_where_it_came_from(estimator, sample):
+    # every such class was told "drop them from classes=", also without classes=
+    X, codes = sample
+    unused = pd.Categorical(codes, categories=[0, 1, 2, 3], ordered=True)
+    with pytest.raises(ResponseError, match=r"\[3\] have no rows.*remove_unused_") as info:
+        clone(estimator).fit(X, unused)
+    assert "classes=" not in str(info.value)
+    with pytest.raises(ResponseError, match=r"\[3\] have no rows.*drop them from classes="):
+        clone(estimator).set_params(classes=[0, 1, 2, 3]).fit(X, codes)
+    weights = (codes != 2).astype(float)
+    with pytest.raises(ResponseError, match=r"\[2\] have only rows of sample_weight 0") as info:
+        clone(estimator).fit(X, codes, sample_weight=weights)
+    assert "classes=" not in str(info.value)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+@pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
+def test_missing_values_in_y_get_one_clear_error(estimator, sample, missing):
+    # OrdinalClassifier raised a raw TypeError from sorting for None in an object array
+    X, codes = sample
+    y = np.array([*codes[:-1], missing], dtype=object)
+    with pytest.raises(DataError, match=r"y has missing values .*drop those rows or impute"):
+        clone(estimator).fit(X, y)
+    with pytest.raises(DataError, match=r"y has missing values"):
+        clone(estimator).fit(X, list(y))
