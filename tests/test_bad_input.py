@@ -1317,3 +1317,16 @@ def test_an_unknown_column_label_is_not_pointed_at_fold_in(ratings_fit, call):
     with pytest.raises(PredictionError, match=r"unknown column label\(s\) \['nowhere'\]") as info:
         call(ratings_fit)
     assert "fold_in" not in str(info.value) and "refit" in str(info.value)
+
+
+# -- issue 29 last read: a predictor named like another parameter ---------------------
+
+
+def test_a_predictor_named_like_the_link_parameter_is_refused():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(
+        {"y": rng.integers(0, 3, 200), "lambda": rng.normal(size=200), "b": rng.normal(size=200)}
+    )
+    with pytest.raises(SpecificationError, match=r"two parameters would be named 'lambda'"):
+        OrdinalModel.from_formula("y ~ lambda + b", data, link="aranda-ordaz")
+    assert OrdinalModel.from_formula("y ~ lambda + b", data).param_names[-2:] == ["lambda", "b"]

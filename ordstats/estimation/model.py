@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -421,6 +422,7 @@ class OrdinalModel:
             + [f"scale:{term}" for term in self.scale_names]
             + (["lambda"] if self.problem.layout.n_lambda else [])
         )
+        _refuse_repeated_names(self.param_names)
 
     def with_changes(
         self,
@@ -1233,4 +1235,19 @@ def _warn_fit(info: FitInfo) -> None:
             "the predictors; fit(maxiter=...) allows more iterations",
             ConvergenceWarning,
             stacklevel=3,
+        )
+
+
+def _refuse_repeated_names(names: Sequence[str]) -> None:
+    """Refuse parameter names that occur twice (a column named like a threshold or ``lambda``).
+
+    Every table, test and interval reads parameters by name, so two parameters
+    of one name would make them ambiguous or silently drop one.
+    """
+    twice = [name for name, count in Counter(names).items() if count > 1]
+    if twice:
+        raise SpecificationError(
+            f"two parameters would be named {', '.join(map(repr, twice))}: a "
+            "predictor has the name of a threshold or of the link parameter 'lambda'; "
+            "rename that column"
         )
