@@ -304,6 +304,13 @@ class MarginalEffectsMethods(FittedState):
             from ordstats.results.persistence import rows_removed_error
 
             raise rows_removed_error("get_margeff()")
+        if not model.evaluator.keeps_rows:
+            raise SpecificationError(
+                "get_margeff() averages over the fitted rows, which a model read in chunks "
+                "(files, Dask, chunksize=) does not keep in memory; fit the model on a "
+                "DataFrame (or a sample of the rows) for marginal effects, or compare "
+                "predict(newdata) at chosen predictor values"
+            )
         regressors = _regressors(model, options["dummy"], options["count"])
         rows = _evaluation_rows(model, regressors, options["at"], atexog)
         names = [r.name for r in regressors]
