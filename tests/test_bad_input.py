@@ -1300,3 +1300,21 @@ def test_newdata_with_a_used_column_twice_is_refused_and_an_unused_one_ignored(w
         res.predict(twice)
     unused_twice = pd.concat([wine[["temp", "contact"]], wine[["contact"]]], axis=1)
     pd.testing.assert_frame_equal(res.predict(unused_twice), res.predict(wine[["temp"]]))
+
+
+# -- issue 29 review (results/mixed): a repeated grouping column -----------------------
+
+
+def test_a_repeated_column_of_a_random_term_is_named(wine):
+    # before: TypeError 'factorize requires a Series ... got DataFrame' (pandas), and for
+    # new data "Term `contact` has generated columns that are inconsistent"
+    twice = pd.concat([wine, wine[["judge"]]], axis=1)
+    with pytest.raises(DataError, match="more than one column named 'judge'"):
+        OrdinalModel.from_formula("rating ~ temp + (1|judge)", twice)
+    res = OrdinalModel.from_formula("rating ~ temp + (1 + contact|judge)", wine).fit()
+    new = pd.concat([wine[["temp", "judge", "contact"]], wine[["contact"]]], axis=1)
+    for re_form in (None, "marginal"):
+        with pytest.raises(DataError, match="newdata has more than one column named 'contact'"):
+            res.predict(new, re_form=re_form)
+    # a column the prediction does not read may repeat
+    assert res.predict(new, re_form=0).shape == (72, 5)
