@@ -1330,3 +1330,19 @@ def test_a_predictor_named_like_the_link_parameter_is_refused():
     with pytest.raises(SpecificationError, match=r"two parameters would be named 'lambda'"):
         OrdinalModel.from_formula("y ~ lambda + b", data, link="aranda-ordaz")
     assert OrdinalModel.from_formula("y ~ lambda + b", data).param_names[-2:] == ["lambda", "b"]
+# -- issue 29 review (results/mixed): a repeated grouping column -----------------------
+
+
+def test_a_repeated_column_of_a_random_term_is_named(wine):
+    # before: TypeError 'factorize requires a Series ... got DataFrame' (pandas), and for
+    # new data "Term `contact` has generated columns that are inconsistent"
+    twice = pd.concat([wine, wine[["judge"]]], axis=1)
+    with pytest.raises(DataError, match="more than one column named 'judge'"):
+        OrdinalModel.from_formula("rating ~ temp + (1|judge)", twice)
+    res = OrdinalModel.from_formula("rating ~ temp + (1 + contact|judge)", wine).fit()
+    new = pd.concat([wine[["temp", "judge", "contact"]], wine[["contact"]]], axis=1)
+    for re_form in (None, "marginal"):
+        with pytest.raises(DataError, match="newdata has more than one column named 'contact'"):
+            res.predict(new, re_form=re_form)
+    # a column the prediction does not read may repeat
+    assert res.predict(new, re_form=0).shape == (72, 5)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -203,6 +205,91 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _context_value(value: Any) -> bool:
+    """Whether a name of the formula's context may be used for new data as it is.
+
+    Modules, functions and scalars (``np``, ``log``, a constant) may; data
+    (arrays, Series) may not: they belong to the rows they came with, so new
+    data must hold such a column itself.
+    """
+    if value is ...:
+        return False
+    return (
+        inspect.ismodule(value)
+        or callable(value)
+        or isinstance(value, (int, float, complex, str, bytes, np.generic))
+    )
+
+
+def is_row_data(value: Any, n_rows: int | None = None) -> bool:
+    """Whether a value of a formula's context holds one value per row of the data.
+
+    Such a value (an array or Series the caller's formula read, ``xx`` in
+    ``"y ~ temp + xx"``) is a column of the rows it came with: new data must
+    hold that column.  Modules, functions, scalars, mappings and parameters
+    of other lengths (a list of factor levels, spline knots) are not.
+
+    Parameters
+    ----------
+    value : object
+    n_rows : int, optional
+        Rows of the data the formula was built on.  Without it, only numpy
+        arrays and pandas objects with at least one dimension count.
+
+    Returns
+    -------
+    bool
+    """
+    if _context_value(value) or isinstance(value, Mapping) or value is ...:
+        return False
+    try:
+        if np.ndim(value) < 1:
+            return False
+        length = len(value)
+    except (TypeError, ValueError):  # ragged or unsized objects are not columns
+        return False
+    if n_rows is None:
+        return isinstance(value, (np.ndarray, pd.Series, pd.Index, pd.DataFrame))
+    return length == n_rows
+
+
+def _context_at_rows(context: Any, n_rows: int, rows: Any) -> Any:
+    """``context`` for some of the data's rows: its per-row values taken at ``rows``.
+
+    A formula may read a variable of the caller with one value per row of the
+    data (``xx`` in ``"y ~ temp + xx"``, as R's ``model.frame`` does); when the
+    design is built on some of the rows (rows with missing values dropped, or
+    the first rows that teach a spec), that variable must follow them.
+
+    Parameters
+    ----------
+    context : mapping or None
+    n_rows : int
+        Rows of the data the context's per-row values belong to.
+    rows : slice or ndarray of int
+        Positions of the rows used.
+
+    Returns
+    -------
+    mapping or None
+        ``context`` itself when it holds no per-row value.
+    """
+    if not isinstance(context, Mapping):
+        return context
+    per_row = [name for name, value in context.items() if is_row_data(value, n_rows)]
+    if not per_row:
+        return context
+    subset = dict(context)
+    for name in per_row:
+        value = context[name]
+        subset[name] = (
+            value.iloc[rows]
+            if isinstance(value, (pd.Series, pd.DataFrame))
+            else np.asarray(value)[rows]
+        )
+    return subset
+
+
 def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
     """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
 
@@ -281,7 +368,8 @@ def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
     the columns straight from ``data``: formulaic would copy every column twice.
     """
     if len(data) > 10 * _SPEC_ROWS:
-        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
+        head_context = _context_at_rows(context, len(data), slice(0, _SPEC_ROWS))
+        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], head_context)
         names = _plain_numeric(head.model_spec, data)
         if names is not None:
             values = data[names].to_numpy(dtype=float) if names else np.empty((len(data), 0))
@@ -485,16 +573,21 @@ def design_from_formula(
     # missing values in the raw columns, so one NaN does not spoil every row
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
+    if rows is not frame:  # the caller's per-row variables follow the rows
+        context_of_rows = _context_at_rows(context, len(frame), np.flatnonzero(raw_ok))
+    else:
+        context_of_rows = context
     matrices = {}
     for part, text in sides.items():
-        sides[part], matrices[part] = _with_intercept(text, rows, context, part)
+        sides[part], matrices[part] = _with_intercept(text, rows, context_of_rows, part)
         for label, finite in _nonfinite_columns(matrices[part], part).items():
             bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):
         # re-materialise so stateful transforms and factor levels see only used rows
-        matrices = {part: _build(sides[part], clean, context) for part in sides}
+        clean_context = _context_at_rows(context, len(frame), keep_rows)
+        matrices = {part: _build(sides[part], clean, clean_context) for part in sides}
     terms = {
         part: _drop_aliased(
             replace(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -21,7 +20,7 @@ from ordstats.design.core import (
     align_to_index,
     refuse_repeated_columns,
 )
-from ordstats.design.formula import _plain_strings, design_columns
+from ordstats.design.formula import _context_value, _plain_strings, design_columns, is_row_data
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
@@ -73,54 +72,6 @@ def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
         and frame[name].dtype.kind in "fiub"
         for name in terms.names
     )
-
-
-def _context_value(value: Any) -> bool:
-    """Whether a name of the formula's context may be used for new data as it is.
-
-    Modules, functions and scalars (``np``, ``log``, a constant) may; data
-    (arrays, Series) may not: they belong to the rows they came with, so new
-    data must hold such a column itself.
-    """
-    if value is ...:
-        return False
-    return (
-        inspect.ismodule(value)
-        or callable(value)
-        or isinstance(value, (int, float, complex, str, bytes, np.generic))
-    )
-
-
-def is_row_data(value: Any, n_rows: int | None = None) -> bool:
-    """Whether a value of a formula's context holds one value per row of the data.
-
-    Such a value (an array or Series the caller's formula read, ``xx`` in
-    ``"y ~ temp + xx"``) is a column of the rows it came with: new data must
-    hold that column.  Modules, functions, scalars, mappings and parameters
-    of other lengths (a list of factor levels, spline knots) are not.
-
-    Parameters
-    ----------
-    value : object
-    n_rows : int, optional
-        Rows of the data the formula was built on.  Without it, only numpy
-        arrays and pandas objects with at least one dimension count.
-
-    Returns
-    -------
-    bool
-    """
-    if _context_value(value) or isinstance(value, Mapping) or value is ...:
-        return False
-    try:
-        if np.ndim(value) < 1:
-            return False
-        length = len(value)
-    except (TypeError, ValueError):  # ragged or unsized objects are not columns
-        return False
-    if n_rows is None:
-        return isinstance(value, (np.ndarray, pd.Series, pd.Index, pd.DataFrame))
-    return length == n_rows
 
 
 def _context_roots(spec: ModelSpec) -> set[str]:

@@ -37,6 +37,7 @@ from ordstats.design.core import (
     DesignOptions,
     _bad_rows,
     align_to_index,
+    refuse_repeated_columns,
     report_missing_counts,
 )
 from ordstats.design.formula import design_from_formula, split_formula
@@ -260,7 +261,9 @@ def check_random_columns(bars: Sequence[tuple[str, str]], data: pd.DataFrame) ->
     bars : sequence of (str, str)
     data : pandas.DataFrame
     """
+    used: list[str] = []
     for expr, group in bars:
+        used += [*group.split(":"), *_expr_variables(expr)]
         for name in group.split(":"):
             if name not in data.columns:
                 raise FormulaError(
@@ -273,6 +276,7 @@ def check_random_columns(bars: Sequence[tuple[str, str]], data: pd.DataFrame) ->
                     f"the random term ({expr}|{group}) uses {name!r}, which is not a column "
                     f"of the data{_hint(name, data.columns)}"
                 )
+    refuse_repeated_columns(data.columns, used)
 
 
 def _hint(name: str, columns: Sequence[object]) -> str:
@@ -508,6 +512,7 @@ def term_matrices_for(
                 f"term ({term.expr}|{term.group}); add them"
                 + (" or predict with re_form=0 or re_form='marginal'" if groups else "")
             )
+        refuse_repeated_columns(data.columns, random_columns(term, groups), what="newdata")
         matrix = _term_rows(term, data)
         if groups:
             labels = _group_labels(data, term.group)

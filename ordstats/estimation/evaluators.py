@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
@@ -52,9 +53,16 @@ from ordstats.design import (
     DesignOptions,
     categorical_variables,
     formula_variables,
+    is_row_data,
     refuse_repeated_columns,
 )
-from ordstats.errors import DataError, FormulaError, NotFittedError, SpecificationError
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    NotFittedError,
+    OrdstatsError,
+    SpecificationError,
+)
 from ordstats.estimation.context import FormulaContext
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
@@ -643,6 +651,32 @@ def _check_streamable(family: Family, nominal: object, scale: object) -> None:
         )
 
 
+def _caller_arrays_error(names: list[str]) -> FormulaError:
+    return FormulaError(
+        f"the formula uses {', '.join(map(repr, names))} from the calling scope, an array "
+        "or Series with one value per row; data read in chunks take every variable from "
+        "their own columns: add it to the data as a column"
+    )
+
+
+@contextmanager
+def _caller_arrays_hint(context: FormulaContext) -> Iterator[None]:
+    """Turn the shape error of a per-row variable of the caller into a clear error.
+
+    Without the number of rows (files, Dask) such a variable is only found when
+    a chunk's rows and its values do not line up.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        arrays = sorted(
+            name for name, value in context.items() if is_row_data(value) or isinstance(value, list)
+        )
+        if isinstance(exc, OrdstatsError) or not arrays:
+            raise
+        raise _caller_arrays_error(arrays) from exc
+
+
 def _refuse_rounded_integers(values: list[Any], name: str) -> None:
     """Refuse response levels that a CSV reader turned from integers into floats.
 
@@ -699,24 +733,32 @@ def build_chunked(
     plan = _column_plan(source, response, variables, weights, offset)
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
-    ctx = FormulaContext({k: v for k, v in dict(context or {}).items() if k in variables})
-    sample = source.first_chunk(plan.read_columns)
-    factors = categorical_variables(formula, sample, ctx) | {
-        c for c in plan.columns if c != response and not _is_numeric(sample[c])
-    }
-    plan = replace(plan, factors=sorted(factors))
-    reader = SourceReader(source)
-    scan = reader.read_pass(scan_levels, plan)
-    if getattr(source, "reads_text", False):
-        _refuse_rounded_integers(list(scan.values.get(response, ())), response)
-    encoded, fitted_formula, terms = fix_levels(
-        scan,
-        plan,
-        formula,
-        ctx,
-        levels=design_options.levels,
-        many_levels=design_options.many_levels,
+    # the caller's per-row values are refused here, so every other name of the
+    # context (a function, a list of levels) serves the chunks as it is
+    ctx = FormulaContext(
+        {k: v for k, v in dict(context or {}).items() if k in variables}, row_names=()
     )
+    per_row = sorted(set(getattr(context, "row_names", None) or ()) & set(ctx))
+    if per_row:  # recorded when a DataFrame is read in chunks
+        raise _caller_arrays_error(per_row)
+    with _caller_arrays_hint(ctx):
+        sample = source.first_chunk(plan.read_columns)
+        factors = categorical_variables(formula, sample, ctx) | {
+            c for c in plan.columns if c != response and not _is_numeric(sample[c])
+        }
+        plan = replace(plan, factors=sorted(factors))
+        reader = SourceReader(source)
+        scan = reader.read_pass(scan_levels, plan)
+        if getattr(source, "reads_text", False):
+            _refuse_rounded_integers(list(scan.values.get(response, ())), response)
+        encoded, fitted_formula, terms = fix_levels(
+            scan,
+            plan,
+            formula,
+            ctx,
+            levels=design_options.levels,
+            many_levels=design_options.many_levels,
+        )
     spec = ChunkSpec(
         plan=plan,
         terms=terms,

@@ -715,11 +715,19 @@ class OrdinalModel:
             )
         if isinstance(params, pd.Series):
             missing = [n for n in self.param_names if n not in params.index]
+            unknown = [n for n in params.index if n not in self.param_names]
+            problems = []
             if missing:
+                problems.append(f"lacks the parameter(s) {', '.join(map(repr, missing))}")
+            if unknown:  # e.g. the params of another model: not silently dropped
+                problems.append(
+                    f"has label(s) {', '.join(map(repr, unknown))} that are not parameters of "
+                    "this model"
+                )
+            if problems:
                 raise SpecificationError(
-                    f"params lacks the parameter(s) {', '.join(map(repr, missing))}; give "
-                    f"{self.k_params} values in the order of model.param_names or a Series "
-                    "with those labels"
+                    f"params {' and '.join(problems)}; give {self.k_params} values in the "
+                    "order of model.param_names or a Series with those labels"
                 )
             params = params[self.param_names]
         try:
@@ -732,7 +740,27 @@ class OrdinalModel:
             raise SpecificationError(
                 f"params must be {self.k_params} finite numbers ({', '.join(self.param_names)})"
             )
+        self._refuse_decreasing_thresholds(values)
         return values
+
+    def _refuse_decreasing_thresholds(self, params: FloatArray) -> None:
+        """Cumulative cut-points from given ``params`` must increase (without nominal effects).
+
+        With nominal effects the cut-points depend on the row, and predictions
+        warn about the rows where they cross.
+        """
+        lay = self.problem.layout
+        if lay.n_nominal_cols or not self.family_spec.ordered_cutpoints:
+            return
+        theta = threshold_matrix(
+            params[lay.thresholds], self.threshold_jacobian, None, self.threshold_offset
+        )
+        if crossing_rows(theta).size:
+            raise SpecificationError(
+                "the thresholds given in params do not increase "
+                f"({', '.join(f'{v:g}' for v in theta[0])}), so some probabilities would be "
+                "negative; give increasing thresholds, in the order of model.param_names"
+            )
 
     @property
     def start_params(self) -> FloatArray:

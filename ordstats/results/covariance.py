@@ -45,6 +45,7 @@ from ordstats.core.linalg import equilibrate
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -381,6 +382,8 @@ class CovarianceMethods(FittedState):
                 self.expected_covariance,  # type: ignore[attr-defined]
                 cond=self.nonrobust_covariance.cond,
             )
+        elif self.data_removed:
+            raise rows_removed_error(f"a sandwich covariance (cov_type={cov_type!r})")
         elif isinstance(ev, ShiftedEvaluation):
             # bread and meat in the well-conditioned internal basis, then mapped back
             internal = sandwich_covariance(

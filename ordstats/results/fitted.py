@@ -633,10 +633,7 @@ class OrdinalResults(
         PredictionError
             Unseen factor levels or missing columns in ``newdata``.
         """
-        if exog is not None:
-            if newdata is not None:
-                raise PredictionError("give newdata or exog (its statsmodels name), not both")
-            newdata = exog
+        newdata = newdata_or_exog(newdata, exog)
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         if is_source(newdata) or (newdata is None and self.model.source is not None):
@@ -665,11 +662,7 @@ class OrdinalResults(
         return self._evaluation.link
 
     def _scores(self) -> FloatArray:
-        values = self.model.design.response.values
-        try:
-            return np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            return np.arange(1.0, len(values) + 1.0)
+        return level_scores(self.model.design.response.values)
 
     # -- reporting ------------------------------------------------------------
 
@@ -771,6 +764,23 @@ def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
     theta = theta.copy()
     theta[bad] = np.nan
     return theta
+
+
+def newdata_or_exog(newdata: Any, exog: Any) -> Any:
+    """The new rows of ``predict``, given as ``newdata`` or as ``exog`` (statsmodels' name)."""
+    if exog is None:
+        return newdata
+    if newdata is not None:
+        raise PredictionError("give newdata or exog (its statsmodels name), not both")
+    return exog
+
+
+def level_scores(values: Sequence[Any]) -> FloatArray:
+    """The scores of ``predict(which="expected")``: the level values if numbers, else 1..K."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return np.arange(1.0, len(values) + 1.0)
 
 
 def most_probable_level(prob: FloatArray, levels: Sequence[Any], index: pd.Index) -> pd.Series:

@@ -304,6 +304,13 @@ class MarginalEffectsMethods(FittedState):
             from ordstats.results.persistence import rows_removed_error
 
             raise rows_removed_error("get_margeff()")
+        if not model.evaluator.keeps_rows:
+            raise SpecificationError(
+                "get_margeff() averages over the fitted rows, which a model read in chunks "
+                "(files, Dask, chunksize=) does not keep in memory; fit the model on a "
+                "DataFrame (or a sample of the rows) for marginal effects, or compare "
+                "predict(newdata) at chosen predictor values"
+            )
         regressors = _regressors(model, options["dummy"], options["count"])
         rows = _evaluation_rows(model, regressors, options["at"], atexog)
         names = [r.name for r in regressors]
@@ -393,18 +400,30 @@ def _is_count(values: FloatArray) -> bool:
 
 
 def _factor_groups(model: Any, rows: _Rows) -> dict[str, list[str]]:
-    """Each indicator column of a factor to the factor's columns (one location term).
+    """Each indicator column of a factor to the factor's columns (one formula term).
 
     A term's columns form a factor when all are 0/1 and no row has two of them
-    at 1; any other 0/1 column is a group of its own.
+    at 1; any other 0/1 column is a group of its own.  The terms of the
+    location, nominal and scale formulas are read in that order (a factor in
+    the nominal or scale formula only has its indicators there).
     """
     groups: dict[str, list[str]] = {}
-    columns = {name: k for k, name in enumerate(model.exog_names)}
-    for members in term_columns(model.design.location).values():
-        block = rows.X[:, [columns[m] for m in members]]
-        exclusive = bool(np.all(block.sum(axis=1) <= 1.0))
-        if exclusive and all(_is_dummy(block[:, k]) for k in range(block.shape[1])):
-            groups.update({member: members for member in members})
+    parts = (
+        (model.design.location, rows.X, model.exog_names),
+        (model.design.nominal, rows.W, model.nominal_names),
+        (model.design.scale, rows.Z, model.scale_names),
+    )
+    for terms, matrix, names in parts:
+        if terms is None:
+            continue
+        columns = {name: k for k, name in enumerate(names)}
+        for members in term_columns(terms).values():
+            if any(member in groups for member in members):
+                continue  # grouped by an earlier formula
+            block = matrix[:, [columns[m] for m in members]]
+            exclusive = bool(np.all(block.sum(axis=1) <= 1.0))
+            if exclusive and all(_is_dummy(block[:, k]) for k in range(block.shape[1])):
+                groups.update({member: members for member in members})
     return groups
 
 

@@ -48,7 +48,12 @@ from ordstats.errors import (
 from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
-from ordstats.results.fitted import FitInfo, most_probable_level
+from ordstats.results.fitted import (
+    FitInfo,
+    level_scores,
+    most_probable_level,
+    newdata_or_exog,
+)
 from ordstats.results.goodness import residuals_from_probabilities
 from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.wald import WaldMethods, wald_test_terms
@@ -254,12 +259,15 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         """Two-sided Wald p-values."""
         return pd.Series(2 * stats.norm.sf(np.abs(self.tvalues)), index=self.params.index)
 
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+    def conf_int(self, alpha: float = 0.05, method: str = "wald") -> pd.DataFrame:
         """Wald intervals ``estimate -/+ z_{1-alpha/2} SE`` (R's ``confint.clmm``).
 
         Parameters
         ----------
         alpha : float
+        method : {"wald"}
+            Profile intervals of the fixed effects are not available (see
+            :meth:`sd_conf_int` for the random-effect SDs).
 
         Returns
         -------
@@ -267,6 +275,10 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             Columns ``lower``, ``upper``.
         """
         z = normal_quantile(alpha)
+        if method == "profile":
+            raise _unavailable("conf_int(method='profile')", _NO_PROFILE)
+        if method != "wald":
+            raise SpecificationError(f"method must be 'wald'; got {method!r}")
         return pd.DataFrame(
             {"lower": self.params - z * self.bse, "upper": self.params + z * self.bse}
         )
@@ -672,6 +684,7 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         re_form: str | int | None = None,
         *,
         offset: object = None,
+        exog: pd.DataFrame | None = None,
     ) -> pd.DataFrame | pd.Series:
         """Predict from the mixed model (R's clmm has no ``predict`` method).
 
@@ -683,8 +696,9 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             :class:`~ordstats.errors.MissingDataWarning` naming the columns.
         which : {"prob", "cumprob", "class", "expected"}
             Category probabilities, cumulative probabilities ``P(Y <= j)``, the most
-            probable level, or the expected level index ``sum_j j P(Y = j)``
-            (levels numbered 1..K).
+            probable level, or the expected response ``sum_j score_j P(Y = j)``, the
+            scores being the level values when they are numbers or numeric labels,
+            otherwise ``1, ..., K`` (as for the clm).
         re_form : None, 0 or "marginal"
             ``None``: conditional on the groups' modes (group ids are matched by
             value, so ``3`` finds the group fitted as ``3.0``; rows of unseen groups
@@ -696,11 +710,14 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             ``newdata``: a number for every row or one per row (a pandas Series is
             paired with the rows by index label).  Without it, new rows get offset 0
             with a :class:`~ordstats.errors.PredictionWarning`, as for the clm.
+        exog : pandas.DataFrame, optional
+            statsmodels' name for ``newdata`` (give one of the two), as for the clm.
 
         Returns
         -------
         pandas.DataFrame (``prob``, ``cumprob``) or Series (``class``, ``expected``)
         """
+        newdata = newdata_or_exog(newdata, exog)
         if which not in _WHICH:
             raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
         if not (
@@ -735,7 +752,8 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             return pd.DataFrame(prob, index=index, columns=levels)
         if which == "class":
             return most_probable_level(prob, model.design.fixed.response.values, index)
-        return pd.Series(prob @ np.arange(1, len(levels) + 1), index=index)
+        scores = level_scores(model.design.fixed.response.values)
+        return pd.Series(prob @ scores, index=index, name="expected")
 
     def _new_rows(
         self, newdata: object, offset: object, re_form: str | int | None
@@ -812,7 +830,7 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             "",
             " link  threshold   nobs  logLik   AIC     niter   max.grad",
             f" {model.problem.link.name:<5} {model.threshold:<11} {self.nobs:g}  "
-            f"{self.llf:.2f} {self.aic:.2f} {self.n_evaluations:<7d} "
+            f"{self.llf:.2f} {self.aic:.2f} {f'{self.niter}({self.n_evaluations})':<7} "
             f"{self.max_grad:.2e}",
             "",
             "Random effects:",

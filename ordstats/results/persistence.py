@@ -33,6 +33,8 @@ __all__ = ["PersistenceMethods", "SlimEvaluation", "load", "rows_removed_error"]
 
 #: Cached statistics computed before the rows are removed (each needs them).
 _KEEP_BEFORE_REMOVING = ("llnull", "bse", "zvalues", "pvalues", "thresholds", "pseudo_rsquared")
+#: Cached per-row values, dropped with the rows.
+_PER_ROW_CACHES = ("resid_prob",)
 
 
 def rows_removed_error(what: str) -> NotFittedError:
@@ -126,6 +128,8 @@ class PersistenceMethods(FittedState):
         """
         for name in _KEEP_BEFORE_REMOVING:
             getattr(self, name)
+        for name in _PER_ROW_CACHES:  # else saved, and served from the cache only
+            self.__dict__.pop(name, None)
         ev = self._evaluation  # type: ignore[has-type]
         self._evaluation = SlimEvaluation(
             float(ev.nll), np.asarray(ev.gradient), np.asarray(ev.hessian), ev.link

@@ -32,6 +32,7 @@ covariance matrix: ``wald_test(R, q)`` is read as ``wald_test((R, q))``.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -101,8 +102,10 @@ def constraint_spec(constraints: Any, values: Any = None) -> Any:
     ------
     SpecificationError
         For ``None``, a tuple that is not ``(R, q)`` with a numeric ``R`` (with
-        the string to write instead for ``("x", 0)``), or ``q`` beside
-        constraints that are not a matrix.
+        the string to write instead for ``("x", 0)``), ``q`` beside
+        constraints that are not a matrix, anything else that names no
+        constraints (a number, bytes, a set), or a matrix ``R`` or values ``q``
+        with missing or infinite entries.
     """
     if constraints is None:
         raise SpecificationError(f"no constraints given: {_SPEC_HELP}")
@@ -113,10 +116,36 @@ def constraint_spec(constraints: Any, values: Any = None) -> Any:
                 f"wald_test((R, q))); with {type(constraints).__name__} constraints write "
                 "the values in the constraints themselves, e.g. 'x = 2'"
             )
-        return (constraints, values)
+        constraints = (constraints, values)
     if isinstance(constraints, tuple):
         _check_matrix_tuple(constraints)
+    elif _not_a_specification(constraints):
+        raise SpecificationError(
+            f"cannot read {constraints!r} ({type(constraints).__name__}) as constraints: "
+            f"{_SPEC_HELP}"
+        )
+    _check_finite(constraints)
     return constraints
+
+
+def _not_a_specification(value: Any) -> bool:
+    """A number, bytes, a set or a non-iterable object: nothing that names constraints."""
+    if isinstance(value, (str, dict)):
+        return False
+    return isinstance(value, (numbers.Number, np.generic, bytes, set, frozenset)) or not hasattr(
+        value, "__iter__"
+    )
+
+
+def _check_finite(constraints: Any) -> None:
+    """Refuse a matrix ``R`` (or ``(R, q)``) with missing or infinite entries."""
+    parts = constraints if isinstance(constraints, tuple) else (constraints,)
+    for part, name in zip(parts, ("R", "q"), strict=False):
+        if _is_numeric_array(part) and not np.all(np.isfinite(np.asarray(part, dtype=float))):
+            raise SpecificationError(
+                f"the constraint {'matrix' if name == 'R' else 'values'} {name} has missing "
+                "or infinite entries; give finite numbers"
+            )
 
 
 def _check_matrix_tuple(constraints: tuple[Any, ...]) -> None:

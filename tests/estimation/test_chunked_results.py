@@ -102,6 +102,12 @@ def test_refits_that_need_rows_in_memory_say_so(chunked, method):
         getattr(chunked, method)()
 
 
+def test_marginal_effects_say_they_need_the_rows_in_memory(chunked):
+    # before: "a chunked model keeps no rows in memory; use its summaries (nobs, ...)"
+    with pytest.raises(SpecificationError, match=r"get_margeff\(\) averages over the fitted"):
+        chunked.get_margeff()
+
+
 def test_summary_and_predictions_are_the_in_memory_ones(frame, memory, chunked):
     new = pd.DataFrame(frame.dropna().head(4))
     np.testing.assert_allclose(chunked.predict(new), memory.predict(new), rtol=1e-8)

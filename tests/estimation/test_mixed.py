@@ -973,3 +973,32 @@ def test_save_without_the_rows_is_refused_and_keeps_the_result(wine, soup, tmp_p
     with pytest.raises(SpecificationError, match="remove_data"):
         res.save(tmp_path / "x.pkl", remove_data=True)
     assert res.predict().shape == (72, 5) and not res.data_removed
+
+
+def test_mixed_results_take_the_clm_arguments(wine, soup) -> None:
+    res = _fit("clmm_wine_laplace.json", wine, soup)
+    # before: TypeError, unexpected keyword argument 'method' / 'exog'
+    with pytest.raises(SpecificationError, match=r"conf_int\(method='profile'\) is not avail"):
+        res.conf_int(method="profile")
+    with pytest.raises(SpecificationError, match="method must be 'wald'"):
+        res.conf_int(method="exact")
+    pd.testing.assert_frame_equal(res.conf_int(method="wald"), res.conf_int())
+    new = wine.iloc[:3]
+    pd.testing.assert_frame_equal(res.predict(exog=new), res.predict(new))
+    with pytest.raises(PredictionError, match="give newdata or exog"):
+        res.predict(new, exog=new)
+    # R's niter: iterations (evaluations); before: the evaluations alone under "niter"
+    assert f" {res.niter}({res.n_evaluations}) " in res.summary()
+
+
+def test_mixed_expected_response_uses_the_level_values_as_the_clm(wine) -> None:
+    data = wine.assign(score=wine["rating"].astype(int) * 10)
+    clm = ordstats.OrdinalModel.from_formula("score ~ temp", data).fit()
+    clmm = ordstats.OrdinalModel.from_formula("score ~ temp + (1|judge)", data).fit()
+    new = data.iloc[[0, 40]]
+    for res, kwargs in ((clm, {}), (clmm, {"re_form": 0}), (clmm, {})):
+        prob = res.predict(new, **kwargs).to_numpy()
+        expected = res.predict(new, which="expected", **kwargs)
+        # before: the clmm gave the level index (2.33), the clm the level value (23.7)
+        np.testing.assert_allclose(expected, prob @ np.array([10.0, 20, 30, 40, 50]))
+        assert expected.name == "expected"

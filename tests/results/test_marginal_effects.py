@@ -167,6 +167,23 @@ def test_factor_dummies_change_from_the_reference_level(housing, housing_res):
     assert me.margeff.loc["Type[T.Atrium]"].sum() == pytest.approx(0.0, abs=1e-12)
 
 
+@pytest.mark.parametrize("part", ["nominal", "scale"])
+def test_factor_only_in_the_nominal_or_scale_formula_changes_as_one(housing, part):
+    # before: each of Infl's indicators was set to 1 alone, so a row at High got
+    # Medium and High at once (0.014 off for nominal, 1.5e-4 for scale)
+    res = F("Sat ~ Type + Cont", housing, weights="Freq", **{part: "~ Infl"}).fit()
+    me = res.get_margeff(dummy=True)
+    weights = housing["Freq"].to_numpy() / housing["Freq"].sum()
+
+    def average(level):
+        return weights @ res.predict(housing.assign(Infl=level)).to_numpy()
+
+    for level in ("Medium", "High"):
+        np.testing.assert_allclose(
+            me.margeff.loc[f"Infl[T.{level}]"], average(level) - average("Low"), atol=1e-12
+        )
+
+
 def test_dummy_standard_errors_are_the_delta_method(wine, wine_res):
     me = wine_res.get_margeff(dummy=True)
     X = wine_res.model.data.X

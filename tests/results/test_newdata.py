@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import DataError, MissingDataWarning, PredictionError, PredictionWarning
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    MissingDataWarning,
+    PredictionError,
+    PredictionWarning,
+)
 
 F = ordstats.OrdinalModel.from_formula
 LACKS_XX = r"newdata lacks the column\(s\) 'xx'"
@@ -129,6 +135,55 @@ def test_clmm_predictions_refuse_a_caller_variable(wine):
     with pytest.raises(PredictionError, match=LACKS_XX):
         res.predict(new)
     assert res.predict().shape == (72, 5)
+
+
+def test_a_caller_variable_follows_the_rows_the_fit_uses(wine):
+    # as R's model.frame: a row dropped for a missing value drops the caller's value
+    # too. Before: ValueError 'all input arrays must have the same shape' from numpy,
+    # also for any data of more than 1000 rows (whose spec is learned from a few rows)
+    xx = _caller_values()
+    holes = wine.copy()
+    holes.loc[3, "temp"] = np.nan
+    many = pd.concat([wine] * 15, ignore_index=True)
+    many_xx = np.tile(xx, 15)
+    cases = [
+        ("rating ~ temp + xx", holes, {"xx": xx}),
+        ("rating ~ temp + xx + (1|judge)", holes, {"xx": xx}),
+        ("rating ~ temp", holes, {"xx": xx, "nominal": "~ xx"}),
+        ("rating ~ temp + xx", many, {"xx": many_xx}),
+    ]
+    for formula, data, extra in cases:
+        values = extra.pop("xx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)
+            caller = F(formula, data, context={"xx": values}, **extra).fit()
+            column = F(formula, data.assign(xx=values), **extra).fit()
+        np.testing.assert_allclose(caller.params, column.params, rtol=1e-10, atol=1e-12)
+        assert caller.llf == pytest.approx(column.llf, abs=1e-10)
+
+
+def test_chunks_refuse_a_caller_variable_and_keep_caller_parameters(wine, tmp_path):
+    xx = _caller_values()
+    path = tmp_path / "wine.csv"
+    wine.to_csv(path, index=False)
+    big = tmp_path / "big.csv"
+    pd.concat([wine] * 20, ignore_index=True).to_csv(big, index=False)
+    # before: ValueError 'all input arrays must have the same shape'
+    for data, keywords, values in (
+        (wine, {"chunksize": 20}, xx),
+        (path, {}, xx),
+        (big, {"chunksize": 100}, list(np.tile(xx, 20))),
+    ):
+        with pytest.raises(FormulaError, match="uses 'xx' from the calling scope"):
+            F("rating ~ temp + xx", data, context={"xx": values}, **keywords)
+    # a parameter of the caller (an array of levels) still serves every chunk;
+    # before: "a chunk has values it cannot encode (newdata lacks the column(s) 'lv')"
+    levels = {"lv": np.array(["cold", "warm"])}
+    in_memory = F("rating ~ C(temp, levels=lv)", wine, context=levels).fit()
+    for data, keywords in ((wine, {"chunksize": 20}), (path, {})):
+        chunked = F("rating ~ C(temp, levels=lv)", data, context=levels, **keywords).fit()
+        assert chunked.llf == pytest.approx(in_memory.llf, abs=1e-9)
+        np.testing.assert_allclose(chunked.predict(wine.head()), in_memory.predict(wine.head()))
 
 
 # -- item: an offset Series for new data is paired by index label ----------------------

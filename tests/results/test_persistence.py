@@ -97,6 +97,23 @@ def test_save_with_remove_data_keeps_the_result_intact(wine, tmp_path):
         res.save(tmp_path / "other.pkl", remove_data="yes")
 
 
+def test_residuals_computed_before_removing_the_data_are_removed_too(wine, tmp_path):
+    # before: the cached residuals stayed in the result and in the file saved with
+    # remove_data=True (one value per row), and resid worked or not by call order
+    many = pd.concat([wine] * 50, ignore_index=True)
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", many).fit()
+    assert len(res.resid) == len(many)
+    res.save(tmp_path / "fit.pkl", remove_data=True)
+    assert len(res.resid) == len(many)  # the result in memory keeps its rows
+    loaded = ordstats.load(tmp_path / "fit.pkl")
+    assert "resid_prob" not in vars(loaded)
+    with pytest.raises(NotFittedError, match="removed from this result"):
+        _ = loaded.resid
+    res.remove_data()
+    with pytest.raises(NotFittedError, match="removed from this result"):
+        _ = res.resid_prob
+
+
 def test_results_load_is_a_classmethod_like_statsmodels(wine, tmp_path):
     res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
     res.save(tmp_path / "fit.pkl")
@@ -123,6 +140,9 @@ def test_what_needs_the_rows_says_they_were_removed(wine):
     with pytest.raises(NotFittedError, match="remove_data") as caught:
         res.nominal_test()
     assert "chunk" not in str(caught.value)
+    # before: "'observation_scores' needs the rows ..." (an internal method's name)
+    with pytest.raises(NotFittedError, match=r"^a sandwich covariance \(cov_type='HC0'\) needs"):
+        res.get_robustcov_results("HC0")
 
 
 def test_load_refuses_other_objects(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 import ordstats
-from ordstats.errors import OrdstatsError, PredictionError
+from ordstats.errors import OrdstatsError, PredictionError, SpecificationError
 from tests._numdiff import central_jacobian
 
 
@@ -160,6 +160,22 @@ def test_model_predict_takes_params_and_exog_as_statsmodels(wine):
     pd.testing.assert_frame_equal(model.predict(res.params), res.predict())
     shuffled = res.params.iloc[::-1]  # a Series is aligned on its labels
     pd.testing.assert_frame_equal(model.predict(shuffled, new), res.predict(exog=new))
+
+
+def test_model_predict_refuses_params_of_another_model_and_decreasing_thresholds(wine):
+    small = ordstats.OrdinalModel.from_formula("rating ~ temp", wine)
+    full = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    # before: the extra label was dropped silently and contact's effect ignored
+    with pytest.raises(SpecificationError, match=r"label\(s\) 'contact\[T.yes\]' that are not"):
+        small.predict(full.params, wine.head())
+    with pytest.raises(SpecificationError, match=r"lacks the parameter\(s\) '1\|2' and has"):
+        small.predict(full.params.drop("1|2"), wine.head())
+    # before: NaN probabilities and a warning blaming nominal effects the model has not
+    with pytest.raises(SpecificationError, match="thresholds given in params do not increase"):
+        small.predict([2.0, 1.0, 3.0, 4.0, 0.5], wine.head())
+    # sequential and adjacent-category thresholds need not increase
+    sratio = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="sratio")
+    assert np.all(np.isfinite(sratio.predict([2.0, 1.0, 3.0, 4.0, 0.5], wine.head())))
 
 
 def test_model_predict_on_formula_models_and_flexible_links(wine):

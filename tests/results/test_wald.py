@@ -186,6 +186,14 @@ def test_t_test_takes_statsmodels_arguments(wine_res, statsmodels_fit):
         (lambda r: r.wald_test("temp[T.warm] = 0", invcov=np.eye(2)), "1 x 1 matrix"),
         (lambda r: r.wald_test("temp[T.warm] = 0", df_constraints=0), "positive integer"),
         (lambda r: r.t_test("temp[T.warm] = 0", use_t="no"), "use_t must be True or False"),
+        # not a constraint specification at all (was a raw IndexError from formulaic)
+        (lambda r: r.wald_test(4), "cannot read 4 \\(int\\) as constraints"),
+        (lambda r: r.t_test(np.float64(1.0)), "cannot read .* as constraints"),
+        (lambda r: r.f_test({"temp[T.warm]"}), "cannot read .*\\(set\\) as constraints"),
+        (lambda r: r.wald_test(b"temp[T.warm] = 0"), "\\(bytes\\) as constraints"),
+        # a matrix with NaN (was a raw LinAlgError: SVD did not converge)
+        (lambda r: r.wald_test(np.full((1, 6), np.nan)), "matrix R has missing or infinite"),
+        (lambda r: r.t_test(np.eye(6)[4:], [0.0, np.inf]), "values q has missing or infinite"),
     ],
 )
 def test_bad_test_arguments_get_clear_errors(wine_res, call, message):
