@@ -1330,6 +1330,8 @@ def test_a_predictor_named_like_the_link_parameter_is_refused():
     with pytest.raises(SpecificationError, match=r"two parameters would be named 'lambda'"):
         OrdinalModel.from_formula("y ~ lambda + b", data, link="aranda-ordaz")
     assert OrdinalModel.from_formula("y ~ lambda + b", data).param_names[-2:] == ["lambda", "b"]
+
+
 # -- issue 29 review (results/mixed): a repeated grouping column -----------------------
 
 

@@ -13,7 +13,7 @@ import os
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -251,8 +251,7 @@ class OrdinalModel:
             captured = used_context(
                 caller,
                 (formula, nominal, scale, weights, offset),
-                getattr(data, "columns", ()),
-                n_rows=len(data) if isinstance(data, pd.DataFrame) else None,
+                *_columns_and_rows(data),
             )
             if chunksize is not None or is_source(data):
                 design, evaluator = build_chunked(
@@ -1279,3 +1278,17 @@ def _refuse_repeated_names(names: Sequence[str]) -> None:
             "predictor has the name of a threshold or of the link parameter 'lambda'; "
             "rename that column"
         )
+
+
+def _columns_and_rows(data: object) -> tuple[Iterable[object], int | None]:
+    """Column names and row count of in-memory data (a DataFrame or a mapping of columns).
+
+    Used to record which of the caller's variables a formula read were per-row
+    data; ``None`` rows for a file source, whose rows are not known here.
+    """
+    if isinstance(data, pd.DataFrame):
+        return data.columns, len(data)
+    if isinstance(data, Mapping) and data:
+        first = next(iter(data.values()))
+        return list(data), (len(first) if hasattr(first, "__len__") else None)
+    return (), None

@@ -382,3 +382,13 @@ def test_clmm_missing_factor_slope_value_gives_a_nan_row(wine):
     assert prob.isna().any(axis=1).tolist() == [False, True, False, False]
     with pytest.raises(PredictionError, match=r"level\(s\) 'maybe' that the model was not"):
         res.predict(new.assign(contact=["no", "maybe", "yes", "no"]))
+
+
+def test_a_caller_list_used_with_dict_data_is_refused_after_remove_data(wine):
+    """Data given as a mapping of columns records the caller's per-row variables too."""
+    data = {"rating": pd.Categorical(wine["rating"], ordered=True), "temp": wine["temp"].to_numpy()}
+    xx = list(np.random.default_rng(0).normal(size=len(wine)))  # noqa: F841 (read by the formula)
+    res = F("rating ~ temp + xx", data).fit()
+    res.remove_data()
+    with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'xx'"):
+        res.predict({"temp": wine["temp"].to_numpy()})
