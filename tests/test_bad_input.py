@@ -1300,3 +1300,21 @@ def test_newdata_with_a_used_column_twice_is_refused_and_an_unused_one_ignored(w
         res.predict(twice)
     unused_twice = pd.concat([wine[["temp", "contact"]], wine[["contact"]]], axis=1)
     pd.testing.assert_frame_equal(res.predict(unused_twice), res.predict(wine[["temp"]]))
+
+
+# -- issue 29 review (r1-core): neighbours of the fixed cases ------------------------
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "dask"])
+def test_a_float_response_in_another_array_library_keeps_its_numeric_order(wine, kind):
+    # the exact re-reading of Python integer lists must not turn other arrays into objects
+    y = wine["rating"].astype(float).to_numpy()
+    X = (wine[["temp", "contact"]] == ["warm", "yes"]).astype(float).to_numpy()
+    if kind == "pyarrow":
+        endog = pytest.importorskip("pyarrow").array(y)
+    else:
+        endog = pytest.importorskip("dask.array").from_array(y, chunks=20)
+    expected = OrdinalModel(y, X).fit()
+    res = OrdinalModel(endog, X).fit()
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+    assert list(res.params.index[:4]) == list(expected.params.index[:4])
