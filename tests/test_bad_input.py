@@ -1318,3 +1318,25 @@ def test_a_float_response_in_another_array_library_keeps_its_numeric_order(wine,
     res = OrdinalModel(endog, X).fit()
     assert res.llf == pytest.approx(expected.llf, rel=1e-12)
     assert list(res.params.index[:4]) == list(expected.params.index[:4])
+
+
+def test_a_numpy_record_array_names_its_columns_and_is_data(wine):
+    records = wine[["rating", "temp", "contact"]].astype({"rating": int}).to_records(index=False)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", records).fit()
+    expected = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("data", "shown"),
+    [
+        (None, r"got None$"),
+        (np.zeros((3, 2)), r"got ndarray: give the columns names"),
+        ([], r"got an empty list"),
+        (pd.Series([1, 2]), r"got Series: turn it into one"),
+    ],
+)
+def test_data_that_is_not_a_table_gets_the_same_message_with_random_terms(data, shown):
+    for formula in ("rating ~ temp", "rating ~ temp + (1|judge)"):
+        with pytest.raises(DataError, match=r"data must be a pandas DataFrame .*" + shown):
+            OrdinalModel.from_formula(formula, data)

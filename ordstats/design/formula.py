@@ -365,7 +365,9 @@ def _as_frame(data: Any) -> pd.DataFrame:
         np.ndarray: ": give the columns names (pd.DataFrame(array, columns=[...])), or fit "
         "arrays with OrdinalModel(endog, exog)",
     }
-    unusable = data is None or isinstance(data, (str, bytes, int, float, pd.Series, np.ndarray))
+    unusable = data is None or isinstance(data, (str, bytes, int, float, pd.Series))
+    # a numpy array names its columns only as a record (structured) array
+    unusable |= isinstance(data, np.ndarray) and data.dtype.names is None
     if not unusable and not (isinstance(data, (list, tuple)) and not data):
         try:
             return pd.DataFrame(data)

@@ -39,7 +39,7 @@ from ordstats.design.core import (
     align_to_index,
     report_missing_counts,
 )
-from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.formula import _as_frame, design_from_formula, split_formula
 from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
     FormulaError,
@@ -569,7 +569,7 @@ def mixed_design_from_formula(
     -------
     MixedDesign
     """
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    frame = _as_frame(data)
     response, rhs = split_formula(formula, random_terms=True)
     fixed_rhs, bars = split_random(rhs)
     if not bars:
