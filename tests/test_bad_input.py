@@ -1340,3 +1340,42 @@ def test_data_that_is_not_a_table_gets_the_same_message_with_random_terms(data, 
     for formula in ("rating ~ temp", "rating ~ temp + (1|judge)"):
         with pytest.raises(DataError, match=r"data must be a pandas DataFrame .*" + shown):
             OrdinalModel.from_formula(formula, data)
+
+
+def test_a_repeated_column_of_a_random_term_is_refused_at_fit_and_at_predict(wine):
+    data = wine.assign(x=np.linspace(-1.0, 1.0, len(wine)))
+    for column, formula in (
+        ("judge", "rating ~ temp + (1|judge)"),
+        ("x", "rating ~ temp + (0 + x|judge)"),
+    ):
+        twice = pd.concat([data, data[[column]]], axis=1)
+        with pytest.raises(DataError, match=rf"the data has more than one column named '{column}'"):
+            OrdinalModel.from_formula(formula, twice)
+    res = OrdinalModel.from_formula("rating ~ temp + (1|judge)", data).fit()
+    twice = pd.concat([data[["temp", "judge"]], data[["judge"]]], axis=1)
+    with pytest.raises(DataError, match=r"newdata has more than one column named 'judge'"):
+        res.predict(twice)
+    # the population prediction does not read the groups: a repeated one does not matter
+    np.testing.assert_allclose(
+        res.predict(twice, re_form=0), res.predict(data[["temp"]], re_form=0), rtol=0, atol=0
+    )
+
+
+def test_a_random_term_transform_that_is_not_finite_drops_its_rows_by_name(wine):
+    data = wine.assign(x=np.linspace(-2.5, 3.0, len(wine)))  # log(x + 2) is NaN on 7 rows
+    formula = "rating ~ temp + (1 + np.log(x + 2)|judge)"
+    with pytest.warns(MissingDataWarning, match=r"7 of 72 rows .* 'np.log\(x \+ 2\)' \(7\)"):
+        res = OrdinalModel.from_formula(formula, data).fit()
+    expected = OrdinalModel.from_formula(formula, data[data["x"] > -2]).fit()
+    assert res.nobs == 65
+    assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+    with pytest.raises(DataError, match=r"7 of 72 rows .* 'np.log\(x \+ 2\)'.*missing='drop'"):
+        OrdinalModel.from_formula(formula, data, missing="raise")
+
+
+@pytest.mark.parametrize(
+    "formula", ["rating ~ temp + (1|rating)", "rating ~ temp + (1 + rating|judge)"]
+)
+def test_the_response_in_a_random_term_is_refused(wine, formula):
+    with pytest.raises(FormulaError, match=r"the response 'rating' is also used in the random"):
+        OrdinalModel.from_formula(formula, wine)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -140,23 +141,33 @@ def _backtick_hint(name: str, rhs: str, columns: Any) -> str:
     return ""
 
 
-def refuse_response_in_terms(response: str, rhs: str, part: str = "location") -> None:
+def refuse_response_in_terms(
+    response: str, rhs: str, part: str = "location", used: Iterable[str] | None = None
+) -> None:
     """Raise a :class:`FormulaError` if the terms ``rhs`` use the response.
 
     Parameters
     ----------
     response : str
     rhs : str
-        A right-hand side (the terms of one side of the model).
+        A right-hand side (the terms of one side of the model), or a random
+        term ``(expr|group)``.
     part : str
-        Which side (``"location"``, ``"nominal"``, ``"scale"``), for the message.
+        Which side (``"location"``, ``"nominal"``, ``"scale"``, ``"random"``), for
+        the message.
+    used : iterable of str, optional
+        The variables ``rhs`` uses (default: formulaic's reading of ``rhs``, which
+        a random term needs given).
     """
-    try:
-        used = Formula(rhs).required_variables
-    except (FormulaicError, SyntaxError):
-        return  # reported where the formula is parsed
+    if used is None:
+        try:
+            used = Formula(rhs).required_variables
+        except (FormulaicError, SyntaxError):
+            return  # reported where the formula is parsed
     if response in used:
-        where = "the right-hand side" if part == "location" else f"the {part} formula"
+        where = {"location": "the right-hand side", "random": "the random term"}.get(
+            part, f"the {part} formula"
+        )
         raise FormulaError(
             f"the response {response!r} is also used in {where} ('{rhs}'): a model cannot "
             "explain the response by itself; remove it from the terms"

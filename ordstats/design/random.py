@@ -37,9 +37,16 @@ from ordstats.design.core import (
     DesignOptions,
     _bad_rows,
     align_to_index,
+    refuse_repeated_columns,
     report_missing_counts,
 )
-from ordstats.design.formula import _as_frame, design_from_formula, split_formula
+from ordstats.design.formula import (
+    _as_frame,
+    _expand,
+    design_from_formula,
+    refuse_response_in_terms,
+    split_formula,
+)
 from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
     FormulaError,
@@ -339,12 +346,27 @@ def _natural_key(label: str) -> tuple[object, ...]:
 
 
 def _term_matrix(expr: str, data: pd.DataFrame, context: object) -> tuple[FloatArray, list, object]:
+    """``X_t`` of ``expr`` on every row of ``data`` (NaN/inf where a transform gives them)."""
     try:
-        matrix = model_matrix(expr, data, context=context)
+        with np.errstate(all="ignore"):  # log(x) of x <= 0: reported by name as missing
+            matrix = model_matrix(expr, data, context=context, na_action="ignore")
     except Exception as exc:  # formulaic raises many types
         raise FormulaError(f"cannot build the random-term matrix of {expr!r}: {exc}") from exc
     names = ["(Intercept)" if c == "Intercept" else str(c) for c in matrix.columns]
     return matrix.to_numpy(dtype=float), names, matrix.model_spec
+
+
+def _nonfinite_random_columns(
+    bars: Sequence[tuple[str, str]], rows: pd.DataFrame, context: object
+) -> dict[str, np.ndarray]:
+    """Per random-term column with a NaN or infinite value (``np.log(x)``), its finite rows."""
+    out: dict[str, np.ndarray] = {}
+    for expr, _group in bars:
+        matrix, names, _spec = _term_matrix(expr, rows, context)
+        finite = np.isfinite(matrix)
+        for j in np.flatnonzero(~finite.all(axis=0)):
+            out[names[j]] = out.get(names[j], True) & finite[:, j]
+    return out
 
 
 def random_terms(
@@ -508,6 +530,7 @@ def term_matrices_for(
                 f"term ({term.expr}|{term.group}); add them"
                 + (" or predict with re_form=0 or re_form='marginal'" if groups else "")
             )
+        refuse_repeated_columns(data.columns, random_columns(term, groups), what="newdata")
         matrix = _term_rows(term, data)
         if groups:
             labels = _group_labels(data, term.group)
@@ -549,7 +572,8 @@ def mixed_design_from_formula(
     """Build a :class:`MixedDesign` from ``"y ~ fixed + (expr | group)"``.
 
     The fixed part goes through :func:`~ordstats.design.formula.design_from_formula`;
-    rows with missing values in the random terms' columns are dropped first (with a
+    rows with missing values in the random terms' columns, or whose random-term
+    columns are not finite (``np.log(x)`` of ``x <= 0``), are dropped first (with a
     :class:`~ordstats.errors.MissingDataWarning` naming the columns, or a
     :class:`~ordstats.errors.DataError` under ``missing="raise"``).  Rows are handled by
     position, so an index with repeated labels (after ``pd.concat``) is fine; the design
@@ -568,6 +592,13 @@ def mixed_design_from_formula(
     Returns
     -------
     MixedDesign
+
+    Raises
+    ------
+    FormulaError
+        A random term that uses the response or a column the data lack.
+    DataError
+        Data that are not a table, or a column a random term uses that appears twice.
     """
     frame = _as_frame(data)
     response, rhs = split_formula(formula, random_terms=True)
@@ -575,12 +606,21 @@ def mixed_design_from_formula(
     if not bars:
         raise FormulaError(f"the formula {formula!r} has no random term '(expr | group)'")
     check_random_columns(bars, frame)
+    used = random_variables(bars)
+    for expr, group in bars:
+        refuse_response_in_terms(
+            response, f"({expr}|{group})", "random", _expr_variables(expr) + group.split(":")
+        )
+    refuse_repeated_columns(frame.columns, used)
     labels = frame.index
     weights = _by_position(weights, labels, "weights")
     offset = _by_position(offset, labels, "offset")
     frame = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
-    used = random_variables(bars)
     bad = _bad_rows(frame[used])
+    raw_ok = ~bad.to_numpy().any(axis=1)
+    if raw_ok.any():  # transforms such as np.log(x) may give NaN or inf on complete rows
+        for name, finite in _nonfinite_random_columns(bars, frame.loc[raw_ok], context).items():
+            bad[name] = ~_expand(finite, raw_ok)
     keep = ~bad.to_numpy().any(axis=1)
     if not keep.all():
         report_missing_counts(
