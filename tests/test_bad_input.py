@@ -1379,3 +1379,35 @@ def test_a_random_term_transform_that_is_not_finite_drops_its_rows_by_name(wine)
 def test_the_response_in_a_random_term_is_refused(wine, formula):
     with pytest.raises(FormulaError, match=r"the response 'rating' is also used in the random"):
         OrdinalModel.from_formula(formula, wine)
+
+
+def test_a_per_row_variable_of_the_calling_scope_shares_the_rows_fate(wine):
+    # as R's model.frame does: a row with a missing value is dropped with its value of xx
+    xx = np.linspace(-1.0, 1.0, len(wine)) ** 3
+    data = wine.copy()
+    data.loc[3, "contact"] = None
+    for formula in ("rating ~ contact + xx", "rating ~ contact + xx + (1|judge)"):
+        with pytest.warns(MissingDataWarning, match=r"1 of 72 rows"):
+            res = OrdinalModel.from_formula(formula, data).fit()
+        with pytest.warns(MissingDataWarning, match=r"1 of 72 rows"):
+            expected = OrdinalModel.from_formula(formula, data.assign(xx=xx)).fit()
+        assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+def test_a_pandas_variable_of_the_calling_scope_is_paired_by_index_label(wine):
+    xs = pd.Series(np.linspace(-1.0, 1.0, len(wine)) ** 3, index=wine.index)
+    forward = OrdinalModel.from_formula("rating ~ temp + xs", wine).fit()
+    backward = OrdinalModel.from_formula("rating ~ temp + xs", wine.iloc[::-1]).fit()
+    assert backward.llf == pytest.approx(forward.llf, rel=1e-12)
+    xs = xs.set_axis(np.arange(len(wine)) + 100)
+    with pytest.raises(DataError, match=r"the index of the formula variable 'xs' does not hold"):
+        OrdinalModel.from_formula("rating ~ temp + xs", wine)
+
+
+def test_a_variable_of_the_calling_scope_that_is_not_one_value_per_row_is_named(wine):
+    xx = np.linspace(-1.0, 1.0, len(wine))  # noqa: F841 - the formula reads it
+    expected = r"reads 'xx' \(72 values\) from the calling scope.*add it to the data as a column"
+    with pytest.raises(FormulaError, match=expected):
+        OrdinalModel.from_formula("rating ~ temp + xx", wine.iloc[:50])
+    with pytest.raises(FormulaError, match=expected):  # chunks are never the caller's rows
+        OrdinalModel.from_formula("rating ~ temp + xx", wine, chunksize=20)

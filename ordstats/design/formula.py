@@ -26,6 +26,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    align_to_index,
     refuse_repeated_columns,
     rows_to_keep,
 )
@@ -33,6 +34,7 @@ from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
     FormulaError,
+    OrdstatsError,
     SpecificationWarning,
 )
 
@@ -233,6 +235,85 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
         raise _formulaic_error(exc, data, rhs) from exc
     except SyntaxError as exc:
         raise _syntax_error(rhs, exc) from exc
+    except ValueError as exc:
+        if isinstance(exc, OrdstatsError):
+            raise
+        raise FormulaError(
+            f"cannot build the design for '{rhs}': {exc}" + _caller_arrays_hint(rhs, data, context)
+        ) from exc
+
+
+def _caller_arrays_hint(rhs: str, data: pd.DataFrame, context: Any) -> str:
+    """Name the arrays of the calling scope that ``rhs`` reads with a length not ``len(data)``.
+
+    Such an array cannot be paired with the rows (numpy: "all input arrays must have
+    the same shape"); data read in chunks never are the caller's rows.
+    """
+    try:
+        used = Formula(rhs).required_variables
+    except (FormulaicError, SyntaxError):
+        return ""
+    arrays = [
+        f"{name!r} ({len(value)} values)"
+        for name in sorted(used)
+        if name not in data.columns
+        and isinstance(value := (context or {}).get(name), (np.ndarray, pd.Series, pd.Index, list))
+        and np.ndim(value) == 1
+        and len(value) != len(data)
+    ]
+    if not arrays:
+        return ""
+    it = "it" if len(arrays) == 1 else "them"
+    return (
+        f". The formula reads {', '.join(arrays)} from the calling scope, not from the data; "
+        f"per-row values must be columns of the data: add {it} to the data as a column"
+    )
+
+
+def with_row_context(frame: pd.DataFrame, context: Any) -> tuple[pd.DataFrame, Any]:
+    """``frame`` with the caller's per-row values that its formulas read, as columns.
+
+    A formula may read a variable of the calling scope with one value per row
+    (``xx`` in ``"y ~ temp + xx"``; the model's formula context records these as
+    ``row_names``).  As a column of the data it shares the rows' fate, as in R's
+    ``model.frame``: a row dropped for a missing value is dropped with its value,
+    stateful transforms learn from the rows kept, and a pandas Series is paired
+    with the rows by index label (:func:`~ordstats.design.core.align_to_index`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    context : mapping or None
+        The formula context.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+    context : mapping or None
+        Without the names that became columns.
+
+    Raises
+    ------
+    DataError
+        A pandas variable whose index labels are not those of ``frame``.
+    """
+    names = [
+        name
+        for name in sorted(getattr(context, "row_names", None) or ())
+        if name in context and name not in frame.columns and np.ndim(context[name]) == 1
+    ]
+    if not names:
+        return frame, context
+    columns = {}
+    for name in names:
+        value = align_to_index(
+            context[name], frame.index, f"the formula variable {name!r}", "the data"
+        )
+        columns[name] = (
+            value.array if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value)
+        )
+    rest = {key: value for key, value in context.items() if key not in columns}
+    return frame.assign(**columns), rest
 
 
 def _is_intercept(term: Any) -> bool:
@@ -464,6 +545,8 @@ def design_from_formula(
         :class:`~ordstats.design.core.DesignOptions`).
     context : mapping, optional
         Names available to formula expressions (formulaic's evaluation context).
+        The per-row values it records (``row_names``) are read as columns of
+        ``data`` (:func:`with_row_context`).
 
     Returns
     -------
@@ -472,7 +555,7 @@ def design_from_formula(
     levels, missing, collinear = options.levels, options.missing, options.collinear
     many_levels = options.many_levels
     _check_options(missing, collinear)
-    frame = _as_frame(data)
+    frame, context = with_row_context(_as_frame(data), context)
     response_name, rhs = split_formula(formula)
     _column(frame, response_name, "response")
     given = {

@@ -46,6 +46,7 @@ from ordstats.design.formula import (
     design_from_formula,
     refuse_response_in_terms,
     split_formula,
+    with_row_context,
 )
 from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
@@ -586,6 +587,8 @@ def mixed_design_from_formula(
     weights, offset : str or array-like, optional
         A pandas Series is paired with the rows of ``data`` by index label.
     context : mapping, optional
+        Names formula expressions may use; the per-row values it records are read
+        as columns of ``data`` (:func:`~ordstats.design.formula.with_row_context`).
     options : DesignOptions
         ``levels``, ``missing``, ``collinear``, ``many_levels``.
 
@@ -600,7 +603,7 @@ def mixed_design_from_formula(
     DataError
         Data that are not a table, or a column a random term uses that appears twice.
     """
-    frame = _as_frame(data)
+    frame, context = with_row_context(_as_frame(data), context)
     response, rhs = split_formula(formula, random_terms=True)
     fixed_rhs, bars = split_random(rhs)
     if not bars:
