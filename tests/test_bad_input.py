@@ -1411,3 +1411,28 @@ def test_a_variable_of_the_calling_scope_that_is_not_one_value_per_row_is_named(
         OrdinalModel.from_formula("rating ~ temp + xx", wine.iloc[:50])
     with pytest.raises(FormulaError, match=expected):  # chunks are never the caller's rows
         OrdinalModel.from_formula("rating ~ temp + xx", wine, chunksize=20)
+
+
+def test_newdata_that_is_not_a_table_of_rows_says_how_to_make_one(wine, wine_res):
+    with pytest.raises(PredictionError, match=r"one value per row.*pd.DataFrame\(\[\{"):
+        wine_res.predict({"temp": "warm", "contact": "yes"})  # one row, but scalars
+    with pytest.raises(
+        PredictionError, match=r"is a Series, read as one column.*pd.DataFrame\(\[series\]\)"
+    ):
+        wine_res.predict(wine.iloc[0])  # a row
+    with pytest.raises(PredictionError, match=r"newdata must be a pandas DataFrame .*got int"):
+        wine_res.predict(5)
+    expected = wine_res.predict(wine.iloc[[70]]).to_numpy()  # warm, yes
+    for one_row in (
+        pd.DataFrame([{"temp": "warm", "contact": "yes"}]),
+        pd.DataFrame([wine.iloc[70]]),
+    ):
+        np.testing.assert_allclose(wine_res.predict(one_row).to_numpy(), expected)
+
+
+def test_array_newdata_that_is_not_numbers_is_refused_clearly(wine):
+    X = (wine[["temp", "contact"]] == ["warm", "yes"]).astype(float).to_numpy()
+    res = OrdinalModel(wine["rating"], X).fit()
+    for newdata in ([["a", "b"]], [[1.0], [1.0, 2.0]], {"x1": 1.0}):
+        with pytest.raises(PredictionError, match=r"newdata must be numbers: one row of the 2"):
+            res.predict(newdata)

@@ -219,14 +219,20 @@ def terms_for_newdata(
     """
     if terms.spec is None:
         return _array_newdata(terms, newdata)
-    frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
+    frame = _newdata_frame(newdata)
     needed, context = newdata_columns(terms, context, n_rows)
     absent = [v for v in needed if v not in frame.columns]
     if absent:
+        row = isinstance(newdata, pd.Series) and set(absent) <= set(map(str, newdata.index))
         raise PredictionError(
             f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model; "
-            "add them to newdata (predictions use the columns of newdata only, never "
-            "variables of the calling scope)"
+            + (
+                "newdata is a Series, read as one column: for one row, pass "
+                "pd.DataFrame([series]) (or data.iloc[[i]])"
+                if row
+                else "add them to newdata (predictions use the columns of newdata only, never "
+                "variables of the calling scope)"
+            )
         )
     refuse_repeated_columns(frame.columns, needed, what="newdata")
     # missing values are not levels: build complete rows only, the others are NaN;
@@ -560,11 +566,36 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
 
 
+def _newdata_frame(newdata: Any) -> pd.DataFrame:
+    """``newdata`` of a formula model as a DataFrame; a clear error if it is not a table."""
+    if isinstance(newdata, pd.DataFrame):
+        return newdata
+    try:
+        return pd.DataFrame(newdata)
+    except (TypeError, ValueError) as exc:
+        scalars = isinstance(newdata, Mapping) and all(np.ndim(v) == 0 for v in newdata.values())
+        hint = (
+            "its columns must hold one value per row: for one row, pass "
+            "pd.DataFrame([{...}]) or lists of one value"
+            if scalars
+            else f"got {type(newdata).__name__} ({exc})"
+        )
+        raise PredictionError(
+            f"newdata must be a pandas DataFrame or a mapping of columns; {hint}"
+        ) from exc
+
+
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
     all_names = terms.source_names
     if isinstance(newdata, pd.DataFrame) and set(terms.names) <= set(map(str, newdata.columns)):
         return newdata[terms.names].to_numpy(dtype=float)
-    arr = np.asarray(newdata, dtype=float)
+    try:
+        arr = np.asarray(newdata, dtype=float)
+    except (TypeError, ValueError):
+        raise PredictionError(
+            f"newdata must be numbers: one row of the {len(all_names)} exog columns the model "
+            f"was given ({', '.join(all_names)}) per prediction; got {type(newdata).__name__}"
+        ) from None
     arr = arr[:, None] if arr.ndim == 1 else arr
     if arr.ndim != 2 or arr.shape[1] != len(all_names):
         raise PredictionError(
