@@ -1436,3 +1436,14 @@ def test_array_newdata_that_is_not_numbers_is_refused_clearly(wine):
     for newdata in ([["a", "b"]], [[1.0], [1.0, 2.0]], {"x1": 1.0}):
         with pytest.raises(PredictionError, match=r"newdata must be numbers: one row of the 2"):
             res.predict(newdata)
+
+
+def test_data_without_rows_get_one_message_wherever_the_rows_live(wine, tmp_path):
+    path = tmp_path / "header_only.csv"
+    wine.iloc[:0].to_csv(path, index=False)
+    messages = set()
+    for data, chunksize in ((wine.iloc[:0], None), (wine.iloc[:0], 10), (str(path), None)):
+        with pytest.raises(DataError, match=r"the data have no rows") as caught:
+            OrdinalModel.from_formula("rating ~ temp", data, chunksize=chunksize)
+        messages.add(str(caught.value))
+    assert len(messages) == 1, messages

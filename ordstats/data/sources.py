@@ -22,6 +22,7 @@ import pandas as pd
 
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import add_parts
+from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
 
 __all__ = ["ArrowSource", "FrameSource", "is_source", "open_source"]
@@ -159,7 +160,7 @@ def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
             return chunk
         first = chunk if first is None else first
     if first is None:
-        raise DataError("the data have no rows")
+        raise DataError(NO_ROWS)
     return first
 
 
@@ -176,7 +177,7 @@ def _sum_chunks(
             raise DataError(f"{exc} (in {label})") from exc
         total = add_parts(total, part)
     if total is None:
-        raise DataError("the data have no rows")
+        raise DataError(NO_ROWS)
     return total
 
 
