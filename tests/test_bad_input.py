@@ -1447,3 +1447,28 @@ def test_data_without_rows_get_one_message_wherever_the_rows_live(wine, tmp_path
             OrdinalModel.from_formula("rating ~ temp", data, chunksize=chunksize)
         messages.add(str(caught.value))
     assert len(messages) == 1, messages
+
+
+def test_an_offset_term_gets_one_message_with_or_without_random_terms(wine):
+    data = wine.assign(off=np.linspace(0.0, 1.0, len(wine)))
+    messages = set()
+    for formula, chunksize in (
+        ("rating ~ temp + offset(off)", None),
+        ("rating ~ temp + offset(off)", 20),
+        ("rating ~ temp + offset(off) + (1|judge)", None),
+    ):
+        with pytest.raises(FormulaError, match=r"offset terms .*pass the offset as offset=") as e:
+            OrdinalModel.from_formula(formula, data, chunksize=chunksize)
+        messages.add(str(e.value))
+    assert len(messages) == 1, messages
+
+
+def test_a_function_of_the_callers_named_offset_is_a_function(wine):
+    def offset(values):
+        return 2.0 * values
+
+    data = wine.assign(x=np.linspace(0.0, 1.0, len(wine)))
+    for random in ("", " + (1|judge)"):
+        res = OrdinalModel.from_formula("rating ~ temp + offset(x)" + random, data).fit()
+        expected = OrdinalModel.from_formula("rating ~ temp + x" + random, data).fit()
+        assert res.llf == pytest.approx(expected.llf, rel=1e-10)

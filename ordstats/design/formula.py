@@ -123,6 +123,12 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         raise _syntax_error(rhs, exc) from exc
     known = set(map(str, data.columns)) | set(context or {})
     missing = sorted(v for v in required if v not in known)
+    call = re.search(r"\boffset\s*\([^()]*\)", rhs) if "offset" in missing else None
+    if call is not None:  # R's offset(x) term; a caller's function named offset is known
+        raise FormulaError(
+            f"offset terms in the formula ({call.group(0)!r}) are not supported; pass the "
+            "offset as offset='column' (or one value per row)"
+        )
     if missing:
         name = missing[0]
         raise FormulaError(

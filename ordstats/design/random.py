@@ -167,10 +167,6 @@ def _bar_parts(part: str) -> tuple[str, str] | None:
     return text[1 : bars[0]].strip(), text[bars[0] + 1 : -1].replace(" ", "")
 
 
-def _is_offset_call(part: str) -> bool:
-    return re.match(r"^\s*offset\s*\(", part) is not None
-
-
 def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
     """Split a right-hand side into its fixed part and its ``(expr, group)`` bar terms.
 
@@ -189,17 +185,12 @@ def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
     Raises
     ------
     FormulaError
-        For a bar outside parentheses, ``||`` (not supported), nothing left of the bar,
-        or ``offset(...)`` among the terms (give ``offset=`` instead).
+        For a bar outside parentheses, ``||`` (not supported), or nothing left of the
+        bar.  (An ``offset(...)`` term stays in the fixed part, where the formula layer
+        refuses it.)
     """
     fixed, bars = [], []
     for part in _split_top(rhs):
-        if _is_offset_call(part):
-            raise FormulaError(
-                f"offset terms in the formula ({part!r}) are not supported; pass the offset "
-                "as offset='column' (or one value per row), as for the model without random "
-                "terms"
-            )
         if "|" not in part:
             fixed.append(part)
             continue
