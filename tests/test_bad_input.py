@@ -1472,3 +1472,16 @@ def test_a_function_of_the_callers_named_offset_is_a_function(wine):
         res = OrdinalModel.from_formula("rating ~ temp + offset(x)" + random, data).fit()
         expected = OrdinalModel.from_formula("rating ~ temp + x" + random, data).fit()
         assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+
+
+@pytest.mark.parametrize("random", ["", " + (1|judge)"])
+def test_the_offset_column_of_newdata_is_checked_as_at_fit(wine, random):
+    data = wine.assign(off=np.linspace(-1.0, 1.0, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp" + random, data, offset="off").fit()
+    for values in ("a", True):
+        with pytest.raises(PredictionError, match=r"the offset column 'off' of newdata must be"):
+            res.predict(data.assign(off=values))
+    with pytest.raises(DataError, match=r"newdata has more than one column named 'off'"):
+        res.predict(pd.concat([data, data[["off"]]], axis=1))
+    with pytest.warns(MissingDataWarning, match=r"missing or non-finite offset values"):
+        assert res.predict(data.assign(off=None)).isna().all(axis=None)

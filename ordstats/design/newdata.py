@@ -505,7 +505,7 @@ def newdata_offset(
     if offset is not None:
         return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
     if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
-        values = newdata[column].to_numpy(dtype=float)
+        values = _offset_column(newdata, column)
         return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
     if fitted_with_offset:
         name = f"give newdata a column {column!r} or " if column else ""
@@ -517,6 +517,20 @@ def newdata_offset(
             stacklevel=stacklevel,
         )
     return np.zeros(len(index))
+
+
+def _offset_column(newdata: pd.DataFrame, column: str) -> FloatArray:
+    """The model's offset column in ``newdata`` as floats, checked as at fit (NaN: missing)."""
+    refuse_repeated_columns(newdata.columns, [column], what="newdata")
+    series = newdata[column]
+    if series.isna().all():
+        return np.full(len(series), np.nan)
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        raise PredictionError(
+            f"the offset column {column!r} of newdata must be numeric, as at fit; got dtype "
+            f"{series.dtype}"
+        )
+    return series.to_numpy(dtype=float, na_value=np.nan)
 
 
 def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2) -> FloatArray:
