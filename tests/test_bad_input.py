@@ -1485,3 +1485,10 @@ def test_the_offset_column_of_newdata_is_checked_as_at_fit(wine, random):
         res.predict(pd.concat([data, data[["off"]]], axis=1))
     with pytest.warns(MissingDataWarning, match=r"missing or non-finite offset values"):
         assert res.predict(data.assign(off=None)).isna().all(axis=None)
+
+
+def test_a_categorical_variable_of_the_calling_scope_keeps_its_category_order(wine):
+    cat = pd.Categorical(wine["temp"].astype(str), categories=["warm", "cold"])
+    res = OrdinalModel.from_formula("rating ~ cat", wine).fit()
+    assert res.params.index[-1] == "cat[T.cold]"
+    assert res.llf == pytest.approx(OrdinalModel.from_formula("rating ~ temp", wine).fit().llf)

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
+from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.core import (
@@ -315,9 +316,10 @@ def with_row_context(frame: pd.DataFrame, context: Any) -> tuple[pd.DataFrame, A
         value = align_to_index(
             context[name], frame.index, f"the formula variable {name!r}", "the data"
         )
-        columns[name] = (
-            value.array if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value)
-        )
+        if isinstance(value, (pd.Series, pd.Index)):
+            value = value.array
+        # a Categorical keeps its categories' order
+        columns[name] = value if isinstance(value, ExtensionArray) else np.asarray(value)
     rest = {key: value for key, value in context.items() if key not in columns}
     return frame.assign(**columns), rest
 
