@@ -215,7 +215,10 @@ def terms_for_newdata(
     Raises
     ------
     PredictionError
-        Unseen factor levels, missing columns or a wrong number of columns.
+        Unseen factor levels, missing columns, a wrong number of columns, or
+        ``newdata`` that is not a table (or, for arrays, not numbers).
+    DataError
+        A column the terms read that appears twice in ``newdata``.
     """
     if terms.spec is None:
         return _array_newdata(terms, newdata)

@@ -512,6 +512,8 @@ def term_matrices_for(
     ------
     PredictionError
         ``data`` lacks a column a term needs, or the columns cannot be built.
+    DataError
+        A column a term reads appears twice in ``data``.
     """
     out = []
     for term in terms:
