@@ -1492,3 +1492,21 @@ def test_a_categorical_variable_of_the_calling_scope_keeps_its_category_order(wi
     res = OrdinalModel.from_formula("rating ~ cat", wine).fit()
     assert res.params.index[-1] == "cat[T.cold]"
     assert res.llf == pytest.approx(OrdinalModel.from_formula("rating ~ temp", wine).fit().llf)
+
+
+@pytest.mark.parametrize("chunksize", [None, 7])
+def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, tmp_path, chunksize):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "gaps.csv"
+    data = wine.astype({"temp": object, "contact": object})
+    data.loc[:19, "temp"] = None
+    data.loc[30, "contact"] = "NA"
+    data.to_csv(path, index=False)
+    with pytest.warns(MissingDataWarning, match=r"'contact' \(1\), 'temp' \(20\)"):
+        expected = OrdinalModel.from_formula("rating ~ temp + contact", pd.read_csv(path)).fit()
+    with pytest.warns(MissingDataWarning, match=r"21 of 72 rows"):
+        model = OrdinalModel.from_formula("rating ~ temp + contact", str(path), chunksize=chunksize)
+        res = model.fit()
+    assert expected.nobs == res.nobs == 51
+    assert list(res.params.index) == list(expected.params.index)
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)
