@@ -1488,7 +1488,7 @@ def test_the_offset_column_of_newdata_is_checked_as_at_fit(wine, random):
 
 
 def test_a_categorical_variable_of_the_calling_scope_keeps_its_category_order(wine):
-    cat = pd.Categorical(wine["temp"].astype(str), categories=["warm", "cold"])
+    cat = pd.Categorical(wine["temp"].astype(str), categories=["warm", "cold"])  # noqa: F841
     res = OrdinalModel.from_formula("rating ~ cat", wine).fit()
     assert res.params.index[-1] == "cat[T.cold]"
     assert res.llf == pytest.approx(OrdinalModel.from_formula("rating ~ temp", wine).fit().llf)
