@@ -1348,3 +1348,211 @@ def test_a_repeated_column_of_a_random_term_is_named(wine):
             res.predict(new, re_form=re_form)
     # a column the prediction does not read may repeat
     assert res.predict(new, re_form=0).shape == (72, 5)
+# -- issue 29 review (r1-core): neighbours of the fixed cases ------------------------
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "dask"])
+def test_a_float_response_in_another_array_library_keeps_its_numeric_order(wine, kind):
+    # the exact re-reading of Python integer lists must not turn other arrays into objects
+    y = wine["rating"].astype(float).to_numpy()
+    X = (wine[["temp", "contact"]] == ["warm", "yes"]).astype(float).to_numpy()
+    if kind == "pyarrow":
+        endog = pytest.importorskip("pyarrow").array(y)
+    else:
+        endog = pytest.importorskip("dask.array").from_array(y, chunks=20)
+    expected = OrdinalModel(y, X).fit()
+    res = OrdinalModel(endog, X).fit()
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+    assert list(res.params.index[:4]) == list(expected.params.index[:4])
+
+
+def test_a_numpy_record_array_names_its_columns_and_is_data(wine):
+    records = wine[["rating", "temp", "contact"]].astype({"rating": int}).to_records(index=False)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", records).fit()
+    expected = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("data", "shown"),
+    [
+        (None, r"got None$"),
+        (np.zeros((3, 2)), r"got ndarray: give the columns names"),
+        ([], r"got an empty list"),
+        (pd.Series([1, 2]), r"got Series: turn it into one"),
+    ],
+)
+def test_data_that_is_not_a_table_gets_the_same_message_with_random_terms(data, shown):
+    for formula in ("rating ~ temp", "rating ~ temp + (1|judge)"):
+        with pytest.raises(DataError, match=r"data must be a pandas DataFrame .*" + shown):
+            OrdinalModel.from_formula(formula, data)
+
+
+def test_a_repeated_column_of_a_random_term_is_refused_at_fit_and_at_predict(wine):
+    data = wine.assign(x=np.linspace(-1.0, 1.0, len(wine)))
+    for column, formula in (
+        ("judge", "rating ~ temp + (1|judge)"),
+        ("x", "rating ~ temp + (0 + x|judge)"),
+    ):
+        twice = pd.concat([data, data[[column]]], axis=1)
+        with pytest.raises(DataError, match=rf"the data has more than one column named '{column}'"):
+            OrdinalModel.from_formula(formula, twice)
+    res = OrdinalModel.from_formula("rating ~ temp + (1|judge)", data).fit()
+    twice = pd.concat([data[["temp", "judge"]], data[["judge"]]], axis=1)
+    with pytest.raises(DataError, match=r"newdata has more than one column named 'judge'"):
+        res.predict(twice)
+    # the population prediction does not read the groups: a repeated one does not matter
+    np.testing.assert_allclose(
+        res.predict(twice, re_form=0), res.predict(data[["temp"]], re_form=0), rtol=0, atol=0
+    )
+
+
+def test_a_random_term_transform_that_is_not_finite_drops_its_rows_by_name(wine):
+    data = wine.assign(x=np.linspace(-2.5, 3.0, len(wine)))  # log(x + 2) is NaN on 7 rows
+    formula = "rating ~ temp + (1 + np.log(x + 2)|judge)"
+    with pytest.warns(MissingDataWarning, match=r"7 of 72 rows .* 'np.log\(x \+ 2\)' \(7\)"):
+        res = OrdinalModel.from_formula(formula, data).fit()
+    expected = OrdinalModel.from_formula(formula, data[data["x"] > -2]).fit()
+    assert res.nobs == 65
+    assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+    with pytest.raises(DataError, match=r"7 of 72 rows .* 'np.log\(x \+ 2\)'.*missing='drop'"):
+        OrdinalModel.from_formula(formula, data, missing="raise")
+
+
+@pytest.mark.parametrize(
+    "formula", ["rating ~ temp + (1|rating)", "rating ~ temp + (1 + rating|judge)"]
+)
+def test_the_response_in_a_random_term_is_refused(wine, formula):
+    with pytest.raises(FormulaError, match=r"the response 'rating' is also used in the random"):
+        OrdinalModel.from_formula(formula, wine)
+
+
+def test_a_per_row_variable_of_the_calling_scope_shares_the_rows_fate(wine):
+    # as R's model.frame does: a row with a missing value is dropped with its value of xx
+    xx = np.linspace(-1.0, 1.0, len(wine)) ** 3
+    data = wine.copy()
+    data.loc[3, "contact"] = None
+    for formula in ("rating ~ contact + xx", "rating ~ contact + xx + (1|judge)"):
+        with pytest.warns(MissingDataWarning, match=r"1 of 72 rows"):
+            res = OrdinalModel.from_formula(formula, data).fit()
+        with pytest.warns(MissingDataWarning, match=r"1 of 72 rows"):
+            expected = OrdinalModel.from_formula(formula, data.assign(xx=xx)).fit()
+        assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+def test_a_pandas_variable_of_the_calling_scope_is_paired_by_index_label(wine):
+    xs = pd.Series(np.linspace(-1.0, 1.0, len(wine)) ** 3, index=wine.index)
+    forward = OrdinalModel.from_formula("rating ~ temp + xs", wine).fit()
+    backward = OrdinalModel.from_formula("rating ~ temp + xs", wine.iloc[::-1]).fit()
+    assert backward.llf == pytest.approx(forward.llf, rel=1e-12)
+    xs = xs.set_axis(np.arange(len(wine)) + 100)
+    with pytest.raises(DataError, match=r"the index of the formula variable 'xs' does not hold"):
+        OrdinalModel.from_formula("rating ~ temp + xs", wine)
+
+
+def test_a_variable_of_the_calling_scope_that_is_not_one_value_per_row_is_named(wine):
+    xx = np.linspace(-1.0, 1.0, len(wine))  # noqa: F841 - the formula reads it
+    expected = r"reads 'xx' \(72 values\) from the calling scope.*add it to the data as a column"
+    with pytest.raises(FormulaError, match=expected):
+        OrdinalModel.from_formula("rating ~ temp + xx", wine.iloc[:50])
+    with pytest.raises(FormulaError, match=expected):  # chunks are never the caller's rows
+        OrdinalModel.from_formula("rating ~ temp + xx", wine, chunksize=20)
+
+
+def test_newdata_that_is_not_a_table_of_rows_says_how_to_make_one(wine, wine_res):
+    with pytest.raises(PredictionError, match=r"one value per row.*pd.DataFrame\(\[\{"):
+        wine_res.predict({"temp": "warm", "contact": "yes"})  # one row, but scalars
+    with pytest.raises(
+        PredictionError, match=r"is a Series, read as one column.*pd.DataFrame\(\[series\]\)"
+    ):
+        wine_res.predict(wine.iloc[0])  # a row
+    with pytest.raises(PredictionError, match=r"newdata must be a pandas DataFrame .*got int"):
+        wine_res.predict(5)
+    expected = wine_res.predict(wine.iloc[[70]]).to_numpy()  # warm, yes
+    for one_row in (
+        pd.DataFrame([{"temp": "warm", "contact": "yes"}]),
+        pd.DataFrame([wine.iloc[70]]),
+    ):
+        np.testing.assert_allclose(wine_res.predict(one_row).to_numpy(), expected)
+
+
+def test_array_newdata_that_is_not_numbers_is_refused_clearly(wine):
+    X = (wine[["temp", "contact"]] == ["warm", "yes"]).astype(float).to_numpy()
+    res = OrdinalModel(wine["rating"], X).fit()
+    for newdata in ([["a", "b"]], [[1.0], [1.0, 2.0]], {"x1": 1.0}):
+        with pytest.raises(PredictionError, match=r"newdata must be numbers: one row of the 2"):
+            res.predict(newdata)
+
+
+def test_data_without_rows_get_one_message_wherever_the_rows_live(wine, tmp_path):
+    path = tmp_path / "header_only.csv"
+    wine.iloc[:0].to_csv(path, index=False)
+    messages = set()
+    for data, chunksize in ((wine.iloc[:0], None), (wine.iloc[:0], 10), (str(path), None)):
+        with pytest.raises(DataError, match=r"the data have no rows") as caught:
+            OrdinalModel.from_formula("rating ~ temp", data, chunksize=chunksize)
+        messages.add(str(caught.value))
+    assert len(messages) == 1, messages
+
+
+def test_an_offset_term_gets_one_message_with_or_without_random_terms(wine):
+    data = wine.assign(off=np.linspace(0.0, 1.0, len(wine)))
+    messages = set()
+    for formula, chunksize in (
+        ("rating ~ temp + offset(off)", None),
+        ("rating ~ temp + offset(off)", 20),
+        ("rating ~ temp + offset(off) + (1|judge)", None),
+    ):
+        with pytest.raises(FormulaError, match=r"offset terms .*pass the offset as offset=") as e:
+            OrdinalModel.from_formula(formula, data, chunksize=chunksize)
+        messages.add(str(e.value))
+    assert len(messages) == 1, messages
+
+
+def test_a_function_of_the_callers_named_offset_is_a_function(wine):
+    def offset(values):
+        return 2.0 * values
+
+    data = wine.assign(x=np.linspace(0.0, 1.0, len(wine)))
+    for random in ("", " + (1|judge)"):
+        res = OrdinalModel.from_formula("rating ~ temp + offset(x)" + random, data).fit()
+        expected = OrdinalModel.from_formula("rating ~ temp + x" + random, data).fit()
+        assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+
+
+@pytest.mark.parametrize("random", ["", " + (1|judge)"])
+def test_the_offset_column_of_newdata_is_checked_as_at_fit(wine, random):
+    data = wine.assign(off=np.linspace(-1.0, 1.0, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp" + random, data, offset="off").fit()
+    for values in ("a", True):
+        with pytest.raises(PredictionError, match=r"the offset column 'off' of newdata must be"):
+            res.predict(data.assign(off=values))
+    with pytest.raises(DataError, match=r"newdata has more than one column named 'off'"):
+        res.predict(pd.concat([data, data[["off"]]], axis=1))
+    with pytest.warns(MissingDataWarning, match=r"missing or non-finite offset values"):
+        assert res.predict(data.assign(off=None)).isna().all(axis=None)
+
+
+def test_a_categorical_variable_of_the_calling_scope_keeps_its_category_order(wine):
+    cat = pd.Categorical(wine["temp"].astype(str), categories=["warm", "cold"])  # noqa: F841
+    res = OrdinalModel.from_formula("rating ~ cat", wine).fit()
+    assert res.params.index[-1] == "cat[T.cold]"
+    assert res.llf == pytest.approx(OrdinalModel.from_formula("rating ~ temp", wine).fit().llf)
+
+
+@pytest.mark.parametrize("chunksize", [None, 7])
+def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, tmp_path, chunksize):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "gaps.csv"
+    data = wine.astype({"temp": object, "contact": object})
+    data.loc[:19, "temp"] = None
+    data.loc[30, "contact"] = "NA"
+    data.to_csv(path, index=False)
+    with pytest.warns(MissingDataWarning, match=r"'contact' \(1\), 'temp' \(20\)"):
+        expected = OrdinalModel.from_formula("rating ~ temp + contact", pd.read_csv(path)).fit()
+    with pytest.warns(MissingDataWarning, match=r"21 of 72 rows"):
+        model = OrdinalModel.from_formula("rating ~ temp + contact", str(path), chunksize=chunksize)
+        res = model.fit()
+    assert expected.nobs == res.nobs == 51
+    assert list(res.params.index) == list(expected.params.index)
+    assert res.llf == pytest.approx(expected.llf, rel=1e-12)

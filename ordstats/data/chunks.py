@@ -42,6 +42,7 @@ from ordstats.design import (
     rows_to_drop,
     terms_for_newdata,
 )
+from ordstats.design.core import NO_ROWS
 from ordstats.design.response import EncodedResponse, encode_response, format_level
 from ordstats.errors import (
     DataError,
@@ -225,7 +226,7 @@ def fix_levels(
         Spec and column names (no rows).
     """
     if not scan.n_rows:
-        raise DataError("the data have no rows")
+        raise DataError(NO_ROWS)
     if not scan.values[plan.response]:
         raise DataError(
             "no row can be used: every row has a missing value in a used column or a zero weight"

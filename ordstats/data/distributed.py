@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ordstats.data.parts import add_parts
+from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
 
 __all__ = ["DaskSource"]
@@ -63,7 +64,7 @@ class DaskSource:
             raise DataError("the Dask DataFrame has no partitions")
         (total,) = dask.compute(_tree_sum(parts, dask.delayed))
         if total is None:
-            raise DataError("the data have no rows")
+            raise DataError(NO_ROWS)
         return total
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import add_parts
+from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
 
 __all__ = ["ArrowSource", "FrameSource", "is_source", "open_source"]
@@ -159,7 +160,7 @@ def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
             return chunk
         first = chunk if first is None else first
     if first is None:
-        raise DataError("the data have no rows")
+        raise DataError(NO_ROWS)
     return first
 
 
@@ -176,7 +177,7 @@ def _sum_chunks(
             raise DataError(f"{exc} (in {label})") from exc
         total = add_parts(total, part)
     if total is None:
-        raise DataError("the data have no rows")
+        raise DataError(NO_ROWS)
     return total
 
 
@@ -211,6 +212,21 @@ def _format_of(paths: list[str]) -> str:
             f"the files mix formats ({', '.join(sorted(formats))}); read one format at a time"
         )
     return formats.pop()
+
+
+def _file_format(name: str) -> Any:
+    """The pyarrow file format ``name``; CSV text fields read as pandas reads them.
+
+    pyarrow reads an empty field (or ``NA``) of a text column as the text ``""``
+    (``"NA"``), which would be a level of a factor; pandas' ``read_csv``, the
+    command line and the in-memory fit of the same file read it as missing.
+    """
+    if name != "csv":
+        return name
+    import pyarrow.csv as pa_csv
+    import pyarrow.dataset as ds
+
+    return ds.CsvFileFormat(convert_options=pa_csv.ConvertOptions(strings_can_be_null=True))
 
 
 class ArrowSource(_ChunkIterator):
@@ -250,7 +266,8 @@ class ArrowSource(_ChunkIterator):
                         f"the file {path!r} is empty (0 bytes); remove it or rewrite it"
                     )
             try:
-                self.dataset = _typed_dataset(ds.dataset(paths, format=_format_of(paths)))
+                fmt = _file_format(_format_of(paths))
+                self.dataset = _typed_dataset(ds.dataset(paths, format=fmt))
             except (OSError, ValueError) as exc:
                 raise DataError(f"cannot read {paths[0]!r}: {exc}") from exc
             self.description = paths[0] if len(paths) == 1 else f"{len(paths)} files"

@@ -69,10 +69,11 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
 def _response_series(endog: Any) -> pd.Series:
     """A one-dimensional response that is not pandas, as a Series that keeps every label.
 
-    numpy turns a list of Python integers beyond ``int64`` that are not all
-    ``uint64`` (``[0, 2**63 + 1, 2**63 + 5]``) into floats, where labels closer
-    than the floats' spacing (2048 there) merge; such a list is kept as
-    integers (pandas' ``uint64``, or Python ints).
+    numpy turns a list (or tuple) of Python integers beyond ``int64`` that are
+    not all ``uint64`` (``[0, 2**63 + 1, 2**63 + 5]``) into floats, where labels
+    closer than the floats' spacing (2048 there) merge; such a list is kept as
+    integers (pandas' ``uint64``, or Python ints).  Arrays of other libraries
+    (pyarrow, Dask) are read through numpy as they are.
     """
     values = np.asarray(endog)
     if values.ndim == 0:
@@ -82,7 +83,7 @@ def _response_series(endog: Any) -> pd.Series:
         )
     if values.ndim != 1:
         raise DataError(f"endog must be one-dimensional; got shape {values.shape}")
-    if values.dtype.kind == "f" and not isinstance(endog, np.ndarray):
+    if values.dtype.kind == "f" and isinstance(endog, (list, tuple)):
         exact = pd.Series(list(endog))
         if exact.dtype.kind in "iuO":
             return exact

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from formulaic import Formula, ModelMatrix, ModelSpec
 from formulaic.errors import FormulaicError
+from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.core import (
@@ -27,6 +28,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    align_to_index,
     refuse_repeated_columns,
     rows_to_keep,
 )
@@ -34,6 +36,7 @@ from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
     FormulaError,
+    OrdstatsError,
     SpecificationWarning,
 )
 
@@ -122,6 +125,12 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         raise _syntax_error(rhs, exc) from exc
     known = set(map(str, data.columns)) | set(context or {})
     missing = sorted(v for v in required if v not in known)
+    call = re.search(r"\boffset\s*\([^()]*\)", rhs) if "offset" in missing else None
+    if call is not None:  # R's offset(x) term; a caller's function named offset is known
+        raise FormulaError(
+            f"offset terms in the formula ({call.group(0)!r}) are not supported; pass the "
+            "offset as offset='column' (or one value per row)"
+        )
     if missing:
         name = missing[0]
         raise FormulaError(
@@ -142,23 +151,33 @@ def _backtick_hint(name: str, rhs: str, columns: Any) -> str:
     return ""
 
 
-def refuse_response_in_terms(response: str, rhs: str, part: str = "location") -> None:
+def refuse_response_in_terms(
+    response: str, rhs: str, part: str = "location", used: Iterable[str] | None = None
+) -> None:
     """Raise a :class:`FormulaError` if the terms ``rhs`` use the response.
 
     Parameters
     ----------
     response : str
     rhs : str
-        A right-hand side (the terms of one side of the model).
+        A right-hand side (the terms of one side of the model), or a random
+        term ``(expr|group)``.
     part : str
-        Which side (``"location"``, ``"nominal"``, ``"scale"``), for the message.
+        Which side (``"location"``, ``"nominal"``, ``"scale"``, ``"random"``), for
+        the message.
+    used : iterable of str, optional
+        The variables ``rhs`` uses (default: formulaic's reading of ``rhs``, which
+        a random term needs given).
     """
-    try:
-        used = Formula(rhs).required_variables
-    except (FormulaicError, SyntaxError):
-        return  # reported where the formula is parsed
+    if used is None:
+        try:
+            used = Formula(rhs).required_variables
+        except (FormulaicError, SyntaxError):
+            return  # reported where the formula is parsed
     if response in used:
-        where = "the right-hand side" if part == "location" else f"the {part} formula"
+        where = {"location": "the right-hand side", "random": "the random term"}.get(
+            part, f"the {part} formula"
+        )
         raise FormulaError(
             f"the response {response!r} is also used in {where} ('{rhs}'): a model cannot "
             "explain the response by itself; remove it from the terms"
@@ -309,6 +328,86 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
         raise _formulaic_error(exc, data, rhs) from exc
     except SyntaxError as exc:
         raise _syntax_error(rhs, exc) from exc
+    except ValueError as exc:
+        if isinstance(exc, OrdstatsError):
+            raise
+        raise FormulaError(
+            f"cannot build the design for '{rhs}': {exc}" + _caller_arrays_hint(rhs, data, context)
+        ) from exc
+
+
+def _caller_arrays_hint(rhs: str, data: pd.DataFrame, context: Any) -> str:
+    """Name the arrays of the calling scope that ``rhs`` reads with a length not ``len(data)``.
+
+    Such an array cannot be paired with the rows (numpy: "all input arrays must have
+    the same shape"); data read in chunks never are the caller's rows.
+    """
+    try:
+        used = Formula(rhs).required_variables
+    except (FormulaicError, SyntaxError):
+        return ""
+    arrays = [
+        f"{name!r} ({len(value)} values)"
+        for name in sorted(used)
+        if name not in data.columns
+        and isinstance(value := (context or {}).get(name), (np.ndarray, pd.Series, pd.Index, list))
+        and np.ndim(value) == 1
+        and len(value) != len(data)
+    ]
+    if not arrays:
+        return ""
+    it = "it" if len(arrays) == 1 else "them"
+    return (
+        f". The formula reads {', '.join(arrays)} from the calling scope, not from the data; "
+        f"per-row values must be columns of the data: add {it} to the data as a column"
+    )
+
+
+def with_row_context(frame: pd.DataFrame, context: Any) -> tuple[pd.DataFrame, Any]:
+    """``frame`` with the caller's per-row values that its formulas read, as columns.
+
+    A formula may read a variable of the calling scope with one value per row
+    (``xx`` in ``"y ~ temp + xx"``; the model's formula context records these as
+    ``row_names``).  As a column of the data it shares the rows' fate, as in R's
+    ``model.frame``: a row dropped for a missing value is dropped with its value,
+    stateful transforms learn from the rows kept, and a pandas Series is paired
+    with the rows by index label (:func:`~ordstats.design.core.align_to_index`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    context : mapping or None
+        The formula context.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+    context : mapping or None
+        Without the names that became columns.
+
+    Raises
+    ------
+    DataError
+        A pandas variable whose index labels are not those of ``frame``.
+    """
+    names = [
+        name
+        for name in sorted(getattr(context, "row_names", None) or ())
+        if name in context and name not in frame.columns and np.ndim(context[name]) == 1
+    ]
+    if not names:
+        return frame, context
+    columns = {}
+    for name in names:
+        value = align_to_index(
+            context[name], frame.index, f"the formula variable {name!r}", "the data"
+        )
+        if isinstance(value, (pd.Series, pd.Index)):
+            value = value.array
+        # a Categorical keeps its categories' order
+        columns[name] = value if isinstance(value, ExtensionArray) else np.asarray(value)
+    rest = {key: value for key, value in context.items() if key not in columns}
+    return frame.assign(**columns), rest
 
 
 def _is_intercept(term: Any) -> bool:
@@ -453,7 +552,9 @@ def _as_frame(data: Any) -> pd.DataFrame:
         np.ndarray: ": give the columns names (pd.DataFrame(array, columns=[...])), or fit "
         "arrays with OrdinalModel(endog, exog)",
     }
-    unusable = data is None or isinstance(data, (str, bytes, int, float, pd.Series, np.ndarray))
+    unusable = data is None or isinstance(data, (str, bytes, int, float, pd.Series))
+    # a numpy array names its columns only as a record (structured) array
+    unusable |= isinstance(data, np.ndarray) and data.dtype.names is None
     if not unusable and not (isinstance(data, (list, tuple)) and not data):
         try:
             return pd.DataFrame(data)
@@ -539,6 +640,8 @@ def design_from_formula(
         :class:`~ordstats.design.core.DesignOptions`).
     context : mapping, optional
         Names available to formula expressions (formulaic's evaluation context).
+        The per-row values it records (``row_names``) are read as columns of
+        ``data`` (:func:`with_row_context`).
 
     Returns
     -------
@@ -547,7 +650,7 @@ def design_from_formula(
     levels, missing, collinear = options.levels, options.missing, options.collinear
     many_levels = options.many_levels
     _check_options(missing, collinear)
-    frame = _as_frame(data)
+    frame, context = with_row_context(_as_frame(data), context)
     response_name, rhs = split_formula(formula)
     _column(frame, response_name, "response")
     given = {

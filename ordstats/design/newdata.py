@@ -166,18 +166,27 @@ def terms_for_newdata(
     Raises
     ------
     PredictionError
-        Unseen factor levels, missing columns or a wrong number of columns.
+        Unseen factor levels, missing columns, a wrong number of columns, or
+        ``newdata`` that is not a table (or, for arrays, not numbers).
+    DataError
+        A column the terms read that appears twice in ``newdata``.
     """
     if terms.spec is None:
         return _array_newdata(terms, newdata)
-    frame = newdata if isinstance(newdata, pd.DataFrame) else pd.DataFrame(newdata)
+    frame = _newdata_frame(newdata)
     needed, context = newdata_columns(terms, context, n_rows)
     absent = [v for v in needed if v not in frame.columns]
     if absent:
+        row = isinstance(newdata, pd.Series) and set(absent) <= set(map(str, newdata.index))
         raise PredictionError(
             f"newdata lacks the column(s) {', '.join(map(repr, absent))} used by the model; "
-            "add them to newdata (predictions use the columns of newdata only, never "
-            "variables of the calling scope)"
+            + (
+                "newdata is a Series, read as one column: for one row, pass "
+                "pd.DataFrame([series]) (or data.iloc[[i]])"
+                if row
+                else "add them to newdata (predictions use the columns of newdata only, never "
+                "variables of the calling scope)"
+            )
         )
     refuse_repeated_columns(frame.columns, needed, what="newdata")
     # missing values are not levels: build complete rows only, the others are NaN;
@@ -450,7 +459,7 @@ def newdata_offset(
     if offset is not None:
         return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
     if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
-        values = newdata[column].to_numpy(dtype=float)
+        values = _offset_column(newdata, column)
         return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
     if fitted_with_offset:
         name = f"give newdata a column {column!r} or " if column else ""
@@ -462,6 +471,20 @@ def newdata_offset(
             stacklevel=stacklevel,
         )
     return np.zeros(len(index))
+
+
+def _offset_column(newdata: pd.DataFrame, column: str) -> FloatArray:
+    """The model's offset column in ``newdata`` as floats, checked as at fit (NaN: missing)."""
+    refuse_repeated_columns(newdata.columns, [column], what="newdata")
+    series = newdata[column]
+    if series.isna().all():
+        return np.full(len(series), np.nan)
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        raise PredictionError(
+            f"the offset column {column!r} of newdata must be numeric, as at fit; got dtype "
+            f"{series.dtype}"
+        )
+    return series.to_numpy(dtype=float, na_value=np.nan)
 
 
 def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2) -> FloatArray:
@@ -511,11 +534,36 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
 
 
+def _newdata_frame(newdata: Any) -> pd.DataFrame:
+    """``newdata`` of a formula model as a DataFrame; a clear error if it is not a table."""
+    if isinstance(newdata, pd.DataFrame):
+        return newdata
+    try:
+        return pd.DataFrame(newdata)
+    except (TypeError, ValueError) as exc:
+        scalars = isinstance(newdata, Mapping) and all(np.ndim(v) == 0 for v in newdata.values())
+        hint = (
+            "its columns must hold one value per row: for one row, pass "
+            "pd.DataFrame([{...}]) or lists of one value"
+            if scalars
+            else f"got {type(newdata).__name__} ({exc})"
+        )
+        raise PredictionError(
+            f"newdata must be a pandas DataFrame or a mapping of columns; {hint}"
+        ) from exc
+
+
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
     all_names = terms.source_names
     if isinstance(newdata, pd.DataFrame) and set(terms.names) <= set(map(str, newdata.columns)):
         return newdata[terms.names].to_numpy(dtype=float)
-    arr = np.asarray(newdata, dtype=float)
+    try:
+        arr = np.asarray(newdata, dtype=float)
+    except (TypeError, ValueError):
+        raise PredictionError(
+            f"newdata must be numbers: one row of the {len(all_names)} exog columns the model "
+            f"was given ({', '.join(all_names)}) per prediction; got {type(newdata).__name__}"
+        ) from None
     arr = arr[:, None] if arr.ndim == 1 else arr
     if arr.ndim != 2 or arr.shape[1] != len(all_names):
         raise PredictionError(

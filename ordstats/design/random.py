@@ -40,7 +40,14 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     report_missing_counts,
 )
-from ordstats.design.formula import design_from_formula, split_formula
+from ordstats.design.formula import (
+    _as_frame,
+    _expand,
+    design_from_formula,
+    refuse_response_in_terms,
+    split_formula,
+    with_row_context,
+)
 from ordstats.design.newdata import _unseen_levels_error
 from ordstats.errors import (
     FormulaError,
@@ -160,10 +167,6 @@ def _bar_parts(part: str) -> tuple[str, str] | None:
     return text[1 : bars[0]].strip(), text[bars[0] + 1 : -1].replace(" ", "")
 
 
-def _is_offset_call(part: str) -> bool:
-    return re.match(r"^\s*offset\s*\(", part) is not None
-
-
 def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
     """Split a right-hand side into its fixed part and its ``(expr, group)`` bar terms.
 
@@ -182,17 +185,12 @@ def split_random(rhs: str) -> tuple[str, list[tuple[str, str]]]:
     Raises
     ------
     FormulaError
-        For a bar outside parentheses, ``||`` (not supported), nothing left of the bar,
-        or ``offset(...)`` among the terms (give ``offset=`` instead).
+        For a bar outside parentheses, ``||`` (not supported), or nothing left of the
+        bar.  (An ``offset(...)`` term stays in the fixed part, where the formula layer
+        refuses it.)
     """
     fixed, bars = [], []
     for part in _split_top(rhs):
-        if _is_offset_call(part):
-            raise FormulaError(
-                f"offset terms in the formula ({part!r}) are not supported; pass the offset "
-                "as offset='column' (or one value per row), as for the model without random "
-                "terms"
-            )
         if "|" not in part:
             fixed.append(part)
             continue
@@ -343,12 +341,27 @@ def _natural_key(label: str) -> tuple[object, ...]:
 
 
 def _term_matrix(expr: str, data: pd.DataFrame, context: object) -> tuple[FloatArray, list, object]:
+    """``X_t`` of ``expr`` on every row of ``data`` (NaN/inf where a transform gives them)."""
     try:
-        matrix = model_matrix(expr, data, context=context)
+        with np.errstate(all="ignore"):  # log(x) of x <= 0: reported by name as missing
+            matrix = model_matrix(expr, data, context=context, na_action="ignore")
     except Exception as exc:  # formulaic raises many types
         raise FormulaError(f"cannot build the random-term matrix of {expr!r}: {exc}") from exc
     names = ["(Intercept)" if c == "Intercept" else str(c) for c in matrix.columns]
     return matrix.to_numpy(dtype=float), names, matrix.model_spec
+
+
+def _nonfinite_random_columns(
+    bars: Sequence[tuple[str, str]], rows: pd.DataFrame, context: object
+) -> dict[str, np.ndarray]:
+    """Per random-term column with a NaN or infinite value (``np.log(x)``), its finite rows."""
+    out: dict[str, np.ndarray] = {}
+    for expr, _group in bars:
+        matrix, names, _spec = _term_matrix(expr, rows, context)
+        finite = np.isfinite(matrix)
+        for j in np.flatnonzero(~finite.all(axis=0)):
+            out[names[j]] = out.get(names[j], True) & finite[:, j]
+    return out
 
 
 def random_terms(
@@ -502,6 +515,8 @@ def term_matrices_for(
     ------
     PredictionError
         ``data`` lacks a column a term needs, or the columns cannot be built.
+    DataError
+        A column a term reads appears twice in ``data``.
     """
     out = []
     for term in terms:
@@ -554,7 +569,8 @@ def mixed_design_from_formula(
     """Build a :class:`MixedDesign` from ``"y ~ fixed + (expr | group)"``.
 
     The fixed part goes through :func:`~ordstats.design.formula.design_from_formula`;
-    rows with missing values in the random terms' columns are dropped first (with a
+    rows with missing values in the random terms' columns, or whose random-term
+    columns are not finite (``np.log(x)`` of ``x <= 0``), are dropped first (with a
     :class:`~ordstats.errors.MissingDataWarning` naming the columns, or a
     :class:`~ordstats.errors.DataError` under ``missing="raise"``).  Rows are handled by
     position, so an index with repeated labels (after ``pd.concat``) is fine; the design
@@ -567,25 +583,43 @@ def mixed_design_from_formula(
     weights, offset : str or array-like, optional
         A pandas Series is paired with the rows of ``data`` by index label.
     context : mapping, optional
+        Names formula expressions may use; the per-row values it records are read
+        as columns of ``data`` (:func:`~ordstats.design.formula.with_row_context`).
     options : DesignOptions
         ``levels``, ``missing``, ``collinear``, ``many_levels``.
 
     Returns
     -------
     MixedDesign
+
+    Raises
+    ------
+    FormulaError
+        A random term that uses the response or a column the data lack.
+    DataError
+        Data that are not a table, or a column a random term uses that appears twice.
     """
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    frame, context = with_row_context(_as_frame(data), context)
     response, rhs = split_formula(formula, random_terms=True)
     fixed_rhs, bars = split_random(rhs)
     if not bars:
         raise FormulaError(f"the formula {formula!r} has no random term '(expr | group)'")
     check_random_columns(bars, frame)
+    used = random_variables(bars)
+    for expr, group in bars:
+        refuse_response_in_terms(
+            response, f"({expr}|{group})", "random", _expr_variables(expr) + group.split(":")
+        )
+    refuse_repeated_columns(frame.columns, used)
     labels = frame.index
     weights = _by_position(weights, labels, "weights")
     offset = _by_position(offset, labels, "offset")
     frame = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
-    used = random_variables(bars)
     bad = _bad_rows(frame[used])
+    raw_ok = ~bad.to_numpy().any(axis=1)
+    if raw_ok.any():  # transforms such as np.log(x) may give NaN or inf on complete rows
+        for name, finite in _nonfinite_random_columns(bars, frame.loc[raw_ok], context).items():
+            bad[name] = ~_expand(finite, raw_ok)
     keep = ~bad.to_numpy().any(axis=1)
     if not keep.all():
         report_missing_counts(

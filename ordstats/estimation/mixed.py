@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 from scipy import optimize
 
 from ordstats._typing import FloatArray
@@ -181,6 +182,7 @@ class OrdinalMixedModel:
             context,
             [*formula_parts(formula), weights, offset],
             getattr(data, "columns", ()),
+            n_rows=len(data) if isinstance(data, pd.DataFrame) else None,
         )
         design = mixed_design_from_formula(
             formula,
