@@ -272,43 +272,6 @@ def is_row_data(value: Any, n_rows: int | None = None) -> bool:
     return length == n_rows
 
 
-def _context_at_rows(context: Any, n_rows: int, rows: Any) -> Any:
-    """``context`` for some of the data's rows: its per-row values taken at ``rows``.
-
-    A formula may read a variable of the caller with one value per row of the
-    data (``xx`` in ``"y ~ temp + xx"``, as R's ``model.frame`` does); when the
-    design is built on some of the rows (rows with missing values dropped, or
-    the first rows that teach a spec), that variable must follow them.
-
-    Parameters
-    ----------
-    context : mapping or None
-    n_rows : int
-        Rows of the data the context's per-row values belong to.
-    rows : slice or ndarray of int
-        Positions of the rows used.
-
-    Returns
-    -------
-    mapping or None
-        ``context`` itself when it holds no per-row value.
-    """
-    if not isinstance(context, Mapping):
-        return context
-    per_row = [name for name, value in context.items() if is_row_data(value, n_rows)]
-    if not per_row:
-        return context
-    subset = dict(context)
-    for name in per_row:
-        value = context[name]
-        subset[name] = (
-            value.iloc[rows]
-            if isinstance(value, (pd.Series, pd.DataFrame))
-            else np.asarray(value)[rows]
-        )
-    return subset
-
-
 def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
     """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
 
@@ -467,8 +430,7 @@ def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
     the columns straight from ``data``: formulaic would copy every column twice.
     """
     if len(data) > 10 * _SPEC_ROWS:
-        head_context = _context_at_rows(context, len(data), slice(0, _SPEC_ROWS))
-        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], head_context)
+        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
         names = _plain_numeric(head.model_spec, data)
         if names is not None:
             values = data[names].to_numpy(dtype=float) if names else np.empty((len(data), 0))
@@ -676,21 +638,16 @@ def design_from_formula(
     # missing values in the raw columns, so one NaN does not spoil every row
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
-    if rows is not frame:  # the caller's per-row variables follow the rows
-        context_of_rows = _context_at_rows(context, len(frame), np.flatnonzero(raw_ok))
-    else:
-        context_of_rows = context
     matrices = {}
     for part, text in sides.items():
-        sides[part], matrices[part] = _with_intercept(text, rows, context_of_rows, part)
+        sides[part], matrices[part] = _with_intercept(text, rows, context, part)
         for label, finite in _nonfinite_columns(matrices[part], part).items():
             bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):
         # re-materialise so stateful transforms and factor levels see only used rows
-        clean_context = _context_at_rows(context, len(frame), keep_rows)
-        matrices = {part: _build(sides[part], clean, clean_context) for part in sides}
+        matrices = {part: _build(sides[part], clean, context) for part in sides}
     terms = {
         part: _drop_aliased(
             replace(
