@@ -174,7 +174,7 @@ def test_chunks_refuse_a_caller_variable_and_keep_caller_parameters(wine, tmp_pa
         (path, {}, xx),
         (big, {"chunksize": 100}, list(np.tile(xx, 20))),
     ):
-        with pytest.raises(FormulaError, match=r"'xx'.* from the calling scope.*add it to the data"):
+        with pytest.raises(FormulaError, match=r"'xx'.* calling scope.*add it to the data"):
             F("rating ~ temp + xx", data, context={"xx": values}, **keywords)
     # a parameter of the caller (an array of levels) still serves every chunk;
     # before: "a chunk has values it cannot encode (newdata lacks the column(s) 'lv')"
