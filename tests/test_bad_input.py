@@ -1348,6 +1348,8 @@ def test_a_repeated_column_of_a_random_term_is_named(wine):
             res.predict(new, re_form=re_form)
     # a column the prediction does not read may repeat
     assert res.predict(new, re_form=0).shape == (72, 5)
+
+
 # -- issue 29 review (r1-core): neighbours of the fixed cases ------------------------
 
 
