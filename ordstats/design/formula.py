@@ -125,10 +125,10 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         raise _syntax_error(rhs, exc) from exc
     known = set(map(str, data.columns)) | set(context or {})
     missing = sorted(v for v in required if v not in known)
-    call = re.search(r"\boffset\s*\([^()]*\)", rhs) if "offset" in missing else None
+    call = _offset_call(rhs) if "offset" in missing else None
     if call is not None:  # R's offset(x) term; a caller's function named offset is known
         raise FormulaError(
-            f"offset terms in the formula ({call.group(0)!r}) are not supported; pass the "
+            f"offset terms in the formula ({call!r}) are not supported; pass the "
             "offset as offset='column' (or one value per row)"
         )
     if missing:
@@ -137,6 +137,19 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
             f"the formula names {name!r}, which is not a column of the data."
             + (_backtick_hint(name, rhs, data.columns) or _close_matches(name, data.columns))
         )
+
+
+def _offset_call(rhs: str) -> str | None:
+    """The text of the first ``offset(...)`` call in ``rhs`` (nested parentheses included)."""
+    start = re.search(r"\boffset\s*\(", rhs)
+    if start is None:
+        return None
+    depth = 0
+    for end in range(start.end() - 1, len(rhs)):
+        depth += {"(": 1, ")": -1}.get(rhs[end], 0)
+        if depth == 0:
+            return rhs[start.start() : end + 1]
+    return rhs[start.start() :]
 
 
 def _backtick_hint(name: str, rhs: str, columns: Any) -> str:

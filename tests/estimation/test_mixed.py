@@ -734,6 +734,12 @@ def test_offset_in_a_mixed_formula_asks_for_offset_keyword(wine: pd.DataFrame) -
     data = _wine_extra(wine)
     with pytest.raises(FormulaError, match=r"offset terms in the formula .*offset='column'"):
         ordstats.OrdinalModel.from_formula("rating ~ temp + offset(off) + (1|judge)", data)
+    for formula in (  # calls inside the offset (the issue's repro) and without random terms
+        "rating ~ temp + offset(np.zeros(72)) + (1|judge)",
+        "rating ~ temp + offset(np.log(np.exp(off)))",
+    ):
+        with pytest.raises(FormulaError, match=r"offset terms in the formula \('offset\(np\."):
+            ordstats.OrdinalModel.from_formula(formula, data)
 
 
 def test_transformed_slope_in_a_bar_matches_r(wine: pd.DataFrame) -> None:
