@@ -133,6 +133,9 @@ class NewtonResult(Generic[ObjectiveT]):
         Step halvings over all iterations.
     trace : list of tuple
         ``(iteration, objective, max|gradient|)`` per iteration.
+    at_rounding : bool
+        Converged on the relative criterion and the objective's rounding
+        (extreme parameter units), not on ``max|g| < grad_tol``.
     """
 
     x: FloatArray
@@ -141,6 +144,7 @@ class NewtonResult(Generic[ObjectiveT]):
     n_iter: int
     n_halvings: int
     trace: list[tuple[int, float, float]]
+    at_rounding: bool = False
 
     @property
     def converged(self) -> bool:
@@ -150,6 +154,12 @@ class NewtonResult(Generic[ObjectiveT]):
     @property
     def message(self) -> str:
         """Text for :attr:`code`."""
+        if self.code == 0 and self.at_rounding:
+            return (
+                "relative convergence criterion met; the Newton step predicts a decrease below "
+                "the objective's rounding error, so max|gradient| (large in these parameter "
+                "units) cannot decrease further"
+            )
         return MESSAGES[self.code]
 
 
@@ -309,6 +319,7 @@ def newton(
     if not np.isfinite(current.nll):
         raise OrdstatsError("the objective is not finite at the starting values")
     code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
+    at_rounding = False
     trace: list[tuple[int, float, float]] = []
     iteration = 0
     halved_last = False  # the last step met max|g| < grad_tol only after halving
@@ -351,10 +362,8 @@ def newton(
             trial = objective(x - factor * step)
         n_halvings += halvings
         if not _accept(trial, current, max_grad):
-            if abs_conv:
-                code = 1
-            else:
-                code = 0 if _optimal_to_rounding(step, modified, current, x, opts) else 3
+            at_rounding = not abs_conv and _optimal_to_rounding(step, modified, current, x, opts)
+            code = 1 if abs_conv else (0 if at_rounding else 3)
             break
         if abs_conv and halvings and halved_last:
             code = 1
@@ -373,5 +382,11 @@ def newton(
             code = 1
             break
     return NewtonResult(
-        x=x, evaluation=current, code=code, n_iter=iteration, n_halvings=n_halvings, trace=trace
+        x=x,
+        evaluation=current,
+        code=code,
+        n_iter=iteration,
+        n_halvings=n_halvings,
+        trace=trace,
+        at_rounding=at_rounding,
     )

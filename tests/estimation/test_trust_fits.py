@@ -229,6 +229,7 @@ def test_families_solved_in_extreme_units_converge_without_a_false_warning(
         warnings.simplefilter("error")
         res = F("rating ~ temp + x", wine.assign(x=z * factor), family=family).fit()
     assert res.converged
+    assert "rounding error" in res.mle_retvals["message"]  # not max|g| < gradtol
     assert res.llf == pytest.approx(base.llf, rel=1e-12)
     assert res.params["x"] * factor == pytest.approx(base.params["x"], rel=1e-8)
     assert res.bse["x"] * factor == pytest.approx(base.bse["x"], rel=1e-8)
