@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol, cast
 
@@ -53,14 +52,12 @@ from ordstats.design import (
     DesignOptions,
     categorical_variables,
     formula_variables,
-    is_row_data,
     refuse_repeated_columns,
 )
 from ordstats.errors import (
     DataError,
     FormulaError,
     NotFittedError,
-    OrdstatsError,
     SpecificationError,
 )
 from ordstats.estimation.context import FormulaContext
@@ -659,24 +656,6 @@ def _caller_arrays_error(names: list[str]) -> FormulaError:
     )
 
 
-@contextmanager
-def _caller_arrays_hint(context: FormulaContext) -> Iterator[None]:
-    """Turn the shape error of a per-row variable of the caller into a clear error.
-
-    Without the number of rows (files, Dask) such a variable is only found when
-    a chunk's rows and its values do not line up.
-    """
-    try:
-        yield
-    except ValueError as exc:
-        arrays = sorted(
-            name for name, value in context.items() if is_row_data(value) or isinstance(value, list)
-        )
-        if isinstance(exc, OrdstatsError) or not arrays:
-            raise
-        raise _caller_arrays_error(arrays) from exc
-
-
 def _refuse_rounded_integers(values: list[Any], name: str) -> None:
     """Refuse response levels that a CSV reader turned from integers into floats.
 
@@ -741,24 +720,23 @@ def build_chunked(
     per_row = sorted(set(getattr(context, "row_names", None) or ()) & set(ctx))
     if per_row:  # recorded when a DataFrame is read in chunks
         raise _caller_arrays_error(per_row)
-    with _caller_arrays_hint(ctx):
-        sample = source.first_chunk(plan.read_columns)
-        factors = categorical_variables(formula, sample, ctx) | {
-            c for c in plan.columns if c != response and not _is_numeric(sample[c])
-        }
-        plan = replace(plan, factors=sorted(factors))
-        reader = SourceReader(source)
-        scan = reader.read_pass(scan_levels, plan)
-        if getattr(source, "reads_text", False):
-            _refuse_rounded_integers(list(scan.values.get(response, ())), response)
-        encoded, fitted_formula, terms = fix_levels(
-            scan,
-            plan,
-            formula,
-            ctx,
-            levels=design_options.levels,
-            many_levels=design_options.many_levels,
-        )
+    sample = source.first_chunk(plan.read_columns)
+    factors = categorical_variables(formula, sample, ctx) | {
+        c for c in plan.columns if c != response and not _is_numeric(sample[c])
+    }
+    plan = replace(plan, factors=sorted(factors))
+    reader = SourceReader(source)
+    scan = reader.read_pass(scan_levels, plan)
+    if getattr(source, "reads_text", False):
+        _refuse_rounded_integers(list(scan.values.get(response, ())), response)
+    encoded, fitted_formula, terms = fix_levels(
+        scan,
+        plan,
+        formula,
+        ctx,
+        levels=design_options.levels,
+        many_levels=design_options.many_levels,
+    )
     spec = ChunkSpec(
         plan=plan,
         terms=terms,
