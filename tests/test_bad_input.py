@@ -326,6 +326,12 @@ def test_bad_params_shape(wine):
         model.loglike([0.0, 1.0])
 
 
+def test_start_params_that_are_not_numbers(wine):
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match=r"params must be 5 finite numbers .*got 'abc'"):
+        model.fit(start_params="abc")  # before: numpy's 'could not convert string to float'
+
+
 def test_unknown_threshold_structure(wine):
     with pytest.raises(SpecificationError, match=r"unknown threshold structure 'flex'"):
         OrdinalModel.from_formula("rating ~ temp", wine, threshold="flex")

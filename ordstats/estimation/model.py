@@ -631,7 +631,11 @@ class OrdinalModel:
     # -- likelihood -----------------------------------------------------------
 
     def _check_params(self, params: Any) -> FloatArray:
-        arr = np.asarray(params, dtype=float)
+        """``params`` as a float vector of :attr:`k_params` values, or a clear error."""
+        try:
+            arr = np.asarray(params, dtype=float)
+        except (TypeError, ValueError):
+            raise self._not_finite_numbers(f"; got {params!r}") from None
         if arr.shape != (self.k_params,):
             raise SpecificationError(
                 f"params must have {self.k_params} values ({', '.join(self.param_names)}); "
@@ -729,18 +733,16 @@ class OrdinalModel:
                     "order of model.param_names or a Series with those labels"
                 )
             params = params[self.param_names]
-        try:
-            values = self._check_params(params)
-        except SpecificationError:
-            raise
-        except (TypeError, ValueError):
-            values = np.full(1, np.nan)  # not numbers: refused below
-        if values.shape != (self.k_params,) or not np.all(np.isfinite(values)):
-            raise SpecificationError(
-                f"params must be {self.k_params} finite numbers ({', '.join(self.param_names)})"
-            )
+        values = self._check_params(params)
+        if not np.all(np.isfinite(values)):
+            raise self._not_finite_numbers()
         self._refuse_decreasing_thresholds(values)
         return values
+
+    def _not_finite_numbers(self, got: str = "") -> SpecificationError:
+        return SpecificationError(
+            f"params must be {self.k_params} finite numbers ({', '.join(self.param_names)}){got}"
+        )
 
     def _refuse_decreasing_thresholds(self, params: FloatArray) -> None:
         """Cumulative cut-points from given ``params`` must increase (without nominal effects).
