@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
+from ordstats.results.values import Covariance
 
 __all__ = [
     "COV_TYPES",
@@ -71,44 +72,6 @@ COV_TYPES = {
 
 #: Reciprocal condition number below which the Hessian counts as singular.
 _SINGULAR_RCOND = 1e-13
-
-
-@dataclass(frozen=True)
-class Covariance:
-    """A covariance matrix of the estimates and how it was obtained.
-
-    Attributes
-    ----------
-    matrix : ndarray, shape (k, k)
-        NaN when the information matrix is singular.
-    cond : float
-        Condition number of the Hessian (R's ``cond.H``).
-    singular : bool
-    kind : str
-        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
-        ``"cluster"``: sandwich estimators (see :mod:`ordstats.results.covariance`).
-    """
-
-    matrix: FloatArray
-    cond: float
-    singular: bool
-    kind: str = "nonrobust"
-    std_errors: FloatArray | None = None
-
-    def variances(self) -> FloatArray:
-        """Return the diagonal of :attr:`matrix`."""
-        return np.diag(self.matrix)
-
-    def standard_errors(self) -> FloatArray:
-        """Square roots of the variances, also where a variance overflows.
-
-        A predictor in units of ``10^-160`` has a standard error near
-        ``10^160`` whose square is beyond the largest double; the error itself
-        is computed in the equilibrated basis and stays finite.
-        """
-        if self.std_errors is not None:
-            return self.std_errors
-        return np.sqrt(self.variances())
 
 
 def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:

@@ -42,7 +42,6 @@ import functools
 import warnings
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -58,9 +57,6 @@ from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
-
-if TYPE_CHECKING:
-    from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "GoodnessOfFitMethods",
@@ -180,7 +176,7 @@ def pseudo_rsquared(
 # -- Brant's test -------------------------------------------------------------
 
 
-def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
+def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
     """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
     data = res.model.data
     fits = []
@@ -208,7 +204,7 @@ def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
     return fits
 
 
-def _joint_covariance(res: OrdinalResults, fits: list[tuple[float, FloatArray]]) -> FloatArray:
+def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) -> FloatArray:
     """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990)."""
     data, link = res.model.data, res.model.link
     design = np.hstack([np.ones((data.n_obs, 1)), -data.X])
@@ -264,7 +260,7 @@ def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Serie
     return pd.Series(values, index=chunk.index)
 
 
-def brant_test(res: OrdinalResults) -> pd.DataFrame:
+def brant_test(res: FittedState) -> pd.DataFrame:
     """Brant's Wald test of the proportional-odds assumption (see module docstring).
 
     Parameters
@@ -356,7 +352,7 @@ class GoodnessOfFitMethods(FittedState):
         pandas.DataFrame
             Rows ``All`` and each column/term; ``chi2``, ``df``, ``Pr(>chi2)``.
         """
-        return brant_test(self)  # type: ignore[arg-type]
+        return brant_test(self)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

@@ -59,7 +59,7 @@ from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
 if TYPE_CHECKING:
-    from ordstats.estimation.mixed import OrdinalMixedModel
+    from ordstats.results.protocols import MixedFittedModel
 
 __all__ = ["MixedResults"]
 
@@ -164,11 +164,11 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
     """
 
     #: the fitted model (the results mixins' ``model`` is a clm; here the mixed one)
-    model: OrdinalMixedModel  # type: ignore[assignment]
+    model: MixedFittedModel  # type: ignore[assignment]
 
     def __init__(
         self,
-        model: OrdinalMixedModel,
+        model: MixedFittedModel,
         params_all: FloatArray,
         hessian: FloatArray,
         llf: float,
@@ -900,7 +900,7 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
 
         from ordstats.reporting import summary_frame
 
-        table = summary_frame(self, alpha)  # type: ignore[arg-type]  # reads the same names
+        table = summary_frame(self, alpha)
         if xname is not None:
             if len(xname) != len(table):
                 raise SpecificationError(
