@@ -86,12 +86,14 @@ class ColumnPlan:
     factors: list[str]
     weights: str | None = None
     offset: str | None = None
+    #: columns a pass reads besides the model's (cluster labels), not checked for missing values
+    extra: tuple[str, ...] = ()
 
     @property
     def read_columns(self) -> list[str]:
         """Every column a pass reads."""
         extra = [c for c in (self.weights, self.offset) if c is not None]
-        return list(dict.fromkeys(self.columns + extra))
+        return list(dict.fromkeys(self.columns + extra + list(self.extra)))
 
 
 # ---------------------------------------------------------------------------
@@ -287,6 +289,8 @@ class ChunkArrays:
     bad: pd.Series
     n_bad: int
     n_rows: int
+    #: which rows of the chunk are used (boolean, one per row of the chunk)
+    kept: Any = None
 
 
 def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
@@ -359,6 +363,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         bad=bad.sum(),
         n_bad=int(drop.sum()),
         n_rows=len(frame),
+        kept=keep,
     )
 
 

@@ -46,6 +46,7 @@ from ordstats.data.chunks import (
     skeleton_design,
     summarize_chunk,
 )
+from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.design import (
     Design,
@@ -589,6 +590,19 @@ class ChunkedEvaluator:
         if total is None:
             raise DataError("no chunk has usable rows")
         return total
+
+    def score_sums(self, params: FloatArray, groups: str | None = None) -> ScoreSums:
+        """One pass: the score sums of a sandwich covariance at ``params``.
+
+        ``sum_i w_i s_i s_i'`` over the rows used and, with ``groups`` (a
+        column of cluster labels), the score sums of each cluster
+        (:mod:`ordstats.data.scores`).
+        """
+        spec = self.spec
+        if groups is not None:
+            spec = replace(spec, plan=replace(spec.plan, extra=(groups,)))
+        sums: ScoreSums = self.reader.read_pass(chunk_score_sums, spec, params, groups)
+        return sums
 
     def without_location(self) -> ChunkedEvaluator:
         """The same source with no location effects."""

@@ -826,7 +826,8 @@ class OrdinalModel:
             or anything else first needs it.
         cov_kwds : dict, optional
             For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
-            data's index or one label per row used) and ``"use_correction"``.
+            data's index or one label per row used; for data read in chunks or
+            from Dask the name of the column of labels) and ``"use_correction"``.
         banded : bool, optional
             Treat the threshold block of the Hessian as tridiagonal (flexible
             thresholds without nominal effects; see :mod:`ordstats.families.cumulative.banded`), so
