@@ -42,10 +42,10 @@ from ordstats.data.chunks import (
     empty_data,
     fix_levels,
     reduce_chunk,
-    scan_levels,
     skeleton_design,
     summarize_chunk,
 )
+from ordstats.data.reservoir import Reservoir, SampledScan, scan_and_sample
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.design import (
@@ -62,6 +62,7 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation.context import FormulaContext
+from ordstats.estimation.warm_start import MIN_ROWS_PER_LEVEL, RESERVOIR_ROWS
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
@@ -413,10 +414,12 @@ class SourceReader:
     def __init__(self, source: Any) -> None:
         self.source = source
         self.n_passes = 0
+        #: the random subsample of the first pass (the warm start's rows), if kept
+        self.sample: Reservoir | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # results travel to Dask workers for prediction; the source stays behind
-        return {**self.__dict__, "source": None}
+        return {**self.__dict__, "source": None, "sample": None}
 
     def read_pass(self, func: Callable[..., Any], *args: Any) -> Any:
         """Map ``func`` over the chunks and add up the results (one pass)."""
@@ -591,6 +594,27 @@ class ChunkedEvaluator:
             raise DataError("no chunk has usable rows")
         return total
 
+    def subsample(self, size: int) -> tuple[CLMData, bool] | None:
+        """Likelihood arrays of the first pass's random subsample (for the warm start).
+
+        Parameters
+        ----------
+        size : int
+            Rows wanted (each response level is topped up to a few rows).
+
+        Returns
+        -------
+        (CLMData, topped_up) or None
+            None when no subsample was kept (an unpickled model) or it has no
+            usable rows; ``topped_up`` says whether some level got extra rows.
+        """
+        sample = self.reader.sample
+        if sample is None or not len(sample):
+            return None
+        rows, topped_up = sample.draw(size)
+        data: CLMData | None = reduce_chunk(rows, self.spec, _the_arrays)
+        return None if data is None else (data, topped_up)
+
     def score_sums(self, params: FloatArray, groups: str | None = None) -> ScoreSums:
         """One pass: the score sums of a sandwich covariance at ``params``.
 
@@ -608,6 +632,11 @@ class ChunkedEvaluator:
         """The same source with no location effects."""
         spec = replace(self.spec, terms=replace(self.spec.terms, names=[]))
         return ChunkedEvaluator(self.family, self.reader, spec, self.summary)
+
+
+def _the_arrays(data: CLMData) -> CLMData:
+    """A chunk's likelihood arrays as they are (for :func:`reduce_chunk`)."""
+    return data
 
 
 def _is_numeric(series: pd.Series) -> bool:
@@ -740,7 +769,10 @@ def build_chunked(
     }
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
-    scan = reader.read_pass(scan_levels, plan)
+    scanned: SampledScan = reader.read_pass(
+        scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL
+    )
+    scan, reader.sample = scanned.scan, scanned.sample
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
     encoded, fitted_formula, terms = fix_levels(

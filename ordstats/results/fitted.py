@@ -98,6 +98,10 @@ class FitInfo:
     warm_start_rows : int
         Rows of the subsample whose estimates started the iterations (0: the
         default start; see :mod:`ordstats.estimation.warm_start`).
+    n_passes : int or None
+        Passes over the data that the fit made, for data read in chunks or
+        from Dask (one per Newton evaluation; the model's two passes before
+        fitting, levels and summary, not counted); None in memory.
     """
 
     converged: bool
@@ -111,6 +115,7 @@ class FitInfo:
     method: str = "newton"
     prefit: PrefitResult | None = None
     warm_start_rows: int = 0
+    n_passes: int | None = None
 
     @classmethod
     def from_solution(
@@ -257,7 +262,9 @@ class OrdinalResults(
         Keys ``converged``, ``iterations`` (Newton), ``halvings``,
         ``max_grad``, ``code`` and ``message`` (see
         :mod:`ordstats.core.solver`), ``method``, ``warm_start_rows`` (rows of
-        the subsample that gave the start, 0 for none); for ``fit(method=...)`` other
+        the subsample that gave the start, 0 for none); for data read in chunks
+        or from Dask ``passes`` (passes over the data the fit made, see
+        :class:`FitInfo`); for ``fit(method=...)`` other
         than Newton also ``prefit_iterations``, ``prefit_evaluations``,
         ``prefit_success`` and ``prefit_message`` of the scipy stage.
         """
@@ -272,6 +279,8 @@ class OrdinalResults(
             "method": info.method,
             "warm_start_rows": info.warm_start_rows,
         }
+        if info.n_passes is not None:
+            out["passes"] = info.n_passes
         if info.prefit is not None:
             out |= {
                 "prefit_iterations": info.prefit.n_iter,

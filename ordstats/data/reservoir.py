@@ -1,0 +1,151 @@
+"""A random subsample of data read in chunks, kept during the first pass (the warm start's).
+
+Each complete row gets a pseudo-random key, the hash of its values under a
+fixed seed (:func:`pandas.util.hash_pandas_object`), and the sample keeps the
+rows with the smallest keys: the ``capacity`` smallest overall and the
+``per_level`` smallest of every response value.  Keeping the smallest keys is
+reservoir sampling that merges: the smallest keys of two parts' samples are
+the smallest keys of the union, so chunks, files and Dask partitions can be
+sampled independently and added in any order, and the sample is the same
+however the rows are split into chunks.  Rows with the same values have the
+same key: a sample of data with repeated rows keeps all copies of a row or
+none (each row is still kept with the same probability).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import IntArray
+from ordstats.data.chunks import ColumnPlan, LevelScan, _complete_rows, scan_levels
+
+__all__ = ["Reservoir", "SampledScan", "scan_and_sample"]
+
+#: 16 characters: the hash key of the row keys (the sample's fixed seed).
+_HASH_KEY = "ordstats-sample0"
+
+
+@dataclass
+class Reservoir:
+    """The complete rows with the smallest keys (overall and per response value).
+
+    Attributes
+    ----------
+    rows : pandas.DataFrame
+        The kept rows (the columns a pass reads), in increasing key order.
+    keys : ndarray of uint64
+        Their keys.
+    response : str
+        The response column (the strata).
+    capacity : int
+        Rows kept with the smallest keys overall.
+    per_level : int
+        Rows kept with the smallest keys of each response value.
+    """
+
+    rows: pd.DataFrame
+    keys: np.ndarray
+    response: str
+    capacity: int
+    per_level: int
+
+    def __add__(self, other: Reservoir | None) -> Reservoir:
+        if other is None:
+            return self
+        rows = pd.concat([self.rows, other.rows], ignore_index=True)
+        keys = np.concatenate([self.keys, other.keys])
+        return _smallest(rows, keys, self.response, self.capacity, self.per_level)
+
+    __radd__ = __add__
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def draw(self, size: int) -> tuple[pd.DataFrame, bool]:
+        """The ``size`` rows of smallest key, each response value topped up to ``per_level``.
+
+        Returns
+        -------
+        rows : pandas.DataFrame
+        topped_up : bool
+            Whether some response value had fewer than ``per_level`` rows among
+            the ``size`` and got more (the sample is then not a plain random one).
+        """
+        first = np.arange(len(self.rows)) < size
+        rank = _rank_within_level(self.rows[self.response])
+        codes = pd.factorize(self.rows[self.response])[0]
+        counts = np.bincount(codes[first], minlength=int(codes.max(initial=-1)) + 1)
+        short = counts[codes] < self.per_level
+        chosen = first | (short & (rank < self.per_level))
+        return self.rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
+
+
+def _rank_within_level(values: pd.Series) -> IntArray:
+    """Position of each row among the rows of its response value (rows in key order)."""
+    codes = pd.factorize(values)[0]
+    return np.asarray(pd.Series(codes).groupby(codes).cumcount().to_numpy(), dtype=np.intp)
+
+
+def _smallest(
+    rows: pd.DataFrame, keys: np.ndarray, response: str, capacity: int, per_level: int
+) -> Reservoir:
+    order = np.argsort(keys, kind="stable")
+    rows, keys = rows.iloc[order].reset_index(drop=True), keys[order]
+    keep = (np.arange(len(rows)) < capacity) | (_rank_within_level(rows[response]) < per_level)
+    return Reservoir(rows[keep].reset_index(drop=True), keys[keep], response, capacity, per_level)
+
+
+def sample_chunk(frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int) -> Reservoir:
+    """The reservoir of one chunk's complete rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    plan : ColumnPlan
+    capacity, per_level : int
+        See :class:`Reservoir`.
+
+    Returns
+    -------
+    Reservoir
+    """
+    clean = frame.loc[_complete_rows(frame, plan), plan.read_columns]
+    keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
+    return _smallest(clean, keys, plan.response, capacity, per_level)
+
+
+@dataclass
+class SampledScan:
+    """The level scan of the first pass and the rows it sampled."""
+
+    scan: LevelScan
+    sample: Reservoir
+
+    def __add__(self, other: SampledScan | None) -> SampledScan:
+        if other is None:
+            return self
+        return SampledScan(self.scan + other.scan, self.sample + other.sample)
+
+    __radd__ = __add__
+
+
+def scan_and_sample(
+    frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int
+) -> SampledScan:
+    """The first pass on one chunk: values of the response and factors, and a sample.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    plan : ColumnPlan
+    capacity, per_level : int
+        See :class:`Reservoir`.
+
+    Returns
+    -------
+    SampledScan
+    """
+    return SampledScan(scan_levels(frame, plan), sample_chunk(frame, plan, capacity, per_level))
