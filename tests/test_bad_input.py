@@ -1589,3 +1589,42 @@ def test_chunked_cluster_covariance_input_is_checked(wine):
         res.get_robustcov_results("cluster", {"groups": "pair"})
     with pytest.raises(SpecificationError, match=r"cov_kwds \['groups'\] not understood"):
         res.get_robustcov_results("HC0", {"groups": "pair"})
+
+
+# -- awkward chunks and partitions (issue 25, item 5) ------------------------------
+
+
+def _dask_partitions(parts):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    delayed = [dask.delayed(lambda p: p)(part) for part in parts]
+    return dd.from_delayed(delayed, meta=parts[0].iloc[:0], verify_meta=False)
+
+
+def test_a_dask_partition_without_a_used_column_is_named(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp", "contact"]]
+    parts = [data.iloc[:36], data.iloc[36:].drop(columns="contact")]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(  # before: KeyError from pandas
+            DataError,
+            match=r"a partition of the Dask DataFrame lacks columns the model reads "
+            r"\(\['contact'\] not in index\); every partition must hold 'rating', "
+            r"'contact', 'temp'",
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + contact", _dask_partitions(parts))
+
+
+def test_a_column_of_numbers_in_one_partition_and_text_in_another(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp"]].assign(x=np.linspace(0.0, 1.0, len(wine)))
+    parts = [data.iloc[:36], data.iloc[36:].assign(x=lambda d: d["x"].astype(str))]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(
+            DataError, match=r"'x' hold numbers in some chunks or partitions and text in others"
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + x", _dask_partitions(parts))

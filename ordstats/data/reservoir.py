@@ -14,7 +14,8 @@ none (each row is still kept with the same probability).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,17 +120,54 @@ def sample_chunk(frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level
 
 @dataclass
 class SampledScan:
-    """The level scan of the first pass and the rows it sampled."""
+    """The level scan of the first pass, the rows it sampled and the columns' kinds.
+
+    Attributes
+    ----------
+    scan : LevelScan
+    sample : Reservoir
+    text : dict
+        Column (not a planned factor) -> values, for the columns that hold
+        text in some chunk's complete rows: factors that the first chunk did
+        not show (a Dask partition whose text column is all missing has
+        numbers' type).
+    numbers : set of str
+        Columns that hold numbers in some chunk's complete rows.
+    """
 
     scan: LevelScan
     sample: Reservoir
+    text: dict[str, dict[Any, None]] = field(default_factory=dict)
+    numbers: set[str] = field(default_factory=set)
 
     def __add__(self, other: SampledScan | None) -> SampledScan:
         if other is None:
             return self
-        return SampledScan(self.scan + other.scan, self.sample + other.sample)
+        text = {
+            c: {**self.text.get(c, {}), **other.text.get(c, {})} for c in {*self.text, *other.text}
+        }
+        return SampledScan(
+            self.scan + other.scan, self.sample + other.sample, text, self.numbers | other.numbers
+        )
 
     __radd__ = __add__
+
+
+def _column_kinds(
+    clean: pd.DataFrame, plan: ColumnPlan
+) -> tuple[dict[str, dict[Any, None]], set[str]]:
+    """Values of the text columns and names of the number columns (not planned factors)."""
+    text: dict[str, dict[Any, None]] = {}
+    numbers: set[str] = set()
+    for col in plan.columns:
+        if col == plan.response or col in plan.factors or not clean[col].notna().any():
+            continue
+        series = clean[col]
+        if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+            numbers.add(col)
+        else:
+            text[col] = dict.fromkeys(np.asarray(pd.unique(series), dtype=object).tolist())
+    return text, numbers
 
 
 def scan_and_sample(
@@ -148,4 +186,6 @@ def scan_and_sample(
     -------
     SampledScan
     """
-    return SampledScan(scan_levels(frame, plan), sample_chunk(frame, plan, capacity, per_level))
+    text, numbers = _column_kinds(frame.loc[_complete_rows(frame, plan)], plan)
+    sample = sample_chunk(frame, plan, capacity, per_level)
+    return SampledScan(scan_levels(frame, plan), sample, text, numbers)

@@ -36,6 +36,7 @@ from ordstats.data.chunks import (
     ChunkSpec,
     ChunkSummary,
     ColumnPlan,
+    LevelScan,
     PassTotals,
     apply_summary,
     chunk_totals,
@@ -634,6 +635,28 @@ class ChunkedEvaluator:
         return ChunkedEvaluator(self.family, self.reader, spec, self.summary)
 
 
+def _factors_seen_later(
+    scanned: SampledScan, plan: ColumnPlan, scan: LevelScan
+) -> tuple[ColumnPlan, LevelScan]:
+    """Add the columns that hold text in some chunk (but not the first) to the factors.
+
+    A Dask partition (or a chunk of a DataFrame) whose text column has only
+    missing values has a number type, so the first chunk may not show that
+    the column is a factor.
+    """
+    late = sorted(set(scanned.text) - set(plan.factors))
+    if not late:
+        return plan, scan
+    mixed = [c for c in late if c in scanned.numbers]
+    if mixed:
+        raise DataError(
+            f"the column(s) {', '.join(map(repr, mixed))} hold numbers in some chunks or "
+            "partitions and text in others; store each column with one type"
+        )
+    values = {**scan.values, **{c: scanned.text[c] for c in late}}
+    return replace(plan, factors=sorted([*plan.factors, *late])), replace(scan, values=values)
+
+
 def _the_arrays(data: CLMData) -> CLMData:
     """A chunk's likelihood arrays as they are (for :func:`reduce_chunk`)."""
     return data
@@ -773,6 +796,7 @@ def build_chunked(
         scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL
     )
     scan, reader.sample = scanned.scan, scanned.sample
+    plan, scan = _factors_seen_later(scanned, plan, scan)
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
     encoded, fitted_formula, terms = fix_levels(
