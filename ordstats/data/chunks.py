@@ -435,7 +435,13 @@ def chunk_totals(
     PassTotals or None
         None for a chunk without usable rows.
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_totals(chunk_arrays(frame, spec), spec, params, banded)
+
+
+def arrays_totals(
+    arrays: ChunkArrays, spec: ChunkSpec, params: FloatArray, banded: bool = False
+) -> PassTotals | None:
+    """:func:`chunk_totals` of a chunk's arrays (None for no usable rows)."""
     if arrays.y.size == 0:
         return None
     ev = evaluate(prepare(_clm_data(arrays, spec)), params)
@@ -494,7 +500,11 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
     -------
     ChunkSummary
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_summary(chunk_arrays(frame, spec), spec)
+
+
+def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
+    """:func:`summarize_chunk` of a chunk's arrays."""
     return ChunkSummary(
         n_rows=arrays.n_rows,
         n_used=int(arrays.y.size),

@@ -21,9 +21,21 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import IntArray
-from ordstats.data.chunks import ColumnPlan, LevelScan, _complete_rows, scan_levels
+from ordstats.data.chunks import (
+    ChunkSpec,
+    ChunkSummary,
+    ColumnPlan,
+    LevelScan,
+    PassTotals,
+    _complete_rows,
+    arrays_summary,
+    arrays_totals,
+    chunk_arrays,
+    scan_levels,
+)
+from ordstats.data.parts import add_parts
 
-__all__ = ["Reservoir", "SampledScan", "scan_and_sample"]
+__all__ = ["Reservoir", "SampledScan", "SummaryWithTotals", "scan_and_sample", "summarize_at"]
 
 #: 16 characters: the hash key of the row keys (the sample's fixed seed).
 _HASH_KEY = "ordstats-sample0"
@@ -189,3 +201,38 @@ def scan_and_sample(
     text, numbers = _column_kinds(frame.loc[_complete_rows(frame, plan)], plan)
     sample = sample_chunk(frame, plan, capacity, per_level)
     return SampledScan(scan_levels(frame, plan), sample, text, numbers)
+
+
+@dataclass
+class SummaryWithTotals:
+    """The summary pass and, in the same pass, the likelihood sums at the warm start."""
+
+    summary: ChunkSummary
+    totals: PassTotals | None
+
+    def __add__(self, other: SummaryWithTotals | None) -> SummaryWithTotals:
+        if other is None:
+            return self
+        return SummaryWithTotals(self.summary + other.summary, add_parts(self.totals, other.totals))
+
+    __radd__ = __add__
+
+
+def summarize_at(frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray) -> SummaryWithTotals:
+    """The summary of one chunk and its likelihood sums at ``params`` (one read of it).
+
+    The first Newton evaluation of a warm-started fit thus costs no pass of its own.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    spec : ChunkSpec
+    params : ndarray
+        The subsample's estimates.
+
+    Returns
+    -------
+    SummaryWithTotals
+    """
+    arrays = chunk_arrays(frame, spec)
+    return SummaryWithTotals(arrays_summary(arrays, spec), arrays_totals(arrays, spec, params))

@@ -46,7 +46,13 @@ from ordstats.data.chunks import (
     skeleton_design,
     summarize_chunk,
 )
-from ordstats.data.reservoir import Reservoir, SampledScan, scan_and_sample
+from ordstats.data.reservoir import (
+    Reservoir,
+    SampledScan,
+    SummaryWithTotals,
+    scan_and_sample,
+    summarize_at,
+)
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.design import (
@@ -63,7 +69,14 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation.context import FormulaContext
-from ordstats.estimation.warm_start import MIN_ROWS_PER_LEVEL, RESERVOIR_ROWS
+from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
+from ordstats.estimation.warm_start import (
+    MIN_ROWS_PER_LEVEL,
+    RESERVOIR_ROWS,
+    WarmStart,
+    start_from_subsample,
+    subsample_size,
+)
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
@@ -495,6 +508,8 @@ class ChunkedEvaluator:
         self.spec = spec
         self.summary = summary
         self.problem = prepare(empty_data(spec))
+        #: the warm start fitted before the summary pass and the sums that pass made at it
+        self.first_evaluation: tuple[WarmStart, PassTotals] | None = None
 
     @property
     def source(self) -> Any:
@@ -540,7 +555,13 @@ class ChunkedEvaluator:
         return bool(self.summary.non_unit_weights)
 
     def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
-        """One pass over the data: log-likelihood, gradient and Hessian at ``params``."""
+        """One pass over the data: log-likelihood, gradient and Hessian at ``params``.
+
+        At the warm start the summary pass has made that evaluation already.
+        """
+        first = self.first_evaluation
+        if first is not None and not banded and np.array_equal(params, first[0].params):
+            return PassEvaluation(first[1], self.spec.link)
         totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
         return PassEvaluation(totals, self.spec.link)
 
@@ -815,7 +836,14 @@ def build_chunked(
         jacobian=model_jacobian(threshold, len(encoded.levels) - 1, family),
         context=ctx,
     )
-    summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
+    warm = _start_before_summary(reader, spec, family, scan.n_rows)
+    first_totals = None
+    if warm is None:
+        summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
+    else:  # the summary pass also makes the first Newton evaluation, at the warm start
+        both: SummaryWithTotals = reader.read_pass(summarize_at, spec, warm.params)
+        summary, first_totals = both.summary, both.totals
+    layout_before = (list(spec.terms.names), spec.n_levels)
     spec, encoded = apply_summary(
         summary,
         spec,
@@ -827,7 +855,36 @@ def build_chunked(
         spec = replace(spec, jacobian=model_jacobian(threshold, spec.n_levels - 1, family))
         summary = replace(summary, counts=summary.counts[summary.counts > 0])
     evaluator = ChunkedEvaluator(family, reader, spec, summary)
+    if warm is not None and first_totals is not None:
+        if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped
+            evaluator.first_evaluation = (warm, first_totals)
     return skeleton_design(encoded, spec, fitted_formula, summary), evaluator
+
+
+def _start_before_summary(
+    reader: SourceReader, spec: ChunkSpec, family: Family, n_read: int
+) -> WarmStart | None:
+    """The warm start, fitted to the first pass's subsample before the summary pass.
+
+    Fitted here (with default Newton options), the summary pass can also make
+    the first Newton evaluation at it, so that a warm-started fit costs one
+    pass less.  None where the fit will not start there: fewer than 20,000
+    rows, many thresholds (banded), or a subsample fit that fails.
+    """
+    sample, size = reader.sample, min(subsample_size(n_read), RESERVOIR_ROWS)
+    if sample is None or n_read < WARM_START_ROWS or size >= n_read:
+        return None
+    if spec.n_levels - 1 > BANDED_MIN_THRESHOLDS:
+        return None
+    data: CLMData | None = reduce_chunk(sample.draw(size)[0], spec, _the_arrays)
+    if data is None:
+        return None
+    try:
+        start = family.initial_params(family.prepare(data))
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+        return None
+    warm = start_from_subsample(family, data, 0.0, start, NewtonOptions(), with_hessian=False)
+    return warm if warm.n_rows else None
 
 
 def _interactive() -> bool:

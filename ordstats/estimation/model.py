@@ -1126,6 +1126,10 @@ class OrdinalModel:
         if subsample is None:  # no rows (removed): the fit itself says so
             return WarmStart(start)
         n_rows = evaluator.n_rows
+        first = getattr(evaluator, "first_evaluation", None)
+        if first is not None and (warm_start or n_rows >= WARM_START_ROWS):
+            start_then: WarmStart = first[0]  # fitted before the summary pass, evaluated there
+            return start_then
         size = min(subsample_size(n_rows), RESERVOIR_ROWS)
         if (warm_start is None and n_rows < WARM_START_ROWS) or size >= n_rows:
             return WarmStart(start)

@@ -25,9 +25,13 @@ the full data's Hessian.
 Data read in chunks or from Dask keep their subsample during the first pass
 over the rows (:mod:`ordstats.data.reservoir`: the rows of smallest hash key,
 overall and per response level, so the same rows whichever way the data are
-split), at most :data:`RESERVOIR_ROWS` rows.  Each Newton iteration there is a
-pass that computes the full data's Hessian with the gradient, so the first
-step uses it rather than the subsample's.
+split), at most :data:`RESERVOIR_ROWS` rows.  The subsample is fitted before
+the second (summary) pass, which then also evaluates the full data's
+likelihood, gradient and Hessian at its estimates: the first Newton step costs
+no pass of its own (unless the summary drops an aliased column or an empty
+level, which changes the parameters).  Each later Newton evaluation is a pass
+that computes the full data's Hessian with the gradient, so the subsample's
+Hessian is not used there.
 """
 
 from __future__ import annotations

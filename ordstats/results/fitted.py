@@ -101,7 +101,8 @@ class FitInfo:
     n_passes : int or None
         Passes over the data that the fit made, for data read in chunks or
         from Dask (one per Newton evaluation; the model's two passes before
-        fitting, levels and summary, not counted); None in memory.
+        fitting, levels and summary, not counted, nor the evaluation at the
+        warm start that the summary pass made); None in memory.
     """
 
     converged: bool

@@ -170,10 +170,33 @@ def test_chunked_warm_start_gives_the_in_memory_estimates_in_fewer_passes(large)
     assert hot.mle_retvals["warm_start_rows"] == warm.MIN_SUBSAMPLE
     np.testing.assert_allclose(hot.params, memory.params, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(hot.bse, memory.bse, rtol=1e-9)
-    # one pass per Newton evaluation, reported to the user
-    assert hot.mle_retvals["passes"] == hot.mle_retvals["iterations"] + 1
-    assert hot.mle_retvals["passes"] < cold.mle_retvals["passes"]
+    # one pass per Newton evaluation, reported to the user; at the warm start the
+    # summary pass made the evaluation already
+    assert cold.mle_retvals["passes"] == cold.mle_retvals["iterations"] + 1
+    assert hot.mle_retvals["passes"] == hot.mle_retvals["iterations"]
+    assert hot.mle_retvals["passes"] < cold.mle_retvals["passes"] - 1
     assert "passes" not in memory.mle_retvals
+
+
+def test_the_summary_pass_evaluates_at_the_warm_start_only_if_the_layout_stays(large):
+    model = _chunked(large, chunksize=7_000)
+    assert model.evaluator.n_passes == 2  # levels and subsample, summary (and evaluation)
+    warm_start, totals = model.evaluator.first_evaluation
+    again = model.evaluator.evaluate(warm_start.params)  # no pass: made by the summary
+    assert model.evaluator.n_passes == 2 and again.nll == totals.nll
+    res = model.fit()
+    assert res.mle_retvals["warm_start_rows"] == warm_start.n_rows
+    # an aliased column is dropped by the summary: the evaluation there does not fit
+    aliased = large.assign(x4=large["x1"] + large["x2"])
+    formula = "y ~ x1 + x2 + x3 + x4 + g"
+    with pytest.warns(ordstats.errors.CollinearityWarning):
+        model = _chunked(aliased, formula, chunksize=7_000)
+        expected = _chunked(aliased, formula).fit()
+    assert model.evaluator.first_evaluation is None
+    res = model.fit()
+    assert res.mle_retvals["passes"] == res.mle_retvals["iterations"] + 1
+    assert res.mle_retvals["warm_start_rows"] > 0
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-9, atol=1e-12)
 
 
 def test_the_chunked_subsample_does_not_depend_on_the_chunks(large):
