@@ -299,9 +299,14 @@ class ArrowSource(_ChunkIterator):
                     raise DataError(f"the file {name!r} has no column {col!r}")
                 want, got = expected.field(col).type, schema.field(col).type
                 numeric = all(pat.is_integer(t) or pat.is_floating(t) for t in (want, got))
-                # a CSV file with no value in the column, or a Parquet file of missing values
-                empty = pat.is_null(got) or col in _all_null_columns(fragment)
-                if want != got and not numeric and not empty and not _same_values(want, got):
+                empty = pat.is_null(got)  # a CSV file with no value in the column
+                if (
+                    want != got
+                    and not numeric
+                    and not empty
+                    and not _same_values(want, got)
+                    and col not in _all_null_columns(fragment)  # a Parquet file of NaN only
+                ):
                     raise DataError(
                         f"column {col!r} is {got} in {name!r} but {want} in the first file; "
                         "every file must store a column with the same type"
