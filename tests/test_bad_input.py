@@ -1565,3 +1565,66 @@ def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, t
     assert expected.nobs == res.nobs == 51
     assert list(res.params.index) == list(expected.params.index)
     assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+# -- sandwich covariances of data read in chunks (issue 25, item 3) ----------------
+
+
+def test_chunked_cluster_covariance_input_is_checked(wine):
+    data = wine.assign(pair=np.arange(len(wine)) // 8, one=1)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", data, chunksize=20).fit()
+    cases = [
+        ({}, r"needs cov_kwds=\{'groups': <column name>\}"),
+        ({"groups": data["pair"]}, r"groups'\] must name a column of the data .*got Series"),
+        ({"groups": "piar"}, r"'piar' is not a column of the data; did you mean 'pair'\?"),
+        ({"groups": "one"}, r"needs at least two clusters"),
+        ({"groups": "pair", "bad": 1}, r"cov_kwds \['bad'\] not understood"),
+    ]
+    for kwds, message in cases:
+        with pytest.raises(OrdstatsError, match=message):
+            res.get_robustcov_results("cluster", kwds)
+    gaps = data.assign(pair=data["pair"].where(data.index % 9 > 0))
+    res = OrdinalModel.from_formula("rating ~ temp + contact", gaps, chunksize=20).fit()
+    with pytest.raises(DataError, match=r"column 'pair' has 8 missing labels among the rows used"):
+        res.get_robustcov_results("cluster", {"groups": "pair"})
+    with pytest.raises(SpecificationError, match=r"cov_kwds \['groups'\] not understood"):
+        res.get_robustcov_results("HC0", {"groups": "pair"})
+
+
+# -- awkward chunks and partitions (issue 25, item 5) ------------------------------
+
+
+def _dask_partitions(parts):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    delayed = [dask.delayed(lambda p: p)(part) for part in parts]
+    return dd.from_delayed(delayed, meta=parts[0].iloc[:0], verify_meta=False)
+
+
+def test_a_dask_partition_without_a_used_column_is_named(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp", "contact"]]
+    parts = [data.iloc[:36], data.iloc[36:].drop(columns="contact")]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(  # before: KeyError from pandas
+            DataError,
+            match=r"a partition of the Dask DataFrame lacks columns the model reads "
+            r"\(\['contact'\] not in index\); every partition must hold 'rating', "
+            r"'contact', 'temp'",
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + contact", _dask_partitions(parts))
+
+
+def test_a_column_of_numbers_in_one_partition_and_text_in_another(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp"]].assign(x=np.linspace(0.0, 1.0, len(wine)))
+    parts = [data.iloc[:36], data.iloc[36:].assign(x=lambda d: d["x"].astype(str))]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(
+            DataError, match=r"'x' hold numbers in some chunks or partitions and text in others"
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + x", _dask_partitions(parts))

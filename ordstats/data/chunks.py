@@ -86,12 +86,14 @@ class ColumnPlan:
     factors: list[str]
     weights: str | None = None
     offset: str | None = None
+    #: columns a pass reads besides the model's (cluster labels), not checked for missing values
+    extra: tuple[str, ...] = ()
 
     @property
     def read_columns(self) -> list[str]:
         """Every column a pass reads."""
         extra = [c for c in (self.weights, self.offset) if c is not None]
-        return list(dict.fromkeys(self.columns + extra))
+        return list(dict.fromkeys(self.columns + extra + list(self.extra)))
 
 
 # ---------------------------------------------------------------------------
@@ -287,6 +289,8 @@ class ChunkArrays:
     bad: pd.Series
     n_bad: int
     n_rows: int
+    #: which rows of the chunk are used (boolean, one per row of the chunk)
+    kept: Any = None
 
 
 def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
@@ -359,6 +363,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         bad=bad.sum(),
         n_bad=int(drop.sum()),
         n_rows=len(frame),
+        kept=keep,
     )
 
 
@@ -430,7 +435,13 @@ def chunk_totals(
     PassTotals or None
         None for a chunk without usable rows.
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_totals(chunk_arrays(frame, spec), spec, params, banded)
+
+
+def arrays_totals(
+    arrays: ChunkArrays, spec: ChunkSpec, params: FloatArray, banded: bool = False
+) -> PassTotals | None:
+    """:func:`chunk_totals` of a chunk's arrays (None for no usable rows)."""
     if arrays.y.size == 0:
         return None
     ev = evaluate(prepare(_clm_data(arrays, spec)), params)
@@ -489,7 +500,11 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
     -------
     ChunkSummary
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_summary(chunk_arrays(frame, spec), spec)
+
+
+def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
+    """:func:`summarize_chunk` of a chunk's arrays."""
     return ChunkSummary(
         n_rows=arrays.n_rows,
         n_used=int(arrays.y.size),

@@ -196,7 +196,9 @@ class OrdinalResults(
         Keys ``converged``, ``iterations`` (Newton), ``halvings``,
         ``max_grad``, ``code`` and ``message`` (see
         :mod:`ordstats.core.solver`), ``method``, ``warm_start_rows`` (rows of
-        the subsample that gave the start, 0 for none); for ``fit(method=...)`` other
+        the subsample that gave the start, 0 for none); for data read in chunks
+        or from Dask ``passes`` (passes over the data the fit made, see
+        :class:`FitInfo`); for ``fit(method=...)`` other
         than Newton also ``prefit_iterations``, ``prefit_evaluations``,
         ``prefit_success`` and ``prefit_message`` of the scipy stage.
         """
@@ -211,6 +213,8 @@ class OrdinalResults(
             "method": info.method,
             "warm_start_rows": info.warm_start_rows,
         }
+        if info.n_passes is not None:
+            out["passes"] = info.n_passes
         if info.prefit is not None:
             out |= {
                 "prefit_iterations": info.prefit.n_iter,

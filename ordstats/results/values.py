@@ -46,6 +46,11 @@ class FitInfo:
     warm_start_rows : int
         Rows of the subsample whose estimates started the iterations (0: the
         default start; see :mod:`ordstats.estimation.warm_start`).
+    n_passes : int or None
+        Passes over the data that the fit made, for data read in chunks or
+        from Dask (one per Newton evaluation; the model's two passes before
+        fitting, levels and summary, not counted, nor the evaluation at the
+        warm start that the summary pass made); None in memory.
     """
 
     converged: bool
@@ -59,6 +64,7 @@ class FitInfo:
     method: str = "newton"
     prefit: PrefitResult | None = None
     warm_start_rows: int = 0
+    n_passes: int | None = None
 
     @classmethod
     def from_solution(
