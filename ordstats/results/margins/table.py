@@ -197,8 +197,7 @@ def wald_table(
     )
     labels = estimates.labels
     descriptive = [c for c in labels.columns if c not in _INFERENCE]
-    table = MarginsTable(pd.concat([labels[descriptive], inference], axis=1))
-    table.reset_index(drop=True, inplace=True)
+    table = MarginsTable(pd.concat([labels[descriptive], inference], axis=1).reset_index(drop=True))
     if logit.all():
         intervals = f"{conf_level:.0%} on the logit scale, mapped back (probabilities)"
     elif logit.any():
