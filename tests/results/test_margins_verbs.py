@@ -369,3 +369,29 @@ def test_hypotheses_on_the_parameters(interaction):
 
 def test_datagrid_is_exported():
     assert ordstats.datagrid is datagrid
+
+
+# -- get_margeff delegates to the margins code -------------------------------------------
+
+
+def test_get_margeff_is_the_analytic_average_slope(ucla):
+    # get_margeff differentiates along a unit change of the column, avg_slopes along the
+    # design's central difference in the variable (exact for linear columns up to rounding,
+    # ~1e-12); the finite differences get_margeff used before erred by ~1e-10 and ~1e-8 (SEs)
+    effects = ucla.get_margeff()
+    table = ucla.avg_slopes(variables=["pared", "public", "gpa"])
+    ours = table.set_index(["term", "group"])
+    for name in ("pared", "public", "gpa"):
+        np.testing.assert_allclose(
+            effects.margeff.loc[name], ours.loc[name]["estimate"], rtol=2e-11, atol=1e-15
+        )
+        np.testing.assert_allclose(
+            effects.margeff_se.loc[name], ours.loc[name]["std_error"], rtol=1e-10
+        )
+
+
+def test_get_margeff_dummy_changes_are_the_discrete_contrasts(ucla):
+    effects = ucla.get_margeff(dummy=True)
+    table = ucla.avg_comparisons(variables={"pared": [0, 1]}).set_index("group")
+    np.testing.assert_allclose(effects.margeff.loc["pared"], table["estimate"], rtol=1e-12)
+    np.testing.assert_allclose(effects.margeff_se.loc["pared"], table["std_error"], rtol=1e-11)
