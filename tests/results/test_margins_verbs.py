@@ -395,3 +395,41 @@ def test_get_margeff_dummy_changes_are_the_discrete_contrasts(ucla):
     table = ucla.avg_comparisons(variables={"pared": [0, 1]}).set_index("group")
     np.testing.assert_allclose(effects.margeff.loc["pared"], table["estimate"], rtol=1e-12)
     np.testing.assert_allclose(effects.margeff_se.loc["pared"], table["std_error"], rtol=1e-11)
+
+
+# -- every fitting path ------------------------------------------------------------------
+
+
+def test_chunked_and_dask_fits_give_the_in_memory_numbers_with_newdata(wine):
+    formula = "rating ~ temp + contact"
+    memory = OrdinalModel.from_formula(formula, wine).fit()
+    chunked = OrdinalModel.from_formula(formula, wine, chunksize=10).fit()
+    expected = memory.avg_comparisons(variables="contact")
+    got = chunked.avg_comparisons(wine, variables="contact")
+    np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got["std_error"], expected["std_error"], rtol=1e-7)
+    with pytest.raises(OrdstatsError, match=r"read in chunks .* pass the rows to average over"):
+        chunked.avg_predictions()
+    dd = pytest.importorskip("dask.dataframe")
+    lazy = OrdinalModel.from_formula(formula, dd.from_pandas(wine, npartitions=3)).fit()
+    got = lazy.avg_comparisons(wine, variables="contact")
+    np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
+
+
+def test_a_pickled_fit_needs_newdata(interaction, wine):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(interaction))
+    with pytest.raises(OrdstatsError, match=r"not kept .* pass the rows as newdata"):
+        again.avg_predictions()
+    np.testing.assert_allclose(
+        again.avg_predictions(wine, by="temp")["estimate"],
+        interaction.avg_predictions(by="temp")["estimate"],
+    )
+
+
+def test_hypothesis_names_match_whole_parameter_names_only(wine):
+    data = wine.assign(x=np.linspace(0.1, 1.0, len(wine)))
+    fit = OrdinalModel.from_formula("rating ~ x + temp", data).fit()
+    table = fit.hypotheses("exp(x) = 1")
+    assert table["estimate"].iloc[0] == pytest.approx(np.exp(fit.params["x"]) - 1)
