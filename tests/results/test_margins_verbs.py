@@ -433,3 +433,25 @@ def test_hypothesis_names_match_whole_parameter_names_only(wine):
     fit = OrdinalModel.from_formula("rating ~ x + temp", data).fit()
     table = fit.hypotheses("exp(x) = 1")
     assert table["estimate"].iloc[0] == pytest.approx(np.exp(fit.params["x"]) - 1)
+
+
+def test_an_offset_given_as_values_follows_the_rows(wine):
+    offset = np.linspace(-1.0, 1.0, len(wine))
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, offset=offset).fit()
+    by_temp = fit.avg_predictions(by="temp")
+    expected = fit.predict().groupby(wine["temp"], observed=True).mean()
+    np.testing.assert_allclose(by_temp["estimate"], expected.to_numpy().T.ravel())
+    grid = datagrid(fit, temp=["cold"])
+    assert grid["(offset)"].iloc[0] == pytest.approx(0.0, abs=1e-12)  # the mean offset
+    cold = wine.iloc[[0]].assign(temp=wine["temp"].iloc[[0]])
+    np.testing.assert_allclose(
+        fit.predictions(grid)["estimate"], fit.predict(cold, offset=0.0).to_numpy().ravel()
+    )
+
+
+def test_wts_can_name_the_fit_weights_column(housing):
+    fit = OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", housing, weights="Freq").fit()
+    weighted = fit.avg_predictions(wts="Freq")
+    prob = fit.predict().to_numpy()
+    freq = housing["Freq"].to_numpy()
+    np.testing.assert_allclose(weighted["estimate"], freq @ prob / freq.sum())
