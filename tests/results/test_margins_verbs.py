@@ -455,3 +455,19 @@ def test_wts_can_name_the_fit_weights_column(housing):
     prob = fit.predict().to_numpy()
     freq = housing["Freq"].to_numpy()
     np.testing.assert_allclose(weighted["estimate"], freq @ prob / freq.sum())
+
+
+def test_penalised_fits(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    firth = model.fit(penalty="firth").avg_comparisons(variables="contact")
+    assert firth["std_error"].gt(0).all()
+    lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0).avg_comparisons(variables="contact")
+    assert lasso["estimate"].notna().all() and lasso["std_error"].isna().all()
+    assert lasso["conf_low"].isna().all()
+    assert "not available" in str(lasso.summary())
+
+
+def test_get_margeff_says_when_it_differentiates_dummies(ucla):
+    text = str(ucla.get_margeff(at="mean").summary())
+    assert "0/1 column(s) pared, public were differentiated as if continuous" in text
+    assert "differentiated" not in str(ucla.get_margeff(dummy=True).summary())
