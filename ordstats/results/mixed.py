@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,13 @@ from ordstats.errors import (
     PredictionWarning,
     SpecificationError,
 )
-from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
+from ordstats.families.mixed import (
+    BOUNDARY_SD,
+    cholesky_derivatives,
+    cholesky_factors,
+    marginal_cumulative_derivatives,
+    mode_sensitivities,
+)
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.fitted import (
@@ -56,6 +62,7 @@ from ordstats.results.fitted import (
 )
 from ordstats.results.goodness import residuals_from_probabilities
 from ordstats.results.persistence import PersistenceMethods
+from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
 if TYPE_CHECKING:
@@ -96,14 +103,37 @@ _NO_MARGEFF = (
     "averaged over; compare predict(newdata, re_form=0) or re_form='marginal' at chosen "
     "predictor values"
 )
-_NO_PREDICTION_SE = (
-    "standard errors of predicted probabilities are not computed for mixed models; use "
-    "predict(newdata, re_form=...) for the probabilities"
-)
 _NO_EXPECTED = (
     "the approximate marginal likelihood has no closed-form expectation; cov_params() is "
     "the inverse observed information (R's vcov.clmm)"
 )
+
+
+class _Rows(NamedTuple):
+    """The rows to predict for: fixed design, offset (NaN where unusable), index, random terms."""
+
+    X: FloatArray
+    eta_offset: FloatArray
+    index: pd.Index
+    re_parts: list[NewTermRows]
+
+
+def _check_re_form(re_form: object) -> None:
+    """Refuse a ``re_form`` other than None, 0 or "marginal"."""
+    if not (
+        re_form is None
+        or (
+            isinstance(re_form, int | float | np.integer)
+            and not isinstance(re_form, bool)
+            and re_form == 0
+        )
+        or (isinstance(re_form, str) and re_form == "marginal")
+    ):
+        raise PredictionError(
+            f"re_form must be None, 0 or 'marginal'; got {re_form!r}. None predicts "
+            "conditional on the groups' modes, 0 with the random effects at zero, 'marginal' "
+            "averaged over the random effects' distribution"
+        )
 
 
 def _unavailable(what: str, why: str) -> SpecificationError:
@@ -544,7 +574,6 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)
-    get_prediction = _refused("get_prediction()", _NO_PREDICTION_SE)
     expected_covariance = _refused_property("the expected information", _NO_EXPECTED)
     llnull = _refused_property("llnull", _NO_NULL)
     llr = _refused_property("llr", _NO_NULL)
@@ -720,29 +749,12 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         newdata = newdata_or_exog(newdata, exog)
         if which not in _WHICH:
             raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
-        if not (
-            re_form is None
-            or (re_form == 0 and not isinstance(re_form, str))
-            or re_form == "marginal"
-        ):
-            raise PredictionError(f"re_form must be None, 0 or 'marginal'; got {re_form!r}")
+        _check_re_form(re_form)
         model = self.model
-        fixed = model.design.fixed
-        if newdata is None:
-            refuse_offset_without_newdata(offset)
-            X, eta_offset, index = fixed.location.matrix, fixed.offset, fixed.row_index
-            re_parts = [
-                NewTermRows(
-                    t.matrix, t.codes, pd.Series(np.asarray(t.levels, object)[t.codes], index)
-                )
-                for t in model.terms
-            ]
-        else:
-            X, eta_offset, index, re_parts = self._new_rows(newdata, offset, re_form)
-        eta = X @ self.params_all[model.problem.n_alpha : self.k_fixed] + eta_offset
-        theta = model.problem.jacobian @ self.params_all[: model.problem.n_alpha]
-        cum = self._cumulative(eta, theta, re_parts, re_form)
-        levels = model.levels
+        rows = self._prediction_rows(newdata, offset, re_form)
+        eta = rows.eta_offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
+        cum, _ = self._cumulative(rows, re_form)
+        levels, index = model.levels, rows.index
         full = np.column_stack([cum, np.ones(len(eta))])
         full[np.isnan(eta)] = np.nan
         prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
@@ -755,18 +767,112 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         scores = level_scores(model.design.fixed.response.values)
         return pd.Series(prob @ scores, index=index, name="expected")
 
-    def _new_rows(
-        self, newdata: object, offset: object, re_form: str | int | None
-    ) -> tuple[FloatArray, FloatArray, pd.Index, list[NewTermRows]]:
-        """Fixed design, offset, index and random-term rows of new data.
+    def get_prediction(
+        self,
+        newdata: pd.DataFrame | None = None,
+        which: str = "prob",
+        re_form: str | int | None = None,
+        *,
+        offset: object = None,
+        exog: pd.DataFrame | None = None,
+    ) -> PredictionResults:
+        r"""Predicted probabilities with delta-method standard errors and intervals.
+
+        The standard errors are :math:`\sqrt{g^\top V g}` with ``V`` the covariance
+        of all parameters (:meth:`cov_params`: thresholds, fixed effects and the
+        log-Cholesky variance parameters; those held on the boundary count as
+        known) and ``g`` the analytic gradient of the prediction in them:
+
+        * ``re_form=0``: ``F(theta_j - x'beta)`` depends on the thresholds and
+          fixed effects only (what emmeans reports for a clmm);
+        * ``re_form=None``: ``F(theta_j - x'beta - z'b^)``, the conditional modes
+          ``b^ = Lambda u^`` being functions of every parameter (their derivatives
+          by the implicit function theorem on the mode equation).  This is the
+          uncertainty of the estimates; the conditional variance of the random
+          effects themselves (:meth:`ranef` with ``condvar``) is not added;
+        * ``re_form="marginal"``: :math:`\int F(\theta_j - \eta - s z)\phi(z)dz`
+          depends on the variance parameters through ``s``; its derivatives are
+          the integrals of the derivatives, by the same adaptive quadrature.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Rows to predict for (default: the rows of the fit).  Marginal and
+            ``re_form=0`` predictions need no grouping columns.
+        which : {"prob", "cumprob"}
+            ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
+        re_form : None, 0 or "marginal"
+            As :meth:`predict`.
+        offset : float or array-like, optional
+            As :meth:`predict`.
+        exog : pandas.DataFrame, optional
+            statsmodels' name for ``newdata`` (give one of the two).
+
+        Returns
+        -------
+        PredictionResults
+            ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
+            (intervals on the logit scale), as ``OrdinalResults.get_prediction``.
+
+        Raises
+        ------
+        PredictionError
+            For ``which`` or ``re_form`` not listed above, or ``newdata`` lacking
+            a column the prediction reads.
+        """
+        newdata = newdata_or_exog(newdata, exog)
+        if which not in ("prob", "cumprob"):
+            raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        _check_re_form(re_form)
+        rows = self._prediction_rows(newdata, offset, re_form)
+        cum, gradient = self._cumulative(rows, re_form, gradient=True)
+        assert gradient is not None  # asked for
+        m, k = gradient.shape[0], gradient.shape[2]
+        ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
+        categories = np.diff(np.column_stack([zeros, cum, ones]), axis=1)
+        cumulative = which == "cumprob"
+        if not cumulative:
+            padded = np.concatenate([np.zeros((m, 1, k)), gradient, np.zeros((m, 1, k))], axis=1)
+            gradient = padded[:, 1:] - padded[:, :-1]
+        levels = self.model.levels
+        return PredictionResults(
+            cum if cumulative else categories,
+            complementary_probabilities(categories, cumulative),
+            gradient,
+            self._prediction_covariance(),
+            rows.index,
+            levels[:-1] if cumulative else levels,
+            which,
+        )
+
+    def _prediction_covariance(self) -> FloatArray:
+        """:meth:`cov_params` with the variance parameters held on the boundary as known."""
+        cov = self._cov.to_numpy().copy()
+        held = [self.k_fixed + b for b in self.boundary]
+        cov[held, :] = 0.0
+        cov[:, held] = 0.0
+        return cov
+
+    def _prediction_rows(self, newdata: object, offset: object, re_form: str | int | None) -> _Rows:
+        """Fixed design, offset, index and random-term rows to predict for.
 
         Rows with a missing value in a column the prediction reads get a NaN
         linear predictor (and one warning naming the columns).
         """
-        if not isinstance(newdata, pd.DataFrame):
-            raise PredictionError("newdata must be a pandas DataFrame")
         model = self.model
         fixed = model.design.fixed
+        if newdata is None:
+            refuse_offset_without_newdata(offset)
+            index = fixed.row_index
+            re_parts = [
+                NewTermRows(
+                    t.matrix, t.codes, pd.Series(np.asarray(t.levels, object)[t.codes], index)
+                )
+                for t in model.terms
+            ]
+            return _Rows(fixed.location.matrix, fixed.offset, index, re_parts)
+        if not isinstance(newdata, pd.DataFrame):
+            raise PredictionError("newdata must be a pandas DataFrame")
         n_rows = fitted_rows(fixed)
         X = terms_for_newdata(fixed.location, newdata, model.formula_context, n_rows=n_rows)
         index = newdata.index
@@ -776,41 +882,119 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
             index,
             column=fixed.offset_name,
             fitted_with_offset=model.has_offset,
-            stacklevel=4,  # _new_rows, predict, the caller
+            stacklevel=4,  # _prediction_rows, predict, the caller
         )
         re_parts = (
             term_matrices_for(model.terms, newdata, groups=re_form is None) if re_form != 0 else []
         )
         columns = newdata_columns(fixed.location, model.formula_context, n_rows)[0]
         parts = [(fixed.location.names, X)]
-        for term, rows in zip(model.terms, re_parts, strict=False):
+        for term, part in zip(model.terms, re_parts, strict=False):
             columns += random_columns(term, groups=re_form is None)
-            parts.append((term.columns, rows.matrix))
+            parts.append((term.columns, part.matrix))
         missing = missing_predictor_rows(newdata, columns, parts, index, stacklevel=4)
-        return X, np.where(missing, np.nan, eta_offset), index, re_parts
+        return _Rows(X, np.where(missing, np.nan, eta_offset), index, re_parts)
 
     def _cumulative(
-        self,
-        eta: FloatArray,
-        theta: FloatArray,
-        re_parts: list[NewTermRows],
-        re_form: str | int | None,
-    ) -> FloatArray:
-        link = self.model.problem.link
-        if re_form == 0 or not re_parts:
-            return link.cdf(theta[None, :] - eta[:, None])
-        if re_form == "marginal":
-            var = np.zeros(len(eta))
-            for part, S in zip(re_parts, self.covariance_matrices(), strict=True):
-                var += np.einsum("ij,jk,ik->i", part.matrix, S, part.matrix)
-            return marginal_cumulative(link, theta[None, :] - eta[:, None], np.sqrt(var))
-        modes = self.model.objective.random_effects(self.params_all)
-        shift = np.zeros(len(eta))
-        for term, part, b in zip(self.model.terms, re_parts, modes, strict=True):
-            seen = part.codes >= 0
-            shift[seen] += np.einsum("ij,ij->i", part.matrix[seen], b[part.codes[seen]])
-            _warn_unseen_groups(term, part, np.isfinite(eta))
-        return link.cdf(theta[None, :] - (eta + shift)[:, None])
+        self, rows: _Rows, re_form: str | int | None, gradient: bool = False
+    ) -> tuple[FloatArray, FloatArray | None]:
+        """``P(Y <= j)``, ``j < K``, of the rows and (with ``gradient``) its gradient.
+
+        The gradient has shape ``(m, K - 1, k)`` in all ``k`` parameters
+        (``params_all``).
+        """
+        problem = self.model.problem
+        link, n_alpha, k = problem.link, problem.n_alpha, self.params_all.size
+        eta = rows.X @ self.params_all[n_alpha : self.k_fixed] + rows.eta_offset
+        theta = problem.jacobian @ self.params_all[:n_alpha]
+        # d eta / d params at fixed random effects
+        deta = np.zeros((eta.size, k))
+        deta[:, n_alpha : self.k_fixed] = rows.X
+        sd = np.zeros(eta.size)
+        dsd = np.zeros((eta.size, k))
+        if rows.re_parts and re_form == "marginal":
+            sd, dsd = self._marginal_sd(rows.re_parts, gradient)
+        elif rows.re_parts and re_form is None:
+            shift, dshift = self._conditional_shift(rows.re_parts, np.isfinite(eta), gradient)
+            eta, deta = eta + shift, deta + dshift
+        cut = theta[None, :] - eta[:, None]
+        cum, d_cut, d_sd = marginal_cumulative_derivatives(link, cut, sd, derivatives=gradient)
+        if not gradient:
+            return cum, None
+        dcut = -np.broadcast_to(deta[:, None, :], (eta.size, theta.size, k)).copy()
+        dcut[:, :, :n_alpha] += problem.jacobian[None, :, :]
+        return cum, d_cut[:, :, None] * dcut + d_sd[:, :, None] * dsd[:, None, :]
+
+    def _marginal_sd(
+        self, re_parts: list[NewTermRows], gradient: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""SD ``s_i`` of each row's random part and its gradient in the parameters.
+
+        ``s_i^2 = \sum_t \lVert L_t' x_{ti} \rVert^2``, so
+        ``ds_i/dv = (L_t' x_{ti}) \cdot (dL_t/dv)' x_{ti} / s_i`` (0 where ``s_i = 0``,
+        where the marginal probability's derivative in ``s`` vanishes).
+        """
+        var = np.zeros(re_parts[0].matrix.shape[0])
+        dvar = np.zeros((var.size, self.params_all.size))
+        for part, (L, derivatives) in zip(re_parts, self._term_factors(), strict=True):
+            loading = part.matrix @ L
+            var += np.sum(loading**2, axis=1)
+            if gradient:
+                for j, dL in derivatives:
+                    dvar[:, j] = 2.0 * np.sum(loading * (part.matrix @ dL), axis=1)
+        sd = np.sqrt(var)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dsd = np.where(sd[:, None] > 0, 0.5 * dvar / sd[:, None], 0.0)
+        return sd, dsd
+
+    def _conditional_shift(
+        self, re_parts: list[NewTermRows], usable: np.ndarray, gradient: bool
+    ) -> tuple[FloatArray, FloatArray]:
+        r"""The rows' random parts ``x_{ti}' L_t u^_{t,l}`` at the modes and their gradient.
+
+        ``d/dphi = x_{ti}' L_t du^_{t,l}/dphi`` plus, for the term's variance
+        parameters, ``x_{ti}' (dL_t/dv) u^_{t,l}``; rows of groups not seen in the
+        fit have no random part (with a warning naming the levels).
+        """
+        objective = self.model.objective
+        if gradient:
+            u, du = mode_sensitivities(objective, self.params_all)
+        else:
+            u, du = objective.modes(self.params_all).u, None
+        m = re_parts[0].matrix.shape[0]
+        shift, dshift = np.zeros(m), np.zeros((m, self.params_all.size))
+        terms = zip(
+            self.model.terms,
+            re_parts,
+            self._term_factors(),
+            objective.problem.offsets,
+            strict=False,
+        )
+        for term, part, (L, derivatives), start in terms:
+            _warn_unseen_groups(term, part, usable)
+            seen = np.flatnonzero(part.codes >= 0)
+            x = part.matrix[seen]
+            positions = start + part.codes[seen, None] * term.q + np.arange(term.q)
+            u_rows = u[positions]  # (rows, q): each row's group's spherical modes
+            shift[seen] += np.einsum("ij,ij->i", x @ L, u_rows)
+            if du is not None:
+                dshift[seen] += np.einsum("ij,ijk->ik", x @ L, du[positions])
+                for j, dL in derivatives:
+                    dshift[seen, j] += np.einsum("ij,ij->i", x @ dL, u_rows)
+        return shift, dshift
+
+    def _term_factors(self) -> list[tuple[FloatArray, list[tuple[int, FloatArray]]]]:
+        """Per term ``L_t`` and ``(index into params_all, dL_t/dv)`` per variance parameter."""
+        qs = [t.q for t in self.model.terms]
+        var = self.params_all[self.k_fixed :]
+        out, pos = [], 0
+        for q, L in zip(qs, cholesky_factors(var, qs), strict=True):
+            n_t = q * (q + 1) // 2
+            derivatives = cholesky_derivatives(q, var[pos : pos + n_t])
+            positions = range(self.k_fixed + pos, self.k_fixed + pos + n_t)
+            out.append((L, list(zip(positions, derivatives, strict=True))))
+            pos += n_t
+        return out
 
     # -- reporting -----------------------------------------------------------------
 
