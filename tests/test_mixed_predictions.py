@@ -20,6 +20,7 @@ from scipy import integrate, special, stats
 
 import ordstats
 from ordstats.errors import PredictionError
+from ordstats.results.mixed_prediction import MixedPredictor, prediction_rows
 from tests._numdiff import central_jacobian
 
 REF = Path(__file__).resolve().parent / "data" / "reference" / "clmm_predictions.json"
@@ -119,6 +120,12 @@ def _new_rows(case: str, wine: pd.DataFrame, soup: pd.DataFrame) -> pd.DataFrame
     return rows
 
 
+def _cumulative_gradient(res: ordstats.MixedResults, rows: pd.DataFrame, re_form) -> np.ndarray:
+    """The analytic gradient of ``P(Y <= j)``, ``j < K``, in every parameter."""
+    new = prediction_rows(res.model, rows, None, re_form, stacklevel=2)
+    return MixedPredictor(res.model, res.params_all, re_form).cumulative(new)[1]
+
+
 def _predict_at(res: ordstats.MixedResults, params: np.ndarray, *args, **kw) -> np.ndarray:
     saved = res.params_all.copy()
     res.params_all[:] = params
@@ -148,7 +155,7 @@ def test_gradients_equal_finite_differences(wine, soup, case, re_form) -> None:
         expected = np.sqrt(np.einsum("mjk,kl,mjl->mj", numeric, cov, numeric))
         np.testing.assert_allclose(pred.se.to_numpy(), expected, rtol=1e-5, atol=1e-10)
         # the gradient itself, every parameter (the variance ones included)
-        analytic = res._cumulative(res._prediction_rows(rows, None, re_form), re_form, True)[1]
+        analytic = _cumulative_gradient(res, rows, re_form)
         cum_numeric = central_jacobian(
             lambda x: _predict_at(res, x, rows, which="cumprob", re_form=re_form), params, 1e-6
         )[:, :-1]
@@ -171,7 +178,7 @@ def test_probit_marginal_is_exact(wine, soup) -> None:
     np.testing.assert_allclose(
         pred.predicted.to_numpy(), special.ndtr(cut / np.sqrt(1 + s2)), rtol=0, atol=1e-12
     )
-    grad = res._cumulative(res._prediction_rows(rows, None, "marginal"), "marginal", True)[1]
+    grad = _cumulative_gradient(res, rows, "marginal")
     z = cut / np.sqrt(1 + s2)
     np.testing.assert_allclose(
         grad[:, :, -1], stats.norm.pdf(z) * cut * -s2 / (1 + s2) ** 1.5, rtol=1e-9, atol=1e-13
@@ -273,19 +280,34 @@ def _quad(integrand, cut: float, sd: float) -> float:
 @pytest.mark.parametrize("link_name", ["logit", "probit", "cloglog", "cauchit"])
 def test_marginal_integral_and_its_derivatives_against_quad(link_name: str) -> None:
     from ordstats.core.links import get_link
-    from ordstats.families.mixed import marginal_cumulative_derivatives
+    from ordstats.families.mixed import marginal_integrals
 
     link = get_link(link_name)
     cuts = np.array([-25.0, -3.0, -0.4, 0.0, 1.1, 6.0, 30.0])
     sds = np.array([0.01, 0.1, 1.0, 5.0, 12.0, 30.0])
-    cum, d_cut, d_sd = marginal_cumulative_derivatives(link, np.tile(cuts, (sds.size, 1)), sds)
+    got = marginal_integrals(link, np.tile(cuts, (sds.size, 1)), sds, order=2)
+    upper = marginal_integrals(link, np.tile(cuts, (sds.size, 1)), sds, order=0, complement=True)
 
-    def average(f, c: float, s: float, power: int) -> float:
-        """``int z^power f(c - s z) phi(z) dz``."""
-        return _quad(lambda z: z**power * float(np.asarray(f(np.array([c - s * z])))[0]), c, s)
+    def density_slope(x: np.ndarray) -> np.ndarray:
+        return link.pdf(x) * link.dlog_pdf(x) if link.pdf(x)[0] > 0 else np.zeros(1)
 
-    for i, s in enumerate(sds):
-        for j, c in enumerate(cuts):
-            assert cum[i, j] == pytest.approx(average(link.cdf, c, s, 0), abs=1e-8)
-            assert d_cut[i, j] == pytest.approx(average(link.pdf, c, s, 0), abs=1e-8)
-            assert d_sd[i, j] == pytest.approx(-average(link.pdf, c, s, 1), abs=1e-8)
+    # (what, integrand F-like function of c - s z, power of z, sign)
+    integrals = [
+        (got.value, link.cdf, 0, 1.0),
+        (upper.value, link.sf, 0, 1.0),
+        (got.d_cut, link.pdf, 0, 1.0),
+        (got.d_sd, link.pdf, 1, -1.0),
+        (got.d_cut_cut, density_slope, 0, 1.0),
+        (got.d_cut_sd, density_slope, 1, -1.0),
+        (got.d_sd_sd, density_slope, 2, 1.0),
+    ]
+    for values, function, power, sign in integrals:
+        for (i, s), (j, c) in itertools.product(enumerate(sds), enumerate(cuts)):
+            expected = sign * _quad(
+                lambda z, f=function, p=power, c=c, s=s: (
+                    z**p * float(np.asarray(f(np.array([c - s * z])))[0])
+                ),
+                c,
+                s,
+            )
+            assert values[i, j] == pytest.approx(expected, abs=1e-8), (i, j, power)

@@ -63,6 +63,7 @@ from ordstats.families.cumulative.likelihood import (
 __all__ = [
     "BOUNDARY_SD",
     "MAX_DENSE_RANDOM_EFFECTS",
+    "MarginalIntegrals",
     "MixedObjective",
     "MixedProblem",
     "Modes",
@@ -73,7 +74,7 @@ __all__ = [
     "laplace_gradient",
     "laplace_gradient_general",
     "marginal_cumulative",
-    "marginal_cumulative_derivatives",
+    "marginal_integrals",
     "mode_sensitivities",
     "n_variance_params",
 ]
@@ -512,58 +513,99 @@ def marginal_cumulative(
     -------
     ndarray, shape (n, k)
     """
-    return marginal_cumulative_derivatives(link, cut, sd, max_values, derivatives=False)[0]
+    return marginal_integrals(link, cut, sd, order=0, max_values=max_values).value
 
 
-def marginal_cumulative_derivatives(
+class MarginalIntegrals(NamedTuple):
+    """The marginal ``G(c, s) = int F(c - s z) phi(z) dz`` and its derivatives, shape (n, k).
+
+    Derivatives not asked for (``order``) are None.
+    """
+
+    value: FloatArray
+    d_cut: FloatArray | None = None
+    d_sd: FloatArray | None = None
+    d_cut_cut: FloatArray | None = None
+    d_cut_sd: FloatArray | None = None
+    d_sd_sd: FloatArray | None = None
+
+
+def _density_slope(link: Link, x: FloatArray) -> FloatArray:
+    """``f'(x) = f(x) (log f)'(x)``, 0 where the density underflows."""
+    density = np.asarray(link.pdf(x), dtype=float)
+    positive = density > 0
+    with np.errstate(invalid="ignore", over="ignore"):
+        slope = np.where(positive, link.dlog_pdf(np.where(positive, x, 0.0)), 0.0)
+    return np.asarray(density * slope, dtype=float)
+
+
+def marginal_integrals(
     link: Link,
     cut: FloatArray,
     sd: FloatArray,
+    order: int = 1,
     max_values: int = 1 << 21,
-    derivatives: bool = True,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    r"""The marginal ``P(Y <= j)`` and its derivatives in the cut-point and in the SD.
+    complement: bool = False,
+) -> MarginalIntegrals:
+    r"""The marginal ``P(Y <= j)`` and its derivatives in the cut-point and the SD.
 
-    Differentiating under the integral of :func:`marginal_cumulative`,
+    Differentiating :func:`marginal_cumulative` under the integral,
 
     .. math::
 
-        rac{\partial P}{\partial c} = \int f(c - s z)\,\phi(z)\,dz, \qquad
-        rac{\partial P}{\partial s} = -\int z\, f(c - s z)\,\phi(z)\,dz,
+        G_c = \int f(c - s z)\,\phi(z)\,dz, \qquad
+        G_s = -\int z\, f(c - s z)\,\phi(z)\,dz,
 
-    with the same panels: the density ``f(c - s z)`` peaks where ``F`` steps, at
-    ``z_0 = c/s`` over a width ``1/s``.  At ``s = 0`` they are ``f(c)`` and ``0``.
+        G_{cc} = \int f'(c - s z)\,\phi\,dz, \quad
+        G_{cs} = -\int z\, f'(c - s z)\,\phi\,dz, \quad
+        G_{ss} = \int z^2 f'(c - s z)\,\phi\,dz,
+
+    all by the panels of :func:`marginal_cumulative` (the density and its slope
+    peak where ``F`` steps, at ``z_0 = c/s`` over a width ``1/s``).  At ``s = 0``
+    they are ``F(c)``, ``f(c)``, ``0``, ``f'(c)``, ``0`` and ``f'(c)``.
 
     Parameters
     ----------
     link : Link
     cut : ndarray, shape (n, k)
     sd : ndarray, shape (n,)
+    order : {0, 1, 2}
+        Highest order of the derivatives computed.
     max_values : int
         Integrand values evaluated at once (memory).
-    derivatives : bool
-        Compute the two derivatives (otherwise they are returned as zeros).
+    complement : bool
+        ``value`` is ``1 - G`` instead, integrated from the survival function
+        (no cancellation where ``G`` is near 1); the derivatives stay ``G``'s.
 
     Returns
     -------
-    cumulative, d_cut, d_sd : ndarray, shape (n, k)
+    MarginalIntegrals
     """
     cut = np.asarray(cut, dtype=float)
     sd = np.broadcast_to(np.asarray(sd, dtype=float)[:, None], cut.shape).ravel()
     flat = cut.ravel()
     random = sd > 0
-    out = np.asarray(link.cdf(flat), dtype=float).copy()
-    d_cut = np.asarray(link.pdf(flat), dtype=float).copy() if derivatives else np.zeros_like(out)
-    d_sd = np.zeros_like(out)
+    first = link.sf if complement else link.cdf
+    out = [np.asarray(first(flat), dtype=float).copy()]
+    if order >= 1:
+        out += [np.asarray(link.pdf(flat), dtype=float).copy(), np.zeros_like(flat)]
+    if order >= 2:
+        slope = _density_slope(link, flat)
+        out += [slope, np.zeros_like(flat), slope.copy()]
     if random.any():
         for rows, z, weights in _marginal_panels(flat, sd, random, max_values):
-            c, s = flat[rows][:, None, None], sd[rows][:, None, None]
-            out[rows] = np.einsum("rpk,rpk->r", link.cdf(c - s * z), weights)
-            if derivatives:
-                density = np.asarray(link.pdf(c - s * z), dtype=float) * weights
-                d_cut[rows] = density.sum(axis=(1, 2))
-                d_sd[rows] = -np.einsum("rpk,rpk->r", density, z)
-    return out.reshape(cut.shape), d_cut.reshape(cut.shape), d_sd.reshape(cut.shape)
+            at = flat[rows][:, None, None] - sd[rows][:, None, None] * z
+            out[0][rows] = np.einsum("rpk,rpk->r", first(at), weights)
+            if order >= 1:
+                density = np.asarray(link.pdf(at), dtype=float) * weights
+                out[1][rows] = density.sum(axis=(1, 2))
+                out[2][rows] = -np.einsum("rpk,rpk->r", density, z)
+            if order >= 2:
+                curve = _density_slope(link, at) * weights
+                out[3][rows] = curve.sum(axis=(1, 2))
+                out[4][rows] = -np.einsum("rpk,rpk->r", curve, z)
+                out[5][rows] = np.einsum("rpk,rpk->r", curve, z * z)
+    return MarginalIntegrals(*(a.reshape(cut.shape) for a in out))
 
 
 def _marginal_panels(

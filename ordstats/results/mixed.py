@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,15 +30,6 @@ from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.design.newdata import (
-    fitted_rows,
-    missing_predictor_rows,
-    newdata_columns,
-    newdata_offset,
-    refuse_offset_without_newdata,
-    terms_for_newdata,
-)
-from ordstats.design.random import NewTermRows, RandomTerm, random_columns, term_matrices_for
 from ordstats.errors import (
     ConvergenceWarning,
     PredictionError,
@@ -47,10 +38,7 @@ from ordstats.errors import (
 )
 from ordstats.families.mixed import (
     BOUNDARY_SD,
-    cholesky_derivatives,
     cholesky_factors,
-    marginal_cumulative_derivatives,
-    mode_sensitivities,
 )
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
@@ -61,6 +49,8 @@ from ordstats.results.fitted import (
     newdata_or_exog,
 )
 from ordstats.results.goodness import residuals_from_probabilities
+from ordstats.results.margins.mixed import MixedMarginsFit
+from ordstats.results.mixed_prediction import MixedPredictor, check_re_form, prediction_rows
 from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
 from ordstats.results.wald import WaldMethods, wald_test_terms
@@ -109,33 +99,6 @@ _NO_EXPECTED = (
 )
 
 
-class _Rows(NamedTuple):
-    """The rows to predict for: fixed design, offset (NaN where unusable), index, random terms."""
-
-    X: FloatArray
-    eta_offset: FloatArray
-    index: pd.Index
-    re_parts: list[NewTermRows]
-
-
-def _check_re_form(re_form: object) -> None:
-    """Refuse a ``re_form`` other than None, 0 or "marginal"."""
-    if not (
-        re_form is None
-        or (
-            isinstance(re_form, int | float | np.integer)
-            and not isinstance(re_form, bool)
-            and re_form == 0
-        )
-        or (isinstance(re_form, str) and re_form == "marginal")
-    ):
-        raise PredictionError(
-            f"re_form must be None, 0 or 'marginal'; got {re_form!r}. None predicts "
-            "conditional on the groups' modes, 0 with the random effects at zero, 'marginal' "
-            "averaged over the random effects' distribution"
-        )
-
-
 def _unavailable(what: str, why: str) -> SpecificationError:
     """The error of a clm results method that a mixed model does not offer, and why."""
     return SpecificationError(f"{what} is not available for mixed models: {why}")
@@ -160,7 +123,7 @@ def _refused_property(what: str, why: str) -> property:
     return property(refuse, doc=f"Not available for mixed models: {why}.")
 
 
-class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
+class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods, MixedMarginsFit):
     """A fitted cumulative link mixed model.
 
     Besides the clmm-specific parts (:meth:`varcorr`, :meth:`ranef`,
@@ -749,11 +712,11 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         newdata = newdata_or_exog(newdata, exog)
         if which not in _WHICH:
             raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
-        _check_re_form(re_form)
+        check_re_form(re_form)
         model = self.model
-        rows = self._prediction_rows(newdata, offset, re_form)
-        eta = rows.eta_offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
-        cum, _ = self._cumulative(rows, re_form)
+        rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
+        eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
+        cum = MixedPredictor(model, self.params_all, re_form).cumulative(rows)[0]
         levels, index = model.levels, rows.index
         full = np.column_stack([cum, np.ones(len(eta))])
         full[np.isnan(eta)] = np.nan
@@ -823,10 +786,9 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         newdata = newdata_or_exog(newdata, exog)
         if which not in ("prob", "cumprob"):
             raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}")
-        _check_re_form(re_form)
-        rows = self._prediction_rows(newdata, offset, re_form)
-        cum, gradient = self._cumulative(rows, re_form, gradient=True)
-        assert gradient is not None  # asked for
+        check_re_form(re_form)
+        rows = prediction_rows(self.model, newdata, offset, re_form, stacklevel=3)
+        cum, gradient = MixedPredictor(self.model, self.params_all, re_form).cumulative(rows)
         m, k = gradient.shape[0], gradient.shape[2]
         ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
         categories = np.diff(np.column_stack([zeros, cum, ones]), axis=1)
@@ -852,149 +814,6 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         cov[held, :] = 0.0
         cov[:, held] = 0.0
         return cov
-
-    def _prediction_rows(self, newdata: object, offset: object, re_form: str | int | None) -> _Rows:
-        """Fixed design, offset, index and random-term rows to predict for.
-
-        Rows with a missing value in a column the prediction reads get a NaN
-        linear predictor (and one warning naming the columns).
-        """
-        model = self.model
-        fixed = model.design.fixed
-        if newdata is None:
-            refuse_offset_without_newdata(offset)
-            index = fixed.row_index
-            re_parts = [
-                NewTermRows(
-                    t.matrix, t.codes, pd.Series(np.asarray(t.levels, object)[t.codes], index)
-                )
-                for t in model.terms
-            ]
-            return _Rows(fixed.location.matrix, fixed.offset, index, re_parts)
-        if not isinstance(newdata, pd.DataFrame):
-            raise PredictionError("newdata must be a pandas DataFrame")
-        n_rows = fitted_rows(fixed)
-        X = terms_for_newdata(fixed.location, newdata, model.formula_context, n_rows=n_rows)
-        index = newdata.index
-        eta_offset = newdata_offset(
-            offset,
-            newdata,
-            index,
-            column=fixed.offset_name,
-            fitted_with_offset=model.has_offset,
-            stacklevel=4,  # _prediction_rows, predict, the caller
-        )
-        re_parts = (
-            term_matrices_for(model.terms, newdata, groups=re_form is None) if re_form != 0 else []
-        )
-        columns = newdata_columns(fixed.location, model.formula_context, n_rows)[0]
-        parts = [(fixed.location.names, X)]
-        for term, part in zip(model.terms, re_parts, strict=False):
-            columns += random_columns(term, groups=re_form is None)
-            parts.append((term.columns, part.matrix))
-        missing = missing_predictor_rows(newdata, columns, parts, index, stacklevel=4)
-        return _Rows(X, np.where(missing, np.nan, eta_offset), index, re_parts)
-
-    def _cumulative(
-        self, rows: _Rows, re_form: str | int | None, gradient: bool = False
-    ) -> tuple[FloatArray, FloatArray | None]:
-        """``P(Y <= j)``, ``j < K``, of the rows and (with ``gradient``) its gradient.
-
-        The gradient has shape ``(m, K - 1, k)`` in all ``k`` parameters
-        (``params_all``).
-        """
-        problem = self.model.problem
-        link, n_alpha, k = problem.link, problem.n_alpha, self.params_all.size
-        eta = rows.X @ self.params_all[n_alpha : self.k_fixed] + rows.eta_offset
-        theta = problem.jacobian @ self.params_all[:n_alpha]
-        # d eta / d params at fixed random effects
-        deta = np.zeros((eta.size, k))
-        deta[:, n_alpha : self.k_fixed] = rows.X
-        sd = np.zeros(eta.size)
-        dsd = np.zeros((eta.size, k))
-        if rows.re_parts and re_form == "marginal":
-            sd, dsd = self._marginal_sd(rows.re_parts, gradient)
-        elif rows.re_parts and re_form is None:
-            shift, dshift = self._conditional_shift(rows.re_parts, np.isfinite(eta), gradient)
-            eta, deta = eta + shift, deta + dshift
-        cut = theta[None, :] - eta[:, None]
-        cum, d_cut, d_sd = marginal_cumulative_derivatives(link, cut, sd, derivatives=gradient)
-        if not gradient:
-            return cum, None
-        dcut = -np.broadcast_to(deta[:, None, :], (eta.size, theta.size, k)).copy()
-        dcut[:, :, :n_alpha] += problem.jacobian[None, :, :]
-        return cum, d_cut[:, :, None] * dcut + d_sd[:, :, None] * dsd[:, None, :]
-
-    def _marginal_sd(
-        self, re_parts: list[NewTermRows], gradient: bool
-    ) -> tuple[FloatArray, FloatArray]:
-        r"""SD ``s_i`` of each row's random part and its gradient in the parameters.
-
-        ``s_i^2 = \sum_t \lVert L_t' x_{ti} \rVert^2``, so
-        ``ds_i/dv = (L_t' x_{ti}) \cdot (dL_t/dv)' x_{ti} / s_i`` (0 where ``s_i = 0``,
-        where the marginal probability's derivative in ``s`` vanishes).
-        """
-        var = np.zeros(re_parts[0].matrix.shape[0])
-        dvar = np.zeros((var.size, self.params_all.size))
-        for part, (L, derivatives) in zip(re_parts, self._term_factors(), strict=True):
-            loading = part.matrix @ L
-            var += np.sum(loading**2, axis=1)
-            if gradient:
-                for j, dL in derivatives:
-                    dvar[:, j] = 2.0 * np.sum(loading * (part.matrix @ dL), axis=1)
-        sd = np.sqrt(var)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            dsd = np.where(sd[:, None] > 0, 0.5 * dvar / sd[:, None], 0.0)
-        return sd, dsd
-
-    def _conditional_shift(
-        self, re_parts: list[NewTermRows], usable: np.ndarray, gradient: bool
-    ) -> tuple[FloatArray, FloatArray]:
-        r"""The rows' random parts ``x_{ti}' L_t u^_{t,l}`` at the modes and their gradient.
-
-        ``d/dphi = x_{ti}' L_t du^_{t,l}/dphi`` plus, for the term's variance
-        parameters, ``x_{ti}' (dL_t/dv) u^_{t,l}``; rows of groups not seen in the
-        fit have no random part (with a warning naming the levels).
-        """
-        objective = self.model.objective
-        if gradient:
-            u, du = mode_sensitivities(objective, self.params_all)
-        else:
-            u, du = objective.modes(self.params_all).u, None
-        m = re_parts[0].matrix.shape[0]
-        shift, dshift = np.zeros(m), np.zeros((m, self.params_all.size))
-        terms = zip(
-            self.model.terms,
-            re_parts,
-            self._term_factors(),
-            objective.problem.offsets,
-            strict=False,
-        )
-        for term, part, (L, derivatives), start in terms:
-            _warn_unseen_groups(term, part, usable)
-            seen = np.flatnonzero(part.codes >= 0)
-            x = part.matrix[seen]
-            positions = start + part.codes[seen, None] * term.q + np.arange(term.q)
-            u_rows = u[positions]  # (rows, q): each row's group's spherical modes
-            shift[seen] += np.einsum("ij,ij->i", x @ L, u_rows)
-            if du is not None:
-                dshift[seen] += np.einsum("ij,ijk->ik", x @ L, du[positions])
-                for j, dL in derivatives:
-                    dshift[seen, j] += np.einsum("ij,ij->i", x @ dL, u_rows)
-        return shift, dshift
-
-    def _term_factors(self) -> list[tuple[FloatArray, list[tuple[int, FloatArray]]]]:
-        """Per term ``L_t`` and ``(index into params_all, dL_t/dv)`` per variance parameter."""
-        qs = [t.q for t in self.model.terms]
-        var = self.params_all[self.k_fixed :]
-        out, pos = [], 0
-        for q, L in zip(qs, cholesky_factors(var, qs), strict=True):
-            n_t = q * (q + 1) // 2
-            derivatives = cholesky_derivatives(q, var[pos : pos + n_t])
-            positions = range(self.k_fixed + pos, self.k_fixed + pos + n_t)
-            out.append((L, list(zip(positions, derivatives, strict=True))))
-            pos += n_t
-        return out
 
     # -- reporting -----------------------------------------------------------------
 
@@ -1113,19 +932,3 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         smry.add_df(self.varcorr(), index=False, float_format="%.4f")
         smry.add_title(title or "Cumulative Link Mixed Model Results")
         return smry
-
-
-def _warn_unseen_groups(term: RandomTerm, part: NewTermRows, usable: np.ndarray) -> None:
-    """Warn, naming the levels, when rows belong to groups the fit did not see."""
-    unseen = (part.codes < 0) & part.labels.notna().to_numpy() & usable
-    if not unseen.any():
-        return
-    levels = pd.unique(part.labels[unseen])
-    shown = ", ".join(map(repr, levels[:5])) + (", ..." if len(levels) > 5 else "")
-    warnings.warn(
-        f"{int(unseen.sum())} row(s) of newdata belong to level(s) {shown} of the grouping "
-        f"factor {term.group!r}, not seen in the fit; their random effects "
-        f"({term.expr}|{term.group}) are set to zero (the population prediction, re_form=0)",
-        PredictionWarning,
-        stacklevel=4,
-    )
