@@ -6,15 +6,19 @@ Against central differences of the same predictions (``h = 1e-6`` in the paramet
 
 from __future__ import annotations
 
+import copy
+import json
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ordstats import OrdinalModel, datasets
+from ordstats import OrdinalModel, datagrid, datasets
 from ordstats.errors import OrdstatsError, PredictionError
+from ordstats.results.margins import verbs
 from ordstats.results.margins.protocol import MarginsFit
 from tests._numdiff import central_jacobian
 
@@ -181,3 +185,117 @@ def test_estimation_rows_and_what_happens_without_them(data):
     with pytest.raises(OrdstatsError, match="fitted on is not kept"):
         restored.margins_data()
     assert restored.margins_rows(data.iloc[:3]).n_rows == 3  # new rows still work
+
+
+# -- the verbs on clmm fits ---------------------------------------------------------------
+
+REF = json.loads(
+    (Path(__file__).resolve().parent / "data" / "reference" / "clmm_predictions.json").read_text()
+)
+
+
+def test_emmeans_issue_154_from_avg_predictions():
+    # emmeans(clmm(rating ~ temp + contact + (1|judge)), ~ rating | temp, mode = "prob"):
+    # equal weights over the temp x contact grid, random effects at zero
+    wine = datasets.load("wine")
+    fit = OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
+    grid = datagrid(fit, temp=["cold", "warm"], contact=["no", "yes"])
+    ref = pd.DataFrame(REF["wine_logit"]["issue154"]).sort_values(["rating", "temp"])
+    got = fit.avg_predictions(grid, by="temp", re_form=0, conf_type="wald")
+    np.testing.assert_allclose(got["estimate"], ref["prob"], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(got["std_error"], ref["SE"], rtol=1e-3)
+    assert got.iloc[0]["estimate"] == pytest.approx(0.09761, abs=1e-5)  # the issue's numbers
+    assert got.iloc[2]["estimate"] == pytest.approx(0.52233, abs=1e-5)
+    # R's estimates and covariance: emmeans' numbers to rounding
+    r = copy.deepcopy(fit)
+    r.params_all[:6] = list(REF["wine_logit"]["coef"].values())
+    names = list(fit.cov_params().index)
+    r._cov = pd.DataFrame(np.asarray(REF["wine_logit"]["vcov"]), index=names, columns=names)
+    exact = r.avg_predictions(grid, by="temp", re_form=0, conf_type="wald")
+    np.testing.assert_allclose(exact["estimate"], ref["prob"], rtol=1e-8)
+    np.testing.assert_allclose(exact["std_error"], ref["SE"], rtol=1e-6)
+    np.testing.assert_allclose(exact["conf_low"], ref["asymp.LCL"], rtol=1e-6, atol=1e-9)
+
+
+def _estimates(fit, params: np.ndarray, call) -> np.ndarray:
+    saved = fit.params_all.copy()
+    fit.params_all[:] = params
+    try:
+        return call(fit)["estimate"].to_numpy()
+    finally:
+        fit.params_all[:] = saved
+
+
+@pytest.mark.parametrize("re_form", RE_FORMS)
+def test_every_verb_gives_delta_method_standard_errors(data, re_form):
+    fit = _fit(data, "slope")
+    calls = {
+        "avg_predictions": lambda f: f.avg_predictions(by="temp", re_form=re_form),
+        "avg_comparisons": lambda f: f.avg_comparisons(variables="contact", re_form=re_form),
+        "avg_slopes": lambda f: f.avg_slopes(variables="x", re_form=re_form, type="expected"),
+        "comparisons": lambda f: f.comparisons(
+            data.iloc[:3], variables={"x": "sd"}, re_form=re_form, comparison="lnor"
+        ),
+    }
+    params, cov = fit.margins_params(), fit.margins_covariance()
+    for name, call in calls.items():
+        table = call(fit)
+        numeric = central_jacobian(lambda p, call=call: _estimates(fit, p, call), params, 1e-6)
+        expected = np.sqrt(np.einsum("ik,kl,il->i", numeric, cov, numeric))
+        np.testing.assert_allclose(table["std_error"], expected, rtol=1e-5, err_msg=name)
+    # the probabilities' comparisons sum to zero over the levels
+    compared = fit.avg_comparisons(variables="temp", re_form=re_form)
+    assert abs(compared["estimate"].sum()) < 1e-12
+    # a tiny contrast of a numeric predictor is its slope
+    step = fit.avg_comparisons(variables={"x": 1e-4}, re_form=re_form)
+    slope = fit.avg_slopes(variables="x", re_form=re_form)
+    np.testing.assert_allclose(step["estimate"] / 1e-4, slope["estimate"], rtol=1e-6, atol=1e-9)
+
+
+def test_the_three_predictions_differ_as_they_should(data):
+    fit = _fit(data, "intercept")
+    at_zero = fit.avg_predictions(by="temp", re_form=0)["estimate"].to_numpy()
+    marginal = fit.avg_predictions(by="temp", re_form="marginal")["estimate"].to_numpy()
+    conditional = fit.avg_predictions(by="temp")["estimate"].to_numpy()
+    # population averaging spreads the probability towards the extreme levels
+    assert marginal[0] > at_zero[0] and not np.allclose(conditional, marginal)
+    # the methods pass re_form to the protocol: the verb on the fit predicting that way
+    pd.testing.assert_frame_equal(
+        fit.predictions(data.iloc[:4], re_form="marginal"),
+        verbs.predictions(fit.margins_options(re_form="marginal"), data.iloc[:4]),
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (
+            lambda f, d: f.avg_predictions(re_form="marginal", nodes=40),
+            OrdstatsError,
+            r"avg_predictions\(\) of a mixed model got unknown argument\(s\) 'nodes'; it take",
+        ),
+        (
+            lambda f, d: f.slopes(re_form="population"),
+            PredictionError,
+            r"re_form must be None, 0 or 'marginal'; got 'population'",
+        ),
+        (
+            lambda f, d: f.avg_predictions(re_form="marginal", type="latent"),
+            OrdstatsError,
+            r"type='latent' has no meaning for population-averaged \(re_form='marginal'\)",
+        ),
+        (
+            lambda f, d: f.avg_comparisons(d.drop(columns="judge")),
+            PredictionError,
+            r"newdata lacks the column\(s\) 'judge'.*re_form=0 or re_form='marginal'",
+        ),
+        (
+            lambda f, d: f.avg_predictions(d.drop(columns="temp"), re_form=0),
+            PredictionError,
+            r"newdata lacks the column\(s\) 'temp'",
+        ),
+    ],
+)
+def test_bad_margins_arguments_of_a_mixed_model(data, call, error, match):
+    with pytest.raises(error, match=match):
+        call(_fit(data, "intercept"), data)

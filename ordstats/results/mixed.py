@@ -49,7 +49,7 @@ from ordstats.results.fitted import (
     newdata_or_exog,
 )
 from ordstats.results.goodness import residuals_from_probabilities
-from ordstats.results.margins.mixed import MixedMarginsFit
+from ordstats.results.margins.mixed import MixedMarginsFit, MixedMarginsMethods
 from ordstats.results.mixed_prediction import MixedPredictor, check_re_form, prediction_rows
 from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
@@ -123,7 +123,9 @@ def _refused_property(what: str, why: str) -> property:
     return property(refuse, doc=f"Not available for mixed models: {why}.")
 
 
-class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods, MixedMarginsFit):
+class MixedResults(
+    CovarianceMethods, WaldMethods, PersistenceMethods, MixedMarginsFit, MixedMarginsMethods
+):
     """A fitted cumulative link mixed model.
 
     Besides the clmm-specific parts (:meth:`varcorr`, :meth:`ranef`,

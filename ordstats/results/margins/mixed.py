@@ -23,7 +23,9 @@ random part ``z'b^`` for conditional predictions).
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -36,8 +38,17 @@ from ordstats.results.fitted import level_scores
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
     DesignRows,
+    MarginsFit,
     Predicted,
     check_type,
+)
+from ordstats.results.margins.table import MarginsTable
+from ordstats.results.margins.verbs import (
+    MarginsMethods,
+    comparisons,
+    hypotheses,
+    predictions,
+    slopes,
 )
 from ordstats.results.mixed_prediction import (
     MixedPredictor,
@@ -46,7 +57,7 @@ from ordstats.results.mixed_prediction import (
     prediction_rows,
 )
 
-__all__ = ["MixedMarginsFit"]
+__all__ = ["MixedMarginsFit", "MixedMarginsMethods"]
 
 #: the options a mixed model's margins take (``margins_options``)
 _OPTIONS = ("re_form",)
@@ -273,3 +284,104 @@ class MixedMarginsFit:
         cut_gradient = -np.repeat(gradient[:, None, :], jacobian.shape[0], axis=1)
         cut_gradient[:, :, :n_alpha] += jacobian[None, :, :]
         return Predicted(cuts, cut_gradient, names)
+
+
+_RE_FORM_DOC = """
+
+        ``re_form``: None (conditional on the groups' modes; newdata needs the
+        grouping columns), 0 (random effects at zero, as emmeans) or
+        ``"marginal"`` (averaged over the random effects); the other arguments
+        as for a clm fit.
+        """
+
+
+class MixedMarginsMethods(MarginsMethods):
+    """The margins verbs on a clmm fit, with ``re_form`` choosing the prediction."""
+
+    def _as(
+        self, re_form: str | int | None, verb: Callable[..., Any], method: str, options: Any
+    ) -> MarginsMethods:
+        """The fit predicting as ``re_form`` says, once ``options`` are known to ``verb``."""
+        allowed = [n for n in inspect.signature(verb).parameters if n not in ("fit", "newdata")]
+        unknown = [name for name in options if name not in allowed]
+        if unknown:
+            raise OrdstatsError(
+                f"{method}() of a mixed model got unknown argument(s) "
+                f"{', '.join(map(repr, unknown))}; it takes newdata, re_form, " + ", ".join(allowed)
+            )
+        return cast(MarginsMethods, cast(Any, self).margins_options(re_form=re_form))
+
+    def predictions(
+        self, newdata: Any = None, *, re_form: str | int | None = None, **options: Any
+    ) -> MarginsTable:
+        """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
+        fit = self._as(re_form, predictions, "predictions", options)
+        return MarginsMethods.predictions(fit, newdata, **options)
+
+    def avg_predictions(
+        self,
+        newdata: Any = None,
+        *,
+        by: Any = True,
+        re_form: str | int | None = None,
+        **options: Any,
+    ) -> MarginsTable:
+        """Average predictions, by default over all rows (``by=True``)."""
+        fit = self._as(re_form, predictions, "avg_predictions", options)
+        return MarginsMethods.avg_predictions(fit, newdata, by=by, **options)
+
+    def comparisons(
+        self, newdata: Any = None, *, re_form: str | int | None = None, **options: Any
+    ) -> MarginsTable:
+        """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
+        fit = self._as(re_form, comparisons, "comparisons", options)
+        return MarginsMethods.comparisons(fit, newdata, **options)
+
+    def avg_comparisons(
+        self,
+        newdata: Any = None,
+        *,
+        by: Any = True,
+        re_form: str | int | None = None,
+        **options: Any,
+    ) -> MarginsTable:
+        """Average comparisons, by default over all rows (``by=True``)."""
+        fit = self._as(re_form, comparisons, "avg_comparisons", options)
+        return MarginsMethods.avg_comparisons(fit, newdata, by=by, **options)
+
+    def slopes(
+        self, newdata: Any = None, *, re_form: str | int | None = None, **options: Any
+    ) -> MarginsTable:
+        """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
+        fit = self._as(re_form, slopes, "slopes", options)
+        return MarginsMethods.slopes(fit, newdata, **options)
+
+    def avg_slopes(
+        self,
+        newdata: Any = None,
+        *,
+        by: Any = True,
+        re_form: str | int | None = None,
+        **options: Any,
+    ) -> MarginsTable:
+        """Average slopes, by default over all rows (``by=True``)."""
+        fit = self._as(re_form, slopes, "avg_slopes", options)
+        return MarginsMethods.avg_slopes(fit, newdata, by=by, **options)
+
+    def hypotheses(self, hypothesis: Any, *, conf_level: float = 0.95) -> MarginsTable:
+        """Wald tests of functions of all parameters (variance parameters included)."""
+        model = cast(Any, self).model
+        names = list(model.param_names) + list(model.variance_names)
+        return hypotheses(cast(MarginsFit, self), hypothesis, names=names, conf_level=conf_level)
+
+
+for _name in (
+    "predictions",
+    "avg_predictions",
+    "comparisons",
+    "avg_comparisons",
+    "slopes",
+    "avg_slopes",
+):
+    _method = getattr(MixedMarginsMethods, _name)
+    _method.__doc__ = _method.__doc__.rstrip() + _RE_FORM_DOC
