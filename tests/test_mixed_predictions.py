@@ -311,3 +311,20 @@ def test_marginal_integral_and_its_derivatives_against_quad(link_name: str) -> N
                 s,
             )
             assert values[i, j] == pytest.approx(expected, abs=1e-8), (i, j, power)
+
+
+def test_marginal_predictions_of_several_terms_and_slopes_are_exact_for_probit(wine) -> None:
+    # the random part z'b of eta sums independent normal terms, so for probit the marginal
+    # is Phi(c / sqrt(1 + s^2)) with s^2 = sum_t z_t' Sigma_t z_t (crossed terms, slopes)
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + (1 + contact|judge) + (1|bottle)", wine, link="probit"
+    ).fit()
+    rows = wine.drop(columns=["judge", "bottle"]).iloc[::9]
+    got = res.predict(rows, which="cumprob", re_form="marginal").to_numpy()[:, :-1]
+    sigma_judge, sigma_bottle = res.covariance_matrices()
+    z = np.column_stack([np.ones(len(rows)), (rows["contact"] == "yes").to_numpy(float)])
+    s2 = np.einsum("ij,jk,ik->i", z, sigma_judge, z) + sigma_bottle[0, 0]
+    assert s2.min() > 0.05 and np.ptp(s2) > 0.01  # the slope makes s differ between rows
+    eta = res.model.design.fixed.location.matrix[::9] @ res.params.to_numpy()[4:]
+    cut = res.params.to_numpy()[:4][None, :] - eta[:, None]
+    np.testing.assert_allclose(got, special.ndtr(cut / np.sqrt(1 + s2)[:, None]), atol=1e-12)

@@ -89,9 +89,10 @@ _NO_REMOVAL = (
     "rows; save(fname) without remove_data keeps them"
 )
 _NO_MARGEFF = (
-    "effects on the probabilities depend on whether the random effects are set to zero or "
-    "averaged over; compare predict(newdata, re_form=0) or re_form='marginal' at chosen "
-    "predictor values"
+    "effects on the probabilities depend on whether they are conditional on the groups' "
+    "modes, at random effects zero or averaged over the random effects; use "
+    "avg_slopes(re_form=...) or avg_comparisons(re_form=...) with re_form=None, re_form=0 "
+    "or re_form='marginal'"
 )
 _NO_EXPECTED = (
     "the approximate marginal likelihood has no closed-form expectation; cov_params() is "
