@@ -299,3 +299,24 @@ def test_the_three_predictions_differ_as_they_should(data):
 def test_bad_margins_arguments_of_a_mixed_model(data, call, error, match):
     with pytest.raises(error, match=match):
         call(_fit(data, "intercept"), data)
+
+
+def test_offsets_and_weights_travel_with_the_estimation_rows(data):
+    offset = 0.3 * np.arange(len(data)) % 1.0
+    framed = data.assign(w=1.0 + np.arange(len(data)) % 3, off=offset)
+    by_values = OrdinalModel.from_formula(
+        "rating ~ temp + x + (1|judge)", framed, offset=offset
+    ).fit()
+    by_column = OrdinalModel.from_formula(
+        "rating ~ temp + x + (1|judge)", framed, offset="off", weights="w"
+    ).fit()
+    for fit in (by_values, by_column):
+        rows = fit.margins_data()
+        assert ("(offset)" in rows) == (fit is by_values) and ("w" in rows) == (fit is by_column)
+        for re_form in RE_FORMS:
+            got = fit.predictions(re_form=re_form)["estimate"].to_numpy()
+            expected = fit.predict(re_form=re_form).to_numpy().T.ravel()
+            np.testing.assert_allclose(got, expected, rtol=1e-12)  # level-major, as the table
+    weighted = by_column.avg_predictions(wts="w", re_form=0)["estimate"].to_numpy()
+    prob = by_column.predict(re_form=0).to_numpy()
+    np.testing.assert_allclose(weighted, framed["w"] @ prob / framed["w"].sum(), rtol=1e-12)

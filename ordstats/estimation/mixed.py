@@ -139,6 +139,8 @@ class OrdinalMixedModel:
         self.has_offset = bool(np.any(fixed.offset != 0))
         #: the DataFrame of ``from_formula`` (the margins' estimation rows); not pickled
         self.source_data: pd.DataFrame | None = None
+        #: the weights column of ``from_formula``, if the weights were a column name
+        self.source_weights: str | None = None
 
     @classmethod
     def from_formula(
@@ -197,6 +199,7 @@ class OrdinalMixedModel:
         model = cls(design, opts, captured)
         if isinstance(data, pd.DataFrame):
             model.source_data = data
+            model.source_weights = weights if isinstance(weights, str) else None
         return model
 
     def __getstate__(self) -> dict[str, object]:

@@ -61,6 +61,8 @@ __all__ = ["MixedMarginsFit", "MixedMarginsMethods"]
 
 #: the options a mixed model's margins take (``margins_options``)
 _OPTIONS = ("re_form",)
+#: the column of ``margins_data`` holding an offset that was given as values (as for a clm)
+_OFFSET = "(offset)"
 _MARGINAL_TYPES = tuple(t for t in PREDICTION_TYPES if t not in ("linear", "latent"))
 
 
@@ -154,28 +156,39 @@ class MixedMarginsFit:
         return columns
 
     def margins_data(self) -> pd.DataFrame:
-        """The estimation rows: predictor, grouping (and offset) columns of the fitted rows."""
-        data = getattr(self.model, "source_data", None)
+        """The estimation rows: predictor and grouping columns of the fitted rows.
+
+        With the offset and weights columns the model read, and an offset given
+        as values as the column ``"(offset)"`` (so that counterfactual copies of
+        the rows keep their offsets).
+        """
+        model = self.model
+        data = getattr(model, "source_data", None)
         if not isinstance(data, pd.DataFrame):
             raise OrdstatsError(
                 "the DataFrame this mixed model was fitted on is not kept (the model was "
                 "pickled or copied): pass the rows as newdata (a DataFrame)"
             )
-        fixed = self.model.design.fixed
+        fixed = model.design.fixed
         if not data.index.is_unique:
             raise OrdstatsError(
                 "the data this mixed model was fitted on has repeated index labels, so its "
                 "rows cannot be recovered by label: pass the rows as newdata (a DataFrame)"
             )
         columns = self.margins_variables() + self._group_columns()
-        if fixed.offset_name:
-            columns.append(fixed.offset_name)
+        columns += [c for c in (fixed.offset_name, model.source_weights) if isinstance(c, str)]
         present = [c for c in dict.fromkeys(columns) if c in data.columns]
-        return data.loc[fixed.row_index, present]
+        rows = data.loc[fixed.row_index, present]
+        if model.has_offset and fixed.offset_name is None:
+            rows = rows.assign(**{_OFFSET: fixed.offset})
+        return rows
 
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The fixed design, offset and random terms' columns (and group codes) of ``data``."""
-        rows = prediction_rows(self.model, data, None, self.margins_re_form, stacklevel=5)
+        offset = None
+        if self.model.has_offset and _OFFSET in data.columns:
+            offset = np.asarray(data[_OFFSET], dtype=float)
+        rows = prediction_rows(self.model, data, offset, self.margins_re_form, stacklevel=6)
         arrays = {"X": rows.X, "offset": rows.offset}
         for t, part in enumerate(rows.re_parts):
             arrays[f"Z{t}"] = part.matrix
