@@ -320,3 +320,19 @@ def test_offsets_and_weights_travel_with_the_estimation_rows(data):
     weighted = by_column.avg_predictions(wts="w", re_form=0)["estimate"].to_numpy()
     prob = by_column.predict(re_form=0).to_numpy()
     np.testing.assert_allclose(weighted, framed["w"] @ prob / framed["w"].sum(), rtol=1e-12)
+
+
+def test_latent_matches_emmeans_linear_predictor():
+    # emmeans' mode = "linear.predictor" averaged over the cuts is mean(theta) - x'beta,
+    # the negative of emmeans' (and ordstats') latent mean x'beta - mean(theta)
+    wine = datasets.load("wine")
+    fit = copy.deepcopy(
+        OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
+    )
+    fit.params_all[:6] = list(REF["wine_logit"]["coef"].values())
+    names = list(fit.cov_params().index)
+    fit._cov = pd.DataFrame(np.asarray(REF["wine_logit"]["vcov"]), index=names, columns=names)
+    ref = pd.DataFrame(REF["wine_logit"]["linear_predictor"])
+    got = fit.predictions(ref[["temp", "contact"]], type="latent", re_form=0)
+    np.testing.assert_allclose(-got["estimate"], ref["emmean"], rtol=1e-10)
+    np.testing.assert_allclose(got["std_error"], ref["SE"], rtol=1e-6)
