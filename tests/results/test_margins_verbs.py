@@ -455,3 +455,39 @@ def test_wts_can_name_the_fit_weights_column(housing):
     prob = fit.predict().to_numpy()
     freq = housing["Freq"].to_numpy()
     np.testing.assert_allclose(weighted["estimate"], freq @ prob / freq.sum())
+
+
+def test_penalised_fits(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    firth = model.fit(penalty="firth").avg_comparisons(variables="contact")
+    assert firth["std_error"].gt(0).all()
+    lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0).avg_comparisons(variables="contact")
+    assert lasso["estimate"].notna().all() and lasso["std_error"].isna().all()
+    assert lasso["conf_low"].isna().all()
+    assert "not available" in str(lasso.summary())
+
+
+def test_get_margeff_says_when_it_differentiates_dummies(ucla):
+    text = str(ucla.get_margeff(at="mean").summary())
+    assert "0/1 column(s) pared, public were differentiated as if continuous" in text
+    assert "differentiated" not in str(ucla.get_margeff(dummy=True).summary())
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"nominal": "~ x", "scale": "~ x"},
+        {"family": "acat", "nominal": "~ x"},
+        {"family": "sratio", "reverse": True},
+        {"link": "Aranda-Ordaz"},
+    ],
+)
+def test_tiny_step_contrast_is_the_slope_for_every_kind_of_fit(wine, options):
+    data = wine.assign(x=np.random.default_rng(5).normal(size=len(wine)))
+    formula = "rating ~ temp" if "nominal" in options else "rating ~ temp + x"
+    fit = OrdinalModel.from_formula(formula, data, **options).fit()
+    step = 1e-6
+    contrast = fit.avg_comparisons(variables={"x": step}, type="cumprob")
+    slope = fit.avg_slopes(variables="x", type="cumprob")
+    np.testing.assert_allclose(contrast["estimate"] / step, slope["estimate"], atol=1e-8)
+    np.testing.assert_allclose(contrast["std_error"] / step, slope["std_error"], atol=1e-7)

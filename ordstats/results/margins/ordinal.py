@@ -83,8 +83,14 @@ class OrdinalMarginsFit(FittedState):
         return np.asarray(self.params.to_numpy(), dtype=float)
 
     def margins_covariance(self) -> FloatArray:
-        """The covariance in use (robust if the fit is), or a clear error if singular."""
+        """The covariance in use (robust if the fit is), or a clear error if singular.
+
+        A fit without standard errors by design (an L1 or elastic-net penalty,
+        which selects) gives its NaN covariance: estimates without standard errors.
+        """
         matrix = np.asarray(self.covariance.matrix, dtype=float)
+        if getattr(self, "l1_ratio", None):  # selection: no standard errors, as its summary
+            return matrix
         if not np.all(np.isfinite(matrix)):
             raise OrdstatsError(
                 "the covariance of the estimates is not available (singular Hessian), so the "
