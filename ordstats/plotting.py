@@ -319,13 +319,14 @@ def _label(value: Any) -> str:
 
 
 def _panel_title(names: list[str], values: tuple[Any, ...], response: str) -> str:
-    parts = []
-    for name, value in zip(names, values, strict=True):
-        if name in _CONTRAST_COLUMNS:
-            parts.append(_label(value))
-        else:
-            parts.append(f"{response if name == 'group' else name} = {_label(value)}")
-    return ", ".join(parts)
+    named = dict(zip(names, values, strict=True))
+    parts = [
+        f"{response if name == 'group' else name} = {_label(value)}"
+        for name, value in named.items()
+        if name not in _CONTRAST_COLUMNS
+    ]
+    contrast = ": ".join(_label(named[c]) for c in _CONTRAST_COLUMNS if c in named)
+    return ", ".join([contrast, *parts] if contrast else parts)
 
 
 def _figure(n_rows: int, n_columns: int, ax: Axes | None) -> tuple[Figure, np.ndarray]:
