@@ -47,7 +47,7 @@ def _pyplot() -> Any:
 def _axes(ax: Axes | None) -> Axes:
     if ax is not None:
         return ax
-    return _pyplot().subplots()[1]  # type: ignore[no-any-return]
+    return _pyplot().subplots()[1]
 
 
 def plot_probabilities(
@@ -237,11 +237,13 @@ def _condition_values(column: pd.Series, spec: Any, first: bool) -> list[Any]:
     the values.
     """
     if is_factor(column):
-        return factor_levels(column) if spec is None else spec  # type: ignore[no-any-return]
+        if spec is None:
+            return factor_levels(column)
+        return [spec] if isinstance(spec, str) or not np.ndim(spec) else list(spec)
     if spec is None:
         spec = "range" if first else "fivenum"
     if not isinstance(spec, str):
-        return spec  # type: ignore[no-any-return]
+        return list(spec) if np.ndim(spec) else [spec]
     x = column.astype(float)
     if spec == "range":
         return list(np.linspace(x.min(), x.max(), X_POINTS))
@@ -286,7 +288,7 @@ def _plot_data(
         name: _condition_values(reference[name], chosen, position == 0)
         for position, (name, chosen) in enumerate(spec.items())
     }
-    grid = datagrid(fit if newdata is None else None, newdata=newdata, **values)
+    grid = datagrid(fit if newdata is None else None, newdata, "mean_or_mode", **values)
     return verb(fit, grid, **options), list(spec)
 
 

@@ -141,6 +141,12 @@ def test_numeric_colour_variable_takes_its_five_numbers(res, data):
     np.testing.assert_allclose(np.unique(three["x"]), [mean - sd, mean, mean + sd], rtol=1e-12)
 
 
+def test_condition_values_given_as_one_value_or_a_list(res):
+    table = plotting.plot_predictions(res, condition={"x": [0.0, 1.0], "temp": "warm"}, draw=False)
+    assert sorted(set(table["x"])) == [0.0, 1.0]
+    assert set(table["temp"]) == {"warm"}
+
+
 def test_expected_rating_is_one_line_per_colour_with_error_bars(res):
     fig = plotting.plot_predictions(res, by=["temp", "contact"], type="expected")
     (ax,) = fig.axes
