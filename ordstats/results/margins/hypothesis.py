@@ -8,7 +8,7 @@ parameters) into new estimates ``h(b)`` with Jacobian ``(dh/db) J``:
   names, with ``+ - * / **``, ``exp``, ``log``, ``sqrt``; ``lhs = rhs`` means
   ``lhs - rhs``).  Its derivatives are computed exactly by forward-mode
   differentiation (dual numbers);
-* ``"pairwise"`` (every ``b_i - b_j``, ``i > j``), ``"reference"``
+* ``"pairwise"`` (every ``b_i - b_j``, ``i < j``), ``"reference"``
   (``b_i - b_1``) or ``"sequential"`` (``b_{i+1} - b_i``), within each
   response level when the estimates have several;
 * a matrix with one row per estimate and one column per hypothesis
@@ -165,8 +165,9 @@ def _string_hypothesis(
     names = {f"b{i + 1}": _Dual(float(values[i]), np.eye(n)[i]) for i in range(n)}
     # parameter names that are not identifiers (temp[T.warm]) are replaced by b-indices
     for position, alias in sorted(enumerate(aliases), key=lambda item: -len(item[1])):
-        if alias and alias in expression:
-            expression = expression.replace(alias, f"b{position + 1}")
+        if alias:  # whole names only: "x" must not match inside "exp"
+            pattern = rf"(?<![\w.\[\]]){re.escape(alias)}(?![\w.\[\]])"
+            expression = re.sub(pattern, f"b{position + 1}", expression)
     used = {m for m in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", expression) if m not in _FUNCTIONS}
     if not used:
         raise OrdstatsError(
@@ -195,7 +196,8 @@ def _keyword_matrix(
     for number, positions in enumerate(blocks):
         pairs: list[tuple[int, int]]
         if keyword == "pairwise":
-            pairs = [(i, j) for j in range(len(positions)) for i in range(j + 1, len(positions))]
+            # earlier minus later, as marginaleffects and emmeans' pairs()
+            pairs = [(i, j) for i in range(len(positions)) for j in range(i + 1, len(positions))]
         elif keyword == "reference":
             pairs = [(i, 0) for i in range(1, len(positions))]
         else:
@@ -212,6 +214,11 @@ def _keyword_matrix(
             f"hypothesis={keyword!r} needs at least two estimates (per response level) to compare"
         )
     return np.column_stack(columns), names, block_of
+
+
+def _describe(value: Any) -> str:
+    shape = np.shape(value) if isinstance(value, (np.ndarray, pd.DataFrame)) else None
+    return f"an array of shape {shape}" if shape is not None else repr(value)
 
 
 def apply_hypothesis(
@@ -279,7 +286,7 @@ def apply_hypothesis(
         raise OrdstatsError(
             "hypothesis must be a string such as \"b1 - b2 = 0\", 'pairwise', 'reference', "
             f"'sequential', or a matrix with one row per estimate ({n}) and one column per "
-            f"hypothesis; got {hypothesis!r}"
+            f"hypothesis; got {_describe(hypothesis)}"
         )
     names = (
         list(map(str, hypothesis.columns))

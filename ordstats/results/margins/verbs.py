@@ -59,6 +59,7 @@ __all__ = [
     "comparisons",
     "hypotheses",
     "predictions",
+    "relative_slope",
     "slopes",
 ]
 
@@ -657,13 +658,33 @@ def _numeric_slope(
     if slope == "dyex":
         return values * xs, jac * xs[:, :, None], derivative.groups
     level = fit.margins_predict(params, design, type)
-    y, jy = level.values, level.jacobian
-    assert jy is not None
+    assert level.jacobian is not None
+    values, jac = relative_slope(values, jac, level.values, level.jacobian)
+    if slope == "eyex":
+        values, jac = values * xs, jac * xs[:, :, None]
+    return values, jac, derivative.groups
+
+
+def relative_slope(
+    slope: FloatArray, slope_jacobian: FloatArray, level: FloatArray, level_jacobian: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``slope / level`` and its Jacobian, ``(J_s - (slope / level) J_y) / level``.
+
+    Parameters
+    ----------
+    slope, level : ndarray, shape (m, g)
+        ``dy/dx`` and ``y``.
+    slope_jacobian, level_jacobian : ndarray, shape (m, g, k)
+
+    Returns
+    -------
+    values : ndarray, shape (m, g)
+    jacobian : ndarray, shape (m, g, k)
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        factor = xs / y if slope == "eyex" else 1.0 / y
-        # d(s f) = f ds + s df, with df = -f/y dy
-        new_jac = factor[:, :, None] * (jac - (values / y)[:, :, None] * jy)
-        return values * factor, new_jac, derivative.groups
+        ratio = slope / level
+        jacobian = (slope_jacobian - ratio[:, :, None] * level_jacobian) / level[:, :, None]
+    return ratio, jacobian
 
 
 def slopes(
