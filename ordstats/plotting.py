@@ -710,5 +710,6 @@ def plot_slopes(
     if not draw:
         return table
     layout = _Layout(table, names, stack=False)
-    ylabel = f"{slope} of {_Y_LABELS.get(type, type)}"
+    derivative = table["contrast"].astype(str).str.match(r"^[de]Y/[de]X$").all()
+    ylabel = f"{slope if derivative else 'difference'} in {_Y_LABELS.get(type, type)}"
     return _draw(res, table, layout, stack=False, ylabel=ylabel, ax=ax)

@@ -215,6 +215,13 @@ def test_slopes_over_a_numeric_condition_are_the_slopes(res, data):
             np.testing.assert_allclose(_band(band)[2], want["conf_high"], rtol=1e-10)
 
 
+def test_slope_axis_says_derivative_or_difference(res):
+    (numeric,) = plotting.plot_slopes(res, "x", by="temp", type="expected").axes
+    assert numeric.get_ylabel() == "dydx in expected value"
+    (factor,) = plotting.plot_slopes(res, "contact", by="temp").axes
+    assert factor.get_ylabel() == "difference in P(Y = level)"
+
+
 def test_average_slopes_weighted_by_rows(res, data):
     weights = np.linspace(1, 2, len(data))
     table = plotting.plot_slopes(res, "x", by="contact", wts=weights, draw=False)
