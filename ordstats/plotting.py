@@ -183,8 +183,8 @@ _CONTRAST_COLUMNS = ("term", "contrast")
 def _margins_fit(res: Any, verb: str) -> MarginsFit:
     if not isinstance(res, MarginsFit):
         raise OrdstatsError(
-            f"{verb} plots the estimates of a fitted ordstats model (the result of fit()); "
-            f"got {type(res).__name__}, which has no predictions, comparisons or slopes"
+            f"{verb} plots the predictions, comparisons or slopes of an ordstats fit; "
+            f"{type(res).__name__} has none (fit a model with OrdinalModel.from_formula(...).fit())"
         )
     return res
 

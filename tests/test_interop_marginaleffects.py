@@ -149,7 +149,7 @@ def test_the_adapter_is_a_marginaleffects_model(res):
 
 
 def test_bad_adapter_input(res, data):
-    with pytest.raises(OrdstatsError, match="adapt\\(\\) wraps a fitted ordstats model"):
+    with pytest.raises(OrdstatsError, match=r"adapt\(\) wraps an ordstats fit .* DataFrame has"):
         adapt(data)
     with pytest.raises(OrdstatsError, match="type must be one of"):
         adapt(res, type="odds")

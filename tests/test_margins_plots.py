@@ -272,6 +272,20 @@ def test_penalised_fit_plots_its_own_estimates(data):
     assert len(plotting.plot_comparisons(res, "contact", by="temp").axes) == 1
 
 
+def test_mixed_fit_plots_its_estimates_or_says_it_has_none(data):
+    from ordstats.results.margins.protocol import MarginsFit
+
+    formula = "rating ~ temp + contact + (1|judge)"
+    res = ordstats.OrdinalModel.from_formula(formula, data).fit()
+    if isinstance(res, MarginsFit):
+        table = plotting.plot_predictions(res, by="temp", draw=False)
+        expected = res.avg_predictions(by="temp")
+        np.testing.assert_allclose(table["estimate"], expected["estimate"], rtol=1e-12)
+    else:
+        with pytest.raises(OrdstatsError, match="MixedResults has none"):
+            plotting.plot_predictions(res, by="temp")
+
+
 # -- bad input -------------------------------------------------------------------------------
 
 
@@ -333,7 +347,7 @@ def test_penalised_fit_plots_its_own_estimates(data):
         ),
         (
             lambda r: plotting.plot_predictions(r.params, by="temp"),
-            "plot_predictions plots the estimates of a fitted ordstats model",
+            "plot_predictions plots the predictions, comparisons or slopes of an ordstats fit",
         ),
         (
             lambda r: plotting.plot_predictions(r, by=["x", "temp"], ax=plt.subplots()[1]),

@@ -91,8 +91,8 @@ def adapt(res: Any, *, type: str = "prob", data: pd.DataFrame | None = None) -> 
     """
     if not isinstance(res, MarginsFit):
         raise OrdstatsError(
-            f"adapt() wraps a fitted ordstats model (the result of fit()); got "
-            f"{builtins.type(res).__name__}"
+            "adapt() wraps an ordstats fit with predictions (OrdinalModel.from_formula(...)"
+            f".fit()); {builtins.type(res).__name__} has none"
         )
     check_type(type, [t for t in res.margins_types() if t != "class"], "this fit")
     _, polars = _import()
