@@ -132,6 +132,20 @@ def test_a_second_condition_takes_the_colours_and_the_levels_take_panels(res, da
             np.testing.assert_allclose(_band(band)[1], want["conf_low"], rtol=1e-10)
 
 
+def test_stacked_areas_over_a_numeric_x_are_the_cumulative_probabilities(res, data):
+    fig = plotting.plot_predictions(res, condition="x", kind="stack")
+    (ax,) = fig.axes
+    grid = datagrid(res, x=np.linspace(data["x"].min(), data["x"].max(), 50))
+    cumulative = res.predictions(grid, type="cumprob")
+    assert len(ax.collections) == 5
+    for level, area in zip(LEVELS[:-1], ax.collections, strict=False):
+        xs, _, top = _band(area)
+        want = _table(cumulative, group=level)
+        np.testing.assert_allclose(xs, want["x"], rtol=1e-12)
+        np.testing.assert_allclose(top, want["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(_band(ax.collections[-1])[2], 1.0, rtol=1e-12)
+
+
 def test_numeric_colour_variable_takes_its_five_numbers(res, data):
     table = plotting.plot_predictions(res, condition=["temp", "x"], draw=False)
     five = np.quantile(data["x"], [0, 0.25, 0.5, 0.75, 1])
@@ -330,6 +344,12 @@ def test_mixed_fit_plots_its_estimates_or_says_it_has_none(data):
         (
             lambda r: plotting.plot_predictions(r, condition="x", newdata="rows"),
             "newdata must be a pandas DataFrame",
+        ),
+        (
+            lambda r: plotting.plot_predictions(
+                r, condition="x", newdata=pd.DataFrame({"temp": ["cold"]})
+            ),
+            "condition names 'x', which is not a column of newdata",
         ),
         (
             lambda r: plotting.plot_predictions(r, by="region"),
