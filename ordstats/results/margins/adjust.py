@@ -191,11 +191,8 @@ def adjusted_p_values(
     out = raw.copy()
     if adjust == "none":
         return out, adjust
-    for family in families:
-        rows = family.rows
-        n = rows.size
-        if n <= 1:
-            continue
+    for family in _multiple(families):
+        rows, n = family.rows, family.rows.size
         p = raw[rows]
         if adjust == "bonferroni":
             out[rows] = np.minimum(n * p, 1.0)
@@ -238,24 +235,30 @@ def critical_values(
     out = np.full(n_total, stats.norm.isf((1.0 - conf_level) / 2.0))
     if adjust == "none":
         return out, adjust
-    for family in families:
-        rows = family.rows
-        n = rows.size
-        if n <= 1:
-            continue
+    for family in _multiple(families):
+        rows, n = family.rows, family.rows.size
         if adjust == "bonferroni":
             out[rows] = stats.norm.isf((1.0 - conf_level) / n / 2.0)
         elif adjust == "sidak":
             out[rows] = stats.norm.isf(-np.expm1(np.log(conf_level) / n) / 2.0)
         elif adjust == "tukey":
-            out[rows] = stats.studentized_range.ppf(conf_level, family.compared, np.inf) / np.sqrt(
-                2.0
-            )
+            quantile = stats.studentized_range.ppf(conf_level, family.compared, np.inf)
+            out[rows] = quantile / np.sqrt(2.0)
         else:  # mvt: the conf_level quantile of max |Z_j|
-            corr = _correlation(cov[np.ix_(rows, rows)])
-            low = stats.norm.isf((1.0 - conf_level) / 2.0)
-            high = stats.norm.isf((1.0 - conf_level) / n / 2.0) + 1e-6
-            out[rows] = optimize.brentq(
-                lambda c: _max_abs_normal_cdf(c, corr) - conf_level, low, high, xtol=1e-8
-            )
+            out[rows] = _max_abs_quantile(conf_level, _correlation(cov[np.ix_(rows, rows)]))
     return out, adjust
+
+
+def _multiple(families: Sequence[Family]) -> list[Family]:
+    """The families of more than one estimate (the only ones adjusted)."""
+    return [f for f in families if f.rows.size > 1]
+
+
+def _max_abs_quantile(level: float, corr: FloatArray) -> float:
+    """The ``level`` quantile of ``max_j |Z_j|``, between the unadjusted and Bonferroni ones."""
+    n = corr.shape[0]
+    low = stats.norm.isf((1.0 - level) / 2.0)
+    high = stats.norm.isf((1.0 - level) / n / 2.0) + 1e-6
+    return float(
+        optimize.brentq(lambda c: _max_abs_normal_cdf(c, corr) - level, low, high, xtol=1e-8)
+    )

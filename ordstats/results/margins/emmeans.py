@@ -1,4 +1,4 @@
-r"""Estimated marginal means with R emmeans' semantics, on any fit that implements the margins protocol.
+r"""Estimated marginal means with R emmeans' semantics, on any fit with the margins protocol.
 
 **Reference grid** (emmeans' ``ref_grid``): every level of every factor
 predictor, each numeric predictor at the mean of its estimation rows (or the
@@ -36,7 +36,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -54,7 +54,7 @@ from ordstats.results.margins.grid import factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.table import check_conf_level
 
-__all__ = ["EMM_MODES", "EMM_WEIGHTS", "EmmGrid", "emmeans", "joint_tests"]
+__all__ = ["EMM_MODES", "EMM_WEIGHTS", "EmmGrid", "EmmeansMethods", "emmeans", "joint_tests"]
 
 #: emmeans' modes for ordinal models and the protocol type each is computed from
 EMM_MODES = {
@@ -360,7 +360,7 @@ class EmmGrid:
         return [Family(rows) for rows in _by_groups(self.labels, self.by)]
 
     def summary_frame(self, adjust: str | None = None, conf_level: float = 0.95) -> pd.DataFrame:
-        """emmeans' table: labels, estimate, ``SE``, ``df``, intervals, ``z.ratio``, ``p.value``.
+        """The emmeans table: labels, estimate, ``SE``, ``df``, intervals, ``z.ratio``, ``p.value``.
 
         Parameters
         ----------
@@ -561,8 +561,11 @@ def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[FloatArray]:
 
 
 def _level_labels(labels: pd.DataFrame, primary: list[str]) -> list[str]:
-    """Labels of the compared means; with several variables a number-like level is prefixed
-    by its variable's name ("Ref DAY1 Male"), as emmeans does."""
+    """Labels of the compared means.
+
+    With several variables a number-like level is prefixed by its variable's
+    name ("Ref DAY1 Male"), as emmeans does.
+    """
 
     def text(name: str, value: Any) -> str:
         if len(primary) > 1 and _looks_numeric(value):
@@ -889,3 +892,72 @@ def _wald(b: FloatArray, cov: FloatArray, scale: float) -> tuple[float, int]:
         return 0.0, 0
     projected = eigvec[:, keep].T @ b
     return float(np.sum(projected**2 / eigval[keep])), int(keep.sum())
+
+
+# -- the methods of a results class ------------------------------------------------------------
+
+
+class EmmeansMethods:
+    """``emmeans()`` and ``joint_tests()`` as methods of a results class with the protocol."""
+
+    def emmeans(
+        self,
+        specs: Any,
+        by: Any = None,
+        mode: str = "latent",
+        weights: str = "equal",
+        at: Mapping[str, Any] | None = None,
+        cov_reduce: Any = "mean",
+    ) -> EmmGrid:
+        """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
+
+        Parameters
+        ----------
+        specs : str or list of str
+            ``"temp"``, ``["temp", "contact"]`` or ``"~ temp | contact"``; with
+            ``mode="prob"`` the response's name is a variable, with the cut
+            modes ``"cut"``.
+        by : str or list of str, optional
+        mode : str
+            ``"latent"`` (default), ``"linear.predictor"``, ``"cum.prob"``,
+            ``"exc.prob"``, ``"prob"``, ``"mean.class"``.
+        weights : str
+            ``"equal"`` (default), ``"proportional"``, ``"outer"``, ``"cells"``, ``"flat"``.
+        at : dict, optional
+            Grid values of predictors.
+        cov_reduce : {"mean", "median"} or callable
+
+        Returns
+        -------
+        EmmGrid
+            ``.summary()``, ``.summary_frame()``, ``.pairs()``, ``.contrast()``,
+            ``.regrid()``.
+
+        Examples
+        --------
+        >>> emm = res.emmeans("~ rating | temp", mode="prob")  # doctest: +SKIP
+        >>> emm.pairs(adjust="holm").summary()  # doctest: +SKIP
+        """
+        return emmeans(
+            cast(MarginsFit, self),
+            specs,
+            by=by,
+            mode=mode,
+            weights=weights,
+            at=at,
+            cov_reduce=cov_reduce,
+        )
+
+    def joint_tests(self, by: Any = None) -> pd.DataFrame:
+        """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
+
+        Parameters
+        ----------
+        by : str or list of str, optional
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
+        """
+        return joint_tests(cast(MarginsFit, self), by=by)
