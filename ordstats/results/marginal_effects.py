@@ -132,6 +132,8 @@ class MarginalEffects:
     margeff_cov: pd.DataFrame | None
     margeff_options: dict[str, Any]
     endog_name: str = "y"
+    #: remarks for the summary (e.g. 0/1 columns differentiated as if continuous)
+    notes: tuple[str, ...] = ()
 
     def _inference(self) -> pd.DataFrame:
         if self.margeff_se is None:
@@ -234,6 +236,8 @@ class MarginalEffects:
             table.insert_header_row(0, ["", name, "std err", "z", "P>|z|", *bounds])
             tables.append(table)
         smry.tables.append(table_extend(tables, keep_headers=True))
+        if self.notes:
+            smry.add_extra_txt(list(self.notes))
         return smry
 
     def __str__(self) -> str:
@@ -252,6 +256,7 @@ class MarginalEffects:
             f"{where} {_METHODS[options['method']]} on P(Y = level) "
             "(delta-method standard errors)\n"
             + self.summary_frame().to_string(float_format=lambda v: f"{v:.4g}")
+            + "".join(f"\n{note}" for note in self.notes)
         )
 
 
@@ -315,13 +320,14 @@ class MarginalEffectsMethods(FittedState):
         params = self.params.to_numpy()
 
         values, jac = _flat_effects(cast(MarginsFit, self), params, regressors, rows, options)
+        notes = _continuous_dummy_note(regressors, _all_rows(model))
         margins = dict(options, atexog=atexog)
         if options["at"] == "all":
             index = pd.MultiIndex.from_product(
                 [list(model.design.row_index), names], names=["row", "regressor"]
             )
             frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
-            return MarginalEffects(frame, None, None, margins, model.endog_name)
+            return MarginalEffects(frame, None, None, margins, model.endog_name, notes)
         cov = self.covariance.matrix
         if not np.all(np.isfinite(cov)):
             raise OrdstatsError(
@@ -338,7 +344,20 @@ class MarginalEffectsMethods(FittedState):
             pd.DataFrame(effect_cov, index=stacked, columns=stacked),
             margins,
             model.endog_name,
+            notes,
         )
+
+
+def _continuous_dummy_note(regressors: list[_Regressor], rows: _Rows) -> tuple[str, ...]:
+    """A remark when 0/1 columns were differentiated as continuous (``dummy=False``)."""
+    binary = [r.name for r in regressors if r.kind == "continuous" and _is_dummy(r.values(rows))]
+    if not binary:
+        return ()
+    return (
+        f"The 0/1 column(s) {', '.join(binary)} were differentiated as if continuous (as "
+        "statsmodels with dummy=False); dummy=True gives their discrete changes 0 -> 1, and "
+        "avg_comparisons() the contrasts of factors.",
+    )
 
 
 def _check_options(at: Any, method: Any, dummy: Any, count: Any) -> dict[str, Any]:

@@ -395,3 +395,99 @@ def test_get_margeff_dummy_changes_are_the_discrete_contrasts(ucla):
     table = ucla.avg_comparisons(variables={"pared": [0, 1]}).set_index("group")
     np.testing.assert_allclose(effects.margeff.loc["pared"], table["estimate"], rtol=1e-12)
     np.testing.assert_allclose(effects.margeff_se.loc["pared"], table["std_error"], rtol=1e-11)
+
+
+# -- every fitting path ------------------------------------------------------------------
+
+
+def test_chunked_and_dask_fits_give_the_in_memory_numbers_with_newdata(wine):
+    formula = "rating ~ temp + contact"
+    memory = OrdinalModel.from_formula(formula, wine).fit()
+    chunked = OrdinalModel.from_formula(formula, wine, chunksize=10).fit()
+    expected = memory.avg_comparisons(variables="contact")
+    got = chunked.avg_comparisons(wine, variables="contact")
+    np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got["std_error"], expected["std_error"], rtol=1e-7)
+    with pytest.raises(OrdstatsError, match=r"read in chunks .* pass the rows to average over"):
+        chunked.avg_predictions()
+    dd = pytest.importorskip("dask.dataframe")
+    lazy = OrdinalModel.from_formula(formula, dd.from_pandas(wine, npartitions=3)).fit()
+    got = lazy.avg_comparisons(wine, variables="contact")
+    np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
+
+
+def test_a_pickled_fit_needs_newdata(interaction, wine):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(interaction))
+    with pytest.raises(OrdstatsError, match=r"not kept .* pass the rows as newdata"):
+        again.avg_predictions()
+    np.testing.assert_allclose(
+        again.avg_predictions(wine, by="temp")["estimate"],
+        interaction.avg_predictions(by="temp")["estimate"],
+    )
+
+
+def test_hypothesis_names_match_whole_parameter_names_only(wine):
+    data = wine.assign(x=np.linspace(0.1, 1.0, len(wine)))
+    fit = OrdinalModel.from_formula("rating ~ x + temp", data).fit()
+    table = fit.hypotheses("exp(x) = 1")
+    assert table["estimate"].iloc[0] == pytest.approx(np.exp(fit.params["x"]) - 1)
+
+
+def test_an_offset_given_as_values_follows_the_rows(wine):
+    offset = np.linspace(-1.0, 1.0, len(wine))
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, offset=offset).fit()
+    by_temp = fit.avg_predictions(by="temp")
+    expected = fit.predict().groupby(wine["temp"], observed=True).mean()
+    np.testing.assert_allclose(by_temp["estimate"], expected.to_numpy().T.ravel())
+    grid = datagrid(fit, temp=["cold"])
+    assert grid["(offset)"].iloc[0] == pytest.approx(0.0, abs=1e-12)  # the mean offset
+    cold = wine.iloc[[0]].assign(temp=wine["temp"].iloc[[0]])
+    np.testing.assert_allclose(
+        fit.predictions(grid)["estimate"], fit.predict(cold, offset=0.0).to_numpy().ravel()
+    )
+
+
+def test_wts_can_name_the_fit_weights_column(housing):
+    fit = OrdinalModel.from_formula("Sat ~ Infl + Type + Cont", housing, weights="Freq").fit()
+    weighted = fit.avg_predictions(wts="Freq")
+    prob = fit.predict().to_numpy()
+    freq = housing["Freq"].to_numpy()
+    np.testing.assert_allclose(weighted["estimate"], freq @ prob / freq.sum())
+
+
+def test_penalised_fits(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    firth = model.fit(penalty="firth").avg_comparisons(variables="contact")
+    assert firth["std_error"].gt(0).all()
+    lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0).avg_comparisons(variables="contact")
+    assert lasso["estimate"].notna().all() and lasso["std_error"].isna().all()
+    assert lasso["conf_low"].isna().all()
+    assert "not available" in str(lasso.summary())
+
+
+def test_get_margeff_says_when_it_differentiates_dummies(ucla):
+    text = str(ucla.get_margeff(at="mean").summary())
+    assert "0/1 column(s) pared, public were differentiated as if continuous" in text
+    assert "differentiated" not in str(ucla.get_margeff(dummy=True).summary())
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"nominal": "~ x", "scale": "~ x"},
+        {"family": "acat", "nominal": "~ x"},
+        {"family": "sratio", "reverse": True},
+        {"link": "Aranda-Ordaz"},
+    ],
+)
+def test_tiny_step_contrast_is_the_slope_for_every_kind_of_fit(wine, options):
+    data = wine.assign(x=np.random.default_rng(5).normal(size=len(wine)))
+    formula = "rating ~ temp" if "nominal" in options else "rating ~ temp + x"
+    fit = OrdinalModel.from_formula(formula, data, **options).fit()
+    step = 1e-6
+    contrast = fit.avg_comparisons(variables={"x": step}, type="cumprob")
+    slope = fit.avg_slopes(variables="x", type="cumprob")
+    np.testing.assert_allclose(contrast["estimate"] / step, slope["estimate"], atol=1e-8)
+    np.testing.assert_allclose(contrast["std_error"] / step, slope["std_error"], atol=1e-7)

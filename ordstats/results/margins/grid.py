@@ -97,8 +97,8 @@ def datagrid(
     Parameters
     ----------
     fit : results, optional
-        A fitted model; its estimation rows and predictors are used when
-        ``newdata`` is not given.
+        A fitted model; its estimation rows (predictors, and any offset and
+        weights columns) are used when ``newdata`` is not given.
     newdata : pandas.DataFrame, optional
         The rows to summarise (default: the fit's estimation rows).
     grid_type : {"mean_or_mode", "counterfactual"}
@@ -129,8 +129,6 @@ def datagrid(
         if fit is None:
             raise OrdstatsError("datagrid needs a fitted model (fit=) or a DataFrame (newdata=)")
         data = fit.margins_data()
-        columns = [c for c in fit.margins_variables() if c in data.columns]
-        data = data[columns]
     elif isinstance(newdata, pd.DataFrame):
         data = newdata
     else:

@@ -165,8 +165,9 @@ def _string_hypothesis(
     names = {f"b{i + 1}": _Dual(float(values[i]), np.eye(n)[i]) for i in range(n)}
     # parameter names that are not identifiers (temp[T.warm]) are replaced by b-indices
     for position, alias in sorted(enumerate(aliases), key=lambda item: -len(item[1])):
-        if alias and alias in expression:
-            expression = expression.replace(alias, f"b{position + 1}")
+        if alias:  # whole names only: "x" must not match inside "exp"
+            pattern = rf"(?<![\w.\[\]]){re.escape(alias)}(?![\w.\[\]])"
+            expression = re.sub(pattern, f"b{position + 1}", expression)
     used = {m for m in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", expression) if m not in _FUNCTIONS}
     if not used:
         raise OrdstatsError(

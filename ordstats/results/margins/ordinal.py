@@ -65,6 +65,9 @@ if TYPE_CHECKING:
 
 __all__ = ["OrdinalMarginsFit"]
 
+#: the column of ``margins_data`` holding an offset that was given as values
+_OFFSET = "(offset)"
+
 
 class OrdinalMarginsFit(FittedState):
     """:class:`~ordstats.results.margins.protocol.MarginsFit` for clm-type fits."""
@@ -80,8 +83,14 @@ class OrdinalMarginsFit(FittedState):
         return np.asarray(self.params.to_numpy(), dtype=float)
 
     def margins_covariance(self) -> FloatArray:
-        """The covariance in use (robust if the fit is), or a clear error if singular."""
+        """The covariance in use (robust if the fit is), or a clear error if singular.
+
+        A fit without standard errors by design (an L1 or elastic-net penalty,
+        which selects) gives its NaN covariance: estimates without standard errors.
+        """
         matrix = np.asarray(self.covariance.matrix, dtype=float)
+        if getattr(self, "l1_ratio", None):  # selection: no standard errors, as its summary
+            return matrix
         if not np.all(np.isfinite(matrix)):
             raise OrdstatsError(
                 "the covariance of the estimates is not available (singular Hessian), so the "
@@ -114,24 +123,33 @@ class OrdinalMarginsFit(FittedState):
         return names
 
     def margins_data(self) -> pd.DataFrame:
-        """The estimation rows: the predictor (and offset) columns of the fitted rows."""
+        """The estimation rows: the predictor columns of the fitted rows.
+
+        With the offset and weights columns the model read, and an offset given
+        as values as the column ``"(offset)"`` (so that counterfactual copies
+        of the rows keep their offsets).
+        """
         if self.data_removed:
             raise rows_removed_error("predictions, comparisons and slopes without newdata")
         model = self.model
+        design = model.design
         source = getattr(model, "_formula_source", None)
         if source is not None and isinstance(source.data, pd.DataFrame):
             columns = list(self.margins_variables())
-            if model.design.offset_name and model.design.offset_name in source.data:
-                columns.append(model.design.offset_name)
+            for extra in (design.offset_name, source.weights):
+                if isinstance(extra, str) and extra in source.data.columns:
+                    columns.append(extra)
             present = [c for c in columns if c in source.data.columns]
-            return source.data.loc[model.design.row_index, present]
+            data = source.data.loc[design.row_index, present]
+            if model.has_offset and design.offset_name is None:
+                data = data.assign(**{_OFFSET: design.offset})
+            return data
         if not model.evaluator.keeps_rows:
             raise OrdstatsError(
                 "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
                 "memory: pass the rows to average over as newdata (a DataFrame or datagrid())"
             )
-        if model.design.location.spec is None:  # a model built from arrays
-            design = model.design
+        if design.location.spec is None:  # a model built from arrays
             return pd.DataFrame(model.data.X, index=design.row_index, columns=model.exog_names)
         raise OrdstatsError(
             "the DataFrame this model was fitted on is not kept (the model was pickled or built "
@@ -147,24 +165,18 @@ class OrdinalMarginsFit(FittedState):
         )
 
     def _margins_offset(self, data: pd.DataFrame, index: pd.Index) -> FloatArray:
-        """The rows' offset: their column, or the fitted rows' own offset by label."""
+        """The rows' offset: its column (``"(offset)"`` for one given as values), else 0."""
         model = self.model
         design = model.design
-        if not model.has_offset or design.offset_name is not None:
-            return newdata_offset(
-                None,
-                data,
-                index,
-                column=design.offset_name,
-                fitted_with_offset=model.has_offset,
-                stacklevel=6,
-            )
-        fitted = pd.Series(design.offset, index=design.row_index)
-        if fitted.index.is_unique and index.isin(fitted.index).all():
-            return np.asarray(fitted.loc[index].to_numpy(), dtype=float)
-        raise OrdstatsError(
-            "the model was fitted with an offset given as values, not a column, so new rows "
-            "have no offset: add the offset as a column of newdata and refit with offset='name'"
+        if model.has_offset and design.offset_name is None and _OFFSET in data.columns:
+            return np.asarray(data[_OFFSET], dtype=float)
+        return newdata_offset(
+            None,
+            data,
+            index,
+            column=design.offset_name,
+            fitted_with_offset=model.has_offset,
+            stacklevel=6,
         )
 
     # -- predictions ----------------------------------------------------------------

@@ -108,9 +108,12 @@ class MarginsSummary:
         if info.get("type"):
             lines.append(f"Type: {info['type']}")
         lines.append(f"Intervals: {info.get('intervals', 'Wald')}")
-        lines.append(
-            "Standard errors: delta method (analytic Jacobian); z statistics, normal p-values"
-        )
+        if self.table["std_error"].isna().all():
+            lines.append("Standard errors: not available for this fit (or this type)")
+        else:
+            lines.append(
+                "Standard errors: delta method (analytic Jacobian); z statistics, normal p-values"
+            )
         return lines
 
     def __str__(self) -> str:
@@ -181,8 +184,10 @@ def wald_table(
             half = z * se[logit] / (p * (1.0 - p))
             centre = special.logit(p)
             inside = (p > 0) & (p < 1) & np.isfinite(half)
-            low[logit] = np.where(inside, special.expit(centre - half), p)
-            high[logit] = np.where(inside, special.expit(centre + half), p)
+            # a probability at 0 or 1 (to rounding) has no width; a missing se none at all
+            edge = np.where(np.isfinite(se[logit]), p, np.nan)
+            low[logit] = np.where(inside, special.expit(centre - half), edge)
+            high[logit] = np.where(inside, special.expit(centre + half), edge)
     inference = pd.DataFrame(
         {
             "estimate": values,
