@@ -108,9 +108,13 @@ class _Grid:
 
 
 def _response_name(fit: MarginsFit) -> str:
+    """The response's name (the variable of ``mode="prob"``), "response" if the fit has none."""
     model = getattr(fit, "model", None)
-    name = getattr(model, "endog_names", None)
-    return str(name) if isinstance(name, str) else "response"
+    fixed = getattr(getattr(model, "design", None), "fixed", None)
+    for name in (getattr(model, "endog_names", None), getattr(fixed, "response_name", None)):
+        if isinstance(name, str):
+            return name
+    return "response"
 
 
 def _ordered_variables(fit: MarginsFit, data: pd.DataFrame) -> list[str]:
@@ -712,7 +716,8 @@ def _split_terms(text: str) -> list[str]:
 def _check_mode(fit: MarginsFit, mode: object) -> str:
     if not isinstance(mode, str) or mode not in EMM_MODES:
         raise OrdstatsError(f"mode must be one of {', '.join(map(repr, EMM_MODES))}; got {mode!r}")
-    if EMM_MODES[mode] not in fit.margins_types():
+    needed = "latent" if mode in ("latent", "linear.predictor") else EMM_MODES[mode]
+    if needed not in fit.margins_types():
         raise OrdstatsError(
             f"mode={mode!r} has no meaning for this model (it has no latent variable with "
             "cut-points); use mode='prob', 'cum.prob', 'exc.prob' or 'mean.class'"
@@ -720,8 +725,20 @@ def _check_mode(fit: MarginsFit, mode: object) -> str:
     return mode
 
 
+def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:
+    """The fit predicting with ``re_form`` (mixed models); other fits take only the default."""
+    options = getattr(fit, "margins_options", None)
+    if options is not None:
+        return cast(MarginsFit, options(re_form=re_form))
+    if not (isinstance(re_form, int) and re_form == 0):
+        raise OrdstatsError("re_form is for mixed models (random effects); leave it out here")
+    return fit
+
+
 def _inverse_link(fit: MarginsFit) -> Any:
-    link = getattr(getattr(fit, "model", None), "link", None)
+    """``(cdf, pdf)`` of the fit's link, for ``regrid()``; None if the fit names no link."""
+    model = getattr(fit, "model", None)
+    link = getattr(model, "link", None) or getattr(getattr(model, "problem", None), "link", None)
     if link is None or not hasattr(link, "cdf") or not hasattr(link, "pdf"):
         return None
     return (link.cdf, link.pdf)
@@ -747,6 +764,7 @@ def emmeans(
     at: Mapping[str, Any] | None = None,
     cov_reduce: Any = "mean",
     *,
+    re_form: Any = 0,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> EmmGrid:
@@ -774,6 +792,11 @@ def emmeans(
         factors).
     cov_reduce : {"mean", "median"} or callable
         How a numeric predictor not in ``at`` is reduced to one value.
+    re_form : {0, None, "marginal"}
+        Mixed models only: the random effects at zero (default, as emmeans for
+        clmm), conditional on the groups' modes (None, needs the grouping
+        columns, so not for a reference grid), or averaged over their
+        distribution (``"marginal"``: population-averaged probabilities).
     params, cov : ndarray, optional
         Evaluate at other estimates and covariance (e.g. R's), default the fit's.
 
@@ -781,6 +804,7 @@ def emmeans(
     -------
     EmmGrid
     """
+    fit = _predicting(fit, re_form)
     mode = _check_mode(fit, mode)
     weights = _check_weights(weights)
     if at is not None and not isinstance(at, Mapping):
@@ -836,7 +860,8 @@ def joint_tests(
         Columns ``model term``, the ``by`` variables, ``df1``, ``df2``,
         ``F.ratio``, ``p.value``.
     """
-    mode = _check_mode(fit, "latent") if "latent" in fit.margins_types() else "linear.predictor"
+    fit = _predicting(fit, 0)
+    mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, {}, "meanint", theta)
     by_vars = _as_list(by)
@@ -908,6 +933,7 @@ class EmmeansMethods:
         weights: str = "equal",
         at: Mapping[str, Any] | None = None,
         cov_reduce: Any = "mean",
+        re_form: Any = 0,
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -926,6 +952,9 @@ class EmmeansMethods:
         at : dict, optional
             Grid values of predictors.
         cov_reduce : {"mean", "median"} or callable
+        re_form : {0, "marginal"}
+            Mixed models only: random effects at zero (default, as emmeans) or
+            averaged over (population-averaged).
 
         Returns
         -------
@@ -946,6 +975,7 @@ class EmmeansMethods:
             weights=weights,
             at=at,
             cov_reduce=cov_reduce,
+            re_form=re_form,
         )
 
     def joint_tests(self, by: Any = None) -> pd.DataFrame:
