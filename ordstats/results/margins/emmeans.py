@@ -64,6 +64,7 @@ EMM_MODES = {
     "exc.prob": "exceedance",
     "prob": "prob",
     "mean.class": "prob",
+    "scale": "latent",
 }
 #: emmeans' averaging weights
 EMM_WEIGHTS = ("equal", "proportional", "outer", "cells", "flat")
@@ -74,6 +75,7 @@ _ESTIMATE_NAMES = {
     "exc.prob": "exc.prob",
     "prob": "prob",
     "mean.class": "mean.class",
+    "scale": "emmean",
 }
 _INFERENCE = ["SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"]
 
@@ -95,6 +97,8 @@ class _Grid:
     values: FloatArray  # (n,)
     jacobian: FloatArray  # (n, k)
     weights: FloatArray  # (n,) estimation rows per cell
+    #: with a scale model: ``log s`` of every cell and its Jacobian (latent/linear modes)
+    log_scale: tuple[FloatArray, FloatArray] | None = None
 
     @property
     def sizes(self) -> list[int]:
@@ -224,6 +228,13 @@ def _reference_grid(
 ) -> _Grid:
     dims, frame, counts = _predictor_cells(fit, at, cov_reduce)
     rows = fit.margins_rows(frame)
+    scale = _log_scale(fit, params, rows)
+    if mode == "scale":
+        if scale is None:
+            raise OrdstatsError(
+                "mode='scale' is for models with a scale part (scale='~ ...'); this one has none"
+            )
+        return _Grid(dims, scale[0], scale[1], counts)
     predicted = fit.margins_predict(params, rows, EMM_MODES[mode])
     values, jac = predicted.values, predicted.jacobian
     if jac is None:  # pragma: no cover - every type emmeans uses has a Jacobian
@@ -233,19 +244,70 @@ def _reference_grid(
         values, jac = values @ scores, np.einsum("mgk,g->mk", jac, scores)
         return _Grid(dims, values, jac, counts)
     if mode == "latent":
-        return _Grid(dims, values[:, 0], jac[:, 0, :], counts)
+        return _Grid(dims, values[:, 0], jac[:, 0, :], counts, scale)
     # one more dimension, first (fastest), as emmeans puts the response/cut first
     if mode == "prob":
         extra = _Dimension(_response_name(fit), list(predicted.groups))
     else:
         extra = _Dimension("cut", _cut_names(fit, params, rows))
     n_groups = values.shape[1]
+    if mode == "linear.predictor" and scale is not None:
+        # emmeans averages theta_j - x'beta and log s separately: keep u_j s = theta_j - x'beta
+        s = np.exp(scale[0])
+        jac = s[:, None, None] * (jac + values[:, :, None] * scale[1][:, None, :])
+        values = values * s[:, None]
+        scale = (np.repeat(scale[0], n_groups), np.repeat(scale[1], n_groups, axis=0))
     return _Grid(
         [extra, *dims],
         values.reshape(-1),
         jac.reshape(-1, jac.shape[2]),
         np.repeat(counts, n_groups),
+        scale if mode == "linear.predictor" else None,
     )
+
+
+def _log_scale(
+    fit: MarginsFit, params: FloatArray, rows: Any
+) -> tuple[FloatArray, FloatArray] | None:
+    """``log s`` of the rows and its Jacobian for a fit with a scale model, else None."""
+    method = getattr(fit, "margins_log_scale", None)
+    predicted = None if method is None else method(params, rows)
+    if predicted is None or predicted.jacobian is None:
+        return None
+    return predicted.values[:, 0], predicted.jacobian[:, 0, :]
+
+
+def _scale_parts(
+    grid: _Grid, mode: str, names: list[str], weights: str, values: FloatArray, jac: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
+    """The scale-model means of emmeans: the averaged numerator times ``exp(-mean log s)``.
+
+    ``"latent"`` divides by the scale at the mean of the whole grid's scale
+    design (one number for every mean), ``"linear.predictor"`` by the scale at
+    the mean of each mean's own cells (as emmeans' ``.clm.hook``).
+    Returns the parts ``(a, da, b, db)`` of ``a exp(-b)``: emmeans' contrasts
+    combine the numerators and the log scales separately (so contrasts of latent
+    means, whose ``b`` is common, are differences of the numerators).
+    """
+    if grid.log_scale is None:
+        return None
+    log_values, log_jac = grid.log_scale
+    if mode == "latent":
+        b = np.full(values.shape, np.mean(log_values))
+        jb = np.broadcast_to(np.mean(log_jac, axis=0), jac.shape)
+    else:
+        scale_grid = replace(grid, values=log_values, jacobian=log_jac, log_scale=None)
+        _, b, jb = _average(scale_grid, names, weights)
+    return values, jac, b, np.array(jb)
+
+
+def _combine(
+    parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+) -> tuple[FloatArray, FloatArray]:
+    """``a exp(-b)`` and its Jacobian from the numerator ``a`` and log scale ``b`` parts."""
+    a, ja, b, jb = parts
+    factor = np.exp(-b)
+    return a * factor, factor[:, None] * (ja - a[:, None] * jb)
 
 
 def _cut_names(fit: MarginsFit, params: FloatArray, rows: Any) -> list[str]:
@@ -336,8 +398,13 @@ class EmmGrid:
     families : list
         How the estimates are adjusted together (by groups).
     notes : list of str
+    scale_parts : tuple or None
+        Scale models, latent and linear modes: the numerators, log scales and
+        their Jacobians whose ``a exp(-b)`` the estimates are (contrasts combine
+        each part, as emmeans).
     inverse_link : tuple or None
-        ``(cdf, pdf)`` of the link for ``regrid()`` of linear predictors.
+        ``(function, derivative, estimate name)`` that ``regrid()`` applies: the
+        link's CDF for linear predictors, exp for the log scale.
     """
 
     labels: pd.DataFrame
@@ -351,6 +418,7 @@ class EmmGrid:
     families: list[Family] | None = None
     notes: list[str] | None = None
     inverse_link: Any = None
+    scale_parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None = None
 
     # -- inference ---------------------------------------------------------------------
 
@@ -459,13 +527,15 @@ class EmmGrid:
         groups = _by_groups(self.labels, by_vars)
         level_labels = _level_labels(self.labels.iloc[groups[0]], primary)
         coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
-        rows_labels, values, jacobians, families = [], [], [], []
+        rows_labels, values, jacobians, families, parts = [], [], [], [], []
         start = 0
         for rows in groups:
             if len(rows) != len(level_labels):
                 raise OrdstatsError("the by groups have different numbers of means")
             values.append(coefficients @ self.values[rows])
             jacobians.append(coefficients @ self.jacobian[rows])
+            if self.scale_parts is not None:
+                parts.append([coefficients @ part[rows] for part in self.scale_parts])
             frame = pd.DataFrame({"contrast": names})
             for name in by_vars:
                 frame[name] = self.labels.iloc[rows[0]][name]
@@ -474,6 +544,12 @@ class EmmGrid:
                 Family(range(start, start + len(names)), len(level_labels) if pairwise else None)
             )
             start += len(names)
+        scale_parts = None
+        if parts:
+            a, da, b, db = (np.concatenate(p) for p in zip(*parts, strict=True))
+            scale_parts = (a, da, b, db)
+            combined = _combine(scale_parts)
+            values, jacobians = [combined[0]], [combined[1]]
         return EmmGrid(
             labels=pd.concat(rows_labels, ignore_index=True),
             values=np.concatenate(values),
@@ -485,6 +561,7 @@ class EmmGrid:
             adjust=check_adjust(default_adjust if adjust is None else adjust),
             families=families,
             notes=list(self.notes or []),
+            scale_parts=scale_parts,
         )
 
     def pairs(
@@ -508,10 +585,10 @@ class EmmGrid:
         return self.contrast(method, adjust=adjust, by=by)
 
     def regrid(self) -> EmmGrid:
-        """Means of linear predictors moved to the probability scale, ``F(estimate)``.
+        """Means moved to the response scale (``F`` of linear predictors, ``exp`` of log scales).
 
-        The Jacobian is multiplied by ``f(estimate)`` (the delta method), as
-        emmeans' ``regrid()``; estimates without a link (latent means,
+        The Jacobian is multiplied by the derivative (the delta method), as
+        emmeans' ``regrid()``; estimates without a transformation (latent means,
         probabilities) are returned unchanged.
 
         Returns
@@ -520,13 +597,14 @@ class EmmGrid:
         """
         if self.inverse_link is None:
             return replace(self)
-        cdf, pdf = self.inverse_link
+        cdf, pdf, name = self.inverse_link
         return replace(
             self,
             values=cdf(self.values),
             jacobian=pdf(self.values)[:, None] * self.jacobian,
-            estimate_name="cumprob",
+            estimate_name=name,
             inverse_link=None,
+            scale_parts=None,
         )
 
 
@@ -716,7 +794,7 @@ def _split_terms(text: str) -> list[str]:
 def _check_mode(fit: MarginsFit, mode: object) -> str:
     if not isinstance(mode, str) or mode not in EMM_MODES:
         raise OrdstatsError(f"mode must be one of {', '.join(map(repr, EMM_MODES))}; got {mode!r}")
-    needed = "latent" if mode in ("latent", "linear.predictor") else EMM_MODES[mode]
+    needed = "latent" if mode in ("latent", "linear.predictor", "scale") else EMM_MODES[mode]
     if needed not in fit.margins_types():
         raise OrdstatsError(
             f"mode={mode!r} has no meaning for this model (it has no latent variable with "
@@ -733,6 +811,16 @@ def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:
     if not (isinstance(re_form, int) and re_form == 0):
         raise OrdstatsError("re_form is for mixed models (random effects); leave it out here")
     return fit
+
+
+def _back_transform(fit: MarginsFit, mode: str) -> Any:
+    """What ``regrid()`` applies: the link's CDF (linear predictors), exp (log scale)."""
+    if mode == "scale":
+        return (np.exp, np.exp, "response")
+    if mode == "linear.predictor":
+        link = _inverse_link(fit)
+        return None if link is None else (*link, "cumprob")
+    return None
 
 
 def _inverse_link(fit: MarginsFit) -> Any:
@@ -815,6 +903,9 @@ def emmeans(
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
     labels, values, jacobian = _average(grid, primary + by_vars, weights)
+    parts = _scale_parts(grid, mode, primary + by_vars, weights, values, jacobian)
+    if parts is not None:
+        values, jacobian = _combine(parts)
     averaged = [d.name for d in grid.dims if d.name not in primary + by_vars and len(d.levels) > 1]
     notes = [f"Results are averaged over the levels of: {', '.join(averaged)}"] if averaged else []
     return EmmGrid(
@@ -826,7 +917,8 @@ def emmeans(
         primary=primary,
         by=by_vars,
         notes=notes,
-        inverse_link=_inverse_link(fit) if mode == "linear.predictor" else None,
+        inverse_link=_back_transform(fit, mode),
+        scale_parts=parts,
     )
 
 
