@@ -22,8 +22,9 @@ two-sided p-values and ``n`` the family's size:
     correlation (the exact simultaneous test); intervals with the ``c``
     quantile of ``\max_j |Z_j|``.  Computed by the spherical-radial
     decomposition on the correlation's rank (exact in one and two dimensions,
-    a seeded randomised quasi-Monte-Carlo rule beyond); R's emmeans uses
-    mvtnorm's Monte-Carlo rule at ``abseps = 0.001``.
+    a seeded randomised quasi-Monte-Carlo rule beyond, absolute error about
+    5e-5 in the p-values); R's emmeans uses mvtnorm's Monte-Carlo rule at
+    ``abseps = 0.001``.
 
 A family of one estimate is not adjusted (as emmeans).
 """

@@ -184,11 +184,32 @@ def _factor_values(column: pd.Series, name: str, at: Mapping[str, Any]) -> list[
     return chosen
 
 
+def _estimation_rows(fit: MarginsFit, data: Any) -> pd.DataFrame:
+    """The rows the reference grid is built from: ``data``, else the fit's estimation rows."""
+    if data is not None:
+        if not isinstance(data, pd.DataFrame):
+            raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
+        missing = [v for v in fit.margins_variables() if v not in data.columns]
+        if missing:
+            raise OrdstatsError(
+                f"data lacks the predictor column(s) {', '.join(map(repr, missing))}"
+            )
+        return data
+    try:
+        return fit.margins_data()
+    except OrdstatsError as error:
+        raise OrdstatsError(
+            "this fit does not hold its estimation rows (read in chunks or from files, "
+            "pickled, or remove_data() was called), which emmeans builds its reference grid "
+            "from: pass them as data=<DataFrame>"
+        ) from error
+
+
 def _predictor_cells(
-    fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any
+    fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any, data: Any = None
 ) -> tuple[list[_Dimension], pd.DataFrame, FloatArray]:
     """The predictor dimensions, the grid as a DataFrame and each cell's row count."""
-    data = fit.margins_data()
+    data = _estimation_rows(fit, data)
     variables = _ordered_variables(fit, data)
     _check_names(list(at), variables, "at= names")
     dims = []
@@ -225,8 +246,9 @@ def _reference_grid(
     at: Mapping[str, Any],
     cov_reduce: Any,
     params: FloatArray,
+    data: Any = None,
 ) -> _Grid:
-    dims, frame, counts = _predictor_cells(fit, at, cov_reduce)
+    dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
     rows = fit.margins_rows(frame)
     scale = _log_scale(fit, params, rows)
     if mode == "scale":
@@ -852,6 +874,7 @@ def emmeans(
     at: Mapping[str, Any] | None = None,
     cov_reduce: Any = "mean",
     *,
+    data: pd.DataFrame | None = None,
     re_form: Any = 0,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
@@ -880,6 +903,10 @@ def emmeans(
         factors).
     cov_reduce : {"mean", "median"} or callable
         How a numeric predictor not in ``at`` is reduced to one value.
+    data : pandas.DataFrame, optional
+        The rows the reference grid is built from (factor levels, covariate
+        means, cell counts); default the fit's estimation rows.  Needed for fits
+        that do not hold them (read in chunks, from files or Dask).
     re_form : {0, None, "marginal"}
         Mixed models only: the random effects at zero (default, as emmeans for
         clmm), conditional on the groups' modes (None, needs the grouping
@@ -898,7 +925,7 @@ def emmeans(
     if at is not None and not isinstance(at, Mapping):
         raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
     theta, covariance = _estimates_at(fit, params, cov)
-    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta)
+    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data)
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
@@ -926,6 +953,7 @@ def joint_tests(
     fit: MarginsFit,
     by: Any = None,
     *,
+    data: pd.DataFrame | None = None,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> pd.DataFrame:
@@ -944,6 +972,8 @@ def joint_tests(
     fit : MarginsFit
     by : str or list of str, optional
         Test within each level combination of these variables.
+    data : pandas.DataFrame, optional
+        The rows the reference grid is built from (see :func:`emmeans`).
     params, cov : ndarray, optional
 
     Returns
@@ -955,7 +985,7 @@ def joint_tests(
     fit = _predicting(fit, 0)
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
-    grid = _reference_grid(fit, mode, {}, "meanint", theta)
+    grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
     by_vars = _as_list(by)
     names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
     _check_names(by_vars, names, "by=")
@@ -1026,6 +1056,7 @@ class EmmeansMethods:
         at: Mapping[str, Any] | None = None,
         cov_reduce: Any = "mean",
         re_form: Any = 0,
+        data: pd.DataFrame | None = None,
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -1047,6 +1078,9 @@ class EmmeansMethods:
         re_form : {0, "marginal"}
             Mixed models only: random effects at zero (default, as emmeans) or
             averaged over (population-averaged).
+        data : pandas.DataFrame, optional
+            Rows to build the reference grid from (default the estimation rows;
+            needed for fits read in chunks).
 
         Returns
         -------
@@ -1068,18 +1102,21 @@ class EmmeansMethods:
             at=at,
             cov_reduce=cov_reduce,
             re_form=re_form,
+            data=data,
         )
 
-    def joint_tests(self, by: Any = None) -> pd.DataFrame:
+    def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
         """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
 
         Parameters
         ----------
         by : str or list of str, optional
+        data : pandas.DataFrame, optional
+            Rows to build the reference grid from (default the estimation rows).
 
         Returns
         -------
         pandas.DataFrame
             ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
         """
-        return joint_tests(cast(MarginsFit, self), by=by)
+        return joint_tests(cast(MarginsFit, self), by=by, data=data)
