@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
@@ -104,7 +104,7 @@ class _Grid:
     def sizes(self) -> list[int]:
         return [len(d.levels) for d in self.dims]
 
-    def index(self) -> FloatArray:
+    def index(self) -> IntArray:
         """``(n, n_dims)`` level positions of every cell, the first dimension fastest."""
         sizes = self.sizes
         positions = np.unravel_index(np.arange(int(np.prod(sizes))), sizes[::-1])
@@ -348,7 +348,7 @@ def _check_weights(weights: object) -> str:
     )
 
 
-def _cell_weights(grid: _Grid, index: FloatArray, kept: list[int], weights: str) -> FloatArray:
+def _cell_weights(grid: _Grid, index: IntArray, kept: list[int], weights: str) -> FloatArray:
     """Each cell's weight in its marginal mean (before normalising within the mean)."""
     count = grid.weights if np.any(grid.weights > 0) else grid.weights + 1.0
     averaged = [d for d, size in enumerate(grid.sizes) if d not in kept and size > 1]
@@ -361,7 +361,8 @@ def _cell_weights(grid: _Grid, index: FloatArray, kept: list[int], weights: str)
     sizes = [grid.sizes[d] for d in averaged]
     key = np.ravel_multi_index(tuple(index[:, d] for d in averaged), sizes)
     if weights == "proportional":
-        return np.bincount(key, weights=count, minlength=int(np.prod(sizes)))[key]
+        totals = np.bincount(key, weights=count, minlength=int(np.prod(sizes)))
+        return np.asarray(totals[key], dtype=float)
     total = count.sum()  # outer: product of the marginal frequencies
     out = np.full(len(count), total)
     for d in averaged:
@@ -451,7 +452,7 @@ class EmmGrid:
     def _families(self) -> list[Family]:
         if self.families is not None:
             return self.families
-        return [Family(rows) for rows in _by_groups(self.labels, self.by)]
+        return [Family(list(rows)) for rows in _by_groups(self.labels, self.by)]
 
     def summary_frame(self, adjust: str | None = None, conf_level: float = 0.95) -> pd.DataFrame:
         """The emmeans table: labels, estimate, ``SE``, ``df``, intervals, ``z.ratio``, ``p.value``.
@@ -657,7 +658,7 @@ def _as_list(value: Sequence[str] | str | None) -> list[str]:
     return [str(v) for v in value]
 
 
-def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[FloatArray]:
+def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[IntArray]:
     if not by:
         return [np.arange(len(labels))]
     keys = labels[by].astype(str).agg("\x1f".join, axis=1)
@@ -1024,10 +1025,10 @@ def _dim(grid: _Grid, name: str) -> int:
 
 def _interaction_contrast(sizes: list[int]) -> FloatArray:
     """Kronecker product of consecutive-difference contrasts (first variable fastest)."""
-    out = np.ones((1, 1))
+    out: FloatArray = np.ones((1, 1))
     for n in sizes:
         consec = np.diff(np.eye(n), axis=0)
-        out = np.kron(consec, out)
+        out = np.asarray(np.kron(consec, out), dtype=float)
     return out
 
 
