@@ -328,3 +328,20 @@ def test_marginal_predictions_of_several_terms_and_slopes_are_exact_for_probit(w
     eta = res.model.design.fixed.location.matrix[::9] @ res.params.to_numpy()[4:]
     cut = res.params.to_numpy()[:4][None, :] - eta[:, None]
     np.testing.assert_allclose(got, special.ndtr(cut / np.sqrt(1 + s2)[:, None]), atol=1e-12)
+
+
+@pytest.mark.parametrize("sd", [0.01, 3.0, 30.0])
+@pytest.mark.parametrize("link", ["logit", "cauchit"])
+def test_marginal_gradients_at_small_and_large_sds(wine, link: str, sd: float) -> None:
+    res = copy.deepcopy(
+        ordstats.OrdinalModel.from_formula(FORMULAS["slope"], wine, link=link).fit()
+    )
+    res.params_all[-3:-1] = np.log(sd)  # both SDs of (1 + contact|judge)
+    rows = wine.drop(columns="judge").iloc[::7]
+    analytic = _cumulative_gradient(res, rows, "marginal")
+    numeric = central_jacobian(
+        lambda x: _predict_at(res, x, rows, which="cumprob", re_form="marginal"),
+        res.params_all.copy(),
+        1e-6,
+    )[:, :-1]
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-8)
