@@ -10,6 +10,10 @@ number of estimation rows in it (as emmeans, prior weights are not counted).
 
 ``"latent"``
     ``x'beta`` minus the mean cut-point (the protocol's ``"latent"`` type).
+    With nominal effects each cell subtracts its own mean cut-point; emmeans
+    subtracts the mean over the whole grid (the same number for every cell).
+    With a scale model, divided by the scale at the grid's mean scale design,
+    as emmeans.
 ``"linear.predictor"``
     the ``K - 1`` cumulative linear predictors ``(theta_j - x'beta)/s``
     (one per cut, variable ``cut``).
