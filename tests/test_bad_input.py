@@ -1565,3 +1565,38 @@ def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, t
     assert expected.nobs == res.nobs == 51
     assert list(res.params.index) == list(expected.params.index)
     assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+# -- Spark: no pyspark, no Java, Spark Connect (issue 25; the rest in tests/spark/) --------
+
+
+def test_a_spark_session_without_java_says_what_to_install(monkeypatch, tmp_path):
+    from ordstats.data.spark import local_session
+
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # no bin/java there
+    pytest.importorskip("pyspark")
+    with pytest.raises(DataError, match=r"needs a Java runtime.*default-jre-headless"):
+        local_session()
+
+
+def test_a_spark_session_without_pyspark_says_what_to_install(monkeypatch):
+    import sys
+
+    from ordstats.data.spark import local_session
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(DataError, match=r"pip install 'ordstats\[spark\]'"):
+        local_session()
+
+
+def test_a_spark_connect_frame_is_refused_clearly():
+    class DataFrame:  # what a Spark Connect session returns, without a server
+        columns = ("y", "x")
+
+        def mapInPandas(self, func, schema):  # pragma: no cover - never called
+            raise AssertionError
+
+    DataFrame.__module__ = "pyspark.sql.connect.dataframe"
+    with pytest.raises(DataError, match="Spark Connect DataFrame cannot be fitted yet"):
+        ordstats.OrdinalModel.from_formula("y ~ x", DataFrame())

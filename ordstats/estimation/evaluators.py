@@ -729,6 +729,8 @@ def build_chunked(
     scan = reader.read_pass(scan_levels, plan)
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
+    if hasattr(source, "check_response"):  # Spark: its text columns are never categorical
+        source.check_response(scan, plan, design_options.levels, design_options.many_levels)
     encoded, fitted_formula, terms = fix_levels(
         scan,
         plan,
