@@ -85,7 +85,7 @@ def test_results_methods_on_spark_equal_in_memory(frame, spark_frame, spark_fit,
         ordstats.lr_test(small_memory, memory_fit),
     )
     assert got.statistic == pytest.approx(expected.statistic, rel=1e-8)
-    assert got.df == expected.df == 3
+    assert got.df == expected.df == 2
     probit = spark_fit.model.with_changes(link="probit").fit()
     expected_vuong = ordstats.vuong_test(
         memory_fit, memory_fit.model.with_changes(link="probit").fit()
