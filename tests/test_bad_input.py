@@ -1712,3 +1712,36 @@ def test_margins_without_the_rows_say_to_pass_newdata(wine):
     with pytest.raises(NotFittedError, match=r"without newdata needs the rows of the data"):
         fit.avg_predictions()
     assert len(fit.avg_predictions(wine.iloc[:3], by="temp")) == 5
+# -- Spark: no pyspark, no Java, Spark Connect (issue 25; the rest in tests/spark/) --------
+
+
+def test_a_spark_session_without_java_says_what_to_install(monkeypatch, tmp_path):
+    from ordstats.data.spark import local_session
+
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # no bin/java there
+    pytest.importorskip("pyspark")
+    with pytest.raises(DataError, match=r"needs a Java runtime.*default-jre-headless"):
+        local_session()
+
+
+def test_a_spark_session_without_pyspark_says_what_to_install(monkeypatch):
+    import sys
+
+    from ordstats.data.spark import local_session
+
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(DataError, match=r"pip install 'ordstats\[spark\]'"):
+        local_session()
+
+
+def test_a_spark_connect_frame_is_refused_clearly():
+    class DataFrame:  # what a Spark Connect session returns, without a server
+        columns = ("y", "x")
+
+        def mapInPandas(self, func, schema):  # pragma: no cover - never called
+            raise AssertionError
+
+    DataFrame.__module__ = "pyspark.sql.connect.dataframe"
+    with pytest.raises(DataError, match="Spark Connect DataFrame cannot be fitted yet"):
+        ordstats.OrdinalModel.from_formula("y ~ x", DataFrame())

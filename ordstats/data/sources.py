@@ -22,6 +22,7 @@ import pandas as pd
 
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import add_parts
+from ordstats.data.spark import SparkSource, is_spark_frame
 from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
 
@@ -48,7 +49,7 @@ def _is_arrow_dataset(data: Any) -> bool:
 
 
 def is_source(data: Any) -> bool:
-    """Whether ``data`` is read in chunks: a path, glob, list of paths, dataset or Dask frame.
+    """Whether ``data`` is read in chunks: paths, a glob, a dataset, a Dask or Spark frame.
 
     Parameters
     ----------
@@ -68,7 +69,7 @@ def is_source(data: Any) -> bool:
         and all(isinstance(p, (str, os.PathLike)) for p in data)
     ):
         return True
-    return _is_arrow_dataset(data) or _is_dask_frame(data)
+    return _is_arrow_dataset(data) or _is_dask_frame(data) or is_spark_frame(data)
 
 
 def open_source(data: Any, chunksize: int | None = None) -> Any:
@@ -76,17 +77,18 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
 
     Parameters
     ----------
-    data : str, path, list of paths, pyarrow.dataset.Dataset, dask DataFrame or DataFrame
+    data : str, path, list of paths, pyarrow dataset, dask, Spark or pandas DataFrame
         Files (Parquet, CSV, Arrow IPC by extension; a directory or glob reads all
         matching files in sorted order), a dataset, a Dask DataFrame (one chunk
-        per partition) or a pandas DataFrame split into chunks.
+        per partition), a :class:`pyspark.sql.DataFrame` (each partition's rows
+        in chunks) or a pandas DataFrame split into chunks.
     chunksize : int, optional
         Maximum rows per chunk (default 100,000; ignored for Dask, whose
         partitions are the chunks).
 
     Returns
     -------
-    ArrowSource, FrameSource or ordstats.data.distributed.DaskSource
+    ArrowSource, FrameSource, DaskSource or SparkSource
 
     Raises
     ------
@@ -102,6 +104,8 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
         return data
     if _is_dask_frame(data):
         return DaskSource(data)
+    if is_spark_frame(data):
+        return SparkSource(data, size)
     if isinstance(data, pd.DataFrame):
         return FrameSource(data, size)
     return ArrowSource(data, size)

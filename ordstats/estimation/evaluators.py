@@ -820,6 +820,8 @@ def build_chunked(
     plan, scan = _factors_seen_later(scanned, plan, scan)
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
+    if hasattr(source, "check_response"):  # Spark: its text columns are never categorical
+        source.check_response(scan, plan, design_options.levels, design_options.many_levels)
     encoded, fitted_formula, terms = fix_levels(
         scan,
         plan,

@@ -257,7 +257,7 @@ def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Serie
     usable = (y >= 0) & np.all(np.isfinite(prob), axis=1)
     values = np.full(len(chunk), np.nan)
     values[usable] = residuals_from_probabilities(prob[usable], y[usable])
-    return pd.Series(values, index=chunk.index)
+    return pd.Series(values, index=chunk.index, name="resid_prob")
 
 
 def brant_test(res: FittedState) -> pd.DataFrame:
@@ -415,8 +415,8 @@ class GoodnessOfFitMethods(FittedState):
         if not self.model.evaluator.keeps_rows:
             source = self.model.source
             residuals = functools.partial(_chunk_residuals, self)
-            out = predict_in_chunks(residuals, source, warn_missing=False)
-            return out.rename("resid_prob")
+            # named by _chunk_residuals: a Spark fit gives a Spark DataFrame, which has no rename
+            return predict_in_chunks(residuals, source, warn_missing=False)
         evaluation = self._evaluation  # type: ignore[attr-defined]
         if self.model.family_spec.capabilities.latent_variable:
             values = probability_residuals(evaluation, evaluation.link)  # lambda-hat
