@@ -1628,6 +1628,8 @@ def test_a_column_of_numbers_in_one_partition_and_text_in_another(wine):
         ),
     ):
         OrdinalModel.from_formula("rating ~ temp + x", _dask_partitions(parts))
+
+
 # -- margins verbs: predictions, comparisons, slopes, hypotheses, datagrid (issue 23) -----
 
 
@@ -1712,6 +1714,8 @@ def test_margins_without_the_rows_say_to_pass_newdata(wine):
     with pytest.raises(NotFittedError, match=r"without newdata needs the rows of the data"):
         fit.avg_predictions()
     assert len(fit.avg_predictions(wine.iloc[:3], by="temp")) == 5
+
+
 # -- Spark: no pyspark, no Java, Spark Connect (issue 25; the rest in tests/spark/) --------
 
 
