@@ -38,6 +38,7 @@ LAYERS = {
     "ordstats.inference": 7,
     "ordstats.plotting": 8,
     "ordstats.learn": 8,  # scikit-learn estimator and metrics: fits through estimation
+    "ordstats.interop": 8,  # adapters to other packages (pymarginaleffects), on use
     "ordstats.links": 9,  # the public names of ordstats.core.links
     "ordstats.cli": 9,
     "ordstats.__main__": 10,
