@@ -49,6 +49,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
+from ordstats.results.margins.emmeans import EmmeansMethods
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
@@ -784,8 +785,8 @@ def hypotheses(
 # -- the mixin -----------------------------------------------------------------------------
 
 
-class MarginsMethods:
-    """The margins verbs as methods of a results class that implements ``MarginsFit``."""
+class MarginsMethods(EmmeansMethods):
+    """The margins verbs (and emmeans') as methods of a results class with ``MarginsFit``."""
 
     def predictions(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""

@@ -1,0 +1,993 @@
+r"""Estimated marginal means with R emmeans' semantics, on any fit with the margins protocol.
+
+**Reference grid** (emmeans' ``ref_grid``): every level of every factor
+predictor, each numeric predictor at the mean of its estimation rows (or the
+values given in ``at=``, or ``cov_reduce`` of the column), in all
+combinations; the first variable varies fastest.  Each cell's weight is the
+number of estimation rows in it (as emmeans, prior weights are not counted).
+
+**Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
+
+``"latent"``
+    ``x'beta`` minus the mean cut-point (the protocol's ``"latent"`` type).
+``"linear.predictor"``
+    the ``K - 1`` cumulative linear predictors ``(theta_j - x'beta)/s``
+    (one per cut, variable ``cut``).
+``"cum.prob"``, ``"exc.prob"``
+    ``P(Y <= j)`` and ``P(Y > j)``, one per cut (variable ``cut``).
+``"prob"``
+    ``P(Y = k)``, one per level (variable named as the response).
+``"mean.class"``
+    ``sum_k k P(Y = k)`` with scores ``1, ..., K``.
+
+**Marginal means** average the cells' values over the variables not in
+``specs``/``by`` with emmeans' weights: ``"equal"`` (default), ``"proportional"``
+(the joint frequencies of the averaged-over variables), ``"outer"`` (the
+product of their marginal frequencies), ``"cells"`` (each cell's own
+frequency) and ``"flat"`` (equal over non-empty cells).  Estimates are linear
+in the cells' values, so their Jacobian in the parameters is the same
+average of the cells' analytic Jacobians and ``SE = sqrt(J V J')``.
+Inference is z-based (``df = Inf``), as emmeans for these models.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ordstats._typing import FloatArray
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.adjust import (
+    Family,
+    adjusted_p_values,
+    check_adjust,
+    critical_values,
+)
+from ordstats.results.margins.grid import factor_levels, is_factor
+from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.table import check_conf_level
+
+__all__ = ["EMM_MODES", "EMM_WEIGHTS", "EmmGrid", "EmmeansMethods", "emmeans", "joint_tests"]
+
+#: emmeans' modes for ordinal models and the protocol type each is computed from
+EMM_MODES = {
+    "latent": "latent",
+    "linear.predictor": "linear",
+    "cum.prob": "cumprob",
+    "exc.prob": "exceedance",
+    "prob": "prob",
+    "mean.class": "prob",
+}
+#: emmeans' averaging weights
+EMM_WEIGHTS = ("equal", "proportional", "outer", "cells", "flat")
+_ESTIMATE_NAMES = {
+    "latent": "emmean",
+    "linear.predictor": "emmean",
+    "cum.prob": "cumprob",
+    "exc.prob": "exc.prob",
+    "prob": "prob",
+    "mean.class": "mean.class",
+}
+_INFERENCE = ["SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"]
+
+
+# -- the reference grid ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Dimension:
+    name: str
+    levels: list[Any]
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The full reference grid: dimensions (first fastest), values, Jacobian, cell weights."""
+
+    dims: list[_Dimension]
+    values: FloatArray  # (n,)
+    jacobian: FloatArray  # (n, k)
+    weights: FloatArray  # (n,) estimation rows per cell
+
+    @property
+    def sizes(self) -> list[int]:
+        return [len(d.levels) for d in self.dims]
+
+    def index(self) -> FloatArray:
+        """``(n, n_dims)`` level positions of every cell, the first dimension fastest."""
+        sizes = self.sizes
+        positions = np.unravel_index(np.arange(int(np.prod(sizes))), sizes[::-1])
+        return np.column_stack(positions[::-1]) if sizes else np.zeros((1, 0), dtype=np.intp)
+
+
+def _response_name(fit: MarginsFit) -> str:
+    """The response's name (the variable of ``mode="prob"``), "response" if the fit has none."""
+    model = getattr(fit, "model", None)
+    fixed = getattr(getattr(model, "design", None), "fixed", None)
+    for name in (getattr(model, "endog_names", None), getattr(fixed, "response_name", None)):
+        if isinstance(name, str):
+            return name
+    return "response"
+
+
+def _ordered_variables(fit: MarginsFit, data: pd.DataFrame) -> list[str]:
+    """The predictors in the order the model's coefficients first name them (R's grid order)."""
+    variables = [v for v in fit.margins_variables() if v in data.columns]
+    params = getattr(fit, "params", None)
+    names = [str(n) for n in params.index] if isinstance(params, pd.Series) else []
+
+    def first_use(variable: str) -> int:
+        word = re.compile(rf"(?<![\w.]){re.escape(variable)}(?![\w])")
+        hits = [i for i, name in enumerate(names) if word.search(name)]
+        return min(hits) if hits else len(names)
+
+    return sorted(variables, key=lambda v: (first_use(v), variables.index(v)))
+
+
+def _check_names(names: Sequence[str], known: Sequence[str], what: str) -> None:
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise OrdstatsError(
+            f"{what} {', '.join(map(repr, unknown))} is not a variable of the reference grid; "
+            f"use one of {', '.join(map(repr, known))}"
+        )
+
+
+def _covariate_values(
+    column: pd.Series, name: str, at: Mapping[str, Any], cov_reduce: Any
+) -> list[float]:
+    if name in at:
+        values = np.atleast_1d(np.asarray(at[name], dtype=object))
+        try:
+            return [float(v) for v in values]
+        except (TypeError, ValueError):
+            raise OrdstatsError(
+                f"at={{{name!r}: ...}} must be numbers, since {name!r} is a numeric predictor"
+            ) from None
+    numbers = np.asarray(column.to_numpy(), dtype=float)
+    if cov_reduce == "mean":
+        return [float(np.mean(numbers))]
+    if cov_reduce == "median":
+        return [float(np.median(numbers))]
+    if cov_reduce == "meanint":  # joint_tests: mean -/+ 1
+        centre = float(np.mean(numbers))
+        return [centre - 1.0, centre + 1.0]
+    if callable(cov_reduce):
+        return [float(v) for v in np.atleast_1d(cov_reduce(numbers))]
+    raise OrdstatsError(
+        f"cov_reduce must be 'mean', 'median' or a function of the column; got {cov_reduce!r}"
+    )
+
+
+def _factor_values(column: pd.Series, name: str, at: Mapping[str, Any]) -> list[Any]:
+    levels = factor_levels(column)
+    if name not in at:
+        return levels
+    chosen = list(np.atleast_1d(np.asarray(at[name], dtype=object)))
+    missing = [v for v in chosen if v not in levels]
+    if missing:
+        raise OrdstatsError(
+            f"at={{{name!r}: ...}} names levels {missing!r} that {name!r} does not have; "
+            f"its levels are {levels!r}"
+        )
+    return chosen
+
+
+def _predictor_cells(
+    fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any
+) -> tuple[list[_Dimension], pd.DataFrame, FloatArray]:
+    """The predictor dimensions, the grid as a DataFrame and each cell's row count."""
+    data = fit.margins_data()
+    variables = _ordered_variables(fit, data)
+    _check_names(list(at), variables, "at= names")
+    dims = []
+    for name in variables:
+        column = data[name]
+        if is_factor(column):
+            dims.append(_Dimension(name, _factor_values(column, name, at)))
+        else:
+            dims.append(_Dimension(name, _covariate_values(column, name, at, cov_reduce)))
+    combos = list(itertools.product(*[d.levels for d in reversed(dims)]))
+    frame = pd.DataFrame(
+        [combo[::-1] for combo in combos], columns=[d.name for d in dims]
+    ).reset_index(drop=True)
+    for d in dims:
+        original = data[d.name]
+        if isinstance(original.dtype, pd.CategoricalDtype):
+            frame[d.name] = pd.Categorical(frame[d.name], dtype=original.dtype)
+        elif not is_factor(original):
+            frame[d.name] = frame[d.name].astype(float)
+    factors = [d.name for d in dims if is_factor(data[d.name])]
+    counts = np.zeros(len(frame))
+    if factors:
+        observed = data[factors].astype(object).value_counts(dropna=True)
+        keys = frame[factors].astype(object).itertuples(index=False, name=None)
+        counts = np.array([float(observed.get(tuple(k), 0.0)) for k in keys])
+    else:
+        counts[:] = len(data)
+    return dims, frame, counts
+
+
+def _reference_grid(
+    fit: MarginsFit,
+    mode: str,
+    at: Mapping[str, Any],
+    cov_reduce: Any,
+    params: FloatArray,
+) -> _Grid:
+    dims, frame, counts = _predictor_cells(fit, at, cov_reduce)
+    rows = fit.margins_rows(frame)
+    predicted = fit.margins_predict(params, rows, EMM_MODES[mode])
+    values, jac = predicted.values, predicted.jacobian
+    if jac is None:  # pragma: no cover - every type emmeans uses has a Jacobian
+        raise OrdstatsError(f"mode={mode!r} has no standard errors for this fit")
+    if mode == "mean.class":  # scores 1..K, as emmeans
+        scores = np.arange(1.0, values.shape[1] + 1.0)
+        values, jac = values @ scores, np.einsum("mgk,g->mk", jac, scores)
+        return _Grid(dims, values, jac, counts)
+    if mode == "latent":
+        return _Grid(dims, values[:, 0], jac[:, 0, :], counts)
+    # one more dimension, first (fastest), as emmeans puts the response/cut first
+    if mode == "prob":
+        extra = _Dimension(_response_name(fit), list(predicted.groups))
+    else:
+        extra = _Dimension("cut", _cut_names(fit, params, rows))
+    n_groups = values.shape[1]
+    return _Grid(
+        [extra, *dims],
+        values.reshape(-1),
+        jac.reshape(-1, jac.shape[2]),
+        np.repeat(counts, n_groups),
+    )
+
+
+def _cut_names(fit: MarginsFit, params: FloatArray, rows: Any) -> list[str]:
+    """The cut labels ("1|2", ...), as the fit names its linear predictors."""
+    return list(fit.margins_predict(params, rows.take([0]), "linear").groups)
+
+
+# -- averaging with emmeans' weights ---------------------------------------------------------
+
+
+def _check_weights(weights: object) -> str:
+    if isinstance(weights, str) and weights in EMM_WEIGHTS:
+        return weights
+    raise OrdstatsError(
+        f"weights must be one of {', '.join(map(repr, EMM_WEIGHTS))}; got {weights!r}"
+    )
+
+
+def _cell_weights(grid: _Grid, index: FloatArray, kept: list[int], weights: str) -> FloatArray:
+    """Each cell's weight in its marginal mean (before normalising within the mean)."""
+    count = grid.weights if np.any(grid.weights > 0) else grid.weights + 1.0
+    averaged = [d for d, size in enumerate(grid.sizes) if d not in kept and size > 1]
+    if weights == "equal" or not averaged:
+        return np.ones(len(count))
+    if weights == "cells":
+        return count
+    if weights == "flat":
+        return (count > 0).astype(float)
+    sizes = [grid.sizes[d] for d in averaged]
+    key = np.ravel_multi_index(tuple(index[:, d] for d in averaged), sizes)
+    if weights == "proportional":
+        return np.bincount(key, weights=count, minlength=int(np.prod(sizes)))[key]
+    total = count.sum()  # outer: product of the marginal frequencies
+    out = np.full(len(count), total)
+    for d in averaged:
+        marginal = np.bincount(index[:, d], weights=count, minlength=grid.sizes[d])
+        out = out * marginal[index[:, d]] / total
+    return out
+
+
+def _average(
+    grid: _Grid, names: list[str], weights: str
+) -> tuple[pd.DataFrame, FloatArray, FloatArray]:
+    """Marginal means over the variables not in ``names``: labels, values, Jacobian."""
+    position = {d.name: i for i, d in enumerate(grid.dims)}
+    kept = [position[n] for n in names]
+    index = grid.index()
+    cell_w = _cell_weights(grid, index, kept, weights)
+    sizes = [grid.sizes[d] for d in kept]
+    n_means = int(np.prod(sizes)) if kept else 1
+    target = (
+        np.ravel_multi_index(tuple(index[:, d] for d in kept[::-1]), sizes[::-1]) if kept else 0
+    )
+    matrix = np.zeros((n_means, len(cell_w)))
+    matrix[target, np.arange(len(cell_w))] = cell_w
+    totals = matrix.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        matrix = matrix / np.where(totals > 0, totals, np.nan)
+    combos = itertools.product(*[grid.dims[d].levels for d in kept[::-1]])
+    labels = pd.DataFrame([c[::-1] for c in combos], columns=names)
+    return labels, matrix @ grid.values, matrix @ grid.jacobian
+
+
+# -- the result -----------------------------------------------------------------------------
+
+
+@dataclass
+class EmmGrid:
+    """Estimated marginal means or contrasts of them, with emmeans' summary.
+
+    Attributes
+    ----------
+    labels : pandas.DataFrame
+        One row per estimate: the ``specs`` and ``by`` variables (``contrast``
+        and ``by`` for contrasts).
+    values : ndarray, shape (n,)
+    jacobian : ndarray, shape (n, k)
+        Derivatives of the estimates in the fit's parameters.
+    covariance : ndarray, shape (k, k)
+        The parameters' covariance.
+    estimate_name : str
+        emmeans' name of the estimate column (``"emmean"``, ``"prob"``, ...).
+    primary : list of str
+        The variables compared by ``pairs()``/``contrast()``.
+    by : list of str
+    adjust : str
+        The default multiplicity adjustment of the summary.
+    families : list
+        How the estimates are adjusted together (by groups).
+    notes : list of str
+    inverse_link : tuple or None
+        ``(cdf, pdf)`` of the link for ``regrid()`` of linear predictors.
+    """
+
+    labels: pd.DataFrame
+    values: FloatArray
+    jacobian: FloatArray
+    covariance: FloatArray
+    estimate_name: str
+    primary: list[str]
+    by: list[str]
+    adjust: str = "none"
+    families: list[Family] | None = None
+    notes: list[str] | None = None
+    inverse_link: Any = None
+
+    # -- inference ---------------------------------------------------------------------
+
+    def vcov(self) -> FloatArray:
+        """Covariance of the estimates, ``J V J'``."""
+        return self.jacobian @ self.covariance @ self.jacobian.T
+
+    def _families(self) -> list[Family]:
+        if self.families is not None:
+            return self.families
+        return [Family(rows) for rows in _by_groups(self.labels, self.by)]
+
+    def summary_frame(self, adjust: str | None = None, conf_level: float = 0.95) -> pd.DataFrame:
+        """The emmeans table: labels, estimate, ``SE``, ``df``, intervals, ``z.ratio``, ``p.value``.
+
+        Parameters
+        ----------
+        adjust : str, optional
+            Multiplicity adjustment of p-values and intervals (default: the
+            object's, ``"none"`` for means, as emmeans).  One of ``"none"``,
+            ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"sidak"``, ``"mvt"``.
+        conf_level : float
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        conf_level = check_conf_level(conf_level)
+        adjust = check_adjust(self.adjust if adjust is None else adjust)
+        cov = self.vcov()
+        se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+        # an estimate that is identically zero (a contrast the model cannot have, e.g. a
+        # quadratic trend of two levels in an additive model) has no test, as in emmeans
+        magnitude = np.abs(self.values)
+        degenerate = (se <= 1e-10 * magnitude) | (se <= 1e-15 * max(1.0, float(magnitude.max())))
+        se = np.where(degenerate, 0.0, se)
+        zero = np.abs(self.values) <= 1e-12 * max(1.0, float(np.max(np.abs(self.values))))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(degenerate & zero, np.nan, np.where(degenerate, 0.0, self.values) / se)
+            z = np.where(degenerate & ~zero, np.sign(self.values) * np.inf, z)
+        families = self._families()
+        p, used_p = adjusted_p_values(z, families, adjust, cov)
+        crit, used_ci = critical_values(conf_level, families, adjust, cov)
+        table = self.labels.copy().reset_index(drop=True)
+        table[self.estimate_name] = self.values
+        table["SE"] = se
+        table["df"] = np.inf
+        table["asymp.LCL"] = self.values - crit * se
+        table["asymp.UCL"] = self.values + crit * se
+        table["z.ratio"] = z
+        table["p.value"] = p
+        table.attrs["adjust"] = used_p
+        table.attrs["conf_adjust"] = used_ci
+        table.attrs["conf_level"] = conf_level
+        return table
+
+    def summary(self, adjust: str | None = None, conf_level: float = 0.95) -> EmmSummary:
+        """A printable table with emmeans' notes (averaging, adjustment, confidence level)."""
+        frame = self.summary_frame(adjust=adjust, conf_level=conf_level)
+        notes = list(self.notes or [])
+        notes.append(f"Confidence level used: {conf_level:g} (z intervals, df = Inf)")
+        if frame.attrs["conf_adjust"] != "none":
+            notes.append(f"Conf-level adjustment: {frame.attrs['conf_adjust']} method")
+        if frame.attrs["adjust"] != "none":
+            notes.append(f"P value adjustment: {frame.attrs['adjust']} method")
+        return EmmSummary(frame, notes)
+
+    def __repr__(self) -> str:
+        return str(self.summary())
+
+    # -- contrasts -------------------------------------------------------------------------
+
+    def contrast(
+        self,
+        method: str | Mapping[str, Sequence[float]] = "eff",
+        adjust: str | None = None,
+        by: Sequence[str] | str | None = None,
+        ref: Any = 0,
+    ) -> EmmGrid:
+        """Contrasts of the means within each ``by`` group (emmeans' ``contrast()``).
+
+        Parameters
+        ----------
+        method : str or mapping
+            ``"pairwise"``, ``"revpairwise"``, ``"trt.vs.ctrl"``, ``"eff"``,
+            ``"del.eff"``, ``"consec"``, ``"poly"``, or ``{name: coefficients}``.
+        adjust : str, optional
+            Default adjustment of the result's summary.  When omitted: ``"tukey"``
+            for pairwise (as emmeans), ``"mvt"`` for ``"consec"`` (as emmeans),
+            ``"none"`` for ``"poly"`` and custom contrasts (as emmeans),
+            ``"sidak"`` for ``"trt.vs.ctrl"`` (emmeans: its ``"dunnettx"``
+            approximation, not offered here) and ``"holm"`` for the effects
+            (emmeans: ``"fdr"``, not offered here).
+        by : str or list of str, optional
+            The grouping; default: the means' ``by`` variables.
+        ref : int or level label
+            The control of ``"trt.vs.ctrl"`` (position, 0-based, or label).
+
+        Returns
+        -------
+        EmmGrid
+        """
+        by_vars = self.by if by is None else _as_list(by)
+        _check_names(by_vars, list(self.labels.columns), "by=")
+        primary = [c for c in self.labels.columns if c not in by_vars]
+        groups = _by_groups(self.labels, by_vars)
+        level_labels = _level_labels(self.labels.iloc[groups[0]], primary)
+        coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
+        rows_labels, values, jacobians, families = [], [], [], []
+        start = 0
+        for rows in groups:
+            if len(rows) != len(level_labels):
+                raise OrdstatsError("the by groups have different numbers of means")
+            values.append(coefficients @ self.values[rows])
+            jacobians.append(coefficients @ self.jacobian[rows])
+            frame = pd.DataFrame({"contrast": names})
+            for name in by_vars:
+                frame[name] = self.labels.iloc[rows[0]][name]
+            rows_labels.append(frame)
+            families.append(
+                Family(range(start, start + len(names)), len(level_labels) if pairwise else None)
+            )
+            start += len(names)
+        return EmmGrid(
+            labels=pd.concat(rows_labels, ignore_index=True),
+            values=np.concatenate(values),
+            jacobian=np.vstack(jacobians),
+            covariance=self.covariance,
+            estimate_name="estimate",
+            primary=["contrast"],
+            by=list(by_vars),
+            adjust=check_adjust(default_adjust if adjust is None else adjust),
+            families=families,
+            notes=list(self.notes or []),
+        )
+
+    def pairs(
+        self, adjust: str = "tukey", reverse: bool = False, by: Sequence[str] | str | None = None
+    ) -> EmmGrid:
+        """All pairwise differences (earlier minus later level; ``reverse=True`` the opposite).
+
+        Parameters
+        ----------
+        adjust : str
+            Default ``"tukey"`` (as emmeans); ``"holm"``, ``"bonferroni"``,
+            ``"sidak"``, ``"mvt"`` or ``"none"``.
+        reverse : bool
+        by : str or list of str, optional
+
+        Returns
+        -------
+        EmmGrid
+        """
+        method = "revpairwise" if reverse else "pairwise"
+        return self.contrast(method, adjust=adjust, by=by)
+
+    def regrid(self) -> EmmGrid:
+        """Means of linear predictors moved to the probability scale, ``F(estimate)``.
+
+        The Jacobian is multiplied by ``f(estimate)`` (the delta method), as
+        emmeans' ``regrid()``; estimates without a link (latent means,
+        probabilities) are returned unchanged.
+
+        Returns
+        -------
+        EmmGrid
+        """
+        if self.inverse_link is None:
+            return replace(self)
+        cdf, pdf = self.inverse_link
+        return replace(
+            self,
+            values=cdf(self.values),
+            jacobian=pdf(self.values)[:, None] * self.jacobian,
+            estimate_name="cumprob",
+            inverse_link=None,
+        )
+
+
+@dataclass
+class EmmSummary:
+    """An emmeans table with its notes (printable, HTML)."""
+
+    table: pd.DataFrame
+    notes: list[str]
+
+    def __str__(self) -> str:
+        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.5g}")
+        return "\n".join([body, "", *self.notes])
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        table = self.table.to_html(index=False, float_format=lambda v: f"{v:.5g}")
+        return table + "".join(f"<p>{line}</p>" for line in self.notes)
+
+
+def _as_list(value: Sequence[str] | str | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[FloatArray]:
+    if not by:
+        return [np.arange(len(labels))]
+    keys = labels[by].astype(str).agg("\x1f".join, axis=1)
+    return [np.flatnonzero(keys.to_numpy() == k) for k in dict.fromkeys(keys)]
+
+
+def _level_labels(labels: pd.DataFrame, primary: list[str]) -> list[str]:
+    """Labels of the compared means.
+
+    With several variables a number-like level is prefixed by its variable's
+    name ("Ref DAY1 Male"), as emmeans does.
+    """
+
+    def text(name: str, value: Any) -> str:
+        if len(primary) > 1 and _looks_numeric(value):
+            return f"{name}{value}"
+        return str(value)
+
+    return [
+        " ".join(text(name, v) for name, v in zip(primary, row, strict=True))
+        for row in labels[primary].itertuples(index=False)
+    ]
+
+
+def _looks_numeric(value: Any) -> bool:
+    try:
+        float(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def _poly_coefficients(n: int) -> tuple[FloatArray, list[str]]:
+    """Orthogonal polynomial contrasts scaled to integers (emmeans' ``poly``)."""
+    x = np.arange(1.0, n + 1.0)
+    basis = np.vander((x - x.mean()) / n, n, increasing=True)
+    q, _ = np.linalg.qr(basis)
+    rows = []
+    for j in range(1, min(n, 7)):  # degrees 1..6 at most, as emmeans
+        column = q[:, j]
+        column = column / np.min(np.abs(column[np.abs(column) > 1e-10]))
+        if column[-1] < 0:
+            column = -column
+        rows.append(_smallest_integer_multiple(column))
+    words = ["linear", "quadratic", "cubic", "quartic"]
+    names = [words[j - 1] if j <= 4 else f"degree {j}" for j in range(1, len(rows) + 1)]
+    return np.array(rows), names
+
+
+def _smallest_integer_multiple(column: FloatArray) -> FloatArray:
+    """``m * column`` for the smallest integer ``m`` that makes it integers (the tables' form)."""
+    for multiple in range(1, 10_001):
+        scaled = multiple * column
+        rounded = np.round(scaled)
+        if np.allclose(scaled, rounded, rtol=0.0, atol=1e-7 * max(1.0, np.abs(scaled).max())):
+            return rounded
+    return column
+
+
+def _contrast_matrix(
+    method: Any, levels: list[str], ref: Any
+) -> tuple[FloatArray, list[str], bool, str]:
+    """Coefficients, names, whether they are all pairwise differences, emmeans' default adjust."""
+    n = len(levels)
+    eye = np.eye(n)
+    if isinstance(method, Mapping):
+        names = [str(k) for k in method]
+        coefficients = np.array([np.asarray(v, dtype=float) for v in method.values()])
+        if coefficients.ndim != 2 or coefficients.shape[1] != n:
+            raise OrdstatsError(
+                f"each custom contrast needs {n} coefficients (one per mean: {levels}); "
+                f"got {coefficients.shape[-1] if coefficients.ndim else 0}"
+            )
+        return coefficients, names, False, "none"
+    if method in ("pairwise", "revpairwise"):
+        pairs = list(itertools.combinations(range(n), 2))
+        if method == "revpairwise":  # later minus earlier, emmeans' order
+            pairs = [(j, i) for i, j in sorted(pairs, key=lambda p: (p[1], p[0]))]
+        return (
+            np.array([eye[a] - eye[b] for a, b in pairs]).reshape(-1, n),
+            [f"{levels[a]} - {levels[b]}" for a, b in pairs],
+            True,
+            "tukey",
+        )
+    if method == "trt.vs.ctrl":
+        control = _reference_position(ref, levels)
+        others = [i for i in range(n) if i != control]
+        return (
+            np.array([eye[i] - eye[control] for i in others]).reshape(-1, n),
+            [f"{levels[i]} - {levels[control]}" for i in others],
+            False,
+            "sidak",
+        )
+    if method == "consec":
+        return (
+            np.array([eye[i + 1] - eye[i] for i in range(n - 1)]).reshape(-1, n),
+            [f"{levels[i + 1]} - {levels[i]}" for i in range(n - 1)],
+            False,
+            "mvt",
+        )
+    if method in ("eff", "del.eff"):
+        coefficients = eye - 1.0 / n
+        if method == "del.eff":
+            coefficients = coefficients * n / (n - 1.0)
+        return coefficients, [f"{level} effect" for level in levels], False, "holm"
+    if method == "poly":
+        coefficients, names = _poly_coefficients(n)
+        return coefficients, names, False, "none"
+    raise OrdstatsError(
+        "method must be 'pairwise', 'revpairwise', 'trt.vs.ctrl', 'eff', 'del.eff', 'consec', "
+        f"'poly' or a dict of coefficients; got {method!r}"
+    )
+
+
+def _reference_position(ref: Any, levels: list[str]) -> int:
+    if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
+        if 0 <= int(ref) < len(levels):
+            return int(ref)
+    elif str(ref) in levels:
+        return levels.index(str(ref))
+    raise OrdstatsError(
+        f"ref must be a position 0..{len(levels) - 1} or one of the levels {levels}; got {ref!r}"
+    )
+
+
+# -- the verbs -----------------------------------------------------------------------------------
+
+
+def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
+    """``specs`` ("a", ["a", "b"], "~ a * b | c") and ``by`` as variable lists."""
+    by_vars = _as_list(by)
+    if isinstance(specs, str):
+        text = specs.strip().lstrip("~").strip()
+        if "|" in text:
+            text, after = text.split("|", 1)
+            by_vars = [*by_vars, *_split_terms(after)]
+        primary = _split_terms(text)
+    elif isinstance(specs, Sequence) and all(isinstance(s, str) for s in specs):
+        primary = [str(s) for s in specs]
+    else:
+        raise OrdstatsError(
+            f"specs must be a variable name, a list of names or a formula like '~ temp | contact'; "
+            f"got {specs!r}"
+        )
+    if not primary:
+        raise OrdstatsError("specs names no variable; e.g. specs='temp' or '~ temp | contact'")
+    return primary, [b for b in dict.fromkeys(by_vars) if b not in primary]
+
+
+def _split_terms(text: str) -> list[str]:
+    for sep in ":+":
+        text = text.replace(sep, "*")
+    return [part.strip() for part in text.split("*") if part.strip()]
+
+
+def _check_mode(fit: MarginsFit, mode: object) -> str:
+    if not isinstance(mode, str) or mode not in EMM_MODES:
+        raise OrdstatsError(f"mode must be one of {', '.join(map(repr, EMM_MODES))}; got {mode!r}")
+    needed = "latent" if mode in ("latent", "linear.predictor") else EMM_MODES[mode]
+    if needed not in fit.margins_types():
+        raise OrdstatsError(
+            f"mode={mode!r} has no meaning for this model (it has no latent variable with "
+            "cut-points); use mode='prob', 'cum.prob', 'exc.prob' or 'mean.class'"
+        )
+    return mode
+
+
+def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:
+    """The fit predicting with ``re_form`` (mixed models); other fits take only the default."""
+    options = getattr(fit, "margins_options", None)
+    if options is not None:
+        return cast(MarginsFit, options(re_form=re_form))
+    if not (isinstance(re_form, int) and re_form == 0):
+        raise OrdstatsError("re_form is for mixed models (random effects); leave it out here")
+    return fit
+
+
+def _inverse_link(fit: MarginsFit) -> Any:
+    """``(cdf, pdf)`` of the fit's link, for ``regrid()``; None if the fit names no link."""
+    model = getattr(fit, "model", None)
+    link = getattr(model, "link", None) or getattr(getattr(model, "problem", None), "link", None)
+    if link is None or not hasattr(link, "cdf") or not hasattr(link, "pdf"):
+        return None
+    return (link.cdf, link.pdf)
+
+
+def _estimates_at(
+    fit: MarginsFit, params: FloatArray | None, cov: FloatArray | None
+) -> tuple[FloatArray, FloatArray]:
+    theta = fit.margins_params() if params is None else np.asarray(params, dtype=float)
+    covariance = fit.margins_covariance() if cov is None else np.asarray(cov, dtype=float)
+    k = fit.margins_params().size
+    if theta.shape != (k,) or covariance.shape != (k, k):
+        raise OrdstatsError(f"params must have {k} values and cov shape ({k}, {k})")
+    return theta, covariance
+
+
+def emmeans(
+    fit: MarginsFit,
+    specs: Any,
+    by: Any = None,
+    mode: str = "latent",
+    weights: str = "equal",
+    at: Mapping[str, Any] | None = None,
+    cov_reduce: Any = "mean",
+    *,
+    re_form: Any = 0,
+    params: FloatArray | None = None,
+    cov: FloatArray | None = None,
+) -> EmmGrid:
+    """Estimated marginal means of ``fit`` (R's ``emmeans(fit, specs, by, mode, weights, at)``).
+
+    Parameters
+    ----------
+    fit : MarginsFit
+        Any ordstats fit (it implements the margins protocol).
+    specs : str or list of str
+        The variables of the means, e.g. ``"temp"``, ``["temp", "contact"]``
+        or a formula ``"~ temp | contact"`` (``|`` gives ``by``).  With
+        ``mode="prob"`` the response's name is a variable, with the
+        cut-based modes ``"cut"``.
+    by : str or list of str, optional
+        Variables whose levels the means are computed (and compared) within.
+    mode : str
+        ``"latent"`` (default, as emmeans), ``"linear.predictor"``,
+        ``"cum.prob"``, ``"exc.prob"``, ``"prob"``, ``"mean.class"``.
+    weights : str
+        ``"equal"`` (default), ``"proportional"``, ``"outer"``, ``"cells"``,
+        ``"flat"``.
+    at : dict, optional
+        Values of predictors in the grid (numbers for covariates, levels for
+        factors).
+    cov_reduce : {"mean", "median"} or callable
+        How a numeric predictor not in ``at`` is reduced to one value.
+    re_form : {0, None, "marginal"}
+        Mixed models only: the random effects at zero (default, as emmeans for
+        clmm), conditional on the groups' modes (None, needs the grouping
+        columns, so not for a reference grid), or averaged over their
+        distribution (``"marginal"``: population-averaged probabilities).
+    params, cov : ndarray, optional
+        Evaluate at other estimates and covariance (e.g. R's), default the fit's.
+
+    Returns
+    -------
+    EmmGrid
+    """
+    fit = _predicting(fit, re_form)
+    mode = _check_mode(fit, mode)
+    weights = _check_weights(weights)
+    if at is not None and not isinstance(at, Mapping):
+        raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
+    theta, covariance = _estimates_at(fit, params, cov)
+    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta)
+    primary, by_vars = _parse_specs(specs, by)
+    known = [d.name for d in grid.dims]
+    _check_names(primary + by_vars, known, "specs/by")
+    labels, values, jacobian = _average(grid, primary + by_vars, weights)
+    averaged = [d.name for d in grid.dims if d.name not in primary + by_vars and len(d.levels) > 1]
+    notes = [f"Results are averaged over the levels of: {', '.join(averaged)}"] if averaged else []
+    return EmmGrid(
+        labels=labels,
+        values=values,
+        jacobian=jacobian,
+        covariance=covariance,
+        estimate_name=_ESTIMATE_NAMES[mode],
+        primary=primary,
+        by=by_vars,
+        notes=notes,
+        inverse_link=_inverse_link(fit) if mode == "linear.predictor" else None,
+    )
+
+
+def joint_tests(
+    fit: MarginsFit,
+    by: Any = None,
+    *,
+    params: FloatArray | None = None,
+    cov: FloatArray | None = None,
+) -> pd.DataFrame:
+    """Wald tests that every contrast of each term's means is zero (R's ``joint_tests``).
+
+    For each combination of predictors (main effects, then interactions), the
+    latent-scale means over that combination (equal weights; numeric
+    predictors at their mean -/+ 1, as emmeans) are contrasted with the
+    interaction contrasts, and ``chi2 = b'(C V C')^+ b`` is referred to a
+    chi-squared distribution on ``df1 = rank(C V C')``.  ``F.ratio`` is
+    ``chi2 / df1`` with ``df2 = Inf`` (emmeans' columns).  Terms with no
+    testable contrast (e.g. an interaction the model does not have) are left out.
+
+    Parameters
+    ----------
+    fit : MarginsFit
+    by : str or list of str, optional
+        Test within each level combination of these variables.
+    params, cov : ndarray, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model term``, the ``by`` variables, ``df1``, ``df2``,
+        ``F.ratio``, ``p.value``.
+    """
+    fit = _predicting(fit, 0)
+    mode = _check_mode(fit, "latent")
+    theta, covariance = _estimates_at(fit, params, cov)
+    grid = _reference_grid(fit, mode, {}, "meanint", theta)
+    by_vars = _as_list(by)
+    names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
+    _check_names(by_vars, names, "by=")
+    candidates = [n for n in names if n not in by_vars]
+    rows = []
+    for size in range(1, len(candidates) + 1):
+        for term in itertools.combinations(candidates, size):
+            labels, values, jac = _average(grid, list(term) + by_vars, "equal")
+            contrast = _interaction_contrast([len(grid.dims[_dim(grid, t)].levels) for t in term])
+            for group in _by_groups(labels, by_vars):
+                b = contrast @ values[group]
+                cjac = contrast @ jac[group]
+                means_var = np.einsum("nk,kl,nl->n", jac[group], covariance, jac[group])
+                scale = float(np.sum(contrast**2)) * float(np.max(means_var))
+                chi2, df1 = _wald(b, cjac @ covariance @ cjac.T, scale)
+                if df1 == 0:
+                    continue
+                row: dict[str, Any] = {"model term": ":".join(term)}
+                for name in by_vars:
+                    row[name] = labels.iloc[group[0]][name]
+                row.update(
+                    {
+                        "df1": df1,
+                        "df2": np.inf,
+                        "F.ratio": chi2 / df1,
+                        "p.value": float(stats.chi2.sf(chi2, df1)),
+                    }
+                )
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _dim(grid: _Grid, name: str) -> int:
+    return [d.name for d in grid.dims].index(name)
+
+
+def _interaction_contrast(sizes: list[int]) -> FloatArray:
+    """Kronecker product of consecutive-difference contrasts (first variable fastest)."""
+    out = np.ones((1, 1))
+    for n in sizes:
+        consec = np.diff(np.eye(n), axis=0)
+        out = np.kron(consec, out)
+    return out
+
+
+def _wald(b: FloatArray, cov: FloatArray, scale: float) -> tuple[float, int]:
+    """``b' cov^+ b`` and the rank of ``cov`` (eigenvalues above 1e-8 of ``scale``)."""
+    eigval, eigvec = np.linalg.eigh(cov)
+    keep = eigval > 1e-8 * scale
+    if not keep.any():
+        return 0.0, 0
+    projected = eigvec[:, keep].T @ b
+    return float(np.sum(projected**2 / eigval[keep])), int(keep.sum())
+
+
+# -- the methods of a results class ------------------------------------------------------------
+
+
+class EmmeansMethods:
+    """``emmeans()`` and ``joint_tests()`` as methods of a results class with the protocol."""
+
+    def emmeans(
+        self,
+        specs: Any,
+        by: Any = None,
+        mode: str = "latent",
+        weights: str = "equal",
+        at: Mapping[str, Any] | None = None,
+        cov_reduce: Any = "mean",
+        re_form: Any = 0,
+    ) -> EmmGrid:
+        """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
+
+        Parameters
+        ----------
+        specs : str or list of str
+            ``"temp"``, ``["temp", "contact"]`` or ``"~ temp | contact"``; with
+            ``mode="prob"`` the response's name is a variable, with the cut
+            modes ``"cut"``.
+        by : str or list of str, optional
+        mode : str
+            ``"latent"`` (default), ``"linear.predictor"``, ``"cum.prob"``,
+            ``"exc.prob"``, ``"prob"``, ``"mean.class"``.
+        weights : str
+            ``"equal"`` (default), ``"proportional"``, ``"outer"``, ``"cells"``, ``"flat"``.
+        at : dict, optional
+            Grid values of predictors.
+        cov_reduce : {"mean", "median"} or callable
+        re_form : {0, "marginal"}
+            Mixed models only: random effects at zero (default, as emmeans) or
+            averaged over (population-averaged).
+
+        Returns
+        -------
+        EmmGrid
+            ``.summary()``, ``.summary_frame()``, ``.pairs()``, ``.contrast()``,
+            ``.regrid()``.
+
+        Examples
+        --------
+        >>> emm = res.emmeans("~ rating | temp", mode="prob")  # doctest: +SKIP
+        >>> emm.pairs(adjust="holm").summary()  # doctest: +SKIP
+        """
+        return emmeans(
+            cast(MarginsFit, self),
+            specs,
+            by=by,
+            mode=mode,
+            weights=weights,
+            at=at,
+            cov_reduce=cov_reduce,
+            re_form=re_form,
+        )
+
+    def joint_tests(self, by: Any = None) -> pd.DataFrame:
+        """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
+
+        Parameters
+        ----------
+        by : str or list of str, optional
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
+        """
+        return joint_tests(cast(MarginsFit, self), by=by)
