@@ -198,45 +198,50 @@ class _Block:
             jac = self.jacobian.transpose(1, 0, 2).reshape(m * g, -1)
         return labels, values, jac
 
+    def table(self, rows: _Rows) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
+        """Per-row estimates in long form, or their weighted means ``by`` (when averaging)."""
+        if rows.by is None:
+            return self.long()
+        return _average(self, rows.weights, rows.by)
+
 
 def _average(
-    labels: pd.DataFrame,
-    values: FloatArray,
-    jac: FloatArray | None,
-    weights: FloatArray,
-    keys: list[str],
+    block: _Block, weights: FloatArray, by: list[str]
 ) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
-    """Weighted means within ``keys`` of the per-row values and Jacobians (rows with NaN skipped).
+    """Weighted means within the ``by`` values of per-row values and Jacobians.
 
-    ``weights`` has one value per data row; the long table repeats the rows
-    once per group (group-major), so the weights repeat likewise.
+    A sum over the rows of ``w_i v_i`` and ``w_i J_i`` per ``by`` value and
+    group, divided by the sum of the weights (rows whose value is NaN are left
+    out of their group's sums).  The result is in long form, group-major.
     """
-    weights = np.tile(weights, len(values) // max(len(weights), 1))
-    usable = np.isfinite(values) & (weights > 0)
+    m, g = block.values.shape
+    labels = block.labels
+    front = [c for c in ("term", "contrast") if c in labels.columns]
+    keys = front + [c for c in by if c not in front]
     if keys:
-        frame = labels[keys]
-        codes = frame.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
-        first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-        out_labels = frame.iloc[first].reset_index(drop=True)
+        codes = labels.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
+        first = pd.Series(np.arange(m)).groupby(codes).first().to_numpy()
+        out_labels = labels[keys].iloc[first].reset_index(drop=True)
     else:
-        codes = np.zeros(len(values), dtype=np.intp)
+        codes = np.zeros(m, dtype=np.intp)
         out_labels = pd.DataFrame(index=range(1))
-    n_groups = int(codes.max()) + 1 if codes.size else 0
-    w = np.where(usable, weights, 0.0)
-    indicator = sp.csr_matrix((w, (codes, np.arange(len(codes)))), shape=(n_groups, len(codes)))
-    total = np.asarray(indicator.sum(axis=1)).ravel()
+    n_keys = len(out_labels)
+    indicator = sp.csr_matrix((np.ones(m), (codes, np.arange(m))), shape=(n_keys, m))
+    usable = np.isfinite(block.values)
+    w = np.where(usable, weights[:, None], 0.0)  # (m, g)
+    total = indicator @ w
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = (indicator @ np.where(usable, values, 0.0)) / total
+        means = (indicator @ np.where(usable, w * block.values, 0.0)) / total
         mean_jac = None
-        if jac is not None:
-            mean_jac = (indicator @ np.where(usable[:, None], jac, 0.0)) / total[:, None]
-    return out_labels, means, mean_jac
-
-
-def _keys(rows: _Rows, labels: pd.DataFrame) -> list[str]:
-    assert rows.by is not None
-    front = [c for c in ("term", "contrast", "group") if c in labels.columns]
-    return front + [c for c in rows.by if c not in front]
+        if block.jacobian is not None:
+            weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
+            sums = (indicator @ weighted.reshape(m, -1)).reshape(n_keys, g, -1)
+            mean_jac = (sums / total[:, :, None]).transpose(1, 0, 2).reshape(g * n_keys, -1)
+    long_labels = pd.concat([out_labels] * g, ignore_index=True)
+    if g > 1:
+        group = pd.Categorical(np.repeat(block.groups, n_keys), block.groups)
+        long_labels.insert(len(front), "group", group)
+    return long_labels, means.T.reshape(-1), mean_jac
 
 
 def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
@@ -356,9 +361,7 @@ def predictions(
         raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
     predicted = fit.margins_predict(fit.margins_params(), fit.margins_rows(rows.data), type)
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
-    labels, values, jac = block.long()
-    if rows.by is not None:
-        labels, values, jac = _average(labels, values, jac, rows.weights, _keys(rows, labels))
+    labels, values, jac = block.table(rows)
     info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
     return _finish(
         [(labels, values, jac, type in PROBABILITY_TYPES)],
@@ -570,24 +573,14 @@ def _comparison_blocks(
         lo = fit.margins_predict(params, fit.margins_rows(contrast.lo), type)
         labels = _row_labels(rows, {"term": contrast.term, "contrast": contrast.label})
         if compare_averages:
-            averaged = []
-            for predicted in (hi, lo):
-                block = _Block(labels, predicted.values, predicted.jacobian, predicted.groups)
-                long_labels, values, jac = block.long()
-                averaged.append(
-                    _average(long_labels, values, jac, rows.weights, _keys(rows, long_labels))
-                )
-            (out_labels, hv, hj), (_, lv, lj) = averaged
+            (out_labels, hv, hj), (_, lv, lj) = (
+                _Block(labels, p.values, p.jacobian, p.groups).table(rows) for p in (hi, lo)
+            )
             value, jac = _compare(comparison, _single(hv, hj), _single(lv, lj))
             blocks.append((out_labels, value[:, 0], None if jac is None else jac[:, 0], False))
             continue
         value, jac = _compare(comparison, hi, lo)
-        labels_long, values_long, jac_long = _Block(labels, value, jac, hi.groups).long()
-        if rows.by is not None:
-            labels_long, values_long, jac_long = _average(
-                labels_long, values_long, jac_long, rows.weights, _keys(rows, labels_long)
-            )
-        blocks.append((labels_long, values_long, jac_long, False))
+        blocks.append((*_Block(labels, value, jac, hi.groups).table(rows), False))
     return blocks
 
 
@@ -731,12 +724,7 @@ def slopes(
             continue
         values, jac, groups = _numeric_slope(fit, rows, name, slope, type)
         labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
-        long_labels, long_values, long_jac = _Block(labels, values, jac, groups).long()
-        if rows.by is not None:
-            long_labels, long_values, long_jac = _average(
-                long_labels, long_values, long_jac, rows.weights, _keys(rows, long_labels)
-            )
-        blocks.append((long_labels, long_values, long_jac, False))
+        blocks.append((*_Block(labels, values, jac, groups).table(rows), False))
     if not blocks:
         raise OrdstatsError("the model has no predictors to differentiate")
     title = "Slopes" if rows.by is None else "Average slopes"
