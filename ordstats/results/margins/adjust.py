@@ -22,8 +22,9 @@ two-sided p-values and ``n`` the family's size:
     correlation (the exact simultaneous test); intervals with the ``c``
     quantile of ``\max_j |Z_j|``.  Computed by the spherical-radial
     decomposition on the correlation's rank (exact in one and two dimensions,
-    a seeded randomised quasi-Monte-Carlo rule beyond); R's emmeans uses
-    mvtnorm's Monte-Carlo rule at ``abseps = 0.001``.
+    a seeded randomised quasi-Monte-Carlo rule beyond, absolute error about
+    5e-5 in the p-values); R's emmeans uses mvtnorm's Monte-Carlo rule at
+    ``abseps = 0.001``.
 
 A family of one estimate is not adjusted (as emmeans).
 """
@@ -202,7 +203,7 @@ def adjusted_p_values(
             out[rows] = -np.expm1(n * np.log1p(-p))
         elif adjust == "tukey":
             q = np.sqrt(2.0) * np.abs(z[rows])
-            out[rows] = stats.studentized_range.sf(q, family.compared, np.inf)
+            out[rows] = stats.studentized_range.sf(q, float(family.compared or n), np.inf)
         else:  # mvt
             corr = _correlation(cov[np.ix_(rows, rows)])
             out[rows] = [1.0 - _max_abs_normal_cdf(abs(v), corr) for v in z[rows]]
@@ -242,7 +243,7 @@ def critical_values(
         elif adjust == "sidak":
             out[rows] = stats.norm.isf(-np.expm1(np.log(conf_level) / n) / 2.0)
         elif adjust == "tukey":
-            quantile = stats.studentized_range.ppf(conf_level, family.compared, np.inf)
+            quantile = stats.studentized_range.ppf(conf_level, float(family.compared or n), np.inf)
             out[rows] = quantile / np.sqrt(2.0)
         else:  # mvt: the conf_level quantile of max |Z_j|
             out[rows] = _max_abs_quantile(conf_level, _correlation(cov[np.ix_(rows, rows)]))

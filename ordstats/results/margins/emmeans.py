@@ -10,6 +10,10 @@ number of estimation rows in it (as emmeans, prior weights are not counted).
 
 ``"latent"``
     ``x'beta`` minus the mean cut-point (the protocol's ``"latent"`` type).
+    With nominal effects each cell subtracts its own mean cut-point; emmeans
+    subtracts the mean over the whole grid (the same number for every cell).
+    With a scale model, divided by the scale at the grid's mean scale design,
+    as emmeans.
 ``"linear.predictor"``
     the ``K - 1`` cumulative linear predictors ``(theta_j - x'beta)/s``
     (one per cut, variable ``cut``).
@@ -42,7 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
@@ -64,6 +68,7 @@ EMM_MODES = {
     "exc.prob": "exceedance",
     "prob": "prob",
     "mean.class": "prob",
+    "scale": "latent",
 }
 #: emmeans' averaging weights
 EMM_WEIGHTS = ("equal", "proportional", "outer", "cells", "flat")
@@ -74,6 +79,7 @@ _ESTIMATE_NAMES = {
     "exc.prob": "exc.prob",
     "prob": "prob",
     "mean.class": "mean.class",
+    "scale": "emmean",
 }
 _INFERENCE = ["SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"]
 
@@ -95,12 +101,14 @@ class _Grid:
     values: FloatArray  # (n,)
     jacobian: FloatArray  # (n, k)
     weights: FloatArray  # (n,) estimation rows per cell
+    #: with a scale model: ``log s`` of every cell and its Jacobian (latent/linear modes)
+    log_scale: tuple[FloatArray, FloatArray] | None = None
 
     @property
     def sizes(self) -> list[int]:
         return [len(d.levels) for d in self.dims]
 
-    def index(self) -> FloatArray:
+    def index(self) -> IntArray:
         """``(n, n_dims)`` level positions of every cell, the first dimension fastest."""
         sizes = self.sizes
         positions = np.unravel_index(np.arange(int(np.prod(sizes))), sizes[::-1])
@@ -180,11 +188,32 @@ def _factor_values(column: pd.Series, name: str, at: Mapping[str, Any]) -> list[
     return chosen
 
 
+def _estimation_rows(fit: MarginsFit, data: Any) -> pd.DataFrame:
+    """The rows the reference grid is built from: ``data``, else the fit's estimation rows."""
+    if data is not None:
+        if not isinstance(data, pd.DataFrame):
+            raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
+        missing = [v for v in fit.margins_variables() if v not in data.columns]
+        if missing:
+            raise OrdstatsError(
+                f"data lacks the predictor column(s) {', '.join(map(repr, missing))}"
+            )
+        return data
+    try:
+        return fit.margins_data()
+    except OrdstatsError as error:
+        raise OrdstatsError(
+            "this fit does not hold its estimation rows (read in chunks or from files, "
+            "pickled, or remove_data() was called), which emmeans builds its reference grid "
+            "from: pass them as data=<DataFrame>"
+        ) from error
+
+
 def _predictor_cells(
-    fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any
+    fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any, data: Any = None
 ) -> tuple[list[_Dimension], pd.DataFrame, FloatArray]:
     """The predictor dimensions, the grid as a DataFrame and each cell's row count."""
-    data = fit.margins_data()
+    data = _estimation_rows(fit, data)
     variables = _ordered_variables(fit, data)
     _check_names(list(at), variables, "at= names")
     dims = []
@@ -221,9 +250,17 @@ def _reference_grid(
     at: Mapping[str, Any],
     cov_reduce: Any,
     params: FloatArray,
+    data: Any = None,
 ) -> _Grid:
-    dims, frame, counts = _predictor_cells(fit, at, cov_reduce)
+    dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
     rows = fit.margins_rows(frame)
+    scale = _log_scale(fit, params, rows)
+    if mode == "scale":
+        if scale is None:
+            raise OrdstatsError(
+                "mode='scale' is for models with a scale part (scale='~ ...'); this one has none"
+            )
+        return _Grid(dims, scale[0], scale[1], counts)
     predicted = fit.margins_predict(params, rows, EMM_MODES[mode])
     values, jac = predicted.values, predicted.jacobian
     if jac is None:  # pragma: no cover - every type emmeans uses has a Jacobian
@@ -233,19 +270,70 @@ def _reference_grid(
         values, jac = values @ scores, np.einsum("mgk,g->mk", jac, scores)
         return _Grid(dims, values, jac, counts)
     if mode == "latent":
-        return _Grid(dims, values[:, 0], jac[:, 0, :], counts)
+        return _Grid(dims, values[:, 0], jac[:, 0, :], counts, scale)
     # one more dimension, first (fastest), as emmeans puts the response/cut first
     if mode == "prob":
         extra = _Dimension(_response_name(fit), list(predicted.groups))
     else:
         extra = _Dimension("cut", _cut_names(fit, params, rows))
     n_groups = values.shape[1]
+    if mode == "linear.predictor" and scale is not None:
+        # emmeans averages theta_j - x'beta and log s separately: keep u_j s = theta_j - x'beta
+        s = np.exp(scale[0])
+        jac = s[:, None, None] * (jac + values[:, :, None] * scale[1][:, None, :])
+        values = values * s[:, None]
+        scale = (np.repeat(scale[0], n_groups), np.repeat(scale[1], n_groups, axis=0))
     return _Grid(
         [extra, *dims],
         values.reshape(-1),
         jac.reshape(-1, jac.shape[2]),
         np.repeat(counts, n_groups),
+        scale if mode == "linear.predictor" else None,
     )
+
+
+def _log_scale(
+    fit: MarginsFit, params: FloatArray, rows: Any
+) -> tuple[FloatArray, FloatArray] | None:
+    """``log s`` of the rows and its Jacobian for a fit with a scale model, else None."""
+    method = getattr(fit, "margins_log_scale", None)
+    predicted = None if method is None else method(params, rows)
+    if predicted is None or predicted.jacobian is None:
+        return None
+    return predicted.values[:, 0], predicted.jacobian[:, 0, :]
+
+
+def _scale_parts(
+    grid: _Grid, mode: str, names: list[str], weights: str, values: FloatArray, jac: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
+    """The scale-model means of emmeans: the averaged numerator times ``exp(-mean log s)``.
+
+    ``"latent"`` divides by the scale at the mean of the whole grid's scale
+    design (one number for every mean), ``"linear.predictor"`` by the scale at
+    the mean of each mean's own cells (as emmeans' ``.clm.hook``).
+    Returns the parts ``(a, da, b, db)`` of ``a exp(-b)``: emmeans' contrasts
+    combine the numerators and the log scales separately (so contrasts of latent
+    means, whose ``b`` is common, are differences of the numerators).
+    """
+    if grid.log_scale is None:
+        return None
+    log_values, log_jac = grid.log_scale
+    if mode == "latent":
+        b = np.full(values.shape, np.mean(log_values))
+        jb = np.broadcast_to(np.mean(log_jac, axis=0), jac.shape)
+    else:
+        scale_grid = replace(grid, values=log_values, jacobian=log_jac, log_scale=None)
+        _, b, jb = _average(scale_grid, names, weights)
+    return values, jac, b, np.array(jb)
+
+
+def _combine(
+    parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+) -> tuple[FloatArray, FloatArray]:
+    """``a exp(-b)`` and its Jacobian from the numerator ``a`` and log scale ``b`` parts."""
+    a, ja, b, jb = parts
+    factor = np.exp(-b)
+    return a * factor, factor[:, None] * (ja - a[:, None] * jb)
 
 
 def _cut_names(fit: MarginsFit, params: FloatArray, rows: Any) -> list[str]:
@@ -264,7 +352,7 @@ def _check_weights(weights: object) -> str:
     )
 
 
-def _cell_weights(grid: _Grid, index: FloatArray, kept: list[int], weights: str) -> FloatArray:
+def _cell_weights(grid: _Grid, index: IntArray, kept: list[int], weights: str) -> FloatArray:
     """Each cell's weight in its marginal mean (before normalising within the mean)."""
     count = grid.weights if np.any(grid.weights > 0) else grid.weights + 1.0
     averaged = [d for d, size in enumerate(grid.sizes) if d not in kept and size > 1]
@@ -277,7 +365,8 @@ def _cell_weights(grid: _Grid, index: FloatArray, kept: list[int], weights: str)
     sizes = [grid.sizes[d] for d in averaged]
     key = np.ravel_multi_index(tuple(index[:, d] for d in averaged), sizes)
     if weights == "proportional":
-        return np.bincount(key, weights=count, minlength=int(np.prod(sizes)))[key]
+        totals = np.bincount(key, weights=count, minlength=int(np.prod(sizes)))
+        return np.asarray(totals[key], dtype=float)
     total = count.sum()  # outer: product of the marginal frequencies
     out = np.full(len(count), total)
     for d in averaged:
@@ -336,8 +425,13 @@ class EmmGrid:
     families : list
         How the estimates are adjusted together (by groups).
     notes : list of str
+    scale_parts : tuple or None
+        Scale models, latent and linear modes: the numerators, log scales and
+        their Jacobians whose ``a exp(-b)`` the estimates are (contrasts combine
+        each part, as emmeans).
     inverse_link : tuple or None
-        ``(cdf, pdf)`` of the link for ``regrid()`` of linear predictors.
+        ``(function, derivative, estimate name)`` that ``regrid()`` applies: the
+        link's CDF for linear predictors, exp for the log scale.
     """
 
     labels: pd.DataFrame
@@ -351,6 +445,7 @@ class EmmGrid:
     families: list[Family] | None = None
     notes: list[str] | None = None
     inverse_link: Any = None
+    scale_parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None = None
 
     # -- inference ---------------------------------------------------------------------
 
@@ -361,7 +456,7 @@ class EmmGrid:
     def _families(self) -> list[Family]:
         if self.families is not None:
             return self.families
-        return [Family(rows) for rows in _by_groups(self.labels, self.by)]
+        return [Family(list(rows)) for rows in _by_groups(self.labels, self.by)]
 
     def summary_frame(self, adjust: str | None = None, conf_level: float = 0.95) -> pd.DataFrame:
         """The emmeans table: labels, estimate, ``SE``, ``df``, intervals, ``z.ratio``, ``p.value``.
@@ -459,13 +554,15 @@ class EmmGrid:
         groups = _by_groups(self.labels, by_vars)
         level_labels = _level_labels(self.labels.iloc[groups[0]], primary)
         coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
-        rows_labels, values, jacobians, families = [], [], [], []
+        rows_labels, values, jacobians, families, parts = [], [], [], [], []
         start = 0
         for rows in groups:
             if len(rows) != len(level_labels):
                 raise OrdstatsError("the by groups have different numbers of means")
             values.append(coefficients @ self.values[rows])
             jacobians.append(coefficients @ self.jacobian[rows])
+            if self.scale_parts is not None:
+                parts.append([coefficients @ part[rows] for part in self.scale_parts])
             frame = pd.DataFrame({"contrast": names})
             for name in by_vars:
                 frame[name] = self.labels.iloc[rows[0]][name]
@@ -474,6 +571,12 @@ class EmmGrid:
                 Family(range(start, start + len(names)), len(level_labels) if pairwise else None)
             )
             start += len(names)
+        scale_parts = None
+        if parts:
+            a, da, b, db = (np.concatenate(p) for p in zip(*parts, strict=True))
+            scale_parts = (a, da, b, db)
+            combined = _combine(scale_parts)
+            values, jacobians = [combined[0]], [combined[1]]
         return EmmGrid(
             labels=pd.concat(rows_labels, ignore_index=True),
             values=np.concatenate(values),
@@ -485,6 +588,7 @@ class EmmGrid:
             adjust=check_adjust(default_adjust if adjust is None else adjust),
             families=families,
             notes=list(self.notes or []),
+            scale_parts=scale_parts,
         )
 
     def pairs(
@@ -508,10 +612,10 @@ class EmmGrid:
         return self.contrast(method, adjust=adjust, by=by)
 
     def regrid(self) -> EmmGrid:
-        """Means of linear predictors moved to the probability scale, ``F(estimate)``.
+        """Means moved to the response scale (``F`` of linear predictors, ``exp`` of log scales).
 
-        The Jacobian is multiplied by ``f(estimate)`` (the delta method), as
-        emmeans' ``regrid()``; estimates without a link (latent means,
+        The Jacobian is multiplied by the derivative (the delta method), as
+        emmeans' ``regrid()``; estimates without a transformation (latent means,
         probabilities) are returned unchanged.
 
         Returns
@@ -520,13 +624,14 @@ class EmmGrid:
         """
         if self.inverse_link is None:
             return replace(self)
-        cdf, pdf = self.inverse_link
+        cdf, pdf, name = self.inverse_link
         return replace(
             self,
             values=cdf(self.values),
             jacobian=pdf(self.values)[:, None] * self.jacobian,
-            estimate_name="cumprob",
+            estimate_name=name,
             inverse_link=None,
+            scale_parts=None,
         )
 
 
@@ -557,7 +662,7 @@ def _as_list(value: Sequence[str] | str | None) -> list[str]:
     return [str(v) for v in value]
 
 
-def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[FloatArray]:
+def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[IntArray]:
     if not by:
         return [np.arange(len(labels))]
     keys = labels[by].astype(str).agg("\x1f".join, axis=1)
@@ -716,7 +821,7 @@ def _split_terms(text: str) -> list[str]:
 def _check_mode(fit: MarginsFit, mode: object) -> str:
     if not isinstance(mode, str) or mode not in EMM_MODES:
         raise OrdstatsError(f"mode must be one of {', '.join(map(repr, EMM_MODES))}; got {mode!r}")
-    needed = "latent" if mode in ("latent", "linear.predictor") else EMM_MODES[mode]
+    needed = "latent" if mode in ("latent", "linear.predictor", "scale") else EMM_MODES[mode]
     if needed not in fit.margins_types():
         raise OrdstatsError(
             f"mode={mode!r} has no meaning for this model (it has no latent variable with "
@@ -733,6 +838,16 @@ def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:
     if not (isinstance(re_form, int) and re_form == 0):
         raise OrdstatsError("re_form is for mixed models (random effects); leave it out here")
     return fit
+
+
+def _back_transform(fit: MarginsFit, mode: str) -> Any:
+    """What ``regrid()`` applies: the link's CDF (linear predictors), exp (log scale)."""
+    if mode == "scale":
+        return (np.exp, np.exp, "response")
+    if mode == "linear.predictor":
+        link = _inverse_link(fit)
+        return None if link is None else (*link, "cumprob")
+    return None
 
 
 def _inverse_link(fit: MarginsFit) -> Any:
@@ -764,6 +879,7 @@ def emmeans(
     at: Mapping[str, Any] | None = None,
     cov_reduce: Any = "mean",
     *,
+    data: pd.DataFrame | None = None,
     re_form: Any = 0,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
@@ -792,6 +908,10 @@ def emmeans(
         factors).
     cov_reduce : {"mean", "median"} or callable
         How a numeric predictor not in ``at`` is reduced to one value.
+    data : pandas.DataFrame, optional
+        The rows the reference grid is built from (factor levels, covariate
+        means, cell counts); default the fit's estimation rows.  Needed for fits
+        that do not hold them (read in chunks, from files or Dask).
     re_form : {0, None, "marginal"}
         Mixed models only: the random effects at zero (default, as emmeans for
         clmm), conditional on the groups' modes (None, needs the grouping
@@ -810,11 +930,14 @@ def emmeans(
     if at is not None and not isinstance(at, Mapping):
         raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
     theta, covariance = _estimates_at(fit, params, cov)
-    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta)
+    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data)
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
     labels, values, jacobian = _average(grid, primary + by_vars, weights)
+    parts = _scale_parts(grid, mode, primary + by_vars, weights, values, jacobian)
+    if parts is not None:
+        values, jacobian = _combine(parts)
     averaged = [d.name for d in grid.dims if d.name not in primary + by_vars and len(d.levels) > 1]
     notes = [f"Results are averaged over the levels of: {', '.join(averaged)}"] if averaged else []
     return EmmGrid(
@@ -826,7 +949,8 @@ def emmeans(
         primary=primary,
         by=by_vars,
         notes=notes,
-        inverse_link=_inverse_link(fit) if mode == "linear.predictor" else None,
+        inverse_link=_back_transform(fit, mode),
+        scale_parts=parts,
     )
 
 
@@ -834,6 +958,7 @@ def joint_tests(
     fit: MarginsFit,
     by: Any = None,
     *,
+    data: pd.DataFrame | None = None,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> pd.DataFrame:
@@ -852,6 +977,8 @@ def joint_tests(
     fit : MarginsFit
     by : str or list of str, optional
         Test within each level combination of these variables.
+    data : pandas.DataFrame, optional
+        The rows the reference grid is built from (see :func:`emmeans`).
     params, cov : ndarray, optional
 
     Returns
@@ -863,7 +990,7 @@ def joint_tests(
     fit = _predicting(fit, 0)
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
-    grid = _reference_grid(fit, mode, {}, "meanint", theta)
+    grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
     by_vars = _as_list(by)
     names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
     _check_names(by_vars, names, "by=")
@@ -902,10 +1029,10 @@ def _dim(grid: _Grid, name: str) -> int:
 
 def _interaction_contrast(sizes: list[int]) -> FloatArray:
     """Kronecker product of consecutive-difference contrasts (first variable fastest)."""
-    out = np.ones((1, 1))
+    out: FloatArray = np.ones((1, 1))
     for n in sizes:
         consec = np.diff(np.eye(n), axis=0)
-        out = np.kron(consec, out)
+        out = np.asarray(np.kron(consec, out), dtype=float)
     return out
 
 
@@ -934,6 +1061,7 @@ class EmmeansMethods:
         at: Mapping[str, Any] | None = None,
         cov_reduce: Any = "mean",
         re_form: Any = 0,
+        data: pd.DataFrame | None = None,
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -955,6 +1083,9 @@ class EmmeansMethods:
         re_form : {0, "marginal"}
             Mixed models only: random effects at zero (default, as emmeans) or
             averaged over (population-averaged).
+        data : pandas.DataFrame, optional
+            Rows to build the reference grid from (default the estimation rows;
+            needed for fits read in chunks).
 
         Returns
         -------
@@ -976,18 +1107,21 @@ class EmmeansMethods:
             at=at,
             cov_reduce=cov_reduce,
             re_form=re_form,
+            data=data,
         )
 
-    def joint_tests(self, by: Any = None) -> pd.DataFrame:
+    def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
         """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
 
         Parameters
         ----------
         by : str or list of str, optional
+        data : pandas.DataFrame, optional
+            Rows to build the reference grid from (default the estimation rows).
 
         Returns
         -------
         pandas.DataFrame
             ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
         """
-        return joint_tests(cast(MarginsFit, self), by=by)
+        return joint_tests(cast(MarginsFit, self), by=by, data=data)

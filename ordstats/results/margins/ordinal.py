@@ -201,6 +201,20 @@ class OrdinalMarginsFit(FittedState):
             return _CumulativeMargins(self, params, rows).slope(direction, type)
         return _StepMargins(self, params, rows).slope(direction, type)
 
+    def margins_log_scale(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
+        """``log s = z'zeta`` at ``rows`` and its Jacobian; None without a scale model.
+
+        An optional part of the protocol that emmeans' ``mode="scale"`` and its
+        scale-model ``"latent"``/``"linear.predictor"`` means read.
+        """
+        lay = self.model.problem.layout
+        if not lay.n_zeta:
+            return None
+        Z = np.asarray(rows.arrays["Z"], dtype=float)
+        jac = np.zeros((Z.shape[0], 1, lay.n_params))
+        jac[:, 0, lay.zeta] = Z
+        return Predicted((Z @ np.asarray(params, dtype=float)[lay.zeta])[:, None], jac, [""])
+
     def _family_phrase(self) -> str:
         return f"the {self.model.family_spec.name!r} family"
 

@@ -1,0 +1,170 @@
+"""emmeans on ordstats fits: properties, fitting paths, bad input (against R: test_emmeans_r.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import ordstats
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.adjust import Family, adjusted_p_values, critical_values
+from ordstats.results.margins.emmeans import emmeans
+
+
+@pytest.fixture(scope="module")
+def wine() -> pd.DataFrame:
+    return ordstats.datasets.load("wine")
+
+
+@pytest.fixture(scope="module")
+def soup() -> pd.DataFrame:
+    return ordstats.datasets.load("soup")
+
+
+@pytest.fixture(scope="module")
+def fit(wine: pd.DataFrame):
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+
+
+@pytest.fixture(scope="module")
+def soup_fit(soup: pd.DataFrame):
+    return ordstats.OrdinalModel.from_formula("SURENESS ~ PROD + DAY + GENDER", soup).fit()
+
+
+# -- the adjustments ----------------------------------------------------------------------
+
+
+def test_mvt_with_independent_estimates_is_sidak() -> None:
+    """Uncorrelated z's (rank 4: the quasi-Monte-Carlo path): P(max|Z| >= c) = 1 - (1 - p)^k."""
+    z = np.array([0.5, 1.7, 2.4, 3.1])
+    family = [Family(range(4))]
+    mvt, _ = adjusted_p_values(z, family, "mvt", np.eye(4))
+    sidak, _ = adjusted_p_values(z, family, "sidak", np.eye(4))
+    np.testing.assert_allclose(mvt, sidak, atol=1e-4)
+    crit_mvt, _ = critical_values(0.95, family, "mvt", np.eye(4))
+    crit_sidak, _ = critical_values(0.95, family, "sidak", np.eye(4))
+    np.testing.assert_allclose(crit_mvt, crit_sidak, atol=1e-3)
+
+
+def test_mvt_of_a_rank_two_family_is_exact() -> None:
+    """Three pairwise differences of three independent means (rank 2) against Tukey's law."""
+    cov = np.array([[2.0, 1.0, -1.0], [1.0, 2.0, 1.0], [-1.0, 1.0, 2.0]])
+    z = np.array([2.2, -0.4, 1.1])
+    p, used = adjusted_p_values(z, [Family(range(3), compared=3)], "mvt", cov)
+    assert used == "mvt"
+    # max |m_i - m_j| / sqrt(2) of three independent N(0, 1) means: the studentized range
+    tukey = stats.studentized_range.sf(np.sqrt(2.0) * np.abs(z), 3, np.inf)
+    np.testing.assert_allclose(p, tukey, atol=1e-9)
+
+
+def test_a_single_contrast_is_not_adjusted() -> None:
+    p, used = adjusted_p_values(np.array([2.0]), [Family([0], 2)], "tukey", np.eye(1))
+    assert used == "none"
+    np.testing.assert_allclose(p, 2 * stats.norm.sf(2.0))
+
+
+def test_tukey_becomes_sidak_for_contrasts_that_are_not_pairwise(fit) -> None:
+    table = fit.emmeans("~ temp * contact").contrast("trt.vs.ctrl", adjust="tukey")
+    assert table.summary_frame().attrs["adjust"] == "sidak"
+
+
+# -- definitions -----------------------------------------------------------------------------
+
+
+def test_mean_class_is_the_scores_times_the_probabilities(soup_fit) -> None:
+    """With cell weights too (emmeans ignores them for mean.class, with a warning)."""
+    for weights in ("equal", "cells", "proportional"):
+        prob = soup_fit.emmeans("~ SURENESS | PROD", mode="prob", weights=weights)
+        mean = soup_fit.emmeans("PROD", mode="mean.class", weights=weights)
+        expected = prob.values.reshape(2, 6) @ np.arange(1.0, 7.0)
+        np.testing.assert_allclose(mean.values, expected, rtol=1e-13)
+        np.testing.assert_allclose(
+            mean.jacobian, np.einsum("gkp,k->gp", prob.jacobian.reshape(2, 6, -1), np.arange(1, 7))
+        )
+
+
+def test_probabilities_sum_to_one_and_exceedance_is_one_minus_cumulative(fit) -> None:
+    prob = fit.emmeans("~ rating | temp", mode="prob").summary_frame()
+    np.testing.assert_allclose(prob.groupby("temp", observed=True)["prob"].sum(), 1.0)
+    cum = fit.emmeans("~ cut | temp", mode="cum.prob")
+    exc = fit.emmeans("~ cut | temp", mode="exc.prob")
+    np.testing.assert_allclose(cum.values + exc.values, 1.0)
+    np.testing.assert_allclose(cum.vcov(), exc.vcov(), atol=1e-15)
+
+
+def test_regrid_of_linear_predictors_is_the_link_cdf(fit) -> None:
+    linear = fit.emmeans("~ cut | temp", mode="linear.predictor")
+    regridded = linear.regrid()
+    np.testing.assert_allclose(regridded.values, stats.logistic.cdf(linear.values))
+    assert regridded.estimate_name == "cumprob"
+
+
+def test_every_fitting_path_gives_the_same_means(wine, fit) -> None:
+    chunked = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=7).fit()
+    in_memory = fit.emmeans("~ rating | temp", mode="prob").summary_frame()
+    streamed = chunked.emmeans("~ rating | temp", mode="prob", data=wine).summary_frame()
+    pd.testing.assert_frame_equal(in_memory, streamed, rtol=1e-7)
+
+
+def test_sequential_families_have_the_probability_modes(wine) -> None:
+    sratio = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, family="sratio")
+    result = sratio.fit().emmeans("temp", mode="mean.class").summary_frame()
+    assert list(result["temp"]) == ["cold", "warm"]
+    assert np.all(np.isfinite(result["SE"]))
+
+
+def test_summary_prints_emmeans_notes(fit) -> None:
+    text = str(fit.emmeans("temp").pairs(adjust="holm").summary())
+    assert "Results are averaged over the levels of: contact" in text
+    assert "z intervals, df = Inf" in text
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda f: f.emmeans("tmp"), r"'tmp' is not a variable of the reference grid"),
+        (lambda f: f.emmeans("temp", by="contct"), r"'contct' is not a variable"),
+        (lambda f: f.emmeans("~ rating | temp"), r"'rating' is not a variable.*use one of"),
+        (lambda f: f.emmeans("temp", mode="latnt"), r"mode must be one of 'latent'"),
+        (lambda f: f.emmeans("temp", weights="cell"), r"weights must be one of 'equal'"),
+        (lambda f: f.emmeans("temp", at={"temp": "hot"}), r"names levels \['hot'\]"),
+        (lambda f: f.emmeans("temp", at={"zz": 1}), r"'zz' is not a variable"),
+        (lambda f: f.emmeans("temp", at=[1]), r"at must be a dict"),
+        (lambda f: f.emmeans("temp", mode="scale"), r"mode='scale' is for models with a scale"),
+        (lambda f: f.emmeans("temp", re_form=None), r"re_form is for mixed models"),
+        (lambda f: f.emmeans("temp", data=[1, 2]), r"data must be a pandas DataFrame"),
+        (lambda f: f.emmeans(3), r"specs must be a variable name"),
+        (lambda f: f.emmeans("temp").pairs(adjust="scheffe"), r"adjust must be one of"),
+        (lambda f: f.emmeans("temp").contrast("helmert"), r"method must be 'pairwise'"),
+        (lambda f: f.emmeans("temp").contrast({"c": [1, 0, -1]}), r"needs 2 coefficients"),
+        (
+            lambda f: f.emmeans("~ temp * contact").contrast("trt.vs.ctrl", ref="hot"),
+            r"ref must be a position",
+        ),
+        (lambda f: f.joint_tests(by="tmp"), r"'tmp' is not a variable"),
+    ],
+)
+def test_emmeans_refuses_bad_input(fit, call, message) -> None:
+    with pytest.raises(OrdstatsError, match=message):
+        call(fit)
+
+
+def test_emmeans_latent_needs_a_latent_scale(wine) -> None:
+    acat = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="acat").fit()
+    with pytest.raises(OrdstatsError, match=r"mode='latent' has no meaning for this model"):
+        acat.emmeans("temp")
+    with pytest.raises(OrdstatsError, match=r"mode='linear.predictor' has no meaning"):
+        acat.emmeans("temp", mode="linear.predictor")
+
+
+def test_emmeans_without_the_rows_says_to_pass_data(wine) -> None:
+    fit = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    fit.remove_data()
+    with pytest.raises(OrdstatsError, match=r"pass them as data="):
+        fit.emmeans("temp")
+    assert len(emmeans(fit, "temp", data=wine).values) == 2
