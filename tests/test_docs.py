@@ -34,6 +34,8 @@ API_PAGES = [
     "ordstats.plotting.plot_comparisons",
     "ordstats.plotting.plot_slopes",
     "ordstats.interop.marginaleffects.adapt",
+    "ordstats.results.margins.table.MarginsTable",
+    "ordstats.results.margins.emmeans.EmmGrid",
 ]
 
 
@@ -105,6 +107,11 @@ def _check_site(out: Path) -> None:
     assert "-86.4919" in gallery  # printed by running the vignette at build time
     assert '<img alt="figure of wine"' in gallery
     assert (out / "_images" / "wine.png").stat().st_size > 1000
+    margins = (out / "gallery" / "margins.html").read_text()
+    assert margins.count('<img alt="figure of margins"') == 3  # the three margins plots
+    assert "0.19604" in margins  # marginaleffects #1759, printed at build time
+    for name in ("margins.png", "margins-comparisons.png", "margins-slopes.png"):
+        assert (out / "_images" / name).stat().st_size > 1000, name
     _check_reduced_runs_are_marked(out, vignettes)
     families = (out / "families.html").read_text()
     assert 'src="_static/mathjax/tex-chtml.js"' in families

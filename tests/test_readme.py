@@ -151,3 +151,39 @@ def test_readme_factorisation_numbers_of_the_earlier_defaults(capsys):
     assert [row[4] for row in table] == ["0.0", "0.0", "0.0"]  # the level-4 column
     fives = [float(line.split()[5]) for line in shared.strip().splitlines()[1:]]
     assert min(fives) >= 0.98 and max(fives) <= 0.99
+
+
+def _margins_table_calls() -> list[str]:
+    """The ordstats calls (first code span of the right column) of README's margins tables."""
+    section = README.split("### Marginal effects", 1)[1].split("\n### ", 1)[0]
+    calls = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) == 2 and cells[1] != "ordstats":
+            code = re.match(r"`([^`]+)`", cells[1])
+            if code:
+                calls.append(code.group(1).replace("\\|", "|"))
+    return calls
+
+
+def test_readme_margins_tables_calls_run():
+    # every ordstats call of the R/Stata-to-ordstats tables runs as written, on a wine fit
+    # with a numeric predictor x (the tables' placeholder for a covariate)
+    import numpy as np
+
+    import ordstats
+
+    pytest.importorskip("matplotlib").use("Agg")
+    marginaleffects = pytest.importorskip("marginaleffects")
+    from ordstats.interop.marginaleffects import adapt
+
+    wine = ordstats.datasets.load("wine")
+    data = wine.assign(x=np.linspace(-1.0, 1.0, len(wine)))
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact + x", data).fit()
+    names = {"res": res, "ordstats": ordstats, "marginaleffects": marginaleffects}
+    names |= {"adapt": adapt, "emm": res.emmeans("~ temp * contact")}
+    calls = _margins_table_calls()
+    assert len(calls) >= 20 and any(".pairs(adjust=" in call for call in calls)
+    for call in calls:
+        assert eval(call, names) is not None, call
+    pytest.importorskip("matplotlib.pyplot").close("all")

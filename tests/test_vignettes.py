@@ -65,6 +65,20 @@ KEY_OUTPUT = {
         "RESP (Intercept) 0.5582",
         "nested soup logLik = -2673.7084",
     ],
+    # marginaleffects #1759, emmeans #154 and the vendored emmeans 1.8.4 output
+    "margins.py": [
+        "P(rating = 1 | cold, no) = 0.19604 (SE 0.08595)",
+        "P(rating = 2 | cold, no) = 0.56230 (SE 0.08850)",
+        "largest difference over all 20 cells: estimate ",
+        "Wald -0.00327 to 0.01745, logit scale 0.00164 to 0.03017",
+        "contact raises P(rating >= 4) by 0.241 (95% CI 0.101 to 0.382, p = 0.0008)",
+        "b4 + b5 = 0.241 (SE 0.0718)",
+        "  cold no - warm no      0.005136 0.005136",
+        "R's F ratios (emmeans rounds them): 22.419, 10.286, 0.151",
+        "       6 Test   0.58496 0.58496 0.01502 0.01502",
+        "     1 cold  0.09761 0.05626 0.09761 0.05626",
+        "re_form='marginal': 0.223 (95% CI 0.106 to 0.340)",
+    ],
     # VGAM's vglm numbers (vglm_*.json references) and clm's for the cumulative rows
     "sequential_and_adjacent.py": [
         "acat              6 -85.644  183.288  0.000",
@@ -212,6 +226,20 @@ def test_plot_is_written_only_on_request(name, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert target.stat().st_size > 1000
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
+
+
+def test_margins_vignette_writes_three_plots_and_agrees_with_the_vendored_r_output(tmp_path):
+    # plot_predictions to FILE, plot_comparisons and plot_slopes to FILE-<suffix>
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "plot.png"
+    proc = run_vignette(REPO / "vignettes" / "margins.py", tmp_path, "--plot", str(target))
+    assert proc.returncode == 0, proc.stderr
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["plot-comparisons.png", "plot-slopes.png", "plot.png"]
+    assert all((tmp_path / name).stat().st_size > 1000 for name in written)
+    # the side-by-side table it prints: ordstats' estimates and SEs against emmeans'
+    largest = re.search(r"all 20 cells: estimate (\S+), SE (\S+)", proc.stdout)
+    assert largest and max(float(largest.group(1)), float(largest.group(2))) < 1e-8
 
 
 def test_factorization_falls_back_to_numpy_als(tmp_path):

@@ -5,8 +5,10 @@ text cells).  At ``builder-inited`` every vignette runs cell by cell in one
 namespace (with ``--plot`` pointing into the gallery, matplotlib's Agg backend),
 and ``docs/gallery/<name>.rst`` is written: the text cells converted from the
 small Markdown subset the vignettes use to reStructuredText, each code cell
-followed by what it printed and by any figure it saved.  ``docs/gallery/index.rst``
-lists the vignettes with their figures as thumbnails.  A failing vignette fails
+followed by what it printed and by any figure it saved (``--plot FILE`` is
+``<name>.png``; a vignette that saves more figures names them ``<name>-<suffix>.png``
+beside it).  ``docs/gallery/index.rst`` lists the vignettes with their first
+figures as thumbnails.  A failing vignette fails
 the build.
 
 The vignettes run in their quick mode (``ORDSTATS_VIGNETTES_QUICK=1``) unless the
@@ -105,6 +107,12 @@ def _after_title(rst: str, notice: list[str]) -> str:
     return "\n".join([*notice, rst])
 
 
+def _figures(outdir: Path, name: str) -> list[Path]:
+    """The figures a vignette saved: ``--plot``'s ``<name>.png`` and ``<name>-<suffix>.png``."""
+    own = re.compile(rf"{re.escape(name)}(-.+)?")
+    return sorted(p for p in outdir.glob(f"{name}*.png") if own.fullmatch(p.stem))
+
+
 def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str], str | None]:
     """Run one vignette; return its title, reST page, saved figures and reduced-run note."""
     import matplotlib
@@ -112,8 +120,8 @@ def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str], str | N
     matplotlib.use("Agg")
     name = path.stem
     figure = outdir / f"{name}.png"
-    if figure.exists():
-        figure.unlink()
+    for old in _figures(outdir, name):
+        old.unlink()
     namespace = {"__name__": "__main__", "__file__": str(path)}
     argv, search_path = sys.argv, list(sys.path)
     sys.argv = [str(path), "--plot", str(figure)]
@@ -143,9 +151,10 @@ def run_vignette(path: Path, outdir: Path) -> tuple[str, str, list[str], str | N
             if printed:
                 parts += ["", ".. code-block:: text", ""]
                 parts += ["    " + ln for ln in printed.splitlines()]
-            if figure.exists() and figure.name not in figures:
-                figures.append(figure.name)
-                parts += ["", f".. image:: {figure.name}", f"   :alt: figure of {name}", ""]
+            for saved in _figures(outdir, name):
+                if saved.name not in figures:
+                    figures.append(saved.name)
+                    parts += ["", f".. image:: {saved.name}", f"   :alt: figure of {name}", ""]
             parts.append("")
     finally:
         sys.argv, sys.path[:] = argv, search_path
