@@ -30,6 +30,7 @@ API_PAGES = [
     "ordstats.lr_test",
     "ordstats.compare_links",
     "ordstats.plotting.plot_probabilities",
+    "ordstats.set_options",
 ]
 
 

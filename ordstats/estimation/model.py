@@ -25,6 +25,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
+from ordstats.core.threads import numeric_threads
 from ordstats.core.thresholds import Structure, threshold_offset
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -148,6 +149,7 @@ class OrdinalModel:
     [-1.344, 1.251, 3.467, 5.006, 2.503, 1.528]
     """
 
+    @numeric_threads()  # the design's checks are BLAS products too
     def __init__(
         self,
         endog: object,
@@ -172,6 +174,7 @@ class OrdinalModel:
         self._setup(design, opts)
 
     @classmethod
+    @numeric_threads()
     def from_formula(
         cls,
         formula: str,
@@ -770,6 +773,7 @@ class OrdinalModel:
 
     # -- fitting --------------------------------------------------------------
 
+    @numeric_threads()
     def fit(
         self,
         start_params: Any = None,
@@ -922,6 +926,7 @@ class OrdinalModel:
                 "thresholds (threshold='flexible')"
             )
 
+    @numeric_threads()
     def fit_regularized(
         self,
         method: str = "elastic_net",
@@ -996,6 +1001,7 @@ class OrdinalModel:
             maxiter=maxiter,
         )
 
+    @numeric_threads()
     def path(
         self,
         alphas: Any = None,
@@ -1039,6 +1045,7 @@ class OrdinalModel:
             tol=tol,
         )
 
+    @numeric_threads()
     def cv(
         self,
         alphas: Any = None,
