@@ -66,7 +66,7 @@ QUIET_REFERENCE = {
 # workers: each runs in its own process and prints one JSON line
 
 
-def _time(fit: Callable[[], Any], repeats: int, warm_up: Callable[[], Any]) -> list[float]:
+def _time(fit: Callable[[], Any], warm_up: Callable[[], Any], repeats: int) -> list[float]:
     warm_up()  # imports, caches: a small fit of the same kind, not timed
     times = []
     for _ in range(repeats):

@@ -5,9 +5,11 @@ A fit is thousands of thin BLAS calls (``X @ beta``, ``X' v``, the per-level sum
 milliseconds.  A multi-threaded BLAS splits every such call over its threads and
 waits for all of them; when other programs hold the cores, each wait lasts until
 the scheduler gives the last thread a core again, a few milliseconds, far longer
-than the call.  That made fits 2-70x slower on a busy machine than with one
-thread, and never faster on a quiet one at the sizes ordstats fits (``p`` of
-tens).  So, inside every fit (:func:`numeric_threads`, entered by the solver
+than the call.  Issue 24 measured fits 25-70x slower on a busy machine than
+with one thread; beside two busy loops on this 2-core machine a clm at 10^5 x 20
+took 0.248 s with two BLAS threads and 0.173 s with one (``X @ beta`` alone: 8.0
+ms against 0.66 ms), and threads gained nothing on a quiet machine at the sizes
+ordstats fits (``p`` of tens).  So, inside every fit (:func:`numeric_threads`, entered by the solver
 and the model's fitting methods):
 
 * BLAS runs on **one thread**: thin products, matrix-vector products, small
@@ -55,10 +57,13 @@ __all__ = [
 T = TypeVar("T")
 
 #: Least multiply-adds (``n p q`` for an ``(n x p)' (n x q)`` product) of a
-#: product that may use several BLAS threads.  Measured on a 2-core machine
-#: (``bench/bench_contention.py --products``): a 20-column Gram matrix of 10^6
-#: rows (4e8) gains nothing from a second thread; a 300-column one of 10^5 rows
-#: (9e9) runs 1.3-1.6x faster with two on a quiet machine.
+#: product that may use several BLAS threads.  Measured on the 2-core machine
+#: at load average ~1.4 (``weighted_gram``, medians of 15, one vs two threads):
+#: 10^5 x 20 5.2 vs 5.1 ms, 10^6 x 20 (4e8) 56.5 vs 58.2 ms, 10^5 x 100 (1e9)
+#: 35.0 vs 37.3 ms: no gain; 10^5 x 300 (9e9) 196 vs 156 ms.  Thin products lose
+#: 10x and more under contention (``X @ b`` at 10^5 x 20 beside two busy loops:
+#: 0.66 ms on one thread, 8.0 ms on two).  ``bench/bench_contention.py
+#: --products`` repeats the Gram measurement quiet and busy.
 THREADED_WORK = 2e9
 #: Least width of the narrower side of a product's output that may use threads:
 #: BLAS splits the output among its threads, and thin outputs split badly.
