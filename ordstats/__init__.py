@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ordstats import datasets, errors, families, learn, links, metrics, plotting
 from ordstats._version import __version__ as __version__
+from ordstats.config import get_options, set_options
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -51,12 +52,14 @@ __all__ = [
     "datasets",
     "errors",
     "families",
+    "get_options",
     "learn",
     "links",
     "load",
     "lr_test",
     "metrics",
     "plotting",
+    "set_options",
     "simulate_ratings",
     "vuong_test",
 ]

@@ -26,6 +26,7 @@ LAYERS = {
     "ordstats._typing": 0,
     "ordstats._version": 0,
     "ordstats.errors": 0,
+    "ordstats.config": 0,  # process-wide options (threads): the numerical core reads them
     "ordstats.datasets": 0,
     "ordstats.core": 1,
     "ordstats.metrics": 1,  # ordinal metrics on arrays: penalised CV and the estimator use them
@@ -47,7 +48,7 @@ LAYERS = {
 
 #: Third-party packages each part may import (beyond the standard library).
 ALLOWED_THIRD_PARTY = {
-    "ordstats.core": {"numpy", "scipy"},
+    "ordstats.core": {"numpy", "scipy", "threadpoolctl"},  # core/threads.py: BLAS threads
     "ordstats.families": {"numpy", "scipy"},
 }
 FORMULA_LAYER = "ordstats.design"

@@ -36,6 +36,7 @@ API_PAGES = [
     "ordstats.interop.marginaleffects.adapt",
     "ordstats.results.margins.table.MarginsTable",
     "ordstats.results.margins.emmeans.EmmGrid",
+    "ordstats.set_options",
 ]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from scipy.linalg.blas import dsyrk
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.threads import product_threads
 
 __all__ = [
     "ColumnMoments",
@@ -90,6 +91,13 @@ def weighted_gram(
     -------
     ndarray, shape (p, q)
     """
+    width = A.shape[1] if B is None else min(A.shape[1], B.shape[1])
+    work = float(A.shape[0]) * A.shape[1] * (A.shape[1] if B is None else B.shape[1])
+    with product_threads(work, width):
+        return _weighted_gram(A, c, B)
+
+
+def _weighted_gram(A: FloatArray, c: FloatArray | None, B: FloatArray | None) -> FloatArray:
     n = A.shape[0]
     chunk = _chunk_rows(A.shape[1])
     if B is None and (c is None or np.all(c >= 0)) and A.shape[1] > 0:

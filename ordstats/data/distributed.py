@@ -12,10 +12,13 @@ partition and the parameters, the sum is the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
+from ordstats.config import resolve_threads
+from ordstats.core.threads import single_threaded_call
 from ordstats.data.parts import add_parts
 from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
@@ -29,6 +32,22 @@ def _tree_sum(parts: list[Any], delayed: Callable[..., Any]) -> Any:
         paired = [delayed(add_parts)(a, b) for a, b in zip(parts[::2], parts[1::2], strict=False)]
         parts = paired + ([parts[-1]] if len(parts) % 2 else [])
     return parts[0]
+
+
+def _local_pool(tree: Any) -> dict[str, int]:
+    """Dask's local thread or process pool bounded by the ``threads`` option.
+
+    A ``dask.distributed`` cluster sizes its own workers; the synchronous
+    scheduler has no pool.
+    """
+    import dask.base
+    import dask.multiprocessing
+    import dask.threaded
+
+    local = (dask.threaded.get, dask.multiprocessing.get)
+    if dask.base.get_scheduler(collections=[tree]) in local:
+        return {"num_workers": resolve_threads(None)}
+    return {}
 
 
 class DaskSource:
@@ -58,12 +77,14 @@ class DaskSource:
         import dask
 
         shared = [dask.delayed(a, pure=True) for a in args]
-        task = dask.delayed(func, pure=True)
+        # each task with one BLAS thread (also in a distributed worker's process)
+        task = dask.delayed(partial(single_threaded_call, func), pure=True)
         parts = [task(p, *shared) for p in self._select(columns).to_delayed()]
         if not parts:
             raise DataError("the Dask DataFrame has no partitions")
+        tree = _tree_sum(parts, dask.delayed)
         try:
-            (total,) = dask.compute(_tree_sum(parts, dask.delayed))
+            (total,) = dask.compute(tree, **_local_pool(tree))
         except KeyError as exc:
             if columns is None or "not in index" not in str(exc):
                 raise

@@ -35,7 +35,9 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.config import resolve_threads
 from ordstats.core.links import FlexibleLink, Link, get_link, link_names
+from ordstats.core.threads import numeric_threads
 from ordstats.design.core import _check_weights
 from ordstats.design.response import encode_response, format_level
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
@@ -289,7 +291,10 @@ class OrdinalFactorization:
     def _sweeper(self, n_jobs: int = 1, client: Any = None, n_parts: int | None = None) -> Sweeper:
         if n_parts is None:
             n_parts = _default_parts(n_jobs, client)
-        runner = PartRunner(self._parts(n_parts), n_jobs=n_jobs, client=client)
+        # the pool never exceeds the threads option (default: the usable cores); the
+        # parts, and so the numbers, stay as n_jobs asked
+        threads = min(n_jobs, resolve_threads(None))
+        runner = PartRunner(self._parts(n_parts), n_jobs=threads, client=client)
         penalties = {
             "row": self._penalty(self.row_bias),
             "column": self._penalty(self.col_bias),
@@ -331,6 +336,7 @@ class OrdinalFactorization:
             total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
         return total
 
+    @numeric_threads()
     def fit(
         self,
         *,
@@ -362,7 +368,9 @@ class OrdinalFactorization:
             After each sweep, try moving further along the sweep's change of all
             parameters (see Notes); kept only where it lowers the objective.
         n_jobs : int
-            Threads that step the parts of each side side by side.
+            Threads that step the parts of each side side by side, at most the
+            ``threads`` option (:func:`ordstats.set_options`; default: the usable
+            cores); BLAS runs on one thread inside each.
         client : dask.distributed.Client, optional
             Step the parts on this cluster's workers (they receive the ratings
             once; each step sends only coefficients and thresholds).

@@ -32,6 +32,7 @@ from scipy import optimize
 from ordstats._typing import FloatArray
 from ordstats.core.links import FlexibleLink
 from ordstats.core.solver import NewtonOptions
+from ordstats.core.threads import numeric_threads
 from ordstats.core.thresholds import threshold_jacobian
 from ordstats.design.random import (
     MixedDesign,
@@ -351,6 +352,7 @@ class OrdinalMixedModel:
             )
         return x0
 
+    @numeric_threads()
     def fit(
         self,
         nagq: int = 1,
@@ -508,6 +510,7 @@ class OrdinalMixedModel:
 
         return f, fg, grad, analytic
 
+    @numeric_threads()
     def fit_with_held(
         self,
         index: int,
@@ -579,6 +582,7 @@ class OrdinalMixedModel:
         off = {(int(rows[k]), int(cols[k])): start + q + i for i, k in enumerate(order)}
         return start + component, [off[(component, e)] for e in range(component)]
 
+    @numeric_threads()
     def fit_with_held_sd(
         self,
         term: int,

@@ -25,6 +25,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
+from ordstats.core.threads import numeric_threads
 from ordstats.core.thresholds import Structure, threshold_offset
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -154,6 +155,7 @@ class OrdinalModel:
     [-1.344, 1.251, 3.467, 5.006, 2.503, 1.528]
     """
 
+    @numeric_threads()  # the design's checks are BLAS products too
     def __init__(
         self,
         endog: object,
@@ -178,6 +180,7 @@ class OrdinalModel:
         self._setup(design, opts)
 
     @classmethod
+    @numeric_threads()
     def from_formula(
         cls,
         formula: str,
@@ -776,6 +779,7 @@ class OrdinalModel:
 
     # -- fitting --------------------------------------------------------------
 
+    @numeric_threads()
     def fit(
         self,
         start_params: Any = None,
@@ -935,6 +939,7 @@ class OrdinalModel:
                 "thresholds (threshold='flexible')"
             )
 
+    @numeric_threads()
     def fit_regularized(
         self,
         method: str = "elastic_net",
@@ -1009,6 +1014,7 @@ class OrdinalModel:
             maxiter=maxiter,
         )
 
+    @numeric_threads()
     def path(
         self,
         alphas: Any = None,
@@ -1052,6 +1058,7 @@ class OrdinalModel:
             tol=tol,
         )
 
+    @numeric_threads()
     def cv(
         self,
         alphas: Any = None,

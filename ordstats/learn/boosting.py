@@ -44,7 +44,9 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.config import check_threads, resolve_threads
 from ordstats.core.links import Link, get_link
+from ordstats.core.threads import numeric_threads
 from ordstats.errors import DataError, SpecificationError
 from ordstats.families.cumulative.boosting import (
     ScoreDerivatives,
@@ -72,7 +74,6 @@ from sklearn.utils.validation import (  # noqa: E402
     column_or_1d,
     validate_data,
 )
-from threadpoolctl import threadpool_limits  # noqa: E402  (a scikit-learn dependency)
 
 __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
 
@@ -234,7 +235,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         )
         # the objective's few BLAS calls must not leave OpenBLAS threads spinning on the
         # cores the booster's OpenMP threads need (that doubled the time per round)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with numeric_threads(self.n_jobs):
             self.booster_, eta = self._train(booster_lib, X_in, codes, weights, valid, state)
         if self.learn_thresholds:
             final = update_thresholds(eta, codes, state.theta, link, weights, max_steps=100)
@@ -254,8 +255,13 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             )
         return get_link(self.link)
 
+    def _threads(self) -> int:
+        """The booster's threads: ``n_jobs``, else the ``threads`` option, else every core."""
+        return resolve_threads(self.n_jobs, "n_jobs")
+
     def _check_options(self) -> None:
         self._extra_params()
+        check_threads(self.n_jobs, "n_jobs")
         if int(self.n_estimators) < 1:
             raise SpecificationError(f"n_estimators must be >= 1; got {self.n_estimators!r}")
         if not float(self.learning_rate) > 0:
@@ -448,7 +454,10 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     importance_type : {"split", "gain"}
     random_state : int, optional
     n_jobs : int, optional
-        Threads (LightGBM's ``num_threads``).
+        Threads of the booster (LightGBM's ``num_threads``), as scikit-learn's
+        ``n_jobs`` (``-1``: every usable core).  Default: the ``threads`` option
+        (:func:`ordstats.set_options`), itself every usable core by default.
+        BLAS runs on one thread inside the fit.
     params : dict, optional
         Further LightGBM parameters, passed through (``verbose``, ``max_bin``,
         ...: keywords this estimator does not declare go here, and an unknown
@@ -555,8 +564,7 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
             params.update(bagging_fraction=float(self.subsample), bagging_freq=1)
         if self.random_state is not None:
             params["seed"] = int(self.random_state)
-        if self.n_jobs is not None:
-            params["num_threads"] = int(self.n_jobs)
+        params["num_threads"] = self._threads()
         params.update(self._extra_params())
         return params
 
@@ -729,8 +737,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         }
         if self.random_state is not None:
             params["seed"] = int(self.random_state)
-        if self.n_jobs is not None:
-            params["nthread"] = int(self.n_jobs)
+        params["nthread"] = self._threads()
         params.update(self._extra_params())
         return params
 

@@ -27,9 +27,11 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.config import check_threads
 from ordstats.core.links import get_link
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
+from ordstats.core.threads import numeric_threads
 from ordstats.design.response import format_level
 from ordstats.errors import CollinearityWarning, DataError, SpecificationError
 from ordstats.estimation.model import OrdinalModel
@@ -96,6 +98,11 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     standardize : bool
         Penalise the slopes of standardised columns (glmnet's
         ``standardize = TRUE``); coefficients stay on the original scale.
+    n_jobs : int or None
+        The most BLAS threads the fit may use, as scikit-learn's ``n_jobs``
+        (``-1``: every usable core).  Thin products always run on one thread
+        and only large ones may use more (:func:`ordstats.set_options`);
+        ``None`` takes the ``threads`` option.  The estimates do not depend on it.
 
     Attributes
     ----------
@@ -159,6 +166,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         alpha: float = 0.0,
         l1_ratio: float = 0.5,
         standardize: bool = False,
+        n_jobs: int | None = None,
     ) -> None:
         self.family = family
         self.link = link
@@ -171,6 +179,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.standardize = standardize
+        self.n_jobs = n_jobs
 
     # -- fitting ---------------------------------------------------------------
 
@@ -203,6 +212,12 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         return self._fit(X, y, sample_weight, groups=None)
 
     def _fit(
+        self, X: object, y: object, sample_weight: object, groups: object
+    ) -> OrdinalClassifier:
+        with numeric_threads(check_threads(self.n_jobs, "n_jobs")):
+            return self._fit_threaded(X, y, sample_weight, groups)
+
+    def _fit_threaded(
         self, X: object, y: object, sample_weight: object, groups: object
     ) -> OrdinalClassifier:
         options = self._options()
@@ -407,6 +422,8 @@ class OrdinalClassifierCV(OrdinalClassifier):
     select : {"best", "1se"}
     random_state : int or None
         Seed of the fold assignment when ``cv`` is a number.
+    n_jobs : int or None
+        As :class:`OrdinalClassifier` (the folds are fitted one after another).
 
     Attributes
     ----------
@@ -447,6 +464,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         standardize: bool = True,
         select: str = "best",
         random_state: int | None = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.family = family
         self.link = link
@@ -463,6 +481,7 @@ class OrdinalClassifierCV(OrdinalClassifier):
         self.standardize = standardize
         self.select = select
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(
         self, X: object, y: object, sample_weight: object = None, groups: object = None

@@ -1,0 +1,400 @@
+"""Threads (issue 24): one BLAS thread inside every fit, the caller's settings kept.
+
+The suite runs single-threaded (tests/conftest.py), so these tests set the
+caller's BLAS threads to two with ``threadpool_limits`` themselves, as a default
+process has on this 2-core machine, and look at the BLAS setting from inside
+the fits through a recording wrapper around a function each model kind calls.
+No test times anything.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import ordstats
+from ordstats import OrdinalModel
+from ordstats.config import resolve_threads, usable_cores
+from ordstats.core import threads as core_threads
+from ordstats.errors import OrdstatsError, SpecificationError
+
+
+def blas_threads() -> list[int]:
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+
+
+@pytest.fixture
+def caller_two_threads() -> Iterator[list[int]]:
+    """The caller's BLAS at two threads, as a default process on 2 cores."""
+    with threadpool_limits(limits=2, user_api="blas"):
+        yield blas_threads()
+
+
+def record_threads(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[int]:
+    """Wrap ``module.name`` so that every call records the BLAS threads it runs with."""
+    seen: list[int] = []
+    target = importlib.import_module(module)
+    original: Callable[..., Any] = getattr(target, name)
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(max(blas_threads()))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, recording)
+    return seen
+
+
+def wide_data(n: int = 400, p: int = 6, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = np.digitize(X @ np.linspace(-0.5, 0.5, p) + rng.logistic(size=n), [-1.0, 0.0, 1.0])
+    return X, y
+
+
+# -- the option --------------------------------------------------------------------
+
+
+def test_default_options():
+    assert ordstats.get_options() == {"threads": None}
+    assert resolve_threads(None) == usable_cores()
+
+
+def test_set_options_as_context_manager_restores():
+    with ordstats.set_options(threads=1) as opts:
+        assert isinstance(opts, ordstats.set_options)
+        assert ordstats.get_options() == {"threads": 1}
+        assert resolve_threads(None) == 1
+        with ordstats.set_options(threads=3):
+            assert resolve_threads(None) == 3
+        assert ordstats.get_options() == {"threads": 1}
+    assert ordstats.get_options() == {"threads": None}
+
+
+def test_set_options_without_with_stays_until_changed():
+    try:
+        ordstats.set_options(threads=2)
+        assert ordstats.get_options()["threads"] == 2
+    finally:
+        ordstats.set_options(threads=None)
+    assert ordstats.get_options()["threads"] is None
+
+
+def test_set_options_restores_after_an_error_in_the_block():
+    with pytest.raises(RuntimeError), ordstats.set_options(threads=1):
+        raise RuntimeError("inside")
+    assert ordstats.get_options()["threads"] is None
+
+
+def test_negative_threads_count_back_from_the_cores_as_n_jobs():
+    cores = usable_cores()
+    assert resolve_threads(-1) == cores
+    assert resolve_threads(-2) == max(1, cores - 1)
+    assert resolve_threads(-1000) == 1
+    with ordstats.set_options(threads=-1):
+        assert resolve_threads(None) == cores
+    assert resolve_threads(2.0) == 2
+    assert resolve_threads(np.int64(1)) == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, r"threads=0 is not a number of threads.*-1 for every core"),
+        ("2", r"threads must be None, a positive whole number of threads, or -1.*got '2'"),
+        (1.5, r"threads must be None, a positive whole number.*got 1.5"),
+        (True, r"threads must be None, a positive whole number.*got True"),
+        (float("nan"), r"threads must be None, a positive whole number.*got nan"),
+        ([2], r"threads must be None, a positive whole number.*got \[2\]"),
+    ],
+)
+def test_set_options_refuses_bad_threads(value, message):
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.set_options(threads=value)
+    assert ordstats.get_options()["threads"] is None
+
+
+def test_set_options_refuses_unknown_names():
+    with pytest.raises(SpecificationError, match=r"unknown option\(s\) \['thread'\].*'threads'"):
+        ordstats.set_options(thread=2)
+
+
+# -- fits run single-threaded and give the caller its settings back ------------------
+
+
+def test_a_clm_fit_runs_on_one_blas_thread_and_restores(caller_two_threads, monkeypatch, wine):
+    assert caller_two_threads == [2]
+    seen = record_threads(monkeypatch, "ordstats.core.solver", "equilibrate")
+    before = threadpool_info()
+    OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before
+
+
+def test_a_fit_that_raises_restores_the_callers_settings(caller_two_threads, wine):
+    before = threadpool_info()
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(OrdstatsError, match="params must be"):
+        model.fit(start_params="abc")
+    with pytest.raises(OrdstatsError):
+        model.fit(maxiter=-1)
+    assert threadpool_info() == before
+
+
+def test_fits_give_identical_estimates_under_any_thread_setting(monkeypatch):
+    X, y = wide_data()
+    # every Gram product counts as large here, so the threaded path runs too
+    monkeypatch.setattr(core_threads, "THREADED_WORK", 0.0)
+    monkeypatch.setattr(core_threads, "THREADED_WIDTH", 1)
+
+    def fit() -> np.ndarray:
+        res = OrdinalModel(y, X).fit()
+        return np.concatenate([res.params.to_numpy(), res.bse.to_numpy()])
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        default = fit()
+        with ordstats.set_options(threads=1):
+            option = fit()
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = fit()
+    np.testing.assert_array_equal(option, default)
+    np.testing.assert_array_equal(limited, default)
+
+
+def test_only_large_products_use_the_allowed_threads(caller_two_threads, monkeypatch):
+    X, y = wide_data()
+    seen = record_threads(monkeypatch, "ordstats.core.linalg", "_weighted_gram")
+    OrdinalModel(y, X).fit()
+    assert seen and set(seen) == {1}  # a 6-column design: thin, one thread
+    seen.clear()
+    monkeypatch.setattr(core_threads, "THREADED_WORK", 0.0)
+    monkeypatch.setattr(core_threads, "THREADED_WIDTH", 1)
+    OrdinalModel(y, X).fit()
+    assert 2 in seen  # "large" now: the caller's two threads
+    seen.clear()
+    with ordstats.set_options(threads=1):
+        OrdinalModel(y, X).fit()
+    assert seen and set(seen) == {1}  # the option bounds it
+    seen.clear()
+    with threadpool_limits(limits=1, user_api="blas"):
+        OrdinalModel(y, X).fit()
+    assert seen and set(seen) == {1}  # so does the caller's own limit
+    assert blas_threads() == [2]
+
+
+def test_product_threads_change_nothing_outside_a_fit(caller_two_threads, monkeypatch):
+    monkeypatch.setattr(core_threads, "THREADED_WORK", 0.0)
+    monkeypatch.setattr(core_threads, "THREADED_WIDTH", 1)
+    with core_threads.product_threads(1.0, 1):
+        assert blas_threads() == [2]
+    assert core_threads.allowed_threads() == 1
+
+
+def test_fits_in_several_threads_keep_one_blas_thread_and_restore(caller_two_threads, wine):
+    before = threadpool_info()
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    expected = model.fit().params
+    barrier = threading.Barrier(4)
+
+    def fit(_: int) -> tuple[pd.Series, list[int]]:
+        barrier.wait()
+        res = model.fit()
+        return res.params, blas_threads()
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(pool.map(fit, range(4)))
+    for params, _ in outcomes:
+        pd.testing.assert_series_equal(params, expected)
+    assert threadpool_info() == before
+
+
+def test_numeric_threads_validates_before_changing_anything(caller_two_threads):
+    with pytest.raises(SpecificationError, match="threads=0"), core_threads.numeric_threads(0):
+        pass
+    assert blas_threads() == [2]
+
+
+# -- every model kind goes through the rule -------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio", "cratio", "acat"])
+def test_every_family_fits_on_one_thread(caller_two_threads, monkeypatch, wine, family):
+    seen = record_threads(monkeypatch, "ordstats.core.solver", "equilibrate")
+    OrdinalModel.from_formula("rating ~ temp + contact", wine, family=family).fit()
+    assert seen and set(seen) == {1}
+    assert blas_threads() == [2]
+
+
+def test_penalised_fits_path_cv_and_firth_on_one_thread(caller_two_threads, monkeypatch):
+    X, y = wide_data()
+    model = OrdinalModel(y, X)
+    seen = record_threads(monkeypatch, "ordstats.estimation.penalized", "proximal_newton")
+    model.fit_regularized(alpha=0.01, L1_wt=0.5)
+    model.path(n_alphas=4)
+    model.cv(n_alphas=3, cv=2)
+    assert len(seen) > 3 and set(seen) == {1}
+    newton_seen = record_threads(monkeypatch, "ordstats.estimation.penalized", "positive_definite")
+    model.fit(penalty="firth")
+    assert newton_seen and set(newton_seen) == {1}
+    assert blas_threads() == [2]
+
+
+@pytest.mark.parametrize(
+    ("formula", "nagq", "hook"),
+    [
+        ("rating ~ temp + contact + (1|judge)", 1, "laplace_gradient"),
+        ("rating ~ temp + contact + (1|judge)", 5, "agq_gradient"),
+        ("rating ~ temp + contact + (1|judge) + (1|bottle)", 1, "laplace_gradient_general"),
+    ],
+)
+def test_mixed_models_fit_on_one_thread(caller_two_threads, monkeypatch, wine, formula, nagq, hook):
+    seen = record_threads(monkeypatch, "ordstats.estimation.mixed", hook)
+    res = OrdinalModel.from_formula(formula, wine).fit(nagq=nagq)
+    assert seen and set(seen) == {1}
+    assert blas_threads() == [2]
+    seen.clear()
+    res.sd_conf_int()  # profile refits of the random-effect SDs
+    assert seen and set(seen) == {1}
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_profile_and_term_test_refits_on_one_thread(caller_two_threads, monkeypatch, wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    seen = record_threads(monkeypatch, "ordstats.core.solver", "equilibrate")
+    res.conf_int(method="profile")
+    res.nominal_test()
+    assert len(seen) > 10 and set(seen) == {1}
+    assert blas_threads() == [2]
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_factorisation_on_one_blas_thread_and_pool_bounded(caller_two_threads, monkeypatch):
+    sim = ordstats.simulate_ratings(30, 20, rank=1, density=0.5, seed=1)
+    stars = pd.DataFrame({"user": sim.row, "item": sim.col, "stars": sim.y + 1})
+    model = ordstats.OrdinalFactorization(stars, row="user", col="item", rating="stars", rank=1)
+    seen = record_threads(monkeypatch, "ordstats.estimation.sweeps", "part_step")
+    expected = model.fit(max_sweeps=5, n_jobs=2)
+    assert seen and set(seen) == {1}
+    pools: list[int] = []
+    sweeps = importlib.import_module("ordstats.estimation.sweeps")
+    real_pool = sweeps.ThreadPoolExecutor
+
+    def counting_pool(max_workers: int) -> Any:
+        pools.append(max_workers)
+        return real_pool(max_workers=max_workers)
+
+    monkeypatch.setattr(sweeps, "ThreadPoolExecutor", counting_pool)
+    with ordstats.set_options(threads=1):
+        bounded = model.fit(max_sweeps=5, n_jobs=2)  # same two parts, no pool
+    assert pools == []
+    np.testing.assert_array_equal(bounded.row_coef, expected.row_coef)
+    assert blas_threads() == [2]
+
+
+# -- estimators' n_jobs -------------------------------------------------------------
+
+
+def test_classifier_n_jobs_bounds_blas_and_keeps_the_estimates(caller_two_threads, monkeypatch):
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X, y = wide_data()
+    monkeypatch.setattr(core_threads, "THREADED_WORK", 0.0)
+    monkeypatch.setattr(core_threads, "THREADED_WIDTH", 1)
+    seen = record_threads(monkeypatch, "ordstats.core.linalg", "_weighted_gram")
+    default = OrdinalClassifier().fit(X, y)
+    assert 2 in seen
+    seen.clear()
+    one = OrdinalClassifier(n_jobs=1).fit(X, y)
+    assert seen and set(seen) == {1}
+    np.testing.assert_array_equal(one.coef_, default.coef_)
+    np.testing.assert_array_equal(one.intercept_, default.intercept_)
+    assert blas_threads() == [2]
+
+
+@pytest.mark.parametrize("cls_name", ["OrdinalClassifier", "OrdinalClassifierCV"])
+def test_classifier_refuses_bad_n_jobs(cls_name):
+    pytest.importorskip("sklearn")
+    from ordstats import learn
+
+    X, y = wide_data(n=60)
+    with pytest.raises(SpecificationError, match=r"n_jobs=0 is not a number of threads"):
+        getattr(learn, cls_name)(n_jobs=0).fit(X, y)
+    with pytest.raises(SpecificationError, match=r"n_jobs must be None, a positive whole"):
+        getattr(learn, cls_name)(n_jobs="all").fit(X, y)
+
+
+def test_lightgbm_booster_threads_follow_n_jobs_and_the_option(caller_two_threads, monkeypatch):
+    pytest.importorskip("lightgbm")
+    from ordstats.learn import OrdinalLGBMClassifier
+
+    X, y = wide_data(n=200)
+    seen = record_threads(monkeypatch, "ordstats.learn.boosting", "threshold_step")
+    fit = OrdinalLGBMClassifier(n_estimators=6, n_jobs=1).fit(X, y)
+    assert fit.booster_.params["num_threads"] == 1
+    assert seen and set(seen) == {1}  # BLAS inside the boosting: one thread
+    assert OrdinalLGBMClassifier(n_jobs=-1)._threads() == usable_cores()
+    assert OrdinalLGBMClassifier()._threads() == usable_cores()
+    with ordstats.set_options(threads=1):
+        assert OrdinalLGBMClassifier()._threads() == 1
+        assert OrdinalLGBMClassifier(n_jobs=2)._threads() == 2
+    with pytest.raises(SpecificationError, match=r"n_jobs=0 is not a number of threads"):
+        OrdinalLGBMClassifier(n_jobs=0).fit(X, y)
+    assert blas_threads() == [2]
+
+
+def test_xgboost_booster_threads_follow_n_jobs_and_the_option():
+    pytest.importorskip("xgboost")
+    import json
+
+    from ordstats.learn import OrdinalXGBClassifier
+
+    X, y = wide_data(n=200)
+    with ordstats.set_options(threads=1):
+        fit = OrdinalXGBClassifier(n_estimators=4).fit(X, y)
+    config = json.loads(fit.booster_.save_config())
+    assert config["learner"]["generic_param"]["nthread"] == "1"
+    assert OrdinalXGBClassifier(n_jobs=2)._threads() == 2
+    with pytest.raises(SpecificationError, match=r"n_jobs must be None, a positive whole"):
+        OrdinalXGBClassifier(n_jobs=1.5).fit(X, y)
+
+
+# -- Dask ---------------------------------------------------------------------------
+
+
+def test_dask_local_pool_bounded_by_the_option(wine):
+    dd = pytest.importorskip("dask.dataframe")
+    from ordstats.data import distributed
+
+    ddf = dd.from_pandas(wine, npartitions=3)
+    tree = ddf.to_delayed()[0]
+    with ordstats.set_options(threads=1):
+        assert distributed._local_pool(tree) == {"num_workers": 1}
+    assert distributed._local_pool(tree) == {"num_workers": usable_cores()}
+    import dask
+
+    with dask.config.set(scheduler="sync"):
+        assert distributed._local_pool(tree) == {}
+
+
+def test_a_task_outside_any_fit_runs_on_one_thread_and_restores(caller_two_threads):
+    # what a dask.distributed worker process does with each chunk's task
+    assert core_threads.single_threaded_call(blas_threads) == [1]
+    assert blas_threads() == [2]
+
+
+def test_dask_fit_agrees_and_restores(caller_two_threads, wine):
+    dd = pytest.importorskip("dask.dataframe")
+    before = threadpool_info()
+    ddf = dd.from_pandas(wine, npartitions=3)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", ddf).fit()
+    expected = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
+    assert threadpool_info() == before
