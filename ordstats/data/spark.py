@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from ordstats.core.threads import numeric_threads
 from ordstats.data.chunks import ColumnPlan, LevelScan, _response_prototype
 from ordstats.data.parts import add_parts
 from ordstats.design.core import NO_ROWS
@@ -171,8 +172,10 @@ def _partition_sum(
 
     total = None
     try:
-        for chunk in _chunks(batches, chunksize):
-            total = add_parts(total, func(chunk, *args))
+        # one BLAS thread per task: Spark already runs one task per core
+        with numeric_threads():
+            for chunk in _chunks(batches, chunksize):
+                total = add_parts(total, func(chunk, *args))
     except OrdstatsError as exc:
         context = TaskContext.get()
         return _Failure(exc, context.partitionId() if context is not None else -1)
