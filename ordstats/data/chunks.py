@@ -277,6 +277,9 @@ class ChunkSpec:
         Nominal and log-scale specs with fixed levels, when the model has them.
     threshold_offset : ndarray or None
         Fixed cut-points ``c`` of ``theta = J a + c``.
+    binary_cut : int or None
+        Code ``j``: the response is ``Y > j`` (0/1), for the binary models of
+        Brant's test.
     """
 
     plan: ColumnPlan
@@ -288,11 +291,12 @@ class ChunkSpec:
     nominal: TermsDesign | None = None
     scale: TermsDesign | None = None
     threshold_offset: FloatArray | None = None
+    binary_cut: int | None = None
 
     @property
     def n_levels(self) -> int:
-        """Number of response levels ``K``."""
-        return len(self.level_codes)
+        """Number of response levels ``K`` (2 for a binary model ``Y > j``)."""
+        return len(self.level_codes) if self.binary_cut is None else 2
 
     @property
     def parts(self) -> dict[str, TermsDesign]:
@@ -382,8 +386,9 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         if plan.offset is not None
         else np.zeros(int(keep.sum()))
     )
+    y = _response_codes(frame[plan.response][keep], spec.level_codes, plan.response)
     return ChunkArrays(
-        y=_response_codes(frame[plan.response][keep], spec.level_codes, plan.response),
+        y=y if spec.binary_cut is None else (y > spec.binary_cut).astype(np.intp),
         X=np.ascontiguousarray(X),
         weights=w[keep],
         offset=offset,

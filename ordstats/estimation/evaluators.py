@@ -600,6 +600,20 @@ class ChunkedEvaluator:
         spec = replace(self.spec, link=family.link)
         return ChunkedEvaluator(family, self.reader, spec, self.summary)
 
+    def dichotomized(self, cut: int) -> ChunkedEvaluator:
+        """The same rows with the binary response ``Y > level cut`` (flexible threshold)."""
+        counts = self.summary.counts
+        spec = replace(
+            self.spec,
+            binary_cut=cut,
+            jacobian=model_jacobian("flexible", 1, self.family),
+            threshold_offset=None,
+        )
+        summary = replace(
+            self.summary, counts=np.array([counts[: cut + 1].sum(), counts[cut + 1 :].sum()])
+        )
+        return ChunkedEvaluator(self.family, self.reader, spec, summary)
+
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` summed over the chunks (one pass)."""
         total = self.reader.read_pass(reduce_chunk, self.spec, func, *args)

@@ -36,7 +36,7 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.random import has_random_terms
-from ordstats.design.response import EncodedResponse
+from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
@@ -49,6 +49,7 @@ from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     _REMOVED,
     BANDED_MIN_THRESHOLDS,
+    ChunkedEvaluator,
     DataRemovedEvaluator,
     Evaluator,
     InMemoryEvaluator,
@@ -489,6 +490,36 @@ class OrdinalModel:
         model = OrdinalModel.from_design(design, opts, context=self.formula_context)
         model.data_name = self.data_name
         return model
+
+    def dichotomized(self, cut: int) -> OrdinalModel:
+        """The binary model of ``Y > levels[cut]`` on the same rows (Brant's test).
+
+        Same location terms, weights, offset, link and rows; one flexible
+        threshold.  For data read in chunks the response is recoded in each
+        chunk as it is read.
+
+        Parameters
+        ----------
+        cut : int
+            Code of the highest level counted as "not above" (0 to K - 2).
+
+        Returns
+        -------
+        OrdinalModel
+        """
+        name = f"{self.endog_name} > {cut}"
+        if not isinstance(self.evaluator, ChunkedEvaluator):  # rows in memory (or removed)
+            above = encode_response(self.data.y > cut, name=name)
+            return self.with_changes(response=above, threshold="flexible")
+        levels = encode_response(np.array([False, True]), name=name)
+        design = replace(self.design, response=replace(levels, codes=levels.codes[:0]))
+        options = self.options.replace({"threshold": "flexible"})
+        return OrdinalModel.from_design(
+            design,
+            options,
+            evaluator=self.evaluator.dichotomized(cut),
+            context=self.formula_context,
+        )
 
     def without_data(self) -> OrdinalModel:
         """The same model without its rows (for :meth:`OrdinalResults.remove_data`).

@@ -96,14 +96,10 @@ def test_vuong_of_two_chunked_links_equals_in_memory(frame, memory, chunked):
     assert got.omega == pytest.approx(expected.omega, rel=1e-7)
 
 
-def test_refits_that_need_rows_in_memory_say_so(chunked):
-    with pytest.raises(SpecificationError, match=r"(rows in memory|read in chunks)"):
-        chunked.brant_test()
-
-
-def test_term_tests_of_chunks_equal_in_memory(memory, chunked):
+def test_refits_of_chunks_equal_in_memory(memory, chunked):
     # before: SpecificationError "refitting a model read in chunks with other terms ..."
-    for method in ("nominal_test", "scale_test"):
+    # and "Brant's test ... needs the rows in memory"
+    for method in ("nominal_test", "scale_test", "brant_test"):
         expected = getattr(memory, method)()
         pd.testing.assert_frame_equal(getattr(chunked, method)(), expected, rtol=1e-8)
 
