@@ -129,7 +129,8 @@ def fixed_level_terms(
     if terms.spec is not None and terms.spec.transform_state:
         names = ", ".join(map(repr, terms.spec.transform_state))
         raise SpecificationError(
-            f"the formula uses stateful transforms ({names}) that learn from all rows at "
+            f"the {'' if part == 'location' else part + ' '}formula uses stateful transforms "
+            f"({names}) that learn from all rows at "
             "once; with data read in chunks, compute these columns beforehand"
         )
     return f"{lhs} ~ {rhs}", terms

@@ -204,7 +204,8 @@ class OrdinalModel:
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
             or a Dask DataFrame is read in chunks at every Newton pass, so memory
             stays bounded by ``chunksize``; the result is the in-memory fit
-            (location formulas and standard links only).
+            (cumulative family: nominal and scale effects, flexible links and
+            every threshold structure included).
         nominal : str, optional
             One-sided formula of nominal effects, e.g. ``"~ contact"``:
             category-specific ("partial proportional odds") effects on the
