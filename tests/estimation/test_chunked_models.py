@@ -35,6 +35,10 @@ WINE_CASES = {
 }
 
 
+def _wine_cases(*names):
+    return [pytest.param(WINE_CASES[name], id=name) for name in names]
+
+
 def _quiet_fit(formula, data, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CollinearityWarning)
@@ -64,9 +68,7 @@ def test_wine_parquet_in_chunks_equals_in_memory(wine_files, options):
 
 
 @pytest.mark.parametrize(
-    "options",
-    [WINE_CASES[k] for k in ("nominal and scale", "aranda-ordaz", "fixed thresholds")],
-    ids=["nominal and scale", "aranda-ordaz", "fixed thresholds"],
+    "options", _wine_cases("nominal and scale", "aranda-ordaz", "fixed thresholds")
 )
 def test_wine_csv_in_chunks_equals_in_memory(wine_files, options):
     _, root = wine_files
@@ -87,9 +89,7 @@ def test_flexible_link_estimates_its_parameter_in_chunks(wine_files):
 
 
 @pytest.mark.parametrize(
-    "options",
-    [WINE_CASES[k] for k in ("nominal and scale", "log-gamma with scale", "fixed thresholds")],
-    ids=["nominal and scale", "log-gamma with scale", "fixed thresholds"],
+    "options", _wine_cases("nominal and scale", "log-gamma with scale", "fixed thresholds")
 )
 def test_results_methods_of_chunks_equal_in_memory(wine_files, options):
     wine, root = wine_files
