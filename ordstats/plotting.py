@@ -1,34 +1,53 @@
 """Plots of fitted ordinal models (matplotlib is optional and imported on use).
 
-Each function draws on a given :class:`matplotlib.axes.Axes` (or a new one) and
-returns it; nothing is written to disk.
+``plot_probabilities`` and ``plot_coefficients`` draw on a given
+:class:`matplotlib.axes.Axes` (or a new one) and return it.  The margins plots
+``plot_predictions``, ``plot_comparisons`` and ``plot_slopes`` (marginaleffects'
+``plot_*``) draw the estimates of the margins verbs, one panel per response
+level or condition value where needed, and return the
+:class:`matplotlib.figure.Figure`.  Nothing is written to disk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ordstats.errors import OrdstatsError
+from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
+from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.verbs import comparisons, predictions, slopes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from ordstats.results.fitted import OrdinalResults
 
-__all__ = ["plot_coefficients", "plot_probabilities"]
+__all__ = [
+    "plot_coefficients",
+    "plot_comparisons",
+    "plot_predictions",
+    "plot_probabilities",
+    "plot_slopes",
+]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
+    return plt
 
 
 def _axes(ax: Axes | None) -> Axes:
     if ax is not None:
         return ax
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
-    return plt.subplots()[1]
+    return _pyplot().subplots()[1]
 
 
 def plot_probabilities(
@@ -140,3 +159,557 @@ def plot_coefficients(
         ax.set_xscale("log")
     ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({1 - alpha:.0%} CI)")
     return ax
+
+
+# -- the margins plots (marginaleffects' plot_predictions, plot_comparisons, plot_slopes) ---
+
+#: points on a numeric x axis of a conditional plot (between the minimum and the maximum)
+X_POINTS = 50
+_KINDS = ("auto", "stack", "lines")
+_NUMERIC_SUMMARIES = ("range", "threenum", "fivenum", "minmax")
+_Y_LABELS = {
+    "prob": "P(Y = level)",
+    "cumprob": "P(Y <= level)",
+    "exceedance": "P(Y >= level)",
+    "expected": "expected value",
+    "class": "most probable level (position)",
+    "linear": "linear predictor",
+    "latent": "latent mean",
+}
+#: the columns that name one estimate of comparisons and slopes
+_CONTRAST_COLUMNS = ("term", "contrast")
+
+
+def _margins_fit(res: Any, verb: str) -> MarginsFit:
+    if not isinstance(res, MarginsFit):
+        raise OrdstatsError(
+            f"{verb} plots the predictions, comparisons or slopes of an ordstats fit; "
+            f"{type(res).__name__} has none (fit a model with OrdinalModel.from_formula(...).fit())"
+        )
+    return res
+
+
+def _names(value: Any, argument: str) -> dict[str, Any]:
+    """``condition=``/``by=`` as an ordered ``{name: values or None}`` of one to three names."""
+    if isinstance(value, str):
+        spec = {value: None}
+    elif isinstance(value, dict):
+        spec = dict(value)
+    elif isinstance(value, (list, tuple)):
+        spec = dict.fromkeys(value)
+    else:
+        raise OrdstatsError(
+            f"{argument} must be a column name, a list of up to three names or a dict "
+            f"{{name: values}}; got {type(value).__name__}"
+        )
+    if not all(isinstance(name, str) for name in spec):
+        raise OrdstatsError(f"{argument} must name columns (strings); got {list(spec)!r}")
+    if not 1 <= len(spec) <= 3:
+        raise OrdstatsError(
+            f"{argument} names {len(spec)} variables; give one to three: the x axis, then the "
+            "colours, then the rows of panels"
+        )
+    return spec
+
+
+def _check_condition(fit: MarginsFit, spec: dict[str, Any], reference: pd.DataFrame) -> None:
+    known = fit.margins_variables()
+    unknown = [name for name in spec if name not in known]
+    if unknown:
+        raise OrdstatsError(
+            f"condition names {', '.join(map(repr, unknown))}, which the model does not use; "
+            f"its predictors are {', '.join(map(repr, known))}"
+        )
+    missing = [name for name in spec if name not in reference.columns]
+    if missing:
+        raise OrdstatsError(
+            f"condition names {', '.join(map(repr, missing))}, which is not a column of newdata"
+        )
+
+
+def _condition_values(column: pd.Series, spec: Any, first: bool) -> list[Any]:
+    """The grid values of one condition variable (marginaleffects' defaults).
+
+    A factor takes its levels; a numeric x axis ``X_POINTS`` points from the
+    minimum to the maximum, a numeric colour or panel variable Tukey's five
+    numbers.  ``"threenum"`` (mean and mean +- SD), ``"fivenum"``,
+    ``"minmax"`` and ``"range"`` choose a summary; anything else is taken as
+    the values.
+    """
+    if is_factor(column):
+        if spec is None:
+            return factor_levels(column)
+        return [spec] if isinstance(spec, str) or not np.ndim(spec) else list(spec)
+    if spec is None:
+        spec = "range" if first else "fivenum"
+    if not isinstance(spec, str):
+        return list(spec) if np.ndim(spec) else [spec]
+    x = column.astype(float)
+    if spec == "range":
+        return list(np.linspace(x.min(), x.max(), X_POINTS))
+    if spec == "threenum":
+        mean, sd = float(x.mean()), float(x.std())
+        return [mean - sd, mean, mean + sd]
+    if spec == "fivenum":
+        return sorted({float(q) for q in np.nanquantile(x, [0.0, 0.25, 0.5, 0.75, 1.0])})
+    if spec == "minmax":
+        return [float(x.min()), float(x.max())]
+    raise OrdstatsError(
+        f"condition: numeric {column.name!r} takes values or one of "
+        f"{', '.join(map(repr, _NUMERIC_SUMMARIES))}; got {spec!r}"
+    )
+
+
+def _plot_data(
+    fit: MarginsFit,
+    verb: Callable[..., pd.DataFrame],
+    condition: Any,
+    by: Any,
+    newdata: Any,
+    options: dict[str, Any],
+) -> tuple[pd.DataFrame, list[str]]:
+    """The verb's estimates on a condition grid or averaged ``by``, and the plotted names."""
+    if (condition is None) == (by is None):
+        raise OrdstatsError(
+            "give either condition= (estimates on a grid over these predictors, the others at "
+            "their mean or mode) or by= (averages over the rows within these columns)"
+        )
+    if by is not None:
+        names = list(_names(by, "by"))
+        return verb(fit, newdata, by=names, **options), names
+    if options.get("wts") is not None:
+        raise OrdstatsError("wts= weights the rows of an average: use it with by=, not condition=")
+    spec = _names(condition, "condition")
+    if newdata is not None and not isinstance(newdata, pd.DataFrame):
+        raise OrdstatsError(f"newdata must be a pandas DataFrame; got {type(newdata).__name__}")
+    reference = fit.margins_data() if newdata is None else newdata
+    _check_condition(fit, spec, reference)
+    values = {
+        name: _condition_values(reference[name], chosen, position == 0)
+        for position, (name, chosen) in enumerate(spec.items())
+    }
+    grid = datagrid(fit if newdata is None else None, newdata, "mean_or_mode", **values)
+    return verb(fit, grid, **options), list(spec)
+
+
+class _Layout:
+    """Which table columns go to the x axis, the colours, the panel columns and rows."""
+
+    def __init__(self, table: pd.DataFrame, names: list[str], *, stack: bool) -> None:
+        levels = "group" in table.columns and table["group"].nunique() > 1
+        self.x = names[0]
+        self.rows = names[2:] + self._contrasts(table)
+        if stack:
+            self.colour: str | None = "group"
+            self.column = names[1] if len(names) > 1 else None
+        else:
+            self.colour = names[1] if len(names) > 1 else ("group" if levels else None)
+            self.column = "group" if levels and len(names) > 1 else None
+
+    @staticmethod
+    def _contrasts(table: pd.DataFrame) -> list[str]:
+        present = [c for c in _CONTRAST_COLUMNS if c in table.columns]
+        if present and len(table[present].drop_duplicates()) > 1:
+            return present
+        return []
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def _panel_title(names: list[str], values: tuple[Any, ...], response: str) -> str:
+    named = dict(zip(names, values, strict=True))
+    parts = [
+        f"{response if name == 'group' else name} = {_label(value)}"
+        for name, value in named.items()
+        if name not in _CONTRAST_COLUMNS
+    ]
+    contrast = ": ".join(_label(named[c]) for c in _CONTRAST_COLUMNS if c in named)
+    return ", ".join([contrast, *parts] if contrast else parts)
+
+
+def _figure(n_rows: int, n_columns: int, ax: Axes | None) -> tuple[Figure, np.ndarray]:
+    if ax is not None:
+        if (n_rows, n_columns) != (1, 1):
+            raise OrdstatsError(
+                f"this plot has {n_rows} x {n_columns} panels; leave ax=None to draw it in a "
+                "new figure (ax= takes a single panel)"
+            )
+        return ax.figure, np.array([[ax]])  # type: ignore[return-value]
+    fig, axes = _pyplot().subplots(
+        n_rows,
+        n_columns,
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+        figsize=(1.5 + 3.5 * min(n_columns, 5), 1.0 + 2.8 * min(n_rows, 6)),
+        layout="constrained",
+    )
+    return fig, axes
+
+
+def _select(table: pd.DataFrame, names: list[str], values: tuple[Any, ...]) -> pd.DataFrame:
+    keep = np.ones(len(table), dtype=bool)
+    for name, value in zip(names, values, strict=True):
+        keep &= (table[name] == value).to_numpy()
+    return table[keep]
+
+
+def _draw_lines(ax: Axes, panel: pd.DataFrame, layout: _Layout, colours: list[Any]) -> None:
+    """Lines with bands (numeric x) or points with error bars (factor x), one per colour."""
+    x_levels = _x_levels(panel, layout.x)
+    for k, value in enumerate(colours):
+        part = panel if value is None else panel[(panel[layout.colour] == value).to_numpy()]
+        if part.empty:
+            continue
+        label = None if value is None else _label(value)
+        est = part["estimate"].to_numpy(dtype=float)
+        low, high = part["conf_low"].to_numpy(dtype=float), part["conf_high"].to_numpy(dtype=float)
+        if x_levels is None:
+            order = np.argsort(part[layout.x].to_numpy(dtype=float), kind="stable")
+            xs = part[layout.x].to_numpy(dtype=float)[order]
+            ax.plot(xs, est[order], color=f"C{k % 10}", label=label)
+            ax.fill_between(xs, low[order], high[order], color=f"C{k % 10}", alpha=0.2, lw=0)
+        else:
+            dodge = 0.6 * (k + 0.5) / len(colours) - 0.3 if len(colours) > 1 else 0.0
+            xs = np.array([x_levels.index(v) for v in part[layout.x]]) + dodge
+            yerr = np.vstack([est - low, high - est])
+            ax.errorbar(xs, est, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=3, label=label)
+    if x_levels is not None:
+        ax.set_xticks(range(len(x_levels)), [_label(v) for v in x_levels])
+
+
+def _x_levels(panel: pd.DataFrame, x: str) -> list[Any] | None:
+    """The x axis's levels in their order for a factor, None for a numeric x."""
+    if not is_factor(panel[x]):
+        return None
+    present = set(panel[x])
+    return [level for level in factor_levels(panel[x]) if level in present]
+
+
+def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
+    """Stacked probabilities: bars for a factor x, areas for a numeric x."""
+    levels = list(pd.unique(panel["group"]))
+    x_levels = _x_levels(panel, layout.x)
+    keys = x_levels if x_levels is not None else sorted(set(panel[layout.x].astype(float)))
+    heights = []
+    for level in levels:
+        part = panel[(panel["group"] == level).to_numpy()]
+        by_x = dict(
+            zip(
+                part[layout.x] if x_levels else part[layout.x].astype(float),
+                part["estimate"],
+                strict=True,
+            )
+        )
+        heights.append(np.array([by_x.get(key, np.nan) for key in keys], dtype=float))
+    colours = [f"C{k % 10}" for k in range(len(levels))]
+    if x_levels is None:
+        ax.stackplot(keys, *heights, colors=colours, labels=[_label(v) for v in levels])
+    else:
+        bottom = np.zeros(len(keys))
+        for level, height, colour in zip(levels, heights, colours, strict=True):
+            ax.bar(range(len(keys)), height, bottom=bottom, color=colour, label=_label(level))
+            bottom = bottom + height
+        ax.set_xticks(range(len(keys)), [_label(v) for v in keys])
+    ax.set_ylim(0, 1)
+
+
+def _response_name(res: Any) -> str:
+    return str(getattr(getattr(res, "model", None), "endog_name", "response"))
+
+
+def _draw(
+    res: Any,
+    table: pd.DataFrame,
+    layout: _Layout,
+    *,
+    stack: bool,
+    ylabel: str,
+    ax: Axes | None,
+) -> Figure:
+    response = _response_name(res)
+    row_keys: list[tuple[Any, ...]] = [()]
+    if layout.rows:
+        row_keys = list(table[layout.rows].drop_duplicates().itertuples(index=False, name=None))
+    column_keys = list(pd.unique(table[layout.column])) if layout.column else [None]
+    colours = list(pd.unique(table[layout.colour])) if layout.colour else [None]
+    fig, axes = _figure(len(row_keys), len(column_keys), ax)
+    for i, row_key in enumerate(row_keys):
+        for j, column_key in enumerate(column_keys):
+            names = layout.rows + ([layout.column] if layout.column else [])
+            values = row_key + ((column_key,) if layout.column else ())
+            panel, axis = _select(table, names, values), axes[i, j]
+            if stack:
+                _draw_stack(axis, panel, layout)
+            else:
+                axis.axhline(0.0, color="grey", lw=0.6, ls=":", gid="reference")
+                _draw_lines(axis, panel, layout, colours)
+            axis.set_title(_panel_title(names, values, response), fontsize="medium")
+    _title_single_contrast(fig, table, layout, ax)
+    for axis in axes[-1, :]:
+        axis.set_xlabel(layout.x)
+    for axis in axes[:, 0]:
+        axis.set_ylabel(ylabel)
+    if layout.colour is not None:
+        title = response if layout.colour == "group" else layout.colour
+        axes[0, -1].legend(
+            title=title, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0)
+        )
+    return fig
+
+
+def _title_single_contrast(
+    fig: Figure, table: pd.DataFrame, layout: _Layout, ax: Axes | None
+) -> None:
+    """Name the one contrast plotted (several get one panel row each)."""
+    if "term" not in table.columns or "term" in layout.rows:
+        return
+    first = table.iloc[0]
+    title = f"{first['term']}: {first['contrast']}" if "contrast" in table else str(first["term"])
+    if ax is None:
+        fig.suptitle(title)
+    else:
+        ax.set_title(title)
+
+
+def _stacked(kind: str, type: str, table: pd.DataFrame, x: str) -> bool:
+    if kind not in _KINDS:
+        raise OrdstatsError(f"kind must be one of {', '.join(map(repr, _KINDS))}; got {kind!r}")
+    if kind == "stack" and type != "prob":
+        raise OrdstatsError(
+            f"kind='stack' stacks the probabilities of the levels (type='prob'); type={type!r} "
+            "is drawn as lines: use kind='lines'"
+        )
+    return kind == "stack" or (kind == "auto" and type == "prob" and is_factor(table[x]))
+
+
+def plot_predictions(
+    res: Any,
+    condition: Any = None,
+    *,
+    by: Any = None,
+    newdata: pd.DataFrame | None = None,
+    type: str = "prob",
+    wts: Any = None,
+    kind: str = "auto",
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+    draw: bool = True,
+    ax: Axes | None = None,
+) -> Any:
+    """Plot predictions against predictors, as marginaleffects' ``plot_predictions``.
+
+    ``condition=`` plots conditional predictions on a grid (the predictors
+    named vary, the others are held at their mean or mode, as
+    :func:`ordstats.datagrid`); ``by=`` plots average predictions over the
+    rows of ``newdata`` (default: the estimation rows) within the columns
+    named.  The first name goes on the x axis, the second gets one colour
+    each (or, with ``kind="stack"``, one panel column each), the third one
+    panel row each.  Without a second name the response levels get the
+    colours; with one they get the panel columns.
+
+    The estimates are those of :meth:`OrdinalResults.predictions` and
+    :meth:`OrdinalResults.avg_predictions` with the same arguments, with
+    their intervals (``conf_type``).
+
+    Parameters
+    ----------
+    res : OrdinalResults
+        A fit (any fit with the margins verbs).
+    condition : str, list of str or dict, optional
+        One to three predictors, or ``{name: values}``: a factor takes its
+        levels by default, a numeric x axis 50 points from its minimum to
+        its maximum, a numeric colour or panel variable Tukey's five numbers
+        (minimum, quartiles, maximum); ``"threenum"`` (mean - SD, mean,
+        mean + SD), ``"fivenum"``, ``"minmax"`` and ``"range"`` choose a
+        summary.
+    by : str or list of str, optional
+        One to three columns of ``newdata`` to average within.
+    newdata : pandas.DataFrame, optional
+        With ``by``: the rows to average.  With ``condition``: the rows whose
+        ranges, levels, means and modes make the grid.  Default: the
+        estimation rows.
+    type : str
+        The prediction type (``"prob"``, ``"cumprob"``, ``"exceedance"``,
+        ``"expected"``, ``"linear"``, ``"latent"``).
+    wts : str, array-like or pandas.Series, optional
+        Weights of the rows in the averages (``by`` only).
+    kind : {"auto", "stack", "lines"}
+        ``"stack"``: the level probabilities stacked to one (bars for a factor
+        x, areas for a numeric x; no intervals; ``type="prob"`` only).
+        ``"lines"``: one line with its confidence band per series (points
+        with error bars for a factor x).  ``"auto"``: stacked bars for
+        ``type="prob"`` over a factor x, lines otherwise.
+    conf_level : float
+    conf_type : {"auto", "wald", "logit"}
+        How the intervals are formed (see :meth:`OrdinalResults.predictions`).
+    draw : bool
+        ``False`` returns the estimates that would be plotted instead of a
+        figure (marginaleffects' ``draw=False``).
+    ax : matplotlib.axes.Axes, optional
+        Draw into this axes (a plot with one panel only).
+
+    Returns
+    -------
+    matplotlib.figure.Figure or MarginsTable
+        The figure (its panels are ``fig.axes``), or the estimates if
+        ``draw=False``.
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine).fit()
+    >>> table = ordstats.plotting.plot_predictions(res, by=["temp", "contact"], draw=False)
+    >>> round(float(table["estimate"].iloc[0]), 4)  # P(rating = 1 | cold, no)
+    0.196
+    >>> fig = ordstats.plotting.plot_predictions(res, by=["temp", "contact"])  # doctest: +SKIP
+    """
+    fit = _margins_fit(res, "plot_predictions")
+    options = {"type": type, "wts": wts, "conf_level": conf_level, "conf_type": conf_type}
+    table, names = _plot_data(fit, predictions, condition, by, newdata, options)
+    stack = _stacked(kind, type, table, names[0])
+    if not draw:
+        return table
+    layout = _Layout(table, names, stack=stack)
+    label = "probability" if stack else _Y_LABELS.get(type, type)
+    return _draw(res, table, layout, stack=stack, ylabel=label, ax=ax)
+
+
+def _check_plotted_variables(variables: Any, verb: str) -> Any:
+    if variables is None:
+        raise OrdstatsError(
+            f"{verb} needs variables=: the predictor whose effect to plot (e.g. "
+            "variables='contact', or {'contact': ['no', 'yes']})"
+        )
+    return variables
+
+
+def plot_comparisons(
+    res: Any,
+    variables: Any = None,
+    condition: Any = None,
+    *,
+    by: Any = None,
+    newdata: pd.DataFrame | None = None,
+    comparison: Any = "difference",
+    type: str = "prob",
+    wts: Any = None,
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+    draw: bool = True,
+    ax: Axes | None = None,
+) -> Any:
+    """Plot comparisons of predictions against predictors, as marginaleffects' ``plot_comparisons``.
+
+    The effect of changing ``variables`` (its contrast as in
+    :meth:`OrdinalResults.comparisons`) on the predictions of ``type``, with
+    its confidence intervals: on a ``condition`` grid (conditional
+    comparisons) or averaged ``by`` columns of ``newdata``.  The layout is
+    that of :func:`plot_predictions` with ``kind="lines"``; several contrasts
+    (e.g. ``"pairwise"``) get one panel row each.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    variables : str or dict
+        The predictor to change, or ``{name: contrast}`` (see
+        :meth:`OrdinalResults.comparisons`).
+    condition, by, newdata, type, wts, conf_level, conf_type, draw, ax
+        As for :func:`plot_predictions`.
+    comparison : {"difference", "ratio", "lnratio", "lnor"} or callable
+        As for :meth:`OrdinalResults.comparisons`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or MarginsTable
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine).fit()
+    >>> fig = ordstats.plotting.plot_comparisons(res, "contact", by="temp")  # doctest: +SKIP
+    """
+    fit = _margins_fit(res, "plot_comparisons")
+    options = {
+        "variables": _check_plotted_variables(variables, "plot_comparisons"),
+        "comparison": comparison,
+        "type": type,
+        "wts": wts,
+        "conf_level": conf_level,
+        "conf_type": conf_type,
+    }
+    table, names = _plot_data(fit, comparisons, condition, by, newdata, options)
+    if not draw:
+        return table
+    layout = _Layout(table, names, stack=False)
+    name = comparison if isinstance(comparison, str) else "comparison"
+    ylabel = f"{name} in {_Y_LABELS.get(type, type)}"
+    return _draw(res, table, layout, stack=False, ylabel=ylabel, ax=ax)
+
+
+def plot_slopes(
+    res: Any,
+    variables: Any = None,
+    condition: Any = None,
+    *,
+    by: Any = None,
+    newdata: pd.DataFrame | None = None,
+    slope: str = "dydx",
+    type: str = "prob",
+    wts: Any = None,
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+    draw: bool = True,
+    ax: Axes | None = None,
+) -> Any:
+    """Plot slopes (derivatives) of predictions against predictors, as marginaleffects'.
+
+    The derivative of the predictions of ``type`` in the numeric predictor
+    ``variables`` (a factor gets its contrasts with the reference level), as
+    :meth:`OrdinalResults.slopes`, with its confidence intervals: on a
+    ``condition`` grid or averaged ``by`` columns of ``newdata``.  The layout
+    is that of :func:`plot_predictions` with ``kind="lines"``.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    variables : str
+        The predictor to differentiate in.
+    condition, by, newdata, type, wts, conf_level, conf_type, draw, ax
+        As for :func:`plot_predictions`.
+    slope : {"dydx", "eyex", "eydx", "dyex"}
+        As for :meth:`OrdinalResults.slopes`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or MarginsTable
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> wine = ordstats.datasets.load("wine")
+    >>> res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    >>> fig = ordstats.plotting.plot_slopes(res, "contact", by="temp")  # doctest: +SKIP
+    """
+    fit = _margins_fit(res, "plot_slopes")
+    options = {
+        "variables": _check_plotted_variables(variables, "plot_slopes"),
+        "slope": slope,
+        "type": type,
+        "wts": wts,
+        "conf_level": conf_level,
+        "conf_type": conf_type,
+    }
+    table, names = _plot_data(fit, slopes, condition, by, newdata, options)
+    if not draw:
+        return table
+    layout = _Layout(table, names, stack=False)
+    derivative = table["contrast"].astype(str).str.match(r"^[de]Y/[de]X$").all()
+    ylabel = f"{slope if derivative else 'difference'} in {_Y_LABELS.get(type, type)}"
+    return _draw(res, table, layout, stack=False, ylabel=ylabel, ax=ax)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
@@ -16,9 +16,102 @@ from ordstats.results.wald import format_pvalue
 
 if TYPE_CHECKING:
     from ordstats.families import Family
-    from ordstats.results.fitted import OrdinalResults
+    from ordstats.families.cumulative.banded import BandedCovariance
+    from ordstats.results.protocols import FittedModel
+    from ordstats.results.values import Covariance, FitInfo
 
-__all__ = ["OrdinalSummary", "latex_escape", "summarize", "summarize2", "summary_frame"]
+__all__ = [
+    "Estimates",
+    "OrdinalSummary",
+    "SummarisedFit",
+    "latex_escape",
+    "summarize",
+    "summarize2",
+    "summary_frame",
+]
+
+
+class Estimates(Protocol):
+    """What :func:`summary_frame` reads of a result (any results class)."""
+
+    @property
+    def params(self) -> pd.Series:  # noqa: D102
+        ...
+
+    @property
+    def bse(self) -> pd.Series:  # noqa: D102
+        ...
+
+    @property
+    def zvalues(self) -> pd.Series:  # noqa: D102
+        ...
+
+    @property
+    def pvalues(self) -> pd.Series:  # noqa: D102
+        ...
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:  # noqa: D102
+        ...
+
+
+class SummarisedFit(Estimates, Protocol):
+    """What the summaries read of a fixed-effects result (``OrdinalResults``)."""
+
+    @property
+    def model(self) -> FittedModel:  # noqa: D102
+        ...
+
+    @property
+    def fit_info(self) -> FitInfo:  # noqa: D102
+        ...
+
+    @property
+    def covariance(self) -> Covariance | BandedCovariance:  # noqa: D102
+        ...
+
+    @property
+    def llf(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def aic(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def bic(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def nobs(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def n_rows(self) -> int:  # noqa: D102
+        ...
+
+    @property
+    def df_model(self) -> int:  # noqa: D102
+        ...
+
+    @property
+    def df_resid(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def converged(self) -> bool:  # noqa: D102
+        ...
+
+    @property
+    def niter(self) -> int:  # noqa: D102
+        ...
+
+    @property
+    def max_grad(self) -> float:  # noqa: D102
+        ...
+
+    @property
+    def cond_H(self) -> float:  # noqa: D102
+        ...
 
 
 _LATEX_SPECIAL = {
@@ -131,7 +224,7 @@ def _fmt(value: float, spec: str) -> str:
 
 
 def _header(
-    res: OrdinalResults, yname: str | None = None
+    res: SummarisedFit, yname: str | None = None
 ) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
     model = res.model
     design = model.design
@@ -162,7 +255,7 @@ def _header(
     return left, right
 
 
-def _method(res: OrdinalResults) -> str:
+def _method(res: SummarisedFit) -> str:
     label = getattr(res, "method_label", None)  # penalised fits name their method
     if label is not None:
         return str(label)
@@ -171,7 +264,7 @@ def _method(res: OrdinalResults) -> str:
 
 
 def _params_table(
-    res: OrdinalResults,
+    res: SummarisedFit,
     names: list[str],
     alpha: float,
     title: str,
@@ -209,7 +302,7 @@ def _family_note(family: Family, nominal: bool) -> str:
     )
 
 
-def _notes(res: OrdinalResults) -> list[str]:
+def _notes(res: SummarisedFit) -> list[str]:
     model, info = res.model, res.fit_info
     family = model.family_spec
     notes = [_family_note(family, bool(model.problem.layout.n_nominal_cols))]
@@ -258,7 +351,7 @@ def _notes(res: OrdinalResults) -> list[str]:
     return [f"[{i}] {text}" for i, text in enumerate(notes, start=1)]
 
 
-def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
+def _blocks(res: SummarisedFit) -> list[tuple[str, list[str]]]:
     """Parameter blocks in display order: location, nominal, scale, link, thresholds."""
     model, lay = res.model, res.model.problem.layout
     names = model.param_names
@@ -278,7 +371,7 @@ def _blocks(res: OrdinalResults) -> list[tuple[str, list[str]]]:
 
 
 def summarize(
-    res: OrdinalResults,
+    res: SummarisedFit,
     alpha: float = 0.05,
     *,
     yname: str | None = None,
@@ -324,7 +417,7 @@ def summarize(
 
 
 def summarize2(
-    res: OrdinalResults,
+    res: SummarisedFit,
     alpha: float = 0.05,
     *,
     yname: str | None = None,
@@ -347,7 +440,7 @@ def summarize2(
     return smry
 
 
-def summary_frame(res: OrdinalResults, alpha: float = 0.05) -> pd.DataFrame:
+def summary_frame(res: Estimates, alpha: float = 0.05) -> pd.DataFrame:
     """The coefficient table as a DataFrame (estimate, SE, z, p, CI)."""
     ci = res.conf_int(alpha)
     return pd.DataFrame(

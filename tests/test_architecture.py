@@ -1,9 +1,12 @@
 """The package's layers: imports point one way and form no cycle.
 
 Every ``import`` of an ordstats module is read from the source with ``ast``,
-including imports inside functions (only those under ``if TYPE_CHECKING:`` are
-skipped: they never run).  Run ``python tests/test_architecture.py`` to print
-the module graph's layers and any cycle.
+including imports inside functions and those under ``if TYPE_CHECKING:``: a
+type-only import never runs, but it is a dependence all the same (of the types,
+of a reader, of mypy), so it may not point up the layers or close a cycle either;
+code types against a protocol of its own layer instead (``results/protocols.py``).
+Run ``python tests/test_architecture.py`` to print the module graph's layers and
+any cycle.
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ LAYERS = {
     "ordstats.families": 2,
     "ordstats.design": 3,
     "ordstats.data": 4,
-    "ordstats.results": 5,  # values the model creates; they read it, never import it
+    "ordstats.results": 5,  # values the model creates; they read it through protocols
     "ordstats.reporting": 5,  # results.summary() formats through it
     "ordstats.estimation": 6,
     "ordstats.inference": 7,
     "ordstats.plotting": 8,
     "ordstats.learn": 8,  # scikit-learn estimator and metrics: fits through estimation
+    "ordstats.interop": 8,  # adapters to other packages (pymarginaleffects), on use
     "ordstats.links": 9,  # the public names of ordstats.core.links
     "ordstats.cli": 9,
     "ordstats.__main__": 10,
@@ -58,22 +62,11 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _type_checking_only(node):
-            for child in node.orelse:
-                yield from _imports(child)
-            continue
+    """Every import statement, also in functions and under ``if TYPE_CHECKING:``."""
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
-        yield from _imports(node)
 
 
 def imported_names(name: str, path: Path) -> Iterator[str]:
@@ -180,6 +173,19 @@ def test_numerical_core_imports_numpy_and_scipy_only(part):
 def test_only_the_formula_layer_imports_formulaic():
     users = [n for n, p in modules().items() if "formulaic" in third_party(n, p)]
     assert users and all(layer(n)[0] == FORMULA_LAYER for n in users), users
+
+
+def test_type_only_imports_count(tmp_path):
+    path = tmp_path / "fitted.py"
+    path.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from ordstats.estimation.model import OrdinalModel\n"
+        "def f():\n"
+        "    import ordstats.inference.lr\n"
+    )
+    found = set(imported_names("ordstats.results.fitted", path))
+    assert {"ordstats.estimation.model", "ordstats.inference.lr"} <= found
 
 
 def test_cycle_finder_finds_a_cycle():

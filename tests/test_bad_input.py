@@ -1600,3 +1600,152 @@ def test_term_tests_of_an_unpickled_chunked_fit_say_what_to_do(wine):
     for method in (restored.nominal_test, restored.scale_test):
         with pytest.raises(SpecificationError, match=r"does not keep when pickled.*lr_test"):
             method()
+
+
+# -- sandwich covariances of data read in chunks (issue 25, item 3) ----------------
+
+
+def test_chunked_cluster_covariance_input_is_checked(wine):
+    data = wine.assign(pair=np.arange(len(wine)) // 8, one=1)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", data, chunksize=20).fit()
+    cases = [
+        ({}, r"needs cov_kwds=\{'groups': <column name>\}"),
+        ({"groups": data["pair"]}, r"groups'\] must name a column of the data .*got Series"),
+        ({"groups": "piar"}, r"'piar' is not a column of the data; did you mean 'pair'\?"),
+        ({"groups": "one"}, r"needs at least two clusters"),
+        ({"groups": "pair", "bad": 1}, r"cov_kwds \['bad'\] not understood"),
+    ]
+    for kwds, message in cases:
+        with pytest.raises(OrdstatsError, match=message):
+            res.get_robustcov_results("cluster", kwds)
+    gaps = data.assign(pair=data["pair"].where(data.index % 9 > 0))
+    res = OrdinalModel.from_formula("rating ~ temp + contact", gaps, chunksize=20).fit()
+    with pytest.raises(DataError, match=r"column 'pair' has 8 missing labels among the rows used"):
+        res.get_robustcov_results("cluster", {"groups": "pair"})
+    with pytest.raises(SpecificationError, match=r"cov_kwds \['groups'\] not understood"):
+        res.get_robustcov_results("HC0", {"groups": "pair"})
+
+
+# -- awkward chunks and partitions (issue 25, item 5) ------------------------------
+
+
+def _dask_partitions(parts):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    delayed = [dask.delayed(lambda p: p)(part) for part in parts]
+    return dd.from_delayed(delayed, meta=parts[0].iloc[:0], verify_meta=False)
+
+
+def test_a_dask_partition_without_a_used_column_is_named(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp", "contact"]]
+    parts = [data.iloc[:36], data.iloc[36:].drop(columns="contact")]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(  # before: KeyError from pandas
+            DataError,
+            match=r"a partition of the Dask DataFrame lacks columns the model reads "
+            r"\(\['contact'\] not in index\); every partition must hold 'rating', "
+            r"'contact', 'temp'",
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + contact", _dask_partitions(parts))
+
+
+def test_a_column_of_numbers_in_one_partition_and_text_in_another(wine):
+    dask = pytest.importorskip("dask")
+    data = wine[["rating", "temp"]].assign(x=np.linspace(0.0, 1.0, len(wine)))
+    parts = [data.iloc[:36], data.iloc[36:].assign(x=lambda d: d["x"].astype(str))]
+    with (
+        dask.config.set(scheduler="sync"),
+        pytest.raises(
+            DataError, match=r"'x' hold numbers in some chunks or partitions and text in others"
+        ),
+    ):
+        OrdinalModel.from_formula("rating ~ temp + x", _dask_partitions(parts))
+
+
+# -- margins verbs: predictions, comparisons, slopes, hypotheses, datagrid (issue 23) -----
+
+
+@pytest.fixture(scope="module")
+def margins_fit(wine):
+    data = wine.assign(x=np.linspace(0.0, 1.0, len(wine)))
+    return OrdinalModel.from_formula("rating ~ temp + contact + x", data).fit()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda f: f.avg_comparisons(variables="tempp"),
+            r"variables= names 'tempp', which the model does not use; its predictors are "
+            r"'contact', 'temp', 'x'",
+        ),
+        (
+            lambda f: f.avg_predictions(by="foo"),
+            r"by= names 'foo', which is not a column of the data \(columns: 'contact', 'temp', "
+            r"'x'\); add it to newdata",
+        ),
+        (
+            lambda f: f.avg_comparisons(variables={"x": ["a", "b"]}),
+            r"'x' is numeric, so its contrast is two numbers \[lo, hi\].*it has no levels "
+            r"\['a', 'b'\]",
+        ),
+        (
+            lambda f: f.avg_comparisons(variables={"temp": ["cold", "hot"]}),
+            r"'temp' has no level\(s\) \['hot'\]; its levels are \['cold', 'warm'\]",
+        ),
+        (
+            lambda f: f.hypotheses("1 = 0"),
+            r"hypothesis '1 = 0' names no estimate: write it in terms of b1, ..., b7 or the "
+            r"parameter names",
+        ),
+        (
+            lambda f: f.avg_predictions(hypothesis="b99 - b1 = 0"),
+            r"names 'b99', which is not an estimate: use b1, ..., b5",
+        ),
+        (lambda f: f.avg_predictions(hypothesis="b1 +"), r"'b1 \+' is not a valid expression"),
+        (
+            lambda f: f.avg_predictions(hypothesis=np.ones((3, 2))),
+            r"one row per estimate \(5\).*got an array of shape \(3, 2\)",
+        ),
+        (lambda f: f.avg_predictions(newdata=[1, 2]), r"newdata must be a pandas DataFrame"),
+        (lambda f: f.avg_predictions(wts=[1, 2]), r"wts has 2 values for 72 rows"),
+        (lambda f: f.avg_predictions(conf_level=95), r"conf_level must be between 0 and 1"),
+        (lambda f: f.avg_predictions(conf_type="exact"), r"conf_type must be one of 'auto'"),
+        (lambda f: f.avg_comparisons(comparison="diff"), r"comparison must be one of"),
+        (lambda f: f.avg_slopes(slope="dx"), r"slope must be one of 'dydx'"),
+        (lambda f: f.avg_predictions(type="probs"), r"type must be one of 'prob'"),
+        (lambda f: f.avg_predictions(type="class"), r"type='class' .* cannot be averaged"),
+        (
+            lambda f: f.avg_comparisons(variables={"temp": "revpairwise"}),
+            r"the contrast of factor 'temp' must be one of 'reference', 'sequential'",
+        ),
+        (lambda f: ordstats.datagrid(f, tempp=["cold"]), r"'tempp' is not a column of the data"),
+        (lambda f: ordstats.datagrid(f, temp=["hot"]), r"'temp' has no level\(s\) \['hot'\]"),
+        (lambda f: ordstats.datagrid(f, grid_type="balanced"), r"grid_type must be one of"),
+    ],
+)
+def test_margins_verbs_refuse_bad_input(margins_fit, call, message):
+    with pytest.raises(OrdstatsError, match=message):
+        call(margins_fit)
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_margins_latent_type_needs_a_latent_scale(wine, family):
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, family=family).fit()
+    with pytest.raises(OrdstatsError, match=rf"type='latent' has no meaning for the '{family}'"):
+        fit.avg_predictions(type="latent")
+    with pytest.raises(OrdstatsError, match=r"type='latent' has no meaning"):
+        fit.avg_slopes(type="latent")
+
+
+def test_margins_without_the_rows_say_to_pass_newdata(wine):
+    from ordstats.errors import NotFittedError
+
+    fit = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    fit.remove_data()
+    with pytest.raises(NotFittedError, match=r"without newdata needs the rows of the data"):
+        fit.avg_predictions()
+    assert len(fit.avg_predictions(wine.iloc[:3], by="temp")) == 5

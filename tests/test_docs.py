@@ -30,6 +30,10 @@ API_PAGES = [
     "ordstats.lr_test",
     "ordstats.compare_links",
     "ordstats.plotting.plot_probabilities",
+    "ordstats.plotting.plot_predictions",
+    "ordstats.plotting.plot_comparisons",
+    "ordstats.plotting.plot_slopes",
+    "ordstats.interop.marginaleffects.adapt",
 ]
 
 

@@ -87,12 +87,14 @@ class ColumnPlan:
     factors: list[str]
     weights: str | None = None
     offset: str | None = None
+    #: columns a pass reads besides the model's (cluster labels), not checked for missing values
+    extra: tuple[str, ...] = ()
 
     @property
     def read_columns(self) -> list[str]:
         """Every column a pass reads."""
         extra = [c for c in (self.weights, self.offset) if c is not None]
-        return list(dict.fromkeys(self.columns + extra))
+        return list(dict.fromkeys(self.columns + extra + list(self.extra)))
 
 
 # ---------------------------------------------------------------------------
@@ -328,6 +330,8 @@ class ChunkArrays:
     #: nominal and scale designs (no columns when the model has none)
     nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    #: which rows of the chunk are used (boolean, one per row of the chunk)
+    kept: Any = None
 
 
 def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
@@ -397,6 +401,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         n_rows=len(frame),
         nominal=np.ascontiguousarray(side.get("nominal", np.empty((len(X), 0)))),
         scale=np.ascontiguousarray(side.get("scale", np.empty((len(X), 0)))),
+        kept=keep,
     )
 
 
@@ -484,7 +489,13 @@ def chunk_totals(
     PassTotals or None
         None for a chunk without usable rows.
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_totals(chunk_arrays(frame, spec), spec, params, banded)
+
+
+def arrays_totals(
+    arrays: ChunkArrays, spec: ChunkSpec, params: FloatArray, banded: bool = False
+) -> PassTotals | None:
+    """:func:`chunk_totals` of a chunk's arrays (None for no usable rows)."""
     if arrays.y.size == 0:
         return None
     problem = prepare(_clm_data(arrays, spec))
@@ -552,7 +563,11 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
     -------
     ChunkSummary
     """
-    arrays = chunk_arrays(frame, spec)
+    return arrays_summary(chunk_arrays(frame, spec), spec)
+
+
+def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
+    """:func:`summarize_chunk` of a chunk's arrays."""
     design = np.hstack([arrays.X, arrays.nominal, arrays.scale])
     return ChunkSummary(
         n_rows=arrays.n_rows,

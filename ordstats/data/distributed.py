@@ -62,7 +62,16 @@ class DaskSource:
         parts = [task(p, *shared) for p in self._select(columns).to_delayed()]
         if not parts:
             raise DataError("the Dask DataFrame has no partitions")
-        (total,) = dask.compute(_tree_sum(parts, dask.delayed))
+        try:
+            (total,) = dask.compute(_tree_sum(parts, dask.delayed))
+        except KeyError as exc:
+            if columns is None or "not in index" not in str(exc):
+                raise
+            raise DataError(
+                f"a partition of the Dask DataFrame lacks columns the model reads "
+                f"({exc.args[0]}); every partition must hold "
+                f"{', '.join(map(repr, columns))}"
+            ) from exc
         if total is None:
             raise DataError(NO_ROWS)
         return total

@@ -300,7 +300,13 @@ class ArrowSource(_ChunkIterator):
                 want, got = expected.field(col).type, schema.field(col).type
                 numeric = all(pat.is_integer(t) or pat.is_floating(t) for t in (want, got))
                 empty = pat.is_null(got)  # a CSV file with no value in the column
-                if want != got and not numeric and not empty and not _same_values(want, got):
+                if (
+                    want != got
+                    and not numeric
+                    and not empty
+                    and not _same_values(want, got)
+                    and col not in _all_null_columns(fragment)  # a Parquet file of NaN only
+                ):
                     raise DataError(
                         f"column {col!r} is {got} in {name!r} but {want} in the first file; "
                         "every file must store a column with the same type"
@@ -328,32 +334,73 @@ class ArrowSource(_ChunkIterator):
 
 
 def _typed_dataset(dataset: Any) -> Any:
-    """``dataset`` with the type of each column that its first file leaves untyped.
+    """``dataset`` with column types that every file can be read as.
 
-    pyarrow takes the column types from the first file; a CSV file with only
+    pyarrow takes the column types from the first file.  A CSV file with only
     its header (valid data without rows) types every column ``null``, which
-    the other files cannot be read as.  Such a column gets the type of the
-    first file that has values in it.
+    the other files cannot be read as: such a column gets the type of the
+    first file that has values in it.  A column of numbers stored as integers
+    in some files and as floating point in others (or as integers of several
+    widths) is read as ``float64`` (``int64``), as pandas concatenates them.
     """
     import pyarrow as pa
     import pyarrow.dataset as ds
     import pyarrow.types as pat
 
     schema = dataset.schema
-    untyped = {field.name for field in schema if pat.is_null(field.type)}
-    if not untyped:
-        return dataset
-    found: dict[str, Any] = {}
-    for fragment in dataset.get_fragments():
-        physical = fragment.physical_schema
-        for name in untyped - set(found):
+    seen: dict[str, list[Any]] = {field.name: [] for field in schema}
+    declared = {field.name: field.type for field in schema}
+    for k, fragment in enumerate(dataset.get_fragments()):
+        physical, empty = fragment.physical_schema, _all_null_columns(fragment)
+        for name, types in seen.items():
             index = physical.get_field_index(name)
-            if index >= 0 and not pat.is_null(physical.field(index).type):
-                found[name] = physical.field(index).type
-    if not found:
+            if name in empty and k == 0:  # the first file's type says nothing
+                declared[name] = pa.null()
+            elif index >= 0 and not pat.is_null(physical.field(index).type) and name not in empty:
+                types.append(physical.field(index).type)
+    found = {field.name: _common_type(declared[field.name], seen[field.name]) for field in schema}
+    typed = [field.with_type(found[field.name]) for field in schema]
+    if all(field.type == found[field.name] for field in schema):
         return dataset
-    typed = [field.with_type(found.get(field.name, field.type)) for field in schema]
     return ds.dataset(dataset.files, format=dataset.format, schema=pa.schema(typed))
+
+
+def _all_null_columns(fragment: Any) -> set[str]:
+    """Columns of a Parquet file whose every value is missing (by its statistics).
+
+    pandas writes a column of missing values as ``double`` whatever the other
+    files hold (text, say); such a column may be read as any type.
+    """
+    meta = getattr(fragment, "metadata", None)
+    if meta is None or not meta.num_rows:
+        return set()
+    nulls: dict[str, int] = {}
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for j in range(group.num_columns):
+            column = group.column(j)
+            stats = column.statistics
+            count = stats.null_count if stats is not None and stats.has_null_count else -1
+            name = column.path_in_schema
+            nulls[name] = -1 if count < 0 or nulls.get(name, 0) < 0 else nulls.get(name, 0) + count
+    return {name for name, count in nulls.items() if count == meta.num_rows}
+
+
+def _common_type(declared: Any, types: list[Any]) -> Any:
+    """The type a column is read as, given its ``declared`` and its types in the files."""
+    import pyarrow as pa
+    import pyarrow.types as pat
+
+    if not types:
+        return declared
+    if pat.is_null(declared):
+        declared = types[0]
+    numbers = [t for t in [declared, *types] if pat.is_integer(t) or pat.is_floating(t)]
+    if len(numbers) < len(types) + 1 or len(set(numbers)) == 1:
+        return declared  # other mismatches are reported by check_columns
+    if any(pat.is_floating(t) for t in numbers):
+        return pa.float64()
+    return pa.int64()
 
 
 def _same_values(want: Any, got: Any) -> bool:

@@ -36,6 +36,7 @@ from ordstats.data.chunks import (
     ChunkSpec,
     ChunkSummary,
     ColumnPlan,
+    LevelScan,
     PassTotals,
     apply_summary,
     chunk_totals,
@@ -43,10 +44,17 @@ from ordstats.data.chunks import (
     fix_levels,
     fixed_side_terms,
     reduce_chunk,
-    scan_levels,
     skeleton_design,
     summarize_chunk,
 )
+from ordstats.data.reservoir import (
+    Reservoir,
+    SampledScan,
+    SummaryWithTotals,
+    scan_and_sample,
+    summarize_at,
+)
+from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.design import (
     Design,
@@ -63,6 +71,14 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation.context import FormulaContext
+from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
+from ordstats.estimation.warm_start import (
+    MIN_ROWS_PER_LEVEL,
+    RESERVOIR_ROWS,
+    WarmStart,
+    start_from_subsample,
+    subsample_size,
+)
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
@@ -414,10 +430,12 @@ class SourceReader:
     def __init__(self, source: Any) -> None:
         self.source = source
         self.n_passes = 0
+        #: the random subsample of the first pass (the warm start's rows), if kept
+        self.sample: Reservoir | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # results travel to Dask workers for prediction; the source stays behind
-        return {**self.__dict__, "source": None}
+        return {**self.__dict__, "source": None, "sample": None}
 
     def read_pass(self, func: Callable[..., Any], *args: Any) -> Any:
         """Map ``func`` over the chunks and add up the results (one pass)."""
@@ -492,6 +510,8 @@ class ChunkedEvaluator:
         self.spec = spec
         self.summary = summary
         self.problem = prepare(empty_data(spec))
+        #: the warm start fitted before the summary pass and the sums that pass made at it
+        self.first_evaluation: tuple[WarmStart, PassTotals] | None = None
 
     @property
     def source(self) -> Any:
@@ -537,7 +557,13 @@ class ChunkedEvaluator:
         return bool(self.summary.non_unit_weights)
 
     def evaluate(self, params: FloatArray, *, banded: bool = False) -> FamilyEvaluation:
-        """One pass over the data: log-likelihood, gradient and Hessian at ``params``."""
+        """One pass over the data: log-likelihood, gradient and Hessian at ``params``.
+
+        At the warm start the summary pass has made that evaluation already.
+        """
+        first = self.first_evaluation
+        if first is not None and not banded and np.array_equal(params, first[0].params):
+            return PassEvaluation(first[1], self.spec.link)
         totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
         return PassEvaluation(totals, self._link_at(params))
 
@@ -621,10 +647,71 @@ class ChunkedEvaluator:
             raise DataError("no chunk has usable rows")
         return total
 
+    def subsample(self, size: int) -> tuple[CLMData, bool] | None:
+        """Likelihood arrays of the first pass's random subsample (for the warm start).
+
+        Parameters
+        ----------
+        size : int
+            Rows wanted (each response level is topped up to a few rows).
+
+        Returns
+        -------
+        (CLMData, topped_up) or None
+            None when no subsample was kept (an unpickled model) or it has no
+            usable rows; ``topped_up`` says whether some level got extra rows.
+        """
+        sample = self.reader.sample
+        if sample is None or not len(sample):
+            return None
+        rows, topped_up = sample.draw(size)
+        data: CLMData | None = reduce_chunk(rows, self.spec, _the_arrays)
+        return None if data is None else (data, topped_up)
+
+    def score_sums(self, params: FloatArray, groups: str | None = None) -> ScoreSums:
+        """One pass: the score sums of a sandwich covariance at ``params``.
+
+        ``sum_i w_i s_i s_i'`` over the rows used and, with ``groups`` (a
+        column of cluster labels), the score sums of each cluster
+        (:mod:`ordstats.data.scores`).
+        """
+        spec = self.spec
+        if groups is not None:
+            spec = replace(spec, plan=replace(spec.plan, extra=(groups,)))
+        sums: ScoreSums = self.reader.read_pass(chunk_score_sums, spec, params, groups)
+        return sums
+
     def without_location(self) -> ChunkedEvaluator:
         """The same source with no location effects."""
         spec = replace(self.spec, terms=replace(self.spec.terms, names=[]))
         return ChunkedEvaluator(self.family, self.reader, spec, self.summary)
+
+
+def _factors_seen_later(
+    scanned: SampledScan, plan: ColumnPlan, scan: LevelScan
+) -> tuple[ColumnPlan, LevelScan]:
+    """Add the columns that hold text in some chunk (but not the first) to the factors.
+
+    A Dask partition (or a chunk of a DataFrame) whose text column has only
+    missing values has a number type, so the first chunk may not show that
+    the column is a factor.
+    """
+    late = sorted(set(scanned.text) - set(plan.factors))
+    if not late:
+        return plan, scan
+    mixed = [c for c in late if c in scanned.numbers]
+    if mixed:
+        raise DataError(
+            f"the column(s) {', '.join(map(repr, mixed))} hold numbers in some chunks or "
+            "partitions and text in others; store each column with one type"
+        )
+    values = {**scan.values, **{c: scanned.text[c] for c in late}}
+    return replace(plan, factors=sorted([*plan.factors, *late])), replace(scan, values=values)
+
+
+def _the_arrays(data: CLMData) -> CLMData:
+    """A chunk's likelihood arrays as they are (for :func:`reduce_chunk`)."""
+    return data
 
 
 def _is_numeric(series: pd.Series) -> bool:
@@ -748,7 +835,11 @@ def build_chunked(
     } | {c for c in plan.columns if c != response and not _is_numeric(sample[c])}
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
-    scan = reader.read_pass(scan_levels, plan)
+    scanned: SampledScan = reader.read_pass(
+        scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL
+    )
+    scan, reader.sample = scanned.scan, scanned.sample
+    plan, scan = _factors_seen_later(scanned, plan, scan)
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
     encoded, fitted_formula, terms = fix_levels(
@@ -770,7 +861,14 @@ def build_chunked(
         nominal=side_terms.get("nominal"),
         scale=side_terms.get("scale"),
     )
-    summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
+    warm = _start_before_summary(reader, spec, family, scan.n_rows)
+    first_totals = None
+    if warm is None:
+        summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
+    else:  # the summary pass also makes the first Newton evaluation, at the warm start
+        both: SummaryWithTotals = reader.read_pass(summarize_at, spec, warm.params)
+        summary, first_totals = both.summary, both.totals
+    layout_before = (list(spec.terms.names), spec.n_levels)
     spec, encoded = apply_summary(
         summary,
         spec,
@@ -784,7 +882,36 @@ def build_chunked(
     if isinstance(threshold, tuple):  # fixed cut-points c of theta = J a + c
         spec = replace(spec, threshold_offset=threshold_offset(threshold, spec.n_levels - 1))
     evaluator = ChunkedEvaluator(family, reader, spec, summary)
+    if warm is not None and first_totals is not None:
+        if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped
+            evaluator.first_evaluation = (warm, first_totals)
     return skeleton_design(encoded, spec, fitted_formula, summary), evaluator
+
+
+def _start_before_summary(
+    reader: SourceReader, spec: ChunkSpec, family: Family, n_read: int
+) -> WarmStart | None:
+    """The warm start, fitted to the first pass's subsample before the summary pass.
+
+    Fitted here (with default Newton options), the summary pass can also make
+    the first Newton evaluation at it, so that a warm-started fit costs one
+    pass less.  None where the fit will not start there: fewer than 20,000
+    rows, many thresholds (banded), or a subsample fit that fails.
+    """
+    sample, size = reader.sample, min(subsample_size(n_read), RESERVOIR_ROWS)
+    if sample is None or n_read < WARM_START_ROWS or size >= n_read:
+        return None
+    if spec.n_levels - 1 > BANDED_MIN_THRESHOLDS:
+        return None
+    data: CLMData | None = reduce_chunk(sample.draw(size)[0], spec, _the_arrays)
+    if data is None:
+        return None
+    try:
+        start = family.initial_params(family.prepare(data))
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+        return None
+    warm = start_from_subsample(family, data, 0.0, start, NewtonOptions(), with_hessian=False)
+    return warm if warm.n_rows else None
 
 
 def _interactive() -> bool:

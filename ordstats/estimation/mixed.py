@@ -137,6 +137,10 @@ class OrdinalMixedModel:
         )
         self.variance_names = _variance_names(self.terms)
         self.has_offset = bool(np.any(fixed.offset != 0))
+        #: the DataFrame of ``from_formula`` (the margins' estimation rows); not pickled
+        self.source_data: pd.DataFrame | None = None
+        #: the weights column of ``from_formula``, if the weights were a column name
+        self.source_weights: str | None = None
 
     @classmethod
     def from_formula(
@@ -192,7 +196,16 @@ class OrdinalMixedModel:
             context=captured,
             options=opts.design_options(),
         )
-        return cls(design, opts, captured)
+        model = cls(design, opts, captured)
+        if isinstance(data, pd.DataFrame):
+            model.source_data = data
+            model.source_weights = weights if isinstance(weights, str) else None
+        return model
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        state["source_data"] = None  # the caller's DataFrame stays behind
+        return state
 
     @property
     def n_rows(self) -> int:

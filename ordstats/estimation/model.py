@@ -59,7 +59,13 @@ from ordstats.estimation.evaluators import (
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
 from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
-from ordstats.estimation.warm_start import WarmStart, subsample_start
+from ordstats.estimation.warm_start import (
+    RESERVOIR_ROWS,
+    WarmStart,
+    start_from_subsample,
+    subsample_size,
+    subsample_start,
+)
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
 from ordstats.families.cumulative.likelihood import evaluate, prepare
@@ -880,7 +886,8 @@ class OrdinalModel:
             or anything else first needs it.
         cov_kwds : dict, optional
             For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
-            data's index or one label per row used) and ``"use_correction"``.
+            data's index or one label per row used; for data read in chunks or
+            from Dask the name of the column of labels) and ``"use_correction"``.
         banded : bool, optional
             Treat the threshold block of the Hessian as tridiagonal (flexible
             thresholds without nominal effects; see :mod:`ordstats.families.cumulative.banded`), so
@@ -901,9 +908,11 @@ class OrdinalModel:
             five or six (:mod:`ordstats.estimation.warm_start`).  The estimates
             are the full data's either way; ``mle_retvals["warm_start_rows"]``
             says how many rows the subsample had (0: not used).  Default: for
-            data in memory with at least 20,000 rows, Newton's method, the
-            default start and at most 50 thresholds.  ``False`` never;
-            ``True`` also for fewer rows.
+            at least 20,000 rows, Newton's method, the default start and at
+            most 50 thresholds.  ``False`` never; ``True`` also for fewer rows.
+            Data read in chunks or from Dask keep the subsample (at most
+            200,000 rows) in their first pass; ``mle_retvals["passes"]`` counts
+            the passes over the data that the fit made.
 
         Returns
         -------
@@ -925,6 +934,7 @@ class OrdinalModel:
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
         use_banded = self._use_banded(banded)
+        passes_before = getattr(self.evaluator, "n_passes", None)
         if start_params is not None:
             warm = WarmStart(self._check_params(start_params))
         elif self.problem.layout.n_lambda:
@@ -943,6 +953,9 @@ class OrdinalModel:
         diverging = self._diverging(solution) if check_separation else []
         info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
         info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
+        if passes_before is not None:  # data read in chunks: passes are what a fit costs
+            passes_after = getattr(self.evaluator, "n_passes", passes_before)
+            info = replace(info, n_passes=passes_after - passes_before)
         _warn_fit(info)
         results = OrdinalResults(
             self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
@@ -1144,12 +1157,7 @@ class OrdinalModel:
         if warm_start is False:
             return WarmStart(start)
         if not isinstance(evaluator, InMemoryEvaluator):
-            if warm_start:
-                raise SpecificationError(
-                    "warm_start=True needs the rows in memory; data read in chunks or "
-                    "from Dask start at the default values (leave warm_start=None)"
-                )
-            return WarmStart(start)
+            return self._chunked_warm_start(start, options, warm_start)
         data = evaluator.data
         if evaluator.basis is not None or (warm_start is None and data.n_obs < WARM_START_ROWS):
             return WarmStart(start)
@@ -1158,6 +1166,37 @@ class OrdinalModel:
         if layout.n_nominal_cols or layout.n_zeta:  # cut-points or scales of unseen rows
             check = lambda x: float(evaluator.evaluate(x).nll)  # noqa: E731
         return subsample_start(self.family_spec, data, start, options, check)
+
+    def _chunked_warm_start(
+        self, start: FloatArray, options: NewtonOptions, warm_start: bool | None
+    ) -> WarmStart:
+        """The start from the random subsample kept by the first pass over chunked data.
+
+        The full data's Hessian at the start comes with its gradient in the
+        first Newton pass, so the subsample's scaled Hessian is not used.
+        """
+        evaluator = self.evaluator
+        subsample = getattr(evaluator, "subsample", None)
+        if subsample is None:  # no rows (removed): the fit itself says so
+            return WarmStart(start)
+        n_rows = evaluator.n_rows
+        first = getattr(evaluator, "first_evaluation", None)
+        if first is not None and (warm_start or n_rows >= WARM_START_ROWS):
+            start_then: WarmStart = first[0]  # fitted before the summary pass, evaluated there
+            return start_then
+        size = min(subsample_size(n_rows), RESERVOIR_ROWS)
+        if (warm_start is None and n_rows < WARM_START_ROWS) or size >= n_rows:
+            return WarmStart(start)
+        drawn = subsample(size)
+        if drawn is None:
+            return WarmStart(start)
+        layout, data = self.problem.layout, drawn[0]
+        check = None
+        if layout.n_nominal_cols or layout.n_zeta:  # cut-points or scales of unseen rows
+            check = lambda x: float(evaluator.evaluate(x).nll)  # noqa: E731
+        return start_from_subsample(
+            self.family_spec, data, evaluator.nobs, start, options, check, with_hessian=False
+        )
 
     def _flexible_start(self, options: NewtonOptions) -> FloatArray:
         """Start a flexible link at the fit of the standard link it nests.

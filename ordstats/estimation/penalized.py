@@ -57,7 +57,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -77,6 +77,7 @@ from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, observed_covariance
 from ordstats.results.fitted import FitInfo
+from ordstats.results.protocols import FittedModel
 from ordstats.results.regularized import (
     CVResult,
     PenalizedResults,
@@ -85,9 +86,12 @@ from ordstats.results.regularized import (
 )
 
 if TYPE_CHECKING:
-    from ordstats.estimation.model import OrdinalModel
+    from ordstats.design import Design
+    from ordstats.estimation.evaluators import Evaluator
+    from ordstats.estimation.options import ModelOptions
 
 __all__ = [
+    "PenalizableModel",
     "PenaltySpec",
     "cross_validate",
     "fit_elastic_net",
@@ -96,6 +100,40 @@ __all__ = [
 ]
 
 BoolArray = npt.NDArray[np.bool_]
+
+
+class PenalizableModel(FittedModel, Protocol):
+    """What penalised fits read of a model (``OrdinalModel``), besides what results read.
+
+    A protocol, so that this module does not import :mod:`ordstats.estimation.model`,
+    which imports it; cross-validation builds each training fold's model with
+    ``type(model).from_design``.
+    """
+
+    @classmethod
+    def from_design(  # noqa: D102
+        cls,
+        design: Design,
+        options: ModelOptions,
+        *,
+        evaluator: Evaluator | None = None,
+        context: object = None,
+    ) -> PenalizableModel: ...
+
+    @property
+    def options(self) -> ModelOptions:  # noqa: D102
+        ...
+
+    @property
+    def evaluator(self) -> Evaluator:  # noqa: D102
+        ...
+
+    @property
+    def start_params(self) -> FloatArray:  # noqa: D102
+        ...
+
+    def _check_params(self, params: Any) -> FloatArray: ...
+
 
 #: An L1 weight large enough to keep every penalised parameter at zero.
 _HUGE = 1e100
@@ -139,7 +177,7 @@ class PenaltySpec:
 
     @classmethod
     def for_model(
-        cls, model: OrdinalModel, *, standardize: bool = False, nominal_weight: float = 1.0
+        cls, model: PenalizableModel, *, standardize: bool = False, nominal_weight: float = 1.0
     ) -> PenaltySpec:
         """Penalty factors, scales and parametrisation of ``model``'s parameters."""
         lay = model.problem.layout
@@ -203,7 +241,7 @@ class PenaltySpec:
         z[free_cols] = np.linalg.lstsq(self.basis[:, free_cols], x, rcond=None)[0]
         return z
 
-    def objective(self, model: OrdinalModel) -> Callable[[FloatArray], _InZ]:
+    def objective(self, model: PenalizableModel) -> Callable[[FloatArray], _InZ]:
         """``z -> f(A z)`` with gradient ``A' g`` and Hessian ``A' H A``."""
         return lambda z: _InZ(model.evaluator.evaluate(self.to_params(z)), self.basis)
 
@@ -250,7 +288,7 @@ def _column_sd(A: FloatArray, weights: FloatArray, n_weight: float) -> FloatArra
     return sd
 
 
-def _check_model(model: OrdinalModel) -> None:
+def _check_model(model: PenalizableModel) -> None:
     """Penalised fits evaluate the likelihood many times: the rows must be in memory."""
     if not model.evaluator.keeps_rows:
         raise SpecificationError(
@@ -260,7 +298,7 @@ def _check_model(model: OrdinalModel) -> None:
         )
 
 
-def null_fit(model: OrdinalModel, spec: PenaltySpec, tol: float = 1e-8) -> PenalizedResult:
+def null_fit(model: PenalizableModel, spec: PenaltySpec, tol: float = 1e-8) -> PenalizedResult:
     """The fit with every penalised parameter at zero (the start of a path)."""
     start = np.where(spec.penalised, 0.0, spec.from_params(model.start_params))
     return proximal_newton(
@@ -269,7 +307,7 @@ def null_fit(model: OrdinalModel, spec: PenaltySpec, tol: float = 1e-8) -> Penal
 
 
 def fit_elastic_net(
-    model: OrdinalModel,
+    model: PenalizableModel,
     alpha: float,
     l1_ratio: float,
     *,
@@ -296,7 +334,9 @@ def fit_elastic_net(
     return _results(model, sol, spec, a, r, standardize)
 
 
-def _start(model: OrdinalModel, spec: PenaltySpec, start_params: FloatArray | None) -> FloatArray:
+def _start(
+    model: PenalizableModel, spec: PenaltySpec, start_params: FloatArray | None
+) -> FloatArray:
     if start_params is not None:
         return spec.from_params(model._check_params(start_params))
     return null_fit(model, spec).x
@@ -336,7 +376,7 @@ def _ridge_covariance(hessian: FloatArray, penalty: ElasticNet, spec: PenaltySpe
 
 
 def _results(
-    model: OrdinalModel,
+    model: PenalizableModel,
     sol: PenalizedResult,
     spec: PenaltySpec,
     alpha: float,
@@ -367,7 +407,7 @@ def _results(
 
 
 def default_alphas(
-    model: OrdinalModel, spec: PenaltySpec, l1_ratio: float, n_alphas: int, eps: float
+    model: PenalizableModel, spec: PenaltySpec, l1_ratio: float, n_alphas: int, eps: float
 ) -> tuple[FloatArray, PenalizedResult]:
     """``n_alphas`` values from ``alpha_max`` down to ``eps * alpha_max``, log-spaced."""
     null = null_fit(model, spec)
@@ -380,7 +420,7 @@ def default_alphas(
 
 
 def regularization_path(
-    model: OrdinalModel,
+    model: PenalizableModel,
     alphas: Sequence[float] | FloatArray | None = None,
     *,
     n_alphas: int = 100,
@@ -448,7 +488,7 @@ def regularization_path(
 
 
 def cross_validate(
-    model: OrdinalModel,
+    model: PenalizableModel,
     alphas: Sequence[float] | FloatArray | None = None,
     *,
     n_alphas: int = 50,
@@ -581,12 +621,12 @@ def _fold_positions(pair: Any, n: int, k: int) -> tuple[npt.NDArray[np.intp], np
     return positions[0], positions[1]
 
 
-def _probabilities(model: OrdinalModel, params: FloatArray, rows: Any) -> FloatArray:
+def _probabilities(model: PenalizableModel, params: FloatArray, rows: Any) -> FloatArray:
     return model.family_spec.probabilities(params, rows)
 
 
 def fit_firth(
-    model: OrdinalModel,
+    model: PenalizableModel,
     *,
     start_params: FloatArray | None = None,
     maxiter: int = 100,

@@ -21,6 +21,17 @@ step is taken with it instead of a full-data Hessian: a quasi-Newton step whose
 error, ``O(m^{-1/2})`` times the start's, is of the same order as the exact
 step's ``O(start error^2)``.  The later steps, and every convergence check, use
 the full data's Hessian.
+
+Data read in chunks or from Dask keep their subsample during the first pass
+over the rows (:mod:`ordstats.data.reservoir`: the rows of smallest hash key,
+overall and per response level, so the same rows whichever way the data are
+split), at most :data:`RESERVOIR_ROWS` rows.  The subsample is fitted before
+the second (summary) pass, which then also evaluates the full data's
+likelihood, gradient and Hessian at its estimates: the first Newton step costs
+no pass of its own (unless the summary drops an aliased column or an empty
+level, which changes the parameters).  Each later Newton evaluation is a pass
+that computes the full data's Hessian with the gradient, so the subsample's
+Hessian is not used there.
 """
 
 from __future__ import annotations
@@ -35,7 +46,16 @@ from ordstats.core.solver import NewtonOptions, newton
 from ordstats.families.base import Family
 from ordstats.families.problem import CLMData
 
-__all__ = ["MIN_ROWS", "SUBSAMPLE_FRACTION", "WarmStart", "subsample_rows", "subsample_start"]
+__all__ = [
+    "MIN_ROWS",
+    "RESERVOIR_ROWS",
+    "SUBSAMPLE_FRACTION",
+    "WarmStart",
+    "start_from_subsample",
+    "subsample_rows",
+    "subsample_size",
+    "subsample_start",
+]
 
 #: Fewest rows for which ``warm_start=None`` (automatic) fits a subsample first.
 MIN_ROWS = 20_000
@@ -45,6 +65,8 @@ SUBSAMPLE_FRACTION = 0.05
 MIN_SUBSAMPLE = 5_000
 #: Rows kept of every response level (all of them when a level has fewer).
 MIN_ROWS_PER_LEVEL = 50
+#: Largest subsample of data read in chunks (kept in memory during the first pass).
+RESERVOIR_ROWS = 200_000
 
 
 def subsample_rows(y: IntArray, n_levels: int, seed: int = 0) -> IntArray:
@@ -69,7 +91,7 @@ def subsample_rows(y: IntArray, n_levels: int, seed: int = 0) -> IntArray:
 def _draw_rows(y: IntArray, n_levels: int, seed: int) -> tuple[IntArray, bool]:
     """:func:`subsample_rows` and whether any level was topped up."""
     n = y.shape[0]
-    size = max(MIN_SUBSAMPLE, int(SUBSAMPLE_FRACTION * n))
+    size = subsample_size(n)
     rng = np.random.default_rng(seed)
     chosen = rng.random(n) < size / n
     counts = np.bincount(y[chosen], minlength=n_levels)
@@ -134,7 +156,51 @@ def subsample_start(
     rows, topped_up = _draw_rows(data.y, data.n_levels, seed=0)
     if rows.size >= data.n_obs:
         return WarmStart(start)
-    subsample = data.take(rows)
+    return start_from_subsample(
+        family,
+        data.take(rows),
+        float(np.sum(data.weights)),
+        start,
+        options,
+        full_objective,
+        with_hessian=not topped_up,
+    )
+
+
+def subsample_size(n_rows: int) -> int:
+    """Rows of the subsample of ``n_rows`` rows (before levels are topped up)."""
+    return max(MIN_SUBSAMPLE, int(SUBSAMPLE_FRACTION * n_rows))
+
+
+def start_from_subsample(
+    family: Family,
+    subsample: CLMData,
+    total_weight: float,
+    start: FloatArray,
+    options: NewtonOptions,
+    full_objective: Callable[[FloatArray], float] | None = None,
+    *,
+    with_hessian: bool = True,
+) -> WarmStart:
+    """The estimates on ``subsample``, to start the full fit at.
+
+    Parameters
+    ----------
+    family : Family
+    subsample : CLMData
+        The subsample's rows.
+    total_weight : float
+        The full data's sum of weights (to scale the subsample's Hessian).
+    start, options, full_objective
+        As in :func:`subsample_start`.
+    with_hessian : bool
+        Return the scaled Hessian (False for a subsample whose levels were
+        topped up, or where the full data's Hessian comes at no extra cost).
+
+    Returns
+    -------
+    WarmStart
+    """
     problem = family.prepare(subsample)
     try:
         with np.errstate(all="ignore"):
@@ -147,9 +213,7 @@ def subsample_start(
         return WarmStart(start)
     hessian = None
     sub_total = float(np.sum(subsample.weights))
-    if not topped_up and sub_total > 0:  # the convergence check computed it: no extra pass
-        scaled = np.asarray(result.evaluation.hessian, dtype=float) * (
-            float(np.sum(data.weights)) / sub_total
-        )
+    if with_hessian and sub_total > 0:  # the convergence check computed it: no extra pass
+        scaled = np.asarray(result.evaluation.hessian, dtype=float) * (total_weight / sub_total)
         hessian = scaled if np.all(np.isfinite(scaled)) else None
-    return WarmStart(result.x, int(rows.size), hessian)
+    return WarmStart(result.x, int(subsample.n_obs), hessian)

@@ -8,18 +8,44 @@ as written out in :mod:`ordstats.families.base`.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.linalg import weighted_gram
-from ordstats.families.pointwise import Curvature, outer_columns
+from ordstats.families.pointwise import Curvature, Pointwise, outer_columns
+from ordstats.families.problem import CLMData, ParamLayout
 
-if TYPE_CHECKING:
-    from ordstats.families.base import StepProblem
+__all__ = ["StepEvaluation", "StepRows"]
 
-__all__ = ["StepEvaluation"]
+
+class _PointwiseFamily(Protocol):
+    def pointwise(self, eta: FloatArray, codes: IntArray) -> Pointwise: ...
+
+
+class StepRows(Protocol):
+    """What :class:`StepEvaluation` reads of its problem (a ``StepProblem``).
+
+    A protocol, so that this module does not import :mod:`ordstats.families.base`,
+    which imports it.
+    """
+
+    @property
+    def data(self) -> CLMData:  # noqa: D102
+        ...
+
+    @property
+    def layout(self) -> ParamLayout:  # noqa: D102
+        ...
+
+    @property
+    def family(self) -> _PointwiseFamily:  # noqa: D102
+        ...
+
+    @property
+    def Z(self) -> FloatArray:  # noqa: D102
+        ...
 
 
 class StepEvaluation:
@@ -31,11 +57,11 @@ class StepEvaluation:
 
     Parameters
     ----------
-    problem : StepProblem
+    problem : StepProblem (see :class:`StepRows`)
     params : ndarray, shape (n_params,)
     """
 
-    def __init__(self, problem: StepProblem, params: FloatArray) -> None:
+    def __init__(self, problem: StepRows, params: FloatArray) -> None:
         self.problem = problem
         self.params = np.asarray(params, dtype=float)
         data, lay = problem.data, problem.layout

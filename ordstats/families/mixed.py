@@ -41,7 +41,7 @@ term's parameter is ``log(sigma)`` (R's ``ST1``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -63,15 +63,19 @@ from ordstats.families.cumulative.likelihood import (
 __all__ = [
     "BOUNDARY_SD",
     "MAX_DENSE_RANDOM_EFFECTS",
+    "MarginalIntegrals",
     "MixedObjective",
     "MixedProblem",
     "Modes",
     "TermArrays",
     "agq_gradient",
+    "cholesky_derivatives",
     "cholesky_factors",
     "laplace_gradient",
     "laplace_gradient_general",
     "marginal_cumulative",
+    "marginal_integrals",
+    "mode_sensitivities",
     "n_variance_params",
 ]
 
@@ -509,13 +513,108 @@ def marginal_cumulative(
     -------
     ndarray, shape (n, k)
     """
+    return marginal_integrals(link, cut, sd, order=0, max_values=max_values).value
+
+
+class MarginalIntegrals(NamedTuple):
+    """The marginal ``G(c, s) = int F(c - s z) phi(z) dz`` and its derivatives, shape (n, k).
+
+    Derivatives not asked for (``order``) are None.
+    """
+
+    value: FloatArray
+    d_cut: FloatArray | None = None
+    d_sd: FloatArray | None = None
+    d_cut_cut: FloatArray | None = None
+    d_cut_sd: FloatArray | None = None
+    d_sd_sd: FloatArray | None = None
+
+
+def _density_slope(link: Link, x: FloatArray) -> FloatArray:
+    """``f'(x) = f(x) (log f)'(x)``, 0 where the density underflows."""
+    density = np.asarray(link.pdf(x), dtype=float)
+    positive = density > 0
+    with np.errstate(invalid="ignore", over="ignore"):
+        slope = np.where(positive, link.dlog_pdf(np.where(positive, x, 0.0)), 0.0)
+    return np.asarray(density * slope, dtype=float)
+
+
+def marginal_integrals(
+    link: Link,
+    cut: FloatArray,
+    sd: FloatArray,
+    order: int = 1,
+    max_values: int = 1 << 21,
+    complement: bool = False,
+) -> MarginalIntegrals:
+    r"""The marginal ``P(Y <= j)`` and its derivatives in the cut-point and the SD.
+
+    Differentiating :func:`marginal_cumulative` under the integral,
+
+    .. math::
+
+        G_c = \int f(c - s z)\,\phi(z)\,dz, \qquad
+        G_s = -\int z\, f(c - s z)\,\phi(z)\,dz,
+
+        G_{cc} = \int f'(c - s z)\,\phi\,dz, \quad
+        G_{cs} = -\int z\, f'(c - s z)\,\phi\,dz, \quad
+        G_{ss} = \int z^2 f'(c - s z)\,\phi\,dz,
+
+    all by the panels of :func:`marginal_cumulative` (the density and its slope
+    peak where ``F`` steps, at ``z_0 = c/s`` over a width ``1/s``).  At ``s = 0``
+    they are ``F(c)``, ``f(c)``, ``0``, ``f'(c)``, ``0`` and ``f'(c)``.
+
+    Parameters
+    ----------
+    link : Link
+    cut : ndarray, shape (n, k)
+    sd : ndarray, shape (n,)
+    order : {0, 1, 2}
+        Highest order of the derivatives computed.
+    max_values : int
+        Integrand values evaluated at once (memory).
+    complement : bool
+        ``value`` is ``1 - G`` instead, integrated from the survival function
+        (no cancellation where ``G`` is near 1); the derivatives stay ``G``'s.
+
+    Returns
+    -------
+    MarginalIntegrals
+    """
     cut = np.asarray(cut, dtype=float)
     sd = np.broadcast_to(np.asarray(sd, dtype=float)[:, None], cut.shape).ravel()
     flat = cut.ravel()
     random = sd > 0
-    out = np.asarray(link.cdf(flat), dtype=float).copy()
-    if not random.any():
-        return out.reshape(cut.shape)
+    first = link.sf if complement else link.cdf
+    out = [np.asarray(first(flat), dtype=float).copy()]
+    if order >= 1:
+        out += [np.asarray(link.pdf(flat), dtype=float).copy(), np.zeros_like(flat)]
+    if order >= 2:
+        slope = _density_slope(link, flat)
+        out += [slope, np.zeros_like(flat), slope.copy()]
+    if random.any():
+        for rows, z, weights in _marginal_panels(flat, sd, random, max_values):
+            at = flat[rows][:, None, None] - sd[rows][:, None, None] * z
+            out[0][rows] = np.einsum("rpk,rpk->r", first(at), weights)
+            if order >= 1:
+                density = np.asarray(link.pdf(at), dtype=float) * weights
+                out[1][rows] = density.sum(axis=(1, 2))
+                out[2][rows] = -np.einsum("rpk,rpk->r", density, z)
+            if order >= 2:
+                curve = _density_slope(link, at) * weights
+                out[3][rows] = curve.sum(axis=(1, 2))
+                out[4][rows] = -np.einsum("rpk,rpk->r", curve, z)
+                out[5][rows] = np.einsum("rpk,rpk->r", curve, z * z)
+    return MarginalIntegrals(*(a.reshape(cut.shape) for a in out))
+
+
+def _marginal_panels(
+    flat: FloatArray, sd: FloatArray, random: np.ndarray, max_values: int
+) -> Iterator[tuple[IntArray, FloatArray, FloatArray]]:
+    """Chunks of rows with their nodes ``z`` and weights (``phi(z)`` included): (r, p, k).
+
+    The panels of :func:`marginal_cumulative`; the weights of a row sum to ``1 - 2e-17``.
+    """
     largest = float(np.max(sd[random]))
     powers = 2.0 ** np.arange(int(np.ceil(np.log2(2 * _NORMAL_RANGE * max(largest, 1.0)))) + 1)
     offsets = np.concatenate([-powers[::-1], [0.0], powers])  # in units of 1/s
@@ -535,9 +634,8 @@ def marginal_cumulative(
         )
         half = 0.5 * np.diff(breaks, axis=1)
         z = (breaks[:, :-1] + half)[:, :, None] + half[:, :, None] * _PANEL_NODES
-        values = link.cdf(c[:, None, None] - s[:, None, None] * z) * np.exp(-0.5 * z * z)
-        out[rows] = np.einsum("rpk,k,rp->r", values, _PANEL_WEIGHTS, half) / np.sqrt(2 * np.pi)
-    return out.reshape(cut.shape)
+        weights = half[:, :, None] * _PANEL_WEIGHTS * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)
+        yield rows, z, weights
 
 
 def _positive_definite_blocks(blocks: FloatArray) -> FloatArray:
@@ -837,12 +935,24 @@ def agq_gradient(
 MAX_DENSE_RANDOM_EFFECTS = 4000
 
 
-def _cholesky_derivatives(q: int, var_params: FloatArray) -> list[FloatArray]:
+def cholesky_derivatives(q: int, var_params: FloatArray) -> list[FloatArray]:
     """``dL / dv`` for each log-Cholesky parameter ``v`` of one ``q x q`` factor.
 
     A diagonal entry is ``exp(v)``, so its derivative is ``exp(v)`` at that
     position; a strictly lower entry is ``v`` itself (column-major order, as
     :func:`cholesky_factors`).
+
+    Parameters
+    ----------
+    q : int
+        Columns of the term.
+    var_params : ndarray
+        The term's log-Cholesky parameters.
+
+    Returns
+    -------
+    list of ndarray, shapes (q, q)
+        One per parameter, in the order of ``var_params``.
     """
     out = []
     for c in range(q):
@@ -866,6 +976,120 @@ def _spd_inverse(H: FloatArray) -> FloatArray:
     if info != 0:
         return np.asarray(np.linalg.inv(H), dtype=float)
     return np.asarray(np.triu(upper) + np.triu(upper, 1).T, dtype=float)
+
+
+class _ModeEquation(NamedTuple):
+    """The rows' pieces of the mode equation ``g = A'(w d_1) - u = 0`` at the modes.
+
+    ``idx``/``val``: the non-zeros of each row of ``A`` (columns and values, (n, s));
+    ``dval``: per variance parameter ``d a_i / d v`` on those non-zeros;
+    ``deta_var``: ``d eta_i / d v`` at fixed ``u`` (n, n_var); ``d``: the rows'
+    interval derivatives at the bounds ``upper``/``lower``; ``G``: ``partial g /
+    partial phi`` (Q, k) in ``phi = (theta, beta, variance parameters)``.
+    """
+
+    idx: IntArray
+    val: FloatArray
+    dval: list[FloatArray]
+    deta_var: FloatArray
+    A: sp.csr_array
+    d: IntervalDerivatives
+    upper: FloatArray
+    lower: FloatArray
+    k_theta: int
+    G: FloatArray
+
+
+def _mode_equation(p: MixedProblem, params: FloatArray, u: FloatArray) -> _ModeEquation:
+    """:class:`_ModeEquation` of ``p`` at ``params`` and modes ``u``."""
+    from ordstats.families.cumulative.likelihood import interval_derivatives
+
+    alpha, beta, var = p.split(params)
+    theta = p.jacobian @ alpha
+    k_theta, n_re, n = theta.shape[0], p.n_re, p.y.shape[0]
+    qs = [t.q for t in p.terms]
+    factors = cholesky_factors(var, qs)
+    idx = np.column_stack(
+        [
+            off + t.codes[:, None] * t.q + np.arange(t.q)
+            for t, off in zip(p.terms, p.offsets, strict=False)
+        ]
+    )
+    val = np.column_stack([t.matrix @ L for t, L in zip(p.terms, factors, strict=True)])
+    eta = p.X @ beta + p.offset + np.sum(val * u[idx], axis=1)
+    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
+    upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
+    d = interval_derivatives(p.link, upper, lower)
+    w = p.weights
+    wd1 = -w * (d.d_upper + d.d_lower)
+    c2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+    dd1_du, dd1_dl = -(d.d2_upper + d.d2_cross), -(d.d2_cross + d.d2_lower)
+    s = idx.shape[1]
+    A = sp.csr_array((val.ravel(), (np.repeat(np.arange(n), s), idx.ravel())), shape=(n, n_re))
+    dval = []
+    col0, pos = 0, 0
+    for t, q in zip(p.terms, qs, strict=True):
+        n_t = n_variance_params([q])
+        for dL in cholesky_derivatives(q, var[pos : pos + n_t]):
+            block = np.zeros((n, s))
+            block[:, col0 : col0 + q] = t.matrix @ dL
+            dval.append(block)
+        col0, pos = col0 + q, pos + n_t
+    deta_var = (
+        np.column_stack([np.sum(dv * u[idx], axis=1) for dv in dval]) if dval else np.zeros((n, 0))
+    )
+    # partial g / partial phi, (Q, k)
+    G = np.zeros((n_re, k_theta + p.n_beta + var.size))
+    for a_col in range(s):
+        # per random effect of this column of A: sums over its rows' cut-points
+        cuts = _CutPoints(p.y, k_theta, idx[:, a_col], n_re)
+        sw = val[:, a_col] * w
+        G[:, :k_theta] += cuts.level_sums(sw * dd1_du, sw * dd1_dl)
+    G[:, k_theta : k_theta + p.n_beta] = A.T @ ((w * c2)[:, None] * p.X)
+    for j, dv in enumerate(dval):
+        col = k_theta + p.n_beta + j
+        G[:, col] = A.T @ (w * c2 * deta_var[:, j])
+        for a_col in range(s):
+            G[:, col] += np.bincount(idx[:, a_col], dv[:, a_col] * wd1, minlength=n_re)
+    return _ModeEquation(idx, val, dval, deta_var, A, d, upper, lower, k_theta, G)
+
+
+def mode_sensitivities(
+    objective: MixedObjective, params: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    r"""The spherical conditional modes ``u^`` and their derivatives in the parameters.
+
+    By the implicit function theorem on ``g(u, phi) = A'(w d_1) - u = 0``,
+    ``du^/dphi = H^{-1} partial g / partial phi`` (``H`` of eq. 2 at the modes, positive
+    definite there), as in :func:`laplace_gradient_general`, with ``H`` solved
+    blockwise or by a sparse factorisation instead of inverted.
+
+    Parameters
+    ----------
+    objective : MixedObjective
+    params : ndarray
+        ``(alpha, beta, variance parameters)``.
+
+    Returns
+    -------
+    u : ndarray, shape (Q,)
+    du : ndarray, shape (Q, len(params))
+        Columns in the order of ``params``.
+    """
+    p = objective.problem
+    params = np.asarray(params, dtype=float)
+    m = objective.modes(params)
+    G = _mode_equation(p, params, m.u).G
+    if m.diag_blocks is not None:
+        n_levels, q, _ = m.diag_blocks.shape
+        solved = np.linalg.solve(m.diag_blocks, G.reshape(n_levels, q, -1)).reshape(G.shape)
+    else:
+        assert m.hessian is not None  # several terms: the sparse Hessian
+        lu = spla.splu(m.hessian, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)
+        solved = np.asarray(lu.solve(G), dtype=float)
+    k_theta = p.jacobian.shape[0]
+    du = np.column_stack([solved[:, :k_theta] @ p.jacobian, solved[:, k_theta:]])
+    return m.u.copy(), du
 
 
 def laplace_gradient_general(
@@ -904,36 +1128,18 @@ def laplace_gradient_general(
         As :meth:`MixedObjective.value` (``+inf`` outside the domain).
     gradient : ndarray
     """
-    from ordstats.families.cumulative.likelihood import interval_derivatives
-
     p = objective.problem
     params = np.asarray(params, dtype=float)
     m = objective.modes(params)
     if not np.isfinite(m.loglik_rows) or not np.isfinite(m.logdet):
         return np.inf, np.zeros_like(params)
-    alpha, beta, var = p.split(params)
-    theta = p.jacobian @ alpha
-    k_theta, n_re, n = theta.shape[0], p.n_re, p.y.shape[0]
-    qs = [t.q for t in p.terms]
-    factors = cholesky_factors(var, qs)
-    # the non-zeros of each row of A: columns IDX (n, s) and values VAL (n, s)
-    idx = np.column_stack(
-        [
-            off + t.codes[:, None] * t.q + np.arange(t.q)
-            for t, off in zip(p.terms, p.offsets, strict=False)
-        ]
-    )
-    val = np.column_stack([t.matrix @ L for t, L in zip(p.terms, factors, strict=True)])
-    u = m.u
-    eta = p.X @ beta + p.offset + np.sum(val * u[idx], axis=1)
-    bounds = np.concatenate([[-np.inf], theta, [np.inf]])
-    upper, lower = bounds[p.y + 1] - eta, bounds[p.y] - eta
-    d = interval_derivatives(p.link, upper, lower)
+    eq = _mode_equation(p, params, m.u)
+    idx, val, dval, deta_var, A, d, G = eq.idx, eq.val, eq.dval, eq.deta_var, eq.A, eq.d, eq.G
+    k_theta, n_re, n = eq.k_theta, p.n_re, p.y.shape[0]
     w = p.weights
     d1 = -(d.d_upper + d.d_lower)
     c2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
-    dd1_du, dd1_dl = -(d.d2_upper + d.d2_cross), -(d.d2_cross + d.d2_lower)
-    t_u, t_l = _third_derivatives(p.link, upper, lower, derivatives=d)
+    t_u, t_l = _third_derivatives(p.link, eq.upper, eq.lower, derivatives=d)
     W = -w * c2
     # dense H and its inverse
     if m.diag_blocks is not None:
@@ -947,45 +1153,10 @@ def laplace_gradient_general(
     for a_col in range(s):
         for b_col in range(s):
             quad += val[:, a_col] * val[:, b_col] * H_inv[idx[:, a_col], idx[:, b_col]]
-    # parameter columns: [theta (k_theta), beta (p), variance (n_var)]
-    n_var = var.size
-    k = k_theta + p.n_beta + n_var
-    A = sp.csr_array((val.ravel(), (np.repeat(np.arange(n), s), idx.ravel())), shape=(n, n_re))
-    # per variance parameter: d a_i / d v on the row's non-zeros (n, s), zero elsewhere
-    dval = []
-    col0, pos = 0, 0
-    for t, q in zip(p.terms, qs, strict=True):
-        n_t = n_variance_params([q])
-        for dL in _cholesky_derivatives(q, var[pos : pos + n_t]):
-            block = np.zeros((n, s))
-            block[:, col0 : col0 + q] = t.matrix @ dL
-            dval.append(block)
-        col0, pos = col0 + q, pos + n_t
-    deta_var = (
-        np.column_stack([np.sum(dv * u[idx], axis=1) for dv in dval]) if dval else np.zeros((n, 0))
-    )
     # partial derivatives of h
     wd1 = w * d1
-    dh = np.concatenate(
-        [
-            _CutPoints(p.y, k_theta, idx[:, 0], n_re).sums(w * d.d_upper, w * d.d_lower),
-            p.X.T @ wd1,
-            deta_var.T @ wd1,
-        ]
-    )
-    # partial g / partial phi, (Q, k)
-    G = np.zeros((n_re, k))
-    for a_col in range(s):
-        # per random effect of this column of A: sums over its rows' cut-points
-        cuts = _CutPoints(p.y, k_theta, idx[:, a_col], n_re)
-        sw = val[:, a_col] * w
-        G[:, :k_theta] += cuts.level_sums(sw * dd1_du, sw * dd1_dl)
-    G[:, k_theta : k_theta + p.n_beta] = A.T @ ((w * c2)[:, None] * p.X)
-    for j, dv in enumerate(dval):
-        col = k_theta + p.n_beta + j
-        G[:, col] = A.T @ (w * c2 * deta_var[:, j])
-        for a_col in range(s):
-            G[:, col] += np.bincount(idx[:, a_col], dv[:, a_col] * wd1, minlength=n_re)
+    cuts = _CutPoints(p.y, k_theta, idx[:, 0], n_re)
+    dh = np.concatenate([cuts.sums(w * d.d_upper, w * d.d_lower), p.X.T @ wd1, deta_var.T @ wd1])
     dU = H_inv @ G
     # total d eta / d phi, then the log-determinant's derivative
     deta = np.asarray(A @ dU, dtype=float)

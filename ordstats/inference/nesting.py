@@ -36,11 +36,11 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.data.chunks import ColumnPlan
 from ordstats.errors import SpecificationError, SpecificationWarning
 from ordstats.estimation.evaluators import ChunkedEvaluator, DataRemovedEvaluator
-from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.describe import formula_with_parts
 
 if TYPE_CHECKING:
     from ordstats.results.fitted import OrdinalResults
+    from ordstats.results.protocols import FittedModel
 
 __all__ = ["LINK_NESTING", "LinkNesting", "check_comparable", "check_nested", "link_nesting"]
 
@@ -103,12 +103,12 @@ def _describe(res: OrdinalResults) -> str:
     return f"'{formula_with_parts(res)}' ({res.model.link.name})"
 
 
-def _rows_removed(model: OrdinalModel) -> bool:
+def _rows_removed(model: FittedModel) -> bool:
     """Whether ``remove_data()`` dropped the model's rows (only summaries are left)."""
     return isinstance(model.evaluator, DataRemovedEvaluator)
 
 
-def _where(model: OrdinalModel) -> str:
+def _where(model: FittedModel) -> str:
     if _rows_removed(model):
         return "a fit whose data were removed (remove_data())"
     return "a fit of data read in chunks" if model.source is not None else "a fit of data in memory"
@@ -166,13 +166,13 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
         )
 
 
-def _chunk_plan(model: OrdinalModel) -> ColumnPlan:
+def _chunk_plan(model: FittedModel) -> ColumnPlan:
     evaluator = model.evaluator
     assert isinstance(evaluator, ChunkedEvaluator)
     return evaluator.spec.plan
 
 
-def _check_same_summaries(a: OrdinalModel, b: OrdinalModel, why: str) -> None:
+def _check_same_summaries(a: FittedModel, b: FittedModel, why: str) -> None:
     """Models without rows in memory: the same rows used, weights sum and level counts."""
     same = (
         a.n_rows == b.n_rows
@@ -197,7 +197,7 @@ def _check_comparable_chunked(a: Any, b: Any) -> None:
         )
 
 
-def _offset_key(model: OrdinalModel) -> object:
+def _offset_key(model: FittedModel) -> object:
     """What identifies a model's offset without its rows (None: no offset)."""
     if model.source is not None:
         return _chunk_plan(model).offset

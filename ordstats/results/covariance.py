@@ -30,9 +30,10 @@ conventions are statsmodels':
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
+from ordstats.results.values import Covariance
 
 __all__ = [
     "COV_TYPES",
@@ -56,6 +58,7 @@ __all__ = [
     "cluster_groups",
     "observed_covariance",
     "sandwich_covariance",
+    "streamed_sandwich_covariance",
 ]
 
 #: Accepted names of ``cov_type`` and the kind each produces.
@@ -71,44 +74,6 @@ COV_TYPES = {
 
 #: Reciprocal condition number below which the Hessian counts as singular.
 _SINGULAR_RCOND = 1e-13
-
-
-@dataclass(frozen=True)
-class Covariance:
-    """A covariance matrix of the estimates and how it was obtained.
-
-    Attributes
-    ----------
-    matrix : ndarray, shape (k, k)
-        NaN when the information matrix is singular.
-    cond : float
-        Condition number of the Hessian (R's ``cond.H``).
-    singular : bool
-    kind : str
-        ``"nonrobust"``: inverse observed information; ``"robust"``, ``"HC1"``,
-        ``"cluster"``: sandwich estimators (see :mod:`ordstats.results.covariance`).
-    """
-
-    matrix: FloatArray
-    cond: float
-    singular: bool
-    kind: str = "nonrobust"
-    std_errors: FloatArray | None = None
-
-    def variances(self) -> FloatArray:
-        """Return the diagonal of :attr:`matrix`."""
-        return np.diag(self.matrix)
-
-    def standard_errors(self) -> FloatArray:
-        """Square roots of the variances, also where a variance overflows.
-
-        A predictor in units of ``10^-160`` has a standard error near
-        ``10^160`` whose square is beyond the largest double; the error itself
-        is computed in the equilibrated basis and stays finite.
-        """
-        if self.std_errors is not None:
-            return self.std_errors
-        return np.sqrt(self.variances())
 
 
 def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
@@ -270,9 +235,8 @@ def cluster_groups(groups: Any, row_index: pd.Index) -> np.ndarray:
     return codes.astype(np.intp)
 
 
-def _cluster_factor(use_correction: Any, groups: np.ndarray, k: int) -> float:
+def _cluster_factor(use_correction: Any, n_groups: int, n_rows: int, k: int) -> float:
     """Small-sample factor of the cluster covariance (see the module docstring)."""
-    n_groups, n_rows = int(groups.max()) + 1, groups.shape[0]
     if use_correction is False or use_correction is None:
         return 1.0
     if use_correction is True:
@@ -282,6 +246,108 @@ def _cluster_factor(use_correction: Any, groups: np.ndarray, k: int) -> float:
     raise SpecificationError(
         f"use_correction must be True, False or 'full'; got {use_correction!r}"
     )
+
+
+def _checked_cov_kwds(kind: str, cov_kwds: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``cov_kwds`` as a dict, refusing keys that ``kind`` does not take."""
+    kwds = dict(cov_kwds or {})
+    allowed = {"groups", "use_correction"} if kind == "cluster" else set()
+    unknown = sorted(set(kwds) - allowed)
+    if unknown:
+        raise SpecificationError(
+            f"cov_kwds {unknown} not understood for cov_type={kind!r}"
+            + ("; it takes 'groups' and 'use_correction'" if kind == "cluster" else "")
+        )
+    return kwds
+
+
+def _nan_covariance(nonrobust: Covariance | BandedCovariance, kind: str) -> Covariance:
+    """The sandwich of a singular bread: NaN, with the bread's condition number."""
+    k = nonrobust.matrix.shape[0]
+    return Covariance(np.full((k, k), np.nan), nonrobust.cond, nonrobust.singular, kind)
+
+
+def streamed_sandwich_covariance(
+    nonrobust: Covariance | BandedCovariance,
+    evaluator: Any,
+    params: FloatArray,
+    kind: str,
+    cov_kwds: Mapping[str, Any] | None = None,
+) -> Covariance:
+    """Sandwich covariance of a fit whose rows are read in chunks (one pass over them).
+
+    The meat is accumulated chunk by chunk (:mod:`ordstats.data.scores`):
+    ``sum_i w_i s_i s_i'`` for ``"robust"``/``"HC1"``, the per-cluster score
+    sums ``S_g`` keyed by cluster label for ``"cluster"`` (a cluster may span
+    chunks); the numbers are those of :func:`sandwich_covariance` on the same rows.
+
+    Parameters
+    ----------
+    nonrobust : Covariance
+        The inverse observed information (the bread).
+    evaluator : ChunkedEvaluator
+        Where the rows are read from (its ``score_sums`` method makes the pass).
+    params : ndarray
+        The estimates.
+    kind : {"robust", "HC1", "cluster"}
+    cov_kwds : mapping, optional
+        For ``"cluster"``: ``groups``, the *name* of the column of cluster
+        labels, and ``use_correction`` as in :func:`sandwich_covariance`.
+
+    Returns
+    -------
+    Covariance
+
+    Raises
+    ------
+    DataError
+        ``groups`` is not a column name of the data, labels are missing among
+        the rows used, or there are fewer than two clusters.
+    """
+    kwds = _checked_cov_kwds(kind, cov_kwds)
+    groups = _groups_column(kwds.get("groups"), evaluator) if kind == "cluster" else None
+    bread = nonrobust.matrix
+    k = bread.shape[0]
+    if nonrobust.singular or k == 0:
+        return _nan_covariance(nonrobust, kind)
+    sums = evaluator.score_sums(params, groups)
+    if kind == "cluster":
+        if sums.n_missing_labels:
+            raise DataError(
+                f"the groups column {groups!r} has {sums.n_missing_labels} missing labels "
+                "among the rows used"
+            )
+        if sums.n_groups < 2:
+            raise DataError("cluster-robust covariance needs at least two clusters")
+        meat = sums.cluster_meat()
+        factor = _cluster_factor(kwds.get("use_correction", True), sums.n_groups, sums.n_rows, k)
+    else:
+        meat = sums.meat
+        nobs = float(evaluator.nobs)
+        factor = nobs / (nobs - k) if kind == "HC1" else 1.0
+    matrix = bread @ meat @ bread * factor
+    return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, False, kind)
+
+
+def _groups_column(groups: Any, evaluator: Any) -> str:
+    """The column of cluster labels of data read in chunks, checked."""
+    if groups is None:
+        raise DataError(
+            "cov_type='cluster' needs cov_kwds={'groups': <column name>}; with data read in "
+            "chunks, name the column of the data that holds the cluster labels"
+        )
+    if not isinstance(groups, str):
+        raise DataError(
+            "with data read in chunks, cov_kwds['groups'] must name a column of the data "
+            f"(e.g. {{'groups': 'school'}}); got {type(groups).__name__}, whose labels "
+            "cannot be aligned with rows that are not in memory"
+        )
+    columns = list(getattr(evaluator.source, "columns", None) or [])
+    if evaluator.source is not None and groups not in columns:
+        close = difflib.get_close_matches(groups, columns, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise DataError(f"the groups column {groups!r} is not a column of the data{hint}")
+    return groups
 
 
 def sandwich_covariance(
@@ -317,23 +383,19 @@ def sandwich_covariance(
     Covariance
         With ``kind`` set; NaN if the bread is singular.
     """
-    kwds = dict(cov_kwds or {})
-    allowed = {"groups", "use_correction"} if kind == "cluster" else set()
-    unknown = sorted(set(kwds) - allowed)
-    if unknown:
-        raise SpecificationError(
-            f"cov_kwds {unknown} not understood for cov_type={kind!r}"
-            + ("; it takes 'groups' and 'use_correction'" if kind == "cluster" else "")
-        )
+    kwds = _checked_cov_kwds(kind, cov_kwds)
     bread = nonrobust.matrix
     k = bread.shape[0]
     if nonrobust.singular or k == 0:
-        return Covariance(np.full((k, k), np.nan), nonrobust.cond, nonrobust.singular, kind)
+        return _nan_covariance(nonrobust, kind)
     if kind == "cluster":
         index = row_index if row_index is not None else pd.RangeIndex(scores.shape[0])
         groups = cluster_groups(kwds.get("groups"), index)
         matrix = cov_cluster((weights[:, None] * scores, bread), groups, use_correction=False)
-        matrix = matrix * _cluster_factor(kwds.get("use_correction", True), groups, k)
+        n_groups = int(groups.max()) + 1
+        matrix = matrix * _cluster_factor(
+            kwds.get("use_correction", True), n_groups, groups.shape[0], k
+        )
     else:
         # sqrt(w) s: the meat sum_i w_i s_i s_i' counts row i as w_i observations
         matrix = cov_white_simple((np.sqrt(weights)[:, None] * scores, bread), use_correction=False)
@@ -363,7 +425,9 @@ class CovarianceMethods(FittedState):
             expected (Fisher) information, VGAM's covariance (see
             ``expected_covariance``).
         cov_kwds : mapping, optional
-            ``{"groups": labels, "use_correction": True}`` for ``"cluster"``.
+            ``{"groups": labels, "use_correction": True}`` for ``"cluster"``;
+            for data read in chunks or from Dask, ``groups`` names the column
+            of labels (the meat is summed in one pass over the data).
 
         Returns
         -------
@@ -384,6 +448,14 @@ class CovarianceMethods(FittedState):
             )
         elif self.data_removed:
             raise rows_removed_error(f"a sandwich covariance (cov_type={cov_type!r})")
+        elif not self.model.evaluator.keeps_rows:  # rows read in chunks: one pass of sums
+            covariance = streamed_sandwich_covariance(
+                self.nonrobust_covariance,
+                self.model.evaluator,
+                self.params.to_numpy(),
+                kind,
+                cov_kwds,
+            )
         elif isinstance(ev, ShiftedEvaluation):
             # bread and meat in the well-conditioned internal basis, then mapped back
             internal = sandwich_covariance(

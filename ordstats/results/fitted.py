@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +21,6 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
-from ordstats.core.prefit import PrefitResult
-from ordstats.core.solver import NewtonResult
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -41,23 +39,25 @@ from ordstats.families.cumulative.prediction import (
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.covariance import (
-    Covariance,
     CovarianceMethods,
     evaluation_covariance,
     observed_covariance,
 )
 from ordstats.results.goodness import GoodnessOfFitMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
+from ordstats.results.margins.ordinal import OrdinalMarginsFit
+from ordstats.results.margins.verbs import MarginsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.term_tests import TermTestMethods
+from ordstats.results.values import Covariance, FitInfo
 from ordstats.results.wald import WaldMethods
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
-    from ordstats.estimation.model import OrdinalModel
+    from ordstats.results.protocols import FittedModel
 
 __all__ = ["FitInfo", "OrdinalResults"]
 
@@ -71,65 +71,6 @@ def expected_information_sums(data: CLMData, family: Family, params: FloatArray)
     return family.expected_information(family.prepare(data), params)
 
 
-@dataclass(frozen=True)
-class FitInfo:
-    """How the optimiser ended.
-
-    Attributes
-    ----------
-    converged : bool
-        Both convergence criteria met and no diverging estimates.
-    code : int
-        Solver code (see :mod:`ordstats.core.solver`).
-    message : str
-    n_iter, n_halvings : int
-        Newton iterations and step halvings.
-    max_grad : float
-        ``max|gradient|`` at the returned estimates.
-    diverging : tuple of str
-        Parameters without a finite estimate because of separation.
-    crossing : tuple
-        Labels of fitted rows whose cut-points are not increasing (nominal
-        effects); the fit is then invalid, as R's ``clm`` reports.
-    method : str
-        ``fit(method=...)``: ``"newton"``, or the scipy optimiser run first.
-    prefit : PrefitResult or None
-        How that scipy stage ended (before the Newton polish).
-    warm_start_rows : int
-        Rows of the subsample whose estimates started the iterations (0: the
-        default start; see :mod:`ordstats.estimation.warm_start`).
-    """
-
-    converged: bool
-    code: int
-    message: str
-    n_iter: int
-    n_halvings: int
-    max_grad: float
-    diverging: tuple[str, ...] = ()
-    crossing: tuple[Any, ...] = ()
-    method: str = "newton"
-    prefit: PrefitResult | None = None
-    warm_start_rows: int = 0
-
-    @classmethod
-    def from_solution(
-        cls, solution: NewtonResult, diverging: list[str], crossing: tuple[Any, ...] = ()
-    ) -> FitInfo:
-        """Summarise a :class:`~ordstats.core.solver.NewtonResult`."""
-        grad = np.asarray(solution.evaluation.gradient)
-        return cls(
-            converged=solution.converged and not diverging and not crossing,
-            code=solution.code,
-            message=solution.message,
-            n_iter=solution.n_iter,
-            n_halvings=solution.n_halvings,
-            max_grad=float(np.max(np.abs(grad))) if grad.size else 0.0,
-            diverging=tuple(diverging),
-            crossing=crossing,
-        )
-
-
 class OrdinalResults(
     CovarianceMethods,
     WaldMethods,
@@ -138,6 +79,8 @@ class OrdinalResults(
     GoodnessOfFitMethods,
     PredictionSEMethods,
     MarginalEffectsMethods,
+    OrdinalMarginsFit,
+    MarginsMethods,
     PersistenceMethods,
 ):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.
@@ -159,7 +102,7 @@ class OrdinalResults(
 
     def __init__(
         self,
-        model: OrdinalModel,
+        model: FittedModel,
         params: FloatArray,
         evaluation: FamilyEvaluation,
         info: FitInfo,
@@ -177,7 +120,7 @@ class OrdinalResults(
             self.__dict__["nonrobust_covariance"] = self._observed_covariance(stacklevel=4)
 
     @classmethod
-    def _at_params(cls, model: OrdinalModel, params: FloatArray) -> OrdinalResults:
+    def _at_params(cls, model: FittedModel, params: FloatArray) -> OrdinalResults:
         """A result holding given parameter values, not estimates: for predictions only.
 
         ``OrdinalModel.predict(params, exog)`` (statsmodels' model-level
@@ -257,7 +200,9 @@ class OrdinalResults(
         Keys ``converged``, ``iterations`` (Newton), ``halvings``,
         ``max_grad``, ``code`` and ``message`` (see
         :mod:`ordstats.core.solver`), ``method``, ``warm_start_rows`` (rows of
-        the subsample that gave the start, 0 for none); for ``fit(method=...)`` other
+        the subsample that gave the start, 0 for none); for data read in chunks
+        or from Dask ``passes`` (passes over the data the fit made, see
+        :class:`FitInfo`); for ``fit(method=...)`` other
         than Newton also ``prefit_iterations``, ``prefit_evaluations``,
         ``prefit_success`` and ``prefit_message`` of the scipy stage.
         """
@@ -272,6 +217,8 @@ class OrdinalResults(
             "method": info.method,
             "warm_start_rows": info.warm_start_rows,
         }
+        if info.n_passes is not None:
+            out["passes"] = info.n_passes
         if info.prefit is not None:
             out |= {
                 "prefit_iterations": info.prefit.n_iter,
@@ -728,11 +675,11 @@ class OrdinalResults(
         return f"<OrdinalResults: {self.model!r}, llf={self.llf:.6g}, converged={self.converged}>"
 
 
-def _nominal_param_names(model: OrdinalModel) -> list[str]:
+def _nominal_param_names(model: FittedModel) -> list[str]:
     return model.param_names[model.problem.layout.nominal]
 
 
-def _nominal_patterns(model: OrdinalModel) -> tuple[FloatArray, list[str] | None]:
+def _nominal_patterns(model: FittedModel) -> tuple[FloatArray, list[str] | None]:
     """Distinct nominal-design rows to show thresholds for, with labels."""
     if model.problem.layout.n_nominal_cols == 0:
         return np.zeros((1, 0)), None

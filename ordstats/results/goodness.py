@@ -42,7 +42,6 @@ import functools
 import warnings
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -58,9 +57,6 @@ from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
-
-if TYPE_CHECKING:
-    from ordstats.results.fitted import OrdinalResults
 
 __all__ = [
     "GoodnessOfFitMethods",
@@ -180,7 +176,7 @@ def pseudo_rsquared(
 # -- Brant's test -------------------------------------------------------------
 
 
-def _binary_fits(res: OrdinalResults) -> list[tuple[float, FloatArray]]:
+def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
     """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
     fits = []
     for cut in range(len(res.model.levels) - 1):
@@ -234,7 +230,7 @@ def brant_cross_products(
     return cross
 
 
-def _joint_covariance(res: OrdinalResults, fits: list[tuple[float, FloatArray]]) -> FloatArray:
+def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) -> FloatArray:
     """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990).
 
     The cross products are one pass over the rows, in memory or in chunks.
@@ -281,7 +277,7 @@ def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Serie
     return pd.Series(values, index=chunk.index)
 
 
-def brant_test(res: OrdinalResults) -> pd.DataFrame:
+def brant_test(res: FittedState) -> pd.DataFrame:
     """Brant's Wald test of the proportional-odds assumption (see module docstring).
 
     Parameters
@@ -367,7 +363,7 @@ class GoodnessOfFitMethods(FittedState):
         pandas.DataFrame
             Rows ``All`` and each column/term; ``chi2``, ``df``, ``Pr(>chi2)``.
         """
-        return brant_test(self)  # type: ignore[arg-type]
+        return brant_test(self)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

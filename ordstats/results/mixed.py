@@ -30,22 +30,16 @@ from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.design.newdata import (
-    fitted_rows,
-    missing_predictor_rows,
-    newdata_columns,
-    newdata_offset,
-    refuse_offset_without_newdata,
-    terms_for_newdata,
-)
-from ordstats.design.random import NewTermRows, RandomTerm, random_columns, term_matrices_for
 from ordstats.errors import (
     ConvergenceWarning,
     PredictionError,
     PredictionWarning,
     SpecificationError,
 )
-from ordstats.families.mixed import BOUNDARY_SD, cholesky_factors, marginal_cumulative
+from ordstats.families.mixed import (
+    BOUNDARY_SD,
+    cholesky_factors,
+)
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.fitted import (
@@ -55,11 +49,14 @@ from ordstats.results.fitted import (
     newdata_or_exog,
 )
 from ordstats.results.goodness import residuals_from_probabilities
+from ordstats.results.margins.mixed import MixedMarginsFit, MixedMarginsMethods
+from ordstats.results.mixed_prediction import MixedPredictor, check_re_form, prediction_rows
 from ordstats.results.persistence import PersistenceMethods
+from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
 if TYPE_CHECKING:
-    from ordstats.estimation.mixed import OrdinalMixedModel
+    from ordstats.results.protocols import MixedFittedModel
 
 __all__ = ["MixedResults"]
 
@@ -92,13 +89,10 @@ _NO_REMOVAL = (
     "rows; save(fname) without remove_data keeps them"
 )
 _NO_MARGEFF = (
-    "effects on the probabilities depend on whether the random effects are set to zero or "
-    "averaged over; compare predict(newdata, re_form=0) or re_form='marginal' at chosen "
-    "predictor values"
-)
-_NO_PREDICTION_SE = (
-    "standard errors of predicted probabilities are not computed for mixed models; use "
-    "predict(newdata, re_form=...) for the probabilities"
+    "effects on the probabilities depend on whether they are conditional on the groups' "
+    "modes, at random effects zero or averaged over the random effects; use "
+    "avg_slopes(re_form=...) or avg_comparisons(re_form=...) with re_form=None, re_form=0 "
+    "or re_form='marginal'"
 )
 _NO_EXPECTED = (
     "the approximate marginal likelihood has no closed-form expectation; cov_params() is "
@@ -130,7 +124,9 @@ def _refused_property(what: str, why: str) -> property:
     return property(refuse, doc=f"Not available for mixed models: {why}.")
 
 
-class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
+class MixedResults(
+    CovarianceMethods, WaldMethods, PersistenceMethods, MixedMarginsFit, MixedMarginsMethods
+):
     """A fitted cumulative link mixed model.
 
     Besides the clmm-specific parts (:meth:`varcorr`, :meth:`ranef`,
@@ -164,11 +160,11 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
     """
 
     #: the fitted model (the results mixins' ``model`` is a clm; here the mixed one)
-    model: OrdinalMixedModel  # type: ignore[assignment]
+    model: MixedFittedModel  # type: ignore[assignment]
 
     def __init__(
         self,
-        model: OrdinalMixedModel,
+        model: MixedFittedModel,
         params_all: FloatArray,
         hessian: FloatArray,
         llf: float,
@@ -544,7 +540,6 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)
-    get_prediction = _refused("get_prediction()", _NO_PREDICTION_SE)
     expected_covariance = _refused_property("the expected information", _NO_EXPECTED)
     llnull = _refused_property("llnull", _NO_NULL)
     llr = _refused_property("llr", _NO_NULL)
@@ -720,29 +715,12 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         newdata = newdata_or_exog(newdata, exog)
         if which not in _WHICH:
             raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
-        if not (
-            re_form is None
-            or (re_form == 0 and not isinstance(re_form, str))
-            or re_form == "marginal"
-        ):
-            raise PredictionError(f"re_form must be None, 0 or 'marginal'; got {re_form!r}")
+        check_re_form(re_form)
         model = self.model
-        fixed = model.design.fixed
-        if newdata is None:
-            refuse_offset_without_newdata(offset)
-            X, eta_offset, index = fixed.location.matrix, fixed.offset, fixed.row_index
-            re_parts = [
-                NewTermRows(
-                    t.matrix, t.codes, pd.Series(np.asarray(t.levels, object)[t.codes], index)
-                )
-                for t in model.terms
-            ]
-        else:
-            X, eta_offset, index, re_parts = self._new_rows(newdata, offset, re_form)
-        eta = X @ self.params_all[model.problem.n_alpha : self.k_fixed] + eta_offset
-        theta = model.problem.jacobian @ self.params_all[: model.problem.n_alpha]
-        cum = self._cumulative(eta, theta, re_parts, re_form)
-        levels = model.levels
+        rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
+        eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
+        cum = MixedPredictor(model, self.params_all, re_form).cumulative(rows)[0]
+        levels, index = model.levels, rows.index
         full = np.column_stack([cum, np.ones(len(eta))])
         full[np.isnan(eta)] = np.nan
         prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
@@ -755,62 +733,90 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         scores = level_scores(model.design.fixed.response.values)
         return pd.Series(prob @ scores, index=index, name="expected")
 
-    def _new_rows(
-        self, newdata: object, offset: object, re_form: str | int | None
-    ) -> tuple[FloatArray, FloatArray, pd.Index, list[NewTermRows]]:
-        """Fixed design, offset, index and random-term rows of new data.
-
-        Rows with a missing value in a column the prediction reads get a NaN
-        linear predictor (and one warning naming the columns).
-        """
-        if not isinstance(newdata, pd.DataFrame):
-            raise PredictionError("newdata must be a pandas DataFrame")
-        model = self.model
-        fixed = model.design.fixed
-        n_rows = fitted_rows(fixed)
-        X = terms_for_newdata(fixed.location, newdata, model.formula_context, n_rows=n_rows)
-        index = newdata.index
-        eta_offset = newdata_offset(
-            offset,
-            newdata,
-            index,
-            column=fixed.offset_name,
-            fitted_with_offset=model.has_offset,
-            stacklevel=4,  # _new_rows, predict, the caller
-        )
-        re_parts = (
-            term_matrices_for(model.terms, newdata, groups=re_form is None) if re_form != 0 else []
-        )
-        columns = newdata_columns(fixed.location, model.formula_context, n_rows)[0]
-        parts = [(fixed.location.names, X)]
-        for term, rows in zip(model.terms, re_parts, strict=False):
-            columns += random_columns(term, groups=re_form is None)
-            parts.append((term.columns, rows.matrix))
-        missing = missing_predictor_rows(newdata, columns, parts, index, stacklevel=4)
-        return X, np.where(missing, np.nan, eta_offset), index, re_parts
-
-    def _cumulative(
+    def get_prediction(
         self,
-        eta: FloatArray,
-        theta: FloatArray,
-        re_parts: list[NewTermRows],
-        re_form: str | int | None,
-    ) -> FloatArray:
-        link = self.model.problem.link
-        if re_form == 0 or not re_parts:
-            return link.cdf(theta[None, :] - eta[:, None])
-        if re_form == "marginal":
-            var = np.zeros(len(eta))
-            for part, S in zip(re_parts, self.covariance_matrices(), strict=True):
-                var += np.einsum("ij,jk,ik->i", part.matrix, S, part.matrix)
-            return marginal_cumulative(link, theta[None, :] - eta[:, None], np.sqrt(var))
-        modes = self.model.objective.random_effects(self.params_all)
-        shift = np.zeros(len(eta))
-        for term, part, b in zip(self.model.terms, re_parts, modes, strict=True):
-            seen = part.codes >= 0
-            shift[seen] += np.einsum("ij,ij->i", part.matrix[seen], b[part.codes[seen]])
-            _warn_unseen_groups(term, part, np.isfinite(eta))
-        return link.cdf(theta[None, :] - (eta + shift)[:, None])
+        newdata: pd.DataFrame | None = None,
+        which: str = "prob",
+        re_form: str | int | None = None,
+        *,
+        offset: object = None,
+        exog: pd.DataFrame | None = None,
+    ) -> PredictionResults:
+        r"""Predicted probabilities with delta-method standard errors and intervals.
+
+        The standard errors are :math:`\sqrt{g^\top V g}` with ``V`` the covariance
+        of all parameters (:meth:`cov_params`: thresholds, fixed effects and the
+        log-Cholesky variance parameters; those held on the boundary count as
+        known) and ``g`` the analytic gradient of the prediction in them:
+
+        * ``re_form=0``: ``F(theta_j - x'beta)`` depends on the thresholds and
+          fixed effects only (what emmeans reports for a clmm);
+        * ``re_form=None``: ``F(theta_j - x'beta - z'b^)``, the conditional modes
+          ``b^ = Lambda u^`` being functions of every parameter (their derivatives
+          by the implicit function theorem on the mode equation).  This is the
+          uncertainty of the estimates; the conditional variance of the random
+          effects themselves (:meth:`ranef` with ``condvar``) is not added;
+        * ``re_form="marginal"``: :math:`\int F(\theta_j - \eta - s z)\phi(z)dz`
+          depends on the variance parameters through ``s``; its derivatives are
+          the integrals of the derivatives, by the same adaptive quadrature.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Rows to predict for (default: the rows of the fit).  Marginal and
+            ``re_form=0`` predictions need no grouping columns.
+        which : {"prob", "cumprob"}
+            ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
+        re_form : None, 0 or "marginal"
+            As :meth:`predict`.
+        offset : float or array-like, optional
+            As :meth:`predict`.
+        exog : pandas.DataFrame, optional
+            statsmodels' name for ``newdata`` (give one of the two).
+
+        Returns
+        -------
+        PredictionResults
+            ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
+            (intervals on the logit scale), as ``OrdinalResults.get_prediction``.
+
+        Raises
+        ------
+        PredictionError
+            For ``which`` or ``re_form`` not listed above, or ``newdata`` lacking
+            a column the prediction reads.
+        """
+        newdata = newdata_or_exog(newdata, exog)
+        if which not in ("prob", "cumprob"):
+            raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        check_re_form(re_form)
+        rows = prediction_rows(self.model, newdata, offset, re_form, stacklevel=3)
+        cum, gradient = MixedPredictor(self.model, self.params_all, re_form).cumulative(rows)
+        m, k = gradient.shape[0], gradient.shape[2]
+        ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
+        categories = np.diff(np.column_stack([zeros, cum, ones]), axis=1)
+        cumulative = which == "cumprob"
+        if not cumulative:
+            padded = np.concatenate([np.zeros((m, 1, k)), gradient, np.zeros((m, 1, k))], axis=1)
+            gradient = padded[:, 1:] - padded[:, :-1]
+        levels = self.model.levels
+        return PredictionResults(
+            cum if cumulative else categories,
+            complementary_probabilities(categories, cumulative),
+            gradient,
+            self._prediction_covariance(),
+            rows.index,
+            levels[:-1] if cumulative else levels,
+            which,
+        )
+
+    def _prediction_covariance(self) -> FloatArray:
+        """:meth:`cov_params` with the variance parameters held on the boundary as known."""
+        cov = self._cov.to_numpy().copy()
+        held = [self.k_fixed + b for b in self.boundary]
+        cov[held, :] = 0.0
+        cov[:, held] = 0.0
+        return cov
 
     # -- reporting -----------------------------------------------------------------
 
@@ -900,7 +906,7 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
 
         from ordstats.reporting import summary_frame
 
-        table = summary_frame(self, alpha)  # type: ignore[arg-type]  # reads the same names
+        table = summary_frame(self, alpha)
         if xname is not None:
             if len(xname) != len(table):
                 raise SpecificationError(
@@ -929,19 +935,3 @@ class MixedResults(CovarianceMethods, WaldMethods, PersistenceMethods):
         smry.add_df(self.varcorr(), index=False, float_format="%.4f")
         smry.add_title(title or "Cumulative Link Mixed Model Results")
         return smry
-
-
-def _warn_unseen_groups(term: RandomTerm, part: NewTermRows, usable: np.ndarray) -> None:
-    """Warn, naming the levels, when rows belong to groups the fit did not see."""
-    unseen = (part.codes < 0) & part.labels.notna().to_numpy() & usable
-    if not unseen.any():
-        return
-    levels = pd.unique(part.labels[unseen])
-    shown = ", ".join(map(repr, levels[:5])) + (", ..." if len(levels) > 5 else "")
-    warnings.warn(
-        f"{int(unseen.sum())} row(s) of newdata belong to level(s) {shown} of the grouping "
-        f"factor {term.group!r}, not seen in the fit; their random effects "
-        f"({term.expr}|{term.group}) are set to zero (the population prediction, re_form=0)",
-        PredictionWarning,
-        stacklevel=4,
-    )

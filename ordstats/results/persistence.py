@@ -17,19 +17,19 @@ import copy
 import os
 import pickle
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.errors import NotFittedError, OrdstatsError
+from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.state import FittedState
 
-if TYPE_CHECKING:
-    from ordstats.results.fitted import OrdinalResults
-
 __all__ = ["PersistenceMethods", "SlimEvaluation", "load", "rows_removed_error"]
+
+_Result = TypeVar("_Result", bound="PersistenceMethods")
 
 #: Cached statistics computed before the rows are removed (each needs them).
 _KEEP_BEFORE_REMOVING = ("llnull", "bse", "zvalues", "pvalues", "thresholds", "pseudo_rsquared")
@@ -67,6 +67,8 @@ class SlimEvaluation:
 class PersistenceMethods(FittedState):
     """``save``, ``remove_data`` (statsmodels' names); :func:`load` reads a saved result."""
 
+    _evaluation: FamilyEvaluation | SlimEvaluation
+
     def save(self, fname: str | os.PathLike[str], remove_data: bool = False) -> None:
         """Pickle the result (with its model) to ``fname``.
 
@@ -93,7 +95,7 @@ class PersistenceMethods(FittedState):
             pickle.dump(saved, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
-    def load(cls, fname: str | os.PathLike[str]) -> OrdinalResults:
+    def load(cls: type[_Result], fname: str | os.PathLike[str]) -> _Result:
         """:func:`ordstats.load` as statsmodels' classmethod ``Results.load``.
 
         Parameters
@@ -130,7 +132,7 @@ class PersistenceMethods(FittedState):
             getattr(self, name)
         for name in _PER_ROW_CACHES:  # else saved, and served from the cache only
             self.__dict__.pop(name, None)
-        ev = self._evaluation  # type: ignore[has-type]
+        ev = self._evaluation
         self._evaluation = SlimEvaluation(
             float(ev.nll), np.asarray(ev.gradient), np.asarray(ev.hessian), ev.link
         )
@@ -142,7 +144,7 @@ class PersistenceMethods(FittedState):
         return isinstance(getattr(self, "_evaluation", None), SlimEvaluation)
 
 
-def load(fname: str | os.PathLike[str]) -> OrdinalResults:
+def load(fname: str | os.PathLike[str]) -> FittedState:
     """Read a result saved by :meth:`OrdinalResults.save` (statsmodels' ``load``).
 
     Unpickling runs code: load only files you trust.
@@ -166,4 +168,4 @@ def load(fname: str | os.PathLike[str]) -> OrdinalResults:
         raise OrdstatsError(
             f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not an ordstats result"
         )
-    return obj  # type: ignore[return-value]  # the one PersistenceMethods class
+    return obj

@@ -29,7 +29,7 @@ from ordstats.results.covariance import Covariance
 from ordstats.results.fitted import FitInfo, OrdinalResults
 
 if TYPE_CHECKING:
-    from ordstats.estimation.model import OrdinalModel
+    from ordstats.results.protocols import FittedModel
 
 __all__ = ["CV_SCORINGS", "CVResult", "PenalizedResults", "RegularizationPath", "cv_loss"]
 
@@ -60,7 +60,7 @@ class PenalizedResults(OrdinalResults):
 
     def __init__(
         self,
-        model: OrdinalModel,
+        model: FittedModel,
         params: FloatArray,
         evaluation: FamilyEvaluation,
         info: FitInfo,

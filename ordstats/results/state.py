@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 if TYPE_CHECKING:
-    from ordstats.estimation.model import OrdinalModel
     from ordstats.families.cumulative.banded import BandedCovariance
-    from ordstats.results.covariance import Covariance
-    from ordstats.results.fitted import FitInfo
+    from ordstats.results.protocols import FittedModel
+    from ordstats.results.values import Covariance, FitInfo
 
 __all__ = ["FittedState"]
 
@@ -28,7 +27,7 @@ __all__ = ["FittedState"]
 class FittedState:
     """The attributes of a fit that the results methods read (declarations only)."""
 
-    model: OrdinalModel
+    model: FittedModel
     params: pd.Series
     llf: float
     fit_info: FitInfo
@@ -45,6 +44,14 @@ class FittedState:
 
         @property
         def llnull(self) -> float:  # noqa: D102
+            ...
+
+        @property
+        def k_params(self) -> int:  # noqa: D102
+            ...
+
+        @property
+        def aic(self) -> float:  # noqa: D102
             ...
 
         @property

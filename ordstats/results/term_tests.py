@@ -35,8 +35,7 @@ from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
-    from ordstats.estimation.model import OrdinalModel
-    from ordstats.results.fitted import OrdinalResults
+    from ordstats.results.protocols import FittedModel, RefitResult
 
 __all__ = ["TermTestMethods", "nominal_test", "scale_test"]
 
@@ -57,7 +56,7 @@ def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign
     )
 
 
-def _relaxed_model(model: OrdinalModel, columns: list[int], part: str) -> OrdinalModel:
+def _relaxed_model(model: FittedModel, columns: list[int], part: str) -> FittedModel:
     """The model with some location columns added to the nominal or scale part."""
     design = model.design
     location = design.location
@@ -108,7 +107,7 @@ class NominalPatterns:
         return np.unique(patterns, axis=0)
 
 
-def _r_crossing(res: OrdinalResults) -> bool:
+def _r_crossing(res: RefitResult) -> bool:
     """Whether the cut-points cross where R's clm checks them (its code -3).
 
     R (``getThetamat``) checks the thresholds of every combination of the
@@ -139,7 +138,7 @@ def _updated(terms: TermsDesign | None, term: str) -> str:
     return f"~ {old} + {term}" if old else f"~ {term}"
 
 
-def _formula_term_table(res: OrdinalResults, part: str) -> pd.DataFrame | None:
+def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     """R's rules: refit with the term added to the nominal (scale) formula; None without data.
 
     ``nominal_test`` tries every term of the location and scale formulas that is
@@ -222,7 +221,7 @@ def _warn_unreliable(terms: list[str]) -> None:
         )
 
 
-def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
+def _term_table(res: FittedState, part: str) -> pd.DataFrame:
     formula_table = _formula_term_table(res, part)
     if formula_table is not None:
         return formula_table
@@ -247,7 +246,7 @@ def _term_table(res: OrdinalResults, part: str) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
 
-def nominal_test(res: OrdinalResults) -> pd.DataFrame:
+def nominal_test(res: FittedState) -> pd.DataFrame:
     """LR test of the proportional-odds assumption for each location term.
 
     For the sratio, cratio and acat families the same test asks whether a
@@ -267,7 +266,7 @@ def nominal_test(res: OrdinalResults) -> pd.DataFrame:
     return _term_table(res, "nominal")
 
 
-def scale_test(res: OrdinalResults) -> pd.DataFrame:
+def scale_test(res: FittedState) -> pd.DataFrame:
     """LR test of adding each location term as a log-scale effect.
 
     Scale effects exist for the cumulative family only.
@@ -301,7 +300,7 @@ class TermTestMethods(FittedState):
             Rows ``<none>`` and one per term; ``Df``, ``logLik``, ``AIC``, ``LRT``,
             ``Pr(>Chi)``.
         """
-        return nominal_test(self)  # type: ignore[arg-type]
+        return nominal_test(self)
 
     def scale_test(self) -> pd.DataFrame:
         """LR test of adding each location term as a scale effect (R's ``scale_test``).
@@ -314,4 +313,4 @@ class TermTestMethods(FittedState):
         pandas.DataFrame
             As :meth:`nominal_test`.
         """
-        return scale_test(self)  # type: ignore[arg-type]
+        return scale_test(self)

@@ -957,7 +957,6 @@ def test_summary2_has_the_coefficients_and_the_variance_components(wine, soup) -
         (lambda r: r.profile("temp[T.warm]"), r"sd_conf_int\(method='profile'\)"),
         (lambda r: r.plot_profile("temp[T.warm]"), "confint.clmm"),
         (lambda r: r.get_margeff(), "re_form='marginal'"),
-        (lambda r: r.get_prediction(), r"use predict\(newdata, re_form=...\)"),
         (lambda r: r.get_robustcov_results("cluster"), "within-group correlation"),
         (lambda r: r.expected_covariance, "no closed-form expectation"),
         (lambda r: r.llnull, r"ordstats.lr_test\(restricted, full\)"),

@@ -99,9 +99,8 @@ def test_warm_start_arguments_are_checked(large):
     with pytest.raises(SpecificationError, match="warm_start must be True, False or None"):
         model.fit(warm_start="yes")
     chunked = ordstats.OrdinalModel.from_formula("y ~ x1", large, chunksize=10_000)
-    with pytest.raises(SpecificationError, match="warm_start=True needs the rows in memory"):
-        chunked.fit(warm_start=True)
-    assert chunked.fit().mle_retvals["warm_start_rows"] == 0
+    with pytest.raises(SpecificationError, match="warm_start must be True, False or None"):
+        chunked.fit(warm_start=1)
 
 
 # -- the subsample's Hessian for the first full-data step ------------------------
@@ -153,3 +152,92 @@ def test_a_topped_up_subsample_gives_no_hessian():
     assert start.n_rows > 0 and start.hessian is None
     res = model.fit()
     np.testing.assert_allclose(res.params, model.fit(warm_start=False).params, rtol=1e-7, atol=1e-9)
+
+
+# -- data read in chunks: the first pass keeps the subsample ----------------------
+
+
+def _chunked(frame, formula="y ~ x1 + x2 + x3 + g", **kw):
+    return ordstats.OrdinalModel.from_formula(formula, frame, **kw)
+
+
+def test_chunked_warm_start_gives_the_in_memory_estimates_in_fewer_passes(large):
+    memory = _chunked(large).fit()
+    cold = _chunked(large, chunksize=7_000).fit(warm_start=False)
+    hot = _chunked(large, chunksize=7_000).fit()  # 30,000 rows: the default uses the subsample
+    assert cold.mle_retvals["warm_start_rows"] == 0
+    # the 5% share of 30,000 rows is below the smallest subsample: 5,000 rows
+    assert hot.mle_retvals["warm_start_rows"] == warm.MIN_SUBSAMPLE
+    np.testing.assert_allclose(hot.params, memory.params, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(hot.bse, memory.bse, rtol=1e-9)
+    # one pass per Newton evaluation, reported to the user; at the warm start the
+    # summary pass made the evaluation already
+    assert cold.mle_retvals["passes"] == cold.mle_retvals["iterations"] + 1
+    assert hot.mle_retvals["passes"] == hot.mle_retvals["iterations"]
+    assert hot.mle_retvals["passes"] < cold.mle_retvals["passes"] - 1
+    assert "passes" not in memory.mle_retvals
+
+
+def test_the_summary_pass_evaluates_at_the_warm_start_only_if_the_layout_stays(large):
+    model = _chunked(large, chunksize=7_000)
+    assert model.evaluator.n_passes == 2  # levels and subsample, summary (and evaluation)
+    warm_start, totals = model.evaluator.first_evaluation
+    again = model.evaluator.evaluate(warm_start.params)  # no pass: made by the summary
+    assert model.evaluator.n_passes == 2 and again.nll == totals.nll
+    res = model.fit()
+    assert res.mle_retvals["warm_start_rows"] == warm_start.n_rows
+    # an aliased column is dropped by the summary: the evaluation there does not fit
+    aliased = large.assign(x4=large["x1"] + large["x2"])
+    formula = "y ~ x1 + x2 + x3 + x4 + g"
+    with pytest.warns(ordstats.errors.CollinearityWarning):
+        model = _chunked(aliased, formula, chunksize=7_000)
+        expected = _chunked(aliased, formula).fit()
+    assert model.evaluator.first_evaluation is None
+    res = model.fit()
+    assert res.mle_retvals["passes"] == res.mle_retvals["iterations"] + 1
+    assert res.mle_retvals["warm_start_rows"] > 0
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-9, atol=1e-12)
+
+
+def test_the_chunked_subsample_does_not_depend_on_the_chunks(large):
+    def subsample(data, **kw):
+        evaluator = _chunked(data, **kw).evaluator
+        arrays, topped_up = evaluator.subsample(6_000)
+        return arrays, topped_up
+
+    first, topped_up = subsample(large, chunksize=30_000)
+    assert first.n_obs == 6_000 and not topped_up
+    for kw in ({"chunksize": 1_000}, {"chunksize": 7_001}):
+        again, _ = subsample(large, **kw)
+        np.testing.assert_array_equal(again.X, first.X)
+        np.testing.assert_array_equal(again.y, first.y)
+    reordered, _ = subsample(large.iloc[::-1], chunksize=4_000)
+    order = np.lexsort(first.X.T)
+    np.testing.assert_array_equal(reordered.X[np.lexsort(reordered.X.T)], first.X[order])
+    dd = pytest.importorskip("dask.dataframe")
+    dask = pytest.importorskip("dask")
+    with dask.config.set(scheduler="sync"):
+        distributed, _ = subsample(dd.from_pandas(large, npartitions=5))
+    np.testing.assert_array_equal(distributed.X, first.X)
+
+
+def test_the_chunked_subsample_keeps_rows_of_every_level():
+    frame = _simulated(30_000, seed=3)
+    rare = frame.index[frame["y"] == 0][:40]  # level 0 keeps only 40 rows: all in
+    frame = frame.drop(frame.index[frame["y"] == 0].difference(rare))
+    model = _chunked(frame, "y ~ x1 + x2", chunksize=5_000)
+    arrays, topped_up = model.evaluator.subsample(5_000)
+    assert topped_up and np.sum(arrays.y == 0) == 40
+    res = model.fit()
+    assert res.mle_retvals["warm_start_rows"] == arrays.n_obs
+    expected = _chunked(frame, "y ~ x1 + x2").fit()
+    np.testing.assert_allclose(res.params, expected.params, rtol=1e-9, atol=1e-12)
+
+
+def test_dask_fits_start_from_the_subsample(large):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    with dask.config.set(scheduler="threads"):
+        res = _chunked(dd.from_pandas(large, npartitions=4)).fit(warm_start=True)
+    assert res.mle_retvals["warm_start_rows"] == warm.MIN_SUBSAMPLE
+    np.testing.assert_allclose(res.params, _chunked(large).fit().params, rtol=1e-9, atol=1e-12)
