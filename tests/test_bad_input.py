@@ -1567,6 +1567,41 @@ def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, t
     assert res.llf == pytest.approx(expected.llf, rel=1e-12)
 
 
+# -- nominal and scale effects of data read in chunks (ooc-models) ------------------
+
+
+@pytest.mark.parametrize(
+    ("keywords", "error", "message"),
+    [
+        ({"nominal": "~ rating"}, FormulaError, r"'rating' is also used in the nominal formula"),
+        ({"scale": "rating ~ temp"}, FormulaError, r"scale formula .* must be one-sided"),
+        ({"nominal": 3}, FormulaError, r"nominal must be a one-sided formula"),
+        ({"nominal": "~ nosuch"}, FormulaError, r"'nosuch', which is not a column"),
+        ({"scale": "~ center(x)"}, SpecificationError, r"the scale formula uses stateful"),
+        (
+            {"nominal": "~ contact", "threshold": [0.0, 1.0, 2.0, 3.0]},
+            SpecificationError,
+            r"fixed thresholds cannot have nominal effects",
+        ),
+        ({"family": "acat"}, SpecificationError, r"'acat' family is not available for data read"),
+    ],
+)
+def test_bad_side_formulas_of_data_read_in_chunks(wine, keywords, error, message):
+    data = wine.assign(x=np.linspace(0.1, 3.0, len(wine)))
+    with pytest.raises(error, match=message):
+        OrdinalModel.from_formula("rating ~ temp", data, chunksize=20, **keywords)
+
+
+def test_term_tests_of_an_unpickled_chunked_fit_say_what_to_do(wine):
+    import pickle
+
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=20).fit()
+    restored = pickle.loads(pickle.dumps(res))
+    for method in (restored.nominal_test, restored.scale_test):
+        with pytest.raises(SpecificationError, match=r"does not keep when pickled.*lr_test"):
+            method()
+
+
 # -- sandwich covariances of data read in chunks (issue 25, item 3) ----------------
 
 

@@ -36,6 +36,7 @@ from ordstats.design import (
     TermsDesign,
     chunk_weights,
     drop_aliased_by_gram,
+    drop_nominal_aliases_by_gram,
     fixed_level_terms,
     gram_with_intercept,
     report_missing_counts,
@@ -207,6 +208,17 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
     return pd.DataFrame(data, index=pd.RangeIndex(n))
 
 
+def fixed_side_terms(
+    scan: LevelScan, plan: ColumnPlan, sides: dict[str, str], context: dict[str, Any]
+) -> dict[str, TermsDesign]:
+    """Build the nominal and scale terms (right-hand sides ``sides``) with fixed factor levels."""
+    prototype = _factor_prototype(scan, plan)
+    return {
+        part: fixed_level_terms(f"{plan.response} ~ {rhs}", prototype, context, part)[1]
+        for part, rhs in sides.items()
+    }
+
+
 def fix_levels(
     scan: LevelScan,
     plan: ColumnPlan,
@@ -263,6 +275,13 @@ class ChunkSpec:
         Threshold Jacobian.
     context : dict
         Names the formula needs besides columns.
+    nominal, scale : TermsDesign or None
+        Nominal and log-scale specs with fixed levels, when the model has them.
+    threshold_offset : ndarray or None
+        Fixed cut-points ``c`` of ``theta = J a + c``.
+    binary_cut : int or None
+        Code ``j``: the response is ``Y > j`` (0/1), for the binary models of
+        Brant's test.
     """
 
     plan: ColumnPlan
@@ -271,11 +290,30 @@ class ChunkSpec:
     link: Link
     jacobian: Any
     context: dict[str, Any] = field(default_factory=dict)
+    nominal: TermsDesign | None = None
+    scale: TermsDesign | None = None
+    threshold_offset: FloatArray | None = None
+    binary_cut: int | None = None
 
     @property
     def n_levels(self) -> int:
-        """Number of response levels ``K``."""
-        return len(self.level_codes)
+        """Number of response levels ``K`` (2 for a binary model ``Y > j``)."""
+        return len(self.level_codes) if self.binary_cut is None else 2
+
+    @property
+    def parts(self) -> dict[str, TermsDesign]:
+        """The location spec and the nominal and scale specs the model has, in that order."""
+        sides = {"nominal": self.nominal, "scale": self.scale}
+        return {"location": self.terms, **{k: v for k, v in sides.items() if v is not None}}
+
+    @property
+    def column_labels(self) -> list[str]:
+        """Every design column, side columns prefixed as in the missing-value report."""
+        return [
+            name if part == "location" else f"{part}: {name}"
+            for part, terms in self.parts.items()
+            for name in terms.names
+        ]
 
 
 @dataclass(frozen=True)
@@ -289,6 +327,9 @@ class ChunkArrays:
     bad: pd.Series
     n_bad: int
     n_rows: int
+    #: nominal and scale designs (no columns when the model has none)
+    nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     #: which rows of the chunk are used (boolean, one per row of the chunk)
     kept: Any = None
 
@@ -324,23 +365,15 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     plan = spec.plan
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
     complete = ~bad.any(axis=1).to_numpy()
-    try:
-        X_complete = terms_for_newdata(
-            spec.terms, frame.loc[complete], spec.context, thread_safe=True
-        )
-    except PredictionError as exc:
-        found = re.search(r"factor level\(s\) (.*?) that", str(exc))
-        what = f"factor level(s) {found.group(1)}" if found else f"values it cannot encode ({exc})"
-        raise DataError(
-            f"a chunk has {what} that the first pass over the data did not see; did the "
-            "data change during the fit?"
-        ) from exc
+    blocks = [_part_matrix(terms, frame.loc[complete], spec) for terms in spec.parts.values()]
+    X_complete = blocks[0] if len(blocks) == 1 else np.column_stack(blocks)
     # non-finite transforms (e.g. log(0)) of otherwise complete rows, per column
     finite_cells = np.isfinite(X_complete)
     finite_terms = finite_cells.all(axis=1)
     term_bad = np.zeros(len(frame), dtype=bool)
     term_bad[np.flatnonzero(complete)[~finite_terms]] = True
-    names = spec.terms.names if len(spec.terms.names) == X_complete.shape[1] else None
+    labels = spec.column_labels
+    names = labels if len(labels) == X_complete.shape[1] else None
     for j in np.flatnonzero(~finite_cells.all(axis=0)):
         column_bad = np.zeros(len(frame), dtype=bool)
         column_bad[np.flatnonzero(complete)[~finite_cells[:, j]]] = True
@@ -349,22 +382,40 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):
         keep = ~drop & (w > 0)
-    X = X_complete[finite_terms & (w[complete] > 0)]
+    used = X_complete[finite_terms & (w[complete] > 0)]
+    X, *sides = np.split(used, np.cumsum([b.shape[1] for b in blocks])[:-1], axis=1)
+    side = dict(zip([p for p in spec.parts if p != "location"], sides, strict=True))
     offset = (
         frame[plan.offset].to_numpy(dtype=float)[keep]
         if plan.offset is not None
         else np.zeros(int(keep.sum()))
     )
+    y = _response_codes(frame[plan.response][keep], spec.level_codes, plan.response)
     return ChunkArrays(
-        y=_response_codes(frame[plan.response][keep], spec.level_codes, plan.response),
+        y=y if spec.binary_cut is None else (y > spec.binary_cut).astype(np.intp),
         X=np.ascontiguousarray(X),
         weights=w[keep],
         offset=offset,
         bad=bad.sum(),
         n_bad=int(drop.sum()),
         n_rows=len(frame),
+        nominal=np.ascontiguousarray(side.get("nominal", np.empty((len(X), 0)))),
+        scale=np.ascontiguousarray(side.get("scale", np.empty((len(X), 0)))),
         kept=keep,
     )
+
+
+def _part_matrix(terms: TermsDesign, rows: pd.DataFrame, spec: ChunkSpec) -> FloatArray:
+    """One part's design columns for the complete rows of a chunk."""
+    try:
+        return terms_for_newdata(terms, rows, spec.context, thread_safe=True)
+    except PredictionError as exc:
+        found = re.search(r"factor level\(s\) (.*?) that", str(exc))
+        what = f"factor level(s) {found.group(1)}" if found else f"values it cannot encode ({exc})"
+        raise DataError(
+            f"a chunk has {what} that the first pass over the data did not see; did the "
+            "data change during the fit?"
+        ) from exc
 
 
 def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
@@ -376,6 +427,9 @@ def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
         offset=arrays.offset,
         link=spec.link,
         threshold_jacobian=spec.jacobian,
+        nominal=arrays.nominal,
+        scale=arrays.scale,
+        threshold_offset=spec.threshold_offset,
     )
 
 
@@ -444,7 +498,13 @@ def arrays_totals(
     """:func:`chunk_totals` of a chunk's arrays (None for no usable rows)."""
     if arrays.y.size == 0:
         return None
-    ev = evaluate(prepare(_clm_data(arrays, spec)), params)
+    problem = prepare(_clm_data(arrays, spec))
+    lam = params[problem.layout.lam]
+    if lam.size and not spec.link.in_domain(float(lam[0])):  # type: ignore[attr-defined]
+        # a flexible link's lambda outside its domain: the solver rejects the trial on nll
+        k = len(params)
+        return PassTotals(np.inf, np.zeros(k), np.zeros((k, k)), int(arrays.y.size))
+    ev = evaluate(problem, params)
     hessian = BandedHessian.from_evaluation(ev) if banded else ev.hessian
     return PassTotals(ev.nll, ev.gradient, hessian, int(arrays.y.size))
 
@@ -455,7 +515,10 @@ def arrays_totals(
 
 @dataclass
 class ChunkSummary:
-    """Sizes, response counts, dropped rows and the Gram matrix of some chunks."""
+    """Sizes, response counts, dropped rows and the Gram matrix of some chunks.
+
+    ``gram`` is that of ``[1, X, W, Z]``: location, nominal and scale columns.
+    """
 
     n_rows: int
     n_used: int
@@ -505,6 +568,7 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
 
 def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
     """:func:`summarize_chunk` of a chunk's arrays."""
+    design = np.hstack([arrays.X, arrays.nominal, arrays.scale])
     return ChunkSummary(
         n_rows=arrays.n_rows,
         n_used=int(arrays.y.size),
@@ -512,10 +576,10 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         sum_weights=float(arrays.weights.sum()),
         counts=np.bincount(arrays.y, weights=arrays.weights, minlength=spec.n_levels).astype(float),
         bad=arrays.bad,
-        gram=gram_with_intercept(arrays.X),
+        gram=gram_with_intercept(design),
         any_offset=bool(np.any(arrays.offset)),
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
-        column_max=np.max(np.abs(arrays.X), axis=0, initial=0.0),
+        column_max=np.max(np.abs(design), axis=0, initial=0.0),
     )
 
 
@@ -560,8 +624,8 @@ def apply_summary(
         raise DataError(
             f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"
         )
-    _refuse_badly_scaled(spec.terms.names, summary.column_max)
-    terms = drop_aliased_by_gram(spec.terms, summary.gram, collinear)
+    _refuse_badly_scaled(spec.column_labels, summary.column_max)
+    parts = _drop_aliased_parts(spec, summary.gram, collinear)
     observed = summary.counts > 0
     if not np.all(observed):
         dropped = [lab for lab, o in zip(response.levels, observed, strict=True) if not o]
@@ -584,7 +648,43 @@ def apply_summary(
             dropped_levels=response.dropped_levels + dropped,
         )
     codes = {label: j for j, label in enumerate(response.levels)}
-    return replace(spec, terms=terms, level_codes=codes), response
+    spec = replace(
+        spec,
+        terms=parts["location"],
+        nominal=parts.get("nominal"),
+        scale=parts.get("scale"),
+        level_codes=codes,
+    )
+    return spec, response
+
+
+def _drop_aliased_parts(
+    spec: ChunkSpec, gram: FloatArray, collinear: Any
+) -> dict[str, TermsDesign]:
+    """Each part without its aliased columns, as the in-memory design drops them.
+
+    ``gram`` is the Gram matrix of ``[1, X, W, Z]``; each check reads the
+    rows and columns of the kept columns it involves.
+    """
+    start, where = 1, {}
+    for part, terms in spec.parts.items():
+        where[part] = dict(zip(terms.names, range(start, start + len(terms.names)), strict=True))
+        start += len(terms.names)
+
+    def block(*chosen: tuple[str, TermsDesign]) -> FloatArray:
+        index = [0] + [where[part][name] for part, terms in chosen for name in terms.names]
+        return gram[np.ix_(index, index)]
+
+    parts = {
+        part: drop_aliased_by_gram(terms, block((part, terms)), collinear, part)
+        for part, terms in spec.parts.items()
+    }
+    if "nominal" in parts:
+        nominal, location = parts["nominal"], parts["location"]
+        parts["location"] = drop_nominal_aliases_by_gram(
+            location, nominal, block(("nominal", nominal), ("location", location)), collinear
+        )
+    return parts
 
 
 def skeleton_design(
@@ -594,17 +694,22 @@ def skeleton_design(
     summary: ChunkSummary,
 ) -> Design:
     """Describe chunked data as a :class:`Design` without holding its rows."""
-    terms = spec.terms
+    empty = {
+        part: replace(terms, matrix=np.empty((0, len(terms.names))))
+        for part, terms in spec.parts.items()
+    }
     return Design(
         response=replace(response, codes=np.empty(0, dtype=np.intp)),
         response_name=spec.plan.response,
-        location=replace(terms, matrix=np.empty((0, len(terms.names)))),
+        location=empty["location"],
         weights=np.empty(0),
         offset=np.empty(0),
         row_index=pd.RangeIndex(0),
         n_dropped=summary.n_rows - summary.n_used,
         formula=formula,
         offset_name=spec.plan.offset,
+        nominal=empty.get("nominal"),
+        scale=empty.get("scale"),
     )
 
 
@@ -618,4 +723,7 @@ def empty_data(spec: ChunkSpec) -> CLMData:
         offset=np.empty(0),
         link=spec.link,
         threshold_jacobian=spec.jacobian,
+        nominal=np.empty((0, len(spec.nominal.names) if spec.nominal else 0)),
+        scale=np.empty((0, len(spec.scale.names) if spec.scale else 0)),
+        threshold_offset=spec.threshold_offset,
     )

@@ -23,9 +23,11 @@ from ordstats.design.chunks import (
     categorical_variables,
     chunk_weights,
     drop_aliased_by_gram,
+    drop_nominal_aliases_by_gram,
     fixed_level_terms,
     formula_variables,
     rows_to_drop,
+    side_formulas,
 )
 from ordstats.design.core import (
     Design,
@@ -63,6 +65,7 @@ __all__ = [
     "design_from_arrays",
     "design_from_formula",
     "drop_aliased_by_gram",
+    "drop_nominal_aliases_by_gram",
     "fixed_level_terms",
     "formula_variables",
     "given_offset",
@@ -74,6 +77,7 @@ __all__ = [
     "refuse_repeated_columns",
     "report_missing_counts",
     "rows_to_drop",
+    "side_formulas",
     "split_formula",
     "term_columns",
     "terms_for_newdata",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,10 +13,17 @@ from formulaic import Formula
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import CollinearAction, FloatArray
-from ordstats.design.core import TermsDesign, _bad_rows, _drop_aliased, _vector
+from ordstats.design.core import (
+    TermsDesign,
+    _bad_rows,
+    _drop_aliased,
+    _drop_nominal_aliases,
+    _vector,
+)
 from ordstats.design.formula import (
     _check_required,
     _materialize,
+    _side_formula,
     _terms_from_matrix,
     _with_intercept,
     refuse_response_in_terms,
@@ -38,14 +46,44 @@ def formula_variables(formula: str) -> tuple[str, set[str]]:
     transforms, so every identifier of the formula is included as well.
     """
     lhs, rhs = split_formula(formula)
+    return lhs, _rhs_variables(lhs, rhs, "location")
+
+
+def _rhs_variables(response: str, rhs: str, part: str) -> set[str]:
     try:
         required = set(Formula(rhs).required_variables)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
-    refuse_response_in_terms(lhs, rhs)
+    refuse_response_in_terms(response, rhs, part)
     names = set(re.findall(r"`([^`]+)`", rhs))
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
-    return lhs, required | names
+    return required | names
+
+
+def side_formulas(response: str, nominal: Any, scale: Any) -> tuple[dict[str, str], set[str]]:
+    """The right-hand sides of the nominal and scale formulas given, and the names they use.
+
+    Each is checked as in memory (one-sided, not using the response).
+
+    Returns
+    -------
+    sides : dict
+        ``"nominal"``/``"scale"`` -> right-hand side, for the parts given.
+    variables : set of str
+        Every name the sides may use (see :func:`formula_variables`).
+    """
+    sides = {
+        part: text
+        for part, text in (
+            ("nominal", _side_formula(nominal, "nominal")),
+            ("scale", _side_formula(scale, "scale")),
+        )
+        if text is not None
+    }
+    variables: set[str] = set()
+    for part, rhs in sides.items():
+        variables |= _rhs_variables(response, rhs, part)
+    return sides, variables
 
 
 def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> set[str]:
@@ -61,7 +99,7 @@ def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> s
 
 
 def fixed_level_terms(
-    formula: str, prototype: pd.DataFrame, context: Any
+    formula: str, prototype: pd.DataFrame, context: Any, part: str = "location"
 ) -> tuple[str, TermsDesign]:
     """Build the location terms of ``formula`` with factor levels fixed by ``prototype``.
 
@@ -76,6 +114,9 @@ def fixed_level_terms(
     terms : TermsDesign
         Its ``matrix`` is the prototype's, not data.
 
+    part : str
+        ``"location"``, ``"nominal"`` or ``"scale"`` (for messages).
+
     Raises
     ------
     SpecificationError
@@ -83,22 +124,33 @@ def fixed_level_terms(
         which would learn their state from one chunk instead of all rows.
     """
     lhs, rhs = split_formula(formula)
-    rhs, matrix = _with_intercept(rhs, prototype, context, "location")
-    terms = _terms_from_matrix(matrix)
+    rhs, matrix = _with_intercept(rhs, prototype, context, part)
+    terms = replace(_terms_from_matrix(matrix), formula=rhs)
     if terms.spec is not None and terms.spec.transform_state:
         names = ", ".join(map(repr, terms.spec.transform_state))
         raise SpecificationError(
-            f"the formula uses stateful transforms ({names}) that learn from all rows at "
+            f"the {'' if part == 'location' else part + ' '}formula uses stateful transforms "
+            f"({names}) that learn from all rows at "
             "once; with data read in chunks, compute these columns beforehand"
         )
     return f"{lhs} ~ {rhs}", terms
 
 
 def drop_aliased_by_gram(
-    terms: TermsDesign, gram: FloatArray, collinear: CollinearAction
+    terms: TermsDesign, gram: FloatArray, collinear: CollinearAction, what: str = "location"
 ) -> TermsDesign:
     """Drop aliased columns of chunked data given the Gram matrix of ``[1, X]``."""
-    return _drop_aliased(terms, collinear, "location", gram=gram)
+    return _drop_aliased(terms, collinear, what, gram=gram)
+
+
+def drop_nominal_aliases_by_gram(
+    location: TermsDesign, nominal: TermsDesign, gram: FloatArray, collinear: CollinearAction
+) -> TermsDesign:
+    """Drop location columns of chunked data that a nominal effect contains.
+
+    ``gram`` is the Gram matrix of ``[1, W, X]`` (nominal columns first).
+    """
+    return _drop_nominal_aliases(location, nominal, collinear, gram=gram)
 
 
 def rows_to_drop(

@@ -633,18 +633,23 @@ def _nearly_constant_note(terms: TermsDesign, aliased: list[int]) -> str:
 
 
 def _drop_nominal_aliases(
-    location: TermsDesign, nominal: TermsDesign, collinear: CollinearAction
+    location: TermsDesign,
+    nominal: TermsDesign,
+    collinear: CollinearAction,
+    gram: FloatArray | None = None,
 ) -> TermsDesign:
     """Drop location columns that a nominal effect already contains.
 
     A nominal effect ``w'gamma_j`` includes the location shift ``gamma_j = c`` for
     all ``j``, so a location column in the span of ``[1, W]`` is not identified.
+    ``gram`` is the Gram matrix of ``[1, W, X]`` when the rows are not in the
+    designs (chunked data).
     """
     if not location.names or not nominal.names:
         return location
-    combined = np.column_stack([nominal.matrix, location.matrix])
-    r = nominal.matrix.shape[1]
-    gram, _ = aliasing_gram(combined)
+    r = len(nominal.names)
+    if gram is None:
+        gram, _ = aliasing_gram(np.column_stack([nominal.matrix, location.matrix]))
     aliased = [j - 1 - r for j in aliased_columns(gram) if j > r]
     reason = (
         "{names} in the location formula is also a nominal effect, which already "

@@ -31,7 +31,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.linalg import ColumnMoments, ShiftedBasis, shifted_basis
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
-from ordstats.core.thresholds import Structure, threshold_jacobian
+from ordstats.core.thresholds import Structure, threshold_jacobian, threshold_offset
 from ordstats.data.chunks import (
     ChunkSpec,
     ChunkSummary,
@@ -42,6 +42,7 @@ from ordstats.data.chunks import (
     chunk_totals,
     empty_data,
     fix_levels,
+    fixed_side_terms,
     reduce_chunk,
     skeleton_design,
     summarize_chunk,
@@ -61,6 +62,7 @@ from ordstats.design import (
     categorical_variables,
     formula_variables,
     refuse_repeated_columns,
+    side_formulas,
 )
 from ordstats.errors import (
     DataError,
@@ -80,7 +82,7 @@ from ordstats.estimation.warm_start import (
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
-from ordstats.families.cumulative.start import initial_params
+from ordstats.families.cumulative.start import initial_params, start_without_scale
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
 
@@ -563,7 +565,15 @@ class ChunkedEvaluator:
         if first is not None and not banded and np.array_equal(params, first[0].params):
             return PassEvaluation(first[1], self.spec.link)
         totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
-        return PassEvaluation(totals, self.spec.link)
+        return PassEvaluation(totals, self._link_at(params))
+
+    def _link_at(self, params: FloatArray) -> Link:
+        """The link at ``params``: a flexible link carries its ``lambda``."""
+        layout, link = self.problem.layout, self.spec.link
+        if not layout.n_lambda:
+            return link
+        lam = float(np.asarray(params)[layout.lam][0])
+        return link.with_lambda(lam) if link.in_domain(lam) else link  # type: ignore[attr-defined]
 
     def newton(
         self,
@@ -593,8 +603,15 @@ class ChunkedEvaluator:
             )
 
     def start_params(self) -> FloatArray:
-        """Marginal thresholds and zero effects, from the response counts."""
-        return initial_params(self.problem, counts=self.response_counts)
+        """Marginal thresholds and zero effects, from the response counts.
+
+        With scale effects, the other parameters start at the fit without them
+        (passes with the scale effects held at zero), as in memory.
+        """
+        start = initial_params(self.problem, counts=self.response_counts)
+        if self.problem.layout.n_zeta:
+            start = start_without_scale(self.evaluate, self.problem.layout, start)
+        return start
 
     def diverging(self, solution: NewtonResult) -> list[int]:
         """Not checked: the separation LP needs the rows in memory.
@@ -605,9 +622,23 @@ class ChunkedEvaluator:
 
     def with_family(self, family: Family) -> ChunkedEvaluator:
         """The same source and columns for another family object (e.g. another link)."""
-        _check_streamable(family, None, None)
+        _check_streamable(family)
         spec = replace(self.spec, link=family.link)
         return ChunkedEvaluator(family, self.reader, spec, self.summary)
+
+    def dichotomized(self, cut: int) -> ChunkedEvaluator:
+        """The same rows with the binary response ``Y > level cut`` (flexible threshold)."""
+        counts = self.summary.counts
+        spec = replace(
+            self.spec,
+            binary_cut=cut,
+            jacobian=model_jacobian("flexible", 1, self.family),
+            threshold_offset=None,
+        )
+        summary = replace(
+            self.summary, counts=np.array([counts[: cut + 1].sum(), counts[cut + 1 :].sum()])
+        )
+        return ChunkedEvaluator(self.family, self.reader, spec, summary)
 
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` summed over the chunks (one pass)."""
@@ -715,23 +746,11 @@ def _one_column_hint(columns: list[str]) -> str:
     )
 
 
-def _check_streamable(family: Family, nominal: object, scale: object) -> None:
-    link = family.link
-    unsupported = [
-        what
-        for what, used in (
-            (f"the {family.name!r} family", not family.capabilities.chunked),
-            ("nominal effects", nominal is not None),
-            ("scale effects", scale is not None),
-            (f"the flexible link {link.name!r}", hasattr(link, "nested_link")),
-        )
-        if used
-    ]
-    if unsupported:
+def _check_streamable(family: Family) -> None:
+    if not family.capabilities.chunked:
         raise SpecificationError(
-            f"{' and '.join(unsupported)} are not available for data read in chunks yet; "
-            "fit a cumulative location-only model with a standard link, or load the data "
-            "into memory"
+            f"the {family.name!r} family is not available for data read in chunks yet; "
+            "fit a cumulative link model, or load the data into memory"
         )
 
 
@@ -778,9 +797,8 @@ def build_chunked(
     """Describe chunked data (two passes: levels, then a summary) and its evaluator.
 
     Parameters are those of :meth:`ordstats.OrdinalModel.from_formula`;
-    ``weights`` and ``offset`` must be column names.  Nominal and scale effects,
-    flexible links and families other than the cumulative are not available
-    for chunked data yet.
+    ``weights`` and ``offset`` must be column names.  Families other than the
+    cumulative are not available for chunked data yet.
 
     Returns
     -------
@@ -788,7 +806,7 @@ def build_chunked(
         The design without its rows (names, levels, formula).
     evaluator : ChunkedEvaluator
     """
-    _check_streamable(family, nominal, scale)
+    _check_streamable(family)
     for role, value in (("weights", weights), ("offset", offset)):
         if value is not None and not isinstance(value, str):
             raise DataError(
@@ -796,6 +814,8 @@ def build_chunked(
             )
     source = open_source(data, chunksize)
     response, variables = formula_variables(formula)
+    sides, side_variables = side_formulas(response, nominal, scale)
+    variables |= side_variables
     plan = _column_plan(source, response, variables, weights, offset)
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
@@ -808,9 +828,11 @@ def build_chunked(
     if per_row:  # recorded when a DataFrame is read in chunks
         raise _caller_arrays_error(per_row)
     sample = source.first_chunk(plan.read_columns)
-    factors = categorical_variables(formula, sample, ctx) | {
-        c for c in plan.columns if c != response and not _is_numeric(sample[c])
-    }
+    factors = {
+        name
+        for rhs in [formula, *(f"{response} ~ {side}" for side in sides.values())]
+        for name in categorical_variables(rhs, sample, ctx)
+    } | {c for c in plan.columns if c != response and not _is_numeric(sample[c])}
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
     scanned: SampledScan = reader.read_pass(
@@ -830,6 +852,7 @@ def build_chunked(
         levels=design_options.levels,
         many_levels=design_options.many_levels,
     )
+    side_terms = fixed_side_terms(scan, plan, sides, ctx)
     spec = ChunkSpec(
         plan=plan,
         terms=terms,
@@ -837,6 +860,8 @@ def build_chunked(
         link=family.link,
         jacobian=model_jacobian(threshold, len(encoded.levels) - 1, family),
         context=ctx,
+        nominal=side_terms.get("nominal"),
+        scale=side_terms.get("scale"),
     )
     warm = _start_before_summary(reader, spec, family, scan.n_rows)
     first_totals = None
@@ -856,6 +881,8 @@ def build_chunked(
     if spec.n_levels != len(summary.counts):
         spec = replace(spec, jacobian=model_jacobian(threshold, spec.n_levels - 1, family))
         summary = replace(summary, counts=summary.counts[summary.counts > 0])
+    if isinstance(threshold, tuple):  # fixed cut-points c of theta = J a + c
+        spec = replace(spec, threshold_offset=threshold_offset(threshold, spec.n_levels - 1))
     evaluator = ChunkedEvaluator(family, reader, spec, summary)
     if warm is not None and first_totals is not None:
         if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped

@@ -37,7 +37,7 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.random import has_random_terms
-from ordstats.design.response import EncodedResponse
+from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
@@ -50,6 +50,7 @@ from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     _REMOVED,
     BANDED_MIN_THRESHOLDS,
+    ChunkedEvaluator,
     DataRemovedEvaluator,
     Evaluator,
     InMemoryEvaluator,
@@ -69,7 +70,11 @@ from ordstats.estimation.warm_start import (
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.families.cumulative.banded import banded_applicable
 from ordstats.families.cumulative.likelihood import evaluate, prepare
-from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
+from ordstats.families.cumulative.prediction import (
+    crossing_positions,
+    crossing_rows,
+    threshold_matrix,
+)
 from ordstats.families.cumulative.start import initial_params
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import canonical_cov_type
@@ -208,7 +213,8 @@ class OrdinalModel:
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
             or a Dask DataFrame is read in chunks at every Newton pass, so memory
             stays bounded by ``chunksize``; the result is the in-memory fit
-            (location formulas and standard links only).
+            (cumulative family: nominal and scale effects, flexible links and
+            every threshold structure included).
         nominal : str, optional
             One-sided formula of nominal effects, e.g. ``"~ contact"``:
             category-specific ("partial proportional odds") effects on the
@@ -280,6 +286,8 @@ class OrdinalModel:
                     design, opts, evaluator=evaluator, context=evaluator.spec.context
                 )
                 model.data_name = name
+                # the opened source, so that term tests re-read the same chunks
+                model._formula_source = _FormulaSource(evaluator.source, weights, offset, captured)
                 return model
             design = design_from_formula(
                 formula,
@@ -306,12 +314,13 @@ class OrdinalModel:
     ) -> OrdinalModel | None:
         """The same formula model with other nominal and scale formulas (R's ``update()``).
 
-        The new model is built from the same DataFrame, weights, offset, names
-        and options, so terms are coded as R codes them in their new formula
-        (``scale = ~ temp:contact`` alone gets its own dummies) and aliased
-        columns are dropped as at the first fit.  ``None`` when the model was
-        not built from a formula on a DataFrame in this session (arrays, files,
-        or after pickling or ``remove_data()``).
+        The new model is built from the same DataFrame (or the same source
+        read in chunks: files, Dask), weights, offset, names and options, so
+        terms are coded as R codes them in their new formula (``scale = ~
+        temp:contact`` alone gets its own dummies) and aliased columns are
+        dropped as at the first fit.  ``None`` when the model was not built
+        from a formula in this session (arrays, or after pickling or
+        ``remove_data()``).
 
         Parameters
         ----------
@@ -325,6 +334,26 @@ class OrdinalModel:
         source, formula = self._formula_source, self.design.formula
         if source is None or formula is None:
             return None
+        if not self.evaluator.keeps_rows:  # two passes (levels, summary) over the source
+            design, evaluator = build_chunked(
+                formula,
+                source.data,
+                family=self.family_spec,
+                threshold=self.options.threshold,
+                design_options=self.options.design_options(),
+                weights=source.weights,
+                offset=source.offset,
+                nominal=nominal,
+                scale=scale,
+                context=source.context,
+                chunksize=None,
+            )
+            model = OrdinalModel.from_design(
+                design, self.options, evaluator=evaluator, context=evaluator.spec.context
+            )
+            model.data_name = self.data_name
+            model._formula_source = source
+            return model
         design = design_from_formula(
             formula,
             source.data,
@@ -397,15 +426,6 @@ class OrdinalModel:
             jacobian = model_jacobian(options.threshold, len(levels) - 1, family)
             evaluator = InMemoryEvaluator.from_design(
                 design, family, jacobian, self.threshold_offset if fixed else None
-            )
-        elif (
-            fixed
-            and evaluator.keeps_rows is False
-            and not isinstance(evaluator, DataRemovedEvaluator)
-        ):
-            raise SpecificationError(
-                "fixed thresholds are available for data in memory only; load the data as "
-                "a DataFrame, or estimate the thresholds"
             )
         self.options = options
         self.design = design
@@ -481,6 +501,36 @@ class OrdinalModel:
         model.data_name = self.data_name
         return model
 
+    def dichotomized(self, cut: int) -> OrdinalModel:
+        """The binary model of ``Y > levels[cut]`` on the same rows (Brant's test).
+
+        Same location terms, weights, offset, link and rows; one flexible
+        threshold.  For data read in chunks the response is recoded in each
+        chunk as it is read.
+
+        Parameters
+        ----------
+        cut : int
+            Code of the highest level counted as "not above" (0 to K - 2).
+
+        Returns
+        -------
+        OrdinalModel
+        """
+        name = f"{self.endog_name} > {cut}"
+        if not isinstance(self.evaluator, ChunkedEvaluator):  # rows in memory (or removed)
+            above = encode_response(self.data.y > cut, name=name)
+            return self.with_changes(response=above, threshold="flexible")
+        levels = encode_response(np.array([False, True]), name=name)
+        design = replace(self.design, response=replace(levels, codes=levels.codes[:0]))
+        options = self.options.replace({"threshold": "flexible"})
+        return OrdinalModel.from_design(
+            design,
+            options,
+            evaluator=self.evaluator.dichotomized(cut),
+            context=self.formula_context,
+        )
+
     def without_data(self) -> OrdinalModel:
         """The same model without its rows (for :meth:`OrdinalResults.remove_data`).
 
@@ -517,11 +567,15 @@ class OrdinalModel:
     ) -> OrdinalModel:
         """Refits of data read in chunks: the same columns under another link or family."""
         if changed or set(options) - {"link", "family", "reverse"}:
+            why = (
+                "needs its data source, which a model read in chunks does not keep when pickled"
+                if self.source is None
+                else "is not available for data read in chunks"
+            )
             raise SpecificationError(
-                "refitting a model read in chunks with other terms, responses or threshold "
-                "options is not available yet (nominal and scale effects need the rows in "
-                "memory); load the data into memory, or build the other model with "
-                "OrdinalModel.from_formula on the same data"
+                f"refitting a model read in chunks with other terms, responses or threshold "
+                f"options {why}; build the other model with OrdinalModel.from_formula on the "
+                "same data (nominal=..., scale=...) and compare the fits with lr_test"
             )
         evaluator = self.evaluator.with_family(opts.family_object())
         return OrdinalModel.from_design(
@@ -1159,8 +1213,15 @@ class OrdinalModel:
         ``lambda`` fixed at its default (logit for Aranda-Ordaz, probit for
         log-gamma).
         """
-        standard = get_link(self.link.nested_link)  # type: ignore[attr-defined]
-        fixed = prepare(replace(self.data, link=standard))
+        nested = self.link.nested_link  # type: ignore[attr-defined]
+        if not self.evaluator.keeps_rows:  # chunked: the same passes under the nested link
+            family = self.options.replace({"link": nested}).family_object()
+            chunked = self.evaluator.with_family(family)
+            x = chunked.newton(
+                chunked.start_params(), options, callback=None, progress=False, banded=False
+            ).x
+            return np.concatenate([x, [self.link.lam]])  # type: ignore[attr-defined]
+        fixed = prepare(replace(self.data, link=get_link(nested)))
         inner = newton(lambda x: evaluate(fixed, x), initial_params(fixed), options)
         return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
 
@@ -1173,6 +1234,11 @@ class OrdinalModel:
         lay = self.problem.layout
         if not lay.n_nominal_cols or not self.family_spec.ordered_cutpoints:
             return ()
+        if not self.evaluator.keeps_rows:  # positions among the used rows, in reading order
+            found = self.evaluator.reduce_rows(
+                crossing_positions, params[lay.thresholds], self.threshold_jacobian
+            )
+            return found.positions
         theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian, self.data.nominal)
         return tuple(self.design.row_index[crossing_rows(theta)])
 
@@ -1217,9 +1283,12 @@ class OrdinalModel:
 
 @dataclass(frozen=True)
 class _FormulaSource:
-    """What ``from_formula`` was given besides the formulas (for :meth:`refit_formulas`)."""
+    """What ``from_formula`` was given besides the formulas (for :meth:`refit_formulas`).
 
-    data: pd.DataFrame
+    ``data`` is the DataFrame, or the opened source of data read in chunks.
+    """
+
+    data: Any
     weights: object
     offset: object
     context: object

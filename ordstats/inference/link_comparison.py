@@ -273,9 +273,6 @@ def compare_links(
     fit_kwds = dict(fit_kwds or {})
     results = {name: _fit(base, name, fit_kwds) for name in names}
     notes = []
-    if nested_tests and not base.evaluator.keeps_rows:
-        nested_tests = False
-        notes.append("no nested tests: flexible links are not available for data read in chunks")
     if nested_tests and not base.family_spec.capabilities.flexible_links:
         # the flexible links (Aranda-Ordaz, log-gamma) exist for the cumulative model only
         nested_tests = False

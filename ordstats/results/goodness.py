@@ -51,7 +51,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.design import term_columns
-from ordstats.design.response import encode_response, format_level
+from ordstats.design.response import format_level
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
@@ -178,11 +178,9 @@ def pseudo_rsquared(
 
 def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
     """Intercept (cut-point) and slopes of the binary model of ``Y > j`` for each ``j``."""
-    data = res.model.data
     fits = []
-    for cut in range(data.n_levels - 1):
-        above = encode_response(data.y > cut, name=f"{res.model.endog_name} > {cut}")
-        model = res.model.with_changes(response=above, threshold="flexible")
+    for cut in range(len(res.model.levels) - 1):
+        model = res.model.dichotomized(cut)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             fit = model.fit()
@@ -204,27 +202,46 @@ def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
     return fits
 
 
-def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) -> FloatArray:
-    """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990)."""
-    data, link = res.model.data, res.model.link
+def brant_cross_products(
+    data: CLMData, fits: list[tuple[float, FloatArray]], link: Link
+) -> FloatArray:
+    """``C_jm`` of the module docstring for ``j <= m`` over the rows of ``data``.
+
+    A sum over rows, so it adds up over chunks; ``C_jj`` is the information
+    matrix ``I_j`` of the binary model of cut-point ``j``.
+
+    Returns
+    -------
+    ndarray, shape (n_cuts, n_cuts, p + 1, p + 1)
+        Zero below the block diagonal (``j > m``).
+    """
     design = np.hstack([np.ones((data.n_obs, 1)), -data.X])
     etas = [theta - data.X @ beta - data.offset for theta, beta in fits]
     above = [link.sf(eta) for eta in etas]  # pi_ij = P(Y > j)
     below = [link.cdf(eta) for eta in etas]
     dens = [link.pdf(eta) for eta in etas]
-    k = design.shape[1]
-    n_cuts = len(fits)
-    inverse_info = []
-    for j in range(n_cuts):
-        weight = data.weights * dens[j] ** 2 / (above[j] * below[j])
-        inverse_info.append(linalg.inv((design * weight[:, None]).T @ design))
-    joint = np.zeros((n_cuts * k, n_cuts * k))
+    n_cuts, k = len(fits), design.shape[1]
+    cross = np.zeros((n_cuts, n_cuts, k, k))
     for j in range(n_cuts):
         for m in range(j, n_cuts):
             # E[1(Y > j) 1(Y > m)] = pi_m for j <= m
             weight = data.weights * dens[j] * dens[m] / (above[j] * below[m])
-            cross = (design * weight[:, None]).T @ design
-            block = inverse_info[j] @ cross @ inverse_info[m]
+            cross[j, m] = (design * weight[:, None]).T @ design
+    return cross
+
+
+def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) -> FloatArray:
+    """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990).
+
+    The cross products are one pass over the rows, in memory or in chunks.
+    """
+    cross = res.model.evaluator.reduce_rows(brant_cross_products, fits, res.model.link)
+    n_cuts, k = len(fits), cross.shape[-1]
+    inverse_info = [linalg.inv(cross[j, j]) for j in range(n_cuts)]
+    joint = np.zeros((n_cuts * k, n_cuts * k))
+    for j in range(n_cuts):
+        for m in range(j, n_cuts):
+            block = inverse_info[j] @ cross[j, m] @ inverse_info[m]
             joint[j * k : (j + 1) * k, m * k : (m + 1) * k] = block
             joint[m * k : (m + 1) * k, j * k : (j + 1) * k] = block.T
     return joint
@@ -286,19 +303,13 @@ def brant_test(res: FittedState) -> pd.DataFrame:
     lay = model.problem.layout
     if res.data_removed:
         raise rows_removed_error("Brant's test")
-    if not model.evaluator.keeps_rows:
-        raise SpecificationError(
-            "Brant's test refits one binary model per cut-point and needs the rows in memory; "
-            "it is not available for data read in chunks yet. Test proportional odds on a "
-            "sample loaded into memory, or compare fits with lr_test"
-        )
     if not model.family_spec.capabilities.latent_variable:
         raise SpecificationError(
             "Brant's test checks the proportional-odds assumption of the cumulative model; "
             f"for family={model.family!r} test the shared slopes against non-parallel "
             "ones instead: lr_test(fit, fit of the same model with nominal='~ term')"
         )
-    if model.data.n_levels < 3:
+    if len(model.levels) < 3:
         raise SpecificationError("Brant's test needs at least three response levels")
     if lay.n_beta == 0:
         raise SpecificationError("Brant's test needs location effects to test")

@@ -227,6 +227,9 @@ class FittedModel(ModelNames, Protocol):
         **options: object,
     ) -> FittedModel: ...
 
+    def dichotomized(self, cut: int) -> FittedModel:  # noqa: D102
+        ...
+
     def without_data(self) -> FittedModel:  # noqa: D102
         ...
 

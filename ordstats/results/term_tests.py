@@ -20,16 +20,18 @@ difference in parameter counts as degrees of freedom.
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ordstats._typing import FloatArray
 from ordstats.design import TermsDesign, term_columns
 from ordstats.errors import ConvergenceWarning, DataError, OrdstatsError
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
+from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -72,22 +74,52 @@ def _relaxed_model(model: FittedModel, columns: list[int], part: str) -> FittedM
     )
 
 
+@dataclass(frozen=True)
+class NominalPatterns:
+    """The distinct rows of a nominal design with its non-dummy columns set to zero.
+
+    Adds up over chunks: a chunk zeroes the columns that are not 0/1 in its
+    own rows, and the sum zeroes those that are not 0/1 in any chunk, so the
+    patterns stay few (at most ``2^r``) and the result is that of all rows.
+    """
+
+    numeric: np.ndarray
+    patterns: FloatArray
+
+    @classmethod
+    def of(cls, data: CLMData) -> NominalPatterns:
+        """The patterns of one chunk's (or all rows') nominal design."""
+        W = np.array(data.nominal, dtype=float)
+        numeric = ~np.all((W == 0.0) | (W == 1.0), axis=0)
+        W[:, numeric] = 0.0
+        return cls(numeric, np.unique(W, axis=0))
+
+    def __add__(self, other: NominalPatterns) -> NominalPatterns:
+        return NominalPatterns(
+            self.numeric | other.numeric,
+            np.unique(np.vstack([self.patterns, other.patterns]), axis=0),
+        )
+
+    def final(self) -> FloatArray:
+        """The patterns with every non-dummy column zero."""
+        patterns = self.patterns.copy()
+        patterns[:, self.numeric] = 0.0
+        return np.unique(patterns, axis=0)
+
+
 def _r_crossing(res: RefitResult) -> bool:
     """Whether the cut-points cross where R's clm checks them (its code -3).
 
     R (``getThetamat``) checks the thresholds of every combination of the
     nominal factors with the terms that involve numeric variables left out;
     here: the distinct rows of the nominal design with its non-dummy (not 0/1)
-    columns set to zero.
+    columns set to zero (one pass for data read in chunks).
     """
     model = res.model
     lay = model.problem.layout
     if not lay.n_nominal_cols or not model.family_spec.ordered_cutpoints:
         return False
-    W = np.array(model.data.nominal, dtype=float)
-    numeric = ~np.all((W == 0.0) | (W == 1.0), axis=0)
-    W[:, numeric] = 0.0
-    patterns = np.unique(W, axis=0)
+    patterns = model.evaluator.reduce_rows(NominalPatterns.of).final()
     params = res.params.to_numpy()
     theta = threshold_matrix(params[lay.thresholds], model.threshold_jacobian, patterns)
     return bool(crossing_rows(theta).size)

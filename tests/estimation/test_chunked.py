@@ -210,7 +210,7 @@ def test_bad_chunked_arguments(frame):
         ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=100, weights=frame["w"])
     with pytest.raises(FormulaError, match=r"'yy' is not a column.*Did you mean 'y'"):
         ordstats.OrdinalModel.from_formula("yy ~ x1", frame, chunksize=100)
-    with pytest.raises(SpecificationError, match=r"'sratio' family and nominal effects are not"):
+    with pytest.raises(SpecificationError, match=r"'sratio' family is not available for data"):
         ordstats.OrdinalModel.from_formula(
             FORMULA, frame, chunksize=100, family="sratio", nominal="~ x1"
         )

@@ -135,8 +135,8 @@ def test_what_fixed_thresholds_do_not_support_says_so(wine, tmp_path) -> None:
         F("rating ~ temp", wine, threshold=cuts, nominal="~ contact")
     with pytest.raises(SpecificationError, match="cumulative family only"):
         F("rating ~ temp", wine, threshold=cuts, family="sratio")
-    with pytest.raises(SpecificationError, match="in memory only"):
-        F("rating ~ temp", wine, threshold=cuts, chunksize=20)
+    with pytest.raises(SpecificationError, match="cannot have nominal effects"):
+        F("rating ~ temp", wine, threshold=cuts, nominal="~ contact", chunksize=20)
     with pytest.raises(SpecificationError, match="random effects"):
         F("rating ~ temp + (1|judge)", wine, threshold=cuts)
     model = F("rating ~ temp", wine, threshold=cuts)

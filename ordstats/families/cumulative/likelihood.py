@@ -288,9 +288,10 @@ def prepare(data: CLMData) -> CLMProblem:
     n_thresholds = data.n_levels - 1
     layout = ParamLayout(
         n_alpha=np.shape(data.threshold_jacobian)[1],
-        n_nominal_cols=data.nominal.shape[1] if data.nominal.size else 0,
+        # the columns, not the size: data without rows (chunked) keep their layout
+        n_nominal_cols=data.nominal.shape[1] if data.nominal.ndim == 2 else 0,
         n_beta=data.X.shape[1],
-        n_zeta=data.scale.shape[1] if data.scale.size else 0,
+        n_zeta=data.scale.shape[1] if data.scale.ndim == 2 else 0,
         n_lambda=int(isinstance(data.link, FlexibleLink)),
     )
     shifts: tuple[FloatArray | None, FloatArray | None] = (None, None)

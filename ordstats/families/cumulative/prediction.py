@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.families.cumulative.likelihood import interval_probabilities
+from ordstats.families.problem import CLMData
 
 __all__ = [
+    "RowPositions",
     "category_probabilities",
+    "crossing_positions",
     "crossing_rows",
     "cumulative_probabilities",
     "threshold_gradient",
@@ -117,3 +122,43 @@ def threshold_gradient(jacobian: FloatArray, nominal_row: FloatArray) -> FloatAr
 def crossing_rows(thresholds: FloatArray) -> np.ndarray:
     """Rows whose cut-points are not strictly increasing (negative probabilities)."""
     return np.flatnonzero(np.any(np.diff(np.atleast_2d(thresholds), axis=1) <= 0, axis=1))
+
+
+@dataclass(frozen=True)
+class RowPositions:
+    """Positions of some rows among ``n_rows`` rows; adds up over chunks read in order.
+
+    Attributes
+    ----------
+    n_rows : int
+    positions : tuple of int
+    """
+
+    n_rows: int
+    positions: tuple[int, ...]
+
+    def __add__(self, other: RowPositions) -> RowPositions:
+        shifted = tuple(p + self.n_rows for p in other.positions)
+        return RowPositions(self.n_rows + other.n_rows, self.positions + shifted)
+
+
+def crossing_positions(
+    data: CLMData, threshold_params: FloatArray, jacobian: FloatArray
+) -> RowPositions:
+    """Rows of ``data`` whose cut-points cross (for chunks: the one-chunk step of a pass).
+
+    Parameters
+    ----------
+    data : CLMData
+        Its nominal design gives the cut-points of each row.
+    threshold_params : ndarray
+        Free threshold parameters and nominal effects.
+    jacobian : ndarray
+        Threshold Jacobian.
+
+    Returns
+    -------
+    RowPositions
+    """
+    theta = threshold_matrix(threshold_params, jacobian, data.nominal)
+    return RowPositions(data.n_obs, tuple(int(i) for i in crossing_rows(theta)))

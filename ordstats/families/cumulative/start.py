@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.likelihood import CLMProblem, evaluate, prepare
+from ordstats.families.problem import FamilyEvaluation, ParamLayout
 
 #: Loose tolerances of the location-only fit that starts a scale model (R's set.start).
 _SCALE_START_OPTIONS = NewtonOptions(grad_tol=1e-3, rel_tol=1e-3)
 
-__all__ = ["initial_params", "marginal_thresholds", "thresholds_from_counts"]
+__all__ = [
+    "initial_params",
+    "marginal_thresholds",
+    "start_without_scale",
+    "thresholds_from_counts",
+]
 
 
 def marginal_thresholds(problem: CLMProblem) -> FloatArray:
@@ -102,12 +110,66 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
 
 def _start_without_scale(problem: CLMProblem, start: FloatArray) -> FloatArray:
     """Fit the model without its scale effects from ``start``; scale effects start at 0."""
-    layout = problem.layout
     data = problem.data
     inner = prepare(replace(data, scale=np.empty((data.n_obs, 0))))
+    return _fit_without_scale(lambda x: evaluate(inner, x), problem.layout, start)
+
+
+def start_without_scale(
+    evaluate_full: Callable[[FloatArray], FamilyEvaluation], layout: ParamLayout, start: FloatArray
+) -> FloatArray:
+    """R's start of a scale model, from an evaluation of the whole model (chunked data).
+
+    With the scale effects held at zero every row's scale is ``exp(0) = 1``, so
+    the whole model restricted to the other parameters is the model without
+    scale effects, on the same rows.
+
+    Parameters
+    ----------
+    evaluate_full : callable
+        ``evaluate_full(params)``: an evaluation of the whole model (``nll``,
+        ``gradient``, ``hessian``).
+    layout : ParamLayout
+    start : ndarray, shape (n_params,)
+        The plain start (:func:`initial_params`).
+
+    Returns
+    -------
+    ndarray, shape (n_params,)
+    """
+    others = np.r_[np.arange(layout.zeta.start), np.arange(layout.n_params)[layout.lam]]
+
+    def restricted(x: FloatArray) -> _Restricted:
+        full = np.zeros(layout.n_params)
+        full[others] = x
+        return _Restricted(evaluate_full(full), others)
+
+    return _fit_without_scale(restricted, layout, start)
+
+
+class _Restricted:
+    """An evaluation restricted to some parameters (the others held fixed)."""
+
+    def __init__(self, evaluation: FamilyEvaluation, index: IntArray) -> None:
+        self.nll = evaluation.nll
+        self._evaluation, self._index = evaluation, index
+
+    @property
+    def gradient(self) -> FloatArray:
+        return np.asarray(self._evaluation.gradient)[self._index]
+
+    @property
+    def hessian(self) -> FloatArray:
+        return np.asarray(self._evaluation.hessian)[np.ix_(self._index, self._index)]
+
+
+def _fit_without_scale(
+    objective: Callable[[FloatArray], Any], layout: ParamLayout, start: FloatArray
+) -> FloatArray:
+    """Newton (loose tolerances) on the model without scale effects; these start at 0."""
     keep = np.r_[start[: layout.zeta.start], start[layout.lam]]
     try:
-        fit = newton(lambda x: evaluate(inner, x), keep, _SCALE_START_OPTIONS)
+        fit = newton(objective, keep, _SCALE_START_OPTIONS)
     except OrdstatsError:  # keep the plain start; the main fit reports any failure
         return start
     if not np.all(np.isfinite(fit.x)):
