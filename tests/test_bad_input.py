@@ -1749,3 +1749,12 @@ def test_a_spark_connect_frame_is_refused_clearly():
     DataFrame.__module__ = "pyspark.sql.connect.dataframe"
     with pytest.raises(DataError, match="Spark Connect DataFrame cannot be fitted yet"):
         ordstats.OrdinalModel.from_formula("y ~ x", DataFrame())
+
+
+# -- emmeans latent means with nominal effects (latent_cuts) --------------------------------
+
+
+def test_emmeans_latent_cuts_must_be_grid_or_cell(wine):
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
+    with pytest.raises(OrdstatsError, match=r"latent_cuts must be 'grid' \(as emmeans"):
+        fit.emmeans("temp", latent_cuts="cells")
