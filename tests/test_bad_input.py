@@ -1758,3 +1758,34 @@ def test_emmeans_latent_cuts_must_be_grid_or_cell(wine):
     fit = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
     with pytest.raises(OrdstatsError, match=r"latent_cuts must be 'grid' \(as emmeans"):
         fit.emmeans("temp", latent_cuts="cells")
+
+
+# -- constraint strings of wald_test, t_test, f_test --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def numeric_clm():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=120), "x2": rng.normal(size=120)})
+    latent = data["x1"] - 0.5 * data["x2"] + rng.logistic(size=120)
+    data["y"] = pd.cut(latent, [-np.inf, -1, 0, 1, np.inf], labels=list("abcd"))
+    return OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+
+
+@pytest.mark.parametrize("method", ["wald_test", "t_test", "f_test"])
+@pytest.mark.parametrize(
+    ("constraint", "reason"),
+    [
+        ("x1 == x2", "Unknown operator '=='"),
+        ("2 x1 = x2", "incorrectly used"),
+        ("x1 = ", "misplaced"),
+    ],
+)
+def test_unreadable_constraints_say_how_to_write_them(numeric_clm, method, constraint, reason):
+    with pytest.raises(SpecificationError, match=re.escape(reason)) as caught:
+        getattr(numeric_clm, method)(constraint)
+    message = str(caught.value)
+    assert message.startswith(f"cannot read the constraints {constraint!r}")
+    assert "linear equation of the parameter names, e.g. 'x1 + x2 = 0'" in message
+    assert "\x1b" not in message and "\n" not in message  # no terminal colours, one line
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
