@@ -1784,3 +1784,87 @@ def test_a_spark_connect_frame_is_refused_clearly():
     DataFrame.__module__ = "pyspark.sql.connect.dataframe"
     with pytest.raises(DataError, match="Spark Connect DataFrame cannot be fitted yet"):
         ordstats.OrdinalModel.from_formula("y ~ x", DataFrame())
+
+
+# -- emmeans latent means with nominal effects (latent_cuts) --------------------------------
+
+
+def test_emmeans_latent_cuts_must_be_grid_or_cell(wine):
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
+    with pytest.raises(OrdstatsError, match=r"latent_cuts must be 'grid' \(as emmeans"):
+        fit.emmeans("temp", latent_cuts="cells")
+
+
+# -- constraint strings of wald_test, t_test, f_test --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def numeric_clm():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=120), "x2": rng.normal(size=120)})
+    latent = data["x1"] - 0.5 * data["x2"] + rng.logistic(size=120)
+    data["y"] = pd.cut(latent, [-np.inf, -1, 0, 1, np.inf], labels=list("abcd"))
+    return OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+
+
+@pytest.mark.parametrize("method", ["wald_test", "t_test", "f_test"])
+@pytest.mark.parametrize(
+    ("constraint", "reason"),
+    [
+        ("x1 == x2", "Unknown operator '=='"),
+        ("2 x1 = x2", "incorrectly used"),
+        ("x1 = ", "misplaced"),
+    ],
+)
+def test_unreadable_constraints_say_how_to_write_them(numeric_clm, method, constraint, reason):
+    with pytest.raises(SpecificationError, match=re.escape(reason)) as caught:
+        getattr(numeric_clm, method)(constraint)
+    message = str(caught.value)
+    assert message.startswith(f"cannot read the constraints {constraint!r}")
+    assert "linear equation of the parameter names, e.g. 'x1 + x2 = 0'" in message
+    assert "\x1b" not in message and "\n" not in message  # no terminal colours, one line
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+# -- cluster covariance: groups by column name in memory, labels in chunks ----------------------
+
+
+def test_in_memory_cluster_groups_by_name_are_checked(wine):
+    data = wine.assign(pair=np.arange(len(wine)) // 8)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", data).fit()
+    with pytest.raises(DataError, match=r"'piar' is not a column of the data; did you mean 'pair'"):
+        res.get_robustcov_results("cluster", {"groups": "piar"})
+    gaps = data.assign(pair=data["pair"].where(data.index % 9 > 0))
+    with pytest.raises(DataError, match=r"groups has 8 missing labels among the rows used"):
+        OrdinalModel.from_formula("rating ~ temp + contact", gaps).fit(
+            cov_type="cluster", cov_kwds={"groups": "pair"}
+        )
+    X = pd.get_dummies(data[["temp", "contact"]], drop_first=True, dtype=float)
+    arrays = OrdinalModel(data["rating"], X).fit()
+    with pytest.raises(
+        DataError, match=r"groups='pair' names a column, but the DataFrame .* not kept"
+    ):
+        arrays.get_robustcov_results("cluster", {"groups": "pair"})
+
+
+def test_cluster_groups_with_a_repeated_index(wine):
+    data = wine.set_index(np.arange(len(wine)) % 36)  # every label twice
+    res = OrdinalModel.from_formula("rating ~ temp + contact", data).fit()
+    with pytest.raises(DataError, match=r"groups Series has duplicated index labels"):
+        res.get_robustcov_results("cluster", {"groups": data["judge"]})
+    # no row dropped: the column is read by position
+    by_name = res.get_robustcov_results("cluster", {"groups": "judge"})
+    by_array = res.get_robustcov_results("cluster", {"groups": data["judge"].to_numpy()})
+    np.testing.assert_allclose(by_name.bse, by_array.bse, rtol=1e-13)
+    gaps = data.assign(contact=data["contact"].where(np.arange(len(data)) != 5))
+    with pytest.warns(MissingDataWarning):
+        dropped = OrdinalModel.from_formula("rating ~ temp + contact", gaps).fit()
+    with pytest.raises(DataError, match=r"index repeats labels and 1 row\(s\) were dropped"):
+        dropped.get_robustcov_results("cluster", {"groups": "judge"})
+
+
+def test_chunked_cluster_groups_as_values_say_to_name_the_column(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=20).fit()
+    for labels in (wine["judge"].to_numpy(), list(wine["judge"])):
+        with pytest.raises(DataError, match=r"must name a column of the data \(e.g. \{'groups'"):
+            res.get_robustcov_results("cluster", {"groups": labels})

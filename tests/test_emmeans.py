@@ -121,6 +121,39 @@ def test_summary_prints_emmeans_notes(fit) -> None:
     assert "z intervals, df = Inf" in text
 
 
+# -- nominal effects: the latent means' cut-points ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nominal_fit(wine: pd.DataFrame):
+    return ordstats.OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
+
+
+def test_latent_cuts_cell_subtracts_each_cells_own_mean_cut_point(nominal_fit) -> None:
+    """``latent_cuts="cell"``: every cell is the margins verbs' ``type="latent"`` at that cell."""
+    cells = nominal_fit.emmeans("~ temp * contact", latent_cuts="cell").summary_frame()
+    grid = cells[["temp", "contact"]].astype(str)
+    own = nominal_fit.predictions(grid, type="latent")
+    np.testing.assert_allclose(cells["emmean"], own["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(cells["SE"], own["std_error"], rtol=1e-8)
+
+
+def test_latent_cuts_grid_and_cell_differ_by_the_centred_mean_cut_point(nominal_fit) -> None:
+    """Default ``"grid"`` (emmeans): contact, a nominal variable only, no longer moves the means."""
+    by_grid = nominal_fit.emmeans("~ contact").summary_frame()
+    by_cell = nominal_fit.emmeans("~ contact", latent_cuts="cell").summary_frame()
+    assert by_grid["emmean"].iloc[0] == pytest.approx(by_grid["emmean"].iloc[1], abs=1e-12)
+    assert abs(by_cell["emmean"].iloc[1] - by_cell["emmean"].iloc[0]) > 1.0
+    # the mean over contact's levels (equal weights) is the same either way
+    assert by_grid["emmean"].mean() == pytest.approx(by_cell["emmean"].mean(), rel=1e-12)
+
+
+def test_latent_cuts_make_no_difference_without_nominal_effects(fit) -> None:
+    grid = fit.emmeans("~ temp | contact").summary_frame()
+    cell = fit.emmeans("~ temp | contact", latent_cuts="cell").summary_frame()
+    pd.testing.assert_frame_equal(grid, cell)
+
+
 # -- bad input ----------------------------------------------------------------------------------
 
 

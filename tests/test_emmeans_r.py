@@ -32,10 +32,6 @@ R_DATASETS = Path(__file__).parent / "data" / "r_datasets"
 # "mean.class" emmeans loses the cell counts and warns "'weights' requested but no
 # weighting information is available", averaging with equal weights.
 QUIRKS = re.compile(r'mode = "mean.class", weights|weights = "proportional", mode = "mean.class"')
-# With nominal effects emmeans' "latent" subtracts the cut-points' mean over the WHOLE grid
-# (the same number for every cell, whatever its nominal variables); ordstats subtracts each
-# cell's own mean cut-point (the protocol's "latent").  Not compared (documented difference).
-NOMINAL_LATENT = re.compile(r"^(emmeans\(fit, ~ temp( \| contact)?\))$")
 
 
 # -- fits ------------------------------------------------------------------------------
@@ -216,8 +212,6 @@ def _cases(case: str) -> list[Any]:
     for call in ref["calls"]:
         text = call["r_call"]
         if text.startswith("ref_grid") or QUIRKS.search(text):
-            continue
-        if case == "clm_wine_nominal" and NOMINAL_LATENT.match(text):
             continue
         out.append(pytest.param(case, text, id=f"{case}: {text}"))
     return out

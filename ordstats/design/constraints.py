@@ -1,8 +1,20 @@
-"""Linear constraints on the parameters, written as formulas (parsed by formulaic)."""
+"""Linear constraints on the parameters, written as formulas (parsed by formulaic).
+
+A constraint is a linear equation in the parameter names, e.g. ``"x1 + x2 = 0"``,
+``"x1 = -2 * x2"`` or ``"`1|2` = -1"`` (names that are not identifiers in
+backticks); several are separated by commas or given as a list.  As patsy (and
+so statsmodels' ``wald_test``/``t_test``/``f_test``), signs may follow any
+operator (``"x1 = -x2"``, ``"x1 - -x2"``, ``"x1 = +x2"``) and numbers may be
+written in scientific notation (``"x1 = 1e-3"``); formulaic's parser reads
+neither, so both are rewritten for it first (``(-1)*`` for a sign, the plain
+decimal for a number).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -13,6 +25,17 @@ from ordstats._typing import FloatArray
 from ordstats.errors import SpecificationError
 
 __all__ = ["parse_constraints"]
+
+#: what to write, for messages about constraints that cannot be read
+CONSTRAINT_SYNTAX = (
+    "write each constraint as a linear equation of the parameter names, e.g. 'x1 + x2 = 0', "
+    "'x1 = -2 * x2' or 'x1 = 1' (several separated by commas; names that are not plain "
+    "identifiers, like '1|2', in backticks)"
+)
+#: characters after which a sign is unary (and the start of the text)
+_SIGN_CONTEXT = frozenset("=,(+-*/")
+_BACKTICKED = re.compile(r"(`[^`]*`)")
+_SCIENTIFIC = re.compile(r"(?<![\w.])(?:\d+\.?\d*|\.\d+)[eE][+-]?\d+(?![\w.])")
 
 
 def parse_constraints(
@@ -47,14 +70,20 @@ def parse_constraints(
     ([[-2.0, 1.0]], [0.0])
     """
     try:
-        parsed = LinearConstraints.from_spec(constraints, variable_names=list(names))
+        parsed = LinearConstraints.from_spec(
+            _for_formulaic(constraints), variable_names=list(names)
+        )
     except KeyError as exc:
         raise SpecificationError(
             f"the constraint names {exc.args[0]!r}, which is not a parameter; parameters "
             f"are {', '.join(map(repr, names))} (put names with '|' in backticks)"
         ) from None
     except (FormulaicError, ValueError, TypeError) as exc:
-        raise SpecificationError(f"cannot read the constraints {constraints!r}: {exc}") from exc
+        reason = _first_line(exc)
+        raise SpecificationError(
+            f"cannot read the constraints {constraints!r}"
+            f"{f' ({reason})' if reason else ''}: {CONSTRAINT_SYNTAX}"
+        ) from None
     matrix = np.atleast_2d(np.asarray(parsed.constraint_matrix, dtype=float))
     values = np.asarray(parsed.constraint_values, dtype=float).reshape(-1)
     if np.linalg.matrix_rank(matrix) < matrix.shape[0]:
@@ -67,6 +96,52 @@ def parse_constraints(
         values,
         [_label(row, value, names) for row, value in zip(matrix, values, strict=True)],
     )
+
+
+def _for_formulaic(constraints: Any) -> Any:
+    """Strings (alone, in a list or as dict keys) rewritten with :func:`_explicit_signs`."""
+    if isinstance(constraints, str):
+        return _explicit_signs(constraints)
+    if isinstance(constraints, list) and all(isinstance(c, str) for c in constraints):
+        return [_explicit_signs(c) for c in constraints]
+    if isinstance(constraints, Mapping) and all(isinstance(k, str) for k in constraints):
+        return {_explicit_signs(k): v for k, v in constraints.items()}
+    return constraints
+
+
+def _explicit_signs(text: str) -> str:
+    """``text`` with unary signs and scientific notation written as formulaic reads them.
+
+    formulaic's tokenizer joins adjacent operators (``"= -"`` becomes the unknown
+    operator ``"=-"``), so a ``-`` after an operator, a comma, an opening
+    parenthesis or at the start becomes ``(-1)*`` and such a ``+`` is dropped;
+    ``1e-3`` becomes ``0.001``.  Names in backticks are left as they are.
+    """
+    out: list[str] = []
+    previous = ""  # the last character written outside whitespace
+    for part in _BACKTICKED.split(text):
+        if len(part) >= 2 and part[0] == part[-1] == "`":
+            out.append(part)
+            previous = "`"
+            continue
+        part = _SCIENTIFIC.sub(lambda number: format(Decimal(number.group(0)), "f"), part)
+        for char in part:
+            unary = previous == "" or previous in _SIGN_CONTEXT
+            if char == "-" and unary:
+                out.append("(-1)*")
+                previous = "*"
+            elif char == "+" and unary:
+                continue
+            else:
+                out.append(char)
+                previous = previous if char.isspace() else char
+    return "".join(out)
+
+
+def _first_line(exc: Exception) -> str:
+    """The parser's reason, its first line without terminal colour codes."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    return text.splitlines()[0].strip().rstrip(".") if text else ""
 
 
 def _label(row: FloatArray, value: float, names: Sequence[str]) -> str:

@@ -889,9 +889,10 @@ class OrdinalModel:
             inverse observed information is still there, computed when ``bse``
             or anything else first needs it.
         cov_kwds : dict, optional
-            For ``"cluster"``: ``{"groups": labels}`` (a Series aligned on the
-            data's index or one label per row used; for data read in chunks or
-            from Dask the name of the column of labels) and ``"use_correction"``.
+            For ``"cluster"``: ``{"groups": ...}``, the name of the column of
+            cluster labels (any data; read from the rows the fit used) or, for a
+            DataFrame in memory, the labels themselves (a Series aligned on the
+            data's index or one label per row used); and ``"use_correction"``.
         banded : bool, optional
             Treat the threshold block of the Hessian as tridiagonal (flexible
             thresholds without nominal effects; see :mod:`ordstats.families.cumulative.banded`), so

@@ -26,6 +26,11 @@ conventions are statsmodels':
   to ``clm`` fits; ``use_correction="full"`` multiplies also by
   ``(n - 1) / (n - k)`` with ``n`` rows (statsmodels' ``cov_cluster``), and
   ``use_correction=False`` applies no factor.
+
+The cluster labels (``cov_kwds={"groups": ...}``) are the name of a column of
+the data on every fitting path (read from the estimation rows, so rows dropped
+for missing values are skipped) or, for data in memory, the labels themselves:
+a Series aligned on the data's index or one label per estimation row.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ __all__ = [
     "CovarianceMethods",
     "canonical_cov_type",
     "cluster_groups",
+    "groups_by_name",
     "observed_covariance",
     "sandwich_covariance",
     "streamed_sandwich_covariance",
@@ -204,13 +210,21 @@ def cluster_groups(groups: Any, row_index: pd.Index) -> np.ndarray:
         Missing labels, labels for the wrong rows, or fewer than two clusters.
     """
     if groups is None:
-        raise DataError("cov_type='cluster' needs cov_kwds={'groups': <one label per row>}")
+        raise DataError(
+            "cov_type='cluster' needs cov_kwds={'groups': <column name or one label per row>}"
+        )
     if isinstance(groups, str):
         raise DataError(
             f"groups={groups!r} is a name; pass the column itself, e.g. "
             f"cov_kwds={{'groups': data[{groups!r}]}}"
         )
     if isinstance(groups, pd.Series):
+        if not groups.index.is_unique:
+            raise DataError(
+                "the groups Series has duplicated index labels, so it cannot be aligned on "
+                "the rows used in the fit; give the data a unique index "
+                "(data.reset_index(drop=True)) or pass one label per row used as an array"
+            )
         missing = row_index.difference(groups.index)
         if len(missing):
             raise DataError(
@@ -343,11 +357,64 @@ def _groups_column(groups: Any, evaluator: Any) -> str:
             "cannot be aligned with rows that are not in memory"
         )
     columns = list(getattr(evaluator.source, "columns", None) or [])
-    if evaluator.source is not None and groups not in columns:
-        close = difflib.get_close_matches(groups, columns, n=3)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise DataError(f"the groups column {groups!r} is not a column of the data{hint}")
+    if evaluator.source is not None:
+        _check_groups_column(groups, columns)
     return groups
+
+
+def _check_groups_column(name: str, columns: list[Any]) -> None:
+    """Refuse a groups name that is not one of ``columns``, with the close names."""
+    if name not in columns:
+        close = difflib.get_close_matches(name, [str(c) for c in columns], n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise DataError(f"the groups column {name!r} is not a column of the data{hint}")
+
+
+def groups_by_name(name: str, data: Any, row_index: pd.Index, n_dropped: int) -> Any:
+    """The cluster labels of the column ``name`` of the DataFrame a model was fitted on.
+
+    Parameters
+    ----------
+    name : str
+        A column of ``data``.
+    data : pandas.DataFrame or None
+        The data the model was built from (None: not kept, e.g. after pickling).
+    row_index : pandas.Index
+        The labels of the estimation rows.
+    n_dropped : int
+        How many rows of ``data`` were dropped for missing values.
+
+    Returns
+    -------
+    pandas.Series or ndarray
+        The column (aligned on the index by :func:`cluster_groups`), or its
+        values when the index repeats labels and no row was dropped.
+
+    Raises
+    ------
+    DataError
+        No DataFrame is kept, ``name`` is not one of its columns, or its index
+        repeats labels and rows were dropped (so the rows cannot be matched).
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(
+            f"groups={name!r} names a column, but the DataFrame this model was fitted on is "
+            "not kept (it was built from arrays, or pickled); pass the labels themselves, "
+            f"e.g. cov_kwds={{'groups': data[{name!r}]}}"
+        )
+    _check_groups_column(name, list(data.columns))
+    column = data[name]
+    if isinstance(column, pd.DataFrame):  # a repeated column name
+        raise DataError(f"the data have several columns named {name!r}; rename them")
+    if column.index.is_unique:
+        return column
+    if n_dropped == 0 and len(column) == len(row_index):
+        return column.to_numpy()
+    raise DataError(
+        f"the data's index repeats labels and {n_dropped} row(s) were dropped for missing "
+        f"values, so the column {name!r} cannot be matched to the rows used; give the data "
+        "a unique index (data.reset_index(drop=True)) before building the model"
+    )
 
 
 def sandwich_covariance(
@@ -425,9 +492,11 @@ class CovarianceMethods(FittedState):
             expected (Fisher) information, VGAM's covariance (see
             ``expected_covariance``).
         cov_kwds : mapping, optional
-            ``{"groups": labels, "use_correction": True}`` for ``"cluster"``;
-            for data read in chunks or from Dask, ``groups`` names the column
-            of labels (the meat is summed in one pass over the data).
+            ``{"groups": ..., "use_correction": True}`` for ``"cluster"``:
+            ``groups`` is the name of the column of labels (any data; for data
+            read in chunks or from Dask the meat is summed in one pass over
+            them) or, for a DataFrame in memory, the labels (a Series aligned
+            on the data's index, or one label per row used).
 
         Returns
         -------
@@ -457,6 +526,7 @@ class CovarianceMethods(FittedState):
                 cov_kwds,
             )
         elif isinstance(ev, ShiftedEvaluation):
+            cov_kwds = self._groups_labels(kind, cov_kwds)
             # bread and meat in the well-conditioned internal basis, then mapped back
             internal = sandwich_covariance(
                 observed_covariance(ev.internal.hessian),
@@ -473,6 +543,7 @@ class CovarianceMethods(FittedState):
                 std_errors=ev.basis.standard_errors(internal.matrix),
             )
         else:
+            cov_kwds = self._groups_labels(kind, cov_kwds)
             covariance = sandwich_covariance(
                 self.nonrobust_covariance,
                 ev.observation_scores(),
@@ -487,3 +558,17 @@ class CovarianceMethods(FittedState):
             return type(self)(  # type: ignore[call-arg]
                 self.model, self.params.to_numpy(), ev, info, covariance=covariance
             )
+
+    def _groups_labels(
+        self, kind: str, cov_kwds: Mapping[str, Any] | None
+    ) -> Mapping[str, Any] | None:
+        """``cov_kwds`` with a groups column name replaced by the column (data in memory)."""
+        name = (cov_kwds or {}).get("groups")
+        if kind != "cluster" or not isinstance(name, str):
+            return cov_kwds
+        design = self.model.design
+        source = getattr(self.model, "_formula_source", None)
+        labels = groups_by_name(
+            name, getattr(source, "data", None), design.row_index, design.n_dropped
+        )
+        return {**dict(cov_kwds or {}), "groups": labels}

@@ -113,3 +113,26 @@ def test_dask_robust_and_cluster_covariances_equal_in_memory(frame, memory):
             memory.get_robustcov_results("cluster", {"groups": data["school"]}),
             "cluster",
         )
+
+
+def test_cluster_by_name_is_the_same_in_memory_in_chunks_and_from_dask(frame, memory, chunked):
+    """``{"groups": "school"}`` works on every path; in memory also the labels themselves."""
+    dd = pytest.importorskip("dask.dataframe")
+    assert len(memory.model.design.row_index) < len(frame)  # rows were dropped for NaN
+    data = frame.assign(school=frame["school"].astype(float))
+    by_name = memory.get_robustcov_results("cluster", {"groups": "school"})
+    rows = memory.model.design.row_index
+    for labels in (data["school"], data.loc[rows, "school"].to_numpy()):
+        _same_covariance(
+            memory.get_robustcov_results("cluster", {"groups": labels}), by_name, "cluster"
+        )
+    _same_covariance(
+        chunked.get_robustcov_results("cluster", {"groups": "school"}), by_name, "cluster"
+    )
+    import dask
+
+    with dask.config.set(scheduler="threads"):
+        dask_fit = _fit(dd.from_pandas(data, npartitions=3))
+        _same_covariance(
+            dask_fit.get_robustcov_results("cluster", {"groups": "school"}), by_name, "cluster"
+        )

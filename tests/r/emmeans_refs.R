@@ -225,7 +225,9 @@ write_model("clm_wine_nominal", "wine", "clm(rating ~ temp, nominal = ~ contact,
     'emmeans(fit, ~ rating | temp, mode = "prob")',
     'emmeans(fit, ~ rating | contact, mode = "prob")',
     'emmeans(fit, ~ contact, mode = "mean.class")',
-    'pairs(emmeans(fit, ~ contact | rating, mode = "prob"), adjust = "none")'))
+    'pairs(emmeans(fit, ~ contact | rating, mode = "prob"), adjust = "none")',
+    'emmeans(fit, ~ contact)', 'pairs(emmeans(fit, ~ temp | contact), adjust = "none")',
+    'joint_tests(fit)', 'joint_tests(fit, by = "contact")'))
 
 ## --- housing (frequency weights) -------------------------------------------------------
 fh <- clm(Sat ~ Infl + Type + Cont, data = housing, weights = Freq)

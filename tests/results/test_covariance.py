@@ -8,7 +8,7 @@ import pytest
 import statsmodels.api as sm
 
 import ordstats
-from ordstats.errors import DataError, SpecificationError
+from ordstats.errors import DataError, MissingDataWarning, SpecificationError
 from tests import _reference as ref
 from tests._numdiff import central_jacobian, second_difference_hessian
 
@@ -172,7 +172,7 @@ def test_groups_aligned_on_index(wine, wine_model):
     [
         ("sandwich", None, SpecificationError, "unknown cov_type"),
         ("cluster", None, DataError, "needs cov_kwds"),
-        ("cluster", {"groups": "judge"}, DataError, "pass the column itself"),
+        ("cluster", {"groups": "jugde"}, DataError, "not a column of the data; did you mean"),
         ("cluster", {"groups": np.arange(5)}, DataError, "one label per row"),
         ("cluster", {"groups": np.zeros(72)}, DataError, "at least two clusters"),
         ("cluster", {"groups": np.r_[np.nan, np.ones(71)]}, DataError, "missing labels"),
@@ -188,6 +188,34 @@ def test_groups_aligned_on_index(wine, wine_model):
 def test_bad_covariance_requests(wine_model, cov_type, cov_kwds, error, message):
     with pytest.raises(error, match=message):
         wine_model.fit(cov_type=cov_type, cov_kwds=cov_kwds)
+
+
+def test_groups_by_column_name_in_memory_equal_the_labels(wine):
+    """A name is read from the estimation rows (rows dropped for missing values skipped)."""
+    data = wine.copy()
+    data.loc[[3, 10], "contact"] = None
+    with pytest.warns(MissingDataWarning, match="2 of 72 rows"):
+        model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", data)
+    by_name = model.fit(cov_type="cluster", cov_kwds={"groups": "judge"})
+    by_series = model.fit(cov_type="cluster", cov_kwds={"groups": data["judge"]})
+    rows = model.design.row_index
+    by_array = model.fit(
+        cov_type="cluster", cov_kwds={"groups": data.loc[rows, "judge"].to_numpy()}
+    )
+    assert by_name.cov_type == "cluster"
+    np.testing.assert_allclose(by_name.cov_params(), by_series.cov_params(), rtol=1e-13)
+    np.testing.assert_allclose(by_name.cov_params(), by_array.cov_params(), rtol=1e-13)
+    assert not np.allclose(by_name.bse, model.fit().bse)
+
+
+def test_groups_by_column_name_in_a_shifted_basis(wine):
+    """A covariate far from zero (fitted in a shifted basis): name and labels agree."""
+    data = wine.assign(x=1e6 + np.arange(72.0) % 9)
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + x", data)
+    assert model.evaluator.basis is not None
+    by_name = model.fit().get_robustcov_results("cluster", {"groups": "judge"})
+    by_series = model.fit().get_robustcov_results("cluster", {"groups": data["judge"]})
+    np.testing.assert_allclose(by_name.bse, by_series.bse, rtol=1e-12)
 
 
 def test_groups_series_must_cover_rows(wine, wine_model):

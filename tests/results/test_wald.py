@@ -211,3 +211,64 @@ def test_t_test_intervals_check_alpha(wine_res):
     np.testing.assert_allclose(
         result.conf_int(0.1), wine_res.conf_int(0.1).loc[["temp[T.warm]"]], rtol=1e-12
     )
+
+
+# -- signs after operators and scientific notation, as patsy reads them (statsmodels) ------
+
+_PATSY_SPELLINGS = [
+    "x1 = -x2",
+    "x1 = - x2",
+    "x1 - -x2",
+    "x1 = +x2",
+    "x1 = -2*x2",
+    "x1 = -.5*x2",
+    "-(x1 - x2) = 0",
+    "x1 - x2 = -1",
+    "x1 = -x2, x2 = -1",
+    "x1 = 1e-3",
+    "x1 = 2.5e+1*x2",
+    "x1 = -1e-3",
+]
+
+
+@pytest.mark.parametrize("spelling", _PATSY_SPELLINGS)
+def test_constraints_are_read_as_patsy_reads_them(spelling):
+    """statsmodels' wald_test/t_test/f_test parse constraints with patsy; ordstats the same."""
+    from patsy import DesignInfo
+
+    from ordstats.design.constraints import parse_constraints
+
+    names = ["x1", "x2"]
+    expected = DesignInfo(names).linear_constraint(spelling)
+    matrix, values, _ = parse_constraints(spelling, names)
+    np.testing.assert_allclose(matrix, expected.coefs, atol=1e-15)
+    np.testing.assert_allclose(values, expected.constants.reshape(-1), atol=1e-15)
+
+
+@pytest.fixture(scope="module")
+def numeric_fit():
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=200), "x2": rng.normal(size=200)})
+    latent = data["x1"] + 0.5 * data["x2"] + rng.logistic(size=200)
+    data["y"] = pd.cut(latent, [-np.inf, -1, 0, 1, np.inf], labels=list("abcd"))
+    return ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+
+
+def test_a_negated_name_after_the_equals_sign_is_tested(numeric_fit):
+    """``"x1 = -x2"`` is ``x1 + x2 = 0`` in all three tests (as statsmodels' OrderedModel)."""
+    res = numeric_fit
+    total = res.params["x1"] + res.params["x2"]
+    se = np.sqrt(res.cov_params().loc[["x1", "x2"], ["x1", "x2"]].to_numpy().sum())
+    t = res.t_test("x1 = -x2")
+    assert float(t.effect[0]) == pytest.approx(total, rel=1e-12)
+    assert float(t.sd[0]) == pytest.approx(se, rel=1e-10)
+    wald = res.wald_test("x1 = -x2")
+    assert wald.statistic == pytest.approx((total / se) ** 2, rel=1e-10)
+    assert float(res.f_test("x1 = - x2").fvalue) == pytest.approx(wald.statistic, rel=1e-12)
+    assert res.wald_test("x1 - -x2").statistic == pytest.approx(wald.statistic, rel=1e-12)
+
+
+def test_a_negative_constant_for_a_threshold_in_backticks(wine_res):
+    """The module's own example ``"`1|2` = -1"`` (formulaic alone cannot read it)."""
+    t = wine_res.t_test("`1|2` = -1")
+    assert float(t.effect[0]) == pytest.approx(wine_res.params["1|2"] + 1.0, rel=1e-12)

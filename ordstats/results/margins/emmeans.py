@@ -9,11 +9,13 @@ number of estimation rows in it (as emmeans, prior weights are not counted).
 **Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
 
 ``"latent"``
-    ``x'beta`` minus the mean cut-point (the protocol's ``"latent"`` type).
-    With nominal effects each cell subtracts its own mean cut-point; emmeans
-    subtracts the mean over the whole grid (the same number for every cell).
-    With a scale model, divided by the scale at the grid's mean scale design,
-    as emmeans.
+    ``x'beta`` minus the mean cut-point.  With nominal effects the cut-points
+    differ between cells; as emmeans, every cell subtracts the mean of the
+    cells' mean cut-points over the whole grid (one number, so nominal
+    variables do not move latent means).  ``latent_cuts="cell"`` subtracts each
+    cell's own mean cut-point instead (the margins verbs' ``"latent"`` type),
+    which emmeans does not offer.  With a scale model, divided by the scale at
+    the grid's mean scale design, as emmeans.
 ``"linear.predictor"``
     the ``K - 1`` cumulative linear predictors ``(theta_j - x'beta)/s``
     (one per cut, variable ``cut``).
@@ -58,7 +60,15 @@ from ordstats.results.margins.grid import factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.table import check_conf_level
 
-__all__ = ["EMM_MODES", "EMM_WEIGHTS", "EmmGrid", "EmmeansMethods", "emmeans", "joint_tests"]
+__all__ = [
+    "EMM_MODES",
+    "EMM_WEIGHTS",
+    "LATENT_CUTS",
+    "EmmGrid",
+    "EmmeansMethods",
+    "emmeans",
+    "joint_tests",
+]
 
 #: emmeans' modes for ordinal models and the protocol type each is computed from
 EMM_MODES = {
@@ -72,6 +82,8 @@ EMM_MODES = {
 }
 #: emmeans' averaging weights
 EMM_WEIGHTS = ("equal", "proportional", "outer", "cells", "flat")
+#: the mean cut-points latent means subtract: the grid's (emmeans) or each cell's own
+LATENT_CUTS = ("grid", "cell")
 _ESTIMATE_NAMES = {
     "latent": "emmean",
     "linear.predictor": "emmean",
@@ -251,6 +263,7 @@ def _reference_grid(
     cov_reduce: Any,
     params: FloatArray,
     data: Any = None,
+    latent_cuts: str = "grid",
 ) -> _Grid:
     dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
     rows = fit.margins_rows(frame)
@@ -270,7 +283,10 @@ def _reference_grid(
         values, jac = values @ scores, np.einsum("mgk,g->mk", jac, scores)
         return _Grid(dims, values, jac, counts)
     if mode == "latent":
-        return _Grid(dims, values[:, 0], jac[:, 0, :], counts, scale)
+        values, jac = values[:, 0], jac[:, 0, :]
+        if latent_cuts == "grid":
+            values, jac = _subtract_grid_mean_cut(fit, params, rows, values, jac)
+        return _Grid(dims, values, jac, counts, scale)
     # one more dimension, first (fastest), as emmeans puts the response/cut first
     if mode == "prob":
         extra = _Dimension(_response_name(fit), list(predicted.groups))
@@ -289,6 +305,33 @@ def _reference_grid(
         jac.reshape(-1, jac.shape[2]),
         np.repeat(counts, n_groups),
         scale if mode == "linear.predictor" else None,
+    )
+
+
+def _subtract_grid_mean_cut(
+    fit: MarginsFit, params: FloatArray, rows: Any, values: FloatArray, jac: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Latent values relative to the grid's mean cut-point instead of each cell's own.
+
+    ``x'beta - c_i`` becomes ``x'beta - mean(c)`` with ``c_i`` the cells' mean
+    cut-points and the mean taken over the grid's cells unweighted, as emmeans
+    (its latent basis subtracts the column means of the grid's cut-point design).
+    Fits whose cut-points are the same in every cell have nothing to change.
+    """
+    method = getattr(fit, "margins_mean_cut", None)
+    predicted = None if method is None else method(params, rows)
+    if predicted is None or predicted.jacobian is None:
+        return values, jac
+    cut, cut_jac = predicted.values[:, 0], predicted.jacobian[:, 0, :]
+    return values + (cut - cut.mean()), jac + (cut_jac - cut_jac.mean(axis=0))
+
+
+def _check_latent_cuts(latent_cuts: object) -> str:
+    if isinstance(latent_cuts, str) and latent_cuts in LATENT_CUTS:
+        return latent_cuts
+    raise OrdstatsError(
+        "latent_cuts must be 'grid' (as emmeans: the mean cut-point over the whole reference "
+        f"grid) or 'cell' (each cell's own mean cut-point); got {latent_cuts!r}"
     )
 
 
@@ -881,6 +924,7 @@ def emmeans(
     *,
     data: pd.DataFrame | None = None,
     re_form: Any = 0,
+    latent_cuts: str = "grid",
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> EmmGrid:
@@ -917,6 +961,14 @@ def emmeans(
         clmm), conditional on the groups' modes (None, needs the grouping
         columns, so not for a reference grid), or averaged over their
         distribution (``"marginal"``: population-averaged probabilities).
+    latent_cuts : {"grid", "cell"}
+        ``mode="latent"`` with nominal effects (cut-points that differ between
+        cells): subtract the mean cut-point over the whole reference grid
+        (``"grid"``, default, as emmeans; nominal variables then do not move the
+        means) or each cell's own mean cut-point (``"cell"``, not in emmeans:
+        the means then show the nominal variables' average shift of the
+        cut-points, as the margins verbs' ``type="latent"``).  Without nominal
+        effects both are the same.
     params, cov : ndarray, optional
         Evaluate at other estimates and covariance (e.g. R's), default the fit's.
 
@@ -927,10 +979,11 @@ def emmeans(
     fit = _predicting(fit, re_form)
     mode = _check_mode(fit, mode)
     weights = _check_weights(weights)
+    latent_cuts = _check_latent_cuts(latent_cuts)
     if at is not None and not isinstance(at, Mapping):
         raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
     theta, covariance = _estimates_at(fit, params, cov)
-    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data)
+    grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data, latent_cuts)
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
@@ -1062,6 +1115,7 @@ class EmmeansMethods:
         cov_reduce: Any = "mean",
         re_form: Any = 0,
         data: pd.DataFrame | None = None,
+        latent_cuts: str = "grid",
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -1086,6 +1140,10 @@ class EmmeansMethods:
         data : pandas.DataFrame, optional
             Rows to build the reference grid from (default the estimation rows;
             needed for fits read in chunks).
+        latent_cuts : {"grid", "cell"}
+            With nominal effects, ``mode="latent"`` subtracts the mean cut-point
+            over the whole grid (``"grid"``, default, as emmeans) or each cell's
+            own (``"cell"``); see :func:`emmeans`.
 
         Returns
         -------
@@ -1108,6 +1166,7 @@ class EmmeansMethods:
             cov_reduce=cov_reduce,
             re_form=re_form,
             data=data,
+            latent_cuts=latent_cuts,
         )
 
     def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -215,6 +215,21 @@ class OrdinalMarginsFit(FittedState):
         jac[:, 0, lay.zeta] = Z
         return Predicted((Z @ np.asarray(params, dtype=float)[lay.zeta])[:, None], jac, [""])
 
+    def margins_mean_cut(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
+        """The mean cut-point of each row and its Jacobian; None if it is the same for all.
+
+        An optional part of the protocol: with nominal effects every row has its
+        own cut-points, and emmeans' ``mode="latent"`` subtracts their mean over
+        the whole reference grid rather than each cell's own (the ``"latent"``
+        type).  None without nominal effects or without a latent scale.
+        """
+        if not self.model.family_spec.capabilities.latent_variable:
+            return None
+        if not self.model.problem.layout.n_nominal_cols:
+            return None
+        values, grad = _CumulativeMargins(self, params, rows).mean_cut()
+        return Predicted(values[:, None], grad[:, None, :], [""])
+
     def _family_phrase(self) -> str:
         return f"the {self.model.family_spec.name!r} family"
 
@@ -320,6 +335,15 @@ class _CumulativeMargins(_Shared):
         if type == "linear":
             return Predicted(u, grad_u, self.cuts)
         lay, rows = self.layout, self.new_rows
+        mean_cut, grad = self.mean_cut()
+        values = rows.X @ self.params[lay.beta] + rows.offset - mean_cut
+        grad = -grad
+        grad[:, lay.beta] = rows.X
+        return Predicted(values[:, None], grad[:, None, :], [""])
+
+    def mean_cut(self) -> tuple[FloatArray, FloatArray]:
+        """Each row's mean cut-point ``mean_j theta_j`` (m,) and its gradient (m, k)."""
+        lay, rows = self.layout, self.new_rows
         jac = self.model.threshold_jacobian
         n_cuts = jac.shape[0]
         theta = np.column_stack(
@@ -328,12 +352,9 @@ class _CumulativeMargins(_Shared):
         mean_design = theta.mean(axis=1)  # (m, n_threshold_block)
         fixed = self.model.threshold_offset
         mean_fixed = 0.0 if fixed is None else float(np.mean(fixed))
-        eta = rows.X @ self.params[lay.beta] + rows.offset
-        values = eta - mean_design @ self.params[lay.thresholds] - mean_fixed
         grad = np.zeros((rows.X.shape[0], lay.n_params))
-        grad[:, lay.thresholds] = -mean_design
-        grad[:, lay.beta] = rows.X
-        return Predicted(values[:, None], grad[:, None, :], [""])
+        grad[:, lay.thresholds] = mean_design
+        return mean_design @ self.params[lay.thresholds] + mean_fixed, grad
 
     def slope(self, direction: DesignRows, type: str) -> Predicted:
         lay, rows = self.layout, self.new_rows
