@@ -398,3 +398,12 @@ def test_dask_fit_agrees_and_restores(caller_two_threads, wine):
     expected = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
     assert threadpool_info() == before
+
+
+def test_the_thread_scope_does_not_hide_the_callers_variables():
+    """from_formula reads names from its caller's frame, not from a wrapper's."""
+    wine = ordstats.datasets.load("wine")
+    local_column = np.arange(len(wine), dtype=float)  # named only in this frame
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + local_column", wine).fit()
+    assert "local_column" in res.params.index
+    assert "data:    wine" in str(res.summary())

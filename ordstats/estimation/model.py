@@ -185,7 +185,6 @@ class OrdinalModel:
         self._setup(design, opts)
 
     @classmethod
-    @numeric_threads()
     def from_formula(
         cls,
         formula: str,
@@ -246,63 +245,67 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
-        if has_random_terms(formula):
-            if chunksize is not None or is_source(data):
-                raise SpecificationError(
-                    "random effects need the data in memory (a DataFrame) for now"
-                )
-            return OrdinalMixedModel.from_formula(  # type: ignore[return-value]
-                formula,
-                data,
-                nominal=nominal,
-                scale=scale,
-                weights=weights,
-                offset=offset,
-                context=caller,
-                **options,
-            )
-        name = _data_name(data, caller)
-        with _plain_formula_errors(formula):
-            captured = used_context(
-                caller,
-                (formula, nominal, scale, weights, offset),
-                *_columns_and_rows(data),
-            )
-            if chunksize is not None or is_source(data):
-                design, evaluator = build_chunked(
+        # after capturing the caller's frame: a decorator would hide it
+        with numeric_threads():  # the design's checks are BLAS products too
+            if has_random_terms(formula):
+                if chunksize is not None or is_source(data):
+                    raise SpecificationError(
+                        "random effects need the data in memory (a DataFrame) for now"
+                    )
+                return OrdinalMixedModel.from_formula(  # type: ignore[return-value]
                     formula,
                     data,
-                    family=opts.family_object(),
-                    threshold=opts.threshold,
-                    design_options=opts.design_options(),
-                    weights=weights,
-                    offset=offset,
                     nominal=nominal,
                     scale=scale,
+                    weights=weights,
+                    offset=offset,
+                    context=caller,
+                    **options,
+                )
+            name = _data_name(data, caller)
+            with _plain_formula_errors(formula):
+                captured = used_context(
+                    caller,
+                    (formula, nominal, scale, weights, offset),
+                    *_columns_and_rows(data),
+                )
+                if chunksize is not None or is_source(data):
+                    design, evaluator = build_chunked(
+                        formula,
+                        data,
+                        family=opts.family_object(),
+                        threshold=opts.threshold,
+                        design_options=opts.design_options(),
+                        weights=weights,
+                        offset=offset,
+                        nominal=nominal,
+                        scale=scale,
+                        context=captured,
+                        chunksize=chunksize,
+                    )
+                    model = cls.from_design(
+                        design, opts, evaluator=evaluator, context=evaluator.spec.context
+                    )
+                    model.data_name = name
+                    # the opened source, so that term tests re-read the same chunks
+                    model._formula_source = _FormulaSource(
+                        evaluator.source, weights, offset, captured
+                    )
+                    return model
+                design = design_from_formula(
+                    formula,
+                    data,
+                    nominal=nominal,
+                    scale=scale,
+                    weights=weights,
+                    offset=offset,
                     context=captured,
-                    chunksize=chunksize,
+                    options=opts.design_options(),
                 )
-                model = cls.from_design(
-                    design, opts, evaluator=evaluator, context=evaluator.spec.context
-                )
-                model.data_name = name
-                # the opened source, so that term tests re-read the same chunks
-                model._formula_source = _FormulaSource(evaluator.source, weights, offset, captured)
-                return model
-            design = design_from_formula(
-                formula,
-                data,
-                nominal=nominal,
-                scale=scale,
-                weights=weights,
-                offset=offset,
-                context=captured,
-                options=opts.design_options(),
-            )
-        model = cls.from_design(design, opts, context=captured)
-        model.data_name = name
-        model._formula_source = _FormulaSource(data, weights, offset, captured)
-        return model
+            model = cls.from_design(design, opts, context=captured)
+            model.data_name = name
+            model._formula_source = _FormulaSource(data, weights, offset, captured)
+            return model
 
     @property
     def can_refit_formulas(self) -> bool:
