@@ -25,6 +25,7 @@ from ordstats.inference.link_comparison import compare_links
 from ordstats.inference.lr import anova, lr_test, vuong_test
 from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.margins.grid import datagrid
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
@@ -46,6 +47,7 @@ __all__ = [
     "SeparationWarning",
     "anova",
     "compare_links",
+    "datagrid",
     "datasets",
     "errors",
     "families",

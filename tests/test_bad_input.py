@@ -1565,3 +1565,89 @@ def test_an_empty_text_field_of_a_csv_file_is_missing_as_pandas_reads_it(wine, t
     assert expected.nobs == res.nobs == 51
     assert list(res.params.index) == list(expected.params.index)
     assert res.llf == pytest.approx(expected.llf, rel=1e-12)
+
+
+# -- margins verbs: predictions, comparisons, slopes, hypotheses, datagrid (issue 23) -----
+
+
+@pytest.fixture(scope="module")
+def margins_fit(wine):
+    data = wine.assign(x=np.linspace(0.0, 1.0, len(wine)))
+    return OrdinalModel.from_formula("rating ~ temp + contact + x", data).fit()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda f: f.avg_comparisons(variables="tempp"),
+            r"variables= names 'tempp', which the model does not use; its predictors are "
+            r"'contact', 'temp', 'x'",
+        ),
+        (
+            lambda f: f.avg_predictions(by="foo"),
+            r"by= names 'foo', which is not a column of the data \(columns: 'contact', 'temp', "
+            r"'x'\); add it to newdata",
+        ),
+        (
+            lambda f: f.avg_comparisons(variables={"x": ["a", "b"]}),
+            r"'x' is numeric, so its contrast is two numbers \[lo, hi\].*it has no levels "
+            r"\['a', 'b'\]",
+        ),
+        (
+            lambda f: f.avg_comparisons(variables={"temp": ["cold", "hot"]}),
+            r"'temp' has no level\(s\) \['hot'\]; its levels are \['cold', 'warm'\]",
+        ),
+        (
+            lambda f: f.hypotheses("1 = 0"),
+            r"hypothesis '1 = 0' names no estimate: write it in terms of b1, ..., b7 or the "
+            r"parameter names",
+        ),
+        (
+            lambda f: f.avg_predictions(hypothesis="b99 - b1 = 0"),
+            r"names 'b99', which is not an estimate: use b1, ..., b5",
+        ),
+        (lambda f: f.avg_predictions(hypothesis="b1 +"), r"'b1 \+' is not a valid expression"),
+        (
+            lambda f: f.avg_predictions(hypothesis=np.ones((3, 2))),
+            r"one row per estimate \(5\).*got an array of shape \(3, 2\)",
+        ),
+        (lambda f: f.avg_predictions(newdata=[1, 2]), r"newdata must be a pandas DataFrame"),
+        (lambda f: f.avg_predictions(wts=[1, 2]), r"wts has 2 values for 72 rows"),
+        (lambda f: f.avg_predictions(conf_level=95), r"conf_level must be between 0 and 1"),
+        (lambda f: f.avg_predictions(conf_type="exact"), r"conf_type must be one of 'auto'"),
+        (lambda f: f.avg_comparisons(comparison="diff"), r"comparison must be one of"),
+        (lambda f: f.avg_slopes(slope="dx"), r"slope must be one of 'dydx'"),
+        (lambda f: f.avg_predictions(type="probs"), r"type must be one of 'prob'"),
+        (lambda f: f.avg_predictions(type="class"), r"type='class' .* cannot be averaged"),
+        (
+            lambda f: f.avg_comparisons(variables={"temp": "revpairwise"}),
+            r"the contrast of factor 'temp' must be one of 'reference', 'sequential'",
+        ),
+        (lambda f: ordstats.datagrid(f, tempp=["cold"]), r"'tempp' is not a column of the data"),
+        (lambda f: ordstats.datagrid(f, temp=["hot"]), r"'temp' has no level\(s\) \['hot'\]"),
+        (lambda f: ordstats.datagrid(f, grid_type="balanced"), r"grid_type must be one of"),
+    ],
+)
+def test_margins_verbs_refuse_bad_input(margins_fit, call, message):
+    with pytest.raises(OrdstatsError, match=message):
+        call(margins_fit)
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_margins_latent_type_needs_a_latent_scale(wine, family):
+    fit = OrdinalModel.from_formula("rating ~ temp", wine, family=family).fit()
+    with pytest.raises(OrdstatsError, match=rf"type='latent' has no meaning for the '{family}'"):
+        fit.avg_predictions(type="latent")
+    with pytest.raises(OrdstatsError, match=r"type='latent' has no meaning"):
+        fit.avg_slopes(type="latent")
+
+
+def test_margins_without_the_rows_say_to_pass_newdata(wine):
+    from ordstats.errors import NotFittedError
+
+    fit = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    fit.remove_data()
+    with pytest.raises(NotFittedError, match=r"without newdata needs the rows of the data"):
+        fit.avg_predictions()
+    assert len(fit.avg_predictions(wine.iloc[:3], by="temp")) == 5

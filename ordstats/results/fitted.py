@@ -45,6 +45,8 @@ from ordstats.results.covariance import (
 )
 from ordstats.results.goodness import GoodnessOfFitMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
+from ordstats.results.margins.ordinal import OrdinalMarginsFit
+from ordstats.results.margins.verbs import MarginsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
 from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
@@ -77,6 +79,8 @@ class OrdinalResults(
     GoodnessOfFitMethods,
     PredictionSEMethods,
     MarginalEffectsMethods,
+    OrdinalMarginsFit,
+    MarginsMethods,
     PersistenceMethods,
 ):
     """Estimates, inference and predictions of a fitted :class:`OrdinalModel`.

@@ -29,19 +29,20 @@ same column name) moves those parts too.
 
 In the cumulative model with location effects only,
 :math:`\partial P(Y=j)/\partial x_k = -\beta_k\,[f(\theta_j - \eta) -
-f(\theta_{j-1} - \eta)]`, so the effects on the levels sum to zero.  Derivatives
-in ``x`` are central differences of the family's probabilities (the families
-give no second-order derivatives in ``x``); the standard errors are the delta
-method, :math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with ``G``
-the central-difference Jacobian of the effects in the parameters and ``V`` the
-covariance in use.
+f(\theta_{j-1} - \eta)]`, so the effects on the levels sum to zero.  The
+effects and their Jacobians in the parameters are computed by the margins code
+(:mod:`ordstats.results.margins`): derivatives in ``x`` analytic through the
+link (a unit change of the regressor's columns as the design direction), the
+Jacobians analytic (second derivatives), so the standard errors are the exact
+delta method, :math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with
+``G`` the Jacobian of the effects in the parameters and ``V`` the covariance in
+use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -50,18 +51,15 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
 from ordstats.errors import OrdstatsError, SpecificationError
-from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.results.arguments import check_alpha, normal_quantile
+from ordstats.results.margins.protocol import DesignRows, MarginsFit
+from ordstats.results.margins.verbs import relative_slope
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
 __all__ = ["MarginalEffects", "MarginalEffectsMethods"]
-
-#: central-difference steps (relative): truncation ~1e-8, rounding ~1e-16 / step^2
-_X_STEP = 1e-4
-_PARAM_STEP = 1e-4
 
 _AT = ("overall", "mean", "median", "zero", "all")
 #: statsmodels' column names of the four kinds of effect
@@ -91,7 +89,6 @@ class _Regressor:
     kind: str  # "continuous", "dummy", "count"
     #: the positions of the factor's indicator columns, this one included (dummy=True)
     group: tuple[tuple[int, ...], ...] = ()
-    step: float = _X_STEP
 
     def values(self, rows: _Rows) -> FloatArray:
         design, position = next(
@@ -135,6 +132,8 @@ class MarginalEffects:
     margeff_cov: pd.DataFrame | None
     margeff_options: dict[str, Any]
     endog_name: str = "y"
+    #: remarks for the summary (e.g. 0/1 columns differentiated as if continuous)
+    notes: tuple[str, ...] = ()
 
     def _inference(self) -> pd.DataFrame:
         if self.margeff_se is None:
@@ -237,6 +236,8 @@ class MarginalEffects:
             table.insert_header_row(0, ["", name, "std err", "z", "P>|z|", *bounds])
             tables.append(table)
         smry.tables.append(table_extend(tables, keep_headers=True))
+        if self.notes:
+            smry.add_extra_txt(list(self.notes))
         return smry
 
     def __str__(self) -> str:
@@ -255,6 +256,7 @@ class MarginalEffects:
             f"{where} {_METHODS[options['method']]} on P(Y = level) "
             "(delta-method standard errors)\n"
             + self.summary_frame().to_string(float_format=lambda v: f"{v:.4g}")
+            + "".join(f"\n{note}" for note in self.notes)
         )
 
 
@@ -317,24 +319,21 @@ class MarginalEffectsMethods(FittedState):
         levels = model.levels
         params = self.params.to_numpy()
 
-        def effects(p: FloatArray) -> FloatArray:
-            return _flat_effects(model, p, regressors, rows, options)
-
-        values = effects(params)
+        values, jac = _flat_effects(cast(MarginsFit, self), params, regressors, rows, options)
+        notes = _continuous_dummy_note(regressors, _all_rows(model))
         margins = dict(options, atexog=atexog)
         if options["at"] == "all":
             index = pd.MultiIndex.from_product(
                 [list(model.design.row_index), names], names=["row", "regressor"]
             )
             frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
-            return MarginalEffects(frame, None, None, margins, model.endog_name)
+            return MarginalEffects(frame, None, None, margins, model.endog_name, notes)
         cov = self.covariance.matrix
         if not np.all(np.isfinite(cov)):
             raise OrdstatsError(
                 "the covariance of the estimates is not available (singular Hessian), so the "
                 "marginal effects have no standard errors"
             )
-        jac = _jacobian(effects, params)
         effect_cov = jac @ cov @ jac.T
         se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))
         shape = (len(names), len(levels))
@@ -345,7 +344,20 @@ class MarginalEffectsMethods(FittedState):
             pd.DataFrame(effect_cov, index=stacked, columns=stacked),
             margins,
             model.endog_name,
+            notes,
         )
+
+
+def _continuous_dummy_note(regressors: list[_Regressor], rows: _Rows) -> tuple[str, ...]:
+    """A remark when 0/1 columns were differentiated as continuous (``dummy=False``)."""
+    binary = [r.name for r in regressors if r.kind == "continuous" and _is_dummy(r.values(rows))]
+    if not binary:
+        return ()
+    return (
+        f"The 0/1 column(s) {', '.join(binary)} were differentiated as if continuous (as "
+        "statsmodels with dummy=False); dummy=True gives their discrete changes 0 -> 1, and "
+        "avg_comparisons() the contrasts of factors.",
+    )
 
 
 def _check_options(at: Any, method: Any, dummy: Any, count: Any) -> dict[str, Any]:
@@ -448,9 +460,6 @@ def _regressors(model: Any, dummy: bool, count: bool) -> list[_Regressor]:
             regressor = replace(regressor, kind="dummy", group=group)
         elif count and _is_count(values):
             regressor = replace(regressor, kind="count")
-        else:
-            spread = float(np.std(values)) or float(np.max(np.abs(values))) or 1.0
-            regressor = replace(regressor, step=_X_STEP * spread)
         out.append(regressor)
     return out
 
@@ -525,69 +534,78 @@ def _evaluation_rows(model: Any, regressors: list[_Regressor], at: str, atexog: 
     )
 
 
-def _probabilities(model: Any, params: FloatArray, rows: _Rows) -> FloatArray:
-    lay = model.problem.layout
-    eta = rows.X @ params[lay.beta] + rows.offset
-    theta = threshold_matrix(
-        params[lay.thresholds],
-        model.threshold_jacobian,
-        rows.W if lay.n_nominal_cols else None,
-        model.threshold_offset,
+def _design(rows: _Rows) -> DesignRows:
+    """The rows as the margins protocol's design rows."""
+    arrays = {"X": rows.X, "W": rows.W, "Z": rows.Z, "offset": rows.offset}
+    return DesignRows(arrays, pd.RangeIndex(len(rows.offset)))
+
+
+def _unit_direction(rows: _Rows, positions: tuple[int, ...]) -> DesignRows:
+    """The design's derivative in a regressor: 1 in its columns, 0 elsewhere."""
+    zero = replace(
+        rows,
+        X=np.zeros_like(rows.X),
+        W=np.zeros_like(rows.W),
+        Z=np.zeros_like(rows.Z),
+        offset=np.zeros_like(rows.offset),
     )
-    scale = np.exp(rows.Z @ params[lay.zeta]) if lay.n_zeta else None
-    link = model.link
-    if lay.n_lambda:
-        link = link.with_lambda(float(params[lay.lam][0]))
-    return model.family_spec.category_probabilities(theta, eta, scale, link=link)
+    return _design(_with_values(zero, positions, 1.0))
 
 
 def _row_effects(
-    model: Any, params: FloatArray, regressor: _Regressor, rows: _Rows, method: str
-) -> FloatArray:
-    """Each row's effect of one regressor on each level (rows by levels)."""
+    fit: MarginsFit, params: FloatArray, regressor: _Regressor, rows: _Rows, method: str
+) -> tuple[FloatArray, FloatArray]:
+    """Each row's effect of one regressor on each level (rows by levels) and its Jacobian."""
     log_scale = method in ("eydx", "eyex")
     if regressor.kind == "continuous":
-        x = regressor.values(rows)
-        h = regressor.step
-        up = _probabilities(model, params, _with_values(rows, regressor.positions, x + h))
-        down = _probabilities(model, params, _with_values(rows, regressor.positions, x - h))
-        effect = (up - down) / (2.0 * h)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if log_scale:
-                effect = effect / _probabilities(model, params, rows)
-            if method in ("eyex", "dyex"):
-                effect = effect * x[:, None]
-        return effect
+        design = _design(rows)
+        slope = fit.margins_slope(
+            params, design, _unit_direction(rows, regressor.positions), "prob"
+        )
+        assert slope.jacobian is not None
+        x = regressor.values(rows)[:, None]
+        effect, jac = slope.values, slope.jacobian
+        if log_scale:
+            level = fit.margins_predict(params, design, "prob")
+            assert level.jacobian is not None
+            effect, jac = relative_slope(effect, jac, level.values, level.jacobian)
+        if method in ("eyex", "dyex"):
+            effect, jac = effect * x, jac * x[:, :, None]
+        return effect, jac
     if regressor.kind == "count":
         x = regressor.values(rows)
-        high = _probabilities(model, params, _with_values(rows, regressor.positions, x + 1.0))
-        low = _probabilities(model, params, _with_values(rows, regressor.positions, x - 1.0))
+        high_rows = _with_values(rows, regressor.positions, x + 1.0)
+        low_rows = _with_values(rows, regressor.positions, x - 1.0)
         scale = 0.5
     else:  # a dummy: from the factor's reference level (all its indicators 0) to 1
-        base = rows
+        low_rows = rows
         for member in regressor.group:
-            base = _with_values(base, member, 0.0)
-        low = _probabilities(model, params, base)
-        high = _probabilities(model, params, _with_values(base, regressor.positions, 1.0))
+            low_rows = _with_values(low_rows, member, 0.0)
+        high_rows = _with_values(low_rows, regressor.positions, 1.0)
         scale = 1.0
+    high = fit.margins_predict(params, _design(high_rows), "prob")
+    low = fit.margins_predict(params, _design(low_rows), "prob")
+    assert high.jacobian is not None and low.jacobian is not None
     if log_scale:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return scale * (np.log(high) - np.log(low))
-    return scale * (high - low)
+            effect = np.log(high.values) - np.log(low.values)
+            jac = high.jacobian / high.values[:, :, None] - low.jacobian / low.values[:, :, None]
+        return scale * effect, scale * jac
+    return scale * (high.values - low.values), scale * (high.jacobian - low.jacobian)
 
 
 def _flat_effects(
-    model: Any,
+    fit: MarginsFit,
     params: FloatArray,
     regressors: list[_Regressor],
     rows: _Rows,
     options: dict[str, Any],
-) -> FloatArray:
-    """The effects at ``params``, flattened (regressors by levels; rows first for ``all``).
+) -> tuple[FloatArray, FloatArray]:
+    """The effects, flattened (regressors by levels; rows first for ``all``), and their Jacobian.
 
     Parameters
     ----------
-    model : OrdinalModel
+    fit : MarginsFit
     params : ndarray
     regressors : list
         From :func:`_regressors`.
@@ -598,27 +616,15 @@ def _flat_effects(
 
     Returns
     -------
-    ndarray
+    effects : ndarray
+    jacobian : ndarray, shape (effects.size, k)
     """
-    per_regressor = [
-        _row_effects(model, params, regressor, rows, options["method"]) for regressor in regressors
-    ]
-    if not per_regressor:
-        return np.zeros(0)
-    stacked = np.stack(per_regressor, axis=1)  # rows x regressors x levels
+    pieces = [_row_effects(fit, params, r, rows, options["method"]) for r in regressors]
+    if not pieces:
+        return np.zeros(0), np.zeros((0, params.size))
+    effects = np.stack([e for e, _ in pieces], axis=1)  # rows x regressors x levels
+    jacobians = np.stack([j for _, j in pieces], axis=1)  # ... x parameters
     if options["at"] == "all":
-        return stacked.reshape(-1)
-    return np.einsum("i,ikj->kj", rows.weights, stacked).reshape(-1)
-
-
-def _jacobian(func: Callable[[FloatArray], FloatArray], params: FloatArray) -> FloatArray:
-    """Central-difference Jacobian of ``func`` in the parameters."""
-    base = func(params)
-    jac = np.empty((base.size, params.size))
-    for k in range(params.size):
-        h = _PARAM_STEP * max(1.0, abs(params[k]))
-        up, down = params.copy(), params.copy()
-        up[k] += h
-        down[k] -= h
-        jac[:, k] = (func(up) - func(down)) / (2.0 * h)
-    return jac
+        return effects.reshape(-1), jacobians.reshape(-1, params.size)
+    averaged = np.einsum("i,ikj->kj", rows.weights, effects).reshape(-1)
+    return averaged, np.einsum("i,ikjp->kjp", rows.weights, jacobians).reshape(-1, params.size)

@@ -41,6 +41,7 @@ __all__ = [
     "PredictionResults",
     "PredictionSEMethods",
     "complementary_probabilities",
+    "cut_gradients",
     "probability_gradients",
 ]
 
@@ -63,7 +64,7 @@ class NewRows:
     scale: FloatArray
 
 
-def _cut_gradients(
+def cut_gradients(
     params: FloatArray,
     layout: ParamLayout,
     jacobian: FloatArray,
@@ -118,7 +119,7 @@ def probability_gradients(
     prob : ndarray, shape (m, K) or (m, K - 1)
     gradient : ndarray, shape (m, K, k) or (m, K - 1, k)
     """
-    u, grad_u = _cut_gradients(params, layout, jacobian, rows, threshold_offset)
+    u, grad_u = cut_gradients(params, layout, jacobian, rows, threshold_offset)
     no_shift = np.zeros(u.shape[0])  # u is already standardised
     density = link.pdf(u)[:, :, None] * grad_u  # gradient of F(u_j)
     if layout.n_lambda:  # a flexible link: F depends on lambda directly too

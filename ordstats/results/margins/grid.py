@@ -1,0 +1,158 @@
+"""Data grids for the margins verbs (marginaleffects' ``datagrid``) and the kinds of predictors.
+
+A predictor is a *factor* (discrete contrasts) when its column is
+categorical, text or boolean, and *numeric* (derivatives) otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.protocol import MarginsFit
+
+__all__ = ["datagrid", "factor_levels", "is_factor", "set_column"]
+
+_GRID_TYPES = ("mean_or_mode", "counterfactual")
+
+
+def is_factor(column: pd.Series) -> bool:
+    """Whether a predictor column is discrete (categorical, text, boolean)."""
+    return not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+
+
+def factor_levels(column: pd.Series) -> list[Any]:
+    """The levels of a factor column: its categories, else its sorted distinct values."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return list(column.cat.categories)
+    values = column.dropna().unique()
+    try:
+        return sorted(values)
+    except TypeError:
+        return list(values)
+
+
+def set_column(data: pd.DataFrame, name: str, values: Any) -> pd.DataFrame:
+    """``data`` with column ``name`` set to ``values`` (a categorical keeps its categories)."""
+    column = data[name]
+    n = len(data)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        filled = np.broadcast_to(np.asarray(values, dtype=object), (n,))
+        new = pd.Categorical(filled, dtype=column.dtype)
+    elif pd.api.types.is_bool_dtype(column):
+        new = np.broadcast_to(np.asarray(values, dtype=bool), (n,))
+    elif is_factor(column):
+        new = np.broadcast_to(np.asarray(values, dtype=object), (n,))
+    else:
+        new = np.broadcast_to(np.asarray(values, dtype=float), (n,))
+    out = data.copy()
+    out[name] = pd.Series(np.array(new), index=data.index).astype(
+        column.dtype if isinstance(column.dtype, pd.CategoricalDtype) else new.dtype
+    )
+    return out
+
+
+def _typical(column: pd.Series) -> Any:
+    """The mean of a numeric column, the mode (most frequent level) of a factor."""
+    if is_factor(column):
+        counts = column.value_counts(sort=True)
+        return counts.index[0]
+    return float(column.mean())
+
+
+def _check_values(data: pd.DataFrame, name: str, values: Any) -> list[Any]:
+    listed = list(values) if isinstance(values, (list, tuple, np.ndarray, pd.Index)) else [values]
+    if not listed:
+        raise OrdstatsError(f"datagrid: {name}= has no values")
+    column = data[name]
+    if is_factor(column):
+        known = factor_levels(column)
+        unknown = [v for v in listed if v not in known]
+        if unknown:
+            raise OrdstatsError(
+                f"datagrid: {name!r} has no level(s) {unknown}; its levels are {known}"
+            )
+    else:
+        try:
+            listed = [float(v) for v in listed]
+        except (TypeError, ValueError):
+            raise OrdstatsError(
+                f"datagrid: {name!r} is numeric; give numbers, got {list(values)!r}"
+            ) from None
+    return listed
+
+
+def datagrid(
+    fit: MarginsFit | None = None,
+    newdata: pd.DataFrame | None = None,
+    grid_type: str = "mean_or_mode",
+    **values: Any,
+) -> pd.DataFrame:
+    """A grid of predictor values for ``newdata=`` of the margins verbs (marginaleffects' name).
+
+    Parameters
+    ----------
+    fit : results, optional
+        A fitted model; its estimation rows (predictors, and any offset and
+        weights columns) are used when ``newdata`` is not given.
+    newdata : pandas.DataFrame, optional
+        The rows to summarise (default: the fit's estimation rows).
+    grid_type : {"mean_or_mode", "counterfactual"}
+        ``"mean_or_mode"``: one row per combination of the given values, every
+        other predictor at its mean (numeric) or mode (factor).
+        ``"counterfactual"``: the whole data repeated for every combination of
+        the given values, with a ``rowidcf`` column holding each copy's
+        original index label.
+    **values
+        ``column=value`` or ``column=[values]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Factor columns keep their dtype (a categorical keeps its categories).
+
+    Examples
+    --------
+    >>> grid = datagrid(newdata=pd.DataFrame({"x": [1.0, 3.0], "g": ["a", "b"]}), g=["a", "b"])
+    >>> grid.to_dict("list")
+    {'x': [2.0, 2.0], 'g': ['a', 'b']}
+    """
+    if grid_type not in _GRID_TYPES:
+        raise OrdstatsError(
+            f"grid_type must be one of {', '.join(map(repr, _GRID_TYPES))}; got {grid_type!r}"
+        )
+    if newdata is None:
+        if fit is None:
+            raise OrdstatsError("datagrid needs a fitted model (fit=) or a DataFrame (newdata=)")
+        data = fit.margins_data()
+    elif isinstance(newdata, pd.DataFrame):
+        data = newdata
+    else:
+        raise OrdstatsError(f"newdata must be a pandas DataFrame; got {type(newdata).__name__}")
+    unknown = [name for name in values if name not in data.columns]
+    if unknown:
+        raise OrdstatsError(
+            f"datagrid: {', '.join(map(repr, unknown))} is not a column of the data; columns "
+            f"are {', '.join(map(repr, data.columns))}"
+        )
+    given = {name: _check_values(data, name, v) for name, v in values.items()}
+    combinations = list(itertools.product(*given.values()))
+    if grid_type == "counterfactual":
+        copies = []
+        for combination in combinations:
+            copy = data
+            for name, value in zip(given, combination, strict=True):
+                copy = set_column(copy, name, value)
+            copies.append(copy.assign(rowidcf=data.index))
+        return pd.concat(copies, ignore_index=True)
+    base = data.iloc[[0] * len(combinations)].reset_index(drop=True)
+    for name in data.columns:
+        if name in given:
+            base = set_column(base, name, [c[list(given).index(name)] for c in combinations])
+        else:
+            base = set_column(base, name, _typical(data[name]))
+    return base

@@ -1,0 +1,463 @@
+r"""The margins protocol for :class:`~ordstats.OrdinalResults` (every clm-type fit).
+
+Both kinds of family are functions of ``K - 1`` predictors per row:
+
+* cumulative: the standardised cut-points :math:`u_j = (\theta_j(w) - \eta)/s`
+  with :math:`\eta = x'\beta + o`, :math:`s = \exp(z'\zeta)` and
+  :math:`\theta_j(w) = D_j(w)\,a + c_j` (threshold structure ``J``, nominal
+  effects, fixed cut-points ``c``), and :math:`P(Y \le j) = F(u_j)`;
+* sequential and adjacent: the step predictors :math:`\eta_j = D_j(w)\,a +
+  x'b + o`, with :math:`\log P(Y = k)` and its first and second derivatives
+  in :math:`\eta` from the family (``row_derivatives``).
+
+**Slopes.** Along a direction ``d = (dx, dw, dz, do)`` of the design (the
+derivative of the design columns in one variable),
+
+.. math:: \dot u_j = \frac{D^0_j(dw)\,a - dx'\beta - do}{s} - u_j\, dz'\zeta,
+
+with :math:`D^0_j` the nominal part of :math:`D_j` (no intercept).  Then
+:math:`\dot F_j = f(u_j)\,\dot u_j` and its gradient in the parameters is
+
+.. math:: \nabla \dot F_j = f(u_j)\big[(\log f)'(u_j)\,\dot u_j\,\nabla u_j
+          + \nabla \dot u_j\big] + f(u_j)\,\partial_\lambda \log f(u_j)\,\dot u_j\,e_\lambda,
+
+the last term for a flexible link only, where
+
+.. math:: \nabla_a \dot u_j = (D^0_j(dw) - \dot s\, D_j(w))/s,\quad
+          \nabla_\beta \dot u_j = (\dot s\, x - dx)/s,\quad
+          \nabla_\zeta \dot u_j = -\frac{D^0_j(dw)a - dx'\beta - do}{s} z
+          + \dot s\, u_j z - u_j\, dz,
+
+with :math:`\dot s = dz'\zeta`.  For the step families, with ``g_k`` and
+``H_k`` the gradient and Hessian of :math:`\log P_k` in :math:`\eta`,
+:math:`\dot P_k = P_k\, g_k'\dot\eta` and
+
+.. math:: \nabla \dot P_k = P_k\big[(g_k'\dot\eta)\, g_k'\nabla\eta
+          + \dot\eta' H_k \nabla\eta + g_k'\nabla\dot\eta\big].
+
+Everything is analytic; no difference is taken in the parameters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray
+from ordstats.core.thresholds import cut_point_design
+from ordstats.design import newdata_matrices
+from ordstats.design.newdata import newdata_columns, newdata_offset
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.protocol import (
+    PREDICTION_TYPES,
+    DesignRows,
+    Predicted,
+    check_type,
+)
+from ordstats.results.persistence import rows_removed_error
+from ordstats.results.prediction_se import NewRows, cut_gradients, probability_gradients
+from ordstats.results.state import FittedState
+
+if TYPE_CHECKING:
+    from ordstats.core.links import Link
+
+__all__ = ["OrdinalMarginsFit"]
+
+#: the column of ``margins_data`` holding an offset that was given as values
+_OFFSET = "(offset)"
+
+
+class OrdinalMarginsFit(FittedState):
+    """:class:`~ordstats.results.margins.protocol.MarginsFit` for clm-type fits."""
+
+    if TYPE_CHECKING:
+
+        def _scores(self) -> FloatArray: ...
+
+    # -- what the fit is ----------------------------------------------------------
+
+    def margins_params(self) -> FloatArray:
+        """The estimates, in the likelihood's order."""
+        return np.asarray(self.params.to_numpy(), dtype=float)
+
+    def margins_covariance(self) -> FloatArray:
+        """The covariance in use (robust if the fit is), or a clear error if singular.
+
+        A fit without standard errors by design (an L1 or elastic-net penalty,
+        which selects) gives its NaN covariance: estimates without standard errors.
+        """
+        matrix = np.asarray(self.covariance.matrix, dtype=float)
+        if getattr(self, "l1_ratio", None):  # selection: no standard errors, as its summary
+            return matrix
+        if not np.all(np.isfinite(matrix)):
+            raise OrdstatsError(
+                "the covariance of the estimates is not available (singular Hessian), so the "
+                "margins have no standard errors; refit with fewer parameters or a penalty"
+            )
+        return matrix
+
+    def margins_levels(self) -> list[str]:
+        """The response level labels."""
+        return [str(level) for level in self.model.levels]
+
+    def margins_types(self) -> tuple[str, ...]:
+        """The prediction types this fit has a meaning for."""
+        if self.model.family_spec.capabilities.latent_variable:
+            return PREDICTION_TYPES
+        return tuple(t for t in PREDICTION_TYPES if t != "latent")
+
+    def margins_variables(self) -> list[str]:
+        """The data columns the location, nominal and scale formulas read."""
+        design = self.model.design
+        names: list[str] = []
+        for terms in (design.location, design.nominal, design.scale):
+            if terms is None or terms.spec is None:
+                continue
+            for name in newdata_columns(terms, self.model.formula_context)[0]:
+                if name not in names:
+                    names.append(name)
+        if not names and design.location.spec is None:  # built from arrays
+            names = list(self.model.exog_names)
+        return names
+
+    def margins_data(self) -> pd.DataFrame:
+        """The estimation rows: the predictor columns of the fitted rows.
+
+        With the offset and weights columns the model read, and an offset given
+        as values as the column ``"(offset)"`` (so that counterfactual copies
+        of the rows keep their offsets).
+        """
+        if self.data_removed:
+            raise rows_removed_error("predictions, comparisons and slopes without newdata")
+        model = self.model
+        design = model.design
+        source = getattr(model, "_formula_source", None)
+        if source is not None and isinstance(source.data, pd.DataFrame):
+            columns = list(self.margins_variables())
+            for extra in (design.offset_name, source.weights):
+                if isinstance(extra, str) and extra in source.data.columns:
+                    columns.append(extra)
+            present = [c for c in columns if c in source.data.columns]
+            data = source.data.loc[design.row_index, present]
+            if model.has_offset and design.offset_name is None:
+                data = data.assign(**{_OFFSET: design.offset})
+            return data
+        if not model.evaluator.keeps_rows:
+            raise OrdstatsError(
+                "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
+                "memory: pass the rows to average over as newdata (a DataFrame or datagrid())"
+            )
+        if design.location.spec is None:  # a model built from arrays
+            return pd.DataFrame(model.data.X, index=design.row_index, columns=model.exog_names)
+        raise OrdstatsError(
+            "the DataFrame this model was fitted on is not kept (the model was pickled or built "
+            "from a design): pass the rows as newdata (a DataFrame)"
+        )
+
+    def margins_rows(self, data: pd.DataFrame) -> DesignRows:
+        """The location, nominal and scale designs and the offset of ``data``."""
+        model = self.model
+        X, W, Z, index = newdata_matrices(model.design, data, model.formula_context)
+        return DesignRows(
+            {"X": X, "W": W, "Z": Z, "offset": self._margins_offset(data, index)}, index
+        )
+
+    def _margins_offset(self, data: pd.DataFrame, index: pd.Index) -> FloatArray:
+        """The rows' offset: its column (``"(offset)"`` for one given as values), else 0."""
+        model = self.model
+        design = model.design
+        if model.has_offset and design.offset_name is None and _OFFSET in data.columns:
+            return np.asarray(data[_OFFSET], dtype=float)
+        return newdata_offset(
+            None,
+            data,
+            index,
+            column=design.offset_name,
+            fitted_with_offset=model.has_offset,
+            stacklevel=6,
+        )
+
+    # -- predictions ----------------------------------------------------------------
+
+    def margins_predict(self, params: FloatArray, rows: DesignRows, type: str) -> Predicted:
+        """Values of ``type`` at ``rows`` and their analytic Jacobian in ``params``."""
+        type = check_type(type, self.margins_types(), self._family_phrase())
+        if self.model.family_spec.capabilities.latent_variable:
+            return _CumulativeMargins(self, params, rows).predict(type)
+        return _StepMargins(self, params, rows).predict(type)
+
+    def margins_slope(
+        self, params: FloatArray, rows: DesignRows, direction: DesignRows, type: str
+    ) -> Predicted:
+        """Derivative of ``type`` along ``direction`` and its analytic Jacobian."""
+        type = check_type(type, self.margins_types(), self._family_phrase())
+        if type == "class":
+            raise OrdstatsError(
+                "type='class' (the most probable level) has no derivative; use type='prob'"
+            )
+        if self.model.family_spec.capabilities.latent_variable:
+            return _CumulativeMargins(self, params, rows).slope(direction, type)
+        return _StepMargins(self, params, rows).slope(direction, type)
+
+    def _family_phrase(self) -> str:
+        return f"the {self.model.family_spec.name!r} family"
+
+
+def _nominal_part(jacobian: FloatArray, dW: FloatArray, cut: int) -> FloatArray:
+    """``D^0_cut(dW)``: the rows of ``cut_point_design`` without the intercept block."""
+    full = cut_point_design(jacobian, dW, cut)
+    full[:, : jacobian.shape[1]] = 0.0
+    return full
+
+
+class _Shared:
+    """What both kinds of family read: the fit, its parameters, the rows, the derived types."""
+
+    def __init__(self, fit: OrdinalMarginsFit, params: FloatArray, rows: DesignRows) -> None:
+        self.fit = fit
+        self.model: Any = fit.model
+        self.params = np.asarray(params, dtype=float)
+        self.rows = rows
+        self.layout = self.model.problem.layout
+        self.levels = fit.margins_levels()
+        self.cuts = list(self.model.family_spec.cutpoint_names(self.model.levels))
+
+    def from_categories(self, prob: FloatArray, grad: FloatArray | None, type: str) -> Predicted:
+        """``prob`` (or its slope) and gradient mapped to ``type`` (linear in ``P``)."""
+        levels = self.levels
+        if type == "prob":
+            return Predicted(prob, grad, levels)
+        if type == "cumprob":
+            return Predicted(
+                np.cumsum(prob, axis=1)[:, :-1],
+                None if grad is None else np.cumsum(grad, axis=1)[:, :-1],
+                levels[:-1],
+            )
+        if type == "exceedance":  # tail sums: no cancellation near 1
+            return Predicted(
+                np.cumsum(prob[:, ::-1], axis=1)[:, ::-1][:, 1:],
+                None if grad is None else np.cumsum(grad[:, ::-1], axis=1)[:, ::-1][:, 1:],
+                levels[1:],
+            )
+        if type == "expected":
+            scores = self.fit._scores()
+            values = (prob @ scores)[:, None]
+            jac = None if grad is None else np.einsum("mkp,k->mp", grad, scores)[:, None, :]
+            return Predicted(values, jac, [""])
+        # "class": the most probable level's position
+        valid = np.all(np.isfinite(prob), axis=1)
+        position = np.where(valid, np.argmax(np.where(valid[:, None], prob, 0.0), axis=1), -1)
+        return Predicted(np.where(valid, position, np.nan)[:, None].astype(float), None, [""])
+
+    def design(self, name: str, rows: DesignRows | None = None) -> FloatArray:
+        return np.asarray((rows or self.rows).arrays[name], dtype=float)
+
+
+class _CumulativeMargins(_Shared):
+    """Cumulative link models: ``P(Y <= j) = F(u_j)``."""
+
+    def __init__(self, fit: OrdinalMarginsFit, params: FloatArray, rows: DesignRows) -> None:
+        super().__init__(fit, params, rows)
+        link: Link = self.model.link
+        if self.layout.n_lambda:
+            link = link.with_lambda(float(self.params[self.layout.lam][0]))  # type: ignore[attr-defined]
+        self.link = link
+        self.new_rows = NewRows(
+            self.design("X"), self.design("offset"), self.design("W"), self.design("Z")
+        )
+
+    def _cuts(self) -> tuple[FloatArray, FloatArray]:
+        """Standardised cut-points ``u`` (m, K - 1) and their gradients (m, K - 1, k)."""
+        model = self.model
+        return cut_gradients(
+            self.params,
+            self.layout,
+            model.threshold_jacobian,
+            self.new_rows,
+            threshold_offset=model.threshold_offset,
+        )
+
+    def _probabilities(self, cumulative: bool) -> tuple[FloatArray, FloatArray]:
+        model = self.model
+        return probability_gradients(
+            self.link,
+            self.params,
+            self.layout,
+            model.threshold_jacobian,
+            self.new_rows,
+            cumulative=cumulative,
+            threshold_offset=model.threshold_offset,
+        )
+
+    def predict(self, type: str) -> Predicted:
+        if type in ("linear", "latent"):
+            return self._linear(type)
+        if type == "cumprob":
+            return Predicted(*self._probabilities(cumulative=True), self.levels[:-1])
+        if type == "exceedance":  # 1 - F(u_j) from the survival function
+            _, cum_grad = self._probabilities(cumulative=True)
+            return Predicted(self.link.sf(self._cuts()[0]), -cum_grad, self.levels[1:])
+        return self.from_categories(*self._probabilities(cumulative=False), type)
+
+    def _linear(self, type: str) -> Predicted:
+        u, grad_u = self._cuts()
+        if type == "linear":
+            return Predicted(u, grad_u, self.cuts)
+        lay, rows = self.layout, self.new_rows
+        jac = self.model.threshold_jacobian
+        n_cuts = jac.shape[0]
+        theta = np.column_stack(
+            [cut_point_design(jac, rows.nominal, j) for j in range(n_cuts)]
+        ).reshape(rows.X.shape[0], n_cuts, -1)
+        mean_design = theta.mean(axis=1)  # (m, n_threshold_block)
+        fixed = self.model.threshold_offset
+        mean_fixed = 0.0 if fixed is None else float(np.mean(fixed))
+        eta = rows.X @ self.params[lay.beta] + rows.offset
+        values = eta - mean_design @ self.params[lay.thresholds] - mean_fixed
+        grad = np.zeros((rows.X.shape[0], lay.n_params))
+        grad[:, lay.thresholds] = -mean_design
+        grad[:, lay.beta] = rows.X
+        return Predicted(values[:, None], grad[:, None, :], [""])
+
+    def slope(self, direction: DesignRows, type: str) -> Predicted:
+        lay, rows = self.layout, self.new_rows
+        u, grad_u = self._cuts()
+        dX, dW, dZ = (self.design(name, direction) for name in ("X", "W", "Z"))
+        d_offset = self.design("offset", direction)
+        jac = self.model.threshold_jacobian
+        m, n_cuts = u.shape
+        s = np.exp(rows.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(m)
+        s_dot = dZ @ self.params[lay.zeta] if lay.n_zeta else np.zeros(m)
+        if type == "latent":
+            return self._latent_slope(dX, dW, d_offset)
+        u_dot = np.empty((m, n_cuts))
+        grad_dot = np.zeros((m, n_cuts, lay.n_params))
+        shift = dX @ self.params[lay.beta] + d_offset
+        for cut in range(n_cuts):
+            nominal = _nominal_part(jac, dW, cut) if lay.n_nominal_cols else None
+            moved = -shift if nominal is None else nominal @ self.params[lay.thresholds] - shift
+            u_dot[:, cut] = moved / s - u[:, cut] * s_dot
+            full = cut_point_design(jac, rows.nominal, cut)
+            own = 0.0 if nominal is None else nominal
+            grad_dot[:, cut, lay.thresholds] = (own - s_dot[:, None] * full) / s[:, None]
+            grad_dot[:, cut, lay.beta] = (s_dot[:, None] * rows.X - dX) / s[:, None]
+            if lay.n_zeta:
+                grad_dot[:, cut, lay.zeta] = (-moved / s + s_dot * u[:, cut])[
+                    :, None
+                ] * rows.scale - u[:, cut, None] * dZ
+        if type == "linear":
+            return Predicted(u_dot, grad_dot, self.cuts)
+        density = self.link.pdf(u)
+        finite = np.isfinite(u) & (density > 0)
+        with np.errstate(invalid="ignore"):
+            curvature = np.where(finite, self.link.dlog_pdf(np.where(finite, u, 0.0)), 0.0)
+        cum_dot = density * u_dot
+        cum_grad = density[:, :, None] * ((curvature * u_dot)[:, :, None] * grad_u + grad_dot)
+        if lay.n_lambda:  # f depends on lambda: d f / d lambda = f d log f / d lambda
+            dlog = np.where(finite, self.link.dlog_pdf_dlam(np.where(finite, u, 0.0)), 0.0)  # type: ignore[attr-defined]
+            cum_grad[:, :, lay.lam] += (density * dlog * u_dot)[:, :, None]
+        if type == "cumprob":
+            return Predicted(cum_dot, cum_grad, self.levels[:-1])
+        if type == "exceedance":
+            return Predicted(-cum_dot, -cum_grad, self.levels[1:])
+        zero_v, zero_g = np.zeros((m, 1)), np.zeros((m, 1, lay.n_params))
+        prob_dot = np.diff(np.hstack([zero_v, cum_dot, zero_v]), axis=1)
+        prob_grad = np.diff(np.concatenate([zero_g, cum_grad, zero_g], axis=1), axis=1)
+        return self.from_categories(prob_dot, prob_grad, type)
+
+    def _latent_slope(self, dX: FloatArray, dW: FloatArray, d_offset: FloatArray) -> Predicted:
+        lay = self.layout
+        jac = self.model.threshold_jacobian
+        m = dX.shape[0]
+        mean_nominal = np.zeros((m, lay.n_threshold_block))
+        if lay.n_nominal_cols:
+            mean_nominal = np.mean([_nominal_part(jac, dW, j) for j in range(jac.shape[0])], axis=0)
+        values = dX @ self.params[lay.beta] + d_offset - mean_nominal @ self.params[lay.thresholds]
+        grad = np.zeros((m, lay.n_params))
+        grad[:, lay.thresholds] = -mean_nominal
+        grad[:, lay.beta] = dX
+        return Predicted(values[:, None], grad[:, None, :], [""])
+
+
+class _StepMargins(_Shared):
+    """Sequential and adjacent families: functions of the step predictors ``eta_j``."""
+
+    def __init__(self, fit: OrdinalMarginsFit, params: FloatArray, rows: DesignRows) -> None:
+        super().__init__(fit, params, rows)
+        X, W, offset = self.design("X"), self.design("W"), self.design("offset")
+        lay = self.layout
+        n_steps = lay.n_alpha
+        identity = np.eye(n_steps)
+        m = X.shape[0]
+        self.eta = np.empty((m, n_steps))
+        self.grad_eta = np.zeros((m, n_steps, lay.n_params))
+        location = X @ self.params[lay.beta] + offset
+        for step in range(n_steps):
+            design = cut_point_design(identity, W if lay.n_nominal_cols else np.zeros((m, 0)), step)
+            self.eta[:, step] = design @ self.params[lay.thresholds] + location
+            self.grad_eta[:, step, lay.thresholds] = design
+            self.grad_eta[:, step, lay.beta] = X
+
+    def _levels(self) -> list[Any]:
+        """``row_derivatives`` of every row as if it were in each level."""
+        family = self.model.family_spec
+        m = self.eta.shape[0]
+        finite = np.all(np.isfinite(self.eta), axis=1)
+        eta = np.where(finite[:, None], self.eta, 0.0)
+        out = []
+        for level in range(len(self.levels)):
+            derivatives = family.row_derivatives(eta, np.full(m, level, dtype=np.intp))
+            out.append((derivatives, finite))
+        return out
+
+    def _categories(self) -> tuple[FloatArray, FloatArray]:
+        prob = np.empty((self.eta.shape[0], len(self.levels)))
+        grad = np.empty((*prob.shape, self.layout.n_params))
+        for level, (rd, finite) in enumerate(self._levels()):
+            p = np.where(finite, np.exp(rd.log_prob), np.nan)
+            prob[:, level] = p
+            grad[:, level] = p[:, None] * np.einsum("mj,mjp->mp", rd.gradient, self.grad_eta)
+        return prob, grad
+
+    def predict(self, type: str) -> Predicted:
+        if type == "linear":
+            return Predicted(self.eta, self.grad_eta, self.cuts)
+        prob, grad = self._categories()
+        return self.from_categories(prob, grad, type)
+
+    def slope(self, direction: DesignRows, type: str) -> Predicted:
+        lay = self.layout
+        dX, dW = self.design("X", direction), self.design("W", direction)
+        d_offset = self.design("offset", direction)
+        m, n_steps = self.eta.shape
+        eta_dot = np.empty((m, n_steps))
+        grad_eta_dot = np.zeros((m, n_steps, lay.n_params))
+        shift = dX @ self.params[lay.beta] + d_offset
+        identity = np.eye(n_steps)
+        for step in range(n_steps):
+            nominal = (
+                _nominal_part(identity, dW, step)
+                if lay.n_nominal_cols
+                else np.zeros((m, lay.n_threshold_block))
+            )
+            eta_dot[:, step] = nominal @ self.params[lay.thresholds] + shift
+            grad_eta_dot[:, step, lay.thresholds] = nominal
+            grad_eta_dot[:, step, lay.beta] = dX
+        if type == "linear":
+            return Predicted(eta_dot, grad_eta_dot, self.cuts)
+        prob_dot = np.empty((m, len(self.levels)))
+        prob_grad = np.empty((m, len(self.levels), lay.n_params))
+        for level, (rd, finite) in enumerate(self._levels()):
+            p = np.where(finite, np.exp(rd.log_prob), np.nan)
+            g = rd.gradient
+            along = np.einsum("mj,mj->m", g, eta_dot)  # g' eta_dot
+            hessian = rd.curvature.dense()
+            prob_dot[:, level] = p * along
+            prob_grad[:, level] = p[:, None] * (
+                along[:, None] * np.einsum("mj,mjp->mp", g, self.grad_eta)
+                + np.einsum("mj,mjl,mlp->mp", eta_dot, hessian, self.grad_eta)
+                + np.einsum("mj,mjp->mp", g, grad_eta_dot)
+            )
+        return self.from_categories(prob_dot, prob_grad, type)

@@ -1,0 +1,823 @@
+r"""marginaleffects' verbs on any fit: predictions, comparisons, slopes, hypotheses.
+
+Every verb reads the fit through :class:`~ordstats.results.margins.protocol.MarginsFit`
+(its parameters ``theta``, covariance ``V``, design rows and the prediction
+function with its analytic Jacobian), so the same code serves every results
+class.  Each estimate is a weighted mean of per-row terms,
+
+.. math:: \hat b_g = \frac{\sum_{i \in g} w_i\, v_i(\theta)}{\sum_{i \in g} w_i},\qquad
+          \nabla \hat b_g = \frac{\sum_{i \in g} w_i\, \nabla v_i(\theta)}{\sum_{i \in g} w_i},
+
+(a single row when nothing is averaged), so averages are sums of per-row
+values and Jacobians; the standard error is the delta method
+:math:`\sqrt{\nabla \hat b^\top V \nabla \hat b}`.
+
+* ``predictions``: the fit's predictions of ``type`` at ``newdata`` (or the
+  estimation rows), per row or averaged ``by`` columns.
+* ``comparisons``: a function (``comparison``) of the predictions at two
+  values ``hi`` and ``lo`` of a predictor, the others as observed: for a
+  factor its levels (``"reference"``, ``"sequential"``, ``"pairwise"`` or two
+  given levels), for a numeric predictor ``x +- gap/2`` (a number, default 1),
+  ``"sd"`` (``x +- sd/2``), ``"2sd"``, ``"iqr"`` (Q1 to Q3), ``"minmax"``, or
+  two given values.  With ``by`` (the ``avg_`` verbs) the built-in
+  comparisons compare the averages (``mean(hi) / mean(lo)`` for ``"ratio"``,
+  marginaleffects' ``"ratioavg"``); a user function is applied to each row's
+  pair and then averaged.
+* ``slopes``: the derivative of the predictions in a numeric predictor,
+  analytic through the link (:meth:`MarginsFit.margins_slope`), as
+  ``"dydx"``, ``"eyex"`` (``dy/dx x/y``), ``"eydx"`` (``dy/dx / y``) or
+  ``"dyex"`` (``dy/dx x``); a factor gets its contrasts with the reference
+  level.  The design's derivative in the predictor is the central difference
+  of its columns, exact for columns linear or quadratic in it (interactions,
+  ``I(x**2)``).
+* ``hypotheses``: functions of the parameters themselves.
+
+Every verb takes ``hypothesis=`` (:mod:`~ordstats.results.margins.hypothesis`),
+``conf_level`` and ``conf_type`` (:mod:`~ordstats.results.margins.table`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ordstats._typing import FloatArray
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
+from ordstats.results.margins.hypothesis import apply_hypothesis
+from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
+from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
+
+__all__ = [
+    "MarginsMethods",
+    "comparisons",
+    "hypotheses",
+    "predictions",
+    "relative_slope",
+    "slopes",
+]
+
+_COMPARISONS = ("difference", "ratio", "lnratio", "lnor")
+_LABELS = {
+    "difference": "{hi} - {lo}",
+    "ratio": "{hi} / {lo}",
+    "lnratio": "ln({hi} / {lo})",
+    "lnor": "ln(odds({hi}) / odds({lo}))",
+}
+_SLOPES = {"dydx": "dY/dX", "eyex": "eY/eX", "eydx": "eY/dX", "dyex": "dY/eX"}
+_FACTOR_CONTRASTS = ("reference", "sequential", "pairwise")
+_NUMERIC_CONTRASTS = ("sd", "2sd", "iqr", "minmax")
+#: relative step of the design's central difference in a numeric predictor
+_DESIGN_STEP = 1e-4
+
+
+# -- the rows ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Rows:
+    """The rows a verb evaluates: the data, the weights, the averaging keys."""
+
+    fit: MarginsFit
+    data: pd.DataFrame
+    weights: FloatArray
+    by: list[str] | None  # None: no averaging; []: one average
+
+    @property
+    def rowid(self) -> pd.Index:
+        if "rowidcf" in self.data.columns:
+            return pd.Index(self.data["rowidcf"])
+        return self.data.index
+
+
+def _resolve_newdata(fit: MarginsFit, newdata: Any) -> pd.DataFrame:
+    if newdata is None:
+        return fit.margins_data()
+    if isinstance(newdata, str) and newdata == "mean":
+        return datagrid(fit)
+    if not isinstance(newdata, pd.DataFrame):
+        raise OrdstatsError(
+            "newdata must be a pandas DataFrame (e.g. from datagrid()), 'mean', or None for the "
+            f"estimation rows; got {type(newdata).__name__}"
+        )
+    if newdata.empty:
+        raise OrdstatsError("newdata has no rows")
+    return newdata
+
+
+def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
+    if wts is None:
+        return np.ones(len(data))
+    if isinstance(wts, str):
+        if wts not in data.columns:
+            raise OrdstatsError(
+                f"wts={wts!r} is not a column of the data; give a column name or one weight per row"
+            )
+        values = data[wts]
+    elif isinstance(wts, pd.Series):
+        if not wts.index.is_unique or not data.index.isin(wts.index).all():
+            raise OrdstatsError(
+                "wts (a Series) is paired with the rows by index label, and some rows of the "
+                "data have no weight: give a weight for every row label"
+            )
+        values = wts.loc[data.index]
+    else:
+        values = pd.Series(np.asarray(wts).ravel() if np.ndim(wts) else [wts])
+        if len(values) != len(data):
+            raise OrdstatsError(
+                f"wts has {len(values)} values for {len(data)} rows; give one weight per row"
+            )
+    try:
+        weights = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise OrdstatsError("wts must be numbers") from None
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.sum() > 0:
+        raise OrdstatsError("wts must be finite, non-negative and not all zero")
+    return weights
+
+
+def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> list[str] | None:
+    if by is None or by is False:
+        return None
+    if by is True:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    unknown = [n for n in names if n not in data.columns and n not in allowed]
+    if unknown:
+        raise OrdstatsError(
+            f"by= names {', '.join(map(repr, unknown))}, which is not a column of the data "
+            f"(columns: {', '.join(map(repr, data.columns))}); add it to newdata or choose "
+            "another column"
+        )
+    return [n for n in names if n not in allowed]
+
+
+def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
+    known = fit.margins_variables()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise OrdstatsError(
+            f"variables= names {', '.join(map(repr, unknown))}, which the model does not use; "
+            f"its predictors are {', '.join(map(repr, known))}"
+        )
+
+
+def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
+    data = _resolve_newdata(fit, newdata)
+    return _Rows(fit, data, _resolve_weights(data, wts), _resolve_by(by, data, ("group",)))
+
+
+# -- long tables and averages -----------------------------------------------------------
+
+
+@dataclass
+class _Block:
+    """Per-row estimates of one (term, contrast): labels, values (m, g), Jacobian (m, g, k)."""
+
+    labels: pd.DataFrame  # m rows
+    values: FloatArray
+    jacobian: FloatArray | None
+    groups: list[str]
+
+    def long(self) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
+        """One row per (group, row), group-major, with a ``group`` column when g > 1."""
+        m, g = self.values.shape
+        labels = pd.concat([self.labels] * g, ignore_index=True)
+        if g > 1:
+            labels.insert(0, "group", pd.Categorical(np.repeat(self.groups, m), self.groups))
+        values = self.values.T.reshape(-1)
+        jac = None
+        if self.jacobian is not None:
+            jac = self.jacobian.transpose(1, 0, 2).reshape(m * g, -1)
+        return labels, values, jac
+
+
+def _average(
+    labels: pd.DataFrame,
+    values: FloatArray,
+    jac: FloatArray | None,
+    weights: FloatArray,
+    keys: list[str],
+) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
+    """Weighted means within ``keys`` of the per-row values and Jacobians (rows with NaN skipped).
+
+    ``weights`` has one value per data row; the long table repeats the rows
+    once per group (group-major), so the weights repeat likewise.
+    """
+    weights = np.tile(weights, len(values) // max(len(weights), 1))
+    usable = np.isfinite(values) & (weights > 0)
+    if keys:
+        frame = labels[keys]
+        codes = frame.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
+        first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+        out_labels = frame.iloc[first].reset_index(drop=True)
+    else:
+        codes = np.zeros(len(values), dtype=np.intp)
+        out_labels = pd.DataFrame(index=range(1))
+    n_groups = int(codes.max()) + 1 if codes.size else 0
+    w = np.where(usable, weights, 0.0)
+    indicator = sp.csr_matrix((w, (codes, np.arange(len(codes)))), shape=(n_groups, len(codes)))
+    total = np.asarray(indicator.sum(axis=1)).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (indicator @ np.where(usable, values, 0.0)) / total
+        mean_jac = None
+        if jac is not None:
+            mean_jac = (indicator @ np.where(usable[:, None], jac, 0.0)) / total[:, None]
+    return out_labels, means, mean_jac
+
+
+def _keys(rows: _Rows, labels: pd.DataFrame) -> list[str]:
+    assert rows.by is not None
+    front = [c for c in ("term", "contrast", "group") if c in labels.columns]
+    return front + [c for c in rows.by if c not in front]
+
+
+def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
+    """Per-row labels: the given columns, ``rowid`` and the data's columns (for ``by``)."""
+    frame = pd.DataFrame(columns, index=range(len(rows.data)))
+    frame["rowid"] = np.asarray(rows.rowid)
+    data = rows.data.reset_index(drop=True)
+    extra = [c for c in data.columns if c not in frame.columns and c != "rowidcf"]
+    return pd.concat([frame, data[extra]], axis=1)
+
+
+def _finish(
+    blocks: list[tuple[pd.DataFrame, FloatArray, FloatArray | None, bool]],
+    rows: _Rows,
+    hypothesis: Any,
+    conf_level: float,
+    conf_type: str,
+    info: dict[str, Any],
+) -> MarginsTable:
+    labels = pd.concat([b[0] for b in blocks], ignore_index=True)
+    values = np.concatenate([b[1] for b in blocks])
+    jacs = [b[2] for b in blocks]
+    jac = None if any(j is None for j in jacs) else np.vstack(cast(list[FloatArray], jacs))
+    probability = np.concatenate([np.full(b[1].size, b[3]) for b in blocks])
+    estimates = Estimates(labels, values, jac, probability)
+    if hypothesis is not None:
+        estimates = apply_hypothesis(estimates, hypothesis, _hypothesis_labels(labels))
+    return wald_table(estimates, rows.fit.margins_covariance(), conf_level, conf_type, info)
+
+
+def _hypothesis_labels(labels: pd.DataFrame) -> list[str]:
+    """Names of the estimates in pairwise hypotheses: their descriptive values, else b-index."""
+    skip = {"group", "rowid"}
+    columns = [c for c in labels.columns if c not in skip]
+    if len(labels) and columns and len(labels.columns) <= 6:
+        text = labels[columns].astype(str).agg(", ".join, axis=1)
+        if text.is_unique or ("group" in labels and (text + labels["group"].astype(str)).is_unique):
+            return [f"({t})" if "," in t else t for t in text]
+    return [f"b{i + 1}" for i in range(len(labels))]
+
+
+# -- predictions ------------------------------------------------------------------------
+
+
+def _counterfactual(fit: MarginsFit, data: pd.DataFrame, variables: Any) -> pd.DataFrame:
+    """The data repeated over the values of ``variables`` (marginaleffects' predictions)."""
+    if variables is None:
+        return data
+    spec = {variables: None} if isinstance(variables, str) else variables
+    if not isinstance(spec, dict):
+        spec = {name: None for name in spec}
+    _check_variables(fit, list(spec))
+    values = {}
+    for name, chosen in spec.items():
+        if name not in data.columns:
+            raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
+        column = data[name]
+        if chosen is not None:
+            values[name] = chosen
+        elif is_factor(column):
+            values[name] = factor_levels(column)
+        else:  # Tukey's five numbers, as marginaleffects
+            values[name] = sorted(set(np.nanquantile(column, [0, 0.25, 0.5, 0.75, 1.0])))
+    return datagrid(newdata=data, grid_type="counterfactual", **values)
+
+
+def predictions(
+    fit: MarginsFit,
+    newdata: Any = None,
+    *,
+    variables: Any = None,
+    type: str = "prob",
+    by: Any = False,
+    wts: Any = None,
+    hypothesis: Any = None,
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+) -> MarginsTable:
+    """Predictions of ``type`` per row of ``newdata`` or averaged ``by`` columns.
+
+    Parameters
+    ----------
+    fit : MarginsFit
+        A fitted model.
+    newdata : pandas.DataFrame, "mean" or None
+        The rows (default: the estimation rows; ``"mean"``: one row with
+        every predictor at its mean or mode).  Rows keep their index labels
+        (``rowid``).
+    variables : str, list or dict, optional
+        Predictors to set, over every row, to each of their values (a factor's
+        levels, a numeric predictor's five-number summary, or the given ones).
+    type : str
+        One of the fit's prediction types (``"prob"``, ``"cumprob"``,
+        ``"exceedance"``, ``"expected"``, ``"class"``, ``"linear"``,
+        ``"latent"``).
+    by : bool, str or list of str
+        ``True``: average over all rows; column names: average within their
+        values (``"group"`` is always kept).
+    wts : str, array-like or pandas.Series, optional
+        Weights of the rows in averages (a column name, one per row, or a
+        Series paired by index label).
+    hypothesis : str, sequence of str or array, optional
+        See :mod:`~ordstats.results.margins.hypothesis`.
+    conf_level : float
+    conf_type : {"auto", "wald", "logit"}
+        ``"auto"``: logit-scale intervals for probabilities, Wald otherwise.
+
+    Returns
+    -------
+    MarginsTable
+    """
+    rows = _rows(fit, newdata, wts, by)
+    rows.data = _counterfactual(fit, rows.data, variables)
+    if len(rows.weights) != len(rows.data):  # repeated by the counterfactual grid
+        rows.weights = np.resize(rows.weights, len(rows.data))
+    if type == "class" and rows.by is not None:
+        raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
+    predicted = fit.margins_predict(fit.margins_params(), fit.margins_rows(rows.data), type)
+    block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
+    labels, values, jac = block.long()
+    if rows.by is not None:
+        labels, values, jac = _average(labels, values, jac, rows.weights, _keys(rows, labels))
+    info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
+    return _finish(
+        [(labels, values, jac, type in PROBABILITY_TYPES)],
+        rows,
+        hypothesis,
+        conf_level,
+        conf_type,
+        info,
+    )
+
+
+# -- comparisons --------------------------------------------------------------------------
+
+
+@dataclass
+class _Contrast:
+    """One contrast of one predictor: its label and the two counterfactual data sets."""
+
+    term: str
+    label: str
+    lo: pd.DataFrame
+    hi: pd.DataFrame
+
+
+def _factor_pairs(levels: list[Any], spec: Any, name: str) -> list[tuple[Any, Any]]:
+    if spec is None or spec == "reference":
+        return [(levels[0], level) for level in levels[1:]]
+    if spec == "sequential":
+        return list(itertools.pairwise(levels))
+    if spec == "pairwise":
+        return [
+            (levels[i], levels[j]) for i in range(len(levels)) for j in range(i + 1, len(levels))
+        ]
+    if isinstance(spec, (list, tuple)) and len(spec) == 2:
+        unknown = [v for v in spec if v not in levels]
+        if unknown:
+            raise OrdstatsError(
+                f"variables: {name!r} has no level(s) {unknown}; its levels are {levels}"
+            )
+        return [(spec[0], spec[1])]
+    raise OrdstatsError(
+        f"variables: the contrast of factor {name!r} must be one of "
+        f"{', '.join(map(repr, _FACTOR_CONTRASTS))} or two of its levels [lo, hi]; got {spec!r}"
+    )
+
+
+def _numeric_contrast(
+    name: str, spec: Any, x: pd.Series, reference: pd.Series
+) -> tuple[Any, Any, str]:
+    """``lo``, ``hi`` (arrays or numbers) and the label parts of a numeric contrast."""
+    if spec is None:
+        spec = 1.0
+    if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
+        gap = float(spec)
+        return x - gap / 2, x + gap / 2, f"+{spec:g}"
+    if isinstance(spec, str) and spec in _NUMERIC_CONTRASTS:
+        sd = float(reference.std())
+        if spec == "sd":
+            return x - sd / 2, x + sd / 2, "{hi} - {lo}".format(hi="(x+sd/2)", lo="(x-sd/2)")
+        if spec == "2sd":
+            return x - sd, x + sd, "(x+sd) - (x-sd)"
+        if spec == "iqr":
+            q1, q3 = np.nanquantile(reference, [0.25, 0.75])
+            return float(q1), float(q3), "Q3 - Q1"
+        return float(reference.min()), float(reference.max()), "Max - Min"
+    if isinstance(spec, (list, tuple)) and len(spec) == 2:
+        try:
+            lo, hi = float(spec[0]), float(spec[1])
+        except (TypeError, ValueError):
+            raise OrdstatsError(
+                f"variables: {name!r} is numeric, so its contrast is two numbers [lo, hi], a "
+                f"gap, or one of {', '.join(map(repr, _NUMERIC_CONTRASTS))}; it has no levels "
+                f"{list(spec)!r}"
+            ) from None
+        return lo, hi, f"{hi:g} - {lo:g}"
+    raise OrdstatsError(
+        f"variables: the contrast of numeric {name!r} must be a number (a gap), two numbers "
+        f"[lo, hi] or one of {', '.join(map(repr, _NUMERIC_CONTRASTS))}; got {spec!r}"
+    )
+
+
+def _variable_specs(fit: MarginsFit, variables: Any) -> dict[str, Any]:
+    if variables is None:
+        return {name: None for name in fit.margins_variables()}
+    if isinstance(variables, str):
+        spec = {variables: None}
+    elif isinstance(variables, dict):
+        spec = dict(variables)
+    else:
+        spec = {name: None for name in variables}
+    _check_variables(fit, list(spec))
+    return spec
+
+
+def _reference_data(fit: MarginsFit, data: pd.DataFrame) -> pd.DataFrame:
+    """The estimation rows when available (levels, SD, quantiles), else ``data``."""
+    try:
+        return fit.margins_data()
+    except OrdstatsError:
+        return data
+
+
+def _contrasts(
+    fit: MarginsFit, data: pd.DataFrame, variables: Any, comparison: Any
+) -> list[_Contrast]:
+    template = _LABELS.get(comparison, "{hi} - {lo}") if isinstance(comparison, str) else None
+    reference = _reference_data(fit, data)
+    out = []
+    for name, spec in _variable_specs(fit, variables).items():
+        if name not in data.columns:
+            raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
+        source = reference[name] if name in reference.columns else data[name]
+        if is_factor(data[name]):
+            for lo, hi in _factor_pairs(factor_levels(source), spec, name):
+                label = template.format(hi=hi, lo=lo) if template else "custom"
+                out.append(
+                    _Contrast(name, label, set_column(data, name, lo), set_column(data, name, hi))
+                )
+            continue
+        lo, hi, label = _numeric_contrast(name, spec, data[name].astype(float), source)
+        if template and not label.startswith("+"):
+            label = template.format(hi=label.split(" - ")[0], lo=label.split(" - ")[1])
+        elif not template:
+            label = "custom"
+        out.append(_Contrast(name, label, set_column(data, name, lo), set_column(data, name, hi)))
+    return out
+
+
+def _single(values: FloatArray, jacobian: FloatArray | None) -> Predicted:
+    """Averaged estimates (n,) and Jacobian (n, k) as one-group predictions."""
+    return Predicted(values[:, None], None if jacobian is None else jacobian[:, None], [""])
+
+
+def _compare(comparison: Any, hi: Predicted, lo: Predicted) -> tuple[FloatArray, FloatArray | None]:
+    """``comparison(hi, lo)`` elementwise and its Jacobian by the chain rule."""
+    h, l_ = hi.values, lo.values
+    jh, jl = hi.jacobian, lo.jacobian
+    if jh is None or jl is None:
+        raise OrdstatsError(
+            "type='class' has no comparisons (it is not differentiable); use type='prob'"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if callable(comparison):
+            value, d_hi, d_lo = _user_comparison(comparison, h, l_)
+        elif comparison == "difference":
+            value, d_hi, d_lo = h - l_, np.ones_like(h), -np.ones_like(h)
+        elif comparison == "ratio":
+            value, d_hi, d_lo = h / l_, 1.0 / l_, -h / l_**2
+        elif comparison == "lnratio":
+            value, d_hi, d_lo = np.log(h) - np.log(l_), 1.0 / h, -1.0 / l_
+        else:  # lnor
+            value = np.log(h) - np.log1p(-h) - np.log(l_) + np.log1p(-l_)
+            d_hi, d_lo = 1.0 / (h * (1.0 - h)), -1.0 / (l_ * (1.0 - l_))
+    jac = d_hi[..., None] * jh + d_lo[..., None] * jl
+    return value, jac
+
+
+def _user_comparison(
+    function: Callable[..., Any], hi: FloatArray, lo: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A user's ``function(hi, lo)`` and its partial derivatives in ``hi`` and ``lo``.
+
+    The predictions' Jacobians stay analytic; only the user's function of two
+    numbers is differentiated by central differences (step ``1e-6 max(1, |v|)``).
+    """
+
+    def call(a: FloatArray, b: FloatArray) -> FloatArray:
+        try:
+            result = np.asarray(function(a, b), dtype=float)
+        except Exception as error:  # the user's code may raise anything
+            raise OrdstatsError(
+                f"comparison function raised {type(error).__name__}: {error}"
+            ) from error
+        if result.shape != a.shape:
+            raise OrdstatsError(
+                "a comparison function must return one value per row: f(hi, lo) elementwise "
+                f"(got shape {result.shape} for inputs of shape {a.shape})"
+            )
+        return result
+
+    value = call(hi, lo)
+    step_hi, step_lo = 1e-6 * np.maximum(1.0, np.abs(hi)), 1e-6 * np.maximum(1.0, np.abs(lo))
+    d_hi = (call(hi + step_hi, lo) - call(hi - step_hi, lo)) / (2 * step_hi)
+    d_lo = (call(hi, lo + step_lo) - call(hi, lo - step_lo)) / (2 * step_lo)
+    return value, d_hi, d_lo
+
+
+def _check_comparison(comparison: Any) -> Any:
+    if callable(comparison) or comparison in _COMPARISONS:
+        return comparison
+    raise OrdstatsError(
+        f"comparison must be one of {', '.join(map(repr, _COMPARISONS))} or a function "
+        f"f(hi, lo); got {comparison!r}"
+    )
+
+
+_Blocks = list[tuple[pd.DataFrame, FloatArray, FloatArray | None, bool]]
+
+
+def _comparison_blocks(
+    fit: MarginsFit, rows: _Rows, variables: Any, comparison: Any, type: str
+) -> _Blocks:
+    """The estimates of every contrast: per row, averaged, or comparisons of averages."""
+    params = fit.margins_params()
+    blocks: _Blocks = []
+    compare_averages = rows.by is not None and not callable(comparison)
+    for contrast in _contrasts(fit, rows.data, variables, comparison):
+        hi = fit.margins_predict(params, fit.margins_rows(contrast.hi), type)
+        lo = fit.margins_predict(params, fit.margins_rows(contrast.lo), type)
+        labels = _row_labels(rows, {"term": contrast.term, "contrast": contrast.label})
+        if compare_averages:
+            averaged = []
+            for predicted in (hi, lo):
+                block = _Block(labels, predicted.values, predicted.jacobian, predicted.groups)
+                long_labels, values, jac = block.long()
+                averaged.append(
+                    _average(long_labels, values, jac, rows.weights, _keys(rows, long_labels))
+                )
+            (out_labels, hv, hj), (_, lv, lj) = averaged
+            value, jac = _compare(comparison, _single(hv, hj), _single(lv, lj))
+            blocks.append((out_labels, value[:, 0], None if jac is None else jac[:, 0], False))
+            continue
+        value, jac = _compare(comparison, hi, lo)
+        labels_long, values_long, jac_long = _Block(labels, value, jac, hi.groups).long()
+        if rows.by is not None:
+            labels_long, values_long, jac_long = _average(
+                labels_long, values_long, jac_long, rows.weights, _keys(rows, labels_long)
+            )
+        blocks.append((labels_long, values_long, jac_long, False))
+    return blocks
+
+
+def comparisons(
+    fit: MarginsFit,
+    newdata: Any = None,
+    *,
+    variables: Any = None,
+    comparison: Any = "difference",
+    type: str = "prob",
+    by: Any = False,
+    wts: Any = None,
+    hypothesis: Any = None,
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+) -> MarginsTable:
+    """Comparisons of the predictions at two values of each predictor.
+
+    Parameters
+    ----------
+    fit : MarginsFit
+    newdata, type, by, wts, hypothesis, conf_level, conf_type
+        As for :func:`predictions`.
+    variables : str, list or dict, optional
+        The predictors to change (default: all), with their contrasts as a
+        dict: for a factor ``"reference"`` (default), ``"sequential"``,
+        ``"pairwise"`` or ``[lo, hi]`` levels; for a numeric predictor a gap
+        (default 1: ``x +- 1/2``), ``"sd"``, ``"2sd"``, ``"iqr"``,
+        ``"minmax"`` or ``[lo, hi]`` values.
+    comparison : {"difference", "ratio", "lnratio", "lnor"} or callable
+        ``hi - lo``, ``hi / lo``, ``log(hi / lo)``, the log odds ratio, or a
+        function ``f(hi, lo)`` applied elementwise.  When averaging, the
+        built-in ones compare the averages of ``hi`` and ``lo``.
+
+    Returns
+    -------
+    MarginsTable
+    """
+    comparison = _check_comparison(comparison)
+    rows = _rows(fit, newdata, wts, by)
+    blocks = _comparison_blocks(fit, rows, variables, comparison, type)
+    if not blocks:
+        raise OrdstatsError("the model has no predictors to compare")
+    title = "Comparisons" if rows.by is None else "Average comparisons"
+    info = {"title": title, "type": type}
+    return _finish(blocks, rows, hypothesis, conf_level, conf_type, info)
+
+
+# -- slopes ------------------------------------------------------------------------------
+
+
+def _numeric_slope(
+    fit: MarginsFit, rows: _Rows, name: str, slope: str, type: str
+) -> tuple[FloatArray, FloatArray | None, list[str]]:
+    """Per-row slope of ``type`` in predictor ``name`` and its Jacobian (m, g, k)."""
+    data = rows.data
+    x = data[name].astype(float)
+    reference = _reference_data(fit, data)
+    spread = float(reference[name].std()) if name in reference.columns else float(x.std())
+    step = _DESIGN_STEP * (spread if np.isfinite(spread) and spread > 0 else 1.0)
+    params = fit.margins_params()
+    design = fit.margins_rows(data)
+    up, down = (fit.margins_rows(set_column(data, name, x + s)) for s in (step, -step))
+    derivative = fit.margins_slope(params, design, up.direction(down, step), type)
+    values, jac = derivative.values, derivative.jacobian
+    if slope == "dydx" or jac is None:
+        return values, jac, derivative.groups
+    xs = x.to_numpy()[:, None]
+    if slope == "dyex":
+        return values * xs, jac * xs[:, :, None], derivative.groups
+    level = fit.margins_predict(params, design, type)
+    assert level.jacobian is not None
+    values, jac = relative_slope(values, jac, level.values, level.jacobian)
+    if slope == "eyex":
+        values, jac = values * xs, jac * xs[:, :, None]
+    return values, jac, derivative.groups
+
+
+def relative_slope(
+    slope: FloatArray, slope_jacobian: FloatArray, level: FloatArray, level_jacobian: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``slope / level`` and its Jacobian, ``(J_s - (slope / level) J_y) / level``.
+
+    Parameters
+    ----------
+    slope, level : ndarray, shape (m, g)
+        ``dy/dx`` and ``y``.
+    slope_jacobian, level_jacobian : ndarray, shape (m, g, k)
+
+    Returns
+    -------
+    values : ndarray, shape (m, g)
+    jacobian : ndarray, shape (m, g, k)
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = slope / level
+        jacobian = (slope_jacobian - ratio[:, :, None] * level_jacobian) / level[:, :, None]
+    return ratio, jacobian
+
+
+def slopes(
+    fit: MarginsFit,
+    newdata: Any = None,
+    *,
+    variables: Any = None,
+    slope: str = "dydx",
+    type: str = "prob",
+    by: Any = False,
+    wts: Any = None,
+    hypothesis: Any = None,
+    conf_level: float = 0.95,
+    conf_type: str = "auto",
+) -> MarginsTable:
+    """Derivatives of the predictions in numeric predictors (contrasts for factors).
+
+    Parameters
+    ----------
+    fit : MarginsFit
+    newdata, type, by, wts, hypothesis, conf_level, conf_type
+        As for :func:`predictions`.
+    variables : str or list of str, optional
+        The predictors (default: all).
+    slope : {"dydx", "eyex", "eydx", "dyex"}
+        The derivative, the elasticity ``dy/dx x/y``, or the semi-elasticities
+        ``dy/dx / y`` and ``dy/dx x``.
+
+    Returns
+    -------
+    MarginsTable
+    """
+    if slope not in _SLOPES:
+        raise OrdstatsError(f"slope must be one of {', '.join(map(repr, _SLOPES))}; got {slope!r}")
+    rows = _rows(fit, newdata, wts, by)
+    names = list(_variable_specs(fit, variables))
+    blocks = []
+    for name in names:
+        if name not in rows.data.columns:
+            raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
+        if is_factor(rows.data[name]):
+            blocks += _comparison_blocks(fit, rows, {name: "reference"}, "difference", type)
+            continue
+        values, jac, groups = _numeric_slope(fit, rows, name, slope, type)
+        labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
+        long_labels, long_values, long_jac = _Block(labels, values, jac, groups).long()
+        if rows.by is not None:
+            long_labels, long_values, long_jac = _average(
+                long_labels, long_values, long_jac, rows.weights, _keys(rows, long_labels)
+            )
+        blocks.append((long_labels, long_values, long_jac, False))
+    if not blocks:
+        raise OrdstatsError("the model has no predictors to differentiate")
+    title = "Slopes" if rows.by is None else "Average slopes"
+    return _finish(blocks, rows, hypothesis, conf_level, conf_type, {"title": title, "type": type})
+
+
+# -- hypotheses on the parameters -------------------------------------------------------------
+
+
+def hypotheses(
+    fit: MarginsFit,
+    hypothesis: Any,
+    *,
+    names: Sequence[str] = (),
+    conf_level: float = 0.95,
+) -> MarginsTable:
+    """Wald tests of functions of the parameters (marginaleffects' ``hypotheses``).
+
+    Parameters
+    ----------
+    fit : MarginsFit
+    hypothesis : str, sequence of str or array
+        E.g. ``"b3 - b4 = 0"`` (``b1`` the first parameter), an expression of
+        the parameter names (``"temp[T.warm] = 2 * contact[T.yes]"``),
+        ``"pairwise"``, or a matrix with one row per parameter.
+    names : sequence of str
+        The parameters' names (usable in the strings).
+    conf_level : float
+
+    Returns
+    -------
+    MarginsTable
+    """
+    params = fit.margins_params()
+    labels = pd.DataFrame({"term": list(names) or [f"b{i + 1}" for i in range(params.size)]})
+    estimates = Estimates(labels, params, np.eye(params.size))
+    estimates = apply_hypothesis(
+        estimates, hypothesis, list(labels["term"]), group_column=None, aliases=names
+    )
+    rows = _Rows(fit, pd.DataFrame(), np.ones(0), None)
+    return wald_table(
+        estimates, rows.fit.margins_covariance(), conf_level, "wald", {"title": "Hypotheses"}
+    )
+
+
+# -- the mixin -----------------------------------------------------------------------------
+
+
+class MarginsMethods:
+    """The margins verbs as methods of a results class that implements ``MarginsFit``."""
+
+    def predictions(self, newdata: Any = None, **options: Any) -> MarginsTable:
+        """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
+        return predictions(cast(MarginsFit, self), newdata, **options)
+
+    def avg_predictions(
+        self, newdata: Any = None, *, by: Any = True, **options: Any
+    ) -> MarginsTable:
+        """Average predictions, by default over all rows (``by=True``)."""
+        return predictions(cast(MarginsFit, self), newdata, by=by, **options)
+
+    def comparisons(self, newdata: Any = None, **options: Any) -> MarginsTable:
+        """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
+        return comparisons(cast(MarginsFit, self), newdata, **options)
+
+    def avg_comparisons(
+        self, newdata: Any = None, *, by: Any = True, **options: Any
+    ) -> MarginsTable:
+        """Average comparisons, by default over all rows (``by=True``)."""
+        return comparisons(cast(MarginsFit, self), newdata, by=by, **options)
+
+    def slopes(self, newdata: Any = None, **options: Any) -> MarginsTable:
+        """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
+        return slopes(cast(MarginsFit, self), newdata, **options)
+
+    def avg_slopes(self, newdata: Any = None, *, by: Any = True, **options: Any) -> MarginsTable:
+        """Average slopes, by default over all rows (``by=True``)."""
+        return slopes(cast(MarginsFit, self), newdata, by=by, **options)
+
+    def hypotheses(self, hypothesis: Any, *, conf_level: float = 0.95) -> MarginsTable:
+        """Wald tests of functions of the parameters (``"b1 - b2 = 0"``, names, a matrix)."""
+        fit = cast(MarginsFit, self)
+        params = getattr(self, "params", None)
+        names = list(params.index) if isinstance(params, pd.Series) else []
+        return hypotheses(fit, hypothesis, names=names, conf_level=conf_level)
