@@ -287,6 +287,8 @@ class ChunkArrays:
     bad: pd.Series
     n_bad: int
     n_rows: int
+    #: which rows of the chunk are used (boolean, one per row of the chunk)
+    kept: Any = None
 
 
 def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
@@ -359,6 +361,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         bad=bad.sum(),
         n_bad=int(drop.sum()),
         n_rows=len(frame),
+        kept=keep,
     )
 
 

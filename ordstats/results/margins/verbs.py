@@ -45,13 +45,13 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
+from ordstats.results.margins.stream import AVERAGER, group_sums, means, stream_average, streams
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
 __all__ = [
@@ -88,6 +88,20 @@ class _Rows:
     data: pd.DataFrame
     weights: FloatArray
     by: list[str] | None  # None: no averaging; []: one average
+
+    def average(
+        self, labels: pd.DataFrame, values: FloatArray, jac: FloatArray | None
+    ) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
+        """Weighted means of per-row estimates within the ``by`` keys (:func:`_average`).
+
+        A streaming pass (:mod:`~ordstats.results.margins.stream`) sets
+        :data:`AVERAGER` to keep sums over chunks instead.
+        """
+        keys = _keys(self, labels)
+        averager = AVERAGER.get()
+        if averager is not None:
+            return averager(labels, values, jac, self.weights, keys)
+        return _average(labels, values, jac, self.weights, keys)
 
     @property
     def rowid(self) -> pd.Index:
@@ -168,6 +182,11 @@ def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
         )
 
 
+def _verb_options(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A verb's keyword arguments from its ``locals()`` (to run it again on other rows)."""
+    return {k: v for k, v in arguments.items() if k not in ("fit", "newdata")}
+
+
 def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
     data = _resolve_newdata(fit, newdata)
     return _Rows(fit, data, _resolve_weights(data, wts), _resolve_by(by, data, ("group",)))
@@ -210,26 +229,7 @@ def _average(
     ``weights`` has one value per data row; the long table repeats the rows
     once per group (group-major), so the weights repeat likewise.
     """
-    weights = np.tile(weights, len(values) // max(len(weights), 1))
-    usable = np.isfinite(values) & (weights > 0)
-    if keys:
-        frame = labels[keys]
-        codes = frame.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
-        first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-        out_labels = frame.iloc[first].reset_index(drop=True)
-    else:
-        codes = np.zeros(len(values), dtype=np.intp)
-        out_labels = pd.DataFrame(index=range(1))
-    n_groups = int(codes.max()) + 1 if codes.size else 0
-    w = np.where(usable, weights, 0.0)
-    indicator = sp.csr_matrix((w, (codes, np.arange(len(codes)))), shape=(n_groups, len(codes)))
-    total = np.asarray(indicator.sum(axis=1)).ravel()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = (indicator @ np.where(usable, values, 0.0)) / total
-        mean_jac = None
-        if jac is not None:
-            mean_jac = (indicator @ np.where(usable[:, None], jac, 0.0)) / total[:, None]
-    return out_labels, means, mean_jac
+    return means(*group_sums(labels, values, jac, weights, keys))
 
 
 def _keys(rows: _Rows, labels: pd.DataFrame) -> list[str]:
@@ -347,6 +347,8 @@ def predictions(
     -------
     MarginsTable
     """
+    if streams(fit, newdata):
+        return stream_average(predictions, fit, dict(_verb_options(locals()), _counterfactual=True))
     rows = _rows(fit, newdata, wts, by)
     rows.data = _counterfactual(fit, rows.data, variables)
     if len(rows.weights) != len(rows.data):  # repeated by the counterfactual grid
@@ -357,7 +359,7 @@ def predictions(
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
     labels, values, jac = block.long()
     if rows.by is not None:
-        labels, values, jac = _average(labels, values, jac, rows.weights, _keys(rows, labels))
+        labels, values, jac = rows.average(labels, values, jac)
     info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
     return _finish(
         [(labels, values, jac, type in PROBABILITY_TYPES)],
@@ -573,9 +575,7 @@ def _comparison_blocks(
             for predicted in (hi, lo):
                 block = _Block(labels, predicted.values, predicted.jacobian, predicted.groups)
                 long_labels, values, jac = block.long()
-                averaged.append(
-                    _average(long_labels, values, jac, rows.weights, _keys(rows, long_labels))
-                )
+                averaged.append(rows.average(long_labels, values, jac))
             (out_labels, hv, hj), (_, lv, lj) = averaged
             value, jac = _compare(comparison, _single(hv, hj), _single(lv, lj))
             blocks.append((out_labels, value[:, 0], None if jac is None else jac[:, 0], False))
@@ -583,9 +583,7 @@ def _comparison_blocks(
         value, jac = _compare(comparison, hi, lo)
         labels_long, values_long, jac_long = _Block(labels, value, jac, hi.groups).long()
         if rows.by is not None:
-            labels_long, values_long, jac_long = _average(
-                labels_long, values_long, jac_long, rows.weights, _keys(rows, labels_long)
-            )
+            labels_long, values_long, jac_long = rows.average(labels_long, values_long, jac_long)
         blocks.append((labels_long, values_long, jac_long, False))
     return blocks
 
@@ -626,6 +624,8 @@ def comparisons(
     MarginsTable
     """
     comparison = _check_comparison(comparison)
+    if streams(fit, newdata):
+        return stream_average(comparisons, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
     blocks = _comparison_blocks(fit, rows, variables, comparison, type)
     if not blocks:
@@ -719,6 +719,8 @@ def slopes(
     """
     if slope not in _SLOPES:
         raise OrdstatsError(f"slope must be one of {', '.join(map(repr, _SLOPES))}; got {slope!r}")
+    if streams(fit, newdata):
+        return stream_average(slopes, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
     names = list(_variable_specs(fit, variables))
     blocks = []
@@ -732,9 +734,7 @@ def slopes(
         labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
         long_labels, long_values, long_jac = _Block(labels, values, jac, groups).long()
         if rows.by is not None:
-            long_labels, long_values, long_jac = _average(
-                long_labels, long_values, long_jac, rows.weights, _keys(rows, long_labels)
-            )
+            long_labels, long_values, long_jac = rows.average(long_labels, long_values, long_jac)
         blocks.append((long_labels, long_values, long_jac, False))
     if not blocks:
         raise OrdstatsError("the model has no predictors to differentiate")
