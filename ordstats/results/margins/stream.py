@@ -8,7 +8,7 @@ Every average the verbs form is a ratio of sums over rows,
 so a fit whose rows are not in memory gets them in one pass: each chunk's used
 rows run the verb with :data:`AVERAGER` set to a :class:`_Recorder`, which
 keeps, for every average the verb forms, the sums of ``w v``, ``w dv/dtheta``
-and ``w`` per group (:func:`group_sums`); the chunks' sums add up by group
+and ``w`` per group (:func:`block_sums`); the chunks' sums add up by group
 label (:class:`StreamedSums`).  The verb is then run once more on one row
 with :data:`AVERAGER` replaying the totals' means (:class:`_Replay`), so the
 non-linear steps after averaging (a ratio of two averages, a hypothesis, the
@@ -36,7 +36,15 @@ from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
 
-__all__ = ["AVERAGER", "StreamedSums", "StreamingFit", "group_sums", "stream_average", "streams"]
+__all__ = [
+    "AVERAGER",
+    "StreamedSums",
+    "StreamingFit",
+    "block_sums",
+    "means",
+    "stream_average",
+    "streams",
+]
 
 #: replaces the in-memory average of the verbs while a streaming pass runs (None: in memory)
 AVERAGER: ContextVar[Callable[..., Any] | None] = ContextVar("margins_averager", default=None)
@@ -92,36 +100,49 @@ def _sum_within(codes: np.ndarray, n_groups: int, *arrays: Any) -> list[Any]:
     return [None if a is None else indicator @ a for a in arrays]
 
 
-def group_sums(
-    labels: pd.DataFrame,
-    values: FloatArray,
-    jac: FloatArray | None,
-    weights: FloatArray,
-    keys: list[str],
+def block_sums(
+    block: Any, weights: FloatArray, by: list[str]
 ) -> tuple[pd.DataFrame, FloatArray, FloatArray | None, FloatArray]:
-    """Sums of ``w v``, ``w dv/dtheta`` and ``w`` within ``keys`` (NaN values skipped).
+    """Sums of ``w v``, ``w dv/dtheta`` and ``w`` per ``by`` value and group (NaN skipped).
 
-    ``weights`` has one value per data row; the long table repeats the rows
-    once per group (group-major), so the weights repeat likewise.
+    Parameters
+    ----------
+    block : object
+        Per-row estimates with ``labels`` (m rows), ``values`` (m, g),
+        ``jacobian`` (m, g, k) or None and ``groups`` (the verbs' ``_Block``).
+    weights : ndarray, shape (m,)
+    by : list of str
+        The averaging columns (``term`` and ``contrast`` are always kept).
 
     Returns
     -------
     labels : pandas.DataFrame
-        One row per group (the key columns), sorted by the keys.
-    sums : ndarray, shape (n_groups,)
-    jacobian_sums : ndarray, shape (n_groups, k), or None
-    totals : ndarray, shape (n_groups,)
+        In long form, group-major, the keys sorted within a group.
+    sums : ndarray, shape (n,)
+    jacobian_sums : ndarray, shape (n, k), or None
+    totals : ndarray, shape (n,)
     """
-    weights = np.tile(weights, len(values) // max(len(weights), 1))
-    usable = np.isfinite(values) & (weights > 0)
-    w = np.where(usable, weights, 0.0)
-    codes, out_labels = _codes(labels, keys, len(values))
-    n_groups = int(codes.max()) + 1 if codes.size else 0
-    weighted_jac = None if jac is None else np.where(usable[:, None], jac, 0.0) * w[:, None]
-    sums, jac_sums, totals = _sum_within(
-        codes, n_groups, np.where(usable, values, 0.0) * w, weighted_jac, w
+    m, g = block.values.shape
+    labels = block.labels
+    front = [c for c in ("term", "contrast") if c in labels.columns]
+    codes, out_labels = _codes(labels, front + [c for c in by if c not in front], m)
+    n_keys = len(out_labels)
+    usable = np.isfinite(block.values)
+    w = np.where(usable, weights[:, None], 0.0)  # (m, g)
+    weighted_jac = None
+    if block.jacobian is not None:
+        weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
+        weighted_jac = weighted.reshape(m, -1)
+    totals, sums, jac_sums = _sum_within(
+        codes, n_keys, w, np.where(usable, w * block.values, 0.0), weighted_jac
     )
-    return out_labels, sums, jac_sums, totals
+    if jac_sums is not None:
+        jac_sums = jac_sums.reshape(n_keys, g, -1).transpose(1, 0, 2).reshape(g * n_keys, -1)
+    long_labels = pd.concat([out_labels] * g, ignore_index=True)
+    if g > 1:
+        group = pd.Categorical(np.repeat(block.groups, n_keys), block.groups)
+        long_labels.insert(len(front), "group", group)
+    return long_labels, sums.T.reshape(-1), jac_sums, totals.T.reshape(-1)
 
 
 def means(
@@ -194,15 +215,8 @@ class _Recorder:
     def __init__(self) -> None:
         self.entries: list[_Entry] = []
 
-    def __call__(
-        self,
-        labels: pd.DataFrame,
-        values: FloatArray,
-        jac: FloatArray | None,
-        weights: FloatArray,
-        keys: list[str],
-    ) -> Averaged:
-        out_labels, sums, jac_sums, totals = group_sums(labels, values, jac, weights, keys)
+    def __call__(self, block: Any, rows: Any) -> Averaged:
+        out_labels, sums, jac_sums, totals = block_sums(block, rows.weights, rows.by)
         self.entries.append(_Entry(out_labels, sums, jac_sums, totals))
         return means(out_labels, sums, jac_sums, totals)
 

@@ -51,7 +51,7 @@ from ordstats.errors import OrdstatsError
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
-from ordstats.results.margins.stream import AVERAGER, group_sums, means, stream_average, streams
+from ordstats.results.margins.stream import AVERAGER, block_sums, means, stream_average, streams
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
 __all__ = [
@@ -88,20 +88,6 @@ class _Rows:
     data: pd.DataFrame
     weights: FloatArray
     by: list[str] | None  # None: no averaging; []: one average
-
-    def average(
-        self, labels: pd.DataFrame, values: FloatArray, jac: FloatArray | None
-    ) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
-        """Weighted means of per-row estimates within the ``by`` keys (:func:`_average`).
-
-        A streaming pass (:mod:`~ordstats.results.margins.stream`) sets
-        :data:`AVERAGER` to keep sums over chunks instead.
-        """
-        keys = _keys(self, labels)
-        averager = AVERAGER.get()
-        if averager is not None:
-            return averager(labels, values, jac, self.weights, keys)
-        return _average(labels, values, jac, self.weights, keys)
 
     @property
     def rowid(self) -> pd.Index:
@@ -216,26 +202,26 @@ class _Block:
             jac = self.jacobian.transpose(1, 0, 2).reshape(m * g, -1)
         return labels, values, jac
 
+    def table(self, rows: _Rows) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
+        """Per-row estimates in long form, or their weighted means ``by`` (when averaging)."""
+        if rows.by is None:
+            return self.long()
+        averager = AVERAGER.get()  # set while streaming over chunks (stream.py)
+        if averager is not None:
+            return cast(tuple[pd.DataFrame, FloatArray, FloatArray | None], averager(self, rows))
+        return _average(self, rows.weights, rows.by)
+
 
 def _average(
-    labels: pd.DataFrame,
-    values: FloatArray,
-    jac: FloatArray | None,
-    weights: FloatArray,
-    keys: list[str],
+    block: _Block, weights: FloatArray, by: list[str]
 ) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
-    """Weighted means within ``keys`` of the per-row values and Jacobians (rows with NaN skipped).
+    """Weighted means within the ``by`` values of per-row values and Jacobians.
 
-    ``weights`` has one value per data row; the long table repeats the rows
-    once per group (group-major), so the weights repeat likewise.
+    A sum over the rows of ``w_i v_i`` and ``w_i J_i`` per ``by`` value and
+    group, divided by the sum of the weights (rows whose value is NaN are left
+    out of their group's sums).  The result is in long form, group-major.
     """
-    return means(*group_sums(labels, values, jac, weights, keys))
-
-
-def _keys(rows: _Rows, labels: pd.DataFrame) -> list[str]:
-    assert rows.by is not None
-    front = [c for c in ("term", "contrast", "group") if c in labels.columns]
-    return front + [c for c in rows.by if c not in front]
+    return means(*block_sums(block, weights, by))
 
 
 def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
@@ -357,9 +343,7 @@ def predictions(
         raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
     predicted = fit.margins_predict(fit.margins_params(), fit.margins_rows(rows.data), type)
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
-    labels, values, jac = block.long()
-    if rows.by is not None:
-        labels, values, jac = rows.average(labels, values, jac)
+    labels, values, jac = block.table(rows)
     info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
     return _finish(
         [(labels, values, jac, type in PROBABILITY_TYPES)],
@@ -571,20 +555,14 @@ def _comparison_blocks(
         lo = fit.margins_predict(params, fit.margins_rows(contrast.lo), type)
         labels = _row_labels(rows, {"term": contrast.term, "contrast": contrast.label})
         if compare_averages:
-            averaged = []
-            for predicted in (hi, lo):
-                block = _Block(labels, predicted.values, predicted.jacobian, predicted.groups)
-                long_labels, values, jac = block.long()
-                averaged.append(rows.average(long_labels, values, jac))
-            (out_labels, hv, hj), (_, lv, lj) = averaged
+            (out_labels, hv, hj), (_, lv, lj) = (
+                _Block(labels, p.values, p.jacobian, p.groups).table(rows) for p in (hi, lo)
+            )
             value, jac = _compare(comparison, _single(hv, hj), _single(lv, lj))
             blocks.append((out_labels, value[:, 0], None if jac is None else jac[:, 0], False))
             continue
         value, jac = _compare(comparison, hi, lo)
-        labels_long, values_long, jac_long = _Block(labels, value, jac, hi.groups).long()
-        if rows.by is not None:
-            labels_long, values_long, jac_long = rows.average(labels_long, values_long, jac_long)
-        blocks.append((labels_long, values_long, jac_long, False))
+        blocks.append((*_Block(labels, value, jac, hi.groups).table(rows), False))
     return blocks
 
 
@@ -732,10 +710,7 @@ def slopes(
             continue
         values, jac, groups = _numeric_slope(fit, rows, name, slope, type)
         labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
-        long_labels, long_values, long_jac = _Block(labels, values, jac, groups).long()
-        if rows.by is not None:
-            long_labels, long_values, long_jac = rows.average(long_labels, long_values, long_jac)
-        blocks.append((long_labels, long_values, long_jac, False))
+        blocks.append((*_Block(labels, values, jac, groups).table(rows), False))
     if not blocks:
         raise OrdstatsError("the model has no predictors to differentiate")
     title = "Slopes" if rows.by is None else "Average slopes"
