@@ -54,6 +54,7 @@ from ordstats.data.reservoir import (
     scan_and_sample,
     summarize_at,
 )
+from ordstats.data.rows import reduce_used_rows
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.design import (
@@ -680,6 +681,27 @@ class ChunkedEvaluator:
             spec = replace(spec, plan=replace(spec.plan, extra=(groups,)))
         sums: ScoreSums = self.reader.read_pass(chunk_score_sums, spec, params, groups)
         return sums
+
+    def reduce_frames(
+        self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
+    ) -> Any:
+        """``func(rows, *args)`` summed over the chunks (one pass), ``rows`` a chunk's used rows.
+
+        ``rows`` is a DataFrame of the rows the fit used, with the model's
+        columns and ``columns`` (e.g. a ``by=`` column of the margins).
+        """
+        source = self.source
+        if source is None:
+            raise NotFittedError("this model was unpickled without its data source")
+        missing = [c for c in columns if c not in source.columns]
+        if missing:
+            raise DataError(
+                f"{', '.join(map(repr, missing))} is not a column of the data the model was "
+                f"fitted on (columns: {', '.join(map(repr, source.columns))})"
+            )
+        self.reader.n_passes += 1
+        read = list(dict.fromkeys([*self.spec.plan.read_columns, *columns]))
+        return source.map_reduce(reduce_used_rows, self.spec, func, *args, columns=read)
 
     def without_location(self) -> ChunkedEvaluator:
         """The same source with no location effects."""

@@ -408,8 +408,8 @@ def test_chunked_and_dask_fits_give_the_in_memory_numbers_with_newdata(wine):
     got = chunked.avg_comparisons(wine, variables="contact")
     np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(got["std_error"], expected["std_error"], rtol=1e-7)
-    with pytest.raises(OrdstatsError, match=r"read in chunks .* pass the rows to average over"):
-        chunked.avg_predictions()
+    with pytest.raises(OrdstatsError, match=r"read in chunks .* use the avg_ verb"):
+        chunked.predictions()
     dd = pytest.importorskip("dask.dataframe")
     lazy = OrdinalModel.from_formula(formula, dd.from_pandas(wine, npartitions=3)).fit()
     got = lazy.avg_comparisons(wine, variables="contact")

@@ -40,6 +40,7 @@ Everything is analytic; no difference is taken in the parameters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -147,7 +148,8 @@ class OrdinalMarginsFit(FittedState):
         if not model.evaluator.keeps_rows:
             raise OrdstatsError(
                 "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
-                "memory: pass the rows to average over as newdata (a DataFrame or datagrid())"
+                "memory: the avg_ verbs stream over them; otherwise pass the rows as newdata "
+                "(a DataFrame, or datagrid(newdata=..., column=values) of your own values)"
             )
         if design.location.spec is None:  # a model built from arrays
             return pd.DataFrame(model.data.X, index=design.row_index, columns=model.exog_names)
@@ -155,6 +157,29 @@ class OrdinalMarginsFit(FittedState):
             "the DataFrame this model was fitted on is not kept (the model was pickled or built "
             "from a design): pass the rows as newdata (a DataFrame)"
         )
+
+    # -- streaming over rows read in chunks (results/margins/stream.py) -----------------
+
+    def margins_in_memory(self) -> bool:
+        """Whether the estimation rows are in memory (or removed), else read in chunks."""
+        return bool(self.data_removed or self.model.evaluator.keeps_rows)
+
+    def margins_factor_levels(self) -> dict[str, list[Any]]:
+        """The levels of each factor column, as the fitted formulas encode them."""
+        design = self.model.design
+        levels: dict[str, list[Any]] = {}
+        for terms in (design.location, design.nominal, design.scale):
+            spec = None if terms is None else terms.spec
+            for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
+                if str(getattr(kind, "value", kind)) == "categorical" and expr not in levels:
+                    levels[expr] = list(state.get("categories", []))
+        return levels
+
+    def margins_stream(
+        self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
+    ) -> Any:
+        """``func(rows, *args)`` summed over the chunks of used rows (one pass)."""
+        return self.model.evaluator.reduce_frames(func, *args, columns=columns)  # type: ignore[attr-defined]
 
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The location, nominal and scale designs and the offset of ``data``."""

@@ -45,7 +45,6 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
@@ -53,6 +52,7 @@ from ordstats.results.margins.emmeans import EmmeansMethods
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
+from ordstats.results.margins.stream import AVERAGER, block_sums, means, stream_average, streams
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
 __all__ = [
@@ -169,6 +169,11 @@ def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
         )
 
 
+def _verb_options(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A verb's keyword arguments from its ``locals()`` (to run it again on other rows)."""
+    return {k: v for k, v in arguments.items() if k not in ("fit", "newdata")}
+
+
 def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
     data = _resolve_newdata(fit, newdata)
     return _Rows(fit, data, _resolve_weights(data, wts), _resolve_by(by, data, ("group",)))
@@ -202,6 +207,9 @@ class _Block:
         """Per-row estimates in long form, or their weighted means ``by`` (when averaging)."""
         if rows.by is None:
             return self.long()
+        averager = AVERAGER.get()  # set while streaming over chunks (stream.py)
+        if averager is not None:
+            return cast(tuple[pd.DataFrame, FloatArray, FloatArray | None], averager(self, rows))
         return _average(self, rows.weights, rows.by)
 
 
@@ -214,34 +222,7 @@ def _average(
     group, divided by the sum of the weights (rows whose value is NaN are left
     out of their group's sums).  The result is in long form, group-major.
     """
-    m, g = block.values.shape
-    labels = block.labels
-    front = [c for c in ("term", "contrast") if c in labels.columns]
-    keys = front + [c for c in by if c not in front]
-    if keys:
-        codes = labels.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
-        first = pd.Series(np.arange(m)).groupby(codes).first().to_numpy()
-        out_labels = labels[keys].iloc[first].reset_index(drop=True)
-    else:
-        codes = np.zeros(m, dtype=np.intp)
-        out_labels = pd.DataFrame(index=range(1))
-    n_keys = len(out_labels)
-    indicator = sp.csr_matrix((np.ones(m), (codes, np.arange(m))), shape=(n_keys, m))
-    usable = np.isfinite(block.values)
-    w = np.where(usable, weights[:, None], 0.0)  # (m, g)
-    total = indicator @ w
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = (indicator @ np.where(usable, w * block.values, 0.0)) / total
-        mean_jac = None
-        if block.jacobian is not None:
-            weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
-            sums = (indicator @ weighted.reshape(m, -1)).reshape(n_keys, g, -1)
-            mean_jac = (sums / total[:, :, None]).transpose(1, 0, 2).reshape(g * n_keys, -1)
-    long_labels = pd.concat([out_labels] * g, ignore_index=True)
-    if g > 1:
-        group = pd.Categorical(np.repeat(block.groups, n_keys), block.groups)
-        long_labels.insert(len(front), "group", group)
-    return long_labels, means.T.reshape(-1), mean_jac
+    return means(*block_sums(block, weights, by))
 
 
 def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
@@ -353,6 +334,8 @@ def predictions(
     -------
     MarginsTable
     """
+    if streams(fit, newdata):
+        return stream_average(predictions, fit, dict(_verb_options(locals()), _counterfactual=True))
     rows = _rows(fit, newdata, wts, by)
     rows.data = _counterfactual(fit, rows.data, variables)
     if len(rows.weights) != len(rows.data):  # repeated by the counterfactual grid
@@ -620,6 +603,8 @@ def comparisons(
     MarginsTable
     """
     comparison = _check_comparison(comparison)
+    if streams(fit, newdata):
+        return stream_average(comparisons, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
     blocks = _comparison_blocks(fit, rows, variables, comparison, type)
     if not blocks:
@@ -713,6 +698,8 @@ def slopes(
     """
     if slope not in _SLOPES:
         raise OrdstatsError(f"slope must be one of {', '.join(map(repr, _SLOPES))}; got {slope!r}")
+    if streams(fit, newdata):
+        return stream_average(slopes, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
     names = list(_variable_specs(fit, variables))
     blocks = []

@@ -1,0 +1,392 @@
+r"""Averages over the estimation rows of fits read in chunks (files, Dask): one streaming pass.
+
+Every average the verbs form is a ratio of sums over rows,
+
+.. math:: \hat b_g = \frac{\sum_{i \in g} w_i v_i(\theta)}{\sum_{i \in g} w_i},\qquad
+          \nabla \hat b_g = \frac{\sum_{i \in g} w_i \nabla v_i(\theta)}{\sum_{i \in g} w_i},
+
+so a fit whose rows are not in memory gets them in one pass: each chunk's used
+rows run the verb with :data:`AVERAGER` set to a :class:`_Recorder`, which
+keeps, for every average the verb forms, the sums of ``w v``, ``w dv/dtheta``
+and ``w`` per group (:func:`block_sums`); the chunks' sums add up by group
+label (:class:`StreamedSums`).  The verb is then run once more on one row
+with :data:`AVERAGER` replaying the totals' means (:class:`_Replay`), so the
+non-linear steps after averaging (a ratio of two averages, a hypothesis, the
+interval) are the in-memory verb's own code.  The numbers are the in-memory
+ones up to the order of the additions.
+
+What needs the whole column before the pass is refused with a message
+saying what to pass instead: numeric contrasts ``"sd"``, ``"2sd"``, ``"iqr"``,
+``"minmax"``, and ``predictions(variables=...)`` of a numeric predictor
+without values.  Factor levels are the fit's own (:meth:`StreamingFit.margins_factor_levels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ordstats._typing import FloatArray
+from ordstats.errors import OrdstatsError
+from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
+
+__all__ = [
+    "AVERAGER",
+    "StreamedSums",
+    "StreamingFit",
+    "block_sums",
+    "means",
+    "stream_average",
+    "streams",
+]
+
+#: replaces the in-memory average of the verbs while a streaming pass runs (None: in memory)
+AVERAGER: ContextVar[Callable[..., Any] | None] = ContextVar("margins_averager", default=None)
+
+#: numeric contrasts that need a summary of the whole column before the pass
+_SUMMARY_CONTRASTS = ("sd", "2sd", "iqr", "minmax")
+
+Averaged = tuple[pd.DataFrame, FloatArray, FloatArray | None]
+
+
+@runtime_checkable
+class StreamingFit(Protocol):
+    """What a fit whose rows are read in chunks provides to stream the margins' averages."""
+
+    def margins_in_memory(self) -> bool:
+        """Whether the estimation rows are in memory (else they are streamed)."""
+        ...
+
+    def margins_factor_levels(self) -> dict[str, list[Any]]:
+        """The levels of each factor predictor, as the fit encodes them."""
+        ...
+
+    def margins_stream(
+        self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
+    ) -> Any:
+        """``func(rows, *args)`` summed over the chunks of estimation rows (one pass)."""
+        ...
+
+
+def streams(fit: Any, newdata: Any) -> bool:
+    """Whether a verb on ``fit`` with ``newdata`` averages over rows read in chunks."""
+    return newdata is None and isinstance(fit, StreamingFit) and not fit.margins_in_memory()
+
+
+# -- sums by group ----------------------------------------------------------------------------
+
+
+def _codes(labels: pd.DataFrame, keys: list[str], n: int) -> tuple[np.ndarray, pd.DataFrame]:
+    """Group codes (sorted by the keys, as the in-memory average) and one label row per group."""
+    if not keys:
+        return np.zeros(n, dtype=np.intp), pd.DataFrame(index=range(1))
+    frame = labels[keys]
+    codes = frame.groupby(keys, sort=True, observed=True, dropna=False).ngroup().to_numpy()
+    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
+    return codes, frame.iloc[first].reset_index(drop=True)
+
+
+def _sum_within(codes: np.ndarray, n_groups: int, *arrays: Any) -> list[Any]:
+    """Column sums of each array within the groups ``codes`` (None stays None)."""
+    indicator = sp.csr_matrix(
+        (np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(n_groups, len(codes))
+    )
+    return [None if a is None else indicator @ a for a in arrays]
+
+
+def block_sums(
+    block: Any, weights: FloatArray, by: list[str]
+) -> tuple[pd.DataFrame, FloatArray, FloatArray | None, FloatArray]:
+    """Sums of ``w v``, ``w dv/dtheta`` and ``w`` per ``by`` value and group (NaN skipped).
+
+    Parameters
+    ----------
+    block : object
+        Per-row estimates with ``labels`` (m rows), ``values`` (m, g),
+        ``jacobian`` (m, g, k) or None and ``groups`` (the verbs' ``_Block``).
+    weights : ndarray, shape (m,)
+    by : list of str
+        The averaging columns (``term`` and ``contrast`` are always kept).
+
+    Returns
+    -------
+    labels : pandas.DataFrame
+        In long form, group-major, the keys sorted within a group.
+    sums : ndarray, shape (n,)
+    jacobian_sums : ndarray, shape (n, k), or None
+    totals : ndarray, shape (n,)
+    """
+    m, g = block.values.shape
+    labels = block.labels
+    front = [c for c in ("term", "contrast") if c in labels.columns]
+    codes, out_labels = _codes(labels, front + [c for c in by if c not in front], m)
+    n_keys = len(out_labels)
+    usable = np.isfinite(block.values)
+    w = np.where(usable, weights[:, None], 0.0)  # (m, g)
+    weighted_jac = None
+    if block.jacobian is not None:
+        weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
+        weighted_jac = weighted.reshape(m, -1)
+    totals, sums, jac_sums = _sum_within(
+        codes, n_keys, w, np.where(usable, w * block.values, 0.0), weighted_jac
+    )
+    if jac_sums is not None:
+        jac_sums = jac_sums.reshape(n_keys, g, -1).transpose(1, 0, 2).reshape(g * n_keys, -1)
+    long_labels = pd.concat([out_labels] * g, ignore_index=True)
+    if g > 1:
+        group = pd.Categorical(np.repeat(block.groups, n_keys), block.groups)
+        long_labels.insert(len(front), "group", group)
+    return long_labels, sums.T.reshape(-1), jac_sums, totals.T.reshape(-1)
+
+
+def means(
+    labels: pd.DataFrame, sums: FloatArray, jac_sums: FloatArray | None, totals: FloatArray
+) -> Averaged:
+    """``sums / totals`` (NaN for a group without usable rows)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        jac = None if jac_sums is None else jac_sums / totals[:, None]
+        return labels, sums / totals, jac
+
+
+# -- what one pass keeps --------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    """The sums of one average of the verb (one ``rows.average`` call)."""
+
+    labels: pd.DataFrame
+    sums: FloatArray
+    jac_sums: FloatArray | None
+    totals: FloatArray
+
+    def __add__(self, other: _Entry) -> _Entry:
+        labels = pd.concat([self.labels, other.labels], ignore_index=True)
+        codes, out_labels = _codes(labels, list(labels.columns), len(labels))
+        n_groups = int(codes.max()) + 1 if codes.size else 0
+        jac = None
+        if self.jac_sums is not None and other.jac_sums is not None:
+            jac = np.vstack([self.jac_sums, other.jac_sums])
+        sums, jac_sums, totals = _sum_within(
+            codes,
+            n_groups,
+            np.concatenate([self.sums, other.sums]),
+            jac,
+            np.concatenate([self.totals, other.totals]),
+        )
+        return _Entry(out_labels, sums, jac_sums, totals)
+
+
+@dataclass
+class StreamedSums:
+    """The sums of every average of a verb over some chunks, and one of their rows.
+
+    Attributes
+    ----------
+    entries : list
+        One per average the verb forms, in the order it forms them.
+    sample : pandas.DataFrame
+        One used row (the verb's final run replays the sums on it).
+    """
+
+    entries: list[_Entry]
+    sample: pd.DataFrame
+
+    def __add__(self, other: StreamedSums | None) -> StreamedSums:
+        if other is None:
+            return self
+        if len(other.entries) != len(self.entries):  # the same verb on every chunk
+            raise OrdstatsError("chunks gave different sets of averages; refit the model")
+        entries = [a + b for a, b in zip(self.entries, other.entries, strict=True)]
+        return StreamedSums(entries, self.sample)
+
+    __radd__ = __add__
+
+
+class _Recorder:
+    """An averager that keeps each average's sums and gives the chunk's own means."""
+
+    def __init__(self) -> None:
+        self.entries: list[_Entry] = []
+
+    def __call__(self, block: Any, rows: Any) -> Averaged:
+        out_labels, sums, jac_sums, totals = block_sums(block, rows.weights, rows.by)
+        self.entries.append(_Entry(out_labels, sums, jac_sums, totals))
+        return means(out_labels, sums, jac_sums, totals)
+
+
+class _Replay:
+    """An averager that gives the means of the streamed sums, in the order they were formed."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        self.entries = list(entries)
+
+    def __call__(self, *ignored: Any) -> Averaged:
+        entry = self.entries.pop(0)
+        return means(entry.labels, entry.sums, entry.jac_sums, entry.totals)
+
+
+# -- the fit as the chunks see it ----------------------------------------------------------------
+
+
+class _ChunkFit:
+    """The fit, with its factor levels standing in for the estimation rows.
+
+    The verbs read a predictor's levels (and nothing else) of ``margins_data``
+    when newdata is given; a numeric column is absent, so they use the chunk's
+    own (only for the design step of a slope, which cancels).
+    """
+
+    def __init__(self, fit: MarginsFit, levels: dict[str, list[Any]]) -> None:
+        self.fit = fit
+        size = max((len(values) for values in levels.values()), default=0)
+        self.reference = pd.DataFrame(
+            {
+                name: pd.Categorical(np.resize(np.array(values, dtype=object), size), values)
+                for name, values in levels.items()
+                if values
+            }
+        )
+
+    def with_levels(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """``rows`` with factor columns that know all the fit's levels (a chunk may lack some)."""
+        factors = {
+            name: pd.Categorical(rows[name], categories=self.reference[name].cat.categories)
+            for name in self.reference.columns
+            if name in rows.columns
+        }
+        return rows.assign(**factors) if factors else rows
+
+    def margins_params(self) -> FloatArray:
+        return self.fit.margins_params()
+
+    def margins_covariance(self) -> FloatArray:
+        return self.fit.margins_covariance()
+
+    def margins_levels(self) -> list[str]:
+        return self.fit.margins_levels()
+
+    def margins_types(self) -> tuple[str, ...]:
+        return self.fit.margins_types()
+
+    def margins_data(self) -> pd.DataFrame:
+        return self.reference
+
+    def margins_variables(self) -> list[str]:
+        return self.fit.margins_variables()
+
+    def margins_rows(self, data: pd.DataFrame) -> DesignRows:
+        return self.fit.margins_rows(data)
+
+    def margins_predict(self, params: FloatArray, rows: DesignRows, type: str) -> Predicted:
+        return self.fit.margins_predict(params, rows, type)
+
+    def margins_slope(
+        self, params: FloatArray, rows: DesignRows, direction: DesignRows, type: str
+    ) -> Predicted:
+        return self.fit.margins_slope(params, rows, direction, type)
+
+
+def _chunk_sums(
+    rows: pd.DataFrame, verb: Callable[..., Any], fit: _ChunkFit, options: dict[str, Any]
+) -> StreamedSums:
+    """The per-chunk step: the verb on a chunk's used rows, keeping its averages' sums."""
+    recorder = _Recorder()
+    token = AVERAGER.set(recorder)
+    try:
+        verb(fit, fit.with_levels(rows), **options)
+    finally:
+        AVERAGER.reset(token)
+    return StreamedSums(recorder.entries, rows.iloc[:1])
+
+
+# -- the entry point ---------------------------------------------------------------------------
+
+
+def _checked_options(
+    fit: MarginsFit, levels: dict[str, list[Any]], options: dict[str, Any]
+) -> dict[str, Any]:
+    """Refuse what needs a whole column before the pass; give predictions' factors their levels."""
+    by, wts = options.get("by"), options.get("wts")
+    if by is None or by is False:
+        raise OrdstatsError(
+            "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
+            "memory, so there are no per-row results over them: use the avg_ verb (which "
+            "streams over the chunks) or pass the rows you want as newdata"
+        )
+    if wts is not None and not isinstance(wts, str):
+        raise OrdstatsError(
+            "wts= of an average over rows read in chunks must name a column of the data"
+        )
+    variables = options.get("variables")
+    spec = variables if isinstance(variables, dict) else None
+    if spec is not None:
+        for name, contrast in spec.items():
+            if isinstance(contrast, str) and contrast in _SUMMARY_CONTRASTS:
+                raise OrdstatsError(
+                    f"variables: the contrast {contrast!r} of {name!r} needs the whole column "
+                    "of rows read in chunks before the pass; give the two values [lo, hi] "
+                    "(e.g. from your own summary of the column) or a gap"
+                )
+    if options.get("_counterfactual") and variables is not None:
+        names = [variables] if isinstance(variables, str) else list(variables)
+        chosen = dict(spec or {})
+        for name in names:
+            if chosen.get(name) is not None:
+                continue
+            if name not in levels:
+                raise OrdstatsError(
+                    f"variables: {name!r} is numeric, and its five-number summary needs the "
+                    "whole column of rows read in chunks; give its values, e.g. "
+                    f"variables={{{name!r}: [lo, hi]}}"
+                )
+            chosen[name] = levels[name]
+        options = dict(options, variables=chosen)
+    return {k: v for k, v in options.items() if k != "_counterfactual"}
+
+
+def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str, Any]) -> Any:
+    """Run an averaging verb over the estimation rows of a fit read in chunks (one pass).
+
+    Parameters
+    ----------
+    verb : callable
+        :func:`~ordstats.results.margins.verbs.predictions`, ``comparisons``
+        or ``slopes`` (called as ``verb(fit, rows, **options)``).
+    fit : MarginsFit
+        A fit that is a :class:`StreamingFit` with its rows out of memory.
+    options : dict
+        The verb's keyword arguments; ``_counterfactual=True`` marks
+        ``predictions`` (whose ``variables`` are value grids).
+
+    Returns
+    -------
+    MarginsTable
+        The in-memory verb's table over the same rows.
+    """
+    assert isinstance(fit, StreamingFit)
+    levels = fit.margins_factor_levels()
+    options = _checked_options(fit, levels, options)
+    chunk_fit = _ChunkFit(fit, levels)
+    by = options["by"]
+    extra = [by] if isinstance(by, str) else [] if by is True else list(by)
+    if isinstance(options.get("wts"), str):
+        extra.append(options["wts"])
+    known = set(fit.margins_variables())
+    columns = tuple(dict.fromkeys(c for c in extra if c not in known and c != "group"))
+    # a hypothesis compares the averages, so the chunks need not form it
+    per_chunk = dict(options, hypothesis=None)
+    total: StreamedSums = fit.margins_stream(
+        _chunk_sums, verb, chunk_fit, per_chunk, columns=columns
+    )
+    token = AVERAGER.set(_Replay(total.entries))
+    try:
+        return verb(chunk_fit, chunk_fit.with_levels(total.sample), **dict(options, wts=None))
+    finally:
+        AVERAGER.reset(token)

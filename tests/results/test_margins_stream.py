@@ -1,0 +1,159 @@
+"""The averaging margins verbs stream over chunked and Dask fits (issue 23, item 5).
+
+Each case fits the same model in memory, in chunks of a DataFrame, from
+CSV/Parquet files and from a Dask DataFrame, and checks that the avg_ verbs
+over the estimation rows (newdata=None) give the in-memory numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ordstats import OrdinalModel
+from ordstats.errors import OrdstatsError
+
+RTOL_ESTIMATE, RTOL_SE = 1e-10, 1e-8
+
+
+def _fits(data, formula, tmp_path, **options):
+    memory = OrdinalModel.from_formula(formula, data, **options).fit()
+    csv, parquet = tmp_path / "rows.csv", tmp_path / "rows.parquet"
+    data.to_csv(csv, index=False)
+    data.to_parquet(parquet, index=False)
+    streamed = {
+        "chunksize": OrdinalModel.from_formula(formula, data, chunksize=17, **options).fit(),
+        "csv": OrdinalModel.from_formula(formula, str(csv), chunksize=23, **options).fit(),
+        "parquet": OrdinalModel.from_formula(formula, str(parquet), chunksize=29, **options).fit(),
+    }
+    dd = pytest.importorskip("dask.dataframe")
+    lazy = dd.from_pandas(data, npartitions=4)
+    streamed["dask"] = OrdinalModel.from_formula(formula, lazy, **options).fit()
+    return memory, streamed
+
+
+def _same(got, expected):
+    assert list(got.columns) == list(expected.columns)
+    assert len(got) == len(expected)
+    labels = [c for c in ("term", "contrast", "group") if c in got.columns]
+    for column in labels:
+        assert got[column].astype(str).tolist() == expected[column].astype(str).tolist()
+    np.testing.assert_allclose(
+        got["estimate"], expected["estimate"], rtol=RTOL_ESTIMATE, atol=1e-13
+    )
+    np.testing.assert_allclose(got["std_error"], expected["std_error"], rtol=RTOL_SE, atol=1e-13)
+    np.testing.assert_allclose(got["conf_low"], expected["conf_low"], rtol=RTOL_SE, atol=1e-12)
+
+
+CASES = {
+    "comparisons": ("avg_comparisons", {}),
+    "comparisons by, ratio": ("avg_comparisons", {"by": "temp", "comparison": "ratio"}),
+    "comparisons lnor pairwise": (
+        "avg_comparisons",
+        {"variables": {"temp": "pairwise"}, "comparison": "lnor"},
+    ),
+    "comparisons user function": ("avg_comparisons", {"comparison": lambda hi, lo: hi - 2 * lo}),
+    "slopes": ("avg_slopes", {"type": "exceedance"}),
+    "predictions by": ("avg_predictions", {"by": ["temp", "contact"]}),
+    "predictions counterfactual": ("avg_predictions", {"variables": "contact", "by": "contact"}),
+    "predictions expected, hypothesis": (
+        "avg_predictions",
+        {"by": "temp", "type": "expected", "hypothesis": "pairwise"},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def wine_fits(wine, tmp_path_factory):
+    return _fits(wine, "rating ~ temp * contact", tmp_path_factory.mktemp("wine"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_wine_averages_stream_with_the_in_memory_numbers(wine_fits, case):
+    verb, options = CASES[case]
+    memory, streamed = wine_fits
+    expected = getattr(memory, verb)(**options)
+    for fit in streamed.values():
+        _same(getattr(fit, verb)(**options), expected)
+
+
+def test_housing_weighted_averages_by_a_column_outside_the_model_stream(housing, tmp_path):
+    # a CSV file keeps no category order: the factors as text give every path one coding
+    data = housing.astype({"Infl": str, "Type": str, "Cont": str}).assign(
+        region=np.where(np.arange(len(housing)) % 3 == 0, "north", "south")
+    )
+    memory, streamed = _fits(
+        data, "Sat ~ Infl + Type + Cont", tmp_path, weights="Freq", levels=["Low", "Medium", "High"]
+    )
+    for options in ({"wts": "Freq", "by": "region"}, {"wts": "Freq", "variables": "Infl"}):
+        # in memory a column outside the model comes with newdata (here: every row is used)
+        expected = memory.avg_comparisons(data, **options)
+        for fit in streamed.values():
+            _same(fit.avg_comparisons(**options), expected)
+    expected = memory.avg_predictions(by="Type", wts="Freq", type="cumprob")
+    for fit in streamed.values():
+        _same(fit.avg_predictions(by="Type", wts="Freq", type="cumprob"), expected)
+
+
+def test_numeric_slopes_and_gaps_stream_on_soup(soup, tmp_path):
+    rng = np.random.default_rng(3)
+    data = soup.assign(x=rng.normal(size=len(soup)), z=rng.uniform(1, 3, size=len(soup)))
+    formula = "SURENESS ~ PROD + x + np.log(z) + x:PROD"
+    memory, streamed = _fits(data, formula, tmp_path)
+    for verb, options in (
+        ("avg_slopes", {}),
+        ("avg_slopes", {"slope": "eyex", "variables": ["x", "z"], "by": "PROD"}),
+        ("avg_comparisons", {"variables": {"x": 0.5, "z": [1.5, 2.5]}}),
+    ):
+        expected = getattr(memory, verb)(**options)
+        for fit in streamed.values():
+            _same(getattr(fit, verb)(**options), expected)
+
+
+def test_streaming_is_one_pass(wine):
+    fit = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=10).fit()
+    before = fit.model.evaluator.n_passes
+    fit.avg_comparisons(by="temp")
+    assert fit.model.evaluator.n_passes == before + 1
+
+
+def test_newdata_still_works_on_chunked_fits(wine):
+    memory = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    chunked = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=10).fit()
+    rows = wine.iloc[[3, 1, 50]]
+    _same(chunked.predictions(rows), memory.predictions(rows))
+    _same(chunked.slopes(rows, by="temp"), memory.slopes(rows, by="temp"))
+
+
+# -- what needs a whole column or per-row output: clear refusals ------------------------------
+
+
+@pytest.fixture
+def chunked(wine):
+    data = wine.assign(x=np.linspace(0, 1, len(wine)))
+    return OrdinalModel.from_formula("rating ~ temp + contact + x", data, chunksize=10).fit()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda f: f.predictions(), r"no per-row results .* use the avg_ verb .* newdata"),
+        (lambda f: f.comparisons(), r"no per-row results .* use the avg_ verb"),
+        (lambda f: f.slopes(by=False), r"no per-row results"),
+        (lambda f: f.avg_comparisons(variables={"x": "sd"}), r"'sd' of 'x' needs the whole column"),
+        (lambda f: f.avg_comparisons(variables={"x": "iqr"}), r"give the two values \[lo, hi\]"),
+        (lambda f: f.avg_predictions(variables="x"), r"'x' is numeric.* give its values"),
+        (lambda f: f.avg_predictions(wts=np.ones(72)), r"wts= .* must name a column"),
+        (lambda f: f.avg_predictions(by="nothere"), r"'nothere' is not a column of the data"),
+    ],
+)
+def test_out_of_core_refusals_say_what_to_do(chunked, call, message):
+    with pytest.raises(OrdstatsError, match=message):
+        call(chunked)
+
+
+def test_datagrid_of_a_chunked_fit_says_to_pass_values(chunked):
+    from ordstats import datagrid
+
+    with pytest.raises(OrdstatsError, match=r"avg_ verbs stream .* datagrid\(newdata="):
+        datagrid(chunked, temp=["cold"])
