@@ -869,7 +869,11 @@ def _public(obj: object) -> set[str]:
 def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup) -> None:
     clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     res = _fit("clmm_wine_laplace.json", wine, soup)
-    assert _public(clm) - _public(res) == set()
+    # optional hooks of the margins protocol (ordstats/results/margins/protocol.py) that
+    # only clm-type fits have: margins code asks for them with getattr, users never call them
+    hooks = {"margins_stream", "margins_factor_levels", "margins_mean_cut", "margins_log_scale"}
+    hooks |= {"margins_in_memory"}
+    assert _public(clm) - _public(res) - hooks == set()
 
 
 def test_wald_tests_on_the_fixed_effects(wine: pd.DataFrame, soup) -> None:
