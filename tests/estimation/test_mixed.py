@@ -871,8 +871,13 @@ def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup)
     res = _fit("clmm_wine_laplace.json", wine, soup)
     # optional hooks of the margins protocol (ordstats/results/margins/protocol.py) that
     # only clm-type fits have: margins code asks for them with getattr, users never call them
-    hooks = {"margins_stream", "margins_factor_levels", "margins_mean_cut", "margins_log_scale"}
-    hooks |= {"margins_in_memory"}
+    hooks = {
+        "margins_stream",
+        "margins_factor_levels",
+        "margins_mean_cut",
+        "margins_log_scale",
+        "margins_in_memory",
+    }
     assert _public(clm) - _public(res) - hooks == set()
 
 
