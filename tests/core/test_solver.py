@@ -187,6 +187,34 @@ def test_without_the_final_hessian_convergence_is_judged_with_the_previous_one()
     assert len({tuple(p) for p in CountingSmooth.reads}) == res.n_iter
 
 
+class SteepSmooth(CountingSmooth):
+    """1000 times :class:`CountingSmooth`: the same Newton steps, gradients 1000 times larger."""
+
+    def __init__(self, x):
+        super().__init__(x)
+        self.nll *= 1000.0
+        self.gradient = 1000.0 * self.gradient
+
+    @property
+    def hessian(self):
+        return 1000.0 * super().hessian
+
+
+def test_a_step_near_the_tolerance_reuses_the_last_steps_hessian():
+    # the steps shrink 5e-4 -> 2.6e-8 (below SMALL_MOVE = 1e-3) and max|g| is then
+    # 2.6e-5, between grad_tol and grad_tol / SMALL_MOVE: a chord step from there
+    CountingSmooth.reads = []
+    res = newton(SteepSmooth, np.array([1.5, -1.0]))
+    assert res.converged and res.code == 0
+    points = {tuple(p) for p in CountingSmooth.reads}
+    assert len(points) == res.n_iter  # one iterate of n_iter + 1 without its Hessian
+    assert tuple(res.x) in points  # convergence is judged with the Hessian at the estimate
+    assert np.max(np.abs(SteepSmooth(res.x).gradient)) < 1e-6
+    CountingSmooth.reads = []
+    exact = newton(CountingSmooth, np.array([1.5, -1.0]), NewtonOptions(grad_tol=1e-9))
+    np.testing.assert_allclose(res.x, exact.x, rtol=1e-12)
+
+
 def test_without_the_final_hessian_a_large_or_uncertain_last_step_still_reads_it():
     """From one big step the last move is not small, and on Rosenbrock the previous
     Hessian cannot vouch for a step below rel_tol: the final Hessian decides."""

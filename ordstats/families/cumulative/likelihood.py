@@ -595,7 +595,8 @@ class LogisticHalves:
     def at(cls, upper: FloatArray, lower: FloatArray) -> LogisticHalves:
         """The halves at standardised bounds ``upper >= lower`` (``+-inf`` allowed)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            t_u = np.exp(-upper)
+            t_u = np.negative(upper)
+            np.exp(t_u, out=t_u)
             F_u = np.add(t_u, 1.0)
             np.divide(1.0, F_u, out=F_u)
             S_u = np.multiply(t_u, F_u, out=t_u)
@@ -619,7 +620,11 @@ class LogisticHalves:
         """
         with np.errstate(divide="ignore", invalid="ignore"):
             rest = self.F_l + self.S_u
-            log_p = np.where(rest < 0.5, np.log1p(-rest), np.log(self.prob))
+            near_one = rest < 0.5
+            np.negative(rest, out=rest)
+            np.log1p(rest, out=rest)
+            log_p = np.log(self.prob)
+            np.copyto(log_p, rest, where=near_one)
         bad = ~(self.prob > LOGISTIC_SAFE)
         if bad.any():
             log_p[bad] = link.log_interval(upper[bad], lower[bad])
@@ -857,9 +862,8 @@ class Evaluation:
         xb = data.X @ self.params[lay.beta]
         if problem.has_offset:
             xb += data.offset
-        self.scale = (
-            np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(data.n_obs)
-        )
+        #: ``exp(Z zeta)``; ``None`` without scale effects (:attr:`scale` is then ones)
+        self._scale = np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else None
         self.upper, self.lower = self._bounds(a, xb)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
         self._is_logistic = type(self.link) is Logit
@@ -885,7 +889,8 @@ class Evaluation:
             upper_cuts, lower_cuts = levels[0] @ a, levels[1] @ a
             upper_cuts[-1], lower_cuts[0] = np.inf, -np.inf
             y = problem.data.y
-            return upper_cuts[y] - xb, lower_cuts[y] - xb
+            upper, lower = np.take(upper_cuts, y), np.take(lower_cuts, y)
+            return np.subtract(upper, xb, out=upper), np.subtract(lower, xb, out=lower)
         theta_upper, theta_lower = problem.cutpoints(a)
         if problem.upper_shift is not None and problem.lower_shift is not None:  # fixed
             theta_upper = theta_upper + problem.upper_shift
@@ -894,6 +899,11 @@ class Evaluation:
             upper = np.where(problem.has_upper, (theta_upper - xb) / self.scale, np.inf)
             lower = np.where(problem.has_lower, (theta_lower - xb) / self.scale, -np.inf)
         return upper, lower
+
+    @cached_property
+    def scale(self) -> FloatArray:
+        """Each row's scale ``s_i = exp(z_i'zeta)``: ones without scale effects."""
+        return self._scale if self._scale is not None else np.ones(self.problem.data.n_obs)
 
     def _row_weights(self, power: int) -> FloatArray | None:
         """``weights / scale^power``, or ``None`` when every weight and scale is one."""
