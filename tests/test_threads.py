@@ -9,6 +9,7 @@ No test times anything.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import threading
 from collections.abc import Callable, Iterator
@@ -403,7 +404,120 @@ def test_dask_fit_agrees_and_restores(caller_two_threads, wine):
 def test_the_thread_scope_does_not_hide_the_callers_variables():
     """from_formula reads names from its caller's frame, not from a wrapper's."""
     wine = ordstats.datasets.load("wine")
-    local_column = np.arange(len(wine), dtype=float)  # named only in this frame
+    local_column = np.arange(len(wine), dtype=float)  # noqa: F841 (read by the formula)
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + local_column", wine).fit()
     assert "local_column" in res.params.index
     assert "data:    wine" in str(res.summary())
+
+
+# ---------------------------------------------------------------------------
+# pyarrow's pool while ordstats reads files in chunks
+
+
+@pytest.fixture
+def parquet_parts(tmp_path, wine) -> list[str]:
+    pytest.importorskip("pyarrow")
+    paths = []
+    for k, start in enumerate(range(0, len(wine), 24)):
+        path = tmp_path / f"part{k}.parquet"
+        wine.iloc[start : start + 24].to_parquet(path, index=False)
+        paths.append(str(path))
+    return paths
+
+
+@pytest.fixture
+def arrow_cpu_count() -> Iterator[Callable[[int], None]]:
+    """Set the caller's pyarrow CPU pool for the test; the original size restored after."""
+    import pyarrow as pa
+
+    original = pa.cpu_count()
+    try:
+        yield pa.set_cpu_count
+    finally:
+        pa.set_cpu_count(original)
+
+
+def record_arrow_pool(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """Record pyarrow's pool size and ``use_threads`` at every record batch ordstats converts."""
+    import pyarrow as pa
+
+    from ordstats.data import sources
+
+    seen: list[tuple[int, bool]] = []
+    original = sources._ARROW_POOL.bounded
+
+    @contextlib.contextmanager
+    def recording() -> Iterator[bool]:
+        with original() as use_threads:
+            seen.append((pa.cpu_count(), use_threads))
+            yield use_threads
+
+    monkeypatch.setattr(sources._ARROW_POOL, "bounded", recording)
+    return seen
+
+
+def test_reading_parquet_bounds_pyarrows_pool_and_restores_it(
+    parquet_parts, arrow_cpu_count, monkeypatch
+):
+    import pyarrow as pa
+
+    from ordstats.data.sources import open_source
+
+    arrow_cpu_count(4)
+    source = open_source(parquet_parts, chunksize=10)
+    inside: list[int] = []
+    with ordstats.set_options(threads=2):
+        rows = source.map_reduce(lambda chunk: inside.append(pa.cpu_count()) or len(chunk))
+    assert rows == 72 and set(inside) == {2}
+    assert pa.cpu_count() == 4
+    with ordstats.set_options(threads=1):
+        source.map_reduce(lambda chunk: inside.append(pa.cpu_count()) or 0)
+    assert inside[-1] == 1 and pa.cpu_count() == 4
+    source.map_reduce(lambda chunk: inside.append(pa.cpu_count()) or 0)  # the option's default
+    assert inside[-1] == min(4, usable_cores()) and pa.cpu_count() == 4
+
+
+def test_chunked_fit_with_one_thread_reads_without_pyarrows_pool_and_agrees(
+    parquet_parts, arrow_cpu_count, monkeypatch, wine
+):
+    import pyarrow as pa
+
+    arrow_cpu_count(3)
+    formula = "rating ~ temp + contact"
+    default = OrdinalModel.from_formula(formula, parquet_parts).fit()
+    seen = record_arrow_pool(monkeypatch)
+    with ordstats.set_options(threads=1):
+        single = OrdinalModel.from_formula(formula, parquet_parts).fit()
+    assert seen and set(seen) == {(1, False)}  # every pass: a pool of one, not used
+    assert pa.cpu_count() == 3
+    np.testing.assert_array_equal(single.params, default.params)
+    np.testing.assert_array_equal(single.bse, default.bse)
+    in_memory = OrdinalModel.from_formula(formula, wine).fit()
+    np.testing.assert_allclose(single.params, in_memory.params, rtol=1e-10)
+
+
+def test_reads_in_several_fits_at_once_use_one_pyarrow_thread(parquet_parts, arrow_cpu_count):
+    import pyarrow as pa
+
+    from ordstats.data.sources import open_source
+
+    arrow_cpu_count(2)
+    source = open_source(parquet_parts, chunksize=10)
+    inside: list[int] = []
+    started, release = threading.Barrier(2), threading.Event()
+
+    def other_fit() -> None:  # a second fit in this process, inside its scope
+        with core_threads.numeric_threads():
+            started.wait()
+            release.wait()
+
+    worker = threading.Thread(target=other_fit)
+    worker.start()
+    try:
+        with core_threads.numeric_threads(2):
+            started.wait()
+            source.map_reduce(lambda chunk: inside.append(pa.cpu_count()) or 0)
+    finally:
+        release.set()
+        worker.join()
+    assert set(inside) == {1} and pa.cpu_count() == 2

@@ -26,6 +26,11 @@ and the model's fitting methods):
 * on leaving the outermost scope the caller's settings come back exactly, also
   when the fit raised.
 
+pyarrow, reading Parquet, CSV or Arrow files in chunks, gets the same bound
+(:func:`pool_threads`, applied by ``ordstats.data.sources``): its CPU pool is
+capped at the allowed count for each pass over the files (``pyarrow.set_cpu_count``,
+the caller's count restored after the pass) and not used at all for one thread.
+
 The limits are set with ``threadpoolctl`` on the BLAS libraries loaded in the
 process (numpy's and scipy's OpenBLAS or MKL) and are process-wide, so the
 threads of a Dask threaded scheduler or of the factorisation's thread pool run
@@ -50,6 +55,7 @@ __all__ = [
     "THREADED_WORK",
     "allowed_threads",
     "numeric_threads",
+    "pool_threads",
     "product_threads",
     "single_threaded_call",
 ]
@@ -78,6 +84,7 @@ class _Scope:
         self.depth: dict[int, int] = {}  # thread id -> nested scopes
         self.saved: list[tuple[Any, int]] = []  # (library controller, caller's threads)
         self.allowed = 1
+        self.requested = 1  # the outermost scope's thread count (before the BLAS cap)
         self._controller: Any = None
         self._modules = -1
 
@@ -96,6 +103,7 @@ class _Scope:
                 libraries = list(self.controller().lib_controllers)
                 self.saved = [(lib, int(lib.get_num_threads())) for lib in libraries]
                 callers = max((count for _, count in self.saved), default=1)
+                self.requested = requested
                 self.allowed = max(1, min(requested, callers))
                 self._set(1)
             elif ident not in self.depth:
@@ -167,6 +175,20 @@ def allowed_threads() -> int:
     """Threads a large product may use now (1 outside a fit or while several run)."""
     with _SCOPE.lock:
         return _SCOPE.allowed if _SCOPE.depth and _SCOPE.may_raise() else 1
+
+
+def pool_threads() -> int:
+    """Threads a pool other than BLAS may use now (pyarrow's, reading files in chunks).
+
+    Inside a fit: the outermost scope's thread count (the ``threads`` option or
+    an estimator's ``n_jobs``), or 1 while several fits run in the process (the
+    workers of a thread pool each read on one thread).  Outside a fit: the
+    ``threads`` option (every usable core by default).
+    """
+    with _SCOPE.lock:
+        if not _SCOPE.depth:
+            return resolve_threads(None)
+        return _SCOPE.requested if len(_SCOPE.depth) == 1 else 1
 
 
 def is_large(work: float, width: int) -> bool:

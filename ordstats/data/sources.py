@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import glob
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ordstats.core.threads import pool_threads
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import add_parts
 from ordstats.data.spark import SparkSource, is_spark_frame
@@ -233,11 +236,50 @@ def _file_format(name: str) -> Any:
     return ds.CsvFileFormat(convert_options=pa_csv.ConvertOptions(strings_can_be_null=True))
 
 
+class _ArrowPool:
+    """pyarrow's CPU pool capped while ordstats reads; the caller's size restored after.
+
+    ``pyarrow.set_cpu_count`` is process-wide: the first of nested or
+    concurrent reads saves the caller's count, the last one out restores it.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.saved: int | None = None
+
+    @contextmanager
+    def bounded(self) -> Iterator[bool]:
+        """Cap the pool at :func:`~ordstats.core.threads.pool_threads`; yield ``use_threads``."""
+        import pyarrow as pa
+
+        allowed = pool_threads()
+        with self.lock:
+            if not self.depth and allowed < pa.cpu_count():
+                self.saved = pa.cpu_count()
+                pa.set_cpu_count(allowed)
+            self.depth += 1
+        try:
+            yield allowed > 1
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if not self.depth and self.saved is not None:
+                    pa.set_cpu_count(self.saved)
+                    self.saved = None
+
+
+_ARROW_POOL = _ArrowPool()
+
+
 class ArrowSource(_ChunkIterator):
     """Files or a :class:`pyarrow.dataset.Dataset`, read one record batch at a time.
 
     Only the columns a pass needs are read, and at most ``chunksize`` rows (plus
-    a small read-ahead) are in memory at once.
+    a small read-ahead) are in memory at once.  pyarrow decodes them on at most
+    the threads ordstats may use (``set_options(threads=...)``, an estimator's
+    ``n_jobs``; one while several fits run), its pool capped for the pass
+    and the caller's ``pyarrow.cpu_count()`` restored after it.
 
     Parameters
     ----------
@@ -319,22 +361,25 @@ class ArrowSource(_ChunkIterator):
     def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
         """Yield ``(label, chunk)`` pairs, file by file."""
         cols = list(columns) if columns is not None else None
-        for fragment in self.dataset.get_fragments():
-            name = getattr(fragment, "path", "a fragment")
-            try:
-                batches = fragment.to_batches(
-                    schema=self.dataset.schema,
-                    columns=cols,
-                    batch_size=self.chunksize,
-                    batch_readahead=1,
-                    fragment_readahead=1,
-                )
-                for k, batch in enumerate(batches):
-                    yield f"{name}, chunk {k}", batch.to_pandas()
-            except (OSError, ValueError, TypeError) as exc:
-                if isinstance(exc, DataError):
-                    raise
-                raise DataError(f"cannot read {name!r}: {exc}") from exc
+        # decoding and conversion on at most the threads ordstats may use (none for one)
+        with _ARROW_POOL.bounded() as use_threads:
+            for fragment in self.dataset.get_fragments():
+                name = getattr(fragment, "path", "a fragment")
+                try:
+                    batches = fragment.to_batches(
+                        schema=self.dataset.schema,
+                        columns=cols,
+                        batch_size=self.chunksize,
+                        batch_readahead=1,
+                        fragment_readahead=1,
+                        use_threads=use_threads,
+                    )
+                    for k, batch in enumerate(batches):
+                        yield f"{name}, chunk {k}", batch.to_pandas(use_threads=use_threads)
+                except (OSError, ValueError, TypeError) as exc:
+                    if isinstance(exc, DataError):
+                        raise
+                    raise DataError(f"cannot read {name!r}: {exc}") from exc
 
 
 def _typed_dataset(dataset: Any) -> Any:
