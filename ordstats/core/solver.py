@@ -125,7 +125,9 @@ class NewtonOptions:
         final point, for callers that do not need that Hessian: when
         ``max|g| < grad_tol``, the last step was a full step of relative size
         at most :data:`SMALL_MOVE` and its Hessian was not modified, the step
-        ``H_prev^{-1} g`` from that Hessian must be below ``rel_tol / 10``.
+        ``H_prev^{-1} g`` from that Hessian (the one the last step was taken
+        with: for a chord step, the Hessian of the step before) must be below
+        ``rel_tol / 10``.
         Between points that close the Hessian changes by ``O(SMALL_MOVE)``
         relatively, so the exact step is below ``rel_tol`` too.
     """
@@ -409,15 +411,16 @@ def newton(
             break
         # a halved step is not a Newton step: polish once more from where it ends
         halved_last = abs_conv and halvings > 0
-        full_small_step = (
+        full_small_step = bool(
             not modified
             and not halvings
-            and not chord
             and not (iteration == 0 and initial_hessian is not None)
             and np.all(np.abs(step) <= SMALL_MOVE * np.maximum(1.0, np.abs(x)))
         )
-        previous = current.hessian if full_small_step and not opts.final_hessian else None
-        reusable = current.hessian if full_small_step else None
+        # the Hessian this step was taken with: the previous one for a chord step
+        used = None if not full_small_step else (reusable if chord else current.hessian)
+        previous = used if not opts.final_hessian else None
+        reusable = None if chord else used
         x, current = x - factor * step, trial
         if abs_conv and abs_iters >= 5:
             code = 1

@@ -19,8 +19,9 @@ ratio of the total weights, estimates the full data's Hessian there to
 ``O(m^{-1/2})`` relative error (``m`` subsample rows), so the first full-data
 step is taken with it instead of a full-data Hessian: a quasi-Newton step whose
 error, ``O(m^{-1/2})`` times the start's, is of the same order as the exact
-step's ``O(start error^2)``.  The later steps, and every convergence check, use
-the full data's Hessian.
+step's ``O(start error^2)``.  The later steps use the full data's Hessian (near
+the tolerance a chord step reuses the previous step's, see
+:mod:`ordstats.core.solver`), and every convergence check reads it.
 
 Data read in chunks or from Dask keep their subsample during the first pass
 over the rows (:mod:`ordstats.data.reservoir`: the rows of smallest hash key,

@@ -215,6 +215,19 @@ def test_a_step_near_the_tolerance_reuses_the_last_steps_hessian():
     np.testing.assert_allclose(res.x, exact.x, rtol=1e-12)
 
 
+def test_without_the_final_hessian_a_chord_step_is_judged_with_the_hessian_it_used():
+    # the chord step from the iterate with max|g| = 2.6e-5 used the Hessian of the
+    # step before; the point it reaches is judged with that Hessian, not its own
+    CountingSmooth.reads = []
+    exact = newton(SteepSmooth, np.array([1.5, -1.0]))
+    CountingSmooth.reads = []
+    res = newton(SteepSmooth, np.array([1.5, -1.0]), NewtonOptions(final_hessian=False))
+    assert res.converged and res.code == 0 and res.n_iter == exact.n_iter
+    np.testing.assert_array_equal(res.x, exact.x)
+    points = {tuple(p) for p in CountingSmooth.reads}
+    assert len(points) == res.n_iter - 1 and tuple(res.x) not in points
+
+
 def test_without_the_final_hessian_a_large_or_uncertain_last_step_still_reads_it():
     """From one big step the last move is not small, and on Rosenbrock the previous
     Hessian cannot vouch for a step below rel_tol: the final Hessian decides."""
