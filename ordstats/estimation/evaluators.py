@@ -853,6 +853,9 @@ def build_chunked(
     response, variables = formula_variables(formula)
     sides, side_variables = side_formulas(response, nominal, scale)
     variables |= side_variables
+    if hasattr(source, "check_absent_columns"):  # files: a column only some files have
+        named = {response, *variables, *(c for c in (weights, offset) if isinstance(c, str))}
+        source.check_absent_columns(sorted(named - set(source.columns)))
     plan = _column_plan(source, response, variables, weights, offset)
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
