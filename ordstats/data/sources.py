@@ -272,6 +272,12 @@ class _ArrowPool:
 _ARROW_POOL = _ArrowPool()
 
 
+_EVERY_FILE = (
+    "every file must have the model's columns (store missing values as nulls): add the "
+    "column to that file, or leave the file out of the list or glob"
+)
+
+
 class ArrowSource(_ChunkIterator):
     """Files or a :class:`pyarrow.dataset.Dataset`, read one record batch at a time.
 
@@ -327,6 +333,29 @@ class ArrowSource(_ChunkIterator):
         """Whether the files are CSV, whose integers beyond ``int64`` pyarrow reads as floats."""
         return type(self.dataset.format).__name__ == "CsvFileFormat"
 
+    def check_absent_columns(self, names: Sequence[str]) -> None:
+        """Raise a :class:`DataError` if a file other than the first has one of ``names``.
+
+        The files' columns are the first file's; a formula variable missing
+        from it but present in a later file would otherwise read as "not a
+        column of the data".
+        """
+        if not names:
+            return
+        fragments = list(self.dataset.get_fragments())
+        for fragment in fragments[1:]:
+            try:
+                found = [n for n in names if n in fragment.physical_schema.names]
+            except (OSError, ValueError):
+                continue  # check_columns reports unreadable files
+            if found:
+                first = getattr(fragments[0], "path", "the first file")
+                raise DataError(
+                    f"the column(s) {', '.join(map(repr, found))} are in "
+                    f"{getattr(fragment, 'path', 'a later file')!r} but not in the first file "
+                    f"{first!r}; {_EVERY_FILE}"
+                )
+
     def check_columns(self, columns: Sequence[str]) -> None:
         """Raise a :class:`DataError` if a file lacks a column or stores it differently."""
         import pyarrow.types as pat
@@ -342,7 +371,10 @@ class ArrowSource(_ChunkIterator):
                 if col not in expected.names:
                     continue
                 if schema.get_field_index(col) < 0:
-                    raise DataError(f"the file {name!r} has no column {col!r}")
+                    raise DataError(
+                        f"the file {name!r} has no column {col!r}, which the model uses and the "
+                        f"first file has; {_EVERY_FILE}"
+                    )
                 want, got = expected.field(col).type, schema.field(col).type
                 numeric = all(pat.is_integer(t) or pat.is_floating(t) for t in (want, got))
                 empty = pat.is_null(got)  # a CSV file with no value in the column

@@ -72,6 +72,7 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation.context import FormulaContext
+from ordstats.estimation.last_step import LastStepPredictor
 from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
 from ordstats.estimation.warm_start import (
     MIN_ROWS_PER_LEVEL,
@@ -458,6 +459,10 @@ class PassEvaluation:
         The model's link (what results read as the link at the estimates).
     """
 
+    #: whether the evaluation comes from the quadratic model of the last pass's
+    #: (:mod:`ordstats.estimation.last_step`), not from a pass of its own
+    predicted = False
+
     def __init__(self, totals: PassTotals | None, link: Link) -> None:
         self.link = link
         if totals is None:
@@ -586,13 +591,23 @@ class ChunkedEvaluator:
         banded: bool = False,
         initial_hessian: FloatArray | None = None,
     ) -> NewtonResult:
-        """Run Newton's method, one pass per evaluation, with a progress bar if watched."""
+        """Run Newton's method, one pass per evaluation (the last check predicted if certain).
+
+        On 20,000 rows or more (where the warm start is automatic), the check
+        pass after the last step is skipped where Newton's quadratic convergence
+        certifies it (:mod:`ordstats.estimation.last_step`).
+        """
         with PassProgress(enabled=progress and _interactive()) as bar:
 
-            def objective(x: FloatArray) -> FamilyEvaluation:
+            def one_pass(x: FloatArray) -> FamilyEvaluation:
                 evaluation = self.evaluate(x, banded=banded)
                 bar.tick(evaluation)
                 return evaluation
+
+            # on many rows the last step's check pass is predicted where Newton's
+            # convergence allows; fewer rows are cheap to check with a pass
+            shortcut = not banded and self.n_rows >= WARM_START_ROWS
+            objective = LastStepPredictor(one_pass, options) if shortcut else one_pass
 
             return newton(
                 objective,
@@ -838,6 +853,9 @@ def build_chunked(
     response, variables = formula_variables(formula)
     sides, side_variables = side_formulas(response, nominal, scale)
     variables |= side_variables
+    if hasattr(source, "check_absent_columns"):  # files: a column only some files have
+        named = {response, *variables, *(c for c in (weights, offset) if isinstance(c, str))}
+        source.check_absent_columns(sorted(named - set(source.columns)))
     plan = _column_plan(source, response, variables, weights, offset)
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)

@@ -963,7 +963,10 @@ class OrdinalModel:
         info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
         if passes_before is not None:  # data read in chunks: passes are what a fit costs
             passes_after = getattr(self.evaluator, "n_passes", passes_before)
-            info = replace(info, n_passes=passes_after - passes_before)
+            predicted = bool(getattr(solution.evaluation, "predicted", False))
+            info = replace(
+                info, n_passes=passes_after - passes_before, last_step_predicted=predicted
+            )
         _warn_fit(info)
         results = OrdinalResults(
             self, solution.x, solution.evaluation, info, defer_covariance=estimates_only

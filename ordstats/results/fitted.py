@@ -202,7 +202,8 @@ class OrdinalResults(
         :mod:`ordstats.core.solver`), ``method``, ``warm_start_rows`` (rows of
         the subsample that gave the start, 0 for none); for data read in chunks
         or from Dask ``passes`` (passes over the data the fit made, see
-        :class:`FitInfo`); for ``fit(method=...)`` other
+        :class:`FitInfo`) and ``last_step_predicted`` (its last check came
+        without a pass); for ``fit(method=...)`` other
         than Newton also ``prefit_iterations``, ``prefit_evaluations``,
         ``prefit_success`` and ``prefit_message`` of the scipy stage.
         """
@@ -219,6 +220,7 @@ class OrdinalResults(
         }
         if info.n_passes is not None:
             out["passes"] = info.n_passes
+            out["last_step_predicted"] = info.last_step_predicted
         if info.prefit is not None:
             out |= {
                 "prefit_iterations": info.prefit.n_iter,

@@ -51,6 +51,11 @@ class FitInfo:
         from Dask (one per Newton evaluation; the model's two passes before
         fitting, levels and summary, not counted, nor the evaluation at the
         warm start that the summary pass made); None in memory.
+    last_step_predicted : bool
+        Whether the check of the last Newton step came from Newton's
+        quadratic convergence instead of a pass over the data
+        (:mod:`ordstats.estimation.last_step`); the covariance is then the
+        Hessian of the last evaluated point's.
     """
 
     converged: bool
@@ -65,6 +70,7 @@ class FitInfo:
     prefit: PrefitResult | None = None
     warm_start_rows: int = 0
     n_passes: int | None = None
+    last_step_predicted: bool = False
 
     @classmethod
     def from_solution(

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import MissingDataWarning
+from ordstats.errors import DataError, MissingDataWarning
 from tests._chunk_data import FORMULA, ratings
 
 pytest.importorskip("pyarrow")
@@ -165,3 +165,23 @@ def test_a_text_column_all_missing_in_the_first_file_or_partition(tmp_path, numb
     dask = pytest.importorskip("dask")
     with dask.config.set(scheduler="sync"):
         _same(_fit(_dask_frame(parts), KFORMULA), expected)
+
+
+@pytest.mark.parametrize("lacking", ["first", "later"])
+def test_a_column_only_some_files_have_says_which_file_and_what_to_do(tmp_path, lacking):
+    """A model column absent from one file: the file is named, and what to do is said."""
+    frame = ratings(600, seed=3, missing=False)
+    first, later = frame.iloc[:300], frame.iloc[300:]
+    if lacking == "first":
+        first = first.drop(columns="x2")
+    else:
+        later = later.drop(columns="x2")
+    first.to_parquet(tmp_path / "a.parquet", index=False)
+    later.to_parquet(tmp_path / "b.parquet", index=False)
+    where = (
+        "are in '.*b.parquet' but not in the first file"
+        if lacking == "first"
+        else ("the file '.*b.parquet' has no column 'x2'")
+    )
+    with pytest.raises(DataError, match=f"{where}.*add the column to that file, or leave"):
+        ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "*.parquet"), chunksize=100)

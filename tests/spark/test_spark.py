@@ -67,11 +67,9 @@ def test_results_methods_on_spark_equal_in_memory(frame, spark_frame, spark_fit,
     np.testing.assert_allclose(
         spark_fit.expected_covariance.matrix, memory_fit.expected_covariance.matrix, rtol=1e-8
     )
-    np.testing.assert_allclose(
-        spark_fit.conf_int(method="profile", which=["x1"]),
-        memory_fit.conf_int(method="profile", which=["x1"]),
-        rtol=1e-6,
-    )
+    # profile intervals: 31 passes (Spark jobs) for one parameter, two thirds of
+    # this test's jobs, through the same chunked evaluator as Parquet and Dask
+    # fits; tests/estimation/test_chunked_results.py compares them with memory
     wald = spark_fit.wald_test("x1 + x2 = 0")
     assert float(wald.statistic) == pytest.approx(
         float(memory_fit.wald_test("x1 + x2 = 0").statistic), rel=1e-8

@@ -1,0 +1,239 @@
+"""One model, four engines: 10^7 rows x 20 from a Parquet directory (issue 25's table).
+
+Run by hand from the repository root (never by the tests)::
+
+    PYTHONPATH=. OPENBLAS_NUM_THREADS=1 python bench/bench_engines.py --n 1e7 \\
+        --data-dir /tmp/ordstats-bench --repeats 3
+
+The data are ``bench_scale.py``'s (Parquet files of 500,000 rows, row groups of
+100,000, written once under ``--data-dir``; keep them out of git).  Each cell
+runs in a fresh process:
+
+- *floor*: one ``pyarrow.dataset`` scan of the model's columns in batches of
+  100,000 rows (read and decode only), the least any pass can cost;
+- *memory*: ``pd.read_parquet`` (timed apart), then ``from_formula(...).fit()``;
+- *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``;
+- *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,
+  ``dd.read_parquet("dir")``, the same call;
+- *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g),
+  ``spark.read.parquet("dir")``, the same call.
+
+Seconds run from ``from_formula`` to the end of ``fit()`` (the level scan, the
+summary and the Newton passes, standard errors included); passes are the
+model's ``n_passes`` (scan and summary included).  Memory is the peak resident
+set size above the baseline taken before the fit (after the data were read in
+memory; after the cluster or session started): of the driver's Python process,
+and of the process with its children (Dask workers, Spark's JVM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # benchmark this checkout, not an installed ordstats
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_scale import ensure_parquet, formula  # noqa: E402
+
+CHUNKSIZE = 100_000
+MODES = ("floor", "memory", "chunked", "dask", "spark")
+
+
+class Peak:
+    """Peak RSS of this process alone and with its children, sampled every 20 ms."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.proc = psutil.Process()
+        self.own = self.total = 0
+        self.reset()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _sizes(self) -> tuple[int, int]:
+        import psutil
+
+        own = self.proc.memory_info().rss
+        total = own
+        for child in self.proc.children(recursive=True):
+            try:
+                total += child.memory_info().rss
+            except psutil.Error:
+                pass
+        return own, total
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            own, total = self._sizes()
+            self.own, self.total = max(self.own, own), max(self.total, total)
+
+    def reset(self) -> None:
+        self.base_own, self.base_total = self._sizes()
+        self.own, self.total = self.base_own, self.base_total
+
+    def stop(self) -> tuple[float, float]:
+        self._stop.set()
+        self._thread.join()
+        return (self.own - self.base_own) / 2**20, (self.total - self.base_total) / 2**20
+
+
+def _floor(path: Path, p: int) -> dict[str, object]:
+    import pyarrow.dataset as ds
+
+    columns = ["y", *(f"x{j + 1}" for j in range(p))]
+    t0 = time.perf_counter()
+    rows = 0
+    for batch in ds.dataset(str(path), format="parquet").to_batches(
+        columns=columns, batch_size=CHUNKSIZE
+    ):
+        rows += batch.num_rows
+    return {"time": time.perf_counter() - t0, "passes": 1, "rows": rows}
+
+
+def child(mode: str, path: Path, p: int) -> dict[str, object]:
+    import ordstats
+
+    warnings.simplefilter("ignore")
+    meter = Peak()
+    f = formula(p)
+    out: dict[str, object] = {}
+    cleanup = []
+    if mode == "floor":
+        out = _floor(path, p)
+        out["peak_own"], out["peak_total"] = meter.stop()
+        return out
+    if mode == "memory":
+        import pandas as pd
+
+        t0 = time.perf_counter()
+        data: object = pd.read_parquet(path)
+        out["read"] = time.perf_counter() - t0
+    elif mode == "chunked":
+        data = str(path)
+    elif mode == "dask":
+        import dask.dataframe as dd
+        from dask.distributed import Client, LocalCluster
+
+        cluster = LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+        cleanup += [client.close, cluster.close]
+        data = dd.read_parquet(str(path))
+    else:
+        from ordstats.data.spark import local_session
+
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            q for q in (str(ROOT), os.environ.get("PYTHONPATH", "")) if q
+        )
+        spark = local_session(cores=2, memory="2g", name="ordstats-bench-engines")
+        cleanup.append(spark.stop)
+        data = spark.read.parquet(str(path))
+    time.sleep(1.0)
+    meter.reset()
+    t0 = time.perf_counter()
+    kwargs = {"chunksize": CHUNKSIZE} if mode == "chunked" else {}
+    model = ordstats.OrdinalModel.from_formula(f, data, **kwargs)
+    res = model.fit(disp=False)
+    out["time"] = time.perf_counter() - t0
+    out["peak_own"], out["peak_total"] = meter.stop()
+    out["passes"] = getattr(model.evaluator, "n_passes", None)
+    out["retvals"] = {k: v for k, v in res.mle_retvals.items() if k != "message"}
+    out["params"] = res.params.tolist()
+    out["bse"] = res.bse.tolist()
+    out["llf"] = res.llf
+    for close in cleanup:
+        close()
+    return out
+
+
+def run_child(mode: str, path: Path, p: int) -> dict:
+    cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p)]
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"{mode} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=float, default=1e7)
+    parser.add_argument("--p", type=int, default=20)
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/ordstats-bench"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--child", choices=MODES)
+    parser.add_argument("--path", type=Path)
+    args = parser.parse_args()
+    if args.child:
+        print("RESULT " + json.dumps(child(args.child, args.path, args.p)))
+        return
+    n = int(args.n)
+    path = ensure_parquet(args.data_dir, n, args.p)
+    modes = args.modes.split(",")
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
+    for repeat in range(args.repeats):  # interleaved, so that load changes hit every engine
+        for mode in modes:
+            load = os.getloadavg()[0]
+            result = run_child(mode, path, args.p)
+            result["load"] = load
+            runs[mode].append(result)
+            print(
+                f"# repeat {repeat + 1} {mode}: {result['time']:.1f} s, passes "
+                f"{result['passes']}, load {load:.1f}, "
+                f"{ {k: v for k, v in result.items() if k in ('retvals', 'read')} }",
+                flush=True,
+            )
+    report(n, runs)
+
+
+def report(n: int, runs: dict[str, list[dict]]) -> None:
+    med = {m: statistics.median(r["time"] for r in rs) for m, rs in runs.items()}
+    loads = [r["load"] for rs in runs.values() for r in rs]
+    print(f"\nn = {n:.0e}, load average at the starts {min(loads):.1f}-{max(loads):.1f}")
+    print(
+        "| engine | passes | seconds (median) | s/pass | / read floor | peak driver MB | "
+        "peak with children MB | max rel. diff params vs memory |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    ref = runs.get("memory", [{}])[0].get("params")
+    floor = med.get("floor")
+    for mode, rs in runs.items():
+        passes = rs[0]["passes"]
+        per = med[mode] / passes if passes else float("nan")
+        own = statistics.median(r["peak_own"] for r in rs)
+        total = statistics.median(r["peak_total"] for r in rs)
+        diff = "-"
+        if ref is not None and "params" in rs[0]:
+            diff = f"{max(abs(a / b - 1) for a, b in zip(rs[0]['params'], ref, strict=True)):.1e}"
+        ratio = f"{med[mode] / floor:.2f}" if floor else "-"
+        print(
+            f"| {mode} | {passes} | {med[mode]:.1f} | {per:.2f} | {ratio} | {own:.0f} | "
+            f"{total:.0f} | {diff} |"
+        )
+    if floor and "chunked" in med:
+        chunked = med["chunked"]
+        print(f"chunked total / floor: {chunked / floor:.2f} (target <= 4)")
+        per_chunked = chunked / runs["chunked"][0]["passes"]
+        for mode in ("dask", "spark"):
+            if mode in med:
+                per = med[mode] / runs[mode][0]["passes"]
+                print(f"{mode} per pass / chunked per pass: {per / per_chunked:.2f} (target <= 2)")
+
+
+if __name__ == "__main__":
+    main()
