@@ -83,6 +83,7 @@ from ordstats.estimation.warm_start import (
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
+from ordstats.families.cumulative.sparse_block import SparseBlockEvaluation
 from ordstats.families.cumulative.start import initial_params, start_without_scale
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
@@ -287,6 +288,7 @@ class InMemoryEvaluator:
             nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
             threshold_offset=threshold_offset,
+            y_low=design.response.lower_codes,
         )
         return cls(family, data, design.location.moments)
 
@@ -335,6 +337,8 @@ class InMemoryEvaluator:
         if not banded:
             return evaluation
         assert isinstance(evaluation, Evaluation)  # banded: the cumulative family only
+        if self._data.censored:  # interval-censored rows: the threshold block may be sparse
+            return cast(FamilyEvaluation, SparseBlockEvaluation(evaluation))
         return cast(FamilyEvaluation, BandedEvaluation(evaluation))
 
     def newton(
