@@ -8,7 +8,8 @@
 # neither R nor this script.
 #
 # kaplan_meier.json  25 right-censored samples: time, status (1 = event) and
-#                    survfit(Surv(time, status) ~ 1): time, surv, n.event, n.censor.
+#                    survfit(Surv(time, status) ~ 1): time, surv, std.err (Greenwood: the SE of
+#                    -log S, so SE(S) = S * std.err), n.event, n.censor.
 # turnbull.json      10 samples of exact, left-, right- and interval-censored values, given as
 #                    the interval (lower, upper] with lower == upper for an exact value and
 #                    null for an infinite end; survfit(Surv(lower, upper, type = "interval2")
@@ -41,7 +42,7 @@ km <- lapply(seq_len(25), function(k) {
   }
   fit <- survfit(Surv(time, status) ~ 1)
   list(time = num(time), status = status,
-       km = list(time = num(fit$time), surv = num(fit$surv),
+       km = list(time = num(fit$time), surv = num(fit$surv), std_err = num(fit$std.err),
                  n_event = fit$n.event, n_censor = fit$n.censor))
 })
 write_json(km, file.path(out_dir, "kaplan_meier.json"), digits = NA, auto_unbox = TRUE, pretty = FALSE)

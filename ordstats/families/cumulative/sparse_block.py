@@ -134,13 +134,11 @@ def _sparse_block(hessian: BandedHessian) -> sp.csc_array:
     """The threshold block of either kind of Hessian as a sparse matrix."""
     if isinstance(hessian, SparseBlockHessian):
         return sp.csc_array(hessian.block)
-    return sp.csc_array(
-        sp.diags_array(
-            [hessian.off_diagonal, hessian.diagonal, hessian.off_diagonal],
-            offsets=[-1, 0, 1],
-            shape=(hessian.n_thresholds, hessian.n_thresholds),
-        )
-    )
+    q = hessian.n_thresholds
+    rows = np.concatenate([np.arange(q), np.arange(q - 1), np.arange(1, q)])
+    cols = np.concatenate([np.arange(q), np.arange(1, q), np.arange(q - 1)])
+    values = np.concatenate([hessian.diagonal, hessian.off_diagonal, hessian.off_diagonal])
+    return sp.csc_array((values, (rows, cols)), shape=(q, q))
 
 
 class SparseBlockFactor(BandedFactor):
@@ -207,7 +205,7 @@ class SparseBlockEvaluation(BandedEvaluation):
     """
 
     @property
-    def hessian(self) -> BandedHessian:  # type: ignore[override]
+    def hessian(self) -> BandedHessian:
         """Hessian of the negative log-likelihood (banded where it can be)."""
         cached = self.__dict__.get("_block_hessian")
         if cached is None:
