@@ -26,13 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy import special
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import OrdstatsError, PredictionError
 from ordstats.families.cumulative.banded import BandedCovariance
-from ordstats.results.arguments import normal_quantile
-from ordstats.results.prediction_se import NewRows, PredictionSEMethods
+from ordstats.results.prediction_se import NewRows, PredictionResults, PredictionSEMethods
 
 __all__ = ["SurvivalMethods", "SurvivalResults"]
 
@@ -40,7 +38,7 @@ __all__ = ["SurvivalMethods", "SurvivalResults"]
 _DENSE_COVARIANCE_MAX = 2000
 
 
-class SurvivalResults:
+class SurvivalResults(PredictionResults):
     """``P(Y > t)`` per row and time, with delta-method standard errors.
 
     Attributes
@@ -55,37 +53,15 @@ class SurvivalResults:
         self, surv: FloatArray, cdf: FloatArray, se: FloatArray, index: pd.Index, times: FloatArray
     ) -> None:
         columns = pd.Index(times, name="time")
+        self.which = "survival"
+        self._complement = cdf
         self.predicted = pd.DataFrame(surv, index=index, columns=columns)
         self.se = pd.DataFrame(se, index=index, columns=columns)
-        self._cdf = cdf
-
-    def conf_int(self, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Lower and upper ``1 - alpha`` limits, formed on the logit scale.
-
-        Parameters
-        ----------
-        alpha : float
-
-        Returns
-        -------
-        lower, upper : pandas.DataFrame
-        """
-        z = normal_quantile(alpha)
-        s, f, se = self.predicted.to_numpy(), self._cdf, self.se.to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            half = z * se / (s * f)
-            centre = np.log(s) - np.log(f)
-            lower, upper = special.expit(centre - half), special.expit(centre + half)
-        lower = np.where(se > 0, lower, s)
-        upper = np.where(se > 0, upper, s)
-        frame = self.predicted
-        return (
-            pd.DataFrame(lower, index=frame.index, columns=frame.columns),
-            pd.DataFrame(upper, index=frame.index, columns=frame.columns),
-        )
 
     def summary_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One row per (new row, time): ``surv``, ``se``, ``ci_lower``, ``ci_upper``.
+
+        Intervals are formed on the logit scale (see :meth:`conf_int`).
 
         Parameters
         ----------
@@ -97,9 +73,7 @@ class SurvivalResults:
         pandas.DataFrame
             Indexed by ``(row, time)``.
         """
-        lower, upper = self.conf_int(alpha)
-        parts = {"surv": self.predicted, "se": self.se, "ci_lower": lower, "ci_upper": upper}
-        table = pd.DataFrame({name: frame.stack() for name, frame in parts.items()})
+        table = super().summary_frame(alpha).rename(columns={"prob": "surv"})
         table.index.names = ["row", "time"]
         return table
 
@@ -141,10 +115,9 @@ def _times(times: Any, values: FloatArray) -> FloatArray:
 
 
 def _jacobian_row(jacobian: Any, cut: int) -> FloatArray:
-    matrix: Any = jacobian
-    if sp.issparse(matrix):
-        return np.asarray(matrix.tocsr()[[cut]].toarray()[0], dtype=np.float64)
-    return np.asarray(matrix[cut], dtype=np.float64)
+    if sp.issparse(jacobian):
+        return np.asarray(sp.csr_array(jacobian)[[cut]].toarray()[0], dtype=np.float64)  # type: ignore[call-overload]
+    return np.asarray(jacobian[cut], dtype=np.float64)
 
 
 def _covariance_block(covariance: Any, index: IntArray) -> FloatArray:
