@@ -13,8 +13,12 @@ nonparametric maximum likelihood estimate puts its mass.  Every exact value is o
 a censoring bound that no exact value matches creates no level of its own (a row
 right-censored between two exact values is "above the lower one"), except beyond
 the exact values, where the outermost censored rows make one level of their own,
-as rms's ``Ocens`` does (its value is the censoring bound moved by a small ``eps``:
-0.001 for integer data, ``1e-8`` otherwise).  Each row then lies in a range of
+as in rms's ``Ocens``.  That level is the innermost interval ``(c, inf)`` with ``c``
+the highest of those bounds, valued at ``c + eps`` (``eps`` as ``Ocens``: 0.001 for
+integer data, ``1e-8`` otherwise); ``Ocens`` values it at the *lowest* such bound
+plus ``eps``.  The likelihood is the same; ``P(Y > t)`` then stays at its last
+value up to ``c``, as Kaplan-Meier's does up to the last follow-up time.
+Each row then lies in a range of
 consecutive levels ``y_low, ..., y`` (``y_low == y`` for an exact value); see
 :mod:`ordstats.families.cumulative.censoring` for the likelihood.
 """
@@ -32,7 +36,13 @@ import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.response import MAX_LEVELS_DEFAULT, EncodedResponse, format_level
-from ordstats.errors import DataError, FormulaError, LevelsWarning, ResponseError
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    LevelsWarning,
+    ResponseError,
+    SpecificationError,
+)
 
 __all__ = [
     "Censored",
@@ -40,6 +50,7 @@ __all__ = [
     "check_censored_options",
     "encode_censored",
     "parse_censored",
+    "refuse_censored",
 ]
 
 #: Shift of an open interval's end for the value of its level, as rms's ``Ocens``.
@@ -380,4 +391,26 @@ def _warn_uninformative(bottom: Any, top: Any, name: str) -> None:
             "(rms::orm drops them)",
             LevelsWarning,
             stacklevel=4,
+        )
+
+
+def refuse_censored(response: EncodedResponse, model: str) -> None:
+    """Refuse a censored response where the model cannot fit one.
+
+    Parameters
+    ----------
+    response : EncodedResponse
+    model : str
+        What the model is, for the message (``"family='sequential'"``, ...).
+
+    Raises
+    ------
+    SpecificationError
+        If ``response`` is censored.
+    """
+    if response.lower_codes is not None:
+        raise SpecificationError(
+            f"a censored response (Censored(lower, upper)) is not supported with {model}: "
+            "only the cumulative link model without random effects fits censored rows "
+            "(OrdinalModel with family='cumulative'). Drop the censored rows or fit that model"
         )
