@@ -339,3 +339,37 @@ def test_survival_with_covariates_matches_the_cumulative_probabilities():
     # below the lowest value P(Y > t) = 1, from the highest on 0
     edge = res.survival(new, times=[values[0] - 1, values[-1]]).predicted.to_numpy()
     np.testing.assert_array_equal(edge, [[1.0, 0.0], [1.0, 0.0]])
+
+
+# ---------------------------------------------------------------------------
+# rows read in chunks
+
+
+def test_chunked_fit_equals_in_memory_fit():
+    frame = _interval_frame(n=2000, seed=4)
+    frame[["lo", "hi"]] = frame[["lo", "hi"]].round(1)
+    memory = ordstats.OrdinalModel.from_formula("Censored(lo, hi) ~ x", frame, many_levels=True)
+    chunked = ordstats.OrdinalModel.from_formula(
+        "Censored(lo, hi) ~ x", frame, many_levels=True, chunksize=450
+    )
+    assert chunked.levels == memory.levels
+    a, b = memory.fit(), chunked.fit()
+    assert b.llf == pytest.approx(a.llf, rel=1e-12)
+    np.testing.assert_allclose(b.params, a.params, atol=1e-6)
+    np.testing.assert_allclose(b.bse, a.bse, rtol=1e-6)
+    new = pd.DataFrame({"x": [-1.0, 0.0, 1.5]})
+    times = [2.0, 5.0, 9.0]
+    np.testing.assert_allclose(
+        b.survival(new, times).predicted, a.survival(new, times).predicted, atol=1e-7
+    )
+
+
+def test_chunked_right_censored_fit_from_parquet_is_kaplan_meier(tmp_path):
+    sample = _load("kaplan_meier")[7]
+    frame = _right_censored(sample)
+    path = tmp_path / "km.parquet"
+    frame.to_parquet(path)
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(time, upper) ~ 1", str(path), many_levels=True, chunksize=20
+    ).fit()
+    np.testing.assert_allclose(res.params, _intercept_only(frame).params, atol=1e-8)

@@ -29,6 +29,7 @@ import ast
 import re
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,9 +47,12 @@ from ordstats.errors import (
 
 __all__ = [
     "Censored",
+    "CensoredLevels",
     "censored_response",
+    "censored_stand_in",
     "check_censored_options",
     "encode_censored",
+    "grid_positions",
     "parse_censored",
     "refuse_censored",
 ]
@@ -151,6 +155,24 @@ def _bound_series(values: Any, which: str) -> pd.Series:
     return series.astype(float)
 
 
+def censored_stand_in(frame: pd.DataFrame, name: str, lower: str, upper: str) -> pd.DataFrame:
+    """``frame`` with a column ``name`` standing in for the response ``Censored(lower, upper)``.
+
+    The column is 0 where the row has bounds and NaN where both are missing, so
+    that the missing-value rules of a design treat it as the response (infinite
+    bounds are not missing values).  Used for rows read in chunks.
+
+    Raises
+    ------
+    ResponseError
+        A row with one bound missing.
+    """
+    low = frame[lower].to_numpy(dtype=float, na_value=np.nan)
+    high = frame[upper].to_numpy(dtype=float, na_value=np.nan)
+    _check_bounds_missing(low, high, name)
+    return frame.assign(**{name: np.where(np.isnan(low), np.nan, 0.0)})
+
+
 def check_censored_options(levels: Any) -> None:
     """Refuse options that do not apply to a censored response.
 
@@ -241,7 +263,7 @@ def _evaluate_bound(expr: str, frame: pd.DataFrame, context: Mapping[str, Any] |
 # encoding
 
 
-def _check_bounds(lower: FloatArray, upper: FloatArray, name: str) -> None:
+def _check_bounds_missing(lower: FloatArray, upper: FloatArray, name: str) -> None:
     one_missing = np.isnan(lower) != np.isnan(upper)
     if one_missing.any():
         raise ResponseError(
@@ -250,6 +272,10 @@ def _check_bounds(lower: FloatArray, upper: FloatArray, name: str) -> None:
             "bound of a left-censored value and inf for the upper bound of a right-censored "
             "one; a row with both bounds missing is a missing response"
         )
+
+
+def _check_bounds(lower: FloatArray, upper: FloatArray, name: str) -> None:
+    _check_bounds_missing(lower, upper, name)
     with np.errstate(invalid="ignore"):
         disordered = lower > upper
         open_both = np.isinf(lower) & np.isinf(upper) & ~disordered
@@ -293,6 +319,82 @@ def _innermost(starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
     return lefts[valid], first_end[valid]
 
 
+@dataclass(frozen=True)
+class CensoredLevels:
+    """The levels of a censored response: Turnbull's innermost intervals on a value grid.
+
+    Maps any row's ``(lower, upper]`` to its range of levels, so that rows read in
+    chunks are coded with the levels found in a first pass.
+
+    Attributes
+    ----------
+    grid : ndarray
+        The distinct finite bounds, sorted.
+    lefts, rights : ndarray of int
+        Each level's ends as positions on the grid (see :func:`grid_positions`).
+    """
+
+    grid: FloatArray
+    lefts: IntArray
+    rights: IntArray
+
+    @classmethod
+    def of(cls, lower: FloatArray, upper: FloatArray) -> CensoredLevels:
+        """The levels of the rows ``(lower, upper]`` (checked bounds)."""
+        finite = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)]])
+        grid = np.unique(finite)
+        starts, ends = grid_positions(grid, lower, upper)
+        lefts, rights = _innermost(starts, ends)
+        return cls(grid, lefts, rights)
+
+    @property
+    def n_levels(self) -> int:
+        """Number of levels."""
+        return len(self.lefts)
+
+    @property
+    def values(self) -> FloatArray:
+        """Each level's value (its exact value, or an open end moved by ``eps``)."""
+        return _level_values(self.lefts, self.rights, self.grid)
+
+    def codes(self, lower: FloatArray, upper: FloatArray) -> tuple[IntArray, IntArray]:
+        """The lowest and highest level of each row ``(lower, upper]``.
+
+        Raises
+        ------
+        ResponseError
+            A bound that is not on the grid (data that changed after the first pass).
+        """
+        known = np.concatenate([self.grid, [-np.inf, np.inf]])
+        if not (np.isin(lower, known).all() and np.isin(upper, known).all()):
+            raise ResponseError(
+                "a censoring bound was not seen by the first pass over the data; did the "
+                "data change during the fit?"
+            )
+        starts, ends = grid_positions(self.grid, lower, upper)
+        low = np.searchsorted(self.lefts, starts, side="left")
+        high = np.searchsorted(self.rights, ends, side="right") - 1
+        return low.astype(np.intp), high.astype(np.intp)
+
+
+def grid_positions(
+    grid: FloatArray, lower: FloatArray, upper: FloatArray
+) -> tuple[IntArray, IntArray]:
+    """Each row's interval as integer positions on ``grid``.
+
+    ``0`` is below ``grid[0]``, ``2i + 1`` is ``grid[i]`` and ``2i + 2`` the open
+    interval just above it (``2m``: above the top), so ``(lower, upper]`` is
+    ``[2a + 2, 2b + 1]`` and an exact value ``[2a + 1, 2a + 1]``.
+    """
+    m = len(grid)
+    exact = lower == upper
+    at_low = 2 * np.searchsorted(grid, np.where(np.isfinite(lower), lower, grid[0])) + 1
+    at_high = 2 * np.searchsorted(grid, np.where(np.isfinite(upper), upper, grid[0])) + 1
+    starts = np.where(exact, at_low, np.where(np.isfinite(lower), at_low + 1, 0))
+    ends = np.where(np.isfinite(upper), at_high, 2 * m)
+    return starts, ends
+
+
 def encode_censored(
     lower: FloatArray, upper: FloatArray, *, name: str = "y", many_levels: bool = False
 ) -> EncodedResponse:
@@ -310,7 +412,8 @@ def encode_censored(
     Returns
     -------
     EncodedResponse
-        ``codes`` the highest and ``lower_codes`` the lowest level of each row.
+        ``codes`` the highest and ``lower_codes`` the lowest level of each row;
+        ``censoring`` the :class:`CensoredLevels`.
 
     Raises
     ------
@@ -320,20 +423,8 @@ def encode_censored(
     """
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     _check_bounds(lower, upper, name)
-    finite = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)]])
-    values = np.unique(finite)
-    m = len(values)
-    exact = lower == upper
-    # positions on a grid: 0 = below values[0], 2i + 1 = at values[i], 2i + 2 = just above it
-    at_low = 2 * np.searchsorted(values, np.where(np.isfinite(lower), lower, values[0])) + 1
-    at_high = 2 * np.searchsorted(values, np.where(np.isfinite(upper), upper, values[0])) + 1
-    starts = np.where(exact, at_low, np.where(np.isfinite(lower), at_low + 1, 0))
-    ends = np.where(np.isfinite(upper), at_high, 2 * m)
-    lefts, rights = _innermost(starts, ends)
-    y_low = np.searchsorted(lefts, starts, side="left")
-    y = np.searchsorted(rights, ends, side="right") - 1
-    levels_values = _level_values(lefts, rights, values)
-    n_levels = len(lefts)
+    levels = CensoredLevels.of(lower, upper)
+    n_levels = levels.n_levels
     if n_levels < 2:
         raise ResponseError(
             f"the response {name!r} has {n_levels} level after censoring; an ordinal model "
@@ -344,14 +435,16 @@ def encode_censored(
             f"the censored response {name!r} has {n_levels} distinct levels; pass "
             "many_levels=True to fit one threshold per distinct value (as rms::orm)"
         )
+    y_low, y = levels.codes(lower, upper)
     _warn_uninformative(y_low == 0, y == n_levels - 1, name)
-    labels = _labels(levels_values)
+    values = levels.values
     return EncodedResponse(
-        codes=y.astype(np.intp),
-        levels=labels,
-        values=list(levels_values),
+        codes=y,
+        levels=_labels(values),
+        values=list(values),
         dropped_levels=[],
-        lower_codes=y_low.astype(np.intp),
+        lower_codes=y_low,
+        censoring=levels,
     )
 
 

@@ -40,6 +40,9 @@ class EncodedResponse:
         For a censored response (:mod:`ordstats.design.censored`): the lowest
         level each row may be in (``codes`` is the highest); None when every
         value is exact.
+    censoring : object, optional
+        For a censored response, its
+        :class:`~ordstats.design.censored.CensoredLevels` (to code rows read later).
     """
 
     codes: IntArray
@@ -47,6 +50,7 @@ class EncodedResponse:
     values: list[Any]
     dropped_levels: list[str]
     lower_codes: IntArray | None = None
+    censoring: Any = None
 
     @property
     def n_levels(self) -> int:
