@@ -1976,3 +1976,14 @@ def test_survival_needs_a_numeric_response_and_finite_times(wine):
         fit.survival()
     with pytest.raises(ordstats.OrdstatsError, match=r"times must be one or more finite"):
         res.survival(times=[np.nan])
+
+
+def test_censored_bounds_read_in_chunks_must_be_columns():
+    with pytest.raises(ordstats.errors.FormulaError, match=r"bounds of .* must be columns"):
+        OrdinalModel.from_formula("Censored(lo, hi * 2) ~ x", _censored_frame(), chunksize=3)
+
+
+def test_censored_one_missing_bound_in_chunks_says_to_use_infinity():
+    data = _censored_frame().assign(hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0])
+    with pytest.raises(DataError, match=r"one bound missing.*Use -inf.*\(in rows 0-2\)"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data, chunksize=3)
