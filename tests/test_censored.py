@@ -373,3 +373,16 @@ def test_chunked_right_censored_fit_from_parquet_is_kaplan_meier(tmp_path):
         "Censored(time, upper) ~ 1", str(path), many_levels=True, chunksize=20
     ).fit()
     np.testing.assert_allclose(res.params, _intercept_only(frame).params, atol=1e-8)
+
+
+def test_dask_fit_equals_in_memory_fit():
+    dd = pytest.importorskip("dask.dataframe")
+    sample = _load("cox")[3]
+    frame = _right_censored(sample).assign(x1=sample["x1"], x2=sample["x2"])
+    formula = "Censored(time, upper) ~ x1 + x2"
+    memory = ordstats.OrdinalModel.from_formula(formula, frame, link="cloglog").fit()
+    dask = ordstats.OrdinalModel.from_formula(
+        formula, dd.from_pandas(frame, npartitions=3), link="cloglog"
+    ).fit()
+    assert dask.llf == pytest.approx(memory.llf, rel=1e-12)
+    np.testing.assert_allclose(dask.params, memory.params, atol=1e-7)
