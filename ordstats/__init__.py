@@ -11,6 +11,7 @@ from __future__ import annotations
 from ordstats import datasets, errors, families, learn, links, metrics, plotting
 from ordstats._version import __version__ as __version__
 from ordstats.config import get_options, set_options
+from ordstats.design.censored import Censored
 from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
@@ -33,6 +34,7 @@ from ordstats.results.regularized import CVResult, PenalizedResults, Regularizat
 
 __all__ = [
     "CVResult",
+    "Censored",
     "ConvergenceWarning",
     "FactorizationResults",
     "MixedResults",

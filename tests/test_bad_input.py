@@ -1868,3 +1868,122 @@ def test_chunked_cluster_groups_as_values_say_to_name_the_column(wine):
     for labels in (wine["judge"].to_numpy(), list(wine["judge"])):
         with pytest.raises(DataError, match=r"must name a column of the data \(e.g. \{'groups'"):
             res.get_robustcov_results("cluster", {"groups": labels})
+
+
+# ---------------------------------------------------------------------------
+# censored responses: Censored(lower, upper) (issue 28, item 2)
+
+
+def _censored_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "lo": [1.0, 2.0, 3.0, 4.0, 5.0, 2.5],
+            "hi": [1.0, 2.0, 3.0, np.inf, 5.0, 4.0],
+            "x": [0.1, -0.3, 0.5, 0.2, -0.1, 0.4],
+            "g": ["a", "b", "a", "b", "a", "b"],
+        }
+    )
+
+
+def test_censored_lower_above_upper_says_to_swap():
+    data = _censored_frame().assign(lo=[1.0, 2.0, 3.0, 4.0, 5.0, 4.5])
+    with pytest.raises(ordstats.errors.ResponseError, match=r"lower bound is above the upper"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+
+
+def test_censored_every_row_censored_needs_an_exact_value():
+    data = _censored_frame().assign(hi=np.inf)
+    with pytest.raises(ordstats.errors.ResponseError, match=r"every value .* is censored"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+
+
+def test_censored_one_missing_bound_says_to_use_infinity():
+    data = _censored_frame().assign(hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0])
+    with pytest.raises(ordstats.errors.ResponseError, match=r"one bound missing.*Use -inf"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+
+
+def test_censored_both_bounds_missing_is_a_missing_response():
+    data = _censored_frame().assign(
+        lo=[1.0, 2.0, np.nan, 4.0, 5.0, 2.5], hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0]
+    )
+    with pytest.warns(MissingDataWarning):
+        model = OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+    assert len(model.design.row_index) == 5
+
+
+def test_censored_rows_without_a_finite_bound_are_refused():
+    data = _censored_frame().assign(
+        lo=[1.0, 2.0, 3.0, 4.0, 5.0, -np.inf], hi=[1, 2, 3, 4, 5, np.inf]
+    )
+    with pytest.raises(ordstats.errors.ResponseError, match=r"no finite bound"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+
+
+def test_censored_below_every_exact_value_warns_it_carries_nothing():
+    data = _censored_frame().assign(lo=[1.0, 2.0, 3.0, 0.5, 5.0, 2.5])
+    with pytest.warns(ordstats.errors.LevelsWarning, match=r"cover every level.*add nothing"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+
+
+def test_censored_beyond_every_exact_value_makes_its_own_level():
+    data = _censored_frame().assign(lo=[1.0, 2.0, 3.0, 9.0, 5.0, 2.5])
+    model = OrdinalModel.from_formula("Censored(lo, hi) ~ x", data)
+    # as rms's Ocens, a level above the exact values, at 9 + 1e-8 (non-integer data)
+    assert model.levels[-1] == "9.00000001"
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_censored_response_with_another_family_is_refused(family):
+    with pytest.raises(SpecificationError, match=r"censored response .* not supported with fam"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", _censored_frame(), family=family)
+
+
+def test_censored_response_with_random_effects_is_refused():
+    with pytest.raises(SpecificationError, match=r"not supported with random effects"):
+        ordstats.OrdinalMixedModel.from_formula("Censored(lo, hi) ~ x + (1|g)", _censored_frame())
+
+
+def test_censored_response_with_levels_is_refused():
+    with pytest.raises(ordstats.errors.ResponseError, match=r"levels= does not apply"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", _censored_frame(), levels=[1, 2])
+
+
+def test_censored_needs_two_arguments():
+    with pytest.raises(ordstats.errors.FormulaError, match=r"must have two arguments"):
+        OrdinalModel.from_formula("Censored(lo) ~ x", _censored_frame())
+
+
+def test_censored_bound_that_cannot_be_evaluated():
+    with pytest.raises(ordstats.errors.FormulaError, match=r"cannot evaluate the bound 'nope"):
+        OrdinalModel.from_formula("Censored(lo, nope + 1) ~ x", _censored_frame())
+
+
+def test_censored_bounds_must_be_numeric_and_of_one_length():
+    with pytest.raises(DataError, match=r"lower must be numeric"):
+        ordstats.Censored(["a", "b"], [1.0, 2.0])
+    with pytest.raises(DataError, match=r"lower has 2 values but upper 3"):
+        ordstats.Censored([1.0, 2.0], [1.0, 2.0, 3.0])
+
+
+def test_survival_needs_a_numeric_response_and_finite_times(wine):
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    res.survival(times=[2])  # numeric levels 1..5 are fine
+    letters = {"1": "a", "2": "b", "3": "c", "4": "d", "5": "e"}
+    labelled = wine.assign(r=wine["rating"].astype(str).map(letters))
+    fit = OrdinalModel.from_formula("r ~ temp", labelled, levels=list("abcde")).fit()
+    with pytest.raises(ordstats.OrdstatsError, match=r"survival\(\) needs a numeric response"):
+        fit.survival()
+    with pytest.raises(ordstats.OrdstatsError, match=r"times must be one or more finite"):
+        res.survival(times=[np.nan])
+
+
+def test_censored_bounds_read_in_chunks_must_be_columns():
+    with pytest.raises(ordstats.errors.FormulaError, match=r"bounds of .* must be columns"):
+        OrdinalModel.from_formula("Censored(lo, hi * 2) ~ x", _censored_frame(), chunksize=3)
+
+
+def test_censored_one_missing_bound_in_chunks_says_to_use_infinity():
+    data = _censored_frame().assign(hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0])
+    with pytest.raises(DataError, match=r"one bound missing.*Use -inf.*\(in rows 0-2\)"):
+        OrdinalModel.from_formula("Censored(lo, hi) ~ x", data, chunksize=3)

@@ -43,6 +43,7 @@ from ordstats.design import (
     rows_to_drop,
     terms_for_newdata,
 )
+from ordstats.design.censored import censored_stand_in, check_censored_options, encode_censored
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import EncodedResponse, encode_response, format_level
 from ordstats.errors import (
@@ -53,7 +54,9 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.families.cumulative.banded import BandedHessian
+from ordstats.families.cumulative.censoring import spread_counts
 from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
+from ordstats.families.cumulative.sparse_block import SparseBlockHessian
 
 __all__ = [
     "ChunkSpec",
@@ -89,12 +92,25 @@ class ColumnPlan:
     offset: str | None = None
     #: columns a pass reads besides the model's (cluster labels), not checked for missing values
     extra: tuple[str, ...] = ()
+    #: the columns of the bounds of a response ``Censored(lower, upper)``; the response
+    #: is then a column made for each chunk (:func:`with_response_stand_in`)
+    censored: tuple[str, str] | None = None
 
     @property
     def read_columns(self) -> list[str]:
         """Every column a pass reads."""
         extra = [c for c in (self.weights, self.offset) if c is not None]
-        return list(dict.fromkeys(self.columns + extra + list(self.extra)))
+        if self.censored is None:
+            return list(dict.fromkeys(self.columns + extra + list(self.extra)))
+        model = [c for c in self.columns if c != self.response] + list(self.censored)
+        return list(dict.fromkeys(model + extra + list(self.extra)))
+
+
+def with_response_stand_in(frame: pd.DataFrame, plan: ColumnPlan) -> pd.DataFrame:
+    """``frame`` with the stand-in column of a censored response (unchanged otherwise)."""
+    if plan.censored is None or plan.response in frame.columns:
+        return frame
+    return censored_stand_in(frame, plan.response, *plan.censored)
 
 
 # ---------------------------------------------------------------------------
@@ -160,10 +176,16 @@ def scan_levels(frame: pd.DataFrame, plan: ColumnPlan) -> LevelScan:
     -------
     LevelScan
     """
+    frame = with_response_stand_in(frame, plan)
     clean = frame.loc[_complete_rows(frame, plan)]
     values: dict[str, dict[Any, None]] = {}
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
+    if plan.censored is not None:  # the distinct (lower, upper) pairs
+        pairs = clean[list(plan.censored)].drop_duplicates().to_numpy(dtype=float)
+        values[plan.response] = dict.fromkeys(map(tuple, pairs.tolist()))
     for col in [plan.response, *plan.factors]:
+        if col in values:
+            continue
         series = clean[col]
         # a chunk without rows (a file of none) says nothing of the categories:
         # Parquet stores an empty dictionary for it
@@ -245,12 +267,19 @@ def fix_levels(
         raise DataError(
             "no row can be used: every row has a missing value in a used column or a zero weight"
         )
-    response = encode_response(
-        _response_prototype(scan, plan.response),
-        name=plan.response,
-        levels=levels,
-        many_levels=many_levels,
-    )
+    if plan.censored is not None:
+        check_censored_options(levels)
+        bounds = np.array(list(scan.values[plan.response]), dtype=float).reshape(-1, 2)
+        response = encode_censored(
+            bounds[:, 0], bounds[:, 1], name=plan.response, many_levels=many_levels
+        )
+    else:
+        response = encode_response(
+            _response_prototype(scan, plan.response),
+            name=plan.response,
+            levels=levels,
+            many_levels=many_levels,
+        )
     fitted_formula, terms = fixed_level_terms(formula, _factor_prototype(scan, plan), context)
     return response, fitted_formula, terms
 
@@ -282,6 +311,8 @@ class ChunkSpec:
     binary_cut : int or None
         Code ``j``: the response is ``Y > j`` (0/1), for the binary models of
         Brant's test.
+    censoring : CensoredLevels or None
+        Codes the bounds of a censored response.
     """
 
     plan: ColumnPlan
@@ -294,6 +325,8 @@ class ChunkSpec:
     scale: TermsDesign | None = None
     threshold_offset: FloatArray | None = None
     binary_cut: int | None = None
+    #: the levels of a censored response (:class:`~ordstats.design.censored.CensoredLevels`)
+    censoring: Any = None
 
     @property
     def n_levels(self) -> int:
@@ -332,6 +365,8 @@ class ChunkArrays:
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     #: which rows of the chunk are used (boolean, one per row of the chunk)
     kept: Any = None
+    #: the lowest level of each row of a censored response (None: exact rows)
+    y_low: IntArray | None = None
 
 
 def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -> IntArray:
@@ -363,6 +398,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         Unseen factor or response levels, negative weights, missing columns.
     """
     plan = spec.plan
+    frame = with_response_stand_in(frame, plan)
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
     complete = ~bad.any(axis=1).to_numpy()
     blocks = [_part_matrix(terms, frame.loc[complete], spec) for terms in spec.parts.values()]
@@ -390,9 +426,15 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         if plan.offset is not None
         else np.zeros(int(keep.sum()))
     )
-    y = _response_codes(frame[plan.response][keep], spec.level_codes, plan.response)
+    y_low = None
+    if plan.censored is not None:
+        lower, upper = (frame[c].to_numpy(dtype=float)[keep] for c in plan.censored)
+        y_low, y = spec.censoring.codes(lower, upper)
+    else:
+        y = _response_codes(frame[plan.response][keep], spec.level_codes, plan.response)
     return ChunkArrays(
         y=y if spec.binary_cut is None else (y > spec.binary_cut).astype(np.intp),
+        y_low=y_low,
         X=np.ascontiguousarray(X),
         weights=w[keep],
         offset=offset,
@@ -430,6 +472,7 @@ def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
         nominal=arrays.nominal,
         scale=arrays.scale,
         threshold_offset=spec.threshold_offset,
+        y_low=arrays.y_low,
     )
 
 
@@ -505,7 +548,10 @@ def arrays_totals(
         k = len(params)
         return PassTotals(np.inf, np.zeros(k), np.zeros((k, k)), int(arrays.y.size))
     ev = evaluate(problem, params)
-    hessian = BandedHessian.from_evaluation(ev) if banded else ev.hessian
+    if banded and arrays.y_low is not None:  # censored: every chunk's block sparse, to add up
+        hessian: Any = SparseBlockHessian.from_blocks(*ev.hessian_blocks)
+    else:
+        hessian = BandedHessian.from_evaluation(ev) if banded else ev.hessian
     return PassTotals(ev.nll, ev.gradient, hessian, int(arrays.y.size))
 
 
@@ -551,6 +597,13 @@ class ChunkSummary:
     __radd__ = __add__
 
 
+def _level_counts(arrays: ChunkArrays, n_levels: int) -> FloatArray:
+    """Weighted counts per level; a censored row's weight spread over its levels."""
+    if arrays.y_low is not None:
+        return spread_counts(arrays.y, arrays.y_low, arrays.weights, n_levels)
+    return np.bincount(arrays.y, weights=arrays.weights, minlength=n_levels).astype(float)
+
+
 def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
     """Pass 2 on one chunk: what the fit will use of it.
 
@@ -574,7 +627,7 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         n_used=int(arrays.y.size),
         n_bad=arrays.n_bad,
         sum_weights=float(arrays.weights.sum()),
-        counts=np.bincount(arrays.y, weights=arrays.weights, minlength=spec.n_levels).astype(float),
+        counts=_level_counts(arrays, spec.n_levels),
         bad=arrays.bad,
         gram=gram_with_intercept(design),
         any_offset=bool(np.any(arrays.offset)),
@@ -726,4 +779,5 @@ def empty_data(spec: ChunkSpec) -> CLMData:
         nominal=np.empty((0, len(spec.nominal.names) if spec.nominal else 0)),
         scale=np.empty((0, len(spec.scale.names) if spec.scale else 0)),
         threshold_offset=spec.threshold_offset,
+        y_low=None if spec.censoring is None else np.empty(0, dtype=np.intp),
     )

@@ -32,6 +32,7 @@ from ordstats.data.chunks import (
     arrays_totals,
     chunk_arrays,
     scan_levels,
+    with_response_stand_in,
 )
 from ordstats.data.parts import add_parts
 
@@ -125,7 +126,8 @@ def sample_chunk(frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level
     -------
     Reservoir
     """
-    clean = frame.loc[_complete_rows(frame, plan), plan.read_columns]
+    columns = plan.read_columns if plan.censored is None else [plan.response, *plan.read_columns]
+    clean = frame.loc[_complete_rows(frame, plan), columns]
     keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
     return _smallest(clean, keys, plan.response, capacity, per_level)
 
@@ -198,6 +200,7 @@ def scan_and_sample(
     -------
     SampledScan
     """
+    frame = with_response_stand_in(frame, plan)
     text, numbers = _column_kinds(frame.loc[_complete_rows(frame, plan)], plan)
     sample = sample_chunk(frame, plan, capacity, per_level)
     return SampledScan(scan_levels(frame, plan), sample, text, numbers)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ordstats._typing import CollinearAction, FloatArray, IntArray
 from ordstats.core.linalg import ColumnMoments
+from ordstats.design.censored import Censored, check_censored_options, encode_censored
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     ColumnSummary,
@@ -181,7 +182,11 @@ def design_from_arrays(
     levels, missing, collinear = options.levels, options.missing, options.collinear
     many_levels = options.many_levels
     _check_options(missing, collinear)
-    if isinstance(endog, pd.Series):
+    censored = endog if isinstance(endog, Censored) else None
+    if censored is not None:  # its row positions stand in for the response
+        check_censored_options(levels)
+        y = censored.positions()
+    elif isinstance(endog, pd.Series):
         y = endog
     elif isinstance(endog, pd.Categorical):
         y = pd.Series(endog)
@@ -195,12 +200,13 @@ def design_from_arrays(
         "weights": weights,
         "offset": offset,
     }
-    if not isinstance(endog, pd.Series):
+    if not (isinstance(endog, pd.Series) or (censored is not None and censored.labelled)):
         # a numpy response takes the labels of the first pandas input
         first = next((v for v in others.values() if isinstance(v, (pd.Series, pd.DataFrame))), None)
         if first is not None and len(first) == len(y):
             y.index = first.index
-    reference = f"endog {name!r}" if isinstance(endog, pd.Series) else "the first pandas input"
+    labelled = isinstance(endog, pd.Series) or (censored is not None and censored.labelled)
+    reference = f"endog {name!r}" if labelled else "the first pandas input"
     exog, nominal, scale, weights, offset = (
         align_to_index(value, y.index, role, reference) for role, value in others.items()
     )
@@ -230,10 +236,15 @@ def design_from_arrays(
     }
     if "nominal" in terms:
         terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
-    return Design(
-        response=encode_response(
+    if censored is not None:
+        low, high = censored.take(y.iloc[keep_rows])
+        response = encode_censored(low, high, name=name, many_levels=many_levels)
+    else:
+        response = encode_response(
             y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels
-        ),
+        )
+    return Design(
+        response=response,
         response_name=name,
         location=terms["exog"],
         weights=w,

@@ -16,6 +16,7 @@ from formulaic.errors import FormulaicError
 from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
+from ordstats.design.censored import censored_response, check_censored_options, encode_censored
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -627,6 +628,11 @@ def design_from_formula(
     _check_options(missing, collinear)
     frame, context = with_row_context(_as_frame(data), context)
     response_name, rhs = split_formula(formula)
+    censored = censored_response(response_name, frame, context)
+    if censored is not None:  # its row positions stand in for the response column
+        check_censored_options(levels)
+        frame = frame.copy()
+        frame[response_name] = censored.positions().to_numpy()
     _column(frame, response_name, "response")
     given = {
         "location": rhs,
@@ -675,9 +681,13 @@ def design_from_formula(
     }
     if "nominal" in terms:
         terms["location"] = _drop_nominal_aliases(terms["location"], terms["nominal"], collinear)
-    response = encode_response(
-        clean[response_name], name=response_name, levels=levels, many_levels=many_levels
-    )
+    if censored is not None:
+        low, high = censored.take(clean[response_name])
+        response = encode_censored(low, high, name=response_name, many_levels=many_levels)
+    else:
+        response = encode_response(
+            clean[response_name], name=response_name, levels=levels, many_levels=many_levels
+        )
     return Design(
         response=response,
         response_name=response_name,

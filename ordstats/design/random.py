@@ -31,6 +31,7 @@ import pandas as pd
 from formulaic import Formula, model_matrix
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.design.censored import refuse_censored
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -635,6 +636,7 @@ def mixed_design_from_formula(
         context=context,
         options=options,
     )
+    refuse_censored(fixed.response, "random effects (clmm)")
     clean = frame.loc[fixed.row_index]
     terms = random_terms(bars, clean, context)
     fixed = replace(fixed, row_index=labels[np.asarray(fixed.row_index, dtype=np.intp)])

@@ -36,12 +36,21 @@ class EncodedResponse:
         The original values of the levels (numbers for a numeric response).
     dropped_levels : list of str
         Declared levels without observations, dropped.
+    lower_codes : ndarray of int, shape (n,), optional
+        For a censored response (:mod:`ordstats.design.censored`): the lowest
+        level each row may be in (``codes`` is the highest); None when every
+        value is exact.
+    censoring : object, optional
+        For a censored response, its
+        :class:`~ordstats.design.censored.CensoredLevels` (to code rows read later).
     """
 
     codes: IntArray
     levels: list[str]
     values: list[Any]
     dropped_levels: list[str]
+    lower_codes: IntArray | None = None
+    censoring: Any = None
 
     @property
     def n_levels(self) -> int:

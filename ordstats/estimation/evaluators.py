@@ -65,6 +65,7 @@ from ordstats.design import (
     refuse_repeated_columns,
     side_formulas,
 )
+from ordstats.design.censored import parse_censored
 from ordstats.errors import (
     DataError,
     FormulaError,
@@ -84,6 +85,7 @@ from ordstats.estimation.warm_start import (
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedEvaluation, banded_newton_step
 from ordstats.families.cumulative.likelihood import Evaluation, prepare
+from ordstats.families.cumulative.sparse_block import SparseBlockEvaluation
 from ordstats.families.cumulative.start import initial_params, start_without_scale
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
@@ -288,6 +290,7 @@ class InMemoryEvaluator:
             nominal=design.nominal.matrix if design.nominal else np.empty((n, 0)),
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
             threshold_offset=threshold_offset,
+            y_low=design.response.lower_codes,
         )
         return cls(family, data, design.location.moments)
 
@@ -336,6 +339,8 @@ class InMemoryEvaluator:
         if not banded:
             return evaluation
         assert isinstance(evaluation, Evaluation)  # banded: the cumulative family only
+        if self._data.censored:  # interval-censored rows: the threshold block may be sparse
+            return cast(FamilyEvaluation, SparseBlockEvaluation(evaluation))
         return cast(FamilyEvaluation, BandedEvaluation(evaluation))
 
     def newton(
@@ -772,6 +777,27 @@ def _column_plan(
     return ColumnPlan(response=response, columns=used, factors=[], weights=weights, offset=offset)
 
 
+def _censored_bounds(source: Any, response: str) -> tuple[str, str] | None:
+    """The bound columns of a response ``Censored(lower, upper)`` read in chunks, or None."""
+    bounds = parse_censored(response)
+    if bounds is None:
+        return None
+    if hasattr(source, "check_response"):  # Spark
+        raise SpecificationError(
+            "a censored response (Censored(lower, upper)) is not available for Spark data "
+            "yet; read the data in chunks from files or a DataFrame, or load it into memory"
+        )
+    missing = [b for b in bounds if b.strip("`") not in list(source.columns)]
+    if missing:
+        raise FormulaError(
+            f"with data read in chunks, the bounds of {response!r} must be columns of the data "
+            f"({', '.join(map(repr, missing))} is not): add the bound as a column (e.g. upper = "
+            "time where the event was seen, inf where it was censored)"
+        )
+    lower, upper = (b.strip("`") for b in bounds)
+    return lower, upper
+
+
 def _one_column_hint(columns: list[str]) -> str:
     """What to do when a CSV file was read as one column named like ``a;b;c``."""
     if len(columns) != 1 or not any(mark in columns[0] for mark in ";\t|"):
@@ -853,10 +879,19 @@ def build_chunked(
     response, variables = formula_variables(formula)
     sides, side_variables = side_formulas(response, nominal, scale)
     variables |= side_variables
+    censored = _censored_bounds(source, response)
     if hasattr(source, "check_absent_columns"):  # files: a column only some files have
-        named = {response, *variables, *(c for c in (weights, offset) if isinstance(c, str))}
+        read = set(censored) if censored is not None else {response}
+        named = {*read, *variables, *(c for c in (weights, offset) if isinstance(c, str))}
         source.check_absent_columns(sorted(named - set(source.columns)))
-    plan = _column_plan(source, response, variables, weights, offset)
+    if censored is None:
+        plan = _column_plan(source, response, variables, weights, offset)
+    else:  # the response is a column made for each chunk from its bounds
+        plan = replace(
+            _column_plan(source, censored[0], variables, weights, offset),
+            censored=censored,
+        )
+        plan = replace(plan, response=response, columns=[response, *plan.columns[1:]])
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
     # the caller's per-row values are refused here, so every other name of the
@@ -902,8 +937,10 @@ def build_chunked(
         context=ctx,
         nominal=side_terms.get("nominal"),
         scale=side_terms.get("scale"),
+        censoring=encoded.censoring,
     )
-    warm = _start_before_summary(reader, spec, family, scan.n_rows)
+    # a censored response starts from its level counts: the subsample's levels differ
+    warm = None if censored else _start_before_summary(reader, spec, family, scan.n_rows)
     first_totals = None
     if warm is None:
         summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)

@@ -36,6 +36,7 @@ from ordstats.design import (
     design_from_arrays,
     design_from_formula,
 )
+from ordstats.design.censored import refuse_censored
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.errors import (
@@ -416,6 +417,8 @@ class OrdinalModel:
         context: object = None,
     ) -> None:
         family = options.family_object()
+        if family.name != "cumulative":
+            refuse_censored(design.response, f"family={family.name!r}")
         levels = design.response.levels
         fixed = isinstance(options.threshold, tuple)
         if fixed and design.nominal is not None:

@@ -46,6 +46,12 @@ class CLMData:
         Log-scale design without an intercept column (``s`` may be 0).
     threshold_offset : ndarray, shape (K - 1,), optional
         ``c`` in ``theta = J a + c`` (fixed cut-points); zero by default.
+    y_low : ndarray of int, shape (n,), optional
+        For a censored response: the lowest level each row may be in, so that
+        row ``i`` is known to lie in levels ``y_low[i], ..., y[i]`` and its
+        likelihood term is ``F(theta_{y_i} - eta_i) - F(theta_{y_low_i - 1} - eta_i)``
+        (see :mod:`ordstats.families.cumulative.censoring`). ``None`` when
+        every row is exact (``y_low == y``).
     """
 
     y: IntArray
@@ -58,6 +64,17 @@ class CLMData:
     nominal: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     threshold_offset: FloatArray | None = None
+    y_low: IntArray | None = None
+
+    @property
+    def censored(self) -> bool:
+        """Whether some row is known only to lie in a range of levels."""
+        return self.y_low is not None
+
+    @property
+    def lower_codes(self) -> IntArray:
+        """``y_low``, or ``y`` for exact rows: the level whose lower cut-point bounds each row."""
+        return self.y if self.y_low is None else self.y_low
 
     @property
     def n_obs(self) -> int:
@@ -69,6 +86,7 @@ class CLMData:
         return replace(
             self,
             y=self.y[rows],
+            y_low=None if self.y_low is None else self.y_low[rows],
             X=self.X[rows],
             weights=self.weights[rows],
             offset=self.offset[rows],

@@ -48,8 +48,8 @@ from ordstats.results.marginal_effects import MarginalEffectsMethods
 from ordstats.results.margins.ordinal import OrdinalMarginsFit
 from ordstats.results.margins.verbs import MarginsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
-from ordstats.results.prediction_se import PredictionSEMethods
 from ordstats.results.profile import ProfileMethods
+from ordstats.results.survival import SurvivalMethods
 from ordstats.results.term_tests import TermTestMethods
 from ordstats.results.values import Covariance, FitInfo
 from ordstats.results.wald import WaldMethods
@@ -77,7 +77,7 @@ class OrdinalResults(
     ProfileMethods,
     TermTestMethods,
     GoodnessOfFitMethods,
-    PredictionSEMethods,
+    SurvivalMethods,  # with PredictionSEMethods, its base
     MarginalEffectsMethods,
     OrdinalMarginsFit,
     MarginsMethods,

@@ -249,15 +249,19 @@ class BandedFactor:
         self.hessian = hessian
         if not hessian.is_finite():
             raise np.linalg.LinAlgError("the matrix has non-finite entries")
-        q = hessian.n_thresholds
-        upper = np.zeros((2, q))
-        upper[0, 1:] = hessian.off_diagonal
-        upper[1] = hessian.diagonal
-        self.a_factor = linalg.cholesky_banded(upper, lower=False, check_finite=False)
+        self._factor_a()
         self.w = self.solve_a(hessian.cross)  # W = A^{-1} B
         schur = hessian.rest - hessian.cross.T @ self.w
         self.schur = 0.5 * (schur + schur.T)
         self.s_factor = linalg.cho_factor(self.schur, check_finite=False) if schur.size else None
+
+    def _factor_a(self) -> None:
+        """Factor the threshold block ``A`` (banded Cholesky)."""
+        hessian = self.hessian
+        upper = np.zeros((2, hessian.n_thresholds))
+        upper[0, 1:] = hessian.off_diagonal
+        upper[1] = hessian.diagonal
+        self.a_factor = linalg.cholesky_banded(upper, lower=False, check_finite=False)
 
     def solve_a(self, rhs: FloatArray) -> FloatArray:
         """``A^{-1} rhs``."""

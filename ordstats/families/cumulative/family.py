@@ -177,7 +177,7 @@ class Cumulative(Family[CLMProblem]):
 
     def diverging_parameters(self, problem: CLMProblem) -> list[int]:  # noqa: D102
         data = problem.data
-        if data.X.shape[1] == 0:
+        if data.X.shape[1] == 0 or data.censored:  # the linear programme reads exact levels
             return []
         found = detect_separation(data.y, data.X, data.n_levels)
         if not found.separated:

@@ -98,7 +98,9 @@ class CLMProblem:
         jac = sp.csr_array(data.threshold_jacobian)
         zero_row = sp.csr_array((1, jac.shape[1]))
         upper = _gather_rows(sp.csr_array(sp.vstack([jac, zero_row], format="csr")), data.y)
-        lower = _gather_rows(sp.csr_array(sp.vstack([zero_row, jac], format="csr")), data.y)
+        lower = _gather_rows(
+            sp.csr_array(sp.vstack([zero_row, jac], format="csr")), data.lower_codes
+        )
         nominal = data.nominal if data.nominal.size else np.empty((data.n_obs, 0))
         return _threshold_design(upper, nominal), _threshold_design(lower, nominal)
 
@@ -145,7 +147,8 @@ class CLMProblem:
         with nominal effects (rows then depend on ``w_i``) or more than 50 levels.
         """
         data = self.data
-        if self.layout.n_nominal_cols or data.n_levels > _DENSE_MAX_LEVELS:
+        if self.layout.n_nominal_cols or data.n_levels > _DENSE_MAX_LEVELS or data.censored:
+            # censored rows: the two cut-points of a row belong to different levels
             return None
         jac = np.asarray(data.threshold_jacobian, dtype=float)
         zero = np.zeros((1, jac.shape[1]))
@@ -297,12 +300,12 @@ def prepare(data: CLMData) -> CLMProblem:
     shifts: tuple[FloatArray | None, FloatArray | None] = (None, None)
     if data.threshold_offset is not None and np.any(data.threshold_offset):
         padded = np.concatenate([[0.0], np.asarray(data.threshold_offset, dtype=float), [0.0]])
-        shifts = (padded[data.y + 1], padded[data.y])
+        shifts = (padded[data.y + 1], padded[data.lower_codes])
     return CLMProblem(
         data=data,
         layout=layout,
         has_upper=data.y < n_thresholds,
-        has_lower=data.y > 0,
+        has_lower=data.lower_codes > 0,
         upper_shift=shifts[0],
         lower_shift=shifts[1],
     )

@@ -14,6 +14,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import OrdstatsError
+from ordstats.families.cumulative.censoring import self_consistent_counts
 from ordstats.families.cumulative.likelihood import CLMProblem, evaluate, prepare
 from ordstats.families.problem import FamilyEvaluation, ParamLayout
 
@@ -43,7 +44,10 @@ def marginal_thresholds(problem: CLMProblem) -> FloatArray:
     ndarray, shape (K - 1,)
     """
     data = problem.data
-    counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
+    if data.y_low is not None:  # censored rows: Turnbull's self-consistent probabilities
+        counts = self_consistent_counts(data.y, data.y_low, data.weights, data.n_levels)
+    else:
+        counts = np.bincount(data.y, weights=data.weights, minlength=data.n_levels).astype(float)
     return thresholds_from_counts(data.link, counts)
 
 

@@ -1,0 +1,388 @@
+"""Censored responses (issue 28, item 2): Censored(lower, upper) in the cumulative link model.
+
+The oracles are R's survival package (tests/r/censored_refs.R, vendored in
+tests/data/reference/censored/): the fit without predictors of a right-censored
+response is Kaplan-Meier's estimate, of an interval-censored one Turnbull's; with the
+cloglog link (P(Y > t) = exp(-exp(theta_t - eta)): proportional hazards with hazard
+ratio exp(-beta)) the slopes approach coxph's as the hazard jumps become small.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ordstats
+from ordstats import Censored
+from ordstats.core.links import get_link
+from ordstats.design.censored import encode_censored
+from ordstats.families.cumulative.likelihood import evaluate, prepare
+from ordstats.families.problem import CLMData
+from tests._numdiff import central_jacobian
+
+REFERENCE = Path(__file__).parent / "data" / "reference" / "censored"
+
+
+def _load(name: str) -> list[dict]:
+    return json.loads((REFERENCE / f"{name}.json").read_text())
+
+
+def _bounds(values: list) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _right_censored(sample: dict) -> pd.DataFrame:
+    time, status = np.array(sample["time"]), np.array(sample["status"])
+    return pd.DataFrame({"time": time, "upper": np.where(status == 1, time, np.inf)})
+
+
+def _intercept_only(frame: pd.DataFrame) -> ordstats.OrdinalResults:
+    with warnings.catch_warnings():  # rows censored before the first event: no information
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)
+        model = ordstats.OrdinalModel.from_formula(
+            "Censored(time, upper) ~ 1", frame, many_levels=True
+        )
+    return model.fit()
+
+
+# ---------------------------------------------------------------------------
+# oracles
+
+
+@pytest.mark.parametrize("k", range(25))
+def test_intercept_only_right_censored_fit_is_kaplan_meier(k):
+    sample = _load("kaplan_meier")[k]
+    res = _intercept_only(_right_censored(sample))
+    km = sample["km"]
+    times, surv = np.array(km["time"]), np.array(km["surv"])
+    with np.errstate(invalid="ignore"):  # std.err is NaN where S = 0
+        greenwood = surv * _bounds(km["std_err"])  # survfit's std.err is that of -log S
+    # beyond the last event the right-censored rows form one level of their own (as in
+    # rms's Ocens), so P(Y > t) is compared up to it
+    top = res.model.design.response.values[-1]
+    inside = times < top
+    got = res.survival(pd.DataFrame(index=[0]), times=times[inside])
+    assert inside.sum() >= np.sum(np.array(km["n_event"]) > 0) - 1
+    np.testing.assert_allclose(got.predicted.to_numpy()[0], surv[inside], rtol=0, atol=1e-8)
+    positive = surv[inside] > 0
+    np.testing.assert_allclose(
+        got.se.to_numpy()[0][positive], greenwood[inside][positive], rtol=0, atol=1e-8
+    )
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_intercept_only_interval_censored_fit_is_turnbull(k):
+    sample = _load("turnbull")[k]
+    lower, upper = _bounds(sample["lower"]), _bounds(sample["upper"])
+    lower[np.isnan(lower)], upper[np.isnan(upper)] = -np.inf, np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)  # rows covering all
+        res = ordstats.OrdinalModel(Censored(lower, upper), None, many_levels=True).fit()
+    for key, tol in (("turnbull_converged", 1e-6), ("turnbull", 1e-4)):
+        times, surv = np.array(sample[key]["time"]), np.array(sample[key]["surv"])
+        got = res.survival(pd.DataFrame(index=[0]), times=times).predicted.to_numpy()[0]
+        np.testing.assert_allclose(got, surv, rtol=0, atol=tol, err_msg=key)
+
+
+#: |cloglog slope + coxph slope| reached per sample size (continuous times, no ties);
+#: the grouped-time and Breslow likelihoods differ by O(hazard jump), so about 1/n.
+COX_TOLERANCE = {200: 0.015, 800: 0.003, 3200: 0.001}
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_cloglog_slopes_approach_coxph_breslow(k):
+    sample = _load("cox")[k]
+    frame = _right_censored(sample).assign(x1=sample["x1"], x2=sample["x2"])
+    with warnings.catch_warnings():  # rows censored before the first event: no information
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)
+        res = ordstats.OrdinalModel.from_formula(
+            "Censored(time, upper) ~ x1 + x2", frame, link="cloglog", many_levels=True
+        ).fit()
+    slopes = -res.params[["x1", "x2"]].to_numpy()  # hazard ratio exp(-beta)
+    diff = np.max(np.abs(slopes - np.array(sample["coef"])))
+    if sample["ties"]:  # whole days: the grouped-time model is another model (diff 0.024)
+        assert diff < 0.03
+    else:
+        assert diff < COX_TOLERANCE[len(sample["time"])]
+        np.testing.assert_allclose(res.bse[["x1", "x2"]], sample["se"], rtol=0.01)
+
+
+# ---------------------------------------------------------------------------
+# the likelihood
+
+
+LINKS = ["logit", "probit", "cloglog", "loglog", "cauchit"]
+
+
+def _censored_data(seed: int, link: str, *, scale: bool = False, nominal: bool = False):
+    rng = np.random.default_rng(seed)
+    n, K = 40, 6
+    y = rng.integers(0, K, n)
+    low = y.copy()
+    kind = rng.integers(0, 4, n)  # 0 exact, 1 right, 2 left, 3 interval
+    low[kind == 1] = rng.integers(1, K, (kind == 1).sum())
+    y[kind == 1] = K - 1
+    y[kind == 2] = rng.integers(0, K - 1, (kind == 2).sum())
+    low[kind == 2] = 0
+    a = rng.integers(0, K, n)
+    b = rng.integers(0, K, n)
+    low[kind == 3], y[kind == 3] = np.minimum(a, b)[kind == 3], np.maximum(a, b)[kind == 3]
+    X = rng.normal(size=(n, 2))
+    data = CLMData(
+        y=y,
+        n_levels=K,
+        X=X,
+        weights=rng.uniform(0.5, 2, n),
+        offset=np.zeros(n),
+        link=get_link(link),
+        threshold_jacobian=np.eye(K - 1),
+        nominal=rng.normal(size=(n, 1)) if nominal else np.empty((n, 0)),
+        scale=rng.normal(size=(n, 1)) if scale else np.empty((n, 0)),
+        y_low=low,
+    )
+    problem = prepare(data)
+    params = np.concatenate(
+        [
+            np.linspace(-1.5, 1.5, K - 1),
+            0.1 * rng.normal(size=problem.layout.n_params - (K - 1)),
+        ]
+    )
+    return data, problem, params
+
+
+@pytest.mark.parametrize("link", LINKS)
+@pytest.mark.parametrize("extra", [{}, {"scale": True}, {"nominal": True}])
+def test_censored_gradient_and_hessian_match_finite_differences(link, extra):
+    _, problem, params = _censored_data(3, link, **extra)
+    ev = evaluate(problem, params)
+
+    def nll(x):
+        return evaluate(problem, x).nll
+
+    def gradient(x):
+        return evaluate(problem, x).gradient
+
+    np.testing.assert_allclose(ev.gradient, central_jacobian(nll, params, 1e-6), atol=1e-6)
+    np.testing.assert_allclose(ev.hessian, central_jacobian(gradient, params, 1e-5), atol=2e-5)
+
+
+def test_censored_log_probability_is_the_interval_probability():
+    data, problem, params = _censored_data(5, "probit")
+    ev = evaluate(problem, params)
+    theta = np.concatenate([[-np.inf], params[:5], [np.inf]])
+    eta = data.X @ params[5:]
+    link = get_link("probit")
+    expected = np.log(link.cdf(theta[data.y + 1] - eta) - link.cdf(theta[data.y_low] - eta))
+    np.testing.assert_allclose(ev.log_prob, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("link", LINKS)
+def test_far_tail_censored_rows_keep_their_digits(link):
+    """Right- and left-censored rows far in the tail: log P is the link's log_sf / log_cdf."""
+    data, problem, params = _censored_data(1, link)
+    far = params.copy()
+    far[5:] = [30.0, 0.0]  # eta = 30 x1: |u| up to ~60
+    ev = evaluate(problem, far)
+    theta = np.concatenate([[-np.inf], far[:5], [np.inf]])
+    eta = data.X @ far[5:]
+    lnk = get_link(link)
+    right = (data.y == 5) & (data.y_low > 0)
+    left = (data.y_low == 0) & (data.y < 5)
+    np.testing.assert_allclose(
+        ev.log_prob[right], lnk.log_sf(theta[data.y_low[right]] - eta[right]), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        ev.log_prob[left], lnk.log_cdf(theta[data.y[left] + 1] - eta[left]), rtol=1e-10
+    )
+    assert np.min(ev.log_prob[right | left]) < -4.5  # in the tails indeed (cauchit: -4.95)
+    assert np.all(np.isfinite(ev.gradient)) and np.all(np.isfinite(ev.hessian))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), link=st.sampled_from(LINKS))
+def test_rows_censored_at_their_own_value_are_exact_rows(seed, link):
+    """Censored(y, y) is the exact observation y: same fit as the plain response."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"y": rng.integers(0, 5, 60).astype(float), "x": rng.normal(size=60)})
+    plain = ordstats.OrdinalModel.from_formula("y ~ x", frame, link=link).fit()
+    censored = ordstats.OrdinalModel.from_formula("Censored(y, y) ~ x", frame, link=link).fit()
+    assert censored.llf == pytest.approx(plain.llf, rel=1e-12)
+    np.testing.assert_allclose(censored.params.to_numpy(), plain.params.to_numpy(), atol=1e-8)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_fit_does_not_depend_on_row_order(seed):
+    rng = np.random.default_rng(seed)
+    n = 80
+    y = np.round(rng.exponential(5, n))
+    lower, upper = y.copy(), y.copy()
+    kind = rng.integers(0, 4, n)
+    upper[kind == 1] = np.inf
+    lower[kind == 2] = -np.inf
+    lower[kind == 3] = y[kind == 3] - rng.integers(1, 4, (kind == 3).sum())
+    frame = pd.DataFrame({"lo": lower, "hi": upper, "x": rng.normal(size=n) + 0.1 * y})
+    order = rng.permutation(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)
+        fits = [
+            ordstats.OrdinalModel.from_formula("Censored(lo, hi) ~ x", f, many_levels=True).fit()
+            for f in (frame, frame.iloc[order])
+        ]
+    assert fits[1].llf == pytest.approx(fits[0].llf, rel=1e-10)
+    np.testing.assert_allclose(fits[1].params, fits[0].params, atol=1e-7)
+    np.testing.assert_allclose(fits[1].bse, fits[0].bse, rtol=1e-6)
+
+
+def _interval_frame(n: int = 1500, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = np.round(np.exp(1 + 0.5 * x + 0.5 * rng.logistic(size=n)), 2)
+    lower, upper = y.copy(), y.copy()
+    u = rng.random(n)
+    width = rng.uniform(0.5, 5, n)
+    interval = u < 0.3
+    lower[interval] = np.round(y[interval] - width[interval], 2)
+    upper[interval] = np.round(y[interval] + width[interval], 2)
+    upper[(u > 0.3) & (u < 0.4)] = np.inf
+    lower[(u > 0.4) & (u < 0.45)] = -np.inf
+    return pd.DataFrame({"lo": lower, "hi": upper, "x": x})
+
+
+def test_sparse_threshold_block_fit_equals_dense_fit():
+    """Interval rows couple distant thresholds: the sparse Newton step gives the dense fit."""
+    frame = _interval_frame()
+    model = ordstats.OrdinalModel.from_formula("Censored(lo, hi) ~ x", frame, many_levels=True)
+    sparse, dense = model.fit(banded=True), model.fit(banded=False)
+    assert len(model.levels) > 400
+    assert type(sparse.nonrobust_covariance).__name__ == "BandedCovariance"
+    assert sparse.llf == pytest.approx(dense.llf, rel=1e-12)
+    np.testing.assert_allclose(sparse.params, dense.params, atol=1e-7)
+    np.testing.assert_allclose(sparse.bse, dense.bse, rtol=1e-7)
+
+
+def test_sparse_block_hessian_is_the_dense_hessian():
+    from ordstats.families.cumulative.sparse_block import SparseBlockHessian, block_hessian
+
+    _, problem, params = _censored_data(7, "logit")
+    ev = evaluate(problem, params)
+    hessian = block_hessian(ev)
+    assert isinstance(hessian, SparseBlockHessian)
+    np.testing.assert_allclose(hessian.toarray(), ev.hessian, atol=1e-12)
+    g = ev.gradient
+    np.testing.assert_allclose(hessian.factor().solve(g), np.linalg.solve(ev.hessian, g))
+    np.testing.assert_allclose(
+        hessian.factor().inverse_diagonal_a(), np.diag(np.linalg.inv(ev.hessian[:5, :5]))
+    )
+
+
+# ---------------------------------------------------------------------------
+# encoding and survival
+
+
+def test_levels_are_turnbull_intervals():
+    # exact 1, 3, 5; right-censored at 2 (between), at 5 (tied with the top) and at 7;
+    # left-censored at 3
+    lower = np.array([1, 3, 5, 2, 5, 7, -np.inf], dtype=float)
+    upper = np.array([1, 3, 5, np.inf, np.inf, np.inf, 3], dtype=float)
+    enc = encode_censored(lower, upper)
+    # the rows censored at or beyond the top exact value make one level, the innermost
+    # interval (7, inf), valued at 7 + eps (rms's Ocens puts it at 5 + eps, the lowest of
+    # those bounds; its eps is the same 0.001 for integer data)
+    assert enc.values == [1.0, 3.0, 5.0, 7.001]
+    assert enc.levels == ["1", "3", "5", "7.001"]
+    assert enc.codes.tolist() == [0, 1, 2, 3, 3, 3, 1]
+    assert enc.lower_codes.tolist() == [0, 1, 2, 1, 3, 3, 0]
+
+
+def test_censored_from_arrays_equals_formula():
+    sample = _load("kaplan_meier")[3]
+    frame = _right_censored(sample)
+    a = ordstats.OrdinalModel(Censored(frame["time"], frame["upper"]), None, many_levels=True).fit()
+    b = _intercept_only(frame)
+    np.testing.assert_allclose(a.params, b.params, atol=1e-12)
+
+
+def test_formula_bounds_may_be_expressions():
+    sample = _load("kaplan_meier")[4]
+    frame = pd.DataFrame({"time": sample["time"], "status": sample["status"]})
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(time, np.where(status == 1, time, inf)) ~ 1", frame, many_levels=True
+    ).fit()
+    np.testing.assert_allclose(res.params, _intercept_only(_right_censored(sample)).params)
+
+
+def test_survival_with_covariates_matches_the_cumulative_probabilities():
+    sample = _load("cox")[3]  # whole days: 27 levels
+    frame = _right_censored(sample).assign(x1=sample["x1"], x2=sample["x2"])
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(time, upper) ~ x1 + x2", frame, link="cloglog", many_levels=True
+    ).fit()
+    new = pd.DataFrame({"x1": [0.0, 1.0], "x2": [0, 1]})
+    values = np.array(res.model.design.response.values)
+    surv = res.survival(new, times=values[[3, 10, 20]])
+    cum = res.get_prediction(new, which="cumprob")
+    np.testing.assert_allclose(
+        surv.predicted.to_numpy(), 1 - cum.predicted.to_numpy()[:, [3, 10, 20]], atol=1e-14
+    )
+    np.testing.assert_allclose(surv.se.to_numpy(), cum.se.to_numpy()[:, [3, 10, 20]], rtol=1e-9)
+    lower, upper = surv.conf_int()
+    assert np.all(lower.to_numpy() < surv.predicted.to_numpy())
+    assert np.all(surv.predicted.to_numpy() < upper.to_numpy())
+    # below the lowest value P(Y > t) = 1, from the highest on 0
+    edge = res.survival(new, times=[values[0] - 1, values[-1]]).predicted.to_numpy()
+    np.testing.assert_array_equal(edge, [[1.0, 0.0], [1.0, 0.0]])
+
+
+# ---------------------------------------------------------------------------
+# rows read in chunks
+
+
+def test_chunked_fit_equals_in_memory_fit():
+    frame = _interval_frame(n=2000, seed=4)
+    frame[["lo", "hi"]] = frame[["lo", "hi"]].round(1)
+    memory = ordstats.OrdinalModel.from_formula("Censored(lo, hi) ~ x", frame, many_levels=True)
+    chunked = ordstats.OrdinalModel.from_formula(
+        "Censored(lo, hi) ~ x", frame, many_levels=True, chunksize=450
+    )
+    assert chunked.levels == memory.levels
+    a, b = memory.fit(), chunked.fit()
+    assert b.llf == pytest.approx(a.llf, rel=1e-12)
+    np.testing.assert_allclose(b.params, a.params, atol=1e-6)
+    np.testing.assert_allclose(b.bse, a.bse, rtol=1e-6)
+    new = pd.DataFrame({"x": [-1.0, 0.0, 1.5]})
+    times = [2.0, 5.0, 9.0]
+    np.testing.assert_allclose(
+        b.survival(new, times).predicted, a.survival(new, times).predicted, atol=1e-7
+    )
+
+
+def test_chunked_right_censored_fit_from_parquet_is_kaplan_meier(tmp_path):
+    sample = _load("kaplan_meier")[7]
+    frame = _right_censored(sample)
+    path = tmp_path / "km.parquet"
+    frame.to_parquet(path)
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(time, upper) ~ 1", str(path), many_levels=True, chunksize=20
+    ).fit()
+    np.testing.assert_allclose(res.params, _intercept_only(frame).params, atol=1e-8)
+
+
+def test_dask_fit_equals_in_memory_fit():
+    dd = pytest.importorskip("dask.dataframe")
+    sample = _load("cox")[3]
+    frame = _right_censored(sample).assign(x1=sample["x1"], x2=sample["x2"])
+    formula = "Censored(time, upper) ~ x1 + x2"
+    memory = ordstats.OrdinalModel.from_formula(formula, frame, link="cloglog").fit()
+    dask = ordstats.OrdinalModel.from_formula(
+        formula, dd.from_pandas(frame, npartitions=3), link="cloglog"
+    ).fit()
+    assert dask.llf == pytest.approx(memory.llf, rel=1e-12)
+    np.testing.assert_allclose(dask.params, memory.params, atol=1e-7)
