@@ -20,7 +20,10 @@
 #   "numderiv" (in the precise entries): the same variance with numDeriv's Hessian and
 #   per-row scores at those estimates, and regTermTest's F from it (see numderiv_var).
 #   "lonely_*": a design whose stratum "A" has one PSU, under each survey.lonely.psu choice.
-#   Replicate fits store repweights (one column per replicate), scale, rscales, mse.
+#   Replicate fits store var_newton: svrVar of the replicates refitted by ordinal::clm
+#   (Newton, gradTol 1e-11), as svyolr.svyrep.design computes it but with converged refits
+#   (svyolr's own polr/BFGS refits stop early: var), and both sets of replicates; and
+#   repweights (one column per replicate), scale, rscales, mse.
 suppressMessages({library(survey); library(jsonlite)})
 options(survey.lonely.psu = "fail")
 data(api)
@@ -143,13 +146,30 @@ for (name in names(reps)) {
   r <- reps[[name]]
   dclus1 <- dclus1; dstrat <- dstrat
   rd <- suppressWarnings(eval(parse(text = r$call)))
-  fit <- svyolr(r$f, design = rd, control = list(reltol = 1e-15, maxit = 1000))
+  fit <- svyolr(r$f, design = rd, control = list(reltol = 1e-15, maxit = 1000),
+                return.replicates = TRUE)
   cf <- c(fit$coefficients, fit$zeta)
+  # svyolr's refits are polr's BFGS, which stops short of the optimum (most where a
+  # coefficient is small, enroll); the same svrVar of replicates converged by clm's Newton:
+  df <- model.frame(rd)
+  newton <- function(w) {
+    d <- df
+    d$repw <- w
+    m <- ordinal::clm(r$f, data = d, weights = repw,
+                      control = ordinal::clm.control(gradTol = 1e-11))
+    c(m$beta, m$alpha)
+  }
+  full <- newton(weights(rd, "sampling"))
+  thetas <- t(apply(weights(rd, "analysis"), 2, newton))
+  converged <- svrVar(thetas, rd$scale, rd$rscales, mse = rd$mse, coef = full)
   refs[[name]] <- list(design = r$call, formula = deparse(r$f), names = names(cf),
                        coef = unname(cf), var = unname(vcov(fit)),
                        df_residual = fit$df.residual, degf = degf(rd), type = rd$type,
                        repweights = { w <- as.matrix(weights(rd, "analysis")); matrix(as.numeric(w), nrow = nrow(w)) },
                        scale = rd$scale, rscales = rd$rscales, rho = rd$rho,
-                       mse = isTRUE(rd$mse))
+                       mse = isTRUE(rd$mse), coef_newton = unname(full),
+                       var_newton = unname(matrix(converged, nrow = length(full))),
+                       svyolr_replicates = unname(fit$replicates),
+                       newton_replicates = unname(thetas))
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"), file.path(out, "refs.json"))
