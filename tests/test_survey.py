@@ -279,3 +279,61 @@ def test_summary_has_a_design_block(fits):
     text = str(fits["clus1"].summary())
     assert "Survey design:" in text and "PSUs: 15" in text and "Design df: 14" in text
     assert "P>|t|" in text
+
+
+def _central_jacobian(func, params: np.ndarray) -> np.ndarray:
+    columns = []
+    for j in range(params.size):
+        step = np.zeros_like(params)
+        step[j] = 1e-6 * max(1.0, abs(params[j]))
+        columns.append((func(params + step) - func(params - step)) / (2 * step[j]))
+    return np.column_stack(columns)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_margins_use_the_design_covariance(fits, weighted):
+    res = fits["clus1"]
+    used = res.model.design.row_index
+    data = load("apiclus1").loc[used]
+    w = data["pw"].to_numpy() if weighted else np.ones(len(used))
+    table = res.avg_predictions(wts=w if weighted else None)
+
+    def average(params):
+        return np.average(np.asarray(res.model.predict(params)), axis=0, weights=w)
+
+    params = res.params.to_numpy()
+    jac = _central_jacobian(average, params)
+    se = np.sqrt(np.diag(jac @ res.cov_params().to_numpy() @ jac.T))
+    np.testing.assert_allclose(table["estimate"], average(params), rtol=1e-10)
+    np.testing.assert_allclose(table["std_error"], se, rtol=1e-6)
+
+
+def test_design_effects_against_the_srs_information(fits):
+    res = fits["clus1"]
+    data = load("apiclus1").loc[res.model.design.row_index]
+    # SRS variance: the inverse information with the weights rescaled to mean one
+    srs = ordstats.OrdinalModel.from_formula(
+        F_STYPE, data, weights=data["pw"] / data["pw"].mean()
+    ).fit()
+    deff = res.design_effects()
+    expected = np.diag(res.cov_params()) / np.diag(srs.cov_params())
+    np.testing.assert_allclose(deff["deff"], expected, rtol=1e-8)
+    np.testing.assert_allclose(deff["deft"], np.sqrt(expected), rtol=1e-8)
+
+
+def test_domain_keeps_the_full_design():
+    # the domain's fit counts all 15 PSUs (n_h = 15 in the centring and (n_h/(n_h-1)));
+    # fitting the domain's rows as a design of their own changes the SEs
+    c1 = load("apiclus1")
+    inside = c1["dnum"] != c1["dnum"].iloc[0]  # a domain without one PSU's rows
+    full = ordstats.SurveyDesign(c1, weights="pw", psu="dnum", fpc="fpc")
+    alone = ordstats.SurveyDesign(
+        c1.loc[inside].reset_index(drop=True), weights="pw", psu="dnum", fpc="fpc"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res_alone = ordstats.OrdinalModel.from_formula(F_STYPE, design=alone).fit()
+        domain = ordstats.OrdinalModel.from_formula(F_STYPE, design=full.subset(inside)).fit()
+    assert domain.design_df == res_alone.design_df == 13
+    np.testing.assert_allclose(domain.params, res_alone.params, rtol=1e-10)
+    assert not np.allclose(domain.bse, res_alone.bse, rtol=1e-3)
