@@ -94,7 +94,9 @@ def survey_results(
     nonrobust = fitted.nonrobust_covariance
     positions = design_rows(model, design)
     if design.kind == "replicate":
-        replicates = replicate_estimates(model, design, params, positions, disp)
+        replicates = replicate_estimates(
+            model, design, params, positions, disp, hessian=getattr(evaluation, "hessian", None)
+        )
         matrix = replicate_variance(replicates, params, design.scale, design.rscales, design.mse)
         covariance = replicate_covariance(matrix, nonrobust)
     else:
@@ -120,7 +122,12 @@ def _evaluate(family: Any, problem: Any, params: Any) -> Any:
 
 
 def replicate_estimates(
-    model: Any, design: Any, params: Any, positions: Any, disp: bool | None = None
+    model: Any,
+    design: Any,
+    params: Any,
+    positions: Any,
+    disp: bool | None = None,
+    hessian: Any = None,
 ) -> Any:
     """The estimates refitted under each replicate weight, one row per replicate.
 
@@ -137,6 +144,11 @@ def replicate_estimates(
         Positions in the design's data of the rows the model used.
     disp : bool, optional
         Print progress to stderr (default: when stderr is a terminal).
+    hessian : ndarray, optional
+        The full-sample Hessian: scaled by the replicate's total weight, it takes
+        the first (quasi-Newton) step of each refit, so that the refits compute
+        one Hessian fewer; the final Hessian is not computed either (the
+        estimates are all a refit keeps).
 
     Returns
     -------
@@ -147,7 +159,9 @@ def replicate_estimates(
     data: CLMData = model.data
     family = model.family_spec
     weights = design.repweights[positions]
-    options = NewtonOptions()
+    options = NewtonOptions(final_hessian=False)
+    dense = isinstance(hessian, np.ndarray) and hessian.shape == (params.size, params.size)
+    total = float(data.weights.sum())
     out = np.empty((design.n_replicates, params.size))
     show = _show_progress(disp)
     failed = 0
@@ -156,7 +170,13 @@ def replicate_estimates(
         subset = data if keep.size == data.n_obs else data.take(keep)
         rows = replace(subset, weights=weights[keep, r])
         problem = family.prepare(rows)
-        solution = newton(functools.partial(_evaluate, family, problem), params, options)
+        start_hessian = hessian * (float(weights[keep, r].sum()) / total) if dense else None
+        solution = newton(
+            functools.partial(_evaluate, family, problem),
+            params,
+            options,
+            initial_hessian=start_hessian,
+        )
         if not solution.converged:
             failed += 1
         out[r] = solution.x

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import DataError
@@ -43,11 +44,10 @@ _SELF_REPRESENTING = 1e-7
 
 
 def _totals(x: FloatArray, codes: IntArray, size: int) -> FloatArray:
-    """Column sums of ``x`` by code (one row per code)."""
-    out = np.empty((size, x.shape[1]))
-    for j in range(x.shape[1]):
-        out[:, j] = np.bincount(codes, weights=x[:, j], minlength=size)
-    return out
+    """Column sums of ``x`` by code (one row per code), one sparse product."""
+    n = codes.shape[0]
+    indicator = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(size, n))
+    return np.asarray(indicator @ x)
 
 
 def _one_stage(x: FloatArray, used: np.ndarray, stage: Any, lonely: str, number: int) -> FloatArray:
@@ -134,10 +134,13 @@ def linearization_meat(weighted_scores: FloatArray, positions: IntArray, design:
     ndarray, shape (k, k)
     """
     n, k = len(design.data), weighted_scores.shape[1]
-    x = np.zeros((n, k))
-    x[positions] = weighted_scores
     used = np.zeros(n, dtype=bool)
     used[positions] = True
+    if positions.shape[0] == n and np.array_equal(positions, np.arange(n)):
+        x = weighted_scores  # every row used, in order: no copy
+    else:
+        x = np.zeros((n, k))
+        x[positions] = weighted_scores
     meat = _multistage(x, used, list(design.stages), design.lonely_psu)
     return 0.5 * (meat + meat.T)
 
