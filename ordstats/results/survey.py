@@ -20,6 +20,7 @@ gives R's normal intervals).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -28,12 +29,13 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.design import term_columns
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
 from ordstats.results.fitted import OrdinalResults
-from ordstats.results.survey_variance import linearization_meat
+from ordstats.results.survey_variance import linearization_meat, weighted_f_tail
 from ordstats.results.values import Covariance
 
 __all__ = ["SurveyResults", "linearization_covariance"]
@@ -210,6 +212,72 @@ class SurveyResults(OrdinalResults):
             p = stats.chi2.sf(table["chi2"], table["df"])
         return pd.DataFrame(
             {"F": f_stat, "df": table["df"], "ddf": ddf, "P>F": p, "chi2": table["chi2"]}
+        )
+
+    def rao_scott_lrt(self, terms: Any) -> pd.DataFrame:
+        """Working likelihood-ratio test of location terms (R's ``regTermTest(method="LRT")``).
+
+        The statistic is twice the difference of the weighted log-likelihoods of
+        this fit and the fit without the terms (refitted with the same weights);
+        under the design it is distributed as ``sum_i lambda_i chi2_1`` with
+        ``lambda`` the eigenvalues of ``V0^{-1} V`` (``V0`` the terms' block of
+        the inverse observed information, ``V`` of the design covariance; Rao
+        and Scott 1984; Lumley and Scott 2013), referred to ``F``-like tails on
+        ``df_resid`` denominator degrees of freedom by R's saddlepoint
+        approximation (``pFsum``).
+
+        R's ``svyolr`` divides the deviance by the mean weight but takes
+        ``lambda`` from the unscaled Hessian, so its statistic is this one over
+        the mean weight (and its p-value larger); here both are on the scale of
+        the weighted log-likelihood.
+
+        Parameters
+        ----------
+        terms : str or list of str
+            Location terms of the formula.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row: ``"chisq"``, ``"df"``, ``"ddf"``, ``"P"`` and ``"lambda"``
+            (a tuple).
+        """
+        wanted = [terms] if isinstance(terms, str) else list(terms)
+        model = self.model
+        location = model.design.location
+        groups = term_columns(location)
+        unknown = [t for t in wanted if t not in groups]
+        if unknown:
+            raise SpecificationError(
+                f"terms {unknown} are not location terms of the model; choose from {list(groups)}"
+            )
+        dropped = {name for t in wanted for name in groups[t]}
+        keep = [j for j, name in enumerate(location.names) if name not in dropped]
+        reduced_location = replace(
+            location,
+            matrix=location.matrix[:, keep],
+            names=[location.names[j] for j in keep],
+            spec=None,
+            moments=None,
+        )
+        reduced = model.with_changes(location=reduced_location).fit(disp=False)
+        chisq = 2.0 * (self.llf - reduced.llf)
+        names = list(self.params.index)
+        index = [names.index(n) for n in location.names if n in dropped]
+        v0 = self.nonrobust_covariance.matrix[np.ix_(index, index)]
+        v = self.covariance.matrix[np.ix_(index, index)]
+        lam = np.sort(np.linalg.eigvals(np.linalg.solve(v0, v)).real)[::-1]
+        p = weighted_f_tail(chisq, lam, self.df_resid)
+        label = " + ".join(wanted)
+        return pd.DataFrame(
+            {
+                "chisq": chisq,
+                "df": len(index),
+                "ddf": self.df_resid,
+                "P": p,
+                "lambda": [tuple(lam)],
+            },
+            index=[label],
         )
 
     @cached_property

@@ -31,12 +31,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import sparse
+from scipy import optimize, sparse, stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import DataError
 
-__all__ = ["linearization_meat", "replicate_variance"]
+__all__ = ["linearization_meat", "replicate_variance", "weighted_f_tail"]
 
 #: R's ``onestrat``: a stratum whose sampling fractions are all within this of 1
 #: is self-representing and adds no variance.
@@ -167,3 +167,55 @@ def replicate_variance(
     d = (replicates - centre) * np.sqrt(rscales)[:, None]
     v = scale * (d.T @ d)
     return np.asarray(0.5 * (v + v.T))
+
+
+def _saddle_upper(x: float, lam: FloatArray) -> float:
+    """Saddlepoint tail ``P(sum_i lam_i chi2_1 > x)`` (Kuonen 1999), as R's ``survey:::saddle``."""
+    d = float(np.max(lam))
+    lam = lam / d
+    x = x / d
+
+    def k0(z: float) -> float:
+        return float(-np.sum(np.log1p(-2.0 * z * lam)) / 2.0)
+
+    def k1(z: float) -> float:
+        return float(np.sum(lam / (1.0 - 2.0 * z * lam)))
+
+    def k2(z: float) -> float:
+        return float(2.0 * np.sum(lam**2 / (1.0 - 2.0 * z * lam) ** 2))
+
+    if np.any(lam < 0):
+        lower = float(np.max(1.0 / (2.0 * lam[lam < 0]))) * 0.99999
+    elif x > lam.sum():
+        lower = -0.01
+    else:
+        lower = -lam.size / (2.0 * x)
+    upper = float(np.min(1.0 / (2.0 * lam[lam > 0]))) * 0.99999
+    zeta = optimize.brentq(lambda z: k1(z) - x, lower, upper, xtol=1e-12)
+    if abs(zeta) < 1e-4:
+        return float("nan")
+    w = np.sign(zeta) * np.sqrt(2.0 * (zeta * x - k0(zeta)))
+    v = zeta * np.sqrt(k2(zeta))
+    return float(stats.norm.sf(w + np.log(v / w) / w))
+
+
+def weighted_f_tail(x: float, lam: FloatArray, ddf: float) -> float:
+    """``P(sum_i lam_i chi2_1 / (chi2_ddf / ddf) > x)``, R's ``pFsum`` (saddlepoint).
+
+    The saddlepoint approximation of the quadratic form ``sum lam_i Z_i^2 -
+    x chi2_ddf / ddf`` being positive; where it is not defined (the saddle point
+    near zero) the Satterthwaite F approximation, as R.  ``ddf = inf``: the
+    chi-squared mixture alone.
+    """
+    lam = np.asarray(lam, dtype=float)
+    mean = lam.mean()
+    ratio = np.mean(lam**2) / mean**2
+    scale, ndf = mean * ratio, lam.size / ratio
+    if np.isfinite(ddf):
+        satterthwaite = float(stats.f.sf(x / ndf / scale, ndf, ddf))
+        terms = np.concatenate([lam, np.full(int(round(ddf)), -x / ddf)])
+        tail = _saddle_upper(0.0, terms)
+    else:
+        satterthwaite = float(stats.chi2.sf(x / scale, ndf))
+        tail = _saddle_upper(x, lam)
+    return satterthwaite if np.isnan(tail) else tail

@@ -19,6 +19,9 @@
 #   own analytic gradient) is accurate: the comparison at 1e-6/1e-4 is against those.
 #   "numderiv" (in the precise entries): the same variance with numDeriv's Hessian and
 #   per-row scores at those estimates, and regTermTest's F from it (see numderiv_var).
+#   regTermTest_LRT: R's working (Rao-Scott) LRT of the term on a fit with optim's default
+#   Hessian step; svyolr's deviance is 2 * weighted NLL / mean(weight) while the lambdas use
+#   the unscaled Hessian, and mean_weight lets a test relate the two.
 #   "lonely_*": a design whose stratum "A" has one PSU, under each survey.lonely.psu choice.
 #   Replicate fits store var_newton: svrVar of the replicates refitted by ordinal::clm
 #   (Newton, gradTol 1e-11), as svyolr.svyrep.design computes it but with converged refits
@@ -102,9 +105,12 @@ for (name in names(designs)) {
   e$regTermTest_mobility <- list(term = "~mobility", Ftest = drop(tt2$Ftest), df = tt2$df,
                                  ddf = tt2$ddf, p = drop(tt2$p))
   lrt <- tryCatch({
-    l <- regTermTest(fit, as.formula(term), method = "LRT")
+    # optim's ndeps must match the reduced model's length: the LRT's fit keeps the default
+    fitl <- svyolr(ff, design = des, control = list(reltol = 1e-15, maxit = 1000))
+    l <- regTermTest(fitl, as.formula(term), method = "LRT")
     list(term = term, chisq = drop(l$chisq), df = l$df, ddf = l$ddf, p = drop(l$p),
-         lambda = l$lambda)
+         lambda = l$lambda, mean_weight = mean(weights(des)[-fitl$na.action]),
+         deviance_full = fitl$deviance)
   }, error = function(err) NULL)
   e$regTermTest_LRT <- lrt
   e$numderiv <- numderiv_var(fit, ff, des, term)
