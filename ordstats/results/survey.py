@@ -260,7 +260,7 @@ class SurveyResults(OrdinalResults):
             spec=None,
             moments=None,
         )
-        reduced = model.with_changes(location=reduced_location).fit(disp=False)
+        reduced = model.with_changes(location=reduced_location).fit()
         chisq = 2.0 * (self.llf - reduced.llf)
         names = list(self.params.index)
         index = [names.index(n) for n in location.names if n in dropped]
