@@ -1960,3 +1960,17 @@ def test_survey_design_with_data_weights_or_cov_type(wine):
     model = OrdinalModel.from_formula("rating ~ temp", design=design)
     with pytest.raises(SpecificationError, match=r"a survey fit's covariance is the design's"):
         model.fit(cov_type="HC0")
+
+
+def test_survey_fit_refuses_tests_that_are_not_design_based(wine):
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    with pytest.raises(SpecificationError, match=r"sandwich covariances \(cov_type\) are for"):
+        res.get_robustcov_results("HC0")
+    for method in (res.nominal_test, res.scale_test):
+        with pytest.raises(SpecificationError, match=r"use|reg_term_test\(\) \(Wald F\)"):
+            method()
+    with pytest.raises(SpecificationError, match=r"Wald intervals only"):
+        res.conf_int(method="profile")
+    with pytest.raises(SpecificationError, match=r"not location terms of the model"):
+        res.rao_scott_lrt("age")

@@ -97,6 +97,12 @@ def linearization_covariance(
     return Covariance(matrix, nonrobust.cond, False, "linearization")
 
 
+_LR_REFUSED = (
+    "{what}() compares likelihoods as if the rows were independent, which a survey "
+    "design's are not; test terms with reg_term_test() (Wald F) or rao_scott_lrt()"
+)
+
+
 class SurveyResults(OrdinalResults):
     """Results of an ordinal model fitted to survey data (see the module docstring).
 
@@ -318,6 +324,28 @@ class SurveyResults(OrdinalResults):
         )
         smry.add_extra_txt(["Survey design: " + "; ".join(lines)])
         return smry
+
+    def get_robustcov_results(self, cov_type: str = "robust", cov_kwds: Any = None) -> Any:
+        """Refused: a survey fit's covariance is the design's.
+
+        Raises
+        ------
+        SpecificationError
+            Always; the sandwich covariances of ``OrdinalResults`` treat rows as
+            independent draws, which a survey design's rows are not.
+        """
+        raise SpecificationError(
+            "a survey fit's covariance is the design's (linearisation or replicate weights); "
+            "sandwich covariances (cov_type) are for fits without a design"
+        )
+
+    def nominal_test(self) -> pd.DataFrame:
+        """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
+        raise SpecificationError(_LR_REFUSED.format(what="nominal_test"))
+
+    def scale_test(self) -> pd.DataFrame:
+        """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
+        raise SpecificationError(_LR_REFUSED.format(what="scale_test"))
 
     def __repr__(self) -> str:
         return f"<SurveyResults: {self.model!r}, {self.covariance.kind} covariance>"

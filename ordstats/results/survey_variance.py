@@ -213,7 +213,7 @@ def weighted_f_tail(x: float, lam: FloatArray, ddf: float) -> float:
     scale, ndf = mean * ratio, lam.size / ratio
     if np.isfinite(ddf):
         satterthwaite = float(stats.f.sf(x / ndf / scale, ndf, ddf))
-        terms = np.concatenate([lam, np.full(int(round(ddf)), -x / ddf)])
+        terms = np.concatenate([lam, np.full(round(ddf), -x / ddf)])
         tail = _saddle_upper(0.0, terms)
     else:
         satterthwaite = float(stats.chi2.sf(x / scale, ndf))
