@@ -11,6 +11,7 @@ from __future__ import annotations
 from ordstats import datasets, errors, families, learn, links, metrics, plotting
 from ordstats._version import __version__ as __version__
 from ordstats.config import get_options, set_options
+from ordstats.data.survey import ReplicateDesign, SurveyDesign
 from ordstats.design.censored import Censored
 from ordstats.errors import (
     ConvergenceWarning,
@@ -31,6 +32,7 @@ from ordstats.results.margins.grid import datagrid
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
+from ordstats.results.survey import SurveyResults
 
 __all__ = [
     "CVResult",
@@ -47,7 +49,10 @@ __all__ = [
     "OrdstatsWarning",
     "PenalizedResults",
     "RegularizationPath",
+    "ReplicateDesign",
     "SeparationWarning",
+    "SurveyDesign",
+    "SurveyResults",
     "anova",
     "compare_links",
     "datagrid",

@@ -283,7 +283,8 @@ def _params_table(
         ]
         for n in names
     ]
-    headers = ["coef", "std err", "z", "P>|z|", f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"]
+    stat = "t" if getattr(res, "use_t", False) else "z"  # survey fits: t on design df
+    headers = ["coef", "std err", stat, f"P>|{stat}|", f"[{alpha / 2:g}", f"{1 - alpha / 2:g}]"]
     stubs = [labels.get(n, n) for n in names] if labels else list(names)
     return SimpleTable(data, headers, stubs, title=title, txt_fmt=fmt_params)
 

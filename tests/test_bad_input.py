@@ -1987,3 +1987,107 @@ def test_censored_one_missing_bound_in_chunks_says_to_use_infinity():
     data = _censored_frame().assign(hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0])
     with pytest.raises(DataError, match=r"one bound missing.*Use -inf.*\(in rows 0-2\)"):
         OrdinalModel.from_formula("Censored(lo, hi) ~ x", data, chunksize=3)
+# -- survey designs (issue 27) -------------------------------------------------------------
+
+
+def _survey_frame(wine):
+    data = wine.copy()
+    data["stratum"] = np.arange(len(data)) % 3
+    data["psu"] = np.arange(len(data)) % 12  # each PSU within one stratum
+    data["w"] = 2.0
+    data["N"] = 40.0
+    return data
+
+
+def test_survey_design_columns_with_missing_values(wine):
+    data = _survey_frame(wine)
+    for column in ("stratum", "psu", "w", "N"):
+        gaps = data.assign(**{column: data[column].where(np.arange(len(data)) != 3)})
+        with pytest.raises(DataError, match=rf"the \w+ column '{column}' has 1 missing values"):
+            ordstats.SurveyDesign(gaps, weights="w", strata="stratum", psu="psu", fpc="N")
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0])
+def test_survey_weights_zero_or_negative(wine, value):
+    data = _survey_frame(wine)
+    data.loc[data.index[4], "w"] = value
+    with pytest.raises(
+        DataError, match=r"sampling weights must be positive; 1 are zero or negative"
+    ):
+        ordstats.SurveyDesign(data, weights="w", psu="psu")
+
+
+def test_survey_fpc_smaller_than_the_sample_and_mixed(wine):
+    data = _survey_frame(wine).assign(N=3.0)  # 4 PSUs sampled per stratum of 3
+    with pytest.raises(DataError, match=r"fpc implies more than 100% sampling at stage 1"):
+        ordstats.SurveyDesign(data, weights="w", strata="stratum", psu="psu", fpc="N")
+    mixed = data.assign(N=np.where(np.arange(len(data)) % 2 == 0, 40.0, 0.5))
+    with pytest.raises(DataError, match=r"all population sizes \(>= 1\) or all sampling fractions"):
+        ordstats.SurveyDesign(mixed, weights="w", psu="psu", fpc="N")
+
+
+def test_survey_psus_not_nested_in_strata(wine):
+    data = _survey_frame(wine).assign(psu=np.arange(len(wine)) % 5)
+    with pytest.raises(DataError, match=r"some PSUs appear in several strata.*nest=True"):
+        ordstats.SurveyDesign(data, weights="w", strata="stratum", psu="psu")
+
+
+def test_survey_domain_without_rows(wine):
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    with pytest.raises(DataError, match=r"the domain has no rows"):
+        design.subset(wine["rating"] == "nonexistent")
+    with pytest.raises(DataError, match=r"one value per row of the design \(72\)"):
+        design.subset([True, False])
+
+
+def test_survey_lonely_psu_under_fail(wine):
+    data = _survey_frame(wine)
+    data["stratum"] = np.where(data["psu"] == 0, 9, data["stratum"])  # stratum 9: one PSU
+    design = ordstats.SurveyDesign(data, weights="w", strata="stratum", psu="psu")
+    model = OrdinalModel.from_formula("rating ~ temp + contact", design=design)
+    with pytest.raises(DataError, match=r"stratum 9 has only one PSU at stage 1.*lonely_psu="):
+        model.fit()
+    with pytest.raises(SpecificationError, match=r"lonely_psu must be one of"):
+        ordstats.SurveyDesign(data, weights="w", psu="psu", lonely_psu="skip")
+
+
+def test_survey_replicate_weights_of_the_wrong_shape(wine):
+    data = _survey_frame(wine)
+    for bad in (np.ones((len(data) - 1, 4)), np.ones(len(data)), np.ones((len(data), 1))):
+        with pytest.raises(DataError, match=r"repweights must have one row per row of the data"):
+            ordstats.ReplicateDesign(data, repweights=bad, weights="w", type="BRR")
+    with pytest.raises(DataError, match=r"repweights have missing or infinite values"):
+        ordstats.ReplicateDesign(
+            data, repweights=np.full((len(data), 4), np.nan), weights="w", type="BRR"
+        )
+    with pytest.raises(DataError, match=r"no column of the data matches the repweights pattern"):
+        ordstats.ReplicateDesign(data, repweights="^rep", weights="w", type="BRR")
+    with pytest.raises(SpecificationError, match=r"type must be one of"):
+        ordstats.ReplicateDesign(data, repweights=np.ones((len(data), 4)), weights="w", type="JK")
+
+
+def test_survey_design_with_data_weights_or_cov_type(wine):
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    with pytest.raises(SpecificationError, match=r"with design=, the data are the design's"):
+        OrdinalModel.from_formula("rating ~ temp", wine, design=design)
+    with pytest.raises(SpecificationError, match=r"leave out weights="):
+        OrdinalModel.from_formula("rating ~ temp", weights="w", design=design)
+    with pytest.raises(SpecificationError, match=r"takes an ordstats.SurveyDesign"):
+        OrdinalModel.from_formula("rating ~ temp", design="dclus1")
+    model = OrdinalModel.from_formula("rating ~ temp", design=design)
+    with pytest.raises(SpecificationError, match=r"a survey fit's covariance is the design's"):
+        model.fit(cov_type="HC0")
+
+
+def test_survey_fit_refuses_tests_that_are_not_design_based(wine):
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    with pytest.raises(SpecificationError, match=r"sandwich covariances \(cov_type\) are for"):
+        res.get_robustcov_results("HC0")
+    for method in (res.nominal_test, res.scale_test):
+        with pytest.raises(SpecificationError, match=r"use|reg_term_test\(\) \(Wald F\)"):
+            method()
+    with pytest.raises(SpecificationError, match=r"Wald intervals only"):
+        res.conf_int(method="profile")
+    with pytest.raises(SpecificationError, match=r"not location terms of the model"):
+        res.rao_scott_lrt("age")

@@ -101,6 +101,13 @@ KEY_OUTPUT = {
         "Each model against ordstats logit (95% intervals of the paired differences)",
         "MAE of the most probable class: 0.",
     ],
+    # R's svyolr / regTermTest numbers (tests/data/survey/refs.json)
+    "survey_api.py": [
+        "avg_ed              -2.6999     1.1342     -2.380     0.0386",
+        "svyolr's published cut-point SEs: [3.6862 3.1089 2.8634]",
+        "R's regTermTest: F = 3.6717 on 2 and 10 df, p = 0.0637",
+        "stype  3.6717   2  10.0  0.0637  7.3434",
+    ],
     # reduced run: sizes are fixed by the data and the seeds
     "boosting.py": [
         "Reduced run: 3-fold CV (full run: 5-fold CV); 1 repeat(s) (full run: 2 repeat(s)); "

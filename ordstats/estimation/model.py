@@ -60,6 +60,7 @@ from ordstats.estimation.evaluators import (
 )
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
+from ordstats.estimation.survey import survey_data, survey_results
 from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
 from ordstats.estimation.warm_start import (
     RESERVOIR_ROWS,
@@ -189,7 +190,7 @@ class OrdinalModel:
     def from_formula(
         cls,
         formula: str,
-        data: object,
+        data: object = None,
         *,
         nominal: str | None = None,
         scale: str | None = None,
@@ -197,6 +198,7 @@ class OrdinalModel:
         offset: object = None,
         context: object = None,
         chunksize: int | None = None,
+        design: object = None,
         **options: object,
     ) -> OrdinalModel:
         """Build a model from an R-style formula and a DataFrame (or data too large for memory).
@@ -231,6 +233,11 @@ class OrdinalModel:
         chunksize : int, optional
             Rows per chunk for data read in chunks (default 100,000); with a
             DataFrame, fit it chunk by chunk too.
+        design : SurveyDesign or ReplicateDesign, optional
+            A complex survey design (R's ``svyolr(formula, design)``): the data
+            and the sampling weights are the design's (pass ``data=None``); the
+            fit maximises the weighted pseudo-likelihood and its covariance is
+            design-based (:class:`~ordstats.results.survey.SurveyResults`).
         **options
             ``family``, ``reverse``, ``link``, ``threshold``, ``levels``,
             ``missing``, ``collinear``, ``many_levels``: as for
@@ -246,6 +253,8 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
+        if design is not None:
+            data, weights = survey_data(design, data, weights, chunksize, formula)
         # after capturing the caller's frame: a decorator would hide it
         with numeric_threads():  # the design's checks are BLAS products too
             if has_random_terms(formula):
@@ -293,7 +302,7 @@ class OrdinalModel:
                         evaluator.source, weights, offset, captured
                     )
                     return model
-                design = design_from_formula(
+                built = design_from_formula(
                     formula,
                     data,
                     nominal=nominal,
@@ -303,9 +312,10 @@ class OrdinalModel:
                     context=captured,
                     options=opts.design_options(),
                 )
-            model = cls.from_design(design, opts, context=captured)
+            model = cls.from_design(built, opts, context=captured)
             model.data_name = name
             model._formula_source = _FormulaSource(data, weights, offset, captured)
+            model.survey_design = design
             return model
 
     @property
@@ -442,6 +452,8 @@ class OrdinalModel:
         self.formula_context = _as_context(context)
         #: what the data were called (variable name or path), for the summary
         self.data_name: str | None = None
+        #: the survey design of a model built with ``design=`` (None otherwise)
+        self.survey_design: Any = None
         #: the DataFrame and row arguments of an in-memory formula model, so that term
         #: tests refit updated formulas as R's ``update()`` does; not pickled
         self._formula_source: _FormulaSource | None = None
@@ -974,6 +986,8 @@ class OrdinalModel:
         results = OrdinalResults(
             self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
         )
+        if self.survey_design is not None:
+            return survey_results(self, results, kind, disp)
         if kind == "nonrobust":
             return results
         return results.get_robustcov_results(kind, cov_kwds)

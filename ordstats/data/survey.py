@@ -1,0 +1,582 @@
+r"""Complex survey designs: strata, clusters (PSUs), finite-population corrections, weights.
+
+:class:`SurveyDesign` describes a design as R's ``survey::svydesign`` does
+(``id=`` is ``psu=`` here) and :class:`ReplicateDesign` one given by replicate
+weights, as ``survey::svrepdesign``.  They only hold and check the design;
+``OrdinalModel.from_formula(formula, design=...)`` fits with the sampling
+weights and :mod:`ordstats.results.survey` computes the design-based
+covariance (Taylor linearisation as R's ``svyrecvar``, or the replicate
+variance as R's ``svrVar``).
+
+A design keeps every row of its data.  :meth:`SurveyDesign.subset` (R's
+``subset(design, ...)``) marks a domain: a fit uses the domain's rows only,
+but the variance still counts every PSU of the full design, as R does.
+
+Stages: ``psu`` may name several columns (R's ``id = ~dnum + snum``); clusters
+of a later stage are nested in those of the earlier one, and with an ``fpc``
+column per stage the later stages add their variance (R's multistage
+formula).  Strata are of the first stage.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.errors import DataError, OrdstatsWarning, SpecificationError
+
+__all__ = [
+    "LONELY_PSU",
+    "REPLICATE_TYPES",
+    "ReplicateDesign",
+    "Stage",
+    "SurveyDesign",
+]
+
+#: R's ``options(survey.lonely.psu=)`` choices for a stratum with one PSU.
+LONELY_PSU = ("fail", "remove", "adjust", "certainty", "average")
+#: Replicate-weight types (R's ``svrepdesign(type=)``).
+REPLICATE_TYPES = ("BRR", "Fay", "JK1", "JKn", "bootstrap")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One sampling stage, per row of the design's data.
+
+    Attributes
+    ----------
+    strata : ndarray of int
+        Stratum code of each row (at later stages: the earlier stage's cluster).
+    clusters : ndarray of int
+        Cluster (PSU at stage 1) code of each row, nested in the strata.
+    n_psu : ndarray of float
+        Clusters sampled in the row's stratum (R's ``fpc$sampsize``).
+    popsize : ndarray of float or None
+        Clusters in the population in the row's stratum (R's ``fpc$popsize``).
+    """
+
+    strata: IntArray
+    clusters: IntArray
+    n_psu: FloatArray
+    popsize: FloatArray | None
+    labels: Any = None
+
+    def take(self, rows: IntArray) -> Stage:
+        """The stage restricted to some rows (codes and counts kept)."""
+        return Stage(
+            self.strata[rows],
+            self.clusters[rows],
+            self.n_psu[rows],
+            None if self.popsize is None else self.popsize[rows],
+        )
+
+    def stratum_label(self, code: int) -> Any:
+        """The user's label of a stratum code (the code itself at later stages)."""
+        if self.labels is None:
+            return code
+        label = self.labels[code]
+        return label.item() if hasattr(label, "item") else label
+
+
+def _names(value: Any, what: str) -> list[str]:
+    """A column name or a sequence of them as a list (empty for None)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise SpecificationError(
+        f"{what} must be a column name or a list of column names; got {type(value).__name__}"
+    )
+
+
+def _check_frame(data: Any) -> pd.DataFrame:
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(
+            f"a survey design needs its data as a pandas DataFrame; got {type(data).__name__}"
+        )
+    if len(data) == 0:
+        raise DataError("the survey data have no rows")
+    if not data.index.is_unique:
+        raise DataError(
+            "the survey data's index repeats labels, so fitted rows cannot be matched to the "
+            "design; give the data a unique index (data.reset_index(drop=True))"
+        )
+    return data
+
+
+def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
+    if name not in data.columns:
+        raise DataError(f"the {what} column {name!r} is not a column of the data")
+    column = data[name]
+    if column.isna().any():
+        raise DataError(
+            f"the {what} column {name!r} has {int(column.isna().sum())} missing values; a "
+            "survey design needs every row's " + what + " (drop those rows or fill them in "
+            "before building the design)"
+        )
+    return column
+
+
+def _codes(*columns: Any) -> IntArray:
+    """Integer codes of the combinations of the given label arrays."""
+    if len(columns) == 1:
+        return pd.factorize(pd.Series(columns[0]), sort=True)[0].astype(np.intp)
+    frame = pd.DataFrame({i: np.asarray(c) for i, c in enumerate(columns)})
+    return frame.groupby(list(frame.columns), sort=True).ngroup().to_numpy(np.intp)
+
+
+def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
+    """For each row: how many distinct ``members`` its ``groups`` value has."""
+    pairs = pd.DataFrame({"g": groups, "m": members}).drop_duplicates()
+    counts = pairs.groupby("g")["m"].size()
+    return counts.reindex(groups).to_numpy(float)
+
+
+def _checked_weights(values: Any, n: int, what: str = "weights") -> FloatArray:
+    w = np.asarray(values, dtype=float)
+    if w.shape != (n,):
+        raise DataError(f"{what} must have one value per row of the data ({n}); got {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise DataError(f"{what} have {int((~np.isfinite(w)).sum())} missing or infinite values")
+    if np.any(w <= 0):
+        raise DataError(
+            f"sampling weights must be positive; {int((w <= 0).sum())} are zero or negative. "
+            "Drop rows that are not in the sample, or use design.subset(...) for a domain"
+        )
+    return w
+
+
+def _popsize(fpc: list[FloatArray], n_psu: list[FloatArray]) -> list[FloatArray]:
+    """Population sizes from fpc columns: sizes (all >= 1) or fractions (all <= 1), as R."""
+    values = np.column_stack(fpc)
+    if np.any(values <= 0):
+        raise DataError("fpc must be positive: a population size or a sampling fraction")
+    is_size = bool(np.any(values > 1))
+    if is_size and not np.all(values >= 1):
+        raise DataError(
+            "fpc must be all population sizes (>= 1) or all sampling fractions (<= 1); "
+            "some values are above 1 and some below"
+        )
+    sizes = [f if is_size else n / f for f, n in zip(fpc, n_psu, strict=True)]
+    for stage, (size, n) in enumerate(zip(sizes, n_psu, strict=True), start=1):
+        if np.any(size < n - 1e-9 * n):
+            i = int(np.flatnonzero(size < n - 1e-9 * n)[0])
+            raise DataError(
+                f"fpc implies more than 100% sampling at stage {stage}: row {i} has "
+                f"population size {size[i]:g} but {n[i]:g} sampled PSUs in its stratum; "
+                "fpc is the number of PSUs in the population stratum (or the sampling fraction)"
+            )
+    return sizes
+
+
+class _DesignRows:
+    """What both kinds of design share: the data, the weights, a domain."""
+
+    data: pd.DataFrame
+    weights: FloatArray
+    domain: np.ndarray
+
+    @property
+    def population_size(self) -> float:
+        """Sum of the sampling weights over the full design (R's estimated population)."""
+        return float(self.weights.sum())
+
+    def fit_data(self) -> pd.DataFrame:
+        """The rows a fit uses: those of the domain (all rows without a subset)."""
+        return self.data if self.domain.all() else self.data.loc[self.domain]
+
+    def subset(self, rows: Any) -> Any:
+        """A domain (subpopulation) of the design, keeping the full design (R's ``subset``).
+
+        Parameters
+        ----------
+        rows : array-like of bool or pandas.Series of bool
+            Which rows are in the domain (a Series is aligned on the data's
+            index; missing values count as outside, as R).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            The same design with a domain; fits use its rows, variances count
+            every PSU (or replicate weight) of the full design.
+
+        Raises
+        ------
+        DataError
+            The condition has the wrong length or selects no row.
+        """
+        mask = _domain_mask(rows, self.data.index)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.domain = self.domain & mask
+        if not new.domain.any():
+            raise DataError(
+                "the domain has no rows: the subset condition selects none of the design's rows"
+            )
+        return new
+
+
+class SurveyDesign(_DesignRows):
+    """A complex survey design, as R's ``svydesign``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The sample, one row per unit; the model's variables are read from it.
+    weights : str, optional
+        Column of sampling weights (inverse inclusion probabilities, > 0).
+        Default: from ``fpc`` (population over sample size at each stage) or,
+        without it, 1 with a warning (R's "assuming equal probability").
+    strata : str, optional
+        Column of (first-stage) strata.
+    psu : str or list of str, optional
+        Column(s) of the cluster labels, one per stage (R's ``id=``); default:
+        each row is its own PSU (R's ``id = ~1``).
+    fpc : str or list of str, optional
+        Finite-population correction per stage: the number of PSUs in the
+        population stratum (values >= 1) or the sampling fraction (<= 1), as R.
+    nest : bool
+        PSU labels are only unique within strata (R's ``nest=TRUE``).  Without
+        it, a PSU label found in two strata is an error, as R's check.
+    lonely_psu : {"fail", "remove", "adjust", "certainty", "average"}
+        What a stratum with a single PSU contributes to the variance, R's
+        ``options(survey.lonely.psu=)``: an error (R's default), nothing
+        (``"remove"``, ``"certainty"``), its PSU total centred at zero, the
+        grand mean (``"adjust"``), or the average of the other strata.
+
+    Raises
+    ------
+    DataError
+        Missing values in the design columns, non-positive weights, PSUs not
+        nested in strata, or an fpc below the number of sampled PSUs.
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        weights: str | None = None,
+        strata: str | None = None,
+        psu: str | Sequence[str] | None = None,
+        fpc: str | Sequence[str] | None = None,
+        nest: bool = False,
+        lonely_psu: str = "fail",
+    ) -> None:
+        data = _check_frame(data)
+        if lonely_psu not in LONELY_PSU:
+            raise SpecificationError(f"lonely_psu must be one of {LONELY_PSU}; got {lonely_psu!r}")
+        if not isinstance(nest, (bool, np.bool_)):
+            raise SpecificationError(f"nest must be True or False; got {nest!r}")
+        n = len(data)
+        psu_names = _names(psu, "psu")
+        strata_names = _names(strata, "strata")
+        fpc_names = _names(fpc, "fpc")
+        if len(strata_names) > 1:
+            raise SpecificationError("strata= takes one column (first-stage strata)")
+        if fpc_names and len(fpc_names) != max(1, len(psu_names)):
+            raise SpecificationError(
+                f"fpc= needs one column per stage ({max(1, len(psu_names))}); got {len(fpc_names)}"
+            )
+        ids = [_column(data, name, "psu").to_numpy() for name in psu_names] or [np.arange(n)]
+        stratum = (
+            _column(data, strata_names[0], "strata").to_numpy()
+            if strata_names
+            else np.zeros(n, dtype=np.intp)
+        )
+        clusters = [_codes(stratum, ids[0]) if nest else _codes(ids[0])]
+        for later in ids[1:]:
+            clusters.append(_codes(clusters[-1], later))
+        strata_codes = [_codes(stratum), *clusters[:-1]]
+        if strata_names and not nest:
+            spread = _count_per_group(clusters[0], strata_codes[0])
+            if np.any(spread > 1):
+                raise DataError(
+                    "some PSUs appear in several strata: their labels are reused across strata; "
+                    "pass nest=True if PSU labels are only unique within a stratum"
+                )
+        n_psu = [_count_per_group(s, c) for s, c in zip(strata_codes, clusters, strict=True)]
+        popsize: list[FloatArray | None] = [None] * len(clusters)
+        if fpc_names:
+            columns = [
+                pd.to_numeric(_column(data, name, "fpc"), errors="coerce").to_numpy(float)
+                for name in fpc_names
+            ]
+            if any(np.isnan(c).any() for c in columns):
+                raise DataError("fpc columns must be numeric")
+            popsize = list(_popsize(columns, n_psu))
+            for stage, (s, size) in enumerate(zip(strata_codes, popsize, strict=True), 1):
+                if _count_per_group(s, pd.factorize(size)[0]).max() > 1:
+                    warnings.warn(
+                        f"fpc varies within strata at stage {stage}", OrdstatsWarning, stacklevel=2
+                    )
+        if weights is not None:
+            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n)
+        elif fpc_names:
+            w = np.prod([p / m for p, m in zip(popsize, n_psu, strict=True)], axis=0)  # type: ignore[operator]
+        else:
+            warnings.warn(
+                "no sampling weights given: equal probability assumed (weights 1), as R's "
+                "svydesign; pass weights= the column of sampling weights",
+                OrdstatsWarning,
+                stacklevel=2,
+            )
+            w = np.ones(n)
+        self.data = data
+        self.weights_name = weights
+        self.weights = w
+        self.strata_name = strata_names[0] if strata_names else None
+        self.psu_names = psu_names
+        self.fpc_names = fpc_names
+        self.nest = bool(nest)
+        self.lonely_psu = lonely_psu
+        self.stages = [
+            Stage(s, c, m, p)
+            for s, c, m, p in zip(strata_codes, clusters, n_psu, popsize, strict=True)
+        ]
+        if strata_names:
+            labels = pd.factorize(pd.Series(stratum), sort=True)[1].to_numpy()
+            self.stages[0] = replace(self.stages[0], labels=labels)
+        self.domain = np.ones(n, dtype=bool)
+
+    # -- what a fit and a summary read ----------------------------------------
+
+    kind = "linearization"
+
+    @property
+    def n_strata(self) -> int:
+        """Strata of the first stage in the full design."""
+        return int(np.unique(self.stages[0].strata).size)
+
+    @property
+    def n_psu(self) -> int:
+        """PSUs in the full design."""
+        return int(np.unique(self.stages[0].clusters).size)
+
+    def degf(self, rows: IntArray | None = None) -> int:
+        """Design degrees of freedom, PSUs minus strata (R's ``degf``).
+
+        Parameters
+        ----------
+        rows : ndarray of int, optional
+            Positions of the rows a fit used (default: the domain's rows); only
+            PSUs and strata with such rows count, as R's ``degf`` of the design
+            a fit used.
+        """
+        rows = np.flatnonzero(self.domain) if rows is None else rows
+        stage = self.stages[0]
+        return int(np.unique(stage.clusters[rows]).size - np.unique(stage.strata[rows]).size)
+
+    def describe(self) -> list[tuple[str, str]]:
+        """Lines of the summary's design block."""
+        stages = len(self.stages)
+        return [
+            ("Design:", f"{stages}-stage, {'stratified' if self.strata_name else 'no strata'}"),
+            ("Strata:", str(self.n_strata)),
+            ("PSUs:", str(self.n_psu)),
+            ("FPC:", ", ".join(self.fpc_names) if self.fpc_names else "none"),
+            ("Sum of weights:", f"{self.population_size:.6g}"),
+        ]
+
+    def __repr__(self) -> str:
+        return (
+            f"SurveyDesign({len(self.data)} rows, {self.n_strata} strata, {self.n_psu} PSUs"
+            + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
+            + ")"
+        )
+
+
+def _domain_mask(rows: Any, index: pd.Index) -> np.ndarray:
+    if isinstance(rows, pd.Series):
+        if not rows.index.equals(index):
+            rows = rows.reindex(index)
+        values = rows.to_numpy()
+    else:
+        values = np.asarray(rows)
+    if values.shape != (len(index),):
+        raise DataError(
+            f"a domain condition needs one value per row of the design ({len(index)}); "
+            f"got shape {values.shape}"
+        )
+    if values.dtype != bool:
+        missing = pd.isna(values)
+        try:
+            values = np.where(missing, False, values).astype(bool)
+        except (TypeError, ValueError) as err:
+            raise DataError("a domain condition must be True/False per row") from err
+    return np.asarray(values, dtype=bool)
+
+
+def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, list[str]]:
+    """The (n, R) replicate weights from a regex, column names or a matrix."""
+    if isinstance(repweights, str):
+        names = [str(c) for c in data.columns if re.search(repweights, str(c))]
+        if not names:
+            raise DataError(f"no column of the data matches the repweights pattern {repweights!r}")
+        matrix = data[names].to_numpy(float)
+    elif isinstance(repweights, Sequence) and all(isinstance(c, str) for c in repweights):
+        names = list(repweights)
+        missing = [c for c in names if c not in data.columns]
+        if missing:
+            raise DataError(f"repweights columns {missing} are not columns of the data")
+        matrix = data[names].to_numpy(float)
+    else:
+        if isinstance(repweights, pd.DataFrame):
+            names = [str(c) for c in repweights.columns]
+            if not repweights.index.equals(data.index):
+                raise DataError("the repweights DataFrame must have the data's index")
+        matrix = np.asarray(repweights, dtype=float)
+        if isinstance(repweights, pd.DataFrame):
+            pass
+        else:
+            names = [f"rep{i + 1}" for i in range(matrix.shape[1] if matrix.ndim == 2 else 0)]
+    if matrix.ndim != 2 or matrix.shape[0] != len(data) or matrix.shape[1] < 2:
+        raise DataError(
+            f"repweights must have one row per row of the data ({len(data)}) and one column "
+            f"per replicate (at least 2); got shape {matrix.shape}"
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise DataError("repweights have missing or infinite values")
+    if np.any(matrix < 0):
+        raise DataError("repweights must be non-negative")
+    return matrix, names
+
+
+class ReplicateDesign(_DesignRows):
+    """A survey design given by replicate weights, as R's ``svrepdesign``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    repweights : str, list of str or array-like of shape (n, R)
+        The replicate weights: a regular expression matching column names (as
+        R), the column names, or a matrix with one column per replicate.
+    weights : str, optional
+        Column of full-sample sampling weights (default 1, with a warning, as R).
+    type : {"BRR", "Fay", "JK1", "JKn", "bootstrap"}
+    rho : float, optional
+        Fay's coefficient (required for ``"Fay"``).
+    scale, rscales : optional
+        The variance is ``scale * sum_r rscales_r (theta_r - centre)^2``.
+        Defaults as R: BRR ``1/R``; Fay ``1/(R (1-rho)^2)``; JK1 ``(R-1)/R``
+        (with R's warning that it guesses); bootstrap ``1/(R-1)``; JKn needs
+        ``rscales``; ``rscales`` 1 otherwise.
+    mse : bool
+        Centre at the full-sample estimate instead of the replicates' mean
+        (R's ``mse=``, default FALSE).
+    combined_weights : bool
+        Whether the replicate weights already include the sampling weights (R's
+        default TRUE); else they are multiplied by them.
+    """
+
+    kind = "replicate"
+
+    def __init__(
+        self,
+        data: Any,
+        repweights: Any,
+        weights: str | None = None,
+        type: str = "BRR",
+        rho: float | None = None,
+        scale: float | None = None,
+        rscales: Any = None,
+        mse: bool = False,
+        combined_weights: bool = True,
+    ) -> None:
+        data = _check_frame(data)
+        if type not in REPLICATE_TYPES:
+            raise SpecificationError(f"type must be one of {REPLICATE_TYPES}; got {type!r}")
+        matrix, names = _replicate_matrix(data, repweights)
+        n, n_rep = matrix.shape
+        if weights is not None:
+            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n)
+        else:
+            warnings.warn(
+                "no sampling weights given: equal probability assumed (weights 1), as R's "
+                "svrepdesign; pass weights= the column of full-sample weights",
+                OrdstatsWarning,
+                stacklevel=2,
+            )
+            w = np.ones(n)
+        if not combined_weights:
+            matrix = matrix * w[:, None]
+        self.data = data
+        self.weights_name = weights
+        self.weights = w
+        self.repweights = matrix
+        self.replicate_names = names
+        self.type = type
+        self.rho = rho
+        self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales)
+        self.mse = bool(mse)
+        self.domain = np.ones(n, dtype=bool)
+
+    @property
+    def n_replicates(self) -> int:
+        """Number of replicates."""
+        return int(self.repweights.shape[1])
+
+    def degf(self, rows: IntArray | None = None) -> int:
+        """Design degrees of freedom: rank of the replicate weights minus one (R's ``degf``)."""
+        singular = np.linalg.svd(self.repweights, compute_uv=False)
+        return int((singular > 1e-5 * singular[0]).sum()) - 1
+
+    def describe(self) -> list[tuple[str, str]]:
+        """Lines of the summary's design block."""
+        return [
+            ("Design:", f"replicate weights ({self.type})"),
+            ("Replicates:", str(self.n_replicates)),
+            ("Scale:", f"{self.scale:.6g}"),
+            ("Sum of weights:", f"{self.population_size:.6g}"),
+        ]
+
+    def __repr__(self) -> str:
+        return f"ReplicateDesign({len(self.data)} rows, {self.n_replicates} {self.type} replicates)"
+
+
+def _replicate_scales(
+    kind: str, n_rep: int, rho: float | None, scale: float | None, rscales: Any
+) -> tuple[float, FloatArray]:
+    """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type."""
+    if kind == "Fay":
+        if rho is None:
+            raise SpecificationError("type='Fay' needs rho= (Fay's coefficient, 0 <= rho < 1)")
+        if not 0 <= rho < 1:
+            raise SpecificationError(f"rho must be in [0, 1); got {rho!r}")
+        scale = 1.0 / (n_rep * (1.0 - rho) ** 2)
+    elif kind == "BRR":
+        if scale is not None:
+            warnings.warn("type='BRR' does not use scale=", OrdstatsWarning, stacklevel=3)
+        scale = 1.0 / n_rep
+    elif kind == "bootstrap" and scale is None:
+        scale = 1.0 / (n_rep - 1)
+    elif kind == "JK1" and scale is None:
+        warnings.warn(
+            "scale (n-1)/n not provided: guessing n = number of replicates, as R",
+            OrdstatsWarning,
+            stacklevel=3,
+        )
+        scale = (n_rep - 1.0) / n_rep
+    if kind == "JKn" and rscales is None:
+        raise SpecificationError(
+            "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate)"
+        )
+    rs = np.ones(n_rep) if rscales is None else np.asarray(rscales, dtype=float)
+    if rs.ndim == 0:
+        rs = np.full(n_rep, float(rs))
+    if rs.shape != (n_rep,) or not np.all(np.isfinite(rs)):
+        raise SpecificationError(
+            f"rscales must have one finite value per replicate ({n_rep}); got shape {rs.shape}"
+        )
+    if scale is None:
+        scale = 1.0
+    if not np.isfinite(scale) or scale <= 0:
+        raise SpecificationError(f"scale must be positive; got {scale!r}")
+    return float(scale), rs

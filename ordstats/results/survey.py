@@ -1,0 +1,356 @@
+r"""Results of a fit to survey data: design-based covariance, t on design df, term tests.
+
+``OrdinalModel.from_formula(formula, design=...)`` fits the pseudo-likelihood
+(the log-likelihood with the sampling weights) and returns
+:class:`SurveyResults`.  Its covariance is design-based
+(:mod:`ordstats.results.survey_variance`): Taylor linearisation with the exact
+observed information of the weighted log-likelihood as the bread (R's
+``svyolr`` differentiates its gradient numerically), or the spread of the
+estimates refitted under each replicate weight.
+
+Degrees of freedom.  Tests and intervals use Student's t (F for several
+parameters) on ``df_resid = degf - (parameters besides the thresholds)``, the
+``df.residual`` that R's ``svyolr`` stores and ``regTermTest`` uses
+(``degf`` = PSUs - strata, or the replicate weights' rank - 1).  R's
+``summary.svyolr`` prints t values without p-values and ``confint`` on an
+``svyolr`` fit uses normal quantiles; ordstats' p-values and intervals are
+those of t on ``df_resid`` (``use_t=False`` in :meth:`SurveyResults.conf_int`
+gives R's normal intervals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ordstats._typing import FloatArray
+from ordstats.design import term_columns
+from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results.arguments import check_alpha
+from ordstats.results.covariance import observed_covariance
+from ordstats.results.fitted import OrdinalResults
+from ordstats.results.survey_variance import linearization_meat, weighted_f_tail
+from ordstats.results.values import Covariance
+
+__all__ = ["SurveyResults", "linearization_covariance"]
+
+
+def design_rows(model: Any, design: Any) -> np.ndarray:
+    """Positions in the design's data of the rows a model used."""
+    positions = design.data.index.get_indexer(model.design.row_index)
+    if np.any(positions < 0):
+        raise OrdstatsError("the fitted rows are not rows of the survey design's data")
+    return np.asarray(positions)
+
+
+def linearization_covariance(
+    nonrobust: Covariance, evaluation: Any, weights: FloatArray, positions: Any, design: Any
+) -> Covariance:
+    """The linearisation covariance ``H^{-1} M H^{-1}`` of a weighted fit.
+
+    Parameters
+    ----------
+    nonrobust : Covariance
+        The inverse observed information of the weighted log-likelihood.
+    evaluation : FamilyEvaluation
+        The final evaluation (per-row scores).
+    weights : ndarray
+        The sampling weights of the rows used.
+    positions : ndarray of int
+        Their positions in the design's data.
+    design : SurveyDesign
+
+    Returns
+    -------
+    Covariance
+        ``kind="linearization"``.
+    """
+    k = nonrobust.matrix.shape[0]
+    if nonrobust.singular or k == 0:
+        return Covariance(np.full((k, k), np.nan), nonrobust.cond, True, "linearization")
+    if isinstance(evaluation, ShiftedEvaluation):
+        # bread and meat in the well-conditioned internal basis, then mapped back
+        internal = observed_covariance(evaluation.internal.hessian)
+        bread = internal.matrix
+        scores = evaluation.internal.observation_scores()
+    else:
+        bread = nonrobust.matrix
+        scores = evaluation.observation_scores()
+    meat = linearization_meat(weights[:, None] * scores, positions, design)
+    matrix = bread @ meat @ bread
+    matrix = 0.5 * (matrix + matrix.T)
+    if isinstance(evaluation, ShiftedEvaluation):
+        basis = evaluation.basis
+        return Covariance(
+            basis.covariance(matrix),
+            nonrobust.cond,
+            False,
+            "linearization",
+            std_errors=basis.standard_errors(matrix),
+        )
+    return Covariance(matrix, nonrobust.cond, False, "linearization")
+
+
+_LR_REFUSED = (
+    "{what}() compares likelihoods as if the rows were independent, which a survey "
+    "design's are not; test terms with reg_term_test() (Wald F) or rao_scott_lrt()"
+)
+
+
+class SurveyResults(OrdinalResults):
+    """Results of an ordinal model fitted to survey data (see the module docstring).
+
+    As :class:`~ordstats.results.fitted.OrdinalResults`, with ``bse`` and
+    ``cov_params()`` design-based, ``tvalues``/``pvalues``/``conf_int`` on
+    Student's t with ``df_resid`` degrees of freedom, and
+    :meth:`reg_term_test`, :meth:`design_effects` and a design block in the
+    summary.
+    """
+
+    use_t = True
+
+    @property
+    def survey_design(self) -> Any:
+        """The design the model was fitted with."""
+        return self.model.survey_design  # type: ignore[attr-defined]
+
+    @cached_property
+    def design_df(self) -> int:
+        """Design degrees of freedom of the rows used (R's ``degf``)."""
+        design = self.survey_design
+        return int(design.degf(design_rows(self.model, design)))
+
+    @property
+    def df_resid(self) -> float:
+        """``degf`` minus the parameters besides the thresholds (R's ``svyolr`` ``df.residual``)."""
+        return float(self.design_df - self.df_model)
+
+    @cached_property
+    def zvalues(self) -> pd.Series:
+        """Wald statistics ``params / bse`` (referred to t on ``df_resid``)."""
+        return (self.params / self.bse).rename("t")
+
+    @cached_property
+    def pvalues(self) -> pd.Series:
+        """Two-sided p-values of t on ``df_resid`` degrees of freedom."""
+        df = self.df_resid
+        if df <= 0:
+            return pd.Series(np.nan, index=self.params.index, name="pvalue")
+        return pd.Series(
+            2.0 * stats.t.sf(np.abs(self.zvalues), df), index=self.params.index, name="pvalue"
+        )
+
+    def conf_int(
+        self,
+        alpha: float = 0.05,
+        method: str = "wald",
+        which: Any = None,
+        use_t: bool = True,
+    ) -> pd.DataFrame:
+        """Wald intervals ``params +- q bse`` with ``q`` of t on ``df_resid`` (default).
+
+        Parameters
+        ----------
+        alpha : float
+            One minus the confidence level.
+        method : {"wald"}
+            Profile intervals are not design-based and are refused.
+        which : ignored
+        use_t : bool
+            ``False``: normal quantiles (R's ``confint`` on an ``svyolr`` fit).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``"lower"`` and ``"upper"``.
+        """
+        alpha = check_alpha(alpha)
+        if method != "wald":
+            raise SpecificationError(
+                "survey fits have Wald intervals only: the (pseudo-)likelihood profile is not "
+                "design-based; use method='wald'"
+            )
+        if use_t and self.df_resid > 0:
+            q = float(stats.t.ppf(1.0 - alpha / 2.0, self.df_resid))
+        else:
+            q = float(stats.norm.ppf(1.0 - alpha / 2.0))
+        half = q * self.bse
+        return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
+
+    def reg_term_test(self, terms: Any = None, df: float | None = None) -> pd.DataFrame:
+        """Wald F test that every coefficient of a term is zero (R's ``regTermTest``).
+
+        Parameters
+        ----------
+        terms : str or list of str, optional
+            Terms of the formula (labels as in :meth:`wald_test_terms`, e.g.
+            ``"stype"``); default every term.
+        df : float, optional
+            Denominator degrees of freedom (default ``df_resid``, as R); ``inf``
+            gives the chi-squared test.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per term: ``"F"``, ``"df"``, ``"ddf"``, ``"P>F"`` (and
+            ``"chi2"``), from the design-based covariance.
+        """
+        table = self.wald_test_terms()
+        if terms is not None:
+            wanted = [terms] if isinstance(terms, str) else list(terms)
+            unknown = [t for t in wanted if t not in table.index]
+            if unknown:
+                raise SpecificationError(
+                    f"terms {unknown} are not terms of the model; choose from {list(table.index)}"
+                )
+            table = table.loc[wanted]
+        ddf = self.df_resid if df is None else float(df)
+        f_stat = table["chi2"] / table["df"]
+        if np.isfinite(ddf):
+            p = stats.f.sf(f_stat, table["df"], ddf)
+        else:
+            p = stats.chi2.sf(table["chi2"], table["df"])
+        return pd.DataFrame(
+            {"F": f_stat, "df": table["df"], "ddf": ddf, "P>F": p, "chi2": table["chi2"]}
+        )
+
+    def rao_scott_lrt(self, terms: Any) -> pd.DataFrame:
+        """Working likelihood-ratio test of location terms (R's ``regTermTest(method="LRT")``).
+
+        The statistic is twice the difference of the weighted log-likelihoods of
+        this fit and the fit without the terms (refitted with the same weights);
+        under the design it is distributed as ``sum_i lambda_i chi2_1`` with
+        ``lambda`` the eigenvalues of ``V0^{-1} V`` (``V0`` the terms' block of
+        the inverse observed information, ``V`` of the design covariance; Rao
+        and Scott 1984; Lumley and Scott 2013), referred to ``F``-like tails on
+        ``df_resid`` denominator degrees of freedom by R's saddlepoint
+        approximation (``pFsum``).
+
+        R's ``svyolr`` divides the deviance by the mean weight but takes
+        ``lambda`` from the unscaled Hessian, so its statistic is this one over
+        the mean weight (and its p-value larger); here both are on the scale of
+        the weighted log-likelihood.
+
+        Parameters
+        ----------
+        terms : str or list of str
+            Location terms of the formula.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row: ``"chisq"``, ``"df"``, ``"ddf"``, ``"P"`` and ``"lambda"``
+            (a tuple).
+        """
+        wanted = [terms] if isinstance(terms, str) else list(terms)
+        model = self.model
+        location = model.design.location
+        groups = term_columns(location)
+        unknown = [t for t in wanted if t not in groups]
+        if unknown:
+            raise SpecificationError(
+                f"terms {unknown} are not location terms of the model; choose from {list(groups)}"
+            )
+        dropped = {name for t in wanted for name in groups[t]}
+        keep = [j for j, name in enumerate(location.names) if name not in dropped]
+        reduced_location = replace(
+            location,
+            matrix=location.matrix[:, keep],
+            names=[location.names[j] for j in keep],
+            spec=None,
+            moments=None,
+        )
+        reduced = model.with_changes(location=reduced_location).fit()
+        chisq = 2.0 * (self.llf - reduced.llf)
+        names = list(self.params.index)
+        index = [names.index(n) for n in location.names if n in dropped]
+        v0 = self.nonrobust_covariance.matrix[np.ix_(index, index)]
+        v = self.covariance.matrix[np.ix_(index, index)]
+        lam = np.sort(np.linalg.eigvals(np.linalg.solve(v0, v)).real)[::-1]
+        p = weighted_f_tail(chisq, lam, self.df_resid)
+        label = " + ".join(wanted)
+        return pd.DataFrame(
+            {
+                "chisq": chisq,
+                "df": len(index),
+                "ddf": self.df_resid,
+                "P": p,
+                "lambda": [tuple(lam)],
+            },
+            index=[label],
+        )
+
+    @cached_property
+    def srs_covariance(self) -> Covariance:
+        """Covariance under simple random sampling of the same size, for design effects.
+
+        The inverse observed information of the log-likelihood with the sampling
+        weights rescaled to sum to the number of rows used: the model-based
+        covariance a simple random sample of that size would give for the same
+        (weighted) estimates.
+        """
+        weights = self.model.data.weights
+        factor = float(weights.sum()) / weights.size
+        nonrobust = self.nonrobust_covariance
+        return Covariance(nonrobust.matrix * factor, nonrobust.cond, nonrobust.singular, "srs")
+
+    def design_effects(self) -> pd.DataFrame:
+        """Design effect of each estimate: design variance over SRS variance.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``"deff"`` (variance ratio, Kish's design effect, with
+            :attr:`srs_covariance` as the SRS variance) and ``"deft"`` (its
+            square root, the ratio of standard errors).
+        """
+        deff = self.covariance.variances() / self.srs_covariance.variances()
+        return pd.DataFrame({"deff": deff, "deft": np.sqrt(deff)}, index=self.params.index)
+
+    def summary(self, *args: Any, **kwargs: Any) -> Any:
+        """The summary of :meth:`OrdinalResults.summary` with a design block."""
+        smry = super().summary(*args, **kwargs)
+        lines = [f"{label} {value}" for label, value in self.survey_design.describe()]
+        lines.append(f"Design df: {self.design_df} (residual df {self.df_resid:g})")
+        lines.append(
+            f"Covariance: {self.covariance.kind}; t and F on {self.df_resid:g} df "
+            "(R's svyolr df.residual)"
+        )
+        smry.add_extra_txt(["Survey design: " + "; ".join(lines)])
+        return smry
+
+    def get_robustcov_results(self, cov_type: str = "robust", cov_kwds: Any = None) -> Any:
+        """Refused: a survey fit's covariance is the design's.
+
+        Raises
+        ------
+        SpecificationError
+            Always; the sandwich covariances of ``OrdinalResults`` treat rows as
+            independent draws, which a survey design's rows are not.
+        """
+        raise SpecificationError(
+            "a survey fit's covariance is the design's (linearisation or replicate weights); "
+            "sandwich covariances (cov_type) are for fits without a design"
+        )
+
+    def nominal_test(self) -> pd.DataFrame:
+        """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
+        raise SpecificationError(_LR_REFUSED.format(what="nominal_test"))
+
+    def scale_test(self) -> pd.DataFrame:
+        """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
+        raise SpecificationError(_LR_REFUSED.format(what="scale_test"))
+
+    def __repr__(self) -> str:
+        return f"<SurveyResults: {self.model!r}, {self.covariance.kind} covariance>"
+
+
+def replicate_covariance(matrix: FloatArray, nonrobust: Covariance) -> Covariance:
+    """A replicate-weight covariance as a :class:`Covariance`."""
+    return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, nonrobust.singular, "replicate")

@@ -1,0 +1,221 @@
+r"""Design-based variances: Taylor linearisation (R's ``svyrecvar``) and replicates (``svrVar``).
+
+Linearisation.  With sampling weights :math:`w_i`, per-row scores :math:`s_i`
+of :math:`\log P(Y_i = y_i)` and :math:`H` the observed information of the
+weighted log-likelihood (the bread), the estimates' covariance is
+:math:`H^{-1} M H^{-1}` with :math:`M` the design-based covariance of the
+estimated total :math:`\sum_i w_i s_i`.  At one stage, with PSU totals
+:math:`z_{hg} = \sum_{i \in (h, g)} w_i s_i` in stratum :math:`h` of
+:math:`n_h` sampled PSUs out of :math:`N_h`,
+
+.. math::
+
+    M = \sum_h (1 - f_h)\, \frac{n_h}{n_h - 1} \sum_g (z_{hg} - \bar z_h)(z_{hg} - \bar z_h)^\top,
+    \qquad f_h = n_h / N_h
+
+(:math:`f_h = 0` without an fpc).  A stratum sampled whole (:math:`f_h = 1`)
+adds nothing; one with a single PSU follows ``lonely_psu``.  With an fpc at
+each stage, each first-stage PSU adds its second-stage variance times
+:math:`n_h / N_h`, and so on down the stages (R's ``multistage``).  Rows not
+used by the fit (missing values, outside a domain) have zero scores but their
+PSUs still count in :math:`n_h`, as R's padding of absent PSUs.
+
+Replicates.  With :math:`\hat\theta_r` the estimates under replicate weights
+:math:`r`, :math:`V = \text{scale} \sum_r \text{rscales}_r (\hat\theta_r -
+c)(\hat\theta_r - c)^\top`, :math:`c` the mean of the replicates (or the full
+estimate with ``mse=True``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import optimize, sparse, stats
+
+from ordstats._typing import FloatArray, IntArray
+from ordstats.errors import DataError
+
+__all__ = ["linearization_meat", "replicate_variance", "weighted_f_tail"]
+
+#: R's ``onestrat``: a stratum whose sampling fractions are all within this of 1
+#: is self-representing and adds no variance.
+_SELF_REPRESENTING = 1e-7
+
+
+def _totals(x: FloatArray, codes: IntArray, size: int) -> FloatArray:
+    """Column sums of ``x`` by code (one row per code), one sparse product."""
+    n = codes.shape[0]
+    indicator = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(size, n))
+    return np.asarray(indicator @ x)
+
+
+def _one_stage(x: FloatArray, used: np.ndarray, stage: Any, lonely: str, number: int) -> FloatArray:
+    """The variance of the total of ``x`` at one stage (R's ``onestage``)."""
+    k = x.shape[1]
+    clusters, cluster_of_row = np.unique(stage.clusters, return_inverse=True)
+    first = np.unique(cluster_of_row, return_index=True)[1]
+    totals = _totals(x, cluster_of_row, clusters.size)
+    strata, stratum_of_psu = np.unique(stage.strata[first], return_inverse=True)
+    n_h = stage.n_psu[first]
+    if stage.popsize is None:
+        f = np.ones(clusters.size)
+    else:
+        size = stage.popsize[first]
+        f = np.where(np.isinf(size), 1.0, (size - n_h) / size)
+    present = np.zeros(strata.size, dtype=bool)
+    present[np.unique(stratum_of_psu[np.unique(cluster_of_row[used])])] = True
+    result = np.zeros((k, k))
+    n_ok = 0
+    for h in np.flatnonzero(present):
+        members = stratum_of_psu == h
+        f_h, n = f[members], float(n_h[members][0])
+        if np.all(f_h < _SELF_REPRESENTING):
+            n_ok += 1
+            continue
+        z = totals[members]
+        if n > 1:
+            # absent PSUs of the stratum (all rows dropped) are zero rows: the mean is over n
+            z = z - z.sum(axis=0) / n
+            weight = f_h * n / (n - 1.0)
+        else:
+            if lonely == "fail":
+                label = stage.stratum_label(int(strata[h]))
+                raise DataError(
+                    f"stratum {label!r} has only one PSU at stage {number}, so its variance "
+                    "cannot be estimated; choose lonely_psu='adjust', 'remove', 'certainty' or "
+                    "'average' in the design (R's options(survey.lonely.psu=))"
+                )
+            if lonely == "average":
+                continue
+            if lonely in ("remove", "certainty"):
+                z = z - z.mean(axis=0)
+            weight = f_h
+        result += (z * weight[:, None]).T @ z
+        n_ok += 1
+    n_strata = int(present.sum())
+    if n_ok and n_ok < n_strata:  # "average": the other strata's mean for the lonely ones
+        result *= n_strata / n_ok
+    return result
+
+
+def _multistage(
+    x: FloatArray, used: np.ndarray, stages: list[Any], lonely: str, number: int = 1
+) -> FloatArray:
+    """Variance of the total over the stages (R's ``multistage``)."""
+    stage = stages[0]
+    v = _one_stage(x, used, stage, lonely, number)
+    if len(stages) > 1 and stage.popsize is not None:
+        order = np.argsort(stage.clusters, kind="stable")
+        codes = stage.clusters[order]
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+        for rows in np.split(order, starts[1:]):
+            if not used[rows].any():
+                continue
+            fraction = stage.n_psu[rows[0]] / stage.popsize[rows[0]]
+            sub = [s.take(rows) for s in stages[1:]]
+            v = v + _multistage(x[rows], used[rows], sub, lonely, number + 1) * fraction
+    return v
+
+
+def linearization_meat(weighted_scores: FloatArray, positions: IntArray, design: Any) -> FloatArray:
+    """The design-based covariance of the score total (the sandwich's meat).
+
+    Parameters
+    ----------
+    weighted_scores : ndarray, shape (m, k)
+        ``w_i s_i`` of the rows a fit used.
+    positions : ndarray of int, shape (m,)
+        Their positions in the design's data.
+    design : SurveyDesign
+
+    Returns
+    -------
+    ndarray, shape (k, k)
+    """
+    n, k = len(design.data), weighted_scores.shape[1]
+    used = np.zeros(n, dtype=bool)
+    used[positions] = True
+    if positions.shape[0] == n and np.array_equal(positions, np.arange(n)):
+        x = weighted_scores  # every row used, in order: no copy
+    else:
+        x = np.zeros((n, k))
+        x[positions] = weighted_scores
+    meat = _multistage(x, used, list(design.stages), design.lonely_psu)
+    return 0.5 * (meat + meat.T)
+
+
+def replicate_variance(
+    replicates: FloatArray, full: FloatArray, scale: float, rscales: FloatArray, mse: bool
+) -> FloatArray:
+    """R's ``svrVar``: the replicate estimates' spread, scaled.
+
+    Parameters
+    ----------
+    replicates : ndarray, shape (R, k)
+    full : ndarray, shape (k,)
+        The full-sample estimates (the centre with ``mse=True``).
+    scale : float
+    rscales : ndarray, shape (R,)
+    mse : bool
+
+    Returns
+    -------
+    ndarray, shape (k, k)
+    """
+    centre = full if mse else replicates[rscales > 0].mean(axis=0)
+    d = (replicates - centre) * np.sqrt(rscales)[:, None]
+    v = scale * (d.T @ d)
+    return np.asarray(0.5 * (v + v.T))
+
+
+def _saddle_upper(x: float, lam: FloatArray) -> float:
+    """Saddlepoint tail ``P(sum_i lam_i chi2_1 > x)`` (Kuonen 1999), as R's ``survey:::saddle``."""
+    d = float(np.max(lam))
+    lam = lam / d
+    x = x / d
+
+    def k0(z: float) -> float:
+        return float(-np.sum(np.log1p(-2.0 * z * lam)) / 2.0)
+
+    def k1(z: float) -> float:
+        return float(np.sum(lam / (1.0 - 2.0 * z * lam)))
+
+    def k2(z: float) -> float:
+        return float(2.0 * np.sum(lam**2 / (1.0 - 2.0 * z * lam) ** 2))
+
+    if np.any(lam < 0):
+        lower = float(np.max(1.0 / (2.0 * lam[lam < 0]))) * 0.99999
+    elif x > lam.sum():
+        lower = -0.01
+    else:
+        lower = -lam.size / (2.0 * x)
+    upper = float(np.min(1.0 / (2.0 * lam[lam > 0]))) * 0.99999
+    zeta = optimize.brentq(lambda z: k1(z) - x, lower, upper, xtol=1e-12)
+    if abs(zeta) < 1e-4:
+        return float("nan")
+    w = np.sign(zeta) * np.sqrt(2.0 * (zeta * x - k0(zeta)))
+    v = zeta * np.sqrt(k2(zeta))
+    return float(stats.norm.sf(w + np.log(v / w) / w))
+
+
+def weighted_f_tail(x: float, lam: FloatArray, ddf: float) -> float:
+    """``P(sum_i lam_i chi2_1 / (chi2_ddf / ddf) > x)``, R's ``pFsum`` (saddlepoint).
+
+    The saddlepoint approximation of the quadratic form ``sum lam_i Z_i^2 -
+    x chi2_ddf / ddf`` being positive; where it is not defined (the saddle point
+    near zero) the Satterthwaite F approximation, as R.  ``ddf = inf``: the
+    chi-squared mixture alone.
+    """
+    lam = np.asarray(lam, dtype=float)
+    mean = lam.mean()
+    ratio = np.mean(lam**2) / mean**2
+    scale, ndf = mean * ratio, lam.size / ratio
+    if np.isfinite(ddf):
+        satterthwaite = float(stats.f.sf(x / ndf / scale, ndf, ddf))
+        terms = np.concatenate([lam, np.full(round(ddf), -x / ddf)])
+        tail = _saddle_upper(0.0, terms)
+    else:
+        satterthwaite = float(stats.chi2.sf(x / scale, ndf))
+        tail = _saddle_upper(x, lam)
+    return satterthwaite if np.isnan(tail) else tail
