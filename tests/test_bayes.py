@@ -187,7 +187,10 @@ def test_posterior_matches_nuts(name):
     reference = json.loads((REFERENCE / f"{name}.json").read_text())["params"]
     with warnings.catch_warnings():
         warnings.simplefilter("error", PosteriorWarning)
-        post = posterior_mode(name).posterior(4000, seed=2)
+        # 16,000 draws keep the Monte Carlo error (ESS ~ 12,000) well inside the target;
+        # the mixed model's 4,000 (an inner Newton per draw) give ESS ~ 2,900
+        draws = 4000 if name == "wine_clmm" else 16000
+        post = posterior_mode(name).posterior(draws, seed=2)
     assert post.k_hat < 0.7
     summary = post.summary()
     for param, ref in reference.items():
@@ -209,7 +212,9 @@ def test_summary_columns_and_resampling(wine_model):
 
 
 def test_expected_rating_on_the_draws(wine_model, wine):
-    post = wine_model.fit(prior="default").posterior(1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorWarning)  # few draws: k-hat is noisy
+        post = wine_model.fit(prior="default").posterior(200)
     table = post.predict(wine.iloc[:3], which="expected", n_draws=None)
     keep = post.weights > 0
     prob = np.stack(

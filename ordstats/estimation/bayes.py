@@ -53,7 +53,9 @@ from ordstats._typing import FloatArray
 from ordstats.core.penalty import ElasticNet, proximal_newton
 from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
 from ordstats.core.solver import NewtonOptions, newton
+from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
+from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.results.posterior import PosteriorMode
 
 __all__ = [
@@ -472,10 +474,40 @@ class Target:
 
     def probabilities(self, x: FloatArray, newdata: Any = None) -> FloatArray:
         """Category probabilities (rows x levels) at parameters ``x`` (random effects 0)."""
+        return self.probabilities_batch(np.asarray(x, dtype=float)[None, :], newdata)[0]
+
+    def probabilities_batch(self, draws: FloatArray, newdata: Any = None) -> FloatArray:
+        """Category probabilities at each row of ``draws``: shape (draws, rows, levels).
+
+        The new rows' designs are built once; a flexible link or an offset takes the
+        slower path through ``model.predict`` for each draw.
+        """
         if self.mixed:
-            return self._mixed_probabilities(x, newdata)
-        res = self.model.predict(x, exog=newdata, which="prob")
-        return np.asarray(res, dtype=float)
+            return np.stack([self._mixed_probabilities(x, newdata) for x in draws])
+        model, lay = self.model, self.model.problem.layout
+        if lay.n_lambda or model.has_offset:
+            return np.stack(
+                [np.asarray(model.predict(x, exog=newdata, which="prob")) for x in draws]
+            )
+        if newdata is None:
+            X, W, Z = model.data.X, model.data.nominal, model.data.scale
+        else:
+            X, W, Z, _ = newdata_matrices(model.design, newdata, model.formula_context)
+        out = []
+        for x in draws:
+            theta = threshold_matrix(
+                x[lay.thresholds],
+                model.threshold_jacobian,
+                W if lay.n_nominal_cols else None,
+                model.threshold_offset,
+            )
+            scale = np.exp(Z @ x[lay.zeta]) if lay.n_zeta else None
+            out.append(
+                model.family_spec.category_probabilities(
+                    theta, X @ x[lay.beta], scale, link=model.link
+                )
+            )
+        return np.stack(out)
 
     def _mixed_probabilities(self, x: FloatArray, newdata: Any) -> FloatArray:
         """A clmm's probabilities of its fitted rows with the random effects at 0."""
