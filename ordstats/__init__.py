@@ -17,6 +17,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.estimation.bayes import prior
 from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
@@ -29,6 +30,7 @@ from ordstats.results.fitted import OrdinalResults
 from ordstats.results.margins.grid import datagrid
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
+from ordstats.results.posterior import Posterior, PosteriorMode
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "OrdstatsError",
     "OrdstatsWarning",
     "PenalizedResults",
+    "Posterior",
+    "PosteriorMode",
     "RegularizationPath",
     "SeparationWarning",
     "anova",
@@ -59,6 +63,7 @@ __all__ = [
     "lr_test",
     "metrics",
     "plotting",
+    "prior",
     "set_options",
     "simulate_ratings",
     "vuong_test",
