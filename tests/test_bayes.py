@@ -303,3 +303,19 @@ def test_importance_draws_to_arviz(wine_model):
     idata = post.to_arviz()
     assert idata.posterior["contact[T.yes]"].shape == (1, 400)
     assert idata.posterior.attrs["k_hat"] == post.k_hat
+
+
+def test_margins_verb_on_the_draws(wine_model):
+    """avg_comparisons at each draw: the posterior mean lies near the ML estimate."""
+    post = wine_model.fit(prior="default").posterior(1000)
+    table = post.margins("avg_comparisons", variables="contact", n_draws=8)
+    ml = wine_model.fit().avg_comparisons(variables="contact")
+    assert list(table["group"]) == list(ml["group"])
+    assert np.all(table["lower"] <= table["estimate"])
+    assert np.all(table["estimate"] <= table["upper"])
+    assert np.all(np.abs(table["estimate"] - ml["estimate"]) < 2 * ml["std_error"])
+    draw = post.resample(8).to_numpy()[3]  # one draw's value is the verb at that draw
+    at_draw = post.target.results_at(draw).avg_comparisons(variables="contact")
+    direct = type(post)(post.target, draw[None], np.zeros(1), method="laplace")
+    one = direct.margins("avg_comparisons", variables="contact", n_draws=1)
+    np.testing.assert_allclose(one["estimate"], at_draw["estimate"], rtol=1e-12)

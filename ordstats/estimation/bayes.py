@@ -56,6 +56,7 @@ from ordstats.core.solver import NewtonOptions, newton
 from ordstats.design import newdata_matrices
 from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
 from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.posterior import PosteriorMode
 
 __all__ = [
@@ -561,6 +562,24 @@ class Target:
             "offset": data.offset,
             "weights": data.weights,
         }
+
+    def results_at(self, x: FloatArray) -> OrdinalResults:
+        """A results object holding ``x`` (for the margins verbs on the draws)."""
+        if self.mixed:
+            raise SpecificationError(
+                "the margins verbs on posterior draws are available for models without "
+                "random effects; use predict() on the posterior of a mixed model"
+            )
+        evaluation = self.model.evaluator.evaluate(x)
+        info = FitInfo(
+            converged=True,
+            code=0,
+            message="posterior draw",
+            n_iter=0,
+            n_halvings=0,
+            max_grad=float("nan"),
+        )
+        return OrdinalResults(self.model, x, evaluation, info, defer_covariance=True)
 
     def observed_counts(self) -> FloatArray:
         """Weighted count of each response level in the fitted rows."""

@@ -78,6 +78,10 @@ class PosteriorTarget(Protocol):
         """Category probabilities at each draw, (draws, rows, levels)."""
         ...
 
+    def results_at(self, x: FloatArray) -> Any:  # pragma: no cover - protocol
+        """A results object at parameters ``x`` with the margins verbs (clm only)."""
+        ...
+
     def observed_counts(self) -> FloatArray:  # pragma: no cover - protocol
         """Weighted count of each level in the fitted rows."""
         ...
@@ -415,6 +419,74 @@ class Posterior:
         frame["lower"], frame["upper"] = q[0], q[1]
         return frame
 
+    def margins(
+        self,
+        verb: str,
+        newdata: Any = None,
+        *,
+        alpha: float = 0.05,
+        n_draws: int = 200,
+        seed: int | None = 0,
+        **options: Any,
+    ) -> pd.DataFrame:
+        """A margins verb (``"avg_predictions"``, ``"comparisons"``, ...) on the draws.
+
+        The verb (:mod:`ordstats.results.margins.verbs`, marginaleffects' names) is
+        evaluated at ``n_draws`` draws resampled by weight; the table keeps the verb's
+        labels with ``estimate`` the posterior mean and ``lower``/``upper`` the
+        equal-tailed ``1 - alpha`` credible interval (no standard errors or p-values).
+
+        Parameters
+        ----------
+        verb : {"predictions", "avg_predictions", "comparisons", "avg_comparisons",
+                "slopes", "avg_slopes"}
+        newdata : pandas.DataFrame, optional
+        alpha : float
+        n_draws : int
+        seed : int or None
+        **options
+            Passed to the verb (``variables=``, ``by=``, ``type=``, ...).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        verbs = (
+            "predictions",
+            "avg_predictions",
+            "comparisons",
+            "avg_comparisons",
+            "slopes",
+            "avg_slopes",
+        )
+        if verb not in verbs:
+            raise SpecificationError(f"verb must be one of {verbs}; got {verb!r}")
+        if not (isinstance(alpha, float) and 0 < alpha < 1):
+            raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
+        x = self.resample(_positive_int(n_draws, "n_draws"), seed).to_numpy()
+        base = self.target.results_at(x[0])
+        tables = [getattr(_AtDraw(base, row), verb)(newdata, **options) for row in x]
+        values = np.column_stack([np.asarray(t["estimate"], dtype=float) for t in tables])
+        label_columns = [
+            c
+            for c in tables[0].columns
+            if c
+            not in {
+                "estimate",
+                "std_error",
+                "statistic",
+                "p_value",
+                "s_value",
+                "conf_low",
+                "conf_high",
+            }
+        ]
+        out = pd.DataFrame(tables[0][label_columns]).reset_index(drop=True)
+        out["estimate"] = values.mean(axis=1)
+        out["lower"] = np.quantile(values, alpha / 2, axis=1)
+        out["upper"] = np.quantile(values, 1 - alpha / 2, axis=1)
+        return out
+
     def ppc_counts(self, n_draws: int = 200, seed: int | None = 0) -> pd.DataFrame:
         """Replicated level counts: one row per replicate, one column per level.
 
@@ -511,6 +583,28 @@ class Posterior:
             f"Posterior(method={self.method!r}, draws={self.draws.shape[0]}, "
             f"ess={self.ess:.0f}, k_hat={self.k_hat:.2f})"
         )
+
+
+class _AtDraw:
+    """A results object seen at one draw: the margins verbs read ``margins_params()``."""
+
+    def __init__(self, base: Any, params: FloatArray) -> None:
+        self._base = base
+        self._params = params
+
+    def margins_params(self) -> FloatArray:
+        return self._params
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(type(self._base), name, None)
+        if callable(value) and name in _VERBS:  # the verb runs with this object as the fit
+            return value.__get__(self)
+        return getattr(self._base, name)
+
+
+_VERBS = frozenset(
+    {"predictions", "avg_predictions", "comparisons", "avg_comparisons", "slopes", "avg_slopes"}
+)
 
 
 def _safe(name: str) -> str:
