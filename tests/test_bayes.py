@@ -319,3 +319,30 @@ def test_margins_verb_on_the_draws(wine_model):
     direct = type(post)(post.target, draw[None], np.zeros(1), method="laplace")
     one = direct.margins("avg_comparisons", variables="contact", n_draws=1)
     np.testing.assert_allclose(one["estimate"], at_draw["estimate"], rtol=1e-12)
+
+
+def test_disc_prior_shrinks_the_scale_effect(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, scale="~ temp")
+    ml = model.fit()
+    disc = ordstats.prior("normal(0, 0.05)", "disc", coef="tempwarm")  # brms' name
+    mode = model.fit(prior=[disc, ordstats.prior("flat", "Intercept")])
+    table = mode.prior_summary.set_index("coef")
+    assert table.loc["scale:temp[T.warm]", "class"] == "disc"
+    assert table.loc["scale:temp[T.warm]", "prior"] == "normal(0, 0.05)"
+    zeta = model.param_names.index("scale:temp[T.warm]")
+    assert abs(mode.params.iloc[zeta]) < 0.5 * abs(ml.params.iloc[zeta])
+    # the mode solves the penalised score equations: ML gradient = prior gradient
+    score = model.score(mode.params.to_numpy())
+    expected = np.zeros(model.k_params)
+    expected[zeta] = mode.params.iloc[zeta] / 0.05**2
+    np.testing.assert_allclose(score, expected, atol=1e-5)
+
+
+def test_sd_prior_by_group_on_a_mixed_model(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
+    tight = model.fit(prior=ordstats.prior("exponential(20)", "sd", group="judge"))
+    loose = model.fit(prior="default")
+    assert tight.params.iloc[-1] < loose.params.iloc[-1] - 0.5  # log sd pulled down
+    assert "exponential(20)" in tight.prior_summary["prior"].tolist()
+    with pytest.raises(ordstats.errors.SpecificationError, match=r"group 'judge'"):
+        model.fit(prior=ordstats.prior("normal(0, 1)", "sd", group="bottle"))

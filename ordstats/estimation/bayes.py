@@ -234,9 +234,12 @@ def _clm_slots(model: Any) -> list[Slot]:
         row[layout.beta] = sign * xbar
         threshold = f"{levels[j]}{sep}{levels[j + 1]}"
         slots.append(Slot("Intercept", (threshold, str(j + 1)), row))
-    for cls, block in (("b", layout.nominal), ("b", layout.beta), ("disc", layout.zeta)):
+    for cls, block in (("b", layout.nominal), ("b", layout.beta)):
         for i in range(block.start, block.stop):
             slots.append(Slot(cls, _names(names[i]), _unit(k, i)))
+    for i in range(layout.zeta.start, layout.zeta.stop):  # "scale:z" is brms' disc "z"
+        bare = names[i].removeprefix("scale:")
+        slots.append(Slot("disc", (names[i], bare, brms_name(bare)), _unit(k, i)))
     return slots
 
 
