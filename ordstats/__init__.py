@@ -19,6 +19,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
 )
+from ordstats.estimation.bayes import prior
 from ordstats.estimation.factorization import OrdinalFactorization
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.model import OrdinalModel
@@ -31,6 +32,7 @@ from ordstats.results.fitted import OrdinalResults
 from ordstats.results.margins.grid import datagrid
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import load
+from ordstats.results.posterior import Posterior, PosteriorMode
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 from ordstats.results.survey import SurveyResults
 
@@ -48,6 +50,8 @@ __all__ = [
     "OrdstatsError",
     "OrdstatsWarning",
     "PenalizedResults",
+    "Posterior",
+    "PosteriorMode",
     "RegularizationPath",
     "ReplicateDesign",
     "SeparationWarning",
@@ -66,6 +70,7 @@ __all__ = [
     "lr_test",
     "metrics",
     "plotting",
+    "prior",
     "set_options",
     "simulate_ratings",
     "vuong_test",

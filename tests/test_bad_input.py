@@ -2091,3 +2091,94 @@ def test_survey_fit_refuses_tests_that_are_not_design_based(wine):
         res.conf_int(method="profile")
     with pytest.raises(SpecificationError, match=r"not location terms of the model"):
         res.rao_scott_lrt("age")
+# -- Bayesian fits (issue 26): priors, posterior draws -------------------------------------
+
+
+@pytest.fixture
+def wine_bayes_model(wine):
+    return OrdinalModel.from_formula("rating ~ temp + contact", wine)
+
+
+@pytest.mark.parametrize(
+    ("prior_text", "message"),
+    [
+        ("normal(0, -1)", r"sigma must be positive"),
+        ("student_t(0, 0, 1)", r"nu must be positive"),
+        ("normal(0)", r"normal\(\) takes 2 argument"),
+        ("gamma(2, 1)", r"unknown prior distribution 'gamma'"),
+        ("normal(0, a)", r"arguments of the prior .* must be numbers"),
+        ("normal 0 1", r"cannot read the prior"),
+        ("exponential(1)", r"positive numbers only"),
+        ("normal(0, inf)", r"must be finite numbers"),
+    ],
+)
+def test_bayes_bad_prior_text(wine_bayes_model, prior_text, message):
+    with pytest.raises(SpecificationError, match=message):
+        wine_bayes_model.fit(prior={"b": prior_text})
+
+
+def test_bayes_prior_on_a_parameter_the_model_lacks(wine_bayes_model):
+    with pytest.raises(SpecificationError, match=r"no such parameter; class 'b' has 'temp"):
+        wine_bayes_model.fit(prior=ordstats.prior("normal(0, 1)", "b", coef="bottle"))
+    with pytest.raises(SpecificationError, match=r"no parameters of class 'sd'"):
+        wine_bayes_model.fit(prior={"sd": "normal(0, 1)"})
+    with pytest.raises(SpecificationError, match=r"unknown prior class 'slope'"):
+        ordstats.prior("normal(0, 1)", "slope")
+    with pytest.raises(SpecificationError, match=r"two priors for the same parameters"):
+        wine_bayes_model.fit(prior=[ordstats.prior("normal(0, 1)")] * 2)
+    with pytest.raises(SpecificationError, match=r"prior must be ordstats.prior"):
+        wine_bayes_model.fit(prior=3)
+
+
+def test_bayes_laplace_prior_off_zero_or_on_intercepts(wine_bayes_model):
+    with pytest.raises(SpecificationError, match=r"must be centred at 0 \(the lasso\)"):
+        wine_bayes_model.fit(prior={"b": "double_exponential(1, 1)"})
+    with pytest.raises(SpecificationError, match=r"on single slopes only"):
+        wine_bayes_model.fit(prior={"Intercept": "laplace(0, 1)"})
+
+
+def test_bayes_prior_with_penalty_or_correlated_random_terms(wine_bayes_model, wine):
+    with pytest.raises(SpecificationError, match=r"give prior= or penalty=, not both"):
+        wine_bayes_model.fit(prior="default", penalty="firth")
+    mixed = OrdinalModel.from_formula("rating ~ temp + (1 + contact|judge)", wine)
+    with pytest.raises(SpecificationError, match=r"scalar random terms only"):
+        mixed.fit(prior="default")
+
+
+@pytest.mark.parametrize("draws", [0, -5, 2.5, True, "100"])
+def test_bayes_draws_must_be_positive_whole_numbers(wine_bayes_model, draws):
+    mode = wine_bayes_model.fit(prior="default")
+    with pytest.raises(SpecificationError, match=r"draws must be a positive whole number"):
+        mode.posterior(draws)
+
+
+def test_bayes_unknown_method_df_and_probs(wine_bayes_model):
+    mode = wine_bayes_model.fit(prior="default")
+    with pytest.raises(SpecificationError, match=r"method must be 'laplace' or 'nuts'"):
+        mode.posterior(100, method="mcmc")
+    with pytest.raises(SpecificationError, match=r"df must be a positive number"):
+        mode.posterior(100, df=0)
+    post = mode.posterior(500)
+    with pytest.raises(SpecificationError, match=r"probs must be numbers in \(0, 1\)"):
+        post.summary(probs=(0.5, 1.5))
+    with pytest.raises(SpecificationError, match=r"which must be 'prob' or 'expected'"):
+        post.predict(which="class")
+
+
+def test_bayes_nuts_without_the_extra_says_what_to_install(wine_bayes_model, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_numpyro(name, *args, **kwargs):
+        if name.split(".")[0] in {"numpyro", "jax", "arviz"}:
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    mode = wine_bayes_model.fit(prior="default")
+    post = mode.posterior(300)  # the importance-sampling posterior needs no extra
+    monkeypatch.setattr(builtins, "__import__", no_numpyro)
+    with pytest.raises(SpecificationError, match=r"pip install 'ordstats\[bayes\]'"):
+        mode.posterior(100, method="nuts")
+    with pytest.raises(SpecificationError, match=r"pip install 'ordstats\[bayes\]'"):
+        post.to_arviz()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,7 @@ from ordstats.design.random import (
     mixed_design_from_formula,
 )
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import ModelOptions, newton_options
@@ -361,7 +363,8 @@ class OrdinalMixedModel:
         gradtol: float = 1e-7,
         *,
         gtol: float | None = None,
-    ) -> MixedResults:
+        prior: object = None,
+    ) -> Any:
         """Fit by maximising the Laplace (or AGQ) approximate marginal likelihood.
 
         Parameters
@@ -382,10 +385,17 @@ class OrdinalMixedModel:
             after the Newton steps, at a finite log-likelihood.
         gtol : float, optional
             Former name of ``gradtol``; still accepted with a ``FutureWarning``.
+        prior : optional
+            A Bayesian fit with brms' priors (``ordstats.prior(...)``, a list or dict
+            of them, or ``"default"``): returns the posterior mode of the thresholds,
+            slopes and log standard deviations under the Laplace/AGQ marginal
+            likelihood, a :class:`~ordstats.results.posterior.PosteriorMode`
+            (:mod:`ordstats.estimation.bayes`).
 
         Returns
         -------
         MixedResults
+            With ``prior``: a :class:`~ordstats.results.posterior.PosteriorMode`.
 
         Raises
         ------
@@ -395,6 +405,9 @@ class OrdinalMixedModel:
         """
         gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
         nagq = self._check_nagq(nagq)
+        if prior is not None:
+            start = None if start_params is None else self._check_start(start_params)
+            return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)
         f, fg, grad, analytic = self._objective_functions(nagq)
         inverse_hessian: FloatArray | None = None
         if start_params is None:

@@ -46,7 +46,7 @@ from ordstats.errors import (
     SeparationWarning,
     SpecificationError,
 )
-from ordstats.estimation import penalized
+from ordstats.estimation import bayes, penalized
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     _REMOVED,
@@ -867,7 +867,8 @@ class OrdinalModel:
         banded: bool | None = None,
         penalty: str | None = None,
         warm_start: bool | None = None,
-    ) -> OrdinalResults:
+        prior: object = None,
+    ) -> Any:
         """Fit the model by Newton-Raphson with analytic gradient and Hessian.
 
         Parameters
@@ -936,10 +937,18 @@ class OrdinalModel:
             Data read in chunks or from Dask keep the subsample (at most
             200,000 rows) in their first pass; ``mle_retvals["passes"]`` counts
             the passes over the data that the fit made.
+        prior : optional
+            A Bayesian fit with brms' priors: :func:`ordstats.prior` (or a list of
+            them, a dict such as ``{"b": "normal(0, 1)"}``, or ``"default"`` for
+            brms' defaults).  Returns the posterior mode, a
+            :class:`~ordstats.results.posterior.PosteriorMode`, whose
+            ``posterior(draws=4000)`` draws from the posterior
+            (:mod:`ordstats.estimation.bayes`).
 
         Returns
         -------
         OrdinalResults
+            With ``prior``: a :class:`~ordstats.results.posterior.PosteriorMode`.
 
         Warns
         -----
@@ -954,6 +963,14 @@ class OrdinalModel:
         options = newton_options(maxiter, gradtol, reltol)
         if estimates_only:
             options = replace(options, final_hessian=False)
+        if prior is not None:
+            if penalty is not None:
+                raise SpecificationError(
+                    "give prior= or penalty=, not both (a prior is the penalty of a Bayesian fit)"
+                )
+            self._require_free_thresholds("Bayesian fits")
+            start = None if start_params is None else self._check_params(start_params)
+            return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
         use_banded = self._use_banded(banded)

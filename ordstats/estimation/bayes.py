@@ -1,0 +1,674 @@
+r"""Bayesian fits: brms' priors, the posterior mode by Newton, and the posterior's target.
+
+``model.fit(prior=...)`` maximises the log posterior ``l(x) + log p(x)`` and returns a
+:class:`~ordstats.results.posterior.PosteriorMode`, whose ``posterior(draws=...)`` draws
+from the posterior (:mod:`ordstats.results.posterior`).
+
+**Priors as brms** (:func:`prior`).  Parameters belong to brms' classes:
+
+============  ===============================================================  ==================
+class         parameters                                                       brms' default
+============  ===============================================================  ==================
+``b``         location slopes and category-specific (nominal, ``cs()``) ones   flat
+``Intercept`` the thresholds *of the centred design* (below)                   student_t(3, 0, 2.5)
+``sd``        random-effect standard deviations (``group=`` the factor)        student_t(3, 0, 2.5)
+``disc``      the log-scale (discrimination) coefficients                      flat
+============  ===============================================================  ==================
+
+brms centres the design before it puts priors on the intercepts: with column means
+``xbar`` (unweighted, over the rows used) the linear predictor
+``theta_j - x'beta = (theta_j - xbar'beta) - (x - xbar)'beta``, and the ``Intercept`` prior
+is on ``theta_j - xbar'beta`` (cumulative; ``alpha_j + xbar'b`` for sratio, cratio and acat,
+whose predictors are ``alpha_j + x'b``; nominal effects add ``wbar'gamma_j``).  The map from
+the reported parameters is a shear with unit determinant, so no Jacobian enters.  An ``sd``
+prior is a density on the standard deviation ``s`` (restricted to ``s > 0``: half-normal,
+half-Student-t); the parameter is ``log s``, so its density carries the Jacobian ``s``.
+
+**Signs.**  ordstats' parameters are the ones its fits report: a cumulative model's
+``P(Y <= j) = F(theta_j - x'beta)`` is brms' ``cumulative()``, but sratio/cratio slopes
+carry VGAM's sign (``eta_j = alpha_j + x'b``) where brms writes ``Intercept_j - x'b``, and
+the ``disc`` coefficients here are the log-scale ``zeta`` (``disc = exp(-z'zeta)``): a
+prior centred at zero is the same either way; give a non-zero centre with the reported sign.
+
+**The mode** is found by the Newton solver of the maximum-likelihood fit
+(:func:`ordstats.core.solver.newton`) with the log prior's gradient and Hessian added
+(:class:`ordstats.core.priors.LogPrior`); with Laplace (double-exponential) priors, by the
+proximal Newton solver of the lasso (:func:`ordstats.core.penalty.proximal_newton`), since
+``|b|`` has no derivative at 0.  So a ``normal(0, s)`` prior on every slope gives the ridge
+fit ``fit_regularized(alpha=1 / (s^2 n_w), L1_wt=0)`` and ``double_exponential(0, s)`` the
+lasso ``fit_regularized(alpha=1 / (s n_w), L1_wt=1)``, ``n_w`` the sum of the weights.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ordstats._typing import FloatArray
+from ordstats.core.penalty import ElasticNet, proximal_newton
+from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
+from ordstats.core.solver import NewtonOptions, newton
+from ordstats.design import newdata_matrices
+from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
+from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.results.fitted import FitInfo, OrdinalResults
+from ordstats.results.posterior import PosteriorMode
+
+__all__ = [
+    "CLASSES",
+    "DEFAULT_PRIORS",
+    "Prior",
+    "fit_mode",
+    "prior",
+    "resolve_priors",
+]
+
+#: brms' parameter classes this module knows.
+CLASSES = ("b", "Intercept", "sd", "disc")
+#: brms' default prior of each class for ordinal families.
+DEFAULT_PRIORS: dict[str, Density] = {
+    "b": Density("flat"),
+    "Intercept": Density("student_t", (3.0, 0.0, 2.5)),
+    "sd": Density("student_t", (3.0, 0.0, 2.5)),
+    "disc": Density("flat"),
+}
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A prior on a class of parameters or on one of them (what :func:`prior` returns).
+
+    Attributes
+    ----------
+    density : Density
+    class_ : str
+        ``"b"``, ``"Intercept"``, ``"sd"`` or ``"disc"``.
+    coef : str
+        One parameter's name (ordstats' or brms' spelling); ``""``: the whole class.
+    group : str
+        For ``class_="sd"``: the grouping factor; ``""``: every factor.
+    """
+
+    density: Density
+    class_: str = "b"
+    coef: str = ""
+    group: str = ""
+
+    def __str__(self) -> str:
+        where = "".join(
+            f", {k}={v!r}" for k, v in (("coef", self.coef), ("group", self.group)) if v
+        )
+        return f"prior({str(self.density)!r}, class_={self.class_!r}{where})"
+
+
+def prior(density: str | Density, class_: str = "b", coef: str = "", group: str = "") -> Prior:
+    """A prior as brms' ``prior()``, e.g. ``prior("normal(0, 2.5)", class_="b", coef="temp")``.
+
+    Parameters
+    ----------
+    density : str
+        brms' text: ``"normal(mu, sigma)"``, ``"student_t(nu, mu, sigma)"``,
+        ``"cauchy(mu, sigma)"``, ``"double_exponential(mu, sigma)"`` (or ``laplace``),
+        ``"exponential(rate)"`` (``sd`` only) or ``"flat"``.
+    class_ : {"b", "Intercept", "sd", "disc"}
+        The class of parameters (see :mod:`ordstats.estimation.bayes`).
+    coef : str, optional
+        One parameter: ordstats' name (``"temp[T.warm]"``, ``"1|2"``) or brms'
+        (``"tempwarm"``; a threshold's number ``"1"``); default: the whole class.
+    group : str, optional
+        For ``sd``: the grouping factor (``"judge"``).
+
+    Returns
+    -------
+    Prior
+
+    Examples
+    --------
+    >>> import ordstats
+    >>> ordstats.prior("normal(0, 1)", class_="b", coef="temp[T.warm]")
+    prior('normal(0, 1)', class_='b', coef='temp[T.warm]')
+    """
+    if class_ not in CLASSES:
+        raise SpecificationError(
+            f"unknown prior class {class_!r}; use one of {', '.join(map(repr, CLASSES))} "
+            "(brms' names)"
+        )
+    for name, value in (("coef", coef), ("group", group)):
+        if not isinstance(value, str):
+            raise SpecificationError(f"{name} must be a parameter name (a str); got {value!r}")
+    if group and class_ != "sd":
+        raise SpecificationError(f"group= applies to class_='sd' only; got class_={class_!r}")
+    dens = parse_density(density)
+    if dens.positive_only and class_ != "sd":
+        raise SpecificationError(
+            f"{dens} lives on positive numbers only; class {class_!r} parameters are real "
+            "numbers: use normal, student_t or double_exponential"
+        )
+    return Prior(dens, class_, coef, group)
+
+
+def as_priors(spec: object) -> list[Prior]:
+    """The priors of ``fit(prior=...)``: a :class:`Prior`, a list of them, a dict or ``"default"``.
+
+    A dict maps ``"class"`` or ``"class:coef"`` (``"sd:group"`` for a factor) to brms' text.
+    """
+    if isinstance(spec, str) and spec == "default":
+        return []
+    if isinstance(spec, Prior):
+        return [spec]
+    if isinstance(spec, Mapping):
+        out = []
+        for key, text in spec.items():
+            if not isinstance(key, str):
+                raise SpecificationError(
+                    f"prior dict keys are 'class' or 'class:coef'; got {key!r}"
+                )
+            cls, _, coef = key.partition(":")
+            if cls == "sd":
+                out.append(prior(text, "sd", group=coef))
+            else:
+                out.append(prior(text, cls, coef))
+        return out
+    if isinstance(spec, Iterable) and not isinstance(spec, (str, bytes)):
+        items = list(spec)
+        if all(isinstance(p, Prior) for p in items):
+            return items
+    raise SpecificationError(
+        "prior must be ordstats.prior(...), a list of them, a dict such as "
+        "{'b': 'normal(0, 1)', 'Intercept': 'student_t(3, 0, 2.5)'} or 'default' (brms' "
+        f"default priors); got {spec!r}"
+    )
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A parameter (or centred combination) a prior can be put on."""
+
+    class_: str
+    names: tuple[str, ...]
+    row: FloatArray
+    group: str = ""
+    log_scale: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.class_} {self.names[0]!r}" + (f" of {self.group!r}" if self.group else "")
+
+
+def brms_name(name: str) -> str:
+    """The spelling brms gives a coefficient: ``"temp[T.warm]"`` -> ``"tempwarm"``."""
+    return re.sub(r"[^A-Za-z0-9._]", "", name.replace("[T.", ""))
+
+
+def _clm_slots(model: Any) -> list[Slot]:
+    layout = model.problem.layout
+    names = list(model.param_names)
+    k = layout.n_params
+    try:
+        data = model.data
+    except NotFittedError:
+        raise SpecificationError(
+            "Bayesian fits need the rows in memory (not read in chunks); load the data "
+            "into a DataFrame"
+        ) from None
+    J = np.asarray(model.threshold_jacobian, dtype=float)
+    q = layout.n_alpha
+    xbar = np.asarray(data.X, dtype=float).mean(axis=0) if layout.n_beta else np.zeros(0)
+    r = layout.n_nominal_cols
+    wbar = np.asarray(data.nominal, dtype=float).mean(axis=0) if r else np.zeros(0)
+    sign = -1.0 if model.family == "cumulative" else 1.0
+    levels = list(model.levels)
+    sep = "|" if model.family == "cumulative" else ":"
+    slots = []
+    for j in range(J.shape[0]):
+        row = np.zeros(k)
+        row[layout.alpha] = J[j]
+        for c in range(r):
+            start = layout.n_alpha + c * q
+            row[start : start + q] = wbar[c] * J[j]
+        row[layout.beta] = sign * xbar
+        threshold = f"{levels[j]}{sep}{levels[j + 1]}"
+        slots.append(Slot("Intercept", (threshold, str(j + 1)), row))
+    for cls, block in (("b", layout.nominal), ("b", layout.beta)):
+        for i in range(block.start, block.stop):
+            slots.append(Slot(cls, _names(names[i]), _unit(k, i)))
+    for i in range(layout.zeta.start, layout.zeta.stop):  # "scale:z" is brms' disc "z"
+        bare = names[i].removeprefix("scale:")
+        slots.append(Slot("disc", (names[i], bare, brms_name(bare)), _unit(k, i)))
+    return slots
+
+
+def _names(name: str) -> tuple[str, ...]:
+    nominal = re.match(r"^(.+?[|:].+?):(.+)$", name)
+    if nominal:  # a category-specific effect "1:2:w" -> brms' "w[1]" is not known here
+        return (name, brms_name(nominal.group(2)) + f"[{nominal.group(1)}]")
+    return (name, brms_name(name))
+
+
+def _unit(k: int, i: int) -> FloatArray:
+    row = np.zeros(k)
+    row[i] = 1.0
+    return row
+
+
+def _mixed_slots(model: Any) -> list[Slot]:
+    p = model.problem
+    if any(t.q != 1 for t in model.terms):
+        raise SpecificationError(
+            "Bayesian fits of mixed models take scalar random terms only, such as (1|g) or "
+            "(1|g) + (0 + x|g); correlated terms (1 + x|g) are not available yet"
+        )
+    k = p.n_alpha + p.n_beta + p.n_var
+    names = list(model.param_names)
+    J = np.asarray(p.jacobian, dtype=float)
+    xbar = p.X.mean(axis=0) if p.n_beta else np.zeros(0)
+    levels = list(model.levels)
+    slots = []
+    for j in range(J.shape[0]):
+        row = np.zeros(k)
+        row[: p.n_alpha] = J[j]
+        row[p.n_alpha : p.n_alpha + p.n_beta] = -xbar
+        slots.append(Slot("Intercept", (f"{levels[j]}|{levels[j + 1]}", str(j + 1)), row))
+    for i in range(p.n_alpha, p.n_alpha + p.n_beta):
+        slots.append(Slot("b", _names(names[i]), _unit(k, i)))
+    offset = p.n_alpha + p.n_beta
+    for t_index, term in enumerate(model.terms):
+        column = term.columns[0]
+        coef = "Intercept" if column == "(Intercept)" else column
+        slots.append(
+            Slot(
+                "sd",
+                (coef, brms_name(coef)),
+                _unit(k, offset + t_index),
+                group=term.group,
+                log_scale=True,
+            )
+        )
+    return slots
+
+
+def model_slots(model: Any) -> list[Slot]:
+    """Every parameter a prior can be put on, by class, for a clm or a clmm."""
+    if hasattr(model, "terms"):
+        return _mixed_slots(model)
+    return _clm_slots(model)
+
+
+def _specificity(p: Prior) -> int:
+    return 2 * bool(p.coef) + bool(p.group)
+
+
+def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, str, str]]]:
+    """The log prior of ``fit(prior=spec)`` on ``model`` and its table (class, name, prior).
+
+    Each parameter takes its most specific prior (coef, then group, then class), else
+    brms' default (:data:`DEFAULT_PRIORS`).
+
+    Raises
+    ------
+    SpecificationError
+        For a prior on a class or parameter the model does not have, or two priors on
+        the same thing.
+    """
+    given = as_priors(spec)
+    slots = model_slots(model)
+    seen: set[tuple[str, str, str]] = set()
+    for p in given:
+        key = (p.class_, p.coef, p.group)
+        if key in seen:
+            raise SpecificationError(f"two priors for the same parameters: {p}; give one")
+        seen.add(key)
+        if not any(_matches(p, s) for s in slots):
+            raise SpecificationError(_no_match_message(p, slots))
+    k = slots[0].row.size if slots else 0
+    terms, table = [], []
+    for slot in slots:
+        candidates = [p for p in given if _matches(p, slot)]
+        chosen = max(candidates, key=_specificity).density if candidates else None
+        density = chosen or DEFAULT_PRIORS[slot.class_]
+        source = "" if chosen else " (default)"
+        table.append(
+            (
+                slot.class_,
+                slot.names[0] + (f" ({slot.group})" if slot.group else ""),
+                str(density) + source,
+            )
+        )
+        if density.name != "flat":
+            terms.append(PriorTerm(slot.row, density, slot.log_scale, slot.label))
+    return LogPrior(tuple(terms), int(k or len(model.param_names))), table
+
+
+def _matches(p: Prior, slot: Slot) -> bool:
+    if p.class_ != slot.class_:
+        return False
+    if p.group and p.group != slot.group:
+        return False
+    return not p.coef or p.coef in slot.names
+
+
+def _no_match_message(p: Prior, slots: Sequence[Slot]) -> str:
+    same = [s for s in slots if s.class_ == p.class_]
+    if not same:
+        have = sorted({s.class_ for s in slots})
+        return (
+            f"{p}: the model has no parameters of class {p.class_!r}; its classes are "
+            f"{', '.join(map(repr, have))}"
+        )
+    names = ", ".join(repr(s.names[0]) + (f" (group {s.group!r})" if s.group else "") for s in same)
+    return f"{p}: the model has no such parameter; class {p.class_!r} has {names}"
+
+
+# -- the mode ----------------------------------------------------------------------------------
+
+
+class _Posterior:
+    """The negative log posterior at one point, as the Newton solver reads it."""
+
+    def __init__(self, inner: Any, log_prior: LogPrior, x: FloatArray) -> None:
+        self.inner = inner
+        self._prior = log_prior
+        self._x = x
+        self.nll = float(inner.nll) - log_prior.value(x) if np.isfinite(inner.nll) else np.inf
+
+    @cached_property
+    def gradient(self) -> FloatArray:
+        return np.asarray(self.inner.gradient) - self._prior.gradient(self._x)
+
+    @cached_property
+    def hessian(self) -> FloatArray:
+        return np.asarray(self.inner.hessian) - self._prior.hessian(self._x)
+
+
+@dataclass(frozen=True)
+class _MixedEvaluation:
+    """The mixed model's negative log-likelihood with its gradient and Hessian on demand."""
+
+    x: FloatArray
+    fg: Callable[[FloatArray], tuple[float, FloatArray]]
+
+    @cached_property
+    def _value_gradient(self) -> tuple[float, FloatArray]:
+        return self.fg(self.x)
+
+    @property
+    def nll(self) -> float:
+        return float(self._value_gradient[0])
+
+    @property
+    def gradient(self) -> FloatArray:
+        return self._value_gradient[1]
+
+    @cached_property
+    def hessian(self) -> FloatArray:
+        return _difference_jacobian(lambda z: self.fg(z)[1], self.x)
+
+
+def _difference_jacobian(grad: Callable[[FloatArray], FloatArray], x: FloatArray) -> FloatArray:
+    """Central differences of an analytic gradient, symmetrised."""
+    k = x.size
+    H = np.empty((k, k))
+    for j in range(k):
+        h = 1e-5 * max(1.0, abs(x[j]))
+        up, down = x.copy(), x.copy()
+        up[j] += h
+        down[j] -= h
+        H[:, j] = (grad(up) - grad(down)) / (2 * h)
+    return 0.5 * (H + H.T)
+
+
+class Target:
+    """The log posterior of a model and prior (what :class:`PosteriorMode` samples).
+
+    Implements :class:`ordstats.results.posterior.PosteriorTarget`.
+    """
+
+    def __init__(self, model: Any, log_prior: LogPrior, nagq: int = 1) -> None:
+        self.model = model
+        self.log_prior = log_prior
+        self.nagq = nagq
+        self.mixed = hasattr(model, "terms")
+        self.param_names = list(model.param_names) + (
+            list(model.variance_names) if self.mixed else []
+        )
+        self.levels = list(model.levels)
+
+    def evaluation(self, x: FloatArray) -> Any:
+        """The negative log-likelihood's evaluation at ``x`` (gradient, Hessian on demand)."""
+        if self.mixed:
+            return _MixedEvaluation(x, self.model._objective_functions(self.nagq)[1])
+        return self.model.evaluator.evaluate(x)
+
+    def negative_log_posterior(self, x: FloatArray) -> _Posterior:
+        """``-(l(x) + log p(x))`` with its derivatives (the solver's objective)."""
+        return _Posterior(self.evaluation(x), self.log_prior, x)
+
+    def log_density(self, x: FloatArray) -> float:
+        """``l(x) + log p(x)`` up to a constant (``-inf`` outside the support)."""
+        if self.mixed:
+            nll = self.model.objective.value(x, self.nagq)
+        else:
+            nll = self.model.evaluator.evaluate(x).nll
+        if not np.isfinite(nll):
+            return -np.inf
+        return float(-nll + self.log_prior.value(x))
+
+    def log_density_and_gradient(self, x: FloatArray) -> tuple[float, FloatArray]:
+        """``l(x) + log p(x)`` and its gradient."""
+        ev = self.negative_log_posterior(np.asarray(x, dtype=float))
+        if not np.isfinite(ev.nll):
+            return -np.inf, np.zeros(x.size)
+        return -ev.nll, -ev.gradient
+
+    def log_density_batch(self, X: FloatArray) -> FloatArray:
+        """:meth:`log_density` at each row of ``X`` (the prior vectorised over the rows)."""
+        if self.mixed:
+            nll = np.array([self.model.objective.value(x, self.nagq) for x in X])
+        else:
+            nll = np.array([self.model.evaluator.evaluate(x).nll for x in X])
+        out = np.full(X.shape[0], -np.inf)
+        finite = np.isfinite(nll)
+        out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
+        return out
+
+    def probabilities(self, x: FloatArray, newdata: Any = None) -> FloatArray:
+        """Category probabilities (rows x levels) at parameters ``x`` (random effects 0)."""
+        return self.probabilities_batch(np.asarray(x, dtype=float)[None, :], newdata)[0]
+
+    def probabilities_batch(self, draws: FloatArray, newdata: Any = None) -> FloatArray:
+        """Category probabilities at each row of ``draws``: shape (draws, rows, levels).
+
+        The new rows' designs are built once; a flexible link or an offset takes the
+        slower path through ``model.predict`` for each draw.
+        """
+        if self.mixed:
+            return np.stack([self._mixed_probabilities(x, newdata) for x in draws])
+        model, lay = self.model, self.model.problem.layout
+        if lay.n_lambda or model.has_offset:
+            return np.stack(
+                [np.asarray(model.predict(x, exog=newdata, which="prob")) for x in draws]
+            )
+        if newdata is None:
+            X, W, Z = model.data.X, model.data.nominal, model.data.scale
+        else:
+            X, W, Z, _ = newdata_matrices(model.design, newdata, model.formula_context)
+        out = []
+        for x in draws:
+            theta = threshold_matrix(
+                x[lay.thresholds],
+                model.threshold_jacobian,
+                W if lay.n_nominal_cols else None,
+                model.threshold_offset,
+            )
+            scale = np.exp(Z @ x[lay.zeta]) if lay.n_zeta else None
+            out.append(
+                model.family_spec.category_probabilities(
+                    theta, X @ x[lay.beta], scale, link=model.link
+                )
+            )
+        return np.stack(out)
+
+    def _mixed_probabilities(self, x: FloatArray, newdata: Any) -> FloatArray:
+        """A clmm's probabilities of its fitted rows with the random effects at 0."""
+        if newdata is not None:
+            raise SpecificationError(
+                "posterior predictions of a mixed model are for its fitted rows (random "
+                "effects at 0); newdata is not available yet"
+            )
+        p = self.model.problem
+        theta = np.asarray(p.jacobian, dtype=float) @ x[: p.n_alpha]
+        eta = p.X @ x[p.n_alpha : p.n_alpha + p.n_beta] + p.offset
+        cum = p.link.cdf(theta[None, :] - eta[:, None])
+        ones = np.ones((eta.size, 1))
+        return np.diff(np.hstack([0.0 * ones, cum, ones]), axis=1)
+
+    def native_arrays(self) -> dict[str, Any]:
+        """The log posterior's arrays, for its JAX version (:mod:`ordstats.results.jax_models`)."""
+        prior = [
+            (t.row, (t.density.name, t.density.args), t.log_scale) for t in self.log_prior.terms
+        ]
+        common = {"prior": prior, "k": len(self.param_names), "link": None}
+        if self.mixed:
+            p = self.model.problem
+            return {
+                **common,
+                "family": "cumulative",
+                "reverse": False,
+                "link": p.link.name,
+                "layout": (p.n_alpha, 0, p.n_beta, 0),
+                "J": p.jacobian,
+                "y": p.y,
+                "X": p.X,
+                "nominal": np.zeros((p.y.size, 0)),
+                "scale": np.zeros((p.y.size, 0)),
+                "offset": p.offset,
+                "weights": p.weights,
+                "groups": [(t.matrix[:, 0], t.codes, t.n_levels) for t in p.terms],
+            }
+        data, layout = self.model.data, self.model.problem.layout
+        return {
+            **common,
+            "family": self.model.family,
+            "reverse": bool(self.model.reverse),
+            "link": self.model.link.name if not layout.n_lambda else "flexible",
+            "layout": (layout.n_alpha, layout.n_nominal_cols, layout.n_beta, layout.n_zeta),
+            "J": data.threshold_jacobian,
+            "y": data.y,
+            "X": data.X,
+            "nominal": data.nominal if data.nominal.size else np.zeros((data.y.size, 0)),
+            "scale": data.scale if data.scale.size else np.zeros((data.y.size, 0)),
+            "offset": data.offset,
+            "weights": data.weights,
+        }
+
+    def results_at(self, x: FloatArray) -> OrdinalResults:
+        """A results object holding ``x`` (for the margins verbs on the draws)."""
+        if self.mixed:
+            raise SpecificationError(
+                "the margins verbs on posterior draws are available for models without "
+                "random effects; use predict() on the posterior of a mixed model"
+            )
+        evaluation = self.model.evaluator.evaluate(x)
+        info = FitInfo(
+            converged=True,
+            code=0,
+            message="posterior draw",
+            n_iter=0,
+            n_halvings=0,
+            max_grad=float("nan"),
+        )
+        return OrdinalResults(self.model, x, evaluation, info, defer_covariance=True)
+
+    def observed_counts(self) -> FloatArray:
+        """Weighted count of each response level in the fitted rows."""
+        if self.mixed:
+            p = self.model.problem
+            return np.bincount(p.y, p.weights, minlength=len(self.levels)).astype(float)
+        return np.asarray(self.model.response_counts, dtype=float)
+
+    def row_weights(self) -> FloatArray:
+        """The fitted rows' frequency weights."""
+        if self.mixed:
+            return np.asarray(self.model.problem.weights, dtype=float)
+        return np.asarray(self.model.data.weights, dtype=float)
+
+
+def fit_mode(
+    model: Any,
+    spec: object,
+    *,
+    start_params: FloatArray | None = None,
+    maxiter: int = 100,
+    gradtol: float = 1e-8,
+    nagq: int = 1,
+) -> PosteriorMode:
+    """Maximise the log posterior of ``model`` under the priors ``spec`` (``fit(prior=...)``).
+
+    Parameters
+    ----------
+    model : OrdinalModel or OrdinalMixedModel
+    spec : Prior, list of Prior, dict or "default"
+    start_params : ndarray, optional
+    maxiter : int
+    gradtol : float
+        Tolerance on the largest absolute gradient of the log posterior.
+    nagq : int
+        For a mixed model: 1 (Laplace) or adaptive quadrature nodes.
+
+    Returns
+    -------
+    PosteriorMode
+    """
+    log_prior, table = resolve_priors(model, spec)
+    target = Target(model, log_prior, nagq)
+    if start_params is not None:
+        x0 = np.asarray(start_params, dtype=float)
+    elif target.mixed:
+        x0 = np.asarray(model.fit(nagq=nagq).params_all, dtype=float)
+    else:
+        x0 = np.asarray(model.start_params, dtype=float)
+    l1 = log_prior.l1_weights()
+    if np.any(l1 > 0):
+        x, hessian, converged, message = _proximal_mode(target, x0, l1, gradtol, maxiter)
+    else:
+        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=1e-10)
+        sol = newton(target.negative_log_posterior, x0, options)
+        x, converged, message = sol.x, sol.converged, sol.message
+        hessian = np.asarray(sol.evaluation.hessian)
+    if not converged:
+        import warnings
+
+        warnings.warn(
+            f"the posterior mode was not found ({message}); give start_params, raise "
+            "maxiter, or use more informative priors",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return PosteriorMode(
+        target,
+        x,
+        hessian,
+        log_posterior=target.log_density(x),
+        prior_table=table,
+        converged=converged,
+        message=message,
+    )
+
+
+def _proximal_mode(
+    target: Target, x0: FloatArray, l1: FloatArray, gradtol: float, maxiter: int
+) -> tuple[FloatArray, FloatArray, bool, str]:
+    """The mode with Laplace priors: the lasso's proximal Newton on the smooth rest."""
+    smooth = Target(target.model, target.log_prior.smooth_part(), target.nagq)
+    n_w = float(np.sum(target.row_weights()))
+    penalty = ElasticNet(l1=l1 / n_w, l2=np.zeros_like(l1))
+    sol = proximal_newton(
+        smooth.negative_log_posterior, x0, penalty, n_w, tol=gradtol / n_w, max_iter=maxiter
+    )
+    hessian = np.asarray(sol.evaluation.hessian)
+    return sol.x, hessian, sol.converged, f"proximal Newton: max KKT violation {sol.kkt:.2e}"

@@ -1,0 +1,612 @@
+r"""Posterior modes and posterior draws of a Bayesian fit (``fit(prior=...)``).
+
+:class:`PosteriorMode` is what ``model.fit(prior=...)`` returns: the mode of the log
+posterior with its Hessian.  :meth:`PosteriorMode.posterior` draws from the posterior:
+
+``method="laplace"`` (default)
+    Importance sampling from a multivariate Student-t proposal (``df`` degrees of
+    freedom) centred at the mode with the inverse Hessian as its scale matrix, with
+    Pareto-smoothed importance weights (:func:`ordstats.core.psis.psis`); by default
+    the proposal is first moved once to the weighted mean and covariance of a first
+    batch of draws (``adapt=True``).  The mode is
+    not the mean of a skewed posterior; the weights move the proposal's draws to the
+    posterior, and the Pareto ``k-hat`` says whether they can: above 0.7 a warning
+    advises ``method="nuts"``.
+``method="nuts"``
+    NumPyro's No-U-Turn sampler on the same log density (the ``bayes`` extra:
+    ``pip install 'ordstats[bayes]'``; :mod:`ordstats.results.nuts`).
+
+A :class:`Posterior` holds the draws with their weights (equal for NUTS) and summarises
+them (mean, SD, quantiles, effective sample size, k-hat); it predicts on the draws
+(probabilities and expected ratings with credible intervals), checks the model against
+replicated level counts, and exports ArviZ ``InferenceData``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+from scipy import linalg
+
+from ordstats._typing import FloatArray
+from ordstats.core.psis import K_HAT_LIMIT, mvt_draws, psis, weighted_quantiles
+from ordstats.errors import OrdstatsWarning, SpecificationError
+
+__all__ = ["Posterior", "PosteriorMode", "PosteriorTarget", "PosteriorWarning"]
+
+#: Degrees of freedom of the Student-t proposal.
+PROPOSAL_DF = 7.0
+
+
+class PosteriorWarning(OrdstatsWarning):
+    """The importance-sampling posterior is unreliable (Pareto k-hat above 0.7)."""
+
+
+class PosteriorTarget(Protocol):
+    """What the posterior reads of a model and its prior (``estimation.bayes.Target``)."""
+
+    param_names: list[str]
+    levels: list[str]
+
+    def log_density(self, x: FloatArray) -> float:  # pragma: no cover - protocol
+        """Log posterior at ``x`` up to a constant."""
+        ...
+
+    def log_density_batch(self, X: FloatArray) -> FloatArray:  # pragma: no cover - protocol
+        """Log posterior at each row of ``X``."""
+        ...
+
+    def log_density_and_gradient(
+        self, x: FloatArray
+    ) -> tuple[float, FloatArray]:  # pragma: no cover - protocol
+        """Log posterior and its gradient."""
+        ...
+
+    def probabilities(
+        self, x: FloatArray, newdata: Any = None
+    ) -> FloatArray:  # pragma: no cover - protocol
+        """Category probabilities at ``x``."""
+        ...
+
+    def probabilities_batch(
+        self, draws: FloatArray, newdata: Any = None
+    ) -> FloatArray:  # pragma: no cover - protocol
+        """Category probabilities at each draw, (draws, rows, levels)."""
+        ...
+
+    def results_at(self, x: FloatArray) -> Any:  # pragma: no cover - protocol
+        """A results object at parameters ``x`` with the margins verbs (clm only)."""
+        ...
+
+    def observed_counts(self) -> FloatArray:  # pragma: no cover - protocol
+        """Weighted count of each level in the fitted rows."""
+        ...
+
+    def row_weights(self) -> FloatArray:  # pragma: no cover - protocol
+        """Frequency weights of the fitted rows."""
+        ...
+
+
+class PosteriorMode:
+    """The posterior mode of a Bayesian fit (``model.fit(prior=...)``).
+
+    Attributes
+    ----------
+    params : pandas.Series
+        The mode (for a mixed model with the log standard deviations last).
+    hessian : ndarray
+        Hessian of the negative log posterior at the mode.
+    log_posterior : float
+        Log posterior at the mode, up to a constant.
+    converged : bool
+    """
+
+    def __init__(
+        self,
+        target: PosteriorTarget,
+        params: FloatArray,
+        hessian: FloatArray,
+        *,
+        log_posterior: float,
+        prior_table: Sequence[tuple[str, str, str]],
+        converged: bool,
+        message: str,
+    ) -> None:
+        self.target = target
+        self.params = pd.Series(np.asarray(params, dtype=float), index=target.param_names)
+        self.hessian = np.asarray(hessian, dtype=float)
+        self.log_posterior = float(log_posterior)
+        self.converged = bool(converged)
+        self.message = message
+        self._prior_table = list(prior_table)
+
+    @property
+    def prior_summary(self) -> pd.DataFrame:
+        """The prior of each parameter (brms' ``prior_summary``): class, name, prior."""
+        return pd.DataFrame(self._prior_table, columns=["class", "coef", "prior"])
+
+    @property
+    def cov_params_laplace(self) -> pd.DataFrame:
+        """Inverse Hessian at the mode: the Laplace approximation's covariance."""
+        names = self.params.index
+        return pd.DataFrame(linalg.inv(self.hessian), index=names, columns=names)
+
+    def posterior(
+        self,
+        draws: int = 4000,
+        *,
+        method: str = "laplace",
+        seed: int | None = 0,
+        df: float = PROPOSAL_DF,
+        chains: int = 4,
+        warmup: int = 1000,
+        adapt: bool = True,
+    ) -> Posterior:
+        """Draws from the posterior and their summaries.
+
+        Parameters
+        ----------
+        draws : int
+            Number of draws (for NUTS: per chain).
+        method : {"laplace", "nuts"}
+            Importance sampling from a Student-t at the mode with Pareto-smoothed
+            weights (fast), or NumPyro's NUTS (the ``bayes`` extra).
+        seed : int or None
+        df : float
+            Degrees of freedom of the Student-t proposal (``"laplace"``).
+        chains, warmup : int
+            NUTS chains and warm-up iterations per chain (``"nuts"``).
+        adapt : bool
+            ``"laplace"``: first draw ``draws / 2`` from the Laplace proposal, then
+            move the proposal's centre and scale to their importance-weighted mean and
+            covariance before the final ``draws`` (one step of adaptive importance
+            sampling, which lowers k-hat on skewed posteriors).
+
+        Returns
+        -------
+        Posterior
+
+        Warns
+        -----
+        PosteriorWarning
+            When the Pareto k-hat exceeds 0.7: the importance weights are unreliable.
+        """
+        n = _positive_int(draws, "draws")
+        if method == "laplace":
+            if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
+                raise SpecificationError(f"df must be a positive number; got {df!r}")
+            return self._importance(n, seed, float(df), bool(adapt))
+        if method == "nuts":
+            from ordstats.results.nuts import run_nuts
+
+            x = run_nuts(
+                self.target,
+                self.params.to_numpy(),
+                self.hessian,
+                draws=n,
+                chains=_positive_int(chains, "chains"),
+                warmup=_positive_int(warmup, "warmup"),
+                seed=0 if seed is None else int(seed),
+            )
+            return Posterior(
+                self.target,
+                x,
+                np.full(x.shape[0], -np.log(x.shape[0])),
+                method="nuts",
+                chains=int(chains),
+            )
+        raise SpecificationError(f"method must be 'laplace' or 'nuts'; got {method!r}")
+
+    def _importance(self, n: int, seed: int | None, df: float, adapt: bool) -> Posterior:
+        try:
+            chol = linalg.cholesky(linalg.inv(self.hessian), lower=True)
+        except (linalg.LinAlgError, ValueError):
+            raise SpecificationError(
+                "the log posterior's Hessian at the mode is not positive definite, so the "
+                "Laplace proposal does not exist; use proper priors on every parameter, or "
+                "method='nuts'"
+            ) from None
+        rng = np.random.default_rng(seed)
+        centre = self.params.to_numpy()
+        reference = self.target.log_density(centre)
+        if adapt:  # one moment-matching step: the proposal moves to the weighted draws
+            x, log_q = mvt_draws(centre, chol, df, max(n // 2, 100), rng)
+            first = psis(self.target.log_density_batch(x) - reference - log_q)
+            w = first.weights
+            mean = w @ x
+            centred = x - mean
+            try:
+                chol = linalg.cholesky((centred * w[:, None]).T @ centred, lower=True)
+                centre = mean
+            except linalg.LinAlgError:  # too few effective draws: keep the Laplace proposal
+                pass
+        x, log_q = mvt_draws(centre, chol, df, n, rng)
+        log_p = self.target.log_density_batch(x)
+        smoothed = psis(log_p - reference - log_q)
+        post = Posterior(
+            self.target, x, smoothed.log_weights, method="laplace", k_hat=smoothed.k_hat
+        )
+        if not smoothed.k_hat <= K_HAT_LIMIT:
+            warnings.warn(
+                f"Pareto k-hat = {smoothed.k_hat:.2f} > {K_HAT_LIMIT}: the importance weights "
+                "are unreliable, the posterior is too far from the Student-t at its mode. "
+                "Use posterior(method='nuts') (pip install 'ordstats[bayes]'), or more "
+                "informative priors",
+                PosteriorWarning,
+                stacklevel=2,
+            )
+        return post
+
+    def __repr__(self) -> str:
+        return f"PosteriorMode(k={self.params.size}, log_posterior={self.log_posterior:.4f})"
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise SpecificationError(f"{name} must be a positive whole number; got {value!r}")
+    if value <= 0:
+        raise SpecificationError(f"{name} must be a positive whole number; got {value!r}")
+    return int(value)
+
+
+class Posterior:
+    """Posterior draws with their weights (``PosteriorMode.posterior()``).
+
+    Attributes
+    ----------
+    draws : pandas.DataFrame
+        One row per draw, one column per parameter.
+    weights : ndarray
+        Normalised importance weights (equal for NUTS).
+    k_hat : float
+        Pareto k-hat of the importance weights (``nan`` for NUTS).
+    ess : float
+        Effective sample size of the weights, ``1 / sum w^2`` (for NUTS: the smallest
+        bulk ESS over the parameters, by ArviZ).
+    method : str
+    """
+
+    def __init__(
+        self,
+        target: PosteriorTarget,
+        draws: FloatArray,
+        log_weights: FloatArray,
+        *,
+        method: str,
+        k_hat: float = np.nan,
+        chains: int = 1,
+    ) -> None:
+        self.target = target
+        self.draws = pd.DataFrame(draws, columns=target.param_names)
+        self.log_weights = np.asarray(log_weights, dtype=float)
+        self.weights = np.exp(self.log_weights)
+        self.method = method
+        self.k_hat = float(k_hat)
+        self.chains = chains
+        self._bulk_ess: FloatArray | None = None
+
+    @property
+    def ess(self) -> float:
+        """Effective sample size (see the class docstring)."""
+        if self.method == "nuts":
+            return float(np.min(self._nuts_ess()))
+        return float(1.0 / np.sum(self.weights**2))
+
+    def _nuts_ess(self) -> FloatArray:
+        if self._bulk_ess is None:
+            import arviz as az
+
+            ess = az.ess(self.to_arviz())
+            self._bulk_ess = np.array([float(ess[_safe(n)]) for n in self.draws.columns])
+        return self._bulk_ess
+
+    def mean(self) -> pd.Series:
+        """Posterior means."""
+        return pd.Series(self.weights @ self.draws.to_numpy(), index=self.draws.columns)
+
+    def std(self) -> pd.Series:
+        """Posterior standard deviations."""
+        x = self.draws.to_numpy()
+        m = self.weights @ x
+        return pd.Series(np.sqrt(self.weights @ (x - m) ** 2), index=self.draws.columns)
+
+    def summary(self, probs: Sequence[float] = (0.025, 0.5, 0.975)) -> pd.DataFrame:
+        """Mean, SD, quantiles, effective sample size and k-hat of each parameter.
+
+        Parameters
+        ----------
+        probs : sequence of float
+            Quantiles to report, each in (0, 1).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        p = np.asarray(probs, dtype=float)
+        if p.ndim != 1 or not np.all((p > 0) & (p < 1)):
+            raise SpecificationError(f"probs must be numbers in (0, 1); got {probs!r}")
+        q = weighted_quantiles(self.draws.to_numpy(), self.weights, p)
+        table = pd.DataFrame({"mean": self.mean(), "sd": self.std()})
+        for value, row in zip(p, q, strict=True):
+            table[f"q{100 * value:g}"] = row
+        if self.method == "nuts":
+            table["ess"] = self._nuts_ess()
+        else:
+            table["ess"] = self.ess
+            table["k_hat"] = self.k_hat
+        return table
+
+    def resample(self, n: int | None = None, seed: int | None = 0) -> pd.DataFrame:
+        """Equally weighted draws: the draws resampled by their weights (systematic).
+
+        Parameters
+        ----------
+        n : int, optional
+            Number of draws; default as many as there are.
+        seed : int or None
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        size = self.draws.shape[0] if n is None else _positive_int(n, "n")
+        rng = np.random.default_rng(seed)
+        positions = (rng.random() + np.arange(size)) / size
+        index = np.searchsorted(np.cumsum(self.weights), positions)
+        index = np.minimum(index, self.draws.shape[0] - 1)
+        return self.draws.iloc[rng.permutation(index)].reset_index(drop=True)
+
+    # -- predictions on the draws -------------------------------------------------------
+
+    def _probabilities(self, newdata: Any, n_draws: int | None) -> tuple[FloatArray, FloatArray]:
+        """Probabilities at each draw (S, n, K) with the draws' weights."""
+        if n_draws is None:
+            keep = self.weights > 0  # a draw outside the support (disordered thresholds)
+            x, w = self.draws.to_numpy()[keep], self.weights[keep]
+        else:
+            x = self.resample(n_draws).to_numpy()
+            w = np.full(x.shape[0], 1.0 / x.shape[0])
+        return self.target.probabilities_batch(x, newdata), w
+
+    def predict(
+        self,
+        newdata: Any = None,
+        which: str = "prob",
+        *,
+        alpha: float = 0.05,
+        n_draws: int | None = 1000,
+    ) -> pd.DataFrame:
+        """Posterior mean and credible interval of probabilities or expected ratings.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Rows to predict (default: the fitted rows; mixed models: the fitted rows,
+            with the random effects at 0).
+        which : {"prob", "expected"}
+            Category probabilities (one row per row and level) or the expected rating
+            ``sum_k k P(Y = k)`` with levels scored 1, ..., K.
+        alpha : float
+            ``1 - alpha`` equal-tailed credible intervals.
+        n_draws : int or None
+            Draws to evaluate (resampled by weight); ``None``: every draw, weighted.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``row`` (and ``level``), ``estimate`` (the posterior mean),
+            ``lower``, ``upper``.
+        """
+        if which not in {"prob", "expected"}:
+            raise SpecificationError(f"which must be 'prob' or 'expected'; got {which!r}")
+        if not (isinstance(alpha, float) and 0 < alpha < 1):
+            raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
+        prob, w = self._probabilities(newdata, n_draws)
+        levels = self.target.levels
+        if which == "expected":
+            values = prob @ np.arange(1, len(levels) + 1, dtype=float)  # (S, n)
+            frame = pd.DataFrame({"row": np.arange(values.shape[1])})
+        else:
+            S, n, K = prob.shape
+            values = prob.reshape(S, n * K)
+            frame = pd.DataFrame({"row": np.repeat(np.arange(n), K), "level": np.tile(levels, n)})
+        q = weighted_quantiles(values, w, np.array([alpha / 2, 1 - alpha / 2]))
+        frame["estimate"] = w @ values
+        frame["lower"], frame["upper"] = q[0], q[1]
+        return frame
+
+    def margins(
+        self,
+        verb: str,
+        newdata: Any = None,
+        *,
+        alpha: float = 0.05,
+        n_draws: int = 200,
+        seed: int | None = 0,
+        **options: Any,
+    ) -> pd.DataFrame:
+        """A margins verb (``"avg_predictions"``, ``"comparisons"``, ...) on the draws.
+
+        The verb (:mod:`ordstats.results.margins.verbs`, marginaleffects' names) is
+        evaluated at ``n_draws`` draws resampled by weight; the table keeps the verb's
+        labels with ``estimate`` the posterior mean and ``lower``/``upper`` the
+        equal-tailed ``1 - alpha`` credible interval (no standard errors or p-values).
+
+        Parameters
+        ----------
+        verb : {"predictions", "avg_predictions", "comparisons", "avg_comparisons",
+                "slopes", "avg_slopes"}
+        newdata : pandas.DataFrame, optional
+        alpha : float
+        n_draws : int
+        seed : int or None
+        **options
+            Passed to the verb (``variables=``, ``by=``, ``type=``, ...).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        verbs = (
+            "predictions",
+            "avg_predictions",
+            "comparisons",
+            "avg_comparisons",
+            "slopes",
+            "avg_slopes",
+        )
+        if verb not in verbs:
+            raise SpecificationError(f"verb must be one of {verbs}; got {verb!r}")
+        if not (isinstance(alpha, float) and 0 < alpha < 1):
+            raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
+        x = self.resample(_positive_int(n_draws, "n_draws"), seed).to_numpy()
+        base = self.target.results_at(x[0])
+        tables = [getattr(_AtDraw(base, row), verb)(newdata, **options) for row in x]
+        values = np.column_stack([np.asarray(t["estimate"], dtype=float) for t in tables])
+        label_columns = [
+            c
+            for c in tables[0].columns
+            if c
+            not in {
+                "estimate",
+                "std_error",
+                "statistic",
+                "p_value",
+                "s_value",
+                "conf_low",
+                "conf_high",
+            }
+        ]
+        out = pd.DataFrame(tables[0][label_columns]).reset_index(drop=True)
+        out["estimate"] = values.mean(axis=1)
+        out["lower"] = np.quantile(values, alpha / 2, axis=1)
+        out["upper"] = np.quantile(values, 1 - alpha / 2, axis=1)
+        return out
+
+    def ppc_counts(self, n_draws: int = 200, seed: int | None = 0) -> pd.DataFrame:
+        """Replicated level counts: one row per replicate, one column per level.
+
+        Each replicate draws parameters from the posterior and a response for every
+        fitted row (its frequency weight counted as that many rows).
+
+        Parameters
+        ----------
+        n_draws : int
+        seed : int or None
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        n = _positive_int(n_draws, "n_draws")
+        rng = np.random.default_rng(seed)
+        x = self.resample(n, seed).to_numpy()
+        weights = np.rint(self.target.row_weights()).astype(np.int64)
+        K = len(self.target.levels)
+        counts = np.empty((n, K))
+        all_prob = self.target.probabilities_batch(x, None)
+        for s in range(n):
+            prob = all_prob[s]
+            counts[s] = sum(
+                rng.multinomial(int(m), p / p.sum()) for m, p in zip(weights, prob, strict=True)
+            )
+        return pd.DataFrame(counts, columns=self.target.levels)
+
+    def plot_ppc(self, n_draws: int = 200, ax: Any = None, seed: int | None = 0) -> Any:
+        """Posterior predictive check: observed level counts against replicated ones.
+
+        Parameters
+        ----------
+        n_draws : int
+        ax : matplotlib Axes, optional
+        seed : int or None
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover - matplotlib is a test dependency
+            raise SpecificationError("plotting needs matplotlib: pip install matplotlib") from exc
+        reps = self.ppc_counts(n_draws, seed)
+        if ax is None:
+            _, ax = plt.subplots()
+        levels = np.arange(len(self.target.levels))
+        lo, mid, hi = np.percentile(reps.to_numpy(), [5, 50, 95], axis=0)
+        ax.bar(levels, self.target.observed_counts(), color="lightgray", label="observed")
+        ax.errorbar(
+            levels,
+            mid,
+            yerr=[mid - lo, hi - mid],
+            fmt="o",
+            color="C0",
+            label="replicated (median, 90%)",
+        )
+        ax.set_xticks(levels, self.target.levels)
+        ax.set_ylabel("count")
+        ax.legend()
+        return ax
+
+    def to_arviz(self) -> Any:
+        """ArviZ ``InferenceData`` of the draws (the ``bayes`` extra).
+
+        NUTS draws keep their chains; importance-sampling draws are resampled by
+        weight into one chain (ArviZ has no weighted draws), with the log weights and
+        k-hat in ``sample_stats`` / ``attrs``.
+        """
+        try:
+            import arviz as az
+        except ImportError:
+            raise SpecificationError(
+                "to_arviz() needs ArviZ: pip install 'ordstats[bayes]'"
+            ) from None
+        if self.method == "nuts":
+            x = self.draws.to_numpy().reshape(self.chains, -1, self.draws.shape[1])
+            stats = None
+        else:
+            x = self.resample().to_numpy()[None]
+            stats = {"log_weight": self.log_weights[None]}
+        data = {_safe(name): x[..., j] for j, name in enumerate(self.draws.columns)}
+        idata = az.from_dict(posterior=data, sample_stats=stats)
+        idata.posterior.attrs["method"] = self.method
+        if self.method != "nuts":
+            idata.posterior.attrs["k_hat"] = self.k_hat
+        return idata
+
+    def __repr__(self) -> str:
+        return (
+            f"Posterior(method={self.method!r}, draws={self.draws.shape[0]}, "
+            f"ess={self.ess:.0f}, k_hat={self.k_hat:.2f})"
+        )
+
+
+class _AtDraw:
+    """A results object seen at one draw: the margins verbs read ``margins_params()``."""
+
+    def __init__(self, base: Any, params: FloatArray) -> None:
+        self._base = base
+        self._params = params
+
+    def margins_params(self) -> FloatArray:
+        return self._params
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(type(self._base), name, None)
+        if callable(value) and name in _VERBS:  # the verb runs with this object as the fit
+            return value.__get__(self)
+        return getattr(self._base, name)
+
+
+_VERBS = frozenset(
+    {"predictions", "avg_predictions", "comparisons", "avg_comparisons", "slopes", "avg_slopes"}
+)
+
+
+def _safe(name: str) -> str:
+    """A parameter's name as an ArviZ variable (no characters xarray dislikes)."""
+    return name.replace("/", "_")

@@ -1,0 +1,58 @@
+"""Generate the NUTS reference summaries of tests/data/reference/bayes/ (run by hand).
+
+    cd <repo> && PYTHONPATH=$PWD OPENBLAS_NUM_THREADS=1 python tests/bayes/make_reference.py
+
+NumPyro NUTS (4 chains x 5,000 draws after 1,000 warm-up iterations, seed 1) on the
+JAX log posterior of each model in ``models.py`` (ordstats.results.jax_models; the mixed
+model is the full model with its random effects sampled).  Only summaries are stored:
+mean, SD, 2.5% and 97.5% quantiles, ArviZ's bulk ESS and R-hat per parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+OUT = HERE.parent / "data" / "reference" / "bayes"
+
+from models import MODELS, posterior_mode  # noqa: E402
+
+
+def main(names: list[str]) -> None:
+    import arviz as az
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in names or list(MODELS):
+        mode = posterior_mode(name)
+        start = time.perf_counter()
+        post = mode.posterior(5000, method="nuts", chains=4, warmup=1000, seed=1)
+        seconds = time.perf_counter() - start
+        idata = post.to_arviz()
+        rhat = az.rhat(idata)
+        summary = post.summary(probs=(0.025, 0.975))
+        record = {
+            "model": MODELS[name][0],
+            "settings": "numpyro NUTS, 4 chains x 5000 draws, 1000 warmup, seed 1",
+            "seconds": round(seconds, 1),
+            "params": {
+                p: {
+                    "mean": float(summary.loc[p, "mean"]),
+                    "sd": float(summary.loc[p, "sd"]),
+                    "q2.5": float(summary.loc[p, "q2.5"]),
+                    "q97.5": float(summary.loc[p, "q97.5"]),
+                    "ess_bulk": float(summary.loc[p, "ess"]),
+                    "rhat": float(rhat[p.replace("/", "_")]),
+                }
+                for p in summary.index
+            },
+        }
+        (OUT / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
+        print(name, f"{seconds:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,348 @@
+"""Bayesian fits: brms' priors, the posterior mode, PSIS and the posterior against NUTS.
+
+The NUTS reference summaries in tests/data/reference/bayes/ come from
+tests/bayes/make_reference.py (NumPyro NUTS, 4 x 5,000 draws), run by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ordstats
+from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
+from ordstats.core.psis import psis
+from ordstats.estimation.bayes import prior, resolve_priors
+from ordstats.results.posterior import PosteriorWarning
+from tests.bayes.models import MODELS, posterior_mode
+
+REFERENCE = Path(__file__).parent / "data" / "reference" / "bayes"
+
+
+@pytest.fixture(scope="module")
+def wine_model(wine):
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+
+
+# -- priors -----------------------------------------------------------------------------
+
+
+def test_flat_priors_give_the_maximum_likelihood_fit(wine_model):
+    ml = wine_model.fit(gradtol=1e-10)
+    mode = wine_model.fit(prior={"Intercept": "flat"})
+    assert mode.converged
+    np.testing.assert_allclose(mode.params.to_numpy(), ml.params.to_numpy(), atol=1e-8)
+
+
+def test_flat_priors_give_the_ml_fit_of_an_sratio_model_with_cs_effects(wine):
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", family="sratio"
+    )
+    ml = model.fit(gradtol=1e-10)
+    mode = model.fit(prior={"Intercept": "flat"})
+    np.testing.assert_allclose(mode.params.to_numpy(), ml.params.to_numpy(), atol=1e-8)
+
+
+def test_normal_prior_mode_is_the_ridge_fit(wine_model):
+    # -log p = b^2 / (2 s^2) = n_w * alpha / 2 * b^2  <=>  alpha = 1 / (s^2 n_w)
+    s, n_w = 0.8, wine_model.nobs
+    mode = wine_model.fit(prior={"Intercept": "flat", "b": f"normal(0, {s})"})
+    ridge = wine_model.fit_regularized(alpha=1 / (s**2 * n_w), L1_wt=0.0, tol=1e-10)
+    np.testing.assert_allclose(mode.params.to_numpy(), ridge.params.to_numpy(), atol=1e-6)
+    assert mode.params["temp[T.warm]"] < wine_model.fit().params["temp[T.warm]"] - 0.1
+
+
+def test_laplace_prior_mode_is_the_lasso_fit(wine_model):
+    # -log p = |b| / s = n_w * alpha |b|  <=>  alpha = 1 / (s n_w)
+    s, n_w = 0.05, wine_model.nobs
+    mode = wine_model.fit(prior={"Intercept": "flat", "b": f"double_exponential(0, {s})"})
+    lasso = wine_model.fit_regularized(alpha=1 / (s * n_w), L1_wt=1.0, tol=1e-10)
+    np.testing.assert_allclose(mode.params.to_numpy(), lasso.params.to_numpy(), atol=1e-6)
+    assert mode.params["contact[T.yes]"] == 0.0  # the lasso's zero, a Laplace prior's mode
+
+
+def test_per_coefficient_prior_overrides_the_class(wine_model):
+    log_prior, table = resolve_priors(
+        wine_model,
+        [prior("normal(0, 1)", "b"), prior("normal(0, 9)", "b", coef="contactyes")],
+    )
+    by_name = {coef: text for _, coef, text in table}
+    assert by_name["temp[T.warm]"] == "normal(0, 1)"
+    assert by_name["contact[T.yes]"] == "normal(0, 9)"
+    assert by_name["1|2"] == "student_t(3, 0, 2.5) (default)"  # brms' default
+    assert len(log_prior.terms) == 6
+
+
+def test_intercept_prior_is_on_the_centred_design(wine_model):
+    """brms: Intercept_j = theta_j - xbar'beta (cumulative); the row says so."""
+    log_prior, _ = resolve_priors(wine_model, "default")
+    xbar = wine_model.data.X.mean(axis=0)
+    first = log_prior.terms[0].row
+    np.testing.assert_allclose(first, [1, 0, 0, 0, -xbar[0], -xbar[1]])
+
+
+def test_intercept_centring_of_a_step_family_adds_the_means(wine):
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", family="sratio"
+    )
+    log_prior, _ = resolve_priors(model, "default")
+    row = log_prior.terms[1].row  # step 2:3: alpha_2 + wbar gamma_2 + xbar b
+    xbar, wbar = model.data.X.mean(), model.data.nominal.mean()
+    np.testing.assert_allclose(row, [0, 1, 0, 0, 0, wbar, 0, 0, xbar])
+
+
+densities = st.sampled_from(
+    [
+        "normal(0.3, 1.7)",
+        "student_t(3, -0.5, 2.5)",
+        "cauchy(0, 0.7)",
+        "student_t(7, 1, 0.5)",
+    ]
+)
+
+
+@given(
+    texts=st.lists(densities, min_size=1, max_size=4),
+    log_scale=st.lists(st.booleans(), min_size=4, max_size=4),
+    seed=st.integers(0, 10_000),
+)
+def test_log_prior_gradient_and_hessian_match_finite_differences(texts, log_scale, seed):
+    rng = np.random.default_rng(seed)
+    k = 3
+    terms = tuple(
+        PriorTerm(rng.normal(size=k), parse_density(t), log_scale[i]) for i, t in enumerate(texts)
+    )
+    lp = LogPrior(terms, k)
+    x = rng.normal(size=k) * 0.7
+    h = 1e-5
+    eye = np.eye(k)
+    fd_grad = np.array([(lp.value(x + h * e) - lp.value(x - h * e)) / (2 * h) for e in eye])
+    fd_hess = np.array([(lp.gradient(x + h * e) - lp.gradient(x - h * e)) / (2 * h) for e in eye])
+    scale = 1 + np.abs(lp.gradient(x)).max()
+    np.testing.assert_allclose(lp.gradient(x), fd_grad, atol=1e-6 * scale)
+    np.testing.assert_allclose(lp.hessian(x), fd_hess, atol=1e-5 * (1 + np.abs(fd_hess).max()))
+    np.testing.assert_allclose(lp.batch_value(np.vstack([x, x])), [lp.value(x)] * 2)
+
+
+def test_exponential_sd_prior_with_its_jacobian():
+    lp = LogPrior((PriorTerm(np.array([1.0]), Density("exponential", (2.0,)), True),), 1)
+    u = np.log(0.4)
+    # density of log s: 2 exp(-2 s) s -> log: -2 s + u (+ const)
+    assert lp.value(np.array([u])) == pytest.approx(-0.8 + u)
+
+
+# -- PSIS ---------------------------------------------------------------------------------
+
+
+def test_psis_of_an_exact_gaussian_target_has_small_k_hat():
+    rng = np.random.default_rng(3)
+    for scale in (1.0, 1.1, 1.3):  # proposals at least as wide as the target
+        z = rng.standard_normal(4000) * scale
+        result = psis(-0.5 * z**2 + 0.5 * (z / scale) ** 2)
+        assert result.k_hat < 0.5
+        assert np.exp(result.log_weights).sum() == pytest.approx(1.0)
+
+
+def test_psis_flags_a_proposal_with_tails_too_light():
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal(4000) * 0.4  # N(0, 0.4^2) proposing for a Cauchy target
+    result = psis(-np.log1p(z**2) + 0.5 * (z / 0.4) ** 2)
+    assert result.k_hat > 0.7
+
+
+def test_psis_k_hat_equals_arviz():
+    az = pytest.importorskip("arviz")
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal(3000) * 0.7
+    log_ratio = -0.5 * z**2 + 0.5 * (z / 0.7) ** 2
+    smoothed, k_hat = az.psislw(log_ratio.copy())
+    ours = psis(log_ratio)
+    assert ours.k_hat == pytest.approx(float(k_hat), abs=1e-10)
+    np.testing.assert_allclose(ours.log_weights, smoothed, atol=1e-10)
+
+
+def test_high_k_hat_warns_with_advice(wine_model):
+    mode = wine_model.fit(prior="default")
+    with pytest.warns(PosteriorWarning, match="method='nuts'"):
+        _narrow_posterior(mode)
+
+
+def _narrow_posterior(mode):
+    """A proposal ten times too narrow: the weights collapse onto a few draws."""
+    mode.hessian = mode.hessian * 100.0
+    return mode.posterior(2000)
+
+
+# -- the posterior against NUTS -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_posterior_matches_nuts(name):
+    reference = json.loads((REFERENCE / f"{name}.json").read_text())["params"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PosteriorWarning)
+        # 16,000 draws keep the Monte Carlo error (ESS ~ 12,000) well inside the target;
+        # the mixed model's 4,000 (an inner Newton per draw) give ESS ~ 2,900
+        draws = 4000 if name == "wine_clmm" else 16000
+        post = posterior_mode(name).posterior(draws, seed=2)
+    assert post.k_hat < 0.7
+    summary = post.summary()
+    for param, ref in reference.items():
+        assert abs(summary.loc[param, "mean"] - ref["mean"]) < 0.05 * ref["sd"], param
+        assert summary.loc[param, "sd"] == pytest.approx(ref["sd"], rel=0.05), param
+
+
+def test_summary_columns_and_resampling(wine_model):
+    post = wine_model.fit(prior="default").posterior(1000)
+    summary = post.summary()
+    assert list(summary.columns) == ["mean", "sd", "q2.5", "q50", "q97.5", "ess", "k_hat"]
+    assert 0 < post.ess <= 1000
+    draws = post.resample(500)
+    assert draws.shape == (500, 6)
+    np.testing.assert_allclose(draws.mean(), post.mean(), atol=4 * post.std().max() / 20)
+
+
+# -- predictions ----------------------------------------------------------------------------
+
+
+def test_expected_rating_on_the_draws(wine_model, wine):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorWarning)  # few draws: k-hat is noisy
+        post = wine_model.fit(prior="default").posterior(200)
+    table = post.predict(wine.iloc[:3], which="expected", n_draws=None)
+    keep = post.weights > 0
+    prob = np.stack(
+        [np.asarray(wine_model.predict(x, exog=wine.iloc[:3])) for x in post.draws[keep].values]
+    )
+    expected = post.weights[keep] @ (prob @ np.arange(1, 6))
+    np.testing.assert_allclose(table["estimate"], expected)
+    assert np.all(table["lower"] < table["estimate"]) and np.all(table["estimate"] < table["upper"])
+
+
+def test_probabilities_on_the_draws_sum_to_one(wine_model, wine):
+    post = wine_model.fit(prior="default").posterior(500)
+    table = post.predict(wine.iloc[:2], n_draws=200)
+    assert table.groupby("row")["estimate"].sum().to_numpy() == pytest.approx([1, 1])
+
+
+def test_posterior_predictive_counts(wine_model):
+    post = wine_model.fit(prior="default").posterior(500)
+    counts = post.ppc_counts(50)
+    assert counts.shape == (50, 5)
+    assert np.all(counts.sum(axis=1) == 72)
+    observed = wine_model.response_counts
+    assert np.all(np.abs(counts.mean() - observed) < 4 * counts.std() + 1)
+
+
+def test_ppc_plot(wine_model):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = wine_model.fit(prior="default").posterior(300).plot_ppc(20)
+    assert len(ax.patches) == 5
+
+
+def test_mixed_posterior_predictions(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
+    post = model.fit(prior="default").posterior(1000)
+    table = post.predict(which="expected", n_draws=50)
+    assert table.shape[0] == 72
+
+
+# -- NUTS and ArviZ (the bayes extra) -------------------------------------------------------
+
+
+def test_jax_log_density_equals_ordstats(wine, housing):
+    pytest.importorskip("numpyro")
+    import numpyro
+
+    from ordstats.results.jax_models import log_posterior
+
+    numpyro.enable_x64()
+    cases = [
+        ("rating ~ temp + contact", wine, {"link": "probit"}),
+        ("rating ~ temp + contact", wine, {"link": "cloglog", "scale": "~ contact"}),
+        ("rating ~ temp", wine, {"nominal": "~ contact", "link": "loglog"}),
+        ("rating ~ temp", wine, {"nominal": "~ contact", "family": "sratio"}),
+        ("rating ~ temp", wine, {"family": "cratio", "link": "cauchit", "reverse": True}),
+        ("rating ~ temp", wine, {"family": "acat", "nominal": "~ contact"}),
+        ("Sat ~ Infl + Type + Cont", housing, {"weights": "Freq", "family": "sratio"}),
+    ]
+    rng = np.random.default_rng(0)
+    for formula, data, kwargs in cases:
+        model = ordstats.OrdinalModel.from_formula(formula, data, **kwargs)
+        mode = model.fit(prior={"b": "normal(0, 3)"})
+        value, size = log_posterior(mode.target.native_arrays())
+        assert size == mode.params.size
+        for _ in range(3):
+            x = mode.params.to_numpy() + 0.05 * rng.standard_normal(size)
+            assert float(value(x)) == pytest.approx(mode.target.log_density(x), rel=1e-10)
+
+
+def test_live_nuts_is_close_to_the_reference(wine_model):
+    pytest.importorskip("numpyro")
+    reference = json.loads((REFERENCE / "wine_clm.json").read_text())["params"]
+    post = wine_model.fit(prior="default").posterior(300, method="nuts", chains=1, warmup=300)
+    assert post.draws.shape == (300, 6)
+    for param, ref in reference.items():  # 300 draws: a Monte Carlo error near 0.1 SD
+        assert abs(post.mean()[param] - ref["mean"]) < 0.4 * ref["sd"], param
+    idata = post.to_arviz()
+    assert idata.posterior["temp[T.warm]"].shape == (1, 300)
+
+
+def test_importance_draws_to_arviz(wine_model):
+    pytest.importorskip("arviz")
+    post = wine_model.fit(prior="default").posterior(400)
+    idata = post.to_arviz()
+    assert idata.posterior["contact[T.yes]"].shape == (1, 400)
+    assert idata.posterior.attrs["k_hat"] == post.k_hat
+
+
+def test_margins_verb_on_the_draws(wine_model):
+    """avg_comparisons at each draw: the posterior mean lies near the ML estimate."""
+    post = wine_model.fit(prior="default").posterior(1000)
+    table = post.margins("avg_comparisons", variables="contact", n_draws=8)
+    ml = wine_model.fit().avg_comparisons(variables="contact")
+    assert list(table["group"]) == list(ml["group"])
+    assert np.all(table["lower"] <= table["estimate"])
+    assert np.all(table["estimate"] <= table["upper"])
+    assert np.all(np.abs(table["estimate"] - ml["estimate"]) < 2 * ml["std_error"])
+    draw = post.resample(8).to_numpy()[3]  # one draw's value is the verb at that draw
+    at_draw = post.target.results_at(draw).avg_comparisons(variables="contact")
+    direct = type(post)(post.target, draw[None], np.zeros(1), method="laplace")
+    one = direct.margins("avg_comparisons", variables="contact", n_draws=1)
+    np.testing.assert_allclose(one["estimate"], at_draw["estimate"], rtol=1e-12)
+
+
+def test_disc_prior_shrinks_the_scale_effect(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, scale="~ temp")
+    ml = model.fit()
+    disc = ordstats.prior("normal(0, 0.05)", "disc", coef="tempwarm")  # brms' name
+    mode = model.fit(prior=[disc, ordstats.prior("flat", "Intercept")])
+    table = mode.prior_summary.set_index("coef")
+    assert table.loc["scale:temp[T.warm]", "class"] == "disc"
+    assert table.loc["scale:temp[T.warm]", "prior"] == "normal(0, 0.05)"
+    zeta = model.param_names.index("scale:temp[T.warm]")
+    assert abs(mode.params.iloc[zeta]) < 0.5 * abs(ml.params.iloc[zeta])
+    # the mode solves the penalised score equations: ML gradient = prior gradient
+    score = model.score(mode.params.to_numpy())
+    expected = np.zeros(model.k_params)
+    expected[zeta] = mode.params.iloc[zeta] / 0.05**2
+    np.testing.assert_allclose(score, expected, atol=1e-5)
+
+
+def test_sd_prior_by_group_on_a_mixed_model(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
+    tight = model.fit(prior=ordstats.prior("exponential(20)", "sd", group="judge"))
+    loose = model.fit(prior="default")
+    assert tight.params.iloc[-1] < loose.params.iloc[-1] - 0.5  # log sd pulled down
+    assert "exponential(20)" in tight.prior_summary["prior"].tolist()
+    with pytest.raises(ordstats.errors.SpecificationError, match=r"group 'judge'"):
+        model.fit(prior=ordstats.prior("normal(0, 1)", "sd", group="bottle"))
