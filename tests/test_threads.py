@@ -403,7 +403,7 @@ def test_dask_fit_agrees_and_restores(caller_two_threads, wine):
 def test_the_thread_scope_does_not_hide_the_callers_variables():
     """from_formula reads names from its caller's frame, not from a wrapper's."""
     wine = ordstats.datasets.load("wine")
-    local_column = np.arange(len(wine), dtype=float)  # named only in this frame
+    local_column = np.arange(len(wine), dtype=float)  # noqa: F841 (named only in this frame)
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + local_column", wine).fit()
     assert "local_column" in res.params.index
     assert "data:    wine" in str(res.summary())
