@@ -35,7 +35,8 @@ effects and their Jacobians in the parameters are computed by the margins code
 link (a unit change of the regressor's columns as the design direction), the
 Jacobians analytic (second derivatives), so the standard errors are the exact
 delta method (on fits read in chunks, the sums over rows stream over the data:
-:mod:`ordstats.results.effect_rows`), :math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with
+:mod:`ordstats.results.effect_rows`),
+:math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with
 ``G`` the Jacobian of the effects in the parameters and ``V`` the covariance in
 use.
 """
