@@ -1868,3 +1868,23 @@ def test_chunked_cluster_groups_as_values_say_to_name_the_column(wine):
     for labels in (wine["judge"].to_numpy(), list(wine["judge"])):
         with pytest.raises(DataError, match=r"must name a column of the data \(e.g. \{'groups'"):
             res.get_robustcov_results("cluster", {"groups": labels})
+
+
+# -- margins (issue 23 walk): emmeans at=, get_margeff on fits read in chunks ---------------
+
+
+def test_emmeans_at_an_unknown_variable_names_it_plainly(wine):
+    # before: "at= names 'nope' is not a variable of the reference grid" (not a sentence)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"^at= 'nope' is not a variable of the reference"):
+        res.emmeans("temp", at={"nope": 1})
+
+
+def test_chunked_get_margeff_bad_input_says_what_to_do(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=20).fit()
+    with pytest.raises(SpecificationError, match=r"at='overall' \(which streams over the"):
+        res.get_margeff(at="all")
+    with pytest.raises(SpecificationError, match=r"atexog names 'nope', which is not a regressor"):
+        res.get_margeff(at="mean", atexog={"nope": 1})
+    with pytest.raises(SpecificationError, match=r"at='median' is not available with dummy"):
+        res.get_margeff(at="median", dummy=True)
