@@ -2182,3 +2182,21 @@ def test_bayes_nuts_without_the_extra_says_what_to_install(wine_bayes_model, mon
         mode.posterior(100, method="nuts")
     with pytest.raises(SpecificationError, match=r"pip install 'ordstats\[bayes\]'"):
         post.to_arviz()
+# -- margins (issue 23 walk): emmeans at=, get_margeff on fits read in chunks ---------------
+
+
+def test_emmeans_at_an_unknown_variable_names_it_plainly(wine):
+    # before: "at= names 'nope' is not a variable of the reference grid" (not a sentence)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"^at= 'nope' is not a variable of the reference"):
+        res.emmeans("temp", at={"nope": 1})
+
+
+def test_chunked_get_margeff_bad_input_says_what_to_do(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=20).fit()
+    with pytest.raises(SpecificationError, match=r"at='overall' \(which streams over the"):
+        res.get_margeff(at="all")
+    with pytest.raises(SpecificationError, match=r"atexog names 'nope', which is not a regressor"):
+        res.get_margeff(at="mean", atexog={"nope": 1})
+    with pytest.raises(SpecificationError, match=r"at='median' is not available with dummy"):
+        res.get_margeff(at="median", dummy=True)

@@ -142,28 +142,28 @@ def test_gradients_equal_finite_differences(wine, soup, case, re_form) -> None:
     res = copy.deepcopy(_fit(case, wine, soup))
     rows = _new_rows(case, wine, soup)
     params = res.params_all.copy()
-    for which in ("prob", "cumprob"):
-        numeric = central_jacobian(
-            lambda x, which=which: _predict_at(res, x, rows, which=which, re_form=re_form),
-            params,
-            1e-6,
-        )
-        if which == "cumprob":
-            numeric = numeric[:, :-1]  # P(Y <= K) = 1
+    cov = res._prediction_covariance()
+    # P(Y <= j) differenced once: the gradient check and the cumprob SEs both use it
+    cum_numeric = central_jacobian(
+        lambda x: _predict_at(res, x, rows, which="cumprob", re_form=re_form), params, 1e-6
+    )[:, :-1]  # P(Y <= K) = 1
+    numerics = {
+        "prob": central_jacobian(
+            lambda x: _predict_at(res, x, rows, which="prob", re_form=re_form), params, 1e-6
+        ),
+        "cumprob": cum_numeric,
+    }
+    for which, numeric in numerics.items():
         pred = res.get_prediction(rows, which=which, re_form=re_form)
-        cov = res._prediction_covariance()
         expected = np.sqrt(np.einsum("mjk,kl,mjl->mj", numeric, cov, numeric))
         np.testing.assert_allclose(pred.se.to_numpy(), expected, rtol=1e-5, atol=1e-10)
-        # the gradient itself, every parameter (the variance ones included)
-        analytic = _cumulative_gradient(res, rows, re_form)
-        cum_numeric = central_jacobian(
-            lambda x: _predict_at(res, x, rows, which="cumprob", re_form=re_form), params, 1e-6
-        )[:, :-1]
-        np.testing.assert_allclose(analytic, cum_numeric, rtol=1e-5, atol=1e-8)
-        if re_form == 0:  # the random effects do not enter
-            assert np.all(analytic[:, :, res.k_fixed :] == 0.0)
-        else:
-            assert np.any(np.abs(analytic[:, :, res.k_fixed :]) > 1e-4)
+    # the gradient itself, every parameter (the variance ones included)
+    analytic = _cumulative_gradient(res, rows, re_form)
+    np.testing.assert_allclose(analytic, cum_numeric, rtol=1e-5, atol=1e-8)
+    if re_form == 0:  # the random effects do not enter
+        assert np.all(analytic[:, :, res.k_fixed :] == 0.0)
+    else:
+        assert np.any(np.abs(analytic[:, :, res.k_fixed :]) > 1e-4)
 
 
 def test_probit_marginal_is_exact(wine, soup) -> None:
@@ -333,9 +333,10 @@ def test_marginal_predictions_of_several_terms_and_slopes_are_exact_for_probit(w
 @pytest.mark.parametrize("sd", [0.01, 3.0, 30.0])
 @pytest.mark.parametrize("link", ["logit", "cauchit"])
 def test_marginal_gradients_at_small_and_large_sds(wine, link: str, sd: float) -> None:
-    res = copy.deepcopy(
-        ordstats.OrdinalModel.from_formula(FORMULAS["slope"], wine, link=link).fit()
-    )
+    key = f"slope_{link}"  # one fit per link: the test sets the SDs itself
+    if key not in _FITS:
+        _FITS[key] = ordstats.OrdinalModel.from_formula(FORMULAS["slope"], wine, link=link).fit()
+    res = copy.deepcopy(_FITS[key])
     res.params_all[-3:-1] = np.log(sd)  # both SDs of (1 + contact|judge)
     rows = wine.drop(columns="judge").iloc[::7]
     analytic = _cumulative_gradient(res, rows, "marginal")

@@ -34,7 +34,9 @@ effects and their Jacobians in the parameters are computed by the margins code
 (:mod:`ordstats.results.margins`): derivatives in ``x`` analytic through the
 link (a unit change of the regressor's columns as the design direction), the
 Jacobians analytic (second derivatives), so the standard errors are the exact
-delta method, :math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with
+delta method (on fits read in chunks, the sums over rows stream over the data:
+:mod:`ordstats.results.effect_rows`),
+:math:`\mathrm{SE} = \sqrt{\operatorname{diag}(G V G^\top)}` with
 ``G`` the Jacobian of the effects in the parameters and ``V`` the covariance in
 use.
 """
@@ -52,6 +54,13 @@ from ordstats._typing import FloatArray
 from ordstats.design import term_columns
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.results.arguments import check_alpha, normal_quantile
+from ordstats.results.effect_rows import (
+    ColumnSummary,
+    EffectRows,
+    column_summary,
+    rows_of,
+    weighted_medians,
+)
 from ordstats.results.margins.protocol import DesignRows, MarginsFit
 from ordstats.results.margins.verbs import relative_slope
 from ordstats.results.state import FittedState
@@ -67,37 +76,26 @@ _METHODS = {"dydx": "dy/dx", "eyex": "d(lny)/d(lnx)", "dyex": "dy/d(lnx)", "eydx
 
 
 @dataclass(frozen=True)
-class _Rows:
-    """The rows at which effects are evaluated: the three designs, offsets, weights."""
-
-    X: FloatArray
-    W: FloatArray
-    Z: FloatArray
-    offset: FloatArray
-    weights: FloatArray  # sum to one
-
-    def designs(self) -> tuple[FloatArray, FloatArray, FloatArray]:
-        return self.X, self.W, self.Z
-
-
-@dataclass(frozen=True)
 class _Regressor:
     """A regressor: its name, where it sits in each design, how it changes."""
 
     name: str
     positions: tuple[int, ...]  # its column in X, W and Z (-1: absent)
     kind: str  # "continuous", "dummy", "count"
+    column: int  # its first column in EffectRows.stacked()
     #: the positions of the factor's indicator columns, this one included (dummy=True)
     group: tuple[tuple[int, ...], ...] = ()
 
-    def values(self, rows: _Rows) -> FloatArray:
+    def values(self, rows: EffectRows) -> FloatArray:
         design, position = next(
             (d, p) for d, p in zip(rows.designs(), self.positions, strict=True) if p >= 0
         )
         return design[:, position]
 
 
-def _with_values(rows: _Rows, positions: tuple[int, ...], values: FloatArray | float) -> _Rows:
+def _with_values(
+    rows: EffectRows, positions: tuple[int, ...], values: FloatArray | float
+) -> EffectRows:
     """``rows`` with a regressor's column set to ``values`` in every design holding it."""
     designs = []
     for design, position in zip(rows.designs(), positions, strict=True):
@@ -277,7 +275,12 @@ class MarginalEffectsMethods(FittedState):
         """Marginal effects of each regressor on each level's probability (statsmodels' names).
 
         See :mod:`ordstats.results.marginal_effects` for the definitions and
-        the delta-method standard errors.  Needs the rows in memory.
+        the delta-method standard errors.  On a fit read in chunks (files,
+        Dask, ``chunksize=``) the effects stream over the data with the
+        in-memory numbers: one pass summarises the columns, ``"overall"``
+        adds one pass for the effects and ``"median"`` one or a few for the
+        exact weighted medians; ``"all"`` (every row's effects) needs the rows
+        in memory.
 
         Parameters
         ----------
@@ -306,28 +309,44 @@ class MarginalEffectsMethods(FittedState):
             from ordstats.results.persistence import rows_removed_error
 
             raise rows_removed_error("get_margeff()")
-        if not model.evaluator.keeps_rows:
+        at = options["at"]
+        if at == "all" and not model.evaluator.keeps_rows:
             raise SpecificationError(
-                "get_margeff() averages over the fitted rows, which a model read in chunks "
-                "(files, Dask, chunksize=) does not keep in memory; fit the model on a "
-                "DataFrame (or a sample of the rows) for marginal effects, or compare "
-                "predict(newdata) at chosen predictor values"
+                "get_margeff(at='all') gives every fitted row's effects, and a model read in "
+                "chunks (files, Dask, chunksize=) does not keep its rows in memory; use "
+                "at='overall' (which streams over the chunks), or predictions()/slopes() "
+                "with the rows you want as newdata"
             )
-        regressors = _regressors(model, options["dummy"], options["count"])
-        rows = _evaluation_rows(model, regressors, options["at"], atexog)
+        columns = _Columns.of(model)
+        summary: ColumnSummary = model.evaluator.reduce_rows(
+            column_summary, [block for _, block in columns.blocks]
+        )
+        regressors = _regressors(columns, summary, options["dummy"], options["count"])
+        fixed = _atexog_values(regressors, atexog)
         names = [r.name for r in regressors]
         levels = model.levels
         params = self.params.to_numpy()
-
-        values, jac = _flat_effects(cast(MarginsFit, self), params, regressors, rows, options)
-        notes = _continuous_dummy_note(regressors, _all_rows(model))
+        fit = cast(MarginsFit, self)
+        notes = _continuous_dummy_note(regressors, summary)
         margins = dict(options, atexog=atexog)
-        if options["at"] == "all":
+        if at == "all":
+            rows = _set_atexog(rows_of(model.data), fixed)
+            values, _ = _row_effects_all(fit, params, regressors, rows, options["method"])
             index = pd.MultiIndex.from_product(
                 [list(model.design.row_index), names], names=["row", "regressor"]
             )
             frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
             return MarginalEffects(frame, None, None, margins, model.endog_name, notes)
+        if at == "overall":
+            sums = model.evaluator.reduce_rows(
+                _effect_sums, fit, params, regressors, options["method"], fixed
+            )
+            values, jac = _unflatten(sums / summary.total, params.size)
+        else:
+            row = _representative_row(model.evaluator, summary, at, fixed, columns)
+            values, jac = _unflatten(
+                _weighted_effects(fit, params, regressors, row, options["method"]), params.size
+            )
         cov = self.covariance.matrix
         if not np.all(np.isfinite(cov)):
             raise OrdstatsError(
@@ -348,9 +367,9 @@ class MarginalEffectsMethods(FittedState):
         )
 
 
-def _continuous_dummy_note(regressors: list[_Regressor], rows: _Rows) -> tuple[str, ...]:
+def _continuous_dummy_note(regressors: list[_Regressor], summary: ColumnSummary) -> tuple[str, ...]:
     """A remark when 0/1 columns were differentiated as continuous (``dummy=False``)."""
-    binary = [r.name for r in regressors if r.kind == "continuous" and _is_dummy(r.values(rows))]
+    binary = [r.name for r in regressors if r.kind == "continuous" and summary.is_dummy(r.column)]
     if not binary:
         return ()
     return (
@@ -386,32 +405,56 @@ def _check_options(at: Any, method: Any, dummy: Any, count: Any) -> dict[str, An
     return {"at": at, "method": method, "dummy": bool(dummy), "count": bool(count)}
 
 
-def _all_rows(model: Any) -> _Rows:
-    data = model.data
-    n = len(data.X)
-    weights = np.asarray(data.weights, dtype=float)
-    return _Rows(
-        np.asarray(data.X, dtype=float),
-        data.nominal if data.nominal.size else np.zeros((n, 0)),
-        data.scale if data.scale.size else np.zeros((n, 0)),
-        np.asarray(data.offset, dtype=float),
-        weights / weights.sum(),
-    )
+@dataclass(frozen=True)
+class _Columns:
+    """The regressors' names in the three designs and the formula terms' column blocks.
+
+    Columns are numbered as in :meth:`EffectRows.stacked`: the location design,
+    then the nominal and scale designs, then the offset.
+    """
+
+    parts: tuple[list[str], list[str], list[str]]
+    #: each formula term (location, nominal, scale in turn): its column names and positions
+    blocks: list[tuple[list[str], list[int]]]
+
+    @classmethod
+    def of(cls, model: Any) -> _Columns:
+        parts = (list(model.exog_names), list(model.nominal_names), list(model.scale_names))
+        starts = np.cumsum([0, *map(len, parts)])
+        blocks = []
+        for terms, names, start in zip(
+            (model.design.location, model.design.nominal, model.design.scale),
+            parts,
+            starts[:3],
+            strict=True,
+        ):
+            if terms is None:
+                continue
+            position = {name: int(start) + k for k, name in enumerate(names)}
+            for members in term_columns(terms).values():
+                blocks.append((list(members), [position[m] for m in members]))
+        return cls(parts, blocks)
+
+    @property
+    def n_columns(self) -> int:
+        """Columns of the designs and the offset."""
+        return sum(map(len, self.parts)) + 1
+
+    def positions(self, name: str) -> tuple[int, ...]:
+        """The column of ``name`` in each design (-1: absent)."""
+        return tuple(cols.index(name) if name in cols else -1 for cols in self.parts)
+
+    def stacked(self, name: str) -> int:
+        """The first stacked column holding ``name``."""
+        start = 0
+        for cols in self.parts:
+            if name in cols:
+                return start + cols.index(name)
+            start += len(cols)
+        raise KeyError(name)
 
 
-def _is_dummy(values: FloatArray) -> bool:
-    """A 0/1 column with both values (statsmodels' test)."""
-    binary = np.all((values == 0.0) | (values == 1.0))
-    return bool(binary and values.min() == 0.0 and values.max() == 1.0)
-
-
-def _is_count(values: FloatArray) -> bool:
-    return bool(
-        np.all(values % 1.0 == 0.0) and np.all(values >= 0.0) and np.var(values) > 0
-    ) and not _is_dummy(values)
-
-
-def _factor_groups(model: Any, rows: _Rows) -> dict[str, list[str]]:
+def _factor_groups(columns: _Columns, summary: ColumnSummary) -> dict[str, list[str]]:
     """Each indicator column of a factor to the factor's columns (one formula term).
 
     A term's columns form a factor when all are 0/1 and no row has two of them
@@ -420,75 +463,46 @@ def _factor_groups(model: Any, rows: _Rows) -> dict[str, list[str]]:
     the nominal or scale formula only has its indicators there).
     """
     groups: dict[str, list[str]] = {}
-    parts = (
-        (model.design.location, rows.X, model.exog_names),
-        (model.design.nominal, rows.W, model.nominal_names),
-        (model.design.scale, rows.Z, model.scale_names),
-    )
-    for terms, matrix, names in parts:
-        if terms is None:
-            continue
-        columns = {name: k for k, name in enumerate(names)}
-        for members in term_columns(terms).values():
-            if any(member in groups for member in members):
-                continue  # grouped by an earlier formula
-            block = matrix[:, [columns[m] for m in members]]
-            exclusive = bool(np.all(block.sum(axis=1) <= 1.0))
-            if exclusive and all(_is_dummy(block[:, k]) for k in range(block.shape[1])):
-                groups.update({member: members for member in members})
+    for (members, block), exclusive in zip(columns.blocks, summary.exclusive, strict=True):
+        if any(member in groups for member in members):
+            continue  # grouped by an earlier formula
+        if exclusive and all(summary.is_dummy(k) for k in block):
+            groups.update({member: members for member in members})
     return groups
 
 
-def _regressors(model: Any, dummy: bool, count: bool) -> list[_Regressor]:
+def _regressors(
+    columns: _Columns, summary: ColumnSummary, dummy: bool, count: bool
+) -> list[_Regressor]:
     """The regressors: location columns, then nominal and scale columns not among them."""
-    rows = _all_rows(model)
-    parts = [list(model.exog_names), list(model.nominal_names), list(model.scale_names)]
-    names = list(parts[0])
-    for other in parts[1:]:
+    names = list(columns.parts[0])
+    for other in columns.parts[1:]:
         names += [n for n in other if n not in names]
-
-    def positions(name: str) -> tuple[int, ...]:
-        return tuple(cols.index(name) if name in cols else -1 for cols in parts)
-
-    groups = _factor_groups(model, rows) if dummy else {}
+    groups = _factor_groups(columns, summary) if dummy else {}
     out = []
     for name in names:
-        regressor = _Regressor(name, positions(name), "continuous")
-        values = regressor.values(rows)
-        if dummy and _is_dummy(values):
-            group = tuple(positions(member) for member in groups.get(name, [name]))
+        column = columns.stacked(name)
+        regressor = _Regressor(name, columns.positions(name), "continuous", column)
+        if dummy and summary.is_dummy(column):
+            group = tuple(columns.positions(member) for member in groups.get(name, [name]))
             regressor = replace(regressor, kind="dummy", group=group)
-        elif count and _is_count(values):
+        elif count and summary.is_count(column):
             regressor = replace(regressor, kind="count")
         out.append(regressor)
     return out
 
 
-def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
-    """The median of ``values`` with frequency weights (``np.median`` for equal weights).
-
-    Where the cumulative weight reaches exactly one half, the mean of that value
-    and the next, as for an even number of equal weights.
-    """
-    order = np.argsort(values, kind="stable")
-    ordered, cumulative = values[order], np.cumsum(weights[order])
-    half = 0.5 * cumulative[-1]
-    k = int(np.searchsorted(cumulative, half * (1.0 - 1e-12)))
-    if abs(cumulative[k] - half) <= 1e-12 * cumulative[-1] and k + 1 < len(ordered):
-        following = ordered[k + 1 :][weights[order][k + 1 :] > 0]
-        return float(0.5 * (ordered[k] + following[0])) if following.size else float(ordered[k])
-    return float(ordered[k])
-
-
-def _set_atexog(rows: _Rows, regressors: list[_Regressor], atexog: Any) -> _Rows:
+def _atexog_values(regressors: list[_Regressor], atexog: Any) -> list[tuple[_Regressor, float]]:
+    """The checked ``atexog``: each regressor it names with its value."""
     if atexog is None:
-        return rows
+        return []
     if not isinstance(atexog, dict):
         raise SpecificationError(
             "atexog must be a dict {regressor name or position: value}; got "
             f"{type(atexog).__name__}"
         )
     by_name = {r.name: r for r in regressors}
+    out = []
     for key, value in atexog.items():
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             if not 0 <= key < len(regressors):
@@ -507,40 +521,48 @@ def _set_atexog(rows: _Rows, regressors: list[_Regressor], atexog: Any) -> _Rows
             number = float(value)
         except (TypeError, ValueError):
             raise SpecificationError(f"atexog[{key!r}] must be a number; got {value!r}") from None
-        rows = _with_values(rows, regressor.positions, number)
+        out.append((regressor, number))
+    return out
+
+
+def _set_atexog(rows: EffectRows, fixed: list[tuple[_Regressor, float]]) -> EffectRows:
+    for regressor, value in fixed:
+        rows = _with_values(rows, regressor.positions, value)
     return rows
 
 
-def _evaluation_rows(model: Any, regressors: list[_Regressor], at: str, atexog: Any) -> _Rows:
-    """The fitted rows (``overall``, ``all``) or the one representative row."""
-    rows = _set_atexog(_all_rows(model), regressors, atexog)
-    if at in ("overall", "all"):
-        return rows
-    w = rows.weights
+def _representative_row(
+    evaluator: Any,
+    summary: ColumnSummary,
+    at: str,
+    fixed: list[tuple[_Regressor, float]],
+    columns: _Columns,
+) -> EffectRows:
+    """The one row of ``at="mean"``, ``"median"`` or ``"zero"`` (atexog's values set).
 
-    def summarise(matrix: FloatArray) -> FloatArray:
-        if at == "zero":
-            return np.zeros((1, matrix.shape[1]))
-        if at == "mean":
-            return (w @ matrix)[None, :]
-        return np.array([[_weighted_median(matrix[:, k], w) for k in range(matrix.shape[1])]])
+    A regressor set by ``atexog`` has that value at every row, so it is its
+    mean and median too; the medians of the other columns take passes over
+    the rows (:func:`~ordstats.results.effect_rows.weighted_medians`).
+    """
+    if at == "zero":
+        values = np.zeros(columns.n_columns)
+    elif at == "mean":
+        values = summary.means()
+    else:
+        wanted = set(range(columns.n_columns)) - {columns.stacked(r.name) for r, _ in fixed}
+        medians = weighted_medians(evaluator.reduce_rows, sorted(wanted), summary)
+        values = np.array([medians.get(c, 0.0) for c in range(columns.n_columns)])
+    sizes = (len(columns.parts[0]), len(columns.parts[1]), len(columns.parts[2]))
+    return _set_atexog(EffectRows.from_stacked(values[None, :], sizes), fixed)
 
-    return _Rows(
-        summarise(rows.X),
-        summarise(rows.W),
-        summarise(rows.Z),
-        summarise(rows.offset[:, None])[:, 0],
-        np.ones(1),
-    )
 
-
-def _design(rows: _Rows) -> DesignRows:
+def _design(rows: EffectRows) -> DesignRows:
     """The rows as the margins protocol's design rows."""
     arrays = {"X": rows.X, "W": rows.W, "Z": rows.Z, "offset": rows.offset}
     return DesignRows(arrays, pd.RangeIndex(len(rows.offset)))
 
 
-def _unit_direction(rows: _Rows, positions: tuple[int, ...]) -> DesignRows:
+def _unit_direction(rows: EffectRows, positions: tuple[int, ...]) -> DesignRows:
     """The design's derivative in a regressor: 1 in its columns, 0 elsewhere."""
     zero = replace(
         rows,
@@ -553,7 +575,7 @@ def _unit_direction(rows: _Rows, positions: tuple[int, ...]) -> DesignRows:
 
 
 def _row_effects(
-    fit: MarginsFit, params: FloatArray, regressor: _Regressor, rows: _Rows, method: str
+    fit: MarginsFit, params: FloatArray, regressor: _Regressor, rows: EffectRows, method: str
 ) -> tuple[FloatArray, FloatArray]:
     """Each row's effect of one regressor on each level (rows by levels) and its Jacobian."""
     log_scale = method in ("eydx", "eyex")
@@ -594,37 +616,60 @@ def _row_effects(
     return scale * (high.values - low.values), scale * (high.jacobian - low.jacobian)
 
 
-def _flat_effects(
+def _row_effects_all(
     fit: MarginsFit,
     params: FloatArray,
     regressors: list[_Regressor],
-    rows: _Rows,
-    options: dict[str, Any],
+    rows: EffectRows,
+    method: str,
 ) -> tuple[FloatArray, FloatArray]:
-    """The effects, flattened (regressors by levels; rows first for ``all``), and their Jacobian.
-
-    Parameters
-    ----------
-    fit : MarginsFit
-    params : ndarray
-    regressors : list
-        From :func:`_regressors`.
-    rows : _Rows
-        From :func:`_evaluation_rows`.
-    options : dict
-        ``at``, ``method`` (checked).
-
-    Returns
-    -------
-    effects : ndarray
-    jacobian : ndarray, shape (effects.size, k)
-    """
-    pieces = [_row_effects(fit, params, r, rows, options["method"]) for r in regressors]
+    """Every row's effects, flattened rows first (rows by regressors by levels), and Jacobian."""
+    pieces = [_row_effects(fit, params, r, rows, method) for r in regressors]
     if not pieces:
         return np.zeros(0), np.zeros((0, params.size))
     effects = np.stack([e for e, _ in pieces], axis=1)  # rows x regressors x levels
     jacobians = np.stack([j for _, j in pieces], axis=1)  # ... x parameters
-    if options["at"] == "all":
-        return effects.reshape(-1), jacobians.reshape(-1, params.size)
-    averaged = np.einsum("i,ikj->kj", rows.weights, effects).reshape(-1)
-    return averaged, np.einsum("i,ikjp->kjp", rows.weights, jacobians).reshape(-1, params.size)
+    return effects.reshape(-1), jacobians.reshape(-1, params.size)
+
+
+def _weighted_effects(
+    fit: MarginsFit,
+    params: FloatArray,
+    regressors: list[_Regressor],
+    rows: EffectRows,
+    method: str,
+) -> FloatArray:
+    """The weighted sums of the rows' effects and of their Jacobians, as one flat vector.
+
+    The effects (regressors by levels) come first, then their Jacobian (one
+    row per effect) row-major: a vector, so that the sums of chunks add up
+    (:func:`_unflatten` splits it).  One regressor at a time, so memory stays
+    at one regressor's rows by levels by parameters.
+    """
+    weights = rows.weights
+    values, jacobians = [], []
+    for regressor in regressors:
+        effect, jac = _row_effects(fit, params, regressor, rows, method)
+        values.append(weights @ effect)
+        jacobians.append(np.einsum("i,ijp->jp", weights, jac))
+    if not values:
+        return np.zeros(0)
+    return np.concatenate([np.concatenate(values), np.concatenate(jacobians).reshape(-1)])
+
+
+def _effect_sums(
+    data: Any,
+    fit: MarginsFit,
+    params: FloatArray,
+    regressors: list[_Regressor],
+    method: str,
+    fixed: list[tuple[_Regressor, float]],
+) -> FloatArray:
+    """:func:`_weighted_effects` of one chunk's rows (of all rows in memory), atexog set."""
+    return _weighted_effects(fit, params, regressors, _set_atexog(rows_of(data), fixed), method)
+
+
+def _unflatten(flat: FloatArray, n_params: int) -> tuple[FloatArray, FloatArray]:
+    """The effects and their Jacobian from :func:`_weighted_effects`' vector."""
+    n_effects = flat.size // (n_params + 1)
+    return flat[:n_effects], flat[n_effects:].reshape(n_effects, n_params)

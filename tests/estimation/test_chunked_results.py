@@ -108,10 +108,17 @@ def test_refits_of_chunks_equal_in_memory(memory, chunked):
         pd.testing.assert_frame_equal(getattr(chunked, method)(), expected, rtol=1e-8)
 
 
-def test_marginal_effects_say_they_need_the_rows_in_memory(chunked):
-    # before: "a chunked model keeps no rows in memory; use its summaries (nobs, ...)"
-    with pytest.raises(SpecificationError, match=r"get_margeff\(\) averages over the fitted"):
-        chunked.get_margeff()
+def test_marginal_effects_stream_with_the_in_memory_numbers(memory, chunked):
+    # before: SpecificationError "get_margeff() averages over the fitted rows, which a model
+    # read in chunks ... does not keep in memory"; the chunks are sorted by f, so most lack
+    # some of its levels (whose indicator columns must still change together)
+    for options in ({}, {"dummy": True, "at": "mean"}, {"at": "median", "method": "eyex"}):
+        expected = memory.get_margeff(**options)
+        got = chunked.get_margeff(**options)
+        np.testing.assert_allclose(got.margeff, expected.margeff, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(got.margeff_se, expected.margeff_se, rtol=1e-8, atol=1e-14)
+    with pytest.raises(SpecificationError, match=r"at='all'\) gives every fitted row"):
+        chunked.get_margeff(at="all")
 
 
 def test_summary_and_predictions_are_the_in_memory_ones(frame, memory, chunked):

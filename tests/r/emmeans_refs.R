@@ -264,7 +264,7 @@ mw <- clmm(rating ~ temp + contact + (1|judge), data = wine)
 write_model("clmm_wine", "wine", "clmm(rating ~ temp + contact + (1|judge), data = wine)", mw,
   c('emmeans(fit, ~ rating | temp, mode = "prob")',
     standard_calls("temp", "contact", "rating", parts = c("emmeans", "regrid", "joint")),
-    'pairs(emmeans(fit, ~ temp * contact), adjust = "tukey")',
+    sprintf('pairs(emmeans(fit, ~ temp * contact), adjust = "%s")', c("tukey", "bonferroni", "sidak", "mvt")),
     'pairs(emmeans(fit, ~ temp | rating, mode = "prob"), adjust = "none")'),
   notes = list("emmeans #154: emmeans(fit, ~ rating | temp, mode = 'prob') gives cold 0.09761 (SE 0.05626), 0.52233 (0.09102)",
                "clmm's vcov includes ST1 = log(SD); emmeans drops it. Predictions are conditional on u = 0."))

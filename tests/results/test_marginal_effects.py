@@ -8,6 +8,9 @@ changed data (discrete changes, counts, averages), the logistic density formula
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -271,3 +274,32 @@ def test_after_remove_data_says_why(wine):
     res.remove_data()
     with pytest.raises(NotFittedError, match=r"get_margeff\(\) needs the rows"):
         res.get_margeff()
+
+
+def test_get_margeff_is_statas_margins_dydx_after_ologit_on_the_ucla_data():
+    # Stata's `ologit apply pared public gpa` + `margins, dydx(*)` (every regressor as
+    # continuous) and, with `i.pared i.public`, the discrete changes 0 -> 1: computed by an
+    # independent delta method in R (tests/r/margins_ucla.R, on ordinal::clm's fit, whose
+    # estimates are Stata's ologit ones: pared 1.047664, public -0.0586828, gpa 0.6157458)
+    data = Path(__file__).resolve().parents[1] / "data"
+    reference = json.loads((data / "reference" / "margins_ucla_clm.json").read_text())
+    frame = pd.read_csv(data / "ologit_ucla.csv")
+    levels = reference["levels"]
+    frame["apply"] = pd.Categorical(frame["apply"], categories=levels, ordered=True)
+    res = F("apply ~ pared + public + gpa", frame).fit()
+    np.testing.assert_allclose(
+        res.params[["pared", "public", "gpa"]], [1.047664, -0.0586828, 0.6157458], atol=1e-6
+    )
+    shape = (3, len(levels))
+    continuous = res.get_margeff()
+    assert list(continuous.margeff.index) == reference["regressors"]
+    np.testing.assert_allclose(continuous.margeff, np.reshape(reference["dydx"], shape), rtol=1e-6)
+    np.testing.assert_allclose(
+        continuous.margeff_se, np.reshape(reference["dydx_se"], shape), rtol=1e-5
+    )
+    discrete = res.get_margeff(dummy=True)
+    expected = np.reshape(reference["discrete"], (2, len(levels)))
+    expected_se = np.reshape(reference["discrete_se"], (2, len(levels)))
+    np.testing.assert_allclose(discrete.margeff.loc[["pared", "public"]], expected, rtol=1e-6)
+    np.testing.assert_allclose(discrete.margeff_se.loc[["pared", "public"]], expected_se, rtol=1e-5)
+    np.testing.assert_allclose(discrete.margeff.loc["gpa"], continuous.margeff.loc["gpa"])

@@ -157,3 +157,60 @@ def test_datagrid_of_a_chunked_fit_says_to_pass_values(chunked):
 
     with pytest.raises(OrdstatsError, match=r"avg_ verbs stream .* datagrid\(newdata="):
         datagrid(chunked, temp=["cold"])
+
+
+# -- get_margeff (statsmodels' name) over chunked and Dask fits -------------------------------
+
+MARGEFF_CASES = [
+    {"at": "overall"},
+    {"at": "overall", "dummy": True, "count": True, "method": "eydx"},
+    {"at": "mean", "dummy": True, "atexog": {"x": 0.25}},
+    {"at": "mean", "count": True},
+    {"at": "median", "method": "eyex"},
+    {"at": "zero", "method": "dyex"},
+]
+
+
+@pytest.fixture(scope="module")
+def margeff_fits(wine):
+    """Weighted fits with a factor, a 0/1 factor, a numeric x (also in the scale) and a count."""
+    rng = np.random.default_rng(3)
+    data = wine.assign(
+        x=rng.normal(size=len(wine)),
+        n=rng.integers(0, 4, size=len(wine)).astype(float),
+        w=rng.integers(1, 4, size=len(wine)).astype(float),
+    )
+    formula, options = "rating ~ temp + contact + x + n", {"weights": "w", "scale": "~ x"}
+    memory = OrdinalModel.from_formula(formula, data, **options).fit()
+    dd = pytest.importorskip("dask.dataframe")
+    streamed = {
+        "chunksize": OrdinalModel.from_formula(formula, data, chunksize=17, **options).fit(),
+        "dask": OrdinalModel.from_formula(
+            formula, dd.from_pandas(data, npartitions=3), **options
+        ).fit(),
+    }
+    return memory, streamed
+
+
+@pytest.mark.parametrize("options", MARGEFF_CASES, ids=lambda o: "-".join(map(str, o.values())))
+def test_get_margeff_streams_with_the_in_memory_numbers(margeff_fits, options):
+    # before: SpecificationError "get_margeff() averages over the fitted rows, which a model
+    # read in chunks (files, Dask, chunksize=) does not keep in memory"
+    memory, streamed = margeff_fits
+    expected = memory.get_margeff(**options)
+    for fit in streamed.values():
+        got = fit.get_margeff(**options)
+        assert got.notes == expected.notes
+        np.testing.assert_allclose(got.margeff, expected.margeff, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(got.margeff_se, expected.margeff_se, rtol=1e-10, atol=1e-14)
+        assert str(got.summary()) == str(expected.summary())
+
+
+def test_get_margeff_passes_over_the_data(margeff_fits):
+    # overall: a pass for the columns' summary and one for the effects; mean: the summary
+    # pass only; median: the summary and one pass that collects the few rows' values
+    chunked = margeff_fits[1]["chunksize"]
+    for at, passes in (("overall", 2), ("mean", 1), ("median", 2)):
+        before = chunked.model.evaluator.n_passes
+        chunked.get_margeff(at=at)
+        assert chunked.model.evaluator.n_passes - before == passes

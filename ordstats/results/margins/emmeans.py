@@ -227,7 +227,7 @@ def _predictor_cells(
     """The predictor dimensions, the grid as a DataFrame and each cell's row count."""
     data = _estimation_rows(fit, data)
     variables = _ordered_variables(fit, data)
-    _check_names(list(at), variables, "at= names")
+    _check_names(list(at), variables, "at=")
     dims = []
     for name in variables:
         column = data[name]
