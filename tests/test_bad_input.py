@@ -1987,6 +1987,8 @@ def test_censored_one_missing_bound_in_chunks_says_to_use_infinity():
     data = _censored_frame().assign(hi=[1.0, 2.0, np.nan, np.inf, 5.0, 4.0])
     with pytest.raises(DataError, match=r"one bound missing.*Use -inf.*\(in rows 0-2\)"):
         OrdinalModel.from_formula("Censored(lo, hi) ~ x", data, chunksize=3)
+
+
 # -- survey designs (issue 27) -------------------------------------------------------------
 
 
@@ -2091,6 +2093,8 @@ def test_survey_fit_refuses_tests_that_are_not_design_based(wine):
         res.conf_int(method="profile")
     with pytest.raises(SpecificationError, match=r"not location terms of the model"):
         res.rao_scott_lrt("age")
+
+
 # -- Bayesian fits (issue 26): priors, posterior draws -------------------------------------
 
 
@@ -2182,6 +2186,8 @@ def test_bayes_nuts_without_the_extra_says_what_to_install(wine_bayes_model, mon
         mode.posterior(100, method="nuts")
     with pytest.raises(SpecificationError, match=r"pip install 'ordstats\[bayes\]'"):
         post.to_arviz()
+
+
 # -- margins (issue 23 walk): emmeans at=, get_margeff on fits read in chunks ---------------
 
 
