@@ -11,6 +11,7 @@ method.
 from __future__ import annotations
 
 import json
+import pickle
 from functools import cache
 from pathlib import Path
 
@@ -215,6 +216,22 @@ def test_chunked_fit_gives_the_same_quantities():
     pd.testing.assert_frame_equal(chunked.mean(newdata), memory.mean(newdata), rtol=1e-7)
     with pytest.raises(OrdstatsError, match="not in memory: pass the rows to predict as newdata"):
         chunked.mean()
+
+
+def test_dask_fit_pickled_and_slimmed_results_give_the_same_quantities():
+    dd = pytest.importorskip("dask.dataframe")
+    ref, memory, newdata = fitted("boston_logistic")
+    data = pd.DataFrame(ref["data"])
+    expected = memory.quantile([0.5, 0.9], newdata)
+    on_dask = ordstats.OrdinalModel.from_formula(
+        ref["formula"], dd.from_pandas(data, npartitions=3), many_levels=True
+    ).fit()
+    pd.testing.assert_frame_equal(on_dask.quantile([0.5, 0.9], newdata), expected, rtol=1e-7)
+    slim = pickle.loads(pickle.dumps(memory))
+    slim.remove_data()
+    pd.testing.assert_frame_equal(slim.quantile([0.5, 0.9], newdata), expected)
+    with pytest.raises(OrdstatsError, match=r"mean\(\) without newdata needs the rows"):
+        slim.mean()
 
 
 def test_newdata_aligns_on_its_index():

@@ -54,6 +54,7 @@ from ordstats.core.links import Link
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.results.arguments import normal_quantile
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 from ordstats.results.values import Covariance
 
@@ -473,6 +474,8 @@ class ContinuousQuantityMethods(FittedState):
                 "effects, which move the cut-points from row to row. Refit without them"
             )
         values = numeric_level_values(model.design.response.values, what)
+        if newdata is None and self.data_removed:
+            raise rows_removed_error(f"{what} without newdata")
         rows, index = self._new_rows(newdata, offset)  # type: ignore[attr-defined]
         params = self.params.to_numpy()
         jacobian = model.threshold_jacobian
@@ -523,7 +526,7 @@ class ContinuousQuantityMethods(FittedState):
         """
         ys, scalar = _response_values(y)
         z = normal_quantile(alpha)
-        dist, index, blocks = self._cut_distribution(newdata, offset, "exceedance")
+        dist, index, blocks = self._cut_distribution(newdata, offset, "exceedance()")
         cut_var = _cut_variances(*dist.cdf_gradient(), blocks)
         u_se = np.sqrt(_cut_variances(*dist.u_gradient(), blocks))
         cuts = exceedance_cut(dist.values, ys)
@@ -569,7 +572,7 @@ class ContinuousQuantityMethods(FittedState):
             Columns ``estimate``, ``se``, ``lower``, ``upper``.
         """
         z = normal_quantile(alpha)
-        dist, index, blocks = self._cut_distribution(newdata, offset, "the mean")
+        dist, index, blocks = self._cut_distribution(newdata, offset, "mean()")
         steps = np.diff(dist.values)
         estimate = dist.values[0] + dist.exceed @ steps
         weights = np.broadcast_to(-steps, dist.u.shape)  # dS_j = -dF(u_j)
@@ -625,7 +628,7 @@ class ContinuousQuantityMethods(FittedState):
         if interval not in _INTERVALS:
             raise SpecificationError(f"interval must be 'cdf' or 'delta'; got {interval!r}")
         z = normal_quantile(alpha)
-        dist, index, blocks = self._cut_distribution(newdata, offset, "a quantile")
+        dist, index, blocks = self._cut_distribution(newdata, offset, "quantile()")
         if dist.u.shape[1] < 2:
             raise OrdstatsError(
                 "a quantile needs at least three response levels (rms interpolates "
