@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "plot_coefficients",
     "plot_comparisons",
+    "plot_conditional_cdf",
     "plot_predictions",
     "plot_probabilities",
     "plot_slopes",
@@ -158,6 +159,70 @@ def plot_coefficients(
     if odds_ratios:
         ax.set_xscale("log")
     ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({1 - alpha:.0%} CI)")
+    return ax
+
+
+def plot_conditional_cdf(
+    res: OrdinalResults,
+    newdata: pd.DataFrame,
+    *,
+    alpha: float | None = 0.05,
+    labels: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Plot the fitted conditional distribution ``P(Y <= y | x)`` of each row of ``newdata``.
+
+    For a fit with numeric response levels (a continuous response fitted with
+    ``many_levels=True``, as R's ``rms::orm``): one step function per row
+    (covariate pattern), with steps at the level values, and the pointwise
+    intervals of :meth:`~ordstats.OrdinalResults.exceedance` as a band.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    newdata : pandas.DataFrame
+        One row per covariate pattern to draw.
+    alpha : float or None
+        One minus the confidence level of the band; None draws no band.
+    labels : sequence of str, optional
+        Legend entry of each row (default: the index labels of ``newdata``).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> grid = boston.iloc[:3]  # doctest: +SKIP
+    >>> ax = ordstats.plotting.plot_conditional_cdf(res, grid)  # doctest: +SKIP
+    """
+    from ordstats.results.continuous import numeric_level_values
+
+    if not isinstance(newdata, pd.DataFrame) or len(newdata) == 0:
+        raise OrdstatsError("newdata must be a DataFrame with at least one row to draw")
+    values = numeric_level_values(res.model.design.response.values, "plot_conditional_cdf")
+    names = [str(v) for v in newdata.index] if labels is None else [str(v) for v in labels]
+    if len(names) != len(newdata):
+        raise OrdstatsError(f"labels must give {len(newdata)} names, one per row of newdata")
+    # P(Y <= v_j) = 1 - P(Y >= v_{j+1}); P(Y <= v_K) = 1
+    table = res.exceedance(list(values[1:]), newdata, alpha=0.05 if alpha is None else alpha)
+    shape = (len(newdata), len(values) - 1)
+    ones = np.ones((len(newdata), 1))
+    cdf = np.hstack([1.0 - table["estimate"].to_numpy().reshape(shape), ones])
+    lower = np.hstack([1.0 - table["upper"].to_numpy().reshape(shape), ones])
+    upper = np.hstack([1.0 - table["lower"].to_numpy().reshape(shape), ones])
+    ax = _axes(ax)
+    for row, name in enumerate(names):
+        (line,) = ax.step(values, cdf[row], where="post", label=name)
+        if alpha is not None:
+            ax.fill_between(
+                values, lower[row], upper[row], step="post", alpha=0.2, color=line.get_color()
+            )
+    ax.set_xlabel(res.model.endog_name)
+    ax.set_ylabel(f"P({res.model.endog_name} <= y)")
+    ax.set_ylim(0, 1)
+    ax.legend()
     return ax
 
 

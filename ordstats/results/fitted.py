@@ -38,6 +38,7 @@ from ordstats.families.cumulative.prediction import (
 )
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
+from ordstats.results.continuous import ContinuousQuantityMethods
 from ordstats.results.covariance import (
     CovarianceMethods,
     evaluation_covariance,
@@ -78,6 +79,7 @@ class OrdinalResults(
     TermTestMethods,
     GoodnessOfFitMethods,
     SurvivalMethods,  # with PredictionSEMethods, its base
+    ContinuousQuantityMethods,
     MarginalEffectsMethods,
     OrdinalMarginsFit,
     MarginsMethods,

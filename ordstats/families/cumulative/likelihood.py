@@ -154,6 +154,48 @@ class CLMProblem:
         zero = np.zeros((1, jac.shape[1]))
         return np.vstack([jac, zero]), np.vstack([zero, jac])
 
+    @cached_property
+    def one_threshold_per_cut(self) -> bool:
+        """Many levels with flexible thresholds and no nominal effects (identity Jacobian).
+
+        Then ``T_upper = S' [I; 0]`` and ``T_lower = S' [0; I]``: every sum the
+        likelihood needs is a sum over the rows of each level
+        (:meth:`level_sums`), ``O(n + K)`` without the sparse ``(n, q)`` designs.
+        Models with at most 50 levels use :attr:`level_designs` instead.
+        """
+        data = self.data
+        if self.layout.n_nominal_cols or self.level_designs is not None:
+            return False
+        jac = data.threshold_jacobian
+        q = data.n_levels - 1
+        if jac.shape != (q, q):
+            return False
+        if not sp.issparse(jac):
+            return bool(np.array_equal(jac, np.eye(q)))
+        csr = sp.csr_array(jac)
+        csr.sum_duplicates()
+        return bool(
+            csr.nnz == q
+            and np.array_equal(csr.indptr, np.arange(q + 1))
+            and np.array_equal(csr.indices, np.arange(q))
+            and np.all(csr.data == 1.0)
+        )
+
+    def level_cutpoints(self, a: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+        """Upper and lower cut-point of each level (``+-inf`` at the open ends), or None.
+
+        Available with :attr:`level_designs` or :attr:`one_threshold_per_cut`.
+        """
+        levels = self.level_designs
+        if levels is not None:
+            upper, lower = levels[0] @ a, levels[1] @ a
+        elif self.one_threshold_per_cut:
+            upper, lower = np.append(a, 0.0), np.insert(a, 0, 0.0)
+        else:
+            return None
+        upper[-1], lower[0] = np.inf, -np.inf
+        return upper, lower
+
     def level_sums(self, values: FloatArray) -> FloatArray:
         """``S values``: sums of ``values`` (a vector) over the rows of each level."""
         sums = np.bincount(self.data.y, weights=values, minlength=self.data.n_levels)
@@ -881,16 +923,15 @@ class Evaluation:
     def _bounds(self, a: FloatArray, xb: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Each row's standardised bounds ``(theta_y - x'b) / s``, ``+-inf`` at the ends."""
         problem, lay = self.problem, self.problem.layout
-        levels = problem.level_designs
+        cuts = problem.level_cutpoints(a)
         if (
-            levels is not None
+            cuts is not None
             and problem.upper_shift is None
             and not lay.n_zeta
             and np.isfinite(xb).all()
         ):
             # one cut-point per level, +-inf for the open ends, gathered by level
-            upper_cuts, lower_cuts = levels[0] @ a, levels[1] @ a
-            upper_cuts[-1], lower_cuts[0] = np.inf, -np.inf
+            upper_cuts, lower_cuts = cuts
             y = problem.data.y
             upper, lower = np.take(upper_cuts, y), np.take(lower_cuts, y)
             return np.subtract(upper, xb, out=upper), np.subtract(lower, xb, out=lower)
@@ -966,6 +1007,8 @@ class Evaluation:
         if levels is not None:
             J1, J2 = levels
             grad[lay.thresholds] = J1.T @ pb.level_sums(s_u) + J2.T @ pb.level_sums(s_l)
+        elif pb.one_threshold_per_cut:  # J1 = [I; 0], J2 = [0; I]
+            grad[lay.thresholds] = pb.level_sums(s_u)[:-1] + pb.level_sums(s_l)[1:]
         else:
             grad[lay.thresholds] = pb.T_upper.T @ s_u + pb.T_lower.T @ s_l
         grad[lay.beta] = -(data.X.T @ (s_u + s_l))
@@ -1015,6 +1058,17 @@ class Evaluation:
             border[th, loc] = -(J1.T @ upper_sums + J2.T @ lower_sums)
             # minus the location block is X' diag(c) X with c >= 0 for log-concave F
             border[be, loc] = -gram
+        elif pb.one_threshold_per_cut:  # the same sums with J1 = [I; 0], J2 = [0; I]
+            c_uu, c_ul, c_ll = (pb.level_sums(d) for d in (d_uu, d_ul, d_ll))
+            threshold_block = sp.diags_array(
+                [c_ul[1:-1], c_uu[:-1] + c_ll[1:], c_ul[1:-1]], offsets=[-1, 0, 1], format="csr"
+            )
+            c_upper, c_lower = d_uu + d_ul, d_ul + d_ll
+            for col in range(X.shape[1]):
+                upper_sums = pb.level_sums(c_upper * X[:, col])
+                lower_sums = pb.level_sums(c_lower * X[:, col])
+                border[th, col] = -(upper_sums[:-1] + lower_sums[1:])
+            border[be, loc] = -weighted_gram(X, -(c_upper + c_lower))
         else:
             T1, T2 = pb.T_upper, pb.T_lower
             cross_ul = pb.scaled_upper(d_ul).T @ T2
