@@ -161,3 +161,20 @@ def test_streamed_averages_equal_the_general_path(data, monkeypatch):
         np.testing.assert_allclose(
             fast["estimate"], getattr(memory, verb)(**extra)["estimate"], rtol=1e-6
         )
+
+
+def test_averaged_probabilities_keep_both_tails():
+    """The averages' cheaper category probabilities agree with the log-scale ones in the tails."""
+    from ordstats.core.links import Cauchit, Cloglog, Logit, Loglog, Probit
+    from ordstats.families.cumulative.prediction import category_probabilities
+    from ordstats.results.margins.ordinal import _category_probabilities
+
+    rng = np.random.default_rng(0)
+    u = np.sort(rng.normal(scale=12, size=(5000, 4)), axis=1)
+    u[0] = [-40.0, -39.0, 30.0, 35.0]  # P(Y = 1) and P(Y = 5) about 1e-18 and 1e-14 (logit)
+    u[1] = np.nan
+    for link in (Logit(), Probit(), Cloglog(), Loglog(), Cauchit()):
+        expected = category_probabilities(link, u, np.zeros(len(u)))
+        found = _category_probabilities(link, u)
+        assert np.isnan(found[1]).all()
+        np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-300)  # subnormals

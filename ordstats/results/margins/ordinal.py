@@ -410,11 +410,12 @@ def _category_probabilities(link: Link, u: FloatArray) -> FloatArray:
     agrees to rounding, at a third of the cost).
     """
     m = u.shape[0]
-    upper = np.column_stack([u, np.full(m, np.inf)])
-    lower = np.column_stack([np.full(m, -np.inf), u])
-    below = link.cdf(lower)
+    cdf, sf = link.cdf(u), link.sf(u)
+    zeros, ones = np.zeros((m, 1)), np.ones((m, 1))
+    below, above = np.hstack([zeros, cdf]), np.hstack([cdf, ones])  # F(u_(k-1)), F(u_k)
+    tail_below, tail_above = np.hstack([ones, sf]), np.hstack([sf, zeros])  # S(u_(k-1)), S(u_k)
     with np.errstate(invalid="ignore"):
-        return np.where(below <= 0.5, link.cdf(upper) - below, link.sf(lower) - link.sf(upper))
+        return np.where(below <= 0.5, above - below, tail_below - tail_above)
 
 
 def _value_columns(
