@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -624,7 +624,7 @@ class _CumulativeMargins(_Shared):
             values = _category_probabilities(self.link, u)
             if type == "expected":
                 values = (values @ self.fit._scores())[:, None]
-        return Predicted(values, terms, groups)
+        return Predicted(values, cast(Any, terms), groups)  # row terms, not an array
 
     def slope_terms(self, direction: DesignRows, type: str) -> Predicted | None:
         """The slope of ``type`` along ``direction`` and its Jacobian as row terms.
@@ -671,7 +671,8 @@ class _CumulativeMargins(_Shared):
         if lay.n_lambda and type != "linear":
             dlog = np.where(finite, self.link.dlog_pdf_dlam(np.where(finite, u, 0.0)), 0.0)  # type: ignore[attr-defined]
             shared.append((density * dlog * u_dot, np.ones(1), lay.lam))
-        return Predicted((density * u_dot) @ mixing.T, self._terms(mixing, by_cut, shared), groups)
+        terms = self._terms(mixing, by_cut, shared)
+        return Predicted((density * u_dot) @ mixing.T, cast(Any, terms), groups)
 
     def _cuts(self) -> tuple[FloatArray, FloatArray]:
         """Standardised cut-points ``u`` (m, K - 1) and their gradients (m, K - 1, k)."""

@@ -158,6 +158,9 @@ class Predicted:
         One column per group (level, cut, or a single ``""``).
     jacobian : ndarray, shape (m, g, k), or None
         ``d values / d params``; None where it has no meaning (``"class"``).
+        (The optional ``margins_row_terms`` gives it as
+        :class:`~ordstats.results.margins.jacobian.RowTerms` instead, for
+        averages only.)
     groups : list of str
         The column labels.
     """
