@@ -877,6 +877,10 @@ def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup)
         "margins_mean_cut",
         "margins_log_scale",
         "margins_in_memory",
+        "margins_linear_columns",
+        "margins_rows_set",
+        "margins_fitted_rows",
+        "margins_row_terms",
     }
     assert _public(clm) - _public(res) - hooks == set()
 

@@ -41,7 +41,8 @@ Everything is analytic; no difference is taken in the parameters.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -51,6 +52,9 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
 from ordstats.design.newdata import newdata_columns, newdata_offset
 from ordstats.errors import OrdstatsError
+from ordstats.families.cumulative.prediction import cumulative_probabilities
+from ordstats.results.margins.grid import set_column
+from ordstats.results.margins.jacobian import RowTerm, RowTerms
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
     DesignRows,
@@ -204,6 +208,122 @@ class OrdinalMarginsFit(FittedState):
             stacklevel=6,
         )
 
+    # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------
+
+    def margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
+        """A unit shift of the linear predictor at ``rows``, and the predictors that only shift it.
+
+        A numeric predictor that enters the location design as its own column
+        and nothing else (no transform, interaction, nominal or scale effect,
+        offset) moves the predictions only through ``eta = ... + b x``, so its
+        slope is ``b`` times the slope along this direction (the verbs form
+        one slope for all such predictors).
+
+        Returns
+        -------
+        direction : DesignRows
+            Zero designs and a unit offset.
+        positions : dict of str to int
+            Each such predictor's coefficient's position in the parameters.
+        """
+        arrays = {name: np.zeros_like(a) for name, a in rows.arrays.items()}
+        arrays["offset"] = np.ones(rows.n_rows)
+        direction = DesignRows(arrays, rows.index, rows.extra)
+        beta = np.arange(self.model.problem.layout.n_params)[self.model.problem.layout.beta]
+        positions = {}
+        for name in self.margins_variables():
+            plan = self._margins_own_columns(name)
+            if plan is None or plan["W"][0] or plan["Z"][0]:
+                continue
+            columns, bare = plan["X"]
+            if bare and len(columns) == 1:
+                positions[name] = int(beta[columns[0]])
+        return direction, positions
+
+    def margins_fitted_rows(self) -> DesignRows | None:
+        """The design rows of ``margins_data()`` as fitted, without rebuilding them.
+
+        None when the fit does not keep them (rows read in chunks, removed data).
+        """
+        model = self.model
+        design = model.design
+        if self.data_removed or not model.evaluator.keeps_rows:
+            return None
+        X = np.asarray(design.location.matrix, dtype=float)
+        if X.shape[0] != len(design.row_index):
+            return None
+        empty = np.empty((X.shape[0], 0))
+        W, Z = (
+            empty if terms is None else np.asarray(terms.matrix, dtype=float)
+            for terms in (design.nominal, design.scale)
+        )
+        offset = np.asarray(design.offset, dtype=float) if model.has_offset else np.zeros(len(X))
+        return DesignRows({"X": X, "W": W, "Z": Z, "offset": offset}, design.row_index)
+
+    def margins_rows_set(
+        self, rows: DesignRows, data: pd.DataFrame, name: str, values: Any
+    ) -> DesignRows | None:
+        """The design of ``data`` with column ``name`` set to ``values``, from its design ``rows``.
+
+        Only the columns of formula terms that read ``name`` alone change: a
+        single value (a level, a number) is built on one row and repeated;
+        per-row numbers are copied into a column that is ``name`` itself.
+        None when that is not the rebuilt design: ``name`` is read together
+        with other columns (an interaction) or by the offset, a design has no
+        formula, ``rows`` has missing values or the new columns would.
+
+        Parameters
+        ----------
+        rows : DesignRows
+            ``margins_rows(data)``.
+        data : pandas.DataFrame
+        name : str
+        values : scalar or ndarray, shape (n_rows,)
+
+        Returns
+        -------
+        DesignRows or None
+        """
+        plan = self._margins_own_columns(name)
+        if plan is None or not all(np.isfinite(a).all() for a in rows.arrays.values()):
+            return None
+        if np.ndim(values) == 0:
+            fill = _value_columns(self, rows, data, name, values, plan)
+        elif all(bare or not columns for columns, bare in plan.values()):
+            fill = {key: np.asarray(values, dtype=float)[:, None] for key in plan}
+        else:
+            return None
+        arrays = dict(rows.arrays)
+        for key, (columns, _) in plan.items():
+            if columns:
+                if not np.isfinite(fill[key]).all():
+                    return None
+                arrays[key] = arrays[key].copy()
+                arrays[key][:, columns] = fill[key]
+        return replace(rows, arrays=arrays)
+
+    def _margins_own_columns(self, name: str) -> dict[str, tuple[list[int], bool]] | None:
+        """Per design (``X``, ``W``, ``Z``): the columns of the terms reading ``name``.
+
+        With whether they are the one column ``name`` itself; None if a term
+        reads it together with another column, or the offset reads it.
+        """
+        design = self.model.design
+        offset = design.offset_name
+        if offset is not None and name in str(offset):
+            return None
+        known = set(self.margins_variables())
+        plan: dict[str, tuple[list[int], bool]] = {}
+        for key, terms in (("X", design.location), ("W", design.nominal), ("Z", design.scale)):
+            if terms is None or not terms.names:
+                plan[key] = ([], False)
+                continue
+            found = _own_columns(terms, name, known)
+            if found is None:
+                return None
+            plan[key] = found
+        return plan
+
     # -- predictions ----------------------------------------------------------------
 
     def margins_predict(self, params: FloatArray, rows: DesignRows, type: str) -> Predicted:
@@ -225,6 +345,27 @@ class OrdinalMarginsFit(FittedState):
         if self.model.family_spec.capabilities.latent_variable:
             return _CumulativeMargins(self, params, rows).slope(direction, type)
         return _StepMargins(self, params, rows).slope(direction, type)
+
+    def margins_row_terms(
+        self, params: FloatArray, rows: DesignRows, type: str, direction: DesignRows | None = None
+    ) -> Predicted | None:
+        """``margins_predict`` (or ``margins_slope`` along ``direction``) for averages.
+
+        The same values, with the Jacobian kept as row terms
+        (:class:`~ordstats.results.margins.jacobian.RowTerms`), so that its
+        averages need no ``(m, g, k)`` array.  None where only the general
+        methods serve: families without a latent scale, types ``"latent"``
+        and ``"class"``.
+        """
+        type = check_type(type, self.margins_types(), self._family_phrase())
+        if not self.model.family_spec.capabilities.latent_variable:
+            return None
+        margins = _CumulativeMargins(self, params, rows)
+        return (
+            margins.predict_terms(type)
+            if direction is None
+            else margins.slope_terms(direction, type)
+        )
 
     def margins_log_scale(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
         """``log s = z'zeta`` at ``rows`` and its Jacobian; None without a scale model.
@@ -257,6 +398,84 @@ class OrdinalMarginsFit(FittedState):
 
     def _family_phrase(self) -> str:
         return f"the {self.model.family_spec.name!r} family"
+
+
+def _category_probabilities(link: Link, u: FloatArray) -> FloatArray:
+    """``P(Y = k) = F(u_k) - F(u_(k-1))`` as a difference of tail probabilities.
+
+    Of ``F`` where ``F(u_(k-1)) <= 1/2``, else of ``S = 1 - F``
+    (``S(u_(k-1)) - S(u_k)``): both terms are then at most about 1/2 on the
+    side they are computed for, so neither tail cancels (the log-scale
+    :func:`~ordstats.families.cumulative.prediction.category_probabilities`
+    agrees to rounding, at a third of the cost).
+    """
+    m = u.shape[0]
+    cdf, sf = link.cdf(u), link.sf(u)
+    zeros, ones = np.zeros((m, 1)), np.ones((m, 1))
+    below, above = np.hstack([zeros, cdf]), np.hstack([cdf, ones])  # F(u_(k-1)), F(u_k)
+    tail_below, tail_above = np.hstack([ones, sf]), np.hstack([sf, zeros])  # S(u_(k-1)), S(u_k)
+    with np.errstate(invalid="ignore"):
+        return np.where(below <= 0.5, above - below, tail_below - tail_above)
+
+
+def _value_columns(
+    fit: OrdinalMarginsFit,
+    rows: DesignRows,
+    data: pd.DataFrame,
+    name: str,
+    value: Any,
+    plan: dict[str, tuple[list[int], bool]],
+) -> dict[str, FloatArray]:
+    """The columns of ``name``'s own terms at ``value``: a row of ``rows`` that has it, else built.
+
+    The columns are functions of ``name`` alone, so any row with that value gives them.
+    """
+    try:
+        equal = np.asarray(data[name] == value, dtype=bool)
+    except (TypeError, ValueError):  # a value the column cannot hold
+        equal = np.zeros(len(data), dtype=bool)
+    if equal.any():
+        source, position = rows.arrays, int(np.argmax(equal))
+    else:
+        source, position = fit.margins_rows(set_column(data.iloc[:1], name, value)).arrays, 0
+    return {key: source[key][position, columns] for key, (columns, _) in plan.items()}
+
+
+def _own_columns(terms: Any, name: str, known: set[str]) -> tuple[list[int], bool] | None:
+    """The columns of the terms of ``terms`` that read the data column ``name``.
+
+    With whether they are the one column ``name`` as is (a numeric column
+    without transform).  None when a term reads ``name`` together with
+    another column, or when the terms cannot say (built from arrays).
+    """
+    spec = terms.spec
+    if spec is None:
+        return None
+    try:
+        term_columns = spec.term_indices
+        term_reads = spec.term_variables
+        spec_names = list(spec.column_names)
+        encoders = spec.encoder_state
+    except (AttributeError, TypeError):  # a spec without its structure
+        return None
+    where = {column: i for i, column in enumerate(terms.names)}
+    columns: list[int] = []
+    bare = True
+    for term, indices in term_columns.items():
+        reads = {str(v) for v in term_reads.get(term, ())} & known
+        if name not in reads:
+            continue
+        if reads != {name}:
+            return None
+        columns += [where[c] for c in (spec_names[i] for i in indices) if c in where]
+        factors = list(getattr(term, "factors", ()))
+        kind = encoders.get(name, (None,))[0]
+        bare &= (
+            len(factors) == 1
+            and str(factors[0].expr) == name
+            and str(getattr(kind, "value", kind)) == "numerical"
+        )
+    return columns, bare and len(columns) == 1
 
 
 def _nominal_part(jacobian: FloatArray, dW: FloatArray, cut: int) -> FloatArray:
@@ -321,6 +540,139 @@ class _CumulativeMargins(_Shared):
         self.new_rows = NewRows(
             self.design("X"), self.design("offset"), self.design("W"), self.design("Z")
         )
+
+    # -- Jacobians as row terms (jacobian.py), for averages ----------------------------
+
+    def _mixing(self, type: str) -> tuple[FloatArray, list[str]] | None:
+        """``M`` (g, K - 1): the Jacobian of ``type`` is ``M`` times that of ``F(u)``."""
+        n_cuts = len(self.cuts)
+        if type in ("cumprob", "linear"):
+            return np.eye(n_cuts), self.levels[:-1] if type == "cumprob" else self.cuts
+        if type == "exceedance":
+            return -np.eye(n_cuts), self.levels[1:]
+        if type in ("prob", "expected"):  # P_k = F_k - F_(k-1)
+            steps = np.zeros((n_cuts + 1, n_cuts))
+            steps[np.arange(n_cuts), np.arange(n_cuts)] = 1.0
+            steps[np.arange(n_cuts) + 1, np.arange(n_cuts)] = -1.0
+            if type == "prob":
+                return steps, self.levels
+            return (self.fit._scores() @ steps)[None, :], [""]
+        return None  # "latent", "class"
+
+    def _cut_designs(self) -> tuple[FloatArray, FloatArray, list[FloatArray]]:
+        """``u`` (m, K - 1), ``s`` (m,) and each cut's threshold rows ``D_j(w)``.
+
+        ``D_j`` is (m, n) with nominal effects, else the one row ``(n,)`` of all rows.
+        """
+        lay, rows = self.layout, self.new_rows
+        jac = self.model.threshold_jacobian
+        m = rows.X.shape[0]
+        eta = rows.X @ self.params[lay.beta] + rows.offset
+        s = np.exp(rows.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(m)
+        fixed = self.model.threshold_offset
+        u = np.empty((m, jac.shape[0]))
+        designs = []
+        for cut in range(jac.shape[0]):
+            if lay.n_nominal_cols:
+                design = cut_point_design(jac, rows.nominal, cut)
+            else:
+                design = cut_point_design(jac, np.zeros((1, 0)), cut)[0]
+            theta = design @ self.params[lay.thresholds] + (0.0 if fixed is None else fixed[cut])
+            u[:, cut] = (theta - eta) / s
+            designs.append(design)
+        return u, s, designs
+
+    def _terms(
+        self,
+        mixing: FloatArray,
+        by_cut: list[tuple[FloatArray, FloatArray]],
+        shared: list[tuple[FloatArray, FloatArray, slice]],
+    ) -> RowTerms:
+        """Row terms of ``M`` times per-cut terms: threshold rows per cut, and shared blocks."""
+        lay = self.layout
+        terms = [
+            RowTerm(coef[:, cut : cut + 1], mixing[:, cut : cut + 1], design, lay.thresholds)
+            for coef, designs in by_cut
+            for cut, design in enumerate(designs)
+        ]
+        terms += [RowTerm(coef, mixing, basis, at) for coef, basis, at in shared]
+        return RowTerms(tuple(terms), lay.n_params)
+
+    def predict_terms(self, type: str) -> Predicted | None:
+        """Values of ``type`` and their Jacobian as row terms; None for other types."""
+        found = self._mixing(type)
+        if found is None:
+            return None
+        (mixing, groups), (u, s, designs) = found, self._cut_designs()
+        lay, rows = self.layout, self.new_rows
+        density = np.ones_like(u) if type == "linear" else self.link.pdf(u)
+        scaled = density / s[:, None]
+        shared = [(-scaled, rows.X, lay.beta)]
+        if lay.n_zeta:
+            shared.append((-density * u, rows.scale, lay.zeta))
+        if lay.n_lambda and type != "linear":
+            shared.append((self.link.dcdf_dlam(u), np.ones(1), lay.lam))  # type: ignore[attr-defined]
+        terms = self._terms(mixing, [(scaled, designs)], shared)
+        no_shift = np.zeros(u.shape[0])  # u is already standardised
+        if type == "linear":
+            values = u
+        elif type == "cumprob":
+            values = cumulative_probabilities(self.link, u, no_shift)
+        elif type == "exceedance":
+            values = self.link.sf(u)
+        else:
+            values = _category_probabilities(self.link, u)
+            if type == "expected":
+                values = (values @ self.fit._scores())[:, None]
+        return Predicted(values, cast(Any, terms), groups)  # row terms, not an array
+
+    def slope_terms(self, direction: DesignRows, type: str) -> Predicted | None:
+        """The slope of ``type`` along ``direction`` and its Jacobian as row terms.
+
+        The same derivatives as :meth:`slope` (module docstring), sorted by
+        the design block they multiply.  None for other types.
+        """
+        found = self._mixing(type)
+        if found is None:
+            return None
+        (mixing, groups), (u, s, designs) = found, self._cut_designs()
+        lay, rows = self.layout, self.new_rows
+        dX, dW, dZ = (self.design(name, direction) for name in ("X", "W", "Z"))
+        m, n_cuts = u.shape
+        s_dot = dZ @ self.params[lay.zeta] if lay.n_zeta else np.zeros(m)
+        shift = dX @ self.params[lay.beta] + self.design("offset", direction)
+        jac = self.model.threshold_jacobian
+        own = [_nominal_part(jac, dW, cut) for cut in range(n_cuts)] if lay.n_nominal_cols else []
+        moved = np.column_stack(
+            [
+                own[cut] @ self.params[lay.thresholds] - shift if own else -shift
+                for cut in range(n_cuts)
+            ]
+        )
+        u_dot = moved / s[:, None] - u * s_dot[:, None]
+        if type == "linear":
+            density, along = np.ones_like(u), np.zeros_like(u)
+        else:
+            density = self.link.pdf(u)
+            finite = np.isfinite(u) & (density > 0)
+            with np.errstate(invalid="ignore"):
+                curvature = np.where(finite, self.link.dlog_pdf(np.where(finite, u, 0.0)), 0.0)
+            along = density * curvature * u_dot
+        by_cut = [((along - density * s_dot[:, None]) / s[:, None], designs)]
+        if own:
+            by_cut.append((density / s[:, None], own))
+        shared = [
+            ((density * s_dot[:, None] - along) / s[:, None], rows.X, lay.beta),
+            (-density / s[:, None], dX, lay.beta),
+        ]
+        if lay.n_zeta:
+            zeta = -along * u + density * (s_dot[:, None] * u - moved / s[:, None])
+            shared += [(zeta, rows.scale, lay.zeta), (-density * u, dZ, lay.zeta)]
+        if lay.n_lambda and type != "linear":
+            dlog = np.where(finite, self.link.dlog_pdf_dlam(np.where(finite, u, 0.0)), 0.0)  # type: ignore[attr-defined]
+            shared.append((density * dlog * u_dot, np.ones(1), lay.lam))
+        terms = self._terms(mixing, by_cut, shared)
+        return Predicted((density * u_dot) @ mixing.T, cast(Any, terms), groups)
 
     def _cuts(self) -> tuple[FloatArray, FloatArray]:
         """Standardised cut-points ``u`` (m, K - 1) and their gradients (m, K - 1, k)."""

@@ -52,6 +52,19 @@ naming the types it has (:func:`check_type`).
 
 A new results class (e.g. a mixed model's) implements the nine methods; the
 verbs, their tests of bad input and the output tables then work unchanged.
+
+Optional shortcuts, asked for with ``getattr`` (a fit without them takes the
+general path above, with the same numbers; clm-type fits have them, in
+:mod:`ordstats.results.margins.ordinal`):
+
+* ``margins_fitted_rows()``: the design of ``margins_data()`` as fitted;
+* ``margins_rows_set(rows, data, name, values)``: the design of ``data``
+  with one column changed, from its design ``rows``, or None;
+* ``margins_linear_columns(rows)``: a unit shift of the linear predictor and
+  the predictors that only shift it (their slope is ``b dy/d eta``);
+* ``margins_row_terms(params, rows, type, direction=None)``: predictions or
+  slopes whose Jacobian is kept as row terms
+  (:mod:`ordstats.results.margins.jacobian`) for averages, or None.
 """
 
 from __future__ import annotations
@@ -145,6 +158,9 @@ class Predicted:
         One column per group (level, cut, or a single ``""``).
     jacobian : ndarray, shape (m, g, k), or None
         ``d values / d params``; None where it has no meaning (``"class"``).
+        (The optional ``margins_row_terms`` gives it as
+        :class:`~ordstats.results.margins.jacobian.RowTerms` instead, for
+        averages only.)
     groups : list of str
         The column labels.
     """

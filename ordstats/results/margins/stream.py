@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
+from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
 
 __all__ = [
@@ -109,7 +110,8 @@ def block_sums(
     ----------
     block : object
         Per-row estimates with ``labels`` (m rows), ``values`` (m, g),
-        ``jacobian`` (m, g, k) or None and ``groups`` (the verbs' ``_Block``).
+        ``jacobian`` (m, g, k), :class:`RowTerms` or None and ``groups``
+        (the verbs' ``_Block``).
     weights : ndarray, shape (m,)
     by : list of str
         The averaging columns (``term`` and ``contrast`` are always kept).
@@ -125,17 +127,25 @@ def block_sums(
     m, g = block.values.shape
     labels = block.labels
     front = [c for c in ("term", "contrast") if c in labels.columns]
-    codes, out_labels = _codes(labels, front + [c for c in by if c not in front], m)
+    keys = [c for c in by if c not in front]
+    if m:  # a block is one term and contrast: group by the by columns only
+        codes, out_labels = _codes(labels, keys, m)
+        for position, column in enumerate(front):
+            out_labels.insert(position, column, labels[column].iloc[0])
+    else:
+        codes, out_labels = _codes(labels, front + keys, m)
     n_keys = len(out_labels)
     usable = np.isfinite(block.values)
     w = np.where(usable, weights[:, None], 0.0)  # (m, g)
     weighted_jac = None
-    if block.jacobian is not None:
+    if block.jacobian is not None and not isinstance(block.jacobian, RowTerms):
         weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
         weighted_jac = weighted.reshape(m, -1)
     totals, sums, jac_sums = _sum_within(
         codes, n_keys, w, np.where(usable, w * block.values, 0.0), weighted_jac
     )
+    if isinstance(block.jacobian, RowTerms):  # sums of products, no (m, g, k) array
+        jac_sums = block.jacobian.weighted_sums(w, codes, n_keys)
     if jac_sums is not None:
         jac_sums = jac_sums.reshape(n_keys, g, -1).transpose(1, 0, 2).reshape(g * n_keys, -1)
     long_labels = pd.concat([out_labels] * g, ignore_index=True)
@@ -291,6 +301,24 @@ class _ChunkFit:
         self, params: FloatArray, rows: DesignRows, direction: DesignRows, type: str
     ) -> Predicted:
         return self.fit.margins_slope(params, rows, direction, type)
+
+    def margins_row_terms(
+        self, params: FloatArray, rows: DesignRows, type: str, direction: DesignRows | None = None
+    ) -> Predicted | None:
+        hook = getattr(self.fit, "margins_row_terms", None)
+        return None if hook is None else cast(Any, hook(params, rows, type, direction))
+
+    # the fit's optional shortcuts (none: the verbs' general path)
+
+    def margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
+        hook = getattr(self.fit, "margins_linear_columns", None)
+        return (rows, {}) if hook is None else cast(Any, hook(rows))
+
+    def margins_rows_set(
+        self, rows: DesignRows, data: pd.DataFrame, name: str, values: Any
+    ) -> DesignRows | None:
+        hook = getattr(self.fit, "margins_rows_set", None)
+        return None if hook is None else cast(Any, hook(rows, data, name, values))
 
 
 def _chunk_sums(

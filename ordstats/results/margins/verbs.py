@@ -51,7 +51,13 @@ from ordstats.errors import OrdstatsError
 from ordstats.results.margins.emmeans import EmmeansMethods
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
-from ordstats.results.margins.protocol import PROBABILITY_TYPES, MarginsFit, Predicted
+from ordstats.results.margins.jacobian import RowTerms
+from ordstats.results.margins.protocol import (
+    PROBABILITY_TYPES,
+    DesignRows,
+    MarginsFit,
+    Predicted,
+)
 from ordstats.results.margins.stream import AVERAGER, block_sums, means, stream_average, streams
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
@@ -200,7 +206,10 @@ class _Block:
         values = self.values.T.reshape(-1)
         jac = None
         if self.jacobian is not None:
-            jac = self.jacobian.transpose(1, 0, 2).reshape(m * g, -1)
+            dense = self.jacobian
+            if isinstance(dense, RowTerms):
+                dense = dense.dense()
+            jac = dense.transpose(1, 0, 2).reshape(m * g, -1)
         return labels, values, jac
 
     def table(self, rows: _Rows) -> tuple[pd.DataFrame, FloatArray, FloatArray | None]:
@@ -229,9 +238,11 @@ def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
     """Per-row labels: the given columns, ``rowid`` and the data's columns (for ``by``)."""
     frame = pd.DataFrame(columns, index=range(len(rows.data)))
     frame["rowid"] = np.asarray(rows.rowid)
-    data = rows.data.reset_index(drop=True)
+    data = rows.data
     extra = [c for c in data.columns if c not in frame.columns and c != "rowidcf"]
-    return pd.concat([frame, data[extra]], axis=1)
+    if rows.by is not None:  # an average reads only its by columns
+        extra = [c for c in extra if c in rows.by]
+    return pd.concat([frame, data[extra].reset_index(drop=True)], axis=1)
 
 
 def _finish(
@@ -262,6 +273,29 @@ def _hypothesis_labels(labels: pd.DataFrame) -> list[str]:
         if text.is_unique or ("group" in labels and (text + labels["group"].astype(str)).is_unique):
             return [f"({t})" if "," in t else t for t in text]
     return [f"b{i + 1}" for i in range(len(labels))]
+
+
+def _evaluate(
+    fit: MarginsFit,
+    design: DesignRows,
+    type: str,
+    averaged: bool,
+    direction: DesignRows | None = None,
+) -> Predicted:
+    """The fit's predictions (or slope along ``direction``) at ``design``.
+
+    For averages, with the Jacobian as row terms where the fit has them
+    (``margins_row_terms``; the same numbers without an ``(m, g, k)`` array).
+    """
+    params = fit.margins_params()
+    hook = getattr(fit, "margins_row_terms", None) if averaged else None
+    if hook is not None:
+        found = hook(params, design, type, direction)
+        if found is not None:
+            return cast(Predicted, found)
+    if direction is None:
+        return fit.margins_predict(params, design, type)
+    return fit.margins_slope(params, design, direction, type)
 
 
 # -- predictions ------------------------------------------------------------------------
@@ -342,7 +376,8 @@ def predictions(
         rows.weights = np.resize(rows.weights, len(rows.data))
     if type == "class" and rows.by is not None:
         raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
-    predicted = fit.margins_predict(fit.margins_params(), fit.margins_rows(rows.data), type)
+    averaged = rows.by is not None
+    predicted = _evaluate(fit, fit.margins_rows(rows.data), type, averaged)
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
     labels, values, jac = block.table(rows)
     info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
@@ -361,12 +396,12 @@ def predictions(
 
 @dataclass
 class _Contrast:
-    """One contrast of one predictor: its label and the two counterfactual data sets."""
+    """One contrast of one predictor: its label and its two values (scalars or per row)."""
 
     term: str
     label: str
-    lo: pd.DataFrame
-    hi: pd.DataFrame
+    lo: Any
+    hi: Any
 
 
 def _factor_pairs(levels: list[Any], spec: Any, name: str) -> list[tuple[Any, Any]]:
@@ -460,17 +495,70 @@ def _contrasts(
         if is_factor(data[name]):
             for lo, hi in _factor_pairs(factor_levels(source), spec, name):
                 label = template.format(hi=hi, lo=lo) if template else "custom"
-                out.append(
-                    _Contrast(name, label, set_column(data, name, lo), set_column(data, name, hi))
-                )
+                out.append(_contrast(data, name, label, lo, hi))
             continue
         lo, hi, label = _numeric_contrast(name, spec, data[name].astype(float), source)
         if template and not label.startswith("+"):
             label = template.format(hi=label.split(" - ")[0], lo=label.split(" - ")[1])
         elif not template:
             label = "custom"
-        out.append(_Contrast(name, label, set_column(data, name, lo), set_column(data, name, hi)))
+        out.append(_contrast(data, name, label, lo, hi))
     return out
+
+
+def _contrast(data: pd.DataFrame, name: str, label: str, lo: Any, hi: Any) -> _Contrast:
+    lo, hi = (v.to_numpy() if isinstance(v, pd.Series) else v for v in (lo, hi))
+    return _Contrast(name, label, lo, hi)
+
+
+def _value_key(name: str, value: Any) -> tuple[str, Any] | None:
+    """``(name, value)`` as a dict key for one value; None for per-row values."""
+    if np.ndim(value) != 0:
+        return None
+    try:
+        hash(value)
+    except TypeError:
+        return None
+    return (name, value)
+
+
+class _Designs:
+    """The design rows of the verb's rows, built once, and of their counterfactual copies.
+
+    A copy with one column changed takes the fit's shortcut
+    (``margins_rows_set``: only the columns of that variable's own terms are
+    rebuilt) where the fit has one and it applies, else the copy's own design.
+    """
+
+    def __init__(self, fit: MarginsFit, data: pd.DataFrame, fitted: bool = False) -> None:
+        self.fit = fit
+        self.data = data
+        self.fitted = fitted  # data is the estimation rows (margins_data())
+        self._base: DesignRows | None = None
+        self._values: dict[tuple[str, Any], DesignRows] = {}
+
+    @property
+    def base(self) -> DesignRows:
+        """The design of the rows (the fitted one, where the fit keeps it, for its own rows)."""
+        if self._base is None:
+            hook = getattr(self.fit, "margins_fitted_rows", None) if self.fitted else None
+            self._base = None if hook is None else hook()
+            if self._base is None:
+                self._base = self.fit.margins_rows(self.data)
+        return self._base
+
+    def changed(self, name: str, values: Any) -> DesignRows:
+        """The design of the rows with column ``name`` set to ``values`` (kept for one value)."""
+        key = _value_key(name, values)
+        if key is not None and key in self._values:
+            return self._values[key]
+        shortcut = getattr(self.fit, "margins_rows_set", None)
+        rows = None if shortcut is None else shortcut(self.base, self.data, name, values)
+        if rows is None:
+            rows = self.fit.margins_rows(set_column(self.data, name, values))
+        if key is not None:
+            self._values[key] = rows
+        return cast(DesignRows, rows)
 
 
 def _single(values: FloatArray, jacobian: FloatArray | None) -> Predicted:
@@ -545,23 +633,41 @@ _Blocks = list[tuple[pd.DataFrame, FloatArray, FloatArray | None, bool]]
 
 
 def _comparison_blocks(
-    fit: MarginsFit, rows: _Rows, variables: Any, comparison: Any, type: str
+    fit: MarginsFit,
+    rows: _Rows,
+    variables: Any,
+    comparison: Any,
+    type: str,
+    designs: _Designs | None = None,
 ) -> _Blocks:
     """The estimates of every contrast: per row, averaged, or comparisons of averages."""
-    params = fit.margins_params()
     blocks: _Blocks = []
     compare_averages = rows.by is not None and not callable(comparison)
+    designs = designs or _Designs(fit, rows.data)
+    averages: dict[tuple[str, Any], tuple[pd.DataFrame, FloatArray, FloatArray | None]] = {}
+
+    def average(term: str, value: Any, labels: pd.DataFrame) -> tuple[Any, ...]:
+        """The average of the predictions with ``term`` at ``value`` (once per value)."""
+        key = _value_key(term, value)
+        if key is None or key not in averages:
+            p = _evaluate(fit, designs.changed(term, value), type, True)
+            found = _Block(labels, p.values, p.jacobian, p.groups).table(rows)
+            if key is None:
+                return found
+            averages[key] = found
+        out_labels, values, jac = averages[key]
+        return out_labels.assign(contrast=labels["contrast"].iloc[0]), values, jac
+
     for contrast in _contrasts(fit, rows.data, variables, comparison):
-        hi = fit.margins_predict(params, fit.margins_rows(contrast.hi), type)
-        lo = fit.margins_predict(params, fit.margins_rows(contrast.lo), type)
         labels = _row_labels(rows, {"term": contrast.term, "contrast": contrast.label})
         if compare_averages:
-            (out_labels, hv, hj), (_, lv, lj) = (
-                _Block(labels, p.values, p.jacobian, p.groups).table(rows) for p in (hi, lo)
-            )
+            out_labels, hv, hj = average(contrast.term, contrast.hi, labels)
+            _, lv, lj = average(contrast.term, contrast.lo, labels)
             value, jac = _compare(comparison, _single(hv, hj), _single(lv, lj))
             blocks.append((out_labels, value[:, 0], None if jac is None else jac[:, 0], False))
             continue
+        hi = _evaluate(fit, designs.changed(contrast.term, contrast.hi), type, False)
+        lo = _evaluate(fit, designs.changed(contrast.term, contrast.lo), type, False)
         value, jac = _compare(comparison, hi, lo)
         blocks.append((*_Block(labels, value, jac, hi.groups).table(rows), False))
     return blocks
@@ -606,7 +712,8 @@ def comparisons(
     if streams(fit, newdata):
         return stream_average(comparisons, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
-    blocks = _comparison_blocks(fit, rows, variables, comparison, type)
+    designs = _Designs(fit, rows.data, fitted=newdata is None)
+    blocks = _comparison_blocks(fit, rows, variables, comparison, type, designs)
     if not blocks:
         raise OrdstatsError("the model has no predictors to compare")
     title = "Comparisons" if rows.by is None else "Average comparisons"
@@ -618,18 +725,24 @@ def comparisons(
 
 
 def _numeric_slope(
-    fit: MarginsFit, rows: _Rows, name: str, slope: str, type: str
+    fit: MarginsFit,
+    rows: _Rows,
+    name: str,
+    slope: str,
+    type: str,
+    designs: _Designs,
+    reference: pd.DataFrame,
 ) -> tuple[FloatArray, FloatArray | None, list[str]]:
     """Per-row slope of ``type`` in predictor ``name`` and its Jacobian (m, g, k)."""
     data = rows.data
     x = data[name].astype(float)
-    reference = _reference_data(fit, data)
     spread = float(reference[name].std()) if name in reference.columns else float(x.std())
     step = _DESIGN_STEP * (spread if np.isfinite(spread) and spread > 0 else 1.0)
     params = fit.margins_params()
-    design = fit.margins_rows(data)
-    up, down = (fit.margins_rows(set_column(data, name, x + s)) for s in (step, -step))
-    derivative = fit.margins_slope(params, design, up.direction(down, step), type)
+    design = designs.base
+    up, down = (designs.changed(name, (x + s).to_numpy()) for s in (step, -step))
+    averaged = rows.by is not None and slope == "dydx"
+    derivative = _evaluate(fit, design, type, averaged, up.direction(down, step))
     values, jac = derivative.values, derivative.jacobian
     if slope == "dydx" or jac is None:
         return values, jac, derivative.groups
@@ -642,6 +755,53 @@ def _numeric_slope(
     if slope == "eyex":
         values, jac = values * xs, jac * xs[:, :, None]
     return values, jac, derivative.groups
+
+
+class _LinearSlopes:
+    r"""Slopes of the predictors that only shift the linear predictor, from one slope.
+
+    A numeric predictor ``x`` that enters the design as its own column only
+    (the fit's ``margins_linear_columns`` says which, with the position of
+    its coefficient ``b``) moves every prediction ``y`` through
+    :math:`\eta` alone, so :math:`dy/dx = b\, dy/d\eta` with the Jacobian
+    :math:`b\, \nabla(dy/d\eta) + (dy/d\eta)\, e_b`.  Both are linear in
+    the per-row slope along :math:`\eta`, so they hold for its averages
+    too: one slope (and one average) serves every such predictor.
+    """
+
+    def __init__(self, fit: MarginsFit, rows: _Rows, designs: _Designs, type: str) -> None:
+        self.fit, self.rows, self.designs, self.type = fit, rows, designs, type
+        self.params = fit.margins_params()
+        self.hook = getattr(fit, "margins_linear_columns", None)
+        self._found: tuple[DesignRows, dict[str, int]] | None = None
+        self._along: tuple[pd.DataFrame, FloatArray, FloatArray | None] | None = None
+
+    def _positions(self) -> dict[str, int]:
+        if self.hook is None:
+            return {}
+        if self._found is None:
+            self._found = self.hook(self.designs.base)
+        return self._found[1]
+
+    def block(self, name: str) -> tuple[pd.DataFrame, FloatArray, FloatArray | None, bool] | None:
+        """The slopes of ``name`` (per row or averaged), or None if it is not such a predictor."""
+        position = self._positions().get(name)
+        if position is None:
+            return None
+        if self._along is None:
+            assert self._found is not None
+            averaged = self.rows.by is not None
+            along = _evaluate(self.fit, self.designs.base, self.type, averaged, self._found[0])
+            labels = _row_labels(self.rows, {"term": name, "contrast": _SLOPES["dydx"]})
+            self._along = _Block(labels, along.values, along.jacobian, along.groups).table(
+                self.rows
+            )
+        labels, values, jac = self._along
+        coefficient = self.params[position]
+        if jac is not None:
+            jac = coefficient * jac
+            jac[:, position] += values
+        return labels.assign(term=name), coefficient * values, jac, False
 
 
 def relative_slope(
@@ -702,14 +862,25 @@ def slopes(
         return stream_average(slopes, fit, _verb_options(locals()))
     rows = _rows(fit, newdata, wts, by)
     names = list(_variable_specs(fit, variables))
+    designs = _Designs(fit, rows.data, fitted=newdata is None)
+    linear = _LinearSlopes(fit, rows, designs, type) if slope == "dydx" else None
+    reference: pd.DataFrame | None = None
     blocks = []
     for name in names:
         if name not in rows.data.columns:
             raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
         if is_factor(rows.data[name]):
-            blocks += _comparison_blocks(fit, rows, {name: "reference"}, "difference", type)
+            blocks += _comparison_blocks(
+                fit, rows, {name: "reference"}, "difference", type, designs
+            )
             continue
-        values, jac, groups = _numeric_slope(fit, rows, name, slope, type)
+        block = None if linear is None else linear.block(name)
+        if block is not None:
+            blocks.append(block)
+            continue
+        if reference is None:
+            reference = _reference_data(fit, rows.data)
+        values, jac, groups = _numeric_slope(fit, rows, name, slope, type, designs, reference)
         labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
         blocks.append((*_Block(labels, values, jac, groups).table(rows), False))
     if not blocks:
