@@ -40,7 +40,7 @@ Everything is analytic; no difference is taken in the parameters.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -585,7 +585,7 @@ class _CumulativeMargins(_Shared):
     def _terms(
         self,
         mixing: FloatArray,
-        by_cut: list[tuple[FloatArray, FloatArray]],
+        by_cut: list[tuple[FloatArray, Sequence[FloatArray]]],
         shared: list[tuple[FloatArray, FloatArray, slice]],
     ) -> RowTerms:
         """Row terms of ``M`` times per-cut terms: threshold rows per cut, and shared blocks."""
@@ -658,7 +658,9 @@ class _CumulativeMargins(_Shared):
             with np.errstate(invalid="ignore"):
                 curvature = np.where(finite, self.link.dlog_pdf(np.where(finite, u, 0.0)), 0.0)
             along = density * curvature * u_dot
-        by_cut = [((along - density * s_dot[:, None]) / s[:, None], designs)]
+        by_cut: list[tuple[FloatArray, Sequence[FloatArray]]] = [
+            ((along - density * s_dot[:, None]) / s[:, None], designs)
+        ]
         if own:
             by_cut.append((density / s[:, None], own))
         shared = [
