@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import get_args
+from typing import Any, get_args
 
 import numpy as np
+import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, ThresholdName
 from ordstats.errors import SpecificationError
@@ -260,7 +261,7 @@ def threshold_parameter_names(structure: Structure, levels: Sequence[str]) -> li
     return [f"spacing.{k}" for k in range(1, half + 1)]
 
 
-def cut_point_design(jacobian: FloatArray, nominal: FloatArray, cut: int) -> FloatArray:
+def cut_point_design(jacobian: Any, nominal: FloatArray, cut: int) -> FloatArray:
     """Rows mapping the threshold parameters to cut-point ``cut`` of each observation.
 
     With nominal effects ``theta_cut(w_i) = ([1, w_i] kron J[cut]) a`` for the
@@ -285,4 +286,19 @@ def cut_point_design(jacobian: FloatArray, nominal: FloatArray, cut: int) -> Flo
     """
     n = nominal.shape[0]
     w1 = np.hstack([np.ones((n, 1)), nominal])
-    return (w1[:, :, None] * jacobian[cut][None, None, :]).reshape(n, -1)
+    return (w1[:, :, None] * jacobian_row(jacobian, cut)[None, None, :]).reshape(n, -1)
+
+
+def jacobian_row(jacobian: Any, cut: int) -> FloatArray:
+    """Row ``cut`` of a threshold Jacobian, dense or sparse (many-levels fits), as a 1-d array.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> jacobian_row(sp.csr_array(np.eye(3)), 1).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    if sp.issparse(jacobian):
+        dense_row = sp.csr_array(jacobian)[[cut]].toarray()  # type: ignore[call-overload]
+        return np.asarray(dense_row[0], dtype=np.float64)
+    return np.asarray(jacobian[cut], dtype=np.float64)

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.thresholds import jacobian_row
 from ordstats.errors import OrdstatsError, PredictionError
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.results.prediction_se import NewRows, PredictionResults, PredictionSEMethods
@@ -112,12 +112,6 @@ def _times(times: Any, values: FloatArray) -> FloatArray:
             f"times must be one or more finite numbers (the t of P(Y > t)); got {times!r:.100}"
         )
     return out
-
-
-def _jacobian_row(jacobian: Any, cut: int) -> FloatArray:
-    if sp.issparse(jacobian):
-        return np.asarray(sp.csr_array(jacobian)[[cut]].toarray()[0], dtype=np.float64)  # type: ignore[call-overload]
-    return np.asarray(jacobian[cut], dtype=np.float64)
 
 
 def _covariance_block(covariance: Any, index: IntArray) -> FloatArray:
@@ -209,7 +203,7 @@ class SurvivalMethods(PredictionSEMethods):
                 "parameter; fit with a standard link"
             )
         m = rows.X.shape[0]
-        j_row = _jacobian_row(model.threshold_jacobian, cut)
+        j_row = jacobian_row(model.threshold_jacobian, cut)
         w1 = np.hstack([np.ones((m, 1)), rows.nominal]) if lay.n_nominal_cols else np.ones((m, 1))
         design = (w1[:, :, None] * j_row[None, None, :]).reshape(m, -1)
         fixed = 0.0 if model.threshold_offset is None else float(model.threshold_offset[cut])

@@ -186,3 +186,30 @@ def test_flexible_link_gradient_includes_lambda(family, lam):
     numeric = central_jacobian(lambda p: probabilities(p)[0], params, 1e-6)
     np.testing.assert_allclose(grad, numeric, atol=1e-7)
     assert np.abs(grad[:, :, layout.lam]).max() > 1e-4  # lambda matters
+
+
+def test_many_levels_fit_with_a_sparse_threshold_jacobian_gives_prediction_ses():
+    """A many-levels fit keeps its threshold Jacobian sparse; get_prediction reads its rows.
+
+    It raised "inconsistent shapes: >2D multiply()" from scipy before. The cumulative
+    probabilities and their SEs equal 1 - P(Y >= next level) from ``exceedance``
+    (results/continuous.py, its own delta method).
+    """
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=150)
+    data = pd.DataFrame({"y": np.round(x + rng.normal(size=150), 1), "x": x})
+    res = ordstats.OrdinalModel.from_formula("y ~ x", data, many_levels=True).fit()
+    assert sp.issparse(res.model.threshold_jacobian)
+    new = data.iloc[:2]
+    cum = res.get_prediction(new, which="cumprob")
+    values = np.sort(data["y"].unique())
+    above = res.exceedance(values[1:4], new)
+    for row in range(2):
+        want = above.xs(row, level="row")
+        cumulative, se = np.asarray(cum.predicted)[row, :3], np.asarray(cum.se)[row, :3]
+        np.testing.assert_allclose(cumulative, 1 - want["estimate"], rtol=1e-9)
+        np.testing.assert_allclose(se, want["se"], rtol=1e-6)
+    prob = res.get_prediction(new, which="prob")
+    np.testing.assert_allclose(np.asarray(prob.predicted), np.asarray(res.predict(new)), rtol=1e-10)
