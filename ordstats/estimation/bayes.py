@@ -221,9 +221,11 @@ def _clm_slots(model: Any) -> list[Slot]:
     xbar = np.asarray(data.X, dtype=float).mean(axis=0) if layout.n_beta else np.zeros(0)
     r = layout.n_nominal_cols
     wbar = np.asarray(data.nominal, dtype=float).mean(axis=0) if r else np.zeros(0)
-    sign = -1.0 if model.family == "cumulative" else 1.0
+    # cumulative: theta_j - x'beta (cut-points "1|2"); steps: alpha_j + x'b ("1:2")
+    cumulative = model.family_spec.capabilities.latent_variable
+    sign = -1.0 if cumulative else 1.0
     levels = list(model.levels)
-    sep = "|" if model.family == "cumulative" else ":"
+    sep = "|" if cumulative else ":"
     slots = []
     for j in range(J.shape[0]):
         row = np.zeros(k)

@@ -427,7 +427,7 @@ class OrdinalModel:
         context: object = None,
     ) -> None:
         family = options.family_object()
-        if family.name != "cumulative":
+        if not family.capabilities.latent_variable:  # censoring is on the latent scale
             refuse_censored(design.response, f"family={family.name!r}")
         levels = design.response.levels
         fixed = isinstance(options.threshold, tuple)

@@ -30,6 +30,13 @@ import numpy as np
 __all__ = ["log_posterior"]
 
 
+#: The JAX kernels this module writes, keyed by the family each one implements:
+#: acat's log-probabilities are cumulative sums of eta (a softmax); in sratio the
+#: step stops at j with probability F(eta_j), in cratio it goes on with it.
+_ADJACENT_CATEGORIES = frozenset({"acat"})
+_STOP_WITH_CDF = frozenset({"sratio"})
+
+
 def _cdf(jnp: Any, jsp: Any, name: str) -> Callable[[Any], Any]:
     if name == "logit":
         return lambda x: 1.0 / (1.0 + jnp.exp(-x))
@@ -132,12 +139,12 @@ def _steps(jnp: Any, jsp: Any, a: dict[str, Any]) -> Callable[[Any, Any], Any]:
         eta = eta + jnp.reshape((X @ b if p else 0.0) + a["offset"] + extra, (-1, 1))
         if reverse:
             eta = eta[:, ::-1]
-        if family == "acat":
+        if family in _ADJACENT_CATEGORIES:
             scores = jnp.cumsum(jnp.hstack([jnp.zeros((eta.shape[0], 1)), eta]), axis=1)
             log_probs = scores - jsp.special.logsumexp(scores, axis=1, keepdims=True)
             return log_probs[jnp.arange(eta.shape[0]), codes]
         log_f, log_1mf = log_pair(eta)
-        go_on, stop = (log_1mf, log_f) if family == "sratio" else (log_f, log_1mf)
+        go_on, stop = (log_1mf, log_f) if family in _STOP_WITH_CDF else (log_f, log_1mf)
         return jnp.sum(before * go_on + at * stop, axis=1)
 
     return loglik_rows
