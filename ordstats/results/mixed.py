@@ -88,6 +88,11 @@ _NO_REMOVAL = (
     "the predictions and ranef() read the conditional modes, which are computed from the "
     "rows; save(fname) without remove_data keeps them"
 )
+_NO_CONTINUOUS = (
+    "quantiles, means, exceedance and survival probabilities of a continuous or censored "
+    "response (rms::orm's Quantile, Mean, ExProb) are computed for fits without random "
+    "effects; for a mixed model use predictions(type='expected'|'exceedance', re_form=...)"
+)
 _NO_MARGEFF = (
     "effects on the probabilities depend on whether they are conditional on the groups' "
     "modes, at random effects zero or averaged over the random effects; use "
@@ -540,6 +545,10 @@ class MixedResults(
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)
+    quantile = _refused("quantile()", _NO_CONTINUOUS)
+    mean = _refused("mean()", _NO_CONTINUOUS)
+    exceedance = _refused("exceedance()", _NO_CONTINUOUS)
+    survival = _refused("survival()", _NO_CONTINUOUS)
     expected_covariance = _refused_property("the expected information", _NO_EXPECTED)
     llnull = _refused_property("llnull", _NO_NULL)
     llr = _refused_property("llr", _NO_NULL)
