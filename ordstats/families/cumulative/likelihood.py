@@ -164,7 +164,8 @@ class CLMProblem:
         Models with at most 50 levels use :attr:`level_designs` instead.
         """
         data = self.data
-        if self.layout.n_nominal_cols or self.level_designs is not None:
+        if self.layout.n_nominal_cols or self.level_designs is not None or data.censored:
+            # censored rows: the two cut-points of a row belong to different levels
             return False
         jac = data.threshold_jacobian
         q = data.n_levels - 1
