@@ -130,8 +130,9 @@ def prior(density: str | Density, class_: str = "b", coef: str = "", group: str 
     Examples
     --------
     >>> import ordstats
-    >>> ordstats.prior("normal(0, 1)", class_="b", coef="temp[T.warm]")
-    prior('normal(0, 1)', class_='b', coef='temp[T.warm]')
+    >>> p = ordstats.prior("normal(0, 1)", class_="b", coef="temp[T.warm]")
+    >>> p.density.name, p.density.args, p.class_, p.coef
+    ('normal', (0.0, 1.0), 'b', 'temp[T.warm]')
     """
     if class_ not in CLASSES:
         raise SpecificationError(
