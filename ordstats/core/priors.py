@@ -28,13 +28,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.errors import SpecificationError
 
-__all__ = ["DISTRIBUTIONS", "Density", "LogPrior", "PriorTerm", "parse_density"]
+__all__ = [
+    "DISTRIBUTIONS",
+    "BlockPrior",
+    "Density",
+    "LogPrior",
+    "PriorTerm",
+    "parse_density",
+]
 
 #: Distribution names and the arguments each takes, in brms' (Stan's) order.
 DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
@@ -44,8 +52,17 @@ DISTRIBUTIONS: dict[str, tuple[str, ...]] = {
     "cauchy": ("mu", "sigma"),
     "double_exponential": ("mu", "sigma"),
     "exponential": ("rate",),
+    "dirichlet": ("alpha",),
+    "lkj": ("eta",),
 }
-_ALIASES = {"laplace": "double_exponential", "": "flat", "uniform": "flat"}
+#: Densities of several parameters at once (a simplex; a correlation matrix).
+MULTIVARIATE = frozenset({"dirichlet", "lkj"})
+_ALIASES = {
+    "laplace": "double_exponential",
+    "": "flat",
+    "uniform": "flat",
+    "lkj_corr_cholesky": "lkj",
+}
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$")
 
 
@@ -71,15 +88,20 @@ class Density:
                 f"unknown prior distribution {self.name!r}; use one of "
                 f"{', '.join(sorted(DISTRIBUTIONS))} (or laplace for double_exponential)"
             )
-        if len(self.args) != len(expected):
+        if self.name == "dirichlet":
+            if not self.args:
+                raise SpecificationError(
+                    f"{self.name}() takes one concentration for every entry, or one per entry"
+                )
+        elif len(self.args) != len(expected):
             raise SpecificationError(
                 f"{self.name}() takes {len(expected)} argument(s) ({', '.join(expected)}); "
                 f"got {len(self.args)}"
             )
         if not all(np.isfinite(self.args)):
             raise SpecificationError(f"the arguments of {self} must be finite numbers")
-        for value, arg in zip(self.args, expected, strict=True):
-            if arg in {"sigma", "nu", "rate"} and value <= 0:
+        for value, arg in zip(self.args, expected * len(self.args), strict=False):
+            if arg in {"sigma", "nu", "rate", "alpha", "eta"} and value <= 0:
                 raise SpecificationError(
                     f"{self}: {arg} must be positive (a scale, degrees of freedom or rate); "
                     f"got {value:g}"
@@ -100,6 +122,11 @@ class Density:
         """Whether the density lives on ``(0, inf)`` only (the exponential)."""
         return self.name == "exponential"
 
+    @property
+    def multivariate(self) -> bool:
+        """Whether the density is on a vector (the Dirichlet), not on single parameters."""
+        return self.name in MULTIVARIATE
+
     def logpdf(self, u: FloatArray) -> FloatArray:
         """``log p(u)`` up to a constant."""
         return self._derivatives(u)[0]
@@ -112,6 +139,8 @@ class Density:
         u = np.asarray(u, dtype=float)
         zero = np.zeros_like(u)
         name, a = self.name, self.args
+        if self.multivariate:
+            raise SpecificationError(f"{self} is a density on a simplex, not on one parameter")
         if name == "flat":
             return zero, zero, zero
         if name == "normal":
@@ -176,6 +205,26 @@ def parse_density(text: object) -> Density:
     return Density(name, args)
 
 
+class BlockPrior(Protocol):
+    """A prior on several parameters jointly (:mod:`ordstats.core.block_priors`)."""
+
+    def value(self, x: FloatArray) -> float:  # pragma: no cover - protocol
+        """``log p`` at ``x``."""
+        ...
+
+    def gradient(self, x: FloatArray) -> FloatArray:  # pragma: no cover - protocol
+        """Gradient of ``log p`` (length of ``x``)."""
+        ...
+
+    def hessian(self, x: FloatArray) -> FloatArray:  # pragma: no cover - protocol
+        """Hessian of ``log p``."""
+        ...
+
+    def batch_value(self, X: FloatArray) -> FloatArray:  # pragma: no cover - protocol
+        """``log p`` at each row of ``X``."""
+        ...
+
+
 @dataclass(frozen=True)
 class PriorTerm:
     """One density on ``u = row @ x`` (or on ``exp(u)`` when ``log_scale``)."""
@@ -199,6 +248,7 @@ class LogPrior:
 
     terms: tuple[PriorTerm, ...]
     k: int
+    blocks: tuple[BlockPrior, ...] = ()
     _A: FloatArray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -220,28 +270,37 @@ class LogPrior:
 
     def value(self, x: FloatArray) -> float:
         """``log p(x)`` up to a constant (``-inf`` outside a density's support)."""
+        blocks = sum(b.value(x) for b in self.blocks)
         if not self.terms:
-            return 0.0
-        return float(np.sum(self._pieces(x)[0]))
+            return float(blocks)
+        return float(np.sum(self._pieces(x)[0]) + blocks)
 
     def gradient(self, x: FloatArray) -> FloatArray:
-        """``A' g(u)``."""
+        """``A' g(u)`` plus the blocks' gradients."""
+        out = np.zeros(self.k)
+        for b in self.blocks:
+            out += b.gradient(x)
         if not self.terms:
-            return np.zeros(self.k)
-        return self._A.T @ self._pieces(x)[1]
+            return out
+        return out + self._A.T @ self._pieces(x)[1]
 
     def hessian(self, x: FloatArray) -> FloatArray:
-        """``A' diag(h(u)) A`` (the Laplace terms contribute 0)."""
+        """``A' diag(h(u)) A`` plus the blocks' Hessians (the Laplace terms contribute 0)."""
+        out = np.zeros((self.k, self.k))
+        for b in self.blocks:
+            out += b.hessian(x)
         if not self.terms:
-            return np.zeros((self.k, self.k))
-        return (self._A.T * self._pieces(x)[2]) @ self._A
+            return out
+        return out + (self._A.T * self._pieces(x)[2]) @ self._A
 
     def batch_value(self, X: FloatArray) -> FloatArray:
         """``log p`` at each row of ``X`` (draws x parameters)."""
-        if not self.terms:
-            return np.zeros(X.shape[0])
-        U = X @ self._A.T
         total = np.zeros(X.shape[0])
+        for b in self.blocks:
+            total += b.batch_value(X)
+        if not self.terms:
+            return total
+        U = X @ self._A.T
         for i, term in enumerate(self.terms):
             if term.log_scale:
                 total += term.density.logpdf(np.exp(U[:, i])) + U[:, i]
@@ -251,7 +310,7 @@ class LogPrior:
 
     def smooth_part(self) -> LogPrior:
         """The terms without the Laplace densities."""
-        return LogPrior(tuple(t for t in self.terms if t.density.smooth), self.k)
+        return LogPrior(tuple(t for t in self.terms if t.density.smooth), self.k, self.blocks)
 
     def l1_weights(self) -> FloatArray:
         """``1 / sigma`` of each parameter under a Laplace density (0 elsewhere).

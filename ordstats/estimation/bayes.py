@@ -13,7 +13,11 @@ class         parameters                                                       b
 ``Intercept`` the thresholds *of the centred design* (below)                   student_t(3, 0, 2.5)
 ``sd``        random-effect standard deviations (``group=`` the factor)        student_t(3, 0, 2.5)
 ``disc``      the log-scale (discrimination) coefficients                      flat
+``simo``      the simplex of a monotonic predictor ``mo(x)`` (``coef="mox1"``)  dirichlet(1)
+``cor``       the correlations of a random term ``(1 + x|g)`` (``group=``)      lkj(1)
 ============  ===============================================================  ==================
+
+``mo()`` terms and correlated random terms: :mod:`ordstats.estimation.bayes_language`.
 
 brms centres the design before it puts priors on the intercepts: with column means
 ``xbar`` (unweighted, over the rows used) the linear predictor
@@ -48,13 +52,22 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.penalty import ElasticNet, proximal_newton
 from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.design import newdata_matrices
+from ordstats.design.monotonic import monotonic_blocks
 from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
+from ordstats.estimation.bayes_language import (
+    ChainedEvaluation,
+    MonotonicMap,
+    has_monotonic_terms,
+    monotonic_columns,
+    monotonic_map,
+)
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.posterior import PosteriorMode
@@ -69,13 +82,17 @@ __all__ = [
 ]
 
 #: brms' parameter classes this module knows.
-CLASSES = ("b", "Intercept", "sd", "disc")
+CLASSES = ("b", "Intercept", "sd", "disc", "simo", "cor")
+#: The classes whose prior is a density on several parameters, and that density.
+_JOINT = {"simo": "dirichlet", "cor": "lkj"}
 #: brms' default prior of each class for ordinal families.
 DEFAULT_PRIORS: dict[str, Density] = {
     "b": Density("flat"),
     "Intercept": Density("student_t", (3.0, 0.0, 2.5)),
     "sd": Density("student_t", (3.0, 0.0, 2.5)),
     "disc": Density("flat"),
+    "simo": Density("dirichlet", (1.0,)),
+    "cor": Density("lkj", (1.0,)),
 }
 
 
@@ -142,15 +159,30 @@ def prior(density: str | Density, class_: str = "b", coef: str = "", group: str 
     for name, value in (("coef", coef), ("group", group)):
         if not isinstance(value, str):
             raise SpecificationError(f"{name} must be a parameter name (a str); got {value!r}")
-    if group and class_ != "sd":
-        raise SpecificationError(f"group= applies to class_='sd' only; got class_={class_!r}")
+    if group and class_ not in {"sd", "cor"}:
+        raise SpecificationError(
+            f"group= applies to class_='sd' and 'cor' only; got class_={class_!r}"
+        )
     dens = parse_density(density)
+    _check_joint(dens, class_)
     if dens.positive_only and class_ != "sd":
         raise SpecificationError(
             f"{dens} lives on positive numbers only; class {class_!r} parameters are real "
             "numbers: use normal, student_t or double_exponential"
         )
     return Prior(dens, class_, coef, group)
+
+
+def _check_joint(dens: Density, class_: str) -> None:
+    """A Dirichlet is for ``simo`` and an LKJ for ``cor``, and those classes take nothing else."""
+    wanted = _JOINT.get(class_)
+    if wanted is not None and dens.name != wanted:
+        raise SpecificationError(
+            f"class {class_!r} takes a {wanted}(...) prior (as brms); got {dens}"
+        )
+    if wanted is None and dens.multivariate:
+        fits = [c for c, d in _JOINT.items() if d == dens.name]
+        raise SpecificationError(f"{dens} is a prior of class {fits[0]!r}, not of class {class_!r}")
 
 
 def as_priors(spec: object) -> list[Prior]:
@@ -170,8 +202,8 @@ def as_priors(spec: object) -> list[Prior]:
                     f"prior dict keys are 'class' or 'class:coef'; got {key!r}"
                 )
             cls, _, coef = key.partition(":")
-            if cls == "sd":
-                out.append(prior(text, "sd", group=coef))
+            if cls in {"sd", "cor"}:
+                out.append(prior(text, cls, group=coef))
             else:
                 out.append(prior(text, cls, coef))
         return out
@@ -195,6 +227,8 @@ class Slot:
     row: FloatArray
     group: str = ""
     log_scale: bool = False
+    #: positions of a joint prior's parameters (``simo``; a correlated term's ``sd``, ``cor``)
+    block: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -262,6 +296,9 @@ def _unit(k: int, i: int) -> FloatArray:
 def _mixed_slots(model: Any) -> list[Slot]:
     p = model.problem
     if any(t.q != 1 for t in model.terms):
+        # the joint SD/LKJ prior (core.block_priors.CholeskyPrior) and the JAX model are
+        # written, but the posterior in log-Cholesky coordinates has no mode when an SD
+        # is near 0 (wine's (1 + temp|judge)): it needs (log SD, correlation) coordinates
         raise SpecificationError(
             "Bayesian fits of mixed models take scalar random terms only, such as (1|g) or "
             "(1|g) + (0 + x|g); correlated terms (1 + x|g) are not available yet"
@@ -280,26 +317,51 @@ def _mixed_slots(model: Any) -> list[Slot]:
     for i in range(p.n_alpha, p.n_alpha + p.n_beta):
         slots.append(Slot("b", _names(names[i]), _unit(k, i)))
     offset = p.n_alpha + p.n_beta
-    for t_index, term in enumerate(model.terms):
-        column = term.columns[0]
-        coef = "Intercept" if column == "(Intercept)" else column
-        slots.append(
-            Slot(
-                "sd",
-                (coef, brms_name(coef)),
-                _unit(k, offset + t_index),
-                group=term.group,
-                log_scale=True,
-            )
-        )
+    for term in model.terms:
+        n_var = term.q * (term.q + 1) // 2
+        slots += _random_term_slots(term, k, tuple(range(offset, offset + n_var)))
+        offset += n_var
     return slots
+
+
+def _random_term_slots(term: Any, k: int, positions: tuple[int, ...]) -> list[Slot]:
+    """A scalar term's ``sd`` (log scale); a correlated term's ``sd`` per column and ``cor``."""
+    coefs = ["Intercept" if c == "(Intercept)" else c for c in term.columns]
+    if term.q == 1:
+        names = (coefs[0], brms_name(coefs[0]))
+        return [Slot("sd", names, _unit(k, positions[0]), group=term.group, log_scale=True)]
+    zero = np.zeros(k)
+    slots = [Slot("sd", (c, brms_name(c)), zero, group=term.group, block=positions) for c in coefs]
+    return [*slots, Slot("cor", (term.group,), zero, group=term.group, block=positions)]
 
 
 def model_slots(model: Any) -> list[Slot]:
     """Every parameter a prior can be put on, by class, for a clm or a clmm."""
     if hasattr(model, "terms"):
         return _mixed_slots(model)
-    return _clm_slots(model)
+    mono = monotonic_map(model)
+    slots = _clm_slots(model)
+    return slots if mono is None else _monotonic_slots(slots, mono)
+
+
+def _monotonic_slots(slots: list[Slot], mono: Any) -> list[Slot]:
+    """``b`` and ``simo`` slots of each ``mo()`` term; brms centres nothing of ``mo()``."""
+    k = slots[0].row.size
+    owned = {p for pos in mono.positions for p in pos}
+    keep = [0.0 if i in owned else 1.0 for i in range(k)]
+    out = []
+    for slot in slots:
+        if slot.class_ == "Intercept":
+            out.append(Slot(slot.class_, slot.names, slot.row * np.asarray(keep)))
+        elif not (slot.class_ == "b" and int(np.argmax(slot.row)) in owned):
+            out.append(slot)
+    names = mono.names()
+    for block, pos in zip(mono.blocks, mono.positions, strict=True):
+        out.append(Slot("b", names[pos[0]], _unit(k, pos[0])))
+        if len(pos) > 1:  # two levels: one step, whose share is 1
+            simplex = (f"mo({block.variable})", f"{block.brms_name}1", f"simo_{block.brms_name}1")
+            out.append(Slot("simo", simplex, np.zeros(k), block=tuple(pos[1:])))
+    return out
 
 
 def _specificity(p: Prior) -> int:
@@ -330,6 +392,7 @@ def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, 
             raise SpecificationError(_no_match_message(p, slots))
     k = slots[0].row.size if slots else 0
     terms, table = [], []
+    joint: dict[tuple[int, ...], list[tuple[Slot, Density]]] = {}
     for slot in slots:
         candidates = [p for p in given if _matches(p, slot)]
         chosen = max(candidates, key=_specificity).density if candidates else None
@@ -342,9 +405,31 @@ def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, 
                 str(density) + source,
             )
         )
-        if density.name != "flat":
+        if slot.block:
+            joint.setdefault(slot.block, []).append((slot, density))
+        elif density.name != "flat":
             terms.append(PriorTerm(slot.row, density, slot.log_scale, slot.label))
-    return LogPrior(tuple(terms), int(k or len(model.param_names))), table
+    k = int(k or len(model.param_names))
+    blocks = tuple(_joint_prior(block, chosen, k) for block, chosen in joint.items())
+    return LogPrior(tuple(terms), k, blocks), table
+
+
+def _joint_prior(block: tuple[int, ...], chosen: list[tuple[Slot, Density]], k: int) -> Any:
+    """The Dirichlet of a ``mo()`` simplex, or the SDs and LKJ of a correlated term."""
+    from ordstats.core.block_priors import CholeskyPrior, SimplexPrior
+
+    if chosen[0][0].class_ == "simo":
+        density, n = chosen[0][1], len(block) + 1
+        alpha = density.args * n if len(density.args) == 1 else density.args
+        if len(alpha) != n:
+            raise SpecificationError(
+                f"{density} on {chosen[0][0].names[0]}: give one concentration or {n} (the "
+                f"predictor has {n} steps)"
+            )
+        return SimplexPrior(block, tuple(alpha), k)
+    sds = tuple(d for s, d in chosen if s.class_ == "sd")
+    (eta,) = next(d for s, d in chosen if s.class_ == "cor").args
+    return CholeskyPrior(block, sds, float(eta), k)
 
 
 def _matches(p: Prior, slot: Slot) -> bool:
@@ -535,7 +620,12 @@ class Target:
         prior = [
             (t.row, (t.density.name, t.density.args), t.log_scale) for t in self.log_prior.terms
         ]
-        common = {"prior": prior, "k": len(self.param_names), "link": None}
+        common = {
+            "prior": prior,
+            "blocks": [_native_block(b) for b in self.log_prior.blocks],
+            "k": len(self.param_names),
+            "link": None,
+        }
         if self.mixed:
             p = self.model.problem
             return {
@@ -551,7 +641,7 @@ class Target:
                 "scale": np.zeros((p.y.size, 0)),
                 "offset": p.offset,
                 "weights": p.weights,
-                "groups": [(t.matrix[:, 0], t.codes, t.n_levels) for t in p.terms],
+                "groups": _native_groups(p),
             }
         data, layout = self.model.data, self.model.problem.layout
         return {
@@ -601,6 +691,113 @@ class Target:
         return np.asarray(self.model.data.weights, dtype=float)
 
 
+class MonotonicTarget(Target):
+    """The log posterior in ``(b, log-ratios)`` of each ``mo()`` term."""
+
+    def __init__(self, model: Any, log_prior: Any, nagq: int, mono: MonotonicMap) -> None:
+        super().__init__(model, log_prior, nagq)
+        self.mono = mono
+        names = list(self.param_names)
+        for p, spelled in mono.names().items():
+            names[p] = spelled[0]
+        self.param_names = names
+
+    def start(self, x0: FloatArray) -> FloatArray:
+        """``(b, y)`` of the maximum-likelihood steps, pulled inside the simplex."""
+        from ordstats.core.solver import NewtonOptions, newton
+
+        sol = newton(self.model.evaluator.evaluate, x0, NewtonOptions(max_iter=50))
+        return self.mono.contract(np.asarray(sol.x, dtype=float))
+
+    def evaluation(self, x: FloatArray) -> Any:
+        """The linear model's evaluation at ``m(x)``, differentiated in ``x``."""
+        return ChainedEvaluation(super().evaluation(self.mono.expand(x)), x, self.mono)
+
+    def log_density(self, x: FloatArray) -> float:
+        """``l(m(x)) + log p(x)`` up to a constant."""
+        nll = self.model.evaluator.evaluate(self.mono.expand(x)).nll
+        if not np.isfinite(nll):
+            return -np.inf
+        return float(-nll + self.log_prior.value(x))
+
+    def log_density_batch(self, X: FloatArray) -> FloatArray:
+        """:meth:`log_density` at each row of ``X``."""
+        C = self.mono.expand(X)
+        nll = np.array([self.model.evaluator.evaluate(c).nll for c in C])
+        out = np.full(X.shape[0], -np.inf)
+        finite = np.isfinite(nll)
+        out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
+        return out
+
+    def probabilities_batch(self, draws: FloatArray, newdata: Any = None) -> FloatArray:
+        """Category probabilities at each draw (draws, rows, levels)."""
+        return super().probabilities_batch(self.mono.expand(draws), newdata)
+
+    def results_at(self, x: FloatArray) -> Any:
+        """A results object at the linear coefficients ``m(x)``."""
+        return super().results_at(self.mono.expand(x))
+
+    def native_arrays(self) -> dict[str, Any]:
+        """The JAX model's arrays, with the ``mo()`` positions."""
+        return {**super().native_arrays(), "monotonic": [list(p) for p in self.mono.positions]}
+
+    def brms_columns(self, draws: pd.DataFrame) -> pd.DataFrame:
+        """``bsp_`` and ``simo_`` draws of each ``mo()`` term."""
+        return monotonic_columns(draws, self.mono)
+
+
+def _native_block(block: Any) -> tuple[Any, ...]:
+    """A joint prior's description for :mod:`ordstats.results.jax_models`."""
+    if hasattr(block, "alpha"):
+        return ("simplex", list(block.positions), tuple(block.alpha))
+    sds = [(d.name, d.args) for d in block.sd]
+    return ("cholesky", list(block.positions), sds, block.eta)
+
+
+def _native_groups(p: Any) -> list[tuple[Any, ...]]:
+    """Each random term's ``(X_t, codes, levels, positions of its log-Cholesky parameters)``."""
+    out, pos = [], p.n_alpha + p.n_beta
+    for t in p.terms:
+        n_var = t.q * (t.q + 1) // 2
+        out.append((t.matrix, t.codes, t.n_levels, list(range(pos, pos + n_var))))
+        pos += n_var
+    return out
+
+
+def refuse_monotonic_ml(model: Any) -> None:
+    """Maximum-likelihood fits (and mixed models) do not take ``mo()`` terms.
+
+    See :mod:`ordstats.estimation.bayes_language`.
+
+    Raises
+    ------
+    SpecificationError
+    """
+    if hasattr(model, "terms"):
+        if monotonic_blocks(list(model.param_names)):
+            raise SpecificationError(
+                "mo() terms are not available in mixed models yet; fit the monotonic "
+                "predictor without random terms, or as a factor"
+            )
+        return
+    design = getattr(model, "design", None)
+    if design is not None and has_monotonic_terms(design):
+        raise SpecificationError(
+            "mo() terms are fitted by Bayesian fits only: use fit(prior='default') (brms' "
+            "priors, a Dirichlet on the simplex); for maximum likelihood, write the ordinal "
+            "predictor as a factor (its successive-difference steps are the unconstrained "
+            "mo() steps)"
+        )
+
+
+def make_target(model: Any, log_prior: LogPrior, nagq: int = 1) -> Target:
+    """The log posterior of ``model``: in ``mo()``'s ``(b, log-ratios)`` where it has such terms."""
+    mono = None if hasattr(model, "terms") else monotonic_map(model)
+    if mono is None:
+        return Target(model, log_prior, nagq)
+    return MonotonicTarget(model, log_prior, nagq, mono)
+
+
 def fit_mode(
     model: Any,
     spec: object,
@@ -628,13 +825,14 @@ def fit_mode(
     PosteriorMode
     """
     log_prior, table = resolve_priors(model, spec)
-    target = Target(model, log_prior, nagq)
+    target = make_target(model, log_prior, nagq)
     if start_params is not None:
         x0 = np.asarray(start_params, dtype=float)
     elif target.mixed:
         x0 = np.asarray(model.fit(nagq=nagq).params_all, dtype=float)
     else:
         x0 = np.asarray(model.start_params, dtype=float)
+        x0 = getattr(target, "start", lambda x: x)(x0)
     l1 = log_prior.l1_weights()
     if np.any(l1 > 0):
         x, hessian, converged, message = _proximal_mode(target, x0, l1, gradtol, maxiter)
@@ -667,7 +865,7 @@ def _proximal_mode(
     target: Target, x0: FloatArray, l1: FloatArray, gradtol: float, maxiter: int
 ) -> tuple[FloatArray, FloatArray, bool, str]:
     """The mode with Laplace priors: the lasso's proximal Newton on the smooth rest."""
-    smooth = Target(target.model, target.log_prior.smooth_part(), target.nagq)
+    smooth = make_target(target.model, target.log_prior.smooth_part(), target.nagq)
     n_w = float(np.sum(target.row_weights()))
     penalty = ElasticNet(l1=l1 / n_w, l2=np.zeros_like(l1))
     sol = proximal_newton(

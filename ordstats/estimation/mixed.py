@@ -405,6 +405,7 @@ class OrdinalMixedModel:
         """
         gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
         nagq = self._check_nagq(nagq)
+        bayes.refuse_monotonic_ml(self)
         if prior is not None:
             start = None if start_params is None else self._check_start(start_params)
             return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)

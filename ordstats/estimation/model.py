@@ -971,6 +971,7 @@ class OrdinalModel:
             self._require_free_thresholds("Bayesian fits")
             start = None if start_params is None else self._check_params(start_params)
             return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
+        bayes.refuse_monotonic_ml(self)
         if penalty is not None:
             return self._fit_penalized(penalty, start_params, maxiter, kind)
         use_banded = self._use_banded(banded)

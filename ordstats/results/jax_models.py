@@ -12,10 +12,16 @@ arrays a :class:`~ordstats.results.posterior.PosteriorTarget` hands over
   acat: ``eta_j = log P(Y = j + 1) / P(Y = j)`` (``reverse=True`` runs the steps from
   the top);
 * the links logit, probit, cloglog, loglog and cauchit;
-* random intercepts and scalar random slopes of a clmm as the *full* model:
-  NUTS samples the random effects ``u_g = sd * z_g``, ``z_g ~ N(0, 1)`` (non-centred),
-  next to the other parameters, as brms does, so that its posterior of the fixed
-  parameters and ``log sd`` is the exact one, not the Laplace-approximated marginal.
+* random terms of a clmm, scalar or correlated, as the *full* model: NUTS samples the
+  random effects ``u_g = L z_g``, ``z_g ~ N(0, I)`` (non-centred; ``L`` the term's
+  Cholesky factor from its log-Cholesky parameters), next to the other parameters, as
+  brms does, so that its posterior of the fixed and variance parameters is the exact
+  one, not the Laplace-approximated marginal;
+* monotonic predictors ``mo(x)``: the sampled ``(b, log-ratios)`` become the linear
+  steps ``c = b D softmax((y, 0))`` before the likelihood
+  (:mod:`ordstats.estimation.bayes_language`), and the joint priors (Dirichlet on the
+  simplex, SDs with LKJ of a correlated term) are those of
+  :mod:`ordstats.core.block_priors`.
 
 The tests check every log density against ordstats' NumPy value at random points.
 """
@@ -93,6 +99,58 @@ def _log_prior(jnp: Any, terms: list[tuple[Any, tuple[str, tuple[float, ...]], b
     return value
 
 
+def _block_prior(jnp: Any, jsp: Any, blocks: list[tuple[Any, ...]]) -> Callable[[Any], Any]:
+    """The joint priors of :mod:`ordstats.core.block_priors` in JAX."""
+    from ordstats.core.block_priors import cholesky_layout
+
+    def simplex(x: Any, positions: list[int], alpha: tuple[float, ...]) -> Any:
+        full = jnp.concatenate([x[jnp.asarray(positions)], jnp.zeros(1)])
+        return jnp.dot(jnp.asarray(alpha), full - jsp.special.logsumexp(full))
+
+    def cholesky(x: Any, positions: list[int], sds: list[Any], eta: float) -> Any:
+        q = len(sds)
+        v = x[jnp.asarray(positions)]
+        L = _cholesky_factor(jnp, v, q, cholesky_layout(q))
+        s = jnp.sqrt(jnp.sum(L * L, axis=1))
+        i = np.arange(q, dtype=float)
+        c = q - i + 2.0 * eta - 3.0
+        c[0] = 0.0
+        total = -jnp.sum((i + 1.0 + c) * jnp.log(s)) + jnp.sum((2.0 + c) * v[:q])
+        for j, density in enumerate(sds):
+            total = total + _log_density_terms(jnp, density, s[j])
+        return total
+
+    def value(x: Any) -> Any:
+        total = 0.0
+        for kind, *spec in blocks:
+            total = total + (simplex(x, *spec) if kind == "simplex" else cholesky(x, *spec))
+        return total
+
+    return value
+
+
+def _cholesky_factor(jnp: Any, v: Any, q: int, layout: tuple[Any, Any]) -> Any:
+    """``L`` from a term's log-Cholesky parameters (as ``families.mixed.cholesky_factors``)."""
+    rows, cols = layout
+    values = jnp.where(jnp.asarray(rows == cols), jnp.exp(v), v)
+    return jnp.zeros((q, q)).at[rows, cols].set(values)
+
+
+def _monotonic(jnp: Any, jsp: Any, positions: list[list[int]]) -> Callable[[Any], Any]:
+    """``c = b D softmax((y, 0))`` in place of each ``mo()`` term's ``(b, y)``."""
+
+    def expand(x: Any) -> Any:
+        x = jnp.asarray(x)
+        for pos in positions:
+            idx = jnp.asarray(pos)
+            full = jnp.concatenate([x[idx[1:]], jnp.zeros(1)])
+            zeta = jnp.exp(full - jsp.special.logsumexp(full))
+            x = x.at[idx].set(x[idx[0]] * len(pos) * zeta)
+        return x
+
+    return expand
+
+
 def _cumulative(jnp: Any, jsp: Any, a: dict[str, Any]) -> Callable[[Any, Any], Any]:
     n_alpha, r, p, s = a["layout"]
     J = jnp.asarray(a["J"])
@@ -165,6 +223,8 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
     import jax.numpy as jnp
     import jax.scipy as jsp
 
+    from ordstats.core.block_priors import cholesky_layout
+
     if arrays["family"] == "cumulative":
         rows = _cumulative(jnp, jsp, arrays)
     elif arrays["family"] in {"sratio", "cratio", "acat"}:
@@ -173,23 +233,29 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
         raise KeyError(arrays["family"])
     _cdf(jnp, jsp, arrays["link"])  # KeyError for a link not written here
     prior = _log_prior(jnp, arrays["prior"])
+    joint = _block_prior(jnp, jsp, arrays.get("blocks", []))
+    expand = _monotonic(jnp, jsp, arrays.get("monotonic", []))
     w = jnp.asarray(arrays["weights"])
     k = int(arrays["k"])
     groups = arrays.get("groups", [])
-    n_re = sum(g[2] for g in groups)
-    n_fixed = k - len(groups)
+    n_re = sum(g[2] * g[0].shape[1] for g in groups)
 
     def value(v: Any) -> Any:
         x = v[:k]
-        extra = 0.0
+        extra: Any = 0.0
         pos = k
-        for t, (column, codes, n_levels) in enumerate(groups):
-            z = v[pos : pos + n_levels]
-            pos += n_levels
-            extra = extra + jnp.exp(x[n_fixed + t]) * z[codes] * column
+        for matrix, codes, n_levels, positions in groups:
+            q = matrix.shape[1]
+            z = v[pos : pos + n_levels * q].reshape(n_levels, q)
+            pos += n_levels * q
+            L = _cholesky_factor(jnp, x[jnp.asarray(positions)], q, cholesky_layout(q))
+            extra = extra + jnp.sum(jnp.asarray(matrix) * (z @ L.T)[codes], axis=1)
         z_all = v[k:]
         return (
-            jnp.sum(w * rows(x, extra)) + prior(x) - (0.5 * jnp.sum(z_all * z_all) if n_re else 0.0)
+            jnp.sum(w * rows(expand(x), extra))
+            + prior(x)
+            + joint(x)
+            - (0.5 * jnp.sum(z_all * z_all) if n_re else 0.0)
         )
 
     return value, k + n_re

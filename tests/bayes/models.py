@@ -19,6 +19,11 @@ MODELS: dict[str, tuple[str, dict[str, Any], Any]] = {
         "default",
     ),
     "wine_clmm": ("rating ~ temp + contact + (1|judge)", {"data": "wine"}, "default"),
+    "housing_mo": (
+        "Sat ~ mo(Infl) + Type + Cont",
+        {"data": "housing", "weights": "Freq", "ordered": ["Infl"]},
+        "default",
+    ),
     "wine_sratio_cs": (
         "rating ~ temp",
         {"data": "wine", "nominal": "~ contact", "family": "sratio"},
@@ -32,5 +37,7 @@ def posterior_mode(name: str) -> Any:
     formula, kwargs, prior = MODELS[name]
     kwargs = dict(kwargs)
     data = ordstats.datasets.load(kwargs.pop("data"))
+    for column in kwargs.pop("ordered", []):  # mo() needs the levels' order
+        data[column] = data[column].cat.as_ordered()
     model = ordstats.OrdinalModel.from_formula(formula, data, **kwargs)
     return model.fit(prior=prior)
