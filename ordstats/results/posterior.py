@@ -47,7 +47,13 @@ from ordstats.core.psis import (
 )
 from ordstats.errors import OrdstatsWarning, SpecificationError
 
-__all__ = ["Posterior", "PosteriorMode", "PosteriorTarget", "PosteriorWarning"]
+__all__ = [
+    "Posterior",
+    "PosteriorMode",
+    "PosteriorTarget",
+    "PosteriorWarning",
+    "adaptive_importance",
+]
 
 #: Degrees of freedom of the Student-t proposal.
 PROPOSAL_DF = 7.0
