@@ -52,7 +52,12 @@ from scipy.special import logsumexp
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.standard import Logit
-from ordstats.families.cumulative.likelihood import CLMProblem, interval_derivatives
+from ordstats.families.cumulative.likelihood import (
+    LOGISTIC_SAFE,
+    CLMProblem,
+    LogisticHalves,
+    interval_derivatives,
+)
 
 __all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws"]
 
@@ -325,6 +330,8 @@ class MixedDraws:
         if not derivatives:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 return link.log_interval(upper, lower), None, None
+        if type(link) is Logit:
+            return _logistic_eta_derivatives(link, upper, lower)
         d = interval_derivatives(link, upper, lower)
         d1 = -(d.d_upper + d.d_lower)
         d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
@@ -450,3 +457,35 @@ class MixedDraws:
             total = np.sum(np.log(scale) + logsumexp(per_node, axis=0), axis=0)
         total = total - 0.5 * self.n_levels * np.log(2 * np.pi)
         return np.where(np.all(D > 0, axis=0), total, -np.inf)
+
+
+def _logistic_eta_derivatives(
+    link: Link, upper: FloatArray, lower: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``log P`` and its first two derivatives in ``eta`` for the logistic link.
+
+    With ``u = theta_y - eta``, ``l = theta_{y-1} - eta`` and ``f = F (1 - F)``,
+    ``f(u) - f(l) = (F(u) - F(l)) (1 - F(u) - F(l))``, so
+
+    .. math::
+
+        \frac{d \log P}{d\eta} = F(u) + F(l) - 1, \qquad
+        \frac{d^2 \log P}{d\eta^2} = -\{F(u) S(u) + F(l) S(l)\}
+
+    (``S = 1 - F``): no division by ``P`` and nothing cancels, from the halves of
+    :class:`~ordstats.families.cumulative.likelihood.LogisticHalves`.  Entries where a
+    bound overflows its ``exp`` or ``P`` underflows take :func:`interval_derivatives`.
+    """
+    h = LogisticHalves.at(upper, lower)
+    log_p = h.log_prob(link, upper, lower)
+    d1 = h.F_u + h.F_l
+    d1 -= 1.0
+    d2 = h.F_u * h.S_u
+    d2 += h.F_l * h.S_l
+    np.negative(d2, out=d2)
+    bad = ~((h.prob > LOGISTIC_SAFE) & np.isfinite(d1) & np.isfinite(d2))
+    if bad.any():
+        d = interval_derivatives(link, upper[bad], lower[bad])
+        d1[bad] = -(d.d_upper + d.d_lower)
+        d2[bad] = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+    return log_p, d1, d2
