@@ -66,7 +66,7 @@ seconds = time.perf_counter() - start
 summary = post.summary()
 print(summary.round(3))
 print(f"k-hat = {post.k_hat:.2f}, ESS = {post.ess:.0f} of 4000 draws")
-print(f"importance sampling took {seconds:.1f} s")
+print(f"importance sampling took {seconds:.2f} s")
 
 # %% [markdown]
 # ## 3. NUTS on the same posterior

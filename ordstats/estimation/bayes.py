@@ -68,6 +68,7 @@ from ordstats.estimation.bayes_language import (
     monotonic_columns,
     monotonic_map,
 )
+from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
 from ordstats.families.cumulative.prediction import threshold_matrix
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.posterior import PosteriorMode
@@ -554,8 +555,15 @@ class Target:
         return -ev.nll, -ev.gradient
 
     def log_density_batch(self, X: FloatArray) -> FloatArray:
-        """:meth:`log_density` at each row of ``X`` (the prior vectorised over the rows)."""
-        if self.mixed:
+        """:meth:`log_density` at each row of ``X`` (all rows at once where the model allows).
+
+        :mod:`ordstats.estimation.draw_densities` evaluates blocks of draws together;
+        other models are evaluated draw by draw.
+        """
+        X = np.asarray(X, dtype=float)
+        if self._draws is not None:
+            nll = -self._draws.loglik(X)
+        elif self.mixed:
             nll = np.array([self.model.objective.value(x, self.nagq) for x in X])
         else:
             nll = np.array([self.model.evaluator.evaluate(x).nll for x in X])
@@ -563,6 +571,13 @@ class Target:
         finite = np.isfinite(nll)
         out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
         return out
+
+    @cached_property
+    def _draws(self) -> ClmDraws | MixedDraws | None:
+        """The vectorised log-likelihood of many draws, where the model has one."""
+        if self.mixed:
+            return MixedDraws.of(self.model, self.nagq)
+        return ClmDraws.of(self.model)
 
     def probabilities(self, x: FloatArray, newdata: Any = None) -> FloatArray:
         """Category probabilities (rows x levels) at parameters ``x`` (random effects 0)."""
@@ -723,7 +738,10 @@ class MonotonicTarget(Target):
     def log_density_batch(self, X: FloatArray) -> FloatArray:
         """:meth:`log_density` at each row of ``X``."""
         C = self.mono.expand(X)
-        nll = np.array([self.model.evaluator.evaluate(c).nll for c in C])
+        if self._draws is not None:
+            nll = -self._draws.loglik(C)
+        else:
+            nll = np.array([self.model.evaluator.evaluate(c).nll for c in C])
         out = np.full(X.shape[0], -np.inf)
         finite = np.isfinite(nll)
         out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])

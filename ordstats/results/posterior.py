@@ -7,11 +7,15 @@ posterior with its Hessian.  :meth:`PosteriorMode.posterior` draws from the post
     Importance sampling from a multivariate Student-t proposal (``df`` degrees of
     freedom) centred at the mode with the inverse Hessian as its scale matrix, with
     Pareto-smoothed importance weights (:func:`ordstats.core.psis.psis`); by default
-    the proposal is first moved once to the weighted mean and covariance of a first
-    batch of draws (``adapt=True``).  The mode is
+    half of the draws come from that proposal and half from the proposal moved to
+    their weighted mean and covariance (``adapt=True``), all weighed against the
+    mixture of the two (:func:`adaptive_importance`).  The draws are randomised
+    quasi-Monte Carlo (scrambled Sobol' points), which makes the weighted averages
+    more accurate than independent draws would.  The mode is
     not the mean of a skewed posterior; the weights move the proposal's draws to the
     posterior, and the Pareto ``k-hat`` says whether they can: above 0.7 a warning
-    advises ``method="nuts"``.
+    advises ``method="nuts"``.  The log posterior of all draws is evaluated at once
+    where the model allows (:mod:`ordstats.estimation.draw_densities`).
 ``method="nuts"``
     NumPyro's No-U-Turn sampler on the same log density (the ``bayes`` extra:
     ``pip install 'ordstats[bayes]'``; :mod:`ordstats.results.nuts`).
@@ -33,10 +37,23 @@ import pandas as pd
 from scipy import linalg
 
 from ordstats._typing import FloatArray
-from ordstats.core.psis import K_HAT_LIMIT, mvt_draws, psis, weighted_quantiles
+from ordstats.core.psis import (
+    K_HAT_LIMIT,
+    mvt_draws,
+    mvt_logpdf,
+    mvt_mixture_logpdf,
+    psis,
+    weighted_quantiles,
+)
 from ordstats.errors import OrdstatsWarning, SpecificationError
 
-__all__ = ["Posterior", "PosteriorMode", "PosteriorTarget", "PosteriorWarning"]
+__all__ = [
+    "Posterior",
+    "PosteriorMode",
+    "PosteriorTarget",
+    "PosteriorWarning",
+    "adaptive_importance",
+]
 
 #: Degrees of freedom of the Student-t proposal.
 PROPOSAL_DF = 7.0
@@ -161,10 +178,11 @@ class PosteriorMode:
         chains, warmup : int
             NUTS chains and warm-up iterations per chain (``"nuts"``).
         adapt : bool
-            ``"laplace"``: first draw ``draws / 2`` from the Laplace proposal, then
-            move the proposal's centre and scale to their importance-weighted mean and
-            covariance before the final ``draws`` (one step of adaptive importance
-            sampling, which lowers k-hat on skewed posteriors).
+            ``"laplace"``: draw ``draws // 2`` from the Laplace proposal, then the
+            rest from the proposal moved to their importance-weighted mean and
+            covariance (one step of adaptive importance sampling, which lowers k-hat
+            on skewed posteriors); all ``draws`` are kept, weighed against the mixture
+            of the two proposals.
 
         Returns
         -------
@@ -212,21 +230,10 @@ class PosteriorMode:
             ) from None
         rng = np.random.default_rng(seed)
         centre = self.params.to_numpy()
-        reference = self.target.log_density(centre)
-        if adapt:  # one moment-matching step: the proposal moves to the weighted draws
-            x, log_q = mvt_draws(centre, chol, df, max(n // 2, 100), rng)
-            first = psis(self.target.log_density_batch(x) - reference - log_q)
-            w = first.weights
-            mean = w @ x
-            centred = x - mean
-            try:
-                chol = linalg.cholesky((centred * w[:, None]).T @ centred, lower=True)
-                centre = mean
-            except linalg.LinAlgError:  # too few effective draws: keep the Laplace proposal
-                pass
-        x, log_q = mvt_draws(centre, chol, df, n, rng)
-        log_p = self.target.log_density_batch(x)
-        smoothed = psis(log_p - reference - log_q)
+        x, log_ratio = adaptive_importance(
+            self.target, centre, chol, df, n, rng, adapt=adapt, reference=self.log_posterior
+        )
+        smoothed = psis(log_ratio)
         post = Posterior(
             self.target, x, smoothed.log_weights, method="laplace", k_hat=smoothed.k_hat
         )
@@ -251,6 +258,55 @@ def _positive_int(value: object, name: str) -> int:
     if value <= 0:
         raise SpecificationError(f"{name} must be a positive whole number; got {value!r}")
     return int(value)
+
+
+def adaptive_importance(
+    target: PosteriorTarget,
+    centre: FloatArray,
+    chol: FloatArray,
+    df: float,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    adapt: bool = True,
+    reference: float = 0.0,
+) -> tuple[FloatArray, FloatArray]:
+    """``n`` draws and their log importance ratios ``log p - log q`` (before smoothing).
+
+    Without ``adapt``: ``n`` draws of the Student-t at ``centre`` with scale factor
+    ``chol``.  With ``adapt`` (and ``n >= 2``): ``n // 2`` such draws, then the
+    proposal moved to their PSIS-weighted mean and covariance for the other draws
+    (one step of adaptive importance sampling), when the first draws' effective
+    sample size is at least twice the number of parameters.  Every draw is kept and
+    weighed against the mixture of the two proposals in the proportions drawn from them
+    (:func:`ordstats.core.psis.mvt_mixture_logpdf`): ``p / q_mix`` is at most twice
+    ``p`` over either proposal, so a poor first proposal costs little.  The draws are
+    randomised quasi-Monte Carlo (:func:`ordstats.core.psis.sobol_uniforms`).
+    ``reference`` (the log posterior at the mode) only keeps the ratios near 0.
+    """
+    components = [(centre, chol)]
+    x, log_q = mvt_draws(centre, chol, df, n // 2 if adapt and n >= 2 else n, rng)
+    log_p = target.log_density_batch(x) - reference
+    if x.shape[0] == n:
+        return x, log_p - log_q
+    first = psis(log_p - log_q)
+    if first.ess >= 2 * centre.size:
+        w = first.weights
+        mean = w @ x
+        centred = x - mean
+        try:
+            components.append(
+                (mean, linalg.cholesky((centred * w[:, None]).T @ centred, lower=True))
+            )
+        except linalg.LinAlgError:  # a degenerate weighted covariance: keep the Laplace one
+            pass
+    second, _ = mvt_draws(*components[-1], df, n - x.shape[0], rng)
+    x = np.vstack([x, second])
+    log_p = np.concatenate([log_p, target.log_density_batch(second) - reference])
+    if len(components) == 1:
+        return x, log_p - mvt_logpdf(x, centre, chol, df)
+    fractions = np.array([n // 2, n - n // 2], dtype=float) / n
+    return x, log_p - mvt_mixture_logpdf(x, components, df, fractions)
 
 
 class Posterior:
