@@ -252,6 +252,11 @@ class SurveyDesign(_DesignRows):
         ``options(survey.lonely.psu=)``: an error (R's default), nothing
         (``"remove"``, ``"certainty"``), its PSU total centred at zero, the
         grand mean (``"adjust"``), or the average of the other strata.
+    adjust_domain_lonely : bool
+        Apply ``lonely_psu`` also where a domain (:meth:`subset`) uses a single
+        PSU of a stratum that has several, with a warning (R's
+        ``options(survey.adjust.domain.lonely = TRUE)``); default False, as R:
+        that PSU's total is centred at the stratum's mean over all its PSUs.
 
     Raises
     ------
@@ -269,12 +274,14 @@ class SurveyDesign(_DesignRows):
         fpc: str | Sequence[str] | None = None,
         nest: bool = False,
         lonely_psu: str = "fail",
+        adjust_domain_lonely: bool = False,
     ) -> None:
         data = _check_frame(data)
         if lonely_psu not in LONELY_PSU:
             raise SpecificationError(f"lonely_psu must be one of {LONELY_PSU}; got {lonely_psu!r}")
-        if not isinstance(nest, (bool, np.bool_)):
-            raise SpecificationError(f"nest must be True or False; got {nest!r}")
+        for name, flag in (("nest", nest), ("adjust_domain_lonely", adjust_domain_lonely)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise SpecificationError(f"{name} must be True or False; got {flag!r}")
         n = len(data)
         psu_names = _names(psu, "psu")
         strata_names = _names(strata, "strata")
@@ -337,6 +344,7 @@ class SurveyDesign(_DesignRows):
         self.fpc_names = fpc_names
         self.nest = bool(nest)
         self.lonely_psu = lonely_psu
+        self.adjust_domain_lonely = bool(adjust_domain_lonely)
         self.stages = [
             Stage(s, c, m, p)
             for s, c, m, p in zip(strata_codes, clusters, n_psu, popsize, strict=True)
