@@ -15,7 +15,8 @@ but the variance still counts every PSU of the full design, as R does.
 Stages: ``psu`` may name several columns (R's ``id = ~dnum + snum``); clusters
 of a later stage are nested in those of the earlier one, and with an ``fpc``
 column per stage the later stages add their variance (R's multistage
-formula).  Strata are of the first stage.
+formula).  Strata may be given per stage (R's ``strata = ~s1 + s2``): a later
+stage's strata split each cluster of the stage before.
 """
 
 from __future__ import annotations
@@ -236,8 +237,10 @@ class SurveyDesign(_DesignRows):
         Column of sampling weights (inverse inclusion probabilities, > 0).
         Default: from ``fpc`` (population over sample size at each stage) or,
         without it, 1 with a warning (R's "assuming equal probability").
-    strata : str, optional
-        Column of (first-stage) strata.
+    strata : str or list of str, optional
+        Column of first-stage strata, or one column per stage up to the last
+        (R's ``strata = ~s1 + s2``): the clusters of stage ``i`` are sampled
+        within the strata of stage ``i`` inside each cluster of stage ``i - 1``.
     psu : str or list of str, optional
         Column(s) of the cluster labels, one per stage (R's ``id=``); default:
         each row is its own PSU (R's ``id = ~1``).
@@ -286,22 +289,30 @@ class SurveyDesign(_DesignRows):
         psu_names = _names(psu, "psu")
         strata_names = _names(strata, "strata")
         fpc_names = _names(fpc, "fpc")
-        if len(strata_names) > 1:
-            raise SpecificationError("strata= takes one column (first-stage strata)")
+        if len(strata_names) > max(1, len(psu_names)):
+            raise SpecificationError(
+                f"strata= takes at most one column per stage ({max(1, len(psu_names))}: "
+                f"{len(psu_names) or 1} psu column(s)); got {len(strata_names)}"
+            )
         if fpc_names and len(fpc_names) != max(1, len(psu_names)):
             raise SpecificationError(
                 f"fpc= needs one column per stage ({max(1, len(psu_names))}); got {len(fpc_names)}"
             )
         ids = [_column(data, name, "psu").to_numpy() for name in psu_names] or [np.arange(n)]
-        stratum = (
-            _column(data, strata_names[0], "strata").to_numpy()
-            if strata_names
-            else np.zeros(n, dtype=np.intp)
-        )
+        given = [_column(data, name, "strata").to_numpy() for name in strata_names] or [
+            np.zeros(n, dtype=np.intp)
+        ]
+        # the strata of stage i: column min(i, number given), within stage i-1's clusters
+        per_stage = [given[min(i, len(given) - 1)] for i in range(len(ids))]
+        stratum = per_stage[0]
         clusters = [_codes(stratum, ids[0]) if nest else _codes(ids[0])]
-        for later in ids[1:]:
-            clusters.append(_codes(clusters[-1], later))
-        strata_codes = [_codes(stratum), *clusters[:-1]]
+        for i, later in enumerate(ids[1:], start=1):
+            nested_in = (per_stage[i],) if nest and i < len(given) else ()
+            clusters.append(_codes(clusters[-1], *nested_in, later))
+        strata_codes = [_codes(stratum)] + [
+            _codes(clusters[i - 1], per_stage[i]) if strata_names else clusters[i - 1]
+            for i in range(1, len(ids))
+        ]
         if strata_names and not nest:
             spread = _count_per_group(clusters[0], strata_codes[0])
             if np.any(spread > 1):
@@ -340,6 +351,7 @@ class SurveyDesign(_DesignRows):
         self.weights_name = weights
         self.weights = w
         self.strata_name = strata_names[0] if strata_names else None
+        self.strata_names = strata_names
         self.psu_names = psu_names
         self.fpc_names = fpc_names
         self.nest = bool(nest)

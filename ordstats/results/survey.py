@@ -99,8 +99,8 @@ def linearization_covariance(
 
 _LR_REFUSED = (
     "{what} compares likelihoods as if the rows were independent, which a survey "
-    "design's are not; test terms with reg_term_test() (Wald F, R's regTermTest) or "
-    "rao_scott_lrt() (R's regTermTest(method='LRT'))"
+    "design's are not; test terms with reg_term_test() (Wald F) or rao_scott_lrt() "
+    "(R's regTermTest and regTermTest(method='LRT'))"
 )
 _NO_LIKELIHOOD = (
     "{what} needs a likelihood, and a survey fit maximises a pseudo-likelihood (the "
