@@ -16,6 +16,13 @@ parameters) on ``df_resid = degf - (parameters besides the thresholds)``, the
 ``svyolr`` fit uses normal quantiles; ordstats' p-values and intervals are
 those of t on ``df_resid`` (``use_t=False`` in :meth:`SurveyResults.conf_int`
 gives R's normal intervals).
+
+Margins.  ``avg_predictions`` and the other margins verbs take the design-based
+covariance of the coefficients and treat the averaged rows as fixed (the delta
+method, as marginaleffects with ``vcov(svyolr_fit)``); their ``wts=`` default
+counts each row once; pass the sampling weights for a population-weighted
+average.  The rows' own sampling variability (Stata's ``margins,
+vce(unconditional)``) is not included.
 """
 
 from __future__ import annotations
