@@ -136,10 +136,11 @@ def _codes(*columns: Any) -> IntArray:
 
 
 def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
-    """For each row: how many distinct ``members`` its ``groups`` value has."""
-    pairs = pd.DataFrame({"g": groups, "m": members}).drop_duplicates()
-    counts = pairs.groupby("g")["m"].size()
-    return counts.reindex(groups).to_numpy(float)
+    """For each row: how many distinct ``members`` its ``groups`` value has (codes >= 0)."""
+    groups, members = np.asarray(groups, dtype=np.int64), np.asarray(members, dtype=np.int64)
+    pairs = np.unique(groups * (int(members.max()) + 1) + members)
+    counts = np.bincount(pairs // (int(members.max()) + 1), minlength=int(groups.max()) + 1)
+    return counts[groups].astype(float)
 
 
 def _checked_weights(values: Any, n: int, what: str = "weights") -> FloatArray:
