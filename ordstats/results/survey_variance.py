@@ -83,26 +83,43 @@ def _domain_lonely(stage: Any, code: int, number: int, rules: LonelyRules) -> No
     )
 
 
+def _cluster_codes(stage: Any) -> tuple[IntArray, Any]:
+    """Codes ``0..C-1`` of each row's cluster, and a map of row values to their clusters'.
+
+    A row value of a cluster is its first row's (R's ``!duplicated(cluster)``).
+    Codes from the design are already ``0..C-1`` at the first stage: no sort.
+    """
+    codes = stage.clusters
+    size = int(codes.max()) + 1
+    if codes.size and np.bincount(codes, minlength=size).min() > 0:
+        # first row of each cluster: the smallest position among its rows
+        first = np.full(size, codes.size, dtype=np.intp)
+        np.minimum.at(first, codes, np.arange(codes.size))
+    else:  # a later stage inside one cluster: codes with gaps
+        _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
+    return codes, lambda values: values[first]
+
+
 def _one_stage(
     x: FloatArray, used: np.ndarray, stage: Any, rules: LonelyRules, number: int
 ) -> FloatArray:
     """The variance of the total of ``x`` at one stage (R's ``onestage``)."""
     k = x.shape[1]
     lonely = rules.lonely
-    clusters, cluster_of_row = np.unique(stage.clusters, return_inverse=True)
-    first = np.unique(cluster_of_row, return_index=True)[1]
-    totals = _totals(x, cluster_of_row, clusters.size)
-    psu_used = np.zeros(clusters.size, dtype=bool)
+    cluster_of_row, per_cluster = _cluster_codes(stage)
+    n_clusters = int(cluster_of_row.max()) + 1
+    totals = _totals(x, cluster_of_row, n_clusters)
+    psu_used = np.zeros(n_clusters, dtype=bool)
     psu_used[cluster_of_row[used]] = True
-    strata, stratum_of_psu = np.unique(stage.strata[first], return_inverse=True)
-    n_h = stage.n_psu[first]
+    strata, stratum_of_psu = np.unique(per_cluster(stage.strata), return_inverse=True)
+    n_h = per_cluster(stage.n_psu)
     if stage.popsize is None:
-        f = np.ones(clusters.size)
+        f = np.ones(n_clusters)
     else:
-        size = stage.popsize[first]
+        size = per_cluster(stage.popsize)
         f = np.where(np.isinf(size), 1.0, (size - n_h) / size)
     present = np.zeros(strata.size, dtype=bool)
-    present[np.unique(stratum_of_psu[np.unique(cluster_of_row[used])])] = True
+    present[stratum_of_psu[psu_used]] = True
     result = np.zeros((k, k))
     n_ok = 0
     for h in np.flatnonzero(present):
