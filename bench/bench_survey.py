@@ -1,7 +1,7 @@
 """Time survey fits: linearisation and replicate weights (run by hand; not a test).
 
-``PYTHONPATH=. python bench/bench_survey.py [--n 1e6] [--replicates 80] [--r-n 20000]``
-simulates a stratified cluster sample: ``--strata`` strata (200) of ``--psus``
+``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python bench/bench_survey.py
+[--n 1e6] [--replicates 80] [--r-n 20000]`` simulates a stratified cluster sample: ``--strata`` strata (200) of ``--psus``
 PSUs (2,000 in all, 10 per stratum), a PSU random effect, sampling weights
 varying by stratum, 20 standard-normal predictors and 5 response levels.  It times
 
@@ -9,7 +9,8 @@ varying by stratum, 20 standard-normal predictors and 5 response levels.  It tim
   (``OrdinalModel.from_formula(formula, design=SurveyDesign(...)).fit()``);
 * the fit with ``--replicates`` replicate weights (random half-samples of the
   PSUs in every stratum, Fay's rho 0.5, so that every row stays in every
-  replicate): full fit plus one warm-started refit per replicate;
+  replicate): full fit plus one refit per replicate (Newton to convergence from
+  the one-step estimate, on the likelihood prepared once);
 * at ``--r-n`` rows, the same linearisation fit in ordstats and R's
   ``survey::svyolr`` (``Rscript``), for a ratio (skipped without Rscript).
 

@@ -244,8 +244,8 @@ def _header(
     ]
     right = [
         ("Log-Likelihood:", [_fmt(res.llf, ".4f")]),
-        ("AIC:", [_fmt(res.aic, ".4f")]),
-        ("BIC:", [_fmt(res.bic, ".4f")]),
+        ("AIC:", [_criterion(res, "aic")]),
+        ("BIC:", [_criterion(res, "bic")]),
         ("Converged:", [str(res.converged)]),
         ("Iterations:", [str(res.niter)]),
         ("max|grad|:", [_fmt(res.max_grad, ".2e")]),
@@ -253,6 +253,13 @@ def _header(
         ("Covariance:", [res.covariance.kind]),
     ]
     return left, right
+
+
+def _criterion(res: SummarisedFit, name: str) -> str:
+    """AIC or BIC, or "n/a" for fits without a likelihood (survey fits' pseudo-likelihood)."""
+    if not getattr(res, "has_likelihood", True):
+        return "n/a"
+    return _fmt(getattr(res, name), ".4f")
 
 
 def _method(res: SummarisedFit) -> str:
@@ -444,12 +451,13 @@ def summarize2(
 def summary_frame(res: Estimates, alpha: float = 0.05) -> pd.DataFrame:
     """The coefficient table as a DataFrame (estimate, SE, z, p, CI)."""
     ci = res.conf_int(alpha)
+    stat = "t" if getattr(res, "use_t", False) else "z"  # survey fits: t on design df
     return pd.DataFrame(
         {
             "coef": res.params,
             "std err": res.bse,
-            "z": res.zvalues,
-            "P>|z|": res.pvalues,
+            stat: res.zvalues,
+            f"P>|{stat}|": res.pvalues,
             f"[{alpha / 2:g}": ci["lower"],
             f"{1 - alpha / 2:g}]": ci["upper"],
         }

@@ -9,6 +9,7 @@ the same linearisation with numDeriv's Hessian and scores at svyolr's estimates.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import DataError
+from ordstats.errors import DataError, SpecificationError
 
 DATA = Path(__file__).parent / "data" / "survey"
 REFS = json.loads((DATA / "refs.json").read_text())
@@ -367,3 +368,58 @@ def test_rao_scott_lrt_against_r(fits, name):
         weighted_f_tail(row["chisq"], np.array(row["lambda"]), row["ddf"])
     )
     assert 0 < row["P"] < 0.1
+
+
+# -- methods that assume independent rows: refused as R's svyolr has none of them -----------
+
+
+@pytest.fixture(scope="module")
+def smaller(fits):
+    design = designs()["clus1"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design)
+        return model.fit()
+
+
+@pytest.mark.parametrize("test", [ordstats.lr_test, ordstats.anova, ordstats.vuong_test])
+def test_likelihood_ratio_tests_between_survey_fits_are_refused(fits, smaller, test):
+    with pytest.raises(SpecificationError, match=r"pseudo-likelihood.*reg_term_test.*rao_scott"):
+        test(smaller, fits["clus1"])
+
+
+@pytest.mark.parametrize("what", ["aic", "bic"])
+def test_information_criteria_are_refused(fits, what):
+    # R: AIC(svyolr fit) -> no applicable method for 'logLik'
+    with pytest.raises(SpecificationError, match=r"pseudo-likelihood.*R's svyolr has no"):
+        getattr(fits["clus1"], what)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda res: res.llr, r"llr .*reg_term_test"),
+        (lambda res: res.llr_pvalue, r"llr_pvalue .*reg_term_test"),
+        (lambda res: res.profile("avg_ed"), r"profile.*conf_int\(\)"),
+        (lambda res: res.plot_profile("avg_ed"), r"profile.*conf_int\(\)"),
+        (lambda res: res.brant_test(), r"Brant.*nominal=.*reg_term_test"),
+        (lambda res: res.nominal_test(), r"nominal_test\(\).*rao_scott_lrt"),
+        (lambda res: res.scale_test(), r"scale_test\(\).*rao_scott_lrt"),
+    ],
+)
+def test_independent_row_methods_are_refused(fits, call, message):
+    with pytest.raises(SpecificationError, match=message):
+        call(fits["clus1"])
+
+
+def test_compare_links_refuses_a_design():
+    design = designs()["clus1"][0]
+    with pytest.raises(SpecificationError, match=r"link comparison.*survey design"):
+        ordstats.compare_links(F_STYPE, None, links=("logit", "probit"), design=design)
+
+
+def test_summaries_show_no_information_criteria_and_t(fits):
+    text = str(fits["clus1"].summary())
+    assert re.search(r"AIC:\s+n/a", text) and re.search(r"BIC:\s+n/a", text)
+    frame = fits["clus1"].summary2().tables[1]
+    assert "t" in frame.columns and "P>|t|" in frame.columns and "z" not in frame.columns

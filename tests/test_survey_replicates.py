@@ -109,3 +109,26 @@ def test_replicate_progress_is_shown_on_request(capsys):
         warnings.simplefilter("ignore")
         ordstats.OrdinalModel.from_formula(F_STYPE, design=design).fit(disp=True)
     assert "replicate 15/15" in capsys.readouterr().err
+
+
+def test_refits_without_zero_weight_rows_when_the_shared_problem_fails(monkeypatch):
+    # replicates are refitted on every row with zero weights (the designs built once); where
+    # that fails (a zero-weight row's probability underflowing makes 0 * log 0 nan) the
+    # refit drops those rows: the same numbers
+    import ordstats.estimation.survey as survey_fit
+
+    expected = replicate_fit("clus1_JK1").cov_params()
+    real = survey_fit.newton
+    calls = {"shared": 0}
+
+    def failing_on_zero_weights(objective, start, *args, **kwargs):
+        problem = objective.args[1]
+        if np.any(problem.data.weights == 0):
+            calls["shared"] += 1
+            raise ordstats.OrdstatsError("the objective is not finite at the starting values")
+        return real(objective, start, *args, **kwargs)
+
+    monkeypatch.setattr(survey_fit, "newton", failing_on_zero_weights)
+    res = replicate_fit("clus1_JK1")
+    assert calls["shared"] == 2 * 15  # every JK1 replicate drops a PSU; two starts each
+    np.testing.assert_allclose(res.cov_params(), expected, rtol=1e-10)

@@ -15,7 +15,8 @@ but the variance still counts every PSU of the full design, as R does.
 Stages: ``psu`` may name several columns (R's ``id = ~dnum + snum``); clusters
 of a later stage are nested in those of the earlier one, and with an ``fpc``
 column per stage the later stages add their variance (R's multistage
-formula).  Strata are of the first stage.
+formula).  Strata may be given per stage (R's ``strata = ~s1 + s2``): a later
+stage's strata split each cluster of the stage before.
 """
 
 from __future__ import annotations
@@ -135,10 +136,11 @@ def _codes(*columns: Any) -> IntArray:
 
 
 def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
-    """For each row: how many distinct ``members`` its ``groups`` value has."""
-    pairs = pd.DataFrame({"g": groups, "m": members}).drop_duplicates()
-    counts = pairs.groupby("g")["m"].size()
-    return counts.reindex(groups).to_numpy(float)
+    """For each row: how many distinct ``members`` its ``groups`` value has (codes >= 0)."""
+    groups, members = np.asarray(groups, dtype=np.int64), np.asarray(members, dtype=np.int64)
+    pairs = np.unique(groups * (int(members.max()) + 1) + members)
+    counts = np.bincount(pairs // (int(members.max()) + 1), minlength=int(groups.max()) + 1)
+    return counts[groups].astype(float)
 
 
 def _checked_weights(values: Any, n: int, what: str = "weights") -> FloatArray:
@@ -236,8 +238,10 @@ class SurveyDesign(_DesignRows):
         Column of sampling weights (inverse inclusion probabilities, > 0).
         Default: from ``fpc`` (population over sample size at each stage) or,
         without it, 1 with a warning (R's "assuming equal probability").
-    strata : str, optional
-        Column of (first-stage) strata.
+    strata : str or list of str, optional
+        Column of first-stage strata, or one column per stage up to the last
+        (R's ``strata = ~s1 + s2``): the clusters of stage ``i`` are sampled
+        within the strata of stage ``i`` inside each cluster of stage ``i - 1``.
     psu : str or list of str, optional
         Column(s) of the cluster labels, one per stage (R's ``id=``); default:
         each row is its own PSU (R's ``id = ~1``).
@@ -252,6 +256,11 @@ class SurveyDesign(_DesignRows):
         ``options(survey.lonely.psu=)``: an error (R's default), nothing
         (``"remove"``, ``"certainty"``), its PSU total centred at zero, the
         grand mean (``"adjust"``), or the average of the other strata.
+    adjust_domain_lonely : bool
+        Apply ``lonely_psu`` also where a domain (:meth:`subset`) uses a single
+        PSU of a stratum that has several, with a warning (R's
+        ``options(survey.adjust.domain.lonely = TRUE)``); default False, as R:
+        that PSU's total is centred at the stratum's mean over all its PSUs.
 
     Raises
     ------
@@ -269,32 +278,42 @@ class SurveyDesign(_DesignRows):
         fpc: str | Sequence[str] | None = None,
         nest: bool = False,
         lonely_psu: str = "fail",
+        adjust_domain_lonely: bool = False,
     ) -> None:
         data = _check_frame(data)
         if lonely_psu not in LONELY_PSU:
             raise SpecificationError(f"lonely_psu must be one of {LONELY_PSU}; got {lonely_psu!r}")
-        if not isinstance(nest, (bool, np.bool_)):
-            raise SpecificationError(f"nest must be True or False; got {nest!r}")
+        for name, flag in (("nest", nest), ("adjust_domain_lonely", adjust_domain_lonely)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise SpecificationError(f"{name} must be True or False; got {flag!r}")
         n = len(data)
         psu_names = _names(psu, "psu")
         strata_names = _names(strata, "strata")
         fpc_names = _names(fpc, "fpc")
-        if len(strata_names) > 1:
-            raise SpecificationError("strata= takes one column (first-stage strata)")
+        if len(strata_names) > max(1, len(psu_names)):
+            raise SpecificationError(
+                f"strata= takes at most one column per stage ({max(1, len(psu_names))}: "
+                f"{len(psu_names) or 1} psu column(s)); got {len(strata_names)}"
+            )
         if fpc_names and len(fpc_names) != max(1, len(psu_names)):
             raise SpecificationError(
                 f"fpc= needs one column per stage ({max(1, len(psu_names))}); got {len(fpc_names)}"
             )
         ids = [_column(data, name, "psu").to_numpy() for name in psu_names] or [np.arange(n)]
-        stratum = (
-            _column(data, strata_names[0], "strata").to_numpy()
-            if strata_names
-            else np.zeros(n, dtype=np.intp)
-        )
+        given = [_column(data, name, "strata").to_numpy() for name in strata_names] or [
+            np.zeros(n, dtype=np.intp)
+        ]
+        # the strata of stage i: column min(i, number given), within stage i-1's clusters
+        per_stage = [given[min(i, len(given) - 1)] for i in range(len(ids))]
+        stratum = per_stage[0]
         clusters = [_codes(stratum, ids[0]) if nest else _codes(ids[0])]
-        for later in ids[1:]:
-            clusters.append(_codes(clusters[-1], later))
-        strata_codes = [_codes(stratum), *clusters[:-1]]
+        for i, later in enumerate(ids[1:], start=1):
+            nested_in = (per_stage[i],) if nest and i < len(given) else ()
+            clusters.append(_codes(clusters[-1], *nested_in, later))
+        strata_codes = [_codes(stratum)] + [
+            _codes(clusters[i - 1], per_stage[i]) if strata_names else clusters[i - 1]
+            for i in range(1, len(ids))
+        ]
         if strata_names and not nest:
             spread = _count_per_group(clusters[0], strata_codes[0])
             if np.any(spread > 1):
@@ -333,10 +352,12 @@ class SurveyDesign(_DesignRows):
         self.weights_name = weights
         self.weights = w
         self.strata_name = strata_names[0] if strata_names else None
+        self.strata_names = strata_names
         self.psu_names = psu_names
         self.fpc_names = fpc_names
         self.nest = bool(nest)
         self.lonely_psu = lonely_psu
+        self.adjust_domain_lonely = bool(adjust_domain_lonely)
         self.stages = [
             Stage(s, c, m, p)
             for s, c, m, p in zip(strata_codes, clusters, n_psu, popsize, strict=True)

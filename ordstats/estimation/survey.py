@@ -20,7 +20,12 @@ import numpy as np
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.data.survey import ReplicateDesign, SurveyDesign
 from ordstats.design.random import has_random_terms
-from ordstats.errors import ConvergenceWarning, OrdstatsWarning, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    SpecificationError,
+)
 from ordstats.families.problem import CLMData
 from ordstats.results.survey import (
     SurveyResults,
@@ -94,8 +99,15 @@ def survey_results(
     nonrobust = fitted.nonrobust_covariance
     positions = design_rows(model, design)
     if design.kind == "replicate":
+        hessian = getattr(evaluation, "hessian", None)
         replicates = replicate_estimates(
-            model, design, params, positions, disp, hessian=getattr(evaluation, "hessian", None)
+            model,
+            design,
+            params,
+            positions,
+            disp,
+            hessian=hessian,
+            scores=evaluation.observation_scores() if isinstance(hessian, np.ndarray) else None,
         )
         matrix = replicate_variance(replicates, params, design.scale, design.rscales, design.mse)
         covariance = replicate_covariance(matrix, nonrobust)
@@ -128,11 +140,16 @@ def replicate_estimates(
     positions: Any,
     disp: bool | None = None,
     hessian: Any = None,
+    scores: Any = None,
 ) -> Any:
     """The estimates refitted under each replicate weight, one row per replicate.
 
-    Each refit starts at the full-sample estimates and uses the rows of
-    positive replicate weight (a jackknife replicate drops a PSU's rows).
+    Each refit is Newton's method to convergence on every row the model used,
+    with the replicate's weights (zero for the rows a replicate drops: the
+    designs are built once for all replicates; where a family cannot share them,
+    or such a refit fails, on the rows of positive weight).  It starts at the
+    one-step estimate from the full-sample estimates (below), else at those
+    estimates.
 
     Parameters
     ----------
@@ -145,10 +162,15 @@ def replicate_estimates(
     disp : bool, optional
         Print progress to stderr (default: when stderr is a terminal).
     hessian : ndarray, optional
-        The full-sample Hessian: scaled by the replicate's total weight, it takes
-        the first (quasi-Newton) step of each refit, so that the refits compute
-        one Hessian fewer; the final Hessian is not computed either (the
-        estimates are all a refit keeps).
+        The full-sample Hessian of the negative log-likelihood: scaled by the
+        replicate's total weight relative to the full sample's, it approximates
+        each replicate's Hessian at ``params`` for the first step.
+    scores : ndarray, shape (n, k), optional
+        Per-row scores of the log-likelihood at ``params`` (rows used, unweighted):
+        with ``hessian`` they give every replicate's gradient at ``params`` in one
+        product, and the refits start at the one-step estimates
+        ``params + (c_r H)^{-1} S' w_r`` without evaluating the likelihood there.
+        The final Hessian of a refit is not computed (the estimates are all it keeps).
 
     Returns
     -------
@@ -162,21 +184,28 @@ def replicate_estimates(
     options = NewtonOptions(final_hessian=False)
     dense = isinstance(hessian, np.ndarray) and hessian.shape == (params.size, params.size)
     total = float(data.weights.sum())
+    ratios = weights.sum(axis=0) / total
+    one_step = _one_step_starts(params, hessian, scores, weights, ratios) if dense else None
     out = np.empty((design.n_replicates, params.size))
     show = _show_progress(disp)
     failed = 0
+    shared = family.prepare(data)
     for r in range(design.n_replicates):
-        keep = np.flatnonzero(weights[:, r] > 0)
-        subset = data if keep.size == data.n_obs else data.take(keep)
-        rows = replace(subset, weights=weights[keep, r])
-        problem = family.prepare(rows)
-        start_hessian = hessian * (float(weights[keep, r].sum()) / total) if dense else None
-        solution = newton(
-            functools.partial(_evaluate, family, problem),
-            params,
-            options,
-            initial_hessian=start_hessian,
-        )
+        w = weights[:, r]
+        starts = [(params, hessian * ratios[r] if dense else None)]
+        if one_step is not None and np.all(np.isfinite(one_step[r])):
+            starts.insert(0, (one_step[r], None))
+        solution = None
+        if hasattr(shared, "with_weights"):
+            # every row, zero weights included: the designs are built once for all replicates
+            shared = shared.with_weights(w)
+            solution = _refit(family, shared, starts, options, may_fail=True)
+        if solution is None or (not solution.converged and np.any(w == 0)):
+            # zero-weight rows left out (one whose probability underflows makes 0 * log 0 nan)
+            keep = np.flatnonzero(w > 0)
+            subset = data if keep.size == data.n_obs else data.take(keep)
+            problem = family.prepare(replace(subset, weights=w[keep]))
+            solution = _refit(family, problem, starts, options)
         if not solution.converged:
             failed += 1
         out[r] = solution.x
@@ -192,3 +221,43 @@ def replicate_estimates(
             stacklevel=3,
         )
     return out
+
+
+def _one_step_starts(params: Any, hessian: Any, scores: Any, weights: Any, ratios: Any) -> Any:
+    """``params + (c_r H)^{-1} S' w_r`` for every replicate ``r`` (rows), or None."""
+    if scores is None or scores.shape != (weights.shape[0], params.size):
+        return None
+    totals = weights.T @ scores  # (R, k): each replicate's score total at params
+    try:
+        steps = np.linalg.solve(hessian, totals.T).T
+    except np.linalg.LinAlgError:
+        return None
+    return params + steps / ratios[:, None]
+
+
+def _refit(
+    family: Any, problem: Any, starts: list[tuple[Any, Any]], options: Any, may_fail: bool = False
+) -> Any:
+    """Newton's method from the first of ``(start, initial_hessian)`` that converges.
+
+    Returns the last solution if none converges; ``None`` (with ``may_fail``)
+    or the error if the likelihood is not finite at every start.
+    """
+    solution, error = None, None
+    for start, initial_hessian in starts:
+        try:
+            solution = newton(
+                functools.partial(_evaluate, family, problem),
+                start,
+                options,
+                initial_hessian=initial_hessian,
+            )
+        except OrdstatsError as err:
+            error = err
+            continue
+        if solution.converged:
+            return solution
+    if solution is None and not may_fail:
+        assert error is not None
+        raise error
+    return solution

@@ -261,6 +261,12 @@ def compare_links(
         )
     if "link" in model_kwargs:
         raise SpecificationError("give the links to compare as links=, not link=")
+    if model_kwargs.get("design") is not None:
+        raise SpecificationError(
+            "the link comparison's AIC, nested LR tests and Vuong's tests compare likelihoods "
+            "of independent rows, which a survey design's are not; fit the model under each "
+            "link with design= and compare their estimates and design-based tests instead"
+        )
     if has_random_terms(formula):
         raise SpecificationError(
             "the link comparison needs a model without random terms: Vuong's tests and the "

@@ -140,6 +140,14 @@ def _check_results(models: Sequence[object]) -> None:
             raise OrdstatsError(
                 f"expected fitted models (OrdinalResults from .fit()); got {type(res).__name__}"
             )
+        if not getattr(res, "has_likelihood", True):
+            raise SpecificationError(
+                "likelihood-ratio tests (lr_test, anova) and Vuong's test compare likelihoods "
+                "of independent rows; a survey fit's pseudo-likelihood is not one (R's svyolr "
+                "has no anova either). Test the extra terms of the larger survey fit with its "
+                ".reg_term_test(terms) (Wald F, R's regTermTest) or .rao_scott_lrt(terms) "
+                "(R's regTermTest(method='LRT'))"
+            )
         if getattr(res, "penalty_kind", None):
             raise OrdstatsError(
                 "likelihood-ratio tests, anova and Vuong's test compare maximum-likelihood "

@@ -16,6 +16,13 @@ parameters) on ``df_resid = degf - (parameters besides the thresholds)``, the
 ``svyolr`` fit uses normal quantiles; ordstats' p-values and intervals are
 those of t on ``df_resid`` (``use_t=False`` in :meth:`SurveyResults.conf_int`
 gives R's normal intervals).
+
+Margins.  ``avg_predictions`` and the other margins verbs take the design-based
+covariance of the coefficients and treat the averaged rows as fixed (the delta
+method, as marginaleffects with ``vcov(svyolr_fit)``); their ``wts=`` default
+counts each row once; pass the sampling weights for a population-weighted
+average.  The rows' own sampling variability (Stata's ``margins,
+vce(unconditional)``) is not included.
 """
 
 from __future__ import annotations
@@ -98,8 +105,15 @@ def linearization_covariance(
 
 
 _LR_REFUSED = (
-    "{what}() compares likelihoods as if the rows were independent, which a survey "
-    "design's are not; test terms with reg_term_test() (Wald F) or rao_scott_lrt()"
+    "{what} compares likelihoods as if the rows were independent, which a survey "
+    "design's are not; test terms with reg_term_test() (Wald F) or rao_scott_lrt() "
+    "(R's regTermTest and regTermTest(method='LRT'))"
+)
+_NO_LIKELIHOOD = (
+    "{what} needs a likelihood, and a survey fit maximises a pseudo-likelihood (the "
+    "log-likelihood with sampling weights), which is not one; R's svyolr has no {what} "
+    "either. Compare models by testing the extra terms of the larger one with "
+    "reg_term_test() (Wald F) or rao_scott_lrt()"
 )
 
 
@@ -339,13 +353,65 @@ class SurveyResults(OrdinalResults):
             "sandwich covariances (cov_type) are for fits without a design"
         )
 
+    #: Read by the summary: AIC and BIC are shown as "n/a".
+    has_likelihood = False
+
+    @property
+    def aic(self) -> float:
+        """Refused: a pseudo-likelihood has no AIC (R's ``svyolr`` has no ``AIC`` method)."""
+        raise SpecificationError(_NO_LIKELIHOOD.format(what="AIC"))
+
+    @property
+    def bic(self) -> float:
+        """Refused: a pseudo-likelihood has no BIC (R's ``svyolr`` has no ``BIC`` method)."""
+        raise SpecificationError(_NO_LIKELIHOOD.format(what="BIC"))
+
+    @property
+    def llr(self) -> float:
+        """Refused: the test against the thresholds-only model is a likelihood-ratio test."""
+        raise SpecificationError(_LR_REFUSED.format(what="llr (the likelihood ratio vs the null)"))
+
+    @property
+    def llr_pvalue(self) -> float:
+        """Refused: the test against the thresholds-only model is a likelihood-ratio test."""
+        raise SpecificationError(_LR_REFUSED.format(what="llr_pvalue (the LR test vs the null)"))
+
+    def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
+        """Refused: the pseudo-likelihood profile is not design-based (R has no ``profile``).
+
+        Raises
+        ------
+        SpecificationError
+            Always; use :meth:`conf_int` (Wald on the design covariance).
+        """
+        raise SpecificationError(
+            "the profile of a survey fit's pseudo-likelihood treats the rows as independent, "
+            "which a survey design's are not (R's svyolr has no profile either); use conf_int() "
+            "for Wald intervals on the design-based covariance"
+        )
+
+    def brant_test(self) -> pd.DataFrame:
+        """Refused: Brant's covariance of the binary fits assumes independent rows.
+
+        Raises
+        ------
+        SpecificationError
+            Always; fit the terms as ``nominal=`` with the design and test
+            them with :meth:`reg_term_test`.
+        """
+        raise SpecificationError(
+            "Brant's test combines binary fits with a covariance for independent rows, which "
+            "a survey design's are not; fit the model with nominal='~terms' and the same "
+            "design= and test the nominal terms with reg_term_test()"
+        )
+
     def nominal_test(self) -> pd.DataFrame:
         """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
-        raise SpecificationError(_LR_REFUSED.format(what="nominal_test"))
+        raise SpecificationError(_LR_REFUSED.format(what="nominal_test()"))
 
     def scale_test(self) -> pd.DataFrame:
         """Refused: likelihood-ratio tests are not design-based; see :meth:`rao_scott_lrt`."""
-        raise SpecificationError(_LR_REFUSED.format(what="scale_test"))
+        raise SpecificationError(_LR_REFUSED.format(what="scale_test()"))
 
     def __repr__(self) -> str:
         return f"<SurveyResults: {self.model!r}, {self.covariance.kind} covariance>"

@@ -28,13 +28,15 @@ estimate with ``mse=True``).
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import optimize, sparse, stats
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.errors import DataError
+from ordstats.errors import DataError, OrdstatsWarning
 
 __all__ = ["linearization_meat", "replicate_variance", "weighted_f_tail"]
 
@@ -50,21 +52,74 @@ def _totals(x: FloatArray, codes: IntArray, size: int) -> FloatArray:
     return np.asarray(indicator @ x)
 
 
-def _one_stage(x: FloatArray, used: np.ndarray, stage: Any, lonely: str, number: int) -> FloatArray:
+@dataclass(frozen=True)
+class LonelyRules:
+    """What a stratum with one PSU contributes (R's ``survey.lonely.psu`` options).
+
+    Attributes
+    ----------
+    lonely : str
+        ``"fail"``, ``"remove"``, ``"adjust"``, ``"certainty"`` or ``"average"``,
+        for strata with one PSU in the design.
+    in_domain : bool
+        Apply ``lonely`` also to strata with several PSUs of which a domain
+        uses one (R's ``options(survey.adjust.domain.lonely = TRUE)``): with
+        ``"adjust"`` that PSU's total is not centred, with ``"average"`` the
+        stratum takes the other strata's mean; otherwise (and by default) it is
+        centred at the stratum's mean over all its PSUs, as any domain's.
+    """
+
+    lonely: str
+    in_domain: bool = False
+
+
+def _domain_lonely(stage: Any, code: int, number: int, rules: LonelyRules) -> None:
+    warnings.warn(
+        f"stratum {stage.stratum_label(code)!r} has only one PSU in the domain at stage "
+        f"{number}; lonely_psu={rules.lonely!r} applies to it (adjust_domain_lonely=True, R's "
+        "survey.adjust.domain.lonely)",
+        OrdstatsWarning,
+        stacklevel=6,
+    )
+
+
+def _cluster_codes(stage: Any) -> tuple[IntArray, Any]:
+    """Codes ``0..C-1`` of each row's cluster, and a map of row values to their clusters'.
+
+    A row value of a cluster is its first row's (R's ``!duplicated(cluster)``).
+    Codes from the design are already ``0..C-1`` at the first stage: no sort.
+    """
+    codes = stage.clusters
+    size = int(codes.max()) + 1
+    if codes.size and np.bincount(codes, minlength=size).min() > 0:
+        # first row of each cluster: the smallest position among its rows
+        first = np.full(size, codes.size, dtype=np.intp)
+        np.minimum.at(first, codes, np.arange(codes.size))
+    else:  # a later stage inside one cluster: codes with gaps
+        _, first, codes = np.unique(codes, return_index=True, return_inverse=True)
+    return codes, lambda values: values[first]
+
+
+def _one_stage(
+    x: FloatArray, used: np.ndarray, stage: Any, rules: LonelyRules, number: int
+) -> FloatArray:
     """The variance of the total of ``x`` at one stage (R's ``onestage``)."""
     k = x.shape[1]
-    clusters, cluster_of_row = np.unique(stage.clusters, return_inverse=True)
-    first = np.unique(cluster_of_row, return_index=True)[1]
-    totals = _totals(x, cluster_of_row, clusters.size)
-    strata, stratum_of_psu = np.unique(stage.strata[first], return_inverse=True)
-    n_h = stage.n_psu[first]
+    lonely = rules.lonely
+    cluster_of_row, per_cluster = _cluster_codes(stage)
+    n_clusters = int(cluster_of_row.max()) + 1
+    totals = _totals(x, cluster_of_row, n_clusters)
+    psu_used = np.zeros(n_clusters, dtype=bool)
+    psu_used[cluster_of_row[used]] = True
+    strata, stratum_of_psu = np.unique(per_cluster(stage.strata), return_inverse=True)
+    n_h = per_cluster(stage.n_psu)
     if stage.popsize is None:
-        f = np.ones(clusters.size)
+        f = np.ones(n_clusters)
     else:
-        size = stage.popsize[first]
+        size = per_cluster(stage.popsize)
         f = np.where(np.isinf(size), 1.0, (size - n_h) / size)
     present = np.zeros(strata.size, dtype=bool)
-    present[np.unique(stratum_of_psu[np.unique(cluster_of_row[used])])] = True
+    present[stratum_of_psu[psu_used]] = True
     result = np.zeros((k, k))
     n_ok = 0
     for h in np.flatnonzero(present):
@@ -75,9 +130,17 @@ def _one_stage(x: FloatArray, used: np.ndarray, stage: Any, lonely: str, number:
             continue
         z = totals[members]
         if n > 1:
+            weight = f_h * n / (n - 1.0)
+            if rules.in_domain and psu_used[members].sum() == 1:
+                _domain_lonely(stage, int(strata[h]), number, rules)
+                if lonely == "average":
+                    continue
+                if lonely == "adjust":  # the one PSU's total, not centred
+                    result += (z * weight[:, None]).T @ z
+                    n_ok += 1
+                    continue
             # absent PSUs of the stratum (all rows dropped) are zero rows: the mean is over n
             z = z - z.sum(axis=0) / n
-            weight = f_h * n / (n - 1.0)
         else:
             if lonely == "fail":
                 label = stage.stratum_label(int(strata[h]))
@@ -94,17 +157,18 @@ def _one_stage(x: FloatArray, used: np.ndarray, stage: Any, lonely: str, number:
         result += (z * weight[:, None]).T @ z
         n_ok += 1
     n_strata = int(present.sum())
-    if n_ok and n_ok < n_strata:  # "average": the other strata's mean for the lonely ones
-        result *= n_strata / n_ok
+    if n_ok < n_strata:  # "average": the other strata's mean for the lonely ones
+        # none to average over (one stratum at this stage): undefined, NaN as R
+        result *= n_strata / n_ok if n_ok else np.nan
     return result
 
 
 def _multistage(
-    x: FloatArray, used: np.ndarray, stages: list[Any], lonely: str, number: int = 1
+    x: FloatArray, used: np.ndarray, stages: list[Any], rules: LonelyRules, number: int = 1
 ) -> FloatArray:
     """Variance of the total over the stages (R's ``multistage``)."""
     stage = stages[0]
-    v = _one_stage(x, used, stage, lonely, number)
+    v = _one_stage(x, used, stage, rules, number)
     if len(stages) > 1 and stage.popsize is not None:
         order = np.argsort(stage.clusters, kind="stable")
         codes = stage.clusters[order]
@@ -114,7 +178,7 @@ def _multistage(
                 continue
             fraction = stage.n_psu[rows[0]] / stage.popsize[rows[0]]
             sub = [s.take(rows) for s in stages[1:]]
-            v = v + _multistage(x[rows], used[rows], sub, lonely, number + 1) * fraction
+            v = v + _multistage(x[rows], used[rows], sub, rules, number + 1) * fraction
     return v
 
 
@@ -141,7 +205,8 @@ def linearization_meat(weighted_scores: FloatArray, positions: IntArray, design:
     else:
         x = np.zeros((n, k))
         x[positions] = weighted_scores
-    meat = _multistage(x, used, list(design.stages), design.lonely_psu)
+    rules = LonelyRules(design.lonely_psu, bool(getattr(design, "adjust_domain_lonely", False)))
+    meat = _multistage(x, used, list(design.stages), rules)
     return 0.5 * (meat + meat.T)
 
 

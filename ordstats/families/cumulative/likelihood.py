@@ -31,7 +31,7 @@ The parameter vector is ordered ``[a_0, a_1..a_r, beta, zeta]`` (R's order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -270,6 +270,18 @@ class CLMProblem:
         bounds = np.concatenate([[0], np.cumsum(counts)])
         return order, bounds, np.take(X, order, axis=0)
 
+    def with_weights(self, weights: FloatArray) -> CLMProblem:
+        """The same problem with other row weights (zeros allowed), e.g. replicate weights.
+
+        The threshold designs and the rows grouped by level built so far are
+        shared: they depend on the rows and designs only.
+        """
+        new = replace(self, data=replace(self.data, weights=weights))
+        for name in _WEIGHT_FREE_CACHES:
+            if name in self.__dict__:
+                new.__dict__[name] = self.__dict__[name]
+        return new
+
     def release_workspace(self) -> None:
         """Drop the copy of ``X`` grouped by level (:attr:`_rows_by_level`).
 
@@ -292,6 +304,16 @@ class CLMProblem:
         return _scale_rows(self.T_lower, factor, self._nnz_rows[1])
 
 
+#: Cached values of a :class:`CLMProblem` that do not depend on the weights.
+_WEIGHT_FREE_CACHES = (
+    "has_offset",
+    "_threshold_designs",
+    "_nnz_rows",
+    "level_designs",
+    "one_threshold_per_cut",
+    "_rows_by_level",
+    "_rows",
+)
 #: Most levels for which :attr:`CLMProblem.level_designs` uses dense level sums.
 _DENSE_MAX_LEVELS = 50
 #: Largest location design copied with its rows grouped by level (bytes).
