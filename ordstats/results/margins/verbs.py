@@ -144,9 +144,25 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
         weights = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise OrdstatsError("wts must be numbers") from None
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.sum() > 0:
-        raise OrdstatsError("wts must be finite, non-negative and not all zero")
+    _check_weights(
+        weights, f"wts={wts!r} (a column of the data)" if isinstance(wts, str) else "wts"
+    )
     return weights
+
+
+def _check_weights(weights: FloatArray, what: str) -> None:
+    """Raise an error naming ``what`` unless the weights are finite, non-negative, not all zero."""
+    problem = None
+    if not np.all(np.isfinite(weights)):
+        problem = f"{np.count_nonzero(~np.isfinite(weights))} missing or infinite values"
+    elif np.any(weights < 0):
+        problem = f"{np.count_nonzero(weights < 0)} negative values (smallest {weights.min():g})"
+    elif not weights.sum() > 0:
+        problem = "only zeros"
+    if problem is not None:
+        raise OrdstatsError(
+            f"{what} has {problem}; weights must be finite, non-negative and not all zero"
+        )
 
 
 def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> list[str] | None:
