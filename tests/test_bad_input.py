@@ -2206,3 +2206,32 @@ def test_chunked_get_margeff_bad_input_says_what_to_do(wine):
         res.get_margeff(at="mean", atexog={"nope": 1})
     with pytest.raises(SpecificationError, match=r"at='median' is not available with dummy"):
         res.get_margeff(at="median", dummy=True)
+
+
+# -- margins (issue 23, margins-fin): a wts= column with bad values is named ----------------
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_margins_wts_column_with_negative_values_is_named(wine, chunksize):
+    # before: "wts must be finite, non-negative and not all zero", without the column
+    data = wine.assign(survey_w=np.where(np.arange(len(wine)) == 7, -2.0, 1.0))
+    options = {} if chunksize is None else {"chunksize": chunksize}
+    res = OrdinalModel.from_formula("rating ~ temp + contact", data, **options).fit()
+    # in memory the weights column is read from newdata; a chunked fit reads it in its pass
+    newdata = data if chunksize is None else None
+    with pytest.raises(
+        OrdstatsError, match=r"^wts='survey_w' \(a column of the data\) has 1 negati"
+    ):
+        res.avg_predictions(newdata, wts="survey_w")
+    with pytest.raises(
+        OrdstatsError, match=r"wts='survey_w' .* has 1 negative values \(smallest -2\)"
+    ):
+        res.avg_comparisons(newdata, variables="temp", wts="survey_w")
+
+
+def test_margins_wts_values_say_what_is_wrong(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"^wts has 1 missing or infinite values; weights must"):
+        res.avg_predictions(wts=np.where(np.arange(len(wine)) == 3, np.nan, 1.0))
+    with pytest.raises(OrdstatsError, match=r"^wts has only zeros; weights must be finite"):
+        res.avg_predictions(wts=np.zeros(len(wine)))

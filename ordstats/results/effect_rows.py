@@ -21,15 +21,25 @@ then the offset.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
 
-__all__ = ["ColumnSummary", "EffectRows", "column_summary", "rows_of", "weighted_medians"]
+__all__ = [
+    "ColumnSummary",
+    "EffectRows",
+    "bracket_pass",
+    "column_summary",
+    "rows_of",
+    "value_at",
+    "values_by_passes",
+    "weighted_medians",
+]
 
 #: bins of the weighted histogram that narrows a median's bracket in one pass
 _BINS = 1024
@@ -211,13 +221,48 @@ def median_of(
     -------
     float
     """
+    total = below + float(np.sum(weights)) if total is None else total
+    return value_at(values, weights, 0.5 * total, below, total, above, halves=True)
+
+
+def value_at(
+    values: FloatArray,
+    weights: FloatArray,
+    target: float,
+    below: float,
+    total: float,
+    above: float = np.inf,
+    halves: bool = False,
+) -> float:
+    """The first value at which the cumulative weight (from ``below``) reaches ``target``.
+
+    With ``halves`` (a median), where it reaches ``target`` exactly, the mean
+    of that value and the next one with positive weight (``above`` if none
+    is among ``values``).  With unit weights and ``target = k`` this is the
+    ``k``-th smallest value (an order statistic).
+
+    Parameters
+    ----------
+    values, weights : ndarray
+        Values (in any order) and their frequency weights.
+    target : float
+    below : float
+        The weight of all values smaller than these (other rows).
+    total : float
+        The weight of all rows (the scale of the tie tolerance).
+    above : float
+        The smallest value with positive weight above these (other rows).
+    halves : bool
+
+    Returns
+    -------
+    float
+    """
     order = np.argsort(values, kind="stable")
     ordered, ordered_weights = values[order], weights[order]
     cumulative = below + np.cumsum(ordered_weights)
-    total = float(cumulative[-1]) if total is None else total
-    half = 0.5 * total
-    k = min(int(np.searchsorted(cumulative, half * (1.0 - _TIE))), len(ordered) - 1)
-    if abs(cumulative[k] - half) <= _TIE * total:
+    k = min(int(np.searchsorted(cumulative, target * (1.0 - _TIE))), len(ordered) - 1)
+    if halves and abs(cumulative[k] - target) <= _TIE * total:
         following = ordered[k + 1 :][ordered_weights[k + 1 :] > 0]
         next_value = following[0] if following.size else above
         if np.isfinite(next_value):
@@ -272,8 +317,19 @@ def _bins(values: FloatArray, lo: float, hi: float) -> np.ndarray:
 def median_pass(data: Any, columns: list[int], lo: FloatArray, hi: FloatArray) -> _MedianPass:
     """The sums of one chunk for the brackets ``[lo, hi]`` of the given columns."""
     rows = rows_of(data)
-    matrix, weights = rows.stacked()[:, columns], rows.weights
-    n = len(columns)
+    return bracket_pass(rows.stacked()[:, columns], rows.weights, lo, hi)
+
+
+def bracket_pass(
+    matrix: FloatArray, weights: FloatArray, lo: FloatArray, hi: FloatArray
+) -> _MedianPass:
+    """The sums of some rows for the brackets ``[lo[c], hi[c]]`` of the columns of ``matrix``.
+
+    What :func:`values_by_passes` adds up over chunks: the weight below each
+    bracket, a histogram of the weights inside it, its extreme values, the
+    next value above it, and the values inside it when they are few.
+    """
+    n = matrix.shape[1]
     out = _MedianPass(
         np.zeros(n),
         np.full(n, np.inf),
@@ -300,10 +356,12 @@ def median_pass(data: Any, columns: list[int], lo: FloatArray, hi: FloatArray) -
     return out
 
 
-def _narrowed(sums: _MedianPass, c: int, lo: float, hi: float, total: float) -> tuple[float, float]:
-    """A bracket three bins wide around the bin where the cumulative weight reaches one half."""
+def _narrowed(
+    sums: _MedianPass, c: int, lo: float, hi: float, target: float
+) -> tuple[float, float]:
+    """A bracket three bins wide around the bin where the cumulative weight reaches ``target``."""
     cumulative = sums.below[c] + np.cumsum(sums.histogram[c])
-    b = min(int(np.searchsorted(cumulative, 0.5 * total * (1.0 - _TIE))), _BINS - 1)
+    b = min(int(np.searchsorted(cumulative, target * (1.0 - _TIE))), _BINS - 1)
     width = (hi - lo) / _BINS
     new_lo = max(lo + (b - 1) * width, sums.inside_low[c])
     new_hi = min(lo + (b + 2) * width, sums.inside_high[c])
@@ -332,29 +390,88 @@ def weighted_medians(
     dict
         Column position to its median.
     """
+
+    def run(chosen: list[int], lo: FloatArray, hi: FloatArray) -> _MedianPass:
+        return cast(_MedianPass, reduce_rows(median_pass, [columns[c] for c in chosen], lo, hi))
+
     total = summary.total
-    pending = {c: (float(summary.low[c]), float(summary.high[c])) for c in columns}
-    medians: dict[int, float] = {}
+    found = values_by_passes(
+        run,
+        np.asarray(summary.low, dtype=float)[columns],
+        np.asarray(summary.high, dtype=float)[columns],
+        np.full(len(columns), 0.5 * total),
+        total,
+        halves=True,
+        max_passes=max_passes,
+        what="weighted medians",
+        instead="use at='mean' or atexog= with your own values",
+    )
+    return dict(zip(columns, found.tolist(), strict=True))
+
+
+def values_by_passes(
+    run_pass: Callable[[list[int], FloatArray, FloatArray], _MedianPass],
+    low: FloatArray,
+    high: FloatArray,
+    targets: FloatArray,
+    total: float,
+    *,
+    halves: bool = False,
+    max_passes: int = 64,
+    what: str = "exact quantiles",
+    instead: str = "",
+) -> FloatArray:
+    """For each column, the first value at which its cumulative weight reaches its target.
+
+    Exact, in passes over the rows: each pass narrows a bracket around the
+    value with a weighted histogram (:func:`bracket_pass`) until the bracket
+    holds one value or few enough rows to collect (:func:`value_at`).
+
+    Parameters
+    ----------
+    run_pass : callable
+        ``run_pass(chosen, lo, hi)``: the :func:`bracket_pass` sums over all
+        rows of the columns ``chosen`` (positions ``0, ..., c - 1``) for the
+        brackets ``[lo, hi]``.
+    low, high : ndarray, shape (c,)
+        The columns' smallest and largest values.
+    targets : ndarray, shape (c,)
+        Cumulative weights (``k`` for the ``k``-th smallest of unit weights,
+        half the total for a median).
+    total : float
+        The weight of all rows.
+    halves : bool
+        Medians: a target reached exactly gives the mean with the next value.
+    max_passes : int
+        A guard: each pass narrows a bracket to three of 1024 bins.
+    what, instead : str
+        What the values are and what to do if they do not settle (for the message).
+
+    Returns
+    -------
+    ndarray, shape (c,)
+    """
+    pending = {c: (float(low[c]), float(high[c])) for c in range(len(targets))}
+    found = np.full(len(targets), np.nan)
     for _ in range(max_passes):
         if not pending:
-            return medians
+            return found
         chosen = list(pending)
         lo = np.array([pending[c][0] for c in chosen])
         hi = np.array([pending[c][1] for c in chosen])
-        sums: _MedianPass = reduce_rows(median_pass, chosen, lo, hi)
+        sums = run_pass(chosen, lo, hi)
         for k, c in enumerate(chosen):
             below, above = float(sums.below[k]), float(sums.above[k])
             collected = sums.collected[k]
             if sums.inside_low[k] == sums.inside_high[k]:  # one value in the bracket
-                value = np.array([sums.inside_low[k]])
-                medians[c] = median_of(value, sums.inside_weight[k : k + 1], below, total, above)
+                value, weights = np.array([sums.inside_low[k]]), sums.inside_weight[k : k + 1]
             elif collected is not None:
-                medians[c] = median_of(collected[0], collected[1], below, total, above)
+                value, weights = collected
             else:
-                pending[c] = _narrowed(sums, k, lo[k], hi[k], total)
+                pending[c] = _narrowed(sums, k, lo[k], hi[k], float(targets[c]))
                 continue
+            found[c] = value_at(value, weights, float(targets[c]), below, total, above, halves)
             del pending[c]
     raise OrdstatsError(
-        f"the weighted medians did not settle in {max_passes} passes over the data; use "
-        "at='mean' or atexog= with your own values"
+        f"the {what} did not settle in {max_passes} passes over the data; {instead}"
     )

@@ -1,11 +1,11 @@
 """The margins verbs' shortcuts give the general path's numbers.
 
 Three optional hooks of clm-type fits (results/margins/ordinal.py) make the
-verbs fast: ``margins_linear_columns`` (a numeric predictor that is its own
+verbs fast: ``_margins_linear_columns`` (a numeric predictor that is its own
 column of the location design only has the slope ``b dy/d eta``, one slope
-for all of them), ``margins_rows_set`` (a counterfactual copy of the rows
+for all of them), ``_margins_rows_set`` (a counterfactual copy of the rows
 rebuilds only the columns of the changed variable's own terms) and
-``margins_row_terms`` (averages of the Jacobian as sums of products, without
+``_margins_row_terms`` (averages of the Jacobian as sums of products, without
 the (m, g, k) array of every row's Jacobian).  Each test runs a verb with the
 hooks and with them removed (the general path: the design rebuilt for every
 copy, the slope from the design's central difference, every row's Jacobian)
@@ -23,7 +23,7 @@ import pytest
 from ordstats import OrdinalModel
 from ordstats.results.margins.ordinal import OrdinalMarginsFit
 
-HOOKS = ("margins_linear_columns", "margins_rows_set", "margins_row_terms")
+HOOKS = ("_margins_linear_columns", "_margins_rows_set", "_margins_row_terms", "_margins_set_terms")
 NUMBERS = ["estimate", "std_error", "statistic", "p_value", "conf_low", "conf_high"]
 
 
@@ -70,19 +70,19 @@ def _assert_same(fast: pd.DataFrame, general: pd.DataFrame) -> None:
 def test_the_hooks_find_exactly_the_variables_they_can_prove(data):
     fit = OrdinalModel.from_formula(FORMULA, data).fit()
     rows = fit.margins_rows(fit.margins_data())
-    _, positions = fit.margins_linear_columns(rows)
+    _, positions = fit._margins_linear_columns(rows)
     names = list(fit.params.index)
     assert {name: names[i] for name, i in positions.items()} == {"z": "z", "u": "u"}
     frame = fit.margins_data()
     # x is read by log(x) and by x:g, g by g and x:g: no shortcut for either
-    assert fit.margins_rows_set(rows, frame, "x", 1.0) is None
-    assert fit.margins_rows_set(rows, frame, "g", "b") is None
+    assert fit._margins_rows_set(rows, frame, "x", 1.0) is None
+    assert fit._margins_rows_set(rows, frame, "g", "b") is None
     # w's own terms (the polynomial) are rebuilt for one value, not for per-row values
-    moved = fit.margins_rows_set(rows, frame, "w", 0.25)
+    moved = fit._margins_rows_set(rows, frame, "w", 0.25)
     rebuilt = fit.margins_rows(frame.assign(w=0.25))
     np.testing.assert_allclose(moved.arrays["X"], rebuilt.arrays["X"], rtol=1e-14, atol=1e-15)
-    assert fit.margins_rows_set(rows, frame, "w", frame["w"].to_numpy() + 1) is None
-    shifted = fit.margins_rows_set(rows, frame, "z", frame["z"].to_numpy() + 0.5)
+    assert fit._margins_rows_set(rows, frame, "w", frame["w"].to_numpy() + 1) is None
+    shifted = fit._margins_rows_set(rows, frame, "z", frame["z"].to_numpy() + 0.5)
     expected = fit.margins_rows(frame.assign(z=frame["z"] + 0.5))
     np.testing.assert_array_equal(shifted.arrays["X"], expected.arrays["X"])
 
@@ -125,7 +125,7 @@ def test_average_comparisons_equal_the_general_path(data, monkeypatch, variables
 
 def test_nominal_and_scale_effects_equal_the_general_path(data, monkeypatch):
     fit = OrdinalModel.from_formula("y ~ z + w + g", data, nominal="~ u", scale="~ g + w").fit()
-    _, positions = fit.margins_linear_columns(fit.margins_rows(fit.margins_data()))
+    _, positions = fit._margins_linear_columns(fit.margins_rows(fit.margins_data()))
     assert set(positions) == {"z"}  # u has nominal effects, w a scale effect
     for verb, options in [
         ("avg_slopes", {}),
@@ -178,3 +178,41 @@ def test_averaged_probabilities_keep_both_tails():
         found = _category_probabilities(link, u)
         assert np.isnan(found[1]).all()
         np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-300)  # subnormals
+
+
+def test_a_location_factor_is_averaged_without_a_copy_of_the_design(data, monkeypatch):
+    """``_margins_set_terms``: a factor (or number) set in every row, as a fixed column block."""
+    fit = OrdinalModel.from_formula("y ~ g + z + np.log(x)", data).fit()
+    rows, frame = fit._margins_fitted_rows(), fit.margins_data()
+    params = fit.margins_params()
+    for name, value in (("g", "c"), ("z", 0.5)):
+        found = fit._margins_set_terms(params, rows, frame, name, value, "prob")
+        assert found is not None
+        copied = fit._margins_row_terms(
+            params, fit._margins_rows_set(rows, frame, name, value), "prob"
+        )
+        np.testing.assert_allclose(found.values, copied.values, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(
+            found.jacobian.dense(), copied.jacobian.dense(), rtol=1e-12, atol=1e-15
+        )
+    for type in ("prob", "cumprob", "exceedance", "expected", "linear"):
+        for options in ({"variables": ["g", "z"]}, {"variables": "g", "by": "g"}):
+            fast = fit.avg_comparisons(type=type, **options)
+            general = _general(fit, "avg_comparisons", monkeypatch, type=type, **options)
+            pd.testing.assert_frame_equal(fast.drop(columns=NUMBERS), general.drop(columns=NUMBERS))
+            for column in ("estimate", "std_error"):
+                np.testing.assert_allclose(fast[column], general[column], rtol=1e-11, atol=1e-14)
+
+
+def test_no_copy_path_is_refused_where_the_variable_moves_more_than_eta(data):
+    fit = OrdinalModel.from_formula("y ~ z + w + g", data, nominal="~ u", scale="~ g + w").fit()
+    rows, frame = fit._margins_fitted_rows(), fit.margins_data()
+    params = fit.margins_params()
+    assert fit._margins_set_terms(params, rows, frame, "g", "b", "prob") is None  # scale effect
+    assert fit._margins_set_terms(params, rows, frame, "u", 0.5, "prob") is None  # nominal effect
+    assert fit._margins_set_terms(params, rows, frame, "z", 0.5, "prob") is not None
+    assert fit._margins_set_terms(params, rows, frame, "z", frame["z"].to_numpy(), "prob") is None
+    step = OrdinalModel.from_formula("y ~ z + g", data, family="acat").fit()
+    step_rows = step._margins_fitted_rows()
+    args = (step.margins_params(), step_rows, step.margins_data(), "g", "b", "prob")
+    assert step._margins_set_terms(*args) is None  # no latent scale: the general path

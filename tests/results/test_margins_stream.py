@@ -8,6 +8,7 @@ over the estimation rows (newdata=None) give the in-memory numbers.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from ordstats import OrdinalModel
@@ -140,8 +141,6 @@ def chunked(wine):
         (lambda f: f.predictions(), r"no per-row results .* use the avg_ verb .* newdata"),
         (lambda f: f.comparisons(), r"no per-row results .* use the avg_ verb"),
         (lambda f: f.slopes(by=False), r"no per-row results"),
-        (lambda f: f.avg_comparisons(variables={"x": "sd"}), r"'sd' of 'x' needs the whole column"),
-        (lambda f: f.avg_comparisons(variables={"x": "iqr"}), r"give the two values \[lo, hi\]"),
         (lambda f: f.avg_predictions(variables="x"), r"'x' is numeric.* give its values"),
         (lambda f: f.avg_predictions(wts=np.ones(72)), r"wts= .* must name a column"),
         (lambda f: f.avg_predictions(by="nothere"), r"'nothere' is not a column of the data"),
@@ -214,3 +213,62 @@ def test_get_margeff_passes_over_the_data(margeff_fits):
         before = chunked.model.evaluator.n_passes
         chunked.get_margeff(at=at)
         assert chunked.model.evaluator.n_passes - before == passes
+
+
+# -- contrasts that need the whole column: summaries from passes before the average -----------
+
+
+def _skewed(n: int = 3001, seed: int = 1) -> pd.DataFrame:
+    """A far-from-zero skewed column with ties (x), a rounded one (z) and a factor."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "x": np.round(rng.gamma(2.0, 3.0, n), 2) + 1e4,
+            "z": np.round(rng.normal(size=n), 1),
+            "g": rng.choice(list("abc"), n),
+        }
+    )
+    latent = (frame["x"] - 1e4) * 0.2 + frame["z"] + rng.logistic(size=n)
+    frame["y"] = (latent.to_numpy()[:, None] > np.array([1.0, 2.0, 3.5])).sum(axis=1)
+    return frame
+
+
+def _streamed_fits(data, formula):
+    dd = pytest.importorskip("dask.dataframe")
+    return {
+        "chunksize": OrdinalModel.from_formula(formula, data, chunksize=250).fit(),
+        "dask": OrdinalModel.from_formula(formula, dd.from_pandas(data, npartitions=7)).fit(),
+    }
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [{"x": "sd"}, {"x": "2sd", "z": "iqr"}, {"z": "minmax", "x": "iqr", "g": "reference"}],
+)
+def test_summary_contrasts_stream_with_the_in_memory_numbers(variables):
+    # before: refused ("the contrast 'sd' of 'x' needs the whole column ...")
+    data = _skewed()
+    memory = OrdinalModel.from_formula("y ~ x + z + g", data).fit()
+    expected = memory.avg_comparisons(variables=variables)
+    for fit in _streamed_fits(data, "y ~ x + z + g").values():
+        got = fit.avg_comparisons(variables=variables)
+        _same(got, expected)
+        assert got["contrast"].tolist() == expected["contrast"].tolist()
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")  # the fit is not read
+@pytest.mark.parametrize("n", [3, 8, 1001, 3001])
+def test_column_summaries_over_chunks_are_the_exact_in_memory_ones(monkeypatch, n):
+    from ordstats.results import effect_rows
+    from ordstats.results.margins.stream import _column_summaries
+    from ordstats.results.margins.verbs import numeric_summary
+
+    monkeypatch.setattr(effect_rows, "_COLLECT", 5)  # narrow brackets over several passes
+    data = _skewed(max(n, 40)).iloc[:n] if n < 40 else _skewed(n)
+    data = data.assign(y=np.arange(n) % 3)  # every level, whatever n
+    for fit in _streamed_fits(data, "y ~ x + z").values():
+        found = _column_summaries(fit, ["x", "z"])
+        for name in ("x", "z"):
+            expected = numeric_summary(data[name])
+            for key, value in expected.items():
+                np.testing.assert_allclose(found[name][key], value, rtol=1e-12, atol=0, err_msg=key)

@@ -318,7 +318,7 @@ def _subtract_grid_mean_cut(
     (its latent basis subtracts the column means of the grid's cut-point design).
     Fits whose cut-points are the same in every cell have nothing to change.
     """
-    method = getattr(fit, "margins_mean_cut", None)
+    method = getattr(fit, "_margins_mean_cut", None)
     predicted = None if method is None else method(params, rows)
     if predicted is None or predicted.jacobian is None:
         return values, jac
@@ -339,7 +339,7 @@ def _log_scale(
     fit: MarginsFit, params: FloatArray, rows: Any
 ) -> tuple[FloatArray, FloatArray] | None:
     """``log s`` of the rows and its Jacobian for a fit with a scale model, else None."""
-    method = getattr(fit, "margins_log_scale", None)
+    method = getattr(fit, "_margins_log_scale", None)
     predicted = None if method is None else method(params, rows)
     if predicted is None or predicted.jacobian is None:
         return None

@@ -13,7 +13,10 @@ one ``(c x m) @ (m x n_t)`` product per design block ``B^(t)`` instead of
 the ``(m, g, k)`` array of every row's Jacobian.  :class:`RowTerms` holds
 the scalars ``a^(t)`` (m, c), the mixing ``M^(t)`` (g, c) and the blocks
 ``B^(t)`` (m, n_t), or one vector ``(n_t,)`` shared by all rows, with the
-parameters they belong to.
+parameters they belong to.  A block may have columns that are one value for
+every row (a counterfactual level or number set for all rows): ``fixed``
+holds them instead of an ``(m, n)`` copy of the block with those columns
+overwritten.
 """
 
 from __future__ import annotations
@@ -38,12 +41,25 @@ class RowTerm:
     basis : ndarray, shape (m, n) or (n,)
     at : slice
         The ``n`` parameters.
+    fixed : tuple of (ndarray of int, ndarray), optional
+        ``(columns, values)``: ``basis[:, columns]`` is read as ``values`` in
+        every row (a 2-d ``basis`` only).
     """
 
     coef: FloatArray
     mixing: FloatArray
     basis: FloatArray
     at: slice
+    fixed: tuple[np.ndarray, FloatArray] | None = None
+
+    def rows_basis(self) -> FloatArray:
+        """``basis`` with the ``fixed`` columns set (a copy when there are any)."""
+        if self.fixed is None:
+            return self.basis
+        columns, values = self.fixed
+        basis = self.basis.copy()
+        basis[:, columns] = values
+        return basis
 
 
 @dataclass(frozen=True)
@@ -65,7 +81,8 @@ class RowTerms:
         first = self.terms[0]
         out = np.zeros((first.coef.shape[0], first.mixing.shape[0], self.n_params))
         for term in self.terms:
-            basis = term.basis if term.basis.ndim == 1 else term.basis[:, None, :]
+            basis = term.rows_basis()
+            basis = basis if basis.ndim == 1 else basis[:, None, :]
             out[:, :, term.at] += (term.coef @ term.mixing.T)[:, :, None] * basis
         return out
 
@@ -83,10 +100,13 @@ class RowTerms:
         """
         g = weights.shape[1]
         out = np.zeros((n_keys, g, self.n_params))
-        counted = np.flatnonzero(np.any(weights != 0, axis=1))
+        broadcast = weights.strides[1] == 0  # one weight per row, given as a view
+        column = weights[:, 0]
+        counted = np.flatnonzero(column != 0 if broadcast else np.any(weights != 0, axis=1))
         every = counted.size == len(codes)
         weights, codes = (weights, codes) if every else (weights[counted], codes[counted])
-        shared = bool(np.all(weights == weights[:, :1]))  # one weight per row for all groups
+        # one weight per row for all groups
+        shared = broadcast or bool(np.all(weights == weights[:, :1]))
         for key, rows in enumerate(_rows_of_keys(codes, n_keys)):
             for term in self.terms:
                 coef, basis = term.coef, term.basis
@@ -96,7 +116,12 @@ class RowTerms:
                 coef, w = coef[rows], weights[rows]
                 if basis.ndim == 2:
                     basis = basis[rows]
-                out[key][:, term.at] += _weighted_sum(coef, term.mixing, basis, w, shared)
+                summed = _weighted_sum(coef, term.mixing, basis, w, shared)
+                if term.fixed is not None:  # those columns' sums: the coefficients' sums x values
+                    columns, values = term.fixed
+                    one = np.ones(1)
+                    summed[:, columns] = _weighted_sum(coef, term.mixing, one, w, shared) * values
+                out[key][:, term.at] += summed
         return out
 
 
@@ -105,8 +130,11 @@ def _weighted_sum(
 ) -> FloatArray:
     """``sum_i weights[i, g] (coef[i] @ mixing[g]) basis[i]``: shape (g, n)."""
     if shared:  # the mixing after the sum over rows: (c x m) products, not (g x m)
-        scaled = weights[:, :1] * coef
-        summed = scaled.sum(axis=0)[:, None] * basis if basis.ndim == 1 else scaled.T @ basis
+        w = weights[:, 0]
+        if basis.ndim == 1:
+            summed = (w @ coef)[:, None] * basis
+        else:
+            summed = (w[:, None] * coef).T @ basis
         return mixing @ summed
     with np.errstate(invalid="ignore"):
         scaled = np.where(weights != 0, weights * (coef @ mixing.T), 0.0)

@@ -72,6 +72,8 @@ __all__ = ["OrdinalMarginsFit"]
 
 #: the column of ``margins_data`` holding an offset that was given as values
 _OFFSET = "(offset)"
+#: rows per block of the averages' elementwise work (:func:`_blockwise`)
+_BLOCK_ROWS = 8192
 
 
 class OrdinalMarginsFit(FittedState):
@@ -145,7 +147,10 @@ class OrdinalMarginsFit(FittedState):
                 if isinstance(extra, str) and extra in source.data.columns:
                     columns.append(extra)
             present = [c for c in columns if c in source.data.columns]
-            data = source.data.loc[design.row_index, present]
+            if source.data.index.equals(design.row_index):  # every row used: no reindexing
+                data = source.data[present]
+            else:
+                data = source.data.loc[design.row_index, present]
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
             return data
@@ -164,11 +169,11 @@ class OrdinalMarginsFit(FittedState):
 
     # -- streaming over rows read in chunks (results/margins/stream.py) -----------------
 
-    def margins_in_memory(self) -> bool:
+    def _margins_in_memory(self) -> bool:
         """Whether the estimation rows are in memory (or removed), else read in chunks."""
         return bool(self.data_removed or self.model.evaluator.keeps_rows)
 
-    def margins_factor_levels(self) -> dict[str, list[Any]]:
+    def _margins_factor_levels(self) -> dict[str, list[Any]]:
         """The levels of each factor column, as the fitted formulas encode them."""
         design = self.model.design
         levels: dict[str, list[Any]] = {}
@@ -179,7 +184,7 @@ class OrdinalMarginsFit(FittedState):
                     levels[expr] = list(state.get("categories", []))
         return levels
 
-    def margins_stream(
+    def _margins_stream(
         self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
     ) -> Any:
         """``func(rows, *args)`` summed over the chunks of used rows (one pass)."""
@@ -210,7 +215,7 @@ class OrdinalMarginsFit(FittedState):
 
     # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------
 
-    def margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
+    def _margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
         """A unit shift of the linear predictor at ``rows``, and the predictors that only shift it.
 
         A numeric predictor that enters the location design as its own column
@@ -240,7 +245,7 @@ class OrdinalMarginsFit(FittedState):
                 positions[name] = int(beta[columns[0]])
         return direction, positions
 
-    def margins_fitted_rows(self) -> DesignRows | None:
+    def _margins_fitted_rows(self) -> DesignRows | None:
         """The design rows of ``margins_data()`` as fitted, without rebuilding them.
 
         None when the fit does not keep them (rows read in chunks, removed data).
@@ -258,9 +263,11 @@ class OrdinalMarginsFit(FittedState):
             for terms in (design.nominal, design.scale)
         )
         offset = np.asarray(design.offset, dtype=float) if model.has_offset else np.zeros(len(X))
-        return DesignRows({"X": X, "W": W, "Z": Z, "offset": offset}, design.row_index)
+        arrays = {"X": X, "W": W, "Z": Z, "offset": offset}
+        # the fitted rows have no missing values (the fit dropped such rows)
+        return DesignRows(arrays, design.row_index, {"finite": True})
 
-    def margins_rows_set(
+    def _margins_rows_set(
         self, rows: DesignRows, data: pd.DataFrame, name: str, values: Any
     ) -> DesignRows | None:
         """The design of ``data`` with column ``name`` set to ``values``, from its design ``rows``.
@@ -346,7 +353,7 @@ class OrdinalMarginsFit(FittedState):
             return _CumulativeMargins(self, params, rows).slope(direction, type)
         return _StepMargins(self, params, rows).slope(direction, type)
 
-    def margins_row_terms(
+    def _margins_row_terms(
         self, params: FloatArray, rows: DesignRows, type: str, direction: DesignRows | None = None
     ) -> Predicted | None:
         """``margins_predict`` (or ``margins_slope`` along ``direction``) for averages.
@@ -367,7 +374,44 @@ class OrdinalMarginsFit(FittedState):
             else margins.slope_terms(direction, type)
         )
 
-    def margins_log_scale(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
+    def _margins_set_terms(
+        self,
+        params: FloatArray,
+        rows: DesignRows,
+        data: pd.DataFrame,
+        name: str,
+        value: Any,
+        type: str,
+    ) -> Predicted | None:
+        """``_margins_row_terms`` with ``name`` set to one ``value`` in every row, without a copy.
+
+        For averages of a counterfactual copy of the rows (a factor level, a
+        number): when ``name`` enters the location design only, through terms
+        of its own, a copy differs from ``rows`` in those columns only, so
+        ``eta`` changes by ``(c - x_own)' beta_own`` with ``c`` the columns at
+        ``value``, and the Jacobian's location block reads ``c`` in them
+        (:class:`~ordstats.results.margins.jacobian.RowTerm` ``fixed``).  The
+        same numbers as ``_margins_row_terms(params, _margins_rows_set(...))``
+        up to rounding; None where that does not hold (nominal or scale
+        effects of ``name``, an interaction, missing values, other families).
+        """
+        if np.ndim(value) != 0 or not self.model.family_spec.capabilities.latent_variable:
+            return None
+        plan = self._margins_own_columns(name)
+        if plan is None or plan["W"][0] or plan["Z"][0] or not plan["X"][0]:
+            return None
+        columns = np.asarray(plan["X"][0], dtype=np.intp)
+        X = rows.arrays["X"]
+        finite = rows.extra.get("finite") or np.isfinite(X @ np.ones(X.shape[1])).all()
+        if not finite:  # missing values: the general path
+            return None
+        fill = _value_columns(self, rows, data, name, value, plan)["X"]
+        if not np.isfinite(fill).all():
+            return None
+        type = check_type(type, self.margins_types(), self._family_phrase())
+        return _CumulativeMargins(self, params, rows, (columns, fill)).predict_terms(type)
+
+    def _margins_log_scale(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
         """``log s = z'zeta`` at ``rows`` and its Jacobian; None without a scale model.
 
         An optional part of the protocol that emmeans' ``mode="scale"`` and its
@@ -381,7 +425,7 @@ class OrdinalMarginsFit(FittedState):
         jac[:, 0, lay.zeta] = Z
         return Predicted((Z @ np.asarray(params, dtype=float)[lay.zeta])[:, None], jac, [""])
 
-    def margins_mean_cut(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
+    def _margins_mean_cut(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
         """The mean cut-point of each row and its Jacobian; None if it is the same for all.
 
         An optional part of the protocol: with nominal effects every row has its
@@ -400,6 +444,22 @@ class OrdinalMarginsFit(FittedState):
         return f"the {self.model.family_spec.name!r} family"
 
 
+def _blockwise(function: Callable[[FloatArray], FloatArray], u: FloatArray) -> FloatArray:
+    """``function(u)`` for a row-wise ``function``, a block of rows at a time.
+
+    The temporaries of a block stay in the processor's cache, which for
+    millions of rows makes the elementwise work several times faster.
+    """
+    if len(u) <= _BLOCK_ROWS:
+        return function(u)
+    first = function(u[:_BLOCK_ROWS])
+    out = np.empty((len(u), *first.shape[1:]))
+    out[:_BLOCK_ROWS] = first
+    for start in range(_BLOCK_ROWS, len(u), _BLOCK_ROWS):
+        out[start : start + _BLOCK_ROWS] = function(u[start : start + _BLOCK_ROWS])
+    return out
+
+
 def _category_probabilities(link: Link, u: FloatArray) -> FloatArray:
     """``P(Y = k) = F(u_k) - F(u_(k-1))`` as a difference of tail probabilities.
 
@@ -409,13 +469,16 @@ def _category_probabilities(link: Link, u: FloatArray) -> FloatArray:
     :func:`~ordstats.families.cumulative.prediction.category_probabilities`
     agrees to rounding, at a third of the cost).
     """
-    m = u.shape[0]
     cdf, sf = link.cdf(u), link.sf(u)
-    zeros, ones = np.zeros((m, 1)), np.ones((m, 1))
-    below, above = np.hstack([zeros, cdf]), np.hstack([cdf, ones])  # F(u_(k-1)), F(u_k)
-    tail_below, tail_above = np.hstack([ones, sf]), np.hstack([sf, zeros])  # S(u_(k-1)), S(u_k)
+    out = np.empty((u.shape[0], u.shape[1] + 1))
+    out[:, 0] = cdf[:, 0]  # F(u_1) - 0
     with np.errstate(invalid="ignore"):
-        return np.where(below <= 0.5, above - below, tail_below - tail_above)
+        upper = ~(cdf <= 0.5)  # the rows and cuts whose lower neighbour is taken from S
+        np.subtract(cdf[:, 1:], cdf[:, :-1], out=out[:, 1:-1])
+        np.subtract(sf[:, :-1], sf[:, 1:], out=out[:, 1:-1], where=upper[:, :-1])
+        np.subtract(1.0, cdf[:, -1], out=out[:, -1])
+        np.copyto(out[:, -1], sf[:, -1], where=upper[:, -1])  # S(u_(K-1)) - 0
+    return out
 
 
 def _value_columns(
@@ -529,10 +592,22 @@ class _Shared:
 
 
 class _CumulativeMargins(_Shared):
-    """Cumulative link models: ``P(Y <= j) = F(u_j)``."""
+    """Cumulative link models: ``P(Y <= j) = F(u_j)``.
 
-    def __init__(self, fit: OrdinalMarginsFit, params: FloatArray, rows: DesignRows) -> None:
+    ``fixed = (columns, values)`` reads the location design's ``columns`` as
+    ``values`` in every row (a counterfactual copy of the rows without the
+    copy); only :meth:`predict_terms` reads it.
+    """
+
+    def __init__(
+        self,
+        fit: OrdinalMarginsFit,
+        params: FloatArray,
+        rows: DesignRows,
+        fixed: tuple[np.ndarray, FloatArray] | None = None,
+    ) -> None:
         super().__init__(fit, params, rows)
+        self.fixed = fixed
         link: Link = self.model.link
         if self.layout.n_lambda:
             link = link.with_lambda(float(self.params[self.layout.lam][0]))  # type: ignore[attr-defined]
@@ -567,19 +642,30 @@ class _CumulativeMargins(_Shared):
         lay, rows = self.layout, self.new_rows
         jac = self.model.threshold_jacobian
         m = rows.X.shape[0]
-        eta = rows.X @ self.params[lay.beta] + rows.offset
+        beta = self.params[lay.beta]
+        if self.fixed is None:
+            eta = rows.X @ beta + rows.offset
+        else:  # the fixed columns' share of eta: their values', not the rows'
+            columns, values = self.fixed
+            others = beta.copy()
+            others[columns] = 0.0
+            eta = rows.X @ others + rows.offset + values @ beta[columns]
         s = np.exp(rows.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(m)
         fixed = self.model.threshold_offset
-        u = np.empty((m, jac.shape[0]))
-        designs = []
+        designs, thetas = [], []
         for cut in range(jac.shape[0]):
             if lay.n_nominal_cols:
                 design = cut_point_design(jac, rows.nominal, cut)
             else:
                 design = cut_point_design(jac, np.zeros((1, 0)), cut)[0]
-            theta = design @ self.params[lay.thresholds] + (0.0 if fixed is None else fixed[cut])
-            u[:, cut] = (theta - eta) / s
+            thetas.append(
+                design @ self.params[lay.thresholds] + (0.0 if fixed is None else fixed[cut])
+            )
             designs.append(design)
+        theta = np.column_stack(thetas) if lay.n_nominal_cols else np.array(thetas)[None, :]
+        u = theta - eta[:, None]
+        if lay.n_zeta:
+            u /= s[:, None]
         return u, s, designs
 
     def _terms(
@@ -595,7 +681,10 @@ class _CumulativeMargins(_Shared):
             for coef, designs in by_cut
             for cut, design in enumerate(designs)
         ]
-        terms += [RowTerm(coef, mixing, basis, at) for coef, basis, at in shared]
+        terms += [
+            RowTerm(coef, mixing, basis, at, self.fixed if basis is self.new_rows.X else None)
+            for coef, basis, at in shared
+        ]
         return RowTerms(tuple(terms), lay.n_params)
 
     def predict_terms(self, type: str) -> Predicted | None:
@@ -605,26 +694,25 @@ class _CumulativeMargins(_Shared):
             return None
         (mixing, groups), (u, s, designs) = found, self._cut_designs()
         lay, rows = self.layout, self.new_rows
-        density = np.ones_like(u) if type == "linear" else self.link.pdf(u)
-        scaled = density / s[:, None]
+        density = np.ones_like(u) if type == "linear" else _blockwise(self.link.pdf, u)
+        scaled = density / s[:, None] if lay.n_zeta else density
         shared = [(-scaled, rows.X, lay.beta)]
         if lay.n_zeta:
             shared.append((-density * u, rows.scale, lay.zeta))
         if lay.n_lambda and type != "linear":
             shared.append((self.link.dcdf_dlam(u), np.ones(1), lay.lam))  # type: ignore[attr-defined]
         terms = self._terms(mixing, [(scaled, designs)], shared)
-        no_shift = np.zeros(u.shape[0])  # u is already standardised
-        if type == "linear":
-            values = u
-        elif type == "cumprob":
-            values = cumulative_probabilities(self.link, u, no_shift)
-        elif type == "exceedance":
-            values = self.link.sf(u)
-        else:
-            values = _category_probabilities(self.link, u)
-            if type == "expected":
-                values = (values @ self.fit._scores())[:, None]
+        values = u if type == "linear" else _blockwise(lambda b: self._values(b, type), u)
         return Predicted(values, cast(Any, terms), groups)  # row terms, not an array
+
+    def _values(self, u: FloatArray, type: str) -> FloatArray:
+        """``type`` (a probability type or ``"expected"``) at the standardised cut-points ``u``."""
+        if type == "cumprob":
+            return cumulative_probabilities(self.link, u, np.zeros(u.shape[0]))
+        if type == "exceedance":
+            return self.link.sf(u)
+        values = _category_probabilities(self.link, u)
+        return (values @ self.fit._scores())[:, None] if type == "expected" else values
 
     def slope_terms(self, direction: DesignRows, type: str) -> Predicted | None:
         """The slope of ``type`` along ``direction`` and its Jacobian as row terms.

@@ -57,12 +57,12 @@ Optional shortcuts, asked for with ``getattr`` (a fit without them takes the
 general path above, with the same numbers; clm-type fits have them, in
 :mod:`ordstats.results.margins.ordinal`):
 
-* ``margins_fitted_rows()``: the design of ``margins_data()`` as fitted;
-* ``margins_rows_set(rows, data, name, values)``: the design of ``data``
+* ``_margins_fitted_rows()``: the design of ``margins_data()`` as fitted;
+* ``_margins_rows_set(rows, data, name, values)``: the design of ``data``
   with one column changed, from its design ``rows``, or None;
-* ``margins_linear_columns(rows)``: a unit shift of the linear predictor and
+* ``_margins_linear_columns(rows)``: a unit shift of the linear predictor and
   the predictors that only shift it (their slope is ``b dy/d eta``);
-* ``margins_row_terms(params, rows, type, direction=None)``: predictions or
+* ``_margins_row_terms(params, rows, type, direction=None)``: predictions or
   slopes whose Jacobian is kept as row terms
   (:mod:`ordstats.results.margins.jacobian`) for averages, or None.
 """
@@ -158,7 +158,7 @@ class Predicted:
         One column per group (level, cut, or a single ``""``).
     jacobian : ndarray, shape (m, g, k), or None
         ``d values / d params``; None where it has no meaning (``"class"``).
-        (The optional ``margins_row_terms`` gives it as
+        (The optional ``_margins_row_terms`` gives it as
         :class:`~ordstats.results.margins.jacobian.RowTerms` instead, for
         averages only.)
     groups : list of str

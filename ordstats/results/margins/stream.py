@@ -15,10 +15,12 @@ non-linear steps after averaging (a ratio of two averages, a hypothesis, the
 interval) are the in-memory verb's own code.  The numbers are the in-memory
 ones up to the order of the additions.
 
-What needs the whole column before the pass is refused with a message
-saying what to pass instead: numeric contrasts ``"sd"``, ``"2sd"``, ``"iqr"``,
-``"minmax"``, and ``predictions(variables=...)`` of a numeric predictor
-without values.  Factor levels are the fit's own (:meth:`StreamingFit.margins_factor_levels`).
+Numeric contrasts that need the whole column (``"sd"``, ``"2sd"``, ``"iqr"``,
+``"minmax"``) get its summary from passes before the averaging one: one for
+the moments and extremes, a few for the exact quartiles
+(:func:`_column_summaries`).  ``predictions(variables=...)`` of a numeric
+predictor without values is refused with a message saying what to pass.
+Factor levels are the fit's own (:meth:`StreamingFit._margins_factor_levels`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
+from ordstats.results.effect_rows import bracket_pass, values_by_passes
 from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
 
@@ -60,15 +63,15 @@ Averaged = tuple[pd.DataFrame, FloatArray, FloatArray | None]
 class StreamingFit(Protocol):
     """What a fit whose rows are read in chunks provides to stream the margins' averages."""
 
-    def margins_in_memory(self) -> bool:
+    def _margins_in_memory(self) -> bool:
         """Whether the estimation rows are in memory (else they are streamed)."""
         ...
 
-    def margins_factor_levels(self) -> dict[str, list[Any]]:
+    def _margins_factor_levels(self) -> dict[str, list[Any]]:
         """The levels of each factor predictor, as the fit encodes them."""
         ...
 
-    def margins_stream(
+    def _margins_stream(
         self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
     ) -> Any:
         """``func(rows, *args)`` summed over the chunks of estimation rows (one pass)."""
@@ -77,7 +80,7 @@ class StreamingFit(Protocol):
 
 def streams(fit: Any, newdata: Any) -> bool:
     """Whether a verb on ``fit`` with ``newdata`` averages over rows read in chunks."""
-    return newdata is None and isinstance(fit, StreamingFit) and not fit.margins_in_memory()
+    return newdata is None and isinstance(fit, StreamingFit) and not fit._margins_in_memory()
 
 
 # -- sums by group ----------------------------------------------------------------------------
@@ -95,6 +98,8 @@ def _codes(labels: pd.DataFrame, keys: list[str], n: int) -> tuple[np.ndarray, p
 
 def _sum_within(codes: np.ndarray, n_groups: int, *arrays: Any) -> list[Any]:
     """Column sums of each array within the groups ``codes`` (None stays None)."""
+    if n_groups == 1:
+        return [None if a is None else np.sum(a, axis=0, keepdims=True) for a in arrays]
     indicator = sp.csr_matrix(
         (np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(n_groups, len(codes))
     )
@@ -136,14 +141,24 @@ def block_sums(
         codes, out_labels = _codes(labels, front + keys, m)
     n_keys = len(out_labels)
     usable = np.isfinite(block.values)
-    w = np.where(usable, weights[:, None], 0.0)  # (m, g)
+    every = bool(usable.all())
+    if every:  # one weight per row for all groups (a view, no (m, g) copy)
+        w = np.broadcast_to(weights[:, None], (m, g))
+    else:
+        w = np.where(usable, weights[:, None], 0.0)  # (m, g)
     weighted_jac = None
     if block.jacobian is not None and not isinstance(block.jacobian, RowTerms):
         weighted = w[:, :, None] * np.where(usable[:, :, None], block.jacobian, 0.0)
         weighted_jac = weighted.reshape(m, -1)
-    totals, sums, jac_sums = _sum_within(
-        codes, n_keys, w, np.where(usable, w * block.values, 0.0), weighted_jac
-    )
+    if every and n_keys == 1:  # one average: weighted sums as products
+        totals = np.full((1, g), weights.sum())
+        sums, jac_sums = (weights @ block.values)[None, :], None
+        if weighted_jac is not None:
+            jac_sums = weighted_jac.sum(axis=0, keepdims=True)
+    else:
+        totals, sums, jac_sums = _sum_within(
+            codes, n_keys, w, np.where(usable, w * block.values, 0.0), weighted_jac
+        )
     if isinstance(block.jacobian, RowTerms):  # sums of products, no (m, g, k) array
         jac_sums = block.jacobian.weighted_sums(w, codes, n_keys)
     if jac_sums is not None:
@@ -253,8 +268,14 @@ class _ChunkFit:
     own (only for the design step of a slope, which cancels).
     """
 
-    def __init__(self, fit: MarginsFit, levels: dict[str, list[Any]]) -> None:
+    def __init__(
+        self,
+        fit: MarginsFit,
+        levels: dict[str, list[Any]],
+        summaries: dict[str, dict[str, float]] | None = None,
+    ) -> None:
         self.fit = fit
+        self.summaries = summaries or {}
         size = max((len(values) for values in levels.values()), default=0)
         self.reference = pd.DataFrame(
             {
@@ -302,22 +323,30 @@ class _ChunkFit:
     ) -> Predicted:
         return self.fit.margins_slope(params, rows, direction, type)
 
-    def margins_row_terms(
+    def _margins_row_terms(
         self, params: FloatArray, rows: DesignRows, type: str, direction: DesignRows | None = None
     ) -> Predicted | None:
-        hook = getattr(self.fit, "margins_row_terms", None)
+        hook = getattr(self.fit, "_margins_row_terms", None)
         return None if hook is None else cast(Any, hook(params, rows, type, direction))
+
+    def _margins_column_summary(self, name: str) -> dict[str, float] | None:
+        """The summary of a numeric column over all rows (from the first pass), if made."""
+        return self.summaries.get(name)
 
     # the fit's optional shortcuts (none: the verbs' general path)
 
-    def margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
-        hook = getattr(self.fit, "margins_linear_columns", None)
+    def _margins_set_terms(self, *args: Any) -> Predicted | None:
+        hook = getattr(self.fit, "_margins_set_terms", None)
+        return None if hook is None else cast(Any, hook(*args))
+
+    def _margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
+        hook = getattr(self.fit, "_margins_linear_columns", None)
         return (rows, {}) if hook is None else cast(Any, hook(rows))
 
-    def margins_rows_set(
+    def _margins_rows_set(
         self, rows: DesignRows, data: pd.DataFrame, name: str, values: Any
     ) -> DesignRows | None:
-        hook = getattr(self.fit, "margins_rows_set", None)
+        hook = getattr(self.fit, "_margins_rows_set", None)
         return None if hook is None else cast(Any, hook(rows, data, name, values))
 
 
@@ -354,14 +383,6 @@ def _checked_options(
         )
     variables = options.get("variables")
     spec = variables if isinstance(variables, dict) else None
-    if spec is not None:
-        for name, contrast in spec.items():
-            if isinstance(contrast, str) and contrast in _SUMMARY_CONTRASTS:
-                raise OrdstatsError(
-                    f"variables: the contrast {contrast!r} of {name!r} needs the whole column "
-                    "of rows read in chunks before the pass; give the two values [lo, hi] "
-                    "(e.g. from your own summary of the column) or a gap"
-                )
     if options.get("_counterfactual") and variables is not None:
         names = [variables] if isinstance(variables, str) else list(variables)
         chosen = dict(spec or {})
@@ -377,6 +398,130 @@ def _checked_options(
             chosen[name] = levels[name]
         options = dict(options, variables=chosen)
     return {k: v for k, v in options.items() if k != "_counterfactual"}
+
+
+# -- summaries of whole columns, before the pass (numeric contrasts "sd", "iqr", ...) ----------
+
+
+def _summary_names(options: dict[str, Any], levels: dict[str, list[Any]]) -> list[str]:
+    """The numeric predictors whose contrast needs a summary of the whole column."""
+    variables = options.get("variables")
+    if not isinstance(variables, dict):
+        return []
+    return [
+        name
+        for name, contrast in variables.items()
+        if isinstance(contrast, str) and contrast in _SUMMARY_CONTRASTS and name not in levels
+    ]
+
+
+@dataclass
+class _Moments:
+    """Count, mean, sum of squared deviations, minimum and maximum of columns, over chunks.
+
+    Chunks combine by Chan et al.'s pairwise update, so the SD has no
+    cancellation (the in-memory one is also from deviations about the mean).
+    """
+
+    n: float
+    mean: FloatArray
+    m2: FloatArray
+    low: FloatArray
+    high: FloatArray
+
+    def __add__(self, other: _Moments | None) -> _Moments:
+        if other is None or other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        return _Moments(
+            n,
+            self.mean + delta * (other.n / n),
+            self.m2 + other.m2 + delta**2 * (self.n * other.n / n),
+            np.minimum(self.low, other.low),
+            np.maximum(self.high, other.high),
+        )
+
+    __radd__ = __add__
+
+
+def _numbers(rows: pd.DataFrame, names: list[str]) -> FloatArray:
+    return np.column_stack([np.asarray(rows[name], dtype=float) for name in names])
+
+
+def _moments_pass(rows: pd.DataFrame, names: list[str]) -> _Moments:
+    """One chunk's :class:`_Moments` of the columns ``names``."""
+    values = _numbers(rows, names)
+    if not len(values):
+        empty = np.zeros(len(names))
+        return _Moments(0.0, empty, empty, empty + np.inf, empty - np.inf)
+    mean = values.mean(axis=0)
+    m2 = ((values - mean) ** 2).sum(axis=0)
+    return _Moments(float(len(values)), mean, m2, values.min(axis=0), values.max(axis=0))
+
+
+def _bracket_pass(
+    rows: pd.DataFrame, names: list[str], chosen: list[int], lo: FloatArray, hi: FloatArray
+) -> Any:
+    """One chunk's sums for exact order statistics of some columns (effect_rows.bracket_pass)."""
+    values = _numbers(rows, [names[c] for c in chosen])
+    return bracket_pass(values, np.ones(len(values)), lo, hi)
+
+
+def _interpolated(low: float, high: float, fraction: float) -> float:
+    """``low + (high - low) fraction`` as ``numpy.quantile`` forms it (from the nearer end)."""
+    diff = high - low
+    return high - diff * (1.0 - fraction) if fraction >= 0.5 else low + diff * fraction
+
+
+def _column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]:
+    """SD, quartiles, minimum and maximum of numeric columns over all rows read in chunks.
+
+    One pass for the moments and extremes, then exact quartiles (linear
+    interpolation between order statistics, as ``numpy.quantile``) by
+    narrowing brackets with histograms (:func:`~ordstats.results.effect_rows.values_by_passes`,
+    a few passes).  The same numbers as :func:`~ordstats.results.margins.verbs.numeric_summary`
+    of the column in memory, up to the order of the additions.
+    """
+    if not names:
+        return {}
+    moments: _Moments = fit._margins_stream(_moments_pass, names)
+    n = moments.n
+    # the order statistics around positions (n - 1) p of the quartiles (0-based)
+    positions = [(n - 1.0) * p for p in (0.25, 0.75)]
+    ranks = sorted({min(int(np.floor(h)) + step, int(n) - 1) for h in positions for step in (0, 1)})
+    columns = [c for c in range(len(names)) for _ in ranks]
+    targets = np.array([rank + 1.0 for _ in names for rank in ranks])
+
+    def run(chosen: list[int], lo: FloatArray, hi: FloatArray) -> Any:
+        return fit._margins_stream(_bracket_pass, names, [columns[c] for c in chosen], lo, hi)
+
+    found = values_by_passes(
+        run,
+        moments.low[columns],
+        moments.high[columns],
+        targets,
+        n,
+        what="quartiles",
+        instead="give the contrast as two values [lo, hi]",
+    ).reshape(len(names), len(ranks))
+    out = {}
+    for c, name in enumerate(names):
+        order = dict(zip(ranks, found[c], strict=True))
+        quartiles = []
+        for h in positions:
+            k = int(np.floor(h))
+            quartiles.append(_interpolated(order[k], order[min(k + 1, int(n) - 1)], h - k))
+        out[name] = {
+            "sd": float(np.sqrt(moments.m2[c] / (n - 1.0))) if n > 1 else float("nan"),
+            "q1": quartiles[0],
+            "q3": quartiles[1],
+            "min": float(moments.low[c]),
+            "max": float(moments.high[c]),
+        }
+    return out
 
 
 def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str, Any]) -> Any:
@@ -399,9 +544,10 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
         The in-memory verb's table over the same rows.
     """
     assert isinstance(fit, StreamingFit)
-    levels = fit.margins_factor_levels()
+    levels = fit._margins_factor_levels()
     options = _checked_options(fit, levels, options)
-    chunk_fit = _ChunkFit(fit, levels)
+    summaries = _column_summaries(fit, _summary_names(options, levels))
+    chunk_fit = _ChunkFit(fit, levels, summaries)
     by = options["by"]
     extra = [by] if isinstance(by, str) else [] if by is True else list(by)
     if isinstance(options.get("wts"), str):
@@ -410,7 +556,7 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
     columns = tuple(dict.fromkeys(c for c in extra if c not in known and c != "group"))
     # a hypothesis compares the averages, so the chunks need not form it
     per_chunk = dict(options, hypothesis=None)
-    total: StreamedSums = fit.margins_stream(
+    total: StreamedSums = fit._margins_stream(
         _chunk_sums, verb, chunk_fit, per_chunk, columns=columns
     )
     token = AVERAGER.set(_Replay(total.entries))

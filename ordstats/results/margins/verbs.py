@@ -38,6 +38,7 @@ Every verb takes ``hypothesis=`` (:mod:`~ordstats.results.margins.hypothesis`),
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -144,9 +145,25 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
         weights = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise OrdstatsError("wts must be numbers") from None
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0) or not weights.sum() > 0:
-        raise OrdstatsError("wts must be finite, non-negative and not all zero")
+    _check_weights(
+        weights, f"wts={wts!r} (a column of the data)" if isinstance(wts, str) else "wts"
+    )
     return weights
+
+
+def _check_weights(weights: FloatArray, what: str) -> None:
+    """Raise an error naming ``what`` unless the weights are finite, non-negative, not all zero."""
+    problem = None
+    if not np.all(np.isfinite(weights)):
+        problem = f"{np.count_nonzero(~np.isfinite(weights))} missing or infinite values"
+    elif np.any(weights < 0):
+        problem = f"{np.count_nonzero(weights < 0)} negative values (smallest {weights.min():g})"
+    elif not weights.sum() > 0:
+        problem = "only zeros"
+    if problem is not None:
+        raise OrdstatsError(
+            f"{what} has {problem}; weights must be finite, non-negative and not all zero"
+        )
 
 
 def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> list[str] | None:
@@ -235,9 +252,22 @@ def _average(
 
 
 def _row_labels(rows: _Rows, columns: dict[str, Any]) -> pd.DataFrame:
-    """Per-row labels: the given columns, ``rowid`` and the data's columns (for ``by``)."""
-    frame = pd.DataFrame(columns, index=range(len(rows.data)))
-    frame["rowid"] = np.asarray(rows.rowid)
+    """Per-row labels: the given columns, ``rowid`` and the data's columns (for ``by``).
+
+    For an average (which reads only its ``by`` columns and one row of the
+    others) the given columns are one-category categoricals, not a string per row.
+    """
+    m = len(rows.data)
+    if rows.by is None or m == 0:
+        frame = pd.DataFrame(columns, index=range(m))
+    else:
+        codes = np.zeros(m, dtype=np.int8)
+        frame = pd.DataFrame(
+            {k: pd.Categorical.from_codes(codes, [v]) for k, v in columns.items()},
+            index=range(m),
+        )
+    if rows.by is None or "rowid" in rows.by:
+        frame["rowid"] = np.asarray(rows.rowid)
     data = rows.data
     extra = [c for c in data.columns if c not in frame.columns and c != "rowidcf"]
     if rows.by is not None:  # an average reads only its by columns
@@ -285,10 +315,10 @@ def _evaluate(
     """The fit's predictions (or slope along ``direction``) at ``design``.
 
     For averages, with the Jacobian as row terms where the fit has them
-    (``margins_row_terms``; the same numbers without an ``(m, g, k)`` array).
+    (``_margins_row_terms``; the same numbers without an ``(m, g, k)`` array).
     """
     params = fit.margins_params()
-    hook = getattr(fit, "margins_row_terms", None) if averaged else None
+    hook = getattr(fit, "_margins_row_terms", None) if averaged else None
     if hook is not None:
         found = hook(params, design, type, direction)
         if found is not None:
@@ -426,8 +456,38 @@ def _factor_pairs(levels: list[Any], spec: Any, name: str) -> list[tuple[Any, An
     )
 
 
+def numeric_summary(column: pd.Series) -> dict[str, float]:
+    """What the numeric contrasts read of a column: its SD, quartiles, minimum and maximum.
+
+    Parameters
+    ----------
+    column : pandas.Series
+
+    Returns
+    -------
+    dict
+        ``"sd"`` (``ddof=1``), ``"q1"``, ``"q3"`` (linear interpolation, as
+        ``numpy.quantile``), ``"min"``, ``"max"``.
+    """
+    q1, q3 = np.nanquantile(np.asarray(column, dtype=float), [0.25, 0.75])
+    return {
+        "sd": float(column.std()),
+        "q1": float(q1),
+        "q3": float(q3),
+        "min": float(column.min()),
+        "max": float(column.max()),
+    }
+
+
+def _summary_of(fit: MarginsFit, name: str, reference: pd.Series) -> dict[str, float]:
+    """The fit's summary of column ``name`` (rows read in chunks), else ``reference``'s."""
+    kept = getattr(fit, "_margins_column_summary", None)
+    found = None if kept is None else kept(name)
+    return numeric_summary(reference) if found is None else cast(dict[str, float], found)
+
+
 def _numeric_contrast(
-    name: str, spec: Any, x: pd.Series, reference: pd.Series
+    name: str, spec: Any, x: pd.Series, summary: Callable[[], dict[str, float]]
 ) -> tuple[Any, Any, str]:
     """``lo``, ``hi`` (arrays or numbers) and the label parts of a numeric contrast."""
     if spec is None:
@@ -436,15 +496,15 @@ def _numeric_contrast(
         gap = float(spec)
         return x - gap / 2, x + gap / 2, f"+{spec:g}"
     if isinstance(spec, str) and spec in _NUMERIC_CONTRASTS:
-        sd = float(reference.std())
+        stats = summary()
+        sd = stats["sd"]
         if spec == "sd":
             return x - sd / 2, x + sd / 2, "{hi} - {lo}".format(hi="(x+sd/2)", lo="(x-sd/2)")
         if spec == "2sd":
             return x - sd, x + sd, "(x+sd) - (x-sd)"
         if spec == "iqr":
-            q1, q3 = np.nanquantile(reference, [0.25, 0.75])
-            return float(q1), float(q3), "Q3 - Q1"
-        return float(reference.min()), float(reference.max()), "Max - Min"
+            return stats["q1"], stats["q3"], "Q3 - Q1"
+        return stats["min"], stats["max"], "Max - Min"
     if isinstance(spec, (list, tuple)) and len(spec) == 2:
         try:
             lo, hi = float(spec[0]), float(spec[1])
@@ -474,8 +534,13 @@ def _variable_specs(fit: MarginsFit, variables: Any) -> dict[str, Any]:
     return spec
 
 
-def _reference_data(fit: MarginsFit, data: pd.DataFrame) -> pd.DataFrame:
-    """The estimation rows when available (levels, SD, quantiles), else ``data``."""
+def _reference_data(fit: MarginsFit, data: pd.DataFrame, fitted: bool = False) -> pd.DataFrame:
+    """The estimation rows when available (levels, SD, quantiles), else ``data``.
+
+    ``fitted``: ``data`` is the estimation rows already.
+    """
+    if fitted:
+        return data
     try:
         return fit.margins_data()
     except OrdstatsError:
@@ -483,10 +548,10 @@ def _reference_data(fit: MarginsFit, data: pd.DataFrame) -> pd.DataFrame:
 
 
 def _contrasts(
-    fit: MarginsFit, data: pd.DataFrame, variables: Any, comparison: Any
+    fit: MarginsFit, data: pd.DataFrame, variables: Any, comparison: Any, fitted: bool = False
 ) -> list[_Contrast]:
     template = _LABELS.get(comparison, "{hi} - {lo}") if isinstance(comparison, str) else None
-    reference = _reference_data(fit, data)
+    reference = _reference_data(fit, data, fitted)
     out = []
     for name, spec in _variable_specs(fit, variables).items():
         if name not in data.columns:
@@ -497,7 +562,9 @@ def _contrasts(
                 label = template.format(hi=hi, lo=lo) if template else "custom"
                 out.append(_contrast(data, name, label, lo, hi))
             continue
-        lo, hi, label = _numeric_contrast(name, spec, data[name].astype(float), source)
+        lo, hi, label = _numeric_contrast(
+            name, spec, data[name].astype(float), functools.partial(_summary_of, fit, name, source)
+        )
         if template and not label.startswith("+"):
             label = template.format(hi=label.split(" - ")[0], lo=label.split(" - ")[1])
         elif not template:
@@ -526,7 +593,7 @@ class _Designs:
     """The design rows of the verb's rows, built once, and of their counterfactual copies.
 
     A copy with one column changed takes the fit's shortcut
-    (``margins_rows_set``: only the columns of that variable's own terms are
+    (``_margins_rows_set``: only the columns of that variable's own terms are
     rebuilt) where the fit has one and it applies, else the copy's own design.
     """
 
@@ -541,7 +608,7 @@ class _Designs:
     def base(self) -> DesignRows:
         """The design of the rows (the fitted one, where the fit keeps it, for its own rows)."""
         if self._base is None:
-            hook = getattr(self.fit, "margins_fitted_rows", None) if self.fitted else None
+            hook = getattr(self.fit, "_margins_fitted_rows", None) if self.fitted else None
             self._base = None if hook is None else hook()
             if self._base is None:
                 self._base = self.fit.margins_rows(self.data)
@@ -552,13 +619,28 @@ class _Designs:
         key = _value_key(name, values)
         if key is not None and key in self._values:
             return self._values[key]
-        shortcut = getattr(self.fit, "margins_rows_set", None)
+        shortcut = getattr(self.fit, "_margins_rows_set", None)
         rows = None if shortcut is None else shortcut(self.base, self.data, name, values)
         if rows is None:
             rows = self.fit.margins_rows(set_column(self.data, name, values))
         if key is not None:
             self._values[key] = rows
         return cast(DesignRows, rows)
+
+    def averaged_at(self, name: str, value: Any, type: str) -> Predicted:
+        """The predictions for averages with ``name`` set to ``value`` in every row.
+
+        From the fit's shortcut (``_margins_set_terms``: no copy of the design)
+        where it applies, else of :meth:`changed`.
+        """
+        shortcut = getattr(self.fit, "_margins_set_terms", None)
+        params = self.fit.margins_params()
+        found = None
+        if shortcut is not None:
+            found = shortcut(params, self.base, self.data, name, value, type)
+        if found is None:
+            return _evaluate(self.fit, self.changed(name, value), type, True)
+        return cast(Predicted, found)
 
 
 def _single(values: FloatArray, jacobian: FloatArray | None) -> Predicted:
@@ -650,7 +732,7 @@ def _comparison_blocks(
         """The average of the predictions with ``term`` at ``value`` (once per value)."""
         key = _value_key(term, value)
         if key is None or key not in averages:
-            p = _evaluate(fit, designs.changed(term, value), type, True)
+            p = designs.averaged_at(term, value, type)
             found = _Block(labels, p.values, p.jacobian, p.groups).table(rows)
             if key is None:
                 return found
@@ -658,7 +740,7 @@ def _comparison_blocks(
         out_labels, values, jac = averages[key]
         return out_labels.assign(contrast=labels["contrast"].iloc[0]), values, jac
 
-    for contrast in _contrasts(fit, rows.data, variables, comparison):
+    for contrast in _contrasts(fit, rows.data, variables, comparison, designs.fitted):
         labels = _row_labels(rows, {"term": contrast.term, "contrast": contrast.label})
         if compare_averages:
             out_labels, hv, hj = average(contrast.term, contrast.hi, labels)
@@ -761,7 +843,7 @@ class _LinearSlopes:
     r"""Slopes of the predictors that only shift the linear predictor, from one slope.
 
     A numeric predictor ``x`` that enters the design as its own column only
-    (the fit's ``margins_linear_columns`` says which, with the position of
+    (the fit's ``_margins_linear_columns`` says which, with the position of
     its coefficient ``b``) moves every prediction ``y`` through
     :math:`\eta` alone, so :math:`dy/dx = b\, dy/d\eta` with the Jacobian
     :math:`b\, \nabla(dy/d\eta) + (dy/d\eta)\, e_b`.  Both are linear in
@@ -772,7 +854,7 @@ class _LinearSlopes:
     def __init__(self, fit: MarginsFit, rows: _Rows, designs: _Designs, type: str) -> None:
         self.fit, self.rows, self.designs, self.type = fit, rows, designs, type
         self.params = fit.margins_params()
-        self.hook = getattr(fit, "margins_linear_columns", None)
+        self.hook = getattr(fit, "_margins_linear_columns", None)
         self._found: tuple[DesignRows, dict[str, int]] | None = None
         self._along: tuple[pd.DataFrame, FloatArray, FloatArray | None] | None = None
 
@@ -879,7 +961,7 @@ def slopes(
             blocks.append(block)
             continue
         if reference is None:
-            reference = _reference_data(fit, rows.data)
+            reference = _reference_data(fit, rows.data, designs.fitted)
         values, jac, groups = _numeric_slope(fit, rows, name, slope, type, designs, reference)
         labels = _row_labels(rows, {"term": name, "contrast": _SLOPES[slope]})
         blocks.append((*_Block(labels, values, jac, groups).table(rows), False))
