@@ -39,7 +39,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.core.linalg import weighted_gram
+from ordstats.core.linalg import weighted_gram, weighted_gram_with_sums
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.links.standard import Logit
@@ -233,9 +233,11 @@ class CLMProblem:
         ``-(d_uu + 2 d_ul + d_ll)`` is non-negative for log-concave ``F``.
 
         Where the rows are kept grouped by level (:attr:`_rows_by_level`) the
-        two weights are gathered into that order once, each level's sums are
-        one product with a contiguous block of rows, and the Gram matrix is a
-        rank-k update of the same copy.
+        two weights are gathered into that order once, and each level's sums
+        are products with contiguous blocks of rows of the same copy whose
+        Gram matrix is a rank-k update: both from one pass over it
+        (:func:`~ordstats.core.linalg.weighted_gram_with_sums`) where the
+        Gram weights are positive, as they are for log-concave ``F``.
         """
         X = self.data.X
         grouped = self._rows_by_level
@@ -246,12 +248,16 @@ class CLMProblem:
         sorted_weights = np.empty((2, X.shape[0]))  # rows: the two weights in level order
         np.take(c_upper, order, out=sorted_weights[0])
         np.take(c_lower, order, out=sorted_weights[1])
+        gram_weights = np.add(sorted_weights[0], sorted_weights[1])
+        np.negative(gram_weights, out=gram_weights)
+        fused = weighted_gram_with_sums(sorted_matrix, gram_weights, bounds, sorted_weights)
+        if fused is not None:
+            gram, level_sums = fused
+            return level_sums[0], level_sums[1], gram
         sums = np.empty((2, self.data.n_levels, X.shape[1]))
         for k in range(self.data.n_levels):
             block = slice(bounds[k], bounds[k + 1])
             sums[:, k] = sorted_weights[:, block] @ sorted_matrix[block]
-        gram_weights = np.add(sorted_weights[0], sorted_weights[1])
-        np.negative(gram_weights, out=gram_weights)
         return sums[0], sums[1], weighted_gram(sorted_matrix, gram_weights)
 
     @cached_property
@@ -778,9 +784,7 @@ def logistic_derivatives(
     IntervalDerivatives
     """
     h = LogisticHalves.at(upper, lower) if halves is None else halves
-    first = (
-        logistic_gradients(link, upper, lower, h, log_prob) if gradients is None else gradients
-    )
+    first = logistic_gradients(link, upper, lower, h, log_prob) if gradients is None else gradients
     g_u, g_l = first.d_upper, first.d_lower  # g_l = -G
     with np.errstate(invalid="ignore", over="ignore"):
         r = np.subtract(1.0, h.width)
@@ -809,9 +813,7 @@ def logistic_derivatives(
             link, upper[general], lower[general], first.log_prob[general]
         )
         h_uu[general], h_ul[general], h_ll[general] = rows.d2_upper, rows.d2_cross, rows.d2_lower
-    return IntervalDerivatives(
-        first.log_prob, first.upper, first.lower, g_u, g_l, h_uu, h_ul, h_ll
-    )
+    return IntervalDerivatives(first.log_prob, first.upper, first.lower, g_u, g_l, h_uu, h_ul, h_ll)
 
 
 #: Smallest interval probability the closed-form logistic derivatives are used for.
