@@ -246,8 +246,9 @@ class CLMProblem:
             return upper, lower, weighted_gram(X, -(c_upper + c_lower))
         order, bounds, sorted_matrix = grouped
         sorted_weights = np.empty((2, X.shape[0]))  # rows: the two weights in level order
-        np.take(c_upper, order, out=sorted_weights[0])
-        np.take(c_lower, order, out=sorted_weights[1])
+        # "clip" skips the bounds checks of "raise" (order is a permutation): twice as fast
+        np.take(c_upper, order, out=sorted_weights[0], mode="clip")
+        np.take(c_lower, order, out=sorted_weights[1], mode="clip")
         gram_weights = np.add(sorted_weights[0], sorted_weights[1])
         np.negative(gram_weights, out=gram_weights)
         fused = weighted_gram_with_sums(sorted_matrix, gram_weights, bounds, sorted_weights)
@@ -272,7 +273,7 @@ class CLMProblem:
         X = self.data.X
         if self.level_designs is None or X.nbytes > _GROUPED_COPY_BYTES or X.shape[1] == 0:
             return None
-        order = np.argsort(self.data.y.astype(np.int16), kind="stable")  # radix sort: K <= 50
+        order = np.argsort(self.data.y.astype(np.uint8), kind="stable")  # radix sort: K <= 50
         counts = np.bincount(self.data.y, minlength=self.data.n_levels)
         bounds = np.concatenate([[0], np.cumsum(counts)])
         return order, bounds, np.take(X, order, axis=0)
