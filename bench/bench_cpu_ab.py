@@ -64,6 +64,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             text=True,
             env=env,
+            cwd=checkout,  # "python -c" puts the working directory first on sys.path
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests, self.answers = self.process.stdin, self.process.stdout
