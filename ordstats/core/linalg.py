@@ -8,7 +8,7 @@ import numpy as np
 from scipy.linalg.blas import dsyrk
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.core.threads import product_threads
+from ordstats.core.threads import is_large, product_threads
 
 __all__ = [
     "ColumnMoments",
@@ -18,6 +18,7 @@ __all__ = [
     "equilibrate",
     "shifted_basis",
     "weighted_gram",
+    "weighted_gram_with_sums",
 ]
 
 #: Elements per row block (32 MB of doubles): bounds temporaries to a block
@@ -121,6 +122,61 @@ def _weighted_gram(A: FloatArray, c: FloatArray | None, B: FloatArray | None) ->
         rows = slice(start, start + chunk)
         out += A[rows].T @ (B[rows] if c is None else B[rows] * c[rows, None])
     return out
+
+
+def weighted_gram_with_sums(
+    A: FloatArray, c: FloatArray, bounds: IntArray, weights: FloatArray
+) -> tuple[FloatArray, FloatArray] | None:
+    """``A' diag(c) A`` and segment sums ``weights[:, s] @ A[s]`` from one pass over ``A``.
+
+    ``bounds`` splits the rows into segments ``s_k = bounds[k]:bounds[k+1]``
+    (the rows of one response level).  Each block of rows is scaled by
+    ``sqrt(c)`` into a small buffer once; the rank-k update and the segment
+    sums, ``(weights / sqrt(c)) @ (sqrt(c) A)``, both read that buffer while
+    it is in cache, instead of two passes over ``A``.  The sums differ from
+    ``weights @ A`` by a few rounding errors of each term.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, p)
+    c : ndarray, shape (n,)
+    bounds : ndarray of int, shape (K + 1,)
+        Increasing, from 0 to ``n``.
+    weights : ndarray, shape (m, n)
+
+    Returns
+    -------
+    (gram, sums) or None
+        ``gram`` of shape ``(p, p)`` and ``sums`` of shape ``(m, K, p)``;
+        ``None`` (compute the two separately) unless every ``c`` is positive
+        and finite, or for a product large enough for several threads
+        (:func:`ordstats.core.threads.is_large`).
+    """
+    n, p = A.shape
+    if (
+        p == 0
+        or is_large(float(n) * p * p, p)
+        or not bool(np.all(c > 0.0))
+        or not bool(np.isfinite(c).all())
+    ):
+        return None
+    root = np.sqrt(c)
+    ratios = np.divide(weights, root)
+    gram = np.zeros((p, p), order="F")
+    sums = np.zeros((weights.shape[0], bounds.shape[0] - 1, p))
+    rows = max(_FUSED_BYTES // (8 * p), 1)
+    buffer = np.empty((min(n, rows), p))
+    for k in range(bounds.shape[0] - 1):
+        for start in range(int(bounds[k]), int(bounds[k + 1]), rows):
+            stop = min(start + rows, int(bounds[k + 1]))
+            block = np.multiply(A[start:stop], root[start:stop, None], out=buffer[: stop - start])
+            gram = dsyrk(1.0, block.T, c=gram, beta=1.0, trans=0, lower=0, overwrite_c=1)
+            sums[:, k] += ratios[:, start:stop] @ block
+    return _symmetric_from_upper(gram), sums
+
+
+#: Bytes per row block of :func:`weighted_gram_with_sums` (within a core's L2 cache).
+_FUSED_BYTES = 2**19
 
 
 def equilibrate(matrix: FloatArray) -> FloatArray:

@@ -229,6 +229,36 @@ def test_logistic_closed_forms_equal_the_general_formulas():
     assert interval_derivatives(link, upper, lower).d2_upper == pytest.approx(fast.d2_upper)
 
 
+def test_logistic_first_derivatives_alone_equal_those_of_the_full_closed_forms():
+    """logistic_gradients (the gradient-only evaluations) gives logistic_derivatives' g_u, g_l.
+
+    Also on intervals so narrow that ``g ~ 1e154`` and ``h ~ -g^2`` overflows while
+    ``P ~ 1e-155`` is well above LOGISTIC_SAFE: g keeps its finite closed form and
+    h overflows to ``-inf``.
+    """
+    from ordstats.families.cumulative.likelihood import (
+        logistic_derivatives,
+        logistic_gradients,
+    )
+
+    link = get_link("logit")
+    upper, lower = _logistic_grid()
+    upper = np.concatenate([upper, [1e-155, 5.0 + 2e-15]])
+    lower = np.concatenate([lower, [-1e-155, 5.0]])
+    first = logistic_gradients(link, upper, lower)
+    full = logistic_derivatives(link, upper, lower)
+    for name in ("log_prob", "upper", "lower", "d_upper", "d_lower"):
+        assert np.array_equal(getattr(first, name), getattr(full, name), equal_nan=True), name
+    narrow = slice(-2, None)
+    assert np.all(np.isfinite(full.d_upper[narrow])) and np.all(np.isfinite(full.d_lower[narrow]))
+    # P = f(0) (u - l) = 5e-156 to first order: g = +-f(0) / P = +-5e154 exactly enough
+    np.testing.assert_allclose(full.d_upper[-2], 5e154, rtol=1e-12)
+    np.testing.assert_allclose(full.d_lower[-2], -5e154, rtol=1e-12)
+    assert np.isneginf(full.d2_lower[-2]) and np.isposinf(full.d2_cross[-2])
+    assert np.all(np.isfinite([full.d2_upper[-1], full.d2_cross[-1], full.d2_lower[-1]]))
+    assert np.isneginf(full.d2_upper[-2])  # -g^2 beyond the largest double
+
+
 @pytest.mark.parametrize("x", [-700.0, -300.0, -36.0, -20.0, -1.0, 0.0, 2.5, 36.0, 300.0, 700.0])
 def test_logistic_closed_forms_at_the_end_levels_are_exact(x):
     """Bottom level: g_u = S(u), h_uu = -F(u) S(u); top level: g_l = -F(l), h_ll = -F(l) S(l).

@@ -320,7 +320,7 @@ def test_reverse_row_derivatives_are_the_forward_ones_on_reversed_levels():
 
 @pytest.mark.parametrize(
     ("link", "shared"),
-    [("probit", "_general_interval_gradients"), ("logit", "logistic_derivatives")],
+    [("probit", "_general_interval_gradients"), ("logit", "logistic_gradients")],
 )
 def test_the_likelihood_and_the_row_api_share_their_pointwise_terms(monkeypatch, link, shared):
     """Evaluation and row_derivatives get their derivatives from the same function.

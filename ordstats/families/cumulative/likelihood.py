@@ -39,7 +39,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.core.linalg import weighted_gram
+from ordstats.core.linalg import weighted_gram, weighted_gram_with_sums
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.links.standard import Logit
@@ -60,6 +60,7 @@ __all__ = [
     "interval_probabilities",
     "log_interval_probabilities",
     "logistic_derivatives",
+    "logistic_gradients",
     "prepare",
     "row_derivatives",
 ]
@@ -232,9 +233,11 @@ class CLMProblem:
         ``-(d_uu + 2 d_ul + d_ll)`` is non-negative for log-concave ``F``.
 
         Where the rows are kept grouped by level (:attr:`_rows_by_level`) the
-        two weights are gathered into that order once, each level's sums are
-        one product with a contiguous block of rows, and the Gram matrix is a
-        rank-k update of the same copy.
+        two weights are gathered into that order once, and each level's sums
+        are products with contiguous blocks of rows of the same copy whose
+        Gram matrix is a rank-k update: both from one pass over it
+        (:func:`~ordstats.core.linalg.weighted_gram_with_sums`) where the
+        Gram weights are positive, as they are for log-concave ``F``.
         """
         X = self.data.X
         grouped = self._rows_by_level
@@ -243,14 +246,19 @@ class CLMProblem:
             return upper, lower, weighted_gram(X, -(c_upper + c_lower))
         order, bounds, sorted_matrix = grouped
         sorted_weights = np.empty((2, X.shape[0]))  # rows: the two weights in level order
-        np.take(c_upper, order, out=sorted_weights[0])
-        np.take(c_lower, order, out=sorted_weights[1])
+        # "clip" skips the bounds checks of "raise" (order is a permutation): twice as fast
+        np.take(c_upper, order, out=sorted_weights[0], mode="clip")
+        np.take(c_lower, order, out=sorted_weights[1], mode="clip")
+        gram_weights = np.add(sorted_weights[0], sorted_weights[1])
+        np.negative(gram_weights, out=gram_weights)
+        fused = weighted_gram_with_sums(sorted_matrix, gram_weights, bounds, sorted_weights)
+        if fused is not None:
+            gram, level_sums = fused
+            return level_sums[0], level_sums[1], gram
         sums = np.empty((2, self.data.n_levels, X.shape[1]))
         for k in range(self.data.n_levels):
             block = slice(bounds[k], bounds[k + 1])
             sums[:, k] = sorted_weights[:, block] @ sorted_matrix[block]
-        gram_weights = np.add(sorted_weights[0], sorted_weights[1])
-        np.negative(gram_weights, out=gram_weights)
         return sums[0], sums[1], weighted_gram(sorted_matrix, gram_weights)
 
     @cached_property
@@ -265,7 +273,7 @@ class CLMProblem:
         X = self.data.X
         if self.level_designs is None or X.nbytes > _GROUPED_COPY_BYTES or X.shape[1] == 0:
             return None
-        order = np.argsort(self.data.y.astype(np.int16), kind="stable")  # radix sort: K <= 50
+        order = np.argsort(self.data.y.astype(np.uint8), kind="stable")  # radix sort: K <= 50
         counts = np.bincount(self.data.y, minlength=self.data.n_levels)
         bounds = np.concatenate([[0], np.cumsum(counts)])
         return order, bounds, np.take(X, order, axis=0)
@@ -514,8 +522,9 @@ def interval_gradients(
     """Compute ``log P``, ``g_u`` and ``g_l`` at the standardised bounds ``upper >= lower``.
 
     The first-order part of :func:`interval_derivatives` (same numbers), at
-    about half its cost; for the logistic link the closed forms give both
-    orders at once (``tail`` is then empty).
+    about half its cost; the logistic link uses its closed forms
+    (:func:`logistic_gradients`, whose ``tail`` marks the rows computed
+    generally).
 
     Parameters
     ----------
@@ -533,7 +542,7 @@ def interval_gradients(
         np.asarray(upper, dtype=float), np.asarray(lower, dtype=float)
     )
     if type(link) is Logit:
-        return logistic_derivatives(link, upper, lower, log_prob=log_prob).first_order()
+        return logistic_gradients(link, upper, lower, log_prob=log_prob)
     return _general_interval_gradients(link, upper, lower, log_prob)
 
 
@@ -699,28 +708,21 @@ class LogisticHalves:
         return log_p
 
 
-def logistic_derivatives(
+def logistic_gradients(
     link: Link,
     upper: FloatArray,
     lower: FloatArray,
     halves: LogisticHalves | None = None,
     log_prob: FloatArray | None = None,
-) -> IntervalDerivatives:
-    r""":class:`IntervalDerivatives` of the logistic link in closed form.
+) -> IntervalGradients:
+    r"""The first-order part of :func:`logistic_derivatives`: ``log P``, ``g_u`` and ``g_l``.
 
-    From ``P = F(u) S(l) E`` (:class:`LogisticHalves`), ``f = F S`` and
-    ``f'/f = S - F``, with ``r = e^{l - u} = 1 - E``:
-
-    .. math::
-
-        g_u = \frac{S(u)}{S(l) E},\quad -g_l = G = \frac{F(l)}{F(u) E},\quad
-        h_{uu} = -g_u\{F(u) + g_u (F(l) + S(l) r)\},\quad
-        h_{ll} = -G\{S(l) + G (S(u) + F(u) r)\},
-
-    the module's ``h = (f'/f) g - g^2`` rearranged into sums of positive
-    terms, so that nothing cancels in either tail (where ``g ~ f'/f``).
-    Rows where ``P`` underflows or a bound overflows its ``exp`` go through
-    :func:`interval_derivatives` with the general formulas.
+    ``g_u = S(u) / (S(l) E)`` and ``g_l = -F(l) / (F(u) E)`` (:class:`LogisticHalves`),
+    what a gradient needs; :func:`logistic_derivatives` adds the second
+    derivatives from them when a Hessian is wanted.  Rows where ``P``
+    underflows or a bound overflows its ``exp`` (``P`` not above
+    :data:`LOGISTIC_SAFE`, which bounds both ratios by ``1 / LOGISTIC_SAFE``)
+    use the general formulas; ``tail`` marks them.
 
     Parameters
     ----------
@@ -735,46 +737,106 @@ def logistic_derivatives(
 
     Returns
     -------
-    IntervalDerivatives
+    IntervalGradients
     """
     h = LogisticHalves.at(upper, lower) if halves is None else halves
     if log_prob is None:
         log_prob = h.log_prob(link, upper, lower)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        g_u = h.S_l * h.width
+        g_u = np.multiply(h.S_l, h.width)
         np.divide(h.S_u, g_u, out=g_u)
-        G = h.F_u * h.width
-        np.divide(h.F_l, G, out=G)
-        r = 1.0 - h.width
-        h_uu = h.S_l * r
+        g_l = np.multiply(h.F_u, h.width)
+        np.divide(h.F_l, g_l, out=g_l)
+        np.negative(g_l, out=g_l)
+    general = ~(h.prob > LOGISTIC_SAFE)
+    if general.any():
+        rows = _general_interval_gradients(link, upper[general], lower[general], log_prob[general])
+        g_u[general], g_l[general] = rows.d_upper, rows.d_lower
+    return IntervalGradients(
+        log_prob,
+        np.where(np.isfinite(upper), upper, 0.0),
+        np.where(np.isfinite(lower), lower, 0.0),
+        g_u,
+        g_l,
+        general,
+    )
+
+
+def logistic_derivatives(
+    link: Link,
+    upper: FloatArray,
+    lower: FloatArray,
+    halves: LogisticHalves | None = None,
+    log_prob: FloatArray | None = None,
+    gradients: IntervalGradients | None = None,
+) -> IntervalDerivatives:
+    r""":class:`IntervalDerivatives` of the logistic link in closed form.
+
+    From ``P = F(u) S(l) E`` (:class:`LogisticHalves`), ``f = F S`` and
+    ``f'/f = S - F``, with ``r = e^{l - u} = 1 - E``:
+
+    .. math::
+
+        g_u = \frac{S(u)}{S(l) E},\quad -g_l = G = \frac{F(l)}{F(u) E},\quad
+        h_{uu} = -g_u\{F(u) + g_u (F(l) + S(l) r)\},\quad
+        h_{ll} = -G\{S(l) + G (S(u) + F(u) r)\},
+
+    the module's ``h = (f'/f) g - g^2`` rearranged into sums of positive
+    terms, so that nothing cancels in either tail (where ``g ~ f'/f``).
+    The first derivatives come from :func:`logistic_gradients`.  Rows where
+    ``P`` underflows, a bound overflows its ``exp`` or a second derivative
+    overflows go through :func:`interval_derivatives` with the general
+    formulas (the first derivatives of the last kind keep their closed forms,
+    which are finite there).
+
+    Parameters
+    ----------
+    link : Link
+        The logistic link (used for the rows computed generally).
+    upper, lower : ndarray, shape (n,)
+        Standardised bounds; ``+inf`` / ``-inf`` for the top / bottom level.
+    halves : LogisticHalves, optional
+        :meth:`LogisticHalves.at` the same bounds, if already computed.
+    log_prob : ndarray, optional
+        ``log P`` if already known.
+    gradients : IntervalGradients, optional
+        :func:`logistic_gradients` at the same bounds, if already computed.
+
+    Returns
+    -------
+    IntervalDerivatives
+    """
+    h = LogisticHalves.at(upper, lower) if halves is None else halves
+    first = logistic_gradients(link, upper, lower, h, log_prob) if gradients is None else gradients
+    g_u, g_l = first.d_upper, first.d_lower  # g_l = -G
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.subtract(1.0, h.width)
+        h_uu = np.multiply(h.S_l, r)
         h_uu += h.F_l
         h_uu *= g_u
         h_uu += h.F_u
         h_uu *= g_u
         np.negative(h_uu, out=h_uu)
-        h_ll = h.F_u * r
+        # -G {S(l) + G (S(u) + F(u) r)} written with g_l = -G (sign changes are exact)
+        h_ll = np.multiply(h.F_u, r, out=r)
         h_ll += h.S_u
-        h_ll *= G
-        h_ll += h.S_l
-        h_ll *= G
+        h_ll *= g_l
+        h_ll -= h.S_l
+        h_ll *= g_l
         np.negative(h_ll, out=h_ll)
-        h_ul = g_u * G
-    bad = ~((h.prob > LOGISTIC_SAFE) & np.isfinite(h_uu) & np.isfinite(h_ll))
-    if bad.any():
-        general = _general_interval_derivatives(link, upper[bad], lower[bad], log_prob[bad])
-        g_u[bad], G[bad] = general.d_upper, -general.d_lower
-        h_uu[bad], h_ul[bad], h_ll[bad] = general.d2_upper, general.d2_cross, general.d2_lower
-    np.negative(G, out=G)
-    return IntervalDerivatives(
-        log_prob,
-        np.where(np.isfinite(upper), upper, 0.0),
-        np.where(np.isfinite(lower), lower, 0.0),
-        g_u,
-        G,
-        h_uu,
-        h_ul,
-        h_ll,
-    )
+        h_ul = np.multiply(g_u, g_l)
+        np.negative(h_ul, out=h_ul)
+        # both second derivatives are <= 0: their sum is finite exactly when both are
+        finite = bool(np.isfinite(np.add(h_uu, h_ll)).all())
+    general = first.tail
+    if not finite:
+        general = general | ~(np.isfinite(h_uu) & np.isfinite(h_ll))
+    if general.any():
+        rows = _general_interval_derivatives(
+            link, upper[general], lower[general], first.log_prob[general]
+        )
+        h_uu[general], h_ul[general], h_ll[general] = rows.d2_upper, rows.d2_cross, rows.d2_lower
+    return IntervalDerivatives(first.log_prob, first.upper, first.lower, g_u, g_l, h_uu, h_ul, h_ll)
 
 
 #: Smallest interval probability the closed-form logistic derivatives are used for.
@@ -992,25 +1054,30 @@ class Evaluation:
         calls this on its final evaluation, which its results keep.
         """
         self._halves = None
-        for name in ("_first_order", "_logistic", "_pointwise", "_lambda_terms"):
+        for name in ("_first_order", "_pointwise", "_lambda_terms"):
             self.__dict__.pop(name, None)
 
     @cached_property
     def _first_order(self) -> IntervalGradients:
         """``u, l, g_u, g_l`` (see :func:`interval_gradients`)."""
-        if self._is_logistic:  # the closed forms give both orders at once
-            return self._logistic.first_order()
+        if self._is_logistic:  # the closed forms, second derivatives only if asked for
+            return logistic_gradients(
+                self.link, self.upper, self.lower, self._halves, self.log_prob
+            )
         return interval_gradients(self.link, self.upper, self.lower, self.log_prob)
-
-    @cached_property
-    def _logistic(self) -> IntervalDerivatives:
-        return logistic_derivatives(self.link, self.upper, self.lower, self._halves, self.log_prob)
 
     @cached_property
     def _pointwise(self) -> tuple[FloatArray, ...]:
         """``u, l, g_u, g_l, h_uu, h_ul, h_ll`` (see :func:`interval_derivatives`)."""
         if self._is_logistic:
-            d = self._logistic
+            d = logistic_derivatives(
+                self.link,
+                self.upper,
+                self.lower,
+                self._halves,
+                self.log_prob,
+                gradients=self._first_order,
+            )
         else:
             d = interval_derivatives(
                 self.link, self.upper, self.lower, self.log_prob, gradients=self._first_order
