@@ -182,7 +182,7 @@ def _narrow_posterior(mode):
 # -- the posterior against NUTS -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", sorted(set(MODELS) - {"sim_cor_clmm"}))  # tests/bayes/
 def test_posterior_matches_nuts(name):
     reference = json.loads((REFERENCE / f"{name}.json").read_text())["params"]
     with warnings.catch_warnings():
