@@ -2141,12 +2141,12 @@ def test_bayes_laplace_prior_off_zero_or_on_intercepts(wine_bayes_model):
         wine_bayes_model.fit(prior={"Intercept": "laplace(0, 1)"})
 
 
-def test_bayes_prior_with_penalty_or_correlated_random_terms(wine_bayes_model, wine):
+def test_bayes_prior_with_penalty_or_lkj_without_correlated_terms(wine_bayes_model, wine):
     with pytest.raises(SpecificationError, match=r"give prior= or penalty=, not both"):
         wine_bayes_model.fit(prior="default", penalty="firth")
-    mixed = OrdinalModel.from_formula("rating ~ temp + (1 + contact|judge)", wine)
-    with pytest.raises(SpecificationError, match=r"scalar random terms only"):
-        mixed.fit(prior="default")
+    scalar = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine)
+    with pytest.raises(SpecificationError, match=r"no parameters of class 'cor'"):
+        scalar.fit(prior={"cor": "lkj(2)"})
 
 
 @pytest.mark.parametrize("draws", [0, -5, 2.5, True, "100"])

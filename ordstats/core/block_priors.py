@@ -14,27 +14,26 @@ inverse is the softmax of ``(y, 0)``).  The Jacobian of ``y -> (zeta_1..zeta_{D-
 
 ``A = sum alpha``: concave, so the mode exists and is unique in ``y``.
 
-**Standard deviations and an LKJ correlation of a random term** ``(1 + x | g)``.  The
-mixed model's parameters are the log-Cholesky ones (:mod:`ordstats.families.mixed`):
-``L`` lower triangular with ``L_ii = exp(v_ii)`` and free entries below the diagonal;
-``Sigma = L L'``.  Row ``i`` of ``L`` is ``s_i w_i`` with ``s_i = |L_i|`` the standard
-deviation and ``w_i`` the row of the correlation's Cholesky factor (a unit vector with
-``w_ii > 0``).  brms puts a density ``p_s`` on each ``s_i`` and Stan's
-``lkj_corr_cholesky(eta)`` on ``w``:
-``sum_{i>=1} (q - i + 2 eta - 3) log w_ii`` (rows counted from 0).  Polar coordinates
-of each row (``dL_i = s_i^i ds_i dw / w_ii``) and ``dL_ii = L_ii dv_ii`` give the
-density in ``v``:
+**An LKJ(eta) correlation of a random term** ``(1 + x | g)`` in the coordinates of
+:mod:`ordstats.estimation.bayes_language`: the Cholesky factor ``W`` of the
+``q x q`` correlation matrix is written with the canonical partial correlations
+``z_ij = tanh(y_ij)``, ``i > j`` (Lewandowski, Kurowicka and Joe 2009; Stan's
+"Cholesky factors of correlation matrices"): ``W_ij = z_ij (prod_{k<j} (1 - z_ik^2))^{1/2}``
+and ``W_ii = (prod_{k<i} (1 - z_ik^2))^{1/2}``.  Under LKJ(``eta``) the partial
+correlations are independent, ``(z_ij + 1) / 2 ~ Beta(a_j, a_j)`` with
+``a_j = eta + (q - 2 - j) / 2`` (columns ``j`` counted from 0), and
+``dz = (1 - z^2) dy``, so the density in ``y`` is
 
 .. math::
 
-    \log p(v) = \sum_i \Big[\log p_s(s_i) - (i + 1 + c_i) \log s_i
-                + (2 + c_i) \log L_{ii}\Big],\qquad c_i = q - i + 2\eta - 3,
+    \log p(y) = \sum_{i>j} a_j \log(1 - \tanh^2 y_{ij})
+              = -2 \sum_{i>j} a_j \log\cosh y_{ij},\quad
+    \partial_y = -2 a_j \tanh y,\quad \partial^2_y = -2 a_j (1 - \tanh^2 y):
 
-(for ``q = 1``: ``log p_s(s) + log s``, the scalar case of :mod:`ordstats.core.priors`).
-With ``phi(s) = (log p_s)'(s) / s - (i + 1 + c_i) / s^2`` the row's gradient in ``L`` is
-``phi(s) L_i + (2 + c_i) / L_ii e_i`` and its Hessian
-``phi'(s) L_i L_i' / s + phi(s) I - (2 + c_i) / L_ii^2 e_i e_i'``; the chain rule
-through ``L_ii = exp(v_ii)`` gives the derivatives in ``v``.
+separable and concave.  (For ``q = 2``: ``eta log(1 - r^2)`` in ``y = atanh r``.)  The
+standard deviations are separate parameters ``log s_i`` with the scalar priors of
+:mod:`ordstats.core.priors` (density ``p_s(s) s`` in ``log s``, which goes to 0 as
+``s -> 0``, so the posterior mode exists).
 """
 
 from __future__ import annotations
@@ -45,9 +44,15 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ordstats._typing import FloatArray
-from ordstats.core.priors import Density
 
-__all__ = ["CholeskyPrior", "SimplexPrior", "cholesky_layout", "softmax_last_zero"]
+__all__ = [
+    "LkjPrior",
+    "SimplexPrior",
+    "cholesky_layout",
+    "lkj_shapes",
+    "log_cosh",
+    "softmax_last_zero",
+]
 
 
 def softmax_last_zero(Y: FloatArray) -> FloatArray:
@@ -115,16 +120,28 @@ def cholesky_layout(q: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([diag, rows[order]]), np.concatenate([diag, cols[order]])
 
 
+def log_cosh(y: FloatArray) -> FloatArray:
+    """``log cosh y`` without overflow."""
+    a = np.abs(np.asarray(y, dtype=float))
+    return np.asarray(a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0))
+
+
+def lkj_shapes(q: int, eta: float) -> FloatArray:
+    """``a_j`` of each partial correlation of a ``q x q`` term, in :func:`cholesky_layout` order."""
+    cols = cholesky_layout(q)[1]
+    return np.asarray(eta + (q - 2 - cols[q:]) / 2.0, dtype=float)
+
+
 @dataclass(frozen=True)
-class CholeskyPrior:
-    """Priors on the SDs ``s_i`` and an LKJ(``eta``) correlation of one random term.
+class LkjPrior:
+    """LKJ(``eta``) on a random term's correlation, in ``y = atanh`` of its partial correlations.
 
     Attributes
     ----------
     positions : tuple of int
-        The term's ``q(q+1)/2`` log-Cholesky parameters in the parameter vector.
-    sd : tuple of Density
-        The density of each standard deviation (on ``s > 0``).
+        The term's ``q(q-1)/2`` parameters ``y_ij`` (column by column) in the vector.
+    q : int
+        Dimension of the term.
     eta : float
         The LKJ shape (1: uniform over correlation matrices).
     k : int
@@ -132,95 +149,30 @@ class CholeskyPrior:
     """
 
     positions: tuple[int, ...]
-    sd: tuple[Density, ...]
+    q: int
     eta: float
     k: int
 
-    @property
-    def q(self) -> int:
-        """Dimension of the term."""
-        return len(self.sd)
-
-    def _factor(self, v: FloatArray) -> FloatArray:
-        rows, cols = cholesky_layout(self.q)
-        L = np.zeros((self.q, self.q))
-        L[rows, cols] = v
-        d = np.arange(self.q)
-        L[d, d] = np.exp(v[: self.q])
-        return L
-
-    def _row_constants(self) -> tuple[FloatArray, FloatArray]:
-        """``m_i = i + 1 + c_i`` (power of ``1 / s_i``) and ``2 + c_i`` (of ``L_ii``)."""
-        i = np.arange(self.q, dtype=float)
-        c = self.q - i + 2.0 * self.eta - 3.0
-        c[0] = 0.0  # w_00 = 1: the LKJ term of the first row is 0
-        return i + 1.0 + c, 2.0 + c
+    def batch_value(self, X: FloatArray) -> FloatArray:
+        """``-2 sum a_j log cosh y_ij`` at each row of ``X``."""
+        Y = np.asarray(X, dtype=float)[:, list(self.positions)]
+        return np.asarray(-2.0 * log_cosh(Y) @ lkj_shapes(self.q, self.eta))
 
     def value(self, x: FloatArray) -> float:
-        """``log p`` at ``x`` (module docstring)."""
-        v = np.asarray(x, dtype=float)[list(self.positions)]
-        L = self._factor(v)
-        s = np.sqrt(np.sum(L * L, axis=1))
-        m, a = self._row_constants()
-        total = -np.sum(m * np.log(s)) + np.sum(a * v[: self.q])
-        for i, density in enumerate(self.sd):
-            total += float(density.logpdf(s[i : i + 1])[0])
-        return float(total)
-
-    def batch_value(self, X: FloatArray) -> FloatArray:
-        """``log p`` at each row of ``X``."""
-        return np.array([self.value(x) for x in np.asarray(X, dtype=float)])
-
-    def _derivatives_in_L(self, v: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Gradient (q, q) and Hessian blocks (q, q, q) of ``log p`` in the entries of ``L``.
-
-        The ``L_ii`` terms ``(2 + c_i) log L_ii`` are left to the caller (they are
-        ``(2 + c_i) v_ii`` in ``v``).
-        """
-        L = self._factor(v)
-        s = np.sqrt(np.sum(L * L, axis=1))
-        m, _ = self._row_constants()
-        grad = np.zeros((self.q, self.q))
-        hess = np.zeros((self.q, self.q, self.q))
-        for i, density in enumerate(self.sd):
-            _, g, h = density.derivatives(s[i : i + 1])
-            si, gi, hi = s[i], float(g[0]), float(h[0])
-            phi = gi / si - m[i] / si**2
-            dphi = hi / si - gi / si**2 + 2.0 * m[i] / si**3
-            row = L[i, : i + 1]
-            grad[i, : i + 1] = phi * row
-            hess[i, : i + 1, : i + 1] = dphi * np.outer(row, row) / si + phi * np.eye(i + 1)
-        return L, grad, hess
-
-    def _derivatives_in_v(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
-        v = np.asarray(x, dtype=float)[list(self.positions)]
-        L, grad_L, hess_L = self._derivatives_in_L(v)
-        rows, cols = cholesky_layout(self.q)
-        n = rows.size
-        # dL_rc / dv_p: L_ii for a diagonal entry, 1 below the diagonal
-        scale = np.where(rows == cols, L[rows, cols], 1.0)
-        _, a = self._row_constants()
-        grad = grad_L[rows, cols] * scale
-        grad[: self.q] += a
-        hess = np.zeros((n, n))
-        for p in range(n):
-            for r in range(n):
-                if rows[p] == rows[r]:
-                    hess[p, r] = hess_L[rows[p], cols[p], cols[r]] * scale[p] * scale[r]
-        hess[np.arange(self.q), np.arange(self.q)] += (
-            grad_L[np.arange(self.q), np.arange(self.q)] * scale[: self.q]
-        )
-        return grad, hess
+        """``log p`` at ``x``."""
+        return float(self.batch_value(np.asarray(x, dtype=float)[None, :])[0])
 
     def gradient(self, x: FloatArray) -> FloatArray:
-        """Gradient of ``log p`` in the log-Cholesky parameters."""
+        """``-2 a_j tanh y_ij`` at the partial correlations, 0 elsewhere."""
+        y = np.asarray(x, dtype=float)[list(self.positions)]
         out = np.zeros(self.k)
-        out[list(self.positions)] = self._derivatives_in_v(x)[0]
+        out[list(self.positions)] = -2.0 * lkj_shapes(self.q, self.eta) * np.tanh(y)
         return out
 
     def hessian(self, x: FloatArray) -> FloatArray:
-        """Hessian of ``log p`` in the log-Cholesky parameters."""
+        """``-2 a_j (1 - tanh^2 y_ij)`` on the diagonal."""
+        y = np.asarray(x, dtype=float)[list(self.positions)]
         out = np.zeros((self.k, self.k))
-        idx = np.asarray(self.positions)
-        out[np.ix_(idx, idx)] = self._derivatives_in_v(x)[1]
+        idx = np.asarray(self.positions, dtype=int)
+        out[idx, idx] = -2.0 * lkj_shapes(self.q, self.eta) / np.cosh(y) ** 2
         return out

@@ -63,7 +63,9 @@ from ordstats.design.monotonic import monotonic_blocks
 from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
 from ordstats.estimation.bayes_language import (
     ChainedEvaluation,
+    CorrelationMap,
     MonotonicMap,
+    correlation_map,
     has_monotonic_terms,
     monotonic_columns,
     monotonic_map,
@@ -228,7 +230,7 @@ class Slot:
     row: FloatArray
     group: str = ""
     log_scale: bool = False
-    #: positions of a joint prior's parameters (``simo``; a correlated term's ``sd``, ``cor``)
+    #: positions of a joint prior's parameters (``simo``; a correlated term's ``cor``)
     block: tuple[int, ...] = ()
 
     @property
@@ -296,14 +298,6 @@ def _unit(k: int, i: int) -> FloatArray:
 
 def _mixed_slots(model: Any) -> list[Slot]:
     p = model.problem
-    if any(t.q != 1 for t in model.terms):
-        # the joint SD/LKJ prior (core.block_priors.CholeskyPrior) and the JAX model are
-        # written, but the posterior in log-Cholesky coordinates has no mode when an SD
-        # is near 0 (wine's (1 + temp|judge)): it needs (log SD, correlation) coordinates
-        raise SpecificationError(
-            "Bayesian fits of mixed models take scalar random terms only, such as (1|g) or "
-            "(1|g) + (0 + x|g); correlated terms (1 + x|g) are not available yet"
-        )
     k = p.n_alpha + p.n_beta + p.n_var
     names = list(model.param_names)
     J = np.asarray(p.jacobian, dtype=float)
@@ -326,14 +320,21 @@ def _mixed_slots(model: Any) -> list[Slot]:
 
 
 def _random_term_slots(term: Any, k: int, positions: tuple[int, ...]) -> list[Slot]:
-    """A scalar term's ``sd`` (log scale); a correlated term's ``sd`` per column and ``cor``."""
+    """Each column's ``sd`` (its log is the parameter) and a correlated term's ``cor``.
+
+    The parameters of a correlated term are those of
+    :class:`~ordstats.estimation.bayes_language.CorrelationMap`: the log SDs, then the
+    ``atanh`` of the partial correlations (the LKJ prior's block).
+    """
     coefs = ["Intercept" if c == "(Intercept)" else c for c in term.columns]
+    slots = [
+        Slot("sd", (c, brms_name(c)), _unit(k, pos), group=term.group, log_scale=True)
+        for c, pos in zip(coefs, positions, strict=False)
+    ]
     if term.q == 1:
-        names = (coefs[0], brms_name(coefs[0]))
-        return [Slot("sd", names, _unit(k, positions[0]), group=term.group, log_scale=True)]
-    zero = np.zeros(k)
-    slots = [Slot("sd", (c, brms_name(c)), zero, group=term.group, block=positions) for c in coefs]
-    return [*slots, Slot("cor", (term.group,), zero, group=term.group, block=positions)]
+        return slots
+    cor = Slot("cor", (term.group,), np.zeros(k), group=term.group, block=positions[term.q :])
+    return [*slots, cor]
 
 
 def model_slots(model: Any) -> list[Slot]:
@@ -416,8 +417,8 @@ def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, 
 
 
 def _joint_prior(block: tuple[int, ...], chosen: list[tuple[Slot, Density]], k: int) -> Any:
-    """The Dirichlet of a ``mo()`` simplex, or the SDs and LKJ of a correlated term."""
-    from ordstats.core.block_priors import CholeskyPrior, SimplexPrior
+    """The Dirichlet of a ``mo()`` simplex, or the LKJ of a correlated term."""
+    from ordstats.core.block_priors import LkjPrior, SimplexPrior
 
     if chosen[0][0].class_ == "simo":
         density, n = chosen[0][1], len(block) + 1
@@ -428,9 +429,10 @@ def _joint_prior(block: tuple[int, ...], chosen: list[tuple[Slot, Density]], k: 
                 f"predictor has {n} steps)"
             )
         return SimplexPrior(block, tuple(alpha), k)
-    sds = tuple(d for s, d in chosen if s.class_ == "sd")
-    (eta,) = next(d for s, d in chosen if s.class_ == "cor").args
-    return CholeskyPrior(block, sds, float(eta), k)
+    (eta,) = chosen[0][1].args
+    n = len(block)
+    q = round((1 + np.sqrt(1 + 8 * n)) / 2)
+    return LkjPrior(block, q, float(eta), k)
 
 
 def _matches(p: Prior, slot: Slot) -> bool:
@@ -764,16 +766,60 @@ class MonotonicTarget(Target):
         return monotonic_columns(draws, self.mono)
 
 
+class CorrelatedTarget(Target):
+    """A mixed model's log posterior in each term's log SDs and ``atanh`` partial correlations.
+
+    See :class:`~ordstats.estimation.bayes_language.CorrelationMap`; the marginal
+    likelihood is the mixed model's (Laplace or AGQ) at the mapped log-Cholesky parameters.
+    """
+
+    def __init__(self, model: Any, log_prior: Any, nagq: int, cmap: CorrelationMap) -> None:
+        super().__init__(model, log_prior, nagq)
+        self.cmap = cmap
+        names = list(self.param_names)
+        for p, name in cmap.names(model.terms).items():
+            names[p] = name
+        self.param_names = names
+
+    def start(self, x0: FloatArray) -> FloatArray:
+        """The maximum-likelihood fit's ``(t, y)``, pulled inside the support."""
+        return self.cmap.contract(x0)
+
+    def _chained(self, x: FloatArray) -> tuple[float, FloatArray]:
+        fg = self.model._objective_functions(self.nagq)[1]
+        nll, grad = fg(self.cmap.expand(x))
+        return float(nll), self.cmap.jacobian(x).T @ np.asarray(grad)
+
+    def evaluation(self, x: FloatArray) -> Any:
+        """The marginal negative log-likelihood in ``(t, y)`` (Hessian by differences)."""
+        return _MixedEvaluation(np.asarray(x, dtype=float), self._chained)
+
+    def log_density(self, x: FloatArray) -> float:
+        """``l(v(x)) + log p(x)`` up to a constant."""
+        nll = self.model.objective.value(self.cmap.expand(x), self.nagq)
+        if not np.isfinite(nll):
+            return -np.inf
+        return float(-nll + self.log_prior.value(x))
+
+    def log_density_batch(self, X: FloatArray) -> FloatArray:
+        """:meth:`log_density` at each row of ``X``."""
+        V = self.cmap.expand(X)
+        nll = np.array([self.model.objective.value(v, self.nagq) for v in V])
+        out = np.full(X.shape[0], -np.inf)
+        finite = np.isfinite(nll)
+        out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
+        return out
+
+
 def _native_block(block: Any) -> tuple[Any, ...]:
     """A joint prior's description for :mod:`ordstats.results.jax_models`."""
     if hasattr(block, "alpha"):
         return ("simplex", list(block.positions), tuple(block.alpha))
-    sds = [(d.name, d.args) for d in block.sd]
-    return ("cholesky", list(block.positions), sds, block.eta)
+    return ("lkj", list(block.positions), block.q, block.eta)
 
 
 def _native_groups(p: Any) -> list[tuple[Any, ...]]:
-    """Each random term's ``(X_t, codes, levels, positions of its log-Cholesky parameters)``."""
+    """Each random term's ``(X_t, codes, levels, positions of its (log SD, atanh) parameters)``."""
     out, pos = [], p.n_alpha + p.n_beta
     for t in p.terms:
         n_var = t.q * (t.q + 1) // 2
@@ -810,7 +856,12 @@ def refuse_monotonic_ml(model: Any) -> None:
 
 def make_target(model: Any, log_prior: LogPrior, nagq: int = 1) -> Target:
     """The log posterior of ``model``: in ``mo()``'s ``(b, log-ratios)`` where it has such terms."""
-    mono = None if hasattr(model, "terms") else monotonic_map(model)
+    if hasattr(model, "terms"):
+        cmap = correlation_map(model)
+        if cmap is None:
+            return Target(model, log_prior, nagq)
+        return CorrelatedTarget(model, log_prior, nagq, cmap)
+    mono = monotonic_map(model)
     if mono is None:
         return Target(model, log_prior, nagq)
     return MonotonicTarget(model, log_prior, nagq, mono)
@@ -848,6 +899,7 @@ def fit_mode(
         x0 = np.asarray(start_params, dtype=float)
     elif target.mixed:
         x0 = np.asarray(model.fit(nagq=nagq).params_all, dtype=float)
+        x0 = getattr(target, "start", lambda x: x)(x0)
     else:
         x0 = np.asarray(model.start_params, dtype=float)
         x0 = getattr(target, "start", lambda x: x)(x0)

@@ -18,10 +18,20 @@ simplex's boundary whenever the unconstrained steps ``c_i`` differ in sign, wher
 log-ratios diverge and the usual standard errors do not exist.  The unconstrained steps
 are the ML fit of the ordered factor's successive-difference coding.
 
-**Correlated random terms** ``(1 + x | g)``: the parameters stay the mixed model's
-log-Cholesky ones; the priors on the standard deviations and the LKJ prior on the
-correlation become a density in them with the Jacobian of the change of variables
-(:class:`ordstats.core.block_priors.CholeskyPrior`).
+**Correlated random terms** ``(1 + x | g)``: the Bayesian fit samples each term's log
+standard deviations ``t_i = log s_i`` and ``y_ij = atanh z_ij`` of the canonical partial
+correlations (:class:`CorrelationMap`; ``q = 1``: the log SD only, the mixed model's own
+parameter).  The correlation's Cholesky factor is ``W_ij = z_ij prod_{k<j} sech y_ik``,
+``W_ii = prod_{k<i} sech y_ik``, and the mixed model's log-Cholesky parameters of
+``L = diag(s) W`` are ``v_ii = t_i - sum_{k<i} log cosh y_ik`` and ``v_ij = L_ij``
+(``i > j``), whose derivatives are ``dv_ii/dt_i = 1``, ``dv_ii/dy_ik = -tanh y_ik``,
+``dv_ij/dt_i = L_ij``, ``dv_ij/dy_ij = s_i sech^2 y_ij prod_{k<j} sech y_ik`` and
+``dv_ij/dy_ik = -L_ij tanh y_ik`` (``k < j``).  The Laplace (or AGQ) marginal
+likelihood's gradient follows by the chain rule; its Hessian, as for scalar terms, by
+central differences of that gradient.  The SDs take the scalar priors with the Jacobian
+of the log (a density ``p_s(s) s`` in ``t``, which vanishes as ``s -> 0``: the mode
+exists, unlike in the log-Cholesky coordinates, where the density is flat along
+``L_i -> 0``); the LKJ prior is :class:`ordstats.core.block_priors.LkjPrior`.
 
 :func:`brms_draws` turns posterior draws into brms' parameters (``bsp_``, ``simo_``,
 ``sd_``, ``cor_``).
@@ -37,12 +47,21 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
-from ordstats.core.block_priors import cholesky_layout, softmax_last_zero
+from ordstats.core.block_priors import cholesky_layout, log_cosh, softmax_last_zero
 from ordstats.core.psis import weighted_quantiles
 from ordstats.design.monotonic import MonotonicBlock, monotonic_blocks
 from ordstats.errors import SpecificationError
 
-__all__ = ["ChainedEvaluation", "MonotonicMap", "brms_draws", "brms_summary", "monotonic_map"]
+__all__ = [
+    "ChainedEvaluation",
+    "CorrelationMap",
+    "MonotonicMap",
+    "brms_draws",
+    "brms_summary",
+    "correlation_factors",
+    "correlation_map",
+    "monotonic_map",
+]
 
 
 @dataclass(frozen=True)
@@ -204,29 +223,139 @@ def monotonic_columns(draws: pd.DataFrame, mono: MonotonicMap) -> pd.DataFrame:
 
 
 def correlated_columns(draws: pd.DataFrame, terms: Any, offset: int) -> pd.DataFrame:
-    """The brms ``sd_g__x`` and ``cor_g__x__z`` of each random term from log-Cholesky draws."""
+    """The brms ``sd_g__x`` and ``cor_g__x__z`` of each random term from ``(t, y)`` draws."""
     X = draws.to_numpy()
     out = {}
     pos = offset
     for t in terms:
         q = t.q
-        rows, cols = cholesky_layout(q)
-        n = rows.size
-        v = X[:, pos : pos + n]
+        n = q * (q + 1) // 2
+        theta = X[:, pos : pos + n]
         pos += n
-        L = np.zeros((X.shape[0], q, q))
-        L[:, rows, cols] = v
-        d = np.arange(q)
-        L[:, d, d] = np.exp(v[:, :q])
-        cov = L @ np.transpose(L, (0, 2, 1))
-        sd = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+        W = correlation_factors(theta[:, q:], q)
+        cor = W @ np.transpose(W, (0, 2, 1))
         names = ["Intercept" if c == "(Intercept)" else c for c in t.columns]
         for i in range(q):
-            out[f"sd_{t.group}__{names[i]}"] = sd[:, i]
+            out[f"sd_{t.group}__{names[i]}"] = np.exp(theta[:, i])
         for j in range(q):
             for i in range(j + 1, q):
-                out[f"cor_{t.group}__{names[j]}__{names[i]}"] = cov[:, i, j] / (sd[:, i] * sd[:, j])
+                out[f"cor_{t.group}__{names[j]}__{names[i]}"] = cor[:, i, j]
     return pd.DataFrame(out, index=draws.index)
+
+
+def correlation_factors(Y: FloatArray, q: int) -> FloatArray:
+    """Cholesky factors ``W`` (draws x q x q) of the correlations with ``atanh`` partials ``Y``."""
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    rows, cols = cholesky_layout(q)
+    index = {(int(r), int(c)): p for p, (r, c) in enumerate(zip(rows[q:], cols[q:], strict=True))}
+    W = np.zeros((Y.shape[0], q, q))
+    for i in range(q):
+        log_rest = np.zeros(Y.shape[0])  # log prod_{k<j} sech y_ik
+        for j in range(i):
+            y = Y[:, index[(i, j)]]
+            W[:, i, j] = np.tanh(y) * np.exp(log_rest)
+            log_rest = log_rest - log_cosh(y)
+        W[:, i, i] = np.exp(log_rest)
+    return W
+
+
+@dataclass(frozen=True)
+class CorrelationMap:
+    """``(log s, atanh z) -> `` the mixed model's log-Cholesky parameters of each term.
+
+    Attributes
+    ----------
+    offsets : tuple of int
+        Where each random term's parameters start in the parameter vector.
+    qs : tuple of int
+        Each term's dimension.
+    """
+
+    offsets: tuple[int, ...]
+    qs: tuple[int, ...]
+
+    def _blocks(self) -> list[tuple[int, int, dict[tuple[int, int], int]]]:
+        out = []
+        for start, q in zip(self.offsets, self.qs, strict=True):
+            rows, cols = cholesky_layout(q)
+            pairs = zip(rows[q:], cols[q:], strict=True)
+            index = {(int(r), int(c)): start + q + p for p, (r, c) in enumerate(pairs)}
+            out.append((start, q, index))
+        return out
+
+    def expand(self, theta: FloatArray) -> FloatArray:
+        """The log-Cholesky parameters in place of ``(t, y)`` (rows of a 2-D array, or one)."""
+        theta = np.asarray(theta, dtype=float)
+        X = np.array(theta, dtype=float, ndmin=2)
+        out = X.copy()
+        for start, q, index in self._blocks():
+            W = correlation_factors(X[:, start + q : start + q * (q + 1) // 2], q)
+            s = np.exp(X[:, start : start + q])
+            for i in range(q):
+                out[:, start + i] = X[:, start + i] + np.log(W[:, i, i])
+                for j in range(i):
+                    out[:, index[(i, j)]] = s[:, i] * W[:, i, j]
+        return out if theta.ndim == 2 else out[0]
+
+    def jacobian(self, theta: FloatArray) -> FloatArray:
+        """``dv / dtheta`` (module docstring)."""
+        theta = np.asarray(theta, dtype=float)
+        jac = np.eye(theta.size)
+        v = self.expand(theta)
+        for start, q, index in self._blocks():
+            s = np.exp(theta[start : start + q])
+            for i in range(q):
+                for k in range(i):
+                    jac[start + i, index[(i, k)]] = -np.tanh(theta[index[(i, k)]])
+                for j in range(i):
+                    p = index[(i, j)]
+                    jac[p, start + i] = v[p]
+                    sech = np.exp(-sum(log_cosh(theta[index[(i, k)]]) for k in range(j)))
+                    jac[p, p] = s[i] * sech / np.cosh(theta[p]) ** 2
+                    for k in range(j):
+                        jac[p, index[(i, k)]] = -v[p] * np.tanh(theta[index[(i, k)]])
+        return jac
+
+    def contract(self, v: FloatArray, min_sd: float = 0.05, max_cor: float = 0.95) -> FloatArray:
+        """``(t, y)`` of log-Cholesky parameters ``v``, pulled inside the support.
+
+        The SDs are at least ``min_sd`` and the partial correlations within ``+-max_cor``
+        (a starting point for the mode).
+        """
+        out = np.array(v, dtype=float)
+        for start, q, index in self._blocks():
+            L = np.diag(np.exp(out[start : start + q]))
+            for (i, j), p in index.items():
+                L[i, j] = out[p]
+            s = np.sqrt(np.sum(L * L, axis=1))
+            W = L / s[:, None]
+            out[start : start + q] = np.log(np.maximum(s, min_sd))
+            for (i, j), p in index.items():
+                rest = 1.0 - np.sum(W[i, :j] ** 2)
+                z = W[i, j] / np.sqrt(max(rest, 1e-300))
+                out[p] = np.arctanh(np.clip(z, -max_cor, max_cor))
+        return out
+
+    def names(self, terms: Any) -> dict[int, str]:
+        """``atanh(cpc):g:x,z`` at each partial correlation's position."""
+        out = {}
+        for t, (_, _, index) in zip(terms, self._blocks(), strict=True):
+            for (i, j), p in index.items():
+                out[p] = f"atanh(cpc):{t.group}:{t.columns[i]},{t.columns[j]}"
+        return out
+
+
+def correlation_map(model: Any) -> CorrelationMap | None:
+    """The map of a mixed model with a correlated term, else None."""
+    terms = list(getattr(model, "terms", []))
+    if not any(t.q > 1 for t in terms):
+        return None
+    p = model.problem
+    offsets, pos = [], p.n_alpha + p.n_beta
+    for t in terms:
+        offsets.append(pos)
+        pos += t.q * (t.q + 1) // 2
+    return CorrelationMap(tuple(offsets), tuple(t.q for t in terms))
 
 
 def brms_draws(posterior: Any) -> pd.DataFrame:

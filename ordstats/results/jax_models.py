@@ -13,14 +13,15 @@ arrays a :class:`~ordstats.results.posterior.PosteriorTarget` hands over
   the top);
 * the links logit, probit, cloglog, loglog and cauchit;
 * random terms of a clmm, scalar or correlated, as the *full* model: NUTS samples the
-  random effects ``u_g = L z_g``, ``z_g ~ N(0, I)`` (non-centred; ``L`` the term's
-  Cholesky factor from its log-Cholesky parameters), next to the other parameters, as
-  brms does, so that its posterior of the fixed and variance parameters is the exact
-  one, not the Laplace-approximated marginal;
+  random effects ``u_g = L z_g``, ``z_g ~ N(0, I)`` (non-centred; ``L = diag(s) W`` the
+  term's Cholesky factor from its log SDs and ``atanh`` partial correlations,
+  :class:`ordstats.estimation.bayes_language.CorrelationMap`), next to the other
+  parameters, as brms does, so that its posterior of the fixed and variance parameters
+  is the exact one, not the Laplace-approximated marginal;
 * monotonic predictors ``mo(x)``: the sampled ``(b, log-ratios)`` become the linear
   steps ``c = b D softmax((y, 0))`` before the likelihood
   (:mod:`ordstats.estimation.bayes_language`), and the joint priors (Dirichlet on the
-  simplex, SDs with LKJ of a correlated term) are those of
+  simplex, LKJ on the partial correlations of a correlated term) are those of
   :mod:`ordstats.core.block_priors`.
 
 The tests check every log density against ordstats' NumPy value at random points.
@@ -101,39 +102,42 @@ def _log_prior(jnp: Any, terms: list[tuple[Any, tuple[str, tuple[float, ...]], b
 
 def _block_prior(jnp: Any, jsp: Any, blocks: list[tuple[Any, ...]]) -> Callable[[Any], Any]:
     """The joint priors of :mod:`ordstats.core.block_priors` in JAX."""
-    from ordstats.core.block_priors import cholesky_layout
+    from ordstats.core.block_priors import lkj_shapes
 
     def simplex(x: Any, positions: list[int], alpha: tuple[float, ...]) -> Any:
         full = jnp.concatenate([x[jnp.asarray(positions)], jnp.zeros(1)])
         return jnp.dot(jnp.asarray(alpha), full - jsp.special.logsumexp(full))
 
-    def cholesky(x: Any, positions: list[int], sds: list[Any], eta: float) -> Any:
-        q = len(sds)
-        v = x[jnp.asarray(positions)]
-        L = _cholesky_factor(jnp, v, q, cholesky_layout(q))
-        s = jnp.sqrt(jnp.sum(L * L, axis=1))
-        i = np.arange(q, dtype=float)
-        c = q - i + 2.0 * eta - 3.0
-        c[0] = 0.0
-        total = -jnp.sum((i + 1.0 + c) * jnp.log(s)) + jnp.sum((2.0 + c) * v[:q])
-        for j, density in enumerate(sds):
-            total = total + _log_density_terms(jnp, density, s[j])
-        return total
+    def lkj(x: Any, positions: list[int], q: int, eta: float) -> Any:
+        y = x[jnp.asarray(positions)]
+        log_cosh = jnp.logaddexp(y, -y) - jnp.log(2.0)
+        return -2.0 * jnp.dot(jnp.asarray(lkj_shapes(q, eta)), log_cosh)
 
     def value(x: Any) -> Any:
         total = 0.0
         for kind, *spec in blocks:
-            total = total + (simplex(x, *spec) if kind == "simplex" else cholesky(x, *spec))
+            total = total + (simplex(x, *spec) if kind == "simplex" else lkj(x, *spec))
         return total
 
     return value
 
 
-def _cholesky_factor(jnp: Any, v: Any, q: int, layout: tuple[Any, Any]) -> Any:
-    """``L`` from a term's log-Cholesky parameters (as ``families.mixed.cholesky_factors``)."""
+def _cholesky_factor(jnp: Any, theta: Any, q: int, layout: tuple[Any, Any]) -> Any:
+    """``L = diag(exp(t)) W`` from a term's log SDs ``t`` and ``atanh`` partial correlations."""
     rows, cols = layout
-    values = jnp.where(jnp.asarray(rows == cols), jnp.exp(v), v)
-    return jnp.zeros((q, q)).at[rows, cols].set(values)
+    pairs = zip(rows[q:], cols[q:], strict=True)
+    index = {(int(r), int(c)): q + p for p, (r, c) in enumerate(pairs)}
+    out = []
+    for i in range(q):
+        entries, log_rest = [], 0.0
+        for j in range(i):
+            y = theta[index[(i, j)]]
+            entries.append(jnp.tanh(y) * jnp.exp(log_rest))
+            log_rest = log_rest - (jnp.logaddexp(y, -y) - jnp.log(2.0))
+        entries.append(jnp.exp(log_rest))
+        row = jnp.stack(entries + [jnp.zeros(())] * (q - i - 1))
+        out.append(jnp.exp(theta[i]) * row)
+    return jnp.stack(out)
 
 
 def _monotonic(jnp: Any, jsp: Any, positions: list[list[int]]) -> Callable[[Any], Any]:

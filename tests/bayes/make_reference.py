@@ -5,7 +5,9 @@
 NumPyro NUTS (4 chains x 5,000 draws after 1,000 warm-up iterations, seed 1) on the
 JAX log posterior of each model in ``models.py`` (ordstats.results.jax_models; the mixed
 model is the full model with its random effects sampled).  Only summaries are stored:
-mean, SD, 2.5% and 97.5% quantiles, ArviZ's bulk ESS and R-hat per parameter.
+mean, SD, 2.5% and 97.5% quantiles, ArviZ's bulk ESS and R-hat per parameter; for a
+model with random terms also the mean and SD of brms' ``sd_`` and ``cor_`` parameters
+(``brms``, from ``ordstats.estimation.bayes_language.brms_summary``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ def main(names: list[str]) -> None:
                 for p in summary.index
             },
         }
+        if mode.target.mixed:
+            from ordstats.estimation.bayes_language import brms_summary
+
+            table = brms_summary(post)
+            record["brms"] = {
+                p: {"mean": float(table.loc[p, "mean"]), "sd": float(table.loc[p, "sd"])}
+                for p in table.index
+            }
         (OUT / f"{name}.json").write_text(json.dumps(record, indent=1) + "\n")
         print(name, "written", flush=True)
 

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.core.block_priors import CholeskyPrior, SimplexPrior
-from ordstats.core.priors import parse_density
+from ordstats.core.block_priors import LkjPrior, SimplexPrior
 from ordstats.errors import DataError, SpecificationError
 from ordstats.estimation.bayes import make_target, resolve_priors
 from ordstats.estimation.bayes_language import brms_summary
@@ -81,13 +80,12 @@ def test_chained_gradient_and_hessian_match_finite_differences(simulated):
         np.testing.assert_allclose(ev.hessian, hess, atol=1e-5)
 
 
-def test_simplex_and_cholesky_priors_match_finite_differences():
+def test_simplex_and_lkj_priors_match_finite_differences():
     rng = np.random.default_rng(1)
-    t3 = parse_density("student_t(3, 0, 2.5)")
     priors = [
         SimplexPrior((1, 3, 4), (1.0, 2.0, 0.5, 3.0), 6),
-        CholeskyPrior((0, 1, 2, 3, 4, 5), (t3, parse_density("normal(0, 1)"), t3), 1.7, 7),
-        CholeskyPrior((2, 3, 4), (t3, parse_density("exponential(1)")), 1.0, 5),
+        LkjPrior((3, 4, 5), 3, 1.7, 7),
+        LkjPrior((4,), 2, 1.0, 5),
     ]
     for prior in priors:
         x = 0.7 * rng.standard_normal(prior.k)
