@@ -39,8 +39,11 @@ from ordstats.design import (
     drop_nominal_aliases_by_gram,
     fixed_level_terms,
     gram_with_intercept,
+    numeric_column_flags,
+    plain_numeric_terms,
     report_missing_counts,
     rows_to_drop,
+    stack_columns,
     terms_for_newdata,
 )
 from ordstats.design.censored import censored_stand_in, check_censored_options, encode_censored
@@ -164,20 +167,27 @@ def _complete_rows(frame: pd.DataFrame, plan: ColumnPlan) -> np.ndarray:
         return ~bad & (w > 0)
 
 
-def scan_levels(frame: pd.DataFrame, plan: ColumnPlan) -> LevelScan:
+def scan_levels(
+    frame: pd.DataFrame, plan: ColumnPlan, complete: np.ndarray | None = None
+) -> LevelScan:
     """Pass 1 on one chunk: values of the response and factors in complete rows.
 
     Parameters
     ----------
     frame : pandas.DataFrame
     plan : ColumnPlan
+    complete : ndarray of bool, optional
+        The chunk's complete rows, if known.
 
     Returns
     -------
     LevelScan
     """
     frame = with_response_stand_in(frame, plan)
-    clean = frame.loc[_complete_rows(frame, plan)]
+    if complete is None:
+        complete = _complete_rows(frame, plan)
+    scanned = [*(plan.censored or ()), plan.response, *plan.factors]
+    clean = frame.loc[complete, list(dict.fromkeys(c for c in scanned if c in frame.columns))]
     values: dict[str, dict[Any, None]] = {}
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
     if plan.censored is not None:  # the distinct (lower, upper) pairs
@@ -399,6 +409,9 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     """
     plan = spec.plan
     frame = with_response_stand_in(frame, plan)
+    plain = _plain_chunk_arrays(frame, spec)
+    if plain is not None:
+        return plain
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
     complete = ~bad.any(axis=1).to_numpy()
     blocks = [_part_matrix(terms, frame.loc[complete], spec) for terms in spec.parts.values()]
@@ -443,6 +456,63 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
         n_rows=len(frame),
         nominal=np.ascontiguousarray(side.get("nominal", np.empty((len(X), 0)))),
         scale=np.ascontiguousarray(side.get("scale", np.empty((len(X), 0)))),
+        kept=keep,
+    )
+
+
+def _plain_chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays | None:
+    """:func:`chunk_arrays` of a model whose design columns are numeric columns used as is.
+
+    The design is stacked straight from the columns (one copy, no formula
+    evaluation); the rows used and the missing-value counts are those of the
+    general path.  None when the model or the chunk is not of that kind.
+    """
+    plan = spec.plan
+    if plan.censored is not None or not all(
+        plain_numeric_terms(terms, frame) for terms in spec.parts.values()
+    ):
+        return None
+    predictors = [c for c in plan.columns if c != plan.response]
+    numeric = numeric_column_flags(frame, predictors)
+    if numeric is None:
+        return None
+    bad = rows_to_drop(frame, [plan.response], plan.weights, plan.offset)
+    # in the order of the general path's report: the columns, then weights and offset
+    flags = {
+        name: numeric[name][1] if name in numeric else bad[name].to_numpy()
+        for name in dict.fromkeys(plan.columns)
+    }
+    flags.update({role: bad[role].to_numpy() for role in bad.columns if role != plan.response})
+    drop = np.logical_or.reduce(list(flags.values()))
+    w = chunk_weights(frame, plan.weights)
+    with np.errstate(invalid="ignore"):
+        keep = ~drop & (w > 0)
+    every = bool(keep.all())
+
+    n_used = len(keep) if every else int(keep.sum())
+
+    def stacked(terms: TermsDesign) -> FloatArray:
+        columns = [numeric[name][0] for name in terms.names]
+        return stack_columns(columns if every else [c[keep] for c in columns], n_used)
+
+    X = stacked(spec.terms)
+    offset = (
+        frame[plan.offset].to_numpy(dtype=float)[keep]
+        if plan.offset is not None
+        else np.zeros(len(X))
+    )
+    response = frame[plan.response] if every else frame[plan.response][keep]
+    y = _response_codes(response, spec.level_codes, plan.response)
+    return ChunkArrays(
+        y=y if spec.binary_cut is None else (y > spec.binary_cut).astype(np.intp),
+        X=X,
+        weights=w if every else w[keep],
+        offset=offset,
+        bad=pd.Series({name: int(f.sum()) for name, f in flags.items()}, dtype=np.int64),
+        n_bad=int(drop.sum()),
+        n_rows=len(frame),
+        nominal=stacked(spec.nominal) if spec.nominal is not None else np.empty((len(X), 0)),
+        scale=stacked(spec.scale) if spec.scale is not None else np.empty((len(X), 0)),
         kept=keep,
     )
 

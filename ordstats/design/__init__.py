@@ -27,8 +27,11 @@ from ordstats.design.chunks import (
     drop_nominal_aliases_by_gram,
     fixed_level_terms,
     formula_variables,
+    numeric_column_flags,
+    plain_numeric_terms,
     rows_to_drop,
     side_formulas,
+    stack_columns,
 )
 from ordstats.design.core import (
     Design,
@@ -74,12 +77,15 @@ __all__ = [
     "is_row_data",
     "newdata_matrices",
     "newdata_offset",
+    "numeric_column_flags",
+    "plain_numeric_terms",
     "refuse_offset_without_newdata",
     "refuse_repeated_columns",
     "report_missing_counts",
     "rows_to_drop",
     "side_formulas",
     "split_formula",
+    "stack_columns",
     "term_columns",
     "terms_for_newdata",
 ]

@@ -301,3 +301,70 @@ def test_columns_too_large_or_small_for_chunks_are_refused(scale):
     rescaled = f"y ~ x2 + I(x3 * {1 / scale:g})"
     res = ordstats.OrdinalModel.from_formula(rescaled, frame, chunksize=200).fit()
     assert res.params.iloc[-1] == pytest.approx(memory.params["x3"] * scale, rel=1e-6)
+
+
+# -- numeric designs are stacked from the columns, without formulaic (issue 25 speed) --
+
+
+def _arrays_both_ways(frame, spec, monkeypatch):
+    from ordstats.data import chunks
+
+    plain = chunks.chunk_arrays(frame, spec)
+    with monkeypatch.context() as patched:
+        patched.setattr(chunks, "_plain_chunk_arrays", lambda *a: None)
+        general = chunks.chunk_arrays(frame, spec)
+    return plain, general
+
+
+@pytest.mark.parametrize(
+    ("formula", "kwargs"),
+    [
+        ("y ~ x1 + x2", {"weights": "w"}),
+        ("y ~ x1 + x2", {"offset": "o", "scale": "~ x2"}),
+        ("y ~ x2", {"nominal": "~ x1"}),
+    ],
+)
+def test_a_numeric_design_is_taken_from_the_columns_with_the_general_rules(
+    formula, kwargs, monkeypatch
+):
+    frame = ratings(400, seed=4).assign(
+        o=lambda d: 0.1 * d["x2"], x1=lambda d: d["x1"].mask(d.index % 7 == 0, np.inf)
+    )
+    frame.loc[frame.index % 11 == 0, "w"] = 0.0
+    frame.loc[frame.index % 13 == 0, "o"] = np.nan
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(formula, frame, chunksize=150, **kwargs)
+    spec = model.evaluator.spec
+    from ordstats.data.chunks import _plain_chunk_arrays
+
+    assert _plain_chunk_arrays(frame, spec) is not None  # the fast path applies here
+    plain, general = _arrays_both_ways(frame, spec, monkeypatch)
+    for name in ("y", "X", "weights", "offset", "nominal", "scale", "kept"):
+        np.testing.assert_array_equal(getattr(plain, name), getattr(general, name), err_msg=name)
+    assert plain.X.flags["C_CONTIGUOUS"]
+    pd.testing.assert_series_equal(plain.bad, general.bad)
+    assert (plain.n_bad, plain.n_rows) == (general.n_bad, general.n_rows)
+
+
+def test_designs_with_factors_or_transforms_take_the_general_path():
+    from ordstats.data.chunks import _plain_chunk_arrays
+
+    frame = ratings(300, seed=5, missing=False)
+    for formula in ("y ~ x1 + f", "y ~ x1 + I(x2 * 2)", "y ~ x1 * x2"):
+        model = ordstats.OrdinalModel.from_formula(formula, frame, chunksize=100)
+        assert _plain_chunk_arrays(frame, model.evaluator.spec) is None, formula
+
+
+def test_the_reservoir_keeps_the_smallest_keys_as_a_full_sort_does():
+    from ordstats.data.reservoir import _smallest
+
+    rng = np.random.default_rng(3)
+    for n, capacity, per_level in [(5000, 300, 20), (5000, 4990, 3), (200, 500, 5), (3000, 50, 40)]:
+        keys = rng.integers(0, 400, n).astype(np.uint64)  # many ties
+        response = pd.Series(rng.choice(list("abcd"), p=[0.9, 0.05, 0.04, 0.01], size=n))
+        order = np.argsort(keys, kind="stable")
+        codes = pd.factorize(response)[0][order]
+        rank = pd.Series(codes).groupby(codes).cumcount().to_numpy()
+        expected = np.zeros(n, dtype=bool)
+        expected[order[(np.arange(n) < capacity) | (rank < per_level)]] = True
+        np.testing.assert_array_equal(_smallest(keys, response, capacity, per_level), expected)

@@ -175,3 +175,21 @@ def test_a_session_that_stops_during_the_fit_is_a_clear_error(spark, frame):
     # nothing was kept: fitting again is the same clear error, not a raw Spark one
     with pytest.raises(DataError, match=r"has stopped.*fit again"):
         model.fit()
+
+
+def test_a_pass_sends_chunks_as_single_arrow_batches_and_restores_the_setting(spark, frame):
+    from ordstats.data.spark import SparkSource
+
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    session = spark
+    session.conf.set(key, "1000")
+    source = SparkSource(session.createDataFrame(frame.head(50)), 4_000)
+    try:
+        with source._arrow_batches():
+            assert session.conf.get(key) == "4000"
+        assert session.conf.get(key) == "1000"
+        session.conf.set(key, "0")  # no limit: left alone
+        with source._arrow_batches():
+            assert session.conf.get(key) == "0"
+    finally:
+        session.conf.unset(key)
