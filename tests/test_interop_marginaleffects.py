@@ -133,6 +133,19 @@ def test_other_fit_kinds(data):
         _compare(theirs, ours, ["group", "temp"], estimate_rtol=1e-12, se_rtol=SE_RTOL)
 
 
+def test_a_mixed_fit_with_and_without_data(data):
+    # the grouping column travels with the rows (it was missing: "newdata lacks the
+    # column(s) 'judge'"), and the fitted response of a clmm is found without data=
+    fit = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", data).fit()
+    ours = fit.avg_predictions(by="temp", conf_type="wald")
+    for model in (adapt(fit), adapt(fit, data=data)):
+        assert "judge" not in model.find_variables()  # a group, never varied
+        theirs = me.avg_predictions(model, by="temp")
+        _compare(theirs, ours, ["group", "temp"], estimate_rtol=1e-12, se_rtol=SE_RTOL)
+    with pytest.raises(OrdstatsError, match="every grouping column"):
+        adapt(fit, data=data.drop(columns="judge"))
+
+
 def test_the_adapter_is_a_marginaleffects_model(res):
     model = adapt(res)
     assert isinstance(model, me.classes.ModelAbstract)

@@ -114,19 +114,20 @@ def _model_frame(fit: MarginsFit, data: pd.DataFrame | None) -> pd.DataFrame:
     """The response and the predictors of the estimation rows, factors as categoricals."""
     response = _response_name(fit)
     variables = fit.margins_variables()
+    groups = [c for c in _group_columns(fit) if c not in variables]
     if data is None:
-        frame = _estimation_rows(fit)[variables].copy()
+        frame = _estimation_rows(fit)[[*variables, *groups]].copy()
         frame.insert(0, response, _fitted_response(fit, len(frame)))
     elif not isinstance(data, pd.DataFrame):
         raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
     else:
-        missing = [c for c in [response, *variables] if c not in data.columns]
+        missing = [c for c in [response, *variables, *groups] if c not in data.columns]
         if missing:
             raise OrdstatsError(
                 f"data has no column(s) {', '.join(map(repr, missing))}; pass the estimation "
-                "rows with the response and every predictor"
+                "rows with the response, every predictor and every grouping column"
             )
-        frame = data[[response, *variables]].copy()
+        frame = data[[response, *variables, *groups]].copy()
     levels = fit.margins_levels()
     frame[response] = pd.Categorical(frame[response].astype(str), categories=levels)
     for name in variables:
@@ -146,12 +147,29 @@ def _estimation_rows(fit: MarginsFit) -> pd.DataFrame:
         ) from error
 
 
+def _group_columns(fit: MarginsFit) -> list[str]:
+    """A mixed model's grouping columns (kept beside the predictors, never varied)."""
+    terms = getattr(getattr(fit, "model", None), "terms", None) or ()
+    columns: list[str] = []
+    for term in terms:
+        columns += [str(c) for c in getattr(term, "group_columns", ()) if c not in columns]
+    return columns
+
+
 def _response_name(fit: MarginsFit) -> str:
-    return str(getattr(getattr(fit, "model", None), "endog_name", "response"))
+    model = getattr(fit, "model", None)
+    name = getattr(model, "endog_name", None)
+    if name is None:  # a mixed model names it in its fixed design
+        name = getattr(
+            getattr(getattr(model, "design", None), "fixed", None), "response_name", None
+        )
+    return str(name if name is not None else "response")
 
 
 def _fitted_response(fit: MarginsFit, n_rows: int) -> pd.Categorical:
-    codes = getattr(getattr(getattr(fit, "model", None), "data", None), "y", None)
+    model = getattr(fit, "model", None)
+    holder = getattr(model, "data", None) or getattr(model, "problem", None)
+    codes = getattr(holder, "y", None)
     if codes is None or len(codes) != n_rows:
         raise OrdstatsError(
             "the fitted response is not in memory (the rows were read in chunks): pass the "
@@ -176,7 +194,8 @@ def _adapter_class() -> Any:
             fit: MarginsFit = res
             self._fit, self._type, self._pl = fit, type, polars
             response = str(frame.columns[0])
-            predictors = [str(c) for c in frame.columns[1:]]
+            groups = _group_columns(fit)  # in the rows, but no variable to vary
+            predictors = [str(c) for c in frame.columns[1:] if str(c) not in groups]
             names = getattr(res, "params", None)
             coefnames = list(names.index) if isinstance(names, pd.Series) else None
             vault = ModelVault(
