@@ -272,6 +272,15 @@ def test_predictions_at_the_mean_row(interaction):
     assert len(table) == 1 and np.isnan(table["std_error"]).all()
 
 
+def test_class_predictions_are_level_labels(wine):
+    # the estimate was the level's position (1.0 for level "2" on wine)
+    fit = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    table = fit.predictions(wine.head(4), type="class")
+    expected = fit.predict(wine.head(4)).idxmax(axis=1)
+    assert list(table["estimate"].astype(str)) == [str(v) for v in expected]
+    assert list(table["estimate"].cat.categories) == [str(v) for v in fit.model.levels]
+
+
 # -- contrasts and comparison functions ---------------------------------------------------
 
 

@@ -381,7 +381,8 @@ def predictions(
     type : str
         One of the fit's prediction types (``"prob"``, ``"cumprob"``,
         ``"exceedance"``, ``"expected"``, ``"class"``, ``"linear"``,
-        ``"latent"``).
+        ``"latent"``).  ``"class"`` gives the most probable level's label (an
+        ordered categorical ``estimate``, as R's ``predict(type = "class")``).
     by : bool, str or list of str
         ``True``: average over all rows; column names: average within their
         values (``"group"`` is always kept).
@@ -411,13 +412,26 @@ def predictions(
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
     labels, values, jac = block.table(rows)
     info = {"title": "Predictions" if rows.by is None else "Average predictions", "type": type}
-    return _finish(
+    table = _finish(
         [(labels, values, jac, type in PROBABILITY_TYPES)],
         rows,
         hypothesis,
         conf_level,
         conf_type,
         info,
+    )
+    if type == "class" and hypothesis is None:
+        table["estimate"] = _level_labels(fit, table["estimate"])
+    return table
+
+
+def _level_labels(fit: MarginsFit, positions: pd.Series) -> pd.Categorical:
+    """The most probable levels' labels (as R's ``predict(type = "class")``), ordered."""
+    codes = np.asarray(positions, dtype=float)
+    if not np.all(np.isfinite(codes)):  # a row without a prediction stays missing
+        codes = np.where(np.isfinite(codes), codes, -1)
+    return pd.Categorical.from_codes(
+        codes.astype(int), categories=fit.margins_levels(), ordered=True
     )
 
 
