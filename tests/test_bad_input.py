@@ -2235,3 +2235,14 @@ def test_margins_wts_values_say_what_is_wrong(wine):
         res.avg_predictions(wts=np.where(np.arange(len(wine)) == 3, np.nan, 1.0))
     with pytest.raises(OrdstatsError, match=r"^wts has only zeros; weights must be finite"):
         res.avg_predictions(wts=np.zeros(len(wine)))
+
+
+# -- margins: type="class" in slopes and comparisons (issue 23 walk) -------------------------
+
+
+@pytest.mark.parametrize("verb", ["avg_slopes", "comparisons"])
+def test_class_type_has_no_slopes_or_comparisons(verb):
+    wine = ordstats.datasets.load("wine")
+    fit = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(ordstats.errors.OrdstatsError, match="no comparisons or slopes"):
+        getattr(fit, verb)(type="class")

@@ -668,7 +668,8 @@ def _compare(comparison: Any, hi: Predicted, lo: Predicted) -> tuple[FloatArray,
     jh, jl = hi.jacobian, lo.jacobian
     if jh is None or jl is None:
         raise OrdstatsError(
-            "type='class' has no comparisons (it is not differentiable); use type='prob'"
+            "type='class' (the most probable level) has no comparisons or slopes (it is "
+            "not differentiable); use type='prob' or 'expected'"
         )
     with np.errstate(divide="ignore", invalid="ignore"):
         if callable(comparison):
