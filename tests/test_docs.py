@@ -109,9 +109,14 @@ def _check_site(out: Path) -> None:
     assert '<img alt="figure of wine"' in gallery
     assert (out / "_images" / "wine.png").stat().st_size > 1000
     margins = (out / "gallery" / "margins.html").read_text()
-    assert margins.count('<img alt="figure of margins"') == 3  # the three margins plots
+    assert margins.count('<img alt="figure of margins"') == 4  # the four margins plots
     assert "0.19604" in margins  # marginaleffects #1759, printed at build time
-    for name in ("margins.png", "margins-comparisons.png", "margins-slopes.png"):
+    for name in (
+        "margins.png",
+        "margins-comparisons.png",
+        "margins-pairs.png",
+        "margins-slopes.png",
+    ):
         assert (out / "_images" / name).stat().st_size > 1000, name
     _check_reduced_runs_are_marked(out, vignettes)
     families = (out / "families.html").read_text()

@@ -262,14 +262,14 @@ def test_plot_is_written_only_on_request(name, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]
 
 
-def test_margins_vignette_writes_three_plots_and_agrees_with_the_vendored_r_output(tmp_path):
-    # plot_predictions to FILE, plot_comparisons and plot_slopes to FILE-<suffix>
+def test_margins_vignette_writes_four_plots_and_agrees_with_the_vendored_r_output(tmp_path):
+    # plot_predictions to FILE; plot_comparisons, the Tukey pairs and plot_slopes to FILE-<suffix>
     pytest.importorskip("matplotlib")
     target = tmp_path / "plot.png"
     proc = run_vignette(REPO / "vignettes" / "margins.py", tmp_path, "--plot", str(target))
     assert proc.returncode == 0, proc.stderr
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["plot-comparisons.png", "plot-slopes.png", "plot.png"]
+    assert written == ["plot-comparisons.png", "plot-pairs.png", "plot-slopes.png", "plot.png"]
     assert all((tmp_path / name).stat().st_size > 1000 for name in written)
     # the side-by-side table it prints: ordstats' estimates and SEs against emmeans'
     largest = re.search(r"all 20 cells: estimate (\S+), SE (\S+)", proc.stdout)

@@ -18,9 +18,10 @@
 # written by `tests/r/emmeans_refs.R` with emmeans 1.8.4), this page prints R's numbers beside
 # ordstats'.
 #
-# Run it as a script: `python vignettes/margins.py`.  Add `--plot FILE.png` to save the three
+# Run it as a script: `python vignettes/margins.py`.  Add `--plot FILE.png` to save the four
 # plots (needs matplotlib): the predictions to `FILE.png`, the comparisons to
-# `FILE-comparisons.png` and the slopes to `FILE-slopes.png`; without it nothing is written.
+# `FILE-comparisons.png`, the Tukey-adjusted pairwise differences to `FILE-pairs.png` and the
+# slopes to `FILE-slopes.png`; without it nothing is written.
 
 # %%
 from __future__ import annotations
@@ -29,13 +30,14 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import ordstats
 from ordstats.plotting import plot_comparisons, plot_predictions, plot_slopes
 
 parser = argparse.ArgumentParser(description="Marginal effects vignette for ordstats.")
-parser.add_argument("--plot", metavar="FILE", help="save the three margins plots (FILE, FILE-*)")
+parser.add_argument("--plot", metavar="FILE", help="save the four margins plots (FILE, FILE-*)")
 args, _ = parser.parse_known_args()
 pd.set_option("display.width", 110)
 
@@ -309,6 +311,30 @@ if args.plot:
         plot_comparisons(res, "contact", by="temp", type="exceedance"),
         figure_path("comparisons"),
     )
+
+# %% [markdown]
+# The pairwise differences of section 3 with their Tukey-adjusted 95% intervals (latent
+# scale; an interval that misses 0 is significant after the adjustment):
+
+# %%
+if args.plot:
+    import matplotlib.pyplot as plt
+
+    pairs = tukey.summary_frame()
+    figure, ax = plt.subplots(figsize=(6, 3))
+    rows = np.arange(len(pairs))[::-1]
+    ax.errorbar(
+        pairs["estimate"],
+        rows,
+        xerr=[pairs["estimate"] - pairs["asymp.LCL"], pairs["asymp.UCL"] - pairs["estimate"]],
+        fmt="o",
+        capsize=3,
+    )
+    ax.axvline(0.0, color="grey", linewidth=0.8)
+    ax.set_yticks(rows, pairs["contrast"])
+    ax.set_xlabel("difference on the latent scale (Tukey-adjusted 95% interval)")
+    figure.tight_layout()
+    save(figure, figure_path("pairs"))
 
 # %% [markdown]
 # The slope of the expected soup rating in easiness along the easiness scale, per product:
