@@ -1,8 +1,9 @@
 """Time survey fits: linearisation and replicate weights (run by hand; not a test).
 
 ``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python bench/bench_survey.py
-[--n 1e6] [--replicates 80] [--r-n 20000]`` simulates a stratified cluster sample: ``--strata`` strata (200) of ``--psus``
-PSUs (2,000 in all, 10 per stratum), a PSU random effect, sampling weights
+[--n 1e6] [--replicates 80] [--r-n 20000]`` simulates a stratified cluster sample:
+``--strata`` strata (200) of ``--psus`` PSUs (2,000 in all, 10 per stratum), a PSU
+random effect, sampling weights
 varying by stratum, 20 standard-normal predictors and 5 response levels.  It times
 
 * the fit with linearisation standard errors

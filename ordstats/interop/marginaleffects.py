@@ -37,9 +37,9 @@ its own arithmetic, so its numbers differ from ordstats' verbs
   ``cat.get_categories``, which polars 2 removed); predictions by factors
   and comparisons and slopes of numeric predictors work.  The
   ``marginaleffects`` extra therefore installs polars < 2, with which every
-  verb works (tested).  ordstats' own verbs have no such limit.  The adapter classifies the columns itself
-  (pymarginaleffects 0.6's classification fails on float columns under
-  polars 2).
+  verb works (tested).  ordstats' own verbs have no such limit.  The adapter
+  classifies the columns itself (pymarginaleffects 0.6's classification
+  fails on float columns under polars 2).
 """
 
 from __future__ import annotations
