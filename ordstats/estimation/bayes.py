@@ -563,16 +563,19 @@ class Target:
         other models are evaluated draw by draw.
         """
         X = np.asarray(X, dtype=float)
-        if self._draws is not None:
-            nll = -self._draws.loglik(X)
-        elif self.mixed:
-            nll = np.array([self.model.objective.value(x, self.nagq) for x in X])
-        else:
-            nll = np.array([self.model.evaluator.evaluate(x).nll for x in X])
+        nll = self._batch_nll(X)
         out = np.full(X.shape[0], -np.inf)
         finite = np.isfinite(nll)
         out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
         return out
+
+    def _batch_nll(self, X: FloatArray) -> FloatArray:
+        """The negative log-likelihood at each row of ``X`` (the model's parameters)."""
+        if self._draws is not None:
+            return -self._draws.loglik(X)
+        if self.mixed:
+            return np.array([self.model.objective.value(x, self.nagq) for x in X])
+        return np.array([self.model.evaluator.evaluate(x).nll for x in X])
 
     @cached_property
     def _draws(self) -> ClmDraws | MixedDraws | None:
@@ -737,17 +740,9 @@ class MonotonicTarget(Target):
             return -np.inf
         return float(-nll + self.log_prior.value(x))
 
-    def log_density_batch(self, X: FloatArray) -> FloatArray:
-        """:meth:`log_density` at each row of ``X``."""
-        C = self.mono.expand(X)
-        if self._draws is not None:
-            nll = -self._draws.loglik(C)
-        else:
-            nll = np.array([self.model.evaluator.evaluate(c).nll for c in C])
-        out = np.full(X.shape[0], -np.inf)
-        finite = np.isfinite(nll)
-        out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
-        return out
+    def _batch_nll(self, X: FloatArray) -> FloatArray:
+        """The negative log-likelihood at the linear coefficients ``m(x)`` of each row."""
+        return super()._batch_nll(self.mono.expand(X))
 
     def probabilities_batch(self, draws: FloatArray, newdata: Any = None) -> FloatArray:
         """Category probabilities at each draw (draws, rows, levels)."""
@@ -801,14 +796,9 @@ class CorrelatedTarget(Target):
             return -np.inf
         return float(-nll + self.log_prior.value(x))
 
-    def log_density_batch(self, X: FloatArray) -> FloatArray:
-        """:meth:`log_density` at each row of ``X``."""
-        V = self.cmap.expand(X)
-        nll = np.array([self.model.objective.value(v, self.nagq) for v in V])
-        out = np.full(X.shape[0], -np.inf)
-        finite = np.isfinite(nll)
-        out[finite] = -nll[finite] + self.log_prior.batch_value(X[finite])
-        return out
+    def _batch_nll(self, X: FloatArray) -> FloatArray:
+        """The negative log marginal likelihood at ``v(x)`` of each row, draw by draw."""
+        return np.array([self.model.objective.value(v, self.nagq) for v in self.cmap.expand(X)])
 
 
 def _native_block(block: Any) -> tuple[Any, ...]:
