@@ -169,7 +169,9 @@ def _response_name(fit: MarginsFit) -> str:
 
 def _fitted_response(fit: MarginsFit, n_rows: int) -> pd.Categorical:
     model = getattr(fit, "model", None)
-    holder = getattr(model, "data", None) or getattr(model, "problem", None)
+    holder = getattr(model, "data", None)
+    if holder is None:  # a mixed model keeps its response in its problem
+        holder = getattr(model, "problem", None)
     codes = getattr(holder, "y", None)
     if codes is None or len(codes) != n_rows:
         raise OrdstatsError(
