@@ -46,6 +46,7 @@ from ordstats.core.psis import (
     weighted_quantiles,
 )
 from ordstats.errors import OrdstatsWarning, SpecificationError
+from ordstats.results.margins.protocol import ROW_VERBS
 
 __all__ = [
     "Posterior",
@@ -507,16 +508,8 @@ class Posterior:
         -------
         pandas.DataFrame
         """
-        verbs = (
-            "predictions",
-            "avg_predictions",
-            "comparisons",
-            "avg_comparisons",
-            "slopes",
-            "avg_slopes",
-        )
-        if verb not in verbs:
-            raise SpecificationError(f"verb must be one of {verbs}; got {verb!r}")
+        if verb not in ROW_VERBS:
+            raise SpecificationError(f"verb must be one of {ROW_VERBS}; got {verb!r}")
         if not (isinstance(alpha, float) and 0 < alpha < 1):
             raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
         x = self.resample(_positive_int(n_draws, "n_draws"), seed).to_numpy()
@@ -653,14 +646,9 @@ class _AtDraw:
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(type(self._base), name, None)
-        if callable(value) and name in _VERBS:  # the verb runs with this object as the fit
+        if callable(value) and name in ROW_VERBS:  # the verb runs with this object as the fit
             return value.__get__(self)
         return getattr(self._base, name)
-
-
-_VERBS = frozenset(
-    {"predictions", "avg_predictions", "comparisons", "avg_comparisons", "slopes", "avg_slopes"}
-)
 
 
 def _safe(name: str) -> str:

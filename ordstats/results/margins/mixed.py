@@ -37,6 +37,7 @@ from ordstats.errors import OrdstatsError
 from ordstats.results.fitted import level_scores
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
+    ROW_VERBS,
     DesignRows,
     MarginsFit,
     Predicted,
@@ -388,13 +389,6 @@ class MixedMarginsMethods(MarginsMethods):
         return hypotheses(cast(MarginsFit, self), hypothesis, names=names, conf_level=conf_level)
 
 
-for _name in (
-    "predictions",
-    "avg_predictions",
-    "comparisons",
-    "avg_comparisons",
-    "slopes",
-    "avg_slopes",
-):
+for _name in ROW_VERBS:
     _method = getattr(MixedMarginsMethods, _name)
     _method.__doc__ = _method.__doc__.rstrip() + _RE_FORM_DOC

@@ -82,6 +82,7 @@ from ordstats.errors import OrdstatsError
 __all__ = [
     "PREDICTION_TYPES",
     "PROBABILITY_TYPES",
+    "ROW_VERBS",
     "DesignRows",
     "MarginsFit",
     "Predicted",
@@ -89,6 +90,15 @@ __all__ = [
     "check_type",
 ]
 
+#: marginaleffects' verbs on rows of data (``hypotheses`` works on parameters instead)
+ROW_VERBS = (
+    "predictions",
+    "avg_predictions",
+    "comparisons",
+    "avg_comparisons",
+    "slopes",
+    "avg_slopes",
+)
 #: every ``type=`` the verbs know
 PREDICTION_TYPES = ("prob", "cumprob", "exceedance", "expected", "class", "linear", "latent")
 #: the types whose values are probabilities (intervals on the logit scale by default)
