@@ -60,7 +60,7 @@ from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.design import newdata_matrices
 from ordstats.design.monotonic import monotonic_blocks
-from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
+from ordstats.errors import ConvergenceWarning, NotFittedError, OrdstatsError, SpecificationError
 from ordstats.estimation.bayes_language import (
     ChainedEvaluation,
     CorrelationMap,
@@ -72,6 +72,7 @@ from ordstats.estimation.bayes_language import (
 )
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
 from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.families.mixed_hessian import has_laplace_hessian, laplace_hessian
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.posterior import PosteriorMode
 
@@ -500,6 +501,34 @@ class _MixedEvaluation:
         return _difference_jacobian(lambda z: self.fg(z)[1], self.x)
 
 
+@dataclass(frozen=True)
+class _LaplaceEvaluation:
+    """A logit clmm's negative Laplace log-likelihood (one scalar term), derivatives exact.
+
+    The value alone (a step-halving trial) costs one inner Newton; the gradient and
+    Hessian come together from :func:`~ordstats.families.mixed_hessian.laplace_hessian`.
+    """
+
+    x: FloatArray
+    objective: Any
+
+    @cached_property
+    def nll(self) -> float:
+        return float(self.objective.value(self.x, 1))
+
+    @cached_property
+    def _derivatives(self) -> tuple[float, FloatArray, FloatArray]:
+        return laplace_hessian(self.objective, self.x)
+
+    @property
+    def gradient(self) -> FloatArray:
+        return self._derivatives[1]
+
+    @property
+    def hessian(self) -> FloatArray:
+        return self._derivatives[2]
+
+
 def _difference_jacobian(grad: Callable[[FloatArray], FloatArray], x: FloatArray) -> FloatArray:
     """Central differences of an analytic gradient, symmetrised."""
     k = x.size
@@ -531,6 +560,8 @@ class Target:
 
     def evaluation(self, x: FloatArray) -> Any:
         """The negative log-likelihood's evaluation at ``x`` (gradient, Hessian on demand)."""
+        if self.mixed and has_laplace_hessian(self.model.objective, self.nagq):
+            return _LaplaceEvaluation(np.asarray(x, dtype=float), self.model.objective)
         if self.mixed:
             return _MixedEvaluation(x, self.model._objective_functions(self.nagq)[1])
         return self.model.evaluator.evaluate(x)
@@ -885,22 +916,22 @@ def fit_mode(
     """
     log_prior, table = resolve_priors(model, spec)
     target = make_target(model, log_prior, nagq)
-    if start_params is not None:
-        x0 = np.asarray(start_params, dtype=float)
-    elif target.mixed:
-        x0 = np.asarray(model.fit(nagq=nagq).params_all, dtype=float)
-        x0 = getattr(target, "start", lambda x: x)(x0)
-    else:
-        x0 = np.asarray(model.start_params, dtype=float)
-        x0 = getattr(target, "start", lambda x: x)(x0)
     l1 = log_prior.l1_weights()
-    if np.any(l1 > 0):
-        x, hessian, converged, message = _proximal_mode(target, x0, l1, gradtol, maxiter)
+    options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=1e-10)
+    quick = None
+    if start_params is None and not np.any(l1 > 0):
+        quick = _mode_from_clm_start(model, target, options)
+    if quick is not None:
+        x, converged, message = quick.x, quick.converged, quick.message
+        hessian = np.asarray(quick.evaluation.hessian)
     else:
-        options = NewtonOptions(max_iter=maxiter, grad_tol=gradtol, rel_tol=1e-10)
-        sol = newton(target.negative_log_posterior, x0, options)
-        x, converged, message = sol.x, sol.converged, sol.message
-        hessian = np.asarray(sol.evaluation.hessian)
+        x0 = _start_values(model, target, start_params, nagq)
+        if np.any(l1 > 0):
+            x, hessian, converged, message = _proximal_mode(target, x0, l1, gradtol, maxiter)
+        else:
+            sol = newton(target.negative_log_posterior, x0, options)
+            x, converged, message = sol.x, sol.converged, sol.message
+            hessian = np.asarray(sol.evaluation.hessian)
     if not converged:
         import warnings
 
@@ -919,6 +950,38 @@ def fit_mode(
         converged=converged,
         message=message,
     )
+
+
+def _start_values(
+    model: Any, target: Target, start_params: FloatArray | None, nagq: int
+) -> FloatArray:
+    """``start_params``, else the maximum-likelihood fit's estimates (a mixed model) or start."""
+    if start_params is not None:
+        return np.asarray(start_params, dtype=float)
+    if target.mixed:
+        x0 = np.asarray(model.fit(nagq=nagq).params_all, dtype=float)
+    else:
+        x0 = np.asarray(model.start_params, dtype=float)
+    return np.asarray(getattr(target, "start", lambda x: x)(x0), dtype=float)
+
+
+def _mode_from_clm_start(model: Any, target: Target, options: NewtonOptions) -> Any:
+    """Newton from the clm start of a mixed model whose Hessian is exact, or ``None``.
+
+    With the closed-form Hessian (:mod:`ordstats.families.mixed_hessian`) Newton needs no
+    maximum-likelihood fit to start from: the clm estimates scaled for a unit SD
+    (``model.clm_start()``) are close enough.  ``None`` (the caller then starts from the
+    maximum-likelihood fit) for other models or when Newton does not converge from there.
+    """
+    if type(target) is not Target or not target.mixed:
+        return None
+    if not has_laplace_hessian(model.objective, target.nagq):
+        return None
+    try:
+        sol = newton(target.negative_log_posterior, model.clm_start(), options)
+    except OrdstatsError:  # not finite at the start
+        return None
+    return sol if sol.converged else None
 
 
 def _proximal_mode(

@@ -58,6 +58,7 @@ from ordstats.families.cumulative.likelihood import (
     LogisticHalves,
     interval_derivatives,
 )
+from ordstats.families.mixed import mode_sensitivities
 
 __all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws"]
 
@@ -318,73 +319,75 @@ class MixedDraws:
         """Sums of the rows of ``values`` (n, B) per level: (L, B)."""
         return np.asarray(self.objective.level_sums(values), dtype=float)
 
-    def _rows(
-        self, theta: FloatArray, eta: FloatArray, derivatives: bool
-    ) -> tuple[FloatArray, FloatArray | None, FloatArray | None]:
-        """``log P`` of each row and draw, with ``d log P / d eta`` and its derivative."""
-        y = self.problem.y
-        with np.errstate(invalid="ignore", over="ignore"):
-            upper = np.take(theta, y + 1, axis=0) - eta
-            lower = np.take(theta, y, axis=0) - eta
-        link: Link = self.problem.link
-        if not derivatives:
-            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                return link.log_interval(upper, lower), None, None
-        if type(link) is Logit:
-            return _logistic_eta_derivatives(link, upper, lower)
-        d = interval_derivatives(link, upper, lower)
-        d1 = -(d.d_upper + d.d_lower)
-        d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
-        return d.log_prob, d1, d2
+    @cached_property
+    def _row_factors(self) -> tuple[FloatArray | None, FloatArray | None, FloatArray | None]:
+        """``w``, ``w z`` and ``w z^2`` as (n, 1) columns; ``None`` where all are 1."""
+        w, z = self.problem.weights, self.column
+        out = []
+        for values in (w, w * z, w * z * z):
+            out.append(None if np.all(values == 1.0) else np.asarray(values, float)[:, None])
+        return out[0], out[1], out[2]
+
+    def _weighted_level_sums(self, values: FloatArray, factor: FloatArray | None) -> FloatArray:
+        return self._level_sums(values if factor is None else factor * values)
 
     def _block(self, block: FloatArray) -> FloatArray:
         p = self.problem
         B = block.shape[0]
         alpha = block[:, : p.n_alpha]
         beta = block[:, p.n_alpha : p.n_alpha + p.n_beta]
-        sigma = np.exp(block[:, p.n_alpha + p.n_beta])
         theta_inner = np.asarray(p.jacobian @ alpha.T, dtype=float)  # (K - 1, B)
         ordered = np.all(np.diff(theta_inner, axis=0) > 0, axis=0)
-        edge = np.full((1, B), np.inf)
-        theta = np.vstack([-edge, theta_inner, edge])
-        eta0 = p.X @ beta.T + p.offset[:, None]
-        a = self.column[:, None] * sigma[None, :]  # d eta_i / d u_l, (n, B)
         out = np.full(B, -np.inf)
         if not ordered.any():
             return out
         keep = np.flatnonzero(ordered)
-        theta, eta0, a = theta[:, keep], eta0[:, keep], a[:, keep]
-        u, h_rows, D = self._modes(theta, eta0, a)
+        rows = self._block_rows(theta_inner[:, keep], beta[keep], block[keep, -1])
+        u, h_rows, D = self._modes(rows, self._start(block[keep], rows))
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.nagq <= 1:
                 value = h_rows.sum(axis=0) - 0.5 * np.sum(np.log(D), axis=0)
                 value = np.where(np.all(D > 0, axis=0), value, -np.inf)
             else:
-                value = self._agq(theta, eta0, a, u, D)
+                value = self._agq(rows, u, D)
         out[keep] = value
         return out
 
-    def _modes(
-        self, theta: FloatArray, eta0: FloatArray, a: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    def _block_rows(self, theta: FloatArray, beta: FloatArray, log_sigma: FloatArray) -> _BlockRows:
+        """The rows' bounds at ``u = 0`` for draws with increasing cut-points ``theta`` (K-1, B)."""
+        p = self.problem
+        B = theta.shape[1]
+        edge = np.full((1, B), np.inf)
+        bounds = np.vstack([-edge, theta, edge])  # level k: rows k (lower), k + 1 (upper)
+        eta0 = p.X @ beta.T + p.offset[:, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            upper = np.take(bounds, p.y + 1, axis=0) - eta0
+            lower = np.take(bounds, p.y, axis=0) - eta0
+        width = None
+        if type(p.link) is Logit:  # sum of w log(1 - e^{l - u}): the same at every u
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                widths = log1mexp(bounds[1:] - bounds[:-1])  # (K, B), 0 at the open ends
+            width = self._weighted_level_sums(np.take(widths, p.y, axis=0), self._row_factors[0])
+        return _BlockRows(upper, lower, np.exp(log_sigma), width)
+
+    def _modes(self, rows: _BlockRows, u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Conditional modes ``u`` (L, B), ``h_l(u_l)`` and ``D_l = -h_l''(u_l)`` per level.
 
         Each level's ``h_l(u) = sum_i w_i log P_i(u) - u^2/2`` is maximised by Newton
         with step halving on its own, as :meth:`MixedObjective.modes` does for all levels
         of one draw together (the same rule for a curvature that is not positive, where
         ``log P`` is not concave: ``max(|D|, 1)``).  Each iteration evaluates only the
-        draws with a level still moving.  The start is the modes at the block's middle
-        draw, rescaled to the same random effects ``b = sigma u``.
+        draws with a level still moving, from the start ``u`` (:meth:`_start`).
         """
-        u = self._start(theta, eta0, a)
-        h, grad, D = self._level_terms(theta, eta0, a, u)
+        u = u.copy()
+        h, grad, D = self._level_terms(rows, u)
         stuck = np.zeros(u.shape, dtype=bool)
         for _ in range(self.MAX_ITER):
             active = (np.abs(grad) >= self.inner_tol) & ~stuck
             moving = np.flatnonzero(active.any(axis=0))
             if moving.size == 0:
                 break
-            sub = (theta[:, moving], eta0[:, moving], a[:, moving])
+            sub = rows.columns(moving)
             u_m, h_m, g_m, D_m = u[:, moving], h[:, moving], grad[:, moving], D[:, moving]
             pending = active[:, moving]
             indefinite = D_m <= 1e-8 * np.maximum(np.abs(D_m), 1.0)
@@ -393,7 +396,7 @@ class MixedDraws:
             new = [u_m.copy(), h_m.copy(), g_m.copy(), D_m.copy()]
             for _half in range(self.MAX_HALVINGS):
                 trial = u_m + step
-                terms = self._level_terms(*sub, trial)
+                terms = self._level_terms(sub, trial)
                 good = pending & (terms[0] >= h_m - 1e-12 * np.abs(h_m))
                 for kept, value in zip(new, (trial, *terms), strict=True):
                     kept[good] = value[good]
@@ -405,58 +408,154 @@ class MixedDraws:
             u[:, moving], h[:, moving], grad[:, moving], D[:, moving] = new
         return u, h, D
 
-    def _start(self, theta: FloatArray, eta0: FloatArray, a: FloatArray) -> FloatArray:
+    def _start(self, params: FloatArray, rows: _BlockRows) -> FloatArray:
+        """Start values of the modes at the draws ``params`` (one per row), (L, B).
+
+        The random effects ``b = sigma u`` extrapolated linearly from the draws' mean
+        ``c``: ``b(x) = b(c) + (db / dx)(c) (x - c)``, with ``du / dx`` of the implicit
+        function theorem (:func:`~ordstats.families.mixed.mode_sensitivities`), so the
+        start is off by ``O(|x - c|^2)`` (the modes in ``b`` move little with ``sigma``,
+        in ``u = b / sigma`` a lot).  Where the mean's modes are not finite,
+        :meth:`_middle_start`.
+        """
+        centre = params.mean(axis=0)
+        with np.errstate(all="ignore"):
+            u_c, du = mode_sensitivities(self.objective, centre)
+        if not (np.all(np.isfinite(u_c)) and np.all(np.isfinite(du))):
+            return self._middle_start(rows)
+        sigma_c = float(np.exp(centre[-1]))  # the scalar term's parameter is log sigma
+        db = sigma_c * du
+        db[:, -1] += sigma_c * u_c
+        b = (sigma_c * u_c)[:, None] + db @ (params - centre).T
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            u0 = b / rows.sigma[None, :]
+        return np.asarray(np.where(np.isfinite(u0), u0, 0.0), dtype=float)
+
+    def _middle_start(self, rows: _BlockRows) -> FloatArray:
         """Start values: the middle draw's modes ``u_c``, as ``u_c sigma_c / sigma``."""
-        mid = theta.shape[1] // 2
-        one = (theta[:, mid : mid + 1], eta0[:, mid : mid + 1], a[:, mid : mid + 1])
+        mid = rows.sigma.size // 2
+        one = rows.columns(np.array([mid]))
         u_c = np.zeros((self.n_levels, 1))
         for _ in range(self.MAX_ITER):  # plain Newton, to 1e-6: only a start
-            _, grad, D = self._level_terms(*one, u_c)
+            _, grad, D = self._level_terms(one, u_c)
             if np.all(np.abs(grad) < 1e-6) or not np.all(D > 0):
                 break
             u_c = u_c + grad / D
-        sigma = self._sigma(a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = sigma[mid] / sigma
+            ratio = rows.sigma[mid] / rows.sigma
         u0 = u_c * np.where(np.isfinite(ratio), ratio, 0.0)[None, :]
         return np.asarray(np.where(np.isfinite(u0), u0, 0.0), dtype=float)
 
-    def _sigma(self, a: FloatArray) -> FloatArray:
-        """Each draw's standard deviation from ``a = column * sigma``."""
-        i = int(np.argmax(np.abs(self.column)))
-        return np.asarray(a[i] / self.column[i], dtype=float)
+    def _bounds_at(self, rows: _BlockRows, u: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The rows' standardised bounds at the modes ``u`` (L, B): ``theta - eta``."""
+        shift = np.take(rows.sigma[None, :] * u, self.codes, axis=0)  # a_i u_l, (n, B)
+        if not self._unit_column:
+            shift *= self.column[:, None]
+        with np.errstate(invalid="ignore"):
+            return rows.upper - shift, rows.lower - shift
+
+    @cached_property
+    def _unit_column(self) -> bool:
+        return bool(np.all(self.column == 1.0))
 
     def _level_terms(
-        self, theta: FloatArray, eta0: FloatArray, a: FloatArray, u: FloatArray
+        self, rows: _BlockRows, u: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``h_l``, ``h_l'`` and ``-h_l''`` at ``u`` (L, B)."""
-        w = self.problem.weights[:, None]
-        eta = eta0 + a * np.take(u, self.codes, axis=0)
-        lp, d1, d2 = self._rows(theta, eta, True)
-        assert d1 is not None and d2 is not None
-        h = self._level_sums(w * lp) - 0.5 * u * u
-        grad = self._level_sums(w * d1 * a) - u
-        curvature = self._level_sums(-w * d2 * a * a) + 1.0
+        upper, lower = self._bounds_at(rows, u)
+        w, wz, wz2 = self._row_factors
+        if rows.width is not None:  # logit: log P less its width term, which is constant
+            log_p, d1, d2 = _logistic_core(self.problem.link, upper, lower)
+            h = self._weighted_level_sums(log_p, w) + rows.width
+        else:
+            d = interval_derivatives(self.problem.link, upper, lower)
+            d1 = -(d.d_upper + d.d_lower)
+            d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
+            np.negative(d2, out=d2)
+            h = self._weighted_level_sums(d.log_prob, w)
+        h -= 0.5 * u * u
+        grad = rows.sigma * self._weighted_level_sums(d1, wz) - u
+        curvature = rows.sigma**2 * self._weighted_level_sums(d2, wz2) + 1.0
         return h, grad, curvature
 
-    def _agq(
-        self, theta: FloatArray, eta0: FloatArray, a: FloatArray, u: FloatArray, D: FloatArray
-    ) -> FloatArray:
+    def _agq(self, rows: _BlockRows, u: FloatArray, D: FloatArray) -> FloatArray:
         """Eq. (4) of :mod:`ordstats.families.mixed` at each draw."""
-        w = self.problem.weights[:, None]
+        w = self._row_factors[0]
         nodes, node_weights = np.polynomial.hermite.hermgauss(self.nagq)
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.sqrt(2.0 / D)
         per_node = np.empty((self.nagq, *u.shape))
+        link: Link = self.problem.link
         for k, (x, omega) in enumerate(zip(nodes, node_weights, strict=True)):
             u_k = u + scale * x
-            eta = eta0 + a * np.take(u_k, self.codes, axis=0)
-            lp, _, _ = self._rows(theta, eta, False)
-            per_node[k] = np.log(omega) + x**2 + self._level_sums(w * lp) - 0.5 * u_k**2
+            upper, lower = self._bounds_at(rows, u_k)
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                lp = link.log_interval(upper, lower)
+            per_node[k] = np.log(omega) + x**2 + self._weighted_level_sums(lp, w) - 0.5 * u_k**2
         with np.errstate(invalid="ignore"):
             total = np.sum(np.log(scale) + logsumexp(per_node, axis=0), axis=0)
         total = total - 0.5 * self.n_levels * np.log(2 * np.pi)
         return np.where(np.all(D > 0, axis=0), total, -np.inf)
+
+
+@dataclass(frozen=True)
+class _BlockRows:
+    """A block of draws' rows for the inner Newton: bounds at ``u = 0`` and the SDs.
+
+    ``upper``/``lower``: ``theta_{y_i} - x_i'beta - o_i`` and ``theta_{y_i - 1} - ...``
+    (n, B); ``sigma`` (B,); ``width``: for the logit link, each level's
+    ``sum_i w_i log(1 - e^{l_i - u_i})`` (L, B), which does not depend on ``u``.
+    """
+
+    upper: FloatArray
+    lower: FloatArray
+    sigma: FloatArray
+    width: FloatArray | None
+
+    def columns(self, index: IntArray) -> _BlockRows:
+        """The draws ``index`` (all of them: this block itself)."""
+        if index.size == self.sigma.size:
+            return self
+        width = None if self.width is None else self.width[:, index]
+        return _BlockRows(self.upper[:, index], self.lower[:, index], self.sigma[index], width)
+
+
+def _logistic_core(
+    link: Link, upper: FloatArray, lower: FloatArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    r"""``log P - log(1 - e^{l - u})``, ``d log P / d eta`` and ``-d^2 log P / d eta^2``, logit.
+
+    ``P = F(u) S(l) (1 - e^{l - u})`` (``S = 1 - F``; module docstring), and in ``eta``
+    only the first two factors move: with ``e_u = e^{-u}`` and ``e_l = e^{l}``,
+    ``F(u) = 1 / (1 + e_u)``, ``S(u) = e_u F(u)``, ``S(l) = 1 / (1 + e_l)``,
+    ``F(l) = e_l S(l)``, ``d log P / d eta = F(u) - S(l)`` and
+    ``-d^2 log P / d eta^2 = F(u) S(u) + F(l) S(l)`` (as
+    :func:`_logistic_eta_derivatives`, two ``exp`` and one ``log`` per row and draw).
+    Entries where ``F(u) S(l)`` underflows or an ``exp`` overflows take
+    :func:`_logistic_eta_derivatives`.
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e_u = np.negative(upper)
+        np.exp(e_u, out=e_u)
+        F_u = e_u + 1.0
+        np.divide(1.0, F_u, out=F_u)
+        S_u = np.multiply(e_u, F_u, out=e_u)
+        e_l = np.exp(lower)
+        S_l = e_l + 1.0
+        np.divide(1.0, S_l, out=S_l)
+        F_l = np.multiply(e_l, S_l, out=e_l)
+        d1 = F_u - S_l
+        d2 = F_u * S_u
+        F_l *= S_l
+        d2 += F_l
+        core = np.multiply(F_u, S_l, out=F_u)
+        bad = ~((core > LOGISTIC_SAFE) & np.isfinite(d2))
+        np.log(core, out=core)
+    if bad.any():
+        log_p, d1[bad], curvature = _logistic_eta_derivatives(link, upper[bad], lower[bad])
+        d2[bad] = -curvature
+        core[bad] = log_p - log1mexp(upper[bad] - lower[bad])
+    return core, d1, d2
 
 
 def _logistic_eta_derivatives(

@@ -282,19 +282,11 @@ class OrdinalMixedModel:
         guess is not positive definite.
         """
         fallback = self.start_params(), None
-        family = self.options.family_object()
-        evaluator = InMemoryEvaluator.from_design(self.design.fixed, family, self.problem.jacobian)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                clm = evaluator.newton(evaluator.start_params(), NewtonOptions())
-        except OrdstatsError:
+        clm = self._clm_fit()
+        if clm is None:
             return fallback
-        if not clm.converged or clm.x.size != self.problem.n_alpha + self.problem.n_beta:
-            return fallback
-        inflation = 1.0 + 1.0 / _LATENT_VARIANCE.get(self.problem.link.name, np.inf)
-        n_var = self.problem.n_var
-        x0 = np.concatenate([clm.x * np.sqrt(inflation), np.zeros(n_var)])
+        inflation = self._clm_inflation()
+        x0 = self._scaled_clm_start(clm.x)
         k, k_fixed = x0.size, clm.x.size
         hessian = np.zeros((k, k))
         hessian[:k_fixed, :k_fixed] = np.asarray(clm.evaluation.hessian) / inflation
@@ -312,6 +304,42 @@ class OrdinalMixedModel:
         except np.linalg.LinAlgError:
             return x0, None
         return x0, inverse
+
+    def _clm_fit(self) -> Any:
+        """The clm fit of the fixed effects alone (a Newton result), or ``None`` if it fails."""
+        family = self.options.family_object()
+        evaluator = InMemoryEvaluator.from_design(self.design.fixed, family, self.problem.jacobian)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                clm = evaluator.newton(evaluator.start_params(), NewtonOptions())
+        except OrdstatsError:
+            return None
+        if not clm.converged or clm.x.size != self.problem.n_alpha + self.problem.n_beta:
+            return None
+        return clm
+
+    def _clm_inflation(self) -> float:
+        """``1 + 1 / v``: the conditional over the marginal effects squared at ``sigma = 1``."""
+        return 1.0 + 1.0 / _LATENT_VARIANCE.get(self.problem.link.name, np.inf)
+
+    def _scaled_clm_start(self, clm_params: FloatArray) -> FloatArray:
+        """The clm estimates scaled for a unit random-effect SD, variance parameters 0."""
+        scaled = np.asarray(clm_params, dtype=float) * np.sqrt(self._clm_inflation())
+        return np.concatenate([scaled, np.zeros(self.problem.n_var)])
+
+    def clm_start(self) -> FloatArray:
+        """Start values from the clm fit scaled for a unit random-effect SD (:meth:`_clm_start`).
+
+        Falls back to :meth:`start_params` when the clm fit fails.
+
+        Returns
+        -------
+        ndarray
+            ``(alpha, beta, variance parameters)``.
+        """
+        clm = self._clm_fit()
+        return self.start_params() if clm is None else self._scaled_clm_start(clm.x)
 
     def _check_nagq(self, nagq: int) -> int:
         if isinstance(nagq, (int, np.integer)) and not isinstance(nagq, bool) and nagq < 0:

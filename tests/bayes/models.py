@@ -68,3 +68,13 @@ def posterior_mode(name: str) -> Any:
         data[column] = data[column].cat.as_ordered()
     model = ordstats.OrdinalModel.from_formula(formula, data, **kwargs)
     return model.fit(prior=prior)
+
+
+def wine_extended(wine: pd.DataFrame) -> pd.DataFrame:
+    """Wine with a random-slope column ``z``, frequency weights ``w`` and an offset ``off``."""
+    n = len(wine)
+    return wine.assign(
+        z=np.linspace(0.5, 1.5, n),
+        w=np.tile([1.0, 2.0, 0.5], n // 3),
+        off=np.linspace(-0.3, 0.3, n),
+    )
