@@ -37,12 +37,20 @@ censored rows and fixed threshold offsets take the general path: each row's boun
 Newton iteration for the conditional modes runs for every level and draw at once (the
 conditional log-density separates over the levels, so each ``u_l`` is a one-dimensional
 Newton problem with its own step halving), then the Laplace or adaptive Gauss-Hermite
-value of :class:`ordstats.families.mixed.MixedObjective` follows per draw.
+value of :class:`ordstats.families.mixed.MixedObjective` follows per draw.  The
+iteration starts from the modes at the block's mean draw extrapolated linearly
+(``MixedDraws._start``).  For the logit link the width term ``log(1 - e^{l - u})``
+does not move with the random effect and is summed once per block; with a random
+intercept (``z = 1``) the bounds are ``U_0 - b_l`` and ``L_0 - b_l``, so
+``e^{-U} = e^{-U_0} e^{b_l}`` and ``e^{L} = e^{L_0} e^{-b_l}``: the rows' exponentials
+are taken once per block, and each iteration takes only the ``L x B`` exponentials of
+the random effects (while no product can overflow: :data:`EXP_SPLIT_BOUND`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -66,6 +74,11 @@ __all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws"]
 BLOCK_ELEMENTS = 1 << 16
 #: Rows x draws of one block of the general paths (arrays of 8 MB).
 GENERAL_BLOCK_ELEMENTS = 1 << 20
+#: A logit random intercept's inner Newton multiplies ``e^{-U_0}`` by ``e^{b}`` (see
+#: ``MixedDraws``) while the finite bounds ``|U_0|`` stay below this and ``|b|`` below
+#: :data:`EXP_SPLIT_EFFECT`: no product can overflow or lose its last digits to underflow.
+EXP_SPLIT_BOUND = 600.0
+EXP_SPLIT_EFFECT = 100.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -368,7 +381,15 @@ class MixedDraws:
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
                 widths = log1mexp(bounds[1:] - bounds[:-1])  # (K, B), 0 at the open ends
             width = self._weighted_level_sums(np.take(widths, p.y, axis=0), self._row_factors[0])
-        return _BlockRows(upper, lower, np.exp(log_sigma), width)
+        rows = _BlockRows(upper, lower, np.exp(log_sigma), width)
+        if width is None or not self._unit_column:
+            return rows
+        # every finite bound is within |theta| + |eta_0|
+        largest = np.max(np.abs(theta), initial=0.0) + np.max(np.abs(eta0), initial=0.0)
+        if not largest < EXP_SPLIT_BOUND:
+            return rows
+        with np.errstate(over="ignore"):
+            return replace(rows, exp_upper=np.exp(-upper), exp_lower=np.exp(lower))
 
     def _modes(self, rows: _BlockRows, u: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Conditional modes ``u`` (L, B), ``h_l(u_l)`` and ``D_l = -h_l''(u_l)`` per level.
@@ -462,13 +483,15 @@ class MixedDraws:
         self, rows: _BlockRows, u: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
         """``h_l``, ``h_l'`` and ``-h_l''`` at ``u`` (L, B)."""
-        upper, lower = self._bounds_at(rows, u)
         w, wz, wz2 = self._row_factors
         if rows.width is not None:  # logit: log P less its width term, which is constant
-            log_p, d1, d2 = _logistic_core(self.problem.link, upper, lower)
+            e_u, e_l = self._logistic_exponentials(rows, u)
+            log_p, d1, d2 = _logistic_core(
+                self.problem.link, e_u, e_l, lambda: self._bounds_at(rows, u)
+            )
             h = self._weighted_level_sums(log_p, w) + rows.width
         else:
-            d = interval_derivatives(self.problem.link, upper, lower)
+            d = interval_derivatives(self.problem.link, *self._bounds_at(rows, u))
             d1 = -(d.d_upper + d.d_lower)
             d2 = d.d2_upper + 2.0 * d.d2_cross + d.d2_lower
             np.negative(d2, out=d2)
@@ -477,6 +500,29 @@ class MixedDraws:
         grad = rows.sigma * self._weighted_level_sums(d1, wz) - u
         curvature = rows.sigma**2 * self._weighted_level_sums(d2, wz2) + 1.0
         return h, grad, curvature
+
+    def _logistic_exponentials(
+        self, rows: _BlockRows, u: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """``e^{-upper}`` and ``e^{lower}`` at ``u`` (n, B).
+
+        For a random intercept (``z = 1``) ``e^{-(U_0 - b_l)} = e^{-U_0} e^{b_l}``: the
+        exponentials of the bounds at ``u = 0`` are taken once per block
+        (:meth:`_block_rows`) and each iteration only those of the ``L x B`` random
+        effects, where neither product can overflow.
+        """
+        b = rows.sigma[None, :] * u
+        if rows.exp_upper is not None and rows.exp_lower is not None:
+            if np.max(np.abs(b), initial=0.0) < EXP_SPLIT_EFFECT:
+                grow = np.take(np.exp(b), self.codes, axis=0)
+                e_l = np.take(np.exp(-b), self.codes, axis=0)
+                e_l *= rows.exp_lower
+                grow *= rows.exp_upper
+                return grow, e_l
+        upper, lower = self._bounds_at(rows, u)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.negative(upper, out=upper)
+            return np.exp(upper, out=upper), np.exp(lower, out=lower)
 
     def _agq(self, rows: _BlockRows, u: FloatArray, D: FloatArray) -> FloatArray:
         """Eq. (4) of :mod:`ordstats.families.mixed` at each draw."""
@@ -504,43 +550,58 @@ class _BlockRows:
 
     ``upper``/``lower``: ``theta_{y_i} - x_i'beta - o_i`` and ``theta_{y_i - 1} - ...``
     (n, B); ``sigma`` (B,); ``width``: for the logit link, each level's
-    ``sum_i w_i log(1 - e^{l_i - u_i})`` (L, B), which does not depend on ``u``.
+    ``sum_i w_i log(1 - e^{l_i - u_i})`` (L, B), which does not depend on ``u``;
+    ``exp_upper``/``exp_lower``: for a logit random intercept whose finite bounds are
+    within :data:`EXP_SPLIT_BOUND`, their exponentials ``e^{-upper}``, ``e^{lower}``.
     """
 
     upper: FloatArray
     lower: FloatArray
     sigma: FloatArray
     width: FloatArray | None
+    #: a logit random intercept: ``e^{-upper}`` and ``e^{lower}`` (module docstring)
+    exp_upper: FloatArray | None = None
+    exp_lower: FloatArray | None = None
 
     def columns(self, index: IntArray) -> _BlockRows:
         """The draws ``index`` (all of them: this block itself)."""
         if index.size == self.sigma.size:
             return self
-        width = None if self.width is None else self.width[:, index]
-        return _BlockRows(self.upper[:, index], self.lower[:, index], self.sigma[index], width)
+
+        def pick(values: FloatArray | None) -> FloatArray | None:
+            return None if values is None else values[:, index]
+
+        return _BlockRows(
+            self.upper[:, index],
+            self.lower[:, index],
+            self.sigma[index],
+            pick(self.width),
+            pick(self.exp_upper),
+            pick(self.exp_lower),
+        )
 
 
 def _logistic_core(
-    link: Link, upper: FloatArray, lower: FloatArray
+    link: Link,
+    e_u: FloatArray,
+    e_l: FloatArray,
+    bounds: Callable[[], tuple[FloatArray, FloatArray]],
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     r"""``log P - log(1 - e^{l - u})``, ``d log P / d eta`` and ``-d^2 log P / d eta^2``, logit.
 
     ``P = F(u) S(l) (1 - e^{l - u})`` (``S = 1 - F``; module docstring), and in ``eta``
-    only the first two factors move: with ``e_u = e^{-u}`` and ``e_l = e^{l}``,
-    ``F(u) = 1 / (1 + e_u)``, ``S(u) = e_u F(u)``, ``S(l) = 1 / (1 + e_l)``,
+    only the first two factors move: with ``e_u = e^{-u}`` and ``e_l = e^{l}`` (given;
+    overwritten), ``F(u) = 1 / (1 + e_u)``, ``S(u) = e_u F(u)``, ``S(l) = 1 / (1 + e_l)``,
     ``F(l) = e_l S(l)``, ``d log P / d eta = F(u) - S(l)`` and
     ``-d^2 log P / d eta^2 = F(u) S(u) + F(l) S(l)`` (as
-    :func:`_logistic_eta_derivatives`, two ``exp`` and one ``log`` per row and draw).
-    Entries where ``F(u) S(l)`` underflows or an ``exp`` overflows take
-    :func:`_logistic_eta_derivatives`.
+    :func:`_logistic_eta_derivatives`, one ``log`` per row and draw).  Entries where
+    ``F(u) S(l)`` underflows or an ``exp`` overflowed take
+    :func:`_logistic_eta_derivatives` at the bounds ``bounds()`` (``upper``, ``lower``).
     """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        e_u = np.negative(upper)
-        np.exp(e_u, out=e_u)
         F_u = e_u + 1.0
         np.divide(1.0, F_u, out=F_u)
         S_u = np.multiply(e_u, F_u, out=e_u)
-        e_l = np.exp(lower)
         S_l = e_l + 1.0
         np.divide(1.0, S_l, out=S_l)
         F_l = np.multiply(e_l, S_l, out=e_l)
@@ -552,9 +613,10 @@ def _logistic_core(
         bad = ~((core > LOGISTIC_SAFE) & np.isfinite(d2))
         np.log(core, out=core)
     if bad.any():
-        log_p, d1[bad], curvature = _logistic_eta_derivatives(link, upper[bad], lower[bad])
+        upper, lower = (values[bad] for values in bounds())
+        log_p, d1[bad], curvature = _logistic_eta_derivatives(link, upper, lower)
         d2[bad] = -curvature
-        core[bad] = log_p - log1mexp(upper[bad] - lower[bad])
+        core[bad] = log_p - log1mexp(upper - lower)
     return core, d1, d2
 
 

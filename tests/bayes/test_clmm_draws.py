@@ -72,11 +72,13 @@ def test_weights_offsets_and_slopes_equal_one_draw_at_a_time(wine, formula, kwar
 
 def test_overflowing_exponentials_take_the_general_formulas(wine):
     mode = _mode(wine, "rating ~ temp + contact + (1|judge)")
-    draws = np.tile(mode.params.to_numpy(), (4, 1))
+    draws = np.tile(mode.params.to_numpy(), (6, 1))
     draws[0, 4] = 760.0  # e^{eta - theta} overflows for the warm rows
     draws[1, 4] = -760.0  # and e^{theta - eta} for the lower bounds
     draws[2, 0] = -750.0  # a far-away lowest threshold
     draws[3, -1] = 4.0  # sigma e^4: large random effects
+    draws[4, 4] = 580.0  # e^{-U_0} e^{b} does not overflow, but F(U) S(L) underflows
+    draws[5, 4] = -580.0
     batch = mode.target.log_density_batch(draws)
     single = _one_by_one(mode, draws)
     assert np.isfinite(single).all()
