@@ -71,7 +71,7 @@ from ordstats.estimation.bayes_language import (
     monotonic_map,
 )
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
-from ordstats.families.cumulative.prediction import threshold_matrix
+from ordstats.families.cumulative.prediction import cut_points_and_scale
 from ordstats.families.mixed_hessian import has_laplace_hessian, laplace_hessian
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.posterior import PosteriorMode
@@ -638,13 +638,9 @@ class Target:
             X, W, Z, _ = newdata_matrices(model.design, newdata, model.formula_context)
         out = []
         for x in draws:
-            theta = threshold_matrix(
-                x[lay.thresholds],
-                model.threshold_jacobian,
-                W if lay.n_nominal_cols else None,
-                model.threshold_offset,
+            theta, scale = cut_points_and_scale(
+                x, lay, model.threshold_jacobian, W, Z, model.threshold_offset
             )
-            scale = np.exp(Z @ x[lay.zeta]) if lay.n_zeta else None
             out.append(
                 model.family_spec.category_probabilities(
                     theta, X @ x[lay.beta], scale, link=model.link

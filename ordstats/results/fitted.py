@@ -33,8 +33,8 @@ from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
     crossing_rows,
+    cut_points_and_scale,
     threshold_gradient,
-    threshold_matrix,
 )
 from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
@@ -507,13 +507,9 @@ class OrdinalResults(
         else:
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
             eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index)
-        theta = threshold_matrix(
-            params[lay.thresholds],
-            model.threshold_jacobian,
-            W if lay.n_nominal_cols else None,
-            model.threshold_offset,
+        theta, scale = cut_points_and_scale(
+            params, lay, model.threshold_jacobian, W, Z, model.threshold_offset
         )
-        scale = np.exp(Z @ params[lay.zeta]) if lay.n_zeta else None
         return eta, theta, scale, index
 
     def _new_offset(self, newdata: Any, offset: Any, index: pd.Index) -> FloatArray:

@@ -9,7 +9,7 @@ import numpy as np
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.families.cumulative.likelihood import interval_probabilities
-from ordstats.families.problem import CLMData
+from ordstats.families.problem import CLMData, ParamLayout
 
 __all__ = [
     "RowPositions",
@@ -17,6 +17,7 @@ __all__ = [
     "crossing_positions",
     "crossing_rows",
     "cumulative_probabilities",
+    "cut_points_and_scale",
     "threshold_gradient",
     "threshold_matrix",
 ]
@@ -112,6 +113,43 @@ def threshold_matrix(
     )
     theta = rows @ blocks[: rows.shape[1]] @ jacobian.T
     return theta if offset is None else theta + offset
+
+
+def cut_points_and_scale(
+    params: FloatArray,
+    layout: ParamLayout,
+    jacobian: FloatArray,
+    nominal: FloatArray,
+    scale_design: FloatArray,
+    offset: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray | None]:
+    """A cumulative model's cut-points ``theta(w)`` and scale ``exp(z'zeta)`` at ``params``.
+
+    Parameters
+    ----------
+    params : ndarray
+        The model's parameters (``layout`` says where each block sits).
+    layout : ParamLayout
+    jacobian : ndarray, shape (K - 1, q)
+        Threshold Jacobian ``J``.
+    nominal, scale_design : ndarray, shape (n, r) and (n, s)
+        Nominal and scale designs of the rows (read only when the model has such effects).
+    offset : ndarray, shape (K - 1,), optional
+        Fixed cut-points (``threshold=[...]``).
+
+    Returns
+    -------
+    theta : ndarray, shape (n, K - 1), or (1, K - 1) without nominal effects
+    scale : ndarray, shape (n,), or None without scale effects
+    """
+    theta = threshold_matrix(
+        params[layout.thresholds],
+        jacobian,
+        nominal if layout.n_nominal_cols else None,
+        offset,
+    )
+    scale = np.exp(scale_design @ params[layout.zeta]) if layout.n_zeta else None
+    return theta, scale
 
 
 def threshold_gradient(jacobian: FloatArray, nominal_row: FloatArray) -> FloatArray:
