@@ -41,6 +41,10 @@ proximal Newton solver of the lasso (:func:`ordstats.core.penalty.proximal_newto
 ``|b|`` has no derivative at 0.  So a ``normal(0, s)`` prior on every slope gives the ridge
 fit ``fit_regularized(alpha=1 / (s^2 n_w), L1_wt=0)`` and ``double_exponential(0, s)`` the
 lasso ``fit_regularized(alpha=1 / (s n_w), L1_wt=1)``, ``n_w`` the sum of the weights.
+A mixed model's Hessian is exact for the logit link with one scalar random term and the
+Laplace approximation (:mod:`ordstats.families.mixed_hessian`), and Newton then starts
+from the scaled clm estimates; otherwise it is central differences of the analytic
+gradient, and Newton starts from the maximum-likelihood fit.
 """
 
 from __future__ import annotations
