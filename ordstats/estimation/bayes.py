@@ -41,10 +41,11 @@ proximal Newton solver of the lasso (:func:`ordstats.core.penalty.proximal_newto
 ``|b|`` has no derivative at 0.  So a ``normal(0, s)`` prior on every slope gives the ridge
 fit ``fit_regularized(alpha=1 / (s^2 n_w), L1_wt=0)`` and ``double_exponential(0, s)`` the
 lasso ``fit_regularized(alpha=1 / (s n_w), L1_wt=1)``, ``n_w`` the sum of the weights.
-A mixed model's Hessian is exact for the logit link with one scalar random term and the
-Laplace approximation (:mod:`ordstats.families.mixed_hessian`), and Newton then starts
-from the scaled clm estimates; otherwise it is central differences of the analytic
-gradient, and Newton starts from the maximum-likelihood fit.
+A mixed model's Newton starts from the clm estimates scaled for a unit random-effect SD
+(then, if it fails there, from the maximum-likelihood fit); its Hessian is exact for the
+logit link with one scalar random term and the Laplace approximation
+(:mod:`ordstats.families.mixed_hessian`), otherwise central differences of the analytic
+gradient.
 """
 
 from __future__ import annotations
@@ -966,16 +967,16 @@ def _start_values(
 
 
 def _mode_from_clm_start(model: Any, target: Target, options: NewtonOptions) -> Any:
-    """Newton from the clm start of a mixed model whose Hessian is exact, or ``None``.
+    """Newton from the clm start of a mixed model (no correlated terms), or ``None``.
 
-    With the closed-form Hessian (:mod:`ordstats.families.mixed_hessian`) Newton needs no
-    maximum-likelihood fit to start from: the clm estimates scaled for a unit SD
-    (``model.clm_start()``) are close enough.  ``None`` (the caller then starts from the
-    maximum-likelihood fit) for other models or when Newton does not converge from there.
+    The clm estimates scaled for a unit SD (``model.clm_start()``) are close enough for
+    Newton on the log posterior, whose prior keeps the SD off the boundary: no
+    maximum-likelihood fit first, and none of its trouble where the likelihood's SD
+    is 0 (Newton from there stalls on the flat log-likelihood).  ``None`` (the caller
+    then starts from the maximum-likelihood fit) for other models or when Newton does
+    not converge from there.
     """
     if type(target) is not Target or not target.mixed:
-        return None
-    if not has_laplace_hessian(model.objective, target.nagq):
         return None
     try:
         sol = newton(target.negative_log_posterior, model.clm_start(), options)
