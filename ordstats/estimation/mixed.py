@@ -329,8 +329,11 @@ class OrdinalMixedModel:
         return np.concatenate([scaled, np.zeros(self.problem.n_var)])
 
     def clm_start(self) -> FloatArray:
-        """Start values from the clm fit scaled for a unit random-effect SD (:meth:`_clm_start`).
+        """Start values: the clm fit's estimates scaled for a unit random-effect SD.
 
+        With a random intercept of SD ``sigma`` the conditional effects are the
+        marginal (clm) ones times ``sqrt(1 + sigma^2 / v)``, ``v`` the variance of the
+        link's latent distribution; the variance parameters start at 0 (unit SDs).
         Falls back to :meth:`start_params` when the clm fit fails.
 
         Returns
