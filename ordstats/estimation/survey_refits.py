@@ -130,7 +130,7 @@ class ReplicateGradients:
         order, bounds, X = rows_by_level(problem)
         self.rows = _Rows(
             X=X,
-            weights=np.asarray(weights[rows[order]], dtype=float),
+            weights=np.take(np.asarray(weights, dtype=float), rows[order], axis=0),
             bounds=bounds,
             n_beta=data.X.shape[1],
         )
