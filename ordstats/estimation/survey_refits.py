@@ -402,8 +402,9 @@ def chord_refits(
     """
     n_rep = gradients.n_replicates
     threads = max(1, min(pool_threads(), n_rep))
-    size = min(MAX_BATCH, -(-n_rep // threads))
-    batches = [np.arange(s, min(s + size, n_rep)) for s in range(0, n_rep, size)]
+    # batches of equal size, at most MAX_BATCH, a whole number per thread
+    n_batches = threads * -(-n_rep // (threads * MAX_BATCH))
+    batches = [b for b in np.array_split(np.arange(n_rep), n_batches) if b.size]
     progress = _Progress(show)
 
     def run(columns: IntArray) -> tuple[FloatArray, np.ndarray]:
