@@ -1,22 +1,25 @@
 """Time survey fits: linearisation and replicate weights (run by hand; not a test).
 
 ``PYTHONPATH=. OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python bench/bench_survey.py
-[--n 1e6] [--replicates 80] [--r-n 20000]`` simulates a stratified cluster sample:
-``--strata`` strata (200) of ``--psus`` PSUs (2,000 in all, 10 per stratum), a PSU
-random effect, sampling weights
-varying by stratum, 20 standard-normal predictors and 5 response levels.  It times
+[--n 1e6] [--replicates 80] [--r-n 20000] [--threads N]`` simulates a stratified cluster
+sample: ``--strata`` strata (200) of ``--psus`` PSUs (2,000 in all, 10 per stratum), a
+PSU random effect, sampling weights varying by stratum, 20 standard-normal predictors
+and 5 response levels.  It times
 
 * the fit with linearisation standard errors
   (``OrdinalModel.from_formula(formula, design=SurveyDesign(...)).fit()``);
 * the fit with ``--replicates`` replicate weights (random half-samples of the
   PSUs in every stratum, Fay's rho 0.5, so that every row stays in every
-  replicate): full fit plus one refit per replicate (Newton to convergence from
-  the one-step estimate, on the likelihood prepared once);
+  replicate): full fit plus the refits of all replicates (chord iterations on
+  the full-sample Hessian with the gradients of many replicates per pass over
+  the rows, in as many threads as ``--threads`` allows: ordstats' ``threads``
+  option, every core by default; see ``ordstats/estimation/survey_refits.py``);
 * at ``--r-n`` rows, the same linearisation fit in ordstats and R's
   ``survey::svyolr`` (``Rscript``), for a ratio (skipped without Rscript).
 
-Wall and CPU time (``time.process_time``) are printed with the load average at
-the start and end.  Set ``OPENBLAS_NUM_THREADS=1`` on a shared machine.
+Wall and CPU time (``time.process_time``: all threads of the process) are printed
+with the load average at the start and end.  Set ``OPENBLAS_NUM_THREADS=1`` on a
+shared machine (ordstats' threads run one BLAS thread each).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 import ordstats
+from ordstats.config import resolve_threads
 
 P = 20
 FORMULA = "y ~ " + " + ".join(f"x{j + 1}" for j in range(P))
@@ -118,9 +122,15 @@ def main() -> None:
     parser.add_argument("--psus", type=int, default=2000)
     parser.add_argument("--replicates", type=int, default=80)
     parser.add_argument("--r-n", type=float, default=20000)
+    parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
+    if args.threads is not None:
+        ordstats.set_options(threads=args.threads)
     print(f"load average at start: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
-    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
+    print(
+        f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}; "
+        f"ordstats threads: {resolve_threads(None)}"
+    )
     n = int(args.n)
     frame = simulate(n, args.strata, args.psus)
     print(f"{n} rows, {args.strata} strata, {args.psus} PSUs, {P} predictors")

@@ -68,7 +68,7 @@ from ordstats.families.cumulative.likelihood import (
 )
 from ordstats.families.mixed import mode_sensitivities
 
-__all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws"]
+__all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws", "rows_by_level"]
 
 #: Rows x draws of one block of the logit path: a few such arrays stay in the L2 cache.
 BLOCK_ELEMENTS = 1 << 16
@@ -113,6 +113,23 @@ class _Level:
     products: FloatArray | None  # a_k b_k, None at the open ends
     width: FloatArray  # log(1 - a_k b_k)
     bounds: FloatArray  # (K + 1, B): -inf, theta, +inf
+
+
+def rows_by_level(problem: CLMProblem) -> tuple[IntArray, IntArray, FloatArray]:
+    """``(order, bounds, [X, o, 1][order])``: the rows grouped by response level.
+
+    The rows of level ``k`` are ``bounds[k]:bounds[k + 1]`` of the contiguous copy
+    of ``[x_i, o_i, 1]`` (the offset column only with an offset), so that one
+    product with ``[beta; 1; -theta_k]`` gives ``eta_i - theta_k``.
+    """
+    data = problem.data
+    order = np.argsort(data.y, kind="stable")
+    counts = np.bincount(data.y, minlength=data.n_levels)
+    columns = [data.X[order]]
+    if problem.has_offset:
+        columns.append(data.offset[order, None])
+    columns.append(np.ones((data.n_obs, 1)))
+    return order, np.concatenate([[0], np.cumsum(counts)]), np.ascontiguousarray(np.hstack(columns))
 
 
 class ClmDraws:
@@ -174,18 +191,13 @@ class ClmDraws:
     @cached_property
     def _levels(self) -> _LevelRows:
         problem, data = self.problem, self.problem.data
-        order = np.argsort(data.y, kind="stable")
-        counts = np.bincount(data.y, minlength=data.n_levels)
-        columns = [data.X[order]]
-        if problem.has_offset:
-            columns.append(data.offset[order, None])
-        columns.append(np.ones((data.n_obs, 1)))
+        order, bounds, X = rows_by_level(problem)
         rows = min(data.n_obs, BLOCK_ELEMENTS)
         return _LevelRows(
-            X=np.ascontiguousarray(np.hstack(columns)),
+            X=X,
             ones=np.ones(rows),
             weights=None if problem.unit_weights else data.weights[order],
-            bounds=np.concatenate([[0], np.cumsum(counts)]),
+            bounds=bounds,
             level_weights=np.bincount(data.y, data.weights, minlength=data.n_levels).astype(float),
         )
 

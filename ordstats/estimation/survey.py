@@ -26,6 +26,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     SpecificationError,
 )
+from ordstats.estimation.survey_refits import ChordFactor, ReplicateGradients, chord_refits
 from ordstats.families.problem import CLMData
 from ordstats.results.survey import (
     SurveyResults,
@@ -107,7 +108,7 @@ def survey_results(
             positions,
             disp,
             hessian=hessian,
-            scores=evaluation.observation_scores() if isinstance(hessian, np.ndarray) else None,
+            scores=evaluation.observation_scores if isinstance(hessian, np.ndarray) else None,
         )
         matrix = replicate_variance(replicates, params, design.scale, design.rscales, design.mse)
         covariance = replicate_covariance(matrix, nonrobust)
@@ -144,12 +145,19 @@ def replicate_estimates(
 ) -> Any:
     """The estimates refitted under each replicate weight, one row per replicate.
 
-    Each refit is Newton's method to convergence on every row the model used,
-    with the replicate's weights (zero for the rows a replicate drops: the
-    designs are built once for all replicates; where a family cannot share them,
-    or such a refit fails, on the rows of positive weight).  It starts at the
-    one-step estimate from the full-sample estimates (below), else at those
-    estimates.
+    Each refit converges as the full fit's Newton iterations (``max|gradient| <
+    1e-6``, relative step below ``1e-6``) from the full-sample estimates, on
+    every row the model used with the replicate's weights (zero for the rows a
+    replicate drops).  Where the model has batched gradients
+    (:class:`~ordstats.estimation.survey_refits.ReplicateGradients`: cumulative
+    models without nominal or scale effects) and the full-sample Hessian is
+    given, the replicates are refitted together by chord iterations on that
+    Hessian, factorised once (:mod:`ordstats.estimation.survey_refits`; in
+    threads, as the ``threads`` option allows).  The others, and replicates
+    whose chord iteration does not contract, are refitted by Newton's method,
+    starting at the one-step estimate (below), else at the full-sample
+    estimates; the designs are built once for all replicates where the family
+    can share them, or if such a refit fails, on the rows of positive weight.
 
     Parameters
     ----------
@@ -164,13 +172,13 @@ def replicate_estimates(
     hessian : ndarray, optional
         The full-sample Hessian of the negative log-likelihood: scaled by the
         replicate's total weight relative to the full sample's, it approximates
-        each replicate's Hessian at ``params`` for the first step.
-    scores : ndarray, shape (n, k), optional
+        each replicate's Hessian (the chord iterations' and Newton's first step).
+    scores : ndarray, shape (n, k), or callable returning it, optional
         Per-row scores of the log-likelihood at ``params`` (rows used, unweighted):
-        with ``hessian`` they give every replicate's gradient at ``params`` in one
-        product, and the refits start at the one-step estimates
-        ``params + (c_r H)^{-1} S' w_r`` without evaluating the likelihood there.
-        The final Hessian of a refit is not computed (the estimates are all it keeps).
+        with ``hessian`` they give every Newton-refitted replicate's gradient at
+        ``params`` in one product, and those refits start at the one-step
+        estimates ``params + (c_r H)^{-1} S' w_r`` without evaluating the
+        likelihood there.  A callable is only called if a Newton refit needs it.
 
     Returns
     -------
@@ -180,21 +188,109 @@ def replicate_estimates(
         raise SpecificationError("replicate designs need the data in memory")
     data: CLMData = model.data
     family = model.family_spec
-    weights = design.repweights[positions]
-    options = NewtonOptions(final_hessian=False)
     dense = isinstance(hessian, np.ndarray) and hessian.shape == (params.size, params.size)
     total = float(data.weights.sum())
-    ratios = weights.sum(axis=0) / total
-    one_step = _one_step_starts(params, hessian, scores, weights, ratios) if dense else None
-    out = np.empty((design.n_replicates, params.size))
+    n_rep = design.n_replicates
+    out = np.empty((n_rep, params.size))
     show = _show_progress(disp)
-    failed = 0
     shared = family.prepare(data)
-    for r in range(design.n_replicates):
-        w = weights[:, r]
-        starts = [(params, hessian * ratios[r] if dense else None)]
-        if one_step is not None and np.all(np.isfinite(one_step[r])):
-            starts.insert(0, (one_step[r], None))
+    pending = np.arange(n_rep)
+    if dense:
+        chord = _chord_estimates(family, shared, design, positions, params, hessian, total, show)
+        if chord is not None:
+            estimates, converged = chord
+            out[converged] = estimates[converged]
+            pending = np.flatnonzero(~converged)
+    failed = _newton_estimates(
+        model,
+        shared,
+        design.repweights[np.ix_(positions, pending)],
+        (params, hessian if dense else None, scores),
+        out,
+        pending,
+        show,
+    )
+    if show:
+        print(file=sys.stderr)
+    if failed:
+        warnings.warn(
+            f"{failed} of {n_rep} replicate fits did not converge; their "
+            "estimates enter the variance as they stopped",
+            OrdstatsWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+def _chord_estimates(
+    family: Any,
+    problem: Any,
+    design: Any,
+    positions: Any,
+    params: Any,
+    hessian: Any,
+    total: float,
+    show: bool,
+) -> tuple[Any, Any] | None:
+    """All replicates by the chord iterations, and which converged; None without them."""
+    gradients = ReplicateGradients.of(family, problem, design.repweights, positions)
+    if gradients is None:
+        return None
+    try:
+        factor = ChordFactor(hessian)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    n_rep = design.n_replicates
+    ratios = gradients.column_totals() / total
+
+    def progress(done: int) -> None:
+        print(f"\rreplicate {done}/{n_rep}", end="", file=sys.stderr)
+
+    options = NewtonOptions()
+    return chord_refits(
+        gradients,
+        factor,
+        params,
+        ratios,
+        options.grad_tol,
+        options.rel_tol,
+        progress if show else None,
+    )
+
+
+def _newton_estimates(
+    model: Any,
+    shared: Any,
+    weights: Any,
+    full_sample: tuple[Any, Any, Any],
+    out: Any,
+    replicates: Any,
+    show: bool,
+) -> int:
+    """Refit ``replicates`` (columns of ``weights``) by Newton into ``out``; count failures.
+
+    ``full_sample`` holds the estimates, the Hessian (or None) and the scores
+    (array, callable or None) of :func:`replicate_estimates`.
+    """
+    if not replicates.size:
+        return 0
+    data: CLMData = model.data
+    family = model.family_spec
+    params, hessian, scores = full_sample
+    options = NewtonOptions(final_hessian=False)
+    ratios = weights.sum(axis=0) / float(data.weights.sum())
+    if hessian is not None and callable(scores):
+        scores = scores()
+    one_step = (
+        None if hessian is None else _one_step_starts(params, hessian, scores, weights, ratios)
+    )
+    done = out.shape[0] - replicates.size
+    failed = 0
+    for j, r in enumerate(replicates):
+        w = weights[:, j]
+        starts = [(params, hessian * ratios[j] if hessian is not None else None)]
+        if one_step is not None and np.all(np.isfinite(one_step[j])):
+            starts.insert(0, (one_step[j], None))
         solution = None
         if hasattr(shared, "with_weights"):
             # every row, zero weights included: the designs are built once for all replicates
@@ -210,17 +306,8 @@ def replicate_estimates(
             failed += 1
         out[r] = solution.x
         if show:
-            print(f"\rreplicate {r + 1}/{design.n_replicates}", end="", file=sys.stderr)
-    if show:
-        print(file=sys.stderr)
-    if failed:
-        warnings.warn(
-            f"{failed} of {design.n_replicates} replicate fits did not converge; their "
-            "estimates enter the variance as they stopped",
-            OrdstatsWarning,
-            stacklevel=3,
-        )
-    return out
+            print(f"\rreplicate {done + j + 1}/{out.shape[0]}", end="", file=sys.stderr)
+    return failed
 
 
 def _one_step_starts(params: Any, hessian: Any, scores: Any, weights: Any, ratios: Any) -> Any:
