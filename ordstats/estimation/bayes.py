@@ -49,7 +49,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -720,6 +720,10 @@ class Target:
         )
         return OrdinalResults(self.model, x, evaluation, info, defer_covariance=True)
 
+    def model_params(self, X: FloatArray) -> FloatArray:
+        """The model's parameters at each sampled row of ``X`` (here the same)."""
+        return np.asarray(X, dtype=float)
+
     def observed_counts(self) -> FloatArray:
         """Weighted count of each response level in the fitted rows."""
         if self.mixed:
@@ -775,6 +779,10 @@ class MonotonicTarget(Target):
         """A results object at the linear coefficients ``m(x)``."""
         return super().results_at(self.mono.expand(x))
 
+    def model_params(self, X: FloatArray) -> FloatArray:
+        """The linear coefficients ``m(x)`` of each sampled row."""
+        return np.atleast_2d(self.mono.expand(np.asarray(X, dtype=float)))
+
     def native_arrays(self) -> dict[str, Any]:
         """The JAX model's arrays, with the ``mo()`` positions."""
         return {**super().native_arrays(), "monotonic": [list(p) for p in self.mono.positions]}
@@ -792,13 +800,18 @@ class ThresholdGroupTarget(MonotonicTarget):
     :class:`~ordstats.estimation.bayes_thresholds.ThresholdGroupMap`.
     """
 
+    def __init__(self, model: Any, log_prior: Any, nagq: int, tmap: ThresholdGroupMap) -> None:
+        # MonotonicTarget reads only the map's expand, chain, contract and names
+        super().__init__(model, log_prior, nagq, cast(MonotonicMap, tmap))
+        self.tmap = tmap
+
     def native_arrays(self) -> dict[str, Any]:
         """The JAX model's arrays, with the linear map to the nominal model's parameters."""
-        return {**Target.native_arrays(self), "linear_map": self.mono.matrix}
+        return {**Target.native_arrays(self), "linear_map": self.tmap.matrix}
 
     def brms_columns(self, draws: pd.DataFrame) -> pd.DataFrame:
         """The draws of brms' ``b_Intercept[g,j]``."""
-        return self.mono.brms_columns(draws)
+        return self.tmap.brms_columns(draws)
 
 
 def threshold_group_map(model: Any) -> ThresholdGroupMap:

@@ -84,7 +84,8 @@ class ThresholdGroupMap:
 
     def names(self) -> dict[int, tuple[str, ...]]:
         """Each group threshold's names by position: ordstats' ``1|2[g=a]``, brms', its number."""
-        groups, out = self.groups, {}
+        groups = self.groups
+        out: dict[int, tuple[str, ...]] = {}
         for g, level in enumerate(groups.levels):
             for j, name in enumerate(self.thresholds):
                 brms = f"Intercept[{level},{j + 1}]"
@@ -185,6 +186,9 @@ def grouped_threshold_model(
     _refuse_combinations(
         variable, formula, data, nominal, keywords, chunksize=chunksize, design=design
     )
+    column = data[variable]
+    if isinstance(column.dtype, pd.CategoricalDtype):  # a group without rows has no thresholds
+        data = data.assign(**{variable: column.cat.remove_unused_categories()})
     model = cls.from_formula(
         formula, data, nominal=nominal_formula(variable), context=context, **keywords
     )

@@ -263,7 +263,7 @@ class OrdinalModel:
         caller = capture_context(1) if context is None else context
         formula, thres_by = split_threshold_groups(formula)
         if thres_by is not None:  # y | thres(gr = g) ~ ...: a nominal effect of g
-            return grouped_threshold_model(  # type: ignore[no-any-return]
+            return grouped_threshold_model(
                 cls,
                 formula,
                 data,
