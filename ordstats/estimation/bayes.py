@@ -17,7 +17,10 @@ class         parameters                                                       b
 ``cor``       the correlations of a random term ``(1 + x|g)`` (``group=``)      lkj(1)
 ============  ===============================================================  ==================
 
-``mo()`` terms and correlated random terms: :mod:`ordstats.estimation.bayes_language`.
+``mo()`` terms and correlated random terms: :mod:`ordstats.estimation.bayes_language`;
+group-specific thresholds ``y | thres(gr = g) ~ ...`` (each group's thresholds take the
+``Intercept`` prior *uncentred*, as brms; ``group=`` one level):
+:mod:`ordstats.estimation.bayes_thresholds`.
 
 brms centres the design before it puts priors on the intercepts: with column means
 ``xbar`` (unweighted, over the rows used) the linear predictor
