@@ -165,7 +165,7 @@ def threshold_groups(design: Any, group_values: Any, variable: str) -> Threshold
     y = np.asarray(response.codes)
     n_levels = len(response.levels)
     counts = np.zeros((len(levels), n_levels))
-    np.add.at(counts, (codes, y), 1.0)
+    np.add.at(counts, (codes, y), 1.0)  # rows of weight 0 are not in the design
     lacking = {
         levels[g]: [str(response.levels[j]) for j in np.flatnonzero(counts[g] == 0)]
         for g in range(len(levels))

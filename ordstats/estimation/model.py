@@ -48,7 +48,10 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation import bayes, penalized
-from ordstats.estimation.bayes_thresholds import grouped_threshold_model
+from ordstats.estimation.bayes_thresholds import (
+    grouped_threshold_model,
+    refuse_threshold_groups_ml,
+)
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     _REMOVED,
@@ -1121,6 +1124,7 @@ class OrdinalModel:
         """
         if method != "elastic_net":
             raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("penalised fits")
         start = None if start_params is None else self._check_params(start_params)
         return penalized.fit_elastic_net(
@@ -1166,6 +1170,7 @@ class OrdinalModel:
         -------
         RegularizationPath
         """
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("regularisation paths")
         return penalized.regularization_path(
             self,
@@ -1207,6 +1212,7 @@ class OrdinalModel:
         -------
         CVResult
         """
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("cross-validated penalised fits")
         return penalized.cross_validate(
             self,

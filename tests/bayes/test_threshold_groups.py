@@ -207,6 +207,26 @@ def test_maximum_likelihood_points_to_the_nominal_model(model):
         model.fit()
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.fit(penalty="firth"),
+        lambda m: m.fit_regularized(alpha=0.1),
+        lambda m: m.path(n_alphas=3),
+        lambda m: m.cv(),
+    ],
+)
+def test_penalised_maximum_likelihood_refuses_too(model, call):
+    with pytest.raises(SpecificationError, match="fitted by Bayesian fits"):
+        call(model)
+
+
+def test_a_group_whose_rows_at_a_level_all_have_zero_weight(wine):
+    weights = np.where((wine["contact"] == "yes") & (wine["rating"] == "5"), 0.0, 1.0)
+    with pytest.raises(DataError, match="'yes' has no rows at 5"):
+        ordstats.OrdinalModel.from_formula(FORMULA, wine.assign(w=weights), weights="w")
+
+
 def test_missing_group_values_follow_the_missing_policy(wine):
     data = wine.assign(contact=wine["contact"].astype(object))
     data.loc[3, "contact"] = np.nan
