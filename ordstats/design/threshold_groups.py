@@ -34,11 +34,21 @@ _THRES = re.compile(r"^thres\s*\((.*)\)$", re.DOTALL)
 _GR = re.compile(r"^gr\s*=\s*(`[^`]+`|[A-Za-z_.][A-Za-z0-9_.]*)$")
 
 
-def _lhs_parts(lhs: str) -> tuple[str, list[str]]:
+def _bar_outside_backticks(lhs: str) -> int:
+    """Where the first ``|`` outside backtick-quoted names is (-1: none)."""
+    quoted = False
+    for k, c in enumerate(lhs):
+        if c == "`":
+            quoted = not quoted
+        elif c == "|" and not quoted:
+            return k
+    return -1
+
+
+def _lhs_parts(lhs: str, bar: int) -> tuple[str, list[str]]:
     """The response and the addition terms of ``y | a + b`` (brms' left-hand side)."""
-    response, _, additions = lhs.partition("|")
-    terms = [t.strip() for t in additions.split("+") if t.strip()]
-    return response.strip(), terms
+    terms = [t.strip() for t in lhs[bar + 1 :].split("+") if t.strip()]
+    return lhs[:bar].strip(), terms
 
 
 def split_threshold_groups(formula: Any) -> tuple[Any, str | None]:
@@ -65,9 +75,10 @@ def split_threshold_groups(formula: Any) -> tuple[Any, str | None]:
     if not isinstance(formula, str) or "~" not in formula:
         return formula, None
     lhs, rhs = formula.split("~", 1)
-    if "|" not in lhs:
+    bar = _bar_outside_backticks(lhs)
+    if bar < 0:
         return formula, None
-    response, terms = _lhs_parts(lhs)
+    response, terms = _lhs_parts(lhs, bar)
     if not response:
         raise FormulaError(f"formula {formula!r} has no response on the left of '|'")
     if len(terms) != 1 or not _THRES.match(terms[0]):

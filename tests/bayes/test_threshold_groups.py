@@ -67,12 +67,22 @@ def _four_kinds(wine):
         ("y | thres(gr = `my group`) ~ x", "my group"),
         ("y ~ x", None),
         ("y ~ x + (1|g)", None),
+        ("`a|b` ~ x", None),
+        ("`a|b` | thres(gr = g) ~ x", "g"),
     ],
 )
 def test_the_thres_term_is_read_from_the_left_side(formula, variable):
     plain, found = split_threshold_groups(formula)
     assert found == variable
-    assert "|" not in plain.split("~")[0]
+    assert plain.split("~")[0].replace("`a|b`", "").count("|") == 0
+
+
+def test_a_response_name_with_a_bar(wine):
+    data = wine.rename(columns={"rating": "a|b"})
+    model = ordstats.OrdinalModel.from_formula("`a|b` ~ temp", data)
+    assert model.threshold_groups is None
+    grouped = ordstats.OrdinalModel.from_formula("`a|b` | thres(gr = contact) ~ temp", data)
+    assert grouped.threshold_groups.levels == ("no", "yes")
 
 
 def test_the_model_is_the_nominal_effect_of_the_groups(model, wine):
