@@ -17,7 +17,10 @@ class         parameters                                                       b
 ``cor``       the correlations of a random term ``(1 + x|g)`` (``group=``)      lkj(1)
 ============  ===============================================================  ==================
 
-``mo()`` terms and correlated random terms: :mod:`ordstats.estimation.bayes_language`.
+``mo()`` terms and correlated random terms: :mod:`ordstats.estimation.bayes_language`;
+group-specific thresholds ``y | thres(gr = g) ~ ...`` (each group's thresholds take the
+``Intercept`` prior *uncentred*, as brms; ``group=`` one level):
+:mod:`ordstats.estimation.bayes_thresholds`.
 
 brms centres the design before it puts priors on the intercepts: with column means
 ``xbar`` (unweighted, over the rows used) the linear predictor
@@ -54,7 +57,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -75,6 +78,7 @@ from ordstats.estimation.bayes_language import (
     monotonic_columns,
     monotonic_map,
 )
+from ordstats.estimation.bayes_thresholds import ThresholdGroupMap, refuse_threshold_groups_ml
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
 from ordstats.families.cumulative.prediction import cut_points_and_scale
 from ordstats.families.mixed_hessian import has_laplace_hessian, laplace_hessian
@@ -92,6 +96,8 @@ __all__ = [
 
 #: brms' parameter classes this module knows.
 CLASSES = ("b", "Intercept", "sd", "disc", "simo", "cor")
+#: The classes whose priors take group= (a factor; for Intercept, a level of thres(gr = g)).
+_GROUPED = frozenset({"sd", "cor", "Intercept"})
 #: The classes whose prior is a density on several parameters, and that density.
 _JOINT = {"simo": "dirichlet", "cor": "lkj"}
 #: brms' default prior of each class for ordinal families.
@@ -117,7 +123,8 @@ class Prior:
     coef : str
         One parameter's name (ordstats' or brms' spelling); ``""``: the whole class.
     group : str
-        For ``class_="sd"``: the grouping factor; ``""``: every factor.
+        For ``class_="sd"``: the grouping factor; ``""``: every factor.  For
+        ``class_="Intercept"`` with ``thres(gr = g)``: one level of ``g``.
     """
 
     density: Density
@@ -147,7 +154,8 @@ def prior(density: str | Density, class_: str = "b", coef: str = "", group: str 
         One parameter: ordstats' name (``"temp[T.warm]"``, ``"1|2"``) or brms'
         (``"tempwarm"``; a threshold's number ``"1"``); default: the whole class.
     group : str, optional
-        For ``sd``: the grouping factor (``"judge"``).
+        For ``sd`` and ``cor``: the grouping factor (``"judge"``); for ``Intercept``
+        with group-specific thresholds ``thres(gr = g)``: a level of ``g``.
 
     Returns
     -------
@@ -168,9 +176,10 @@ def prior(density: str | Density, class_: str = "b", coef: str = "", group: str 
     for name, value in (("coef", coef), ("group", group)):
         if not isinstance(value, str):
             raise SpecificationError(f"{name} must be a parameter name (a str); got {value!r}")
-    if group and class_ not in {"sd", "cor"}:
+    if group and class_ not in _GROUPED:
         raise SpecificationError(
-            f"group= applies to class_='sd' and 'cor' only; got class_={class_!r}"
+            "group= applies to class_='sd', 'cor' and (with thres(gr = g)) 'Intercept' "
+            f"only; got class_={class_!r}"
         )
     dens = parse_density(density)
     _check_joint(dens, class_)
@@ -347,6 +356,8 @@ def model_slots(model: Any) -> list[Slot]:
     """Every parameter a prior can be put on, by class, for a clm or a clmm."""
     if hasattr(model, "terms"):
         return _mixed_slots(model)
+    if model.threshold_groups is not None:
+        return _threshold_group_slots(_clm_slots(model), threshold_group_map(model))
     mono = monotonic_map(model)
     slots = _clm_slots(model)
     return slots if mono is None else _monotonic_slots(slots, mono)
@@ -370,6 +381,21 @@ def _monotonic_slots(slots: list[Slot], mono: Any) -> list[Slot]:
             simplex = (f"mo({block.variable})", f"{block.brms_name}1", f"simo_{block.brms_name}1")
             out.append(Slot("simo", simplex, np.zeros(k), block=tuple(pos[1:])))
     return out
+
+
+def _threshold_group_slots(slots: list[Slot], tmap: ThresholdGroupMap) -> list[Slot]:
+    """Each group's thresholds (``Intercept``, not centred, as brms), then slopes and disc.
+
+    The ungrouped slots' nominal ``b`` are the groups' thresholds in the sampled
+    parameters (:mod:`ordstats.estimation.bayes_thresholds`).
+    """
+    names, K = tmap.names(), tmap.groups.n_thresholds
+    out = [
+        Slot("Intercept", spelled, _unit(tmap.k, p), group=tmap.groups.levels[p // K])
+        for p, spelled in names.items()
+    ]
+    rest = [s for s in slots if s.class_ != "Intercept" and int(np.argmax(s.row)) >= len(names)]
+    return out + rest
 
 
 def _specificity(p: Prior) -> int:
@@ -729,6 +755,10 @@ class Target:
         )
         return OrdinalResults(self.model, x, evaluation, info, defer_covariance=True)
 
+    def model_params(self, X: FloatArray) -> FloatArray:
+        """The model's parameters at each sampled row of ``X`` (here the same)."""
+        return np.asarray(X, dtype=float)
+
     def observed_counts(self) -> FloatArray:
         """Weighted count of each response level in the fitted rows."""
         if self.mixed:
@@ -784,6 +814,10 @@ class MonotonicTarget(Target):
         """A results object at the linear coefficients ``m(x)``."""
         return super().results_at(self.mono.expand(x))
 
+    def model_params(self, X: FloatArray) -> FloatArray:
+        """The linear coefficients ``m(x)`` of each sampled row."""
+        return np.atleast_2d(self.mono.expand(np.asarray(X, dtype=float)))
+
     def native_arrays(self) -> dict[str, Any]:
         """The JAX model's arrays, with the ``mo()`` positions."""
         return {**super().native_arrays(), "monotonic": [list(p) for p in self.mono.positions]}
@@ -791,6 +825,35 @@ class MonotonicTarget(Target):
     def brms_columns(self, draws: pd.DataFrame) -> pd.DataFrame:
         """``bsp_`` and ``simo_`` draws of each ``mo()`` term."""
         return monotonic_columns(draws, self.mono)
+
+
+class ThresholdGroupTarget(MonotonicTarget):
+    """The log posterior in the groups' thresholds of ``thres(gr = g)``.
+
+    :class:`MonotonicTarget`'s chain rule, start and predictions serve any map with
+    ``expand``, ``chain``, ``contract`` and ``names``; here the linear
+    :class:`~ordstats.estimation.bayes_thresholds.ThresholdGroupMap`.
+    """
+
+    def __init__(self, model: Any, log_prior: Any, nagq: int, tmap: ThresholdGroupMap) -> None:
+        # MonotonicTarget reads only the map's expand, chain, contract and names
+        super().__init__(model, log_prior, nagq, cast(MonotonicMap, tmap))
+        self.tmap = tmap
+
+    def native_arrays(self) -> dict[str, Any]:
+        """The JAX model's arrays, with the linear map to the nominal model's parameters."""
+        return {**Target.native_arrays(self), "linear_map": self.tmap.matrix}
+
+    def brms_columns(self, draws: pd.DataFrame) -> pd.DataFrame:
+        """The draws of brms' ``b_Intercept[g,j]``."""
+        return self.tmap.brms_columns(draws)
+
+
+def threshold_group_map(model: Any) -> ThresholdGroupMap:
+    """The map of a model with ``thres(gr = g)``."""
+    layout = model.problem.layout
+    thresholds = tuple(model.param_names[: layout.n_alpha])
+    return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds)
 
 
 class CorrelatedTarget(Target):
@@ -859,6 +922,7 @@ def refuse_monotonic_ml(model: Any) -> None:
     ------
     SpecificationError
     """
+    refuse_threshold_groups_ml(model)
     if hasattr(model, "terms"):
         if monotonic_blocks(list(model.param_names)):
             raise SpecificationError(
@@ -883,6 +947,8 @@ def make_target(model: Any, log_prior: LogPrior, nagq: int = 1) -> Target:
         if cmap is None:
             return Target(model, log_prior, nagq)
         return CorrelatedTarget(model, log_prior, nagq, cmap)
+    if model.threshold_groups is not None:
+        return ThresholdGroupTarget(model, log_prior, nagq, threshold_group_map(model))
     mono = monotonic_map(model)
     if mono is None:
         return Target(model, log_prior, nagq)

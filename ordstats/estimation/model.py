@@ -39,6 +39,7 @@ from ordstats.design import (
 from ordstats.design.censored import refuse_censored
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
+from ordstats.design.threshold_groups import ThresholdGroups, split_threshold_groups
 from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
@@ -47,6 +48,10 @@ from ordstats.errors import (
     SpecificationError,
 )
 from ordstats.estimation import bayes, penalized
+from ordstats.estimation.bayes_thresholds import (
+    grouped_threshold_model,
+    refuse_threshold_groups_ml,
+)
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
     _REMOVED,
@@ -162,6 +167,9 @@ class OrdinalModel:
     [-1.344, 1.251, 3.467, 5.006, 2.503, 1.528]
     """
 
+    #: The groups of ``y | thres(gr = g) ~ ...`` (:mod:`ordstats.design.threshold_groups`).
+    threshold_groups: ThresholdGroups | None = None
+
     @numeric_threads()  # the design's checks are BLAS products too
     def __init__(
         self,
@@ -210,6 +218,9 @@ class OrdinalModel:
         ----------
         formula : str
             ``"response ~ terms"``, e.g. ``"rating ~ temp * contact"``.
+            ``"rating | thres(gr = judge) ~ temp"`` gives each level of ``judge``
+            its own thresholds (brms' group-specific thresholds; Bayesian fits
+            only, :mod:`ordstats.estimation.bayes_thresholds`).
         data : pandas.DataFrame, str, path, list of paths, pyarrow dataset or dask DataFrame
             A DataFrame is fitted in memory.  A Parquet/CSV/Arrow file, directory
             or glob (``"ratings/*.parquet"``), a :class:`pyarrow.dataset.Dataset`
@@ -253,6 +264,22 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
+        formula, thres_by = split_threshold_groups(formula)
+        if thres_by is not None:  # y | thres(gr = g) ~ ...: a nominal effect of g
+            return grouped_threshold_model(
+                cls,
+                formula,
+                data,
+                thres_by,
+                nominal=nominal,
+                scale=scale,
+                weights=weights,
+                offset=offset,
+                context=caller,
+                chunksize=chunksize,
+                design=design,
+                **options,
+            )
         if design is not None:
             data, weights = survey_data(design, data, weights, chunksize, formula)
         # after capturing the caller's frame: a decorator would hide it
@@ -1097,6 +1124,7 @@ class OrdinalModel:
         """
         if method != "elastic_net":
             raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("penalised fits")
         start = None if start_params is None else self._check_params(start_params)
         return penalized.fit_elastic_net(
@@ -1142,6 +1170,7 @@ class OrdinalModel:
         -------
         RegularizationPath
         """
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("regularisation paths")
         return penalized.regularization_path(
             self,
@@ -1183,6 +1212,7 @@ class OrdinalModel:
         -------
         CVResult
         """
+        refuse_threshold_groups_ml(self)
         self._require_free_thresholds("cross-validated penalised fits")
         return penalized.cross_validate(
             self,

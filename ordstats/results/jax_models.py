@@ -22,7 +22,10 @@ arrays a :class:`~ordstats.results.posterior.PosteriorTarget` hands over
   steps ``c = b D softmax((y, 0))`` before the likelihood
   (:mod:`ordstats.estimation.bayes_language`), and the joint priors (Dirichlet on the
   simplex, LKJ on the partial correlations of a correlated term) are those of
-  :mod:`ordstats.core.block_priors`.
+  :mod:`ordstats.core.block_priors`;
+* group-specific thresholds ``thres(gr = g)``: the sampled groups' thresholds become
+  the nominal model's parameters by the linear map ``x = A t`` (``linear_map``,
+  :mod:`ordstats.estimation.bayes_thresholds`); the priors are on ``t``.
 
 The tests check every log density against ordstats' NumPy value at random points.
 """
@@ -239,6 +242,8 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
     prior = _log_prior(jnp, arrays["prior"])
     joint = _block_prior(jnp, jsp, arrays.get("blocks", []))
     expand = _monotonic(jnp, jsp, arrays.get("monotonic", []))
+    linear = arrays.get("linear_map")
+    A = None if linear is None else jnp.asarray(linear)
     w = jnp.asarray(arrays["weights"])
     k = int(arrays["k"])
     groups = arrays.get("groups", [])
@@ -256,7 +261,7 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
             extra = extra + jnp.sum(jnp.asarray(matrix) * (z @ L.T)[codes], axis=1)
         z_all = v[k:]
         return (
-            jnp.sum(w * rows(expand(x), extra))
+            jnp.sum(w * rows(expand(x if A is None else A @ x), extra))
             + prior(x)
             + joint(x)
             - (0.5 * jnp.sum(z_all * z_all) if n_re else 0.0)

@@ -98,6 +98,9 @@ class PosteriorTarget(Protocol):
 
     def results_at(self, x: FloatArray) -> Any:  # pragma: no cover - protocol
         """A results object at parameters ``x`` with the margins verbs (clm only)."""
+
+    def model_params(self, X: FloatArray) -> FloatArray:  # pragma: no cover - protocol
+        """The model's own parameters (what its results hold) at each sampled row of ``X``."""
         ...
 
     def observed_counts(self) -> FloatArray:  # pragma: no cover - protocol
@@ -514,7 +517,9 @@ class Posterior:
             raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
         x = self.resample(_positive_int(n_draws, "n_draws"), seed).to_numpy()
         base = self.target.results_at(x[0])
-        tables = [getattr(_AtDraw(base, row), verb)(newdata, **options) for row in x]
+        # the verbs read the model's parameters, not the sampled ones (mo(), thres(gr = g))
+        params = self.target.model_params(x)
+        tables = [getattr(_AtDraw(base, row), verb)(newdata, **options) for row in params]
         values = np.column_stack([np.asarray(t["estimate"], dtype=float) for t in tables])
         label_columns = [
             c

@@ -33,6 +33,7 @@ MODELS: dict[str, tuple[str, dict[str, Any], Any]] = {
         {"data": "wine", "nominal": "~ contact", "family": "sratio"},
         {"b": "normal(0, 5)"},
     ),
+    "wine_thres": ("rating | thres(gr = contact) ~ temp", {"data": "wine"}, "default"),
 }
 
 

@@ -18,6 +18,7 @@ from ordstats.errors import DataError, SpecificationError
 from ordstats.estimation.bayes import make_target, resolve_priors
 from ordstats.estimation.bayes_language import brms_summary
 from ordstats.results.posterior import PosteriorWarning
+from tests.bayes.derivatives import assert_target_derivatives, fd_gradient
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +37,6 @@ def simulated():
 @pytest.fixture(scope="module")
 def housing_ordered(housing):
     return housing.assign(Infl=housing["Infl"].cat.as_ordered())
-
-
-def _fd_gradient(f, x, h=1e-6):
-    return np.array([(f(x + e) - f(x - e)) / (2 * h) for e in np.eye(x.size) * h])
 
 
 def _housing_mo(data):
@@ -68,16 +65,7 @@ def test_chained_gradient_and_hessian_match_finite_differences(simulated):
     rng = np.random.default_rng(0)
     for _ in range(3):
         x = np.array([-0.2, 1.1, 2.3, 0.5, 0.3, -0.4, 0.6]) + 0.3 * rng.standard_normal(7)
-        ev = target.negative_log_posterior(x)
-        grad = _fd_gradient(lambda v: target.negative_log_posterior(v).nll, x)
-        np.testing.assert_allclose(ev.gradient, grad, atol=1e-6)
-        hess = np.array(
-            [
-                _fd_gradient(lambda v, j=j: target.negative_log_posterior(v).gradient[j], x)
-                for j in range(7)
-            ]
-        )
-        np.testing.assert_allclose(ev.hessian, hess, atol=1e-5)
+        assert_target_derivatives(target, x)
 
 
 def test_simplex_and_lkj_priors_match_finite_differences():
@@ -89,9 +77,9 @@ def test_simplex_and_lkj_priors_match_finite_differences():
     ]
     for prior in priors:
         x = 0.7 * rng.standard_normal(prior.k)
-        np.testing.assert_allclose(prior.gradient(x), _fd_gradient(prior.value, x), atol=1e-7)
+        np.testing.assert_allclose(prior.gradient(x), fd_gradient(prior.value, x), atol=1e-7)
         hess = np.array(
-            [_fd_gradient(lambda v, j=j, p=prior: p.gradient(v)[j], x) for j in range(prior.k)]
+            [fd_gradient(lambda v, j=j, p=prior: p.gradient(v)[j], x) for j in range(prior.k)]
         )
         np.testing.assert_allclose(prior.hessian(x), hess, atol=1e-6)
 

@@ -1,0 +1,199 @@
+r"""Group-specific thresholds: brms' ``y | thres(gr = g) ~ ...``.
+
+Each level of the factor ``g`` has its own vector of thresholds ``theta_{g,1..K-1}``:
+
+.. math::
+
+    P(Y \le j \mid x, g) = F(\theta_{g,j} - x'\beta)
+
+(cumulative; ``eta_{g,j} = alpha_{g,j} + x'b`` for sratio, cratio and acat).  With
+treatment coding of ``g`` this is the model with a nominal (category-specific) effect
+of ``g`` on every threshold: the first level's thresholds are the reference
+thresholds and each other level's are the reference ones plus its nominal effects.
+The formula layer builds that design (``nominal = ~ C(g)``); the Bayesian fit
+(:mod:`ordstats.estimation.bayes_thresholds`) samples the groups' thresholds
+themselves.
+
+Every group must have rows at every level of the response: brms gives a group whose
+highest observed level is lower fewer thresholds, which is not available here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ordstats.errors import DataError, FormulaError
+
+__all__ = ["ThresholdGroups", "split_threshold_groups", "threshold_groups"]
+
+_THRES = re.compile(r"^thres\s*\((.*)\)$", re.DOTALL)
+_GR = re.compile(r"^gr\s*=\s*(`[^`]+`|[A-Za-z_.][A-Za-z0-9_.]*)$")
+
+
+def _bar_outside_backticks(lhs: str) -> int:
+    """Where the first ``|`` outside backtick-quoted names is (-1: none)."""
+    quoted = False
+    for k, c in enumerate(lhs):
+        if c == "`":
+            quoted = not quoted
+        elif c == "|" and not quoted:
+            return k
+    return -1
+
+
+def _lhs_parts(lhs: str, bar: int) -> tuple[str, list[str]]:
+    """The response and the addition terms of ``y | a + b`` (brms' left-hand side)."""
+    terms = [t.strip() for t in lhs[bar + 1 :].split("+") if t.strip()]
+    return lhs[:bar].strip(), terms
+
+
+def split_threshold_groups(formula: Any) -> tuple[Any, str | None]:
+    """``("y ~ x", "g")`` of ``"y | thres(gr = g) ~ x"``; ``(formula, None)`` without ``|``.
+
+    Parameters
+    ----------
+    formula : str
+        A two-sided formula.
+
+    Returns
+    -------
+    formula : str
+        The formula without the addition term.
+    variable : str or None
+        The grouping column (without backticks).
+
+    Raises
+    ------
+    FormulaError
+        For another addition term (``weights()``, ``cens()``, ...), several of them, a
+        number of thresholds (``thres(3, gr = g)``) or a ``thres()`` without ``gr =``.
+    """
+    if not isinstance(formula, str) or "~" not in formula:
+        return formula, None
+    lhs, rhs = formula.split("~", 1)
+    bar = _bar_outside_backticks(lhs)
+    if bar < 0:
+        return formula, None
+    response, terms = _lhs_parts(lhs, bar)
+    if not response:
+        raise FormulaError(f"formula {formula!r} has no response on the left of '|'")
+    if len(terms) != 1 or not _THRES.match(terms[0]):
+        raise FormulaError(
+            f"formula {formula!r}: the only addition term after 'y |' that ordstats reads is "
+            "thres(gr = g) (group-specific thresholds); give weights as weights='w' and a "
+            "censored response with ordstats' censored-response support"
+        )
+    match = _THRES.match(terms[0])
+    assert match is not None
+    inner = match.group(1).strip()
+    gr = _GR.match(inner)
+    if gr is None:
+        raise FormulaError(
+            f"formula {formula!r}: write thres(gr = g) with the grouping column g; ordstats "
+            "takes the number of thresholds from the response's levels (every group uses "
+            f"all of them), so thres(x, ...) is not available; got thres({inner})"
+        )
+    return f"{response} ~ {rhs}", gr.group(1).strip("`")
+
+
+@dataclass(frozen=True)
+class ThresholdGroups:
+    """The groups of ``thres(gr = g)`` in a fitted design.
+
+    Attributes
+    ----------
+    variable : str
+        The grouping column ``g``.
+    levels : tuple of str
+        Its levels, the reference (treatment coding's first) level first.
+    n_thresholds : int
+        Thresholds per group (the response's levels minus one).
+    """
+
+    variable: str
+    levels: tuple[str, ...]
+    n_thresholds: int
+
+    @property
+    def n_groups(self) -> int:
+        """The number of groups."""
+        return len(self.levels)
+
+
+def nominal_formula(variable: str) -> str:
+    """The nominal formula ``~ C(g)`` that gives each level of ``g`` its thresholds."""
+    name = variable if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", variable) else f"`{variable}`"
+    return f"~ C({name})"
+
+
+def _level_of(column: str, variable: str) -> str:
+    """``"yes"`` of formulaic's treatment column ``C(contact)[T.yes]``."""
+    match = re.match(r"^C\(.+\)\[T\.(.*)\]$", column)
+    if match is None:
+        raise DataError(
+            f"thres(gr = {variable}): unexpected design column {column!r}; give {variable} "
+            "as a column of labels"
+        )
+    return match.group(1)
+
+
+def threshold_groups(design: Any, group_values: Any, variable: str) -> ThresholdGroups:
+    """The groups of a design built with :func:`nominal_formula`, checked.
+
+    Parameters
+    ----------
+    design : Design
+        Its nominal part is the treatment coding of ``g``.
+    group_values : array-like
+        ``g`` at the design's rows (for the reference level's label).
+    variable : str
+
+    Returns
+    -------
+    ThresholdGroups
+
+    Raises
+    ------
+    DataError
+        For a single group, or a group without rows at some level of the response.
+    """
+    others = [_level_of(c, variable) for c in design.nominal.names]
+    seen = list(dict.fromkeys(str(v) for v in group_values))
+    reference = [v for v in seen if v not in others]
+    if not others or len(reference) != 1:
+        raise DataError(
+            f"thres(gr = {variable}) needs at least two groups; {variable} has "
+            f"{len(seen)} level(s) among the fitted rows ({', '.join(seen[:5])}); without "
+            "groups, drop thres()"
+        )
+    levels = (reference[0], *others)
+    codes = group_codes(np.asarray(design.nominal.matrix, dtype=float))
+    response = design.response
+    y = np.asarray(response.codes)
+    n_levels = len(response.levels)
+    counts = np.zeros((len(levels), n_levels))
+    np.add.at(counts, (codes, y), 1.0)  # rows of weight 0 are not in the design
+    lacking = {
+        levels[g]: [str(response.levels[j]) for j in np.flatnonzero(counts[g] == 0)]
+        for g in range(len(levels))
+        if np.any(counts[g] == 0)
+    }
+    if lacking:
+        shown = "; ".join(f"{g!r} has no rows at {', '.join(v)}" for g, v in lacking.items())
+        raise DataError(
+            f"thres(gr = {variable}): every group needs rows at every level of the response "
+            f"({shown}). brms would give such groups fewer thresholds, which ordstats does not "
+            "fit; merge sparse groups or levels, or drop thres() and model the groups another "
+            "way (a random term (1|g))"
+        )
+    return ThresholdGroups(variable, levels, n_levels - 1)
+
+
+def group_codes(W: Any) -> Any:
+    """Each row's group (0 = reference) from its treatment dummies ``W``."""
+    W = np.asarray(W, dtype=float)
+    return np.where(W.sum(axis=1) > 0, np.argmax(W, axis=1) + 1, 0)
