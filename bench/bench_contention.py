@@ -7,6 +7,11 @@ Run by hand (never by the test suite), from the repository root::
     PYTHONPATH=. python bench/bench_contention.py --only "clm 1e5 x 20" --only "R clm 1e5 x 20"
     PYTHONPATH=. python bench/bench_contention.py --products      # the thread thresholds
     PYTHONPATH=. python bench/bench_contention.py --r-clmm --save run.jsonl   # + R's clmm
+    PYTHONPATH=. python bench/bench_contention.py --only "clmm 1e4 rows x 500 groups" \
+        --only "R clmm 1e4 rows x 500 groups"                       # clmm against R's only
+
+``--only`` runs the workloads it names (R's clmm and clm at 1e6 included), in the
+order of the table; an unknown name stops with the list of names.
     PYTHONPATH=. python bench/bench_contention.py --report run.jsonl          # its table again
 
 Every workload runs three ways, back to back, each in a fresh process of its own:
@@ -391,6 +396,30 @@ def machine() -> str:
     )
 
 
+def selected_workloads(only: list[str] | None, no_r: bool, r_1e6: bool, r_clmm: bool) -> list[str]:
+    """The workloads to run: those named by ``--only`` (any of them), else the default set.
+
+    The default set leaves out R's clm at 1e6 and R's clmm (minutes per fit)
+    unless ``--r-1e6`` / ``--r-clmm`` ask for them; a name given to ``--only``
+    is run whatever the other flags say.
+    """
+    every = [*PYTHON_WORKLOADS, *R_WORKLOADS]
+    if only:
+        unknown = [n for n in only if n not in every]
+        if unknown:
+            raise SystemExit(
+                f"unknown workload(s) {', '.join(map(repr, unknown))}; the names are: "
+                + ", ".join(map(repr, every))
+            )
+        return [n for n in every if n in only]
+    names = list(PYTHON_WORKLOADS)
+    if not no_r:
+        names += [
+            n for n in R_WORKLOADS if (r_1e6 or "1e6" not in n) and (r_clmm or "clmm" not in n)
+        ]
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -415,19 +444,11 @@ def main() -> None:
         return
     # a terminated run still kills its busy processes (the finally of busy_processes)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    names = selected_workloads(args.only, args.no_r, args.r_1e6, args.r_clmm)
     print(machine())
     if args.products:
         print(products(max(args.repeats, 5)))
         return
-    names = list(PYTHON_WORKLOADS)
-    if not args.no_r:
-        names += [
-            n
-            for n in R_WORKLOADS
-            if (args.r_1e6 or "1e6" not in n) and (args.r_clmm or "clmm" not in n)
-        ]
-    if args.only:
-        names = [n for n in names if n in args.only]
     # R uses its own BLAS (the reference BLAS here): OPENBLAS_NUM_THREADS does not apply
     results = measure(names, args.repeats, args.r_clmm_repeats, {"quiet", "busy"}, args.save)
     print()
