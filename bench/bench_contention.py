@@ -71,14 +71,18 @@ QUIET_REFERENCE = {
 # workers: each runs in its own process and prints one JSON line
 
 
-def _time(fit: Callable[[], Any], warm_up: Callable[[], Any], repeats: int) -> list[float]:
+def _time(
+    fit: Callable[[], Any], warm_up: Callable[[], Any], repeats: int
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds (every thread of the process) of ``repeats`` fits."""
     warm_up()  # imports, caches: a small fit of the same kind, not timed
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fit()
         times.append(time.perf_counter() - start)
-    return times
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu
 
 
 Workload = tuple[Callable[[], Any], Callable[[], Any]]  # (timed fit, warm-up fit)
@@ -201,13 +205,16 @@ R_WORKLOADS: dict[str, Callable[[int], list[float]]] = {
 
 
 def worker(name: str, repeats: int) -> None:
-    """Time one workload in this process; print ``{"times": [...]}``."""
+    """Time one workload in this process; print ``{"times": [...], "cpu": [...]}``.
+
+    R's workloads report their own (wall-clock) times only.
+    """
     sys.path.insert(0, str(HERE))
     if name in R_WORKLOADS:
-        times = R_WORKLOADS[name](repeats)
-    else:
-        times = _time(*PYTHON_WORKLOADS[name](), repeats)
-    print(json.dumps({"times": times}))
+        print(json.dumps({"times": R_WORKLOADS[name](repeats)}))
+        return
+    times, cpu = _time(*PYTHON_WORKLOADS[name](), repeats)
+    print(json.dumps({"times": times, "cpu": cpu}))
 
 
 # ---------------------------------------------------------------------------
@@ -235,14 +242,15 @@ def busy_processes(count: int) -> Iterator[None]:
             proc.wait()
 
 
-def run_worker(name: str, repeats: int, env: dict[str, str]) -> list[float] | str:
+def run_worker(name: str, repeats: int, env: dict[str, str]) -> dict[str, Any] | str:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", name]
     done = subprocess.run(
         [*command, "--repeats", str(repeats)], env=env, capture_output=True, text=True
     )
     if done.returncode != 0:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed"
-    return json.loads(done.stdout.strip().splitlines()[-1])["times"]
+    answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
 
 
 def load() -> str:
@@ -260,13 +268,13 @@ def measure(
         modes = [m for m in MODES if not is_r or m in r_modes]
         row["load"] = [load()]
         if "quiet" in modes:
-            row["quiet"] = run_worker(name, count, mode_env("quiet"))
+            _store(row, "quiet", run_worker(name, count, mode_env("quiet")))
         busy = [m for m in modes if m != "quiet"]
         if busy:
             with busy_processes(os.cpu_count() or 1):
                 row["load"].append(load())
                 for mode in busy:
-                    row[mode] = run_worker(name, count, mode_env(mode))
+                    _store(row, mode, run_worker(name, count, mode_env(mode)))
                 row["load"].append(load())
         results[name] = row
         if save is not None:
@@ -274,6 +282,16 @@ def measure(
                 out.write(json.dumps({"name": name, **row}) + "\n")
         print(f"{name}: " + ", ".join(f"{m} {_fmt(row.get(m))}" for m in MODES), flush=True)
     return results
+
+
+def _store(row: dict[str, Any], mode: str, answer: dict[str, Any] | str) -> None:
+    """Put a worker's wall-clock times under ``mode`` and its CPU times under ``mode cpu``."""
+    if isinstance(answer, str):  # the worker failed: its last error line
+        row[mode] = answer
+        return
+    row[mode] = answer["times"]
+    if "cpu" in answer:
+        row[f"{mode} cpu"] = answer["cpu"]
 
 
 def _median(times: Any) -> float | None:
@@ -318,6 +336,7 @@ def report(results: dict, repeats: int, r_clmm_repeats: int) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    lines += cpu_table(results)
     lines += targets(results)
     lines.append("")
     lines.append(
@@ -325,6 +344,28 @@ def report(results: dict, repeats: int, r_clmm_repeats: int) -> str:
         "process after one untimed warm-up fit (R: its own repeats inside one Rscript)."
     )
     return "\n".join(lines)
+
+
+def cpu_table(results: dict) -> list[str]:
+    """CPU seconds per fit (all threads of the worker) where the workers measured them.
+
+    Wall-clock time beside busy processes is mostly waiting for a core; CPU
+    time tells whether the fit itself did more work (threads spinning, work
+    repeated) with the default settings than with one BLAS thread.
+    """
+    rows = [(name, row) for name, row in results.items() if "busy cpu" in row]
+    if not rows:
+        return []
+    lines = [
+        "| workload | quiet CPU s | busy CPU s | busy, 1 thread CPU s "
+        "| busy / busy 1 thread, CPU |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, row in rows:
+        busy, single = (_median(row.get(f"{m} cpu")) for m in MODES[1:])
+        cells = [name, *(_fmt(row.get(f"{m} cpu")) for m in MODES), _ratio(busy, single)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def targets(results: dict) -> list[str]:
