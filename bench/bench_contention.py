@@ -22,7 +22,8 @@ Every workload runs three ways, back to back, each in a fresh process of its own
   ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` set to 1.
 
 A worker builds its data, makes one untimed warm-up fit (imports, caches) and
-times ``--repeats`` fits; the table gives the median.  The ratios and targets
+times ``--repeats`` fits; the table gives the median wall-clock time, a second table
+the median CPU seconds of the Python workers.  The ratios and targets
 compare workloads measured in this one run.  ``--products`` instead times the
 Gram product ``X' diag(w) X`` (``ordstats.core.linalg.weighted_gram``) on one and on
 two BLAS threads, quiet and busy: the measurements behind
