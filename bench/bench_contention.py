@@ -7,6 +7,11 @@ Run by hand (never by the test suite), from the repository root::
     PYTHONPATH=. python bench/bench_contention.py --only "clm 1e5 x 20" --only "R clm 1e5 x 20"
     PYTHONPATH=. python bench/bench_contention.py --products      # the thread thresholds
     PYTHONPATH=. python bench/bench_contention.py --r-clmm --save run.jsonl   # + R's clmm
+    PYTHONPATH=. python bench/bench_contention.py --only "clmm 1e4 rows x 500 groups" \
+        --only "R clmm 1e4 rows x 500 groups"                       # clmm against R's only
+
+``--only`` runs the workloads it names (R's clmm and clm at 1e6 included), in the
+order of the table; an unknown name stops with the list of names.
     PYTHONPATH=. python bench/bench_contention.py --report run.jsonl          # its table again
 
 Every workload runs three ways, back to back, each in a fresh process of its own:
@@ -17,7 +22,8 @@ Every workload runs three ways, back to back, each in a fresh process of its own
   ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` set to 1.
 
 A worker builds its data, makes one untimed warm-up fit (imports, caches) and
-times ``--repeats`` fits; the table gives the median.  The ratios and targets
+times ``--repeats`` fits; the table gives the median wall-clock time, a second table
+the median CPU seconds of the Python workers.  The ratios and targets
 compare workloads measured in this one run.  ``--products`` instead times the
 Gram product ``X' diag(w) X`` (``ordstats.core.linalg.weighted_gram``) on one and on
 two BLAS threads, quiet and busy: the measurements behind
@@ -66,14 +72,18 @@ QUIET_REFERENCE = {
 # workers: each runs in its own process and prints one JSON line
 
 
-def _time(fit: Callable[[], Any], warm_up: Callable[[], Any], repeats: int) -> list[float]:
+def _time(
+    fit: Callable[[], Any], warm_up: Callable[[], Any], repeats: int
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds (every thread of the process) of ``repeats`` fits."""
     warm_up()  # imports, caches: a small fit of the same kind, not timed
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fit()
         times.append(time.perf_counter() - start)
-    return times
+        cpu.append(time.process_time() - start_cpu)
+    return times, cpu
 
 
 Workload = tuple[Callable[[], Any], Callable[[], Any]]  # (timed fit, warm-up fit)
@@ -196,13 +206,16 @@ R_WORKLOADS: dict[str, Callable[[int], list[float]]] = {
 
 
 def worker(name: str, repeats: int) -> None:
-    """Time one workload in this process; print ``{"times": [...]}``."""
+    """Time one workload in this process; print ``{"times": [...], "cpu": [...]}``.
+
+    R's workloads report their own (wall-clock) times only.
+    """
     sys.path.insert(0, str(HERE))
     if name in R_WORKLOADS:
-        times = R_WORKLOADS[name](repeats)
-    else:
-        times = _time(*PYTHON_WORKLOADS[name](), repeats)
-    print(json.dumps({"times": times}))
+        print(json.dumps({"times": R_WORKLOADS[name](repeats)}))
+        return
+    times, cpu = _time(*PYTHON_WORKLOADS[name](), repeats)
+    print(json.dumps({"times": times, "cpu": cpu}))
 
 
 # ---------------------------------------------------------------------------
@@ -230,14 +243,15 @@ def busy_processes(count: int) -> Iterator[None]:
             proc.wait()
 
 
-def run_worker(name: str, repeats: int, env: dict[str, str]) -> list[float] | str:
+def run_worker(name: str, repeats: int, env: dict[str, str]) -> dict[str, Any] | str:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", name]
     done = subprocess.run(
         [*command, "--repeats", str(repeats)], env=env, capture_output=True, text=True
     )
     if done.returncode != 0:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed"
-    return json.loads(done.stdout.strip().splitlines()[-1])["times"]
+    answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
 
 
 def load() -> str:
@@ -255,13 +269,13 @@ def measure(
         modes = [m for m in MODES if not is_r or m in r_modes]
         row["load"] = [load()]
         if "quiet" in modes:
-            row["quiet"] = run_worker(name, count, mode_env("quiet"))
+            _store(row, "quiet", run_worker(name, count, mode_env("quiet")))
         busy = [m for m in modes if m != "quiet"]
         if busy:
             with busy_processes(os.cpu_count() or 1):
                 row["load"].append(load())
                 for mode in busy:
-                    row[mode] = run_worker(name, count, mode_env(mode))
+                    _store(row, mode, run_worker(name, count, mode_env(mode)))
                 row["load"].append(load())
         results[name] = row
         if save is not None:
@@ -269,6 +283,16 @@ def measure(
                 out.write(json.dumps({"name": name, **row}) + "\n")
         print(f"{name}: " + ", ".join(f"{m} {_fmt(row.get(m))}" for m in MODES), flush=True)
     return results
+
+
+def _store(row: dict[str, Any], mode: str, answer: dict[str, Any] | str) -> None:
+    """Put a worker's wall-clock times under ``mode`` and its CPU times under ``mode cpu``."""
+    if isinstance(answer, str):  # the worker failed: its last error line
+        row[mode] = answer
+        return
+    row[mode] = answer["times"]
+    if "cpu" in answer:
+        row[f"{mode} cpu"] = answer["cpu"]
 
 
 def _median(times: Any) -> float | None:
@@ -313,6 +337,7 @@ def report(results: dict, repeats: int, r_clmm_repeats: int) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    lines += cpu_table(results)
     lines += targets(results)
     lines.append("")
     lines.append(
@@ -320,6 +345,28 @@ def report(results: dict, repeats: int, r_clmm_repeats: int) -> str:
         "process after one untimed warm-up fit (R: its own repeats inside one Rscript)."
     )
     return "\n".join(lines)
+
+
+def cpu_table(results: dict) -> list[str]:
+    """CPU seconds per fit (all threads of the worker) where the workers measured them.
+
+    Wall-clock time beside busy processes is mostly waiting for a core; CPU
+    time tells whether the fit itself did more work (threads spinning, work
+    repeated) with the default settings than with one BLAS thread.
+    """
+    rows = [(name, row) for name, row in results.items() if "busy cpu" in row]
+    if not rows:
+        return []
+    lines = [
+        "| workload | quiet CPU s | busy CPU s | busy, 1 thread CPU s "
+        "| busy / busy 1 thread, CPU |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, row in rows:
+        busy, single = (_median(row.get(f"{m} cpu")) for m in MODES[1:])
+        cells = [name, *(_fmt(row.get(f"{m} cpu")) for m in MODES), _ratio(busy, single)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def targets(results: dict) -> list[str]:
@@ -391,6 +438,30 @@ def machine() -> str:
     )
 
 
+def selected_workloads(only: list[str] | None, no_r: bool, r_1e6: bool, r_clmm: bool) -> list[str]:
+    """The workloads to run: those named by ``--only`` (any of them), else the default set.
+
+    The default set leaves out R's clm at 1e6 and R's clmm (minutes per fit)
+    unless ``--r-1e6`` / ``--r-clmm`` ask for them; a name given to ``--only``
+    is run whatever the other flags say.
+    """
+    every = [*PYTHON_WORKLOADS, *R_WORKLOADS]
+    if only:
+        unknown = [n for n in only if n not in every]
+        if unknown:
+            raise SystemExit(
+                f"unknown workload(s) {', '.join(map(repr, unknown))}; the names are: "
+                + ", ".join(map(repr, every))
+            )
+        return [n for n in every if n in only]
+    names = list(PYTHON_WORKLOADS)
+    if not no_r:
+        names += [
+            n for n in R_WORKLOADS if (r_1e6 or "1e6" not in n) and (r_clmm or "clmm" not in n)
+        ]
+    return names
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -415,19 +486,11 @@ def main() -> None:
         return
     # a terminated run still kills its busy processes (the finally of busy_processes)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    names = selected_workloads(args.only, args.no_r, args.r_1e6, args.r_clmm)
     print(machine())
     if args.products:
         print(products(max(args.repeats, 5)))
         return
-    names = list(PYTHON_WORKLOADS)
-    if not args.no_r:
-        names += [
-            n
-            for n in R_WORKLOADS
-            if (args.r_1e6 or "1e6" not in n) and (args.r_clmm or "clmm" not in n)
-        ]
-    if args.only:
-        names = [n for n in names if n in args.only]
     # R uses its own BLAS (the reference BLAS here): OPENBLAS_NUM_THREADS does not apply
     results = measure(names, args.repeats, args.r_clmm_repeats, {"quiet", "busy"}, args.save)
     print()

@@ -186,3 +186,83 @@ def test_aliased_column_found_from_the_data_where_the_gram_matrix_is_too_coarse(
                 -1.22898786396, 0.0676160019079]  # fmt: skip
     np.testing.assert_allclose(res.params, r_params, atol=1e-6)
     assert res.llf == pytest.approx(-85.2591654827, abs=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# the aliasing check from a sample of the rows (issue 24: CPU per fit)
+
+
+def _full_check(X):
+    from ordstats.design.core import aliasing_gram
+
+    gram, moments = aliasing_gram(X)
+    return [j - 1 for j in ordstats.design.aliased_columns(gram) if j > 0], moments
+
+
+def test_sampled_full_rank_gives_the_moments_of_the_full_check():
+    from ordstats.design.core import sampled_full_rank
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50_000, 6)) @ rng.normal(size=(6, 6))
+    X[:, 2] = rng.random(50_000) < 0.02  # a rare dummy
+    X[:, 3] = 45.0 + 15.0 * X[:, 3]  # not centred, like an age
+    moments = sampled_full_rank(X)
+    assert moments is not None
+    aliased, full = _full_check(X)
+    assert aliased == []
+    np.testing.assert_allclose(moments.mean, full.mean, rtol=1e-14)
+    np.testing.assert_allclose(moments.sd, full.sd, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["aliased", "nearly aliased", "constant", "far from zero", "unsampled dummy", "few rows"],
+)
+def test_sampled_full_rank_leaves_every_doubtful_design_to_the_full_check(case):
+    from ordstats.design.core import sampled_full_rank
+
+    rng = np.random.default_rng(4)
+    n = 40 if case == "few rows" else 40_000
+    X = rng.normal(size=(n, 4))
+    if case == "aliased":
+        X[:, 3] = X[:, 0] - 2.0 * X[:, 1]
+    elif case == "nearly aliased":  # squared residual 1e-12: kept, but only the data can tell
+        X[:, 3] = X[:, 0] + 1e-6 * X[:, 3]
+    elif case == "constant":
+        X[:, 1] = 7.0
+    elif case == "far from zero":  # centred before squaring by the full check
+        X[:, 2] += 1e4
+    elif case == "unsampled dummy":  # ones only on rows the sample skips: full rank all the same
+        X[:, 2] = 0.0
+        X[1:200:20, 2] = 1.0
+    assert sampled_full_rank(X) is None
+    aliased, _ = _full_check(X)
+    assert aliased == ([3] if case == "aliased" else [1] if case == "constant" else [])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scale=st.floats(-12.0, 2.0), column=st.integers(1, 4), seed_=st.integers(0, 2**16))
+def test_sampled_full_rank_never_keeps_a_column_the_full_check_drops(scale, column, seed_):
+    from ordstats.design.core import sampled_full_rank
+
+    rng = np.random.default_rng(seed_)
+    X = rng.normal(size=(6000, 5))
+    # column = combination of the earlier ones plus noise of relative size 10^scale
+    X[:, column] = X[:, :column] @ rng.normal(size=column) + 10.0**scale * X[:, column]
+    moments = sampled_full_rank(X)
+    aliased, full = _full_check(X)
+    if moments is not None:
+        assert aliased == []
+        np.testing.assert_allclose(moments.sd, full.sd, rtol=1e-12)
+    if aliased:
+        assert moments is None
+
+
+def test_design_from_arrays_drops_an_aliased_column_of_many_rows():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30_000, 3))
+    X = np.column_stack([X, X[:, 0] + X[:, 2]])
+    y = rng.integers(0, 3, 30_000)
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="x4"):
+        model = OrdinalModel(y, pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]))
+    assert model.exog_names == ["x1", "x2", "x3"]

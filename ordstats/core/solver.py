@@ -130,6 +130,16 @@ class NewtonOptions:
         ``rel_tol / 10``.
         Between points that close the Hessian changes by ``O(SMALL_MOVE)``
         relatively, so the exact step is below ``rel_tol`` too.
+    decrement_tol : float
+        ``> 0`` ends the iterations (code 0) as soon as a Newton step from an
+        unmodified Hessian predicts a decrease ``g' H^{-1} g / 2`` of at most
+        ``decrement_tol`` and is relatively at most :data:`SMALL_MOVE`, before
+        the objective is evaluated there: the
+        result's ``x`` and ``evaluation`` are the last point evaluated and its
+        ``pending_step`` the step not taken (``x - pending_step`` is the next
+        Newton point, the one a full iteration would reach).  For the start of
+        another fit (:mod:`ordstats.estimation.warm_start`), whose own criteria
+        decide; R's criteria are not checked then.  ``0`` (the default): off.
     """
 
     max_iter: int = 100
@@ -138,6 +148,7 @@ class NewtonOptions:
     max_halvings: int = 15
     max_modifications: int = 5
     final_hessian: bool = True
+    decrement_tol: float = 0.0
 
 
 #: Largest relative step after which the next point may reuse the step's Hessian:
@@ -166,6 +177,9 @@ class NewtonResult(Generic[ObjectiveT]):
     at_rounding : bool
         Converged on the relative criterion and the objective's rounding
         (extreme parameter units), not on ``max|g| < grad_tol``.
+    pending_step : ndarray or None
+        The Newton step not taken when ``NewtonOptions.decrement_tol`` ended
+        the iterations; ``None`` otherwise.
     """
 
     x: FloatArray
@@ -175,6 +189,7 @@ class NewtonResult(Generic[ObjectiveT]):
     n_halvings: int
     trace: list[tuple[int, float, float]]
     at_rounding: bool = False
+    pending_step: FloatArray | None = None
 
     @property
     def converged(self) -> bool:
@@ -270,6 +285,23 @@ def _optimal_to_rounding(
     )
 
 
+def _decrement_below(
+    tol: float, step: FloatArray, approximate: bool, current: Objective, x: FloatArray
+) -> bool:
+    """Whether an exact, unmodified Newton step predicts a decrease of at most ``tol``.
+
+    The step must also be small (at most :data:`SMALL_MOVE` relatively): along a
+    direction in which the objective flattens out (separated data, a parameter
+    drifting to infinity) the predicted decrease vanishes while the steps do not.
+    """
+    return (
+        tol > 0.0
+        and not approximate
+        and 0.5 * float(current.gradient @ step) <= tol
+        and bool(np.all(np.abs(step) <= SMALL_MOVE * np.maximum(1.0, np.abs(x))))
+    )
+
+
 def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
     """Whether a trial point improves on the current one.
 
@@ -351,6 +383,7 @@ def newton(
         raise OrdstatsError("the objective is not finite at the starting values")
     code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
     at_rounding = False
+    pending: FloatArray | None = None
     trace: list[tuple[int, float, float]] = []
     iteration = 0
     halved_last = False  # the last step met max|g| < grad_tol only after halving
@@ -388,6 +421,10 @@ def newton(
             break
         if abs_conv and np.all(np.abs(step) <= opts.rel_tol * np.maximum(1.0, np.abs(x))):
             code = 0
+            break
+        quasi = iteration == 0 and initial_hessian is not None and not abs_conv
+        if _decrement_below(opts.decrement_tol, step, modified or chord or quasi, current, x):
+            code, pending = 0, step
             break
         if iteration == opts.max_iter:
             break
@@ -433,4 +470,5 @@ def newton(
         n_halvings=n_halvings,
         trace=trace,
         at_rounding=at_rounding,
+        pending_step=pending,
     )

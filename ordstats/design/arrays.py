@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from ordstats.design.core import (
     align_to_index,
     column_summary,
     rows_to_keep,
+    sampled_full_rank,
 )
 from ordstats.design.response import encode_response
 from ordstats.errors import (
@@ -145,7 +147,11 @@ def _array_terms(
         names=names,
         source_names=names,
     )
-    gram, moments = aliasing_gram(terms.matrix, summary if every_row else None)
+    known = summary if every_row else None
+    proven = sampled_full_rank(terms.matrix, known)
+    if proven is not None:  # no column constant or aliased
+        return replace(terms, moments=proven)
+    gram, moments = aliasing_gram(terms.matrix, known)
     _reject_constant(terms, moments, what)
     return _drop_aliased(terms, collinear, what, gram=gram, moments=moments)
 

@@ -266,6 +266,93 @@ def aliasing_gram(
     return gram, ColumnMoments(mean * size, np.sqrt(squares / n) * size)
 
 
+def sampled_full_rank(
+    matrix: FloatArray, summary: ColumnSummary | None = None
+) -> ColumnMoments | None:
+    """The columns' moments when a sample of the rows proves ``[1, matrix]`` of full column rank.
+
+    The aliasing check (:func:`aliasing_gram`, :func:`aliased_columns`) finds
+    the columns whose squared residual after projection on ``1`` and the
+    earlier columns is below ``tol^2`` of their own (centred) squared norm.  A
+    residual over a subset of the rows is at most the residual over all of
+    them (the full data's coefficients do at least as well there), so the
+    Cholesky pivots of the Gram matrix of ``[1, C]`` on every ``k``-th row,
+    divided by the full data's squared norms, are lower bounds of the full
+    data's pivots.  Where every one is at least :data:`_PROVEN_PIVOT`
+    (``10^4 tol^2``, a hundred times the level below which the check recomputes
+    a residual from the data) and no column is nearly constant, the full
+    check would drop nothing.  This costs one pass over the rows (the squared
+    norms, for the moments' standard deviations and the pivots' scale) instead
+    of the full Gram matrix of the centred columns.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, p)
+    summary : ColumnSummary, optional
+        :func:`column_summary` of ``matrix`` if already computed.
+
+    Returns
+    -------
+    ColumnMoments or None
+        The moments of :func:`aliasing_gram` (the standard deviations from
+        the raw second moments, equal to rounding); ``None`` when the sample
+        does not prove full rank (few rows; a column constant, far from zero
+        relative to its spread (``|mean| > 10 sd``) or with extreme values; a
+        column nearly collinear with earlier ones on the sampled rows): then
+        the full check decides.
+    """
+    n, p = matrix.shape
+    step = n // max(_SAMPLE_MIN_ROWS, n // _SAMPLE_EVERY)
+    if p == 0 or step < 2:
+        return None
+    summary = summary if summary is not None else column_summary(matrix)
+    peak = np.maximum(summary.maximum, -summary.minimum)
+    raw_mean = summary.total / n
+    usable = (
+        np.isfinite(peak)
+        & (peak >= _RAW_SIZE_RANGE[0])
+        & (peak <= _RAW_SIZE_RANGE[1])
+        & np.isfinite(raw_mean)
+        & (summary.minimum < summary.maximum)
+    )
+    if not np.all(usable):
+        return None
+    # centred squared norms from the raw ones where that loses at most two digits
+    raw_squares = np.einsum("ij,ij->j", matrix, matrix)
+    centred = raw_squares - summary.total * raw_mean
+    if not np.all(centred >= _CANCELLATION * raw_squares):
+        return None
+    squares = centred / (peak * peak)
+    mean = raw_mean / peak
+    sample = (matrix[::step] - raw_mean) / peak
+    gram = np.empty((p + 1, p + 1))
+    gram[0, 0] = sample.shape[0]
+    gram[0, 1:] = gram[1:, 0] = sample.sum(axis=0)
+    gram[1:, 1:] = sample.T @ sample
+    norms = np.sqrt(np.concatenate([[float(n)], squares]))
+    try:
+        factor = np.linalg.cholesky(gram / np.outer(norms, norms))
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.diag(factor) ** 2 >= _PROVEN_PIVOT):
+        return None
+    return ColumnMoments(mean * peak, np.sqrt(squares / n) * peak)
+
+
+#: Rows of the sample of :func:`sampled_full_rank`: every ``k``-th row, about
+#: one in :data:`_SAMPLE_EVERY` and at least :data:`_SAMPLE_MIN_ROWS` of them.
+_SAMPLE_EVERY = 20
+_SAMPLE_MIN_ROWS = 2000
+#: Smallest sampled pivot that proves a column is not aliased (the full check
+#: recomputes residuals below ``(100 tol)^2`` from the data, and drops below ``tol^2``).
+_PROVEN_PIVOT = 1e4 * _ALIAS_TOL**2
+#: Smallest centred squared norm, relative to the uncentred one, of a column
+#: :func:`sampled_full_rank` accepts (:func:`aliasing_gram` counts a column as
+#: constant below 1e-20): columns far from zero (``|mean| > 10 sd``) go to the
+#: full check, which centres them before squaring.
+_CANCELLATION = 1e-2
+
+
 #: Rows per block of :func:`aliasing_gram`.
 _BLOCK_ROWS = 16384
 #: Column sizes for which :func:`aliasing_gram` need not rescale the rows.
@@ -601,6 +688,9 @@ def _drop_aliased(
     """
     residual = None
     if gram is None:
+        proven = sampled_full_rank(terms.matrix)
+        if proven is not None:  # nothing to drop
+            return replace(terms, moments=proven)
         gram, moments = aliasing_gram(terms.matrix)
     if moments is not None:  # the rows are in memory
         terms = replace(terms, moments=moments)

@@ -13,8 +13,17 @@ level with fewer than :data:`MIN_ROWS_PER_LEVEL` rows in it gets its first
 rows added (all of them when it has fewer).  When the subsample fit does not converge (a
 separated subsample, a nominal effect without rows), the usual start is used.
 
-The subsample fit ends with its Hessian at its estimates, the full fit's start.
-For a plain random subsample (no level topped up) that Hessian, scaled by the
+The subsample fit stops one evaluation early: once its next Newton step is
+small and predicts a decrease of at most :data:`SUBSAMPLE_DECREMENT` (a
+millionth of a log-likelihood unit, where one standard error is worth 1/2), the
+start is that step's point, the one a last iteration would reach, without
+evaluating the subsample there.  The subsample's Hessian at the last point it
+evaluated, at most ``sqrt(2e-6) = 1.4e-3`` standard errors away, stands for
+the one at the start.  Usually the start is the converged subsample estimate
+itself; where the pending step was not yet the last one, it is as far from it
+as the square of that step.
+
+For a plain random subsample (no level topped up) the Hessian, scaled by the
 ratio of the total weights, estimates the full data's Hessian there to
 ``O(m^{-1/2})`` relative error (``m`` subsample rows), so the first full-data
 step is taken with it instead of a full-data Hessian: a quasi-Newton step whose
@@ -38,7 +47,7 @@ Hessian is not used there.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -68,6 +77,11 @@ MIN_SUBSAMPLE = 5_000
 MIN_ROWS_PER_LEVEL = 50
 #: Largest subsample of data read in chunks (kept in memory during the first pass).
 RESERVOIR_ROWS = 200_000
+#: The subsample fit ends once its next Newton step (small, from an exact
+#: Hessian) predicts a decrease of the negative log-likelihood of at most this:
+#: the start is that step's point, not evaluated on the subsample
+#: (``NewtonOptions.decrement_tol``).
+SUBSAMPLE_DECREMENT = 1e-6
 
 
 def subsample_rows(y: IntArray, n_levels: int, seed: int = 0) -> IntArray:
@@ -203,18 +217,20 @@ def start_from_subsample(
     WarmStart
     """
     problem = family.prepare(subsample)
+    options = replace(options, decrement_tol=SUBSAMPLE_DECREMENT)
     try:
         with np.errstate(all="ignore"):
             result = newton(lambda x: family.evaluate(problem, x), start, options)
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # OrdstatsError included
         return WarmStart(start)
-    if not result.converged or not np.all(np.isfinite(result.x)):
+    params = result.x if result.pending_step is None else result.x - result.pending_step
+    if not result.converged or not np.all(np.isfinite(params)):
         return WarmStart(start)
-    if full_objective is not None and not np.isfinite(full_objective(result.x)):
+    if full_objective is not None and not np.isfinite(full_objective(params)):
         return WarmStart(start)
     hessian = None
     sub_total = float(np.sum(subsample.weights))
-    if with_hessian and sub_total > 0:  # the convergence check computed it: no extra pass
+    if with_hessian and sub_total > 0:  # the last step computed it: no extra pass
         scaled = np.asarray(result.evaluation.hessian, dtype=float) * (total_weight / sub_total)
         hessian = scaled if np.all(np.isfinite(scaled)) else None
-    return WarmStart(result.x, int(subsample.n_obs), hessian)
+    return WarmStart(params, int(subsample.n_obs), hessian)

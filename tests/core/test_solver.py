@@ -253,3 +253,40 @@ def test_two_halved_steps_in_a_row_after_the_gradient_criterion_stop_with_code_1
     res = newton(Hyperbola, np.array([50.0]), NewtonOptions(grad_tol=1.0))
     assert res.code == 1 and res.n_iter == 1
     assert res.evaluation.nll < Hyperbola(np.array([50.0])).nll
+
+
+class CountingEvaluations(CountingSmooth):
+    """:class:`CountingSmooth` that records every point evaluated."""
+
+    points: ClassVar[list[np.ndarray]] = []
+
+    def __init__(self, x):
+        super().__init__(x)
+        CountingEvaluations.points.append(np.asarray(x, dtype=float).copy())
+
+
+def test_decrement_tol_stops_before_the_newton_point_it_would_evaluate():
+    start = np.array([1.5, -1.0])
+    CountingEvaluations.points = []
+    full = newton(CountingEvaluations, start)
+    every = list(CountingEvaluations.points)
+    CountingEvaluations.points = []
+    early = newton(CountingEvaluations, start, NewtonOptions(decrement_tol=1e-6))
+    assert early.converged and early.code == 0 and early.pending_step is not None
+    # the same iterates, one evaluation fewer: the pending step leads to the next one
+    assert len(CountingEvaluations.points) < len(every)
+    for got, want in zip(CountingEvaluations.points, every, strict=False):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(early.x, CountingEvaluations.points[-1])
+    following = every[len(CountingEvaluations.points)]
+    np.testing.assert_array_equal(early.x - early.pending_step, following)
+    g = early.evaluation.gradient
+    assert 0.5 * g @ early.pending_step <= 1e-6
+    np.testing.assert_allclose(following, full.x, rtol=1e-9)
+    assert full.pending_step is None
+
+
+def test_decrement_tol_does_not_stop_where_the_objective_flattens_out():
+    # log(1 + e^-x) decreases for ever: the predicted decrease vanishes, the steps do not
+    res = newton(Unbounded, np.array([0.0]), NewtonOptions(decrement_tol=1e-6))
+    assert res.code == 1 and res.pending_step is None

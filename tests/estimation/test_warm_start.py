@@ -284,3 +284,33 @@ def test_small_chunked_fits_check_every_step_with_a_pass():
     assert res.mle_retvals["passes"] == res.mle_retvals["iterations"] + 1
     memory = _chunked(frame).fit()
     np.testing.assert_allclose(res.bse, memory.bse, rtol=1e-10)
+
+
+def test_the_subsample_fit_stops_one_evaluation_early_at_the_same_start(large, monkeypatch):
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + x3 + g", large)
+    data, family = model.evaluator.data, model.family_spec
+    rows = warm.subsample_rows(data.y, data.n_levels)
+    problem = family.prepare(data.take(rows))
+    full = ordstats.core.solver.newton(
+        lambda x: family.evaluate(problem, x), model.start_params, NewtonOptions()
+    )
+    evaluated = []
+    evaluate = family.evaluate
+
+    def counting(problem_, x):
+        evaluated.append(problem_.data.n_obs)
+        return evaluate(problem_, x)
+
+    monkeypatch.setattr(family, "evaluate", counting)
+    start = warm.subsample_start(family, data, model.start_params, NewtonOptions())
+    # the point one more Newton step reaches, a few 1e-10 from the converged one
+    # here (the step after it is of the order of the squared pending step)
+    np.testing.assert_allclose(start.params, full.x, rtol=1e-8)
+    assert len(evaluated) < full.n_iter + 1
+    assert start.hessian is not None
+    monkeypatch.setattr(family, "evaluate", evaluate)
+    hot = model.fit()
+    monkeypatch.setattr(warm, "SUBSAMPLE_DECREMENT", 0.0)  # the subsample fitted to the end
+    exact = model.fit()
+    np.testing.assert_allclose(hot.params, exact.params, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(hot.bse, exact.bse, rtol=1e-11)
