@@ -22,6 +22,7 @@ import pandas as pd
 
 from ordstats._typing import IntArray
 from ordstats.data.chunks import (
+    ChunkArrays,
     ChunkSpec,
     ChunkSummary,
     ColumnPlan,
@@ -36,7 +37,14 @@ from ordstats.data.chunks import (
 )
 from ordstats.data.parts import add_parts
 
-__all__ = ["Reservoir", "SampledScan", "SummaryWithTotals", "scan_and_sample", "summarize_at"]
+__all__ = [
+    "Reservoir",
+    "SampledScan",
+    "SummaryWithTotals",
+    "scan_and_sample",
+    "summarize_arrays_at",
+    "summarize_at",
+]
 
 #: 16 characters: the hash key of the row keys (the sample's fixed seed).
 _HASH_KEY = "ordstats-sample0"
@@ -277,7 +285,9 @@ class SummaryWithTotals:
     __radd__ = __add__
 
 
-def summarize_at(frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray) -> SummaryWithTotals:
+def summarize_at(
+    frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray | None
+) -> SummaryWithTotals:
     """The summary of one chunk and its likelihood sums at ``params`` (one read of it).
 
     The first Newton evaluation of a warm-started fit thus costs no pass of its own.
@@ -286,12 +296,19 @@ def summarize_at(frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray) -> Su
     ----------
     frame : pandas.DataFrame
     spec : ChunkSpec
-    params : ndarray
-        The subsample's estimates.
+    params : ndarray or None
+        The subsample's estimates (None: the summary alone).
 
     Returns
     -------
     SummaryWithTotals
     """
-    arrays = chunk_arrays(frame, spec)
-    return SummaryWithTotals(arrays_summary(arrays, spec), arrays_totals(arrays, spec, params))
+    return summarize_arrays_at(chunk_arrays(frame, spec), spec, params)
+
+
+def summarize_arrays_at(
+    arrays: ChunkArrays, spec: ChunkSpec, params: np.ndarray | None
+) -> SummaryWithTotals:
+    """:func:`summarize_at` of a chunk's arrays."""
+    totals = None if params is None else arrays_totals(arrays, spec, params)
+    return SummaryWithTotals(arrays_summary(arrays, spec), totals)
