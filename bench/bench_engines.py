@@ -20,7 +20,9 @@ runs in a fresh process:
 
 Seconds run from ``from_formula`` to the end of ``fit()`` (the level scan, the
 summary and the Newton passes, standard errors included); passes are the
-model's ``n_passes`` (scan and summary included).  Memory is the peak resident
+model's ``n_passes`` (scan and summary included), and in brackets those of
+them that read the source (``n_reads``; the others read the chunks' arrays
+kept by the summary pass, ``ordstats.set_options(chunk_cache=...)``).  Memory is the peak resident
 set size above the baseline taken before the fit (after the data were read in
 memory; after the cluster or session started): of the driver's Python process,
 and of the process with its children (Dask workers, Spark's JVM).  CPU seconds
@@ -126,10 +128,12 @@ def _floor(path: Path, p: int) -> dict[str, object]:
     return {"time": time.perf_counter() - t0, "passes": 1, "rows": rows}
 
 
-def child(mode: str, path: Path, p: int) -> dict[str, object]:
+def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object]:
     import ordstats
 
     warnings.simplefilter("ignore")
+    if not cache:  # every pass reads the source, as before the chunk cache
+        ordstats.set_options(chunk_cache=False)
     meter = Peak()
     f = formula(p)
     out: dict[str, object] = {}
@@ -176,6 +180,8 @@ def child(mode: str, path: Path, p: int) -> dict[str, object]:
     out["cpu"] = meter.cpu_used()
     out["peak_own"], out["peak_total"] = meter.stop()
     out["passes"] = getattr(model.evaluator, "n_passes", None)
+    # passes that read the source (the others read the chunk cache, ordstats.data.spill)
+    out["reads"] = getattr(model.evaluator, "n_reads", out["passes"])
     out["retvals"] = {k: v for k, v in res.mle_retvals.items() if k != "message"}
     out["params"] = res.params.tolist()
     out["bse"] = res.bse.tolist()
@@ -185,8 +191,9 @@ def child(mode: str, path: Path, p: int) -> dict[str, object]:
     return out
 
 
-def run_child(mode: str, path: Path, p: int) -> dict:
+def run_child(mode: str, path: Path, p: int, cache: str = "on") -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p)]
+    cmd += ["--chunk-cache", cache]
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     for line in done.stdout.splitlines():
@@ -204,9 +211,16 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--child", choices=MODES)
     parser.add_argument("--path", type=Path)
+    parser.add_argument(
+        "--chunk-cache",
+        choices=("on", "off"),
+        default="on",
+        help="off: every pass reads the source (ordstats.set_options(chunk_cache=False))",
+    )
     args = parser.parse_args()
     if args.child:
-        print("RESULT " + json.dumps(child(args.child, args.path, args.p)))
+        result = child(args.child, args.path, args.p, args.chunk_cache == "on")
+        print("RESULT " + json.dumps(result))
         return
     n = int(args.n)
     path = ensure_parquet(args.data_dir, n, args.p)
@@ -215,13 +229,13 @@ def main() -> None:
     for repeat in range(args.repeats):  # interleaved, so that load changes hit every engine
         for mode in modes:
             load = os.getloadavg()[0]
-            result = run_child(mode, path, args.p)
+            result = run_child(mode, path, args.p, args.chunk_cache)
             result["load"] = load
             runs[mode].append(result)
             print(
                 f"# repeat {repeat + 1} {mode}: {result['time']:.1f} s, "
                 f"CPU {_cpu(result):.1f} s, passes "
-                f"{result['passes']}, load {load:.1f}, "
+                f"{result['passes']} ({result.get('reads')} reading the source), load {load:.1f}, "
                 f"{ {k: v for k, v in result.items() if k in ('retvals', 'read')} }",
                 flush=True,
             )
@@ -239,14 +253,16 @@ def report(n: int, runs: dict[str, list[dict]]) -> None:
     loads = [r["load"] for rs in runs.values() for r in rs]
     print(f"\nn = {n:.0e}, load average at the starts {min(loads):.1f}-{max(loads):.1f}")
     print(
-        "| engine | passes | seconds (median) | s/pass | / read floor | CPU s | CPU s/pass | "
-        "CPU / floor's | peak driver MB | peak with children MB | max rel. diff params vs memory |"
+        "| engine | passes (source reads) | seconds (median) | s/pass | / read floor | CPU s | "
+        "CPU s/pass | CPU / floor's | peak driver MB | peak with children MB | "
+        "max rel. diff params vs memory |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     ref = runs.get("memory", [{}])[0].get("params")
     floor, floor_cpu = med.get("floor"), cpu.get("floor")
     for mode, rs in runs.items():
         passes = rs[0]["passes"]
+        reads = rs[0].get("reads", passes)
         per = med[mode] / passes if passes else float("nan")
         cpu_per = cpu[mode] / passes if passes else float("nan")
         own = statistics.median(r["peak_own"] for r in rs)
@@ -257,8 +273,8 @@ def report(n: int, runs: dict[str, list[dict]]) -> None:
         ratio = f"{med[mode] / floor:.2f}" if floor else "-"
         cpu_ratio = f"{cpu[mode] / floor_cpu:.2f}" if floor_cpu else "-"
         print(
-            f"| {mode} | {passes} | {med[mode]:.1f} | {per:.2f} | {ratio} | {cpu[mode]:.1f} | "
-            f"{cpu_per:.2f} | {cpu_ratio} | {own:.0f} | {total:.0f} | {diff} |"
+            f"| {mode} | {passes} ({reads}) | {med[mode]:.1f} | {per:.2f} | {ratio} | "
+            f"{cpu[mode]:.1f} | {cpu_per:.2f} | {cpu_ratio} | {own:.0f} | {total:.0f} | {diff} |"
         )
     if floor and "chunked" in med:
         passes = runs["chunked"][0]["passes"]

@@ -1,19 +1,21 @@
 """Process-wide settings of ordstats: :func:`set_options` and :func:`get_options`.
 
-One setting so far, ``threads``: the most threads any pool that ordstats starts
-or uses may run (BLAS inside the fits, the factorisation's parts, the threads of
-LightGBM or XGBoost inside the ordinal boosters).  The numerical core reads it
+Two settings: ``threads``, the most threads any pool that ordstats starts or
+uses may run (BLAS inside the fits, the factorisation's parts, the threads of
+LightGBM or XGBoost inside the ordinal boosters), and ``chunk_cache``, whether
+fits of data read in chunks keep the decoded chunks between passes
+(:mod:`ordstats.data.spill`).  The numerical core reads them
 (:mod:`ordstats.core.threads`), so this module sits at the bottom of the layers
 and imports nothing of ordstats but its errors.
 
 >>> import ordstats
 >>> ordstats.get_options()
-{'threads': None}
+{'threads': None, 'chunk_cache': True}
 >>> with ordstats.set_options(threads=1):
-...     ordstats.get_options()
-{'threads': 1}
->>> ordstats.get_options()
-{'threads': None}
+...     ordstats.get_options()["threads"]
+1
+>>> ordstats.get_options()["threads"] is None
+True
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ordstats.errors import SpecificationError
 __all__ = ["get_options", "resolve_threads", "set_options", "usable_cores"]
 
 _LOCK = threading.Lock()
-_OPTIONS: dict[str, int | None] = {"threads": None}
+_OPTIONS: dict[str, int | bool | str | None] = {"threads": None, "chunk_cache": True}
 
 
 def usable_cores() -> int:
@@ -98,7 +100,8 @@ def resolve_threads(value: object = None, name: str = "threads") -> int:
     """
     threads = check_threads(value, name)
     if threads is None:
-        threads = _OPTIONS["threads"]
+        option = _OPTIONS["threads"]
+        threads = option if isinstance(option, int) else None
     if threads is None:
         return usable_cores()
     if threads < 0:
@@ -106,13 +109,46 @@ def resolve_threads(value: object = None, name: str = "threads") -> int:
     return threads
 
 
-def get_options() -> dict[str, int | None]:
+def check_chunk_cache(value: object) -> bool | str:
+    """Validate the ``chunk_cache`` option: ``True``, ``False`` or an existing directory.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    bool or str
+        The setting (a directory as a ``str``).
+
+    Raises
+    ------
+    SpecificationError
+        For anything else, or a directory that does not exist.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        path = os.fspath(value)
+        if isinstance(path, str) and os.path.isdir(path):
+            return path
+        raise SpecificationError(
+            f"chunk_cache={value!r} is not an existing directory: create it, or pass True "
+            "(the system's temporary directory) or False (read the data at every pass)"
+        )
+    raise SpecificationError(
+        f"chunk_cache must be True, False or a directory to keep the decoded chunks in; got "
+        f"{value!r}"
+    )
+
+
+def get_options() -> dict[str, int | bool | str | None]:
     """The current process-wide options.
 
     Returns
     -------
     dict
-        ``{"threads": ...}``: see :func:`set_options`.
+        ``{"threads": ..., "chunk_cache": ...}``: see :func:`set_options`.
     """
     with _LOCK:
         return dict(_OPTIONS)
@@ -134,11 +170,23 @@ class set_options:  # a function to users, a class to be a context manager
         default): every usable core, but BLAS never beyond the caller's own
         setting (``OPENBLAS_NUM_THREADS``, ``threadpoolctl``).  ``-1`` means
         every usable core, ``-2`` all but one, as scikit-learn's ``n_jobs``.
+    chunk_cache : bool or str
+        Whether a fit of data read in chunks keeps each chunk's decoded
+        arrays (response codes, design, weights) after the first pass that
+        builds them, so that its Newton passes neither decode the files nor
+        evaluate the formula again.  ``True`` (the default): files and
+        DataFrames read in chunks keep them in binary files in the system's
+        temporary directory (removed when the model is deleted, kept only if
+        they take at most half the free space there), and a Dask DataFrame on
+        a ``dask.distributed`` cluster in the workers' memory (if they take at
+        most a quarter of it); a directory (``str`` or path): the files go
+        there; ``False``: every pass reads the data again.
 
     Raises
     ------
     SpecificationError
-        For ``threads=0``, a non-integer or an unknown option name.
+        For ``threads=0``, a non-integer, a ``chunk_cache`` that is neither a
+        boolean nor an existing directory, or an unknown option name.
 
     Examples
     --------
@@ -159,7 +207,11 @@ class set_options:  # a function to users, a class to be a context manager
             raise SpecificationError(
                 f"unknown option(s) {unknown}; the options are {sorted(_OPTIONS)}"
             )
-        new = {"threads": check_threads(options["threads"])} if "threads" in options else {}
+        new: dict[str, int | bool | str | None] = {}
+        if "threads" in options:
+            new["threads"] = check_threads(options["threads"])
+        if "chunk_cache" in options:
+            new["chunk_cache"] = check_chunk_cache(options["chunk_cache"])
         with _LOCK:
             self._previous = {key: _OPTIONS[key] for key in new}
             _OPTIONS.update(new)

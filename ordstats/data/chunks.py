@@ -62,12 +62,15 @@ from ordstats.families.cumulative.likelihood import CLMData, evaluate, prepare
 from ordstats.families.cumulative.sparse_block import SparseBlockHessian
 
 __all__ = [
+    "ChunkArrays",
     "ChunkSpec",
     "ColumnPlan",
     "PassTotals",
     "chunk_arrays",
     "chunk_totals",
     "fix_levels",
+    "on_arrays",
+    "reduce_arrays",
     "scan_levels",
     "summarize_chunk",
 ]
@@ -552,10 +555,25 @@ def reduce_chunk(frame: pd.DataFrame, spec: ChunkSpec, func: Callable[..., Any],
     ``func`` must be a module-level function (it travels to Dask workers) whose
     results add up over chunks.
     """
-    arrays = chunk_arrays(frame, spec)
+    return reduce_arrays(chunk_arrays(frame, spec), spec, func, *args)
+
+
+def reduce_arrays(
+    arrays: ChunkArrays, spec: ChunkSpec, func: Callable[..., Any], *args: Any
+) -> Any:
+    """:func:`reduce_chunk` of a chunk's arrays."""
     if arrays.y.size == 0:
         return None
     return func(_clm_data(arrays, spec), *args)
+
+
+def on_arrays(frame: pd.DataFrame, spec: ChunkSpec, func: Callable[..., Any], *args: Any) -> Any:
+    """``func(arrays, spec, *args)`` of one chunk's arrays (:func:`chunk_arrays`).
+
+    The pass function that runs a function of a chunk's arrays (such as
+    :func:`arrays_totals`) on a source's raw chunks.
+    """
+    return func(chunk_arrays(frame, spec), spec, *args)
 
 
 @dataclass

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ordstats._typing import IntArray
 from ordstats.data.chunks import (
+    ChunkArrays,
     ChunkSpec,
     ChunkSummary,
     ColumnPlan,
@@ -36,7 +37,14 @@ from ordstats.data.chunks import (
 )
 from ordstats.data.parts import add_parts
 
-__all__ = ["Reservoir", "SampledScan", "SummaryWithTotals", "scan_and_sample", "summarize_at"]
+__all__ = [
+    "Reservoir",
+    "SampledScan",
+    "SummaryWithTotals",
+    "scan_and_sample",
+    "summarize_arrays_at",
+    "summarize_at",
+]
 
 #: 16 characters: the hash key of the row keys (the sample's fixed seed).
 _HASH_KEY = "ordstats-sample0"
@@ -46,13 +54,22 @@ _HASH_KEY = "ordstats-sample0"
 class Reservoir:
     """The complete rows with the smallest keys (overall and per response value).
 
+    The rows stay in the chunks' frames they were read in, each with a mask of
+    its kept rows, until :attr:`rows` joins them: a merge computes which keys
+    it keeps and updates the masks, and copies a frame's kept rows only once
+    fewer than half of its rows are kept (so that every row is copied a few
+    times at most, and memory stays within about twice the capacity).
+
     Attributes
     ----------
-    rows : pandas.DataFrame
-        The kept rows (the columns a pass reads), in the order they were read
-        (:meth:`draw` orders them by key; merging never moves rows around).
+    parts : list of pandas.DataFrame
+        Frames with kept rows (the columns a pass reads), in the order read.
+    masks : list of ndarray of bool
+        Which rows of each frame are kept.
     keys : ndarray of uint64
-        Their keys.
+        The keys of the kept rows, frame after frame.
+    labels : pandas.Series
+        Their response values, in the same order.
     response : str
         The response column (the strata).
     capacity : int
@@ -61,8 +78,10 @@ class Reservoir:
         Rows kept with the smallest keys of each response value.
     """
 
-    rows: pd.DataFrame
+    parts: list[pd.DataFrame]
+    masks: list[np.ndarray]
     keys: np.ndarray
+    labels: pd.Series
     response: str
     capacity: int
     per_level: int
@@ -71,17 +90,49 @@ class Reservoir:
         if other is None:
             return self
         keys = np.concatenate([self.keys, other.keys])
-        response = pd.concat([self.rows[self.response], other.rows[self.response]])
-        keep = _smallest(keys, response, self.capacity, self.per_level)
-        n = len(self.keys)
-        parts = [_subset(self.rows, keep[:n]), _subset(other.rows, keep[n:])]
-        rows = pd.concat(parts, ignore_index=True)
-        return Reservoir(rows, keys[keep], self.response, self.capacity, self.per_level)
+        labels = pd.concat([self.labels, other.labels], ignore_index=True)
+        keep = _smallest(keys, labels, self.capacity, self.per_level)
+        parts, masks = [], []
+        start = 0
+        for part, mask in zip(self.parts + other.parts, self.masks + other.masks, strict=True):
+            where = np.flatnonzero(mask)
+            kept = keep[start : start + where.size]
+            start += where.size
+            if not kept.any():
+                continue
+            if not kept.all():
+                mask = mask.copy()
+                mask[where[~kept]] = False
+            parts.append(part)
+            masks.append(mask)
+        parts, masks = _compacted(parts, masks)
+        return Reservoir(
+            parts,
+            masks,
+            keys[keep],
+            labels[keep].reset_index(drop=True),
+            self.response,
+            self.capacity,
+            self.per_level,
+        )
 
     __radd__ = __add__
 
+    def __getstate__(self) -> dict[str, Any]:
+        # sent between Dask workers or to Spark's driver: the kept rows only
+        rows = self.rows
+        return {**self.__dict__, "parts": [rows], "masks": [np.ones(len(rows), dtype=bool)]}
+
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.keys)
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The kept rows, in the order they were read."""
+        frames = [_subset(part, mask) for part, mask in zip(self.parts, self.masks, strict=True)]
+        if len(frames) == 1:
+            return frames[0].reset_index(drop=True)
+        return pd.concat(frames, ignore_index=True)
 
     def draw(self, size: int) -> tuple[pd.DataFrame, bool]:
         """The ``size`` rows of smallest key, each response value topped up to ``per_level``.
@@ -103,6 +154,20 @@ class Reservoir:
         short = counts[codes] < self.per_level
         chosen = first | (short & (rank < self.per_level))
         return rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
+
+
+def _compacted(
+    parts: list[pd.DataFrame], masks: list[np.ndarray]
+) -> tuple[list[pd.DataFrame], list[np.ndarray]]:
+    """Copy out the kept rows of the frames of which fewer than half are kept."""
+    out_parts, out_masks = [], []
+    for part, mask in zip(parts, masks, strict=True):
+        n_kept = int(np.count_nonzero(mask))
+        if 2 * n_kept < len(mask):
+            part, mask = part[mask], np.ones(n_kept, dtype=bool)
+        out_parts.append(part)
+        out_masks.append(mask)
+    return out_parts, out_masks
 
 
 def _subset(rows: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
@@ -177,8 +242,11 @@ def sample_chunk(
         complete = _complete_rows(frame, plan)
     clean = frame[columns] if complete.all() else frame.loc[complete, columns]
     keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
-    keep = _smallest(keys, clean[plan.response], capacity, per_level)
-    return Reservoir(_subset(clean, keep), keys[keep], plan.response, capacity, per_level)
+    labels = clean[plan.response].reset_index(drop=True)
+    keep = _smallest(keys, labels, capacity, per_level)
+    parts, masks = _compacted([clean], [keep])
+    kept_labels = labels if keep.all() else labels[keep].reset_index(drop=True)
+    return Reservoir(parts, masks, keys[keep], kept_labels, plan.response, capacity, per_level)
 
 
 @dataclass
@@ -277,7 +345,9 @@ class SummaryWithTotals:
     __radd__ = __add__
 
 
-def summarize_at(frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray) -> SummaryWithTotals:
+def summarize_at(
+    frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray | None
+) -> SummaryWithTotals:
     """The summary of one chunk and its likelihood sums at ``params`` (one read of it).
 
     The first Newton evaluation of a warm-started fit thus costs no pass of its own.
@@ -286,12 +356,19 @@ def summarize_at(frame: pd.DataFrame, spec: ChunkSpec, params: np.ndarray) -> Su
     ----------
     frame : pandas.DataFrame
     spec : ChunkSpec
-    params : ndarray
-        The subsample's estimates.
+    params : ndarray or None
+        The subsample's estimates (None: the summary alone).
 
     Returns
     -------
     SummaryWithTotals
     """
-    arrays = chunk_arrays(frame, spec)
-    return SummaryWithTotals(arrays_summary(arrays, spec), arrays_totals(arrays, spec, params))
+    return summarize_arrays_at(chunk_arrays(frame, spec), spec, params)
+
+
+def summarize_arrays_at(
+    arrays: ChunkArrays, spec: ChunkSpec, params: np.ndarray | None
+) -> SummaryWithTotals:
+    """:func:`summarize_at` of a chunk's arrays."""
+    totals = None if params is None else arrays_totals(arrays, spec, params)
+    return SummaryWithTotals(arrays_summary(arrays, spec), totals)

@@ -117,6 +117,10 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
 class _ChunkIterator:
     """Sources that yield their chunks one after another in this process."""
 
+    #: ``map_reduce`` runs its function here, on the chunks in order (so a fit
+    #: may keep their arrays on local disk: :mod:`ordstats.data.spill`)
+    reads_locally = True
+
     def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
         """Yield ``(label, chunk)`` pairs."""
         raise NotImplementedError  # pragma: no cover

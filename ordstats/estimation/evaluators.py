@@ -8,7 +8,9 @@ subclass per data source):
 - :class:`ChunkedEvaluator`: the rows are read in chunks from files, a
   DataFrame, a pyarrow dataset or a Dask DataFrame (one task per partition, on
   any scheduler) at every evaluation, so memory stays bounded by the chunk size.
-  Each evaluation is one pass of :func:`ordstats.data.chunks.chunk_totals`, and
+  Each evaluation is one pass of :func:`ordstats.data.chunks.arrays_totals` (over
+  the chunks' arrays kept on disk or on the workers after the first, see
+  :mod:`ordstats.data.spill`), and
   the Newton iterations, estimates and covariance are those of the in-memory
   fit.
 
@@ -39,24 +41,26 @@ from ordstats.data.chunks import (
     LevelScan,
     PassTotals,
     apply_summary,
-    chunk_totals,
+    arrays_totals,
     empty_data,
     fix_levels,
     fixed_side_terms,
+    on_arrays,
+    reduce_arrays,
     reduce_chunk,
     skeleton_design,
-    summarize_chunk,
 )
 from ordstats.data.reservoir import (
     Reservoir,
     SampledScan,
     SummaryWithTotals,
     scan_and_sample,
-    summarize_at,
+    summarize_arrays_at,
 )
 from ordstats.data.rows import reduce_used_rows
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
+from ordstats.data.spill import open_disk_spill, spill_chunk
 from ordstats.design import (
     Design,
     DesignOptions,
@@ -427,30 +431,100 @@ class InMemoryEvaluator:
 
 
 class SourceReader:
-    """Reads passes over a data source and counts them.
+    """Reads passes over a data source, counts them, and keeps the decoded chunks.
 
     Parameters
     ----------
-    source : ArrowSource, FrameSource or DaskSource
+    source : ArrowSource, FrameSource, DaskSource or SparkSource
+
+    Attributes
+    ----------
+    n_passes : int
+        Passes over the rows (from the source or the store).
+    n_reads : int
+        Those that read the source.
+    store : DiskSpill, DaskArrays or None
+        The chunks' arrays kept by the first pass that built them
+        (:mod:`ordstats.data.spill`).
     """
 
     def __init__(self, source: Any) -> None:
         self.source = source
         self.n_passes = 0
+        self.n_reads = 0
         #: the random subsample of the first pass (the warm start's rows), if kept
         self.sample: Reservoir | None = None
+        self.store: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
         # results travel to Dask workers for prediction; the source stays behind
-        return {**self.__dict__, "source": None, "sample": None}
+        return {**self.__dict__, "source": None, "sample": None, "store": None}
 
     def read_pass(self, func: Callable[..., Any], *args: Any) -> Any:
         """Map ``func`` over the chunks and add up the results (one pass)."""
         if self.source is None:
             raise NotFittedError("this model was unpickled without its data source")
         self.n_passes += 1
+        self.n_reads += 1
         plan = args[0] if isinstance(args[0], ColumnPlan) else args[0].plan
         return self.source.map_reduce(func, *args, columns=plan.read_columns)
+
+    def read_arrays(self, func: Callable[..., Any], spec: ChunkSpec, *args: Any) -> Any:
+        """One pass of ``func(arrays, spec, *args)`` over the chunks' arrays (None: no rows).
+
+        From the store where it holds the arrays ``spec`` builds, otherwise
+        from the source.
+        """
+        store = self.store
+        if store is not None and store.serves(spec):
+            self.n_passes += 1
+            return store.map_reduce(func, spec, *args)
+        return self.read_pass(on_arrays, spec, func, *args)
+
+    def keep_arrays(
+        self, spec: ChunkSpec, n_rows: int, func: Callable[..., Any], *args: Any
+    ) -> Any:
+        """:meth:`read_arrays` that also keeps the arrays in a store where it can.
+
+        ``n_rows`` (the rows of the source) sizes the store: on local disk
+        for sources read in this process, in the workers' memory for Dask on
+        a cluster, none where they would not fit or the ``chunk_cache``
+        option is off.
+        """
+        self.drop_store()
+        source = self.source
+        if getattr(source, "reads_locally", False):
+            spill = open_disk_spill(spec, n_rows)
+            if spill is not None:
+                try:
+                    total = self.read_pass(spill_chunk, spec, spill, func, *args)
+                except BaseException:
+                    spill.close()
+                    raise
+                spill.finish()
+                self.store = spill
+                return total
+        elif hasattr(source, "keep_arrays") and source is not None:
+            self.store = source.keep_arrays(spec, n_rows)
+            if self.store is not None:
+                self.n_reads += 1
+                try:
+                    return self.read_arrays(func, spec, *args)
+                except BaseException:
+                    self.drop_store()
+                    raise
+        return self.read_arrays(func, spec, *args)
+
+    def keep_store_for(self, spec: ChunkSpec) -> None:
+        """Drop the store unless it serves ``spec`` (the fit's final one)."""
+        if self.store is not None and not self.store.serves(spec):
+            self.drop_store()
+
+    def drop_store(self) -> None:
+        """Remove the kept arrays (files, or the workers' copies)."""
+        if self.store is not None:
+            self.store.close()
+        self.store = None
 
 
 class PassEvaluation:
@@ -535,6 +609,11 @@ class ChunkedEvaluator:
         return self.reader.n_passes
 
     @property
+    def n_reads(self) -> int:
+        """Those of :attr:`n_passes` that read the source (the others read the kept chunks)."""
+        return self.reader.n_reads
+
+    @property
     def data(self) -> CLMData:
         """Not available: the rows are read at each pass."""
         raise NotFittedError(
@@ -575,7 +654,7 @@ class ChunkedEvaluator:
         first = self.first_evaluation
         if first is not None and not banded and np.array_equal(params, first[0].params):
             return PassEvaluation(first[1], self.spec.link)
-        totals = self.reader.read_pass(chunk_totals, self.spec, params, banded)
+        totals = self.reader.read_arrays(arrays_totals, self.spec, params, banded)
         return PassEvaluation(totals, self._link_at(params))
 
     def _link_at(self, params: FloatArray) -> Link:
@@ -663,7 +742,7 @@ class ChunkedEvaluator:
 
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` summed over the chunks (one pass)."""
-        total = self.reader.read_pass(reduce_chunk, self.spec, func, *args)
+        total = self.reader.read_arrays(reduce_arrays, self.spec, func, *args)
         if total is None:
             raise DataError("no chunk has usable rows")
         return total
@@ -941,12 +1020,11 @@ def build_chunked(
     )
     # a censored response starts from its level counts: the subsample's levels differ
     warm = None if censored else _start_before_summary(reader, spec, family, scan.n_rows)
-    first_totals = None
-    if warm is None:
-        summary: ChunkSummary = reader.read_pass(summarize_chunk, spec)
-    else:  # the summary pass also makes the first Newton evaluation, at the warm start
-        both: SummaryWithTotals = reader.read_pass(summarize_at, spec, warm.params)
-        summary, first_totals = both.summary, both.totals
+    # the summary pass (which also makes the first Newton evaluation at the warm
+    # start) keeps the chunks' arrays for the passes after it, where they fit
+    params = None if warm is None else warm.params
+    both: SummaryWithTotals = reader.keep_arrays(spec, scan.n_rows, summarize_arrays_at, params)
+    summary, first_totals = both.summary, both.totals
     layout_before = (list(spec.terms.names), spec.n_levels)
     spec, encoded = apply_summary(
         summary,
@@ -960,6 +1038,7 @@ def build_chunked(
         summary = replace(summary, counts=summary.counts[summary.counts > 0])
     if isinstance(threshold, tuple):  # fixed cut-points c of theta = J a + c
         spec = replace(spec, threshold_offset=threshold_offset(threshold, spec.n_levels - 1))
+    reader.keep_store_for(spec)  # a dropped column or level changes every chunk's arrays
     evaluator = ChunkedEvaluator(family, reader, spec, summary)
     if warm is not None and first_totals is not None:
         if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped

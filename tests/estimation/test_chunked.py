@@ -151,8 +151,12 @@ def test_chunked_model_has_no_rows_in_memory(frame):
 # -- bad input ----------------------------------------------------------------
 
 
+# data changed after the summary pass are seen by a fit that reads them again
+# (with the chunk cache, the fit reads the arrays the summary pass kept)
+
+
 def test_unseen_level_in_a_later_chunk(frame):
-    with pytest.warns(MissingDataWarning):
+    with ordstats.set_options(chunk_cache=False), pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, frame.copy(), chunksize=200)
     model.source.frame.loc[2900, "f"] = "zz"
     with pytest.raises(DataError, match=r"level\(s\) 'zz'.*first pass.*rows 2800-2999"):
@@ -161,7 +165,7 @@ def test_unseen_level_in_a_later_chunk(frame):
 
 def test_file_changed_after_the_first_pass(tmp_path, frame):
     paths = write_parquet(frame, tmp_path / "r")
-    with pytest.warns(MissingDataWarning):
+    with ordstats.set_options(chunk_cache=False), pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "r"), chunksize=200)
     frame.iloc[:5].to_parquet(paths[-1], index=False)
     with pytest.raises(DataError, match=r"cannot read '.*part-02\.parquet'"):
@@ -169,7 +173,7 @@ def test_file_changed_after_the_first_pass(tmp_path, frame):
 
 
 def test_unseen_response_value_in_a_later_chunk(frame):
-    with pytest.warns(MissingDataWarning):
+    with ordstats.set_options(chunk_cache=False), pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, frame.copy(), chunksize=500)
     model.source.frame.loc[0, "y"] = 9
     with pytest.raises(DataError, match=r"response 'y' has value\(s\) '9'.*first pass"):
@@ -368,3 +372,30 @@ def test_the_reservoir_keeps_the_smallest_keys_as_a_full_sort_does():
         expected = np.zeros(n, dtype=bool)
         expected[order[(np.arange(n) < capacity) | (rank < per_level)]] = True
         np.testing.assert_array_equal(_smallest(keys, response, capacity, per_level), expected)
+
+
+def test_the_reservoir_is_the_same_however_the_rows_are_chunked(monkeypatch):
+    """Merging chunk samples (lazily, rows copied out only when half a chunk is dropped)
+    keeps the rows of smallest key of all complete rows, whatever the chunk size."""
+    import ordstats.estimation.evaluators as evaluators
+    from ordstats.data.reservoir import _HASH_KEY
+
+    monkeypatch.setattr(evaluators, "RESERVOIR_ROWS", 400)
+    monkeypatch.setattr(evaluators, "MIN_ROWS_PER_LEVEL", 5)
+    frame = ratings(5000, seed=8)
+    draws = []
+    for chunksize in (150, 1000, 5000):
+        with pytest.warns(MissingDataWarning):
+            model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=chunksize)
+        sample = model.evaluator.reader.sample
+        assert len(sample) == 400  # no level is short of rows here
+        rows, topped_up = sample.draw(300)
+        assert not topped_up
+        draws.append(rows)
+    for rows in draws[1:]:
+        pd.testing.assert_frame_equal(rows, draws[0])
+    columns = list(draws[0].columns)
+    clean = frame[columns].dropna().reset_index(drop=True)
+    keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
+    expected = clean.take(np.argsort(keys, kind="stable")[:300]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(draws[0], expected)

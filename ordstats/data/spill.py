@@ -1,0 +1,295 @@
+"""Decoded chunks kept between the passes of a fit read in chunks.
+
+Each Newton pass of a chunked fit needs every chunk's likelihood arrays
+(response codes, design, weights, offset: :class:`~ordstats.data.chunks.ChunkArrays`).
+Read again from the source, a chunk costs its decoding (Parquet pages, Arrow
+to pandas) and the formula at every pass; the likelihood itself costs about
+as much as those together.  A *store* keeps the arrays of the first pass that
+builds them (the summary pass), so that later passes read them back:
+
+- :class:`DiskSpill`: for sources read in this process (files, a DataFrame
+  read in chunks), each array appended to a binary file in a temporary
+  directory and read back chunk by chunk (so memory stays bounded by a
+  chunk), the directory removed when the model is deleted (or the
+  interpreter exits);
+- :class:`ordstats.data.distributed.DaskArrays`: a Dask DataFrame's
+  partitions as arrays held in the ``dask.distributed`` workers' memory.
+
+Any source whose chunks are turned into arrays in this process can use
+:class:`DiskSpill` (:func:`spill_chunk` is the pass function that writes it).
+A store serves a pass only when its arrays are the ones the pass's
+:class:`~ordstats.data.chunks.ChunkSpec` would build (:func:`decoding_key`),
+and it returns the chunks in their order, so sums over a store are those over
+the source bit for bit.  ``ordstats.set_options(chunk_cache=False)`` turns
+stores off; a store is kept only where it fits (half the free disk space, a
+quarter of the workers' memory).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ordstats.config import get_options
+from ordstats.data.chunks import ChunkArrays, ChunkSpec, chunk_arrays
+from ordstats.data.parts import add_parts
+
+__all__ = [
+    "DiskSpill",
+    "arrays_bytes",
+    "decoding_key",
+    "open_disk_spill",
+    "serve_arrays",
+    "spill_chunk",
+]
+
+#: The arrays of a chunk that a store keeps, with their element types (``None``: may be absent).
+_VECTORS = {"y": np.intp, "weights": np.float64, "offset": np.float64, "y_low": np.intp}
+_MATRICES = ("X", "nominal", "scale")
+#: Use at most this share of the free disk space for a spill.
+DISK_SHARE = 0.5
+
+
+def decoding_key(spec: ChunkSpec) -> tuple[Any, ...]:
+    """What decides a chunk's arrays besides the location columns and the binary cut.
+
+    Two specs with the same key (the link, threshold structure and cut
+    ``binary_cut`` may differ) build the same response codes, nominal and scale
+    designs, weights and offsets from a chunk.
+    """
+    plan = spec.plan
+    return (
+        plan.response,
+        tuple(plan.columns),
+        plan.weights,
+        plan.offset,
+        plan.censored,
+        tuple(spec.level_codes.items()),
+        None if spec.nominal is None else tuple(spec.nominal.names),
+        None if spec.scale is None else tuple(spec.scale.names),
+        spec.censoring is None,
+    )
+
+
+def arrays_bytes(spec: ChunkSpec, n_rows: int) -> int:
+    """Bytes the arrays of ``n_rows`` rows take (design columns, codes, weights, offset)."""
+    columns = sum(len(terms.names) for terms in spec.parts.values())
+    return 8 * n_rows * (columns + len(_VECTORS))
+
+
+def serve_arrays(arrays: ChunkArrays, spec: ChunkSpec, location: tuple[str, ...]) -> ChunkArrays:
+    """``arrays`` (kept for the location columns ``location``) as ``spec`` would build them.
+
+    A spec with no location columns (the null model) gets none; a binary
+    cut turns the codes into ``Y > cut``.
+    """
+    X = arrays.X if tuple(spec.terms.names) == location else arrays.X[:, :0]
+    y = arrays.y if spec.binary_cut is None else (arrays.y > spec.binary_cut).astype(np.intp)
+    if X is arrays.X and y is arrays.y:
+        return arrays
+    return ChunkArrays(
+        y=y,
+        X=X,
+        weights=arrays.weights,
+        offset=arrays.offset,
+        bad=arrays.bad,
+        n_bad=arrays.n_bad,
+        n_rows=arrays.n_rows,
+        nominal=arrays.nominal,
+        scale=arrays.scale,
+        kept=arrays.kept,
+        y_low=arrays.y_low,
+    )
+
+
+def serves(key: tuple[Any, ...], location: tuple[str, ...], spec: ChunkSpec) -> bool:
+    """Whether arrays kept under ``key`` and ``location`` serve ``spec``'s passes."""
+    names = tuple(spec.terms.names)
+    return decoding_key(spec) == key and names in (location, ())
+
+
+@dataclass
+class _ChunkEntry:
+    """Where one chunk's arrays start in the spill files, and its row counts."""
+
+    start: int
+    n_used: int
+    n_rows: int
+    n_bad: int
+    bad: pd.Series
+
+
+@dataclass
+class DiskSpill:
+    """The arrays of every chunk, appended to binary files in a temporary directory.
+
+    Build it with :func:`open_disk_spill`, fill it with a pass of
+    :func:`spill_chunk`, then call :meth:`finish`.  The directory is removed
+    by :meth:`close`, when the object is garbage-collected, or at exit.
+
+    Attributes
+    ----------
+    path : str
+        The directory.
+    key : tuple
+        :func:`decoding_key` of the spec the arrays were built with.
+    location : tuple of str
+        Its location columns.
+    widths : dict
+        Columns of each matrix (``X``, ``nominal``, ``scale``).
+    """
+
+    path: str
+    key: tuple[Any, ...]
+    location: tuple[str, ...]
+    widths: dict[str, int]
+    censored: bool = False
+    entries: list[_ChunkEntry] = field(default_factory=list)
+    _files: dict[str, Any] = field(default_factory=dict, repr=False)
+    _rows: int = 0
+    finished: bool = False
+
+    def __post_init__(self) -> None:
+        self._remove = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+
+    def _names(self) -> list[str]:
+        vectors = [n for n in _VECTORS if n != "y_low" or self.censored]
+        return vectors + [m for m in _MATRICES if self.widths[m]]
+
+    def add(self, arrays: ChunkArrays) -> None:
+        """Append one chunk's arrays (in the order the pass reads the chunks)."""
+        if self.finished:
+            raise RuntimeError("the spill is finished")
+        if not self._files:
+            self._files = {n: open(os.path.join(self.path, n), "wb") for n in self._names()}
+        for name, handle in self._files.items():
+            dtype = _VECTORS.get(name, np.float64)
+            np.ascontiguousarray(getattr(arrays, name), dtype=dtype).tofile(handle)
+        n_used = int(arrays.y.size)
+        self.entries.append(
+            _ChunkEntry(self._rows, n_used, arrays.n_rows, arrays.n_bad, arrays.bad)
+        )
+        self._rows += n_used
+
+    def finish(self) -> None:
+        """Close the files: the spill can now be read."""
+        for handle in self._files.values():
+            handle.close()
+        self._files = {}
+        self.finished = True
+
+    def close(self) -> None:
+        """Remove the files."""
+        self.finish()
+        self._remove()
+
+    @property
+    def n_rows(self) -> int:
+        """Rows kept."""
+        return self._rows
+
+    def _read(self, name: str, entry: _ChunkEntry) -> np.ndarray:
+        if name in _VECTORS:
+            dtype, width = np.dtype(_VECTORS[name]), 1
+        else:
+            dtype, width = np.dtype(np.float64), self.widths[name]
+            if not width:
+                return np.empty((entry.n_used, 0))
+        values = np.fromfile(
+            os.path.join(self.path, name),
+            dtype=dtype,
+            count=entry.n_used * width,
+            offset=entry.start * width * dtype.itemsize,
+        )
+        return values if name in _VECTORS else values.reshape(entry.n_used, width)
+
+    def chunks(self) -> Iterator[ChunkArrays]:
+        """The kept arrays, chunk by chunk, in the order they were written."""
+        if not self.finished:
+            raise RuntimeError("the spill is still being written")
+        for entry in self.entries:
+            if not entry.n_used:
+                continue
+            yield ChunkArrays(
+                y=self._read("y", entry),
+                X=self._read("X", entry),
+                weights=self._read("weights", entry),
+                offset=self._read("offset", entry),
+                bad=entry.bad,
+                n_bad=entry.n_bad,
+                n_rows=entry.n_rows,
+                nominal=self._read("nominal", entry),
+                scale=self._read("scale", entry),
+                y_low=self._read("y_low", entry) if self.censored else None,
+            )
+
+    def serves(self, spec: ChunkSpec) -> bool:
+        """Whether the kept arrays are those ``spec`` builds (see :func:`decoding_key`)."""
+        return self.finished and serves(self.key, self.location, spec)
+
+    def map_reduce(self, func: Callable[..., Any], spec: ChunkSpec, *args: Any) -> Any:
+        """``func(arrays_1, spec, *args) + ...`` over the kept chunks (None: no rows)."""
+        total = None
+        for arrays in self.chunks():
+            total = add_parts(total, func(serve_arrays(arrays, spec, self.location), spec, *args))
+        return total
+
+
+def cache_setting() -> str | None:
+    """The directory of spill files (``""``: the system's temporary one), None when off."""
+    setting = get_options()["chunk_cache"]
+    if setting is False:
+        return None
+    return "" if setting is True else str(setting)
+
+
+def open_disk_spill(spec: ChunkSpec, n_rows: int) -> DiskSpill | None:
+    """An empty spill for the arrays of at most ``n_rows`` rows, or None.
+
+    None when the ``chunk_cache`` option is off, or the arrays would take more
+    than :data:`DISK_SHARE` of the free space of the directory.
+    """
+    where = cache_setting()
+    if where is None:
+        return None
+    directory = where or tempfile.gettempdir()
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:
+        return None
+    if arrays_bytes(spec, n_rows) > DISK_SHARE * free:
+        return None
+    path = tempfile.mkdtemp(prefix="ordstats-chunks-", dir=directory)
+    widths = {
+        "X": len(spec.terms.names),
+        "nominal": len(spec.nominal.names) if spec.nominal is not None else 0,
+        "scale": len(spec.scale.names) if spec.scale is not None else 0,
+    }
+    return DiskSpill(
+        path,
+        decoding_key(spec),
+        tuple(spec.terms.names),
+        widths,
+        censored=spec.censoring is not None,
+    )
+
+
+def spill_chunk(
+    frame: pd.DataFrame, spec: ChunkSpec, spill: DiskSpill, func: Callable[..., Any], *args: Any
+) -> Any:
+    """Build one chunk's arrays, append them to ``spill`` and return ``func(arrays, spec, *args)``.
+
+    The pass function of a source read in this process, whose chunks come in
+    order (the spill keeps that order).
+    """
+    arrays = chunk_arrays(frame, spec)
+    spill.add(arrays)
+    return func(arrays, spec, *args)

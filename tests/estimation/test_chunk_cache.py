@@ -1,0 +1,173 @@
+"""The chunk cache: passes after the summary read the decoded chunks, with the same numbers.
+
+A fit of data read in chunks keeps each chunk's likelihood arrays after the
+summary pass (on local disk for files and DataFrames, in the workers' memory
+for Dask on a cluster); the Newton passes and the results' passes over the
+arrays read them back.  The sums are those over the source, chunk by chunk in
+the same order, so the fit equals the fit that reads the data at every pass
+bit for bit.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import ordstats
+from ordstats.data import spill
+from ordstats.errors import CollinearityWarning, MissingDataWarning, SpecificationError
+from tests._chunk_data import FORMULA, assert_same_fit, ratings, write_parquet
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return ratings(6000, seed=3)
+
+
+@pytest.fixture(scope="module")
+def memory_fit(frame):
+    with pytest.warns(MissingDataWarning):
+        return ordstats.OrdinalModel.from_formula(FORMULA, frame).fit()
+
+
+def _model(data, cache, **kw):
+    with ordstats.set_options(chunk_cache=cache), pytest.warns(MissingDataWarning):
+        return ordstats.OrdinalModel.from_formula(FORMULA, data, **kw)
+
+
+def _spill_dirs(where) -> list[str]:
+    return sorted(p for p in os.listdir(where) if p.startswith("ordstats-chunks-"))
+
+
+def _assert_identical(a, b):
+    np.testing.assert_array_equal(a.params, b.params)
+    np.testing.assert_array_equal(a.bse, b.bse)
+    assert a.llf == b.llf
+
+
+@pytest.mark.parametrize("kind", ["parquet", "frame"])
+def test_cached_fit_equals_reading_at_every_pass(tmp_path, frame, memory_fit, kind):
+    data = frame
+    if kind == "parquet":
+        write_parquet(frame, tmp_path / "d")
+        data = str(tmp_path / "d")
+    cached = _model(data, str(tmp_path), chunksize=700)
+    reread = _model(data, False, chunksize=700)
+    res_cached, res_reread = cached.fit(), reread.fit()
+    _assert_identical(res_cached, res_reread)
+    assert_same_fit(res_cached, memory_fit)
+    # the same passes; only the level scan and the summary read the source
+    assert cached.evaluator.n_passes == reread.evaluator.n_passes > 2
+    assert cached.evaluator.n_reads == 2
+    assert reread.evaluator.n_reads == reread.evaluator.n_passes
+    assert len(_spill_dirs(tmp_path)) == 1
+
+
+def test_spill_is_removed_with_the_model(tmp_path, frame):
+    model = _model(frame, str(tmp_path), chunksize=1000)
+    model.fit()
+    (directory,) = _spill_dirs(tmp_path)
+    assert os.listdir(tmp_path / directory)  # the arrays' files
+    del model
+    gc.collect()
+    assert _spill_dirs(tmp_path) == []
+
+
+def test_results_read_the_cache_with_the_same_numbers(tmp_path, frame):
+    """The null model, Brant's binary fits and HC0 read the cache or the source as needed."""
+    cached = _model(frame, str(tmp_path), chunksize=1000).fit()
+    reread = _model(frame, False, chunksize=1000).fit()
+    assert cached.llnull == reread.llnull
+    np.testing.assert_array_equal(cached.brant_test().to_numpy(), reread.brant_test().to_numpy())
+    np.testing.assert_array_equal(
+        cached.get_robustcov_results("HC0").bse, reread.get_robustcov_results("HC0").bse
+    )
+    evaluator = cached.model.evaluator
+    assert evaluator.n_reads < evaluator.n_passes
+
+
+def test_data_changed_after_the_summary_do_not_reach_the_fit(tmp_path, frame, memory_fit):
+    """The fit reads the arrays kept by the summary pass, as an in-memory fit reads its design."""
+    data = frame.copy()
+    model = _model(data, str(tmp_path), chunksize=500)
+    data.loc[2900, "f"] = "zz"
+    data.loc[0, "y"] = 9
+    assert_same_fit(model.fit(), memory_fit)
+
+
+def test_no_cache_when_a_column_is_dropped_as_aliased(tmp_path, frame):
+    data = frame.assign(x3=2.0 * frame["x1"])
+    with (
+        ordstats.set_options(chunk_cache=str(tmp_path)),
+        pytest.warns(MissingDataWarning),
+        pytest.warns(CollinearityWarning, match="'x3'"),
+    ):
+        model = ordstats.OrdinalModel.from_formula(FORMULA + " + x3", data, chunksize=1000)
+    assert "x3" not in model.exog_names
+    assert _spill_dirs(tmp_path) == []  # its arrays had the dropped column
+    res = model.fit()
+    assert model.evaluator.n_reads == model.evaluator.n_passes
+    with pytest.warns(MissingDataWarning):
+        expected = ordstats.OrdinalModel.from_formula(FORMULA, frame).fit()
+    assert_same_fit(res, expected)
+
+
+def test_no_cache_without_room_on_disk(tmp_path, frame, monkeypatch):
+    full = shutil.disk_usage(tmp_path)._replace(free=1000)
+    monkeypatch.setattr(spill.shutil, "disk_usage", lambda path: full)
+    model = _model(frame, str(tmp_path), chunksize=1000)
+    model.fit()
+    assert _spill_dirs(tmp_path) == []
+    assert model.evaluator.n_reads == model.evaluator.n_passes
+
+
+def test_pickled_model_keeps_no_cache(tmp_path, frame):
+    import pickle
+
+    model = _model(frame, str(tmp_path), chunksize=1000)
+    res = model.fit()
+    restored = pickle.loads(pickle.dumps(res))
+    assert restored.model.evaluator.reader.store is None
+    np.testing.assert_array_equal(restored.params, res.params)
+
+
+def test_chunk_cache_option_is_checked(tmp_path):
+    with pytest.raises(SpecificationError, match="not an existing directory"):
+        ordstats.set_options(chunk_cache=str(tmp_path / "nowhere"))
+    with pytest.raises(SpecificationError, match="chunk_cache must be True, False or a directory"):
+        ordstats.set_options(chunk_cache=1)
+    assert ordstats.get_options()["chunk_cache"] is True
+
+
+# -- Dask ----------------------------------------------------------------------
+
+
+def test_dask_cluster_keeps_the_arrays_in_the_workers(frame, memory_fit):
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    ddf = dd.from_pandas(frame, npartitions=5)
+    with distributed.Client(
+        processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ):
+        cached = _model(ddf, True)
+        reread = _model(ddf, False)
+        res_cached, res_reread = cached.fit(), reread.fit()
+        assert cached.evaluator.reader.store is not None
+        assert cached.evaluator.n_reads == 2
+        assert reread.evaluator.n_reads == reread.evaluator.n_passes
+        _assert_identical(res_cached, res_reread)
+        assert_same_fit(res_cached, memory_fit)
+        assert res_cached.llnull == res_reread.llnull
+
+
+def test_dask_without_a_cluster_reads_at_every_pass(frame):
+    """The local schedulers would keep the arrays in this process: no store."""
+    dd = pytest.importorskip("dask.dataframe")
+    model = _model(dd.from_pandas(frame, npartitions=3), True)
+    model.fit()
+    assert model.evaluator.reader.store is None
+    assert model.evaluator.n_reads == model.evaluator.n_passes
