@@ -80,6 +80,7 @@ from ordstats.estimation.bayes_language import (
 )
 from ordstats.estimation.bayes_thresholds import ThresholdGroupMap, refuse_threshold_groups_ml
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
+from ordstats.estimation.vector_quadrature import CorrelatedDraws
 from ordstats.families.cumulative.prediction import cut_points_and_scale
 from ordstats.families.mixed_hessian import has_laplace_hessian, laplace_hessian
 from ordstats.results.fitted import FitInfo, OrdinalResults
@@ -859,8 +860,10 @@ def threshold_group_map(model: Any) -> ThresholdGroupMap:
 class CorrelatedTarget(Target):
     """A mixed model's log posterior in each term's log SDs and ``atanh`` partial correlations.
 
-    See :class:`~ordstats.estimation.bayes_language.CorrelationMap`; the marginal
-    likelihood is the mixed model's (Laplace or AGQ) at the mapped log-Cholesky parameters.
+    See :class:`~ordstats.estimation.bayes_language.CorrelationMap`.  The mode is that of
+    the Laplace marginal likelihood (analytic gradient); the log density that weighs the
+    draws is, for a single correlated term, the adaptive Gauss-Hermite product rule of
+    :mod:`ordstats.estimation.vector_quadrature`, and the Laplace value otherwise.
     """
 
     def __init__(self, model: Any, log_prior: Any, nagq: int, cmap: CorrelationMap) -> None:
@@ -885,15 +888,19 @@ class CorrelatedTarget(Target):
         return _MixedEvaluation(np.asarray(x, dtype=float), self._chained)
 
     def log_density(self, x: FloatArray) -> float:
-        """``l(v(x)) + log p(x)`` up to a constant."""
-        nll = self.model.objective.value(self.cmap.expand(x), self.nagq)
-        if not np.isfinite(nll):
-            return -np.inf
-        return float(-nll + self.log_prior.value(x))
+        """``l(v(x)) + log p(x)`` up to a constant (the log density the draws are weighed by)."""
+        return float(self.log_density_batch(np.asarray(x, dtype=float)[None, :])[0])
+
+    @cached_property
+    def _quadrature(self) -> CorrelatedDraws | None:
+        return CorrelatedDraws.of(self.model)
 
     def _batch_nll(self, X: FloatArray) -> FloatArray:
-        """The negative log marginal likelihood at ``v(x)`` of each row, draw by draw."""
-        return np.array([self.model.objective.value(v, self.nagq) for v in self.cmap.expand(X)])
+        """The negative log marginal likelihood at ``v(x)`` of each row."""
+        V = self.cmap.expand(X)
+        if self._quadrature is not None:
+            return -self._quadrature.loglik(V)
+        return np.array([self.model.objective.value(v, self.nagq) for v in V])
 
 
 def _native_block(block: Any) -> tuple[Any, ...]:

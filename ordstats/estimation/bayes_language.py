@@ -26,12 +26,18 @@ parameter).  The correlation's Cholesky factor is ``W_ij = z_ij prod_{k<j} sech 
 ``L = diag(s) W`` are ``v_ii = t_i - sum_{k<i} log cosh y_ik`` and ``v_ij = L_ij``
 (``i > j``), whose derivatives are ``dv_ii/dt_i = 1``, ``dv_ii/dy_ik = -tanh y_ik``,
 ``dv_ij/dt_i = L_ij``, ``dv_ij/dy_ij = s_i sech^2 y_ij prod_{k<j} sech y_ik`` and
-``dv_ij/dy_ik = -L_ij tanh y_ik`` (``k < j``).  The Laplace (or AGQ) marginal
-likelihood's gradient follows by the chain rule; its Hessian, as for scalar terms, by
-central differences of that gradient.  The SDs take the scalar priors with the Jacobian
-of the log (a density ``p_s(s) s`` in ``t``, which vanishes as ``s -> 0``: the mode
-exists, unlike in the log-Cholesky coordinates, where the density is flat along
-``L_i -> 0``); the LKJ prior is :class:`ordstats.core.block_priors.LkjPrior`.
+``dv_ij/dy_ik = -L_ij tanh y_ik`` (``k < j``).  The Laplace marginal likelihood's
+gradient follows by the chain rule; its Hessian, as for scalar terms, by central
+differences of that gradient: they give the mode and the proposal.  The draws are then
+weighed by the adaptive Gauss-Hermite product rule over each group's ``q`` random
+effects (:mod:`ordstats.estimation.vector_quadrature`), since the Laplace value's error
+moves the SDs' posterior means by 0.1 posterior SD at 15 rows per group; with several
+random terms (crossed levels, no product over groups) by the Laplace value.
+
+The SDs take the scalar priors with the Jacobian of the log (a density ``p_s(s) s`` in
+``t``, which vanishes as ``s -> 0``: the mode exists, unlike in the log-Cholesky
+coordinates, where the density is flat along ``L_i -> 0``); the LKJ prior is
+:class:`ordstats.core.block_priors.LkjPrior`.
 
 :func:`brms_draws` turns posterior draws into brms' parameters (``bsp_``, ``simo_``,
 ``sd_``, ``cor_``).
