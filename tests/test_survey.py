@@ -135,6 +135,26 @@ def test_reg_term_test_equals_r(fits, name):
         assert row["P>F"] == pytest.approx(tt["p"], abs=1e-6)
 
 
+@pytest.mark.parametrize("name", ["clus1", "clus2"])
+def test_joint_reg_term_test_of_several_terms_equals_r(fits, name):
+    # R's regTermTest(fit, ~mobility + stype) is one F test on all 3 coefficients
+    # (tests/r/survey_joint_refs.R); before, a list of terms gave only one row per term
+    ref = json.loads((DATA / "joint_refs.json").read_text())[name]
+    table = fits[name].reg_term_test(ref["terms"], joint=True)
+    assert list(table.index) == ["mobility + stype"]
+    row = table.iloc[0]
+    assert (row["df"], row["ddf"]) == (ref["df"], ref["ddf"])
+    assert row["F"] == pytest.approx(ref["Ftest"], rel=1e-6)
+    assert row["P>F"] == pytest.approx(ref["p"], abs=1e-6)
+    chisq = fits[name].reg_term_test(ref["terms"], df=np.inf, joint=True).iloc[0]
+    assert chisq["chi2"] == pytest.approx(ref["chisq"], rel=1e-6)
+    assert chisq["P>F"] == pytest.approx(ref["p_chisq"], abs=1e-6)
+    # one term alone: the same as without joint=
+    pd.testing.assert_frame_equal(
+        fits[name].reg_term_test("stype", joint=True), fits[name].reg_term_test("stype")
+    )
+
+
 def test_t_on_design_df(fits):
     res = fits["clus1"]
     from scipy import stats
