@@ -443,3 +443,18 @@ def test_summaries_show_no_information_criteria_and_t(fits):
     assert re.search(r"AIC:\s+n/a", text) and re.search(r"BIC:\s+n/a", text)
     frame = fits["clus1"].summary2().tables[1]
     assert "t" in frame.columns and "P>|t|" in frame.columns and "z" not in frame.columns
+
+
+def test_intervals_without_residual_df_say_they_use_normal_quantiles():
+    # a domain inside a few PSUs: degf - slopes <= 0, so t is undefined; before, conf_int()
+    # switched to normal quantiles without a word
+    c1 = load("apiclus1")
+    design = ordstats.SurveyDesign(c1, weights="pw", psu="dnum", fpc="fpc")
+    few = design.subset(c1["dnum"].isin(sorted(c1["dnum"].unique())[:3]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula(F_STYPE, design=few).fit()
+    assert res.df_resid <= 0
+    with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"residual design df is -?\d+"):
+        interval = res.conf_int()
+    pd.testing.assert_frame_equal(interval, res.conf_int(use_t=False))

@@ -27,6 +27,7 @@ vce(unconditional)``) is not included.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from functools import cached_property
 from typing import Any
@@ -37,7 +38,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import OrdstatsError, OrdstatsWarning, SpecificationError
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
@@ -178,7 +179,8 @@ class SurveyResults(OrdinalResults):
             Profile intervals are not design-based and are refused.
         which : ignored
         use_t : bool
-            ``False``: normal quantiles (R's ``confint`` on an ``svyolr`` fit).
+            ``False``: normal quantiles (R's ``confint`` on an ``svyolr`` fit);
+            also, with a warning, where ``df_resid <= 0``.
 
         Returns
         -------
@@ -194,6 +196,15 @@ class SurveyResults(OrdinalResults):
         if use_t and self.df_resid > 0:
             q = float(stats.t.ppf(1.0 - alpha / 2.0, self.df_resid))
         else:
+            if use_t:
+                warnings.warn(
+                    f"the residual design df is {self.df_resid:g} (design df {self.design_df} "
+                    f"minus {self.df_model:g} slopes), so t is undefined: the intervals use "
+                    "normal quantiles (R's confint on svyolr); a design with more PSUs, or "
+                    "fewer terms, gives t intervals",
+                    OrdstatsWarning,
+                    stacklevel=2,
+                )
             q = float(stats.norm.ppf(1.0 - alpha / 2.0))
         half = q * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
