@@ -458,3 +458,21 @@ def test_intervals_without_residual_df_say_they_use_normal_quantiles():
     with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"residual design df is -?\d+"):
         interval = res.conf_int()
     pd.testing.assert_frame_equal(interval, res.conf_int(use_t=False))
+
+
+@pytest.mark.parametrize(("method", "link"), [("probit", "probit"), ("cloglog", "loglog")])
+def test_svyolr_methods_are_links(fits, method, link):
+    # svyolr(method = "cloglog") is pgumbel, exp(-exp(-x)): link="loglog" (README's table);
+    # tests/r/survey_links_refs.R
+    ref = json.loads((DATA / "links_refs.json").read_text())[method]
+    design, formula = designs()["clus1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula(formula, design=design, link=link).fit()
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    np.testing.assert_allclose(res.bse, np.array(ref["se"])[order], rtol=1e-5)
+    row = res.reg_term_test("stype").iloc[0]
+    assert row["F"] == pytest.approx(ref["Ftest"], rel=1e-6)
+    assert row["P>F"] == pytest.approx(ref["p"], abs=1e-6)
+    assert res.df_resid == ref["df_residual"]
