@@ -2246,3 +2246,54 @@ def test_class_type_has_no_slopes_or_comparisons(verb):
     fit = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     with pytest.raises(ordstats.errors.OrdstatsError, match="no comparisons or slopes"):
         getattr(fit, verb)(type="class")
+
+
+# -- survey designs: the issue 27 walk (text columns, domain conditions, replicate frames) ---
+
+
+def test_survey_text_weights_are_a_clear_error(wine):
+    # before: numpy's "could not convert string to float: 'a'"
+    data = _survey_frame(wine).assign(w=lambda d: np.where(np.arange(len(d)) == 2, "a", "2"))
+    with pytest.raises(DataError, match=r"^weights must be numbers; the column 'w' has text"):
+        ordstats.SurveyDesign(data, weights="w", psu="psu")
+    with pytest.raises(DataError, match=r"^weights must be numbers; the column 'w' has text"):
+        ordstats.ReplicateDesign(data, repweights=np.ones((len(data), 3)), weights="w")
+
+
+def test_survey_text_replicate_weights_are_a_clear_error(wine):
+    # before: numpy's "could not convert string to float: 'cold'"
+    data = _survey_frame(wine)
+    with pytest.raises(DataError, match=r"^repweights must be numbers; the column 'temp' has"):
+        ordstats.ReplicateDesign(data, repweights=["w", "temp"], weights="w", type="bootstrap")
+
+
+def test_survey_domain_condition_of_text_is_refused(wine):
+    # before: every non-empty string counted as True, a domain of every row
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    with pytest.raises(DataError, match=r"a domain condition must be True/False per row"):
+        design.subset(wine["temp"].astype(str).to_numpy())
+    # numbers and missing values count as R's subset: nonzero is in, missing is out
+    numeric = np.where(np.arange(len(wine)) < 10, 1.0, np.nan)
+    assert int(design.subset(numeric).domain.sum()) == 10
+
+
+def test_survey_replicate_weight_column_of_zeros_is_an_error(wine):
+    # before: that replicate's refit stayed at the full-sample estimates, silently
+    data = _survey_frame(wine)
+    weights = np.column_stack([np.ones((len(data), 3)), np.zeros(len(data))])
+    with pytest.raises(DataError, match=r"replicate 4 \('rep4'\) has no positive weight"):
+        ordstats.ReplicateDesign(data, repweights=weights, weights="w", type="bootstrap")
+
+
+def test_survey_replicate_weights_frame_aligns_on_the_index(wine):
+    # before: "the repweights DataFrame must have the data's index" for the same rows reordered
+    data = _survey_frame(wine)
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.uniform(1.0, 3.0, (len(data), 4)), index=data.index)
+    ordered = ordstats.ReplicateDesign(data, repweights=frame, weights="w", type="bootstrap")
+    shuffled = ordstats.ReplicateDesign(
+        data, repweights=frame.sample(frac=1.0, random_state=1), weights="w", type="bootstrap"
+    )
+    np.testing.assert_array_equal(shuffled.repweights, ordered.repweights)
+    with pytest.raises(DataError, match=r"repweights DataFrame lacks 1 of the data's index labels"):
+        ordstats.ReplicateDesign(data, repweights=frame.iloc[1:], weights="w", type="bootstrap")

@@ -135,6 +135,26 @@ def test_reg_term_test_equals_r(fits, name):
         assert row["P>F"] == pytest.approx(tt["p"], abs=1e-6)
 
 
+@pytest.mark.parametrize("name", ["clus1", "clus2"])
+def test_joint_reg_term_test_of_several_terms_equals_r(fits, name):
+    # R's regTermTest(fit, ~mobility + stype) is one F test on all 3 coefficients
+    # (tests/r/survey_joint_refs.R); before, a list of terms gave only one row per term
+    ref = json.loads((DATA / "joint_refs.json").read_text())[name]
+    table = fits[name].reg_term_test(ref["terms"], joint=True)
+    assert list(table.index) == ["mobility + stype"]
+    row = table.iloc[0]
+    assert (row["df"], row["ddf"]) == (ref["df"], ref["ddf"])
+    assert row["F"] == pytest.approx(ref["Ftest"], rel=1e-6)
+    assert row["P>F"] == pytest.approx(ref["p"], abs=1e-6)
+    chisq = fits[name].reg_term_test(ref["terms"], df=np.inf, joint=True).iloc[0]
+    assert chisq["chi2"] == pytest.approx(ref["chisq"], rel=1e-6)
+    assert chisq["P>F"] == pytest.approx(ref["p_chisq"], abs=1e-6)
+    # one term alone: the same as without joint=
+    pd.testing.assert_frame_equal(
+        fits[name].reg_term_test("stype", joint=True), fits[name].reg_term_test("stype")
+    )
+
+
 def test_t_on_design_df(fits):
     res = fits["clus1"]
     from scipy import stats
@@ -423,3 +443,36 @@ def test_summaries_show_no_information_criteria_and_t(fits):
     assert re.search(r"AIC:\s+n/a", text) and re.search(r"BIC:\s+n/a", text)
     frame = fits["clus1"].summary2().tables[1]
     assert "t" in frame.columns and "P>|t|" in frame.columns and "z" not in frame.columns
+
+
+def test_intervals_without_residual_df_say_they_use_normal_quantiles():
+    # a domain inside a few PSUs: degf - slopes <= 0, so t is undefined; before, conf_int()
+    # switched to normal quantiles without a word
+    c1 = load("apiclus1")
+    design = ordstats.SurveyDesign(c1, weights="pw", psu="dnum", fpc="fpc")
+    few = design.subset(c1["dnum"].isin(sorted(c1["dnum"].unique())[:3]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula(F_STYPE, design=few).fit()
+    assert res.df_resid <= 0
+    with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"residual design df is -?\d+"):
+        interval = res.conf_int()
+    pd.testing.assert_frame_equal(interval, res.conf_int(use_t=False))
+
+
+@pytest.mark.parametrize(("method", "link"), [("probit", "probit"), ("cloglog", "loglog")])
+def test_svyolr_methods_are_links(fits, method, link):
+    # svyolr(method = "cloglog") is pgumbel, exp(-exp(-x)): link="loglog" (README's table);
+    # tests/r/survey_links_refs.R
+    ref = json.loads((DATA / "links_refs.json").read_text())[method]
+    design, formula = designs()["clus1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula(formula, design=design, link=link).fit()
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    np.testing.assert_allclose(res.bse, np.array(ref["se"])[order], rtol=1e-5)
+    row = res.reg_term_test("stype").iloc[0]
+    assert row["F"] == pytest.approx(ref["Ftest"], rel=1e-6)
+    assert row["P>F"] == pytest.approx(ref["p"], abs=1e-6)
+    assert res.df_resid == ref["df_residual"]

@@ -156,7 +156,7 @@ comparison = pd.DataFrame(
         "R (clm refits)": np.sqrt(np.diag(np.array(jk1["var_newton"])))[[4, 5, 6, 0, 1, 2, 3]],
     }
 )
-print(comparison.round(4))
+print(comparison.round(4).to_string())
 
 # %% [markdown]
 # svyolr refits each replicate with polr's BFGS, which stops short of the optimum; its

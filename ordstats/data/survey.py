@@ -143,8 +143,22 @@ def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
     return counts[groups].astype(float)
 
 
-def _checked_weights(values: Any, n: int, what: str = "weights") -> FloatArray:
-    w = np.asarray(values, dtype=float)
+def _numbers(values: Any, what: str, column: str | None = None) -> FloatArray:
+    """``values`` as floats, or an error naming the column whose values are text."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as err:
+        where = f"the column {column!r}" if column is not None else "they"
+        raise DataError(
+            f"{what} must be numbers; {where} has text or other values that are not: {err}. "
+            "Convert it with pandas.to_numeric before building the design"
+        ) from err
+
+
+def _checked_weights(
+    values: Any, n: int, what: str = "weights", column: str | None = None
+) -> FloatArray:
+    w = _numbers(values, what, column)
     if w.shape != (n,):
         raise DataError(f"{what} must have one value per row of the data ({n}); got {w.shape}")
     if not np.all(np.isfinite(w)):
@@ -337,7 +351,7 @@ class SurveyDesign(_DesignRows):
                         f"fpc varies within strata at stage {stage}", OrdstatsWarning, stacklevel=2
                     )
         if weights is not None:
-            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n)
+            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n, column=weights)
         elif fpc_names:
             w = np.prod([p / m for p, m in zip(popsize, n_psu, strict=True)], axis=0)  # type: ignore[operator]
         else:
@@ -428,10 +442,18 @@ def _domain_mask(rows: Any, index: pd.Index) -> np.ndarray:
         )
     if values.dtype != bool:
         missing = pd.isna(values)
-        try:
-            values = np.where(missing, False, values).astype(bool)
-        except (TypeError, ValueError) as err:
-            raise DataError("a domain condition must be True/False per row") from err
+        other = [
+            v
+            for v in values[~missing]
+            if not isinstance(v, (bool, np.bool_, int, float, np.number))
+        ]
+        if other:
+            raise DataError(
+                "a domain condition must be True/False per row (missing values count as "
+                f"outside); got values such as {other[0]!r}"
+            )
+        # numbers count as R's subset does: nonzero is inside, missing outside
+        values = np.where(missing, False, values).astype(bool)
     return np.asarray(values, dtype=bool)
 
 
@@ -441,23 +463,19 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         names = [str(c) for c in data.columns if re.search(repweights, str(c))]
         if not names:
             raise DataError(f"no column of the data matches the repweights pattern {repweights!r}")
-        matrix = data[names].to_numpy(float)
+        matrix = _frame_numbers(data[names])
     elif isinstance(repweights, Sequence) and all(isinstance(c, str) for c in repweights):
         names = list(repweights)
         missing = [c for c in names if c not in data.columns]
         if missing:
             raise DataError(f"repweights columns {missing} are not columns of the data")
-        matrix = data[names].to_numpy(float)
+        matrix = _frame_numbers(data[names])
+    elif isinstance(repweights, pd.DataFrame):
+        names = [str(c) for c in repweights.columns]
+        matrix = _frame_numbers(_aligned_frame(repweights, data.index))
     else:
-        if isinstance(repweights, pd.DataFrame):
-            names = [str(c) for c in repweights.columns]
-            if not repweights.index.equals(data.index):
-                raise DataError("the repweights DataFrame must have the data's index")
-        matrix = np.asarray(repweights, dtype=float)
-        if isinstance(repweights, pd.DataFrame):
-            pass
-        else:
-            names = [f"rep{i + 1}" for i in range(matrix.shape[1] if matrix.ndim == 2 else 0)]
+        matrix = _numbers(repweights, "repweights")
+        names = [f"rep{i + 1}" for i in range(matrix.shape[1] if matrix.ndim == 2 else 0)]
     if matrix.ndim != 2 or matrix.shape[0] != len(data) or matrix.shape[1] < 2:
         raise DataError(
             f"repweights must have one row per row of the data ({len(data)}) and one column "
@@ -467,7 +485,36 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         raise DataError("repweights have missing or infinite values")
     if np.any(matrix < 0):
         raise DataError("repweights must be non-negative")
+    empty = np.flatnonzero(~np.any(matrix > 0, axis=0))
+    if empty.size:
+        r = int(empty[0])
+        raise DataError(
+            f"replicate {r + 1} ({names[r]!r}) has no positive weight: every replicate must "
+            f"keep some rows ({empty.size} such column(s)); drop those columns from repweights"
+        )
     return matrix, names
+
+
+def _frame_numbers(frame: pd.DataFrame) -> FloatArray:
+    """A frame of replicate weights as floats, naming a column that is not numeric."""
+    for name in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[name]):
+            _numbers(frame[name].to_numpy(), "repweights", str(name))
+    return frame.to_numpy(float)
+
+
+def _aligned_frame(frame: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
+    """A repweights DataFrame in the data's row order, matched on the index (as pandas)."""
+    if frame.index.equals(index):
+        return frame
+    absent = index.difference(frame.index)
+    if absent.size or not frame.index.is_unique or len(frame) != len(index):
+        raise DataError(
+            f"the repweights DataFrame lacks {absent.size} of the data's index labels (or "
+            "has others, or repeats some): its rows are matched to the data's on the index; "
+            "give it one row per row of the data, with the data's index"
+        )
+    return frame.reindex(index)
 
 
 class ReplicateDesign(_DesignRows):
@@ -517,7 +564,7 @@ class ReplicateDesign(_DesignRows):
         matrix, names = _replicate_matrix(data, repweights)
         n, n_rep = matrix.shape
         if weights is not None:
-            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n)
+            w = _checked_weights(_column(data, weights, "weights").to_numpy(), n, column=weights)
         else:
             warnings.warn(
                 "no sampling weights given: equal probability assumed (weights 1), as R's "

@@ -27,6 +27,7 @@ vce(unconditional)``) is not included.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from functools import cached_property
 from typing import Any
@@ -37,13 +38,14 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import OrdstatsError, OrdstatsWarning, SpecificationError
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.survey_variance import linearization_meat, weighted_f_tail
 from ordstats.results.values import Covariance
+from ordstats.results.wald import wald_test_terms
 
 __all__ = ["SurveyResults", "linearization_covariance"]
 
@@ -177,7 +179,8 @@ class SurveyResults(OrdinalResults):
             Profile intervals are not design-based and are refused.
         which : ignored
         use_t : bool
-            ``False``: normal quantiles (R's ``confint`` on an ``svyolr`` fit).
+            ``False``: normal quantiles (R's ``confint`` on an ``svyolr`` fit);
+            also, with a warning, where ``df_resid <= 0``.
 
         Returns
         -------
@@ -193,11 +196,22 @@ class SurveyResults(OrdinalResults):
         if use_t and self.df_resid > 0:
             q = float(stats.t.ppf(1.0 - alpha / 2.0, self.df_resid))
         else:
+            if use_t:
+                warnings.warn(
+                    f"the residual design df is {self.df_resid:g} (design df {self.design_df} "
+                    f"minus {self.df_model:g} slopes), so t is undefined: the intervals use "
+                    "normal quantiles (R's confint on svyolr); a design with more PSUs, or "
+                    "fewer terms, gives t intervals",
+                    OrdstatsWarning,
+                    stacklevel=2,
+                )
             q = float(stats.norm.ppf(1.0 - alpha / 2.0))
         half = q * self.bse
         return pd.DataFrame({"lower": self.params - half, "upper": self.params + half})
 
-    def reg_term_test(self, terms: Any = None, df: float | None = None) -> pd.DataFrame:
+    def reg_term_test(
+        self, terms: Any = None, df: float | None = None, joint: bool = False
+    ) -> pd.DataFrame:
         """Wald F test that every coefficient of a term is zero (R's ``regTermTest``).
 
         Parameters
@@ -208,22 +222,33 @@ class SurveyResults(OrdinalResults):
         df : float, optional
             Denominator degrees of freedom (default ``df_resid``, as R); ``inf``
             gives the chi-squared test.
+        joint : bool
+            One test that the coefficients of all ``terms`` are zero together,
+            labelled ``"a + b"`` (R's ``regTermTest(m, ~a + b)``); default one
+            test per term.
 
         Returns
         -------
         pandas.DataFrame
-            One row per term: ``"F"``, ``"df"``, ``"ddf"``, ``"P>F"`` (and
-            ``"chi2"``), from the design-based covariance.
+            One row per term (one row with ``joint``): ``"F"``, ``"df"``,
+            ``"ddf"``, ``"P>F"`` (and ``"chi2"``), from the design-based covariance.
         """
-        table = self.wald_test_terms()
-        if terms is not None:
-            wanted = [terms] if isinstance(terms, str) else list(terms)
-            unknown = [t for t in wanted if t not in table.index]
-            if unknown:
-                raise SpecificationError(
-                    f"terms {unknown} are not terms of the model; choose from {list(table.index)}"
-                )
-            table = table.loc[wanted]
+        groups = self.term_parameters()
+        wanted = (
+            list(groups) if terms is None else [terms] if isinstance(terms, str) else list(terms)
+        )
+        unknown = [t for t in wanted if t not in groups]
+        if unknown:
+            raise SpecificationError(
+                f"terms {unknown} are not terms of the model; choose from {list(groups)}"
+            )
+        if joint:
+            groups = {" + ".join(wanted): [name for t in wanted for name in groups[t]]}
+        else:
+            groups = {t: groups[t] for t in wanted}
+        table = wald_test_terms(
+            self.params.to_numpy(), self.covariance.matrix, list(self.params.index), groups
+        )
         ddf = self.df_resid if df is None else float(df)
         f_stat = table["chi2"] / table["df"]
         if np.isfinite(ddf):

@@ -536,6 +536,22 @@ class WaldMethods(FittedState):
         pandas.DataFrame
             One row per term: ``"chi2"``, ``"df"``, ``"P>chi2"``.
         """
+        return wald_test_terms(
+            self.params.to_numpy(),
+            self.covariance.matrix,
+            list(self.params.index),
+            self.term_parameters(),
+        )
+
+    def term_parameters(self) -> dict[str, list[str]]:
+        """The parameter names of each formula term, labelled as in :meth:`wald_test_terms`.
+
+        Returns
+        -------
+        dict
+            Term label (``"temp"``, ``"nominal: contact"``, ``"scale: temp"``)
+            to the names of its parameters.
+        """
         model = self.model
         design = model.design
         groups: dict[str, list[str]] = dict(term_columns(design.location))
@@ -546,6 +562,4 @@ class WaldMethods(FittedState):
         if design.scale is not None:
             for term, cols in term_columns(design.scale).items():
                 groups[f"scale: {term}"] = [f"scale:{c}" for c in cols]
-        return wald_test_terms(
-            self.params.to_numpy(), self.covariance.matrix, list(self.params.index), groups
-        )
+        return groups
