@@ -10,6 +10,26 @@ adds the results within each partition, and adds the partitions' results with
 Spark, and as every task is a pure function of its rows and the parameters,
 the sum is the same.
 
+Every pass through ``mapInPandas`` pays Spark's conversion of the rows from
+the JVM to Arrow batches, several times what ordstats then does with them.
+During a fit, the first pass therefore also spills each partition's chunks to
+its executor's local directory (the *partition cache*,
+:mod:`ordstats.data.spark_cache`), and the later passes of the fit run a job
+of one task per partition id over the spilled chunks (``parallelize`` +
+``mapPartitionsWithIndex``, added with ``treeAggregate``): the same chunks in
+the same order, so the same sums to the last bit.  A partition whose spill is
+not found where its task runs is read through the DataFrame (and spilled
+again there); should the DataFrame's partitioning change, the cache is
+dropped and the pass made through the DataFrame.  The spill is deleted when
+``fit()`` ends, however it ends, and when ``from_formula`` fails; passes after
+the fit (robust covariances, margins, profiles) read the DataFrame.  The
+session setting ``spark.ordstats.cache`` (:func:`partition_cache_setting`)
+is ``auto`` by default: on for a local session (``local[n]``), where every
+task runs on the machine that spilled, and off on a cluster, where a
+partition's task may run on another executor at each pass (``true`` turns
+it on there too: each partition not found is then read through the
+DataFrame).
+
 Predictions (:meth:`SparkSource.map_partitions`) are a pandas UDF: the result
 is a Spark DataFrame, the input's columns followed by the predictions, so that
 scoring stays in the cluster.
@@ -304,7 +324,8 @@ class SparkSource:
     frame : pyspark.sql.DataFrame
         A DataFrame of a classic Spark session (Spark Connect sessions are not
         supported).  Cache it first (``frame.cache()``) if it is expensive to
-        compute: every pass of the fit reads all partitions.
+        compute: the first pass of a fit reads all partitions, and so does
+        every pass without the partition cache (see the module docstring).
     chunksize : int
         Rows per chunk within a partition: Spark's Arrow batches (10,000 rows by
         default) are joined into chunks of about this many rows.
