@@ -102,7 +102,7 @@ def _ends_fit(fit: _Fit) -> _Fit:
         try:
             return fit(self, *args, **kwargs)
         finally:
-            release_source_cache(getattr(self.evaluator, "source", None))
+            release_source_cache(self.source)
 
     return fitted  # type: ignore[return-value]
 
