@@ -10,6 +10,26 @@ adds the results within each partition, and adds the partitions' results with
 Spark, and as every task is a pure function of its rows and the parameters,
 the sum is the same.
 
+Every pass through ``mapInPandas`` pays Spark's conversion of the rows from
+the JVM to Arrow batches, several times what ordstats then does with them.
+During a fit, the first pass therefore also spills each partition's chunks to
+its executor's local directory (the *partition cache*,
+:mod:`ordstats.data.spark_cache`), and the later passes of the fit run a job
+of one task per partition id over the spilled chunks (``parallelize`` +
+``mapPartitionsWithIndex``, added with ``treeAggregate``): the same chunks in
+the same order, so the same sums to the last bit.  A partition whose spill is
+not found where its task runs is read through the DataFrame (and spilled
+again there); should the DataFrame's partitioning change, the cache is
+dropped and the pass made through the DataFrame.  The spill is deleted when
+``fit()`` ends, however it ends, and when ``from_formula`` fails; passes after
+the fit (robust covariances, margins, profiles) read the DataFrame.  The
+session setting ``spark.ordstats.cache`` (:func:`partition_cache_setting`)
+is ``auto`` by default: on for a local session (``local[n]``), where every
+task runs on the machine that spilled, and off on a cluster, where a
+partition's task may run on another executor at each pass (``true`` turns
+it on there too: each partition not found is then read through the
+DataFrame).
+
 Predictions (:meth:`SparkSource.map_partitions`) are a pandas UDF: the result
 is a Spark DataFrame, the input's columns followed by the predictions, so that
 scoring stays in the cluster.
@@ -21,18 +41,29 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import shutil
 import sys
 import warnings
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
 from ordstats.core.threads import numeric_threads
 from ordstats.data.chunks import ColumnPlan, LevelScan, _response_prototype
-from ordstats.data.parts import add_parts
+from ordstats.data.parts import add_parts, sum_parts
+from ordstats.data.spark_cache import (
+    CachePlace,
+    PartitionCache,
+    PartitionWriter,
+    read_chunks,
+    remove_here,
+)
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
 from ordstats.errors import (
@@ -41,12 +72,24 @@ from ordstats.errors import (
     OrdstatsError,
     PredictionError,
     ResponseError,
+    SpecificationError,
 )
 
-__all__ = ["SparkSource", "is_spark_frame", "java_runtime", "local_session"]
+__all__ = [
+    "CACHE_SETTING",
+    "SparkSource",
+    "is_spark_frame",
+    "java_runtime",
+    "local_session",
+    "partition_cache_setting",
+]
 
 #: The session setting of the rows per Arrow batch sent to Python.
 _BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
+#: The session setting that turns the partition cache on or off (:func:`partition_cache_setting`).
+CACHE_SETTING = "spark.ordstats.cache"
+#: Masters whose tasks all run on this machine: ``local``, ``local[4]``, ``local[*]``, ...
+_LOCAL_MASTER = re.compile(r"local(\[[^\]]*\])?")
 #: Rows of a sample that fixes column types (and the type of predictions).
 _SAMPLE_ROWS = 1000
 _SPARK_HINT = "pip install 'ordstats[spark]' (pyspark) and a Java runtime (17 or later)"
@@ -142,12 +185,50 @@ class _Failure:
         self.partition = partition
 
 
-def _combine(a: Any, b: Any) -> Any:
-    """Add two partial results; the first failure wins, None adds nothing."""
-    if isinstance(a, _Failure):
-        return a
-    if isinstance(b, _Failure):
-        return b
+@dataclass
+class _Partial:
+    """The sums of some partitions' tasks and what those tasks report besides.
+
+    Attributes
+    ----------
+    total : object
+        The sum of the partitions' results (None: no usable rows).
+    failure : _Failure or None
+        The first ordstats error of a task.
+    ran : frozenset of int
+        The partitions whose tasks ran.
+    kept : frozenset of int
+        Partitions spilled to the partition cache (a pass through the DataFrame).
+    missing : frozenset of int
+        Partitions whose spill was not found (a cached pass): still to read.
+    places : frozenset of CachePlace
+        Where the tasks wrote or read the cache (for its clean-up).
+    """
+
+    total: Any = None
+    failure: _Failure | None = None
+    ran: frozenset[int] = frozenset()
+    kept: frozenset[int] = frozenset()
+    missing: frozenset[int] = frozenset()
+    places: frozenset[CachePlace] = frozenset()
+
+    def __add__(self, other: _Partial | None) -> _Partial:
+        if other is None:
+            return self
+        return _Partial(
+            add_parts(self.total, other.total),
+            self.failure or other.failure,
+            self.ran | other.ran,
+            self.kept | other.kept,
+            self.missing | other.missing,
+            self.places | other.places,
+        )
+
+    __radd__ = __add__
+
+
+def _combine(a: _Partial | None, b: _Partial | None) -> _Partial | None:
+    """Add two partial results (``treeAggregate``'s operation); None adds nothing."""
     return add_parts(a, b)
 
 
@@ -167,22 +248,72 @@ def _chunks(batches: Iterator[pd.DataFrame], chunksize: int) -> Iterator[pd.Data
         yield pd.concat(pending, ignore_index=True) if len(pending) > 1 else pending[0]
 
 
-def _partition_sum(
-    batches: Iterator[pd.DataFrame], func: Callable[..., Any], args: tuple[Any, ...], chunksize: int
-) -> Any:
-    """``func(chunk, *args)`` added over one partition's chunks (a :class:`_Failure` on error)."""
+def _partition_id() -> int:
+    """The partition of the running Spark task (-1 outside a task)."""
     from pyspark import TaskContext
 
+    context = TaskContext.get()
+    return context.partitionId() if context is not None else -1
+
+
+def _sum_chunks(
+    chunks: Iterator[pd.DataFrame], func: Callable[..., Any], args: tuple[Any, ...], partition: int
+) -> _Partial:
+    """``func(chunk, *args)`` added over one partition's chunks (a failure on an ordstats error)."""
     total = None
     try:
         # one BLAS thread per task: Spark already runs one task per core
         with numeric_threads():
-            for chunk in _chunks(batches, chunksize):
+            for chunk in chunks:
                 total = add_parts(total, func(chunk, *args))
     except OrdstatsError as exc:
-        context = TaskContext.get()
-        return _Failure(exc, context.partitionId() if context is not None else -1)
-    return total
+        return _Partial(failure=_Failure(exc, partition), ran=frozenset([partition]))
+    return _Partial(total, ran=frozenset([partition]))
+
+
+def _spilled(chunks: Iterator[pd.DataFrame], writer: PartitionWriter) -> Iterator[pd.DataFrame]:
+    """The chunks, each spilled to the partition cache as it passes."""
+    for chunk in chunks:
+        writer.add(chunk)
+        yield chunk
+
+
+def _partition_sum(
+    batches: Iterator[pd.DataFrame],
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    chunksize: int,
+    cache: PartitionCache | None = None,
+) -> _Partial:
+    """One partition's sum in a pass through the DataFrame, spilling its chunks to ``cache``."""
+    partition = _partition_id()
+    chunks = _chunks(batches, chunksize)
+    if cache is None:
+        return _sum_chunks(chunks, func, args, partition)
+    writer = PartitionWriter(cache, partition)
+    part = _sum_chunks(_spilled(chunks, writer), func, args, partition)
+    if part.failure is not None:
+        writer.abandon()
+        return part
+    place = writer.finish()
+    if place is None:
+        return part
+    return replace(part, kept=frozenset([partition]), places=frozenset([place]))
+
+
+def _cached_partition_sum(
+    partition: int,
+    cache: PartitionCache,
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    columns: list[str] | None,
+) -> _Partial:
+    """One partition's sum from its spilled chunks, or a report that they are not here."""
+    files = cache.chunk_files(partition)
+    if files is None:  # another executor kept them, or they were deleted
+        return _Partial(missing=frozenset([partition]))
+    part = _sum_chunks(read_chunks(files, columns), func, args, partition)
+    return replace(part, places=frozenset([cache.place(partition)]))
 
 
 class SparkSource:
@@ -193,7 +324,8 @@ class SparkSource:
     frame : pyspark.sql.DataFrame
         A DataFrame of a classic Spark session (Spark Connect sessions are not
         supported).  Cache it first (``frame.cache()``) if it is expensive to
-        compute: every pass of the fit reads all partitions.
+        compute: the first pass of a fit reads all partitions, and so does
+        every pass without the partition cache (see the module docstring).
     chunksize : int
         Rows per chunk within a partition: Spark's Arrow batches (10,000 rows by
         default) are joined into chunks of about this many rows.
@@ -218,6 +350,12 @@ class SparkSource:
         self.frame = frame
         self.chunksize = int(chunksize)
         self.columns = [str(c) for c in frame.columns]
+        self._cache_wanted = partition_cache_setting(frame.sparkSession)
+        #: whether a pass through the DataFrame may start a partition cache (during a fit)
+        self._cache_open = self._cache_wanted
+        self._cache: PartitionCache | None = None
+        #: per pass: (partitions read from the cache, partitions read through the DataFrame)
+        self.cache_log: list[tuple[int, int]] = []
 
     def __repr__(self) -> str:
         return f"SparkSource({len(self.columns)} columns, chunksize={self.chunksize})"
@@ -264,6 +402,12 @@ class SparkSource:
     ) -> Any:
         """``func(chunk_1, *args) + ...`` over every partition, added with ``treeAggregate``.
 
+        During a fit, the first pass through the DataFrame also spills each
+        partition's chunks to its executor's local disk, and later passes that
+        read the same columns read the spilled chunks instead (one task per
+        partition); a partition whose chunks are not found where its task runs
+        is read through the DataFrame (see :mod:`ordstats.data.spark_cache`).
+
         Raises
         ------
         DataError
@@ -271,25 +415,136 @@ class SparkSource:
             ``func``'s error, naming the partition), or the Spark session
             stopped.
         """
+        wanted = list(self.columns if columns is None else columns)
+        cache = self._cache
+        if cache is not None and cache.partitions and cache.covers(wanted, self.columns):
+            part = self._run(partial(self._cached_pass, cache, func, args, wanted))
+            self.cache_log.append((len(part.ran), len(part.missing)))
+            if part.missing and part.failure is None:
+                part = self._run(partial(self._complete, cache, part, func, args, wanted))
+            return _total(part)
+        spill = self._start_cache(wanted)
+        part, n_partitions = self._run(partial(self._frame_pass, func, args, wanted, spill))
+        if spill is not None:
+            self._kept(spill, part, n_partitions)
+        self.cache_log.append((0, n_partitions))
+        return _total(part)
+
+    def _frame_pass(
+        self,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        columns: list[str],
+        cache: PartitionCache | None,
+    ) -> tuple[_Partial, int]:
+        """A pass through the DataFrame, spilling to ``cache``; and its number of partitions."""
+        parts = self._partition_results(func, args, columns, cache)
+        with self._arrow_batches():
+            total = parts.treeAggregate(None, _combine, _combine)
+        return total if total is not None else _Partial(), parts.getNumPartitions()
+
+    def _partition_results(
+        self,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        columns: list[str],
+        cache: PartitionCache | None,
+    ) -> Any:
+        """The RDD of the partitions' results through the DataFrame (not yet computed)."""
         chunksize = self.chunksize
 
         def partial_sums(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-            part = _partition_sum(batches, func, args, chunksize)
+            part = _partition_sum(batches, func, args, chunksize, cache)
             yield pd.DataFrame({"part": [pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)]})
 
-        def run() -> Any:
-            parts = self._select(columns).mapInPandas(partial_sums, "part binary")
-            with self._arrow_batches():
-                return parts.rdd.map(lambda row: pickle.loads(row[0])).treeAggregate(
-                    None, _combine, _combine
-                )
+        frame = self._select(columns).mapInPandas(partial_sums, "part binary")
+        return frame.rdd.map(lambda row: pickle.loads(row[0]))
 
-        total = self._run(run)
-        if isinstance(total, _Failure):
-            raise type(total.error)(f"{total.error} (in Spark partition {total.partition})")
-        if total is None:
-            raise DataError(NO_ROWS)
-        return total
+    def _cached_pass(
+        self,
+        cache: PartitionCache,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        columns: list[str],
+    ) -> _Partial:
+        """A pass over the spilled chunks: a task per partition id, added with ``treeAggregate``."""
+        context = self.frame.sparkSession.sparkContext
+        n_partitions = cache.partitions
+
+        def partition_sum(index: int, _: Iterator[int]) -> Iterator[_Partial]:
+            yield _cached_partition_sum(index, cache, func, args, columns)
+
+        ids = context.parallelize(range(n_partitions), n_partitions)
+        part: _Partial = ids.mapPartitionsWithIndex(partition_sum).treeAggregate(
+            None, _combine, _combine
+        )
+        cache.places.update(part.places)
+        return part
+
+    def _complete(
+        self,
+        cache: PartitionCache,
+        cached: _Partial,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        columns: list[str],
+    ) -> _Partial:
+        """``cached`` and the partitions whose spill it did not find, read through the DataFrame.
+
+        Their tasks spill them again, wherever they run.  Should the DataFrame
+        now have another number of partitions (its plan changed), the cached
+        partition ids mean nothing: the cache is dropped and the whole pass
+        made through the DataFrame instead.
+        """
+        parts = self._partition_results(func, args, columns, cache)
+        if parts.getNumPartitions() != cache.partitions:
+            self.release_cache()
+            return self._frame_pass(func, args, columns, None)[0]
+        context = self.frame.sparkSession.sparkContext
+        with self._arrow_batches():
+            part = sum_parts(context.runJob(parts, list, sorted(cached.missing)))
+        if part is None:
+            return replace(cached, missing=frozenset())
+        cache.places.update(part.places)
+        return replace(cached, missing=frozenset()) + part
+
+    def _start_cache(self, columns: list[str]) -> PartitionCache | None:
+        """The partition cache a pass through the DataFrame fills, or None (no caching now)."""
+        if not self._cache_open or self._cache is not None:
+            return None
+        cache = PartitionCache(tuple(columns))
+        self._cache = cache
+        # chunks left on this machine go with the source, should no fit end release them
+        self._finalizer = weakref.finalize(self, remove_here, cache.places)
+        return cache
+
+    def _kept(self, cache: PartitionCache, part: _Partial, n_partitions: int) -> None:
+        """Record the first pass's spill; drop the cache if no partition could be kept."""
+        cache.places.update(part.places)
+        if part.kept and part.failure is None:
+            cache.partitions = n_partitions
+        else:
+            self.release_cache()
+            self._cache_open = self._cache_wanted
+
+    def begin_fit(self) -> None:
+        """Allow a partition cache again (a new fit of this source begins)."""
+        self._cache_open = self._cache_wanted
+
+    def release_cache(self) -> None:
+        """Delete the partition cache (a fit ended); later passes read the DataFrame.
+
+        Files on this machine are deleted here; on other hosts (a cluster) by
+        one task per partition, as far as those tasks reach them: Spark
+        deletes its executors' local directories, and with them what is
+        left, when the executors stop.
+        """
+        cache, self._cache, self._cache_open = self._cache, None, False
+        if cache is None:
+            return
+        elsewhere = remove_here(cache.places)
+        if elsewhere and not self._stopped():
+            _remove_on_executors(self.frame.sparkSession.sparkContext, cache)
 
     @contextmanager
     def _arrow_batches(self) -> Iterator[None]:
@@ -442,6 +697,64 @@ def _spark_schema(sample: pd.DataFrame) -> Any:
             kind = T.StringType()
         fields.append(T.StructField(str(name), kind, True))
     return T.StructType(fields)
+
+
+def _total(part: _Partial) -> Any:
+    """The sum of a pass, or the error of its first failed task (naming the partition)."""
+    if part.failure is not None:
+        error = part.failure.error
+        raise type(error)(f"{error} (in Spark partition {part.failure.partition})")
+    if part.total is None:
+        raise DataError(NO_ROWS)
+    return part.total
+
+
+def _remove_on_executors(context: Any, cache: PartitionCache) -> None:
+    """Delete a fit's spill on the executors that one task per partition reaches (best effort)."""
+    n_tasks = max(cache.partitions, context.defaultParallelism, 1)
+
+    def remove(index: int, _: Iterator[int]) -> Iterator[int]:
+        remove_here([cache.place(index)])
+        yield index
+
+    try:
+        context.parallelize(range(n_tasks), n_tasks).mapPartitionsWithIndex(remove).count()
+    except Exception:  # the session is going away: Spark deletes its local directories
+        return
+
+
+def partition_cache_setting(session: Any) -> bool:
+    """Whether fits on ``session`` keep a partition cache (the ``spark.ordstats.cache`` setting).
+
+    ``"auto"`` (the default) keeps one on a local session (master ``local``
+    or ``local[n]``), where every task finds the files of the first pass, and
+    not on a cluster, where a partition's task may run on another executor at
+    every pass; ``"true"`` keeps one there too (partitions whose files are
+    not found where their task runs are then read through the DataFrame);
+    ``"false"`` never keeps one.
+
+    Parameters
+    ----------
+    session : pyspark.sql.SparkSession
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SpecificationError
+        The setting is none of ``auto``, ``true`` and ``false``.
+    """
+    value = str(session.conf.get(CACHE_SETTING, "auto")).strip().lower()
+    if value == "auto":
+        return bool(_LOCAL_MASTER.fullmatch(session.sparkContext.master))
+    if value in ("true", "false"):
+        return value == "true"
+    raise SpecificationError(
+        f"the Spark setting {CACHE_SETTING} must be 'auto', 'true' or 'false'; got {value!r}. "
+        f"Set it with spark.conf.set({CACHE_SETTING!r}, 'false') (or the session's builder)"
+    )
 
 
 def _stopped_message() -> str:

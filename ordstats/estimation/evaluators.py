@@ -104,6 +104,7 @@ __all__ = [
     "SourceReader",
     "build_chunked",
     "model_jacobian",
+    "release_source_cache",
 ]
 
 #: Run the separation LP on every fit with at most this many rows; larger data
@@ -955,6 +956,47 @@ def build_chunked(
                 f"with data read in chunks, {role} must name a column; got {type(value).__name__}"
             )
     source = open_source(data, chunksize)
+    if hasattr(source, "begin_fit"):  # Spark: the passes of this fit may keep a cache
+        source.begin_fit()
+    try:
+        return _describe_source(
+            formula,
+            source,
+            family=family,
+            threshold=threshold,
+            design_options=design_options,
+            weights=weights,
+            offset=offset,
+            nominal=nominal,
+            scale=scale,
+            context=context,
+        )
+    except BaseException:
+        release_source_cache(source)
+        raise
+
+
+def release_source_cache(source: Any) -> None:
+    """Let a data source delete what it kept for a fit (a Spark fit's partition cache)."""
+    release = getattr(source, "release_cache", None)
+    if release is not None:
+        release()
+
+
+def _describe_source(
+    formula: str,
+    source: Any,
+    *,
+    family: Family,
+    threshold: Structure,
+    design_options: DesignOptions,
+    weights: str | None,
+    offset: str | None,
+    nominal: Any,
+    scale: Any,
+    context: Any,
+) -> tuple[Design, ChunkedEvaluator]:
+    """:func:`build_chunked` on an opened source."""
     response, variables = formula_variables(formula)
     sides, side_variables = side_formulas(response, nominal, scale)
     variables |= side_variables

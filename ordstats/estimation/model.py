@@ -9,14 +9,15 @@ adjacent-category families live in :mod:`ordstats.families`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -62,6 +63,7 @@ from ordstats.estimation.evaluators import (
     InMemoryEvaluator,
     build_chunked,
     model_jacobian,
+    release_source_cache,
 )
 from ordstats.estimation.mixed import OrdinalMixedModel
 from ordstats.estimation.options import ModelOptions, newton_options
@@ -89,6 +91,25 @@ from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
 
 __all__ = ["OrdinalModel"]
+
+_Fit = TypeVar("_Fit", bound=Callable[..., Any])
+
+
+def _ends_fit(fit: _Fit) -> _Fit:
+    """``fit`` that lets the model's data source delete what it kept for the fit, however it ends.
+
+    A Spark fit spills its partitions to the executors' disks during the fit
+    (:mod:`ordstats.data.spark_cache`); results methods read the DataFrame.
+    """
+
+    @functools.wraps(fit)
+    def fitted(self: OrdinalModel, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fit(self, *args, **kwargs)
+        finally:
+            release_source_cache(self.source)
+
+    return fitted  # type: ignore[return-value]
 
 
 class OrdinalModel:
@@ -879,6 +900,7 @@ class OrdinalModel:
     # -- fitting --------------------------------------------------------------
 
     @numeric_threads()
+    @_ends_fit
     def fit(
         self,
         start_params: Any = None,
