@@ -435,3 +435,15 @@ def test_a_group_with_the_lowest_level_only():
 def test_maximum_likelihood_of_groups_with_fewer_thresholds(ragged):
     with pytest.raises(SpecificationError, match="no maximum-likelihood estimate"):
         ragged.target.model.fit()
+
+
+def test_margins_verbs_of_groups_with_fewer_thresholds(ragged):
+    # each draw's nominal-model Hessian is singular at the absent thresholds: the verbs
+    # need no standard errors there (the credible intervals come from the draws)
+    post = ragged.posterior(500, seed=1)
+    rows = simulated_ragged().groupby("g").head(1)
+    draw = post.resample(1, seed=3).to_numpy()[0]
+    table = post.margins("predictions", rows, n_draws=1, seed=3)
+    by_row = _by_row(table, rows).to_numpy()
+    np.testing.assert_allclose(by_row, _ragged_probabilities(draw, rows), atol=1e-10)
+    assert by_row[3, 3:].tolist() == [0.0, 0.0]  # group d stops at 3
