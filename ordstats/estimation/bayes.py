@@ -78,7 +78,11 @@ from ordstats.estimation.bayes_language import (
     monotonic_columns,
     monotonic_map,
 )
-from ordstats.estimation.bayes_thresholds import ThresholdGroupMap, refuse_threshold_groups_ml
+from ordstats.estimation.bayes_thresholds import (
+    ThresholdGroupMap,
+    absent_sign,
+    refuse_threshold_groups_ml,
+)
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
 from ordstats.families.cumulative.prediction import cut_points_and_scale
 from ordstats.families.mixed_hessian import has_laplace_hessian, laplace_hessian
@@ -878,7 +882,8 @@ def threshold_group_map(model: Any) -> ThresholdGroupMap:
     """The map of a model with ``thres(gr = g)``."""
     layout = model.problem.layout
     thresholds = tuple(model.param_names[: layout.n_alpha])
-    return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds)
+    sign = absent_sign(str(model.family), bool(model.reverse))
+    return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds, sign)
 
 
 class CorrelatedTarget(Target):

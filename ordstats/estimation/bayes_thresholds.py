@@ -19,7 +19,8 @@ each group.
 :mod:`ordstats.design.threshold_groups`): ``t`` holds only the thresholds a group has;
 the nominal model's others are put :data:`ABSENT_SPACING` apart above the group's last
 one (``x = A t + c``), which gives the levels above the group's top probability 0 in
-every family method, prediction and the JAX model alike.  The cumulative family only.
+every family method, prediction and the JAX model alike; the step families' absent
+intercepts are put at ``+-s`` (:func:`absent_sign`).
 
 **Maximum likelihood** (every group at every level) has the same likelihood as
 ``nominal="~ g"`` (``clm(y ~ x, nominal = ~ g)`` in R), whose fit reports the reference
@@ -77,6 +78,9 @@ class ThresholdGroupMap:
     groups: ThresholdGroups
     k: int
     thresholds: tuple[str, ...]
+    #: 0: cumulative (absent thresholds above the group's last); +1 or -1: the step
+    #: families' absent intercepts at +s or -s (:func:`absent_sign`)
+    sign: int = 0
 
     @property
     def starts(self) -> tuple[int, ...]:
@@ -104,6 +108,9 @@ class ThresholdGroupMap:
             rows = g * K + np.arange(K)
             A[rows, np.arange(K)] = -1.0  # gamma_{g,j} = theta_{g,j} - theta_{1,j}
             A[rows[:m], start + np.arange(m)] = 1.0
+            if self.sign:  # a step family's absent intercepts: +-s
+                c[rows[m:]] = self.sign * ABSENT_SPACING
+                continue
             A[rows[m:], start + m - 1] = 1.0  # absent: theta_{g,m} + j' s
             c[rows[m:]] = ABSENT_SPACING * np.arange(1, K - m + 1)
         rest = np.arange(G * K, self.k)
@@ -265,24 +272,31 @@ def grouped_threshold_model(
         )
     values = data.loc[model.design.row_index, variable]
     groups = threshold_groups(model.design, values, variable)
-    _refuse_ragged_steps(groups, str(model.family))
+    if groups.ragged and str(model.family) == "acat" and model.reverse:
+        raise DataError(
+            f"thres(gr = {variable}) with family='acat', reverse=True: some groups have no "
+            "rows at the top level(s), so fewer thresholds, which this family fits only "
+            "with reverse=False (the same model with the other sign of the slopes and "
+            "intercepts)"
+        )
     model.threshold_groups = groups
     return model
 
 
-def _refuse_ragged_steps(groups: ThresholdGroups, family: str) -> None:
-    """Groups with fewer thresholds are fitted with the cumulative family only (for now)."""
-    if not groups.ragged or family == "cumulative":
-        return
-    short = [
-        g for g, m in zip(groups.levels, groups.counts, strict=True) if m < groups.n_thresholds
-    ]
-    raise DataError(
-        f"thres(gr = {groups.variable}) with family={family!r}: group(s) "
-        f"{', '.join(repr(g) for g in short[:5])} have no rows at the top level(s), so fewer "
-        "thresholds, which ordstats fits with the cumulative family only; use "
-        "family='cumulative', or merge the sparse groups or levels"
-    )
+def absent_sign(family: str, reverse: bool) -> int:
+    """The sign of a step family's absent intercepts ``eta_j`` (``j`` at or above the top ``m``).
+
+    They must end the chain at ``m``: sratio stops there (``F(eta_m) = 1``: ``+``),
+    cratio does not go on (``F(eta_m) = 0``: ``-``), acat gives the levels above ``m``
+    no weight (``eta_j = log P(j+1)/P(j) = -inf``); ``reverse=True`` flips each.
+    0 for the cumulative family, whose absent thresholds follow the group's last.
+    (acat with ``reverse=True`` sums the absent ``+s`` into every present level's
+    score, which would lose their precision; groups with fewer levels refuse it.)
+    """
+    if family == "cumulative":
+        return 0
+    sign = 1 if family == "sratio" else -1
+    return -sign if reverse else sign
 
 
 def refuse_threshold_groups_ml(model: Any) -> None:

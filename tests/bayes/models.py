@@ -36,6 +36,11 @@ MODELS: dict[str, tuple[str, dict[str, Any], Any]] = {
     "wine_thres": ("rating | thres(gr = contact) ~ temp", {"data": "wine"}, "default"),
     "sim_thres_ragged": ("y | thres(gr = g) ~ x", {"data": "simulated_ragged"}, "default"),
     "sim_thres_bottom": ("y | thres(gr = g) ~ x", {"data": "simulated_no_bottom"}, "default"),
+    "sim_thres_cratio": (
+        "y | thres(gr = g) ~ x",
+        {"data": "simulated_ragged", "family": "cratio"},
+        "default",
+    ),
 }
 
 

@@ -417,12 +417,59 @@ def test_a_group_without_the_lowest_level_keeps_its_first_threshold():
     assert post.k_hat > 0.7
 
 
-@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
-def test_groups_with_fewer_thresholds_take_the_cumulative_family_only(family):
-    with pytest.raises(DataError, match="cumulative family only"):
-        ordstats.OrdinalModel.from_formula(
-            "y | thres(gr = g) ~ x", simulated_ragged(), family=family
-        )
+FAMILIES = [("cumulative", False), ("acat", False)] + [
+    (f, r) for f in ("sratio", "cratio") for r in (False, True)
+]
+
+
+def _groups_alone(t, data, options):
+    """Log-likelihood (up to the prior) as each group's own model of its levels 1..m+1."""
+    total, starts = 0.0, np.cumsum([0, *RAGGED_COUNTS[:-1]])
+    for i, g in enumerate("abcd"):
+        rows = data[data["g"] == g].assign(y=lambda d: d["y"].cat.remove_unused_categories())
+        alone = ordstats.OrdinalModel.from_formula("y ~ x", rows, **options)
+        own = np.append(t[starts[i] : starts[i] + RAGGED_COUNTS[i]], t[-1])
+        total -= alone.evaluator.evaluate(own).nll
+    return total + stats.norm.logpdf(t[-1], 0, 3) + stats.t.logpdf(t[:13], 3, 0, 2.5).sum()
+
+
+@pytest.mark.parametrize(("family", "reverse"), FAMILIES)
+def test_each_group_is_its_own_model_of_its_levels(family, reverse):
+    # a group with levels 1..m+1 contributes the likelihood of the ungrouped model of
+    # its rows with those levels only, at its thresholds and the shared slope
+    data = simulated_ragged()
+    options = {"family": family, "reverse": reverse}
+    model = ordstats.OrdinalModel.from_formula("y | thres(gr = g) ~ x", data, **options)
+    target = model.fit(prior={"b": "normal(0, 3)"}).target
+    t = np.array([-2.0, -0.4, 0.6, 2.1, -2.4, -1.1, 0.4, 1.6, -1.4, 0.1, 1.0, -0.9, 0.6, 0.8])
+    if family != "cumulative":
+        t[:13] = t[:13] * np.where(np.arange(13) % 2, 1.0, -1.0)  # no order needed
+    u = t + 0.05 * np.random.default_rng(4).standard_normal(14)
+    change = target.log_density(u) - target.log_density(t)
+    expected = _groups_alone(u, data, options) - _groups_alone(t, data, options)
+    assert change == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    probs = target.probabilities(u, data.groupby("g").head(1))
+    assert probs[3, 3:].tolist() == [0.0, 0.0] and probs[2, 4] == 0.0
+
+
+@pytest.mark.parametrize(("family", "reverse"), FAMILIES[1:])
+def test_ragged_step_families_jax_equals_ordstats(family, reverse):
+    pytest.importorskip("numpyro")
+    import numpyro
+
+    from ordstats.results.jax_models import log_posterior
+
+    numpyro.enable_x64()
+    data = simulated_ragged()
+    model = ordstats.OrdinalModel.from_formula(
+        "y | thres(gr = g) ~ x", data, family=family, reverse=reverse
+    )
+    mode = model.fit(prior={"b": "normal(0, 3)"})
+    value, _ = log_posterior(mode.target.native_arrays())
+    assert_target_derivatives(mode.target, _ragged_point(mode, seed=1))
+    for seed in range(2):
+        x = _ragged_point(mode, seed)
+        assert float(value(x)) == pytest.approx(mode.target.log_density(x), rel=1e-10)
 
 
 def test_a_group_with_the_lowest_level_only():
@@ -447,3 +494,10 @@ def test_margins_verbs_of_groups_with_fewer_thresholds(ragged):
     by_row = _by_row(table, rows).to_numpy()
     np.testing.assert_allclose(by_row, _ragged_probabilities(draw, rows), atol=1e-10)
     assert by_row[3, 3:].tolist() == [0.0, 0.0]  # group d stops at 3
+
+
+def test_reversed_acat_with_groups_of_fewer_levels():
+    with pytest.raises(DataError, match="only with reverse=False"):
+        ordstats.OrdinalModel.from_formula(
+            "y | thres(gr = g) ~ x", simulated_ragged(), family="acat", reverse=True
+        )
