@@ -104,8 +104,8 @@ def split_threshold_groups(formula: Any) -> tuple[Any, str | None]:
     if gr is None:
         raise FormulaError(
             f"formula {formula!r}: write thres(gr = g) with the grouping column g; ordstats "
-            "takes the number of thresholds from the response's levels (every group uses "
-            f"all of them), so thres(x, ...) is not available; got thres({inner})"
+            "takes each group's number of thresholds from its highest observed level, so "
+            f"thres(x, ...) is not available; got thres({inner})"
         )
     return f"{response} ~ {rhs}", gr.group(1).strip("`")
 

@@ -31,6 +31,7 @@ of the ``thres()`` model refuses and says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,10 @@ class ThresholdGroupMap:
         K, G = self.groups.n_thresholds, self.groups.n_groups
         return self.n_group_thresholds + self.k - G * K
 
+    @cached_property
+    def _affine(self) -> tuple[FloatArray, FloatArray]:
+        return self._rows()
+
     def _rows(self) -> tuple[FloatArray, FloatArray]:
         K, G = self.groups.n_thresholds, self.groups.n_groups
         A, c = np.zeros((self.k, self.n_sampled)), np.zeros(self.k)
@@ -120,16 +125,16 @@ class ThresholdGroupMap:
     @property
     def matrix(self) -> FloatArray:
         """``A`` (k x the length of ``t``)."""
-        return self._rows()[0]
+        return self._affine[0]
 
     @property
     def offset(self) -> FloatArray:
         """``c``: the absent thresholds' distances above their group's last one."""
-        return self._rows()[1]
+        return self._affine[1]
 
     def expand(self, theta: FloatArray) -> FloatArray:
         """The nominal model's parameters of ``theta`` (rows of a 2-D array, or one)."""
-        A, c = self._rows()
+        A, c = self._affine
         return np.asarray(theta, dtype=float) @ A.T + c
 
     def chain(
