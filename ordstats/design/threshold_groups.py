@@ -14,8 +14,18 @@ The formula layer builds that design (``nominal = ~ C(g)``); the Bayesian fit
 (:mod:`ordstats.estimation.bayes_thresholds`) samples the groups' thresholds
 themselves.
 
-Every group must have rows at every level of the response: brms gives a group whose
-highest observed level is lower fewer thresholds, which is not available here.
+**Groups with fewer categories** (as brms with an integer response): group ``g`` has
+thresholds up to its highest observed level only, ``m_g`` of them (``m_g + 1`` the
+code of that level, counting from 1), and ``P(Y > m_g + 1 | g) = 0``: its top observed
+level takes all the probability above its last threshold.  A group without rows at
+the lowest level keeps its first threshold, which the prior holds below the second
+(brms does the same with an integer response; with an ordered-factor response brms
+refuses such a group).  A group without rows at a level between its second and its
+top is refused: the rows no longer keep its thresholds ordered, which brms's
+sampler does by construction and ordstats' does not yet.
+A group with rows at the lowest level only has no threshold and is refused, as brms
+does.  The reference group of the treatment coding is the first group that has all
+the thresholds (:func:`reference_first`).
 """
 
 from __future__ import annotations
@@ -94,8 +104,8 @@ def split_threshold_groups(formula: Any) -> tuple[Any, str | None]:
     if gr is None:
         raise FormulaError(
             f"formula {formula!r}: write thres(gr = g) with the grouping column g; ordstats "
-            "takes the number of thresholds from the response's levels (every group uses "
-            f"all of them), so thres(x, ...) is not available; got thres({inner})"
+            "takes each group's number of thresholds from its highest observed level, so "
+            f"thres(x, ...) is not available; got thres({inner})"
         )
     return f"{response} ~ {rhs}", gr.group(1).strip("`")
 
@@ -111,12 +121,25 @@ class ThresholdGroups:
     levels : tuple of str
         Its levels, the reference (treatment coding's first) level first.
     n_thresholds : int
-        Thresholds per group (the response's levels minus one).
+        The response's levels minus one: the thresholds of the groups that have them all.
+    counts : tuple of int
+        Each group's number of thresholds (its highest observed level's position, the
+        lowest level being 0); ``n_thresholds`` for every group by default.
     """
 
     variable: str
     levels: tuple[str, ...]
     n_thresholds: int
+    counts: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            object.__setattr__(self, "counts", (self.n_thresholds,) * len(self.levels))
+
+    @property
+    def ragged(self) -> bool:
+        """Whether some group has fewer thresholds than the response's levels minus one."""
+        return min(self.counts) < self.n_thresholds
 
     @property
     def n_groups(self) -> int:
@@ -159,7 +182,7 @@ def threshold_groups(design: Any, group_values: Any, variable: str) -> Threshold
     Raises
     ------
     DataError
-        For a single group, or a group without rows at some level of the response.
+        For a single group, or a group with rows at the lowest level only.
     """
     others = [_level_of(c, variable) for c in design.nominal.names]
     seen = list(dict.fromkeys(str(v) for v in group_values))
@@ -177,20 +200,78 @@ def threshold_groups(design: Any, group_values: Any, variable: str) -> Threshold
     n_levels = len(response.levels)
     counts = np.zeros((len(levels), n_levels))
     np.add.at(counts, (codes, y), 1.0)  # rows of weight 0 are not in the design
-    lacking = {
-        levels[g]: [str(response.levels[j]) for j in np.flatnonzero(counts[g] == 0)]
-        for g in range(len(levels))
-        if np.any(counts[g] == 0)
-    }
-    if lacking:
-        shown = "; ".join(f"{g!r} has no rows at {', '.join(v)}" for g, v in lacking.items())
+    tops = tuple(int(np.flatnonzero(c > 0).max()) for c in counts)
+    single = [levels[g] for g, top in enumerate(tops) if top == 0]
+    if single:
         raise DataError(
-            f"thres(gr = {variable}): every group needs rows at every level of the response "
-            f"({shown}). brms would give such groups fewer thresholds, which ordstats does not "
-            "fit; merge sparse groups or levels, or drop thres() and model the groups another "
-            "way (a random term (1|g))"
+            f"thres(gr = {variable}): group(s) {', '.join(repr(g) for g in single[:5])} "
+            f"have rows at the lowest level {response.levels[0]!r} only, so no threshold "
+            "(brms refuses them too); merge such groups with others or drop their rows"
         )
-    return ThresholdGroups(variable, levels, n_levels - 1)
+    _refuse_gaps(counts, levels, [str(v) for v in response.levels], variable)
+    return ThresholdGroups(variable, levels, n_levels - 1, tops)
+
+
+def _refuse_gaps(counts: Any, groups: tuple[str, ...], levels: list[str], variable: str) -> None:
+    """A group may lack the lowest level and levels above its top, not others.
+
+    Between a group's lowest and highest observed level the rows keep its thresholds
+    increasing; a missing level there (or below its second level) would leave two of
+    them unordered, where brms samples ordered thresholds.
+    """
+    for g, row in enumerate(counts):
+        seen = np.flatnonzero(row > 0)
+        lacking = [j for j in range(1, int(seen.max())) if row[j] == 0]
+        if lacking:
+            shown = ", ".join(levels[j] for j in lacking)
+            raise DataError(
+                f"thres(gr = {variable}): group {groups[g]!r} has no rows at {shown}, below "
+                "its highest level; ordstats gives a group fewer thresholds when it lacks "
+                "the levels above its highest one, or the lowest level, but not levels in "
+                "between (their thresholds would not stay ordered); merge sparse groups or "
+                "levels, or drop thres() and model the groups with a random term (1|g)"
+            )
+
+
+def group_tops(codes: Any, y: Any, n_groups: int) -> Any:
+    """Each group's highest observed response code (``codes`` 0-based group numbers)."""
+    tops = np.full(n_groups, -1)
+    np.maximum.at(tops, np.asarray(codes), np.asarray(y))
+    return tops
+
+
+def reference_first(column: Any, rows: Any, y: Any) -> Any:
+    """``column`` as a categorical whose first category is the first group at the top level.
+
+    The treatment coding's reference group must have every threshold, because the
+    others' thresholds are its thresholds plus differences (brms has no reference).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        The grouping column of the data.
+    rows : pandas.Index
+        The fitted rows.
+    y : array-like of int
+        The response codes at those rows.
+
+    Returns
+    -------
+    pandas.Categorical or None
+        ``None`` when the first group already reaches the top level.
+    """
+    import pandas as pd
+
+    cat = pd.Categorical(column)
+    fitted = pd.Categorical(column.loc[rows], categories=cat.categories)
+    tops = group_tops(fitted.codes, y, len(cat.categories))
+    top = int(np.max(y))
+    first_seen = int(np.flatnonzero(tops >= 0)[0])
+    if tops[first_seen] == top:
+        return None
+    first = int(np.flatnonzero(tops == top)[0])
+    order = [cat.categories[first], *(c for i, c in enumerate(cat.categories) if i != first)]
+    return pd.Categorical(column, categories=order)
 
 
 def group_codes(W: Any) -> Any:

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, cast
 
@@ -78,7 +78,11 @@ from ordstats.estimation.bayes_language import (
     monotonic_columns,
     monotonic_map,
 )
-from ordstats.estimation.bayes_thresholds import ThresholdGroupMap, refuse_threshold_groups_ml
+from ordstats.estimation.bayes_thresholds import (
+    ThresholdGroupMap,
+    absent_sign,
+    refuse_threshold_groups_ml,
+)
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
 from ordstats.estimation.vector_quadrature import CorrelatedDraws
 from ordstats.families.cumulative.prediction import cut_points_and_scale
@@ -390,12 +394,17 @@ def _threshold_group_slots(slots: list[Slot], tmap: ThresholdGroupMap) -> list[S
     The ungrouped slots' nominal ``b`` are the groups' thresholds in the sampled
     parameters (:mod:`ordstats.estimation.bayes_thresholds`).
     """
-    names, K = tmap.names(), tmap.groups.n_thresholds
+    names, k, n_grouped = tmap.names(), tmap.n_sampled, tmap.groups.n_groups * len(tmap.thresholds)
+    group_of = np.repeat(tmap.groups.levels, tmap.groups.counts)
     out = [
-        Slot("Intercept", spelled, _unit(tmap.k, p), group=tmap.groups.levels[p // K])
+        Slot("Intercept", spelled, _unit(k, p), group=str(group_of[p]))
         for p, spelled in names.items()
     ]
-    rest = [s for s in slots if s.class_ != "Intercept" and int(np.argmax(s.row)) >= len(names)]
+    rest = [
+        replace(s, row=tmap.sampled_row(s.row))
+        for s in slots
+        if s.class_ != "Intercept" and int(np.argmax(s.row)) >= n_grouped
+    ]
     return out + rest
 
 
@@ -832,18 +841,38 @@ class ThresholdGroupTarget(MonotonicTarget):
     """The log posterior in the groups' thresholds of ``thres(gr = g)``.
 
     :class:`MonotonicTarget`'s chain rule, start and predictions serve any map with
-    ``expand``, ``chain``, ``contract`` and ``names``; here the linear
-    :class:`~ordstats.estimation.bayes_thresholds.ThresholdGroupMap`.
+    ``expand``, ``chain``, ``contract`` and ``names``; here the affine
+    :class:`~ordstats.estimation.bayes_thresholds.ThresholdGroupMap`, whose sampled
+    vector is shorter than the model's where groups have fewer thresholds.
     """
 
     def __init__(self, model: Any, log_prior: Any, nagq: int, tmap: ThresholdGroupMap) -> None:
         # MonotonicTarget reads only the map's expand, chain, contract and names
         super().__init__(model, log_prior, nagq, cast(MonotonicMap, tmap))
         self.tmap = tmap
+        names = tmap.names()
+        n_grouped = tmap.groups.n_groups * len(tmap.thresholds)
+        rest = list(model.param_names)[n_grouped:]
+        self.param_names = [names[p][0] for p in range(len(names))] + rest
+
+    def start(self, x0: FloatArray) -> FloatArray:
+        """The maximum-likelihood fit's thresholds; the model's start where groups differ.
+
+        A group without rows at some levels has no maximum-likelihood fit (its absent
+        thresholds run off), so the start is then the model's own (every group at the
+        pooled thresholds).
+        """
+        if self.tmap.groups.ragged:
+            return self.tmap.contract(x0)
+        return super().start(x0)
 
     def native_arrays(self) -> dict[str, Any]:
-        """The JAX model's arrays, with the linear map to the nominal model's parameters."""
-        return {**Target.native_arrays(self), "linear_map": self.tmap.matrix}
+        """The JAX model's arrays, with the affine map to the nominal model's parameters."""
+        return {
+            **Target.native_arrays(self),
+            "linear_map": self.tmap.matrix,
+            "linear_offset": self.tmap.offset,
+        }
 
     def brms_columns(self, draws: pd.DataFrame) -> pd.DataFrame:
         """The draws of brms' ``b_Intercept[g,j]``."""
@@ -854,7 +883,8 @@ def threshold_group_map(model: Any) -> ThresholdGroupMap:
     """The map of a model with ``thres(gr = g)``."""
     layout = model.problem.layout
     thresholds = tuple(model.param_names[: layout.n_alpha])
-    return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds)
+    sign = absent_sign(str(model.family), bool(model.reverse))
+    return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds, sign)
 
 
 class CorrelatedTarget(Target):

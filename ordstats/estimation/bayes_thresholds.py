@@ -15,15 +15,23 @@ on each group's thresholds as they are reported.  ``prior(..., class_="Intercept
 group="yes")`` puts a prior on one group's thresholds, ``coef="1"`` on the first of
 each group.
 
-**Maximum likelihood** has the same likelihood as ``nominal="~ g"`` (``clm(y ~ x,
-nominal = ~ g)`` in R), whose fit reports the reference group's thresholds and the
-differences of the other groups'; a maximum-likelihood fit of the ``thres()`` model
-refuses and says so.
+**Groups with fewer categories** (brms' ``nthres`` per group,
+:mod:`ordstats.design.threshold_groups`): ``t`` holds only the thresholds a group has;
+the nominal model's others are put :data:`ABSENT_SPACING` apart above the group's last
+one (``x = A t + c``), which gives the levels above the group's top probability 0 in
+every family method, prediction and the JAX model alike; the step families' absent
+intercepts are put at ``+-s`` (:func:`absent_sign`).
+
+**Maximum likelihood** (every group at every level) has the same likelihood as
+``nominal="~ g"`` (``clm(y ~ x, nominal = ~ g)`` in R), whose fit reports the reference
+group's thresholds and the differences of the other groups'; a maximum-likelihood fit
+of the ``thres()`` model refuses and says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,6 +42,7 @@ from ordstats.design.random import has_random_terms
 from ordstats.design.threshold_groups import (
     ThresholdGroups,
     nominal_formula,
+    reference_first,
     threshold_groups,
 )
 from ordstats.errors import DataError, FormulaError, SpecificationError
@@ -41,15 +50,28 @@ from ordstats.errors import DataError, FormulaError, SpecificationError
 __all__ = ["ThresholdGroupMap", "grouped_threshold_model", "refuse_threshold_groups_ml"]
 
 
+#: How far above a group's last threshold the nominal model's missing ones are put: far
+#: enough that ``F`` of the cut-point is 1 in floating point for every link (so the
+#: levels above the group's top get probability 0 exactly) at any plausible ``eta``.
+ABSENT_SPACING = 1e20
+
+
 @dataclass(frozen=True)
 class ThresholdGroupMap:
-    """``x = A t``: the nominal model's parameters from the groups' thresholds.
+    """``x = A t + c``: the nominal model's parameters from the groups' thresholds.
+
+    A group with ``m < K - 1`` thresholds (:attr:`ThresholdGroups.counts`) has no
+    ``theta_{g,j}`` for ``j > m``; the nominal model gets ``theta_{g,m} + j' s`` there
+    (``s`` = :data:`ABSENT_SPACING`, ``j' = 1, 2, ...``), so that its rows at the top
+    level ``m`` have ``P = 1 - F(theta_{g,m} - eta)`` and the levels above ``m``
+    probability 0, as brms.  The reference group has every threshold
+    (:func:`~ordstats.design.threshold_groups.reference_first`).
 
     Attributes
     ----------
     groups : ThresholdGroups
     k : int
-        The number of parameters.
+        The number of the nominal model's parameters.
     thresholds : tuple of str
         The ungrouped thresholds' names (``"1|2"``, ...).
     """
@@ -57,39 +79,93 @@ class ThresholdGroupMap:
     groups: ThresholdGroups
     k: int
     thresholds: tuple[str, ...]
+    #: 0: cumulative (absent thresholds above the group's last); +1 or -1: the step
+    #: families' absent intercepts at +s or -s (:func:`absent_sign`)
+    sign: int = 0
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """Where each group's thresholds start in ``t``."""
+        return tuple(int(s) for s in np.cumsum([0, *self.groups.counts[:-1]]))
+
+    @property
+    def n_group_thresholds(self) -> int:
+        """The number of sampled thresholds (all groups)."""
+        return int(sum(self.groups.counts))
+
+    @property
+    def n_sampled(self) -> int:
+        """The length of ``t``."""
+        K, G = self.groups.n_thresholds, self.groups.n_groups
+        return self.n_group_thresholds + self.k - G * K
+
+    @cached_property
+    def _affine(self) -> tuple[FloatArray, FloatArray]:
+        return self._rows()
+
+    def _rows(self) -> tuple[FloatArray, FloatArray]:
+        K, G = self.groups.n_thresholds, self.groups.n_groups
+        A, c = np.zeros((self.k, self.n_sampled)), np.zeros(self.k)
+        A[np.arange(K), np.arange(K)] = 1.0  # the reference group's thresholds
+        for g, (start, m) in enumerate(zip(self.starts, self.groups.counts, strict=True)):
+            if g == 0:
+                continue
+            rows = g * K + np.arange(K)
+            A[rows, np.arange(K)] = -1.0  # gamma_{g,j} = theta_{g,j} - theta_{1,j}
+            A[rows[:m], start + np.arange(m)] = 1.0
+            if self.sign:  # a step family's absent intercepts: +-s
+                c[rows[m:]] = self.sign * ABSENT_SPACING
+                continue
+            A[rows[m:], start + m - 1] = 1.0  # absent: theta_{g,m} + j' s
+            c[rows[m:]] = ABSENT_SPACING * np.arange(1, K - m + 1)
+        rest = np.arange(G * K, self.k)
+        A[rest, self.n_group_thresholds + rest - G * K] = 1.0
+        return A, c
 
     @property
     def matrix(self) -> FloatArray:
-        """``A`` (k x k): ``gamma_g = theta_g - theta_1``, the rest unchanged."""
-        K, G = self.groups.n_thresholds, self.groups.n_groups
-        A = np.eye(self.k)
-        for g in range(1, G):
-            A[g * K + np.arange(K), np.arange(K)] = -1.0
-        return A
+        """``A`` (k x the length of ``t``)."""
+        return self._affine[0]
+
+    @property
+    def offset(self) -> FloatArray:
+        """``c``: the absent thresholds' distances above their group's last one."""
+        return self._affine[1]
 
     def expand(self, theta: FloatArray) -> FloatArray:
         """The nominal model's parameters of ``theta`` (rows of a 2-D array, or one)."""
-        return np.asarray(theta, dtype=float) @ self.matrix.T
+        A, c = self._affine
+        return np.asarray(theta, dtype=float) @ A.T + c
 
     def chain(
         self, theta: FloatArray, grad: FloatArray, hess: FloatArray | None
     ) -> tuple[FloatArray, FloatArray | None]:
-        """Gradient and Hessian in ``theta`` from those in ``x`` (a linear map)."""
+        """Gradient and Hessian in ``theta`` from those in ``x`` (an affine map)."""
         A = self.matrix
         return A.T @ grad, None if hess is None else A.T @ hess @ A
 
     def contract(self, x: FloatArray) -> FloatArray:
-        """The groups' thresholds of the nominal model's parameters ``x``."""
-        return np.linalg.solve(self.matrix, np.asarray(x, dtype=float))
+        """The groups' thresholds of the nominal model's parameters ``x`` (``A t + c = x``)."""
+        x = np.asarray(x, dtype=float)
+        K, G = self.groups.n_thresholds, self.groups.n_groups
+        parts = [x[:K]]
+        for g, m in enumerate(self.groups.counts[1:], start=1):
+            parts.append(x[:m] + x[g * K : g * K + m])
+        return np.concatenate([*parts, x[G * K :]])
+
+    def sampled_row(self, row: FloatArray) -> FloatArray:
+        """A prior row on the nominal model's slopes or scale, as a row on ``t``."""
+        K, G = self.groups.n_thresholds, self.groups.n_groups
+        return np.concatenate([np.zeros(self.n_group_thresholds), np.asarray(row)[G * K :]])
 
     def names(self) -> dict[int, tuple[str, ...]]:
         """Each group threshold's names by position: ordstats' ``1|2[g=a]``, brms', its number."""
         groups = self.groups
         out: dict[int, tuple[str, ...]] = {}
-        for g, level in enumerate(groups.levels):
-            for j, name in enumerate(self.thresholds):
+        for g, (level, start) in enumerate(zip(groups.levels, self.starts, strict=True)):
+            for j, name in enumerate(self.thresholds[: groups.counts[g]]):
                 brms = f"Intercept[{level},{j + 1}]"
-                out[g * groups.n_thresholds + j] = (
+                out[start + j] = (
                     f"{name}[{groups.variable}={level}]",
                     brms,
                     f"b_{brms}",
@@ -192,9 +268,40 @@ def grouped_threshold_model(
     model = cls.from_formula(
         formula, data, nominal=nominal_formula(variable), context=context, **keywords
     )
+    rows = model.design.row_index
+    reordered = reference_first(data[variable], rows, model.design.response.codes)
+    if reordered is not None:  # the reference group must have every threshold
+        data = data.assign(**{variable: reordered})
+        model = cls.from_formula(
+            formula, data, nominal=nominal_formula(variable), context=context, **keywords
+        )
     values = data.loc[model.design.row_index, variable]
-    model.threshold_groups = threshold_groups(model.design, values, variable)
+    groups = threshold_groups(model.design, values, variable)
+    if groups.ragged and str(model.family) == "acat" and model.reverse:
+        raise DataError(
+            f"thres(gr = {variable}) with family='acat', reverse=True: some groups have no "
+            "rows at the top level(s), so fewer thresholds, which this family fits only "
+            "with reverse=False (the same model with the other sign of the slopes and "
+            "intercepts)"
+        )
+    model.threshold_groups = groups
     return model
+
+
+def absent_sign(family: str, reverse: bool) -> int:
+    """The sign of a step family's absent intercepts ``eta_j`` (``j`` at or above the top ``m``).
+
+    They must end the chain at ``m``: sratio stops there (``F(eta_m) = 1``: ``+``),
+    cratio does not go on (``F(eta_m) = 0``: ``-``), acat gives the levels above ``m``
+    no weight (``eta_j = log P(j+1)/P(j) = -inf``); ``reverse=True`` flips each.
+    0 for the cumulative family, whose absent thresholds follow the group's last.
+    (acat with ``reverse=True`` sums the absent ``+s`` into every present level's
+    score, which would lose their precision; groups with fewer levels refuse it.)
+    """
+    if family == "cumulative":
+        return 0
+    sign = 1 if family == "sratio" else -1
+    return -sign if reverse else sign
 
 
 def refuse_threshold_groups_ml(model: Any) -> None:
@@ -207,6 +314,12 @@ def refuse_threshold_groups_ml(model: Any) -> None:
     groups = getattr(model, "threshold_groups", None)
     if groups is None:
         return
+    if groups.ragged:
+        raise SpecificationError(
+            f"thres(gr = {groups.variable}) is fitted by Bayesian fits (fit(prior='default'), "
+            "brms' priors): some groups lack response levels, so their thresholds have no "
+            "maximum-likelihood estimate"
+        )
     raise SpecificationError(
         f"thres(gr = {groups.variable}) is fitted by Bayesian fits (fit(prior='default'), "
         "brms' priors). For maximum likelihood fit the same likelihood as "

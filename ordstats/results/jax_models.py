@@ -24,8 +24,9 @@ arrays a :class:`~ordstats.results.posterior.PosteriorTarget` hands over
   simplex, LKJ on the partial correlations of a correlated term) are those of
   :mod:`ordstats.core.block_priors`;
 * group-specific thresholds ``thres(gr = g)``: the sampled groups' thresholds become
-  the nominal model's parameters by the linear map ``x = A t`` (``linear_map``,
-  :mod:`ordstats.estimation.bayes_thresholds`); the priors are on ``t``.
+  the nominal model's parameters by the affine map ``x = A t + c`` (``linear_map``,
+  ``linear_offset``: a group with fewer thresholds gets its absent ones far above its
+  last, :mod:`ordstats.estimation.bayes_thresholds`); the priors are on ``t``.
 
 The tests check every log density against ordstats' NumPy value at random points.
 """
@@ -244,6 +245,7 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
     expand = _monotonic(jnp, jsp, arrays.get("monotonic", []))
     linear = arrays.get("linear_map")
     A = None if linear is None else jnp.asarray(linear)
+    c = jnp.asarray(arrays.get("linear_offset", 0.0))
     w = jnp.asarray(arrays["weights"])
     k = int(arrays["k"])
     groups = arrays.get("groups", [])
@@ -261,7 +263,7 @@ def log_posterior(arrays: dict[str, Any]) -> tuple[Callable[[Any], Any], int]:
             extra = extra + jnp.sum(jnp.asarray(matrix) * (z @ L.T)[codes], axis=1)
         z_all = v[k:]
         return (
-            jnp.sum(w * rows(expand(x if A is None else A @ x), extra))
+            jnp.sum(w * rows(expand(x if A is None else A @ x + c), extra))
             + prior(x)
             + joint(x)
             - (0.5 * jnp.sum(z_all * z_all) if n_re else 0.0)

@@ -649,6 +649,15 @@ class _AtDraw:
     def margins_params(self) -> FloatArray:
         return self._params
 
+    def margins_covariance(self) -> FloatArray:
+        """No standard errors at a draw: the credible intervals come from the draws.
+
+        (The base fit's Hessian may be singular, e.g. at the absent thresholds of a
+        ``thres(gr = g)`` group with fewer levels.)
+        """
+        k = np.asarray(self._params).size
+        return np.full((k, k), np.nan)
+
     def __getattr__(self, name: str) -> Any:
         value = getattr(type(self._base), name, None)
         if callable(value) and name in ROW_VERBS:  # the verb runs with this object as the fit

@@ -34,6 +34,13 @@ MODELS: dict[str, tuple[str, dict[str, Any], Any]] = {
         {"b": "normal(0, 5)"},
     ),
     "wine_thres": ("rating | thres(gr = contact) ~ temp", {"data": "wine"}, "default"),
+    "sim_thres_ragged": ("y | thres(gr = g) ~ x", {"data": "simulated_ragged"}, "default"),
+    "sim_thres_bottom": ("y | thres(gr = g) ~ x", {"data": "simulated_no_bottom"}, "default"),
+    "sim_thres_cratio": (
+        "y | thres(gr = g) ~ x",
+        {"data": "simulated_ragged", "family": "cratio"},
+        "default",
+    ),
 }
 
 
@@ -53,10 +60,42 @@ def simulated_correlated(groups: int = 40, per_group: int = 15, seed: int = 26) 
     return pd.DataFrame({"y": pd.Categorical(y, ordered=True), "x": x, "g": g.astype(str)})
 
 
+def simulated_ragged(
+    per_group: int = 80, seed: int = 26, *, lift_bottom: bool = False
+) -> pd.DataFrame:
+    """Five levels 1-5 in groups with different numbers of categories (``thres(gr = g)``).
+
+    ``y* = x + e`` (``e`` logistic) cut at each group's thresholds; group ``c`` never
+    goes above 4 and ``d`` above 3 (their top levels take what lies above); ``a`` and
+    ``b`` have every level, unless ``lift_bottom``: then ``b``'s rows at 1 become 2, so
+    that ``b`` lacks the lowest level.
+    """
+    rng = np.random.default_rng(seed)
+    cuts = {
+        "a": [-2.0, -0.5, 0.5, 2.0],
+        "b": [-2.5, -1.0, 0.5, 1.5],
+        "c": [-1.5, 0.0, 1.0],
+        "d": [-1.0, 0.5],
+    }
+    frames = []
+    for g, cut in cuts.items():
+        x = rng.standard_normal(per_group)
+        y = 1 + np.searchsorted(cut, x + rng.logistic(size=per_group))
+        if g == "b" and lift_bottom:
+            y = np.maximum(y, 2)
+        frames.append(pd.DataFrame({"y": y, "x": x, "g": g}))
+    data = pd.concat(frames, ignore_index=True)
+    return data.assign(y=pd.Categorical(data["y"], categories=[1, 2, 3, 4, 5], ordered=True))
+
+
 def load(name: str) -> pd.DataFrame:
     """A data set of ``ordstats.datasets`` or a simulated one of this module."""
     if name == "simulated_correlated":
         return simulated_correlated()
+    if name == "simulated_ragged":
+        return simulated_ragged()
+    if name == "simulated_no_bottom":
+        return simulated_ragged(lift_bottom=True)
     return ordstats.datasets.load(name)
 
 

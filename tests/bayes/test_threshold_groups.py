@@ -27,10 +27,12 @@ from ordstats.estimation.bayes import make_target, resolve_priors
 from ordstats.estimation.bayes_language import brms_summary
 from ordstats.results.posterior import PosteriorWarning
 from tests.bayes.derivatives import assert_target_derivatives
+from tests.bayes.models import posterior_mode, simulated_ragged
 
 FORMULA = "rating | thres(gr = contact) ~ temp"
 #: the sampled parameters: each group's four thresholds, then the slope
-NAMES = [f"{t}[contact={g}]" for g in ("no", "yes") for t in ("1|2", "2|3", "3|4", "4|5")]
+TH = ("1|2", "2|3", "3|4", "4|5")
+NAMES = [f"{t}[contact={g}]" for g in ("no", "yes") for t in TH]
 
 
 @pytest.fixture(scope="module")
@@ -231,10 +233,10 @@ def test_penalised_maximum_likelihood_refuses_too(model, call):
         call(model)
 
 
-def test_a_group_whose_rows_at_a_level_all_have_zero_weight(wine):
+def test_a_group_whose_rows_at_its_top_level_all_have_zero_weight(wine):
     weights = np.where((wine["contact"] == "yes") & (wine["rating"] == "5"), 0.0, 1.0)
-    with pytest.raises(DataError, match="'yes' has no rows at 5"):
-        ordstats.OrdinalModel.from_formula(FORMULA, wine.assign(w=weights), weights="w")
+    model = ordstats.OrdinalModel.from_formula(FORMULA, wine.assign(w=weights), weights="w")
+    assert model.threshold_groups.counts == (4, 3)  # 'yes' stops at 4
 
 
 def test_missing_group_values_follow_the_missing_policy(wine):
@@ -260,7 +262,7 @@ def test_new_data_with_a_group_the_fit_has_not_seen(posterior, wine):
 @pytest.mark.parametrize(
     ("formula", "keywords", "error", "message"),
     [
-        ("rating | thres(gr = judge) ~ temp", {}, DataError, "'4' has no rows at 1, 4"),
+        ("rating | thres(gr = judge) ~ temp", {}, DataError, "'4' has no rows at 4, below"),
         ("rating | thres(gr = nope) ~ temp", {}, FormulaError, "no column 'nope'"),
         ("rating | thres(4, gr = contact) ~ temp", {}, FormulaError, r"thres\(x, \.\.\.\)"),
         ("rating | thres() ~ temp", {}, FormulaError, r"write thres\(gr = g\)"),
@@ -309,3 +311,193 @@ def test_groups_of_a_frame_with_a_missing_level_in_pandas(wine):
     data = wine.assign(contact=pd.Categorical(wine["contact"], categories=["no", "yes", "maybe"]))
     model = ordstats.OrdinalModel.from_formula(FORMULA, data)
     assert model.threshold_groups.levels == ("no", "yes")
+
+
+# -- groups with fewer categories (brms' nthres per group) ----------------------------------
+
+#: sim_thres_ragged's groups: a and b have every level 1-5, c stops at 4, d at 3
+RAGGED_COUNTS = (4, 4, 3, 2)
+
+
+@pytest.fixture(scope="module")
+def ragged():
+    return posterior_mode("sim_thres_ragged")
+
+
+def _ragged_probabilities(t, data):
+    """P(Y = level) by hand: group g's thresholds ``t``, P(Y <= j) = 1 from its top on."""
+    starts = np.cumsum([0, *RAGGED_COUNTS[:-1]])
+    slope = t[sum(RAGGED_COUNTS)]
+    out = []
+    for g, x in zip(data["g"], data["x"], strict=True):
+        i = "abcd".index(g)
+        cuts = t[starts[i] : starts[i] + RAGGED_COUNTS[i]]
+        cum = np.ones(5)
+        cum[: cuts.size] = special.expit(cuts - slope * x)
+        out.append(np.diff(np.concatenate([[0.0], cum])))
+    return np.array(out)
+
+
+def _ragged_point(mode, seed=0):
+    return mode.params.to_numpy() + 0.05 * np.random.default_rng(seed).standard_normal(14)
+
+
+def test_each_group_has_thresholds_up_to_its_top_level(ragged):
+    groups = ragged.target.tmap.groups
+    assert groups.counts == RAGGED_COUNTS
+    expected = [f"{t}[g={g}]" for g, m in zip("abcd", RAGGED_COUNTS, strict=True) for t in TH[:m]]
+    assert list(ragged.params.index) == [*expected, "x"]
+    assert list(brms_summary(ragged.posterior(500, seed=1)).index) == [
+        f"b_Intercept[{g},{j}]"
+        for g, m in zip("abcd", RAGGED_COUNTS, strict=True)
+        for j in range(1, m + 1)
+    ]
+
+
+def test_the_top_level_of_a_group_takes_what_lies_above_its_last_threshold(ragged):
+    data = simulated_ragged()
+    y = data["y"].cat.codes.to_numpy()
+
+    def by_hand(t):  # up to the prior's constant; the default is flat on the slope
+        loglik = np.log(_ragged_probabilities(t, data)[np.arange(len(data)), y]).sum()
+        return loglik + stats.t.logpdf(t[:13], 3, 0, 2.5).sum()
+
+    t, u = _ragged_point(ragged), _ragged_point(ragged, seed=5)
+    change = ragged.target.log_density(u) - ragged.target.log_density(t)
+    assert change == pytest.approx(by_hand(u) - by_hand(t), rel=1e-10, abs=1e-10)
+
+
+def test_levels_above_a_groups_top_have_probability_zero(ragged):
+    rows = simulated_ragged().groupby("g").head(2)
+    t = _ragged_point(ragged, seed=1)
+    probs = ragged.target.probabilities(t, rows)
+    np.testing.assert_allclose(probs, _ragged_probabilities(t, rows), atol=1e-14)
+    assert np.all(probs[rows["g"].to_numpy() == "d"][:, 3:] == 0.0)
+    assert np.all(probs[rows["g"].to_numpy() == "c"][:, 4] == 0.0)
+
+
+def test_ragged_derivatives_match_finite_differences(ragged):
+    assert_target_derivatives(ragged.target, _ragged_point(ragged, seed=2))
+
+
+def test_ragged_jax_log_density_equals_ordstats(ragged):
+    pytest.importorskip("numpyro")
+    import numpyro
+
+    from ordstats.results.jax_models import log_posterior
+
+    numpyro.enable_x64()
+    value, size = log_posterior(ragged.target.native_arrays())
+    assert size == 14
+    for seed in range(3):
+        x = _ragged_point(ragged, seed)
+        assert float(value(x)) == pytest.approx(ragged.target.log_density(x), rel=1e-10)
+
+
+def test_a_ragged_first_group_gives_the_same_posterior(ragged):
+    # the reference of the nominal coding must have every threshold: 'd' first is moved
+    data = simulated_ragged().replace({"g": {"a": "z", "d": "a"}})
+    model = ordstats.OrdinalModel.from_formula("y | thres(gr = g) ~ x", data)
+    assert model.threshold_groups.levels[0] == "b"
+    mode = model.fit(prior="default")
+    renamed = {f"{t}[g={g}]": f"{t}[g={h}]" for g, h in (("a", "d"), ("z", "a")) for t in TH}
+    np.testing.assert_allclose(
+        mode.params.rename(index=renamed)[ragged.params.index], ragged.params, atol=1e-6
+    )
+
+
+def test_a_group_without_the_lowest_level_keeps_its_first_threshold():
+    # brms (integer response) keeps b's first threshold, held by the prior alone: its
+    # posterior has the prior's t(3) tail, so the Student-t proposal's k-hat is > 0.7
+    # (NUTS: tests/data/reference/bayes/sim_thres_bottom.json, SD 5.1; here about 2.5)
+    mode = posterior_mode("sim_thres_bottom")
+    assert mode.target.tmap.groups.counts == RAGGED_COUNTS
+    with pytest.warns(PosteriorWarning, match="k-hat"):
+        post = mode.posterior(4000, seed=1)
+    assert post.k_hat > 0.7
+
+
+FAMILIES = [("cumulative", False), ("acat", False)] + [
+    (f, r) for f in ("sratio", "cratio") for r in (False, True)
+]
+
+
+def _groups_alone(t, data, options):
+    """Log-likelihood (up to the prior) as each group's own model of its levels 1..m+1."""
+    total, starts = 0.0, np.cumsum([0, *RAGGED_COUNTS[:-1]])
+    for i, g in enumerate("abcd"):
+        rows = data[data["g"] == g].assign(y=lambda d: d["y"].cat.remove_unused_categories())
+        alone = ordstats.OrdinalModel.from_formula("y ~ x", rows, **options)
+        own = np.append(t[starts[i] : starts[i] + RAGGED_COUNTS[i]], t[-1])
+        total -= alone.evaluator.evaluate(own).nll
+    return total + stats.norm.logpdf(t[-1], 0, 3) + stats.t.logpdf(t[:13], 3, 0, 2.5).sum()
+
+
+@pytest.mark.parametrize(("family", "reverse"), FAMILIES)
+def test_each_group_is_its_own_model_of_its_levels(family, reverse):
+    # a group with levels 1..m+1 contributes the likelihood of the ungrouped model of
+    # its rows with those levels only, at its thresholds and the shared slope
+    data = simulated_ragged()
+    options = {"family": family, "reverse": reverse}
+    model = ordstats.OrdinalModel.from_formula("y | thres(gr = g) ~ x", data, **options)
+    target = model.fit(prior={"b": "normal(0, 3)"}).target
+    t = np.array([-2.0, -0.4, 0.6, 2.1, -2.4, -1.1, 0.4, 1.6, -1.4, 0.1, 1.0, -0.9, 0.6, 0.8])
+    if family != "cumulative":
+        t[:13] = t[:13] * np.where(np.arange(13) % 2, 1.0, -1.0)  # no order needed
+    u = t + 0.05 * np.random.default_rng(4).standard_normal(14)
+    change = target.log_density(u) - target.log_density(t)
+    expected = _groups_alone(u, data, options) - _groups_alone(t, data, options)
+    assert change == pytest.approx(expected, rel=1e-9, abs=1e-9)
+    probs = target.probabilities(u, data.groupby("g").head(1))
+    assert probs[3, 3:].tolist() == [0.0, 0.0] and probs[2, 4] == 0.0
+
+
+@pytest.mark.parametrize(("family", "reverse"), FAMILIES[1:])
+def test_ragged_step_families_jax_equals_ordstats(family, reverse):
+    pytest.importorskip("numpyro")
+    import numpyro
+
+    from ordstats.results.jax_models import log_posterior
+
+    numpyro.enable_x64()
+    data = simulated_ragged()
+    model = ordstats.OrdinalModel.from_formula(
+        "y | thres(gr = g) ~ x", data, family=family, reverse=reverse
+    )
+    mode = model.fit(prior={"b": "normal(0, 3)"})
+    value, _ = log_posterior(mode.target.native_arrays())
+    assert_target_derivatives(mode.target, _ragged_point(mode, seed=1))
+    for seed in range(2):
+        x = _ragged_point(mode, seed)
+        assert float(value(x)) == pytest.approx(mode.target.log_density(x), rel=1e-10)
+
+
+def test_a_group_with_the_lowest_level_only():
+    data = simulated_ragged()
+    data.loc[data["g"] == "d", "y"] = 1
+    with pytest.raises(DataError, match="'d' have rows at the lowest level"):
+        ordstats.OrdinalModel.from_formula("y | thres(gr = g) ~ x", data)
+
+
+def test_maximum_likelihood_of_groups_with_fewer_thresholds(ragged):
+    with pytest.raises(SpecificationError, match="no maximum-likelihood estimate"):
+        ragged.target.model.fit()
+
+
+def test_margins_verbs_of_groups_with_fewer_thresholds(ragged):
+    # each draw's nominal-model Hessian is singular at the absent thresholds: the verbs
+    # need no standard errors there (the credible intervals come from the draws)
+    post = ragged.posterior(500, seed=1)
+    rows = simulated_ragged().groupby("g").head(1)
+    draw = post.resample(1, seed=3).to_numpy()[0]
+    table = post.margins("predictions", rows, n_draws=1, seed=3)
+    by_row = _by_row(table, rows).to_numpy()
+    np.testing.assert_allclose(by_row, _ragged_probabilities(draw, rows), atol=1e-10)
+    assert by_row[3, 3:].tolist() == [0.0, 0.0]  # group d stops at 3
+
+
+def test_reversed_acat_with_groups_of_fewer_levels():
+    with pytest.raises(DataError, match="only with reverse=False"):
+        ordstats.OrdinalModel.from_formula(
+            "y | thres(gr = g) ~ x", simulated_ragged(), family="acat", reverse=True
+        )
