@@ -68,7 +68,13 @@ from ordstats.families.cumulative.likelihood import (
 )
 from ordstats.families.mixed import mode_sensitivities
 
-__all__ = ["BLOCK_ELEMENTS", "ClmDraws", "MixedDraws", "rows_by_level"]
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "ClmDraws",
+    "MixedDraws",
+    "log_densities_in_blocks",
+    "rows_by_level",
+]
 
 #: Rows x draws of one block of the logit path: a few such arrays stay in the L2 cache.
 BLOCK_ELEMENTS = 1 << 16
@@ -79,6 +85,21 @@ GENERAL_BLOCK_ELEMENTS = 1 << 20
 #: :data:`EXP_SPLIT_EFFECT`: no product can overflow or lose its last digits to underflow.
 EXP_SPLIT_BOUND = 600.0
 EXP_SPLIT_EFFECT = 100.0
+
+
+def log_densities_in_blocks(
+    draws: FloatArray, block_size: int, evaluate: Callable[[FloatArray], FloatArray]
+) -> FloatArray:
+    """``evaluate`` over consecutive blocks of ``block_size`` rows of ``draws``.
+
+    The values of all blocks in one array, with every non-finite value ``-inf`` (a draw
+    off the support).
+    """
+    out = np.empty(draws.shape[0])
+    for start in range(0, draws.shape[0], block_size):
+        out[start : start + block_size] = evaluate(draws[start : start + block_size])
+    out[~np.isfinite(out)] = -np.inf
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,15 +197,8 @@ class ClmDraws:
             size = int(np.clip(BLOCK_ELEMENTS // min(n, 512), 16, 4096))
         else:
             size = int(np.clip(GENERAL_BLOCK_ELEMENTS // n, 16, 4096))
-        out = np.empty(draws.shape[0])
-        for start in range(0, draws.shape[0], size):
-            block = draws[start : start + size]
-            if self._logit_path:
-                out[start : start + size] = self._logit_block(block)
-            else:
-                out[start : start + size] = self._general_block(block)
-        out[~np.isfinite(out)] = -np.inf
-        return out
+        evaluate = self._logit_block if self._logit_path else self._general_block
+        return log_densities_in_blocks(draws, size, evaluate)
 
     # -- the logit path -------------------------------------------------------------------
 
@@ -334,11 +348,7 @@ class MixedDraws:
         draws = np.asarray(draws, dtype=float)
         n = max(self.problem.y.shape[0], 1)
         size = int(np.clip(GENERAL_BLOCK_ELEMENTS // (4 * n), 16, 4096))
-        out = np.empty(draws.shape[0])
-        for start in range(0, draws.shape[0], size):
-            out[start : start + size] = self._block(draws[start : start + size])
-        out[~np.isfinite(out)] = -np.inf
-        return out
+        return log_densities_in_blocks(draws, size, self._block)
 
     def _level_sums(self, values: FloatArray) -> FloatArray:
         """Sums of the rows of ``values`` (n, B) per level: (L, B)."""

@@ -45,7 +45,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.block_priors import cholesky_layout
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.standard import Logit
-from ordstats.estimation.draw_densities import GENERAL_BLOCK_ELEMENTS
+from ordstats.estimation.draw_densities import GENERAL_BLOCK_ELEMENTS, log_densities_in_blocks
 from ordstats.families.cumulative.likelihood import interval_derivatives
 from ordstats.families.mixed import mode_sensitivities
 
@@ -128,11 +128,7 @@ class CorrelatedDraws:
         params = np.array(params, dtype=float, ndmin=2)
         n = max(self.problem.y.shape[0], 1)
         size = int(np.clip(GENERAL_BLOCK_ELEMENTS // (4 * n), 16, 4096))
-        out = np.empty(params.shape[0])
-        for start in range(0, params.shape[0], size):
-            out[start : start + size] = self._block(params[start : start + size])
-        out[~np.isfinite(out)] = -np.inf
-        return out
+        return log_densities_in_blocks(params, size, self._block)
 
     # -- one block ------------------------------------------------------------------------
 
