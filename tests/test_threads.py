@@ -521,3 +521,20 @@ def test_reads_in_several_fits_at_once_use_one_pyarrow_thread(parquet_parts, arr
         release.set()
         worker.join()
     assert set(inside) == {1} and pa.cpu_count() == 2
+
+
+# ---------------------------------------------------------------------------
+# walk of issue 24: posterior draws (Bayesian) run under the thread rule too
+
+
+def test_posterior_draws_run_on_one_blas_thread_and_restore(caller_two_threads, monkeypatch, wine):
+    mode = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit(prior="default")
+    seen = record_threads(monkeypatch, "ordstats.results.posterior", "adaptive_importance")
+    before = threadpool_info()
+    default = mode.posterior(200, seed=1)
+    assert seen and set(seen) == {1}  # the draws' log-likelihoods: thin products
+    assert threadpool_info() == before
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = mode.posterior(200, seed=1)
+    np.testing.assert_array_equal(limited.mean(), default.mean())
+    np.testing.assert_array_equal(limited.std(), default.std())
