@@ -538,3 +538,41 @@ def test_posterior_draws_run_on_one_blas_thread_and_restore(caller_two_threads, 
         limited = mode.posterior(200, seed=1)
     np.testing.assert_array_equal(limited.mean(), default.mean())
     np.testing.assert_array_equal(limited.std(), default.std())
+
+
+def _warned_here(fit: Callable[[], Any], category: type[Warning]) -> list[str]:
+    """The files that the warnings of ``category`` raised by ``fit()`` point at."""
+    with pytest.warns(category) as record:
+        fit()
+    return [w.filename for w in record if issubclass(w.category, category)]
+
+
+@pytest.mark.parametrize("case", ["fit maxiter", "separation", "missing rows", "factorisation"])
+def test_warnings_point_at_the_callers_line_not_the_thread_scope(case, wine):
+    """The thread scope is a with-block in the public methods: a decorator's frame
+    made every warning of fit(), OrdinalModel() and the factorisation's fit() point
+    at contextlib.py instead of the user's line."""
+    from ordstats.errors import ConvergenceWarning, MissingDataWarning, SeparationWarning
+
+    X, _ = wide_data(n=60, p=2)
+    separated = (X[:, 0] > 0).astype(int) + (X[:, 0] > 1)
+    missing = X.copy()
+    missing[0, 0] = np.nan
+    sim = ordstats.simulate_ratings(30, 20, rank=1, density=0.5, seed=1)
+    stars = pd.DataFrame({"user": sim.row, "item": sim.col, "stars": sim.y + 1})
+    calls = {
+        "fit maxiter": (
+            lambda: OrdinalModel.from_formula("rating ~ temp", wine).fit(maxiter=1),
+            ConvergenceWarning,
+        ),
+        "separation": (lambda: OrdinalModel(separated, X).fit(), SeparationWarning),
+        "missing rows": (lambda: OrdinalModel(separated, missing), MissingDataWarning),
+        "factorisation": (
+            lambda: ordstats.OrdinalFactorization(
+                stars, row="user", col="item", rating="stars", rank=1
+            ).fit(max_sweeps=1),
+            ConvergenceWarning,
+        ),
+    }
+    fit, category = calls[case]
+    assert set(_warned_here(fit, category)) == {__file__}
