@@ -576,3 +576,37 @@ def test_warnings_point_at_the_callers_line_not_the_thread_scope(case, wine):
     }
     fit, category = calls[case]
     assert set(_warned_here(fit, category)) == {__file__}
+
+
+@pytest.mark.parametrize("kind", ["results", "mixed results", "classifier"])
+def test_predictions_run_on_one_blas_thread_and_restore(
+    kind, caller_two_threads, monkeypatch, wine
+):
+    """Predictions are thin products (``X @ beta``) too: outside a fit they ran on the
+    caller's BLAS threads (predict_proba at 10^5 x 20 twice as slow under load, and in
+    the scoring step of every cross-validation fold)."""
+    X, y = wide_data(n=200, p=3)
+    if kind == "results":
+        res = OrdinalModel(y, X).fit()
+        seen = record_threads(monkeypatch, "ordstats.results.fitted", "_mask_crossing")
+        predict: Callable[[], Any] = lambda: res.predict(X)  # noqa: E731
+    elif kind == "mixed results":
+        mixed = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+        seen = record_threads(monkeypatch, "ordstats.results.mixed", "prediction_rows")
+        predict = lambda: mixed.predict(wine)  # noqa: E731
+    else:
+        pytest.importorskip("sklearn")
+        from ordstats.learn import OrdinalClassifier
+
+        clf = OrdinalClassifier().fit(X, y)
+        seen = record_threads(monkeypatch, "ordstats.learn.estimator", "threshold_matrix")
+        predict = lambda: (clf.predict_proba(X), clf.predict(X), clf.score(X, y))  # noqa: E731
+    before = threadpool_info()
+    default = predict()
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = predict()
+    pairs = zip(default, limited, strict=True) if kind == "classifier" else [(default, limited)]
+    for a, b in pairs:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
