@@ -610,3 +610,16 @@ def test_predictions_run_on_one_blas_thread_and_restore(
     pairs = zip(default, limited, strict=True) if kind == "classifier" else [(default, limited)]
     for a, b in pairs:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_profile_path_runs_on_one_blas_thread_and_restores(caller_two_threads, monkeypatch, wine):
+    """Between its refits the profile evaluates the likelihood along the path: those
+    thin products ran on the caller's BLAS threads."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    seen = record_threads(monkeypatch, "ordstats.results.profile", "_warn_profile")
+    before = threadpool_info()
+    res.conf_int(method="profile")
+    res.profile("temp[T.warm]", n_points=5)
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before
