@@ -521,3 +521,105 @@ def test_reads_in_several_fits_at_once_use_one_pyarrow_thread(parquet_parts, arr
         release.set()
         worker.join()
     assert set(inside) == {1} and pa.cpu_count() == 2
+
+
+# ---------------------------------------------------------------------------
+# walk of issue 24: posterior draws (Bayesian) run under the thread rule too
+
+
+def test_posterior_draws_run_on_one_blas_thread_and_restore(caller_two_threads, monkeypatch, wine):
+    mode = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit(prior="default")
+    seen = record_threads(monkeypatch, "ordstats.results.posterior", "adaptive_importance")
+    before = threadpool_info()
+    default = mode.posterior(200, seed=1)
+    assert seen and set(seen) == {1}  # the draws' log-likelihoods: thin products
+    assert threadpool_info() == before
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = mode.posterior(200, seed=1)
+    np.testing.assert_array_equal(limited.mean(), default.mean())
+    np.testing.assert_array_equal(limited.std(), default.std())
+
+
+def _warned_here(fit: Callable[[], Any], category: type[Warning]) -> list[str]:
+    """The files that the warnings of ``category`` raised by ``fit()`` point at."""
+    with pytest.warns(category) as record:
+        fit()
+    return [w.filename for w in record if issubclass(w.category, category)]
+
+
+@pytest.mark.parametrize("case", ["fit maxiter", "separation", "missing rows", "factorisation"])
+def test_warnings_point_at_the_callers_line_not_the_thread_scope(case, wine):
+    """The thread scope is a with-block in the public methods: a decorator's frame
+    made every warning of fit(), OrdinalModel() and the factorisation's fit() point
+    at contextlib.py instead of the user's line."""
+    from ordstats.errors import ConvergenceWarning, MissingDataWarning, SeparationWarning
+
+    X, _ = wide_data(n=60, p=2)
+    separated = (X[:, 0] > 0).astype(int) + (X[:, 0] > 1)
+    missing = X.copy()
+    missing[0, 0] = np.nan
+    sim = ordstats.simulate_ratings(30, 20, rank=1, density=0.5, seed=1)
+    stars = pd.DataFrame({"user": sim.row, "item": sim.col, "stars": sim.y + 1})
+    calls = {
+        "fit maxiter": (
+            lambda: OrdinalModel.from_formula("rating ~ temp", wine).fit(maxiter=1),
+            ConvergenceWarning,
+        ),
+        "separation": (lambda: OrdinalModel(separated, X).fit(), SeparationWarning),
+        "missing rows": (lambda: OrdinalModel(separated, missing), MissingDataWarning),
+        "factorisation": (
+            lambda: ordstats.OrdinalFactorization(
+                stars, row="user", col="item", rating="stars", rank=1
+            ).fit(max_sweeps=1),
+            ConvergenceWarning,
+        ),
+    }
+    fit, category = calls[case]
+    assert set(_warned_here(fit, category)) == {__file__}
+
+
+@pytest.mark.parametrize("kind", ["results", "mixed results", "classifier"])
+def test_predictions_run_on_one_blas_thread_and_restore(
+    kind, caller_two_threads, monkeypatch, wine
+):
+    """Predictions are thin products (``X @ beta``) too: outside a fit they ran on the
+    caller's BLAS threads (predict_proba at 10^5 x 20 twice as slow under load, and in
+    the scoring step of every cross-validation fold)."""
+    X, y = wide_data(n=200, p=3)
+    if kind == "results":
+        res = OrdinalModel(y, X).fit()
+        seen = record_threads(monkeypatch, "ordstats.results.fitted", "_mask_crossing")
+        predict: Callable[[], Any] = lambda: res.predict(X)  # noqa: E731
+    elif kind == "mixed results":
+        mixed = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+        seen = record_threads(monkeypatch, "ordstats.results.mixed", "prediction_rows")
+        predict = lambda: mixed.predict(wine)  # noqa: E731
+    else:
+        pytest.importorskip("sklearn")
+        from ordstats.learn import OrdinalClassifier
+
+        clf = OrdinalClassifier().fit(X, y)
+        seen = record_threads(monkeypatch, "ordstats.learn.estimator", "threshold_matrix")
+        predict = lambda: (clf.predict_proba(X), clf.predict(X), clf.score(X, y))  # noqa: E731
+    before = threadpool_info()
+    default = predict()
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = predict()
+    pairs = zip(default, limited, strict=True) if kind == "classifier" else [(default, limited)]
+    for a, b in pairs:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.filterwarnings("ignore::ordstats.errors.ConvergenceWarning")
+def test_profile_path_runs_on_one_blas_thread_and_restores(caller_two_threads, monkeypatch, wine):
+    """Between its refits the profile evaluates the likelihood along the path: those
+    thin products ran on the caller's BLAS threads."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    seen = record_threads(monkeypatch, "ordstats.results.profile", "_warn_profile")
+    before = threadpool_info()
+    res.conf_int(method="profile")
+    res.profile("temp[T.warm]", n_points=5)
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before

@@ -336,7 +336,6 @@ class OrdinalFactorization:
             total += 0.5 * self.penalties["thresholds"] * float(np.sum((table - center) ** 2))
         return total
 
-    @numeric_threads()
     def fit(
         self,
         *,
@@ -393,73 +392,76 @@ class OrdinalFactorization:
         sweep).  On 10^5 simulated ratings at rank 10 it halved the sweeps to a
         given relative change; the optimum reached is the same.
         """
-        max_sweeps = check_whole("max_sweeps", max_sweeps, 1)
-        tol = nonnegative_number("tol", tol)
-        progress = check_flag("progress", progress)
-        extrapolate = check_flag("extrapolate", extrapolate)
-        n_jobs = check_whole("n_jobs", n_jobs, 1)
-        if n_parts is not None:
-            n_parts = check_whole("n_parts", n_parts, 1)
-        row_coef, col_coef, table = (
-            self._start(check_whole("seed", seed, 0))
-            if start is None
-            else self._checked_start(start)
-        )
-        center = table.mean(axis=0)
-        r = self.ratings
-        if client is not None and not hasattr(client, "scatter"):
-            raise SpecificationError(
-                f"client must be a dask.distributed.Client, not {type(client).__name__}"
+        with numeric_threads():
+            max_sweeps = check_whole("max_sweeps", max_sweeps, 1)
+            tol = nonnegative_number("tol", tol)
+            progress = check_flag("progress", progress)
+            extrapolate = check_flag("extrapolate", extrapolate)
+            n_jobs = check_whole("n_jobs", n_jobs, 1)
+            if n_parts is not None:
+                n_parts = check_whole("n_parts", n_parts, 1)
+            row_coef, col_coef, table = (
+                self._start(check_whole("seed", seed, 0))
+                if start is None
+                else self._checked_start(start)
             )
-        sweeper = self._sweeper(n_jobs, client, n_parts)
-        try:
-            row_coef, col_coef, table, center, trace, converged = self._sweeps(
-                sweeper,
-                (row_coef, col_coef, table, center),
-                max_sweeps=max_sweeps,
-                tol=tol,
-                progress=progress,
-                extrapolate=extrapolate,
-            )
-            # row covariance at the estimates (columns fixed)
-            *_, hess = sweeper.side_step(
-                "row", row_coef, col_coef, table, center, max_halvings=0, keep_hessian=True
-            )
-        finally:
-            sweeper.runner.close()
-        if not converged:
-            import warnings
+            center = table.mean(axis=0)
+            r = self.ratings
+            if client is not None and not hasattr(client, "scatter"):
+                raise SpecificationError(
+                    f"client must be a dask.distributed.Client, not {type(client).__name__}"
+                )
+            sweeper = self._sweeper(n_jobs, client, n_parts)
+            try:
+                row_coef, col_coef, table, center, trace, converged = self._sweeps(
+                    sweeper,
+                    (row_coef, col_coef, table, center),
+                    max_sweeps=max_sweeps,
+                    tol=tol,
+                    progress=progress,
+                    extrapolate=extrapolate,
+                )
+                # row covariance at the estimates (columns fixed)
+                *_, hess = sweeper.side_step(
+                    "row", row_coef, col_coef, table, center, max_halvings=0, keep_hessian=True
+                )
+            finally:
+                sweeper.runner.close()
+            if not converged:
+                import warnings
 
-            warnings.warn(
-                f"ordinal factorisation did not converge in {max_sweeps} sweeps; "
-                "raise max_sweeps or the penalties",
-                ConvergenceWarning,
-                stacklevel=2,
+                warnings.warn(
+                    f"ordinal factorisation did not converge in {max_sweeps} sweeps; "
+                    "raise max_sweeps or the penalties",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            assert hess is not None  # keep_hessian
+            d = row_coef.shape[1]
+            jitter = 1e-12 * np.eye(hess.shape[1])
+            row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
+            rated = sp.csr_array(
+                (np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols)
             )
-        assert hess is not None  # keep_hessian
-        d = row_coef.shape[1]
-        jitter = 1e-12 * np.eye(hess.shape[1])
-        row_cov = np.linalg.inv(hess + jitter)[:, :d, :d] if hess.shape[1] else hess
-        rated = sp.csr_array((np.ones(len(r.y)), (r.row, r.col)), shape=(self.n_rows, self.n_cols))
-        return FactorizationResults(
-            link=self.link,
-            levels=list(r.levels),
-            row_labels=r.row_labels,
-            col_labels=r.col_labels,
-            rank=self.rank,
-            row_coef=row_coef,
-            col_coef=col_coef,
-            row_has_bias=self.row_bias,
-            col_has_bias=self.col_bias,
-            threshold_table=table,
-            sharing=self.sharing,
-            threshold_center=center,
-            row_covariance=np.asarray(row_cov, dtype=np.float64),
-            objective_trace=np.asarray(trace),
-            converged=converged,
-            penalties=dict(self.penalties),
-            rated=rated,
-        )
+            return FactorizationResults(
+                link=self.link,
+                levels=list(r.levels),
+                row_labels=r.row_labels,
+                col_labels=r.col_labels,
+                rank=self.rank,
+                row_coef=row_coef,
+                col_coef=col_coef,
+                row_has_bias=self.row_bias,
+                col_has_bias=self.col_bias,
+                threshold_table=table,
+                sharing=self.sharing,
+                threshold_center=center,
+                row_covariance=np.asarray(row_cov, dtype=np.float64),
+                objective_trace=np.asarray(trace),
+                converged=converged,
+                penalties=dict(self.penalties),
+                rated=rated,
+            )
 
     def _sweeps(
         self,

@@ -385,7 +385,6 @@ class OrdinalMixedModel:
             )
         return x0
 
-    @numeric_threads()
     def fit(
         self,
         nagq: int = 1,
@@ -434,57 +433,58 @@ class OrdinalMixedModel:
             For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range, or
             start values at which the log-likelihood is not finite.
         """
-        gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
-        nagq = self._check_nagq(nagq)
-        bayes.refuse_monotonic_ml(self)
-        if prior is not None:
-            start = None if start_params is None else self._check_start(start_params)
-            return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)
-        f, fg, grad, analytic = self._objective_functions(nagq)
-        inverse_hessian: FloatArray | None = None
-        if start_params is None:
-            x0, inverse_hessian = self._clm_start(fg)
-        else:
-            x0 = self._check_start(start_params)
-        f0 = f(x0)
-        if not np.isfinite(f0):
-            raise SpecificationError(
-                "the approximate log-likelihood is not finite at the start values (the "
-                "thresholds must increase); give other start_params"
+        with numeric_threads():
+            gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
+            nagq = self._check_nagq(nagq)
+            bayes.refuse_monotonic_ml(self)
+            if prior is not None:
+                start = None if start_params is None else self._check_start(start_params)
+                return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)
+            f, fg, grad, analytic = self._objective_functions(nagq)
+            inverse_hessian: FloatArray | None = None
+            if start_params is None:
+                x0, inverse_hessian = self._clm_start(fg)
+            else:
+                x0 = self._check_start(start_params)
+            f0 = f(x0)
+            if not np.isfinite(f0):
+                raise SpecificationError(
+                    "the approximate log-likelihood is not finite at the start values (the "
+                    "thresholds must increase); give other start_params"
+                )
+            # the finite-difference gradient (and the Hessian behind the SEs) cannot
+            # resolve less than its rounding noise; BFGS stops there too, since its
+            # line search only loses time below it, and Newton steps on that Hessian finish
+            tol = max(gradtol, 100 * np.finfo(float).eps * abs(f0) / _STEP)
+            res = _bfgs(fg, x0, tol, maxiter, inverse_hessian)
+            x = res.x
+            boundary = self._boundary(x)
+            free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
+            hessian = _jacobian(grad, x) if analytic else _hessian(f, x)
+            hessian = 0.5 * (hessian + hessian.T)
+            x, converged, g = _newton_polish(grad, f, x, free, hessian, tol)
+            llf = -f(x)
+            converged = converged and bool(np.isfinite(llf))
+            if not converged:
+                warnings.warn(
+                    f"the mixed model did not converge (max |gradient| {np.max(np.abs(g)):.2g}); "
+                    + (self._laplace_breakdown(x) if nagq == 1 else "")
+                    + "try other start_params or a simpler random structure",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            info = FitInfo(
+                converged=converged,
+                code=0 if converged else 1,
+                message="converged" if converged else f"not converged (BFGS: {res.message})",
+                n_iter=int(res.nit),
+                n_halvings=0,
+                max_grad=float(np.max(np.abs(g))) if g.size else 0.0,
+                method="bfgs",
             )
-        # the finite-difference gradient (and the Hessian behind the SEs) cannot
-        # resolve less than its rounding noise; BFGS stops there too, since its
-        # line search only loses time below it, and Newton steps on that Hessian finish
-        tol = max(gradtol, 100 * np.finfo(float).eps * abs(f0) / _STEP)
-        res = _bfgs(fg, x0, tol, maxiter, inverse_hessian)
-        x = res.x
-        boundary = self._boundary(x)
-        free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
-        hessian = _jacobian(grad, x) if analytic else _hessian(f, x)
-        hessian = 0.5 * (hessian + hessian.T)
-        x, converged, g = _newton_polish(grad, f, x, free, hessian, tol)
-        llf = -f(x)
-        converged = converged and bool(np.isfinite(llf))
-        if not converged:
-            warnings.warn(
-                f"the mixed model did not converge (max |gradient| {np.max(np.abs(g)):.2g}); "
-                + (self._laplace_breakdown(x) if nagq == 1 else "")
-                + "try other start_params or a simpler random structure",
-                ConvergenceWarning,
-                stacklevel=2,
+            return MixedResults(
+                self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
             )
-        info = FitInfo(
-            converged=converged,
-            code=0 if converged else 1,
-            message="converged" if converged else f"not converged (BFGS: {res.message})",
-            n_iter=int(res.nit),
-            n_halvings=0,
-            max_grad=float(np.max(np.abs(g))) if g.size else 0.0,
-            method="bfgs",
-        )
-        return MixedResults(
-            self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
-        )
 
     def _laplace_breakdown(self, x: FloatArray) -> str:
         """A hint when some group's ``h`` is locally convex at its mode (eq. 2's ``H`` < 1).

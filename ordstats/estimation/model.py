@@ -9,15 +9,14 @@ adjacent-category families live in :mod:`ordstats.families`.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -92,24 +91,19 @@ from ordstats.results.regularized import CVResult, PenalizedResults, Regularizat
 
 __all__ = ["OrdinalModel"]
 
-_Fit = TypeVar("_Fit", bound=Callable[..., Any])
 
-
-def _ends_fit(fit: _Fit) -> _Fit:
-    """``fit`` that lets the model's data source delete what it kept for the fit, however it ends.
+@contextmanager
+def _source_cache_released(source: object) -> Iterator[None]:
+    """Let the model's data source delete what it kept for a fit, however the fit ends.
 
     A Spark fit spills its partitions to the executors' disks during the fit
-    (:mod:`ordstats.data.spark_cache`); results methods read the DataFrame.
+    (:mod:`ordstats.data.spark_cache`); results methods read the DataFrame.  A context
+    manager, not a decorator, so that the fit's warnings name the caller's line.
     """
-
-    @functools.wraps(fit)
-    def fitted(self: OrdinalModel, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return fit(self, *args, **kwargs)
-        finally:
-            release_source_cache(self.source)
-
-    return fitted  # type: ignore[return-value]
+    try:
+        yield
+    finally:
+        release_source_cache(source)
 
 
 class OrdinalModel:
@@ -191,7 +185,6 @@ class OrdinalModel:
     #: The groups of ``y | thres(gr = g) ~ ...`` (:mod:`ordstats.design.threshold_groups`).
     threshold_groups: ThresholdGroups | None = None
 
-    @numeric_threads()  # the design's checks are BLAS products too
     def __init__(
         self,
         endog: object,
@@ -203,17 +196,18 @@ class OrdinalModel:
         offset: object = None,
         **options: object,
     ) -> None:
-        opts = ModelOptions.from_keywords(options)
-        design = design_from_arrays(
-            endog,
-            exog,
-            nominal=nominal,
-            scale=scale,
-            weights=weights,
-            offset=offset,
-            options=opts.design_options(),
-        )
-        self._setup(design, opts)
+        with numeric_threads():  # the design's checks are BLAS products too
+            opts = ModelOptions.from_keywords(options)
+            design = design_from_arrays(
+                endog,
+                exog,
+                nominal=nominal,
+                scale=scale,
+                weights=weights,
+                offset=offset,
+                options=opts.design_options(),
+            )
+            self._setup(design, opts)
 
     @classmethod
     def from_formula(
@@ -899,8 +893,6 @@ class OrdinalModel:
 
     # -- fitting --------------------------------------------------------------
 
-    @numeric_threads()
-    @_ends_fit
     def fit(
         self,
         start_params: Any = None,
@@ -1006,58 +998,60 @@ class OrdinalModel:
         SeparationWarning
             If the data are separated, so that some estimates diverge.
         """
-        estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
-        kind = "nonrobust" if estimates_only else _fit_cov_type(cov_type)
-        method = canonical_method(method)
-        options = newton_options(maxiter, gradtol, reltol)
-        if estimates_only:
-            options = replace(options, final_hessian=False)
-        if prior is not None:
+        with numeric_threads(), _source_cache_released(self.source):
+            estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
+            kind = "nonrobust" if estimates_only else _fit_cov_type(cov_type)
+            method = canonical_method(method)
+            options = newton_options(maxiter, gradtol, reltol)
+            if estimates_only:
+                options = replace(options, final_hessian=False)
+            if prior is not None:
+                if penalty is not None:
+                    raise SpecificationError(
+                        "give prior= or penalty=, not both "
+                        "(a prior is the penalty of a Bayesian fit)"
+                    )
+                self._require_free_thresholds("Bayesian fits")
+                start = None if start_params is None else self._check_params(start_params)
+                return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
+            bayes.refuse_monotonic_ml(self)
             if penalty is not None:
-                raise SpecificationError(
-                    "give prior= or penalty=, not both (a prior is the penalty of a Bayesian fit)"
-                )
-            self._require_free_thresholds("Bayesian fits")
-            start = None if start_params is None else self._check_params(start_params)
-            return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
-        bayes.refuse_monotonic_ml(self)
-        if penalty is not None:
-            return self._fit_penalized(penalty, start_params, maxiter, kind)
-        use_banded = self._use_banded(banded)
-        passes_before = getattr(self.evaluator, "n_passes", None)
-        if start_params is not None:
-            warm = WarmStart(self._check_params(start_params))
-        elif self.problem.layout.n_lambda:
-            warm = WarmStart(self._flexible_start(options))
-        elif method == "newton" and not use_banded:
-            warm = self._warm_start(self.start_params, options, warm_start)
-        else:
-            warm = WarmStart(self.start_params)
-        first, start = None, warm.params
-        if method != "newton":
-            first = prefit(self.evaluator.evaluate, start, method)
-            start = first.x
-        solution = self._newton(
-            start, options, disp=disp, banded=use_banded, initial_hessian=warm.hessian
-        )
-        diverging = self._diverging(solution) if check_separation else []
-        info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
-        info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
-        if passes_before is not None:  # data read in chunks: passes are what a fit costs
-            passes_after = getattr(self.evaluator, "n_passes", passes_before)
-            predicted = bool(getattr(solution.evaluation, "predicted", False))
-            info = replace(
-                info, n_passes=passes_after - passes_before, last_step_predicted=predicted
+                return self._fit_penalized(penalty, start_params, maxiter, kind)
+            use_banded = self._use_banded(banded)
+            passes_before = getattr(self.evaluator, "n_passes", None)
+            if start_params is not None:
+                warm = WarmStart(self._check_params(start_params))
+            elif self.problem.layout.n_lambda:
+                warm = WarmStart(self._flexible_start(options))
+            elif method == "newton" and not use_banded:
+                warm = self._warm_start(self.start_params, options, warm_start)
+            else:
+                warm = WarmStart(self.start_params)
+            first, start = None, warm.params
+            if method != "newton":
+                first = prefit(self.evaluator.evaluate, start, method)
+                start = first.x
+            solution = self._newton(
+                start, options, disp=disp, banded=use_banded, initial_hessian=warm.hessian
             )
-        _warn_fit(info)
-        results = OrdinalResults(
-            self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
-        )
-        if self.survey_design is not None:
-            return survey_results(self, results, kind, disp)
-        if kind == "nonrobust":
-            return results
-        return results.get_robustcov_results(kind, cov_kwds)
+            diverging = self._diverging(solution) if check_separation else []
+            info = FitInfo.from_solution(solution, diverging, self._crossing(solution.x))
+            info = replace(info, method=method, prefit=first, warm_start_rows=warm.n_rows)
+            if passes_before is not None:  # data read in chunks: passes are what a fit costs
+                passes_after = getattr(self.evaluator, "n_passes", passes_before)
+                predicted = bool(getattr(solution.evaluation, "predicted", False))
+                info = replace(
+                    info, n_passes=passes_after - passes_before, last_step_predicted=predicted
+                )
+            _warn_fit(info)
+            results = OrdinalResults(
+                self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
+            )
+            if self.survey_design is not None:
+                return survey_results(self, results, kind, disp)
+            if kind == "nonrobust":
+                return results
+            return results.get_robustcov_results(kind, cov_kwds)
 
     def _fit_penalized(
         self, penalty: str, start_params: Any, maxiter: int, cov_kind: str

@@ -296,19 +296,20 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         return self._proba(np.asarray(checked, dtype=np.float64))
 
     def _proba(self, X: FloatArray) -> FloatArray:
-        model = self.results_.model
-        if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
-            if not model.exog_names:
-                prob = self.results_.predict(None, "prob").to_numpy()[:1]
-                return np.repeat(prob, len(X), axis=0)
-            others = set(model.param_names) - set(model.exog_names)
-            frame = pd.DataFrame(X, columns=_column_names(self, others), copy=False)
-            return np.asarray(self.results_.predict(frame, "prob").to_numpy(), dtype=float)
-        # x'beta and the cut-points directly: no design or pandas work per call
-        theta = threshold_matrix(
-            self.intercept_, model.threshold_jacobian, offset=model.threshold_offset
-        )
-        return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
+        with numeric_threads(self.n_jobs):  # thin products, as in the fit
+            model = self.results_.model
+            if isinstance(model.link, FlexibleLink):  # the link at the estimated lambda
+                if not model.exog_names:
+                    prob = self.results_.predict(None, "prob").to_numpy()[:1]
+                    return np.repeat(prob, len(X), axis=0)
+                others = set(model.param_names) - set(model.exog_names)
+                frame = pd.DataFrame(X, columns=_column_names(self, others), copy=False)
+                return np.asarray(self.results_.predict(frame, "prob").to_numpy(), dtype=float)
+            # x'beta and the cut-points directly: no design or pandas work per call
+            theta = threshold_matrix(
+                self.intercept_, model.threshold_jacobian, offset=model.threshold_offset
+            )
+            return model.family_spec.category_probabilities(theta, X @ self.coef_, link=model.link)
 
     def predict(self, X: object, kind: Prediction = "mode") -> np.ndarray:
         """The predicted class of each row.

@@ -21,6 +21,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, PredictWhich
 from ordstats.core.links import Link
+from ordstats.core.threads import numeric_threads
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.sources import is_source
 from ordstats.design import (
@@ -580,28 +581,31 @@ class OrdinalResults(
         PredictionError
             Unseen factor levels or missing columns in ``newdata``.
         """
-        newdata = newdata_or_exog(newdata, exog)
-        if which not in _PREDICT_WHICH:
-            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
-        if is_source(newdata) or (newdata is None and self.model.source is not None):
-            source = self.model.source if newdata is None else newdata
-            return predict_in_chunks(functools.partial(self.predict, which=which), source, offset)
-        eta, theta, scale, index = self._linear_parts(newdata, offset)
-        if which == "linear":
-            return pd.Series(eta, index=index, name="linear")
-        if self.model.family_spec.ordered_cutpoints:
-            theta = _mask_crossing(theta, index)
-        levels = self.model.levels
-        family, link = self.model.family_spec, self._link
-        if which == "cumprob":
-            cum = family.cumulative_probabilities(theta, eta, scale, link=link)
-            return pd.DataFrame(cum, index=index, columns=levels[:-1])
-        prob = family.category_probabilities(theta, eta, scale, link=link)
-        if which == "prob":
-            return pd.DataFrame(prob, index=index, columns=levels)
-        if which == "expected":
-            return pd.Series(prob @ self._scores(), index=index, name="expected")
-        return most_probable_level(prob, self.model.design.response.values, index)
+        with numeric_threads():  # x'beta and the probabilities: thin products
+            newdata = newdata_or_exog(newdata, exog)
+            if which not in _PREDICT_WHICH:
+                raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+            if is_source(newdata) or (newdata is None and self.model.source is not None):
+                source = self.model.source if newdata is None else newdata
+                return predict_in_chunks(
+                    functools.partial(self.predict, which=which), source, offset
+                )
+            eta, theta, scale, index = self._linear_parts(newdata, offset)
+            if which == "linear":
+                return pd.Series(eta, index=index, name="linear")
+            if self.model.family_spec.ordered_cutpoints:
+                theta = _mask_crossing(theta, index)
+            levels = self.model.levels
+            family, link = self.model.family_spec, self._link
+            if which == "cumprob":
+                cum = family.cumulative_probabilities(theta, eta, scale, link=link)
+                return pd.DataFrame(cum, index=index, columns=levels[:-1])
+            prob = family.category_probabilities(theta, eta, scale, link=link)
+            if which == "prob":
+                return pd.DataFrame(prob, index=index, columns=levels)
+            if which == "expected":
+                return pd.Series(prob @ self._scores(), index=index, name="expected")
+            return most_probable_level(prob, self.model.design.response.values, index)
 
     @property
     def _link(self) -> Link:

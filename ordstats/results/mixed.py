@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.threads import numeric_threads
 from ordstats.design import term_columns
 from ordstats.errors import (
     ConvergenceWarning,
@@ -721,26 +722,27 @@ class MixedResults(
         -------
         pandas.DataFrame (``prob``, ``cumprob``) or Series (``class``, ``expected``)
         """
-        newdata = newdata_or_exog(newdata, exog)
-        if which not in _WHICH:
-            raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
-        check_re_form(re_form)
-        model = self.model
-        rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
-        eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
-        cum = MixedPredictor(model, self.params_all, re_form).cumulative(rows)[0]
-        levels, index = model.levels, rows.index
-        full = np.column_stack([cum, np.ones(len(eta))])
-        full[np.isnan(eta)] = np.nan
-        prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
-        if which == "cumprob":
-            return pd.DataFrame(full, index=index, columns=levels)
-        if which == "prob":
-            return pd.DataFrame(prob, index=index, columns=levels)
-        if which == "class":
-            return most_probable_level(prob, model.design.fixed.response.values, index)
-        scores = level_scores(model.design.fixed.response.values)
-        return pd.Series(prob @ scores, index=index, name="expected")
+        with numeric_threads():  # x'beta and the probabilities: thin products
+            newdata = newdata_or_exog(newdata, exog)
+            if which not in _WHICH:
+                raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
+            check_re_form(re_form)
+            model = self.model
+            rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
+            eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
+            cum = MixedPredictor(model, self.params_all, re_form).cumulative(rows)[0]
+            levels, index = model.levels, rows.index
+            full = np.column_stack([cum, np.ones(len(eta))])
+            full[np.isnan(eta)] = np.nan
+            prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
+            if which == "cumprob":
+                return pd.DataFrame(full, index=index, columns=levels)
+            if which == "prob":
+                return pd.DataFrame(prob, index=index, columns=levels)
+            if which == "class":
+                return most_probable_level(prob, model.design.fixed.response.values, index)
+            scores = level_scores(model.design.fixed.response.values)
+            return pd.Series(prob @ scores, index=index, name="expected")
 
     def get_prediction(
         self,

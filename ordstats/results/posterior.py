@@ -45,6 +45,7 @@ from ordstats.core.psis import (
     psis,
     weighted_quantiles,
 )
+from ordstats.core.threads import numeric_threads
 from ordstats.errors import OrdstatsWarning, SpecificationError
 from ordstats.results.margins.protocol import ROW_VERBS
 
@@ -156,6 +157,7 @@ class PosteriorMode:
         names = self.params.index
         return pd.DataFrame(linalg.inv(self.hessian), index=names, columns=names)
 
+    @numeric_threads()  # the draws' log-likelihoods are thin products, as in a fit
     def posterior(
         self,
         draws: int = 4000,

@@ -38,6 +38,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.core.solver import NewtonOptions, newton
+from ordstats.core.threads import numeric_threads
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
@@ -411,19 +412,22 @@ def profile_conf_int(
     pandas.DataFrame
         Columns ``"lower"`` and ``"upper"``, one row per profiled parameter.
     """
-    z = normal_quantile(alpha)
-    chosen = list(names) if which is None else [which] if isinstance(which, str) else list(which)
-    units = _units(evaluate, estimates)
-    scaled = _in_units(evaluate, units)
-    rows = {}
-    for name in chosen:
-        index = _index_of(name, names)
-        step = float(scales[index] / units[index])
-        profile = ParameterProfile(scaled, estimates / units, index, step)
-        lower, upper = profile.limit(z, -1), profile.limit(z, +1)
-        _warn_profile(profile, name, (lower, upper), stacklevel)
-        rows[name] = (lower * units[index], upper * units[index])
-    return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
+    with numeric_threads():  # the likelihood along the path: thin products
+        z = normal_quantile(alpha)
+        chosen = (
+            list(names) if which is None else [which] if isinstance(which, str) else list(which)
+        )
+        units = _units(evaluate, estimates)
+        scaled = _in_units(evaluate, units)
+        rows = {}
+        for name in chosen:
+            index = _index_of(name, names)
+            step = float(scales[index] / units[index])
+            profile = ParameterProfile(scaled, estimates / units, index, step)
+            lower, upper = profile.limit(z, -1), profile.limit(z, +1)
+            _warn_profile(profile, name, (lower, upper), stacklevel)
+            rows[name] = (lower * units[index], upper * units[index])
+        return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
 
 
 def profile_curve(
@@ -460,37 +464,38 @@ def profile_curve(
         ``r`` is close to a straight line of slope ``1/se`` when the Wald
         interval is accurate; curvature shows where it is not.
     """
-    z = normal_quantile(alpha)
-    if not isinstance(n_points, (int, np.integer)) or n_points < 3:
-        raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
-    index = _index_of(param, names)
-    units = _units(evaluate, estimates)
-    step = float(scales[index] / units[index])
-    profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, step)
-    ends = [profile.limit(z, side) for side in (-1, +1)]
-    finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
-    lower = ends[0] if np.isfinite(ends[0]) else min(finite)
-    upper = ends[1] if np.isfinite(ends[1]) else max(finite)
-    grid = np.union1d(np.linspace(lower, upper, n_points), [profile.estimate])
-    records = []
-    others = [n for n in names if n != param]
-    for value in grid:
-        point = profile.point(float(value))
-        params = point.params * units if point is not None else np.full(len(names), np.nan)
-        llf = point.llf if point is not None else -np.inf
-        records.append(
-            [value * units[index], profile.signed_root(float(value)), llf]
-            + [params[_index_of(n, names)] for n in others]
+    with numeric_threads():  # the likelihood along the path: thin products
+        z = normal_quantile(alpha)
+        if not isinstance(n_points, (int, np.integer)) or n_points < 3:
+            raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
+        index = _index_of(param, names)
+        units = _units(evaluate, estimates)
+        step = float(scales[index] / units[index])
+        profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, step)
+        ends = [profile.limit(z, side) for side in (-1, +1)]
+        finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
+        lower = ends[0] if np.isfinite(ends[0]) else min(finite)
+        upper = ends[1] if np.isfinite(ends[1]) else max(finite)
+        grid = np.union1d(np.linspace(lower, upper, n_points), [profile.estimate])
+        records = []
+        others = [n for n in names if n != param]
+        for value in grid:
+            point = profile.point(float(value))
+            params = point.params * units if point is not None else np.full(len(names), np.nan)
+            llf = point.llf if point is not None else -np.inf
+            records.append(
+                [value * units[index], profile.signed_root(float(value)), llf]
+                + [params[_index_of(n, names)] for n in others]
+            )
+        _warn_profile(profile, param, [end * units[index] for end in ends], stacklevel)
+        frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
+        frame.attrs.update(
+            param=param,
+            estimate=float(estimates[index]),
+            se=float(scales[index]),
+            llf_max=profile.llf_max,
         )
-    _warn_profile(profile, param, [end * units[index] for end in ends], stacklevel)
-    frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
-    frame.attrs.update(
-        param=param,
-        estimate=float(estimates[index]),
-        se=float(scales[index]),
-        llf_max=profile.llf_max,
-    )
-    return frame
+        return frame
 
 
 def plot_profile(
