@@ -623,3 +623,50 @@ def test_profile_path_runs_on_one_blas_thread_and_restores(caller_two_threads, m
     res.profile("temp[T.warm]", n_points=5)
     assert seen and set(seen) == {1}
     assert threadpool_info() == before
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["avg_predictions", "avg_slopes", "comparisons", "emmeans", "get_margeff", "brant_test"],
+)
+def test_results_methods_run_on_one_blas_thread_and_restore(
+    kind, caller_two_threads, monkeypatch, wine
+):
+    """The margins verbs, emmeans, get_margeff and Brant's test evaluate the model's
+    probabilities by the same thin products as a fit: the walk of issue 24 counted
+    their calls on the caller's two BLAS threads."""
+    formula = "rating ~ temp + contact"
+    data = wine
+    if kind == "brant_test":  # wine's binary model of rating > 1 is separated
+        data = ordstats.datasets.load("housing")
+        formula = "Sat ~ Infl + Type + Cont"
+    if kind == "avg_slopes":  # a numeric regressor
+        data = wine.assign(x=np.cos(np.arange(len(wine))))
+        formula = "rating ~ temp + x"
+    res = OrdinalModel.from_formula(formula, data).fit()
+    watched = {
+        "avg_predictions": ("ordstats.results.margins.verbs", "_evaluate"),
+        "avg_slopes": ("ordstats.results.margins.verbs", "_evaluate"),
+        "comparisons": ("ordstats.results.margins.verbs", "_evaluate"),
+        "emmeans": ("ordstats.results.margins.emmeans", "emmeans"),
+        "get_margeff": ("ordstats.results.marginal_effects", "_regressors"),
+        "brant_test": ("ordstats.results.goodness", "brant_test"),
+    }
+    seen = record_threads(monkeypatch, *watched[kind])
+    call = {
+        "avg_predictions": lambda: pd.DataFrame(res.avg_predictions()),
+        "avg_slopes": lambda: pd.DataFrame(res.avg_slopes(variables="x")),
+        "comparisons": lambda: pd.DataFrame(res.comparisons(variables="contact")),
+        "emmeans": lambda: pd.DataFrame(
+            {"emmean": (grid := res.emmeans("temp")).values, "se": np.sqrt(np.diag(grid.vcov()))}
+        ),
+        "get_margeff": lambda: res.get_margeff().summary_frame(),
+        "brant_test": lambda: res.brant_test(),
+    }[kind]
+    before = threadpool_info()
+    default = call()
+    assert seen and set(seen) == {1}
+    assert threadpool_info() == before
+    with threadpool_limits(limits=1, user_api="blas"):
+        limited = call()
+    pd.testing.assert_frame_equal(default, limited)

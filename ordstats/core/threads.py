@@ -10,8 +10,8 @@ with one thread; beside two busy loops on this 2-core machine a clm at 10^5 x 20
 took 0.248 s with two BLAS threads and 0.173 s with one (``X @ beta`` alone: 8.0
 ms against 0.66 ms), and threads gained nothing on a quiet machine at the sizes
 ordstats fits (``p`` of tens).  So, inside every fit (:func:`numeric_threads`, entered by the solver
-and the model's fitting methods), and in predictions and posterior draws (thin
-``X @ beta`` products as well):
+and the model's fitting methods), and in predictions, posterior draws, the margins
+verbs, emmeans, ``get_margeff`` and Brant's test (thin ``X @ beta`` products as well):
 
 * BLAS runs on **one thread**: thin products, matrix-vector products, small
   factorisations;

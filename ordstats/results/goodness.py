@@ -49,6 +49,7 @@ from scipy import linalg, stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
+from ordstats.core.threads import numeric_threads
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.design import term_columns
 from ordstats.design.response import format_level
@@ -363,7 +364,8 @@ class GoodnessOfFitMethods(FittedState):
         pandas.DataFrame
             Rows ``All`` and each column/term; ``chi2``, ``df``, ``Pr(>chi2)``.
         """
-        return brant_test(self)
+        with numeric_threads():  # the binary fits and their products
+            return brant_test(self)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

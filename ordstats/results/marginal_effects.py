@@ -51,6 +51,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.threads import numeric_threads
 from ordstats.design import term_columns
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.results.arguments import check_alpha, normal_quantile
@@ -303,68 +304,69 @@ class MarginalEffectsMethods(FittedState):
             ``margeff``, ``margeff_se``, ``summary()``, ``summary_frame()``,
             ``conf_int()``.
         """
-        options = _check_options(at, method, dummy, count)
-        model = self.model
-        if self.data_removed:
-            from ordstats.results.persistence import rows_removed_error
+        with numeric_threads():  # thin products, as in the fit
+            options = _check_options(at, method, dummy, count)
+            model = self.model
+            if self.data_removed:
+                from ordstats.results.persistence import rows_removed_error
 
-            raise rows_removed_error("get_margeff()")
-        at = options["at"]
-        if at == "all" and not model.evaluator.keeps_rows:
-            raise SpecificationError(
-                "get_margeff(at='all') gives every fitted row's effects, and a model read in "
-                "chunks (files, Dask, chunksize=) does not keep its rows in memory; use "
-                "at='overall' (which streams over the chunks), or predictions()/slopes() "
-                "with the rows you want as newdata"
+                raise rows_removed_error("get_margeff()")
+            at = options["at"]
+            if at == "all" and not model.evaluator.keeps_rows:
+                raise SpecificationError(
+                    "get_margeff(at='all') gives every fitted row's effects, and a model read in "
+                    "chunks (files, Dask, chunksize=) does not keep its rows in memory; use "
+                    "at='overall' (which streams over the chunks), or predictions()/slopes() "
+                    "with the rows you want as newdata"
+                )
+            columns = _Columns.of(model)
+            summary: ColumnSummary = model.evaluator.reduce_rows(
+                column_summary, [block for _, block in columns.blocks]
             )
-        columns = _Columns.of(model)
-        summary: ColumnSummary = model.evaluator.reduce_rows(
-            column_summary, [block for _, block in columns.blocks]
-        )
-        regressors = _regressors(columns, summary, options["dummy"], options["count"])
-        fixed = _atexog_values(regressors, atexog)
-        names = [r.name for r in regressors]
-        levels = model.levels
-        params = self.params.to_numpy()
-        fit = cast(MarginsFit, self)
-        notes = _continuous_dummy_note(regressors, summary)
-        margins = dict(options, atexog=atexog)
-        if at == "all":
-            rows = _set_atexog(rows_of(model.data), fixed)
-            values, _ = _row_effects_all(fit, params, regressors, rows, options["method"])
-            index = pd.MultiIndex.from_product(
-                [list(model.design.row_index), names], names=["row", "regressor"]
+            regressors = _regressors(columns, summary, options["dummy"], options["count"])
+            fixed = _atexog_values(regressors, atexog)
+            names = [r.name for r in regressors]
+            levels = model.levels
+            params = self.params.to_numpy()
+            fit = cast(MarginsFit, self)
+            notes = _continuous_dummy_note(regressors, summary)
+            margins = dict(options, atexog=atexog)
+            if at == "all":
+                rows = _set_atexog(rows_of(model.data), fixed)
+                values, _ = _row_effects_all(fit, params, regressors, rows, options["method"])
+                index = pd.MultiIndex.from_product(
+                    [list(model.design.row_index), names], names=["row", "regressor"]
+                )
+                frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
+                return MarginalEffects(frame, None, None, margins, model.endog_name, notes)
+            if at == "overall":
+                sums = model.evaluator.reduce_rows(
+                    _effect_sums, fit, params, regressors, options["method"], fixed
+                )
+                values, jac = _unflatten(sums / summary.total, params.size)
+            else:
+                row = _representative_row(model.evaluator, summary, at, fixed, columns)
+                values, jac = _unflatten(
+                    _weighted_effects(fit, params, regressors, row, options["method"]), params.size
+                )
+            cov = self.covariance.matrix
+            if not np.all(np.isfinite(cov)):
+                raise OrdstatsError(
+                    "the covariance of the estimates is not available (singular Hessian), so the "
+                    "marginal effects have no standard errors"
+                )
+            effect_cov = jac @ cov @ jac.T
+            se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))
+            shape = (len(names), len(levels))
+            stacked = pd.MultiIndex.from_product([names, levels], names=["regressor", "level"])
+            return MarginalEffects(
+                pd.DataFrame(values.reshape(shape), index=names, columns=levels),
+                pd.DataFrame(se.reshape(shape), index=names, columns=levels),
+                pd.DataFrame(effect_cov, index=stacked, columns=stacked),
+                margins,
+                model.endog_name,
+                notes,
             )
-            frame = pd.DataFrame(values.reshape(-1, len(levels)), index=index, columns=levels)
-            return MarginalEffects(frame, None, None, margins, model.endog_name, notes)
-        if at == "overall":
-            sums = model.evaluator.reduce_rows(
-                _effect_sums, fit, params, regressors, options["method"], fixed
-            )
-            values, jac = _unflatten(sums / summary.total, params.size)
-        else:
-            row = _representative_row(model.evaluator, summary, at, fixed, columns)
-            values, jac = _unflatten(
-                _weighted_effects(fit, params, regressors, row, options["method"]), params.size
-            )
-        cov = self.covariance.matrix
-        if not np.all(np.isfinite(cov)):
-            raise OrdstatsError(
-                "the covariance of the estimates is not available (singular Hessian), so the "
-                "marginal effects have no standard errors"
-            )
-        effect_cov = jac @ cov @ jac.T
-        se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))
-        shape = (len(names), len(levels))
-        stacked = pd.MultiIndex.from_product([names, levels], names=["regressor", "level"])
-        return MarginalEffects(
-            pd.DataFrame(values.reshape(shape), index=names, columns=levels),
-            pd.DataFrame(se.reshape(shape), index=names, columns=levels),
-            pd.DataFrame(effect_cov, index=stacked, columns=stacked),
-            margins,
-            model.endog_name,
-            notes,
-        )
 
 
 def _continuous_dummy_note(regressors: list[_Regressor], summary: ColumnSummary) -> tuple[str, ...]:

@@ -463,23 +463,26 @@ class Posterior:
             Columns ``row`` (and ``level``), ``estimate`` (the posterior mean),
             ``lower``, ``upper``.
         """
-        if which not in {"prob", "expected"}:
-            raise SpecificationError(f"which must be 'prob' or 'expected'; got {which!r}")
-        if not (isinstance(alpha, float) and 0 < alpha < 1):
-            raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
-        prob, w = self._probabilities(newdata, n_draws)
-        levels = self.target.levels
-        if which == "expected":
-            values = prob @ np.arange(1, len(levels) + 1, dtype=float)  # (S, n)
-            frame = pd.DataFrame({"row": np.arange(values.shape[1])})
-        else:
-            S, n, K = prob.shape
-            values = prob.reshape(S, n * K)
-            frame = pd.DataFrame({"row": np.repeat(np.arange(n), K), "level": np.tile(levels, n)})
-        q = weighted_quantiles(values, w, np.array([alpha / 2, 1 - alpha / 2]))
-        frame["estimate"] = w @ values
-        frame["lower"], frame["upper"] = q[0], q[1]
-        return frame
+        with numeric_threads():  # thin products, as in the fit
+            if which not in {"prob", "expected"}:
+                raise SpecificationError(f"which must be 'prob' or 'expected'; got {which!r}")
+            if not (isinstance(alpha, float) and 0 < alpha < 1):
+                raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
+            prob, w = self._probabilities(newdata, n_draws)
+            levels = self.target.levels
+            if which == "expected":
+                values = prob @ np.arange(1, len(levels) + 1, dtype=float)  # (S, n)
+                frame = pd.DataFrame({"row": np.arange(values.shape[1])})
+            else:
+                S, n, K = prob.shape
+                values = prob.reshape(S, n * K)
+                frame = pd.DataFrame(
+                    {"row": np.repeat(np.arange(n), K), "level": np.tile(levels, n)}
+                )
+            q = weighted_quantiles(values, w, np.array([alpha / 2, 1 - alpha / 2]))
+            frame["estimate"] = w @ values
+            frame["lower"], frame["upper"] = q[0], q[1]
+            return frame
 
     def margins(
         self,

@@ -49,6 +49,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.threads import numeric_threads
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
@@ -1156,18 +1157,19 @@ class EmmeansMethods:
         >>> emm = res.emmeans("~ rating | temp", mode="prob")  # doctest: +SKIP
         >>> emm.pairs(adjust="holm").summary()  # doctest: +SKIP
         """
-        return emmeans(
-            cast(MarginsFit, self),
-            specs,
-            by=by,
-            mode=mode,
-            weights=weights,
-            at=at,
-            cov_reduce=cov_reduce,
-            re_form=re_form,
-            data=data,
-            latent_cuts=latent_cuts,
-        )
+        with numeric_threads():  # thin products, as in the fit
+            return emmeans(
+                cast(MarginsFit, self),
+                specs,
+                by=by,
+                mode=mode,
+                weights=weights,
+                at=at,
+                cov_reduce=cov_reduce,
+                re_form=re_form,
+                data=data,
+                latent_cuts=latent_cuts,
+            )
 
     def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
         """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
@@ -1183,4 +1185,5 @@ class EmmeansMethods:
         pandas.DataFrame
             ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
         """
-        return joint_tests(cast(MarginsFit, self), by=by, data=data)
+        with numeric_threads():  # thin products, as in the fit
+            return joint_tests(cast(MarginsFit, self), by=by, data=data)

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
+from ordstats.core.threads import numeric_threads
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.emmeans import EmmeansMethods
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
@@ -1033,35 +1034,42 @@ class MarginsMethods(EmmeansMethods):
 
     def predictions(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
-        return predictions(cast(MarginsFit, self), newdata, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return predictions(cast(MarginsFit, self), newdata, **options)
 
     def avg_predictions(
         self, newdata: Any = None, *, by: Any = True, **options: Any
     ) -> MarginsTable:
         """Average predictions, by default over all rows (``by=True``)."""
-        return predictions(cast(MarginsFit, self), newdata, by=by, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return predictions(cast(MarginsFit, self), newdata, by=by, **options)
 
     def comparisons(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
-        return comparisons(cast(MarginsFit, self), newdata, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return comparisons(cast(MarginsFit, self), newdata, **options)
 
     def avg_comparisons(
         self, newdata: Any = None, *, by: Any = True, **options: Any
     ) -> MarginsTable:
         """Average comparisons, by default over all rows (``by=True``)."""
-        return comparisons(cast(MarginsFit, self), newdata, by=by, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return comparisons(cast(MarginsFit, self), newdata, by=by, **options)
 
     def slopes(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
-        return slopes(cast(MarginsFit, self), newdata, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return slopes(cast(MarginsFit, self), newdata, **options)
 
     def avg_slopes(self, newdata: Any = None, *, by: Any = True, **options: Any) -> MarginsTable:
         """Average slopes, by default over all rows (``by=True``)."""
-        return slopes(cast(MarginsFit, self), newdata, by=by, **options)
+        with numeric_threads():  # thin products, as in the fit
+            return slopes(cast(MarginsFit, self), newdata, by=by, **options)
 
     def hypotheses(self, hypothesis: Any, *, conf_level: float = 0.95) -> MarginsTable:
         """Wald tests of functions of the parameters (``"b1 - b2 = 0"``, names, a matrix)."""
-        fit = cast(MarginsFit, self)
-        params = getattr(self, "params", None)
-        names = list(params.index) if isinstance(params, pd.Series) else []
-        return hypotheses(fit, hypothesis, names=names, conf_level=conf_level)
+        with numeric_threads():  # thin products, as in the fit
+            fit = cast(MarginsFit, self)
+            params = getattr(self, "params", None)
+            names = list(params.index) if isinstance(params, pd.Series) else []
+            return hypotheses(fit, hypothesis, names=names, conf_level=conf_level)
