@@ -547,12 +547,23 @@ def _warned_here(fit: Callable[[], Any], category: type[Warning]) -> list[str]:
     return [w.filename for w in record if issubclass(w.category, category)]
 
 
-@pytest.mark.parametrize("case", ["fit maxiter", "separation", "missing rows", "factorisation"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "fit maxiter",
+        "separation",
+        "missing rows",
+        "factorisation",
+        "fit_regularized maxiter",
+        "posterior k-hat",
+    ],
+)
 def test_warnings_point_at_the_callers_line_not_the_thread_scope(case, wine):
     """The thread scope is a with-block in the public methods: a decorator's frame
     made every warning of fit(), OrdinalModel() and the factorisation's fit() point
     at contextlib.py instead of the user's line."""
     from ordstats.errors import ConvergenceWarning, MissingDataWarning, SeparationWarning
+    from ordstats.results.posterior import PosteriorWarning
 
     X, _ = wide_data(n=60, p=2)
     separated = (X[:, 0] > 0).astype(int) + (X[:, 0] > 1)
@@ -566,6 +577,20 @@ def test_warnings_point_at_the_callers_line_not_the_thread_scope(case, wine):
             ConvergenceWarning,
         ),
         "separation": (lambda: OrdinalModel(separated, X).fit(), SeparationWarning),
+        "fit_regularized maxiter": (
+            lambda: OrdinalModel.from_formula("rating ~ temp + contact", wine).fit_regularized(
+                alpha=0.1, maxiter=1
+            ),
+            ConvergenceWarning,
+        ),
+        "posterior k-hat": (
+            lambda: (
+                OrdinalModel.from_formula("rating ~ temp + contact", wine)
+                .fit(prior="default")
+                .posterior(draws=10, seed=1)
+            ),
+            PosteriorWarning,
+        ),
         "missing rows": (lambda: OrdinalModel(separated, missing), MissingDataWarning),
         "factorisation": (
             lambda: ordstats.OrdinalFactorization(

@@ -1078,7 +1078,6 @@ class OrdinalModel:
                 "thresholds (threshold='flexible')"
             )
 
-    @numeric_threads()
     def fit_regularized(
         self,
         method: str = "elastic_net",
@@ -1138,23 +1137,23 @@ class OrdinalModel:
             Prints, predicts; ``bse`` is NaN unless ``L1_wt == 0`` (ridge
             sandwich ``(H + P)^{-1} H (H + P)^{-1}``).
         """
-        if method != "elastic_net":
-            raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
-        refuse_threshold_groups_ml(self)
-        self._require_free_thresholds("penalised fits")
-        start = None if start_params is None else self._check_params(start_params)
-        return penalized.fit_elastic_net(
-            self,
-            alpha,
-            L1_wt,
-            standardize=standardize,
-            nominal_weight=nominal_weight,
-            start_params=start,
-            tol=tol,
-            maxiter=maxiter,
-        )
+        with numeric_threads():  # thin products, as in a fit
+            if method != "elastic_net":
+                raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
+            refuse_threshold_groups_ml(self)
+            self._require_free_thresholds("penalised fits")
+            start = None if start_params is None else self._check_params(start_params)
+            return penalized.fit_elastic_net(
+                self,
+                alpha,
+                L1_wt,
+                standardize=standardize,
+                nominal_weight=nominal_weight,
+                start_params=start,
+                tol=tol,
+                maxiter=maxiter,
+            )
 
-    @numeric_threads()
     def path(
         self,
         alphas: Any = None,
@@ -1186,20 +1185,20 @@ class OrdinalModel:
         -------
         RegularizationPath
         """
-        refuse_threshold_groups_ml(self)
-        self._require_free_thresholds("regularisation paths")
-        return penalized.regularization_path(
-            self,
-            alphas,
-            n_alphas=n_alphas,
-            l1_ratio=l1_ratio,
-            eps=eps,
-            standardize=standardize,
-            nominal_weight=nominal_weight,
-            tol=tol,
-        )
+        with numeric_threads():  # thin products, as in a fit
+            refuse_threshold_groups_ml(self)
+            self._require_free_thresholds("regularisation paths")
+            return penalized.regularization_path(
+                self,
+                alphas,
+                n_alphas=n_alphas,
+                l1_ratio=l1_ratio,
+                eps=eps,
+                standardize=standardize,
+                nominal_weight=nominal_weight,
+                tol=tol,
+            )
 
-    @numeric_threads()
     def cv(
         self,
         alphas: Any = None,
@@ -1228,19 +1227,20 @@ class OrdinalModel:
         -------
         CVResult
         """
-        refuse_threshold_groups_ml(self)
-        self._require_free_thresholds("cross-validated penalised fits")
-        return penalized.cross_validate(
-            self,
-            alphas,
-            n_alphas=n_alphas,
-            l1_ratio=l1_ratio,
-            cv=cv,
-            scoring=scoring,
-            standardize=standardize,
-            nominal_weight=nominal_weight,
-            seed=seed,
-        )
+        with numeric_threads():  # thin products, as in a fit
+            refuse_threshold_groups_ml(self)
+            self._require_free_thresholds("cross-validated penalised fits")
+            return penalized.cross_validate(
+                self,
+                alphas,
+                n_alphas=n_alphas,
+                l1_ratio=l1_ratio,
+                cv=cv,
+                scoring=scoring,
+                standardize=standardize,
+                nominal_weight=nominal_weight,
+                seed=seed,
+            )
 
     def _warm_start(
         self, start: FloatArray, options: NewtonOptions, warm_start: bool | None

@@ -349,7 +349,7 @@ def _warn_unconverged(sol: PenalizedResult, tol: float) -> None:
             f"{tol:g} after {sol.n_iter} proximal Newton iterations. Increase maxiter, "
             "standardize the predictors or use a larger alpha",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of fit_regularized() or path()
         )
 
 

@@ -157,7 +157,6 @@ class PosteriorMode:
         names = self.params.index
         return pd.DataFrame(linalg.inv(self.hessian), index=names, columns=names)
 
-    @numeric_threads()  # the draws' log-likelihoods are thin products, as in a fit
     def posterior(
         self,
         draws: int = 4000,
@@ -199,31 +198,32 @@ class PosteriorMode:
         PosteriorWarning
             When the Pareto k-hat exceeds 0.7: the importance weights are unreliable.
         """
-        n = _positive_int(draws, "draws")
-        if method == "laplace":
-            if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
-                raise SpecificationError(f"df must be a positive number; got {df!r}")
-            return self._importance(n, seed, float(df), bool(adapt))
-        if method == "nuts":
-            from ordstats.results.nuts import run_nuts
+        with numeric_threads():  # thin products, as in a fit
+            n = _positive_int(draws, "draws")
+            if method == "laplace":
+                if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
+                    raise SpecificationError(f"df must be a positive number; got {df!r}")
+                return self._importance(n, seed, float(df), bool(adapt))
+            if method == "nuts":
+                from ordstats.results.nuts import run_nuts
 
-            x = run_nuts(
-                self.target,
-                self.params.to_numpy(),
-                self.hessian,
-                draws=n,
-                chains=_positive_int(chains, "chains"),
-                warmup=_positive_int(warmup, "warmup"),
-                seed=0 if seed is None else int(seed),
-            )
-            return Posterior(
-                self.target,
-                x,
-                np.full(x.shape[0], -np.log(x.shape[0])),
-                method="nuts",
-                chains=int(chains),
-            )
-        raise SpecificationError(f"method must be 'laplace' or 'nuts'; got {method!r}")
+                x = run_nuts(
+                    self.target,
+                    self.params.to_numpy(),
+                    self.hessian,
+                    draws=n,
+                    chains=_positive_int(chains, "chains"),
+                    warmup=_positive_int(warmup, "warmup"),
+                    seed=0 if seed is None else int(seed),
+                )
+                return Posterior(
+                    self.target,
+                    x,
+                    np.full(x.shape[0], -np.log(x.shape[0])),
+                    method="nuts",
+                    chains=int(chains),
+                )
+            raise SpecificationError(f"method must be 'laplace' or 'nuts'; got {method!r}")
 
     def _importance(self, n: int, seed: int | None, df: float, adapt: bool) -> Posterior:
         try:
@@ -250,7 +250,7 @@ class PosteriorMode:
                 "Use posterior(method='nuts') (pip install 'ordstats[bayes]'), or more "
                 "informative priors",
                 PosteriorWarning,
-                stacklevel=2,
+                stacklevel=3,  # the caller of posterior()
             )
         return post
 
