@@ -80,7 +80,6 @@ from ordstats.estimation.bayes_language import (
 )
 from ordstats.estimation.bayes_thresholds import (
     ThresholdGroupMap,
-    absent_sign,
     refuse_threshold_groups_ml,
 )
 from ordstats.estimation.draw_densities import ClmDraws, MixedDraws
@@ -883,7 +882,7 @@ def threshold_group_map(model: Any) -> ThresholdGroupMap:
     """The map of a model with ``thres(gr = g)``."""
     layout = model.problem.layout
     thresholds = tuple(model.param_names[: layout.n_alpha])
-    sign = absent_sign(str(model.family), bool(model.reverse))
+    sign = model.family_spec.capabilities.absent_step_sign
     return ThresholdGroupMap(model.threshold_groups, layout.n_params, thresholds, sign)
 
 

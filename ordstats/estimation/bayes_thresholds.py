@@ -20,7 +20,8 @@ each group.
 the nominal model's others are put :data:`ABSENT_SPACING` apart above the group's last
 one (``x = A t + c``), which gives the levels above the group's top probability 0 in
 every family method, prediction and the JAX model alike; the step families' absent
-intercepts are put at ``+-s`` (:func:`absent_sign`).
+intercepts are put at ``+-s`` (the family's ``absent_step_sign``,
+:class:`~ordstats.families.capabilities.Capabilities`).
 
 **Maximum likelihood** (every group at every level) has the same likelihood as
 ``nominal="~ g"`` (``clm(y ~ x, nominal = ~ g)`` in R), whose fit reports the reference
@@ -80,7 +81,7 @@ class ThresholdGroupMap:
     k: int
     thresholds: tuple[str, ...]
     #: 0: cumulative (absent thresholds above the group's last); +1 or -1: the step
-    #: families' absent intercepts at +s or -s (:func:`absent_sign`)
+    #: families' absent intercepts at +s or -s (the family's ``absent_step_sign``)
     sign: int = 0
 
     @property
@@ -277,7 +278,7 @@ def grouped_threshold_model(
         )
     values = data.loc[model.design.row_index, variable]
     groups = threshold_groups(model.design, values, variable)
-    if groups.ragged and str(model.family) == "acat" and model.reverse:
+    if groups.ragged and model.family_spec.capabilities.summed_steps and model.reverse:
         raise DataError(
             f"thres(gr = {variable}) with family='acat', reverse=True: some groups have no "
             "rows at the top level(s), so fewer thresholds, which this family fits only "
@@ -286,22 +287,6 @@ def grouped_threshold_model(
         )
     model.threshold_groups = groups
     return model
-
-
-def absent_sign(family: str, reverse: bool) -> int:
-    """The sign of a step family's absent intercepts ``eta_j`` (``j`` at or above the top ``m``).
-
-    They must end the chain at ``m``: sratio stops there (``F(eta_m) = 1``: ``+``),
-    cratio does not go on (``F(eta_m) = 0``: ``-``), acat gives the levels above ``m``
-    no weight (``eta_j = log P(j+1)/P(j) = -inf``); ``reverse=True`` flips each.
-    0 for the cumulative family, whose absent thresholds follow the group's last.
-    (acat with ``reverse=True`` sums the absent ``+s`` into every present level's
-    score, which would lose their precision; groups with fewer levels refuse it.)
-    """
-    if family == "cumulative":
-        return 0
-    sign = 1 if family == "sratio" else -1
-    return -sign if reverse else sign
 
 
 def refuse_threshold_groups_ml(model: Any) -> None:

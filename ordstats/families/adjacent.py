@@ -77,6 +77,8 @@ class AdjacentCategory(StepFamily):
         latent_variable=False,
         positive_effect="higher",
         nominal_sign=1,
+        absent_step_sign=-1,
+        summed_steps=True,
     )
 
     @property

@@ -22,9 +22,12 @@ ordered_cutpoints      yes         no                      no
 latent_variable        yes         no                      no
 positive_effect        higher      lower / higher          higher
 nominal_sign           -1          +1                      +1
+absent_step_sign       0           +1 / -1                 -1
+summed_steps           no          no                      yes
 =====================  ==========  ======================  =========================
 
-(``positive_effect`` is for ``reverse=False``; ``reverse=True`` flips it.)
+(``positive_effect`` and ``absent_step_sign`` are for ``reverse=False``;
+``reverse=True`` flips them.)
 
 The two sign fields say how to read coefficients.  In the cumulative model
 (R's ``clm``), :math:`P(Y \le j) = F(\theta_j + w^\top\gamma_j - x^\top\beta)`:
@@ -86,6 +89,18 @@ class Capabilities:
         Sign of a nominal effect relative to a slope in the linear predictor:
         ``+1`` if ``w'gamma_j`` enters like ``x'b``, ``-1`` if like ``-x'b``
         (the cumulative model, where nominal effects shift the thresholds).
+    absent_step_sign : {0, 1, -1}
+        For a group with fewer levels than the model (brms' ``thres(gr = g)``):
+        the sign of the large intercepts ``eta_j`` that end its chain at its top
+        level ``m``.  ``+1`` where ``F(eta_m) = 1`` stops it (stopping ratio),
+        ``-1`` where ``F(eta_m) = 0`` does (continuation ratio; adjacent
+        categories, whose levels above ``m`` then have no weight); ``0`` for the
+        cumulative model, whose absent thresholds follow the group's last.
+        ``reverse=True`` flips it.
+    summed_steps : bool
+        Each level's log-probability is a sum of the steps ``eta_1 .. eta_j``
+        (adjacent categories), so large absent steps of ``reverse=True`` would
+        enter every present level's score.
 
     Examples
     --------
@@ -108,11 +123,19 @@ class Capabilities:
     latent_variable: bool
     positive_effect: PositiveEffect
     nominal_sign: Literal[1, -1]
+    absent_step_sign: Literal[0, 1, -1] = 0
+    summed_steps: bool = False
 
     def reversed(self) -> Capabilities:
-        """Return the capabilities of the reverse variant: the sign of a slope flips."""
+        """Return the capabilities of the reverse variant: the sign of a slope flips.
+
+        So does the sign of the absent steps (``absent_step_sign``).
+        """
         flipped: PositiveEffect = "lower" if self.positive_effect == "higher" else "higher"
-        return replace(self, positive_effect=flipped)
+        absent: Literal[0, 1, -1] = (
+            1 if self.absent_step_sign == -1 else (-1 if self.absent_step_sign == 1 else 0)
+        )
+        return replace(self, positive_effect=flipped, absent_step_sign=absent)
 
     def accepts_link(self, name: str, flexible: bool) -> bool:
         """Whether the link called ``name`` (a flexible one if ``flexible``) is supported."""

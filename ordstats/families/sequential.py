@@ -161,7 +161,7 @@ class StoppingRatio(_Sequential):
 
     name = "sratio"
     title = "Stopping-Ratio Model"
-    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="lower")
+    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="lower", absent_step_sign=1)
     event_is_stop = True
 
     @property
@@ -189,7 +189,7 @@ class ContinuationRatio(_Sequential):
 
     name = "cratio"
     title = "Continuation-Ratio Model"
-    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="higher")
+    CAPABILITIES = replace(_SEQUENTIAL, positive_effect="higher", absent_step_sign=-1)
     event_is_stop = False
 
     @property

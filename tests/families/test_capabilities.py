@@ -165,3 +165,25 @@ def test_no_layer_outside_families_tests_the_family_name():
             if pattern.search(line):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize(
+    ("name", "reverse", "sign"),
+    [
+        ("cumulative", False, 0),
+        ("sratio", False, 1),
+        ("sratio", True, -1),
+        ("cratio", False, -1),
+        ("cratio", True, 1),
+        ("acat", False, -1),
+        ("acat", True, 1),
+    ],
+)
+def test_absent_step_sign_ends_a_groups_chain_at_its_top_level(name, reverse, sign):
+    """thres(gr = g) puts a shorter group's absent steps at ``sign * s``; the step
+    probability of its top level must then be 1 (stop) or its continuation 0."""
+    from ordstats.families import get_family
+
+    caps = get_family(name, reverse=reverse).capabilities
+    assert caps.absent_step_sign == sign
+    assert caps.summed_steps == (name == "acat")
