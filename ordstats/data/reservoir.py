@@ -293,17 +293,20 @@ def _column_kinds(
     """
     text: dict[str, dict[Any, None]] = {}
     numbers: set[str] = set()
+    # complete rows have no missing value in the plan's columns: a column holds
+    # values there exactly when there is a complete row, and only text needs reading
+    if not complete.any():
+        return text, numbers
     every = bool(complete.all())
     for col in plan.columns:
         if col == plan.response or col in plan.factors:
             continue
-        series = frame[col] if every else frame[col][complete]
-        if not series.notna().any():
-            continue
-        if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        dtype = frame[col].dtype
+        if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             numbers.add(col)
-        else:
-            text[col] = dict.fromkeys(np.asarray(pd.unique(series), dtype=object).tolist())
+            continue
+        series = frame[col] if every else frame[col][complete]
+        text[col] = dict.fromkeys(np.asarray(pd.unique(series), dtype=object).tolist())
     return text, numbers
 
 
