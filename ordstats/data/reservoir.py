@@ -311,7 +311,11 @@ def _column_kinds(
 
 
 def scan_and_sample(
-    frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int
+    frame: pd.DataFrame,
+    plan: ColumnPlan,
+    capacity: int,
+    per_level: int,
+    complete: np.ndarray | None = None,
 ) -> SampledScan:
     """The first pass on one chunk: values of the response and factors, and a sample.
 
@@ -321,13 +325,16 @@ def scan_and_sample(
     plan : ColumnPlan
     capacity, per_level : int
         See :class:`Reservoir`.
+    complete : ndarray of bool, optional
+        The chunk's complete rows, if known.
 
     Returns
     -------
     SampledScan
     """
     frame = with_response_stand_in(frame, plan)
-    complete = _complete_rows(frame, plan)
+    if complete is None:
+        complete = _complete_rows(frame, plan)
     text, numbers = _column_kinds(frame, complete, plan)
     sample = sample_chunk(frame, plan, capacity, per_level, complete)
     return SampledScan(scan_levels(frame, plan, complete), sample, text, numbers)

@@ -357,17 +357,19 @@ class ScanWriter:
     budget: float
     coder: ResponseCoder = field(default_factory=ResponseCoder)
 
-    def add(self, frame: pd.DataFrame) -> None:
-        """Append one chunk's arrays (or give up)."""
+    def add(self, frame: pd.DataFrame) -> np.ndarray | None:
+        """Append one chunk's arrays (or give up); return the chunk's rows used, if known."""
         if self.spill is None:
-            return
+            return None
         arrays = _plain_chunk_arrays(frame, self.spec, self.coder)
-        if arrays is None or arrays_bytes(self.spec, self.spill.n_rows + arrays.y.size) > (
-            self.budget
-        ):
+        if arrays is None:
             self.abandon()
-            return
-        self.spill.add(arrays)
+            return None
+        if arrays_bytes(self.spec, self.spill.n_rows + arrays.y.size) > self.budget:
+            self.abandon()
+        else:
+            self.spill.add(arrays)
+        return np.asarray(arrays.kept, dtype=bool)
 
     def abandon(self) -> None:
         """Remove what was written."""
@@ -406,7 +408,10 @@ def open_scan_writer(spec: ChunkSpec) -> ScanWriter | None:
 def scan_and_spill(
     frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int, writer: ScanWriter
 ) -> SampledScan:
-    """:func:`~ordstats.data.reservoir.scan_and_sample` that also writes the chunk's arrays."""
-    scanned = scan_and_sample(frame, plan, capacity, per_level)
-    writer.add(frame)
-    return scanned
+    """:func:`~ordstats.data.reservoir.scan_and_sample` that also writes the chunk's arrays.
+
+    The rows the arrays use are the chunk's complete rows (the same rules), so
+    the scan does not find them again.
+    """
+    kept = writer.add(frame)
+    return scan_and_sample(frame, plan, capacity, per_level, kept)
