@@ -22,7 +22,9 @@ Seconds run from ``from_formula`` to the end of ``fit()`` (the level scan, the
 summary and the Newton passes, standard errors included); passes are the
 model's ``n_passes`` (scan and summary included), and in brackets those of
 them that read the source (``n_reads``; the others read the chunks' arrays
-kept by the summary pass, ``ordstats.set_options(chunk_cache=...)``).  Memory is the peak resident
+kept by the first pass that builds them, ``ordstats.set_options(chunk_cache=...)``:
+for this model's numeric design the level scan, so the chunked fit reads the
+source once).  Memory is the peak resident
 set size above the baseline taken before the fit (after the data were read in
 memory; after the cluster or session started): of the driver's Python process,
 and of the process with its children (Dask workers, Spark's JVM).  CPU seconds

@@ -73,6 +73,7 @@ __all__ = [
     "reduce_arrays",
     "scan_levels",
     "summarize_chunk",
+    "terms_without_levels",
 ]
 
 
@@ -252,6 +253,19 @@ def fixed_side_terms(
         part: fixed_level_terms(f"{plan.response} ~ {rhs}", prototype, context, part)[1]
         for part, rhs in sides.items()
     }
+
+
+def terms_without_levels(
+    plan: ColumnPlan, formula: str, sides: dict[str, str], context: dict[str, Any]
+) -> dict[str, TermsDesign]:
+    """The location terms and the nominal and scale terms of a plan without factors.
+
+    They need no level scan: these are the terms :func:`fix_levels` and
+    :func:`fixed_side_terms` build after it.
+    """
+    no_levels = LevelScan(0, {}, {})
+    location = fixed_level_terms(formula, _factor_prototype(no_levels, plan), context)[1]
+    return {"location": location, **fixed_side_terms(no_levels, plan, sides, context)}
 
 
 def fix_levels(
@@ -463,12 +477,18 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     )
 
 
-def _plain_chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays | None:
+def _plain_chunk_arrays(
+    frame: pd.DataFrame,
+    spec: ChunkSpec,
+    code_response: Callable[[pd.Series], IntArray] | None = None,
+) -> ChunkArrays | None:
     """:func:`chunk_arrays` of a model whose design columns are numeric columns used as is.
 
     The design is stacked straight from the columns (one copy, no formula
     evaluation); the rows used and the missing-value counts are those of the
     general path.  None when the model or the chunk is not of that kind.
+    ``code_response`` codes the used rows' responses (default: by the spec's
+    level codes).
     """
     plan = spec.plan
     if plan.censored is not None or not all(
@@ -505,7 +525,10 @@ def _plain_chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays | N
         else np.zeros(len(X))
     )
     response = frame[plan.response] if every else frame[plan.response][keep]
-    y = _response_codes(response, spec.level_codes, plan.response)
+    if code_response is None:
+        y = _response_codes(response, spec.level_codes, plan.response)
+    else:
+        y = code_response(response)
     return ChunkArrays(
         y=y if spec.binary_cut is None else (y > spec.binary_cut).astype(np.intp),
         X=X,

@@ -293,22 +293,29 @@ def _column_kinds(
     """
     text: dict[str, dict[Any, None]] = {}
     numbers: set[str] = set()
+    # complete rows have no missing value in the plan's columns: a column holds
+    # values there exactly when there is a complete row, and only text needs reading
+    if not complete.any():
+        return text, numbers
     every = bool(complete.all())
     for col in plan.columns:
         if col == plan.response or col in plan.factors:
             continue
-        series = frame[col] if every else frame[col][complete]
-        if not series.notna().any():
-            continue
-        if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        dtype = frame[col].dtype
+        if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             numbers.add(col)
-        else:
-            text[col] = dict.fromkeys(np.asarray(pd.unique(series), dtype=object).tolist())
+            continue
+        series = frame[col] if every else frame[col][complete]
+        text[col] = dict.fromkeys(np.asarray(pd.unique(series), dtype=object).tolist())
     return text, numbers
 
 
 def scan_and_sample(
-    frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int
+    frame: pd.DataFrame,
+    plan: ColumnPlan,
+    capacity: int,
+    per_level: int,
+    complete: np.ndarray | None = None,
 ) -> SampledScan:
     """The first pass on one chunk: values of the response and factors, and a sample.
 
@@ -318,13 +325,16 @@ def scan_and_sample(
     plan : ColumnPlan
     capacity, per_level : int
         See :class:`Reservoir`.
+    complete : ndarray of bool, optional
+        The chunk's complete rows, if known.
 
     Returns
     -------
     SampledScan
     """
     frame = with_response_stand_in(frame, plan)
-    complete = _complete_rows(frame, plan)
+    if complete is None:
+        complete = _complete_rows(frame, plan)
     text, numbers = _column_kinds(frame, complete, plan)
     sample = sample_chunk(frame, plan, capacity, per_level, complete)
     return SampledScan(scan_levels(frame, plan, complete), sample, text, numbers)

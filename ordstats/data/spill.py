@@ -5,7 +5,11 @@ Each Newton pass of a chunked fit needs every chunk's likelihood arrays
 Read again from the source, a chunk costs its decoding (Parquet pages, Arrow
 to pandas) and the formula at every pass; the likelihood itself costs about
 as much as those together.  A *store* keeps the arrays of the first pass that
-builds them (the summary pass), so that later passes read them back:
+builds them, so that later passes read them back.  That pass is the summary's,
+or, for a model whose design columns are numeric columns used as is, the level
+scan (:class:`ScanWriter`: the response is coded in the order its values are
+first seen and mapped to the levels after the scan), so that such a fit reads
+the source once:
 
 - :class:`DiskSpill`: for sources read in this process (files, a DataFrame
   read in chunks), each array appended to a binary file in a temporary
@@ -38,15 +42,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ordstats._typing import IntArray
 from ordstats.config import get_options
-from ordstats.data.chunks import ChunkArrays, ChunkSpec, chunk_arrays
+from ordstats.data.chunks import (
+    ChunkArrays,
+    ChunkSpec,
+    ColumnPlan,
+    _plain_chunk_arrays,
+    chunk_arrays,
+)
 from ordstats.data.parts import add_parts
+from ordstats.data.reservoir import SampledScan, scan_and_sample
+from ordstats.design.response import format_level
 
 __all__ = [
     "DiskSpill",
+    "ScanWriter",
     "arrays_bytes",
     "decoding_key",
     "open_disk_spill",
+    "open_scan_writer",
+    "scan_and_spill",
     "serve_arrays",
     "spill_chunk",
 ]
@@ -156,6 +172,8 @@ class DiskSpill:
     _files: dict[str, Any] = field(default_factory=dict, repr=False)
     _rows: int = 0
     finished: bool = False
+    #: code of each stored response code (codes written before the levels were known)
+    recode: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self._remove = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
@@ -218,8 +236,9 @@ class DiskSpill:
         for entry in self.entries:
             if not entry.n_used:
                 continue
+            y = self._read("y", entry)
             yield ChunkArrays(
-                y=self._read("y", entry),
+                y=y if self.recode is None else self.recode[y],
                 X=self._read("X", entry),
                 weights=self._read("weights", entry),
                 offset=self._read("offset", entry),
@@ -251,12 +270,8 @@ def cache_setting() -> str | None:
     return "" if setting is True else str(setting)
 
 
-def open_disk_spill(spec: ChunkSpec, n_rows: int) -> DiskSpill | None:
-    """An empty spill for the arrays of at most ``n_rows`` rows, or None.
-
-    None when the ``chunk_cache`` option is off, or the arrays would take more
-    than :data:`DISK_SHARE` of the free space of the directory.
-    """
+def _free_share() -> tuple[str, float] | None:
+    """The spill directory and :data:`DISK_SHARE` of its free bytes (None: no spill)."""
     where = cache_setting()
     if where is None:
         return None
@@ -265,7 +280,21 @@ def open_disk_spill(spec: ChunkSpec, n_rows: int) -> DiskSpill | None:
         free = shutil.disk_usage(directory).free
     except OSError:
         return None
-    if arrays_bytes(spec, n_rows) > DISK_SHARE * free:
+    return directory, DISK_SHARE * free
+
+
+def open_disk_spill(spec: ChunkSpec, n_rows: int | None) -> DiskSpill | None:
+    """An empty spill for the arrays of at most ``n_rows`` rows, or None.
+
+    None when the ``chunk_cache`` option is off, or the arrays would take more
+    than :data:`DISK_SHARE` of the free space of the directory (``n_rows``
+    None: the caller checks the size as it writes).
+    """
+    space = _free_share()
+    if space is None:
+        return None
+    directory, share = space
+    if n_rows is not None and arrays_bytes(spec, n_rows) > share:
         return None
     path = tempfile.mkdtemp(prefix="ordstats-chunks-", dir=directory)
     widths = {
@@ -293,3 +322,96 @@ def spill_chunk(
     arrays = chunk_arrays(frame, spec)
     spill.add(arrays)
     return func(arrays, spec, *args)
+
+
+@dataclass
+class ResponseCoder:
+    """Codes response values in the order first seen, before the levels are known."""
+
+    seen: dict[Any, int] = field(default_factory=dict)
+
+    def __call__(self, series: pd.Series) -> IntArray:
+        codes, uniques = pd.factorize(series)
+        values = np.asarray(uniques, dtype=object).tolist()
+        table = np.array([self.seen.setdefault(u, len(self.seen)) for u in values], dtype=np.intp)
+        return table[codes] if len(codes) else np.empty(0, dtype=np.intp)
+
+    def table(self, level_codes: dict[str, int]) -> IntArray:
+        """The level code of each first-seen code (-1 for a value without a level)."""
+        return np.array([level_codes.get(format_level(u), -1) for u in self.seen], dtype=np.intp)
+
+
+@dataclass
+class ScanWriter:
+    """Writes the chunks' arrays during the first pass, so the summary reads no source.
+
+    For models whose design columns are numeric columns used as is (their
+    terms known before the first pass): the response is coded in the order
+    its values are first seen and mapped to the levels by :meth:`finish`.  A
+    chunk of another kind, or arrays beyond the disk share, stop the writing
+    (the summary pass then reads the source).
+    """
+
+    spec: ChunkSpec
+    spill: DiskSpill | None
+    budget: float
+    coder: ResponseCoder = field(default_factory=ResponseCoder)
+
+    def add(self, frame: pd.DataFrame) -> np.ndarray | None:
+        """Append one chunk's arrays (or give up); return the chunk's rows used, if known."""
+        if self.spill is None:
+            return None
+        arrays = _plain_chunk_arrays(frame, self.spec, self.coder)
+        if arrays is None:
+            self.abandon()
+            return None
+        if arrays_bytes(self.spec, self.spill.n_rows + arrays.y.size) > self.budget:
+            self.abandon()
+        else:
+            self.spill.add(arrays)
+        return np.asarray(arrays.kept, dtype=bool)
+
+    def abandon(self) -> None:
+        """Remove what was written."""
+        if self.spill is not None:
+            self.spill.close()
+        self.spill = None
+
+    def finish(self, spec: ChunkSpec) -> DiskSpill | None:
+        """The spill, now serving ``spec`` (the spec built after the first pass), or None.
+
+        None (and the files removed) when writing stopped, or ``spec`` has
+        other columns or a response value without a level.
+        """
+        spill, self.spill = self.spill, None
+        if spill is None:
+            return None
+        same = [t.names for t in spec.parts.values()] == [t.names for t in self.spec.parts.values()]
+        recode = self.coder.table(spec.level_codes)
+        if spec.plan != self.spec.plan or not same or np.any(recode < 0):
+            spill.close()
+            return None
+        spill.finish()
+        spill.key, spill.recode = decoding_key(spec), recode
+        return spill
+
+
+def open_scan_writer(spec: ChunkSpec) -> ScanWriter | None:
+    """A :class:`ScanWriter` for ``spec`` (its level codes unused), None when the cache is off."""
+    space = _free_share()
+    spill = open_disk_spill(spec, None) if space is not None else None
+    if space is None or spill is None:
+        return None
+    return ScanWriter(spec, spill, space[1])
+
+
+def scan_and_spill(
+    frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int, writer: ScanWriter
+) -> SampledScan:
+    """:func:`~ordstats.data.reservoir.scan_and_sample` that also writes the chunk's arrays.
+
+    The rows the arrays use are the chunk's complete rows (the same rules), so
+    the scan does not find them again.
+    """
+    kept = writer.add(frame)
+    return scan_and_sample(frame, plan, capacity, per_level, kept)

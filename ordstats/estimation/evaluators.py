@@ -49,6 +49,7 @@ from ordstats.data.chunks import (
     reduce_arrays,
     reduce_chunk,
     skeleton_design,
+    terms_without_levels,
 )
 from ordstats.data.reservoir import (
     Reservoir,
@@ -60,7 +61,13 @@ from ordstats.data.reservoir import (
 from ordstats.data.rows import reduce_used_rows
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
-from ordstats.data.spill import open_disk_spill, spill_chunk
+from ordstats.data.spill import (
+    ScanWriter,
+    open_disk_spill,
+    open_scan_writer,
+    scan_and_spill,
+    spill_chunk,
+)
 from ordstats.design import (
     Design,
     DesignOptions,
@@ -492,6 +499,8 @@ class SourceReader:
         a cluster, none where they would not fit or the ``chunk_cache``
         option is off.
         """
+        if self.store is not None and self.store.serves(spec):  # written by the first pass
+            return self.read_arrays(func, spec, *args)
         self.drop_store()
         source = self.source
         if getattr(source, "reads_locally", False):
@@ -1031,9 +1040,17 @@ def _describe_source(
     } | {c for c in plan.columns if c != response and not _is_numeric(sample[c])}
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
-    scanned: SampledScan = reader.read_pass(
-        scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL
-    )
+    writer = _scan_writer(source, plan, formula, sides, ctx, family)
+    try:
+        scanned: SampledScan = (
+            reader.read_pass(scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL)
+            if writer is None
+            else reader.read_pass(scan_and_spill, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL, writer)
+        )
+    except BaseException:
+        if writer is not None:
+            writer.abandon()
+        raise
     scan, reader.sample = scanned.scan, scanned.sample
     plan, scan = _factors_seen_later(scanned, plan, scan)
     if getattr(source, "reads_text", False):
@@ -1060,6 +1077,8 @@ def _describe_source(
         scale=side_terms.get("scale"),
         censoring=encoded.censoring,
     )
+    if writer is not None:  # the first pass wrote the arrays: the summary reads them
+        reader.store = writer.finish(spec)
     # a censored response starts from its level counts: the subsample's levels differ
     warm = None if censored else _start_before_summary(reader, spec, family, scan.n_rows)
     # the summary pass (which also makes the first Newton evaluation at the warm
@@ -1086,6 +1105,40 @@ def _describe_source(
         if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped
             evaluator.first_evaluation = (warm, first_totals)
     return skeleton_design(encoded, spec, fitted_formula, summary), evaluator
+
+
+def _scan_writer(
+    source: Any,
+    plan: ColumnPlan,
+    formula: str,
+    sides: dict[str, str],
+    ctx: Any,
+    family: Family,
+) -> ScanWriter | None:
+    """A writer of the chunks' arrays for the first pass, where the design needs no levels.
+
+    Only for sources read in this process, a response that is a column and no
+    factors: the terms are then those :func:`fix_levels` will build.  None
+    otherwise, or where the terms cannot be built here (the general path
+    reports why after the first pass).
+    """
+    if not getattr(source, "reads_locally", False) or plan.censored is not None or plan.factors:
+        return None
+    try:
+        side_terms = terms_without_levels(plan, formula, sides, ctx)
+    except (ValueError, TypeError, KeyError, NameError, SyntaxError):
+        return None
+    spec = ChunkSpec(
+        plan=plan,
+        terms=side_terms["location"],
+        level_codes={},
+        link=family.link,
+        jacobian=None,
+        context=ctx,
+        nominal=side_terms.get("nominal"),
+        scale=side_terms.get("scale"),
+    )
+    return open_scan_writer(spec)
 
 
 def _start_before_summary(

@@ -15,11 +15,17 @@ import os
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ordstats
 from ordstats.data import spill
-from ordstats.errors import CollinearityWarning, MissingDataWarning, SpecificationError
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    MissingDataWarning,
+    SpecificationError,
+)
 from tests._chunk_data import FORMULA, assert_same_fit, ratings, write_parquet
 
 
@@ -171,3 +177,105 @@ def test_dask_without_a_cluster_reads_at_every_pass(frame):
     model.fit()
     assert model.evaluator.reader.store is None
     assert model.evaluator.n_reads == model.evaluator.n_passes
+
+
+# ---------------------------------------------------------------------------
+# numeric designs: the first pass writes the arrays, the summary reads no source
+
+NUMERIC = "y ~ x1 + x2"
+LABELS = ["poor", "fair", "good", "great", "best"]
+
+
+@pytest.fixture(scope="module")
+def numeric_frame(frame):
+    # sorted by x1, so the first chunks lack the high levels: the response's
+    # values are first seen in another order than the levels'
+    data = frame[["y", "x1", "x2", "w"]].sort_values("x1").reset_index(drop=True)
+    return data.assign(y=np.asarray(LABELS, dtype=object)[data["y"].to_numpy() - 1])
+
+
+def _numeric_fit(data, cache, **kw):
+    with ordstats.set_options(chunk_cache=cache), pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(NUMERIC, data, levels=LABELS, weights="w", **kw)
+    return model, model.fit()
+
+
+@pytest.mark.parametrize("kind", ["parquet", "frame"])
+def test_numeric_fit_reads_the_source_once(tmp_path, numeric_frame, kind):
+    data = numeric_frame
+    if kind == "parquet":
+        write_parquet(numeric_frame, tmp_path / "d")
+        data = str(tmp_path / "d")
+    once, res_once = _numeric_fit(data, str(tmp_path), chunksize=700)
+    every, res_every = _numeric_fit(data, False, chunksize=700)
+    _, memory = _numeric_fit(numeric_frame, True)
+    _assert_identical(res_once, res_every)
+    assert_same_fit(res_once, memory)
+    assert once.evaluator.n_passes == every.evaluator.n_passes > 2
+    assert once.evaluator.n_reads == 1  # the level scan; the summary reads its arrays
+    assert every.evaluator.n_reads == every.evaluator.n_passes
+    assert len(_spill_dirs(tmp_path)) == 1
+
+
+def test_numeric_fit_with_warm_start_reads_the_source_once(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 30_000
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    y = np.searchsorted([-1.0, 0.0, 1.2], 0.7 * x1 - 0.4 * x2 + rng.logistic(size=n))
+    data = pd.DataFrame({"y": y, "x1": x1, "x2": x2})
+    with ordstats.set_options(chunk_cache=str(tmp_path)):
+        model = ordstats.OrdinalModel.from_formula(NUMERIC, data, chunksize=4000)
+        res = model.fit()
+    with ordstats.set_options(chunk_cache=False):
+        reread = ordstats.OrdinalModel.from_formula(NUMERIC, data, chunksize=4000).fit()
+    memory = ordstats.OrdinalModel.from_formula(NUMERIC, data).fit()
+    assert model.evaluator.first_evaluation is not None  # made by the summary, from the arrays
+    assert model.evaluator.n_reads == 1
+    _assert_identical(res, reread)
+    # warm-started fits stop within the solver's tolerance of each other (a
+    # threshold near zero differs by 3e-12 from the in-memory one)
+    assert_same_fit(res, memory, rtol=1e-8)
+
+
+def test_numeric_fit_stops_writing_without_room_on_disk(tmp_path, numeric_frame, monkeypatch):
+    full = shutil.disk_usage(tmp_path)._replace(free=100_000)  # room for a chunk or two
+    monkeypatch.setattr(spill.shutil, "disk_usage", lambda path: full)
+    model, res = _numeric_fit(numeric_frame, str(tmp_path), chunksize=700)
+    assert _spill_dirs(tmp_path) == []
+    assert model.evaluator.n_reads == model.evaluator.n_passes
+    _, memory = _numeric_fit(numeric_frame, True)
+    assert_same_fit(res, memory)
+
+
+def test_numeric_fit_without_cache_writes_nothing_in_the_first_pass(tmp_path, numeric_frame):
+    model, _ = _numeric_fit(numeric_frame, False, chunksize=700)
+    assert model.evaluator.n_reads == model.evaluator.n_passes
+    assert _spill_dirs(tmp_path) == []
+
+
+def test_numeric_fit_drops_the_first_pass_arrays_when_a_column_is_aliased(tmp_path, numeric_frame):
+    data = numeric_frame.assign(x3=2.0 * numeric_frame["x1"])
+    with (
+        ordstats.set_options(chunk_cache=str(tmp_path)),
+        pytest.warns(MissingDataWarning),
+        pytest.warns(CollinearityWarning, match="'x3'"),
+    ):
+        model = ordstats.OrdinalModel.from_formula(
+            NUMERIC + " + x3", data, levels=LABELS, weights="w", chunksize=700
+        )
+    assert "x3" not in model.exog_names
+    assert _spill_dirs(tmp_path) == []
+    res = model.fit()
+    _, memory = _numeric_fit(numeric_frame, True)
+    assert_same_fit(res, memory)
+
+
+def test_numeric_fit_failing_in_the_first_pass_leaves_no_files(tmp_path, numeric_frame):
+    data = numeric_frame.copy()
+    data.loc[len(data) - 1, "w"] = -1.0  # in the last chunk: earlier chunks were written
+    with (
+        ordstats.set_options(chunk_cache=str(tmp_path)),
+        pytest.raises(DataError, match="non-negative frequency weights"),
+    ):
+        ordstats.OrdinalModel.from_formula(NUMERIC, data, levels=LABELS, weights="w", chunksize=700)
+    assert _spill_dirs(tmp_path) == []
