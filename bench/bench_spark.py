@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--levels", type=int, default=5)
     parser.add_argument("--sgd-passes", type=int, default=10, help="most SGD passes")
     parser.add_argument("--sgd-step", type=float, default=STEP)
-    parser.add_argument("--memory", default="1g", help="spark.driver.memory")
+    parser.add_argument("--memory", default="2g", help="spark.driver.memory")
     parser.add_argument("--no-lr", action="store_true", help="skip the K = 2 comparison")
     parser.add_argument(
         "--no-uncached", action="store_true", help="skip the fit without the partition cache"
