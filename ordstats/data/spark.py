@@ -86,6 +86,11 @@ __all__ = [
 
 #: The session setting of the rows per Arrow batch sent to Python.
 _BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
+#: The most bytes of numeric columns in one Arrow batch of an ordstats pass: each
+#: task's JVM holds about a batch while it converts rows to Arrow, so a whole
+#: 500,000-row chunk of 21 columns (84 MB) per task ran a 1 GB driver out of heap
+#: beside a cached frame.
+ARROW_BATCH_BYTES = 32 << 20
 #: The session setting that turns the partition cache on or off (:func:`partition_cache_setting`).
 CACHE_SETTING = "spark.ordstats.cache"
 #: Masters whose tasks all run on this machine: ``local``, ``local[4]``, ``local[*]``, ...
@@ -548,14 +553,15 @@ class SparkSource:
 
     @contextmanager
     def _arrow_batches(self) -> Iterator[None]:
-        """Arrow batches of at least ``chunksize`` rows during a pass; the session's after.
+        """Arrow batches of ``chunksize`` rows during a pass (at most :data:`ARROW_BATCH_BYTES`).
 
         Spark sends a partition's rows to Python in batches of
         ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows (10,000 by
         default), each converted to pandas on its own: at ``chunksize`` a
         chunk is one batch, which saves that conversion's per-batch cost and
         the joining of batches into chunks (about a third of the Python
-        workers' time of a pass on 10^6 rows x 20).
+        workers' time of a pass on 10^6 rows x 20).  The session's setting
+        comes back after the pass.
         """
         conf = self.frame.sparkSession.conf
         before = conf.get(_BATCH_ROWS)
@@ -563,10 +569,11 @@ class SparkSource:
             rows = int(before or 0)
         except ValueError:
             rows = 0
-        if rows <= 0 or rows >= self.chunksize:  # no limit, or batches as large already
+        wanted = min(self.chunksize, max(1, ARROW_BATCH_BYTES // (8 * max(len(self.columns), 1))))
+        if rows <= 0 or rows >= wanted:  # no limit, or batches as large already
             yield
             return
-        conf.set(_BATCH_ROWS, str(self.chunksize))
+        conf.set(_BATCH_ROWS, str(wanted))
         try:
             yield
         finally:

@@ -193,3 +193,20 @@ def test_a_pass_sends_chunks_as_single_arrow_batches_and_restores_the_setting(sp
             assert session.conf.get(key) == "0"
     finally:
         session.conf.unset(key)
+
+
+def test_a_pass_caps_its_arrow_batches_by_bytes(spark, frame):
+    """A whole large chunk as one batch ran the JVM out of heap (bench_spark, 1 GB driver)."""
+    from ordstats.data.spark import ARROW_BATCH_BYTES, SparkSource
+
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    small = spark.createDataFrame(frame.head(50))
+    source = SparkSource(small, 10**8)
+    cap = ARROW_BATCH_BYTES // (8 * len(small.columns))
+    spark.conf.set(key, "1000")
+    try:
+        with source._arrow_batches():
+            assert spark.conf.get(key) == str(cap)
+        assert spark.conf.get(key) == "1000"
+    finally:
+        spark.conf.unset(key)
