@@ -2297,3 +2297,14 @@ def test_survey_replicate_weights_frame_aligns_on_the_index(wine):
     np.testing.assert_array_equal(shuffled.repweights, ordered.repweights)
     with pytest.raises(DataError, match=r"repweights DataFrame lacks 1 of the data's index labels"):
         ordstats.ReplicateDesign(data, repweights=frame.iloc[1:], weights="w", type="bootstrap")
+
+
+# --- Bayesian model language (issue 26 walk): brms' cs() term ---
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio"])
+def test_brms_cs_term_points_to_nominal(wine, family):
+    # before: "Unable to evaluate factor `cs(contact)`. [ValueError: could not convert
+    # string to float: 'no']", which does not say that nominal= is the spelling
+    with pytest.raises(FormulaError, match=r"cs\(contact\).*nominal='~ contact'"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp + cs(contact)", wine, family=family)

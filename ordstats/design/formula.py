@@ -87,6 +87,7 @@ def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
     With ``random_terms`` the bars of random terms ``(expr | group)`` are allowed.
     """
     bare = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", rhs)
+    _refuse_category_specific_term(bare)
     for mark in ("~",) if random_terms else ("~", "|"):
         if mark in bare:
             raise FormulaError(
@@ -95,6 +96,18 @@ def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
                 "nominal='~ ...' and scale effects as scale='~ ...'; random terms go in "
                 "parentheses, e.g. '(1|judge)'"
             )
+
+
+def _refuse_category_specific_term(rhs: str) -> None:
+    """Refuse brms' ``cs(x)`` term, naming ordstats' spelling of it (``nominal='~ x'``)."""
+    match = re.search(r"\bcs\s*\(([^()]*)\)", rhs)
+    if match:
+        inner = match.group(1).strip()
+        raise FormulaError(
+            f"cs({inner}) is brms' category-specific term; ordstats takes category-specific "
+            f"effects as nominal='~ {inner}' (remove cs({inner}) from the formula). For the "
+            "cumulative family the thresholds must then stay ordered at every row"
+        )
 
 
 def _formulaic_error(exc: Exception, data: pd.DataFrame, rhs: str) -> FormulaError:
