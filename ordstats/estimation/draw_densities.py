@@ -73,6 +73,7 @@ __all__ = [
     "ClmDraws",
     "MixedDraws",
     "log_densities_in_blocks",
+    "ordered_draws",
     "rows_by_level",
 ]
 
@@ -100,6 +101,21 @@ def log_densities_in_blocks(
         out[start : start + block_size] = evaluate(draws[start : start + block_size])
     out[~np.isfinite(out)] = -np.inf
     return out
+
+
+def ordered_draws(problem: Any, block: FloatArray) -> tuple[FloatArray, FloatArray, IntArray]:
+    """The draws of a mixed model's ``block`` whose cut-points increase.
+
+    Returns their cut-points ``theta`` (K - 1, kept draws) from the threshold
+    parameters through the problem's threshold Jacobian, their slopes (kept
+    draws, ``n_beta``) and the indices of the kept draws; the others are off the
+    support (log density ``-inf``).
+    """
+    alpha = block[:, : problem.n_alpha]
+    beta = block[:, problem.n_alpha : problem.n_alpha + problem.n_beta]
+    theta = np.asarray(problem.jacobian @ alpha.T, dtype=float)
+    keep = np.flatnonzero(np.all(np.diff(theta, axis=0) > 0, axis=0))
+    return theta[:, keep], beta[keep], keep
 
 
 @dataclass(frozen=True, eq=False)
@@ -367,17 +383,11 @@ class MixedDraws:
         return self._level_sums(values if factor is None else factor * values)
 
     def _block(self, block: FloatArray) -> FloatArray:
-        p = self.problem
-        B = block.shape[0]
-        alpha = block[:, : p.n_alpha]
-        beta = block[:, p.n_alpha : p.n_alpha + p.n_beta]
-        theta_inner = np.asarray(p.jacobian @ alpha.T, dtype=float)  # (K - 1, B)
-        ordered = np.all(np.diff(theta_inner, axis=0) > 0, axis=0)
-        out = np.full(B, -np.inf)
-        if not ordered.any():
+        theta, beta, keep = ordered_draws(self.problem, block)
+        out = np.full(block.shape[0], -np.inf)
+        if keep.size == 0:
             return out
-        keep = np.flatnonzero(ordered)
-        rows = self._block_rows(theta_inner[:, keep], beta[keep], block[keep, -1])
+        rows = self._block_rows(theta, beta, block[keep, -1])
         u, h_rows, D = self._modes(rows, self._start(block[keep], rows))
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.nagq <= 1:

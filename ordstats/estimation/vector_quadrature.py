@@ -45,7 +45,11 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.block_priors import cholesky_layout
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.standard import Logit
-from ordstats.estimation.draw_densities import GENERAL_BLOCK_ELEMENTS, log_densities_in_blocks
+from ordstats.estimation.draw_densities import (
+    GENERAL_BLOCK_ELEMENTS,
+    log_densities_in_blocks,
+    ordered_draws,
+)
 from ordstats.families.cumulative.likelihood import interval_derivatives
 from ordstats.families.mixed import mode_sensitivities
 
@@ -143,18 +147,13 @@ class CorrelatedDraws:
 
     def _block(self, block: FloatArray) -> FloatArray:
         p = self.problem
-        B = block.shape[0]
-        alpha = block[:, : p.n_alpha]
-        beta = block[:, p.n_alpha : p.n_alpha + p.n_beta]
-        theta_inner = np.asarray(p.jacobian @ alpha.T, dtype=float)  # (K - 1, B)
-        ordered = np.all(np.diff(theta_inner, axis=0) > 0, axis=0)
-        out = np.full(B, -np.inf)
-        if not ordered.any():
+        theta_inner, beta, keep = ordered_draws(p, block)
+        out = np.full(block.shape[0], -np.inf)
+        if keep.size == 0:
             return out
-        keep = np.flatnonzero(ordered)
         edge = np.full((1, keep.size), np.inf)
-        theta = np.vstack([-edge, theta_inner[:, keep], edge])
-        eta0 = p.X @ beta[keep].T + p.offset[:, None]
+        theta = np.vstack([-edge, theta_inner, edge])
+        eta0 = p.X @ beta.T + p.offset[:, None]
         L = self._factors(block[keep, p.n_alpha + p.n_beta :])
         # a[c] = d eta_i / d u_c of the row's level: column c of X_t L, (q, n, B)
         a = np.einsum("nd,bdc->cnb", self.matrix, L)
