@@ -121,7 +121,7 @@ print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.1e}
 # `reg_term_test` is R's `regTermTest`: the Wald F of a term's coefficients on the
 # residual design df.  `design_effects` divides each design variance by the variance a
 # simple random sample of the same size would give (the inverse information with the
-# weights rescaled to mean one).
+# weights divided by their mean over the design's rows, as R's `svyglm(..., deff = TRUE)`).
 
 # %%
 print(res.reg_term_test("stype").round(4))

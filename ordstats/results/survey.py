@@ -330,14 +330,16 @@ class SurveyResults(OrdinalResults):
         """Covariance under simple random sampling of the same size, for design effects.
 
         The inverse observed information of the log-likelihood with the sampling
-        weights rescaled to sum to the number of rows used: the model-based
-        covariance a simple random sample of that size would give for the same
-        (weighted) estimates.
+        weights divided by their mean over the design's rows (the domain's rows for
+        a subset), as R's ``svyglm(..., deff = TRUE)``: rows the fit drops for
+        missing values count in that mean.  No ``n / (n - 1)`` and no
+        finite-population factor enter, unlike the design effect of a mean
+        (``svymean(..., deff = TRUE)``).
         """
-        weights = self.model.data.weights
-        factor = float(weights.sum()) / weights.size
+        design = self.survey_design
+        mean_weight = float(np.mean(design.weights[design.domain]))
         nonrobust = self.nonrobust_covariance
-        return Covariance(nonrobust.matrix * factor, nonrobust.cond, nonrobust.singular, "srs")
+        return Covariance(nonrobust.matrix * mean_weight, nonrobust.cond, nonrobust.singular, "srs")
 
     def design_effects(self) -> pd.DataFrame:
         """Design effect of each estimate: design variance over SRS variance.
@@ -346,7 +348,8 @@ class SurveyResults(OrdinalResults):
         -------
         pandas.DataFrame
             ``"deff"`` (variance ratio, Kish's design effect, with
-            :attr:`srs_covariance` as the SRS variance) and ``"deft"`` (its
+            :attr:`srs_covariance` as the SRS variance: R's ``deff(svyglm(...,
+            deff = TRUE))`` for a regression coefficient) and ``"deft"`` (its
             square root, the ratio of standard errors).
         """
         deff = self.covariance.variances() / self.srs_covariance.variances()
