@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from formulaic.utils.context import capture_context
 
-import ordstats.design.monotonic  # noqa: F401  (makes mo() available in formulas)
 from ordstats.design.arrays import design_from_arrays
 from ordstats.design.chunks import (
     categorical_variables,

@@ -33,6 +33,7 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     rows_to_keep,
 )
+from ordstats.design.monotonic import formula_context
 from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
@@ -137,7 +138,7 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
     except SyntaxError as exc:
         raise _syntax_error(rhs, exc) from exc
-    known = set(map(str, data.columns)) | set(context or {})
+    known = set(map(str, data.columns)) | set(formula_context(context))
     missing = sorted(v for v in required if v not in known)
     call = _offset_call(rhs) if "offset" in missing else None
     if call is not None:  # R's offset(x) term; a caller's function named offset is known
@@ -312,7 +313,11 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", FutureWarning)
             return Formula(rhs).get_model_matrix(
-                data, ensure_full_rank=True, na_action="ignore", context=context, output="numpy"
+                data,
+                ensure_full_rank=True,
+                na_action="ignore",
+                context=formula_context(context),
+                output="numpy",
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc

@@ -16,22 +16,27 @@ linear term ``sum_i c_i 1[x >= i]``: :func:`mo` writes the ``D`` step indicators
 The levels are an ordered categorical's categories in their order, or the integers
 ``0 .. max(x)`` of a numeric column of whole numbers ``>= 0`` (as brms).  :func:`mo` is a
 formulaic stateful transform: it learns the levels from the fitted rows, so new data
-are coded the same way.  Importing this module makes ``mo`` available in formulas.
+are coded the same way.  ``mo`` is available in ordstats' formulas only: it is passed
+to formulaic in the evaluation context (:func:`formula_context`), never registered in
+formulaic's global transforms, so other formulaic code does not see it.
 """
 
 from __future__ import annotations
 
 import re
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from formulaic.transforms import TRANSFORMS, stateful_transform
+from formulaic.transforms import stateful_transform
 
 from ordstats.errors import DataError
 
-__all__ = ["MonotonicBlock", "mo", "monotonic_blocks"]
+__all__ = ["FORMULA_TRANSFORMS", "MonotonicBlock", "formula_context", "mo", "monotonic_blocks"]
 
 _COLUMN = re.compile(r"^mo\((.+)\)\[(\d+)\]$")
 
@@ -117,7 +122,25 @@ def mo(data: Any, _state: Any = None, _metadata: Any = None, _spec: Any = None) 
     return {str(i): np.where(np.isnan(codes), np.nan, codes >= i) for i in range(1, len(levels))}
 
 
-TRANSFORMS.setdefault("mo", mo)
+FORMULA_TRANSFORMS: Mapping[str, Any] = MappingProxyType({"mo": mo})
+"""The functions of ordstats' formula language beyond formulaic's (brms' ``mo()``)."""
+
+
+def formula_context(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The evaluation context of an ordstats formula: its transforms, then ``context``.
+
+    Parameters
+    ----------
+    context : mapping or None
+        The caller's names (formulaic's evaluation context).
+
+    Returns
+    -------
+    mapping
+        :data:`FORMULA_TRANSFORMS` first (``mo`` is the monotonic term in an
+        ordstats formula whatever the caller's scope holds), then ``context``.
+    """
+    return ChainMap(dict(FORMULA_TRANSFORMS), context if context is not None else {})
 
 
 @dataclass(frozen=True)

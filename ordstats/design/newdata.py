@@ -21,6 +21,7 @@ from ordstats.design.core import (
     refuse_repeated_columns,
 )
 from ordstats.design.formula import _context_value, _plain_strings, design_columns, is_row_data
+from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
@@ -75,12 +76,16 @@ def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
 
 
 def _context_roots(spec: ModelSpec) -> set[str]:
-    """Names (roots: ``np`` of ``np.log``) the fitted formula took from its context."""
+    """Names (roots: ``np`` of ``np.log``) the fitted formula took from the caller's context.
+
+    ordstats' own transforms (``mo``) are in every evaluation context, not the caller's.
+    """
     try:
         by_source = spec.variables_by_source
     except (AttributeError, TypeError):  # a spec without its materialisation record
         return set()
-    return {str(getattr(v, "root", v)) for v in by_source.get("context", ())}
+    roots = {str(getattr(v, "root", v)) for v in by_source.get("context", ())}
+    return roots - set(FORMULA_TRANSFORMS)
 
 
 def newdata_columns(
@@ -206,7 +211,9 @@ def terms_for_newdata(
             raise error
         try:
             with np.errstate(all="ignore"):  # non-finite transforms are reported as missing
-                matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+                matrix = terms.spec.get_model_matrix(
+                    rows, na_action="ignore", context=formula_context(context)
+                )
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
         out[complete] = _named_columns(terms, matrix)
@@ -214,7 +221,9 @@ def terms_for_newdata(
     with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
         warnings.simplefilter("always")
         try:
-            matrix = terms.spec.get_model_matrix(rows, na_action="ignore", context=context)
+            matrix = terms.spec.get_model_matrix(
+                rows, na_action="ignore", context=formula_context(context)
+            )
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
     error = _unseen_levels_error(caught)

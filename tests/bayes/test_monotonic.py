@@ -50,6 +50,27 @@ def test_mo_columns_are_the_step_indicators(simulated):
     np.testing.assert_array_equal(X[:, :3], (simulated["x"].to_numpy()[:, None] >= [1, 2, 3]))
 
 
+def test_mo_stays_inside_ordstats_formulas(simulated):
+    # mo() is passed to formulaic in ordstats' evaluation context, not registered in
+    # formulaic's global transforms: other formulaic code does not accept it silently
+    import formulaic
+    from formulaic.errors import FactorEvaluationError
+    from formulaic.transforms import TRANSFORMS
+
+    assert "mo" not in TRANSFORMS
+    with pytest.raises(FactorEvaluationError, match="name 'mo' is not defined"):
+        formulaic.model_matrix("mo(x) + z", simulated)
+    # ordstats' formulas still read mo(), also on new data and with a caller's variable
+    # named mo in scope (the monotonic term takes precedence, as in brms)
+    mo = "a caller's variable"  # noqa: F841
+    res = ordstats.OrdinalModel.from_formula("y ~ mo(x) + z", simulated).fit(prior="default")
+    assert "mo(x)" in res.params.index
+    new = simulated.iloc[:5]
+    x = res.params.to_numpy()
+    on_new = res.target.probabilities(x, new)
+    np.testing.assert_allclose(on_new, res.target.probabilities(x, None)[:5], rtol=1e-12)
+
+
 def test_integer_codes_and_ordered_categorical_give_the_same_fit(simulated):
     letters = np.array(list("abcd"))[simulated["x"]]
     coded = simulated.assign(x=pd.Categorical(letters, categories=list("abcd"), ordered=True))
