@@ -249,6 +249,34 @@ def test_ppc_plot(wine_model):
     assert len(ax.patches) == 5
 
 
+def test_ppc_plot_legend_covers_no_bar_or_interval(wine_model):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.transforms import Bbox
+
+    # a small panel of a grid, as in vignettes/bayes_wine.py: inside the axes the legend
+    # covered the bars of levels 2 and 3
+    figure, axes = plt.subplots(2, 4, figsize=(12, 5.5))
+    ax = wine_model.fit(prior="default").posterior(300).plot_ppc(20, ax=axes.flat[6])
+    figure.tight_layout()
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    drawn = [patch.get_window_extent(renderer) for patch in ax.patches]
+    for collection in ax.collections:  # the errorbars' intervals
+        for segment in collection.get_segments():
+            drawn.append(Bbox(ax.transData.transform(segment)))
+    drawn += [Bbox(ax.transData.transform(line.get_xydata()[[0, -1]])) for line in ax.lines]
+    assert not [box for box in drawn if box.overlaps(legend)]
+    assert figure.bbox.contains(legend.x0, legend.y0) and figure.bbox.contains(legend.x1, legend.y1)
+    others = [a.get_window_extent(renderer) for a in axes.flat if a is not ax]
+    assert not [box for box in others if box.overlaps(legend)]
+    plt.close(figure)
+
+
 def test_mixed_posterior_predictions(wine):
     model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
     post = model.fit(prior="default").posterior(1000)

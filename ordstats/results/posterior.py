@@ -608,7 +608,14 @@ class Posterior:
         )
         ax.set_xticks(levels, self.target.levels)
         ax.set_ylabel("count")
-        ax.legend()
+        # above the axes: inside, the legend covered the tallest bar or its interval
+        ax.legend(
+            loc="lower left",
+            bbox_to_anchor=(0.0, 1.01),
+            borderaxespad=0.0,
+            fontsize="small",
+            frameon=False,
+        )
         return ax
 
     def to_arviz(self) -> Any:
