@@ -325,12 +325,47 @@ def test_live_nuts_is_close_to_the_reference(wine_model):
     assert idata.posterior["temp[T.warm]"].shape == (1, 300)
 
 
+def test_nuts_inference_data_carries_the_sampler_statistics(wine_model):
+    pytest.importorskip("numpyro")
+    import arviz as az
+
+    mode = wine_model.fit(prior="default")
+    post = mode.posterior(100, method="nuts", chains=2, warmup=100)
+    idata = post.to_arviz()
+    stats = idata.sample_stats
+    for name in ["diverging", "energy", "lp", "n_steps", "tree_depth", "acceptance_rate"]:
+        assert stats[name].shape == (2, 100), name
+    assert stats["diverging"].dtype == bool
+    n_steps = stats["n_steps"].to_numpy()
+    np.testing.assert_array_equal(stats["tree_depth"], np.floor(np.log2(n_steps)) + 1)
+    # lp is the log posterior at each draw (ordstats' target, up to its constant)
+    draws = post.draws.to_numpy().reshape(2, 100, -1)
+    lp = np.array([[mode.target.log_density(x) for x in chain] for chain in draws])
+    np.testing.assert_allclose(stats["lp"] - lp, (stats["lp"] - lp).mean(), atol=1e-8)
+    assert np.all(np.isfinite(az.bfmi(idata)))
+    assert "r_hat" in az.summary(idata).columns
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = az.plot_energy(idata)
+    plt.close(ax.figure)
+
+
 def test_importance_draws_to_arviz(wine_model):
     pytest.importorskip("arviz")
     post = wine_model.fit(prior="default").posterior(400)
     idata = post.to_arviz()
     assert idata.posterior["contact[T.yes]"].shape == (1, 400)
     assert idata.posterior.attrs["k_hat"] == post.k_hat
+    # each equally weighted draw carries the log weight of the draw it copies
+    rows = [post.draws.index[(post.draws == row).all(axis=1)][0] for row in post.resample().values]
+    np.testing.assert_array_equal(idata.sample_stats["log_weight"][0], post.log_weights[rows])
+    np.testing.assert_array_equal(
+        idata.posterior["contact[T.yes]"][0], post.resample()["contact[T.yes]"]
+    )
 
 
 def test_margins_verb_on_the_draws(wine_model):

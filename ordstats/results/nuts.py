@@ -80,8 +80,8 @@ def run_nuts(
     chains: int,
     warmup: int,
     seed: int,
-) -> FloatArray:
-    """NUTS draws of ``target``'s posterior, chains stacked: shape ``(chains * draws, k)``.
+) -> tuple[FloatArray, dict[str, np.ndarray]]:
+    """NUTS draws of ``target``'s posterior and the sampler's statistics per draw.
 
     Parameters
     ----------
@@ -93,7 +93,11 @@ def run_nuts(
 
     Returns
     -------
-    ndarray
+    draws : ndarray
+        Chains stacked: shape ``(chains * draws, k)``.
+    stats : dict of str to ndarray
+        Per chain and draw, shape ``(chains, draws)``, named as ArviZ's
+        ``from_numpyro`` names them (see :func:`sampler_statistics`).
     """
     jax, jnp, numpyro = _import_numpyro()
     from numpyro.infer import MCMC, NUTS
@@ -136,9 +140,41 @@ def run_nuts(
         progress_bar=False,
     )
     init = jnp.asarray(np.array(starts)) if chains > 1 else jnp.asarray(starts[0])
-    mcmc.run(jax.random.PRNGKey(seed), init_params=init)
+    mcmc.run(jax.random.PRNGKey(seed), init_params=init, extra_fields=_EXTRA_FIELDS)
     samples = np.asarray(mcmc.get_samples(group_by_chain=True), dtype=float)
-    return samples[..., : mode.size].reshape(chains * draws, mode.size)
+    stats = sampler_statistics(mcmc.get_extra_fields(group_by_chain=True))
+    return samples[..., : mode.size].reshape(chains * draws, mode.size), stats
+
+
+_EXTRA_FIELDS = ("diverging", "energy", "potential_energy", "num_steps", "accept_prob")
+
+
+def sampler_statistics(fields: Any) -> dict[str, np.ndarray]:
+    """NumPyro's per-draw NUTS fields under ArviZ's ``sample_stats`` names.
+
+    Parameters
+    ----------
+    fields : mapping
+        ``MCMC.get_extra_fields(group_by_chain=True)`` of :data:`_EXTRA_FIELDS`.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``diverging`` (bool), ``energy`` (the Hamiltonian, for ``az.plot_energy``
+        and ``az.bfmi``), ``lp`` (the log posterior, minus NumPyro's potential
+        energy), ``n_steps`` (leapfrog steps), ``tree_depth``
+        (``floor(log2(n_steps)) + 1``, as ArviZ's ``from_numpyro``) and
+        ``acceptance_rate``.
+    """
+    n_steps = np.asarray(fields["num_steps"], dtype=np.int64)
+    return {
+        "diverging": np.asarray(fields["diverging"], dtype=bool),
+        "energy": np.asarray(fields["energy"], dtype=float),
+        "lp": -np.asarray(fields["potential_energy"], dtype=float),
+        "n_steps": n_steps,
+        "tree_depth": np.floor(np.log2(np.maximum(n_steps, 1))).astype(np.int64) + 1,
+        "acceptance_rate": np.asarray(fields["accept_prob"], dtype=float),
+    }
 
 
 def _native_potential(target: Any, jax: Any, jnp: Any) -> tuple[Any, int]:

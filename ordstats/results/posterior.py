@@ -207,7 +207,7 @@ class PosteriorMode:
             if method == "nuts":
                 from ordstats.results.nuts import run_nuts
 
-                x = run_nuts(
+                x, stats = run_nuts(
                     self.target,
                     self.params.to_numpy(),
                     self.hessian,
@@ -222,6 +222,7 @@ class PosteriorMode:
                     np.full(x.shape[0], -np.log(x.shape[0])),
                     method="nuts",
                     chains=int(chains),
+                    sample_stats=stats,
                 )
             raise SpecificationError(f"method must be 'laplace' or 'nuts'; got {method!r}")
 
@@ -330,6 +331,10 @@ class Posterior:
         Effective sample size of the weights, ``1 / sum w^2`` (for NUTS: the smallest
         bulk ESS over the parameters, by ArviZ).
     method : str
+    sample_stats : dict of str to ndarray
+        NUTS: the sampler's statistics per chain and draw (``diverging``,
+        ``energy``, ``lp``, ``n_steps``, ``tree_depth``, ``acceptance_rate``);
+        empty for importance sampling.
     """
 
     def __init__(
@@ -341,6 +346,7 @@ class Posterior:
         method: str,
         k_hat: float = np.nan,
         chains: int = 1,
+        sample_stats: dict[str, np.ndarray] | None = None,
     ) -> None:
         self.target = target
         self.draws = pd.DataFrame(draws, columns=target.param_names)
@@ -349,6 +355,7 @@ class Posterior:
         self.method = method
         self.k_hat = float(k_hat)
         self.chains = chains
+        self.sample_stats = {} if sample_stats is None else dict(sample_stats)
         self._bulk_ess: FloatArray | None = None
 
     @property
@@ -416,11 +423,15 @@ class Posterior:
         pandas.DataFrame
         """
         size = self.draws.shape[0] if n is None else _positive_int(n, "n")
+        return self.draws.iloc[self._resampled_rows(size, seed)].reset_index(drop=True)
+
+    def _resampled_rows(self, size: int, seed: int | None) -> np.ndarray:
+        """Rows of :attr:`draws` that :meth:`resample` copies, in its order."""
         rng = np.random.default_rng(seed)
         positions = (rng.random() + np.arange(size)) / size
         index = np.searchsorted(np.cumsum(self.weights), positions)
         index = np.minimum(index, self.draws.shape[0] - 1)
-        return self.draws.iloc[rng.permutation(index)].reset_index(drop=True)
+        return rng.permutation(index)
 
     # -- predictions on the draws -------------------------------------------------------
 
@@ -621,9 +632,15 @@ class Posterior:
     def to_arviz(self) -> Any:
         """ArviZ ``InferenceData`` of the draws (the ``bayes`` extra).
 
-        NUTS draws keep their chains; importance-sampling draws are resampled by
-        weight into one chain (ArviZ has no weighted draws), with the log weights and
-        k-hat in ``sample_stats`` / ``attrs``.
+        NUTS draws keep their chains, with the sampler's statistics as
+        ``sample_stats`` (:attr:`sample_stats`: divergences, energy, tree depth,
+        ...), so ``az.summary``, ``az.plot_energy`` and ``az.bfmi`` work.
+        Importance-sampling draws are resampled by weight into one chain of
+        equally weighted draws (ArviZ has no weighted draws, :meth:`resample`);
+        their ``sample_stats`` hold ``log_weight``, the normalised log importance
+        weight of the draw each resampled one copies, and the posterior's
+        ``attrs`` the Pareto ``k_hat`` and the weights' ``ess``.  There is no
+        Hamiltonian, so ArviZ's energy plot and BFMI do not apply to them.
         """
         try:
             import arviz as az
@@ -633,15 +650,17 @@ class Posterior:
             ) from None
         if self.method == "nuts":
             x = self.draws.to_numpy().reshape(self.chains, -1, self.draws.shape[1])
-            stats = None
+            stats = self.sample_stats or None
         else:
-            x = self.resample().to_numpy()[None]
-            stats = {"log_weight": self.log_weights[None]}
+            rows = self._resampled_rows(self.draws.shape[0], 0)
+            x = self.draws.to_numpy()[rows][None]
+            stats = {"log_weight": self.log_weights[rows][None]}
         data = {_safe(name): x[..., j] for j, name in enumerate(self.draws.columns)}
         idata = az.from_dict(posterior=data, sample_stats=stats)
         idata.posterior.attrs["method"] = self.method
         if self.method != "nuts":
             idata.posterior.attrs["k_hat"] = self.k_hat
+            idata.posterior.attrs["ess"] = self.ess
         return idata
 
     def __repr__(self) -> str:
