@@ -21,8 +21,10 @@ level takes all the probability above its last threshold.  A group without rows 
 the lowest level keeps its first threshold, which the prior holds below the second
 (brms does the same with an integer response; with an ordered-factor response brms
 refuses such a group).  A group without rows at a level between its second and its
-top is refused: the rows no longer keep its thresholds ordered, which brms's
-sampler does by construction and ordstats' does not yet.
+top is refused, with a message listing every such group and saying what to merge: the
+rows no longer keep its thresholds ordered, which brms's sampler does by construction
+(for an integer response; brms refuses an ordered-factor response with such a group) and
+ordstats' does not.
 A group with rows at the lowest level only has no threshold and is refused, as brms
 does.  The reference group of the treatment coding is the first group that has all
 the thresholds (:func:`reference_first`).
@@ -217,20 +219,36 @@ def _refuse_gaps(counts: Any, groups: tuple[str, ...], levels: list[str], variab
 
     Between a group's lowest and highest observed level the rows keep its thresholds
     increasing; a missing level there (or below its second level) would leave two of
-    them unordered, where brms samples ordered thresholds.
+    them unordered, where brms samples ordered thresholds (for an integer response;
+    an ordered-factor response with such a group is refused by brms too: "Number of
+    thresholds is smaller than required by the response").  The message lists every
+    such group, so that one recoding mends them all.
     """
+    gaps = {}
     for g, row in enumerate(counts):
         seen = np.flatnonzero(row > 0)
-        lacking = [j for j in range(1, int(seen.max())) if row[j] == 0]
+        lacking = [levels[j] for j in range(1, int(seen.max())) if row[j] == 0]
         if lacking:
-            shown = ", ".join(levels[j] for j in lacking)
-            raise DataError(
-                f"thres(gr = {variable}): group {groups[g]!r} has no rows at {shown}, below "
-                "its highest level; ordstats gives a group fewer thresholds when it lacks "
-                "the levels above its highest one, or the lowest level, but not levels in "
-                "between (their thresholds would not stay ordered); merge sparse groups or "
-                "levels, or drop thres() and model the groups with a random term (1|g)"
-            )
+            gaps[groups[g]] = (lacking, levels[int(seen.max())])
+    if not gaps:
+        return
+    listed = "; ".join(
+        f"group {group!r} has no rows at {', '.join(map(repr, lacking))} (its highest level "
+        f"is {top!r})"
+        for group, (lacking, top) in list(gaps.items())[:5]
+    )
+    more = f" and {len(gaps) - 5} more group(s)" if len(gaps) > 5 else ""
+    missing = sorted({level for lacking, _ in gaps.values() for level in lacking}, key=levels.index)
+    raise DataError(
+        f"thres(gr = {variable}): {listed}{more}. A group may lack the lowest level and the "
+        "levels above its highest one, not levels in between: no rows there would keep its "
+        "thresholds ordered (brms samples them as an ordered vector for an integer response "
+        "and refuses an ordered-factor one). Either merge each missing level "
+        f"({', '.join(map(repr, missing))}) with a neighbouring level of the response for all "
+        f"rows (an ordered categorical with fewer levels), or merge these groups with others "
+        f"(recode {variable}), or drop thres() and let the groups shift the thresholds with "
+        f"a random term (1|{variable})"
+    )
 
 
 def group_tops(codes: Any, y: Any, n_groups: int) -> Any:

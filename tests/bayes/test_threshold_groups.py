@@ -262,7 +262,7 @@ def test_new_data_with_a_group_the_fit_has_not_seen(posterior, wine):
 @pytest.mark.parametrize(
     ("formula", "keywords", "error", "message"),
     [
-        ("rating | thres(gr = judge) ~ temp", {}, DataError, "'4' has no rows at 4, below"),
+        ("rating | thres(gr = judge) ~ temp", {}, DataError, "'4' has no rows at '4' \\(its"),
         ("rating | thres(gr = nope) ~ temp", {}, FormulaError, "no column 'nope'"),
         ("rating | thres(4, gr = contact) ~ temp", {}, FormulaError, r"thres\(x, \.\.\.\)"),
         ("rating | thres() ~ temp", {}, FormulaError, r"write thres\(gr = g\)"),
@@ -277,6 +277,28 @@ def test_new_data_with_a_group_the_fit_has_not_seen(posterior, wine):
 def test_what_grouped_thresholds_do_not_take(wine, formula, keywords, error, message):
     with pytest.raises(error, match=message):
         ordstats.OrdinalModel.from_formula(formula, wine, **keywords)
+
+
+def test_a_middle_gap_lists_every_group_and_the_advice_fits(wine):
+    # judge 4 has no rating 4 but a 5; with judge 6's 3s moved to 2 it lacks 3 too
+    rating = wine["rating"].astype(int)
+    gappy = wine.assign(
+        rating=pd.Categorical(rating.where(~((wine["judge"] == "6") & (rating == 3)), 2))
+    )
+    with pytest.raises(DataError) as caught:
+        ordstats.OrdinalModel.from_formula("rating | thres(gr = judge) ~ temp", gappy)
+    message = str(caught.value)
+    assert "group '4' has no rows at '4' (its highest level is '5')" in message
+    assert "group '6' has no rows at '3' (its highest level is '5')" in message
+    assert "merge each missing level ('3', '4') with a neighbouring level" in message
+    assert "random term (1|judge)" in message
+    # the advice on wine itself: level 5 merged into 4 for all rows, and the groups fit
+    merged = wine.assign(
+        rating=pd.Categorical(rating.clip(upper=4), ordered=True),
+        judge=wine["judge"].astype(str),
+    )
+    model = ordstats.OrdinalModel.from_formula("rating | thres(gr = judge) ~ temp", merged)
+    assert np.isfinite(model.fit(prior="default").log_posterior)
 
 
 def test_a_single_group(wine):
