@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalModel
-from ordstats.errors import OrdstatsError
+from ordstats.errors import MissingDataWarning, OrdstatsError
 
 RTOL_ESTIMATE, RTOL_SE = 1e-10, 1e-8
 
@@ -88,13 +88,52 @@ def test_housing_weighted_averages_by_a_column_outside_the_model_stream(housing,
         data, "Sat ~ Infl + Type + Cont", tmp_path, weights="Freq", levels=["Low", "Medium", "High"]
     )
     for options in ({"wts": "Freq", "by": "region"}, {"wts": "Freq", "variables": "Infl"}):
-        # in memory a column outside the model comes with newdata (here: every row is used)
+        # a column outside the model is read from the fitted data (here: every row is used)
         expected = memory.avg_comparisons(data, **options)
+        _same(memory.avg_comparisons(**options), expected)
         for fit in streamed.values():
             _same(fit.avg_comparisons(**options), expected)
     expected = memory.avg_predictions(by="Type", wts="Freq", type="cumprob")
     for fit in streamed.values():
         _same(fit.avg_predictions(by="Type", wts="Freq", type="cumprob"), expected)
+
+
+def test_by_a_column_outside_the_model_reads_the_fitted_rows(wine, tmp_path):
+    # as marginaleffects reads the original data: the fitted data frame's column on the
+    # rows the fit kept (here rows with a missing temp are dropped), in memory and in chunks
+    data = wine.assign(
+        temp=wine["temp"].astype(str).where(np.arange(len(wine)) % 7 != 3),
+        contact=wine["contact"].astype(str),
+        half=np.where(np.arange(len(wine)) % 2 == 0, "odd", "even"),
+        size=1.0 + np.arange(len(wine)) % 5,
+    )
+    with pytest.warns(MissingDataWarning, match="rows were dropped"):
+        memory, streamed = _fits(data, "rating ~ temp + contact", tmp_path)
+    kept = data.dropna(subset=["temp"])
+    assert len(kept) < len(data)
+    for verb, options in [
+        ("avg_predictions", {"by": "half"}),
+        ("avg_comparisons", {"variables": "contact", "by": ["half", "judge"]}),
+        ("avg_slopes", {"variables": "temp", "by": "half"}),
+        ("avg_predictions", {"by": "half", "wts": "size"}),
+    ]:
+        expected = getattr(memory, verb)(kept, **options)
+        _same(getattr(memory, verb)(**options), expected)
+        for fit in streamed.values():
+            _same(getattr(fit, verb)(**options), expected)
+
+
+def test_by_a_column_nowhere_says_so(wine, tmp_path):
+    memory = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"by= names 'nope', which is not a column"):
+        memory.avg_predictions(by="nope")
+    parquet = tmp_path / "rows.parquet"
+    wine.drop(columns="judge").to_parquet(parquet, index=False)
+    chunked = OrdinalModel.from_formula("rating ~ temp + contact", str(parquet), chunksize=20).fit()
+    with pytest.raises(
+        OrdstatsError, match=r"'judge' is not a column of the data the model was fitted on"
+    ):
+        chunked.avg_predictions(by="judge")
 
 
 def test_numeric_slopes_and_gaps_stream_on_soup(soup, tmp_path):

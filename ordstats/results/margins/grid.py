@@ -15,7 +15,7 @@ import pandas as pd
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import MarginsFit
 
-__all__ = ["datagrid", "factor_levels", "is_factor", "set_column"]
+__all__ = ["datagrid", "factor_levels", "fitted_row_columns", "is_factor", "set_column"]
 
 _GRID_TYPES = ("mean_or_mode", "counterfactual")
 
@@ -54,6 +54,22 @@ def set_column(data: pd.DataFrame, name: str, values: Any) -> pd.DataFrame:
         column.dtype if isinstance(column.dtype, pd.CategoricalDtype) else new.dtype
     )
     return out
+
+
+def fitted_row_columns(source: Any, rows: pd.Index, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of the fitted data frame ``source`` on the fitted ``rows``.
+
+    For the margins verbs' ``by=`` (and ``wts=``) columns that the model does not
+    use: the rows the fit kept (after dropping rows with missing values), in
+    their order, as marginaleffects reads the original data.  Names that are
+    not columns of ``source`` are left out (the verbs then say so).
+    """
+    if not isinstance(source, pd.DataFrame):
+        return pd.DataFrame(index=rows)
+    present = [name for name in names if name in source.columns]
+    if source.index.equals(rows):
+        return source[present]
+    return source.loc[rows, present]
 
 
 def _typical(column: pd.Series) -> Any:

@@ -35,6 +35,7 @@ from ordstats.design.newdata import newdata_columns
 from ordstats.design.random import NewTermRows, random_columns
 from ordstats.errors import OrdstatsError
 from ordstats.results.fitted import level_scores
+from ordstats.results.margins.grid import fitted_row_columns
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
     ROW_VERBS,
@@ -183,6 +184,12 @@ class MixedMarginsFit:
         if model.has_offset and fixed.offset_name is None:
             rows = rows.assign(**{_OFFSET: fixed.offset})
         return rows
+
+    def _margins_data_columns(self, names: list[str]) -> pd.DataFrame:
+        """Columns of the fitted DataFrame the model does not use, on the estimation rows."""
+        model = self.model
+        data = getattr(model, "source_data", None)
+        return fitted_row_columns(data, model.design.fixed.row_index, names)
 
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The fixed design, offset and random terms' columns (and group codes) of ``data``."""

@@ -53,7 +53,7 @@ from ordstats.design import newdata_matrices
 from ordstats.design.newdata import newdata_columns, newdata_offset
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
-from ordstats.results.margins.grid import set_column
+from ordstats.results.margins.grid import fitted_row_columns, set_column
 from ordstats.results.margins.jacobian import RowTerm, RowTerms
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
@@ -166,6 +166,12 @@ class OrdinalMarginsFit(FittedState):
             "the DataFrame this model was fitted on is not kept (the model was pickled or built "
             "from a design): pass the rows as newdata (a DataFrame)"
         )
+
+    def _margins_data_columns(self, names: list[str]) -> pd.DataFrame:
+        """Columns of the fitted DataFrame the model does not use, on the estimation rows."""
+        source = getattr(self.model, "_formula_source", None)
+        data = None if source is None else source.data
+        return fitted_row_columns(data, self.model.design.row_index, names)
 
     # -- streaming over rows read in chunks (results/margins/stream.py) -----------------
 

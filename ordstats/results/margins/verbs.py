@@ -200,7 +200,27 @@ def _verb_options(arguments: dict[str, Any]) -> dict[str, Any]:
 
 def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
     data = _resolve_newdata(fit, newdata)
+    if newdata is None:
+        data = _with_data_columns(fit, data, by, wts)
     return _Rows(fit, data, _resolve_weights(data, wts), _resolve_by(by, data, ("group",)))
+
+
+def _with_data_columns(fit: MarginsFit, data: pd.DataFrame, by: Any, wts: Any) -> pd.DataFrame:
+    """The estimation rows with the ``by=``/``wts=`` columns the model does not use.
+
+    marginaleffects reads them from the original data: here, from the fitted
+    DataFrame on the rows the fit kept (a fit that offers them).
+    """
+    names = [by] if isinstance(by, str) else list(by) if isinstance(by, (list, tuple)) else []
+    names += [wts] if isinstance(wts, str) else []
+    wanted = [n for n in dict.fromkeys(names) if n not in data.columns and n != "group"]
+    hook = getattr(fit, "_margins_data_columns", None)
+    if not wanted or hook is None:
+        return data
+    extra = hook(wanted)
+    if not len(extra.columns):
+        return data
+    return data.assign(**{name: extra[name].to_numpy() for name in extra.columns})
 
 
 # -- long tables and averages -----------------------------------------------------------
