@@ -24,7 +24,6 @@ formulaic's global transforms, so other formulaic code does not see it.
 from __future__ import annotations
 
 import re
-from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from formulaic.transforms import stateful_transform
+from formulaic.utils.layered_mapping import LayeredMapping
 
 from ordstats.errors import DataError
 
@@ -140,7 +140,7 @@ def formula_context(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
         :data:`FORMULA_TRANSFORMS` first (``mo`` is the monotonic term in an
         ordstats formula whatever the caller's scope holds), then ``context``.
     """
-    return ChainMap(dict(FORMULA_TRANSFORMS), context if context is not None else {})
+    return LayeredMapping(FORMULA_TRANSFORMS, context)  # lookups only: no layer is changed
 
 
 @dataclass(frozen=True)
