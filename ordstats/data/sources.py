@@ -412,28 +412,57 @@ class ArrowSource(_ChunkIterator):
         with _ARROW_POOL.bounded():
             return super().map_reduce(func, *args, columns=columns)
 
-    def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
-        """Yield ``(label, chunk)`` pairs, file by file."""
+    def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Return the first chunk with rows (to learn column types), read a row group at a time.
+
+        Reading a whole file's batches, pyarrow decodes ahead of the first.
+        """
+        return _first(self.chunks(columns, by_row_group=True))
+
+    def chunks(
+        self, columns: Sequence[str] | None = None, *, by_row_group: bool = False
+    ) -> Iterator[tuple[str, pd.DataFrame]]:
+        """Yield ``(label, chunk)`` pairs, file by file.
+
+        ``by_row_group``: Parquet files row group by row group.  A chunk's
+        numeric columns without missing values are views of the record
+        batch's memory (``split_blocks``: no copy into pandas' blocks).
+        """
         cols = list(columns) if columns is not None else None
         # decoding and conversion on at most the threads ordstats may use (none for one)
         with _ARROW_POOL.bounded() as use_threads:
             for fragment in self.dataset.get_fragments():
                 name = getattr(fragment, "path", "a fragment")
+                pieces = _row_groups(fragment) if by_row_group else [fragment]
                 try:
-                    batches = fragment.to_batches(
-                        schema=self.dataset.schema,
-                        columns=cols,
-                        batch_size=self.chunksize,
-                        batch_readahead=1,
-                        fragment_readahead=1,
-                        use_threads=use_threads,
-                    )
-                    for k, batch in enumerate(batches):
-                        yield f"{name}, chunk {k}", batch.to_pandas(use_threads=use_threads)
+                    for piece in pieces:
+                        batches = piece.to_batches(
+                            schema=self.dataset.schema,
+                            columns=cols,
+                            batch_size=self.chunksize,
+                            batch_readahead=1,
+                            fragment_readahead=1,
+                            use_threads=use_threads,
+                        )
+                        for k, batch in enumerate(batches):
+                            frame = batch.to_pandas(use_threads=use_threads, split_blocks=True)
+                            yield f"{name}, chunk {k}", frame
                 except (OSError, ValueError, TypeError) as exc:
                     if isinstance(exc, DataError):
                         raise
                     raise DataError(f"cannot read {name!r}: {exc}") from exc
+
+
+def _row_groups(fragment: Any) -> list[Any]:
+    """A Parquet file's row groups as fragments (other files: the file itself)."""
+    split = getattr(fragment, "split_by_row_group", None)
+    if split is None:
+        return [fragment]
+    try:
+        return list(split()) or [fragment]
+    except (OSError, ValueError) as exc:
+        name = getattr(fragment, "path", "a fragment")
+        raise DataError(f"cannot read {name!r}: {exc}") from exc
 
 
 def _typed_dataset(dataset: Any) -> Any:
