@@ -132,11 +132,26 @@ def serves(key: tuple[Any, ...], location: tuple[str, ...], spec: ChunkSpec) -> 
     return decoding_key(spec) == key and names in (location, ())
 
 
+#: Vectors not written for a chunk where every value is this one (bit for bit).
+_CONSTANTS = {"weights": 1.0, "offset": 0.0}
+
+
+def _is_constant(name: str, values: np.ndarray) -> bool:
+    """Whether ``values`` are all :data:`_CONSTANTS` ``[name]``, bit for bit (-0.0 is not 0.0)."""
+    if name not in _CONSTANTS:
+        return False
+    bits = np.float64(_CONSTANTS[name]).view(np.uint64)
+    return bool(np.all(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) == bits))
+
+
 @dataclass
 class _ChunkEntry:
-    """Where one chunk's arrays start in the spill files, and its row counts."""
+    """Where one chunk's arrays start in the spill files (rows), and its row counts.
 
-    start: int
+    An array without a start (weights of ones, an offset of zeros) was not written.
+    """
+
+    starts: dict[str, int]
     n_used: int
     n_rows: int
     n_bad: int
@@ -171,6 +186,8 @@ class DiskSpill:
     entries: list[_ChunkEntry] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict, repr=False)
     _rows: int = 0
+    #: rows written to each file
+    _written: dict[str, int] = field(default_factory=dict, repr=False)
     finished: bool = False
     #: code of each stored response code (codes written before the levels were known)
     recode: np.ndarray | None = None
@@ -188,13 +205,16 @@ class DiskSpill:
             raise RuntimeError("the spill is finished")
         if not self._files:
             self._files = {n: open(os.path.join(self.path, n), "wb") for n in self._names()}
-        for name, handle in self._files.items():
-            dtype = _VECTORS.get(name, np.float64)
-            np.ascontiguousarray(getattr(arrays, name), dtype=dtype).tofile(handle)
         n_used = int(arrays.y.size)
-        self.entries.append(
-            _ChunkEntry(self._rows, n_used, arrays.n_rows, arrays.n_bad, arrays.bad)
-        )
+        starts = {}
+        for name, handle in self._files.items():
+            values = getattr(arrays, name)
+            if _is_constant(name, values):
+                continue
+            starts[name] = self._written.get(name, 0)
+            np.ascontiguousarray(values, dtype=_VECTORS.get(name, np.float64)).tofile(handle)
+            self._written[name] = starts[name] + n_used
+        self.entries.append(_ChunkEntry(starts, n_used, arrays.n_rows, arrays.n_bad, arrays.bad))
         self._rows += n_used
 
     def finish(self) -> None:
@@ -221,11 +241,13 @@ class DiskSpill:
             dtype, width = np.dtype(np.float64), self.widths[name]
             if not width:
                 return np.empty((entry.n_used, 0))
+        if name not in entry.starts:
+            return np.full(entry.n_used, _CONSTANTS[name])
         values = np.fromfile(
             os.path.join(self.path, name),
             dtype=dtype,
             count=entry.n_used * width,
-            offset=entry.start * width * dtype.itemsize,
+            offset=entry.starts[name] * width * dtype.itemsize,
         )
         return values if name in _VECTORS else values.reshape(entry.n_used, width)
 

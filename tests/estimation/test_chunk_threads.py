@@ -169,3 +169,62 @@ def test_an_error_in_a_chunk_names_it_on_two_threads(tmp_path, two_cores):
         ),
     ):
         ordstats.OrdinalModel.from_formula(NUMERIC, str(tmp_path / "d"), chunksize=300, weights="w")
+
+
+# -- the summary of a chunk's arrays -------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 1000, 1003])
+def test_largest_magnitudes_are_those_of_the_absolute_values(n):
+    from ordstats.data.chunks import _largest_magnitudes
+
+    rng = np.random.default_rng(n)
+    design = rng.standard_normal((n, 5)) * [1, 1e-200, 1e200, 3, 0]
+    if n > 7:
+        design[n - 1, 0], design[n // 2, 3], design[3, 1] = -1e5, np.nan, -np.inf
+    expected = np.max(np.abs(design), axis=0, initial=0.0)
+    np.testing.assert_array_equal(_largest_magnitudes(design), expected)
+    np.testing.assert_array_equal(_largest_magnitudes(np.asfortranarray(design)), expected)
+
+
+# -- the spill leaves out weights of ones and offsets of zeros ------------------------
+
+
+def test_the_spill_reads_back_every_array_bit_for_bit_without_constant_vectors(tmp_path):
+    import pandas as pd
+
+    from ordstats.data.chunks import ChunkArrays
+    from ordstats.data.spill import DiskSpill
+
+    rng = np.random.default_rng(4)
+
+    def arrays(n: int, weights: np.ndarray, offset: np.ndarray) -> ChunkArrays:
+        return ChunkArrays(
+            y=rng.integers(0, 4, n),
+            X=rng.standard_normal((n, 3)),
+            weights=weights,
+            offset=offset,
+            bad=pd.Series({"x": 0}, dtype=np.int64),
+            n_bad=0,
+            n_rows=n,
+        )
+
+    chunks_in = [
+        arrays(50, np.ones(50), np.zeros(50)),  # nothing of weights or offset written
+        arrays(40, rng.integers(1, 4, 40).astype(float), np.array([-0.0] * 20 + [0.5] * 20)),
+        arrays(30, np.ones(30), np.full(30, -0.0)),  # -0.0 is written: not 0.0 bit for bit
+        arrays(0, np.ones(0), np.zeros(0)),
+    ]
+    spill = DiskSpill(str(tmp_path), ("key",), ("a", "b", "c"), {"X": 3, "nominal": 0, "scale": 0})
+    for chunk in chunks_in:
+        spill.add(chunk)
+    spill.finish()
+    assert (tmp_path / "weights").stat().st_size == 8 * 40
+    assert (tmp_path / "offset").stat().st_size == 8 * (40 + 30)
+    read = list(spill.chunks())
+    assert len(read) == 3
+    for got, want in zip(read, chunks_in, strict=False):
+        for name in ("y", "X", "weights", "offset"):
+            a, b = getattr(got, name), getattr(want, name)
+            assert a.dtype == b.dtype and a.shape == b.shape, name
+            np.testing.assert_array_equal(a.view(np.uint64), b.view(np.uint64), err_msg=name)
