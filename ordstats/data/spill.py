@@ -35,7 +35,9 @@ import os
 import shutil
 import tempfile
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,6 +74,14 @@ _VECTORS = {"y": np.intp, "weights": np.float64, "offset": np.float64, "y_low": 
 _MATRICES = ("X", "nominal", "scale")
 #: Use at most this share of the free disk space for a spill.
 DISK_SHARE = 0.5
+#: Chunks a spill holds in memory at most while its thread writes them.
+WRITES_AHEAD = 3
+
+
+def _write_columns(columns: list[tuple[Any, np.ndarray]]) -> None:
+    """Append each array to its file (NumPy releases the GIL while it writes)."""
+    for handle, values in columns:
+        values.tofile(handle)
 
 
 def decoding_key(spec: ChunkSpec) -> tuple[Any, ...]:
@@ -185,6 +195,8 @@ class DiskSpill:
     censored: bool = False
     entries: list[_ChunkEntry] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict, repr=False)
+    _writer: ThreadPoolExecutor | None = field(default=None, repr=False)
+    _writes: deque[Future[None]] = field(default_factory=deque, repr=False)
     _rows: int = 0
     #: rows written to each file
     _written: dict[str, int] = field(default_factory=dict, repr=False)
@@ -200,33 +212,60 @@ class DiskSpill:
         return vectors + [m for m in _MATRICES if self.widths[m]]
 
     def add(self, arrays: ChunkArrays) -> None:
-        """Append one chunk's arrays (in the order the pass reads the chunks)."""
+        """Append one chunk's arrays (in the order the pass reads the chunks).
+
+        The files are written by a thread of their own, in the order of the
+        calls (at most :data:`WRITES_AHEAD` chunks wait), so that the thread
+        that reads the source goes on meanwhile; :meth:`finish` waits for them.
+        """
         if self.finished:
             raise RuntimeError("the spill is finished")
         if not self._files:
             self._files = {n: open(os.path.join(self.path, n), "wb") for n in self._names()}
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="ordstats-spill")
         n_used = int(arrays.y.size)
-        starts = {}
+        starts, columns = {}, []
         for name, handle in self._files.items():
             values = getattr(arrays, name)
             if _is_constant(name, values):
                 continue
             starts[name] = self._written.get(name, 0)
-            np.ascontiguousarray(values, dtype=_VECTORS.get(name, np.float64)).tofile(handle)
             self._written[name] = starts[name] + n_used
+            columns.append((handle, np.ascontiguousarray(values, _VECTORS.get(name, np.float64))))
+        while len(self._writes) >= WRITES_AHEAD:
+            self._writes.popleft().result()
+        self._writes.append(self._writer.submit(_write_columns, columns))
         self.entries.append(_ChunkEntry(starts, n_used, arrays.n_rows, arrays.n_bad, arrays.bad))
         self._rows += n_used
 
     def finish(self) -> None:
-        """Close the files: the spill can now be read."""
+        """Wait for the writes and close the files: the spill can now be read.
+
+        Raises the first error of a write (the disk full, say).
+        """
+        try:
+            while self._writes:
+                self._writes.popleft().result()
+        finally:
+            self._stop_writing()
+        self.finished = True
+
+    def _stop_writing(self) -> None:
+        for future in self._writes:
+            future.cancel()
+        self._writes.clear()
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
         for handle in self._files.values():
             handle.close()
         self._files = {}
-        self.finished = True
 
     def close(self) -> None:
-        """Remove the files."""
-        self.finish()
+        """Remove the files (after the writes under way end; their errors are dropped)."""
+        self._stop_writing()
+        self.finished = True
         self._remove()
 
     @property

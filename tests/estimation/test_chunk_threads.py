@@ -228,3 +228,41 @@ def test_the_spill_reads_back_every_array_bit_for_bit_without_constant_vectors(t
             a, b = getattr(got, name), getattr(want, name)
             assert a.dtype == b.dtype and a.shape == b.shape, name
             np.testing.assert_array_equal(a.view(np.uint64), b.view(np.uint64), err_msg=name)
+
+
+def test_an_error_of_the_spills_writing_thread_is_raised_and_close_removes_the_files(
+    tmp_path, monkeypatch
+):
+    import pandas as pd
+
+    from ordstats.data import spill as spill_module
+    from ordstats.data.chunks import ChunkArrays
+
+    written: list[int] = []
+
+    def failing(columns):
+        if written:
+            raise OSError("No space left on device")
+        written.append(len(columns))
+
+    monkeypatch.setattr(spill_module, "_write_columns", failing)
+    directory = tmp_path / "spill"
+    directory.mkdir()
+    spill = spill_module.DiskSpill(
+        str(directory), ("key",), ("a",), {"X": 1, "nominal": 0, "scale": 0}
+    )
+    chunk = ChunkArrays(
+        y=np.zeros(5, dtype=np.intp),
+        X=np.ones((5, 1)),
+        weights=np.ones(5),
+        offset=np.zeros(5),
+        bad=pd.Series({"a": 0}, dtype=np.int64),
+        n_bad=0,
+        n_rows=5,
+    )
+    with pytest.raises(OSError, match="No space left"):
+        for _ in range(10):  # at most WRITES_AHEAD chunks wait: the error comes in time
+            spill.add(chunk)
+        spill.finish()
+    spill.close()
+    assert not directory.exists()
