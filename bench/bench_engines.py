@@ -12,7 +12,10 @@ runs in a fresh process:
 - *floor*: one ``pyarrow.dataset`` scan of the model's columns in batches of
   100,000 rows (read and decode only), the least any pass can cost;
 - *memory*: ``pd.read_parquet`` (timed apart), then ``from_formula(...).fit()``;
-- *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``;
+- *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``; its passes
+  evaluate the chunks on a pool of threads (the ``threads`` option: every
+  usable core by default, as the floor's pyarrow scan uses them; one BLAS
+  thread each) and add them in the chunks' order;
 - *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,
   ``dd.read_parquet("dir")``, the same call;
 - *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g),
@@ -130,12 +133,16 @@ def _floor(path: Path, p: int) -> dict[str, object]:
     return {"time": time.perf_counter() - t0, "passes": 1, "rows": rows}
 
 
-def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object]:
+def child(
+    mode: str, path: Path, p: int, cache: bool = True, threads: int | None = None
+) -> dict[str, object]:
     import ordstats
 
     warnings.simplefilter("ignore")
     if not cache:  # every pass reads the source, as before the chunk cache
         ordstats.set_options(chunk_cache=False)
+    if threads is not None:  # the chunked passes' pool (and every pool ordstats starts)
+        ordstats.set_options(threads=threads)
     meter = Peak()
     f = formula(p)
     out: dict[str, object] = {}
@@ -193,9 +200,11 @@ def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object
     return out
 
 
-def run_child(mode: str, path: Path, p: int, cache: str = "on") -> dict:
+def run_child(mode: str, path: Path, p: int, cache: str = "on", threads: int | None = None) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p)]
     cmd += ["--chunk-cache", cache]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     for line in done.stdout.splitlines():
@@ -219,9 +228,15 @@ def main() -> None:
         default="on",
         help="off: every pass reads the source (ordstats.set_options(chunk_cache=False))",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="ordstats.set_options(threads=...) in every cell (1: chunked passes on one thread)",
+    )
     args = parser.parse_args()
     if args.child:
-        result = child(args.child, args.path, args.p, args.chunk_cache == "on")
+        result = child(args.child, args.path, args.p, args.chunk_cache == "on", args.threads)
         print("RESULT " + json.dumps(result))
         return
     n = int(args.n)
@@ -231,7 +246,7 @@ def main() -> None:
     for repeat in range(args.repeats):  # interleaved, so that load changes hit every engine
         for mode in modes:
             load = os.getloadavg()[0]
-            result = run_child(mode, path, args.p, args.chunk_cache)
+            result = run_child(mode, path, args.p, args.chunk_cache, args.threads)
             result["load"] = load
             runs[mode].append(result)
             print(

@@ -32,6 +32,11 @@ pyarrow, reading Parquet, CSV or Arrow files in chunks, gets the same bound
 capped at the allowed count for each pass over the files (``pyarrow.set_cpu_count``,
 the caller's count restored after the pass) and not used at all for one thread.
 
+The chunks of a pass over data read in chunks are independent: a pass evaluates
+them on a small pool of threads (:func:`for_each_in_order`; NumPy releases the GIL
+in its loops and BLAS calls), one BLAS thread in each, and takes their results in
+the chunks' order, so that sums over the chunks are those of one thread bit for bit.
+
 The limits are set with ``threadpoolctl`` on the BLAS libraries loaded in the
 process (numpy's and scipy's OpenBLAS or MKL) and are process-wide, so the
 threads of a Dask threaded scheduler or of the factorisation's thread pool run
@@ -41,27 +46,33 @@ are restored only when the last one ends.
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from threadpoolctl import ThreadpoolController
 
-from ordstats.config import resolve_threads
+from ordstats.config import resolve_threads, usable_cores
 
 __all__ = [
     "THREADED_WIDTH",
     "THREADED_WORK",
     "allowed_threads",
+    "for_each_in_order",
     "numeric_threads",
+    "pass_threads",
     "pool_threads",
     "product_threads",
     "single_threaded_call",
 ]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 #: Least multiply-adds (``n p q`` for an ``(n x p)' (n x q)`` product) of a
 #: product that may use several BLAS threads.  Measured on the 2-core machine
@@ -228,3 +239,63 @@ def single_threaded_call(func: Callable[..., T], *args: Any) -> T:
     """
     with numeric_threads():
         return func(*args)
+
+
+def pass_threads() -> int:
+    """Threads a pass over chunks may evaluate them on: :func:`pool_threads`, at most the cores.
+
+    Returns
+    -------
+    int
+        At least 1 (1 while several fits run in the process).
+    """
+    return max(1, min(pool_threads(), usable_cores()))
+
+
+def for_each_in_order(
+    func: Callable[[T], R],
+    items: Iterable[T],
+    consume: Callable[[R], None],
+    threads: int | None = None,
+) -> None:
+    """``consume(func(item))`` for each item, ``func`` on a pool, ``consume`` in the items' order.
+
+    ``func`` runs on up to ``threads`` threads (default :func:`pass_threads`),
+    each call with one BLAS thread (:func:`single_threaded_call`, inside a
+    :func:`numeric_threads` scope of the calling thread) and in a copy
+    of the caller's context (NumPy's ``errstate``); ``consume`` runs in the
+    calling thread, on the results in the order of ``items``, so a sum it
+    builds is the one-thread sum bit for bit.  The items are taken from
+    ``items`` in the calling thread (reading the next chunk while the pool
+    evaluates the last ones) and at most ``threads + 1`` wait or run at once.
+    The first error, in the items' order, is raised once the calls under way
+    have ended; the items not yet started are dropped.
+
+    Parameters
+    ----------
+    func : callable
+        Thread-safe: a pure function of one item.
+    items : iterable
+    consume : callable
+        Takes each result, in order.
+    threads : int, optional
+    """
+    count = pass_threads() if threads is None else max(1, int(threads))
+    if count == 1:
+        for item in items:
+            consume(func(item))
+        return
+    pending: deque[Future[R]] = deque()
+    # BLAS' thread count is set from the calling thread (OpenBLAS ignores it from others)
+    with numeric_threads(), ThreadPoolExecutor(count, thread_name_prefix="ordstats-pass") as pool:
+        try:
+            for item in items:
+                context = contextvars.copy_context()
+                pending.append(pool.submit(context.run, single_threaded_call, func, item))
+                while len(pending) > count:
+                    consume(pending.popleft().result())
+            while pending:
+                consume(pending.popleft().result())
+        finally:
+            for future in pending:
+                future.cancel()

@@ -732,7 +732,9 @@ def summarize_chunk(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkSummary:
 
 def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
     """:func:`summarize_chunk` of a chunk's arrays."""
-    design = np.hstack([arrays.X, arrays.nominal, arrays.scale])
+    sides = [m for m in (arrays.nominal, arrays.scale) if m.shape[1]]
+    # the location design alone is used as it is (no copy)
+    design = np.hstack([arrays.X, *sides]) if sides else arrays.X
     return ChunkSummary(
         n_rows=arrays.n_rows,
         n_used=int(arrays.y.size),
@@ -743,8 +745,35 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         gram=gram_with_intercept(design),
         any_offset=bool(np.any(arrays.offset)),
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
-        column_max=np.max(np.abs(design), axis=0, initial=0.0),
+        column_max=_largest_magnitudes(design),
     )
+
+
+#: Rows of a C-ordered design taken side by side by :func:`_largest_magnitudes`.
+_WIDE_ROWS = 64
+
+
+def _largest_magnitudes(design: FloatArray) -> FloatArray:
+    """The largest ``|x|`` of each column (0 for no rows), without an array of ``|x|``.
+
+    A C-ordered design's rows are reduced ``_WIDE_ROWS`` at a time, side by
+    side (a reduction along the columns of a tall C-ordered array runs a
+    short loop per row; this is about three times faster, and maxima do not
+    depend on the order).
+    """
+    n, p = design.shape
+    if not n:
+        return np.zeros(p)
+    head = n - n % _WIDE_ROWS if design.flags.c_contiguous else 0
+    tops, bottoms = [], []
+    if head:
+        wide = design[:head].reshape(head // _WIDE_ROWS, _WIDE_ROWS * p)
+        tops.append(wide.max(axis=0).reshape(_WIDE_ROWS, p).max(axis=0))
+        bottoms.append(wide.min(axis=0).reshape(_WIDE_ROWS, p).min(axis=0))
+    if head < n:
+        tops.append(design[head:].max(axis=0))
+        bottoms.append(design[head:].min(axis=0))
+    return np.maximum(np.max(tops, axis=0), -np.min(bottoms, axis=0))
 
 
 #: Design columns of data read in chunks must have their largest ``|x|`` in this range:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ordstats.core.threads import pool_threads
 from ordstats.data.distributed import DaskSource
-from ordstats.data.parts import add_parts
+from ordstats.data.parts import sum_in_order
 from ordstats.data.spark import SparkSource, is_spark_frame
 from ordstats.design.core import NO_ROWS
 from ordstats.errors import DataError
@@ -128,7 +128,13 @@ class _ChunkIterator:
     def map_reduce(
         self, func: Callable[..., Any], *args: Any, columns: Sequence[str] | None = None
     ) -> Any:
-        """``func(chunk_1, *args) + func(chunk_2, *args) + ...``, one chunk at a time."""
+        """``func(chunk_1, *args) + func(chunk_2, *args) + ...``, added in the chunks' order.
+
+        The chunks are read in this thread and evaluated on a pool of threads
+        (:func:`~ordstats.data.parts.sum_in_order`: the sum of one thread, bit
+        for bit), so ``func`` must be thread-safe; a step that must run in the
+        chunks' order returns an :class:`~ordstats.data.parts.InOrder`.
+        """
         return _sum_chunks(self.chunks(columns), func, args)
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -178,15 +184,15 @@ def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
 def _sum_chunks(
     chunks: Iterator[tuple[str, pd.DataFrame]], func: Callable[..., Any], args: tuple[Any, ...]
 ) -> Any:
-    total = None
-    for label, chunk in chunks:
-        if not len(chunk):
-            continue  # a file without rows is valid data that adds nothing
+    def evaluate(labelled: tuple[str, pd.DataFrame]) -> Any:
+        label, chunk = labelled
         try:
-            part = func(chunk, *args)
+            return func(chunk, *args)
         except DataError as exc:
             raise DataError(f"{exc} (in {label})") from exc
-        total = add_parts(total, part)
+
+    # a file without rows is valid data that adds nothing
+    total = sum_in_order(evaluate, ((label, chunk) for label, chunk in chunks if len(chunk)))
     if total is None:
         raise DataError(NO_ROWS)
     return total
@@ -394,28 +400,69 @@ class ArrowSource(_ChunkIterator):
                         "every file must store a column with the same type"
                     )
 
-    def chunks(self, columns: Sequence[str] | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
-        """Yield ``(label, chunk)`` pairs, file by file."""
+    def map_reduce(
+        self, func: Callable[..., Any], *args: Any, columns: Sequence[str] | None = None
+    ) -> Any:
+        """``func(chunk_1, *args) + ...`` in the chunks' order, pyarrow's pool capped.
+
+        The chunks are evaluated on a pool of threads (see
+        :meth:`FrameSource.map_reduce`); the cap lasts until the last one is
+        evaluated, not only while the files are read.
+        """
+        with _ARROW_POOL.bounded():
+            return super().map_reduce(func, *args, columns=columns)
+
+    def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """Return the first chunk with rows (to learn column types), read a row group at a time.
+
+        Reading a whole file's batches, pyarrow decodes ahead of the first.
+        """
+        return _first(self.chunks(columns, by_row_group=True))
+
+    def chunks(
+        self, columns: Sequence[str] | None = None, *, by_row_group: bool = False
+    ) -> Iterator[tuple[str, pd.DataFrame]]:
+        """Yield ``(label, chunk)`` pairs, file by file.
+
+        ``by_row_group``: Parquet files row group by row group.  A chunk's
+        numeric columns without missing values are views of the record
+        batch's memory (``split_blocks``: no copy into pandas' blocks).
+        """
         cols = list(columns) if columns is not None else None
         # decoding and conversion on at most the threads ordstats may use (none for one)
         with _ARROW_POOL.bounded() as use_threads:
             for fragment in self.dataset.get_fragments():
                 name = getattr(fragment, "path", "a fragment")
+                pieces = _row_groups(fragment) if by_row_group else [fragment]
                 try:
-                    batches = fragment.to_batches(
-                        schema=self.dataset.schema,
-                        columns=cols,
-                        batch_size=self.chunksize,
-                        batch_readahead=1,
-                        fragment_readahead=1,
-                        use_threads=use_threads,
-                    )
-                    for k, batch in enumerate(batches):
-                        yield f"{name}, chunk {k}", batch.to_pandas(use_threads=use_threads)
+                    for piece in pieces:
+                        batches = piece.to_batches(
+                            schema=self.dataset.schema,
+                            columns=cols,
+                            batch_size=self.chunksize,
+                            batch_readahead=1,
+                            fragment_readahead=1,
+                            use_threads=use_threads,
+                        )
+                        for k, batch in enumerate(batches):
+                            frame = batch.to_pandas(use_threads=use_threads, split_blocks=True)
+                            yield f"{name}, chunk {k}", frame
                 except (OSError, ValueError, TypeError) as exc:
                     if isinstance(exc, DataError):
                         raise
                     raise DataError(f"cannot read {name!r}: {exc}") from exc
+
+
+def _row_groups(fragment: Any) -> list[Any]:
+    """A Parquet file's row groups as fragments (other files: the file itself)."""
+    split = getattr(fragment, "split_by_row_group", None)
+    if split is None:
+        return [fragment]
+    try:
+        return list(split()) or [fragment]
+    except (OSError, ValueError) as exc:
+        name = getattr(fragment, "path", "a fragment")
+        raise DataError(f"cannot read {name!r}: {exc}") from exc
 
 
 def _typed_dataset(dataset: Any) -> Any:

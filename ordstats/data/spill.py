@@ -35,8 +35,10 @@ import os
 import shutil
 import tempfile
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,7 +53,7 @@ from ordstats.data.chunks import (
     _plain_chunk_arrays,
     chunk_arrays,
 )
-from ordstats.data.parts import add_parts
+from ordstats.data.parts import InOrder, sum_in_order
 from ordstats.data.reservoir import SampledScan, scan_and_sample
 from ordstats.design.response import format_level
 
@@ -72,6 +74,14 @@ _VECTORS = {"y": np.intp, "weights": np.float64, "offset": np.float64, "y_low": 
 _MATRICES = ("X", "nominal", "scale")
 #: Use at most this share of the free disk space for a spill.
 DISK_SHARE = 0.5
+#: Chunks a spill holds in memory at most while its thread writes them.
+WRITES_AHEAD = 3
+
+
+def _write_columns(columns: list[tuple[Any, np.ndarray]]) -> None:
+    """Append each array to its file (NumPy releases the GIL while it writes)."""
+    for handle, values in columns:
+        values.tofile(handle)
 
 
 def decoding_key(spec: ChunkSpec) -> tuple[Any, ...]:
@@ -132,11 +142,26 @@ def serves(key: tuple[Any, ...], location: tuple[str, ...], spec: ChunkSpec) -> 
     return decoding_key(spec) == key and names in (location, ())
 
 
+#: Vectors not written for a chunk where every value is this one (bit for bit).
+_CONSTANTS = {"weights": 1.0, "offset": 0.0}
+
+
+def _is_constant(name: str, values: np.ndarray) -> bool:
+    """Whether ``values`` are all :data:`_CONSTANTS` ``[name]``, bit for bit (-0.0 is not 0.0)."""
+    if name not in _CONSTANTS:
+        return False
+    bits = np.float64(_CONSTANTS[name]).view(np.uint64)
+    return bool(np.all(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) == bits))
+
+
 @dataclass
 class _ChunkEntry:
-    """Where one chunk's arrays start in the spill files, and its row counts."""
+    """Where one chunk's arrays start in the spill files (rows), and its row counts.
 
-    start: int
+    An array without a start (weights of ones, an offset of zeros) was not written.
+    """
+
+    starts: dict[str, int]
     n_used: int
     n_rows: int
     n_bad: int
@@ -170,7 +195,11 @@ class DiskSpill:
     censored: bool = False
     entries: list[_ChunkEntry] = field(default_factory=list)
     _files: dict[str, Any] = field(default_factory=dict, repr=False)
+    _writer: ThreadPoolExecutor | None = field(default=None, repr=False)
+    _writes: deque[Future[None]] = field(default_factory=deque, repr=False)
     _rows: int = 0
+    #: rows written to each file
+    _written: dict[str, int] = field(default_factory=dict, repr=False)
     finished: bool = False
     #: code of each stored response code (codes written before the levels were known)
     recode: np.ndarray | None = None
@@ -183,30 +212,60 @@ class DiskSpill:
         return vectors + [m for m in _MATRICES if self.widths[m]]
 
     def add(self, arrays: ChunkArrays) -> None:
-        """Append one chunk's arrays (in the order the pass reads the chunks)."""
+        """Append one chunk's arrays (in the order the pass reads the chunks).
+
+        The files are written by a thread of their own, in the order of the
+        calls (at most :data:`WRITES_AHEAD` chunks wait), so that the thread
+        that reads the source goes on meanwhile; :meth:`finish` waits for them.
+        """
         if self.finished:
             raise RuntimeError("the spill is finished")
         if not self._files:
             self._files = {n: open(os.path.join(self.path, n), "wb") for n in self._names()}
-        for name, handle in self._files.items():
-            dtype = _VECTORS.get(name, np.float64)
-            np.ascontiguousarray(getattr(arrays, name), dtype=dtype).tofile(handle)
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="ordstats-spill")
         n_used = int(arrays.y.size)
-        self.entries.append(
-            _ChunkEntry(self._rows, n_used, arrays.n_rows, arrays.n_bad, arrays.bad)
-        )
+        starts, columns = {}, []
+        for name, handle in self._files.items():
+            values = getattr(arrays, name)
+            if _is_constant(name, values):
+                continue
+            starts[name] = self._written.get(name, 0)
+            self._written[name] = starts[name] + n_used
+            columns.append((handle, np.ascontiguousarray(values, _VECTORS.get(name, np.float64))))
+        while len(self._writes) >= WRITES_AHEAD:
+            self._writes.popleft().result()
+        self._writes.append(self._writer.submit(_write_columns, columns))
+        self.entries.append(_ChunkEntry(starts, n_used, arrays.n_rows, arrays.n_bad, arrays.bad))
         self._rows += n_used
 
     def finish(self) -> None:
-        """Close the files: the spill can now be read."""
+        """Wait for the writes and close the files: the spill can now be read.
+
+        Raises the first error of a write (the disk full, say).
+        """
+        try:
+            while self._writes:
+                self._writes.popleft().result()
+        finally:
+            self._stop_writing()
+        self.finished = True
+
+    def _stop_writing(self) -> None:
+        for future in self._writes:
+            future.cancel()
+        self._writes.clear()
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
         for handle in self._files.values():
             handle.close()
         self._files = {}
-        self.finished = True
 
     def close(self) -> None:
-        """Remove the files."""
-        self.finish()
+        """Remove the files (after the writes under way end; their errors are dropped)."""
+        self._stop_writing()
+        self.finished = True
         self._remove()
 
     @property
@@ -221,45 +280,58 @@ class DiskSpill:
             dtype, width = np.dtype(np.float64), self.widths[name]
             if not width:
                 return np.empty((entry.n_used, 0))
+        if name not in entry.starts:
+            return np.full(entry.n_used, _CONSTANTS[name])
         values = np.fromfile(
             os.path.join(self.path, name),
             dtype=dtype,
             count=entry.n_used * width,
-            offset=entry.start * width * dtype.itemsize,
+            offset=entry.starts[name] * width * dtype.itemsize,
         )
         return values if name in _VECTORS else values.reshape(entry.n_used, width)
 
     def chunks(self) -> Iterator[ChunkArrays]:
         """The kept arrays, chunk by chunk, in the order they were written."""
+        for entry in self._used_entries():
+            yield self._load(entry)
+
+    def _used_entries(self) -> list[_ChunkEntry]:
         if not self.finished:
             raise RuntimeError("the spill is still being written")
-        for entry in self.entries:
-            if not entry.n_used:
-                continue
-            y = self._read("y", entry)
-            yield ChunkArrays(
-                y=y if self.recode is None else self.recode[y],
-                X=self._read("X", entry),
-                weights=self._read("weights", entry),
-                offset=self._read("offset", entry),
-                bad=entry.bad,
-                n_bad=entry.n_bad,
-                n_rows=entry.n_rows,
-                nominal=self._read("nominal", entry),
-                scale=self._read("scale", entry),
-                y_low=self._read("y_low", entry) if self.censored else None,
-            )
+        return [entry for entry in self.entries if entry.n_used]
+
+    def _load(self, entry: _ChunkEntry) -> ChunkArrays:
+        """One chunk's arrays, read from the files (thread-safe)."""
+        y = self._read("y", entry)
+        return ChunkArrays(
+            y=y if self.recode is None else self.recode[y],
+            X=self._read("X", entry),
+            weights=self._read("weights", entry),
+            offset=self._read("offset", entry),
+            bad=entry.bad,
+            n_bad=entry.n_bad,
+            n_rows=entry.n_rows,
+            nominal=self._read("nominal", entry),
+            scale=self._read("scale", entry),
+            y_low=self._read("y_low", entry) if self.censored else None,
+        )
 
     def serves(self, spec: ChunkSpec) -> bool:
         """Whether the kept arrays are those ``spec`` builds (see :func:`decoding_key`)."""
         return self.finished and serves(self.key, self.location, spec)
 
     def map_reduce(self, func: Callable[..., Any], spec: ChunkSpec, *args: Any) -> Any:
-        """``func(arrays_1, spec, *args) + ...`` over the kept chunks (None: no rows)."""
-        total = None
-        for arrays in self.chunks():
-            total = add_parts(total, func(serve_arrays(arrays, spec, self.location), spec, *args))
-        return total
+        """``func(arrays_1, spec, *args) + ...`` over the kept chunks (None: no rows).
+
+        The chunks are read and evaluated on a pool of threads and added in
+        their order (:func:`~ordstats.data.parts.sum_in_order`): the sum of
+        one thread, bit for bit.
+        """
+
+        def evaluate(entry: _ChunkEntry) -> Any:
+            return func(serve_arrays(self._load(entry), spec, self.location), spec, *args)
+
+        return sum_in_order(evaluate, self._used_entries())
 
 
 def cache_setting() -> str | None:
@@ -313,32 +385,54 @@ def open_disk_spill(spec: ChunkSpec, n_rows: int | None) -> DiskSpill | None:
 
 def spill_chunk(
     frame: pd.DataFrame, spec: ChunkSpec, spill: DiskSpill, func: Callable[..., Any], *args: Any
-) -> Any:
-    """Build one chunk's arrays, append them to ``spill`` and return ``func(arrays, spec, *args)``.
+) -> InOrder:
+    """One chunk's arrays and ``func(arrays, spec, *args)``; the arrays appended to ``spill``.
 
-    The pass function of a source read in this process, whose chunks come in
-    order (the spill keeps that order).
+    The pass function of a source read in this process.  The chunks may be
+    evaluated on a pool of threads: the arrays are appended when the pass
+    finishes the chunk's result, in the chunks' order (the spill keeps that
+    order).
     """
     arrays = chunk_arrays(frame, spec)
-    spill.add(arrays)
-    return func(arrays, spec, *args)
+    part = func(arrays, spec, *args)
+
+    def append() -> Any:
+        spill.add(arrays)
+        return part
+
+    return InOrder(append)
 
 
 @dataclass
 class ResponseCoder:
-    """Codes response values in the order first seen, before the levels are known."""
+    """Codes response values in the order first seen, before the levels are known.
+
+    A chunk's values are factorised on their own (:func:`local_codes`, on any
+    thread) and given their codes in the order of the chunks (:meth:`codes`).
+    """
 
     seen: dict[Any, int] = field(default_factory=dict)
 
-    def __call__(self, series: pd.Series) -> IntArray:
-        codes, uniques = pd.factorize(series)
+    def codes(self, local: IntArray, uniques: Any) -> IntArray:
+        """The codes of a chunk's values factorised as ``local`` codes of ``uniques``."""
         values = np.asarray(uniques, dtype=object).tolist()
         table = np.array([self.seen.setdefault(u, len(self.seen)) for u in values], dtype=np.intp)
-        return table[codes] if len(codes) else np.empty(0, dtype=np.intp)
+        return table[local] if len(local) else np.empty(0, dtype=np.intp)
 
     def table(self, level_codes: dict[str, int]) -> IntArray:
         """The level code of each first-seen code (-1 for a value without a level)."""
         return np.array([level_codes.get(format_level(u), -1) for u in self.seen], dtype=np.intp)
+
+
+@dataclass
+class _LocalCodes:
+    """Codes a chunk's response by its own first-seen order; keeps the values they stand for."""
+
+    uniques: Any = None
+
+    def __call__(self, series: pd.Series) -> IntArray:
+        codes, self.uniques = pd.factorize(series)
+        return np.asarray(codes, dtype=np.intp)
 
 
 @dataclass
@@ -349,7 +443,9 @@ class ScanWriter:
     terms known before the first pass): the response is coded in the order
     its values are first seen and mapped to the levels by :meth:`finish`.  A
     chunk of another kind, or arrays beyond the disk share, stop the writing
-    (the summary pass then reads the source).
+    (the summary pass then reads the source).  A chunk's arrays are built by
+    :meth:`prepare` (on any thread) and written by :meth:`write`, chunk after
+    chunk in the order read.
     """
 
     spec: ChunkSpec
@@ -357,19 +453,30 @@ class ScanWriter:
     budget: float
     coder: ResponseCoder = field(default_factory=ResponseCoder)
 
-    def add(self, frame: pd.DataFrame) -> np.ndarray | None:
-        """Append one chunk's arrays (or give up); return the chunk's rows used, if known."""
+    def prepare(self, frame: pd.DataFrame) -> tuple[ChunkArrays | None, Any] | None:
+        """A chunk's arrays, its response coded by the chunk alone, and the values of the codes.
+
+        None when writing has stopped; arrays None when the chunk is not of the
+        writer's kind.
+        """
         if self.spill is None:
             return None
-        arrays = _plain_chunk_arrays(frame, self.spec, self.coder)
+        local = _LocalCodes()
+        arrays = _plain_chunk_arrays(frame, self.spec, local)
+        return arrays, local.uniques
+
+    def write(self, prepared: tuple[ChunkArrays | None, Any] | None) -> None:
+        """Append a prepared chunk (or stop writing), in the order the chunks were read."""
+        if self.spill is None or prepared is None:
+            return
+        arrays, uniques = prepared
         if arrays is None:
             self.abandon()
-            return None
+            return
         if arrays_bytes(self.spec, self.spill.n_rows + arrays.y.size) > self.budget:
             self.abandon()
-        else:
-            self.spill.add(arrays)
-        return np.asarray(arrays.kept, dtype=bool)
+            return
+        self.spill.add(replace(arrays, y=self.coder.codes(arrays.y, uniques)))
 
     def abandon(self) -> None:
         """Remove what was written."""
@@ -407,11 +514,20 @@ def open_scan_writer(spec: ChunkSpec) -> ScanWriter | None:
 
 def scan_and_spill(
     frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int, writer: ScanWriter
-) -> SampledScan:
+) -> InOrder:
     """:func:`~ordstats.data.reservoir.scan_and_sample` that also writes the chunk's arrays.
 
     The rows the arrays use are the chunk's complete rows (the same rules), so
-    the scan does not find them again.
+    the scan does not find them again.  The arrays are written when the pass
+    finishes the chunk's result, in the chunks' order.
     """
-    kept = writer.add(frame)
-    return scan_and_sample(frame, plan, capacity, per_level, kept)
+    prepared = writer.prepare(frame)
+    arrays = None if prepared is None else prepared[0]
+    kept = None if arrays is None else np.asarray(arrays.kept, dtype=bool)
+    sampled = scan_and_sample(frame, plan, capacity, per_level, kept)
+
+    def write() -> SampledScan:
+        writer.write(prepared)
+        return sampled
+
+    return InOrder(write)

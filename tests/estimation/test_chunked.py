@@ -374,6 +374,28 @@ def test_the_reservoir_keeps_the_smallest_keys_as_a_full_sort_does():
         np.testing.assert_array_equal(_smallest(keys, response, capacity, per_level), expected)
 
 
+@pytest.mark.parametrize("chunk", [97, 500, 4000])
+def test_merged_chunk_reservoirs_are_the_reservoir_of_one_chunk(chunk):
+    """Many merges of full reservoirs, with ties of keys and a rare response value that
+    the capacity alone would leave short: the rows of the whole data's reservoir."""
+    from ordstats.data.chunks import ColumnPlan
+    from ordstats.data.parts import sum_parts
+    from ordstats.data.reservoir import sample_chunk
+
+    rng = np.random.default_rng(11)
+    n = 12_000
+    y = rng.choice(["a", "b", "c", "rare"], p=[0.5, 0.3, 0.194, 0.006], size=n)
+    frame = pd.DataFrame({"y": y, "x": rng.integers(0, 3000, n).astype(float)})  # ties
+    plan = ColumnPlan(response="y", columns=["y", "x"], factors=[])
+    whole = sample_chunk(frame, plan, 300, 25)
+    pieces = [sample_chunk(frame.iloc[k : k + chunk], plan, 300, 25) for k in range(0, n, chunk)]
+    merged = sum_parts(pieces)
+    np.testing.assert_array_equal(merged.keys, whole.keys)
+    pd.testing.assert_frame_equal(merged.rows, whole.rows)
+    assert (frame["y"] == "rare").sum() > 50
+    assert (merged.rows["y"] == "rare").sum() == 25  # the rare value's 25 smallest
+
+
 def test_the_reservoir_is_the_same_however_the_rows_are_chunked(monkeypatch):
     """Merging chunk samples (lazily, rows copied out only when half a chunk is dropped)
     keeps the rows of smallest key of all complete rows, whatever the chunk size."""
