@@ -249,10 +249,22 @@ def newton_estimates(evaluator, evaluated, final: np.ndarray, passes: int) -> li
 
 
 def warm_up(frame, formula: str) -> None:
-    """An untimed fit of 2000 rows: Spark's Python workers start and import ordstats."""
+    """An untimed fit of 2000 rows and an untimed pass over every row.
+
+    The fit starts Spark's Python workers and imports ordstats in them.  The
+    pass (rows to Arrow batches to pandas, counted) warms the JVM's
+    just-in-time compiler: the first full-size job of a session costs about
+    twice the CPU of the same job later, so without it the first fit timed
+    (with the partition cache) paid that for the fit after it (without).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ordstats.OrdinalModel.from_formula(formula, frame.limit(2000)).fit(disp=False)
+
+    def count(batches):
+        yield pd.DataFrame({"rows": [sum(len(batch) for batch in batches)]})
+
+    frame.mapInPandas(count, "rows long").collect()
 
 
 def sgd_on_spark(frame, names, reference, counts, max_passes: int, step: float):
