@@ -99,7 +99,7 @@ class Reservoir:
         keep = _smallest(keys, labels, self.capacity, self.per_level)
         bound = _lower_bound(self.bound, other.bound)
         if bound is not None and not keep.all():
-            bound = _lower_bound(bound, _kth_key(keys, self.capacity))
+            bound = _lower_bound(bound, _smallest_dropped(keys, keep))
         return self._kept(keys, labels, keep, other, bound)
 
     __radd__ = __add__
@@ -115,7 +115,7 @@ class Reservoir:
         if len(self.keys) <= rows:
             return self
         keep = _smallest(self.keys, self.labels, rows, self.per_level)
-        bound = _lower_bound(self.bound, _kth_key(self.keys, rows))
+        bound = _lower_bound(self.bound, _smallest_dropped(self.keys, keep))
         return self._kept(self.keys, self.labels, keep, None, bound)
 
     def _kept(
@@ -201,9 +201,9 @@ def _lower_bound(a: int | None, b: int | None) -> int | None:
     return min(a, b)
 
 
-def _kth_key(keys: np.ndarray, k: int) -> int:
-    """The ``k``-th smallest key (1-based): every key below it is among the ``k`` smallest."""
-    return int(np.partition(keys, k - 1)[k - 1])
+def _smallest_dropped(keys: np.ndarray, keep: np.ndarray) -> int:
+    """The smallest key of the rows not kept: every row of a smaller key is kept."""
+    return int(keys[~keep].min())
 
 
 def _compacted(

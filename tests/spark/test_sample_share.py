@@ -45,11 +45,15 @@ def test_shares_of_parts_draw_the_rows_of_the_whole_reservoir():
     plan = ColumnPlan("y", ["y", "x1", "x2"], [])
     parts = [frame.iloc[k : k + 1500] for k in range(0, 6000, 1500)]
     full = sum_parts(sample_chunk(p, plan, 4000, 5) for p in parts)
-    shared = sum_parts(sample_chunk(p, plan, 4000, 5).share(700) for p in parts)
-    assert len(shared) < len(full) and shared.bound is not None
-    expected, _ = full.draw(2000)
-    got, _ = shared.draw(2000)
-    pd.testing.assert_frame_equal(got, expected)
+    shares = [sample_chunk(p, plan, 4000, 5).share(1200) for p in parts]
+    assert all(len(share) < 1300 for share in shares)  # 1200 and a few levels' smallest
+    shared = sum_parts(shares)
+    assert shared.bound is not None
+    for size in (2000, 4000):  # 4000: the capacity, reached by the merged shares
+        expected, _ = full.draw(size)
+        got, _ = shared.draw(size)
+        assert len(got) == size
+        pd.testing.assert_frame_equal(got, expected)
     # one part of 4500 rows sends 700: the rows below its bound are fewer than 2000
     skewed = sample_chunk(frame.iloc[:4500], plan, 4000, 5).share(700) + sample_chunk(
         frame.iloc[4500:], plan, 4000, 5
