@@ -76,6 +76,10 @@ class Reservoir:
         Rows kept with the smallest keys overall.
     per_level : int
         Rows kept with the smallest keys of each response value.
+    bound : int or None
+        Every row whose key is below this one is kept (None: the ``capacity``
+        smallest keys of all rows read are kept).  Set by :meth:`share`, when a
+        part of the rows sends fewer rows than ``capacity`` onward.
     """
 
     parts: list[pd.DataFrame]
@@ -85,6 +89,7 @@ class Reservoir:
     response: str
     capacity: int
     per_level: int
+    bound: int | None = None
 
     def __add__(self, other: Reservoir | None) -> Reservoir:
         if other is None:
@@ -92,9 +97,40 @@ class Reservoir:
         keys = np.concatenate([self.keys, other.keys])
         labels = pd.concat([self.labels, other.labels], ignore_index=True)
         keep = _smallest(keys, labels, self.capacity, self.per_level)
+        bound = _lower_bound(self.bound, other.bound)
+        if bound is not None and not keep.all():
+            bound = _lower_bound(bound, _smallest_dropped(keys, keep))
+        return self._kept(keys, labels, keep, other, bound)
+
+    __radd__ = __add__
+
+    def share(self, rows: int) -> Reservoir:
+        """The ``rows`` rows of smallest key and the ``per_level`` smallest of every level.
+
+        What a part of the data sends onward when its part of the sample is
+        about ``rows`` rows (a Spark partition's share): the rows below the
+        new :attr:`bound` stay a random sample of all rows below it, and the
+        smallest of every level stay those of the part.
+        """
+        if len(self.keys) <= rows:
+            return self
+        keep = _smallest(self.keys, self.labels, rows, self.per_level)
+        bound = _lower_bound(self.bound, _smallest_dropped(self.keys, keep))
+        return self._kept(self.keys, self.labels, keep, None, bound)
+
+    def _kept(
+        self,
+        keys: np.ndarray,
+        labels: pd.Series,
+        keep: np.ndarray,
+        other: Reservoir | None,
+        bound: int | None,
+    ) -> Reservoir:
+        """The rows ``keep`` marks of this reservoir's rows followed by ``other``'s."""
+        more = ([], []) if other is None else (other.parts, other.masks)
         parts, masks = [], []
         start = 0
-        for part, mask in zip(self.parts + other.parts, self.masks + other.masks, strict=True):
+        for part, mask in zip(self.parts + more[0], self.masks + more[1], strict=True):
             where = np.flatnonzero(mask)
             kept = keep[start : start + where.size]
             start += where.size
@@ -114,9 +150,8 @@ class Reservoir:
             self.response,
             self.capacity,
             self.per_level,
+            bound,
         )
-
-    __radd__ = __add__
 
     def __getstate__(self) -> dict[str, Any]:
         # sent between Dask workers or to Spark's driver: the kept rows only
@@ -140,13 +175,16 @@ class Reservoir:
         Returns
         -------
         rows : pandas.DataFrame
-            In increasing key order.
+            In increasing key order.  Fewer than ``size`` (before the top-up)
+            when fewer rows lie below :attr:`bound`.
         topped_up : bool
             Whether some response value had fewer than ``per_level`` rows among
             the ``size`` and got more (the sample is then not a plain random one).
         """
         order = np.argsort(self.keys, kind="stable")
         rows = self.rows.take(order).reset_index(drop=True)
+        if self.bound is not None:  # only the rows below the bound are a random sample
+            size = min(size, int(np.count_nonzero(self.keys < self.bound)))
         first = np.arange(len(rows)) < size
         codes = pd.factorize(rows[self.response])[0]
         rank = _rank_within_level(codes)
@@ -154,6 +192,18 @@ class Reservoir:
         short = counts[codes] < self.per_level
         chosen = first | (short & (rank < self.per_level))
         return rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
+
+
+def _lower_bound(a: int | None, b: int | None) -> int | None:
+    """The smaller of two bounds of kept keys (None: no bound)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return min(a, b)
+
+
+def _smallest_dropped(keys: np.ndarray, keep: np.ndarray) -> int:
+    """The smallest key of the rows not kept: every row of a smaller key is kept."""
+    return int(keys[~keep].min())
 
 
 def _compacted(
