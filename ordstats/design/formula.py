@@ -17,6 +17,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.censored import censored_response, check_censored_options, encode_censored
+from ordstats.design.contrasts import RDefaultsMaterializer
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -312,7 +313,12 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", FutureWarning)
             return Formula(rhs).get_model_matrix(
-                data, ensure_full_rank=True, na_action="ignore", context=context, output="numpy"
+                data,
+                ensure_full_rank=True,
+                na_action="ignore",
+                context=context,
+                output="numpy",
+                materializer=RDefaultsMaterializer,
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc

@@ -32,6 +32,7 @@ from formulaic import Formula, model_matrix
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.censored import refuse_censored
+from ordstats.design.contrasts import RDefaultsMaterializer
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -345,7 +346,13 @@ def _term_matrix(expr: str, data: pd.DataFrame, context: object) -> tuple[FloatA
     """``X_t`` of ``expr`` on every row of ``data`` (NaN/inf where a transform gives them)."""
     try:
         with np.errstate(all="ignore"):  # log(x) of x <= 0: reported by name as missing
-            matrix = model_matrix(expr, data, context=context, na_action="ignore")
+            matrix = model_matrix(
+                expr,
+                data,
+                context=context,
+                na_action="ignore",
+                materializer=RDefaultsMaterializer,
+            )
     except Exception as exc:  # formulaic raises many types
         raise FormulaError(f"cannot build the random-term matrix of {expr!r}: {exc}") from exc
     names = ["(Intercept)" if c == "Intercept" else str(c) for c in matrix.columns]
