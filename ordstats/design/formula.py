@@ -131,9 +131,49 @@ def _syntax_error(rhs: str, exc: SyntaxError) -> FormulaError:
     )
 
 
+def required_variables(rhs: str) -> set[str]:
+    """The variables that the terms ``rhs`` read, backtick-quoted names whole.
+
+    formulaic reads a quoted name with a dot (`` `MPG.city` ``, ``log(`exposure.time`)``)
+    as an attribute of its first part and reports ``MPG``; R users' column names
+    are often dotted.  The quoted name is reported instead, and its first part
+    only where the formula also uses it unquoted.
+
+    Raises
+    ------
+    FormulaicError, SyntaxError
+        As formulaic, for text it cannot parse.
+    """
+    return _with_quoted_names(rhs, {str(v) for v in Formula(rhs).required_variables})
+
+
+def spec_variables(spec: ModelSpec) -> set[str]:
+    """The variables that a fitted spec's terms read (:func:`required_variables` of a spec)."""
+    text = " + ".join(
+        f"`{factor.expr}`" if factor.eval_method.value == "lookup" else str(factor.expr)
+        for term in spec.formula
+        for factor in term.factors
+        if factor.eval_method.value != "literal"
+    )
+    return _with_quoted_names(text, {str(v) for v in spec.required_variables})
+
+
+def _with_quoted_names(text: str, names: set[str]) -> set[str]:
+    """``names`` with the quoted names of ``text`` whole, not their first parts."""
+    quoted = set(re.findall(r"`([^`]+)`", text))
+    bare = re.sub(r"`[^`]*`", " ", text)
+    for name in quoted:
+        root = re.match(r"[A-Za-z_]\w*", name)
+        if root is None or root.group() == name:
+            continue
+        if not re.search(rf"(?<![\w.`]){re.escape(root.group())}(?![\w`])", bare):
+            names.discard(root.group())
+    return names | quoted
+
+
 def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     try:
-        required = Formula(rhs).required_variables
+        required = required_variables(rhs)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
     except SyntaxError as exc:
@@ -199,7 +239,7 @@ def refuse_response_in_terms(
     """
     if used is None:
         try:
-            used = Formula(rhs).required_variables
+            used = required_variables(rhs)
         except (FormulaicError, SyntaxError):
             return  # reported where the formula is parsed
     if response in used:
@@ -218,8 +258,7 @@ def _data_variables(rhs: str, data: pd.DataFrame) -> list[str]:
     formulaic's ``required_variables`` misses the arguments of stateful
     transforms (``center(x)``), so the identifiers of the formula count too.
     """
-    names = set(Formula(rhs).required_variables)
-    names |= set(re.findall(r"`([^`]+)`", rhs))
+    names = required_variables(rhs)
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", re.sub(r"`[^`]+`", " ", rhs)))
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
     return sorted(str(c) for c in data.columns if str(c) in names)
@@ -339,7 +378,7 @@ def _caller_arrays_hint(rhs: str, data: pd.DataFrame, context: Any) -> str:
     the same shape"); data read in chunks never are the caller's rows.
     """
     try:
-        used = Formula(rhs).required_variables
+        used = required_variables(rhs)
     except (FormulaicError, SyntaxError):
         return ""
     arrays = [

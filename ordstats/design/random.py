@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula, model_matrix
+from formulaic import model_matrix
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.censored import refuse_censored
@@ -47,6 +47,7 @@ from ordstats.design.formula import (
     _expand,
     design_from_formula,
     refuse_response_in_terms,
+    required_variables,
     split_formula,
     with_row_context,
 )
@@ -242,7 +243,7 @@ def formula_parts(formula: str) -> list[str]:
 
 
 def _expr_variables(expr: str) -> list[str]:
-    return sorted(str(v) for v in Formula(expr).required_variables)
+    return sorted(required_variables(expr))
 
 
 def random_variables(bars: Sequence[tuple[str, str]]) -> list[str]:

@@ -1,0 +1,34 @@
+"""Formulas as R users write them (found by tests/r/parity_sweep.R).
+
+The R numbers of these models are checked in tests/test_parity_sweep.py; here
+what each habit needs of the formula layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ordstats
+from tests._parity import dataset
+
+
+def test_dotted_column_names_in_backticks_are_read_whole():
+    """R's column names are often dotted (MASS::Cars93's MPG.city, VGAM::pneumo's
+    exposure.time); formulaic reports a quoted `` `MPG.city` `` as ``MPG``."""
+    from ordstats.design.formula import required_variables
+
+    assert required_variables("Price + `MPG.city`") == {"Price", "MPG.city"}
+    assert required_variables("log(`exposure.time`)") == {"exposure.time"}
+    assert required_variables("MPG + `MPG.city`") == {"MPG", "MPG.city"}
+
+
+def test_a_model_with_dotted_column_names_fits_and_predicts():
+    cars = dataset("cars93")
+    res = ordstats.OrdinalModel.from_formula(
+        "AirBags ~ Price + `MPG.city` + log(`Horsepower`)", cars
+    ).fit()
+    assert list(res.params.index[2:]) == ["Price", "MPG.city", "log(`Horsepower`)"]
+    assert np.isfinite(res.predict(cars.iloc[:3]).to_numpy()).all()
+    with pytest.raises(ordstats.errors.PredictionError, match=r"lacks the column\(s\) 'MPG.city'"):
+        res.predict(cars.drop(columns="MPG.city").iloc[:3])
