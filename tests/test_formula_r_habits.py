@@ -32,3 +32,16 @@ def test_a_model_with_dotted_column_names_fits_and_predicts():
     assert np.isfinite(res.predict(cars.iloc[:3]).to_numpy()).all()
     with pytest.raises(ordstats.errors.PredictionError, match=r"lacks the column\(s\) 'MPG.city'"):
         res.predict(cars.drop(columns="MPG.city").iloc[:3])
+
+
+def test_a_power_inside_a_call_is_a_power_not_a_bitwise_xor():
+    """R's ``I(hp^2)``: Python read ``^`` as XOR, so an integer column gave
+    ``hp XOR 2`` (108 for 110) silently, a float column a formulaic error."""
+    mtcars = dataset("mtcars")
+    design = ordstats.OrdinalModel.from_formula("carb ~ I(hp^2) + log(wt^2)", mtcars).design
+    hp, wt = mtcars["hp"].to_numpy(float), mtcars["wt"].to_numpy(float)
+    np.testing.assert_array_equal(design.location.matrix[:, 0], hp**2)
+    np.testing.assert_allclose(design.location.matrix[:, 1], np.log(wt**2), rtol=1e-15)
+    # the formula's own (a + b)^2 still crosses terms
+    crossed = ordstats.OrdinalModel.from_formula("carb ~ (hp + wt)^2", mtcars)
+    assert crossed.exog_names == ["hp", "wt", "hp:wt"]

@@ -79,7 +79,37 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
     _check_one_part(rhs, formula, random_terms)
-    return lhs, rhs.strip() or "1"
+    return lhs, r_powers(rhs.strip()) or "1"
+
+
+def r_powers(rhs: str) -> str:
+    """Read R's power operator ``^`` inside a function call as Python's ``**``.
+
+    In R, ``I(x^2)``, ``log(x^2)`` and ``poly(x^2, 2)`` raise ``x`` to a power;
+    the formula's own ``(a + b)^2`` (crossing up to degree 2) is outside any
+    call.  Python evaluates a call's arguments, where ``^`` is a bitwise XOR:
+    ``I(hp^2)`` of an integer column gave ``hp XOR 2`` (108 for 110), silently.
+    Quoted names and strings are left as they are.
+    """
+    out: list[str] = []
+    calls: list[bool] = []  # per open parenthesis: inside a function call?
+    quote = ""
+    for k, char in enumerate(rhs):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "`'\"":
+            quote = char
+        elif char == "(":
+            before = rhs[:k].rstrip()
+            calls.append(bool(calls and calls[-1]) or bool(re.search(r"[\w.]$", before)))
+        elif char == ")":
+            if calls:
+                calls.pop()
+        elif char == "^" and calls and calls[-1]:
+            out.append("**")
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
@@ -643,7 +673,7 @@ def _side_formula(value: Any, part: str) -> str | None:
                 f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
             )
     _check_one_part(text, value)
-    return text.strip() or "1"
+    return r_powers(text.strip()) or "1"
 
 
 def design_from_formula(
