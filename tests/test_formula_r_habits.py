@@ -45,3 +45,24 @@ def test_a_power_inside_a_call_is_a_power_not_a_bitwise_xor():
     # the formula's own (a + b)^2 still crosses terms
     crossed = ordstats.OrdinalModel.from_formula("carb ~ (hp + wt)^2", mtcars)
     assert crossed.exog_names == ["hp", "wt", "hp:wt"]
+
+
+def test_transforms_learn_from_every_row_where_their_variables_are_present():
+    """R's model.frame evaluates scale(Age) on all rows, then na.omit drops the rows
+    missing Pulse; ordstats learned scale(Age) from the rows left (R: clm(Exer ~
+    scale(Age) + Pulse, data = survey) in tests/data/reference/parity)."""
+    survey = dataset("survey_students")
+    with pytest.warns(ordstats.errors.MissingDataWarning, match=r"'Pulse' \(45\)"):
+        model = ordstats.OrdinalModel.from_formula("Exer ~ scale(Age) + Pulse", survey)
+    age = survey["Age"].to_numpy(float)  # no NA: every row counts
+    kept = survey.index.get_indexer(model.design.row_index)
+    expected = (age[kept] - age.mean()) / age.std(ddof=1)
+    np.testing.assert_allclose(model.design.location.matrix[:, 0], expected, rtol=1e-13)
+    # a transform's own missing values are skipped, as R's scale() does
+    survey.loc[survey.index[:5], "Age"] = np.nan
+    with pytest.warns(ordstats.errors.MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula("Exer ~ scale(Age) + Pulse", survey)
+    present = survey["Age"].dropna().to_numpy(float)
+    kept = survey.index.get_indexer(model.design.row_index)
+    expected = (survey["Age"].to_numpy(float)[kept] - present.mean()) / present.std(ddof=1)
+    np.testing.assert_allclose(model.design.location.matrix[:, 0], expected, rtol=1e-13)

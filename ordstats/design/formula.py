@@ -369,12 +369,17 @@ def is_row_data(value: Any, n_rows: int | None = None) -> bool:
     return length == n_rows
 
 
-def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
+def _materialize(
+    rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = None
+) -> ModelMatrix:
     """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
 
     numpy output keeps every column, also a data column named ``Intercept``
     next to the formula's intercept (pandas output would merge the two).
+    ``transform_state`` (formulaic's, per transform expression) is used instead
+    of learning the stateful transforms from ``data``.
     """
+    learned = {} if transform_state is None else {"transform_state": dict(transform_state)}
     data = _plain_strings(data)
     try:
         # a transform such as log(x) of x <= 0 gives NaN/inf: those rows are
@@ -388,6 +393,7 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
                 context=context,
                 output="numpy",
                 materializer=RDefaultsMaterializer,
+                **learned,
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc
@@ -525,12 +531,16 @@ def _plain_numeric(spec: ModelSpec, data: pd.DataFrame) -> list[str] | None:
     return names if plain and len(set(names)) == len(names) else None
 
 
-def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
+def _build(rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = None) -> _Built:
     """Materialise ``rhs`` on ``data`` as float columns without the implicit intercept.
 
     A formula of plain numeric columns learns its spec from a few rows and takes
     the columns straight from ``data``: formulaic would copy every column twice.
+    ``transform_state``: see :func:`_materialize`.
     """
+    if transform_state:
+        matrix = _materialize(rhs, data, context, transform_state)
+        return _Built(np.ascontiguousarray(_matrix_values(matrix)), matrix.model_spec)
     if len(data) > 10 * _SPEC_ROWS:
         head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
         names = _plain_numeric(head.model_spec, data)
@@ -586,6 +596,32 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
             stacklevel=5,
         )
     return rhs, matrix
+
+
+def _transforms_learned_as_in_r(
+    rhs: str, frame: pd.DataFrame, built: Any, context: Any
+) -> dict[str, Any] | None:
+    """The state of each stateful transform of ``rhs`` (``scale(x)``, ``poly(x, 2)``) as R has it.
+
+    R's model.frame evaluates the transforms on every row given, before
+    ``na.omit`` drops the rows missing other variables; a transform skips the
+    rows where its own variables are missing (``scale()`` removes NAs).  So each
+    transform learns from the rows of ``frame`` where the columns it reads are
+    present and finite.  None when ``rhs`` has no stateful transform.
+    """
+    fitted = built.model_spec.transform_state
+    if not fitted:
+        return None
+    learned = {}
+    for expr, state in fitted.items():
+        used = _data_variables(expr, frame)
+        present = ~_bad_rows(frame[used]).any(axis=1).to_numpy() if used else None
+        rows = frame if present is None or present.all() else frame.loc[present]
+        try:
+            learned[expr] = _materialize(expr, rows, context).model_spec.transform_state[expr]
+        except (OrdstatsError, KeyError):  # not a formula of its own: keep what was learned
+            learned[expr] = state
+    return learned
 
 
 def _terms_from_matrix(matrix: Any) -> TermsDesign:
@@ -741,20 +777,21 @@ def design_from_formula(
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
-    # stateful transforms (center, scale, ...) learn from the rows that survive
-    # missing values in the raw columns, so one NaN does not spoil every row
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
-    matrices = {}
+    matrices, learned = {}, {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, rows, context, part)
+        learned[part] = _transforms_learned_as_in_r(text, frame, matrices[part], context)
+        if learned[part]:
+            matrices[part] = _build(text, rows, context, learned[part])
         for label, finite in _nonfinite_columns(matrices[part], part).items():
             bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):
-        # re-materialise so stateful transforms and factor levels see only used rows
-        matrices = {part: _build(sides[part], clean, context) for part in sides}
+        # re-materialise so factor levels are those of the rows used
+        matrices = {part: _build(sides[part], clean, context, learned[part]) for part in sides}
     terms = {
         part: _drop_aliased(
             replace(
