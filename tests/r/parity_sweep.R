@@ -120,7 +120,8 @@ run <- function(call_text) {
       warns <<- c(warns, conditionMessage(w))
       invokeRestart("muffleWarning")
     })
-  list(fit = fit, warnings = warns)
+  # distinct messages (clmm repeats its inner-loop warnings with the iteration number)
+  list(fit = fit, warnings = I(unique(sub("\n.*", "", warns))))
 }
 
 newdata_rows <- function(d, n = 6) {
@@ -153,7 +154,7 @@ clm_case <- function(case, call_text, dataset, rows = NULL, notes = NULL) {
     link = fit$link, threshold = fit$threshold, n = fit$n, nobs = nobs(fit),
     loglik = as.numeric(logLik(fit)), df = attr(logLik(fit), "df"),
     convergence_code = fit$convergence$code, max_abs_grad = max(abs(fit$gradient)),
-    coef = num(cf), se = num(se), aliased = names(cf)[is.na(cf)],
+    coef = num(cf), se = num(se), aliased = I(names(cf)[is.na(cf)]),
     fitted = num(unname(head(fit$fitted.values, 10))), notes = notes))
   if (!is.null(rows)) {
     d <- get(dataset)
@@ -190,7 +191,17 @@ vglm_case <- function(case, call_text, dataset, notes = NULL) {
   write_case(case, out)
 }
 
-clmm_case <- function(case, call_text, dataset, notes = NULL) {
+# the independent exact Laplace optimum of tests/r/clmm_indep.R (inner modes to 1e-13,
+# Newton-polished from R's fit, numDeriv Hessian): the function definitions of
+# clmm_extra.R, without running its cases
+source("tests/r/clmm_indep.R")
+for (e in parse("tests/r/clmm_extra.R")) {
+  if (is.call(e) && identical(e[[1]], as.name("<-")) && is.call(e[[3]]) &&
+      identical(e[[3]][[1]], as.name("function"))) eval(e, globalenv())
+}
+suppressMessages(library(numDeriv))
+
+clmm_case <- function(case, call_text, dataset, notes = NULL, indep = FALSE) {
   r <- run(call_text)
   fit <- r$fit
   out <- base_record(case, call_text, dataset, "ordinal", r)
@@ -198,11 +209,19 @@ clmm_case <- function(case, call_text, dataset, notes = NULL) {
                      nobs = nobs(fit), loglik = as.numeric(logLik(fit)),
                      convergence_code = fit$optRes$convergence,
                      max_abs_grad = max(abs(fit$gradient)),
+                     gradient = num(unname(fit$gradient)),  # of -logLik, in vcov's order
                      coef = num(coef(fit)), se = num(sqrt(diag(vcov(fit)))),
                      random_sd = num(sapply(VarCorr(fit), function(v) attr(v, "stddev"))),
                      notes = notes))
+  if (indep) out$independent <- independent(fit, fit, 1)
   write_case(case, out)
 }
+
+# clmm's default inner tolerance (the conditional modes' gradient, gradTol = 1e-4) leaves
+# its Laplace log-likelihood up to ~2e-5 relative below the optimum: each clmm case has a
+# twin with gradTol = 1e-8, which reaches it
+POLR_DEFAULT <- "polr's optim(BFGS) stops at its default reltol (~1.5e-8 of the log-likelihood): estimates up to ~1e-4 relative from the optimum; compare the _tight twin (reltol = 1e-14)"
+CLMM_INNER <- "clmm's default inner gradTol = 1e-4 stops the conditional modes early; compare the _tight twin"
 
 ## ---- cases ------------------------------------------------------------------------
 
@@ -222,7 +241,10 @@ clm_case("clm_housing_ordered_treatment",
          "clm(Sat ~ Infl + Type + Cont, data = housing_ordinf, weights = Freq, contrasts = list(Infl = \"contr.treatment\"))",
          "housing_ordinf")
 clmm_case("clmm_housing_ordered_infl", "clmm(Sat ~ Infl + Cont + (1 | Type), data = housing_ordinf, weights = Freq)",
-          "housing_ordinf")
+          "housing_ordinf", notes = CLMM_INNER)
+clmm_case("clmm_housing_ordered_infl_tight",
+          "clmm(Sat ~ Infl + Cont + (1 | Type), data = housing_ordinf, weights = Freq, control = clmm.control(gradTol = 1e-8))",
+          "housing_ordinf", indep = TRUE)
 
 # pneumo: a transform in the formula, zero weights, every standard link
 for (lk in c("logit", "probit", "cloglog", "loglog", "cauchit")) {
@@ -241,7 +263,7 @@ clm_case("clm_pneumo_scale",
          "pneumo")
 polr_case("polr_pneumo",
           "polr(severity ~ log(exposure.time), data = pneumo, weights = count, Hess = TRUE)",
-          "pneumo", notes = "polr's default BFGS tolerance: about 1e-5 from the exact optimum")
+          "pneumo", notes = POLR_DEFAULT)
 polr_case("polr_pneumo_tight",
           "polr(severity ~ log(exposure.time), data = pneumo, weights = count, Hess = TRUE, control = list(reltol = 1e-14))",
           "pneumo")
@@ -284,6 +306,9 @@ clm_case("clm_survey_scale_x", "clm(Exer ~ scale(Age) + Pulse, data = survey_stu
          notes = "model.frame evaluates scale(Age) on all 237 rows, then na.omit drops the 45 rows with Pulse NA")
 clm_case("clm_survey_offset", "clm(Exer ~ Sex + offset(Age / 10), data = survey_students)", "survey_students")
 polr_case("polr_survey", "polr(Exer ~ Sex + Smoke + Pulse, data = survey_students, Hess = TRUE)",
+          "survey_students", notes = POLR_DEFAULT)
+polr_case("polr_survey_tight",
+          "polr(Exer ~ Sex + Smoke + Pulse, data = survey_students, Hess = TRUE, control = list(reltol = 1e-14))",
           "survey_students")
 
 # esoph: ordered factor predictors (6 and 4 levels), weights with zeros
@@ -310,8 +335,15 @@ clm_case("clm_cars93", "clm(AirBags ~ Price + Origin + log(Horsepower), data = c
          rows = c(1, 2, 50))
 clm_case("clm_cars93_scale", "clm(AirBags ~ Price + Origin, scale = ~ Origin, data = cars93)", "cars93")
 polr_case("polr_cars93", "polr(AirBags ~ Price + Origin + MPG.city, data = cars93, Hess = TRUE)", "cars93",
-          notes = "polr's default BFGS tolerance")
-clmm_case("clmm_cars93", "clmm(AirBags ~ Price + Origin + (1 | Manufacturer), data = cars93)", "cars93")
+          notes = POLR_DEFAULT)
+polr_case("polr_cars93_tight",
+          "polr(AirBags ~ Price + Origin + MPG.city, data = cars93, Hess = TRUE, control = list(reltol = 1e-14))",
+          "cars93")
+clmm_case("clmm_cars93", "clmm(AirBags ~ Price + Origin + (1 | Manufacturer), data = cars93)", "cars93",
+          notes = CLMM_INNER)
+clmm_case("clmm_cars93_tight",
+          "clmm(AirBags ~ Price + Origin + (1 | Manufacturer), data = cars93, control = clmm.control(gradTol = 1e-8))",
+          "cars93", indep = TRUE)
 
 # mtcars: an ordered factor with numeric labels as predictor
 clm_case("clm_mtcars_carb", "clm(carb ~ hp + am, data = mtcars_d)", "mtcars_d")
@@ -321,7 +353,11 @@ clm_case("clm_mtcars_cyl_ordered", 'clm(carb ~ cyl + wt, data = mtcars_d, link =
 clm_case("clm_soup_three_factors", 'clm(SURENESS ~ PROD + GENDER + AGEGROUP, data = soup, link = "loglog")', "soup")
 clm_case("clm_soup_symmetric_scale",
          'clm(SURENESS ~ PROD, scale = ~ GENDER, data = soup, threshold = "symmetric")', "soup")
-clmm_case("clmm_soup_soupfreq", "clmm(SURENESS ~ PROD + SOUPFREQ + (1 | RESP), data = soup)", "soup")
+clmm_case("clmm_soup_soupfreq", "clmm(SURENESS ~ PROD + SOUPFREQ + (1 | RESP), data = soup)", "soup",
+          notes = CLMM_INNER)
+clmm_case("clmm_soup_soupfreq_tight",
+          "clmm(SURENESS ~ PROD + SOUPFREQ + (1 | RESP), data = soup, control = clmm.control(gradTol = 1e-8))",
+          "soup", indep = TRUE)
 clm_case("clm_income_probit_equidistant",
          'clm(income ~ year, data = income, weights = pct, link = "probit", threshold = "equidistant")',
          "income")
