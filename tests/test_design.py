@@ -166,10 +166,15 @@ def test_polynomial_contrasts_of_an_ordered_factor_reproduce_r(wine):
     assert res.llf == pytest.approx(-85.2591654827, abs=1e-8)
     names = [f"C(jo, contr.poly)[{s}]" for s in (".L", ".Q", ".C", "^4", "^5", "^6")]
     assert list(res.params.index[5:]) == names  # R: jo.L, jo.Q, jo.C, jo^4, ...
-    # the default stays treatment contrasts, as pandas and statsmodels users expect
+    # an ordered Categorical gets R's default, contr.poly, named as R names it
+    with pytest.warns(ordstats.errors.CollinearityWarning, match=r"jo\^7"):
+        default = OrdinalModel.from_formula("rating ~ contact + jo", data).fit()
+    np.testing.assert_allclose(default.params, r_params, atol=1e-6)
+    assert list(default.params.index[5:]) == ["jo.L", "jo.Q", "jo.C", "jo^4", "jo^5", "jo^6"]
+    # treatment contrasts on request
     with pytest.warns(ordstats.errors.CollinearityWarning):
-        default = OrdinalModel.from_formula("rating ~ contact + jo", data)
-    assert default.exog_names[1] == "jo[T.2]"
+        treatment = OrdinalModel.from_formula("rating ~ contact + C(jo, contr.treatment)", data)
+    assert treatment.exog_names[1] == "C(jo, contr.treatment)[T.2]"
 
 
 def test_aliased_column_found_from_the_data_where_the_gram_matrix_is_too_coarse(wine):

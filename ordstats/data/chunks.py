@@ -227,6 +227,8 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
     for col in plan.factors:
         if col in scan.categories:
             cats, ordered = scan.categories[col]
+            if ordered:  # coded with contr.poly over the levels the rows take, as in R
+                cats = tuple(c for c in cats if c in scan.values[col])
             levels[col] = (list(cats), ordered)
         else:
             levels[col] = (sorted(scan.values[col]), False)

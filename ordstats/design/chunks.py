@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula
 from formulaic.errors import FormulaicError
 
 from ordstats._typing import CollinearAction, FloatArray
@@ -27,6 +26,7 @@ from ordstats.design.formula import (
     _terms_from_matrix,
     _with_intercept,
     refuse_response_in_terms,
+    required_variables,
     split_formula,
 )
 from ordstats.design.newdata import _plain_numeric_columns
@@ -52,7 +52,7 @@ def formula_variables(formula: str) -> tuple[str, set[str]]:
 
 def _rhs_variables(response: str, rhs: str, part: str) -> set[str]:
     try:
-        required = set(Formula(rhs).required_variables)
+        required = required_variables(rhs)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
     refuse_response_in_terms(response, rhs, part)
@@ -95,7 +95,8 @@ def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> s
     found: set[str] = set()
     for expr, (kind, _state) in spec.encoder_state.items():
         if str(getattr(kind, "value", kind)) == "categorical":
-            found |= set(Formula(expr).required_variables) & set(map(str, sample.columns))
+            columns = set(map(str, sample.columns))
+            found |= {expr} & columns or required_variables(expr) & columns
     return found
 
 

@@ -17,6 +17,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.censored import censored_response, check_censored_options, encode_censored
+from ordstats.design.contrasts import RDefaultsMaterializer
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -79,7 +80,37 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
     _check_one_part(rhs, formula, random_terms)
-    return lhs, rhs.strip() or "1"
+    return lhs, r_powers(rhs.strip()) or "1"
+
+
+def r_powers(rhs: str) -> str:
+    """Read R's power operator ``^`` inside a function call as Python's ``**``.
+
+    In R, ``I(x^2)``, ``log(x^2)`` and ``poly(x^2, 2)`` raise ``x`` to a power;
+    the formula's own ``(a + b)^2`` (crossing up to degree 2) is outside any
+    call.  Python evaluates a call's arguments, where ``^`` is a bitwise XOR:
+    ``I(hp^2)`` of an integer column gave ``hp XOR 2`` (108 for 110), silently.
+    Quoted names and strings are left as they are.
+    """
+    out: list[str] = []
+    calls: list[bool] = []  # per open parenthesis: inside a function call?
+    quote = ""
+    for k, char in enumerate(rhs):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "`'\"":
+            quote = char
+        elif char == "(":
+            before = rhs[:k].rstrip()
+            calls.append(bool(calls and calls[-1]) or bool(re.search(r"[\w.]$", before)))
+        elif char == ")":
+            if calls:
+                calls.pop()
+        elif char == "^" and calls and calls[-1]:
+            out.append("**")
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
@@ -131,9 +162,49 @@ def _syntax_error(rhs: str, exc: SyntaxError) -> FormulaError:
     )
 
 
+def required_variables(rhs: str) -> set[str]:
+    """The variables that the terms ``rhs`` read, backtick-quoted names whole.
+
+    formulaic reads a quoted name with a dot (`` `MPG.city` ``, ``log(`exposure.time`)``)
+    as an attribute of its first part and reports ``MPG``; R users' column names
+    are often dotted.  The quoted name is reported instead, and its first part
+    only where the formula also uses it unquoted.
+
+    Raises
+    ------
+    FormulaicError, SyntaxError
+        As formulaic, for text it cannot parse.
+    """
+    return _with_quoted_names(rhs, {str(v) for v in Formula(rhs).required_variables})
+
+
+def spec_variables(spec: ModelSpec) -> set[str]:
+    """The variables that a fitted spec's terms read (:func:`required_variables` of a spec)."""
+    text = " + ".join(
+        f"`{factor.expr}`" if factor.eval_method.value == "lookup" else str(factor.expr)
+        for term in spec.formula
+        for factor in term.factors
+        if factor.eval_method.value != "literal"
+    )
+    return _with_quoted_names(text, {str(v) for v in spec.required_variables})
+
+
+def _with_quoted_names(text: str, names: set[str]) -> set[str]:
+    """``names`` with the quoted names of ``text`` whole, not their first parts."""
+    quoted = set(re.findall(r"`([^`]+)`", text))
+    bare = re.sub(r"`[^`]*`", " ", text)
+    for name in quoted:
+        root = re.match(r"[A-Za-z_]\w*", name)
+        if root is None or root.group() == name:
+            continue
+        if not re.search(rf"(?<![\w.`]){re.escape(root.group())}(?![\w`])", bare):
+            names.discard(root.group())
+    return names | quoted
+
+
 def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     try:
-        required = Formula(rhs).required_variables
+        required = required_variables(rhs)
     except FormulaicError as exc:
         raise FormulaError(f"cannot parse the formula '{rhs}': {exc}") from exc
     except SyntaxError as exc:
@@ -199,7 +270,7 @@ def refuse_response_in_terms(
     """
     if used is None:
         try:
-            used = Formula(rhs).required_variables
+            used = required_variables(rhs)
         except (FormulaicError, SyntaxError):
             return  # reported where the formula is parsed
     if response in used:
@@ -218,8 +289,7 @@ def _data_variables(rhs: str, data: pd.DataFrame) -> list[str]:
     formulaic's ``required_variables`` misses the arguments of stateful
     transforms (``center(x)``), so the identifiers of the formula count too.
     """
-    names = set(Formula(rhs).required_variables)
-    names |= set(re.findall(r"`([^`]+)`", rhs))
+    names = required_variables(rhs)
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", re.sub(r"`[^`]+`", " ", rhs)))
     names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", re.sub(r"`[^`]+`", " ", rhs)))
     return sorted(str(c) for c in data.columns if str(c) in names)
@@ -300,12 +370,17 @@ def is_row_data(value: Any, n_rows: int | None = None) -> bool:
     return length == n_rows
 
 
-def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
+def _materialize(
+    rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = None
+) -> ModelMatrix:
     """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
 
     numpy output keeps every column, also a data column named ``Intercept``
     next to the formula's intercept (pandas output would merge the two).
+    ``transform_state`` (formulaic's, per transform expression) is used instead
+    of learning the stateful transforms from ``data``.
     """
+    learned = {} if transform_state is None else {"transform_state": dict(transform_state)}
     data = _plain_strings(data)
     try:
         # a transform such as log(x) of x <= 0 gives NaN/inf: those rows are
@@ -318,6 +393,8 @@ def _materialize(rhs: str, data: pd.DataFrame, context: Any) -> ModelMatrix:
                 na_action="ignore",
                 context=formula_context(context),
                 output="numpy",
+                materializer=RDefaultsMaterializer,
+                **learned,
             )
     except FormulaicError as exc:
         raise _formulaic_error(exc, data, rhs) from exc
@@ -338,7 +415,7 @@ def _caller_arrays_hint(rhs: str, data: pd.DataFrame, context: Any) -> str:
     the same shape"); data read in chunks never are the caller's rows.
     """
     try:
-        used = Formula(rhs).required_variables
+        used = required_variables(rhs)
     except (FormulaicError, SyntaxError):
         return ""
     arrays = [
@@ -455,12 +532,16 @@ def _plain_numeric(spec: ModelSpec, data: pd.DataFrame) -> list[str] | None:
     return names if plain and len(set(names)) == len(names) else None
 
 
-def _build(rhs: str, data: pd.DataFrame, context: Any) -> _Built:
+def _build(rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = None) -> _Built:
     """Materialise ``rhs`` on ``data`` as float columns without the implicit intercept.
 
     A formula of plain numeric columns learns its spec from a few rows and takes
     the columns straight from ``data``: formulaic would copy every column twice.
+    ``transform_state``: see :func:`_materialize`.
     """
+    if transform_state:
+        matrix = _materialize(rhs, data, context, transform_state)
+        return _Built(np.ascontiguousarray(_matrix_values(matrix)), matrix.model_spec)
     if len(data) > 10 * _SPEC_ROWS:
         head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
         names = _plain_numeric(head.model_spec, data)
@@ -516,6 +597,32 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
             stacklevel=5,
         )
     return rhs, matrix
+
+
+def _transforms_learned_as_in_r(
+    rhs: str, frame: pd.DataFrame, built: Any, context: Any
+) -> dict[str, Any] | None:
+    """The state of each stateful transform of ``rhs`` (``scale(x)``, ``poly(x, 2)``) as R has it.
+
+    R's model.frame evaluates the transforms on every row given, before
+    ``na.omit`` drops the rows missing other variables; a transform skips the
+    rows where its own variables are missing (``scale()`` removes NAs).  So each
+    transform learns from the rows of ``frame`` where the columns it reads are
+    present and finite.  None when ``rhs`` has no stateful transform.
+    """
+    fitted = built.model_spec.transform_state
+    if not fitted:
+        return None
+    learned = {}
+    for expr, state in fitted.items():
+        used = _data_variables(expr, frame)
+        present = ~_bad_rows(frame[used]).any(axis=1).to_numpy() if used else None
+        rows = frame if present is None or present.all() else frame.loc[present]
+        try:
+            learned[expr] = _materialize(expr, rows, context).model_spec.transform_state[expr]
+        except (OrdstatsError, KeyError):  # not a formula of its own: keep what was learned
+            learned[expr] = state
+    return learned
 
 
 def _terms_from_matrix(matrix: Any) -> TermsDesign:
@@ -603,7 +710,7 @@ def _side_formula(value: Any, part: str) -> str | None:
                 f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
             )
     _check_one_part(text, value)
-    return text.strip() or "1"
+    return r_powers(text.strip()) or "1"
 
 
 def design_from_formula(
@@ -671,20 +778,21 @@ def design_from_formula(
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
             bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
-    # stateful transforms (center, scale, ...) learn from the rows that survive
-    # missing values in the raw columns, so one NaN does not spoil every row
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
-    matrices = {}
+    matrices, learned = {}, {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, rows, context, part)
+        learned[part] = _transforms_learned_as_in_r(text, frame, matrices[part], context)
+        if learned[part]:
+            matrices[part] = _build(text, rows, context, learned[part])
         for label, finite in _nonfinite_columns(matrices[part], part).items():
             bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
     if len(keep_rows) < len(rows):
-        # re-materialise so stateful transforms and factor levels see only used rows
-        matrices = {part: _build(sides[part], clean, context) for part in sides}
+        # re-materialise so factor levels are those of the rows used
+        matrices = {part: _build(sides[part], clean, context, learned[part]) for part in sides}
     terms = {
         part: _drop_aliased(
             replace(

@@ -20,7 +20,13 @@ from ordstats.design.core import (
     align_to_index,
     refuse_repeated_columns,
 )
-from ordstats.design.formula import _context_value, _plain_strings, design_columns, is_row_data
+from ordstats.design.formula import (
+    _context_value,
+    _plain_strings,
+    design_columns,
+    is_row_data,
+    spec_variables,
+)
 from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
 from ordstats.errors import (
     MissingDataWarning,
@@ -132,7 +138,7 @@ def newdata_columns(
                 from_rows.add(name)
         elif is_row_data(context[name], n_rows):
             from_rows.add(name)
-    from_data = {str(v) for v in spec.required_variables if not _context_value(context.get(v, ...))}
+    from_data = {v for v in spec_variables(spec) if not _context_value(context.get(v, ...))}
     usable = {k: v for k, v in context.items() if k not in from_rows}
     return sorted(from_data | from_rows), usable
 

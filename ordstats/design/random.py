@@ -28,10 +28,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from formulaic import Formula, model_matrix
+from formulaic import model_matrix
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.censored import refuse_censored
+from ordstats.design.contrasts import RDefaultsMaterializer
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -46,6 +47,7 @@ from ordstats.design.formula import (
     _expand,
     design_from_formula,
     refuse_response_in_terms,
+    required_variables,
     split_formula,
     with_row_context,
 )
@@ -241,7 +243,7 @@ def formula_parts(formula: str) -> list[str]:
 
 
 def _expr_variables(expr: str) -> list[str]:
-    return sorted(str(v) for v in Formula(expr).required_variables)
+    return sorted(required_variables(expr))
 
 
 def random_variables(bars: Sequence[tuple[str, str]]) -> list[str]:
@@ -345,7 +347,13 @@ def _term_matrix(expr: str, data: pd.DataFrame, context: object) -> tuple[FloatA
     """``X_t`` of ``expr`` on every row of ``data`` (NaN/inf where a transform gives them)."""
     try:
         with np.errstate(all="ignore"):  # log(x) of x <= 0: reported by name as missing
-            matrix = model_matrix(expr, data, context=context, na_action="ignore")
+            matrix = model_matrix(
+                expr,
+                data,
+                context=context,
+                na_action="ignore",
+                materializer=RDefaultsMaterializer,
+            )
     except Exception as exc:  # formulaic raises many types
         raise FormulaError(f"cannot build the random-term matrix of {expr!r}: {exc}") from exc
     names = ["(Intercept)" if c == "Intercept" else str(c) for c in matrix.columns]

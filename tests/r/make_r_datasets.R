@@ -20,23 +20,7 @@ read_data <- function(name, dir = data_dir) {
 wine <- read_data("wine")
 soup <- read_data("soup")
 
-write_dataset <- function(d, name, source, description, derivation, response, weights = NULL) {
-  write.csv(d, file.path(out_dir, paste0(name, ".csv")), row.names = FALSE)
-  type <- function(x) if (is.ordered(x)) "ordered" else if (is.factor(x)) "factor" else "numeric"
-  ord <- names(d)[sapply(d, is.ordered)]
-  fac <- names(d)[sapply(d, function(x) is.factor(x) && !is.ordered(x))]
-  meta <- list(
-    dataset = name, source = source, description = description, derivation = derivation,
-    n_rows = nrow(d), columns = names(d), column_types = lapply(d, type),
-    response = response, weights = weights,
-    ordered = setNames(lapply(ord, function(v) levels(d[[v]])), ord),
-    factors = setNames(lapply(fac, function(v) levels(d[[v]])), fac),
-    csv_numeric_format = "R write.csv (15 significant digits); the reference scripts fit the re-read CSV; NA = missing")
-  if (!length(ord)) meta$ordered <- setNames(list(), character())
-  if (!length(fac)) meta$factors <- setNames(list(), character())
-  writeLines(toJSON(meta, auto_unbox = TRUE, pretty = TRUE, null = "null"),
-             file.path(out_dir, paste0(name, ".levels.json")))
-}
+source("tests/r/write_dataset.R")  # write_dataset(d, name, ...) into out_dir
 
 ## income (ordinal::income, defined in its help page)
 lev <- c(0, 3, 5, 7, 10, 12, 15)
