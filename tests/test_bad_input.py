@@ -2308,3 +2308,25 @@ def test_brms_cs_term_points_to_nominal(wine, family):
     # string to float: 'no']", which does not say that nominal= is the spelling
     with pytest.raises(FormulaError, match=r"cs\(contact\).*nominal='~ contact'"):
         ordstats.OrdinalModel.from_formula("rating ~ temp + cs(contact)", wine, family=family)
+
+
+# == bad-input audit across the public API (fuzz walk): fits, results, families ==========
+
+
+def _wine_with_numeric(wine: pd.DataFrame) -> pd.DataFrame:
+    return wine.assign(x=np.cos(np.arange(len(wine), dtype=float)))
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_step_family_nominal_test_with_a_numeric_term(wine, family):
+    # before: "ValueError: operands could not be broadcast together with shapes (2,) (3,)":
+    # the relaxed refit kept the column moments of the location design it had shrunk
+    data = _wine_with_numeric(wine)
+    res = OrdinalModel.from_formula("rating ~ temp + contact + x", data, family=family).fit()
+    relaxed = OrdinalModel.from_formula(
+        "rating ~ temp + contact", data, family=family, nominal="~ x"
+    ).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        table = res.nominal_test()
+    assert table.loc["x", "logLik"] == pytest.approx(relaxed.llf, abs=1e-6)
