@@ -2330,3 +2330,31 @@ def test_step_family_nominal_test_with_a_numeric_term(wine, family):
         warnings.simplefilter("ignore", ConvergenceWarning)
         table = res.nominal_test()
     assert table.loc["x", "logLik"] == pytest.approx(relaxed.llf, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda model: model.fit_regularized(alpha=0.05),
+        lambda model: model.fit_regularized(alpha=0.05, L1_wt=0.0),
+        lambda model: model.fit(penalty="firth"),
+    ],
+    ids=["lasso", "ridge", "firth"],
+)
+def test_penalised_profile_intervals_are_refused_like_profile(wine, fit):
+    # before: conf_int(method="profile") gave the unpenalised fit's profile intervals (around
+    # the maximum-likelihood estimates, not the penalised ones), while profile() refused
+    res = fit(OrdinalModel.from_formula("rating ~ temp + contact + x", _wine_with_numeric(wine)))
+    with pytest.raises(
+        SpecificationError,
+        match=r"conf_int\(method='profile'\) refits the model without its penalty",
+    ):
+        res.conf_int(method="profile")
+
+
+def test_wald_test_of_a_lasso_fit_does_not_blame_a_singular_hessian(wine):
+    # before: "not available (singular Hessian)", though the Hessian is fine: L1 gives no SEs
+    model = OrdinalModel.from_formula("rating ~ temp + contact + x", _wine_with_numeric(wine))
+    res = model.fit_regularized(alpha=0.05)
+    with pytest.raises(SpecificationError, match=r"L1 or elastic-net penalty.*ridge penalty"):
+        res.wald_test("x = 0")
