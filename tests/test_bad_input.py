@@ -2358,3 +2358,39 @@ def test_wald_test_of_a_lasso_fit_does_not_blame_a_singular_hessian(wine):
     res = model.fit_regularized(alpha=0.05)
     with pytest.raises(SpecificationError, match=r"L1 or elastic-net penalty.*ridge penalty"):
         res.wald_test("x = 0")
+
+
+def test_predict_with_a_factor_given_as_numbers_is_not_silently_wrong(wine):
+    # before: judge = [1, 2, 3] (int) for levels '1', '2', '3' predicted P(Y = 1) of about
+    # 1.0 for every row, silently: formulaic encoded the numbers as one numeric column
+    res = OrdinalModel.from_formula("rating ~ temp + judge", wine).fit()
+    rows = wine[["temp", "judge"]].iloc[:3]
+    with pytest.raises(
+        PredictionError, match=r"'judge' holds int64 values \(1, 2, 3\).*astype\(str\)"
+    ):
+        res.predict(rows.assign(judge=[1, 2, 3]))
+    with pytest.raises(PredictionError, match=r"'temp' holds bool values .*levels 'cold', 'warm'"):
+        res.predict(rows.assign(temp=[True, False, True]))
+
+
+def test_predict_with_numbers_for_a_factor_of_numbers_uses_its_levels(wine):
+    # before: the int column was read as a number, not as the levels 1, 2, 3 of the factor
+    data = wine.assign(j=wine["judge"].astype(int).astype("category"))
+    res = OrdinalModel.from_formula("rating ~ temp + j", data).fit()
+    rows = data[["temp", "j"]].iloc[[0, 8, 16]]
+    expected = res.predict(rows).to_numpy()
+    np.testing.assert_allclose(res.predict(rows.assign(j=[1, 2, 3])).to_numpy(), expected)
+    np.testing.assert_allclose(res.predict(rows.assign(j=[1.0, 2.0, 3.0])).to_numpy(), expected)
+
+
+def test_predict_with_text_or_booleans_for_a_numeric_column(wine):
+    # before: "cannot build the design for newdata: Term `x` has generated too many columns
+    # compared to specification" (formulaic's words), which does not say what to do
+    data = _wine_with_numeric(wine).assign(b=wine["contact"] == "yes")
+    res = OrdinalModel.from_formula("rating ~ x + b", data).fit()
+    rows = data[["x", "b"]].iloc[:3]
+    with pytest.raises(PredictionError, match=r"'x' holds text.*as numbers.*pd\.to_numeric"):
+        res.predict(rows.assign(x=rows["x"].astype(str)))
+    np.testing.assert_allclose(
+        res.predict(rows).to_numpy(), res.predict(rows.assign(b=rows["b"].astype(float))).to_numpy()
+    )
