@@ -2394,3 +2394,27 @@ def test_predict_with_text_or_booleans_for_a_numeric_column(wine):
     np.testing.assert_allclose(
         res.predict(rows).to_numpy(), res.predict(rows.assign(b=rows["b"].astype(float))).to_numpy()
     )
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"check_separation": "no"}, r"check_separation must be True or False, not 'no'"),
+        ({"disp": "yes"}, r"disp must be True or False, not 'yes'"),
+        ({"banded": "x"}, r"banded must be True or False, not 'x'"),
+        ({"cov_kwds": {"groups": "judge"}}, r"cov_kwds=.*would be ignored.*cov_type"),
+    ],
+)
+def test_fit_switches_and_covariance_keywords_are_checked(wine, keywords, match):
+    # before: a string switch was read as True ("no" turned the separation check on) and
+    # cov_kwds without a cov_type that reads them were dropped silently (model-based SEs)
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(SpecificationError, match=match):
+        model.fit(**keywords)
+
+
+def test_mixed_ranef_condvar_must_be_a_boolean(wine):
+    # before: condvar="no" returned the conditional variances (a truthy string)
+    res = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    with pytest.raises(SpecificationError, match=r"condvar must be True or False, not 'no'"):
+        res.ranef(condvar="no")

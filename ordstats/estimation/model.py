@@ -85,6 +85,7 @@ from ordstats.families.cumulative.prediction import (
 )
 from ordstats.families.cumulative.start import initial_params
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results.arguments import check_flag
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
@@ -1001,6 +1002,13 @@ class OrdinalModel:
         with numeric_threads(), _source_cache_released(self.source):
             estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
             kind = "nonrobust" if estimates_only else _fit_cov_type(cov_type)
+            _check_fit_flags(disp=disp, check_separation=check_separation, banded=banded)
+            if cov_kwds and kind in ("nonrobust", "expected"):
+                raise SpecificationError(
+                    f"cov_kwds={cov_kwds!r} is read with cov_type='cluster' (groups) or the "
+                    f"robust types; with cov_type={cov_type!r} it would be ignored: drop it or "
+                    "choose the cov_type it is meant for"
+                )
             method = canonical_method(method)
             options = newton_options(maxiter, gradtol, reltol)
             if estimates_only:
@@ -1423,6 +1431,13 @@ def _as_context(context: object) -> FormulaContext | None:
     if context is None or isinstance(context, FormulaContext):
         return context
     return FormulaContext(dict(context))  # type: ignore[call-overload]
+
+
+def _check_fit_flags(**flags: object) -> None:
+    """``fit``'s switches: True or False (``disp`` and ``banded`` also None, their default)."""
+    for name, value in flags.items():
+        if value is not None or name == "check_separation":
+            check_flag(name, value)
 
 
 def _fit_cov_type(cov_type: str) -> str:
