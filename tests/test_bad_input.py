@@ -2418,3 +2418,20 @@ def test_mixed_ranef_condvar_must_be_a_boolean(wine):
     res = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
     with pytest.raises(SpecificationError, match=r"condvar must be True or False, not 'no'"):
         res.ranef(condvar="no")
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda m: m.fit_regularized(alpha=0.1, tol=-1), r"tol must be a positive number"),
+        (lambda m: m.fit_regularized(alpha=0.1, tol="1e-6"), r"tol must be a positive number"),
+        (lambda m: m.fit_regularized(alpha=0.1, maxiter=-1), r"maxiter must be a non-negative"),
+        (lambda m: m.path(alphas=[0.1, 0.01], tol=0.0), r"tol must be a positive number"),
+        (lambda m: m.path(alphas=[0.1, 0.01], tol=np.inf), r"tol must be a positive number"),
+    ],
+)
+def test_penalised_fit_tolerances_are_checked(wine, call, match):
+    # before: tol=-1 ran all 200 iterations and warned that the KKT violation 1.5e-16 was
+    # above "tol = -1"; tol=inf stopped at the start
+    with pytest.raises(SpecificationError, match=match):
+        call(OrdinalModel.from_formula("rating ~ temp + contact", wine))
