@@ -2435,3 +2435,11 @@ def test_penalised_fit_tolerances_are_checked(wine, call, match):
     # above "tol = -1"; tol=inf stopped at the start
     with pytest.raises(SpecificationError, match=match):
         call(OrdinalModel.from_formula("rating ~ temp + contact", wine))
+
+
+def test_datagrid_of_something_that_is_not_a_fit(wine):
+    # before: AttributeError: 'int' object has no attribute 'margins_data'
+    with pytest.raises(OrdstatsError, match=r"must be a fitted ordstats model .*got OrdinalModel"):
+        ordstats.datagrid(OrdinalModel.from_formula("rating ~ temp", wine), temp="cold")
+    with pytest.raises(OrdstatsError, match=r"pass a DataFrame as newdata="):
+        ordstats.datagrid(wine, temp="cold")
