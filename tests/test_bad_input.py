@@ -2443,3 +2443,13 @@ def test_datagrid_of_something_that_is_not_a_fit(wine):
         ordstats.datagrid(OrdinalModel.from_formula("rating ~ temp", wine), temp="cold")
     with pytest.raises(OrdstatsError, match=r"pass a DataFrame as newdata="):
         ordstats.datagrid(wine, temp="cold")
+
+
+def test_exog_frame_with_a_repeated_column_name_says_so(wine):
+    # before: "exog columns 'x', 'x' are not numeric", though both are numbers
+    exog = pd.concat(
+        [_wine_with_numeric(wine)[["x"]], wine[["response"]].rename(columns={"response": "x"})],
+        axis=1,
+    )
+    with pytest.raises(DataError, match=r"exog has more than one column named 'x'; rename"):
+        OrdinalModel(wine["rating"], exog)
