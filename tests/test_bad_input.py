@@ -2453,3 +2453,20 @@ def test_exog_frame_with_a_repeated_column_name_says_so(wine):
     )
     with pytest.raises(DataError, match=r"exog has more than one column named 'x'; rename"):
         OrdinalModel(wine["rating"], exog)
+
+
+def test_a_parameter_series_is_matched_by_label(wine):
+    # before: model.loglike(res.params.iloc[::-1]) read the values by position: -inf, silently
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    model = res.model
+    assert model.loglike(res.params.iloc[::-1]) == pytest.approx(res.llf, abs=1e-10)
+    assert model.loglike(res.params.reset_index(drop=True)) == pytest.approx(res.llf, abs=1e-10)
+    with pytest.raises(SpecificationError, match=r"lacks the parameter\(s\) 'temp\[T.warm\]'"):
+        model.score(res.params.rename({"temp[T.warm]": "tempwarm"}))
+
+
+def test_start_values_where_the_likelihood_is_not_finite_say_what_to_give(wine):
+    # before: "the objective is not finite at the starting values", without what to do
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(OrdstatsError, match=r"give finite start_params with increasing thresholds"):
+        model.fit(start_params=[np.nan] * 6)

@@ -754,8 +754,35 @@ class OrdinalModel:
 
     # -- likelihood -----------------------------------------------------------
 
+    def _aligned_params(self, params: Any) -> Any:
+        """A Series labelled by parameter names in the order of :attr:`param_names`.
+
+        pandas users expect labels to be matched: ``res.params.iloc[::-1]`` gave
+        the log-likelihood of the parameters in the wrong slots (``-inf``).  A
+        Series with the default ``RangeIndex`` is read by position, as an array.
+        """
+        if not isinstance(params, pd.Series) or isinstance(params.index, pd.RangeIndex):
+            return params
+        missing = [n for n in self.param_names if n not in params.index]
+        unknown = [n for n in params.index if n not in self.param_names]
+        problems = []
+        if missing:
+            problems.append(f"lacks the parameter(s) {', '.join(map(repr, missing))}")
+        if unknown:  # e.g. the params of another model: not silently dropped
+            problems.append(
+                f"has label(s) {', '.join(map(repr, unknown))} that are not parameters of "
+                "this model"
+            )
+        if problems:
+            raise SpecificationError(
+                f"params {' and '.join(problems)}; give {self.k_params} values in the "
+                "order of model.param_names or a Series with those labels"
+            )
+        return params[self.param_names]
+
     def _check_params(self, params: Any) -> FloatArray:
         """``params`` as a float vector of :attr:`k_params` values, or a clear error."""
+        params = self._aligned_params(params)
         try:
             arr = np.asarray(params, dtype=float)
         except (TypeError, ValueError):
@@ -840,23 +867,6 @@ class OrdinalModel:
                 "(statsmodels' signature); to predict for new rows from a fit use "
                 "res.predict(newdata), or model.predict(res.params, exog=newdata)"
             )
-        if isinstance(params, pd.Series):
-            missing = [n for n in self.param_names if n not in params.index]
-            unknown = [n for n in params.index if n not in self.param_names]
-            problems = []
-            if missing:
-                problems.append(f"lacks the parameter(s) {', '.join(map(repr, missing))}")
-            if unknown:  # e.g. the params of another model: not silently dropped
-                problems.append(
-                    f"has label(s) {', '.join(map(repr, unknown))} that are not parameters of "
-                    "this model"
-                )
-            if problems:
-                raise SpecificationError(
-                    f"params {' and '.join(problems)}; give {self.k_params} values in the "
-                    "order of model.param_names or a Series with those labels"
-                )
-            params = params[self.param_names]
         values = self._check_params(params)
         if not np.all(np.isfinite(values)):
             raise self._not_finite_numbers()
