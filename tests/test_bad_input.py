@@ -2470,3 +2470,30 @@ def test_start_values_where_the_likelihood_is_not_finite_say_what_to_give(wine):
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
     with pytest.raises(OrdstatsError, match=r"give finite start_params with increasing thresholds"):
         model.fit(start_params=[np.nan] * 6)
+
+
+def test_loading_a_file_that_is_not_a_pickle(tmp_path):
+    # before: _pickle.UnpicklingError: invalid load key, 'r'.
+    path = tmp_path / "results.pkl"
+    path.write_text("rating,temp\n1,cold\n")
+    with pytest.raises(OrdstatsError, match=r"is not a saved ordstats result .*res\.save\(path\)"):
+        ordstats.load(path)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda mode: mode.posterior(draws=20, seed="a"), r"seed must be None or a non-negative"),
+        (lambda mode: mode.posterior(draws=20, chains=0), r"chains must be a positive whole"),
+        (lambda mode: mode.posterior(draws=20).resample(5, seed=1.5), r"seed must be None"),
+        (lambda mode: mode.posterior(draws=20).summary(probs="a"), r"probs must be numbers in"),
+    ],
+)
+def test_bayes_seed_chains_and_probs_are_checked(wine_bayes_model, call, match):
+    # before: numpy's "SeedSequence expects int or sequence of ints", chains=0 ignored for
+    # the Laplace draws, and "could not convert string to float: 'a'"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.OrdstatsWarning)
+        mode = wine_bayes_model.fit(prior="default")
+        with pytest.raises(SpecificationError, match=match):
+            call(mode)
