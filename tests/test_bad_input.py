@@ -2497,3 +2497,10 @@ def test_bayes_seed_chains_and_probs_are_checked(wine_bayes_model, call, match):
         mode = wine_bayes_model.fit(prior="default")
         with pytest.raises(SpecificationError, match=match):
             call(mode)
+
+
+def test_survival_times_that_are_not_numbers(wine):
+    # before: ValueError: could not convert string to float: 'a'
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"times must be one or more finite numbers"):
+        res.survival(wine[["temp"]].iloc[:2], times="a")
