@@ -2504,3 +2504,21 @@ def test_survival_times_that_are_not_numbers(wine):
     res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
     with pytest.raises(OrdstatsError, match=r"times must be one or more finite numbers"):
         res.survival(wine[["temp"]].iloc[:2], times="a")
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"title": 3}, r"title must be a string; got 3"),
+        ({"xname": 3}, r"xname must be a list of 2 names"),
+        ({"xname": "ab"}, r"xname must be a list of 2 names"),
+    ],
+)
+def test_summary_labels_of_the_wrong_type(wine, keywords, match):
+    # before: AttributeError: 'int' object has no attribute 'center' (from statsmodels' table
+    # code) for title=3, TypeError: object of type 'int' has no len() for xname=3
+    res = OrdinalModel.from_formula(
+        "contact ~ temp", wine.assign(contact=pd.Categorical(wine["contact"], ordered=True))
+    ).fit()
+    with pytest.raises(OrdstatsError, match=match):
+        res.summary(**keywords)
