@@ -2522,3 +2522,14 @@ def test_summary_labels_of_the_wrong_type(wine, keywords, match):
     ).fit()
     with pytest.raises(OrdstatsError, match=match):
         res.summary(**keywords)
+
+
+def test_cli_compare_of_one_formula_twice_says_the_models_do_not_nest(capsys):
+    # before: "ordstats: error: names must be 2 distinct labels, one per model" (names the
+    # user never gave)
+    from ordstats.cli import main
+
+    assert main(["compare", "rating ~ temp", "rating ~ temp", "--data", "wine"]) == 2
+    assert re.search(
+        r"error: the restricted model .* a nested model must have fewer", capsys.readouterr().err
+    )
