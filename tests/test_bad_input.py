@@ -2533,3 +2533,23 @@ def test_cli_compare_of_one_formula_twice_says_the_models_do_not_nest(capsys):
     assert re.search(
         r"error: the restricted model .* a nested model must have fewer", capsys.readouterr().err
     )
+
+
+def test_a_predictor_of_numbers_stored_as_objects_warns(wine):
+    # before: the column became a factor with 72 levels and the only message was a
+    # separation warning listing 'o[T.-0.99]', 'o[T.-0.98]', ...
+    data = _wine_with_numeric(wine)
+    data["o"] = data["x"].astype(object)
+    with (
+        warnings.catch_warnings(),
+        pytest.warns(
+            SpecificationWarning,
+            match=r"'o' holds numbers stored as objects.*72 levels.*pd\.to_numeric",
+        ),
+    ):
+        warnings.simplefilter("ignore", CollinearityWarning)  # 72 dummies: some are aliased
+        OrdinalModel.from_formula("rating ~ temp + o", data)
+    codes = wine.assign(j=wine["judge"].astype(int).astype(object))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpecificationWarning)
+        OrdinalModel.from_formula("rating ~ temp + j", codes)  # whole numbers: codes, no warning
