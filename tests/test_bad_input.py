@@ -2553,3 +2553,22 @@ def test_a_predictor_of_numbers_stored_as_objects_warns(wine):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SpecificationWarning)
         OrdinalModel.from_formula("rating ~ temp + j", codes)  # whole numbers: codes, no warning
+
+
+@pytest.mark.parametrize(
+    "call, what",
+    [
+        (lambda m: m.fit(penalty="firth"), r"penalised fits \(penalty=\)"),
+        (lambda m: m.fit(prior="default"), r"Bayesian fits \(prior=\)"),
+        (lambda m: m.fit_regularized(alpha=0.1), r"penalised fits \(fit_regularized, path, cv\)"),
+        (lambda m: m.path(alphas=[0.1, 0.01]), r"penalised fits \(fit_regularized, path, cv\)"),
+        (lambda m: m.cv(alphas=[0.1, 0.01]), r"penalised fits \(fit_regularized, path, cv\)"),
+    ],
+)
+def test_penalised_and_bayesian_fits_refuse_a_survey_design(wine, call, what):
+    # before: they returned results with nobs 144 (the sampling weights read as frequency
+    # weights) and standard errors that were not design-based, silently
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w")
+    model = OrdinalModel.from_formula("rating ~ temp + contact", design=design)
+    with pytest.raises(SpecificationError, match=what + r" do not support survey designs"):
+        call(model)

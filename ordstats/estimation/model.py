@@ -1024,6 +1024,10 @@ class OrdinalModel:
             if estimates_only:
                 options = replace(options, final_hessian=False)
             if prior is not None:
+                self._refuse_survey_design("Bayesian fits (prior=)")
+            if penalty is not None:
+                self._refuse_survey_design("penalised fits (penalty=)")
+            if prior is not None:
                 if penalty is not None:
                     raise SpecificationError(
                         "give prior= or penalty=, not both "
@@ -1070,6 +1074,15 @@ class OrdinalModel:
             if kind == "nonrobust":
                 return results
             return results.get_robustcov_results(kind, cov_kwds)
+
+    def _refuse_survey_design(self, what: str) -> None:
+        """Fits that would read a survey design's sampling weights as frequency weights."""
+        if self.survey_design is not None:
+            raise SpecificationError(
+                f"{what} do not support survey designs: they would read the sampling weights "
+                "as frequency weights and report standard errors that are not design-based; "
+                "fit(), without penalty or prior, gives the design-based fit"
+            )
 
     def _fit_penalized(
         self, penalty: str, start_params: Any, maxiter: int, cov_kind: str
@@ -1156,6 +1169,7 @@ class OrdinalModel:
             sandwich ``(H + P)^{-1} H (H + P)^{-1}``).
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             if method != "elastic_net":
                 raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
             refuse_threshold_groups_ml(self)
@@ -1204,6 +1218,7 @@ class OrdinalModel:
         RegularizationPath
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             refuse_threshold_groups_ml(self)
             self._require_free_thresholds("regularisation paths")
             return penalized.regularization_path(
@@ -1246,6 +1261,7 @@ class OrdinalModel:
         CVResult
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             refuse_threshold_groups_ml(self)
             self._require_free_thresholds("cross-validated penalised fits")
             return penalized.cross_validate(
