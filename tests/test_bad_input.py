@@ -2572,3 +2572,12 @@ def test_penalised_and_bayesian_fits_refuse_a_survey_design(wine, call, what):
     model = OrdinalModel.from_formula("rating ~ temp + contact", design=design)
     with pytest.raises(SpecificationError, match=what + r" do not support survey designs"):
         call(model)
+
+
+def test_a_bayesian_fit_refuses_a_covariance_type(wine_bayes_model):
+    # before: fit(prior="default", cov_type="robust") returned the posterior mode and
+    # dropped the request for sandwich standard errors silently
+    with pytest.raises(
+        SpecificationError, match=r"prior=\) describes its uncertainty by the posterior"
+    ):
+        wine_bayes_model.fit(prior="default", cov_type="robust")

@@ -1025,6 +1025,12 @@ class OrdinalModel:
                 options = replace(options, final_hessian=False)
             if prior is not None:
                 self._refuse_survey_design("Bayesian fits (prior=)")
+                if kind != "nonrobust" or cov_kwds:
+                    raise SpecificationError(
+                        "a Bayesian fit (prior=) describes its uncertainty by the posterior "
+                        "(.posterior(draws=...)), so cov_type= and cov_kwds= do not apply: "
+                        "leave them out"
+                    )
             if penalty is not None:
                 self._refuse_survey_design("penalised fits (penalty=)")
             if prior is not None:
