@@ -2581,3 +2581,11 @@ def test_a_bayesian_fit_refuses_a_covariance_type(wine_bayes_model):
         SpecificationError, match=r"prior=\) describes its uncertainty by the posterior"
     ):
         wine_bayes_model.fit(prior="default", cov_type="robust")
+
+
+def test_ordinal_metrics_of_probabilities_that_are_not_a_matrix():
+    # before: "y_true has 2 distinct values but y_prob has -1 columns"
+    with pytest.raises(DataError, match=r"y_prob must be a matrix .* got shape \(2,\)"):
+        ordstats.metrics.ordinal_log_loss([1, 2], np.array([0.2, 0.8]))
+    with pytest.raises(DataError, match=r"y_prob must be numbers"):
+        ordstats.metrics.ranked_probability_score([1, 2], "ab")
