@@ -930,8 +930,8 @@ def _run_compare(args: argparse.Namespace) -> None:
     with _warnings_to(sys.stderr):
         fits = [_model(args, f, data, options).fit() for f in (args.formula1, args.formula2)]
         small, large = sorted(fits, key=lambda res: res.k_params)
+        test = lr_test(small, large)  # first: its message says why two fits do not nest
         table = anova(*fits, names=[args.formula1, args.formula2])
-        test = lr_test(small, large)
     print(table.to_string(float_format=lambda v: f"{v:.6g}"))
     print()
     print(test)

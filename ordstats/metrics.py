@@ -201,8 +201,18 @@ def _class_probabilities(
     y_true: object, y_prob: object, labels: Sequence[object] | None, sample_weight: object
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
     """Checked class indices of ``y_true``, probabilities ``(n, K)`` and the weights."""
-    prob0 = np.asarray(y_prob, dtype=float)
-    k = prob0.shape[1] if prob0.ndim == 2 else -1
+    try:
+        prob0 = np.asarray(y_prob, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(
+            "y_prob must be numbers: one row per observation, one column per class"
+        ) from None
+    if prob0.ndim != 2:
+        raise DataError(
+            f"y_prob must be a matrix with one row per observation and one column per class "
+            f"(e.g. predict_proba's output); got shape {prob0.shape}"
+        )
+    k = prob0.shape[1]
     labs = _prob_labels(labels, y_true, k)
     y = _index(y_true, labs, "y_true")
     prob = _probabilities(prob0, len(y), len(labs))

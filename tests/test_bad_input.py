@@ -2308,3 +2308,284 @@ def test_brms_cs_term_points_to_nominal(wine, family):
     # string to float: 'no']", which does not say that nominal= is the spelling
     with pytest.raises(FormulaError, match=r"cs\(contact\).*nominal='~ contact'"):
         ordstats.OrdinalModel.from_formula("rating ~ temp + cs(contact)", wine, family=family)
+
+
+# == bad-input audit across the public API (fuzz walk): fits, results, families ==========
+
+
+def _wine_with_numeric(wine: pd.DataFrame) -> pd.DataFrame:
+    return wine.assign(x=np.cos(np.arange(len(wine), dtype=float)))
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_step_family_nominal_test_with_a_numeric_term(wine, family):
+    # before: "ValueError: operands could not be broadcast together with shapes (2,) (3,)":
+    # the relaxed refit kept the column moments of the location design it had shrunk
+    data = _wine_with_numeric(wine)
+    res = OrdinalModel.from_formula("rating ~ temp + contact + x", data, family=family).fit()
+    relaxed = OrdinalModel.from_formula(
+        "rating ~ temp + contact", data, family=family, nominal="~ x"
+    ).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        table = res.nominal_test()
+    assert table.loc["x", "logLik"] == pytest.approx(relaxed.llf, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda model: model.fit_regularized(alpha=0.05),
+        lambda model: model.fit_regularized(alpha=0.05, L1_wt=0.0),
+        lambda model: model.fit(penalty="firth"),
+    ],
+    ids=["lasso", "ridge", "firth"],
+)
+def test_penalised_profile_intervals_are_refused_like_profile(wine, fit):
+    # before: conf_int(method="profile") gave the unpenalised fit's profile intervals (around
+    # the maximum-likelihood estimates, not the penalised ones), while profile() refused
+    res = fit(OrdinalModel.from_formula("rating ~ temp + contact + x", _wine_with_numeric(wine)))
+    with pytest.raises(
+        SpecificationError,
+        match=r"conf_int\(method='profile'\) refits the model without its penalty",
+    ):
+        res.conf_int(method="profile")
+
+
+def test_wald_test_of_a_lasso_fit_does_not_blame_a_singular_hessian(wine):
+    # before: "not available (singular Hessian)", though the Hessian is fine: L1 gives no SEs
+    model = OrdinalModel.from_formula("rating ~ temp + contact + x", _wine_with_numeric(wine))
+    res = model.fit_regularized(alpha=0.05)
+    with pytest.raises(SpecificationError, match=r"L1 or elastic-net penalty.*ridge penalty"):
+        res.wald_test("x = 0")
+
+
+def test_predict_with_a_factor_given_as_numbers_is_not_silently_wrong(wine):
+    # before: judge = [1, 2, 3] (int) for levels '1', '2', '3' predicted P(Y = 1) of about
+    # 1.0 for every row, silently: formulaic encoded the numbers as one numeric column
+    res = OrdinalModel.from_formula("rating ~ temp + judge", wine).fit()
+    rows = wine[["temp", "judge"]].iloc[:3]
+    with pytest.raises(
+        PredictionError, match=r"'judge' holds int64 values \(1, 2, 3\).*astype\(str\)"
+    ):
+        res.predict(rows.assign(judge=[1, 2, 3]))
+    with pytest.raises(PredictionError, match=r"'temp' holds bool values .*levels 'cold', 'warm'"):
+        res.predict(rows.assign(temp=[True, False, True]))
+
+
+def test_predict_with_numbers_for_a_factor_of_numbers_uses_its_levels(wine):
+    # before: the int column was read as a number, not as the levels 1, 2, 3 of the factor
+    data = wine.assign(j=wine["judge"].astype(int).astype("category"))
+    res = OrdinalModel.from_formula("rating ~ temp + j", data).fit()
+    rows = data[["temp", "j"]].iloc[[0, 8, 16]]
+    expected = res.predict(rows).to_numpy()
+    np.testing.assert_allclose(res.predict(rows.assign(j=[1, 2, 3])).to_numpy(), expected)
+    np.testing.assert_allclose(res.predict(rows.assign(j=[1.0, 2.0, 3.0])).to_numpy(), expected)
+
+
+def test_predict_with_text_or_booleans_for_a_numeric_column(wine):
+    # before: "cannot build the design for newdata: Term `x` has generated too many columns
+    # compared to specification" (formulaic's words), which does not say what to do
+    data = _wine_with_numeric(wine).assign(b=wine["contact"] == "yes")
+    res = OrdinalModel.from_formula("rating ~ x + b", data).fit()
+    rows = data[["x", "b"]].iloc[:3]
+    with pytest.raises(PredictionError, match=r"'x' holds text.*as numbers.*pd\.to_numeric"):
+        res.predict(rows.assign(x=rows["x"].astype(str)))
+    np.testing.assert_allclose(
+        res.predict(rows).to_numpy(), res.predict(rows.assign(b=rows["b"].astype(float))).to_numpy()
+    )
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"check_separation": "no"}, r"check_separation must be True or False, not 'no'"),
+        ({"disp": "yes"}, r"disp must be True or False, not 'yes'"),
+        ({"banded": "x"}, r"banded must be True or False, not 'x'"),
+        ({"cov_kwds": {"groups": "judge"}}, r"cov_kwds=.*would be ignored.*cov_type"),
+    ],
+)
+def test_fit_switches_and_covariance_keywords_are_checked(wine, keywords, match):
+    # before: a string switch was read as True ("no" turned the separation check on) and
+    # cov_kwds without a cov_type that reads them were dropped silently (model-based SEs)
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(SpecificationError, match=match):
+        model.fit(**keywords)
+
+
+def test_mixed_ranef_condvar_must_be_a_boolean(wine):
+    # before: condvar="no" returned the conditional variances (a truthy string)
+    res = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    with pytest.raises(SpecificationError, match=r"condvar must be True or False, not 'no'"):
+        res.ranef(condvar="no")
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda m: m.fit_regularized(alpha=0.1, tol=-1), r"tol must be a positive number"),
+        (lambda m: m.fit_regularized(alpha=0.1, tol="1e-6"), r"tol must be a positive number"),
+        (lambda m: m.fit_regularized(alpha=0.1, maxiter=-1), r"maxiter must be a non-negative"),
+        (lambda m: m.path(alphas=[0.1, 0.01], tol=0.0), r"tol must be a positive number"),
+        (lambda m: m.path(alphas=[0.1, 0.01], tol=np.inf), r"tol must be a positive number"),
+    ],
+)
+def test_penalised_fit_tolerances_are_checked(wine, call, match):
+    # before: tol=-1 ran all 200 iterations and warned that the KKT violation 1.5e-16 was
+    # above "tol = -1"; tol=inf stopped at the start
+    with pytest.raises(SpecificationError, match=match):
+        call(OrdinalModel.from_formula("rating ~ temp + contact", wine))
+
+
+def test_datagrid_of_something_that_is_not_a_fit(wine):
+    # before: AttributeError: 'int' object has no attribute 'margins_data'
+    with pytest.raises(OrdstatsError, match=r"must be a fitted ordstats model .*got OrdinalModel"):
+        ordstats.datagrid(OrdinalModel.from_formula("rating ~ temp", wine), temp="cold")
+    with pytest.raises(OrdstatsError, match=r"pass a DataFrame as newdata="):
+        ordstats.datagrid(wine, temp="cold")
+
+
+def test_exog_frame_with_a_repeated_column_name_says_so(wine):
+    # before: "exog columns 'x', 'x' are not numeric", though both are numbers
+    exog = pd.concat(
+        [_wine_with_numeric(wine)[["x"]], wine[["response"]].rename(columns={"response": "x"})],
+        axis=1,
+    )
+    with pytest.raises(DataError, match=r"exog has more than one column named 'x'; rename"):
+        OrdinalModel(wine["rating"], exog)
+
+
+def test_a_parameter_series_is_matched_by_label(wine):
+    # before: model.loglike(res.params.iloc[::-1]) read the values by position: -inf, silently
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    model = res.model
+    assert model.loglike(res.params.iloc[::-1]) == pytest.approx(res.llf, abs=1e-10)
+    assert model.loglike(res.params.reset_index(drop=True)) == pytest.approx(res.llf, abs=1e-10)
+    with pytest.raises(SpecificationError, match=r"lacks the parameter\(s\) 'temp\[T.warm\]'"):
+        model.score(res.params.rename({"temp[T.warm]": "tempwarm"}))
+
+
+def test_start_values_where_the_likelihood_is_not_finite_say_what_to_give(wine):
+    # before: "the objective is not finite at the starting values", without what to do
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(OrdstatsError, match=r"give finite start_params with increasing thresholds"):
+        model.fit(start_params=[np.nan] * 6)
+
+
+def test_loading_a_file_that_is_not_a_pickle(tmp_path):
+    # before: _pickle.UnpicklingError: invalid load key, 'r'.
+    path = tmp_path / "results.pkl"
+    path.write_text("rating,temp\n1,cold\n")
+    with pytest.raises(OrdstatsError, match=r"is not a saved ordstats result .*res\.save\(path\)"):
+        ordstats.load(path)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda mode: mode.posterior(draws=20, seed="a"), r"seed must be None or a non-negative"),
+        (lambda mode: mode.posterior(draws=20, chains=0), r"chains must be a positive whole"),
+        (lambda mode: mode.posterior(draws=20).resample(5, seed=1.5), r"seed must be None"),
+        (lambda mode: mode.posterior(draws=20).summary(probs="a"), r"probs must be numbers in"),
+    ],
+)
+def test_bayes_seed_chains_and_probs_are_checked(wine_bayes_model, call, match):
+    # before: numpy's "SeedSequence expects int or sequence of ints", chains=0 ignored for
+    # the Laplace draws, and "could not convert string to float: 'a'"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.OrdstatsWarning)
+        mode = wine_bayes_model.fit(prior="default")
+        with pytest.raises(SpecificationError, match=match):
+            call(mode)
+
+
+def test_survival_times_that_are_not_numbers(wine):
+    # before: ValueError: could not convert string to float: 'a'
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"times must be one or more finite numbers"):
+        res.survival(wine[["temp"]].iloc[:2], times="a")
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"title": 3}, r"title must be a string; got 3"),
+        ({"xname": 3}, r"xname must be a list of 2 names"),
+        ({"xname": "ab"}, r"xname must be a list of 2 names"),
+    ],
+)
+def test_summary_labels_of_the_wrong_type(wine, keywords, match):
+    # before: AttributeError: 'int' object has no attribute 'center' (from statsmodels' table
+    # code) for title=3, TypeError: object of type 'int' has no len() for xname=3
+    res = OrdinalModel.from_formula(
+        "contact ~ temp", wine.assign(contact=pd.Categorical(wine["contact"], ordered=True))
+    ).fit()
+    with pytest.raises(OrdstatsError, match=match):
+        res.summary(**keywords)
+
+
+def test_cli_compare_of_one_formula_twice_says_the_models_do_not_nest(capsys):
+    # before: "ordstats: error: names must be 2 distinct labels, one per model" (names the
+    # user never gave)
+    from ordstats.cli import main
+
+    assert main(["compare", "rating ~ temp", "rating ~ temp", "--data", "wine"]) == 2
+    assert re.search(
+        r"error: the restricted model .* a nested model must have fewer", capsys.readouterr().err
+    )
+
+
+def test_a_predictor_of_numbers_stored_as_objects_warns(wine):
+    # before: the column became a factor with 72 levels and the only message was a
+    # separation warning listing 'o[T.-0.99]', 'o[T.-0.98]', ...
+    data = _wine_with_numeric(wine)
+    data["o"] = data["x"].astype(object)
+    with (
+        warnings.catch_warnings(),
+        pytest.warns(
+            SpecificationWarning,
+            match=r"'o' holds numbers stored as objects.*72 levels.*pd\.to_numeric",
+        ),
+    ):
+        warnings.simplefilter("ignore", CollinearityWarning)  # 72 dummies: some are aliased
+        OrdinalModel.from_formula("rating ~ temp + o", data)
+    codes = wine.assign(j=wine["judge"].astype(int).astype(object))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpecificationWarning)
+        OrdinalModel.from_formula("rating ~ temp + j", codes)  # whole numbers: codes, no warning
+
+
+@pytest.mark.parametrize(
+    "call, what",
+    [
+        (lambda m: m.fit(penalty="firth"), r"penalised fits \(penalty=\)"),
+        (lambda m: m.fit(prior="default"), r"Bayesian fits \(prior=\)"),
+        (lambda m: m.fit_regularized(alpha=0.1), r"penalised fits \(fit_regularized, path, cv\)"),
+        (lambda m: m.path(alphas=[0.1, 0.01]), r"penalised fits \(fit_regularized, path, cv\)"),
+        (lambda m: m.cv(alphas=[0.1, 0.01]), r"penalised fits \(fit_regularized, path, cv\)"),
+    ],
+)
+def test_penalised_and_bayesian_fits_refuse_a_survey_design(wine, call, what):
+    # before: they returned results with nobs 144 (the sampling weights read as frequency
+    # weights) and standard errors that were not design-based, silently
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w")
+    model = OrdinalModel.from_formula("rating ~ temp + contact", design=design)
+    with pytest.raises(SpecificationError, match=what + r" do not support survey designs"):
+        call(model)
+
+
+def test_a_bayesian_fit_refuses_a_covariance_type(wine_bayes_model):
+    # before: fit(prior="default", cov_type="robust") returned the posterior mode and
+    # dropped the request for sandwich standard errors silently
+    with pytest.raises(
+        SpecificationError, match=r"prior=\) describes its uncertainty by the posterior"
+    ):
+        wine_bayes_model.fit(prior="default", cov_type="robust")
+
+
+def test_ordinal_metrics_of_probabilities_that_are_not_a_matrix():
+    # before: "y_true has 2 distinct values but y_prob has -1 columns"
+    with pytest.raises(DataError, match=r"y_prob must be a matrix .* got shape \(2,\)"):
+        ordstats.metrics.ordinal_log_loss([1, 2], np.array([0.2, 0.8]))
+    with pytest.raises(DataError, match=r"y_prob must be numbers"):
+        ordstats.metrics.ranked_probability_score([1, 2], "ab")

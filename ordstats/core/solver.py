@@ -380,7 +380,10 @@ def newton(
     x = np.asarray(start, dtype=float).copy()
     current = objective(x)
     if not np.isfinite(current.nll):
-        raise OrdstatsError("the objective is not finite at the starting values")
+        raise OrdstatsError(
+            "the objective is not finite at the starting values; give finite start_params "
+            "with increasing thresholds, or leave start_params out for the default start"
+        )
     code, n_halvings, abs_iters, modified_run = 2, 0, 0, 0
     at_rounding = False
     pending: FloatArray | None = None

@@ -24,6 +24,7 @@ from ordstats.design.core import (
     aliasing_gram,
     align_to_index,
     column_summary,
+    refuse_repeated_columns,
     rows_to_keep,
     sampled_full_rank,
 )
@@ -44,6 +45,7 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
     if isinstance(exog, pd.Series):
         exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
     if isinstance(exog, pd.DataFrame):
+        refuse_repeated_columns(exog.columns, map(str, exog.columns), what="exog")
         non_numeric = [
             str(c)
             for c in exog.columns

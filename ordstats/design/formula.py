@@ -685,6 +685,39 @@ def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
             )
 
 
+def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> None:
+    """Warn when a predictor of dtype object holds only numbers, some of them fractional.
+
+    formulaic encodes an object column as a factor, one level per distinct value,
+    which for measurements (e.g. a float column that took a ``None``) fits dozens
+    of dummies where the user meant one slope.  Whole numbers are left alone:
+    they may be codes meant as a factor.
+    """
+    for name in dict.fromkeys(names):
+        if name not in frame.columns or not pd.api.types.is_object_dtype(frame[name].dtype):
+            continue
+        values = frame[name].dropna()
+        numeric = values.map(
+            lambda v: (
+                isinstance(v, (int, float, np.integer, np.floating))
+                and not isinstance(v, (bool, np.bool_))
+            )
+        )
+        if values.empty or not numeric.all():
+            continue
+        as_float = values.to_numpy(dtype=float)
+        if np.all(as_float == np.round(as_float)):
+            continue
+        warnings.warn(
+            f"the column {name!r} holds numbers stored as objects (dtype object), so the "
+            f"formula uses it as a factor with {values.nunique()} levels; to use it as a "
+            f"number convert it first (data[{name!r}] = pd.to_numeric(data[{name!r}])), or "
+            f"make it a category (.astype('category')) to keep it a factor",
+            SpecificationWarning,
+            stacklevel=5,
+        )
+
+
 def _without_duplicated_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` without its columns of repeated names (:func:`_check_columns` refused used ones).
 
@@ -772,6 +805,7 @@ def design_from_formula(
         used += _data_variables(text, frame)
     _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
     frame = _without_duplicated_columns(frame)
+    _warn_numbers_stored_as_objects(frame, used[1:])
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
     bad = _bad_rows(frame[list(dict.fromkeys(used))])

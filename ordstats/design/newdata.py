@@ -81,6 +81,59 @@ def _plain_numeric_columns(terms: TermsDesign, frame: pd.DataFrame) -> bool:
     )
 
 
+def _is_text_like(dtype: Any) -> bool:
+    """Whether formulaic encodes a column of this dtype as a factor."""
+    return isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)) or pd.api.types.is_object_dtype(
+        dtype
+    )
+
+
+def _as_fitted_kinds(spec: ModelSpec, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each column the formula reads in the kind the fit read it in.
+
+    formulaic picks a column's kind (factor or number) from its dtype, so a
+    factor given as numbers (``judge`` 1, 2, 3 for levels ``'1'``, ``'2'``,
+    ``'3'``) or numbers given as text would be encoded differently from the fit:
+    silently wrong columns, or an error about generated columns.  Numbers that are
+    all levels of the factor become that factor; booleans of a numeric column
+    become 0/1 as at the fit; anything else is refused with what to do.
+    """
+    out = frame
+    for expr, (kind, state) in spec.encoder_state.items():
+        if expr not in frame.columns:
+            continue
+        values, kind_name = frame[expr], str(getattr(kind, "value", kind))
+        if kind_name == "categorical" and not _is_text_like(values.dtype):
+            categories = list(state.get("categories", []))
+            present = values[values.notna()]
+            if not present.isin(categories).all():
+                shown = ", ".join(map(repr, categories[:5])) + (
+                    ", ..." if len(categories) > 5 else ""
+                )
+                as_text = present.astype(str).isin(categories).all()
+                raise PredictionError(
+                    f"newdata column {expr!r} holds {values.dtype} values "
+                    f"({', '.join(map(repr, pd.unique(present)[:3].tolist()))}), but the model "
+                    f"was fitted with {expr!r} as a factor with levels {shown}; give those "
+                    "levels" + (f", e.g. newdata[{expr!r}].astype(str)" if as_text else "")
+                )
+            converted = pd.Series(pd.Categorical(values, categories=categories), index=values.index)
+        elif kind_name == "numerical" and _is_text_like(values.dtype):
+            raise PredictionError(
+                f"newdata column {expr!r} holds text or categories ({values.dtype}), but the "
+                f"model was fitted with {expr!r} as numbers; convert it first, e.g. "
+                f"pd.to_numeric(newdata[{expr!r}])"
+            )
+        elif kind_name == "numerical" and values.dtype.kind == "b":
+            converted = values.astype(float)
+        else:
+            continue
+        if out is frame:
+            out = frame.copy(deep=False)
+        out[expr] = converted
+    return out
+
+
 def _context_roots(spec: ModelSpec) -> set[str]:
     """Names (roots: ``np`` of ``np.log``) the fitted formula took from the caller's context.
 
@@ -208,6 +261,7 @@ def terms_for_newdata(
     if not terms.names or not complete.any():
         return out
     rows = _plain_strings(frame if complete.all() else frame.loc[complete])
+    rows = _as_fitted_kinds(terms.spec, rows)
     if _plain_numeric_columns(terms, rows):
         out[complete] = rows[terms.names].to_numpy(dtype=float)
         return out

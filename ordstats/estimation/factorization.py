@@ -43,10 +43,10 @@ from ordstats.design.response import encode_response, format_level
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.estimation.sweeps import PartRunner, Sweeper
 from ordstats.families.cumulative.sides import SidePart, split_side
+from ordstats.results.arguments import check_flag
 from ordstats.results.factorization import (
     FactorizationResults,
     _row_penalty,
-    check_flag,
     check_whole,
     nonnegative_number,
 )

@@ -85,6 +85,7 @@ from ordstats.families.cumulative.prediction import (
 )
 from ordstats.families.cumulative.start import initial_params
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results.arguments import check_flag
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo, OrdinalResults
 from ordstats.results.regularized import CVResult, PenalizedResults, RegularizationPath
@@ -753,8 +754,35 @@ class OrdinalModel:
 
     # -- likelihood -----------------------------------------------------------
 
+    def _aligned_params(self, params: Any) -> Any:
+        """A Series labelled by parameter names in the order of :attr:`param_names`.
+
+        pandas users expect labels to be matched: ``res.params.iloc[::-1]`` gave
+        the log-likelihood of the parameters in the wrong slots (``-inf``).  A
+        Series with the default ``RangeIndex`` is read by position, as an array.
+        """
+        if not isinstance(params, pd.Series) or isinstance(params.index, pd.RangeIndex):
+            return params
+        missing = [n for n in self.param_names if n not in params.index]
+        unknown = [n for n in params.index if n not in self.param_names]
+        problems = []
+        if missing:
+            problems.append(f"lacks the parameter(s) {', '.join(map(repr, missing))}")
+        if unknown:  # e.g. the params of another model: not silently dropped
+            problems.append(
+                f"has label(s) {', '.join(map(repr, unknown))} that are not parameters of "
+                "this model"
+            )
+        if problems:
+            raise SpecificationError(
+                f"params {' and '.join(problems)}; give {self.k_params} values in the "
+                "order of model.param_names or a Series with those labels"
+            )
+        return params[self.param_names]
+
     def _check_params(self, params: Any) -> FloatArray:
         """``params`` as a float vector of :attr:`k_params` values, or a clear error."""
+        params = self._aligned_params(params)
         try:
             arr = np.asarray(params, dtype=float)
         except (TypeError, ValueError):
@@ -839,23 +867,6 @@ class OrdinalModel:
                 "(statsmodels' signature); to predict for new rows from a fit use "
                 "res.predict(newdata), or model.predict(res.params, exog=newdata)"
             )
-        if isinstance(params, pd.Series):
-            missing = [n for n in self.param_names if n not in params.index]
-            unknown = [n for n in params.index if n not in self.param_names]
-            problems = []
-            if missing:
-                problems.append(f"lacks the parameter(s) {', '.join(map(repr, missing))}")
-            if unknown:  # e.g. the params of another model: not silently dropped
-                problems.append(
-                    f"has label(s) {', '.join(map(repr, unknown))} that are not parameters of "
-                    "this model"
-                )
-            if problems:
-                raise SpecificationError(
-                    f"params {' and '.join(problems)}; give {self.k_params} values in the "
-                    "order of model.param_names or a Series with those labels"
-                )
-            params = params[self.param_names]
         values = self._check_params(params)
         if not np.all(np.isfinite(values)):
             raise self._not_finite_numbers()
@@ -1001,10 +1012,27 @@ class OrdinalModel:
         with numeric_threads(), _source_cache_released(self.source):
             estimates_only = isinstance(cov_type, str) and cov_type.lower() == "none"
             kind = "nonrobust" if estimates_only else _fit_cov_type(cov_type)
+            _check_fit_flags(disp=disp, check_separation=check_separation, banded=banded)
+            if cov_kwds and kind in ("nonrobust", "expected"):
+                raise SpecificationError(
+                    f"cov_kwds={cov_kwds!r} is read with cov_type='cluster' (groups) or the "
+                    f"robust types; with cov_type={cov_type!r} it would be ignored: drop it or "
+                    "choose the cov_type it is meant for"
+                )
             method = canonical_method(method)
             options = newton_options(maxiter, gradtol, reltol)
             if estimates_only:
                 options = replace(options, final_hessian=False)
+            if prior is not None:
+                self._refuse_survey_design("Bayesian fits (prior=)")
+                if kind != "nonrobust" or cov_kwds:
+                    raise SpecificationError(
+                        "a Bayesian fit (prior=) describes its uncertainty by the posterior "
+                        "(.posterior(draws=...)), so cov_type= and cov_kwds= do not apply: "
+                        "leave them out"
+                    )
+            if penalty is not None:
+                self._refuse_survey_design("penalised fits (penalty=)")
             if prior is not None:
                 if penalty is not None:
                     raise SpecificationError(
@@ -1052,6 +1080,15 @@ class OrdinalModel:
             if kind == "nonrobust":
                 return results
             return results.get_robustcov_results(kind, cov_kwds)
+
+    def _refuse_survey_design(self, what: str) -> None:
+        """Fits that would read a survey design's sampling weights as frequency weights."""
+        if self.survey_design is not None:
+            raise SpecificationError(
+                f"{what} do not support survey designs: they would read the sampling weights "
+                "as frequency weights and report standard errors that are not design-based; "
+                "fit(), without penalty or prior, gives the design-based fit"
+            )
 
     def _fit_penalized(
         self, penalty: str, start_params: Any, maxiter: int, cov_kind: str
@@ -1138,6 +1175,7 @@ class OrdinalModel:
             sandwich ``(H + P)^{-1} H (H + P)^{-1}``).
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             if method != "elastic_net":
                 raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
             refuse_threshold_groups_ml(self)
@@ -1186,6 +1224,7 @@ class OrdinalModel:
         RegularizationPath
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             refuse_threshold_groups_ml(self)
             self._require_free_thresholds("regularisation paths")
             return penalized.regularization_path(
@@ -1228,6 +1267,7 @@ class OrdinalModel:
         CVResult
         """
         with numeric_threads():  # thin products, as in a fit
+            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             refuse_threshold_groups_ml(self)
             self._require_free_thresholds("cross-validated penalised fits")
             return penalized.cross_validate(
@@ -1423,6 +1463,13 @@ def _as_context(context: object) -> FormulaContext | None:
     if context is None or isinstance(context, FormulaContext):
         return context
     return FormulaContext(dict(context))  # type: ignore[call-overload]
+
+
+def _check_fit_flags(**flags: object) -> None:
+    """``fit``'s switches: True or False (``disp`` and ``banded`` also None, their default)."""
+    for name, value in flags.items():
+        if value is not None or name == "check_separation":
+            check_flag(name, value)
 
 
 def _fit_cov_type(cov_type: str) -> str:

@@ -27,7 +27,7 @@ from ordstats.design import DesignOptions
 from ordstats.errors import SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family, get_family
 
-__all__ = ["ModelOptions", "newton_options"]
+__all__ = ["ModelOptions", "check_maxiter", "check_tolerance", "newton_options"]
 
 
 @dataclass(frozen=True)
@@ -207,18 +207,30 @@ def newton_options(maxiter: object, gradtol: object, reltol: object) -> NewtonOp
         positive finite number (an infinite tolerance would report convergence
         at the starting values).
     """
+    return NewtonOptions(
+        max_iter=check_maxiter(maxiter),
+        grad_tol=check_tolerance("gradtol", gradtol),
+        rel_tol=check_tolerance("reltol", reltol),
+    )
+
+
+def check_maxiter(maxiter: object) -> int:
+    """``maxiter`` as an ``int``: a non-negative whole number, or a SpecificationError."""
     if isinstance(maxiter, bool) or not isinstance(maxiter, (int, np.integer)) or maxiter < 0:
         raise SpecificationError(f"maxiter must be a non-negative integer; got {maxiter!r}")
-    tolerances = {"gradtol": gradtol, "reltol": reltol}
-    for name, value in tolerances.items():
-        ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
-        if not ok or not float(value) > 0 or not math.isfinite(float(value)):  # type: ignore[arg-type]
-            raise SpecificationError(
-                f"{name} must be a positive number, and finite (an infinite tolerance would "
-                f"stop at the starting values); got {value!r}"
-            )
-    return NewtonOptions(
-        max_iter=int(maxiter),
-        grad_tol=float(gradtol),  # type: ignore[arg-type]
-        rel_tol=float(reltol),  # type: ignore[arg-type]
-    )
+    return int(maxiter)
+
+
+def check_tolerance(name: str, value: object) -> float:
+    """A convergence tolerance as a ``float``: positive and finite, or a SpecificationError.
+
+    A negative tolerance can never be met (the solver runs to ``maxiter``) and
+    an infinite one is met at the starting values.
+    """
+    ok = isinstance(value, (int, float, np.floating)) and not isinstance(value, bool)
+    if not ok or not float(value) > 0 or not math.isfinite(float(value)):  # type: ignore[arg-type]
+        raise SpecificationError(
+            f"{name} must be a positive number, and finite (an infinite tolerance would "
+            f"stop at the starting values); got {value!r}"
+        )
+    return float(value)  # type: ignore[arg-type]

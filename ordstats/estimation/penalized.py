@@ -74,6 +74,7 @@ from ordstats.core.penalty import (
 )
 from ordstats.errors import ConvergenceWarning, SpecificationError
 from ordstats.estimation.evaluators import InMemoryEvaluator
+from ordstats.estimation.options import check_maxiter, check_tolerance
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.results.covariance import Covariance, observed_covariance
 from ordstats.results.fitted import FitInfo
@@ -319,6 +320,7 @@ def fit_elastic_net(
 ) -> PenalizedResults:
     """Minimise eq. (1) at one ``alpha`` (see :meth:`OrdinalModel.fit_regularized`)."""
     _check_model(model)
+    tol, maxiter = check_tolerance("tol", tol), check_maxiter(maxiter)
     a, r = check_penalty_arguments(alpha, l1_ratio)
     spec = PenaltySpec.for_model(model, standardize=standardize, nominal_weight=nominal_weight)
     start = _start(model, spec, start_params)
@@ -433,6 +435,7 @@ def regularization_path(
 ) -> RegularizationPath:
     """Warm-started fits along decreasing ``alphas`` (see :meth:`OrdinalModel.path`)."""
     _check_model(model)
+    tol, maxiter = check_tolerance("tol", tol), check_maxiter(maxiter)
     check_penalty_arguments(0.0, l1_ratio)
     spec = PenaltySpec.for_model(model, standardize=standardize, nominal_weight=nominal_weight)
     if alphas is None:

@@ -15,7 +15,7 @@ from scipy import stats
 
 from ordstats.errors import SpecificationError
 
-__all__ = ["check_alpha", "normal_quantile"]
+__all__ = ["check_alpha", "check_flag", "normal_quantile"]
 
 
 def check_alpha(alpha: object) -> float:
@@ -53,6 +53,37 @@ def check_alpha(alpha: object) -> float:
             f"got {alpha!r}"
         )
     return value
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a ``bool``; anything but ``True``/``False`` raises an error naming ``name``.
+
+    A string such as ``"no"`` is truthy, so accepting it would do the opposite
+    of what it says.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SpecificationError
+        For anything but a Python or NumPy boolean.
+
+    Examples
+    --------
+    >>> check_flag("condvar", True)
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise SpecificationError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
 
 
 def normal_quantile(alpha: object) -> float:

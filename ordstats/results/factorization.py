@@ -29,7 +29,7 @@ from ordstats.errors import DataError, PredictionError, SpecificationError
 from ordstats.families.cumulative.blocks import BlockData, block_newton_step
 from ordstats.families.cumulative.likelihood import interval_probabilities
 
-__all__ = ["FactorizationResults", "check_flag", "check_whole", "nonnegative_number"]
+__all__ = ["FactorizationResults", "check_whole", "nonnegative_number"]
 
 
 def _real(value: object) -> float | None:
@@ -70,13 +70,6 @@ def nonnegative_number(name: str, value: object) -> float:
     if number is None or not np.isfinite(number) or number < 0:
         raise SpecificationError(f"{name} must be a finite number >= 0, not {value!r}")
     return number
-
-
-def check_flag(name: str, value: object) -> bool:
-    """``value`` as a ``bool``; anything but ``True``/``False`` raises an error naming ``name``."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise SpecificationError(f"{name} must be True or False, not {value!r}")
-    return bool(value)
 
 
 @dataclass(frozen=True, eq=False)

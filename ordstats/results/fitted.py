@@ -648,6 +648,17 @@ class OrdinalResults(
         alpha = check_alpha(alpha)
         if yname is not None and not isinstance(yname, str):
             raise OrdstatsError(f"yname must be a string; got {yname!r} (alpha= by keyword)")
+        if title is not None and not isinstance(title, str):
+            raise OrdstatsError(f"title must be a string; got {title!r}")
+        if xname is not None and (
+            isinstance(xname, str)
+            or not isinstance(xname, Sequence)
+            or not all(isinstance(name, str) for name in xname)
+        ):
+            raise OrdstatsError(
+                f"xname must be a list of {self.k_params} names (strings), one per parameter; "
+                f"got {xname!r:.80}"
+            )
         if xname is not None and len(xname) != self.k_params:
             raise OrdstatsError(
                 f"xname must give {self.k_params} names, one per parameter "

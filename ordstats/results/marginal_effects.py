@@ -352,8 +352,9 @@ class MarginalEffectsMethods(FittedState):
             cov = self.covariance.matrix
             if not np.all(np.isfinite(cov)):
                 raise OrdstatsError(
-                    "the covariance of the estimates is not available (singular Hessian), so the "
-                    "marginal effects have no standard errors"
+                    "the covariance of the estimates is not available (a singular Hessian, or "
+                    "an L1 or elastic-net penalty), so the marginal effects have no standard "
+                    "errors; refit with fewer parameters, or with a ridge penalty (L1_wt=0)"
                 )
             effect_cov = jac @ cov @ jac.T
             se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))

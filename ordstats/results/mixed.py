@@ -41,7 +41,7 @@ from ordstats.families.mixed import (
     BOUNDARY_SD,
     cholesky_factors,
 )
-from ordstats.results.arguments import normal_quantile
+from ordstats.results.arguments import check_flag, normal_quantile
 from ordstats.results.covariance import Covariance, CovarianceMethods, observed_covariance
 from ordstats.results.fitted import (
     FitInfo,
@@ -627,6 +627,7 @@ class MixedResults(
             Levels as rows, the terms' columns as columns; with ``condvar`` a tuple
             ``(modes, variances)`` of such dicts.
         """
+        condvar = check_flag("condvar", condvar)
         objective = self.model.objective
         modes = objective.random_effects(self.params_all)
         out: dict[str, pd.DataFrame] = {}

@@ -163,7 +163,13 @@ def load(fname: str | os.PathLike[str]) -> FittedState:
         If the file does not hold an ordstats result.
     """
     with open(fname, "rb") as handle:
-        obj = pickle.load(handle)
+        try:
+            obj = pickle.load(handle)
+        except (pickle.UnpicklingError, EOFError, ValueError) as exc:
+            raise OrdstatsError(
+                f"{os.fspath(fname)!r} is not a saved ordstats result (it cannot be unpickled: "
+                f"{exc}); save one with res.save(path)"
+            ) from None
     if not isinstance(obj, PersistenceMethods):
         raise OrdstatsError(
             f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not an ordstats result"

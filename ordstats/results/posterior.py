@@ -200,6 +200,8 @@ class PosteriorMode:
         """
         with numeric_threads():  # thin products, as in a fit
             n = _positive_int(draws, "draws")
+            seed = _seed(seed)
+            chains, warmup = _positive_int(chains, "chains"), _positive_int(warmup, "warmup")
             if method == "laplace":
                 if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
                     raise SpecificationError(f"df must be a positive number; got {df!r}")
@@ -212,8 +214,8 @@ class PosteriorMode:
                     self.params.to_numpy(),
                     self.hessian,
                     draws=n,
-                    chains=_positive_int(chains, "chains"),
-                    warmup=_positive_int(warmup, "warmup"),
+                    chains=chains,
+                    warmup=warmup,
                     seed=0 if seed is None else int(seed),
                 )
                 return Posterior(
@@ -265,6 +267,14 @@ def _positive_int(value: object, name: str) -> int:
     if value <= 0:
         raise SpecificationError(f"{name} must be a positive whole number; got {value!r}")
     return int(value)
+
+
+def _seed(value: object) -> int | None:
+    """A random seed: None or a non-negative whole number."""
+    whole = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if value is not None and not (whole and int(value) >= 0):  # type: ignore[call-overload]
+        raise SpecificationError(f"seed must be None or a non-negative whole number; got {value!r}")
+    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
 def adaptive_importance(
@@ -395,7 +405,10 @@ class Posterior:
         -------
         pandas.DataFrame
         """
-        p = np.asarray(probs, dtype=float)
+        try:
+            p = np.asarray(probs, dtype=float)
+        except (TypeError, ValueError):
+            p = np.array([np.nan])
         if p.ndim != 1 or not np.all((p > 0) & (p < 1)):
             raise SpecificationError(f"probs must be numbers in (0, 1); got {probs!r}")
         q = weighted_quantiles(self.draws.to_numpy(), self.weights, p)
@@ -427,7 +440,7 @@ class Posterior:
 
     def _resampled_rows(self, size: int, seed: int | None) -> np.ndarray:
         """Rows of :attr:`draws` that :meth:`resample` copies, in its order."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(_seed(seed))
         positions = (rng.random() + np.arange(size)) / size
         index = np.searchsorted(np.cumsum(self.weights), positions)
         index = np.minimum(index, self.draws.shape[0] - 1)
@@ -573,7 +586,7 @@ class Posterior:
         pandas.DataFrame
         """
         n = _positive_int(n_draws, "n_draws")
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(_seed(seed))
         x = self.resample(n, seed).to_numpy()
         weights = np.rint(self.target.row_weights()).astype(np.int64)
         K = len(self.target.levels)

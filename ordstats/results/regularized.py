@@ -130,11 +130,11 @@ class PenalizedResults(OrdinalResults):
         return f"{header}\n{table.to_string()}\nCovariance: {self.covariance.kind}"
 
 
-def _refit_unavailable(name: str) -> Any:
+def _refit_unavailable(name: str, shown: str | None = None) -> Any:
     def method(self: PenalizedResults, *args: object, **kwargs: object) -> Any:
         raise SpecificationError(
-            f"{name}() refits the model without its penalty, which would mix penalised and "
-            "unpenalised fits; use it on an unpenalised fit (model.fit())"
+            f"{shown or name + '()'} refits the model without its penalty, which would mix "
+            "penalised and unpenalised fits; use it on an unpenalised fit (model.fit())"
         )
 
     method.__name__ = name
@@ -156,6 +156,10 @@ def _ml_only(name: str) -> Any:
 
 for _name in _REFITTING:
     setattr(PenalizedResults, _name, _refit_unavailable(_name))
+# conf_int(method="profile") profiles through this method, not through profile()
+PenalizedResults._profile_conf_int = _refit_unavailable(  # type: ignore[method-assign]
+    "_profile_conf_int", "conf_int(method='profile')"
+)
 for _name in _ML_ONLY:
     setattr(PenalizedResults, _name, _ml_only(_name))
 

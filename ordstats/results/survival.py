@@ -106,7 +106,10 @@ def numeric_level_values(values: list[Any]) -> FloatArray:
 def _times(times: Any, values: FloatArray) -> FloatArray:
     if times is None:
         return values[:-1]
-    out = np.atleast_1d(np.asarray(times, dtype=float))
+    try:
+        out = np.atleast_1d(np.asarray(times, dtype=float))
+    except (TypeError, ValueError):
+        out = np.array([np.nan])
     if out.ndim != 1 or out.size == 0 or not np.all(np.isfinite(out)):
         raise OrdstatsError(
             f"times must be one or more finite numbers (the t of P(Y > t)); got {times!r:.100}"

@@ -53,6 +53,7 @@ def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign
         matrix=np.column_stack([target.matrix, moved.matrix]),
         names=target.names + moved.names,
         spec=None,
+        moments=None,
     )
 
 
@@ -67,7 +68,10 @@ def _relaxed_model(model: FittedModel, columns: list[int], part: str) -> FittedM
     if part == "nominal":  # a nominal effect contains the location shift
         keep = [j for j in range(len(location.names)) if j not in set(columns)]
         changes["location"] = replace(
-            location, matrix=location.matrix[:, keep], names=[location.names[j] for j in keep]
+            location,
+            matrix=location.matrix[:, keep],
+            names=[location.names[j] for j in keep],
+            moments=None if location.moments is None else location.moments.take(keep),
         )
     return model.with_changes(
         location=changes.get("location"), nominal=changes.get("nominal"), scale=changes.get("scale")

@@ -68,8 +68,9 @@ _SPEC_HELP = (
 def _check_covariance(covariance: FloatArray) -> None:
     if not np.all(np.isfinite(covariance)):
         raise SpecificationError(
-            "the covariance of the estimates is not available (singular Hessian), so no "
-            "Wald test can be computed"
+            "the covariance of the estimates is not available (a singular Hessian, or an L1 or "
+            "elastic-net penalty, which gives no standard errors), so no Wald test can be "
+            "computed; refit with fewer parameters, or with a ridge penalty (L1_wt=0)"
         )
 
 

@@ -141,6 +141,13 @@ def datagrid(
         raise OrdstatsError(
             f"grid_type must be one of {', '.join(map(repr, _GRID_TYPES))}; got {grid_type!r}"
         )
+    if fit is not None and not isinstance(fit, MarginsFit):
+        if isinstance(fit, pd.DataFrame):
+            raise OrdstatsError("datagrid's first argument is a fit; pass a DataFrame as newdata=")
+        raise OrdstatsError(
+            f"datagrid's first argument must be a fitted ordstats model (from .fit()); got "
+            f"{type(fit).__name__}"
+        )
     if newdata is None:
         if fit is None:
             raise OrdstatsError("datagrid needs a fitted model (fit=) or a DataFrame (newdata=)")
