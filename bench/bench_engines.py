@@ -13,8 +13,10 @@ runs in a fresh process:
   100,000 rows (read and decode only), the least any pass can cost;
 - *memory*: ``pd.read_parquet`` (timed apart), then ``from_formula(...).fit()``;
 - *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``;
-- *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,
-  ``dd.read_parquet("dir")``, the same call;
+- *dask*: a ``LocalCluster`` of 2 worker processes with one thread each whose
+  workers have imported ordstats (as the driver has; ``--dask-workers cold``
+  leaves that to the fit's first tasks), ``dd.read_parquet("dir")``, the same
+  call;
 - *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g),
   ``spark.read.parquet("dir")``, the same call.
 
@@ -130,7 +132,9 @@ def _floor(path: Path, p: int) -> dict[str, object]:
     return {"time": time.perf_counter() - t0, "passes": 1, "rows": rows}
 
 
-def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object]:
+def child(
+    mode: str, path: Path, p: int, cache: bool = True, warm: bool = True
+) -> dict[str, object]:
     import ordstats
 
     warnings.simplefilter("ignore")
@@ -162,6 +166,8 @@ def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object
         )
         client = Client(cluster)
         cleanup += [client.close, cluster.close]
+        if warm:  # the workers import ordstats before the span, as this process has
+            client.run(exec, "import ordstats, dask.dataframe")
         data = dd.read_parquet(str(path))
     else:
         from ordstats.data.spark import local_session
@@ -193,9 +199,9 @@ def child(mode: str, path: Path, p: int, cache: bool = True) -> dict[str, object
     return out
 
 
-def run_child(mode: str, path: Path, p: int, cache: str = "on") -> dict:
+def run_child(mode: str, path: Path, p: int, cache: str = "on", workers: str = "warm") -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p)]
-    cmd += ["--chunk-cache", cache]
+    cmd += ["--chunk-cache", cache, "--dask-workers", workers]
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     for line in done.stdout.splitlines():
@@ -219,9 +225,18 @@ def main() -> None:
         default="on",
         help="off: every pass reads the source (ordstats.set_options(chunk_cache=False))",
     )
+    parser.add_argument(
+        "--dask-workers",
+        choices=("warm", "cold"),
+        default="warm",
+        help="warm: the Dask workers import ordstats before the timed span (as the driver has); "
+        "cold: the fit's first tasks import it (about 1.2 s of CPU per worker)",
+    )
     args = parser.parse_args()
     if args.child:
-        result = child(args.child, args.path, args.p, args.chunk_cache == "on")
+        result = child(
+            args.child, args.path, args.p, args.chunk_cache == "on", args.dask_workers == "warm"
+        )
         print("RESULT " + json.dumps(result))
         return
     n = int(args.n)
@@ -231,7 +246,7 @@ def main() -> None:
     for repeat in range(args.repeats):  # interleaved, so that load changes hit every engine
         for mode in modes:
             load = os.getloadavg()[0]
-            result = run_child(mode, path, args.p, args.chunk_cache)
+            result = run_child(mode, path, args.p, args.chunk_cache, args.dask_workers)
             result["load"] = load
             runs[mode].append(result)
             print(

@@ -163,7 +163,8 @@ def test_dask_cluster_keeps_the_arrays_in_the_workers(frame, memory_fit):
         reread = _model(ddf, False)
         res_cached, res_reread = cached.fit(), reread.fit()
         assert cached.evaluator.reader.store is not None
-        assert cached.evaluator.n_reads == 2
+        # the level scan keeps the frames in the workers, the summary builds the arrays from them
+        assert cached.evaluator.n_reads == 1
         assert reread.evaluator.n_reads == reread.evaluator.n_passes
         _assert_identical(res_cached, res_reread)
         assert_same_fit(res_cached, memory_fit)
