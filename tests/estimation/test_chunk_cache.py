@@ -152,9 +152,12 @@ def test_chunk_cache_option_is_checked(tmp_path):
 # -- Dask ----------------------------------------------------------------------
 
 
-def test_dask_cluster_keeps_the_arrays_in_the_workers(frame, memory_fit):
+def test_dask_cluster_keeps_the_arrays_in_the_workers(frame, memory_fit, monkeypatch):
     dd = pytest.importorskip("dask.dataframe")
     distributed = pytest.importorskip("distributed")
+    from ordstats.data import distributed as dask_engine
+
+    monkeypatch.setattr(dask_engine, "BLOCK_ROWS", 500)  # 1,200-row partitions in 3 blocks
     ddf = dd.from_pandas(frame, npartitions=5)
     with distributed.Client(
         processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None
