@@ -13,10 +13,10 @@ runs in a fresh process:
   100,000 rows (read and decode only), the least any pass can cost;
 - *memory*: ``pd.read_parquet`` (timed apart), then ``from_formula(...).fit()``;
 - *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``;
-- *dask*: a ``LocalCluster`` of 2 worker processes with one thread each whose
-  workers have imported ordstats (as the driver has; ``--dask-workers cold``
-  leaves that to the fit's first tasks), ``dd.read_parquet("dir")``, the same
-  call;
+- *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,
+  whose workers have imported ordstats and dask.dataframe (as the driver has;
+  ``--dask-workers cold`` leaves that to the fit's first tasks),
+  ``dd.read_parquet("dir")``, the same call;
 - *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g),
   ``spark.read.parquet("dir")``, the same call.
 
@@ -229,8 +229,9 @@ def main() -> None:
         "--dask-workers",
         choices=("warm", "cold"),
         default="warm",
-        help="warm: the Dask workers import ordstats before the timed span (as the driver has); "
-        "cold: the fit's first tasks import it (about 1.2 s of CPU per worker)",
+        help="warm: the Dask workers import ordstats and dask.dataframe before the timed span "
+        "(as the driver has); cold: the fit's first tasks import them (about 1.6 s of CPU "
+        "per worker)",
     )
     args = parser.parse_args()
     if args.child:
