@@ -17,6 +17,8 @@ runs in a fresh process:
   usable core by default, as the floor's pyarrow scan uses them; one BLAS
   thread each) and add them in the chunks' order;
 - *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,
+  whose workers have imported ordstats and dask.dataframe (as the driver has;
+  ``--dask-workers cold`` leaves that to the fit's first tasks),
   ``dd.read_parquet("dir")``, the same call;
 - *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g),
   ``spark.read.parquet("dir")``, the same call.
@@ -134,7 +136,12 @@ def _floor(path: Path, p: int) -> dict[str, object]:
 
 
 def child(
-    mode: str, path: Path, p: int, cache: bool = True, threads: int | None = None
+    mode: str,
+    path: Path,
+    p: int,
+    cache: bool = True,
+    threads: int | None = None,
+    warm: bool = True,
 ) -> dict[str, object]:
     import ordstats
 
@@ -169,6 +176,8 @@ def child(
         )
         client = Client(cluster)
         cleanup += [client.close, cluster.close]
+        if warm:  # the workers import ordstats before the span, as this process has
+            client.run(exec, "import ordstats, dask.dataframe")
         data = dd.read_parquet(str(path))
     else:
         from ordstats.data.spark import local_session
@@ -200,9 +209,16 @@ def child(
     return out
 
 
-def run_child(mode: str, path: Path, p: int, cache: str = "on", threads: int | None = None) -> dict:
+def run_child(
+    mode: str,
+    path: Path,
+    p: int,
+    cache: str = "on",
+    threads: int | None = None,
+    workers: str = "warm",
+) -> dict:
     cmd = [sys.executable, __file__, "--child", mode, "--path", str(path), "--p", str(p)]
-    cmd += ["--chunk-cache", cache]
+    cmd += ["--chunk-cache", cache, "--dask-workers", workers]
     if threads is not None:
         cmd += ["--threads", str(threads)]
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
@@ -234,9 +250,24 @@ def main() -> None:
         default=None,
         help="ordstats.set_options(threads=...) in every cell (1: chunked passes on one thread)",
     )
+    parser.add_argument(
+        "--dask-workers",
+        choices=("warm", "cold"),
+        default="warm",
+        help="warm: the Dask workers import ordstats and dask.dataframe before the timed span "
+        "(as the driver has); cold: the fit's first tasks import them (about 1.6 s of CPU "
+        "per worker)",
+    )
     args = parser.parse_args()
     if args.child:
-        result = child(args.child, args.path, args.p, args.chunk_cache == "on", args.threads)
+        result = child(
+            args.child,
+            args.path,
+            args.p,
+            args.chunk_cache == "on",
+            args.threads,
+            args.dask_workers == "warm",
+        )
         print("RESULT " + json.dumps(result))
         return
     n = int(args.n)
@@ -246,7 +277,9 @@ def main() -> None:
     for repeat in range(args.repeats):  # interleaved, so that load changes hit every engine
         for mode in modes:
             load = os.getloadavg()[0]
-            result = run_child(mode, path, args.p, args.chunk_cache, args.threads)
+            result = run_child(
+                mode, path, args.p, args.chunk_cache, args.threads, args.dask_workers
+            )
             result["load"] = load
             runs[mode].append(result)
             print(

@@ -517,7 +517,7 @@ class SourceReader:
         elif hasattr(source, "keep_arrays") and source is not None:
             self.store = source.keep_arrays(spec, n_rows)
             if self.store is not None:
-                self.n_reads += 1
+                self.n_reads += int(self.store.read_source)  # False: from the first pass's frames
                 try:
                     return self.read_arrays(func, spec, *args)
                 except BaseException:

@@ -124,3 +124,43 @@ def test_dask_partitions_without_rows_add_nothing(frame, memory_fit):
         assert_same_fit(_dask_fit(ddf), memory_fit)
         with pytest.raises(ordstats.errors.DataError, match="the data have no rows"):
             ordstats.OrdinalModel.from_formula(FORMULA, empty, weights="w")
+
+
+# -- the cost of a pass on a cluster (issue 25, performance) -------------------
+
+
+def test_a_cluster_fit_reads_the_dask_frame_once(client, frame, memory_fit):
+    """The scan keeps the partitions' frames in the workers; the summary builds the arrays."""
+    res = _dask_fit(dd.from_pandas(frame, npartitions=6))
+    evaluator = res.model.evaluator
+    assert evaluator.reader.store is not None
+    assert not evaluator.reader.store.read_source
+    assert evaluator.n_reads == 1 < evaluator.n_passes
+    source = evaluator.source
+    assert source.kept == [] and source.first_part is None  # released after the summary
+    assert_same_fit(res, memory_fit)
+
+
+def test_frames_beyond_the_workers_share_are_read_again(client, frame, memory_fit, monkeypatch):
+    from ordstats.data import distributed as dask_engine
+
+    monkeypatch.setattr(dask_engine, "WORKER_MEMORY_SHARE", 1e-12)
+    res = _dask_fit(dd.from_pandas(frame, npartitions=3))
+    evaluator = res.model.evaluator
+    assert evaluator.reader.store is None
+    assert evaluator.n_reads == evaluator.n_passes
+    assert_same_fit(res, memory_fit)
+
+
+def test_partitions_are_worked_in_blocks(frame, memory_fit, monkeypatch):
+    """Partitions larger than a block (as a file's chunks) give the in-memory fit."""
+    from ordstats.data import distributed as dask_engine
+
+    monkeypatch.setattr(dask_engine, "BLOCK_ROWS", 300)
+    ddf = dd.from_pandas(frame, npartitions=2)
+    with dask.config.set(scheduler="threads"):
+        first = dask_engine.DaskSource(ddf).first_chunk(["y", "x1"])
+        res = _dask_fit(ddf)
+    # only the first block of the first partition leaves the workers
+    pd.testing.assert_frame_equal(first, frame[["y", "x1"]].iloc[:300])
+    assert_same_fit(res, memory_fit)
