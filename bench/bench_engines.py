@@ -13,7 +13,7 @@ runs in a fresh process:
   100,000 rows (read and decode only), the least any pass can cost;
 - *memory*: ``pd.read_parquet`` (timed apart), then ``from_formula(...).fit()``;
 - *chunked*: ``from_formula(f, "dir", chunksize=100_000).fit()``; its passes
-  evaluate the chunks on a pool of threads (the ``threads`` option: every
+  evaluate chunks of 20,000 rows or more on a pool of threads (the ``threads`` option: every
   usable core by default, as the floor's pyarrow scan uses them; one BLAS
   thread each) and add them in the chunks' order;
 - *dask*: a ``LocalCluster`` of 2 worker processes with one thread each,

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats.core.threads import pool_threads
+from ordstats.core.threads import pass_threads, pool_threads
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import sum_in_order
 from ordstats.data.spark import SparkSource, is_spark_frame
@@ -135,7 +135,8 @@ class _ChunkIterator:
         for bit), so ``func`` must be thread-safe; a step that must run in the
         chunks' order returns an :class:`~ordstats.data.parts.InOrder`.
         """
-        return _sum_chunks(self.chunks(columns), func, args)
+        threads = pass_threads(getattr(self, "chunksize", None))
+        return _sum_chunks(self.chunks(columns), func, args, threads)
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """Return the first chunk (to learn column types)."""
@@ -182,7 +183,10 @@ def _first(chunks: Iterator[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
 
 
 def _sum_chunks(
-    chunks: Iterator[tuple[str, pd.DataFrame]], func: Callable[..., Any], args: tuple[Any, ...]
+    chunks: Iterator[tuple[str, pd.DataFrame]],
+    func: Callable[..., Any],
+    args: tuple[Any, ...],
+    threads: int | None = None,
 ) -> Any:
     def evaluate(labelled: tuple[str, pd.DataFrame]) -> Any:
         label, chunk = labelled
@@ -192,7 +196,8 @@ def _sum_chunks(
             raise DataError(f"{exc} (in {label})") from exc
 
     # a file without rows is valid data that adds nothing
-    total = sum_in_order(evaluate, ((label, chunk) for label, chunk in chunks if len(chunk)))
+    labelled = ((label, chunk) for label, chunk in chunks if len(chunk))
+    total = sum_in_order(evaluate, labelled, threads)
     if total is None:
         raise DataError(NO_ROWS)
     return total

@@ -46,6 +46,7 @@ import pandas as pd
 
 from ordstats._typing import IntArray
 from ordstats.config import get_options
+from ordstats.core.threads import pass_threads
 from ordstats.data.chunks import (
     ChunkArrays,
     ChunkSpec,
@@ -331,7 +332,9 @@ class DiskSpill:
         def evaluate(entry: _ChunkEntry) -> Any:
             return func(serve_arrays(self._load(entry), spec, self.location), spec, *args)
 
-        return sum_in_order(evaluate, self._used_entries())
+        entries = self._used_entries()
+        largest = max((entry.n_rows for entry in entries), default=0)
+        return sum_in_order(evaluate, entries, pass_threads(largest))
 
 
 def cache_setting() -> str | None:

@@ -31,8 +31,9 @@ NUMERIC = "y ~ x1 + x2 + w"
 
 @pytest.fixture
 def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Passes may use two threads, also on a machine with one core."""
+    """Passes may use two threads, also on a machine with one core and for small chunks."""
     monkeypatch.setattr(core_threads, "usable_cores", lambda: 2)
+    monkeypatch.setattr(core_threads, "POOL_MIN_ROWS", 0)
 
 
 def test_results_are_consumed_in_the_items_order_when_a_later_one_ends_first():
@@ -266,3 +267,27 @@ def test_an_error_of_the_spills_writing_thread_is_raised_and_close_removes_the_f
         spill.finish()
     spill.close()
     assert not directory.exists()
+
+
+# -- small chunks stay in the calling thread -------------------------------------------
+
+
+def test_chunks_below_the_pool_size_are_evaluated_in_the_calling_thread(monkeypatch):
+    monkeypatch.setattr(core_threads, "usable_cores", lambda: 2)
+    with ordstats.set_options(threads=2):
+        assert core_threads.pass_threads() == 2
+        assert core_threads.pass_threads(core_threads.POOL_MIN_ROWS) == 2
+        assert core_threads.pass_threads(core_threads.POOL_MIN_ROWS - 1) == 1
+    frame = ratings(3000, seed=5, missing=False)
+    seen: set[str] = set()
+    original = chunks.arrays_totals
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.add(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    for module in (chunks, evaluators, reservoir):
+        monkeypatch.setattr(module, "arrays_totals", recording)
+    with ordstats.set_options(threads=2):
+        ordstats.OrdinalModel.from_formula(NUMERIC, frame, chunksize=500).fit(disp=False)
+    assert seen == {threading.current_thread().name}
