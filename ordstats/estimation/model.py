@@ -1107,6 +1107,12 @@ class OrdinalModel:
         start = None if start_params is None else self._check_params(start_params)
         return penalized.fit_firth(self, start_params=start, maxiter=maxiter)
 
+    def _require_elastic_net_model(self, what: str) -> None:
+        """Raise for a model the elastic-net fits, paths and cross-validation cannot fit."""
+        self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
+        refuse_threshold_groups_ml(self)
+        self._require_free_thresholds(what)
+
     def _require_free_thresholds(self, what: str) -> None:
         """Raise for a fixed-threshold model where ``what`` does not support it."""
         if isinstance(self.options.threshold, tuple):
@@ -1175,11 +1181,9 @@ class OrdinalModel:
             sandwich ``(H + P)^{-1} H (H + P)^{-1}``).
         """
         with numeric_threads():  # thin products, as in a fit
-            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
             if method != "elastic_net":
                 raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
-            refuse_threshold_groups_ml(self)
-            self._require_free_thresholds("penalised fits")
+            self._require_elastic_net_model("penalised fits")
             start = None if start_params is None else self._check_params(start_params)
             return penalized.fit_elastic_net(
                 self,
@@ -1224,9 +1228,7 @@ class OrdinalModel:
         RegularizationPath
         """
         with numeric_threads():  # thin products, as in a fit
-            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
-            refuse_threshold_groups_ml(self)
-            self._require_free_thresholds("regularisation paths")
+            self._require_elastic_net_model("regularisation paths")
             return penalized.regularization_path(
                 self,
                 alphas,
@@ -1267,9 +1269,7 @@ class OrdinalModel:
         CVResult
         """
         with numeric_threads():  # thin products, as in a fit
-            self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
-            refuse_threshold_groups_ml(self)
-            self._require_free_thresholds("cross-validated penalised fits")
+            self._require_elastic_net_model("cross-validated penalised fits")
             return penalized.cross_validate(
                 self,
                 alphas,

@@ -36,6 +36,21 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(core_threads, "POOL_MIN_ROWS", 0)
 
 
+@pytest.fixture
+def threads_used(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """Names of the threads that evaluate a chunk's likelihood, filled as fits run."""
+    names: set[str] = set()
+    original = chunks.arrays_totals
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        names.add(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    for module in (chunks, evaluators, reservoir):
+        monkeypatch.setattr(module, "arrays_totals", recording)
+    return names
+
+
 def test_results_are_consumed_in_the_items_order_when_a_later_one_ends_first():
     second_done = threading.Event()
     order: list[int] = []
@@ -125,22 +140,13 @@ def _spill_bytes(model) -> dict[str, bytes]:
 @pytest.mark.parametrize("formula", [NUMERIC, FORMULA])
 @pytest.mark.parametrize("kind", ["parquet", "frame"])
 def test_a_fit_on_two_threads_is_the_one_thread_fit(
-    tmp_path, two_cores, monkeypatch, formula, kind
+    tmp_path, two_cores, threads_used, formula, kind
 ):
     frame = ratings(12_000, seed=9)  # 24 chunks; above 10,000 rows the fit starts warm
     data: Any = frame
     if kind == "parquet":
         write_parquet(frame, tmp_path / "d", n_files=4)
         data = str(tmp_path / "d")
-    threads_used: set[str] = set()
-    original = chunks.arrays_totals
-
-    def recording(*args: Any, **kwargs: Any) -> Any:
-        threads_used.add(threading.current_thread().name)
-        return original(*args, **kwargs)
-
-    for module in (chunks, evaluators, reservoir):
-        monkeypatch.setattr(module, "arrays_totals", recording)
     one_model, one = _fit(data, formula, 1, str(tmp_path), weights="w")
     assert threads_used == {threading.current_thread().name}
     threads_used.clear()
@@ -272,22 +278,13 @@ def test_an_error_of_the_spills_writing_thread_is_raised_and_close_removes_the_f
 # -- small chunks stay in the calling thread -------------------------------------------
 
 
-def test_chunks_below_the_pool_size_are_evaluated_in_the_calling_thread(monkeypatch):
+def test_chunks_below_the_pool_size_are_evaluated_in_the_calling_thread(monkeypatch, threads_used):
     monkeypatch.setattr(core_threads, "usable_cores", lambda: 2)
     with ordstats.set_options(threads=2):
         assert core_threads.pass_threads() == 2
         assert core_threads.pass_threads(core_threads.POOL_MIN_ROWS) == 2
         assert core_threads.pass_threads(core_threads.POOL_MIN_ROWS - 1) == 1
     frame = ratings(3000, seed=5, missing=False)
-    seen: set[str] = set()
-    original = chunks.arrays_totals
-
-    def recording(*args: Any, **kwargs: Any) -> Any:
-        seen.add(threading.current_thread().name)
-        return original(*args, **kwargs)
-
-    for module in (chunks, evaluators, reservoir):
-        monkeypatch.setattr(module, "arrays_totals", recording)
     with ordstats.set_options(threads=2):
         ordstats.OrdinalModel.from_formula(NUMERIC, frame, chunksize=500).fit(disp=False)
-    assert seen == {threading.current_thread().name}
+    assert threads_used == {threading.current_thread().name}
