@@ -46,6 +46,13 @@ __all__ = [
     "summarize_at",
 ]
 
+#: Share of the rows in the warm start's subsample (at least :data:`MIN_SUBSAMPLE`
+#: rows); kept here, below ``ordstats.estimation.warm_start`` (which fits it), so that
+#: the data layer's sources size their shares of the sample by the same numbers.
+SUBSAMPLE_FRACTION = 0.05
+#: Smallest warm-start subsample.
+MIN_SUBSAMPLE = 5_000
+
 #: 16 characters: the hash key of the row keys (the sample's fixed seed).
 _HASH_KEY = "ordstats-sample0"
 

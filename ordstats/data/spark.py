@@ -58,7 +58,7 @@ import pandas as pd
 from ordstats.core.threads import numeric_threads
 from ordstats.data.chunks import ColumnPlan, LevelScan, _response_prototype
 from ordstats.data.parts import add_parts, sum_parts
-from ordstats.data.reservoir import SampledScan
+from ordstats.data.reservoir import MIN_SUBSAMPLE, SUBSAMPLE_FRACTION, SampledScan
 from ordstats.data.spark_cache import (
     CachePlace,
     PartitionCache,
@@ -99,11 +99,9 @@ CACHE_SETTING = "spark.ordstats.cache"
 _LOCAL_MASTER = re.compile(r"local(\[[^\]]*\])?")
 #: Rows of a sample that fixes column types (and the type of predictions).
 _SAMPLE_ROWS = 1000
-#: The warm start's subsample: this share of the rows, at least ``WARM_START_MIN`` rows
-#: (``ordstats.estimation.warm_start``'s ``SUBSAMPLE_FRACTION`` and ``MIN_SUBSAMPLE``,
-#: which this layer cannot import; a test keeps them equal).
-WARM_START_FRACTION = 0.05
-WARM_START_MIN = 5_000
+#: The warm start's subsample: this share of the rows, at least ``WARM_START_MIN`` rows.
+WARM_START_FRACTION = SUBSAMPLE_FRACTION
+WARM_START_MIN = MIN_SUBSAMPLE
 #: A partition sends this many times its even part of the warm start's subsample to the
 #: driver (partitions up to twice the average size still give the whole subsample).
 SHARE_MARGIN = 2.0

@@ -53,6 +53,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.solver import NewtonOptions, newton
+from ordstats.data.reservoir import MIN_SUBSAMPLE, SUBSAMPLE_FRACTION
 from ordstats.families.base import Family
 from ordstats.families.problem import CLMData
 
@@ -69,10 +70,6 @@ __all__ = [
 
 #: Fewest rows for which ``warm_start=None`` (automatic) fits a subsample first.
 MIN_ROWS = 20_000
-#: Share of the rows in the subsample (at least :data:`MIN_SUBSAMPLE` rows).
-SUBSAMPLE_FRACTION = 0.05
-#: Smallest subsample.
-MIN_SUBSAMPLE = 5_000
 #: Rows kept of every response level (all of them when a level has fewer).
 MIN_ROWS_PER_LEVEL = 50
 #: Largest subsample of data read in chunks (kept in memory during the first pass).
