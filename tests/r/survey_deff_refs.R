@@ -21,24 +21,15 @@
 #            mean (SRS variance svyvar(x) / n, svyvar with n / (n - 1), times (N - n) / N
 #            unless "replace"); ordstats estimates no means, this records the difference.
 suppressMessages({library(survey); library(jsonlite)})
+source("tests/r/survey_common.R")
 options(survey.lonely.psu = "fail")
-out <- "tests/data/survey"
 read <- function(name) {
-  d <- read.csv(file.path(out, paste0(name, ".csv")))
-  d$mealcat <- factor(d$mealcat, levels = c("(0,25]", "(25,50]", "(50,75]", "(75,100]"),
-                      ordered = TRUE)
+  d <- read_api(name)
   d$high <- as.numeric(unclass(d$mealcat) > 2)  # missing where mealcat is (meals = 0)
   d
 }
 apiclus1 <- read("apiclus1"); apiclus2 <- read("apiclus2"); apistrat <- read("apistrat")
-designs <- list(
-  clus1 = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc)",
-  clus2 = "svydesign(id = ~dnum + snum, fpc = ~fpc1 + fpc2, data = apiclus2)",
-  strat = "svydesign(id = ~1, strata = ~stype, weights = ~pw, data = apistrat, fpc = ~fpc)",
-  clus1_nofpc = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1)",
-  clus1_domain = "subset(svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc), yr.rnd == 'No')"
-)
-precise <- function(k) list(reltol = 1e-15, ndeps = rep(1e-5, k), maxit = 1000)
+designs <- api_designs
 refs <- list()
 for (name in names(designs)) {
   des <- eval(parse(text = designs[[name]]))
@@ -75,4 +66,4 @@ for (name in names(designs)) {
                                    deff_replace = unname(deff(mr))))
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"),
-           file.path(out, "deff_refs.json"))
+           file.path(survey_out, "deff_refs.json"))

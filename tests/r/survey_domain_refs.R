@@ -18,11 +18,8 @@
 # one district of the first; apiclus2 (districts then schools, fpc at both stages) with a
 # domain holding one school of a district that sampled 5 of its schools (lonely at stage 2).
 suppressMessages({library(survey); library(jsonlite)})
-out <- "tests/data/survey"
-read <- function(name) read.csv(file.path(out, paste0(name, ".csv")))
-apistrat <- read("apistrat"); apiclus1 <- read("apiclus1"); apiclus2 <- read("apiclus2")
-apiclus1$mealcat <- factor(apiclus1$mealcat, levels = c("(0,25]", "(25,50]", "(50,75]", "(75,100]"),
-                           ordered = TRUE)
+source("tests/r/survey_common.R")
+apistrat <- read_api("apistrat"); apiclus1 <- read_api("apiclus1"); apiclus2 <- read_api("apiclus2")
 apiclus1$half <- ifelse(apiclus1$dnum < 400, "low", "high")
 one_high <- min(apistrat$row[apistrat$stype == "H"])
 low <- sort(unique(apiclus1$dnum[apiclus1$half == "low"]))
@@ -58,7 +55,7 @@ for (name in names(cases)) {
               adjust_domain_lonely = adjust, total_var = unname(v), warnings = I(seen))
     if (name == "clus1") {
       fit <- suppressWarnings(svyolr(mealcat ~ avg.ed + mobility + stype, design = sub,
-        control = list(reltol = 1e-15, ndeps = rep(1e-5, 7), maxit = 1000)))
+        control = precise(7)))
       cf <- c(fit$coefficients, fit$zeta)
       e$svyolr <- list(names = names(cf), coef = unname(cf), var = unname(vcov(fit)))
     }
@@ -66,4 +63,4 @@ for (name in names(cases)) {
   }
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"),
-           file.path(out, "domain_refs.json"))
+           file.path(survey_out, "domain_refs.json"))

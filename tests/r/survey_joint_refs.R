@@ -7,18 +7,16 @@
 # 1e-15, ndeps 1e-5, as tests/r/survey_refs.R) and regTermTest(fit, ~mobility + stype) with
 # the default ddf (fit$df.residual) and with df = Inf (chi-squared).
 suppressMessages({library(survey); library(jsonlite)})
+source("tests/r/survey_common.R")
 data(api)
 cats <- function(d) { d$mealcat <- cut(d$meals, c(0, 25, 50, 75, 100)); d }
 apiclus1 <- cats(apiclus1); apiclus2 <- cats(apiclus2)
-designs <- list(
-  clus1 = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc)",
-  clus2 = "svydesign(id = ~dnum + snum, fpc = ~fpc1 + fpc2, data = apiclus2)"
-)
+designs <- api_designs[c("clus1", "clus2")]
 f <- mealcat ~ avg.ed + mobility + stype
 refs <- list()
 for (name in names(designs)) {
   des <- eval(parse(text = designs[[name]]))
-  fit <- svyolr(f, design = des, control = list(reltol = 1e-15, ndeps = rep(1e-5, 7), maxit = 1000))
+  fit <- svyolr(f, design = des, control = precise(7))
   wald <- regTermTest(fit, ~mobility + stype)
   chisq <- regTermTest(fit, ~mobility + stype, df = Inf)
   refs[[name]] <- list(design = designs[[name]], terms = c("mobility", "stype"),

@@ -9,6 +9,7 @@
 # pgumbel, exp(-exp(-x)): ordstats' (and ordinal's) "loglog".  method = "cauchit" is left
 # out: svyolr stops where the gradient is far from zero (about 5 in the first cut-point).
 suppressMessages({library(survey); library(jsonlite)})
+source("tests/r/survey_common.R")
 data(api)
 apiclus1$mealcat <- cut(apiclus1$meals, c(0, 25, 50, 75, 100))
 des <- svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc)
@@ -16,7 +17,7 @@ f <- mealcat ~ avg.ed + mobility + stype
 refs <- list()
 for (method in c("probit", "cloglog")) {
   fit <- svyolr(f, design = des, method = method,
-                control = list(reltol = 1e-15, ndeps = rep(1e-5, 7), maxit = 1000))
+                control = precise(7))
   tt <- regTermTest(fit, ~stype)
   refs[[method]] <- list(coef = unname(c(fit$coefficients, fit$zeta)),
                          names = names(c(fit$coefficients, fit$zeta)),

@@ -21,24 +21,14 @@
 #                    vce(unconditional)). ordstats does not compute it; the tests show that
 #                    it differs from std_error.
 suppressMessages({library(survey); library(jsonlite)})
-out <- "tests/data/survey"
-read <- function(name) {
-  d <- read.csv(file.path(out, paste0(name, ".csv")))
-  d$mealcat <- factor(d$mealcat, levels = c("(0,25]", "(25,50]", "(50,75]", "(75,100]"),
-                      ordered = TRUE)
-  d
-}
-apiclus1 <- read("apiclus1"); apistrat <- read("apistrat")
-designs <- c(
-  clus1 = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc)",
-  strat = "svydesign(id = ~1, strata = ~stype, weights = ~pw, data = apistrat, fpc = ~fpc)"
-)
+source("tests/r/survey_common.R")
+apiclus1 <- read_api("apiclus1"); apistrat <- read_api("apistrat")
+designs <- api_designs[c("clus1", "strat")]
 f <- mealcat ~ avg.ed + stype
 refs <- list()
 for (name in names(designs)) {
   des <- eval(parse(text = designs[[name]]))
-  fit <- svyolr(f, design = des, control = list(reltol = 1e-15, ndeps = rep(1e-5, 6),
-                                                maxit = 1000))
+  fit <- svyolr(f, design = des, control = precise(6))
   par <- c(fit$coefficients, fit$zeta)
   mf <- model.frame(f, model.frame(des), na.action = na.pass)
   ok <- complete.cases(mf)
@@ -73,4 +63,4 @@ for (name in names(designs)) {
   }
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"),
-           file.path(out, "margins_refs.json"))
+           file.path(survey_out, "margins_refs.json"))

@@ -28,9 +28,10 @@
 #   (svyolr's own polr/BFGS refits stop early: var), and both sets of replicates; and
 #   repweights (one column per replicate), scale, rscales, mse.
 suppressMessages({library(survey); library(jsonlite)})
+source("tests/r/survey_common.R")
 options(survey.lonely.psu = "fail")
 data(api)
-out <- "tests/data/survey"
+out <- survey_out
 cats <- function(d) {
   d$mealcat <- cut(d$meals, c(0, 25, 50, 75, 100))
   d$row <- seq_len(nrow(d))
@@ -44,7 +45,6 @@ write.csv(apiclus2[, c(keep, "fpc1", "fpc2")], file.path(out, "apiclus2.csv"), r
 write.csv(apistrat[, c(keep, "fpc")], file.path(out, "apistrat.csv"), row.names = FALSE)
 
 f <- mealcat ~ avg.ed + mobility + stype
-precise <- function(k) list(reltol = 1e-15, ndeps = rep(1e-5, k), maxit = 1000)
 entry <- function(fit, design, call) {
   cf <- c(fit$coefficients, fit$zeta)
   v <- vcov(fit)
@@ -83,13 +83,7 @@ numderiv_var <- function(fit, ff, design, term) {
        ddf = fit$df.residual, p = pf(Fstat, length(idx), fit$df.residual, lower.tail = FALSE))
 }
 refs <- list()
-designs <- list(
-  clus1 = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc)",
-  clus2 = "svydesign(id = ~dnum + snum, fpc = ~fpc1 + fpc2, data = apiclus2)",
-  strat = "svydesign(id = ~1, strata = ~stype, weights = ~pw, data = apistrat, fpc = ~fpc)",
-  clus1_nofpc = "svydesign(id = ~dnum, weights = ~pw, data = apiclus1)",
-  clus1_domain = "subset(svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fpc = ~fpc), yr.rnd == 'No')"
-)
+designs <- api_designs
 for (name in names(designs)) {
   des <- eval(parse(text = designs[[name]]))
   ff <- if (name == "strat") mealcat ~ avg.ed + mobility + enroll else f

@@ -15,10 +15,8 @@
 #   svyolr          names, coef, vcov of svyolr(mealcat ~ avg.ed + mobility + stype) with a
 #                   precise optim Hessian (reltol 1e-15, ndeps 1e-5)
 suppressMessages({library(survey); library(jsonlite)})
-out <- "tests/data/survey"
-apiclus2 <- read.csv(file.path(out, "apiclus2.csv"))
-apiclus2$mealcat <- factor(apiclus2$mealcat,
-                           levels = c("(0,25]", "(25,50]", "(50,75]", "(75,100]"), ordered = TRUE)
+source("tests/r/survey_common.R")
+apiclus2 <- read_api("apiclus2")
 apiclus2$half <- ifelse(apiclus2$dnum < 400, "low", "high")
 apiclus2$one <- 1
 designs <- c(
@@ -31,7 +29,7 @@ for (name in names(designs)) for (lonely in c("remove", "adjust", "certainty", "
   des <- eval(parse(text = designs[[name]]))
   tot <- svytotal(~api00 + meals, des)
   fit <- svyolr(mealcat ~ avg.ed + mobility + stype, design = des,
-                control = list(reltol = 1e-15, ndeps = rep(1e-5, 7), maxit = 1000))
+                control = precise(7))
   cf <- c(fit$coefficients, fit$zeta)
   refs[[paste(name, lonely, sep = "_")]] <- list(
     design = designs[[name]], lonely_psu = lonely, weights = unname(weights(des)),
@@ -40,4 +38,4 @@ for (name in names(designs)) for (lonely in c("remove", "adjust", "certainty", "
                   df_residual = fit$df.residual))
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"),
-           file.path(out, "stage_strata_refs.json"))
+           file.path(survey_out, "stage_strata_refs.json"))
