@@ -128,8 +128,9 @@ def fixed_level_terms(
     lhs, rhs = split_formula(formula)
     rhs, matrix = _with_intercept(rhs, prototype, context, part)
     terms = replace(_terms_from_matrix(matrix), formula=rhs)
-    if terms.spec is not None and terms.spec.transform_state:
-        names = ", ".join(map(repr, terms.spec.transform_state))
+    learnt = [] if terms.spec is None else [k for k, v in terms.spec.transform_state.items() if v]
+    if learnt:  # cut(x, c(0, 10, 20)) learns nothing: its state is empty
+        names = ", ".join(map(repr, learnt))
         raise SpecificationError(
             f"the {'' if part == 'location' else part + ' '}formula uses stateful transforms "
             f"({names}) that learn from all rows at "

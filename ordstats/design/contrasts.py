@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from formulaic.materializers import PandasMaterializer
 from formulaic.materializers.types import EvaluatedFactor, FactorValues
@@ -96,8 +97,9 @@ def _polynomial_factor(raw: Any) -> FactorValues[Any]:
 class RDefaultsMaterializer(PandasMaterializer):
     """formulaic's pandas materializer with R's default contrasts for ordered factors.
 
-    A column looked up by name (``x`` in ``y ~ x``, ``x:z``) that is an ordered
-    pandas Categorical gets :class:`ROrderedPolyContrasts`; an explicit
+    A column looked up by name (``x`` in ``y ~ x``, ``x:z``) or an expression
+    (``ordered(x)``) that is an ordered pandas Categorical gets
+    :class:`ROrderedPolyContrasts`; an explicit
     ``C(x, ...)`` keeps the contrasts it names.  With a fitted spec the choice
     recorded in the spec decides, whatever the dtype of the new column.
     """
@@ -114,7 +116,7 @@ class RDefaultsMaterializer(PandasMaterializer):
     ) -> dict[str, Any]:
         metadata = factor.values.__formulaic_metadata__
         if (
-            factor.factor.eval_method.value == "lookup"
+            factor.factor.eval_method.value in ("lookup", "python")
             and metadata.encoder is None
             and metadata.kind is Factor.Kind.CATEGORICAL
         ):
@@ -127,4 +129,25 @@ class RDefaultsMaterializer(PandasMaterializer):
         encoded: dict[str, Any] = super()._encode_evaled_factor(
             factor, spec, drop_rows, reduced_rank
         )
+        if metadata.kind is Factor.Kind.CATEGORICAL:
+            return _missing_as_nan(encoded, factor.values.__wrapped__, drop_rows)
         return encoded
+
+
+def _missing_as_nan(encoded: dict[str, Any], raw: Any, drop_rows: Sequence[int]) -> dict[str, Any]:
+    """The columns of a factor with NaN in the rows where the factor is missing.
+
+    formulaic codes a missing level as a row of zeros, the reference level's coding.
+    A data column's missing rows are dropped before; a factor made by an expression
+    (``cut(x, c(0, 10))`` of x = 20, ``factor(x, levels = ...)`` of another value) is
+    missing where R's is NA, and its rows are then dropped or predicted as NaN.
+    """
+    missing = np.delete(np.asarray(pd.isna(raw), dtype=bool).ravel(), sorted(drop_rows))
+    if not missing.any():
+        return encoded
+    return {
+        name: np.where(missing, np.nan, column.astype(float))
+        if isinstance(column, np.ndarray) and column.shape == missing.shape
+        else column
+        for name, column in encoded.items()
+    }

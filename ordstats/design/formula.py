@@ -35,6 +35,7 @@ from ordstats.design.core import (
     rows_to_keep,
 )
 from ordstats.design.monotonic import formula_context
+from ordstats.design.r_functions import r_spelling
 from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
@@ -80,7 +81,7 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
     _check_one_part(rhs, formula, random_terms)
-    return lhs, r_powers(rhs.strip()) or "1"
+    return lhs, r_powers(r_spelling(rhs.strip())) or "1"
 
 
 def r_powers(rhs: str) -> str:
@@ -743,7 +744,7 @@ def _side_formula(value: Any, part: str) -> str | None:
                 f"the {part} formula {value!r} must be one-sided (no response): '~ {text.strip()}'"
             )
     _check_one_part(text, value)
-    return r_powers(text.strip()) or "1"
+    return r_powers(r_spelling(text.strip())) or "1"
 
 
 def design_from_formula(

@@ -34,6 +34,7 @@ import pandas as pd
 from formulaic.transforms import stateful_transform
 from formulaic.utils.layered_mapping import LayeredMapping
 
+from ordstats.design.r_functions import R_FUNCTIONS, callers_names
 from ordstats.errors import DataError
 
 __all__ = ["FORMULA_TRANSFORMS", "MonotonicBlock", "formula_context", "mo", "monotonic_blocks"]
@@ -138,9 +139,13 @@ def formula_context(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
     -------
     mapping
         :data:`FORMULA_TRANSFORMS` first (``mo`` is the monotonic term in an
-        ordstats formula whatever the caller's scope holds), then ``context``.
+        ordstats formula whatever the caller's scope holds), then ``context``,
+        then R's functions (:data:`~ordstats.design.r_functions.R_FUNCTIONS`: a
+        caller's own function ``cut`` is the caller's, a caller's value ``c``
+        does not hide R's ``c``).
     """
-    return LayeredMapping(FORMULA_TRANSFORMS, context)  # lookups only: no layer is changed
+    # lookups only: no layer is changed
+    return LayeredMapping(FORMULA_TRANSFORMS, callers_names(context), R_FUNCTIONS)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from ordstats.design.formula import (
     spec_variables,
 )
 from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
+from ordstats.design.r_functions import R_FUNCTIONS
 from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
@@ -44,6 +45,8 @@ def _unseen_levels_error(caught: list[warnings.WarningMessage]) -> PredictionErr
             text = str(item.message)
             match = re.search(r"\{(.*?)\}", text)
             levels = match.group(1) if match else text
+            if match and set(levels.split(", ")) <= {"nan", "None", "<NA>"}:
+                continue  # a factor an expression left missing (cut outside its breaks): NaN
             return PredictionError(
                 f"newdata has factor level(s) {levels} that the model was not fitted on; "
                 "their effects are unknown. Remove those rows or refit with data that "
@@ -184,6 +187,8 @@ def newdata_columns(
     assert spec is not None
     from_rows = set()
     for name in _context_roots(spec):
+        if name in R_FUNCTIONS and name not in context:
+            continue  # R's function (cut, factor, ...), in every evaluation context
         if name not in context:
             from_rows.add(name)  # dropped at saving, or gone from the caller's scope
         elif recorded is not None:

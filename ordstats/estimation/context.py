@@ -16,6 +16,7 @@ import types
 from collections.abc import Iterable, Mapping
 
 from ordstats.design import formula_variables, is_row_data
+from ordstats.design.r_functions import shadows_r_function
 from ordstats.errors import OrdstatsError, SpecificationError
 
 __all__ = ["FormulaContext", "formula_names", "used_context"]
@@ -123,9 +124,11 @@ def used_context(
     kept: dict[str, object] = {}
     for name in wanted:
         try:
-            kept[name] = context[name]
+            value = context[name]
         except KeyError:
             continue
+        if not shadows_r_function(name, value):
+            kept[name] = value
     rows = None
     if n_rows is not None:
         rows = [name for name, value in kept.items() if is_row_data(value, n_rows)]

@@ -10,17 +10,9 @@ suppressMessages({library(jsonlite)})
 data_dir <- "ordstats/datasets"
 out_dir <- "tests/data/r_datasets"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-read_data <- function(name, dir = data_dir) {
-  d <- read.csv(file.path(dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine")
-soup <- read_data("soup")
-
-source("tests/r/write_dataset.R")  # write_dataset(d, name, ...) into out_dir
+source("tests/r/write_dataset.R")  # write_dataset(d, name, ...) into out_dir, read_dataset
+wine <- read_dataset("wine")
+soup <- read_dataset("soup")
 
 ## income (ordinal::income, defined in its help page)
 lev <- c(0, 3, 5, 7, 10, 12, 15)

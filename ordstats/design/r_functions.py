@@ -1,0 +1,577 @@
+"""R's functions and spellings in formulas: ``factor(x)``, ``cut(age, 3)``, ``ns(x, 3)``, ...
+
+R users write model formulas with R's base functions (``factor``, ``as.numeric``,
+``relevel``, ``cut``, ``ifelse``, ``pmin``, ``sqrt``, ``abs``, ``log(x, base = 10)``),
+the ``splines`` package's ``ns``, R's literals (``TRUE``, ``FALSE``, ``NULL``,
+``c(...)``), dotted argument names (``include.lowest = TRUE``) and R's operators
+(``a %in% b``, ``C(f, sum)``).  formulaic evaluates a term as Python, where these
+are unknown names or syntax errors, and reads ``b %in% a`` as ``a/b`` (with the
+main effect of ``a``: a different model from R's ``a:b``, silently).
+
+:func:`r_spelling` rewrites the text of a formula's terms into what formulaic
+evaluates, and :data:`R_FUNCTIONS` are the functions, evaluated as R does.  They sit
+below the caller's own names in a formula's evaluation context (a function of the
+caller named ``cut`` is the caller's), above formulaic's transforms (R's ``log`` has
+``base``).  Stateful ones learn from the fitted rows and reuse what they learnt for
+new data: ``cut(x, 3)`` its breaks, ``ns(x, 3)`` its knots, and ``factor(x)`` its
+levels (formulaic keeps a factor's levels).  Terms are named by the rewritten text
+(``as_numeric(parity)``, ``factor(induced)[T.1]``), as formulaic names other terms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from formulaic.transforms import stateful_transform
+from scipy.interpolate import BSpline
+
+from ordstats.errors import FormulaError
+
+__all__ = ["R_FUNCTIONS", "callers_names", "r_spelling", "shadows_r_function"]
+
+# ---------------------------------------------------------------------------
+# spellings
+
+_DOTTED_FUNCTIONS = (
+    "as.numeric",
+    "as.double",
+    "as.integer",
+    "as.logical",
+    "as.character",
+    "as.factor",
+    "as.ordered",
+)
+_PACKAGES = ("base", "stats", "splines")
+_LITERALS = {"TRUE": "True", "FALSE": "False", "NULL": "None"}
+_CONTRAST_SHORT_NAMES = ("poly", "helmert", "sum", "treatment", "SAS")
+
+
+def _outside_quotes(text: str, rewrite: Callable[[str], str]) -> str:
+    """Apply ``rewrite`` to the parts of ``text`` outside quotes and backticks."""
+    parts = re.split(r"(`[^`]*`|'[^']*'|\"[^\"]*\")", text)
+    return "".join(p if i % 2 else rewrite(p) for i, p in enumerate(parts))
+
+
+def _plain_spellings(text: str) -> str:
+    text = re.sub(rf"\b(?:{'|'.join(_PACKAGES)})::(?=\w)", "", text)
+    for name in _DOTTED_FUNCTIONS:
+        text = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*\()", name.replace(".", "_"), text)
+    for r_name, python in _LITERALS.items():
+        text = re.sub(rf"(?<![\w.]){r_name}(?![\w.])", python, text)
+    # argument names with dots (include.lowest = TRUE): never Python, so never ambiguous
+    return re.sub(r"(?<![\w.])([A-Za-z]\w*(?:\.\w+)+)(?=\s*=(?!=))", _underscored, text)
+
+
+def _underscored(match: re.Match[str]) -> str:
+    return match.group(1).replace(".", "_")
+
+
+def _short_contrasts(text: str) -> str:
+    """R's ``C(f, sum)``: ``C`` reads a bare ``poly``/``helmert``/``sum``/... as ``contr.*``."""
+    names = "|".join(_CONTRAST_SHORT_NAMES)
+    return re.sub(rf"(\bC\s*\(.*?,\s*)({names})(\s*[,)])", r"\1contr.\2\3", text)
+
+
+def _nesting_at_top_level(text: str) -> str:
+    """R's ``b %in% a`` outside any call as the term ``a:b`` (R's nesting).
+
+    formulaic reads it as ``a/b``, with ``a``'s main effect.  Inside a call ``%in%``
+    is left alone.
+    """
+    out, depth, k = [], 0, 0
+    while k < len(text):
+        char = text[k]
+        if char in "`'\"":
+            end = text.index(char, k + 1) if char in text[k + 1 :] else len(text) - 1
+            out.append(text[k : end + 1])
+            k = end + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and text.startswith("%in%", k):
+            out.append(":")
+            k += 4
+            continue
+        out.append(char)
+        k += 1
+    return "".join(out)
+
+
+def r_spelling(rhs: str) -> str:
+    """The terms ``rhs`` with R's spellings rewritten into what formulaic evaluates.
+
+    ``pkg::f`` (base, stats, splines) -> ``f``; ``as.numeric(`` and R's other dotted
+    conversion functions -> ``as_numeric(``; ``TRUE``/``FALSE``/``NULL`` -> Python's;
+    dotted argument names -> underscores (``include.lowest`` -> ``include_lowest``);
+    ``C(f, sum)`` -> ``C(f, contr.sum)``; ``b %in% a`` outside calls -> ``b:a``.
+    Quoted names and strings are left as they are.
+
+    Parameters
+    ----------
+    rhs : str
+        The right-hand side of a formula.
+
+    Returns
+    -------
+    str
+    """
+    text = _outside_quotes(rhs, _plain_spellings)
+    return _nesting_at_top_level(_outside_quotes(text, _short_contrasts))
+
+
+# ---------------------------------------------------------------------------
+# conversions
+
+
+def _values(x: Any) -> pd.Series:
+    return x if isinstance(x, pd.Series) else pd.Series(np.asarray(x))
+
+
+def _like(x: Any, values: Any) -> Any:
+    """``values`` as a Series on ``x``'s index when ``x`` is a Series."""
+    if isinstance(x, pd.Series):
+        return pd.Series(values, index=x.index)
+    return values
+
+
+def _as_numeric(x: Any) -> Any:
+    """R's ``as.numeric``: a factor's codes (1, 2, ...), numbers as floats, text parsed."""
+    s = _values(x)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy()
+        return _like(x, np.where(codes < 0, np.nan, codes + 1.0))
+    if s.dtype == bool:
+        return _like(x, s.to_numpy(dtype=float))
+    return _like(x, pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan))
+
+
+def _as_integer(x: Any) -> Any:
+    """R's ``as.integer``: :func:`_as_numeric` truncated towards zero."""
+    return np.trunc(_as_numeric(x))
+
+
+_TRUE_TEXT = {"TRUE", "true", "True", "T"}
+_FALSE_TEXT = {"FALSE", "false", "False", "F"}
+
+
+def _as_logical(x: Any) -> Any:
+    """R's ``as.logical`` as a factor with levels False, True (missing where R has NA)."""
+    s = _values(x)
+    flags: np.ndarray
+    if s.dtype.kind in "biuf":
+        numbers = s.to_numpy(dtype=float, na_value=np.nan)
+        flags = (numbers != 0).astype(object)
+        flags[np.isnan(numbers)] = None
+    else:
+        text = s.astype(object)
+        flags = np.array(
+            [True if v in _TRUE_TEXT else False if v in _FALSE_TEXT else None for v in text],
+            dtype=object,
+        )
+    out = pd.Categorical(list(flags), categories=[False, True])
+    return _like(x, out)
+
+
+def _as_character(x: Any) -> Any:
+    """R's ``as.character``: text (a factor in a model, its levels sorted)."""
+    s = _values(x)
+    text = s.astype(object).where(s.notna(), None).map(lambda v: v if v is None else str(v))
+    return _like(x, text.to_numpy()) if isinstance(x, pd.Series) else text.to_numpy()
+
+
+def _levels_of(s: pd.Series) -> list[Any]:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        used = set(s.dropna().unique())
+        return [level for level in s.cat.categories if level in used]
+    return sorted(s.dropna().unique())
+
+
+def _factor(
+    x: Any,
+    levels: Any = None,
+    labels: Any = None,
+    ordered: bool = False,
+) -> Any:
+    """R's ``factor``: a categorical of ``x``'s sorted values (or ``levels``, as ``labels``)."""
+    s = _values(x)
+    categories = _levels_of(s) if levels is None else list(np.atleast_1d(levels))
+    if len(set(categories)) != len(categories):
+        raise FormulaError(f"factor(): levels {categories} are not unique")
+    out = pd.Categorical(s.astype(object).where(s.notna(), None), categories, ordered=ordered)
+    if labels is not None:
+        labels = list(np.atleast_1d(labels))
+        if len(labels) != len(categories):
+            raise FormulaError(
+                f"factor(): {len(labels)} labels for {len(categories)} levels ({categories})"
+            )
+        out = out.rename_categories(labels)
+    return _like(x, out)
+
+
+def _ordered(x: Any, levels: Any = None, labels: Any = None) -> Any:
+    """R's ``ordered``: :func:`_factor` with ``ordered=True`` (coded with ``contr.poly``)."""
+    return _factor(x, levels, labels, ordered=True)
+
+
+def _as_factor(x: Any) -> Any:
+    s = _values(x)
+    return x if isinstance(s.dtype, pd.CategoricalDtype) else _factor(x)
+
+
+def _as_ordered(x: Any) -> Any:
+    s = _values(x)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return _like(x, s.cat.as_ordered().array)
+    return _ordered(x)
+
+
+def _relevel(x: Any, ref: Any) -> Any:
+    """R's ``relevel``: the factor ``x`` with level ``ref`` first (the reference level)."""
+    s = _values(_as_factor(x))
+    categories = list(s.cat.categories)
+    if ref not in categories:  # R's levels are text: relevel(factor(n), ref = "2")
+        ref = next((c for c in categories if str(c) == str(ref)), ref)
+    if ref not in categories:
+        raise FormulaError(
+            f"relevel(): ref={ref!r} is not a level of the factor "
+            f"({', '.join(map(str, categories))})"
+        )
+    order = [ref, *(c for c in categories if c != ref)]
+    return _like(x, s.cat.reorder_categories(order).array)
+
+
+def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:
+    """R's ``interaction``: a factor of every combination of the factors' levels.
+
+    Its levels are all combinations (R's ``drop = FALSE``), the first factor varying
+    fastest unless ``lex_order``; a combination that no row has gives a column of
+    zeros, dropped as aliased (as R's clm does).
+    """
+    if not factors:
+        raise FormulaError("interaction() needs at least one factor")
+    series = [_values(_as_factor(f)) for f in factors]
+    levels = [[str(c) for c in s.cat.categories] for s in series]
+    if lex_order:
+        combos = list(itertools.product(*levels))
+    else:  # the first factor varies fastest
+        combos = [tuple(reversed(c)) for c in itertools.product(*reversed(levels))]
+    names = [sep.join(c) for c in combos]
+    rows = zip(*(s.astype(object).to_numpy() for s in series), strict=True)
+    text = [None if any(pd.isna(v) for v in row) else sep.join(map(str, row)) for row in rows]
+    return _like(factors[0], pd.Categorical(text, categories=names))
+
+
+# ---------------------------------------------------------------------------
+# arithmetic
+
+
+def _log(x: Any, base: float = np.e) -> Any:
+    """R's ``log(x, base = exp(1))``."""
+    out = np.log(x)
+    return out if base == np.e else out / np.log(base)
+
+
+def _round(x: Any, digits: int = 0) -> Any:
+    return np.round(x, int(digits))
+
+
+def _signif(x: Any, digits: int = 6) -> Any:
+    """R's ``signif``: ``x`` rounded to ``digits`` significant digits."""
+    values = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        power = np.where(values == 0, 0, np.floor(np.log10(np.abs(values))))
+        scale = 10.0 ** (int(digits) - 1 - power)
+        return _like(x, np.round(values * scale) / scale)
+
+
+def _parallel(name: str, args: tuple[Any, ...], na_rm: bool) -> Any:
+    if not args:
+        raise FormulaError(f"{name}() needs at least one argument")
+    stacked = np.vstack([a.ravel() for a in np.broadcast_arrays(*map(_as_floats, args))])
+    if na_rm:
+        with warnings.catch_warnings():  # a row that is all NA stays NA
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out = (np.nanmin if name == "pmin" else np.nanmax)(stacked, axis=0)
+    else:
+        out = (np.min if name == "pmin" else np.max)(stacked, axis=0)
+    first = next((a for a in args if isinstance(a, pd.Series)), None)
+    return out if first is None else pd.Series(out, index=first.index)
+
+
+def _as_floats(x: Any) -> np.ndarray:
+    return _values(x).to_numpy(dtype=float, na_value=np.nan) if np.ndim(x) else np.asarray(x, float)
+
+
+def _pmin(*args: Any, na_rm: bool = False) -> Any:
+    """R's ``pmin``: the smallest of the arguments, row by row (NA if any is, unless ``na_rm``)."""
+    return _parallel("pmin", args, na_rm)
+
+
+def _pmax(*args: Any, na_rm: bool = False) -> Any:
+    """R's ``pmax``: the largest of the arguments, row by row."""
+    return _parallel("pmax", args, na_rm)
+
+
+def _ifelse(test: Any, yes: Any, no: Any) -> Any:
+    """R's ``ifelse``: ``yes`` where ``test`` holds, ``no`` where not, NA where ``test`` is."""
+    numbers = _values(test).to_numpy(dtype=float, na_value=np.nan)
+    missing = np.isnan(numbers)
+    flags = np.where(missing, 0.0, numbers) != 0
+    yes_v = np.broadcast_to(np.asarray(yes, dtype=float), flags.shape)
+    no_v = np.broadcast_to(np.asarray(no, dtype=float), flags.shape)
+    out = np.where(flags, yes_v, no_v)
+    out[missing] = np.nan
+    return _like(test, out)
+
+
+def _c(*args: Any) -> list[Any]:
+    """R's ``c``: the arguments in one list (for ``levels = c("a", "b")`` and breaks)."""
+    out: list[Any] = []
+    for arg in args:
+        out.extend(np.atleast_1d(arg).tolist() if not isinstance(arg, str) else [arg])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# stateful: cut and ns
+
+
+def _r_format(value: float, digits: int) -> str:
+    """C's ``%.<digits>g``, as R's ``formatC(0 + value, digits, width = 1)``."""
+    return f"{0.0 + value:.{digits}g}"
+
+
+def _cut_breaks(x: np.ndarray, breaks: Any) -> np.ndarray:
+    """R's breaks of ``cut(x, breaks)``: ``breaks`` intervals over the range, widened by 0.1%."""
+    if np.ndim(breaks) == 0:
+        n = int(breaks)
+        if n < 2:
+            raise FormulaError(
+                f"cut(): breaks={breaks} must be at least 2 (the number of intervals)"
+            )
+        seen = x[np.isfinite(x)]
+        if seen.size == 0:
+            raise FormulaError("cut(): the variable has no finite values to take breaks from")
+        low, high = float(seen.min()), float(seen.max())
+        width = high - low
+        if width == 0:
+            width = abs(low) if low != 0 else 1.0
+            return np.linspace(low - width / 1000, high + width / 1000, n + 1)
+        out = np.linspace(low, high, n + 1)
+        out[[0, -1]] = [low - width / 1000, high + width / 1000]
+        return out
+    out = np.sort(np.asarray(breaks, dtype=float))
+    if np.unique(out).size != out.size:
+        raise FormulaError(f"cut(): breaks {out.tolist()} are not unique")
+    return out
+
+
+def _cut_labels(breaks: np.ndarray, right: bool, include_lowest: bool, dig_lab: int) -> list[str]:
+    """R's interval labels, ``(a,b]``, with as many digits as make them distinct."""
+    for digits in range(dig_lab, max(12, dig_lab) + 1):
+        text = [_r_format(b, digits) for b in breaks]
+        if all(a != b for a, b in itertools.pairwise(text)):
+            break
+    else:
+        return [f"Range_{k + 1}" for k in range(len(breaks) - 1)]
+    opening, closing = ("(", "]") if right else ("[", ")")
+    labels = [f"{opening}{a},{b}{closing}" for a, b in itertools.pairwise(text)]
+    if include_lowest:
+        if right:
+            labels[0] = "[" + labels[0][1:]
+        else:
+            labels[-1] = labels[-1][:-1] + "]"
+    return labels
+
+
+@stateful_transform
+def _cut(
+    x: Any,
+    breaks: Any,
+    labels: Any = None,
+    right: bool = True,
+    include_lowest: bool = False,
+    dig_lab: int = 3,
+    ordered_result: bool = False,
+    _state: dict[str, Any] | None = None,
+) -> Any:
+    """R's ``cut``: ``x`` as a factor of intervals; a number of breaks is learnt once."""
+    state = {} if _state is None else _state
+    values = _values(x).to_numpy(dtype=float, na_value=np.nan)
+    if "breaks" in state:
+        edges = np.asarray(state["breaks"])
+    else:
+        edges = _cut_breaks(values, breaks)
+        if np.ndim(breaks) == 0:  # learnt from the fitted rows; given breaks are in the text
+            state["breaks"] = edges.tolist()
+    names = (
+        _cut_labels(edges, right, include_lowest, dig_lab)
+        if labels is None
+        else [str(v) for v in np.atleast_1d(labels)]
+    )
+    if len(names) != len(edges) - 1:
+        raise FormulaError(f"cut(): {len(names)} labels for {len(edges) - 1} intervals")
+    # (b_i, b_i+1] when right: the first edge >= x; [b_i, b_i+1) otherwise
+    code = np.searchsorted(edges, values, side="left" if right else "right") - 1
+    if include_lowest:
+        code[values == (edges[0] if right else edges[-1])] = 0 if right else len(names) - 1
+    outside = (code < 0) | (code >= len(names)) | np.isnan(values)
+    text = [None if out else names[c] for c, out in zip(code, outside, strict=True)]
+    return _like(x, pd.Categorical(text, categories=names, ordered=ordered_result))
+
+
+def _spline_basis(knots: np.ndarray, x: np.ndarray, derivative: int = 0) -> np.ndarray:
+    """The cubic B-spline basis of ``knots`` (R's ``splineDesign(knots, x, 4, derivs)``)."""
+    n_basis = len(knots) - 4
+    spline = BSpline(knots, np.eye(n_basis), 3, extrapolate=True)
+    return np.atleast_2d((spline.derivative(derivative) if derivative else spline)(x))
+
+
+def _natural_basis(
+    x: np.ndarray, inner: np.ndarray, boundary: np.ndarray, intercept: bool
+) -> np.ndarray:
+    """R's ``splines::ns`` basis, continued linearly outside the boundary knots.
+
+    Cubic B-splines with zero second derivatives at the boundary knots: the null space
+    of those two constraints, by R's QR construction.
+    """
+    if boundary[0] == boundary[1]:  # one value (chunked fits' placeholder rows): no basis
+        return np.full((x.size, inner.size + 1 + int(intercept)), np.nan)
+    knots = np.sort(np.concatenate([np.repeat(boundary, 4), inner]))
+    basis = np.zeros((x.size, len(knots) - 4))
+    inside = (x >= boundary[0]) & (x <= boundary[1])
+    basis[inside] = _spline_basis(knots, x[inside])
+    for pivot, side in ((boundary[0], x < boundary[0]), (boundary[1], x > boundary[1])):
+        if side.any():  # value and slope at the boundary knot
+            at = np.array([pivot])
+            value, slope = _spline_basis(knots, at), _spline_basis(knots, at, 1)
+            basis[side] = value + np.outer(x[side] - pivot, slope[0])
+    constraints = _spline_basis(knots, boundary, 2)
+    if not intercept:
+        basis, constraints = basis[:, 1:], constraints[:, 1:]
+    q, _ = np.linalg.qr(constraints.T, mode="complete")
+    return (basis @ q)[:, 2:]
+
+
+@stateful_transform
+def _ns(
+    x: Any,
+    df: int | None = None,
+    knots: Any = None,
+    intercept: bool = False,
+    Boundary_knots: Any = None,  # R's Boundary.knots
+    _state: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """R's ``splines::ns``: a natural cubic spline basis; knots are learnt from the fit."""
+    state = {} if _state is None else _state
+    values = _values(x).to_numpy(dtype=float, na_value=np.nan)
+    seen = values[np.isfinite(values)]
+    if "boundary" not in state:
+        if seen.size == 0:
+            raise FormulaError("ns(): the variable has no finite values")
+        boundary = (
+            np.array([seen.min(), seen.max()], dtype=float)
+            if Boundary_knots is None
+            else np.sort(np.asarray(Boundary_knots, dtype=float))
+        )
+        if knots is None:
+            n_inner = 0 if df is None else int(df) - 1 - int(intercept)
+            if n_inner < 0:
+                raise FormulaError(f"ns(): df={df} is too small (at least {1 + int(intercept)})")
+            probs = np.linspace(0, 1, n_inner + 2)[1:-1]
+            within = seen[(seen >= boundary[0]) & (seen <= boundary[1])]
+            inner = np.quantile(within, probs) if n_inner else np.empty(0)
+        else:
+            inner = np.sort(np.asarray(knots, dtype=float).ravel())
+        state["boundary"], state["knots"] = boundary.tolist(), inner.tolist()
+    finite = np.isfinite(values)
+    out = np.full((values.size, len(state["knots"]) + 1 + int(intercept)), np.nan)
+    out[finite] = _natural_basis(
+        values[finite], np.asarray(state["knots"]), np.asarray(state["boundary"]), intercept
+    )
+    return {str(k + 1): _like(x, out[:, k]) for k in range(out.shape[1])}
+
+
+R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
+    {
+        "factor": _factor,
+        "ordered": _ordered,
+        "as_factor": _as_factor,
+        "as_ordered": _as_ordered,
+        "relevel": _relevel,
+        "interaction": _interaction,
+        "as_numeric": _as_numeric,
+        "as_double": _as_numeric,
+        "as_integer": _as_integer,
+        "as_logical": _as_logical,
+        "as_character": _as_character,
+        "cut": _cut,
+        "ns": _ns,
+        "ifelse": _ifelse,
+        "pmin": _pmin,
+        "pmax": _pmax,
+        "c": _c,
+        "log": _log,
+        "log1p": np.log1p,
+        "expm1": np.expm1,
+        "sqrt": np.sqrt,
+        "abs": np.abs,
+        "sign": np.sign,
+        "floor": np.floor,
+        "ceiling": np.ceil,
+        "trunc": np.trunc,
+        "round": _round,
+        "signif": _signif,
+        "sin": np.sin,
+        "cos": np.cos,
+        "tan": np.tan,
+        "asin": np.arcsin,
+        "acos": np.arccos,
+        "atan": np.arctan,
+        "sinh": np.sinh,
+        "cosh": np.cosh,
+        "tanh": np.tanh,
+    }
+)
+"""R's functions in ordstats' formulas, by the names :func:`r_spelling` leaves."""
+
+
+def shadows_r_function(name: str, value: Any) -> bool:
+    """Whether a caller's ``name = value`` is left out of a formula's names.
+
+    R looks a called name up among functions only: ``levels = c("a", "b")`` calls
+    ``c`` even where a variable ``c`` exists.  A caller's value that is not a function,
+    named like one of :data:`R_FUNCTIONS`, is therefore not seen by formulas; a
+    caller's own function of that name is.
+    """
+    return name in R_FUNCTIONS and not callable(value)
+
+
+class _CallersNames(Mapping[str, Any]):
+    """The caller's names without those that :func:`shadows_r_function` leaves out."""
+
+    def __init__(self, context: Mapping[str, Any]) -> None:
+        self._context = context
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._context[name]
+        if shadows_r_function(name, value):
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self._context if not shadows_r_function(k, self._context[k]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def callers_names(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``context`` as a formula sees it (:func:`shadows_r_function`)."""
+    return _CallersNames(context or {})

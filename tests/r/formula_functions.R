@@ -1,0 +1,62 @@
+# R's functions in model formulas (factor, as.numeric, relevel, cut, ns, ifelse, pmin, ...)
+# and the nesting operator %in%, fitted by ordinal::clm on datasets::infert, for
+# tests/test_formula_r_functions.py.
+#
+# Writes tests/data/r_datasets/infert.{csv,levels.json} (education ordered 0-5yrs <
+# 6-11yrs < 12+ yrs) and tests/data/reference/formula_functions.json: per right-hand side
+# its nobs (rows where a term is NA are dropped), logLik, coefficients (thresholds, then the terms, in R's order and with R's names),
+# standard errors and, for the rows `newdata` (ages inside and outside the fitted range),
+# predict(type = "prob") -- R keeps the knots of ns() for new data (makepredictcall).
+#
+# Run from the repository root:  Rscript tests/r/formula_functions.R
+suppressMessages({library(ordinal); library(splines); library(jsonlite)})
+data_dir <- "tests/data/r_datasets"
+source("tests/r/write_dataset.R")
+d <- infert[, c("education", "age", "parity", "induced", "case", "spontaneous")]
+d$education <- factor(d$education, levels = c("0-5yrs", "6-11yrs", "12+ yrs"), ordered = TRUE)
+write_dataset(d, "infert", "datasets::infert",
+  "Infertility after spontaneous and induced abortion (case-control study)",
+  "education ordered 0-5yrs < 6-11yrs < 12+ yrs; 6 columns", "education", dir = data_dir)
+d <- read_dataset("infert")
+d$ind <- as.character(d$induced)
+newdata <- data.frame(age = c(19, 21, 30, 44, 47), parity = c(1, 2, 3, 4, 6),
+                      induced = c(0, 1, 2, 0, 1), case = c(0, 1, 0, 1, 1),
+                      spontaneous = c(0, 1, 2, 0, 1))
+newdata$ind <- as.character(newdata$induced)
+rhs <- c(
+  "sqrt(age) + abs(parity - 2) + log1p(spontaneous)",
+  "factor(induced) + age",
+  "as.factor(induced) + as.numeric(parity)",
+  "ordered(induced) + age",
+  "relevel(factor(induced), ref = \"2\") + age",
+  "factor(ind, levels = c(\"2\", \"1\", \"0\")) + age",
+  "interaction(ind, case)",
+  "age %in% ind",
+  "parity + age %in% factor(induced)",
+  "C(factor(ind), sum) + age",
+  "cut(age, c(20, 30, 40, 50), include.lowest = TRUE) + parity",
+  "cut(age, 3) + parity",
+  "cut(age, c(25, 30, 40, 50)) + parity",
+  "factor(ind, levels = c(\"1\", \"2\")) + age",
+  "pmin(age, 30) + pmax(parity, 2)",
+  "ifelse(age > 30, 1, 0) + trunc(age / 10)",
+  "round(age, -1) + as.integer(factor(ind))",
+  "as.logical(case) + log(age, base = 10)",
+  "ns(age, 3) + parity",
+  "splines::ns(age, df = 4) + parity",
+  "poly(age, 2, raw = TRUE) + scale(parity, scale = FALSE)"
+)
+out <- list()
+for (r in rhs) {
+  call <- sprintf("clm(education ~ %s, data = d)", r)
+  m <- eval(parse(text = call))
+  cf <- coef(summary(m))
+  safe <- !grepl("^cut\\(age, 3\\)", r)  # R recomputes cut's breaks on new data
+  out[[length(out) + 1]] <- list(
+    rhs = r, r_call = call, nobs = nobs(m), logLik = as.numeric(logLik(m)), names = rownames(cf),
+    coef = unname(cf[, 1]), se = unname(cf[, 2]),
+    prob = if (safe) unname(predict(m, newdata = newdata, type = "prob")$fit) else NULL)
+}
+writeLines(toJSON(list(newdata = newdata, fits = out), digits = NA, auto_unbox = TRUE,
+                  null = "null", pretty = TRUE),
+           "tests/data/reference/formula_functions.json")

@@ -1,0 +1,169 @@
+"""R's functions in formulas (``factor``, ``as.numeric``, ``relevel``, ``cut``, ``ns``, ...).
+
+References: tests/r/formula_functions.R -> tests/data/reference/formula_functions.json,
+``ordinal::clm`` on ``datasets::infert``: log-likelihoods and estimates to 1e-6, standard
+errors to 1e-4, and predicted probabilities for new rows (ages inside and outside the
+fitted range, where ``ns`` continues linearly) to 1e-6.  Before, each formula but
+``poly``/``scale``/``log`` was refused as naming an unknown column, ``age %in% ind``
+fitted ``ind/age`` (with ``ind``'s main effect: log-likelihood -193.40, R's -194.35), and
+a factor that an expression leaves missing (``cut`` of a value outside its breaks) was
+coded as its reference level (all 248 rows kept; R drops 30).
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.design.r_functions import R_FUNCTIONS, r_spelling
+from ordstats.errors import FormulaError, MissingDataWarning, SpecificationError
+from tests._parity import HERE, dataset
+
+REFERENCE = json.loads((HERE / "data" / "reference" / "formula_functions.json").read_text())
+CASES = {case["rhs"]: case for case in REFERENCE["fits"]}
+
+
+@pytest.fixture(scope="module")
+def infert() -> pd.DataFrame:
+    data = dataset("infert")
+    return data.assign(ind=data["induced"].astype(str))
+
+
+@pytest.fixture(scope="module")
+def newdata() -> pd.DataFrame:
+    rows = pd.DataFrame(REFERENCE["newdata"])
+    return rows.assign(ind=rows["induced"].astype(str))
+
+
+def _fit(rhs: str, data: pd.DataFrame) -> ordstats.OrdinalResults:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ordstats.OrdinalModel.from_formula(f"education ~ {rhs}", data).fit(disp=False)
+
+
+@pytest.mark.parametrize("rhs", list(CASES))
+def test_fit_equals_r(rhs, infert, newdata):
+    case = CASES[rhs]
+    res = _fit(rhs, infert)
+    assert res.nobs == case["nobs"]
+    assert res.llf == pytest.approx(case["logLik"], rel=1e-6)
+    np.testing.assert_allclose(res.params.to_numpy(), case["coef"], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(res.bse.to_numpy(), case["se"], rtol=1e-4)
+    if case["prob"] is None:
+        return
+    expected = np.array(case["prob"], dtype=object)
+    complete = ~np.any(expected == "NA", axis=1)  # R: NA where cut() puts a row outside
+    if complete.all():
+        got = res.predict(newdata, which="prob")
+    else:
+        with pytest.warns(MissingDataWarning, match="their predictions are NaN"):
+            got = res.predict(newdata, which="prob")
+    got = np.asarray(got, dtype=float)
+    np.testing.assert_allclose(got[complete], expected[complete].astype(float), rtol=1e-6)
+    assert np.isnan(got[~complete]).all()
+
+
+def test_nesting_outside_calls_is_r_interaction_not_formulaic_nesting():
+    """R reads ``b %in% a`` as ``a:b``; formulaic read it as ``a/b`` (with ``a``'s main
+    effect, a different model)."""
+    assert r_spelling("age %in% ind") == "age : ind"
+    assert r_spelling("I(x %in% y) + z") == "I(x %in% y) + z"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("as.numeric(x) + splines::ns(z, 3)", "as_numeric(x) + ns(z, 3)"),
+        ("cut(x, 3, include.lowest = TRUE)", "cut(x, 3, include_lowest = True)"),
+        ("C(f, sum) + C(g, helmert)", "C(f, contr.sum) + C(g, contr.helmert)"),
+        ("`as.numeric(x)` + y", "`as.numeric(x)` + y"),  # quoted names are kept
+        ("factor(f, levels = c('TRUE', 'a.b = 1'))", "factor(f, levels = c('TRUE', 'a.b = 1'))"),
+        ("np.log(x) + x.y", "np.log(x) + x.y"),  # Python's dotted names are not R's
+    ],
+)
+def test_r_spellings_are_rewritten_outside_quotes(text, expected):
+    assert r_spelling(text) == expected
+
+
+def test_cut_and_ns_keep_what_they_learnt_for_new_rows(infert):
+    """Breaks of ``cut(age, 3)`` and knots of ``ns`` come from the fitted rows, not from
+    the rows predicted (R's ``cut`` would take new breaks from new data)."""
+    res = _fit("cut(age, 3) + ns(parity, 2)", infert)
+    one = res.predict(infert.iloc[:1], which="prob")
+    all_rows = res.predict(infert, which="prob")
+    np.testing.assert_allclose(np.asarray(one, float), np.asarray(all_rows, float)[:1])
+    again = pickle.loads(pickle.dumps(res))
+    np.testing.assert_allclose(
+        np.asarray(again.predict(infert.iloc[:5]), float),
+        np.asarray(all_rows, float)[:5],
+    )
+
+
+def test_a_callers_value_does_not_hide_r_function_but_a_callers_function_does(infert):
+    c = 3.0  # noqa: F841  (a value named like R's c(): R calls the function)
+    res = ordstats.OrdinalModel.from_formula(
+        "education ~ factor(ind, levels = c('2', '1', '0')) + age", infert
+    ).fit(disp=False)
+    assert res.llf == pytest.approx(CASES['factor(ind, levels = c("2", "1", "0")) + age']["logLik"])
+
+    def cut(x, n):  # the caller's own function of R's name is the caller's
+        return np.asarray(x, float) / n
+
+    res = ordstats.OrdinalModel.from_formula("education ~ cut(age, 10)", infert).fit(disp=False)
+    assert list(res.params.index[2:]) == ["cut(age, 10)"]
+    assert res.params.iloc[2] == pytest.approx(_fit("I(age / 10)", infert).params.iloc[2], rel=1e-8)
+
+
+def test_r_functions_give_missing_values_as_r(infert):
+    rows = infert.iloc[:6].copy()
+    rows.loc[rows.index[0], "age"] = np.nan
+    test = pd.Series([np.nan, 1.0, 0.0])  # R's NA > 30 is NA
+    assert list(R_FUNCTIONS["ifelse"](test, 1, 0).fillna(-1)) == [-1, 1, 0]
+    assert np.isnan(R_FUNCTIONS["pmin"](rows["age"], 30).iloc[0])
+    assert R_FUNCTIONS["pmin"](rows["age"], 30, na_rm=True).iloc[0] == 30
+    text = pd.Series(["TRUE", "F", "maybe", None])
+    assert list(R_FUNCTIONS["as_logical"](text)) == [True, False, np.nan, np.nan] or list(
+        pd.isna(R_FUNCTIONS["as_logical"](text))
+    ) == [False, False, True, True]
+    assert list(R_FUNCTIONS["as_numeric"](pd.Series(["1.5", "x"])).fillna(-1)) == [1.5, -1]
+    levels = pd.Series(pd.Categorical(["b", "a", None], categories=["b", "a"]))
+    assert list(R_FUNCTIONS["as_numeric"](levels).fillna(-1)) == [1.0, 2.0, -1]
+
+
+def test_cut_labels_and_edges_are_r_s():
+    cut = R_FUNCTIONS["cut"]
+    x = pd.Series([21.0, 28.0, 36.5, 44.0])
+    assert list(cut(x, 3).cat.categories) == ["(21,28.7]", "(28.7,36.3]", "(36.3,44]"]
+    low = cut(pd.Series([20.0, 25.0, 30.0]), [20, 30, 40], include_lowest=True)
+    assert list(low) == ["[20,30]", "[20,30]", "[20,30]"]
+    assert pd.isna(cut(pd.Series([20.0]), [20, 30, 40])[0])  # (20,30]: 20 is outside
+
+
+def test_bad_r_function_arguments_are_clear(infert):
+    with pytest.raises(FormulaError, match=r"relevel\(\): ref='9' is not a level"):
+        _fit("relevel(factor(induced), ref = '9')", infert)
+    with pytest.raises(FormulaError, match=r"cut\(\): breaks=1 must be at least 2"):
+        _fit("cut(age, 1)", infert)
+    with pytest.raises(FormulaError, match=r"factor\(\): 2 labels for 3 levels"):
+        _fit("factor(induced, labels = c('a', 'b'))", infert)
+
+
+def test_chunked_fits_take_r_functions_and_refuse_learnt_state(infert, tmp_path):
+    infert.to_parquet(tmp_path / "infert.parquet")
+    for rhs in ("factor(induced) + age", "cut(age, c(20, 30, 40, 50)) + parity", "age %in% ind"):
+        memory = _fit(rhs, infert)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chunked = ordstats.OrdinalModel.from_formula(
+                f"education ~ {rhs}", str(tmp_path), chunksize=60
+            ).fit(disp=False)
+        assert chunked.llf == pytest.approx(memory.llf, rel=1e-10)
+        assert list(chunked.params.index) == list(memory.params.index)
+    with pytest.raises(SpecificationError, match=r"stateful transforms \('ns\(age, 3\)'\)"):
+        ordstats.OrdinalModel.from_formula("education ~ ns(age, 3)", str(tmp_path), chunksize=60)
