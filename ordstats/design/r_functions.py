@@ -34,7 +34,14 @@ from scipy.interpolate import BSpline
 
 from ordstats.errors import FormulaError
 
-__all__ = ["R_FUNCTIONS", "callers_names", "r_spelling", "shadows_r_function"]
+__all__ = [
+    "R_FUNCTIONS",
+    "callers_names",
+    "expand_dot",
+    "has_dot",
+    "r_spelling",
+    "shadows_r_function",
+]
 
 # ---------------------------------------------------------------------------
 # spellings
@@ -123,6 +130,52 @@ def r_spelling(rhs: str) -> str:
     """
     text = _outside_quotes(rhs, _plain_spellings)
     return _nesting_at_top_level(_outside_quotes(text, _short_contrasts))
+
+
+_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
+
+
+def has_dot(formula: Any) -> bool:
+    """Whether the terms of ``formula`` (text with a ``~``) use R's ``.`` (all other columns)."""
+    if not isinstance(formula, str) or "~" not in formula:
+        return False
+    found = False
+
+    def look(part: str) -> str:
+        nonlocal found
+        found = found or bool(_DOT.search(part))
+        return part
+
+    _outside_quotes(formula.split("~", 1)[1], look)
+    return found
+
+
+def expand_dot(formula: str, columns: Any, response: str | None) -> str:
+    """``formula`` with R's ``.`` as the sum of the data's ``columns`` but the response.
+
+    R's ``y ~ .`` (also ``. - x``, ``.^2``, ``~ .`` of nominal or scale effects)
+    means every column of the data other than the response, the weights column
+    included, as in R.  Names that are not Python names are quoted in backticks.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ terms"`` or a one-sided ``"~ terms"``.
+    columns : iterable
+        The data's column names, in their order.
+    response : str or None
+        The response column, left out.
+
+    Returns
+    -------
+    str
+    """
+    lhs, rhs = formula.split("~", 1)
+    names = [str(c) for c in columns if str(c) != response]
+    if not names:
+        raise FormulaError(f"the formula {formula!r} uses '.', but the data have no other columns")
+    terms = " + ".join(n if n.isidentifier() else f"`{n}`" for n in names)
+    return f"{lhs}~{_outside_quotes(rhs, lambda part: _DOT.sub(f'({terms})', part))}"
 
 
 # ---------------------------------------------------------------------------

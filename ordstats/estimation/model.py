@@ -27,7 +27,7 @@ from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.threads import numeric_threads
 from ordstats.core.thresholds import Structure, threshold_offset
-from ordstats.data.sources import is_source
+from ordstats.data.sources import is_source, open_source
 from ordstats.design import (
     Design,
     TermsDesign,
@@ -37,6 +37,7 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.censored import refuse_censored
+from ordstats.design.r_functions import expand_dot, has_dot
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.design.threshold_groups import ThresholdGroups, split_threshold_groups
@@ -280,6 +281,10 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
+        if any(has_dot(f) for f in (formula, nominal, scale)):  # R's "y ~ ."
+            formula, nominal, scale = _with_dot_expanded(
+                formula, nominal, scale, data if design is None else design, chunksize
+            )
         formula, thres_by = split_threshold_groups(formula)
         if thres_by is not None:  # y | thres(gr = g) ~ ...: a nominal effect of g
             return grouped_threshold_model(
@@ -1530,6 +1535,43 @@ def _refuse_repeated_names(names: Sequence[str]) -> None:
             "predictor has the name of a threshold or of the link parameter 'lambda'; "
             "rename that column"
         )
+
+
+def _with_dot_expanded(
+    formula: str, nominal: Any, scale: Any, data: Any, chunksize: int | None
+) -> tuple[str, Any, Any]:
+    """The formulas with R's ``.`` expanded over the columns of ``data`` (or a survey design's)."""
+    fit_data = getattr(data, "fit_data", None)
+    columns = _data_columns(fit_data() if callable(fit_data) else data, chunksize)
+    response = _response_name(formula)
+
+    def expanded(text: Any) -> Any:
+        return expand_dot(text, columns, response) if has_dot(text) else text
+
+    return expanded(formula), expanded(nominal), expanded(scale)
+
+
+def _data_columns(data: object, chunksize: int | None) -> list[object]:
+    """The column names of any data ``from_formula`` takes, for R's ``.`` in a formula.
+
+    A file source is opened and its first chunk read for them.
+    """
+    if isinstance(data, Mapping):
+        return list(data)
+    columns = getattr(data, "columns", None)  # pandas, Dask and Spark DataFrames
+    if columns is not None:
+        return list(columns)
+    if is_source(data):
+        return list(open_source(data, chunksize).first_chunk().columns)
+    raise FormulaError(
+        "the formula uses '.' (all other columns), which needs data with named columns "
+        "(a DataFrame, a mapping of columns or a data source)"
+    )
+
+
+def _response_name(formula: str) -> str:
+    """The response column of ``"y ~ ..."`` (also ``"y | thres(gr = g) ~ ..."``)."""
+    return formula.split("~", 1)[0].split("|", 1)[0].strip().strip("`")
 
 
 def _columns_and_rows(data: object) -> tuple[Iterable[object], int | None]:

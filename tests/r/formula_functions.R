@@ -1,5 +1,5 @@
-# R's functions in model formulas (factor, as.numeric, relevel, cut, ns, ifelse, pmin, ...)
-# and the nesting operator %in%, fitted by ordinal::clm on datasets::infert, for
+# R's functions in model formulas (factor, as.numeric, relevel, cut, ns, ifelse, pmin, ...),
+# the nesting operator %in% and `.` (every column but the response), fitted by ordinal::clm on datasets::infert, for
 # tests/test_formula_r_functions.py.
 #
 # Writes tests/data/r_datasets/infert.{csv,levels.json} (education ordered 0-5yrs <
@@ -44,7 +44,10 @@ rhs <- c(
   "as.logical(case) + log(age, base = 10)",
   "ns(age, 3) + parity",
   "splines::ns(age, df = 4) + parity",
-  "poly(age, 2, raw = TRUE) + scale(parity, scale = FALSE)"
+  "poly(age, 2, raw = TRUE) + scale(parity, scale = FALSE)",
+  ". + log(age)",
+  ". - ind",
+  "(. - ind)^2"
 )
 out <- list()
 for (r in rhs) {
