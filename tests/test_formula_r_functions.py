@@ -27,7 +27,7 @@ from ordstats.errors import FormulaError, MissingDataWarning, SpecificationError
 from tests._parity import HERE, dataset
 
 REFERENCE = json.loads((HERE / "data" / "reference" / "formula_functions.json").read_text())
-CASES = {case["rhs"]: case for case in REFERENCE["fits"]}
+CASES = {case["formula"]: case for case in REFERENCE["fits"]}
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +43,20 @@ def newdata() -> pd.DataFrame:
 
 
 def _fit(rhs: str, data: pd.DataFrame) -> ordstats.OrdinalResults:
+    formula = rhs if "~" in rhs else f"education ~ {rhs}"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ordstats.OrdinalModel.from_formula(f"education ~ {rhs}", data).fit(disp=False)
+        return ordstats.OrdinalModel.from_formula(formula, data).fit(disp=False)
 
 
-@pytest.mark.parametrize("rhs", list(CASES))
-def test_fit_equals_r(rhs, infert, newdata):
-    case = CASES[rhs]
-    res = _fit(rhs, infert)
+@pytest.mark.parametrize("formula", list(CASES))
+def test_fit_equals_r(formula, infert, newdata):
+    """Also responses given as calls (``factor(parity) ~ age``: clm needs a factor
+    response), whose levels in their order are the categories, as R's thresholds show."""
+    case = CASES[formula]
+    res = _fit(formula, infert)
+    thresholds = [name for name in case["names"] if "|" in name]
+    assert list(res.params.index[: len(thresholds)]) == thresholds
     assert res.nobs == case["nobs"]
     assert res.llf == pytest.approx(case["logLik"], rel=1e-6)
     aliased = np.array([value == "NA" for value in case["coef"]])  # R's NA: dropped here
@@ -114,7 +119,8 @@ def test_a_callers_value_does_not_hide_r_function_but_a_callers_function_does(in
     res = ordstats.OrdinalModel.from_formula(
         "education ~ factor(ind, levels = c('2', '1', '0')) + age", infert
     ).fit(disp=False)
-    assert res.llf == pytest.approx(CASES['factor(ind, levels = c("2", "1", "0")) + age']["logLik"])
+    case = CASES['education ~ factor(ind, levels = c("2", "1", "0")) + age']
+    assert res.llf == pytest.approx(case["logLik"])
 
     def cut(x, n):  # the caller's own function of R's name is the caller's
         return np.asarray(x, float) / n
@@ -199,3 +205,11 @@ def test_dot_is_every_other_column_also_for_sources_and_side_formulas(infert, tm
         ).fit(disp=False)
     assert chunked.llf == pytest.approx(memory.llf, rel=1e-10)
     assert r_spelling("`a.b` + x.y") == "`a.b` + x.y"  # dots inside names are not R's '.'
+
+
+def test_a_response_call_needs_the_data_in_memory(infert, tmp_path):
+    infert.to_parquet(tmp_path / "infert.parquet")
+    with pytest.raises(FormulaError, match=r"the response 'factor\(parity\)' is an expression"):
+        ordstats.OrdinalModel.from_formula("factor(parity) ~ age", str(tmp_path), chunksize=60)
+    with pytest.raises(FormulaError, match=r"cannot evaluate the response 'factor\(nope\)'"):
+        ordstats.OrdinalModel.from_formula("factor(nope) ~ age", infert)

@@ -35,7 +35,7 @@ from ordstats.design.core import (
     rows_to_keep,
 )
 from ordstats.design.monotonic import formula_context
-from ordstats.design.r_functions import r_spelling
+from ordstats.design.r_functions import evaluate_response, r_spelling
 from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
@@ -792,6 +792,11 @@ def design_from_formula(
         check_censored_options(levels)
         frame = frame.copy()
         frame[response_name] = censored.positions().to_numpy()
+    evaluated = (
+        None if response_name in frame.columns else evaluate_response(response_name, frame, context)
+    )
+    if evaluated is not None:  # R's factor(y) ~ x: the call's values are the response
+        frame = frame.assign(**{response_name: evaluated})
     _column(frame, response_name, "response")
     given = {
         "location": rhs,

@@ -37,8 +37,10 @@ from ordstats.errors import FormulaError
 __all__ = [
     "R_FUNCTIONS",
     "callers_names",
+    "evaluate_response",
     "expand_dot",
     "has_dot",
+    "is_call",
     "r_spelling",
     "shadows_r_function",
 ]
@@ -176,6 +178,51 @@ def expand_dot(formula: str, columns: Any, response: str | None) -> str:
         raise FormulaError(f"the formula {formula!r} uses '.', but the data have no other columns")
     terms = " + ".join(n if n.isidentifier() else f"`{n}`" for n in names)
     return f"{lhs}~{_outside_quotes(rhs, lambda part: _DOT.sub(f'({terms})', part))}"
+
+
+_CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)
+
+
+def is_call(text: str) -> bool:
+    """Whether ``text`` is a call such as ``factor(y)`` (a response given as an expression)."""
+    return bool(_CALL.match(text.strip()))
+
+
+def evaluate_response(
+    lhs: str, frame: pd.DataFrame, context: Mapping[str, Any] | None
+) -> pd.Series | None:
+    """The response ``lhs`` when it is a call such as R's ``factor(y)`` or ``ordered(y)``.
+
+    R's clm needs a factor response, so R users write ``factor(y) ~ x``; its levels,
+    in their order, are the ordered categories (as clm reads any factor).  The call is
+    evaluated with R's functions (:data:`R_FUNCTIONS`), the caller's names
+    (``context``) and the columns of ``frame``.
+
+    Returns
+    -------
+    pandas.Series or None
+        On ``frame``'s index, an ordered categorical where the call gave a factor;
+        None when ``lhs`` is not a call.
+    """
+    text = lhs.strip()
+    if not is_call(text):
+        return None
+    namespace: dict[str, Any] = {**R_FUNCTIONS, **callers_names(context)}
+    namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    try:
+        value = eval(  # the formula's own text, as formulaic evaluates terms
+            compile(r_spelling(text), "<response>", "eval"), {"__builtins__": {}}, namespace
+        )
+    except Exception as exc:
+        raise FormulaError(f"cannot evaluate the response {text!r}: {exc}") from exc
+    values = pd.Series(value, index=frame.index) if not isinstance(value, pd.Series) else value
+    if isinstance(values.dtype, pd.CategoricalDtype) and not values.cat.ordered:
+        values = values.cat.as_ordered()  # a factor's levels are clm's ordered categories
+    if len(values) != len(frame):
+        raise FormulaError(
+            f"the response {text!r} gives {len(values)} values for {len(frame)} rows"
+        )
+    return values
 
 
 # ---------------------------------------------------------------------------
@@ -383,6 +430,16 @@ def _ifelse(test: Any, yes: Any, no: Any) -> Any:
     return _like(test, out)
 
 
+def _levels(x: Any) -> list[Any]:
+    """R's ``levels``: a factor's levels (for ``levels = rev(levels(y))``)."""
+    return list(_values(_as_factor(x)).cat.categories)
+
+
+def _rev(x: Any) -> list[Any]:
+    """R's ``rev`` of a list of levels."""
+    return list(np.atleast_1d(x).tolist() if not isinstance(x, list) else x)[::-1]
+
+
 def _c(*args: Any) -> list[Any]:
     """R's ``c``: the arguments in one list (for ``levels = c("a", "b")`` and breaks)."""
     out: list[Any] = []
@@ -570,6 +627,8 @@ R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
         "pmin": _pmin,
         "pmax": _pmax,
         "c": _c,
+        "levels": _levels,
+        "rev": _rev,
         "log": _log,
         "log1p": np.log1p,
         "expm1": np.expm1,

@@ -77,6 +77,7 @@ from ordstats.design import (
     side_formulas,
 )
 from ordstats.design.censored import parse_censored
+from ordstats.design.r_functions import is_call
 from ordstats.errors import (
     DataError,
     FormulaError,
@@ -854,6 +855,12 @@ def _column_plan(
 ) -> ColumnPlan:
     columns = list(source.columns)
     roles = (("response", response), ("weights column", weights), ("offset column", offset))
+    if response not in columns and is_call(response) and parse_censored(response) is None:
+        raise FormulaError(
+            f"the response {response!r} is an expression; with data read in chunks the "
+            "response must be a column: store it as a column first (an ordered column, or "
+            "numbers with levels=[...])"
+        )
     for role, name in roles:
         if name is not None and name not in columns:
             close = difflib.get_close_matches(name, columns, n=3)

@@ -3,7 +3,8 @@
 # tests/test_formula_r_functions.py.
 #
 # Writes tests/data/r_datasets/infert.{csv,levels.json} (education ordered 0-5yrs <
-# 6-11yrs < 12+ yrs) and tests/data/reference/formula_functions.json: per right-hand side
+# 6-11yrs < 12+ yrs) and tests/data/reference/formula_functions.json: per formula (a
+# right-hand side for education, or a response given as a call, factor(parity) ~ ...)
 # its nobs (rows where a term is NA are dropped), logLik, coefficients (thresholds, then the terms, in R's order and with R's names),
 # standard errors and, for the rows `newdata` (ages inside and outside the fitted range),
 # predict(type = "prob") -- R keeps the knots of ns() for new data (makepredictcall).
@@ -49,14 +50,23 @@ rhs <- c(
   ". - ind",
   "(. - ind)^2"
 )
+# responses given as calls: clm needs a factor response, so R users write factor(y) ~ x
+formulas <- c(paste("education ~", rhs),
+              "ordered(parity) ~ age", "factor(parity) ~ age + ind",
+              "factor(parity, levels = c(6, 5, 4, 3, 2, 1)) ~ age",
+              "cut(age, 3) ~ parity + ind",
+              "ordered(education, levels = rev(levels(education))) ~ age")
 out <- list()
-for (r in rhs) {
-  call <- sprintf("clm(education ~ %s, data = d)", r)
+for (f in formulas) {
+  r <- sub("^[^~]*~ ", "", f)
+  call <- sprintf("clm(%s, data = d)", f)
   m <- eval(parse(text = call))
   cf <- coef(summary(m))
-  safe <- !grepl("^cut\\(age, 3\\)", r)  # R recomputes cut's breaks on new data
+  # R recomputes cut's breaks on new data; with a response given as a call, R's predict
+  # evaluates the call on the new rows (and gives P(observed level) only)
+  safe <- !grepl("^cut\\(age, 3\\)", r) && grepl("^education ~", f)
   out[[length(out) + 1]] <- list(
-    rhs = r, r_call = call, nobs = nobs(m), logLik = as.numeric(logLik(m)), names = rownames(cf),
+    formula = f, rhs = r, r_call = call, nobs = nobs(m), logLik = as.numeric(logLik(m)), names = rownames(cf),
     coef = unname(cf[, 1]), se = unname(cf[, 2]),
     prob = if (safe) unname(predict(m, newdata = newdata, type = "prob")$fit) else NULL)
 }
