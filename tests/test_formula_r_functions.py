@@ -23,7 +23,7 @@ import pytest
 
 import ordstats
 from ordstats.design.r_functions import R_FUNCTIONS, r_spelling
-from ordstats.errors import FormulaError, MissingDataWarning, SpecificationError
+from ordstats.errors import FormulaError, MissingDataWarning, PredictionError, SpecificationError
 from tests._parity import HERE, dataset
 
 REFERENCE = json.loads((HERE / "data" / "reference" / "formula_functions.json").read_text())
@@ -213,3 +213,38 @@ def test_a_response_call_needs_the_data_in_memory(infert, tmp_path):
         ordstats.OrdinalModel.from_formula("factor(parity) ~ age", str(tmp_path), chunksize=60)
     with pytest.raises(FormulaError, match=r"cannot evaluate the response 'factor\(nope\)'"):
         ordstats.OrdinalModel.from_formula("factor(nope) ~ age", infert)
+
+
+def test_offset_terms_carry_into_term_tests_refits_and_mixed_models(infert):
+    """R's clm takes an offset only as a formula term (its offset= argument is refused).
+    Before, ordstats refused the term; a nominal_test's refits must keep it (R's LRTs)."""
+    checks = REFERENCE["offset_checks"]
+    res = _fit(checks["nominal_test"]["formula"], infert)
+    table = res.nominal_test()
+    np.testing.assert_allclose(
+        table["LRT"].loc[checks["nominal_test"]["terms"]], checks["nominal_test"]["LRT"], rtol=1e-5
+    )
+    probit = res.model.with_changes(link="probit").fit(disp=False)
+    column = ordstats.OrdinalModel.from_formula(
+        "education ~ age + ind", infert.assign(o=infert["parity"] / 10), offset="o", link="probit"
+    ).fit(disp=False)
+    assert probit.llf == pytest.approx(column.llf, rel=1e-10)
+    mixed = ordstats.OrdinalModel.from_formula(checks["clmm"]["formula"], infert).fit()
+    assert mixed.llf == pytest.approx(checks["clmm"]["logLik"], rel=1e-6)
+
+
+def test_offset_terms_are_given_once_in_memory_and_evaluated_on_new_rows(infert, tmp_path):
+    res = _fit("education ~ age + offset(parity / 10)", infert)
+    with pytest.raises(PredictionError, match=r"newdata must hold the variables of the model's"):
+        res.predict(infert[["age"]].iloc[:2])
+    with pytest.raises(FormulaError, match="more than one offset term"):
+        _fit("education ~ age + offset(parity) + offset(case)", infert)
+    with pytest.raises(FormulaError, match="the offset is given twice"):
+        ordstats.OrdinalModel.from_formula(
+            "education ~ age + offset(parity)", infert, offset=infert["case"]
+        )
+    infert.to_parquet(tmp_path / "infert.parquet")
+    with pytest.raises(FormulaError, match="store the offset as a column and pass offset="):
+        ordstats.OrdinalModel.from_formula(
+            "education ~ age + offset(parity / 10)", str(tmp_path), chunksize=60
+        )

@@ -14,6 +14,7 @@ from formulaic import ModelSpec
 
 from ordstats._typing import CollinearAction, FloatArray, IntArray, MissingAction
 from ordstats.core.linalg import ColumnMoments, column_reduce, weighted_gram
+from ordstats.design.r_functions import evaluate_offset, is_offset
 from ordstats.design.response import EncodedResponse
 from ordstats.errors import (
     CollinearityWarning,
@@ -507,6 +508,8 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     if isinstance(value, str):
         if data is None:
             raise DataError(f"{role}={value!r} names a column, but no data frame was given")
+        if role == "offset" and value not in data.columns and is_offset(value):
+            return evaluate_offset(value, data)  # R's offset(log(t)) term of the formula
         series = _column(data, value, f"{role} column")
     elif isinstance(value, pd.Series) and data is not None:
         series = align_to_index(value, data.index, role, "the data")

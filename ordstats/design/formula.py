@@ -35,7 +35,7 @@ from ordstats.design.core import (
     rows_to_keep,
 )
 from ordstats.design.monotonic import formula_context
-from ordstats.design.r_functions import evaluate_response, r_spelling
+from ordstats.design.r_functions import evaluate_response, offset_terms, r_spelling
 from ordstats.design.response import encode_response
 from ordstats.errors import (
     DataError,
@@ -215,8 +215,9 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     call = _offset_call(rhs) if "offset" in missing else None
     if call is not None:  # R's offset(x) term; a caller's function named offset is known
         raise FormulaError(
-            f"offset terms in the formula ({call!r}) are not supported; pass the "
-            "offset as offset='column' (or one value per row)"
+            f"offset terms ({call!r}) are supported in the formula of a model fitted in "
+            "memory, not in a nominal or scale formula or with data read in chunks: store "
+            "the offset as a column and pass offset='column'"
         )
     if missing:
         name = missing[0]
@@ -670,6 +671,29 @@ def _as_frame(data: Any) -> pd.DataFrame:
     )
 
 
+def _formula_offset(rhs: str, offset: Any) -> tuple[str, Any]:
+    """The location terms without R's ``offset(...)`` terms, and the model's offset.
+
+    R adds the formula's offset terms to the linear predictor, as ``offset=``.  A
+    refit passes the terms again as ``offset=`` (the model's offset name): the same
+    text is the same offset.
+    """
+    rhs, terms = offset_terms(rhs)
+    if terms is None:
+        return rhs, offset
+    if " + offset" in terms:
+        raise FormulaError(
+            f"the formula has more than one offset term ({terms}); as in R's clm, give one: "
+            "offset(a + b)"
+        )
+    if offset is not None and not (isinstance(offset, str) and offset == terms):
+        raise FormulaError(
+            f"the offset is given twice, in the formula ({terms!r}) and as offset=; give it "
+            "once (R would add the two: add them in one offset(...) term)"
+        )
+    return rhs, terms
+
+
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
     """Refuse duplicated column names and date/time columns among the used ones."""
     refuse_repeated_columns(frame.columns, used)
@@ -798,6 +822,8 @@ def design_from_formula(
     if evaluated is not None:  # R's factor(y) ~ x: the call's values are the response
         frame = frame.assign(**{response_name: evaluated})
     _column(frame, response_name, "response")
+    if not callable(formula_context(context).get("offset")):  # a caller's own offset()
+        rhs, offset = _formula_offset(rhs, offset)
     given = {
         "location": rhs,
         "nominal": _side_formula(nominal, "nominal"),

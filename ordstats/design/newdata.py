@@ -28,8 +28,9 @@ from ordstats.design.formula import (
     spec_variables,
 )
 from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
-from ordstats.design.r_functions import R_FUNCTIONS
+from ordstats.design.r_functions import R_FUNCTIONS, evaluate_offset, is_offset
 from ordstats.errors import (
+    FormulaError,
     MissingDataWarning,
     PredictionError,
     PredictionWarning,
@@ -532,6 +533,14 @@ def newdata_offset(
     """
     if offset is not None:
         return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
+    if (
+        column is not None
+        and isinstance(newdata, pd.DataFrame)
+        and column not in newdata.columns
+        and is_offset(column)
+    ):  # R's offset(log(t)) term, evaluated on the new rows as R's predict does
+        values = _offset_terms(newdata, column)
+        return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
     if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
         values = _offset_column(newdata, column)
         return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
@@ -545,6 +554,17 @@ def newdata_offset(
             stacklevel=stacklevel,
         )
     return np.zeros(len(index))
+
+
+def _offset_terms(newdata: pd.DataFrame, terms: str) -> FloatArray:
+    """The formula's offset terms evaluated on ``newdata`` (its variables must be there)."""
+    try:
+        return evaluate_offset(terms, newdata).to_numpy(dtype=float)
+    except FormulaError as exc:
+        raise PredictionError(
+            f"newdata must hold the variables of the model's offset {terms!r} ({exc}); or "
+            "pass offset= (a number or one value per row)"
+        ) from exc
 
 
 def _offset_column(newdata: pd.DataFrame, column: str) -> FloatArray:

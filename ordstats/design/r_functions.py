@@ -37,10 +37,14 @@ from ordstats.errors import FormulaError
 __all__ = [
     "R_FUNCTIONS",
     "callers_names",
+    "evaluate_offset",
     "evaluate_response",
     "expand_dot",
     "has_dot",
     "is_call",
+    "is_offset",
+    "offset_terms",
+    "offset_variables",
     "r_spelling",
     "shadows_r_function",
 ]
@@ -183,6 +187,18 @@ def expand_dot(formula: str, columns: Any, response: str | None) -> str:
 _CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)
 
 
+def _evaluate(text: str, frame: pd.DataFrame, names: dict[str, Any], what: str) -> Any:
+    """``text`` (R's spelling) evaluated with R's functions, ``names`` and ``frame``'s columns."""
+    namespace: dict[str, Any] = {**R_FUNCTIONS, **names}
+    namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    try:
+        return eval(  # the formula's own text, as formulaic evaluates terms
+            compile(r_spelling(text), f"<{what}>", "eval"), {"__builtins__": {}}, namespace
+        )
+    except Exception as exc:
+        raise FormulaError(f"cannot evaluate the {what} {text!r}: {exc}") from exc
+
+
 def is_call(text: str) -> bool:
     """Whether ``text`` is a call such as ``factor(y)`` (a response given as an expression)."""
     return bool(_CALL.match(text.strip()))
@@ -207,14 +223,7 @@ def evaluate_response(
     text = lhs.strip()
     if not is_call(text):
         return None
-    namespace: dict[str, Any] = {**R_FUNCTIONS, **callers_names(context)}
-    namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
-    try:
-        value = eval(  # the formula's own text, as formulaic evaluates terms
-            compile(r_spelling(text), "<response>", "eval"), {"__builtins__": {}}, namespace
-        )
-    except Exception as exc:
-        raise FormulaError(f"cannot evaluate the response {text!r}: {exc}") from exc
+    value = _evaluate(text, frame, dict(callers_names(context)), "response")
     values = pd.Series(value, index=frame.index) if not isinstance(value, pd.Series) else value
     if isinstance(values.dtype, pd.CategoricalDtype) and not values.cat.ordered:
         values = values.cat.as_ordered()  # a factor's levels are clm's ordered categories
@@ -223,6 +232,66 @@ def evaluate_response(
             f"the response {text!r} gives {len(values)} values for {len(frame)} rows"
         )
     return values
+
+
+def _call_end(text: str, open_at: int) -> int:
+    """The position after the parenthesis that closes the one at ``open_at``."""
+    depth = 0
+    for k in range(open_at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth == 0:
+            return k + 1
+    raise FormulaError(f"unbalanced parentheses in {text!r}")
+
+
+def offset_terms(rhs: str) -> tuple[str, str | None]:
+    """Split R's ``offset(...)`` terms off the terms ``rhs``.
+
+    Returns
+    -------
+    rhs : str
+        The other terms (``"1"`` if none is left).
+    offset : str or None
+        The offset terms joined by ``" + "`` (:func:`evaluate_offset` reads them), or
+        None without any.
+    """
+    found: list[str] = []
+    rest = rhs
+    while (match := re.search(r"(?:^|(?<=[\s+]))offset\s*\(", rest)) is not None:
+        if _depth_at(rest, match.start()) != 0:
+            break  # inside a call: not a term of the formula
+        end = _call_end(rest, match.end() - 1)
+        found.append(rest[match.start() : end])
+        before, after = rest[: match.start()].rstrip(), rest[end:].lstrip()
+        if before.endswith("+"):
+            rest = f"{before[:-1].rstrip()} {after}".strip()
+        else:
+            rest = after[1:].lstrip() if after.startswith("+") else f"{before} {after}".strip()
+    if not found:
+        return rhs, None
+    return rest or "1", " + ".join(found)
+
+
+def _depth_at(text: str, position: int) -> int:
+    return text[:position].count("(") - text[:position].count(")")
+
+
+def is_offset(text: Any) -> bool:
+    """Whether ``text`` is offset terms (``"offset(log(t))"``) as :func:`offset_terms` gives."""
+    return isinstance(text, str) and offset_terms(text)[1] == text.strip()
+
+
+def offset_variables(text: str, columns: Any) -> list[Any]:
+    """The ``columns`` that the offset terms ``text`` read."""
+    names = set(re.findall(r"[A-Za-z_]\w*", text))
+    return [c for c in columns if str(c) in names]
+
+
+def evaluate_offset(text: str, frame: pd.DataFrame) -> pd.Series:
+    """The values of offset terms ``offset(a) + offset(b)`` on ``frame`` (their sum, as R)."""
+    value = _evaluate(text, frame, {"np": np, "offset": _as_floats}, "offset")
+    values = np.broadcast_to(np.asarray(value, dtype=float), (len(frame),))
+    return pd.Series(values, index=frame.index)
 
 
 # ---------------------------------------------------------------------------

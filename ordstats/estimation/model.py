@@ -362,7 +362,9 @@ class OrdinalModel:
                 )
             model = cls.from_design(built, opts, context=captured)
             model.data_name = name
-            model._formula_source = _FormulaSource(data, weights, offset, captured)
+            # an offset(...) term of the formula is the model's offset in its refits
+            given_offset = offset if offset is not None else built.offset_name
+            model._formula_source = _FormulaSource(data, weights, given_offset, captured)
             model.survey_design = design
             return model
 

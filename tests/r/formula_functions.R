@@ -1,5 +1,5 @@
 # R's functions in model formulas (factor, as.numeric, relevel, cut, ns, ifelse, pmin, ...),
-# the nesting operator %in% and `.` (every column but the response), fitted by ordinal::clm on datasets::infert, for
+# the nesting operator %in%, `.` (every column but the response) and offset() terms, fitted by ordinal::clm on datasets::infert, for
 # tests/test_formula_r_functions.py.
 #
 # Writes tests/data/r_datasets/infert.{csv,levels.json} (education ordered 0-5yrs <
@@ -48,7 +48,10 @@ rhs <- c(
   "poly(age, 2, raw = TRUE) + scale(parity, scale = FALSE)",
   ". + log(age)",
   ". - ind",
-  "(. - ind)^2"
+  "(. - ind)^2",
+  "age + offset(parity / 10)",
+  "offset(log(age))",
+  "offset(age / 10 + spontaneous) + parity"
 )
 # responses given as calls: clm needs a factor response, so R users write factor(y) ~ x
 formulas <- c(paste("education ~", rhs),
@@ -70,6 +73,17 @@ for (f in formulas) {
     coef = unname(cf[, 1]), se = unname(cf[, 2]),
     prob = if (safe) unname(predict(m, newdata = newdata, type = "prob")$fit) else NULL)
 }
-writeLines(toJSON(list(newdata = newdata, fits = out), digits = NA, auto_unbox = TRUE,
+# an offset term through a term test and a mixed model
+with_offset <- clm(education ~ age + ind + offset(parity / 10), data = d)
+nt <- nominal_test(with_offset)
+mixed <- clmm(education ~ age + offset(parity / 10) + (1 | ind), data = d)
+offset_checks <- list(
+  nominal_test = list(formula = "education ~ age + ind + offset(parity / 10)",
+                      terms = rownames(nt)[-1], LRT = unname(nt$LRT[-1]),
+                      p = unname(nt[["Pr(>Chi)"]][-1])),
+  clmm = list(formula = "education ~ age + offset(parity / 10) + (1 | ind)",
+              logLik = as.numeric(logLik(mixed))))
+writeLines(toJSON(list(newdata = newdata, fits = out, offset_checks = offset_checks),
+                  digits = NA, auto_unbox = TRUE,
                   null = "null", pretty = TRUE),
            "tests/data/reference/formula_functions.json")

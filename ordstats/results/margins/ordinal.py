@@ -51,6 +51,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
 from ordstats.design.newdata import newdata_columns, newdata_offset
+from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
 from ordstats.results.margins.grid import fitted_row_columns, set_column
@@ -146,6 +147,8 @@ class OrdinalMarginsFit(FittedState):
             for extra in (design.offset_name, source.weights):
                 if isinstance(extra, str) and extra in source.data.columns:
                     columns.append(extra)
+                elif isinstance(extra, str) and is_offset(extra):  # R's offset(log(t)) term
+                    columns += offset_variables(extra, source.data.columns)
             present = [c for c in columns if c in source.data.columns]
             if source.data.index.equals(design.row_index):  # every row used: no reindexing
                 data = source.data[present]
