@@ -730,16 +730,23 @@ def test_gradtol_must_be_a_positive_finite_number(wine: pd.DataFrame, value: obj
 # issue 29: formulas with offset(), transformed slopes, empty and repeated bars
 
 
-def test_offset_in_a_mixed_formula_asks_for_offset_keyword(wine: pd.DataFrame) -> None:
+def test_offset_in_a_mixed_formula_is_the_offset(wine: pd.DataFrame) -> None:
+    """R's clmm takes an offset as a formula term; it was refused, asking for offset=."""
     data = _wine_extra(wine)
-    with pytest.raises(FormulaError, match=r"offset terms in the formula .*offset='column'"):
-        ordstats.OrdinalModel.from_formula("rating ~ temp + offset(off) + (1|judge)", data)
-    for formula in (  # calls inside the offset (the issue's repro) and without random terms
-        "rating ~ temp + offset(np.zeros(72)) + (1|judge)",
-        "rating ~ temp + offset(np.log(np.exp(off)))",
+    given = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + (1|judge)", data, offset="off"
+    ).fit()
+    for formula in (  # calls inside the offset (the old refusal's repro) too
+        "rating ~ temp + offset(off) + (1|judge)",
+        "rating ~ temp + offset(np.log(np.exp(off))) + (1|judge)",
     ):
-        with pytest.raises(FormulaError, match=r"offset terms in the formula \('offset\(np\."):
-            ordstats.OrdinalModel.from_formula(formula, data)
+        res = ordstats.OrdinalModel.from_formula(formula, data).fit()
+        assert res.llf == pytest.approx(given.llf, rel=1e-10)
+    zero = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + offset(np.zeros(72)) + (1|judge)", data
+    ).fit()
+    plain = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge)", data).fit()
+    assert zero.llf == pytest.approx(plain.llf, rel=1e-10)
 
 
 def test_transformed_slope_in_a_bar_matches_r(wine: pd.DataFrame) -> None:
