@@ -24,6 +24,7 @@ the same way.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -48,11 +49,12 @@ from formulaic.transforms.contrasts import (
 )
 from interface_meta import override
 
-from ordstats.errors import SpecificationError
+from ordstats.errors import DataError, SpecificationError, SpecificationWarning
 
 __all__ = [
     "RDefaultsMaterializer",
     "ROrderedPolyContrasts",
+    "check_requested_contrasts",
     "r_contrasts",
     "requested_contrasts",
 ]
@@ -73,7 +75,7 @@ class ROrderedPolyContrasts(PolyContrasts):
 
 @dataclass
 class RSumContrasts(SumContrasts):
-    """``contr.sum`` named as R names it: ``x1``, ``x2``, ... (the last level is minus their sum)."""
+    """``contr.sum`` named as R names it: ``x1``, ``x2``, ... (the last level: minus their sum)."""
 
     FACTOR_FORMAT_REDUCED = "{name}{field}"
 
@@ -116,7 +118,14 @@ class RMatrixContrasts(CustomContrasts):
                 f"{len(levels)} levels ({', '.join(map(str, levels))}): give one row per level"
             )
         if self.levels is not None:
-            order = [list(self.levels).index(level) for level in levels]
+            rows = [str(level) for level in self.levels]
+            absent = [level for level in levels if str(level) not in rows]
+            if absent:
+                raise SpecificationError(
+                    f"the contrast matrix's index ({', '.join(rows)}) lacks the level(s) "
+                    f"{', '.join(map(str, absent))}: index its rows by the factor's levels"
+                )
+            order = [rows.index(str(level)) for level in levels]
             return self.contrasts[order]
         return self.contrasts
 
@@ -201,7 +210,9 @@ def r_contrasts(contrasts: Any) -> dict[str, Contrasts]:
     return chosen
 
 
-_REQUESTED: ContextVar[Mapping[str, Contrasts]] = ContextVar("ordstats_contrasts", default={})
+_REQUESTED: ContextVar[Mapping[str, Contrasts] | None] = ContextVar(
+    "ordstats_contrasts", default=None
+)
 
 
 @contextmanager
@@ -212,6 +223,43 @@ def requested_contrasts(contrasts: Mapping[str, Contrasts]) -> Iterator[None]:
         yield
     finally:
         _REQUESTED.reset(token)
+
+
+def check_requested_contrasts(used: Sequence[str], frame: pd.DataFrame) -> None:
+    """Check the contrasts requested for a model against the columns its formulas use.
+
+    As R: contrasts of a column no formula uses are ignored with a warning
+    ("variable 'f' is absent"), and contrasts of a numeric column are an error
+    ("contrasts apply only to factors").
+
+    Raises
+    ------
+    DataError
+        Contrasts requested for a numeric column.
+    """
+    for column in _REQUESTED.get() or {}:
+        if column not in used:
+            warnings.warn(
+                f"contrasts were given for {column!r}, which is not used by the formulas "
+                "(as a column): they are ignored",
+                SpecificationWarning,
+                stacklevel=6,
+            )
+        elif column in frame.columns and _is_numeric(frame[column]):
+            raise DataError(
+                f"contrasts apply only to factors, and the column {column!r} is numeric: "
+                f"make it a factor first (data[{column!r}].astype('category')) or drop it "
+                "from contrasts"
+            )
+
+
+def _is_numeric(values: pd.Series) -> bool:
+    dtype = values.dtype
+    return bool(
+        pd.api.types.is_numeric_dtype(dtype)
+        and not pd.api.types.is_bool_dtype(dtype)
+        and not isinstance(dtype, pd.CategoricalDtype)
+    )
 
 
 def _is_ordered_categorical(values: Any) -> bool:
@@ -228,10 +276,10 @@ def _fitted_contrasts(state: Any) -> Contrasts | None:
 
 
 def _chosen_contrasts(expr: str, raw: Any, state: Any) -> Contrasts | None:
-    """The contrasts of a factor looked up by name: recorded at the fit, requested, or R's default."""
+    """A factor's contrasts: those recorded at the fit, else those requested, else R's default."""
     if state is not None:
         return _fitted_contrasts(state)
-    requested = _REQUESTED.get().get(expr)
+    requested = (_REQUESTED.get() or {}).get(expr)
     if requested is not None:
         return requested
     return ROrderedPolyContrasts() if _is_ordered_categorical(raw) else None

@@ -17,7 +17,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.censored import censored_response, check_censored_options, encode_censored
-from ordstats.design.contrasts import RDefaultsMaterializer
+from ordstats.design.contrasts import RDefaultsMaterializer, check_requested_contrasts
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -810,6 +810,7 @@ def design_from_formula(
         refuse_response_in_terms(response_name, text, part)
         used += _data_variables(text, frame)
     _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
+    check_requested_contrasts(used[1:], frame)
     frame = _without_duplicated_columns(frame)
     _warn_numbers_stored_as_objects(frame, used[1:])
     w_series = _vector(weights, frame, len(frame), "weights")

@@ -33,7 +33,6 @@ from formulaic import model_matrix
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.censored import refuse_censored
 from ordstats.design.contrasts import RDefaultsMaterializer
-from ordstats.design.subset import subset_mask
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -53,6 +52,7 @@ from ordstats.design.formula import (
     with_row_context,
 )
 from ordstats.design.newdata import _unseen_levels_error
+from ordstats.design.subset import subset_mask
 from ordstats.errors import (
     FormulaError,
     PredictionError,

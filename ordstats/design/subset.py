@@ -12,6 +12,7 @@ a selection into a boolean mask over the rows of the data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,19 +31,49 @@ _HINT = (
 )
 
 
+#: pandas calls that read missing values themselves (R's is.na()): no NA rule then
+_NA_AWARE = re.compile(r"\b(isna|isnull|notna|notnull|fillna)\b")
+
+
+def _query_columns(query: str, frame: pd.DataFrame) -> list[Any]:
+    """The columns of ``frame`` that ``query`` names (plainly or in backticks)."""
+    quoted = set(re.findall(r"`([^`]+)`", query))
+    bare = set(
+        re.findall(r"(?<![@.\w])([A-Za-z_]\w*)", re.sub(r"`[^`]+`|'[^']*'|\"[^\"]*\"", " ", query))
+    )
+    return [c for c in frame.columns if isinstance(c, str) and (c in quoted or c in bare)]
+
+
+def _undefined_hint(frame: pd.DataFrame) -> str:
+    dotted = [c for c in frame.columns if isinstance(c, str) and not c.isidentifier()]
+    shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
+    quote = f"; a name that is not a Python name needs backticks (`{dotted[0]}`)" if dotted else ""
+    return (
+        f"the query may use the data's columns ({shown}) and the caller's variables as @name{quote}"
+    )
+
+
 def _query_mask(query: str, frame: pd.DataFrame, context: Any) -> Any:
-    """Evaluate ``query`` on ``frame`` as :meth:`pandas.DataFrame.query` does."""
+    """Evaluate ``query`` on ``frame`` as :meth:`pandas.DataFrame.query` does.
+
+    As R evaluates ``subset = Smoke != "Never"`` (``NA != "Never"`` is ``NA``,
+    which selects nothing), a row missing a column the query names is not
+    selected -- unless the query reads missing values itself (``.isna()``).
+    """
     local = dict(context) if isinstance(context, Mapping) else {}
     try:
-        return frame.eval(query, local_dict=local, engine="python")
+        mask = frame.eval(query, local_dict=local, engine="python")
     except pd.errors.UndefinedVariableError as exc:
-        raise DataError(
-            f"subset={query!r}: {exc}; the query may use the data's columns "
-            f"({', '.join(map(str, frame.columns[:12]))}{', ...' if frame.shape[1] > 12 else ''}) "
-            "and the caller's variables as @name"
-        ) from exc
+        raise DataError(f"subset={query!r}: {exc}; {_undefined_hint(frame)}") from exc
     except (SyntaxError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise DataError(f"subset={query!r} cannot be evaluated on the data: {exc}") from exc
+    if not isinstance(mask, pd.Series) or _NA_AWARE.search(query):
+        return mask
+    named = _query_columns(query, frame)
+    missing = frame[named].isna().any(axis=1) if named else None
+    if missing is None or not missing.any():
+        return mask
+    return mask.astype("boolean").mask(missing, pd.NA)
 
 
 def _as_boolean(values: Any, what: str) -> np.ndarray:
