@@ -79,7 +79,7 @@ class RSumContrasts(SumContrasts):
 
     FACTOR_FORMAT_REDUCED = "{name}{field}"
 
-    @SumContrasts.override  # type: ignore[attr-defined,misc]
+    @SumContrasts.override
     def get_coding_column_names(
         self, levels: Sequence[Any], reduced_rank: bool = True
     ) -> Sequence[Any]:
@@ -92,7 +92,7 @@ class RHelmertContrasts(HelmertContrasts):
 
     FACTOR_FORMAT_REDUCED = "{name}{field}"
 
-    @HelmertContrasts.override  # type: ignore[attr-defined,misc]
+    @HelmertContrasts.override
     def get_coding_column_names(
         self, levels: Sequence[Any], reduced_rank: bool = True
     ) -> Sequence[Any]:
@@ -108,7 +108,7 @@ class RMatrixContrasts(CustomContrasts):
         super().__init__(matrix, names=names)
         self.levels = levels  # the rows' levels, when the matrix was a labelled DataFrame
 
-    @CustomContrasts.override  # type: ignore[attr-defined,misc]
+    @CustomContrasts.override
     def _get_coding_matrix(
         self, levels: Sequence[Any], reduced_rank: bool = True, sparse: bool = False
     ) -> Any:

@@ -1468,7 +1468,7 @@ class _FormulaSource:
     weights: object
     offset: object
     context: object
-    subset: np.ndarray | None = None  # the rows of ``data`` fitted (R's subset=)
+    subset: object = None  # the rows of ``data`` fitted (R's subset=)
     contrasts: Mapping[str, Any] = field(default_factory=dict)  # requested by column
 
 
