@@ -2648,3 +2648,19 @@ def test_contrasts_of_a_column_no_formula_uses_are_ignored_with_a_warning(wine):
     # R: "variable 'contact' is absent: its contrasts will be ignored"
     with pytest.warns(SpecificationWarning, match=r"'contact', which is not used"):
         OrdinalModel.from_formula("rating ~ temp", wine, contrasts={"contact": "contr.sum"})
+
+
+@pytest.mark.parametrize("role", ["weights", "offset"])
+def test_an_infinite_weight_or_offset_is_refused_as_r_refuses_it(wine, role):
+    # before: the row was dropped as a missing value with a MissingDataWarning; R's clm
+    # stops ("Non-finite log-likelihood at starting value"), and NA is still dropped
+    values = np.ones(len(wine))
+    values[[3, 7]] = [np.inf, -np.inf]
+    with pytest.raises(DataError, match=rf"{role} must be finite; 2 value\(s\) are infinite"):
+        OrdinalModel.from_formula("rating ~ temp", wine, **{role: values})
+    with pytest.raises(DataError, match=rf"{role} must be finite; .*\(rows 3, 7\)"):
+        OrdinalModel(wine["rating"], (wine["temp"] == "warm").astype(float), **{role: values})
+    with pytest.raises(DataError, match=rf"{role} must be finite"):
+        OrdinalModel.from_formula(
+            "rating ~ temp", wine.assign(v=values), chunksize=20, **{role: "v"}
+        )

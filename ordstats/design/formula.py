@@ -31,6 +31,7 @@ from ordstats.design.core import (
     _drop_nominal_aliases,
     _vector,
     align_to_index,
+    missing_vector_values,
     refuse_repeated_columns,
     rows_to_keep,
 )
@@ -824,7 +825,7 @@ def design_from_formula(
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
-            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+            bad[role] = missing_vector_values(role, series)
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
     matrices, learned = {}, {}
