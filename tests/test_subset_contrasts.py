@@ -269,3 +269,22 @@ def test_contrasts_give_the_same_fit_read_in_chunks_and_with_dask() -> None:
     np.testing.assert_allclose(memory.params, r_values(ref["coef"], r_names(memory)), rtol=1e-6)
     rows = frame.iloc[:5].drop(columns="Exer")
     np.testing.assert_allclose(chunked.predict(rows), memory.predict(rows), rtol=1e-10)
+
+
+def test_the_numbers_of_the_from_r_page() -> None:
+    """docs/from_r.rst, "Subsets and contrasts": the numbers its code prints (R's too)."""
+    page = (Path(__file__).parents[1] / "docs" / "from_r.rst").read_text()
+    assert "# [3.7697, 3.2126, 0.3168]" in page and "# 36.0" in page
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + judge",
+        wine,
+        subset='contact == "yes"',
+        contrasts={"judge": "contr.sum"},
+    ).fit()
+    assert res.params[["temp[T.warm]", "judge1", "judge2"]].round(4).tolist() == [
+        3.7697,
+        3.2126,
+        0.3168,
+    ]
+    assert res.nobs == 36.0
