@@ -21,14 +21,7 @@ data_dir <- "tests/data/r_datasets"
 out_dir <- "tests/data/r/parity_results"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 
-read_dataset <- function(name) {
-  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE,
-                check.names = FALSE)
-  meta <- fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
+source("tests/r/write_dataset.R")  # read_dataset()
 pneumo <- read_dataset("pneumo")
 housing_ordinf <- read_dataset("housing_ordinf")
 survey_students <- read_dataset("survey_students")

@@ -24,15 +24,6 @@ dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 
 source("tests/r/write_dataset.R")
 
-read_dataset <- function(name) {
-  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE,
-                check.names = FALSE)
-  meta <- fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-
 ## ---- data sets ------------------------------------------------------------------
 
 # VGAM::pneumo as one row per (exposure time, severity) with the count as weight

@@ -11,11 +11,8 @@ suppressMessages({
   library(ordinal)
 })
 
-d <- read.csv("tests/data/r_datasets/survey_students.csv", stringsAsFactors = FALSE)
-meta <- fromJSON("tests/data/r_datasets/survey_students.levels.json")
-for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-survey_students <- d
+source("tests/r/write_dataset.R")  # read_dataset()
+survey_students <- read_dataset("survey_students", data_dir = "tests/data/r_datasets")
 clap_matrix <- matrix(c(-1, 0, 1, 1, -2, 1), 3)  # linear and quadratic, no column names
 clap_named <- clap_matrix
 colnames(clap_named) <- c("lin", "quad")

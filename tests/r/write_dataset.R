@@ -1,5 +1,6 @@
 # write_dataset(): one data set as tests/data/r_datasets/<name>.csv + <name>.levels.json
-# (R's level orders), shared by make_r_datasets.R and parity_sweep.R.  Writes into
+# (R's level orders), shared by make_r_datasets.R and parity_sweep.R; read_dataset() (below)
+# re-reads one for parity_sweep.R, parity_results.R and subset_contrasts_refs.R.  Writes into
 # `out_dir` of the caller (a global of the sourcing script) unless `dir` is given.
 write_dataset <- function(d, name, source, description, derivation, response, weights = NULL,
                           dir = get("out_dir", envir = globalenv())) {
@@ -18,4 +19,15 @@ write_dataset <- function(d, name, source, description, derivation, response, we
   if (!length(fac)) meta$factors <- setNames(list(), character())
   writeLines(toJSON(meta, auto_unbox = TRUE, pretty = TRUE, null = "null"),
              file.path(dir, paste0(name, ".levels.json")))
+}
+
+# read_dataset(): a data set written by write_dataset(), re-read with R's level orders
+# (ordered and unordered factors), from `data_dir` of the caller unless `data_dir` is given.
+read_dataset <- function(name, data_dir = get("data_dir", envir = globalenv())) {
+  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE,
+                check.names = FALSE)
+  meta <- fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
+  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
+  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
+  d
 }
