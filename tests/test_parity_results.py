@@ -9,8 +9,8 @@ and intervals, cumulative probabilities, R's ``eta1``, classes), profile interva
 ``scale_test()``, the condition number of the Hessian, logLik df, AIC and BIC;
 for polr the probabilities and ``vcov``.  Tolerances: estimates, probabilities and
 log-likelihoods 1e-6 relative, standard errors 1e-4, p-values 1e-6 absolute.
-ordstats has no ``drop1``: R's table is compared with :func:`ordstats.lr_test` of
-the refits without each term.
+ordstats has no ``drop1``/``add1``: R's tables are compared with
+:func:`ordstats.lr_test` of the refits without (with) each term.
 """
 
 from __future__ import annotations
@@ -237,6 +237,27 @@ def test_drop1_likelihood_ratios(case: str) -> None:
         assert test.df == row["Df"], term
         assert test.pvalue == pytest.approx(row["Pr(>Chi)"], abs=1e-6), term
         assert smaller.aic == pytest.approx(row["AIC"], rel=1e-6), term
+
+
+#: R's add1 terms in the ordstats spelling (dotted names in backticks)
+ADDED = {"MPG.city": "`MPG.city`"}
+
+
+@pytest.mark.parametrize("case", [c for c in CLM if reference(c).get("add1")])
+def test_add1_likelihood_ratios(case: str) -> None:
+    """R's add1(fit, scope, test = "Chi"), compared with lr_test of the larger refits."""
+    ref, res = reference(case), fitted(case)
+    spec = CASES[case]
+    for term, row in ref["add1"].items():
+        if term == "<none>":
+            assert res.aic == pytest.approx(row["AIC"], rel=1e-6)
+            continue
+        larger = formula_fit(case, f"{spec.formula} + {ADDED.get(term, term)}", spec.kwargs)
+        test = quietly(ordstats.lr_test, res, larger)
+        assert test.statistic == pytest.approx(row["LRT"], rel=1e-5, abs=1e-7), term
+        assert test.df == row["Df"], term
+        assert test.pvalue == pytest.approx(row["Pr(>Chi)"], abs=1e-6), term
+        assert larger.aic == pytest.approx(row["AIC"], rel=1e-6), term
 
 
 def _term_table(res: Any, kind: str) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 # (tests/r/parity_sweep.R): predictions on new rows, including factor combinations and
 # values the data do not have (prob with se.fit and interval, cum.prob,
 # linear.predictor, class), profile confidence intervals, anova() of a nested model,
-# drop1(test = "Chi"), nominal_test(), scale_test(), summary's cond.H, logLik df, AIC
+# drop1(test = "Chi"), add1(test = "Chi") for three, nominal_test(), scale_test(), summary's cond.H, logLik df, AIC
 # and BIC; for polr the predicted probabilities and vcov.
 #
 # Reads the vendored data sets (tests/data/r_datasets/*.csv), writes one JSON per case
@@ -48,7 +48,7 @@ table_of <- function(tab) {
 # the levels of each factor of newdata as strings (the test rebuilds the frame)
 records <- function(nd) lapply(nd, function(v) if (is.factor(v)) as.character(v) else v)
 
-clm_results <- function(case, call_text, small_text, newdata, drop = TRUE) {
+clm_results <- function(case, call_text, small_text, newdata, drop = TRUE, add = NULL) {
   fit <- eval(parse(text = call_text))
   small <- eval(parse(text = small_text))
   nd <- newdata
@@ -69,6 +69,8 @@ clm_results <- function(case, call_text, small_text, newdata, drop = TRUE) {
     anova = list(loglik = num(av$logLik), lr = num(av$LR.stat), df = num(av$df),
                  p = num(av$`Pr(>Chisq)`)),
     drop1 = if (drop) table_of(quiet(drop1(fit, test = "Chi"))) else NULL,
+    add1_scope = add,
+    add1 = if (is.null(add)) NULL else table_of(add1(fit, scope = as.formula(add), test = "Chi")),
     nominal_test = table_of(quiet(nominal_test(fit))),
     scale_test = table_of(quiet(scale_test(fit))),
     cond_H = summary(fit)$info$cond.H, cond_H_num = max(eigen(fit$Hessian, only.values = TRUE)$values) /
@@ -109,7 +111,8 @@ nd_mt <- expand.grid(cyl = lv(mtcars_d, "cyl"), wt = c(1.2, 3.2, 6))
 ## ---- clm ------------------------------------------------------------------------------
 clm_results("clm_housing_ordered_infl",
             "clm(Sat ~ Infl + Type + Cont, data = housing_ordinf, weights = Freq)",
-            "clm(Sat ~ Infl + Type, data = housing_ordinf, weights = Freq)", nd_housing)
+            "clm(Sat ~ Infl + Type, data = housing_ordinf, weights = Freq)", nd_housing,
+            add = "~ . + Infl:Type + Type:Cont")
 for (lk in c("probit", "cloglog")) {
   clm_results(paste0("clm_pneumo_", lk),
               sprintf('clm(severity ~ log(exposure.time), data = pneumo, weights = count, link = "%s")', lk),
@@ -135,9 +138,9 @@ clm_results("clm_warpbreaks_log_interaction",
             'clm(tension ~ wool * log(breaks), data = warpbreaks_d, link = "probit")',
             'clm(tension ~ wool + log(breaks), data = warpbreaks_d, link = "probit")', nd_warp)
 clm_results("clm_cars93", "clm(AirBags ~ Price + Origin + log(Horsepower), data = cars93)",
-            "clm(AirBags ~ Price, data = cars93)", nd_cars)
+            "clm(AirBags ~ Price, data = cars93)", nd_cars, add = "~ . + MPG.city + DriveTrain")
 clm_results("clm_mtcars_cyl_ordered", 'clm(carb ~ cyl + wt, data = mtcars_d, link = "probit")',
-            'clm(carb ~ wt, data = mtcars_d, link = "probit")', nd_mt)
+            'clm(carb ~ wt, data = mtcars_d, link = "probit")', nd_mt, add = "~ . + hp + am")
 
 ## ---- polr ------------------------------------------------------------------------------
 polr_results("polr_survey_tight",
