@@ -2664,3 +2664,14 @@ def test_an_infinite_weight_or_offset_is_refused_as_r_refuses_it(wine, role):
         OrdinalModel.from_formula(
             "rating ~ temp", wine.assign(v=values), chunksize=20, **{role: "v"}
         )
+
+
+def test_a_subset_with_a_survey_design_points_to_its_domain_subset(wine):
+    design = ordstats.SurveyDesign(wine.assign(w=1.0), weights="w")
+    with pytest.raises(SpecificationError, match=r"for a survey domain use design.subset"):
+        OrdinalModel.from_formula("rating ~ temp", design=design, subset="temp == 'warm'")
+
+
+def test_subset_and_contrasts_with_group_thresholds_say_what_to_do(wine):
+    with pytest.raises(SpecificationError, match=r"not available with thres\(gr = \.\.\.\)"):
+        OrdinalModel.from_formula("rating | thres(gr = contact) ~ temp", wine, subset="judge != 1")
