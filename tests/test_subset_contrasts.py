@@ -288,3 +288,13 @@ def test_the_numbers_of_the_from_r_page() -> None:
         0.3168,
     ]
     assert res.nobs == 36.0
+
+
+@pytest.mark.parametrize("case", ["contr_matrix_named", "contr_sum_helmert", "subset_scale"])
+def test_a_pickled_fit_predicts_with_its_contrasts_and_transforms(case: str) -> None:
+    import pickle
+
+    res = fit(case)
+    back = pickle.loads(pickle.dumps(res))
+    rows = survey().iloc[:5].drop(columns="Exer")
+    np.testing.assert_array_equal(back.predict(rows), res.predict(rows))
