@@ -339,3 +339,19 @@ def test_a_nominal_interaction_aliases_the_location_columns_it_spans() -> None:
     assert aliased == ["log(breaks)", "woolB:log(breaks)"]
     assert model.exog_names == ["wool[T.B]"]
     assert quietly(model.fit).llf == pytest.approx(-52.6172307354691, rel=1e-7)  # R's
+
+
+def test_an_offset_for_new_rows_of_a_model_fitted_without_one_shifts_eta() -> None:
+    """R's predict.clm fails here ("non-conformable arguments"); ordstats adds the offset
+    to the linear predictor, as for a model fitted with one: P(Y <= j) = F(theta_j - eta - o).
+    """
+    from scipy.special import expit
+
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    rows, offset = wine.iloc[[0, 1, 40]], np.array([1.0, 0.0, -1.0])
+    eta = np.asarray(res.predict(rows, which="linear"), dtype=float).ravel() + offset
+    thresholds = res.thresholds["estimate"].to_numpy()
+    cumulative = expit(thresholds[None, :] - eta[:, None])
+    expected = np.diff(np.column_stack([np.zeros(3), cumulative, np.ones(3)]), axis=1)
+    np.testing.assert_allclose(res.predict(rows, offset=offset), expected, rtol=1e-12)
