@@ -2586,3 +2586,89 @@ def test_ordinal_metrics_of_probabilities_that_are_not_a_matrix():
         ordstats.metrics.ordinal_log_loss([1, 2], np.array([0.2, 0.8]))
     with pytest.raises(DataError, match=r"y_prob must be numbers"):
         ordstats.metrics.ranked_probability_score([1, 2], "ab")
+
+
+# subset and contrasts
+
+
+@pytest.mark.parametrize(
+    ("subset", "message"),
+    [
+        ([True, False, True], r"subset has 3 values but the data have 72 rows"),
+        (pd.Series(True, index=range(100, 172)), r"index of subset does not hold the same labels"),
+        (np.arange(72), r"subset must select rows with True/False values; the array has dtype int"),
+        ("nosuch > 1", r"name 'nosuch' is not defined; the query may use the data's columns"),
+        ("temp == 'hot'", r"subset selects no row of the data"),
+        ("temp ==", r"cannot be evaluated on the data"),
+        (lambda d: d["nosuch"] > 1, r"the function given failed on the data: KeyError"),
+    ],
+)
+def test_a_subset_that_does_not_select_rows_of_the_data(wine, subset, message):
+    with pytest.raises(DataError, match=message):
+        OrdinalModel.from_formula("rating ~ temp", wine, subset=subset)
+
+
+def test_a_subset_query_on_a_dotted_column_says_to_use_backticks():
+    frame = pd.DataFrame({"y": [1, 2, 3, 1, 2, 3], "W.Hnd": ["a", "b"] * 3})
+    with pytest.raises(DataError, match=r"needs backticks \(`W.Hnd`\)"):
+        OrdinalModel.from_formula("y ~ 1", frame, subset="W.Hnd == 'a'")
+
+
+def test_a_subset_of_data_read_in_chunks_is_refused(wine):
+    with pytest.raises(SpecificationError, match=r"subset= needs the data in memory"):
+        OrdinalModel.from_formula("rating ~ temp", wine, subset="temp == 'warm'", chunksize=20)
+
+
+@pytest.mark.parametrize(
+    ("contrasts", "error", "message"),
+    [
+        ({"judge": "contr.foo"}, SpecificationError, r"'contr.foo' is not one of R's contrasts"),
+        (["contr.sum"], SpecificationError, r"contrasts must be a dict .* got list"),
+        ({"judge": np.ones((3, 2))}, SpecificationError, r"matrix has 3 rows but the factor has 9"),
+        ({"judge": [["a"]]}, SpecificationError, r"a contrast name or a numeric matrix"),
+        ({"judge": np.ones(9)}, SpecificationError, r"one row per level and at least one column"),
+        (
+            {"temp": pd.DataFrame({"c": [1.0, -1.0]}, index=["cold", "hot"])},
+            SpecificationError,
+            r"lacks the level\(s\) warm",
+        ),
+        ({"judge": "contr.sum", "x": "contr.sum"}, DataError, r"'x' is numeric"),
+    ],
+)
+def test_contrasts_that_r_would_refuse(wine, contrasts, error, message):
+    data = wine.assign(x=np.arange(len(wine), dtype=float))
+    with pytest.raises(error, match=message):
+        OrdinalModel.from_formula("rating ~ temp + judge + x", data, contrasts=contrasts)
+
+
+def test_contrasts_of_a_column_no_formula_uses_are_ignored_with_a_warning(wine):
+    # R: "variable 'contact' is absent: its contrasts will be ignored"
+    with pytest.warns(SpecificationWarning, match=r"'contact', which is not used"):
+        OrdinalModel.from_formula("rating ~ temp", wine, contrasts={"contact": "contr.sum"})
+
+
+@pytest.mark.parametrize("role", ["weights", "offset"])
+def test_an_infinite_weight_or_offset_is_refused_as_r_refuses_it(wine, role):
+    # before: the row was dropped as a missing value with a MissingDataWarning; R's clm
+    # stops ("Non-finite log-likelihood at starting value"), and NA is still dropped
+    values = np.ones(len(wine))
+    values[[3, 7]] = [np.inf, -np.inf]
+    with pytest.raises(DataError, match=rf"{role} must be finite; 2 value\(s\) are infinite"):
+        OrdinalModel.from_formula("rating ~ temp", wine, **{role: values})
+    with pytest.raises(DataError, match=rf"{role} must be finite; .*\(rows 3, 7\)"):
+        OrdinalModel(wine["rating"], (wine["temp"] == "warm").astype(float), **{role: values})
+    with pytest.raises(DataError, match=rf"{role} must be finite"):
+        OrdinalModel.from_formula(
+            "rating ~ temp", wine.assign(v=values), chunksize=20, **{role: "v"}
+        )
+
+
+def test_a_subset_with_a_survey_design_points_to_its_domain_subset(wine):
+    design = ordstats.SurveyDesign(wine.assign(w=1.0), weights="w")
+    with pytest.raises(SpecificationError, match=r"for a survey domain use design.subset"):
+        OrdinalModel.from_formula("rating ~ temp", design=design, subset="temp == 'warm'")
+
+
+def test_subset_and_contrasts_with_group_thresholds_say_what_to_do(wine):
+    with pytest.raises(SpecificationError, match=r"not available with thres\(gr = \.\.\.\)"):
+        OrdinalModel.from_formula("rating | thres(gr = contact) ~ temp", wine, subset="judge != 1")

@@ -8,7 +8,9 @@ at least two observed levels, and a design of full column rank.
 - :mod:`~ordstats.design.core`: the :class:`Design` and :class:`TermsDesign`
   values and the checks every interface shares (missing values, weights,
   aliased columns as R's ``drop.coef``);
-- :mod:`~ordstats.design.formula`: R-style formulas on a DataFrame;
+- :mod:`~ordstats.design.formula`: R-style formulas on a DataFrame, with R's
+  ``subset=`` (:mod:`~ordstats.design.subset`) and ``contrasts=``
+  (:mod:`~ordstats.design.contrasts`);
 - :mod:`~ordstats.design.arrays`: a response and regressor matrices;
 - :mod:`~ordstats.design.chunks`: formulas on data read in chunks;
 - :mod:`~ordstats.design.newdata`: the same columns for new data.

@@ -24,6 +24,7 @@ from ordstats.design.core import (
     aliasing_gram,
     align_to_index,
     column_summary,
+    missing_vector_values,
     refuse_repeated_columns,
     rows_to_keep,
     sampled_full_rank,
@@ -112,7 +113,7 @@ def _bad_array_rows(
             bad[names[j]] = ~np.isfinite(X[:, j])
     for role, series in vectors.items():
         if series is not None:
-            nonfinite = ~np.isfinite(series.to_numpy(dtype=float))
+            nonfinite = missing_vector_values(role, series)
             if nonfinite.any():
                 bad[role] = nonfinite
     return pd.DataFrame(bad, index=y.index)

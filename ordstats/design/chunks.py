@@ -18,6 +18,7 @@ from ordstats.design.core import (
     _drop_aliased,
     _drop_nominal_aliases,
     _vector,
+    missing_vector_values,
 )
 from ordstats.design.formula import (
     _check_required,
@@ -165,7 +166,7 @@ def rows_to_drop(
         if name is not None:
             series = _vector(name, frame, len(frame), role)
             assert series is not None
-            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+            bad[role] = missing_vector_values(role, series)
     return bad
 
 

@@ -11,11 +11,23 @@ that new data (ordered or not: plain strings too) are coded the same way.
 A formula chooses treatment contrasts for an ordered column with
 ``C(x, contr.treatment)`` (names ``C(x, contr.treatment)[T.b]``), or by
 passing the column as an unordered Categorical.
+
+``from_formula(..., contrasts={"x": "contr.sum"})`` is R's ``contrasts =
+list(x = "contr.sum")``: :func:`r_contrasts` turns R's names (and matrices)
+into contrasts that name their columns as R does -- ``x1``, ``x2`` for sum and
+Helmert contrasts and for a matrix without column names, ``x.L`` for
+polynomials, ``x[T.b]`` for treatment and SAS contrasts (ordstats' spelling of
+R's ``xb``) -- and :func:`requested_contrasts` hands them to the materializer
+while a model is built.  The fitted spec records them, so new data are coded
+the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +37,27 @@ from formulaic.materializers import PandasMaterializer
 from formulaic.materializers.types import EvaluatedFactor, FactorValues
 from formulaic.model_spec import ModelSpec
 from formulaic.parser.types import Factor
-from formulaic.transforms.contrasts import PolyContrasts, encode_contrasts
+from formulaic.transforms.contrasts import (
+    Contrasts,
+    CustomContrasts,
+    HelmertContrasts,
+    PolyContrasts,
+    SASContrasts,
+    SumContrasts,
+    TreatmentContrasts,
+    encode_contrasts,
+)
 from interface_meta import override
 
-__all__ = ["RDefaultsMaterializer", "ROrderedPolyContrasts"]
+from ordstats.errors import DataError, SpecificationError, SpecificationWarning
+
+__all__ = [
+    "RDefaultsMaterializer",
+    "ROrderedPolyContrasts",
+    "check_requested_contrasts",
+    "r_contrasts",
+    "requested_contrasts",
+]
 
 
 @dataclass
@@ -44,17 +73,216 @@ class ROrderedPolyContrasts(PolyContrasts):
     FACTOR_FORMAT_REDUCED = "{name}{field}"
 
 
+@dataclass
+class RSumContrasts(SumContrasts):
+    """``contr.sum`` named as R names it: ``x1``, ``x2``, ... (the last level: minus their sum)."""
+
+    FACTOR_FORMAT_REDUCED = "{name}{field}"
+
+    @SumContrasts.override
+    def get_coding_column_names(
+        self, levels: Sequence[Any], reduced_rank: bool = True
+    ) -> Sequence[Any]:
+        return list(range(1, len(levels))) if reduced_rank else levels
+
+
+@dataclass
+class RHelmertContrasts(HelmertContrasts):
+    """``contr.helmert`` named as R names it: ``x1``, ``x2``, ..."""
+
+    FACTOR_FORMAT_REDUCED = "{name}{field}"
+
+    @HelmertContrasts.override
+    def get_coding_column_names(
+        self, levels: Sequence[Any], reduced_rank: bool = True
+    ) -> Sequence[Any]:
+        return list(range(1, len(levels))) if reduced_rank else levels
+
+
+class RMatrixContrasts(CustomContrasts):
+    """A contrast matrix given by the user, its columns named ``x<name>`` (R: ``x1``, ``x2``)."""
+
+    FACTOR_FORMAT_REDUCED = "{name}{field}"
+
+    def __init__(self, matrix: np.ndarray, names: Sequence[Any] | None, levels: Any) -> None:
+        super().__init__(matrix, names=names)
+        self.levels = levels  # the rows' levels, when the matrix was a labelled DataFrame
+
+    @CustomContrasts.override
+    def _get_coding_matrix(
+        self, levels: Sequence[Any], reduced_rank: bool = True, sparse: bool = False
+    ) -> Any:
+        if self.contrasts.shape[0] != len(levels):
+            raise SpecificationError(
+                f"the contrast matrix has {self.contrasts.shape[0]} rows but the factor has "
+                f"{len(levels)} levels ({', '.join(map(str, levels))}): give one row per level"
+            )
+        if self.levels is not None:
+            rows = [str(level) for level in self.levels]
+            absent = [level for level in levels if str(level) not in rows]
+            if absent:
+                raise SpecificationError(
+                    f"the contrast matrix's index ({', '.join(rows)}) lacks the level(s) "
+                    f"{', '.join(map(str, absent))}: index its rows by the factor's levels"
+                )
+            order = [rows.index(str(level)) for level in levels]
+            return self.contrasts[order]
+        return self.contrasts
+
+
+#: R's contrast functions by name, as contrasts naming their columns as R does
+_BY_R_NAME: dict[str, type[Contrasts]] = {
+    "contr.treatment": TreatmentContrasts,
+    "contr.SAS": SASContrasts,
+    "contr.sum": RSumContrasts,
+    "contr.helmert": RHelmertContrasts,
+    "contr.poly": ROrderedPolyContrasts,
+}
+_R_CONTRASTS = (RSumContrasts, RHelmertContrasts, RMatrixContrasts, ROrderedPolyContrasts)
+
+
+def _matrix_contrasts(column: str, value: Any) -> RMatrixContrasts:
+    """A contrast matrix (array, nested lists or a DataFrame indexed by level) checked."""
+    levels = None
+    names: list[Any] | None = None
+    if isinstance(value, pd.DataFrame):
+        levels, names = list(value.index), list(value.columns)
+        if isinstance(value.index, pd.RangeIndex):
+            levels = None
+        if isinstance(value.columns, pd.RangeIndex):
+            names = None
+    try:
+        matrix = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecificationError(
+            f"contrasts[{column!r}] must be a contrast name or a numeric matrix: {exc}"
+        ) from exc
+    if matrix.ndim != 2 or matrix.shape[1] < 1 or not np.isfinite(matrix).all():
+        raise SpecificationError(
+            f"contrasts[{column!r}] must be a finite matrix with one row per level and at least "
+            f"one column; got shape {matrix.shape}"
+        )
+    if names is None:
+        names = list(range(1, matrix.shape[1] + 1))
+    return RMatrixContrasts(matrix, names, levels)
+
+
+def r_contrasts(contrasts: Any) -> dict[str, Contrasts]:
+    """R's ``contrasts = list(...)`` as a mapping of column names to formulaic contrasts.
+
+    Parameters
+    ----------
+    contrasts : mapping or None
+        Column name to one of ``"contr.treatment"``, ``"contr.sum"``,
+        ``"contr.helmert"``, ``"contr.poly"``, ``"contr.SAS"``, or a matrix
+        (array or nested lists with one row per level in the factor's level
+        order, or a DataFrame indexed by the levels; its column names name the
+        coefficients).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    SpecificationError
+        Not a mapping, a name that is not one of R's contrasts, or a matrix
+        that is not numeric.
+    """
+    if contrasts is None:
+        return {}
+    if not isinstance(contrasts, Mapping):
+        raise SpecificationError(
+            "contrasts must be a dict of column name to contrast, e.g. "
+            f"{{'judge': 'contr.sum'}}; got {type(contrasts).__name__}"
+        )
+    chosen: dict[str, Contrasts] = {}
+    for column, value in contrasts.items():
+        if isinstance(value, str):
+            if value not in _BY_R_NAME:
+                raise SpecificationError(
+                    f"contrasts[{column!r}] = {value!r} is not one of R's contrasts: "
+                    f"{', '.join(map(repr, _BY_R_NAME))}, or a matrix"
+                )
+            chosen[str(column)] = _BY_R_NAME[value]()
+        else:
+            chosen[str(column)] = _matrix_contrasts(str(column), value)
+    return chosen
+
+
+_REQUESTED: ContextVar[Mapping[str, Contrasts] | None] = ContextVar(
+    "ordstats_contrasts", default=None
+)
+
+
+@contextmanager
+def requested_contrasts(contrasts: Mapping[str, Contrasts]) -> Iterator[None]:
+    """Code the factor columns named in ``contrasts`` with them while models are built here."""
+    token = _REQUESTED.set(contrasts)
+    try:
+        yield
+    finally:
+        _REQUESTED.reset(token)
+
+
+def check_requested_contrasts(used: Sequence[str], frame: pd.DataFrame) -> None:
+    """Check the contrasts requested for a model against the columns its formulas use.
+
+    As R: contrasts of a column no formula uses are ignored with a warning
+    ("variable 'f' is absent"), and contrasts of a numeric column are an error
+    ("contrasts apply only to factors").
+
+    Raises
+    ------
+    DataError
+        Contrasts requested for a numeric column.
+    """
+    for column in _REQUESTED.get() or {}:
+        if column not in used:
+            warnings.warn(
+                f"contrasts were given for {column!r}, which is not used by the formulas "
+                "(as a column): they are ignored",
+                SpecificationWarning,
+                stacklevel=6,
+            )
+        elif column in frame.columns and _is_numeric(frame[column]):
+            raise DataError(
+                f"contrasts apply only to factors, and the column {column!r} is numeric: "
+                f"make it a factor first (data[{column!r}].astype('category')) or drop it "
+                "from contrasts"
+            )
+
+
+def _is_numeric(values: pd.Series) -> bool:
+    dtype = values.dtype
+    return bool(
+        pd.api.types.is_numeric_dtype(dtype)
+        and not pd.api.types.is_bool_dtype(dtype)
+        and not isinstance(dtype, pd.CategoricalDtype)
+    )
+
+
 def _is_ordered_categorical(values: Any) -> bool:
     dtype = getattr(values, "dtype", None)
     return isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
 
 
-def _fitted_with_polynomials(state: Any) -> bool | None:
-    """Whether a fitted spec coded a factor with R's polynomials (None: not fitted yet)."""
-    if state is None:
-        return None
-    contrasts = state[1].get("contrasts") if len(state) > 1 else None
-    return isinstance(getattr(contrasts, "contrasts", None), ROrderedPolyContrasts)
+def _fitted_contrasts(state: Any) -> Contrasts | None:
+    """The contrasts of ours that a fitted spec coded a factor with, if any."""
+    recorded = state[1].get("contrasts") if len(state) > 1 else None
+    contrasts = getattr(recorded, "contrasts", None)
+    # formulaic codes its own (treatment) contrasts from the state it recorded
+    return contrasts if isinstance(contrasts, (*_R_CONTRASTS, SASContrasts)) else None
+
+
+def _chosen_contrasts(expr: str, raw: Any, state: Any) -> Contrasts | None:
+    """A factor's contrasts: those recorded at the fit, else those requested, else R's default."""
+    if state is not None:
+        return _fitted_contrasts(state)
+    requested = (_REQUESTED.get() or {}).get(expr)
+    if requested is not None:
+        return requested
+    return ROrderedPolyContrasts() if _is_ordered_categorical(raw) else None
 
 
 def _observed_levels(values: pd.Series) -> list[Any]:
@@ -65,10 +293,10 @@ def _observed_levels(values: pd.Series) -> list[Any]:
     return sorted(pd.unique(values.dropna()))
 
 
-def _polynomial_factor(raw: Any) -> FactorValues[Any]:
-    """``raw`` marked as a factor coded with R's ``contr.poly``.
+def _coded_factor(raw: Any, contrasts: Contrasts) -> FactorValues[Any]:
+    """``raw`` marked as a factor coded with ``contrasts``.
 
-    At the fit the polynomials span the levels the rows take (R's model frame
+    At the fit the contrasts span the levels the rows take (R's model frame
     drops unused levels before coding); new data reuse the fitted levels.
     """
 
@@ -84,7 +312,7 @@ def _polynomial_factor(raw: Any) -> FactorValues[Any]:
         levels = encoder_state.get("categories") or _observed_levels(series)
         return encode_contrasts(
             series,
-            contrasts=ROrderedPolyContrasts(),
+            contrasts=contrasts,
             levels=levels,
             reduced_rank=reduced_rank,
             _state=encoder_state,
@@ -97,11 +325,11 @@ def _polynomial_factor(raw: Any) -> FactorValues[Any]:
 class RDefaultsMaterializer(PandasMaterializer):
     """formulaic's pandas materializer with R's default contrasts for ordered factors.
 
-    A column looked up by name (``x`` in ``y ~ x``, ``x:z``) or an expression
-    (``ordered(x)``) that is an ordered pandas Categorical gets
-    :class:`ROrderedPolyContrasts`; an explicit
-    ``C(x, ...)`` keeps the contrasts it names.  With a fitted spec the choice
-    recorded in the spec decides, whatever the dtype of the new column.
+    A column looked up by name (``x`` in ``y ~ x``, ``x:z``) gets the contrasts
+    requested for it (:func:`requested_contrasts`), else, when it or an expression
+    (``ordered(x)``) is an ordered pandas Categorical, :class:`ROrderedPolyContrasts`;
+    an explicit ``C(x, ...)`` keeps the contrasts it names.  With a fitted spec the
+    choice recorded in the spec decides, whatever the dtype of the new column.
     """
 
     REGISTER_NAME = "ordstats_pandas"
@@ -121,10 +349,12 @@ class RDefaultsMaterializer(PandasMaterializer):
             and metadata.kind is Factor.Kind.CATEGORICAL
         ):
             raw = factor.values.__wrapped__
-            fitted = _fitted_with_polynomials(spec.encoder_state.get(factor.expr))
-            if fitted if fitted is not None else _is_ordered_categorical(raw):
+            chosen = _chosen_contrasts(factor.expr, raw, spec.encoder_state.get(factor.expr))
+            if chosen is not None:
                 factor = EvaluatedFactor(
-                    factor=factor.factor, values=_polynomial_factor(raw), variables=factor.variables
+                    factor=factor.factor,
+                    values=_coded_factor(raw, chosen),
+                    variables=factor.variables,
                 )
         encoded: dict[str, Any] = super()._encode_evaled_factor(
             factor, spec, drop_rows, reduced_rank

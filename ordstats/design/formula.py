@@ -17,7 +17,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.censored import censored_response, check_censored_options, encode_censored
-from ordstats.design.contrasts import RDefaultsMaterializer
+from ordstats.design.contrasts import RDefaultsMaterializer, check_requested_contrasts
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -31,12 +31,14 @@ from ordstats.design.core import (
     _drop_nominal_aliases,
     _vector,
     align_to_index,
+    missing_vector_values,
     refuse_repeated_columns,
     rows_to_keep,
 )
 from ordstats.design.monotonic import formula_context
 from ordstats.design.r_functions import evaluate_response, offset_terms, r_spelling
 from ordstats.design.response import encode_response
+from ordstats.design.subset import subset_mask
 from ordstats.errors import (
     DataError,
     FormulaError,
@@ -781,6 +783,7 @@ def design_from_formula(
     offset: Any = None,
     options: DesignOptions = DEFAULT_DESIGN_OPTIONS,
     context: Any = None,
+    subset: Any = None,
 ) -> Design:
     """Build a checked :class:`Design` from an R-style formula and a data frame.
 
@@ -801,6 +804,10 @@ def design_from_formula(
         Names available to formula expressions (formulaic's evaluation context).
         The per-row values it records (``row_names``) are read as columns of
         ``data`` (:func:`with_row_context`).
+    subset : str, boolean Series or array, or callable, optional
+        The rows to fit (R's ``subset=``, :func:`~ordstats.design.subset.subset_mask`).
+        As in R's ``model.frame``, stateful transforms (``scale(x)``) still
+        learn from every row of ``data``.
 
     Returns
     -------
@@ -836,20 +843,27 @@ def design_from_formula(
         refuse_response_in_terms(response_name, text, part)
         used += _data_variables(text, frame)
     _check_columns(frame, [*used, *(v for v in (weights, offset) if isinstance(v, str))])
+    check_requested_contrasts(used[1:], frame)
     frame = _without_duplicated_columns(frame)
     _warn_numbers_stored_as_objects(frame, used[1:])
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
+    every_row = frame  # stateful transforms learn from all rows, as in R's model.frame
+    selected = subset_mask(subset, frame, context)
+    if selected is not None and not selected.all():
+        frame = frame.loc[selected]
+        w_series = None if w_series is None else w_series.loc[selected]
+        o_series = None if o_series is None else o_series.loc[selected]
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
     for role, series in (("weights", w_series), ("offset", o_series)):
         if series is not None:
-            bad[role] = ~np.isfinite(series.to_numpy(dtype=float, na_value=np.nan))
+            bad[role] = missing_vector_values(role, series)
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
     matrices, learned = {}, {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, rows, context, part)
-        learned[part] = _transforms_learned_as_in_r(text, frame, matrices[part], context)
+        learned[part] = _transforms_learned_as_in_r(text, every_row, matrices[part], context)
         if learned[part]:
             matrices[part] = _build(text, rows, context, learned[part])
         for label, finite in _nonfinite_columns(matrices[part], part).items():

@@ -52,6 +52,7 @@ from ordstats.design.formula import (
     with_row_context,
 )
 from ordstats.design.newdata import _unseen_levels_error
+from ordstats.design.subset import subset_mask
 from ordstats.errors import (
     FormulaError,
     PredictionError,
@@ -574,6 +575,7 @@ def mixed_design_from_formula(
     offset: object = None,
     context: object = None,
     options: DesignOptions = DEFAULT_DESIGN_OPTIONS,
+    subset: object = None,
 ) -> MixedDesign:
     """Build a :class:`MixedDesign` from ``"y ~ fixed + (expr | group)"``.
 
@@ -596,6 +598,8 @@ def mixed_design_from_formula(
         as columns of ``data`` (:func:`~ordstats.design.formula.with_row_context`).
     options : DesignOptions
         ``levels``, ``missing``, ``collinear``, ``many_levels``.
+    subset : optional
+        The rows to fit (R's ``subset=``, :func:`~ordstats.design.subset.subset_mask`).
 
     Returns
     -------
@@ -623,8 +627,11 @@ def mixed_design_from_formula(
     labels = frame.index
     weights = _by_position(weights, labels, "weights")
     offset = _by_position(offset, labels, "offset")
+    selected = subset_mask(subset, frame, context)
     frame = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
     bad = _bad_rows(frame[used])
+    if selected is not None:  # rows outside the subset are neither used nor missing
+        bad.loc[~selected] = False
     raw_ok = ~bad.to_numpy().any(axis=1)
     if raw_ok.any():  # transforms such as np.log(x) may give NaN or inf on complete rows
         for name, finite in _nonfinite_random_columns(bars, frame.loc[raw_ok], context).items():
@@ -636,6 +643,7 @@ def mixed_design_from_formula(
         )
         frame = frame.loc[keep]
         weights, offset = _subset(weights, keep), _subset(offset, keep)
+        selected = None if selected is None else selected[keep]
     fixed = design_from_formula(
         f"{response} ~ {fixed_rhs}",
         frame,
@@ -643,6 +651,7 @@ def mixed_design_from_formula(
         offset=offset,
         context=context,
         options=options,
+        subset=selected,
     )
     refuse_censored(fixed.response, "random effects (clmm)")
     clean = frame.loc[fixed.row_index]

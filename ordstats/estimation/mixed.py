@@ -156,6 +156,7 @@ class OrdinalMixedModel:
         weights: object = None,
         offset: object = None,
         context: object = None,
+        subset: object = None,
         **options: object,
     ) -> OrdinalMixedModel:
         """Build a mixed model from ``"y ~ fixed + (expr | group)"``.
@@ -171,6 +172,8 @@ class OrdinalMixedModel:
             Not available with random effects yet (a :class:`SpecificationError`).
         weights, offset : str or array-like, optional
         context : mapping, optional
+        subset : boolean array or Series, optional
+            The rows to fit (R's ``subset=``; see ``OrdinalModel.from_formula``).
         **options
             ``link`` (standard links), ``threshold``, ``levels``, ``missing``,
             ``collinear``.
@@ -198,6 +201,7 @@ class OrdinalMixedModel:
             offset=offset,
             context=captured,
             options=opts.design_options(),
+            subset=subset,
         )
         model = cls(design, opts, captured)
         if isinstance(data, pd.DataFrame):

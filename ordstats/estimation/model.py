@@ -15,7 +15,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,9 +37,11 @@ from ordstats.design import (
     design_from_formula,
 )
 from ordstats.design.censored import refuse_censored
+from ordstats.design.contrasts import r_contrasts, requested_contrasts
 from ordstats.design.r_functions import expand_dot, has_dot
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
+from ordstats.design.subset import subset_mask
 from ordstats.design.threshold_groups import ThresholdGroups, split_threshold_groups
 from ordstats.errors import (
     ConvergenceWarning,
@@ -224,6 +226,8 @@ class OrdinalModel:
         context: object = None,
         chunksize: int | None = None,
         design: object = None,
+        subset: object = None,
+        contrasts: Mapping[str, object] | None = None,
         **options: object,
     ) -> OrdinalModel:
         """Build a model from an R-style formula and a DataFrame (or data too large for memory).
@@ -266,6 +270,23 @@ class OrdinalModel:
             and the sampling weights are the design's (pass ``data=None``); the
             fit maximises the weighted pseudo-likelihood and its covariance is
             design-based (:class:`~ordstats.results.survey.SurveyResults`).
+        subset : str, boolean Series or array, or callable, optional
+            The rows to fit (R's ``subset=``): a query string evaluated on the
+            data as :meth:`pandas.DataFrame.query` (``'contact == "yes"'``), a
+            boolean Series paired with the rows by index label, a boolean array
+            in the rows' order, or a function of the data returning one.  A
+            missing value selects nothing.  As in R, stateful transforms
+            (``scale(x)``, ``poly(x, 2)``) learn from every row of the data;
+            weights and offsets given per row are subset with the rows.  Data
+            in memory only.
+        contrasts : dict, optional
+            Contrasts of factor columns (R's ``contrasts = list(f = "contr.sum")``):
+            column name to ``"contr.treatment"``, ``"contr.sum"``,
+            ``"contr.helmert"``, ``"contr.poly"``, ``"contr.SAS"`` or a matrix
+            (one row per level, one column per coefficient).  Coefficients are
+            named as R names them: ``f1``, ``f2`` for sum and Helmert
+            contrasts, ``f.L``, ``f.Q`` for polynomials, ``f[T.b]`` for
+            treatment-like ones (:mod:`ordstats.design.contrasts`).
         **options
             ``family``, ``reverse``, ``link``, ``threshold``, ``levels``,
             ``missing``, ``collinear``, ``many_levels``: as for
@@ -281,11 +302,23 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
+        if subset is not None and (chunksize is not None or is_source(data) or design is not None):
+            raise SpecificationError(
+                "subset= needs the data in memory as a DataFrame and no survey design; "
+                "filter the data first (a Dask DataFrame: ddf[ddf.x > 1]; files: read the "
+                "rows wanted), or for a survey domain use design.subset(...)"
+            )
         if any(has_dot(f) for f in (formula, nominal, scale)):  # R's "y ~ ."
             formula, nominal, scale = _with_dot_expanded(
                 formula, nominal, scale, data if design is None else design, chunksize
             )
+
         formula, thres_by = split_threshold_groups(formula)
+        if thres_by is not None and (subset is not None or contrasts is not None):
+            raise SpecificationError(
+                "subset= and contrasts= are not available with thres(gr = ...): subset the "
+                "data first, and code the factors with C(x, contr.sum) in the formula"
+            )
         if thres_by is not None:  # y | thres(gr = g) ~ ...: a nominal effect of g
             return grouped_threshold_model(
                 cls,
@@ -303,8 +336,11 @@ class OrdinalModel:
             )
         if design is not None:
             data, weights = survey_data(design, data, weights, chunksize, formula)
+        coding = r_contrasts(contrasts)
+        if isinstance(data, pd.DataFrame):
+            subset = subset_mask(subset, data, caller)
         # after capturing the caller's frame: a decorator would hide it
-        with numeric_threads():  # the design's checks are BLAS products too
+        with numeric_threads(), requested_contrasts(coding):  # BLAS products in the checks too
             if has_random_terms(formula):
                 if chunksize is not None or is_source(data):
                     raise SpecificationError(
@@ -318,6 +354,7 @@ class OrdinalModel:
                     weights=weights,
                     offset=offset,
                     context=caller,
+                    subset=subset,
                     **options,
                 )
             name = _data_name(data, caller)
@@ -347,7 +384,7 @@ class OrdinalModel:
                     model.data_name = name
                     # the opened source, so that term tests re-read the same chunks
                     model._formula_source = _FormulaSource(
-                        evaluator.source, weights, offset, captured
+                        evaluator.source, weights, offset, captured, contrasts=coding
                     )
                     return model
                 built = design_from_formula(
@@ -359,12 +396,15 @@ class OrdinalModel:
                     offset=offset,
                     context=captured,
                     options=opts.design_options(),
+                    subset=subset,
                 )
             model = cls.from_design(built, opts, context=captured)
             model.data_name = name
             # an offset(...) term of the formula is the model's offset in its refits
             given_offset = offset if offset is not None else built.offset_name
-            model._formula_source = _FormulaSource(data, weights, given_offset, captured)
+            model._formula_source = _FormulaSource(
+                data, weights, given_offset, captured, subset=subset, contrasts=coding
+            )
             model.survey_design = design
             return model
 
@@ -398,6 +438,13 @@ class OrdinalModel:
         source, formula = self._formula_source, self.design.formula
         if source is None or formula is None:
             return None
+        with requested_contrasts(source.contrasts):
+            return self._rebuilt(source, formula, nominal, scale)
+
+    def _rebuilt(
+        self, source: _FormulaSource, formula: str, nominal: str | None, scale: str | None
+    ) -> OrdinalModel:
+        """:meth:`refit_formulas` once the formula source is known."""
         if not self.evaluator.keeps_rows:  # two passes (levels, summary) over the source
             design, evaluator = build_chunked(
                 formula,
@@ -427,6 +474,7 @@ class OrdinalModel:
             offset=source.offset,
             context=source.context,
             options=self.options.design_options(),
+            subset=source.subset,
         )
         model = OrdinalModel.from_design(design, self.options, context=self.formula_context)
         model.data_name = self.data_name
@@ -1427,6 +1475,8 @@ class _FormulaSource:
     weights: object
     offset: object
     context: object
+    subset: object = None  # the rows of ``data`` fitted (R's subset=)
+    contrasts: Mapping[str, Any] = field(default_factory=dict)  # requested by column
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

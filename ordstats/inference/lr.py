@@ -367,7 +367,7 @@ class VuongTestResult:
     second: str
 
     def __str__(self) -> str:
-        if not np.isfinite(self.statistic):
+        if self.omega == 0.0 or not np.isfinite(self.statistic):
             verdict = "the models give the same probabilities on every row: indistinguishable"
         elif self.pvalue < 0.05:
             better = self.first if self.statistic > 0 else self.second
@@ -433,6 +433,12 @@ def loglik_difference_sums(
     return np.array([data.weights @ centred, data.weights @ centred**2])
 
 
+#: ``omega`` below this (relative to the mean row log-likelihood) means the two fits give
+#: the same probabilities to the precision of their estimates (one model under two
+#: codings of its factors differs by ~1e-12 per row; a real difference is far larger)
+_SAME_ROWS = 1e-7
+
+
 def vuong_test(
     first: OrdinalResults, second: OrdinalResults, correction: str = "none"
 ) -> VuongTestResult:
@@ -457,6 +463,11 @@ def vuong_test(
     is near zero and the normal reference is not valid; read a tiny
     ``omega`` as "indistinguishable".  For nested models use :func:`lr_test`.
 
+    Two fits that give the same probabilities on every row (the same model
+    twice, or one model under two codings of its factors) make ``z`` 0/0: it is
+    reported as 0, with two-sided p-value 1 and one-sided p-values 1/2 (no
+    evidence either way), and ``omega`` 0.
+
     Parameters
     ----------
     first, second : OrdinalResults
@@ -480,13 +491,19 @@ def vuong_test(
     k_diff = first.k_params - second.k_params
     penalty = {"none": 0.0, "aic": float(k_diff), "bic": 0.5 * k_diff * np.log(n_obs)}[correction]
     scale = np.sqrt(n_obs) * omega
-    tiny = scale <= 1e-12 * max(1.0, abs(total))
-    z = np.nan if tiny else (total - penalty) / scale
+    # per-row differences at the fits' own precision: the same probabilities
+    same = omega <= _SAME_ROWS * max(1.0, abs(first.llf) / n_obs)
+    if same:  # m_i = 0 on every row: 0/0, no evidence for either model
+        z, omega = 0.0, 0.0
+    elif scale <= 1e-12 * max(1.0, abs(total)):  # m_i the same nonzero constant: no variance
+        z = np.nan
+    else:
+        z = (total - penalty) / scale
     return VuongTestResult(
         statistic=z,
-        pvalue=float(2.0 * stats.norm.sf(abs(z))) if not tiny else np.nan,
-        pvalue_first=float(stats.norm.sf(z)) if not tiny else np.nan,
-        pvalue_second=float(stats.norm.cdf(z)) if not tiny else np.nan,
+        pvalue=float(2.0 * stats.norm.sf(abs(z))),
+        pvalue_first=float(stats.norm.sf(z)),
+        pvalue_second=float(stats.norm.cdf(z)),
         omega=omega,
         correction=correction,
         first=describe_model(first),

@@ -564,7 +564,9 @@ class OrdinalResults(
             Series is paired with the rows by index label (its labels must be
             those of ``newdata``), other arrays by position.  Without it,
             new rows get offset 0 with a :class:`~ordstats.errors.PredictionWarning`
-            (statsmodels' ``OrderedModel`` default).
+            (statsmodels' ``OrderedModel`` default).  For a model fitted
+            without an offset it shifts the new rows' linear predictor all the
+            same (R's ``predict.clm`` stops with an error there).
         exog : DataFrame or array-like, optional
             statsmodels' name for ``newdata`` (give one of the two).  An array
             has one column per regressor in the order of ``model.exog_names``

@@ -69,6 +69,9 @@ _MAX_EXPANSIONS = 30
 _FLAT_RISE = 1e-4
 #: Continuation: at most this many halvings towards an infeasible start.
 _MAX_BISECTIONS = 20
+#: Continuation: at most this many steps to reach a value (steps grow by half the
+#: distance travelled, so this reaches 2^30 standard errors and more).
+_MAX_CONTINUATION = 200
 #: Root finding for the interval ends: tolerance on r and on the bracket width.
 _ROOT_TOL = 1e-10
 _MAX_ROOT_STEPS = 100
@@ -267,17 +270,34 @@ class ParameterProfile:
             target = near.value + 0.5 * step
         return None
 
+    def _reach(self, near: _Point) -> float:
+        """How far the profile may advance from ``near`` in one constrained fit.
+
+        Half a standard error, or half the distance already travelled from the
+        estimate: a longer jump can land the Newton fit on another local optimum
+        of the constrained likelihood (a scale effect trading off against the
+        profiled location effect), and the profile would follow that branch.
+        """
+        return 0.5 * max(self.scale, abs(near.value - self.estimate))
+
     def point(self, value: float) -> _Point | None:
         """Return the constrained optimum at ``value`` (None outside the parameter space).
 
-        Continuation: when ``value`` is too far from every profiled point for
-        a feasible start, the profile advances towards it in smaller steps.
+        Continuation: the profile advances from the nearest point already
+        profiled in steps of at most :meth:`_reach`, and in smaller steps when a
+        start is not feasible.
         """
-        for _ in range(_MAX_BISECTIONS):
+        for _ in range(_MAX_CONTINUATION):
             near = self._nearest(value)
             if near.value == value:
                 return near
-            if self._step_towards(near, value) is None:
+            reach = self._reach(near)
+            target = (
+                value
+                if abs(value - near.value) <= reach
+                else (near.value + np.sign(value - near.value) * reach)
+            )
+            if self._step_towards(near, target) is None:
                 return None
         return None
 

@@ -274,8 +274,10 @@ def test_vuong_weighted_rows_count_as_observations(housing):
 
 
 def test_vuong_identical_models_are_indistinguishable(wine_fits):
+    # before: z and every p-value NaN; now 0/0 is reported as no evidence either way
     test = ordstats.vuong_test(wine_fits["temp"], wine_fits["temp"])
-    assert np.isnan(test.statistic) and test.omega == 0.0
+    assert test.statistic == 0.0 and test.omega == 0.0
+    assert (test.pvalue, test.pvalue_first, test.pvalue_second) == (1.0, 0.5, 0.5)
     assert "indistinguishable" in str(test)
     with pytest.raises(OrdstatsError, match="correction"):
         ordstats.vuong_test(wine_fits["temp"], wine_fits["additive"], correction="hq")
@@ -453,3 +455,14 @@ def test_fits_without_data_of_different_rows_are_refused(wine):
     assert "Evaluator" not in str(err.value)
     with pytest.raises(NotFittedError, match="Vuong's test"):
         ordstats.vuong_test(big, _removed("rating ~ temp + contact", wine, link="probit"))
+
+
+def test_vuong_one_model_under_two_codings_is_indistinguishable(wine):
+    # the same model with other contrasts gives the same probabilities up to ~1e-12 per
+    # row; before, z was that noise divided by its own spread (|z| of order 1 to 10)
+    treatment = fit("rating ~ temp + judge", wine)
+    summed = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + judge", wine, contrasts={"judge": "contr.sum"}
+    ).fit()
+    test = ordstats.vuong_test(treatment, summed)
+    assert test.statistic == 0.0 and test.pvalue == 1.0

@@ -1,8 +1,8 @@
 # write_dataset(): one data set as tests/data/r_datasets/<name>.csv + <name>.levels.json
-# (R's level orders), and read_dataset(), which reads one back with its levels; shared by
-# make_r_datasets.R, parity_sweep.R and formula_functions.R.  write_dataset writes into
-# `out_dir` of the caller (a global of the sourcing script) unless `dir` is given;
-# read_dataset reads from `data_dir` of the caller.
+# (R's level orders), shared by make_r_datasets.R and parity_sweep.R; read_dataset() (below)
+# re-reads one for make_r_datasets.R, parity_sweep.R, parity_results.R,
+# subset_contrasts_refs.R and formula_functions.R.  Writes into `out_dir` of the caller (a
+# global of the sourcing script) unless `dir` is given.
 write_dataset <- function(d, name, source, description, derivation, response, weights = NULL,
                           dir = get("out_dir", envir = globalenv())) {
   write.csv(d, file.path(dir, paste0(name, ".csv")), row.names = FALSE)
@@ -22,10 +22,12 @@ write_dataset <- function(d, name, source, description, derivation, response, we
              file.path(dir, paste0(name, ".levels.json")))
 }
 
-read_dataset <- function(name, dir = get("data_dir", envir = globalenv())) {
-  d <- read.csv(file.path(dir, paste0(name, ".csv")), stringsAsFactors = FALSE,
+# read_dataset(): a data set written by write_dataset(), re-read with R's level orders
+# (ordered and unordered factors), from `data_dir` of the caller unless `data_dir` is given.
+read_dataset <- function(name, data_dir = get("data_dir", envir = globalenv())) {
+  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE,
                 check.names = FALSE)
-  meta <- jsonlite::fromJSON(file.path(dir, paste0(name, ".levels.json")))
+  meta <- jsonlite::fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
   for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
   for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
   d
