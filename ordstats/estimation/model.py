@@ -414,7 +414,11 @@ class OrdinalModel:
         return self._formula_source is not None and self.design.formula is not None
 
     def refit_formulas(
-        self, *, nominal: str | None = None, scale: str | None = None
+        self,
+        *,
+        nominal: str | None = None,
+        scale: str | None = None,
+        location: str | None = None,
     ) -> OrdinalModel | None:
         """The same formula model with other nominal and scale formulas (R's ``update()``).
 
@@ -430,6 +434,8 @@ class OrdinalModel:
         ----------
         nominal, scale : str, optional
             One-sided formulas (``"~ contact + temp"``); ``None`` keeps none.
+        location : str, optional
+            Other location terms (``"temp + contact"``); ``None`` keeps the model's.
 
         Returns
         -------
@@ -438,6 +444,8 @@ class OrdinalModel:
         source, formula = self._formula_source, self.design.formula
         if source is None or formula is None:
             return None
+        if location is not None:
+            formula = f"{formula.split('~', 1)[0].strip()} ~ {location}"
         with requested_contrasts(source.contrasts):
             return self._rebuilt(source, formula, nominal, scale)
 

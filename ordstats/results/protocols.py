@@ -214,7 +214,11 @@ class FittedModel(ModelNames, Protocol):
         ...
 
     def refit_formulas(  # noqa: D102
-        self, *, nominal: str | None = None, scale: str | None = None
+        self,
+        *,
+        nominal: str | None = None,
+        scale: str | None = None,
+        location: str | None = None,
     ) -> FittedModel | None: ...
 
     def with_changes(  # noqa: D102

@@ -19,9 +19,10 @@ difference in parameter counts as degrees of freedom.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import TermsDesign, term_columns
-from ordstats.errors import ConvergenceWarning, DataError, OrdstatsError
+from ordstats.errors import ConvergenceWarning, DataError, OrdstatsError, SpecificationError
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
@@ -37,7 +38,7 @@ from ordstats.results.state import FittedState
 if TYPE_CHECKING:
     from ordstats.results.protocols import FittedModel, RefitResult
 
-__all__ = ["TermTestMethods", "nominal_test", "scale_test"]
+__all__ = ["TermTestMethods", "add1", "drop1", "nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
 #: Newton codes that R's clm reports as failures (its codes -1 and -2): iteration
@@ -287,6 +288,204 @@ def scale_test(res: FittedState) -> pd.DataFrame:
     return _term_table(res, "scale")
 
 
+# ---------------------------------------------------------------------------
+# drop1 and add1: R's term-wise refits of the location formula
+
+_TESTS = {"none": False, "chisq": True, "chi": True, "lrt": True}
+
+
+def _wants_test(test: str) -> bool:
+    try:
+        return _TESTS[str(test).lower()]
+    except KeyError:
+        raise SpecificationError(
+            f"test={test!r}: use 'none' (Df and AIC, R's default) or 'Chisq' (with the "
+            "likelihood-ratio test)"
+        ) from None
+
+
+def _factor_set(term: Any) -> frozenset[str]:
+    return frozenset(str(f.expr) for f in term.factors)
+
+
+def _term_text(term: Any) -> str:
+    """A formulaic term as formula text (names that are not Python names in backticks)."""
+    return ":".join(
+        f"`{f.expr}`"
+        if f.eval_method.value == "lookup" and not str(f.expr).isidentifier()
+        else str(f.expr)
+        for f in term.factors
+    )
+
+
+def _term_label(term: Any) -> str:
+    """A term's name in the tables, as R's (``MPG.city``, ``Infl:Type``)."""
+    return ":".join(str(f.expr) for f in term.factors)
+
+
+def _location_terms(res: FittedState, what: str) -> list[Any]:
+    model = res.model
+    location = model.design.location
+    if not model.can_refit_formulas or location is None or location.spec is None:
+        raise SpecificationError(
+            f"{what} refits the model from its formula and data: it needs a model built "
+            "with from_formula in this session (not from arrays, after remove_data() or "
+            "from a saved file)"
+        )
+    return [t for t in location.spec.terms if t.degree != 0]
+
+
+def _side_formulas(res: FittedState) -> dict[str, str | None]:
+    design = res.model.design
+    return {
+        part: f"~ {terms.formula}" if terms is not None and terms.formula else None
+        for part, terms in (("nominal", design.nominal), ("scale", design.scale))
+    }
+
+
+def _refit_row(
+    res: FittedState, terms: list[Any], what: str, larger: bool
+) -> tuple[list[float], bool]:
+    """The refit with the location ``terms``: (Df, AIC, LRT, p) and whether it failed."""
+    model = res.model
+    location = " + ".join(_term_text(t) for t in terms) or "1"
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        try:
+            other = model.refit_formulas(location=location, **_side_formulas(res))
+            assert other is not None
+            fitted = other.fit()
+        except OrdstatsError:
+            return [np.nan] * 4, True
+    if other.n_rows != model.n_rows:
+        raise DataError(
+            f"{what} changes the rows used ({model.n_rows} -> {other.n_rows}): remove the "
+            "missing values of every variable first (R: 'number of rows in use has changed')"
+        )
+    big, small = (fitted, res) if larger else (res, fitted)
+    df = big.k_params - small.k_params
+    lrt = max(2.0 * (big.llf - small.llf), 0.0)
+    p = float(stats.chi2.sf(lrt, df)) if df else 1.0
+    return [float(df), fitted.aic, lrt, p], not fitted.converged
+
+
+def _table(
+    res: FittedState, rows: dict[str, list[float]], test: bool, failed: list[str]
+) -> pd.DataFrame:
+    if failed:
+        warnings.warn(
+            f"the refits for {', '.join(map(repr, failed))} failed or did not converge; read "
+            "their rows with care (NA where the refit failed)",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    table = pd.DataFrame.from_dict(
+        {"<none>": [np.nan, res.aic, np.nan, np.nan], **rows},
+        orient="index",
+        columns=["Df", "AIC", "LRT", "Pr(>Chi)"],
+    )
+    return table if test else table[["Df", "AIC"]]
+
+
+def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
+    """Refit without each location term that can be dropped, as R's ``drop1``.
+
+    A term can be dropped when no other term contains it (R's ``drop.scope``:
+    ``a`` stays while ``a:b`` is in the model).  Each refit keeps the nominal and
+    scale formulas, weights, offset, link and thresholds.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    test : {"none", "Chisq"}
+        ``"Chisq"`` adds the likelihood-ratio statistic and its p-value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``<none>`` and one per term; ``Df`` (parameters removed), ``AIC`` of the
+        refit, and with ``test="Chisq"`` ``LRT`` and ``Pr(>Chi)``.
+    """
+    wanted = _wants_test(test)
+    terms = _location_terms(res, "drop1")
+    rows: dict[str, list[float]] = {}
+    failed: list[str] = []
+    for term in terms:
+        if any(_factor_set(term) < _factor_set(other) for other in terms):
+            continue  # R's drop.scope: a margin of a term still in the model
+        label = _term_label(term)
+        rows[label], bad = _refit_row(
+            res, [t for t in terms if t is not term], f"dropping {label!r}", larger=False
+        )
+        failed += [label] if bad else []
+    return _table(res, rows, wanted, failed)
+
+
+def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
+    from formulaic import Formula
+
+    from ordstats.design.r_functions import r_spelling
+
+    if isinstance(scope, str):
+        text = scope.split("~", 1)[1] if "~" in scope else scope
+    elif isinstance(scope, (list, tuple)) and all(isinstance(t, str) for t in scope):
+        text = " + ".join(scope)
+    else:
+        raise SpecificationError(
+            "scope= is a one-sided formula of the terms to try ('~ x + z', R's upper scope; "
+            "'~ . + x' keeps the model's) or a list of terms; got "
+            f"{type(scope).__name__}"
+        )
+    dot = " + ".join(_term_text(t) for t in current) or "1"
+    text = re.sub(r"(?<![\w.`])\.(?![\w.`])", f"({dot})", r_spelling(text.strip()))
+    try:
+        return [t for t in Formula(text) if t.degree != 0]
+    except Exception as exc:  # formulaic's parse errors
+        raise SpecificationError(f"cannot read scope={scope!r}: {exc}") from exc
+
+
+def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
+    """Refit with each term of ``scope`` added to the location formula, as R's ``add1``.
+
+    A term is tried when it is not in the model and every lower-order term it
+    contains (``a`` and ``b`` for ``a:b``) is (R's ``add.scope``).
+
+    Parameters
+    ----------
+    res : OrdinalResults
+    scope : str or list of str
+        The terms to try: a one-sided formula (``"~ x + z"``, or ``"~ . + x + z"``)
+        or a list of terms.
+    test : {"none", "Chisq"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``<none>`` and one per term tried; ``Df`` (parameters added), ``AIC`` of
+        the refit, and with ``test="Chisq"`` ``LRT`` and ``Pr(>Chi)``.
+    """
+    wanted = _wants_test(test)
+    current = _location_terms(res, "add1")
+    have = {_factor_set(t) for t in current}
+    candidates = _scope_terms(scope, current)
+    rows: dict[str, list[float]] = {}
+    failed: list[str] = []
+    for term in candidates:
+        factors = _factor_set(term)
+        margins = [_factor_set(t) for t in candidates if _factor_set(t) < factors]
+        if factors in have or not all(m in have for m in margins):
+            continue
+        label = _term_label(term)
+        rows[label], bad = _refit_row(res, [*current, term], f"adding {label!r}", larger=True)
+        failed += [label] if bad else []
+    if not rows:
+        raise SpecificationError(
+            f"scope={scope!r} has no term to add (each is in the model, or needs a lower-"
+            "order term that is not)"
+        )
+    return _table(res, rows, wanted, failed)
+
+
 class TermTestMethods(FittedState):
     """Term-wise LR tests of proportional odds and of scale effects (refit the model)."""
 
@@ -318,3 +517,36 @@ class TermTestMethods(FittedState):
             As :meth:`nominal_test`.
         """
         return scale_test(self)
+
+    def drop1(self, test: str = "none") -> pd.DataFrame:
+        """Refit without each location term that can be dropped (R's ``drop1``).
+
+        See :func:`ordstats.results.term_tests.drop1`.
+
+        Parameters
+        ----------
+        test : {"none", "Chisq"}
+            ``"Chisq"`` adds ``LRT`` and ``Pr(>Chi)``.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return drop1(self, test)
+
+    def add1(self, scope: Any, test: str = "none") -> pd.DataFrame:
+        """Refit with each term of ``scope`` added to the location formula (R's ``add1``).
+
+        See :func:`ordstats.results.term_tests.add1`.
+
+        Parameters
+        ----------
+        scope : str or list of str
+            ``"~ x + z"`` (or ``"~ . + x + z"``), or a list of terms.
+        test : {"none", "Chisq"}
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return add1(self, scope, test)

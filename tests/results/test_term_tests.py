@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import ConvergenceWarning
+from ordstats.errors import ConvergenceWarning, SpecificationError
 from tests import _reference as ref
 
 #: LR statistics and p-values to 1e-4 (the issue's bar for test statistics);
@@ -131,3 +131,39 @@ def test_term_tests_after_pickling_move_columns(wine) -> None:
     again = pickle.loads(pickle.dumps(res))
     assert not again.model.can_refit_formulas and res.model.can_refit_formulas
     pd.testing.assert_frame_equal(again.scale_test(), res.scale_test(), rtol=1e-8)
+
+
+def test_drop1_keeps_margins_of_interactions_and_add1_respects_them():
+    """R's drop.scope and add.scope: ``Infl`` is not dropped while ``Infl:Type`` is in the
+    model, and ``Infl:Type`` is tried only where ``Infl`` and ``Type`` are."""
+    housing = ordstats.datasets.load("housing")
+    full = ordstats.OrdinalModel.from_formula(
+        "Sat ~ Infl * Type + Cont", housing, weights="Freq"
+    ).fit()
+    assert list(full.drop1().index) == ["<none>", "Cont", "Infl:Type"]
+    small = ordstats.OrdinalModel.from_formula("Sat ~ Infl + Cont", housing, weights="Freq").fit()
+    tried = small.add1("~ Infl * Type + Cont", test="Chisq")
+    assert list(tried.index) == ["<none>", "Type"]  # Infl:Type needs Type first
+    assert tried.loc["Type", "LRT"] == pytest.approx(
+        ordstats.lr_test(
+            small,
+            ordstats.OrdinalModel.from_formula(
+                "Sat ~ Infl + Cont + Type", housing, weights="Freq"
+            ).fit(),
+        ).statistic,
+        rel=1e-10,
+    )
+
+
+def test_drop1_and_add1_say_what_they_need():
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(SpecificationError, match=r"test='F': use 'none'"):
+        res.drop1(test="F")
+    with pytest.raises(SpecificationError, match="has no term to add"):
+        res.add1("~ temp")
+    with pytest.raises(SpecificationError, match="scope= is a one-sided formula"):
+        res.add1(3)
+    res.remove_data()
+    with pytest.raises(SpecificationError, match="refits the model from its formula and data"):
+        res.drop1()
