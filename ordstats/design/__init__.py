@@ -44,7 +44,12 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     report_missing_counts,
 )
-from ordstats.design.formula import check_formula_text, design_from_formula, split_formula
+from ordstats.design.formula import (
+    check_formula_text,
+    design_from_formula,
+    formula_terms,
+    split_formula,
+)
 from ordstats.design.newdata import (
     check_newdata_offset,
     given_offset,
@@ -72,6 +77,7 @@ __all__ = [
     "drop_aliased_by_gram",
     "drop_nominal_aliases_by_gram",
     "fixed_level_terms",
+    "formula_terms",
     "formula_variables",
     "given_offset",
     "gram_with_intercept",

@@ -133,6 +133,22 @@ def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
             )
 
 
+def formula_terms(rhs: str) -> list[Any]:
+    """The terms of the right-hand side ``rhs`` (R's spelling), the intercept left out.
+
+    Each is formulaic's ``Term``: its ``factors`` carry ``expr`` and ``eval_method``.
+
+    Raises
+    ------
+    FormulaError
+        For text that is not a formula.
+    """
+    try:
+        return [t for t in Formula(r_powers(r_spelling(rhs.strip()))) if t.degree != 0]
+    except (FormulaicError, SyntaxError) as exc:
+        raise FormulaError(f"cannot read the terms {rhs!r}: {exc}") from exc
+
+
 def _refuse_category_specific_term(rhs: str) -> None:
     """Refuse brms' ``cs(x)`` term, naming ordstats' spelling of it (``nominal='~ x'``)."""
     match = re.search(r"\bcs\s*\(([^()]*)\)", rhs)

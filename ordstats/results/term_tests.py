@@ -29,8 +29,14 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
-from ordstats.design import TermsDesign, term_columns
-from ordstats.errors import ConvergenceWarning, DataError, OrdstatsError, SpecificationError
+from ordstats.design import TermsDesign, formula_terms, term_columns
+from ordstats.errors import (
+    ConvergenceWarning,
+    DataError,
+    FormulaError,
+    OrdstatsError,
+    SpecificationError,
+)
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
@@ -422,10 +428,6 @@ def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
 
 
 def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
-    from formulaic import Formula
-
-    from ordstats.design.r_functions import r_spelling
-
     if isinstance(scope, str):
         text = scope.split("~", 1)[1] if "~" in scope else scope
     elif isinstance(scope, (list, tuple)) and all(isinstance(t, str) for t in scope):
@@ -437,10 +439,10 @@ def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
             f"{type(scope).__name__}"
         )
     dot = " + ".join(_term_text(t) for t in current) or "1"
-    text = re.sub(r"(?<![\w.`])\.(?![\w.`])", f"({dot})", r_spelling(text.strip()))
+    text = re.sub(r"(?<![\w.`])\.(?![\w.`])", f"({dot})", text.strip())
     try:
-        return [t for t in Formula(text) if t.degree != 0]
-    except Exception as exc:  # formulaic's parse errors
+        return formula_terms(text)
+    except FormulaError as exc:
         raise SpecificationError(f"cannot read scope={scope!r}: {exc}") from exc
 
 
