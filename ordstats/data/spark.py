@@ -495,8 +495,9 @@ class SparkSource:
         cache: PartitionCache | None,
     ) -> tuple[_Partial, int]:
         """A pass through the DataFrame, spilling to ``cache``; and its number of partitions."""
-        parts = self._partition_results(func, args, columns, cache)
+        # Spark reads the Arrow batch size when the RDD is made, not when it runs
         with self._arrow_batches():
+            parts = self._partition_results(func, args, columns, cache)
             total = parts.treeAggregate(None, _combine, _combine)
         return total if total is not None else _Partial(), parts.getNumPartitions()
 
@@ -555,7 +556,8 @@ class SparkSource:
         partition ids mean nothing: the cache is dropped and the whole pass
         made through the DataFrame instead.
         """
-        parts = self._partition_results(func, args, columns, cache)
+        with self._arrow_batches():
+            parts = self._partition_results(func, args, columns, cache)
         if parts.getNumPartitions() != cache.partitions:
             self.release_cache()
             return self._frame_pass(func, args, columns, None)[0]
