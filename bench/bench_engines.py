@@ -21,10 +21,12 @@ runs in a fresh process:
   ``--dask-workers cold`` leaves that to the fit's first tasks),
   ``dd.read_parquet("dir")``, the same call;
 - *spark*: a ``local[2]`` session (UI off, ``spark.driver.memory`` 2g,
-  Python workers reused between tasks: Spark's default), whose two Python
-  workers have imported ordstats before the span, as the driver has (a tiny
-  job on two partitions, repeated until two workers have; about 1.5 s of CPU
-  per worker; ``--spark-workers cold`` leaves that to the fit's first tasks),
+  Python workers reused between tasks: Spark's default), whose Python
+  workers have imported ordstats before the span, as the driver has: two of
+  Spark's pool for RDD jobs and two of its pool for ``mapInPandas`` (tiny
+  jobs of two tasks, repeated until two workers of each pool have; about
+  1.5 s of CPU per worker; ``--spark-workers cold`` leaves that to the fit's
+  first tasks),
   ``spark.read.parquet("dir")``, the same call.  Neither the data set nor
   any other rows pass through Spark before the span: the JVM's just-in-time
   compiler warms up during the fit's first pass, as in a user's first fit.
@@ -144,27 +146,50 @@ def _floor(path: Path, p: int) -> dict[str, object]:
 
 
 def _import_ordstats(_: object) -> list[int]:
-    """Import ordstats in a Spark Python worker; the worker's process id."""
+    """Import ordstats in a Spark Python worker of RDD jobs; the worker's process id."""
     import ordstats  # noqa: F401
 
     return [os.getpid()]
 
 
-def warm_spark_workers(spark, workers: int = 2, tries: int = 10) -> set[int]:
-    """Import ordstats in ``workers`` Python workers of ``spark`` (jobs of one task per core).
+def _import_ordstats_arrow(batches):
+    """Import ordstats in a Spark Python worker of ``mapInPandas`` jobs; its process id."""
+    import pandas as pd
 
-    Spark reuses its Python workers between tasks (``spark.python.worker.reuse``),
-    so the fit's tasks find ordstats imported, as the Dask cell's workers do.
-    Returns the workers' process ids.
+    import ordstats  # noqa: F401
+
+    for _ in batches:
+        pass
+    yield pd.DataFrame({"pid": [os.getpid()]})
+
+
+def warm_spark_workers(spark, workers: int = 2, tries: int = 10) -> int:
+    """Import ordstats in ``workers`` Python workers of each of ``spark``'s two pools.
+
+    Spark keeps one pool of Python workers for RDD jobs and another for
+    ``mapInPandas`` (a fit's first pass runs both: ``mapInPandas``, then an RDD
+    map of its results; the passes over the partition cache are RDD jobs),
+    and reuses the workers of a pool between tasks (``spark.python.worker.reuse``,
+    on by default): jobs of one task per core, repeated until ``workers``
+    distinct workers of each pool have imported ordstats, leave the fit's
+    tasks no import to make, as the Dask cell's workers have none.  Returns
+    the number of workers warmed.
     """
     context = spark.sparkContext
-    seen: set[int] = set()
+    rdd_pool: set[int] = set()
+    arrow_pool: set[int] = set()
     for _ in range(tries):
-        rdd = context.parallelize(range(workers), workers)
-        seen.update(rdd.mapPartitions(_import_ordstats).collect())
-        if len(seen) >= workers:
+        if len(rdd_pool) < workers:
+            ids = context.parallelize(range(workers), workers)
+            rdd_pool.update(ids.mapPartitions(_import_ordstats).collect())
+        if len(arrow_pool) < workers:
+            rows = spark.range(0, workers, 1, workers).mapInPandas(
+                _import_ordstats_arrow, "pid long"
+            )
+            arrow_pool.update(row[0] for row in rows.collect())
+        if min(len(rdd_pool), len(arrow_pool)) >= workers:
             break
-    return seen
+    return len(rdd_pool) + len(arrow_pool)
 
 
 def child(
@@ -221,7 +246,7 @@ def child(
         spark = local_session(cores=2, memory="2g", name="ordstats-bench-engines")
         cleanup.append(spark.stop)
         if spark_warm:  # the Python workers import ordstats before the span
-            out["warm_workers"] = len(warm_spark_workers(spark))
+            out["warm_workers"] = warm_spark_workers(spark)
         data = spark.read.parquet(str(path))
     time.sleep(1.0)
     meter.reset()
@@ -299,8 +324,9 @@ def main() -> None:
         "--spark-workers",
         choices=("warm", "cold"),
         default="warm",
-        help="warm: Spark's two Python workers import ordstats before the timed span (as "
-        "the driver has); cold: the fit's first tasks import it (about 1.5 s of CPU per worker)",
+        help="warm: Spark's Python workers (two for RDD jobs, two for mapInPandas) import "
+        "ordstats before the timed span (as the driver has); cold: the fit's first tasks "
+        "import it (about 1.5 s of CPU per worker)",
     )
     args = parser.parse_args()
     if args.child:

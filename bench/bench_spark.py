@@ -267,14 +267,21 @@ def newton_estimates(evaluator, evaluated, final: np.ndarray, passes: int) -> li
 
 
 def warm_up(frame, formula: str) -> None:
-    """An untimed fit of 2000 rows and an untimed pass over every row.
+    """Untimed: ordstats imported in the Python workers, a fit of 2000 rows, a pass over every row.
 
-    The fit starts Spark's Python workers and imports ordstats in them.  The
-    pass (rows to Arrow batches to pandas, counted) warms the JVM's
-    just-in-time compiler: the first full-size job of a session costs about
-    twice the CPU of the same job later, so without it the first fit timed
-    (with the partition cache) paid that for the fit after it (without).
+    Spark keeps two pools of Python workers (RDD jobs, ``mapInPandas``) and a
+    fit uses both; ``bench_engines.warm_spark_workers`` imports ordstats in two
+    workers of each (the 2000-row fit, on one partition, reached one worker of
+    each, so the first fit timed paid about 3 s of CPU for the other two
+    imports).  The fit and the pass (rows to Arrow batches to pandas, counted)
+    warm the JVM's just-in-time compiler: the first full-size job of a session
+    costs about twice the CPU of the same job later, so without it the first
+    fit timed (with the partition cache) paid that for the fit after it
+    (without).
     """
+    from bench_engines import warm_spark_workers
+
+    warm_spark_workers(frame.sparkSession)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ordstats.OrdinalModel.from_formula(formula, frame.limit(2000)).fit(disp=False)
