@@ -145,24 +145,6 @@ def _floor(path: Path, p: int) -> dict[str, object]:
     return {"time": time.perf_counter() - t0, "passes": 1, "rows": rows}
 
 
-def _import_ordstats(_: object) -> list[int]:
-    """Import ordstats in a Spark Python worker of RDD jobs; the worker's process id."""
-    import ordstats  # noqa: F401
-
-    return [os.getpid()]
-
-
-def _import_ordstats_arrow(batches):
-    """Import ordstats in a Spark Python worker of ``mapInPandas`` jobs; its process id."""
-    import pandas as pd
-
-    import ordstats  # noqa: F401
-
-    for _ in batches:
-        pass
-    yield pd.DataFrame({"pid": [os.getpid()]})
-
-
 def warm_spark_workers(spark, workers: int = 2, tries: int = 10) -> int:
     """Import ordstats in ``workers`` Python workers of each of ``spark``'s two pools.
 
@@ -175,16 +157,32 @@ def warm_spark_workers(spark, workers: int = 2, tries: int = 10) -> int:
     tasks no import to make, as the Dask cell's workers have none.  Returns
     the number of workers warmed.
     """
+
+    # nested, so that they travel by value (the workers need not import this file)
+    def import_ordstats(_: object) -> list[int]:
+        import ordstats  # noqa: F401
+
+        return [os.getpid()]
+
+    def import_ordstats_arrow(batches):
+        import pandas as pd
+
+        import ordstats  # noqa: F401
+
+        for _ in batches:
+            pass
+        yield pd.DataFrame({"pid": [os.getpid()]})
+
     context = spark.sparkContext
     rdd_pool: set[int] = set()
     arrow_pool: set[int] = set()
     for _ in range(tries):
         if len(rdd_pool) < workers:
             ids = context.parallelize(range(workers), workers)
-            rdd_pool.update(ids.mapPartitions(_import_ordstats).collect())
+            rdd_pool.update(ids.mapPartitions(import_ordstats).collect())
         if len(arrow_pool) < workers:
             rows = spark.range(0, workers, 1, workers).mapInPandas(
-                _import_ordstats_arrow, "pid long"
+                import_ordstats_arrow, "pid long"
             )
             arrow_pool.update(row[0] for row in rows.collect())
         if min(len(rdd_pool), len(arrow_pool)) >= workers:
