@@ -47,9 +47,11 @@ relative, (b) every coefficient within 1e-3, and (c) the log-likelihood within
 1e-8 relative ("-" when not reached in the passes made).
 
 Timing: wall seconds and the CPU seconds of the driver and its children (the
-JVM, its Python workers) of every pass, from ``SparkSource.map_reduce``; "after
-the first" is the mean over the passes after the level scan, which on a local
-session read the partition cache that the scan spilled (``spark.ordstats.cache``;
+JVM, its Python workers) of every pass, from ``SparkSource.map_reduce`` and
+``SparkSource.arrays_pass``; "after the first" is the mean over the passes
+after the level scan, which on a local session read the partition cache that
+the scan spilled (the summary pass reads the spilled chunks and keeps their
+likelihood arrays, the Newton passes read those; ``spark.ordstats.cache``:
 the row "no partition cache" sets it to false).
 """
 
@@ -130,15 +132,30 @@ def cpu_seconds() -> float:
 
 
 class PassClock:
-    """Wall and CPU seconds of every pass (``SparkSource.map_reduce`` call) while active."""
+    """Wall and CPU seconds of every pass while active.
+
+    A pass is a ``SparkSource.map_reduce`` call (through the DataFrame or the
+    spilled chunks) or a ``SparkSource.arrays_pass`` call (over the arrays
+    the summary pass kept).
+    """
+
+    METHODS = ("map_reduce", "arrays_pass")
 
     def __init__(self) -> None:
         self.passes: list[tuple[str, float, float]] = []
+        self._originals: dict[str, object] = {}
 
     def __enter__(self) -> PassClock:
         from ordstats.data import spark
 
-        self._original = original = spark.SparkSource.map_reduce
+        for method in self.METHODS:
+            original = getattr(spark.SparkSource, method, None)
+            if original is not None:
+                self._originals[method] = original
+                setattr(spark.SparkSource, method, self._timed(original))
+        return self
+
+    def _timed(self, original):
         passes = self.passes
 
         def timed(source, func, *args, **kwargs):
@@ -146,15 +163,16 @@ class PassClock:
             try:
                 return original(source, func, *args, **kwargs)
             finally:
-                passes.append((func.__name__, time.perf_counter() - wall, cpu_seconds() - cpu))
+                name = getattr(func, "__name__", None) or getattr(func.func, "__name__", "?")
+                passes.append((name, time.perf_counter() - wall, cpu_seconds() - cpu))
 
-        spark.SparkSource.map_reduce = timed
-        return self
+        return timed
 
     def __exit__(self, *exc: object) -> None:
         from ordstats.data import spark
 
-        spark.SparkSource.map_reduce = self._original
+        for method, original in self._originals.items():
+            setattr(spark.SparkSource, method, original)
 
     def summary(self) -> dict[str, float]:
         walls = [w for _, w, _ in self.passes]
@@ -249,14 +267,21 @@ def newton_estimates(evaluator, evaluated, final: np.ndarray, passes: int) -> li
 
 
 def warm_up(frame, formula: str) -> None:
-    """An untimed fit of 2000 rows and an untimed pass over every row.
+    """Untimed: ordstats imported in the Python workers, a fit of 2000 rows, a pass over every row.
 
-    The fit starts Spark's Python workers and imports ordstats in them.  The
-    pass (rows to Arrow batches to pandas, counted) warms the JVM's
-    just-in-time compiler: the first full-size job of a session costs about
-    twice the CPU of the same job later, so without it the first fit timed
-    (with the partition cache) paid that for the fit after it (without).
+    Spark keeps two pools of Python workers (RDD jobs, ``mapInPandas``) and a
+    fit uses both; ``bench_engines.warm_spark_workers`` imports ordstats in two
+    workers of each (the 2000-row fit, on one partition, reached one worker of
+    each, so the first fit timed paid about 3 s of CPU for the other two
+    imports).  The fit and the pass (rows to Arrow batches to pandas, counted)
+    warm the JVM's just-in-time compiler: the first full-size job of a session
+    costs about twice the CPU of the same job later, so without it the first
+    fit timed (with the partition cache) paid that for the fit after it
+    (without).
     """
+    from bench_engines import warm_spark_workers
+
+    warm_spark_workers(frame.sparkSession)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ordstats.OrdinalModel.from_formula(formula, frame.limit(2000)).fit(disp=False)

@@ -17,7 +17,11 @@ its executor's local directory (the *partition cache*,
 :mod:`ordstats.data.spark_cache`), and the later passes of the fit run a job
 of one task per partition id over the spilled chunks (``parallelize`` +
 ``mapPartitionsWithIndex``, added with ``treeAggregate``): the same chunks in
-the same order, so the same sums to the last bit.  A partition whose spill is
+the same order, so the same sums to the last bit.  The summary pass (the
+first over the spilled chunks that builds their likelihood arrays) keeps
+those arrays beside the chunks (:class:`SparkArrays`, the store of
+:mod:`ordstats.data.spill` for Spark), and the Newton passes after it read
+the arrays instead of the chunks.  A partition whose spill is
 not found where its task runs is read through the DataFrame (and spilled
 again there); should the DataFrame's partitioning change, the cache is
 dropped and the pass made through the DataFrame.  The spill is deleted when
@@ -44,6 +48,7 @@ import pickle
 import re
 import shutil
 import sys
+import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -56,16 +61,27 @@ import numpy as np
 import pandas as pd
 
 from ordstats.core.threads import numeric_threads
-from ordstats.data.chunks import ColumnPlan, LevelScan, _response_prototype
+from ordstats.data.chunks import (
+    ChunkArrays,
+    ChunkSpec,
+    ColumnPlan,
+    LevelScan,
+    _response_prototype,
+    chunk_arrays,
+    on_arrays,
+)
 from ordstats.data.parts import add_parts, sum_parts
 from ordstats.data.reservoir import MIN_SUBSAMPLE, SUBSAMPLE_FRACTION, SampledScan
 from ordstats.data.spark_cache import (
     CachePlace,
     PartitionCache,
     PartitionWriter,
+    pack_arrays,
+    read_arrays,
     read_chunks,
     remove_here,
 )
+from ordstats.data.spill import decoding_key, serve_arrays, serves
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
 from ordstats.errors import (
@@ -79,6 +95,7 @@ from ordstats.errors import (
 
 __all__ = [
     "CACHE_SETTING",
+    "SparkArrays",
     "SparkSource",
     "is_spark_frame",
     "java_runtime",
@@ -359,6 +376,7 @@ def _partition_sum(
 
 def _cached_partition_sum(
     partition: int,
+    *,
     cache: PartitionCache,
     func: Callable[..., Any],
     args: tuple[Any, ...],
@@ -371,6 +389,107 @@ def _cached_partition_sum(
     part = _sum_chunks(read_chunks(files, columns), func, args, partition)
     part = _shipped(part, cache.partitions)
     return replace(part, places=frozenset([cache.place(partition)]))
+
+
+def _on_kept(
+    arrays: ChunkArrays,
+    func: Callable[..., Any],
+    spec: ChunkSpec,
+    location: tuple[str, ...],
+    *args: Any,
+) -> Any:
+    """``func(arrays, spec, *args)`` of a chunk's kept arrays (built for ``location``)."""
+    return func(serve_arrays(arrays, spec, location), spec, *args)
+
+
+def _built_arrays(
+    chunks: Iterator[pd.DataFrame], spec: ChunkSpec, writer: PartitionWriter
+) -> Iterator[ChunkArrays]:
+    """Each chunk's arrays (``spec``'s), kept by ``writer`` as they pass."""
+    for chunk in chunks:
+        arrays = chunk_arrays(chunk, spec)
+        writer.add(pack_arrays(arrays))
+        yield arrays
+
+
+@dataclass(frozen=True)
+class _ArraysTask:
+    """What a task of a pass over a store's arrays needs (it travels to every task).
+
+    ``built`` is the spec the arrays are built with, ``spec`` the pass's.
+    """
+
+    cache: PartitionCache
+    name: str
+    built: ChunkSpec
+    func: Callable[..., Any]
+    spec: ChunkSpec
+    args: tuple[Any, ...]
+
+    def __call__(self, partition: int) -> _Partial:
+        """One partition's sum from its kept arrays, else from its chunks (keeping their arrays)."""
+        cache, location = self.cache, tuple(self.built.terms.names)
+        args = (self.func, self.spec, location, *self.args)
+        files = cache.chunk_files(partition, self.name)
+        if files is not None:
+            part = _sum_chunks(read_arrays(files), _on_kept, args, partition)
+            return replace(part, places=frozenset([cache.place(partition)]))
+        chunks = cache.chunk_files(partition)
+        if chunks is None:  # another executor kept them, or they were deleted
+            return _Partial(missing=frozenset([partition]))
+        writer = PartitionWriter(cache, partition, self.name)
+        columns = list(self.built.plan.read_columns)
+        arrays = _built_arrays(read_chunks(chunks, columns), self.built, writer)
+        part = _sum_chunks(arrays, _on_kept, args, partition)
+        if part.failure is not None:
+            writer.abandon()
+        else:
+            writer.finish()
+        return replace(part, places=frozenset([cache.place(partition)]))
+
+
+class SparkArrays:
+    """A Spark fit's likelihood arrays, kept beside its partition cache's chunks.
+
+    Built by :meth:`SparkSource.keep_arrays`; the store of
+    :mod:`ordstats.data.spill` for Spark.  Its first pass reads each
+    partition's spilled chunks, builds their arrays and keeps them (so it
+    reads no source: ``read_source`` is False); later passes read the
+    arrays.  It serves passes while the fit's partition cache lives.
+
+    Parameters
+    ----------
+    source : SparkSource
+    cache : PartitionCache
+    spec : ChunkSpec
+        The spec the arrays are built with.
+    """
+
+    read_source = False
+
+    def __init__(self, source: SparkSource, cache: PartitionCache, spec: ChunkSpec) -> None:
+        self.source, self.cache, self.spec = source, cache, spec
+        self.key = decoding_key(spec)
+        self.location = tuple(spec.terms.names)
+        self.name = f"arrays-{uuid.uuid4().hex}"
+        self.closed = False
+
+    def __repr__(self) -> str:
+        return f"SparkArrays({self.cache.partitions} partitions)"
+
+    def serves(self, spec: ChunkSpec) -> bool:
+        """Whether the kept arrays are those ``spec`` builds (and the cache still lives)."""
+        live = not self.closed and self.source.caches(self.cache)
+        return live and serves(self.key, self.location, spec)
+
+    def map_reduce(self, func: Callable[..., Any], spec: ChunkSpec, *args: Any) -> Any:
+        """``func(arrays_1, spec, *args) + ...`` over every partition's kept arrays."""
+        task = _ArraysTask(self.cache, self.name, self.spec, func, spec, args)
+        return self.source.arrays_pass(task)
+
+    def close(self) -> None:
+        """Stop serving passes (the files go with the partition cache, when the fit ends)."""
+        self.closed = True
 
 
 class SparkSource:
@@ -475,11 +594,8 @@ class SparkSource:
         wanted = list(self.columns if columns is None else columns)
         cache = self._cache
         if cache is not None and cache.partitions and cache.covers(wanted, self.columns):
-            part = self._run(partial(self._cached_pass, cache, func, args, wanted))
-            self.cache_log.append((len(part.ran), len(part.missing)))
-            if part.missing and part.failure is None:
-                part = self._run(partial(self._complete, cache, part, func, args, wanted))
-            return _total(part)
+            task = partial(_cached_partition_sum, cache=cache, func=func, args=args, columns=wanted)
+            return self._cached_total(cache, task, func, args, wanted)
         spill = self._start_cache(wanted)
         part, n_partitions = self._run(partial(self._frame_pass, func, args, wanted, spill))
         if spill is not None:
@@ -495,8 +611,9 @@ class SparkSource:
         cache: PartitionCache | None,
     ) -> tuple[_Partial, int]:
         """A pass through the DataFrame, spilling to ``cache``; and its number of partitions."""
-        parts = self._partition_results(func, args, columns, cache)
+        # Spark reads the Arrow batch size when the RDD is made, not when it runs
         with self._arrow_batches():
+            parts = self._partition_results(func, args, columns, cache)
             total = parts.treeAggregate(None, _combine, _combine)
         return total if total is not None else _Partial(), parts.getNumPartitions()
 
@@ -519,19 +636,52 @@ class SparkSource:
         frame = selected.mapInPandas(partial_sums, "part binary")
         return frame.rdd.map(lambda row: pickle.loads(row[0]))
 
-    def _cached_pass(
+    def keep_arrays(self, spec: ChunkSpec, n_rows: int) -> SparkArrays | None:
+        """A store of the chunks' arrays beside the fit's partition cache, or None.
+
+        None when the fit keeps no partition cache, or its chunks lack a
+        column ``spec`` reads.  ``n_rows`` is not used: the arrays take about
+        as much of the executors' disks as the chunks.
+        """
+        cache = self._cache
+        if cache is None or not cache.partitions:
+            return None
+        if not cache.covers(spec.plan.read_columns, self.columns):
+            return None
+        return SparkArrays(self, cache, spec)
+
+    def caches(self, cache: PartitionCache) -> bool:
+        """Whether ``cache`` is the live partition cache of this source."""
+        return self._cache is cache and bool(cache.partitions)
+
+    def arrays_pass(self, task: _ArraysTask) -> Any:
+        """One pass of a :class:`SparkArrays` store (partitions not found read the DataFrame)."""
+        columns = list(task.built.plan.read_columns)
+        args = (task.spec, task.func, *task.args)
+        return self._cached_total(task.cache, task, on_arrays, args, columns)
+
+    def _cached_total(
         self,
         cache: PartitionCache,
+        task: Callable[[int], _Partial],
         func: Callable[..., Any],
         args: tuple[Any, ...],
         columns: list[str],
-    ) -> _Partial:
+    ) -> Any:
+        """A pass of ``task`` per partition id; partitions it did not find by ``func`` on chunks."""
+        part = self._run(partial(self._cached_pass, cache, task))
+        self.cache_log.append((len(part.ran), len(part.missing)))
+        if part.missing and part.failure is None:
+            part = self._run(partial(self._complete, cache, part, func, args, columns))
+        return _total(part)
+
+    def _cached_pass(self, cache: PartitionCache, task: Callable[[int], _Partial]) -> _Partial:
         """A pass over the spilled chunks: a task per partition id, added with ``treeAggregate``."""
         context = self.frame.sparkSession.sparkContext
         n_partitions = cache.partitions
 
         def partition_sum(index: int, _: Iterator[int]) -> Iterator[_Partial]:
-            yield _cached_partition_sum(index, cache, func, args, columns)
+            yield task(index)
 
         ids = context.parallelize(range(n_partitions), n_partitions)
         part: _Partial = ids.mapPartitionsWithIndex(partition_sum).treeAggregate(
@@ -555,7 +705,8 @@ class SparkSource:
         partition ids mean nothing: the cache is dropped and the whole pass
         made through the DataFrame instead.
         """
-        parts = self._partition_results(func, args, columns, cache)
+        with self._arrow_batches():
+            parts = self._partition_results(func, args, columns, cache)
         if parts.getNumPartitions() != cache.partitions:
             self.release_cache()
             return self._frame_pass(func, args, columns, None)[0]

@@ -13,11 +13,21 @@ per-chunk function on them.  The chunks are those of the first pass, in its
 order, so a cached pass adds the same numbers in the same order as a pass
 through the DataFrame.
 
+The first pass over the spilled chunks that evaluates the likelihood (the
+summary's) also keeps what the passes after it need: each chunk's likelihood
+arrays (response codes, design, weights and offset where not all ones and
+zeros: :class:`~ordstats.data.chunks.ChunkArrays`, as the chunked fit's
+:class:`~ordstats.data.spill.DiskSpill` keeps them), written beside the chunks
+under a name of their own (:func:`pack_arrays`, :func:`read_arrays`), so that
+a Newton pass reads the arrays and evaluates the likelihood, without
+unpickling the chunks and building the design again.
+
 This module only handles the files (no Spark): :class:`PartitionCache` is the
 small picklable handle that travels to the tasks, :class:`PartitionWriter`
-spills one partition during a pass, :meth:`PartitionCache.chunk_files` finds
-a partition's complete spill (None when this executor has none), and
-:func:`remove_here` deletes a fit's files on this machine.
+spills one partition's chunks (or arrays) during a pass,
+:meth:`PartitionCache.chunk_files` finds a partition's complete spill (None
+when this executor has none), and :func:`remove_here` deletes a fit's files
+on this machine.
 """
 
 from __future__ import annotations
@@ -31,14 +41,29 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-__all__ = ["CachePlace", "PartitionCache", "PartitionWriter", "local_directories", "remove_here"]
+from ordstats.data.chunks import ChunkArrays
+from ordstats.data.spill import constant_vector, is_constant
+
+__all__ = [
+    "CHUNKS",
+    "CachePlace",
+    "PartitionCache",
+    "PartitionWriter",
+    "local_directories",
+    "pack_arrays",
+    "read_arrays",
+    "remove_here",
+]
 
 #: The environment variable in which Spark tells its Python workers their local directories.
 _LOCAL_DIRS = "SPARK_LOCAL_DIRS"
-#: Written last, once every chunk of a partition is on disk: its number of chunks.
+#: The name of a partition's spilled pandas chunks (arrays have names of their own).
+CHUNKS = "chunk"
+#: Written last, once every file of a spill is on disk: its number of files.
 _COMPLETE = "complete"
 
 
@@ -104,74 +129,121 @@ class PartitionCache:
         wanted = list(all_columns) if columns is None else list(columns)
         return set(wanted) <= set(self.columns)
 
-    def chunk_files(self, partition: int) -> list[Path] | None:
-        """The files of ``partition``'s chunks, in reading order; None if not all are here."""
+    def chunk_files(self, partition: int, name: str = CHUNKS) -> list[Path] | None:
+        """The files of ``partition``'s spill ``name``, in reading order; None if not all are here.
+
+        ``name`` is :data:`CHUNKS` for the pandas chunks, or the name of a store of arrays.
+        """
         directory = self.partition_directory(partition)
         try:
-            count = int((directory / _COMPLETE).read_text())
+            count = int((directory / f"{name}-{_COMPLETE}").read_text())
         except (OSError, ValueError):
             return None
-        files = [directory / f"chunk-{k:06d}.pkl" for k in range(count)]
+        files = [_spill_file(directory, name, k) for k in range(count)]
         return files if all(f.is_file() for f in files) else None
+
+
+def _spill_file(directory: Path, name: str, index: int) -> Path:
+    return directory / f"{name}-{index:06d}.pkl"
+
+
+def _load(path: Path) -> Any:
+    with open(path, "rb") as handle:
+        return pickle.load(handle)
 
 
 def read_chunks(files: list[Path], columns: list[str] | None) -> Iterator[pd.DataFrame]:
     """The cached chunks, one at a time, with ``columns`` (None: as cached) in that order."""
     for path in files:
-        with open(path, "rb") as handle:
-            chunk: pd.DataFrame = pickle.load(handle)
+        chunk: pd.DataFrame = _load(path)
         yield chunk if columns is None or list(chunk.columns) == columns else chunk[columns]
 
 
+#: Fields of a chunk's arrays not kept: which rows of the chunk were used (no pass reads it).
+_NOT_KEPT = ("kept",)
+
+
+def pack_arrays(arrays: ChunkArrays) -> dict[str, Any]:
+    """A chunk's arrays as they are kept: weights of ones and an offset of zeros left out."""
+    packed = {k: v for k, v in vars(arrays).items() if k not in _NOT_KEPT}
+    for name in ("weights", "offset"):
+        if is_constant(name, packed[name]):
+            packed[name] = None
+    return packed
+
+
+def read_arrays(files: list[Path]) -> Iterator[ChunkArrays]:
+    """The kept arrays of a partition's chunks (:func:`pack_arrays`), one chunk at a time."""
+    for path in files:
+        packed = _load(path)
+        for name in ("weights", "offset"):
+            if packed[name] is None:
+                packed[name] = constant_vector(name, packed["y"].size)
+        yield ChunkArrays(**packed)
+
+
 class PartitionWriter:
-    """Spills the chunks of one partition during a pass; marks the partition complete at the end.
+    """Spills the chunks of one partition during a pass; marks the spill complete at the end.
 
     A write that fails (a full disk, a directory that cannot be made)
     abandons the partition's spill and leaves the pass alone: that partition
-    is then read through the DataFrame at every pass, as without the cache.
+    is then read through the DataFrame (its chunks) or from its chunks (its
+    arrays) at every pass, as without the spill.
 
     Parameters
     ----------
     cache : PartitionCache
     partition : int
+    name : str
+        :data:`CHUNKS` (pandas chunks: the partition's directory starts empty),
+        or the name of a store of arrays (written beside the chunks).
     """
 
-    def __init__(self, cache: PartitionCache, partition: int) -> None:
+    def __init__(self, cache: PartitionCache, partition: int, name: str = CHUNKS) -> None:
         self.directory = cache.partition_directory(partition)
         self.place: CachePlace | None = cache.place(partition)
+        self.name = name
         self.count = 0
         # a retried or speculative task starts again from nothing
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self._remove()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError:
             self.place = None
 
-    def add(self, chunk: pd.DataFrame) -> None:
-        """Spill one chunk (written under a temporary name, then renamed)."""
+    def add(self, item: Any) -> None:
+        """Spill one chunk or one chunk's packed arrays (written under a temporary name)."""
         if self.place is None:
             return
-        final = self.directory / f"chunk-{self.count:06d}.pkl"
+        final = _spill_file(self.directory, self.name, self.count)
         try:
-            _write_atomically(final, pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))
+            _write_atomically(final, pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             self.abandon()
             return
         self.count += 1
 
     def finish(self) -> CachePlace | None:
-        """Mark the partition complete; where it was kept (None if it was abandoned)."""
+        """Mark the spill complete; where it was kept (None if it was abandoned)."""
         if self.place is not None:
             try:
-                _write_atomically(self.directory / _COMPLETE, str(self.count).encode())
+                marker = self.directory / f"{self.name}-{_COMPLETE}"
+                _write_atomically(marker, str(self.count).encode())
             except OSError:
                 self.abandon()
         return self.place
 
     def abandon(self) -> None:
-        """Delete what was written of the partition (a failed write or a failed task)."""
+        """Delete what was written of the spill (a failed write or a failed task)."""
         self.place = None
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self._remove()
+
+    def _remove(self) -> None:
+        if self.name == CHUNKS:  # the arrays were built from the chunks: they go too
+            shutil.rmtree(self.directory, ignore_errors=True)
+            return
+        for path in self.directory.glob(f"*{self.name}-*"):
+            path.unlink(missing_ok=True)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

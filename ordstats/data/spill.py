@@ -147,12 +147,21 @@ def serves(key: tuple[Any, ...], location: tuple[str, ...], spec: ChunkSpec) -> 
 _CONSTANTS = {"weights": 1.0, "offset": 0.0}
 
 
-def _is_constant(name: str, values: np.ndarray) -> bool:
-    """Whether ``values`` are all :data:`_CONSTANTS` ``[name]``, bit for bit (-0.0 is not 0.0)."""
+def is_constant(name: str, values: np.ndarray) -> bool:
+    """Whether ``values`` are all :data:`_CONSTANTS` ``[name]``, bit for bit (-0.0 is not 0.0).
+
+    Such a vector (weights of ones, an offset of zeros) is not written to a
+    store; :func:`constant_vector` makes it again.
+    """
     if name not in _CONSTANTS:
         return False
     bits = np.float64(_CONSTANTS[name]).view(np.uint64)
     return bool(np.all(np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) == bits))
+
+
+def constant_vector(name: str, n_rows: int) -> np.ndarray:
+    """The vector ``name`` that :func:`is_constant` left out: ``n_rows`` ones or zeros."""
+    return np.full(n_rows, _CONSTANTS[name])
 
 
 @dataclass
@@ -229,7 +238,7 @@ class DiskSpill:
         starts, columns = {}, []
         for name, handle in self._files.items():
             values = getattr(arrays, name)
-            if _is_constant(name, values):
+            if is_constant(name, values):
                 continue
             starts[name] = self._written.get(name, 0)
             self._written[name] = starts[name] + n_used
@@ -282,7 +291,7 @@ class DiskSpill:
             if not width:
                 return np.empty((entry.n_used, 0))
         if name not in entry.starts:
-            return np.full(entry.n_used, _CONSTANTS[name])
+            return constant_vector(name, entry.n_used)
         values = np.fromfile(
             os.path.join(self.path, name),
             dtype=dtype,

@@ -96,6 +96,29 @@ def test_later_passes_read_the_spill_and_fit_the_same_numbers(spark, data, uncac
     assert spilled_fits(spark) == []
 
 
+def test_newton_passes_read_the_arrays_the_summary_kept(spark, data, uncached_fit):
+    """The summary pass keeps each chunk's likelihood arrays; later passes need no chunk.
+
+    With the spilled pandas chunks deleted after the summary, every Newton pass
+    still reads both partitions from the spill (the kept arrays), with the
+    numbers of the fit that reads the DataFrame at every pass.
+    """
+    model = model_of(data)
+    source = model.evaluator.source
+    (fit_dir,) = spilled_fits(spark)
+    for partition in sorted(fit_dir.glob("partition-*")):
+        assert len(list(partition.glob("arrays-*-complete"))) == 1
+        for chunk in partition.glob("chunk-*"):
+            chunk.unlink()
+    fit = model.fit()
+    assert source.cache_log[2:] == [(2, 0)] * (model.evaluator.n_passes - 2)
+    assert model.evaluator.n_reads == 1  # the scan; the rest read the spill
+    np.testing.assert_array_equal(fit.params, uncached_fit.params)
+    np.testing.assert_array_equal(fit.cov_params(), uncached_fit.cov_params())
+    assert fit.llf == uncached_fit.llf
+    assert spilled_fits(spark) == []
+
+
 def test_a_partition_whose_spill_is_gone_is_read_through_the_dataframe(spark, data, uncached_fit):
     """As when its task runs on another executor of a cluster than the first pass's."""
     model = model_of(data)

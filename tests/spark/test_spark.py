@@ -210,3 +210,26 @@ def test_a_pass_caps_its_arrow_batches_by_bytes(spark, frame):
         assert spark.conf.get(key) == "1000"
     finally:
         spark.conf.unset(key)
+
+
+def _chunk_sizes(chunk: pd.DataFrame) -> np.ndarray:
+    """A count of the chunk's size (how many chunks of each number of rows a pass saw)."""
+    return np.bincount([len(chunk)], minlength=64)
+
+
+def test_a_pass_reads_arrow_batches_of_its_chunk_size(spark, frame):
+    """Spark fixes the batch size when a pass's RDD is made: the setting must be on then.
+
+    With batches of 3 rows and chunks of 7, every chunk was three batches (9 rows)
+    joined in the worker; a chunk is now one batch of 7 rows (the last one shorter).
+    """
+    from ordstats.data.spark import SparkSource
+
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    spark.conf.set(key, "3")
+    try:
+        source = SparkSource(spark.createDataFrame(frame.head(40)).coalesce(1), 7)
+        sizes = source.map_reduce(_chunk_sizes)
+    finally:
+        spark.conf.unset(key)
+    assert {n: int(c) for n, c in enumerate(sizes) if c} == {7: 5, 5: 1}
