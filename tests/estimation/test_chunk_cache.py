@@ -83,6 +83,26 @@ def test_spill_is_removed_with_the_model(tmp_path, frame):
     assert _spill_dirs(tmp_path) == []
 
 
+def test_passes_read_the_cache_without_copying_it(tmp_path, frame):
+    """A chunk's arrays are read-only views of the spill files mapped into memory."""
+    model = _model(frame, str(tmp_path), chunksize=1000)
+    store = model.evaluator.reader.store
+    chunks = list(store.chunks())
+    assert len(chunks) == 6
+    for chunk in chunks:
+        assert np.shares_memory(chunk.X, store._maps["X"])
+        assert not chunk.X.flags.writeable
+    np.testing.assert_array_equal(
+        np.concatenate([c.X for c in chunks]), store._maps["X"].reshape(-1, chunks[0].X.shape[1])
+    )
+    res = model.fit()
+    del chunks
+    assert res.converged
+    del model, store, res
+    gc.collect()
+    assert _spill_dirs(tmp_path) == []  # removed, maps and all
+
+
 def test_results_read_the_cache_with_the_same_numbers(tmp_path, frame):
     """The null model, Brant's binary fits and HC0 read the cache or the source as needed."""
     cached = _model(frame, str(tmp_path), chunksize=1000).fit()
