@@ -204,8 +204,6 @@ class DiskSpill:
     finished: bool = False
     #: code of each stored response code (codes written before the levels were known)
     recode: np.ndarray | None = None
-    #: each file mapped into memory once written (the passes read the chunks from the maps)
-    _maps: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._remove = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
@@ -269,7 +267,6 @@ class DiskSpill:
         """Remove the files (after the writes under way end; their errors are dropped)."""
         self._stop_writing()
         self.finished = True
-        self._maps = {}
         self._remove()
 
     @property
@@ -286,24 +283,20 @@ class DiskSpill:
                 return np.empty((entry.n_used, 0))
         if name not in entry.starts:
             return np.full(entry.n_used, _CONSTANTS[name])
-        start = entry.starts[name] * width
-        values = self._mapped(name, dtype)[start : start + entry.n_used * width]
+        if not entry.n_used:  # a map cannot be empty
+            return np.empty(0, dtype) if name in _VECTORS else np.empty((0, width))
+        # a read-only map of the chunk's bytes: no copy out of the page cache (numpy.fromfile
+        # copied 16 MB per 10^5 x 20 chunk at every pass); unmapped with the chunk's arrays
+        values = np.asarray(
+            np.memmap(
+                os.path.join(self.path, name),
+                dtype=dtype,
+                mode="r",
+                offset=entry.starts[name] * width * dtype.itemsize,
+                shape=(entry.n_used * width,),
+            )
+        )
         return values if name in _VECTORS else values.reshape(entry.n_used, width)
-
-    def _mapped(self, name: str, dtype: np.dtype[Any]) -> np.ndarray:
-        """The file ``name`` mapped read-only into memory, as a flat array of ``dtype``.
-
-        A chunk's arrays are views of the map: no copy out of the page cache
-        (``numpy.fromfile`` copied 16 MB per 10^5 x 20 chunk at every pass).
-        """
-        mapped = self._maps.get(name)
-        if mapped is None:
-            path = os.path.join(self.path, name)
-            if not os.path.getsize(path):  # nothing written: a map cannot be empty
-                return np.empty(0, dtype=dtype)
-            mapped = np.asarray(np.memmap(path, dtype=dtype, mode="r"))
-            self._maps[name] = mapped
-        return mapped
 
     def chunks(self) -> Iterator[ChunkArrays]:
         """The kept arrays, chunk by chunk, in the order they were written."""
