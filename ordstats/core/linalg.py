@@ -125,7 +125,11 @@ def _weighted_gram(A: FloatArray, c: FloatArray | None, B: FloatArray | None) ->
 
 
 def weighted_gram_with_sums(
-    A: FloatArray, c: FloatArray, bounds: IntArray, weights: FloatArray
+    A: FloatArray,
+    c: FloatArray,
+    bounds: IntArray,
+    weights: FloatArray,
+    rows: IntArray | None = None,
 ) -> tuple[FloatArray, FloatArray] | None:
     """``A' diag(c) A`` and segment sums ``weights[:, s] @ A[s]`` from one pass over ``A``.
 
@@ -143,6 +147,11 @@ def weighted_gram_with_sums(
     bounds : ndarray of int, shape (K + 1,)
         Increasing, from 0 to ``n``.
     weights : ndarray, shape (m, n)
+    rows : ndarray of int, shape (n,), optional
+        Use ``A[rows]`` (``c`` and ``weights`` in that order) without copying
+        it: each block of rows is gathered into the buffer.  The results are
+        those of ``A[rows]`` bit for bit; where a product is evaluated once,
+        this saves the copy (and its fresh memory).
 
     Returns
     -------
@@ -164,12 +173,17 @@ def weighted_gram_with_sums(
     ratios = np.divide(weights, root)
     gram = np.zeros((p, p), order="F")
     sums = np.zeros((weights.shape[0], bounds.shape[0] - 1, p))
-    rows = max(_FUSED_BYTES // (8 * p), 1)
-    buffer = np.empty((min(n, rows), p))
+    size = max(_FUSED_BYTES // (8 * p), 1)
+    buffer = np.empty((min(n, size), p))
     for k in range(bounds.shape[0] - 1):
-        for start in range(int(bounds[k]), int(bounds[k + 1]), rows):
-            stop = min(start + rows, int(bounds[k + 1]))
-            block = np.multiply(A[start:stop], root[start:stop, None], out=buffer[: stop - start])
+        for start in range(int(bounds[k]), int(bounds[k + 1]), size):
+            stop = min(start + size, int(bounds[k + 1]))
+            block = buffer[: stop - start]
+            if rows is None:
+                np.multiply(A[start:stop], root[start:stop, None], out=block)
+            else:  # "clip" skips the bounds checks (rows index A)
+                np.take(A, rows[start:stop], axis=0, out=block, mode="clip")
+                np.multiply(block, root[start:stop, None], out=block)
             gram = dsyrk(1.0, block.T, c=gram, beta=1.0, trans=0, lower=0, overwrite_c=1)
             sums[:, k] += ratios[:, start:stop] @ block
     return _symmetric_from_upper(gram), sums

@@ -654,7 +654,7 @@ def arrays_totals(
     """:func:`chunk_totals` of a chunk's arrays (None for no usable rows)."""
     if arrays.y.size == 0:
         return None
-    problem = prepare(_clm_data(arrays, spec))
+    problem = prepare(_clm_data(arrays, spec), single_use=True)  # one evaluation per pass
     lam = params[problem.layout.lam]
     if lam.size and not spec.link.in_domain(float(lam[0])):  # type: ignore[attr-defined]
         # a flexible link's lambda outside its domain: the solver rejects the trial on nll

@@ -1,19 +1,27 @@
 """A random subsample of data read in chunks, kept during the first pass (the warm start's).
 
-Each complete row gets a pseudo-random key, the hash of its values under a
-fixed seed (:func:`pandas.util.hash_pandas_object`), and the sample keeps the
-rows with the smallest keys: the ``capacity`` smallest overall and the
-``per_level`` smallest of every response value.  Keeping the smallest keys is
-reservoir sampling that merges: the smallest keys of two parts' samples are
-the smallest keys of the union, so chunks, files and Dask partitions can be
-sampled independently and added in any order, and the sample is the same
-however the rows are split into chunks.  Rows with the same values have the
-same key: a sample of data with repeated rows keeps all copies of a row or
-none (each row is still kept with the same probability).
+Each complete row gets a pseudo-random key, a hash of its values under a fixed
+seed (:func:`row_keys`), and the sample keeps the rows with the smallest keys:
+the ``capacity`` smallest overall and the ``per_level`` smallest of every
+response value.  Keeping the smallest keys is reservoir sampling that merges:
+the smallest keys of two parts' samples are the smallest keys of the union,
+so chunks, files and Dask partitions can be sampled independently and added
+in any order, and the sample is the same however the rows are split into
+chunks.  Rows with the same values have the same key: a sample of data with
+repeated rows keeps all copies of a row or none (each row is still kept with
+the same probability).
+
+Once the reservoir is full, a chunk's rows whose keys are above the limits of
+the rows kept so far (the ``capacity``-th smallest key, or their level's
+``per_level``-th smallest) can never be kept: they are dropped when the chunk
+is added, and the rest wait until they add up to ``capacity`` rows before the
+reservoir merges them (a merge costs about as much as the reservoir's own
+rows).  The rows kept are those of merging every chunk in full.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,11 +61,83 @@ SUBSAMPLE_FRACTION = 0.05
 #: Smallest warm-start subsample.
 MIN_SUBSAMPLE = 5_000
 
-#: 16 characters: the hash key of the row keys (the sample's fixed seed).
+#: 16 characters: the hash key of the row keys' columns that are not numbers (the
+#: sample's fixed seed, for :func:`pandas.util.hash_pandas_object`).
 _HASH_KEY = "ordstats-sample0"
+#: The row keys' starting value and odd multiplier (the seed of the numbers' hash).
+_KEY_SEED = np.uint64(0x6F72647374617473)
+_KEY_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+#: The multipliers of the 64-bit finaliser of SplitMix64 (Steele, Lea and Flood 2014).
+_FINAL_MULTIPLIERS = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
 
-@dataclass
+def row_keys(rows: pd.DataFrame) -> np.ndarray:
+    """A pseudo-random 64-bit key for each row, a function of its values alone.
+
+    The columns are mixed into the key one after another, each by a bijection
+    of the key so far and the column's 64 bits (``h = f(h ^ bits)``, ``f(x) =
+    m x ^ (m x >> 32)`` modulo ``2**64``): rows that differ in one column never
+    share a key.  A final SplitMix64 step spreads the bits.  Numbers (and
+    booleans) enter as the bits of their ``float64`` value, with ``-0.0`` as
+    ``0.0``, so the key does not depend on how a column stores them (integers
+    in one file, floating point in another); other columns (text,
+    categories) by :func:`pandas.util.hash_pandas_object` of the column.  The
+    rows are mixed :data:`_KEY_ROWS` at a time (the block stays in the CPU's
+    cache): about three times faster than hashing the rows with pandas, which
+    it replaced.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Complete rows (no missing value).
+
+    Returns
+    -------
+    ndarray of uint64
+    """
+    n = len(rows)
+    columns = [_column_values(column) for _, column in rows.items()]
+    key = np.full(n, _KEY_SEED, dtype=np.uint64)
+    spare = np.empty(min(n, _KEY_ROWS), dtype=np.uint64)
+    number = np.empty(min(n, _KEY_ROWS), dtype=np.float64)
+    for start in range(0, n, _KEY_ROWS):
+        block = key[start : start + _KEY_ROWS]
+        size = len(block)
+        for values in columns:
+            part = values[start : start + _KEY_ROWS]
+            if part.dtype == np.float64:
+                part = np.add(part, 0.0, out=number[:size]).view(np.uint64)  # -0.0 + 0.0 = 0.0
+            np.bitwise_xor(block, part, out=block)
+            np.multiply(block, _KEY_MULTIPLIER, out=block)
+            _xor_shifted(block, 32, spare[:size])
+        _xor_shifted(block, 30, spare[:size])
+        np.multiply(block, _FINAL_MULTIPLIERS[0], out=block)
+        _xor_shifted(block, 27, spare[:size])
+        np.multiply(block, _FINAL_MULTIPLIERS[1], out=block)
+        _xor_shifted(block, 31, spare[:size])
+    return key
+
+
+#: Rows of :func:`row_keys`' blocks.
+_KEY_ROWS = 16_384
+
+
+def _xor_shifted(key: np.ndarray, shift: int, spare: np.ndarray) -> None:
+    """``key ^= key >> shift`` in place (``spare``: a buffer of the same size)."""
+    np.right_shift(key, np.uint64(shift), out=spare)
+    np.bitwise_xor(key, spare, out=key)
+
+
+def _column_values(column: pd.Series) -> np.ndarray:
+    """One column for :func:`row_keys`: numbers as ``float64``, others as their pandas hash."""
+    dtype = column.dtype
+    is_number = pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+    if not is_number or isinstance(dtype, pd.CategoricalDtype):
+        hashed = pd.util.hash_pandas_object(column, index=False, hash_key=_HASH_KEY)
+        return np.asarray(hashed.to_numpy(), dtype=np.uint64)
+    return np.asarray(column.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+
+
 class Reservoir:
     """The complete rows with the smallest keys (overall and per response value).
 
@@ -65,9 +145,12 @@ class Reservoir:
     its kept rows, until :attr:`rows` joins them: a merge computes which keys
     it keeps and updates the masks, and copies a frame's kept rows only once
     fewer than half of its rows are kept (so that every row is copied a few
-    times at most, and memory stays within about twice the capacity).
+    times at most, and memory stays within about twice the capacity).  Parts
+    added to a full reservoir wait, their rows above its key limits dropped,
+    until they hold ``capacity`` rows (see the module's description); reading
+    any attribute merges them first.
 
-    Attributes
+    Parameters
     ----------
     parts : list of pandas.DataFrame
         Frames with kept rows (the columns a pass reads), in the order read.
@@ -89,27 +172,106 @@ class Reservoir:
         part of the rows sends fewer rows than ``capacity`` onward.
     """
 
-    parts: list[pd.DataFrame]
-    masks: list[np.ndarray]
-    keys: np.ndarray
-    labels: pd.Series
-    response: str
-    capacity: int
-    per_level: int
-    bound: int | None = None
+    def __init__(
+        self,
+        parts: list[pd.DataFrame],
+        masks: list[np.ndarray],
+        keys: np.ndarray,
+        labels: pd.Series,
+        response: str,
+        capacity: int,
+        per_level: int,
+        bound: int | None = None,
+    ) -> None:
+        self._parts, self._masks, self._keys, self._labels = parts, masks, keys, labels
+        self.response, self.capacity, self.per_level = response, capacity, per_level
+        self._bound = bound
+        #: parts added since the last merge, in the order read (their rows within the limits)
+        self._waiting: list[Reservoir] = []
+        self._limits: _KeyLimits | None = None
+
+    @property
+    def parts(self) -> list[pd.DataFrame]:
+        """Frames with kept rows, in the order read."""
+        return self._merged()._parts
+
+    @property
+    def masks(self) -> list[np.ndarray]:
+        """Which rows of each frame are kept."""
+        return self._merged()._masks
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The keys of the kept rows, frame after frame."""
+        return self._merged()._keys
+
+    @property
+    def labels(self) -> pd.Series:
+        """The kept rows' response values, in the same order."""
+        return self._merged()._labels
+
+    @property
+    def bound(self) -> int | None:
+        """Every row whose key is below this one is kept (None: no bound)."""
+        return self._merged()._bound
 
     def __add__(self, other: Reservoir | None) -> Reservoir:
         if other is None:
             return self
-        keys = np.concatenate([self.keys, other.keys])
-        labels = pd.concat([self.labels, other.labels], ignore_index=True)
-        keep = _smallest(keys, labels, self.capacity, self.per_level)
-        bound = _lower_bound(self.bound, other.bound)
-        if bound is not None and not keep.all():
-            bound = _lower_bound(bound, _smallest_dropped(keys, keep))
-        return self._kept(keys, labels, keep, other, bound)
+        limits = self._key_limits() if self._bound is None and other._bound is None else None
+        if limits is None:  # not full yet, or a share's bound: merge now
+            return self._merged()._merge([other._merged()])
+        other = other._merged()._within(limits)
+        if not len(other._keys):
+            return self
+        out = Reservoir(
+            self._parts,
+            self._masks,
+            self._keys,
+            self._labels,
+            self.response,
+            self.capacity,
+            self.per_level,
+        )
+        out._waiting, out._limits = [*self._waiting, other], limits
+        if sum(len(part._keys) for part in out._waiting) >= self.capacity:
+            return out._merged()
+        return out
 
     __radd__ = __add__
+
+    def _merged(self) -> Reservoir:
+        """The reservoir with its waiting parts merged (in place: the same rows)."""
+        if self._waiting:
+            merged = Reservoir._merge(self, self._waiting)
+            self._parts, self._masks = merged._parts, merged._masks
+            self._keys, self._labels = merged._keys, merged._labels
+            self._waiting, self._limits = [], None
+        return self
+
+    def _merge(self, others: list[Reservoir]) -> Reservoir:
+        """The rows of the reservoir and of ``others`` (merged ones), the smallest kept."""
+        everyone = [self, *others]
+        keys = np.concatenate([part._keys for part in everyone])
+        labels = pd.concat([part._labels for part in everyone], ignore_index=True)
+        keep = _smallest(keys, labels, self.capacity, self.per_level)
+        bound = functools.reduce(_lower_bound, (part._bound for part in everyone))
+        if bound is not None and not keep.all():
+            bound = _lower_bound(bound, _smallest_dropped(keys, keep))
+        return self._kept(keys, labels, keep, others, bound)
+
+    def _key_limits(self) -> _KeyLimits | None:
+        """The limits of the merged rows' keys; None while fewer than ``capacity`` are kept."""
+        if self._limits is None and not self._waiting and len(self._keys) >= self.capacity:
+            self._limits = _KeyLimits.of(self._keys, self._labels, self.capacity, self.per_level)
+        return self._limits
+
+    def _within(self, limits: _KeyLimits) -> Reservoir:
+        """The rows whose keys are within ``limits`` (the others can never be kept)."""
+        keep = limits.admits(self._keys, self._labels)
+        if keep.all():
+            return self
+        return self._kept(self._keys, self._labels, keep, [], self._bound)
 
     def share(self, rows: int) -> Reservoir:
         """The ``rows`` rows of smallest key and the ``per_level`` smallest of every level.
@@ -121,23 +283,24 @@ class Reservoir:
         """
         if len(self.keys) <= rows:
             return self
-        keep = _smallest(self.keys, self.labels, rows, self.per_level)
-        bound = _lower_bound(self.bound, _smallest_dropped(self.keys, keep))
-        return self._kept(self.keys, self.labels, keep, None, bound)
+        keep = _smallest(self._keys, self._labels, rows, self.per_level)
+        bound = _lower_bound(self._bound, _smallest_dropped(self._keys, keep))
+        return self._kept(self._keys, self._labels, keep, [], bound)
 
     def _kept(
         self,
         keys: np.ndarray,
         labels: pd.Series,
         keep: np.ndarray,
-        other: Reservoir | None,
+        others: list[Reservoir],
         bound: int | None,
     ) -> Reservoir:
-        """The rows ``keep`` marks of this reservoir's rows followed by ``other``'s."""
-        more = ([], []) if other is None else (other.parts, other.masks)
+        """The rows ``keep`` marks of this reservoir's rows followed by ``others``' (merged)."""
+        all_parts = [*self._parts, *(p for other in others for p in other._parts)]
+        all_masks = [*self._masks, *(m for other in others for m in other._masks)]
         parts, masks = [], []
         start = 0
-        for part, mask in zip(self.parts + more[0], self.masks + more[1], strict=True):
+        for part, mask in zip(all_parts, all_masks, strict=True):
             where = np.flatnonzero(mask)
             kept = keep[start : start + where.size]
             start += where.size
@@ -163,7 +326,12 @@ class Reservoir:
     def __getstate__(self) -> dict[str, Any]:
         # sent between Dask workers or to Spark's driver: the kept rows only
         rows = self.rows
-        return {**self.__dict__, "parts": [rows], "masks": [np.ones(len(rows), dtype=bool)]}
+        return {
+            **self.__dict__,
+            "_parts": [rows],
+            "_masks": [np.ones(len(rows), dtype=bool)],
+            "_limits": None,
+        }
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -206,6 +374,50 @@ def _lower_bound(a: int | None, b: int | None) -> int | None:
     if a is None or b is None:
         return b if a is None else a
     return min(a, b)
+
+
+@dataclass(frozen=True)
+class _KeyLimits:
+    """Keys that a full reservoir's later rows must be below to be kept, ever.
+
+    A row read later is kept only if its key is below the ``capacity``-th
+    smallest key so far (ties go to the rows read first) or below the
+    ``per_level``-th smallest of its response value; both only fall as rows
+    are added.
+
+    Attributes
+    ----------
+    overall : int
+        The ``capacity``-th smallest key.
+    by_level : dict
+        Response value -> its limit, the larger of ``overall`` and the
+        ``per_level``-th smallest key of the value; absent for values with fewer
+        than ``per_level`` rows (no limit).
+    """
+
+    overall: int
+    by_level: dict[Any, int]
+
+    @classmethod
+    def of(cls, keys: np.ndarray, labels: pd.Series, capacity: int, per_level: int) -> _KeyLimits:
+        """The limits of the kept rows ``keys`` (at least ``capacity``) and their ``labels``."""
+        overall = np.partition(keys, capacity - 1)[capacity - 1]
+        codes, uniques = pd.factorize(labels)
+        by_level = {}
+        for code, value in enumerate(np.asarray(uniques, dtype=object).tolist()):
+            level_keys = keys[codes == code]
+            if len(level_keys) >= per_level:
+                smallest = np.partition(level_keys, per_level - 1)[per_level - 1]
+                by_level[value] = int(max(overall, smallest))
+        return cls(int(overall), by_level)
+
+    def admits(self, keys: np.ndarray, labels: pd.Series) -> np.ndarray:
+        """Which of the rows ``keys`` (response values ``labels``) may still be kept."""
+        codes, uniques = pd.factorize(labels)
+        values = np.asarray(uniques, dtype=object).tolist()
+        limited = np.array([value in self.by_level for value in values], dtype=bool)
+        limit = np.array([self.by_level.get(value, 0) for value in values], dtype=np.uint64)
+        return ~limited[codes] | (keys < limit[codes])
 
 
 def _smallest_dropped(keys: np.ndarray, keep: np.ndarray) -> int:
@@ -298,7 +510,7 @@ def sample_chunk(
     if complete is None:
         complete = _complete_rows(frame, plan)
     clean = frame[columns] if complete.all() else frame.loc[complete, columns]
-    keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
+    keys = row_keys(clean)
     labels = clean[plan.response].reset_index(drop=True)
     keep = _smallest(keys, labels, capacity, per_level)
     parts, masks = _compacted([clean], [keep])

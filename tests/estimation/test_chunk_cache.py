@@ -83,6 +83,34 @@ def test_spill_is_removed_with_the_model(tmp_path, frame):
     assert _spill_dirs(tmp_path) == []
 
 
+def _is_mapped(values: np.ndarray) -> bool:
+    """Whether ``values`` is a view of a :class:`numpy.memmap`."""
+    base = values.base
+    while base is not None and not isinstance(base, np.memmap):
+        base = getattr(base, "base", None)
+    return base is not None
+
+
+def test_passes_read_the_cache_without_copying_it(tmp_path, frame):
+    """A chunk's arrays are read-only views of its bytes of the spill files mapped into memory
+    (mapped chunk by chunk, so that memory stays bounded by the chunks in flight)."""
+    model = _model(frame, str(tmp_path), chunksize=1000)
+    store = model.evaluator.reader.store
+    chunks = list(store.chunks())
+    assert len(chunks) == 6
+    for chunk in chunks:
+        for values in (chunk.X, chunk.y):
+            assert _is_mapped(values)
+            assert not values.flags.writeable
+    written = np.fromfile(os.path.join(store.path, "X"))
+    np.testing.assert_array_equal(np.concatenate([c.X.ravel() for c in chunks]), written)
+    res = model.fit()
+    assert res.converged
+    del chunks, model, store, res
+    gc.collect()
+    assert _spill_dirs(tmp_path) == []  # removed, maps and all
+
+
 def test_results_read_the_cache_with_the_same_numbers(tmp_path, frame):
     """The null model, Brant's binary fits and HC0 read the cache or the source as needed."""
     cached = _model(frame, str(tmp_path), chunksize=1000).fit()

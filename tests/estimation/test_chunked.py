@@ -400,7 +400,7 @@ def test_the_reservoir_is_the_same_however_the_rows_are_chunked(monkeypatch):
     """Merging chunk samples (lazily, rows copied out only when half a chunk is dropped)
     keeps the rows of smallest key of all complete rows, whatever the chunk size."""
     import ordstats.estimation.evaluators as evaluators
-    from ordstats.data.reservoir import _HASH_KEY
+    from ordstats.data.reservoir import row_keys
 
     monkeypatch.setattr(evaluators, "RESERVOIR_ROWS", 400)
     monkeypatch.setattr(evaluators, "MIN_ROWS_PER_LEVEL", 5)
@@ -418,6 +418,6 @@ def test_the_reservoir_is_the_same_however_the_rows_are_chunked(monkeypatch):
         pd.testing.assert_frame_equal(rows, draws[0])
     columns = list(draws[0].columns)
     clean = frame[columns].dropna().reset_index(drop=True)
-    keys = pd.util.hash_pandas_object(clean, index=False, hash_key=_HASH_KEY).to_numpy()
+    keys = row_keys(clean)
     expected = clean.take(np.argsort(keys, kind="stable")[:300]).reset_index(drop=True)
     pd.testing.assert_frame_equal(draws[0], expected)

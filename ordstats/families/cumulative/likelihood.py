@@ -82,6 +82,9 @@ class CLMProblem:
     #: the fixed part ``c`` of each row's upper / lower cut-point (``theta = J a + c``)
     upper_shift: FloatArray | None = None
     lower_shift: FloatArray | None = None
+    #: evaluated once (a chunk's pass): the Hessian gathers the rows grouped by level
+    #: block by block instead of keeping a grouped copy of ``X`` (the same numbers)
+    single_use: bool = False
 
     @cached_property
     def unit_weights(self) -> bool:
@@ -240,21 +243,25 @@ class CLMProblem:
         Gram weights are positive, as they are for log-concave ``F``.
         """
         X = self.data.X
-        grouped = self._rows_by_level
-        if grouped is None:
+        grouping = self._level_order
+        if grouping is None:
             upper, lower = self.level_row_sums(X, c_upper, c_lower)
             return upper, lower, weighted_gram(X, -(c_upper + c_lower))
-        order, bounds, sorted_matrix = grouped
+        order, bounds = grouping
         sorted_weights = np.empty((2, X.shape[0]))  # rows: the two weights in level order
         # "clip" skips the bounds checks of "raise" (order is a permutation): twice as fast
         np.take(c_upper, order, out=sorted_weights[0], mode="clip")
         np.take(c_lower, order, out=sorted_weights[1], mode="clip")
         gram_weights = np.add(sorted_weights[0], sorted_weights[1])
         np.negative(gram_weights, out=gram_weights)
-        fused = weighted_gram_with_sums(sorted_matrix, gram_weights, bounds, sorted_weights)
+        if self.single_use and "_rows_by_level" not in self.__dict__:
+            fused = weighted_gram_with_sums(X, gram_weights, bounds, sorted_weights, order)
+        else:
+            fused = weighted_gram_with_sums(self._grouped_X, gram_weights, bounds, sorted_weights)
         if fused is not None:
             gram, level_sums = fused
             return level_sums[0], level_sums[1], gram
+        sorted_matrix = self._grouped_X
         sums = np.empty((2, self.data.n_levels, X.shape[1]))
         for k in range(self.data.n_levels):
             block = slice(bounds[k], bounds[k + 1])
@@ -262,22 +269,33 @@ class CLMProblem:
         return sums[0], sums[1], weighted_gram(sorted_matrix, gram_weights)
 
     @cached_property
-    def _rows_by_level(self) -> tuple[IntArray, IntArray, FloatArray] | None:
-        """``(order, bounds, X[order])``: the rows of level ``k`` at ``bounds[k]:bounds[k+1]``.
+    def _level_order(self) -> tuple[IntArray, IntArray] | None:
+        """``(order, bounds)``: level ``k``'s rows of ``X[order]`` at ``bounds[k]:bounds[k+1]``.
 
-        ``X[order]`` is a row-major copy (a gather of whole rows, the cheapest
-        copy; its row blocks are what the rank-k update reads).  ``None``
-        without the dense level sums (:attr:`level_designs`), without columns,
-        or when the copy would exceed :data:`_GROUPED_COPY_BYTES`.
+        ``None`` without the dense level sums (:attr:`level_designs`), without
+        columns, or when a copy of ``X`` would exceed :data:`_GROUPED_COPY_BYTES`.
         """
         X = self.data.X
         if self.level_designs is None or X.nbytes > _GROUPED_COPY_BYTES or X.shape[1] == 0:
             return None
         order = np.argsort(self.data.y.astype(np.uint8), kind="stable")  # radix sort: K <= 50
         counts = np.bincount(self.data.y, minlength=self.data.n_levels)
-        bounds = np.concatenate([[0], np.cumsum(counts)])
+        return order, np.concatenate([[0], np.cumsum(counts)])
+
+    @cached_property
+    def _rows_by_level(self) -> tuple[IntArray, IntArray, FloatArray] | None:
+        """``(order, bounds, X[order])`` of :attr:`_level_order` (None where that is None).
+
+        ``X[order]`` is a row-major copy (a gather of whole rows, the cheapest
+        copy; its row blocks are what the rank-k update reads), kept for the
+        Hessians of a fit that evaluates the same rows many times.
+        """
+        grouping = self._level_order
+        if grouping is None:
+            return None
+        order, bounds = grouping
         # "clip" skips the bounds checks (order is a permutation): 40% faster than "raise"
-        return order, bounds, np.take(X, order, axis=0, mode="clip")
+        return order, bounds, np.take(self.data.X, order, axis=0, mode="clip")
 
     def with_weights(self, weights: FloatArray) -> CLMProblem:
         """The same problem with other row weights (zeros allowed), e.g. replicate weights.
@@ -290,6 +308,13 @@ class CLMProblem:
             if name in self.__dict__:
                 new.__dict__[name] = self.__dict__[name]
         return new
+
+    @property
+    def _grouped_X(self) -> FloatArray:
+        """``X[order]`` of :attr:`_rows_by_level` (where :attr:`_level_order` is not None)."""
+        grouped = self._rows_by_level
+        assert grouped is not None
+        return grouped[2]
 
     def release_workspace(self) -> None:
         """Drop the copy of ``X`` grouped by level (:attr:`_rows_by_level`).
@@ -320,6 +345,7 @@ _WEIGHT_FREE_CACHES = (
     "_nnz_rows",
     "level_designs",
     "one_threshold_per_cut",
+    "_level_order",
     "_rows_by_level",
     "_rows",
 )
@@ -351,12 +377,15 @@ def _threshold_design(jacobian_rows: sp.csr_array, nominal: FloatArray) -> sp.cs
     return sp.csr_array(sp.hstack(blocks, format="csr"))
 
 
-def prepare(data: CLMData) -> CLMProblem:
+def prepare(data: CLMData, *, single_use: bool = False) -> CLMProblem:
     """Set up a model's likelihood: parameter layout, bound masks, fixed cut-point shifts.
 
     Parameters
     ----------
     data : CLMData
+    single_use : bool
+        The problem is evaluated once (a chunk in one pass of a fit read in
+        chunks): no workspace is kept for later Hessians (the same numbers).
 
     Returns
     -------
@@ -382,6 +411,7 @@ def prepare(data: CLMData) -> CLMProblem:
         has_lower=data.lower_codes > 0,
         upper_shift=shifts[0],
         lower_shift=shifts[1],
+        single_use=single_use,
     )
 
 
