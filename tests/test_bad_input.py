@@ -2589,3 +2589,27 @@ def test_ordinal_metrics_of_probabilities_that_are_not_a_matrix():
         ordstats.metrics.ordinal_log_loss([1, 2], np.array([0.2, 0.8]))
     with pytest.raises(DataError, match=r"y_prob must be numbers"):
         ordstats.metrics.ranked_probability_score([1, 2], "ab")
+
+
+# -- the engine matrix (tests/estimation/test_engine_matrix.py): fits without their rows ------
+
+
+def test_a_spread_contrast_of_new_rows_without_the_fits_rows_says_what_to_give(wine):
+    # before: a pickled fit (or one after remove_data()) took the SD of newdata's column for
+    # the "sd" contrast and newdata's levels for a factor's, silently
+    import pickle
+
+    new = wine[wine["contact"] == "no"].iloc[:3].assign(z=[0.1, 0.2, 0.4])
+    fit = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + z", wine.assign(z=np.arange(len(wine)) / 10.0)
+    ).fit()
+    without = pickle.loads(pickle.dumps(fit))
+    assert set(new["contact"]) == {"no"}  # the "yes - no" contrast still comes from the fit
+    contrasts = without.comparisons(new, variables="contact")["contrast"].astype(str)
+    assert list(contrasts) == ["yes - no"] * (3 * 5)  # 3 rows x 5 levels of the response
+    with pytest.raises(
+        OrdstatsError,
+        match=r"contrasts \{'z': 'sd'\} are statistics of a column over the estimation rows.*"
+        r"give each as a number \(a gap\) or as \[lo, hi\]",
+    ):
+        without.comparisons(new, variables={"z": "sd"})
