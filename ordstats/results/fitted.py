@@ -533,7 +533,7 @@ class OrdinalResults(
         linear = self.predict(which="linear")
         renamed = getattr(linear, "withColumnRenamed", None)  # a Spark DataFrame
         if renamed is not None:
-            return renamed("linear", "fittedvalues")  # type: ignore[no-any-return]
+            return renamed("linear", "fittedvalues")
         return linear.rename("fittedvalues")
 
     def predict(
