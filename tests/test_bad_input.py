@@ -2672,3 +2672,25 @@ def test_a_subset_with_a_survey_design_points_to_its_domain_subset(wine):
 def test_subset_and_contrasts_with_group_thresholds_say_what_to_do(wine):
     with pytest.raises(SpecificationError, match=r"not available with thres\(gr = \.\.\.\)"):
         OrdinalModel.from_formula("rating | thres(gr = contact) ~ temp", wine, subset="judge != 1")
+# -- the engine matrix (tests/estimation/test_engine_matrix.py): fits without their rows ------
+
+
+def test_a_spread_contrast_of_new_rows_without_the_fits_rows_says_what_to_give(wine):
+    # before: a pickled fit (or one after remove_data()) took the SD of newdata's column for
+    # the "sd" contrast and newdata's levels for a factor's, silently
+    import pickle
+
+    new = wine[wine["contact"] == "no"].iloc[:3].assign(z=[0.1, 0.2, 0.4])
+    fit = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + z", wine.assign(z=np.arange(len(wine)) / 10.0)
+    ).fit()
+    without = pickle.loads(pickle.dumps(fit))
+    assert set(new["contact"]) == {"no"}  # the "yes - no" contrast still comes from the fit
+    contrasts = without.comparisons(new, variables="contact")["contrast"].astype(str)
+    assert list(contrasts) == ["yes - no"] * (3 * 5)  # 3 rows x 5 levels of the response
+    with pytest.raises(
+        OrdstatsError,
+        match=r"contrasts \{'z': 'sd'\} are statistics of a column over the estimation rows.*"
+        r"give each as a number \(a gap\) or as \[lo, hi\]",
+    ):
+        without.comparisons(new, variables={"z": "sd"})

@@ -805,6 +805,17 @@ class OrdinalModel:
         solution = null.newton(
             null.start_params(), NewtonOptions(), callback=None, progress=False, banded=False
         )
+        if not solution.converged:
+            # e.g. a flexible link whose parameter runs off to infinity without predictors:
+            # the last iterate depends on the path (in memory or in chunks), so say so
+            warnings.warn(
+                "the thresholds-only model behind llnull (and llr, pseudo R-squared) did not "
+                f"converge ({solution.message}); llnull is its last iterate, below the "
+                "maximum, and may differ between fits of the same rows. Compare fits with "
+                "lr_test() instead",
+                ConvergenceWarning,
+                stacklevel=4,  # null_loglike, llnull, its cache, the caller
+            )
         return -float(solution.evaluation.nll)
 
     def __repr__(self) -> str:

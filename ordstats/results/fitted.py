@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -527,9 +527,14 @@ class OrdinalResults(
     def fittedvalues(self) -> pd.Series:
         """The linear predictor ``x'beta + offset`` of the fitted rows (statsmodels' name).
 
-        ``predict()`` gives the fitted probabilities of each level.
+        ``predict()`` gives the fitted probabilities of each level.  A Spark fit
+        gives a Spark DataFrame with the column ``fittedvalues``.
         """
-        return self.predict(which="linear").rename("fittedvalues")
+        linear = self.predict(which="linear")
+        renamed = getattr(linear, "withColumnRenamed", None)  # a Spark DataFrame
+        if renamed is not None:
+            return renamed("linear", "fittedvalues")
+        return linear.rename("fittedvalues")
 
     def predict(
         self,
@@ -696,14 +701,39 @@ def _nominal_param_names(model: FittedModel) -> list[str]:
     return model.param_names[model.problem.layout.nominal]
 
 
+@dataclass(frozen=True)
+class _DistinctRows:
+    """The distinct rows of a nominal design, sorted; None beyond ``_MAX_PATTERNS``.
+
+    Adds up over chunks, so the rows of all chunks give those of all rows.
+    """
+
+    patterns: FloatArray | None
+
+    @classmethod
+    def of_nominal(cls, data: CLMData) -> _DistinctRows:
+        """The distinct rows of one chunk's (or all rows') nominal design."""
+        return cls._capped(np.unique(np.asarray(data.nominal, dtype=float), axis=0))
+
+    @classmethod
+    def _capped(cls, patterns: FloatArray) -> _DistinctRows:
+        return cls(patterns if len(patterns) <= _MAX_PATTERNS else None)
+
+    def __add__(self, other: _DistinctRows) -> _DistinctRows:
+        if self.patterns is None or other.patterns is None:
+            return _DistinctRows(None)
+        return self._capped(np.unique(np.vstack([self.patterns, other.patterns]), axis=0))
+
+
 def _nominal_patterns(model: FittedModel) -> tuple[FloatArray, list[str] | None]:
     """Distinct nominal-design rows to show thresholds for, with labels."""
-    if model.problem.layout.n_nominal_cols == 0:
+    n_cols = model.problem.layout.n_nominal_cols
+    if n_cols == 0:
         return np.zeros((1, 0)), None
-    W = model.data.nominal
-    patterns = np.unique(W, axis=0)
-    if len(patterns) > _MAX_PATTERNS:
-        patterns = np.zeros((1, W.shape[1]))
+    # one pass for rows read in chunks
+    patterns = model.evaluator.reduce_rows(_DistinctRows.of_nominal).patterns
+    if patterns is None:  # more than _MAX_PATTERNS
+        patterns = np.zeros((1, n_cols))
     labels = [
         ", ".join(f"{name}={value:g}" for name, value in zip(model.nominal_names, row, strict=True))
         for row in patterns

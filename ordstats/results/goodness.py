@@ -42,6 +42,7 @@ import functools
 import warnings
 from collections.abc import Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -416,13 +417,25 @@ class GoodnessOfFitMethods(FittedState):
         """
         return self.resid_prob
 
-    @cached_property
+    @property
     def resid_prob(self) -> pd.Series:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012).
 
         Indexed by the rows used in the fit; for data read in chunks, every row
-        of the source in file order, NaN where a row was not used.
+        of the source in file order, NaN where a row was not used (a Dask or
+        Spark fit: a lazy Dask Series or a Spark DataFrame).
         """
+        cached = self.__dict__.get("resid_prob")
+        if cached is None:
+            cached = self._probability_residuals()
+            # a lazy Spark or Dask result is not kept: it would tie the result to the
+            # cluster's session, and a result that holds one cannot be pickled or sent
+            # to the workers (the margins, get_margeff and save() do both)
+            if isinstance(cached, pd.Series):
+                self.__dict__["resid_prob"] = cached
+        return cached
+
+    def _probability_residuals(self) -> Any:
         if self.data_removed:
             raise rows_removed_error("resid_prob (and resid)")
         if not self.model.evaluator.keeps_rows:

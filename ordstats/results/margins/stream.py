@@ -46,6 +46,7 @@ __all__ = [
     "StreamingFit",
     "block_sums",
     "means",
+    "newdata_fit",
     "stream_average",
     "streams",
 ]
@@ -522,6 +523,43 @@ def _column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]
             "max": float(moments.high[c]),
         }
     return out
+
+
+def newdata_fit(fit: MarginsFit, newdata: Any, options: dict[str, Any]) -> MarginsFit:
+    """The fit a verb reads ``newdata`` against: its own levels and column summaries.
+
+    A verb on ``newdata`` reads the estimation rows for a factor's levels (a
+    comparison's contrasts) and a numeric column's SD, quartiles or range
+    (``"sd"``, ``"iqr"``, ``"minmax"`` contrasts), never ``newdata``'s.  For a
+    fit whose rows are read in chunks they come from the fit's encoding and
+    from passes over the chunks, as for the averages; a fit that no longer
+    holds its rows (pickled, ``remove_data()``) has its levels but refuses
+    the column summaries.  A fit with its rows in memory (or other
+    ``newdata``: ``None``, ``"mean"``) is returned as it is.
+
+    Raises
+    ------
+    OrdstatsError
+        A contrast needs a summary of a column the fit no longer holds.
+    """
+    if not isinstance(newdata, pd.DataFrame) or not isinstance(fit, StreamingFit):
+        return fit
+    levels = fit._margins_factor_levels()
+    needed = _summary_names(options, levels)
+    if not fit._margins_in_memory():
+        return _ChunkFit(fit, levels, _column_summaries(fit, needed))
+    try:
+        fit.margins_data()
+    except OrdstatsError as gone:
+        if needed:
+            contrasts = ", ".join(f"{n!r}: {options['variables'][n]!r}" for n in needed)
+            raise OrdstatsError(
+                f"the contrasts {{{contrasts}}} are statistics of a column over the estimation "
+                "rows, which this fit no longer holds (it was pickled or built from a design, "
+                "or remove_data() was called): give each as a number (a gap) or as [lo, hi]"
+            ) from gone
+        return _ChunkFit(fit, levels)
+    return fit
 
 
 def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str, Any]) -> Any:

@@ -60,7 +60,14 @@ from ordstats.results.margins.protocol import (
     MarginsFit,
     Predicted,
 )
-from ordstats.results.margins.stream import AVERAGER, block_sums, means, stream_average, streams
+from ordstats.results.margins.stream import (
+    AVERAGER,
+    block_sums,
+    means,
+    newdata_fit,
+    stream_average,
+    streams,
+)
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
 __all__ = [
@@ -829,6 +836,7 @@ def comparisons(
     comparison = _check_comparison(comparison)
     if streams(fit, newdata):
         return stream_average(comparisons, fit, _verb_options(locals()))
+    fit = newdata_fit(fit, newdata, {"variables": variables})
     rows = _rows(fit, newdata, wts, by)
     designs = _Designs(fit, rows.data, fitted=newdata is None)
     blocks = _comparison_blocks(fit, rows, variables, comparison, type, designs)
@@ -978,6 +986,7 @@ def slopes(
         raise OrdstatsError(f"slope must be one of {', '.join(map(repr, _SLOPES))}; got {slope!r}")
     if streams(fit, newdata):
         return stream_average(slopes, fit, _verb_options(locals()))
+    fit = newdata_fit(fit, newdata, {})
     rows = _rows(fit, newdata, wts, by)
     names = list(_variable_specs(fit, variables))
     designs = _Designs(fit, rows.data, fitted=newdata is None)
