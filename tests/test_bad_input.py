@@ -2672,6 +2672,8 @@ def test_a_subset_with_a_survey_design_points_to_its_domain_subset(wine):
 def test_subset_and_contrasts_with_group_thresholds_say_what_to_do(wine):
     with pytest.raises(SpecificationError, match=r"not available with thres\(gr = \.\.\.\)"):
         OrdinalModel.from_formula("rating | thres(gr = contact) ~ temp", wine, subset="judge != 1")
+
+
 # -- the engine matrix (tests/estimation/test_engine_matrix.py): fits without their rows ------
 
 
