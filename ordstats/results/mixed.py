@@ -85,6 +85,13 @@ _NO_NULL = (
 )
 
 
+_NO_TERM_REFITS = (
+    "drop1() and add1() refit the fixed-effects formula of a model without random terms; "
+    "for a mixed model fit the smaller (larger) model and compare with "
+    "ordstats.lr_test(restricted, full) or ordstats.anova"
+)
+
+
 _NO_REMOVAL = (
     "the predictions and ranef() read the conditional modes, which are computed from the "
     "rows; save(fname) without remove_data keeps them"
@@ -543,6 +550,8 @@ class MixedResults(
     brant_test = _refused("Brant's test", _NO_NOMINAL)
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)
     scale_test = _refused("scale_test()", _NO_NOMINAL)
+    drop1 = _refused("drop1()", _NO_TERM_REFITS)
+    add1 = _refused("add1()", _NO_TERM_REFITS)
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)
