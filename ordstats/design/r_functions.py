@@ -37,6 +37,7 @@ from ordstats.errors import FormulaError
 __all__ = [
     "R_FUNCTIONS",
     "callers_names",
+    "dot_as",
     "evaluate_offset",
     "evaluate_response",
     "expand_dot",
@@ -181,7 +182,12 @@ def expand_dot(formula: str, columns: Any, response: str | None) -> str:
     if not names:
         raise FormulaError(f"the formula {formula!r} uses '.', but the data have no other columns")
     terms = " + ".join(n if n.isidentifier() else f"`{n}`" for n in names)
-    return f"{lhs}~{_outside_quotes(rhs, lambda part: _DOT.sub(f'({terms})', part))}"
+    return f"{lhs}~{dot_as(rhs, terms)}"
+
+
+def dot_as(rhs: str, terms: str) -> str:
+    """The terms ``rhs`` with R's ``.`` (outside quotes) read as ``(terms)``."""
+    return _outside_quotes(rhs, lambda part: _DOT.sub(lambda _: f"({terms})", part))
 
 
 _CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)

@@ -19,7 +19,6 @@ difference in parameter counts as degrees of freedom.
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import TermsDesign, formula_terms, term_columns
+from ordstats.design.r_functions import dot_as
 from ordstats.errors import (
     ConvergenceWarning,
     DataError,
@@ -439,7 +439,7 @@ def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
             f"{type(scope).__name__}"
         )
     dot = " + ".join(_term_text(t) for t in current) or "1"
-    text = re.sub(r"(?<![\w.`])\.(?![\w.`])", f"({dot})", text.strip())
+    text = dot_as(text.strip(), dot)
     try:
         return formula_terms(text)
     except FormulaError as exc:
