@@ -248,3 +248,21 @@ def test_offset_terms_are_given_once_in_memory_and_evaluated_on_new_rows(infert,
         ordstats.OrdinalModel.from_formula(
             "education ~ age + offset(parity / 10)", str(tmp_path), chunksize=60
         )
+
+
+def test_text_levels_of_numbers_are_compared_as_r_writes_them(infert):
+    """R compares a factor's values with text levels as text: factor(n, levels = c("2",
+    "1", "0")) of the numbers 0, 1, 2 (also stored as floats, 2.0 written "2").  Before,
+    no value matched and every row was dropped as missing."""
+    expected = CASES['education ~ factor(ind, levels = c("2", "1", "0")) + age']["logLik"]
+    floats = infert.assign(indf=infert["induced"].astype(float))
+    for rhs in (
+        "factor(induced, levels = c('2', '1', '0')) + age",
+        "factor(indf, levels = c('2', '1', '0')) + age",
+        "relevel(factor(indf), ref = '2') + age",
+    ):
+        res = _fit(rhs, floats)
+        assert res.nobs == len(infert)
+        assert res.llf == pytest.approx(expected, rel=1e-8)
+    names = _fit("interaction(indf, case)", floats).params.index
+    assert "interaction(indf, case)[T.1.0]" in names  # R's level 1.0: induced 1, case 0

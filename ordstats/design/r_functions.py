@@ -360,6 +360,13 @@ def _as_character(x: Any) -> Any:
     return _like(x, text.to_numpy()) if isinstance(x, pd.Series) else text.to_numpy()
 
 
+def _r_text(value: Any) -> str:
+    """``value`` as R's ``as.character`` writes it (2 for 2.0, 0.1 for 0.1)."""
+    if isinstance(value, (float, np.floating)):
+        return str(int(value)) if float(value).is_integer() else f"{value:.15g}"
+    return str(value)
+
+
 def _levels_of(s: pd.Series) -> list[Any]:
     if isinstance(s.dtype, pd.CategoricalDtype):
         used = set(s.dropna().unique())
@@ -378,7 +385,11 @@ def _factor(
     categories = _levels_of(s) if levels is None else list(np.atleast_1d(levels))
     if len(set(categories)) != len(categories):
         raise FormulaError(f"factor(): levels {categories} are not unique")
-    out = pd.Categorical(s.astype(object).where(s.notna(), None), categories, ordered=ordered)
+    values = s.astype(object).where(s.notna(), None)
+    if levels is not None and all(isinstance(c, str) for c in categories):
+        # R compares as text: factor(n, levels = c("2", "1")) of numbers 1, 2
+        values = values.map(lambda v: v if v is None else _r_text(v))
+    out = pd.Categorical(values, categories, ordered=ordered)
     if labels is not None:
         labels = list(np.atleast_1d(labels))
         if len(labels) != len(categories):
@@ -411,7 +422,7 @@ def _relevel(x: Any, ref: Any) -> Any:
     s = _values(_as_factor(x))
     categories = list(s.cat.categories)
     if ref not in categories:  # R's levels are text: relevel(factor(n), ref = "2")
-        ref = next((c for c in categories if str(c) == str(ref)), ref)
+        ref = next((c for c in categories if _r_text(c) == _r_text(ref)), ref)
     if ref not in categories:
         raise FormulaError(
             f"relevel(): ref={ref!r} is not a level of the factor "
@@ -431,14 +442,14 @@ def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:
     if not factors:
         raise FormulaError("interaction() needs at least one factor")
     series = [_values(_as_factor(f)) for f in factors]
-    levels = [[str(c) for c in s.cat.categories] for s in series]
+    levels = [[_r_text(c) for c in s.cat.categories] for s in series]
     if lex_order:
         combos = list(itertools.product(*levels))
     else:  # the first factor varies fastest
         combos = [tuple(reversed(c)) for c in itertools.product(*reversed(levels))]
     names = [sep.join(c) for c in combos]
     rows = zip(*(s.astype(object).to_numpy() for s in series), strict=True)
-    text = [None if any(pd.isna(v) for v in row) else sep.join(map(str, row)) for row in rows]
+    text = [None if any(pd.isna(v) for v in row) else sep.join(map(_r_text, row)) for row in rows]
     return _like(factors[0], pd.Categorical(text, categories=names))
 
 
