@@ -73,30 +73,25 @@ class ROrderedPolyContrasts(PolyContrasts):
     FACTOR_FORMAT_REDUCED = "{name}{field}"
 
 
+class _NumberedColumns:
+    """R's names of contrast columns by number: ``x1``, ``x2``, ... (reduced rank)."""
+
+    FACTOR_FORMAT_REDUCED = "{name}{field}"
+
+    def get_coding_column_names(
+        self, levels: Sequence[Any], reduced_rank: bool = True
+    ) -> Sequence[Any]:
+        return list(range(1, len(levels))) if reduced_rank else levels
+
+
 @dataclass
-class RSumContrasts(SumContrasts):
+class RSumContrasts(_NumberedColumns, SumContrasts):
     """``contr.sum`` named as R names it: ``x1``, ``x2``, ... (the last level: minus their sum)."""
 
-    FACTOR_FORMAT_REDUCED = "{name}{field}"
-
-    @SumContrasts.override
-    def get_coding_column_names(
-        self, levels: Sequence[Any], reduced_rank: bool = True
-    ) -> Sequence[Any]:
-        return list(range(1, len(levels))) if reduced_rank else levels
-
 
 @dataclass
-class RHelmertContrasts(HelmertContrasts):
+class RHelmertContrasts(_NumberedColumns, HelmertContrasts):
     """``contr.helmert`` named as R names it: ``x1``, ``x2``, ..."""
-
-    FACTOR_FORMAT_REDUCED = "{name}{field}"
-
-    @HelmertContrasts.override
-    def get_coding_column_names(
-        self, levels: Sequence[Any], reduced_rank: bool = True
-    ) -> Sequence[Any]:
-        return list(range(1, len(levels))) if reduced_rank else levels
 
 
 class RMatrixContrasts(CustomContrasts):

@@ -149,6 +149,15 @@ def _updated(terms: TermsDesign | None, term: str) -> str:
     return f"~ {old} + {term}" if old else f"~ {term}"
 
 
+def _side_formulas(res: FittedState) -> dict[str, str | None]:
+    """The model's nominal and scale formulas (``"~ ..."``, None without), for its refits."""
+    design = res.model.design
+    return {
+        part: f"~ {terms.formula}" if terms is not None and terms.formula else None
+        for part, terms in (("nominal", design.nominal), ("scale", design.scale))
+    }
+
+
 def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     """R's rules: refit with the term added to the nominal (scale) formula; None without data.
 
@@ -170,11 +179,7 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     failed: list[str] = []
     unreliable: list[str] = []
     for term in [t for t in scope if t not in done]:
-        formulas = {
-            "nominal": design.nominal.formula if design.nominal else None,
-            "scale": design.scale.formula if design.scale else None,
-        }
-        formulas = {k: f"~ {v}" if v else None for k, v in formulas.items()}
+        formulas = _side_formulas(res)
         formulas[part] = _updated(getattr(design, part), term)
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -339,14 +344,6 @@ def _location_terms(res: FittedState, what: str) -> list[Any]:
             "from a saved file)"
         )
     return [t for t in location.spec.terms if t.degree != 0]
-
-
-def _side_formulas(res: FittedState) -> dict[str, str | None]:
-    design = res.model.design
-    return {
-        part: f"~ {terms.formula}" if terms is not None and terms.formula else None
-        for part, terms in (("nominal", design.nominal), ("scale", design.scale))
-    }
 
 
 def _refit_row(
