@@ -2398,6 +2398,8 @@ def test_predict_with_text_or_booleans_for_a_numeric_column(wine):
     [
         ({"check_separation": "no"}, r"check_separation must be True or False, not 'no'"),
         ({"disp": "yes"}, r"disp must be True or False, not 'yes'"),
+        ({"disp": 2}, r"disp must be True or False, not 2"),
+        ({"disp": 0.0}, r"disp must be True or False, not 0.0"),
         ({"banded": "x"}, r"banded must be True or False, not 'x'"),
         ({"cov_kwds": {"groups": "judge"}}, r"cov_kwds=.*would be ignored.*cov_type"),
     ],
@@ -2408,6 +2410,13 @@ def test_fit_switches_and_covariance_keywords_are_checked(wine, keywords, match)
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
     with pytest.raises(SpecificationError, match=match):
         model.fit(**keywords)
+
+
+@pytest.mark.parametrize("disp", [0, 1, np.int64(0)])
+def test_fit_takes_statsmodels_integer_switches(wine, disp):
+    # before: fit(disp=0), the statsmodels idiom, raised "disp must be True or False, not 0"
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    np.testing.assert_allclose(model.fit(disp=disp).params, model.fit().params, rtol=0, atol=0)
 
 
 def test_mixed_ranef_condvar_must_be_a_boolean(wine):

@@ -56,10 +56,11 @@ def check_alpha(alpha: object) -> float:
 
 
 def check_flag(name: str, value: object) -> bool:
-    """``value`` as a ``bool``; anything but ``True``/``False`` raises an error naming ``name``.
+    """``value`` as a ``bool``; anything but ``True``/``False``/``0``/``1`` raises an error.
 
     A string such as ``"no"`` is truthy, so accepting it would do the opposite
-    of what it says.
+    of what it says. The integers 0 and 1 are taken as False and True, as
+    statsmodels users write ``fit(disp=0)``.
 
     Parameters
     ----------
@@ -74,16 +75,20 @@ def check_flag(name: str, value: object) -> bool:
     Raises
     ------
     SpecificationError
-        For anything but a Python or NumPy boolean.
+        For anything but a Python or NumPy boolean or the integers 0 and 1.
 
     Examples
     --------
     >>> check_flag("condvar", True)
     True
+    >>> check_flag("disp", 0)
+    False
     """
-    if not isinstance(value, (bool, np.bool_)):
-        raise SpecificationError(f"{name} must be True or False, not {value!r}")
-    return bool(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise SpecificationError(f"{name} must be True or False, not {value!r}")
 
 
 def normal_quantile(alpha: object) -> float:

@@ -182,7 +182,7 @@ def test_t_test_takes_statsmodels_arguments(wine_res, statsmodels_fit):
         (lambda r: r.wald_test("temp[T.warm] = 0", np.eye(2)), "6 x 6 covariance"),
         (lambda r: r.wald_test("temp[T.warm] = 0", "robust"), "6 x 6 covariance"),
         (lambda r: r.wald_test("temp[T.warm] = 0", scalar="yes"), "scalar must be True or False"),
-        (lambda r: r.wald_test("temp[T.warm] = 0", use_f=1), "use_f must be True or False"),
+        (lambda r: r.wald_test("temp[T.warm] = 0", use_f=2), "use_f must be True or False"),
         (lambda r: r.wald_test("temp[T.warm] = 0", invcov=np.eye(2)), "1 x 1 matrix"),
         (lambda r: r.wald_test("temp[T.warm] = 0", df_constraints=0), "positive integer"),
         (lambda r: r.t_test("temp[T.warm] = 0", use_t="no"), "use_t must be True or False"),
