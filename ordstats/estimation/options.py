@@ -50,7 +50,8 @@ class ModelOptions:
         spellings are accepted.  A frozen scipy continuous distribution
         (``scipy.stats.t(df=5)``, as statsmodels' ``OrderedModel(distr=...)``)
         is ``F`` itself, with ``f'`` by finite differences
-        (:class:`~ordstats.core.links.distribution.DistributionLink`).  sratio
+        (:class:`~ordstats.core.links.distribution.DistributionLink`).
+        statsmodels' keyword ``distr=`` is accepted for ``link=``.  sratio
         and cratio take the five standard links; ``acat`` is the
         adjacent-category *logit* model and takes ``"logit"`` only.
     threshold : {"flexible", "equidistant", "symmetric", "symmetric2"} or sequence of float
@@ -126,6 +127,7 @@ class ModelOptions:
         -------
         ModelOptions
         """
+        keywords = _link_from_distr(keywords)
         cls.check_names(keywords)
         return cls(**keywords)  # type: ignore[arg-type]
 
@@ -141,6 +143,7 @@ class ModelOptions:
         -------
         ModelOptions
         """
+        keywords = _link_from_distr(keywords)
         self.check_names(keywords)
         return dataclasses.replace(self, **keywords)  # type: ignore[arg-type]
 
@@ -177,6 +180,23 @@ class ModelOptions:
             collinear=self.collinear,
             many_levels=self.many_levels,
         )
+
+
+def _link_from_distr(keywords: Mapping[str, object]) -> Mapping[str, object]:
+    """Rename ``distr=``, statsmodels' ``OrderedModel`` spelling of ``link=``.
+
+    statsmodels defaults to ``"probit"``; ordstats, as R's ``clm``, to
+    ``"logit"``, so only an explicit ``distr`` is taken over.
+    """
+    if "distr" not in keywords:
+        return keywords
+    if "link" in keywords:
+        raise SpecificationError(
+            "give the link once: distr= (statsmodels' name) and link= were both given"
+        )
+    renamed = {name: value for name, value in keywords.items() if name != "distr"}
+    renamed["link"] = keywords["distr"]
+    return renamed
 
 
 def _check_choice(name: str, value: object, choices: Sequence[str]) -> None:

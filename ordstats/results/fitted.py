@@ -291,6 +291,16 @@ class OrdinalResults(
         names = self.params.index
         return pd.DataFrame(self.covariance.matrix, index=names, columns=names)
 
+    @property
+    def normalized_cov_params(self) -> pd.DataFrame:
+        """Inverse observed information, as statsmodels names it (the scale is 1).
+
+        It stays the model-based covariance under a sandwich ``cov_type``, as in
+        statsmodels; :meth:`cov_params` gives the covariance in use.
+        """
+        names = self.params.index
+        return pd.DataFrame(self.nonrobust_covariance.matrix, index=names, columns=names)
+
     # -- expected information (families; VGAM's covariance) --------------------
 
     @cached_property

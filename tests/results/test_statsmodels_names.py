@@ -182,3 +182,40 @@ def test_model_predict_on_formula_models_and_flexible_links(wine):
     model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, link="aranda-ordaz")
     res = model.fit()
     pd.testing.assert_frame_equal(model.predict(res.params, wine.head()), res.predict(wine.head()))
+
+
+def test_distr_is_statsmodels_name_for_link(wine):
+    # before: distr= raised "unknown option 'distr'" and an unfrozen scipy.stats.norm was
+    # "unknown link"; statsmodels' OrderedModel takes both
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    exog = pd.get_dummies(wine[["temp", "contact"]], drop_first=True).astype(float)
+    theirs = OrderedModel(wine["rating"], exog, distr="probit").fit(method="bfgs", disp=False)
+    for distr in ("probit", stats.norm):
+        ours = ordstats.OrdinalModel(wine["rating"], exog, distr=distr).fit(disp=0)
+        assert ours.llf == pytest.approx(theirs.llf, rel=1e-8)
+        np.testing.assert_allclose(ours.params.iloc[-2:], theirs.params.iloc[:2], rtol=1e-5)
+    logit = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, distr=stats.logistic)
+    assert logit.fit().llf == pytest.approx(
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit().llf, rel=1e-10
+    )
+
+
+@pytest.mark.parametrize(
+    "keywords, match",
+    [
+        ({"distr": "probit", "link": "logit"}, "distr= .* and link= were both given"),
+        ({"distr": stats.t}, r"'t' needs its shape parameters \(df\).*scipy.stats.t\(df=...\)"),
+    ],
+)
+def test_distr_conflicts_and_unfrozen_shapes_are_refused(wine, keywords, match):
+    with pytest.raises(SpecificationError, match=match):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, **keywords)
+
+
+def test_normalized_cov_params_stays_model_based_under_a_sandwich(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    plain, robust = model.fit(), model.fit(cov_type="HC0")
+    pd.testing.assert_frame_equal(plain.normalized_cov_params, plain.cov_params())
+    pd.testing.assert_frame_equal(robust.normalized_cov_params, plain.cov_params(), rtol=1e-10)
+    assert not np.allclose(robust.cov_params(), plain.cov_params())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -105,16 +105,22 @@ class DistributionLink(Link):
 def as_distribution_link(value: object) -> DistributionLink | None:
     """A :class:`DistributionLink` if ``value`` is a frozen scipy distribution, else None.
 
+    An unfrozen continuous distribution without shape parameters
+    (``scipy.stats.norm``) is taken at loc 0 and scale 1.
+
     Raises
     ------
     SpecificationError
-        For a frozen *discrete* distribution.
+        For a frozen *discrete* distribution, or an unfrozen one that needs
+        shape parameters.
     """
+    from scipy import stats
+
+    if isinstance(value, stats.rv_continuous):
+        value = _frozen_without_shapes(value)
     inner = getattr(value, "dist", None)
     if inner is None or not hasattr(value, "cdf"):
         return None
-    from scipy import stats
-
     if isinstance(inner, stats.rv_discrete):
         raise SpecificationError(
             f"link must be a continuous distribution; {inner.name!r} is discrete"
@@ -122,3 +128,17 @@ def as_distribution_link(value: object) -> DistributionLink | None:
     if not isinstance(inner, stats.rv_continuous):
         return None
     return DistributionLink(value)  # type: ignore[arg-type]
+
+
+def _frozen_without_shapes(dist: Any) -> Any:
+    """``scipy.stats.norm`` given unfrozen, as statsmodels accepts it: frozen at loc 0, scale 1.
+
+    A distribution with shape parameters (``scipy.stats.t``) cannot be frozen
+    without them, so it is refused with the spelling that works.
+    """
+    if dist.shapes:
+        raise SpecificationError(
+            f"the distribution {dist.name!r} needs its shape parameters "
+            f"({dist.shapes}): pass it frozen, e.g. scipy.stats.{dist.name}({dist.shapes}=...)"
+        )
+    return dist()
