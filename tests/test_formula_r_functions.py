@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -23,7 +24,13 @@ import pytest
 
 import ordstats
 from ordstats.design.r_functions import R_FUNCTIONS, r_spelling
-from ordstats.errors import FormulaError, MissingDataWarning, PredictionError, SpecificationError
+from ordstats.errors import (
+    FormulaError,
+    MissingDataWarning,
+    PredictionError,
+    PredictionWarning,
+    SpecificationError,
+)
 from tests._parity import HERE, dataset
 
 REFERENCE = json.loads((HERE / "data" / "reference" / "formula_functions.json").read_text())
@@ -68,7 +75,10 @@ def test_fit_equals_r(formula, infert, newdata):
         return
     expected = np.array(case["prob"], dtype=object)
     complete = ~np.any(expected == "NA", axis=1)  # R: NA where cut() puts a row outside
-    if complete.all():
+    if re.search(r"\bbs\(", formula):  # new ages 19 and 47 lie beyond the fitted 21-44: R warns too
+        with pytest.warns(PredictionWarning, match="beyond the boundary knots"):
+            got = res.predict(newdata, which="prob")
+    elif complete.all():
         got = res.predict(newdata, which="prob")
     else:
         with pytest.warns(MissingDataWarning, match="their predictions are NaN"):
@@ -94,6 +104,11 @@ def test_nesting_outside_calls_is_r_interaction_not_formulaic_nesting():
         ("`as.numeric(x)` + y", "`as.numeric(x)` + y"),  # quoted names are kept
         ("factor(f, levels = c('TRUE', 'a.b = 1'))", "factor(f, levels = c('TRUE', 'a.b = 1'))"),
         ("np.log(x) + x.y", "np.log(x) + x.y"),  # Python's dotted names are not R's
+        # before: "Term already seen with a different numerical scaling" (formulaic's % parse)
+        ("age %/% 5 + z", "I(age // 5) + z"),
+        ("a:b %% 3", "a:I(b % 3)"),
+        ("a %% 2 %/% 1", "I(I(a % 2) // 1)"),  # R's %op% are left-associative
+        ("log(x %% 4) + `p%%q`", "log(x % 4) + `p%%q`"),
     ],
 )
 def test_r_spellings_are_rewritten_outside_quotes(text, expected):
@@ -144,6 +159,35 @@ def test_r_functions_give_missing_values_as_r(infert):
     assert list(R_FUNCTIONS["as_numeric"](pd.Series(["1.5", "x"])).fillna(-1)) == [1.5, -1]
     levels = pd.Series(pd.Categorical(["b", "a", None], categories=["b", "a"]))
     assert list(R_FUNCTIONS["as_numeric"](levels).fillna(-1)) == [1.0, 2.0, -1]
+
+
+def test_summaries_of_a_variable_are_r_s_with_na_rm():
+    # before: "the formula names 'mean', which is not a column of the data"
+    x = pd.Series([1.0, 2.0, np.nan, 7.0])
+    assert np.isnan(R_FUNCTIONS["mean"](x))  # R: NA unless na.rm = TRUE
+    assert R_FUNCTIONS["mean"](x, na_rm=True) == pytest.approx(10 / 3)
+    assert R_FUNCTIONS["sd"](x, na_rm=True) == pytest.approx(np.std([1, 2, 7], ddof=1))
+    assert R_FUNCTIONS["median"](x, na_rm=True) == 2.0
+    assert R_FUNCTIONS["length"](x) == 4
+    assert np.isnan(R_FUNCTIONS["sd"](pd.Series([3.0])))  # R's sd of one value is NA
+    flags = R_FUNCTIONS["xor"](pd.Series([1.0, 1.0, 0.0, np.nan]), pd.Series([1.0, 0.0, 0.0, 1.0]))
+    assert list(flags.iloc[:3]) == [False, True, False] and pd.isna(flags.iloc[3])
+    with pytest.raises(FormulaError, match=r"mean\(\) needs numbers"):
+        R_FUNCTIONS["mean"](pd.Series(["a", "b"]))
+
+
+def test_bs_continues_its_polynomials_beyond_the_boundary_knots_with_r_s_warning(infert):
+    # before: formulaic's bs refused new ages outside the fitted range ("extend beyond
+    # upper and/or lower bounds"), where R warns and predicts; the values are checked
+    # against R in test_fit_equals_r
+    res = ordstats.OrdinalModel.from_formula("education ~ bs(age, df = 4)", infert).fit()
+    with pytest.warns(PredictionWarning, match="beyond the boundary knots"):
+        far = res.predict(pd.DataFrame({"age": [15.0, 50.0]}), which="prob")
+    assert np.isfinite(far.to_numpy()).all()
+    inside = pd.DataFrame({"age": [25.0, 35.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res.predict(inside, which="prob")
 
 
 def test_cut_labels_and_edges_are_r_s():

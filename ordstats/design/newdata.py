@@ -32,6 +32,7 @@ from ordstats.design.r_functions import R_FUNCTIONS, evaluate_offset, is_offset
 from ordstats.errors import (
     FormulaError,
     MissingDataWarning,
+    OrdstatsWarning,
     PredictionError,
     PredictionWarning,
 )
@@ -295,6 +296,9 @@ def terms_for_newdata(
     error = _unseen_levels_error(caught)
     if error is not None:
         raise error
+    for caught_warning in caught:  # ordstats' own, such as bs() beyond its knots, are passed on
+        if issubclass(caught_warning.category, OrdstatsWarning):
+            warnings.warn(caught_warning.message, stacklevel=4)
     out[complete] = _named_columns(terms, matrix)
     return out
 

@@ -32,7 +32,7 @@ import pandas as pd
 from formulaic.transforms import stateful_transform
 from scipy.interpolate import BSpline
 
-from ordstats.errors import FormulaError
+from ordstats.errors import FormulaError, PredictionWarning
 
 __all__ = [
     "R_FUNCTIONS",
@@ -117,14 +117,77 @@ def _nesting_at_top_level(text: str) -> str:
     return "".join(out)
 
 
+_INTEGER_OPERATORS = {"%/%": "//", "%%": "%"}
+_TERM_OPERATORS = "+-*/:~|,%"
+
+
+def _top_level_spans(text: str) -> list[tuple[int, str]]:
+    """Positions and spellings of R's ``%/%`` and ``%%`` outside calls and quotes."""
+    found, depth, k = [], 0, 0
+    while k < len(text):
+        char = text[k]
+        if char in "`'\"":
+            end = text.find(char, k + 1)
+            k = len(text) if end < 0 else end + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        operator = next((op for op in _INTEGER_OPERATORS if text.startswith(op, k)), None)
+        if operator is not None:
+            if depth == 0:
+                found.append((k, operator))
+            k += len(operator)
+            continue
+        k += 1
+    return found
+
+
+def _operand_end(text: str, start: int, step: int) -> int:
+    """Where the operand that starts at ``start`` ends, reading in direction ``step``."""
+    depth, k = 0, start
+    while 0 <= k < len(text):
+        char = text[k]
+        if char in "([":
+            depth += step
+        elif char in ")]":
+            depth -= step
+        if depth < 0 or (depth == 0 and char in _TERM_OPERATORS):
+            break
+        k += step
+    return k
+
+
+def _integer_arithmetic(text: str) -> str:
+    """R's integer division ``a %/% b`` and modulo ``a %% b`` as Python's ``//`` and ``%``.
+
+    R's ``%op%`` binds more tightly than the formula's operators, so a top-level
+    ``age %/% 5`` is the term ``I(age // 5)``; inside calls only the spelling changes.
+    """
+    while spans := _top_level_spans(text):
+        at, operator = spans[0]
+        left = _operand_end(text, at - 1, -1) + 1
+        right = _operand_end(text, at + len(operator), 1)
+        operand = text[left:right]
+        lead, trail = len(operand) - len(operand.lstrip()), len(operand.rstrip())
+        wrapped = f"{operand[:lead]}I({operand[lead:trail]}){operand[trail:]}"
+        text = text[:left] + wrapped + text[right:]
+    return _outside_quotes(text, _python_integer_operators)
+
+
+def _python_integer_operators(text: str) -> str:
+    for r_operator, python in _INTEGER_OPERATORS.items():
+        text = text.replace(r_operator, python)
+    return text
+
+
 def r_spelling(rhs: str) -> str:
     """The terms ``rhs`` with R's spellings rewritten into what formulaic evaluates.
 
     ``pkg::f`` (base, stats, splines) -> ``f``; ``as.numeric(`` and R's other dotted
     conversion functions -> ``as_numeric(``; ``TRUE``/``FALSE``/``NULL`` -> Python's;
     dotted argument names -> underscores (``include.lowest`` -> ``include_lowest``);
-    ``C(f, sum)`` -> ``C(f, contr.sum)``; ``b %in% a`` outside calls -> ``b:a``.
-    Quoted names and strings are left as they are.
+    ``C(f, sum)`` -> ``C(f, contr.sum)``; ``b %in% a`` outside calls -> ``b:a``;
+    ``a %/% b`` and ``a %% b`` -> ``I(a // b)`` and ``I(a % b)`` (inside calls
+    ``a // b``, ``a % b``).  Quoted names and strings are left as they are.
 
     Parameters
     ----------
@@ -136,7 +199,8 @@ def r_spelling(rhs: str) -> str:
     str
     """
     text = _outside_quotes(rhs, _plain_spellings)
-    return _nesting_at_top_level(_outside_quotes(text, _short_contrasts))
+    text = _nesting_at_top_level(_outside_quotes(text, _short_contrasts))
+    return _integer_arithmetic(text)
 
 
 _DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
@@ -504,6 +568,47 @@ def _pmax(*args: Any, na_rm: bool = False) -> Any:
     return _parallel("pmax", args, na_rm)
 
 
+def _numbers(name: str, x: Any, na_rm: bool) -> np.ndarray:
+    """``x``'s values as floats for R's summary ``name`` (missing ones left out if ``na_rm``)."""
+    try:
+        values = _values(x).to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise FormulaError(f"{name}() needs numbers; got {_values(x).dtype}") from exc
+    return values[~np.isnan(values)] if na_rm else values
+
+
+def _summary(name: str, reduce: Callable[[np.ndarray], Any]) -> Callable[..., float]:
+    """R's summary ``name`` of one variable: NA if a value is missing, unless ``na.rm = TRUE``.
+
+    As in R's model frames, the summary is of the rows the formula is evaluated on:
+    new data's own rows when predicting.
+    """
+
+    def summary(x: Any, na_rm: bool = False) -> float:
+        values = _numbers(name, x, na_rm)
+        if values.size == 0 or np.isnan(values).any():
+            return float("nan")
+        return float(reduce(values))
+
+    summary.__name__ = summary.__qualname__ = name
+    summary.__doc__ = f"R's ``{name}`` of one variable (``na.rm`` as R's)."
+    return summary
+
+
+def _length(x: Any) -> int:
+    """R's ``length``: the number of values, missing ones included."""
+    return len(_values(x))
+
+
+def _xor(x: Any, y: Any) -> Any:
+    """R's ``xor``: one of ``x``, ``y`` holds and not both, row by row (NA where either is)."""
+    a = _values(x).to_numpy(dtype=float, na_value=np.nan)
+    b = _values(y).to_numpy(dtype=float, na_value=np.nan)
+    missing = np.isnan(a) | np.isnan(b)
+    flags = (np.nan_to_num(a) != 0) ^ (np.nan_to_num(b) != 0)
+    return _as_logical(_like(x, np.where(missing, np.nan, flags.astype(float))))
+
+
 def _ifelse(test: Any, yes: Any, no: Any) -> Any:
     """R's ``ifelse``: ``yes`` where ``test`` holds, ``no`` where not, NA where ``test`` is."""
     numbers = _values(test).to_numpy(dtype=float, na_value=np.nan)
@@ -694,6 +799,49 @@ def _ns(
     return {str(k + 1): _like(x, out[:, k]) for k in range(out.shape[1])}
 
 
+@stateful_transform
+def _bs(
+    x: Any,
+    df: int | None = None,
+    knots: Any = None,
+    degree: int = 3,
+    intercept: bool = False,
+    Boundary_knots: Any = None,  # R's Boundary.knots
+    _state: dict[str, Any] | None = None,
+) -> Any:
+    """R's ``splines::bs``: a B-spline basis whose knots are learnt from the fit.
+
+    New values outside the boundary knots continue the boundary pieces' polynomials,
+    with R's warning, where formulaic's ``bs`` refuses them.
+    """
+    from formulaic.transforms import basis_spline
+
+    values = _values(x).to_numpy(dtype=float, na_value=np.nan)
+    lower, upper = (None, None) if Boundary_knots is None else np.sort(Boundary_knots)
+    state = {} if _state is None else _state
+    if "lower_bound" in state:
+        lower, upper = state["lower_bound"], state["upper_bound"]
+    finite = values[np.isfinite(values)]
+    if lower is not None and finite.size and (finite.min() < lower or finite.max() > upper):
+        warnings.warn(
+            "bs(): some values are beyond the boundary knots, which may give ill-conditioned "
+            "bases (as R warns); the boundary pieces' polynomials are continued",
+            PredictionWarning,
+            stacklevel=2,
+        )
+    return basis_spline(
+        _like(x, values),
+        df=df,
+        knots=None if knots is None else np.asarray(knots, dtype=float).ravel().tolist(),
+        degree=degree,
+        include_intercept=intercept,
+        lower_bound=lower,
+        upper_bound=upper,
+        extrapolation="extend",
+        _state=state,
+    )
+
+
 R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
     {
         "factor": _factor,
@@ -709,6 +857,7 @@ R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
         "as_character": _as_character,
         "cut": _cut,
         "ns": _ns,
+        "bs": _bs,
         "ifelse": _ifelse,
         "pmin": _pmin,
         "pmax": _pmax,
@@ -735,6 +884,15 @@ R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
         "sinh": np.sinh,
         "cosh": np.cosh,
         "tanh": np.tanh,
+        "mean": _summary("mean", np.mean),
+        "median": _summary("median", np.median),
+        "sd": _summary("sd", lambda v: np.std(v, ddof=1) if v.size > 1 else np.nan),
+        "var": _summary("var", lambda v: np.var(v, ddof=1) if v.size > 1 else np.nan),
+        "min": _summary("min", np.min),
+        "max": _summary("max", np.max),
+        "sum": _summary("sum", np.sum),
+        "length": _length,
+        "xor": _xor,
     }
 )
 """R's functions in ordstats' formulas, by the names :func:`r_spelling` leaves."""
