@@ -13,15 +13,9 @@
 suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
 
 data_dir <- "ordstats/datasets"
-read_data <- function(name) {
-  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine")
-soup <- read_data("soup")
+source("tests/r/write_dataset.R")  # read_dataset()
+wine <- read_dataset("wine")
+soup <- read_dataset("soup")
 
 cases <- list(
   wine_logit = list(data = "wine", formula = rating ~ temp + contact + (1|judge),

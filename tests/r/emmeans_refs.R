@@ -29,17 +29,11 @@
 # estimate is at ~99% confidence); `mvt_precise` has them to about 1e-6.
 suppressMessages({library(ordinal); library(MASS); library(emmeans); library(mvtnorm); library(jsonlite)})
 
-read_data <- function(name, dir) {
-  d <- read.csv(file.path(dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine", "ordstats/datasets")
-housing <- read_data("housing", "ordstats/datasets")
-soup <- read_data("soup", "ordstats/datasets")
-wine_binary <- read_data("wine_binary", "tests/data/r_datasets")
+source("tests/r/write_dataset.R")  # read_dataset()
+wine <- read_dataset("wine", "ordstats/datasets")
+housing <- read_dataset("housing", "ordstats/datasets")
+soup <- read_dataset("soup", "ordstats/datasets")
+wine_binary <- read_dataset("wine_binary", "tests/data/r_datasets")
 options(contrasts = c("contr.treatment", "contr.poly"))
 emm_options(msg.interaction = FALSE)
 

@@ -12,24 +12,18 @@
 # where listed nominal_test / scale_test / anova tables and predictions.
 suppressMessages({library(ordinal); library(jsonlite)})
 
-read_data <- function(name, dir) {
-  d <- read.csv(file.path(dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine", "ordstats/datasets")
-soup <- read_data("soup", "ordstats/datasets")
-housing <- read_data("housing", "ordstats/datasets")
+source("tests/r/write_dataset.R")  # read_dataset()
+wine <- read_dataset("wine", "ordstats/datasets")
+soup <- read_dataset("soup", "ordstats/datasets")
+housing <- read_dataset("housing", "ordstats/datasets")
 rd <- "tests/data/r_datasets"
-income <- read_data("income", rd)
-dat26 <- read_data("soup_dat26", rd)
-dat26_2 <- read_data("dat26_2", rd)
-kosmidis <- read_data("kosmidis_2x3", rd)
-wine_sim <- read_data("wine_sim", rd)
-wine2_na <- read_data("wine2_na", rd)
-soup_sim <- read_data("soup_sim", rd)
+income <- read_dataset("income", rd)
+dat26 <- read_dataset("soup_dat26", rd)
+dat26_2 <- read_dataset("dat26_2", rd)
+kosmidis <- read_dataset("kosmidis_2x3", rd)
+wine_sim <- read_dataset("wine_sim", rd)
+wine2_na <- read_dataset("wine2_na", rd)
+soup_sim <- read_dataset("soup_sim", rd)
 options(contrasts = c("contr.treatment", "contr.poly"))
 
 out_dir <- "tests/data/reference/ordinal_tests"

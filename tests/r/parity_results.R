@@ -21,14 +21,8 @@ data_dir <- "tests/data/r_datasets"
 out_dir <- "tests/data/r/parity_results"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 
-source("tests/r/write_dataset.R")  # read_dataset()
-pneumo <- read_dataset("pneumo")
-housing_ordinf <- read_dataset("housing_ordinf")
-survey_students <- read_dataset("survey_students")
-esoph_d <- read_dataset("esoph")
-warpbreaks_d <- read_dataset("warpbreaks")
-cars93 <- read_dataset("cars93")
-mtcars_d <- read_dataset("mtcars")
+source("tests/r/write_dataset.R")  # read_sweep_datasets()
+read_sweep_datasets()
 
 num <- function(x) {
   if (is.null(x)) return(NULL)

@@ -83,18 +83,7 @@ write_dataset(hs, dir = data_dir, "housing_ordinf", "MASS::housing",
   "Infl ordered Low < Medium < High; Infl4 = Infl with an unused fourth level VeryHigh",
   "Sat", "Freq")
 
-pneumo <- read_dataset("pneumo")
-housing_ordinf <- read_dataset("housing_ordinf")
-survey_students <- read_dataset("survey_students")
-esoph_d <- read_dataset("esoph")
-warpbreaks_d <- read_dataset("warpbreaks")
-cars93 <- read_dataset("cars93")
-mtcars_d <- read_dataset("mtcars")
-income <- read_dataset("income")
-soup <- read.csv("ordstats/datasets/soup.csv", stringsAsFactors = FALSE)
-soup_meta <- fromJSON("ordstats/datasets/soup.levels.json")
-for (v in names(soup_meta$ordered)) soup[[v]] <- factor(soup[[v]], levels = soup_meta$ordered[[v]], ordered = TRUE)
-for (v in names(soup_meta$factors)) soup[[v]] <- factor(soup[[v]], levels = soup_meta$factors[[v]])
+read_sweep_datasets()
 
 ## ---- serialising ------------------------------------------------------------------
 

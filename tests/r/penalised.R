@@ -6,14 +6,8 @@
 # tests/data/reference/penalised/<case>.json.
 suppressMessages({library(glmnet); library(brglm2); library(jsonlite)})
 
-read_data <- function(name, dir) {
-  d <- read.csv(file.path(dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine", "ordstats/datasets")
+source("tests/r/write_dataset.R")  # read_dataset()
+wine <- read_dataset("wine", "ordstats/datasets")
 rd <- "tests/data/r_datasets"
 out_dir <- "tests/data/reference/penalised"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
@@ -46,7 +40,7 @@ meta <- list(dataset = "wine_binary", source = "derived from ordinal::wine",
   factors = list(temp = levels(wine$temp), contact = levels(wine$contact), judge = levels(wine$judge)),
   csv_numeric_format = "R write.csv; z1, z2, sep rounded to 6 decimals so the CSV is exact")
 writeLines(toJSON(meta, auto_unbox = TRUE, pretty = TRUE, null = "null"), file.path(rd, "wine_binary.levels.json"))
-wb <- read_data("wine_binary", rd)   # fit exactly the numbers in the CSV
+wb <- read_dataset("wine_binary", rd)   # fit exactly the numbers in the CSV
 
 X <- model.matrix(~ temp + contact + z1 + z2, data = wb)[, -1]
 y <- wb$y

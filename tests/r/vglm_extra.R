@@ -9,15 +9,9 @@
 suppressMessages({library(VGAM); library(jsonlite)})
 
 data_dir <- "ordstats/datasets"
-read_data <- function(name) {
-  d <- read.csv(file.path(data_dir, paste0(name, ".csv")), stringsAsFactors = FALSE)
-  meta <- fromJSON(file.path(data_dir, paste0(name, ".levels.json")))
-  for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
-  for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
-  d
-}
-wine <- read_data("wine")
-housing <- read_data("housing")
+source("tests/r/write_dataset.R")  # read_dataset()
+wine <- read_dataset("wine")
+housing <- read_dataset("housing")
 wine_offset <- 0.25 * ((seq_len(nrow(wine)) - 1) %% 3)
 ctrl <- vglm.control(epsilon = 1e-13, maxit = 100)
 

@@ -1,7 +1,7 @@
 # write_dataset(): one data set as tests/data/r_datasets/<name>.csv + <name>.levels.json
 # (R's level orders), shared by make_r_datasets.R and parity_sweep.R; read_dataset() (below)
-# re-reads one for make_r_datasets.R, parity_sweep.R, parity_results.R,
-# subset_contrasts_refs.R and formula_functions.R.  Writes into `out_dir` of the caller (a
+# re-reads one for the reference scripts of tests/r/ that fit the vendored CSVs.
+# Writes into `out_dir` of the caller (a
 # global of the sourcing script) unless `dir` is given.
 write_dataset <- function(d, name, source, description, derivation, response, weights = NULL,
                           dir = get("out_dir", envir = globalenv())) {
@@ -31,4 +31,16 @@ read_dataset <- function(name, data_dir = get("data_dir", envir = globalenv())) 
   for (v in names(meta$ordered)) d[[v]] <- factor(d[[v]], levels = meta$ordered[[v]], ordered = TRUE)
   for (v in names(meta$factors)) d[[v]] <- factor(d[[v]], levels = meta$factors[[v]])
   d
+}
+
+# The data sets of the parity sweep (written by parity_sweep.R), re-read into the caller's
+# global environment under the names parity_sweep.R and parity_results.R fit them by.
+read_sweep_datasets <- function(data_dir = get("data_dir", envir = globalenv())) {
+  files <- c(pneumo = "pneumo", housing_ordinf = "housing_ordinf",
+             survey_students = "survey_students", esoph_d = "esoph",
+             warpbreaks_d = "warpbreaks", cars93 = "cars93", mtcars_d = "mtcars",
+             income = "income")
+  for (object in names(files))
+    assign(object, read_dataset(files[[object]], data_dir), envir = globalenv())
+  assign("soup", read_dataset("soup", "ordstats/datasets"), envir = globalenv())
 }
