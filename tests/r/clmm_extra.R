@@ -34,10 +34,7 @@ package_versions <- c(list(R = R.version.string),
   setNames(lapply(pkgs, function(p) as.character(packageVersion(p))), pkgs))
 TIGHT <- "control = clmm.control(gradTol = 1e-8)"
 
-named <- function(x, nm = names(x)) as.list(setNames(as.numeric(x), nm))
-rows <- function(M) unname(lapply(seq_len(nrow(M)), function(i) as.numeric(M[i, ])))
-write_json <- function(x, path)
-  writeLines(toJSON(x, auto_unbox = TRUE, digits = I(15), pretty = TRUE, na = "string", null = "null"), path)
+source("tests/r/json_output.R")  # named(), rows(), write_json()
 
 # evaluate a call text, collecting warnings (deduplicated, with counts)
 run <- function(call_text) {

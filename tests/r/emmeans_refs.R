@@ -42,9 +42,7 @@ dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 pkgs <- c("emmeans", "ordinal", "MASS", "mvtnorm", "jsonlite")
 package_versions <- c(list(R = R.version.string),
   setNames(lapply(pkgs, function(p) as.character(packageVersion(p))), pkgs))
-write_json <- function(x, path)
-  writeLines(toJSON(x, auto_unbox = TRUE, digits = I(15), pretty = TRUE, na = "string",
-                    null = "null"), path)
+source("tests/r/json_output.R")  # named(), rows(), write_json()
 columns <- function(df) {
   out <- lapply(df, function(col) I(if (is.factor(col)) as.character(col) else col))
   list(names = names(df), columns = out)

@@ -32,12 +32,9 @@ pkgs <- c("ordinal", "MASS", "VGAM", "glmnet", "brglm2", "jsonlite", "ucminf", "
 package_versions <- c(list(R = R.version.string),
   setNames(lapply(pkgs, function(p) as.character(packageVersion(p))), pkgs))
 
-named <- function(x, nm = names(x)) as.list(setNames(as.numeric(x), nm))
-rows <- function(M) unname(lapply(seq_len(nrow(M)), function(i) as.numeric(M[i, ])))
+source("tests/r/json_output.R")  # named(), rows(), write_json()
 table_json <- function(tab) list(row_names = I(rownames(tab)),
   columns = lapply(as.list(as.data.frame(tab, check.names = FALSE)), function(x) I(if (is.numeric(x)) as.numeric(x) else as.character(x))))
-write_json <- function(x, path)
-  writeLines(toJSON(x, auto_unbox = TRUE, digits = I(15), pretty = TRUE, na = "string", null = "null"), path)
 
 capture <- function(expr_text) {
   warns <- character()

@@ -14,10 +14,7 @@ dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 pkgs <- c("ordinal", "MASS", "VGAM", "glmnet", "brglm2", "jsonlite")
 package_versions <- c(list(R = R.version.string),
   setNames(lapply(pkgs, function(p) as.character(packageVersion(p))), pkgs))
-named <- function(x, nm = names(x)) as.list(setNames(as.numeric(x), nm))
-rows <- function(M) unname(lapply(seq_len(nrow(M)), function(i) as.numeric(M[i, ])))
-write_json <- function(x, path)
-  writeLines(toJSON(x, auto_unbox = TRUE, digits = I(15), pretty = TRUE, na = "string", null = "null"), path)
+source("tests/r/json_output.R")  # named(), rows(), write_json()
 
 ## --- the binary data set (vendored) --------------------------------------------
 wb <- wine[c("rating", "temp", "contact", "judge")]

@@ -15,7 +15,7 @@ housing <- read_dataset("housing")
 wine_offset <- 0.25 * ((seq_len(nrow(wine)) - 1) %% 3)
 ctrl <- vglm.control(epsilon = 1e-13, maxit = 100)
 
-named <- function(x) as.list(setNames(as.numeric(x), names(x)))
+source("tests/r/json_output.R")  # named(), rows(), write_json()
 
 case <- function(name, call_text, dataset, notes = character()) {
   warns <- character()
