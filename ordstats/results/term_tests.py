@@ -20,6 +20,7 @@ difference in parameter counts as degrees of freedom.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -373,7 +374,7 @@ def _refit_row(
 
 
 def _table(
-    res: FittedState, rows: dict[str, list[float]], test: bool, failed: list[str]
+    res: FittedState, rows: dict[str, list[float]], failed: list[str], test: bool
 ) -> pd.DataFrame:
     if failed:
         warnings.warn(
@@ -411,17 +412,27 @@ def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
     """
     wanted = _wants_test(test)
     terms = _location_terms(res, "drop1")
+
+    def refit(term: Any, label: str) -> tuple[list[float], bool]:
+        others = [t for t in terms if t is not term]
+        return _refit_row(res, others, f"dropping {label!r}", larger=False)
+
+    return _table(res, *_drop_rows(terms, refit), wanted)
+
+
+def _drop_rows(
+    terms: list[Any], refit: Callable[[Any, str], tuple[list[float], bool]]
+) -> tuple[dict[str, list[float]], list[str]]:
+    """``refit(term, label)`` of each term R's ``drop.scope`` allows, and those that failed."""
     rows: dict[str, list[float]] = {}
     failed: list[str] = []
     for term in terms:
         if any(_factor_set(term) < _factor_set(other) for other in terms):
             continue  # R's drop.scope: a margin of a term still in the model
         label = _term_label(term)
-        rows[label], bad = _refit_row(
-            res, [t for t in terms if t is not term], f"dropping {label!r}", larger=False
-        )
+        rows[label], bad = refit(term, label)
         failed += [label] if bad else []
-    return _table(res, rows, wanted, failed)
+    return rows, failed
 
 
 def _without_columns(terms: TermsDesign, dropped: set[str]) -> TermsDesign:
@@ -481,15 +492,11 @@ def mixed_drop1(res: Any, test: str = "none") -> pd.DataFrame:
         raise SpecificationError("drop1 needs a mixed model built from a formula")
     terms = [t for t in location.spec.terms if t.degree != 0]
     columns = term_columns(location)
-    rows: dict[str, list[float]] = {}
-    failed: list[str] = []
-    for term in terms:
-        if any(_factor_set(term) < _factor_set(other) for other in terms):
-            continue  # R's drop.scope: a margin of a term still in the model
-        label = _term_label(term)
-        rows[label], bad = _mixed_refit_row(res, set(columns.get(str(term), [])))
-        failed += [label] if bad else []
-    return _table(res, rows, wanted, failed)
+
+    def refit(term: Any, label: str) -> tuple[list[float], bool]:
+        return _mixed_refit_row(res, set(columns.get(str(term), [])))
+
+    return _table(res, *_drop_rows(terms, refit), wanted)
 
 
 def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
@@ -550,7 +557,7 @@ def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
             f"scope={scope!r} has no term to add (each is in the model, or needs a lower-"
             "order term that is not)"
         )
-    return _table(res, rows, wanted, failed)
+    return _table(res, rows, failed, wanted)
 
 
 class TermTestMethods(FittedState):
