@@ -1,4 +1,5 @@
-"""emmeans() and joint_tests() of a Spark fit: the reference grid from one pass over Spark.
+"""emmeans() and joint_tests() of a Spark fit (the reference grid from one pass over Spark);
+get_prediction() without newdata refused (its predict() stays a Spark DataFrame).
 
 The grid's levels, means and cell counts come from the rows the fit used
 (rows with missing values left out, as in memory); at the same estimates the
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import MissingDataWarning
+from ordstats.errors import MissingDataWarning, OrdstatsError
 from ordstats.results.margins.emmeans import emmeans, joint_tests
 from tests._chunk_data import FORMULA, ratings
 
@@ -57,3 +58,13 @@ def test_spark_joint_tests_are_the_in_memory_ones(fits):
     expected = joint_tests(memory, params=theta, cov=cov)
     pd.testing.assert_frame_equal(joint_tests(spark, params=theta, cov=cov), expected)
     np.testing.assert_allclose(spark.joint_tests()["F.ratio"], expected["F.ratio"], rtol=1e-7)
+
+
+def test_spark_get_prediction_without_newdata_says_what_to_use(fits, frame):
+    memory, spark = fits
+    with pytest.raises(OrdstatsError, match=r"Spark fit .* use predict\(\) .* newdata"):
+        spark.get_prediction()
+    rows = frame.dropna().iloc[:5]
+    expected = memory.get_prediction(rows).summary_frame()
+    got = spark.get_prediction(rows).summary_frame()
+    pd.testing.assert_frame_equal(got, expected, rtol=1e-7)
