@@ -52,7 +52,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsError
+from ordstats.errors import NotFittedError, OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
     adjusted_p_values,
@@ -263,7 +263,14 @@ def _grid_rows(fit: MarginsFit, data: Any) -> _GridRows:
     if data is not None:
         return _frame_rows(fit, _checked_data(fit, data))
     if isinstance(fit, StreamingFit) and not fit._margins_in_memory():
-        return _streamed_rows(fit)
+        try:
+            return _streamed_rows(fit)
+        except NotFittedError as error:
+            raise OrdstatsError(
+                "this fit reads its estimation rows from its data source, which it no longer "
+                "has (it was pickled before its reference grid was first built): pass the rows "
+                "as data=<DataFrame>"
+            ) from error
     try:
         return _frame_rows(fit, fit.margins_data())
     except OrdstatsError as error:
