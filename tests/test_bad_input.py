@@ -2614,9 +2614,12 @@ def test_a_subset_query_on_a_dotted_column_says_to_use_backticks():
         OrdinalModel.from_formula("y ~ 1", frame, subset="W.Hnd == 'a'")
 
 
-def test_a_subset_of_data_read_in_chunks_is_refused(wine):
-    with pytest.raises(SpecificationError, match=r"subset= needs the data in memory"):
-        OrdinalModel.from_formula("rating ~ temp", wine, subset="temp == 'warm'", chunksize=20)
+def test_a_subset_of_files_is_refused_saying_how_to_filter(wine, tmp_path):
+    # a DataFrame read in chunks and a Dask DataFrame are subset (tests/test_subset_chunks.py)
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    with pytest.raises(SpecificationError, match=r"not of data read from files or Spark.*dask"):
+        OrdinalModel.from_formula("rating ~ temp", str(path), subset="temp == 'warm'")
 
 
 @pytest.mark.parametrize(
