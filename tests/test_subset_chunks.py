@@ -86,3 +86,9 @@ def test_predictions_of_a_subset_chunked_fit_are_of_its_rows(data):
 def test_dask_subsets_that_may_need_every_row_are_refused(data, subset, message):
     with pytest.raises(SpecificationError, match=message):
         OrdinalModel.from_formula(FORMULA, dd.from_pandas(data, npartitions=3), subset=subset)
+
+
+def test_a_subset_chunked_fit_keeps_the_callers_name_for_the_data(data):
+    with pytest.warns(MissingDataWarning):
+        model = OrdinalModel.from_formula(FORMULA, data, subset="x1 > 0", chunksize=90)
+    assert model.data_name == "data"

@@ -321,6 +321,7 @@ class OrdinalModel:
                 "subset= and contrasts= are not available with thres(gr = ...): subset the "
                 "data first, and code the factors with C(x, contr.sum) in the formula"
             )
+        given = data  # the caller's name for it (summary's data: line), also when subset
         if subset is not None and (chunksize is not None or is_source(data)):
             # data read in chunks: the selected rows become the data (row-wise selections)
             data, subset = subset_source(subset, data, caller), None
@@ -362,7 +363,7 @@ class OrdinalModel:
                     subset=subset,
                     **options,
                 )
-            name = _data_name(data, caller)
+            name = _data_name(given, caller)
             with _plain_formula_errors(formula):
                 captured = used_context(
                     caller,
