@@ -2623,9 +2623,12 @@ def test_a_subset_query_on_a_dotted_column_says_to_use_backticks():
         OrdinalModel.from_formula("y ~ 1", frame, subset="W.Hnd == 'a'")
 
 
-def test_a_subset_of_data_read_in_chunks_is_refused(wine):
-    with pytest.raises(SpecificationError, match=r"subset= needs the data in memory"):
-        OrdinalModel.from_formula("rating ~ temp", wine, subset="temp == 'warm'", chunksize=20)
+def test_a_subset_of_files_is_refused_saying_how_to_filter(wine, tmp_path):
+    # a DataFrame read in chunks and a Dask DataFrame are subset (tests/test_subset_chunks.py)
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    with pytest.raises(SpecificationError, match=r"not of data read from files or Spark.*dask"):
+        OrdinalModel.from_formula("rating ~ temp", str(path), subset="temp == 'warm'")
 
 
 @pytest.mark.parametrize(
@@ -2705,3 +2708,34 @@ def test_a_spread_contrast_of_new_rows_without_the_fits_rows_says_what_to_give(w
         r"give each as a number \(a gap\) or as \[lo, hi\]",
     ):
         without.comparisons(new, variables={"z": "sd"})
+
+
+# -- results5: emmeans of fits read in chunks, get_prediction, clmm drop1/add1 -----------------
+
+
+def test_emmeans_of_a_pickled_chunked_fit_says_to_pass_data(wine):
+    import pickle
+
+    chunked = OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=10).fit()
+    unpickled = pickle.loads(pickle.dumps(chunked))
+    with pytest.raises(OrdstatsError, match=r"no longer has \(it was pickled.*data=<DataFrame>"):
+        unpickled.emmeans("temp")
+    assert len(unpickled.emmeans("temp", data=wine).values) == 2
+    chunked.joint_tests()  # the grid's summary, once built, travels with the fit
+    assert len(pickle.loads(pickle.dumps(chunked)).emmeans("temp").values) == 2
+
+
+def test_emmeans_of_a_chunked_fit_checks_cov_reduce(wine):
+    chunked = OrdinalModel.from_formula(
+        "rating ~ temp + x", wine.assign(x=np.arange(len(wine)) / 7.0), chunksize=10
+    ).fit()
+    with pytest.raises(OrdstatsError, match=r"cov_reduce must be 'mean', 'median' or a function"):
+        chunked.emmeans("temp", cov_reduce="mode")
+
+
+def test_drop1_and_add1_of_a_clmm_say_what_they_take(wine):
+    res = OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
+    with pytest.raises(SpecificationError, match=r"test='LR'.*'none'.*'Chisq'"):
+        res.drop1(test="LR")
+    with pytest.raises(SpecificationError, match=r"R's add1 stops for a clmm too.*lr_test"):
+        res.add1("~ . + bottle")

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import OrdstatsWarning, SpecificationError
+from ordstats.errors import MissingDataWarning, OrdstatsWarning
 from tests._parity import dataset
 from tests.test_parity_sweep import r_names
 
@@ -234,9 +234,16 @@ def test_clmm_takes_subset_and_contrasts() -> None:
     assert sub.llf == pytest.approx(alone.llf, rel=1e-9)
 
 
-def test_subset_is_refused_for_data_read_in_chunks() -> None:
-    with pytest.raises(SpecificationError, match="subset= needs the data in memory"):
-        ordstats.OrdinalModel.from_formula("Exer ~ Sex", survey(), subset="Age > 20", chunksize=50)
+def test_subset_of_data_read_in_chunks_fits_the_same_rows() -> None:
+    # before: refused ("subset= needs the data in memory"); tests/test_subset_chunks.py
+    with pytest.warns(MissingDataWarning, match="'Sex' \\(1\\)"):
+        memory = ordstats.OrdinalModel.from_formula("Exer ~ Sex", survey(), subset="Age > 20")
+    with pytest.warns(MissingDataWarning, match="'Sex' \\(1\\)"):
+        chunked = ordstats.OrdinalModel.from_formula(
+            "Exer ~ Sex", survey(), subset="Age > 20", chunksize=50
+        )
+    assert chunked.nobs == memory.nobs
+    assert chunked.fit().llf == pytest.approx(memory.fit().llf, rel=1e-12)
 
 
 def test_zero_weights_count_as_r_counts_them() -> None:

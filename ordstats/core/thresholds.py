@@ -286,7 +286,8 @@ def cut_point_design(jacobian: Any, nominal: FloatArray, cut: int) -> FloatArray
     """
     n = nominal.shape[0]
     w1 = np.hstack([np.ones((n, 1)), nominal])
-    return (w1[:, :, None] * jacobian_row(jacobian, cut)[None, None, :]).reshape(n, -1)
+    row = jacobian_row(jacobian, cut)
+    return (w1[:, :, None] * row[None, None, :]).reshape(n, w1.shape[1] * row.size)
 
 
 def jacobian_row(jacobian: Any, cut: int) -> FloatArray:

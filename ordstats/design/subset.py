@@ -12,6 +12,7 @@ a selection into a boolean mask over the rows of the data.
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from ordstats.design.core import align_to_index
-from ordstats.errors import DataError
+from ordstats.errors import DataError, SpecificationError
 
-__all__ = ["subset_mask"]
+__all__ = ["select_rows", "subset_mask", "subset_source"]
 
 _HINT = (
     "give a boolean Series on the data's index (data['x'] > 1), a boolean array with one "
@@ -148,3 +149,97 @@ def _call_subset(function: Callable[[pd.DataFrame], Any], frame: pd.DataFrame) -
         return function(frame)
     except (KeyError, AttributeError, TypeError, ValueError) as exc:
         raise DataError(f"subset: the function given failed on the data: {exc!r}") from exc
+
+
+# -- data read in chunks: a selection of each row by its own values -------------------------
+
+#: the calls a query may make and still select each row from its own values
+_ROW_WISE_CALLS = frozenset({"isna", "isnull", "notna", "notnull"})
+_SOURCE_HINT = (
+    "filter the data first (a Spark DataFrame: sdf.filter(...); files: read them with "
+    "dask.dataframe.read_parquet/read_csv and pass that with subset=, or write the rows "
+    "wanted)"
+)
+
+
+def _row_wise_query(subset: Any) -> str:
+    """``subset`` when it is a query that selects each row from that row's values alone.
+
+    Data read in chunks are selected chunk by chunk, which gives the rows the
+    whole data would only for such a query; a function, an array, or a query
+    with other calls (``x > x.mean()``) may need every row at once.
+    """
+    what = (
+        "a Dask DataFrame is subset partition by partition, so subset= must be a Dask "
+        "boolean Series of it (ddf.x > 1) or a query string that selects each row from its "
+        "own values ('x > 1 and g == \"a\"'; .isna()/.notna() allowed)"
+    )
+    if not isinstance(subset, str):
+        raise SpecificationError(f"{what}; got {type(subset).__name__}")
+    text = re.sub(r"`[^`]+`|'[^']*'|\"[^\"]*\"", " ", subset)
+    found = re.findall(r"([A-Za-z_][\w.]*)\s*\(", text)
+    calls = {name.rsplit(".", 1)[-1] for name in found if not keyword.iskeyword(name)}
+    if calls - _ROW_WISE_CALLS:
+        raise SpecificationError(
+            f"{what}: subset={subset!r} calls {', '.join(sorted(calls - _ROW_WISE_CALLS))}, "
+            "which may read all rows at once; compute the selection as a column first"
+        )
+    return subset
+
+
+def select_rows(frame: pd.DataFrame, query: str, context: Any = None) -> pd.DataFrame:
+    """The rows of ``frame`` (one chunk) that a row-wise ``query`` selects (none is fine).
+
+    The rules of :func:`subset_mask` (a missing value selects nothing).
+    """
+    mask = _query_mask(query, frame, context)
+    if not isinstance(mask, pd.Series):
+        mask = pd.Series(np.broadcast_to(np.asarray(mask), (len(frame),)), index=frame.index)
+    return frame[_as_boolean(mask, "the query")]
+
+
+def _is_dask_frame(data: Any) -> bool:
+    return type(data).__module__.startswith("dask") and hasattr(data, "map_partitions")
+
+
+def subset_source(subset: Any, data: Any, context: Any = None) -> Any:
+    """The data a model read in chunks is fitted to: ``data`` with R's ``subset=`` applied.
+
+    A pandas DataFrame (read in chunks of ``chunksize`` rows) is subset as in
+    memory (:func:`subset_mask`); a Dask DataFrame by a Dask boolean Series
+    or, partition by partition, by a query that selects each row from its own
+    values.  Files and Spark DataFrames are refused, saying how to filter
+    them.
+
+    Parameters
+    ----------
+    subset : str, pandas or Dask boolean Series, array-like or callable
+    data : pandas.DataFrame, Dask DataFrame, or another source
+    context : mapping, optional
+        The caller's variables, for ``@name`` in a query.
+
+    Returns
+    -------
+    pandas.DataFrame or Dask DataFrame
+
+    Raises
+    ------
+    SpecificationError
+        A selection that needs every row at once, or data it cannot subset.
+    DataError
+        A selection of a DataFrame that :func:`subset_mask` refuses.
+    """
+    if isinstance(data, pd.DataFrame):
+        mask = subset_mask(subset, data, context)
+        return data if mask is None else data[mask]
+    if not _is_dask_frame(data):
+        raise SpecificationError(
+            "subset= selects rows of a DataFrame or a Dask DataFrame, not of data read from "
+            f"files or Spark: {_SOURCE_HINT}"
+        )
+    if _is_dask_frame(subset) or type(subset).__module__.startswith("dask"):
+        return data[subset]  # a Dask boolean Series of the same partitions
+    query = _row_wise_query(subset)
+    names = re.findall(r"@([A-Za-z_]\w*)", query)
+    local = {n: context[n] for n in names if isinstance(context, Mapping) and n in context}
+    return data.map_partitions(select_rows, query, local, meta=data._meta)

@@ -41,7 +41,7 @@ from ordstats.design.contrasts import r_contrasts, requested_contrasts
 from ordstats.design.r_functions import expand_dot, has_dot
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
-from ordstats.design.subset import subset_mask
+from ordstats.design.subset import subset_mask, subset_source
 from ordstats.design.threshold_groups import ThresholdGroups, split_threshold_groups
 from ordstats.errors import (
     ConvergenceWarning,
@@ -277,8 +277,11 @@ class OrdinalModel:
             in the rows' order, or a function of the data returning one.  A
             missing value selects nothing.  As in R, stateful transforms
             (``scale(x)``, ``poly(x, 2)``) learn from every row of the data;
-            weights and offsets given per row are subset with the rows.  Data
-            in memory only.
+            weights and offsets given per row are subset with the rows.  A
+            DataFrame read with ``chunksize=`` takes every form; a Dask
+            DataFrame a Dask boolean Series or a query that selects each row
+            from its own values (applied partition by partition); data read
+            from files or Spark are refused (filter them first).
         contrasts : dict, optional
             Contrasts of factor columns (R's ``contrasts = list(f = "contr.sum")``):
             column name to ``"contr.treatment"``, ``"contr.sum"``,
@@ -302,11 +305,10 @@ class OrdinalModel:
         check_formula_text(formula)
         opts = ModelOptions.from_keywords(options)
         caller = capture_context(1) if context is None else context
-        if subset is not None and (chunksize is not None or is_source(data) or design is not None):
+        if subset is not None and design is not None:
             raise SpecificationError(
-                "subset= needs the data in memory as a DataFrame and no survey design; "
-                "filter the data first (a Dask DataFrame: ddf[ddf.x > 1]; files: read the "
-                "rows wanted), or for a survey domain use design.subset(...)"
+                "subset= is not available with a survey design: for a survey domain use "
+                "design.subset(...)"
             )
         if any(has_dot(f) for f in (formula, nominal, scale)):  # R's "y ~ ."
             formula, nominal, scale = _with_dot_expanded(
@@ -319,6 +321,10 @@ class OrdinalModel:
                 "subset= and contrasts= are not available with thres(gr = ...): subset the "
                 "data first, and code the factors with C(x, contr.sum) in the formula"
             )
+        given = data  # the caller's name for it (summary's data: line), also when subset
+        if subset is not None and (chunksize is not None or is_source(data)):
+            # data read in chunks: the selected rows become the data (row-wise selections)
+            data, subset = subset_source(subset, data, caller), None
         if thres_by is not None:  # y | thres(gr = g) ~ ...: a nominal effect of g
             return grouped_threshold_model(
                 cls,
@@ -357,7 +363,7 @@ class OrdinalModel:
                     subset=subset,
                     **options,
                 )
-            name = _data_name(data, caller)
+            name = _data_name(given, caller)
             with _plain_formula_errors(formula):
                 captured = used_context(
                     caller,

@@ -54,6 +54,7 @@ from ordstats.results.margins.mixed import MixedMarginsFit, MixedMarginsMethods
 from ordstats.results.mixed_prediction import MixedPredictor, check_re_form, prediction_rows
 from ordstats.results.persistence import PersistenceMethods
 from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
+from ordstats.results.term_tests import mixed_drop1
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
 if TYPE_CHECKING:
@@ -85,9 +86,9 @@ _NO_NULL = (
 )
 
 
-_NO_TERM_REFITS = (
-    "drop1() and add1() refit the fixed-effects formula of a model without random terms; "
-    "for a mixed model fit the smaller (larger) model and compare with "
+_NO_ADD1 = (
+    "R's add1 stops for a clmm too (its default method rebuilds the model frame without "
+    "the random terms); fit the larger model and compare with "
     "ordstats.lr_test(restricted, full) or ordstats.anova"
 )
 
@@ -543,6 +544,24 @@ class MixedResults(
             self.params.to_numpy(), self._covariance.matrix, list(self.params.index), groups
         )
 
+    def drop1(self, test: str = "none") -> pd.DataFrame:
+        """Refit without each fixed-effects term that can be dropped, as R's ``drop1`` of a clmm.
+
+        The random terms, weights, offset, link, thresholds and ``nagq`` stay;
+        see :func:`ordstats.results.term_tests.mixed_drop1`.
+
+        Parameters
+        ----------
+        test : {"none", "Chisq"}
+            ``"Chisq"`` adds ``LRT`` and ``Pr(>Chi)``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``<none>`` and one per term: ``Df``, ``AIC`` (R's columns).
+        """
+        return mixed_drop1(self, test)
+
     # -- what a mixed model cannot offer (the reasons are above the class) ------------
 
     get_robustcov_results = _refused("a sandwich covariance", _NO_SANDWICH)
@@ -550,8 +569,7 @@ class MixedResults(
     brant_test = _refused("Brant's test", _NO_NOMINAL)
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)
     scale_test = _refused("scale_test()", _NO_NOMINAL)
-    drop1 = _refused("drop1()", _NO_TERM_REFITS)
-    add1 = _refused("add1()", _NO_TERM_REFITS)
+    add1 = _refused("add1()", _NO_ADD1)
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)

@@ -20,6 +20,7 @@ are ``P +- z se`` on the probability scale instead, which can leave ``[0, 1]``).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,7 +31,9 @@ from scipy import special
 from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
-from ordstats.errors import OrdstatsError
+from ordstats.data.prediction import predict_in_chunks
+from ordstats.data.spark import SparkSource
+from ordstats.errors import MissingDataWarning, OrdstatsError
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.results.arguments import normal_quantile
@@ -193,6 +196,26 @@ class PredictionResults:
         self.predicted = pd.DataFrame(prob, index=index, columns=columns)
         self.se = pd.DataFrame(np.sqrt(np.maximum(variance, 0.0)), index=index, columns=columns)
 
+    #: the parts of :meth:`wide` (rows predicted chunk by chunk are stacked in this form)
+    _PARTS = ("predicted", "se", "complement")
+
+    def wide(self) -> pd.DataFrame:
+        """Probabilities, SEs and complements side by side: columns ``(part, level)``."""
+        complement = pd.DataFrame(
+            self._complement, index=self.predicted.index, columns=self.predicted.columns
+        )
+        return pd.concat([self.predicted, self.se, complement], axis=1, keys=list(self._PARTS))
+
+    @classmethod
+    def from_wide(cls, wide: pd.DataFrame, which: str) -> PredictionResults:
+        """The results whose :meth:`wide` form is ``wide`` (e.g. stacked over chunks)."""
+        out = cls.__new__(cls)
+        out.which = which
+        out.predicted = wide["predicted"].copy()
+        out.se = wide["se"].copy()
+        out._complement = wide["complement"].to_numpy(dtype=float)
+        return out
+
     def conf_int(self, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Lower and upper ``1 - alpha`` limits, formed on the logit scale.
 
@@ -245,6 +268,18 @@ class PredictionResults:
         return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"
 
 
+def _warn_missing_rows(wide: pd.DataFrame) -> None:
+    """One warning for the rows of a Dask result without predictions (missing predictors)."""
+    missing = int(wide.isna().any(axis=1).sum())
+    if missing:
+        warnings.warn(
+            f"{missing} row(s) of the Dask DataFrame have missing or non-finite predictor "
+            "values; their predictions are NaN",
+            MissingDataWarning,
+            stacklevel=4,
+        )
+
+
 class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
@@ -257,11 +292,6 @@ class PredictionSEMethods(FittedState):
             refuse_offset_without_newdata(offset)
             if self.data_removed:
                 raise rows_removed_error("get_prediction() without newdata")
-            if not model.evaluator.keeps_rows:
-                raise OrdstatsError(
-                    "the fitted rows of a model read in chunks are not in memory: pass the "
-                    "rows to predict as newdata (a DataFrame)"
-                )
             data = model.data
             empty = np.empty((data.n_obs, 0))
             rows = NewRows(
@@ -289,6 +319,35 @@ class PredictionSEMethods(FittedState):
         )
         return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
 
+    def _prediction_in_chunks(self, which: str, offset: Any) -> PredictionResults:
+        """``get_prediction`` of every row of the data a model was read from, chunk by chunk.
+
+        The rows and index of ``predict()`` on such a fit (rows in file order,
+        numbered from 0, for files; the frame's index for a DataFrame; a Dask
+        result is computed): each chunk is predicted as newdata, so rows with
+        missing predictor values get NaN.  A Spark fit is refused: its
+        ``predict()`` stays a Spark DataFrame, while these results are arrays
+        on the driver.
+        """
+        source = self.model.source
+        if isinstance(source, SparkSource):
+            raise OrdstatsError(
+                "get_prediction() of a Spark fit would collect every row's probabilities and "
+                "standard errors on the driver: use predict() (a Spark DataFrame of the "
+                "probabilities), or pass the rows you want as newdata (a pandas DataFrame)"
+            )
+
+        def chunk(rows: pd.DataFrame) -> pd.DataFrame:
+            return self.get_prediction(rows, which=which).wide()
+
+        wide = predict_in_chunks(chunk, source, offset)
+        if hasattr(wide, "compute"):  # a Dask DataFrame: computed, as the results are arrays
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
+                wide = wide.compute()
+            _warn_missing_rows(wide)
+        return PredictionResults.from_wide(wide, which)
+
     def get_prediction(
         self, newdata: Any = None, which: str = "prob", *, offset: Any = None
     ) -> PredictionResults:
@@ -297,7 +356,10 @@ class PredictionSEMethods(FittedState):
         Parameters
         ----------
         newdata : pandas.DataFrame or array-like, optional
-            Rows to predict for (default: the fitted rows).
+            Rows to predict for (default: the fitted rows; for a model read in
+            chunks, from files or Dask, every row of its data, as
+            :meth:`~ordstats.OrdinalResults.predict` gives them, NaN where a
+            predictor is missing; a Spark fit needs ``newdata``).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
         offset : float or array-like, optional
@@ -313,6 +375,8 @@ class PredictionSEMethods(FittedState):
         """
         if which not in ("prob", "cumprob"):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        if newdata is None and self.model.source is not None and not self.data_removed:
+            return self._prediction_in_chunks(which, offset)
         rows, index = self._new_rows(newdata, offset)
         model = self.model
         cumulative = which == "cumprob"

@@ -20,6 +20,7 @@ difference in parameter counts as degrees of freedom.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ from ordstats.results.state import FittedState
 if TYPE_CHECKING:
     from ordstats.results.protocols import FittedModel, RefitResult
 
-__all__ = ["TermTestMethods", "add1", "drop1", "nominal_test", "scale_test"]
+__all__ = ["TermTestMethods", "add1", "drop1", "mixed_drop1", "nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
 #: Newton codes that R's clm reports as failures (its codes -1 and -2): iteration
@@ -373,7 +374,7 @@ def _refit_row(
 
 
 def _table(
-    res: FittedState, rows: dict[str, list[float]], test: bool, failed: list[str]
+    res: FittedState, rows: dict[str, list[float]], failed: list[str], test: bool
 ) -> pd.DataFrame:
     if failed:
         warnings.warn(
@@ -411,17 +412,91 @@ def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
     """
     wanted = _wants_test(test)
     terms = _location_terms(res, "drop1")
+
+    def refit(term: Any, label: str) -> tuple[list[float], bool]:
+        others = [t for t in terms if t is not term]
+        return _refit_row(res, others, f"dropping {label!r}", larger=False)
+
+    return _table(res, *_drop_rows(terms, refit), wanted)
+
+
+def _drop_rows(
+    terms: list[Any], refit: Callable[[Any, str], tuple[list[float], bool]]
+) -> tuple[dict[str, list[float]], list[str]]:
+    """``refit(term, label)`` of each term R's ``drop.scope`` allows, and those that failed."""
     rows: dict[str, list[float]] = {}
     failed: list[str] = []
     for term in terms:
         if any(_factor_set(term) < _factor_set(other) for other in terms):
             continue  # R's drop.scope: a margin of a term still in the model
         label = _term_label(term)
-        rows[label], bad = _refit_row(
-            res, [t for t in terms if t is not term], f"dropping {label!r}", larger=False
-        )
+        rows[label], bad = refit(term, label)
         failed += [label] if bad else []
-    return _table(res, rows, wanted, failed)
+    return rows, failed
+
+
+def _without_columns(terms: TermsDesign, dropped: set[str]) -> TermsDesign:
+    """The design without the columns named in ``dropped`` (no longer rebuilt from a formula)."""
+    keep = [j for j, name in enumerate(terms.names) if name not in dropped]
+    return replace(
+        terms,
+        matrix=terms.matrix[:, keep],
+        names=[terms.names[j] for j in keep],
+        spec=None,
+        moments=None if terms.moments is None else terms.moments.take(keep),
+    )
+
+
+def _mixed_refit_row(res: Any, dropped: set[str]) -> tuple[list[float], bool]:
+    """The clmm refit without some fixed-effects columns: (Df, AIC, LRT, p), failed."""
+    model = res.model
+    design = model.design
+    fixed = replace(design.fixed, location=_without_columns(design.fixed.location, dropped))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        try:
+            smaller = type(model)(replace(design, fixed=fixed), model.options)
+            fitted = smaller.fit(nagq=res.nagq)
+        except OrdstatsError:
+            return [np.nan] * 4, True
+    df = res.k_params - fitted.k_params
+    lrt = max(2.0 * (res.llf - fitted.llf), 0.0)
+    p = float(stats.chi2.sf(lrt, df)) if df else 1.0
+    return [float(df), fitted.aic, lrt, p], not fitted.converged
+
+
+def mixed_drop1(res: Any, test: str = "none") -> pd.DataFrame:
+    """R's ``drop1`` of a clmm: refit without each fixed-effects term that can be dropped.
+
+    As ``stats::drop1.default`` on a clmm (``update()`` of the fixed formula,
+    then ``extractAIC``/``logLik``): the random terms, weights, offset, link,
+    thresholds and quadrature (``nagq``) stay; a term is dropped only when no
+    other term contains it.  The refits use the fit's rows and the design
+    columns of the remaining terms (dropping a term that is in no other term
+    leaves the others' coding as a refit of the formula would).
+
+    Parameters
+    ----------
+    res : MixedResults
+    test : {"none", "Chisq"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``<none>`` and one per term: ``Df``, ``AIC`` and with
+        ``test="Chisq"`` ``LRT`` and ``Pr(>Chi)``.
+    """
+    wanted = _wants_test(test)
+    location = res.model.design.fixed.location
+    if location.spec is None:
+        raise SpecificationError("drop1 needs a mixed model built from a formula")
+    terms = [t for t in location.spec.terms if t.degree != 0]
+    columns = term_columns(location)
+
+    def refit(term: Any, label: str) -> tuple[list[float], bool]:
+        return _mixed_refit_row(res, set(columns.get(str(term), [])))
+
+    return _table(res, *_drop_rows(terms, refit), wanted)
 
 
 def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
@@ -482,7 +557,7 @@ def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
             f"scope={scope!r} has no term to add (each is in the model, or needs a lower-"
             "order term that is not)"
         )
-    return _table(res, rows, wanted, failed)
+    return _table(res, rows, failed, wanted)
 
 
 class TermTestMethods(FittedState):

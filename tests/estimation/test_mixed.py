@@ -962,7 +962,6 @@ def test_summary2_has_the_coefficients_and_the_variance_components(wine, soup) -
         (lambda r: r.brant_test(), "Brant's test is not available for mixed models"),
         (lambda r: r.nominal_test(), "nominal and scale effects cannot be fitted"),
         (lambda r: r.scale_test(), "nominal and scale effects cannot be fitted"),
-        (lambda r: r.drop1(), r"drop1\(\) is not available for mixed models.*lr_test"),
         (lambda r: r.add1("~ . + bottle"), r"add1\(\) is not available.*anova"),
         (lambda r: r.profile("temp[T.warm]"), r"sd_conf_int\(method='profile'\)"),
         (lambda r: r.plot_profile("temp[T.warm]"), "confint.clmm"),

@@ -35,5 +35,5 @@ def test_contrasts_on_spark_equal_in_memory(wine_spark):
 
 def test_subset_on_spark_is_refused(wine_spark):
     _, spark_frame = wine_spark
-    with pytest.raises(SpecificationError, match=r"subset= needs the data in memory"):
+    with pytest.raises(SpecificationError, match=r"not of data read from files or Spark"):
         ordstats.OrdinalModel.from_formula("rating ~ temp", spark_frame, subset="temp == 'warm'")

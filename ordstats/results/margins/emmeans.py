@@ -3,7 +3,9 @@ r"""Estimated marginal means with R emmeans' semantics, on any fit with the marg
 **Reference grid** (emmeans' ``ref_grid``): every level of every factor
 predictor, each numeric predictor at the mean of its estimation rows (or the
 values given in ``at=``, or ``cov_reduce`` of the column), in all
-combinations; the first variable varies fastest.  Each cell's weight is the
+combinations; the first variable varies fastest.  Fits read in chunks get the
+levels, means and cell counts from one pass over their rows
+(:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
 number of estimation rows in it (as emmeans, prior weights are not counted).
 
 **Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -50,15 +52,21 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsError
+from ordstats.errors import NotFittedError, OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
     adjusted_p_values,
     check_adjust,
     critical_values,
 )
-from ordstats.results.margins.grid import factor_levels, is_factor
+from ordstats.results.margins.grid_rows import (
+    RowSummary,
+    frame_summary,
+    streamed_columns,
+    streamed_summary,
+)
 from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.stream import StreamingFit
 from ordstats.results.margins.table import check_conf_level
 
 __all__ = [
@@ -138,9 +146,9 @@ def _response_name(fit: MarginsFit) -> str:
     return "response"
 
 
-def _ordered_variables(fit: MarginsFit, data: pd.DataFrame) -> list[str]:
+def _ordered_variables(fit: MarginsFit, available: Sequence[str]) -> list[str]:
     """The predictors in the order the model's coefficients first name them (R's grid order)."""
-    variables = [v for v in fit.margins_variables() if v in data.columns]
+    variables = [v for v in fit.margins_variables() if v in available]
     params = getattr(fit, "params", None)
     names = [str(n) for n in params.index] if isinstance(params, pd.Series) else []
 
@@ -162,7 +170,7 @@ def _check_names(names: Sequence[str], known: Sequence[str], what: str) -> None:
 
 
 def _covariate_values(
-    column: pd.Series, name: str, at: Mapping[str, Any], cov_reduce: Any
+    rows: _GridRows, name: str, at: Mapping[str, Any], cov_reduce: Any
 ) -> list[float]:
     if name in at:
         values = np.atleast_1d(np.asarray(at[name], dtype=object))
@@ -172,23 +180,21 @@ def _covariate_values(
             raise OrdstatsError(
                 f"at={{{name!r}: ...}} must be numbers, since {name!r} is a numeric predictor"
             ) from None
-    numbers = np.asarray(column.to_numpy(), dtype=float)
     if cov_reduce == "mean":
-        return [float(np.mean(numbers))]
-    if cov_reduce == "median":
-        return [float(np.median(numbers))]
+        return [rows.summary.mean(name)]
     if cov_reduce == "meanint":  # joint_tests: mean -/+ 1
-        centre = float(np.mean(numbers))
+        centre = rows.summary.mean(name)
         return [centre - 1.0, centre + 1.0]
+    if cov_reduce == "median":
+        return [float(np.median(rows.column(name)))]
     if callable(cov_reduce):
-        return [float(v) for v in np.atleast_1d(cov_reduce(numbers))]
+        return [float(v) for v in np.atleast_1d(cov_reduce(rows.column(name)))]
     raise OrdstatsError(
         f"cov_reduce must be 'mean', 'median' or a function of the column; got {cov_reduce!r}"
     )
 
 
-def _factor_values(column: pd.Series, name: str, at: Mapping[str, Any]) -> list[Any]:
-    levels = factor_levels(column)
+def _factor_values(levels: list[Any], name: str, at: Mapping[str, Any]) -> list[Any]:
     if name not in at:
         return levels
     chosen = list(np.atleast_1d(np.asarray(at[name], dtype=object)))
@@ -201,24 +207,77 @@ def _factor_values(column: pd.Series, name: str, at: Mapping[str, Any]) -> list[
     return chosen
 
 
-def _estimation_rows(fit: MarginsFit, data: Any) -> pd.DataFrame:
-    """The rows the reference grid is built from: ``data``, else the fit's estimation rows."""
+@dataclass(frozen=True)
+class _GridRows:
+    """What the reference grid reads from its rows: their summary and numeric columns."""
+
+    variables: list[str]
+    summary: RowSummary
+    column: Callable[[str], FloatArray]
+
+
+def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
+    if not isinstance(data, pd.DataFrame):
+        raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
+    missing = [v for v in fit.margins_variables() if v not in data.columns]
+    if missing:
+        raise OrdstatsError(f"data lacks the predictor column(s) {', '.join(map(repr, missing))}")
+    return data
+
+
+def _frame_rows(fit: MarginsFit, data: pd.DataFrame) -> _GridRows:
+    variables = _ordered_variables(fit, list(data.columns))
+
+    def column(name: str) -> FloatArray:
+        return np.asarray(data[name].to_numpy(), dtype=float)
+
+    return _GridRows(variables, frame_summary(data, variables), column)
+
+
+def _streamed_rows(fit: StreamingFit) -> _GridRows:
+    """The grid's rows of a fit read in chunks: one pass for the summary, kept on the fit."""
+    margins_fit = cast(MarginsFit, fit)
+    variables = _ordered_variables(margins_fit, margins_fit.margins_variables())
+    cache: dict[tuple[str, ...], RowSummary] = fit.__dict__.setdefault("_grid_row_summaries", {})
+    key = tuple(variables)
+    if key not in cache:
+        cache[key] = streamed_summary(fit, variables)
+
+    summary = cache[key]
+    read: dict[str, FloatArray] = {}
+
+    def column(name: str) -> FloatArray:
+        if not read:  # every numeric predictor in the one pass
+            read.update(streamed_columns(fit, list(summary.sums)))
+        return read[name]
+
+    return _GridRows(variables, summary, column)
+
+
+def _grid_rows(fit: MarginsFit, data: Any) -> _GridRows:
+    """The rows the reference grid is built from: ``data``, else the fit's estimation rows.
+
+    A fit read in chunks (files, Dask, Spark) has its levels, means and cell
+    counts from one streaming pass over its rows (kept for later calls).
+    """
     if data is not None:
-        if not isinstance(data, pd.DataFrame):
-            raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
-        missing = [v for v in fit.margins_variables() if v not in data.columns]
-        if missing:
+        return _frame_rows(fit, _checked_data(fit, data))
+    if isinstance(fit, StreamingFit) and not fit._margins_in_memory():
+        try:
+            return _streamed_rows(fit)
+        except NotFittedError as error:
             raise OrdstatsError(
-                f"data lacks the predictor column(s) {', '.join(map(repr, missing))}"
-            )
-        return data
+                "this fit reads its estimation rows from its data source, which it no longer "
+                "has (it was pickled before its reference grid was first built): pass the rows "
+                "as data=<DataFrame>"
+            ) from error
     try:
-        return fit.margins_data()
+        return _frame_rows(fit, fit.margins_data())
     except OrdstatsError as error:
         raise OrdstatsError(
-            "this fit does not hold its estimation rows (read in chunks or from files, "
-            "pickled, or remove_data() was called), which emmeans builds its reference grid "
-            "from: pass them as data=<DataFrame>"
+            "this fit no longer holds its estimation rows (pickled, or remove_data() was "
+            "called), which emmeans builds its reference grid from: pass them as "
+            "data=<DataFrame>"
         ) from error
 
 
@@ -226,34 +285,29 @@ def _predictor_cells(
     fit: MarginsFit, at: Mapping[str, Any], cov_reduce: Any, data: Any = None
 ) -> tuple[list[_Dimension], pd.DataFrame, FloatArray]:
     """The predictor dimensions, the grid as a DataFrame and each cell's row count."""
-    data = _estimation_rows(fit, data)
-    variables = _ordered_variables(fit, data)
-    _check_names(list(at), variables, "at=")
+    rows = _grid_rows(fit, data)
+    summary = rows.summary
+    _check_names(list(at), rows.variables, "at=")
     dims = []
-    for name in variables:
-        column = data[name]
-        if is_factor(column):
-            dims.append(_Dimension(name, _factor_values(column, name, at)))
+    for name in rows.variables:
+        if summary.is_factor(name):
+            dims.append(_Dimension(name, _factor_values(summary.levels(name), name, at)))
         else:
-            dims.append(_Dimension(name, _covariate_values(column, name, at, cov_reduce)))
+            dims.append(_Dimension(name, _covariate_values(rows, name, at, cov_reduce)))
     combos = list(itertools.product(*[d.levels for d in reversed(dims)]))
     frame = pd.DataFrame(
         [combo[::-1] for combo in combos], columns=[d.name for d in dims]
     ).reset_index(drop=True)
     for d in dims:
-        original = data[d.name]
-        if isinstance(original.dtype, pd.CategoricalDtype):
-            frame[d.name] = pd.Categorical(frame[d.name], dtype=original.dtype)
-        elif not is_factor(original):
+        if d.name in summary.categorical:
+            frame[d.name] = pd.Categorical(frame[d.name], dtype=summary.categorical[d.name])
+        elif not summary.is_factor(d.name):
             frame[d.name] = frame[d.name].astype(float)
-    factors = [d.name for d in dims if is_factor(data[d.name])]
-    counts = np.zeros(len(frame))
+    factors = [d.name for d in dims if summary.is_factor(d.name)]
     if factors:
-        observed = data[factors].astype(object).value_counts(dropna=True)
-        keys = frame[factors].astype(object).itertuples(index=False, name=None)
-        counts = np.array([float(observed.get(tuple(k), 0.0)) for k in keys])
+        counts = summary.cell_counts(factors, frame)
     else:
-        counts[:] = len(data)
+        counts = np.full(len(frame), float(summary.n))
     return dims, frame, counts
 
 
@@ -955,8 +1009,11 @@ def emmeans(
         How a numeric predictor not in ``at`` is reduced to one value.
     data : pandas.DataFrame, optional
         The rows the reference grid is built from (factor levels, covariate
-        means, cell counts); default the fit's estimation rows.  Needed for fits
-        that do not hold them (read in chunks, from files or Dask).
+        means, cell counts); default the fit's estimation rows.  A fit read in
+        chunks (files, Dask, Spark) gets these from one pass over its rows,
+        kept on the fit (``cov_reduce="median"`` or a function reads the
+        numeric columns in one more pass); a fit that no longer holds its rows
+        (pickled, ``remove_data()``) needs ``data``.
     re_form : {0, None, "marginal"}
         Mixed models only: the random effects at zero (default, as emmeans for
         clmm), conditional on the groups' modes (None, needs the grouping
@@ -1139,8 +1196,9 @@ class EmmeansMethods:
             Mixed models only: random effects at zero (default, as emmeans) or
             averaged over (population-averaged).
         data : pandas.DataFrame, optional
-            Rows to build the reference grid from (default the estimation rows;
-            needed for fits read in chunks).
+            Rows to build the reference grid from (default the estimation rows,
+            read in one pass for fits read in chunks; needed for fits that no
+            longer hold their rows).
         latent_cuts : {"grid", "cell"}
             With nominal effects, ``mode="latent"`` subtracts the mean cut-point
             over the whole grid (``"grid"``, default, as emmeans) or each cell's

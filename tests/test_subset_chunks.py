@@ -1,0 +1,94 @@
+"""R's subset= on data read in chunks: a DataFrame with chunksize= and a Dask DataFrame.
+
+A DataFrame read in chunks is subset as in memory (it is in memory); a Dask
+DataFrame partition by partition, by a Dask boolean Series or a query that
+selects each row from its own values, which gives the rows the whole data
+would.  Selections that may need every row at once (a function, a query
+calling ``x.mean()``) and data read from files or Spark are refused, saying
+what to do.  The fits equal the in-memory fit of the same subset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ordstats import OrdinalModel
+from ordstats.errors import MissingDataWarning, SpecificationError
+from tests._chunk_data import FORMULA, assert_same_fit, ratings
+
+dd = pytest.importorskip("dask.dataframe")
+LIMIT = 0.5
+
+
+@pytest.fixture(scope="module")
+def data():
+    return ratings(900, seed=4)
+
+
+SUBSETS = {
+    "query": "x1 > -1 and f != 'e'",
+    "missing values": "f.notna() and (x1 > -0.5 or x2.isna())",
+    "caller's variable": "x1 < @LIMIT",
+}
+
+
+def _fit(formula, data, **options):
+    with pytest.warns(MissingDataWarning):
+        return OrdinalModel.from_formula(formula, data, weights="w", **options).fit()
+
+
+@pytest.mark.parametrize("case", list(SUBSETS))
+def test_subset_of_chunks_and_dask_fits_the_in_memory_rows(data, case):
+    subset = SUBSETS[case]
+    memory = _fit(FORMULA, data, subset=subset)
+    chunked = _fit(FORMULA, data, subset=subset, chunksize=53)
+    lazy = _fit(FORMULA, dd.from_pandas(data, npartitions=3), subset=subset)
+    for fit in (chunked, lazy):
+        assert_same_fit(fit, memory)
+
+
+def test_a_function_subset_of_a_dataframe_in_chunks_sees_every_row(data):
+    # the whole DataFrame is in memory: a selection that reads all rows is fine
+    def above_mean(frame):
+        return frame["x1"] > frame["x1"].mean()
+
+    memory = _fit(FORMULA, data, subset=above_mean)
+    assert_same_fit(_fit(FORMULA, data, subset=above_mean, chunksize=61), memory)
+
+
+def test_a_dask_boolean_series_subsets_a_dask_dataframe(data):
+    lazy = dd.from_pandas(data, npartitions=3)
+    memory = _fit(FORMULA, data, subset=data["x1"] > 0)
+    assert_same_fit(_fit(FORMULA, lazy, subset=lazy["x1"] > 0), memory)
+
+
+def test_predictions_of_a_subset_chunked_fit_are_of_its_rows(data):
+    subset = "x1 > 0"
+    memory = _fit(FORMULA, data, subset=subset)
+    chunked = _fit(FORMULA, data, subset=subset, chunksize=70)
+    with pytest.warns(MissingDataWarning):
+        predicted = chunked.predict()
+    expected = memory.predict()
+    assert set(expected.index) <= set(predicted.index)
+    assert set(predicted.index) <= set(data.index[data["x1"] > 0])
+    np.testing.assert_allclose(predicted.loc[expected.index], expected, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("subset", "message"),
+    [
+        (lambda frame: frame["x1"] > 0, r"Dask boolean Series .* or a query.*got function"),
+        ("x1 > x1.mean()", r"calls mean, which may read all rows at once"),
+        (np.ones(900, dtype=bool), r"got ndarray"),
+    ],
+)
+def test_dask_subsets_that_may_need_every_row_are_refused(data, subset, message):
+    with pytest.raises(SpecificationError, match=message):
+        OrdinalModel.from_formula(FORMULA, dd.from_pandas(data, npartitions=3), subset=subset)
+
+
+def test_a_subset_chunked_fit_keeps_the_callers_name_for_the_data(data):
+    with pytest.warns(MissingDataWarning):
+        model = OrdinalModel.from_formula(FORMULA, data, subset="x1 > 0", chunksize=90)
+    assert model.data_name == "data"
