@@ -501,14 +501,20 @@ def _plain_chunk_arrays(
     numeric = numeric_column_flags(frame, predictors)
     if numeric is None:
         return None
-    bad = rows_to_drop(frame, [plan.response], plan.weights, plan.offset)
     # in the order of the general path's report: the columns, then weights and offset
+    # (None: no missing or non-finite value)
     flags = {
-        name: numeric[name][1] if name in numeric else bad[name].to_numpy()
-        for name in dict.fromkeys(plan.columns)
+        name: numeric[name][1] if name in numeric else None for name in dict.fromkeys(plan.columns)
     }
-    flags.update({role: bad[role].to_numpy() for role in bad.columns if role != plan.response})
-    drop = np.logical_or.reduce(list(flags.values()))
+    response = numeric_column_flags(frame, [plan.response])
+    if response is not None and plan.weights is None and plan.offset is None:
+        flags[plan.response] = response[plan.response][1]
+    else:
+        bad = rows_to_drop(frame, [plan.response], plan.weights, plan.offset)
+        flags[plan.response] = bad[plan.response].to_numpy()
+        flags.update({role: bad[role].to_numpy() for role in bad.columns if role != plan.response})
+    raised = [f for f in flags.values() if f is not None]
+    drop = np.logical_or.reduce(raised) if raised else np.zeros(len(frame), dtype=bool)
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):
         keep = ~drop & (w > 0)
@@ -536,7 +542,9 @@ def _plain_chunk_arrays(
         X=X,
         weights=w if every else w[keep],
         offset=offset,
-        bad=pd.Series({name: int(f.sum()) for name, f in flags.items()}, dtype=np.int64),
+        bad=pd.Series(
+            {name: 0 if f is None else int(f.sum()) for name, f in flags.items()}, dtype=np.int64
+        ),
         n_bad=int(drop.sum()),
         n_rows=len(frame),
         nominal=stacked(spec.nominal) if spec.nominal is not None else np.empty((len(X), 0)),

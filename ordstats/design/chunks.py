@@ -194,16 +194,19 @@ def plain_numeric_terms(terms: TermsDesign, frame: pd.DataFrame) -> bool:
     return not terms.names or _plain_numeric_columns(terms, frame)
 
 
-def numeric_column_flags(frame: pd.DataFrame, columns: Sequence[str]) -> dict[str, Any] | None:
+def numeric_column_flags(
+    frame: pd.DataFrame, columns: Sequence[str]
+) -> dict[str, tuple[FloatArray, np.ndarray | None]] | None:
     """Each column's values and non-finite flags, if every one of ``columns`` holds numbers.
 
     Returns
     -------
     dict or None
         Column -> (values as float64, boolean flags of missing or non-finite
-        values), the flags as :func:`rows_to_drop` sets them; None when a
-        column has another type (text, categories, pandas' nullable types),
-        is absent, or has a name that ``frame`` holds twice.
+        values, the flags as :func:`rows_to_drop` sets them, or None where
+        every value is finite); None when a column has another type (text,
+        categories, pandas' nullable types), is absent, or has a name that
+        ``frame`` holds twice.
     """
     if not frame.columns.is_unique:
         return None
@@ -211,11 +214,26 @@ def numeric_column_flags(frame: pd.DataFrame, columns: Sequence[str]) -> dict[st
     wanted = list(dict.fromkeys(columns))
     if not all(isinstance(dtypes.get(n), np.dtype) and dtypes[n].kind in "fiub" for n in wanted):
         return None
-    found: dict[str, Any] = {}
+    found: dict[str, tuple[FloatArray, np.ndarray | None]] = {}
     for name in wanted:
         values = frame[name].to_numpy(dtype=float)
-        found[name] = (values, ~np.isfinite(values))
+        found[name] = (values, non_finite_flags(values))
     return found
+
+
+def non_finite_flags(values: FloatArray) -> np.ndarray | None:
+    """Flags of the missing or non-finite values, or None when every value is finite.
+
+    The sum of the values is finite only when every value is (a NaN or an
+    infinity makes it NaN or infinite), so a clean column costs one sum
+    instead of an array of flags; a sum that overflows is checked value by
+    value.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(values)):
+            return None
+    flags = ~np.isfinite(values)
+    return flags if flags.any() else None
 
 
 #: Rows copied at a time by :func:`stack_columns` (the block stays in the CPU cache).

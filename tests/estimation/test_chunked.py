@@ -350,6 +350,42 @@ def test_a_numeric_design_is_taken_from_the_columns_with_the_general_rules(
     assert (plain.n_bad, plain.n_rows) == (general.n_bad, general.n_rows)
 
 
+def test_a_numeric_response_and_clean_columns_skip_the_flags_with_the_general_rules(monkeypatch):
+    """Without weights or offset, a numeric response is checked as the predictors are;
+    a column whose values are all finite gets no flags."""
+    frame = ratings(400, seed=6, missing=False)
+    frame = frame.assign(
+        y=frame["y"].cat.codes.astype(float) if hasattr(frame["y"], "cat") else frame["y"]
+    )
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", frame, chunksize=150)
+    spec = model.evaluator.spec
+    dirty = frame.assign(
+        y=frame["y"].mask(frame.index % 9 == 0), x2=frame["x2"].mask(frame.index % 7 == 0, -np.inf)
+    )
+    from ordstats.data.chunks import _plain_chunk_arrays
+
+    for chunk in (frame, dirty):
+        assert _plain_chunk_arrays(chunk, spec) is not None  # the fast path applies here
+        plain, general = _arrays_both_ways(chunk, spec, monkeypatch)
+        for name in ("y", "X", "weights", "offset", "kept"):
+            np.testing.assert_array_equal(getattr(plain, name), getattr(general, name), name)
+        pd.testing.assert_series_equal(plain.bad, general.bad)
+        assert (plain.n_bad, plain.n_rows) == (general.n_bad, general.n_rows)
+    assert plain.bad["y"] == 45 and plain.bad["x2"] == 58 and plain.bad["x1"] == 0
+
+
+def test_non_finite_flags_are_none_for_finite_values_even_when_their_sum_overflows():
+    from ordstats.design.chunks import non_finite_flags
+
+    assert non_finite_flags(np.array([1.0, -2.0, 3.5])) is None
+    assert non_finite_flags(np.full(10, 1.7e308)) is None  # the sum is inf, every value finite
+    assert non_finite_flags(np.empty(0)) is None
+    np.testing.assert_array_equal(
+        non_finite_flags(np.array([1.0, np.nan, np.inf, -np.inf, 2.0])),
+        [False, True, True, True, False],
+    )
+
+
 def test_designs_with_factors_or_transforms_take_the_general_path():
     from ordstats.data.chunks import _plain_chunk_arrays
 

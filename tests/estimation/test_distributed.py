@@ -146,6 +146,21 @@ def test_a_cluster_fit_reads_the_dask_frame_once(client, frame, memory_fit):
     assert_same_fit(res, memory_fit)
 
 
+def test_every_worker_reads_a_partition_before_the_scan(client, frame, memory_fit):
+    """first_chunk starts one partition per worker thread; the scan reads none of them again."""
+    from ordstats.data import distributed as dask_engine
+
+    ddf = dd.from_pandas(frame, npartitions=5)
+    source = dask_engine.DaskSource(ddf)
+    first = source.first_chunk(["y", "x1"])
+    assert source.first_part is not None
+    ahead, columns = source.first_part
+    assert len(ahead) == 2 and columns == ["y", "x1"]  # the fixture's two workers
+    pd.testing.assert_frame_equal(ahead[1].result(), ddf[["y", "x1"]].partitions[1].compute())
+    pd.testing.assert_frame_equal(first, ddf[["y", "x1"]].partitions[0].compute())
+    assert_same_fit(_dask_fit(ddf), memory_fit)
+
+
 def test_frames_beyond_the_workers_share_are_read_again(client, frame, memory_fit, monkeypatch):
     from ordstats.data import distributed as dask_engine
 

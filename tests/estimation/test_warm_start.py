@@ -226,6 +226,26 @@ def test_the_chunked_subsample_does_not_depend_on_the_chunks(large):
     np.testing.assert_array_equal(distributed.X, first.X)
 
 
+def test_dask_partitions_send_only_their_share_of_the_subsample(large):
+    """Each partition sends on its share of the warm start's rows (as a Spark partition
+    does), not its whole reservoir; the subsample drawn is the chunked one."""
+    dd = pytest.importorskip("dask.dataframe")
+    dask = pytest.importorskip("dask")
+    from ordstats.data.spark import sample_share
+
+    chunked = _chunked(large, chunksize=30_000).evaluator
+    with dask.config.set(scheduler="sync"):
+        evaluator = _chunked(dd.from_pandas(large, npartitions=5)).evaluator
+    share = sample_share(6_000, 5, warm.RESERVOIR_ROWS)  # 6,000 rows per partition
+    # before: every row (the 200,000-row reservoirs held all 30,000)
+    assert len(evaluator.reader.sample) <= 5 * (share + 5 * 50) < len(large) // 2
+    assert evaluator.reader.sample.bound is not None
+    size = warm.subsample_size(len(large))
+    got, expected = evaluator.subsample(size)[0], chunked.subsample(size)[0]
+    np.testing.assert_array_equal(got.X, expected.X)
+    np.testing.assert_array_equal(got.y, expected.y)
+
+
 def test_the_chunked_subsample_keeps_rows_of_every_level():
     frame = _simulated(30_000, seed=3)
     rare = frame.index[frame["y"] == 0][:40]  # level 0 keeps only 40 rows: all in
