@@ -250,6 +250,11 @@ class MixedResults(
         return self._covariance
 
     @property
+    def normalized_cov_params(self) -> pd.DataFrame:
+        """The same as :meth:`cov_params`, as statsmodels names it (no sandwich here)."""
+        return self.cov_params()
+
+    @property
     def bse(self) -> pd.Series:
         """Standard errors of thresholds and fixed effects."""
         return pd.Series(self._covariance.standard_errors(), index=self.model.param_names)
