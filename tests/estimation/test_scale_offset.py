@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordstats import OrdinalModel
+from ordstats import OrdinalModel, anova
 from ordstats.errors import ConvergenceWarning, FormulaError, PredictionError, SpecificationError
 from ordstats.families.cumulative.likelihood import evaluate, prepare
 from tests._numdiff import central_jacobian
@@ -89,6 +89,29 @@ def test_refits_keep_the_scale_offset(fits):
     np.testing.assert_allclose(drop1["AIC"], list(REF["drop1_aic"].values()), rtol=1e-6)
 
 
+def test_anova_compares_models_with_the_same_scale_offset(frame, fits):
+    bigger = OrdinalModel.from_formula(
+        "rating ~ temp + contact", frame, scale="~ contact + offset(x)"
+    ).fit()
+    table = anova(fits["scale"], bigger)
+    assert table.iloc[1]["LR.stat"] == pytest.approx(REF["anova_lr"], rel=1e-6)
+    without = OrdinalModel.from_formula("rating ~ temp + contact", frame, scale="~ contact").fit()
+    with pytest.raises(SpecificationError, match="'scale offset' describe effects"):
+        anova(fits["scale"], without)
+
+
+def test_survival_and_exceedance_use_the_scale_offset(frame):
+    res = OrdinalModel.from_formula(
+        "r ~ temp", frame.assign(r=frame.rating.astype(int)), scale="~ contact + offset(x)"
+    ).fit()
+    newdata = pd.DataFrame(REF["newdata"])
+    above = 1.0 - np.cumsum(REF["scale"]["prob"], axis=1)[:, :-1]  # R's P(Y > j)
+    surv = res.survival(newdata).summary_frame()["surv"].to_numpy()
+    np.testing.assert_allclose(surv, above.ravel(), rtol=1e-6)
+    exceed = res.exceedance(3, newdata)["estimate"].to_numpy()
+    np.testing.assert_allclose(exceed, above[:, 1], rtol=1e-6)
+
+
 def test_a_missing_scale_offset_drops_the_row(frame):
     holed = frame.assign(x=frame.x.where(frame.index != frame.index[3]))
     with warnings.catch_warnings():
@@ -120,6 +143,10 @@ def test_unsupported_uses_of_a_scale_offset_are_refused(frame, fits):
         )
     with pytest.raises(SpecificationError, match="get_margeff"):
         fits["scale"].get_margeff()
+    # emmeans' grid has no offset variables (as for a location offset(...) term); R's
+    # emmeans sets them to their means
+    with pytest.raises(PredictionError, match="scale formula's offset"):
+        fits["scale"].emmeans("contact", mode="scale")
 
 
 @pytest.mark.parametrize("link", ["logit", "probit", "cloglog"])

@@ -25,5 +25,7 @@ cases$newdata <- newdata
 # refits keep the scale offset: R's tests of the terms (LRT column; first row is <none>)
 cases$scale_test <- named(scale_test(fit)$LRT[-1], rownames(scale_test(fit))[-1])
 cases$nominal_test <- named(nominal_test(fit)$LRT[-1], rownames(nominal_test(fit))[-1])
+bigger <- clm(rating ~ temp + contact, scale = ~ contact + offset(x), data = wine)
+cases$anova_lr <- anova(fit, bigger)$LR.stat[2]
 cases$drop1_aic <- named(drop1(fit)$AIC, rownames(drop1(fit)))
 write_json(cases, "tests/data/reference/scale_offset.json")
