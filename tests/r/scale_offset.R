@@ -19,7 +19,9 @@ fit <- clm(rating ~ temp, scale = ~ contact + offset(x), data = wine)
 cases <- list(
   scale = fit_case(fit),
   both = fit_case(clm(rating ~ temp + offset(w), scale = ~ contact + offset(x), data = wine,
-                      link = "probit"))
+                      link = "probit")),
+  structured = fit_case(clm(rating ~ contact, nominal = ~ temp, scale = ~ contact + offset(x),
+                            threshold = "equidistant", link = "cloglog", data = wine))
 )
 cases$newdata <- newdata
 # refits keep the scale offset: R's tests of the terms (LRT column; first row is <none>)
