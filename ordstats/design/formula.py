@@ -235,7 +235,8 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         raise FormulaError(
             f"offset terms ({call!r}) are supported in the formula and the scale formula of "
             "a model fitted in memory, not in a nominal formula or with data read in chunks: "
-            "store the offset as a column and pass offset='column'"
+            "store a location offset as a column and pass offset='column'; a scale offset "
+            "needs the data in memory"
         )
     if missing:
         name = missing[0]

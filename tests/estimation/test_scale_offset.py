@@ -145,7 +145,7 @@ def test_unsupported_uses_of_a_scale_offset_are_refused(frame, fits):
         OrdinalModel.from_formula("rating ~ temp", frame, scale="~ offset(x)")
     with pytest.raises(FormulaError, match="more than one offset term"):
         OrdinalModel.from_formula("rating ~ temp", frame, scale="~ contact + offset(x) + offset(w)")
-    with pytest.raises(FormulaError, match="data read in chunks"):
+    with pytest.raises(FormulaError, match="a scale offset needs the data in memory"):
         OrdinalModel.from_formula(
             "rating ~ temp", frame, scale="~ contact + offset(x)", chunksize=20
         )
