@@ -288,7 +288,7 @@ def test_offset_terms_are_given_once_in_memory_and_evaluated_on_new_rows(infert,
             "education ~ age + offset(parity)", infert, offset=infert["case"]
         )
     infert.to_parquet(tmp_path / "infert.parquet")
-    with pytest.raises(FormulaError, match="store the offset as a column and pass offset="):
+    with pytest.raises(FormulaError, match="store a location offset as a column and pass offset="):
         ordstats.OrdinalModel.from_formula(
             "education ~ age + offset(parity / 10)", str(tmp_path), chunksize=60
         )

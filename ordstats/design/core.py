@@ -118,6 +118,10 @@ class Design:
         Column that held the offset (to find it in new data).
     nominal, scale : TermsDesign or None
         Designs of the nominal (category-specific) and log-scale effects.
+    scale_offset : ndarray, shape (n,), or None
+        Known part of the log scale, R's ``offset()`` term of the scale formula.
+    scale_offset_name : str or None
+        That term's text (``"offset(x)"``), evaluated again on new data.
     """
 
     response: EncodedResponse
@@ -131,6 +135,8 @@ class Design:
     offset_name: str | None = None
     nominal: TermsDesign | None = None
     scale: TermsDesign | None = None
+    scale_offset: FloatArray | None = None
+    scale_offset_name: str | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -508,7 +514,7 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     if isinstance(value, str):
         if data is None:
             raise DataError(f"{role}={value!r} names a column, but no data frame was given")
-        if role == "offset" and value not in data.columns and is_offset(value):
+        if role.endswith("offset") and value not in data.columns and is_offset(value):
             return evaluate_offset(value, data)  # R's offset(log(t)) term of the formula
         series = _column(data, value, f"{role} column")
     elif isinstance(value, pd.Series) and data is not None:

@@ -233,9 +233,10 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
     call = _offset_call(rhs) if "offset" in missing else None
     if call is not None:  # R's offset(x) term; a caller's function named offset is known
         raise FormulaError(
-            f"offset terms ({call!r}) are supported in the formula of a model fitted in "
-            "memory, not in a nominal or scale formula or with data read in chunks: store "
-            "the offset as a column and pass offset='column'"
+            f"offset terms ({call!r}) are supported in the formula and the scale formula of "
+            "a model fitted in memory, not in a nominal formula or with data read in chunks: "
+            "store a location offset as a column and pass offset='column'; a scale offset "
+            "needs the data in memory"
         )
     if missing:
         name = missing[0]
@@ -696,20 +697,48 @@ def _formula_offset(rhs: str, offset: Any) -> tuple[str, Any]:
     refit passes the terms again as ``offset=`` (the model's offset name): the same
     text is the same offset.
     """
-    rhs, terms = offset_terms(rhs)
+    rhs, terms = _one_offset_term(rhs, "formula")
     if terms is None:
         return rhs, offset
-    if " + offset" in terms:
-        raise FormulaError(
-            f"the formula has more than one offset term ({terms}); as in R's clm, give one: "
-            "offset(a + b)"
-        )
     if offset is not None and not (isinstance(offset, str) and offset == terms):
         raise FormulaError(
             f"the offset is given twice, in the formula ({terms!r}) and as offset=; give it "
             "once (R would add the two: add them in one offset(...) term)"
         )
     return rhs, terms
+
+
+def _one_offset_term(rhs: str, where: str) -> tuple[str, str | None]:
+    """:func:`offset_terms` of ``rhs``, refusing more than one offset term."""
+    rhs, terms = offset_terms(rhs)
+    if terms is not None and " + offset" in terms:
+        raise FormulaError(
+            f"the {where} has more than one offset term ({terms}); as in R's clm, give one: "
+            "offset(a + b)"
+        )
+    return rhs, terms
+
+
+def _scale_offset(rhs: str | None) -> tuple[str | None, str | None]:
+    """The scale terms without R's ``offset(...)`` term, and that term (log-scale offset)."""
+    if rhs is None:
+        return None, None
+    terms, found = _one_offset_term(rhs, "scale formula")
+    if found is None:
+        return rhs, None
+    if terms.strip() in {"1", "0", "-1", "1 - 1", "0 + 1"}:
+        raise FormulaError(
+            f"the scale formula has an offset ({found}) but no terms; an offset is supported "
+            "beside at least one scale term (scale='~ z + offset(x)')"
+        )
+    return terms, found
+
+
+def _with_offset_term(terms: TermsDesign | None, offset: str | None) -> TermsDesign | None:
+    """``terms`` whose formula keeps its ``offset(...)`` term, so that refits keep it."""
+    if terms is None or offset is None:
+        return terms
+    return replace(terms, formula=f"{terms.formula} + {offset}")
 
 
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
@@ -845,13 +874,15 @@ def design_from_formula(
     if evaluated is not None:  # R's factor(y) ~ x: the call's values are the response
         frame = frame.assign(**{response_name: evaluated})
     _column(frame, response_name, "response")
-    if not callable(formula_context(context).get("offset")):  # a caller's own offset()
-        rhs, offset = _formula_offset(rhs, offset)
     given = {
         "location": rhs,
         "nominal": _side_formula(nominal, "nominal"),
         "scale": _side_formula(scale, "scale"),
     }
+    scale_offset = None
+    if not callable(formula_context(context).get("offset")):  # a caller's own offset()
+        given["location"], offset = _formula_offset(rhs, offset)
+        given["scale"], scale_offset = _scale_offset(given["scale"])
     sides = {part: text for part, text in given.items() if text is not None}
     used = [response_name]
     for part, text in sides.items():
@@ -864,14 +895,17 @@ def design_from_formula(
     _warn_numbers_stored_as_objects(frame, used[1:])
     w_series = _vector(weights, frame, len(frame), "weights")
     o_series = _vector(offset, frame, len(frame), "offset")
+    so_series = _vector(scale_offset, frame, len(frame), "scale offset")
     every_row = frame  # stateful transforms learn from all rows, as in R's model.frame
     selected = subset_mask(subset, frame, context)
     if selected is not None and not selected.all():
         frame = frame.loc[selected]
         w_series = None if w_series is None else w_series.loc[selected]
         o_series = None if o_series is None else o_series.loc[selected]
+        so_series = None if so_series is None else so_series.loc[selected]
     bad = _bad_rows(frame[list(dict.fromkeys(used))])
-    for role, series in (("weights", w_series), ("offset", o_series)):
+    vectors = (("weights", w_series), ("offset", o_series), ("scale offset", so_series))
+    for role, series in vectors:
         if series is not None:
             bad[role] = missing_vector_values(role, series)
     raw_ok = ~bad.any(axis=1).to_numpy()
@@ -921,5 +955,7 @@ def design_from_formula(
         formula=f"{response_name} ~ {sides['location']}",
         offset_name=offset if isinstance(offset, str) else None,
         nominal=terms.get("nominal"),
-        scale=terms.get("scale"),
+        scale=_with_offset_term(terms.get("scale"), scale_offset),
+        scale_offset=None if so_series is None else so_series.to_numpy(dtype=float)[keep_rows],
+        scale_offset_name=scale_offset,
     )

@@ -560,6 +560,30 @@ def newdata_offset(
     return np.zeros(len(index))
 
 
+def newdata_scale_offset(design: Design, newdata: Any, stacklevel: int = 5) -> FloatArray | None:
+    """The model's scale offset (R's ``offset()`` term of the scale formula) on ``newdata``.
+
+    Evaluated on the new rows as R's ``predict`` does; NaN (with a warning) where
+    it is missing.  None for a model without one.
+
+    Raises
+    ------
+    PredictionError
+        ``newdata`` lacks a variable of the offset.
+    """
+    terms = design.scale_offset_name
+    if terms is None:
+        return None
+    frame = _newdata_frame(newdata)
+    try:
+        values = evaluate_offset(terms, frame).to_numpy(dtype=float)
+    except FormulaError as exc:
+        raise PredictionError(
+            f"newdata must hold the variables of the scale formula's offset {terms!r} ({exc})"
+        ) from exc
+    return check_newdata_offset(values, frame, stacklevel=stacklevel + 1)
+
+
 def _offset_terms(newdata: pd.DataFrame, terms: str) -> FloatArray:
     """The formula's offset terms evaluated on ``newdata`` (its variables must be there)."""
     try:

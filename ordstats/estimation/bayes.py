@@ -983,6 +983,11 @@ def make_target(model: Any, log_prior: LogPrior, nagq: int = 1) -> Target:
         if cmap is None:
             return Target(model, log_prior, nagq)
         return CorrelatedTarget(model, log_prior, nagq, cmap)
+    if model.design.scale_offset_name is not None:
+        raise SpecificationError(
+            "Bayesian fits do not take an offset in the scale formula (R's offset() term) "
+            "yet; fit by maximum likelihood (fit() without prior=), which does"
+        )
     if model.threshold_groups is not None:
         return ThresholdGroupTarget(model, log_prior, nagq, threshold_group_map(model))
     mono = monotonic_map(model)

@@ -312,7 +312,10 @@ class ClmDraws:
             upper = theta_upper - xb
             lower = theta_lower - xb
             if lay.n_zeta:
-                scale = np.exp(data.scale @ block[:, lay.zeta].T)
+                log_scale = data.scale @ block[:, lay.zeta].T
+                if data.scale_offset is not None:
+                    log_scale += data.scale_offset[:, None]
+                scale = np.exp(log_scale)
                 upper /= scale
                 lower /= scale
             upper = np.where(problem.has_upper[:, None], upper, np.inf)

@@ -304,6 +304,7 @@ class InMemoryEvaluator:
             scale=design.scale.matrix if design.scale else np.empty((n, 0)),
             threshold_offset=threshold_offset,
             y_low=design.response.lower_codes,
+            scale_offset=design.scale_offset,
         )
         return cls(family, data, design.location.moments)
 

@@ -681,6 +681,7 @@ class OrdinalModel:
             scale=empty(old.scale),
             weights=old.weights[:0],
             offset=old.offset[:0],
+            scale_offset=None if old.scale_offset is None else old.scale_offset[:0],
             row_index=old.row_index[:0],
         )
         model = OrdinalModel.from_design(

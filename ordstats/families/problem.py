@@ -46,6 +46,9 @@ class CLMData:
         Log-scale design without an intercept column (``s`` may be 0).
     threshold_offset : ndarray, shape (K - 1,), optional
         ``c`` in ``theta = J a + c`` (fixed cut-points); zero by default.
+    scale_offset : ndarray, shape (n,), optional
+        Known part ``q`` of the log scale, ``s = exp(z'zeta + q)`` (R's ``offset()``
+        term of a scale formula); ``None`` when there is none (``q = 0``).
     y_low : ndarray of int, shape (n,), optional
         For a censored response: the lowest level each row may be in, so that
         row ``i`` is known to lie in levels ``y_low[i], ..., y[i]`` and its
@@ -65,6 +68,7 @@ class CLMData:
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     threshold_offset: FloatArray | None = None
     y_low: IntArray | None = None
+    scale_offset: FloatArray | None = None
 
     @property
     def censored(self) -> bool:
@@ -75,6 +79,11 @@ class CLMData:
     def lower_codes(self) -> IntArray:
         """``y_low``, or ``y`` for exact rows: the level whose lower cut-point bounds each row."""
         return self.y if self.y_low is None else self.y_low
+
+    def log_scale(self, zeta: FloatArray) -> FloatArray:
+        """Each row's log scale ``z'zeta + q`` at the scale coefficients ``zeta``."""
+        linear: FloatArray = self.scale @ zeta
+        return linear if self.scale_offset is None else linear + self.scale_offset
 
     @property
     def n_obs(self) -> int:
@@ -92,6 +101,7 @@ class CLMData:
             offset=self.offset[rows],
             nominal=self.nominal[rows] if self.nominal.size else self.nominal,
             scale=self.scale[rows] if self.scale.size else self.scale,
+            scale_offset=None if self.scale_offset is None else self.scale_offset[rows],
         )
 
 

@@ -219,6 +219,8 @@ def _missing_by_name(restricted: OrdinalResults, full: OrdinalResults) -> list[s
         missing.append(f"threshold={r.threshold!r}")
     if _offset_key(r) != _offset_key(f) and (r.has_offset or f.has_offset):
         missing.append("offset")
+    if r.design.scale_offset_name != f.design.scale_offset_name:
+        missing.append("scale offset")
     return missing
 
 
@@ -260,6 +262,11 @@ def _nominal(res: OrdinalResults) -> FloatArray:
 def _scale(res: OrdinalResults) -> FloatArray:
     data = res.model.data
     return data.scale if data.scale.size else np.empty((data.n_obs, 0))
+
+
+def _scale_offset(res: OrdinalResults) -> FloatArray:
+    data = res.model.data
+    return np.zeros(data.n_obs) if data.scale_offset is None else data.scale_offset
 
 
 def _cumulative_blocks(
@@ -407,9 +414,15 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
     names = list(restricted.params.index[: lay_r.n_threshold_block + lay_r.n_beta])
     names += ["offset"] if has_offset_diff else []
     bad = [names[j] for j in outside]
+    # the restricted log scale z'zeta + q must be one of the full model's too
+    scale_offset_diff = _scale_offset(restricted) - _scale_offset(full)
+    has_scale_offset_diff = bool(np.any(scale_offset_diff != 0.0))
     zeta_r = _scale(restricted)
+    if has_scale_offset_diff:
+        zeta_r = np.column_stack([zeta_r, scale_offset_diff])
     if zeta_r.shape[1]:
         scale_names = list(restricted.params.index[lay_r.zeta])
+        scale_names += ["scale offset"] if has_scale_offset_diff else []
         stacked = np.hstack([_scale(full), zeta_r])
         outside_scale = _outside_span(lambda: iter([stacked]), _scale(full).shape[1])
         bad += [scale_names[j] for j in outside_scale]

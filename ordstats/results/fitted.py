@@ -27,6 +27,7 @@ from ordstats.data.sources import is_source
 from ordstats.design import (
     newdata_matrices,
     newdata_offset,
+    newdata_scale_offset,
     refuse_offset_without_newdata,
 )
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
@@ -506,7 +507,7 @@ class OrdinalResults(
     def _linear_parts(
         self, newdata: Any, offset: Any
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, pd.Index]:
-        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta)``."""
+        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta + q)``."""
         model, lay = self.model, self.model.problem.layout
         params = self.params.to_numpy()
         design = model.design
@@ -514,12 +515,14 @@ class OrdinalResults(
             refuse_offset_without_newdata(offset)
             X, W, Z = model.data.X, model.data.nominal, model.data.scale
             eta = X @ params[lay.beta] + model.data.offset
+            scale_offset = model.data.scale_offset
             index = design.row_index
         else:
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
             eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index)
+            scale_offset = newdata_scale_offset(design, newdata)
         theta, scale = cut_points_and_scale(
-            params, lay, model.threshold_jacobian, W, Z, model.threshold_offset
+            params, lay, model.threshold_jacobian, W, Z, model.threshold_offset, scale_offset
         )
         return eta, theta, scale, index
 

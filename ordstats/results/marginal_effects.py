@@ -311,6 +311,11 @@ class MarginalEffectsMethods(FittedState):
                 from ordstats.results.persistence import rows_removed_error
 
                 raise rows_removed_error("get_margeff()")
+            if model.design.scale_offset_name is not None:
+                raise SpecificationError(
+                    "get_margeff() does not take an offset in the scale formula (R's "
+                    "offset() term) yet; slopes() and avg_slopes() do"
+                )
             at = options["at"]
             if at == "all" and not model.evaluator.keeps_rows:
                 raise SpecificationError(

@@ -59,12 +59,20 @@ class NewRows:
     offset : ndarray, shape (m,)
     nominal : ndarray, shape (m, r)
     scale : ndarray, shape (m, s)
+    scale_offset : ndarray, shape (m,), or None
+        The known part of the log scale (R's ``offset()`` of the scale formula).
     """
 
     X: FloatArray
     offset: FloatArray
     nominal: FloatArray
     scale: FloatArray
+    scale_offset: FloatArray | None = None
+
+    def log_scale(self, zeta: FloatArray) -> FloatArray:
+        """Each row's log scale ``z'zeta + q``."""
+        linear: FloatArray = self.scale @ zeta
+        return linear if self.scale_offset is None else linear + self.scale_offset
 
 
 def cut_gradients(
@@ -78,7 +86,7 @@ def cut_gradients(
     m = rows.X.shape[0]
     n_cuts = jacobian.shape[0]
     eta = rows.X @ params[layout.beta] + rows.offset
-    s = np.exp(rows.scale @ params[layout.zeta]) if layout.n_zeta else np.ones(m)
+    s = np.exp(rows.log_scale(params[layout.zeta])) if layout.n_zeta else np.ones(m)
     u = np.empty((m, n_cuts))
     grad = np.zeros((m, n_cuts, layout.n_params))
     for cut in range(n_cuts):
@@ -284,7 +292,11 @@ class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
     def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
-        from ordstats.design import newdata_matrices, refuse_offset_without_newdata
+        from ordstats.design import (
+            newdata_matrices,
+            newdata_scale_offset,
+            refuse_offset_without_newdata,
+        )
 
         model = self.model
         lay = model.problem.layout
@@ -299,11 +311,12 @@ class PredictionSEMethods(FittedState):
                 data.offset,
                 data.nominal if lay.n_nominal_cols else empty,
                 data.scale if lay.n_zeta else empty,
+                data.scale_offset,
             )
             return rows, model.design.row_index
         X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
         offsets = self._new_offset(newdata, offset, index)  # type: ignore[attr-defined]
-        return NewRows(X, offsets, W, Z), index
+        return NewRows(X, offsets, W, Z, newdata_scale_offset(model.design, newdata)), index
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities and gradients of new rows under a sequential/adjacent family."""

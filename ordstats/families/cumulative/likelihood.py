@@ -1023,8 +1023,8 @@ class Evaluation:
         xb = data.X @ self.params[lay.beta]
         if problem.has_offset:
             xb += data.offset
-        #: ``exp(Z zeta)``; ``None`` without scale effects (:attr:`scale` is then ones)
-        self._scale = np.exp(data.scale @ self.params[lay.zeta]) if lay.n_zeta else None
+        #: ``exp(Z zeta + q)``; ``None`` without scale effects (:attr:`scale` is then ones)
+        self._scale = np.exp(data.log_scale(self.params[lay.zeta])) if lay.n_zeta else None
         self.upper, self.lower = self._bounds(a, xb)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
         self._is_logistic = type(self.link) is Logit

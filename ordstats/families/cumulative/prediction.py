@@ -122,6 +122,7 @@ def cut_points_and_scale(
     nominal: FloatArray,
     scale_design: FloatArray,
     offset: FloatArray | None = None,
+    scale_offset: FloatArray | None = None,
 ) -> tuple[FloatArray, FloatArray | None]:
     """A cumulative model's cut-points ``theta(w)`` and scale ``exp(z'zeta)`` at ``params``.
 
@@ -136,6 +137,8 @@ def cut_points_and_scale(
         Nominal and scale designs of the rows (read only when the model has such effects).
     offset : ndarray, shape (K - 1,), optional
         Fixed cut-points (``threshold=[...]``).
+    scale_offset : ndarray, shape (n,), optional
+        Known part of each row's log scale (R's ``offset()`` of the scale formula).
 
     Returns
     -------
@@ -148,8 +151,10 @@ def cut_points_and_scale(
         nominal if layout.n_nominal_cols else None,
         offset,
     )
-    scale = np.exp(scale_design @ params[layout.zeta]) if layout.n_zeta else None
-    return theta, scale
+    if not layout.n_zeta:
+        return theta, None
+    log_scale = scale_design @ params[layout.zeta]
+    return theta, np.exp(log_scale if scale_offset is None else log_scale + scale_offset)
 
 
 def threshold_gradient(jacobian: FloatArray, nominal_row: FloatArray) -> FloatArray:

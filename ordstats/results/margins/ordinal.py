@@ -50,7 +50,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
-from ordstats.design.newdata import newdata_columns, newdata_offset
+from ordstats.design.newdata import newdata_columns, newdata_offset, newdata_scale_offset
 from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
@@ -73,6 +73,8 @@ __all__ = ["OrdinalMarginsFit"]
 
 #: the column of ``margins_data`` holding an offset that was given as values
 _OFFSET = "(offset)"
+#: the design rows' key of the scale formula's offset (R's ``offset()`` term)
+_SCALE_OFFSET = "scale_offset"
 #: rows per block of the averages' elementwise work (:func:`_blockwise`)
 _BLOCK_ROWS = 8192
 
@@ -144,7 +146,7 @@ class OrdinalMarginsFit(FittedState):
         source = getattr(model, "_formula_source", None)
         if source is not None and isinstance(source.data, pd.DataFrame):
             columns = list(self.margins_variables())
-            for extra in (design.offset_name, source.weights):
+            for extra in (design.offset_name, source.weights, design.scale_offset_name):
                 if isinstance(extra, str) and extra in source.data.columns:
                     columns.append(extra)
                 elif isinstance(extra, str) and is_offset(extra):  # R's offset(log(t)) term
@@ -203,9 +205,11 @@ class OrdinalMarginsFit(FittedState):
         """The location, nominal and scale designs and the offset of ``data``."""
         model = self.model
         X, W, Z, index = newdata_matrices(model.design, data, model.formula_context)
-        return DesignRows(
-            {"X": X, "W": W, "Z": Z, "offset": self._margins_offset(data, index)}, index
-        )
+        arrays = {"X": X, "W": W, "Z": Z, "offset": self._margins_offset(data, index)}
+        scale_offset = newdata_scale_offset(model.design, data, stacklevel=6)
+        if scale_offset is not None:  # R's offset() of the scale formula
+            arrays[_SCALE_OFFSET] = scale_offset
+        return DesignRows(arrays, index)
 
     def _margins_offset(self, data: pd.DataFrame, index: pd.Index) -> FloatArray:
         """The rows' offset: its column (``"(offset)"`` for one given as values), else 0."""
@@ -273,6 +277,8 @@ class OrdinalMarginsFit(FittedState):
         )
         offset = np.asarray(design.offset, dtype=float) if model.has_offset else np.zeros(len(X))
         arrays = {"X": X, "W": W, "Z": Z, "offset": offset}
+        if design.scale_offset is not None:
+            arrays[_SCALE_OFFSET] = np.asarray(design.scale_offset, dtype=float)
         # the fitted rows have no missing values (the fit dropped such rows)
         return DesignRows(arrays, design.row_index, {"finite": True})
 
@@ -325,8 +331,8 @@ class OrdinalMarginsFit(FittedState):
         reads it together with another column, or the offset reads it.
         """
         design = self.model.design
-        offset = design.offset_name
-        if offset is not None and name in str(offset):
+        offsets = f"{design.offset_name or ''} {design.scale_offset_name or ''}"
+        if name in offsets:
             return None
         known = set(self.margins_variables())
         plan: dict[str, tuple[list[int], bool]] = {}
@@ -432,7 +438,10 @@ class OrdinalMarginsFit(FittedState):
         Z = np.asarray(rows.arrays["Z"], dtype=float)
         jac = np.zeros((Z.shape[0], 1, lay.n_params))
         jac[:, 0, lay.zeta] = Z
-        return Predicted((Z @ np.asarray(params, dtype=float)[lay.zeta])[:, None], jac, [""])
+        log_scale = Z @ np.asarray(params, dtype=float)[lay.zeta]
+        if _SCALE_OFFSET in rows.arrays:
+            log_scale = log_scale + np.asarray(rows.arrays[_SCALE_OFFSET], dtype=float)
+        return Predicted(log_scale[:, None], jac, [""])
 
     def _margins_mean_cut(self, params: FloatArray, rows: DesignRows) -> Predicted | None:
         """The mean cut-point of each row and its Jacobian; None if it is the same for all.
@@ -622,8 +631,19 @@ class _CumulativeMargins(_Shared):
             link = link.with_lambda(float(self.params[self.layout.lam][0]))  # type: ignore[attr-defined]
         self.link = link
         self.new_rows = NewRows(
-            self.design("X"), self.design("offset"), self.design("W"), self.design("Z")
+            self.design("X"),
+            self.design("offset"),
+            self.design("W"),
+            self.design("Z"),
+            self.design(_SCALE_OFFSET) if _SCALE_OFFSET in self.rows.arrays else None,
         )
+
+    def _log_scale_step(self, dZ: FloatArray, direction: DesignRows) -> FloatArray:
+        """``dz'zeta + dq``: the log scale's change along ``direction``."""
+        step = dZ @ self.params[self.layout.zeta]
+        if _SCALE_OFFSET in direction.arrays:
+            step = step + self.design(_SCALE_OFFSET, direction)
+        return np.asarray(step, dtype=float)
 
     # -- Jacobians as row terms (jacobian.py), for averages ----------------------------
 
@@ -659,7 +679,7 @@ class _CumulativeMargins(_Shared):
             others = beta.copy()
             others[columns] = 0.0
             eta = rows.X @ others + rows.offset + values @ beta[columns]
-        s = np.exp(rows.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(m)
+        s = np.exp(rows.log_scale(self.params[lay.zeta])) if lay.n_zeta else np.ones(m)
         fixed = self.model.threshold_offset
         designs, thetas = [], []
         for cut in range(jac.shape[0]):
@@ -736,7 +756,7 @@ class _CumulativeMargins(_Shared):
         lay, rows = self.layout, self.new_rows
         dX, dW, dZ = (self.design(name, direction) for name in ("X", "W", "Z"))
         m, n_cuts = u.shape
-        s_dot = dZ @ self.params[lay.zeta] if lay.n_zeta else np.zeros(m)
+        s_dot = self._log_scale_step(dZ, direction) if lay.n_zeta else np.zeros(m)
         shift = dX @ self.params[lay.beta] + self.design("offset", direction)
         jac = self.model.threshold_jacobian
         own = [_nominal_part(jac, dW, cut) for cut in range(n_cuts)] if lay.n_nominal_cols else []
@@ -839,8 +859,8 @@ class _CumulativeMargins(_Shared):
         d_offset = self.design("offset", direction)
         jac = self.model.threshold_jacobian
         m, n_cuts = u.shape
-        s = np.exp(rows.scale @ self.params[lay.zeta]) if lay.n_zeta else np.ones(m)
-        s_dot = dZ @ self.params[lay.zeta] if lay.n_zeta else np.zeros(m)
+        s = np.exp(rows.log_scale(self.params[lay.zeta])) if lay.n_zeta else np.ones(m)
+        s_dot = self._log_scale_step(dZ, direction) if lay.n_zeta else np.zeros(m)
         if type == "latent":
             return self._latent_slope(dX, dW, d_offset)
         u_dot = np.empty((m, n_cuts))
