@@ -81,6 +81,7 @@ from ordstats.data.spark_cache import (
     read_chunks,
     remove_here,
 )
+from ordstats.data.spark_files import FileScan, file_scan, first_rows, read_group
 from ordstats.data.spill import decoding_key, serve_arrays, serves
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
@@ -95,12 +96,14 @@ from ordstats.errors import (
 
 __all__ = [
     "CACHE_SETTING",
+    "READ_SETTING",
     "SparkArrays",
     "SparkSource",
     "is_spark_frame",
     "java_runtime",
     "local_session",
     "partition_cache_setting",
+    "read_setting",
 ]
 
 #: The session setting of the rows per Arrow batch sent to Python.
@@ -112,6 +115,8 @@ _BATCH_ROWS = "spark.sql.execution.arrow.maxRecordsPerBatch"
 ARROW_BATCH_BYTES = 32 << 20
 #: The session setting that turns the partition cache on or off (:func:`partition_cache_setting`).
 CACHE_SETTING = "spark.ordstats.cache"
+#: The session setting: may passes read a plain Parquet scan with pyarrow (:func:`read_setting`)?
+READ_SETTING = "spark.ordstats.readParquet"
 #: Masters whose tasks all run on this machine: ``local``, ``local[4]``, ``local[*]``, ...
 _LOCAL_MASTER = re.compile(r"local(\[[^\]]*\])?")
 #: Rows of a sample that fixes column types (and the type of predictions).
@@ -532,6 +537,8 @@ class SparkSource:
         self._cache: PartitionCache | None = None
         #: per pass: (partitions read from the cache, partitions read through the DataFrame)
         self.cache_log: list[tuple[int, int]] = []
+        #: per pass through the DataFrame: who read the rows, "pyarrow" (the files) or "spark"
+        self.readers: list[str] = []
 
     def __repr__(self) -> str:
         return f"SparkSource({len(self.columns)} columns, chunksize={self.chunksize})"
@@ -628,6 +635,10 @@ class SparkSource:
         chunksize = self.chunksize
         selected = self._select(columns)
         n_partitions = selected.rdd.getNumPartitions()
+        scan = self._file_scan(selected, n_partitions)
+        self.readers.append("spark" if scan is None else "pyarrow")
+        if scan is not None:
+            return self._file_results(scan, func, args, cache)
 
         def partial_sums(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
             part = _partition_sum(batches, func, args, chunksize, n_partitions, cache)
@@ -635,6 +646,29 @@ class SparkSource:
 
         frame = selected.mapInPandas(partial_sums, "part binary")
         return frame.rdd.map(lambda row: pickle.loads(row[0]))
+
+    def _file_scan(self, selected: Any, tasks: int) -> FileScan | None:
+        """The Parquet files ``selected`` reads, for pyarrow in the tasks; None: Spark reads it."""
+        if not read_setting(self.frame.sparkSession):
+            return None
+        return file_scan(selected, tasks)
+
+    def _file_results(
+        self,
+        scan: FileScan,
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        cache: PartitionCache | None,
+    ) -> Any:
+        """The RDD of the tasks' results, each task reading its row groups with pyarrow."""
+        chunksize, tasks = self.chunksize, scan.tasks
+
+        def partition_sums(index: int, _: Iterator[int]) -> Iterator[_Partial]:
+            batches = read_group(scan, index, chunksize)
+            yield _partition_sum(batches, func, args, chunksize, tasks, cache)
+
+        context = self.frame.sparkSession.sparkContext
+        return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(partition_sums)
 
     def keep_arrays(self, spec: ChunkSpec, n_rows: int) -> SparkArrays | None:
         """A store of the chunks' arrays beside the fit's partition cache, or None.
@@ -816,6 +850,13 @@ class SparkSource:
             sample = self._select(columns).limit(_SAMPLE_ROWS)
             return sample.mapInPandas(frames, "part binary").collect()
 
+        selected = self._select(columns)
+        scan = self._run(partial(self._file_scan, selected, 1))
+        if scan is not None:  # read on the driver, as the tasks of a pass read the files
+            first = first_rows(scan, _SAMPLE_ROWS)
+            if not len(first):
+                raise DataError(NO_ROWS)
+            return first
         rows = self._run(run)
         if not rows:
             raise DataError(NO_ROWS)
@@ -958,15 +999,46 @@ def partition_cache_setting(session: Any) -> bool:
     SpecificationError
         The setting is none of ``auto``, ``true`` and ``false``.
     """
-    value = str(session.conf.get(CACHE_SETTING, "auto")).strip().lower()
+    value = _setting(session, CACHE_SETTING, ("auto", "true", "false"))
     if value == "auto":
         return bool(_LOCAL_MASTER.fullmatch(session.sparkContext.master))
-    if value in ("true", "false"):
-        return value == "true"
+    return value == "true"
+
+
+def _setting(session: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """The session's value of an ordstats setting (``allowed[0]`` if unset), one of ``allowed``."""
+    value = str(session.conf.get(name, allowed[0])).strip().lower()
+    if value in allowed:
+        return value
+    listed = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
     raise SpecificationError(
-        f"the Spark setting {CACHE_SETTING} must be 'auto', 'true' or 'false'; got {value!r}. "
-        f"Set it with spark.conf.set({CACHE_SETTING!r}, 'false') (or the session's builder)"
+        f"the Spark setting {name} must be {listed}; got {value!r}. "
+        f"Set it with spark.conf.set({name!r}, 'false') (or the session's builder)"
     )
+
+
+def read_setting(session: Any) -> bool:
+    """Whether passes may read a plain Parquet scan with pyarrow (``spark.ordstats.readParquet``).
+
+    ``"auto"`` (the default): a pass over a DataFrame that only reads Parquet
+    files of a local file system (see :mod:`ordstats.data.spark_files`) reads
+    them with pyarrow in its tasks, skipping the JVM's conversion of the rows;
+    ``"false"``: every pass reads the DataFrame through Spark (``mapInPandas``).
+
+    Parameters
+    ----------
+    session : pyspark.sql.SparkSession
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SpecificationError
+        The setting is neither ``auto`` nor ``false``.
+    """
+    return _setting(session, READ_SETTING, ("auto", "false")) == "auto"
 
 
 def _stopped_message() -> str:

@@ -18,9 +18,10 @@ summary's) also keeps what the passes after it need: each chunk's likelihood
 arrays (response codes, design, weights and offset where not all ones and
 zeros: :class:`~ordstats.data.chunks.ChunkArrays`, as the chunked fit's
 :class:`~ordstats.data.spill.DiskSpill` keeps them), written beside the chunks
-under a name of their own (:func:`pack_arrays`, :func:`read_arrays`), so that
-a Newton pass reads the arrays and evaluates the likelihood, without
-unpickling the chunks and building the design again.
+under a name of their own (:func:`pack_arrays`, :func:`read_arrays`; the large
+arrays as ``.npy`` files, memory-mapped when read), so that a Newton pass maps
+the arrays and evaluates the likelihood, without unpickling the chunks or the
+arrays and building the design again.
 
 This module only handles the files (no Spark): :class:`PartitionCache` is the
 small picklable handle that travels to the tasks, :class:`PartitionWriter`
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ordstats.data.chunks import ChunkArrays
@@ -172,10 +174,35 @@ def pack_arrays(arrays: ChunkArrays) -> dict[str, Any]:
     return packed
 
 
+#: Arrays of at least this many bytes are kept as ``.npy`` files, read memory-mapped.
+MAPPED_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class _Mapped:
+    """In a chunk's packed arrays: the name of the ``.npy`` file that holds one of them."""
+
+    file: str
+
+
+def _is_mapped(value: Any) -> bool:
+    """Whether an array is kept in a ``.npy`` file of its own (large numbers, no objects)."""
+    numbers = isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+    return numbers and value.nbytes >= MAPPED_BYTES
+
+
 def read_arrays(files: list[Path]) -> Iterator[ChunkArrays]:
-    """The kept arrays of a partition's chunks (:func:`pack_arrays`), one chunk at a time."""
+    """The kept arrays of a partition's chunks (:func:`pack_arrays`), one chunk at a time.
+
+    The large arrays are memory-mapped from their ``.npy`` files (read-only):
+    no unpickling, and the operating system's page cache serves every pass
+    and every Python worker from one copy.
+    """
     for path in files:
         packed = _load(path)
+        for key, value in packed.items():
+            if isinstance(value, _Mapped):
+                packed[key] = np.asarray(np.load(path.parent / value.file, mmap_mode="r"))
         for name in ("weights", "offset"):
             if packed[name] is None:
                 packed[name] = constant_vector(name, packed["y"].size)
@@ -212,16 +239,30 @@ class PartitionWriter:
             self.place = None
 
     def add(self, item: Any) -> None:
-        """Spill one chunk or one chunk's packed arrays (written under a temporary name)."""
+        """Spill one chunk or one chunk's packed arrays (written under a temporary name).
+
+        Of packed arrays (a dict), the large numeric ones are written as
+        ``.npy`` files beside the chunk's file (:func:`read_arrays` maps them).
+        """
         if self.place is None:
             return
         final = _spill_file(self.directory, self.name, self.count)
         try:
+            if isinstance(item, dict):
+                item = {key: self._mapped(key, value) for key, value in item.items()}
             _write_atomically(final, pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             self.abandon()
             return
         self.count += 1
+
+    def _mapped(self, key: str, value: Any) -> Any:
+        """``value``, or the :class:`_Mapped` name of the ``.npy`` file it was written to."""
+        if not _is_mapped(value):
+            return value
+        name = f"{self.name}-{self.count:06d}.{key}.npy"
+        _write_atomically(self.directory / name, value)
+        return _Mapped(name)
 
     def finish(self) -> CachePlace | None:
         """Mark the spill complete; where it was kept (None if it was abandoned)."""
@@ -246,11 +287,15 @@ class PartitionWriter:
             path.unlink(missing_ok=True)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees all of it or no file."""
+def _write_atomically(path: Path, data: bytes | np.ndarray) -> None:
+    """Write ``data`` (bytes, or an array as ``.npy``) to ``path``: a reader sees all or no file."""
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     try:
-        temporary.write_bytes(data)
+        if isinstance(data, np.ndarray):
+            with open(temporary, "wb") as handle:
+                np.save(handle, data, allow_pickle=False)
+        else:
+            temporary.write_bytes(data)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)

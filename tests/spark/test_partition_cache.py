@@ -196,3 +196,37 @@ def test_the_cache_setting(spark, data):
     assert not partition_cache_setting(session("local-cluster[2, 1, 1024]"))
     assert partition_cache_setting(session("yarn", "true"))
     assert not partition_cache_setting(session("local[2]", " False "))
+
+
+def test_kept_arrays_are_memory_mapped_npy_files(tmp_path, monkeypatch):
+    """Large arrays are ``.npy`` files read memory-mapped (read-only), equal to those written."""
+    from ordstats.data.chunks import ChunkArrays
+    from ordstats.data.spark_cache import PartitionCache, PartitionWriter, pack_arrays, read_arrays
+
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", str(tmp_path))
+    rng = np.random.default_rng(0)
+    arrays = ChunkArrays(
+        y=rng.integers(0, 4, size=20_000),
+        X=rng.normal(size=(20_000, 3)),
+        weights=np.ones(20_000),
+        offset=np.zeros(20_000),
+        bad=pd.Series(np.zeros(20_000, dtype=bool)),
+        n_bad=0,
+        n_rows=20_000,
+    )
+    cache = PartitionCache(("y", "x"))
+    writer = PartitionWriter(cache, 0, "arrays-test")
+    writer.add(pack_arrays(arrays))
+    writer.finish()
+    files = cache.chunk_files(0, "arrays-test")
+    assert files is not None
+    assert sorted(p.name.split(".", 1)[1] for p in files[0].parent.glob("*.npy")) == [
+        "X.npy",
+        "y.npy",
+    ]
+    (got,) = list(read_arrays(files))
+    np.testing.assert_array_equal(got.X, arrays.X)
+    np.testing.assert_array_equal(got.y, arrays.y)
+    assert not got.X.flags.writeable  # mapped, not copied
+    np.testing.assert_array_equal(got.weights, arrays.weights)
+    pd.testing.assert_series_equal(got.bad, arrays.bad)
