@@ -304,6 +304,11 @@ class PredictionSEMethods(FittedState):
             refuse_offset_without_newdata(offset)
             if self.data_removed:
                 raise rows_removed_error("get_prediction() without newdata")
+            if not model.evaluator.keeps_rows:  # get_prediction() streams them before this
+                raise OrdstatsError(
+                    "the fitted rows of a model read in chunks are not in memory: pass the "
+                    "rows to predict as newdata (a DataFrame)"
+                )
             data = model.data
             empty = np.empty((data.n_obs, 0))
             rows = NewRows(
