@@ -40,6 +40,13 @@ def ratings(n: int = 3000, seed: int = 0, *, missing: bool = True) -> pd.DataFra
     return frame.sort_values("f", kind="stable").reset_index(drop=True)
 
 
+def spark_ratings(n: int, seed: int) -> pd.DataFrame:
+    """:func:`ratings` with ``g`` as text: Spark has no categorical columns."""
+    frame = ratings(n, seed)
+    frame["g"] = frame["g"].astype(object)
+    return frame
+
+
 def write_parquet(frame: pd.DataFrame, directory: Path, n_files: int = 3) -> list[Path]:
     """Split ``frame`` into ``n_files`` Parquet files, in order."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -22,14 +22,12 @@ import ordstats
 from ordstats.data.spark import READ_SETTING, SparkSource, read_setting
 from ordstats.data.spark_files import file_scan, first_rows, read_group
 from ordstats.errors import MissingDataWarning, SpecificationError
-from tests._chunk_data import FORMULA, assert_same_fit, ratings, write_parquet
+from tests._chunk_data import FORMULA, assert_same_fit, spark_ratings, write_parquet
 
 
 @pytest.fixture(scope="module")
 def frame() -> pd.DataFrame:
-    out = ratings(2000, seed=11)
-    out["g"] = out["g"].astype(object)  # Spark has no categorical columns
-    return out
+    return spark_ratings(2000, seed=11)
 
 
 @pytest.fixture(scope="module")

@@ -24,14 +24,12 @@ import pytest
 import ordstats
 from ordstats.data.spark import CACHE_SETTING, partition_cache_setting
 from ordstats.errors import MissingDataWarning, ResponseError, SpecificationError
-from tests._chunk_data import FORMULA, ratings
+from tests._chunk_data import FORMULA, spark_ratings
 
 
 @pytest.fixture(scope="module")
 def frame() -> pd.DataFrame:
-    out = ratings(2000, seed=5)
-    out["g"] = out["g"].astype(object)  # Spark has no categorical columns
-    return out
+    return spark_ratings(2000, seed=5)
 
 
 @pytest.fixture(scope="module")

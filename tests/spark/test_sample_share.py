@@ -21,7 +21,7 @@ from ordstats.data.reservoir import row_keys, sample_chunk
 from ordstats.data.spark import WARM_START_FRACTION, WARM_START_MIN, sample_share
 from ordstats.errors import MissingDataWarning
 from ordstats.estimation import warm_start
-from tests._chunk_data import FORMULA, ratings
+from tests._chunk_data import FORMULA, ratings, spark_ratings
 
 
 def test_the_share_follows_the_warm_start_subsample():
@@ -65,8 +65,7 @@ def test_shares_of_parts_draw_the_rows_of_the_whole_reservoir():
 
 
 def test_a_spark_fit_sends_shares_and_starts_where_the_chunked_fit_starts(spark):
-    frame = ratings(30_000, seed=3)
-    frame["g"] = frame["g"].astype(object)  # Spark has no categorical columns
+    frame = spark_ratings(30_000, seed=3)
     data = spark.createDataFrame(frame).repartition(4)
     with pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")

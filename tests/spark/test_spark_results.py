@@ -15,14 +15,12 @@ import pytest
 import ordstats
 from ordstats.errors import MissingDataWarning, OrdstatsError
 from ordstats.results.margins.emmeans import emmeans, joint_tests
-from tests._chunk_data import FORMULA, ratings
+from tests._chunk_data import FORMULA, spark_ratings
 
 
 @pytest.fixture(scope="module")
 def frame() -> pd.DataFrame:
-    out = ratings(600, seed=7)
-    out["g"] = out["g"].astype(object)  # Spark has no categorical columns
-    return out
+    return spark_ratings(600, seed=7)
 
 
 @pytest.fixture(scope="module")
