@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.blas import dsyrk
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import is_large, product_threads
@@ -69,8 +68,16 @@ def column_reduce(ufunc: np.ufunc, matrix: FloatArray) -> FloatArray:
 _FOLD_ROWS = 64
 
 
-def _symmetric_from_upper(upper: FloatArray) -> FloatArray:
-    return np.triu(upper) + np.triu(upper, 1).T
+def _gram_of(block: FloatArray) -> FloatArray:
+    """``block' block``, symmetric, computed with the GIL released.
+
+    ``numpy.dot`` of a matrix's transpose with itself calls the BLAS rank-k
+    update ``dsyrk`` (half a general product) and mirrors the triangle, with
+    Python's GIL released: the chunks of a pass, evaluated on a pool of
+    threads, run their products side by side.  SciPy's ``dsyrk`` wrapper and
+    ``numpy.matmul`` hold the GIL, so threads calling them take turns.
+    """
+    return np.dot(block.T, block)
 
 
 def weighted_gram(
@@ -102,7 +109,7 @@ def _weighted_gram(A: FloatArray, c: FloatArray | None, B: FloatArray | None) ->
     n = A.shape[0]
     chunk = _chunk_rows(A.shape[1])
     if B is None and (c is None or np.all(c >= 0)) and A.shape[1] > 0:
-        out = np.zeros((A.shape[1], A.shape[1]), order="F")
+        out = np.zeros((A.shape[1], A.shape[1]))
         rows = max(min(n, _SYRK_ROWS), 1)  # no rows: the zero matrix
         # the scaled rows go to one small buffer, reused block after block: no
         # n x p temporary (whose fresh pages cost more than the products)
@@ -114,8 +121,8 @@ def _weighted_gram(A: FloatArray, c: FloatArray | None, B: FloatArray | None) ->
                 block = np.multiply(
                     block, root[start : start + rows, None], out=buffer[: block.shape[0]]
                 )
-            out = dsyrk(1.0, block.T, c=out, beta=1.0, trans=0, lower=0, overwrite_c=1)
-        return _symmetric_from_upper(out)
+            out += _gram_of(block)
+        return out
     B = A if B is None else B
     out = np.zeros((A.shape[1], B.shape[1]))
     for start in range(0, n, chunk):
@@ -171,7 +178,7 @@ def weighted_gram_with_sums(
         return None
     root = np.sqrt(c)
     ratios = np.divide(weights, root)
-    gram = np.zeros((p, p), order="F")
+    gram = np.zeros((p, p))
     sums = np.zeros((weights.shape[0], bounds.shape[0] - 1, p))
     size = max(_FUSED_BYTES // (8 * p), 1)
     buffer = np.empty((min(n, size), p))
@@ -184,9 +191,9 @@ def weighted_gram_with_sums(
             else:  # "clip" skips the bounds checks (rows index A)
                 np.take(A, rows[start:stop], axis=0, out=block, mode="clip")
                 np.multiply(block, root[start:stop, None], out=block)
-            gram = dsyrk(1.0, block.T, c=gram, beta=1.0, trans=0, lower=0, overwrite_c=1)
-            sums[:, k] += ratios[:, start:stop] @ block
-    return _symmetric_from_upper(gram), sums
+            gram += _gram_of(block)
+            sums[:, k] += np.dot(ratios[:, start:stop], block)
+    return gram, sums
 
 
 #: Bytes per row block of :func:`weighted_gram_with_sums` (within a core's L2 cache).

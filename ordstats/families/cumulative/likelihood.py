@@ -221,7 +221,7 @@ class CLMProblem:
         scaled = np.zeros((y.shape[0], n_levels * len(weights)))
         for k, c in enumerate(weights):
             scaled[self._rows, y + k * n_levels] = c
-        sums = (matrix.T @ scaled).T
+        sums = np.dot(matrix.T, scaled).T  # numpy.dot releases the GIL; matmul holds it
         return [sums[k * n_levels : (k + 1) * n_levels] for k in range(len(weights))]
 
     def location_blocks(
@@ -1133,9 +1133,9 @@ class Evaluation:
             grad[lay.thresholds] = pb.level_sums(s_u)[:-1] + pb.level_sums(s_l)[1:]
         else:
             grad[lay.thresholds] = pb.T_upper.T @ s_u + pb.T_lower.T @ s_l
-        grad[lay.beta] = -(data.X.T @ (s_u + s_l))
+        grad[lay.beta] = -np.dot(data.X.T, s_u + s_l)  # GIL released (see level_row_sums)
         if lay.n_zeta:
-            grad[lay.zeta] = -(data.scale.T @ (data.weights * (g_u * u + g_l * l)))
+            grad[lay.zeta] = -np.dot(data.scale.T, data.weights * (g_u * u + g_l * l))
         if lay.n_lambda:
             grad[lay.lam] = data.weights @ self._lambda_terms[0]
         return -grad
