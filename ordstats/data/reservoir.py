@@ -47,6 +47,7 @@ from ordstats.data.parts import add_parts
 
 __all__ = [
     "Reservoir",
+    "SampleLimits",
     "SampledScan",
     "SummaryWithTotals",
     "scan_and_sample",
@@ -170,6 +171,9 @@ class Reservoir:
         Every row whose key is below this one is kept (None: the ``capacity``
         smallest keys of all rows read are kept).  Set by :meth:`share`, when a
         part of the rows sends fewer rows than ``capacity`` onward.
+    board : SampleLimits, optional
+        Where a reservoir of the chunks read first posts its key limits once
+        it is full, for the threads that sample the chunks after them.
     """
 
     def __init__(
@@ -182,10 +186,13 @@ class Reservoir:
         capacity: int,
         per_level: int,
         bound: int | None = None,
+        board: SampleLimits | None = None,
     ) -> None:
         self._parts, self._masks, self._keys, self._labels = parts, masks, keys, labels
         self.response, self.capacity, self.per_level = response, capacity, per_level
         self._bound = bound
+        #: where the limits of this reservoir (the chunks read first) are posted
+        self._board = board
         #: parts added since the last merge, in the order read (their rows within the limits)
         self._waiting: list[Reservoir] = []
         self._limits: _KeyLimits | None = None
@@ -232,6 +239,7 @@ class Reservoir:
             self.response,
             self.capacity,
             self.per_level,
+            board=self._board,
         )
         out._waiting, out._limits = [*self._waiting, other], limits
         if sum(len(part._keys) for part in out._waiting) >= self.capacity:
@@ -264,6 +272,8 @@ class Reservoir:
         """The limits of the merged rows' keys; None while fewer than ``capacity`` are kept."""
         if self._limits is None and not self._waiting and len(self._keys) >= self.capacity:
             self._limits = _KeyLimits.of(self._keys, self._labels, self.capacity, self.per_level)
+            if self._board is not None:
+                self._board.limits = self._limits
         return self._limits
 
     def _within(self, limits: _KeyLimits) -> Reservoir:
@@ -321,6 +331,7 @@ class Reservoir:
             self.capacity,
             self.per_level,
             bound,
+            self._board,
         )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -331,6 +342,7 @@ class Reservoir:
             "_parts": [rows],
             "_masks": [np.ones(len(rows), dtype=bool)],
             "_limits": None,
+            "_board": None,
         }
 
     def __len__(self) -> int:
@@ -367,6 +379,29 @@ class Reservoir:
         short = counts[codes] < self.per_level
         chosen = first | (short & (rank < self.per_level))
         return rows[chosen].reset_index(drop=True), bool(np.any(chosen & ~first))
+
+
+class SampleLimits:
+    """The key limits of the chunks sampled first, shared with the threads sampling later ones.
+
+    A chunk's rows whose keys are above the limits of the rows read before it
+    can never be kept (:class:`_KeyLimits`).  The reservoir of the first
+    chunks, added in the chunks' order on one thread, posts its limits here
+    whenever it computes them; :func:`sample_chunk`, on a pool thread, drops a
+    later chunk's rows above the limits posted so far.  The limits only fall
+    as chunks are added, so limits read before a later addition drop a subset
+    of the rows that addition's limits drop (:meth:`Reservoir.__add__` drops
+    those too): the sample is the same, and the ordered step handles a few
+    rows of each chunk instead of all of them.
+
+    Attributes
+    ----------
+    limits : _KeyLimits or None
+        None until the first chunks fill the reservoir.
+    """
+
+    def __init__(self) -> None:
+        self.limits: _KeyLimits | None = None
 
 
 def _lower_bound(a: int | None, b: int | None) -> int | None:
@@ -490,6 +525,7 @@ def sample_chunk(
     capacity: int,
     per_level: int,
     complete: np.ndarray | None = None,
+    board: SampleLimits | None = None,
 ) -> Reservoir:
     """The reservoir of one chunk's complete rows.
 
@@ -501,6 +537,9 @@ def sample_chunk(
         See :class:`Reservoir`.
     complete : ndarray of bool, optional
         The chunk's complete rows, if known.
+    board : SampleLimits, optional
+        The limits of the chunks read before this one (rows above them are
+        dropped here), and where the reservoir posts its own.
 
     Returns
     -------
@@ -512,10 +551,22 @@ def sample_chunk(
     clean = frame[columns] if complete.all() else frame.loc[complete, columns]
     keys = row_keys(clean)
     labels = clean[plan.response].reset_index(drop=True)
+    limits = None if board is None else board.limits
+    admitted = None if limits is None else np.flatnonzero(limits.admits(keys, labels))
+    if admitted is not None and admitted.size < len(keys):
+        keys, labels = keys[admitted], labels.take(admitted).reset_index(drop=True)
+    else:
+        admitted = None
     keep = _smallest(keys, labels, capacity, per_level)
-    parts, masks = _compacted([clean], [keep])
+    mask = keep
+    if admitted is not None:  # the kept rows among all of the chunk's complete rows
+        mask = np.zeros(len(clean), dtype=bool)
+        mask[admitted[keep]] = True
+    parts, masks = _compacted([clean], [mask])
     kept_labels = labels if keep.all() else labels[keep].reset_index(drop=True)
-    return Reservoir(parts, masks, keys[keep], kept_labels, plan.response, capacity, per_level)
+    return Reservoir(
+        parts, masks, keys[keep], kept_labels, plan.response, capacity, per_level, board=board
+    )
 
 
 @dataclass
@@ -585,6 +636,7 @@ def scan_and_sample(
     capacity: int,
     per_level: int,
     complete: np.ndarray | None = None,
+    board: SampleLimits | None = None,
 ) -> SampledScan:
     """The first pass on one chunk: values of the response and factors, and a sample.
 
@@ -596,6 +648,8 @@ def scan_and_sample(
         See :class:`Reservoir`.
     complete : ndarray of bool, optional
         The chunk's complete rows, if known.
+    board : SampleLimits, optional
+        Shared by the chunks of a pass read in order (see :class:`SampleLimits`).
 
     Returns
     -------
@@ -605,7 +659,7 @@ def scan_and_sample(
     if complete is None:
         complete = _complete_rows(frame, plan)
     text, numbers = _column_kinds(frame, complete, plan)
-    sample = sample_chunk(frame, plan, capacity, per_level, complete)
+    sample = sample_chunk(frame, plan, capacity, per_level, complete, board)
     return SampledScan(scan_levels(frame, plan, complete), sample, text, numbers)
 
 

@@ -55,7 +55,7 @@ from ordstats.data.chunks import (
     chunk_arrays,
 )
 from ordstats.data.parts import InOrder, sum_in_order
-from ordstats.data.reservoir import SampledScan, scan_and_sample
+from ordstats.data.reservoir import SampledScan, SampleLimits, scan_and_sample
 from ordstats.design.response import format_level
 
 __all__ = [
@@ -532,7 +532,12 @@ def open_scan_writer(spec: ChunkSpec) -> ScanWriter | None:
 
 
 def scan_and_spill(
-    frame: pd.DataFrame, plan: ColumnPlan, capacity: int, per_level: int, writer: ScanWriter
+    frame: pd.DataFrame,
+    plan: ColumnPlan,
+    capacity: int,
+    per_level: int,
+    writer: ScanWriter,
+    board: SampleLimits | None = None,
 ) -> InOrder:
     """:func:`~ordstats.data.reservoir.scan_and_sample` that also writes the chunk's arrays.
 
@@ -543,7 +548,7 @@ def scan_and_spill(
     prepared = writer.prepare(frame)
     arrays = None if prepared is None else prepared[0]
     kept = None if arrays is None else np.asarray(arrays.kept, dtype=bool)
-    sampled = scan_and_sample(frame, plan, capacity, per_level, kept)
+    sampled = scan_and_sample(frame, plan, capacity, per_level, kept, board)
 
     def write() -> SampledScan:
         writer.write(prepared)

@@ -54,6 +54,7 @@ from ordstats.data.chunks import (
 from ordstats.data.reservoir import (
     Reservoir,
     SampledScan,
+    SampleLimits,
     SummaryWithTotals,
     scan_and_sample,
     summarize_arrays_at,
@@ -1049,11 +1050,16 @@ def _describe_source(
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
     writer = _scan_writer(source, plan, formula, sides, ctx, family)
+    # chunks read in this process, in order: a chunk drops the rows that the sample of the
+    # chunks before it rules out (on the pool's threads, not in the ordered step)
+    board = SampleLimits() if getattr(source, "reads_locally", False) else None
     try:
         scanned: SampledScan = (
-            reader.read_pass(scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL)
+            reader.read_pass(scan_and_sample, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL, None, board)
             if writer is None
-            else reader.read_pass(scan_and_spill, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL, writer)
+            else reader.read_pass(
+                scan_and_spill, plan, RESERVOIR_ROWS, MIN_ROWS_PER_LEVEL, writer, board
+            )
         )
     except BaseException:
         if writer is not None:

@@ -15,7 +15,7 @@ import pytest
 
 from ordstats.data.chunks import ColumnPlan
 from ordstats.data.parts import sum_parts
-from ordstats.data.reservoir import row_keys, sample_chunk
+from ordstats.data.reservoir import SampleLimits, row_keys, sample_chunk
 
 PLAN = ColumnPlan(response="y", columns=["y", "x", "z"], factors=[])
 
@@ -64,6 +64,30 @@ def test_waiting_merges_keep_the_rows_of_merging_every_chunk(chunk):
     assert (lazy.rows["y"] == "rare").sum() >= per_level
     for size in (100, 600):
         pd.testing.assert_frame_equal(lazy.draw(size)[0], whole.draw(size)[0])
+
+
+@pytest.mark.parametrize("lag", [0, 1, 3])
+def test_chunks_sampled_with_posted_limits_keep_the_rows_of_merging_every_chunk(lag):
+    # a pool thread samples chunk j with the limits posted after chunk j - 1 - lag was added
+    frame = _frame(9000, seed=5)
+    capacity, per_level, chunk = 600, 20, 300
+    starts = range(0, len(frame), chunk)
+    board = SampleLimits()
+    posted = []
+    total = None
+    sampled = []
+    for j, k in enumerate(starts):
+        board.limits = posted[j - 1 - lag] if j - 1 - lag >= 0 else None
+        piece = sample_chunk(frame.iloc[k : k + chunk], PLAN, capacity, per_level, board=board)
+        sampled.append(len(piece.keys))
+        board.limits = posted[-1] if posted else None
+        total = piece if total is None else total + piece
+        posted.append(board.limits)
+    whole = sample_chunk(frame, PLAN, capacity, per_level)
+    np.testing.assert_array_equal(total.keys, whole.keys)
+    pd.testing.assert_frame_equal(total.rows, whole.rows)
+    assert posted[-1] is not None  # the reservoir posted its limits ...
+    assert sum(sampled[-10:]) < 10 * chunk / 4  # ... and later chunks kept few of their rows
 
 
 def test_a_reservoir_with_waiting_parts_pickles_its_merged_rows():
