@@ -700,8 +700,10 @@ def summarize_at(
 
 
 def summarize_arrays_at(
-    arrays: ChunkArrays, spec: ChunkSpec, params: np.ndarray | None
+    arrays: ChunkArrays, spec: ChunkSpec, params: np.ndarray | None, with_hessian: bool = True
 ) -> SummaryWithTotals:
-    """:func:`summarize_at` of a chunk's arrays."""
-    totals = None if params is None else arrays_totals(arrays, spec, params)
+    """:func:`summarize_at` of a chunk's arrays (``with_hessian``: see :func:`arrays_totals`)."""
+    totals = (
+        None if params is None else arrays_totals(arrays, spec, params, with_hessian=with_hessian)
+    )
     return SummaryWithTotals(arrays_summary(arrays, spec), totals)

@@ -92,6 +92,8 @@ class LastStepPredictor:
         """The evaluation at ``x``: one pass, or the quadratic model's where certified."""
         x = np.array(x, dtype=float)
         last = self._last
+        if last is not None and not getattr(last.evaluation, "has_hessian", True):
+            last = None  # a pass without a Hessian (the warm start's quasi-Newton step)
         step = _exact_newton_step(last.evaluation) if last is not None else None
         full = (
             last is not None

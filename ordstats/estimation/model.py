@@ -1388,8 +1388,10 @@ class OrdinalModel:
     ) -> WarmStart:
         """The start from the random subsample kept by the first pass over chunked data.
 
-        The full data's Hessian at the start comes with its gradient in the
-        first Newton pass, so the subsample's scaled Hessian is not used.
+        Fitted before the summary pass, which evaluated the gradient there
+        (and the Hessian too where the subsample has no scaled Hessian for
+        the first step).  Fitted here otherwise, without a scaled Hessian: the
+        first Newton pass makes the full data's Hessian with its gradient.
         """
         evaluator = self.evaluator
         subsample = getattr(evaluator, "subsample", None)

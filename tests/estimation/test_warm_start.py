@@ -299,6 +299,52 @@ def test_a_close_warm_start_takes_two_newton_passes_after_the_summary(large, mon
     np.testing.assert_allclose(res.params, checked.params, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("share", [9, 5])
+def test_a_large_subsample_takes_the_first_step_with_its_scaled_hessian(large, monkeypatch, share):
+    """From QUASI_FIRST_STEP_ROWS subsample rows the summary pass evaluates no Hessian.
+
+    The first Newton step takes the subsample's Hessian scaled to the full
+    data's weight (as in memory); the estimates, log-likelihood and standard
+    errors stay the in-memory fit's.  (At 10^7 rows the subsample holds
+    200,000 rows; here the threshold is lowered to the test's subsample.)
+    """
+    monkeypatch.setattr(evaluators, "subsample_size", lambda n: n * share // 10)
+    monkeypatch.setattr(evaluators, "QUASI_FIRST_STEP_ROWS", 15_000)
+    memory = _chunked(large).fit()
+    model = _chunked(large, chunksize=7_000)
+    start, totals = model.evaluator.first_evaluation
+    assert totals.hessian is None  # the summary pass made the gradient alone
+    rows = large.shape[0] * share // 10
+    assert start.hessian is not None and start.n_rows == rows
+    exact = memory.model.evaluator.evaluate(start.params).hessian
+    scaled_error = np.max(np.abs(start.hessian - exact)) / np.max(np.abs(exact))
+    assert scaled_error < 0.1  # the subsample's Hessian, scaled to the full data
+    res = model.fit()
+    assert res.mle_retvals["warm_start_rows"] == rows and res.converged
+    np.testing.assert_allclose(res.params, memory.params, rtol=1e-9, atol=1e-12)
+    assert res.llf == pytest.approx(memory.llf, rel=1e-12)
+    np.testing.assert_allclose(res.bse, memory.bse, rtol=last_step.HESSIAN_RTOL)
+    # below the threshold the summary pass makes the Hessian, as before
+    monkeypatch.setattr(evaluators, "QUASI_FIRST_STEP_ROWS", rows + 1)
+    exact_first = _chunked(large, chunksize=7_000)
+    assert exact_first.evaluator.first_evaluation[0].hessian is None
+    assert exact_first.evaluator.first_evaluation[1].hessian is not None
+
+
+def test_the_hessian_a_gradient_pass_left_out_is_made_by_a_pass_when_asked(large, monkeypatch):
+    monkeypatch.setattr(evaluators, "subsample_size", lambda n: n // 2)
+    monkeypatch.setattr(evaluators, "QUASI_FIRST_STEP_ROWS", 15_000)
+    model = _chunked(large, chunksize=7_000)
+    start = model.evaluator.first_evaluation[0]
+    passes = model.evaluator.n_passes
+    evaluation = model.evaluator.evaluate(start.params)
+    assert not evaluation.has_hessian and model.evaluator.n_passes == passes
+    hessian = evaluation.hessian  # e.g. a first step whose approximate Hessian is not PD
+    assert evaluation.has_hessian and model.evaluator.n_passes == passes + 1
+    expected = _chunked(large).evaluator.evaluate(start.params).hessian
+    np.testing.assert_allclose(hessian, expected, rtol=1e-9, atol=1e-9)
+
+
 def test_small_chunked_fits_check_every_step_with_a_pass():
     """Below 20,000 rows the check pass is cheap: the covariance is the estimates' own Hessian."""
     frame = _simulated(5_000)
