@@ -726,11 +726,6 @@ def _scale_offset(rhs: str | None) -> tuple[str | None, str | None]:
     terms, found = _one_offset_term(rhs, "scale formula")
     if found is None:
         return rhs, None
-    if terms.strip() in {"1", "0", "-1", "1 - 1", "0 + 1"}:
-        raise FormulaError(
-            f"the scale formula has an offset ({found}) but no terms; an offset is supported "
-            "beside at least one scale term (scale='~ z + offset(x)')"
-        )
     return terms, found
 
 
@@ -738,7 +733,8 @@ def _with_offset_term(terms: TermsDesign | None, offset: str | None) -> TermsDes
     """``terms`` whose formula keeps its ``offset(...)`` term, so that refits keep it."""
     if terms is None or offset is None:
         return terms
-    return replace(terms, formula=f"{terms.formula} + {offset}")
+    formula = offset if terms.formula.strip() == "1" else f"{terms.formula} + {offset}"
+    return replace(terms, formula=formula)
 
 
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
