@@ -313,15 +313,15 @@ def test_text_levels_of_numbers_are_compared_as_r_writes_them(infert):
     assert "interaction(indf, case)[T.1.0]" in names  # R's level 1.0: induced 1, case 0
 
 
-LEFTOVERS = json.loads((HERE / "data" / "reference" / "clm_leftovers.json").read_text())
+R_BEHAVIOURS = json.loads((HERE / "data" / "reference" / "r_behaviours.json").read_text())
 
 
-@pytest.mark.parametrize("formula", list(LEFTOVERS["constant_term"]["refused"]))
+@pytest.mark.parametrize("formula", list(R_BEHAVIOURS["constant_term"]["refused"]))
 def test_a_summary_of_a_column_alone_as_a_term_is_refused_as_in_r(formula, infert):
     """R's model.frame refuses ~ sd(age) ('variable lengths differ'); before, ordstats
     raised numpy's 'all input arrays must have the same shape'."""
     term = re.search(r"(sd|mean)\(age\)", formula).group(0)  # type: ignore[union-attr]
-    assert term in LEFTOVERS["constant_term"]["refused"][formula]
+    assert term in R_BEHAVIOURS["constant_term"]["refused"][formula]
     with pytest.raises(FormulaError, match=rf"the term '{re.escape(term)}' gives one value"):
         ordstats.OrdinalModel.from_formula(formula, infert)
     with pytest.raises(FormulaError, match="gives one value"):
@@ -329,7 +329,7 @@ def test_a_summary_of_a_column_alone_as_a_term_is_refused_as_in_r(formula, infer
 
 
 def test_a_constant_column_is_aliased_with_the_thresholds_as_in_r(infert):
-    ref = LEFTOVERS["constant_term"]
+    ref = R_BEHAVIOURS["constant_term"]
     with pytest.warns(CollinearityWarning, match=r"'I\(0 \* age \+ sd\(age\)\)'"):
         res = ordstats.OrdinalModel.from_formula(
             "education ~ age + I(0 * age + sd(age))", infert

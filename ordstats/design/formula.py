@@ -724,16 +724,15 @@ def _scale_offset(rhs: str | None) -> tuple[str | None, str | None]:
     if rhs is None:
         return None, None
     terms, found = _one_offset_term(rhs, "scale formula")
-    if found is None:
-        return rhs, None
-    return terms, found
+    return (rhs, None) if found is None else (terms, found)  # '~ offset(q)' alone: terms '1'
 
 
 def _with_offset_term(terms: TermsDesign | None, offset: str | None) -> TermsDesign | None:
     """``terms`` whose formula keeps its ``offset(...)`` term, so that refits keep it."""
     if terms is None or offset is None:
         return terms
-    formula = offset if terms.formula.strip() == "1" else f"{terms.formula} + {offset}"
+    alone = terms.formula is None or terms.formula.strip() == "1"  # R prints scale: ~offset(q)
+    formula = offset if alone else f"{terms.formula} + {offset}"
     return replace(terms, formula=formula)
 
 

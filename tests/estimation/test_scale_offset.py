@@ -147,6 +147,9 @@ def test_unsupported_uses_of_a_scale_offset_are_refused(frame, fits):
     for scale in ("~ contact + offset(x)", "~ offset(x)"):
         with pytest.raises(FormulaError, match="a scale offset needs the data in memory"):
             OrdinalModel.from_formula("rating ~ temp", frame, scale=scale, chunksize=20)
+        for family in ("sratio", "acat"):  # before, '~ offset(x)' was ignored by these
+            with pytest.raises(SpecificationError, match="cumulative family only"):
+                OrdinalModel.from_formula("rating ~ temp", frame, scale=scale, family=family)
     with pytest.raises(SpecificationError, match="get_margeff"):
         fits["scale"].get_margeff()
     # emmeans' grid has no offset variables (as for a location offset(...) term); R's
@@ -170,9 +173,9 @@ def test_gradient_and_hessian_with_a_scale_offset(cumulative_problem, link, stru
 
 
 # R's clm(rating ~ temp + contact, scale = ~ offset(q)): s = exp(q), no scale parameters
-# (tests/r/clm_leftovers.R -> tests/data/reference/clm_leftovers.json).  Before, ordstats
+# (tests/r/r_behaviours.R -> tests/data/reference/r_behaviours.json).  Before, ordstats
 # refused a scale formula with only an offset.
-ONLY = load("clm_leftovers")["offset_only"]
+ONLY = load("r_behaviours")["offset_only"]
 ONLY_CASES = {
     "fit": ("rating ~ temp + contact", {}),
     "nominal": ("rating ~ temp", {"nominal": "~ contact"}),
@@ -210,7 +213,7 @@ def test_a_scale_offset_alone_in_prediction_standard_errors(offset_only):
     """The delta method's SEs, with the gradient divided by each row's scale exp(q).
 
     R's predict(se.fit = TRUE) leaves that division out with a scale offset: its SEs are
-    these times exp(q) (clm_leftovers.json's prob_se), so they are checked by numbers here.
+    these times exp(q) (r_behaviours.json's prob_se), so they are checked by numbers here.
     """
     res = offset_only["fit"]
     newdata = pd.DataFrame(ONLY["newdata"])

@@ -7,8 +7,8 @@
 #   model.frame ("variable lengths differ"); a constant column (~ age + I(0 * age + sd(age)))
 #   is aliased with the thresholds and dropped (infert);
 # - summary() prints formula:, then scale: and nominal: lines when the model has them.
-# Run from the repository root: Rscript tests/r/clm_leftovers.R
-# Writes tests/data/reference/clm_leftovers.json.
+# Run from the repository root: Rscript tests/r/r_behaviours.R
+# Writes tests/data/reference/r_behaviours.json.
 suppressMessages({library(ordinal); library(jsonlite)})
 source("tests/r/json_output.R")
 source("tests/r/write_dataset.R")
@@ -51,4 +51,4 @@ summary_lines <- list(
                              data = wine)),
   offset_only = header(fit))
 write_json(list(offset_only = offset_only, constant_term = constant_term,
-                summary_lines = summary_lines), "tests/data/reference/clm_leftovers.json")
+                summary_lines = summary_lines), "tests/data/reference/r_behaviours.json")
