@@ -139,15 +139,25 @@ def latex_escape(text: str) -> str:
 class OrdinalSummary(Summary):
     """statsmodels' :class:`~statsmodels.iolib.summary.Summary`, printed as R users expect.
 
-    The text has one width for the header and every table, a ``formula:`` and
-    a ``data:`` line; :meth:`as_latex` keeps every table's title and escapes
+    The text has one width for the header and every table, a ``formula:`` line,
+    ``scale:`` and ``nominal:`` lines when the model has those formulas (as R's
+    ``summary(clm)``) and a ``data:`` line; :meth:`as_latex` keeps every table's title and escapes
     the names; :meth:`as_html` (a notebook's ``_repr_html_``) shows the same.
     """
 
-    def __init__(self, formula: str | None = None, data_name: str | None = None) -> None:
+    def __init__(
+        self,
+        formula: str | None = None,
+        data_name: str | None = None,
+        scale: str | None = None,
+        nominal: str | None = None,
+    ) -> None:
         super().__init__()
+        # R's summary(clm): formula, then the scale and nominal formulas, then the data
         self.call_lines = [
             *([f"formula: {formula}"] if formula else []),
+            *([f"scale:   {scale}"] if scale else []),
+            *([f"nominal: {nominal}"] if nominal else []),
             *([f"data:    {data_name}"] if data_name else []),
         ]
         self.gap_label = ""
@@ -403,7 +413,13 @@ def summarize(
         Header, location coefficients, thresholds and notes; ``as_text()``,
         ``as_html()`` and ``as_latex()`` render it.
     """
-    smry = OrdinalSummary(res.model.design.formula, getattr(res.model, "data_name", None))
+    design = res.model.design
+    smry = OrdinalSummary(
+        design.formula,
+        getattr(res.model, "data_name", None),
+        scale=design.scale.describe() if design.scale else None,
+        nominal=design.nominal.describe() if design.nominal else None,
+    )
     left, right = _header(res, yname)
     smry.gap_label = right[0][0]
     labels = dict(zip(res.params.index, xname, strict=True)) if xname is not None else None

@@ -25,6 +25,7 @@ import pytest
 import ordstats
 from ordstats.design.r_functions import R_FUNCTIONS, r_spelling
 from ordstats.errors import (
+    CollinearityWarning,
     FormulaError,
     MissingDataWarning,
     PredictionError,
@@ -310,3 +311,32 @@ def test_text_levels_of_numbers_are_compared_as_r_writes_them(infert):
         assert res.llf == pytest.approx(expected, rel=1e-8)
     names = _fit("interaction(indf, case)", floats).params.index
     assert "interaction(indf, case)[T.1.0]" in names  # R's level 1.0: induced 1, case 0
+
+
+R_BEHAVIOURS = json.loads((HERE / "data" / "reference" / "r_behaviours.json").read_text())
+
+
+@pytest.mark.parametrize("formula", list(R_BEHAVIOURS["constant_term"]["refused"]))
+def test_a_summary_of_a_column_alone_as_a_term_is_refused_as_in_r(formula, infert):
+    """R's model.frame refuses ~ sd(age) ('variable lengths differ'); before, ordstats
+    raised numpy's 'all input arrays must have the same shape'."""
+    term = re.search(r"(sd|mean)\(age\)", formula).group(0)  # type: ignore[union-attr]
+    assert term in R_BEHAVIOURS["constant_term"]["refused"][formula]
+    with pytest.raises(FormulaError, match=rf"the term '{re.escape(term)}' gives one value"):
+        ordstats.OrdinalModel.from_formula(formula, infert)
+    with pytest.raises(FormulaError, match="gives one value"):
+        ordstats.OrdinalModel.from_formula("education ~ age", infert, scale=f"~ {term}")
+
+
+def test_a_constant_column_is_aliased_with_the_thresholds_as_in_r(infert):
+    ref = R_BEHAVIOURS["constant_term"]
+    with pytest.warns(CollinearityWarning, match=r"'I\(0 \* age \+ sd\(age\)\)'"):
+        res = ordstats.OrdinalModel.from_formula(
+            "education ~ age + I(0 * age + sd(age))", infert
+        ).fit(disp=False)
+    assert res.model.design.location.aliased == [ref["aliased"]]
+    assert res.llf == pytest.approx(ref["logLik"], rel=1e-6)
+    np.testing.assert_allclose(res.params, list(ref["coef"].values()), rtol=1e-6)
+    np.testing.assert_allclose(res.bse, list(ref["se"].values()), rtol=1e-4)
+    newdata = pd.DataFrame(ref["newdata"])
+    np.testing.assert_allclose(res.predict(newdata), ref["prob"], rtol=1e-6)

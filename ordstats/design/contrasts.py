@@ -49,7 +49,7 @@ from formulaic.transforms.contrasts import (
 )
 from interface_meta import override
 
-from ordstats.errors import DataError, SpecificationError, SpecificationWarning
+from ordstats.errors import DataError, FormulaError, SpecificationError, SpecificationWarning
 
 __all__ = [
     "RDefaultsMaterializer",
@@ -330,6 +330,17 @@ class RDefaultsMaterializer(PandasMaterializer):
     REGISTER_NAME = "ordstats_pandas"
 
     @override
+    def _evaluate_factor(
+        self, factor: Factor, spec: ModelSpec, drop_rows: set[int]
+    ) -> EvaluatedFactor:
+        evaluated: EvaluatedFactor = super()._evaluate_factor(factor, spec, drop_rows)
+        raw = evaluated.values.__wrapped__
+        one_value = np.isscalar(raw) or (isinstance(raw, np.ndarray) and raw.ndim == 0)
+        if factor.eval_method.value != "literal" and one_value:
+            raise _one_value_term(factor.expr)
+        return evaluated
+
+    @override
     def _encode_evaled_factor(
         self,
         factor: EvaluatedFactor,
@@ -357,6 +368,17 @@ class RDefaultsMaterializer(PandasMaterializer):
         if metadata.kind is Factor.Kind.CATEGORICAL:
             return _missing_as_nan(encoded, factor.values.__wrapped__, drop_rows)
         return encoded
+
+
+def _one_value_term(expr: str) -> FormulaError:
+    """The error for a term that evaluates to one value rather than one per row (R refuses it)."""
+    return FormulaError(
+        f"the term {expr!r} gives one value, not one per row; as in R (whose model.frame "
+        "refuses it: 'variable lengths differ'), a summary of a column such as mean() or sd() "
+        "cannot be a term by itself. Use it within a per-row expression, e.g. "
+        "I(x - mean(x)) or I(x / sd(x)); a constant column would be aliased with the "
+        "thresholds and dropped"
+    )
 
 
 def _missing_as_nan(encoded: dict[str, Any], raw: Any, drop_rows: Sequence[int]) -> dict[str, Any]:

@@ -724,21 +724,16 @@ def _scale_offset(rhs: str | None) -> tuple[str | None, str | None]:
     if rhs is None:
         return None, None
     terms, found = _one_offset_term(rhs, "scale formula")
-    if found is None:
-        return rhs, None
-    if terms.strip() in {"1", "0", "-1", "1 - 1", "0 + 1"}:
-        raise FormulaError(
-            f"the scale formula has an offset ({found}) but no terms; an offset is supported "
-            "beside at least one scale term (scale='~ z + offset(x)')"
-        )
-    return terms, found
+    return (rhs, None) if found is None else (terms, found)  # '~ offset(q)' alone: terms '1'
 
 
 def _with_offset_term(terms: TermsDesign | None, offset: str | None) -> TermsDesign | None:
     """``terms`` whose formula keeps its ``offset(...)`` term, so that refits keep it."""
     if terms is None or offset is None:
         return terms
-    return replace(terms, formula=f"{terms.formula} + {offset}")
+    alone = terms.formula is None or terms.formula.strip() == "1"  # R prints scale: ~offset(q)
+    formula = offset if alone else f"{terms.formula} + {offset}"
+    return replace(terms, formula=formula)
 
 
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:

@@ -159,6 +159,7 @@ class ReplicateGradients:
             problem.level_designs is None
             or problem.upper_shift is not None
             or lay.n_zeta
+            or problem.data.scale_offset is not None
             or lay.n_lambda
             or isinstance(problem.data.link, FlexibleLink)
         ):

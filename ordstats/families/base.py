@@ -488,7 +488,7 @@ class StepFamily(Family["StepProblem"]):
                 f"family={self.name!r} has one free intercept per step; use "
                 "threshold='flexible' (structured thresholds exist for the cumulative family only)"
             )
-        if data.scale.size:
+        if data.scale.size or data.scale_offset is not None:  # scale = ~ offset(q) too
             raise SpecificationError(
                 f"scale effects are defined for the cumulative family only, not {self.name!r}"
             )

@@ -481,7 +481,8 @@ class ContinuousQuantityMethods(FittedState):
         jacobian = model.threshold_jacobian
         theta = np.asarray(jacobian @ params[lay.thresholds]).ravel() + model.threshold_offset
         location = rows.X @ params[lay.beta] + rows.offset
-        scale = np.exp(rows.log_scale(params[lay.zeta])) if lay.n_zeta else None
+        varies = lay.n_zeta or rows.scale_offset is not None  # scale = ~ offset(q) too
+        scale = np.exp(rows.log_scale(params[lay.zeta])) if varies else None
         Z = rows.scale if lay.n_zeta else np.zeros((rows.X.shape[0], 0))
         link = self._evaluation.link  # type: ignore[attr-defined]
         dist = cut_distribution(link, theta, rows.X, location, scale, Z, values, lay.n_lambda)

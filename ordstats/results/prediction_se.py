@@ -86,7 +86,8 @@ def cut_gradients(
     m = rows.X.shape[0]
     n_cuts = jacobian.shape[0]
     eta = rows.X @ params[layout.beta] + rows.offset
-    s = np.exp(rows.log_scale(params[layout.zeta])) if layout.n_zeta else np.ones(m)
+    varies = layout.n_zeta or rows.scale_offset is not None
+    s = np.exp(rows.log_scale(params[layout.zeta])) if varies else np.ones(m)
     u = np.empty((m, n_cuts))
     grad = np.zeros((m, n_cuts, layout.n_params))
     for cut in range(n_cuts):

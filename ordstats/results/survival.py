@@ -211,7 +211,8 @@ class SurvivalMethods(PredictionSEMethods):
         design = (w1[:, :, None] * j_row[None, None, :]).reshape(m, -1)
         fixed = 0.0 if model.threshold_offset is None else float(model.threshold_offset[cut])
         eta = rows.X @ params[lay.beta] + rows.offset
-        scale = np.exp(rows.log_scale(params[lay.zeta])) if lay.n_zeta else np.ones(m)
+        varies = lay.n_zeta or rows.scale_offset is not None  # scale = ~ offset(q) too
+        scale = np.exp(rows.log_scale(params[lay.zeta])) if varies else np.ones(m)
         u = (design @ params[lay.thresholds] + fixed - eta) / scale
         # the parameters that enter u: the used threshold columns, then every other one
         used = np.flatnonzero(np.any(design != 0, axis=0))

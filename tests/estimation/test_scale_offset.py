@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.special import expit
 
 from ordstats import OrdinalModel, anova
 from ordstats.errors import ConvergenceWarning, FormulaError, PredictionError, SpecificationError
@@ -141,14 +142,14 @@ def test_unsupported_uses_of_a_scale_offset_are_refused(frame, fits):
         )
     with pytest.raises(FormulaError, match="not in a nominal formula"):
         OrdinalModel.from_formula("rating ~ temp", frame, nominal="~ contact + offset(x)")
-    with pytest.raises(FormulaError, match="beside at least one scale term"):
-        OrdinalModel.from_formula("rating ~ temp", frame, scale="~ offset(x)")
     with pytest.raises(FormulaError, match="more than one offset term"):
         OrdinalModel.from_formula("rating ~ temp", frame, scale="~ contact + offset(x) + offset(w)")
-    with pytest.raises(FormulaError, match="a scale offset needs the data in memory"):
-        OrdinalModel.from_formula(
-            "rating ~ temp", frame, scale="~ contact + offset(x)", chunksize=20
-        )
+    for scale in ("~ contact + offset(x)", "~ offset(x)"):
+        with pytest.raises(FormulaError, match="a scale offset needs the data in memory"):
+            OrdinalModel.from_formula("rating ~ temp", frame, scale=scale, chunksize=20)
+        for family in ("sratio", "acat"):  # before, '~ offset(x)' was ignored by these
+            with pytest.raises(SpecificationError, match="cumulative family only"):
+                OrdinalModel.from_formula("rating ~ temp", frame, scale=scale, family=family)
     with pytest.raises(SpecificationError, match="get_margeff"):
         fits["scale"].get_margeff()
     # emmeans' grid has no offset variables (as for a location offset(...) term); R's
@@ -169,3 +170,89 @@ def test_gradient_and_hessian_with_a_scale_offset(cumulative_problem, link, stru
     np.testing.assert_allclose(at.gradient, grad, rtol=1e-6, atol=1e-6)
     hess = central_jacobian(lambda p: evaluate(problem, p).gradient, params, 1e-6)
     np.testing.assert_allclose(at.hessian, hess, rtol=1e-5, atol=1e-5)
+
+
+# R's clm(rating ~ temp + contact, scale = ~ offset(q)): s = exp(q), no scale parameters
+# (tests/r/r_behaviours.R -> tests/data/reference/r_behaviours.json).  Before, ordstats
+# refused a scale formula with only an offset.
+ONLY = load("r_behaviours")["offset_only"]
+ONLY_CASES = {
+    "fit": ("rating ~ temp + contact", {}),
+    "nominal": ("rating ~ temp", {"nominal": "~ contact"}),
+}
+
+
+@pytest.fixture(scope="module")
+def offset_only(wine: pd.DataFrame) -> dict[str, object]:
+    frame = wine.assign(q=np.linspace(-0.5, 0.5, 72))
+    return {
+        case: OrdinalModel.from_formula(formula, frame, scale="~ offset(q)", **options).fit()
+        for case, (formula, options) in ONLY_CASES.items()
+    }
+
+
+@pytest.mark.parametrize("case", list(ONLY_CASES))
+def test_a_scale_offset_alone_fits_as_r(offset_only, case):
+    res, ref = offset_only[case], ONLY[case]
+    assert res.model.design.scale.names == []
+    assert res.llf == pytest.approx(ref["logLik"], rel=1e-6)
+    np.testing.assert_allclose(np.asarray(res.params), list(ref["coef"].values()), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(res.bse), list(ref["se"].values()), rtol=1e-4)
+
+
+@pytest.mark.parametrize("case", list(ONLY_CASES))
+def test_a_scale_offset_alone_predicts_new_rows_as_r(offset_only, case):
+    res, ref = offset_only[case], ONLY[case]
+    newdata = pd.DataFrame(ONLY["newdata"])
+    np.testing.assert_allclose(res.predict(newdata), ref["prob"], rtol=1e-6)
+    frame = res.get_prediction(newdata).summary_frame()
+    np.testing.assert_allclose(frame["prob"], np.ravel(ref["prob"]), rtol=1e-6)
+
+
+def test_a_scale_offset_alone_in_prediction_standard_errors(offset_only):
+    """The delta method's SEs, with the gradient divided by each row's scale exp(q).
+
+    R's predict(se.fit = TRUE) leaves that division out with a scale offset: its SEs are
+    these times exp(q) (r_behaviours.json's prob_se), so they are checked by numbers here.
+    """
+    res = offset_only["fit"]
+    newdata = pd.DataFrame(ONLY["newdata"])
+    X = (newdata[["temp", "contact"]].to_numpy() == ["warm", "yes"]).astype(float)
+    s = np.exp(newdata["q"].to_numpy())
+
+    def probabilities(params: np.ndarray) -> np.ndarray:
+        cdf = expit((params[None, :4] - (X @ params[4:])[:, None]) / s[:, None])
+        return np.diff(np.column_stack([np.zeros(3), cdf, np.ones(3)]), axis=1).ravel()
+
+    jac = central_jacobian(probabilities, res.params.to_numpy(), 1e-6)
+    expected = np.sqrt(np.diag(jac @ res.cov_params().to_numpy() @ jac.T))
+    se = res.get_prediction(newdata).summary_frame()["se"].to_numpy()
+    np.testing.assert_allclose(se, expected, rtol=1e-6)
+    r_se = np.ravel(ONLY["fit"]["prob_se"]) / np.repeat(s, 5)
+    np.testing.assert_allclose(se, r_se, rtol=1e-4)
+
+
+def test_a_scale_offset_alone_in_refits_tests_and_intervals(offset_only, wine):
+    res = offset_only["fit"]
+    scale_test = res.scale_test()
+    for term, lrt in ONLY["scale_test"].items():
+        assert scale_test.loc[term, "LRT"] == pytest.approx(lrt, rel=1e-5)
+    with pytest.warns(ConvergenceWarning, match="relaxing 'temp'"):
+        nominal_test = res.nominal_test()
+    for term, lrt in ONLY["nominal_test"].items():
+        assert nominal_test.loc[term, "LRT"] == pytest.approx(lrt, rel=1e-5)
+    np.testing.assert_allclose(res.drop1()["AIC"], list(ONLY["drop1_aic"].values()), rtol=1e-6)
+    bigger = OrdinalModel.from_formula(
+        "rating ~ temp * contact", wine.assign(q=np.linspace(-0.5, 0.5, 72)), scale="~ offset(q)"
+    ).fit()
+    assert anova(res, bigger).iloc[1]["LR.stat"] == pytest.approx(ONLY["anova_lr"], rel=1e-6)
+    profile = res.conf_int(method="profile").loc[["temp[T.warm]", "contact[T.yes]"]]
+    np.testing.assert_allclose(profile, ONLY["confint_profile"], rtol=1e-4)
+
+
+def test_a_scale_offset_alone_in_survival(offset_only):
+    newdata = pd.DataFrame(ONLY["newdata"])
+    above = 1.0 - np.cumsum(ONLY["fit"]["prob"], axis=1)[:, :-1]  # R's P(Y > j)
+    res = offset_only["fit"]
+    surv = res.survival(newdata).summary_frame()["surv"].to_numpy()
+    np.testing.assert_allclose(surv, above.ravel(), rtol=1e-6)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from html import escape as html_escape
 
+import numpy as np
 import pytest
 
 import ordstats
 from ordstats.reporting import latex_escape
+from tests._reference import load
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +109,39 @@ def test_html_for_notebooks(wine_res):
     assert "<caption>Thresholds</caption>" in html
     assert "formula: rating ~ temp + contact" in html
     assert "2.19e-06" in html
+
+
+R_CALL_LINES = load("r_behaviours")["summary_lines"]
+
+
+def _call_lines(text: str) -> list[str]:
+    """The lines between the header's rule and the first table title, as R writes them."""
+    lines = text.split("\n")
+    start = next(k for k, line in enumerate(lines) if line.startswith("formula: "))
+    block = []
+    for line in lines[start:]:
+        if not re.match(r"(formula|scale|nominal|data):", line):
+            break
+        block.append(line)
+    return block
+
+
+@pytest.mark.parametrize(
+    ("case", "formula", "options"),
+    [
+        ("scale_nominal", "rating ~ temp", {"scale": "~ contact", "nominal": "~ contact"}),
+        ("offset_only", "rating ~ temp + contact", {"scale": "~ offset(q)"}),
+    ],
+)
+def test_call_lines_name_the_scale_and_nominal_formulas_as_r(wine, case, formula, options):
+    """R's summary(clm) prints formula:, scale:, nominal: and data: lines; before, ordstats
+    printed formula: and data: only (the scale and nominal formulas were in the header)."""
+    frame = wine.assign(q=np.linspace(-0.5, 0.5, 72))
+    res = ordstats.OrdinalModel.from_formula(formula, frame, **options).fit()
+    res.model.data_name = "wine"
+    ours = _call_lines(str(res.summary()))
+    expected = [line for line in R_CALL_LINES[case] if line]
+    # R writes a one-sided formula without the space after ~ (~contact)
+    assert [re.sub(r"^((scale|nominal): +)~ ", r"\1~", line) for line in ours] == expected
+    html = res.summary().as_html()
+    assert all(html_escape(line) in html for line in ours)

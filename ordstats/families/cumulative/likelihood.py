@@ -1024,7 +1024,8 @@ class Evaluation:
         if problem.has_offset:
             xb += data.offset
         #: ``exp(Z zeta + q)``; ``None`` without scale effects (:attr:`scale` is then ones)
-        self._scale = np.exp(data.log_scale(self.params[lay.zeta])) if lay.n_zeta else None
+        varies = lay.n_zeta or data.scale_offset is not None  # scale = ~ offset(q): s = exp(q)
+        self._scale = np.exp(data.log_scale(self.params[lay.zeta])) if varies else None
         self.upper, self.lower = self._bounds(a, xb)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
         self._is_logistic = type(self.link) is Logit
@@ -1038,12 +1039,12 @@ class Evaluation:
 
     def _bounds(self, a: FloatArray, xb: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Each row's standardised bounds ``(theta_y - x'b) / s``, ``+-inf`` at the ends."""
-        problem, lay = self.problem, self.problem.layout
+        problem = self.problem
         cuts = problem.level_cutpoints(a)
         if (
             cuts is not None
             and problem.upper_shift is None
-            and not lay.n_zeta
+            and self._scale is None
             and np.isfinite(xb).all()
         ):
             # one cut-point per level, +-inf for the open ends, gathered by level
@@ -1068,7 +1069,7 @@ class Evaluation:
 
     def _row_weights(self, power: int) -> FloatArray | None:
         """``weights / scale^power``, or ``None`` when every weight and scale is one."""
-        if self.problem.unit_weights and not self.problem.layout.n_zeta:
+        if self.problem.unit_weights and self._scale is None:
             return None
         return np.asarray(self.problem.data.weights / self.scale**power)
 

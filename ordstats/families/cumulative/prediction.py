@@ -151,9 +151,9 @@ def cut_points_and_scale(
         nominal if layout.n_nominal_cols else None,
         offset,
     )
-    if not layout.n_zeta:
+    if not layout.n_zeta and scale_offset is None:
         return theta, None
-    log_scale = scale_design @ params[layout.zeta]
+    log_scale = scale_design[:, : layout.n_zeta] @ params[layout.zeta]
     return theta, np.exp(log_scale if scale_offset is None else log_scale + scale_offset)
 
 

@@ -68,6 +68,7 @@ from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from ordstats.core.links import Link
+    from ordstats.families.problem import ParamLayout
 
 __all__ = ["OrdinalMarginsFit"]
 
@@ -679,7 +680,7 @@ class _CumulativeMargins(_Shared):
             others = beta.copy()
             others[columns] = 0.0
             eta = rows.X @ others + rows.offset + values @ beta[columns]
-        s = np.exp(rows.log_scale(self.params[lay.zeta])) if lay.n_zeta else np.ones(m)
+        s = np.exp(rows.log_scale(self.params[lay.zeta])) if _varies(lay, rows) else np.ones(m)
         fixed = self.model.threshold_offset
         designs, thetas = [], []
         for cut in range(jac.shape[0]):
@@ -693,7 +694,7 @@ class _CumulativeMargins(_Shared):
             designs.append(design)
         theta = np.column_stack(thetas) if lay.n_nominal_cols else np.array(thetas)[None, :]
         u = theta - eta[:, None]
-        if lay.n_zeta:
+        if _varies(lay, rows):
             u /= s[:, None]
         return u, s, designs
 
@@ -724,7 +725,7 @@ class _CumulativeMargins(_Shared):
         (mixing, groups), (u, s, designs) = found, self._cut_designs()
         lay, rows = self.layout, self.new_rows
         density = np.ones_like(u) if type == "linear" else _blockwise(self.link.pdf, u)
-        scaled = density / s[:, None] if lay.n_zeta else density
+        scaled = density / s[:, None] if _varies(lay, rows) else density
         shared = [(-scaled, rows.X, lay.beta)]
         if lay.n_zeta:
             shared.append((-density * u, rows.scale, lay.zeta))
@@ -859,7 +860,7 @@ class _CumulativeMargins(_Shared):
         d_offset = self.design("offset", direction)
         jac = self.model.threshold_jacobian
         m, n_cuts = u.shape
-        s = np.exp(rows.log_scale(self.params[lay.zeta])) if lay.n_zeta else np.ones(m)
+        s = np.exp(rows.log_scale(self.params[lay.zeta])) if _varies(lay, rows) else np.ones(m)
         s_dot = self._log_scale_step(dZ, direction) if lay.n_zeta else np.zeros(m)
         if type == "latent":
             return self._latent_slope(dX, dW, d_offset)
@@ -992,3 +993,8 @@ class _StepMargins(_Shared):
                 + np.einsum("mj,mjp->mp", g, grad_eta_dot)
             )
         return self.from_categories(prob_dot, prob_grad, type)
+
+
+def _varies(layout: ParamLayout, rows: NewRows) -> bool:
+    """Whether the rows' scales differ from one: scale effects, or a scale offset alone."""
+    return bool(layout.n_zeta) or rows.scale_offset is not None
