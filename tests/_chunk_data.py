@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,16 @@ def spark_ratings(n: int, seed: int) -> pd.DataFrame:
     frame = ratings(n, seed)
     frame["g"] = frame["g"].astype(object)
     return frame
+
+
+def spilled_fits(spark) -> list[Path]:
+    """The Spark fits' cache directories in the session's local directories (where tasks write)."""
+
+    def local_dirs(_: object) -> list[str]:
+        return os.environ.get("SPARK_LOCAL_DIRS", "").split(",")
+
+    roots = set(spark.sparkContext.parallelize([0], 1).flatMap(local_dirs).collect())
+    return sorted(p for root in roots if root for p in Path(root).glob("ordstats-fit-*"))
 
 
 def write_parquet(frame: pd.DataFrame, directory: Path, n_files: int = 3) -> list[Path]:

@@ -11,7 +11,9 @@ stops), under a directory named by the fit, and later passes run a job of one
 task per partition id that reads the chunks back and evaluates the same
 per-chunk function on them.  The chunks are those of the first pass, in its
 order, so a cached pass adds the same numbers in the same order as a pass
-through the DataFrame.
+through the DataFrame.  (Where the first pass read Parquet files with
+pyarrow, nothing is spilled: :attr:`PartitionCache.rows` names the row
+groups, which later passes read again.)
 
 The first pass over the spilled chunks that evaluates the likelihood (the
 summary's) also keeps what the passes after it need: each chunk's likelihood
@@ -102,12 +104,21 @@ class PartitionCache:
         Partitions of the first pass (0 until that pass ends).
     places : set of CachePlace
         Where tasks wrote files (kept on the driver, for the clean-up).
+    rows : object or None
+        The Parquet row groups of a first pass that pyarrow read
+        (:class:`~ordstats.data.spark_files.FileScan`): its chunks are not
+        spilled, later passes read them again from the files, in the same
+        chunks of ``chunksize`` rows.  None: the chunks are spilled.
+    chunksize : int
+        Rows per chunk of the first pass.
     """
 
     columns: tuple[str, ...]
     fit_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     partitions: int = 0
     places: set[CachePlace] = field(default_factory=set)
+    rows: Any = None
+    chunksize: int = 0
 
     def __getstate__(self) -> dict[str, object]:
         # the tasks need the name and the columns, not the driver's bookkeeping

@@ -19,10 +19,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import ordstats
-from ordstats.data.spark import READ_SETTING, SparkSource, read_setting
+from ordstats.data.spark import CACHE_SETTING, READ_SETTING, SparkSource, read_setting
 from ordstats.data.spark_files import file_scan, first_rows, read_group
 from ordstats.errors import MissingDataWarning, SpecificationError
-from tests._chunk_data import FORMULA, assert_same_fit, spark_ratings, write_parquet
+from tests._chunk_data import (
+    FORMULA,
+    assert_same_fit,
+    spark_ratings,
+    spilled_fits,
+    write_parquet,
+)
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +163,29 @@ def test_the_read_setting(spark, directory):
             SparkSource(spark.read.parquet(str(directory)), 1000).first_chunk()
     finally:
         spark.conf.unset(READ_SETTING)
+
+
+def test_a_parquet_fit_spills_no_chunks_and_reads_the_row_groups_again(spark, directory):
+    """The first pass keeps no copy of the chunks pyarrow read: the summary pass reads the
+    same row groups again (and keeps the arrays), with the numbers of a fit without cache."""
+    data = spark.read.parquet(str(directory))
+    with pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")
+    source = model.evaluator.source
+    tasks = source.cache_log[0][1]
+    assert source.readers == ["pyarrow"] and source.cache_log[1:] == [(tasks, 0)]
+    (fit_dir,) = spilled_fits(spark)
+    assert list(fit_dir.glob("partition-*/chunk-*")) == []
+    assert len(list(fit_dir.glob("partition-*/arrays-*-complete"))) == tasks
+    fit = model.fit()
+    assert source.cache_log[1:] == [(tasks, 0)] * (model.evaluator.n_passes - 1)
+    assert source.readers == ["pyarrow"]  # the later passes were cached ones
+    assert spilled_fits(spark) == []
+    spark.conf.set(CACHE_SETTING, "false")
+    try:
+        uncached = fit_of(data)[1]
+    finally:
+        spark.conf.unset(CACHE_SETTING)
+    np.testing.assert_array_equal(fit.params, uncached.params)
+    np.testing.assert_array_equal(fit.cov_params(), uncached.cov_params())
+    assert fit.llf == uncached.llf

@@ -11,10 +11,8 @@ session.)
 
 from __future__ import annotations
 
-import os
 import shutil
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -24,7 +22,7 @@ import pytest
 import ordstats
 from ordstats.data.spark import CACHE_SETTING, partition_cache_setting
 from ordstats.errors import MissingDataWarning, ResponseError, SpecificationError
-from tests._chunk_data import FORMULA, spark_ratings
+from tests._chunk_data import FORMULA, spark_ratings, spilled_fits
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +44,6 @@ def no_cache(spark):
         yield
     finally:
         spark.conf.unset(CACHE_SETTING)
-
-
-def spilled_fits(spark) -> list[Path]:
-    """The fits' spill directories in the session's local directories (where tasks write)."""
-
-    def local_dirs(_: object) -> list[str]:
-        return os.environ.get("SPARK_LOCAL_DIRS", "").split(",")
-
-    roots = set(spark.sparkContext.parallelize([0], 1).flatMap(local_dirs).collect())
-    return sorted(p for root in roots if root for p in Path(root).glob("ordstats-fit-*"))
 
 
 def model_of(data):
