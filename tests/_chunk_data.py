@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +48,16 @@ def spark_ratings(n: int, seed: int) -> pd.DataFrame:
     frame = ratings(n, seed)
     frame["g"] = frame["g"].astype(object)
     return frame
+
+
+@contextmanager
+def spark_setting(spark, name: str, value: str) -> Iterator[None]:
+    """The Spark session's setting ``name`` is ``value`` inside the block (unset after it)."""
+    spark.conf.set(name, value)
+    try:
+        yield
+    finally:
+        spark.conf.unset(name)
 
 
 def spilled_fits(spark) -> list[Path]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -26,6 +25,7 @@ from tests._chunk_data import (
     FORMULA,
     assert_same_fit,
     spark_ratings,
+    spark_setting,
     spilled_fits,
     write_parquet,
 )
@@ -43,14 +43,9 @@ def directory(frame, tmp_path_factory):
     return path
 
 
-@contextmanager
 def spark_reads(spark):
     """Passes inside the block read every DataFrame through Spark (``mapInPandas``)."""
-    spark.conf.set(READ_SETTING, "false")
-    try:
-        yield
-    finally:
-        spark.conf.unset(READ_SETTING)
+    return spark_setting(spark, READ_SETTING, "false")
 
 
 def fit_of(data, formula=FORMULA):
@@ -157,12 +152,11 @@ def test_the_read_setting(spark, directory):
     assert read_setting(spark)
     with spark_reads(spark):
         assert not read_setting(spark)
-    spark.conf.set(READ_SETTING, "sometimes")
-    try:
-        with pytest.raises(SpecificationError, match="must be 'auto' or 'false'"):
-            SparkSource(spark.read.parquet(str(directory)), 1000).first_chunk()
-    finally:
-        spark.conf.unset(READ_SETTING)
+    with (
+        spark_setting(spark, READ_SETTING, "sometimes"),
+        pytest.raises(SpecificationError, match="must be 'auto' or 'false'"),
+    ):
+        SparkSource(spark.read.parquet(str(directory)), 1000).first_chunk()
 
 
 def test_a_parquet_fit_spills_no_chunks_and_reads_the_row_groups_again(spark, directory):
@@ -181,11 +175,8 @@ def test_a_parquet_fit_spills_no_chunks_and_reads_the_row_groups_again(spark, di
     assert source.cache_log[1:] == [(tasks, 0)] * (model.evaluator.n_passes - 1)
     assert source.readers == ["pyarrow"]  # the later passes were cached ones
     assert spilled_fits(spark) == []
-    spark.conf.set(CACHE_SETTING, "false")
-    try:
+    with spark_setting(spark, CACHE_SETTING, "false"):
         uncached = fit_of(data)[1]
-    finally:
-        spark.conf.unset(CACHE_SETTING)
     np.testing.assert_array_equal(fit.params, uncached.params)
     np.testing.assert_array_equal(fit.cov_params(), uncached.cov_params())
     assert fit.llf == uncached.llf

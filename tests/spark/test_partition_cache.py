@@ -12,7 +12,6 @@ session.)
 from __future__ import annotations
 
 import shutil
-from contextlib import contextmanager
 from types import SimpleNamespace
 
 import numpy as np
@@ -22,7 +21,7 @@ import pytest
 import ordstats
 from ordstats.data.spark import CACHE_SETTING, partition_cache_setting
 from ordstats.errors import MissingDataWarning, ResponseError, SpecificationError
-from tests._chunk_data import FORMULA, spark_ratings, spilled_fits
+from tests._chunk_data import FORMULA, spark_ratings, spark_setting, spilled_fits
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +35,9 @@ def data(spark_session, frame):
     return spark_session().createDataFrame(frame).repartition(2)
 
 
-@contextmanager
 def no_cache(spark):
     """Fits of this session keep no partition cache inside the block."""
-    spark.conf.set(CACHE_SETTING, "false")
-    try:
-        yield
-    finally:
-        spark.conf.unset(CACHE_SETTING)
+    return spark_setting(spark, CACHE_SETTING, "false")
 
 
 def model_of(data):
@@ -161,12 +155,11 @@ def test_the_spill_is_deleted_when_a_fit_fails(spark, frame, data):
 
 
 def test_the_cache_setting(spark, data):
-    spark.conf.set(CACHE_SETTING, "maybe")
-    try:
-        with pytest.raises(SpecificationError, match=r"spark\.ordstats\.cache must be 'auto'"):
-            ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")
-    finally:
-        spark.conf.unset(CACHE_SETTING)
+    with (
+        spark_setting(spark, CACHE_SETTING, "maybe"),
+        pytest.raises(SpecificationError, match=r"spark\.ordstats\.cache must be 'auto'"),
+    ):
+        ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")
 
     def session(master: str, value: str | None = None) -> SimpleNamespace:
         settings = {} if value is None else {CACHE_SETTING: value}
