@@ -17,7 +17,31 @@ import numpy.typing as npt
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 
-__all__ = ["CLMData", "FamilyEvaluation", "ParamLayout", "Problem"]
+__all__ = ["CLMData", "FamilyEvaluation", "ParamLayout", "Problem", "ScaledRows", "row_scales"]
+
+
+class ScaledRows(Protocol):
+    """Rows with a scale design ``Z`` and a known part ``q`` of their log scale."""
+
+    @property
+    def scale(self) -> FloatArray:
+        """``Z``, one row per row."""
+
+    @property
+    def scale_offset(self) -> FloatArray | None:
+        """``q`` (None: zero)."""
+
+
+def row_scales(rows: ScaledRows, zeta: FloatArray) -> FloatArray | None:
+    """Each row's scale ``exp(z'zeta + q)``; None where every scale is one.
+
+    Every scale is one without scale coefficients and without a scale offset;
+    a scale offset alone (R's ``scale = ~ offset(q)``) gives ``exp(q)``.
+    """
+    if zeta.size == 0 and rows.scale_offset is None:
+        return None
+    linear: FloatArray = rows.scale @ zeta
+    return np.exp(linear if rows.scale_offset is None else linear + rows.scale_offset)
 
 
 @dataclass(frozen=True)

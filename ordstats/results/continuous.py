@@ -53,6 +53,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance
+from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
@@ -481,8 +482,7 @@ class ContinuousQuantityMethods(FittedState):
         jacobian = model.threshold_jacobian
         theta = np.asarray(jacobian @ params[lay.thresholds]).ravel() + model.threshold_offset
         location = rows.X @ params[lay.beta] + rows.offset
-        varies = lay.n_zeta or rows.scale_offset is not None  # scale = ~ offset(q) too
-        scale = np.exp(rows.log_scale(params[lay.zeta])) if varies else None
+        scale = row_scales(rows, params[lay.zeta])
         Z = rows.scale if lay.n_zeta else np.zeros((rows.X.shape[0], 0))
         link = self._evaluation.link  # type: ignore[attr-defined]
         dist = cut_distribution(link, theta, rows.X, location, scale, Z, values, lay.n_lambda)

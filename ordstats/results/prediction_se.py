@@ -36,6 +36,7 @@ from ordstats.data.spark import SparkSource
 from ordstats.errors import MissingDataWarning, OrdstatsError
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
+from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
@@ -86,8 +87,8 @@ def cut_gradients(
     m = rows.X.shape[0]
     n_cuts = jacobian.shape[0]
     eta = rows.X @ params[layout.beta] + rows.offset
-    varies = layout.n_zeta or rows.scale_offset is not None
-    s = np.exp(rows.log_scale(params[layout.zeta])) if varies else np.ones(m)
+    scales = row_scales(rows, params[layout.zeta])
+    s = np.ones(m) if scales is None else scales
     u = np.empty((m, n_cuts))
     grad = np.zeros((m, n_cuts, layout.n_params))
     for cut in range(n_cuts):

@@ -30,6 +30,7 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.thresholds import jacobian_row
 from ordstats.errors import OrdstatsError, PredictionError
 from ordstats.families.cumulative.banded import BandedCovariance
+from ordstats.families.problem import row_scales
 from ordstats.results.prediction_se import NewRows, PredictionResults, PredictionSEMethods
 
 __all__ = ["SurvivalMethods", "SurvivalResults"]
@@ -211,8 +212,8 @@ class SurvivalMethods(PredictionSEMethods):
         design = (w1[:, :, None] * j_row[None, None, :]).reshape(m, -1)
         fixed = 0.0 if model.threshold_offset is None else float(model.threshold_offset[cut])
         eta = rows.X @ params[lay.beta] + rows.offset
-        varies = lay.n_zeta or rows.scale_offset is not None  # scale = ~ offset(q) too
-        scale = np.exp(rows.log_scale(params[lay.zeta])) if varies else np.ones(m)
+        scales = row_scales(rows, params[lay.zeta])
+        scale = np.ones(m) if scales is None else scales
         u = (design @ params[lay.thresholds] + fixed - eta) / scale
         # the parameters that enter u: the used threshold columns, then every other one
         used = np.flatnonzero(np.any(design != 0, axis=0))

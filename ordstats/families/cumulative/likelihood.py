@@ -44,7 +44,7 @@ from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.links.standard import Logit
 from ordstats.families.pointwise import DiagonalCurvature, RowDerivatives
-from ordstats.families.problem import CLMData, ParamLayout
+from ordstats.families.problem import CLMData, ParamLayout, row_scales
 
 __all__ = [
     "LOGISTIC_SAFE",
@@ -1024,8 +1024,7 @@ class Evaluation:
         if problem.has_offset:
             xb += data.offset
         #: ``exp(Z zeta + q)``; ``None`` without scale effects (:attr:`scale` is then ones)
-        varies = lay.n_zeta or data.scale_offset is not None  # scale = ~ offset(q): s = exp(q)
-        self._scale = np.exp(data.log_scale(self.params[lay.zeta])) if varies else None
+        self._scale = row_scales(data, self.params[lay.zeta])
         self.upper, self.lower = self._bounds(a, xb)
         #: the logistic link's closed forms (:func:`logistic_derivatives`)
         self._is_logistic = type(self.link) is Logit

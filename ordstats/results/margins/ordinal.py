@@ -54,6 +54,7 @@ from ordstats.design.newdata import newdata_columns, newdata_offset, newdata_sca
 from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
+from ordstats.families.problem import row_scales
 from ordstats.results.margins.grid import fitted_row_columns, set_column
 from ordstats.results.margins.jacobian import RowTerm, RowTerms
 from ordstats.results.margins.protocol import (
@@ -68,7 +69,6 @@ from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
     from ordstats.core.links import Link
-    from ordstats.families.problem import ParamLayout
 
 __all__ = ["OrdinalMarginsFit"]
 
@@ -680,7 +680,8 @@ class _CumulativeMargins(_Shared):
             others = beta.copy()
             others[columns] = 0.0
             eta = rows.X @ others + rows.offset + values @ beta[columns]
-        s = np.exp(rows.log_scale(self.params[lay.zeta])) if _varies(lay, rows) else np.ones(m)
+        scales = row_scales(rows, self.params[lay.zeta])
+        s = np.ones(m) if scales is None else scales
         fixed = self.model.threshold_offset
         designs, thetas = [], []
         for cut in range(jac.shape[0]):
@@ -694,7 +695,7 @@ class _CumulativeMargins(_Shared):
             designs.append(design)
         theta = np.column_stack(thetas) if lay.n_nominal_cols else np.array(thetas)[None, :]
         u = theta - eta[:, None]
-        if _varies(lay, rows):
+        if scales is not None:
             u /= s[:, None]
         return u, s, designs
 
@@ -725,7 +726,7 @@ class _CumulativeMargins(_Shared):
         (mixing, groups), (u, s, designs) = found, self._cut_designs()
         lay, rows = self.layout, self.new_rows
         density = np.ones_like(u) if type == "linear" else _blockwise(self.link.pdf, u)
-        scaled = density / s[:, None] if _varies(lay, rows) else density
+        scaled = density / s[:, None]  # s: ones where no row's scale differs from one
         shared = [(-scaled, rows.X, lay.beta)]
         if lay.n_zeta:
             shared.append((-density * u, rows.scale, lay.zeta))
@@ -860,7 +861,8 @@ class _CumulativeMargins(_Shared):
         d_offset = self.design("offset", direction)
         jac = self.model.threshold_jacobian
         m, n_cuts = u.shape
-        s = np.exp(rows.log_scale(self.params[lay.zeta])) if _varies(lay, rows) else np.ones(m)
+        scales = row_scales(rows, self.params[lay.zeta])
+        s = np.ones(m) if scales is None else scales
         s_dot = self._log_scale_step(dZ, direction) if lay.n_zeta else np.zeros(m)
         if type == "latent":
             return self._latent_slope(dX, dW, d_offset)
@@ -993,8 +995,3 @@ class _StepMargins(_Shared):
                 + np.einsum("mj,mjp->mp", g, grad_eta_dot)
             )
         return self.from_categories(prob_dot, prob_grad, type)
-
-
-def _varies(layout: ParamLayout, rows: NewRows) -> bool:
-    """Whether the rows' scales differ from one: scale effects, or a scale offset alone."""
-    return bool(layout.n_zeta) or rows.scale_offset is not None
