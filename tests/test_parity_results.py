@@ -249,9 +249,13 @@ def test_add1_equals_r(case: str) -> None:
     _compare_term_table(quietly(res.add1, terms, test="Chisq"), ref["add1"])
 
 
-def _term_table(res: Any, kind: str) -> pd.DataFrame:
-    table = quietly(getattr(res, kind))
-    return table.rename(index=lambda name: r_style(str(name)))
+def _term_table(res: Any, kind: str) -> tuple[pd.DataFrame, str]:
+    """The table, R's row names, and the text of the warnings it gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = getattr(res, kind)()
+    said = " ".join(str(w.message) for w in caught)
+    return table.rename(index=lambda name: r_style(str(name))), said
 
 
 @pytest.mark.parametrize("kind", ["nominal_test", "scale_test"])
@@ -260,14 +264,19 @@ def test_nominal_and_scale_tests(case: str, kind: str) -> None:
     ref, res = reference(case), fitted(case)
     if not ref.get(kind):
         pytest.skip(f"R's {kind} fails on this model")
-    table = _term_table(res, kind)
+    table, said = _term_table(res, kind)
     for term, row in ref[kind].items():
         ours = table.loc[term]
         if term == "<none>":
             assert ours["logLik"] == pytest.approx(row["logLik"], rel=1e-6)
             continue
-        if row["logLik"] == "NA":  # R's NA row: the relaxed fit failed (ordstats: NA too)
-            assert ours.isna().all(), term
+        if row["logLik"] == "NA":
+            # R's NA row: the relaxed fit failed.  ordstats gives NA too, or, where its
+            # Newton iterations drift towards unbounded estimates without failing (which
+            # side of R's "too many Newton modifications" a fit ends on is rounding: LAPACK
+            # builds differ), its row with the warning that the fit did not converge
+            flagged = f"relaxing {term!r}" in said and "did not converge" in said
+            assert ours.isna().all() or flagged, term
             continue
         assert ours["logLik"] == pytest.approx(row["logLik"], rel=1e-6), term
         assert ours["Df"] == row["Df"], term

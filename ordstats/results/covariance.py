@@ -80,6 +80,29 @@ COV_TYPES = {
 
 #: Reciprocal condition number below which the Hessian counts as singular.
 _SINGULAR_RCOND = 1e-13
+#: R's ``conv.check``: an eigenvalue of the Hessian below ``sqrt(eps)`` in absolute value
+#: makes it "numerically singular" (a rule that depends on the units of the predictors).
+_R_ZERO_EIGENVALUE = float(np.sqrt(np.finfo(float).eps))
+#: Where R's rule calls the Hessian singular, the reciprocal condition number (units
+#: removed) below which ordstats agrees: an exactly singular Hessian has one of about
+#: 1e-13 to 1e-11 from rounding alone, a sound fit in awkward units a much larger one.
+_R_SINGULAR_RCOND = 1e-10
+
+
+def _is_singular(eig: np.ndarray, eig_scaled: np.ndarray) -> bool:
+    """Whether a Hessian with eigenvalues ``eig`` (equilibrated: ``eig_scaled``) is singular.
+
+    Singular where its reciprocal condition number, units removed, is below
+    :data:`_SINGULAR_RCOND`; or where R's rule calls it singular (an
+    eigenvalue below ``sqrt(eps)``) and that number is below
+    :data:`_R_SINGULAR_RCOND`.  A predictor in units of ``1e-7`` thus keeps its
+    standard errors, while a model that is not identified (a column both
+    nominal and scale, say) is found as R finds it, however its rounding falls.
+    """
+    rcond = eig_scaled[0] / eig_scaled[-1] if eig_scaled[-1] > 0 else 0.0
+    if rcond <= _SINGULAR_RCOND:
+        return True
+    return bool(np.min(np.abs(eig)) < _R_ZERO_EIGENVALUE and rcond <= _R_SINGULAR_RCOND)
 
 
 def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | BandedCovariance:
@@ -94,8 +117,9 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     Covariance or BandedCovariance
         The inverse by Cholesky of the equilibrated Hessian ``D^{-1} H D^{-1}``
         (:func:`ordstats.core.linalg.equilibrate`), back-transformed, or NaN if
-        it is not positive definite or its reciprocal condition number is below
-        ``1e-13``; ``cond`` is that of ``H`` itself (R's ``cond.H``); for a
+        it is not positive definite or singular (:func:`_is_singular`: its
+        reciprocal condition number below ``1e-13``, or R's rule with that number
+        below ``1e-10``); ``cond`` is that of ``H`` itself (R's ``cond.H``); for a
         :class:`~ordstats.families.cumulative.banded.BandedHessian` it is formed only on request.
     """
     if isinstance(hessian, BandedHessian):
@@ -113,7 +137,7 @@ def observed_covariance(hessian: FloatArray | BandedHessian) -> Covariance | Ban
     scale = equilibrate(hessian)
     scaled = hessian / np.outer(scale, scale)
     eig_scaled = np.linalg.eigvalsh(scaled)
-    if eig_scaled[0] <= eig_scaled[-1] * _SINGULAR_RCOND:
+    if _is_singular(eig, eig_scaled):
         return Covariance(np.full((k, k), np.nan), cond, True)
     factor = linalg.cho_factor(scaled)
     scaled_inverse = linalg.cho_solve(factor, np.eye(k))

@@ -9,6 +9,7 @@ import statsmodels.api as sm
 
 import ordstats
 from ordstats.errors import DataError, MissingDataWarning, SpecificationError
+from ordstats.results.covariance import observed_covariance
 from tests import _reference as ref
 from tests._numdiff import central_jacobian, second_difference_hessian
 
@@ -221,3 +222,29 @@ def test_groups_by_column_name_in_a_shifted_basis(wine):
 def test_groups_series_must_cover_rows(wine, wine_model):
     with pytest.raises(DataError, match="no label for 2 of the rows"):
         wine_model.fit(cov_type="cluster", cov_kwds={"groups": wine["judge"].iloc[2:]})
+
+
+def test_a_model_not_identified_is_singular_as_r_finds_it(wine):
+    """contact both nominal and scale beside temp * contact: within each contact group the
+    scale trades against the cut-points and the temp effect. R's conv.check: an eigenvalue
+    of the Hessian below sqrt(eps) ("Hessian is numerically singular"); ours is 2.6e-11
+    here, with a reciprocal condition number (units removed) of about 4e-13 that rounding
+    can put on either side of 1e-13."""
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="also a nominal effect"):
+        model = ordstats.OrdinalModel.from_formula(
+            "rating ~ temp * contact", wine, nominal="~ contact", scale="~ temp + contact"
+        )
+    with pytest.warns(ordstats.errors.ConvergenceWarning, match="numerically singular"):
+        res = model.fit()
+        assert np.isnan(res.bse).all()
+
+
+def test_r_rule_alone_does_not_make_units_singular():
+    """An eigenvalue below sqrt(eps) from units alone (a predictor in 1e-7 units) with a
+    well-conditioned equilibrated Hessian keeps its covariance."""
+    hessian = np.diag([2.0, 3.0e-10]) + 1e-11
+    cov = observed_covariance(hessian)
+    assert not cov.singular
+    assert np.all(np.isfinite(cov.matrix))
+    singular = observed_covariance(np.array([[1.0, 1.0], [1.0, 1.0 + 1e-14]]))
+    assert singular.singular
