@@ -56,6 +56,7 @@ from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.persistence import rows_removed_error
+from ordstats.results.prediction_se import warn_rank_deficient
 from ordstats.results.state import FittedState
 from ordstats.results.values import Covariance
 
@@ -477,7 +478,9 @@ class ContinuousQuantityMethods(FittedState):
         values = numeric_level_values(model.design.response.values, what)
         if newdata is None and self.data_removed:
             raise rows_removed_error(f"{what} without newdata")
-        rows, index = self._new_rows(newdata, offset)  # type: ignore[attr-defined]
+        if newdata is not None:
+            warn_rank_deficient(model.design, stacklevel=3)  # _cut_distribution, the method
+        rows, index = self._new_rows(newdata, offset, 6)  # type: ignore[attr-defined]
         params = self.params.to_numpy()
         jacobian = model.threshold_jacobian
         theta = np.asarray(jacobian @ params[lay.thresholds]).ravel() + model.threshold_offset

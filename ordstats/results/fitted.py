@@ -51,6 +51,7 @@ from ordstats.results.marginal_effects import MarginalEffectsMethods
 from ordstats.results.margins.ordinal import OrdinalMarginsFit
 from ordstats.results.margins.verbs import MarginsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
+from ordstats.results.prediction_se import warn_rank_deficient
 from ordstats.results.profile import ProfileMethods
 from ordstats.results.survival import SurvivalMethods
 from ordstats.results.term_tests import TermTestMethods
@@ -505,9 +506,12 @@ class OrdinalResults(
     # -- prediction -----------------------------------------------------------
 
     def _linear_parts(
-        self, newdata: Any, offset: Any
+        self, newdata: Any, offset: Any, stacklevel: int = 5
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, pd.Index]:
-        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta + q)``."""
+        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta + q)``.
+
+        ``stacklevel`` of a warning about the new rows' offset (see :meth:`_new_offset`).
+        """
         model, lay = self.model, self.model.problem.layout
         params = self.params.to_numpy()
         design = model.design
@@ -519,21 +523,25 @@ class OrdinalResults(
             index = design.row_index
         else:
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
-            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index)
+            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index, stacklevel)
             scale_offset = newdata_scale_offset(design, newdata)
         theta, scale = cut_points_and_scale(
             params, lay, model.threshold_jacobian, W, Z, model.threshold_offset, scale_offset
         )
         return eta, theta, scale, index
 
-    def _new_offset(self, newdata: Any, offset: Any, index: pd.Index) -> FloatArray:
+    def _new_offset(
+        self, newdata: Any, offset: Any, index: pd.Index, stacklevel: int = 5
+    ) -> FloatArray:
+        # stacklevel 5: newdata_offset, _new_offset, _linear_parts or _new_rows, the public
+        # method, its caller (one more where the public method calls a private one)
         return newdata_offset(
             offset,
             newdata,
             index,
             column=self.model.design.offset_name,
             fitted_with_offset=self.model.has_offset,
-            stacklevel=5,  # _new_offset, _linear_parts/_new_rows, predict, the caller
+            stacklevel=stacklevel,
         )
 
     @property
@@ -601,16 +609,25 @@ class OrdinalResults(
         PredictionError
             Unseen factor levels or missing columns in ``newdata``.
         """
-        with numeric_threads():  # x'beta and the probabilities: thin products
-            newdata = newdata_or_exog(newdata, exog)
-            if which not in _PREDICT_WHICH:
-                raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
-            if is_source(newdata) or (newdata is None and self.model.source is not None):
-                source = self.model.source if newdata is None else newdata
+        newdata = newdata_or_exog(newdata, exog)
+        if which not in _PREDICT_WHICH:
+            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+        if newdata is not None:
+            warn_rank_deficient(self.model.design, stacklevel=2)
+        if is_source(newdata) or (newdata is None and self.model.source is not None):
+            source = self.model.source if newdata is None else newdata
+            with numeric_threads():
                 return predict_in_chunks(
-                    functools.partial(self.predict, which=which), source, offset
+                    functools.partial(self._predict_rows, which=which), source, offset
                 )
-            eta, theta, scale, index = self._linear_parts(newdata, offset)
+        return self._predict_rows(newdata, which, offset)
+
+    def _predict_rows(
+        self, newdata: Any, which: PredictWhich, offset: Any = None
+    ) -> pd.DataFrame | pd.Series:
+        """:meth:`predict` of a DataFrame of new rows (or None: the fitted rows in memory)."""
+        with numeric_threads():  # x'beta and the probabilities: thin products
+            eta, theta, scale, index = self._linear_parts(newdata, offset, stacklevel=6)
             if which == "linear":
                 return pd.Series(eta, index=index, name="linear")
             if self.model.family_spec.ordered_cutpoints:

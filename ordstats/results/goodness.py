@@ -269,7 +269,8 @@ def _equality_contrast(columns: Sequence[int], n_cuts: int, k: int) -> FloatArra
 
 def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Series:
     """Probability-scale residuals of one chunk (NaN for rows without a usable response)."""
-    prob = res.predict(chunk).to_numpy()  # type: ignore[attr-defined]
+    # the fitted rows: no warning about new rows (predict's, for a rank-deficient fit)
+    prob = res._predict_rows(chunk, "prob").to_numpy()  # type: ignore[attr-defined]
     codes = {label: j for j, label in enumerate(res.model.levels)}
     labels = chunk[res.model.endog_name].map(lambda v: codes.get(format_level(v), -1))
     y = labels.to_numpy(dtype=np.intp)

@@ -33,7 +33,7 @@ from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.spark import SparkSource
-from ordstats.errors import MissingDataWarning, OrdstatsError
+from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionWarning
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.families.problem import row_scales
@@ -47,6 +47,7 @@ __all__ = [
     "complementary_probabilities",
     "cut_gradients",
     "probability_gradients",
+    "warn_rank_deficient",
 ]
 
 
@@ -290,10 +291,61 @@ def _warn_missing_rows(wide: pd.DataFrame) -> None:
         )
 
 
+def _aliased_columns(design: Any) -> list[str]:
+    """The columns a fit dropped as aliased (location, nominal and scale parts).
+
+    Left out: columns of a declared factor level without rows (new rows with
+    such a level are predicted as NaN, with a warning of their own, and the
+    other rows do not depend on them), and location columns that are nominal
+    effects too (the nominal effect holds their location shift).
+    """
+    nominal = set(design.nominal.names) if design.nominal else set()
+    parts = [part for part in (design.location, design.nominal, design.scale) if part]
+    return [
+        name
+        for part in parts
+        for name in part.aliased
+        if not _of_empty_level(name, part.empty_levels)
+        and not (part is design.location and name in nominal)
+    ]
+
+
+def _of_empty_level(name: str, empty_levels: dict[str, list[Any]]) -> bool:
+    """Whether a column name codes a level without rows (``temp[T.hot]``, ``temp[hot]``)."""
+    for column, levels in empty_levels.items():
+        for piece in name.split(":"):
+            if not (piece.startswith(f"{column}[") and piece.endswith("]")):
+                continue
+            coded = piece[len(column) + 1 : -1]
+            if any(coded == str(lv) or coded.endswith(f".{lv}") for lv in levels):
+                return True
+    return False
+
+
+def warn_rank_deficient(design: Any, stacklevel: int) -> None:
+    """Warn, as R's ``predict.clm`` does, when new rows meet a fit that dropped aliased columns.
+
+    The fit estimated no effect for a dropped column: its rows could not tell
+    it from the columns it is a combination of.  New rows where it is another
+    combination are predicted as if it were not there.
+    """
+    dropped = _aliased_columns(design)
+    if dropped:
+        names = ", ".join(map(repr, dropped))
+        warnings.warn(
+            "predictions from a column rank-deficient fit may be misleading: the fit dropped "
+            f"{names} as a linear combination of other columns, so new rows are predicted "
+            "without an effect of it; where it is another combination in the new rows, drop "
+            "it from the formula or fit data where it varies",
+            PredictionWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
 class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
-    def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
+    def _new_rows(self, newdata: Any, offset: Any, stacklevel: int = 5) -> tuple[Any, pd.Index]:
         from ordstats.design import (
             newdata_matrices,
             newdata_scale_offset,
@@ -322,7 +374,7 @@ class PredictionSEMethods(FittedState):
             )
             return rows, model.design.row_index
         X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
-        offsets = self._new_offset(newdata, offset, index)  # type: ignore[attr-defined]
+        offsets = self._new_offset(newdata, offset, index, stacklevel)  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z, newdata_scale_offset(model.design, newdata)), index
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -358,7 +410,7 @@ class PredictionSEMethods(FittedState):
             )
 
         def chunk(rows: pd.DataFrame) -> pd.DataFrame:
-            return self.get_prediction(rows, which=which).wide()
+            return self._prediction_of(rows, which, None).wide()
 
         wide = predict_in_chunks(chunk, source, offset)
         if hasattr(wide, "compute"):  # a Dask DataFrame: computed, as the results are arrays
@@ -397,7 +449,13 @@ class PredictionSEMethods(FittedState):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
-        rows, index = self._new_rows(newdata, offset)
+        if newdata is not None:
+            warn_rank_deficient(self.model.design, stacklevel=2)
+        return self._prediction_of(newdata, which, offset)
+
+    def _prediction_of(self, newdata: Any, which: str, offset: Any) -> PredictionResults:
+        """:meth:`get_prediction` of ``newdata`` (a DataFrame, or None: the fitted rows)."""
+        rows, index = self._new_rows(newdata, offset, stacklevel=6)
         model = self.model
         cumulative = which == "cumprob"
         if model.family_spec.capabilities.latent_variable:

@@ -31,7 +31,12 @@ from ordstats.core.thresholds import jacobian_row
 from ordstats.errors import OrdstatsError, PredictionError
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.problem import row_scales
-from ordstats.results.prediction_se import NewRows, PredictionResults, PredictionSEMethods
+from ordstats.results.prediction_se import (
+    NewRows,
+    PredictionResults,
+    PredictionSEMethods,
+    warn_rank_deficient,
+)
 
 __all__ = ["SurvivalMethods", "SurvivalResults"]
 
@@ -180,6 +185,8 @@ class SurvivalMethods(PredictionSEMethods):
             )
         values = numeric_level_values(list(model.design.response.values))
         t = _times(times, values)
+        if newdata is not None:
+            warn_rank_deficient(model.design, stacklevel=2)
         rows, index = self._new_rows(newdata, offset)
         cut = np.searchsorted(values, t, side="right") - 1  # -1: below every level
         surv = np.where(cut < 0, 1.0, 0.0)[None, :].repeat(rows.X.shape[0], axis=0)

@@ -392,3 +392,72 @@ def test_a_caller_list_used_with_dict_data_is_refused_after_remove_data(wine):
     res.remove_data()
     with pytest.raises(PredictionError, match=r"newdata lacks the column\(s\) 'xx'"):
         res.predict({"temp": wine["temp"].to_numpy()})
+
+
+# -- new rows and a fit that dropped aliased columns (R's predict.clm warns) ------------
+
+RANK_DEFICIENT = "predictions from a column rank-deficient fit may be misleading"
+
+
+@pytest.fixture(scope="module")
+def aliased_fit(wine):
+    """``t2`` is twice ``temp == "warm"`` in the fit's rows: dropped as aliased."""
+    data = wine.assign(t2=(wine["temp"] == "warm") * 2.0)
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="'t2'"):
+        model = F("rating ~ temp + contact + t2", data)
+    return model.fit(), data
+
+
+def test_new_rows_from_a_rank_deficient_fit_warn_as_r(aliased_fit):
+    res, data = aliased_fit
+    new = data.iloc[:4].assign(t2=[5.0, -1.0, 0.0, 2.0])  # t2 no longer follows temp
+    with pytest.warns(PredictionWarning, match=RANK_DEFICIENT + r": the fit dropped 't2'"):
+        prob = res.predict(new)
+    # the prediction itself ignores t2 (it has no estimated effect)
+    assert np.allclose(prob.to_numpy(), res.predict().iloc[:4].to_numpy())
+    with pytest.warns(PredictionWarning, match=RANK_DEFICIENT):
+        res.get_prediction(new)
+    with pytest.warns(PredictionWarning, match=RANK_DEFICIENT):
+        res.predict(exog=new, which="class")
+    with pytest.warns(PredictionWarning, match=RANK_DEFICIENT):
+        res.survival(new, times=[2])
+    with pytest.warns(PredictionWarning, match=RANK_DEFICIENT):
+        res.mean(new)
+
+
+def test_the_warning_names_the_callers_line(aliased_fit):
+    res, data = aliased_fit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res.predict(data.iloc[:2])
+        res.get_prediction(data.iloc[:2])
+        res.mean(data.iloc[:2])
+    assert len(caught) == 3
+    assert {w.filename for w in caught} == {__file__}
+
+
+def test_the_fitted_rows_and_full_rank_fits_do_not_warn(aliased_fit, wine):
+    res, _ = aliased_fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # R warns only with newdata
+        res.predict()
+        res.get_prediction()
+        F("rating ~ temp + contact", wine).fit().predict(wine.iloc[:3])
+
+
+def test_chunked_fit_warns_once_for_new_rows_not_for_its_own(tmp_path):
+    from tests._chunk_data import ratings, write_parquet
+
+    frame = ratings(1200, seed=3, missing=False).assign(x3=lambda d: d["x1"] - d["x2"])
+    write_parquet(frame, tmp_path / "parts")
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="'x3'"):
+        model = F("y ~ x1 + x2 + x3", str(tmp_path / "parts"), chunksize=300)
+    res = model.fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        own = res.predict()  # the rows of its own files, chunk by chunk
+    assert len(own) == len(frame)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res.predict(str(tmp_path / "parts"))  # files as new data: one warning, not per chunk
+    assert [str(w.message).startswith(RANK_DEFICIENT) for w in caught] == [True]
