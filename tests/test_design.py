@@ -271,3 +271,26 @@ def test_design_from_arrays_drops_an_aliased_column_of_many_rows():
     with pytest.warns(ordstats.errors.CollinearityWarning, match="x4"):
         model = OrdinalModel(y, pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]))
     assert model.exog_names == ["x1", "x2", "x3"]
+
+
+def test_bad_rows_of_numeric_columns_flag_each_missing_or_infinite_value():
+    """The numeric fast path (column by column, no interleaved copy) flags what the
+    general path flags: NaN and +-inf in float columns of any width, none in integers or
+    booleans, none in a float column whose sum overflows."""
+    from ordstats.design.core import _bad_rows
+
+    n = 7
+    frame = pd.DataFrame(
+        {
+            "a": np.arange(n, dtype=np.int64),
+            "b": np.array([1.0, np.nan, 2.0, np.inf, 0.0, -np.inf, 3.0]),
+            "c": np.full(n, 1.7e308),  # the sum overflows, every value is finite
+            "d": np.array([0, 1, 0, 1, 1, 0, 0], dtype=bool),
+            "e": np.array([np.inf, 1, 2, 3, 4, 5, np.nan], dtype=np.float32),
+        },
+        index=list("pqrstuv"),
+    )
+    fast = _bad_rows(frame)
+    expected = frame.isna() | ~np.isfinite(frame.astype(float))
+    pd.testing.assert_frame_equal(fast, expected)
+    assert fast.to_numpy().sum() == 5

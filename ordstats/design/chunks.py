@@ -19,6 +19,7 @@ from ordstats.design.core import (
     _drop_nominal_aliases,
     _vector,
     missing_vector_values,
+    non_finite_flags,
 )
 from ordstats.design.formula import (
     _check_required,
@@ -219,21 +220,6 @@ def numeric_column_flags(
         values = frame[name].to_numpy(dtype=float)
         found[name] = (values, non_finite_flags(values))
     return found
-
-
-def non_finite_flags(values: FloatArray) -> np.ndarray | None:
-    """Flags of the missing or non-finite values, or None when every value is finite.
-
-    The sum of the values is finite only when every value is (a NaN or an
-    infinity makes it NaN or infinite), so a clean column costs one sum
-    instead of an array of flags; a sum that overflows is checked value by
-    value.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.add.reduce(values)):
-            return None
-    flags = ~np.isfinite(values)
-    return flags if flags.any() else None
 
 
 #: Rows copied at a time by :func:`stack_columns` (the block stays in the CPU cache).

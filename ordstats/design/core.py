@@ -556,14 +556,35 @@ def refuse_repeated_columns(
         )
 
 
+def non_finite_flags(values: FloatArray) -> np.ndarray | None:
+    """Flags of the missing or non-finite values, or None when every value is finite.
+
+    The sum of the values is finite only when every value is (a NaN or an
+    infinity makes it NaN or infinite), so a clean column costs one sum
+    instead of an array of flags; a sum that overflows is checked value by
+    value.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(values)):
+            return None
+    flags = ~np.isfinite(values)
+    return flags if flags.any() else None
+
+
 def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Boolean frame: missing, or non-finite where numeric."""
     if len(frame.columns) and all(
         isinstance(d, np.dtype) and d.kind in "fiub" for d in frame.dtypes
     ):
-        # plain numpy numbers only: one vectorised check
-        values = frame.to_numpy(dtype=float)
-        return pd.DataFrame(~np.isfinite(values), index=frame.index, columns=frame.columns)
+        # plain numpy numbers only: column by column (integers and booleans are finite,
+        # a float column whose sum is finite too), without copying the columns into one
+        # array (pandas' interleave of 10^6 x 21 took 0.4 s, a third of a fit)
+        flags = np.zeros((len(frame), len(frame.columns)), dtype=bool)
+        for j, dtype in enumerate(frame.dtypes):
+            found = non_finite_flags(frame.iloc[:, j].to_numpy()) if dtype.kind == "f" else None
+            if found is not None:
+                flags[:, j] = found
+        return pd.DataFrame(flags, index=frame.index, columns=frame.columns)
     bad = frame.isna()
     for col in frame.columns:
         s = frame[col]
