@@ -612,8 +612,7 @@ class OrdinalResults(
         newdata = newdata_or_exog(newdata, exog)
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
-        if newdata is not None:
-            warn_rank_deficient(self.model.design, stacklevel=2)
+        warn_rank_deficient(self.model.design, newdata, stacklevel=2)
         if is_source(newdata) or (newdata is None and self.model.source is not None):
             source = self.model.source if newdata is None else newdata
             with numeric_threads():

@@ -322,13 +322,16 @@ def _of_empty_level(name: str, empty_levels: dict[str, list[Any]]) -> bool:
     return False
 
 
-def warn_rank_deficient(design: Any, stacklevel: int) -> None:
+def warn_rank_deficient(design: Any, newdata: Any, stacklevel: int) -> None:
     """Warn, as R's ``predict.clm`` does, when new rows meet a fit that dropped aliased columns.
 
     The fit estimated no effect for a dropped column: its rows could not tell
     it from the columns it is a combination of.  New rows where it is another
-    combination are predicted as if it were not there.
+    combination are predicted as if it were not there.  Silent without new
+    rows (``newdata`` None: the fitted rows), as R is.
     """
+    if newdata is None:
+        return
     dropped = _aliased_columns(design)
     if dropped:
         names = ", ".join(map(repr, dropped))
@@ -449,8 +452,7 @@ class PredictionSEMethods(FittedState):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
-        if newdata is not None:
-            warn_rank_deficient(self.model.design, stacklevel=2)
+        warn_rank_deficient(self.model.design, newdata, stacklevel=2)
         return self._prediction_of(newdata, which, offset)
 
     def _prediction_of(self, newdata: Any, which: str, offset: Any) -> PredictionResults:

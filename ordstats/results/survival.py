@@ -185,8 +185,7 @@ class SurvivalMethods(PredictionSEMethods):
             )
         values = numeric_level_values(list(model.design.response.values))
         t = _times(times, values)
-        if newdata is not None:
-            warn_rank_deficient(model.design, stacklevel=2)
+        warn_rank_deficient(model.design, newdata, stacklevel=2)
         rows, index = self._new_rows(newdata, offset)
         cut = np.searchsorted(values, t, side="right") - 1  # -1: below every level
         surv = np.where(cut < 0, 1.0, 0.0)[None, :].repeat(rows.X.shape[0], axis=0)
