@@ -227,6 +227,54 @@ def test_chunked_fits_take_r_functions_and_refuse_learnt_state(infert, tmp_path)
         ordstats.OrdinalModel.from_formula("education ~ ns(age, 3)", str(tmp_path), chunksize=60)
 
 
+RELEVEL = 'education ~ relevel(factor(induced), ref = "2") + age'
+
+
+def _sorted_by_induced(infert: pd.DataFrame, copies: int = 1) -> pd.DataFrame:
+    """``copies`` of infert, rows with ``induced`` 0 first and 2 (the reference) last."""
+    rows = pd.concat([infert] * copies, ignore_index=True)
+    return rows.sort_values("induced", kind="stable").reset_index(drop=True)
+
+
+def test_relevel_fits_data_whose_first_rows_lack_the_reference(infert):
+    """R's estimates (of infert five times: the same estimates, standard errors over
+    sqrt(5)) when the first rows have no ``induced == 2``.  Before, a fit of more than
+    1,000 rows read the formula's layout from its first 100 and failed: ``relevel():
+    ref='2' is not a level of the factor (0)``."""
+    case = CASES[RELEVEL]
+    res = _fit(RELEVEL, _sorted_by_induced(infert, copies=5))
+    assert res.nobs == 5 * case["nobs"]
+    assert res.llf == pytest.approx(5 * case["logLik"], rel=1e-6)
+    np.testing.assert_allclose(res.params.to_numpy(), case["coef"], rtol=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy() * np.sqrt(5), case["se"], rtol=1e-4)
+
+
+def test_relevel_encodes_new_rows_and_chunks_without_the_reference(infert, tmp_path):
+    """Rows without the reference level take the fit's levels, as R's predict gives new
+    data the model's: new rows are predicted, and a file whose first chunks have no
+    ``induced == 2`` is fitted in chunks with R's estimates.  Before, both failed in
+    ``relevel``, the chunked fit saying that the data changed during the fit."""
+    res = _fit(RELEVEL, infert)
+    without = infert["induced"] < 2
+    np.testing.assert_allclose(
+        res.predict(infert[without]).to_numpy(), res.predict(infert)[without].to_numpy()
+    )
+    _sorted_by_induced(infert).to_parquet(tmp_path / "infert.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chunked = ordstats.OrdinalModel.from_formula(RELEVEL, str(tmp_path), chunksize=40).fit(
+            disp=False
+        )
+    case = CASES[RELEVEL]
+    assert list(chunked.params.index) == list(res.params.index)
+    np.testing.assert_allclose(chunked.params.to_numpy(), case["coef"], rtol=1e-6)
+    np.testing.assert_allclose(chunked.bse.to_numpy(), case["se"], rtol=1e-4)
+    with pytest.raises(FormulaError, match=r"relevel\(\): ref='9' is not a level"):
+        ordstats.OrdinalModel.from_formula(
+            "education ~ relevel(factor(induced), ref = '9')", str(tmp_path), chunksize=40
+        )
+
+
 def test_dot_is_every_other_column_also_for_sources_and_side_formulas(infert, tmp_path):
     """R's ``.``: the data's columns but the response (the weights column included, as in
     R); in nominal and scale formulas too, and for data read in chunks."""

@@ -93,7 +93,8 @@ def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> s
     """Columns of ``sample`` that ``formula`` encodes as factors (whose levels must be fixed)."""
     _, rhs = split_formula(formula)
     _check_required(rhs, sample, context)
-    spec = _materialize(rhs, sample, context).model_spec
+    # the sample may lack a level that the formula names (relevel(g, ref = "c"))
+    spec = _materialize(rhs, sample, context, new_rows=True).model_spec
     found: set[str] = set()
     for expr, (kind, _state) in spec.encoder_state.items():
         if str(getattr(kind, "value", kind)) == "categorical":

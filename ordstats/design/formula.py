@@ -392,14 +392,21 @@ def is_row_data(value: Any, n_rows: int | None = None) -> bool:
 
 
 def _materialize(
-    rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = None
+    rhs: str,
+    data: pd.DataFrame,
+    context: Any,
+    transform_state: Any = None,
+    *,
+    new_rows: bool = False,
 ) -> ModelMatrix:
     """Build the model matrix of ``rhs`` as a numpy :class:`~formulaic.ModelMatrix`.
 
     numpy output keeps every column, also a data column named ``Intercept``
     next to the formula's intercept (pandas output would merge the two).
     ``transform_state`` (formulaic's, per transform expression) is used instead
-    of learning the stateful transforms from ``data``.
+    of learning the stateful transforms from ``data``.  ``new_rows``: ``data``
+    are some of the rows (a chunk), which may lack levels
+    (:func:`~ordstats.design.monotonic.formula_context`).
     """
     learned = {} if transform_state is None else {"transform_state": dict(transform_state)}
     data = _plain_strings(data)
@@ -412,7 +419,7 @@ def _materialize(
                 data,
                 ensure_full_rank=True,
                 na_action="ignore",
-                context=formula_context(context),
+                context=formula_context(context, new_rows=new_rows),
                 output="numpy",
                 materializer=RDefaultsMaterializer,
                 **learned,
@@ -564,8 +571,11 @@ def _build(rhs: str, data: pd.DataFrame, context: Any, transform_state: Any = No
         matrix = _materialize(rhs, data, context, transform_state)
         return _Built(np.ascontiguousarray(_matrix_values(matrix)), matrix.model_spec)
     if len(data) > 10 * _SPEC_ROWS:
-        head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
-        names = _plain_numeric(head.model_spec, data)
+        try:
+            head = _materialize(rhs, data.iloc[:_SPEC_ROWS], context)
+        except FormulaError:  # the first rows may lack a level (relevel(g, ref = "c"))
+            head = None
+        names = None if head is None else _plain_numeric(head.model_spec, data)
         if names is not None:
             values = data[names].to_numpy(dtype=float) if names else np.empty((len(data), 0))
             return _Built(np.ascontiguousarray(values), head.model_spec)

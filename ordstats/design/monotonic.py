@@ -34,7 +34,7 @@ import pandas as pd
 from formulaic.transforms import stateful_transform
 from formulaic.utils.layered_mapping import LayeredMapping
 
-from ordstats.design.r_functions import R_FUNCTIONS, callers_names
+from ordstats.design.r_functions import NEW_ROWS_R_FUNCTIONS, R_FUNCTIONS, callers_names
 from ordstats.errors import DataError
 
 __all__ = ["FORMULA_TRANSFORMS", "MonotonicBlock", "formula_context", "mo", "monotonic_blocks"]
@@ -127,13 +127,19 @@ FORMULA_TRANSFORMS: Mapping[str, Any] = MappingProxyType({"mo": mo})
 """The functions of ordstats' formula language beyond formulaic's (brms' ``mo()``)."""
 
 
-def formula_context(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def formula_context(
+    context: Mapping[str, Any] | None, *, new_rows: bool = False
+) -> Mapping[str, Any]:
     """The evaluation context of an ordstats formula: its transforms, then ``context``.
 
     Parameters
     ----------
     context : mapping or None
         The caller's names (formulaic's evaluation context).
+    new_rows : bool
+        For rows encoded by a fitted design (chunks, new data), which may
+        lack levels the fit saw: ``relevel`` then keeps a reference level that
+        no row has (:data:`~ordstats.design.r_functions.NEW_ROWS_R_FUNCTIONS`).
 
     Returns
     -------
@@ -145,7 +151,8 @@ def formula_context(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
         does not hide R's ``c``).
     """
     # lookups only: no layer is changed
-    return LayeredMapping(FORMULA_TRANSFORMS, callers_names(context), R_FUNCTIONS)
+    r_functions = NEW_ROWS_R_FUNCTIONS if new_rows else R_FUNCTIONS
+    return LayeredMapping(FORMULA_TRANSFORMS, callers_names(context), r_functions)
 
 
 @dataclass(frozen=True)

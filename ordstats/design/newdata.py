@@ -279,7 +279,7 @@ def terms_for_newdata(
         try:
             with np.errstate(all="ignore"):  # non-finite transforms are reported as missing
                 matrix = terms.spec.get_model_matrix(
-                    rows, na_action="ignore", context=formula_context(context)
+                    rows, na_action="ignore", context=formula_context(context, new_rows=True)
                 )
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc
@@ -289,7 +289,7 @@ def terms_for_newdata(
         warnings.simplefilter("always")
         try:
             matrix = terms.spec.get_model_matrix(
-                rows, na_action="ignore", context=formula_context(context)
+                rows, na_action="ignore", context=formula_context(context, new_rows=True)
             )
         except FormulaicError as exc:
             raise PredictionError(f"cannot build the design for newdata: {exc}") from exc

@@ -35,6 +35,7 @@ from scipy.interpolate import BSpline
 from ordstats.errors import FormulaError, PredictionWarning
 
 __all__ = [
+    "NEW_ROWS_R_FUNCTIONS",
     "R_FUNCTIONS",
     "callers_names",
     "dot_as",
@@ -496,6 +497,20 @@ def _relevel(x: Any, ref: Any) -> Any:
     return _like(x, s.cat.reorder_categories(order).array)
 
 
+def _relevel_new_rows(x: Any, ref: Any) -> Any:
+    """:func:`_relevel` of rows that may lack the reference level (a chunk, new data).
+
+    The reference is kept as the first level even when no row has it: the
+    fitted model's levels then encode the rows, as R's ``predict`` gives new
+    data the fit's levels.
+    """
+    s = _values(_as_factor(x))
+    categories = list(s.cat.categories)
+    if any(c == ref or _r_text(c) == _r_text(ref) for c in categories):
+        return _relevel(x, ref)
+    return _like(x, s.cat.add_categories([ref]).cat.reorder_categories([ref, *categories]).array)
+
+
 def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:
     """R's ``interaction``: a factor of every combination of the factors' levels.
 
@@ -896,6 +911,11 @@ R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
     }
 )
 """R's functions in ordstats' formulas, by the names :func:`r_spelling` leaves."""
+
+#: :data:`R_FUNCTIONS` for rows encoded by a fitted design (chunks, new data)
+NEW_ROWS_R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
+    {**R_FUNCTIONS, "relevel": _relevel_new_rows}
+)
 
 
 def shadows_r_function(name: str, value: Any) -> bool:
