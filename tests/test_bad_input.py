@@ -2623,12 +2623,16 @@ def test_a_subset_query_on_a_dotted_column_says_to_use_backticks():
         OrdinalModel.from_formula("y ~ 1", frame, subset="W.Hnd == 'a'")
 
 
-def test_a_subset_of_files_is_refused_saying_how_to_filter(wine, tmp_path):
-    # a DataFrame read in chunks and a Dask DataFrame are subset (tests/test_subset_chunks.py)
+def test_a_subset_of_files_that_may_need_every_row_is_refused(wine, tmp_path):
+    # row-wise queries subset files (tests/test_subset_chunks.py); a function or a mean cannot
     path = tmp_path / "wine.parquet"
     wine.to_parquet(path)
-    with pytest.raises(SpecificationError, match=r"not of data read from files or Spark.*dask"):
-        OrdinalModel.from_formula("rating ~ temp", str(path), subset="temp == 'warm'")
+    with pytest.raises(SpecificationError, match=r"files are subset chunk by chunk.*got function"):
+        OrdinalModel.from_formula("rating ~ temp", str(path), subset=lambda d: d.temp == "warm")
+    with pytest.raises(SpecificationError, match=r"calls mean, which may read all rows at once"):
+        OrdinalModel.from_formula("rating ~ temp", str(path), subset="judge > judge.mean()")
+    with pytest.raises(DataError, match=r"name 'nosuch' is not defined"):
+        OrdinalModel.from_formula("rating ~ temp", str(path), subset="nosuch > 1")
 
 
 @pytest.mark.parametrize(

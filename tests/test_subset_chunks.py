@@ -1,11 +1,13 @@
-"""R's subset= on data read in chunks: a DataFrame with chunksize= and a Dask DataFrame.
+"""R's subset= on data read in chunks: a DataFrame with chunksize=, a Dask DataFrame, files.
 
 A DataFrame read in chunks is subset as in memory (it is in memory); a Dask
 DataFrame partition by partition, by a Dask boolean Series or a query that
 selects each row from its own values, which gives the rows the whole data
-would.  Selections that may need every row at once (a function, a query
-calling ``x.mean()``) and data read from files or Spark are refused, saying
-what to do.  The fits equal the in-memory fit of the same subset.
+would; files (Parquet, CSV) chunk by chunk by such a query, reading the columns
+it names beside the model's.  Selections that may need every row at once (a
+function, a query calling ``x.mean()``) are refused, saying what to do.  The
+fits equal the in-memory fit of the same subset.  (Spark:
+tests/spark/test_spark_subset_contrasts.py.)
 """
 
 from __future__ import annotations
@@ -46,6 +48,33 @@ def test_subset_of_chunks_and_dask_fits_the_in_memory_rows(data, case):
     lazy = _fit(FORMULA, dd.from_pandas(data, npartitions=3), subset=subset)
     for fit in (chunked, lazy):
         assert_same_fit(fit, memory)
+
+
+@pytest.mark.parametrize("case", list(SUBSETS))
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_subset_of_files_fits_the_in_memory_rows(data, case, suffix, tmp_path):
+    """Before, files were refused: subset= 'selects rows of a DataFrame or a Dask DataFrame'."""
+    subset = SUBSETS[case]
+    directory = tmp_path / suffix
+    directory.mkdir()
+    for k, part in enumerate(np.array_split(np.arange(len(data)), 3)):
+        rows = data.iloc[part]
+        path = directory / f"part{k}.{suffix}"
+        rows.to_parquet(path) if suffix == "parquet" else rows.to_csv(path, index=False)
+    as_read = data if suffix == "parquet" else data.assign(g=data["g"].astype(str))  # CSV: text
+    memory = _fit(FORMULA, as_read, subset=subset)
+    assert_same_fit(_fit(FORMULA, str(directory), subset=subset, chunksize=47), memory)
+
+
+def test_a_subset_of_files_reads_a_column_the_model_does_not_use(data, tmp_path):
+    """The query's columns are read beside the model's and dropped after the selection."""
+    frame = data.assign(site=np.where(np.arange(len(data)) % 3 == 0, "north", "south"))
+    frame.to_parquet(tmp_path / "rated.parquet")
+    memory = _fit(FORMULA, frame, subset="site == 'north'")
+    files = _fit(FORMULA, str(tmp_path), subset="site == 'north'", chunksize=40)
+    assert_same_fit(files, memory)
+    assert memory.nobs < 0.5 * _fit(FORMULA, frame).nobs
+    assert "subset=\"site == 'north'\"" in repr(files.model.evaluator.source)
 
 
 def test_a_function_subset_of_a_dataframe_in_chunks_sees_every_row(data):

@@ -25,8 +25,9 @@ import pandas as pd
 from ordstats.core.threads import pass_threads, pool_threads
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import sum_in_order
-from ordstats.data.spark import SparkSource, is_spark_frame
+from ordstats.data.spark import SparkSource, is_spark_frame, selected_spark_rows
 from ordstats.design.core import NO_ROWS
+from ordstats.design.subset import RowQuery, SelectedRows
 from ordstats.errors import DataError
 
 __all__ = ["ArrowSource", "FrameSource", "is_source", "open_source"]
@@ -62,7 +63,7 @@ def is_source(data: Any) -> bool:
     -------
     bool
     """
-    if isinstance(data, (ArrowSource, FrameSource)) or hasattr(data, "map_reduce"):
+    if isinstance(data, (ArrowSource, FrameSource, SelectedRows)) or hasattr(data, "map_reduce"):
         return True
     if isinstance(data, (str, os.PathLike)):
         return True
@@ -105,6 +106,10 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
     size = int(chunksize or DEFAULT_CHUNKSIZE)
     if hasattr(data, "map_reduce"):
         return data
+    if isinstance(data, SelectedRows):  # subset= of files or of a Spark DataFrame
+        if is_spark_frame(data.data):
+            return SparkSource(selected_spark_rows(data.data, data.rows), size)
+        return ArrowSource(data.data, size, rows=data.rows)
     if _is_dask_frame(data):
         return DaskSource(data)
     if is_spark_frame(data):
@@ -306,6 +311,9 @@ class ArrowSource(_ChunkIterator):
     ----------
     data : str, path, list of paths or pyarrow.dataset.Dataset
     chunksize : int
+    rows : RowQuery, optional
+        R's ``subset=``: each chunk is the rows of a batch that the query
+        selects (the columns it reads are read too, and dropped after it).
 
     Raises
     ------
@@ -313,7 +321,9 @@ class ArrowSource(_ChunkIterator):
         No files, unreadable or empty files, or files whose column types disagree.
     """
 
-    def __init__(self, data: Any, chunksize: int = DEFAULT_CHUNKSIZE) -> None:
+    def __init__(
+        self, data: Any, chunksize: int = DEFAULT_CHUNKSIZE, rows: RowQuery | None = None
+    ) -> None:
         try:
             import pyarrow.dataset as ds
         except ImportError as exc:  # pragma: no cover - pyarrow is in the test extra
@@ -339,9 +349,11 @@ class ArrowSource(_ChunkIterator):
                 raise DataError(f"cannot read {paths[0]!r}: {exc}") from exc
             self.description = paths[0] if len(paths) == 1 else f"{len(paths)} files"
         self.columns = list(self.dataset.schema.names)
+        self.rows = rows
 
     def __repr__(self) -> str:
-        return f"ArrowSource({self.description}, chunksize={self.chunksize})"
+        selected = "" if self.rows is None else f", subset={self.rows.query!r}"
+        return f"ArrowSource({self.description}, chunksize={self.chunksize}{selected})"
 
     @property
     def reads_text(self) -> bool:
@@ -434,6 +446,8 @@ class ArrowSource(_ChunkIterator):
         batch's memory (``split_blocks``: no copy into pandas' blocks).
         """
         cols = list(columns) if columns is not None else None
+        extra = self._query_columns(cols)
+        read = cols if not extra or cols is None else [*cols, *extra]
         # decoding and conversion on at most the threads ordstats may use (none for one)
         with _ARROW_POOL.bounded() as use_threads:
             for fragment in self.dataset.get_fragments():
@@ -443,7 +457,7 @@ class ArrowSource(_ChunkIterator):
                     for piece in pieces:
                         batches = piece.to_batches(
                             schema=self.dataset.schema,
-                            columns=cols,
+                            columns=read,
                             batch_size=self.chunksize,
                             batch_readahead=1,
                             fragment_readahead=1,
@@ -451,11 +465,20 @@ class ArrowSource(_ChunkIterator):
                         )
                         for k, batch in enumerate(batches):
                             frame = batch.to_pandas(use_threads=use_threads, split_blocks=True)
+                            if self.rows is not None:
+                                frame = self.rows.select(frame)
+                                frame = frame[cols] if extra else frame
                             yield f"{name}, chunk {k}", frame
                 except (OSError, ValueError, TypeError) as exc:
                     if isinstance(exc, DataError):
                         raise
                     raise DataError(f"cannot read {name!r}: {exc}") from exc
+
+    def _query_columns(self, columns: list[str] | None) -> list[str]:
+        """The columns the ``subset=`` query reads that ``columns`` (None: all) leave out."""
+        if self.rows is None or columns is None:
+            return []
+        return [c for c in self.rows.columns(self.columns) if c not in columns]
 
 
 def _row_groups(fragment: Any) -> list[Any]:

@@ -89,8 +89,10 @@ from ordstats.data.spark_files import FileScan, file_scan, first_rows, read_grou
 from ordstats.data.spill import decoding_key, serve_arrays, serves
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
+from ordstats.design.subset import RowQuery
 from ordstats.errors import (
     DataError,
+    LevelsWarning,
     MissingDataWarning,
     OrdstatsError,
     PredictionError,
@@ -108,6 +110,7 @@ __all__ = [
     "local_session",
     "partition_cache_setting",
     "read_setting",
+    "selected_spark_rows",
 ]
 
 #: The session setting of the rows per Arrow batch sent to Python.
@@ -624,12 +627,14 @@ class SparkSource:
         if scan.n_rows == 0 or not scan.values.get(plan.response):
             return  # the no-rows errors come next, from the levels
         try:
-            encode_response(
-                _response_prototype(scan, plan.response),
-                name=plan.response,
-                levels=levels,
-                many_levels=many_levels,
-            )
+            with warnings.catch_warnings():  # the encoding that follows gives them, once
+                warnings.simplefilter("ignore", LevelsWarning)
+                encode_response(
+                    _response_prototype(scan, plan.response),
+                    name=plan.response,
+                    levels=levels,
+                    many_levels=many_levels,
+                )
         except ResponseError as exc:
             if levels is not None or "levels=" not in str(exc):
                 raise
@@ -992,6 +997,26 @@ class SparkSource:
             return scored.withColumnRenamed(result, str(sample.columns[0]))
         expanded = [F.col(f"{result}.{_quoted(c)}").alias(str(c)) for c in sample.columns]
         return scored.select(*[F.col(_quoted(c)) for c in self.columns], *expanded)
+
+
+def selected_spark_rows(frame: Any, rows: RowQuery) -> Any:
+    """The rows of the Spark DataFrame ``frame`` that ``rows`` selects (R's ``subset=``; lazy).
+
+    The query is evaluated on the Arrow batches of the columns it reads (a
+    pandas UDF), by the rules of an in-memory ``subset=``: a row missing a
+    value the query compares is not selected.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import pandas_udf
+
+    names = rows.columns([str(c) for c in frame.columns]) or [str(frame.columns[0])]
+
+    def selected(batch: pd.DataFrame) -> pd.Series:
+        _settle_worker()
+        return pd.Series(rows.mask(batch.reset_index(drop=True)))
+
+    udf = pandas_udf(selected, returnType="boolean")  # type: ignore[call-overload]
+    return frame.filter(udf(F.struct(*[F.col(_quoted(c)) for c in names])))
 
 
 def _as_frame(out: Any) -> pd.DataFrame:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ import pandas as pd
 from ordstats.design.core import align_to_index
 from ordstats.errors import DataError, SpecificationError
 
-__all__ = ["select_rows", "subset_mask", "subset_source"]
+__all__ = ["RowQuery", "SelectedRows", "select_rows", "subset_mask", "subset_source"]
 
 _HINT = (
     "give a boolean Series on the data's index (data['x'] > 1), a boolean array with one "
@@ -155,25 +156,31 @@ def _call_subset(function: Callable[[pd.DataFrame], Any], frame: pd.DataFrame) -
 
 #: the calls a query may make and still select each row from its own values
 _ROW_WISE_CALLS = frozenset({"isna", "isnull", "notna", "notnull"})
-_SOURCE_HINT = (
-    "filter the data first (a Spark DataFrame: sdf.filter(...); files: read them with "
-    "dask.dataframe.read_parquet/read_csv and pass that with subset=, or write the rows "
-    "wanted)"
+
+#: what a query on data read in chunks may be
+_ROW_WISE = (
+    "a query string that selects each row from its own values ('x > 1 and g == \"a\"'; "
+    ".isna()/.notna() allowed)"
 )
+#: the selections each kind of data read in chunks takes, by how that kind is named
+_CHUNK_SELECTIONS = {
+    "Dask": "a Dask DataFrame is subset partition by partition, so subset= must be a Dask "
+    f"boolean Series of it (ddf.x > 1) or {_ROW_WISE}",
+    "files": f"files are subset chunk by chunk, so subset= must be {_ROW_WISE}",
+    "Spark": "a Spark DataFrame is subset batch by batch, so subset= must be a boolean "
+    f"Spark Column of it (sdf.x > 1) or {_ROW_WISE}",
+}
 
 
-def _row_wise_query(subset: Any) -> str:
+def _row_wise_query(subset: Any, kind: str = "Dask") -> str:
     """``subset`` when it is a query that selects each row from that row's values alone.
 
     Data read in chunks are selected chunk by chunk, which gives the rows the
     whole data would only for such a query; a function, an array, or a query
-    with other calls (``x > x.mean()``) may need every row at once.
+    with other calls (``x > x.mean()``) may need every row at once.  ``kind``
+    names the data in the message (a key of :data:`_CHUNK_SELECTIONS`).
     """
-    what = (
-        "a Dask DataFrame is subset partition by partition, so subset= must be a Dask "
-        "boolean Series of it (ddf.x > 1) or a query string that selects each row from its "
-        "own values ('x > 1 and g == \"a\"'; .isna()/.notna() allowed)"
-    )
+    what = _CHUNK_SELECTIONS[kind]
     if not isinstance(subset, str):
         raise SpecificationError(f"{what}; got {type(subset).__name__}")
     text = re.sub(r"`[^`]+`|'[^']*'|\"[^\"]*\"", " ", subset)
@@ -192,14 +199,73 @@ def select_rows(frame: pd.DataFrame, query: str, context: Any = None) -> pd.Data
 
     The rules of :func:`subset_mask` (a missing value selects nothing).
     """
+    return frame[_row_mask(query, frame, context)]
+
+
+def _row_mask(query: str, frame: pd.DataFrame, context: Any) -> np.ndarray:
+    """Which rows of ``frame`` a row-wise ``query`` selects (a query of constants: all or none)."""
     mask = _query_mask(query, frame, context)
     if not isinstance(mask, pd.Series):
         mask = pd.Series(np.broadcast_to(np.asarray(mask), (len(frame),)), index=frame.index)
-    return frame[_as_boolean(mask, "the query")]
+    return _as_boolean(mask, "the query")
 
 
 def _is_dask_frame(data: Any) -> bool:
     return type(data).__module__.startswith("dask") and hasattr(data, "map_partitions")
+
+
+@dataclass(frozen=True)
+class RowQuery:
+    """A row-wise ``subset=`` query and the caller's values it reads (``@name``).
+
+    It selects the rows of any chunk of the data by their own values, so the
+    chunks' selections together are the whole data's.
+
+    Attributes
+    ----------
+    query : str
+    local : dict
+        The caller's values of the query's ``@name``.
+    """
+
+    query: str
+    local: dict[str, Any] = field(default_factory=dict)
+
+    def select(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` (a chunk) that the query selects."""
+        return select_rows(frame, self.query, self.local)
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` the query selects (a missing value selects nothing)."""
+        return _row_mask(self.query, frame, self.local)
+
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """Those of the columns ``names`` that the query reads."""
+        return _query_columns(self.query, pd.DataFrame(columns=list(names)))
+
+
+@dataclass(frozen=True)
+class SelectedRows:
+    """Files or a Spark DataFrame of which a :class:`RowQuery` selects the rows to fit.
+
+    :func:`ordstats.data.sources.open_source` reads it as a source whose
+    chunks are the selected rows of the data's chunks.
+    """
+
+    data: Any
+    rows: RowQuery
+
+
+def _query_of(subset: Any, context: Any, kind: str) -> RowQuery:
+    """The :class:`RowQuery` of a row-wise ``subset`` (with the caller's ``@`` values)."""
+    query = _row_wise_query(subset, kind)
+    names = re.findall(r"@([A-Za-z_]\w*)", query)
+    local = {n: context[n] for n in names if isinstance(context, Mapping) and n in context}
+    return RowQuery(query, local)
+
+
+def _is_spark_frame(data: Any) -> bool:
+    return type(data).__module__.startswith("pyspark") and hasattr(data, "mapInPandas")
 
 
 def subset_source(subset: Any, data: Any, context: Any = None) -> Any:
@@ -208,19 +274,21 @@ def subset_source(subset: Any, data: Any, context: Any = None) -> Any:
     A pandas DataFrame (read in chunks of ``chunksize`` rows) is subset as in
     memory (:func:`subset_mask`); a Dask DataFrame by a Dask boolean Series
     or, partition by partition, by a query that selects each row from its own
-    values.  Files and Spark DataFrames are refused, saying how to filter
-    them.
+    values; a Spark DataFrame by a boolean Spark Column or such a query, batch
+    by batch; files by such a query, chunk by chunk.
 
     Parameters
     ----------
-    subset : str, pandas or Dask boolean Series, array-like or callable
-    data : pandas.DataFrame, Dask DataFrame, or another source
+    subset : str, pandas, Dask or Spark boolean Series or Column, array-like or callable
+    data : pandas.DataFrame, Dask DataFrame, Spark DataFrame, or files
     context : mapping, optional
         The caller's variables, for ``@name`` in a query.
 
     Returns
     -------
-    pandas.DataFrame or Dask DataFrame
+    pandas.DataFrame, Dask DataFrame, Spark DataFrame or SelectedRows
+        :class:`SelectedRows` for files and for a Spark DataFrame subset by a
+        query.
 
     Raises
     ------
@@ -232,14 +300,13 @@ def subset_source(subset: Any, data: Any, context: Any = None) -> Any:
     if isinstance(data, pd.DataFrame):
         mask = subset_mask(subset, data, context)
         return data if mask is None else data[mask]
+    if _is_spark_frame(data):
+        if type(subset).__module__.startswith("pyspark"):
+            return data.filter(subset)  # a boolean Column: NULL selects nothing, as NA in R
+        return SelectedRows(data, _query_of(subset, context, "Spark"))
     if not _is_dask_frame(data):
-        raise SpecificationError(
-            "subset= selects rows of a DataFrame or a Dask DataFrame, not of data read from "
-            f"files or Spark: {_SOURCE_HINT}"
-        )
+        return SelectedRows(data, _query_of(subset, context, "files"))
     if _is_dask_frame(subset) or type(subset).__module__.startswith("dask"):
         return data[subset]  # a Dask boolean Series of the same partitions
-    query = _row_wise_query(subset)
-    names = re.findall(r"@([A-Za-z_]\w*)", query)
-    local = {n: context[n] for n in names if isinstance(context, Mapping) and n in context}
-    return data.map_partitions(select_rows, query, local, meta=data._meta)
+    rows = _query_of(subset, context, "Dask")
+    return data.map_partitions(select_rows, rows.query, rows.local, meta=data._meta)
