@@ -53,6 +53,12 @@ class TermsDesign:
     moments : ColumnMoments or None
         Each column's mean and standard deviation, computed with the aliasing
         check (None for data read in chunks).
+    aliased_by : ndarray, shape (len(aliased), 1 + len(names)), or None
+        Each aliased column as the combination of the intercept and the kept
+        columns that it equals on the fitted rows (``x_a = c_0 + sum_i c_i
+        x_i``): the basis of what the fit cannot estimate (R's
+        ``estimability::nonest.basis``).  None when no column was dropped or
+        the combination is unknown.
     """
 
     matrix: FloatArray
@@ -64,6 +70,8 @@ class TermsDesign:
     empty_levels: dict[str, list[Any]] = field(default_factory=dict)
     #: means and standard deviations of the columns (of the rows in memory)
     moments: ColumnMoments | None = None
+    #: the aliased columns as combinations of the intercept and the kept columns
+    aliased_by: FloatArray | None = None
 
     def describe(self) -> str:
         """``"~ <formula>"`` or the column names, for reports."""
@@ -707,7 +715,35 @@ def _remove_columns(
         names=[terms.names[j] for j in keep],
         aliased=terms.aliased + names,
         moments=None if terms.moments is None else terms.moments.take(keep),
+        aliased_by=None,  # set by the caller that knows the combinations
     )
+
+
+def aliased_combinations(gram: FloatArray, aliased: list[int]) -> FloatArray | None:
+    """Each aliased column of ``[1, X]`` as a combination of the intercept and the others.
+
+    Parameters
+    ----------
+    gram : ndarray, shape (p + 1, p + 1)
+        The Gram matrix of ``[1, X]`` (the data's units).
+    aliased : list of int
+        Positions in ``X`` of the aliased columns.
+
+    Returns
+    -------
+    ndarray, shape (len(aliased), p + 1 - len(aliased)), or None
+        Row ``a``: the least-squares coefficients of column ``aliased[a]`` on
+        ``[1, kept columns]``, exact for a column that is such a combination
+        (the normal equations ``G_kk c = G_ka``); None if they cannot be solved.
+    """
+    drop = {j + 1 for j in aliased}
+    kept = [j for j in range(gram.shape[0]) if j not in drop]
+    lost = [j + 1 for j in aliased]
+    try:
+        solved = np.linalg.solve(gram[np.ix_(kept, kept)], gram[np.ix_(kept, lost)])
+    except np.linalg.LinAlgError:
+        return None
+    return solved.T if np.isfinite(solved).all() else None
 
 
 def _data_residual(matrix: FloatArray) -> Callable[[int, list[int]], float]:
@@ -754,7 +790,12 @@ def _drop_aliased(
         f"the {what} design is rank deficient: {{names}} is a linear combination of the "
         "thresholds (intercept) or earlier columns"
     ) + _nearly_constant_note(terms, aliased)
-    return _remove_columns(terms, aliased, collinear, reason, "remove it")
+    dropped = _remove_columns(terms, aliased, collinear, reason, "remove it")
+    if not aliased or terms.aliased:
+        return dropped
+    # the combinations in the data's units (the check's Gram matrix is rescaled in memory)
+    raw = gram if moments is None else gram_with_intercept(terms.matrix)
+    return replace(dropped, aliased_by=aliased_combinations(raw, aliased))
 
 
 def _nearly_constant_note(terms: TermsDesign, aliased: list[int]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -347,6 +348,33 @@ def fitted_rows(design: Design) -> int | None:
     """Rows of the data ``design`` was built on (``None`` once its rows were removed)."""
     kept = len(design.row_index)
     return kept + design.n_dropped if kept else None
+
+
+def estimability(
+    terms: TermsDesign, newdata: Any, context: Any = None, n_rows: int | None = None
+) -> tuple[FloatArray, FloatArray] | None:
+    """What a rank-deficient fit can estimate at the rows of ``newdata`` (emmeans' check).
+
+    A row's linear function ``z = [1, x]`` over every column of the formula,
+    the aliased ones included, is estimable when it lies in the row space of
+    the fitted ``[1, X]``: ``N'z = 0`` for a basis ``N`` of the combinations
+    the fit cannot tell apart (R's ``estimability::nonest.basis``).
+
+    Returns
+    -------
+    (rows, basis) or None
+        ``rows`` of shape ``(m, 1 + p + a)`` (intercept, kept columns, aliased
+        columns) and an orthonormal ``basis`` of shape ``(1 + p + a, a)``; None
+        when no column was dropped (or the combinations are unknown).
+    """
+    if not terms.aliased or terms.aliased_by is None:
+        return None
+    every = replace(terms, names=[*terms.names, *terms.aliased])
+    full = terms_for_newdata(every, newdata, context, n_rows=n_rows)
+    rows = np.column_stack([np.ones(len(full)), full])
+    # column a of N: e_a on the aliased column minus its combination of [1, kept]
+    null = np.vstack([-terms.aliased_by.T, np.eye(len(terms.aliased))])
+    return rows, np.linalg.qr(null)[0]
 
 
 def newdata_matrices(

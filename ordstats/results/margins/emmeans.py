@@ -124,6 +124,9 @@ class _Grid:
     weights: FloatArray  # (n,) estimation rows per cell
     #: with a scale model: ``log s`` of every cell and its Jacobian (latent/linear modes)
     log_scale: tuple[FloatArray, FloatArray] | None = None
+    #: a rank-deficient fit: each cell's location row over every column, and the basis
+    #: of what the fit cannot estimate (:func:`ordstats.design.newdata.estimability`)
+    estimability: tuple[FloatArray, FloatArray] | None = None
 
     @property
     def sizes(self) -> list[int]:
@@ -329,6 +332,8 @@ def _reference_grid(
                 "mode='scale' is for models with a scale part (scale='~ ...'); this one has none"
             )
         return _Grid(dims, scale[0], scale[1], counts)
+    checks = getattr(fit, "_margins_estimability", None)
+    estimable = None if checks is None else checks(frame)
     predicted = fit.margins_predict(params, rows, EMM_MODES[mode])
     values, jac = predicted.values, predicted.jacobian
     if jac is None:  # pragma: no cover - every type emmeans uses has a Jacobian
@@ -336,12 +341,12 @@ def _reference_grid(
     if mode == "mean.class":  # scores 1..K, as emmeans
         scores = np.arange(1.0, values.shape[1] + 1.0)
         values, jac = values @ scores, np.einsum("mgk,g->mk", jac, scores)
-        return _Grid(dims, values, jac, counts)
+        return _Grid(dims, values, jac, counts, estimability=estimable)
     if mode == "latent":
         values, jac = values[:, 0], jac[:, 0, :]
         if latent_cuts == "grid":
             values, jac = _subtract_grid_mean_cut(fit, params, rows, values, jac)
-        return _Grid(dims, values, jac, counts, scale)
+        return _Grid(dims, values, jac, counts, scale, estimable)
     # one more dimension, first (fastest), as emmeans puts the response/cut first
     if mode == "prob":
         extra = _Dimension(_response_name(fit), list(predicted.groups))
@@ -354,12 +359,15 @@ def _reference_grid(
         jac = s[:, None, None] * (jac + values[:, :, None] * scale[1][:, None, :])
         values = values * s[:, None]
         scale = (np.repeat(scale[0], n_groups), np.repeat(scale[1], n_groups, axis=0))
+    if estimable is not None:  # every group of a cell has the cell's row
+        estimable = (np.repeat(estimable[0], n_groups, axis=0), estimable[1])
     return _Grid(
         [extra, *dims],
         values.reshape(-1),
         jac.reshape(-1, jac.shape[2]),
         np.repeat(counts, n_groups),
         scale if mode == "linear.predictor" else None,
+        estimable,
     )
 
 
@@ -421,7 +429,7 @@ def _scale_parts(
         jb = np.broadcast_to(np.mean(log_jac, axis=0), jac.shape)
     else:
         scale_grid = replace(grid, values=log_values, jacobian=log_jac, log_scale=None)
-        _, b, jb = _average(scale_grid, names, weights)
+        _, b, jb, _ = _average(scale_grid, names, weights)
     return values, jac, b, np.array(jb)
 
 
@@ -473,10 +481,32 @@ def _cell_weights(grid: _Grid, index: IntArray, kept: list[int], weights: str) -
     return out
 
 
+#: emmeans' tolerance of estimability (``estimability::is.estble``)
+ESTIMABILITY_TOL = 1e-8
+
+
+def estimable_rows(functions: FloatArray, basis: FloatArray) -> np.ndarray:
+    """Which linear functions (rows) lie in the fitted row space: ``|N'l|^2 < tol |l|^2``.
+
+    As R's ``estimability::is.estble``: ``basis`` is an orthonormal basis ``N``
+    of the non-estimable combinations, a missing entry counts as 0, and a
+    function of squared norm below the tolerance is judged against 1.
+    """
+    rows = np.nan_to_num(np.atleast_2d(functions))
+    check = rows @ basis
+    size = np.sum(rows * rows, axis=1)
+    size = np.where(size < ESTIMABILITY_TOL, 1.0, size)
+    return np.asarray(np.sum(check * check, axis=1) < ESTIMABILITY_TOL * size)
+
+
 def _average(
     grid: _Grid, names: list[str], weights: str
-) -> tuple[pd.DataFrame, FloatArray, FloatArray]:
-    """Marginal means over the variables not in ``names``: labels, values, Jacobian."""
+) -> tuple[pd.DataFrame, FloatArray, FloatArray, FloatArray | None]:
+    """Marginal means over the variables not in ``names``.
+
+    Returns their labels, values, Jacobian, and (a rank-deficient fit) their
+    linear functions: the averages of the cells' rows.
+    """
     position = {d.name: i for i, d in enumerate(grid.dims)}
     kept = [position[n] for n in names]
     index = grid.index()
@@ -493,7 +523,8 @@ def _average(
         matrix = matrix / np.where(totals > 0, totals, np.nan)
     combos = itertools.product(*[grid.dims[d].levels for d in kept[::-1]])
     labels = pd.DataFrame([c[::-1] for c in combos], columns=names)
-    return labels, matrix @ grid.values, matrix @ grid.jacobian
+    functions = None if grid.estimability is None else matrix @ grid.estimability[0]
+    return labels, matrix @ grid.values, matrix @ grid.jacobian, functions
 
 
 # -- the result -----------------------------------------------------------------------------
@@ -544,8 +575,21 @@ class EmmGrid:
     notes: list[str] | None = None
     inverse_link: Any = None
     scale_parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None = None
+    linear_functions: FloatArray | None = None
+    nonest_basis: FloatArray | None = None
 
     # -- inference ---------------------------------------------------------------------
+
+    def estimable(self) -> np.ndarray:
+        """Which estimates the fit can estimate (emmeans prints the others as ``nonEst``).
+
+        All of them unless the fit dropped aliased columns: then an estimate
+        whose linear function has a component the fit cannot tell apart (a
+        cell of a factorial without rows, say) is not estimable.
+        """
+        if self.linear_functions is None or self.nonest_basis is None:
+            return np.ones(len(self.values), dtype=bool)
+        return estimable_rows(self.linear_functions, self.nonest_basis)
 
     def vcov(self) -> FloatArray:
         """Covariance of the estimates, ``J V J'``."""
@@ -573,31 +617,35 @@ class EmmGrid:
         """
         conf_level = check_conf_level(conf_level)
         adjust = check_adjust(self.adjust if adjust is None else adjust)
+        estimable = self.estimable()
+        values = np.where(estimable, self.values, np.nan)  # emmeans' nonEst
         cov = self.vcov()
-        se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+        se = np.where(estimable, np.sqrt(np.maximum(np.diag(cov), 0.0)), np.nan)
         # an estimate that is identically zero (a contrast the model cannot have, e.g. a
         # quadratic trend of two levels in an additive model) has no test, as in emmeans
-        magnitude = np.abs(self.values)
-        degenerate = (se <= 1e-10 * magnitude) | (se <= 1e-15 * max(1.0, float(magnitude.max())))
+        magnitude = np.abs(values)
+        largest = max(1.0, float(np.max(magnitude, where=estimable, initial=0.0)))
+        degenerate = (se <= 1e-10 * magnitude) | (se <= 1e-15 * largest)
         se = np.where(degenerate, 0.0, se)
-        zero = np.abs(self.values) <= 1e-12 * max(1.0, float(np.max(np.abs(self.values))))
+        zero = magnitude <= 1e-12 * largest
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(degenerate & zero, np.nan, np.where(degenerate, 0.0, self.values) / se)
-            z = np.where(degenerate & ~zero, np.sign(self.values) * np.inf, z)
+            z = np.where(degenerate & zero, np.nan, np.where(degenerate, 0.0, values) / se)
+            z = np.where(degenerate & ~zero, np.sign(values) * np.inf, z)
         families = self._families()
         p, used_p = adjusted_p_values(z, families, adjust, cov)
         crit, used_ci = critical_values(conf_level, families, adjust, cov)
         table = self.labels.copy().reset_index(drop=True)
-        table[self.estimate_name] = self.values
+        table[self.estimate_name] = values
         table["SE"] = se
-        table["df"] = np.inf
-        table["asymp.LCL"] = self.values - crit * se
-        table["asymp.UCL"] = self.values + crit * se
+        table["df"] = np.where(estimable, np.inf, np.nan)
+        table["asymp.LCL"] = values - crit * se
+        table["asymp.UCL"] = values + crit * se
         table["z.ratio"] = z
         table["p.value"] = p
         table.attrs["adjust"] = used_p
         table.attrs["conf_adjust"] = used_ci
         table.attrs["conf_level"] = conf_level
+        table.attrs["nonEst"] = ~estimable
         return table
 
     def summary(self, adjust: str | None = None, conf_level: float = 0.95) -> EmmSummary:
@@ -609,6 +657,11 @@ class EmmGrid:
             notes.append(f"Conf-level adjustment: {frame.attrs['conf_adjust']} method")
         if frame.attrs["adjust"] != "none":
             notes.append(f"P value adjustment: {frame.attrs['adjust']} method")
+        if frame.attrs["nonEst"].any():
+            notes.append(
+                "nonEst: not estimable from this fit (its design dropped aliased columns, "
+                "e.g. a combination of factor levels without rows), as R's emmeans"
+            )
         return EmmSummary(frame, notes)
 
     def __repr__(self) -> str:
@@ -653,12 +706,15 @@ class EmmGrid:
         level_labels = _level_labels(self.labels.iloc[groups[0]], primary)
         coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
         rows_labels, values, jacobians, families, parts = [], [], [], [], []
+        functions = []
         start = 0
         for rows in groups:
             if len(rows) != len(level_labels):
                 raise OrdstatsError("the by groups have different numbers of means")
             values.append(coefficients @ self.values[rows])
             jacobians.append(coefficients @ self.jacobian[rows])
+            if self.linear_functions is not None:
+                functions.append(coefficients @ self.linear_functions[rows])
             if self.scale_parts is not None:
                 parts.append([coefficients @ part[rows] for part in self.scale_parts])
             frame = pd.DataFrame({"contrast": names})
@@ -687,6 +743,8 @@ class EmmGrid:
             families=families,
             notes=list(self.notes or []),
             scale_parts=scale_parts,
+            linear_functions=np.vstack(functions) if functions else None,
+            nonest_basis=self.nonest_basis,
         )
 
     def pairs(
@@ -741,14 +799,26 @@ class EmmSummary:
     notes: list[str]
 
     def __str__(self) -> str:
-        body = self.table.to_string(index=False, float_format=lambda v: f"{v:.5g}")
+        body = self._shown().to_string(index=False, float_format=lambda v: f"{v:.5g}")
         return "\n".join([body, "", *self.notes])
+
+    def _shown(self) -> pd.DataFrame:
+        """The table as printed: the estimates the fit cannot estimate read ``nonEst``."""
+        nonest = self.table.attrs.get("nonEst")
+        if nonest is None or not np.any(nonest):
+            return self.table
+        shown = self.table.copy()
+        column = shown.columns[list(shown.columns).index("SE") - 1]
+        shown[column] = [
+            "nonEst" if bad else f"{v:.5g}" for v, bad in zip(shown[column], nonest, strict=True)
+        ]
+        return shown
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_html_(self) -> str:
-        table = self.table.to_html(index=False, float_format=lambda v: f"{v:.5g}")
+        table = self._shown().to_html(index=False, float_format=lambda v: f"{v:.5g}")
         return table + "".join(f"<p>{line}</p>" for line in self.notes)
 
 
@@ -1045,7 +1115,7 @@ def emmeans(
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
-    labels, values, jacobian = _average(grid, primary + by_vars, weights)
+    labels, values, jacobian, functions = _average(grid, primary + by_vars, weights)
     parts = _scale_parts(grid, mode, primary + by_vars, weights, values, jacobian)
     if parts is not None:
         values, jacobian = _combine(parts)
@@ -1062,6 +1132,8 @@ def emmeans(
         notes=notes,
         inverse_link=_back_transform(fit, mode),
         scale_parts=parts,
+        linear_functions=functions,
+        nonest_basis=None if grid.estimability is None else grid.estimability[1],
     )
 
 
@@ -1109,13 +1181,18 @@ def joint_tests(
     rows = []
     for size in range(1, len(candidates) + 1):
         for term in itertools.combinations(candidates, size):
-            labels, values, jac = _average(grid, list(term) + by_vars, "equal")
+            labels, values, jac, functions = _average(grid, list(term) + by_vars, "equal")
             contrast = _interaction_contrast([len(grid.dims[_dim(grid, t)].levels) for t in term])
             for group in _by_groups(labels, by_vars):
-                b = contrast @ values[group]
-                cjac = contrast @ jac[group]
+                used = contrast
+                if functions is not None and grid.estimability is not None:
+                    # as emmeans: the contrasts the fit cannot estimate are left out
+                    kept = estimable_rows(contrast @ functions[group], grid.estimability[1])
+                    used = contrast[kept]
+                b = used @ values[group]
+                cjac = used @ jac[group]
                 means_var = np.einsum("nk,kl,nl->n", jac[group], covariance, jac[group])
-                scale = float(np.sum(contrast**2)) * float(np.max(means_var))
+                scale = float(np.sum(used**2)) * float(np.max(means_var, initial=0.0))
                 chi2, df1 = _wald(b, cjac @ covariance @ cjac.T, scale)
                 if df1 == 0:
                     continue
@@ -1131,7 +1208,9 @@ def joint_tests(
                     }
                 )
                 rows.append(row)
-    return pd.DataFrame(rows)
+    # no term testable (every contrast confounded with cells the fit cannot estimate)
+    columns = ["model term", *by_vars, "df1", "df2", "F.ratio", "p.value"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _dim(grid: _Grid, name: str) -> int:

@@ -50,7 +50,13 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
-from ordstats.design.newdata import newdata_columns, newdata_offset, newdata_scale_offset
+from ordstats.design.newdata import (
+    estimability,
+    fitted_rows,
+    newdata_columns,
+    newdata_offset,
+    newdata_scale_offset,
+)
 from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
@@ -228,6 +234,16 @@ class OrdinalMarginsFit(FittedState):
         )
 
     # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------
+
+    def _margins_estimability(self, data: pd.DataFrame) -> tuple[FloatArray, FloatArray] | None:
+        """The location rows of ``data`` over every column and the non-estimable basis.
+
+        None unless the fit dropped aliased location columns
+        (:func:`ordstats.design.newdata.estimability`).
+        """
+        model = self.model
+        n_rows = fitted_rows(model.design)
+        return estimability(model.design.location, data, model.formula_context, n_rows)
 
     def _margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
         """A unit shift of the linear predictor at ``rows``, and the predictors that only shift it.

@@ -1,0 +1,39 @@
+# emmeans of a rank-deficient clm: a factorial with a cell without rows.
+#
+# Run from the repository root (R 4.2, emmeans 1.8.4, ordinal 2022.11.16, jsonlite):
+#   Rscript tests/r/emmeans_nonest.R
+# Writes tests/data/reference/emmeans_nonest.json for tests/results/test_emmeans_nonest.py:
+#   data        the rows fitted: ordstats/datasets/wine.csv without temp == "warm" & contact == "yes"
+#   fit_call    the exact call; its interaction coefficient is NA (aliased)
+#   calls       each R expression and as.data.frame(summary(obj)): estimate (NA where
+#               emmeans prints nonEst), SE, p value (15 significant digits)
+suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
+source("tests/r/write_dataset.R")  # read_dataset()
+source("tests/r/json_output.R")    # write_json()
+wine <- read_dataset("wine", "ordstats/datasets")
+data <- subset(wine, !(temp == "warm" & contact == "yes"))
+fit <- clm(rating ~ temp * contact, data = data)
+calls <- c(
+  'emmeans(fit, ~ temp * contact)',
+  'emmeans(fit, ~ temp)',
+  'emmeans(fit, ~ contact)',
+  'pairs(emmeans(fit, ~ temp * contact))',
+  'emmeans(fit, ~ temp * contact, mode = "mean.class")',
+  'emmeans(fit, ~ rating | temp * contact, mode = "prob")'
+)
+table <- function(text) {
+  s <- as.data.frame(summary(eval(parse(text = text)), infer = c(TRUE, TRUE)))
+  estimate <- intersect(c("emmean", "estimate", "mean.class", "prob"), names(s))[1]
+  labels <- setdiff(names(s), c(estimate, "SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"))
+  list(r_call = text, estimate_column = estimate,
+       labels = lapply(s[labels], as.character),
+       estimate = s[[estimate]], SE = s$SE, p.value = s$p.value)
+}
+write_json(list(
+  data = 'subset(wine, !(temp == "warm" & contact == "yes"))',
+  fit_call = "clm(rating ~ temp * contact, data = data)",
+  coef = as.list(coef(fit)),
+  versions = list(R = R.version.string, emmeans = as.character(packageVersion("emmeans")),
+                  ordinal = as.character(packageVersion("ordinal"))),
+  calls = lapply(calls, table)
+), "tests/data/reference/emmeans_nonest.json")

@@ -1,0 +1,118 @@
+"""emmeans of a rank-deficient fit: what it cannot estimate is ``nonEst``, as in R.
+
+References: tests/r/emmeans_nonest.R -> tests/data/reference/emmeans_nonest.json,
+``emmeans`` of ``clm(rating ~ temp * contact)`` on wine without its warm-and-contact
+cell, whose interaction column is aliased.  Before, the empty cell got the additive
+model's extrapolation (latent mean 1.6676 with a standard error) and the means and
+contrasts averaged over it got numbers; R marks each ``nonEst``.  Estimable means and
+contrasts keep R's values.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "emmeans_nonest.json").read_text()
+)
+CALLS = {call["r_call"]: call for call in REFERENCE["calls"]}
+FORMULA = "rating ~ temp * contact"
+
+OURS = {
+    "emmeans(fit, ~ temp * contact)": lambda res: res.emmeans(["temp", "contact"]),
+    "emmeans(fit, ~ temp)": lambda res: res.emmeans("temp"),
+    "emmeans(fit, ~ contact)": lambda res: res.emmeans("contact"),
+    "pairs(emmeans(fit, ~ temp * contact))": lambda res: res.emmeans(["temp", "contact"]).pairs(),
+    'emmeans(fit, ~ temp * contact, mode = "mean.class")': lambda res: res.emmeans(
+        ["temp", "contact"], mode="mean.class"
+    ),
+    'emmeans(fit, ~ rating | temp * contact, mode = "prob")': lambda res: res.emmeans(
+        "rating", by=["temp", "contact"], mode="prob"
+    ),
+}
+
+
+def _rows() -> pd.DataFrame:
+    wine = ordstats.datasets.load("wine")
+    return wine[~((wine["temp"] == "warm") & (wine["contact"] == "yes"))].reset_index(drop=True)
+
+
+def _fit(data, **options) -> ordstats.OrdinalResults:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the aliased column's CollinearityWarning
+        return ordstats.OrdinalModel.from_formula(FORMULA, data, **options).fit(disp=False)
+
+
+@pytest.fixture(scope="module")
+def fit() -> ordstats.OrdinalResults:
+    return _fit(_rows())
+
+
+def _numbers(values: list) -> np.ndarray:
+    return np.array([np.nan if v == "NA" else v for v in values], dtype=float)
+
+
+@pytest.mark.parametrize("call", list(OURS))
+def test_nonestimable_means_and_contrasts_are_r_s(fit, call):
+    reference = CALLS[call]
+    table = OURS[call](fit).summary_frame()
+    estimate = _numbers(reference["estimate"])
+    for name, labels in reference["labels"].items():
+        assert [str(v) for v in table[name]] == labels
+    got = table[reference["estimate_column"]].to_numpy(dtype=float)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(estimate))
+    assert np.isnan(estimate).any()  # every call has something R cannot estimate
+    np.testing.assert_allclose(got, estimate, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose(table["p.value"], _numbers(reference["p.value"]), rtol=1e-3)
+    assert table.attrs["nonEst"].tolist() == np.isnan(estimate).tolist()
+
+
+def test_the_printed_table_says_nonest(fit):
+    text = str(fit.emmeans(["temp", "contact"]).summary())
+    row = next(line for line in text.splitlines() if line.split()[:2] == ["warm", "yes"])
+    assert "nonEst" in row
+    assert "nonEst: not estimable from this fit" in text
+    assert "nonEst" not in str(_fit(ordstats.datasets.load("wine")).emmeans("temp").summary())
+
+
+def test_a_chunked_fit_marks_the_same_cells(fit, tmp_path):
+    """The aliased combination comes from the summary pass's Gram matrix."""
+    path = tmp_path / "wine.parquet"
+    _rows().to_parquet(path)
+    chunked = _fit(str(path), chunksize=20)
+    np.testing.assert_allclose(
+        chunked.model.design.location.aliased_by, fit.model.design.location.aliased_by, atol=1e-12
+    )
+    for call in OURS:
+        ours, theirs = OURS[call](chunked).summary_frame(), OURS[call](fit).summary_frame()
+        assert ours.attrs["nonEst"].tolist() == theirs.attrs["nonEst"].tolist()
+        np.testing.assert_allclose(ours["SE"], theirs["SE"], rtol=1e-8)
+
+
+def test_a_collinear_covariate_leaves_the_means_estimable():
+    """A column that is a combination of others on every row (z = x1 + x2) is aliased, but a
+    grid row built from the same relation is estimable: nothing is marked."""
+    rng = np.random.default_rng(3)
+    n = 300
+    data = pd.DataFrame({"x1": rng.normal(size=n), "g": rng.choice(["a", "b", "c"], n)})
+    data["x2"] = 2.0 * data["x1"] + 1.0
+    data["y"] = pd.Categorical(
+        np.digitize(data["x1"] + rng.logistic(size=n), [-1.0, 0.5]), ordered=True
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ordstats.OrdinalModel.from_formula("y ~ x1 + x2 + g", data).fit(disp=False)
+    assert res.model.design.location.aliased == ["x2"]
+    combination = res.model.design.location.aliased_by  # x2 = 1 + 2 x1 + 0 g[T.b] + 0 g[T.c]
+    np.testing.assert_allclose(combination, [[1.0, 2.0, 0.0, 0.0]], atol=1e-9)
+    table = res.emmeans("g").summary_frame()
+    assert not table.attrs["nonEst"].any() and np.isfinite(table["emmean"]).all()
