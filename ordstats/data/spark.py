@@ -24,7 +24,11 @@ which costs less than writing the chunks and reading them back.  The summary pas
 first over the spilled chunks that builds their likelihood arrays) keeps
 those arrays beside the chunks (:class:`SparkArrays`, the store of
 :mod:`ordstats.data.spill` for Spark), and the Newton passes after it read
-the arrays instead of the chunks.  A partition whose spill is
+the arrays instead of the chunks.  For a model whose design columns are
+numeric columns used as is and whose response is numbers, the first pass's
+tasks already keep the arrays (the response as its values, coded by the
+levels the pass finds: :func:`~ordstats.data.spark_cache.keep_scan_arrays`),
+so the summary pass reads neither the files nor the chunks.  A partition whose spill is
 not found where its task runs is read through the DataFrame (and spilled
 again there); should the DataFrame's partitioning change, the cache is
 dropped and the pass made through the DataFrame.  The spill is deleted when
@@ -77,9 +81,12 @@ from ordstats.data.chunks import (
 from ordstats.data.parts import add_parts, sum_parts
 from ordstats.data.reservoir import MIN_SUBSAMPLE, SUBSAMPLE_FRACTION, SampledScan
 from ordstats.data.spark_cache import (
+    SCAN_ARRAYS,
     CachePlace,
+    NumericLevels,
     PartitionCache,
     PartitionWriter,
+    keep_scan_arrays,
     pack_arrays,
     read_arrays,
     read_chunks,
@@ -415,20 +422,23 @@ def _partition_sum(
     """
     partition = _partition_id()
     chunks = _chunks(batches, chunksize)
-    if cache is None or cache.rows is not None:
-        part = _shipped(_sum_chunks(chunks, func, args, partition), n_partitions)
-        if cache is None or part.failure is not None:
-            return part
-        return replace(part, kept=frozenset([partition]))
-    writer = PartitionWriter(cache, partition)
-    part = _shipped(_sum_chunks(_spilled(chunks, writer), func, args, partition), n_partitions)
-    if part.failure is not None:
-        writer.abandon()
+    writers = []
+    if cache is not None and cache.rows is None:  # spill the chunks (first: clears the directory)
+        writers.append(PartitionWriter(cache, partition))
+        chunks = _spilled(chunks, writers[0])
+    if cache is not None and cache.scan_arrays is not None:  # the first pass keeps the arrays too
+        writers.append(PartitionWriter(cache, partition, SCAN_ARRAYS))
+        chunks = keep_scan_arrays(chunks, cache.scan_arrays, writers[-1])
+    part = _shipped(_sum_chunks(chunks, func, args, partition), n_partitions)
+    if cache is None or part.failure is not None:
+        for writer in writers:
+            writer.abandon()
         return part
-    place = writer.finish()
-    if place is None:
+    places = [writer.finish() for writer in writers]
+    if cache.rows is None and places[0] is None:  # the chunks could not be kept
         return part
-    return replace(part, kept=frozenset([partition]), places=frozenset([place]))
+    kept = frozenset(place for place in places if place is not None)
+    return replace(part, kept=frozenset([partition]), places=kept)
 
 
 def _cached_chunks(
@@ -499,6 +509,8 @@ class _ArraysTask:
     func: Callable[..., Any]
     spec: ChunkSpec
     args: tuple[Any, ...]
+    #: the levels of a response kept as its values (the first pass's store)
+    levels: NumericLevels | None = None
 
     def __call__(self, partition: int) -> _Partial:
         """One partition's sum from its kept arrays, else from its chunks (keeping their arrays)."""
@@ -506,13 +518,13 @@ class _ArraysTask:
         args = (self.func, self.spec, location, *self.args)
         files = cache.chunk_files(partition, self.name)
         if files is not None:
-            part = _sum_chunks(read_arrays(files), _on_kept, args, partition)
+            part = _sum_chunks(read_arrays(files, self.levels), _on_kept, args, partition)
             return replace(part, places=frozenset([cache.place(partition)]))
         columns = list(self.built.plan.read_columns)
         chunks = _cached_chunks(cache, partition, columns)
         if chunks is None:  # another executor kept them, or they were deleted
             return _Partial(missing=frozenset([partition]))
-        writer = PartitionWriter(cache, partition, self.name)
+        writer = PartitionWriter(cache, partition, self.name)  # coded: levels are not needed
         arrays = _built_arrays(chunks, self.built, writer)
         part = _sum_chunks(arrays, _on_kept, args, partition)
         if part.failure is not None:
@@ -541,11 +553,20 @@ class SparkArrays:
 
     read_source = False
 
-    def __init__(self, source: SparkSource, cache: PartitionCache, spec: ChunkSpec) -> None:
+    def __init__(
+        self,
+        source: SparkSource,
+        cache: PartitionCache,
+        spec: ChunkSpec,
+        name: str | None = None,
+        levels: NumericLevels | None = None,
+    ) -> None:
         self.source, self.cache, self.spec = source, cache, spec
         self.key = decoding_key(spec)
         self.location = tuple(spec.terms.names)
-        self.name = f"arrays-{uuid.uuid4().hex}"
+        self.name = f"arrays-{uuid.uuid4().hex}" if name is None else name
+        #: the first pass's arrays (``name`` :data:`SCAN_ARRAYS`) keep the response's values
+        self.levels = levels
         self.closed = False
 
     def __repr__(self) -> str:
@@ -558,7 +579,7 @@ class SparkArrays:
 
     def map_reduce(self, func: Callable[..., Any], spec: ChunkSpec, *args: Any) -> Any:
         """``func(arrays_1, spec, *args) + ...`` over every partition's kept arrays."""
-        task = _ArraysTask(self.cache, self.name, self.spec, func, spec, args)
+        task = _ArraysTask(self.cache, self.name, self.spec, func, spec, args, self.levels)
         return self.source.arrays_pass(task)
 
     def close(self) -> None:
@@ -608,6 +629,8 @@ class SparkSource:
         self.cache_log: list[tuple[int, int]] = []
         #: per pass through the DataFrame: who read the rows, "pyarrow" (the files) or "spark"
         self.readers: list[str] = []
+        #: the layout whose arrays the next first pass keeps (:meth:`keep_scan_arrays`)
+        self._scan_spec: ChunkSpec | None = None
 
     def __repr__(self) -> str:
         return f"SparkSource({len(self.columns)} columns, chunksize={self.chunksize})"
@@ -677,6 +700,7 @@ class SparkSource:
         spill = self._start_cache(wanted)
         part, n_partitions = self._run(partial(self._frame_pass, func, args, wanted, spill))
         if spill is not None:
+            spill.scan_arrays = None  # the first pass only
             self._kept(spill, part, n_partitions)
         self.cache_log.append((0, n_partitions))
         return _total(part)
@@ -748,6 +772,34 @@ class SparkSource:
 
         context = self.frame.sparkSession.sparkContext
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(partition_sums)
+
+    def keep_scan_arrays(self, spec: ChunkSpec) -> None:
+        """Have the next first pass of a fit also keep the chunks' arrays of ``spec``.
+
+        ``spec`` is the layout of a model whose design columns are numeric
+        columns used as is, built before the levels are known; its tasks keep
+        each chunk's arrays with the response's values (:func:`scan_store`
+        serves them to the summary pass, which then reads no chunk).
+        """
+        self._scan_spec = spec
+
+    def scan_store(self, spec: ChunkSpec) -> SparkArrays | None:
+        """The arrays the first pass kept, serving ``spec`` (the fit's spec after that pass).
+
+        None where the first pass kept none, or ``spec`` has other columns than
+        the arrays, or a response whose levels are not numbers.  Partitions
+        whose arrays are not found are built from their chunks at the summary
+        pass, as for any store.
+        """
+        built, self._scan_spec = self._scan_spec, None
+        cache = self._cache
+        if built is None or cache is None or not cache.partitions or not self.caches(cache):
+            return None
+        same = [t.names for t in spec.parts.values()] == [t.names for t in built.parts.values()]
+        levels = NumericLevels.of(spec.level_codes)
+        if spec.plan != built.plan or not same or levels is None or spec.binary_cut is not None:
+            return None
+        return SparkArrays(self, cache, spec, SCAN_ARRAYS, levels)
 
     def keep_arrays(self, spec: ChunkSpec, n_rows: int) -> SparkArrays | None:
         """A store of the chunks' arrays beside the fit's partition cache, or None.
@@ -833,7 +885,7 @@ class SparkSource:
         """The partition cache a pass through the DataFrame fills, or None (no caching now)."""
         if not self._cache_open or self._cache is not None:
             return None
-        cache = PartitionCache(tuple(columns))
+        cache = PartitionCache(tuple(columns), scan_arrays=self._scan_spec)
         self._cache = cache
         # chunks left on this machine go with the source, should no fit end release them
         self._finalizer = weakref.finalize(self, remove_here, cache.places)

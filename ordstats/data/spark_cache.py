@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats.data.chunks import ChunkArrays
+from ordstats.data.chunks import ChunkArrays, _plain_chunk_arrays
 from ordstats.data.spill import constant_vector, is_constant
 
 __all__ = [
@@ -111,6 +111,10 @@ class PartitionCache:
         chunks of ``chunksize`` rows.  None: the chunks are spilled.
     chunksize : int
         Rows per chunk of the first pass.
+    scan_arrays : ChunkSpec or None
+        During the first pass only: the spec whose likelihood arrays each task
+        also keeps, its response values as they are (:func:`keep_scan_arrays`);
+        the store :data:`SCAN_ARRAYS` then serves the summary pass.
     """
 
     columns: tuple[str, ...]
@@ -119,6 +123,7 @@ class PartitionCache:
     places: set[CachePlace] = field(default_factory=set)
     rows: Any = None
     chunksize: int = 0
+    scan_arrays: Any = None
 
     def __getstate__(self) -> dict[str, object]:
         # the tasks need the name and the columns, not the driver's bookkeeping
@@ -202,22 +207,109 @@ def _is_mapped(value: Any) -> bool:
     return numbers and value.nbytes >= MAPPED_BYTES
 
 
-def read_arrays(files: list[Path]) -> Iterator[ChunkArrays]:
+def read_arrays(files: list[Path], levels: NumericLevels | None = None) -> Iterator[ChunkArrays]:
     """The kept arrays of a partition's chunks (:func:`pack_arrays`), one chunk at a time.
 
     The large arrays are memory-mapped from their ``.npy`` files (read-only):
     no unpickling, and the operating system's page cache serves every pass
-    and every Python worker from one copy.
+    and every Python worker from one copy.  Arrays the first pass kept hold
+    the response's values (:func:`keep_scan_arrays`): ``levels`` codes them.
     """
     for path in files:
         packed = _load(path)
+        raw = packed.pop(_RAW_RESPONSE, False)
         for key, value in packed.items():
             if isinstance(value, _Mapped):
                 packed[key] = np.asarray(np.load(path.parent / value.file, mmap_mode="r"))
+        if raw:
+            if levels is None:  # pragma: no cover - a store of the first pass carries them
+                raise RuntimeError("arrays of the first pass read without the response levels")
+            packed["y"] = levels.codes(packed["y"])
         for name in ("weights", "offset"):
             if packed[name] is None:
                 packed[name] = constant_vector(name, packed["y"].size)
         yield ChunkArrays(**packed)
+
+
+#: The store name of the arrays the first pass keeps (:func:`keep_scan_arrays`).
+SCAN_ARRAYS = "scan-arrays"
+#: In a chunk's packed arrays: ``y`` holds the response's values, not level codes.
+_RAW_RESPONSE = "raw_response"
+
+
+@dataclass(frozen=True)
+class NumericLevels:
+    """The level codes of a numeric response, for arrays kept with the response's values.
+
+    Attributes
+    ----------
+    values : ndarray
+        The levels' values, increasing.
+    codes : ndarray of int
+        Each value's level code.
+    """
+
+    values: np.ndarray
+    level_codes: np.ndarray
+
+    @classmethod
+    def of(cls, level_codes: dict[str, int]) -> NumericLevels | None:
+        """From a spec's level codes (labels of numbers); None if a label is not a number."""
+        try:
+            pairs = sorted((float(label), code) for label, code in level_codes.items())
+        except ValueError:
+            return None
+        values = np.array([v for v, _ in pairs])
+        if not np.isfinite(values).all() or np.any(np.diff(values) == 0):
+            return None
+        return cls(values, np.array([c for _, c in pairs], dtype=np.intp))
+
+    def codes(self, y: np.ndarray) -> np.ndarray:
+        """The level codes of the response values ``y`` (each one a level's value)."""
+        where = np.clip(np.searchsorted(self.values, y), 0, len(self.values) - 1)
+        if not np.array_equal(self.values[where], y):
+            raise RuntimeError("a kept response value has no level")  # pragma: no cover
+        return self.level_codes[where]
+
+
+def keep_scan_arrays(
+    chunks: Iterator[pd.DataFrame], spec: Any, writer: PartitionWriter
+) -> Iterator[pd.DataFrame]:
+    """The first pass's chunks, each one's likelihood arrays kept by ``writer`` as it passes.
+
+    For a model whose design columns are numeric columns used as is
+    (``_plain_chunk_arrays``): the arrays of ``spec`` with the response's values in
+    place of the codes, which the levels found by the whole pass give later
+    (:func:`read_arrays`).  A chunk of another kind stops the keeping.
+    """
+    for chunk in chunks:
+        if writer.place is not None:
+            arrays = _kept_arrays(chunk, spec)
+            if arrays is None:
+                writer.abandon()
+            else:
+                writer.add({**pack_arrays(arrays), _RAW_RESPONSE: True})
+        yield chunk
+
+
+def _kept_arrays(chunk: pd.DataFrame, spec: Any) -> ChunkArrays | None:
+    """A chunk's arrays with the response's values; None for a chunk of another kind.
+
+    Another kind: a response that is not numbers, a design that is not plain
+    numeric columns, or values the pass's own function reports (bad weights).
+    """
+    response = chunk[spec.plan.response]
+    numbers = pd.api.types.is_numeric_dtype(response) or pd.api.types.is_bool_dtype(response)
+    if not numbers:
+        return None
+    try:
+        return _plain_chunk_arrays(chunk, spec, _response_values)
+    except (ValueError, TypeError):  # ordstats' DataError included: the pass says it
+        return None
+
+
+def _response_values(series: pd.Series) -> np.ndarray:
+    return np.asarray(series.to_numpy(dtype=float, na_value=np.nan))
 
 
 class PartitionWriter:

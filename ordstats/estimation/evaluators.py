@@ -1083,6 +1083,10 @@ def _describe_source(
     plan = replace(plan, factors=sorted(factors))
     reader = SourceReader(source)
     writer = _scan_writer(source, plan, formula, sides, ctx, family)
+    if hasattr(source, "keep_scan_arrays"):  # Spark: the first pass's tasks keep the arrays
+        layout = _layout_without_levels(plan, formula, sides, ctx, family)
+        if layout is not None:
+            source.keep_scan_arrays(layout)
     # chunks read in this process, in order: a chunk drops the rows that the sample of the
     # chunks before it rules out (on the pool's threads, not in the ordered step)
     board = SampleLimits() if getattr(source, "reads_locally", False) else None
@@ -1126,6 +1130,8 @@ def _describe_source(
     )
     if writer is not None:  # the first pass wrote the arrays: the summary reads them
         reader.store = writer.finish(spec)
+    elif hasattr(source, "scan_store"):
+        reader.store = source.scan_store(spec)
     # a censored response starts from its level counts: the subsample's levels differ
     started = None if censored else _start_before_summary(reader, spec, family, scan.n_rows)
     warm, warm_weight = (None, 0.0) if started is None else started
@@ -1176,13 +1182,28 @@ def _scan_writer(
     otherwise, or where the terms cannot be built here (the general path
     reports why after the first pass).
     """
-    if not getattr(source, "reads_locally", False) or plan.censored is not None or plan.factors:
+    if not getattr(source, "reads_locally", False):
+        return None
+    spec = _layout_without_levels(plan, formula, sides, ctx, family)
+    return None if spec is None else open_scan_writer(spec)
+
+
+def _layout_without_levels(
+    plan: ColumnPlan, formula: str, sides: dict[str, str], ctx: Any, family: Family
+) -> ChunkSpec | None:
+    """The chunks' layout of a model whose design needs no levels (its level codes unused).
+
+    A response that is a column and no factors: the terms are then those
+    :func:`fix_levels` will build.  None otherwise, or where the terms cannot
+    be built here (the general path reports why after the first pass).
+    """
+    if plan.censored is not None or plan.factors:
         return None
     try:
         side_terms = terms_without_levels(plan, formula, sides, ctx)
     except (ValueError, TypeError, KeyError, NameError, SyntaxError):
         return None
-    spec = ChunkSpec(
+    return ChunkSpec(
         plan=plan,
         terms=side_terms["location"],
         level_codes={},
@@ -1192,7 +1213,6 @@ def _scan_writer(
         nominal=side_terms.get("nominal"),
         scale=side_terms.get("scale"),
     )
-    return open_scan_writer(spec)
 
 
 def _start_before_summary(
