@@ -279,15 +279,15 @@ class PredictionResults:
         return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"
 
 
-def _warn_missing_rows(wide: pd.DataFrame) -> None:
-    """One warning for the rows of a Dask result without predictions (missing predictors)."""
+def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask", stacklevel: int = 4) -> None:
+    """One warning for the rows of a Dask or Spark result without predictions."""
     missing = int(wide.isna().any(axis=1).sum())
     if missing:
         warnings.warn(
-            f"{missing} row(s) of the Dask DataFrame have missing or non-finite predictor "
+            f"{missing} row(s) of the {kind} DataFrame have missing or non-finite predictor "
             "values; their predictions are NaN",
             MissingDataWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
 
@@ -400,17 +400,12 @@ class PredictionSEMethods(FittedState):
         The rows and index of ``predict()`` on such a fit (rows in file order,
         numbered from 0, for files; the frame's index for a DataFrame; a Dask
         result is computed): each chunk is predicted as newdata, so rows with
-        missing predictor values get NaN.  A Spark fit is refused: its
-        ``predict()`` stays a Spark DataFrame, while these results are arrays
-        on the driver.
+        missing predictor values get NaN.  A Spark fit's rows are predicted in
+        the cluster and collected (:meth:`_spark_prediction`).
         """
         source = self.model.source
         if isinstance(source, SparkSource):
-            raise OrdstatsError(
-                "get_prediction() of a Spark fit would collect every row's probabilities and "
-                "standard errors on the driver: use predict() (a Spark DataFrame of the "
-                "probabilities), or pass the rows you want as newdata (a pandas DataFrame)"
-            )
+            return self._spark_prediction(source, which)
 
         def chunk(rows: pd.DataFrame) -> pd.DataFrame:
             return self._prediction_of(rows, which, None).wide()
@@ -421,6 +416,28 @@ class PredictionSEMethods(FittedState):
                 warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
                 wide = wide.compute()
             _warn_missing_rows(wide)
+        return PredictionResults.from_wide(wide, which)
+
+    def _spark_prediction(self, source: SparkSource, which: str) -> PredictionResults:
+        """:meth:`_prediction_in_chunks` of a Spark fit: its rows predicted in the cluster.
+
+        Each partition's rows are predicted by a pandas UDF, as ``predict()``
+        does, and the probabilities and standard errors collected on the
+        driver, as a Dask fit's are computed: rows in partition order,
+        numbered from 0.
+        """
+
+        def chunk(rows: pd.DataFrame) -> pd.DataFrame:
+            wide = self._prediction_of(rows, which, None).wide()
+            return pd.DataFrame(wide.to_numpy(dtype=float), index=wide.index, columns=names)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
+            sample = self._prediction_of(source.first_chunk(), which, None).wide()
+            names = [f"__ordstats_prediction_{k}" for k in range(sample.shape[1])]
+            collected = source.map_partitions(chunk).select(*names).toPandas()
+        wide = pd.DataFrame(collected.to_numpy(dtype=float), columns=sample.columns)
+        _warn_missing_rows(wide, "Spark", stacklevel=5)
         return PredictionResults.from_wide(wide, which)
 
     def get_prediction(
@@ -434,7 +451,8 @@ class PredictionSEMethods(FittedState):
             Rows to predict for (default: the fitted rows; for a model read in
             chunks, from files or Dask, every row of its data, as
             :meth:`~ordstats.OrdinalResults.predict` gives them, NaN where a
-            predictor is missing; a Spark fit needs ``newdata``).
+            predictor is missing; a Spark fit's rows are predicted in the cluster
+            and collected).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
         offset : float or array-like, optional

@@ -1,5 +1,5 @@
 """emmeans() and joint_tests() of a Spark fit (the reference grid from one pass over Spark);
-get_prediction() without newdata refused (its predict() stays a Spark DataFrame).
+get_prediction() without newdata: the rows predicted in the cluster and collected.
 
 The grid's levels, means and cell counts come from the rows the fit used
 (rows with missing values left out, as in memory); at the same estimates the
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import MissingDataWarning, OrdstatsError
+from ordstats.errors import MissingDataWarning
 from ordstats.results.margins.emmeans import emmeans, joint_tests
 from tests._chunk_data import FORMULA, spark_ratings
 
@@ -58,11 +58,25 @@ def test_spark_joint_tests_are_the_in_memory_ones(fits):
     np.testing.assert_allclose(spark.joint_tests()["F.ratio"], expected["F.ratio"], rtol=1e-7)
 
 
-def test_spark_get_prediction_without_newdata_says_what_to_use(fits, frame):
+def test_spark_get_prediction_without_newdata_predicts_every_row(fits, frame):
+    """As a Dask fit's: every row of the data in its order, NaN where a predictor is missing
+    (one warning).  Before, refused ("would collect every row ... on the driver")."""
     memory, spark = fits
-    with pytest.raises(OrdstatsError, match=r"Spark fit .* use predict\(\) .* newdata"):
-        spark.get_prediction()
-    rows = frame.dropna().iloc[:5]
-    expected = memory.get_prediction(rows).summary_frame()
-    got = spark.get_prediction(rows).summary_frame()
-    pd.testing.assert_frame_equal(got, expected, rtol=1e-7)
+    rows = spark.model.source.frame.toPandas()  # the rows in the Spark DataFrame's order
+    with pytest.warns(MissingDataWarning, match=r"row\(s\) of the Spark DataFrame") as caught:
+        got = spark.get_prediction()
+    missing = [w for w in caught if issubclass(w.category, MissingDataWarning)]
+    assert len(missing) == 1 and missing[0].filename == __file__
+    with pytest.warns(MissingDataWarning):
+        expected = memory.get_prediction(rows)
+    assert len(got.predicted) == len(frame) and got.predicted.isna().any(axis=None)
+    pd.testing.assert_frame_equal(got.summary_frame(), expected.summary_frame(), rtol=1e-7)
+    with pytest.warns(MissingDataWarning):
+        cumulative = spark.get_prediction(which="cumprob")
+    assert cumulative.predicted.shape == (len(frame), len(memory.model.levels) - 1)
+    picked = frame.dropna().iloc[:5]
+    pd.testing.assert_frame_equal(
+        spark.get_prediction(picked).summary_frame(),
+        memory.get_prediction(picked).summary_frame(),
+        rtol=1e-7,
+    )
