@@ -245,8 +245,8 @@ class NumericLevels:
     ----------
     values : ndarray
         The levels' values, increasing.
-    codes : ndarray of int
-        Each value's level code.
+    level_codes : ndarray of int
+        Each value's level code (the levels' order, which ``levels=`` may set).
     """
 
     values: np.ndarray
