@@ -7,6 +7,8 @@
 #   fit_call    the exact call; its interaction coefficient is NA (aliased)
 #   calls       each R expression and as.data.frame(summary(obj)): estimate (NA where
 #               emmeans prints nonEst), SE, p value (15 significant digits)
+#   joint_tests joint_tests(fit) and joint_tests(fit, by = "contact"): terms (R's
+#               "(confounded)" row included), df1, F ratio, p value
 suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
 source("tests/r/write_dataset.R")  # read_dataset()
 source("tests/r/json_output.R")    # write_json()
@@ -29,11 +31,18 @@ table <- function(text) {
        labels = lapply(s[labels], as.character),
        estimate = s[[estimate]], SE = s$SE, p.value = s$p.value)
 }
+joint <- function(by) {
+  j <- as.data.frame(if (is.null(by)) joint_tests(fit) else joint_tests(fit, by = by))
+  list(by = if (is.null(by)) list() else by, model_term = as.character(j[["model term"]]),
+       by_values = if (is.null(by)) list() else as.character(j[[by]]),
+       df1 = j$df1, F.ratio = j$F.ratio, p.value = j$p.value)
+}
 write_json(list(
   data = 'subset(wine, !(temp == "warm" & contact == "yes"))',
   fit_call = "clm(rating ~ temp * contact, data = data)",
   coef = as.list(coef(fit)),
   versions = list(R = R.version.string, emmeans = as.character(packageVersion("emmeans")),
                   ordinal = as.character(packageVersion("ordinal"))),
-  calls = lapply(calls, table)
+  calls = lapply(calls, table),
+  joint_tests = list(joint(NULL), joint("contact"))
 ), "tests/data/reference/emmeans_nonest.json")

@@ -116,3 +116,22 @@ def test_a_collinear_covariate_leaves_the_means_estimable():
     np.testing.assert_allclose(combination, [[1.0, 2.0, 0.0, 0.0]], atol=1e-9)
     table = res.emmeans("g").summary_frame()
     assert not table.attrs["nonEst"].any() and np.isfinite(table["emmean"]).all()
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_joint_tests_leave_out_what_is_confounded_as_r(fit, position):
+    """R's ``(confounded)`` row (degrees of freedom, no test) and its tests by contact.
+    Before, the empty cell's extrapolation entered the tests: temp (F 10.74) and contact
+    (F 4.13) each had a test, and temp within contact = yes one too."""
+    reference = REFERENCE["joint_tests"][position]
+    by = reference["by"] or None
+    table = fit.joint_tests(by=by)
+    assert table["model term"].tolist() == np.atleast_1d(reference["model_term"]).tolist()
+    if by is not None:
+        assert table[by].tolist() == np.atleast_1d(reference["by_values"]).tolist()
+    np.testing.assert_array_equal(table["df1"], np.atleast_1d(reference["df1"]))
+    # emmeans prints F to 3 decimals
+    expected_f = _numbers(list(np.atleast_1d(reference["F.ratio"])))
+    np.testing.assert_allclose(table["F.ratio"], expected_f, rtol=1e-4)
+    expected_p = _numbers(list(np.atleast_1d(reference["p.value"])))
+    np.testing.assert_allclose(table["p.value"], expected_p, rtol=1e-6)

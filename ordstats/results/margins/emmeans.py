@@ -1208,9 +1208,38 @@ def joint_tests(
                     }
                 )
                 rows.append(row)
-    # no term testable (every contrast confounded with cells the fit cannot estimate)
+    if grid.estimability is not None:
+        rows += _confounded_rows(grid, grid.estimability[1], candidates, by_vars, rows)
     columns = ["model term", *by_vars, "df1", "df2", "F.ratio", "p.value"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _confounded_rows(
+    grid: _Grid,
+    basis: FloatArray,
+    candidates: list[str],
+    by_vars: list[str],
+    tested: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The ``(confounded)`` rows of a rank-deficient fit's joint tests, one per ``by`` group.
+
+    The estimable differences among the cells that no term's test holds: the
+    dimension of the estimable part of the cells' contrasts (``rank(D) -
+    rank(D N)``, ``N`` the non-estimable ``basis``) less the terms' degrees of
+    freedom.  As in emmeans, they get no test (F and p missing).
+    """
+    labels, _, _, functions = _average(grid, candidates + by_vars, "equal")
+    out = []
+    for group in _by_groups(labels, by_vars):
+        differences = np.diff(np.asarray(functions)[group], axis=0)
+        estimable = np.linalg.matrix_rank(differences) - np.linalg.matrix_rank(differences @ basis)
+        key = {name: labels.iloc[group[0]][name] for name in by_vars}
+        used = sum(r["df1"] for r in tested if all(r[n] == v for n, v in key.items()))
+        if estimable > used:
+            row: dict[str, Any] = {"model term": "(confounded)", **key}
+            row.update({"df1": estimable - used, "df2": np.inf, "F.ratio": np.nan})
+            out.append({**row, "p.value": np.nan})
+    return out
 
 
 def _dim(grid: _Grid, name: str) -> int:
