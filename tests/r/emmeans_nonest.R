@@ -9,6 +9,7 @@
 #               emmeans prints nonEst), SE, p value (15 significant digits)
 #   joint_tests joint_tests(fit) and joint_tests(fit, by = "contact"): terms (R's
 #               "(confounded)" row included), df1, F ratio, p value
+#   clmm        emmeans(fit, ~ temp * contact) of clmm(rating ~ temp * contact + (1 | judge))
 suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
 source("tests/r/write_dataset.R")  # read_dataset()
 source("tests/r/json_output.R")    # write_json()
@@ -23,8 +24,8 @@ calls <- c(
   'emmeans(fit, ~ temp * contact, mode = "mean.class")',
   'emmeans(fit, ~ rating | temp * contact, mode = "prob")'
 )
-table <- function(text) {
-  s <- as.data.frame(summary(eval(parse(text = text)), infer = c(TRUE, TRUE)))
+table <- function(text, env = parent.frame()) {
+  s <- as.data.frame(summary(eval(parse(text = text), envir = env), infer = c(TRUE, TRUE)))
   estimate <- intersect(c("emmean", "estimate", "mean.class", "prob"), names(s))[1]
   labels <- setdiff(names(s), c(estimate, "SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"))
   list(r_call = text, estimate_column = estimate,
@@ -43,6 +44,11 @@ write_json(list(
   coef = as.list(coef(fit)),
   versions = list(R = R.version.string, emmeans = as.character(packageVersion("emmeans")),
                   ordinal = as.character(packageVersion("ordinal"))),
-  calls = lapply(calls, table),
-  joint_tests = list(joint(NULL), joint("contact"))
+  calls = lapply(calls, table, env = environment()),
+  joint_tests = list(joint(NULL), joint("contact")),
+  clmm = local({
+    fit <- clmm(rating ~ temp * contact + (1 | judge), data = data)
+    c(list(fit_call = "clmm(rating ~ temp * contact + (1 | judge), data = data)"),
+      table("emmeans(fit, ~ temp * contact)"))
+  })
 ), "tests/data/reference/emmeans_nonest.json")

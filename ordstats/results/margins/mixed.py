@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
-from ordstats.design.newdata import newdata_columns
+from ordstats.design.newdata import estimability, fitted_rows, newdata_columns
 from ordstats.design.random import NewTermRows, random_columns
 from ordstats.errors import OrdstatsError
 from ordstats.results.fitted import level_scores
@@ -190,6 +190,16 @@ class MixedMarginsFit:
         model = self.model
         data = getattr(model, "source_data", None)
         return fitted_row_columns(data, model.design.fixed.row_index, names)
+
+    def _margins_estimability(self, data: pd.DataFrame) -> tuple[FloatArray, FloatArray] | None:
+        """The fixed location rows of ``data`` over every column and the non-estimable basis.
+
+        None unless the fit dropped aliased fixed-effect columns
+        (:func:`ordstats.design.newdata.estimability`).
+        """
+        model = self.model
+        fixed = model.design.fixed
+        return estimability(fixed.location, data, model.formula_context, fitted_rows(fixed))
 
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The fixed design, offset and random terms' columns (and group codes) of ``data``."""
