@@ -773,13 +773,14 @@ class SparkSource:
         context = self.frame.sparkSession.sparkContext
         return context.parallelize(range(tasks), tasks).mapPartitionsWithIndex(partition_sums)
 
-    def keep_scan_arrays(self, spec: ChunkSpec) -> None:
+    def keep_scan_arrays(self, spec: ChunkSpec | None) -> None:
         """Have the next first pass of a fit also keep the chunks' arrays of ``spec``.
 
         ``spec`` is the layout of a model whose design columns are numeric
         columns used as is, built before the levels are known; its tasks keep
-        each chunk's arrays with the response's values (:func:`scan_store`
-        serves them to the summary pass, which then reads no chunk).
+        each chunk's arrays with the response's values (:meth:`scan_store`
+        serves them to the summary pass, which then reads no chunk).  None:
+        keep none (a fit of another kind).
         """
         self._scan_spec = spec
 

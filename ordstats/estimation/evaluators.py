@@ -1084,9 +1084,7 @@ def _describe_source(
     reader = SourceReader(source)
     writer = _scan_writer(source, plan, formula, sides, ctx, family)
     if hasattr(source, "keep_scan_arrays"):  # Spark: the first pass's tasks keep the arrays
-        layout = _layout_without_levels(plan, formula, sides, ctx, family)
-        if layout is not None:
-            source.keep_scan_arrays(layout)
+        source.keep_scan_arrays(_layout_without_levels(plan, formula, sides, ctx, family))
     # chunks read in this process, in order: a chunk drops the rows that the sample of the
     # chunks before it rules out (on the pool's threads, not in the ordered step)
     board = SampleLimits() if getattr(source, "reads_locally", False) else None
