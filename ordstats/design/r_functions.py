@@ -484,17 +484,7 @@ def _as_ordered(x: Any) -> Any:
 
 def _relevel(x: Any, ref: Any) -> Any:
     """R's ``relevel``: the factor ``x`` with level ``ref`` first (the reference level)."""
-    s = _values(_as_factor(x))
-    categories = list(s.cat.categories)
-    if ref not in categories:  # R's levels are text: relevel(factor(n), ref = "2")
-        ref = next((c for c in categories if _r_text(c) == _r_text(ref)), ref)
-    if ref not in categories:
-        raise FormulaError(
-            f"relevel(): ref={ref!r} is not a level of the factor "
-            f"({', '.join(map(str, categories))})"
-        )
-    order = [ref, *(c for c in categories if c != ref)]
-    return _like(x, s.cat.reorder_categories(order).array)
+    return _reference_first(x, ref, absent_ok=False)
 
 
 def _relevel_new_rows(x: Any, ref: Any) -> Any:
@@ -504,11 +494,25 @@ def _relevel_new_rows(x: Any, ref: Any) -> Any:
     fitted model's levels then encode the rows, as R's ``predict`` gives new
     data the fit's levels.
     """
+    return _reference_first(x, ref, absent_ok=True)
+
+
+def _reference_first(x: Any, ref: Any, absent_ok: bool) -> Any:
+    """The factor ``x`` with level ``ref`` first; a ``ref`` it lacks added (or refused)."""
     s = _values(_as_factor(x))
     categories = list(s.cat.categories)
-    if any(c == ref or _r_text(c) == _r_text(ref) for c in categories):
-        return _relevel(x, ref)
-    return _like(x, s.cat.add_categories([ref]).cat.reorder_categories([ref, *categories]).array)
+    level = ref
+    if ref not in categories:  # R's levels are text: relevel(factor(n), ref = "2")
+        level = next((c for c in categories if _r_text(c) == _r_text(ref)), None)
+    if level is None and not absent_ok:
+        raise FormulaError(
+            f"relevel(): ref={ref!r} is not a level of the factor "
+            f"({', '.join(map(str, categories))})"
+        )
+    if level is None:  # rows without the reference: the fit's levels encode them
+        s, level = s.cat.add_categories([ref]), ref
+    order = [level, *(c for c in categories if c != level)]
+    return _like(x, s.cat.reorder_categories(order).array)
 
 
 def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:
