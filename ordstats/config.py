@@ -175,12 +175,15 @@ class set_options:  # a function to users, a class to be a context manager
         arrays (response codes, design, weights) after the first pass that
         builds them, so that its Newton passes neither decode the files nor
         evaluate the formula again.  ``True`` (the default): files and
-        DataFrames read in chunks keep them in binary files in the system's
-        temporary directory (removed when the model is deleted, kept only if
-        they take at most half the free space there), and a Dask DataFrame on
-        a ``dask.distributed`` cluster in the workers' memory (if they take at
-        most a quarter of it); a directory (``str`` or path): the files go
-        there; ``False``: every pass reads the data again.
+        DataFrames read in chunks keep them in memory while they take at
+        most a quarter of the memory available when the fit begins, and the
+        chunks beyond that in binary files in the system's temporary
+        directory (only while they take at most half the free space there);
+        a Dask DataFrame on a ``dask.distributed`` cluster keeps them in the
+        workers' memory (if they take at most a quarter of it).  Either way
+        they are released when the model is deleted.  A directory (``str``
+        or path): every chunk goes to files there, none is held in memory;
+        ``False``: every pass reads the data again.
 
     Raises
     ------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -167,6 +168,96 @@ def test_pickled_model_keeps_no_cache(tmp_path, frame):
     restored = pickle.loads(pickle.dumps(res))
     assert restored.model.evaluator.reader.store is None
     np.testing.assert_array_equal(restored.params, res.params)
+
+
+# ---------------------------------------------------------------------------
+# the default setting: chunks held in memory while they fit, the rest in files
+
+
+@pytest.fixture
+def temporary_directory(tmp_path, monkeypatch):
+    """The system's temporary directory (where the default setting's files go) in tmp_path."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def _files_of_spills(where) -> list[str]:
+    return [f for d in _spill_dirs(where) for f in os.listdir(os.path.join(where, d))]
+
+
+@pytest.mark.parametrize("kind", ["parquet", "frame"])
+def test_default_cache_holds_the_chunks_in_memory(
+    temporary_directory, tmp_path, frame, memory_fit, kind
+):
+    data = frame
+    if kind == "parquet":
+        write_parquet(frame, tmp_path / "d")
+        data = str(tmp_path / "d")
+    held = _model(data, True, chunksize=700)
+    store = held.evaluator.reader.store
+    assert store.memory_budget > 0
+    assert all(entry.held is not None for entry in store.entries)
+    assert _files_of_spills(temporary_directory) == []  # nothing written
+    for chunk in store.chunks():
+        assert not chunk.X.flags.writeable and not chunk.y.flags.writeable
+    on_disk = _model(data, str(tmp_path), chunksize=700)
+    reread = _model(data, False, chunksize=700)
+    res = held.fit()
+    _assert_identical(res, on_disk.fit())
+    _assert_identical(res, reread.fit())
+    assert_same_fit(res, memory_fit)
+    assert held.evaluator.n_reads == 2
+    assert held.evaluator.n_passes == reread.evaluator.n_passes
+
+
+def test_chunks_beyond_the_memory_share_go_to_files(temporary_directory, frame, monkeypatch):
+    """The first chunks stay in memory, the later ones in files; the same fit bit for bit."""
+    with ordstats.set_options(chunk_cache=False):
+        one_chunk = _model(frame, False, chunksize=1000)
+    chunk_bytes = spill.arrays_bytes(one_chunk.evaluator.spec, 1000)
+    # room for about half of the 6 chunks' arrays
+    monkeypatch.setattr(spill, "available_memory", lambda: 2.5 * chunk_bytes / spill.MEMORY_SHARE)
+    model = _model(frame, True, chunksize=1000)
+    store = model.evaluator.reader.store
+    held = [entry.held is not None for entry in store.entries]
+    assert len(held) == 6 and 0 < sum(held) < 6
+    assert held == sorted(held, reverse=True)  # the first chunks
+    assert store.held_bytes <= 2.5 * chunk_bytes
+    assert sorted(_files_of_spills(temporary_directory))  # the later chunks' files
+    res = model.fit()
+    _assert_identical(res, _model(frame, False, chunksize=1000).fit())
+    del model, store, res
+    gc.collect()
+    assert _spill_dirs(temporary_directory) == []
+
+
+def test_without_a_memory_figure_every_chunk_goes_to_files(temporary_directory, frame, monkeypatch):
+    monkeypatch.setattr(spill, "available_memory", lambda: None)
+    model = _model(frame, True, chunksize=1000)
+    store = model.evaluator.reader.store
+    assert store.memory_budget == 0
+    assert all(entry.held is None for entry in store.entries)
+    assert _files_of_spills(temporary_directory)
+    _assert_identical(model.fit(), _model(frame, False, chunksize=1000).fit())
+
+
+def test_held_chunks_do_not_share_the_data_s_memory(temporary_directory, frame, memory_fit):
+    """Weights read from a DataFrame's column are copied: changing the data after the
+    summary pass reaches neither the fit nor the later passes."""
+    data = frame.copy()
+    with ordstats.set_options(chunk_cache=True), pytest.warns(MissingDataWarning):
+        model = ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w", chunksize=500)
+    for chunk in model.evaluator.reader.store.chunks():
+        assert not np.shares_memory(chunk.weights, data["w"].to_numpy())
+    with pytest.warns(MissingDataWarning):
+        expected = ordstats.OrdinalModel.from_formula(FORMULA, frame, weights="w").fit()
+    data["w"] = 100.0
+    assert_same_fit(model.fit(), expected)
+
+
+def test_available_memory_is_a_positive_number_of_bytes():
+    found = spill.available_memory()
+    assert found is None or found > 0
 
 
 def test_chunk_cache_option_is_checked(tmp_path):
