@@ -7,12 +7,12 @@ as written out in :mod:`ordstats.families.base`.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Protocol
 
 import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.cached import cached_property
 from ordstats.core.linalg import weighted_gram
 from ordstats.families.pointwise import Curvature, Pointwise, outer_columns
 from ordstats.families.problem import CLMData, ParamLayout

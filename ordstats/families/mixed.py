@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -53,6 +52,7 @@ from scipy.linalg import lapack
 from scipy.special import logsumexp
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.cached import cached_property
 from ordstats.core.links import Link
 from ordstats.families.cumulative.likelihood import (
     IntervalDerivatives,

@@ -10,10 +10,10 @@ for Newton steps and the covariance.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from ordstats._typing import FloatArray
+from ordstats.core.cached import cached_property
 from ordstats.core.linalg import ShiftedBasis
 from ordstats.core.links import Link
 from ordstats.families.problem import FamilyEvaluation

@@ -27,7 +27,6 @@ takes :func:`banded_newton_step` as its linear solve.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -36,6 +35,7 @@ from scipy import linalg
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh, onenormest
 
 from ordstats._typing import FloatArray
+from ordstats.core.cached import cached_property
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.likelihood import Evaluation
 

@@ -32,13 +32,13 @@ The parameter vector is ordered ``[a_0, a_1..a_r, beta, zeta]`` (R's order).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.cached import cached_property
 from ordstats.core.linalg import weighted_gram, weighted_gram_with_sums
 from ordstats.core.links import Link, log1mexp
 from ordstats.core.links.flexible import FlexibleLink
