@@ -190,17 +190,17 @@ def scan_levels(
     frame = with_response_stand_in(frame, plan)
     if complete is None:
         complete = _complete_rows(frame, plan)
-    scanned = [*(plan.censored or ()), plan.response, *plan.factors]
-    clean = frame.loc[complete, list(dict.fromkeys(c for c in scanned if c in frame.columns))]
+    every = bool(complete.all())  # then the columns are read as they are, not copied
     values: dict[str, dict[Any, None]] = {}
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
     if plan.censored is not None:  # the distinct (lower, upper) pairs
-        pairs = clean[list(plan.censored)].drop_duplicates().to_numpy(dtype=float)
+        bounds = frame[list(plan.censored)]
+        pairs = (bounds if every else bounds[complete]).drop_duplicates().to_numpy(dtype=float)
         values[plan.response] = dict.fromkeys(map(tuple, pairs.tolist()))
     for col in [plan.response, *plan.factors]:
         if col in values:
             continue
-        series = clean[col]
+        series = frame[col] if every else frame[col][complete]
         # a chunk without rows (a file of none) says nothing of the categories:
         # Parquet stores an empty dictionary for it
         if isinstance(series.dtype, pd.CategoricalDtype) and len(frame):

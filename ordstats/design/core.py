@@ -156,7 +156,7 @@ def gram_with_intercept(matrix: FloatArray) -> FloatArray:
     n, p = matrix.shape
     gram = np.empty((p + 1, p + 1))
     gram[0, 0] = n
-    gram[0, 1:] = gram[1:, 0] = matrix.sum(axis=0)
+    gram[0, 1:] = gram[1:, 0] = column_reduce(np.add, matrix)
     gram[1:, 1:] = weighted_gram(matrix)
     return gram
 
