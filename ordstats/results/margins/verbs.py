@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -49,8 +50,8 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsError
-from ordstats.results.margins.emmeans import EmmeansMethods
+from ordstats.errors import OrdstatsError, PredictionWarning
+from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.jacobian import RowTerms
@@ -203,6 +204,57 @@ def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
 def _verb_options(arguments: dict[str, Any]) -> dict[str, Any]:
     """A verb's keyword arguments from its ``locals()`` (to run it again on other rows)."""
     return {k: v for k, v in arguments.items() if k not in ("fit", "newdata")}
+
+
+class _Estimability:
+    """The rows a verb evaluates that a rank-deficient fit cannot estimate.
+
+    A fit that dropped aliased location columns (a cell of an interaction
+    without rows, say) predicts a row whose design needs them as if their
+    effects were 0: a number that depends on which column was dropped.  R's
+    ``predict.lm`` warns of such "doubtful cases" and emmeans prints them as
+    ``nonEst`` (:class:`~ordstats.results.margins.emmeans.EmmGrid`); the verbs
+    warn once, naming them.  A fit without the ``_margins_estimability`` hook,
+    or with every column estimated, costs nothing.
+    """
+
+    def __init__(self, fit: MarginsFit) -> None:
+        self.checks = getattr(fit, "_margins_estimability", None)
+        self.n_rows = 0
+        self.labels: list[Any] = []
+
+    def check(self, data: pd.DataFrame) -> None:
+        """Record the rows of ``data`` whose linear predictor the fit cannot estimate."""
+        if self.checks is None or not len(data):
+            return
+        found = self.checks(data)
+        if found is None:  # no column was dropped: nothing to check, now or later
+            self.checks = None
+            return
+        rows, basis = found
+        doubtful = ~estimable_rows(rows, basis)
+        self.n_rows += len(data)
+        self.labels += [label for label in data.index[doubtful] if label not in self.labels]
+
+    def check_set(self, data: pd.DataFrame, name: str, values: Any) -> None:
+        """:meth:`check` of ``data`` with column ``name`` set to ``values``."""
+        if self.checks is not None:
+            self.check(set_column(data, name, values))
+
+    def warn(self, verb: str) -> None:
+        """One warning naming the rows found (none if every row was estimable)."""
+        if not self.labels:
+            return
+        shown = ", ".join(map(str, self.labels[:5])) + (", ..." if len(self.labels) > 5 else "")
+        warnings.warn(
+            f"{verb}: {len(self.labels)} row(s) of the data evaluated ({shown}) are not "
+            "estimable from this fit: its design dropped aliased columns, and their "
+            "predictions depend on which one was dropped (R's predict warns of such "
+            "doubtful cases; emmeans() marks them nonEst). Keep to the cells the fitted "
+            "data cover, or refit without the aliased terms",
+            PredictionWarning,
+            stacklevel=4,  # the caller of the results' method
+        )
 
 
 def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
@@ -436,6 +488,10 @@ def predictions(
     if type == "class" and rows.by is not None:
         raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
     averaged = rows.by is not None
+    if newdata is not None or variables is not None:  # the fitted rows are estimable
+        estimability = _Estimability(fit)
+        estimability.check(rows.data)
+        estimability.warn("predictions")
     predicted = _evaluate(fit, fit.margins_rows(rows.data), type, averaged)
     block = _Block(_row_labels(rows, {}), predicted.values, predicted.jacobian, predicted.groups)
     labels, values, jac = block.table(rows)
@@ -645,6 +701,10 @@ class _Designs:
         self.fitted = fitted  # data is the estimation rows (margins_data())
         self._base: DesignRows | None = None
         self._values: dict[tuple[str, Any], DesignRows] = {}
+        #: the rows of the changed copies that the fit cannot estimate
+        self.estimability = _Estimability(fit)
+        if not fitted:
+            self.estimability.check(data)
 
     @property
     def base(self) -> DesignRows:
@@ -661,6 +721,7 @@ class _Designs:
         key = _value_key(name, values)
         if key is not None and key in self._values:
             return self._values[key]
+        self.estimability.check_set(self.data, name, values)
         shortcut = getattr(self.fit, "_margins_rows_set", None)
         rows = None if shortcut is None else shortcut(self.base, self.data, name, values)
         if rows is None:
@@ -679,6 +740,7 @@ class _Designs:
         params = self.fit.margins_params()
         found = None
         if shortcut is not None:
+            self.estimability.check_set(self.data, name, value)
             found = shortcut(params, self.base, self.data, name, value, type)
         if found is None:
             return _evaluate(self.fit, self.changed(name, value), type, True)
@@ -842,6 +904,7 @@ def comparisons(
     blocks = _comparison_blocks(fit, rows, variables, comparison, type, designs)
     if not blocks:
         raise OrdstatsError("the model has no predictors to compare")
+    designs.estimability.warn("comparisons")
     title = "Comparisons" if rows.by is None else "Average comparisons"
     info = {"title": title, "type": type}
     return _finish(blocks, rows, hypothesis, conf_level, conf_type, info)
@@ -1012,6 +1075,7 @@ def slopes(
         blocks.append((*_Block(labels, values, jac, groups).table(rows), False))
     if not blocks:
         raise OrdstatsError("the model has no predictors to differentiate")
+    designs.estimability.warn("slopes")
     title = "Slopes" if rows.by is None else "Average slopes"
     return _finish(blocks, rows, hypothesis, conf_level, conf_type, {"title": title, "type": type})
 
