@@ -117,3 +117,22 @@ def test_a_full_rank_fit_never_warns():
 def test_comparisons_within_the_covered_cells_are_silent(fit):
     cold = _cells(("cold", "no"), ("cold", "yes"), index=["x", "y"])
     _silent(lambda: fit.comparisons(cold, variables="contact"))
+
+
+@pytest.mark.parametrize("verb", ["comparisons", "predictions"])
+def test_a_chunked_fit_warns_once_of_as_many_rows(fit, verb):
+    """Streamed averages count the rows chunk by chunk and warn once, as in memory."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chunked = ordstats.OrdinalModel.from_formula(FORMULA, _rows(), chunksize=20).fit()
+    options = {"variables": "contact", "by": "contact" if verb == "predictions" else True}
+    counts = []
+    for res in (fit, chunked):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(res, verb)(**options)
+        doubtful = [w for w in caught if DOUBTFUL in str(w.message)]
+        assert len(doubtful) == 1
+        assert doubtful[0].filename == __file__  # the caller's line, streamed or not
+        counts.append(str(doubtful[0].message).split(" row(s)")[0].split(": ")[-1])
+    assert counts[0] == counts[1] == "18"

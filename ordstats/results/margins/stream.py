@@ -25,6 +25,7 @@ Factor levels are the fit's own (:meth:`StreamingFit._margins_factor_levels`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -35,13 +36,14 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, PredictionWarning
 from ordstats.results.effect_rows import bracket_pass, values_by_passes
 from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
 
 __all__ = [
     "AVERAGER",
+    "DOUBTFUL",
     "StreamedSums",
     "StreamingFit",
     "block_sums",
@@ -53,6 +55,10 @@ __all__ = [
 
 #: replaces the in-memory average of the verbs while a streaming pass runs (None: in memory)
 AVERAGER: ContextVar[Callable[..., Any] | None] = ContextVar("margins_averager", default=None)
+#: Set while a verb runs on one chunk (or replays the totals): the rows that a
+#: rank-deficient fit cannot estimate are counted here instead of warned of per
+#: chunk, and :func:`stream_average` warns once of their total.
+DOUBTFUL: ContextVar[list[int] | None] = ContextVar("margins_doubtful_rows", default=None)
 
 #: numeric contrasts that need a summary of the whole column before the pass
 _SUMMARY_CONTRASTS = ("sd", "2sd", "iqr", "minmax")
@@ -223,6 +229,8 @@ class StreamedSums:
 
     entries: list[_Entry]
     sample: pd.DataFrame
+    #: rows evaluated that the fit cannot estimate (a rank-deficient fit)
+    doubtful: int = 0
 
     def __add__(self, other: StreamedSums | None) -> StreamedSums:
         if other is None:
@@ -230,7 +238,7 @@ class StreamedSums:
         if len(other.entries) != len(self.entries):  # the same verb on every chunk
             raise OrdstatsError("chunks gave different sets of averages; refit the model")
         entries = [a + b for a, b in zip(self.entries, other.entries, strict=True)]
-        return StreamedSums(entries, self.sample)
+        return StreamedSums(entries, self.sample, self.doubtful + other.doubtful)
 
     __radd__ = __add__
 
@@ -334,6 +342,11 @@ class _ChunkFit:
         """The summary of a numeric column over all rows (from the first pass), if made."""
         return self.summaries.get(name)
 
+    def _margins_estimability(self, data: pd.DataFrame) -> Any:
+        """The fit's check of what it can estimate at ``data`` (None: it has none)."""
+        hook = getattr(self.fit, "_margins_estimability", None)
+        return None if hook is None else hook(data)
+
     # the fit's optional shortcuts (none: the verbs' general path)
 
     def _margins_set_terms(self, *args: Any) -> Predicted | None:
@@ -356,12 +369,14 @@ def _chunk_sums(
 ) -> StreamedSums:
     """The per-chunk step: the verb on a chunk's used rows, keeping its averages' sums."""
     recorder = _Recorder()
-    token = AVERAGER.set(recorder)
+    token, doubtful = AVERAGER.set(recorder), DOUBTFUL.set([])
     try:
         verb(fit, fit.with_levels(rows), **options)
+        found = sum(DOUBTFUL.get() or [])
     finally:
         AVERAGER.reset(token)
-    return StreamedSums(recorder.entries, rows.iloc[:1])
+        DOUBTFUL.reset(doubtful)
+    return StreamedSums(recorder.entries, rows.iloc[:1], found)
 
 
 # -- the entry point ---------------------------------------------------------------------------
@@ -597,8 +612,28 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
     total: StreamedSums = fit._margins_stream(
         _chunk_sums, verb, chunk_fit, per_chunk, columns=columns
     )
-    token = AVERAGER.set(_Replay(total.entries))
+    token, doubtful = AVERAGER.set(_Replay(total.entries)), DOUBTFUL.set([])
     try:
-        return verb(chunk_fit, chunk_fit.with_levels(total.sample), **dict(options, wts=None))
+        table = verb(chunk_fit, chunk_fit.with_levels(total.sample), **dict(options, wts=None))
     finally:
         AVERAGER.reset(token)
+        DOUBTFUL.reset(doubtful)
+    if total.doubtful:
+        warn_doubtful(getattr(verb, "__name__", "the verb"), total.doubtful)
+    return table
+
+
+def warn_doubtful(verb: str, n_rows: int, shown: str = "") -> None:
+    """Warn that ``n_rows`` rows ``verb`` evaluated are not estimable from a rank-deficient fit.
+
+    R's ``predict`` warns of such "doubtful cases"; emmeans marks them ``nonEst``.
+    """
+    named = f" ({shown})" if shown else ""
+    warnings.warn(
+        f"{verb}: {n_rows} row(s) of the data evaluated{named} are not estimable from this "
+        "fit: its design dropped aliased columns, and their predictions depend on which one "
+        "was dropped (R's predict warns of such doubtful cases; emmeans() marks them nonEst). "
+        "Keep to the cells the fitted data cover, or refit without the aliased terms",
+        PredictionWarning,
+        stacklevel=5,  # the caller of the results' method (through stream_average or not)
+    )

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -50,7 +49,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsError, PredictionWarning
+from ordstats.errors import OrdstatsError
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
 from ordstats.results.margins.hypothesis import apply_hypothesis
@@ -63,11 +62,13 @@ from ordstats.results.margins.protocol import (
 )
 from ordstats.results.margins.stream import (
     AVERAGER,
+    DOUBTFUL,
     block_sums,
     means,
     newdata_fit,
     stream_average,
     streams,
+    warn_doubtful,
 )
 from ordstats.results.margins.table import Estimates, MarginsTable, wald_table
 
@@ -242,19 +243,19 @@ class _Estimability:
             self.check(set_column(data, name, values))
 
     def warn(self, verb: str) -> None:
-        """One warning naming the rows found (none if every row was estimable)."""
+        """One warning naming the rows found (none if every row was estimable).
+
+        On one chunk of a streamed average the count goes to the stream
+        (:data:`~ordstats.results.margins.stream.DOUBTFUL`), which warns once.
+        """
         if not self.labels:
             return
+        collected = DOUBTFUL.get()
+        if collected is not None:
+            collected.append(len(self.labels))
+            return
         shown = ", ".join(map(str, self.labels[:5])) + (", ..." if len(self.labels) > 5 else "")
-        warnings.warn(
-            f"{verb}: {len(self.labels)} row(s) of the data evaluated ({shown}) are not "
-            "estimable from this fit: its design dropped aliased columns, and their "
-            "predictions depend on which one was dropped (R's predict warns of such "
-            "doubtful cases; emmeans() marks them nonEst). Keep to the cells the fitted "
-            "data cover, or refit without the aliased terms",
-            PredictionWarning,
-            stacklevel=4,  # the caller of the results' method
-        )
+        warn_doubtful(verb, len(self.labels), shown)
 
 
 def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
