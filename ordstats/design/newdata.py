@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from formulaic import ModelSpec
 from formulaic.errors import FormulaicError
+from scipy import linalg
 
 from ordstats._typing import FloatArray
 from ordstats.design.core import (
@@ -351,24 +352,55 @@ def fitted_rows(design: Design) -> int | None:
 
 
 def estimability(
-    terms: TermsDesign, newdata: Any, context: Any = None, n_rows: int | None = None
+    terms: TermsDesign | Sequence[TermsDesign | None],
+    newdata: Any,
+    context: Any = None,
+    n_rows: int | None = None,
 ) -> tuple[FloatArray, FloatArray] | None:
     """What a rank-deficient fit can estimate at the rows of ``newdata`` (emmeans' check).
 
     A row's linear function ``z = [1, x]`` over every column of the formula,
     the aliased ones included, is estimable when it lies in the row space of
     the fitted ``[1, X]``: ``N'z = 0`` for a basis ``N`` of the combinations
-    the fit cannot tell apart (R's ``estimability::nonest.basis``).
+    the fit cannot tell apart (R's ``estimability::nonest.basis``).  For
+    several parts of the design (location, nominal, scale), the parts that
+    dropped columns are put side by side: ``z`` is the concatenation of their
+    rows and ``N`` block-diagonal, so a row is estimable when every part of it
+    is.
+
+    Parameters
+    ----------
+    terms : TermsDesign or sequence of TermsDesign
+        One part of the design, or several (None entries are skipped).
+    newdata, context, n_rows
+        As for :func:`terms_for_newdata`.
 
     Returns
     -------
     (rows, basis) or None
-        ``rows`` of shape ``(m, 1 + p + a)`` (intercept, kept columns, aliased
-        columns) and an orthonormal ``basis`` of shape ``(1 + p + a, a)``; None
-        when no column was dropped (or the combinations are unknown).
+        ``rows`` of shape ``(m, q)`` (each part's intercept, kept columns,
+        aliased columns) and an orthonormal ``basis`` of shape ``(q, a)``, ``a``
+        the aliased columns of all parts; None when no part dropped a column
+        (or the combinations are unknown).
     """
-    if not terms.aliased or terms.aliased_by is None:
+    parts = [terms] if isinstance(terms, TermsDesign) else [t for t in terms if t is not None]
+    found = [
+        _part_estimability(part, newdata, context, n_rows)
+        for part in parts
+        if part.aliased and part.aliased_by is not None
+    ]
+    if not found:
         return None
+    if len(found) == 1:
+        return found[0]
+    return np.hstack([rows for rows, _ in found]), linalg.block_diag(*(b for _, b in found))
+
+
+def _part_estimability(
+    terms: TermsDesign, newdata: Any, context: Any, n_rows: int | None
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`estimability` of one part of the design that dropped columns."""
+    assert terms.aliased_by is not None
     every = replace(terms, names=[*terms.names, *terms.aliased])
     full = terms_for_newdata(every, newdata, context, n_rows=n_rows)
     rows = np.column_stack([np.ones(len(full)), full])

@@ -10,6 +10,9 @@
 #   joint_tests joint_tests(fit) and joint_tests(fit, by = "contact"): terms (R's
 #               "(confounded)" row included), df1, F ratio, p value
 #   clmm        emmeans(fit, ~ temp * contact) of clmm(rating ~ temp * contact + (1 | judge))
+#   scale       emmeans(fit, ~ temp * contact, mode = "scale") of
+#               clm(rating ~ temp * contact, scale = ~ temp * contact): the scale part's
+#               interaction is aliased too
 suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
 source("tests/r/write_dataset.R")  # read_dataset()
 source("tests/r/json_output.R")    # write_json()
@@ -50,5 +53,11 @@ write_json(list(
     fit <- clmm(rating ~ temp * contact + (1 | judge), data = data)
     c(list(fit_call = "clmm(rating ~ temp * contact + (1 | judge), data = data)"),
       table("emmeans(fit, ~ temp * contact)"))
+  }),
+  scale = local({
+    fit <- clm(rating ~ temp * contact, scale = ~ temp * contact, data = data)
+    c(list(fit_call = "clm(rating ~ temp * contact, scale = ~ temp * contact, data = data)",
+           coef = as.list(coef(fit))),
+      table('emmeans(fit, ~ temp * contact, mode = "scale")'))
   })
 ), "tests/data/reference/emmeans_nonest.json")

@@ -151,3 +151,30 @@ def test_a_mixed_fit_marks_the_same_cells_as_r_clmm():
     # at its default gradient tolerance); the marked cells are the point here
     np.testing.assert_allclose(got, estimate, atol=5e-4)
     np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=2e-3)
+
+
+def test_scale_mode_marks_the_scale_part_s_empty_cell_as_r():
+    """mode="scale" reads the scale design, whose interaction is aliased too: R's emmeans
+    prints nonEst for the empty cell (before: the additive extrapolation 0.0712)."""
+    reference = REFERENCE["scale"]
+    res = _fit(_rows(), scale="~ temp * contact")
+    np.testing.assert_allclose(
+        res.params.to_numpy(),
+        [v for v in reference["coef"].values() if v != "NA"],
+        rtol=1e-6,
+    )
+    table = res.emmeans(["temp", "contact"], mode="scale").summary_frame()
+    estimate = _numbers(reference["estimate"])
+    got = table["emmean"].to_numpy(dtype=float)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(estimate))
+    np.testing.assert_allclose(got, estimate, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=1e-4, atol=1e-10)
+
+
+def test_a_scale_fit_s_latent_means_need_both_parts():
+    """The latent means of the scale fit: the empty cell is nonEst (both parts are aliased
+    there); the covered cells keep their numbers.  (R's emmeans prints every latent mean
+    of this fit nonEst, the covered cells included: not followed.)"""
+    res = _fit(_rows(), scale="~ temp * contact")
+    emm = res.emmeans(["temp", "contact"])
+    np.testing.assert_array_equal(emm.estimable(), [True, True, True, False])

@@ -326,13 +326,14 @@ def _reference_grid(
     dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
     rows = fit.margins_rows(frame)
     scale = _log_scale(fit, params, rows)
+    checks = getattr(fit, "_margins_estimability", None)
     if mode == "scale":
         if scale is None:
             raise OrdstatsError(
                 "mode='scale' is for models with a scale part (scale='~ ...'); this one has none"
             )
-        return _Grid(dims, scale[0], scale[1], counts)
-    checks = getattr(fit, "_margins_estimability", None)
+        estimable = None if checks is None else checks(frame, part="scale")
+        return _Grid(dims, scale[0], scale[1], counts, estimability=estimable)
     estimable = None if checks is None else checks(frame)
     predicted = fit.margins_predict(params, rows, EMM_MODES[mode])
     values, jac = predicted.values, predicted.jacobian

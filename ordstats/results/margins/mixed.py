@@ -191,15 +191,20 @@ class MixedMarginsFit:
         data = getattr(model, "source_data", None)
         return fitted_row_columns(data, model.design.fixed.row_index, names)
 
-    def _margins_estimability(self, data: pd.DataFrame) -> tuple[FloatArray, FloatArray] | None:
-        """The fixed location rows of ``data`` over every column and the non-estimable basis.
+    def _margins_estimability(
+        self, data: pd.DataFrame, part: str | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """The fixed design's rows of ``data`` over every column and the non-estimable basis.
 
-        None unless the fit dropped aliased fixed-effect columns
+        Every part of the fixed design, or only ``part`` (``"scale"``).  None
+        unless one of them dropped aliased columns
         (:func:`ordstats.design.newdata.estimability`).
         """
         model = self.model
         fixed = model.design.fixed
-        return estimability(fixed.location, data, model.formula_context, fitted_rows(fixed))
+        parts = {name: getattr(fixed, name, None) for name in ("location", "nominal", "scale")}
+        chosen = list(parts.values()) if part is None else [parts[part]]
+        return estimability(chosen, data, model.formula_context, fitted_rows(fixed))
 
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The fixed design, offset and random terms' columns (and group codes) of ``data``."""

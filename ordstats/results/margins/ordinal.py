@@ -235,15 +235,21 @@ class OrdinalMarginsFit(FittedState):
 
     # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------
 
-    def _margins_estimability(self, data: pd.DataFrame) -> tuple[FloatArray, FloatArray] | None:
-        """The location rows of ``data`` over every column and the non-estimable basis.
+    def _margins_estimability(
+        self, data: pd.DataFrame, part: str | None = None
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """The design rows of ``data`` over every column and the non-estimable basis.
 
-        None unless the fit dropped aliased location columns
+        Every part of the design (location, nominal, scale), or only ``part``
+        (``"scale"``: what ``emmeans(mode="scale")`` estimates).  None unless
+        one of them dropped aliased columns
         (:func:`ordstats.design.newdata.estimability`).
         """
         model = self.model
-        n_rows = fitted_rows(model.design)
-        return estimability(model.design.location, data, model.formula_context, n_rows)
+        design = model.design
+        parts = {"location": design.location, "nominal": design.nominal, "scale": design.scale}
+        chosen = list(parts.values()) if part is None else [parts[part]]
+        return estimability(chosen, data, model.formula_context, fitted_rows(design))
 
     def _margins_linear_columns(self, rows: DesignRows) -> tuple[DesignRows, dict[str, int]]:
         """A unit shift of the linear predictor at ``rows``, and the predictors that only shift it.

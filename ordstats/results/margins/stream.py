@@ -342,10 +342,10 @@ class _ChunkFit:
         """The summary of a numeric column over all rows (from the first pass), if made."""
         return self.summaries.get(name)
 
-    def _margins_estimability(self, data: pd.DataFrame) -> Any:
+    def _margins_estimability(self, data: pd.DataFrame, part: str | None = None) -> Any:
         """The fit's check of what it can estimate at ``data`` (None: it has none)."""
         hook = getattr(self.fit, "_margins_estimability", None)
-        return None if hook is None else hook(data)
+        return None if hook is None else hook(data, part)
 
     # the fit's optional shortcuts (none: the verbs' general path)
 
