@@ -7,10 +7,11 @@ subclass per data source):
   the family's likelihood on them.
 - :class:`ChunkedEvaluator`: the rows are read in chunks from files, a
   DataFrame, a pyarrow dataset or a Dask DataFrame (one task per partition, on
-  any scheduler) at every evaluation, so memory stays bounded by the chunk size.
-  Each evaluation is one pass of :func:`ordstats.data.chunks.arrays_totals` (over
-  the chunks' arrays kept on disk or on the workers after the first, see
-  :mod:`ordstats.data.spill`), and
+  any scheduler).  Each evaluation is one pass of
+  :func:`ordstats.data.chunks.arrays_totals` over the chunks' arrays, kept after
+  the first pass that builds them (in memory while they fit, then on disk, or
+  on the Dask workers: :mod:`ordstats.data.spill`; with the ``chunk_cache``
+  option set to a directory, memory stays bounded by the chunk size), and
   the Newton iterations, estimates and covariance are those of the in-memory
   fit.
 
