@@ -89,11 +89,13 @@ WRITES_AHEAD = 3
 def _held(name: str, values: np.ndarray) -> np.ndarray:
     """The array ``name`` of a chunk to hold in memory: read-only, in memory of its own.
 
-    A vector that is a view (weights or an offset read from a DataFrame's
-    column) is copied, so that a change to the data after the pass does not
-    reach the later passes; the matrices are built by the pass itself.
+    The vectors are copied (weights or an offset may be the caller's
+    DataFrame column itself, whether or not numpy calls it a view), so that a
+    change to the data after the pass does not reach the later passes; they
+    are a few percent of a chunk's bytes.  The matrices are built by the pass
+    itself.
     """
-    if name in _VECTORS and not values.flags.owndata:
+    if name in _VECTORS:
         values = values.copy()
     values.flags.writeable = False
     return values
