@@ -39,8 +39,7 @@ class cached_property(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         if self.attrname is not None and name != self.attrname:
             raise TypeError(
-                f"cannot assign the same cached_property to two names ({self.attrname!r} "
-                f"and {name!r})"
+                f"one cached attribute cannot have two names ({self.attrname!r} and {name!r})"
             )
         self.attrname = name
 
@@ -54,7 +53,7 @@ class cached_property(Generic[T]):
         if instance is None:
             return self
         if self.attrname is None:
-            raise TypeError("cached_property used without __set_name__ being called")
+            raise TypeError("a cached attribute needs a name: define it in a class body")
         value = self.func(instance)
         instance.__dict__[self.attrname] = value
         return value
