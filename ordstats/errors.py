@@ -7,6 +7,9 @@ so callers can catch or filter them without matching message text.
 
 from __future__ import annotations
 
+import os
+import sys
+
 __all__ = [
     "CollinearityWarning",
     "ConvergenceWarning",
@@ -24,6 +27,33 @@ __all__ = [
     "SpecificationError",
     "SpecificationWarning",
 ]
+
+#: The package's directory: frames of files below it are ordstats' own.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside ordstats.
+
+    Internal (not in ``__all__``): the modules that warn import it from here.
+
+    For a warning raised at several depths (a design check reached from a
+    formula, from arrays, from chunks): ``warnings.warn(..., stacklevel=user_stacklevel())``
+    in the function that warns names the user's line whichever way it was
+    reached.
+
+    Returns
+    -------
+    int
+        1 for the function that calls this one, 2 for its caller, and so on.
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        _PACKAGE
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class OrdstatsError(ValueError):

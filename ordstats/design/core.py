@@ -22,6 +22,7 @@ from ordstats.errors import (
     FormulaError,
     MissingDataWarning,
     SpecificationError,
+    user_stacklevel,
 )
 
 _ALIAS_TOL = 1e-7  # R's drop.coef / qr() tolerance on column norms
@@ -707,7 +708,11 @@ def _remove_columns(
     text = reason.format(names=", ".join(map(repr, names)))
     if collinear == "raise":
         raise SpecificationError(f"{text}; {fix} or pass collinear='drop'")
-    warnings.warn(f"{text}; it was dropped (as R's clm does)", CollinearityWarning, stacklevel=5)
+    warnings.warn(
+        f"{text}; it was dropped (as R's clm does)",
+        CollinearityWarning,
+        stacklevel=user_stacklevel(),  # reached from formulas, arrays and chunks
+    )
     keep = [j for j in range(len(terms.names)) if j not in set(aliased)]
     return replace(
         terms,

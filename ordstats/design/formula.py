@@ -928,18 +928,15 @@ def design_from_formula(
     if len(keep_rows) < len(rows):
         # re-materialise so factor levels are those of the rows used
         matrices = {part: _build(sides[part], clean, context, learned[part]) for part in sides}
-    terms = {
-        part: _drop_aliased(
-            replace(
-                _terms_from_matrix(matrix),
-                formula=sides[part],
-                empty_levels=_empty_levels(matrix.model_spec, clean),
-            ),
-            collinear,
-            part,
+    terms = {}
+    for part, matrix in matrices.items():  # a loop: the warnings' stack level is the same
+        # on every Python (3.12 inlines comprehensions, 3.11 gives them a frame)
+        built = replace(
+            _terms_from_matrix(matrix),
+            formula=sides[part],
+            empty_levels=_empty_levels(matrix.model_spec, clean),
         )
-        for part, matrix in matrices.items()
-    }
+        terms[part] = _drop_aliased(built, collinear, part)
     if "nominal" in terms:
         terms["location"] = _drop_nominal_aliases(terms["location"], terms["nominal"], collinear)
     if censored is not None:

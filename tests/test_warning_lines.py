@@ -1,0 +1,55 @@
+"""Warnings point at the user's line, however deep inside ordstats they are raised.
+
+The CollinearityWarning of an aliased column is raised by the design checks,
+reached from a formula (in a dict comprehension: a frame of its own on Python
+3.11, none on 3.12), from numeric arrays, or from the summary of chunks; a
+fixed stack level pointed at ordstats' own lines for two of the three.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import CollinearityWarning, user_stacklevel
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x1": rng.normal(size=400), "x2": rng.normal(size=400)})
+    frame["x3"] = frame["x1"] + frame["x2"]
+    frame["y"] = np.searchsorted([-1.0, 0.0, 1.0], 0.5 * frame["x1"] + rng.logistic(size=400))
+    return frame
+
+
+@pytest.mark.parametrize(
+    "formula, options",
+    [
+        ("y ~ x1 + x2 + x3", {}),  # numeric columns: the arrays' path
+        ("y ~ x1 + x2 + np.log(np.exp(x3))", {}),  # a transform: the formula's path
+        ("y ~ x1 + x2 + x3", {"chunksize": 100}),  # chunks: the summary's path
+        ("y ~ x1", {"nominal": "~ x1 + x2 + x3"}),  # the nominal part
+    ],
+)
+def test_the_collinearity_warning_names_the_callers_line(data, formula, options):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ordstats.OrdinalModel.from_formula(formula, data, **options)
+    found = [w for w in caught if issubclass(w.category, CollinearityWarning)]
+    assert found
+    assert {w.filename for w in found} == {__file__}
+
+
+def test_user_stacklevel_outside_ordstats_is_the_caller():
+    def warns():
+        warnings.warn("here", UserWarning, stacklevel=user_stacklevel())
+
+    with pytest.warns(UserWarning) as caught:
+        warns()
+    assert caught[0].filename == __file__
+    assert caught[0].lineno == warns.__code__.co_firstlineno + 1
