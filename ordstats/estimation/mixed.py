@@ -57,6 +57,7 @@ from ordstats.families.mixed import (
     laplace_gradient_general,
     n_variance_params,
 )
+from ordstats.results.arguments import check_flag
 from ordstats.results.fitted import FitInfo
 from ordstats.results.mixed import MixedResults
 
@@ -398,6 +399,7 @@ class OrdinalMixedModel:
         *,
         gtol: float | None = None,
         prior: object = None,
+        disp: bool | None = None,
     ) -> Any:
         """Fit by maximising the Laplace (or AGQ) approximate marginal likelihood.
 
@@ -419,6 +421,11 @@ class OrdinalMixedModel:
             after the Newton steps, at a finite log-likelihood.
         gtol : float, optional
             Former name of ``gradtol``; still accepted with a ``FutureWarning``.
+        disp : bool, optional
+            Print one line per BFGS iteration (the negative approximate
+            log-likelihood and the largest absolute gradient), as the clm fit's
+            ``disp=True`` and R's ``clmm.control(trace = 1)``; nothing by default
+            or with ``disp=False``.
         prior : optional
             A Bayesian fit with brms' priors (``ordstats.prior(...)``, a list or dict
             of them, or ``"default"``): returns the posterior mode of the thresholds,
@@ -437,6 +444,8 @@ class OrdinalMixedModel:
             For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range, or
             start values at which the log-likelihood is not finite.
         """
+        if disp is not None:
+            check_flag("disp", disp)
         with numeric_threads():
             gradtol = _gradtol(gradtol, gtol, 1e-7, maxiter)
             nagq = self._check_nagq(nagq)
@@ -460,7 +469,7 @@ class OrdinalMixedModel:
             # resolve less than its rounding noise; BFGS stops there too, since its
             # line search only loses time below it, and Newton steps on that Hessian finish
             tol = max(gradtol, 100 * np.finfo(float).eps * abs(f0) / _STEP)
-            res = _bfgs(fg, x0, tol, maxiter, inverse_hessian)
+            res = _bfgs(_traced(fg) if disp else fg, x0, tol, maxiter, inverse_hessian)
             x = res.x
             boundary = self._boundary(x)
             free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
@@ -717,6 +726,31 @@ class OrdinalMixedModel:
 
     def __repr__(self) -> str:
         return f"<OrdinalMixedModel: {self.design.formula}, {self.n_rows} rows>"
+
+
+def _traced(
+    fg: Callable[[FloatArray], tuple[float, FloatArray]],
+) -> Callable[[FloatArray], tuple[float, FloatArray]]:
+    """``fg`` printing one line per new point with a lower value (BFGS' accepted steps).
+
+    BFGS evaluates trial points of its line search too; a point is printed
+    when its value is the lowest so far, which is each accepted step.
+    """
+    best = [np.inf]
+    count = [0]
+
+    def traced(x: FloatArray) -> tuple[float, FloatArray]:
+        value, gradient = fg(x)
+        if value < best[0]:
+            best[0] = value
+            print(
+                f"iter {count[0]:3d}  nll = {value:.10g}  "
+                f"max|grad| = {float(np.max(np.abs(gradient), initial=0.0)):.3e}"
+            )
+            count[0] += 1
+        return value, gradient
+
+    return traced
 
 
 def _bfgs(
