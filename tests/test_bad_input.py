@@ -119,8 +119,13 @@ def test_unordered_string_response_says_how_to_fix(wine):
 
 
 def test_unordered_categorical_of_strings_is_rejected():
+    """Its categories have an order (pandas sorted them: hi < lo < mid), but nothing says
+    it is the outcome's: the message shows them and names .cat.as_ordered() and levels=."""
     y = pd.Categorical(["lo", "hi", "mid", "lo", "hi"])
-    with pytest.raises(ResponseError, match=r"unordered labels"):
+    with pytest.raises(
+        ResponseError,
+        match=r"unordered Categorical \(categories 'hi', 'lo', 'mid'\).*as_ordered\(\).*levels=",
+    ):
         OrdinalModel(y, np.arange(5.0))
 
 

@@ -67,9 +67,17 @@ def format_level(value: Any) -> str:
     return str(value)
 
 
-def _unordered_message(name: str, values: Sequence[Any]) -> str:
+def _unordered_message(name: str, values: Sequence[Any], categorical: bool = False) -> str:
     shown = ", ".join(repr(format_level(v)) for v in list(values)[:4])
     more = ", ..." if len(values) > 4 else ""
+    if categorical:  # the categories have an order, but nothing says it is the outcome's
+        return (
+            f"the response {name!r} is an unordered Categorical (categories {shown}{more}), "
+            "so ordstats cannot tell whether the categories' order is the outcome's order "
+            "(pandas sorts categories alphabetically unless told otherwise). If it is, use "
+            f"data[{name!r}] = data[{name!r}].cat.as_ordered(); otherwise pass levels=[...] "
+            "with the labels from lowest to highest"
+        )
     return (
         f"the response {name!r} holds unordered labels ({shown}{more}), so ordstats cannot "
         f"tell their order. Pass levels=[...] with the labels from lowest to highest, or "
@@ -114,7 +122,7 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
     categorical = isinstance(values.dtype, pd.CategoricalDtype)
     if not orders_itself(values):
         shown = values.cat.categories if categorical else pd.unique(values.dropna())
-        raise ResponseError(_unordered_message(name, list(shown)))
+        raise ResponseError(_unordered_message(name, list(shown), categorical))
     if categorical:
         cats = values.cat.categories
         order = cats if values.cat.ordered else cats.sort_values()

@@ -369,7 +369,7 @@ def test_text_ratings_need_their_order(small: pd.DataFrame) -> None:
     with pytest.raises(ResponseError, match=r"unordered labels .*Pass levels=\[\.\.\.\]"):
         OrdinalFactorization(words, rank=1)
     unordered = words.assign(rating=pd.Categorical(words.rating))
-    with pytest.raises(ResponseError, match="unordered labels"):
+    with pytest.raises(ResponseError, match="unordered Categorical"):
         OrdinalFactorization(unordered, rank=1)
     numbers = OrdinalFactorization(small, rank=1).fit()
     for model in (
