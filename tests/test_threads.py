@@ -172,7 +172,10 @@ def test_fits_give_identical_estimates_under_any_thread_setting(monkeypatch):
 def test_only_large_products_use_the_allowed_threads(caller_two_threads, monkeypatch):
     X, y = wide_data()
     seen = record_threads(monkeypatch, "ordstats.core.linalg", "_weighted_gram")
+    # a thin unweighted product goes straight to numpy's rank-k update (b121e68)
+    seen_thin = record_threads(monkeypatch, "ordstats.core.linalg", "_gram_of")
     OrdinalModel(y, X).fit()
+    seen += seen_thin
     assert seen and set(seen) == {1}  # a 6-column design: thin, one thread
     seen.clear()
     monkeypatch.setattr(core_threads, "THREADED_WORK", 0.0)
