@@ -59,6 +59,7 @@ from ordstats.results.margins.adjust import (
     check_adjust,
     critical_values,
 )
+from ordstats.results.margins.grid import coded_factors
 from ordstats.results.margins.grid_rows import (
     RowSummary,
     frame_summary,
@@ -229,6 +230,7 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
 
 
 def _frame_rows(fit: MarginsFit, data: pd.DataFrame) -> _GridRows:
+    data = coded_factors(fit, data)  # C(k) of a numeric column: a factor of the grid
     variables = _ordered_variables(fit, list(data.columns))
 
     def column(name: str) -> FloatArray:

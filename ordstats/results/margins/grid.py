@@ -15,7 +15,15 @@ import pandas as pd
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import MarginsFit
 
-__all__ = ["datagrid", "factor_levels", "fitted_row_columns", "is_factor", "set_column"]
+__all__ = [
+    "coded_factors",
+    "datagrid",
+    "factor_levels",
+    "fitted_row_columns",
+    "is_factor",
+    "set_column",
+    "with_factor_levels",
+]
 
 _GRID_TYPES = ("mean_or_mode", "counterfactual")
 
@@ -23,6 +31,33 @@ _GRID_TYPES = ("mean_or_mode", "counterfactual")
 def is_factor(column: pd.Series) -> bool:
     """Whether a predictor column is discrete (categorical, text, boolean)."""
     return not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+
+
+def coded_factors(fit: Any, data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with the numeric columns the fit encodes as factors (``C(k)``) as Categoricals.
+
+    The verbs tell factors from numbers by the column (:func:`is_factor`);
+    a column of numbers that the formula reads only through ``C(k)`` or
+    ``factor(k)`` is a factor to the model, so its contrasts are between its
+    levels (the fit's, then any new value, which the design refuses as R's
+    predict does).  The fit says which (``_margins_factor_levels``).
+    """
+    hook = getattr(fit, "_margins_factor_levels", None)
+    return data if hook is None else with_factor_levels(data, hook())
+
+
+def with_factor_levels(data: pd.DataFrame, levels: dict[str, list[Any]]) -> pd.DataFrame:
+    """:func:`coded_factors` given the fit's levels (``name -> levels``; other keys ignored).
+
+    Only columns of numbers change: a column that already is a factor keeps its own.
+    """
+    changed = {}
+    for name, categories in levels.items():
+        if name not in data.columns or is_factor(data[name]):
+            continue
+        extra = sorted(set(pd.unique(data[name].dropna())) - set(categories))
+        changed[name] = pd.Categorical(data[name], categories=[*categories, *extra])
+    return data.assign(**changed) if changed else data
 
 
 def factor_levels(column: pd.Series) -> list[Any]:

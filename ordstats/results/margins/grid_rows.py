@@ -28,7 +28,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
-from ordstats.results.margins.grid import is_factor
+from ordstats.results.margins.grid import is_factor, with_factor_levels
 
 __all__ = [
     "RowSummary",
@@ -175,9 +175,14 @@ def frame_summary(rows: pd.DataFrame, names: list[str]) -> RowSummary:
     return RowSummary(len(rows), factors, categorical, sums, counts)
 
 
-def _chunk_summary(rows: pd.DataFrame, names: list[str]) -> RowSummary:
-    """One chunk's summary (module level: it travels to Dask and Spark workers)."""
-    return frame_summary(rows, names)
+def _chunk_summary(
+    rows: pd.DataFrame, names: list[str], levels: dict[str, list[Any]] | None = None
+) -> RowSummary:
+    """One chunk's summary (module level: it travels to Dask and Spark workers).
+
+    ``levels``: the fit's factor levels, for columns of numbers it reads as factors.
+    """
+    return frame_summary(with_factor_levels(rows, levels or {}), names)
 
 
 def streamed_summary(fit: Any, names: list[str]) -> RowSummary:
@@ -194,7 +199,9 @@ def streamed_summary(fit: Any, names: list[str]) -> RowSummary:
     -------
     RowSummary
     """
-    total: RowSummary = fit._margins_stream(_chunk_summary, names)
+    hook = getattr(fit, "_margins_factor_levels", None)
+    levels = {} if hook is None else {k: v for k, v in hook().items() if k in names}
+    total: RowSummary = fit._margins_stream(_chunk_summary, names, levels)
     return total
 
 

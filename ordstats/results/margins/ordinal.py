@@ -50,6 +50,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
+from ordstats.design.formula import required_variables
 from ordstats.design.newdata import (
     estimability,
     fitted_rows,
@@ -61,7 +62,7 @@ from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
 from ordstats.families.problem import row_scales
-from ordstats.results.margins.grid import fitted_row_columns, set_column
+from ordstats.results.margins.grid import coded_factors, fitted_row_columns, set_column
 from ordstats.results.margins.jacobian import RowTerm, RowTerms
 from ordstats.results.margins.protocol import (
     PREDICTION_TYPES,
@@ -165,7 +166,7 @@ class OrdinalMarginsFit(FittedState):
                 data = source.data.loc[design.row_index, present]
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
-            return data
+            return coded_factors(self, data)
         if not model.evaluator.keeps_rows:
             raise OrdstatsError(
                 "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
@@ -192,14 +193,30 @@ class OrdinalMarginsFit(FittedState):
         return bool(self.data_removed or self.model.evaluator.keeps_rows)
 
     def _margins_factor_levels(self) -> dict[str, list[Any]]:
-        """The levels of each factor column, as the fitted formulas encode them."""
+        """The levels of each factor column, as the fitted formulas encode them.
+
+        Keyed by the formulas' factor expressions; a numeric column that the
+        formulas encode only as a factor (``C(k)``, ``factor(k)``) is keyed by
+        its name too, so that the verbs treat it as the factor the model sees
+        (its levels, not ``k +- 1/2``).
+        """
         design = self.model.design
         levels: dict[str, list[Any]] = {}
+        numeric: set[str] = set()  # columns some numeric expression reads
         for terms in (design.location, design.nominal, design.scale):
             spec = None if terms is None else terms.spec
             for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
-                if str(getattr(kind, "value", kind)) == "categorical" and expr not in levels:
+                if str(getattr(kind, "value", kind)) != "categorical":
+                    numeric |= required_variables(expr)
+                elif expr not in levels:
                     levels[expr] = list(state.get("categories", []))
+        columns = set(self.margins_variables())
+        for expr, categories in list(levels.items()):
+            read = required_variables(expr) & columns
+            if len(read) == 1 and expr not in read:
+                (name,) = read
+                if name not in numeric:
+                    levels.setdefault(name, categories)
         return levels
 
     def _margins_stream(

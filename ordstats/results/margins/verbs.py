@@ -51,7 +51,13 @@ from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
-from ordstats.results.margins.grid import datagrid, factor_levels, is_factor, set_column
+from ordstats.results.margins.grid import (
+    coded_factors,
+    datagrid,
+    factor_levels,
+    is_factor,
+    set_column,
+)
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import (
@@ -126,7 +132,7 @@ def _resolve_newdata(fit: MarginsFit, newdata: Any) -> pd.DataFrame:
         )
     if newdata.empty:
         raise OrdstatsError("newdata has no rows")
-    return newdata
+    return coded_factors(fit, newdata)
 
 
 def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
