@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from formulaic.errors import FormulaicError
+from formulaic.errors import DataMismatchWarning, FormulaicError
 
 from ordstats._typing import CollinearAction, FloatArray
 from ordstats.design.core import (
@@ -93,8 +94,12 @@ def categorical_variables(formula: str, sample: pd.DataFrame, context: Any) -> s
     """Columns of ``sample`` that ``formula`` encodes as factors (whose levels must be fixed)."""
     _, rhs = split_formula(formula)
     _check_required(rhs, sample, context)
-    # the sample may lack a level that the formula names (relevel(g, ref = "c"))
-    spec = _materialize(rhs, sample, context, new_rows=True).model_spec
+    # the sample may lack a level that the formula names (relevel(g, ref = "c")); the
+    # probe only classifies the columns: formulaic's note that a Categorical's missing
+    # values are outside its levels would reach the user of a chunked fit only
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataMismatchWarning)
+        spec = _materialize(rhs, sample, context, new_rows=True).model_spec
     found: set[str] = set()
     for expr, (kind, _state) in spec.encoder_state.items():
         if str(getattr(kind, "value", kind)) == "categorical":

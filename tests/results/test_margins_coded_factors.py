@@ -77,9 +77,7 @@ def test_a_column_also_read_as_a_number_stays_a_number(data):
 
 
 def test_a_chunked_fit_streams_the_same_contrasts(fit, data):
-    chunked = ordstats.OrdinalModel.from_formula("y ~ x + C(k)", data, chunksize=70).fit(
-        disp=False
-    )
+    chunked = ordstats.OrdinalModel.from_formula("y ~ x + C(k)", data, chunksize=70).fit(disp=False)
     ours = chunked.avg_comparisons(variables="k")
     memory = fit.avg_comparisons(variables="k")
     np.testing.assert_allclose(ours["estimate"], memory["estimate"], rtol=1e-8)
