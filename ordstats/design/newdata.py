@@ -133,12 +133,32 @@ def _as_fitted_kinds(spec: ModelSpec, frame: pd.DataFrame) -> pd.DataFrame:
             )
         elif kind_name == "numerical" and values.dtype.kind == "b":
             converted = values.astype(float)
+        elif kind_name == "categorical" and _only_unused_categories_differ(values, state):
+            # a Categorical whose extra categories have no rows (an unused level the fit
+            # dropped): its values are the fit's levels; pandas 3 deprecates the implicit
+            # recoding formulaic would do (and warned of it once per chunk)
+            categories = list(state.get("categories", []))
+            recoded = pd.Categorical(
+                values.astype(object), categories=categories, ordered=values.cat.ordered
+            )
+            converted = pd.Series(recoded, index=values.index)
         else:
             continue
         if out is frame:
             out = frame.copy(deep=False)
         out[expr] = converted
     return out
+
+
+def _only_unused_categories_differ(values: pd.Series, state: Mapping[str, Any]) -> bool:
+    """Whether ``values`` is a Categorical of other categories, all its values among the fit's."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        return False
+    categories = list(state.get("categories", []))
+    if list(values.cat.categories) == categories:
+        return False
+    present = values[values.notna()]
+    return bool(present.astype(object).isin(categories).all())
 
 
 def _context_roots(spec: ModelSpec) -> set[str]:

@@ -41,3 +41,30 @@ def test_a_chunked_fit_gives_the_in_memory_warnings(data):
     assert chunked == memory
     assert [m.split(":")[0] for m in memory] == ["MissingDataWarning"]
     np.testing.assert_allclose(chunked_params, memory_params, rtol=1e-10)
+
+
+def _deprecations(call) -> tuple[int, object]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return sum("Constructing a Categorical" in str(w.message) for w in caught), result
+
+
+def test_an_unused_category_is_not_recoded_once_per_chunk(data):
+    """An ordered Categorical with a category no row has (z): each chunk's design and
+    each chunk of the streamed averages recoded it to the fit's levels through pandas'
+    deprecated implicit path (a warning per chunk, an error in a later pandas)."""
+    unused = data.assign(g=data["g"].cat.add_categories("z"))
+
+    def fit(**options):
+        return ordstats.OrdinalModel.from_formula("y ~ x + g", unused, **options).fit(disp=False)
+
+    memory_count, memory = _deprecations(fit)
+    chunked_count, chunked = _deprecations(lambda: fit(chunksize=97))
+    assert chunked_count <= memory_count  # formulaic's own, at the fit, on both paths
+    np.testing.assert_allclose(chunked.params, memory.params, rtol=1e-10)
+    averaged_count, averaged = _deprecations(chunked.avg_predictions)
+    assert averaged_count == 0
+    np.testing.assert_allclose(
+        averaged["estimate"], memory.avg_predictions()["estimate"], rtol=1e-10
+    )

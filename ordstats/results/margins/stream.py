@@ -297,7 +297,7 @@ class _ChunkFit:
     def with_levels(self, rows: pd.DataFrame) -> pd.DataFrame:
         """``rows`` with factor columns that know all the fit's levels (a chunk may lack some)."""
         factors = {
-            name: pd.Categorical(rows[name], categories=self.reference[name].cat.categories)
+            name: _with_categories(rows[name], self.reference[name].cat.categories)
             for name in self.reference.columns
             if name in rows.columns
         }
@@ -362,6 +362,17 @@ class _ChunkFit:
     ) -> DesignRows | None:
         hook = getattr(self.fit, "_margins_rows_set", None)
         return None if hook is None else cast(Any, hook(rows, data, name, values))
+
+
+def _with_categories(column: pd.Series, categories: pd.Index) -> pd.Categorical:
+    """``column`` as a Categorical of ``categories``; values outside them missing.
+
+    As ``pd.Categorical(column, categories=...)`` does, without its deprecation
+    (pandas 3 warns, and will raise, where values lie outside the categories:
+    an unused category of the data that the fit dropped, say).
+    """
+    values = column.astype(object)
+    return pd.Categorical(values.where(values.isin(categories)), categories=categories)
 
 
 def _chunk_sums(
