@@ -17,9 +17,9 @@ the source once:
   beyond that appended to binary files in a temporary directory and read
   back chunk by chunk (so memory stays bounded by a chunk), the directory
   removed when the model is deleted (or the interpreter exits).  Memory
-  first because writing the files costs the kernel more than the pass
-  itself: 1.6 GB (10^7 rows x 20) took 0.3-3.4 s of system time to write
-  to ext4 here, against 0.3 s to fill fresh memory;
+  first because writing the files costs the kernel more: at 10^7 rows x 20
+  (1.6 GB) the first pass took 2.3-4.8 s of system CPU with files against
+  1.7-1.9 s with the arrays held (bench/README.md, runs of 2026-11-27);
 - :class:`ordstats.data.distributed.DaskArrays`: a Dask DataFrame's
   partitions as arrays held in the ``dask.distributed`` workers' memory.
 

@@ -422,10 +422,10 @@ class OrdinalMixedModel:
         gtol : float, optional
             Former name of ``gradtol``; still accepted with a ``FutureWarning``.
         disp : bool, optional
-            Print one line per BFGS iteration (the negative approximate
-            log-likelihood and the largest absolute gradient), as the clm fit's
-            ``disp=True`` and R's ``clmm.control(trace = 1)``; nothing by default
-            or with ``disp=False``.
+            Print a line (the negative approximate log-likelihood and the
+            largest absolute gradient) each time BFGS reaches a lower value,
+            about once per iteration, as the clm fit's ``disp=True`` and R's
+            ``clmm.control(trace = 1)``; nothing by default or with ``disp=False``.
         prior : optional
             A Bayesian fit with brms' priors (``ordstats.prior(...)``, a list or dict
             of them, or ``"default"``): returns the posterior mode of the thresholds,
@@ -731,10 +731,11 @@ class OrdinalMixedModel:
 def _traced(
     fg: Callable[[FloatArray], tuple[float, FloatArray]],
 ) -> Callable[[FloatArray], tuple[float, FloatArray]]:
-    """``fg`` printing one line per new point with a lower value (BFGS' accepted steps).
+    """``fg`` printing one line per point with a value lower than any before.
 
-    BFGS evaluates trial points of its line search too; a point is printed
-    when its value is the lowest so far, which is each accepted step.
+    BFGS evaluates the trial points of its line searches through ``fg`` too:
+    those that improve on the best value so far are printed as well, so the
+    lines are about one per iteration, not exactly.
     """
     best = [np.inf]
     count = [0]

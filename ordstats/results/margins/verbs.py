@@ -227,8 +227,8 @@ class _Estimability:
 
     def __init__(self, fit: MarginsFit) -> None:
         self.checks = getattr(fit, "_margins_estimability", None)
-        self.n_rows = 0
-        self.labels: list[Any] = []
+        #: the row labels found, once each, in the order found
+        self.labels: dict[Any, None] = {}
 
     def check(self, data: pd.DataFrame) -> None:
         """Record the rows of ``data`` whose linear predictor the fit cannot estimate."""
@@ -239,9 +239,7 @@ class _Estimability:
             self.checks = None
             return
         rows, basis = found
-        doubtful = ~estimable_rows(rows, basis)
-        self.n_rows += len(data)
-        self.labels += [label for label in data.index[doubtful] if label not in self.labels]
+        self.labels.update(dict.fromkeys(data.index[~estimable_rows(rows, basis)]))
 
     def check_set(self, data: pd.DataFrame, name: str, values: Any) -> None:
         """:meth:`check` of ``data`` with column ``name`` set to ``values``."""
@@ -260,7 +258,8 @@ class _Estimability:
         if collected is not None:
             collected.append(len(self.labels))
             return
-        shown = ", ".join(map(str, self.labels[:5])) + (", ..." if len(self.labels) > 5 else "")
+        first = list(itertools.islice(self.labels, 5))
+        shown = ", ".join(map(str, first)) + (", ..." if len(self.labels) > 5 else "")
         warn_doubtful(verb, len(self.labels), shown)
 
 
