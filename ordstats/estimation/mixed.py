@@ -45,7 +45,7 @@ from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationErro
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import InMemoryEvaluator
-from ordstats.estimation.options import ModelOptions, newton_options
+from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
 from ordstats.families.mixed import (
     BOUNDARY_SD,
     MAX_DENSE_RANDOM_EFFECTS,
@@ -744,10 +744,7 @@ def _traced(
         value, gradient = fg(x)
         if value < best[0]:
             best[0] = value
-            print(
-                f"iter {count[0]:3d}  nll = {value:.10g}  "
-                f"max|grad| = {float(np.max(np.abs(gradient), initial=0.0)):.3e}"
-            )
+            print_iteration(count[0], value, float(np.max(np.abs(gradient), initial=0.0)))
             count[0] += 1
         return value, gradient
 

@@ -68,7 +68,7 @@ from ordstats.estimation.evaluators import (
     release_source_cache,
 )
 from ordstats.estimation.mixed import OrdinalMixedModel
-from ordstats.estimation.options import ModelOptions, newton_options
+from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
 from ordstats.estimation.survey import survey_data, survey_results
 from ordstats.estimation.warm_start import MIN_ROWS as WARM_START_ROWS
 from ordstats.estimation.warm_start import (
@@ -1481,7 +1481,7 @@ class OrdinalModel:
         return self.evaluator.newton(
             start,
             options,
-            callback=_print_iteration if disp else None,
+            callback=print_iteration if disp else None,
             progress=disp is not False,
             banded=banded,
             initial_hessian=initial_hessian,
@@ -1565,10 +1565,6 @@ def _fit_cov_type(cov_type: str) -> str:
         raise SpecificationError(
             f"{exc}; or 'none' for the estimates only (covariance computed when first used)"
         ) from None
-
-
-def _print_iteration(iteration: int, nll: float, max_grad: float) -> None:
-    print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
 
 
 def _warn_fit(info: FitInfo) -> None:

@@ -27,7 +27,13 @@ from ordstats.design import DesignOptions
 from ordstats.errors import SpecificationError
 from ordstats.families import DEFAULT_FAMILY, Family, get_family
 
-__all__ = ["ModelOptions", "check_maxiter", "check_tolerance", "newton_options"]
+__all__ = [
+    "ModelOptions",
+    "check_maxiter",
+    "check_tolerance",
+    "newton_options",
+    "print_iteration",
+]
 
 
 @dataclass(frozen=True)
@@ -254,3 +260,8 @@ def check_tolerance(name: str, value: object) -> float:
             f"stop at the starting values); got {value!r}"
         )
     return float(value)  # type: ignore[arg-type]
+
+
+def print_iteration(iteration: int, nll: float, max_grad: float) -> None:
+    """The line ``fit(disp=True)`` prints per iteration (the clm and the clmm fit alike)."""
+    print(f"iter {iteration:3d}  nll = {nll:.10g}  max|grad| = {max_grad:.3e}")
