@@ -266,6 +266,8 @@ class DiskSpill:
     #: code of each stored response code (codes written before the levels were known)
     recode: np.ndarray | None = None
     memory_budget: float = 0.0
+    #: bytes it may keep in all, held and written (set when opened)
+    budget: float = 0.0
     #: bytes of the arrays held in memory
     held_bytes: int = 0
 
@@ -502,6 +504,7 @@ def open_disk_spill(spec: ChunkSpec, n_rows: int | None) -> DiskSpill | None:
         widths,
         censored=spec.censoring is not None,
         memory_budget=room.memory,
+        budget=room.total,
     )
 
 
@@ -628,11 +631,8 @@ class ScanWriter:
 
 def open_scan_writer(spec: ChunkSpec) -> ScanWriter | None:
     """A :class:`ScanWriter` for ``spec`` (its level codes unused), None when the cache is off."""
-    room = _room()
-    spill = open_disk_spill(spec, None) if room is not None else None
-    if room is None or spill is None:
-        return None
-    return ScanWriter(spec, spill, room.total)
+    spill = open_disk_spill(spec, None)
+    return None if spill is None else ScanWriter(spec, spill, spill.budget)
 
 
 def scan_and_spill(
