@@ -746,10 +746,10 @@ class _Designs:
         params = self.fit.margins_params()
         found = None
         if shortcut is not None:
-            self.estimability.check_set(self.data, name, value)
             found = shortcut(params, self.base, self.data, name, value, type)
-        if found is None:
+        if found is None:  # changed() checks the rows' estimability
             return _evaluate(self.fit, self.changed(name, value), type, True)
+        self.estimability.check_set(self.data, name, value)
         return cast(Predicted, found)
 
 
