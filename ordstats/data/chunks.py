@@ -415,11 +415,13 @@ def _response_codes(series: pd.Series, level_codes: dict[str, int], name: str) -
     return out
 
 
-def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
+def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec, *, held: bool = False) -> ChunkArrays:
     """Build the used rows of one chunk, with the rules of the in-memory design.
 
     Rows with missing or non-finite values in used columns, weights, offset or
-    formula terms are dropped, and so are rows of zero weight.
+    formula terms are dropped, and so are rows of zero weight.  ``held``: the
+    arrays will be kept for the fit's life (a numeric design is then stacked in
+    memory of its own, see :func:`ordstats.design.stack_columns`).
 
     Raises
     ------
@@ -428,7 +430,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> ChunkArrays:
     """
     plan = spec.plan
     frame = with_response_stand_in(frame, plan)
-    plain = _plain_chunk_arrays(frame, spec)
+    plain = _plain_chunk_arrays(frame, spec, held=held)
     if plain is not None:
         return plain
     bad = rows_to_drop(frame, plan.columns, plan.weights, plan.offset)
@@ -483,6 +485,8 @@ def _plain_chunk_arrays(
     frame: pd.DataFrame,
     spec: ChunkSpec,
     code_response: Callable[[pd.Series], IntArray] | None = None,
+    *,
+    held: bool = False,
 ) -> ChunkArrays | None:
     """:func:`chunk_arrays` of a model whose design columns are numeric columns used as is.
 
@@ -490,7 +494,8 @@ def _plain_chunk_arrays(
     evaluation); the rows used and the missing-value counts are those of the
     general path.  None when the model or the chunk is not of that kind.
     ``code_response`` codes the used rows' responses (default: by the spec's
-    level codes).
+    level codes).  ``held``: the matrices will be kept for the fit's life
+    (see :func:`ordstats.design.stack_columns`).
     """
     plan = spec.plan
     if plan.censored is not None or not all(
@@ -524,7 +529,7 @@ def _plain_chunk_arrays(
 
     def stacked(terms: TermsDesign) -> FloatArray:
         columns = [numeric[name][0] for name in terms.names]
-        return stack_columns(columns if every else [c[keep] for c in columns], n_used)
+        return stack_columns(columns if every else [c[keep] for c in columns], n_used, held=held)
 
     X = stacked(spec.terms)
     offset = (

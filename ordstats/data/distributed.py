@@ -67,8 +67,8 @@ def _over_blocks(func: Callable[..., Any], frame: pd.DataFrame, *args: Any) -> A
 
 
 def _block_arrays(frame: pd.DataFrame, spec: ChunkSpec) -> list[ChunkArrays]:
-    """The likelihood arrays of each block of the partition."""
-    return [chunk_arrays(block, spec) for block in _blocks(frame)]
+    """The likelihood arrays of each block of the partition, kept by the worker."""
+    return [chunk_arrays(block, spec, held=True) for block in _blocks(frame)]
 
 
 def _on_kept(

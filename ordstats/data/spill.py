@@ -274,6 +274,14 @@ class DiskSpill:
     def __post_init__(self) -> None:
         self._remove = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
 
+    @property
+    def holds_more(self) -> bool:
+        """Whether the next chunk's arrays may still be held in memory.
+
+        Its matrices are then built with :func:`ordstats.core.memory.held_empty`.
+        """
+        return self.held_bytes < self.memory_budget
+
     def _names(self) -> list[str]:
         vectors = [n for n in _VECTORS if n != "y_low" or self.censored]
         return vectors + [m for m in _MATRICES if self.widths[m]]
@@ -588,7 +596,7 @@ class ScanWriter:
         if self.spill is None:
             return None
         local = _LocalCodes()
-        arrays = _plain_chunk_arrays(frame, self.spec, local)
+        arrays = _plain_chunk_arrays(frame, self.spec, local, held=self.spill.holds_more)
         return arrays, local.uniques
 
     def write(self, prepared: tuple[ChunkArrays | None, Any] | None) -> None:

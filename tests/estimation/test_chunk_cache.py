@@ -11,6 +11,7 @@ bit for bit.
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 import shutil
 import tempfile
@@ -20,6 +21,7 @@ import pandas as pd
 import pytest
 
 import ordstats
+from ordstats.core import memory
 from ordstats.data import spill
 from ordstats.errors import (
     CollinearityWarning,
@@ -338,6 +340,44 @@ def test_numeric_fit_reads_the_source_once(tmp_path, numeric_frame, kind):
     assert once.evaluator.n_reads == 1  # the level scan; the summary reads its arrays
     assert every.evaluator.n_reads == every.evaluator.n_passes
     assert len(_spill_dirs(tmp_path)) == 1
+
+
+def _backing_map(array):
+    """The anonymous map that an array views (None: numpy's own memory)."""
+    base = array
+    while base is not None and not isinstance(base, mmap.mmap):
+        base = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+    return base
+
+
+def test_held_numeric_chunks_are_built_in_memory_of_their_own(numeric_frame, monkeypatch):
+    """The first pass stacks the held designs outside numpy's huge-page advice
+    (ordstats.core.memory); the fit is the one that reads at every pass."""
+    monkeypatch.setattr(memory, "HUGE_PAGE_ADVICE_BYTES", 1)  # every design counts as large
+    held, res_held = _numeric_fit(numeric_frame, True, chunksize=700)
+    _, res_every = _numeric_fit(numeric_frame, False, chunksize=700)
+    chunks = list(held.evaluator.reader.store.chunks())
+    assert len(chunks) == 9
+    assert all(_backing_map(chunk.X) is not None for chunk in chunks)
+    assert all(not chunk.X.flags.writeable for chunk in chunks)
+    _assert_identical(res_held, res_every)
+
+
+def test_dask_workers_build_their_kept_numeric_arrays_in_memory_of_their_own(
+    numeric_frame, monkeypatch
+):
+    from ordstats.data import distributed as dask_engine
+    from ordstats.data.chunks import chunk_arrays
+
+    monkeypatch.setattr(memory, "HUGE_PAGE_ADVICE_BYTES", 1)
+    model, _ = _numeric_fit(numeric_frame, False, chunksize=700)
+    spec = model.evaluator.spec
+    part = numeric_frame.iloc[:1500]
+    kept = dask_engine._block_arrays(part, spec)
+    assert kept and all(_backing_map(arrays.X) is not None for arrays in kept)
+    passing = chunk_arrays(part, spec)  # a pass's arrays, dropped after it: numpy's memory
+    assert _backing_map(passing.X) is None
+    np.testing.assert_array_equal(np.vstack([arrays.X for arrays in kept]), passing.X)
 
 
 def test_numeric_fit_with_warm_start_reads_the_source_once(tmp_path):
