@@ -46,6 +46,7 @@ def test_emmeans_over_the_levels_of_k_as_r(fit):
 
 def test_pairs_as_r(fit):
     table = fit.emmeans("k").pairs().summary_frame()
+    assert list(table["contrast"]) == REFERENCE["pairs"]["contrast"]  # "k1 - k2", ...
     np.testing.assert_allclose(table["estimate"], REFERENCE["pairs"]["estimate"], rtol=1e-6)
     np.testing.assert_allclose(table["SE"], REFERENCE["pairs"]["SE"], rtol=1e-4)
     np.testing.assert_allclose(table["p.value"], REFERENCE["pairs"]["p.value"], rtol=1e-4)

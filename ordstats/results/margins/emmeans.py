@@ -52,6 +52,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
+from ordstats.design.response import format_level
 from ordstats.errors import NotFittedError, OrdstatsError
 from ordstats.results.margins.adjust import (
     Family,
@@ -706,7 +707,10 @@ class EmmGrid:
         _check_names(by_vars, list(self.labels.columns), "by=")
         primary = [c for c in self.labels.columns if c not in by_vars]
         groups = _by_groups(self.labels, by_vars)
-        level_labels = _level_labels(self.labels.iloc[groups[0]], primary)
+        first = self.labels.iloc[groups[0]]
+        level_labels = _level_labels(first, primary)
+        if method == "trt.vs.ctrl":  # the control by its level as well as its label
+            ref = _reference_position(ref, level_labels, _plain_labels(first, primary))
         coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
         rows_labels, values, jacobians, families, parts = [], [], [], [], []
         functions = []
@@ -841,29 +845,48 @@ def _by_groups(labels: pd.DataFrame, by: list[str]) -> list[IntArray]:
 
 
 def _level_labels(labels: pd.DataFrame, primary: list[str]) -> list[str]:
-    """Labels of the compared means.
+    """Labels of the compared means, as emmeans writes them in contrast names.
 
-    With several variables a number-like level is prefixed by its variable's
-    name ("Ref DAY1 Male"), as emmeans does.
+    A variable whose levels all look like numbers is prefixed by its name
+    ("k1", "DAY1 Male"), and a label with an operator sign (``- + / *``) is
+    put in parentheses ("(m-1)", "(a-b x)"): emmeans' ``enhance.levels`` and
+    ``parens`` defaults.
     """
-
-    def text(name: str, value: Any) -> str:
-        if len(primary) > 1 and _looks_numeric(value):
-            return f"{name}{value}"
-        return str(value)
-
-    return [
-        " ".join(text(name, v) for name, v in zip(primary, row, strict=True))
-        for row in labels[primary].itertuples(index=False)
+    texts = {name: [_level_text(v) for v in labels[name]] for name in primary}
+    prefix = {name: name if all(map(_looks_numeric, texts[name])) else "" for name in primary}
+    joined = [
+        " ".join(prefix[name] + text for name, text in zip(primary, row, strict=True))
+        for row in zip(*texts.values(), strict=True)
     ]
+    return [f"({label})" if _OPERATOR.search(label) else label for label in joined]
 
 
-def _looks_numeric(value: Any) -> bool:
+def _plain_labels(labels: pd.DataFrame, primary: list[str]) -> list[str]:
+    """The compared means' levels as they are, joined by spaces ("2", "1a x")."""
+    columns = [[_level_text(v) for v in labels[name]] for name in primary]
+    return [" ".join(row) for row in zip(*columns, strict=True)]
+
+
+#: Signs that make emmeans put a level label in parentheses within a contrast's name.
+_OPERATOR = re.compile(r"[-+/*]")
+
+
+def _level_text(value: Any) -> str:
+    """A level as R writes it (``2.0`` -> ``"2"``, 15 significant digits)."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value):
+        return f"{float(value):.15g}"
+    return format_level(value)
+
+
+def _looks_numeric(text: str) -> bool:
+    """Whether R's ``as.numeric`` reads ``text`` as a number (not NA)."""
+    if "_" in text:  # Python reads "1_0"; R does not
+        return False
     try:
-        float(str(value))
+        float(text)
     except ValueError:
         return False
-    return True
+    return text.strip().lower() not in ("nan", "+nan", "-nan")
 
 
 def _poly_coefficients(n: int) -> tuple[FloatArray, list[str]]:
@@ -919,7 +942,7 @@ def _contrast_matrix(
             "tukey",
         )
     if method == "trt.vs.ctrl":
-        control = _reference_position(ref, levels)
+        control = _reference_position(ref, levels, levels)
         others = [i for i in range(n) if i != control]
         return (
             np.array([eye[i] - eye[control] for i in others]).reshape(-1, n),
@@ -948,14 +971,17 @@ def _contrast_matrix(
     )
 
 
-def _reference_position(ref: Any, levels: list[str]) -> int:
+def _reference_position(ref: Any, labels: list[str], plain: list[str]) -> int:
+    """The control's position: ``ref`` as a position, a contrast label ("k2") or a level ("2")."""
     if isinstance(ref, (int, np.integer)) and not isinstance(ref, bool):
-        if 0 <= int(ref) < len(levels):
+        if 0 <= int(ref) < len(labels):
             return int(ref)
-    elif str(ref) in levels:
-        return levels.index(str(ref))
+    else:
+        for names in (labels, plain):
+            if _level_text(ref) in names:
+                return names.index(_level_text(ref))
     raise OrdstatsError(
-        f"ref must be a position 0..{len(levels) - 1} or one of the levels {levels}; got {ref!r}"
+        f"ref must be a position 0..{len(labels) - 1} or one of the levels {plain}; got {ref!r}"
     )
 
 
