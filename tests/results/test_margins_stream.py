@@ -123,6 +123,28 @@ def test_by_a_column_outside_the_model_reads_the_fitted_rows(wine, tmp_path):
             _same(getattr(fit, verb)(**options), expected)
 
 
+def test_by_a_categorical_column_with_missing_values_has_one_table_on_every_path(wine, tmp_path):
+    """The groups of a Categorical ``by`` column outside the model, a missing group
+    included, keep the column's type in memory as in chunks (before: text in memory)."""
+    half = np.where(np.arange(len(wine)) % 2 == 0, "odd", "even").astype(object)
+    half[::9] = None
+    data = wine.assign(
+        temp=wine["temp"].astype(str),
+        contact=wine["contact"].astype(str),
+        half=pd.Categorical(half, categories=["odd", "even"]),
+    )
+    memory, streamed = _fits(data, "rating ~ temp + contact", tmp_path)
+    expected = memory.avg_predictions(by="half")
+    assert isinstance(expected["half"].dtype, pd.CategoricalDtype)
+    assert expected["half"].isna().sum() == 5  # one missing group per level of the response
+    for name, fit in streamed.items():
+        if name == "csv":  # a CSV file keeps no categories (its groups: text, sorted)
+            continue
+        got = fit.avg_predictions(by="half")
+        _same(got, expected)
+        pd.testing.assert_series_equal(got["half"], expected["half"])
+
+
 def test_by_a_column_nowhere_says_so(wine, tmp_path):
     memory = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     with pytest.raises(OrdstatsError, match=r"by= names 'nope', which is not a column"):

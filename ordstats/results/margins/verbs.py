@@ -285,7 +285,8 @@ def _with_data_columns(fit: MarginsFit, data: pd.DataFrame, by: Any, wts: Any) -
     extra = hook(wanted)
     if not len(extra.columns):
         return data
-    return data.assign(**{name: extra[name].to_numpy() for name in extra.columns})
+    # .array keeps a Categorical column (to_numpy would make it objects), by position
+    return data.assign(**{name: extra[name].array for name in extra.columns})
 
 
 # -- long tables and averages -----------------------------------------------------------
