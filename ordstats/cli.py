@@ -257,9 +257,10 @@ def _add_predict_parser(commands: Any) -> None:
     predict.add_argument(
         "--which",
         default="prob",
-        choices=("prob", "cumprob", "class", "expected", "linear"),
+        choices=("prob", "cumprob", "class", "expected", "linear", "observed"),
         help="what to predict: level probabilities (default), cumulative probabilities, "
-        "the most probable level, the expected score or the linear predictor",
+        "the most probable level, the expected score, the linear predictor, or each row's "
+        "probability of its own level (observed: --newdata needs the response column)",
     )
 
 

@@ -79,6 +79,25 @@ def test_predict_class(capsys):
     assert code == 0 and out.startswith("row,class\n0,")
 
 
+def test_predict_observed_gives_each_row_its_own_level_s_probability(capsys, wine):
+    code, out, err = run(
+        capsys,
+        "predict",
+        "rating ~ temp",
+        "--data",
+        "wine",
+        "--newdata",
+        "wine",
+        "--which",
+        "observed",
+    )
+    assert code == 0, err
+    table = pd.read_csv(io.StringIO(out), index_col="row")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    np.testing.assert_allclose(table["observed"], res.predict(wine, which="observed"), rtol=1e-5)
+    assert np.log(table["observed"]).sum() == pytest.approx(res.llf, rel=1e-5)
+
+
 @pytest.mark.parametrize(
     ("name", "sep", "flag"),
     [

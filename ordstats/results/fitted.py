@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import stats
 
-from ordstats._typing import FloatArray, PredictWhich
+from ordstats._typing import FloatArray, IntArray, PredictWhich
 from ordstats.core.links import Link
 from ordstats.core.threads import numeric_threads
 from ordstats.data.prediction import predict_in_chunks
@@ -30,6 +30,7 @@ from ordstats.design import (
     newdata_scale_offset,
     refuse_offset_without_newdata,
 )
+from ordstats.design.response import format_level
 from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedCovariance
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FitInfo", "OrdinalResults"]
 
-_PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear")
+_PREDICT_WHICH = ("prob", "cumprob", "class", "expected", "linear", "observed")
 #: Most distinct nominal-design rows for which ``thresholds`` are tabulated.
 _MAX_PATTERNS = 20
 
@@ -574,7 +575,7 @@ class OrdinalResults(
             Default: the rows used in the fit.  Files, globs and datasets are
             predicted chunk by chunk (rows in file order, numbered from 0); a
             Dask DataFrame gives a lazy Dask result.
-        which : {"prob", "cumprob", "class", "expected", "linear"}
+        which : {"prob", "cumprob", "class", "expected", "linear", "observed"}
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
             ``"class"``: the most probable level;
@@ -584,6 +585,10 @@ class OrdinalResults(
             ``"linear"``: the linear predictor ``x'beta + offset`` (for the
             sratio, cratio and acat families the part shared by every step:
             ``eta_j`` adds the intercept ``"j:j+1"`` and any non-parallel effects).
+            ``"observed"``: each row's probability of its own level, ``P(Y = y)``
+            (R's ``predict.clm`` when ``newdata`` holds the response; without
+            ``newdata``, R's ``fitted()``): ``newdata`` needs the response
+            column, and a row whose response is missing gets NaN.
         offset : float or array-like, optional
             Offset for ``newdata`` (a number for every row, or one per row) when
             the model has one that is not a column of ``newdata``.  A pandas
@@ -641,7 +646,34 @@ class OrdinalResults(
                 return pd.DataFrame(prob, index=index, columns=levels)
             if which == "expected":
                 return pd.Series(prob @ self._scores(), index=index, name="expected")
+            if which == "observed":
+                codes = self.model.data.y if newdata is None else self._response_codes(newdata)
+                return observed_probability(prob, codes, index)
             return most_probable_level(prob, self.model.design.response.values, index)
+
+    def _response_codes(self, newdata: Any) -> IntArray:
+        """The level of each row of ``newdata``'s response (-1: missing), by the fit's levels."""
+        name, levels = self.model.endog_name, list(self.model.levels)
+        if self.model.design.response.censoring is not None:
+            raise PredictionError(
+                "which='observed' is the probability of one level; a censored response "
+                "spans several: use which='prob' and add up the levels of each row's interval"
+            )
+        if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
+            raise PredictionError(
+                f"which='observed' gives each row the probability of its own response level, "
+                f"so newdata needs the response column {name!r}"
+            )
+        codes, uniques = pd.factorize(newdata[name])
+        position = {label: j for j, label in enumerate(levels)}
+        table = np.array([position.get(format_level(u), -2) for u in uniques], dtype=np.intp)
+        unknown = [format_level(u) for u, j in zip(uniques, table, strict=True) if j == -2]
+        if unknown:
+            raise PredictionError(
+                f"newdata's response {name!r} has value(s) {', '.join(map(repr, unknown[:5]))} "
+                f"that are not levels of the fit ({', '.join(map(repr, levels))})"
+            )
+        return np.where(codes >= 0, table[codes] if len(codes) else codes, -1)
 
     @property
     def _link(self) -> Link:
@@ -804,6 +836,13 @@ def level_scores(values: Sequence[Any]) -> FloatArray:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         return np.arange(1.0, len(values) + 1.0)
+
+
+def observed_probability(prob: FloatArray, codes: IntArray, index: pd.Index) -> pd.Series:
+    """Each row's ``P(Y = y_i)`` (``codes``; NaN where a code is -1) as a Series ``observed``."""
+    rows = np.arange(prob.shape[0])
+    picked = prob[rows, np.maximum(codes, 0)]
+    return pd.Series(np.where(codes >= 0, picked, np.nan), index=index, name="observed")
 
 
 def most_probable_level(prob: FloatArray, levels: Sequence[Any], index: pd.Index) -> pd.Series:
