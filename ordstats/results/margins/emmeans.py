@@ -6,7 +6,9 @@ values given in ``at=``, or ``cov_reduce`` of the column), in all
 combinations; the first variable varies fastest.  Fits read in chunks get the
 levels, means and cell counts from one pass over their rows
 (:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
-number of estimation rows in it (as emmeans, prior weights are not counted).
+number of estimation rows in it (prior weights are not counted, as emmeans does
+for a plain weighted clm; for a weighted clm with nominal or scale effects R's
+emmeans sums the prior weights instead, which ordstats does not follow).
 
 **Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
 
@@ -53,7 +55,7 @@ from scipy import stats
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design.response import format_level
-from ordstats.errors import NotFittedError, OrdstatsError
+from ordstats.errors import NotFittedError, OrdstatsError, PredictionError
 from ordstats.results.margins.adjust import (
     Family,
     adjusted_p_values,
@@ -157,9 +159,16 @@ def _ordered_variables(fit: MarginsFit, available: Sequence[str]) -> list[str]:
     params = getattr(fit, "params", None)
     names = [str(n) for n in params.index] if isinstance(params, pd.Series) else []
 
+    def uses(name: str, variable: str) -> bool:
+        if re.search(rf"(?<![\w.]){re.escape(variable)}(?![\w])", name):
+            return True
+        # a sum or Helmert coding's column: the name and a number ("Infl1"), unless
+        # that token is another variable's name
+        coded = re.finditer(rf"(?<![\w.]){re.escape(variable)}\d+(?![\w.])", name)
+        return any(match.group() not in variables for match in coded)
+
     def first_use(variable: str) -> int:
-        word = re.compile(rf"(?<![\w.]){re.escape(variable)}(?![\w])")
-        hits = [i for i, name in enumerate(names) if word.search(name)]
+        hits = [i for i, name in enumerate(names) if uses(name, variable)]
         return min(hits) if hits else len(names)
 
     return sorted(variables, key=lambda v: (first_use(v), variables.index(v)))
@@ -327,7 +336,19 @@ def _reference_grid(
     latent_cuts: str = "grid",
 ) -> _Grid:
     dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
-    rows = fit.margins_rows(frame)
+    try:
+        rows = fit.margins_rows(frame)
+    except PredictionError as exc:
+        if "offset" not in str(exc):
+            raise
+        # the grid holds the predictors only: an offset(...) term of the formula has
+        # no values there (R's emmeans of such a clm gives nonEst)
+        raise PredictionError(
+            "emmeans cannot evaluate this model's offset(...) term on its reference grid (the "
+            "grid holds the predictors, not the offset's variables); average predictions over "
+            "rows that hold them instead, res.avg_predictions(newdata=..., by=...), or fit a "
+            "location offset as a column (offset='name')"
+        ) from exc
     scale = _log_scale(fit, params, rows)
     checks = getattr(fit, "_margins_estimability", None)
     if mode == "scale":
@@ -712,6 +733,10 @@ class EmmGrid:
         if method == "trt.vs.ctrl":  # the control by its level as well as its label
             ref = _reference_position(ref, level_labels, _plain_labels(first, primary))
         coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
+        # contrasts of contrasts by the earlier ones: "contrast1", as R names the new column
+        column = next(
+            f"contrast{k or ''}" for k in itertools.count() if f"contrast{k or ''}" not in by_vars
+        )
         rows_labels, values, jacobians, families, parts = [], [], [], [], []
         functions = []
         start = 0
@@ -724,7 +749,7 @@ class EmmGrid:
                 functions.append(coefficients @ self.linear_functions[rows])
             if self.scale_parts is not None:
                 parts.append([coefficients @ part[rows] for part in self.scale_parts])
-            frame = pd.DataFrame({"contrast": names})
+            frame = pd.DataFrame({column: names})
             for name in by_vars:
                 frame[name] = self.labels.iloc[rows[0]][name]
             rows_labels.append(frame)
@@ -744,7 +769,7 @@ class EmmGrid:
             jacobian=np.vstack(jacobians),
             covariance=self.covariance,
             estimate_name="estimate",
-            primary=["contrast"],
+            primary=[column],
             by=list(by_vars),
             adjust=check_adjust(default_adjust if adjust is None else adjust),
             families=families,
@@ -916,6 +941,10 @@ def _smallest_integer_multiple(column: FloatArray) -> FloatArray:
     return column
 
 
+#: The contrast methods by name (emmeans' ``*.emmc`` functions that ordstats offers).
+_METHODS = ("pairwise", "revpairwise", "trt.vs.ctrl", "eff", "del.eff", "consec", "poly")
+
+
 def _contrast_matrix(
     method: Any, levels: list[str], ref: Any
 ) -> tuple[FloatArray, list[str], bool, str]:
@@ -924,13 +953,24 @@ def _contrast_matrix(
     eye = np.eye(n)
     if isinstance(method, Mapping):
         names = [str(k) for k in method]
-        coefficients = np.array([np.asarray(v, dtype=float) for v in method.values()])
-        if coefficients.ndim != 2 or coefficients.shape[1] != n:
+        try:
+            rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in method.values()]
+        except (TypeError, ValueError) as exc:
             raise OrdstatsError(
-                f"each custom contrast needs {n} coefficients (one per mean: {levels}); "
-                f"got {coefficients.shape[-1] if coefficients.ndim else 0}"
+                f"custom contrasts are {{name: coefficients}} with numbers; got {method!r:.80}"
+            ) from exc
+        wrong = {name: row.size for name, row in zip(names, rows, strict=True) if row.shape != (n,)}
+        if wrong or not rows:
+            got = ", ".join(f"{name!r}: {size}" for name, size in wrong.items()) or "none"
+            raise OrdstatsError(
+                f"each custom contrast needs {n} coefficients (one per mean: {levels}); got {got}"
             )
-        return coefficients, names, False, "none"
+        return np.array(rows), names, False, "none"
+    if n < 2 and method in _METHODS:
+        raise OrdstatsError(
+            f"{method!r} contrasts compare means, and each group here has one ({levels[0]}); "
+            "leave that variable out of by= or give the means of more levels"
+        )
     if method in ("pairwise", "revpairwise"):
         pairs = list(itertools.combinations(range(n), 2))
         if method == "revpairwise":  # later minus earlier, emmeans' order
@@ -1039,8 +1079,8 @@ def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:
 
 def _back_transform(fit: MarginsFit, mode: str) -> Any:
     """What ``regrid()`` applies: the link's CDF (linear predictors), exp (log scale)."""
-    if mode == "scale":
-        return (np.exp, np.exp, "response")
+    if mode == "scale":  # R's regrid keeps the name "emmean" (summary(type=) says "response")
+        return (np.exp, np.exp, "emmean")
     if mode == "linear.predictor":
         link = _inverse_link(fit)
         return None if link is None else (*link, "cumprob")

@@ -1,0 +1,100 @@
+"""emmeans tables laid out as R's, and clear refusals (from an audit against R's emmeans).
+
+References: tests/r/emmeans_audit_fixes.R -> tests/data/reference/emmeans_audit_fixes.json.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ordstats
+from ordstats.errors import OrdstatsError, PredictionError
+
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "emmeans_audit_fixes.json").read_text()
+)
+fit_of = ordstats.OrdinalModel.from_formula
+
+
+def test_joint_tests_keep_the_formula_s_order_under_sum_coding(housing):
+    """Coefficients named ``Infl1`` (sum coding) place Infl where it first appears."""
+    res = fit_of(
+        "Sat ~ Infl * Type + Cont",
+        housing,
+        weights="Freq",
+        contrasts={"Type": "contr.sum", "Infl": "contr.sum"},
+    ).fit()
+    table = res.joint_tests()
+    expected = REFERENCE["joint_tests"]
+    assert list(table["model term"]) == expected["term"]
+    # R's joint_tests table rounds F.ratio to three decimals
+    np.testing.assert_allclose(table["F.ratio"], expected["F.ratio"], rtol=0, atol=5e-4)
+
+
+def test_a_variable_named_like_another_s_coded_column_is_not_confused(wine):
+    """``x`` and ``x2``: the column ``x2`` is the variable x2, not x's second sum column."""
+    rng = np.random.default_rng(0)
+    data = wine.assign(x2=rng.normal(size=len(wine)), x=rng.normal(size=len(wine)))
+    res = fit_of("rating ~ x2 + temp + x", data).fit()
+    assert list(res.joint_tests()["model term"]) == ["x2", "temp", "x"]
+
+
+def test_a_contrast_of_contrasts_by_the_earlier_ones_names_the_new_column_contrast1(housing):
+    res = fit_of("Sat ~ Infl * Type", housing, weights="Freq").fit()
+    pairs = res.emmeans("~ Type | Infl").pairs(adjust="none")
+    table = pairs.contrast("consec", by="contrast", adjust="none").summary_frame()
+    expected = REFERENCE["contrast_of_contrasts"]
+    assert list(table.columns[:2]) == expected["columns"][:2]
+    assert list(table["contrast1"]) == expected["contrast1"]
+    assert list(table["contrast"]) == expected["contrast"]
+    np.testing.assert_allclose(table["estimate"], expected["estimate"], rtol=1e-6)
+    np.testing.assert_allclose(table["SE"], expected["SE"], rtol=1e-4)
+
+
+def test_regrid_of_log_scales_keeps_r_s_column_name(wine):
+    res = fit_of("rating ~ temp", wine, scale="~ contact").fit()
+    table = res.emmeans("contact", mode="scale").regrid().summary_frame()
+    expected = REFERENCE["regrid_scale"]
+    assert list(table.columns[:6]) == expected["columns"]
+    np.testing.assert_allclose(table["emmean"], expected["emmean"], rtol=1e-6)
+    np.testing.assert_allclose(table["SE"], expected["SE"], rtol=1e-4, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def means(wine):
+    return fit_of("rating ~ temp * contact", wine).fit().emmeans("~ temp | contact")
+
+
+@pytest.mark.parametrize(
+    ("method", "message"),
+    [
+        ({"a": [1, -1, 0, 0], "b": [1, -1]}, r"needs 2 coefficients .* got 'a': 4"),
+        ({"a": [1, -1], "b": [1]}, r"got 'b': 1"),
+        ({"a": ["x", "y"]}, "with numbers"),
+        ({}, "got none"),
+    ],
+)
+def test_custom_contrasts_of_the_wrong_shape_are_refused_clearly(means, method, message):
+    with pytest.raises(OrdstatsError, match=message):
+        means.contrast(method)
+
+
+@pytest.mark.parametrize("method", ["poly", "del.eff", "pairwise", "eff", "consec"])
+def test_contrasts_of_a_single_mean_per_group_are_refused(wine, method):
+    one = (
+        fit_of("rating ~ temp * contact", wine)
+        .fit()
+        .emmeans("~ temp | contact", at={"temp": ["warm"]})
+    )
+    with pytest.raises(OrdstatsError, match="each group here has one"):
+        one.contrast(method)
+
+
+def test_emmeans_of_a_formula_offset_says_what_to_do(wine):
+    res = fit_of("rating ~ temp + offset(o)", wine.assign(o=0.1)).fit()
+    with pytest.raises(PredictionError, match=r"reference grid.*offset='name'"):
+        res.emmeans("temp")
