@@ -673,7 +673,10 @@ class OrdinalResults(
                 f"newdata's response {name!r} has value(s) {', '.join(map(repr, unknown[:5]))} "
                 f"that are not levels of the fit ({', '.join(map(repr, levels))})"
             )
-        return np.where(codes >= 0, table[codes] if len(codes) else codes, -1)
+        out = np.full(len(codes), -1, dtype=np.intp)
+        seen = codes >= 0
+        out[seen] = table[codes[seen]]
+        return out
 
     @property
     def _link(self) -> Link:

@@ -90,6 +90,12 @@ def test_a_missing_response_gives_nan_and_other_rows_keep_theirs(wine):
         assert got.iloc[i] == prob.iloc[i][str(wine["rating"].iloc[i])]
 
 
+def test_a_response_missing_on_every_row_gives_nan_everywhere(wine):
+    _, res = _fit("wine_interaction", {"wine": wine})
+    got = res.predict(wine.head(4).assign(rating=np.nan), which="observed")
+    assert got.isna().all() and len(got) == 4
+
+
 def test_the_response_is_matched_to_the_levels_by_label(wine):
     """An integer, a float or a text response gives the same rows ("2", 2, 2.0)."""
     _, res = _fit("wine_interaction", {"wine": wine})
