@@ -13,11 +13,13 @@ Pickles run code when loaded: load only files you trust.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import pickle
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import IO, TypeVar
 
 import numpy as np
 
@@ -91,7 +93,7 @@ class PersistenceMethods(FittedState):
         if remove_data and not self.data_removed:
             saved = copy.copy(self)  # remove_data rebinds attributes of the copy only
             saved.remove_data()
-        with open(fname, "wb") as handle:
+        with _opened(fname, "wb") as handle:
             pickle.dump(saved, handle, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
@@ -162,7 +164,7 @@ def load(fname: str | os.PathLike[str]) -> FittedState:
     OrdstatsError
         If the file does not hold an ordstats result.
     """
-    with open(fname, "rb") as handle:
+    with _opened(fname, "rb") as handle:
         try:
             obj = pickle.load(handle)
         except (pickle.UnpicklingError, EOFError, ValueError) as exc:
@@ -175,3 +177,21 @@ def load(fname: str | os.PathLike[str]) -> FittedState:
             f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not an ordstats result"
         )
     return obj
+
+
+@contextlib.contextmanager
+def _opened(fname: object, mode: str) -> Iterator[IO[bytes]]:
+    """``fname`` (a path) opened in ``mode``, or an ordstats error that says why not.
+
+    Only a ``str`` or path-like is opened: ``open()`` reads an integer as a
+    file descriptor (``save(1)`` would write into standard output).
+    """
+    if isinstance(fname, bytes) or not isinstance(fname, (str, os.PathLike)):
+        raise OrdstatsError(f"the file must be a path (a str or pathlib.Path); got {fname!r:.80}")
+    try:
+        handle = open(fname, mode)
+    except OSError as exc:
+        doing = "write" if "w" in mode else "read"
+        raise OrdstatsError(f"cannot {doing} {os.fspath(fname)!r}: {exc.strerror or exc}") from exc
+    with handle:
+        yield handle

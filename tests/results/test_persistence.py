@@ -152,6 +152,27 @@ def test_load_refuses_other_objects(tmp_path):
         ordstats.load(path)
 
 
+@pytest.mark.parametrize("fname", [1, 5, None, b"fit.pkl", ["fit.pkl"]])
+def test_save_and_load_take_paths_only(wine, fname, tmp_path):
+    """``open(5)`` would write into file descriptor 5 (``save(1)``: standard output)."""
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match="must be a path"):
+        res.save(fname)
+    with pytest.raises(OrdstatsError, match="must be a path"):
+        ordstats.load(fname)
+
+
+def test_files_that_cannot_be_written_or_read_are_named(wine, tmp_path):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    missing = tmp_path / "no" / "such" / "dir" / "fit.pkl"
+    with pytest.raises(OrdstatsError, match=r"cannot write .*fit\.pkl.*No such file"):
+        res.save(missing)
+    with pytest.raises(OrdstatsError, match=r"cannot read .*fit\.pkl.*No such file"):
+        ordstats.load(missing)
+    with pytest.raises(OrdstatsError, match="cannot read"):
+        ordstats.OrdinalResults.load(str(missing))
+
+
 def test_saved_result_predicts_in_a_fresh_process(wine, tmp_path):
     data = wine.assign(x=np.arange(1.0, len(wine) + 1.0))
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + np.log(x)", data).fit()
