@@ -228,6 +228,18 @@ def test_non_numeric_exog_points_to_formulas(wine):
         OrdinalModel(wine["rating"], wine[["temp"]])
 
 
+def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
+    """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
+    dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)
+    assert all(pd.api.types.is_bool_dtype(dtype) for dtype in dummies.dtypes)
+    expected = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    for exog in (dummies, dummies.to_numpy(), dummies.astype("boolean")):
+        res = OrdinalModel(wine["rating"], exog).fit()
+        np.testing.assert_allclose(res.params.to_numpy(), expected.params.to_numpy(), rtol=1e-8)
+    res = OrdinalModel(wine["rating"], dummies).fit()
+    pd.testing.assert_frame_equal(res.predict(dummies.head(3)), res.predict(dummies.head(3) * 1.0))
+
+
 # -- weights -----------------------------------------------------------------------
 
 

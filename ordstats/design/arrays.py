@@ -47,10 +47,11 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
         exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
     if isinstance(exog, pd.DataFrame):
         refuse_repeated_columns(exog.columns, map(str, exog.columns), what="exog")
+        # booleans (pandas' get_dummies) are indicators: 0 and 1, as numpy reads them
         non_numeric = [
             str(c)
             for c in exog.columns
-            if not pd.api.types.is_numeric_dtype(exog[c]) or pd.api.types.is_bool_dtype(exog[c])
+            if not (pd.api.types.is_numeric_dtype(exog[c]) or pd.api.types.is_bool_dtype(exog[c]))
         ]
         names = [str(c) for c in exog.columns]
         values = exog.to_numpy(dtype=float, na_value=np.nan) if not non_numeric else None
@@ -60,7 +61,7 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
         if arr.ndim != 2:
             raise DataError(f"exog must be 1- or 2-dimensional; got shape {arr.shape}")
         names = [f"x{j + 1}" for j in range(arr.shape[1])]
-        non_numeric = names if arr.dtype.kind not in "iuf" else []
+        non_numeric = names if arr.dtype.kind not in "biuf" else []
         values = arr if not non_numeric else None
     if non_numeric or values is None:
         raise DataError(
