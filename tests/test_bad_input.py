@@ -228,6 +228,13 @@ def test_non_numeric_exog_points_to_formulas(wine):
         OrdinalModel(wine["rating"], wine[["temp"]])
 
 
+def test_a_function_the_formula_calls_but_nobody_defines_is_named_as_a_function(wine):
+    with pytest.raises(FormulaError, match=r"calls 'foo', which is not a function.*context="):
+        OrdinalModel.from_formula("rating ~ foo(temp)", wine)
+    with pytest.raises(FormulaError, match=r"names 'tmp', which is not a column"):
+        OrdinalModel.from_formula("rating ~ tmp", wine)
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -240,6 +240,12 @@ def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:
         )
     if missing:
         name = missing[0]
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", rhs):  # called: a function
+            raise FormulaError(
+                f"the formula calls {name!r}, which is not a function of the caller's names, "
+                "of context= or of the formulas' own (np.*, R's functions such as log, poly, "
+                f"cut); define or import it before fitting, or pass context={{{name!r}: {name}}}"
+            )
         raise FormulaError(
             f"the formula names {name!r}, which is not a column of the data."
             + (_backtick_hint(name, rhs, data.columns) or _close_matches(name, data.columns))

@@ -359,6 +359,8 @@ def _refit_row(
             other = model.refit_formulas(location=location, **_side_formulas(res))
             assert other is not None
             fitted = other.fit()
+        except FormulaError as exc:  # the term names no column or function: say so
+            raise FormulaError(f"{what}: {exc}") from exc
         except OrdstatsError:
             return [np.nan] * 4, True
     if other.n_rows != model.n_rows:

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.errors import ConvergenceWarning, FormulaError, SpecificationError
 from tests import _reference as ref
 
 #: LR statistics and p-values to 1e-4 (the issue's bar for test statistics);
@@ -153,6 +153,23 @@ def test_drop1_keeps_margins_of_interactions_and_add1_respects_them():
         ).statistic,
         rel=1e-10,
     )
+
+
+@pytest.mark.parametrize(
+    ("scope", "message"),
+    [
+        ("~ contct", r"adding 'contct': .*not a column of the data\. Did you mean 'contact'"),
+        ("~ foo(contact)", r"adding 'foo\(contact\)': the formula calls 'foo'.*context="),
+    ],
+)
+def test_add1_of_a_term_that_names_nothing_is_an_error_not_an_na_row(scope, message):
+    """Before: a row of NA and a ConvergenceWarning ('the refits ... failed')."""
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        with pytest.raises(FormulaError, match=message):
+            res.add1(scope)
 
 
 def test_drop1_and_add1_say_what_they_need():
