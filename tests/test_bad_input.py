@@ -235,6 +235,16 @@ def test_a_function_the_formula_calls_but_nobody_defines_is_named_as_a_function(
         OrdinalModel.from_formula("rating ~ tmp", wine)
 
 
+@pytest.mark.parametrize("values", [pd.to_datetime(["2020-01-01"]), pd.to_timedelta([1], "D")])
+def test_dates_in_newdata_are_refused_as_at_the_fit(wine, values):
+    """Before: numpy's UFuncTypeError from the design's product."""
+    res = OrdinalModel.from_formula("rating ~ x + temp", wine.assign(x=np.arange(72.0))).fit()
+    rows = pd.DataFrame({"x": values, "temp": ["cold"]})
+    for call in (res.predict, lambda d: res.predictions(newdata=d)):
+        with pytest.raises(PredictionError, match="'x' holds dates or durations"):
+            call(rows)
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -225,6 +225,17 @@ def newdata_columns(
     return sorted(from_data | from_rows), usable
 
 
+def _refuse_dates(frame: pd.DataFrame, needed: list[str]) -> None:
+    """A :class:`PredictionError` for date or duration columns (the fit refuses them too)."""
+    for name in needed:
+        dtype = frame[name].dtype
+        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+            raise PredictionError(
+                f"newdata's column {name!r} holds dates or durations ({dtype}); give it as "
+                "the fitted data held it (numbers or categories)"
+            )
+
+
 def terms_for_newdata(
     terms: TermsDesign,
     newdata: Any,
@@ -282,6 +293,7 @@ def terms_for_newdata(
             )
         )
     refuse_repeated_columns(frame.columns, needed, what="newdata")
+    _refuse_dates(frame, needed)
     # missing values are not levels: build complete rows only, the others are NaN;
     # so are levels without rows in the fit, whose effects were not estimated
     complete = ~frame[needed].isna().any(axis=1).to_numpy() if needed else np.ones(len(frame), bool)
