@@ -245,6 +245,17 @@ def test_dates_in_newdata_are_refused_as_at_the_fit(wine, values):
             call(rows)
 
 
+def test_a_response_expression_uses_names_of_context_and_of_the_caller(wine):
+    """Before: "name 'bins' is not defined" though context= gave it (left side not read)."""
+    bins = [0, 30, 60, 100]
+    given = OrdinalModel.from_formula("cut(response, bins) ~ temp", wine, context={"bins": bins})
+    assert list(given.levels) == ["(0,30]", "(30,60]", "(60,100]"]  # R's cut labels
+    caller = OrdinalModel.from_formula("cut(response, bins) ~ temp", wine)
+    np.testing.assert_array_equal(given.fit().params, caller.fit().params)
+    tens = OrdinalModel.from_formula("np.floor(response / 10) ~ temp", wine, context={"np": np})
+    assert tens.levels[0] == "1"
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -12,6 +12,7 @@ new data, never from the context, and a pickled context leaves their values out.
 from __future__ import annotations
 
 import importlib
+import re
 import types
 from collections.abc import Iterable, Mapping
 
@@ -84,6 +85,9 @@ def formula_names(formulas: Iterable[object]) -> set[str]:
         except (SyntaxError, ValueError, OrdstatsError):
             continue  # the formula layer reports the broken formula clearly
         names |= used
+        # a response expression's names too ("cut(response, bins) ~ x")
+        lhs = re.sub(r"`[^`]+`", " ", text.split("~", 1)[0])
+        names |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", lhs))
     return names
 
 
