@@ -256,6 +256,40 @@ def test_a_response_expression_uses_names_of_context_and_of_the_caller(wine):
     assert tens.levels[0] == "1"
 
 
+def _column_warnings(data):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        OrdinalModel.from_formula("rating ~ x", data)
+    return [str(w.message) for w in caught if "column 'x'" in str(w.message)]
+
+
+def test_numbers_with_a_stray_text_warn_before_becoming_a_factor(wine):
+    """Before: a 72-level factor and only separation and collinearity warnings."""
+    x = np.round(np.linspace(0, 10, 72), 2).astype(object)
+    x[5] = "oops"
+    for data in (wine.assign(x=x), wine.assign(x=x.astype(str))):  # objects, or a CSV's text
+        (message,) = _column_warnings(data)
+        assert "numbers and 1 text value(s) ('oops')" in message
+        assert "factor with 72 levels" in message and "errors='coerce'" in message
+
+
+def test_values_of_two_types_that_print_alike_warn(wine):
+    (message,) = _column_warnings(wine.assign(x=np.array([1, "1", 2, "2"] * 18, dtype=object)))
+    assert "print alike" in message and ".astype(str)" in message
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array(["1", "2", "3"] * 24),  # codes as text: a factor
+        np.array(["none", "1", "2", "3+"] * 18),  # a factor with some numbers
+        np.array([1, 2, 3] * 24, dtype=object),  # whole numbers as objects: codes
+    ],
+)
+def test_factors_that_hold_numbers_do_not_warn(wine, x):
+    assert _column_warnings(wine.assign(x=x)) == []
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

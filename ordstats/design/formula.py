@@ -769,36 +769,72 @@ def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
 
 
 def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> None:
-    """Warn when a predictor of dtype object holds only numbers, some of them fractional.
+    """Warn when a text or object predictor looks like numbers gone astray.
 
-    formulaic encodes an object column as a factor, one level per distinct value,
-    which for measurements (e.g. a float column that took a ``None``) fits dozens
-    of dummies where the user meant one slope.  Whole numbers are left alone:
-    they may be codes meant as a factor.
+    formulaic encodes an object or text column as a factor, one level per
+    distinct value.  That is wrong, silently, for a measurement that
+    (1) is stored as objects and holds fractional numbers (a float column that
+    took a ``None``), or (2) holds numbers with a few stray texts (``"oops"``, a
+    CSV column with one typo); and confusing where (3) values of different
+    types print alike (``1`` and ``"1"``: two levels shown as one).  Whole
+    numbers alone are left alone: they may be codes meant as a factor.
     """
     for name in dict.fromkeys(names):
-        if name not in frame.columns or not pd.api.types.is_object_dtype(frame[name].dtype):
+        if name not in frame.columns:
+            continue
+        dtype = frame[name].dtype
+        if isinstance(dtype, pd.CategoricalDtype) or not (
+            pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+        ):
             continue
         values = frame[name].dropna()
-        numeric = values.map(
-            lambda v: (
-                isinstance(v, (int, float, np.integer, np.floating))
-                and not isinstance(v, (bool, np.bool_))
-            )
+        message = _astray_numbers(name, values) if not values.empty else None
+        if message is not None:
+            warnings.warn(message, SpecificationWarning, stacklevel=5)
+
+
+#: Most distinct texts (and at most a tenth of the distinct values) among numbers for
+#: which a column counts as numbers gone astray.
+_STRAY_TEXTS = 5
+
+
+def _astray_numbers(name: str, values: pd.Series) -> str | None:
+    """The warning of :func:`_warn_numbers_stored_as_objects` for a column's values, or None."""
+    distinct = pd.unique(values.to_numpy(dtype=object))
+    as_factor = f"so the formula uses it as a factor with {len(distinct)} levels"
+    if len({str(v) for v in distinct}) < len(distinct):
+        return (
+            f"the column {name!r} holds values of different types that print alike (such as "
+            f"1 and '1'), {as_factor}, some of them shown twice; make it one type first, "
+            f"e.g. data[{name!r}] = data[{name!r}].astype(str)"
         )
-        if values.empty or not numeric.all():
-            continue
-        as_float = values.to_numpy(dtype=float)
+    is_number = np.array(
+        [
+            isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, (bool, np.bool_))
+            for v in distinct
+        ]
+    )
+    if is_number.all():
+        as_float = distinct.astype(float)
         if np.all(as_float == np.round(as_float)):
-            continue
-        warnings.warn(
-            f"the column {name!r} holds numbers stored as objects (dtype object), so the "
-            f"formula uses it as a factor with {values.nunique()} levels; to use it as a "
-            f"number convert it first (data[{name!r}] = pd.to_numeric(data[{name!r}])), or "
-            f"make it a category (.astype('category')) to keep it a factor",
-            SpecificationWarning,
-            stacklevel=5,
+            return None
+        return (
+            f"the column {name!r} holds numbers stored as objects (dtype object), {as_factor}; "
+            f"to use it as a number convert it first (data[{name!r}] = "
+            f"pd.to_numeric(data[{name!r}])), or make it a category (.astype('category')) to "
+            "keep it a factor"
         )
+    parsed = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").notna()
+    texts = [str(v) for v, ok in zip(distinct, parsed, strict=True) if not ok]
+    if not 0 < len(texts) <= _STRAY_TEXTS or len(texts) * 10 > len(distinct):
+        return None
+    shown = ", ".join(map(repr, texts))
+    return (
+        f"the column {name!r} holds numbers and {len(texts)} text value(s) ({shown}), "
+        f"{as_factor}; if it is a measurement, convert it first: data[{name!r}] = "
+        f"pd.to_numeric(data[{name!r}], errors='coerce') (the text becomes missing)"
+    )
 
 
 def _without_duplicated_columns(frame: pd.DataFrame) -> pd.DataFrame:
