@@ -290,6 +290,39 @@ def test_factors_that_hold_numbers_do_not_warn(wine, x):
     assert _column_warnings(wine.assign(x=x)) == []
 
 
+@pytest.fixture(scope="module")
+def wine_x_fit(wine):
+    return OrdinalModel.from_formula(
+        "rating ~ temp * contact + x", wine.assign(x=np.arange(72.0))
+    ).fit()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda r: r.avg_predictions(by=5), "by= takes True, False, a column name"),
+        (lambda r: r.avg_predictions(by=["temp", 3]), "by= takes True, False, a column name"),
+        (lambda r: r.emmeans("~ temp +"), r"specs '~ temp \+' has an operator without"),
+        (lambda r: r.emmeans("~ temp | "), r"specs '~ temp \| ' has an operator without"),
+        (lambda r: r.emmeans("temp * * contact"), "has an operator without"),
+        (lambda r: ordstats.datagrid(newdata=pd.DataFrame({"x": []})), "have no rows"),
+        (lambda r: ordstats.datagrid(r, x=lambda v: 1 / 0), "x='<lambda>' failed on the column"),
+    ],
+)
+def test_margins_arguments_of_the_wrong_kind_say_so(wine_x_fit, call, message):
+    """Before: TypeError ('int' object is not iterable), IndexError, or no complaint."""
+    with pytest.raises(OrdstatsError, match=message):
+        call(wine_x_fit)
+
+
+def test_datagrid_takes_functions_of_the_column_as_marginaleffects(wine_x_fit):
+    grid = ordstats.datagrid(wine_x_fit, x=np.mean)
+    assert grid["x"].tolist() == [35.5]
+    grid = ordstats.datagrid(wine_x_fit, x=lambda v: v.quantile([0.25, 0.75]), temp=np.unique)
+    assert grid["x"].tolist() == [17.75, 17.75, 53.25, 53.25]
+    assert grid["temp"].astype(str).tolist() == ["cold", "warm", "cold", "warm"]
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

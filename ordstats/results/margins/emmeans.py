@@ -1035,8 +1035,8 @@ def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
         text = specs.strip().lstrip("~").strip()
         if "|" in text:
             text, after = text.split("|", 1)
-            by_vars = [*by_vars, *_split_terms(after)]
-        primary = _split_terms(text)
+            by_vars = [*by_vars, *_split_terms(after, specs)]
+        primary = _split_terms(text, specs) if text.strip() else []
     elif isinstance(specs, Sequence) and all(isinstance(s, str) for s in specs):
         primary = [str(s) for s in specs]
     else:
@@ -1049,10 +1049,15 @@ def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
     return primary, [b for b in dict.fromkeys(by_vars) if b not in primary]
 
 
-def _split_terms(text: str) -> list[str]:
-    for sep in ":+":
-        text = text.replace(sep, "*")
-    return [part.strip() for part in text.split("*") if part.strip()]
+def _split_terms(text: str, specs: str) -> list[str]:
+    """The variables of one side of ``specs`` (``"a * b"``, ``"a:b"``, ``"a + b"``)."""
+    parts = [part.strip() for part in re.split(r"[*:+]", text)]
+    if not all(parts):  # "~ temp +", "~ temp | ", "a * * b": a variable is missing
+        raise OrdstatsError(
+            f"specs {specs!r} has an operator without a variable on each side; "
+            "e.g. '~ temp * contact' or '~ temp | contact'"
+        )
+    return parts
 
 
 def _check_mode(fit: MarginsFit, mode: object) -> str:

@@ -116,6 +116,16 @@ def _typical(column: pd.Series) -> Any:
 
 
 def _check_values(data: pd.DataFrame, name: str, values: Any) -> list[Any]:
+    if callable(values):  # marginaleffects: a function of the column (np.mean, np.unique, ...)
+        try:
+            values = values(data[name])
+        except Exception as exc:  # whatever the user's function raises
+            raise OrdstatsError(
+                f"datagrid: {name}={getattr(values, '__name__', values)!r} failed on the column "
+                f"{name!r}: {exc}"
+            ) from exc
+    if isinstance(values, pd.Series):
+        values = values.to_numpy()
     listed = list(values) if isinstance(values, (list, tuple, np.ndarray, pd.Index)) else [values]
     if not listed:
         raise OrdstatsError(f"datagrid: {name}= has no values")
@@ -159,7 +169,9 @@ def datagrid(
         the given values, with a ``rowidcf`` column holding each copy's
         original index label.
     **values
-        ``column=value`` or ``column=[values]``.
+        ``column=value``, ``column=[values]`` or ``column=function`` (applied to
+        the column, e.g. ``np.mean``, ``np.unique`` or
+        ``lambda x: x.quantile([0.25, 0.75])``, as marginaleffects does).
 
     Returns
     -------
@@ -191,6 +203,8 @@ def datagrid(
         data = newdata
     else:
         raise OrdstatsError(f"newdata must be a pandas DataFrame; got {type(newdata).__name__}")
+    if not len(data):
+        raise OrdstatsError("datagrid: the data have no rows to take typical values from")
     unknown = [name for name in values if name not in data.columns]
     if unknown:
         raise OrdstatsError(

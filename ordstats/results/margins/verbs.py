@@ -187,6 +187,12 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
         return None
     if by is True:
         return []
+    if not isinstance(by, str) and not (
+        isinstance(by, (list, tuple)) and all(isinstance(n, str) for n in by)
+    ):
+        raise OrdstatsError(
+            f"by= takes True, False, a column name or a list of column names; got {by!r:.80}"
+        )
     names = [by] if isinstance(by, str) else list(by)
     unknown = [n for n in names if n not in data.columns and n not in allowed]
     if unknown:
