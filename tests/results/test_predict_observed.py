@@ -1,8 +1,8 @@
 """``predict(which="observed")``: each row's probability of its own level.
 
 R's ``predict.clm`` gives it when ``newdata`` holds the response, and ``fitted()`` /
-``predict(fit)`` for the fitted rows.  References: tests/r/predict_observed.R ->
-tests/data/reference/predict_observed.json.
+``predict(fit)`` for the fitted rows.  References: tests/r/observed_probabilities.R ->
+tests/data/reference/observed_probabilities.json.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import ordstats
 from ordstats.errors import PredictionError
 
 REFERENCE = json.loads(
-    (Path(__file__).parents[1] / "data" / "reference" / "predict_observed.json").read_text()
+    (Path(__file__).parents[1] / "data" / "reference" / "observed_probabilities.json").read_text()
 )
 MODELS = {
     "wine_interaction": ("wine", "rating ~ temp * contact", {}),

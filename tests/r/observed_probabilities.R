@@ -1,9 +1,9 @@
 # predict.clm with the response in newdata: each row's probability of its own level.
 #
 # Run from the repository root (R with ordinal, jsonlite):
-#   Rscript tests/r/predict_observed.R
+#   Rscript tests/r/observed_probabilities.R
 # Reads ordstats/datasets/wine.csv and housing.csv; writes
-# tests/data/reference/predict_observed.json for tests/results/test_predict_observed.py.
+# tests/data/reference/observed_probabilities.json for tests/results/test_predict_observed.py.
 # For each case: the R call, predict(fit, newdata)$fit (newdata: the data with the
 # response) and predict(fit)$fit (no newdata: the fitted rows).
 suppressMessages({library(ordinal); library(jsonlite)})
@@ -28,4 +28,4 @@ out <- lapply(fits, function(case) list(
   newdata = as.numeric(predict(case$fit, newdata = case$data)$fit),
   fitted = as.numeric(predict(case$fit)$fit)
 ))
-write_json(out, "tests/data/reference/predict_observed.json")
+write_json(out, "tests/data/reference/observed_probabilities.json")
