@@ -323,6 +323,33 @@ def test_datagrid_takes_functions_of_the_column_as_marginaleffects(wine_x_fit):
     assert grid["temp"].astype(str).tolist() == ["cold", "warm", "cold", "warm"]
 
 
+def test_misread_arguments_of_the_model_comparisons_say_what_they_take(wine):
+    small = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    large = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(SpecificationError, match="links= takes a list"):  # before: link 'p'
+        ordstats.compare_links("rating ~ temp", wine, links="probit")
+    with pytest.raises(OrdstatsError, match="names must be a list"):  # before: rows 'a', 'b'
+        ordstats.anova(small, large, names="ab")
+    relabelled = wine.set_axis(wine.index + 100)
+    other = OrdinalModel.from_formula("rating ~ temp + contact", relabelled).fit()
+    with pytest.raises(SpecificationError, match="rows with different labels"):
+        ordstats.anova(small, other)
+
+
+@pytest.mark.parametrize("data", [[1, 2, 3], (1, 2), [[1, "cold"], [2, "warm"]]])
+def test_from_formula_of_a_list_of_values_says_it_needs_column_names(data):
+    """Before: "the response 'rating' is not a column of the data"."""
+    with pytest.raises(DataError, match=r"got (list|tuple): its values have no column names"):
+        OrdinalModel.from_formula("rating ~ temp", data)
+
+
+def test_a_list_of_records_is_data(wine):
+    records = wine[["rating", "temp"]].to_dict("records")
+    expected = OrdinalModel.from_formula("rating ~ temp", wine[["rating", "temp"]]).fit()
+    got = OrdinalModel.from_formula("rating ~ temp", records, levels=[1, 2, 3, 4, 5]).fit()
+    np.testing.assert_allclose(got.params.to_numpy(), expected.params.to_numpy(), rtol=1e-10)
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -695,9 +695,16 @@ def _as_frame(data: Any) -> pd.DataFrame:
     unusable |= isinstance(data, np.ndarray) and data.dtype.names is None
     if not unusable and not (isinstance(data, (list, tuple)) and not data):
         try:
-            return pd.DataFrame(data)
+            frame = pd.DataFrame(data)
         except (TypeError, ValueError):
             pass
+        else:  # a list of records names its columns; a list of values does not
+            if not (isinstance(data, (list, tuple)) and isinstance(frame.columns, pd.RangeIndex)):
+                return frame
+            hint[type(data)] = (
+                ": its values have no column names; pass a DataFrame, a dict of columns or a "
+                "list of records (dicts)"
+            )
     what = next((text for kind, text in hint.items() if isinstance(data, kind)), "")
     got = "None" if data is None else type(data).__name__
     empty = "an empty " if isinstance(data, (list, tuple)) and not data else ""

@@ -250,6 +250,11 @@ def compare_links(
     >>> cmp.best
     'probit'
     """
+    if isinstance(links, str):
+        raise SpecificationError(
+            f"links= takes a list of at least two links, e.g. links=['logit', {links!r}]; "
+            f"got the string {links!r}"
+        )
     names = [get_link(link).name for link in links]
     if len(set(names)) != len(names) or len(names) < 2:
         raise SpecificationError(f"links must be at least two different links; got {list(links)}")

@@ -258,6 +258,11 @@ def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
 
 def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) -> list[str]:
     if names is not None:
+        if isinstance(names, str):  # a string is a sequence of letters
+            raise OrdstatsError(
+                f"names must be a list of {len(models)} labels, one per model; got the string "
+                f"{names!r}"
+            )
         if len(names) != len(models) or len(set(names)) != len(names):
             raise OrdstatsError(f"names must be {len(models)} distinct labels, one per model")
         return [str(n) for n in names]

@@ -150,7 +150,13 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
     if a.source is not None:  # chunked fits: rows are not in memory
         _check_comparable_chunked(a, b)
         return
-    if a.n_rows != b.n_rows or not a.design.row_index.equals(b.design.row_index):
+    if a.n_rows == b.n_rows and not a.design.row_index.equals(b.design.row_index):
+        raise SpecificationError(
+            f"the models were fitted to rows with different labels (both {a.n_rows} rows; "
+            f"first labels {list(a.design.row_index[:3])} and {list(b.design.row_index[:3])}): "
+            "fit both on the same DataFrame (or give both the same index)"
+        )
+    if a.n_rows != b.n_rows:
         raise SpecificationError(
             f"the models were fitted to different rows ({a.n_rows} vs {b.n_rows} used): "
             "missing values in terms used by only one model are dropped from that model "
