@@ -350,6 +350,17 @@ def test_a_list_of_records_is_data(wine):
     np.testing.assert_allclose(got.params.to_numpy(), expected.params.to_numpy(), rtol=1e-10)
 
 
+def test_hypotheses_take_backticked_names_as_t_test_recommends(wine):
+    """Before: "is not a valid expression", though t_test's message suggests backticks."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    quoted = res.hypotheses("`temp[T.warm]` - `contact[T.yes]` = 0")
+    plain = res.hypotheses("temp[T.warm] - contact[T.yes] = 0")
+    assert quoted["estimate"].iloc[0] == plain["estimate"].iloc[0]
+    assert quoted["std_error"].iloc[0] == plain["std_error"].iloc[0]
+    with pytest.raises(OrdstatsError, match=r"names `tmp`, which is not a parameter.*'1\|2'"):
+        res.hypotheses("`tmp` = 0")
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -147,6 +147,22 @@ def _evaluate(node: ast.AST, names: dict[str, _Dual], text: str) -> Any:
     )
 
 
+def _backticked(expression: str, aliases: list[str], text: str) -> str:
+    """``expression`` with each backticked parameter name (`temp[T.warm]`, as in t_test) as b-i."""
+
+    def position(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in aliases:
+            shown = ", ".join(map(repr, aliases[:6])) + (", ..." if len(aliases) > 6 else "")
+            raise OrdstatsError(
+                f"hypothesis {text!r} names `{name}`, which is not a parameter"
+                + (f"; the parameters are {shown}" if aliases else "; use b1, b2, ...")
+            )
+        return f"b{aliases.index(name) + 1}"
+
+    return re.sub(r"`([^`]*)`", position, expression)
+
+
 def _size(names: dict[str, _Dual]) -> int:
     return next(iter(names.values())).grad.size
 
@@ -163,6 +179,7 @@ def _string_hypothesis(
         lhs, rhs = expression.split("=")
         expression = f"({lhs.strip()}) - ({rhs.strip()})"
     names = {f"b{i + 1}": _Dual(float(values[i]), np.eye(n)[i]) for i in range(n)}
+    expression = _backticked(expression, list(aliases), text)
     # parameter names that are not identifiers (temp[T.warm]) are replaced by b-indices
     for position, alias in sorted(enumerate(aliases), key=lambda item: -len(item[1])):
         if alias:  # whole names only: "x" must not match inside "exp"
