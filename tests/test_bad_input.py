@@ -361,6 +361,14 @@ def test_hypotheses_take_backticked_names_as_t_test_recommends(wine):
         res.hypotheses("`tmp` = 0")
 
 
+@pytest.mark.parametrize("cov_kwds", [["judge"], "judge"])
+def test_cov_kwds_that_is_not_a_dict_says_so(wine, cov_kwds):
+    """Before: AttributeError ('list' object has no attribute 'get')."""
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match=r"cov_kwds must be a dict, e\.g\."):
+        model.fit(cov_type="cluster", cov_kwds=cov_kwds)
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

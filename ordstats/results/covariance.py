@@ -286,8 +286,17 @@ def _cluster_factor(use_correction: Any, n_groups: int, n_rows: int, k: int) -> 
     )
 
 
+def _checked_cov_kwds_type(cov_kwds: object) -> None:
+    """Refuse ``cov_kwds`` that is not a mapping (a list of groups, a column name)."""
+    if cov_kwds is not None and not isinstance(cov_kwds, Mapping):
+        raise SpecificationError(
+            f"cov_kwds must be a dict, e.g. cov_kwds={{'groups': 'judge'}}; got {cov_kwds!r:.60}"
+        )
+
+
 def _checked_cov_kwds(kind: str, cov_kwds: Mapping[str, Any] | None) -> dict[str, Any]:
     """``cov_kwds`` as a dict, refusing keys that ``kind`` does not take."""
+    _checked_cov_kwds_type(cov_kwds)
     kwds = dict(cov_kwds or {})
     allowed = {"groups", "use_correction"} if kind == "cluster" else set()
     unknown = sorted(set(kwds) - allowed)
@@ -528,6 +537,7 @@ class CovarianceMethods(FittedState):
             A new results object; this one is unchanged.
         """
         kind = canonical_cov_type(cov_type)
+        _checked_cov_kwds_type(cov_kwds)
         ev = self._evaluation  # type: ignore[attr-defined]
         if kind == "nonrobust":
             covariance = self.nonrobust_covariance
