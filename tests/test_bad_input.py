@@ -369,6 +369,26 @@ def test_cov_kwds_that_is_not_a_dict_says_so(wine, cov_kwds):
         model.fit(cov_type="cluster", cov_kwds=cov_kwds)
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"n_rows": 0}, "n_rows must be a whole number >= 1"),
+        ({"rank": -1}, "rank must be a whole number >= 1"),
+        ({"n_levels": 1}, "n_levels must be a whole number >= 2"),
+        ({"density": 2}, r"density is a share of the cells, in \(0, 1\]"),
+        ({"density": 0}, r"density is a share"),
+        ({"factor_sd": -1.0}, "factor_sd must be a finite number >= 0"),
+        ({"seed": "a"}, "seed must be a whole number >= 0"),
+    ],
+)
+def test_simulate_ratings_refuses_sizes_it_cannot_use(options, message):
+    """Before: numpy's errors (negative dimensions, a sample larger than the population)
+    or, for n_levels=1, a matrix with one level."""
+    arguments = {"n_rows": 6, "n_cols": 5, **options}
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.simulate_ratings(arguments.pop("n_rows"), arguments.pop("n_cols"), **arguments)
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
+from ordstats.errors import SpecificationError
 
 __all__ = ["SimulatedRatings", "simulate_ratings"]
 
@@ -54,6 +55,35 @@ class SimulatedRatings:
         return np.diff(cum, axis=1)
 
 
+def _check_simulation(
+    n_rows: object,
+    n_cols: object,
+    rank: object,
+    n_levels: object,
+    density: object,
+    scale_use: object,
+    factor_sd: object,
+    seed: object,
+) -> None:
+    """Refuse sizes, shares and spreads :func:`simulate_ratings` cannot use, saying why."""
+
+    def whole(name: str, value: object, least: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise SpecificationError(f"{name} must be a whole number >= {least}; got {value!r}")
+
+    whole("n_rows", n_rows, 1)
+    whole("n_cols", n_cols, 1)
+    whole("rank", rank, 1)
+    whole("n_levels", n_levels, 2)
+    if seed is not None:
+        whole("seed", seed, 0)
+    if not isinstance(density, (int, float)) or not 0.0 < density <= 1.0:
+        raise SpecificationError(f"density is a share of the cells, in (0, 1]; got {density!r}")
+    for name, value in (("scale_use", scale_use), ("factor_sd", factor_sd)):
+        if not isinstance(value, (int, float)) or not (np.isfinite(value) and value >= 0):
+            raise SpecificationError(f"{name} must be a finite number >= 0; got {value!r}")
+
+
 def simulate_ratings(
     n_rows: int,
     n_cols: int,
@@ -64,7 +94,7 @@ def simulate_ratings(
     scale_use: float = 0.0,
     factor_sd: float = 1.0,
     link: str | Link = "logit",
-    seed: int = 0,
+    seed: int | None = 0,
 ) -> SimulatedRatings:
     """Simulate a sparse ratings matrix from the ordinal factorisation model.
 
@@ -80,12 +110,20 @@ def simulate_ratings(
     factor_sd : float
         Standard deviation of the factors' entries.
     link : str or Link
-    seed : int
+    seed : int or None
+        None: a fresh random draw each call.
 
     Returns
     -------
     SimulatedRatings
+
+    Raises
+    ------
+    SpecificationError
+        Sizes below 1 (``n_levels`` below 2), a density outside ``(0, 1]``,
+        negative spreads, or a seed that is not a whole number.
     """
+    _check_simulation(n_rows, n_cols, rank, n_levels, density, scale_use, factor_sd, seed)
     rng = np.random.default_rng(seed)
     link = get_link(link)
     p = factor_sd * rng.standard_normal((n_rows, rank))
