@@ -389,6 +389,22 @@ def test_simulate_ratings_refuses_sizes_it_cannot_use(options, message):
         ordstats.simulate_ratings(arguments.pop("n_rows"), arguments.pop("n_cols"), **arguments)
 
 
+def test_rarer_wrong_arguments_get_ordstats_errors(wine):
+    """Before: numpy's ValueError (ragged rows, a text matrix) and UFuncTypeError."""
+    with pytest.raises(DataError, match="same number of columns in every row"):
+        OrdinalModel(wine["rating"], [[1.0, 2.0], [3.0]] * 36)
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    for cut in ("2", True, 2.0):
+        with pytest.raises(SpecificationError, match=r"cut is the code of a level \(0 to 3"):
+            model.dichotomized(cut)
+    for cut in (-1, 4):
+        with pytest.raises(SpecificationError, match="cut must be 0 to 3"):
+            model.dichotomized(cut)
+    assert list(model.dichotomized(np.int64(3)).levels) == ["False", "True"]
+    with pytest.raises(SpecificationError, match="constraint matrix must hold numbers"):
+        model.fit().t_test(np.array([["a"] * 6]))
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

@@ -56,7 +56,13 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
         names = [str(c) for c in exog.columns]
         values = exog.to_numpy(dtype=float, na_value=np.nan) if not non_numeric else None
     else:
-        arr = np.asarray(exog)
+        try:
+            arr = np.asarray(exog)
+        except ValueError as exc:  # rows of different lengths
+            raise DataError(
+                f"exog must be a table of numbers with one row per observation and the same "
+                f"number of columns in every row ({exc})"
+            ) from exc
         arr = arr[:, None] if arr.ndim == 1 else arr
         if arr.ndim != 2:
             raise DataError(f"exog must be 1- or 2-dimensional; got shape {arr.shape}")

@@ -84,8 +84,14 @@ def parse_constraints(
             f"cannot read the constraints {constraints!r}"
             f"{f' ({reason})' if reason else ''}: {CONSTRAINT_SYNTAX}"
         ) from None
-    matrix = np.atleast_2d(np.asarray(parsed.constraint_matrix, dtype=float))
-    values = np.asarray(parsed.constraint_values, dtype=float).reshape(-1)
+    try:
+        matrix = np.atleast_2d(np.asarray(parsed.constraint_matrix, dtype=float))
+        values = np.asarray(parsed.constraint_values, dtype=float).reshape(-1)
+    except (ValueError, TypeError) as exc:  # a matrix of text
+        raise SpecificationError(
+            f"a constraint matrix must hold numbers, one column per parameter ({len(names)}); "
+            f"got {constraints!r:.80} ({_first_line(exc)})"
+        ) from None
     if np.linalg.matrix_rank(matrix) < matrix.shape[0]:
         raise SpecificationError(
             "the constraints are linearly dependent (one follows from the others); drop "

@@ -647,6 +647,13 @@ class OrdinalModel:
         -------
         OrdinalModel
         """
+        top = len(self.levels) - 2
+        if isinstance(cut, (bool, np.bool_)) or not isinstance(cut, (int, np.integer)):
+            raise SpecificationError(
+                f"cut is the code of a level (0 to {top}: 0 is {self.levels[0]!r}); got {cut!r}"
+            )
+        if not 0 <= cut <= top:
+            raise SpecificationError(f"cut must be 0 to {top} (a level below the top); got {cut}")
         name = f"{self.endog_name} > {cut}"
         if not isinstance(self.evaluator, ChunkedEvaluator):  # rows in memory (or removed)
             above = encode_response(self.data.y > cut, name=name)
