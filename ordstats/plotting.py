@@ -47,8 +47,19 @@ def _pyplot() -> Any:
 
 def _axes(ax: Axes | None) -> Axes:
     if ax is not None:
-        return ax
+        return _checked_axes(ax)
     return _pyplot().subplots()[1]
+
+
+def _checked_axes(ax: object) -> Axes:
+    """``ax`` if it is a matplotlib Axes, else an error that says what ``ax=`` takes."""
+    from matplotlib.axes import Axes as MatplotlibAxes
+
+    if not isinstance(ax, MatplotlibAxes):
+        raise OrdstatsError(
+            f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()); got {ax!r:.60}"
+        )
+    return ax
 
 
 def plot_probabilities(
@@ -398,6 +409,7 @@ def _panel_title(names: list[str], values: tuple[Any, ...], response: str) -> st
 
 def _figure(n_rows: int, n_columns: int, ax: Axes | None) -> tuple[Figure, np.ndarray]:
     if ax is not None:
+        ax = _checked_axes(ax)
         if (n_rows, n_columns) != (1, 1):
             raise OrdstatsError(
                 f"this plot has {n_rows} x {n_columns} panels; leave ax=None to draw it in a "

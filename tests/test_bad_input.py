@@ -405,6 +405,20 @@ def test_rarer_wrong_arguments_get_ordstats_errors(wine):
         model.fit().t_test(np.array([["a"] * 6]))
 
 
+def test_compare_links_fit_kwds_and_plot_axes_of_the_wrong_kind(wine):
+    """Before: "cannot convert dictionary update sequence", and 'int' has no 'figure'."""
+    with pytest.raises(SpecificationError, match="fit_kwds must be a dict"):
+        ordstats.compare_links("rating ~ temp", wine, links=["logit", "probit"], fit_kwds=[1])
+    pytest.importorskip("matplotlib")
+    from ordstats import plotting
+
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match="ax must be a matplotlib Axes"):
+        plotting.plot_predictions(res, by="temp", ax=5)
+    with pytest.raises(OrdstatsError, match="ax must be a matplotlib Axes"):
+        plotting.plot_probabilities(res, wine.head(4), "temp", ax="x")
+
+
 def test_boolean_indicators_from_get_dummies_are_zero_and_one(wine):
     """pandas' get_dummies gives bool columns: before, refused as 'not numeric'."""
     dummies = pd.get_dummies(wine[["temp", "contact"]], drop_first=True)

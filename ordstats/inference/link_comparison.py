@@ -24,7 +24,7 @@ justification and "df = 0".  :func:`compare_links` reports what is valid:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -281,6 +281,11 @@ def compare_links(
         )
     captured = capture_context(1) if context is None else context
     base = OrdinalModel.from_formula(formula, data, link=names[0], context=captured, **model_kwargs)
+    if fit_kwds is not None and not isinstance(fit_kwds, Mapping):
+        raise SpecificationError(
+            f"fit_kwds must be a dict of fit() options, e.g. {{'maxiter': 50}}; "
+            f"got {fit_kwds!r:.60}"
+        )
     fit_kwds = dict(fit_kwds or {})
     results = {name: _fit(base, name, fit_kwds) for name in names}
     notes = []
