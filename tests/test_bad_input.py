@@ -273,6 +273,13 @@ def test_numbers_with_a_stray_text_warn_before_becoming_a_factor(wine):
         assert "factor with 72 levels" in message and "errors='coerce'" in message
 
 
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}])
+def test_a_column_of_lists_is_refused_clearly(wine, value):
+    """Before: pandas' TypeError (unhashable type: 'list')."""
+    with pytest.raises(DataError, match="'x' holds values that are not numbers or labels"):
+        OrdinalModel.from_formula("rating ~ x", wine.assign(x=[value] * 72))
+
+
 def test_values_of_two_types_that_print_alike_warn(wine):
     (message,) = _column_warnings(wine.assign(x=np.array([1, "1", 2, "2"] * 18, dtype=object)))
     assert "print alike" in message and ".astype(str)" in message

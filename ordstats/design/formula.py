@@ -784,7 +784,9 @@ def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> No
     took a ``None``), or (2) holds numbers with a few stray texts (``"oops"``, a
     CSV column with one typo); and confusing where (3) values of different
     types print alike (``1`` and ``"1"``: two levels shown as one).  Whole
-    numbers alone are left alone: they may be codes meant as a factor.
+    numbers alone are left alone: they may be codes meant as a factor.  A
+    column of lists or dicts (which no formula can use) raises a
+    :class:`DataError`.
     """
     for name in dict.fromkeys(names):
         if name not in frame.columns:
@@ -807,7 +809,13 @@ _STRAY_TEXTS = 5
 
 def _astray_numbers(name: str, values: pd.Series) -> str | None:
     """The warning of :func:`_warn_numbers_stored_as_objects` for a column's values, or None."""
-    distinct = pd.unique(values.to_numpy(dtype=object))
+    try:
+        distinct = pd.unique(values.to_numpy(dtype=object))
+    except TypeError as exc:  # lists, dicts, sets: values a formula cannot use
+        raise DataError(
+            f"the column {name!r} holds values that are not numbers or labels ({exc}); give "
+            "each row one value (e.g. one column per element of a list)"
+        ) from exc
     as_factor = f"so the formula uses it as a factor with {len(distinct)} levels"
     if len({str(v) for v in distinct}) < len(distinct):
         return (
