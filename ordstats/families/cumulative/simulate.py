@@ -9,6 +9,7 @@ differently.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,10 +78,12 @@ def _check_simulation(
     whole("n_levels", n_levels, 2)
     if seed is not None:
         whole("seed", seed, 0)
-    if not isinstance(density, (int, float)) or not 0.0 < density <= 1.0:
+    if not isinstance(density, numbers.Real) or not 0.0 < float(density) <= 1.0:
         raise SpecificationError(f"density is a share of the cells, in (0, 1]; got {density!r}")
     for name, value in (("scale_use", scale_use), ("factor_sd", factor_sd)):
-        if not isinstance(value, (int, float)) or not (np.isfinite(value) and value >= 0):
+        if not isinstance(value, numbers.Real) or not (
+            np.isfinite(float(value)) and float(value) >= 0
+        ):
             raise SpecificationError(f"{name} must be a finite number >= 0; got {value!r}")
 
 

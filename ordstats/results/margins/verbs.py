@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -187,13 +187,11 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
         return None
     if by is True:
         return []
-    if not isinstance(by, str) and not (
-        isinstance(by, (list, tuple)) and all(isinstance(n, str) for n in by)
-    ):
+    names = [by] if isinstance(by, str) else list(by) if isinstance(by, Iterable) else None
+    if names is None or not all(isinstance(n, str) for n in names):
         raise OrdstatsError(
             f"by= takes True, False, a column name or a list of column names; got {by!r:.80}"
         )
-    names = [by] if isinstance(by, str) else list(by)
     unknown = [n for n in names if n not in data.columns and n not in allowed]
     if unknown:
         raise OrdstatsError(
