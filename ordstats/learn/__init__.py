@@ -6,6 +6,11 @@
 boosters :class:`OrdinalLGBMClassifier` and :class:`OrdinalXGBClassifier`
 (``ordstats[lightgbm]``, ``ordstats[xgboost]``).  The ordinal metrics live
 in :mod:`ordstats.metrics` (NumPy only); ``learn.metrics`` is the same module.
+
+The estimators check ``X``, ``y`` and ``sample_weight`` with scikit-learn's
+own validation, so bad input there raises scikit-learn's ``ValueError`` (and
+an unfitted estimator its ``NotFittedError``), as every scikit-learn
+estimator does; pipelines and ``check_estimator`` rely on those types.
 """
 
 from __future__ import annotations
