@@ -58,6 +58,7 @@ from typing import Any, TypeVar
 from threadpoolctl import ThreadpoolController
 
 from ordstats.config import resolve_threads, usable_cores
+from ordstats.core.memory import heap_for_passes
 
 __all__ = [
     "THREADED_WIDTH",
@@ -231,13 +232,13 @@ def product_threads(work: float, width: int) -> Iterator[None]:
 
 
 def single_threaded_call(func: Callable[..., T], *args: Any) -> T:
-    """``func(*args)`` inside :func:`numeric_threads`: for tasks of Dask and thread pools.
+    """``func(*args)`` inside :func:`numeric_threads` (and :func:`heap_for_passes`): for tasks.
 
     A partial of this function pickles (module-level), so a ``dask.distributed``
     worker process runs the task with one BLAS thread too, and gets its own
     settings back afterwards.
     """
-    with numeric_threads():
+    with numeric_threads(), heap_for_passes():
         return func(*args)
 
 
