@@ -280,6 +280,26 @@ def test_a_column_of_lists_is_refused_clearly(wine, value):
         OrdinalModel.from_formula("rating ~ x", wine.assign(x=[value] * 72))
 
 
+def test_chunked_fits_warn_of_stray_texts_and_fit_mixed_columns_as_in_memory(wine, tmp_path):
+    """Before: no warning from a CSV read in chunks, and a chunked DataFrame with the
+    mixed column stopped in sorted() (TypeError: '<' between str and float)."""
+    x = np.round(np.linspace(0, 10, 72), 2).astype(object)
+    x[5] = "oops"
+    data = wine.assign(x=x)
+    data.to_csv(tmp_path / "stray.csv", index=False)
+    for source in (data, str(tmp_path / "stray.csv")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            OrdinalModel.from_formula("rating ~ x", source, chunksize=20)
+        messages = [w for w in caught if "column 'x' holds numbers and 1 text" in str(w.message)]
+        assert len(messages) == 1 and messages[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        memory = OrdinalModel.from_formula("rating ~ temp + x", data)
+        chunked = OrdinalModel.from_formula("rating ~ temp + x", data, chunksize=20)
+    assert list(chunked.exog_names) == list(memory.exog_names)  # numbers, then the text
+
+
 def test_values_of_two_types_that_print_alike_warn(wine):
     (message,) = _column_warnings(wine.assign(x=np.array([1, "1", 2, "2"] * 18, dtype=object)))
     assert "print alike" in message and ".astype(str)" in message

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -221,6 +221,17 @@ def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
     return inferred.infer_objects() if inferred.dtype == object else inferred
 
 
+def _sorted_levels(values: Iterable[Any]) -> list[Any]:
+    """A factor's levels in order (values of mixed types in pandas' order, as in memory).
+
+    pandas puts numbers before text, which the in-memory design's categories take.
+    """
+    try:
+        return sorted(values)
+    except TypeError:
+        return list(pd.Categorical(pd.Series(list(values), dtype=object)).categories)
+
+
 def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
     """One frame whose factors carry the final levels (numbers are placeholders)."""
     levels: dict[str, tuple[list[Any], bool]] = {}
@@ -231,7 +242,7 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
                 cats = tuple(c for c in cats if c in scan.values[col])
             levels[col] = (list(cats), ordered)
         else:
-            levels[col] = (sorted(scan.values[col]), False)
+            levels[col] = (_sorted_levels(scan.values[col]), False)
     n = max([len(v) for v, _ in levels.values()] + [1])
     data: dict[str, Any] = {}
     for col in plan.columns:

@@ -49,6 +49,7 @@ from ordstats.design.formula import (
     design_from_formula,
     formula_terms,
     split_formula,
+    warn_numbers_gone_astray,
 )
 from ordstats.design.newdata import (
     check_newdata_offset,
@@ -97,4 +98,5 @@ __all__ = [
     "stack_columns",
     "term_columns",
     "terms_for_newdata",
+    "warn_numbers_gone_astray",
 ]

@@ -44,6 +44,7 @@ from ordstats.errors import (
     FormulaError,
     OrdstatsError,
     SpecificationWarning,
+    user_stacklevel,
 )
 
 # ---------------------------------------------------------------------------
@@ -800,6 +801,18 @@ def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> No
         message = _astray_numbers(name, values) if not values.empty else None
         if message is not None:
             warnings.warn(message, SpecificationWarning, stacklevel=5)
+
+
+def warn_numbers_gone_astray(columns: Mapping[str, Iterable[Any]]) -> None:
+    """:func:`_warn_numbers_stored_as_objects` for the distinct values of text columns.
+
+    For data read in chunks, whose first pass collects each factor column's
+    values: a numeric column with a stray text arrives there as text.
+    """
+    for name, values in columns.items():
+        message = _astray_numbers(name, pd.Series(list(values), dtype=object))
+        if message is not None:
+            warnings.warn(message, SpecificationWarning, stacklevel=user_stacklevel())
 
 
 #: Most distinct texts (and at most a tenth of the distinct values) among numbers for

@@ -77,6 +77,7 @@ from ordstats.design import (
     formula_variables,
     refuse_repeated_columns,
     side_formulas,
+    warn_numbers_gone_astray,
 )
 from ordstats.design.censored import parse_censored
 from ordstats.design.r_functions import is_call
@@ -1103,6 +1104,10 @@ def _describe_source(
         raise
     scan, reader.sample = scanned.scan, scanned.sample
     plan, scan = _factors_seen_later(scanned, plan, scan)
+    # text columns (not Categoricals) that may be numbers with a stray text, as in memory
+    warn_numbers_gone_astray(
+        {c: scan.values[c] for c in plan.factors if c in scan.values and c not in scan.categories}
+    )
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
     if hasattr(source, "check_response"):  # Spark: its text columns are never categorical
