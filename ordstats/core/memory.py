@@ -1,4 +1,4 @@
-"""Arrays that a fit holds for its whole life, in memory that is cheap to fill the first time.
+"""Memory for a fit's arrays: held ones cheap to fill the first time, temporaries reused.
 
 numpy asks Linux for transparent huge pages (``madvise(MADV_HUGEPAGE)``) for
 every array of 4 MiB or more.  Where the kernel's ``defrag`` setting is

@@ -789,28 +789,27 @@ def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> No
     column of lists or dicts (which no formula can use) raises a
     :class:`DataError`.
     """
-    for name in dict.fromkeys(names):
-        if name not in frame.columns:
-            continue
-        dtype = frame[name].dtype
-        if isinstance(dtype, pd.CategoricalDtype) or not (
-            pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
-        ):
-            continue
-        values = frame[name].dropna()
-        message = _astray_numbers(name, values) if not values.empty else None
-        if message is not None:
-            warnings.warn(message, SpecificationWarning, stacklevel=5)
+    text_or_objects = {
+        name: frame[name].dropna()
+        for name in dict.fromkeys(names)
+        if name in frame.columns
+        and not isinstance(frame[name].dtype, pd.CategoricalDtype)
+        and (
+            pd.api.types.is_object_dtype(frame[name].dtype)
+            or pd.api.types.is_string_dtype(frame[name].dtype)
+        )
+    }
+    warn_numbers_gone_astray(text_or_objects)
 
 
-def warn_numbers_gone_astray(columns: Mapping[str, Iterable[Any]]) -> None:
-    """:func:`_warn_numbers_stored_as_objects` for the distinct values of text columns.
+def warn_numbers_gone_astray(columns: Mapping[str, pd.Series]) -> None:
+    """The warnings of :func:`_warn_numbers_stored_as_objects` for columns' values.
 
-    For data read in chunks, whose first pass collects each factor column's
-    values: a numeric column with a stray text arrives there as text.
+    Also for data read in chunks, whose first pass collects each factor column's
+    distinct values: a numeric column with a stray text arrives there as text.
     """
     for name, values in columns.items():
-        message = _astray_numbers(name, pd.Series(list(values), dtype=object))
+        message = _astray_numbers(name, values)
         if message is not None:
             warnings.warn(message, SpecificationWarning, stacklevel=user_stacklevel())
 

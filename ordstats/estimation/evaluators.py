@@ -1106,7 +1106,11 @@ def _describe_source(
     plan, scan = _factors_seen_later(scanned, plan, scan)
     # text columns (not Categoricals) that may be numbers with a stray text, as in memory
     warn_numbers_gone_astray(
-        {c: scan.values[c] for c in plan.factors if c in scan.values and c not in scan.categories}
+        {
+            c: pd.Series(list(scan.values[c]), dtype=object)
+            for c in plan.factors
+            if c in scan.values and c not in scan.categories
+        }
     )
     if getattr(source, "reads_text", False):
         _refuse_rounded_integers(list(scan.values.get(response, ())), response)
