@@ -758,6 +758,25 @@ def test_python_syntax_errors_in_terms(wine, term):
 def test_date_and_duration_columns(wine, values):
     with pytest.raises(DataError, match=r"'d' holds dates or durations.*convert it to numbers"):
         OrdinalModel.from_formula("rating ~ temp + d", wine.assign(d=values))
+    # before: numpy's UFuncTypeError from the first chunk's design
+    with pytest.raises(DataError, match=r"'d' holds dates or durations.*convert it to numbers"):
+        OrdinalModel.from_formula("rating ~ temp + d", wine.assign(d=values), chunksize=20)
+
+
+@pytest.mark.usefixtures("strict")
+def test_complex_columns_are_refused_not_cast_to_their_real_part(wine):
+    """Before: numpy's ComplexWarning, and a fit of the real parts (in memory and chunked)."""
+    values = np.arange(72.0) + 1j
+    for fit_data in (
+        lambda: OrdinalModel.from_formula("rating ~ temp + z", wine.assign(z=values)),
+        lambda: OrdinalModel.from_formula("rating ~ temp + z", wine.assign(z=values), chunksize=20),
+        lambda: OrdinalModel(wine["rating"], pd.DataFrame({"z": values}, index=wine.index)),
+    ):
+        with pytest.raises(DataError, match=r"'z' holds complex numbers.*np.real, np.abs"):
+            fit_data()
+    res = OrdinalModel.from_formula("rating ~ temp + z", wine.assign(z=values.real)).fit()
+    with pytest.raises(PredictionError, match="'z' holds complex numbers"):
+        res.predict(pd.DataFrame({"z": [1 + 2j], "temp": ["cold"]}))
 
 
 @pytest.mark.usefixtures("strict")

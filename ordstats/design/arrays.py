@@ -28,6 +28,7 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     rows_to_keep,
     sampled_full_rank,
+    unusable_dtype,
 )
 from ordstats.design.response import encode_response
 from ordstats.errors import (
@@ -47,6 +48,10 @@ def _exog_matrix(exog: Any, n: int) -> tuple[FloatArray, list[str]]:
         exog = exog.to_frame(name=exog.name if exog.name is not None else "x1")
     if isinstance(exog, pd.DataFrame):
         refuse_repeated_columns(exog.columns, map(str, exog.columns), what="exog")
+        for column in exog.columns:
+            reason = unusable_dtype(str(column), exog[column].dtype)
+            if reason is not None:
+                raise DataError(reason.replace("data[", "exog["))
         # booleans (pandas' get_dummies) are indicators: 0 and 1, as numpy reads them
         non_numeric = [
             str(c)

@@ -539,6 +539,29 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     return series.astype(float)
 
 
+def unusable_dtype(name: str, dtype: Any) -> str | None:
+    """Why a column of ``dtype`` cannot enter a design as it is, or None if it can.
+
+    Dates and durations have no product with a coefficient; complex numbers
+    would lose their imaginary part in the float design (numpy casts them with
+    a warning only).  The reason names the conversion to make.
+    """
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        return (
+            f"the column {name!r} holds dates or durations ({dtype}), which a formula "
+            f"cannot use as they are; convert it to numbers first, e.g. "
+            f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
+            f"data[{name!r}].dt.total_seconds() for durations, or to categories"
+        )
+    if pd.api.types.is_complex_dtype(dtype):
+        return (
+            f"the column {name!r} holds complex numbers ({dtype}); a design holds real "
+            f"numbers only: give its real part, modulus or angle as columns of their own "
+            f"(np.real, np.abs or np.angle of data[{name!r}])"
+        )
+    return None
+
+
 def refuse_repeated_columns(
     columns: Iterable[Any], used: Iterable[str], what: str = "the data"
 ) -> None:

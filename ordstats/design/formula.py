@@ -34,6 +34,7 @@ from ordstats.design.core import (
     missing_vector_values,
     refuse_repeated_columns,
     rows_to_keep,
+    unusable_dtype,
 )
 from ordstats.design.monotonic import formula_context
 from ordstats.design.r_functions import evaluate_response, offset_terms, r_spelling
@@ -761,19 +762,14 @@ def _with_offset_term(terms: TermsDesign | None, offset: str | None) -> TermsDes
 
 
 def _check_columns(frame: pd.DataFrame, used: list[str]) -> None:
-    """Refuse duplicated column names and date/time columns among the used ones."""
+    """Refuse repeated column names, and date, duration or complex columns, among the used ones."""
     refuse_repeated_columns(frame.columns, used)
     for name in dict.fromkeys(used):
         if name not in frame.columns:
             continue  # reported where it is looked up
-        dtype = frame[name].dtype
-        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-            raise DataError(
-                f"the column {name!r} holds dates or durations ({dtype}), which a formula "
-                f"cannot use as they are; convert it to numbers first, e.g. "
-                f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
-                f"data[{name!r}].dt.total_seconds() for durations, or to categories"
-            )
+        reason = unusable_dtype(str(name), frame[name].dtype)
+        if reason is not None:
+            raise DataError(reason)
 
 
 def _warn_numbers_stored_as_objects(frame: pd.DataFrame, names: list[str]) -> None:

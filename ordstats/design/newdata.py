@@ -21,6 +21,7 @@ from ordstats.design.core import (
     _bad_rows,
     align_to_index,
     refuse_repeated_columns,
+    unusable_dtype,
 )
 from ordstats.design.formula import (
     _context_value,
@@ -226,12 +227,15 @@ def newdata_columns(
 
 
 def _refuse_dates(frame: pd.DataFrame, needed: list[str]) -> None:
-    """A :class:`PredictionError` for date or duration columns (the fit refuses them too)."""
+    """A :class:`PredictionError` for date, duration or complex columns (refused by fits too)."""
     for name in needed:
         dtype = frame[name].dtype
-        if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        if unusable_dtype(str(name), dtype) is not None:
+            what = (
+                "complex numbers" if pd.api.types.is_complex_dtype(dtype) else "dates or durations"
+            )
             raise PredictionError(
-                f"newdata's column {name!r} holds dates or durations ({dtype}); give it as "
+                f"newdata's column {name!r} holds {what} ({dtype}); give it as "
                 "the fitted data held it (numbers or categories)"
             )
 

@@ -80,6 +80,7 @@ from ordstats.design import (
     warn_numbers_gone_astray,
 )
 from ordstats.design.censored import parse_censored
+from ordstats.design.core import unusable_dtype
 from ordstats.design.r_functions import is_call
 from ordstats.errors import (
     DataError,
@@ -1077,6 +1078,10 @@ def _describe_source(
     if per_row:  # recorded when a DataFrame is read in chunks
         raise _caller_arrays_error(per_row)
     sample = source.first_chunk(plan.read_columns)
+    for name in plan.read_columns:
+        reason = unusable_dtype(name, sample[name].dtype) if name in sample else None
+        if reason is not None:
+            raise DataError(reason)
     factors = {
         name
         for rhs in [formula, *(f"{response} ~ {side}" for side in sides.values())]
