@@ -7,8 +7,12 @@ so callers can catch or filter them without matching message text.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import os
 import sys
+from collections.abc import Callable, Iterable
+from typing import Any
 
 __all__ = [
     "CollinearityWarning",
@@ -114,3 +118,30 @@ class PredictionWarning(OrdstatsWarning):
 
 class SpecificationWarning(OrdstatsWarning):
     """A model specification was adjusted to one that can be estimated."""
+
+
+def refuse_unknown_options(
+    method: str, target: Callable[..., Any], options: Iterable[str], extra: Iterable[str] = ()
+) -> None:
+    """Raise a :class:`SpecificationError` for ``options`` that ``target`` does not take.
+
+    Internal (not in ``__all__``): for methods whose ``**options`` go on to a
+    function, so that a mistyped keyword is named with the method's name and
+    the closest keywords it takes (Python's :class:`TypeError` names the
+    function it reached).  ``extra``: the method's own keywords.  The
+    function's first parameter (the fit the method passes) is not one.
+    """
+    parameters = list(inspect.signature(target).parameters.values())[1:]
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    taken = sorted({*extra, *(p.name for p in parameters if p.kind in named)})
+    unknown = [name for name in options if name not in taken]
+    if not unknown:
+        return
+    notes = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, taken, n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+        notes.append(repr(name) + hint)
+    raise SpecificationError(
+        f"{method}() got unknown argument(s) {', '.join(notes)}; it takes {', '.join(taken)}"
+    )

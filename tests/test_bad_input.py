@@ -2997,3 +2997,28 @@ def test_drop1_and_add1_of_a_clmm_say_what_they_take(wine):
         res.drop1(test="LR")
     with pytest.raises(SpecificationError, match=r"R's add1 stops for a clmm too.*lr_test"):
         res.add1("~ . + bottle")
+
+
+@pytest.mark.parametrize(
+    ("verb", "given", "meant"),
+    [
+        ("predictions", "bye", "'by'"),
+        ("avg_predictions", "by_", "'by'"),
+        ("comparisons", "variable", "'variables'"),
+        ("avg_comparisons", "comparsion", "'comparison'"),
+        ("slopes", "variabels", "'variables'"),
+        ("avg_slopes", "slop", "'slope'"),
+    ],
+)
+def test_a_mistyped_keyword_of_a_margins_verb_names_the_verb_and_the_closest(
+    wine, verb, given, meant
+):
+    """Before: Python's TypeError naming the keyword alone, and for the avg_ verbs
+    another function (``predictions() got an unexpected keyword argument 'by_'``)."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(SpecificationError) as caught:
+        getattr(res, verb)(**{given: "temp"})
+    assert str(caught.value).startswith(
+        f"{verb}() got unknown argument(s) {given!r} (did you mean {meant}"
+    )
+    assert "; it takes by, " in str(caught.value)

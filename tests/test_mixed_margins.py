@@ -272,7 +272,7 @@ def test_the_three_predictions_differ_as_they_should(data):
         (
             lambda f, d: f.avg_predictions(re_form="marginal", nodes=40),
             OrdstatsError,
-            r"avg_predictions\(\) of a mixed model got unknown argument\(s\) 'nodes'; it take",
+            r"avg_predictions\(\) got unknown argument\(s\) 'nodes'; it takes by, ",
         ),
         (
             lambda f, d: f.slopes(re_form="population"),

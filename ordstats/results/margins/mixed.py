@@ -23,7 +23,6 @@ random part ``z'b^`` for conditional predictions).
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -33,7 +32,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.design.newdata import estimability, fitted_rows, newdata_columns
 from ordstats.design.random import NewTermRows, random_columns
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, refuse_unknown_options
 from ordstats.results.fitted import level_scores
 from ordstats.results.margins.grid import fitted_row_columns
 from ordstats.results.margins.protocol import (
@@ -338,13 +337,7 @@ class MixedMarginsMethods(MarginsMethods):
         self, re_form: str | int | None, verb: Callable[..., Any], method: str, options: Any
     ) -> MarginsMethods:
         """The fit predicting as ``re_form`` says, once ``options`` are known to ``verb``."""
-        allowed = [n for n in inspect.signature(verb).parameters if n not in ("fit", "newdata")]
-        unknown = [name for name in options if name not in allowed]
-        if unknown:
-            raise OrdstatsError(
-                f"{method}() of a mixed model got unknown argument(s) "
-                f"{', '.join(map(repr, unknown))}; it takes newdata, re_form, " + ", ".join(allowed)
-            )
+        refuse_unknown_options(method, verb, options, ["re_form"])
         return cast(MarginsMethods, cast(Any, self).margins_options(re_form=re_form))
 
     def predictions(

@@ -49,7 +49,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, refuse_unknown_options
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import (
     coded_factors,
@@ -1138,6 +1138,7 @@ class MarginsMethods(EmmeansMethods):
 
     def predictions(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
+        refuse_unknown_options("predictions", predictions, options)
         with numeric_threads():  # thin products, as in the fit
             return predictions(cast(MarginsFit, self), newdata, **options)
 
@@ -1145,11 +1146,13 @@ class MarginsMethods(EmmeansMethods):
         self, newdata: Any = None, *, by: Any = True, **options: Any
     ) -> MarginsTable:
         """Average predictions, by default over all rows (``by=True``)."""
+        refuse_unknown_options("avg_predictions", predictions, options)
         with numeric_threads():  # thin products, as in the fit
             return predictions(cast(MarginsFit, self), newdata, by=by, **options)
 
     def comparisons(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
+        refuse_unknown_options("comparisons", comparisons, options)
         with numeric_threads():  # thin products, as in the fit
             return comparisons(cast(MarginsFit, self), newdata, **options)
 
@@ -1157,16 +1160,19 @@ class MarginsMethods(EmmeansMethods):
         self, newdata: Any = None, *, by: Any = True, **options: Any
     ) -> MarginsTable:
         """Average comparisons, by default over all rows (``by=True``)."""
+        refuse_unknown_options("avg_comparisons", comparisons, options)
         with numeric_threads():  # thin products, as in the fit
             return comparisons(cast(MarginsFit, self), newdata, by=by, **options)
 
     def slopes(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
+        refuse_unknown_options("slopes", slopes, options)
         with numeric_threads():  # thin products, as in the fit
             return slopes(cast(MarginsFit, self), newdata, **options)
 
     def avg_slopes(self, newdata: Any = None, *, by: Any = True, **options: Any) -> MarginsTable:
         """Average slopes, by default over all rows (``by=True``)."""
+        refuse_unknown_options("avg_slopes", slopes, options)
         with numeric_threads():  # thin products, as in the fit
             return slopes(cast(MarginsFit, self), newdata, by=by, **options)
 
