@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,7 +47,7 @@ from ordstats.design import (
     terms_for_newdata,
 )
 from ordstats.design.censored import censored_stand_in, check_censored_options, encode_censored
-from ordstats.design.core import NO_ROWS
+from ordstats.design.core import NO_ROWS, sorted_levels
 from ordstats.design.response import EncodedResponse, encode_response, format_level
 from ordstats.errors import (
     DataError,
@@ -221,17 +221,6 @@ def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
     return inferred.infer_objects() if inferred.dtype == object else inferred
 
 
-def _sorted_levels(values: Iterable[Any]) -> list[Any]:
-    """A factor's levels in order (values of mixed types in pandas' order, as in memory).
-
-    pandas puts numbers before text, which the in-memory design's categories take.
-    """
-    try:
-        return sorted(values)
-    except TypeError:
-        return list(pd.Categorical(pd.Series(list(values), dtype=object)).categories)
-
-
 def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
     """One frame whose factors carry the final levels (numbers are placeholders)."""
     levels: dict[str, tuple[list[Any], bool]] = {}
@@ -242,7 +231,7 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
                 cats = tuple(c for c in cats if c in scan.values[col])
             levels[col] = (list(cats), ordered)
         else:
-            levels[col] = (_sorted_levels(scan.values[col]), False)
+            levels[col] = (sorted_levels(scan.values[col]), False)
     n = max([len(v) for v, _ in levels.values()] + [1])
     data: dict[str, Any] = {}
     for col in plan.columns:

@@ -539,6 +539,20 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     return series.astype(float)
 
 
+def sorted_levels(values: Iterable[Any]) -> list[Any]:
+    """A text factor's distinct values in the order of its levels.
+
+    Sorted; values of mixed types (numbers and text), which Python cannot
+    sort, in pandas' order (numbers before text), which the in-memory design's
+    categories take.
+    """
+    values = list(values)
+    try:
+        return sorted(values)
+    except TypeError:
+        return list(pd.Categorical(pd.Series(values, dtype=object)).categories)
+
+
 def unusable_dtype(name: str, dtype: Any) -> str | None:
     """Why a column of ``dtype`` cannot enter a design as it is, or None if it can.
 

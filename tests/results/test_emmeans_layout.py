@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ordstats
@@ -98,3 +99,28 @@ def test_emmeans_of_a_formula_offset_says_what_to_do(wine):
     res = fit_of("rating ~ temp + offset(o)", wine.assign(o=0.1)).fit()
     with pytest.raises(PredictionError, match=r"reference grid.*offset='name'"):
         res.emmeans("temp")
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_a_factor_of_numbers_and_text_lists_its_levels_in_the_model_s_order(wine, chunksize):
+    """Before: the margins grids took such a column's first-seen order (1, a, 2, b here),
+    where the model's coefficients and R's factor() follow 1, 2, a, b."""
+    values = np.array([1, "a", 2, "b"], dtype=object)[np.arange(len(wine)) % 4]
+    data = wine.assign(g=pd.Series(values, index=wine.index, dtype=object))
+    options = {} if chunksize is None else {"chunksize": chunksize}
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + C(g)", data, **options).fit()
+    assert [name for name in res.params.index if "C(g)" in name] == [
+        "C(g)[T.2]",
+        "C(g)[T.a]",
+        "C(g)[T.b]",
+    ]
+    means = res.emmeans("g").summary_frame()
+    assert list(means["g"]) == [1, 2, "a", "b"]
+    # each mean is the reference level's plus its coefficient
+    np.testing.assert_allclose(
+        means["emmean"].to_numpy()[1:] - means["emmean"].to_numpy()[0],
+        res.params.filter(like="C(g)").to_numpy(),
+        rtol=1e-9,
+    )
+    by_level = res.avg_predictions(by="g")
+    assert list(dict.fromkeys(by_level["g"])) == [1, 2, "a", "b"]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ordstats.design.core import sorted_levels
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import MarginsFit
 
@@ -64,11 +65,7 @@ def factor_levels(column: pd.Series) -> list[Any]:
     """The levels of a factor column: its categories, else its sorted distinct values."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         return list(column.cat.categories)
-    values = column.dropna().unique()
-    try:
-        return sorted(values)
-    except TypeError:
-        return list(values)
+    return sorted_levels(column.dropna().unique())
 
 
 def set_column(data: pd.DataFrame, name: str, values: Any) -> pd.DataFrame:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
+from ordstats.design.core import sorted_levels
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.grid import is_factor, with_factor_levels
 
@@ -114,12 +115,7 @@ class RowSummary:
     def levels(self, name: str) -> list[Any]:
         """A factor's levels as :func:`~ordstats.results.margins.grid.factor_levels` orders them."""
         levels = self.factors[name]
-        if name in self.categorical:
-            return list(levels)
-        try:
-            return sorted(levels)
-        except TypeError:
-            return list(levels)
+        return list(levels) if name in self.categorical else sorted_levels(levels)
 
     def mean(self, name: str) -> float:
         """The mean of a numeric column: its correctly rounded sum over the count."""
