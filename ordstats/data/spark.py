@@ -992,13 +992,16 @@ class SparkSource:
             raise DataError(NO_ROWS)
         return pd.concat([pickle.loads(row[0]) for row in rows], ignore_index=True)
 
-    def map_partitions(self, func: Callable[[pd.DataFrame], Any]) -> Any:
+    def map_partitions(
+        self, func: Callable[[pd.DataFrame], Any], first: pd.DataFrame | None = None
+    ) -> Any:
         """The frame with ``func``'s predictions as new columns (a pandas UDF; lazy).
 
         ``func`` maps a pandas DataFrame of rows to a DataFrame or Series of
         predictions with the same index.  Its output type is learned from the
         first rows, on the driver, so that a missing column or an unseen level
-        there is reported at once.
+        there is reported at once: ``first``, those rows if the caller has
+        read them (:meth:`first_chunk`), else they are read here.
 
         Returns
         -------
@@ -1016,7 +1019,7 @@ class SparkSource:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)
-            raw = func(self.first_chunk())
+            raw = func(self.first_chunk() if first is None else first)
         sample, single = _as_frame(raw), isinstance(raw, pd.Series)
         clash = [c for c in sample.columns if c in self.columns]
         if clash:

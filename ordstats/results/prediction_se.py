@@ -433,9 +433,10 @@ class PredictionSEMethods(FittedState):
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
-            sample = self._prediction_of(source.first_chunk(), which, None).wide()
+            first = source.first_chunk()
+            sample = self._prediction_of(first, which, None).wide()
             names = [f"__ordstats_prediction_{k}" for k in range(sample.shape[1])]
-            collected = source.map_partitions(chunk).select(*names).toPandas()
+            collected = source.map_partitions(chunk, first).select(*names).toPandas()
         wide = pd.DataFrame(collected.to_numpy(dtype=float), columns=sample.columns)
         _warn_missing_rows(wide, "Spark", stacklevel=5)
         return PredictionResults.from_wide(wide, which)

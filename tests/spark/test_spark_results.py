@@ -80,3 +80,20 @@ def test_spark_get_prediction_without_newdata_predicts_every_row(fits, frame):
         memory.get_prediction(picked).summary_frame(),
         rtol=1e-7,
     )
+
+
+def test_spark_get_prediction_reads_the_first_rows_once(fits, monkeypatch):
+    """The first rows tell the predictions' columns; before, they were read (a Spark job)
+    twice: once for the column names, once more for the pandas UDF's schema."""
+    source = fits[1].model.source
+    reads = []
+    read = type(source).first_chunk
+
+    def counted(self, *args, **kwargs):
+        reads.append(args)
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(source), "first_chunk", counted)
+    with pytest.warns(MissingDataWarning):
+        fits[1].get_prediction()
+    assert len(reads) == 1
