@@ -26,7 +26,12 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    SpecificationError,
+    user_stacklevel,
+)
 from ordstats.families import Family
 from ordstats.families.problem import CLMData
 from ordstats.inference.describe import describe_model, models_frame
@@ -163,7 +168,7 @@ def _warn_unconverged(*models: OrdinalResults) -> None:
             "the fit of " + "; ".join(bad) + " did not converge, so its log-likelihood "
             "may not be the maximum and the test may be wrong",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -174,7 +179,7 @@ def _warn_negative(statistic: float, full: OrdinalResults) -> None:
             "restricted one, so its fit missed the maximum; refit it (e.g. from the "
             "restricted model's estimates) before trusting the test",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -242,6 +247,7 @@ def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
     """:func:`lr_test` with a clmm (see :mod:`ordstats.inference.mixed`)."""
     df, boundary = mixed_lr_parts(restricted, full)  # type: ignore[arg-type]
     statistic = 2.0 * (full.llf - restricted.llf)  # type: ignore[attr-defined]
+    _warn_negative(statistic, full)  # type: ignore[arg-type]
     return LRTestResult(
         statistic=statistic,
         df=df,
@@ -484,6 +490,12 @@ def vuong_test(
     VuongTestResult
     """
     _check_results([first, second])
+    if any(isinstance(res, MixedResults) for res in (first, second)):
+        raise SpecificationError(
+            "Vuong's test compares the models' log-likelihoods row by row, and a clmm's "
+            "likelihood does not split into rows (its rows share random effects); compare "
+            "non-nested clmm fits by their AIC or BIC (.aic, .bic)"
+        )
     for res in (first, second):
         if getattr(res, "data_removed", False):
             raise rows_removed_error("Vuong's test (it compares the models row by row)")

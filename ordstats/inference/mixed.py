@@ -9,9 +9,14 @@ approximation; R's ``anova.clmm`` uses the naive ``chi2(df)`` throughout (conser
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+
+from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
+from ordstats.families.problem import CLMData
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 
@@ -37,6 +42,79 @@ def _groups(res: OrdinalResults | MixedResults) -> list[tuple[str, tuple[str, ..
     if isinstance(res, MixedResults):
         return [(t.group, tuple(t.columns)) for t in res.model.terms]
     return []
+
+
+@dataclass(frozen=True)
+class _FittedRows:
+    """What a likelihood was computed on: rows, response codes, weights, offset, groups."""
+
+    index: pd.Index
+    levels: list[str]
+    y: IntArray
+    weights: FloatArray
+    offset: FloatArray
+    #: grouping factor name -> each row's group code
+    groups: dict[str, IntArray]
+
+
+def _fitted_rows(res: OrdinalResults | MixedResults) -> _FittedRows:
+    model = res.model
+    if isinstance(res, MixedResults):
+        p = res.model.problem
+        groups = {t.group: np.asarray(t.codes) for t in res.model.terms}
+        return _FittedRows(
+            res.model.design.fixed.row_index, list(model.levels), p.y, p.weights, p.offset, groups
+        )
+    data = getattr(model, "data", None)
+    if model.source is not None or not isinstance(data, CLMData):
+        raise SpecificationError(
+            "an LR test of a clm against a clmm compares the rows both were fitted to: "
+            "fit the clm in memory, from the same DataFrame as the clmm"
+        )
+    return _FittedRows(
+        model.design.row_index, list(model.levels), data.y, data.weights, data.offset, {}
+    )
+
+
+def _check_same_rows(restricted: OrdinalResults | MixedResults, full: MixedResults) -> None:
+    """Refuse fits whose likelihoods are not of the same data (as for two clm fits)."""
+    a, b = _fitted_rows(restricted), _fitted_rows(full)
+    if a.levels != b.levels:
+        raise SpecificationError(
+            f"the models' responses have different levels ({a.levels} vs {b.levels}); "
+            "likelihoods of different responses cannot be compared"
+        )
+    if len(a.index) != len(b.index) or not a.index.equals(b.index):
+        raise SpecificationError(
+            f"the models were fitted to different rows ({len(a.index)} vs {len(b.index)} "
+            f"used; first labels {list(a.index[:3])} and {list(b.index[:3])}): refit both "
+            "on the same complete rows of the same DataFrame"
+        )
+    if not np.array_equal(a.y, b.y):
+        raise SpecificationError(
+            "the models' responses differ on the same rows; were they fitted to different data?"
+        )
+    if not np.allclose(a.weights, b.weights, rtol=1e-12, atol=0.0):
+        raise SpecificationError(
+            "the models were fitted with different weights; refit both with the same weights"
+        )
+    if not np.allclose(a.offset, b.offset, rtol=1e-12, atol=0.0):
+        raise SpecificationError(
+            "the models were fitted with different offsets, so they are not nested; refit "
+            "both with the same offset"
+        )
+    for group in sorted(set(a.groups) & set(b.groups)):
+        if not _same_partition(a.groups[group], b.groups[group]):
+            raise SpecificationError(
+                f"the models' grouping factor {group!r} puts the same rows in different "
+                "groups; were they fitted to different data?"
+            )
+
+
+def _same_partition(first: IntArray, second: IntArray) -> bool:
+    """Whether two coding vectors group the rows alike (whatever the codes' numbering)."""
+    pairs = np.unique(np.column_stack([first, second]), axis=0)
+    return len(pairs) == len(np.unique(first)) == len(np.unique(second))
 
 
 def _link_threshold(res: OrdinalResults | MixedResults) -> tuple[str, object]:
@@ -65,7 +143,7 @@ def mixed_lr_parts(
     Raises
     ------
     SpecificationError
-        Different rows, response, link or threshold; not nested.
+        Different rows, response, weights, offset, grouping, link or threshold; not nested.
     """
     if not isinstance(full, MixedResults):
         raise SpecificationError(
@@ -76,6 +154,7 @@ def mixed_lr_parts(
             f"the models use different rows or weights (nobs {restricted.nobs:g} vs "
             f"{full.nobs:g}); fit both to the same data"
         )
+    _check_same_rows(restricted, full)
     if _link_threshold(restricted) != _link_threshold(full):
         raise SpecificationError(
             "the models differ in link or threshold structure; an LR test needs nested models"

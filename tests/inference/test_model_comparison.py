@@ -466,3 +466,61 @@ def test_vuong_one_model_under_two_codings_is_indistinguishable(wine):
     ).fit()
     test = ordstats.vuong_test(treatment, summed)
     assert test.statistic == 0.0 and test.pvalue == 1.0
+
+
+def _clmm(formula, data, **options):
+    return ordstats.OrdinalModel.from_formula(formula, data, **options).fit()
+
+
+@pytest.mark.parametrize(
+    ("changed", "message"),
+    [
+        ("response", "responses differ on the same rows"),
+        ("weights", "different weights"),
+        ("offset", "different offsets"),
+        ("grouping", "grouping factor 'judge' puts the same rows in different groups"),
+    ],
+)
+@pytest.mark.parametrize("restricted_kind", ["clm", "clmm"])
+def test_a_clmm_test_refuses_fits_of_different_data(wine, changed, message, restricted_kind):
+    """Before: only the total weight was compared, and such pairs got a p-value (a
+    shuffled response: LR -25.9, p = 1; different weights of the same total: p = 4e-13)."""
+    if restricted_kind == "clm" and changed == "grouping":
+        pytest.skip("a clm has no grouping factor")
+    data, options = wine, {}
+    if changed == "response":
+        values = wine["rating"].sample(frac=1.0, random_state=3).to_numpy()
+        data = wine.assign(rating=pd.Categorical(values, dtype=wine["rating"].dtype))
+    elif changed == "weights":  # the same total
+        data, options = wine.assign(w=np.r_[1.5, 0.5, np.ones(70)]), {"weights": "w"}
+    elif changed == "offset":
+        options = {"offset": np.linspace(-3.0, 3.0, 72)}
+    else:
+        data = wine.assign(judge=wine["judge"].sample(frac=1.0, random_state=4).to_numpy())
+    restricted = _clmm(
+        "rating ~ temp" + (" + (1|judge)" if restricted_kind == "clmm" else ""), wine
+    )
+    full = _clmm("rating ~ temp + contact + (1|judge)", data, **options)
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.lr_test(restricted, full)
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.anova(restricted, full)
+
+
+def test_a_clmm_test_of_the_same_data_is_unchanged(wine):
+    """The check refuses nothing valid: grouping codes are compared as partitions."""
+    restricted = _clmm("rating ~ temp + (1|judge)", wine)
+    relabelled = wine.assign(judge=wine["judge"].astype(str).radd("j"))
+    full = _clmm("rating ~ temp + contact + (1|judge)", relabelled)
+    same = _clmm("rating ~ temp + contact + (1|judge)", wine)
+    assert ordstats.lr_test(restricted, full).statistic == pytest.approx(
+        ordstats.lr_test(restricted, same).statistic, rel=1e-9
+    )
+
+
+def test_vuong_test_of_a_clmm_says_why_not(wine):
+    """Before: AttributeError 'endog_name' from the comparability check."""
+    logit = _clmm("rating ~ temp + (1|judge)", wine)
+    probit = _clmm("rating ~ temp + (1|judge)", wine, link="probit")
+    with pytest.raises(SpecificationError, match="does not split into rows"):
+        ordstats.vuong_test(logit, probit)
