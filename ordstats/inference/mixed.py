@@ -58,13 +58,13 @@ class _FittedRows:
 
 
 def _fitted_rows(res: OrdinalResults | MixedResults) -> _FittedRows:
-    model = res.model
     if isinstance(res, MixedResults):
-        p = res.model.problem
-        groups = {t.group: np.asarray(t.codes) for t in res.model.terms}
+        mixed, p = res.model, res.model.problem
+        groups = {t.group: np.asarray(t.codes) for t in mixed.terms}
         return _FittedRows(
-            res.model.design.fixed.row_index, list(model.levels), p.y, p.weights, p.offset, groups
+            mixed.design.fixed.row_index, list(mixed.levels), p.y, p.weights, p.offset, groups
         )
+    model = res.model
     data = getattr(model, "data", None)
     if model.source is not None or not isinstance(data, CLMData):
         raise SpecificationError(
