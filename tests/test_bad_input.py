@@ -2385,6 +2385,29 @@ def test_bayes_prior_on_a_parameter_the_model_lacks(wine_bayes_model):
         wine_bayes_model.fit(prior=3)
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        [
+            ordstats.prior("normal(0, 1)", coef="temp[T.warm]"),
+            ordstats.prior("normal(5, 1)", coef="tempwarm"),
+        ],
+        {"b:temp[T.warm]": "normal(0, 1)", "b:tempwarm": "normal(5, 1)"},
+        [
+            ordstats.prior("normal(0, 5)", "Intercept", coef="1"),
+            ordstats.prior("normal(0, 3)", "Intercept", coef="1|2"),
+        ],
+    ],
+)
+def test_bayes_two_spellings_of_one_parameter_are_two_priors(wine_bayes_model, spec):
+    """Before: the second spelling's prior was silently dropped (the estimate that of the
+    first alone, and prior_summary listed only the first)."""
+    with pytest.raises(
+        SpecificationError, match=r"the same parameter '.*\(two spellings of its name\)"
+    ):
+        wine_bayes_model.fit(prior=spec)
+
+
 def test_bayes_laplace_prior_off_zero_or_on_intercepts(wine_bayes_model):
     with pytest.raises(SpecificationError, match=r"must be centred at 0 \(the lasso\)"):
         wine_bayes_model.fit(prior={"b": "double_exponential(1, 1)"})

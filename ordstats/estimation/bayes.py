@@ -411,6 +411,25 @@ def _specificity(p: Prior) -> int:
     return 2 * bool(p.coef) + bool(p.group)
 
 
+def _most_specific(candidates: list[Prior], slot: Slot) -> Density | None:
+    """The density of the most specific prior on ``slot`` (None: none given).
+
+    Two equally specific priors on one parameter are two spellings of it
+    (ordstats' and brms', or a threshold's name and number): refused, as two
+    priors spelled alike are.
+    """
+    if not candidates:
+        return None
+    top = max(map(_specificity, candidates))
+    best = [p for p in candidates if _specificity(p) == top]
+    if len(best) > 1:
+        raise SpecificationError(
+            f"two priors for the same parameter {slot.names[0]!r}: {best[0]} and {best[1]} "
+            "(two spellings of its name); give one"
+        )
+    return best[0].density
+
+
 def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, str, str]]]:
     """The log prior of ``fit(prior=spec)`` on ``model`` and its table (class, name, prior).
 
@@ -437,8 +456,7 @@ def resolve_priors(model: Any, spec: object) -> tuple[LogPrior, list[tuple[str, 
     terms, table = [], []
     joint: dict[tuple[int, ...], list[tuple[Slot, Density]]] = {}
     for slot in slots:
-        candidates = [p for p in given if _matches(p, slot)]
-        chosen = max(candidates, key=_specificity).density if candidates else None
+        chosen = _most_specific([p for p in given if _matches(p, slot)], slot)
         density = chosen or DEFAULT_PRIORS[slot.class_]
         source = "" if chosen else " (default)"
         table.append(
