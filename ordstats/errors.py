@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import numbers
 import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
+
+import numpy as np
 
 __all__ = [
     "CollinearityWarning",
@@ -145,3 +148,41 @@ def refuse_unknown_options(
     raise SpecificationError(
         f"{method}() got unknown argument(s) {', '.join(notes)}; it takes {', '.join(taken)}"
     )
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a ``bool``; anything but ``True``/``False``/``0``/``1`` raises an error.
+
+    Internal (not in ``__all__``): every layer's argument checks use it.
+
+    A string such as ``"no"`` is truthy, so accepting it would do the opposite
+    of what it says. The integers 0 and 1 are taken as False and True, as
+    statsmodels users write ``fit(disp=0)``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    SpecificationError
+        For anything but a Python or NumPy boolean or the integers 0 and 1.
+
+    Examples
+    --------
+    >>> check_flag("condvar", True)
+    True
+    >>> check_flag("disp", 0)
+    False
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise SpecificationError(f"{name} must be True or False, not {value!r}")

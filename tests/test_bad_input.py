@@ -3045,3 +3045,104 @@ def test_a_mistyped_keyword_of_a_margins_verb_names_the_verb_and_the_closest(
         f"{verb}() got unknown argument(s) {given!r} (did you mean {meant}"
     )
     assert "; it takes by, " in str(caught.value)
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+@pytest.mark.parametrize(
+    ("formula", "options", "term"),
+    [
+        ("rating ~ temp + contact", {}, "the term(s) 'temp'"),
+        ("rating ~ temp:contact + contact", {}, "the term(s) 'temp:contact'"),
+        ("rating ~ contact", {"nominal": "~ temp"}, "the nominal term(s) 'temp'"),
+    ],
+)
+def test_a_factor_of_one_level_is_not_dropped_silently(wine, chunksize, formula, options, term):
+    """Before: the term vanished from the model without a word (R's clm stops: contrasts
+    can be applied only to factors with 2 or more levels)."""
+    data = wine.assign(temp="cold")
+    extra = {} if chunksize is None else {"chunksize": chunksize}
+    with pytest.warns(CollinearityWarning) as caught:
+        res = OrdinalModel.from_formula(formula, data, **options, **extra).fit()
+    messages = [str(w.message) for w in caught if issubclass(w.category, CollinearityWarning)]
+    assert any(
+        m.startswith(term) and "single level in the rows used ('temp' ('cold'))" in m
+        for m in messages
+    ), messages
+    assert not any("temp" in name for name in res.params.index)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, d: m.fit_regularized(alpha=0.1, standardize="no"),
+        lambda m, d: m.path(n_alphas=3, standardize="no"),
+        lambda m, d: ordstats.compare_links(
+            "rating ~ temp", d, ["logit", "probit"], nested_tests="no"
+        ),
+        lambda m, d: ordstats.ReplicateDesign(d, repweights="^rep", weights="w", mse="no"),
+        lambda m, d: ordstats.ReplicateDesign(
+            d, repweights="^rep", weights="w", combined_weights="no"
+        ),
+        lambda m, d: m.fit(prior="default").posterior(50, adapt="no"),
+    ],
+)
+def test_a_flag_given_as_text_is_refused(wine, call):
+    """Before: any text was truthy, so "no" meant True (standardize="no" gave exactly
+    the standardize=True estimates)."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    rng = np.random.default_rng(0)
+    replicates = {f"rep{k}": rng.uniform(0.5, 1.5, len(wine)) for k in range(4)}
+    data = wine.assign(w=1.0, **replicates)
+    with pytest.raises(SpecificationError, match=r"must be True or False, not 'no'"):
+        call(model, data)
+
+
+@pytest.fixture(scope="module")
+def survey_rows(wine):
+    rng = np.random.default_rng(1)
+    replicates = {f"rep{k}": rng.uniform(0.5, 1.5, len(wine)) for k in range(8)}
+    return wine.assign(w=rng.uniform(1.0, 3.0, len(wine)), cl=np.arange(72) % 9, **replicates)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"type": "Fay", "rho": "0.3"}, r"rho must be a number, in \[0, 1\); got '0.3'"),
+        ({"type": "Fay", "rho": [0.3]}, r"rho must be a number"),
+        ({"type": "bootstrap", "scale": "1"}, r"scale must be a number, positive; got '1'"),
+        ({"type": "bootstrap", "scale": [1, 2]}, r"scale must be a number"),
+        ({"type": "JKn", "rscales": ["a"] * 8}, r"rscales must be numbers, one per replicate"),
+        ({"type": "JKn", "rscales": -np.ones(8)}, r"rscales must be non-negative"),
+        ({"type": "JKn", "rscales": np.zeros(8)}, r"one at least positive"),
+        ({"repweights": "["}, r"repweights '\[' is not a valid regular expression"),
+    ],
+)
+def test_replicate_design_arguments_are_checked(survey_rows, options, message):
+    """Before: TypeErrors from comparisons and numpy, re.error, or (negative or zero
+    rscales) a design whose every standard error was NaN."""
+    arguments = {"repweights": "^rep", "weights": "w", **options}
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.ReplicateDesign(survey_rows, **arguments)
+
+
+def test_replicate_design_says_brr_ignores_rho(survey_rows):
+    with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"does not use rho="):
+        ordstats.ReplicateDesign(survey_rows, repweights="^rep", weights="w", type="BRR", rho=0.3)
+
+
+@pytest.mark.parametrize("weights", ["series", "list"])
+def test_survey_design_weights_must_name_a_column(survey_rows, weights):
+    """Before: pandas' TypeError (unhashable type)."""
+    value = survey_rows["w"] if weights == "series" else ["w"]
+    with pytest.raises(SpecificationError, match=r"weights must be the name of a column"):
+        ordstats.SurveyDesign(survey_rows, weights=value)
+
+
+@pytest.mark.parametrize("terms", [[], 5, [1]])
+@pytest.mark.parametrize("test", ["reg_term_test", "rao_scott_lrt"])
+def test_survey_term_tests_check_their_terms(survey_rows, test, terms):
+    """Before: scipy's TypeError, 'int' object is not iterable, or ZeroDivisionError."""
+    design = ordstats.SurveyDesign(survey_rows, weights="w", psu="cl")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    with pytest.raises(SpecificationError, match=r"terms must be a term's label or a non-empty"):
+        getattr(res, test)(terms)

@@ -53,3 +53,18 @@ def test_user_stacklevel_outside_ordstats_is_the_caller():
         warns()
     assert caught[0].filename == __file__
     assert caught[0].lineno == warns.__code__.co_firstlineno + 1
+
+
+@pytest.mark.parametrize("options", [{}, {"chunksize": 20}])
+def test_a_response_level_without_rows_is_reported_at_the_callers_line(options):
+    """Before: a fixed stack level named ordstats' model.py (in memory) or evaluators.py
+    (chunked)."""
+    wine = ordstats.datasets.load("wine")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ordstats.OrdinalModel.from_formula(
+            "rating ~ contact", wine, subset="temp == 'cold'", **options
+        )
+    found = [w for w in caught if issubclass(w.category, ordstats.errors.LevelsWarning)]
+    assert found
+    assert {w.filename for w in found} == {__file__}

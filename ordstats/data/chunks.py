@@ -55,6 +55,7 @@ from ordstats.errors import (
     PredictionError,
     ResponseError,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.families.cumulative.banded import BandedHessian
 from ordstats.families.cumulative.censoring import spread_counts
@@ -854,7 +855,7 @@ def apply_summary(
             f"response {spec.plan.response!r}: level(s) {', '.join(map(repr, dropped))} have "
             "no observations in the rows used and were dropped (as R's clm does)",
             LevelsWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
         kept = [v for v, o in zip(response.values, observed, strict=True) if o]
         if len(kept) < 2:

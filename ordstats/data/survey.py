@@ -21,6 +21,7 @@ stage's strata split each cluster of the stage before.
 
 from __future__ import annotations
 
+import numbers
 import re
 import warnings
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.errors import DataError, OrdstatsWarning, SpecificationError
+from ordstats.errors import DataError, OrdstatsWarning, SpecificationError, check_flag
 
 __all__ = [
     "LONELY_PSU",
@@ -115,6 +116,11 @@ def _check_frame(data: Any) -> pd.DataFrame:
 
 
 def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
+    if not isinstance(name, str):
+        raise SpecificationError(
+            f"{what} must be the name of a column of the design's data; got "
+            f"{type(name).__name__} (put the values in a column and give its name)"
+        )
     if name not in data.columns:
         raise DataError(f"the {what} column {name!r} is not a column of the data")
     column = data[name]
@@ -460,7 +466,14 @@ def _domain_mask(rows: Any, index: pd.Index) -> np.ndarray:
 def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, list[str]]:
     """The (n, R) replicate weights from a regex, column names or a matrix."""
     if isinstance(repweights, str):
-        names = [str(c) for c in data.columns if re.search(repweights, str(c))]
+        try:
+            pattern = re.compile(repweights)
+        except re.error as exc:
+            raise SpecificationError(
+                f"repweights {repweights!r} is not a valid regular expression ({exc}); give "
+                "a pattern such as '^rep' or a list of column names"
+            ) from exc
+        names = [str(c) for c in data.columns if pattern.search(str(c))]
         if not names:
             raise DataError(f"no column of the data matches the repweights pattern {repweights!r}")
         matrix = _frame_numbers(data[names])
@@ -559,6 +572,10 @@ class ReplicateDesign(_DesignRows):
         combined_weights: bool = True,
     ) -> None:
         data = _check_frame(data)
+        mse, combined_weights = (
+            check_flag("mse", mse),
+            check_flag("combined_weights", combined_weights),
+        )
         if type not in REPLICATE_TYPES:
             raise SpecificationError(f"type must be one of {REPLICATE_TYPES}; got {type!r}")
         matrix, names = _replicate_matrix(data, repweights)
@@ -609,10 +626,19 @@ class ReplicateDesign(_DesignRows):
         return f"ReplicateDesign({len(self.data)} rows, {self.n_replicates} {self.type} replicates)"
 
 
+def _real_number(value: Any, name: str, what: str) -> float:
+    """``value`` as a float, for a real number (not text, a list or a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SpecificationError(f"{name} must be a number, {what}; got {value!r:.40}")
+    return float(value)
+
+
 def _replicate_scales(
     kind: str, n_rep: int, rho: float | None, scale: float | None, rscales: Any
 ) -> tuple[float, FloatArray]:
     """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type."""
+    rho = None if rho is None else _real_number(rho, "rho", "in [0, 1)")
+    scale = None if scale is None else _real_number(scale, "scale", "positive")
     if kind == "Fay":
         if rho is None:
             raise SpecificationError("type='Fay' needs rho= (Fay's coefficient, 0 <= rho < 1)")
@@ -622,6 +648,12 @@ def _replicate_scales(
     elif kind == "BRR":
         if scale is not None:
             warnings.warn("type='BRR' does not use scale=", OrdstatsWarning, stacklevel=3)
+        if rho is not None:
+            warnings.warn(
+                "type='BRR' does not use rho= (Fay's coefficient): use type='Fay'",
+                OrdstatsWarning,
+                stacklevel=3,
+            )
         scale = 1.0 / n_rep
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
@@ -636,12 +668,22 @@ def _replicate_scales(
         raise SpecificationError(
             "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate)"
         )
-    rs = np.ones(n_rep) if rscales is None else np.asarray(rscales, dtype=float)
+    try:
+        rs = np.ones(n_rep) if rscales is None else np.asarray(rscales, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise SpecificationError(
+            f"rscales must be numbers, one per replicate ({n_rep}); got {rscales!r:.60}"
+        ) from exc
     if rs.ndim == 0:
         rs = np.full(n_rep, float(rs))
     if rs.shape != (n_rep,) or not np.all(np.isfinite(rs)):
         raise SpecificationError(
             f"rscales must have one finite value per replicate ({n_rep}); got shape {rs.shape}"
+        )
+    if np.any(rs < 0) or not np.any(rs > 0):
+        raise SpecificationError(
+            "rscales must be non-negative, and one at least positive: they scale each "
+            "replicate's squared deviation in the variance ((n_h - 1)/n_h for JKn)"
         )
     if scale is None:
         scale = 1.0

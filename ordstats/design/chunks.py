@@ -136,7 +136,7 @@ def fixed_level_terms(
     """
     lhs, rhs = split_formula(formula)
     rhs, matrix = _with_intercept(rhs, prototype, context, part)
-    terms = replace(_terms_from_matrix(matrix), formula=rhs)
+    terms = replace(_terms_from_matrix(matrix, part), formula=rhs)
     learnt = [] if terms.spec is None else [k for k, v in terms.spec.transform_state.items() if v]
     if learnt:  # cut(x, c(0, 10, 20)) learns nothing: its state is empty
         names = ", ".join(map(repr, learnt))

@@ -41,6 +41,7 @@ from ordstats.design.r_functions import evaluate_response, offset_terms, r_spell
 from ordstats.design.response import encode_response
 from ordstats.design.subset import subset_mask
 from ordstats.errors import (
+    CollinearityWarning,
     DataError,
     FormulaError,
     OrdstatsError,
@@ -664,10 +665,42 @@ def _transforms_learned_as_in_r(
     return learned
 
 
-def _terms_from_matrix(matrix: Any) -> TermsDesign:
+def _terms_from_matrix(matrix: Any, part: str = "location") -> TermsDesign:
     _, cols = design_columns(matrix.model_spec)
+    warn_terms_without_columns(matrix.model_spec, part)
     return TermsDesign(
         matrix=np.ascontiguousarray(_matrix_values(matrix)), names=cols, spec=matrix.model_spec
+    )
+
+
+def warn_terms_without_columns(spec: ModelSpec, part: str = "location") -> None:
+    """Warn of terms left without columns: their factors take one level in the rows used.
+
+    A factor of one level has no contrasts, so its terms (and interactions)
+    vanish from the design; R's ``model.matrix`` stops there ("contrasts can
+    be applied only to factors with 2 or more levels").
+    """
+    empty = [
+        term
+        for term, columns in spec.term_slices.items()
+        if columns.start == columns.stop and str(term) not in ("1", "0")
+    ]
+    if not empty:
+        return
+    single = []
+    for expr, (kind, state) in spec.encoder_state.items():
+        categories = state.get("categories", []) if isinstance(state, dict) else []
+        if str(getattr(kind, "value", kind)) == "categorical" and len(categories) <= 1:
+            single.append(f"{expr!r} ({', '.join(map(repr, categories)) or 'no level'})")
+    where = "" if part == "location" else f"{part} "
+    warnings.warn(
+        f"the {where}term(s) {', '.join(repr(str(t)) for t in empty)} have no columns and are "
+        f"left out of the model: their factors take a single level in the rows used "
+        f"({'; '.join(single) or 'see the data'}). R's clm stops here (contrasts can be "
+        "applied only to factors with 2 or more levels): drop the term, or check the rows "
+        "(a subset, or missing values elsewhere, may have removed the other levels)",
+        CollinearityWarning,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -997,7 +1030,7 @@ def design_from_formula(
     for part, matrix in matrices.items():  # a loop: the warnings' stack level is the same
         # on every Python (3.12 inlines comprehensions, 3.11 gives them a frame)
         built = replace(
-            _terms_from_matrix(matrix),
+            _terms_from_matrix(matrix, part),
             formula=sides[part],
             empty_levels=_empty_levels(matrix.model_spec, clean),
         )

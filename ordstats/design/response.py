@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import IntArray
-from ordstats.errors import LevelsWarning, ResponseError
+from ordstats.errors import LevelsWarning, ResponseError, user_stacklevel
 
 __all__ = ["EncodedResponse", "encode_response", "format_level", "orders_itself"]
 
@@ -215,7 +215,7 @@ def encode_response(
             f"response {name!r}: level(s) {', '.join(map(repr, dropped))} have no "
             "observations and were dropped (as R's clm does)",
             LevelsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     remap = np.full(len(cat.categories) + 1, -1, dtype=np.intp)
     remap[np.flatnonzero(keep)] = np.arange(int(keep.sum()))

@@ -72,7 +72,7 @@ from ordstats.core.penalty import (
     positive_definite,
     proximal_newton,
 )
-from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.errors import ConvergenceWarning, SpecificationError, check_flag
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
 from ordstats.families.problem import FamilyEvaluation
@@ -183,6 +183,7 @@ class PenaltySpec:
         """Penalty factors, scales and parametrisation of ``model``'s parameters."""
         lay = model.problem.layout
         nom = _check_weight(nominal_weight)
+        standardize = check_flag("standardize", standardize)
         if lay.n_beta == 0 and lay.n_nominal_cols == 0:
             raise SpecificationError(
                 "the model has no slopes to penalise (thresholds are never penalised); add "

@@ -35,7 +35,7 @@ import pandas as pd
 from ordstats.core.links import get_link
 from ordstats.design import capture_context
 from ordstats.design.random import has_random_terms
-from ordstats.errors import SpecificationError
+from ordstats.errors import SpecificationError, check_flag
 from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
 from ordstats.inference.nesting import LINK_NESTING
@@ -287,6 +287,7 @@ def compare_links(
             f"got {fit_kwds!r:.60}"
         )
     fit_kwds = dict(fit_kwds or {})
+    nested_tests = check_flag("nested_tests", nested_tests)
     results = {name: _fit(base, name, fit_kwds) for name in names}
     notes = []
     if nested_tests and not base.family_spec.capabilities.flexible_links:

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 from scipy import stats
 
-from ordstats.errors import SpecificationError
+from ordstats.errors import SpecificationError, check_flag
 
 __all__ = ["check_alpha", "check_flag", "normal_quantile"]
 
@@ -53,42 +53,6 @@ def check_alpha(alpha: object) -> float:
             f"got {alpha!r}"
         )
     return value
-
-
-def check_flag(name: str, value: object) -> bool:
-    """``value`` as a ``bool``; anything but ``True``/``False``/``0``/``1`` raises an error.
-
-    A string such as ``"no"`` is truthy, so accepting it would do the opposite
-    of what it says. The integers 0 and 1 are taken as False and True, as
-    statsmodels users write ``fit(disp=0)``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-
-    Returns
-    -------
-    bool
-
-    Raises
-    ------
-    SpecificationError
-        For anything but a Python or NumPy boolean or the integers 0 and 1.
-
-    Examples
-    --------
-    >>> check_flag("condvar", True)
-    True
-    >>> check_flag("disp", 0)
-    False
-    """
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral) and value in (0, 1):
-        return bool(value)
-    raise SpecificationError(f"{name} must be True or False, not {value!r}")
 
 
 def normal_quantile(alpha: object) -> float:

@@ -46,7 +46,7 @@ from ordstats.core.psis import (
     weighted_quantiles,
 )
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsWarning, SpecificationError
+from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag
 from ordstats.results.margins.protocol import ROW_VERBS
 
 __all__ = [
@@ -205,7 +205,7 @@ class PosteriorMode:
             if method == "laplace":
                 if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
                     raise SpecificationError(f"df must be a positive number; got {df!r}")
-                return self._importance(n, seed, float(df), bool(adapt))
+                return self._importance(n, seed, float(df), check_flag("adapt", adapt))
             if method == "nuts":
                 from ordstats.results.nuts import run_nuts
 

@@ -234,9 +234,7 @@ class SurveyResults(OrdinalResults):
             ``"ddf"``, ``"P>F"`` (and ``"chi2"``), from the design-based covariance.
         """
         groups = self.term_parameters()
-        wanted = (
-            list(groups) if terms is None else [terms] if isinstance(terms, str) else list(terms)
-        )
+        wanted = list(groups) if terms is None else _term_names(terms)
         unknown = [t for t in wanted if t not in groups]
         if unknown:
             raise SpecificationError(
@@ -287,7 +285,7 @@ class SurveyResults(OrdinalResults):
             One row: ``"chisq"``, ``"df"``, ``"ddf"``, ``"P"`` and ``"lambda"``
             (a tuple).
         """
-        wanted = [terms] if isinstance(terms, str) else list(terms)
+        wanted = _term_names(terms)
         model = self.model
         location = model.design.location
         groups = term_columns(location)
@@ -448,3 +446,16 @@ class SurveyResults(OrdinalResults):
 def replicate_covariance(matrix: FloatArray, nonrobust: Covariance) -> Covariance:
     """A replicate-weight covariance as a :class:`Covariance`."""
     return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, nonrobust.singular, "replicate")
+
+
+def _term_names(terms: Any) -> list[str]:
+    """``terms`` (a term's label or a list of them) as a non-empty list of labels."""
+    if isinstance(terms, str):
+        return [terms]
+    if isinstance(terms, (list, tuple)) and terms and all(isinstance(t, str) for t in terms):
+        return list(terms)
+    raise SpecificationError(
+        f"terms must be a term's label or a non-empty list of them (e.g. 'temp' or "
+        f"['temp', 'contact']); got {terms!r:.60}"
+    )
+
