@@ -3146,3 +3146,63 @@ def test_survey_term_tests_check_their_terms(survey_rows, test, terms):
     res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
     with pytest.raises(SpecificationError, match=r"terms must be a term's label or a non-empty"):
         getattr(res, test)(terms)
+
+
+def _wine_with_holes(wine):
+    holes = wine.assign(x=np.arange(72.0))
+    holes.loc[[3, 10, 40], "x"] = np.nan
+    return holes
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        # one value per row of a subset, in reversed order
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ tt",
+            w,
+            subset='contact == "yes"',
+            context={"tt": w["temp"][w.contact == "yes"].iloc[::-1]},
+        ),
+        # one value per complete row (the caller's scope), as a Series and as an array
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ tt + x", h, context={"tt": w["temp"].drop([3, 10, 40]).iloc[::-1]}
+        ),
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ tt + x", h, context={"tt": w["temp"].drop([3, 10, 40]).to_numpy()}
+        ),
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ x", h, nominal="~ tt", context={"tt": w["temp"].drop([3, 10, 40])}
+        ),
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ tt + x + (1|judge)", h, context={"tt": w["temp"].drop([3, 10, 40])}
+        ),
+        # rows a random term's grouping column leaves out
+        lambda w, h: OrdinalModel.from_formula(
+            "rating ~ tt + (1|judge)",
+            w.assign(judge=w["judge"].astype(object).where(h["x"].notna())),
+            context={"tt": w["temp"].drop([3, 10, 40])},
+        ),
+    ],
+)
+def test_caller_values_of_the_rows_used_are_refused_not_paired_by_position(wine, build):
+    """Before: formulaic paired them with the rows used by position: temp's coefficient
+    came out with the opposite sign (+2.80 against -2.80), or 2.73 against -0.51 (an
+    index-alignment audit). R's model.frame stops: variable lengths differ."""
+    with pytest.raises(DataError, match=r"'tt' \((36|69) values\) from the calling scope"):
+        build(wine, _wine_with_holes(wine))
+
+
+def test_caller_values_of_every_row_are_still_aligned_and_levels_lists_still_work(wine):
+    holes = _wine_with_holes(wine)
+    with pytest.warns(MissingDataWarning):
+        expected = OrdinalModel.from_formula("rating ~ temp + x", holes).fit().params
+    reversed_temp = wine["temp"].iloc[::-1]
+    with pytest.warns(MissingDataWarning):
+        got = OrdinalModel.from_formula("rating ~ tt + x", holes, context={"tt": reversed_temp})
+    np.testing.assert_allclose(got.fit().params.to_numpy(), expected.to_numpy(), rtol=1e-10)
+    with pytest.warns(MissingDataWarning):
+        levels = OrdinalModel.from_formula(
+            "rating ~ C(temp, levels=lv) + x", holes, context={"lv": ["warm", "cold"]}
+        )
+    assert levels.fit().params.iloc[4] == pytest.approx(-expected.iloc[4], rel=1e-8)

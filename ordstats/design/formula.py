@@ -519,6 +519,57 @@ def with_row_context(frame: pd.DataFrame, context: Any) -> tuple[pd.DataFrame, A
     return frame.assign(**columns), rest
 
 
+def refuse_values_of_used_rows(context: Any, n_data: int, used: Iterable[int]) -> None:
+    """Refuse the caller's values that have one value per row *used*, not per row of the data.
+
+    formulaic pairs an array of the calling scope with the rows it builds the
+    design on, by position.  After ``subset=`` or rows dropped for missing
+    values those are not the data's rows: an array of their length would be
+    paired with rows it was not made for, and a labelled Series read out of
+    its order.  R's ``model.frame`` reads such variables before it subsets,
+    and stops ("variable lengths differ").
+
+    Parameters
+    ----------
+    context : mapping or None
+        The names the formula reads from the calling scope (not data columns).
+    n_data : int
+        Rows of the data.
+    used : iterable of int
+        Counts of the rows the design is built on.
+
+    Raises
+    ------
+    DataError
+        Naming each such value.
+    """
+    lengths = {n for n in used if n != n_data}
+    if context is None or not lengths:
+        return
+    found = [
+        f"{name!r} ({len(value)} values)"
+        for name, value in dict(context).items()
+        if _one_value_per_row(value) and len(value) in lengths
+    ]
+    if found:
+        raise DataError(
+            f"the formula reads {', '.join(found)} from the calling scope: one value per row "
+            f"used, not per row of the data ({n_data} rows). subset= and rows with missing "
+            "values are taken out after the formula's variables are read, as in R's "
+            "model.frame, which stops here (variable lengths differ). Give one value per row "
+            "of the data, or add the values to the data as a column (data.assign(name=values) "
+            "pairs a pandas Series by index label)"
+        )
+
+
+def _one_value_per_row(value: Any) -> bool:
+    """Whether ``value`` looks like a column of values (a 1-d array, Series or list)."""
+    if _context_value(value) or isinstance(value, (Mapping, str)):
+        return False
+    sized = (np.ndarray, pd.Series, pd.Index, ExtensionArray, list, tuple)
+    return isinstance(value, sized) and np.ndim(value) == 1
+
+
 def _is_intercept(term: Any) -> bool:
     return getattr(term, "degree", None) == 0
 
@@ -1013,6 +1064,7 @@ def design_from_formula(
             bad[role] = missing_vector_values(role, series)
     raw_ok = ~bad.any(axis=1).to_numpy()
     rows = frame if raw_ok.all() or not raw_ok.any() else frame.loc[raw_ok]
+    refuse_values_of_used_rows(context, len(every_row), [len(frame), len(rows)])
     matrices, learned = {}, {}
     for part, text in sides.items():
         sides[part], matrices[part] = _with_intercept(text, rows, context, part)
@@ -1023,6 +1075,7 @@ def design_from_formula(
             bad[label] = ~finite if len(rows) == len(frame) else ~_expand(finite, raw_ok)
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
     clean = frame.iloc[keep_rows]
+    refuse_values_of_used_rows(context, len(every_row), [len(clean)])
     if len(keep_rows) < len(rows):
         # re-materialise so factor levels are those of the rows used
         matrices = {part: _build(sides[part], clean, context, learned[part]) for part in sides}

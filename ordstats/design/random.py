@@ -47,6 +47,7 @@ from ordstats.design.formula import (
     _expand,
     design_from_formula,
     refuse_response_in_terms,
+    refuse_values_of_used_rows,
     required_variables,
     split_formula,
     with_row_context,
@@ -637,6 +638,8 @@ def mixed_design_from_formula(
         for name, finite in _nonfinite_random_columns(bars, frame.loc[raw_ok], context).items():
             bad[name] = ~_expand(finite, raw_ok)
     keep = ~bad.to_numpy().any(axis=1)
+    n_selected = len(frame) if selected is None else int(np.count_nonzero(selected))
+    refuse_values_of_used_rows(context, len(frame), [int(keep.sum()), n_selected])
     if not keep.all():
         report_missing_counts(
             int((~keep).sum()), len(frame), bad.sum(axis=0), options.missing, stacklevel=5
