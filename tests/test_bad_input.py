@@ -3206,3 +3206,17 @@ def test_caller_values_of_every_row_are_still_aligned_and_levels_lists_still_wor
             "rating ~ C(temp, levels=lv) + x", holes, context={"lv": ["warm", "cold"]}
         )
     assert levels.fit().params.iloc[4] == pytest.approx(-expected.iloc[4], rel=1e-8)
+
+
+def test_a_survey_domain_condition_is_paired_by_label(survey_rows):
+    """Before: labels absent from the condition were read as outside the domain, silently
+    (a different fit), and labels of another kind gave "the domain has no rows"."""
+    design = ordstats.SurveyDesign(survey_rows, weights="w", psu="cl")
+    warm = survey_rows["contact"] == "yes"
+    fit = OrdinalModel.from_formula("rating ~ temp", design=design.subset(warm)).fit()
+    reordered = design.subset(warm.iloc[::-1])
+    again = OrdinalModel.from_formula("rating ~ temp", design=reordered).fit()
+    np.testing.assert_allclose(again.params.to_numpy(), fit.params.to_numpy(), rtol=1e-12)
+    for condition in (warm.drop([4, 5]), warm.set_axis(survey_rows.index.astype(str))):
+        with pytest.raises(DataError, match=r"the index of the domain condition does not hold"):
+            design.subset(condition)

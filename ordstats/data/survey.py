@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.design.core import align_to_index
 from ordstats.errors import DataError, OrdstatsWarning, SpecificationError, check_flag
 
 __all__ = [
@@ -436,9 +437,9 @@ class SurveyDesign(_DesignRows):
 
 def _domain_mask(rows: Any, index: pd.Index) -> np.ndarray:
     if isinstance(rows, pd.Series):
-        if not rows.index.equals(index):
-            rows = rows.reindex(index)
-        values = rows.to_numpy()
+        # paired by label; labels absent from either side are refused, not read as outside
+        values = align_to_index(rows, index, "the domain condition", "the design's data")
+        values = values.to_numpy()
     else:
         values = np.asarray(rows)
     if values.shape != (len(index),):
