@@ -3220,3 +3220,23 @@ def test_a_survey_domain_condition_is_paired_by_label(survey_rows):
     for condition in (warm.drop([4, 5]), warm.set_axis(survey_rows.index.astype(str))):
         with pytest.raises(DataError, match=r"the index of the domain condition does not hold"):
             design.subset(condition)
+
+
+def test_labelled_constraint_and_hypothesis_matrices_are_paired_by_name(wine):
+    """Before: read by position whatever their labels, so a matrix whose labels were in
+    another order tested another parameter (1|2 instead of contact), silently."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    names = list(res.params.index)
+    contact = res.params["contact[T.yes]"]
+    picked = pd.DataFrame([[0, 0, 0, 0, 0, 1]], columns=names)[names[::-1]]
+    assert res.t_test(picked).summary_frame()["coef"].iloc[0] == pytest.approx(contact)
+    some = pd.DataFrame([[1.0]], columns=["contact[T.yes]"])  # the others get zeros
+    assert res.t_test(some).summary_frame()["coef"].iloc[0] == pytest.approx(contact)
+    column = pd.DataFrame(np.eye(6)[:, [5]], index=names).iloc[::-1]
+    assert res.hypotheses(column)["estimate"].iloc[0] == pytest.approx(contact)
+    # the default labels still pair by position; other labels are refused
+    assert res.t_test(np.eye(6)[[5]]).summary_frame()["coef"].iloc[0] == pytest.approx(contact)
+    with pytest.raises(SpecificationError, match=r"column labels \('tmp', ...\) are not parameter"):
+        res.wald_test(pd.DataFrame([[1.0]], columns=["tmp"]))
+    with pytest.raises(OrdstatsError, match=r"row labels \('x', ...\) are not the estimates'"):
+        res.hypotheses(pd.DataFrame({"h": [1.0]}, index=["x"]))

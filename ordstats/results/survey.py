@@ -458,4 +458,3 @@ def _term_names(terms: Any) -> list[str]:
         f"terms must be a term's label or a non-empty list of them (e.g. 'temp' or "
         f"['temp', 'contact']); got {terms!r:.60}"
     )
-

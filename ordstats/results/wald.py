@@ -129,6 +129,34 @@ def constraint_spec(constraints: Any, values: Any = None) -> Any:
     return constraints
 
 
+def columns_by_name(constraints: Any, names: Sequence[str]) -> Any:
+    """A constraint matrix ``R`` whose column labels name parameters, in the parameters' order.
+
+    A DataFrame (alone or as ``(R, q)``) whose columns are parameter names
+    (all or some: the others get zeros) is paired with the parameters by
+    name, as pandas pairs labels; the default columns 0, 1, ... by position.
+    Other labels are refused rather than read by position (statsmodels reads
+    ``r_matrix`` by position whatever its labels).
+    """
+    if isinstance(constraints, tuple) and len(constraints) == 2:
+        return (columns_by_name(constraints[0], names), constraints[1])
+    if not isinstance(constraints, pd.DataFrame):
+        return constraints
+    columns = constraints.columns
+    if isinstance(columns, pd.RangeIndex) and columns.start == 0 and columns.step == 1:
+        return constraints
+    labels, known = [str(c) for c in columns], [str(n) for n in names]
+    if len(set(labels)) == len(labels) and set(labels) <= set(known):
+        return constraints.set_axis(labels, axis=1).reindex(columns=known, fill_value=0)
+    unknown = [label for label in labels if label not in set(known)][:3]
+    raise SpecificationError(
+        f"the constraint matrix's column labels ({', '.join(map(repr, unknown))}, ...) are "
+        f"not parameter names ({', '.join(map(repr, known[:4]))}, ...): label its columns "
+        "with the parameters' names (columns are then paired by name), or give it the "
+        "default columns 0, 1, ... to pair them by position"
+    )
+
+
 def _not_a_specification(value: Any) -> bool:
     """A number, bytes, a set or a non-iterable object: nothing that names constraints."""
     if isinstance(value, (str, dict)):
@@ -302,7 +330,7 @@ def wald_test(
         ``statistic``, ``pvalue``, ``df`` (the number of constraints); with
         ``use_f`` statsmodels' F-test results (``fvalue``, ``df_num``, ``df_denom``).
     """
-    matrix, values, _ = _parse(constraint_spec(constraints), names)
+    matrix, values, _ = _parse(constraint_spec(columns_by_name(constraints, names)), names)
     diff = matrix @ params - values
     if invcov is None:
         _check_covariance(covariance)
@@ -371,7 +399,7 @@ def t_test(
         ``conf_int()``; ``summary()`` prints a table with one row per constraint.
     """
     _check_covariance(covariance)
-    matrix, values, labels = _parse(constraint_spec(constraints), names)
+    matrix, values, labels = _parse(constraint_spec(columns_by_name(constraints, names)), names)
     effect = matrix @ params - values
     sd = np.sqrt(np.einsum("ij,jk,ik->i", matrix, covariance, matrix))
     if use_t:

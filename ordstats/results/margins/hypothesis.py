@@ -233,6 +233,29 @@ def _keyword_matrix(
     return np.column_stack(columns), names, block_of
 
 
+def _rows_by_label(hypothesis: pd.DataFrame, row_labels: Sequence[str]) -> pd.DataFrame:
+    """A hypothesis matrix whose row labels name the estimates, in the estimates' order.
+
+    Labels that are the estimates' (all or some: the others get zeros) pair
+    rows by name, as pandas does; the default index 0, 1, ... pairs them by
+    position; other labels are refused rather than read by position.
+    """
+    index = hypothesis.index
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return hypothesis
+    labels = [str(label) for label in index]
+    known = set(map(str, row_labels))
+    if len(set(labels)) == len(labels) and set(labels) <= known:
+        return hypothesis.set_axis(labels, axis=0).reindex(list(map(str, row_labels)), fill_value=0)
+    unknown = [label for label in labels if label not in known][:3]
+    raise OrdstatsError(
+        f"the hypothesis matrix's row labels ({', '.join(map(repr, unknown))}, ...) are not "
+        f"the estimates' ({', '.join(map(repr, list(row_labels)[:4]))}, ...): label its rows "
+        "with those names (rows are then paired by name), or give it the default index "
+        "0, 1, ... to pair them by position"
+    )
+
+
 def _describe(value: Any) -> str:
     shape = np.shape(value) if isinstance(value, (np.ndarray, pd.DataFrame)) else None
     return f"an array of shape {shape}" if shape is not None else repr(value)
@@ -293,6 +316,8 @@ def apply_hypothesis(
         grads = np.vstack([g for _, g, _ in results])
         frame = pd.DataFrame({"term": [label for _, _, label in results]})
         return Estimates(frame, np.array([v for v, _, _ in results]), grads @ jac)
+    if isinstance(hypothesis, pd.DataFrame):
+        hypothesis = _rows_by_label(hypothesis, row_labels)
     try:
         matrix = np.asarray(hypothesis, dtype=float)
     except (TypeError, ValueError):
