@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
@@ -357,7 +358,10 @@ def _plot_data(
         raise OrdstatsError("wts= weights the rows of an average: use it with by=, not condition=")
     spec = _names(condition, "condition")
     if newdata is not None and not isinstance(newdata, pd.DataFrame):
-        raise OrdstatsError(f"newdata must be a pandas DataFrame; got {type(newdata).__name__}")
+        raise OrdstatsError(
+            distributed_newdata_hint(newdata, "newdata")
+            or f"newdata must be a pandas DataFrame; got {type(newdata).__name__}"
+        )
     reference = fit.margins_data() if newdata is None else newdata
     _check_condition(fit, spec, reference)
     values = {

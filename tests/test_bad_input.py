@@ -3240,3 +3240,22 @@ def test_labelled_constraint_and_hypothesis_matrices_are_paired_by_name(wine):
         res.wald_test(pd.DataFrame([[1.0]], columns=["tmp"]))
     with pytest.raises(OrdstatsError, match=r"row labels \('x', ...\) are not the estimates'"):
         res.hypotheses(pd.DataFrame({"h": [1.0]}, index=["x"]))
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda res, d: res.get_prediction(d), "newdata"),
+        (lambda res, d: res.avg_predictions(d), "newdata"),
+        (lambda res, d: res.comparisons(d, variables="temp"), "newdata"),
+        (lambda res, d: res.emmeans("temp", data=d), "data"),
+        (lambda res, d: ordstats.datagrid(res, newdata=d), "newdata"),
+    ],
+)
+def test_a_dask_dataframe_where_rows_in_memory_are_needed_is_named(wine, call, name):
+    """Before: 'newdata lacks the column(s) ... used by the model' (it has them), or
+    'newdata must be a pandas DataFrame; got DataFrame'."""
+    dd = pytest.importorskip("dask.dataframe")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=rf"{name} is a Dask DataFrame: .* {name}\.compute\(\)"):
+        call(res, dd.from_pandas(wine, npartitions=3))

@@ -752,10 +752,30 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
 
 
+def distributed_newdata_hint(newdata: Any, name: str = "newdata") -> str:
+    """For a Dask or Spark DataFrame given where rows in memory are needed: what to do.
+
+    ``name``: the argument's name.  An empty string for anything else.
+    """
+    module = type(newdata).__module__.split(".")[0]
+    kind = {"dask": "a Dask DataFrame", "pyspark": "a Spark DataFrame"}.get(module)
+    if kind is None or not hasattr(newdata, "columns"):
+        return ""
+    collect = f"{name}.compute()" if module == "dask" else f"{name}.toPandas()"
+    return (
+        f"{name} is {kind}: this method needs its rows in memory (a pandas DataFrame), so "
+        f"pass {collect} if they fit; predict(newdata) scores {kind} where it is and "
+        f"returns one"
+    )
+
+
 def _newdata_frame(newdata: Any) -> pd.DataFrame:
     """``newdata`` of a formula model as a DataFrame; a clear error if it is not a table."""
     if isinstance(newdata, pd.DataFrame):
         return newdata
+    hint = distributed_newdata_hint(newdata)
+    if hint:
+        raise PredictionError(hint)
     try:
         return pd.DataFrame(newdata)
     except (TypeError, ValueError) as exc:

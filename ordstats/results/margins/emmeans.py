@@ -54,6 +54,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
+from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.design.response import format_level
 from ordstats.errors import NotFittedError, OrdstatsError, PredictionError
 from ordstats.results.margins.adjust import (
@@ -232,7 +233,10 @@ class _GridRows:
 
 def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
     if not isinstance(data, pd.DataFrame):
-        raise OrdstatsError(f"data must be a pandas DataFrame; got {type(data).__name__}")
+        raise OrdstatsError(
+            distributed_newdata_hint(data, "data")
+            or f"data must be a pandas DataFrame; got {type(data).__name__}"
+        )
     missing = [v for v in fit.margins_variables() if v not in data.columns]
     if missing:
         raise OrdstatsError(f"data lacks the predictor column(s) {', '.join(map(repr, missing))}")

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats.design.core import sorted_levels
+from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import MarginsFit
 
@@ -199,7 +200,10 @@ def datagrid(
     elif isinstance(newdata, pd.DataFrame):
         data = newdata
     else:
-        raise OrdstatsError(f"newdata must be a pandas DataFrame; got {type(newdata).__name__}")
+        raise OrdstatsError(
+            distributed_newdata_hint(newdata, "newdata")
+            or f"newdata must be a pandas DataFrame; got {type(newdata).__name__}"
+        )
     if not len(data):
         raise OrdstatsError("datagrid: the data have no rows to take typical values from")
     unknown = [name for name in values if name not in data.columns]

@@ -49,6 +49,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
+from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError, refuse_unknown_options
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import (
@@ -127,8 +128,9 @@ def _resolve_newdata(fit: MarginsFit, newdata: Any) -> pd.DataFrame:
         return datagrid(fit)
     if not isinstance(newdata, pd.DataFrame):
         raise OrdstatsError(
-            "newdata must be a pandas DataFrame (e.g. from datagrid()), 'mean', or None for the "
-            f"estimation rows; got {type(newdata).__name__}"
+            distributed_newdata_hint(newdata)
+            or "newdata must be a pandas DataFrame (e.g. from datagrid()), 'mean', or None for "
+            f"the estimation rows; got {type(newdata).__name__}"
         )
     if newdata.empty:
         raise OrdstatsError("newdata has no rows")
