@@ -3259,3 +3259,45 @@ def test_a_dask_dataframe_where_rows_in_memory_are_needed_is_named(wine, call, n
     res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     with pytest.raises(OrdstatsError, match=rf"{name} is a Dask DataFrame: .* {name}\.compute\(\)"):
         call(res, dd.from_pandas(wine, npartitions=3))
+
+
+def test_clmm_penalised_fits_and_bad_params_say_why(wine):
+    """Before: AttributeError 'OrdinalMixedModel' object has no attribute 'fit_regularized',
+    and numpy's 'could not convert string to float' from loglike/score."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
+    for name in ("fit_regularized", "path", "cv"):
+        with pytest.raises(SpecificationError, match=rf"{name}\(\) is not available .* random"):
+            getattr(model, name)
+        assert not hasattr(model, name)
+    for method in (model.loglike, model.score):
+        with pytest.raises(SpecificationError, match=r"params must be 7 numbers \(1\|2, "):
+            method(["a"] * 7)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m: m.path(n_alphas=np.nan), r"n_alphas must be a whole number from 1 to"),
+        (lambda m: m.path(n_alphas=2.7), r"n_alphas must be a whole number"),
+        (lambda m: m.path(n_alphas="5"), r"n_alphas must be a whole number"),
+        (lambda m: m.path(n_alphas=10**9), r"n_alphas must be a whole number from 1 to 10000"),
+        (lambda m: m.path(n_alphas=5, eps=0), r"eps must be a number in \(0, 1\)"),
+        (lambda m: m.path(n_alphas=5, eps="a"), r"eps must be a number in \(0, 1\)"),
+        (lambda m: m.path(n_alphas=5, eps=2.0), r"eps must be a number in \(0, 1\)"),
+        (lambda m: m.cv(n_alphas=5, cv=3, seed=-1), r"seed must be None or a non-negative"),
+        (lambda m: m.cv(n_alphas=5, cv=3, seed=1.5), r"seed must be None or a non-negative"),
+        (lambda m: m.cv(n_alphas=5, cv=73), r"cv=73 folds for 72 rows"),
+        (
+            lambda m: m.cv(n_alphas=5, cv=[(np.arange(72), np.arange(72))] * 2),
+            r"cv split 0: 72 row\(s\) are in both its train and test rows",
+        ),
+    ],
+)
+def test_penalised_path_and_cv_arguments_are_checked(wine, call, message):
+    """Before: numpy errors (NaN to integer, a geometric sequence with zero, a negative
+    seed), 2.7 alphas read as 2, 10^9 alphas run for ever, alphas above alpha_max from
+    eps=2, 'sample_weight sums to zero' for too many folds, and an in-sample CV loss for
+    overlapping folds."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(SpecificationError, match=message):
+        call(model)

@@ -234,10 +234,7 @@ class OrdinalMixedModel:
         float
         """
         nagq = self._check_nagq(nagq)
-        params = np.asarray(params, dtype=float)
-        expected = self.problem.n_alpha + self.problem.n_beta + self.problem.n_var
-        if params.shape != (expected,):
-            raise SpecificationError(f"params must have {expected} values; got {params.shape}")
+        params = self._check_start(params, "params")
         return -self.objective.value(params, nagq)
 
     def score(self, params: FloatArray, nagq: int = 1) -> FloatArray:
@@ -252,8 +249,8 @@ class OrdinalMixedModel:
         -------
         ndarray
         """
-        params = np.asarray(params, dtype=float)
-        self.loglike(params, nagq)  # checks the length
+        params = self._check_start(params, "params")
+        self.loglike(params, nagq)  # checks nagq
         return -self._objective_functions(self._check_nagq(nagq))[2](params)
 
     def start_params(self) -> FloatArray:
@@ -372,19 +369,18 @@ class OrdinalMixedModel:
             )
         return int(nagq)
 
-    def _check_start(self, start_params: object) -> FloatArray:
-        """``start_params`` as a float vector of the right length, or a clear error."""
+    def _check_start(self, start_params: object, role: str = "start_params") -> FloatArray:
+        """``start_params`` (or ``params``) as a float vector of the right length, or an error."""
         names = self.param_names + self.variance_names
         try:
             x0 = np.asarray(start_params, dtype=float)
         except (TypeError, ValueError):
             raise SpecificationError(
-                f"start_params must be {len(names)} numbers ({', '.join(names)}); "
-                f"got {start_params!r}"
+                f"{role} must be {len(names)} numbers ({', '.join(names)}); got {start_params!r}"
             ) from None
         if x0.shape != (len(names),) or not np.all(np.isfinite(x0)):
             raise SpecificationError(
-                f"start_params must be {len(names)} finite numbers, in the order "
+                f"{role} must be {len(names)} finite numbers, in the order "
                 f"{', '.join(names)}; got shape {x0.shape}"
                 + ("" if x0.shape != (len(names),) else " with non-finite values")
             )
@@ -726,6 +722,31 @@ class OrdinalMixedModel:
 
     def __repr__(self) -> str:
         return f"<OrdinalMixedModel: {self.design.formula}, {self.n_rows} rows>"
+
+    def __getattr__(self, name: str) -> Any:
+        # a method of a model without random terms that a clmm does not have
+        reason = _NOT_FOR_RANDOM_TERMS.get(name)
+        if reason is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise NotAvailableForClmm(
+            f"{name}() is not available for a model with random terms (clmm): {reason}"
+        )
+
+
+class NotAvailableForClmm(SpecificationError, AttributeError):
+    """A method of a clm that a clmm lacks (an AttributeError too, for ``hasattr``)."""
+
+
+_PENALISED = (
+    "penalised fits need the clm's likelihood by rows; fit the model without the random "
+    "terms, or shrink with fit(prior=...) (a Bayesian mode) "
+)
+#: Methods of a model without random terms, and why a clmm has none.
+_NOT_FOR_RANDOM_TERMS = {
+    "fit_regularized": _PENALISED.strip(),
+    "path": _PENALISED.strip(),
+    "cv": _PENALISED.strip(),
+}
 
 
 def _traced(

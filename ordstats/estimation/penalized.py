@@ -440,9 +440,9 @@ def regularization_path(
     check_penalty_arguments(0.0, l1_ratio)
     spec = PenaltySpec.for_model(model, standardize=standardize, nominal_weight=nominal_weight)
     if alphas is None:
-        if int(n_alphas) < 1:
-            raise SpecificationError(f"n_alphas must be at least 1; got {n_alphas!r}")
-        grid, null = default_alphas(model, spec, l1_ratio, int(n_alphas), eps)
+        grid, null = default_alphas(
+            model, spec, l1_ratio, _check_n_alphas(n_alphas), _check_eps(eps)
+        )
         x = null.x
     else:
         try:
@@ -556,6 +556,42 @@ def cross_validate(
     )
 
 
+#: Most values of ``alpha`` a path takes (each is a penalised fit).
+MAX_ALPHAS = 10_000
+
+
+def _check_n_alphas(n_alphas: object) -> int:
+    """``n_alphas`` as a whole number from 1 to :data:`MAX_ALPHAS`."""
+    whole = isinstance(n_alphas, (int, np.integer)) and not isinstance(n_alphas, (bool, np.bool_))
+    if not whole or not 1 <= int(n_alphas) <= MAX_ALPHAS:  # type: ignore[call-overload]
+        raise SpecificationError(
+            f"n_alphas must be a whole number from 1 to {MAX_ALPHAS} (each value of alpha is "
+            f"a fit); got {n_alphas!r}"
+        )
+    return int(n_alphas)  # type: ignore[call-overload]
+
+
+def _check_eps(eps: object) -> float:
+    """``eps``: the smallest alpha's share of the largest, in (0, 1)."""
+    number = isinstance(eps, (int, float, np.integer, np.floating)) and not isinstance(
+        eps, (bool, np.bool_)
+    )
+    if not number or not 0.0 < float(eps) < 1.0:  # type: ignore[arg-type]
+        raise SpecificationError(
+            f"eps must be a number in (0, 1): the smallest alpha is eps times the largest "
+            f"(glmnet's lambda.min.ratio); got {eps!r}"
+        )
+    return float(eps)  # type: ignore[arg-type]
+
+
+def _check_seed(seed: object) -> int | None:
+    """A random seed: None or a non-negative whole number."""
+    whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
+    if seed is not None and not (whole and int(seed) >= 0):  # type: ignore[call-overload]
+        raise SpecificationError(f"seed must be None or a non-negative whole number; got {seed!r}")
+    return None if seed is None else int(seed)  # type: ignore[call-overload]
+
+
 def cv_splits(
     cv: int | Sequence[tuple[Any, Any]], n: int, seed: int | None
 ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
@@ -576,7 +612,12 @@ def cv_splits(
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, (bool, np.bool_)):
         if cv < 2:
             raise SpecificationError(f"cv must be at least 2 folds; got {cv!r}")
-        folds = np.random.default_rng(seed).permutation(np.arange(n) % int(cv))
+        if cv > n:
+            raise SpecificationError(
+                f"cv={cv} folds for {n} rows: a fold needs a row at least; use at most {n} "
+                "(leave-one-out)"
+            )
+        folds = np.random.default_rng(_check_seed(seed)).permutation(np.arange(n) % int(cv))
         return [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(cv)]
     if isinstance(cv, (str, bytes)) or not hasattr(cv, "__iter__"):
         raise SpecificationError(
@@ -584,6 +625,14 @@ def cv_splits(
             f"positions; got {cv!r}"
         )
     splits = [_fold_positions(pair, n, k) for k, pair in enumerate(cv)]
+    for k, (train, test) in enumerate(splits):
+        shared = np.intersect1d(train, test)
+        if shared.size:
+            raise SpecificationError(
+                f"cv split {k}: {shared.size} row(s) are in both its train and test rows "
+                f"(e.g. position {int(shared[0])}), so its loss would be in-sample; give "
+                "disjoint train and test rows"
+            )
     if len(splits) < 2:
         raise SpecificationError(
             f"cv gives {len(splits)} (train, test) split; cross-validation needs at least 2 "
