@@ -3301,3 +3301,58 @@ def test_penalised_path_and_cv_arguments_are_checked(wine, call, message):
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
     with pytest.raises(SpecificationError, match=message):
         call(model)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda w: ordstats.simulate_ratings(10**9, 10**9, density=1.0),
+            SpecificationError,
+            r"about 1e\+18 rated cells; simulate at most 100,000,000",
+        ),
+        (
+            lambda w: ordstats.simulate_ratings(5, 4, link="aranda-ordaz"),
+            SpecificationError,
+            r"aranda-ordaz link has a shape parameter",
+        ),
+        (
+            lambda w: ordstats.simulate_ratings(5, 4, seed=0).true_proba(np.array([0]), [99]),
+            SpecificationError,
+            r"col must be whole-number positions from 0 to 3",
+        ),
+        (
+            lambda w: ordstats.simulate_ratings(5, 4, seed=0).true_proba([0, 1], [1]),
+            SpecificationError,
+            r"row and col must pair one to one",
+        ),
+        (
+            lambda w: ordstats.OrdinalFactorization(
+                pd.DataFrame({"row": [0, 0, 1, 1], "col": [0, 1, 0, 1], "rating": [1, 2, 1, 2]}),
+                row="col",
+            ),
+            SpecificationError,
+            r"row= and col= both name the column 'col'",
+        ),
+        (
+            lambda w: OrdinalModel.from_formula("rating ~ temp", w).fit(
+                prior=ordstats.prior("normal(0, 1e-200)")
+            ),
+            SpecificationError,
+            r"sigma must be between 1e-100 and 1e\+100 .* put it in an offset",
+        ),
+        (
+            lambda w: (
+                OrdinalModel.from_formula("rating ~ temp", w).fit(prior="default").posterior(1)
+            ),
+            SpecificationError,
+            r"draws must be at least 10",
+        ),
+    ],
+)
+def test_simulation_factorisation_and_bayes_arguments_are_checked(wine, call, error, message):
+    """Before: a run for ever (10^18 cells), flexible links accepted, numpy's IndexError or
+    pandas' 'identically-labeled Series', a ZeroDivisionError from sigma squared, and a
+    posterior of one draw (SD 0, k-hat -inf) without a word."""
+    with pytest.raises(error, match=message):
+        call(wine)

@@ -63,6 +63,8 @@ _ALIASES = {
     "uniform": "flat",
     "lkj_corr_cholesky": "lkj",
 }
+#: Scales a density may have: their squares (and nu times them) stay normal numbers.
+_SIGMA_RANGE = (1e-100, 1e100)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*$")
 
 
@@ -105,6 +107,18 @@ class Density:
                 raise SpecificationError(
                     f"{self}: {arg} must be positive (a scale, degrees of freedom or rate); "
                     f"got {value:g}"
+                )
+            # the densities divide by sigma squared (and nu sigma squared): it must not
+            # underflow to 0 or overflow
+            if arg == "sigma" and not _SIGMA_RANGE[0] <= value <= _SIGMA_RANGE[1]:
+                hint = (
+                    "to hold a slope at a value, put it in an offset instead"
+                    if value < _SIGMA_RANGE[0]
+                    else "for no information, use a flat prior ('flat')"
+                )
+                raise SpecificationError(
+                    f"{self}: sigma must be between {_SIGMA_RANGE[0]:g} and "
+                    f"{_SIGMA_RANGE[1]:g} (its square enters the density); got {value:g}: {hint}"
                 )
 
     def __str__(self) -> str:

@@ -632,6 +632,14 @@ def _from_frame(
         named["weights"] = weights
     for argument, name in named.items():
         _column_name(frame, argument, name)
+    shared = {name for name in named.values() if list(named.values()).count(name) > 1}
+    if shared:
+        roles = [f"{argument}=" for argument, name in named.items() if name in shared]
+        raise SpecificationError(
+            f"{' and '.join(roles)} {'both' if len(roles) == 2 else 'all'} name the column "
+            f"{sorted(map(str, shared))[0]!r}; the rows, "
+            "columns, ratings (and weights) must be different columns"
+        )
     if frame.empty:
         raise DataError("the data has no ratings (no rows); pass at least two rated pairs")
     if frame[[row, col, rating]].isna().any().any():

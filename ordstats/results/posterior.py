@@ -200,6 +200,11 @@ class PosteriorMode:
         """
         with numeric_threads():  # thin products, as in a fit
             n = _positive_int(draws, "draws")
+            if n < MIN_DRAWS:
+                raise SpecificationError(
+                    f"draws must be at least {MIN_DRAWS}: fewer give no usable spread, "
+                    f"effective sample size or Pareto k-hat; got {n}"
+                )
             seed = _seed(seed)
             chains, warmup = _positive_int(chains, "chains"), _positive_int(warmup, "warmup")
             if method == "laplace":
@@ -259,6 +264,10 @@ class PosteriorMode:
 
     def __repr__(self) -> str:
         return f"PosteriorMode(k={self.params.size}, log_posterior={self.log_posterior:.4f})"
+
+
+#: Fewest draws a posterior takes (Pareto smoothing fits the largest weights).
+MIN_DRAWS = 10
 
 
 def _positive_int(value: object, name: str) -> int:

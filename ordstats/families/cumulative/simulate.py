@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.core.links import Link, get_link
+from ordstats.core.links import FlexibleLink, Link, get_link
 from ordstats.errors import SpecificationError
 
 __all__ = ["SimulatedRatings", "simulate_ratings"]
@@ -45,7 +45,13 @@ class SimulatedRatings:
 
     def true_proba(self, row: IntArray, col: IntArray, link: str | Link = "logit") -> FloatArray:
         """``P(r = j)`` under the truth for pairs ``(row, col)``, shape (n, K)."""
-        link = get_link(link)
+        row = _positions(row, "row", self.row_bias.size)
+        col = _positions(col, "col", self.col_bias.size)
+        if row.shape != col.shape:
+            raise SpecificationError(
+                f"row and col must pair one to one; got {row.size} rows and {col.size} columns"
+            )
+        link = _simulation_link(link)
         eta = (
             self.row_bias[row]
             + self.col_bias[col]
@@ -54,6 +60,36 @@ class SimulatedRatings:
         cum = link.cdf(self.thresholds[row] - eta[:, None])
         cum = np.column_stack([np.zeros(len(eta)), cum, np.ones(len(eta))])
         return np.diff(cum, axis=1)
+
+
+def _positions(values: object, name: str, size: int) -> IntArray:
+    """Whole-number positions in ``0..size-1``, or a clear error."""
+    array = np.atleast_1d(np.asarray(values))
+    if (
+        array.ndim != 1
+        or array.dtype.kind not in "iu"
+        or (array.size and (array.min() < 0 or array.max() >= size))
+    ):
+        raise SpecificationError(
+            f"{name} must be whole-number positions from 0 to {size - 1}; got {values!r:.60}"
+        )
+    return array.astype(np.intp, copy=False)
+
+
+def _simulation_link(link: str | Link) -> Link:
+    """The link, refusing the flexible families (the fits of these data cannot use them)."""
+    resolved = get_link(link)
+    if isinstance(resolved, FlexibleLink):
+        raise SpecificationError(
+            f"the {resolved.name} link has a shape parameter that ordinal matrix "
+            "factorisation does not estimate, so ratings simulated with it could not be "
+            "fitted back; use logit, probit, cloglog, loglog or cauchit"
+        )
+    return resolved
+
+
+#: Most rated cells :func:`simulate_ratings` draws (about 3 GB of arrays).
+MAX_SIMULATED_CELLS = 100_000_000
 
 
 def _check_simulation(
@@ -80,6 +116,14 @@ def _check_simulation(
         whole("seed", seed, 0)
     if not isinstance(density, numbers.Real) or not 0.0 < float(density) <= 1.0:
         raise SpecificationError(f"density is a share of the cells, in (0, 1]; got {density!r}")
+    rows, cols = int(n_rows), int(n_cols)  # type: ignore[call-overload]  # checked above
+    cells = max(float(density) * rows * cols, float(rows + cols))
+    if cells > MAX_SIMULATED_CELLS:
+        raise SpecificationError(
+            f"{n_rows} x {n_cols} at density {density} is about {cells:.3g} rated cells; "
+            f"simulate at most {MAX_SIMULATED_CELLS:,} (fewer rows or columns, or a lower "
+            "density)"
+        )
     for name, value in (("scale_use", scale_use), ("factor_sd", factor_sd)):
         if not isinstance(value, numbers.Real) or not (
             np.isfinite(float(value)) and float(value) >= 0
@@ -128,7 +172,7 @@ def simulate_ratings(
     """
     _check_simulation(n_rows, n_cols, rank, n_levels, density, scale_use, factor_sd, seed)
     rng = np.random.default_rng(seed)
-    link = get_link(link)
+    link = _simulation_link(link)
     p = factor_sd * rng.standard_normal((n_rows, rank))
     q = factor_sd * rng.standard_normal((n_cols, rank))
     b_r = 0.5 * rng.standard_normal(n_rows)
