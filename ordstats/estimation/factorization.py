@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.config import resolve_threads
-from ordstats.core.links import FlexibleLink, Link, get_link, link_names
+from ordstats.core.links import Link, fixed_shape_link
 from ordstats.core.threads import numeric_threads
 from ordstats.design.core import _check_weights
 from ordstats.design.response import encode_response, format_level
@@ -560,15 +560,7 @@ def _progress(enabled: bool, total: int) -> object:
 
 def _factorization_link(link: str | Link) -> Link:
     """The link, refusing the flexible families (their parameter is not estimated here)."""
-    resolved = get_link(link)
-    if isinstance(resolved, FlexibleLink):
-        raise SpecificationError(
-            f"the {resolved.name} link has a shape parameter that ordinal matrix "
-            "factorisation does not estimate; use one of "
-            f"{', '.join(map(repr, link_names()))} (or a Link or frozen scipy distribution "
-            "without free parameters)"
-        )
-    return resolved
+    return fixed_shape_link(link, "ordinal matrix factorisation does not estimate")
 
 
 def _encode_ratings(

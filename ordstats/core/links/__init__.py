@@ -33,6 +33,7 @@ __all__ = [
     "Logit",
     "Loglog",
     "Probit",
+    "fixed_shape_link",
     "get_link",
     "link_names",
     "log1mexp",
@@ -107,3 +108,27 @@ def get_link(link: str | Link | object) -> Link:
         f"unknown link {link!r}; choose one of {', '.join(map(repr, link_names(flexible=True)))}"
         ", a Link, or a frozen scipy.stats continuous distribution"
     )
+
+
+def fixed_shape_link(link: str | Link | object, why: str) -> Link:
+    """:func:`get_link`, refusing the flexible families (whose parameter ``why`` explains).
+
+    Parameters
+    ----------
+    link : str or Link
+    why : str
+        Why the caller cannot use a link with a free shape parameter.
+
+    Raises
+    ------
+    SpecificationError
+        For a flexible family; the message lists the links without one.
+    """
+    resolved = get_link(link)
+    if isinstance(resolved, FlexibleLink):
+        raise SpecificationError(
+            f"the {resolved.name} link has a shape parameter that {why}; use one of "
+            f"{', '.join(map(repr, link_names()))} (or a Link or frozen scipy distribution "
+            "without free parameters)"
+        )
+    return resolved

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.core.links import FlexibleLink, Link, get_link
+from ordstats.core.links import Link, fixed_shape_link
 from ordstats.errors import SpecificationError
 
 __all__ = ["SimulatedRatings", "simulate_ratings"]
@@ -78,14 +78,11 @@ def _positions(values: object, name: str, size: int) -> IntArray:
 
 def _simulation_link(link: str | Link) -> Link:
     """The link, refusing the flexible families (the fits of these data cannot use them)."""
-    resolved = get_link(link)
-    if isinstance(resolved, FlexibleLink):
-        raise SpecificationError(
-            f"the {resolved.name} link has a shape parameter that ordinal matrix "
-            "factorisation does not estimate, so ratings simulated with it could not be "
-            "fitted back; use logit, probit, cloglog, loglog or cauchit"
-        )
-    return resolved
+    return fixed_shape_link(
+        link,
+        "ordinal matrix factorisation does not estimate, so ratings simulated with it "
+        "could not be fitted back",
+    )
 
 
 #: Most rated cells :func:`simulate_ratings` draws (about 3 GB of arrays).
