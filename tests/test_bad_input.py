@@ -357,6 +357,11 @@ def test_misread_arguments_of_the_model_comparisons_say_what_they_take(wine):
         ordstats.compare_links("rating ~ temp", wine, links="probit")
     with pytest.raises(OrdstatsError, match="names must be a list"):  # before: rows 'a', 'b'
         ordstats.anova(small, large, names="ab")
+    with pytest.raises(OrdstatsError, match="names must be a list"):  # before: len() of an int
+        ordstats.anova(small, large, names=5)
+    # before: the example given was links=['logit', 'logit'], itself refused
+    with pytest.raises(SpecificationError, match=r"e.g. links=\['probit', 'logit'\]"):
+        ordstats.compare_links("rating ~ temp", wine, links="logit")
     relabelled = wine.set_axis(wine.index + 100)
     other = OrdinalModel.from_formula("rating ~ temp + contact", relabelled).fit()
     with pytest.raises(SpecificationError, match="rows with different labels"):

@@ -251,8 +251,9 @@ def compare_links(
     'probit'
     """
     if isinstance(links, str):
+        other = "probit" if links.strip().lower() == "logit" else "logit"
         raise SpecificationError(
-            f"links= takes a list of at least two links, e.g. links=['logit', {links!r}]; "
+            f"links= takes a list of at least two links, e.g. links=[{other!r}, {links!r}]; "
             f"got the string {links!r}"
         )
     names = [get_link(link).name for link in links]

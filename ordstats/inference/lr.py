@@ -264,6 +264,10 @@ def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
 
 def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) -> list[str]:
     if names is not None:
+        if not isinstance(names, (str, Sequence, pd.Index, np.ndarray)):
+            raise OrdstatsError(
+                f"names must be a list of {len(models)} labels, one per model; got {names!r:.40}"
+            )
         if isinstance(names, str):  # a string is a sequence of letters
             raise OrdstatsError(
                 f"names must be a list of {len(models)} labels, one per model; got the string "
