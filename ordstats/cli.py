@@ -228,6 +228,7 @@ def _add_links_parser(commands: Any) -> None:
         default="logit,probit,cloglog,loglog,cauchit",
         help="links to compare, comma-separated (default: the five standard links)",
     )
+    links.set_defaults(link=None)  # --link is refused here (the command fits each of --links)
 
 
 def _add_compare_parser(commands: Any) -> None:
@@ -498,6 +499,8 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     except _UNREADABLE as exc:  # e.g. a .csv.gz that is not gzip
         raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
+    except ValueError as exc:  # e.g. a .zip of several files, or of none
+        raise DataError(f"cannot read {str(path)!r} as one CSV table: {exc}") from exc
     _check_separator(frame, path, used)
     return frame
 
@@ -903,6 +906,12 @@ def _options_without_link(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_links(args: argparse.Namespace) -> None:
+    if args.link is not None:
+        raise DataError(
+            f"--link {args.link} is not used by 'ordstats links', which fits the model under "
+            "each link of --links: give the links to compare as --links L1,L2,..."
+        )
+    args.link = ModelOptions().link
     links = [part.strip() for part in args.links.split(",") if part.strip()]
     if len(links) < 2:
         raise DataError(f"--links needs at least two links separated by commas; got {args.links!r}")
@@ -1038,7 +1047,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands[args.command](args)
         sys.stdout.flush()
     except ValueError as exc:  # OrdstatsError, and what numpy, pandas or scipy say of the input
-        print(f"ordstats: error: {exc}", file=sys.stderr)
+        # one line (a formula's error marks the place on lines of its own)
+        message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        print(f"ordstats: error: {message}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # output piped into e.g. head, which stopped reading
         _silence_stdout()

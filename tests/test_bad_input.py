@@ -1876,7 +1876,7 @@ def test_chunked_cluster_covariance_input_is_checked(wine):
             res.get_robustcov_results("cluster", kwds)
     gaps = data.assign(pair=data["pair"].where(data.index % 9 > 0))
     res = OrdinalModel.from_formula("rating ~ temp + contact", gaps, chunksize=20).fit()
-    with pytest.raises(DataError, match=r"column 'pair' has 8 missing labels among the rows used"):
+    with pytest.raises(DataError, match=r"'pair'\), have 8 missing values among the rows"):
         res.get_robustcov_results("cluster", {"groups": "pair"})
     with pytest.raises(SpecificationError, match=r"cov_kwds \['groups'\] not understood"):
         res.get_robustcov_results("HC0", {"groups": "pair"})
@@ -2091,7 +2091,7 @@ def test_in_memory_cluster_groups_by_name_are_checked(wine):
     with pytest.raises(DataError, match=r"'piar' is not a column of the data; did you mean 'pair'"):
         res.get_robustcov_results("cluster", {"groups": "piar"})
     gaps = data.assign(pair=data["pair"].where(data.index % 9 > 0))
-    with pytest.raises(DataError, match=r"groups has 8 missing labels among the rows used"):
+    with pytest.raises(DataError, match=r"'pair'\), have 8 missing values among the rows"):
         OrdinalModel.from_formula("rating ~ temp + contact", gaps).fit(
             cov_type="cluster", cov_kwds={"groups": "pair"}
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -154,6 +155,27 @@ def test_formula_error_is_plain_text_and_quotes_the_formula(capsys):
     assert code == 2
     assert "\x1b[" not in err
     assert "'rating ~ temp + (contact'" in err
+
+
+def test_errors_are_one_line_and_name_what_to_do(capsys, tmp_path):
+    """Before: formulaic's marker on lines of its own, pandas' ZIP message unlabelled,
+    --link silently ignored by links, and 'groups has 1 missing labels' for --cluster."""
+    code, _, err = run(capsys, "fit", "rating ~ temp +", "--data", "wine")
+    assert code == 2 and err.count("\n") == 1 and "temp ⧛+⧚" in err
+    code, _, err = run(capsys, "links", "rating ~ temp", "--data", "wine", "--link", "probit")
+    assert code == 2 and "--link probit is not used by 'ordstats links'" in err
+    archive = tmp_path / "two.csv.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("a.csv", "a,b\n1,2\n")
+        zipped.writestr("b.csv", "a,b\n1,2\n")
+    code, _, err = run(capsys, "fit", "a ~ b", "--data", str(archive))
+    assert code == 2 and f"cannot read {str(archive)!r} as one CSV table" in err
+    holes = ordstats.datasets.load("wine").assign(pair=[None] + ["p"] * 35 + ["q"] * 36)
+    holes.to_csv(tmp_path / "holes.csv", index=False)
+    code, _, err = run(
+        capsys, "fit", "rating ~ temp", "--data", str(tmp_path / "holes.csv"), "--cluster", "pair"
+    )
+    assert code == 2 and "(the column 'pair'), have 1 missing values" in err
 
 
 @pytest.mark.parametrize("command", ["links", "compare", "predict"])

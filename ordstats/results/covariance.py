@@ -266,7 +266,7 @@ def cluster_groups(groups: Any, row_index: pd.Index) -> np.ndarray:
             )
         labels = pd.Series(arr, index=row_index)
     if labels.isna().any():
-        raise DataError(f"groups has {int(labels.isna().sum())} missing labels among the rows used")
+        raise _missing_cluster_labels(int(labels.isna().sum()), getattr(groups, "name", None))
     codes, uniques = pd.factorize(labels, sort=True)
     if len(uniques) < 2:
         raise DataError("cluster-robust covariance needs at least two clusters")
@@ -360,10 +360,7 @@ def streamed_sandwich_covariance(
     sums = evaluator.score_sums(params, groups)
     if kind == "cluster":
         if sums.n_missing_labels:
-            raise DataError(
-                f"the groups column {groups!r} has {sums.n_missing_labels} missing labels "
-                "among the rows used"
-            )
+            raise _missing_cluster_labels(sums.n_missing_labels, groups)
         if sums.n_groups < 2:
             raise DataError("cluster-robust covariance needs at least two clusters")
         meat = sums.cluster_meat()
@@ -606,3 +603,12 @@ class CovarianceMethods(FittedState):
             name, getattr(source, "data", None), design.row_index, design.n_dropped
         )
         return {**dict(cov_kwds or {}), "groups": labels}
+
+
+def _missing_cluster_labels(n_missing: int, column: object) -> DataError:
+    """The error for cluster labels missing on rows the fit used (``column``: their name)."""
+    which = f" (the column {column!r})" if isinstance(column, str) else ""
+    return DataError(
+        f"the cluster labels, cov_kwds['groups']{which}, have {n_missing} missing values "
+        "among the rows used; fill them in, or drop those rows before fitting"
+    )
