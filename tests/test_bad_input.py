@@ -3361,3 +3361,13 @@ def test_simulation_factorisation_and_bayes_arguments_are_checked(wine, call, er
     posterior of one draw (SD 0, k-hat -inf) without a word."""
     with pytest.raises(error, match=message):
         call(wine)
+
+
+def test_lonely_psu_average_with_no_stratum_to_average_over_warns(survey_rows):
+    """Before: every SE NaN with numpy's RuntimeWarnings only (R gives NaN too)."""
+    design = ordstats.SurveyDesign(
+        survey_rows, weights="w", strata="cl", psu="cl", nest=True, lonely_psu="average"
+    )
+    with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"no stratum to average over"):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    assert np.isnan(res.bse).all()

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, sparse, stats
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.errors import DataError, OrdstatsWarning
+from ordstats.errors import DataError, OrdstatsWarning, user_stacklevel
 
 __all__ = ["linearization_meat", "replicate_variance", "weighted_f_tail"]
 
@@ -159,6 +159,14 @@ def _one_stage(
     n_strata = int(present.sum())
     if n_ok < n_strata:  # "average": the other strata's mean for the lonely ones
         # none to average over (one stratum at this stage): undefined, NaN as R
+        if not n_ok:
+            warnings.warn(
+                f"every stratum at stage {number} has a single PSU, so lonely_psu='average' "
+                "has no stratum to average over: the variance is undefined (NaN, as in R); "
+                "choose lonely_psu='adjust', 'remove' or 'certainty' in the design",
+                OrdstatsWarning,
+                stacklevel=user_stacklevel(),
+            )
         result *= n_strata / n_ok if n_ok else np.nan
     return result
 
