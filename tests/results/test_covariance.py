@@ -176,7 +176,7 @@ def test_groups_aligned_on_index(wine, wine_model):
         ("cluster", {"groups": "jugde"}, DataError, "not a column of the data; did you mean"),
         ("cluster", {"groups": np.arange(5)}, DataError, "one label per row"),
         ("cluster", {"groups": np.zeros(72)}, DataError, "at least two clusters"),
-        ("cluster", {"groups": np.r_[np.nan, np.ones(71)]}, DataError, "have 1 missing values among the rows used"),
+        ("cluster", {"groups": np.r_[np.nan, np.ones(71)]}, DataError, "have 1 missing values"),
         (
             "cluster",
             {"groups": np.arange(72), "use_correction": "yes"},
