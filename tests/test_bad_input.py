@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import re
 import warnings
 
@@ -3371,3 +3372,51 @@ def test_lonely_psu_average_with_no_stratum_to_average_over_warns(survey_rows):
     with pytest.warns(ordstats.errors.OrdstatsWarning, match=r"no stratum to average over"):
         res = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
     assert np.isnan(res.bse).all()
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_a_category_without_rows_is_not_predicted_and_spoils_no_other_mean(wine, chunksize):
+    """Before: chunked predict() gave the 'hot' row the 'cold' probabilities (in memory:
+    NaN), and in memory emmeans() was NaN for every level, not only for 'hot'."""
+    data = wine.assign(temp=wine["temp"].cat.add_categories("hot"))
+    plain = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", data, chunksize=chunksize).fit()
+    rows = pd.DataFrame(
+        {"temp": pd.Categorical(["hot", "cold"], categories=["cold", "warm", "hot"]),
+         "contact": ["no", "no"]}
+    )  # fmt: skip
+    with pytest.warns(PredictionWarning, match=r"'hot' of 'temp', which had no rows"):
+        predicted = res.predict(rows)
+    assert predicted.iloc[0].isna().all() and predicted.iloc[1].notna().all()
+    with pytest.warns(PredictionWarning):
+        means = res.emmeans("temp").summary_frame().set_index("temp")["emmean"]
+    expected = plain.emmeans("temp").summary_frame().set_index("temp")["emmean"]
+    np.testing.assert_allclose(means[["cold", "warm"]], expected[["cold", "warm"]], rtol=1e-8)
+    assert np.isnan(means["hot"])
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_arrow_strings_decimals_periods_and_spaced_names(wine, chunksize):
+    """Before: Arrow-backed text predictors failed in memory ('could not convert string to
+    float'); Decimal objects became a 69-level factor without a word; a Period column
+    was a TypeError; a backticked name with a space broke every margins verb."""
+    pa = pytest.importorskip("pyarrow")
+    extra = {} if chunksize is None else {"chunksize": chunksize}
+    plain = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    arrow = wine.assign(temp=wine["temp"].astype(str).astype(pd.ArrowDtype(pa.string())))
+    res = OrdinalModel.from_formula("rating ~ temp + contact", arrow, **extra).fit()
+    np.testing.assert_allclose(res.params.to_numpy(), plain.params.to_numpy(), rtol=1e-10)
+    x = np.random.default_rng(1).normal(size=len(wine))
+    decimals = wine.assign(x=[decimal.Decimal(str(round(v, 3))) for v in x])
+    with pytest.warns(SpecificationWarning, match=r"'x' holds numbers stored as objects"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CollinearityWarning)
+            OrdinalModel.from_formula("rating ~ temp + x", decimals, **extra)
+    periods = wine.assign(p=pd.period_range("2020", periods=len(wine), freq="D"))
+    with pytest.raises(DataError, match=r"'p' holds periods \(period\[D\]\)"):
+        OrdinalModel.from_formula("rating ~ temp + p", periods, **extra)
+    spaced = wine.rename(columns={"temp": "my temp"})
+    res = OrdinalModel.from_formula("rating ~ `my temp` + contact", spaced, **extra).fit()
+    assert res.avg_predictions().shape[0] == 5
+    assert res.emmeans("contact").summary_frame().shape[0] == 2

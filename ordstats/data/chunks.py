@@ -253,9 +253,28 @@ def fixed_side_terms(
     """Build the nominal and scale terms (right-hand sides ``sides``) with fixed factor levels."""
     prototype = _factor_prototype(scan, plan)
     return {
-        part: fixed_level_terms(f"{plan.response} ~ {rhs}", prototype, context, part)[1]
+        part: _with_empty_levels(
+            fixed_level_terms(f"{plan.response} ~ {rhs}", prototype, context, part)[1], scan
+        )
         for part, rhs in sides.items()
     }
+
+
+def _with_empty_levels(terms: TermsDesign, scan: LevelScan) -> TermsDesign:
+    """``terms`` recording the declared levels of Categorical columns that no row had.
+
+    As the in-memory design records them: new rows of such a level are not
+    predicted (their column was dropped as all zeros), but NaN, with a warning.
+    """
+    empty = {}
+    for expr, (kind, state) in getattr(terms.spec, "encoder_state", {}).items():
+        if str(getattr(kind, "value", kind)) != "categorical" or expr not in scan.categories:
+            continue
+        seen = scan.values.get(expr, {})
+        unused = [level for level in state.get("categories", []) if level not in seen]
+        if unused:
+            empty[expr] = unused
+    return replace(terms, empty_levels=empty) if empty else terms
 
 
 def terms_without_levels(
@@ -311,7 +330,7 @@ def fix_levels(
             many_levels=many_levels,
         )
     fitted_formula, terms = fixed_level_terms(formula, _factor_prototype(scan, plan), context)
-    return response, fitted_formula, terms
+    return response, fitted_formula, _with_empty_levels(terms, scan)
 
 
 # ---------------------------------------------------------------------------

@@ -567,6 +567,13 @@ def unusable_dtype(name: str, dtype: Any) -> str | None:
             f"(data[{name!r}] - data[{name!r}].min()).dt.days for dates or "
             f"data[{name!r}].dt.total_seconds() for durations, or to categories"
         )
+    if isinstance(dtype, pd.PeriodDtype):
+        return (
+            f"the column {name!r} holds periods ({dtype}), which a formula cannot use as "
+            f"they are; convert it to numbers first, e.g. data[{name!r}].dt.year or "
+            f"(data[{name!r}] - data[{name!r}].min()).apply(lambda d: d.n), or to categories "
+            f"(data[{name!r}].astype(str))"
+        )
     if pd.api.types.is_complex_dtype(dtype):
         return (
             f"the column {name!r} holds complex numbers ({dtype}); a design holds real "

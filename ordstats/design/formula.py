@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import decimal
 import inspect
+import numbers
 import re
 import warnings
 from collections.abc import Iterable, Mapping
@@ -200,6 +202,18 @@ def required_variables(rhs: str) -> set[str]:
     return _with_quoted_names(rhs, {str(v) for v in Formula(rhs).required_variables})
 
 
+def expression_variables(expr: str) -> set[str]:
+    """The variables one of a fitted spec's expressions reads.
+
+    formulaic keeps a backtick-quoted name without its backticks (``my temp``),
+    which is not formula text of its own: such a name is read whole.
+    """
+    try:
+        return required_variables(expr)
+    except (FormulaicError, SyntaxError):
+        return required_variables(f"`{expr}`")
+
+
 def spec_variables(spec: ModelSpec) -> set[str]:
     """The variables that a fitted spec's terms read (:func:`required_variables` of a spec)."""
     text = " + ".join(
@@ -339,17 +353,33 @@ def _plain_strings(frame: pd.DataFrame) -> pd.DataFrame:
     not the ``pd.NA``-valued string types.
     """
     # by position: a repeated column name selects a DataFrame, not a column
-    convert = [
-        j
-        for j, dtype in enumerate(frame.dtypes)
-        if isinstance(dtype, pd.StringDtype) and dtype.na_value is pd.NA
-    ]
+    convert = [j for j, dtype in enumerate(frame.dtypes) if _text_extension(dtype)]
     if not convert:
         return frame
     out = frame.copy(deep=False)
     for j in convert:
-        out.isetitem(j, frame.iloc[:, j].astype(object))
+        column = frame.iloc[:, j].astype(object)
+        # pd.NA (of nullable strings) as NaN, which the design's missing-value rules read
+        out.isetitem(j, column.where(column.notna(), np.nan))
     return out
+
+
+def _text_extension(dtype: Any) -> bool:
+    """Whether ``dtype`` holds text with ``pd.NA``: ``string``, or Arrow's strings.
+
+    Arrow's ``string``, ``large_string`` and dictionary-encoded strings
+    (``convert_dtypes(dtype_backend="pyarrow")``, Parquet read by pandas) too.
+    """
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.na_value is pd.NA
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        kind = dtype.pyarrow_dtype
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+    return False
 
 
 def _context_value(value: Any) -> bool:
@@ -915,10 +945,10 @@ def _astray_numbers(name: str, values: pd.Series) -> str | None:
             f"1 and '1'), {as_factor}, some of them shown twice; make it one type first, "
             f"e.g. data[{name!r}] = data[{name!r}].astype(str)"
         )
+    # Python's and numpy's numbers, and others such as decimal.Decimal and fractions.Fraction
     is_number = np.array(
         [
-            isinstance(v, (int, float, np.integer, np.floating))
-            and not isinstance(v, (bool, np.bool_))
+            isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
             for v in distinct
         ]
     )

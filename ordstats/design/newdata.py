@@ -227,12 +227,16 @@ def newdata_columns(
 
 
 def _refuse_dates(frame: pd.DataFrame, needed: list[str]) -> None:
-    """A :class:`PredictionError` for date, duration or complex columns (refused by fits too)."""
+    """A :class:`PredictionError` for columns that fits refuse too (dates, periods, complex)."""
     for name in needed:
         dtype = frame[name].dtype
         if unusable_dtype(str(name), dtype) is not None:
             what = (
-                "complex numbers" if pd.api.types.is_complex_dtype(dtype) else "dates or durations"
+                "complex numbers"
+                if pd.api.types.is_complex_dtype(dtype)
+                else "periods"
+                if isinstance(dtype, pd.PeriodDtype)
+                else "dates or durations"
             )
             raise PredictionError(
                 f"newdata's column {name!r} holds {what} ({dtype}); give it as "

@@ -553,7 +553,23 @@ def _average(
     combos = itertools.product(*[grid.dims[d].levels for d in kept[::-1]])
     labels = pd.DataFrame([c[::-1] for c in combos], columns=names)
     functions = None if grid.estimability is None else matrix @ grid.estimability[0]
-    return labels, matrix @ grid.values, matrix @ grid.jacobian, functions
+    return labels, _weighted(matrix, grid.values), _weighted(matrix, grid.jacobian), functions
+
+
+def _weighted(matrix: FloatArray, values: FloatArray) -> FloatArray:
+    """``matrix @ values``, where a cell without a value (NaN) spoils only what weighs it.
+
+    A cell of a factor level without fitted rows is predicted as NaN; the means
+    that give it no weight must not become NaN through ``0 * NaN``.
+    """
+    missing = np.isnan(values)
+    if not missing.any():
+        return matrix @ values
+    flat = missing.reshape(missing.shape[0], -1)
+    out = matrix @ np.where(missing, 0.0, values)
+    spoiled = (matrix != 0) @ flat.astype(float) > 0
+    out.reshape(out.shape[0], -1)[spoiled] = np.nan
+    return out
 
 
 # -- the result -----------------------------------------------------------------------------

@@ -50,7 +50,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
-from ordstats.design.formula import required_variables
+from ordstats.design.formula import expression_variables
 from ordstats.design.newdata import (
     estimability,
     fitted_rows,
@@ -207,12 +207,12 @@ class OrdinalMarginsFit(FittedState):
             spec = None if terms is None else terms.spec
             for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
                 if str(getattr(kind, "value", kind)) != "categorical":
-                    numeric |= required_variables(expr)
+                    numeric |= expression_variables(expr)
                 elif expr not in levels:
                     levels[expr] = list(state.get("categories", []))
         columns = set(self.margins_variables())
         for expr, categories in list(levels.items()):
-            read = required_variables(expr) & columns
+            read = expression_variables(expr) & columns
             if len(read) == 1 and expr not in read:
                 (name,) = read
                 if name not in numeric:
