@@ -3420,3 +3420,21 @@ def test_arrow_strings_decimals_periods_and_spaced_names(wine, chunksize):
     res = OrdinalModel.from_formula("rating ~ `my temp` + contact", spaced, **extra).fit()
     assert res.avg_predictions().shape[0] == 5
     assert res.emmeans("contact").summary_frame().shape[0] == 2
+
+
+def test_a_boolean_predictor_s_margins_are_the_same_chunked(wine):
+    """Before: chunked avg_slopes() labelled b's rows 'warm - cold', gave x a wrong value
+    and dropped temp; avg_comparisons(variables='b') said there were no predictors."""
+    data = wine.assign(x=np.random.default_rng(1).normal(size=72), b=np.arange(72) % 3 == 0)
+    memory = OrdinalModel.from_formula("rating ~ temp + x + b", data).fit()
+    chunked = OrdinalModel.from_formula("rating ~ temp + x + b", data, chunksize=20).fit()
+    for verb, options in (
+        ("avg_slopes", {}),
+        ("avg_comparisons", {"variables": "b"}),
+        ("avg_comparisons", {"variables": ["temp", "b"]}),
+    ):
+        expected = getattr(memory, verb)(**options)
+        got = getattr(chunked, verb)(**options)
+        assert got[["term", "contrast"]].equals(expected[["term", "contrast"]])
+        np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
+    assert "True - False" in set(expected["contrast"])

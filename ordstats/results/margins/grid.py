@@ -63,9 +63,16 @@ def with_factor_levels(data: pd.DataFrame, levels: dict[str, list[Any]]) -> pd.D
 
 
 def factor_levels(column: pd.Series) -> list[Any]:
-    """The levels of a factor column: its categories, else its sorted distinct values."""
+    """The levels of a factor column: its categories, else its sorted distinct values.
+
+    A boolean column has both levels, False and True, whichever its rows take
+    (as a logical's comparison is TRUE - FALSE in R): a chunk of rows that
+    all take one gives the table of the whole data's.
+    """
     if isinstance(column.dtype, pd.CategoricalDtype):
         return list(column.cat.categories)
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return [False, True]
     return sorted_levels(column.dropna().unique())
 
 
