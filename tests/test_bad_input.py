@@ -3438,3 +3438,21 @@ def test_a_boolean_predictor_s_margins_are_the_same_chunked(wine):
         assert got[["term", "contrast"]].equals(expected[["term", "contrast"]])
         np.testing.assert_allclose(got["estimate"], expected["estimate"], rtol=1e-9, atol=1e-12)
     assert "True - False" in set(expected["contrast"])
+
+
+def test_emmeans_data_with_missing_values_empty_or_repeated_columns(wine):
+    """Before: one NaN made every mean NaN, an empty frame gave NaN silently (or numpy's
+    'cannot reshape'), and a repeated column an AttributeError. R's ref_grid leaves
+    incomplete rows out."""
+    data = wine.assign(x=np.random.default_rng(1).normal(size=72))
+    res = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    rows = data.head(6).copy()
+    rows.loc[1, "x"] = np.nan
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of data have missing values"):
+        got = res.emmeans("temp", data=rows).summary_frame()["emmean"]
+    expected = res.emmeans("temp", data=rows.dropna()).summary_frame()["emmean"]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    with pytest.raises(OrdstatsError, match=r"data has no rows"):
+        res.emmeans("temp", data=data.iloc[:0])
+    with pytest.raises(OrdstatsError, match=r"data has repeated column names \('x'\)"):
+        res.emmeans("temp", data=data.assign(contact=1.0).rename(columns={"contact": "x"}))

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -56,7 +57,13 @@ from ordstats._typing import FloatArray, IntArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.design.response import format_level
-from ordstats.errors import NotFittedError, OrdstatsError, PredictionError
+from ordstats.errors import (
+    MissingDataWarning,
+    NotFittedError,
+    OrdstatsError,
+    PredictionError,
+    user_stacklevel,
+)
 from ordstats.results.margins.adjust import (
     Family,
     adjusted_p_values,
@@ -237,9 +244,28 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
             distributed_newdata_hint(data, "data")
             or f"data must be a pandas DataFrame; got {type(data).__name__}"
         )
-    missing = [v for v in fit.margins_variables() if v not in data.columns]
+    variables = fit.margins_variables()
+    missing = [v for v in variables if v not in data.columns]
     if missing:
         raise OrdstatsError(f"data lacks the predictor column(s) {', '.join(map(repr, missing))}")
+    if data.columns.duplicated().any():
+        repeated = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
+        raise OrdstatsError(f"data has repeated column names ({', '.join(map(repr, repeated))})")
+    # R's ref_grid reads data through model.frame, which leaves out incomplete rows
+    incomplete = data[variables].isna().any(axis=1).to_numpy() if variables else None
+    if incomplete is not None and incomplete.any():
+        warnings.warn(
+            f"emmeans: {int(incomplete.sum())} row(s) of data have missing values in the "
+            "model's predictors and were left out of the reference grid (as R's ref_grid "
+            "leaves them out)",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),
+        )
+        data = data.loc[~incomplete]
+    if data.empty:
+        raise OrdstatsError(
+            "data has no rows (with every predictor of the model) to build the grid"
+        )
     return data
 
 
