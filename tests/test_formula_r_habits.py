@@ -6,11 +6,14 @@ what each habit needs of the formula layer.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import ordstats
 from tests._parity import dataset
+from tests._reference import fit_call, load
 
 
 def test_dotted_column_names_in_backticks_are_read_whole():
@@ -66,3 +69,60 @@ def test_transforms_learn_from_every_row_where_their_variables_are_present():
     kept = survey.index.get_indexer(model.design.row_index)
     expected = (survey["Age"].to_numpy(float)[kept] - present.mean()) / present.std(ddof=1)
     np.testing.assert_allclose(model.design.location.matrix[:, 0], expected, rtol=1e-13)
+
+
+def _r_style(name: str) -> str:
+    """``temp[T.warm]`` and ``temp[cold]`` as R prints them; scale effects without prefix."""
+    name = name.removeprefix("scale:")
+    return re.sub(r"\[(?:T\.)?(.+?)\]", r"\1", name)
+
+
+def _interaction_case_data(name: str):
+    if name.startswith("wine"):
+        wine = ordstats.datasets.load("wine")
+        return wine.assign(x=np.sin(np.arange(1.0, len(wine) + 1.0)))
+    housing = ordstats.datasets.load("housing")  # R's read.csv: text, levels sorted
+    return housing.astype({"Infl": str, "Type": str, "Cont": str})
+
+
+@pytest.mark.parametrize(
+    "case", ["wine_location", "wine_location_x", "wine_scale", "housing_location"]
+)
+def test_an_interaction_without_its_main_effects_is_coded_as_r_codes_it(case):
+    """Before: formulaic's basis of the same column space (same logLik, every estimate and
+    SE different: thresholds off by 4.03). R codes a factor by one indicator per level when
+    the term without it is in no preceding term, and clm drops the column aliased with
+    the thresholds (tests/r/interaction_coding.R)."""
+    ref = load("interaction_coding")[case]
+    formula, _, options = fit_call(ref["call"])
+    with pytest.warns(ordstats.errors.CollinearityWarning):
+        res = ordstats.OrdinalModel.from_formula(
+            formula, _interaction_case_data(case), **options
+        ).fit()
+    got = {_r_style(n): v for n, v in res.params.items()}
+    se = {_r_style(n): v for n, v in res.bse.items()}
+    assert sorted(got) == sorted(ref["coefficients"])
+    for name, value in ref["coefficients"].items():
+        assert got[name] == pytest.approx(value, rel=1e-6, abs=1e-8), name
+        assert se[name] == pytest.approx(ref["se"][name], rel=1e-4), name
+    assert res.llf == pytest.approx(ref["logLik"], rel=1e-9)
+
+
+def test_factor_levels_given_as_numbers_match_text_values_as_r_does():
+    """R's factor() and ordered() compare as text: levels c(5, 4, 3, 2, 1) of the labels
+    "1".."5". Before: every value was missing ('nothing is left to fit'). R:
+    clm(ordered(rating, levels = c(5,4,3,2,1)) ~ temp + contact, data = wine) has
+    5|4 ... 2|1 = -5.0064, -3.4669, -1.2508, 1.3444 and tempwarm -2.5031 (logLik -86.4919)."""
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula(
+        "ordered(rating, levels = c(5, 4, 3, 2, 1)) ~ temp + contact", wine
+    ).fit()
+    assert list(res.params.index[:4]) == ["5|4", "4|3", "3|2", "2|1"]
+    np.testing.assert_allclose(
+        res.params.iloc[:5], [-5.0064, -3.4669, -1.2508, 1.3444, -2.5031], atol=5e-5
+    )
+    assert res.llf == pytest.approx(-86.4919, abs=5e-5)
+    judges = ordstats.OrdinalModel.from_formula(
+        "rating ~ factor(judge, levels = c(9, 8, 7, 6, 5, 4, 3, 2, 1))", wine
+    ).fit()
+    assert judges.params.index[4].endswith("[T.8]")

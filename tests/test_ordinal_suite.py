@@ -156,7 +156,6 @@ CAUCHIT = (
     "(tests/data/reference/README.md), so its optimum is ~3e-6 relative below the exact one"
 )
 FLAT = "a flat (non-identified) direction: estimates depend on where the optimiser stops"
-CODING = "formulaic's reduced coding of an interaction without margins differs from R's"
 
 CASES: list[Case] = [
     # man/clm.Rd
@@ -491,10 +490,6 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
     "conv_wine2_nom_scale": {"estimates": FLAT},
     "conv_wine2_nom_scale_gradtol12": {"estimates": FLAT},
     "anova_nominal_scale_aliased": {"estimates": FLAT},
-    # Same loglik; R codes an interaction-only term with one indicator per cell and aliases
-    # the last (reference cell warm:yes), formulaic reduces it (reference cold:no): the scale
-    # is normalised in another cell, so every estimate differs (a coding choice).
-    "wine_scale_temp_contact_interaction": {"estimates": CODING},
 }
 
 

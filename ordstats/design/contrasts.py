@@ -25,7 +25,7 @@ the same way.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from formulaic.materializers import PandasMaterializer
-from formulaic.materializers.types import EvaluatedFactor, FactorValues
+from formulaic.materializers.types import EvaluatedFactor, FactorValues, ScopedFactor, ScopedTerm
 from formulaic.model_spec import ModelSpec
 from formulaic.parser.types import Factor
 from formulaic.transforms.contrasts import (
@@ -330,6 +330,50 @@ class RDefaultsMaterializer(PandasMaterializer):
     REGISTER_NAME = "ordstats_pandas"
 
     @override
+    def _get_scoped_terms(
+        self, terms: Iterable[Any], ensure_full_rank: bool = True
+    ) -> Generator[tuple[Any, Iterable[ScopedTerm]], None, None]:
+        """Code each factor of a term as R's ``model.matrix`` does, with an intercept.
+
+        R (Chambers and Heiberger's rule, *Statistical Models in S*, p. 38):
+        a factor of a term is coded by contrasts when the term without it is
+        empty or contained in a preceding term, else by one indicator per
+        level.  ``temp:contact`` alone thus gets four indicator products,
+        the last aliased with the intercept (and dropped as R's ``clm``
+        drops it), where formulaic's rule picks another basis of the same
+        space.  Without an intercept, or without full rank, formulaic's own
+        rule stays.
+        """
+        terms = list(terms)
+        if not ensure_full_rank or not any(_is_intercept_term(t) for t in terms):
+            yield from super()._get_scoped_terms(terms, ensure_full_rank)
+            return
+        preceding: list[frozenset[str]] = []
+        for term in terms:
+            evaled = [
+                self.factor_cache[factor.expr]
+                for factor in term.factors
+                if self.factor_cache[factor.expr].values.__wrapped__ is not None
+            ]
+            if not evaled:
+                yield term, []
+                continue
+            constant = Factor.Kind.CONSTANT
+            variables = frozenset(f.expr for f in evaled if f.metadata.kind is not constant)
+            scale: Any = 1
+            factors = []
+            for factor in evaled:
+                if factor.metadata.kind is constant:
+                    scale = scale * factor.values
+                    continue
+                rest = variables - {factor.expr}
+                by_contrasts = not rest or any(rest <= earlier for earlier in preceding)
+                reduced = bool(factor.metadata.spans_intercept) and by_contrasts
+                factors.append(ScopedFactor(factor, reduced=reduced))
+            preceding.append(variables)
+            yield term, [ScopedTerm(factors=factors, scale=scale)]
+
+    @override
     def _evaluate_factor(
         self, factor: Factor, spec: ModelSpec, drop_rows: set[int]
     ) -> EvaluatedFactor:
@@ -398,3 +442,8 @@ def _missing_as_nan(encoded: dict[str, Any], raw: Any, drop_rows: Sequence[int])
         else column
         for name, column in encoded.items()
     }
+
+
+def _is_intercept_term(term: Any) -> bool:
+    """Whether ``term`` is the intercept (the constant ``1``)."""
+    return getattr(term, "degree", None) == 0 and str(term) == "1"

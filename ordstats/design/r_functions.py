@@ -451,6 +451,11 @@ def _factor(
     if len(set(categories)) != len(categories):
         raise FormulaError(f"factor(): levels {categories} are not unique")
     values = s.astype(object).where(s.notna(), None)
+    text_values = any(isinstance(v, str) for v in values if v is not None)
+    if levels is not None and text_values and not all(isinstance(c, str) for c in categories):
+        # R compares as text: factor(y, levels = c(5, 4)) of labels "4", "5" has levels
+        # "5", "4"
+        categories = [_r_text(c) for c in categories]
     if levels is not None and all(isinstance(c, str) for c in categories):
         # R compares as text: factor(n, levels = c("2", "1")) of numbers 1, 2
         values = values.map(lambda v: v if v is None else _r_text(v))
