@@ -3456,3 +3456,17 @@ def test_emmeans_data_with_missing_values_empty_or_repeated_columns(wine):
         res.emmeans("temp", data=data.iloc[:0])
     with pytest.raises(OrdstatsError, match=r"data has repeated column names \('x'\)"):
         res.emmeans("temp", data=data.assign(contact=1.0).rename(columns={"contact": "x"}))
+
+
+def test_get_prediction_keeps_the_names_of_newdata_s_index(wine):
+    """Before: a MultiIndex gave pandas' 'Length of names must match', and a named index
+    was renamed 'row'."""
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    pairs = pd.MultiIndex.from_tuples([("a", 0), ("a", 1)], names=["site", None])
+    table = res.get_prediction(wine.head(2).set_axis(pairs)).summary_frame()
+    assert list(table.index.names) == ["site", None, "level"]
+    named = res.get_prediction(wine.head(2).rename_axis("id")).summary_frame()
+    assert list(named.index.names) == ["id", "level"]
+    plain = res.get_prediction(wine.head(2)).summary_frame()
+    assert list(plain.index.names) == ["row", "level"]
+    np.testing.assert_allclose(table["prob"], plain["prob"], rtol=1e-14)

@@ -265,13 +265,20 @@ class PredictionResults:
         Returns
         -------
         pandas.DataFrame
-            Indexed by ``(row, level)``.
+            Indexed by ``(row, level)``: the rows' index (its own names, or
+            ``"row"`` for an unnamed one; every level of a MultiIndex) and the
+            response level.
         """
         lower, upper = self.conf_int(alpha)
         parts = {"prob": self.predicted, "se": self.se, "ci_lower": lower, "ci_upper": upper}
         long = {name: frame.stack() for name, frame in parts.items()}
         table = pd.DataFrame(long)
-        table.index.names = ["row", "level"]
+        # the rows' own index names (one per level of a MultiIndex), else "row"
+        row_names = [
+            name if name is not None else ("row" if len(self.predicted.index.names) == 1 else None)
+            for name in self.predicted.index.names
+        ]
+        table.index.names = [*row_names, "level"]
         return table
 
     def __repr__(self) -> str:
