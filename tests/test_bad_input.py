@@ -3470,3 +3470,11 @@ def test_get_prediction_keeps_the_names_of_newdata_s_index(wine):
     plain = res.get_prediction(wine.head(2)).summary_frame()
     assert list(plain.index.names) == ["row", "level"]
     np.testing.assert_allclose(table["prob"], plain["prob"], rtol=1e-14)
+
+
+def test_datagrid_of_a_nullable_column_without_values_or_repeated_names(wine):
+    """Before: float() of pd.NA (a TypeError), and pandas' 'Grouper ... not 1-dimensional'."""
+    empty = wine.assign(x=pd.array([pd.NA] * len(wine), dtype="Float64"))
+    assert np.isnan(ordstats.datagrid(newdata=empty, temp=["cold"])["x"].iloc[0])
+    with pytest.raises(OrdstatsError, match=r"repeated column names \('contact'\)"):
+        ordstats.datagrid(newdata=pd.concat([wine, wine[["contact"]]], axis=1), temp=["cold"])

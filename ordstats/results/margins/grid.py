@@ -117,7 +117,8 @@ def _typical(column: pd.Series) -> Any:
     if is_factor(column):
         counts = column.value_counts(sort=True)
         return counts.index[0]
-    return float(column.mean())
+    mean = column.mean()  # pd.NA for a nullable column without values
+    return float("nan") if pd.isna(mean) else float(mean)
 
 
 def _check_values(data: pd.DataFrame, name: str, values: Any) -> list[Any]:
@@ -213,6 +214,12 @@ def datagrid(
         )
     if not len(data):
         raise OrdstatsError("datagrid: the data have no rows to take typical values from")
+    if data.columns.duplicated().any():
+        repeated = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
+        raise OrdstatsError(
+            f"datagrid: the data have repeated column names ({', '.join(map(repr, repeated))}); "
+            "give each column one name"
+        )
     unknown = [name for name in values if name not in data.columns]
     if unknown:
         raise OrdstatsError(
