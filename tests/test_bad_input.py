@@ -3478,3 +3478,18 @@ def test_datagrid_of_a_nullable_column_without_values_or_repeated_names(wine):
     assert np.isnan(ordstats.datagrid(newdata=empty, temp=["cold"])["x"].iloc[0])
     with pytest.raises(OrdstatsError, match=r"repeated column names \('contact'\)"):
         ordstats.datagrid(newdata=pd.concat([wine, wine[["contact"]]], axis=1), temp=["cold"])
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_an_integer_column_name_in_backticks_is_the_column(wine, chunksize):
+    """Before: KeyError "['0'] not in index" (the formula names columns by text)."""
+    x = np.random.default_rng(1).normal(size=len(wine))
+    plain = OrdinalModel.from_formula("rating ~ temp + x", wine.assign(x=x)).fit()
+    data = wine.assign(x=x).rename(columns={"x": 0})
+    extra = {} if chunksize is None else {"chunksize": chunksize}
+    res = OrdinalModel.from_formula("rating ~ temp + `0`", data, **extra).fit()
+    np.testing.assert_allclose(res.params.to_numpy(), plain.params.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(res.predict(data.head(3)), plain.predict(wine.assign(x=x).head(3)))
+    np.testing.assert_allclose(
+        res.avg_predictions()["estimate"], plain.avg_predictions()["estimate"], rtol=1e-10
+    )

@@ -26,7 +26,7 @@ from ordstats.core.threads import pass_threads, pool_threads
 from ordstats.data.distributed import DaskSource
 from ordstats.data.parts import sum_in_order
 from ordstats.data.spark import SparkSource, is_spark_frame, selected_spark_rows
-from ordstats.design.core import NO_ROWS
+from ordstats.design.core import NO_ROWS, with_text_column_names
 from ordstats.design.subset import RowQuery, SelectedRows
 from ordstats.errors import DataError
 
@@ -158,7 +158,7 @@ class FrameSource(_ChunkIterator):
     """
 
     def __init__(self, frame: pd.DataFrame, chunksize: int = DEFAULT_CHUNKSIZE) -> None:
-        self.frame = frame
+        self.frame = with_text_column_names(frame)
         self.chunksize = int(chunksize)
         self.columns = [str(c) for c in frame.columns]
 

@@ -553,6 +553,18 @@ def sorted_levels(values: Iterable[Any]) -> list[Any]:
         return list(pd.Categorical(pd.Series(values, dtype=object)).categories)
 
 
+def with_text_column_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column names as text (``0`` -> ``"0"``), which formulas use.
+
+    A formula names a column by text (`` `0` ``); pandas would not find the
+    integer column ``0`` by it.  Names that would then repeat are left alone.
+    """
+    names = [str(c) for c in frame.columns]
+    if all(isinstance(c, str) for c in frame.columns) or len(set(names)) < len(names):
+        return frame
+    return frame.set_axis(names, axis=1)
+
+
 def unusable_dtype(name: str, dtype: Any) -> str | None:
     """Why a column of ``dtype`` cannot enter a design as it is, or None if it can.
 

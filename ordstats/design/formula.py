@@ -37,6 +37,7 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     rows_to_keep,
     unusable_dtype,
+    with_text_column_names,
 )
 from ordstats.design.monotonic import formula_context
 from ordstats.design.r_functions import evaluate_response, offset_terms, r_spelling
@@ -800,7 +801,7 @@ def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:
 
 def _as_frame(data: Any) -> pd.DataFrame:
     if isinstance(data, pd.DataFrame):
-        return data
+        return with_text_column_names(data)
     hint = {
         pd.Series: ": turn it into one with series.to_frame() or pd.concat([...], axis=1)",
         np.ndarray: ": give the columns names (pd.DataFrame(array, columns=[...])), or fit "

@@ -22,6 +22,7 @@ from ordstats.design.core import (
     align_to_index,
     refuse_repeated_columns,
     unusable_dtype,
+    with_text_column_names,
 )
 from ordstats.design.formula import (
     _context_value,
@@ -776,7 +777,7 @@ def distributed_newdata_hint(newdata: Any, name: str = "newdata") -> str:
 def _newdata_frame(newdata: Any) -> pd.DataFrame:
     """``newdata`` of a formula model as a DataFrame; a clear error if it is not a table."""
     if isinstance(newdata, pd.DataFrame):
-        return newdata
+        return with_text_column_names(newdata)
     hint = distributed_newdata_hint(newdata)
     if hint:
         raise PredictionError(hint)

@@ -38,6 +38,7 @@ from ordstats.design import (
 )
 from ordstats.design.censored import refuse_censored
 from ordstats.design.contrasts import r_contrasts, requested_contrasts
+from ordstats.design.core import with_text_column_names
 from ordstats.design.r_functions import expand_dot, has_dot
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
@@ -1512,6 +1513,11 @@ class _FormulaSource:
     context: object
     subset: object = None  # the rows of ``data`` fitted (R's subset=)
     contrasts: Mapping[str, Any] = field(default_factory=dict)  # requested by column
+
+    def __post_init__(self) -> None:
+        # the formulas name columns by text (`0` for the column 0), as the design read them
+        if isinstance(self.data, pd.DataFrame):
+            object.__setattr__(self, "data", with_text_column_names(self.data))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
