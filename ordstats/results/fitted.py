@@ -572,9 +572,11 @@ class OrdinalResults(
         ----------
         newdata : pandas.DataFrame, array-like or large source, optional
             New rows with the predictor columns (the response is not needed).
-            Default: the rows used in the fit.  Files, globs and datasets are
-            predicted chunk by chunk (rows in file order, numbered from 0); a
-            Dask DataFrame gives a lazy Dask result.
+            Default: the rows used in the fit; for a fit of data read in chunks,
+            every row of the data in order (NaN where a predictor is missing;
+            a row whose response is missing is predicted too).  Files, globs
+            and datasets are predicted chunk by chunk (rows in file order,
+            numbered from 0); a Dask DataFrame gives a lazy Dask result.
         which : {"prob", "cumprob", "class", "expected", "linear", "observed"}
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
