@@ -738,15 +738,11 @@ class NotAvailableForClmm(SpecificationError, AttributeError):
 
 
 _PENALISED = (
-    "penalised fits need the clm's likelihood by rows; fit the model without the random "
-    "terms, or shrink with fit(prior=...) (a Bayesian mode) "
+    "penalised fits (lasso, ridge, elastic net) are built for models without random "
+    "terms; fit the model without them, or shrink with fit(prior=...) (a Bayesian mode)"
 )
 #: Methods of a model without random terms, and why a clmm has none.
-_NOT_FOR_RANDOM_TERMS = {
-    "fit_regularized": _PENALISED.strip(),
-    "path": _PENALISED.strip(),
-    "cv": _PENALISED.strip(),
-}
+_NOT_FOR_RANDOM_TERMS = {"fit_regularized": _PENALISED, "path": _PENALISED, "cv": _PENALISED}
 
 
 def _traced(
