@@ -186,3 +186,15 @@ def check_flag(name: str, value: object) -> bool:
     if isinstance(value, numbers.Integral) and value in (0, 1):
         return bool(value)
     raise SpecificationError(f"{name} must be True or False, not {value!r}")
+
+
+def check_seed(value: object) -> int | None:
+    """A random seed: None or a non-negative whole number (else a :class:`SpecificationError`).
+
+    Internal (not in ``__all__``): the posterior draws and the penalised fits'
+    cross-validation folds check their ``seed=`` with it.
+    """
+    whole = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if value is not None and not (whole and int(value) >= 0):  # type: ignore[call-overload]
+        raise SpecificationError(f"seed must be None or a non-negative whole number; got {value!r}")
+    return None if value is None else int(value)  # type: ignore[call-overload]

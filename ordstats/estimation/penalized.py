@@ -72,7 +72,7 @@ from ordstats.core.penalty import (
     positive_definite,
     proximal_newton,
 )
-from ordstats.errors import ConvergenceWarning, SpecificationError, check_flag
+from ordstats.errors import ConvergenceWarning, SpecificationError, check_flag, check_seed
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
 from ordstats.families.problem import FamilyEvaluation
@@ -584,14 +584,6 @@ def _check_eps(eps: object) -> float:
     return float(eps)  # type: ignore[arg-type]
 
 
-def _check_seed(seed: object) -> int | None:
-    """A random seed: None or a non-negative whole number."""
-    whole = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))
-    if seed is not None and not (whole and int(seed) >= 0):  # type: ignore[call-overload]
-        raise SpecificationError(f"seed must be None or a non-negative whole number; got {seed!r}")
-    return None if seed is None else int(seed)  # type: ignore[call-overload]
-
-
 def cv_splits(
     cv: int | Sequence[tuple[Any, Any]], n: int, seed: int | None
 ) -> list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]:
@@ -617,7 +609,7 @@ def cv_splits(
                 f"cv={cv} folds for {n} rows: a fold needs a row at least; use at most {n} "
                 "(leave-one-out)"
             )
-        folds = np.random.default_rng(_check_seed(seed)).permutation(np.arange(n) % int(cv))
+        folds = np.random.default_rng(check_seed(seed)).permutation(np.arange(n) % int(cv))
         return [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(cv)]
     if isinstance(cv, (str, bytes)) or not hasattr(cv, "__iter__"):
         raise SpecificationError(

@@ -46,7 +46,7 @@ from ordstats.core.psis import (
     weighted_quantiles,
 )
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag
+from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag, check_seed
 from ordstats.results.margins.protocol import ROW_VERBS
 
 __all__ = [
@@ -205,7 +205,7 @@ class PosteriorMode:
                     f"draws must be at least {MIN_DRAWS}: fewer give no usable spread, "
                     f"effective sample size or Pareto k-hat; got {n}"
                 )
-            seed = _seed(seed)
+            seed = check_seed(seed)
             chains, warmup = _positive_int(chains, "chains"), _positive_int(warmup, "warmup")
             if method == "laplace":
                 if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
@@ -276,14 +276,6 @@ def _positive_int(value: object, name: str) -> int:
     if value <= 0:
         raise SpecificationError(f"{name} must be a positive whole number; got {value!r}")
     return int(value)
-
-
-def _seed(value: object) -> int | None:
-    """A random seed: None or a non-negative whole number."""
-    whole = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if value is not None and not (whole and int(value) >= 0):  # type: ignore[call-overload]
-        raise SpecificationError(f"seed must be None or a non-negative whole number; got {value!r}")
-    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
 def adaptive_importance(
@@ -449,7 +441,7 @@ class Posterior:
 
     def _resampled_rows(self, size: int, seed: int | None) -> np.ndarray:
         """Rows of :attr:`draws` that :meth:`resample` copies, in its order."""
-        rng = np.random.default_rng(_seed(seed))
+        rng = np.random.default_rng(check_seed(seed))
         positions = (rng.random() + np.arange(size)) / size
         index = np.searchsorted(np.cumsum(self.weights), positions)
         index = np.minimum(index, self.draws.shape[0] - 1)
@@ -595,7 +587,7 @@ class Posterior:
         pandas.DataFrame
         """
         n = _positive_int(n_draws, "n_draws")
-        rng = np.random.default_rng(_seed(seed))
+        rng = np.random.default_rng(check_seed(seed))
         x = self.resample(n, seed).to_numpy()
         weights = np.rint(self.target.row_weights()).astype(np.int64)
         K = len(self.target.levels)
