@@ -345,7 +345,7 @@ class RDefaultsMaterializer(PandasMaterializer):
         rule stays.
         """
         terms = list(terms)
-        if not ensure_full_rank or not any(_is_intercept_term(t) for t in terms):
+        if not ensure_full_rank or not any(is_intercept(t) for t in terms):
             yield from super()._get_scoped_terms(terms, ensure_full_rank)
             return
         preceding: list[frozenset[str]] = []
@@ -444,6 +444,6 @@ def _missing_as_nan(encoded: dict[str, Any], raw: Any, drop_rows: Sequence[int])
     }
 
 
-def _is_intercept_term(term: Any) -> bool:
-    """Whether ``term`` is the intercept (the constant ``1``)."""
-    return getattr(term, "degree", None) == 0 and str(term) == "1"
+def is_intercept(term: Any) -> bool:
+    """Whether a formulaic ``term`` is the intercept (the one term of degree 0)."""
+    return getattr(term, "degree", None) == 0

@@ -19,7 +19,11 @@ from pandas.api.extensions import ExtensionArray
 
 from ordstats._typing import FloatArray
 from ordstats.design.censored import censored_response, check_censored_options, encode_censored
-from ordstats.design.contrasts import RDefaultsMaterializer, check_requested_contrasts
+from ordstats.design.contrasts import (
+    RDefaultsMaterializer,
+    check_requested_contrasts,
+    is_intercept,
+)
 from ordstats.design.core import (
     DEFAULT_DESIGN_OPTIONS,
     Design,
@@ -601,13 +605,9 @@ def _one_value_per_row(value: Any) -> bool:
     return isinstance(value, sized) and np.ndim(value) == 1
 
 
-def _is_intercept(term: Any) -> bool:
-    return getattr(term, "degree", None) == 0
-
-
 def has_intercept(spec: ModelSpec) -> bool:
     """Whether the formula of ``spec`` has its implicit intercept (the term ``1``)."""
-    return any(_is_intercept(term) for term in spec.terms)
+    return any(is_intercept(term) for term in spec.terms)
 
 
 def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
@@ -616,7 +616,7 @@ def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
     Only the formula's own intercept term is left out: a data column named
     ``Intercept`` stays.
     """
-    intercept = {i for term, idx in spec.term_indices.items() if _is_intercept(term) for i in idx}
+    intercept = {i for term, idx in spec.term_indices.items() if is_intercept(term) for i in idx}
     positions = [i for i in range(len(spec.column_names)) if i not in intercept]
     return positions, [spec.column_names[i] for i in positions]
 
