@@ -48,6 +48,7 @@ from ordstats.design import (
 )
 from ordstats.design.censored import censored_stand_in, check_censored_options, encode_censored
 from ordstats.design.core import NO_ROWS, sorted_levels
+from ordstats.design.formula import unused_levels
 from ordstats.design.response import EncodedResponse, encode_response, format_level
 from ordstats.errors import (
     DataError,
@@ -266,14 +267,10 @@ def _with_empty_levels(terms: TermsDesign, scan: LevelScan) -> TermsDesign:
     As the in-memory design records them: new rows of such a level are not
     predicted (their column was dropped as all zeros), but NaN, with a warning.
     """
-    empty = {}
-    for expr, (kind, state) in getattr(terms.spec, "encoder_state", {}).items():
-        if str(getattr(kind, "value", kind)) != "categorical" or expr not in scan.categories:
-            continue
-        seen = scan.values.get(expr, {})
-        unused = [level for level in state.get("categories", []) if level not in seen]
-        if unused:
-            empty[expr] = unused
+    empty = unused_levels(
+        terms.spec,
+        lambda expr: scan.values.get(expr, {}) if expr in scan.categories else None,
+    )
     return replace(terms, empty_levels=empty) if empty else terms
 
 

@@ -7,7 +7,7 @@ import inspect
 import numbers
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -788,11 +788,28 @@ def warn_terms_without_columns(spec: ModelSpec, part: str = "location") -> None:
 
 def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:
     """Declared levels of factor columns that no row of ``rows`` has."""
+    return unused_levels(
+        spec,
+        lambda expr: set(pd.unique(rows[expr].dropna())) if expr in rows.columns else None,
+    )
+
+
+def unused_levels(
+    spec: ModelSpec, observed: Callable[[str], Container[Any] | None]
+) -> dict[str, list[Any]]:
+    """Declared levels of the spec's factors that no fitted row had, by factor expression.
+
+    ``observed(expr)`` gives the values the rows took (None: a factor not to
+    check).  Such levels' columns are zeros, dropped as aliased; new rows of
+    them are predicted as NaN, with a warning.
+    """
     empty = {}
-    for expr, (kind, state) in spec.encoder_state.items():
-        if str(getattr(kind, "value", kind)) != "categorical" or expr not in rows.columns:
+    for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
+        if str(getattr(kind, "value", kind)) != "categorical":
             continue
-        seen = set(pd.unique(rows[expr].dropna()))
+        seen = observed(expr)
+        if seen is None:
+            continue
         unused = [level for level in state.get("categories", []) if level not in seen]
         if unused:
             empty[expr] = unused
