@@ -212,6 +212,16 @@ def test_bad_r_function_arguments_are_clear(infert):
         _fit("factor(induced, labels = c('a', 'b'))", infert)
 
 
+def test_relevel_refuses_a_number_which_r_reads_as_a_position(infert):
+    """``relevel(factor(induced), ref = 1)`` is R's reference level "0" (the first
+    level); before, ordstats took the level "1": other coefficients, silently."""
+    for ref in ("1", "1.0", "2"):
+        with pytest.raises(FormulaError, match=rf"ref={ref} is a number, which R reads as"):
+            _fit(f"relevel(factor(induced), ref = {ref}) + age", infert)
+    level_one = _fit('relevel(factor(induced), ref = "1") + age', infert)
+    assert [name.rsplit("[", 1)[1] for name in level_one.params.index[-3:-1]] == ["T.0]", "T.2]"]
+
+
 def test_chunked_fits_take_r_functions_and_refuse_learnt_state(infert, tmp_path):
     infert.to_parquet(tmp_path / "infert.parquet")
     for rhs in ("factor(induced) + age", "cut(age, c(20, 30, 40, 50)) + parity", "age %in% ind"):

@@ -506,6 +506,14 @@ def _reference_first(x: Any, ref: Any, absent_ok: bool) -> Any:
     """The factor ``x`` with level ``ref`` first; a ``ref`` it lacks added (or refused)."""
     s = _values(_as_factor(x))
     categories = list(s.cat.categories)
+    if _is_position(ref):
+        # R's relevel reads a number as a position, which depends on the levels the
+        # rows at hand have (a chunk's, new data's): refused rather than guessed
+        raise FormulaError(
+            f"relevel(): ref={ref!r} is a number, which R reads as the position of a level "
+            f'(not the level {ref!r}); name the level as text instead: ref = "{ref}" for '
+            f"the level {ref}"
+        )
     level = ref
     if ref not in categories:  # R's levels are text: relevel(factor(n), ref = "2")
         level = next((c for c in categories if _r_text(c) == _r_text(ref)), None)
@@ -518,6 +526,12 @@ def _reference_first(x: Any, ref: Any, absent_ok: bool) -> Any:
         s, level = s.cat.add_categories([ref]), ref
     order = [level, *(c for c in categories if c != level)]
     return _like(x, s.cat.reorder_categories(order).array)
+
+
+def _is_position(ref: Any) -> bool:
+    """Whether ``ref`` is a number (R's ``relevel`` reads it as a position)."""
+    numbers = (int, float, np.integer, np.floating)
+    return isinstance(ref, numbers) and not isinstance(ref, (bool, np.bool_))
 
 
 def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:
