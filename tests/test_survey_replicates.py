@@ -9,7 +9,9 @@ converged by ordinal::clm's Newton (``var_newton``): ordstats equals that to 1e-
 
 from __future__ import annotations
 
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,10 +24,9 @@ from tests.test_survey import F_ENROLL, F_STYPE, REFS, load, r_order
 CASES = ["clus1_JK1", "clus1_bootstrap", "strat_JKn", "strat_BRR", "strat_Fay"]
 
 
-def replicate_fit(name: str) -> ordstats.SurveyResults:
-    ref = REFS[name]
-    data = load("apiclus1" if name.startswith("clus1") else "apistrat")
-    design = ordstats.ReplicateDesign(
+def replicate_design(ref: dict, data: pd.DataFrame) -> ordstats.ReplicateDesign:
+    """The replicate design of an entry of refs.json (R's replicate weights) on ``data``."""
+    return ordstats.ReplicateDesign(
         data,
         repweights=np.array(ref["repweights"]),
         weights="pw",
@@ -35,6 +36,12 @@ def replicate_fit(name: str) -> ordstats.SurveyResults:
         rscales=ref["rscales"],
         mse=ref["mse"],
     )
+
+
+def replicate_fit(name: str) -> ordstats.SurveyResults:
+    ref = REFS[name]
+    data = load("apiclus1" if name.startswith("clus1") else "apistrat")
+    design = replicate_design(ref, data)
     formula = F_STYPE if name.startswith("clus1") else F_ENROLL
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rows with missing avg.ed are dropped, as R
@@ -134,3 +141,30 @@ def test_refits_without_zero_weight_rows_when_the_shared_problem_fails(monkeypat
     res = replicate_fit("clus1_JK1")
     assert calls["shared"] == 2 * 15  # every JK1 replicate drops a PSU; two starts each
     np.testing.assert_allclose(res.cov_params(), expected, rtol=1e-10)
+
+
+DOMAIN_REFS = json.loads(
+    (Path(__file__).parent / "data/survey/replicate_domain_refs.json").read_text()
+)
+
+
+@pytest.mark.parametrize("name", list(DOMAIN_REFS))
+def test_replicate_domain_degrees_of_freedom_are_r_s(name):
+    """R's subset of a replicate design recomputes degf on the domain's rows
+    (tests/r/survey_replicate_domain_refs.R); before, ordstats kept the full design's
+    (197 where R has 98 for apistrat's JKn without the elementary schools), so every
+    p-value, interval and term test of a domain used too many degrees of freedom."""
+    ref = DOMAIN_REFS[name]
+    data = load("apiclus1" if name.startswith("clus1") else "apistrat")
+    design = replicate_design(REFS[name.removesuffix("_fewer_psus")], data)
+    assert design.degf() == ref["degf_full"]
+    column, condition = ref["domain"].split(" ", 1)  # "dnum > 400", "yr.rnd == 'No'"
+    domain = design.subset(data[column].to_frame("v").eval("v " + condition))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rows with missing avg.ed are dropped, as R
+        res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=domain).fit(
+            disp=False
+        )
+    assert res.design_df == ref["degf"]
+    assert res.df_resid == ref["df_residual"]
+    assert res.reg_term_test("mobility")["ddf"].iloc[0] == ref["df_residual"]

@@ -610,8 +610,17 @@ class ReplicateDesign(_DesignRows):
         return int(self.repweights.shape[1])
 
     def degf(self, rows: IntArray | None = None) -> int:
-        """Design degrees of freedom: rank of the replicate weights minus one (R's ``degf``)."""
-        singular = np.linalg.svd(self.repweights, compute_uv=False)
+        """Design degrees of freedom: rank of the replicate weights minus one (R's ``degf``).
+
+        The rank is that of the domain's rows (R's ``subset`` of a replicate
+        design recomputes ``degf`` on the rows it keeps).  ``rows`` (the rows a
+        fit used) is not read: rows dropped for missing values still count, as
+        R's fits keep the design's ``degf`` when they drop them.
+        """
+        weights = self.repweights if self.domain.all() else self.repweights[self.domain]
+        if weights.size == 0:
+            return 0
+        singular = np.linalg.svd(weights, compute_uv=False)
         return int((singular > 1e-5 * singular[0]).sum()) - 1
 
     def describe(self) -> list[tuple[str, str]]:
