@@ -386,3 +386,58 @@ def test_dask_fit_equals_in_memory_fit():
     ).fit()
     assert dask.llf == pytest.approx(memory.llf, rel=1e-12)
     np.testing.assert_allclose(dask.params, memory.params, atol=1e-7)
+
+
+def test_null_loglikelihood_of_a_censored_response_is_the_thresholds_only_fit():
+    """llnull (and llr, prsquared) of a censored response: the thresholds-only model's
+    maximum, -13.466285883078 here by a direct maximisation in R (the LR statistic
+    5.7936739962676).  Before, the closed form of the level counts gave -18.34372 (each
+    censored row counted as exact at one level), so llr was 15.55 (p 8e-5)."""
+    data = pd.DataFrame(
+        {
+            "lower": [1, 2, 3, 4, 5, 2, 3, -np.inf, 6, 1.5],
+            "upper": [1, 2, 3, 4, 5, np.inf, np.inf, 2.5, 6, 3],
+            "x": [0.2, -1.0, 0.5, 1.3, 2.0, -0.3, 0.8, -1.5, 1.1, 0.0],
+        }
+    )
+    null = ordstats.OrdinalModel.from_formula(
+        "Censored(lower, upper) ~ 1", data, many_levels=True
+    ).fit()
+    assert null.llf == pytest.approx(-13.466285883078, rel=1e-9)
+    for options in ({}, {"chunksize": 3}):
+        res = ordstats.OrdinalModel.from_formula(
+            "Censored(lower, upper) ~ x", data, many_levels=True, **options
+        ).fit()
+        assert res.llnull == pytest.approx(null.llf, rel=1e-9)
+        assert res.llr == pytest.approx(5.7936739962676, rel=1e-7)
+        assert res.prsquared == pytest.approx(1 - res.llf / null.llf, rel=1e-9)
+
+
+def test_cauchit_fit_of_a_censored_response_reaches_the_maximum():
+    """The cauchit log-likelihood is not concave: from the default start Newton's Hessian
+    was indefinite five times in a row and the fit stopped (logLik -100.58, SEs NaN).
+    Started at the probit fit, as R's clm starts cauchit models, it reaches the maximum
+    that a direct maximisation in R finds (tests/r/censored_direct_ml.R)."""
+    ref = json.loads((REFERENCE / "cauchit_c613.json").read_text())
+    rows = pd.read_csv(REFERENCE / "cauchit_c613.csv")
+    frame = pd.DataFrame(
+        {
+            "lower": np.where(rows["lower_inf"] == 1, -np.inf, rows["lower"]),
+            "upper": np.where(rows["upper_inf"] == 1, np.inf, rows["upper"]),
+            "x1": rows["x1"],
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ordstats.errors.ConvergenceWarning)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)
+            model = ordstats.OrdinalModel.from_formula(
+                "Censored(lower, upper) ~ x1", frame, many_levels=True, link="cauchit"
+            )
+        res = model.fit()
+    assert len(res.params) == ref["K"]
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-9)
+    assert res.llnull == pytest.approx(ref["llnull"], rel=1e-9)
+    np.testing.assert_allclose(res.params.to_numpy()[:-1], ref["theta"], rtol=1e-6)
+    assert res.params["x1"] == pytest.approx(ref["beta"][0], rel=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-4)

@@ -813,13 +813,14 @@ class OrdinalModel:
 
     def null_loglike(self) -> float:
         """Log-likelihood of the thresholds-only model on the same rows and weights."""
-        if self.threshold == "flexible" and not self.has_offset:
+        censored = self.design.response.censoring is not None
+        if self.threshold == "flexible" and not self.has_offset and not censored:
+            # the saturated multinomial of the level counts (a censored row spans levels)
             counts = self.response_counts
             return float(counts @ np.log(counts / counts.sum()))
         null = self.evaluator.without_location()
-        solution = null.newton(
-            null.start_params(), NewtonOptions(), callback=None, progress=False, banded=False
-        )
+        start = null.start_params() if self.link.log_concave else self._probit_start(null, False)
+        solution = null.newton(start, NewtonOptions(), callback=None, progress=False, banded=False)
         if not solution.converged:
             # e.g. a flexible link whose parameter runs off to infinity without predictors:
             # the last iterate depends on the path (in memory or in chunks), so say so
@@ -1140,6 +1141,8 @@ class OrdinalModel:
                 warm = WarmStart(self._check_params(start_params))
             elif self.problem.layout.n_lambda:
                 warm = WarmStart(self._flexible_start(options))
+            elif not self.link.log_concave:
+                warm = WarmStart(self._probit_start(self.evaluator, use_banded))
             elif method == "newton" and not use_banded:
                 warm = self._warm_start(self.start_params, options, warm_start)
             else:
@@ -1443,6 +1446,22 @@ class OrdinalModel:
         fixed = prepare(replace(self.data, link=get_link(nested)))
         inner = newton(lambda x: evaluate(fixed, x), initial_params(fixed), options)
         return np.concatenate([inner.x, [self.link.lam]])  # type: ignore[attr-defined]
+
+    def _probit_start(self, evaluator: Evaluator, banded: bool) -> FloatArray:
+        """Start a link without a log-concave density (cauchit) at the probit estimates.
+
+        Its log-likelihood is not concave, and from the default start Newton's
+        Hessian is often indefinite for several iterations in a row; R's ``clm``
+        starts cauchit fits at the probit fit, to loose tolerances (``gradTol``
+        and ``relTol`` 1e-3), as here.
+        """
+        family = self.options.replace({"link": "probit"}).family_object()
+        probit = evaluator.with_family(family)
+        loose = NewtonOptions(grad_tol=1e-3, rel_tol=1e-3)
+        solution = probit.newton(
+            probit.start_params(), loose, callback=None, progress=False, banded=banded
+        )
+        return solution.x if np.all(np.isfinite(solution.x)) else evaluator.start_params()
 
     def _crossing(self, params: FloatArray) -> tuple[Any, ...]:
         """Labels of fitted rows whose nominal effects make the cut-points cross.

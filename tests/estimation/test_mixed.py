@@ -513,8 +513,10 @@ def test_clm_start_reaches_the_same_optimum(wine: pd.DataFrame, link: str) -> No
     clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, link=link).fit()
     x0, inverse = model._clm_start(model._objective_functions(1)[1])
     variance = {"logit": np.pi**2 / 3, "probit": 1.0}.get(link, np.inf)
+    # two converged clm fits (a cauchit clm starts at the probit fit, the mixed start does
+    # not): equal to the Newton tolerance, not bit for bit
     np.testing.assert_allclose(
-        x0[: len(clm.params)], clm.params.to_numpy() * np.sqrt(1 + 1 / variance), rtol=1e-8
+        x0[: len(clm.params)], clm.params.to_numpy() * np.sqrt(1 + 1 / variance), rtol=1e-7
     )
     assert inverse is not None and np.all(np.linalg.eigvalsh(inverse) > 0)
 
