@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
+from ordstats.data.rows import UsedRows
 from ordstats.data.sources import open_source
+from ordstats.data.spark import SparkSource, selected_spark_rows
 from ordstats.errors import MissingDataWarning, OrdstatsError
 
 __all__ = ["predict_in_chunks"]
@@ -17,7 +20,12 @@ Predictor = Callable[[pd.DataFrame], Any]
 
 
 def predict_in_chunks(
-    predict: Predictor, source: Any, offset: Any = None, *, warn_missing: bool = True
+    predict: Predictor,
+    source: Any,
+    offset: Any = None,
+    *,
+    warn_missing: bool = True,
+    rows: UsedRows | None = None,
 ) -> Any:
     """Apply ``predict`` to every chunk of ``source`` and stack the results.
 
@@ -32,23 +40,36 @@ def predict_in_chunks(
         With data read in chunks the offset must be a column of the data.
     warn_missing : bool
         Warn once about rows whose predictions are NaN.
+    rows : UsedRows, optional
+        Predict only the rows a fit of ``source`` used (its fitted rows).
 
     Returns
     -------
     pandas.DataFrame, pandas.Series or dask object
-        Rows in file order (numbered from 0) for files, the frame's index for
-        a DataFrame, and a lazy Dask object for a Dask DataFrame.
+        Rows in file order (numbered from 0, the rows left out by ``rows``
+        keeping their numbers) for files, the frame's index for a DataFrame,
+        and a lazy Dask or Spark DataFrame for those.
     """
     if offset is not None:
         raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
     src = open_source(source, getattr(source, "chunksize", None))
+    if rows is not None and isinstance(src, SparkSource):
+        src = SparkSource(selected_spark_rows(src.frame, rows), src.chunksize)
+    elif rows is not None:
+        predict = functools.partial(_predict_selected, predict, rows)
     if hasattr(src, "map_partitions"):
         return src.map_partitions(predict)
+    numbered = not hasattr(src, "frame")  # files: rows numbered in file order
     with warnings.catch_warnings():
         # one warning for all chunks instead of one per chunk
         warnings.simplefilter("ignore", MissingDataWarning)
-        parts = [predict(chunk) for _, chunk in src.chunks()]
-    out = pd.concat(parts, ignore_index=not hasattr(src, "frame"))
+        parts, start = [], 0
+        for _, chunk in src.chunks():
+            if numbered:
+                chunk = chunk.set_axis(pd.RangeIndex(start, start + len(chunk)))
+                start += len(chunk)
+            parts.append(predict(chunk))
+    out = pd.concat(parts)
     missing = int(pd.DataFrame(out).isna().any(axis=1).sum())
     if missing and warn_missing:
         warnings.warn(
@@ -58,3 +79,8 @@ def predict_in_chunks(
             stacklevel=3,
         )
     return out
+
+
+def _predict_selected(predict: Predictor, rows: UsedRows, chunk: pd.DataFrame) -> Any:
+    """``predict`` of the rows of ``chunk`` that ``rows`` selects."""
+    return predict(rows.select(chunk))

@@ -11,14 +11,45 @@ rule of :func:`~ordstats.data.chunks.chunk_arrays`), with every column read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ordstats.data.chunks import ChunkSpec, chunk_arrays
 
-__all__ = ["reduce_used_rows"]
+__all__ = ["UsedRows", "reduce_used_rows"]
+
+
+@dataclass(frozen=True)
+class UsedRows:
+    """The rows of any chunk that a fit used, by the rule of :func:`chunk_arrays`.
+
+    It selects rows as a :class:`~ordstats.design.subset.RowQuery` does
+    (:meth:`mask`, :meth:`columns`), so predictions of the fitted rows can
+    leave out, chunk by chunk, the rows a fit of the same data dropped.
+
+    Attributes
+    ----------
+    spec : ChunkSpec
+        The fit's chunk spec.
+    """
+
+    spec: ChunkSpec
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` (a chunk of the fitted data) the fit used."""
+        return np.asarray(chunk_arrays(frame, self.spec).kept, dtype=bool)
+
+    def select(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` that the fit used."""
+        return frame.loc[self.mask(frame)]
+
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """Those of the columns ``names`` that :meth:`mask` reads."""
+        return [c for c in self.spec.plan.read_columns if c in set(names)]
 
 
 def reduce_used_rows(

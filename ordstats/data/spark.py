@@ -80,6 +80,7 @@ from ordstats.data.chunks import (
 )
 from ordstats.data.parts import add_parts, sum_parts
 from ordstats.data.reservoir import MIN_SUBSAMPLE, SUBSAMPLE_FRACTION, SampledScan
+from ordstats.data.rows import UsedRows
 from ordstats.data.spark_cache import (
     SCAN_ARRAYS,
     CachePlace,
@@ -1055,12 +1056,13 @@ class SparkSource:
         return scored.select(*[F.col(_quoted(c)) for c in self.columns], *expanded)
 
 
-def selected_spark_rows(frame: Any, rows: RowQuery) -> Any:
-    """The rows of the Spark DataFrame ``frame`` that ``rows`` selects (R's ``subset=``; lazy).
+def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows) -> Any:
+    """The rows of the Spark DataFrame ``frame`` that ``rows`` selects (lazy).
 
-    The query is evaluated on the Arrow batches of the columns it reads (a
-    pandas UDF), by the rules of an in-memory ``subset=``: a row missing a
-    value the query compares is not selected.
+    ``rows`` is R's ``subset=`` or the rows a fit used.  The query is evaluated
+    on the Arrow batches of the columns it reads (a pandas UDF), by the rules of
+    an in-memory ``subset=``: a row missing a value the query compares is not
+    selected.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf

@@ -60,7 +60,7 @@ from ordstats.data.reservoir import (
     scan_and_sample,
     summarize_arrays_at,
 )
-from ordstats.data.rows import reduce_used_rows
+from ordstats.data.rows import UsedRows, reduce_used_rows
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.data.spill import (
@@ -225,6 +225,10 @@ class Evaluator(Protocol):
         """
         ...
 
+    def fitted_rows(self) -> UsedRows | None:
+        """What selects the rows of a chunk of the source that the fit used (None in memory)."""
+        ...
+
 
 def model_jacobian(threshold: Structure, n_thresholds: int, family: Family) -> Any:
     """Return the threshold Jacobian: a sparse identity for many flexible thresholds."""
@@ -252,6 +256,11 @@ class InMemoryEvaluator:
     """
 
     keeps_rows = True
+
+    @staticmethod
+    def fitted_rows() -> None:
+        """None: the fitted rows are in memory (see :meth:`ChunkedEvaluator.fitted_rows`)."""
+        return None
 
     def __init__(self, family: Family, data: CLMData, moments: ColumnMoments | None = None) -> None:
         self.family = family
@@ -851,6 +860,10 @@ class ChunkedEvaluator:
         read = list(dict.fromkeys([*self.spec.plan.read_columns, *columns]))
         return source.map_reduce(reduce_used_rows, self.spec, func, *args, columns=read)
 
+    def fitted_rows(self) -> UsedRows:
+        """Selects the rows of any chunk of the source that the fit used."""
+        return UsedRows(self.spec)
+
     def without_location(self) -> ChunkedEvaluator:
         """The same source with no location effects."""
         spec = replace(self.spec, terms=replace(self.spec.terms, names=[]))
@@ -1351,6 +1364,11 @@ class DataRemovedEvaluator:
 
     keeps_rows = False
     source = None
+
+    @staticmethod
+    def fitted_rows() -> None:
+        """None: the data were removed."""
+        return None
 
     def __init__(self, evaluator: Evaluator) -> None:
         self.family = evaluator.family

@@ -572,11 +572,12 @@ class OrdinalResults(
         ----------
         newdata : pandas.DataFrame, array-like or large source, optional
             New rows with the predictor columns (the response is not needed).
-            Default: the rows used in the fit; for a fit of data read in chunks,
-            every row of the data in order (NaN where a predictor is missing;
-            a row whose response is missing is predicted too).  Files, globs
-            and datasets are predicted chunk by chunk (rows in file order,
-            numbered from 0); a Dask DataFrame gives a lazy Dask result.
+            Default: the rows used in the fit (for data read in chunks, by the
+            fit's rule: complete in the model's columns, positive weight, finite
+            design).  Files, globs and datasets are predicted chunk by chunk
+            (rows in file order, numbered from 0, the rows a fit left out
+            keeping their numbers); a Dask DataFrame gives a lazy Dask result,
+            a Spark DataFrame a Spark DataFrame.
         which : {"prob", "cumprob", "class", "expected", "linear", "observed"}
             ``"prob"``: ``P(Y = j)``, one column per level;
             ``"cumprob"``: ``P(Y <= j)`` for the first ``K - 1`` levels;
@@ -621,10 +622,12 @@ class OrdinalResults(
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         warn_rank_deficient(self.model.design, newdata, stacklevel=2)
         if is_source(newdata) or (newdata is None and self.model.source is not None):
-            source = self.model.source if newdata is None else newdata
+            source, rows = newdata, None
+            if newdata is None:  # the fitted rows of the data read in chunks
+                source, rows = self.model.source, self.model.evaluator.fitted_rows()
             with numeric_threads():
                 return predict_in_chunks(
-                    functools.partial(self._predict_rows, which=which), source, offset
+                    functools.partial(self._predict_rows, which=which), source, offset, rows=rows
                 )
         return self._predict_rows(newdata, which, offset)
 

@@ -422,9 +422,9 @@ class GoodnessOfFitMethods(FittedState):
     def resid_prob(self) -> pd.Series:
         """Probability-scale residuals ``P(Y < y) - P(Y > y)`` (Li & Shepherd 2012).
 
-        Indexed by the rows used in the fit; for data read in chunks, every row
-        of the source in file order, NaN where a row was not used (a Dask or
-        Spark fit: a lazy Dask Series or a Spark DataFrame).
+        Indexed by the rows used in the fit (for data read in chunks, rows in
+        file order numbered from 0; a Dask or Spark fit: a lazy Dask Series or
+        a Spark DataFrame).
         """
         cached = self.__dict__.get("resid_prob")
         if cached is None:
@@ -443,7 +443,8 @@ class GoodnessOfFitMethods(FittedState):
             source = self.model.source
             residuals = functools.partial(_chunk_residuals, self)
             # named by _chunk_residuals: a Spark fit gives a Spark DataFrame, which has no rename
-            return predict_in_chunks(residuals, source, warn_missing=False)
+            rows = self.model.evaluator.fitted_rows()
+            return predict_in_chunks(residuals, source, warn_missing=False, rows=rows)
         evaluation = self._evaluation  # type: ignore[attr-defined]
         if self.model.family_spec.capabilities.latent_variable:
             values = probability_residuals(evaluation, evaluation.link)  # lambda-hat

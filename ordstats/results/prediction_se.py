@@ -32,7 +32,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
-from ordstats.data.spark import SparkSource
+from ordstats.data.spark import SparkSource, selected_spark_rows
 from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionWarning
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
@@ -402,22 +402,23 @@ class PredictionSEMethods(FittedState):
         return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
 
     def _prediction_in_chunks(self, which: str, offset: Any) -> PredictionResults:
-        """``get_prediction`` of every row of the data a model was read from, chunk by chunk.
+        """``get_prediction`` of the fitted rows of data read in chunks, chunk by chunk.
 
         The rows and index of ``predict()`` on such a fit (rows in file order,
         numbered from 0, for files; the frame's index for a DataFrame; a Dask
-        result is computed): each chunk is predicted as newdata, so rows with
-        missing predictor values get NaN.  A Spark fit's rows are predicted in
-        the cluster and collected (:meth:`_spark_prediction`).
+        result is computed): each chunk's fitted rows are predicted as newdata.
+        A Spark fit's rows are predicted in the cluster and collected
+        (:meth:`_spark_prediction`).
         """
-        source = self.model.source
+        source, fitted = self.model.source, self.model.evaluator.fitted_rows()
         if isinstance(source, SparkSource):
-            return self._spark_prediction(source, which)
+            used = SparkSource(selected_spark_rows(source.frame, fitted), source.chunksize)
+            return self._spark_prediction(used, which)
 
         def chunk(rows: pd.DataFrame) -> pd.DataFrame:
             return self._prediction_of(rows, which, None).wide()
 
-        wide = predict_in_chunks(chunk, source, offset)
+        wide = predict_in_chunks(chunk, source, offset, rows=fitted)
         if hasattr(wide, "compute"):  # a Dask DataFrame: computed, as the results are arrays
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
@@ -457,10 +458,9 @@ class PredictionSEMethods(FittedState):
         ----------
         newdata : pandas.DataFrame or array-like, optional
             Rows to predict for (default: the fitted rows; for a model read in
-            chunks, from files or Dask, every row of its data, as
-            :meth:`~ordstats.OrdinalResults.predict` gives them, NaN where a
-            predictor is missing; a Spark fit's rows are predicted in the cluster
-            and collected).
+            chunks, from files or Dask, as :meth:`~ordstats.OrdinalResults.predict`
+            gives them; a Spark fit's rows are predicted in the cluster and
+            collected, numbered from 0).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
         offset : float or array-like, optional

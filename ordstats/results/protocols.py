@@ -54,6 +54,10 @@ class ModelRows(Protocol):
         """``func(data, *args)`` summed over the rows (chunk by chunk)."""
         ...
 
+    def fitted_rows(self) -> Any:
+        """What selects the fitted rows of a chunk of the data (None: rows in memory)."""
+        ...
+
 
 class RefitResult(Protocol):
     """What term tests and Brant's test read of a fit (this one or a refit's)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
@@ -70,12 +72,18 @@ def test_predictions_over_files_equal_in_memory(tmp_path, frame, memory_fit):
         with pytest.warns(MissingDataWarning, match="34 row"):
             expected = memory_fit.predict(frame, which=which)
         with pytest.warns(MissingDataWarning, match="34 row") as caught:
-            got = res.predict(which=which)  # over the fitting files, chunk by chunk
+            got = res.predict(str(tmp_path / "ratings"), which=which)  # every row of the files
         assert len(caught) == 1
         pd.testing.assert_frame_equal(
             pd.DataFrame(got).reset_index(drop=True),
             pd.DataFrame(expected).reset_index(drop=True),
             rtol=1e-10,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fitted = res.predict(which=which)  # the fitted rows, numbered in file order
+        pd.testing.assert_frame_equal(
+            pd.DataFrame(fitted), pd.DataFrame(memory_fit.predict(which=which)), rtol=1e-10
         )
     newdata = frame.iloc[:40]
     pd.testing.assert_frame_equal(res.predict(newdata), memory_fit.predict(newdata), rtol=1e-10)

@@ -57,12 +57,13 @@ def test_pseudo_rsquared_streams(memory, chunked):
     np.testing.assert_allclose(chunked.pseudo_rsquared, memory.pseudo_rsquared, rtol=RTOL)
 
 
-def test_probability_residuals_stream_with_nan_for_unused_rows(frame, memory, chunked):
+def test_probability_residuals_stream_the_fitted_rows(frame, memory, chunked):
+    """The rows of the in-memory fit (before: every row, NaN where one was not used)."""
     got = chunked.resid_prob
-    assert len(got) == len(frame) and got.name == "resid_prob"
     used = memory.resid_prob
-    np.testing.assert_allclose(got.loc[used.index], used, rtol=RTOL, atol=1e-12)
-    assert got.drop(used.index).isna().all()
+    assert got.name == "resid_prob" and len(used) < len(frame)
+    pd.testing.assert_index_equal(got.index, used.index)
+    np.testing.assert_allclose(got, used, rtol=RTOL, atol=1e-12)
 
 
 def test_prediction_standard_errors_for_new_rows(frame, memory, chunked):
@@ -72,11 +73,11 @@ def test_prediction_standard_errors_for_new_rows(frame, memory, chunked):
         memory.get_prediction(new).summary_frame(),
         rtol=1e-7,
     )
-    # without newdata: every row, as predict() (tests/results/test_prediction_se_chunks.py)
-    with pytest.warns(MissingDataWarning, match="predictions are NaN"):
-        fitted = chunked.get_prediction()
+    # without newdata: the fitted rows, as predict() (tests/results/test_prediction_se_chunks.py)
+    fitted = chunked.get_prediction()
     expected = memory.get_prediction().predicted
-    np.testing.assert_allclose(fitted.predicted.loc[expected.index], expected, rtol=1e-7)
+    pd.testing.assert_index_equal(fitted.predicted.index, expected.index)
+    np.testing.assert_allclose(fitted.predicted, expected, rtol=1e-7)
 
 
 def test_link_comparison_and_vuong_equal_in_memory(frame):

@@ -106,11 +106,14 @@ def test_spark_predictions_stay_spark_frames(frame, spark_frame, spark_fit, memo
     expected = memory_fit.predict(complete, which="class")
     assert classes["class"].tolist() == expected.astype(int).tolist()
 
-    # residuals of every row of the source, NaN where the row was not used
+    # residuals of the fitted rows (before: every row of the source, NaN where not used)
     resid = spark_fit.resid_prob.toPandas().set_index("row")["resid_prob"].sort_index()
     used = memory_fit.resid_prob
-    np.testing.assert_allclose(resid.loc[frame["row"][used.index]], used, rtol=1e-10)
-    assert resid.isna().sum() == len(frame) - len(used)
+    assert list(resid.index) == list(frame["row"][used.index])
+    np.testing.assert_allclose(resid, used, rtol=1e-10)
+    fitted = spark_fit.predict().toPandas().sort_values("row")
+    assert list(fitted["row"]) == list(frame["row"][used.index])
+    np.testing.assert_allclose(fitted[levels], memory_fit.predict(), rtol=1e-10)
 
 
 def test_prediction_column_named_like_a_data_column_is_refused(spark_frame, spark_fit):

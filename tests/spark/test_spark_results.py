@@ -8,6 +8,8 @@ tables are the in-memory ones bit for bit.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -58,22 +60,25 @@ def test_spark_joint_tests_are_the_in_memory_ones(fits):
     np.testing.assert_allclose(spark.joint_tests()["F.ratio"], expected["F.ratio"], rtol=1e-7)
 
 
-def test_spark_get_prediction_without_newdata_predicts_every_row(fits, frame):
-    """As a Dask fit's: every row of the data in its order, NaN where a predictor is missing
-    (one warning).  Before, refused ("would collect every row ... on the driver")."""
+def test_spark_get_prediction_without_newdata_predicts_the_fitted_rows(fits, frame):
+    """As in memory: the rows the fit used, in the Spark DataFrame's order, numbered from 0.
+    Before, every row of the data (NaN where a predictor was missing, a prediction where
+    only the response was)."""
     memory, spark = fits
-    rows = spark.model.source.frame.toPandas()  # the rows in the Spark DataFrame's order
-    with pytest.warns(MissingDataWarning, match=r"row\(s\) of the Spark DataFrame") as caught:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingDataWarning)
         got = spark.get_prediction()
-    missing = [w for w in caught if issubclass(w.category, MissingDataWarning)]
-    assert len(missing) == 1 and missing[0].filename == __file__
-    with pytest.warns(MissingDataWarning):
-        expected = memory.get_prediction(rows)
-    assert len(got.predicted) == len(frame) and got.predicted.isna().any(axis=None)
-    pd.testing.assert_frame_equal(got.summary_frame(), expected.summary_frame(), rtol=1e-7)
-    with pytest.warns(MissingDataWarning):
         cumulative = spark.get_prediction(which="cumprob")
-    assert cumulative.predicted.shape == (len(frame), len(memory.model.levels) - 1)
+    # predict() gives the fitted rows with their columns, in the order get_prediction has
+    used = spark.predict().toPandas()[list(frame.columns)]
+    assert len(used) == len(memory.predict()) and not used.isna().any(axis=None)
+    expected = memory.get_prediction(used)
+    assert got.predicted.shape == expected.predicted.shape
+    assert list(got.predicted.index) == list(range(len(expected.predicted)))
+    np.testing.assert_allclose(
+        got.summary_frame().to_numpy(), expected.summary_frame().to_numpy(), rtol=1e-7
+    )
+    assert cumulative.predicted.shape == (len(expected.predicted), len(memory.model.levels) - 1)
     picked = frame.dropna().iloc[:5]
     pd.testing.assert_frame_equal(
         spark.get_prediction(picked).summary_frame(),
@@ -94,6 +99,5 @@ def test_spark_get_prediction_reads_the_first_rows_once(fits, monkeypatch):
         return read(self, *args, **kwargs)
 
     monkeypatch.setattr(type(source), "first_chunk", counted)
-    with pytest.warns(MissingDataWarning):
-        fits[1].get_prediction()
+    fits[1].get_prediction()
     assert len(reads) == 1
