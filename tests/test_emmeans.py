@@ -180,11 +180,40 @@ def test_latent_cuts_make_no_difference_without_nominal_effects(fit) -> None:
             r"ref must be a position",
         ),
         (lambda f: f.joint_tests(by="tmp"), r"'tmp' is not a variable"),
+        (lambda f: f.emmeans("temp", at={"contact": []}), r"'contact': ...\} gives no value"),
     ],
 )
 def test_emmeans_refuses_bad_input(fit, call, message) -> None:
     with pytest.raises(OrdstatsError, match=message):
         call(fit)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"at": {"x": []}}, r"at=\{'x': ...\} gives no value"),
+        ({"cov_reduce": lambda v: "mean"}, r"cov_reduce must return one or more finite numbers"),
+        ({"cov_reduce": lambda v: []}, r"predictor 'x' .*it returned \[\]"),
+        ({"cov_reduce": lambda v: np.nan}, r"cov_reduce must return one or more finite"),
+    ],
+)
+def test_emmeans_refuses_a_covariate_without_values(wine, options, message) -> None:
+    """Before: numpy's "cannot reshape array of size 0" and "could not convert string"."""
+    data = wine.assign(x=np.arange(len(wine)) % 7 * 1.0)
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    with pytest.raises(OrdstatsError, match=message):
+        res.emmeans("temp", **options)
+
+
+def test_a_variable_named_twice_in_specs_is_one(fit) -> None:
+    """R's emmeans(fit, c("temp", "temp")) is its emmeans(fit, "temp"); before, a grid
+    of temp against itself with NaN cells."""
+    twice = fit.emmeans(["temp", "temp"]).summary_frame()
+    pd.testing.assert_frame_equal(twice, fit.emmeans("temp").summary_frame())
+    pd.testing.assert_frame_equal(
+        fit.emmeans("~ temp * temp | contact").summary_frame(),
+        fit.emmeans("~ temp | contact").summary_frame(),
+    )
 
 
 def test_emmeans_latent_needs_a_latent_scale(wine) -> None:

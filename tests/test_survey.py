@@ -472,6 +472,14 @@ def test_independent_row_methods_are_refused(fits, call, message):
         call(fits["clus1"])
 
 
+@pytest.mark.parametrize("df", ["a", 0, -3, np.nan, True])
+def test_reg_term_test_refuses_a_denominator_df_that_is_not_positive(fits, df):
+    """Before: a raw ValueError for text, P>F NaN without a word for 0 or -3."""
+    with pytest.raises(SpecificationError, match="df must be a positive number"):
+        fits["clus1"].reg_term_test("stype", df=df)
+    assert fits["clus1"].reg_term_test("stype", df=np.inf)["P>F"].notna().all()
+
+
 def test_compare_links_refuses_a_design():
     design = designs()["clus1"][0]
     with pytest.raises(SpecificationError, match=r"link comparison.*survey design"):

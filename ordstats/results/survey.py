@@ -27,6 +27,7 @@ vce(unconditional)``) is not included.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import replace
 from functools import cached_property
@@ -247,7 +248,7 @@ class SurveyResults(OrdinalResults):
         table = wald_test_terms(
             self.params.to_numpy(), self.covariance.matrix, list(self.params.index), groups
         )
-        ddf = self.df_resid if df is None else float(df)
+        ddf = self.df_resid if df is None else _denominator_df(df)
         f_stat = table["chi2"] / table["df"]
         if np.isfinite(ddf):
             p = stats.f.sf(f_stat, table["df"], ddf)
@@ -458,3 +459,14 @@ def _term_names(terms: Any) -> list[str]:
         f"terms must be a term's label or a non-empty list of them (e.g. 'temp' or "
         f"['temp', 'contact']); got {terms!r:.60}"
     )
+
+
+def _denominator_df(df: Any) -> float:
+    """``df`` of :meth:`SurveyResults.reg_term_test`: a positive number or ``inf``."""
+    number = not isinstance(df, (bool, np.bool_)) and isinstance(df, numbers.Real)
+    if not number or not float(df) > 0:
+        raise SpecificationError(
+            f"df must be a positive number of denominator degrees of freedom (inf for the "
+            f"chi-squared test); got {df!r:.40}"
+        )
+    return float(df)

@@ -195,7 +195,7 @@ def _covariate_values(
     rows: _GridRows, name: str, at: Mapping[str, Any], cov_reduce: Any
 ) -> list[float]:
     if name in at:
-        values = np.atleast_1d(np.asarray(at[name], dtype=object))
+        values = _chosen_values(at, name)
         try:
             return [float(v) for v in values]
         except (TypeError, ValueError):
@@ -210,16 +210,38 @@ def _covariate_values(
     if cov_reduce == "median":
         return [float(np.median(rows.column(name)))]
     if callable(cov_reduce):
-        return [float(v) for v in np.atleast_1d(cov_reduce(rows.column(name)))]
+        reduced = np.atleast_1d(np.asarray(cov_reduce(rows.column(name)), dtype=object))
+        try:
+            values = [float(v) for v in reduced]
+        except (TypeError, ValueError):
+            values = []
+        if not values or not np.all(np.isfinite(values)):
+            raise OrdstatsError(
+                f"cov_reduce must return one or more finite numbers for the numeric predictor "
+                f"{name!r} (as np.mean or lambda x: np.quantile(x, [0.25, 0.75])); it returned "
+                f"{reduced.tolist()!r:.80}"
+            )
+        return values
     raise OrdstatsError(
         f"cov_reduce must be 'mean', 'median' or a function of the column; got {cov_reduce!r}"
     )
 
 
+def _chosen_values(at: Mapping[str, Any], name: str) -> list[Any]:
+    """The values ``at`` gives ``name`` (at least one)."""
+    chosen = list(np.atleast_1d(np.asarray(at[name], dtype=object)))
+    if not chosen:
+        raise OrdstatsError(
+            f"at={{{name!r}: ...}} gives no value; give one or more, or leave {name!r} out "
+            "of at= for its default"
+        )
+    return chosen
+
+
 def _factor_values(levels: list[Any], name: str, at: Mapping[str, Any]) -> list[Any]:
     if name not in at:
         return levels
-    chosen = list(np.atleast_1d(np.asarray(at[name], dtype=object)))
+    chosen = _chosen_values(at, name)
     missing = [v for v in chosen if v not in levels]
     if missing:
         raise OrdstatsError(
@@ -1092,6 +1114,7 @@ def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
         )
     if not primary:
         raise OrdstatsError("specs names no variable; e.g. specs='temp' or '~ temp | contact'")
+    primary = list(dict.fromkeys(primary))  # a variable named twice is one (R's emmeans)
     return primary, [b for b in dict.fromkeys(by_vars) if b not in primary]
 
 
