@@ -272,6 +272,7 @@ def design_from_arrays(
         offset=offsets,
         row_index=y.index[keep_rows],
         n_dropped=n - len(keep_rows),
+        row_positions=np.asarray(keep_rows, dtype=np.intp),
         nominal=terms.get("nominal"),
         scale=terms.get("scale"),
     )

@@ -131,6 +131,10 @@ class Design:
         Known part of the log scale, R's ``offset()`` term of the scale formula.
     scale_offset_name : str or None
         That term's text (``"offset(x)"``), evaluated again on new data.
+    row_positions : ndarray of int or None
+        Positions of the rows used in the data the design was built from
+        (None where unknown): they select the fitted rows of that data even
+        when its index repeats labels (:func:`select_fitted_rows`).
     """
 
     response: EncodedResponse
@@ -146,6 +150,25 @@ class Design:
     scale: TermsDesign | None = None
     scale_offset: FloatArray | None = None
     scale_offset_name: str | None = None
+    row_positions: IntArray | None = None
+
+
+def select_fitted_rows(frame: pd.DataFrame, design: Design) -> pd.DataFrame:
+    """The rows of ``frame`` (the data ``design`` was built from) that the fit used.
+
+    By position where the design knows them and they point at its labels, so
+    that an index that repeats labels selects each used row once; else by label.
+    """
+    if frame.index.equals(design.row_index):  # every row used: no copy
+        return frame
+    positions = design.row_positions
+    if (
+        positions is not None
+        and (len(positions) == 0 or positions.max() < len(frame))
+        and frame.index[positions].equals(design.row_index)
+    ):
+        return frame.iloc[positions]
+    return frame.loc[design.row_index]
 
 
 # ---------------------------------------------------------------------------

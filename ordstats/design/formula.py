@@ -1100,7 +1100,9 @@ def design_from_formula(
     so_series = _vector(scale_offset, frame, len(frame), "scale offset")
     every_row = frame  # stateful transforms learn from all rows, as in R's model.frame
     selected = subset_mask(subset, frame, context)
+    positions = np.arange(len(frame))  # of the rows of frame in the data given
     if selected is not None and not selected.all():
+        positions = np.flatnonzero(np.asarray(selected, dtype=bool))
         frame = frame.loc[selected]
         w_series = None if w_series is None else w_series.loc[selected]
         o_series = None if o_series is None else o_series.loc[selected]
@@ -1158,5 +1160,6 @@ def design_from_formula(
         nominal=terms.get("nominal"),
         scale=_with_offset_term(terms.get("scale"), scale_offset),
         scale_offset=None if so_series is None else so_series.to_numpy(dtype=float)[keep_rows],
+        row_positions=positions[keep_rows],
         scale_offset_name=scale_offset,
     )

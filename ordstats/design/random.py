@@ -659,7 +659,8 @@ def mixed_design_from_formula(
     refuse_censored(fixed.response, "random effects (clmm)")
     clean = frame.loc[fixed.row_index]
     terms = random_terms(bars, clean, context)
-    fixed = replace(fixed, row_index=labels[np.asarray(fixed.row_index, dtype=np.intp)])
+    positions = np.asarray(fixed.row_index, dtype=np.intp)  # the frame is indexed by position
+    fixed = replace(fixed, row_index=labels[positions], row_positions=positions)
     return MixedDesign(fixed=fixed, terms=terms, formula=formula)
 
 

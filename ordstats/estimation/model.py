@@ -691,6 +691,7 @@ class OrdinalModel:
             offset=old.offset[:0],
             scale_offset=None if old.scale_offset is None else old.scale_offset[:0],
             row_index=old.row_index[:0],
+            row_positions=None,
         )
         model = OrdinalModel.from_design(
             design,

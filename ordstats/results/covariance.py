@@ -48,6 +48,7 @@ from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
 from ordstats.core.linalg import equilibrate
+from ordstats.design.core import Design, select_fitted_rows
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
 from ordstats.families.shifted import ShiftedEvaluation
@@ -400,7 +401,7 @@ def _check_groups_column(name: str, columns: list[Any]) -> None:
         raise DataError(f"the groups column {name!r} is not a column of the data{hint}")
 
 
-def groups_by_name(name: str, data: Any, row_index: pd.Index, n_dropped: int) -> Any:
+def groups_by_name(name: str, data: Any, design: Design) -> Any:
     """The cluster labels of the column ``name`` of the DataFrame a model was fitted on.
 
     Parameters
@@ -409,22 +410,20 @@ def groups_by_name(name: str, data: Any, row_index: pd.Index, n_dropped: int) ->
         A column of ``data``.
     data : pandas.DataFrame or None
         The data the model was built from (None: not kept, e.g. after pickling).
-    row_index : pandas.Index
-        The labels of the estimation rows.
-    n_dropped : int
-        How many rows of ``data`` were dropped for missing values.
+    design : Design
+        The model's design (its estimation rows).
 
     Returns
     -------
     pandas.Series or ndarray
         The column (aligned on the index by :func:`cluster_groups`), or its
-        values when the index repeats labels and no row was dropped.
+        values on the estimation rows when the index repeats labels.
 
     Raises
     ------
     DataError
         No DataFrame is kept, ``name`` is not one of its columns, or its index
-        repeats labels and rows were dropped (so the rows cannot be matched).
+        repeats labels and the rows used cannot be matched to it.
     """
     if not isinstance(data, pd.DataFrame):
         raise DataError(
@@ -438,12 +437,12 @@ def groups_by_name(name: str, data: Any, row_index: pd.Index, n_dropped: int) ->
         raise DataError(f"the data have several columns named {name!r}; rename them")
     if column.index.is_unique:
         return column
-    if n_dropped == 0 and len(column) == len(row_index):
-        return column.to_numpy()
+    if len(column) == len(design.row_index) or design.row_positions is not None:
+        return select_fitted_rows(column.to_frame(), design)[name].to_numpy()
     raise DataError(
-        f"the data's index repeats labels and {n_dropped} row(s) were dropped for missing "
-        f"values, so the column {name!r} cannot be matched to the rows used; give the data "
-        "a unique index (data.reset_index(drop=True)) before building the model"
+        f"the data's index repeats labels and {design.n_dropped} row(s) were dropped for "
+        f"missing values, so the column {name!r} cannot be matched to the rows used; give "
+        "the data a unique index (data.reset_index(drop=True)) before building the model"
     )
 
 
@@ -599,9 +598,7 @@ class CovarianceMethods(FittedState):
             return cov_kwds
         design = self.model.design
         source = getattr(self.model, "_formula_source", None)
-        labels = groups_by_name(
-            name, getattr(source, "data", None), design.row_index, design.n_dropped
-        )
+        labels = groups_by_name(name, getattr(source, "data", None), design)
         return {**dict(cov_kwds or {}), "groups": labels}
 
 

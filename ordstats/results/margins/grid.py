@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats.design.core import sorted_levels
+from ordstats.design.core import Design, select_fitted_rows, sorted_levels
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError
 from ordstats.results.margins.protocol import MarginsFit
@@ -96,8 +96,8 @@ def set_column(data: pd.DataFrame, name: str, values: Any) -> pd.DataFrame:
     return out
 
 
-def fitted_row_columns(source: Any, rows: pd.Index, names: list[str]) -> pd.DataFrame:
-    """The columns ``names`` of the fitted data frame ``source`` on the fitted ``rows``.
+def fitted_row_columns(source: Any, design: Design, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of the fitted data frame ``source`` on the fitted rows.
 
     For the margins verbs' ``by=`` (and ``wts=``) columns that the model does not
     use: the rows the fit kept (after dropping rows with missing values), in
@@ -105,11 +105,9 @@ def fitted_row_columns(source: Any, rows: pd.Index, names: list[str]) -> pd.Data
     not columns of ``source`` are left out (the verbs then say so).
     """
     if not isinstance(source, pd.DataFrame):
-        return pd.DataFrame(index=rows)
+        return pd.DataFrame(index=design.row_index)
     present = [name for name in names if name in source.columns]
-    if source.index.equals(rows):
-        return source[present]
-    return source.loc[rows, present]
+    return select_fitted_rows(source[present], design)
 
 
 def _typical(column: pd.Series) -> Any:

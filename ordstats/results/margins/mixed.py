@@ -188,7 +188,7 @@ class MixedMarginsFit:
         """Columns of the fitted DataFrame the model does not use, on the estimation rows."""
         model = self.model
         data = getattr(model, "source_data", None)
-        return fitted_row_columns(data, model.design.fixed.row_index, names)
+        return fitted_row_columns(data, model.design.fixed, names)
 
     def _margins_estimability(
         self, data: pd.DataFrame, part: str | None = None

@@ -50,6 +50,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
+from ordstats.design.core import select_fitted_rows
 from ordstats.design.formula import expression_variables
 from ordstats.design.newdata import (
     estimability,
@@ -159,11 +160,8 @@ class OrdinalMarginsFit(FittedState):
                     columns.append(extra)
                 elif isinstance(extra, str) and is_offset(extra):  # R's offset(log(t)) term
                     columns += offset_variables(extra, source.data.columns)
-            present = [c for c in columns if c in source.data.columns]
-            if source.data.index.equals(design.row_index):  # every row used: no reindexing
-                data = source.data[present]
-            else:
-                data = source.data.loc[design.row_index, present]
+            present = list(dict.fromkeys(c for c in columns if c in source.data.columns))
+            data = select_fitted_rows(source.data[present], design)
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
             return coded_factors(self, data)
@@ -184,7 +182,7 @@ class OrdinalMarginsFit(FittedState):
         """Columns of the fitted DataFrame the model does not use, on the estimation rows."""
         source = getattr(self.model, "_formula_source", None)
         data = None if source is None else source.data
-        return fitted_row_columns(data, self.model.design.row_index, names)
+        return fitted_row_columns(data, self.model.design, names)
 
     # -- streaming over rows read in chunks (results/margins/stream.py) -----------------
 
