@@ -529,3 +529,24 @@ def test_an_index_that_repeats_labels_gives_the_margins_of_the_rows_used(wine):
     for call in calls:
         got, expected = (pd.DataFrame(call(res)).select_dtypes("number") for res in fits)
         np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-12)
+
+
+def test_a_predictor_also_in_the_offset_term_is_one_column(wine):
+    """``z + offset(np.log(z))``: z was read twice into the fitted rows, so the verbs
+    without newdata failed (a TypeError, an AttributeError, "newdata has more than one
+    column named 'z'").  The slope is the average derivative of the expected rating."""
+    rng = np.random.default_rng(5)
+    frame = wine.assign(x=rng.normal(size=len(wine)), z=rng.uniform(1, 3, size=len(wine)))
+    res = OrdinalModel.from_formula("rating ~ x + z + offset(np.log(z))", frame).fit()
+    assert list(res.margins_data().columns) == ["x", "z"]
+    step = 1e-5
+
+    def mean_expected(shift: float) -> float:
+        moved = frame.assign(z=frame["z"] + shift)
+        return float(res.predict(moved, which="expected").mean())
+
+    expected = (mean_expected(step) - mean_expected(-step)) / (2 * step)
+    got = res.avg_slopes(variables="z", type="expected")
+    assert got["estimate"].iloc[0] == pytest.approx(expected, rel=1e-6)
+    assert np.isfinite(res.avg_comparisons(variables="z")["estimate"]).all()
+    assert len(res.avg_predictions()) == len(res.model.levels)
