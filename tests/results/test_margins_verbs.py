@@ -550,3 +550,15 @@ def test_a_predictor_also_in_the_offset_term_is_one_column(wine):
     assert got["estimate"].iloc[0] == pytest.approx(expected, rel=1e-6)
     assert np.isfinite(res.avg_comparisons(variables="z")["estimate"]).all()
     assert len(res.avg_predictions()) == len(res.model.levels)
+
+
+def test_log_odds_ratios_need_probabilities_and_nan_estimates_have_nan_errors(interaction):
+    """Before: lnor of expected ratings was NaN with a standard error of 0.067, and
+    lnratio of linear predictors of opposite signs NaN with a finite error."""
+    with pytest.raises(OrdstatsError, match=r"comparison='lnor' is the log odds ratio"):
+        interaction.avg_comparisons(variables="contact", comparison="lnor", type="expected")
+    table = interaction.avg_comparisons(variables="contact", comparison="lnratio", type="linear")
+    estimate, error = table["estimate"].to_numpy(), table["std_error"].to_numpy()
+    assert np.array_equal(np.isnan(estimate), np.isnan(error)) and np.isnan(estimate).any()
+    odds = interaction.avg_comparisons(variables="contact", comparison="lnor")
+    assert np.isfinite(odds[["estimate", "std_error"]].to_numpy()).all()

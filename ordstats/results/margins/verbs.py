@@ -787,6 +787,7 @@ def _compare(comparison: Any, hi: Predicted, lo: Predicted) -> tuple[FloatArray,
             value = np.log(h) - np.log1p(-h) - np.log(l_) + np.log1p(-l_)
             d_hi, d_lo = 1.0 / (h * (1.0 - h)), -1.0 / (l_ * (1.0 - l_))
     jac = d_hi[..., None] * jh + d_lo[..., None] * jl
+    jac[~np.isfinite(value)] = np.nan  # no estimate (a ratio of a negative), no error
     return value, jac
 
 
@@ -820,7 +821,13 @@ def _user_comparison(
     return value, d_hi, d_lo
 
 
-def _check_comparison(comparison: Any) -> Any:
+def _check_comparison(comparison: Any, type: str) -> Any:
+    if comparison == "lnor" and type not in PROBABILITY_TYPES:
+        raise OrdstatsError(
+            f"comparison='lnor' is the log odds ratio of two probabilities; type={type!r} "
+            f"gives no probabilities: use type='prob' (or {', '.join(PROBABILITY_TYPES[1:])}), "
+            "or comparison='difference'"
+        )
     if callable(comparison) or comparison in _COMPARISONS:
         return comparison
     raise OrdstatsError(
@@ -908,7 +915,7 @@ def comparisons(
     -------
     MarginsTable
     """
-    comparison = _check_comparison(comparison)
+    comparison = _check_comparison(comparison, type)
     if streams(fit, newdata):
         return stream_average(comparisons, fit, _verb_options(locals()))
     fit = newdata_fit(fit, newdata, {"variables": variables})
