@@ -124,3 +124,21 @@ def test_a_subset_chunked_fit_keeps_the_callers_name_for_the_data(data):
     with pytest.warns(MissingDataWarning):
         model = OrdinalModel.from_formula(FORMULA, data, subset="x1 > 0", chunksize=90)
     assert model.data_name == "data"
+
+
+def test_predictions_of_a_subset_of_files_keep_the_rows_file_numbers(data, tmp_path):
+    """A subset of Parquet files: the fitted rows numbered in file order, as the in-memory
+    fit of the same rows labels them (before: numbered after the subset, 0, 1, ...)."""
+    path = tmp_path / "rows.parquet"
+    data.to_parquet(path, index=False)
+    subset = "x1 > 0"
+    memory = _fit(FORMULA, data, subset=subset)
+    files = _fit(FORMULA, str(path), subset=subset, chunksize=70)
+    for got, expected in [
+        (files.predict(), memory.predict()),
+        (files.fittedvalues, memory.fittedvalues),
+        (files.resid_prob, memory.resid_prob),
+        (files.get_prediction().predicted, memory.get_prediction().predicted),
+    ]:
+        pd.testing.assert_index_equal(got.index, expected.index)
+        np.testing.assert_allclose(got, expected, rtol=1e-8)

@@ -59,16 +59,11 @@ def predict_in_chunks(
         predict = functools.partial(_predict_selected, predict, rows)
     if hasattr(src, "map_partitions"):
         return src.map_partitions(predict)
-    numbered = not hasattr(src, "frame")  # files: rows numbered in file order
     with warnings.catch_warnings():
         # one warning for all chunks instead of one per chunk
         warnings.simplefilter("ignore", MissingDataWarning)
-        parts, start = [], 0
-        for _, chunk in src.chunks():
-            if numbered:
-                chunk = chunk.set_axis(pd.RangeIndex(start, start + len(chunk)))
-                start += len(chunk)
-            parts.append(predict(chunk))
+        # files' chunks number their rows in file order, a DataFrame's keep its labels
+        parts = [predict(chunk) for _, chunk in src.chunks()]
     out = pd.concat(parts)
     missing = int(pd.DataFrame(out).isna().any(axis=1).sum())
     if missing and warn_missing:

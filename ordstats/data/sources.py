@@ -441,14 +441,17 @@ class ArrowSource(_ChunkIterator):
     ) -> Iterator[tuple[str, pd.DataFrame]]:
         """Yield ``(label, chunk)`` pairs, file by file.
 
-        ``by_row_group``: Parquet files row group by row group.  A chunk's
-        numeric columns without missing values are views of the record
-        batch's memory (``split_blocks``: no copy into pandas' blocks).
+        A chunk's index numbers its rows in file order from 0 (the files' rows one
+        after another), also when ``subset=`` leaves rows out.  ``by_row_group``:
+        Parquet files row group by row group.  A chunk's numeric columns without
+        missing values are views of the record batch's memory (``split_blocks``:
+        no copy into pandas' blocks).
         """
         cols = list(columns) if columns is not None else None
         extra = self._query_columns(cols)
         read = cols if not extra or cols is None else [*cols, *extra]
         # decoding and conversion on at most the threads ordstats may use (none for one)
+        start = 0
         with _ARROW_POOL.bounded() as use_threads:
             for fragment in self.dataset.get_fragments():
                 name = getattr(fragment, "path", "a fragment")
@@ -465,6 +468,9 @@ class ArrowSource(_ChunkIterator):
                         )
                         for k, batch in enumerate(batches):
                             frame = batch.to_pandas(use_threads=use_threads, split_blocks=True)
+                            # rows numbered in file order (across files), before a subset
+                            frame.index = pd.RangeIndex(start, start + len(frame))
+                            start += len(frame)
                             if self.rows is not None:
                                 frame = self.rows.select(frame)
                                 frame = frame[cols] if extra else frame
