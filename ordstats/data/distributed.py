@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ordstats.config import resolve_threads
@@ -158,7 +159,28 @@ def _future_sum(client: Any, futures: list[Any], columns: Sequence[str] | None) 
         raise DataError("the Dask DataFrame has no partitions")
     total = _tree_sum(futures, lambda f: partial(client.submit, f, pure=False))
     with _missing_columns_reported(columns):
-        return total.result()
+        return _aligned(total.result())
+
+
+def _aligned(value: Any) -> Any:
+    """``value`` with its arrays copied where they are not aligned in memory.
+
+    dask.distributed hands arrays over in pickle's out-of-band buffers, which
+    need not be aligned; SciPy's LAPACK wrappers refuse such arrays ("Expected
+    a real or complex array").  Tuples, lists, dicts and dataclasses are walked.
+    """
+    if isinstance(value, np.ndarray):
+        return value if value.flags.aligned else value.copy()
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return type(value)(_aligned(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _aligned(v) for k, v in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        old = {f.name: getattr(value, f.name) for f in fields(value) if f.init}
+        new = {name: _aligned(v) for name, v in old.items()}
+        changed = {name: v for name, v in new.items() if v is not old[name]}
+        return replace(value, **changed) if changed else value
+    return value
 
 
 def _local_pool(tree: Any) -> dict[str, int]:

@@ -68,6 +68,13 @@ def test_distributed_cluster_equals_in_memory(client, frame, memory_fit):
     assert_same_fit(res, memory_fit)
 
 
+def test_brant_test_on_a_cluster_equals_in_memory(client, frame, memory_fit):
+    """The cross products come back from the workers in buffers that need not be aligned,
+    which SciPy's inverse refused ("TypeError: Expected a real or complex array")."""
+    res = _dask_fit(dd.from_pandas(frame, npartitions=4))
+    pd.testing.assert_frame_equal(res.brant_test(), memory_fit.brant_test(), rtol=1e-7)
+
+
 def test_fit_survives_a_killed_worker(client):
     frame = ratings(60_000, seed=6)
     with pytest.warns(MissingDataWarning):
