@@ -214,8 +214,15 @@ def test_chunked_fit_gives_the_same_quantities():
         chunked.quantile([0.5, 0.9], newdata), memory.quantile([0.5, 0.9], newdata), rtol=1e-7
     )
     pd.testing.assert_frame_equal(chunked.mean(newdata), memory.mean(newdata), rtol=1e-7)
-    with pytest.raises(OrdstatsError, match="not in memory: pass the rows to predict as newdata"):
-        chunked.mean()
+    # without newdata: the fitted rows, chunk by chunk (before: refused, "not in memory")
+    for quantity in (
+        lambda res: res.mean(),
+        lambda res: res.quantile([0.5, 0.9]),
+        lambda res: res.exceedance([20.0, 30.0], alpha=0.1),
+    ):
+        pd.testing.assert_frame_equal(quantity(chunked), quantity(memory), rtol=1e-7)
+    with pytest.raises(OrdstatsError, match="the offset must be a column of the data"):
+        chunked.mean(offset=1.0)
 
 
 def test_dask_fit_pickled_and_slimmed_results_give_the_same_quantities():
@@ -227,6 +234,9 @@ def test_dask_fit_pickled_and_slimmed_results_give_the_same_quantities():
         ref["formula"], dd.from_pandas(data, npartitions=3), many_levels=True
     ).fit()
     pd.testing.assert_frame_equal(on_dask.quantile([0.5, 0.9], newdata), expected, rtol=1e-7)
+    pd.testing.assert_frame_equal(
+        on_dask.quantile([0.5, 0.9]), memory.quantile([0.5, 0.9]), rtol=1e-7
+    )
     slim = pickle.loads(pickle.dumps(memory))
     slim.remove_data()
     pd.testing.assert_frame_equal(slim.quantile([0.5, 0.9], newdata), expected)

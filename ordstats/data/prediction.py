@@ -9,12 +9,13 @@ from typing import Any
 
 import pandas as pd
 
+from ordstats.data.distributed import DaskSource
 from ordstats.data.rows import UsedRows
 from ordstats.data.sources import open_source
 from ordstats.data.spark import SparkSource, selected_spark_rows
 from ordstats.errors import MissingDataWarning, OrdstatsError
 
-__all__ = ["predict_in_chunks"]
+__all__ = ["predict_in_chunks", "tables_of_fitted_rows"]
 
 Predictor = Callable[[pd.DataFrame], Any]
 
@@ -79,3 +80,32 @@ def predict_in_chunks(
 def _predict_selected(predict: Predictor, rows: UsedRows, chunk: pd.DataFrame) -> Any:
     """``predict`` of the rows of ``chunk`` that ``rows`` selects."""
     return predict(rows.select(chunk))
+
+
+def tables_of_fitted_rows(table: Predictor, source: Any, rows: UsedRows, what: str) -> pd.DataFrame:
+    """``table`` of the fitted rows of each chunk of ``source``, stacked in memory.
+
+    For results whose rows carry an index of several levels (a row and a
+    quantile, say), which a lazy Dask DataFrame cannot hold: a Dask fit's
+    partitions are computed on its scheduler and their tables gathered.
+
+    Raises
+    ------
+    OrdstatsError
+        For a Spark fit (``what`` names the method): its rows are not gathered
+        on the driver.
+    """
+    src = open_source(source, getattr(source, "chunksize", None))
+    if isinstance(src, SparkSource):
+        raise OrdstatsError(
+            f"{what} without newdata would gather every fitted row of the Spark DataFrame "
+            "on the driver; pass the rows as newdata (a pandas DataFrame, e.g. a sample), or "
+            "use predict(which='expected'), which stays in the cluster"
+        )
+    if isinstance(src, DaskSource):
+        import dask
+
+        parts = src.frame.to_delayed()
+        tasks = [dask.delayed(_predict_selected)(table, rows, part) for part in parts]
+        return pd.concat(dask.compute(*tasks))
+    return pd.concat([_predict_selected(table, rows, chunk) for _, chunk in src.chunks()])

@@ -51,6 +51,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
+from ordstats.data.prediction import tables_of_fitted_rows
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.problem import row_scales
@@ -491,6 +492,18 @@ class ContinuousQuantityMethods(FittedState):
         blocks = _cut_covariance(self.covariance, jacobian, lay.n_alpha)
         return dist, index, blocks
 
+    def _fitted_rows_table(
+        self, newdata: Any, offset: Any, method: Callable[[pd.DataFrame], Any], what: str
+    ) -> Any:
+        """``method`` of the fitted rows of data read in chunks (None: rows in memory)."""
+        model = self.model
+        if newdata is not None or model.evaluator.keeps_rows or self.data_removed:
+            return None
+        if offset is not None:
+            raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
+        rows = model.evaluator.fitted_rows()
+        return tables_of_fitted_rows(method, model.source, rows, what)
+
     def exceedance(
         self, y: Any, newdata: Any = None, *, alpha: float = 0.05, offset: Any = None
     ) -> pd.DataFrame:
@@ -527,6 +540,11 @@ class ContinuousQuantityMethods(FittedState):
         OrdstatsError
             If the response levels are not numbers, or ``y`` is not a finite number.
         """
+        streamed = self._fitted_rows_table(
+            newdata, offset, lambda rows: self.exceedance(y, rows, alpha=alpha), "exceedance()"
+        )
+        if streamed is not None:
+            return streamed
         ys, scalar = _response_values(y)
         z = normal_quantile(alpha)
         dist, index, blocks = self._cut_distribution(newdata, offset, "exceedance()")
@@ -574,6 +592,11 @@ class ContinuousQuantityMethods(FittedState):
         pandas.DataFrame
             Columns ``estimate``, ``se``, ``lower``, ``upper``.
         """
+        streamed = self._fitted_rows_table(
+            newdata, offset, lambda rows: self.mean(rows, alpha=alpha), "mean()"
+        )
+        if streamed is not None:
+            return streamed
         z = normal_quantile(alpha)
         dist, index, blocks = self._cut_distribution(newdata, offset, "mean()")
         steps = np.diff(dist.values)
@@ -627,6 +650,14 @@ class ContinuousQuantityMethods(FittedState):
             Columns ``estimate``, ``se`` (delta method), ``lower``, ``upper``;
             indexed by row for one ``q``, by ``(row, q)`` for several.
         """
+        streamed = self._fitted_rows_table(
+            newdata,
+            offset,
+            lambda rows: self.quantile(q, rows, alpha=alpha, interval=interval),
+            "quantile()",
+        )
+        if streamed is not None:
+            return streamed
         probs, scalar = _probabilities(q)
         if interval not in _INTERVALS:
             raise SpecificationError(f"interval must be 'cdf' or 'delta'; got {interval!r}")

@@ -368,10 +368,10 @@ class PredictionSEMethods(FittedState):
             refuse_offset_without_newdata(offset)
             if self.data_removed:
                 raise rows_removed_error("get_prediction() without newdata")
-            if not model.evaluator.keeps_rows:  # get_prediction() streams them before this
+            if not model.evaluator.keeps_rows:  # get_prediction(), mean() ... stream them
                 raise OrdstatsError(
-                    "the fitted rows of a model read in chunks are not in memory: pass the "
-                    "rows to predict as newdata (a DataFrame)"
+                    "this method needs the fitted rows in memory, and a model read in chunks "
+                    "does not keep them: pass the rows as newdata (a DataFrame)"
                 )
             data = model.data
             empty = np.empty((data.n_obs, 0))

@@ -101,3 +101,14 @@ def test_spark_get_prediction_reads_the_first_rows_once(fits, monkeypatch):
     monkeypatch.setattr(type(source), "first_chunk", counted)
     fits[1].get_prediction()
     assert len(reads) == 1
+
+
+def test_spark_continuous_quantities_without_newdata_say_to_pass_rows(fits, frame):
+    """mean(), quantile() and exceedance() of a Spark fit's rows would gather them on the
+    driver; with newdata they are the in-memory numbers."""
+    memory, spark = fits
+    for call in (lambda res, *a: res.mean(*a), lambda res, *a: res.quantile(0.5, *a)):
+        with pytest.raises(ordstats.errors.OrdstatsError, match="every fitted row of the Spark"):
+            call(spark)
+        rows = frame.dropna().iloc[:7]
+        pd.testing.assert_frame_equal(call(spark, rows), call(memory, rows), rtol=1e-7)
