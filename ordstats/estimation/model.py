@@ -1028,7 +1028,10 @@ class OrdinalModel:
         maxiter : int
             Maximum Newton iterations (R's ``maxIter``).
         gradtol : float
-            Tolerance on ``max|gradient|`` (R's ``gradTol``).
+            Tolerance on ``max|gradient|`` (R's ``gradTol``).  A Firth fit
+            (``penalty="firth"``) stops when its penalised score is below a tenth
+            of it: its steps leave out the penalty's curvature, so they close in
+            on the estimate more slowly.
         reltol : float
             Tolerance on the Newton step relative to the parameters (R's ``relTol``).
         disp : bool, optional
@@ -1135,7 +1138,7 @@ class OrdinalModel:
                 return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
             bayes.refuse_monotonic_ml(self)
             if penalty is not None:
-                return self._fit_penalized(penalty, start_params, maxiter, kind)
+                return self._fit_penalized(penalty, start_params, options, kind, cov_type)
             use_banded = self._use_banded(banded)
             passes_before = getattr(self.evaluator, "n_passes", None)
             if start_params is not None:
@@ -1184,7 +1187,12 @@ class OrdinalModel:
             )
 
     def _fit_penalized(
-        self, penalty: str, start_params: Any, maxiter: int, cov_kind: str
+        self,
+        penalty: str,
+        start_params: Any,
+        options: NewtonOptions,
+        cov_kind: str,
+        cov_type: object,
     ) -> OrdinalResults:
         if penalty != "firth":
             raise SpecificationError(
@@ -1194,11 +1202,13 @@ class OrdinalModel:
         if cov_kind not in {"nonrobust", "expected"}:
             raise SpecificationError(
                 "penalty='firth' reports the inverse expected information; cov_type must be "
-                f"'nonrobust' or 'expected', not {cov_kind!r}"
+                f"'nonrobust' or 'expected', not {cov_type!r}"
             )
         self._require_free_thresholds("penalised fits")
         start = None if start_params is None else self._check_params(start_params)
-        return penalized.fit_firth(self, start_params=start, maxiter=maxiter)
+        return penalized.fit_firth(
+            self, start_params=start, maxiter=options.max_iter, gradtol=options.grad_tol / 10
+        )
 
     def _require_elastic_net_model(self, what: str) -> None:
         """Raise for a model the elastic-net fits, paths and cross-validation cannot fit."""
@@ -1237,9 +1247,11 @@ class OrdinalModel:
             (s_j b_j)^2\Bigr),\qquad n_w = \sum_i w_i,
 
         over thresholds/intercepts (never penalised) and slopes ``b``
-        (location effects ``c_j = 1``, nominal effects ``c_j =
-        nominal_weight``), with ``s_j`` the column standard deviations when
-        ``standardize=True`` and 1 otherwise.  Solved exactly by proximal
+        (location effects ``c_j = 1``), with ``s_j`` the column standard
+        deviations when ``standardize=True`` and 1 otherwise.  A nominal
+        column's effects ``gamma_j`` (one per cut-point) are ``c + delta_j``,
+        ``c`` penalised as a slope and each deviation ``delta_j`` with factor
+        ``nominal_weight`` (ordinalNet's semi-parallel model).  Solved exactly by proximal
         Newton steps (the family's gradient and Hessian, coordinate descent on
         the penalised quadratic model, line search) to the KKT conditions
         within ``tol``.  Pure ridge (``L1_wt=0``) is the MAP estimate under
@@ -1259,8 +1271,9 @@ class OrdinalModel:
             Penalise ``s_j b_j`` (glmnet's ``standardize=TRUE``); estimates
             stay on the original scale.
         nominal_weight : float
-            Penalty factor of the nominal (non-parallel) effects: shrinks
-            them toward the parallel model (0: unpenalised).
+            Penalty factor of the nominal effects' deviations from their
+            common effect: shrinks them toward the parallel model (0: the
+            deviations unpenalised).
         start_params : array-like, optional
             Default: the fit with every slope zero.
         tol : float

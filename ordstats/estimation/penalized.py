@@ -9,9 +9,13 @@ r"""Penalised fits of an :class:`~ordstats.OrdinalModel`: elastic net, paths, CV
     \qquad n_w = \textstyle\sum_i w_i,                                   \tag{1}
 
 over the thresholds/intercepts ``theta`` (never penalised), and the slopes
-``b`` (location effects, penalty factor ``c_j = 1``; nominal effects
-``c_j = nominal_weight``; scale effects and a flexible link's parameter are
-not penalised), with ``rho = L1_wt = l1_ratio``.  ``s_j`` is 1, or with
+``b`` (location effects, penalty factor ``c_j = 1``; scale effects and a
+flexible link's parameter are not penalised), with ``rho = L1_wt = l1_ratio``.
+A nominal column's effects ``gamma_1, ..., gamma_q`` (one per cut-point) are
+split into a common part and deviations, ``gamma_j = c + delta_j``: ``c``
+carries factor 1, each ``delta_j`` factor ``nominal_weight``, so their penalty
+is ``min_c [P(c) + nominal_weight sum_j P(gamma_j - c)]`` with ``P`` the
+bracket of (1) (ordinalNet's semi-parallel model, :class:`PenaltySpec`).  ``s_j`` is 1, or with
 ``standardize=True`` the weighted standard deviation (divisor ``n_w``) of the
 column, so the penalty acts on standardised columns exactly as glmnet's
 ``standardize = TRUE``; estimates are always on the original scale.  For
@@ -26,7 +30,8 @@ c_j s_j^2))`` and flat priors on the thresholds, so the ridge estimate is the
 posterior mode (MAP).
 
 **Nominal (non-parallel) effects.**  With ``nominal_weight > 0`` their
-deviations ``gamma_j`` are shrunk toward zero, i.e. toward the parallel model.
+deviations ``delta_j`` from a common effect are shrunk toward zero, i.e. toward
+the parallel model.
 For sratio, cratio and acat, when the same columns are also location effects
 (``eta_j = alpha_j + x'(b + gamma_j)``) this is ordinalNet's semi-parallel
 model (Wurm, Rathouz and Hanlon 2021): ``b`` the parallel part, ``gamma_j``
@@ -72,7 +77,14 @@ from ordstats.core.penalty import (
     positive_definite,
     proximal_newton,
 )
-from ordstats.errors import ConvergenceWarning, SpecificationError, check_flag, check_seed
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    SpecificationError,
+    check_flag,
+    check_seed,
+)
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
 from ordstats.families.problem import FamilyEvaluation
@@ -541,9 +553,7 @@ def cross_validate(
             losses[f, i] = cv_loss(scoring, prob, test.y, test.weights)
     mean = losses.mean(axis=0)
     se = losses.std(axis=0, ddof=1) / np.sqrt(losses.shape[0])
-    best = int(np.argmin(mean))
-    within = np.flatnonzero(mean <= mean[best] + se[best])
-    one_se = int(within.min())
+    best, one_se = _chosen_alphas(mean, se)
     return CVResult(
         alphas=full.alphas,
         mean=mean,
@@ -554,6 +564,32 @@ def cross_validate(
         alpha_1se=float(full.alphas[one_se]),
         path=full,
     )
+
+
+def _chosen_alphas(mean: FloatArray, se: FloatArray) -> tuple[int, int]:
+    """Positions of the best ``alpha`` and of the largest within one SE of it.
+
+    A loss is NaN where the fit of an ``alpha`` gives held-out rows no
+    probabilities (nominal effects whose cut-points cross there): such an
+    ``alpha`` is not chosen, with a warning.
+    """
+    valid = np.isfinite(mean)
+    if not valid.any():
+        raise OrdstatsError(
+            "no value of alpha gives every held-out row probabilities: the nominal effects' "
+            "cut-points cross on held-out rows at each of them. Use larger alphas (more "
+            "shrinkage toward the parallel model) or a larger nominal_weight"
+        )
+    if not valid.all():
+        warnings.warn(
+            f"{int((~valid).sum())} of {valid.size} values of alpha give some held-out rows "
+            "crossing cut-points (no probabilities, a NaN loss); they are not chosen",
+            OrdstatsWarning,
+            stacklevel=4,
+        )
+    best = int(np.flatnonzero(valid)[np.argmin(mean[valid])])
+    within = np.flatnonzero(valid & (mean <= mean[best] + se[best]))
+    return best, int(within.min())
 
 
 #: Most values of ``alpha`` a path takes (each is a penalised fit).
@@ -688,6 +724,8 @@ def fit_firth(
 
     def log_det(x: FloatArray) -> float:
         info = family.expected_information(problem, x)
+        if not np.all(np.isfinite(info)):  # thresholds out of order: no information
+            return -np.inf
         sign, value = np.linalg.slogdet(info)
         return float(value) if sign > 0 else -np.inf
 
@@ -704,10 +742,25 @@ def fit_firth(
     x = model.start_params if start_params is None else model._check_params(start_params)
     ev = model.evaluator.evaluate(x)
     value = ev.nll - 0.5 * log_det(x)
+    if not (np.isfinite(value) and np.all(np.isfinite(ev.hessian))):
+        raise SpecificationError(
+            "start_params give no finite penalised log-likelihood (the thresholds must be "
+            "finite and increasing, and every value a number); leave start_params out or "
+            "start from another fit's params"
+        )
     code, it, grad = 2, 0, np.full(x.size, np.inf)
+    values = [value]  # the objective after each step
     for it in range(maxiter + 1):
         grad = np.asarray(ev.gradient) - 0.5 * gradient_log_det(x)
         if np.max(np.abs(grad)) < gradtol:
+            # one more step where it still gains: the Hessian leaves out the penalty's
+            # curvature, so each step shrinks the error by a factor, not to its square
+            step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
+            ev_t = model.evaluator.evaluate(x - step)
+            val_t = ev_t.nll - 0.5 * log_det(x - step) if np.isfinite(ev_t.nll) else np.inf
+            if val_t <= value:
+                x, ev, value = x - step, ev_t, val_t
+                grad = np.asarray(ev.gradient) - 0.5 * gradient_log_det(x)
             code = 0
             break
         if it == maxiter:
@@ -725,6 +778,7 @@ def fit_firth(
             code = 3
             break
         x, ev, value = trial, ev_t, val_t
+        values.append(value)
     info_matrix = family.expected_information(problem, x)
     inverse = observed_covariance(info_matrix)
     assert isinstance(inverse, Covariance)  # a dense information matrix
@@ -739,9 +793,24 @@ def fit_firth(
         max_grad=max_grad,
     )
     if code != 0:
+        recent = np.asarray(values[-10:])
+        stalled = len(values) > 10 and np.ptp(recent) <= 1e-10 * max(1.0, abs(value))
+        if code == 2 and stalled:  # the score's own rounding (a numerical derivative)
+            advice = (
+                "the penalised likelihood stopped changing over the last 10 iterations, so "
+                "the score is at its rounding error: the estimates are settled; loosen "
+                f"gradtol (to about {10 * max_grad:.0e}) to have the fit reported as converged"
+            )
+        elif code == 2:
+            advice = f"increase maxiter (it stopped after {it} iterations)"
+        else:
+            advice = (
+                "no step along the Newton direction increased the penalised likelihood; "
+                "start from other values (start_params) or loosen gradtol"
+            )
         warnings.warn(
-            f"the Firth-penalised fit did not converge (max|penalised score| = {max_grad:.2e}); "
-            "increase maxiter",
+            f"the Firth-penalised fit did not converge (max|penalised score| = {max_grad:.2e}, "
+            f"gradtol {gradtol:g}): {advice}",
             ConvergenceWarning,
             stacklevel=3,
         )

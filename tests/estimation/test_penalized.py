@@ -17,7 +17,13 @@ from scipy import optimize
 
 from ordstats import OrdinalModel, lr_test
 from ordstats.core.penalty import kkt_violation
-from ordstats.errors import OrdstatsError, SeparationWarning, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    SeparationWarning,
+    SpecificationError,
+)
 from ordstats.estimation.penalized import PenaltySpec
 from ordstats.results.regularized import cv_loss
 
@@ -348,3 +354,75 @@ def test_penalties_on_models_that_cannot_take_them(wine):
         model.path(alphas=[0.1, -0.1])
     with pytest.raises(SpecificationError, match="cov_type"):
         model.fit(penalty="firth", cov_type="robust")
+
+
+def _crossing_data() -> pd.DataFrame:
+    """Nominal effects of x whose cut-points cross at its far values (x = +-6, 7)."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=150)
+    x[:3] = [6, -6, 7]
+    y = np.digitize(x + rng.logistic(size=150) * (1 + 0.8 * (x > 0)), [-1, 0.5, 1.5])
+    return pd.DataFrame({"x": x, "z": rng.normal(size=150), "y": y})
+
+
+def test_cv_passes_over_alphas_whose_held_out_rows_get_no_probabilities():
+    """Held-out rows with crossing cut-points have no probabilities (a NaN loss).  Before,
+    an alpha with a NaN mean loss could be "best" and the 1-SE rule raised numpy's
+    "zero-size array to reduction operation minimum"."""
+    model = OrdinalModel.from_formula("y ~ z", _crossing_data(), nominal="~ x")
+    with pytest.warns(OrdstatsWarning, match=r"values of alpha give some held-out rows"):
+        cv = model.cv(n_alphas=10, cv=5)
+    chosen = [np.flatnonzero(cv.alphas == a)[0] for a in (cv.alpha_best, cv.alpha_1se)]
+    assert np.isnan(cv.mean).any() and np.isfinite(cv.mean[chosen]).all()
+    assert cv.mean[chosen[0]] == np.nanmin(cv.mean)
+    with pytest.raises(OrdstatsError, match=r"no value of alpha gives every held-out row"):
+        model.cv(n_alphas=10, cv=5, nominal_weight=0.0)
+
+
+def _separated_loglog() -> OrdinalModel:
+    """x1 separates y completely; the loglog Firth score has a rounding floor near 1e-6."""
+    rng = np.random.default_rng(403)
+    n, k = int(rng.integers(30, 80)), int(rng.integers(3, 5))
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    f = rng.choice(list("ab"), n)
+    rng.logistic(size=n)
+    y = np.digitize(x1, np.quantile(x1, np.linspace(0, 1, k + 1)[1:-1]))
+    frame = pd.DataFrame(
+        {
+            "x1": x1,
+            "x2": x2,
+            "f": f,
+            "y": y,
+            "w": rng.integers(1, 3, n) * 1.0,
+            "off": 0.3 * rng.normal(size=n),
+        }
+    )
+    return OrdinalModel.from_formula(
+        "y ~ x1 + x2 + f", frame, link="loglog", weights="w", offset="off"
+    )
+
+
+def test_firth_takes_gradtol_and_says_when_its_score_is_at_its_rounding():
+    """Before: gradtol was ignored (1e-7 always), and a fit whose estimates no longer
+    moved was told to "increase maxiter"."""
+    model = _separated_loglog()
+    loose = model.fit(penalty="firth", gradtol=1e-4)
+    assert loose.converged and loose.mle_retvals["max_grad"] < 1e-5
+    with pytest.warns(ConvergenceWarning, match=r"stopped changing .* loosen gradtol"):
+        settled = model.fit(penalty="firth", maxiter=300)
+    np.testing.assert_allclose(settled.params, loose.params, rtol=1e-4)
+
+
+@pytest.mark.parametrize("start", [np.full(5, np.nan), np.array([3.0, -3.0, 0.0, 0.0, 0.0])])
+def test_firth_refuses_start_values_without_a_likelihood(start):
+    """Before: NaN starts gave all-NaN estimates; thresholds out of order SciPy's
+    "array must not contain infs or NaNs"."""
+    model = _separated_loglog()
+    with pytest.raises(SpecificationError, match="start_params give no finite penalised"):
+        model.fit(penalty="firth", start_params=start[: len(model.start_params)])
+
+
+def test_firth_refusal_of_a_robust_covariance_names_it(binary):
+    model = OrdinalModel.from_formula(BINARY, binary)
+    with pytest.raises(SpecificationError, match=r"not 'HC0'"):
+        model.fit(penalty="firth", cov_type="HC0")
