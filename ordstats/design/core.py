@@ -90,9 +90,9 @@ class DesignOptions:
     missing : {"drop", "raise"}
         Rows with missing or non-finite values in used columns are dropped with a
         warning, or raise.
-    collinear : {"drop", "raise"}
+    collinear : {"drop", "raise", "keep"}
         Aliased design columns are dropped with a warning (as R's ``drop.coef``),
-        or raise.
+        raise, or are kept (for penalised fits, whose penalty estimates them).
     many_levels : bool
         Allow more than 50 response levels.
     """
@@ -753,7 +753,7 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:
 
 def _check_options(missing: Any, collinear: Any) -> None:
     check_choice("missing", missing, ("drop", "raise"))
-    check_choice("collinear", collinear, ("drop", "raise"))
+    check_choice("collinear", collinear, ("drop", "raise", "keep"))
 
 
 def _check_weights(weights: pd.Series | None, n: int) -> tuple[FloatArray, np.ndarray]:
@@ -781,7 +781,7 @@ def _remove_columns(
     terms: TermsDesign, aliased: list[int], collinear: CollinearAction, reason: str, fix: str
 ) -> TermsDesign:
     """Drop aliased columns with a warning, or raise, per ``collinear``."""
-    if not aliased:
+    if not aliased or collinear == "keep":
         return terms
     names = [terms.names[j] for j in aliased]
     text = reason.format(names=", ".join(map(repr, names)))

@@ -45,6 +45,7 @@ from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.design.subset import subset_mask, subset_source
 from ordstats.design.threshold_groups import ThresholdGroups, split_threshold_groups
 from ordstats.errors import (
+    CollinearityWarning,
     ConvergenceWarning,
     FormulaError,
     NotFittedError,
@@ -1211,10 +1212,31 @@ class OrdinalModel:
         )
 
     def _require_elastic_net_model(self, what: str) -> None:
-        """Raise for a model the elastic-net fits, paths and cross-validation cannot fit."""
+        """Raise for a model the elastic-net fits, paths and cross-validation cannot fit.
+
+        Warns where aliased columns were dropped: a penalty estimates them, and
+        the estimates differ without them (glmnet keeps every column).
+        """
         self._refuse_survey_design("penalised fits (fit_regularized, path, cv)")
         refuse_threshold_groups_ml(self)
         self._require_free_thresholds(what)
+        design = self.design
+        dropped = [
+            name
+            for terms in (design.location, design.nominal, design.scale)
+            if terms is not None
+            for name in terms.aliased
+        ]
+        if dropped:
+            warnings.warn(
+                f"{', '.join(map(repr, dropped))} {'was' if len(dropped) == 1 else 'were'} "
+                f"dropped as aliased (collinear='drop', R's clm rule) before these {what}; a "
+                "penalty estimates aliased columns, and "
+                "with them the estimates differ: build the model with collinear='keep' to "
+                "penalise every column, as glmnet does",
+                CollinearityWarning,
+                stacklevel=3,
+            )
 
     def _require_free_thresholds(self, what: str) -> None:
         """Raise for a fixed-threshold model where ``what`` does not support it."""

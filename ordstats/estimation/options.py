@@ -70,8 +70,11 @@ class ModelOptions:
         Order of the response levels, lowest first.
     missing : {"drop", "raise"}
         What to do with rows that have missing or non-finite values.
-    collinear : {"drop", "raise"}
-        What to do with aliased regressors.
+    collinear : {"drop", "raise", "keep"}
+        What to do with aliased regressors: drop them with a warning (as R's
+        ``clm``), raise, or keep them, for penalised fits (``fit_regularized``,
+        ``path``, ``cv``: glmnet keeps every column, and with an L1 penalty
+        the estimates differ); ``fit()`` cannot estimate aliased columns.
     many_levels : bool
         Allow a response with more than 50 distinct levels.
 
@@ -116,7 +119,7 @@ class ModelOptions:
                 "cut-points as a list of numbers"
             )
         _check_choice("missing", self.missing, ("drop", "raise"))
-        _check_choice("collinear", self.collinear, ("drop", "raise"))
+        _check_choice("collinear", self.collinear, ("drop", "raise", "keep"))
         if not isinstance(self.many_levels, (bool, np.bool_)):
             raise SpecificationError(f"many_levels must be True or False; got {self.many_levels!r}")
 

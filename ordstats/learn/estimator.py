@@ -260,12 +260,17 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         )
 
     def _options(self) -> ModelOptions:
+        alpha = getattr(self, "alpha", None)  # None: the CV estimator, whose fits penalise
+        penalised = alpha is None or check_penalty_arguments(alpha, self.l1_ratio)[0] > 0
         return ModelOptions(
             family=self.family,
             link=self.link,
             threshold=self.threshold,
             reverse=self.reverse,
             many_levels=True,  # the classes are checked by encode_target (classes= allows many)
+            # a penalty estimates aliased columns: kept, as scikit-learn's and glmnet's
+            # penalised models keep every column
+            collinear="keep" if penalised else "drop",
         )
 
     def _store_coefficients(self, model: OrdinalModel, names: list[str]) -> None:

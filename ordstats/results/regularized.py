@@ -73,7 +73,9 @@ class PenalizedResults(OrdinalResults):
         objective: float = np.nan,
         path: RegularizationPath | None = None,
     ) -> None:
-        super().__init__(model, params, evaluation, info, covariance)
+        # the unpenalised likelihood's information is not this fit's covariance: a
+        # singular one (aliased columns kept for the penalty) is no warning here
+        super().__init__(model, params, evaluation, info, covariance, defer_covariance=True)
         self.penalty_kind = penalty_kind
         self.alpha = alpha
         self.l1_ratio = l1_ratio

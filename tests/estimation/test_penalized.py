@@ -18,6 +18,7 @@ from scipy import optimize
 from ordstats import OrdinalModel, lr_test
 from ordstats.core.penalty import kkt_violation
 from ordstats.errors import (
+    CollinearityWarning,
     ConvergenceWarning,
     OrdstatsError,
     OrdstatsWarning,
@@ -426,3 +427,24 @@ def test_firth_refusal_of_a_robust_covariance_names_it(binary):
     model = OrdinalModel.from_formula(BINARY, binary)
     with pytest.raises(SpecificationError, match=r"not 'HC0'"):
         model.fit(penalty="firth", cov_type="HC0")
+
+
+def test_aliased_columns_kept_for_the_penalty_give_glmnet_s_estimates():
+    """x3 = x1 + x2 (tests/r/penalised_aliased.R).  With the default collinear="drop"
+    x3 is dropped as R's clm drops it, and the penalised estimates differ from glmnet's
+    (which keeps every column) with a warning saying so; collinear="keep" gives them."""
+    ref = json.loads((DATA / "reference" / "penalised_aliased.json").read_text())
+    data = pd.read_csv(DATA / "r_datasets" / "aliased_binary.csv")
+    kept = OrdinalModel.from_formula("y ~ x1 + x2 + x3", data, collinear="keep")
+    for fit in ref["fits"]:
+        res = kept.fit_regularized(alpha=fit["lambda"], L1_wt=fit["alpha"], tol=1e-12)
+        np.testing.assert_allclose(res.params.iloc[0], -fit["intercept"], rtol=1e-6)
+        np.testing.assert_allclose(res.params.iloc[1:], fit["coef"], rtol=1e-6, atol=1e-9)
+        assert res.objective == pytest.approx(fit["objective"], rel=1e-9)
+    with pytest.warns(CollinearityWarning, match=r"'x3' is a linear combination"):
+        dropped = OrdinalModel.from_formula("y ~ x1 + x2 + x3", data)
+    with pytest.warns(
+        CollinearityWarning, match=r"'x3' was dropped as aliased .* collinear='keep'"
+    ):
+        lasso = dropped.fit_regularized(alpha=0.05, L1_wt=1.0, tol=1e-12)
+    assert lasso.objective > ref["fits"][0]["objective"] + 1e-4
