@@ -218,6 +218,9 @@ def test_a_variable_named_twice_in_specs_is_one(fit) -> None:
 
 def test_emmeans_latent_needs_a_latent_scale(wine) -> None:
     acat = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="acat").fit()
+    # before: "use mode='prob'", a keyword joint_tests() does not take
+    with pytest.raises(OrdstatsError, match=r"joint_tests\(\) tests each term's means on"):
+        acat.joint_tests()
     with pytest.raises(OrdstatsError, match=r"mode='latent' has no meaning for this model"):
         acat.emmeans("temp")
     with pytest.raises(OrdstatsError, match=r"mode='linear.predictor' has no meaning"):

@@ -1314,6 +1314,12 @@ def joint_tests(
         ``F.ratio``, ``p.value``.
     """
     fit = _predicting(fit, 0)
+    if "latent" not in fit.margins_types():
+        raise OrdstatsError(
+            "joint_tests() tests each term's means on the latent scale, which this model has "
+            "not (its family has no latent variable with cut-points); test the terms with "
+            "wald_test_terms() or drop1(), or compare emmeans(..., mode='prob') of a term"
+        )
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
