@@ -335,3 +335,19 @@ def test_column_summaries_over_chunks_are_the_exact_in_memory_ones(monkeypatch, 
             expected = numeric_summary(data[name])
             for key, value in expected.items():
                 np.testing.assert_allclose(found[name][key], value, rtol=1e-12, atol=0, err_msg=key)
+
+
+def test_by_columns_keep_the_data_s_dtype(tmp_path):
+    """A text by= column is text in the streamed table too, as in memory (it came back
+    a Categorical of the fit's levels)."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x": rng.normal(size=200), "g": rng.choice(["a", "b", "c"], 200)})
+    data["y"] = np.digitize(data["x"] + rng.logistic(size=200), [-1, 0.5, 1.5]) + 1
+    memory, streamed = _fits(data, "y ~ x + C(g)", tmp_path)
+    expected = memory.avg_predictions(by="g")
+    for name, res in streamed.items():
+        got = res.avg_predictions(by="g")
+        assert not isinstance(got["g"].dtype, pd.CategoricalDtype), name
+        if name != "dask":  # Dask reads text as its own string dtype
+            assert got["g"].dtype == expected["g"].dtype, name
+        _same(got, expected)

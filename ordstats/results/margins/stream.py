@@ -631,6 +631,23 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
         DOUBTFUL.reset(doubtful)
     if total.doubtful:
         warn_doubtful(getattr(verb, "__name__", "the verb"), total.doubtful)
+    return _by_columns_as_read(table, total.sample, extra)
+
+
+def _by_columns_as_read(table: Any, sample: pd.DataFrame, names: list[str]) -> Any:
+    """``table`` with its ``by=`` columns of the data's dtypes, as the in-memory verbs give.
+
+    The chunks' factors are made Categoricals of every level (a chunk may lack
+    some); a column that is not one in the data is given back its own dtype.
+    """
+    for name in names:
+        if name not in table.columns or name not in sample.columns:
+            continue
+        dtype = sample[name].dtype
+        if not isinstance(dtype, pd.CategoricalDtype) and isinstance(
+            table[name].dtype, pd.CategoricalDtype
+        ):
+            table[name] = table[name].astype(dtype)
     return table
 
 
