@@ -733,6 +733,8 @@ class ChunkSummary:
     non_unit_weights: bool
     #: largest ``|x|`` of each design column
     column_max: FloatArray
+    #: the weighted sum of the offsets (their mean shifts the starting thresholds)
+    offset_sum: float = 0.0
 
     def __add__(self, other: ChunkSummary | None) -> ChunkSummary:
         if other is None:
@@ -748,6 +750,7 @@ class ChunkSummary:
             self.any_offset or other.any_offset,
             self.non_unit_weights or other.non_unit_weights,
             np.maximum(self.column_max, other.column_max),
+            self.offset_sum + other.offset_sum,
         )
 
     __radd__ = __add__
@@ -791,6 +794,7 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         any_offset=bool(np.any(arrays.offset)),
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
         column_max=_largest_magnitudes(design),
+        offset_sum=float(arrays.weights @ arrays.offset) if np.any(arrays.offset) else 0.0,
     )
 
 

@@ -766,7 +766,9 @@ class ChunkedEvaluator:
         With scale effects, the other parameters start at the fit without them
         (passes with the scale effects held at zero), as in memory.
         """
-        start = initial_params(self.problem, counts=self.response_counts)
+        summary = self.summary
+        mean_offset = summary.offset_sum / summary.sum_weights if summary.sum_weights else 0.0
+        start = initial_params(self.problem, counts=self.response_counts, mean_offset=mean_offset)
         if self.problem.layout.n_zeta:
             start = start_without_scale(self.evaluate, self.problem.layout, start)
         return start

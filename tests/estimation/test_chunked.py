@@ -465,3 +465,23 @@ def test_the_reservoir_is_the_same_however_the_rows_are_chunked(monkeypatch):
     keys = row_keys(clean)
     expected = clean.take(np.argsort(keys, kind="stable")[:300]).reset_index(drop=True)
     pd.testing.assert_frame_equal(draws[0], expected)
+
+
+@pytest.mark.parametrize("link", ["logit", "cloglog", "loglog"])
+def test_a_large_constant_offset_starts_the_chunked_fit_where_the_rows_are(link):
+    """With an offset of 30 (100 for loglog) the chunked fit started its thresholds at
+    the marginal ones, where every row sits in the top category and the likelihood is
+    flat: it stopped at logLik -1420 (code 3); in memory the start is shifted by the
+    mean offset.  Now the summary pass adds up the offsets for the same shift."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=80), "x2": rng.normal(size=80)})
+    data["y"] = np.searchsorted([-1, 0, 1], data.x1 - 0.5 * data.x2 + rng.logistic(size=80))
+    data["o"] = 100.0 if link == "loglog" else 30.0
+    memory = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data, offset="o", link=link)
+    chunked = ordstats.OrdinalModel.from_formula(
+        "y ~ x1 + x2", data, offset="o", link=link, chunksize=20
+    )
+    expected, got = memory.fit(), chunked.fit()
+    assert got.converged
+    assert got.llf == pytest.approx(expected.llf, rel=1e-9)
+    np.testing.assert_allclose(got.params, expected.params, rtol=1e-6)

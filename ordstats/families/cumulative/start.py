@@ -57,7 +57,9 @@ def thresholds_from_counts(link: Link, counts: FloatArray) -> FloatArray:
     return np.asarray(link.ppf(cumulative), dtype=float)
 
 
-def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> FloatArray:
+def initial_params(
+    problem: CLMProblem, counts: FloatArray | None = None, mean_offset: float = 0.0
+) -> FloatArray:
     """Return starting values: marginal thresholds, other effects zero.
 
     With an offset ``o`` the thresholds are shifted by its weighted mean, so
@@ -84,6 +86,8 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
     counts : ndarray, shape (K,), optional
         Weighted counts of the response levels, when the rows are not in
         ``problem`` (chunked data).
+    mean_offset : float
+        The weighted mean offset of those rows (chunked data).
 
     Returns
     -------
@@ -98,6 +102,8 @@ def initial_params(problem: CLMProblem, counts: FloatArray | None = None) -> Flo
     data = problem.data
     if data.n_obs and np.any(data.offset):  # P(Y <= j) = F(theta_j - o): shift by the mean offset
         theta = theta + float(np.average(data.offset, weights=data.weights))
+    elif counts is not None:
+        theta = theta + mean_offset
     if data.threshold_offset is not None:  # fixed cut-points: fit the intercept to the rest
         theta = theta - data.threshold_offset
     jac = data.threshold_jacobian
