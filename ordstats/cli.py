@@ -37,6 +37,7 @@ import json
 import lzma
 import math
 import os
+import re
 import sys
 import warnings
 import zipfile
@@ -491,8 +492,17 @@ def _guess_separator(path: Path) -> str:
 
 def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
     used = _guess_separator(path) if sep is None else sep
+    # pandas reads a separator of several characters as a regular expression, with
+    # its Python parser (and a warning unless that parser is asked for)
+    engine = "python" if len(used) > 1 else None
     try:
-        frame = pd.read_csv(path, sep=used)
+        frame = pd.read_csv(path, sep=used, engine=engine)
+    except re.error as exc:
+        raise DataError(
+            f"--sep {used!r}: a separator of several characters is read as a regular "
+            f"expression, and this one is not valid ({exc}); give one character, e.g. "
+            "--sep ';'"
+        ) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -349,3 +350,17 @@ def test_a_damaged_compressed_file_is_a_clear_error(capsys, tmp_path, name):
     (tmp_path / name).write_bytes(b"not compressed at all")
     argv = ["fit", "rating ~ temp", "--data", str(tmp_path / name)]
     assert_error(capsys, argv, rf"cannot read '.*{re.escape(name)}'")
+
+
+def test_a_separator_of_several_characters_is_a_regular_expression(capsys, wine, tmp_path):
+    """pandas reads such a separator as a regular expression: an invalid one was a
+    traceback (re.error), and every one printed pandas' ParserWarning first."""
+    path = tmp_path / "survey.csv"
+    wine[["rating", "temp"]].to_csv(path, sep=";", index=False)
+    argv = ["fit", "rating ~ temp", "--data", str(path)]
+    assert_error(capsys, [*argv, "--sep", "(,"], r"--sep '\(,': a separator of several")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pandas' ParserWarning is not shown
+        code, out, err = run(capsys, *argv, "--sep", ";+", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
