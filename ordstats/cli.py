@@ -861,6 +861,31 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
     return str(renderers[fmt]())
 
 
+#: The Python API's spellings in messages and the command line's flags for them.
+_FLAG_SPELLINGS = (
+    (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
+    (re.compile(r"\b(missing|collinear|link|family)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
+    (
+        re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),
+        r"--\1",
+    ),
+    (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
+    (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
+    (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
+)
+
+
+def in_flag_terms(message: str) -> str:
+    """``message`` with the Python API's keywords spelled as this command's flags.
+
+    Advice that only the Python API can follow (``fit(penalty="firth")``,
+    ``context=``) is left as it is: the messages name Python there.
+    """
+    for pattern, flag in _FLAG_SPELLINGS:
+        message = pattern.sub(flag, message)
+    return message
+
+
 @contextmanager
 def _warnings_to(stream: TextIO) -> Iterator[None]:
     """Print ordstats warnings raised inside the block as ``ordstats: warning: ...``.
@@ -875,7 +900,7 @@ def _warnings_to(stream: TextIO) -> Iterator[None]:
     finally:
         for item in caught:
             if issubclass(item.category, OrdstatsWarning):
-                print(f"ordstats: warning: {item.message}", file=stream)
+                print(f"ordstats: warning: {in_flag_terms(str(item.message))}", file=stream)
             else:
                 warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
 
@@ -1059,7 +1084,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:  # OrdstatsError, and what numpy, pandas or scipy say of the input
         # one line (a formula's error marks the place on lines of its own)
         message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        print(f"ordstats: error: {message}", file=sys.stderr)
+        print(f"ordstats: error: {in_flag_terms(message)}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # output piped into e.g. head, which stopped reading
         _silence_stdout()

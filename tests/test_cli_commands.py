@@ -254,7 +254,7 @@ def test_factorize_orders_text_ratings_by_levels_and_checks_its_input(
     code, _, err = run(capsys, "factorize", "--data", str(path), "--row", "usr")
     assert code == 2 and "'usr'" in err
     code, _, err = run(capsys, *_factorize_args(path, "--factor-penalty", "-1"))
-    assert code == 2 and "factor_penalty" in err
+    assert code == 2 and "--factor-penalty must be" in err
 
 
 # -- bad input on the command line (issue 29) -----------------------------------
@@ -364,3 +364,31 @@ def test_a_separator_of_several_characters_is_a_regular_expression(capsys, wine,
         code, out, err = run(capsys, *argv, "--sep", ";+", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["fit", "rating ~ temp", "--data", "wine", "--threshold=1,2"], "--threshold gives 2"),
+        (
+            ["fit", "rating ~ temp", "--data", "wine", "--link", "probit", "--odds-ratios"],
+            "Refit with --link logit",
+        ),
+        (
+            ["links", "rating ~ temp", "--data", "wine", "--links", "logit,aranda-ordaz"],
+            "--links takes standard links",
+        ),
+    ],
+)
+def test_errors_name_the_command_s_flags(capsys, argv, flag):
+    """The messages come from the Python API, which names its keywords (threshold=,
+    link='logit', links=); the command line has flags for them."""
+    err = assert_error(capsys, argv, re.escape(flag))
+    assert "threshold=" not in err and "link='" not in err
+
+
+def test_python_keywords_become_flags():
+    assert cli.in_flag_terms("pass many_levels=True to fit") == "pass --many-levels to fit"
+    assert cli.in_flag_terms("or pass missing='drop'") == "or pass --missing drop"
+    assert cli.in_flag_terms("cov_kwds['groups'] (the column 'z')") == "--cluster (the column 'z')"
+    assert cli.in_flag_terms("sample_weight= and row=5 stay") == "sample_weight= and row=5 stay"
