@@ -717,9 +717,12 @@ def arrays_totals(
 
 @dataclass
 class ChunkSummary:
-    """Sizes, response counts, dropped rows and the Gram matrix of some chunks.
+    """Sizes, response counts, dropped rows and the column moments of some chunks.
 
-    ``gram`` is that of ``[1, X, W, Z]``: location, nominal and scale columns.
+    The design ``[X, W, Z]`` (location, nominal and scale columns) is kept as
+    its column means and centred cross products (:class:`CentredMoments`), so
+    that a column far from zero (``x + 1e7``) keeps its variation, which the
+    sums of squares would lose to rounding (:attr:`gram`, :attr:`centred_gram`).
     """
 
     n_rows: int
@@ -728,7 +731,7 @@ class ChunkSummary:
     sum_weights: float
     counts: FloatArray
     bad: pd.Series
-    gram: FloatArray
+    moments: CentredMoments
     any_offset: bool
     non_unit_weights: bool
     #: largest ``|x|`` of each design column
@@ -746,7 +749,7 @@ class ChunkSummary:
             self.sum_weights + other.sum_weights,
             self.counts + other.counts,
             self.bad.add(other.bad, fill_value=0),
-            self.gram + other.gram,
+            self.moments + other.moments,
             self.any_offset or other.any_offset,
             self.non_unit_weights or other.non_unit_weights,
             np.maximum(self.column_max, other.column_max),
@@ -754,6 +757,70 @@ class ChunkSummary:
         )
 
     __radd__ = __add__
+
+    @property
+    def gram(self) -> FloatArray:
+        """The Gram matrix of ``[1, X, W, Z]`` in the data's units."""
+        return self.moments.gram()
+
+    @property
+    def centred_gram(self) -> FloatArray:
+        """The Gram matrix of ``[1, X - 1m', ...]``: the same span, without the shifts."""
+        return self.moments.gram(centred=True)
+
+
+@dataclass(frozen=True)
+class CentredMoments:
+    """Row count, column means and centred cross products of a design's rows.
+
+    Chunks combine by the pairwise update of Chan, Golub and LeVeque (1979):
+    ``M = M_a + M_b + d d' n_a n_b / n`` with ``d`` the difference of the means.
+    """
+
+    n: float
+    means: FloatArray
+    m2: FloatArray
+
+    @classmethod
+    def of(cls, design: FloatArray) -> CentredMoments:
+        """The moments of ``design``'s rows, from its Gram matrix where that keeps digits."""
+        gram = gram_with_intercept(design)
+        n = float(gram[0, 0])
+        if n == 0:
+            return cls(0.0, np.zeros(design.shape[1]), np.zeros(gram[1:, 1:].shape))
+        means = gram[0, 1:] / n
+        m2 = gram[1:, 1:] - n * np.outer(means, means)
+        # a column far from zero loses its variation in the sums of squares: centre it
+        if np.any(np.diag(m2) < _CENTRED_SHARE * np.diag(gram)[1:]):
+            centred = design - means
+            m2 = centred.T @ centred
+        return cls(n, means, m2)
+
+    def __add__(self, other: CentredMoments) -> CentredMoments:
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        n = self.n + other.n
+        delta = other.means - self.means
+        means = self.means + delta * (other.n / n)
+        m2 = self.m2 + other.m2 + np.outer(delta, delta) * (self.n * other.n / n)
+        return CentredMoments(n, means, m2)
+
+    def gram(self, centred: bool = False) -> FloatArray:
+        """The Gram matrix of ``[1, X]`` (``centred``: of ``[1, X - 1m']``)."""
+        p = self.means.size
+        gram = np.empty((p + 1, p + 1))
+        gram[0, 0] = self.n
+        shift = np.zeros(p) if centred else self.means
+        gram[0, 1:] = gram[1:, 0] = self.n * shift
+        gram[1:, 1:] = self.m2 + self.n * np.outer(shift, shift)
+        return gram
+
+
+#: Share of a column's sum of squares below which its centred sum is recomputed from
+#: the centred column (``1e-6``: six of the sixteen digits lost to its shift).
+_CENTRED_SHARE = 1e-6
 
 
 def _level_counts(arrays: ChunkArrays, n_levels: int) -> FloatArray:
@@ -790,7 +857,7 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         sum_weights=float(arrays.weights.sum()),
         counts=_level_counts(arrays, spec.n_levels),
         bad=arrays.bad,
-        gram=gram_with_intercept(design),
+        moments=CentredMoments.of(design),
         any_offset=bool(np.any(arrays.offset)),
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
         column_max=_largest_magnitudes(design),
@@ -867,7 +934,7 @@ def apply_summary(
             f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"
         )
     _refuse_badly_scaled(spec.column_labels, summary.column_max)
-    parts = _drop_aliased_parts(spec, summary.gram, collinear)
+    parts = _drop_aliased_parts(spec, summary.centred_gram, collinear, summary.gram)
     observed = summary.counts > 0
     if not np.all(observed):
         dropped = [lab for lab, o in zip(response.levels, observed, strict=True) if not o]
@@ -901,24 +968,32 @@ def apply_summary(
 
 
 def _drop_aliased_parts(
-    spec: ChunkSpec, gram: FloatArray, collinear: Any
+    spec: ChunkSpec, gram: FloatArray, collinear: Any, raw: FloatArray | None = None
 ) -> dict[str, TermsDesign]:
     """Each part without its aliased columns, as the in-memory design drops them.
 
-    ``gram`` is the Gram matrix of ``[1, X, W, Z]``; each check reads the
-    rows and columns of the kept columns it involves.
+    ``gram`` is the Gram matrix of ``[1, X, W, Z]`` (its columns may be centred:
+    the same span); each check reads the rows and columns of the kept columns
+    it involves.  ``raw``, that of the uncentred columns where ``gram`` is
+    centred, gives the aliased columns as combinations in the data's units.
     """
     start, where = 1, {}
     for part, terms in spec.parts.items():
         where[part] = dict(zip(terms.names, range(start, start + len(terms.names)), strict=True))
         start += len(terms.names)
 
-    def block(*chosen: tuple[str, TermsDesign]) -> FloatArray:
+    def block(*chosen: tuple[str, TermsDesign], of: FloatArray = gram) -> FloatArray:
         index = [0] + [where[part][name] for part, terms in chosen for name in terms.names]
-        return gram[np.ix_(index, index)]
+        return of[np.ix_(index, index)]
 
     parts = {
-        part: drop_aliased_by_gram(terms, block((part, terms)), collinear, part)
+        part: drop_aliased_by_gram(
+            terms,
+            block((part, terms)),
+            collinear,
+            part,
+            raw=None if raw is None else block((part, terms), of=raw),
+        )
         for part, terms in spec.parts.items()
     }
     if "nominal" in parts:

@@ -149,10 +149,18 @@ def fixed_level_terms(
 
 
 def drop_aliased_by_gram(
-    terms: TermsDesign, gram: FloatArray, collinear: CollinearAction, what: str = "location"
+    terms: TermsDesign,
+    gram: FloatArray,
+    collinear: CollinearAction,
+    what: str = "location",
+    raw: FloatArray | None = None,
 ) -> TermsDesign:
-    """Drop aliased columns of chunked data given the Gram matrix of ``[1, X]``."""
-    return _drop_aliased(terms, collinear, what, gram=gram)
+    """Drop aliased columns of chunked data given the Gram matrix of ``[1, X]``.
+
+    ``gram`` may be that of the centred columns (the same span); ``raw``, that
+    of the columns as they are, then gives the aliased columns' combinations.
+    """
+    return _drop_aliased(terms, collinear, what, gram=gram, raw_gram=raw)
 
 
 def drop_nominal_aliases_by_gram(

@@ -853,12 +853,14 @@ def _drop_aliased(
     what: str,
     gram: FloatArray | None = None,
     moments: ColumnMoments | None = None,
+    raw_gram: FloatArray | None = None,
 ) -> TermsDesign:
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef).
 
     ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
-    (chunked data), or :func:`aliasing_gram` with its ``moments`` when already
-    computed; the moments are kept on the returned design.
+    (chunked data; its columns may be centred, with ``raw_gram`` that of the
+    columns as they are), or :func:`aliasing_gram` with its ``moments`` when
+    already computed; the moments are kept on the returned design.
     """
     residual = None
     if gram is None:
@@ -878,7 +880,11 @@ def _drop_aliased(
     if not aliased or terms.aliased:
         return dropped
     # the combinations in the data's units (the check's Gram matrix is rescaled in memory)
-    raw = gram if moments is None else gram_with_intercept(terms.matrix)
+    raw = (
+        (raw_gram if raw_gram is not None else gram)
+        if moments is None
+        else (gram_with_intercept(terms.matrix))
+    )
     return replace(dropped, aliased_by=aliased_combinations(raw, aliased))
 
 

@@ -12,6 +12,7 @@ import pytest
 import ordstats
 from ordstats.errors import (
     CollinearityWarning,
+    ConvergenceWarning,
     DataError,
     FormulaError,
     MissingDataWarning,
@@ -485,3 +486,36 @@ def test_a_large_constant_offset_starts_the_chunked_fit_where_the_rows_are(link)
     assert got.converged
     assert got.llf == pytest.approx(expected.llf, rel=1e-9)
     np.testing.assert_allclose(got.params, expected.params, rtol=1e-6)
+
+
+def test_a_column_far_from_zero_is_kept_in_chunks_as_in_memory():
+    """x1 + 1e7: the chunks' sums of squares lost x1's variation to rounding, so the
+    chunked fit dropped it as aliased with the thresholds (logLik -103.52 for the
+    in-memory -93.34; R's clm drops it too).  The chunks now add up centred moments,
+    and x1 is kept.  (The chunked Hessian at such a shift is singular to rounding: in
+    memory the fit works in a shifted basis, chunks do not, so their standard errors
+    are NaN, with a warning.)"""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=80), "x2": rng.normal(size=80)})
+    data["y"] = np.searchsorted([-1, 0, 1], data.x1 - 0.5 * data.x2 + rng.logistic(size=80))
+    unshifted = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+    shifted = data.assign(x1=data["x1"] + 1e7)
+    with pytest.warns(ConvergenceWarning, match="numerically singular"):
+        chunked = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", shifted, chunksize=20).fit()
+    assert list(chunked.params.index) == list(unshifted.params.index)
+    assert chunked.llf == pytest.approx(unshifted.llf, rel=1e-9)
+    np.testing.assert_allclose(
+        chunked.params[["x1", "x2"]], unshifted.params[["x1", "x2"]], rtol=1e-6
+    )
+
+
+def test_centred_moments_of_chunks_add_up_to_the_whole():
+    from ordstats.data.chunks import CentredMoments
+
+    rng = np.random.default_rng(1)
+    design = rng.normal(size=(300, 3)) * [1.0, 1e-3, 5.0] + [1e8, 0.0, -3.0]
+    parts = [CentredMoments.of(design[a:b]) for a, b in ((0, 7), (7, 7), (7, 180), (180, 300))]
+    total = sum(parts[1:], parts[0])
+    centred = design - design.mean(axis=0)
+    np.testing.assert_allclose(total.means, design.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(total.m2, centred.T @ centred, rtol=1e-9, atol=1e-6)
