@@ -864,6 +864,7 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
 #: The Python API's spellings in messages and the command line's flags for them.
 _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
+    (re.compile(r"\breverse=True\b"), "--reverse"),
     (re.compile(r"\b(missing|collinear|link|family)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
     (
         re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),

@@ -259,8 +259,8 @@ def test_cli_fits_a_family(capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--family", "acat", "--link", "probit"], "family='acat' supports link 'logit'"),
-        (["--reverse"], "reverse=True is not defined for family='cumulative'"),
+        (["--family", "acat", "--link", "probit"], "--family acat supports link 'logit'"),
+        (["--reverse"], "--reverse is not defined for --family cumulative"),
     ],
 )
 def test_cli_family_errors(args, message, capsys):
