@@ -796,9 +796,10 @@ def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[
     Returns
     -------
     dict
-        ``formula``, ``levels``, ``link``, ``threshold``, ``nagq``, ``nobs``, ``loglik``,
-        ``aic``, ``bic``, ``converged``, ``groups``, ``random_effects`` (group, name,
-        variance, sd per row of VarCorr) and ``params`` as for a clm fit.
+        ``formula``, ``levels``, ``link``, ``threshold``, ``nagq``, ``nobs``, ``n_rows``,
+        ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``, ``max_grad``, ``cond_H``,
+        ``cov_type``, ``alpha``, ``groups``, ``random_effects`` (group, name, variance,
+        sd per row of VarCorr) and ``params`` as for a clm fit.
     """
     ci = res.conf_int(alpha)
     table = zip(
@@ -816,10 +817,16 @@ def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[
         "threshold": res.model.threshold,
         "nagq": res.nagq,
         "nobs": _json_number(res.nobs),
+        "n_rows": res.n_rows,
         "loglik": _json_number(res.llf),
         "aic": _json_number(res.aic),
         "bic": _json_number(res.bic),
         "converged": res.converged,
+        "niter": res.niter,
+        "max_grad": _json_number(res.max_grad),
+        "cond_H": _json_number(res.cond_H),
+        "cov_type": res.cov_type,
+        "alpha": alpha,
         "groups": res.n_groups,
         "random_effects": [
             {

@@ -454,6 +454,9 @@ def test_fit_random_intercept(capsys):
     result = fit_json(capsys, "fit", "rating ~ temp + contact + (1|judge)", "--data", "wine")
     assert result["loglik"] == pytest.approx(-81.5654127768, rel=1e-6)
     assert result["random_effects"][0]["sd"] == pytest.approx(1.13114, abs=1e-3)
+    # the keys README lists for --format json (before: niter, max_grad, cond_H missing)
+    assert {"niter", "max_grad", "cond_H", "n_rows", "cov_type", "alpha"} <= set(result)
+    assert result["n_rows"] == 72 and result["max_grad"] < 1e-5 and result["cond_H"] > 1
     agq = fit_json(
         capsys, "fit", "rating ~ temp + contact + (1|judge)", "--data", "wine", "--nagq", "10"
     )
