@@ -1074,10 +1074,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         Exit status: 0 on success, 2 on bad arguments or bad input.
     """
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version or bad arguments
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    repeated = _repeated_options(parser, args.command, sys.argv[1:] if argv is None else argv)
+    if repeated:
+        print(f"ordstats: error: {repeated}", file=sys.stderr)
+        return EXIT_ERROR
     commands = {
         "fit": _run_fit,
         "links": _run_links,
@@ -1098,6 +1103,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     return 0
+
+
+def _repeated_options(parser: argparse.ArgumentParser, command: str, argv: Sequence[str]) -> str:
+    """Say which option taking one value was given more than once ("" if none).
+
+    argparse keeps the last value silently (``--data wine --data soup`` fits soup).
+    """
+    sub = next(
+        action.choices[command]
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    single = {
+        flag
+        for action in sub._actions
+        if isinstance(action, argparse._StoreAction)
+        for flag in action.option_strings
+    }
+    seen: dict[str, int] = {}
+    for token in argv:
+        if token == "--":
+            break
+        flag = token.split("=", 1)[0]
+        if flag in single:
+            seen[flag] = seen.get(flag, 0) + 1
+    twice = [flag for flag, count in seen.items() if count > 1]
+    if not twice:
+        return ""
+    return f"{', '.join(twice)} given more than once; give each once (the last would be used)"
 
 
 def _silence_stdout() -> None:

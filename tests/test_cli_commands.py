@@ -392,3 +392,14 @@ def test_python_keywords_become_flags():
     assert cli.in_flag_terms("or pass missing='drop'") == "or pass --missing drop"
     assert cli.in_flag_terms("cov_kwds['groups'] (the column 'z')") == "--cluster (the column 'z')"
     assert cli.in_flag_terms("sample_weight= and row=5 stay") == "sample_weight= and row=5 stay"
+
+
+def test_an_option_given_twice_is_refused(capsys):
+    """argparse kept the last value silently: --data wine --data soup fitted soup (and
+    said the response 'rating' was not a column)."""
+    argv = ["fit", "rating ~ temp", "--data", "wine", "--data", "soup"]
+    assert_error(capsys, argv, r"--data given more than once")
+    argv = ["fit", "rating ~ temp", "--data=wine", "--link=logit", "--link", "probit"]
+    assert_error(capsys, argv, r"--link given more than once")
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--format", "json")
+    assert code == 0, err
