@@ -432,6 +432,12 @@ def _data_source_error(source: str) -> DataError:
             f"read: the extension {suffix!r} is not one of .csv, .tsv, .txt (delimited text, "
             "with --sep) or .parquet. Rename the file or convert it"
         )
+    if Path(source).is_dir():
+        return DataError(
+            f"{source!r} is a directory; the command reads one file (.csv, .tsv, .txt or "
+            ".parquet): give one of its files, or fit the directory in Python "
+            "(OrdinalModel.from_formula(formula, directory, chunksize=...) reads every file)"
+        )
     return DataError(
         f"{source!r} is neither a bundled data set ({bundled}) nor a path with an extension "
         "(.csv, .tsv, .txt or .parquet)"
@@ -594,12 +600,25 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
     path = Path(source)
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
+        if any(mark in source for mark in "*?["):  # a glob: the shell did not expand it
+            raise DataError(
+                f"no file is named {source!r}; the command reads one file and does not "
+                "expand patterns: give one file, or fit the files in Python "
+                "(OrdinalModel.from_formula(formula, pattern, chunksize=...))"
+            )
         raise DataError(f"the data file {source!r} {what}; give the path to a file")
     frame = _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
     return _check_has_rows(frame, source)
 
 
 def _parse_levels(text: str) -> list[str]:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding, escaped by Python's argv
+        raise ResponseError(
+            "--levels holds bytes that are not UTF-8 text; write the levels in UTF-8 (as "
+            "the data file's text is read)"
+        ) from None
     levels = [part.strip() for part in text.split(",")]
     if len(levels) < 2 or not all(levels):
         raise ResponseError(

@@ -403,3 +403,15 @@ def test_an_option_given_twice_is_refused(capsys):
     assert_error(capsys, argv, r"--link given more than once")
     code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--format", "json")
     assert code == 0, err
+
+
+def test_a_directory_a_pattern_and_levels_that_are_not_utf8_are_named(capsys, tmp_path):
+    (tmp_path / "a.parquet").write_bytes(b"")
+    assert_error(
+        capsys, ["fit", "y ~ x", "--data", str(tmp_path)], r"is a directory; the command reads"
+    )
+    pattern = str(tmp_path / "*.parquet")
+    assert_error(capsys, ["fit", "y ~ x", "--data", pattern], r"does not expand patterns")
+    levels = "1,2,3,4,\udcff"  # a byte 0xff of the command line, as Python's argv holds it
+    argv = ["fit", "rating ~ temp", "--data", "wine", "--levels", levels]
+    assert_error(capsys, argv, r"--levels holds bytes that are not UTF-8")
