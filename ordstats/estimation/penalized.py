@@ -739,9 +739,19 @@ def fit_firth(
             g[j] = (log_det(up) - log_det(down)) / (2 * h)
         return g
 
+    def penalised(trial: FloatArray) -> tuple[Any, float]:
+        """The evaluation at ``trial`` and ``-l - 1/2 log det I`` there (inf off the domain)."""
+        evaluation = model.evaluator.evaluate(trial)
+        if not np.isfinite(evaluation.nll):
+            return evaluation, np.inf
+        return evaluation, float(evaluation.nll - 0.5 * log_det(trial))
+
+    def score(at: FloatArray, evaluation: Any) -> FloatArray:
+        """The gradient of the penalised objective."""
+        return np.asarray(evaluation.gradient) - 0.5 * gradient_log_det(at)
+
     x = model.start_params if start_params is None else model._check_params(start_params)
-    ev = model.evaluator.evaluate(x)
-    value = ev.nll - 0.5 * log_det(x)
+    ev, value = penalised(x)
     if not (np.isfinite(value) and np.all(np.isfinite(ev.hessian))):
         raise SpecificationError(
             "start_params give no finite penalised log-likelihood (the thresholds must be "
@@ -751,26 +761,23 @@ def fit_firth(
     code, it, grad = 2, 0, np.full(x.size, np.inf)
     values = [value]  # the objective after each step
     for it in range(maxiter + 1):
-        grad = np.asarray(ev.gradient) - 0.5 * gradient_log_det(x)
+        grad = score(x, ev)
+        step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
         if np.max(np.abs(grad)) < gradtol:
             # one more step where it still gains: the Hessian leaves out the penalty's
             # curvature, so each step shrinks the error by a factor, not to its square
-            step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
-            ev_t = model.evaluator.evaluate(x - step)
-            val_t = ev_t.nll - 0.5 * log_det(x - step) if np.isfinite(ev_t.nll) else np.inf
+            ev_t, val_t = penalised(x - step)
             if val_t <= value:
                 x, ev, value = x - step, ev_t, val_t
-                grad = np.asarray(ev.gradient) - 0.5 * gradient_log_det(x)
+                grad = score(x, ev)
             code = 0
             break
         if it == maxiter:
             break
-        step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
         t = 1.0
         for _ in range(40):
             trial = x - t * step
-            ev_t = model.evaluator.evaluate(trial)
-            val_t = ev_t.nll - 0.5 * log_det(trial) if np.isfinite(ev_t.nll) else np.inf
+            ev_t, val_t = penalised(trial)
             if np.isfinite(val_t) and val_t <= value + 1e-12 * abs(value):
                 break
             t *= 0.5
