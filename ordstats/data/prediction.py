@@ -15,7 +15,7 @@ from ordstats.data.sources import open_source
 from ordstats.data.spark import SparkSource, selected_spark_rows
 from ordstats.errors import MissingDataWarning, OrdstatsError
 
-__all__ = ["predict_in_chunks", "tables_of_fitted_rows"]
+__all__ = ["predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
 
 Predictor = Callable[[pd.DataFrame], Any]
 
@@ -51,8 +51,7 @@ def predict_in_chunks(
         keeping their numbers) for files, the frame's index for a DataFrame,
         and a lazy Dask or Spark DataFrame for those.
     """
-    if offset is not None:
-        raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
+    refuse_offset_values(offset)
     src = open_source(source, getattr(source, "chunksize", None))
     if rows is not None and isinstance(src, SparkSource):
         src = SparkSource(selected_spark_rows(src.frame, rows), src.chunksize)
@@ -75,6 +74,12 @@ def predict_in_chunks(
             stacklevel=3,
         )
     return out
+
+
+def refuse_offset_values(offset: Any) -> None:
+    """Refuse offset values for rows read in chunks (the offset must be a column)."""
+    if offset is not None:
+        raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
 
 
 def _predict_selected(predict: Predictor, rows: UsedRows, chunk: pd.DataFrame) -> Any:

@@ -51,7 +51,7 @@ import scipy.sparse as sp
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
-from ordstats.data.prediction import tables_of_fitted_rows
+from ordstats.data.prediction import refuse_offset_values, tables_of_fitted_rows
 from ordstats.errors import OrdstatsError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.problem import row_scales
@@ -499,8 +499,7 @@ class ContinuousQuantityMethods(FittedState):
         model = self.model
         if newdata is not None or model.evaluator.keeps_rows or self.data_removed:
             return None
-        if offset is not None:
-            raise OrdstatsError("with data read in chunks, the offset must be a column of the data")
+        refuse_offset_values(offset)
         rows = model.evaluator.fitted_rows()
         return tables_of_fitted_rows(method, model.source, rows, what)
 
