@@ -850,6 +850,7 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
     sides = [m for m in (arrays.nominal, arrays.scale) if m.shape[1]]
     # the location design alone is used as it is (no copy)
     design = np.hstack([arrays.X, *sides]) if sides else arrays.X
+    any_offset = bool(np.any(arrays.offset))
     return ChunkSummary(
         n_rows=arrays.n_rows,
         n_used=int(arrays.y.size),
@@ -858,10 +859,10 @@ def arrays_summary(arrays: ChunkArrays, spec: ChunkSpec) -> ChunkSummary:
         counts=_level_counts(arrays, spec.n_levels),
         bad=arrays.bad,
         moments=CentredMoments.of(design),
-        any_offset=bool(np.any(arrays.offset)),
+        any_offset=any_offset,
         non_unit_weights=bool(np.any(arrays.weights != 1.0)),
         column_max=_largest_magnitudes(design),
-        offset_sum=float(arrays.weights @ arrays.offset) if np.any(arrays.offset) else 0.0,
+        offset_sum=float(arrays.weights @ arrays.offset) if any_offset else 0.0,
     )
 
 

@@ -880,11 +880,10 @@ def _drop_aliased(
     if not aliased or terms.aliased:
         return dropped
     # the combinations in the data's units (the check's Gram matrix is rescaled in memory)
-    raw = (
-        (raw_gram if raw_gram is not None else gram)
-        if moments is None
-        else (gram_with_intercept(terms.matrix))
-    )
+    if moments is not None:  # the rows are in memory
+        raw = gram_with_intercept(terms.matrix)
+    else:
+        raw = gram if raw_gram is None else raw_gram
     return replace(dropped, aliased_by=aliased_combinations(raw, aliased))
 
 
