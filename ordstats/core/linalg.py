@@ -13,6 +13,7 @@ from ordstats.core.threads import is_large, product_threads
 __all__ = [
     "ColumnMoments",
     "ShiftedBasis",
+    "basis_of_moments",
     "column_moments",
     "column_reduce",
     "equilibrate",
@@ -400,6 +401,30 @@ def shifted_basis(
         return None
     if moments is None or moments.mean.shape != (X.shape[1],):
         moments = column_moments(X)
+    return basis_of_moments(moments, jacobian, alpha, beta_offset)
+
+
+def basis_of_moments(
+    moments: ColumnMoments, jacobian: FloatArray, alpha: slice, beta_offset: int
+) -> ShiftedBasis | None:
+    """:func:`shifted_basis` from the columns' moments alone (data read in chunks).
+
+    Parameters
+    ----------
+    moments : ColumnMoments
+        Means and standard deviations of the location columns.
+    jacobian : ndarray or sparse matrix, shape (K - 1, n_alpha)
+        Threshold Jacobian ``J``.
+    alpha : slice
+        Positions of ``alpha`` in the parameters.
+    beta_offset : int
+        Position of the first ``beta``.
+
+    Returns
+    -------
+    ShiftedBasis or None
+        ``None`` when no column needs it.
+    """
     mean, sd = moments.mean, moments.sd
     ok = np.isfinite(mean) & np.isfinite(sd) & (sd > 0)
     centre = ok & (np.abs(mean) > _CENTRE_RATIO * sd)

@@ -68,6 +68,7 @@ __all__ = [
     "ChunkSpec",
     "ColumnPlan",
     "PassTotals",
+    "ShiftedColumns",
     "chunk_arrays",
     "chunk_totals",
     "fix_levels",
@@ -335,6 +336,33 @@ def fix_levels(
 
 
 @dataclass(frozen=True)
+class ShiftedColumns:
+    """Location columns evaluated as ``(x - shift) / scale`` (a fit's internal basis).
+
+    The columns of :class:`~ordstats.core.linalg.ShiftedBasis` in the location
+    design: a column far from zero (``x + 1e7``) is centred before its rows
+    enter the likelihood, so that the Hessian's sums keep the column's variation.
+
+    Attributes
+    ----------
+    columns : ndarray of int
+        Positions in the location design.
+    shift, scale : ndarray
+        The basis's ``m`` and ``s`` of those columns.
+    """
+
+    columns: IntArray
+    shift: FloatArray
+    scale: FloatArray
+
+    def apply(self, X: FloatArray) -> FloatArray:
+        """A copy of ``X`` with the columns shifted and scaled."""
+        out = np.array(X, dtype=float, copy=True)
+        out[:, self.columns] = (out[:, self.columns] - self.shift) / self.scale
+        return out
+
+
+@dataclass(frozen=True)
 class ChunkSpec:
     """Everything needed to turn any chunk into likelihood arrays (picklable).
 
@@ -359,6 +387,9 @@ class ChunkSpec:
         Brant's test.
     censoring : CensoredLevels or None
         Codes the bounds of a censored response.
+    shifted : ShiftedColumns or None
+        Location columns evaluated in a shifted basis (the chunked fit's
+        internal parameters; see ``ChunkedEvaluator``).
     """
 
     plan: ColumnPlan
@@ -373,6 +404,8 @@ class ChunkSpec:
     binary_cut: int | None = None
     #: the levels of a censored response (:class:`~ordstats.design.censored.CensoredLevels`)
     censoring: Any = None
+    #: location columns evaluated in a shifted basis (the fit's internal parameters)
+    shifted: ShiftedColumns | None = None
 
     @property
     def n_levels(self) -> int:
@@ -592,7 +625,7 @@ def _clm_data(arrays: ChunkArrays, spec: ChunkSpec) -> CLMData:
     return CLMData(
         y=arrays.y,
         n_levels=spec.n_levels,
-        X=arrays.X,
+        X=arrays.X if spec.shifted is None else spec.shifted.apply(arrays.X),
         weights=arrays.weights,
         offset=arrays.offset,
         link=spec.link,
@@ -764,6 +797,14 @@ class ChunkSummary:
         return self.moments.gram()
 
     @property
+    def relative_spread(self) -> FloatArray:
+        """Each design column's standard deviation divided by its largest ``|x|``."""
+        moments = self.moments
+        sd = np.sqrt(np.maximum(np.diag(moments.m2), 0.0) / max(moments.n, 1.0))
+        with np.errstate(all="ignore"):
+            return np.where(self.column_max > 0, sd / self.column_max, 0.0)
+
+    @property
     def centred_gram(self) -> FloatArray:
         """The Gram matrix of ``[1, X - 1m', ...]``: the same span, without the shifts."""
         return self.moments.gram(centred=True)
@@ -808,16 +849,32 @@ class CentredMoments:
         return CentredMoments(n, means, m2)
 
     def gram(self, centred: bool = False) -> FloatArray:
-        """The Gram matrix of ``[1, X]`` (``centred``: of ``[1, X - 1m']``)."""
+        """The Gram matrix of ``[1, X]`` (``centred``: of ``[1, X - 1m']``).
+
+        In the centred one, a column whose centred norm is at most ``1e-10`` of
+        its norm (``x + 1e10``: constant to rounding) is a column of zeros,
+        aliased with the intercept, as the in-memory check
+        (:func:`~ordstats.design.core.aliasing_gram`) counts it.
+        """
         p = self.means.size
         gram = np.empty((p + 1, p + 1))
         gram[0, 0] = self.n
         shift = np.zeros(p) if centred else self.means
         gram[0, 1:] = gram[1:, 0] = self.n * shift
         gram[1:, 1:] = self.m2 + self.n * np.outer(shift, shift)
+        if centred:
+            with np.errstate(over="ignore"):
+                squares = np.maximum(np.diag(self.m2), 0.0)
+                constant = np.sqrt(squares) <= _CONSTANT_SHARE * np.sqrt(
+                    squares + self.n * self.means * self.means
+                )
+            inner = gram[1:, 1:]
+            inner[constant, :] = inner[:, constant] = 0.0
         return gram
 
 
+#: A column whose centred norm is at most this share of its norm is constant to rounding.
+_CONSTANT_SHARE = 1e-10
 #: Share of a column's sum of squares below which its centred sum is recomputed from
 #: the centred column (``1e-6``: six of the sixteen digits lost to its shift).
 _CENTRED_SHARE = 1e-6
@@ -935,7 +992,9 @@ def apply_summary(
             f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"
         )
     _refuse_badly_scaled(spec.column_labels, summary.column_max)
-    parts = _drop_aliased_parts(spec, summary.centred_gram, collinear, summary.gram)
+    parts = _drop_aliased_parts(
+        spec, summary.centred_gram, collinear, summary.gram, summary.relative_spread
+    )
     observed = summary.counts > 0
     if not np.all(observed):
         dropped = [lab for lab, o in zip(response.levels, observed, strict=True) if not o]
@@ -969,14 +1028,19 @@ def apply_summary(
 
 
 def _drop_aliased_parts(
-    spec: ChunkSpec, gram: FloatArray, collinear: Any, raw: FloatArray | None = None
+    spec: ChunkSpec,
+    gram: FloatArray,
+    collinear: Any,
+    raw: FloatArray | None = None,
+    spread: FloatArray | None = None,
 ) -> dict[str, TermsDesign]:
     """Each part without its aliased columns, as the in-memory design drops them.
 
     ``gram`` is the Gram matrix of ``[1, X, W, Z]`` (its columns may be centred:
     the same span); each check reads the rows and columns of the kept columns
     it involves.  ``raw``, that of the uncentred columns where ``gram`` is
-    centred, gives the aliased columns as combinations in the data's units.
+    centred, gives the aliased columns as combinations in the data's units;
+    ``spread`` (one per column of ``[X, W, Z]``) names columns constant to rounding.
     """
     start, where = 1, {}
     for part, terms in spec.parts.items():
@@ -994,6 +1058,9 @@ def _drop_aliased_parts(
             collinear,
             part,
             raw=None if raw is None else block((part, terms), of=raw),
+            spread=None
+            if spread is None
+            else spread[[where[part][name] - 1 for name in terms.names]],
         )
         for part, terms in spec.parts.items()
     }

@@ -154,13 +154,16 @@ def drop_aliased_by_gram(
     collinear: CollinearAction,
     what: str = "location",
     raw: FloatArray | None = None,
+    spread: FloatArray | None = None,
 ) -> TermsDesign:
     """Drop aliased columns of chunked data given the Gram matrix of ``[1, X]``.
 
     ``gram`` may be that of the centred columns (the same span); ``raw``, that
     of the columns as they are, then gives the aliased columns' combinations.
+    ``spread``: each column's standard deviation divided by its largest
+    ``|x|`` (a column constant to rounding is named as such).
     """
-    return _drop_aliased(terms, collinear, what, gram=gram, raw_gram=raw)
+    return _drop_aliased(terms, collinear, what, gram=gram, raw_gram=raw, spread=spread)
 
 
 def drop_nominal_aliases_by_gram(

@@ -854,13 +854,15 @@ def _drop_aliased(
     gram: FloatArray | None = None,
     moments: ColumnMoments | None = None,
     raw_gram: FloatArray | None = None,
+    spread: FloatArray | None = None,
 ) -> TermsDesign:
     """Drop columns aliased with the intercept or earlier columns (R's drop.coef).
 
     ``gram`` is the Gram matrix of ``[1, X]`` when the rows are not in ``terms``
     (chunked data; its columns may be centred, with ``raw_gram`` that of the
-    columns as they are), or :func:`aliasing_gram` with its ``moments`` when
-    already computed; the moments are kept on the returned design.
+    columns as they are, and ``spread`` each column's standard deviation
+    divided by its largest ``|x|``), or :func:`aliasing_gram` with its
+    ``moments`` when already computed; the moments are kept on the returned design.
     """
     residual = None
     if gram is None:
@@ -875,7 +877,7 @@ def _drop_aliased(
     reason = (
         f"the {what} design is rank deficient: {{names}} is a linear combination of the "
         "thresholds (intercept) or earlier columns"
-    ) + _nearly_constant_note(terms, aliased)
+    ) + _nearly_constant_note(terms, aliased, spread)
     dropped = _remove_columns(terms, aliased, collinear, reason, "remove it")
     if not aliased or terms.aliased:
         return dropped
@@ -887,17 +889,26 @@ def _drop_aliased(
     return replace(dropped, aliased_by=aliased_combinations(raw, aliased))
 
 
-def _nearly_constant_note(terms: TermsDesign, aliased: list[int]) -> str:
-    """Say so when an aliased column varies, but only in its last digits (``x + 1e10``)."""
-    if terms.matrix.shape[0] < 2:
+def _nearly_constant_note(
+    terms: TermsDesign, aliased: list[int], spreads: FloatArray | None = None
+) -> str:
+    """Say so when an aliased column varies, but only in its last digits (``x + 1e10``).
+
+    ``spreads``: each column's standard deviation divided by its largest
+    ``|x|``, where the rows are not in ``terms`` (chunked data).
+    """
+    if spreads is None and terms.matrix.shape[0] < 2:
         return ""
     notes = []
     for j in aliased:
-        x = terms.matrix[:, j]
-        size = float(np.max(np.abs(x)))
-        if not np.isfinite(size) or size == 0.0:
-            continue
-        spread = float(np.std(x / size))
+        if spreads is not None:
+            spread = float(spreads[j])
+        else:
+            x = terms.matrix[:, j]
+            size = float(np.max(np.abs(x)))
+            if not np.isfinite(size) or size == 0.0:
+                continue
+            spread = float(np.std(x / size))
         if 0.0 < spread < 1e-6:
             notes.append(
                 f"{terms.names[j]!r} varies by only {spread:.1e} of its size, so it is "

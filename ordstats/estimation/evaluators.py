@@ -31,7 +31,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
-from ordstats.core.linalg import ColumnMoments, ShiftedBasis, shifted_basis
+from ordstats.core.linalg import ColumnMoments, ShiftedBasis, basis_of_moments, shifted_basis
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.thresholds import Structure, threshold_jacobian, threshold_offset
@@ -41,6 +41,7 @@ from ordstats.data.chunks import (
     ColumnPlan,
     LevelScan,
     PassTotals,
+    ShiftedColumns,
     apply_summary,
     arrays_totals,
     empty_data,
@@ -209,7 +210,11 @@ class Evaluator(Protocol):
         ...
 
     def without_location(self) -> Evaluator:
-        """The same rows with no location effects (for the null model)."""
+        """The same rows with thresholds alone: no location, nominal or scale effects.
+
+        The null model (offsets kept); the ``df_model`` of its likelihood-ratio
+        test counts every effect the model has.
+        """
         ...
 
     def with_family(self, family: Family) -> Evaluator:
@@ -222,6 +227,13 @@ class Evaluator(Protocol):
         ``func`` takes a :class:`~ordstats.families.problem.CLMData` and returns
         something that adds up (a number or an array); in memory it sees all
         rows at once, in chunks one chunk at a time.
+        """
+        ...
+
+    def reduce_internal_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`reduce_rows` on the rows in the evaluator's ``basis`` (its centred columns).
+
+        The same as :meth:`reduce_rows` where the evaluator has no basis.
         """
         ...
 
@@ -434,11 +446,15 @@ class InMemoryEvaluator:
         suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
         if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
             return []
-        return list(self.family.diverging_parameters(self.problem))
+        # the LP on the shifted columns (x + 1e8 would separate to rounding): the same
+        # span, so the same separation, with the same positions of the location effects
+        problem = self.problem if self.basis is None else self._internal
+        return list(self.family.diverging_parameters(problem))
 
     def without_location(self) -> InMemoryEvaluator:
-        """The same rows with no location effects."""
-        return InMemoryEvaluator(self.family, replace(self._data, X=np.empty((self.n_rows, 0))))
+        """The same rows with thresholds alone (offsets kept)."""
+        none = np.empty((self.n_rows, 0))
+        return InMemoryEvaluator(self.family, replace(self._data, X=none, nominal=none, scale=none))
 
     def with_family(self, family: Family) -> InMemoryEvaluator:
         """The same rows for another family object (e.g. with another link)."""
@@ -447,6 +463,10 @@ class InMemoryEvaluator:
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` on all rows."""
         return func(self._data, *args)
+
+    def reduce_internal_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """``func(arrays, *args)`` on all rows, with the :attr:`basis`'s columns if any."""
+        return func(self._data if self.basis is None else self._internal.data, *args)
 
 
 # ---------------------------------------------------------------------------
@@ -650,6 +670,34 @@ class ChunkedEvaluator:
         self.problem = prepare(empty_data(spec))
         #: the warm start fitted before the summary pass and the sums that pass made at it
         self.first_evaluation: tuple[WarmStart, PassTotals] | None = None
+        #: centred/rescaled location columns (x + 1e7): the passes evaluate the
+        #: likelihood in this basis's internal parameters, as in memory
+        self.basis: ShiftedBasis | None = None
+        self._internal_spec = spec
+        self._moments: ColumnMoments | None = None
+
+    def use_shifted_basis(self, moments: ColumnMoments) -> None:
+        """Evaluate and solve in the basis that centres the badly placed columns, if any.
+
+        Parameters
+        ----------
+        moments : ColumnMoments
+            Means and standard deviations of the location columns (all rows used).
+        """
+        self._moments = moments
+        layout = self.problem.layout
+        if not self.family.capabilities.latent_variable or layout.n_beta == 0:
+            return
+        basis = basis_of_moments(moments, self.spec.jacobian, layout.alpha, layout.beta.start)
+        if basis is None:
+            return
+        columns = basis.beta - layout.beta.start
+        shifted = ShiftedColumns(columns, basis.shift, basis.scale)
+        self.basis, self._internal_spec = basis, replace(self.spec, shifted=shifted)
+        # the summary pass's sums at the warm start are in the user's parameters, where
+        # the Hessian of such columns is singular to rounding: the first Newton pass
+        # evaluates the start again, in the basis
+        self.first_evaluation = None
 
     @property
     def source(self) -> Any:
@@ -704,6 +752,9 @@ class ChunkedEvaluator:
 
         At the warm start the summary pass has made that evaluation already.
         """
+        if self.basis is not None:
+            internal = self._internal_evaluation(self.basis.to_internal(params))
+            return cast(FamilyEvaluation, ShiftedEvaluation(internal, self.basis))
         first = self.first_evaluation
         if first is not None and not banded and np.array_equal(params, first[0].params):
             point = np.array(params, dtype=float)
@@ -714,6 +765,11 @@ class ChunkedEvaluator:
             )
         totals = self.reader.read_arrays(arrays_totals, self.spec, params, banded)
         return PassEvaluation(totals, self._link_at(params))
+
+    def _internal_evaluation(self, internal: FloatArray) -> FamilyEvaluation:
+        """One pass at the internal parameters ``q`` of :attr:`basis`, in ``q``."""
+        totals = self.reader.read_arrays(arrays_totals, self._internal_spec, internal)
+        return cast(FamilyEvaluation, PassEvaluation(totals, self._link_at(internal)))
 
     def _link_at(self, params: FloatArray) -> Link:
         """The link at ``params``: a flexible link carries its ``lambda``."""
@@ -737,12 +793,21 @@ class ChunkedEvaluator:
 
         On 20,000 rows or more (where the warm start is automatic), the check
         pass after the last step is skipped where Newton's quadratic convergence
-        certifies it (:mod:`ordstats.estimation.last_step`).
+        certifies it (:mod:`ordstats.estimation.last_step`).  With a :attr:`basis`
+        the iterations run in its internal parameters and the result is mapped
+        back, as in memory (an ``initial_hessian`` is then not taken).
         """
+        basis = self.basis
+        if basis is not None:
+            banded, initial_hessian, start = False, None, basis.to_internal(start)
         with PassProgress(enabled=progress and _interactive()) as bar:
 
             def one_pass(x: FloatArray) -> FamilyEvaluation:
-                evaluation = self.evaluate(x, banded=banded)
+                evaluation = (
+                    self.evaluate(x, banded=banded)
+                    if basis is None
+                    else self._internal_evaluation(x)
+                )
                 bar.tick(evaluation)
                 return evaluation
 
@@ -751,7 +816,7 @@ class ChunkedEvaluator:
             shortcut = not banded and self.n_rows >= WARM_START_ROWS
             objective = LastStepPredictor(one_pass, options) if shortcut else one_pass
 
-            return newton(
+            result = newton(
                 objective,
                 start,
                 options,
@@ -759,6 +824,13 @@ class ChunkedEvaluator:
                 linear_solve=banded_newton_step if banded else None,
                 initial_hessian=initial_hessian,
             )
+        if basis is None:
+            return result
+        return replace(
+            result,
+            x=basis.to_external(result.x),
+            evaluation=ShiftedEvaluation(result.evaluation, basis),
+        )
 
     def start_params(self) -> FloatArray:
         """Marginal thresholds and zero effects, from the response counts.
@@ -784,7 +856,7 @@ class ChunkedEvaluator:
         """The same source and columns for another family object (e.g. another link)."""
         _check_streamable(family)
         spec = replace(self.spec, link=family.link)
-        return ChunkedEvaluator(family, self.reader, spec, self.summary)
+        return self._with_same_basis(ChunkedEvaluator(family, self.reader, spec, self.summary))
 
     def dichotomized(self, cut: int) -> ChunkedEvaluator:
         """The same rows with the binary response ``Y > level cut`` (flexible threshold)."""
@@ -798,11 +870,24 @@ class ChunkedEvaluator:
         summary = replace(
             self.summary, counts=np.array([counts[: cut + 1].sum(), counts[cut + 1 :].sum()])
         )
-        return ChunkedEvaluator(self.family, self.reader, spec, summary)
+        return self._with_same_basis(ChunkedEvaluator(self.family, self.reader, spec, summary))
+
+    def _with_same_basis(self, other: ChunkedEvaluator) -> ChunkedEvaluator:
+        """``other`` (the same rows) evaluated in this evaluator's basis, if it has one."""
+        if self._moments is not None:
+            other.use_shifted_basis(self._moments)
+        return other
 
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` summed over the chunks (one pass)."""
-        total = self.reader.read_arrays(reduce_arrays, self.spec, func, *args)
+        return self._reduce(self.spec, func, *args)
+
+    def reduce_internal_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`reduce_rows` with the :attr:`basis`'s columns, if any."""
+        return self._reduce(self._internal_spec, func, *args)
+
+    def _reduce(self, spec: ChunkSpec, func: Callable[..., Any], *args: Any) -> Any:
+        total = self.reader.read_arrays(reduce_arrays, spec, func, *args)
         if total is None:
             raise DataError("no chunk has usable rows")
         return total
@@ -833,9 +918,12 @@ class ChunkedEvaluator:
 
         ``sum_i w_i s_i s_i'`` over the rows used and, with ``groups`` (a
         column of cluster labels), the score sums of each cluster
-        (:mod:`ordstats.data.scores`).
+        (:mod:`ordstats.data.scores`).  With a :attr:`basis`, the scores are
+        those of its internal parameters (where the bread is well conditioned).
         """
-        spec = self.spec
+        spec = self._internal_spec
+        if self.basis is not None:
+            params = self.basis.to_internal(params)
         if groups is not None:
             spec = replace(spec, plan=replace(spec.plan, extra=(groups,)))
         sums: ScoreSums = self.reader.read_pass(chunk_score_sums, spec, params, groups)
@@ -867,8 +955,9 @@ class ChunkedEvaluator:
         return UsedRows(self.spec)
 
     def without_location(self) -> ChunkedEvaluator:
-        """The same source with no location effects."""
-        spec = replace(self.spec, terms=replace(self.spec.terms, names=[]))
+        """The same source with thresholds alone (offsets kept)."""
+        terms = replace(self.spec.terms, names=[])
+        spec = replace(self.spec, terms=terms, nominal=None, scale=None)
         return ChunkedEvaluator(self.family, self.reader, spec, self.summary)
 
 
@@ -1192,7 +1281,23 @@ def _describe_source(
         if layout_before == (list(spec.terms.names), spec.n_levels):  # no column or level dropped
             weight = float(summary.sum_weights)
             evaluator.first_evaluation = (_scaled_to(warm, weight, warm_weight), first_totals)
+    evaluator.use_shifted_basis(_location_moments(summary, layout_before[0], spec.terms.names))
     return skeleton_design(encoded, spec, fitted_formula, summary), evaluator
+
+
+def _location_moments(
+    summary: ChunkSummary, names_read: list[str], names_kept: list[str]
+) -> ColumnMoments:
+    """Means and standard deviations (divisor ``n``) of the kept location columns.
+
+    ``summary`` has the moments of the columns ``names_read`` (the location
+    columns first), some of which may since have been dropped as aliased.
+    """
+    moments = summary.moments
+    columns = [names_read.index(name) for name in names_kept]
+    n = max(moments.n, 1.0)
+    variance = np.maximum(np.diag(moments.m2)[columns], 0.0) / n
+    return ColumnMoments(moments.means[columns], np.sqrt(variance))
 
 
 def _scan_writer(
@@ -1433,3 +1538,5 @@ class DataRemovedEvaluator:
     def reduce_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """Not available: the rows were removed."""
         raise NotFittedError(_REMOVED)
+
+    reduce_internal_rows = reduce_rows

@@ -47,7 +47,7 @@ from scipy import linalg
 from statsmodels.stats.sandwich_covariance import cov_cluster, cov_white_simple
 
 from ordstats._typing import FloatArray
-from ordstats.core.linalg import equilibrate
+from ordstats.core.linalg import ShiftedBasis, equilibrate
 from ordstats.design.core import Design, select_fitted_rows
 from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
 from ordstats.families.cumulative.banded import BandedCovariance, BandedHessian
@@ -63,6 +63,7 @@ __all__ = [
     "canonical_cov_type",
     "cluster_groups",
     "groups_by_name",
+    "in_users_basis",
     "observed_covariance",
     "sandwich_covariance",
     "streamed_sandwich_covariance",
@@ -374,6 +375,19 @@ def streamed_sandwich_covariance(
     return Covariance(0.5 * (matrix + matrix.T), nonrobust.cond, False, kind)
 
 
+def in_users_basis(internal: Covariance, basis: ShiftedBasis, cond: float) -> Covariance:
+    """A covariance in a shifted basis's internal parameters, mapped to the user's.
+
+    ``cond`` is that of the Hessian in the user's parameters (R's ``cond.H``).
+    """
+    return replace(
+        internal,
+        matrix=basis.covariance(internal.matrix),
+        cond=cond,
+        std_errors=basis.standard_errors(internal.matrix),
+    )
+
+
 def _groups_column(groups: Any, evaluator: Any) -> str:
     """The column of cluster labels of data read in chunks, checked."""
     if groups is None:
@@ -548,13 +562,17 @@ class CovarianceMethods(FittedState):
         elif self.data_removed:
             raise rows_removed_error(f"a sandwich covariance (cov_type={cov_type!r})")
         elif not self.model.evaluator.keeps_rows:  # rows read in chunks: one pass of sums
+            shifted = isinstance(ev, ShiftedEvaluation)
+            # with a shifted basis, the evaluator's score sums are in its internal basis
             covariance = streamed_sandwich_covariance(
-                self.nonrobust_covariance,
+                observed_covariance(ev.internal.hessian) if shifted else self.nonrobust_covariance,
                 self.model.evaluator,
                 self.params.to_numpy(),
                 kind,
                 cov_kwds,
             )
+            if shifted:
+                covariance = in_users_basis(covariance, ev.basis, self.nonrobust_covariance.cond)
         elif isinstance(ev, ShiftedEvaluation):
             cov_kwds = self._groups_labels(kind, cov_kwds)
             # bread and meat in the well-conditioned internal basis, then mapped back
@@ -566,12 +584,7 @@ class CovarianceMethods(FittedState):
                 cov_kwds,
                 self.model.design.row_index,
             )
-            covariance = replace(
-                internal,
-                matrix=ev.basis.covariance(internal.matrix),
-                cond=self.nonrobust_covariance.cond,
-                std_errors=ev.basis.standard_errors(internal.matrix),
-            )
+            covariance = in_users_basis(internal, ev.basis, self.nonrobust_covariance.cond)
         else:
             cov_kwds = self._groups_labels(kind, cov_kwds)
             covariance = sandwich_covariance(

@@ -40,11 +40,13 @@ from ordstats.families.cumulative.prediction import (
     threshold_gradient,
 )
 from ordstats.families.problem import CLMData, FamilyEvaluation
+from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.continuous import ContinuousQuantityMethods
 from ordstats.results.covariance import (
     CovarianceMethods,
     evaluation_covariance,
+    in_users_basis,
     observed_covariance,
 )
 from ordstats.results.goodness import GoodnessOfFitMethods
@@ -323,6 +325,15 @@ class OrdinalResults(
             raise rows_removed_error("the expected information (expected_covariance)")
         model = self.model  # one pass over the rows, in memory or in chunks
         params = self.params.to_numpy()
+        ev = self._evaluation
+        if isinstance(ev, ShiftedEvaluation):  # x + 1e8: in the fit's well-conditioned basis
+            info = model.evaluator.reduce_internal_rows(
+                expected_information_sums, model.family_spec, ev.basis.to_internal(params)
+            )
+            internal = observed_covariance(info)
+            assert isinstance(internal, Covariance)  # a dense information matrix
+            cond = observed_covariance(ev.basis.hessian(info)).cond
+            return replace(in_users_basis(internal, ev.basis, cond), kind="expected")
         info = model.evaluator.reduce_rows(expected_information_sums, model.family_spec, params)
         covariance = observed_covariance(info)
         assert isinstance(covariance, Covariance)  # a dense information matrix

@@ -57,6 +57,7 @@ from ordstats.design.response import format_level
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
+from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
@@ -205,20 +206,27 @@ def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
 
 
 def brant_cross_products(
-    data: CLMData, fits: list[tuple[float, FloatArray]], link: Link
+    data: CLMData,
+    fits: list[tuple[float, FloatArray]],
+    link: Link,
+    centre: FloatArray | None = None,
 ) -> FloatArray:
     """``C_jm`` of the module docstring for ``j <= m`` over the rows of ``data``.
 
     A sum over rows, so it adds up over chunks; ``C_jj`` is the information
-    matrix ``I_j`` of the binary model of cut-point ``j``.
+    matrix ``I_j`` of the binary model of cut-point ``j``.  With ``centre``,
+    of the design ``X - centre`` and the intercepts ``theta - centre' beta``
+    the ``fits`` then hold: the slopes' blocks are the same, and a column far
+    from zero (``x + 1e8``) keeps its variation.
 
     Returns
     -------
     ndarray, shape (n_cuts, n_cuts, p + 1, p + 1)
         Zero below the block diagonal (``j > m``).
     """
-    design = np.hstack([np.ones((data.n_obs, 1)), -data.X])
-    etas = [theta - data.X @ beta - data.offset for theta, beta in fits]
+    X = data.X if centre is None else data.X - centre
+    design = np.hstack([np.ones((data.n_obs, 1)), -X])
+    etas = [theta - X @ beta - data.offset for theta, beta in fits]
     above = [link.sf(eta) for eta in etas]  # pi_ij = P(Y > j)
     below = [link.cdf(eta) for eta in etas]
     dens = [link.pdf(eta) for eta in etas]
@@ -236,8 +244,17 @@ def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) ->
     """Covariance of the stacked ``(theta_j, beta_j)`` of all binary models (Brant 1990).
 
     The cross products are one pass over the rows, in memory or in chunks.
+    Columns that the fit centred (``x + 1e8``; its final evaluation's
+    ``basis``) are centred here too: the intercepts' rows then belong to the
+    centred columns, the slopes' (all that Brant's contrasts read) are unchanged.
     """
-    cross = res.model.evaluator.reduce_rows(brant_cross_products, fits, res.model.link)
+    evaluation, centre = getattr(res, "_evaluation", None), None
+    if isinstance(evaluation, ShiftedEvaluation) and np.any(evaluation.basis.shift != 0.0):
+        basis = evaluation.basis
+        centre = np.zeros(len(fits[0][1]))
+        centre[basis.beta - res.model.problem.layout.beta.start] = basis.shift
+        fits = [(theta - float(centre @ beta), beta) for theta, beta in fits]
+    cross = res.model.evaluator.reduce_rows(brant_cross_products, fits, res.model.link, centre)
     n_cuts, k = len(fits), cross.shape[-1]
     inverse_info = [linalg.inv(cross[j, j]) for j in range(n_cuts)]
     joint = np.zeros((n_cuts * k, n_cuts * k))

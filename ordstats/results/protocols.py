@@ -54,6 +54,10 @@ class ModelRows(Protocol):
         """``func(data, *args)`` summed over the rows (chunk by chunk)."""
         ...
 
+    def reduce_internal_rows(self, func: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`reduce_rows` with the columns of the fit's shifted basis, if it has one."""
+        ...
+
     def fitted_rows(self) -> Any:
         """What selects the fitted rows of a chunk of the data (None: rows in memory)."""
         ...

@@ -12,7 +12,6 @@ import pytest
 import ordstats
 from ordstats.errors import (
     CollinearityWarning,
-    ConvergenceWarning,
     DataError,
     FormulaError,
     MissingDataWarning,
@@ -488,25 +487,86 @@ def test_a_large_constant_offset_starts_the_chunked_fit_where_the_rows_are(link)
     np.testing.assert_allclose(got.params, expected.params, rtol=1e-6)
 
 
-def test_a_column_far_from_zero_is_kept_in_chunks_as_in_memory():
-    """x1 + 1e7: the chunks' sums of squares lost x1's variation to rounding, so the
-    chunked fit dropped it as aliased with the thresholds (logLik -103.52 for the
-    in-memory -93.34; R's clm drops it too).  The chunks now add up centred moments,
-    and x1 is kept.  (The chunked Hessian at such a shift is singular to rounding: in
-    memory the fit works in a shifted basis, chunks do not, so their standard errors
-    are NaN, with a warning.)"""
+def _shifted_ratings(n: int, shift: float) -> pd.DataFrame:
     rng = np.random.default_rng(0)
-    data = pd.DataFrame({"x1": rng.normal(size=80), "x2": rng.normal(size=80)})
-    data["y"] = np.searchsorted([-1, 0, 1], data.x1 - 0.5 * data.x2 + rng.logistic(size=80))
-    unshifted = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
-    shifted = data.assign(x1=data["x1"] + 1e7)
-    with pytest.warns(ConvergenceWarning, match="numerically singular"):
-        chunked = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", shifted, chunksize=20).fit()
-    assert list(chunked.params.index) == list(unshifted.params.index)
-    assert chunked.llf == pytest.approx(unshifted.llf, rel=1e-9)
-    np.testing.assert_allclose(
-        chunked.params[["x1", "x2"]], unshifted.params[["x1", "x2"]], rtol=1e-6
+    data = pd.DataFrame(
+        {"x1": rng.normal(size=n), "x2": rng.normal(size=n), "g": rng.integers(0, 15, n)}
     )
+    data["y"] = np.searchsorted([-1, 0, 1], data.x1 - 0.5 * data.x2 + rng.logistic(size=n))
+    return data.assign(x1=data["x1"] + shift)
+
+
+@pytest.mark.parametrize("shift", [1e7, 1e9])
+def test_a_column_far_from_zero_is_fitted_in_chunks_as_in_memory(shift):
+    """x1 + 1e7: the chunks' sums of squares lost x1's variation to rounding (it was
+    dropped as aliased); with centred moments it was kept, but the chunked Hessian in
+    the user's parameters is singular to rounding, so the standard errors were NaN
+    (at + 1e9 the fit did not converge).  In memory the fit works in a shifted basis;
+    the chunked passes now evaluate the likelihood in the same basis."""
+    data = _shifted_ratings(80, shift)
+    memory = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chunked = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data, chunksize=20).fit()
+    assert chunked.converged
+    assert chunked.llf == pytest.approx(memory.llf, rel=1e-9)
+    np.testing.assert_allclose(chunked.params, memory.params, rtol=1e-8)
+    np.testing.assert_allclose(chunked.bse, memory.bse, rtol=1e-7)
+    unshifted = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", _shifted_ratings(80, 0.0)).fit()
+    np.testing.assert_allclose(chunked.bse[["x1", "x2"]], unshifted.bse[["x1", "x2"]], rtol=1e-6)
+
+
+def test_sandwich_and_expected_covariances_in_chunks_with_a_column_far_from_zero():
+    """The streamed score sums were in the user's parameters, where the bread of x1 +
+    1e8 is ill-conditioned: HC0 standard errors were NaN (negative variances); the
+    expected information was singular to rounding on every path."""
+    data = _shifted_ratings(300, 1e8)
+    memory = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+    chunked = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data, chunksize=40).fit()
+    for kind, kwds in [("HC0", None), ("HC1", None), ("cluster", {"groups": "g"})]:
+        expected = memory.get_robustcov_results(kind, cov_kwds=kwds).bse
+        got = chunked.get_robustcov_results(kind, cov_kwds=kwds).bse
+        np.testing.assert_allclose(got, expected, rtol=1e-6, err_msg=kind)
+    unshifted = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", _shifted_ratings(300, 0.0)).fit()
+    reference = np.sqrt(np.diag(unshifted.expected_covariance.matrix))[-2:]
+    for fit in (memory, chunked):
+        se = np.sqrt(np.diag(fit.expected_covariance.matrix))[-2:]
+        np.testing.assert_allclose(se, reference, rtol=1e-6)
+
+
+@pytest.mark.parametrize("chunksize", [None, 40])
+def test_brant_test_does_not_depend_on_a_shift_of_a_column(chunksize):
+    """Brant's joint covariance was computed from the raw design: with x1 + 1e8 the
+    statistics were 4.71, 0.64, 3.99 in memory and 5.07, 0.18, 1.25 in chunks, where
+    the unshifted data give 4.23, 0.16, 3.70 (a shift changes no slope)."""
+    options = {} if chunksize is None else {"chunksize": chunksize}
+    shifted = _shifted_ratings(300, 1e8)
+    got = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", shifted, **options).fit().brant_test()
+    unshifted = _shifted_ratings(300, 0.0)
+    expected = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", unshifted).fit().brant_test()
+    np.testing.assert_allclose(got["chi2"], expected["chi2"], rtol=1e-6)
+
+
+def test_a_shifted_column_is_not_taken_for_separation():
+    """In memory, x1 + 1e8 fitted right but warned of complete separation by x1: the
+    separation LP read the raw column, where rounding separates; it now reads the
+    shifted basis's columns, as the fit does."""
+    data = _shifted_ratings(300, 1e8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+    assert fit.converged
+
+
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_a_column_constant_to_rounding_is_dropped_in_chunks_as_in_memory(chunksize):
+    """x1 + 1e10 varies by 1e-10 of its size: in memory it counts as constant (as R's
+    qr) and is dropped with a note saying so; the chunks' centred moments kept it."""
+    data = _shifted_ratings(80, 1e10)
+    options = {} if chunksize is None else {"chunksize": chunksize}
+    with pytest.warns(CollinearityWarning, match="'x1' varies by only 9.6e-11 of its size"):
+        fit = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data, **options).fit()
+    assert "x1" not in fit.params.index
 
 
 def test_centred_moments_of_chunks_add_up_to_the_whole():

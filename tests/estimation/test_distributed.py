@@ -191,3 +191,18 @@ def test_partitions_are_worked_in_blocks(frame, memory_fit, monkeypatch):
     # only the first block of the first partition leaves the workers
     pd.testing.assert_frame_equal(first, frame[["y", "x1"]].iloc[:300])
     assert_same_fit(res, memory_fit)
+
+
+def test_dask_fit_of_a_column_far_from_zero_equals_in_memory():
+    """x1 + 1e8: the passes evaluate the likelihood in the in-memory fit's shifted
+    basis (the standard errors were NaN), and the score sums of a sandwich too."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"x1": rng.normal(size=300) + 1e8, "x2": rng.normal(size=300)})
+    data["y"] = np.searchsorted([-1, 0, 1], data.x1 - 1e8 + rng.logistic(size=300))
+    memory = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data).fit()
+    with dask.config.set(scheduler="threads"):
+        res = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", dd.from_pandas(data, 3)).fit()
+        robust = res.get_robustcov_results("HC0").bse
+    np.testing.assert_allclose(res.params, memory.params, rtol=1e-8)
+    np.testing.assert_allclose(res.bse, memory.bse, rtol=1e-7)
+    np.testing.assert_allclose(robust, memory.get_robustcov_results("HC0").bse, rtol=1e-6)

@@ -192,3 +192,28 @@ def test_arrays_interface_names_and_predict():
     assert list(res.params.index) == ["lo|mid", "mid|hi", "a", "b"]
     np.testing.assert_allclose(res.predict(X.iloc[:5]).to_numpy(), res.predict().iloc[:5])
     np.testing.assert_allclose(res.predict(X.to_numpy()[:5]).to_numpy(), res.predict().iloc[:5])
+
+
+@pytest.mark.parametrize("threshold", ["flexible", "equidistant"])
+@pytest.mark.parametrize("sides", [{"scale": "~ x2"}, {"nominal": "~ x2"}])
+@pytest.mark.parametrize("chunksize", [None, 50])
+def test_llnull_is_the_thresholds_only_fit_with_any_offset(threshold, sides, chunksize):
+    """With an offset, or structured thresholds, the null model kept the nominal and
+    scale effects (a constant offset of 1 moved llnull from -321.9 to -313.8 and llr
+    from 60.8 to 44.6, with df_model counting those effects in both); it is now the
+    thresholds-only fit on every path, as without an offset."""
+    rng = np.random.default_rng(3)
+    n = 200
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
+    latent = data.x1 + 0.5 * data.x2 + rng.logistic(size=n) * np.exp(0.3 * data.x2)
+    data["y"] = np.searchsorted([-1.5, -0.5, 0.5, 1.5], latent)
+    data["off"] = 1.0
+    options = {"threshold": threshold, **sides}
+    if chunksize is not None:
+        options["chunksize"] = chunksize
+    res = ordstats.OrdinalModel.from_formula("y ~ x1", data, offset="off", **options).fit()
+    null = ordstats.OrdinalModel.from_formula(
+        "y ~ 1", data, offset="off", threshold=threshold
+    ).fit()
+    assert res.llnull == pytest.approx(null.llf, rel=1e-9)
+    assert res.llr == pytest.approx(2 * (res.llf - null.llf), rel=1e-8)
