@@ -855,18 +855,50 @@ def _hessian(f: object, x: FloatArray, h: float = 1e-4) -> FloatArray:
 
 
 def _jacobian(grad: object, x: FloatArray, h: float = 1e-5) -> FloatArray:
-    """Forward differences of a gradient: the Hessian (column ``k`` from ``x + h e_k``).
+    """Forward differences of a gradient: the Hessian (column ``k`` from ``x + h_k e_k``).
 
-    Error ``O(h)``, about ``1e-5`` relative: ample for standard errors, at half the cost of
-    central differences.
+    Error ``O(h_k)``: ample for standard errors, at half the cost of central
+    differences.  The step is ``h`` where it is a small share of the
+    parameter's standard error, ``h_k = 10 h / sqrt(H_kk)`` (of the first
+    differences) otherwise: a slope of ``x * 1e4`` has a standard error near
+    ``1e-5``, and a step of ``1e-5`` would move it by a standard error (its
+    SE was off by 1%); ``x * 1e-4`` would need a step as large.
     """
     g0 = grad(x)  # type: ignore[operator]
-    cols = []
-    for k in range(x.size):
+
+    def column(k: int, step: float, central: bool = False) -> FloatArray:
         e = np.zeros_like(x)
-        e[k] = h
-        cols.append((grad(x + e) - g0) / h)  # type: ignore[operator]
-    return np.column_stack(cols)
+        e[k] = step
+        if central:
+            return (grad(x + e) - grad(x - e)) / (2 * step)  # type: ignore[operator]
+        return (grad(x + e) - g0) / step  # type: ignore[operator]
+
+    steps = np.full(x.size, h)
+    cols = [column(k, h) for k in range(x.size)]
+    for k in range(x.size):
+        curvature = cols[k][k]
+        if not (np.isfinite(curvature) and curvature > 0):
+            continue
+        step = 10 * h / np.sqrt(curvature)  # 1e-4 standard errors
+        if not h / 10 <= step <= 10 * h:
+            steps[k] = step
+            cols[k] = column(k, step)
+    hessian = np.column_stack(cols)
+    if _ill_conditioned(hessian):
+        # x * 1e-3 + 3: the slope's variance is a small difference of large entries
+        # (a Schur complement), where the O(h) error counts: central differences, O(h^2)
+        hessian = np.column_stack([column(k, steps[k], central=True) for k in range(x.size)])
+    return hessian
+
+
+def _ill_conditioned(hessian: FloatArray) -> bool:
+    """Whether the equilibrated Hessian's condition number exceeds ``10^5``."""
+    diag = np.abs(np.diag(hessian))
+    if not np.all(np.isfinite(hessian)) or np.any(diag == 0):
+        return False
+    scaled = 0.5 * (hessian + hessian.T) / np.sqrt(np.outer(diag, diag))
+    eig = np.abs(np.linalg.eigvalsh(scaled))
+    return bool(eig.min() < 1e-5 * eig.max())
 
 
 def _newton_polish(

@@ -763,11 +763,13 @@ class MixedResults(
             model = self.model
             rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
             eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
-            cum = MixedPredictor(model, self.params_all, re_form).cumulative(rows)[0]
+            predictor = MixedPredictor(model, self.params_all, re_form)
+            cum = predictor.cumulative(rows)[0]
             levels, index = model.levels, rows.index
             full = np.column_stack([cum, np.ones(len(eta))])
             full[np.isnan(eta)] = np.nan
-            prob = np.diff(np.column_stack([np.zeros(len(eta)), full]), axis=1)
+            prob = predictor.probabilities(rows, cum)
+            prob[np.isnan(eta)] = np.nan
             if which == "cumprob":
                 return pd.DataFrame(full, index=index, columns=levels)
             if which == "prob":
@@ -835,10 +837,10 @@ class MixedResults(
             raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}")
         check_re_form(re_form)
         rows = prediction_rows(self.model, newdata, offset, re_form, stacklevel=3)
-        cum, gradient = MixedPredictor(self.model, self.params_all, re_form).cumulative(rows)
+        predictor = MixedPredictor(self.model, self.params_all, re_form)
+        cum, gradient = predictor.cumulative(rows)
         m, k = gradient.shape[0], gradient.shape[2]
-        ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
-        categories = np.diff(np.column_stack([zeros, cum, ones]), axis=1)
+        categories = predictor.probabilities(rows, cum)
         cumulative = which == "cumprob"
         if not cumulative:
             padded = np.concatenate([np.zeros((m, 1, k)), gradient, np.zeros((m, 1, k))], axis=1)

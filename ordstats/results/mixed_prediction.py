@@ -334,6 +334,24 @@ class MixedPredictor:
         gradient += g.d_sd[:, :, None] * at.sd_gradient[:, None, :]
         return g.value, -gradient if complement else gradient
 
+    def probabilities(self, rows: MixedRows, cumulative: FloatArray) -> FloatArray:
+        """``P(Y = j)``, shape (m, K), from ``cumulative`` (:meth:`cumulative`'s values).
+
+        A level above the median is the difference of the survival functions
+        ``P(Y > j - 1) - P(Y > j)``, integrated on their own: the difference
+        of cumulative probabilities near 1 would leave rounding (``-1e-16`` for
+        a probability of ``1e-70``).
+        """
+        m = cumulative.shape[0]
+        below = np.column_stack([np.zeros(m), cumulative, np.ones(m)])
+        prob = np.diff(below, axis=1)
+        upper_half = below[:, :-1] > 0.5
+        if np.any(upper_half):
+            survival = self.cumulative(rows, complement=True)[0]
+            above = np.column_stack([np.ones(m), survival, np.zeros(m)])
+            prob = np.where(upper_half, -np.diff(above, axis=1), prob)
+        return np.where(np.isnan(prob), prob, np.maximum(prob, 0.0))
+
     def cumulative_slope(
         self, rows: MixedRows, direction: MixedRows
     ) -> tuple[FloatArray, FloatArray]:

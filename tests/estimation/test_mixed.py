@@ -1018,3 +1018,44 @@ def test_mixed_expected_response_uses_the_level_values_as_the_clm(wine) -> None:
         # before: the clmm gave the level index (2.33), the clm the level value (23.7)
         np.testing.assert_allclose(expected, prob @ np.array([10.0, 20, 30, 40, 50]))
         assert expected.name == "expected"
+
+
+def _grouped_ratings(n: int = 300, groups: int = 25, seed: int = 11) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(size=n)
+    g = rng.integers(0, groups, size=n)
+    latent = 0.8 * x1 + 0.8 * rng.normal(size=groups)[g] + rng.logistic(size=n)
+    y = np.searchsorted(np.quantile(latent, [0.25, 0.5, 0.75]), latent) + 1
+    return pd.DataFrame({"y": y, "x1": x1, "g": g.astype(str)})
+
+
+@pytest.mark.parametrize(("a", "b"), [(1e4, 0.0), (1e-3, 0.0), (1e-3, 3.0)])
+def test_clmm_standard_errors_follow_the_units_of_a_predictor(a: float, b: float) -> None:
+    """x -> a x + b divides the slope's SE by |a|.  The Hessian behind the SEs was a
+    forward difference of the gradient with a step of 1e-5 in every parameter: about a
+    standard error of the slope of 1e4 x, so |a| SE moved by 1% (and by 1% for
+    1e-3 x + 3, where the slope's variance is a small difference of large entries)."""
+    data = _grouped_ratings()
+    base = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", data).fit()
+    moved = data.assign(x1=a * data["x1"] + b)
+    res = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", moved).fit()
+    assert res.params["x1"] * a == pytest.approx(base.params["x1"], rel=1e-5)
+    assert res.bse["x1"] * a == pytest.approx(base.bse["x1"], rel=1e-3)
+
+
+@pytest.mark.parametrize("link", ["cloglog", "loglog", "logit"])
+def test_marginal_probabilities_keep_their_tails(link: str) -> None:
+    """Population-averaged probabilities of levels above the median were differences
+    of cumulative probabilities near 1: -1.1e-16 for cloglog at eta = -20, and rounding
+    noise for probabilities of 1e-70.  They now come from the survival functions."""
+    data = _grouped_ratings(200, 12, seed=4)
+    res = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", data, link=link).fit()
+    eta = np.array([-300.0, -40.0, -20.0, -8.0, 0.0, 8.0, 20.0, 40.0, 300.0])
+    newdata = pd.DataFrame({"x1": eta / res.params["x1"]})
+    prob = res.predict(newdata, re_form="marginal").to_numpy()
+    assert np.all(prob >= 0.0)
+    np.testing.assert_allclose(prob.sum(axis=1), 1.0, rtol=1e-12)
+    if link == "logit":
+        # far out, expit(x) = exp(x): P(Y = K) = exp(lambda - theta + s^2 / 2) at eta =
+        # lambda, so moving eta from -20 to -40 divides it by exp(20)
+        assert prob[1, -1] / prob[2, -1] == pytest.approx(np.exp(-20.0), rel=1e-4)
