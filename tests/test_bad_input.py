@@ -3497,3 +3497,45 @@ def test_an_integer_column_name_in_backticks_is_the_column(wine, chunksize):
     np.testing.assert_allclose(
         res.avg_predictions()["estimate"], plain.avg_predictions()["estimate"], rtol=1e-10
     )
+
+
+# -- the array constructor's response: the checks of from_formula (input audit F2, F3, F13) --
+
+
+def test_array_constructor_drops_an_infinite_response_as_from_formula_does(wine):
+    """Before: OrdinalModel(y, X) made inf a level ('5|inf'), from_formula dropped the row."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+    for bad in (np.inf, -np.inf):
+        y = wine["rating"].astype(int).astype(float)
+        y[3] = bad
+        match = r"1 of 72 rows .* non-finite values in 'y' \(1\)"
+        with pytest.warns(MissingDataWarning, match=match):
+            formula = OrdinalModel.from_formula("y ~ temp", wine.assign(y=y)).fit()
+        with pytest.warns(MissingDataWarning, match=match):
+            arrays = OrdinalModel(y.rename("y"), x).fit()
+        assert arrays.nobs == formula.nobs == 71
+        assert list(arrays.params.index[:4]) == ["1|2", "2|3", "3|4", "4|5"]
+        np.testing.assert_allclose(arrays.llf, formula.llf, rtol=1e-8)
+        with pytest.raises(DataError, match=r"non-finite values in 'y' \(1\)"):
+            OrdinalModel(y.rename("y"), x, missing="raise")
+
+
+def test_array_constructor_refuses_complex_and_date_responses_as_from_formula_does(wine):
+    """Before: a complex response was ordered by numpy's complex sort; dates were called
+    'unordered labels'."""
+    x = wine[["response"]].astype(float)
+    complex_y = np.array([2 + 0j, 1 + 5j, 3 - 1j] * 24)
+    dates = pd.to_datetime(wine["rating"].astype(int), unit="D")
+    cases = [
+        (complex_y, r"'y' holds complex numbers \(complex128\).*np.real, np.abs or np.angle"),
+        (dates, r"'rating' holds dates or durations \(datetime64.*\.dt\.days"),
+        (pd.to_timedelta(wine["rating"].astype(int), unit="D"), r"dates or durations"),
+    ]
+    for y, match in cases:
+        with pytest.raises(DataError, match=match):
+            OrdinalModel(y, x)
+        name = getattr(y, "name", None) or "y"
+        with pytest.raises(DataError, match=match):
+            OrdinalModel.from_formula(
+                f"{name} ~ response", pd.DataFrame({name: y, "response": x["response"]})
+            )
