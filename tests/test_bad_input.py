@@ -3539,3 +3539,39 @@ def test_array_constructor_refuses_complex_and_date_responses_as_from_formula_do
             OrdinalModel.from_formula(
                 f"{name} ~ response", pd.DataFrame({name: y, "response": x["response"]})
             )
+
+
+# -- complex and Categorical weights and offsets (input audit F4, F15 d) -----------------------
+
+
+@pytest.mark.parametrize("constructor", ["arrays", "formula"])
+def test_complex_weights_and_offsets_are_refused_not_cast_to_their_real_part(wine, constructor):
+    """Before: numpy's ComplexWarning only; the weights' imaginary part was dropped."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+
+    def build(**given):
+        if constructor == "arrays":
+            return OrdinalModel(wine["rating"], x, **given)
+        return OrdinalModel.from_formula("rating ~ temp", wine, **given)
+
+    ones = np.ones(len(wine))
+    for role, values in (("weights", ones * (1 + 5j)), ("offset", ones * 3j)):
+        match = rf"{role} must be real numbers; got complex numbers \(complex128\)"
+        for given in (values, pd.Series(values, index=wine.index)):
+            with pytest.raises(DataError, match=match):
+                build(**{role: given})
+
+
+def test_categorical_weights_are_refused_by_the_array_constructor_too(wine):
+    """Before: OrdinalModel(y, X, weights=<Categorical>) read the categories as weights
+    (nobs 108), while from_formula(weights='w') refused the same column."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+    codes = pd.Categorical([1, 2] * 36)
+    match = r"weights must be numeric; got dtype category"
+    with pytest.raises(DataError, match=match):
+        OrdinalModel.from_formula("rating ~ temp", wine.assign(w=codes), weights="w")
+    for given in (codes, pd.Series(codes, index=wine.index)):
+        with pytest.raises(DataError, match=match):
+            OrdinalModel(wine["rating"], x, weights=given)
+        with pytest.raises(DataError, match=match):
+            OrdinalModel.from_formula("rating ~ temp", wine, weights=given)
