@@ -3575,3 +3575,19 @@ def test_categorical_weights_are_refused_by_the_array_constructor_too(wine):
             OrdinalModel(wine["rating"], x, weights=given)
         with pytest.raises(DataError, match=match):
             OrdinalModel.from_formula("rating ~ temp", wine, weights=given)
+
+
+# -- smaller messages (input audit F15 a, e) ---------------------------------------------------
+
+
+def test_one_row_as_a_vector_is_reported_with_the_shape_passed_and_what_to_do(wine):
+    """Before: 'got shape (2, 1)', the shape the vector was read as, not the (2,) passed."""
+    X = pd.get_dummies(wine[["temp", "contact"]], drop_first=True).astype(float)
+    res = OrdinalModel(wine["rating"], X).fit()
+    row = X.to_numpy()[0]
+    match = r"got shape \(2,\) \(a 1-d array is read as 2 row\(s\) of one column\).*x\[None, :\]"
+    with pytest.raises(PredictionError, match=match):
+        res.predict(row)
+    with pytest.raises(PredictionError, match=match):
+        res.get_prediction(row)
+    np.testing.assert_array_equal(res.predict(row[None, :]), res.predict(X.iloc[:1]))

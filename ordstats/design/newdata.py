@@ -853,11 +853,18 @@ def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
         arr = np.asarray(newdata, dtype=float)
     except (TypeError, ValueError):
         raise _not_numbers(all_names, type(newdata).__name__) from None
-    arr = arr[:, None] if arr.ndim == 1 else arr
+    given = arr.shape
+    arr = arr[:, None] if arr.ndim == 1 else arr  # a vector is one column, one value per row
     if arr.ndim != 2 or arr.shape[1] != len(all_names):
+        one_row = (
+            f" (a 1-d array is read as {given[0]} row(s) of one column): for one row pass a "
+            "2-d array, x[None, :] or x.reshape(1, -1)"
+            if len(given) == 1
+            else ""
+        )
         raise PredictionError(
             f"newdata must have the {len(all_names)} exog columns the model was given "
-            f"({', '.join(all_names)}); got shape {arr.shape}"
+            f"({', '.join(all_names)}); got shape {given}{one_row}"
         )
     order = {name: j for j, name in enumerate(all_names)}
     return arr[:, [order[name] for name in terms.names]]
