@@ -3591,3 +3591,18 @@ def test_one_row_as_a_vector_is_reported_with_the_shape_passed_and_what_to_do(wi
     with pytest.raises(PredictionError, match=match):
         res.get_prediction(row)
     np.testing.assert_array_equal(res.predict(row[None, :]), res.predict(X.iloc[:1]))
+
+
+@pytest.mark.parametrize("extra", [{}, {"method": "bfgs"}, {"penalty": "firth"}])
+def test_non_finite_start_params_are_refused_before_any_evaluation(wine, extra):
+    """Before: numpy's RuntimeWarning (invalid value in matmul) leaked before the error for
+    an infinite value, and all-NaN values got 'the objective is not finite'."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    cases = [
+        ([-1.0, 0.0, 1.0, 2.0, np.inf, 0.0], r"1 non-finite value\(s\) \(at temp\[T.warm\]\)"),
+        ([np.nan] * 6, r"6 non-finite value\(s\) \(at 1\|2, 2\|3, 3\|4, \.\.\.\)"),
+    ]
+    for start, where in cases:
+        match = r"params must be 6 finite numbers \(1\|2, .*\); start_params has " + where
+        with pytest.raises(SpecificationError, match=match + ": give finite start_params"):
+            model.fit(start_params=start, **extra)
