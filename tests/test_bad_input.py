@@ -3497,3 +3497,112 @@ def test_an_integer_column_name_in_backticks_is_the_column(wine, chunksize):
     np.testing.assert_allclose(
         res.avg_predictions()["estimate"], plain.avg_predictions()["estimate"], rtol=1e-10
     )
+
+
+# -- the array constructor's response: the checks of from_formula (input audit F2, F3, F13) --
+
+
+def test_array_constructor_drops_an_infinite_response_as_from_formula_does(wine):
+    """Before: OrdinalModel(y, X) made inf a level ('5|inf'), from_formula dropped the row."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+    for bad in (np.inf, -np.inf):
+        y = wine["rating"].astype(int).astype(float)
+        y[3] = bad
+        match = r"1 of 72 rows .* non-finite values in 'y' \(1\)"
+        with pytest.warns(MissingDataWarning, match=match):
+            formula = OrdinalModel.from_formula("y ~ temp", wine.assign(y=y)).fit()
+        with pytest.warns(MissingDataWarning, match=match):
+            arrays = OrdinalModel(y.rename("y"), x).fit()
+        assert arrays.nobs == formula.nobs == 71
+        assert list(arrays.params.index[:4]) == ["1|2", "2|3", "3|4", "4|5"]
+        np.testing.assert_allclose(arrays.llf, formula.llf, rtol=1e-8)
+        with pytest.raises(DataError, match=r"non-finite values in 'y' \(1\)"):
+            OrdinalModel(y.rename("y"), x, missing="raise")
+
+
+def test_array_constructor_refuses_complex_and_date_responses_as_from_formula_does(wine):
+    """Before: a complex response was ordered by numpy's complex sort; dates were called
+    'unordered labels'."""
+    x = wine[["response"]].astype(float)
+    complex_y = np.array([2 + 0j, 1 + 5j, 3 - 1j] * 24)
+    dates = pd.to_datetime(wine["rating"].astype(int), unit="D")
+    cases = [
+        (complex_y, r"'y' holds complex numbers \(complex128\).*np.real, np.abs or np.angle"),
+        (dates, r"'rating' holds dates or durations \(datetime64.*\.dt\.days"),
+        (pd.to_timedelta(wine["rating"].astype(int), unit="D"), r"dates or durations"),
+    ]
+    for y, match in cases:
+        with pytest.raises(DataError, match=match):
+            OrdinalModel(y, x)
+        name = getattr(y, "name", None) or "y"
+        with pytest.raises(DataError, match=match):
+            OrdinalModel.from_formula(
+                f"{name} ~ response", pd.DataFrame({name: y, "response": x["response"]})
+            )
+
+
+# -- complex and Categorical weights and offsets (input audit F4, F15 d) -----------------------
+
+
+@pytest.mark.parametrize("constructor", ["arrays", "formula"])
+def test_complex_weights_and_offsets_are_refused_not_cast_to_their_real_part(wine, constructor):
+    """Before: numpy's ComplexWarning only; the weights' imaginary part was dropped."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+
+    def build(**given):
+        if constructor == "arrays":
+            return OrdinalModel(wine["rating"], x, **given)
+        return OrdinalModel.from_formula("rating ~ temp", wine, **given)
+
+    ones = np.ones(len(wine))
+    for role, values in (("weights", ones * (1 + 5j)), ("offset", ones * 3j)):
+        match = rf"{role} must be real numbers; got complex numbers \(complex128\)"
+        for given in (values, pd.Series(values, index=wine.index)):
+            with pytest.raises(DataError, match=match):
+                build(**{role: given})
+
+
+def test_categorical_weights_are_refused_by_the_array_constructor_too(wine):
+    """Before: OrdinalModel(y, X, weights=<Categorical>) read the categories as weights
+    (nobs 108), while from_formula(weights='w') refused the same column."""
+    x = wine["temp"].eq("warm").astype(float).rename("temp")
+    codes = pd.Categorical([1, 2] * 36)
+    match = r"weights must be numeric; got dtype category"
+    with pytest.raises(DataError, match=match):
+        OrdinalModel.from_formula("rating ~ temp", wine.assign(w=codes), weights="w")
+    for given in (codes, pd.Series(codes, index=wine.index)):
+        with pytest.raises(DataError, match=match):
+            OrdinalModel(wine["rating"], x, weights=given)
+        with pytest.raises(DataError, match=match):
+            OrdinalModel.from_formula("rating ~ temp", wine, weights=given)
+
+
+# -- smaller messages (input audit F15 a, e) ---------------------------------------------------
+
+
+def test_one_row_as_a_vector_is_reported_with_the_shape_passed_and_what_to_do(wine):
+    """Before: 'got shape (2, 1)', the shape the vector was read as, not the (2,) passed."""
+    X = pd.get_dummies(wine[["temp", "contact"]], drop_first=True).astype(float)
+    res = OrdinalModel(wine["rating"], X).fit()
+    row = X.to_numpy()[0]
+    match = r"got shape \(2,\) \(a 1-d array is read as 2 row\(s\) of one column\).*x\[None, :\]"
+    with pytest.raises(PredictionError, match=match):
+        res.predict(row)
+    with pytest.raises(PredictionError, match=match):
+        res.get_prediction(row)
+    np.testing.assert_array_equal(res.predict(row[None, :]), res.predict(X.iloc[:1]))
+
+
+@pytest.mark.parametrize("extra", [{}, {"method": "bfgs"}, {"penalty": "firth"}])
+def test_non_finite_start_params_are_refused_before_any_evaluation(wine, extra):
+    """Before: numpy's RuntimeWarning (invalid value in matmul) leaked before the error for
+    an infinite value, and all-NaN values got 'the objective is not finite'."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    cases = [
+        ([-1.0, 0.0, 1.0, 2.0, np.inf, 0.0], r"1 non-finite value\(s\) \(at temp\[T.warm\]\)"),
+        ([np.nan] * 6, r"6 non-finite value\(s\) \(at 1\|2, 2\|3, 3\|4, \.\.\.\)"),
+    ]
+    for start, where in cases:
+        match = r"params must be 6 finite numbers \(1\|2, .*\); start_params has " + where
+        with pytest.raises(SpecificationError, match=match + ": give finite start_params"):
+            model.fit(start_params=start, **extra)

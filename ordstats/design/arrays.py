@@ -17,6 +17,7 @@ from ordstats.design.core import (
     Design,
     DesignOptions,
     TermsDesign,
+    _bad_rows,
     _check_options,
     _drop_aliased,
     _drop_nominal_aliases,
@@ -119,7 +120,7 @@ def _bad_array_rows(
     Only the columns whose :class:`ColumnSummary` extremes are not finite are
     checked value by value.
     """
-    bad = {name: y.isna().to_numpy()}
+    bad = {name: _bad_rows(y.to_frame(name))[name].to_numpy()}  # as from_formula: NaN, inf
     for X, names, summary in matrices:
         for j in np.flatnonzero(~summary.finite):
             bad[names[j]] = ~np.isfinite(X[:, j])
@@ -214,6 +215,9 @@ def design_from_arrays(
     else:
         y = _response_series(endog)
     name = str(y.name) if y.name is not None else "y"
+    reason = unusable_dtype(name, y.dtype)  # dates, periods, complex: refused as from_formula does
+    if reason is not None:
+        raise DataError(reason.replace(f"data[{name!r}]", "endog"))
     others = {
         "exog": exog,
         "nominal": nominal,

@@ -557,9 +557,22 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
             raise DataError(f"{role} must be one value per row ({n}); got shape {arr.shape}")
         index = data.index if data is not None else pd.RangeIndex(n)
         series = pd.Series(arr, index=index)
-    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
-        raise DataError(f"{role} must be numeric; got dtype {series.dtype}")
+        if isinstance(getattr(value, "dtype", None), pd.CategoricalDtype):
+            series = series.astype(value.dtype)  # refused below, as a column named by text is
+    _check_vector_dtype(role, series.dtype)
     return series.astype(float)
+
+
+def _check_vector_dtype(role: str, dtype: Any) -> None:
+    """Refuse weights or offsets that are not real numbers (text, booleans, categories, complex)."""
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+        raise DataError(f"{role} must be numeric; got dtype {dtype}")
+    if pd.api.types.is_complex_dtype(dtype):
+        raise DataError(
+            f"{role} must be real numbers; got complex numbers ({dtype}), whose imaginary part "
+            f"would be dropped. Give real values (np.real or np.abs of the {role}, if that is "
+            "what is meant)"
+        )
 
 
 def sorted_levels(values: Iterable[Any]) -> list[Any]:

@@ -796,22 +796,75 @@ def _newdata_frame(newdata: Any) -> pd.DataFrame:
         ) from exc
 
 
-def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
+def _not_numbers(all_names: list[str], got: str) -> PredictionError:
+    """The error for array-model newdata that are not numbers (``got``: what was given)."""
+    return PredictionError(
+        f"newdata must be numbers: one row of the {len(all_names)} exog columns the model "
+        f"was given ({', '.join(all_names)}) per prediction; got {got}"
+    )
+
+
+def _named_array_newdata(terms: TermsDesign, newdata: pd.DataFrame) -> FloatArray:
+    """The model's columns of a DataFrame that names them (labels compared as text).
+
+    Column labels that are not text (``pd.DataFrame(ndarray)``'s ``0``, ``1``) are
+    those the model took as its names (``"0"``, ``"1"``).  A frame that holds some
+    of the names but not all is refused: reading it by position would pair its
+    columns with the wrong coefficients.
+    """
     all_names = terms.source_names
-    if isinstance(newdata, pd.DataFrame) and set(terms.names) <= set(map(str, newdata.columns)):
-        return newdata[terms.names].to_numpy(dtype=float)
+    labels = [str(c) for c in newdata.columns]
+    missing = [name for name in terms.names if name not in labels]
+    if missing:
+        unknown = [label for label in labels if label not in all_names]
+        others = f"; its column(s) {', '.join(map(repr, unknown))} are not among them"
+        raise PredictionError(
+            f"newdata lacks the column(s) {', '.join(map(repr, missing))} of the exog columns "
+            f"the model was given ({', '.join(all_names)}){others if unknown else ''}. Name "
+            "newdata's columns as the model's, or pass an array (newdata.to_numpy()) to read "
+            "its columns by position, in the model's order"
+        )
+    refuse_repeated_columns(newdata.columns, terms.names, what="newdata")
+    frame = newdata.iloc[:, [labels.index(name) for name in terms.names]]
+    frame = frame.set_axis(terms.names, axis=1)
+    _refuse_dates(frame, terms.names)
+    try:
+        return frame.to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        text = [name for name in terms.names if not pd.api.types.is_numeric_dtype(frame[name])]
+        raise _not_numbers(
+            all_names, f"DataFrame column(s) {', '.join(map(repr, text))} that are not numbers"
+        ) from None
+
+
+def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
+    """Rebuild the columns of a model built from arrays for new data.
+
+    A DataFrame is read by column name when any of its column labels (as text)
+    is one of the model's names, and then must hold every name the model uses;
+    otherwise, as any array, by position, in the order the model was given.
+    """
+    all_names = terms.source_names
+    if isinstance(newdata, pd.DataFrame) and (
+        not all_names or not set(all_names).isdisjoint(map(str, newdata.columns))
+    ):
+        return _named_array_newdata(terms, newdata)
     try:
         arr = np.asarray(newdata, dtype=float)
     except (TypeError, ValueError):
-        raise PredictionError(
-            f"newdata must be numbers: one row of the {len(all_names)} exog columns the model "
-            f"was given ({', '.join(all_names)}) per prediction; got {type(newdata).__name__}"
-        ) from None
-    arr = arr[:, None] if arr.ndim == 1 else arr
+        raise _not_numbers(all_names, type(newdata).__name__) from None
+    given = arr.shape
+    arr = arr[:, None] if arr.ndim == 1 else arr  # a vector is one column, one value per row
     if arr.ndim != 2 or arr.shape[1] != len(all_names):
+        one_row = (
+            f" (a 1-d array is read as {given[0]} row(s) of one column): for one row pass a "
+            "2-d array, x[None, :] or x.reshape(1, -1)"
+            if len(given) == 1
+            else ""
+        )
         raise PredictionError(
             f"newdata must have the {len(all_names)} exog columns the model was given "
-            f"({', '.join(all_names)}); got shape {arr.shape}"
+            f"({', '.join(all_names)}); got shape {given}{one_row}"
         )
     order = {name: j for j, name in enumerate(all_names)}
     return arr[:, [order[name] for name in terms.names]]

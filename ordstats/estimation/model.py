@@ -965,6 +965,24 @@ class OrdinalModel:
         self._refuse_decreasing_thresholds(values)
         return values
 
+    def _check_start(self, start_params: Any) -> FloatArray:
+        """``start_params`` as :meth:`_check_params` reads them, refused unless all are finite.
+
+        Checked before the first evaluation, which would warn of the values
+        (numpy's ``invalid value``) before its own error.
+        """
+        values = self._check_params(start_params)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            names = [name for name, b in zip(self.param_names, bad, strict=True) if b]
+            shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            raise self._not_finite_numbers(
+                f"; start_params has {int(bad.sum())} non-finite value(s) (at {shown}): give "
+                "finite start_params with increasing thresholds, or leave start_params out "
+                "for the default start"
+            )
+        return values
+
     def _not_finite_numbers(self, got: str = "") -> SpecificationError:
         return SpecificationError(
             f"params must be {self.k_params} finite numbers ({', '.join(self.param_names)}){got}"
@@ -1135,7 +1153,7 @@ class OrdinalModel:
                         "(a prior is the penalty of a Bayesian fit)"
                     )
                 self._require_free_thresholds("Bayesian fits")
-                start = None if start_params is None else self._check_params(start_params)
+                start = None if start_params is None else self._check_start(start_params)
                 return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
             bayes.refuse_monotonic_ml(self)
             if penalty is not None:
@@ -1143,7 +1161,7 @@ class OrdinalModel:
             use_banded = self._use_banded(banded)
             passes_before = getattr(self.evaluator, "n_passes", None)
             if start_params is not None:
-                warm = WarmStart(self._check_params(start_params))
+                warm = WarmStart(self._check_start(start_params))
             elif self.problem.layout.n_lambda:
                 warm = WarmStart(self._flexible_start(options))
             elif not self.link.log_concave:
@@ -1206,7 +1224,7 @@ class OrdinalModel:
                 f"'nonrobust' or 'expected', not {cov_type!r}"
             )
         self._require_free_thresholds("penalised fits")
-        start = None if start_params is None else self._check_params(start_params)
+        start = None if start_params is None else self._check_start(start_params)
         return penalized.fit_firth(
             self, start_params=start, maxiter=options.max_iter, gradtol=options.grad_tol / 10
         )
@@ -1312,7 +1330,7 @@ class OrdinalModel:
             if method != "elastic_net":
                 raise SpecificationError(f"method must be 'elastic_net'; got {method!r}")
             self._require_elastic_net_model("penalised fits")
-            start = None if start_params is None else self._check_params(start_params)
+            start = None if start_params is None else self._check_start(start_params)
             return penalized.fit_elastic_net(
                 self,
                 alpha,

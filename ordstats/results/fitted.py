@@ -616,7 +616,10 @@ class OrdinalResults(
             statsmodels' name for ``newdata`` (give one of the two).  An array
             has one column per regressor in the order of ``model.exog_names``
             (models built from arrays; for formula models a DataFrame with the
-            formula's columns).
+            formula's columns).  For models built from arrays, a DataFrame
+            whose column labels include any of ``model.exog_names`` is read
+            by name and must hold all of them; one that names none of them
+            is read by position, as an array.
 
         Returns
         -------

@@ -461,3 +461,57 @@ def test_chunked_fit_warns_once_for_new_rows_not_for_its_own(tmp_path):
         warnings.simplefilter("always")
         res.predict(str(tmp_path / "parts"))  # files as new data: one warning, not per chunk
     assert [str(w.message).startswith(RANK_DEFICIENT) for w in caught] == [True]
+
+
+# -- models built from arrays: newdata's columns by name, or by position ---------------
+
+
+def _array_fit(wine: pd.DataFrame, X: pd.DataFrame) -> ordstats.OrdinalResults:
+    return ordstats.OrdinalModel(wine["rating"], X).fit()
+
+
+@pytest.fixture(scope="module")
+def dummies(wine):
+    X = pd.get_dummies(wine[["temp", "contact"]], drop_first=True).astype(float)
+    return X.assign(x=np.linspace(-1, 1, 72))
+
+
+def test_array_newdata_naming_only_some_columns_is_refused_not_read_by_position(wine, dummies):
+    """Before: the columns were read by position (probabilities off by 0.16), silently."""
+    res = _array_fit(wine, dummies)
+    new = dummies.iloc[[0, 5, 9]]
+    partly = new[["contact_yes", "temp_warm", "x"]].rename(columns={"x": "X"})
+    match = r"lacks the column\(s\) 'x' .*its column\(s\) 'X' are not among them"
+    for method in (res.predict, res.get_prediction, res.avg_predictions):
+        with pytest.raises(PredictionError, match=match):
+            method(partly)
+    # all names in another order: by name; no name at all: by position (documented)
+    expected = res.predict(new)
+    np.testing.assert_array_equal(res.predict(new[["x", "contact_yes", "temp_warm"]]), expected)
+    np.testing.assert_array_equal(res.predict(pd.DataFrame(new.to_numpy())), expected)
+
+
+def test_array_newdata_with_the_fitted_frames_labels_that_are_not_text(wine, dummies):
+    """Before: a raw KeyError (labels 0, 1 compared as text, then looked up as text)."""
+    expected = _array_fit(wine, dummies).predict(dummies.iloc[:3])
+    numbered = pd.DataFrame(dummies.to_numpy())  # columns 0, 1, 2
+    tupled = dummies.set_axis(pd.MultiIndex.from_product([["a"], [1, 2, 3]]), axis=1)
+    for X in (numbered, tupled):
+        res = _array_fit(wine, X)
+        np.testing.assert_allclose(res.predict(X.iloc[:3]), expected, rtol=1e-6)
+        np.testing.assert_allclose(res.get_prediction(X.iloc[:3]).predicted, expected, rtol=1e-6)
+        reordered = X.iloc[:3, [2, 0, 1]]  # by name, as for text labels
+        np.testing.assert_allclose(res.predict(reordered), expected, rtol=1e-6)
+
+
+def test_array_newdata_text_in_a_named_column_is_a_prediction_error(wine, dummies):
+    """Before: a raw ValueError from pandas (the positional branch gave this error)."""
+    res = _array_fit(wine, dummies)
+    text = dummies.iloc[:3].assign(temp_warm=["a", "b", "c"])
+    match = r"newdata must be numbers: .*'temp_warm' that are not numbers"
+    with pytest.raises(PredictionError, match=match):
+        res.predict(text)
+    with pytest.raises(PredictionError, match=match):
+        res.get_prediction(text)
+    with pytest.raises(PredictionError, match=r"newdata must be numbers"):
+        res.predict(text.to_numpy())
