@@ -227,10 +227,30 @@ def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray,
         return linalg.cho_solve(factor, gradient / scale) / scale, False
     except (linalg.LinAlgError, ValueError):
         pass
+    # R's clm: add |smallest eigenvalue| + 1 to the diagonal
+    identity = np.eye(hessian.shape[0])
     min_eig = float(np.linalg.eigvalsh(hessian)[0])
-    inflated = hessian + (abs(min_eig) + 1.0) * np.eye(hessian.shape[0])
-    factor = linalg.cho_factor(inflated)
-    return linalg.cho_solve(factor, gradient), True
+    try:
+        factor = linalg.cho_factor(hessian + (abs(min_eig) + 1.0) * identity)
+        return linalg.cho_solve(factor, gradient), True
+    except (linalg.LinAlgError, ValueError):
+        pass
+    # entries far above 1 (a profile's constrained fit near a boundary): that eigenvalue
+    # is rounding, and the sum is still not positive definite; inflate the equilibrated
+    # Hessian instead, ten times more each try, down to a scaled gradient step
+    scaled = hessian / np.outer(scale, scale)
+    shift = abs(float(np.linalg.eigvalsh(scaled)[0])) + 1.0
+    for _ in range(_INFLATIONS):
+        try:
+            factor = linalg.cho_factor(scaled + shift * identity)
+            return linalg.cho_solve(factor, gradient / scale) / scale, True
+        except (linalg.LinAlgError, ValueError):
+            shift *= 10.0
+    return gradient / (shift * scale * scale), True
+
+
+#: Tries of :func:`_newton_step` at inflating an equilibrated Hessian that is not PD.
+_INFLATIONS = 8
 
 
 def _small_step(

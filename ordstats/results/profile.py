@@ -62,6 +62,9 @@ __all__ = [
 #: A deviance standing in for "outside the parameter space" (log-likelihood -inf),
 #: so that root finding sees a finite, very large value.
 _OUTSIDE = 1e12
+#: How far below the cut-off ``z`` the signed root at the last feasible value may be
+#: for that value to count as the interval's end (the profile falls steeply there).
+_EDGE_TOL = 0.05
 #: Bracketing: at most this many doublings of the step away from the estimate.
 _MAX_EXPANSIONS = 30
 #: Bracketing gives up (the interval is open) once a doubling of the distance
@@ -86,6 +89,8 @@ class _Point:
     params: FloatArray
     slope: FloatArray  # d(params) / d(value) at this point
     score: float  # d llf_p / d value: the profiled parameter's score (envelope theorem)
+    #: whether the constrained fit converged (else ``llf`` is only a lower bound)
+    converged: bool = True
 
 
 class _FixedObjective:
@@ -217,6 +222,9 @@ class ParameterProfile:
         self.llf_max = -top.nll
         self.scale = scale if np.isfinite(scale) and scale > 0 else max(1.0, abs(self.estimate))
         self.n_failed = 0
+        #: where the constrained fits could not go further before the profile fell to
+        #: the cut-off (an interval end there is open), if anywhere
+        self.stopped_at: float | None = None
         slope = _path_slope(top.hessian, index, self.free)
         self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)]
 
@@ -233,16 +241,31 @@ class ParameterProfile:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             if not np.isfinite(objective(start[self.free]).nll):
                 return None
-            solution = newton(objective, start[self.free], self.options)
+            try:
+                solution = newton(objective, start[self.free], self.options)
+            except OrdstatsError:  # the Hessian overflowed on the way: no point from here
+                self.n_failed += 1
+                return None
         if solution.code not in (0, 1):
             self.n_failed += 1
+            if solution.code == 3 and solution.n_iter == 0:
+                # not one step from this start decreased the objective: no profile point
+                # (the caller tries another start, then a nearer value)
+                return None
         params = start.copy()
         params[self.index] = value
         params[self.free] = solution.x
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             ev = self.evaluate(params)
             slope = _path_slope(ev.hessian, self.index, self.free)
-        return _Point(value, -ev.nll, params, slope, float(-ev.gradient[self.index]))
+        return _Point(
+            value,
+            -ev.nll,
+            params,
+            slope,
+            float(-ev.gradient[self.index]),
+            converged=solution.code in (0, 1),
+        )
 
     def _nearest(self, value: float) -> _Point:
         values = [p.value for p in self._points]
@@ -355,8 +378,20 @@ class ParameterProfile:
             else:
                 outside = value
             if abs(excess) < _ROOT_TOL or abs(outside - inside) <= _ROOT_TOL * max(1.0, abs(value)):
-                # at the edge of the parameter space the end is its last feasible value
-                return value if point is not None else inside
+                if point is not None and point.converged:
+                    return value
+                if point is not None:
+                    # the constrained fit stopped early: its log-likelihood is only a lower
+                    # bound, so the profile may stay above the cut-off here (R gives NA)
+                    self.stopped_at = value
+                    return side * np.inf
+                # the constrained fits fail beyond ``inside``; where the profile falls to
+                # the cut-off as it nears that edge (thresholds about to cross), the end
+                # is there; where it is still above the cut-off, it is not known
+                if side * self.signed_root(inside) >= z - _EDGE_TOL:
+                    return inside
+                self.stopped_at = inside
+                return side * np.inf
             root = excess + z  # |r| on this side
             step = np.nan
             if point is not None and root > 0 and point.score != 0.0:
@@ -383,7 +418,15 @@ def _warn_profile(
     profile: ParameterProfile, name: str, ends: Sequence[float], stacklevel: int
 ) -> None:
     """One warning: an open interval, or constrained fits that did not converge."""
-    if not all(np.isfinite(ends)):
+    if profile.stopped_at is not None:
+        warnings.warn(
+            f"the profile likelihood of {name!r} could not be followed beyond "
+            f"{profile.stopped_at:.6g} (the constrained fits stop early there) before reaching "
+            "the cut-off, so its interval is open on that side",
+            ConvergenceWarning,
+            stacklevel=stacklevel + 2,
+        )
+    elif not all(np.isfinite(ends)):
         warnings.warn(
             f"the profile likelihood of {name!r} levels off before reaching the cut-off on "
             "one side, so its interval is unbounded there (separation or a flat likelihood)",

@@ -229,3 +229,43 @@ def test_profile_of_a_predictor_times_1e200_lets_no_numpy_warning_through(wine, 
     assert curve["value"].iloc[0] * 1e200 == pytest.approx(
         base.conf_int(method="profile", alpha=0.001, which=["x"]).loc["x", "lower"], rel=1e-8
     )
+
+
+def _soup_scale_model(link: str, threshold: str = "flexible"):
+    soup = ordstats.datasets.load("soup")
+    return ordstats.OrdinalModel.from_formula(
+        "SURENESS ~ COLD + SOUPTYPE",
+        soup,
+        link=link,
+        threshold=threshold,
+        nominal="~ PROD",
+        scale="~ PROD",
+    )
+
+
+def test_profile_of_a_converged_fit_needs_no_positive_definite_hessian():
+    """A constrained fit of this converged model met a Hessian that was not positive
+    definite even after R's inflation (|smallest eigenvalue| + 1 on a diagonal of
+    1e5): numpy's LinAlgError escaped conf_int; another parameter's fit overflowed
+    its Hessian ("the fit cannot continue").  R's confint gives SOUPTYPE[T.Canned]
+    [-0.40105, -0.01212]; the upper end lies where the profile jumps between two
+    branches of constrained optima (not compared)."""
+    res = _soup_scale_model("logit").fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ci = res.conf_int(method="profile", which=["SOUPTYPE[T.Canned]", "4|5:PROD[T.Test]"])
+    assert ci.loc["SOUPTYPE[T.Canned]", "lower"] == pytest.approx(-0.40105, abs=2e-5)
+    assert np.isfinite(ci.loc["4|5:PROD[T.Test]", "lower"])
+
+
+@pytest.mark.parametrize(("link", "threshold"), [("cauchit", "symmetric"), ("logit", "flexible")])
+def test_a_profile_that_stays_above_the_cut_off_gives_an_open_end(link, threshold):
+    """The scale effect's profile levels off above the cut-off going down (R's confint:
+    NA); the constrained fits there stop early, with log-likelihoods below the
+    profile's, and the interval ended where they did (-4.44 for cauchit, -11.98 for
+    logit).  The end is now open, with a warning saying where the fits stopped."""
+    res = _soup_scale_model(link, threshold).fit()
+    with pytest.warns(ConvergenceWarning, match="could not be followed beyond"):
+        ci = res.conf_int(method="profile", which=["scale:PROD[T.Test]"])
+    assert ci.iloc[0, 0] == -np.inf
+    assert np.isfinite(ci.iloc[0, 1])
