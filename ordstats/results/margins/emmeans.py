@@ -738,7 +738,8 @@ class EmmGrid:
         table.attrs["adjust"] = used_p
         table.attrs["conf_adjust"] = used_ci
         table.attrs["conf_level"] = conf_level
-        table.attrs["nonEst"] = ~estimable
+        # plain Python values, which pandas can compare when it concatenates or casts
+        table.attrs["nonEst"] = tuple(bool(bad) for bad in ~estimable)
         return table
 
     def summary(self, adjust: str | None = None, conf_level: float = 0.95) -> EmmSummary:
@@ -750,7 +751,7 @@ class EmmGrid:
             notes.append(f"Conf-level adjustment: {frame.attrs['conf_adjust']} method")
         if frame.attrs["adjust"] != "none":
             notes.append(f"P value adjustment: {frame.attrs['adjust']} method")
-        if frame.attrs["nonEst"].any():
+        if any(frame.attrs["nonEst"]):
             notes.append(
                 "nonEst: not estimable from this fit (its design dropped aliased columns, "
                 "e.g. a combination of factor levels without rows), as R's emmeans"
