@@ -3497,3 +3497,15 @@ def test_an_integer_column_name_in_backticks_is_the_column(wine, chunksize):
     np.testing.assert_allclose(
         res.avg_predictions()["estimate"], plain.avg_predictions()["estimate"], rtol=1e-10
     )
+
+
+def test_clmm_fit_refuses_sandwich_covariances(wine):
+    # before: a raw TypeError (unexpected keyword argument 'cov_type')
+    model = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine)
+    cluster = {"cov_type": "cluster", "cov_kwds": {"groups": "judge"}}
+    for kwargs in ({"cov_type": "robust"}, cluster):
+        with pytest.raises(SpecificationError, match=r"not available for a model with random"):
+            model.fit(**kwargs)
+    with pytest.raises(SpecificationError, match=r"drop the random terms and fit with cov_type="):
+        model.fit(cov_type="HC1")
+    assert model.fit(cov_type="nonrobust").llf == pytest.approx(model.fit().llf)
