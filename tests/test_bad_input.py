@@ -3509,3 +3509,18 @@ def test_clmm_fit_refuses_sandwich_covariances(wine):
     with pytest.raises(SpecificationError, match=r"drop the random terms and fit with cov_type="):
         model.fit(cov_type="HC1")
     assert model.fit(cov_type="nonrobust").llf == pytest.approx(model.fit().llf)
+
+
+def test_emmeans_refuses_non_finite_contrasts_and_at_values(wine):
+    # before: all-NaN tables, without a message or with a warning about rows of a
+    # newdata the user never passed
+    data = wine.assign(x=np.linspace(-1, 1, 72))
+    res = OrdinalModel.from_formula("rating ~ temp + contact + x", data).fit()
+    with pytest.raises(OrdstatsError, match=r"custom contrasts are .* with finite numbers"):
+        res.emmeans("temp").contrast({"c": [1, np.nan]})
+    with pytest.raises(OrdstatsError, match=r"custom contrasts are .* with finite numbers"):
+        res.emmeans("temp").contrast({"c": [1, "a"]})
+    for value in (np.inf, np.nan, [0.0, -np.inf], "a"):
+        with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
+            res.emmeans("temp", at={"x": value})
+    assert np.isfinite(res.emmeans("temp", at={"x": 0.5}).summary_frame()["emmean"]).all()

@@ -197,11 +197,15 @@ def _covariate_values(
     if name in at:
         values = _chosen_values(at, name)
         try:
-            return [float(v) for v in values]
+            numbers = [float(v) for v in values]
         except (TypeError, ValueError):
+            numbers = [np.nan]
+        if not np.all(np.isfinite(numbers)):
             raise OrdstatsError(
-                f"at={{{name!r}: ...}} must be numbers, since {name!r} is a numeric predictor"
-            ) from None
+                f"at={{{name!r}: ...}} must be finite numbers, since {name!r} is a numeric "
+                f"predictor; got {values!r:.80}"
+            )
+        return numbers
     if cov_reduce == "mean":
         return [rows.summary.mean(name)]
     if cov_reduce == "meanint":  # joint_tests: mean -/+ 1
@@ -1024,10 +1028,13 @@ def _contrast_matrix(
         names = [str(k) for k in method]
         try:
             rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in method.values()]
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError):
+            rows = [np.array([np.nan])]
+        if not all(np.isfinite(row).all() for row in rows):
             raise OrdstatsError(
-                f"custom contrasts are {{name: coefficients}} with numbers; got {method!r:.80}"
-            ) from exc
+                "custom contrasts are {name: coefficients} with finite numbers; got "
+                f"{method!r:.80}"
+            )
         wrong = {name: row.size for name, row in zip(names, rows, strict=True) if row.shape != (n,)}
         if wrong or not rows:
             got = ", ".join(f"{name!r}: {size}" for name, size in wrong.items()) or "none"
