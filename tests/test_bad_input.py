@@ -3524,3 +3524,19 @@ def test_emmeans_refuses_non_finite_contrasts_and_at_values(wine):
         with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
             res.emmeans("temp", at={"x": value})
     assert np.isfinite(res.emmeans("temp", at={"x": 0.5}).summary_frame()["emmean"]).all()
+
+
+def test_random_terms_whose_variances_are_not_identified_are_refused(wine):
+    # before: both fitted without a word; a constant z beside the random intercept gave
+    # arbitrary SDs and correlation, and the one-level factor's slope was dropped
+    data = wine.assign(z=1.0, z2=np.linspace(0, 1, 72), f="a")
+    refused = {
+        "(1 + z|judge)": r"the column\(s\) 'z' of the random term",
+        "(z2 + I(2 * z2)|judge)": r"combination of the term's other columns",
+        "(1 + f|judge)": r"term\(s\) 'f' without columns: their factors",
+    }
+    for term, message in refused.items():
+        with pytest.raises(SpecificationError, match=message):
+            OrdinalModel.from_formula(f"rating ~ temp + {term}", data)
+    fit = OrdinalModel.from_formula("rating ~ temp + (1 + z2|judge)", data).fit()
+    assert fit.varcorr()["name"].tolist() == ["(Intercept)", "z2"]
