@@ -293,3 +293,25 @@ def test_integer_classes_are_counted_and_encoded_as_the_general_path(y):
     )
     with pytest.raises(ResponseError, match="not among classes"):
         _targets.encode_classes(y, classes[1:])
+
+
+def test_pandas_inputs_pair_by_index_label(data):
+    # before: X, y and sample_weight were paired by position whatever their indexes
+    X = pd.DataFrame(data[0], columns=["a", "b", "c"])
+    y = pd.Series(data[1])
+    weights = pd.Series(np.linspace(0.5, 2.0, len(y)))
+    order = np.random.default_rng(3).permutation(len(y))
+    expected = OrdinalClassifier().fit(X, y, sample_weight=weights)
+    shuffled = OrdinalClassifier().fit(X.iloc[order], y, sample_weight=weights.iloc[order])
+    np.testing.assert_allclose(shuffled.coef_, expected.coef_, rtol=1e-8)
+    assert shuffled.score(X.iloc[order], y) == pytest.approx(expected.score(X, y))
+    # numpy on either side pairs by position, as in scikit-learn
+    positional = OrdinalClassifier().fit(X.iloc[order], y.to_numpy())
+    assert not np.allclose(positional.coef_, expected.coef_)
+    relabelled = y.set_axis(y.index + 1000)
+    with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as.* X"):
+        OrdinalClassifier().fit(X, relabelled)
+    with pytest.raises(OrdstatsError, match=r"index of sample_weight does not hold the same"):
+        OrdinalClassifier().fit(X, y, sample_weight=weights.set_axis(weights.index + 1000))
+    with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as"):
+        expected.score(X, relabelled)
