@@ -315,3 +315,15 @@ def test_pandas_inputs_pair_by_index_label(data):
         OrdinalClassifier().fit(X, y, sample_weight=weights.set_axis(weights.index + 1000))
     with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as"):
         expected.score(X, relabelled)
+
+
+def test_score_with_classes_of_another_type_says_so(data):
+    # before: "y_true has values ['1', '2'] that are not among labels ['1', '2']"
+    X, y = data
+    clf = OrdinalClassifier(classes=["0", "10", "20", "30"]).fit(X, y.astype(str))
+    with pytest.raises(OrdstatsError, match=r"y_true holds int values and the labels are str"):
+        clf.score(X, y)
+    numeric = OrdinalClassifier().fit(X, y)
+    message = r"values '0', .*not among labels \[0, 10.*astype\(int\)"
+    with pytest.raises(OrdstatsError, match=message):
+        numeric.score(X, y.astype(str))
