@@ -3540,3 +3540,25 @@ def test_random_terms_whose_variances_are_not_identified_are_refused(wine):
             OrdinalModel.from_formula(f"rating ~ temp + {term}", data)
     fit = OrdinalModel.from_formula("rating ~ temp + (1 + z2|judge)", data).fit()
     assert fit.varcorr()["name"].tolist() == ["(Intercept)", "z2"]
+
+
+@pytest.mark.parametrize(
+    "term", ["C(judge, contr.sum)", 'relevel(judge, ref = "3")', "ordered(judge)", "judge"]
+)
+def test_newdata_factor_of_numbers_inside_a_call_says_to_give_text(wine, term):
+    # before (inside a call): "newdata has factor level(s) np.int64(1) that the model was
+    # not fitted on", though the fit has level '1'
+    res = OrdinalModel.from_formula(f"rating ~ temp + {term}", wine).fit()
+    new = wine.iloc[:2].assign(judge=lambda d: d["judge"].astype(int))
+    message = r"column 'judge'.* holds int64 values .*astype\(str\)"
+    with pytest.raises(PredictionError, match=message):
+        res.predict(new)
+
+
+def test_newdata_text_for_a_factor_of_numbers_says_to_give_numbers(wine):
+    data = wine.assign(jnum=wine["judge"].astype(int))
+    res = OrdinalModel.from_formula("rating ~ temp + factor(jnum)", data).fit()
+    new = data.iloc[:2].assign(jnum=lambda d: d["jnum"].astype(str))
+    with pytest.raises(PredictionError, match=r"'jnum' \(in 'factor\(jnum\)'\) holds .*to_numeric"):
+        res.predict(new)
+    np.testing.assert_allclose(res.predict(data.iloc[:2]), res.predict().iloc[:2])
