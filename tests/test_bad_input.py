@@ -3562,3 +3562,16 @@ def test_newdata_text_for_a_factor_of_numbers_says_to_give_numbers(wine):
     with pytest.raises(PredictionError, match=r"'jnum' \(in 'factor\(jnum\)'\) holds .*to_numeric"):
         res.predict(new)
     np.testing.assert_allclose(res.predict(data.iloc[:2]), res.predict().iloc[:2])
+
+
+def test_predict_observed_warns_of_a_missing_response(wine):
+    # before: the row's NaN came without a word (missing predictors warn)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    rows = wine.head(4).astype({"rating": object})
+    rows.loc[[1, 3], "rating"] = None
+    with pytest.warns(
+        MissingDataWarning, match=r"2 row\(s\) of newdata \(1, 3\) have a missing"
+    ) as got:
+        observed = res.predict(rows, which="observed")
+    assert got[0].filename == __file__  # the warning names the user's line
+    assert observed.isna().tolist() == [False, True, False, True]
