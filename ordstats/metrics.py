@@ -145,10 +145,32 @@ def _index(y: object, labels: list[object], name: str) -> np.ndarray:
     try:
         return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
     except (KeyError, TypeError):
-        unknown = sorted({str(v) for v in values.tolist() if v not in lookup})
-        raise DataError(
-            f"{name} has values {unknown[:5]} that are not among labels {labels}"
-        ) from None
+        raise DataError(_unknown_values_message(values.tolist(), labels, name)) from None
+
+
+def _unknown_values_message(values: list[object], labels: list[object], name: str) -> str:
+    """Which values are not labels (as reprs: 1 and '1' differ), and when text meets numbers."""
+    unknown = [v for v in values if not _hashable(v) or v not in labels]
+    shown = sorted({repr(v) for v in unknown})
+    message = f"{name} has values {', '.join(shown[:5])} that are not among labels {labels!r}"
+    value_types = sorted({type(v).__name__ for v in unknown})
+    label_types = sorted({type(v).__name__ for v in labels})
+    text_and_numbers = ("str" in value_types) != ("str" in label_types)
+    if text_and_numbers and not set(value_types) & set(label_types):
+        message += (
+            f": {name} holds {'/'.join(value_types)} values and the labels are "
+            f"{'/'.join(label_types)}; convert {name} to the labels' type (e.g. "
+            f"y.astype({label_types[0]}) for a pandas Series)"
+        )
+    return message
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _weights(sample_weight: object, n: int) -> FloatArray:

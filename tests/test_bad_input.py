@@ -3606,3 +3606,81 @@ def test_non_finite_start_params_are_refused_before_any_evaluation(wine, extra):
         match = r"params must be 6 finite numbers \(1\|2, .*\); start_params has " + where
         with pytest.raises(SpecificationError, match=match + ": give finite start_params"):
             model.fit(start_params=start, **extra)
+
+
+def test_clmm_fit_refuses_sandwich_covariances(wine):
+    # before: a raw TypeError (unexpected keyword argument 'cov_type')
+    model = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine)
+    cluster = {"cov_type": "cluster", "cov_kwds": {"groups": "judge"}}
+    for kwargs in ({"cov_type": "robust"}, cluster):
+        with pytest.raises(SpecificationError, match=r"not available for a model with random"):
+            model.fit(**kwargs)
+    with pytest.raises(SpecificationError, match=r"drop the random terms and fit with cov_type="):
+        model.fit(cov_type="HC1")
+    assert model.fit(cov_type="nonrobust").llf == pytest.approx(model.fit().llf)
+
+
+def test_emmeans_refuses_non_finite_contrasts_and_at_values(wine):
+    # before: all-NaN tables, without a message or with a warning about rows of a
+    # newdata the user never passed
+    data = wine.assign(x=np.linspace(-1, 1, 72))
+    res = OrdinalModel.from_formula("rating ~ temp + contact + x", data).fit()
+    with pytest.raises(OrdstatsError, match=r"custom contrasts are .* with finite numbers"):
+        res.emmeans("temp").contrast({"c": [1, np.nan]})
+    with pytest.raises(OrdstatsError, match=r"custom contrasts are .* with finite numbers"):
+        res.emmeans("temp").contrast({"c": [1, "a"]})
+    for value in (np.inf, np.nan, [0.0, -np.inf], "a"):
+        with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
+            res.emmeans("temp", at={"x": value})
+    assert np.isfinite(res.emmeans("temp", at={"x": 0.5}).summary_frame()["emmean"]).all()
+
+
+def test_random_terms_whose_variances_are_not_identified_are_refused(wine):
+    # before: both fitted without a word; a constant z beside the random intercept gave
+    # arbitrary SDs and correlation, and the one-level factor's slope was dropped
+    data = wine.assign(z=1.0, z2=np.linspace(0, 1, 72), f="a")
+    refused = {
+        "(1 + z|judge)": r"the column\(s\) 'z' of the random term",
+        "(z2 + I(2 * z2)|judge)": r"combination of the term's other columns",
+        "(1 + f|judge)": r"term\(s\) 'f' without columns: their factors",
+    }
+    for term, message in refused.items():
+        with pytest.raises(SpecificationError, match=message):
+            OrdinalModel.from_formula(f"rating ~ temp + {term}", data)
+    fit = OrdinalModel.from_formula("rating ~ temp + (1 + z2|judge)", data).fit()
+    assert fit.varcorr()["name"].tolist() == ["(Intercept)", "z2"]
+
+
+@pytest.mark.parametrize(
+    "term", ["C(judge, contr.sum)", 'relevel(judge, ref = "3")', "ordered(judge)", "judge"]
+)
+def test_newdata_factor_of_numbers_inside_a_call_says_to_give_text(wine, term):
+    # before (inside a call): "newdata has factor level(s) np.int64(1) that the model was
+    # not fitted on", though the fit has level '1'
+    res = OrdinalModel.from_formula(f"rating ~ temp + {term}", wine).fit()
+    new = wine.iloc[:2].assign(judge=lambda d: d["judge"].astype(int))
+    message = r"column 'judge'.* holds int64 values .*astype\(str\)"
+    with pytest.raises(PredictionError, match=message):
+        res.predict(new)
+
+
+def test_newdata_text_for_a_factor_of_numbers_says_to_give_numbers(wine):
+    data = wine.assign(jnum=wine["judge"].astype(int))
+    res = OrdinalModel.from_formula("rating ~ temp + factor(jnum)", data).fit()
+    new = data.iloc[:2].assign(jnum=lambda d: d["jnum"].astype(str))
+    with pytest.raises(PredictionError, match=r"'jnum' \(in 'factor\(jnum\)'\) holds .*to_numeric"):
+        res.predict(new)
+    np.testing.assert_allclose(res.predict(data.iloc[:2]), res.predict().iloc[:2])
+
+
+def test_predict_observed_warns_of_a_missing_response(wine):
+    # before: the row's NaN came without a word (missing predictors warn)
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    rows = wine.head(4).astype({"rating": object})
+    rows.loc[[1, 3], "rating"] = None
+    with pytest.warns(
+        MissingDataWarning, match=r"2 row\(s\) of newdata \(1, 3\) have a missing"
+    ) as got:
+        observed = res.predict(rows, which="observed")
+    assert got[0].filename == __file__  # the warning names the user's line
+    assert observed.isna().tolist() == [False, True, False, True]

@@ -175,7 +175,7 @@ print(additive.t_test("temp[T.warm] - contact[T.yes] = 0, `4|5` - `3|4` = 1.5").
 housing_fit = fit("Sat ~ Infl + Type + Cont", housing, weights="Freq")
 brant = housing_fit.brant_test()
 print(brant.round(4).to_string())
-print(brant.attrs["binary_params"].round(3).to_string())
+print(pd.DataFrame(brant.attrs["binary_params"]).round(3).to_string())
 
 # %% [markdown]
 # The likelihood-ratio version (R's `nominal_test`) refits the model with each

@@ -61,7 +61,8 @@ def parse_constraints(
     ------
     SpecificationError
         Unknown parameter names, syntax errors, a matrix with the wrong number
-        of columns or linearly dependent constraints.
+        of columns, numbers that are not finite (or beyond the float range), or
+        linearly dependent (redundant or inconsistent) constraints.
 
     Examples
     --------
@@ -73,6 +74,8 @@ def parse_constraints(
         parsed = LinearConstraints.from_spec(
             _for_formulaic(constraints), variable_names=list(names)
         )
+    except OverflowError:  # a number written beyond the float range, e.g. 1e400 * x1
+        raise _not_finite(constraints) from None
     except KeyError as exc:
         raise SpecificationError(
             f"the constraint names {exc.args[0]!r}, which is not a parameter; parameters "
@@ -92,7 +95,18 @@ def parse_constraints(
             f"a constraint matrix must hold numbers, one column per parameter ({len(names)}); "
             f"got {constraints!r:.80} ({_first_line(exc)})"
         ) from None
-    if np.linalg.matrix_rank(matrix) < matrix.shape[0]:
+    except OverflowError:  # a number written beyond the float range, e.g. x1 = 1e500
+        raise _not_finite(constraints) from None
+    if not (np.isfinite(matrix).all() and np.isfinite(values).all()):
+        raise _not_finite(constraints)
+    rank = np.linalg.matrix_rank(matrix)
+    if rank < matrix.shape[0]:
+        if np.linalg.matrix_rank(np.column_stack([matrix, values])) > rank:
+            raise SpecificationError(
+                "the constraints are inconsistent (they contradict each other, e.g. "
+                "'x1 = 0' and 'x1 = 1'): no parameter values satisfy them all; test "
+                "each on its own or drop the contradictory ones"
+            )
         raise SpecificationError(
             "the constraints are linearly dependent (one follows from the others); drop "
             "the redundant ones"
@@ -101,6 +115,14 @@ def parse_constraints(
         matrix,
         values,
         [_label(row, value, names) for row, value in zip(matrix, values, strict=True)],
+    )
+
+
+def _not_finite(constraints: Any) -> SpecificationError:
+    """The error for constraints with a number that is not finite as a float."""
+    return SpecificationError(
+        f"the constraints {constraints!r:.80} hold a number that is not finite or too "
+        "large for a float (beyond about 1.8e308); give finite numbers"
     )
 
 

@@ -762,28 +762,42 @@ def warn_terms_without_columns(spec: ModelSpec, part: str = "location") -> None:
     vanish from the design; R's ``model.matrix`` stops there ("contrasts can
     be applied only to factors with 2 or more levels").
     """
-    empty = [
-        term
-        for term, columns in spec.term_slices.items()
-        if columns.start == columns.stop and str(term) not in ("1", "0")
-    ]
+    empty, single = terms_without_columns(spec)
     if not empty:
         return
-    single = []
-    for expr, (kind, state) in spec.encoder_state.items():
-        categories = state.get("categories", []) if isinstance(state, dict) else []
-        if str(getattr(kind, "value", kind)) == "categorical" and len(categories) <= 1:
-            single.append(f"{expr!r} ({', '.join(map(repr, categories)) or 'no level'})")
     where = "" if part == "location" else f"{part} "
     warnings.warn(
-        f"the {where}term(s) {', '.join(repr(str(t)) for t in empty)} have no columns and are "
+        f"the {where}term(s) {empty} have no columns and are "
         f"left out of the model: their factors take a single level in the rows used "
-        f"({'; '.join(single) or 'see the data'}). R's clm stops here (contrasts can be "
+        f"({single}). R's clm stops here (contrasts can be "
         "applied only to factors with 2 or more levels): drop the term, or check the rows "
         "(a subset, or missing values elsewhere, may have removed the other levels)",
         CollinearityWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+def terms_without_columns(spec: ModelSpec) -> tuple[str, str]:
+    """The terms of ``spec`` without columns and its factors of one level, as text.
+
+    Returns
+    -------
+    empty : str
+        The terms that have no columns, quoted (``""`` when every term has some).
+    single : str
+        Each factor of at most one level with its level, or ``"see the data"``.
+    """
+    empty = [
+        repr(str(term))
+        for term, columns in spec.term_slices.items()
+        if columns.start == columns.stop and str(term) not in ("1", "0")
+    ]
+    single = []
+    for expr, (kind, state) in spec.encoder_state.items():
+        categories = state.get("categories", []) if isinstance(state, dict) else []
+        if str(getattr(kind, "value", kind)) == "categorical" and len(categories) <= 1:
+            single.append(f"{expr!r} ({', '.join(map(repr, categories)) or 'no level'})")
+    return ", ".join(empty), "; ".join(single) or "see the data"
 
 
 def _empty_levels(spec: ModelSpec, rows: pd.DataFrame) -> dict[str, list[Any]]:

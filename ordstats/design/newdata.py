@@ -109,23 +109,17 @@ def _as_fitted_kinds(spec: ModelSpec, frame: pd.DataFrame) -> pd.DataFrame:
     """
     out = frame
     for expr, (kind, state) in spec.encoder_state.items():
+        kind_name = str(getattr(kind, "value", kind))
         if expr not in frame.columns:
+            wrapped = _wrapped_factor_column(expr)
+            if kind_name == "categorical" and wrapped is not None and wrapped in frame.columns:
+                _refuse_other_kind(wrapped, frame[wrapped], list(state.get("categories", [])), expr)
             continue
-        values, kind_name = frame[expr], str(getattr(kind, "value", kind))
+        values = frame[expr]
         if kind_name == "categorical" and not _is_text_like(values.dtype):
             categories = list(state.get("categories", []))
-            present = values[values.notna()]
-            if not present.isin(categories).all():
-                shown = ", ".join(map(repr, categories[:5])) + (
-                    ", ..." if len(categories) > 5 else ""
-                )
-                as_text = present.astype(str).isin(categories).all()
-                raise PredictionError(
-                    f"newdata column {expr!r} holds {values.dtype} values "
-                    f"({', '.join(map(repr, pd.unique(present)[:3].tolist()))}), but the model "
-                    f"was fitted with {expr!r} as a factor with levels {shown}; give those "
-                    "levels" + (f", e.g. newdata[{expr!r}].astype(str)" if as_text else "")
-                )
+            if not values[values.notna()].isin(categories).all():
+                raise _factor_kind_error(expr, values, categories)
             converted = pd.Series(pd.Categorical(values, categories=categories), index=values.index)
         elif kind_name == "numerical" and _is_text_like(values.dtype):
             raise PredictionError(
@@ -150,6 +144,51 @@ def _as_fitted_kinds(spec: ModelSpec, frame: pd.DataFrame) -> pd.DataFrame:
             out = frame.copy(deep=False)
         out[expr] = converted
     return out
+
+
+#: a factor made from one column by a call: ``C(judge, contr.sum)``, ``relevel(judge, ...)``
+_FACTOR_CALL = re.compile(
+    r"^\s*(?:C|relevel|ordered|factor|as\.factor|as\.ordered)\(\s*([A-Za-z_][\w.]*)\s*[,)]"
+)
+
+
+def _wrapped_factor_column(expr: str) -> str | None:
+    """The column a factor call such as ``C(judge, contr.sum)`` reads, or None."""
+    match = _FACTOR_CALL.match(expr)
+    return match.group(1) if match else None
+
+
+def _refuse_other_kind(column: str, values: pd.Series, categories: list[Any], expr: str) -> None:
+    """Refuse numbers for a factor call fitted on text levels (or text for number levels).
+
+    The call makes the factor from the column, so a CSV file that reads ``judge``
+    as int64 would otherwise meet "level 1 was not fitted on" for a fit whose
+    levels are ``'1'``, ``'2'``, ...
+    """
+    present = values[values.notna()]
+    text_levels = all(isinstance(level, str) for level in categories)
+    if _is_text_like(values.dtype) != text_levels and not present.isin(categories).all():
+        raise _factor_kind_error(column, values, categories, expr)
+
+
+def _factor_kind_error(
+    column: str, values: pd.Series, categories: list[Any], expr: str | None = None
+) -> PredictionError:
+    """The error for a ``column`` of newdata of another kind than the factor's fitted levels."""
+    present = values[values.notna()]
+    shown = ", ".join(map(repr, categories[:5])) + (", ..." if len(categories) > 5 else "")
+    if _is_text_like(values.dtype):
+        converted = pd.to_numeric(present.astype(object), errors="coerce")
+        fix = f"pd.to_numeric(newdata[{column!r}])"
+    else:
+        converted, fix = present.astype(str), f"newdata[{column!r}].astype(str)"
+    used = f" (in {expr!r})" if expr is not None else ""
+    return PredictionError(
+        f"newdata column {column!r}{used} holds {values.dtype} values "
+        f"({', '.join(map(repr, pd.unique(present)[:3].tolist()))}), but the model was "
+        f"fitted with {column!r} as a factor with levels {shown}; give those levels"
+        + (f", e.g. {fix}" if converted.isin(categories).all() else "")
+    )
 
 
 def _only_unused_categories_differ(values: pd.Series, state: Mapping[str, Any]) -> bool:

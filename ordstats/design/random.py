@@ -50,6 +50,7 @@ from ordstats.design.formula import (
     refuse_values_of_used_rows,
     required_variables,
     split_formula,
+    terms_without_columns,
     with_row_context,
 )
 from ordstats.design.newdata import _unseen_levels_error
@@ -398,7 +399,9 @@ def random_terms(
     FormulaError
         For a column that is not in the data.
     SpecificationError
-        For a grouping factor with a single level.
+        For a grouping factor with a single level, or a term whose columns do not
+        identify its variances (a factor of one level, or columns that are
+        constant or a combination of the term's others).
     """
     check_random_columns(bars, data)
     terms: list[RandomTerm] = []
@@ -416,6 +419,7 @@ def random_terms(
         matrix, names, spec = _term_matrix(expr, data, context)
         if matrix.shape[1] == 0:
             raise FormulaError(f"the random term ({expr}|{group}) has no columns")
+        _refuse_unidentified_columns(expr, group, matrix, names, spec)
         _check_not_repeated(terms, group, names, expr)
         terms.append(
             RandomTerm(
@@ -430,6 +434,43 @@ def random_terms(
             )
         )
     return terms
+
+
+def _refuse_unidentified_columns(
+    expr: str, group: str, matrix: FloatArray, names: list[str], spec: Any
+) -> None:
+    """Refuse a random term whose variances are not identified by its columns.
+
+    A factor of one level leaves its term without columns (R's clmm stops:
+    "contrasts can be applied only to factors with 2 or more levels"); a column
+    that is a combination of the term's others (a constant slope variable beside
+    the intercept) leaves only the sum of their variances identified.
+    """
+    empty, single = terms_without_columns(spec)
+    if empty:
+        raise SpecificationError(
+            f"the random term ({expr}|{group}) has term(s) {empty} without columns: their "
+            f"factors take a single level in the rows used ({single}), so there is no random "
+            "slope to estimate (R's clmm stops: contrasts can be applied only to factors with "
+            "2 or more levels). Drop them from the random term, or check the rows (a subset, "
+            "or missing values elsewhere, may have removed the other levels)"
+        )
+    norms = np.linalg.norm(matrix, axis=0)
+    scaled = matrix / np.where(norms > 0, norms, 1.0)
+    kept: list[int] = []
+    aliased: list[str] = []
+    for j in range(matrix.shape[1]):
+        if np.linalg.matrix_rank(scaled[:, [*kept, j]]) > len(kept):
+            kept.append(j)
+        else:
+            aliased.append(names[j])
+    if aliased:
+        raise SpecificationError(
+            f"the column(s) {', '.join(map(repr, aliased))} of the random term "
+            f"({expr}|{group}) are constant or a combination of the term's other columns "
+            "(e.g. a constant slope variable repeats the random intercept), so their "
+            "variances and correlations cannot be told apart: drop them from the random term"
+        )
 
 
 class NewTermRows(NamedTuple):

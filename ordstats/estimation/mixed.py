@@ -58,6 +58,7 @@ from ordstats.families.mixed import (
     n_variance_params,
 )
 from ordstats.results.arguments import check_flag
+from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo
 from ordstats.results.mixed import MixedResults
 
@@ -396,6 +397,8 @@ class OrdinalMixedModel:
         gtol: float | None = None,
         prior: object = None,
         disp: bool | None = None,
+        cov_type: str = "nonrobust",
+        cov_kwds: dict[str, Any] | None = None,
     ) -> Any:
         """Fit by maximising the Laplace (or AGQ) approximate marginal likelihood.
 
@@ -428,6 +431,12 @@ class OrdinalMixedModel:
             slopes and log standard deviations under the Laplace/AGQ marginal
             likelihood, a :class:`~ordstats.results.posterior.PosteriorMode`
             (:mod:`ordstats.estimation.bayes`).
+        cov_type : str
+            Only ``"nonrobust"``, the inverse observed information of the
+            approximate likelihood (as R's clmm); accepted so that the clm fit's
+            call works, other values are refused.
+        cov_kwds : dict, optional
+            Refused: a fit with random terms has no sandwich or cluster covariance.
 
         Returns
         -------
@@ -437,9 +446,11 @@ class OrdinalMixedModel:
         Raises
         ------
         SpecificationError
-            For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range, or
-            start values at which the log-likelihood is not finite.
+            For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range,
+            start values at which the log-likelihood is not finite, or a
+            ``cov_type`` other than ``"nonrobust"`` (or ``cov_kwds``).
         """
+        _refuse_sandwich(cov_type, cov_kwds)
         if disp is not None:
             check_flag("disp", disp)
         with numeric_threads():
@@ -786,6 +797,22 @@ def _bfgs(
         jac=True,
         method="BFGS",
         options={"gtol": gradtol, "maxiter": maxiter, "hess_inv0": inverse_hessian},
+    )
+
+
+def _refuse_sandwich(cov_type: str, cov_kwds: dict[str, Any] | None) -> None:
+    """Refuse the clm fit's sandwich and cluster covariances for a model with random terms."""
+    kind = canonical_cov_type(cov_type)
+    if kind == "nonrobust" and cov_kwds is None:
+        return
+    raise SpecificationError(
+        f"cov_type={cov_type!r}"
+        + (f", cov_kwds={cov_kwds!r}" if cov_kwds is not None else "")
+        + " is not available for a model with random terms: its standard errors come "
+        "only from the inverse observed information (cov_type='nonrobust', the "
+        "default, as R's clmm). The random terms already model the correlation within "
+        "groups; for cluster-robust standard errors instead, drop the random terms and "
+        "fit with cov_type='cluster', cov_kwds={'groups': <grouping column>}"
     )
 
 

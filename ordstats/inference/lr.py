@@ -310,7 +310,9 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
         formula with its nominal and scale parts (:func:`describe_model`).
         ``attrs["models"]`` holds R's ``attr(, "models")``: ``formula``,
         ``nominal`` and ``scale`` (when a model has one), ``link`` and
-        ``threshold`` per row.
+        ``threshold`` per row, as a dict of columns of ``{row: value}``
+        (``pd.DataFrame(attrs["models"])`` gives the table; a plain dict, so
+        that pandas can compare the ``attrs`` when it concatenates or casts).
 
     Raises
     ------
@@ -346,7 +348,7 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     index = [labels[i] for i in order]
     table = pd.DataFrame(rows, index=index)
     table.attrs["heading"] = "Likelihood ratio tests of cumulative link models"
-    table.attrs["models"] = models_frame(ordered, index)
+    table.attrs["models"] = models_frame(ordered, index).to_dict()
     return table
 
 

@@ -11,6 +11,10 @@ The estimators check ``X``, ``y`` and ``sample_weight`` with scikit-learn's
 own validation, so bad input there raises scikit-learn's ``ValueError`` (and
 an unfitted estimator its ``NotFittedError``), as every scikit-learn
 estimator does; pipelines and ``check_estimator`` rely on those types.
+numpy inputs pair rows by position, as in scikit-learn; a pandas ``y``,
+``sample_weight`` or ``groups`` is paired with a pandas ``X`` by index label, as
+everywhere in ordstats (the same labels in another order are reordered to ``X``;
+other labels raise a ``DataError``).
 """
 
 from __future__ import annotations

@@ -63,8 +63,7 @@ from ordstats.learn._targets import (
     is_categorical,
     refuse_missing,
 )
-from ordstats.learn.estimator import sample_weights
-from ordstats.metrics import mean_absolute_class_error
+from ordstats.learn.estimator import align_on_X, class_error_score, sample_weights
 
 require_sklearn()
 
@@ -209,6 +208,10 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         eval_sample_weight : array-like, optional
             Weights of the validation rows.
 
+            With a pandas ``X`` (``X_val``), a pandas ``y`` and weights (``y_val``,
+            ``eval_sample_weight``) pair with its rows by index label; numpy arrays
+            pair by position.
+
         Returns
         -------
         self
@@ -216,6 +219,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         booster_lib = _require(self._booster_module, self._extra)
         link = self._link()
         self._check_options()
+        y, sample_weight = align_on_X(X, y=y, sample_weight=sample_weight)
         X_in, y_values = self._validate_Xy(X, y)
         n_rows = len(y_values)
         if n_rows != _n_rows(X_in):
@@ -324,6 +328,9 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
                 raise SpecificationError("eval_set takes one (X_val, y_val) pair")
             eval_set = eval_set[0]
         X_val, y_val = eval_set
+        y_val, eval_sample_weight = align_on_X(
+            X_val, y_val=y_val, eval_sample_weight=eval_sample_weight
+        )
         X_val = self._validate_X(X_val, reset=False)
         codes = encode_classes(self._check_y(y_val), self.classes_)
         weights = sample_weights(eval_sample_weight, np.empty((len(codes), 0)))
@@ -367,9 +374,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Minus the mean absolute error in classes (as :class:`OrdinalClassifier`)."""
-        return -mean_absolute_class_error(
-            y, self.predict(X), labels=list(self.classes_), sample_weight=sample_weight
-        )
+        return class_error_score(self, X, y, sample_weight)
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

@@ -22,6 +22,7 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from ordstats.core.links import get_link
 from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.penalty import check_penalty_arguments
 from ordstats.core.threads import numeric_threads
+from ordstats.design.core import align_to_index
 from ordstats.design.response import format_level
 from ordstats.errors import CollinearityWarning, DataError, SpecificationError
 from ordstats.estimation.model import OrdinalModel
@@ -197,6 +199,11 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative frequency weights.
 
+            With a pandas ``X``, a pandas ``y`` or ``sample_weight`` is paired with
+            its rows by index label (the same labels in another order are
+            reordered; other labels raise a ``DataError``); numpy arrays pair by
+            position, as in scikit-learn.
+
         Returns
         -------
         OrdinalClassifier
@@ -221,6 +228,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         self, X: object, y: object, sample_weight: object, groups: object
     ) -> OrdinalClassifier:
         options = self._options()
+        y, sample_weight, groups = align_on_X(X, y=y, sample_weight=sample_weight, groups=groups)
         if y is not None:  # None itself gets scikit-learn's "requires y" error
             refuse_missing(y)  # also None in an object array, which sorting would trip over
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
@@ -375,10 +383,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
             ``-sum_i w_i |index(y_i) - index(yhat_i)| / sum_i w_i``; see Notes of
             the class for why not accuracy.
         """
-        predicted = self.predict(X)
-        return -mean_absolute_class_error(
-            y, predicted, labels=list(self.classes_), sample_weight=sample_weight
-        )
+        return class_error_score(self, X, y, sample_weight)
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -618,6 +623,28 @@ def _kept(position: IntArray, rows: IntArray) -> IntArray:
     """Model positions of the rows of ``X`` at ``rows`` that the model kept."""
     mapped = position[rows]
     return mapped[mapped >= 0]
+
+
+def align_on_X(X: object, **values: object) -> list[object]:
+    """The pandas ``values`` (``y=``, ``sample_weight=``, ...) in the row order of a pandas ``X``.
+
+    pandas inputs pair by index label, as in :class:`~ordstats.OrdinalModel`: when
+    ``X`` and a value are both pandas objects whose indexes hold the same labels
+    in another order, the value is reordered to ``X``'s index; other labels raise
+    a :class:`~ordstats.errors.DataError`.  numpy inputs (on either side) pair by
+    position, as scikit-learn's.
+    """
+    if not isinstance(X, (pd.DataFrame, pd.Series)):
+        return list(values.values())
+    return [align_to_index(value, X.index, name, "X") for name, value in values.items()]
+
+
+def class_error_score(estimator: Any, X: object, y: object, sample_weight: object) -> float:
+    """An estimator's ``score``: minus the mean absolute error in classes of ``predict(X)``."""
+    y, sample_weight = align_on_X(X, y=y, sample_weight=sample_weight)
+    return -mean_absolute_class_error(
+        y, estimator.predict(X), labels=list(estimator.classes_), sample_weight=sample_weight
+    )
 
 
 def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:

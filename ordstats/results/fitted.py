@@ -31,7 +31,14 @@ from ordstats.design import (
     refuse_offset_without_newdata,
 )
 from ordstats.design.response import format_level
-from ordstats.errors import ConvergenceWarning, OrdstatsError, PredictionError, PredictionWarning
+from ordstats.errors import (
+    ConvergenceWarning,
+    MissingDataWarning,
+    OrdstatsError,
+    PredictionError,
+    PredictionWarning,
+    user_stacklevel,
+)
 from ordstats.families import Family
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.cumulative.prediction import (
@@ -602,7 +609,8 @@ class OrdinalResults(
             ``"observed"``: each row's probability of its own level, ``P(Y = y)``
             (R's ``predict.clm`` when ``newdata`` holds the response; without
             ``newdata``, R's ``fitted()``): ``newdata`` needs the response
-            column, and a row whose response is missing gets NaN.
+            column, and a row whose response is missing gets NaN (with a
+            :class:`~ordstats.errors.MissingDataWarning`, as missing predictors).
         offset : float or array-like, optional
             Offset for ``newdata`` (a number for every row, or one per row) when
             the model has one that is not a column of ``newdata``.  A pandas
@@ -695,6 +703,16 @@ class OrdinalResults(
         out = np.full(len(codes), -1, dtype=np.intp)
         seen = codes >= 0
         out[seen] = table[codes[seen]]
+        if not seen.all():
+            missing = newdata.index[~seen]
+            shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
+            warnings.warn(
+                f"{len(missing)} row(s) of newdata ({shown}) have a missing response {name!r}; "
+                "which='observed' is the probability of each row's own level, so theirs are "
+                "NaN",
+                MissingDataWarning,
+                stacklevel=user_stacklevel(),  # reached from rows in memory and from chunks
+            )
         return out
 
     @property

@@ -311,7 +311,10 @@ def brant_test(res: FittedState) -> pd.DataFrame:
         Rows ``All`` (omnibus), each design column and each formula term with
         several columns; columns ``chi2``, ``df``, ``Pr(>chi2)``.
         ``attrs["binary_params"]`` holds the slopes of the binary model of each
-        cut-point (columns ``"> level"``), to see how the effects differ.
+        cut-point, to see how the effects differ, as a dict of columns
+        (``"> level"``) of ``{regressor: slope}``: ``pd.DataFrame(attrs["binary_params"])``
+        gives the table.  (A plain dict, so that pandas can compare the ``attrs``
+        when it concatenates or casts the table.)
 
     Raises
     ------
@@ -363,7 +366,7 @@ def brant_test(res: FittedState) -> pd.DataFrame:
         np.column_stack([beta for _, beta in fits]),
         index=names,
         columns=[f"> {level}" for level in model.levels[:-1]],
-    )
+    ).to_dict()
     return table
 
 

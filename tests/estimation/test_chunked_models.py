@@ -231,8 +231,9 @@ def _same_brant(chunked, memory):
     # which needs the rows in memory: "did not converge" rather than "is separated")
     assert [_which_model(m) for m in got_warnings] == [_which_model(m) for m in expected_warnings]
     pd.testing.assert_frame_equal(got, expected, rtol=1e-8)
-    binary = got.attrs["binary_params"]
-    pd.testing.assert_frame_equal(binary, expected.attrs["binary_params"], rtol=1e-8)
+    binary = pd.DataFrame(got.attrs["binary_params"])
+    expected_binary = pd.DataFrame(expected.attrs["binary_params"])
+    pd.testing.assert_frame_equal(binary, expected_binary, rtol=1e-8)
 
 
 def _which_model(message):

@@ -102,7 +102,7 @@ def test_anova_describes_nominal_and_scale_parts_as_r(case):
         warnings.simplefilter("ignore", CollinearityWarning)  # contact in location and nominal
         full = ref.fit_reference_call(expected["full"])
     table = ordstats.anova(full, restricted)
-    models = table.attrs["models"]
+    models = pd.DataFrame(table.attrs["models"])
     assert models.to_dict(orient="list") == expected["models"]
     assert list(table["no.par"]) == expected["no.par"]
     np.testing.assert_allclose(table["logLik"], expected["logLik"], rtol=RTOL_LOGLIK)

@@ -227,3 +227,23 @@ def test_training_scores_equal_predicting_through_the_trees(cls, options, data):
     assert clf.train_nll_ == pytest.approx(_log_loss(prob, y[300:]), rel=1e-12)
     d = round_derivatives(clf.latent_score(X[300:]), y[300:], clf.thresholds_, get_link(clf.link))
     np.testing.assert_allclose(d.threshold_gradient, 0.0, atol=1e-7 * len(y))
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_pandas_inputs_pair_by_index_label(cls, data):
+    # before: a pandas y and weights were paired with X by position whatever their indexes
+    X = pd.DataFrame(data[0][:400], columns=["a", "b", "c"])
+    y = pd.Series(data[1][:400])
+    weights = pd.Series(np.linspace(0.5, 2.0, 400))
+    order = np.random.default_rng(4).permutation(400)
+    options = {"n_estimators": 5, "n_jobs": 1}
+    expected = cls(**options).fit(X, y, sample_weight=weights, eval_set=(X, y))
+    shuffled = cls(**options).fit(
+        X.iloc[order], y, sample_weight=weights.iloc[order], eval_set=(X.iloc[order], y)
+    )
+    assert shuffled.train_nll_ == pytest.approx(expected.train_nll_, rel=1e-6)
+    assert shuffled.score(X.iloc[order], y) == pytest.approx(expected.score(X, y))
+    with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as"):
+        cls(**options).fit(X, y.set_axis(y.index + 1000))
+    with pytest.raises(OrdstatsError, match=r"index of y_val does not hold the same labels"):
+        cls(**options).fit(X, y, eval_set=(X, y.set_axis(y.index + 1000)))

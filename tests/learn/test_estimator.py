@@ -293,3 +293,37 @@ def test_integer_classes_are_counted_and_encoded_as_the_general_path(y):
     )
     with pytest.raises(ResponseError, match="not among classes"):
         _targets.encode_classes(y, classes[1:])
+
+
+def test_pandas_inputs_pair_by_index_label(data):
+    # before: X, y and sample_weight were paired by position whatever their indexes
+    X = pd.DataFrame(data[0], columns=["a", "b", "c"])
+    y = pd.Series(data[1])
+    weights = pd.Series(np.linspace(0.5, 2.0, len(y)))
+    order = np.random.default_rng(3).permutation(len(y))
+    expected = OrdinalClassifier().fit(X, y, sample_weight=weights)
+    shuffled = OrdinalClassifier().fit(X.iloc[order], y, sample_weight=weights.iloc[order])
+    np.testing.assert_allclose(shuffled.coef_, expected.coef_, rtol=1e-8)
+    assert shuffled.score(X.iloc[order], y) == pytest.approx(expected.score(X, y))
+    # numpy on either side pairs by position, as in scikit-learn
+    positional = OrdinalClassifier().fit(X.iloc[order], y.to_numpy())
+    assert not np.allclose(positional.coef_, expected.coef_)
+    relabelled = y.set_axis(y.index + 1000)
+    with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as.* X"):
+        OrdinalClassifier().fit(X, relabelled)
+    with pytest.raises(OrdstatsError, match=r"index of sample_weight does not hold the same"):
+        OrdinalClassifier().fit(X, y, sample_weight=weights.set_axis(weights.index + 1000))
+    with pytest.raises(OrdstatsError, match=r"index of y does not hold the same labels as"):
+        expected.score(X, relabelled)
+
+
+def test_score_with_classes_of_another_type_says_so(data):
+    # before: "y_true has values ['1', '2'] that are not among labels ['1', '2']"
+    X, y = data
+    clf = OrdinalClassifier(classes=["0", "10", "20", "30"]).fit(X, y.astype(str))
+    with pytest.raises(OrdstatsError, match=r"y_true holds int values and the labels are str"):
+        clf.score(X, y)
+    numeric = OrdinalClassifier().fit(X, y)
+    message = r"values '0', .*not among labels \[0, 10.*astype\(int\)"
+    with pytest.raises(OrdstatsError, match=message):
+        numeric.score(X, y.astype(str))

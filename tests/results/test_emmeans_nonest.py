@@ -73,7 +73,7 @@ def test_nonestimable_means_and_contrasts_are_r_s(fit, call):
     np.testing.assert_allclose(got, estimate, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=1e-4, atol=1e-9)
     np.testing.assert_allclose(table["p.value"], _numbers(reference["p.value"]), rtol=1e-3)
-    assert table.attrs["nonEst"].tolist() == np.isnan(estimate).tolist()
+    assert list(table.attrs["nonEst"]) == np.isnan(estimate).tolist()
 
 
 def test_the_printed_table_says_nonest(fit):
@@ -94,7 +94,7 @@ def test_a_chunked_fit_marks_the_same_cells(fit, tmp_path):
     )
     for call in OURS:
         ours, theirs = OURS[call](chunked).summary_frame(), OURS[call](fit).summary_frame()
-        assert ours.attrs["nonEst"].tolist() == theirs.attrs["nonEst"].tolist()
+        assert ours.attrs["nonEst"] == theirs.attrs["nonEst"]
         np.testing.assert_allclose(ours["SE"], theirs["SE"], rtol=1e-8)
 
 
@@ -115,7 +115,7 @@ def test_a_collinear_covariate_leaves_the_means_estimable():
     combination = res.model.design.location.aliased_by  # x2 = 1 + 2 x1 + 0 g[T.b] + 0 g[T.c]
     np.testing.assert_allclose(combination, [[1.0, 2.0, 0.0, 0.0]], atol=1e-9)
     table = res.emmeans("g").summary_frame()
-    assert not table.attrs["nonEst"].any() and np.isfinite(table["emmean"]).all()
+    assert not any(table.attrs["nonEst"]) and np.isfinite(table["emmean"]).all()
 
 
 @pytest.mark.parametrize("position", [0, 1])

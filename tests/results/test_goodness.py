@@ -62,7 +62,7 @@ def test_brant_matches_hand_computation(housing, housing_res):
         table["Pr(>chi2)"], stats.chi2.sf(table["chi2"], table["df"]), rtol=1e-12
     )
     # binary slopes: statsmodels' logit slopes (statsmodels: P(Y > j) rises with x'b)
-    slopes = table.attrs["binary_params"]
+    slopes = pd.DataFrame(table.attrs["binary_params"])
     assert list(slopes.columns) == ["> Low", "> Medium"]
     np.testing.assert_allclose(slopes.to_numpy(), np.column_stack(beta), rtol=1e-5)
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import PredictionError
+from ordstats.errors import MissingDataWarning, PredictionError
 
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "data" / "reference" / "observed_probabilities.json").read_text()
@@ -83,7 +83,8 @@ def test_a_missing_response_gives_nan_and_other_rows_keep_theirs(wine):
     rows = wine.head(6).copy()
     rows["rating"] = rows["rating"].astype(object)
     rows.loc[rows.index[2], "rating"] = None
-    got = res.predict(rows, which="observed")
+    with pytest.warns(MissingDataWarning, match=r"1 row\(s\) of newdata \(2\) have a missing"):
+        got = res.predict(rows, which="observed")
     assert np.isnan(got.iloc[2]) and np.isfinite(got.drop(got.index[2])).all()
     prob = res.predict(rows, which="prob")
     for i in (0, 1, 3):
@@ -92,7 +93,8 @@ def test_a_missing_response_gives_nan_and_other_rows_keep_theirs(wine):
 
 def test_a_response_missing_on_every_row_gives_nan_everywhere(wine):
     _, res = _fit("wine_interaction", {"wine": wine})
-    got = res.predict(wine.head(4).assign(rating=np.nan), which="observed")
+    with pytest.warns(MissingDataWarning, match=r"4 row\(s\) of newdata \(0, 1, 2, 3\)"):
+        got = res.predict(wine.head(4).assign(rating=np.nan), which="observed")
     assert got.isna().all() and len(got) == 4
 
 

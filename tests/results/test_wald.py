@@ -83,6 +83,11 @@ def test_robust_covariance_is_used(wine_res):
         ("temp[T.warm] = ", "cannot read the constraints"),
         ("temp[T.warm] = 0, 2 * temp[T.warm] = 0", "linearly dependent"),
         (np.ones((1, 4)), "does not match the number of columns"),
+        # before: "linearly dependent ... drop the redundant ones" for a contradiction
+        ("temp[T.warm] = 0, temp[T.warm] = 1", "inconsistent .*contradict"),
+        # before: a raw OverflowError (int too large to convert to float)
+        ("temp[T.warm] = 1e500", "too large for a float"),
+        ("temp[T.warm] + 1e400 * contact[T.yes] = 0", "too large for a float"),
     ],
 )
 def test_bad_constraints(wine_res, constraint, message):

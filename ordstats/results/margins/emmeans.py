@@ -197,11 +197,15 @@ def _covariate_values(
     if name in at:
         values = _chosen_values(at, name)
         try:
-            return [float(v) for v in values]
+            numbers = [float(v) for v in values]
         except (TypeError, ValueError):
+            numbers = [np.nan]
+        if not np.all(np.isfinite(numbers)):
             raise OrdstatsError(
-                f"at={{{name!r}: ...}} must be numbers, since {name!r} is a numeric predictor"
-            ) from None
+                f"at={{{name!r}: ...}} must be finite numbers, since {name!r} is a numeric "
+                f"predictor; got {values!r:.80}"
+            )
+        return numbers
     if cov_reduce == "mean":
         return [rows.summary.mean(name)]
     if cov_reduce == "meanint":  # joint_tests: mean -/+ 1
@@ -738,7 +742,8 @@ class EmmGrid:
         table.attrs["adjust"] = used_p
         table.attrs["conf_adjust"] = used_ci
         table.attrs["conf_level"] = conf_level
-        table.attrs["nonEst"] = ~estimable
+        # plain Python values, which pandas can compare when it concatenates or casts
+        table.attrs["nonEst"] = tuple(bool(bad) for bad in ~estimable)
         return table
 
     def summary(self, adjust: str | None = None, conf_level: float = 0.95) -> EmmSummary:
@@ -750,7 +755,7 @@ class EmmGrid:
             notes.append(f"Conf-level adjustment: {frame.attrs['conf_adjust']} method")
         if frame.attrs["adjust"] != "none":
             notes.append(f"P value adjustment: {frame.attrs['adjust']} method")
-        if frame.attrs["nonEst"].any():
+        if any(frame.attrs["nonEst"]):
             notes.append(
                 "nonEst: not estimable from this fit (its design dropped aliased columns, "
                 "e.g. a combination of factor levels without rows), as R's emmeans"
@@ -1023,10 +1028,13 @@ def _contrast_matrix(
         names = [str(k) for k in method]
         try:
             rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in method.values()]
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError):
+            rows = [np.array([np.nan])]
+        if not all(np.isfinite(row).all() for row in rows):
             raise OrdstatsError(
-                f"custom contrasts are {{name: coefficients}} with numbers; got {method!r:.80}"
-            ) from exc
+                "custom contrasts are {name: coefficients} with finite numbers; got "
+                f"{method!r:.80}"
+            )
         wrong = {name: row.size for name, row in zip(names, rows, strict=True) if row.shape != (n,)}
         if wrong or not rows:
             got = ", ".join(f"{name!r}: {size}" for name, size in wrong.items()) or "none"
