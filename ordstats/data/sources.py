@@ -525,6 +525,11 @@ def _typed_dataset(dataset: Any) -> Any:
             elif index >= 0 and not pat.is_null(physical.field(index).type) and name not in empty:
                 types.append(physical.field(index).type)
     found = {field.name: _common_type(declared[field.name], seen[field.name]) for field in schema}
+    # missing in every file: read as the first file stores it (the fit then says the
+    # column has no value; a null type cannot be read from a file's doubles)
+    found = {
+        name: schema.field(name).type if pat.is_null(kind) else kind for name, kind in found.items()
+    }
     typed = [field.with_type(found[field.name]) for field in schema]
     if all(field.type == found[field.name] for field in schema):
         return dataset

@@ -185,3 +185,15 @@ def test_a_column_only_some_files_have_says_which_file_and_what_to_do(tmp_path, 
     )
     with pytest.raises(DataError, match=f"{where}.*add the column to that file, or leave"):
         ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "*.parquet"), chunksize=100)
+
+
+@pytest.mark.parametrize("column", ["y", "x1"])
+def test_a_column_missing_in_every_parquet_file_is_a_clear_error(tmp_path, column):
+    """A column with no value in any file has the type null in the files' common
+    schema, and reading the files' doubles as null raised pyarrow's raw
+    ArrowNotImplementedError; CSV files, DataFrames and Dask said no row can be used."""
+    data = pd.DataFrame({"y": np.tile([1.0, 2.0, 3.0], 10), "x1": np.arange(30.0)})
+    data[column] = np.nan
+    folder = _write([data.iloc[:15], data.iloc[15:]], tmp_path)
+    with pytest.raises(DataError, match="no row can be used"):
+        ordstats.OrdinalModel.from_formula("y ~ x1", folder, chunksize=5)
