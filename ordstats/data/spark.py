@@ -950,24 +950,26 @@ class SparkSource:
             conf.set(_BATCH_ROWS, before)
 
     def _run(self, job: Callable[[], Any]) -> Any:
-        """Run a Spark job; a stopped session becomes a clear :class:`DataError`."""
+        """Run a Spark job, with a clear :class:`DataError` for what Spark's error hides.
+
+        A stopped session, or Parquet files Spark cannot read together.
+        """
         if self._stopped():
             raise DataError(_stopped_message())
         try:
             return job()
         except Exception as exc:
-            if isinstance(exc, OrdstatsError) or not self._stopped():
+            if isinstance(exc, OrdstatsError):
                 raise
-            raise DataError(_stopped_message()) from exc
+            if self._stopped():
+                raise DataError(_stopped_message()) from exc
+            if _PARQUET_TYPE_MISMATCH in str(exc):
+                raise DataError(_mismatched_types_message()) from exc
+            raise
 
     def _stopped(self) -> bool:
         """Whether the frame's Spark session has stopped (or its JVM is gone)."""
-        try:
-            context = self.frame.sparkSession.sparkContext
-            jsc = context._jsc
-            return jsc is None or bool(jsc.sc().isStopped())
-        except Exception:  # the JVM itself is unreachable
-            return True
+        return _session_stopped(self.frame)
 
     def first_chunk(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The first rows (up to 1000), converted as every pass converts them (Arrow)."""
@@ -981,7 +983,7 @@ class SparkSource:
             sample = self._select(columns).limit(_SAMPLE_ROWS)
             return sample.mapInPandas(frames, "part binary").collect()
 
-        selected = self._select(columns)
+        selected = self._run(partial(self._select, columns))
         scan = self._run(partial(self._file_scan, selected, 1))
         if scan is not None:  # read on the driver, as the tasks of a pass read the files
             first = first_rows(scan, _SAMPLE_ROWS)
@@ -1067,6 +1069,8 @@ def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows) -> Any:
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
 
+    if _session_stopped(frame):
+        raise DataError(_stopped_message("the rows cannot be selected"))
     names = rows.columns([str(c) for c in frame.columns]) or [str(frame.columns[0])]
 
     def selected(batch: pd.DataFrame) -> pd.Series:
@@ -1197,9 +1201,33 @@ def read_setting(session: Any) -> bool:
     return _setting(session, READ_SETTING, ("auto", "false")) == "auto"
 
 
-def _stopped_message() -> str:
+def _session_stopped(frame: Any) -> bool:
+    """Whether the Spark session of the DataFrame ``frame`` has stopped (or its JVM is gone)."""
+    try:
+        jsc = frame.sparkSession.sparkContext._jsc
+        return jsc is None or bool(jsc.sc().isStopped())
+    except Exception:  # the JVM itself is unreachable
+        return True
+
+
+def _stopped_message(
+    what: str = "the pass over the data could not run; nothing of the fit was kept",
+) -> str:
     return (
-        "the Spark session of this DataFrame has stopped (or its JVM is gone), so the pass "
-        "over the data could not run; nothing of the fit was kept. Start a session, rebuild "
-        "the DataFrame and fit again"
+        f"the Spark session of this DataFrame has stopped (or its JVM is gone), so {what}. "
+        "Start a session, rebuild the DataFrame and fit again"
+    )
+
+
+#: Spark's error class for a Parquet column stored with different types in different files.
+_PARQUET_TYPE_MISMATCH = "PARQUET_COLUMN_DATA_TYPE_MISMATCH"
+
+
+def _mismatched_types_message() -> str:
+    return (
+        "Spark cannot read these Parquet files together: a column is stored with different "
+        "types in different files (int64 in one, double in another, say), which Spark's "
+        "reader does not reconcile. Rewrite the files with one type per column, or fit the "
+        "directory with ordstats' own reader (from_formula(formula, 'dir', chunksize=...)) "
+        "or with Dask, which read such a column as float64"
     )

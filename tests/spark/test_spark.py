@@ -160,9 +160,28 @@ def test_columns_missing_from_some_files_and_nan_responses_as_in_memory(spark, t
     assert_same_fit(got, expected)
 
 
+def test_parquet_files_spark_cannot_read_together_are_a_clear_error(spark, tmp_path):
+    """x1 stored as int64 in one file and double in another: Spark's reader fails on
+    the directory (its own toPandas() too), and the raw Py4JJavaError escaped the fit;
+    the message now says why and which readers take such files."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"y": rng.integers(1, 4, 40), "x1": rng.integers(0, 9, 40)})
+    data.iloc[:20].to_parquet(tmp_path / "a.parquet", index=False)
+    data.iloc[20:].astype({"x1": float}).to_parquet(tmp_path / "b.parquet", index=False)
+    files = spark.read.parquet(str(tmp_path))
+    with pytest.raises(DataError, match="Spark cannot read these Parquet files together"):
+        ordstats.OrdinalModel.from_formula("y ~ x1", files).fit()
+
+
 def test_a_session_that_stops_during_the_fit_is_a_clear_error(spark, frame):
-    """Last test of the file: it stops the shared session (a later test gets a new one)."""
+    """Last test of the file: it stops the shared session (a later test gets a new one).
+
+    A session stopped before a fit, or before predicting from a fit, gave a raw
+    PySparkRuntimeError (the first rows and the fitted rows were selected outside
+    the check)."""
     data = spark.createDataFrame(frame).repartition(2)
+    with pytest.warns(MissingDataWarning):
+        fitted = ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w").fit()
     with pytest.warns(MissingDataWarning):
         model = ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")
     evaluate = model.evaluator.evaluate
@@ -178,6 +197,10 @@ def test_a_session_that_stops_during_the_fit_is_a_clear_error(spark, frame):
     # nothing was kept: fitting again is the same clear error, not a raw Spark one
     with pytest.raises(DataError, match=r"has stopped.*fit again"):
         model.fit()
+    with pytest.raises(DataError, match="has stopped"):
+        ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w")
+    with pytest.raises(DataError, match="has stopped"):
+        fitted.predict()
 
 
 def test_a_pass_sends_chunks_as_single_arrow_batches_and_restores_the_setting(spark, frame):
