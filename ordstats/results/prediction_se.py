@@ -472,7 +472,9 @@ class PredictionSEMethods(FittedState):
         -------
         PredictionResults
             ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
-            (intervals on the logit scale, as R's ``predict.clm``).
+            (intervals on the logit scale: as R's ``predict.clm`` for
+            probabilities; R's cumulative-probability intervals are
+            ``P +- z se`` instead).
         """
         if which not in ("prob", "cumprob"):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
