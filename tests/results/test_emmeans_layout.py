@@ -75,7 +75,7 @@ def means(wine):
     [
         ({"a": [1, -1, 0, 0], "b": [1, -1]}, r"needs 2 coefficients .* got 'a': 4"),
         ({"a": [1, -1], "b": [1]}, r"got 'b': 1"),
-        ({"a": ["x", "y"]}, "with numbers"),
+        ({"a": ["x", "y"]}, "with finite numbers"),
         ({}, "got none"),
     ],
 )
