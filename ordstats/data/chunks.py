@@ -123,6 +123,35 @@ def with_response_stand_in(frame: pd.DataFrame, plan: ColumnPlan) -> pd.DataFram
     return censored_stand_in(frame, plan.response, *plan.censored)
 
 
+@dataclass
+class MissingCounts:
+    """Rows read, rows with a missing value, and missing values per column, of some chunks."""
+
+    n_rows: int
+    n_bad: int
+    per_column: pd.Series
+
+    def __add__(self, other: MissingCounts | None) -> MissingCounts:
+        if other is None:
+            return self
+        per_column = self.per_column.add(other.per_column, fill_value=0)
+        return MissingCounts(self.n_rows + other.n_rows, self.n_bad + other.n_bad, per_column)
+
+    __radd__ = __add__
+
+
+def count_missing(frame: pd.DataFrame, plan: ColumnPlan) -> MissingCounts:
+    """:class:`MissingCounts` of one chunk (the columns, weights and offset of ``plan``)."""
+    bad = rows_to_drop(with_response_stand_in(frame, plan), plan.columns, plan.weights, plan.offset)
+    return MissingCounts(len(frame), int(bad.any(axis=1).sum()), bad.sum())
+
+
+def refuse_no_complete_row(counts: MissingCounts) -> None:
+    """Raise the in-memory design's error naming the columns when no row is complete."""
+    if counts.n_rows and counts.n_bad == counts.n_rows:
+        report_missing_counts(counts.n_bad, counts.n_rows, counts.per_column, "raise")
+
+
 # ---------------------------------------------------------------------------
 # pass 1: levels
 

@@ -44,12 +44,14 @@ from ordstats.data.chunks import (
     ShiftedColumns,
     apply_summary,
     arrays_totals,
+    count_missing,
     empty_data,
     fix_levels,
     fixed_side_terms,
     on_arrays,
     reduce_arrays,
     reduce_chunk,
+    refuse_no_complete_row,
     skeleton_design,
     terms_without_levels,
 )
@@ -1212,6 +1214,9 @@ def _describe_source(
             writer.abandon()
         raise
     scan, reader.sample = scanned.scan, scanned.sample
+    if scan.n_rows and not scan.values.get(response):
+        # no complete row: one more pass counts the missing values, to name the columns
+        refuse_no_complete_row(reader.read_pass(count_missing, plan))
     plan, scan = _factors_seen_later(scanned, plan, scan)
     # text columns (not Categoricals) that may be numbers with a stray text, as in memory
     warn_numbers_gone_astray(

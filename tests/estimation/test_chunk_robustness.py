@@ -195,5 +195,25 @@ def test_a_column_missing_in_every_parquet_file_is_a_clear_error(tmp_path, colum
     data = pd.DataFrame({"y": np.tile([1.0, 2.0, 3.0], 10), "x1": np.arange(30.0)})
     data[column] = np.nan
     folder = _write([data.iloc[:15], data.iloc[15:]], tmp_path)
-    with pytest.raises(DataError, match="no row can be used"):
+    with pytest.raises(DataError, match=f"every row has a missing .*: '{column}' \\(30\\)"):
         ordstats.OrdinalModel.from_formula("y ~ x1", folder, chunksize=5)
+
+
+@pytest.mark.parametrize("path", ["frame", "csv", "dask"])
+def test_no_complete_row_out_of_core_names_the_columns_as_in_memory(tmp_path, path):
+    """Out of core the message said only that no row can be used; in memory it names
+    each column with its count of missing values."""
+    data = pd.DataFrame({"y": np.tile([1.0, 2.0], 10), "x1": np.arange(20.0)})
+    data.loc[:9, "y"] = np.nan
+    data.loc[10:, "x1"] = np.nan
+    expected = r"every row has a missing or non-finite value: 'y' \(10\), 'x1' \(10\)"
+    with pytest.raises(DataError, match=expected):
+        ordstats.OrdinalModel.from_formula("y ~ x1", data)
+    if path == "frame":
+        source, options = data, {"chunksize": 5}
+    elif path == "csv":
+        source, options = _write([data.iloc[:10], data.iloc[10:]], tmp_path, "csv"), {}
+    else:
+        source, options = _dask_frame([data.iloc[:10], data.iloc[10:]]), {}
+    with pytest.raises(DataError, match=expected):
+        ordstats.OrdinalModel.from_formula("y ~ x1", source, **options)
