@@ -441,3 +441,45 @@ def test_cauchit_fit_of_a_censored_response_reaches_the_maximum():
     np.testing.assert_allclose(res.params.to_numpy()[:-1], ref["theta"], rtol=1e-6)
     assert res.params["x1"] == pytest.approx(ref["beta"][0], rel=1e-6)
     np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-4)
+
+
+def _right_censored_ratings(n: int = 400, decimals: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    x1 = rng.normal(size=n)
+    y = np.round(1 + 0.8 * x1 + rng.logistic(size=n) * 0.8, decimals)
+    # right-censored above the lowest value (a row censored below it says nothing)
+    upper = np.where((rng.uniform(size=n) < 0.3) & (y > y.min()), np.inf, y)
+    return pd.DataFrame({"x1": x1, "lo": y, "up": upper})
+
+
+def test_censored_results_pickle_and_score_dask_rows():
+    """The covariance of a censored fit kept SuperLU's factor of its sparse threshold
+    block, which cannot be pickled: pickle.dumps failed, and so did every Dask
+    prediction (dask tokenizes the results), fitted rows or new rows."""
+    import pickle
+
+    dd = pytest.importorskip("dask.dataframe")
+    data = _right_censored_ratings(decimals=1)  # about 80 levels: a sparse threshold block
+    formula = "Censored(lo, up) ~ x1"
+    memory = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True).fit()
+    restored = pickle.loads(pickle.dumps(memory))
+    np.testing.assert_allclose(restored.bse, memory.bse, rtol=1e-12)
+    frame = dd.from_pandas(data, npartitions=3)
+    lazy = ordstats.OrdinalModel.from_formula(formula, frame, many_levels=True).fit()
+    np.testing.assert_allclose(
+        lazy.fittedvalues.compute().to_numpy(), memory.fittedvalues.to_numpy(), rtol=1e-6
+    )
+    scored = memory.predict(frame, which="linear").compute()
+    np.testing.assert_allclose(scored.to_numpy(), memory.predict(data, which="linear"), rtol=1e-12)
+
+
+def test_chunked_probability_residuals_of_a_censored_response():
+    """Out of core, resid_prob looked up the response by its name, Censored(lo, up),
+    in the chunk's columns (a raw KeyError); it now codes each row's (lower, upper]."""
+    data = _right_censored_ratings()
+    formula = "Censored(lo, up) ~ x1"
+    memory = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True).fit()
+    chunked = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True, chunksize=70)
+    got = chunked.fit().resid_prob
+    np.testing.assert_allclose(got.to_numpy(), memory.resid_prob.to_numpy(), atol=1e-7)
+    assert list(got.index) == list(memory.resid_prob.index)

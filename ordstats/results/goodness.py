@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -53,6 +53,7 @@ from ordstats.core.links import Link
 from ordstats.core.threads import numeric_threads
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.design import term_columns
+from ordstats.design.censored import censored_response
 from ordstats.design.response import format_level
 from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
 from ordstats.families.cumulative.likelihood import Evaluation
@@ -288,13 +289,42 @@ def _chunk_residuals(res: GoodnessOfFitMethods, chunk: pd.DataFrame) -> pd.Serie
     """Probability-scale residuals of one chunk (NaN for rows without a usable response)."""
     # the fitted rows: no warning about new rows (predict's, for a rank-deficient fit)
     prob = res._predict_rows(chunk, "prob").to_numpy()  # type: ignore[attr-defined]
+    values = np.full(len(chunk), np.nan)
+    censoring = res.model.design.response.censoring
+    if censoring is not None:  # the range of levels of each row's (lower, upper]
+        _censored_residuals(res, chunk, censoring, prob, values)
+        return pd.Series(values, index=chunk.index, name="resid_prob")
     codes = {label: j for j, label in enumerate(res.model.levels)}
     labels = chunk[res.model.endog_name].map(lambda v: codes.get(format_level(v), -1))
     y = labels.to_numpy(dtype=np.intp)
     usable = (y >= 0) & np.all(np.isfinite(prob), axis=1)
-    values = np.full(len(chunk), np.nan)
     values[usable] = residuals_from_probabilities(prob[usable], y[usable])
     return pd.Series(values, index=chunk.index, name="resid_prob")
+
+
+def _censored_residuals(
+    res: GoodnessOfFitMethods,
+    chunk: pd.DataFrame,
+    censoring: Any,
+    prob: FloatArray,
+    out: FloatArray,
+) -> None:
+    """``P(Y < y_low) - P(Y > y)`` of a chunk's censored rows into ``out`` (as in memory)."""
+    context = res.model.formula_context  # a dict of the caller's names, or None
+    bounds = censored_response(
+        res.model.endog_name, chunk, context if isinstance(context, Mapping) else None
+    )
+    assert bounds is not None  # the model's response is Censored(lower, upper)
+    lower, upper = np.asarray(bounds.lower, float), np.asarray(bounds.upper, float)
+    usable = ~np.isnan(lower) & ~np.isnan(upper) & np.all(np.isfinite(prob), axis=1)
+    rows = np.flatnonzero(usable)
+    low, high = censoring.codes(lower[rows], upper[rows])
+    below = np.cumsum(prob[rows], axis=1)
+    under = np.where(low > 0, below[np.arange(rows.size), np.maximum(low - 1, 0)], 0.0)
+    over = prob[rows][:, ::-1].cumsum(axis=1)[:, ::-1]  # P(Y >= k), summed from the top
+    top = prob.shape[1] - 1
+    beyond = np.where(high < top, over[np.arange(rows.size), np.minimum(high + 1, top)], 0.0)
+    out[rows] = under - beyond
 
 
 def brant_test(res: FittedState) -> pd.DataFrame:

@@ -160,6 +160,15 @@ class SparseBlockFactor(BandedFactor):
         """Factor the threshold block ``A`` (sparse ``L D L'``, see the module)."""
         self._lu = _symmetric_factor(self.hessian.block)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # SuperLU's factor cannot be pickled (a results object sent to Dask's workers,
+        # or saved): it is made again from the block when unpickled
+        return {key: value for key, value in self.__dict__.items() if key != "_lu"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._factor_a()
+
     def solve_a(self, rhs: FloatArray) -> FloatArray:
         """``A^{-1} rhs``."""
         rhs = np.asarray(rhs, dtype=float)
