@@ -3684,3 +3684,14 @@ def test_predict_observed_warns_of_a_missing_response(wine):
         observed = res.predict(rows, which="observed")
     assert got[0].filename == __file__  # the warning names the user's line
     assert observed.isna().tolist() == [False, True, False, True]
+
+
+def test_complex_offsets_for_predictions_and_in_offset_terms_are_refused(wine):
+    """A complex offset= given to predict, or a complex column in an offset(...) term,
+    lost its imaginary part with only numpy's ComplexWarning (or, with warnings as
+    errors, an error that quoted that warning)."""
+    fitted = OrdinalModel.from_formula("rating ~ temp", wine.assign(o=0.5), offset="o").fit()
+    with pytest.raises(PredictionError, match="offset must be real numbers; got complex"):
+        fitted.predict(wine.head(2), offset=np.array([1 + 2j, 1 + 2j]))
+    with pytest.raises(FormulaError, match="complex numbers, whose imaginary part"):
+        OrdinalModel.from_formula("rating ~ temp + offset(c)", wine.assign(c=1 + 1j))

@@ -779,6 +779,11 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     """
     n = len(index)
     offset = align_to_index(offset, index, "offset", "newdata")
+    if np.iscomplexobj(np.asarray(offset)):  # numpy would drop the imaginary part
+        raise PredictionError(
+            "offset must be real numbers; got complex numbers, whose imaginary part would "
+            "be dropped. Give real values (np.real or np.abs of the offset, if that is meant)"
+        )
     try:
         values = np.asarray(offset, dtype=float)
     except (TypeError, ValueError):

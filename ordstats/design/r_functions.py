@@ -593,6 +593,11 @@ def _parallel(name: str, args: tuple[Any, ...], na_rm: bool) -> Any:
 
 
 def _as_floats(x: Any) -> np.ndarray:
+    if np.iscomplexobj(np.asarray(x)):  # numpy would drop the imaginary part
+        raise FormulaError(
+            "the values are complex numbers, whose imaginary part would be "
+            "dropped; give real values (np.real or np.abs of the column, if that is meant)"
+        )
     return _values(x).to_numpy(dtype=float, na_value=np.nan) if np.ndim(x) else np.asarray(x, float)
 
 
