@@ -847,12 +847,19 @@ def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
     bad = crossing_rows(theta)
     if bad.size == 0:
         return theta
-    rows = np.arange(len(index)) if theta.shape[0] == 1 else bad
+    shared = theta.shape[0] == 1  # one set of cut-points: no nominal effects
+    rows = np.arange(len(index)) if shared else bad
     shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
+    why = (
+        "the fitted cut-points do not increase (between levels whose probabilities no row "
+        "isolates, as a censored response's intervals can leave them)"
+        if shared
+        else "their nominal effects make the cut-points decrease"
+    )
     warnings.warn(
-        f"the cumulative probabilities cross for {rows.size} row(s) ({shown}): their nominal "
-        "effects make the cut-points decrease, which implies negative probabilities; these "
-        "rows are NaN. The model does not fit these predictor values",
+        f"the cumulative probabilities cross for {rows.size} row(s) ({shown}): {why}, which "
+        "implies negative probabilities; these rows are NaN. The model does not fit these "
+        "predictor values",
         PredictionWarning,
         stacklevel=4,
     )
