@@ -166,7 +166,8 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     not yet nominal, ``scale_test`` every location term not yet in the scale
     formula; each refit recodes the term in its new formula and drops aliased
     columns, so ``Df`` counts the parameters that are estimable.  A refit that
-    fails or does not converge gets an ``NA`` row, as in R.
+    fails or does not converge gets an ``NA`` row, as R gives for its failed refits
+    (R's iterations may succeed where these stop, and the reverse).
     """
     model = res.model
     design = model.design
@@ -219,7 +220,8 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
         warnings.warn(
             f"the fit adding {', '.join(map(repr, failed))} to the {part} formula failed "
             "(an error, no convergence, crossing thresholds, or a maximum below the "
-            "fitted model's); its row is NA (as in R)",
+            "fitted model's); its row is NA, as R's is for a refit that fails (R's "
+            "Newton may get further on the same refit and keep the row)",
             ConvergenceWarning,
             stacklevel=4,
         )
