@@ -13,6 +13,7 @@ from ordstats.core.threads import is_large, product_threads
 __all__ = [
     "ColumnMoments",
     "ShiftedBasis",
+    "ShiftedColumns",
     "basis_of_moments",
     "column_moments",
     "column_reduce",
@@ -326,6 +327,38 @@ class ShiftedBasis:
         unit = T / size[:, None]
         var = np.einsum("ij,jk,ik->i", unit, internal_covariance, unit)
         return np.sqrt(np.maximum(var, 0.0)) * size
+
+
+@dataclass(frozen=True)
+class ShiftedColumns:
+    """Location columns evaluated as ``(x - shift) / scale``: a :class:`ShiftedBasis`'s design.
+
+    A column far from zero (``x + 1e7``) is centred before its rows enter the
+    likelihood, so that the Hessian's sums keep the column's variation (rows in
+    memory once, rows read in chunks at every pass).
+
+    Attributes
+    ----------
+    columns : ndarray of int
+        Positions in the location design.
+    shift, scale : ndarray
+        The basis's ``m`` and ``s`` of those columns.
+    """
+
+    columns: IntArray
+    shift: FloatArray
+    scale: FloatArray
+
+    @classmethod
+    def of(cls, basis: ShiftedBasis, beta_offset: int) -> ShiftedColumns:
+        """The columns of ``basis`` (whose first ``beta`` is at ``beta_offset``)."""
+        return cls(basis.beta - beta_offset, basis.shift, basis.scale)
+
+    def apply(self, X: FloatArray) -> FloatArray:
+        """A copy of ``X`` with the columns shifted and scaled."""
+        out = np.array(X, dtype=float, copy=True)
+        out[:, self.columns] = (out[:, self.columns] - self.shift) / self.scale
+        return out
 
 
 @dataclass(frozen=True)

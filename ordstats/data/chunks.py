@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.core.linalg import ShiftedColumns
 from ordstats.core.links import Link
 from ordstats.design import (
     Design,
@@ -68,7 +69,6 @@ __all__ = [
     "ChunkSpec",
     "ColumnPlan",
     "PassTotals",
-    "ShiftedColumns",
     "chunk_arrays",
     "chunk_totals",
     "fix_levels",
@@ -362,33 +362,6 @@ def fix_levels(
 
 # ---------------------------------------------------------------------------
 # per-chunk arrays and the pure per-chunk function
-
-
-@dataclass(frozen=True)
-class ShiftedColumns:
-    """Location columns evaluated as ``(x - shift) / scale`` (a fit's internal basis).
-
-    The columns of :class:`~ordstats.core.linalg.ShiftedBasis` in the location
-    design: a column far from zero (``x + 1e7``) is centred before its rows
-    enter the likelihood, so that the Hessian's sums keep the column's variation.
-
-    Attributes
-    ----------
-    columns : ndarray of int
-        Positions in the location design.
-    shift, scale : ndarray
-        The basis's ``m`` and ``s`` of those columns.
-    """
-
-    columns: IntArray
-    shift: FloatArray
-    scale: FloatArray
-
-    def apply(self, X: FloatArray) -> FloatArray:
-        """A copy of ``X`` with the columns shifted and scaled."""
-        out = np.array(X, dtype=float, copy=True)
-        out[:, self.columns] = (out[:, self.columns] - self.shift) / self.scale
-        return out
 
 
 @dataclass(frozen=True)

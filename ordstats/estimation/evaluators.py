@@ -31,7 +31,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
-from ordstats.core.linalg import ColumnMoments, ShiftedBasis, basis_of_moments, shifted_basis
+from ordstats.core.linalg import (
+    ColumnMoments,
+    ShiftedBasis,
+    ShiftedColumns,
+    basis_of_moments,
+    shifted_basis,
+)
 from ordstats.core.links import Link
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
 from ordstats.core.thresholds import Structure, threshold_jacobian, threshold_offset
@@ -41,7 +47,6 @@ from ordstats.data.chunks import (
     ColumnPlan,
     LevelScan,
     PassTotals,
-    ShiftedColumns,
     apply_summary,
     arrays_totals,
     count_missing,
@@ -295,9 +300,7 @@ class InMemoryEvaluator:
         )
         if basis is None:
             return None, None
-        columns = basis.beta - layout.beta.start
-        X = data.X.copy()
-        X[:, columns] = (X[:, columns] - basis.shift) / basis.scale
+        X = ShiftedColumns.of(basis, layout.beta.start).apply(data.X)
         internal = self.family.prepare(replace(data, X=X))
         # the change of basis must leave the likelihood unchanged: checked at the
         # start values with effects of order one on the linear predictor
@@ -693,8 +696,7 @@ class ChunkedEvaluator:
         basis = basis_of_moments(moments, self.spec.jacobian, layout.alpha, layout.beta.start)
         if basis is None:
             return
-        columns = basis.beta - layout.beta.start
-        shifted = ShiftedColumns(columns, basis.shift, basis.scale)
+        shifted = ShiftedColumns.of(basis, layout.beta.start)
         self.basis, self._internal_spec = basis, replace(self.spec, shifted=shifted)
         # the summary pass's sums at the warm start are in the user's parameters, where
         # the Hessian of such columns is singular to rounding: the first Newton pass
