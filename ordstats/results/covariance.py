@@ -62,6 +62,7 @@ __all__ = [
     "CovarianceMethods",
     "canonical_cov_type",
     "cluster_groups",
+    "condition_number",
     "groups_by_name",
     "in_users_basis",
     "observed_covariance",
@@ -164,19 +165,24 @@ def evaluation_covariance(evaluation: Any) -> Covariance | BandedCovariance:
     basis, k = evaluation.basis, internal.matrix.shape[0]
     if internal.singular:
         return Covariance(np.full((k, k), np.nan), np.inf, True)
+    return in_users_basis(internal, basis, condition_number(evaluation.hessian))
+
+
+def condition_number(hessian: FloatArray) -> float:
+    """``lambda_max / lambda_min`` of a Hessian (R's ``cond.H``).
+
+    Parameters
+    ----------
+    hessian : ndarray, shape (k, k)
+
+    Returns
+    -------
+    float
+        ``inf`` unless the Hessian is finite and positive definite.
+    """
     with np.errstate(all="ignore"):
-        eig = (
-            np.linalg.eigvalsh(evaluation.hessian)
-            if np.isfinite(evaluation.hessian).all()
-            else None
-        )
-        cond = float(eig[-1] / eig[0]) if eig is not None and eig[0] > 0 else np.inf
-    return Covariance(
-        basis.covariance(internal.matrix),
-        cond,
-        False,
-        std_errors=basis.standard_errors(internal.matrix),
-    )
+        eig = np.linalg.eigvalsh(hessian) if np.isfinite(hessian).all() else None
+        return float(eig[-1] / eig[0]) if eig is not None and eig[0] > 0 else np.inf
 
 
 def canonical_cov_type(cov_type: str) -> str:

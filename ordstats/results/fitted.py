@@ -52,6 +52,7 @@ from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.continuous import ContinuousQuantityMethods
 from ordstats.results.covariance import (
     CovarianceMethods,
+    condition_number,
     evaluation_covariance,
     in_users_basis,
     observed_covariance,
@@ -339,7 +340,7 @@ class OrdinalResults(
             )
             internal = observed_covariance(info)
             assert isinstance(internal, Covariance)  # a dense information matrix
-            cond = observed_covariance(ev.basis.hessian(info)).cond
+            cond = condition_number(ev.basis.hessian(info))
             return replace(in_users_basis(internal, ev.basis, cond), kind="expected")
         info = model.evaluator.reduce_rows(expected_information_sums, model.family_spec, params)
         covariance = observed_covariance(info)
