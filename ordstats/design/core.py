@@ -568,11 +568,28 @@ def _check_vector_dtype(role: str, dtype: Any) -> None:
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
         raise DataError(f"{role} must be numeric; got dtype {dtype}")
     if pd.api.types.is_complex_dtype(dtype):
-        raise DataError(
-            f"{role} must be real numbers; got complex numbers ({dtype}), whose imaginary part "
-            f"would be dropped. Give real values (np.real or np.abs of the {role}, if that is "
-            "what is meant)"
-        )
+        raise DataError(complex_values_message(role, dtype))
+
+
+def complex_values_message(role: str, dtype: Any) -> str:
+    """Why complex ``role`` values (weights, an offset) are refused, and what to give instead.
+
+    Parameters
+    ----------
+    role : str
+        What the values are (``"weights"``, ``"offset"``).
+    dtype : dtype
+        Their complex type.
+
+    Returns
+    -------
+    str
+    """
+    return (
+        f"{role} must be real numbers; got complex numbers ({dtype}), whose imaginary part "
+        f"would be dropped. Give real values (np.real or np.abs of the {role}, if that is "
+        "what is meant)"
+    )
 
 
 def sorted_levels(values: Iterable[Any]) -> list[Any]:

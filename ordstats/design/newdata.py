@@ -20,6 +20,7 @@ from ordstats.design.core import (
     TermsDesign,
     _bad_rows,
     align_to_index,
+    complex_values_message,
     refuse_repeated_columns,
     unusable_dtype,
     with_text_column_names,
@@ -779,11 +780,9 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     """
     n = len(index)
     offset = align_to_index(offset, index, "offset", "newdata")
-    if np.iscomplexobj(np.asarray(offset)):  # numpy would drop the imaginary part
-        raise PredictionError(
-            "offset must be real numbers; got complex numbers, whose imaginary part would "
-            "be dropped. Give real values (np.real or np.abs of the offset, if that is meant)"
-        )
+    given = np.asarray(offset)
+    if np.iscomplexobj(given):  # numpy would drop the imaginary part
+        raise PredictionError(complex_values_message("offset", given.dtype))
     try:
         values = np.asarray(offset, dtype=float)
     except (TypeError, ValueError):
