@@ -165,7 +165,9 @@ def evaluation_covariance(evaluation: Any) -> Covariance | BandedCovariance:
     basis, k = evaluation.basis, internal.matrix.shape[0]
     if internal.singular:
         return Covariance(np.full((k, k), np.nan), np.inf, True)
-    return in_users_basis(internal, basis, condition_number(evaluation.hessian))
+    with np.errstate(all="ignore"):  # x * 1e200: the Hessian in p overflows, cond is inf
+        hessian = evaluation.hessian
+    return in_users_basis(internal, basis, condition_number(hessian))
 
 
 def condition_number(hessian: FloatArray) -> float:
