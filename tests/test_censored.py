@@ -389,28 +389,33 @@ def test_dask_fit_equals_in_memory_fit():
     np.testing.assert_allclose(dask.params, memory.params, atol=1e-7)
 
 
+def _direct_ml_frame(name: str) -> pd.DataFrame:
+    """The rows of a tests/r/censored_direct_ml.R reference, with infinite bounds."""
+    rows = pd.read_csv(REFERENCE / f"{name}.csv")
+    return rows.assign(
+        lower=np.where(rows["lower_inf"] == 1, -np.inf, rows["lower"]),
+        upper=np.where(rows["upper_inf"] == 1, np.inf, rows["upper"]),
+    ).drop(columns=["lower_inf", "upper_inf"])
+
+
 def test_null_loglikelihood_of_a_censored_response_is_the_thresholds_only_fit():
     """llnull (and llr, prsquared) of a censored response: the thresholds-only model's
-    maximum, -13.466285883078 here by a direct maximisation in R (the LR statistic
-    5.7936739962676).  Before, the closed form of the level counts gave -18.34372 (each
-    censored row counted as exact at one level), so llr was 15.55 (p 8e-5)."""
-    data = pd.DataFrame(
-        {
-            "lower": [1, 2, 3, 4, 5, 2, 3, -np.inf, 6, 1.5],
-            "upper": [1, 2, 3, 4, 5, np.inf, np.inf, 2.5, 6, 3],
-            "x": [0.2, -1.0, 0.5, 1.3, 2.0, -0.3, 0.8, -1.5, 1.1, 0.0],
-        }
-    )
+    maximum, by a direct maximisation in R with the thresholds kept in order
+    (tests/r/censored_direct_ml.R).  Before, the closed form of the level counts gave
+    -18.34372 (each censored row counted as exact at one level), so llr was 15.55."""
+    ref = json.loads((REFERENCE / "empty_level_small.json").read_text())
+    data = _direct_ml_frame("empty_level_small")
     null = ordstats.OrdinalModel.from_formula(
         "Censored(lower, upper) ~ 1", data, many_levels=True
     ).fit()
-    assert null.llf == pytest.approx(-13.466285883078, rel=1e-9)
+    assert null.llf == pytest.approx(ref["llnull"], rel=1e-9)
     for options in ({}, {"chunksize": 3}):
         res = ordstats.OrdinalModel.from_formula(
             "Censored(lower, upper) ~ x", data, many_levels=True, **options
         ).fit()
         assert res.llnull == pytest.approx(null.llf, rel=1e-9)
-        assert res.llr == pytest.approx(5.7936739962676, rel=1e-7)
+        assert res.llf == pytest.approx(ref["loglik"], rel=1e-9)
+        assert res.llr == pytest.approx(2 * (ref["loglik"] - ref["llnull"]), rel=1e-7)
         assert res.prsquared == pytest.approx(1 - res.llf / null.llf, rel=1e-9)
 
 
@@ -418,7 +423,9 @@ def test_cauchit_fit_of_a_censored_response_reaches_the_maximum():
     """The cauchit log-likelihood is not concave: from the default start Newton's Hessian
     was indefinite five times in a row and the fit stopped (logLik -100.58, SEs NaN).
     Started at the probit fit, as R's clm starts cauchit models, it reaches the maximum
-    that a direct maximisation in R finds (tests/r/censored_direct_ml.R)."""
+    that a direct maximisation in R finds with the thresholds kept in order
+    (tests/r/censored_direct_ml.R): 9 of the 22 innermost intervals get no probability
+    there, and are not levels here."""
     ref = json.loads((REFERENCE / "cauchit_c613.json").read_text())
     rows = pd.read_csv(REFERENCE / "cauchit_c613.csv")
     frame = pd.DataFrame(
@@ -486,20 +493,137 @@ def test_chunked_probability_residuals_of_a_censored_response():
     assert list(got.index) == list(memory.resid_prob.index)
 
 
-def test_predictions_of_unordered_censored_thresholds_do_not_blame_nominal_effects():
-    """Interval bounds that are not observed values (y - 0.5, y + 0.3] leave some
-    levels' probabilities free, and the fitted thresholds do not all increase (a
-    leftover: ordstats does not constrain them yet). Predictions are NaN; the warning
-    said the model's nominal effects, which it does not have, were to blame."""
-    rng = np.random.default_rng(1)
-    n = 600
-    x1 = rng.normal(size=n)
-    y = np.round(1 + 0.8 * x1 + rng.logistic(size=n) * 0.8, 1)
-    lower, upper = y.copy(), y.copy()
-    interval = rng.uniform(size=n) < 0.3
-    lower[interval], upper[interval] = y[interval] - 0.5, y[interval] + 0.3
-    data = pd.DataFrame({"x1": x1, "lo": lower, "up": upper})
-    res = ordstats.OrdinalModel.from_formula("Censored(lo, up) ~ x1", data, many_levels=True).fit()
-    with pytest.warns(PredictionWarning, match="the fitted cut-points do not increase") as got:
-        res.predict(data.head(2))
-    assert not any("nominal" in str(w.message) for w in got)
+def test_levels_without_probability_are_left_out():
+    """Interval bounds that are not observed values, (y - 0.5, y + 0.3], make innermost
+    intervals that only censored rows cover.  Nothing kept their probabilities from
+    being negative: 17 of 92 fitted thresholds did not increase, P(Y > t) rose with t
+    and every prediction was NaN, although the fit reported convergence.  Turnbull's
+    estimate gives them no probability, and they are no longer levels; R's maximisation
+    with ordered thresholds ties the same ones (tests/r/censored_direct_ml.R)."""
+    ref = json.loads((REFERENCE / "empty_levels_shifted_bounds.json").read_text())
+    data = _direct_ml_frame("empty_levels_shifted_bounds")
+    formula = "Censored(lower, upper) ~ x1"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True).fit()
+        new = pd.read_csv(REFERENCE / "empty_levels_shifted_bounds_new.csv")
+        probs = res.predict(new)
+        surv = res.survival(new, times=np.array([-1.0, 0.05, 1.0, 1.35, 2.5]))
+    np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-15)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-9)
+    assert res.llnull == pytest.approx(ref["llnull"], rel=1e-9)
+    np.testing.assert_allclose(res.params.to_numpy()[:-1], ref["theta"], rtol=0, atol=2e-6)
+    assert res.params["x1"] == pytest.approx(ref["beta"][0], rel=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-4)
+    assert np.all(np.diff(res.params.to_numpy()[:-1]) > 0)
+    assert np.all(probs.to_numpy() >= 0)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(surv.predicted.to_numpy(), ref["surv"], rtol=0, atol=2e-6)
+    np.testing.assert_allclose(surv.se.to_numpy(), ref["surv_se"], rtol=1e-4, atol=1e-9)
+    chunked = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True, chunksize=97)
+    np.testing.assert_allclose(chunked.fit().params, res.params, rtol=1e-7, atol=1e-9)
+
+
+def test_empty_levels_weigh_rows_as_the_rows_they_stand_for():
+    """Which levels get no probability depends on how many rows there are of each
+    kind: weights count as repeated rows, in memory and in chunks (whose first pass
+    sums the weight of each distinct pair of bounds).  With three of each of the rows
+    censored at 2 and at 2.5, the interval (2, 2.5] has probability; with one, none."""
+    data = _direct_ml_frame("empty_level_small")
+    data["w"] = np.where(data.index.isin([5, 7]), 3.0, 1.0)
+    formula = "Censored(lower, upper) ~ x"
+    repeated = data.loc[data.index.repeat(data["w"].astype(int))].reset_index(drop=True)
+    expected = ordstats.OrdinalModel.from_formula(formula, repeated, many_levels=True).fit()
+    assert expected.model.design.response.values == [1, 2, 2.00000001, 3, 4, 5, 6]
+    for options in ({}, {"chunksize": 3}):
+        model = ordstats.OrdinalModel.from_formula(
+            formula, data, many_levels=True, weights="w", **options
+        )
+        res = model.fit()
+        assert res.model.design.response.values == expected.model.design.response.values
+        assert res.llf == pytest.approx(expected.llf, rel=1e-10)
+        np.testing.assert_allclose(res.params, expected.params, rtol=1e-7, atol=1e-9)
+
+
+def test_turnbull_estimate_leaves_out_an_interval_no_row_needs():
+    """(2, 2.5] is an innermost interval: a right-censored row starts there and a
+    left-censored one ends there.  Turnbull's estimate gives it no probability (its
+    first-order ratio is 0.694 < 1), where the fit without the order constraint had made
+    it -0.07 and raised the log-likelihood from -13.977 to -13.466."""
+    lower = np.array([1, 2, 3, 4, 5, 2, 3, -np.inf, 6, 1.5])
+    upper = np.array([1, 2, 3, 4, 5, np.inf, np.inf, 2.5, 6, 3])
+    enc = encode_censored(lower, upper)
+    assert enc.values == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert enc.lower_codes.tolist() == [0, 1, 2, 3, 4, 2, 3, 0, 5, 1]
+    assert enc.codes.tolist() == [0, 1, 2, 3, 4, 5, 5, 1, 5, 2]
+    # a row known to lie in (2, 2.5] gives it probability
+    enc = encode_censored(np.append(lower, 2.0), np.append(upper, 2.5))
+    assert enc.values == [1.0, 2.0, 2.00000001, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_thresholds_that_predictors_leave_unordered_are_warned_of():
+    """Turnbull's estimate without predictors gives every level left here some
+    probability, but with the predictor the maximum puts a negative one on the level
+    at 1.6021 (the thresholds are not yet constrained to increase).  The fit said
+    nothing, and every prediction was NaN; it now warns, in memory and in chunks."""
+    data = pd.DataFrame(
+        {
+            "lo": [
+                -0.2,
+                3.6021,
+                1.6021,
+                0.9,
+                0.5,
+                0.5021,
+                1.6,
+                -5.8979,
+                0.1,
+                0.6,
+                1.9021,
+                1.3021,
+                -4.1979,
+                -0.1979,
+                -3.1979,
+            ],
+            "up": [
+                -0.2,
+                4.7739,
+                2.7739,
+                np.inf,
+                0.5,
+                1.6739,
+                1.6,
+                -4.7261,
+                0.1,
+                np.inf,
+                3.0739,
+                2.4739,
+                -3.0261,
+                0.9739,
+                -2.0261,
+            ],
+            "x": [
+                -0.2849,
+                1.5354,
+                1.1241,
+                0.8167,
+                -0.8383,
+                0.0961,
+                0.1286,
+                -1.9489,
+                -0.0089,
+                0.363,
+                0.2536,
+                -0.0818,
+                -1.373,
+                -0.906,
+                -0.8347,
+            ],
+        }
+    )
+    for options in ({}, {"chunksize": 5}):
+        model = ordstats.OrdinalModel.from_formula(
+            "Censored(lo, up) ~ x", data, many_levels=True, **options
+        )
+        with pytest.warns(ordstats.errors.ConvergenceWarning, match=r"do not increase at 1 level"):
+            model.fit()

@@ -168,16 +168,23 @@ class LevelScan:
         Column -> ordered set (dict) of observed values.
     categories : dict
         Column -> (categories, ordered) of categorical columns.
+    bound_weights : dict
+        A censored response's distinct ``(lower, upper)`` pairs -> their summed
+        weight (Turnbull's estimate behind the levels needs it).
     """
 
     n_rows: int
     values: dict[str, dict[Any, None]]
     categories: dict[str, tuple[tuple[Any, ...], bool]]
+    bound_weights: dict[tuple[float, float], float] = field(default_factory=dict)
 
     def __add__(self, other: LevelScan | None) -> LevelScan:
         if other is None:
             return self
         values = {c: {**v, **other.values.get(c, {})} for c, v in self.values.items()}
+        bound_weights = dict(self.bound_weights)
+        for pair, weight in other.bound_weights.items():
+            bound_weights[pair] = bound_weights.get(pair, 0.0) + weight
         categories = dict(self.categories)
         for col, (cats, ordered) in other.categories.items():
             if col not in categories:
@@ -191,7 +198,7 @@ class LevelScan:
                     "one set of categories"
                 )
             categories[col] = (tuple(dict.fromkeys(mine + tuple(cats))), my_order and ordered)
-        return LevelScan(self.n_rows + other.n_rows, values, categories)
+        return LevelScan(self.n_rows + other.n_rows, values, categories, bound_weights)
 
     __radd__ = __add__
 
@@ -225,10 +232,10 @@ def scan_levels(
     every = bool(complete.all())  # then the columns are read as they are, not copied
     values: dict[str, dict[Any, None]] = {}
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
-    if plan.censored is not None:  # the distinct (lower, upper) pairs
-        bounds = frame[list(plan.censored)]
-        pairs = (bounds if every else bounds[complete]).drop_duplicates().to_numpy(dtype=float)
-        values[plan.response] = dict.fromkeys(map(tuple, pairs.tolist()))
+    bound_weights: dict[tuple[float, float], float] = {}
+    if plan.censored is not None:  # the distinct (lower, upper) pairs, and their weights
+        bound_weights = _bound_weights(frame, plan, complete)
+        values[plan.response] = dict.fromkeys(bound_weights)
     for col in [plan.response, *plan.factors]:
         if col in values:
             continue
@@ -241,7 +248,18 @@ def scan_levels(
         else:
             observed = pd.unique(series)
         values[col] = dict.fromkeys(np.asarray(observed, dtype=object).tolist())
-    return LevelScan(len(frame), values, categories)
+    return LevelScan(len(frame), values, categories, bound_weights)
+
+
+def _bound_weights(
+    frame: pd.DataFrame, plan: ColumnPlan, complete: np.ndarray
+) -> dict[tuple[float, float], float]:
+    """A censored response's distinct ``(lower, upper)`` pairs in complete rows, with weights."""
+    assert plan.censored is not None
+    bounds = frame[list(plan.censored)].astype(float)[complete]
+    weights = pd.Series(chunk_weights(frame, plan.weights)[complete], index=bounds.index)
+    summed = weights.groupby([bounds.iloc[:, 0], bounds.iloc[:, 1]], sort=False, dropna=False).sum()
+    return {(float(lo), float(up)): float(w) for (lo, up), w in summed.items()}
 
 
 def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
@@ -345,9 +363,13 @@ def fix_levels(
         )
     if plan.censored is not None:
         check_censored_options(levels)
-        bounds = np.array(list(scan.values[plan.response]), dtype=float).reshape(-1, 2)
+        bounds = np.array(list(scan.bound_weights), dtype=float).reshape(-1, 2)
         response = encode_censored(
-            bounds[:, 0], bounds[:, 1], name=plan.response, many_levels=many_levels
+            bounds[:, 0],
+            bounds[:, 1],
+            name=plan.response,
+            many_levels=many_levels,
+            weights=np.fromiter(scan.bound_weights.values(), dtype=float),
         )
     else:
         response = encode_response(

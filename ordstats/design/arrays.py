@@ -263,7 +263,7 @@ def design_from_arrays(
         terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
     if censored is not None:
         low, high = censored.take(y.iloc[keep_rows])
-        response = encode_censored(low, high, name=name, many_levels=many_levels)
+        response = encode_censored(low, high, name=name, many_levels=many_levels, weights=w)
     else:
         response = encode_response(
             y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels

@@ -21,6 +21,13 @@ value up to ``c``, as Kaplan-Meier's does up to the last follow-up time.
 Each row then lies in a range of
 consecutive levels ``y_low, ..., y`` (``y_low == y`` for an exact value); see
 :mod:`ordstats.families.cumulative.censoring` for the likelihood.
+
+An innermost interval that only censored rows cover can get no probability at the
+maximum: nothing in the likelihood then keeps its probability from going negative,
+and a fit's thresholds stop increasing.  The intervals to which Turnbull's estimate
+(without predictors, rows weighted by their weights) gives no probability are
+therefore not levels, as ``Ocens`` merges intervals of equal survival; a row
+covers the levels left in its range.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from ordstats.errors import (
     ResponseError,
     SpecificationError,
 )
+from ordstats.families.cumulative.censoring import empty_levels
 
 __all__ = [
     "Censored",
@@ -339,13 +347,25 @@ class CensoredLevels:
     rights: IntArray
 
     @classmethod
-    def of(cls, lower: FloatArray, upper: FloatArray) -> CensoredLevels:
-        """The levels of the rows ``(lower, upper]`` (checked bounds)."""
+    def of(
+        cls, lower: FloatArray, upper: FloatArray, weights: FloatArray | None = None
+    ) -> CensoredLevels:
+        """The levels of the rows ``(lower, upper]`` (checked bounds) with their weights.
+
+        Innermost intervals to which Turnbull's estimate gives no probability are
+        left out (see :func:`~ordstats.families.cumulative.censoring.empty_levels`):
+        a row covers the levels it contains, as before, and its probability is the
+        same wherever those intervals have none.
+        """
         finite = np.concatenate([lower[np.isfinite(lower)], upper[np.isfinite(upper)]])
         grid = np.unique(finite)
         starts, ends = grid_positions(grid, lower, upper)
         lefts, rights = _innermost(starts, ends)
-        return cls(grid, lefts, rights)
+        every = cls(grid, lefts, rights)
+        w = np.ones(len(lower)) if weights is None else np.asarray(weights, dtype=float)
+        low, high = every.codes(lower, upper)
+        empty = empty_levels(high, low, w, every.n_levels)
+        return cls(grid, lefts[~empty], rights[~empty])
 
     @property
     def n_levels(self) -> int:
@@ -396,7 +416,12 @@ def grid_positions(
 
 
 def encode_censored(
-    lower: FloatArray, upper: FloatArray, *, name: str = "y", many_levels: bool = False
+    lower: FloatArray,
+    upper: FloatArray,
+    *,
+    name: str = "y",
+    many_levels: bool = False,
+    weights: FloatArray | None = None,
 ) -> EncodedResponse:
     """Encode censored values as ranges of levels (see the module).
 
@@ -408,6 +433,9 @@ def encode_censored(
         Name used in messages.
     many_levels : bool
         Accept more than 50 levels.
+    weights : ndarray, shape (n,), optional
+        The rows' weights (default one each): Turnbull's estimate behind the
+        levels left out (see :meth:`CensoredLevels.of`) weighs the rows by them.
 
     Returns
     -------
@@ -423,7 +451,7 @@ def encode_censored(
     """
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     _check_bounds(lower, upper, name)
-    levels = CensoredLevels.of(lower, upper)
+    levels = CensoredLevels.of(lower, upper, weights)
     n_levels = levels.n_levels
     if n_levels < 2:
         raise ResponseError(

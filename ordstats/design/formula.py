@@ -1156,7 +1156,9 @@ def design_from_formula(
         terms["location"] = _drop_nominal_aliases(terms["location"], terms["nominal"], collinear)
     if censored is not None:
         low, high = censored.take(clean[response_name])
-        response = encode_censored(low, high, name=response_name, many_levels=many_levels)
+        response = encode_censored(
+            low, high, name=response_name, many_levels=many_levels, weights=w
+        )
     else:
         response = encode_response(
             clean[response_name], name=response_name, levels=levels, many_levels=many_levels

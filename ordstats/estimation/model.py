@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
@@ -1187,6 +1187,7 @@ class OrdinalModel:
                     info, n_passes=passes_after - passes_before, last_step_predicted=predicted
                 )
             _warn_fit(info)
+            self._warn_unordered_censored_thresholds(solution.x)
             results = OrdinalResults(
                 self, solution.x, solution.evaluation, info, defer_covariance=estimates_only
             )
@@ -1533,6 +1534,37 @@ class OrdinalModel:
             return found.positions
         theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian, self.data.nominal)
         return tuple(self.design.row_index[crossing_rows(theta)])
+
+    def _negative_censored_levels(self, params: FloatArray) -> IntArray:
+        """Levels of a censored response that ``params`` give no or negative probability.
+
+        The levels come from Turnbull's estimate without predictors, which leaves
+        out the intervals it gives no probability; predictors can still make the
+        unconstrained maximum put a negative probability on a level that only
+        censored rows cover (its threshold below the one before).
+        """
+        lay = self.problem.layout
+        if self.design.response.censoring is None or lay.n_nominal_cols:
+            return np.empty(0, dtype=np.intp)
+        theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian)[0]
+        return np.flatnonzero(np.diff(theta) <= 0) + 1
+
+    def _warn_unordered_censored_thresholds(self, params: FloatArray) -> None:
+        """Warn where a censored response's shared thresholds do not increase."""
+        bad = self._negative_censored_levels(params)
+        if bad.size:
+            levels = ", ".join(repr(self.levels[k]) for k in bad[:5])
+            warnings.warn(
+                f"the fitted thresholds do not increase at {bad.size} level(s) of the "
+                f"censored response ({levels}{', ...' if bad.size > 5 else ''}): only "
+                "censored rows cover them, and with the predictors the fit gives them "
+                "negative probabilities, so the fit is not a valid model and its "
+                "predictions are NaN (ordstats does not yet constrain the thresholds to "
+                "increase). Censoring bounds on observed values avoid such levels: round "
+                "the bounds, or widen the intervals to the nearest exact values",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     def _use_banded(self, banded: bool | None) -> bool:
         layout = self.problem.layout

@@ -47,6 +47,24 @@ nll_grad <- function(par, X) {
   if (length(b)) g[-(1:(K - 1))] <- -colSums(X * ((fh - fl) / P))
   list(nll = -sum(log(P)), grad = -g)
 }
+# With spec$monotone the thresholds are kept in order: theta_1 and log steps
+# theta_j - theta_(j-1) = exp(d_j), so that no level's probability is negative. A level to
+# which the maximum gives no probability has d_j -> -inf; such thresholds are tied (steps
+# below 1e-7) and the model is fitted again with them tied, for the Hessian and the output.
+monotone <- isTRUE(spec$monotone)
+fit_monotone <- function(X) {
+  pp <- ncol(X); cp <- (1:(K - 1)) / K
+  q0 <- switch(spec$link, logit = qlogis(cp), probit = qnorm(cp), cauchit = qcauchy(cp), cloglog = log(-log(1 - cp)), loglog = -log(-log(cp)))
+  to_par <- function(z) c(z[1], z[1] + c(0, cumsum(exp(z[2:(K - 1)]))), z[-(1:(K - 1))])[-2]
+  nll <- function(z) nll_grad(to_par(z), X)$nll
+  gr <- function(z) { g <- nll_grad(to_par(z), X)$grad; gt <- g[1:(K - 1)]
+    tail_sums <- rev(cumsum(rev(gt)))
+    c(tail_sums[1], exp(z[2:(K - 1)]) * tail_sums[-1], g[-(1:(K - 1))]) }
+  st <- c(q0[1], log(diff(q0)), rep(0, pp))
+  o <- nlminb(st, nll, gr, control = list(eval.max = 20000, iter.max = 20000, rel.tol = 1e-15, x.tol = 1e-14))
+  o2 <- optim(o$par, nll, gr, method = "BFGS", control = list(maxit = 20000, reltol = 1e-16))
+  list(par = to_par(o2$par), nll = o2$value, steps = exp(o2$par[2:(K - 1)]))
+}
 fitit <- function(X) {
   pp <- ncol(X)
   cp <- (1:(K - 1)) / K
@@ -57,9 +75,29 @@ fitit <- function(X) {
               control = list(maxit = 5000, reltol = 1e-16))
   list(par = o2$par, nll = o2$value, grad = max(abs(nll_grad(o2$par, X)$grad)))
 }
-f1 <- fitit(X); f0 <- fitit(X[, 0, drop = FALSE])
+if (monotone) {
+  m1 <- fit_monotone(X); m0 <- fit_monotone(X[, 0, drop = FALSE])
+  free <- c(TRUE, m1$steps > 1e-7)  # thresholds not tied to the one below
+  # the model with those ties: its levels are those with probability
+  keep_level <- c(free, TRUE)
+  tie <- cumsum(free)
+  nll_grad_full <- nll_grad
+  nll_grad <- function(par, X) {
+    th <- par[1:sum(free)][tie]; full <- c(th, par[-(1:sum(free))])
+    out <- nll_grad_full(full, X); g <- out$grad
+    list(nll = out$nll, grad = c(rowsum(g[1:(K - 1)], tie)[, 1], g[-(1:(K - 1))]))
+  }
+  start <- c(m1$par[1:(K - 1)][free], m1$par[-(1:(K - 1))])
+  o <- optim(start, function(q) nll_grad(q, X)$nll, function(q) nll_grad(q, X)$grad, method = "BFGS",
+             control = list(maxit = 5000, reltol = 1e-16))
+  f1 <- list(par = o$par, nll = o$value, grad = max(abs(nll_grad(o$par, X)$grad)))
+  f0 <- list(nll = m0$nll)
+} else {
+  f1 <- fitit(X); f0 <- fitit(X[, 0, drop = FALSE])
+}
 H <- optimHess(f1$par, function(q) nll_grad(q, X)$nll, function(q) nll_grad(q, X)$grad)
 V <- solve(H)
+if (monotone) { vals <- vals[keep_level]; K <- sum(keep_level) }
 nd <- read.csv(spec$newdata, stringsAsFactors = FALSE)
 for (f in spec$factors) nd[[f]] <- factor(nd[[f]], levels = levels(d[[f]]))
 Xn <- model.matrix(as.formula(spec$rhs), nd)[, -1, drop = FALSE]

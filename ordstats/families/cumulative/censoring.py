@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordstats._typing import FloatArray, IntArray
+from ordstats._typing import BoolArray, FloatArray, IntArray
 
-__all__ = ["self_consistent_counts", "spread_counts"]
+__all__ = ["empty_levels", "self_consistent_counts", "spread_counts", "turnbull_estimate"]
 
 #: EM iterations of the start values (each O(n + K)); the Newton fit does the rest.
 _EM_ITERATIONS = 200
@@ -90,3 +90,107 @@ def self_consistent_counts(
             p = p * _range_sums(weights / row_mass, y_low, y, n_levels) / total
             p = np.maximum(p / p.sum(), _MIN_SHARE)
     return np.asarray(total * p / p.sum(), dtype=float)
+
+
+#: Convergence of :func:`turnbull_estimate`: the largest change of a level probability.
+_NPMLE_TOLERANCE = 1e-13
+#: Iterations of :func:`turnbull_estimate` (each two or three self-consistency steps).
+_NPMLE_MAX_ITERATIONS = 5000
+#: A level is empty when the first-order condition leaves it short by this much ...
+_EMPTY_SHORTFALL = 1e-6
+#: ... or when its probability has fallen below this share of the largest one.
+_EMPTY_SHARE = 1e-10
+
+
+def _self_consistency_step(
+    p: FloatArray, y: IntArray, y_low: IntArray, weights: FloatArray, total: float
+) -> tuple[FloatArray, FloatArray, float]:
+    """One EM step; also the ratios ``d_j / sum w`` it used and the log-likelihood at ``p``."""
+    cum = np.concatenate([[0.0], np.cumsum(p)])
+    row_mass = cum[y + 1] - cum[y_low]
+    ratio = _range_sums(weights / row_mass, y_low, y, p.size) / total
+    stepped = p * ratio
+    return stepped / stepped.sum(), ratio, float(weights @ np.log(row_mass))
+
+
+def turnbull_estimate(
+    y: IntArray, y_low: IntArray, weights: FloatArray, n_levels: int
+) -> tuple[FloatArray, FloatArray]:
+    r"""Turnbull's nonparametric maximum likelihood estimate of the level probabilities.
+
+    Maximises :math:`\sum_i w_i \log \sum_{j = y_{low,i}}^{y_i} p_j` over the simplex
+    by self-consistency (EM) steps accelerated by SQUAREM (Varadhan and Roland 2008),
+    each step kept inside the simplex and never lowering the likelihood.
+
+    Parameters
+    ----------
+    y, y_low : ndarray of int, shape (n,)
+        Highest and lowest level of each row (distinct rows may be given once with
+        their summed weight).
+    weights : ndarray, shape (n,)
+        Positive weights.
+    n_levels : int
+
+    Returns
+    -------
+    p : ndarray, shape (K,)
+        The level probabilities.
+    ratio : ndarray, shape (K,)
+        :math:`d_j / \sum w` with :math:`d_j = \sum_{i \ni j} w_i / P_i`: the
+        first-order (Kuhn-Tucker) condition of the maximum is ``ratio == 1`` where
+        ``p > 0`` and ``ratio <= 1`` where ``p == 0``.
+    """
+    total = float(np.sum(weights))
+    p = spread_counts(y, y_low, weights, n_levels)
+    p = p / p.sum()
+    for _ in range(_NPMLE_MAX_ITERATIONS):
+        p1, _, _ = _self_consistency_step(p, y, y_low, weights, total)
+        p2, _, ll2 = _self_consistency_step(p1, y, y_low, weights, total)
+        r, v = p1 - p, p2 - 2.0 * p1 + p
+        norm_v = float(np.linalg.norm(v))
+        alpha = -float(np.linalg.norm(r)) / norm_v if norm_v > 0 else -1.0
+        alpha = min(alpha, -1.0)
+        candidate = p - 2.0 * alpha * r + alpha * alpha * v
+        while alpha < -1.0 and not np.all(candidate > 0):  # back towards p2, inside
+            alpha = (alpha - 1.0) / 2.0 if alpha < -1.01 else -1.0
+            candidate = p - 2.0 * alpha * r + alpha * alpha * v
+        new, _, ll_new = _self_consistency_step(candidate, y, y_low, weights, total)
+        if not (np.all(np.isfinite(new)) and ll_new >= ll2):
+            new = p2
+        done = float(np.max(np.abs(new - p))) < _NPMLE_TOLERANCE
+        p = new
+        if done:
+            break
+    _, ratio, _ = _self_consistency_step(p, y, y_low, weights, total)
+    return p, ratio
+
+
+def empty_levels(y: IntArray, y_low: IntArray, weights: FloatArray, n_levels: int) -> BoolArray:
+    """The levels to which Turnbull's estimate gives no probability.
+
+    Such a level lies inside censored rows' ranges only; nothing in the likelihood
+    keeps its probability from being negative, and a fit then gets thresholds that
+    do not increase (rms's ``Ocens`` merges these intervals for the same reason). A
+    level with an exact row is never empty, and every row keeps at least one level.
+
+    Parameters
+    ----------
+    y, y_low : ndarray of int, shape (n,)
+    weights : ndarray, shape (n,)
+    n_levels : int
+
+    Returns
+    -------
+    ndarray of bool, shape (K,)
+    """
+    if not np.any(y_low < y):
+        return np.zeros(n_levels, dtype=bool)
+    p, ratio = turnbull_estimate(y, y_low, weights, n_levels)
+    empty = (ratio < 1.0 - _EMPTY_SHORTFALL) | (p < _EMPTY_SHARE * p.max())
+    empty[y[y_low == y]] = False
+    kept_before = np.concatenate([[0], np.cumsum(~empty)])
+    for row in np.flatnonzero(kept_before[y + 1] == kept_before[y_low]):  # no level left
+        lo, hi = y_low[row], y[row]
+        empty[lo + int(np.argmax(p[lo : hi + 1]))] = False
+        kept_before = np.concatenate([[0], np.cumsum(~empty)])
+    return empty
