@@ -231,6 +231,19 @@ def test_probabilities_on_the_draws_sum_to_one(wine_model, wine):
     assert table.groupby("row")["estimate"].sum().to_numpy() == pytest.approx([1, 1])
 
 
+def test_posterior_predictions_are_labelled_by_the_rows_index(wine_model, wine):
+    """The table numbered rows by position (row 0 for a row labelled 40), while the
+    missing-value warning of the same call named the row by its label."""
+    post = wine_model.fit(prior="default").posterior(500)
+    new = wine.iloc[[40, 3]].set_axis(["obs_A", 40])
+    table = post.predict(new, n_draws=100)
+    assert table["row"].tolist() == ["obs_A"] * 5 + [40] * 5
+    single = post.predict(wine.iloc[[7]], which="expected", n_draws=100)
+    assert single["row"].tolist() == [7]
+    fitted = post.predict(which="expected", n_draws=50)
+    assert fitted["row"].tolist() == wine.index.tolist()
+
+
 def test_posterior_predictive_counts(wine_model):
     post = wine_model.fit(prior="default").posterior(500)
     counts = post.ppc_counts(50)
@@ -281,7 +294,7 @@ def test_mixed_posterior_predictions(wine):
     model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine)
     post = model.fit(prior="default").posterior(1000)
     table = post.predict(which="expected", n_draws=50)
-    assert table.shape[0] == 72
+    assert table["row"].tolist() == wine.index.tolist()
 
 
 # -- NUTS and ArviZ (the bayes extra) -------------------------------------------------------

@@ -793,6 +793,18 @@ class Target:
             return np.bincount(p.y, p.weights, minlength=len(self.levels)).astype(float)
         return np.asarray(self.model.response_counts, dtype=float)
 
+    def row_labels(self, newdata: Any = None) -> pd.Index:
+        """Labels of the rows :meth:`probabilities_batch` returns.
+
+        ``newdata``'s index (one label per row, as given), or the fitted rows' labels.
+        """
+        if newdata is None:
+            design = self.model.design
+            return pd.Index((design.fixed if self.mixed else design).row_index)
+        if isinstance(newdata, pd.DataFrame):
+            return newdata.index
+        return pd.RangeIndex(len(newdata))
+
     def row_weights(self) -> FloatArray:
         """The fitted rows' frequency weights."""
         if self.mixed:

@@ -112,6 +112,10 @@ class PosteriorTarget(Protocol):
         """Frequency weights of the fitted rows."""
         ...
 
+    def row_labels(self, newdata: Any = None) -> pd.Index:  # pragma: no cover - protocol
+        """Labels of the rows :meth:`probabilities_batch` returns."""
+        ...
+
 
 class PosteriorMode:
     """The posterior mode of a Bayesian fit (``model.fit(prior=...)``).
@@ -485,7 +489,8 @@ class Posterior:
         Returns
         -------
         pandas.DataFrame
-            Columns ``row`` (and ``level``), ``estimate`` (the posterior mean),
+            Columns ``row`` (``newdata``'s index label of the row, or the fitted
+            row's label; and ``level``), ``estimate`` (the posterior mean),
             ``lower``, ``upper``.
         """
         with numeric_threads():  # thin products, as in the fit
@@ -495,14 +500,17 @@ class Posterior:
                 raise SpecificationError(f"alpha must be a number in (0, 1); got {alpha!r}")
             prob, w = self._probabilities(newdata, n_draws)
             levels = self.target.levels
+            S, n, K = prob.shape
+            rows = self.target.row_labels(newdata)
+            if len(rows) != n:  # pragma: no cover - every target labels each row
+                rows = pd.RangeIndex(n)
             if which == "expected":
                 values = prob @ np.arange(1, len(levels) + 1, dtype=float)  # (S, n)
-                frame = pd.DataFrame({"row": np.arange(values.shape[1])})
+                frame = pd.DataFrame({"row": np.asarray(rows)})
             else:
-                S, n, K = prob.shape
                 values = prob.reshape(S, n * K)
                 frame = pd.DataFrame(
-                    {"row": np.repeat(np.arange(n), K), "level": np.tile(levels, n)}
+                    {"row": np.asarray(rows).repeat(K), "level": np.tile(levels, n)}
                 )
             q = weighted_quantiles(values, w, np.array([alpha / 2, 1 - alpha / 2]))
             frame["estimate"] = w @ values
