@@ -23,7 +23,6 @@ import ordstats
 from ordstats import Censored
 from ordstats.core.links import get_link
 from ordstats.design.censored import encode_censored
-from ordstats.errors import PredictionWarning
 from ordstats.families.cumulative.likelihood import evaluate, prepare
 from ordstats.families.problem import CLMData
 from tests._numdiff import central_jacobian
@@ -493,6 +492,19 @@ def test_chunked_probability_residuals_of_a_censored_response():
     assert list(got.index) == list(memory.resid_prob.index)
 
 
+def _assert_equals_direct_ml(res, ref: dict, slope: str, surv=None) -> None:
+    """A censored fit against tests/r/censored_direct_ml.R's maximum (ordered thresholds)."""
+    np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-12)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-9)
+    assert res.llnull == pytest.approx(ref["llnull"], rel=1e-9)
+    np.testing.assert_allclose(res.params.to_numpy()[:-1], ref["theta"], rtol=0, atol=2e-6)
+    assert res.params[slope] == pytest.approx(ref["beta"][0], rel=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-4)
+    if surv is not None:
+        np.testing.assert_allclose(surv.predicted.to_numpy(), ref["surv"], rtol=0, atol=2e-6)
+        np.testing.assert_allclose(surv.se.to_numpy(), ref["surv_se"], rtol=1e-4, atol=1e-9)
+
+
 def test_levels_without_probability_are_left_out():
     """Interval bounds that are not observed values, (y - 0.5, y + 0.3], make innermost
     intervals that only censored rows cover.  Nothing kept their probabilities from
@@ -509,17 +521,10 @@ def test_levels_without_probability_are_left_out():
         new = pd.read_csv(REFERENCE / "empty_levels_shifted_bounds_new.csv")
         probs = res.predict(new)
         surv = res.survival(new, times=np.array([-1.0, 0.05, 1.0, 1.35, 2.5]))
-    np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-15)
-    assert res.llf == pytest.approx(ref["loglik"], rel=1e-9)
-    assert res.llnull == pytest.approx(ref["llnull"], rel=1e-9)
-    np.testing.assert_allclose(res.params.to_numpy()[:-1], ref["theta"], rtol=0, atol=2e-6)
-    assert res.params["x1"] == pytest.approx(ref["beta"][0], rel=1e-6)
-    np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-4)
+    _assert_equals_direct_ml(res, ref, "x1", surv)
     assert np.all(np.diff(res.params.to_numpy()[:-1]) > 0)
     assert np.all(probs.to_numpy() >= 0)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(surv.predicted.to_numpy(), ref["surv"], rtol=0, atol=2e-6)
-    np.testing.assert_allclose(surv.se.to_numpy(), ref["surv_se"], rtol=1e-4, atol=1e-9)
     chunked = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True, chunksize=97)
     np.testing.assert_allclose(chunked.fit().params, res.params, rtol=1e-7, atol=1e-9)
 
@@ -561,69 +566,36 @@ def test_turnbull_estimate_leaves_out_an_interval_no_row_needs():
     assert enc.values == [1.0, 2.0, 2.00000001, 3.0, 4.0, 5.0, 6.0]
 
 
-def test_thresholds_that_predictors_leave_unordered_are_warned_of():
-    """Turnbull's estimate without predictors gives every level left here some
-    probability, but with the predictor the maximum puts a negative one on the level
-    at 1.6021 (the thresholds are not yet constrained to increase).  The fit said
-    nothing, and every prediction was NaN; it now warns, in memory and in chunks."""
-    data = pd.DataFrame(
-        {
-            "lo": [
-                -0.2,
-                3.6021,
-                1.6021,
-                0.9,
-                0.5,
-                0.5021,
-                1.6,
-                -5.8979,
-                0.1,
-                0.6,
-                1.9021,
-                1.3021,
-                -4.1979,
-                -0.1979,
-                -3.1979,
-            ],
-            "up": [
-                -0.2,
-                4.7739,
-                2.7739,
-                np.inf,
-                0.5,
-                1.6739,
-                1.6,
-                -4.7261,
-                0.1,
-                np.inf,
-                3.0739,
-                2.4739,
-                -3.0261,
-                0.9739,
-                -2.0261,
-            ],
-            "x": [
-                -0.2849,
-                1.5354,
-                1.1241,
-                0.8167,
-                -0.8383,
-                0.0961,
-                0.1286,
-                -1.9489,
-                -0.0089,
-                0.363,
-                0.2536,
-                -0.0818,
-                -1.373,
-                -0.906,
-                -0.8347,
-            ],
-        }
-    )
-    for options in ({}, {"chunksize": 5}):
+@pytest.mark.parametrize(
+    "name, turnbull, fitted",
+    [
+        # the predictor makes the maximum want a negative probability at a level that
+        # Turnbull's estimate keeps: its thresholds are tied (7 levels -> 6)
+        ("ordered_thresholds_tied", 7, 6),
+        # and gives probability to two intervals that Turnbull's estimate leaves out
+        ("ordered_thresholds_freed", 17, 19),
+    ],
+)
+def test_predictors_move_which_thresholds_are_tied(name, turnbull, fitted):
+    """Turnbull's estimate ignores the predictors, which can call for a negative
+    probability where it gives some, and for some where it gives none.  The fit said
+    nothing and left thresholds that did not increase, so every prediction was NaN.
+    Now an active-set method ties a level's thresholds where the step is not positive
+    and frees a tied interval whose opening raises the likelihood, until neither
+    holds: the maximum over ordered thresholds, as R's maximisation in that
+    parametrisation finds (tests/r/censored_direct_ml.R), in memory and in chunks."""
+    ref = json.loads((REFERENCE / f"{name}.json").read_text())
+    data = _direct_ml_frame(name)
+    new = pd.read_csv(REFERENCE / f"{name}_new.csv")
+    times = np.array([-3.0, -1.0, 0.0, 1.0, 2.5])
+    for options in ({}, {"chunksize": 7}):
         model = ordstats.OrdinalModel.from_formula(
-            "Censored(lo, up) ~ x", data, many_levels=True, **options
+            "Censored(lower, upper) ~ x", data, many_levels=True, **options
         )
-        with pytest.warns(ordstats.errors.ConvergenceWarning, match=r"do not increase at 1 level"):
-            model.fit()
+        assert len(model.levels) == turnbull
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = model.fit()
+            surv = res.survival(new, times=times)
+        assert len(res.model.levels) == fitted
+        _assert_equals_direct_ml(res, ref, "x", surv)

@@ -145,7 +145,7 @@ def decoding_key(spec: ChunkSpec) -> tuple[Any, ...]:
         tuple(spec.level_codes.items()),
         None if spec.nominal is None else tuple(spec.nominal.names),
         None if spec.scale is None else tuple(spec.scale.names),
-        spec.censoring is None,
+        None if spec.censoring is None else spec.censoring.key,
     )
 
 

@@ -27,7 +27,10 @@ maximum: nothing in the likelihood then keeps its probability from going negativ
 and a fit's thresholds stop increasing.  The intervals to which Turnbull's estimate
 (without predictors, rows weighted by their weights) gives no probability are
 therefore not levels, as ``Ocens`` merges intervals of equal survival; a row
-covers the levels left in its range.
+covers the levels left in its range.  The predictors can move which intervals get
+probability: ``OrdinalModel.fit`` then ties or frees their thresholds (an active
+set over :meth:`CensoredLevels.with_cells`) until the fit is the maximum over
+ordered thresholds, and its results' ``model.levels`` are the levels it kept.
 """
 
 from __future__ import annotations
@@ -36,13 +39,13 @@ import ast
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import FloatArray, IntArray
+from ordstats._typing import BoolArray, FloatArray, IntArray
 from ordstats.design.response import MAX_LEVELS_DEFAULT, EncodedResponse, format_level
 from ordstats.errors import (
     DataError,
@@ -61,7 +64,9 @@ __all__ = [
     "check_censored_options",
     "encode_censored",
     "grid_positions",
+    "levels_labels",
     "parse_censored",
+    "recode_censored",
     "refuse_censored",
 ]
 
@@ -340,11 +345,16 @@ class CensoredLevels:
         The distinct finite bounds, sorted.
     lefts, rights : ndarray of int
         Each level's ends as positions on the grid (see :func:`grid_positions`).
+    cell_lefts, cell_rights : ndarray of int or None
+        Every innermost interval's ends, the levels among them (a fit may tie a
+        level's thresholds, or free them again: :meth:`with_cells`).
     """
 
     grid: FloatArray
     lefts: IntArray
     rights: IntArray
+    cell_lefts: IntArray | None = None
+    cell_rights: IntArray | None = None
 
     @classmethod
     def of(
@@ -365,7 +375,31 @@ class CensoredLevels:
         w = np.ones(len(lower)) if weights is None else np.asarray(weights, dtype=float)
         low, high = every.codes(lower, upper)
         empty = empty_levels(high, low, w, every.n_levels)
-        return cls(grid, lefts[~empty], rights[~empty])
+        return cls(grid, lefts[~empty], rights[~empty], lefts, rights)
+
+    @property
+    def cells(self) -> CensoredLevels:
+        """Every innermost interval as a level."""
+        lefts = self.lefts if self.cell_lefts is None else self.cell_lefts
+        rights = self.rights if self.cell_rights is None else self.cell_rights
+        return CensoredLevels(self.grid, lefts, rights, lefts, rights)
+
+    @property
+    def kept_cells(self) -> BoolArray:
+        """Which innermost intervals are levels."""
+        return np.isin(self.cells.lefts, self.lefts)
+
+    def with_cells(self, kept: BoolArray) -> CensoredLevels:
+        """The innermost intervals ``kept`` as the levels."""
+        cells = self.cells
+        return CensoredLevels(
+            self.grid, cells.lefts[kept], cells.rights[kept], cells.lefts, cells.rights
+        )
+
+    @property
+    def key(self) -> tuple[bytes, bytes]:
+        """What decides the codes of a row (for kept arrays)."""
+        return (self.grid.tobytes() + self.lefts.tobytes(), self.rights.tobytes())
 
     @property
     def n_levels(self) -> int:
@@ -473,6 +507,43 @@ def encode_censored(
         dropped_levels=[],
         lower_codes=y_low,
         censoring=levels,
+        bounds=(lower, upper),
+    )
+
+
+def recode_censored(response: EncodedResponse, levels: CensoredLevels) -> EncodedResponse:
+    """A censored response coded with other levels of the same innermost intervals.
+
+    Parameters
+    ----------
+    response : EncodedResponse
+        A censored response with its rows' bounds (:func:`encode_censored`).
+    levels : CensoredLevels
+        From ``response.censoring.with_cells(...)``.
+
+    Returns
+    -------
+    EncodedResponse
+
+    Raises
+    ------
+    ResponseError
+        If a row would lie in no level, or fewer than two levels remain.
+    """
+    assert response.bounds is not None
+    low, high = levels.codes(*response.bounds)
+    if levels.n_levels < 2 or np.any(high < low):
+        raise ResponseError(
+            "the censored response's levels cannot be merged further: a row would lie in no level"
+        )
+    values = levels.values
+    return replace(
+        response,
+        codes=high,
+        lower_codes=low,
+        levels=levels_labels(levels),
+        values=list(values),
+        censoring=levels,
     )
 
 
@@ -489,6 +560,11 @@ def _level_values(lefts: IntArray, rights: IntArray, values: FloatArray) -> Floa
             base = values[left // 2 - 1]
             out[k] = base + max(eps, 4.0 * np.spacing(abs(base)))
     return out
+
+
+def levels_labels(levels: CensoredLevels) -> list[str]:
+    """The labels of a censored response's levels (their values, made distinct)."""
+    return _labels(levels.values)
 
 
 def _labels(values: FloatArray) -> list[str]:

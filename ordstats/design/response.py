@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import IntArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import LevelsWarning, ResponseError, user_stacklevel
 
 __all__ = ["EncodedResponse", "encode_response", "format_level", "orders_itself"]
@@ -43,6 +43,9 @@ class EncodedResponse:
     censoring : object, optional
         For a censored response, its
         :class:`~ordstats.design.censored.CensoredLevels` (to code rows read later).
+    bounds : tuple of ndarray, optional
+        For a censored response: each row's ``(lower, upper]`` (to code the rows
+        with other levels).
     """
 
     codes: IntArray
@@ -51,6 +54,7 @@ class EncodedResponse:
     dropped_levels: list[str]
     lower_codes: IntArray | None = None
     censoring: Any = None
+    bounds: tuple[FloatArray, FloatArray] | None = None
 
     @property
     def n_levels(self) -> int:

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ordstats._typing import FloatArray
+from ordstats._typing import BoolArray, FloatArray
 from ordstats.core.linalg import (
     ColumnMoments,
     ShiftedBasis,
@@ -874,6 +874,37 @@ class ChunkedEvaluator:
         summary = replace(
             self.summary, counts=np.array([counts[: cut + 1].sum(), counts[cut + 1 :].sum()])
         )
+        return self._with_same_basis(ChunkedEvaluator(self.family, self.reader, spec, summary))
+
+    def with_censored_levels(
+        self, levels: Any, labels: list[str], kept: BoolArray
+    ) -> ChunkedEvaluator:
+        """The same rows with a censored response coded by other levels (flexible thresholds).
+
+        Parameters
+        ----------
+        levels : CensoredLevels
+            The innermost intervals ``kept`` of this response's as levels.
+        labels : list of str
+        kept : ndarray of bool
+            Which intervals are levels.
+
+        The chunks are coded again (the kept arrays hold this spec's codes); the
+        level counts behind the start values are those of the intervals that were
+        levels, with a small share for the others.
+        """
+        old = self.spec.censoring.kept_cells
+        counts = np.zeros(kept.size)
+        counts[old] = self.summary.counts
+        counts = counts[kept]
+        counts = np.where(counts > 0, counts, 1e-3 * counts.sum() / counts.size)
+        spec = replace(
+            self.spec,
+            censoring=levels,
+            level_codes={label: j for j, label in enumerate(labels)},
+            jacobian=model_jacobian("flexible", len(labels) - 1, self.family),
+        )
+        summary = replace(self.summary, counts=counts)
         return self._with_same_basis(ChunkedEvaluator(self.family, self.reader, spec, summary))
 
     def _with_same_basis(self, other: ChunkedEvaluator) -> ChunkedEvaluator:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import FloatArray, IntArray
+from ordstats._typing import BoolArray, FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
@@ -36,7 +36,7 @@ from ordstats.design import (
     design_from_arrays,
     design_from_formula,
 )
-from ordstats.design.censored import refuse_censored
+from ordstats.design.censored import levels_labels, recode_censored, refuse_censored
 from ordstats.design.contrasts import r_contrasts, requested_contrasts
 from ordstats.design.core import with_text_column_names
 from ordstats.design.r_functions import expand_dot, has_dot
@@ -49,6 +49,7 @@ from ordstats.errors import (
     ConvergenceWarning,
     FormulaError,
     NotFittedError,
+    ResponseError,
     SeparationWarning,
     SpecificationError,
 )
@@ -571,6 +572,8 @@ class OrdinalModel:
         #: the DataFrame and row arguments of an in-memory formula model, so that term
         #: tests refit updated formulas as R's ``update()`` does; not pickled
         self._formula_source: _FormulaSource | None = None
+        #: the censored levels' tie patterns fitted before this model (see ``fit``)
+        self._censored_visited: frozenset[bytes] = frozenset()
         self.threshold_param_names = family.parameter_names(options.threshold, levels)
         self.nominal_names = list(design.nominal.names) if design.nominal else []
         self.exog_names = list(design.location.names)
@@ -820,9 +823,23 @@ class OrdinalModel:
             # the saturated multinomial of the level counts (a censored row spans levels)
             counts = self.response_counts
             return float(counts @ np.log(counts / counts.sum()))
-        null = self.evaluator.without_location()
-        start = null.start_params() if self.link.log_concave else self._probit_start(null, False)
-        solution = null.newton(start, NewtonOptions(), callback=None, progress=False, banded=False)
+        model: OrdinalModel | None = self
+        visited: frozenset[bytes] = frozenset()  # the null model's own tie patterns
+        while model is not None:  # a censored response's thresholds kept in order, as in fit
+            null = model.evaluator.without_location()
+            start = (
+                null.start_params() if self.link.log_concave else self._probit_start(null, False)
+            )
+            solution = null.newton(
+                start, NewtonOptions(), callback=None, progress=False, banded=False
+            )
+            step = (
+                model._censored_active_set_step(solution.x, null=True, visited=visited)
+                if censored
+                else None
+            )
+            visited = visited if step is None else step._censored_visited
+            model = step
         if not solution.converged:
             # e.g. a flexible link whose parameter runs off to infinity without predictors:
             # the last iterate depends on the path (in memory or in chunks), so say so
@@ -1185,6 +1202,20 @@ class OrdinalModel:
                 predicted = bool(getattr(solution.evaluation, "predicted", False))
                 info = replace(
                     info, n_passes=passes_after - passes_before, last_step_predicted=predicted
+                )
+            tied = self._censored_active_set_step(solution.x)
+            if tied is not None:  # another set of tied thresholds: fit that model
+                return tied.fit(
+                    method=method,
+                    maxiter=maxiter,
+                    gradtol=gradtol,
+                    reltol=reltol,
+                    disp=disp,
+                    check_separation=check_separation,
+                    cov_type=cov_type,
+                    cov_kwds=cov_kwds,
+                    banded=banded,
+                    warm_start=warm_start,
                 )
             _warn_fit(info)
             self._warn_unordered_censored_thresholds(solution.x)
@@ -1549,6 +1580,108 @@ class OrdinalModel:
         theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian)[0]
         return np.flatnonzero(np.diff(theta) <= 0) + 1
 
+    def _censored_active_set_step(
+        self, params: FloatArray, *, null: bool = False, visited: frozenset[bytes] | None = None
+    ) -> OrdinalModel | None:
+        """One step of the active-set method that keeps a censored response's thresholds in order.
+
+        The levels are innermost intervals (:mod:`ordstats.design.censored`); an
+        interval that is not a level has its thresholds tied (probability zero).
+        At ``params`` (the maximum with the current levels): a level whose
+        threshold does not exceed the one below is tied (the most negative step
+        first); otherwise the tied interval whose opening raises the likelihood
+        most, the Kuhn-Tucker multiplier of its tie having the wrong sign, is a
+        level again.  None when neither applies: ``params`` is the maximum over
+        ordered thresholds (or the model is not one this applies to).  With
+        ``null``, ``params`` are the thresholds-only model's (``llnull``).
+        ``visited``: the tie patterns fitted before (default: this model's way
+        from ``fit``); the model returned carries them on.
+        """
+        response, lay = self.design.response, self.problem.layout
+        if (
+            response.censoring is None
+            or lay.n_nominal_cols
+            or self.threshold != "flexible"
+            or (self.evaluator.keeps_rows and response.bounds is None)
+            or not (self.evaluator.keeps_rows or isinstance(self.evaluator, ChunkedEvaluator))
+        ):
+            return None
+        kept = response.censoring.kept_cells
+        steps = np.diff(params[lay.thresholds])
+        new = kept.copy()
+        if np.any(steps <= 0):
+            new[np.flatnonzero(kept)[int(np.argmin(steps)) + 1]] = False
+        else:
+            cell = self._censored_cell_to_free(params, kept, null)
+            if cell is None:
+                return None
+            new[cell] = True
+        visited = (self._censored_visited if visited is None else visited) | {kept.tobytes()}
+        if new.tobytes() in visited:
+            return None
+        try:
+            model = self._with_censored_cells(new)
+        except ResponseError:
+            return None
+        model._censored_visited = visited
+        return model
+
+    def _censored_cell_to_free(
+        self, params: FloatArray, kept: BoolArray, null: bool = False
+    ) -> int | None:
+        """The tied innermost interval whose opening raises the likelihood most, if any.
+
+        The model with every interval between the lowest and the highest level
+        is evaluated at ``params`` with tied thresholds; opening interval ``q``
+        raises the thresholds from ``q`` to the next level's, so its directional
+        derivative is the sum of the log-likelihood's gradient over them.
+        """
+        cells = np.flatnonzero(kept)
+        span = kept[cells[0] : cells[-1] + 1]
+        if span.all():
+            return None
+        lay = self.problem.layout
+        probe_mask = np.zeros_like(kept)
+        probe_mask[cells[0] : cells[-1] + 1] = True
+        probe = self._with_censored_cells(probe_mask)
+        level_of = np.cumsum(span) - 1  # the level each interval's thresholds are tied to
+        x = np.concatenate([params[lay.thresholds][level_of[:-1]], params[lay.thresholds.stop :]])
+        evaluator = probe.evaluator.without_location() if null else probe.evaluator
+        grad = -np.asarray(evaluator.evaluate(x).gradient)[: span.size - 1]
+        upto = np.concatenate([[0.0], np.cumsum(grad)])
+        next_kept = np.flatnonzero(span)[
+            np.searchsorted(np.flatnonzero(span), np.arange(span.size))
+        ]
+        tied = np.flatnonzero(~span)
+        gain = upto[next_kept[tied]] - upto[tied]
+        best = int(np.argmax(gain))
+        if gain[best] <= _OPENING_TOLERANCE:
+            return None
+        return int(cells[0] + tied[best])
+
+    def _with_censored_cells(self, kept: BoolArray) -> OrdinalModel:
+        """The model whose levels are the censored response's innermost intervals ``kept``."""
+        response = self.design.response
+        levels = response.censoring.with_cells(kept)
+        if self.evaluator.keeps_rows:
+            model = self.with_changes(response=recode_censored(response, levels))
+        else:
+            labels = levels_labels(levels)
+            design = replace(
+                self.design,
+                response=replace(
+                    response, levels=labels, values=list(levels.values), censoring=levels
+                ),
+            )
+            assert isinstance(self.evaluator, ChunkedEvaluator)
+            evaluator = self.evaluator.with_censored_levels(levels, labels, kept)
+            model = OrdinalModel.from_design(
+                design, self.options, evaluator=evaluator, context=self.formula_context
+            )
+            model.data_name = self.data_name
+        model._formula_source = self._formula_source
+        return model
+
     def _warn_unordered_censored_thresholds(self, params: FloatArray) -> None:
         """Warn where a censored response's shared thresholds do not increase."""
         bad = self._negative_censored_levels(params)
@@ -1557,11 +1690,10 @@ class OrdinalModel:
             warnings.warn(
                 f"the fitted thresholds do not increase at {bad.size} level(s) of the "
                 f"censored response ({levels}{', ...' if bad.size > 5 else ''}): only "
-                "censored rows cover them, and with the predictors the fit gives them "
-                "negative probabilities, so the fit is not a valid model and its "
-                "predictions are NaN (ordstats does not yet constrain the thresholds to "
-                "increase). Censoring bounds on observed values avoid such levels: round "
-                "the bounds, or widen the intervals to the nearest exact values",
+                "censored rows cover them, and the fit gives them negative probabilities, "
+                "so it is not a valid model and its predictions are NaN. ordstats keeps "
+                "such thresholds in order (tied) with threshold='flexible' and no nominal "
+                "effects; censoring bounds on observed values also avoid such levels",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -1626,6 +1758,10 @@ class _FormulaSource:
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+#: A tied interval of a censored response is freed when opening it raises the
+#: log-likelihood at this rate or more (its tie's multiplier has the wrong sign).
+_OPENING_TOLERANCE = 1e-4
 
 
 @contextmanager

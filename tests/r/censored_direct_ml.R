@@ -49,21 +49,34 @@ nll_grad <- function(par, X) {
 }
 # With spec$monotone the thresholds are kept in order: theta_1 and log steps
 # theta_j - theta_(j-1) = exp(d_j), so that no level's probability is negative. A level to
-# which the maximum gives no probability has d_j -> -inf; such thresholds are tied (steps
-# below 1e-7) and the model is fitted again with them tied, for the Hessian and the output.
+# which the maximum gives no probability has d_j -> -inf; its threshold is then tied to the
+# one below (steps below 1e-6) and the fit is made again in the same parametrisation of the
+# thresholds left, until no step is that small: the last fit's thresholds give the Hessian.
 monotone <- isTRUE(spec$monotone)
-fit_monotone <- function(X) {
-  pp <- ncol(X); cp <- (1:(K - 1)) / K
+fit_monotone <- function(X, tie) {
+  # tie: for each of the K - 1 thresholds, the free threshold it equals
+  pp <- ncol(X); q <- max(tie); cp <- (1:q) / (q + 1)
   q0 <- switch(spec$link, logit = qlogis(cp), probit = qnorm(cp), cauchit = qcauchy(cp), cloglog = log(-log(1 - cp)), loglog = -log(-log(cp)))
-  to_par <- function(z) c(z[1], z[1] + c(0, cumsum(exp(z[2:(K - 1)]))), z[-(1:(K - 1))])[-2]
+  free_par <- function(z) if (q > 1) c(z[1], z[1] + cumsum(exp(z[2:q]))) else z[1]
+  to_par <- function(z) c(free_par(z)[tie], z[-(1:q)])
   nll <- function(z) nll_grad(to_par(z), X)$nll
-  gr <- function(z) { g <- nll_grad(to_par(z), X)$grad; gt <- g[1:(K - 1)]
+  gr <- function(z) { g <- nll_grad(to_par(z), X)$grad; gt <- rowsum(g[1:(K - 1)], tie)[, 1]
     tail_sums <- rev(cumsum(rev(gt)))
-    c(tail_sums[1], exp(z[2:(K - 1)]) * tail_sums[-1], g[-(1:(K - 1))]) }
-  st <- c(q0[1], log(diff(q0)), rep(0, pp))
+    c(tail_sums[1], if (q > 1) exp(z[2:q]) * tail_sums[-1], g[-(1:(K - 1))]) }
+  st <- c(q0[1], if (q > 1) log(diff(q0)), rep(0, pp))
   o <- nlminb(st, nll, gr, control = list(eval.max = 20000, iter.max = 20000, rel.tol = 1e-15, x.tol = 1e-14))
   o2 <- optim(o$par, nll, gr, method = "BFGS", control = list(maxit = 20000, reltol = 1e-16))
-  list(par = to_par(o2$par), nll = o2$value, steps = exp(o2$par[2:(K - 1)]))
+  list(par = to_par(o2$par), nll = o2$value, steps = if (q > 1) exp(o2$par[2:q]) else numeric(0))
+}
+fit_tied <- function(X) {
+  tie <- 1:(K - 1)
+  repeat {
+    m <- fit_monotone(X, tie)
+    small <- which(m$steps < 1e-6)
+    if (!length(small)) return(list(fit = m, tie = tie))
+    free <- c(TRUE, m$steps >= 1e-6)
+    tie <- cumsum(free)[tie]
+  }
 }
 fitit <- function(X) {
   pp <- ncol(X)
@@ -76,22 +89,20 @@ fitit <- function(X) {
   list(par = o2$par, nll = o2$value, grad = max(abs(nll_grad(o2$par, X)$grad)))
 }
 if (monotone) {
-  m1 <- fit_monotone(X); m0 <- fit_monotone(X[, 0, drop = FALSE])
-  free <- c(TRUE, m1$steps > 1e-7)  # thresholds not tied to the one below
+  t1 <- fit_tied(X); t0 <- fit_tied(X[, 0, drop = FALSE])
+  tie <- t1$tie; nfree <- max(tie)
+  free <- !duplicated(tie)  # thresholds not tied to the one below
   # the model with those ties: its levels are those with probability
   keep_level <- c(free, TRUE)
-  tie <- cumsum(free)
   nll_grad_full <- nll_grad
   nll_grad <- function(par, X) {
-    th <- par[1:sum(free)][tie]; full <- c(th, par[-(1:sum(free))])
+    full <- c(par[1:nfree][tie], par[-(1:nfree)])
     out <- nll_grad_full(full, X); g <- out$grad
     list(nll = out$nll, grad = c(rowsum(g[1:(K - 1)], tie)[, 1], g[-(1:(K - 1))]))
   }
-  start <- c(m1$par[1:(K - 1)][free], m1$par[-(1:(K - 1))])
-  o <- optim(start, function(q) nll_grad(q, X)$nll, function(q) nll_grad(q, X)$grad, method = "BFGS",
-             control = list(maxit = 5000, reltol = 1e-16))
-  f1 <- list(par = o$par, nll = o$value, grad = max(abs(nll_grad(o$par, X)$grad)))
-  f0 <- list(nll = m0$nll)
+  par <- c(t1$fit$par[1:(K - 1)][free], t1$fit$par[-(1:(K - 1))])
+  f1 <- list(par = par, nll = t1$fit$nll, grad = max(abs(nll_grad(par, X)$grad)))
+  f0 <- list(nll = t0$fit$nll)
 } else {
   f1 <- fitit(X); f0 <- fitit(X[, 0, drop = FALSE])
 }
