@@ -285,15 +285,34 @@ def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) ->
     return unique
 
 
+def _same_size_step(above: OrdinalResults, res: OrdinalResults) -> dict[str, float]:
+    """The row of a model with as many parameters as the one above it: no test, as R.
+
+    R's ``anova.clm`` gives ``LR.stat = 2 (logLik - logLik above)``, ``df`` 0 and
+    no p-value, nested or not; the fits must still be of the same data.
+    """
+    check_comparable(above, res)
+    _warn_unconverged(above, res)
+    return {"LR.stat": 2.0 * (res.llf - above.llf), "df": 0, "Pr(>Chisq)": np.nan}
+
+
 def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.DataFrame:
     """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
 
-    The models are sorted by their number of parameters; each row tests the
-    model against the one above it (``LR.stat = 2 (logLik - logLik above)``
-    on ``df`` extra parameters).  Each must be nested in the next (checked from
-    the designs), fitted to the same response, rows and weights.  Read the
-    table top down: a small ``Pr(>Chisq)`` says the added parameters of that
-    row improve the fit beyond chance; the first row has no test.
+    The models are sorted by their number of parameters (models of the same
+    size keep the order given); each row tests the model against the one above
+    it (``LR.stat = 2 (logLik - logLik above)`` on ``df`` extra parameters).
+    Each must be nested in the next (checked from the designs), fitted to the
+    same response, rows and weights.  Read the table top down: a small
+    ``Pr(>Chisq)`` says the added parameters of that row improve the fit beyond
+    chance; the first row has no test.
+
+    A model with as many parameters as the one above it (a term added that is
+    aliased and dropped, or a different model of the same size) is not tested:
+    as in R, its row has ``LR.stat = 2 (logLik - logLik above)`` (0 for the
+    same model, any sign otherwise), ``df`` 0 and ``Pr(>Chisq)`` NaN (R's
+    ``NA``), and nesting is not checked.  :func:`lr_test` refuses such a pair,
+    and so does ``anova`` where either fit has random effects.
 
     Parameters
     ----------
@@ -317,7 +336,8 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     Raises
     ------
     SpecificationError
-        If fewer than two models are given or a pair is not nested.
+        If fewer than two models are given, a pair of different sizes is not
+        nested, or two fits are not of the same data.
 
     Examples
     --------
@@ -341,6 +361,10 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
         row = {"no.par": res.k_params, "AIC": res.aic, "logLik": res.llf}
         if position == 0:
             row.update({"LR.stat": np.nan, "df": np.nan, "Pr(>Chisq)": np.nan})
+        elif res.k_params == ordered[position - 1].k_params and not any(
+            isinstance(m, MixedResults) for m in (res, ordered[position - 1])
+        ):
+            row.update(_same_size_step(ordered[position - 1], res))
         else:
             test = lr_test(ordered[position - 1], res)
             row.update({"LR.stat": test.statistic, "df": test.df, "Pr(>Chisq)": test.pvalue})

@@ -29,6 +29,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.linalg import equilibrate
 from ordstats.design import TermsDesign, formula_terms, term_columns
 from ordstats.design.r_functions import dot_as
 from ordstats.errors import (
@@ -48,9 +49,17 @@ if TYPE_CHECKING:
 __all__ = ["TermTestMethods", "add1", "drop1", "mixed_drop1", "nominal_test", "scale_test"]
 
 _COLUMNS = ["Df", "logLik", "AIC", "LRT", "Pr(>Chi)"]
-#: Newton codes that R's clm reports as failures (its codes -1 and -2): iteration
-#: limit, step halving failed, Hessian not positive definite too often.
+#: Newton codes after which a refit may have stopped short of its maximum: iteration
+#: limit, step halving failed, Hessian not positive definite too often.  R's clm
+#: judges the end point instead (``conv.check``: its codes -1 and -2, a large
+#: gradient or a clearly negative curvature); :func:`_reached_maximum` does too.
 _FAILED_CODES = frozenset({2, 3, 4})
+#: Curvatures (eigenvalues of the equilibrated Hessian) below this fraction of the
+#: largest count as flat: directions the data do not determine.
+_FLAT_CURVATURE = 1e-6
+#: Largest log-likelihood gain left that still counts as at the maximum: it moves
+#: the LR statistic by at most ``2e-6``.
+_GAIN_TOL = 1e-6
 
 
 def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign:
@@ -137,6 +146,40 @@ def _r_crossing(res: RefitResult) -> bool:
     return bool(crossing_rows(theta).size)
 
 
+def _reached_maximum(res: RefitResult) -> bool:
+    """Whether a refit that stopped early is nevertheless at its maximum.
+
+    R's clm keeps a fit whose gradient is small at the end however its Newton
+    iterations stopped, also with a singular Hessian (its code 1: parameters not
+    uniquely determined), and rejects one with a clearly negative curvature.
+    Here, with the Hessian ``H`` of the negative log-likelihood at the estimates
+    equilibrated (units removed): no curvature below ``-1e-6`` times the largest,
+    and the Newton step with every curvature raised to at least that fraction of
+    the largest (flat directions, which the data do not determine, get no large
+    step) predicts a log-likelihood gain of at most :data:`_GAIN_TOL`.
+    """
+    if not np.isfinite(res.llf):
+        return False
+    try:
+        evaluation = res.model.evaluate(res.params.to_numpy())
+        gradient = np.asarray(evaluation.gradient, dtype=float)
+        hessian = np.asarray(evaluation.hessian, dtype=float)
+    except (OrdstatsError, TypeError, ValueError):
+        return False
+    if not (np.all(np.isfinite(gradient)) and np.all(np.isfinite(hessian))):
+        return False
+    if gradient.size == 0:
+        return True
+    scale = equilibrate(hessian)
+    eig, vectors = np.linalg.eigh(hessian / np.outer(scale, scale))
+    floor = _FLAT_CURVATURE * max(float(eig[-1]), 0.0)
+    if floor == 0.0 or eig[0] < -floor:
+        return False
+    along = vectors.T @ (gradient / scale)
+    gain = 0.5 * float(np.sum(along**2 / np.maximum(eig, floor)))
+    return gain <= _GAIN_TOL
+
+
 def _term_labels(terms: TermsDesign | None) -> list[str]:
     """The formula's term labels (R's ``attr(terms, "term.labels")``), intercept left out."""
     if terms is None or terms.spec is None:
@@ -166,8 +209,12 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     not yet nominal, ``scale_test`` every location term not yet in the scale
     formula; each refit recodes the term in its new formula and drops aliased
     columns, so ``Df`` counts the parameters that are estimable.  A refit that
-    fails or does not converge gets an ``NA`` row, as R gives for its failed refits
-    (R's iterations may succeed where these stop, and the reverse).
+    fails gets an ``NA`` row, as R gives for its failed refits (R's iterations may
+    succeed where these stop, and the reverse).  As R's, a refit whose iterations
+    stopped early (on the iteration limit, failed step halving or a Hessian that is
+    not positive definite) keeps its row when it ended at the maximum
+    (:func:`_reached_maximum`), with a warning: R keeps a refit whose Hessian is
+    singular (parameters not all determined) if its gradient is small.
     """
     model = res.model
     design = model.design
@@ -180,6 +227,7 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     rows = {"<none>": [np.nan, res.llf, res.aic, np.nan, np.nan]}
     failed: list[str] = []
     unreliable: list[str] = []
+    undetermined: list[tuple[str, str]] = []
     for term in [t for t in scope if t not in done]:
         formulas = _side_formulas(res)
         formulas[part] = _updated(getattr(design, part), term)
@@ -198,19 +246,27 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
                 f"adding {term!r} to the {part} formula changes the rows used "
                 f"({model.n_rows} -> {relaxed.n_rows}): remove the missing values first"
             )
-        # R's NA rows: convergence codes < 0 (iteration limit, step halving failed,
-        # Hessian not positive definite; crossing thresholds: -3).  A relaxed model
-        # contains the fitted one, so a lower maximum is a failed fit too.
+        # R's NA rows: convergence codes < 0 (a large gradient or a clearly negative
+        # curvature at the end, crossing thresholds: -3), judged at the end point
+        # whichever way the iterations stopped; a singular Hessian (R's code 1)
+        # keeps the row.  A relaxed model contains the fitted one, so a lower
+        # maximum is a failed fit too.
         info = fitted.fit_info
+        stopped = info.code in _FAILED_CODES and not info.diverging
+        at_maximum = stopped and _reached_maximum(fitted)
         if (
-            (info.code in _FAILED_CODES and not info.diverging)
+            (stopped and not at_maximum)
             or _r_crossing(fitted)
             or fitted.llf < res.llf - 1e-6 * max(1.0, abs(res.llf))
         ):
             failed.append(term)
             rows[term] = [np.nan] * 5
             continue
-        if not fitted.converged or any(issubclass(w.category, ConvergenceWarning) for w in caught):
+        if at_maximum:
+            undetermined.append((term, info.message))
+        elif not fitted.converged or any(
+            issubclass(w.category, ConvergenceWarning) for w in caught
+        ):
             unreliable.append(term)
         df = fitted.k_params - res.k_params
         lrt = max(2.0 * (fitted.llf - res.llf), 0.0)
@@ -219,9 +275,20 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     if failed:
         warnings.warn(
             f"the fit adding {', '.join(map(repr, failed))} to the {part} formula failed "
-            "(an error, no convergence, crossing thresholds, or a maximum below the "
-            "fitted model's); its row is NA, as R's is for a refit that fails (R's "
-            "Newton may get further on the same refit and keep the row)",
+            "(an error, iterations that stopped short of the maximum, crossing "
+            "thresholds, or a maximum below the fitted model's); its row is NA, as R's "
+            "is for a refit that fails (R's Newton may get further on the same refit "
+            "and keep the row)",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    if undetermined:
+        stops = "; ".join(f"{term!r}: {message}" for term, message in undetermined)
+        warnings.warn(
+            f"the iterations of the fit adding a term to the {part} formula stopped early "
+            f"({stops}), but at the maximum of its log-likelihood, so its row is kept, as "
+            "R keeps a refit that ends at its maximum; where its Hessian is singular or "
+            "not positive definite, its parameters are not all determined by the data",
             ConvergenceWarning,
             stacklevel=4,
         )

@@ -21,6 +21,7 @@ from ordstats.errors import (
     SpecificationError,
     SpecificationWarning,
 )
+from ordstats.inference.describe import describe_model
 from ordstats.inference.lr import lr_pvalue
 from ordstats.inference.nesting import link_nesting
 from tests import _reference as ref
@@ -113,6 +114,30 @@ def test_anova_describes_nominal_and_scale_parts_as_r(case):
             assert label in table.index[1] and label not in table.index[0]
             assert label in ordstats.lr_test(restricted, full).full
             assert label in str(ordstats.lr_test(restricted, full))
+
+
+ANOVA_EQUAL_DF = ref.load("anova_equal_df")["cases"]
+
+
+@pytest.mark.parametrize("case", sorted(ANOVA_EQUAL_DF))
+def test_anova_of_models_of_the_same_size_as_r(case):
+    # R's anova.clm (tests/r/anova_equal_df.R): a step between fits with as many
+    # parameters (an aliased term dropped, or models that are not nested) has
+    # LR.stat 2 * (logLik - logLik above), df 0 and p NA; before: an error
+    expected = ANOVA_EQUAL_DF[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CollinearityWarning)  # the aliased I() column
+        fits = [ref.fit_reference_call(call) for call in expected["calls"]]
+    table = ordstats.anova(*fits)
+    order = [i - 1 for i in expected["order"]]
+    assert list(table.index) == [describe_model(fits[i]) for i in order]
+    assert list(table["no.par"]) == expected["no.par"]
+    for column in ("AIC", "logLik"):
+        np.testing.assert_allclose(table[column], expected[column], rtol=RTOL_LOGLIK)
+    r_columns = {"LR.stat": "LR.stat", "df": "df", "Pr(>Chisq)": "pvalue"}
+    for column, r_column in r_columns.items():
+        values = np.array([np.nan if v == "NA" else v for v in expected[r_column]], dtype=float)
+        np.testing.assert_allclose(table[column], values, atol=ATOL_TEST)
 
 
 def test_anova_labels_show_the_nominal_part(wine_fits, wine):

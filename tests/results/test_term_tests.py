@@ -82,6 +82,46 @@ def test_invalid_relaxed_fit_is_flagged() -> None:
     assert table.loc["w", "Df"] == 1
 
 
+def _r_table(table: dict) -> pd.DataFrame:
+    columns = {"Df": "Df", "logLik": "logLik", "AIC": "AIC", "LRT": "LRT", "pvalue": "Pr(>Chi)"}
+    frame = pd.DataFrame({ours: table[r] for r, ours in columns.items()}, index=table["row_names"])
+    return frame.replace("NA", np.nan).astype(float)
+
+
+def test_refit_at_its_maximum_with_a_singular_hessian_keeps_its_row(wine) -> None:
+    """R keeps a scale_test row whose refit ends with a singular Hessian (its code 1):
+    ``scale = ~ temp:contact`` beside ``nominal = ~ contact`` is not identified, and the
+    Newton iterations here stop on the Hessian modifications at the same maximum."""
+    expected = ref.load("term_tests_singular")
+    with pytest.warns(ordstats.errors.CollinearityWarning, match="also a nominal effect"):
+        res = ordstats.OrdinalModel.from_formula(
+            expected["formula"], wine, link="cloglog", nominal=expected["nominal"]
+        ).fit()
+    with pytest.warns(
+        ConvergenceWarning, match="'temp:contact': the Hessian was not positive.*kept"
+    ):
+        table = res.scale_test()
+    r_table = _r_table(expected["scale_test"])
+    assert list(table.index) == list(r_table.index)
+    np.testing.assert_array_equal(table["Df"].iloc[1:], r_table["Df"].iloc[1:])
+    assert table.loc["temp:contact", "Df"] == expected["refit"]["edf"] - res.k_params
+    np.testing.assert_allclose(table["logLik"], r_table["logLik"], rtol=1e-6)
+    np.testing.assert_allclose(table["AIC"], r_table["AIC"], rtol=1e-6)
+    for column in ("LRT", "Pr(>Chi)"):
+        np.testing.assert_allclose(table[column].iloc[1:], r_table[column].iloc[1:], atol=ATOL_TEST)
+    # where R's refit fails (nominal temp:contact), the row stays NA
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nominal = res.nominal_test()  # nominal temp diverges (separation): a warning too
+    assert any("'temp:contact' to the nominal formula failed" in str(w.message) for w in caught)
+    r_nominal = _r_table(expected["nominal_test"])
+    assert list(nominal.index) == list(r_nominal.index)
+    pd.testing.assert_series_equal(
+        nominal.isna().all(axis=1), r_nominal.isna().all(axis=1), check_names=False
+    )
+    np.testing.assert_allclose(nominal["logLik"], r_nominal["logLik"], rtol=1e-6)
+
+
 def test_term_tests_refit_updated_formulas_as_r(wine) -> None:
     """R's rules (issue 14 item 14): nominal_test also tries the scale terms; scale_test
     tries location terms that are nominal too; a term is recoded in its new formula
