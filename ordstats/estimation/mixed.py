@@ -41,7 +41,12 @@ from ordstats.design.random import (
     formula_parts,
     mixed_design_from_formula,
 )
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.errors import (
+    CollinearityWarning,
+    ConvergenceWarning,
+    OrdstatsError,
+    SpecificationError,
+)
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import InMemoryEvaluator
@@ -476,14 +481,22 @@ class OrdinalMixedModel:
             # resolve less than its rounding noise; BFGS stops there too, since its
             # line search only loses time below it, and Newton steps on that Hessian finish
             tol = max(gradtol, 100 * np.finfo(float).eps * abs(f0) / _STEP)
-            res = _bfgs(_traced(fg) if disp else fg, x0, tol, maxiter, inverse_hessian)
-            x = res.x
-            boundary = self._boundary(x)
-            free = _free_index(len(x), self.problem.n_alpha + self.problem.n_beta, boundary)
-            hessian = _jacobian(grad, x) if analytic else _hessian(f, x)
+            # iterate in z = c x, c the slopes' column sizes where far from 1 (x * 1e-200
+            # gave a gradient of 1e-200 there: BFGS stopped at once, "converged")
+            c = self._parameter_scale(x0.size)
+            f, fg, grad = _in_scaled_parameters(f, fg, grad, c)
+            if inverse_hessian is not None:
+                inverse_hessian = inverse_hessian * np.outer(c, c)
+            res = _bfgs(_traced(fg) if disp else fg, x0 * c, tol, maxiter, inverse_hessian)
+            z = res.x
+            boundary = self._boundary(z / c)
+            free = _free_index(len(z), self.problem.n_alpha + self.problem.n_beta, boundary)
+            hessian = _jacobian(grad, z) if analytic else _hessian(f, z)
             hessian = 0.5 * (hessian + hessian.T)
-            x, converged, g = _newton_polish(grad, f, x, free, hessian, tol)
-            llf = -f(x)
+            z, converged, g = _newton_polish(grad, f, z, free, hessian, tol)
+            with np.errstate(over="ignore"):  # d2f/dx2 = c d2f/dz2 c
+                x, hessian = z / c, hessian * np.outer(c, c)
+            llf = -f(z)
             converged = converged and bool(np.isfinite(llf))
             if not converged:
                 warnings.warn(
@@ -505,6 +518,34 @@ class OrdinalMixedModel:
             return MixedResults(
                 self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
             )
+
+    def _parameter_scale(self, n_params: int) -> FloatArray:
+        """Powers of two ``c`` such that ``c x`` has slopes of columns of size about one.
+
+        Only columns whose root mean square is outside ``[2^-10, 2^10]`` are
+        scaled, so that other fits follow the same iterations as before.
+        """
+        c = np.ones(n_params)
+        X = self.problem.X
+        if X.shape[1]:
+            with np.errstate(all="ignore"):  # squares of 1e-200 underflow: scale first
+                big = np.max(np.abs(X), axis=0)
+                rms = big * np.sqrt(np.mean(np.square(X / np.where(big > 0, big, 1.0)), axis=0))
+            far = np.isfinite(rms) & (rms > 0) & ((rms < 2.0**-10) | (rms > 2.0**10))
+            start = self.problem.n_alpha
+            c[start : start + X.shape[1]][far] = np.exp2(np.round(np.log2(rms[far])))
+            unrepresentable = np.flatnonzero(np.abs(np.log2(c)) > 480)
+            if unrepresentable.size:
+                names = ", ".join(repr(self.param_names[k]) for k in unrepresentable)
+                warnings.warn(
+                    f"the column(s) {names} are of a size (below 1e-144 or above 1e144) "
+                    "whose slopes' variances floating point cannot hold: the estimates are "
+                    "found in rescaled units, but standard errors will be NaN. Rescale "
+                    "the column(s), e.g. multiply by a power of ten",
+                    CollinearityWarning,
+                    stacklevel=3,
+                )
+        return c
 
     def _laplace_breakdown(self, x: FloatArray) -> str:
         """A hint when some group's ``h`` is locally convex at its mode (eq. 2's ``H`` < 1).
@@ -917,12 +958,43 @@ def _jacobian(grad: object, x: FloatArray, h: float = 1e-5) -> FloatArray:
     return hessian
 
 
+def _in_scaled_parameters(
+    f: Callable[[FloatArray], float],
+    fg: Callable[[FloatArray], tuple[float, FloatArray]],
+    grad: Callable[[FloatArray], FloatArray],
+    c: FloatArray,
+) -> tuple[
+    Callable[[FloatArray], float],
+    Callable[[FloatArray], tuple[float, FloatArray]],
+    Callable[[FloatArray], FloatArray],
+]:
+    """The objective and its gradient as functions of ``z = c x`` (``d/dz = d/dx / c``)."""
+    if np.all(c == 1.0):
+        return f, fg, grad
+
+    def f_z(z: FloatArray) -> float:
+        return f(z / c)
+
+    def fg_z(z: FloatArray) -> tuple[float, FloatArray]:
+        value, g = fg(z / c)
+        return value, g / c
+
+    def grad_z(z: FloatArray) -> FloatArray:
+        return grad(z / c) / c
+
+    return f_z, fg_z, grad_z
+
+
 def _ill_conditioned(hessian: FloatArray) -> bool:
     """Whether the equilibrated Hessian's condition number exceeds ``10^5``."""
     diag = np.abs(np.diag(hessian))
     if not np.all(np.isfinite(hessian)) or np.any(diag == 0):
         return False
-    scaled = 0.5 * (hessian + hessian.T) / np.sqrt(np.outer(diag, diag))
+    d = 1.0 / np.sqrt(diag)  # scaled one side at a time: diag ~ 1e-310 (x * 1e-200)
+    with np.errstate(all="ignore"):
+        scaled = (0.5 * (hessian + hessian.T) * d[:, None]) * d[None, :]
+    if not np.all(np.isfinite(scaled)):
+        return True
     eig = np.abs(np.linalg.eigvalsh(scaled))
     return bool(eig.min() < 1e-5 * eig.max())
 

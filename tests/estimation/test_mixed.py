@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -1029,18 +1030,51 @@ def _grouped_ratings(n: int = 300, groups: int = 25, seed: int = 11) -> pd.DataF
     return pd.DataFrame({"y": y, "x1": x1, "g": g.astype(str)})
 
 
-@pytest.mark.parametrize(("a", "b"), [(1e4, 0.0), (1e-3, 0.0), (1e-3, 3.0)])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [(1e4, 0.0), (1e-3, 0.0), (1e-3, 3.0), (1e8, 0.0), (1e-8, 0.0), (1e50, 0.0), (1e-100, 0.0)],
+)
 def test_clmm_standard_errors_follow_the_units_of_a_predictor(a: float, b: float) -> None:
     """x -> a x + b divides the slope's SE by |a|.  The Hessian behind the SEs was a
     forward difference of the gradient with a step of 1e-5 in every parameter: about a
     standard error of the slope of 1e4 x, so |a| SE moved by 1% (and by 1% for
-    1e-3 x + 3, where the slope's variance is a small difference of large entries)."""
+    1e-3 x + 3, where the slope's variance is a small difference of large entries).
+    For 1e8 x and 1e50 x the fit said it had not converged (the gradient in the
+    slope's units is large at the maximum); the iterations now run with the slopes of
+    such columns rescaled by powers of two."""
     data = _grouped_ratings()
     base = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", data).fit()
     moved = data.assign(x1=a * data["x1"] + b)
-    res = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", moved).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ordstats.errors.ConvergenceWarning)
+        res = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", moved).fit()
+    assert res.converged
+    assert res.llf == pytest.approx(base.llf, rel=1e-10)
     assert res.params["x1"] * a == pytest.approx(base.params["x1"], rel=1e-5)
     assert res.bse["x1"] * a == pytest.approx(base.bse["x1"], rel=1e-3)
+
+
+def test_clmm_of_a_column_beyond_floating_point_variances() -> None:
+    """x * 1e-200 raised numpy's LinAlgError (the Hessian's equilibration divided by
+    1e-620); an earlier path reported convergence at another optimum (the slope 26%
+    off, logLik 0.05 lower).  The estimates are now the maximum's, and a warning says
+    why the standard errors are NaN."""
+    data = _grouped_ratings()
+    base = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", data).fit()
+    tiny = data.assign(x1=1e-200 * data["x1"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = ordstats.OrdinalModel.from_formula("y ~ x1 + (1|g)", tiny).fit()
+        assert np.isnan(res.bse["x1"])
+        llf, slope = res.llf, res.params["x1"]
+    assert any(
+        issubclass(w.category, ordstats.errors.CollinearityWarning)
+        and "'x1'" in str(w.message)
+        and "standard errors will be NaN" in str(w.message)
+        for w in caught
+    )
+    assert llf == pytest.approx(base.llf, rel=1e-10)
+    assert slope * 1e-200 == pytest.approx(base.params["x1"], rel=1e-6)
 
 
 @pytest.mark.parametrize("link", ["cloglog", "loglog", "logit"])
