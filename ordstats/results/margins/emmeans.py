@@ -38,6 +38,12 @@ frequency) and ``"flat"`` (equal over non-empty cells).  Estimates are linear
 in the cells' values, so their Jacobian in the parameters is the same
 average of the cells' analytic Jacobians and ``SE = sqrt(J V J')``.
 Inference is z-based (``df = Inf``), as emmeans for these models.
+
+**Nesting** (emmeans' ``nesting``): a factor whose every level occurs with one
+level of another among the cells with rows is nested in it
+(:mod:`~ordstats.results.margins.nesting`); it is averaged within each level
+of its nesting factors over the levels that occur there, and the means of a
+nested factor are listed with its nesting factors, only where they occur.
 """
 
 from __future__ import annotations
@@ -76,6 +82,13 @@ from ordstats.results.margins.grid_rows import (
     frame_summary,
     streamed_columns,
     streamed_summary,
+)
+from ordstats.results.margins.nesting import (
+    AUTO,
+    Nesting,
+    find_nesting,
+    format_nesting,
+    parse_nesting,
 )
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.stream import StreamingFit
@@ -491,13 +504,14 @@ def _log_scale(
 
 
 def _scale_parts(
-    grid: _Grid, mode: str, names: list[str], weights: str, values: FloatArray, jac: FloatArray
+    grid: _Grid, mode: str, matrix: FloatArray, values: FloatArray, jac: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
     """The scale-model means of emmeans: the averaged numerator times ``exp(-mean log s)``.
 
     ``"latent"`` divides by the scale at the mean of the whole grid's scale
     design (one number for every mean), ``"linear.predictor"`` by the scale at
     the mean of each mean's own cells (as emmeans' ``.clm.hook``).
+    ``matrix`` averages the cells into the means.
     Returns the parts ``(a, da, b, db)`` of ``a exp(-b)``: emmeans' contrasts
     combine the numerators and the log scales separately (so contrasts of latent
     means, whose ``b`` is common, are differences of the numerators).
@@ -508,9 +522,8 @@ def _scale_parts(
     if mode == "latent":
         b = np.full(values.shape, np.mean(log_values))
         jb = np.broadcast_to(np.mean(log_jac, axis=0), jac.shape)
-    else:
-        scale_grid = replace(grid, values=log_values, jacobian=log_jac, log_scale=None)
-        _, b, jb, _ = _average(scale_grid, names, weights)
+    else:  # the same average of the cells' log scales
+        b, jb = _weighted(matrix, log_values), _weighted(matrix, log_jac)
     return values, jac, b, np.array(jb)
 
 
@@ -588,6 +601,26 @@ def _average(
     Returns their labels, values, Jacobian, and (a rank-deficient fit) their
     linear functions: the averages of the cells' rows.
     """
+    labels, matrix = _averaging(grid, names, weights)
+    return _averaged(grid, labels, matrix)
+
+
+def _averaged(
+    grid: _Grid, labels: pd.DataFrame, matrix: FloatArray
+) -> tuple[pd.DataFrame, FloatArray, FloatArray, FloatArray | None]:
+    """The means that the rows of ``matrix`` take of the grid's cells (see :func:`_average`)."""
+    functions = None
+    if grid.estimability is not None:
+        functions = np.nan_to_num(matrix) @ grid.estimability[0]
+        functions[np.isnan(matrix).any(axis=1)] = np.nan
+    return labels, _weighted(matrix, grid.values), _weighted(matrix, grid.jacobian), functions
+
+
+def _averaging(grid: _Grid, names: list[str], weights: str) -> tuple[pd.DataFrame, FloatArray]:
+    """The labels of the means over ``names`` and the matrix that averages the cells into them.
+
+    A mean without cells of positive weight is a row of NaN.
+    """
     position = {d.name: i for i, d in enumerate(grid.dims)}
     kept = [position[n] for n in names]
     index = grid.index()
@@ -603,9 +636,71 @@ def _average(
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = matrix / np.where(totals > 0, totals, np.nan)
     combos = itertools.product(*[grid.dims[d].levels for d in kept[::-1]])
-    labels = pd.DataFrame([c[::-1] for c in combos], columns=names)
-    functions = None if grid.estimability is None else matrix @ grid.estimability[0]
-    return labels, _weighted(matrix, grid.values), _weighted(matrix, grid.jacobian), functions
+    return pd.DataFrame([c[::-1] for c in combos], columns=names), matrix
+
+
+def _nested_averaging(
+    grid: _Grid, names: list[str], weights: str, nesting: Nesting
+) -> tuple[pd.DataFrame, FloatArray]:
+    """:func:`_averaging` where a nested factor is averaged within its nesting groups.
+
+    As emmeans' nested means: the averaged-over factor nested in the most
+    factors is averaged first, separately within each combination of its
+    nesting factors (and of the other nested factors averaged over), over its
+    levels that have rows there; those means (weighing their cells' rows)
+    are then averaged as a grid of their own, in which the remaining nested
+    factors are treated the same way.
+    """
+    averaged = [d.name for d in grid.dims if d.name not in names]
+    nested = [name for name in nesting if name in averaged]
+    if not nested:
+        return _averaging(grid, names, weights)
+    most = max(len(nesting[name]) for name in nested)
+    inner = [name for name in nested if len(nesting[name]) == most][-1]
+    groups = list(dict.fromkeys([*nesting[inner], *(n for n in nested if n != inner)]))
+    kept = list(dict.fromkeys([*names, *groups]))
+    position = {d.name: i for i, d in enumerate(grid.dims)}
+    index = grid.index()
+    group_sizes = [grid.sizes[position[g]] for g in groups]
+    group_of = np.ravel_multi_index(tuple(index[:, position[g]] for g in groups), group_sizes)
+    levels_of = index[:, position[inner]]
+    kept_sizes = [grid.sizes[position[k]] for k in kept]
+    n_means = int(np.prod(kept_sizes))
+    first = np.full((n_means, len(index)), np.nan)
+    for group in np.unique(group_of):
+        in_group = group_of == group
+        present = np.unique(levels_of[in_group & (grid.weights > 0)])
+        cells = np.flatnonzero(in_group & np.isin(levels_of, present))
+        if not cells.size:
+            continue
+        dims = [
+            _Dimension(d.name, [d.levels[i] for i in np.unique(index[cells, k])])
+            for k, d in enumerate(grid.dims)
+        ]
+        part = _Grid(dims, np.zeros(cells.size), np.zeros((cells.size, 0)), grid.weights[cells])
+        _, matrix = _averaging(part, kept, weights)
+        rows = np.ravel_multi_index(
+            tuple(index[cells][:, position[k]] for k in kept[::-1]), kept_sizes[::-1]
+        )
+        means = np.unique(rows)  # the part's means, in the same order as the whole grid's
+        first[means] = 0.0
+        first[np.ix_(means, cells)] = matrix
+    counts = np.where(np.isnan(first), 0.0, first != 0) @ grid.weights
+    between = _Grid(
+        [grid.dims[position[k]] for k in kept],
+        np.zeros(n_means),
+        np.zeros((n_means, 0)),
+        counts,
+    )
+    remaining = {
+        name: [g for g in within if g in kept] for name, within in nesting.items() if name in kept
+    }
+    labels, second = _nested_averaging(between, names, weights, remaining)
+    missing = np.isnan(first).any(axis=1)
+    out = np.nan_to_num(second) @ np.where(np.isnan(first), 0.0, first)
+    spoiled = np.isnan(second).any(axis=1) | ((second != 0) & missing[None, :]).any(axis=1)
+    out[spoiled] = np.nan
+    return labels, out
 
 
 def _weighted(matrix: FloatArray, values: FloatArray) -> FloatArray:
@@ -1189,6 +1284,68 @@ def _estimates_at(
     return theta, covariance
 
 
+#: the modes whose grid has the response's levels or the cuts as its first variable
+_EXTRA_VARIABLE_MODES = ("linear.predictor", "cum.prob", "exc.prob", "prob")
+
+
+def _nesting_of(grid: _Grid, mode: str, nesting: Any) -> tuple[Nesting, bool]:
+    """The nesting structure to use and whether it was found in the grid (not given)."""
+    columns = slice(1, None) if mode in _EXTRA_VARIABLE_MODES else slice(None)
+    predictors = grid.dims[columns]
+    names = [d.name for d in predictors]
+    given = parse_nesting(nesting)
+    if given is not None:
+        named = [*given, *(g for groups in given.values() for g in groups)]
+        _check_names(list(dict.fromkeys(named)), names, "nesting=")
+        return given, False
+    sizes = [len(d.levels) for d in predictors]
+    found = find_nesting(names, sizes, grid.index()[:, columns], grid.weights)
+    return found, bool(found)
+
+
+def _with_nesting_groups(
+    primary: list[str], by_vars: list[str], nesting: Nesting
+) -> tuple[list[str], list[str]]:
+    """``specs``/``by`` with the factors a nested one of them is nested in (as emmeans).
+
+    A nested factor's means are those of its levels within each level of its
+    nesting factors: ``~ bottle`` gives bottle and temp, ``~ bottle | temp``
+    bottle within temp.  A nested factor in ``by`` keeps its nesting factors
+    in ``by`` too.
+    """
+    nested = [name for name in [*primary, *by_vars] if name in nesting]
+    if not nested:
+        return primary, by_vars
+    groups = [g for name in nested for g in nesting[name]]
+    by_groups = [g for name in by_vars if name in nesting for g in nesting[name]]
+    by_out = list(dict.fromkeys([*by_groups, *by_vars]))
+    primary_out = [
+        name for name in dict.fromkeys([*nested, *groups, *primary]) if name not in by_out
+    ]
+    return primary_out, by_out
+
+
+def _occurring(grid: _Grid, labels: pd.DataFrame, nesting: Nesting) -> np.ndarray:
+    """Which means' combinations of a nested factor and its nesting factors have rows."""
+    keep = np.ones(len(labels), dtype=bool)
+    index = grid.index()
+    position = {d.name: i for i, d in enumerate(grid.dims)}
+    for name in [n for n in labels.columns if n in nesting]:
+        together = [name, *nesting[name]]
+        sizes = [grid.sizes[position[v]] for v in together]
+        cell_key = np.ravel_multi_index(tuple(index[:, position[v]] for v in together), sizes)
+        rows = np.bincount(cell_key, weights=grid.weights, minlength=int(np.prod(sizes)))
+        label_key = np.ravel_multi_index(
+            tuple(
+                np.array([grid.dims[position[v]].levels.index(x) for x in labels[v]])
+                for v in together
+            ),
+            sizes,
+        )
+        keep &= rows[label_key] > 0
+    return keep
+
+
 def emmeans(
     fit: MarginsFit,
     specs: Any,
@@ -1201,6 +1358,7 @@ def emmeans(
     data: pd.DataFrame | None = None,
     re_form: Any = 0,
     latent_cuts: str = "grid",
+    nesting: Any = AUTO,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> EmmGrid:
@@ -1248,6 +1406,16 @@ def emmeans(
         the means then show the nominal variables' average shift of the
         cut-points, as the margins verbs' ``type="latent"``).  Without nominal
         effects both are the same.
+    nesting : {"auto", None} or str or dict
+        Factors nested in others (each level of ``B`` occurs with one level of
+        ``A`` only), whose means average ``B`` within each level of ``A`` over
+        the levels that occur there, as R emmeans' ``nesting``.  ``"auto"``
+        (default) finds them in the reference grid's cells with rows, as
+        ``ref_grid`` does, and says so in the summary's notes; a text such as
+        ``"bottle %in% temp"`` (several separated by commas, ``"c %in% (a*b)"``)
+        or a dict ``{"bottle": ["temp"]}`` names them; ``None`` (R's
+        ``nesting = NULL``) or ``"none"`` treats every factor as crossed, so
+        means over combinations without rows are ``nonEst``.
     params, cov : ndarray, optional
         Evaluate at other estimates and covariance (e.g. R's), default the fit's.
 
@@ -1266,12 +1434,26 @@ def emmeans(
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
-    labels, values, jacobian, functions = _average(grid, primary + by_vars, weights)
-    parts = _scale_parts(grid, mode, primary + by_vars, weights, values, jacobian)
+    structure, detected = _nesting_of(grid, mode, nesting)
+    primary, by_vars = _with_nesting_groups(primary, by_vars, structure)
+    names = primary + by_vars
+    if structure:
+        labels, matrix = _nested_averaging(grid, names, weights, structure)
+        shown = _occurring(grid, labels, structure)
+        labels, matrix = labels.loc[shown].reset_index(drop=True), matrix[shown]
+    else:
+        labels, matrix = _averaging(grid, names, weights)
+    labels, values, jacobian, functions = _averaged(grid, labels, matrix)
+    parts = _scale_parts(grid, mode, matrix, values, jacobian)
     if parts is not None:
         values, jacobian = _combine(parts)
-    averaged = [d.name for d in grid.dims if d.name not in primary + by_vars and len(d.levels) > 1]
+    averaged = [d.name for d in grid.dims if d.name not in names and len(d.levels) > 1]
     notes = [f"Results are averaged over the levels of: {', '.join(averaged)}"] if averaged else []
+    if detected:
+        notes.append(
+            f"A nesting structure was detected in the fitted model: {format_nesting(structure)} "
+            "(nesting=None switches it off)"
+        )
     return EmmGrid(
         labels=labels,
         values=values,
@@ -1439,6 +1621,7 @@ class EmmeansMethods:
         re_form: Any = 0,
         data: pd.DataFrame | None = None,
         latent_cuts: str = "grid",
+        nesting: Any = AUTO,
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -1468,6 +1651,10 @@ class EmmeansMethods:
             With nominal effects, ``mode="latent"`` subtracts the mean cut-point
             over the whole grid (``"grid"``, default, as emmeans) or each cell's
             own (``"cell"``); see :func:`emmeans`.
+        nesting : {"auto", None} or str or dict
+            Nested factors: found in the grid (``"auto"``, default, as
+            emmeans), named (``"bottle %in% temp"``) or none (``None``, R's
+            ``nesting = NULL``); see :func:`emmeans`.
 
         Returns
         -------
@@ -1492,6 +1679,7 @@ class EmmeansMethods:
                 re_form=re_form,
                 data=data,
                 latent_cuts=latent_cuts,
+                nesting=nesting,
             )
 
     def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
