@@ -277,6 +277,7 @@ UNBALANCED_OURS = {
     'emmeans(fit, ~ rating | contact, mode = "prob")': lambda res: res.emmeans(
         "~ rating | contact", mode="prob"
     ),
+    "pairs(emmeans(fit, ~ bottle | temp))": lambda res: res.emmeans("~ bottle | temp").pairs(),
 }
 
 
@@ -300,7 +301,8 @@ def test_a_factor_nested_in_two_is_noted_as_r_names_it(unbalanced_fit):
 @pytest.mark.parametrize("call", list(UNBALANCED_OURS))
 def test_unbalanced_nested_means_and_contrasts_are_r_s(unbalanced_fit, call):
     """Four bottles cold, three warm, each with one contact level: the means average each
-    temperature's (and contact's) own bottles (before: every mean nonEst)."""
+    temperature's (and contact's) own bottles, and the pairs of bottles within temp come
+    in groups of different sizes (before: every mean nonEst, and those pairs refused)."""
     reference = {c["r_call"]: c for c in UNBALANCED["calls"]}[call]
     table = UNBALANCED_OURS[call](unbalanced_fit).summary_frame()
     for name, labels in reference["labels"].items():

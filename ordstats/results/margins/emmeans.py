@@ -896,11 +896,9 @@ class EmmGrid:
         _check_names(by_vars, list(self.labels.columns), "by=")
         primary = [c for c in self.labels.columns if c not in by_vars]
         groups = _by_groups(self.labels, by_vars)
-        first = self.labels.iloc[groups[0]]
-        level_labels = _level_labels(first, primary)
-        if method == "trt.vs.ctrl":  # the control by its level as well as its label
-            ref = _reference_position(ref, level_labels, _plain_labels(first, primary))
-        coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
+        # the labels of every mean at once (a nested factor's groups have different levels)
+        all_labels = _level_labels(self.labels, primary)
+        all_plain = _plain_labels(self.labels, primary)
         # contrasts of contrasts by the earlier ones: "contrast1", as R names the new column
         column = next(
             f"contrast{k or ''}" for k in itertools.count() if f"contrast{k or ''}" not in by_vars
@@ -909,8 +907,13 @@ class EmmGrid:
         functions = []
         start = 0
         for rows in groups:
-            if len(rows) != len(level_labels):
-                raise OrdstatsError("the by groups have different numbers of means")
+            level_labels = [all_labels[i] for i in rows]
+            control = ref
+            if method == "trt.vs.ctrl":  # the control by its level as well as its label
+                control = _reference_position(ref, level_labels, [all_plain[i] for i in rows])
+            coefficients, names, pairwise, default_adjust = _contrast_matrix(
+                method, level_labels, control
+            )
             values.append(coefficients @ self.values[rows])
             jacobians.append(coefficients @ self.jacobian[rows])
             if self.linear_functions is not None:
