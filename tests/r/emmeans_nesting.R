@@ -9,9 +9,12 @@
 #   calls     each R expression and as.data.frame(summary(obj)): labels, estimate (NA where
 #             emmeans prints nonEst), SE, p value (15 significant digits); the last ones
 #             switch the detection off (nesting = NULL) or name the nesting explicitly
+#   joint_tests joint_tests(fit) (terms temp and temp:bottle) and with nesting = NULL
+#             (bottle and R's "(confounded)" row): terms, df1, F ratio, p value
 #   unbalanced the same for clm(rating ~ temp + bottle + contact) on wine without bottle 8:
 #             "bottle %in% (temp*contact)", three bottles warm and four cold, so the
-#             by groups of pairs(emmeans(fit, ~ bottle | temp)) have different sizes
+#             by groups of pairs(emmeans(fit, ~ bottle | temp)) have different sizes;
+#             its joint_tests(fit) and joint_tests(fit, by = "contact")
 suppressMessages({library(ordinal); library(emmeans); library(jsonlite)})
 source("tests/r/write_dataset.R")  # read_dataset()
 source("tests/r/json_output.R")    # write_json()
@@ -39,6 +42,12 @@ table <- function(text, env = parent.frame()) {
        labels = lapply(s[labels], as.character),
        estimate = s[[estimate]], SE = s$SE, p.value = s$p.value)
 }
+joint <- function(fit, by = NULL, ...) {
+  j <- as.data.frame(suppressMessages(joint_tests(fit, by = by, ...)))
+  list(by = if (is.null(by)) list() else by, model_term = as.character(j[["model term"]]),
+       by_values = if (is.null(by)) list() else as.character(j[[by]]),
+       df1 = j$df1, F.ratio = j$F.ratio, p.value = j$p.value)
+}
 note <- tryCatch(ref_grid(fit), message = function(m) conditionMessage(m))
 write_json(list(
   data = "wine",
@@ -48,6 +57,7 @@ write_json(list(
   versions = list(R = R.version.string, emmeans = as.character(packageVersion("emmeans")),
                   ordinal = as.character(packageVersion("ordinal"))),
   calls = lapply(calls, table, env = environment()),
+  joint_tests = list(joint(fit), joint(fit, nesting = NULL)),
   unbalanced = local({
     data <- droplevels(subset(wine, bottle != "8"))
     fit <- clm(rating ~ temp + bottle + contact, data = data)
@@ -61,6 +71,7 @@ write_json(list(
     list(data = 'droplevels(subset(wine, bottle != "8"))',
          fit_call = "clm(rating ~ temp + bottle + contact, data = data)",
          note = tryCatch(ref_grid(fit), message = function(m) conditionMessage(m)),
-         calls = lapply(calls, table, env = environment()))
+         calls = lapply(calls, table, env = environment()),
+         joint_tests = list(joint(fit), joint(fit, by = "contact")))
   })
 ), "tests/data/reference/emmeans_nesting.json")

@@ -311,3 +311,33 @@ def test_unbalanced_nested_means_and_contrasts_are_r_s(unbalanced_fit, call):
     np.testing.assert_allclose(got, _numbers(reference["estimate"]), rtol=1e-6)
     np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=1e-4)
     np.testing.assert_allclose(table["p.value"], _numbers(reference["p.value"]), rtol=1e-3)
+
+
+JOINT_CASES = [
+    ("nested", 0, {}),
+    ("nested", 1, {"nesting": None}),
+    ("unbalanced", 0, {}),
+    ("unbalanced", 1, {"by": "contact"}),
+]
+
+
+@pytest.mark.parametrize(("which", "position", "options"), JOINT_CASES)
+def test_joint_tests_test_a_nested_factor_within_its_nesting_factors_as_r(
+    nested_fit, unbalanced_fit, which, position, options
+):
+    """bottle %in% temp: R tests temp (F 23.308, from the nested means) and temp:bottle
+    (bottle within each temp, 6 df); before, ordstats tested bottle and gave temp no test
+    (a (confounded) row), which is what R gives with nesting = NULL.  R's (confounded) rows
+    are compared by their degrees of freedom (ordstats gives them no F, see above)."""
+    fit = nested_fit if which == "nested" else unbalanced_fit
+    reference = (NESTING if which == "nested" else UNBALANCED)["joint_tests"][position]
+    table = fit.joint_tests(**options)
+    assert table["model term"].tolist() == np.atleast_1d(reference["model_term"]).tolist()
+    if options.get("by"):
+        assert table["contact"].tolist() == np.atleast_1d(reference["by_values"]).tolist()
+    np.testing.assert_array_equal(table["df1"], np.atleast_1d(reference["df1"]))
+    tested = (table["model term"] != "(confounded)").to_numpy()
+    expected_f = np.atleast_1d(reference["F.ratio"]).astype(float)[tested]
+    np.testing.assert_allclose(table["F.ratio"][tested], expected_f, atol=5e-4)  # 3 decimals
+    expected_p = np.atleast_1d(reference["p.value"]).astype(float)[tested]
+    np.testing.assert_allclose(table["p.value"][tested], expected_p, rtol=1e-6)

@@ -1478,6 +1478,7 @@ def joint_tests(
     by: Any = None,
     *,
     data: pd.DataFrame | None = None,
+    nesting: Any = AUTO,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> pd.DataFrame:
@@ -1490,6 +1491,10 @@ def joint_tests(
     chi-squared distribution on ``df1 = rank(C V C')``.  ``F.ratio`` is
     ``chi2 / df1`` with ``df2 = Inf`` (emmeans' columns).  Terms with no
     testable contrast (e.g. an interaction the model does not have) are left out.
+    A nested factor (see :func:`emmeans`) is tested only in terms with its
+    nesting factors, by contrasts within each of their level combinations
+    (``bottle %in% temp``: ``temp`` and ``temp:bottle``, as emmeans), and the
+    means average it within them.
 
     Parameters
     ----------
@@ -1498,6 +1503,9 @@ def joint_tests(
         Test within each level combination of these variables.
     data : pandas.DataFrame, optional
         The rows the reference grid is built from (see :func:`emmeans`).
+    nesting : {"auto", None} or str or dict
+        Nested factors: found in the grid (default), named, or none (``None``);
+        see :func:`emmeans`.
     params, cov : ndarray, optional
 
     Returns
@@ -1516,6 +1524,7 @@ def joint_tests(
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
+    structure, _ = _nesting_of(grid, mode, nesting)
     by_vars = _as_list(by)
     names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
     _check_names(by_vars, names, "by=")
@@ -1523,9 +1532,12 @@ def joint_tests(
     rows = []
     for size in range(1, len(candidates) + 1):
         for term in itertools.combinations(candidates, size):
-            labels, values, jac, functions = _average(grid, list(term) + by_vars, "equal")
-            contrast = _interaction_contrast([len(grid.dims[_dim(grid, t)].levels) for t in term])
+            nesters = list(dict.fromkeys(g for t in term for g in structure.get(t, [])))
+            if any(g not in term for g in nesters):
+                continue  # a nested factor is tested within its nesting factors only, as emmeans
+            labels, values, jac, functions = _term_means(grid, [*term, *by_vars], structure)
             for group in _by_groups(labels, by_vars):
+                contrast = _term_contrast(labels.iloc[group], list(term), nesters)
                 used = contrast
                 if functions is not None and grid.estimability is not None:
                     # as emmeans: the contrasts the fit cannot estimate are left out
@@ -1551,7 +1563,7 @@ def joint_tests(
                 )
                 rows.append(row)
     if grid.estimability is not None:
-        rows += _confounded_rows(grid, grid.estimability[1], candidates, by_vars, rows)
+        rows += _confounded_rows(grid, grid.estimability[1], candidates, by_vars, rows, structure)
     columns = ["model term", *by_vars, "df1", "df2", "F.ratio", "p.value"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -1562,6 +1574,7 @@ def _confounded_rows(
     candidates: list[str],
     by_vars: list[str],
     tested: list[dict[str, Any]],
+    nesting: Nesting,
 ) -> list[dict[str, Any]]:
     """The ``(confounded)`` rows of a rank-deficient fit's joint tests, one per ``by`` group.
 
@@ -1570,11 +1583,16 @@ def _confounded_rows(
     rank(D N)``, ``N`` the non-estimable ``basis``) less the terms' degrees of
     freedom.  As in emmeans, they get no test (F and p missing).
     """
-    labels, _, _, functions = _average(grid, candidates + by_vars, "equal")
+    labels, _, _, functions = _term_means(grid, candidates + by_vars, nesting)
     out = []
     for group in _by_groups(labels, by_vars):
         differences = np.diff(np.asarray(functions)[group], axis=0)
-        estimable = np.linalg.matrix_rank(differences) - np.linalg.matrix_rank(differences @ basis)
+        # an absolute tolerance from the differences' own size: a product that is zero but
+        # for rounding (every cell estimable) has no rank, whatever its tiny singular values
+        tol = 1e-8 * max(1.0, float(np.linalg.norm(differences, 2)))
+        estimable = np.linalg.matrix_rank(differences) - np.linalg.matrix_rank(
+            differences @ basis, tol=tol
+        )
         key = {name: labels.iloc[group[0]][name] for name in by_vars}
         used = sum(r["df1"] for r in tested if all(r[n] == v for n, v in key.items()))
         if estimable > used:
@@ -1584,8 +1602,37 @@ def _confounded_rows(
     return out
 
 
-def _dim(grid: _Grid, name: str) -> int:
-    return [d.name for d in grid.dims].index(name)
+def _term_means(
+    grid: _Grid, names: list[str], nesting: Nesting
+) -> tuple[pd.DataFrame, FloatArray, FloatArray, FloatArray | None]:
+    """The equally weighted means over ``names`` that occur (nested means where nested)."""
+    if not nesting:
+        return _average(grid, names, "equal")
+    labels, matrix = _nested_averaging(grid, names, "equal", nesting)
+    shown = _occurring(grid, labels, nesting)
+    return _averaged(grid, labels.loc[shown].reset_index(drop=True), matrix[shown])
+
+
+def _term_contrast(labels: pd.DataFrame, term: list[str], nesters: list[str]) -> FloatArray:
+    """A term's interaction contrasts of one ``by`` group's means (rows of ``labels``).
+
+    Crossed factors: the Kronecker product of consecutive differences over the
+    term's factors.  With nested factors, the same over the factors that are not
+    nesting factors, separately within each combination of the nesting factors
+    (block-diagonal: a nested factor's levels differ between its groups).
+    """
+    inner = [t for t in term if t not in nesters]
+    blocks = _by_groups(labels.reset_index(drop=True), nesters)
+    out = np.zeros((0, len(labels)))
+    for block in blocks:
+        sizes = [labels.iloc[block][t].nunique() for t in inner]
+        contrast = _interaction_contrast(sizes)
+        if contrast.shape[1] != len(block):  # not a crossing: consecutive differences
+            contrast = np.diff(np.eye(len(block)), axis=0)
+        part = np.zeros((contrast.shape[0], len(labels)))
+        part[:, block] = contrast
+        out = np.vstack([out, part])
+    return out
 
 
 def _interaction_contrast(sizes: list[int]) -> FloatArray:
@@ -1685,7 +1732,9 @@ class EmmeansMethods:
                 nesting=nesting,
             )
 
-    def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
+    def joint_tests(
+        self, by: Any = None, data: pd.DataFrame | None = None, nesting: Any = AUTO
+    ) -> pd.DataFrame:
         """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
 
         Parameters
@@ -1693,6 +1742,9 @@ class EmmeansMethods:
         by : str or list of str, optional
         data : pandas.DataFrame, optional
             Rows to build the reference grid from (default the estimation rows).
+        nesting : {"auto", None} or str or dict
+            Nested factors (found in the grid by default, as emmeans; ``None``
+            for none); see :func:`emmeans`.
 
         Returns
         -------
@@ -1700,4 +1752,4 @@ class EmmeansMethods:
             ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
         """
         with numeric_threads():  # thin products, as in the fit
-            return joint_tests(cast(MarginsFit, self), by=by, data=data)
+            return joint_tests(cast(MarginsFit, self), by=by, data=data, nesting=nesting)
