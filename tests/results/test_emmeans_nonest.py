@@ -6,6 +6,12 @@ cell, whose interaction column is aliased.  Before, the empty cell got the addit
 model's extrapolation (latent mean 1.6676 with a standard error) and the means and
 contrasts averaged over it got numbers; R marks each ``nonEst``.  Estimable means and
 contrasts keep R's values.
+
+Nested factors: tests/r/emmeans_nesting.R -> tests/data/reference/emmeans_nesting.json,
+``emmeans`` of ``clm(rating ~ temp + bottle)`` on wine, whose bottles 1-4 are served cold
+and 5-8 warm (bottle8 aliased).  R's ``ref_grid`` detects ``bottle %in% temp`` and averages
+over each temperature's own bottles; before, ordstats averaged over all eight bottles in
+both temperatures and printed every mean ``nonEst``, as R does with ``nesting = NULL``.
 """
 
 from __future__ import annotations
@@ -178,3 +184,160 @@ def test_a_scale_fit_s_latent_means_need_both_parts():
     res = _fit(_rows(), scale="~ temp * contact")
     emm = res.emmeans(["temp", "contact"])
     np.testing.assert_array_equal(emm.estimable(), [True, True, True, False])
+
+
+# -- nested factors (bottle %in% temp) ------------------------------------------------------
+
+NESTING = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "emmeans_nesting.json").read_text()
+)
+NESTED_CALLS = {call["r_call"]: call for call in NESTING["calls"]}
+NESTED_OURS = {
+    "emmeans(fit, ~ temp)": lambda res: res.emmeans("temp"),
+    'emmeans(fit, ~ rating | temp, mode = "prob")': lambda res: res.emmeans(
+        "~ rating | temp", mode="prob"
+    ),
+    "pairs(emmeans(fit, ~ temp))": lambda res: res.emmeans("temp").pairs(),
+    'emmeans(fit, ~ temp, weights = "proportional")': lambda res: res.emmeans(
+        "temp", weights="proportional"
+    ),
+    'emmeans(fit, ~ temp, mode = "mean.class")': lambda res: res.emmeans("temp", mode="mean.class"),
+    "emmeans(fit, ~ bottle)": lambda res: res.emmeans("bottle"),
+    "emmeans(fit, ~ bottle | temp)": lambda res: res.emmeans("~ bottle | temp"),
+    'emmeans(fit, ~ temp, nesting = "bottle %in% temp")': lambda res: res.emmeans(
+        "temp", nesting="bottle %in% temp"
+    ),
+    "emmeans(fit, ~ temp, nesting = NULL)": lambda res: res.emmeans("temp", nesting=None),
+    'emmeans(fit, ~ rating | temp, mode = "prob", nesting = NULL)': lambda res: res.emmeans(
+        "~ rating | temp", mode="prob", nesting=None
+    ),
+    "pairs(emmeans(fit, ~ temp, nesting = NULL))": lambda res: res.emmeans(
+        "temp", nesting=None
+    ).pairs(),
+}
+
+
+@pytest.fixture(scope="module")
+def nested_fit() -> ordstats.OrdinalResults:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bottle8's CollinearityWarning
+        return ordstats.OrdinalModel.from_formula(
+            "rating ~ temp + bottle", ordstats.datasets.load("wine")
+        ).fit(disp=False)
+
+
+def test_the_nested_fit_is_r_s(nested_fit):
+    expected = [v for v in NESTING["coef"].values() if v != "NA"]
+    np.testing.assert_allclose(nested_fit.params.to_numpy(), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", list(NESTED_OURS))
+def test_nested_means_and_contrasts_are_r_s(nested_fit, call):
+    """Each mean over bottle uses the bottles of its temperature, as R's emmeans; with
+    the detection switched off (R's ``nesting = NULL``) every such mean is nonEst."""
+    reference = NESTED_CALLS[call]
+    table = NESTED_OURS[call](nested_fit).summary_frame()
+    for name, labels in reference["labels"].items():
+        assert [str(v) for v in table[name]] == np.atleast_1d(labels).tolist()
+    estimate = _numbers(list(np.atleast_1d(reference["estimate"])))
+    got = table[reference["estimate_column"]].to_numpy(dtype=float)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(estimate))
+    np.testing.assert_allclose(got, estimate, rtol=1e-6, atol=1e-12)
+    se = _numbers(list(np.atleast_1d(reference["SE"])))
+    np.testing.assert_allclose(table["SE"], se, rtol=1e-4, atol=1e-12)
+    p_value = _numbers(list(np.atleast_1d(reference["p.value"])))
+    np.testing.assert_allclose(table["p.value"], p_value, rtol=1e-3, atol=1e-300)
+
+
+def test_a_detected_nesting_is_noted_as_r_notes_it(nested_fit):
+    assert "bottle %in% temp" in NESTING["note"]
+    text = str(nested_fit.emmeans("temp").summary())
+    assert "A nesting structure was detected in the fitted model: bottle %in% temp" in text
+    for quiet in (
+        nested_fit.emmeans("temp", nesting=None),
+        nested_fit.emmeans("temp", nesting="none"),
+        nested_fit.emmeans("temp", nesting={"bottle": ["temp"]}),  # given, not detected
+        _fit(ordstats.datasets.load("wine")).emmeans("temp"),  # crossed factors
+    ):
+        assert "nesting structure" not in str(quiet.summary())
+
+
+def test_a_nesting_of_unknown_variables_is_refused(nested_fit):
+    with pytest.raises(ordstats.OrdstatsError, match="nesting= 'judge' is not a variable"):
+        nested_fit.emmeans("temp", nesting="judge %in% temp")
+    with pytest.raises(ordstats.OrdstatsError, match="nesting must read like"):
+        nested_fit.emmeans("temp", nesting="bottle in temp")
+
+
+UNBALANCED = NESTING["unbalanced"]
+UNBALANCED_OURS = {
+    "emmeans(fit, ~ temp)": lambda res: res.emmeans("temp"),
+    'emmeans(fit, ~ temp, weights = "outer")': lambda res: res.emmeans("temp", weights="outer"),
+    "emmeans(fit, ~ contact)": lambda res: res.emmeans("contact"),
+    'emmeans(fit, ~ rating | contact, mode = "prob")': lambda res: res.emmeans(
+        "~ rating | contact", mode="prob"
+    ),
+    "pairs(emmeans(fit, ~ bottle | temp))": lambda res: res.emmeans("~ bottle | temp").pairs(),
+}
+
+
+@pytest.fixture(scope="module")
+def unbalanced_fit() -> ordstats.OrdinalResults:
+    wine = ordstats.datasets.load("wine")
+    data = wine[wine["bottle"].astype(str) != "8"].copy()
+    data["bottle"] = data["bottle"].cat.remove_unused_categories()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an aliased column's CollinearityWarning
+        return ordstats.OrdinalModel.from_formula("rating ~ temp + bottle + contact", data).fit(
+            disp=False
+        )
+
+
+def test_a_factor_nested_in_two_is_noted_as_r_names_it(unbalanced_fit):
+    assert "bottle %in% (temp*contact)" in UNBALANCED["note"]
+    assert "bottle %in% (temp*contact)" in str(unbalanced_fit.emmeans("temp").summary())
+
+
+@pytest.mark.parametrize("call", list(UNBALANCED_OURS))
+def test_unbalanced_nested_means_and_contrasts_are_r_s(unbalanced_fit, call):
+    """Four bottles cold, three warm, each with one contact level: the means average each
+    temperature's (and contact's) own bottles, and the pairs of bottles within temp come
+    in groups of different sizes (before: every mean nonEst, and those pairs refused)."""
+    reference = {c["r_call"]: c for c in UNBALANCED["calls"]}[call]
+    table = UNBALANCED_OURS[call](unbalanced_fit).summary_frame()
+    for name, labels in reference["labels"].items():
+        assert [str(v) for v in table[name]] == np.atleast_1d(labels).tolist()
+    got = table[reference["estimate_column"]].to_numpy(dtype=float)
+    np.testing.assert_allclose(got, _numbers(reference["estimate"]), rtol=1e-6)
+    np.testing.assert_allclose(table["SE"], _numbers(reference["SE"]), rtol=1e-4)
+    np.testing.assert_allclose(table["p.value"], _numbers(reference["p.value"]), rtol=1e-3)
+
+
+JOINT_CASES = [
+    ("nested", 0, {}),
+    ("nested", 1, {"nesting": None}),
+    ("unbalanced", 0, {}),
+    ("unbalanced", 1, {"by": "contact"}),
+]
+
+
+@pytest.mark.parametrize(("which", "position", "options"), JOINT_CASES)
+def test_joint_tests_test_a_nested_factor_within_its_nesting_factors_as_r(
+    nested_fit, unbalanced_fit, which, position, options
+):
+    """bottle %in% temp: R tests temp (F 23.308, from the nested means) and temp:bottle
+    (bottle within each temp, 6 df); before, ordstats tested bottle and gave temp no test
+    (a (confounded) row), which is what R gives with nesting = NULL.  R's (confounded) rows
+    are compared by their degrees of freedom (ordstats gives them no F, see above)."""
+    fit = nested_fit if which == "nested" else unbalanced_fit
+    reference = (NESTING if which == "nested" else UNBALANCED)["joint_tests"][position]
+    table = fit.joint_tests(**options)
+    assert table["model term"].tolist() == np.atleast_1d(reference["model_term"]).tolist()
+    if options.get("by"):
+        assert table["contact"].tolist() == np.atleast_1d(reference["by_values"]).tolist()
+    np.testing.assert_array_equal(table["df1"], np.atleast_1d(reference["df1"]))
+    tested = (table["model term"] != "(confounded)").to_numpy()
+    expected_f = np.atleast_1d(reference["F.ratio"]).astype(float)[tested]
+    np.testing.assert_allclose(table["F.ratio"][tested], expected_f, atol=5e-4)  # 3 decimals
+    expected_p = np.atleast_1d(reference["p.value"]).astype(float)[tested]
+    np.testing.assert_allclose(table["p.value"][tested], expected_p, rtol=1e-6)

@@ -38,6 +38,12 @@ frequency) and ``"flat"`` (equal over non-empty cells).  Estimates are linear
 in the cells' values, so their Jacobian in the parameters is the same
 average of the cells' analytic Jacobians and ``SE = sqrt(J V J')``.
 Inference is z-based (``df = Inf``), as emmeans for these models.
+
+**Nesting** (emmeans' ``nesting``): a factor whose every level occurs with one
+level of another among the cells with rows is nested in it
+(:mod:`~ordstats.results.margins.nesting`); it is averaged within each level
+of its nesting factors over the levels that occur there, and the means of a
+nested factor are listed with its nesting factors, only where they occur.
 """
 
 from __future__ import annotations
@@ -76,6 +82,13 @@ from ordstats.results.margins.grid_rows import (
     frame_summary,
     streamed_columns,
     streamed_summary,
+)
+from ordstats.results.margins.nesting import (
+    AUTO,
+    Nesting,
+    find_nesting,
+    format_nesting,
+    parse_nesting,
 )
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.stream import StreamingFit
@@ -491,13 +504,14 @@ def _log_scale(
 
 
 def _scale_parts(
-    grid: _Grid, mode: str, names: list[str], weights: str, values: FloatArray, jac: FloatArray
+    grid: _Grid, mode: str, matrix: FloatArray, values: FloatArray, jac: FloatArray
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None:
     """The scale-model means of emmeans: the averaged numerator times ``exp(-mean log s)``.
 
     ``"latent"`` divides by the scale at the mean of the whole grid's scale
     design (one number for every mean), ``"linear.predictor"`` by the scale at
     the mean of each mean's own cells (as emmeans' ``.clm.hook``).
+    ``matrix`` averages the cells into the means.
     Returns the parts ``(a, da, b, db)`` of ``a exp(-b)``: emmeans' contrasts
     combine the numerators and the log scales separately (so contrasts of latent
     means, whose ``b`` is common, are differences of the numerators).
@@ -508,9 +522,8 @@ def _scale_parts(
     if mode == "latent":
         b = np.full(values.shape, np.mean(log_values))
         jb = np.broadcast_to(np.mean(log_jac, axis=0), jac.shape)
-    else:
-        scale_grid = replace(grid, values=log_values, jacobian=log_jac, log_scale=None)
-        _, b, jb, _ = _average(scale_grid, names, weights)
+    else:  # the same average of the cells' log scales
+        b, jb = _weighted(matrix, log_values), _weighted(matrix, log_jac)
     return values, jac, b, np.array(jb)
 
 
@@ -588,6 +601,26 @@ def _average(
     Returns their labels, values, Jacobian, and (a rank-deficient fit) their
     linear functions: the averages of the cells' rows.
     """
+    labels, matrix = _averaging(grid, names, weights)
+    return _averaged(grid, labels, matrix)
+
+
+def _averaged(
+    grid: _Grid, labels: pd.DataFrame, matrix: FloatArray
+) -> tuple[pd.DataFrame, FloatArray, FloatArray, FloatArray | None]:
+    """The means that the rows of ``matrix`` take of the grid's cells (see :func:`_average`)."""
+    functions = None
+    if grid.estimability is not None:
+        functions = np.nan_to_num(matrix) @ grid.estimability[0]
+        functions[np.isnan(matrix).any(axis=1)] = np.nan
+    return labels, _weighted(matrix, grid.values), _weighted(matrix, grid.jacobian), functions
+
+
+def _averaging(grid: _Grid, names: list[str], weights: str) -> tuple[pd.DataFrame, FloatArray]:
+    """The labels of the means over ``names`` and the matrix that averages the cells into them.
+
+    A mean without cells of positive weight is a row of NaN.
+    """
     position = {d.name: i for i, d in enumerate(grid.dims)}
     kept = [position[n] for n in names]
     index = grid.index()
@@ -603,9 +636,71 @@ def _average(
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = matrix / np.where(totals > 0, totals, np.nan)
     combos = itertools.product(*[grid.dims[d].levels for d in kept[::-1]])
-    labels = pd.DataFrame([c[::-1] for c in combos], columns=names)
-    functions = None if grid.estimability is None else matrix @ grid.estimability[0]
-    return labels, _weighted(matrix, grid.values), _weighted(matrix, grid.jacobian), functions
+    return pd.DataFrame([c[::-1] for c in combos], columns=names), matrix
+
+
+def _nested_averaging(
+    grid: _Grid, names: list[str], weights: str, nesting: Nesting
+) -> tuple[pd.DataFrame, FloatArray]:
+    """:func:`_averaging` where a nested factor is averaged within its nesting groups.
+
+    As emmeans' nested means: the averaged-over factor nested in the most
+    factors is averaged first, separately within each combination of its
+    nesting factors (and of the other nested factors averaged over), over its
+    levels that have rows there; those means (weighing their cells' rows)
+    are then averaged as a grid of their own, in which the remaining nested
+    factors are treated the same way.
+    """
+    averaged = [d.name for d in grid.dims if d.name not in names]
+    nested = [name for name in nesting if name in averaged]
+    if not nested:
+        return _averaging(grid, names, weights)
+    most = max(len(nesting[name]) for name in nested)
+    inner = [name for name in nested if len(nesting[name]) == most][-1]
+    groups = list(dict.fromkeys([*nesting[inner], *(n for n in nested if n != inner)]))
+    kept = list(dict.fromkeys([*names, *groups]))
+    position = {d.name: i for i, d in enumerate(grid.dims)}
+    index = grid.index()
+    group_sizes = [grid.sizes[position[g]] for g in groups]
+    group_of = np.ravel_multi_index(tuple(index[:, position[g]] for g in groups), group_sizes)
+    levels_of = index[:, position[inner]]
+    kept_sizes = [grid.sizes[position[k]] for k in kept]
+    n_means = int(np.prod(kept_sizes))
+    first = np.full((n_means, len(index)), np.nan)
+    for group in np.unique(group_of):
+        in_group = group_of == group
+        present = np.unique(levels_of[in_group & (grid.weights > 0)])
+        cells = np.flatnonzero(in_group & np.isin(levels_of, present))
+        if not cells.size:
+            continue
+        dims = [
+            _Dimension(d.name, [d.levels[i] for i in np.unique(index[cells, k])])
+            for k, d in enumerate(grid.dims)
+        ]
+        part = _Grid(dims, np.zeros(cells.size), np.zeros((cells.size, 0)), grid.weights[cells])
+        _, matrix = _averaging(part, kept, weights)
+        rows = np.ravel_multi_index(
+            tuple(index[cells][:, position[k]] for k in kept[::-1]), kept_sizes[::-1]
+        )
+        means = np.unique(rows)  # the part's means, in the same order as the whole grid's
+        first[means] = 0.0
+        first[np.ix_(means, cells)] = matrix
+    counts = np.where(np.isnan(first), 0.0, first != 0) @ grid.weights
+    between = _Grid(
+        [grid.dims[position[k]] for k in kept],
+        np.zeros(n_means),
+        np.zeros((n_means, 0)),
+        counts,
+    )
+    remaining = {
+        name: [g for g in within if g in kept] for name, within in nesting.items() if name in kept
+    }
+    labels, second = _nested_averaging(between, names, weights, remaining)
+    missing = np.isnan(first).any(axis=1)
+    out = np.nan_to_num(second) @ np.where(np.isnan(first), 0.0, first)
+    spoiled = np.isnan(second).any(axis=1) | ((second != 0) & missing[None, :]).any(axis=1)
+    out[spoiled] = np.nan
+    return labels, out
 
 
 def _weighted(matrix: FloatArray, values: FloatArray) -> FloatArray:
@@ -801,11 +896,9 @@ class EmmGrid:
         _check_names(by_vars, list(self.labels.columns), "by=")
         primary = [c for c in self.labels.columns if c not in by_vars]
         groups = _by_groups(self.labels, by_vars)
-        first = self.labels.iloc[groups[0]]
-        level_labels = _level_labels(first, primary)
-        if method == "trt.vs.ctrl":  # the control by its level as well as its label
-            ref = _reference_position(ref, level_labels, _plain_labels(first, primary))
-        coefficients, names, pairwise, default_adjust = _contrast_matrix(method, level_labels, ref)
+        # the labels of every mean at once (a nested factor's groups have different levels)
+        all_labels = _level_labels(self.labels, primary)
+        all_plain = _plain_labels(self.labels, primary)
         # contrasts of contrasts by the earlier ones: "contrast1", as R names the new column
         column = next(
             f"contrast{k or ''}" for k in itertools.count() if f"contrast{k or ''}" not in by_vars
@@ -814,8 +907,13 @@ class EmmGrid:
         functions = []
         start = 0
         for rows in groups:
-            if len(rows) != len(level_labels):
-                raise OrdstatsError("the by groups have different numbers of means")
+            level_labels = [all_labels[i] for i in rows]
+            control = ref
+            if method == "trt.vs.ctrl":  # the control by its level as well as its label
+                control = _reference_position(ref, level_labels, [all_plain[i] for i in rows])
+            coefficients, names, pairwise, default_adjust = _contrast_matrix(
+                method, level_labels, control
+            )
             values.append(coefficients @ self.values[rows])
             jacobians.append(coefficients @ self.jacobian[rows])
             if self.linear_functions is not None:
@@ -1189,6 +1287,68 @@ def _estimates_at(
     return theta, covariance
 
 
+#: the modes whose grid has the response's levels or the cuts as its first variable
+_EXTRA_VARIABLE_MODES = ("linear.predictor", "cum.prob", "exc.prob", "prob")
+
+
+def _nesting_of(grid: _Grid, mode: str, nesting: Any) -> tuple[Nesting, bool]:
+    """The nesting structure to use and whether it was found in the grid (not given)."""
+    columns = slice(1, None) if mode in _EXTRA_VARIABLE_MODES else slice(None)
+    predictors = grid.dims[columns]
+    names = [d.name for d in predictors]
+    given = parse_nesting(nesting)
+    if given is not None:
+        named = [*given, *(g for groups in given.values() for g in groups)]
+        _check_names(list(dict.fromkeys(named)), names, "nesting=")
+        return given, False
+    sizes = [len(d.levels) for d in predictors]
+    found = find_nesting(names, sizes, grid.index()[:, columns], grid.weights)
+    return found, bool(found)
+
+
+def _with_nesting_groups(
+    primary: list[str], by_vars: list[str], nesting: Nesting
+) -> tuple[list[str], list[str]]:
+    """``specs``/``by`` with the factors a nested one of them is nested in (as emmeans).
+
+    A nested factor's means are those of its levels within each level of its
+    nesting factors: ``~ bottle`` gives bottle and temp, ``~ bottle | temp``
+    bottle within temp.  A nested factor in ``by`` keeps its nesting factors
+    in ``by`` too.
+    """
+    nested = [name for name in [*primary, *by_vars] if name in nesting]
+    if not nested:
+        return primary, by_vars
+    groups = [g for name in nested for g in nesting[name]]
+    by_groups = [g for name in by_vars if name in nesting for g in nesting[name]]
+    by_out = list(dict.fromkeys([*by_groups, *by_vars]))
+    primary_out = [
+        name for name in dict.fromkeys([*nested, *groups, *primary]) if name not in by_out
+    ]
+    return primary_out, by_out
+
+
+def _occurring(grid: _Grid, labels: pd.DataFrame, nesting: Nesting) -> np.ndarray:
+    """Which means' combinations of a nested factor and its nesting factors have rows."""
+    keep = np.ones(len(labels), dtype=bool)
+    index = grid.index()
+    position = {d.name: i for i, d in enumerate(grid.dims)}
+    for name in [n for n in labels.columns if n in nesting]:
+        together = [name, *nesting[name]]
+        sizes = [grid.sizes[position[v]] for v in together]
+        cell_key = np.ravel_multi_index(tuple(index[:, position[v]] for v in together), sizes)
+        rows = np.bincount(cell_key, weights=grid.weights, minlength=int(np.prod(sizes)))
+        label_key = np.ravel_multi_index(
+            tuple(
+                np.array([grid.dims[position[v]].levels.index(x) for x in labels[v]])
+                for v in together
+            ),
+            sizes,
+        )
+        keep &= rows[label_key] > 0
+    return keep
+
+
 def emmeans(
     fit: MarginsFit,
     specs: Any,
@@ -1201,6 +1361,7 @@ def emmeans(
     data: pd.DataFrame | None = None,
     re_form: Any = 0,
     latent_cuts: str = "grid",
+    nesting: Any = AUTO,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> EmmGrid:
@@ -1248,6 +1409,16 @@ def emmeans(
         the means then show the nominal variables' average shift of the
         cut-points, as the margins verbs' ``type="latent"``).  Without nominal
         effects both are the same.
+    nesting : {"auto", None} or str or dict
+        Factors nested in others (each level of ``B`` occurs with one level of
+        ``A`` only), whose means average ``B`` within each level of ``A`` over
+        the levels that occur there, as R emmeans' ``nesting``.  ``"auto"``
+        (default) finds them in the reference grid's cells with rows, as
+        ``ref_grid`` does, and says so in the summary's notes; a text such as
+        ``"bottle %in% temp"`` (several separated by commas, ``"c %in% (a*b)"``)
+        or a dict ``{"bottle": ["temp"]}`` names them; ``None`` (R's
+        ``nesting = NULL``) or ``"none"`` treats every factor as crossed, so
+        means over combinations without rows are ``nonEst``.
     params, cov : ndarray, optional
         Evaluate at other estimates and covariance (e.g. R's), default the fit's.
 
@@ -1266,12 +1437,26 @@ def emmeans(
     primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
     _check_names(primary + by_vars, known, "specs/by")
-    labels, values, jacobian, functions = _average(grid, primary + by_vars, weights)
-    parts = _scale_parts(grid, mode, primary + by_vars, weights, values, jacobian)
+    structure, detected = _nesting_of(grid, mode, nesting)
+    primary, by_vars = _with_nesting_groups(primary, by_vars, structure)
+    names = primary + by_vars
+    if structure:
+        labels, matrix = _nested_averaging(grid, names, weights, structure)
+        shown = _occurring(grid, labels, structure)
+        labels, matrix = labels.loc[shown].reset_index(drop=True), matrix[shown]
+    else:
+        labels, matrix = _averaging(grid, names, weights)
+    labels, values, jacobian, functions = _averaged(grid, labels, matrix)
+    parts = _scale_parts(grid, mode, matrix, values, jacobian)
     if parts is not None:
         values, jacobian = _combine(parts)
-    averaged = [d.name for d in grid.dims if d.name not in primary + by_vars and len(d.levels) > 1]
+    averaged = [d.name for d in grid.dims if d.name not in names and len(d.levels) > 1]
     notes = [f"Results are averaged over the levels of: {', '.join(averaged)}"] if averaged else []
+    if detected:
+        notes.append(
+            f"A nesting structure was detected in the fitted model: {format_nesting(structure)} "
+            "(nesting=None switches it off)"
+        )
     return EmmGrid(
         labels=labels,
         values=values,
@@ -1293,6 +1478,7 @@ def joint_tests(
     by: Any = None,
     *,
     data: pd.DataFrame | None = None,
+    nesting: Any = AUTO,
     params: FloatArray | None = None,
     cov: FloatArray | None = None,
 ) -> pd.DataFrame:
@@ -1305,6 +1491,10 @@ def joint_tests(
     chi-squared distribution on ``df1 = rank(C V C')``.  ``F.ratio`` is
     ``chi2 / df1`` with ``df2 = Inf`` (emmeans' columns).  Terms with no
     testable contrast (e.g. an interaction the model does not have) are left out.
+    A nested factor (see :func:`emmeans`) is tested only in terms with its
+    nesting factors, by contrasts within each of their level combinations
+    (``bottle %in% temp``: ``temp`` and ``temp:bottle``, as emmeans), and the
+    means average it within them.
 
     Parameters
     ----------
@@ -1313,6 +1503,9 @@ def joint_tests(
         Test within each level combination of these variables.
     data : pandas.DataFrame, optional
         The rows the reference grid is built from (see :func:`emmeans`).
+    nesting : {"auto", None} or str or dict
+        Nested factors: found in the grid (default), named, or none (``None``);
+        see :func:`emmeans`.
     params, cov : ndarray, optional
 
     Returns
@@ -1331,6 +1524,7 @@ def joint_tests(
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
+    structure, _ = _nesting_of(grid, mode, nesting)
     by_vars = _as_list(by)
     names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
     _check_names(by_vars, names, "by=")
@@ -1338,9 +1532,12 @@ def joint_tests(
     rows = []
     for size in range(1, len(candidates) + 1):
         for term in itertools.combinations(candidates, size):
-            labels, values, jac, functions = _average(grid, list(term) + by_vars, "equal")
-            contrast = _interaction_contrast([len(grid.dims[_dim(grid, t)].levels) for t in term])
+            nesters = list(dict.fromkeys(g for t in term for g in structure.get(t, [])))
+            if any(g not in term for g in nesters):
+                continue  # a nested factor is tested within its nesting factors only, as emmeans
+            labels, values, jac, functions = _term_means(grid, [*term, *by_vars], structure)
             for group in _by_groups(labels, by_vars):
+                contrast = _term_contrast(labels.iloc[group], list(term), nesters)
                 used = contrast
                 if functions is not None and grid.estimability is not None:
                     # as emmeans: the contrasts the fit cannot estimate are left out
@@ -1366,7 +1563,7 @@ def joint_tests(
                 )
                 rows.append(row)
     if grid.estimability is not None:
-        rows += _confounded_rows(grid, grid.estimability[1], candidates, by_vars, rows)
+        rows += _confounded_rows(grid, grid.estimability[1], candidates, by_vars, rows, structure)
     columns = ["model term", *by_vars, "df1", "df2", "F.ratio", "p.value"]
     return pd.DataFrame(rows, columns=columns)
 
@@ -1377,6 +1574,7 @@ def _confounded_rows(
     candidates: list[str],
     by_vars: list[str],
     tested: list[dict[str, Any]],
+    nesting: Nesting,
 ) -> list[dict[str, Any]]:
     """The ``(confounded)`` rows of a rank-deficient fit's joint tests, one per ``by`` group.
 
@@ -1385,11 +1583,16 @@ def _confounded_rows(
     rank(D N)``, ``N`` the non-estimable ``basis``) less the terms' degrees of
     freedom.  As in emmeans, they get no test (F and p missing).
     """
-    labels, _, _, functions = _average(grid, candidates + by_vars, "equal")
+    labels, _, _, functions = _term_means(grid, candidates + by_vars, nesting)
     out = []
     for group in _by_groups(labels, by_vars):
         differences = np.diff(np.asarray(functions)[group], axis=0)
-        estimable = np.linalg.matrix_rank(differences) - np.linalg.matrix_rank(differences @ basis)
+        # an absolute tolerance from the differences' own size: a product that is zero but
+        # for rounding (every cell estimable) has no rank, whatever its tiny singular values
+        tol = 1e-8 * max(1.0, float(np.linalg.norm(differences, 2)))
+        estimable = np.linalg.matrix_rank(differences) - np.linalg.matrix_rank(
+            differences @ basis, tol=tol
+        )
         key = {name: labels.iloc[group[0]][name] for name in by_vars}
         used = sum(r["df1"] for r in tested if all(r[n] == v for n, v in key.items()))
         if estimable > used:
@@ -1399,8 +1602,37 @@ def _confounded_rows(
     return out
 
 
-def _dim(grid: _Grid, name: str) -> int:
-    return [d.name for d in grid.dims].index(name)
+def _term_means(
+    grid: _Grid, names: list[str], nesting: Nesting
+) -> tuple[pd.DataFrame, FloatArray, FloatArray, FloatArray | None]:
+    """The equally weighted means over ``names`` that occur (nested means where nested)."""
+    if not nesting:
+        return _average(grid, names, "equal")
+    labels, matrix = _nested_averaging(grid, names, "equal", nesting)
+    shown = _occurring(grid, labels, nesting)
+    return _averaged(grid, labels.loc[shown].reset_index(drop=True), matrix[shown])
+
+
+def _term_contrast(labels: pd.DataFrame, term: list[str], nesters: list[str]) -> FloatArray:
+    """A term's interaction contrasts of one ``by`` group's means (rows of ``labels``).
+
+    Crossed factors: the Kronecker product of consecutive differences over the
+    term's factors.  With nested factors, the same over the factors that are not
+    nesting factors, separately within each combination of the nesting factors
+    (block-diagonal: a nested factor's levels differ between its groups).
+    """
+    inner = [t for t in term if t not in nesters]
+    blocks = _by_groups(labels.reset_index(drop=True), nesters)
+    out = np.zeros((0, len(labels)))
+    for block in blocks:
+        sizes = [labels.iloc[block][t].nunique() for t in inner]
+        contrast = _interaction_contrast(sizes)
+        if contrast.shape[1] != len(block):  # not a crossing: consecutive differences
+            contrast = np.diff(np.eye(len(block)), axis=0)
+        part = np.zeros((contrast.shape[0], len(labels)))
+        part[:, block] = contrast
+        out = np.vstack([out, part])
+    return out
 
 
 def _interaction_contrast(sizes: list[int]) -> FloatArray:
@@ -1439,6 +1671,7 @@ class EmmeansMethods:
         re_form: Any = 0,
         data: pd.DataFrame | None = None,
         latent_cuts: str = "grid",
+        nesting: Any = AUTO,
     ) -> EmmGrid:
         """Estimated marginal means, as R's ``emmeans(fit, specs, by, mode, weights, at)``.
 
@@ -1468,6 +1701,10 @@ class EmmeansMethods:
             With nominal effects, ``mode="latent"`` subtracts the mean cut-point
             over the whole grid (``"grid"``, default, as emmeans) or each cell's
             own (``"cell"``); see :func:`emmeans`.
+        nesting : {"auto", None} or str or dict
+            Nested factors: found in the grid (``"auto"``, default, as
+            emmeans), named (``"bottle %in% temp"``) or none (``None``, R's
+            ``nesting = NULL``); see :func:`emmeans`.
 
         Returns
         -------
@@ -1492,9 +1729,12 @@ class EmmeansMethods:
                 re_form=re_form,
                 data=data,
                 latent_cuts=latent_cuts,
+                nesting=nesting,
             )
 
-    def joint_tests(self, by: Any = None, data: pd.DataFrame | None = None) -> pd.DataFrame:
+    def joint_tests(
+        self, by: Any = None, data: pd.DataFrame | None = None, nesting: Any = AUTO
+    ) -> pd.DataFrame:
         """Wald tests of every model term on the latent scale, as R's ``joint_tests(fit)``.
 
         Parameters
@@ -1502,6 +1742,9 @@ class EmmeansMethods:
         by : str or list of str, optional
         data : pandas.DataFrame, optional
             Rows to build the reference grid from (default the estimation rows).
+        nesting : {"auto", None} or str or dict
+            Nested factors (found in the grid by default, as emmeans; ``None``
+            for none); see :func:`emmeans`.
 
         Returns
         -------
@@ -1509,4 +1752,4 @@ class EmmeansMethods:
             ``model term``, ``df1``, ``df2`` (Inf), ``F.ratio``, ``p.value``.
         """
         with numeric_threads():  # thin products, as in the fit
-            return joint_tests(cast(MarginsFit, self), by=by, data=data)
+            return joint_tests(cast(MarginsFit, self), by=by, data=data, nesting=nesting)
