@@ -480,6 +480,26 @@ def test_censored_results_pickle_and_score_dask_rows():
     np.testing.assert_allclose(scored.to_numpy(), memory.predict(data, which="linear"), rtol=1e-12)
 
 
+def test_survival_of_the_fitted_rows_read_in_chunks():
+    """survival() without newdata asked for the rows in memory out of core, while
+    mean(), quantile() and exceedance() streamed them; it now streams them too."""
+    dd = pytest.importorskip("dask.dataframe")
+    data = _right_censored_ratings()
+    formula = "Censored(lo, up) ~ x1"
+    times = [0.0, 1.0, 2.5]
+    memory = ordstats.OrdinalModel.from_formula(formula, data, many_levels=True).fit()
+    expected = memory.survival(times=times)
+    for source, options in ((data, {"chunksize": 70}), (dd.from_pandas(data, npartitions=3), {})):
+        model = ordstats.OrdinalModel.from_formula(formula, source, many_levels=True, **options)
+        got = model.fit().survival(times=times)
+        assert list(got.predicted.index) == list(expected.predicted.index)
+        np.testing.assert_allclose(got.predicted, expected.predicted, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(got.se, expected.se, rtol=1e-7, atol=1e-12)
+        pd.testing.assert_frame_equal(
+            got.summary_frame(), expected.summary_frame(), rtol=1e-7, atol=1e-9
+        )
+
+
 def test_chunked_probability_residuals_of_a_censored_response():
     """Out of core, resid_prob looked up the response by its name, Censored(lo, up),
     in the chunk's columns (a raw KeyError); it now codes each row's (lower, upper]."""

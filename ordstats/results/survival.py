@@ -87,6 +87,22 @@ class SurvivalResults(PredictionResults):
         rows, cols = self.predicted.shape
         return f"<SurvivalResults: P(Y > t) for {rows} rows x {cols} times>"
 
+    def as_frame(self) -> pd.DataFrame:
+        """``P(Y > t)``, ``P(Y <= t)`` and the SEs side by side (stacked over chunks)."""
+        cdf = pd.DataFrame(self._complement, self.predicted.index, self.predicted.columns)
+        return pd.concat({"surv": self.predicted, "cdf": cdf, "se": self.se}, axis=1)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, times: FloatArray) -> SurvivalResults:
+        """The results whose :meth:`as_frame` is ``frame``."""
+        return cls(
+            frame["surv"].to_numpy(),
+            frame["cdf"].to_numpy(),
+            frame["se"].to_numpy(),
+            frame.index,
+            times,
+        )
+
 
 def numeric_level_values(values: list[Any]) -> FloatArray:
     """The response's level values as floats, or raise: survival needs a numeric response.
@@ -159,7 +175,8 @@ class SurvivalMethods(PredictionSEMethods):
         Parameters
         ----------
         newdata : pandas.DataFrame or array-like, optional
-            Rows to predict for (default: the fitted rows, when in memory).
+            Rows to predict for (default: the fitted rows, also of data read in
+            chunks or from Dask, which are streamed).
         times : float or array-like, optional
             The ``t`` of ``P(Y > t)`` (default: every level value but the highest).
         offset : float or array-like, optional
@@ -185,6 +202,11 @@ class SurvivalMethods(PredictionSEMethods):
             )
         values = numeric_level_values(list(model.design.response.values))
         t = _times(times, values)
+        streamed = self._fitted_rows_table(  # type: ignore[attr-defined]
+            newdata, offset, lambda rows: self.survival(rows, t).as_frame(), "survival()"
+        )
+        if streamed is not None:  # the fitted rows of data read in chunks
+            return SurvivalResults.from_frame(streamed, t)
         warn_rank_deficient(model.design, newdata, stacklevel=2)
         rows, index = self._new_rows(newdata, offset)
         cut = np.searchsorted(values, t, side="right") - 1  # -1: below every level
