@@ -973,7 +973,8 @@ def _drop_nominal_aliases(
     aliased = [j - 1 - r for j in aliased_columns(gram, residual=residual) if j > r]
     reason = (
         "{names} in the location formula is also a nominal effect, which already "
-        "contains its location shift"
+        "contains its location shift (not with threshold='symmetric2', whose nominal "
+        "effects move only the spacings: there collinear='keep' estimates both)"
     )
     return _remove_columns(location, aliased, collinear, reason, "remove it from one formula")
 

@@ -71,6 +71,19 @@ def test_location_term_also_nominal_is_dropped(wine):
         )
 
 
+def test_location_term_also_nominal_under_symmetric2_says_it_is_estimable(wine):
+    """Under threshold='symmetric2' a nominal effect moves only the spacings, so the
+    location column is identified; R's clm drops it anyway, and so does ordstats, but
+    the warning said the nominal effect already contained its location shift."""
+    formula, options = "rating ~ temp + contact", {"nominal": "~ contact"}
+    with pytest.warns(CollinearityWarning, match=r"not with threshold='symmetric2'"):
+        OrdinalModel.from_formula(formula, wine, threshold="symmetric2", **options).fit()
+    kept = OrdinalModel.from_formula(
+        formula, wine, threshold="symmetric2", collinear="keep", **options
+    ).fit()
+    assert kept.converged and np.isfinite(kept.bse["contact[T.yes]"])
+
+
 def test_nominal_model_generalises_the_location_model(wine):
     """Equal nominal effects gamma_j = -beta reproduce the location model exactly."""
     loc = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
