@@ -13,7 +13,10 @@ follows the shape of the likelihood and is invariant to reparametrisation.
 
 Each :math:`\ell_p(\psi)` is a Newton fit with :math:`\psi` fixed, started from
 the nearest point already profiled and moved along the first-order path
-:math:`d\hat\lambda/d\psi = -H_{\lambda\lambda}^{-1} H_{\lambda\psi}`.  The ends
+:math:`d\hat\lambda/d\psi = -H_{\lambda\lambda}^{-1} H_{\lambda\psi}`; between two
+profiled points it is started from both and the higher maximum is kept, since
+the constrained likelihood can have two local maxima (the profile then jumps
+where the higher one's branch ends, and an interval end can lie at the jump).  The ends
 of the interval are the roots of :math:`r(\psi) = \pm z`, bracketed by
 stepping out from :math:`\hat\psi` in units of its standard error and found by
 Newton's method safeguarded by bisection, with :math:`dr/d\psi = -U_\psi / r`
@@ -75,6 +78,9 @@ _MAX_BISECTIONS = 20
 #: Continuation: at most this many steps to reach a value (steps grow by half the
 #: distance travelled, so this reaches 2^30 standard errors and more).
 _MAX_CONTINUATION = 200
+#: A jump of the profile past the cut-off ends the interval when converged fits on
+#: both sides of it are at most this many standard errors apart.
+_JUMP_WIDTH = 1e-4
 #: Root finding for the interval ends: tolerance on r and on the bracket width.
 _ROOT_TOL = 1e-10
 _MAX_ROOT_STEPS = 100
@@ -225,8 +231,11 @@ class ParameterProfile:
         #: where the constrained fits could not go further before the profile fell to
         #: the cut-off (an interval end there is open), if anywhere
         self.stopped_at: float | None = None
+        #: where the profile falls past the cut-off in a jump (the interval ends there)
+        self.jump_at: float | None = None
         slope = _path_slope(top.hessian, index, self.free)
-        self._points = [_Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)]
+        self._mle = _Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)
+        self._points = [self._mle]
 
     # -- constrained fits -----------------------------------------------------
 
@@ -278,20 +287,49 @@ class ParameterProfile:
         self._points.insert(bisect.bisect_left(values, point.value), point)
         return point
 
+    def _fit_near(self, near: _Point, value: float) -> _Point | None:
+        """The constrained fit at ``value`` from ``near`` (moved along its path, then as is)."""
+        for start in (near.params + (value - near.value) * near.slope, near.params):
+            found = self._fit_from(value, start)
+            if found is not None:
+                return found
+        return None
+
+    def _best_fit(self, near: _Point, value: float) -> _Point | None:
+        """The higher constrained maximum at ``value`` from ``near`` and the other neighbour.
+
+        The constrained likelihood can have two local maxima, each followed by a
+        branch of constrained fits; a fit goes to the branch of its start.  Between
+        converged points already profiled on both sides (as in root finding) it
+        is started from both, and the profile being the maximum, the higher fit
+        is kept.
+        """
+        values = [p.value for p in self._points]
+        pos = bisect.bisect_left(values, value)
+        found = self._fit_near(near, value)
+        for other in self._points[max(pos - 1, 0) : pos + 1]:
+            if other is near or not (near.converged and other.converged):
+                continue
+            alternative = self._fit_near(other, value)
+            if alternative is not None and (found is None or alternative.llf > found.llf):
+                found = alternative
+        return found
+
     def _step_towards(self, near: _Point, value: float) -> _Point | None:
         """Fit at ``value``, or nearer ``near`` if no start is feasible there.
 
-        The way from ``near`` is halved until a start is feasible.
+        The way from ``near`` is halved until a start is feasible.  Where none
+        is, the branch of constrained optima through ``near`` ends before
+        ``value``, and the fit at ``value`` is started from the estimate instead.
         """
         target = value
         for _ in range(_MAX_BISECTIONS):
-            step = target - near.value
-            for start in (near.params + step * near.slope, near.params):
-                found = self._fit_from(target, start)
-                if found is not None:
-                    return self._insert(found)
-            target = near.value + 0.5 * step
-        return None
+            found = self._best_fit(near, target)
+            if found is not None:
+                return self._insert(found)
+            target = near.value + 0.5 * (target - near.value)
+        found = None if near is self._mle else self._fit_near(self._mle, value)
+        return None if found is None else self._insert(found)
 
     def _reach(self, near: _Point) -> float:
         """How far the profile may advance from ``near`` in one constrained fit.
@@ -378,27 +416,59 @@ class ParameterProfile:
             else:
                 outside = value
             if abs(excess) < _ROOT_TOL or abs(outside - inside) <= _ROOT_TOL * max(1.0, abs(value)):
-                if point is not None and point.converged:
-                    return value
-                if point is not None:
-                    # the constrained fit stopped early: its log-likelihood is only a lower
-                    # bound, so the profile may stay above the cut-off here (R gives NA)
-                    self.stopped_at = value
-                    return side * np.inf
-                # the constrained fits fail beyond ``inside``; where the profile falls to
-                # the cut-off as it nears that edge (thresholds about to cross), the end
-                # is there; where it is still above the cut-off, it is not known
-                if side * self.signed_root(inside) >= z - _EDGE_TOL:
-                    return inside
-                self.stopped_at = inside
-                return side * np.inf
+                break
             root = excess + z  # |r| on this side
             step = np.nan
             if point is not None and root > 0 and point.score != 0.0:
                 step = value + excess * root / point.score  # f' = side r' = -score / |r|
             low, high = sorted((inside, outside))
             value = step if low < step < high else 0.5 * (inside + outside)
-        return value
+        return self._settle(z, side, value, inside)
+
+    def _settle(self, z: float, side: int, value: float, inside: float) -> float:
+        """The interval end from where root finding stopped (``side * inf`` if not known)."""
+        point = self.point(value)
+        if point is not None and point.converged:
+            return value
+        if point is not None:
+            jump = self._jump(z, side)
+            if jump is not None:
+                self.jump_at = jump
+                return jump
+            # the constrained fit stopped early: its log-likelihood is only a lower
+            # bound, so the profile may stay above the cut-off here (R gives NA)
+            self.stopped_at = value
+            return side * np.inf
+        # the constrained fits fail beyond ``inside``; where the profile falls to
+        # the cut-off as it nears that edge (thresholds about to cross), the end
+        # is there; where it is still above the cut-off, it is not known
+        if side * self.signed_root(inside) >= z - _EDGE_TOL:
+            return inside
+        self.stopped_at = inside
+        return side * np.inf
+
+    def _jump(self, z: float, side: int) -> float | None:
+        """Where the profile falls past the cut-off in a jump on one side, if it does.
+
+        The first converged constrained fit with ``side * r >= z`` going out from
+        the estimate ends the interval when the converged fit before it, within
+        :data:`_JUMP_WIDTH` standard errors, has ``side * r < z``: a branch of
+        constrained optima ends between them (its fits stop early as they near
+        its end, where a scale effect runs off to infinity) and the profile
+        drops to another branch.  Non-converged fits between them give only
+        lower bounds of the profile and do not decide the end.
+        """
+        points = self._points if side > 0 else self._points[::-1]
+        previous: _Point | None = None
+        for point in points:
+            if side * (point.value - self.estimate) < 0 or not point.converged:
+                continue
+            if side * self.signed_root(point.value) >= z:
+                if previous is None or abs(point.value - previous.value) > _JUMP_WIDTH * self.scale:
+                    return None
+                return point.value
+            previous = point
+        return None
 
     def evaluated(self) -> list[_Point]:
         """All points profiled so far, in increasing order of the parameter."""
@@ -415,14 +485,21 @@ def _index_of(name: str, names: Sequence[str]) -> int:
 
 
 def _warn_profile(
-    profile: ParameterProfile, name: str, ends: Sequence[float], stacklevel: int
+    profile: ParameterProfile,
+    name: str,
+    ends: Sequence[float],
+    stacklevel: int,
+    unit: float = 1.0,
 ) -> None:
-    """One warning: an open interval, or constrained fits that did not converge."""
+    """One warning: an open interval, a jump, or constrained fits that did not converge.
+
+    ``unit`` converts the profile's values to the parameter's (see :func:`_units`).
+    """
     if profile.stopped_at is not None:
         warnings.warn(
             f"the profile likelihood of {name!r} could not be followed beyond "
-            f"{profile.stopped_at:.6g} (the constrained fits stop early there) before reaching "
-            "the cut-off, so its interval is open on that side",
+            f"{profile.stopped_at * unit:.6g} (the constrained fits stop early there) before "
+            "reaching the cut-off, so its interval is open on that side",
             ConvergenceWarning,
             stacklevel=stacklevel + 2,
         )
@@ -430,6 +507,14 @@ def _warn_profile(
         warnings.warn(
             f"the profile likelihood of {name!r} levels off before reaching the cut-off on "
             "one side, so its interval is unbounded there (separation or a flat likelihood)",
+            ConvergenceWarning,
+            stacklevel=stacklevel + 2,
+        )
+    elif profile.jump_at is not None:
+        warnings.warn(
+            f"the profile likelihood of {name!r} falls past the cut-off in a jump at "
+            f"{profile.jump_at * unit:.6g} (one branch of constrained optima ends there, its fits "
+            "stopping early as they near the end), so its interval ends at the jump",
             ConvergenceWarning,
             stacklevel=stacklevel + 2,
         )
@@ -488,7 +573,7 @@ def profile_conf_int(
             step = float(scales[index] / units[index])
             profile = ParameterProfile(scaled, estimates / units, index, step)
             lower, upper = profile.limit(z, -1), profile.limit(z, +1)
-            _warn_profile(profile, name, (lower, upper), stacklevel)
+            _warn_profile(profile, name, (lower, upper), stacklevel, units[index])
             rows[name] = (lower * units[index], upper * units[index])
         return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
 
@@ -550,7 +635,9 @@ def profile_curve(
                 [value * units[index], profile.signed_root(float(value)), llf]
                 + [params[_index_of(n, names)] for n in others]
             )
-        _warn_profile(profile, param, [end * units[index] for end in ends], stacklevel)
+        _warn_profile(
+            profile, param, [end * units[index] for end in ends], stacklevel, units[index]
+        )
         frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
         frame.attrs.update(
             param=param,

@@ -249,7 +249,7 @@ def test_profile_of_a_converged_fit_needs_no_positive_definite_hessian():
     1e5): numpy's LinAlgError escaped conf_int; another parameter's fit overflowed
     its Hessian ("the fit cannot continue").  R's confint gives SOUPTYPE[T.Canned]
     [-0.40105, -0.01212]; the upper end lies where the profile jumps between two
-    branches of constrained optima (not compared)."""
+    branches of constrained optima (see the test of that jump)."""
     res = _soup_scale_model("logit").fit()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -269,3 +269,35 @@ def test_a_profile_that_stays_above_the_cut_off_gives_an_open_end(link, threshol
         ci = res.conf_int(method="profile", which=["scale:PROD[T.Test]"])
     assert ci.iloc[0, 0] == -np.inf
     assert np.isfinite(ci.iloc[0, 1])
+
+
+def test_a_profile_that_jumps_past_the_cut_off_ends_at_the_jump():
+    """SOUPTYPE[T.Canned]: below 0 the profile follows a branch of constrained optima
+    whose scale effect runs off to -inf as the value nears 0; above 0 that branch is gone
+    and the profile drops, in a jump, past the cut-off (R's refits from both branches,
+    profile_soup_branches.json).  The interval ended open where the fits stopped near 0.
+    R's confint puts the end at -0.01212 by a spline across the jump (0.0033 and 0.0013
+    with 16 and 32 steps); its own refits have |r| = 1.695 < z there."""
+    data = ref.load("profile_soup_branches")
+    res = _soup_scale_model("logit").fit()
+    name = "SOUPTYPE[T.Canned]"
+    with pytest.warns(ConvergenceWarning, match="in a jump at"):
+        ci = res.conf_int(method="profile", which=[name])
+    assert ci.loc[name, "lower"] == pytest.approx(data["confint"][0], abs=1e-4)
+    # the jump lies between R's last value inside and first value outside
+    z = stats.norm.ppf(0.975)
+    inside = max(row["value"] for row in data["profile"] if row["signed_root"] < z)
+    outside = min(row["value"] for row in data["profile"] if row["signed_root"] >= z)
+    assert inside <= ci.loc[name, "upper"] <= outside
+    assert ci.loc[name, "upper"] == pytest.approx(0.0, abs=1e-4)
+
+    k = list(res.params.index).index(name)
+    profile = ParameterProfile(
+        res.model.evaluator.evaluate, res.params.to_numpy(), k, float(res.bse.iloc[k])
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for row in data["profile"]:
+            assert profile.signed_root(row["value"]) == pytest.approx(
+                row["signed_root"], abs=1e-4
+            ), row["value"]
