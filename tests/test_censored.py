@@ -613,3 +613,30 @@ def test_predictors_move_which_thresholds_are_tied(name, turnbull, fitted):
             surv = res.survival(new, times=times)
         assert len(res.model.levels) == fitted
         _assert_equals_direct_ml(res, ref, "x", surv)
+
+
+def test_which_intervals_are_tied_does_not_depend_on_the_scale_of_the_weights():
+    """Freeing a tied interval raises the log-likelihood here by 8e-6 per unit of
+    weight.  The threshold for freeing was an absolute rate (1e-4): with unit weights
+    the interval stayed tied (logLik 1.6e-6 below R's maximum over ordered thresholds),
+    with weights of 100 it was freed, so constant weights changed the levels and the
+    estimates.  The rate is now per unit of mean weight, and smaller.  (The lowest
+    level's probability vanishes at the maximum, so its threshold drifts down with a
+    huge SE and the fit warns, in R's maximisation too: the slopes are not compared.)"""
+    ref = json.loads((REFERENCE / "ordered_thresholds_small_gain.json").read_text())
+    data = _direct_ml_frame("ordered_thresholds_small_gain")
+    formula = "Censored(lower, upper) ~ x + g"
+    for weight, options in ((1.0, {}), (0.01, {}), (100.0, {}), (1.0, {"chunksize": 6})):
+        model = ordstats.OrdinalModel.from_formula(
+            formula,
+            data.assign(w=weight),
+            many_levels=True,
+            link="probit",
+            weights="w",
+            **options,
+        )
+        with pytest.warns(ordstats.errors.ConvergenceWarning, match="may be unbounded"):
+            res = model.fit()
+        np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-12)
+        assert res.llf / weight == pytest.approx(ref["loglik"], rel=1e-8)
+        assert res.llnull / weight == pytest.approx(ref["llnull"], rel=1e-8)

@@ -1609,16 +1609,18 @@ class OrdinalModel:
         kept = response.censoring.kept_cells
         steps = np.diff(params[lay.thresholds])
         new = kept.copy()
-        if np.any(steps <= 0):
+        visited = (self._censored_visited if visited is None else visited) | {kept.tobytes()}
+        if len(visited) > _MAX_ACTIVE_SET_STEPS:
+            return None
+        if np.any(steps <= 0):  # to a feasible fit, even one fitted before
             new[np.flatnonzero(kept)[int(np.argmin(steps)) + 1]] = False
         else:
             cell = self._censored_cell_to_free(params, kept, null)
             if cell is None:
                 return None
             new[cell] = True
-        visited = (self._censored_visited if visited is None else visited) | {kept.tobytes()}
-        if new.tobytes() in visited:
-            return None
+            if new.tobytes() in visited:  # freed before, and tied again: a cycle
+                return None
         try:
             model = self._with_censored_cells(new)
         except ResponseError:
@@ -1655,7 +1657,7 @@ class OrdinalModel:
         tied = np.flatnonzero(~span)
         gain = upto[next_kept[tied]] - upto[tied]
         best = int(np.argmax(gain))
-        if gain[best] <= _OPENING_TOLERANCE:
+        if gain[best] <= _OPENING_TOLERANCE * self.nobs / max(self.n_rows, 1):
             return None
         return int(cells[0] + tied[best])
 
@@ -1760,8 +1762,11 @@ class _FormulaSource:
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 #: A tied interval of a censored response is freed when opening it raises the
-#: log-likelihood at this rate or more (its tie's multiplier has the wrong sign).
-_OPENING_TOLERANCE = 1e-4
+#: log-likelihood at this rate or more per unit of mean weight (its tie's multiplier
+#: has the wrong sign); per unit of weight, so that scaling the weights changes nothing.
+_OPENING_TOLERANCE = 1e-6
+#: At most this many tie patterns are fitted (each step ties or frees one interval).
+_MAX_ACTIVE_SET_STEPS = 200
 
 
 @contextmanager
