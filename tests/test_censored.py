@@ -640,3 +640,18 @@ def test_which_intervals_are_tied_does_not_depend_on_the_scale_of_the_weights():
         np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-12)
         assert res.llf / weight == pytest.approx(ref["loglik"], rel=1e-8)
         assert res.llnull / weight == pytest.approx(ref["llnull"], rel=1e-8)
+
+
+def test_rows_covering_every_level_are_counted_as_rows_in_chunks():
+    """Out of core the first pass keeps each distinct pair of bounds once, and the
+    warning counted those pairs: 1 row where memory said 3."""
+    data = pd.DataFrame(
+        {
+            "lo": [1.0, 2, 3, 4, 0.5, 0.5, 0.5, 2, 1],
+            "up": [1.0, 2, 3, 4, np.inf, np.inf, np.inf, 2, 1],
+            "x": [0.1, -0.4, 0.3, 1.2, 0.0, 0.5, -0.7, 0.2, -1.1],
+        }
+    )
+    for options in ({}, {"chunksize": 2}):
+        with pytest.warns(ordstats.errors.LevelsWarning, match=r": 3 row\(s\) are censored"):
+            ordstats.OrdinalModel.from_formula("Censored(lo, up) ~ x", data, **options)

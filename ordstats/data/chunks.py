@@ -171,20 +171,25 @@ class LevelScan:
     bound_weights : dict
         A censored response's distinct ``(lower, upper)`` pairs -> their summed
         weight (Turnbull's estimate behind the levels needs it).
+    bound_rows : dict
+        The same pairs -> how many rows have them (for the encoding's messages).
     """
 
     n_rows: int
     values: dict[str, dict[Any, None]]
     categories: dict[str, tuple[tuple[Any, ...], bool]]
     bound_weights: dict[tuple[float, float], float] = field(default_factory=dict)
+    bound_rows: dict[tuple[float, float], int] = field(default_factory=dict)
 
     def __add__(self, other: LevelScan | None) -> LevelScan:
         if other is None:
             return self
         values = {c: {**v, **other.values.get(c, {})} for c, v in self.values.items()}
-        bound_weights = dict(self.bound_weights)
+        bound_weights, bound_rows = dict(self.bound_weights), dict(self.bound_rows)
         for pair, weight in other.bound_weights.items():
             bound_weights[pair] = bound_weights.get(pair, 0.0) + weight
+        for pair, count in other.bound_rows.items():
+            bound_rows[pair] = bound_rows.get(pair, 0) + count
         categories = dict(self.categories)
         for col, (cats, ordered) in other.categories.items():
             if col not in categories:
@@ -198,7 +203,7 @@ class LevelScan:
                     "one set of categories"
                 )
             categories[col] = (tuple(dict.fromkeys(mine + tuple(cats))), my_order and ordered)
-        return LevelScan(self.n_rows + other.n_rows, values, categories, bound_weights)
+        return LevelScan(self.n_rows + other.n_rows, values, categories, bound_weights, bound_rows)
 
     __radd__ = __add__
 
@@ -233,8 +238,9 @@ def scan_levels(
     values: dict[str, dict[Any, None]] = {}
     categories: dict[str, tuple[tuple[Any, ...], bool]] = {}
     bound_weights: dict[tuple[float, float], float] = {}
-    if plan.censored is not None:  # the distinct (lower, upper) pairs, and their weights
-        bound_weights = _bound_weights(frame, plan, complete)
+    bound_rows: dict[tuple[float, float], int] = {}
+    if plan.censored is not None:  # the distinct (lower, upper) pairs, their weights and rows
+        bound_weights, bound_rows = _bound_sums(frame, plan, complete)
         values[plan.response] = dict.fromkeys(bound_weights)
     for col in [plan.response, *plan.factors]:
         if col in values:
@@ -248,18 +254,23 @@ def scan_levels(
         else:
             observed = pd.unique(series)
         values[col] = dict.fromkeys(np.asarray(observed, dtype=object).tolist())
-    return LevelScan(len(frame), values, categories, bound_weights)
+    return LevelScan(len(frame), values, categories, bound_weights, bound_rows)
 
 
-def _bound_weights(
+def _bound_sums(
     frame: pd.DataFrame, plan: ColumnPlan, complete: np.ndarray
-) -> dict[tuple[float, float], float]:
-    """A censored response's distinct ``(lower, upper)`` pairs in complete rows, with weights."""
+) -> tuple[dict[tuple[float, float], float], dict[tuple[float, float], int]]:
+    """A censored response's distinct ``(lower, upper)`` pairs in complete rows: weights, rows."""
     assert plan.censored is not None
     bounds = frame[list(plan.censored)].astype(float)[complete]
     weights = pd.Series(chunk_weights(frame, plan.weights)[complete], index=bounds.index)
-    summed = weights.groupby([bounds.iloc[:, 0], bounds.iloc[:, 1]], sort=False, dropna=False).sum()
-    return {(float(lo), float(up)): float(w) for (lo, up), w in summed.items()}
+    grouped = weights.groupby([bounds.iloc[:, 0], bounds.iloc[:, 1]], sort=False, dropna=False)
+    summed, counts = grouped.sum(), grouped.size()
+    pairs = [(float(lo), float(up)) for lo, up in summed.index]
+    return (
+        dict(zip(pairs, map(float, summed), strict=True)),
+        dict(zip(pairs, map(int, counts.reindex(summed.index)), strict=True)),
+    )
 
 
 def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
@@ -370,6 +381,7 @@ def fix_levels(
             name=plan.response,
             many_levels=many_levels,
             weights=np.fromiter(scan.bound_weights.values(), dtype=float),
+            rows=np.array([scan.bound_rows.get(pair, 1) for pair in scan.bound_weights]),
         )
     else:
         response = encode_response(

@@ -456,6 +456,7 @@ def encode_censored(
     name: str = "y",
     many_levels: bool = False,
     weights: FloatArray | None = None,
+    rows: IntArray | None = None,
 ) -> EncodedResponse:
     """Encode censored values as ranges of levels (see the module).
 
@@ -470,6 +471,9 @@ def encode_censored(
     weights : ndarray, shape (n,), optional
         The rows' weights (default one each): Turnbull's estimate behind the
         levels left out (see :meth:`CensoredLevels.of`) weighs the rows by them.
+    rows : ndarray of int, shape (n,), optional
+        How many rows each entry stands for (default one; the distinct bounds of
+        data read in chunks), for the count in the warning on uninformative rows.
 
     Returns
     -------
@@ -498,7 +502,7 @@ def encode_censored(
             "many_levels=True to fit one threshold per distinct value (as rms::orm)"
         )
     y_low, y = levels.codes(lower, upper)
-    _warn_uninformative(y_low == 0, y == n_levels - 1, name)
+    _warn_uninformative(y_low == 0, y == n_levels - 1, name, rows)
     values = levels.values
     return EncodedResponse(
         codes=y,
@@ -577,12 +581,13 @@ def _labels(values: FloatArray) -> list[str]:
     return labels
 
 
-def _warn_uninformative(bottom: Any, top: Any, name: str) -> None:
+def _warn_uninformative(bottom: Any, top: Any, name: str, rows: IntArray | None) -> None:
     """Rows that span every level have probability one: they inform nothing (orm drops them)."""
     every = np.asarray(bottom & top)
     if every.any():
+        count = int(every.sum() if rows is None else np.asarray(rows)[every].sum())
         warnings.warn(
-            f"response {name!r}: {int(every.sum())} row(s) are censored so that they "
+            f"response {name!r}: {count} row(s) are censored so that they "
             "cover every level (e.g. right-censored below the lowest exact value); their "
             "probability is one whatever the parameters, so they add nothing to the fit "
             "(rms::orm drops them)",
