@@ -655,3 +655,19 @@ def test_rows_covering_every_level_are_counted_as_rows_in_chunks():
     for options in ({}, {"chunksize": 2}):
         with pytest.warns(ordstats.errors.LevelsWarning, match=r": 3 row\(s\) are censored"):
             ordstats.OrdinalModel.from_formula("Censored(lo, up) ~ x", data, **options)
+
+
+def test_remove_data_drops_the_censored_rows_bounds():
+    """The design keeps each row's bounds (to code the rows with other levels when the
+    fit ties thresholds); remove_data() dropped the codes but kept the bounds and the
+    lowest codes of every row."""
+    data = _direct_ml_frame("ordered_thresholds_freed")
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(lower, upper) ~ x", data, many_levels=True
+    ).fit()
+    assert len(res.model.design.response.bounds[0]) == len(data)
+    expected = res.predict(data.head(3))
+    res.remove_data()
+    response = res.model.design.response
+    assert response.bounds is None and len(response.lower_codes) == 0
+    pd.testing.assert_frame_equal(res.predict(data.head(3)), expected)

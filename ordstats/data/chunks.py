@@ -1120,7 +1120,8 @@ def skeleton_design(
         for part, terms in spec.parts.items()
     }
     return Design(
-        response=replace(response, codes=np.empty(0, dtype=np.intp)),
+        # a censored response's distinct bounds stay behind: the spec codes the rows
+        response=replace(response, codes=np.empty(0, dtype=np.intp), bounds=None),
         response_name=spec.plan.response,
         location=empty["location"],
         weights=np.empty(0),

@@ -687,7 +687,14 @@ class OrdinalModel:
 
         design = replace(
             old,
-            response=replace(old.response, codes=old.response.codes[:0]),
+            response=replace(
+                old.response,
+                codes=old.response.codes[:0],
+                lower_codes=None
+                if old.response.lower_codes is None
+                else old.response.lower_codes[:0],
+                bounds=None,
+            ),
             location=replace(old.location, matrix=old.location.matrix[:0]),
             nominal=empty(old.nominal),
             scale=empty(old.scale),
@@ -1131,6 +1138,10 @@ class OrdinalModel:
         -------
         OrdinalResults
             With ``prior``: a :class:`~ordstats.results.posterior.PosteriorMode`.
+            For a censored response the fit keeps the thresholds in order by tying
+            those of levels the maximum gives no probability (see
+            :mod:`ordstats.design.censored`); the results' ``model`` then has the
+            levels kept, and may differ from this model.
 
         Warns
         -----
