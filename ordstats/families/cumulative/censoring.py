@@ -183,11 +183,16 @@ def empty_levels(y: IntArray, y_low: IntArray, weights: FloatArray, n_levels: in
     -------
     ndarray of bool, shape (K,)
     """
-    if not np.any(y_low < y):
+    exact = np.zeros(n_levels, dtype=bool)
+    exact[y[y_low == y]] = True
+    if exact.all():  # e.g. right-censored rows between exact values: nothing can be empty
         return np.zeros(n_levels, dtype=bool)
-    p, ratio = turnbull_estimate(y, y_low, weights, n_levels)
-    empty = (ratio < 1.0 - _EMPTY_SHORTFALL) | (p < _EMPTY_SHARE * p.max())
-    empty[y[y_low == y]] = False
+    # one entry per distinct range, with the summed weight: exact rows collapse to K
+    keys, rows = np.unique(y_low.astype(np.int64) * n_levels + y, return_inverse=True)
+    y_low, y = keys // n_levels, keys % n_levels
+    summed = np.asarray(np.bincount(rows, weights=weights, minlength=keys.size), dtype=float)
+    p, ratio = turnbull_estimate(y, y_low, summed, n_levels)
+    empty = ((ratio < 1.0 - _EMPTY_SHORTFALL) | (p < _EMPTY_SHARE * p.max())) & ~exact
     kept_before = np.concatenate([[0], np.cumsum(~empty)])
     for row in np.flatnonzero(kept_before[y + 1] == kept_before[y_low]):  # no level left
         lo, hi = y_low[row], y[row]
