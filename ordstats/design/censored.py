@@ -373,7 +373,7 @@ class CensoredLevels:
         lefts, rights = _innermost(starts, ends)
         every = cls(grid, lefts, rights)
         w = np.ones(len(lower)) if weights is None else np.asarray(weights, dtype=float)
-        low, high = every.codes(lower, upper)
+        low, high = every._codes_at(starts, ends)
         empty = empty_levels(high, low, w, every.n_levels)
         return cls(grid, lefts[~empty], rights[~empty], lefts, rights)
 
@@ -425,7 +425,10 @@ class CensoredLevels:
                 "a censoring bound was not seen by the first pass over the data; did the "
                 "data change during the fit?"
             )
-        starts, ends = grid_positions(self.grid, lower, upper)
+        return self._codes_at(*grid_positions(self.grid, lower, upper))
+
+    def _codes_at(self, starts: IntArray, ends: IntArray) -> tuple[IntArray, IntArray]:
+        """:meth:`codes` of rows given as positions on the grid (:func:`grid_positions`)."""
         low = np.searchsorted(self.lefts, starts, side="left")
         high = np.searchsorted(self.rights, ends, side="right") - 1
         return low.astype(np.intp), high.astype(np.intp)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ordstats._typing import BoolArray, FloatArray
+from ordstats._typing import FloatArray
 from ordstats.core.linalg import (
     ColumnMoments,
     ShiftedBasis,
@@ -876,24 +876,22 @@ class ChunkedEvaluator:
         )
         return self._with_same_basis(ChunkedEvaluator(self.family, self.reader, spec, summary))
 
-    def with_censored_levels(
-        self, levels: Any, labels: list[str], kept: BoolArray
-    ) -> ChunkedEvaluator:
+    def with_censored_levels(self, levels: Any, labels: list[str]) -> ChunkedEvaluator:
         """The same rows with a censored response coded by other levels (flexible thresholds).
 
         Parameters
         ----------
         levels : CensoredLevels
-            The innermost intervals ``kept`` of this response's as levels.
+            Other innermost intervals of this response's as the levels
+            (``CensoredLevels.with_cells``).
         labels : list of str
-        kept : ndarray of bool
-            Which intervals are levels.
+            Their labels.
 
         The chunks are coded again (the kept arrays hold this spec's codes); the
         level counts behind the start values are those of the intervals that were
         levels, with a small share for the others.
         """
-        old = self.spec.censoring.kept_cells
+        old, kept = self.spec.censoring.kept_cells, levels.kept_cells
         counts = np.zeros(kept.size)
         counts[old] = self.summary.counts
         counts = counts[kept]

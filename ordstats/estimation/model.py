@@ -1585,11 +1585,15 @@ class OrdinalModel:
         unconstrained maximum put a negative probability on a level that only
         censored rows cover (its threshold below the one before).
         """
+        return np.flatnonzero(self._censored_threshold_steps(params) <= 0) + 1
+
+    def _censored_threshold_steps(self, params: FloatArray) -> FloatArray:
+        """``theta_j - theta_(j-1)`` of a censored response's shared thresholds (else none)."""
         lay = self.problem.layout
         if self.design.response.censoring is None or lay.n_nominal_cols:
-            return np.empty(0, dtype=np.intp)
+            return np.empty(0)
         theta = threshold_matrix(params[lay.thresholds], self.threshold_jacobian)[0]
-        return np.flatnonzero(np.diff(theta) <= 0) + 1
+        return np.diff(theta)
 
     def _censored_active_set_step(
         self, params: FloatArray, *, null: bool = False, visited: frozenset[bytes] | None = None
@@ -1618,7 +1622,7 @@ class OrdinalModel:
         ):
             return None
         kept = response.censoring.kept_cells
-        steps = np.diff(params[lay.thresholds])
+        steps = self._censored_threshold_steps(params)
         new = kept.copy()
         visited = (self._censored_visited if visited is None else visited) | {kept.tobytes()}
         if len(visited) > _MAX_ACTIVE_SET_STEPS:
@@ -1687,7 +1691,7 @@ class OrdinalModel:
                 ),
             )
             assert isinstance(self.evaluator, ChunkedEvaluator)
-            evaluator = self.evaluator.with_censored_levels(levels, labels, kept)
+            evaluator = self.evaluator.with_censored_levels(levels, labels)
             model = OrdinalModel.from_design(
                 design, self.options, evaluator=evaluator, context=self.formula_context
             )
