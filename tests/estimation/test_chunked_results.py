@@ -47,6 +47,19 @@ def test_profile_intervals_and_curve_equal_in_memory(memory, chunked):
     np.testing.assert_allclose(curve["llf"], expected["llf"], rtol=1e-8)
 
 
+@pytest.mark.parametrize("scale", [1e12, 1e-12])
+def test_profile_of_a_predictor_far_from_unit_size_equals_in_memory(frame, scale):
+    # the profile's steps follow the slope's units on every path (it once stopped
+    # 0.5% short in chunks at 1e12, where memory rescaled the column)
+    data = frame.assign(x1=frame["x1"] * scale)
+    memory, chunked = _fit(data), _fit(data, chunksize=400)
+    np.testing.assert_allclose(
+        chunked.conf_int(method="profile", which=["x1"]),
+        memory.conf_int(method="profile", which=["x1"]),
+        rtol=1e-6,
+    )
+
+
 def test_profile_odds_ratios_are_finite(chunked, memory):
     got = chunked.odds_ratios(method="profile")
     assert np.all(np.isfinite(got.to_numpy()))
