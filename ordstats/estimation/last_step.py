@@ -43,7 +43,7 @@ from scipy import linalg
 
 from ordstats._typing import FloatArray
 from ordstats.core.linalg import equilibrate
-from ordstats.core.solver import NewtonOptions
+from ordstats.core.solver import NewtonOptions, step_tolerance
 
 __all__ = ["HESSIAN_RTOL", "SAFETY", "LastStepPredictor"]
 
@@ -127,7 +127,7 @@ class LastStepPredictor:
         if SAFETY * constant * size**2 >= opts.grad_tol:
             return None
         x_new = last.x - step
-        if np.any(np.abs(step) > opts.rel_tol * np.maximum(1.0, np.abs(x_new))):
+        if np.any(np.abs(step) > step_tolerance(x_new, opts.rel_tol)):
             return None
         scale = float(np.max(np.abs(hessian)))
         change = float(np.max(np.abs(hessian - last.hessian_before))) / scale / size_in

@@ -1076,7 +1076,8 @@ class OrdinalModel:
             of it: its steps leave out the penalty's curvature, so they close in
             on the estimate more slowly.
         reltol : float
-            Tolerance on the Newton step relative to the parameters (R's ``relTol``).
+            Tolerance on ``max|Newton step|`` (R's ``relTol``, absolute as in R;
+            relative for parameters beyond 10^6 in size).
         disp : bool, optional
             Print one line per iteration.  For data read in chunks: a progress
             bar with one tick per pass when a terminal or notebook is watching

@@ -243,3 +243,28 @@ def test_chunked_fit_in_extreme_units_converges(wine: pd.DataFrame) -> None:
         res = F("rating ~ temp + x", wine.assign(x=z * 1e14), chunksize=20).fit()
     assert res.converged
     assert res.params["x"] * 1e14 == pytest.approx(base.params["x"], rel=1e-8)
+
+
+@pytest.mark.parametrize("weight", [1 / 72, 1e-6, 1e-8, 1e-10])
+@pytest.mark.parametrize("chunksize", [None, 20])
+def test_constant_weights_of_any_size_give_r_estimates(
+    wine: pd.DataFrame, weight: float, chunksize: int | None
+) -> None:
+    """Small weights make the gradient meet ``gradtol`` long before the estimates.
+
+    A step criterion relative to ``max(1, |x|)`` stopped at 1e-6 one step
+    short (``3|4`` 4.8e-7 off R's, which stops on the absolute step); at 1e-8
+    R itself stops after five such steps (code 1) 5e-7 short.  Newton's steps
+    still shrink quadratically there, and the fit goes on to the estimates.
+    """
+    ref = json.loads(
+        (Path(__file__).parents[1] / "data" / "reference" / "clm_wine_logit.json").read_text()
+    )
+    expected = np.array(list(ref["coef"].values()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = F(
+            "rating ~ temp + contact", wine.assign(w=weight), weights="w", chunksize=chunksize
+        ).fit()
+    assert res.converged
+    np.testing.assert_allclose(res.params.to_numpy(), expected, rtol=1e-8)
