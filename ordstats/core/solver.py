@@ -20,8 +20,8 @@ above it.
 
 R also stops (code 1) after five iterations with ``max|g| < grad_tol``, meant
 for a parameter drifting along a flat direction, whose steps do not shrink.
-Here an iteration whose step is a tenth of the previous one or less does not
-count toward the five: with weights of ``1e-8`` the gradient meets
+Here an iteration whose step is half the previous one or less does not count
+toward the five: with weights of ``1e-8`` the gradient meets
 ``grad_tol`` at the start and Newton's steps converge quadratically to the same
 estimates as with weights of 1, where R stops after four steps, 5e-7 short of
 them.  The step criterion is R's, absolute (:func:`step_tolerance`).
@@ -302,8 +302,8 @@ def _first_step(
     return solve(current.hessian, current.gradient) if modified else (step, False)
 
 
-#: Ratio of consecutive step sizes below which Newton steps count as converging.
-_SHRINKING = 0.1
+#: Ratio of consecutive step sizes at or below which Newton steps count as converging.
+_SHRINKING = 0.5
 
 
 #: Objective differences below this many units in the last place of ``|f|`` are
@@ -513,7 +513,7 @@ def newton(
         x, current = x - factor * step, trial
         move = float(np.max(np.abs(factor * step)))
         # R stops after five steps with max|g| < grad_tol (code 1: a parameter
-        # drifting along a flat direction); steps that still shrink tenfold
+        # drifting along a flat direction); steps that still halve
         # converge instead (a gradient small only because the weights are)
         abs_iters += abs_conv and not move <= _SHRINKING * last_move
         last_move = move
