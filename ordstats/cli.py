@@ -237,7 +237,8 @@ def _add_compare_parser(commands: Any) -> None:
         "compare",
         help="compare two nested models by a likelihood-ratio test (anova)",
         description="Fit two models on the same rows and test the smaller against the "
-        "larger by a likelihood-ratio test, as R's anova(m1, m2).",
+        "larger by a likelihood-ratio test, as R's anova(m1, m2); two models of the same "
+        "size get R's row without a test (df 0, p-value NA).",
     )
     compare.add_argument("formula1", help="the first model's formula")
     compare.add_argument("formula2", help="the second model's formula")
@@ -1003,7 +1004,9 @@ def _run_compare(args: argparse.Namespace) -> None:
         fits = [_model(args, f, data, options).fit() for f in (args.formula1, args.formula2)]
         small, large = sorted(fits, key=lambda res: res.k_params)
         test = lr_test(small, large)  # first: its message says why two fits do not nest
-        table = anova(*fits, names=[args.formula1, args.formula2])
+        # one formula twice: anova's own labels tell the rows apart
+        names = [args.formula1, args.formula2] if args.formula1 != args.formula2 else None
+        table = anova(*fits, names=names)
     print(table.to_string(float_format=lambda v: f"{v:.6g}"))
     print()
     print(test)

@@ -61,11 +61,11 @@ def in_r_order(values: dict[str, float], names: list[str]) -> np.ndarray:
     return np.array([float(values[r]) for r in r_names(names)])
 
 
-_CALL = re.compile(r"^(?:clm|polr)\((?P<formula>[^,]+), (?P<args>.*)\)$")
+_CALL = re.compile(r"^(?:clmm|clm|polr)\((?P<formula>[^,]+), (?P<args>.*)\)$")
 
 
 def fit_call(r_call: str) -> tuple[str, str, dict[str, Any]]:
-    """Translate a ``clm(...)``/``polr(...)`` call into (formula, dataset, keyword args)."""
+    """Translate a ``clm``/``clmm``/``polr`` call into (formula, dataset, keyword args)."""
     match = _CALL.match(r_call.strip())
     if match is None:
         raise ValueError(f"cannot parse R call {r_call!r}")
@@ -90,7 +90,7 @@ def fit_call(r_call: str) -> tuple[str, str, dict[str, Any]]:
 
 
 def fit_reference_call(r_call: str) -> ordstats.OrdinalResults:
-    """Fit the model of an R ``clm``/``polr`` call with ordstats."""
+    """Fit the model of an R ``clm``/``clmm``/``polr`` call with ordstats."""
     formula, dataset, kwargs = fit_call(r_call)
     data = ordstats.datasets.load(dataset)
     return ordstats.OrdinalModel.from_formula(formula, data, **kwargs).fit()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -214,6 +217,40 @@ def test_a_variable_named_twice_in_specs_is_one(fit) -> None:
         fit.emmeans("~ temp * temp | contact").summary_frame(),
         fit.emmeans("~ temp | contact").summary_frame(),
     )
+
+
+COLON_NAME = json.loads(
+    (Path(__file__).parent / "data" / "reference" / "emmeans_colon_name.json").read_text()
+)
+
+
+@pytest.fixture(scope="module")
+def colon_fit(wine):
+    data = wine.rename(columns={"temp": "t:1"})
+    return ordstats.OrdinalModel.from_formula("rating ~ `t:1` + contact", data).fit()
+
+
+def test_a_variable_with_a_colon_in_its_name_is_one_variable(colon_fit) -> None:
+    """R's emmeans(fit, "t:1") and emmeans(fit, ~ `t:1` | contact) (tests/r/
+    emmeans_colon_name.R); before: "t:1" was split into 't' and '1', unknown variables."""
+    assert colon_fit.llf == pytest.approx(COLON_NAME["logLik"], rel=1e-9)
+    for specs, expected in COLON_NAME["emmeans"].items():
+        table = colon_fit.emmeans(specs).summary_frame()
+        assert [str(v) for v in table["t:1"]] == expected["t1"]
+        if expected["contact"] is not None:
+            assert [str(v) for v in table["contact"]] == expected["contact"]
+        np.testing.assert_allclose(table["emmean"], expected["emmean"], rtol=1e-6)
+        np.testing.assert_allclose(table["SE"], expected["SE"], rtol=1e-5)
+    listed = colon_fit.emmeans(["t:1"], by="contact").summary_frame()
+    for specs in ("~ t:1 | contact", "t:1 | contact", "~ `t:1` | `contact`"):
+        pd.testing.assert_frame_equal(colon_fit.emmeans(specs).summary_frame(), listed)
+    crossed = colon_fit.emmeans(["t:1", "contact"]).summary_frame()
+    for specs in ("t:1 * contact", "~ t:1 : contact", "`t:1`*contact"):
+        pd.testing.assert_frame_equal(colon_fit.emmeans(specs).summary_frame(), crossed)
+    with pytest.raises(OrdstatsError, match="opens a backtick"):
+        colon_fit.emmeans("~ `t:1")
+    with pytest.raises(OrdstatsError, match=r"more than one '\|'"):
+        colon_fit.emmeans("~ t:1 | contact | contact")
 
 
 def test_emmeans_latent_needs_a_latent_scale(wine) -> None:

@@ -26,6 +26,38 @@ def test_dotted_column_names_in_backticks_are_read_whole():
     assert required_variables("MPG + `MPG.city`") == {"MPG", "MPG.city"}
 
 
+@pytest.mark.parametrize(
+    ("formula", "options"),
+    [
+        ("rating ~ `1.5`", {}),
+        ("rating ~ temp * `1.5` + np.log(`1.5`)", {}),
+        ("rating ~ temp", {"scale": "~ `1.5`"}),
+        ("rating ~ `1.5` + (1|judge)", {}),
+    ],
+)
+def test_a_quoted_name_that_starts_with_a_digit_and_has_a_dot(wine, formula, options):
+    """formulaic reports `` `1.5` `` as ``1``, which no Python name can be: before, the
+    fit stopped on "the formula names '1', which is not a column of the data"."""
+    from ordstats.design.formula import required_variables
+
+    assert required_variables("`1.5` + x") == {"1.5", "x"}
+    assert required_variables("`my col.x`") == {"my col.x"}
+    data = wine.assign(**{"1.5": wine["bottle"].astype(int) * 0.5 + 1.0})
+    plain = data.rename(columns={"1.5": "x15"})
+    res = ordstats.OrdinalModel.from_formula(formula, data, **options).fit()
+    renamed = {k: v.replace("`1.5`", "x15") for k, v in options.items()}
+    expected = ordstats.OrdinalModel.from_formula(
+        formula.replace("`1.5`", "x15"), plain, **renamed
+    ).fit()
+    np.testing.assert_array_equal(res.params.to_numpy(), expected.params.to_numpy())
+    names = [name.replace("`1.5`", "x15").replace("1.5", "x15") for name in res.params.index]
+    assert names == list(expected.params.index)
+    assert res.llf == expected.llf
+    np.testing.assert_array_equal(
+        np.asarray(res.predict(data.iloc[:3])), np.asarray(expected.predict(plain.iloc[:3]))
+    )
+
+
 def test_a_model_with_dotted_column_names_fits_and_predicts():
     cars = dataset("cars93")
     res = ordstats.OrdinalModel.from_formula(

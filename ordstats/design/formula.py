@@ -231,16 +231,32 @@ def spec_variables(spec: ModelSpec) -> set[str]:
 
 
 def _with_quoted_names(text: str, names: set[str]) -> set[str]:
-    """``names`` with the quoted names of ``text`` whole, not their first parts."""
+    """``names`` with the quoted names of ``text`` whole, not their first parts.
+
+    A first part that is not a Python name (``1`` of `` `1.5` ``, ``my col`` of
+    `` `my col.x` ``) cannot be written unquoted, so it is never a variable.
+    """
     quoted = set(re.findall(r"`([^`]+)`", text))
     bare = re.sub(r"`[^`]*`", " ", text)
     for name in quoted:
-        root = re.match(r"[A-Za-z_]\w*", name)
-        if root is None or root.group() == name:
-            continue
-        if not re.search(rf"(?<![\w.`]){re.escape(root.group())}(?![\w`])", bare):
-            names.discard(root.group())
+        for root in _quoted_roots(name) - {name}:
+            used_bare = root.isidentifier() and re.search(
+                rf"(?<![\w.`]){re.escape(root)}(?![\w`])", bare
+            )
+            if not used_bare:
+                names.discard(root)
     return names | quoted
+
+
+def _quoted_roots(name: str) -> set[str]:
+    """What formulaic reports as the variables of the quoted name `` `name` `` alone.
+
+    It reads a dot as an attribute: `` `MPG.city` `` gives ``MPG``, `` `1.5` `` ``1``.
+    """
+    try:
+        return {str(v) for v in Formula(f"`{name}`").required_variables}
+    except (FormulaicError, SyntaxError):
+        return set()
 
 
 def _check_required(rhs: str, data: pd.DataFrame, context: Any) -> None:

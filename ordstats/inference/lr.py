@@ -35,7 +35,7 @@ from ordstats.errors import (
 from ordstats.families import Family
 from ordstats.families.problem import CLMData
 from ordstats.inference.describe import describe_model, models_frame
-from ordstats.inference.mixed import mixed_lr_parts
+from ordstats.inference.mixed import check_same_data, mixed_lr_parts
 from ordstats.inference.nesting import check_comparable, check_nested
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
@@ -83,8 +83,9 @@ class LRTestResult:
     statistic : float
         ``2 (llf_full - llf_restricted)``.
     df : int
-        Extra parameters of the full model.
+        Extra parameters of the full model (0 for two models of the same size).
     pvalue : float
+        NaN (R's ``NA``) when ``df`` is 0: there is no test.
     llf_restricted, llf_full : float
     k_restricted, k_full : int
         Numbers of parameters.
@@ -107,6 +108,8 @@ class LRTestResult:
     boundary: bool = False
 
     def __str__(self) -> str:
+        if self.df == 0:
+            return self._same_size_report()
         reference = (
             f"50:50 mixture of chi2({self.df - 1}) and chi2({self.df})"
             if self.boundary
@@ -120,10 +123,7 @@ class LRTestResult:
         return "\n".join(
             [
                 "Likelihood-ratio test of nested models",
-                f"  restricted: {self.restricted}",
-                f"              {self.k_restricted} parameters, logLik = {self.llf_restricted:.4f}",
-                f"  full:       {self.full}",
-                f"              {self.k_full} parameters, logLik = {self.llf_full:.4f}",
+                *self._models_lines(),
                 f"  LR = {self.statistic:.4f} on {self.df} df ({reference}), "
                 f"p-value = {self.pvalue:.4g}",
                 f"  => {verdict}",
@@ -136,6 +136,26 @@ class LRTestResult:
                 if self.boundary
                 else []
             )
+        )
+
+    def _models_lines(self) -> list[str]:
+        return [
+            f"  restricted: {self.restricted}",
+            f"              {self.k_restricted} parameters, logLik = {self.llf_restricted:.4f}",
+            f"  full:       {self.full}",
+            f"              {self.k_full} parameters, logLik = {self.llf_full:.4f}",
+        ]
+
+    def _same_size_report(self) -> str:
+        """Two models of the same size: the statistic on 0 df and no p-value, as R's anova."""
+        return "\n".join(
+            [
+                "Likelihood-ratio statistic of two models with the same number of parameters",
+                *self._models_lines(),
+                f"  LR = {self.statistic:.4f} on 0 df, p-value = NA",
+                "  => no test: neither model adds parameters to the other (as in R's anova);",
+                "     compare models of the same size by their log-likelihood or AIC",
+            ]
         )
 
 
@@ -196,6 +216,12 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     flexible family that contains it; when its value is on the boundary of
     the family (cloglog in Aranda-Ordaz) the p-value uses the 50:50 mixture.
 
+    Two models with the same number of parameters (the same model under
+    another coding, a term added that is aliased, or models that are not
+    nested) are not tested, as in R's ``anova``: the result has the statistic
+    ``2 (llf_full - llf_restricted)`` (of either sign), ``df`` 0 and ``pvalue``
+    NaN (R's ``NA``); only that both are fits of the same data is checked.
+
     Parameters
     ----------
     restricted, full : OrdinalResults
@@ -208,7 +234,8 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     Raises
     ------
     SpecificationError
-        If the models are not comparable or not nested; the message says why.
+        If the models are not comparable, or of different sizes and not
+        nested; the message says why.
 
     Examples
     --------
@@ -221,6 +248,8 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     (11.043, 1, 0.00089)
     """
     _check_results([restricted, full])
+    if restricted.k_params == full.k_params:
+        return _same_size_test(restricted, full)
     if isinstance(restricted, MixedResults) or isinstance(full, MixedResults):
         return _mixed_lr_test(restricted, full)
     nesting = check_nested(restricted, full)
@@ -240,6 +269,32 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
         restricted=describe_model(restricted),
         full=describe_model(full),
         boundary=boundary,
+    )
+
+
+def _same_size_test(
+    restricted: OrdinalResults | MixedResults, full: OrdinalResults | MixedResults
+) -> LRTestResult:
+    """:func:`lr_test` of two models with as many parameters: no test, as R's ``anova``.
+
+    R gives ``LR.stat = 2 (logLik - logLik above)``, ``df`` 0 and no p-value,
+    nested or not; the fits must still be of the same data.
+    """
+    if isinstance(restricted, MixedResults) or isinstance(full, MixedResults):
+        check_same_data(restricted, full)
+    else:
+        check_comparable(restricted, full)
+    _warn_unconverged(restricted, full)  # type: ignore[arg-type]
+    return LRTestResult(
+        statistic=2.0 * (full.llf - restricted.llf),
+        df=0,
+        pvalue=np.nan,
+        llf_restricted=restricted.llf,
+        llf_full=full.llf,
+        k_restricted=restricted.k_params,
+        k_full=full.k_params,
+        restricted=describe_model(restricted),
+        full=describe_model(full),
     )
 
 
@@ -285,17 +340,6 @@ def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) ->
     return unique
 
 
-def _same_size_step(above: OrdinalResults, res: OrdinalResults) -> dict[str, float]:
-    """The row of a model with as many parameters as the one above it: no test, as R.
-
-    R's ``anova.clm`` gives ``LR.stat = 2 (logLik - logLik above)``, ``df`` 0 and
-    no p-value, nested or not; the fits must still be of the same data.
-    """
-    check_comparable(above, res)
-    _warn_unconverged(above, res)
-    return {"LR.stat": 2.0 * (res.llf - above.llf), "df": 0, "Pr(>Chisq)": np.nan}
-
-
 def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.DataFrame:
     """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
 
@@ -311,8 +355,8 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     aliased and dropped, or a different model of the same size) is not tested:
     as in R, its row has ``LR.stat = 2 (logLik - logLik above)`` (0 for the
     same model, any sign otherwise), ``df`` 0 and ``Pr(>Chisq)`` NaN (R's
-    ``NA``), and nesting is not checked.  :func:`lr_test` refuses such a pair,
-    and so does ``anova`` where either fit has random effects.
+    ``NA``), and nesting is not checked (as :func:`lr_test` does for such a
+    pair); so also where either fit has random effects, as R's ``anova.clmm``.
 
     Parameters
     ----------
@@ -361,10 +405,6 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
         row = {"no.par": res.k_params, "AIC": res.aic, "logLik": res.llf}
         if position == 0:
             row.update({"LR.stat": np.nan, "df": np.nan, "Pr(>Chisq)": np.nan})
-        elif res.k_params == ordered[position - 1].k_params and not any(
-            isinstance(m, MixedResults) for m in (res, ordered[position - 1])
-        ):
-            row.update(_same_size_step(ordered[position - 1], res))
         else:
             test = lr_test(ordered[position - 1], res)
             row.update({"LR.stat": test.statistic, "df": test.df, "Pr(>Chisq)": test.pvalue})

@@ -20,7 +20,7 @@ from ordstats.families.problem import CLMData
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 
-__all__ = ["describe_mixed", "mixed_lr_parts"]
+__all__ = ["check_same_data", "describe_mixed", "mixed_lr_parts"]
 
 
 def describe_mixed(res: MixedResults) -> str:
@@ -76,7 +76,9 @@ def _fitted_rows(res: OrdinalResults | MixedResults) -> _FittedRows:
     )
 
 
-def _check_same_rows(restricted: OrdinalResults | MixedResults, full: MixedResults) -> None:
+def _check_same_rows(
+    restricted: OrdinalResults | MixedResults, full: OrdinalResults | MixedResults
+) -> None:
     """Refuse fits whose likelihoods are not of the same data (as for two clm fits)."""
     a, b = _fitted_rows(restricted), _fitted_rows(full)
     if a.levels != b.levels:
@@ -109,6 +111,28 @@ def _check_same_rows(restricted: OrdinalResults | MixedResults, full: MixedResul
                 f"the models' grouping factor {group!r} puts the same rows in different "
                 "groups; were they fitted to different data?"
             )
+
+
+def check_same_data(
+    first: OrdinalResults | MixedResults, second: OrdinalResults | MixedResults
+) -> None:
+    """Refuse two fits, one or both a clmm, whose likelihoods are not of the same data.
+
+    Parameters
+    ----------
+    first, second : OrdinalResults or MixedResults
+
+    Raises
+    ------
+    SpecificationError
+        Different rows, response, weights, offset or grouping of the rows.
+    """
+    if not np.isclose(first.nobs, second.nobs):
+        raise SpecificationError(
+            f"the models use different rows or weights (nobs {first.nobs:g} vs "
+            f"{second.nobs:g}); fit both to the same data"
+        )
+    _check_same_rows(first, second)
 
 
 def _same_partition(first: IntArray, second: IntArray) -> bool:
@@ -149,12 +173,7 @@ def mixed_lr_parts(
         raise SpecificationError(
             "the full model must be the mixed one: lr_test(restricted=clm, full=clmm)"
         )
-    if not np.isclose(restricted.nobs, full.nobs):
-        raise SpecificationError(
-            f"the models use different rows or weights (nobs {restricted.nobs:g} vs "
-            f"{full.nobs:g}); fit both to the same data"
-        )
-    _check_same_rows(restricted, full)
+    check_same_data(restricted, full)
     if _link_threshold(restricted) != _link_threshold(full):
         raise SpecificationError(
             "the models differ in link or threshold structure; an LR test needs nested models"

@@ -62,6 +62,34 @@ _FLAT_CURVATURE = 1e-6
 _GAIN_TOL = 1e-6
 
 
+def _lr_row(lrt: float, df: int) -> tuple[float, float]:
+    """``LRT`` and ``Pr(>Chi)`` of a term test row, as R's ``pchisq(LRT, Df, lower.tail = FALSE)``.
+
+    At ``Df`` 0 the term adds no parameter (it is spanned by the formula it joins),
+    so the refit is the same model and ``LRT`` is 0 up to the precision of the two
+    maximisations: within :data:`_GAIN_TOL` of each it is reported as 0, with R's
+    ``pchisq(0, 0, lower.tail = FALSE)`` = 1.  A larger ``LRT`` (one fit missed the
+    maximum) gets R's ``pchisq`` at ``Df`` 0 of a positive value: 0.
+
+    Parameters
+    ----------
+    lrt : float
+        ``2 (logLik refit - logLik fitted)``.
+    df : int
+        Parameters the refit adds.
+
+    Returns
+    -------
+    tuple of float
+        ``(LRT, Pr(>Chi))``.
+    """
+    if df:
+        return lrt, float(stats.chi2.sf(lrt, df))
+    if lrt <= 2.0 * _GAIN_TOL:
+        return 0.0, 1.0
+    return lrt, 0.0
+
+
 def _with_columns(target: TermsDesign | None, moved: TermsDesign) -> TermsDesign:
     if target is None:
         return moved
@@ -269,9 +297,9 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
         ):
             unreliable.append(term)
         df = fitted.k_params - res.k_params
-        lrt = max(2.0 * (fitted.llf - res.llf), 0.0)
-        # a term already spanned by the formula adds no parameter: Df 0, p = 1 (as R)
-        rows[term] = [df, fitted.llf, fitted.aic, lrt, stats.chi2.sf(lrt, df) if df else 1.0]
+        # a term already spanned by the formula adds no parameter: Df 0 (see _lr_row)
+        lrt, pvalue = _lr_row(max(2.0 * (fitted.llf - res.llf), 0.0), df)
+        rows[term] = [df, fitted.llf, fitted.aic, lrt, pvalue]
     if failed:
         warnings.warn(
             f"the fit adding {', '.join(map(repr, failed))} to the {part} formula failed "
@@ -326,8 +354,8 @@ def _term_table(res: FittedState, part: str) -> pd.DataFrame:
         if not relaxed.converged or any(issubclass(w.category, ConvergenceWarning) for w in caught):
             unreliable.append(term)
         df = relaxed.k_params - res.k_params
-        lrt = 2.0 * (relaxed.llf - res.llf)
-        rows[term] = [df, relaxed.llf, relaxed.aic, lrt, stats.chi2.sf(lrt, df)]
+        lrt, pvalue = _lr_row(2.0 * (relaxed.llf - res.llf), df)
+        rows[term] = [df, relaxed.llf, relaxed.aic, lrt, pvalue]
     _warn_unreliable(unreliable)
     return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
 
@@ -640,7 +668,9 @@ class TermTestMethods(FittedState):
         Each term in turn becomes a nominal effect (one effect per cut-point)
         and the refit is compared with this model.  A small ``Pr(>Chi)`` says the
         term's effect differs between cut-points: keep it as ``nominal="~ term"``.
-        See :mod:`ordstats.results.term_tests`.
+        A term the nominal formula already spans adds no parameter: as R, its row
+        has ``Df`` 0, ``LRT`` 0 and ``Pr(>Chi)`` 1 (R's ``pchisq(0, 0, lower.tail =
+        FALSE)``).  See :mod:`ordstats.results.term_tests`.
 
         Returns
         -------

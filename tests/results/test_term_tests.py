@@ -122,6 +122,35 @@ def test_refit_at_its_maximum_with_a_singular_hessian_keeps_its_row(wine) -> Non
     np.testing.assert_allclose(nominal["logLik"], r_nominal["logLik"], rtol=1e-6)
 
 
+TERM_TESTS_DF0 = ref.load("term_tests_df0")
+
+
+def _df0_table(case: dict) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.CollinearityWarning)
+        res = ref.fit_reference_call(case["r_call"])
+        return getattr(res, case["test"])()
+
+
+def test_rows_with_df_0_as_r() -> None:
+    """A term the nominal (scale) formula already spans: R's refit is the same model,
+    ``LRT`` exactly 0 and ``Pr(>Chi)`` ``pchisq(0, 0, lower.tail = FALSE)`` = 1
+    (tests/r/term_tests_df0.R).  Before: the housing ``Infl`` row had LRT 4.5e-13."""
+    for case in TERM_TESTS_DF0["cases"].values():
+        table, r_table = _df0_table(case), _r_table(case["table"])
+        assert list(table.index) == list(r_table.index)
+        np.testing.assert_array_equal(table["Df"].iloc[1:], r_table["Df"].iloc[1:])
+        np.testing.assert_allclose(table["logLik"], r_table["logLik"], rtol=1e-9)
+        np.testing.assert_allclose(table["AIC"], r_table["AIC"], rtol=1e-9)
+        df0 = r_table.index[r_table["Df"] == 0]
+        assert len(df0) == 2
+        for column in ("LRT", "Pr(>Chi)"):  # R's numbers exactly
+            np.testing.assert_array_equal(table.loc[df0, column], r_table.loc[df0, column])
+            np.testing.assert_allclose(
+                table[column].iloc[1:], r_table[column].iloc[1:], atol=ATOL_TEST
+            )
+
+
 def test_term_tests_refit_updated_formulas_as_r(wine) -> None:
     """R's rules (issue 14 item 14): nominal_test also tries the scale terms; scale_test
     tries location terms that are nominal too; a term is recoded in its new formula

@@ -1202,15 +1202,23 @@ def _reference_position(ref: Any, labels: list[str], plain: list[str]) -> int:
 # -- the verbs -----------------------------------------------------------------------------------
 
 
-def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
-    """``specs`` ("a", ["a", "b"], "~ a * b | c") and ``by`` as variable lists."""
+def _parse_specs(specs: Any, by: Any, known: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """``specs`` ("a", ["a", "b"], "~ a * b | c") and ``by`` as variable lists.
+
+    In a text, a variable of the reference grid (``known``) is read whole even
+    if its name has an operator in it (``"t:1"``), as is a name in backticks
+    (``"~ `t:1` | c"``, as R's emmeans reads a formula).
+    """
     by_vars = _as_list(by)
     if isinstance(specs, str):
-        text = specs.strip().lstrip("~").strip()
-        if "|" in text:
-            text, after = text.split("|", 1)
-            by_vars = [*by_vars, *_split_terms(after, specs)]
-        primary = _split_terms(text, specs) if text.strip() else []
+        tokens = _spec_tokens(specs.strip().lstrip("~").strip(), known, specs)
+        cut = next(
+            (i for i, (kind, value) in enumerate(tokens) if (kind, value) == ("op", "|")), None
+        )
+        if cut is not None:
+            by_vars = [*by_vars, *_side_names(tokens[cut + 1 :], specs)]
+            tokens = tokens[:cut]
+        primary = _side_names(tokens, specs) if tokens else []
     elif isinstance(specs, Sequence) and all(isinstance(s, str) for s in specs):
         primary = [str(s) for s in specs]
     else:
@@ -1224,15 +1232,76 @@ def _parse_specs(specs: Any, by: Any) -> tuple[list[str], list[str]]:
     return primary, [b for b in dict.fromkeys(by_vars) if b not in primary]
 
 
-def _split_terms(text: str, specs: str) -> list[str]:
-    """The variables of one side of ``specs`` (``"a * b"``, ``"a:b"``, ``"a + b"``)."""
-    parts = [part.strip() for part in re.split(r"[*:+]", text)]
-    if not all(parts):  # "~ temp +", "~ temp | ", "a * * b": a variable is missing
+#: The operators of a ``specs`` text: ``*``, ``:`` and ``+`` join variables, ``|`` starts ``by``.
+_SPEC_OPERATORS = "*:+|"
+
+
+def _spec_tokens(text: str, known: Sequence[str], specs: str) -> list[tuple[str, str]]:
+    """``text`` as ``("name", ...)`` and ``("op", ...)`` tokens.
+
+    A name in backticks is taken as written; otherwise the longest variable of
+    ``known`` that starts here and ends at an operator or the end of the text
+    is one name, even with operators in it; else a name runs to the next operator.
+    """
+    tokens: list[tuple[str, str]] = []
+    pos = 0
+    while pos < len(text):
+        char = text[pos]
+        if char.isspace():
+            pos += 1
+        elif char in _SPEC_OPERATORS:
+            tokens.append(("op", char))
+            pos += 1
+        elif char == "`":
+            end = text.find("`", pos + 1)
+            if end < 0:
+                raise OrdstatsError(f"specs {specs!r} opens a backtick that it does not close")
+            tokens.append(("name", text[pos + 1 : end]))
+            pos = end + 1
+        else:
+            name = _known_name_at(text, pos, known) or _plain_name_at(text, pos)
+            tokens.append(("name", name))
+            pos += len(name)
+    return tokens
+
+
+def _known_name_at(text: str, pos: int, known: Sequence[str]) -> str | None:
+    """The longest name of ``known`` at ``text[pos:]`` followed by an operator or the end."""
+    fits = [
+        name
+        for name in known
+        if name
+        and text.startswith(name, pos)
+        and (text[pos + len(name) :].lstrip()[:1] or _SPEC_OPERATORS[0]) in _SPEC_OPERATORS
+    ]
+    return max(fits, key=len) if fits else None
+
+
+def _plain_name_at(text: str, pos: int) -> str:
+    """The name at ``text[pos:]`` up to the next operator or backtick, without end spaces."""
+    match = re.compile(r"[^*:+|`]+").match(text, pos)
+    assert match is not None  # text[pos] is neither an operator, a backtick nor a space
+    return match.group().rstrip()
+
+
+def _side_names(tokens: list[tuple[str, str]], specs: str) -> list[str]:
+    """The variables of one side of ``specs``: names joined by ``*``, ``:`` or ``+``."""
+    names, operators = tokens[::2], tokens[1::2]
+    if (
+        len(tokens) % 2 == 0  # "~ temp +", "~ temp | ": a variable is missing
+        or any(kind != "name" for kind, _ in names)  # "a * * b"
+        or any(kind != "op" for kind, _ in operators)
+    ):
         raise OrdstatsError(
             f"specs {specs!r} has an operator without a variable on each side; "
             "e.g. '~ temp * contact' or '~ temp | contact'"
         )
-    return parts
+    if any(value == "|" for _, value in operators):
+        raise OrdstatsError(
+            f"specs {specs!r} has more than one '|'; name the by variables after one: "
+            "'~ temp | contact * judge'"
+        )
+    return [value for _, value in names]
 
 
 def _check_mode(fit: MarginsFit, mode: object) -> str:
@@ -1375,7 +1444,10 @@ def emmeans(
         The variables of the means, e.g. ``"temp"``, ``["temp", "contact"]``
         or a formula ``"~ temp | contact"`` (``|`` gives ``by``).  With
         ``mode="prob"`` the response's name is a variable, with the
-        cut-based modes ``"cut"``.
+        cut-based modes ``"cut"``.  A variable whose name has ``:``, ``*``,
+        ``+`` or ``|`` in it is read whole (``"t:1"``; ``:`` joins variables
+        only where the name is not a variable), or put it in backticks as in
+        R (``"~ `t:1` | contact"``).
     by : str or list of str, optional
         Variables whose levels the means are computed (and compared) within.
     mode : str
@@ -1434,8 +1506,8 @@ def emmeans(
         raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data, latent_cuts)
-    primary, by_vars = _parse_specs(specs, by)
     known = [d.name for d in grid.dims]
+    primary, by_vars = _parse_specs(specs, by, known)
     _check_names(primary + by_vars, known, "specs/by")
     structure, detected = _nesting_of(grid, mode, nesting)
     primary, by_vars = _with_nesting_groups(primary, by_vars, structure)
