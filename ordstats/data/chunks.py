@@ -766,11 +766,12 @@ def arrays_totals(
     lam = params[problem.layout.lam]
     if lam.size and not spec.link.in_domain(float(lam[0])):  # type: ignore[attr-defined]
         # a flexible link's lambda outside its domain: the solver rejects the trial on nll
-        k = len(params)
-        return PassTotals(
-            np.inf, np.zeros(k), np.zeros((k, k)) if with_hessian else None, int(arrays.y.size)
-        )
+        return _rejected_totals(len(params), int(arrays.y.size), with_hessian)
     ev = evaluate(problem, params)
+    if not (banded or np.isfinite(ev.nll)):
+        # a row of probability 0 (a trial point far out): the solver rejects it on nll,
+        # and its derivatives (0/0 in the tails) are not computed, as in memory
+        return _rejected_totals(len(params), int(arrays.y.size), with_hessian)
     if not with_hessian:
         return PassTotals(ev.nll, ev.gradient, None, int(arrays.y.size))
     if banded and arrays.y_low is not None:  # censored: every chunk's block sparse, to add up
@@ -778,6 +779,11 @@ def arrays_totals(
     else:
         hessian = BandedHessian.from_evaluation(ev) if banded else ev.hessian
     return PassTotals(ev.nll, ev.gradient, hessian, int(arrays.y.size))
+
+
+def _rejected_totals(k: int, n_rows: int, with_hessian: bool) -> PassTotals:
+    """A chunk's sums at a point the solver rejects on its infinite ``nll``."""
+    return PassTotals(np.inf, np.zeros(k), np.zeros((k, k)) if with_hessian else None, n_rows)
 
 
 # ---------------------------------------------------------------------------

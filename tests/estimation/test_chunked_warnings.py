@@ -68,3 +68,25 @@ def test_an_unused_category_is_not_recoded_once_per_chunk(data):
     np.testing.assert_allclose(
         averaged["estimate"], memory.avg_predictions()["estimate"], rtol=1e-10
     )
+
+
+def test_trial_points_of_probability_zero_leak_no_numpy_warnings(wine: pd.DataFrame) -> None:
+    # log-gamma, far out in lambda: some trial points give a row probability 0,
+    # whose derivatives are 0/0; memory never computes them, a chunk pass did
+    # (numpy's "invalid value encountered in multiply", once per chunk and trial)
+    rng = np.random.default_rng(0)
+    data = wine.assign(off=rng.normal(size=len(wine)) * 3.0)
+    options = {"link": "log-gamma", "offset": "off"}
+
+    def fit(**extra):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = ordstats.OrdinalModel.from_formula(
+                "rating ~ temp + contact", data, **options, **extra
+            ).fit(disp=False)
+        return sorted(f"{w.category.__name__}: {w.message}" for w in caught), res
+
+    memory, memory_res = fit()
+    chunked, chunked_res = fit(chunksize=20)
+    assert chunked == memory  # the same ConvergenceWarning, nothing else
+    assert chunked_res.llf == pytest.approx(memory_res.llf, rel=1e-9)  # not converged: no closer
