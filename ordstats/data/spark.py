@@ -995,16 +995,13 @@ class SparkSource:
             raise DataError(NO_ROWS)
         return pd.concat([pickle.loads(row[0]) for row in rows], ignore_index=True)
 
-    def map_partitions(
-        self, func: Callable[[pd.DataFrame], Any], first: pd.DataFrame | None = None
-    ) -> Any:
+    def map_partitions(self, func: Callable[[pd.DataFrame], Any]) -> Any:
         """The frame with ``func``'s predictions as new columns (a pandas UDF; lazy).
 
         ``func`` maps a pandas DataFrame of rows to a DataFrame or Series of
         predictions with the same index.  Its output type is learned from the
-        first rows, on the driver, so that a missing column or an unseen level
-        there is reported at once: ``first``, those rows if the caller has
-        read them (:meth:`first_chunk`), else they are read here.
+        first rows (:meth:`first_chunk`), on the driver, so that a missing
+        column or an unseen level there is reported at once.
 
         Returns
         -------
@@ -1022,7 +1019,7 @@ class SparkSource:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)
-            raw = func(self.first_chunk() if first is None else first)
+            raw = func(self.first_chunk())
         sample, single = _as_frame(raw), isinstance(raw, pd.Series)
         clash = [c for c in sample.columns if c in self.columns]
         if clash:
@@ -1056,6 +1053,106 @@ class SparkSource:
             return scored.withColumnRenamed(result, str(sample.columns[0]))
         expanded = [F.col(f"{result}.{_quoted(c)}").alias(str(c)) for c in sample.columns]
         return scored.select(*[F.col(_quoted(c)) for c in self.columns], *expanded)
+
+    def collect_numbered(
+        self,
+        func: Callable[[pd.DataFrame], pd.DataFrame],
+        rows: RowQuery | UsedRows,
+        first: pd.DataFrame,
+    ) -> pd.DataFrame:
+        """``func`` of the rows ``rows`` selects, collected, each labelled by its position.
+
+        One Spark job: each partition's rows are read once (``mapInPandas``),
+        and ``func`` maps the selected ones to a DataFrame of numbers.  A
+        row's label is its position in the DataFrame's own order (the order
+        of ``toPandas()``), rows not selected counted, as the rows of files
+        read in chunks are numbered.
+
+        Parameters
+        ----------
+        func : callable
+            Maps a pandas DataFrame of rows to a DataFrame of numbers, one row
+            per row.
+        rows : RowQuery or UsedRows
+            Which rows to map (R's ``subset=``, or the rows a fit used).
+        first : pandas.DataFrame
+            Rows of the frame (:meth:`first_chunk`) whose result tells the
+            columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``func``'s columns, indexed by the rows' positions.
+        """
+        from pyspark.sql import types as T
+
+        picked = rows.select(first)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)
+            sample = pd.DataFrame(func(picked if len(picked) else first))
+        names = [f"__ordstats_value_{k}" for k in range(sample.shape[1])]
+        fields = [
+            T.StructField(_PARTITION, T.IntegerType(), False),
+            T.StructField(_ROW, T.LongType(), False),
+            T.StructField(_COUNT, T.BooleanType(), False),
+            *[T.StructField(name, T.DoubleType(), True) for name in names],
+        ]
+        task = partial(_numbered_rows, func=func, rows=rows, names=names)
+        job = self.frame.mapInPandas(task, T.StructType(fields))
+        collected = self._run(job.toPandas)
+        return _by_position(collected, sample.columns)
+
+
+#: The columns that number the rows of :meth:`SparkSource.collect_numbered`'s job.
+_PARTITION, _ROW, _COUNT = "__ordstats_partition", "__ordstats_row", "__ordstats_count"
+
+
+def _numbered_rows(
+    batches: Iterator[pd.DataFrame],
+    func: Callable[[pd.DataFrame], Any],
+    rows: RowQuery | UsedRows,
+    names: list[str],
+) -> Iterator[pd.DataFrame]:
+    """``func`` of one partition's selected rows, each with its position in the partition.
+
+    Positions count every row of the partition, selected or not; a last row
+    (``_COUNT`` true) gives the partition's number of rows, so that the driver
+    can number the rows of all partitions one after another.
+    """
+    _settle_worker()
+    partition, seen = _partition_id(), 0
+    for batch in batches:
+        batch = batch.reset_index(drop=True)
+        keep = np.asarray(rows.mask(batch), dtype=bool)
+        if keep.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MissingDataWarning)
+                out = _as_frame(func(batch.loc[keep])).reset_index(drop=True)
+            out.columns = names
+            out.insert(0, _COUNT, False)
+            out.insert(0, _ROW, np.flatnonzero(keep).astype(np.int64) + seen)
+            out.insert(0, _PARTITION, np.int32(partition))
+            yield out
+        seen += len(batch)
+    count = {_PARTITION: [np.int32(partition)], _ROW: [np.int64(seen)], _COUNT: [True]}
+    yield pd.DataFrame({**count, **{name: [None] for name in names}})
+
+
+def _by_position(collected: pd.DataFrame, columns: pd.Index) -> pd.DataFrame:
+    """The rows of :func:`_numbered_rows`' job, labelled by their position in the frame.
+
+    A row's label is its position in its partition plus the rows of the
+    partitions before it: its position in the frame's own order (that of
+    ``toPandas()``), rows left out counted.
+    """
+    counts = collected.loc[collected[_COUNT].astype(bool)]
+    sizes = counts.set_index(_PARTITION)[_ROW].sort_index()
+    starts = sizes.cumsum() - sizes
+    rows = collected.loc[~collected[_COUNT].astype(bool)]
+    rows = rows.sort_values([_PARTITION, _ROW], kind="stable")
+    labels = rows[_ROW].to_numpy(dtype=np.int64) + starts.loc[rows[_PARTITION]].to_numpy()
+    values = rows.drop(columns=[_PARTITION, _ROW, _COUNT])
+    return pd.DataFrame(values.to_numpy(dtype=float), index=pd.Index(labels), columns=columns)
 
 
 def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows) -> Any:
