@@ -97,7 +97,7 @@ from ordstats.data.spark_files import FileScan, file_scan, first_rows, read_grou
 from ordstats.data.spill import decoding_key, serve_arrays, serves
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
-from ordstats.design.subset import RowQuery
+from ordstats.design.subset import RowQuery, SelectedRows
 from ordstats.errors import (
     DataError,
     LevelsWarning,
@@ -601,6 +601,10 @@ class SparkSource:
     chunksize : int
         Rows per chunk within a partition: Spark's Arrow batches (10,000 rows by
         default) are joined into chunks of about this many rows.
+    subset : SelectedRows, optional
+        The DataFrame and query of R's ``subset=`` that ``frame`` is the
+        selected rows of: rows collected on the driver are numbered by their
+        position in that DataFrame (:meth:`collect_numbered`).
 
     Raises
     ------
@@ -608,7 +612,7 @@ class SparkSource:
         pyspark cannot be imported, or ``frame`` belongs to a Spark Connect session.
     """
 
-    def __init__(self, frame: Any, chunksize: int) -> None:
+    def __init__(self, frame: Any, chunksize: int, subset: SelectedRows | None = None) -> None:
         try:
             import pyspark  # noqa: F401
         except ImportError as exc:  # pragma: no cover - a Spark DataFrame implies pyspark
@@ -621,6 +625,7 @@ class SparkSource:
             )
         self.frame = frame
         self.chunksize = int(chunksize)
+        self.subset = subset
         self.columns = [str(c) for c in frame.columns]
         self._cache_wanted = partition_cache_setting(frame.sparkSession)
         #: whether a pass through the DataFrame may start a partition cache (during a fit)
@@ -1065,8 +1070,9 @@ class SparkSource:
         One Spark job: each partition's rows are read once (``mapInPandas``),
         and ``func`` maps the selected ones to a DataFrame of numbers.  A
         row's label is its position in the DataFrame's own order (the order
-        of ``toPandas()``), rows not selected counted, as the rows of files
-        read in chunks are numbered.
+        of ``toPandas()``; for R's ``subset=``, that of the DataFrame it
+        selects from), rows not selected counted, as the rows of files read
+        in chunks are numbered.
 
         Parameters
         ----------
@@ -1097,8 +1103,12 @@ class SparkSource:
             T.StructField(_COUNT, T.BooleanType(), False),
             *[T.StructField(name, T.DoubleType(), True) for name in names],
         ]
-        task = partial(_numbered_rows, func=func, rows=rows, names=names)
-        job = self.frame.mapInPandas(task, T.StructType(fields))
+        selected: RowQuery | UsedRows | _RowsWithin = rows
+        frame = self.frame
+        if self.subset is not None:  # number the rows of the DataFrame subset= selects from
+            frame, selected = self.subset.data, _RowsWithin(self.subset.rows, rows)
+        task = partial(_numbered_rows, func=func, rows=selected, names=names)
+        job = frame.mapInPandas(task, T.StructType(fields))
         collected = self._run(job.toPandas)
         return _by_position(collected, sample.columns)
 
@@ -1107,10 +1117,25 @@ class SparkSource:
 _PARTITION, _ROW, _COUNT = "__ordstats_partition", "__ordstats_row", "__ordstats_count"
 
 
+@dataclass(frozen=True)
+class _RowsWithin:
+    """The rows ``inner`` selects among those that ``outer`` (R's ``subset=``) selects."""
+
+    outer: RowQuery
+    inner: RowQuery | UsedRows
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` both select (``inner`` sees only ``outer``'s rows)."""
+        mask = np.array(self.outer.mask(frame), dtype=bool)
+        if mask.any():
+            mask[mask] = np.asarray(self.inner.mask(frame.loc[mask]), dtype=bool)
+        return mask
+
+
 def _numbered_rows(
     batches: Iterator[pd.DataFrame],
     func: Callable[[pd.DataFrame], Any],
-    rows: RowQuery | UsedRows,
+    rows: RowQuery | UsedRows | _RowsWithin,
     names: list[str],
 ) -> Iterator[pd.DataFrame]:
     """``func`` of one partition's selected rows, each with its position in the partition.

@@ -110,6 +110,16 @@ def test_spark_get_prediction_labels_rows_by_their_place_in_the_frame(spark, fra
     _assert_predictions_of_the_frame(spark.createDataFrame(frame))
 
 
+def test_spark_get_prediction_with_subset_counts_the_rows_subset_leaves_out(spark, frame):
+    """R's ``subset=``: the labels are positions in the DataFrame it selects from, as in
+    memory (and as for files read in chunks); before, positions among the selected rows."""
+    rows = spark.createDataFrame(frame)
+    whole, subset = rows.toPandas(), "g != 'lo'"
+    expected = _fit(whole, subset=subset).get_prediction().summary_frame()
+    got = _fit(rows, subset=subset).get_prediction().summary_frame()
+    pd.testing.assert_frame_equal(got, expected, rtol=1e-7)
+
+
 def test_spark_get_prediction_of_a_parquet_file_is_the_chunked_one(spark, frame, tmp_path):
     """A Parquet file that Spark reads in several partitions (row groups of 100 rows,
     split by bytes): the labels and numbers of the in-memory fit of ``toPandas()`` and of
