@@ -133,6 +133,20 @@ def test_spark_get_prediction_of_a_parquet_file_is_the_chunked_one(spark, frame,
     pd.testing.assert_frame_equal(got, chunked, rtol=1e-7)
 
 
+def test_spark_wts_are_checked_over_every_partition_as_in_memory(spark, frame):
+    """avg_predictions(wts=) with negative weights in both partitions: the count and the
+    smallest of every row, as in memory (before: of the first chunk that had them)."""
+    row = np.arange(len(frame))
+    data = frame.assign(v=np.where(row % 5 == 2, -1.0, 1.0) * (1.0 + row % 7))
+    rows = spark.createDataFrame(data)
+    assert rows.rdd.getNumPartitions() > 1
+    with pytest.raises(ordstats.errors.OrdstatsError) as expected:
+        _fit(data).avg_predictions(wts="v")
+    with pytest.raises(ordstats.errors.OrdstatsError) as got:
+        _fit(rows).avg_predictions(wts="v")
+    assert str(got.value) == str(expected.value)
+
+
 def test_spark_get_prediction_reads_the_first_rows_once(fits, monkeypatch):
     """The first rows tell the predictions' columns; before, they were read (a Spark job)
     twice: once for the column names, once more for the pandas UDF's schema."""
