@@ -1059,6 +1059,18 @@ class SparkSource:
         expanded = [F.col(f"{result}.{_quoted(c)}").alias(str(c)) for c in sample.columns]
         return scored.select(*[F.col(_quoted(c)) for c in self.columns], *expanded)
 
+    def selecting(self, rows: UsedRows) -> SparkSource:
+        """The source of the rows ``rows`` selects (lazy), such as the rows a fit used.
+
+        For R's ``subset=``, ``rows`` sees only the rows the subset selects:
+        one filter of the DataFrame the subset selects from, as two filters
+        may be evaluated in either order.
+        """
+        if self.subset is None:
+            return SparkSource(selected_spark_rows(self.frame, rows), self.chunksize)
+        within = _RowsWithin(self.subset.rows, rows)
+        return SparkSource(selected_spark_rows(self.subset.data, within), self.chunksize)
+
     def collect_numbered(
         self,
         func: Callable[[pd.DataFrame], pd.DataFrame],
@@ -1131,6 +1143,10 @@ class _RowsWithin:
             mask[mask] = np.asarray(self.inner.mask(frame.loc[mask]), dtype=bool)
         return mask
 
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """Those of the columns ``names`` that :meth:`mask` reads."""
+        return list(dict.fromkeys([*self.outer.columns(names), *self.inner.columns(names)]))
+
 
 def _numbered_rows(
     batches: Iterator[pd.DataFrame],
@@ -1180,7 +1196,7 @@ def _by_position(collected: pd.DataFrame, columns: pd.Index) -> pd.DataFrame:
     return pd.DataFrame(values.to_numpy(dtype=float), index=pd.Index(labels), columns=columns)
 
 
-def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows) -> Any:
+def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows | _RowsWithin) -> Any:
     """The rows of the Spark DataFrame ``frame`` that ``rows`` selects (lazy).
 
     ``rows`` is R's ``subset=`` or the rows a fit used.  The query is evaluated

@@ -112,12 +112,20 @@ def test_spark_get_prediction_labels_rows_by_their_place_in_the_frame(spark, fra
 
 def test_spark_get_prediction_with_subset_counts_the_rows_subset_leaves_out(spark, frame):
     """R's ``subset=``: the labels are positions in the DataFrame it selects from, as in
-    memory (and as for files read in chunks); before, positions among the selected rows."""
+    memory (and as for files read in chunks); before, positions among the selected rows,
+    or an error where the fit's filter saw rows the subset leaves out."""
     rows = spark.createDataFrame(frame)
     whole, subset = rows.toPandas(), "g != 'lo'"
-    expected = _fit(whole, subset=subset).get_prediction().summary_frame()
-    got = _fit(rows, subset=subset).get_prediction().summary_frame()
-    pd.testing.assert_frame_equal(got, expected, rtol=1e-7)
+    memory, fit = _fit(whole, subset=subset), _fit(rows, subset=subset)
+    expected = memory.get_prediction().summary_frame()
+    pd.testing.assert_frame_equal(fit.get_prediction().summary_frame(), expected, rtol=1e-7)
+    # predict() and resid_prob pick the fitted rows among the subset's (before: a chunk
+    # with a level subset= leaves out stopped them, as the fit never saw it)
+    levels = [str(level) for level in memory.model.levels]
+    predicted = fit.predict().toPandas()[levels].to_numpy()
+    np.testing.assert_allclose(predicted, memory.predict().to_numpy(), rtol=1e-7)
+    residuals = fit.resid_prob.toPandas()["resid_prob"].to_numpy()
+    np.testing.assert_allclose(residuals, memory.resid_prob.to_numpy(), rtol=1e-7, atol=1e-12)
 
 
 def test_spark_get_prediction_of_a_parquet_file_is_the_chunked_one(spark, frame, tmp_path):
