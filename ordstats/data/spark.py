@@ -43,7 +43,10 @@ DataFrame).
 
 Predictions (:meth:`SparkSource.map_partitions`) are a pandas UDF: the result
 is a Spark DataFrame, the input's columns followed by the predictions, so that
-scoring stays in the cluster.
+scoring stays in the cluster.  Results collected on the driver
+(:meth:`SparkSource.collect_numbered`, e.g. ``get_prediction()``) label each
+row by its position in the DataFrame's order, from the row counts of each
+partition that the same job reports.
 
 pyspark is imported only here, and only when a Spark DataFrame is used.
 """
