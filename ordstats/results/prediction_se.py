@@ -32,6 +32,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
+from ordstats.data.rows import UsedRows
 from ordstats.data.spark import SparkSource
 from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionWarning
 from ordstats.families.cumulative.likelihood import ParamLayout
@@ -426,7 +427,9 @@ class PredictionSEMethods(FittedState):
             _warn_missing_rows(wide)
         return PredictionResults.from_wide(wide, which)
 
-    def _spark_prediction(self, source: SparkSource, fitted: Any, which: str) -> PredictionResults:
+    def _spark_prediction(
+        self, source: SparkSource, fitted: UsedRows, which: str
+    ) -> PredictionResults:
         """:meth:`_prediction_in_chunks` of a Spark fit: its rows predicted in the cluster.
 
         Each partition's fitted rows are predicted where they are, and the
