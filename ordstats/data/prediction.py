@@ -12,7 +12,7 @@ import pandas as pd
 from ordstats.data.distributed import DaskSource
 from ordstats.data.rows import UsedRows
 from ordstats.data.sources import open_source
-from ordstats.data.spark import SparkSource, selected_spark_rows
+from ordstats.data.spark import SparkSource
 from ordstats.errors import MissingDataWarning, OrdstatsError
 
 __all__ = ["predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
@@ -54,7 +54,7 @@ def predict_in_chunks(
     refuse_offset_values(offset)
     src = open_source(source, getattr(source, "chunksize", None))
     if rows is not None and isinstance(src, SparkSource):
-        src = SparkSource(selected_spark_rows(src.frame, rows), src.chunksize)
+        src = src.selecting(rows)
     elif rows is not None:
         predict = functools.partial(_predict_selected, predict, rows)
     if hasattr(src, "map_partitions"):

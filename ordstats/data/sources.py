@@ -108,7 +108,7 @@ def open_source(data: Any, chunksize: int | None = None) -> Any:
         return data
     if isinstance(data, SelectedRows):  # subset= of files or of a Spark DataFrame
         if is_spark_frame(data.data):
-            return SparkSource(selected_spark_rows(data.data, data.rows), size)
+            return SparkSource(selected_spark_rows(data.data, data.rows), size, subset=data)
         return ArrowSource(data.data, size, rows=data.rows)
     if _is_dask_frame(data):
         return DaskSource(data)

@@ -43,7 +43,10 @@ DataFrame).
 
 Predictions (:meth:`SparkSource.map_partitions`) are a pandas UDF: the result
 is a Spark DataFrame, the input's columns followed by the predictions, so that
-scoring stays in the cluster.
+scoring stays in the cluster.  Results collected on the driver
+(:meth:`SparkSource.collect_numbered`, e.g. ``get_prediction()``) label each
+row by its position in the DataFrame's order, from the row counts of each
+partition that the same job reports.
 
 pyspark is imported only here, and only when a Spark DataFrame is used.
 """
@@ -97,7 +100,7 @@ from ordstats.data.spark_files import FileScan, file_scan, first_rows, read_grou
 from ordstats.data.spill import decoding_key, serve_arrays, serves
 from ordstats.design.core import NO_ROWS
 from ordstats.design.response import encode_response, format_level
-from ordstats.design.subset import RowQuery
+from ordstats.design.subset import RowQuery, SelectedRows
 from ordstats.errors import (
     DataError,
     LevelsWarning,
@@ -601,6 +604,10 @@ class SparkSource:
     chunksize : int
         Rows per chunk within a partition: Spark's Arrow batches (10,000 rows by
         default) are joined into chunks of about this many rows.
+    subset : SelectedRows, optional
+        The DataFrame and query of R's ``subset=`` that ``frame`` is the
+        selected rows of: rows collected on the driver are numbered by their
+        position in that DataFrame (:meth:`collect_numbered`).
 
     Raises
     ------
@@ -608,7 +615,7 @@ class SparkSource:
         pyspark cannot be imported, or ``frame`` belongs to a Spark Connect session.
     """
 
-    def __init__(self, frame: Any, chunksize: int) -> None:
+    def __init__(self, frame: Any, chunksize: int, subset: SelectedRows | None = None) -> None:
         try:
             import pyspark  # noqa: F401
         except ImportError as exc:  # pragma: no cover - a Spark DataFrame implies pyspark
@@ -621,6 +628,7 @@ class SparkSource:
             )
         self.frame = frame
         self.chunksize = int(chunksize)
+        self.subset = subset
         self.columns = [str(c) for c in frame.columns]
         self._cache_wanted = partition_cache_setting(frame.sparkSession)
         #: whether a pass through the DataFrame may start a partition cache (during a fit)
@@ -995,16 +1003,13 @@ class SparkSource:
             raise DataError(NO_ROWS)
         return pd.concat([pickle.loads(row[0]) for row in rows], ignore_index=True)
 
-    def map_partitions(
-        self, func: Callable[[pd.DataFrame], Any], first: pd.DataFrame | None = None
-    ) -> Any:
+    def map_partitions(self, func: Callable[[pd.DataFrame], Any]) -> Any:
         """The frame with ``func``'s predictions as new columns (a pandas UDF; lazy).
 
         ``func`` maps a pandas DataFrame of rows to a DataFrame or Series of
         predictions with the same index.  Its output type is learned from the
-        first rows, on the driver, so that a missing column or an unseen level
-        there is reported at once: ``first``, those rows if the caller has
-        read them (:meth:`first_chunk`), else they are read here.
+        first rows (:meth:`first_chunk`), on the driver, so that a missing
+        column or an unseen level there is reported at once.
 
         Returns
         -------
@@ -1022,7 +1027,7 @@ class SparkSource:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)
-            raw = func(self.first_chunk() if first is None else first)
+            raw = func(self.first_chunk())
         sample, single = _as_frame(raw), isinstance(raw, pd.Series)
         clash = [c for c in sample.columns if c in self.columns]
         if clash:
@@ -1057,8 +1062,144 @@ class SparkSource:
         expanded = [F.col(f"{result}.{_quoted(c)}").alias(str(c)) for c in sample.columns]
         return scored.select(*[F.col(_quoted(c)) for c in self.columns], *expanded)
 
+    def selecting(self, rows: UsedRows) -> SparkSource:
+        """The source of the rows ``rows`` selects (lazy), such as the rows a fit used.
 
-def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows) -> Any:
+        For R's ``subset=``, ``rows`` sees only the rows the subset selects:
+        one filter of the DataFrame the subset selects from, as two filters
+        may be evaluated in either order.
+        """
+        if self.subset is None:
+            return SparkSource(selected_spark_rows(self.frame, rows), self.chunksize)
+        within = _RowsWithin(self.subset.rows, rows)
+        return SparkSource(selected_spark_rows(self.subset.data, within), self.chunksize)
+
+    def collect_numbered(
+        self,
+        func: Callable[[pd.DataFrame], pd.DataFrame],
+        rows: RowQuery | UsedRows,
+        first: pd.DataFrame,
+    ) -> pd.DataFrame:
+        """``func`` of the rows ``rows`` selects, collected, each labelled by its position.
+
+        One Spark job: each partition's rows are read once (``mapInPandas``),
+        and ``func`` maps the selected ones to a DataFrame of numbers.  A
+        row's label is its position in the DataFrame's own order (the order
+        of ``toPandas()``; for R's ``subset=``, that of the DataFrame it
+        selects from), rows not selected counted, as the rows of files read
+        in chunks are numbered.
+
+        Parameters
+        ----------
+        func : callable
+            Maps a pandas DataFrame of rows to a DataFrame of numbers, one row
+            per row.
+        rows : RowQuery or UsedRows
+            Which rows to map (R's ``subset=``, or the rows a fit used).
+        first : pandas.DataFrame
+            Rows of the frame (:meth:`first_chunk`) whose result tells the
+            columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``func``'s columns, indexed by the rows' positions.
+        """
+        from pyspark.sql import types as T
+
+        picked = rows.select(first)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingDataWarning)
+            sample = pd.DataFrame(func(picked if len(picked) else first))
+        names = [f"__ordstats_value_{k}" for k in range(sample.shape[1])]
+        fields = [
+            T.StructField(_PARTITION, T.IntegerType(), False),
+            T.StructField(_ROW, T.LongType(), False),
+            T.StructField(_COUNT, T.BooleanType(), False),
+            *[T.StructField(name, T.DoubleType(), True) for name in names],
+        ]
+        selected: RowQuery | UsedRows | _RowsWithin = rows
+        frame = self.frame
+        if self.subset is not None:  # number the rows of the DataFrame subset= selects from
+            frame, selected = self.subset.data, _RowsWithin(self.subset.rows, rows)
+        task = partial(_numbered_rows, func=func, rows=selected, names=names)
+        job = frame.mapInPandas(task, T.StructType(fields))
+        collected = self._run(job.toPandas)
+        return _by_position(collected, sample.columns)
+
+
+#: The columns that number the rows of :meth:`SparkSource.collect_numbered`'s job.
+_PARTITION, _ROW, _COUNT = "__ordstats_partition", "__ordstats_row", "__ordstats_count"
+
+
+@dataclass(frozen=True)
+class _RowsWithin:
+    """The rows ``inner`` selects among those that ``outer`` (R's ``subset=``) selects."""
+
+    outer: RowQuery
+    inner: RowQuery | UsedRows
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` both select (``inner`` sees only ``outer``'s rows)."""
+        mask = np.array(self.outer.mask(frame), dtype=bool)
+        if mask.any():
+            mask[mask] = np.asarray(self.inner.mask(frame.loc[mask]), dtype=bool)
+        return mask
+
+    def columns(self, names: Sequence[str]) -> list[str]:
+        """Those of the columns ``names`` that :meth:`mask` reads."""
+        return list(dict.fromkeys([*self.outer.columns(names), *self.inner.columns(names)]))
+
+
+def _numbered_rows(
+    batches: Iterator[pd.DataFrame],
+    func: Callable[[pd.DataFrame], Any],
+    rows: RowQuery | UsedRows | _RowsWithin,
+    names: list[str],
+) -> Iterator[pd.DataFrame]:
+    """``func`` of one partition's selected rows, each with its position in the partition.
+
+    Positions count every row of the partition, selected or not; a last row
+    (``_COUNT`` true) gives the partition's number of rows, so that the driver
+    can number the rows of all partitions one after another.
+    """
+    _settle_worker()
+    partition, seen = _partition_id(), 0
+    for batch in batches:
+        batch = batch.reset_index(drop=True)
+        keep = np.asarray(rows.mask(batch), dtype=bool)
+        if keep.any():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MissingDataWarning)
+                out = _as_frame(func(batch.loc[keep])).reset_index(drop=True)
+            out.columns = names
+            out.insert(0, _COUNT, False)
+            out.insert(0, _ROW, np.flatnonzero(keep).astype(np.int64) + seen)
+            out.insert(0, _PARTITION, np.int32(partition))
+            yield out
+        seen += len(batch)
+    count = {_PARTITION: [np.int32(partition)], _ROW: [np.int64(seen)], _COUNT: [True]}
+    yield pd.DataFrame({**count, **{name: [None] for name in names}})
+
+
+def _by_position(collected: pd.DataFrame, columns: pd.Index) -> pd.DataFrame:
+    """The rows of :func:`_numbered_rows`' job, labelled by their position in the frame.
+
+    A row's label is its position in its partition plus the rows of the
+    partitions before it: its position in the frame's own order (that of
+    ``toPandas()``), rows left out counted.
+    """
+    counts = collected.loc[collected[_COUNT].astype(bool)]
+    sizes = counts.set_index(_PARTITION)[_ROW].sort_index()
+    starts = sizes.cumsum() - sizes
+    rows = collected.loc[~collected[_COUNT].astype(bool)]
+    rows = rows.sort_values([_PARTITION, _ROW], kind="stable")
+    labels = rows[_ROW].to_numpy(dtype=np.int64) + starts.loc[rows[_PARTITION]].to_numpy()
+    values = rows.drop(columns=[_PARTITION, _ROW, _COUNT])
+    return pd.DataFrame(values.to_numpy(dtype=float), index=pd.Index(labels), columns=columns)
+
+
+def selected_spark_rows(frame: Any, rows: RowQuery | UsedRows | _RowsWithin) -> Any:
     """The rows of the Spark DataFrame ``frame`` that ``rows`` selects (lazy).
 
     ``rows`` is R's ``subset=`` or the rows a fit used.  The query is evaluated

@@ -32,7 +32,8 @@ from ordstats._typing import FloatArray
 from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
-from ordstats.data.spark import SparkSource, selected_spark_rows
+from ordstats.data.rows import UsedRows
+from ordstats.data.spark import SparkSource
 from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionWarning
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
@@ -405,15 +406,15 @@ class PredictionSEMethods(FittedState):
         """``get_prediction`` of the fitted rows of data read in chunks, chunk by chunk.
 
         The rows and index of ``predict()`` on such a fit (rows in file order,
-        numbered from 0, for files; the frame's index for a DataFrame; a Dask
-        result is computed): each chunk's fitted rows are predicted as newdata.
-        A Spark fit's rows are predicted in the cluster and collected
+        numbered from 0 with the rows the fit left out keeping their numbers,
+        for files; the frame's index for a DataFrame; a Dask result is
+        computed): each chunk's fitted rows are predicted as newdata.  A Spark
+        fit's rows are predicted in the cluster and collected
         (:meth:`_spark_prediction`).
         """
         source, fitted = self.model.source, self.model.evaluator.fitted_rows()
         if isinstance(source, SparkSource):
-            used = SparkSource(selected_spark_rows(source.frame, fitted), source.chunksize)
-            return self._spark_prediction(used, which)
+            return self._spark_prediction(source, fitted, which)
 
         def chunk(rows: pd.DataFrame) -> pd.DataFrame:
             return self._prediction_of(rows, which, None).wide()
@@ -426,26 +427,25 @@ class PredictionSEMethods(FittedState):
             _warn_missing_rows(wide)
         return PredictionResults.from_wide(wide, which)
 
-    def _spark_prediction(self, source: SparkSource, which: str) -> PredictionResults:
+    def _spark_prediction(
+        self, source: SparkSource, fitted: UsedRows, which: str
+    ) -> PredictionResults:
         """:meth:`_prediction_in_chunks` of a Spark fit: its rows predicted in the cluster.
 
-        Each partition's rows are predicted by a pandas UDF, as ``predict()``
-        does, and the probabilities and standard errors collected on the
-        driver, as a Dask fit's are computed: rows in partition order,
-        numbered from 0.
+        Each partition's fitted rows are predicted where they are, and the
+        probabilities and standard errors collected on the driver, as a Dask
+        fit's are computed.  Each row is labelled by its position in the
+        Spark DataFrame's own order (that of ``toPandas()``), the rows the fit
+        left out counted: the labels of an in-memory fit of ``toPandas()``,
+        and of a fit of the same Parquet file read in chunks.
         """
 
         def chunk(rows: pd.DataFrame) -> pd.DataFrame:
-            wide = self._prediction_of(rows, which, None).wide()
-            return pd.DataFrame(wide.to_numpy(dtype=float), index=wide.index, columns=names)
+            return self._prediction_of(rows, which, None).wide()
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
-            first = source.first_chunk()
-            sample = self._prediction_of(first, which, None).wide()
-            names = [f"__ordstats_prediction_{k}" for k in range(sample.shape[1])]
-            collected = source.map_partitions(chunk, first).select(*names).toPandas()
-        wide = pd.DataFrame(collected.to_numpy(dtype=float), columns=sample.columns)
+            wide = source.collect_numbered(chunk, fitted, source.first_chunk())
         _warn_missing_rows(wide, "Spark", stacklevel=5)
         return PredictionResults.from_wide(wide, which)
 
@@ -460,7 +460,9 @@ class PredictionSEMethods(FittedState):
             Rows to predict for (default: the fitted rows; for a model read in
             chunks, from files or Dask, as :meth:`~ordstats.OrdinalResults.predict`
             gives them; a Spark fit's rows are predicted in the cluster and
-            collected, numbered from 0).
+            collected, each labelled by its position in the Spark DataFrame's
+            order, as ``toPandas()`` gives it, counting the rows the fit left
+            out).
         which : {"prob", "cumprob"}
             ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
         offset : float or array-like, optional

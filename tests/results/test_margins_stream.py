@@ -7,6 +7,8 @@ over the estimation rows (newdata=None) give the in-memory numbers.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -96,6 +98,34 @@ def test_housing_weighted_averages_by_a_column_outside_the_model_stream(housing,
     expected = memory.avg_predictions(by="Type", wts="Freq", type="cumprob")
     for fit in streamed.values():
         _same(fit.avg_predictions(by="Type", wts="Freq", type="cumprob"), expected)
+
+
+def test_wts_are_checked_over_every_chunk_as_in_memory(wine, tmp_path):
+    """The check of ``wts=`` counts the weights of every row, as in memory: before, a fit
+    read in chunks reported the first chunk with negative or missing weights (its count,
+    its smallest), and refused a chunk of zero weights that other chunks outweigh."""
+    n = len(wine)
+    row = np.arange(n)
+    data = wine.assign(
+        negative=np.where(row % 5 == 2, -1.0, 1.0) * (1.0 + row % 7),
+        missing=np.where(row % 9 == 4, np.nan, 1.0),
+        zero=np.where(row < 30, 0.0, 1.0 + row % 3),
+    )
+    memory, streamed = _fits(data, "rating ~ temp + contact", tmp_path)
+    smallest = data["negative"].min()
+    for wts, problem in [
+        ("negative", f"has {(data['negative'] < 0).sum()} negative values (smallest {smallest:g})"),
+        ("missing", f"has {data['missing'].isna().sum()} missing or infinite values"),
+    ]:
+        with pytest.raises(OrdstatsError, match=re.escape(problem)) as caught:
+            memory.avg_predictions(wts=wts)
+        for fit in streamed.values():
+            with pytest.raises(OrdstatsError) as got:
+                fit.avg_predictions(wts=wts)
+            assert str(got.value) == str(caught.value)
+    expected = memory.avg_predictions(wts="zero", by="contact")
+    for fit in streamed.values():
+        _same(fit.avg_predictions(wts="zero", by="contact"), expected)
 
 
 def test_by_a_column_outside_the_model_reads_the_fitted_rows(wine, tmp_path):

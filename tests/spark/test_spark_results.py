@@ -17,7 +17,7 @@ import pytest
 import ordstats
 from ordstats.errors import MissingDataWarning
 from ordstats.results.margins.emmeans import emmeans, joint_tests
-from tests._chunk_data import FORMULA, spark_ratings
+from tests._chunk_data import FORMULA, spark_ratings, spark_setting
 
 
 @pytest.fixture(scope="module")
@@ -61,20 +61,19 @@ def test_spark_joint_tests_are_the_in_memory_ones(fits):
 
 
 def test_spark_get_prediction_without_newdata_predicts_the_fitted_rows(fits, frame):
-    """As in memory: the rows the fit used, in the Spark DataFrame's order, numbered from 0.
-    Before, every row of the data (NaN where a predictor was missing, a prediction where
-    only the response was)."""
+    """As in memory: the rows the fit used, in the Spark DataFrame's order, each labelled
+    by its position in ``toPandas()`` (dropped rows counted).  Before, every row of the
+    data (NaN where a predictor was missing, a prediction where only the response was)."""
     memory, spark = fits
     with warnings.catch_warnings():
         warnings.simplefilter("error", MissingDataWarning)
         got = spark.get_prediction()
         cumulative = spark.get_prediction(which="cumprob")
-    # predict() gives the fitted rows with their columns, in the order get_prediction has
-    used = spark.predict().toPandas()[list(frame.columns)]
-    assert len(used) == len(memory.predict()) and not used.isna().any(axis=None)
-    expected = memory.get_prediction(used)
-    assert got.predicted.shape == expected.predicted.shape
-    assert list(got.predicted.index) == list(range(len(expected.predicted)))
+    whole = spark.model.source.frame.toPandas()
+    labels = ordstats.OrdinalModel.from_formula(FORMULA, whole, weights="w").design.row_index
+    assert len(labels) == len(memory.predict())
+    assert list(got.predicted.index) == list(labels)
+    expected = memory.get_prediction(whole.loc[labels])
     np.testing.assert_allclose(
         got.summary_frame().to_numpy(), expected.summary_frame().to_numpy(), rtol=1e-7
     )
@@ -85,6 +84,75 @@ def test_spark_get_prediction_without_newdata_predicts_the_fitted_rows(fits, fra
         memory.get_prediction(picked).summary_frame(),
         rtol=1e-7,
     )
+
+
+def _fit(data, **options):
+    with pytest.warns(MissingDataWarning):
+        return ordstats.OrdinalModel.from_formula(FORMULA, data, weights="w", **options).fit()
+
+
+def _assert_predictions_of_the_frame(rows, spark=None):
+    """``get_prediction()`` of a Spark fit of ``rows`` is that of the in-memory fit of
+    ``rows.toPandas()``: the same labels (positions in the Spark DataFrame's order,
+    dropped rows counted) and the same numbers."""
+    assert rows.rdd.getNumPartitions() > 1
+    whole = rows.toPandas()
+    assert whole["x2"].iloc[: len(whole) // 2].isna().any()  # rows dropped in the middle
+    expected = _fit(whole).get_prediction().summary_frame()
+    got = (spark or _fit(rows)).get_prediction().summary_frame()
+    pd.testing.assert_frame_equal(got, expected, rtol=1e-7)
+    return got
+
+
+def test_spark_get_prediction_labels_rows_by_their_place_in_the_frame(spark, frame):
+    """The partitions of a pandas frame: before, the collected rows were numbered 0, 1, ...
+    and did not line up with the in-memory fit's rows after the first dropped row."""
+    _assert_predictions_of_the_frame(spark.createDataFrame(frame))
+
+
+def test_spark_get_prediction_with_subset_counts_the_rows_subset_leaves_out(spark, frame):
+    """R's ``subset=``: the labels are positions in the DataFrame it selects from, as in
+    memory (and as for files read in chunks); before, positions among the selected rows,
+    or an error where the fit's filter saw rows the subset leaves out."""
+    rows = spark.createDataFrame(frame)
+    whole, subset = rows.toPandas(), "g != 'lo'"
+    memory, fit = _fit(whole, subset=subset), _fit(rows, subset=subset)
+    expected = memory.get_prediction().summary_frame()
+    pd.testing.assert_frame_equal(fit.get_prediction().summary_frame(), expected, rtol=1e-7)
+    # predict() and resid_prob pick the fitted rows among the subset's (before: a chunk
+    # with a level subset= leaves out stopped them, as the fit never saw it)
+    levels = [str(level) for level in memory.model.levels]
+    predicted = fit.predict().toPandas()[levels].to_numpy()
+    np.testing.assert_allclose(predicted, memory.predict().to_numpy(), rtol=1e-7)
+    residuals = fit.resid_prob.toPandas()["resid_prob"].to_numpy()
+    np.testing.assert_allclose(residuals, memory.resid_prob.to_numpy(), rtol=1e-7, atol=1e-12)
+
+
+def test_spark_get_prediction_of_a_parquet_file_is_the_chunked_one(spark, frame, tmp_path):
+    """A Parquet file that Spark reads in several partitions (row groups of 100 rows,
+    split by bytes): the labels and numbers of the in-memory fit of ``toPandas()`` and of
+    the chunked fit of the file, rows the fit dropped keeping their numbers."""
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, index=False, row_group_size=100)
+    with spark_setting(spark, "spark.sql.files.maxPartitionBytes", str(path.stat().st_size // 3)):
+        rows = spark.read.parquet(str(path))
+        got = _assert_predictions_of_the_frame(rows, _fit(rows))
+    chunked = _fit(str(path), chunksize=150).get_prediction().summary_frame()
+    pd.testing.assert_frame_equal(got, chunked, rtol=1e-7)
+
+
+def test_spark_wts_are_checked_over_every_partition_as_in_memory(spark, frame):
+    """avg_predictions(wts=) with negative weights in both partitions: the count and the
+    smallest of every row, as in memory (before: of the first chunk that had them)."""
+    row = np.arange(len(frame))
+    data = frame.assign(v=np.where(row % 5 == 2, -1.0, 1.0) * (1.0 + row % 7))
+    rows = spark.createDataFrame(data)
+    assert rows.rdd.getNumPartitions() > 1
+    with pytest.raises(ordstats.errors.OrdstatsError) as expected:
+        _fit(data).avg_predictions(wts="v")
+    with pytest.raises(ordstats.errors.OrdstatsError) as got:
+        _fit(rows).avg_predictions(wts="v")
+    assert str(got.value) == str(expected.value)
 
 
 def test_spark_get_prediction_reads_the_first_rows_once(fits, monkeypatch):

@@ -46,6 +46,7 @@ __all__ = [
     "DOUBTFUL",
     "StreamedSums",
     "StreamingFit",
+    "WeightTally",
     "block_sums",
     "means",
     "newdata_fit",
@@ -215,30 +216,103 @@ class _Entry:
         return _Entry(out_labels, sums, jac_sums, totals)
 
 
+@dataclass(frozen=True)
+class WeightTally:
+    """What the check of ``wts=`` needs to know of some rows' weights; adds over chunks.
+
+    Attributes
+    ----------
+    nonfinite : int
+        Missing or infinite weights.
+    negative : int
+        Negative weights.
+    smallest : float
+        The smallest finite weight (inf without one).
+    total : float
+        The sum of the finite weights.
+    """
+
+    nonfinite: int = 0
+    negative: int = 0
+    smallest: float = np.inf
+    total: float = 0.0
+
+    @classmethod
+    def of(cls, weights: FloatArray) -> WeightTally:
+        """The tally of the weights ``weights``."""
+        finite = weights[np.isfinite(weights)]
+        return cls(
+            int(weights.size - finite.size),
+            int(np.count_nonzero(finite < 0)),
+            float(finite.min()) if finite.size else np.inf,
+            float(finite.sum()),
+        )
+
+    def __add__(self, other: WeightTally) -> WeightTally:
+        return WeightTally(
+            self.nonfinite + other.nonfinite,
+            self.negative + other.negative,
+            min(self.smallest, other.smallest),
+            self.total + other.total,
+        )
+
+    def problem(self) -> str | None:
+        """What is wrong with the weights (None: finite, non-negative, not all zero)."""
+        if self.nonfinite:
+            return f"{self.nonfinite} missing or infinite values"
+        if self.negative:
+            return f"{self.negative} negative values (smallest {self.smallest:g})"
+        if not self.total > 0:
+            return "only zeros"
+        return None
+
+    def check(self, what: str) -> None:
+        """Raise an error naming ``what`` (the weights) if :meth:`problem` finds one.
+
+        Raises
+        ------
+        OrdstatsError
+        """
+        problem = self.problem()
+        if problem is not None:
+            raise OrdstatsError(
+                f"{what} has {problem}; weights must be finite, non-negative and not all zero"
+            )
+
+
 @dataclass
 class StreamedSums:
     """The sums of every average of a verb over some chunks, and one of their rows.
 
     Attributes
     ----------
-    entries : list
-        One per average the verb forms, in the order it forms them.
+    entries : list or None
+        One per average the verb forms, in the order it forms them (None: no
+        chunk was averaged, as every chunk's ``wts=`` had a problem or only
+        zeros).
     sample : pandas.DataFrame
         One used row (the verb's final run replays the sums on it).
     """
 
-    entries: list[_Entry]
+    entries: list[_Entry] | None
     sample: pd.DataFrame
     #: rows evaluated that the fit cannot estimate (a rank-deficient fit)
     doubtful: int = 0
+    #: the chunks' ``wts=`` column (None: no weights column)
+    weights: WeightTally | None = None
 
     def __add__(self, other: StreamedSums | None) -> StreamedSums:
         if other is None:
             return self
+        doubtful = self.doubtful + other.doubtful
+        weights = _added_tallies(self.weights, other.weights)
+        if self.entries is None or other.entries is None:  # a chunk the verb did not run on
+            entries = other.entries if self.entries is None else self.entries
+            return StreamedSums(entries, self.sample, doubtful, weights)
         if len(other.entries) != len(self.entries):  # the same verb on every chunk
             raise OrdstatsError("chunks gave different sets of averages; refit the model")
         entries = [a + b for a, b in zip(self.entries, other.entries, strict=True)]
-        return StreamedSums(entries, self.sample, self.doubtful + other.doubtful)
+        return StreamedSums(entries, self.sample, doubtful, weights)
 
     __radd__ = __add__
 
@@ -375,10 +449,32 @@ def _with_categories(column: pd.Series, categories: pd.Index) -> pd.Categorical:
     return pd.Categorical(values.where(values.isin(categories)), categories=categories)
 
 
+def _added_tallies(a: WeightTally | None, b: WeightTally | None) -> WeightTally | None:
+    return a if b is None else b if a is None else a + b
+
+
+def _weight_tally(rows: pd.DataFrame, wts: Any) -> WeightTally | None:
+    """The tally of a chunk's ``wts=`` column (None: no column, or not numbers: the verb says)."""
+    if not isinstance(wts, str) or wts not in rows.columns:
+        return None
+    try:
+        return WeightTally.of(np.asarray(rows[wts], dtype=float))
+    except (TypeError, ValueError):
+        return None
+
+
 def _chunk_sums(
     rows: pd.DataFrame, verb: Callable[..., Any], fit: _ChunkFit, options: dict[str, Any]
 ) -> StreamedSums:
-    """The per-chunk step: the verb on a chunk's used rows, keeping its averages' sums."""
+    """The per-chunk step: the verb on a chunk's used rows, keeping its averages' sums.
+
+    The chunk's ``wts=`` are tallied, so that a problem is reported once, of
+    all rows (:func:`stream_average`); a chunk with a problem, or only zero
+    weights (which add nothing), is not averaged.
+    """
+    tally = _weight_tally(rows, options.get("wts"))
+    if tally is not None and tally.problem() is not None:
+        return StreamedSums(None, rows.iloc[:1], 0, tally)
     recorder = _Recorder()
     token, doubtful = AVERAGER.set(recorder), DOUBTFUL.set([])
     try:
@@ -387,7 +483,7 @@ def _chunk_sums(
     finally:
         AVERAGER.reset(token)
         DOUBTFUL.reset(doubtful)
-    return StreamedSums(recorder.entries, rows.iloc[:1], found)
+    return StreamedSums(recorder.entries, rows.iloc[:1], found, tally)
 
 
 # -- the entry point ---------------------------------------------------------------------------
@@ -623,7 +719,9 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
     total: StreamedSums = fit._margins_stream(
         _chunk_sums, verb, chunk_fit, per_chunk, columns=columns
     )
-    token, doubtful = AVERAGER.set(_Replay(total.entries)), DOUBTFUL.set([])
+    if total.weights is not None:  # the in-memory check, of every chunk's weights
+        total.weights.check(f"wts={options['wts']!r} (a column of the data)")
+    token, doubtful = AVERAGER.set(_Replay(total.entries or [])), DOUBTFUL.set([])
     try:
         table = verb(chunk_fit, chunk_fit.with_levels(total.sample), **dict(options, wts=None))
     finally:

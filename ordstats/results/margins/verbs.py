@@ -70,6 +70,7 @@ from ordstats.results.margins.protocol import (
 from ordstats.results.margins.stream import (
     AVERAGER,
     DOUBTFUL,
+    WeightTally,
     block_sums,
     means,
     newdata_fit,
@@ -171,17 +172,7 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
 
 def _check_weights(weights: FloatArray, what: str) -> None:
     """Raise an error naming ``what`` unless the weights are finite, non-negative, not all zero."""
-    problem = None
-    if not np.all(np.isfinite(weights)):
-        problem = f"{np.count_nonzero(~np.isfinite(weights))} missing or infinite values"
-    elif np.any(weights < 0):
-        problem = f"{np.count_nonzero(weights < 0)} negative values (smallest {weights.min():g})"
-    elif not weights.sum() > 0:
-        problem = "only zeros"
-    if problem is not None:
-        raise OrdstatsError(
-            f"{what} has {problem}; weights must be finite, non-negative and not all zero"
-        )
+    WeightTally.of(weights).check(what)
 
 
 def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> list[str] | None:
