@@ -70,7 +70,8 @@ def test_spark_get_prediction_without_newdata_predicts_the_fitted_rows(fits, fra
         got = spark.get_prediction()
         cumulative = spark.get_prediction(which="cumprob")
     whole = spark.model.source.frame.toPandas()
-    labels = ordstats.OrdinalModel.from_formula(FORMULA, whole, weights="w").design.row_index
+    with pytest.warns(MissingDataWarning):
+        labels = ordstats.OrdinalModel.from_formula(FORMULA, whole, weights="w").design.row_index
     assert len(labels) == len(memory.predict())
     assert list(got.predicted.index) == list(labels)
     expected = memory.get_prediction(whole.loc[labels])
