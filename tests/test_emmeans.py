@@ -270,3 +270,26 @@ def test_emmeans_without_the_rows_says_to_pass_data(wine) -> None:
     with pytest.raises(OrdstatsError, match=r"pass them as data="):
         fit.emmeans("temp")
     assert len(emmeans(fit, "temp", data=wine).values) == 2
+
+
+FORMULA_NESTING = json.loads(
+    (Path(__file__).parent / "data" / "reference" / "emmeans_formula_nesting.json").read_text()
+)
+
+
+def test_a_factor_nested_by_the_formula_only_is_nested(wine) -> None:
+    """R's emmeans reads ``b2 %in% temp`` from ``temp/b2``'s terms (tests/r/
+    emmeans_formula_nesting.R): b2 has no main effect.  The data do not nest it
+    (b2 = 1-4 at both temperatures); before, b2's means were averaged over temp."""
+    data = wine.assign(b2=((wine["bottle"].astype(int) - 1) % 4 + 1).astype(str))
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp/b2", data).fit()
+    assert res.llf == pytest.approx(FORMULA_NESTING["logLik"], rel=1e-9)
+    for specs, expected in FORMULA_NESTING["emmeans"].items():
+        table = res.emmeans(specs).summary_frame()
+        if expected["b2"] is not None:
+            assert [str(v) for v in table["b2"]] == expected["b2"]
+        assert [str(v) for v in table["temp"]] == expected["temp"]
+        np.testing.assert_allclose(table["emmean"], expected["emmean"], rtol=1e-6)
+        np.testing.assert_allclose(table["SE"], expected["SE"], rtol=1e-5)
+    crossed = res.emmeans("b2", nesting=None).summary_frame()
+    assert "temp" not in crossed.columns  # nesting=None still averages over temp

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -77,6 +77,44 @@ class TermsDesign:
     def describe(self) -> str:
         """``"~ <formula>"`` or the column names, for reports."""
         return "~ " + (self.formula if self.formula else " + ".join(self.names))
+
+    def term_codings(self, columns: Collection[str]) -> list[list[tuple[str, bool]]]:
+        """Each term's variables and whether contrasts code them (R's terms ``factors``).
+
+        ``True`` where the term codes the variable by contrasts (R's ``1``),
+        ``False`` by every level (R's ``2``: ``bottle`` in ``temp:bottle``
+        without ``bottle``'s main effect codes ``temp`` by every level).  A
+        factor of an expression (``C(temp)``) is named by the one data column
+        of ``columns`` it reads.  Empty without a formula.
+
+        Parameters
+        ----------
+        columns : collection of str
+            The data columns the formula reads.
+
+        Returns
+        -------
+        list of list of (str, bool)
+        """
+        if self.spec is None:
+            return []
+        codings = []
+        for structure in self.spec.structure:
+            for scoped in structure.scoped_terms:
+                if scoped.factors:
+                    codings.append(
+                        [(_column_of(f.factor, columns), bool(f.reduced)) for f in scoped.factors]
+                    )
+        return codings
+
+
+def _column_of(factor: Any, columns: Collection[str]) -> str:
+    """The data column a formula factor reads: its expression, or its one column."""
+    expr = str(factor.expr)
+    if expr in columns:
+        return expr
+    read = [v for v in getattr(factor, "variables", ()) if v in columns]
+    return read[0] if len(read) == 1 else expr
 
 
 @dataclass(frozen=True)

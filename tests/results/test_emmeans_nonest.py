@@ -341,3 +341,34 @@ def test_joint_tests_test_a_nested_factor_within_its_nesting_factors_as_r(
     np.testing.assert_allclose(table["F.ratio"][tested], expected_f, atol=5e-4)  # 3 decimals
     expected_p = np.atleast_1d(reference["p.value"]).astype(float)[tested]
     np.testing.assert_allclose(table["p.value"][tested], expected_p, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("terms", "expected"),
+    [
+        # R's attr(terms(~ temp/b2), "factors"): temp 1 | temp 2, b2 1
+        ([[("temp", True)], [("temp", False), ("b2", True)]], {"b2": ["temp"]}),
+        # ~ temp:b2 alone: both coded by every level, each "in" the other: none (as R)
+        ([[("temp", False), ("b2", False)]], {}),
+        # ~ temp*contact + temp:contact:b2: b2 %in% (temp*contact)
+        (
+            [
+                [("temp", True)],
+                [("contact", True)],
+                [("temp", True), ("contact", True)],
+                [("temp", False), ("contact", False), ("b2", True)],
+            ],
+            {"b2": ["temp", "contact"]},
+        ),
+        # main effects of both: nothing implied
+        ([[("temp", True)], [("b2", True)], [("temp", True), ("b2", True)]], {}),
+    ],
+)
+def test_nesting_implied_by_the_terms_follows_r(terms, expected):
+    from ordstats.results.margins.nesting import find_nesting, implied_nesting
+
+    names = ["temp", "contact", "b2"]
+    implied = implied_nesting(terms, names)
+    # the cells of a crossed grid show no nesting: what is found is the terms'
+    index = np.array([(a, b, c) for a in range(2) for b in range(2) for c in range(4)])
+    assert find_nesting(names, [2, 2, 4], index, np.ones(len(index)), implied) == expected

@@ -88,6 +88,7 @@ from ordstats.results.margins.nesting import (
     Nesting,
     find_nesting,
     format_nesting,
+    implied_nesting,
     parse_nesting,
 )
 from ordstats.results.margins.protocol import MarginsFit
@@ -1360,8 +1361,12 @@ def _estimates_at(
 _EXTRA_VARIABLE_MODES = ("linear.predictor", "cum.prob", "exc.prob", "prob")
 
 
-def _nesting_of(grid: _Grid, mode: str, nesting: Any) -> tuple[Nesting, bool]:
-    """The nesting structure to use and whether it was found in the grid (not given)."""
+def _nesting_of(fit: MarginsFit, grid: _Grid, mode: str, nesting: Any) -> tuple[Nesting, bool]:
+    """The nesting structure to use and whether it was found (not given).
+
+    Found as emmeans finds it: in the grid's cells with rows, and in the
+    model's terms (a factor without a main effect, :func:`implied_nesting`).
+    """
     columns = slice(1, None) if mode in _EXTRA_VARIABLE_MODES else slice(None)
     predictors = grid.dims[columns]
     names = [d.name for d in predictors]
@@ -1371,7 +1376,9 @@ def _nesting_of(grid: _Grid, mode: str, nesting: Any) -> tuple[Nesting, bool]:
         _check_names(list(dict.fromkeys(named)), names, "nesting=")
         return given, False
     sizes = [len(d.levels) for d in predictors]
-    found = find_nesting(names, sizes, grid.index()[:, columns], grid.weights)
+    factors = [name for name, size in zip(names, sizes, strict=True) if size > 1]
+    implied = implied_nesting(fit.margins_term_codings(), factors) if len(factors) > 1 else {}
+    found = find_nesting(names, sizes, grid.index()[:, columns], grid.weights, implied)
     return found, bool(found)
 
 
@@ -1485,7 +1492,8 @@ def emmeans(
         Factors nested in others (each level of ``B`` occurs with one level of
         ``A`` only), whose means average ``B`` within each level of ``A`` over
         the levels that occur there, as R emmeans' ``nesting``.  ``"auto"``
-        (default) finds them in the reference grid's cells with rows, as
+        (default) finds them in the reference grid's cells with rows and in
+        the formula's terms (``temp/b2``: ``b2`` has no main effect), as
         ``ref_grid`` does, and says so in the summary's notes; a text such as
         ``"bottle %in% temp"`` (several separated by commas, ``"c %in% (a*b)"``)
         or a dict ``{"bottle": ["temp"]}`` names them; ``None`` (R's
@@ -1509,7 +1517,7 @@ def emmeans(
     known = [d.name for d in grid.dims]
     primary, by_vars = _parse_specs(specs, by, known)
     _check_names(primary + by_vars, known, "specs/by")
-    structure, detected = _nesting_of(grid, mode, nesting)
+    structure, detected = _nesting_of(fit, grid, mode, nesting)
     primary, by_vars = _with_nesting_groups(primary, by_vars, structure)
     names = primary + by_vars
     if structure:
@@ -1596,7 +1604,7 @@ def joint_tests(
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
-    structure, _ = _nesting_of(grid, mode, nesting)
+    structure, _ = _nesting_of(fit, grid, mode, nesting)
     by_vars = _as_list(by)
     names = [d.name for d in grid.dims if len(d.levels) > 1 and d.name != "cut"]
     _check_names(by_vars, names, "by=")
@@ -1774,8 +1782,8 @@ class EmmeansMethods:
             over the whole grid (``"grid"``, default, as emmeans) or each cell's
             own (``"cell"``); see :func:`emmeans`.
         nesting : {"auto", None} or str or dict
-            Nested factors: found in the grid (``"auto"``, default, as
-            emmeans), named (``"bottle %in% temp"``) or none (``None``, R's
+            Nested factors: found in the grid and the formula (``"auto"``,
+            default, as emmeans), named (``"bottle %in% temp"``) or none (``None``, R's
             ``nesting = NULL``); see :func:`emmeans`.
 
         Returns
@@ -1815,8 +1823,8 @@ class EmmeansMethods:
         data : pandas.DataFrame, optional
             Rows to build the reference grid from (default the estimation rows).
         nesting : {"auto", None} or str or dict
-            Nested factors (found in the grid by default, as emmeans; ``None``
-            for none); see :func:`emmeans`.
+            Nested factors (found in the grid and the formula by default, as
+            emmeans; ``None`` for none); see :func:`emmeans`.
 
         Returns
         -------

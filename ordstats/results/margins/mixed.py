@@ -150,6 +150,11 @@ class MixedMarginsFit:
             names += [c for c in random_columns(term, groups=False) if c not in names]
         return names
 
+    def margins_term_codings(self) -> list[list[tuple[str, bool]]]:
+        """The fixed formula's terms and their variables' codings (emmeans' nesting)."""
+        location = self.model.design.fixed.location
+        return location.term_codings(set(self.margins_variables()))
+
     def _group_columns(self) -> list[str]:
         columns: list[str] = []
         for term in self.model.terms:

@@ -24,16 +24,31 @@ import numpy as np
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import OrdstatsError
 
-__all__ = ["AUTO", "Nesting", "find_nesting", "format_nesting", "parse_nesting"]
+__all__ = [
+    "AUTO",
+    "Nesting",
+    "TermCodings",
+    "find_nesting",
+    "format_nesting",
+    "implied_nesting",
+    "parse_nesting",
+]
 
 #: a nested factor and the factors it is nested in, in the grid's order
 Nesting = dict[str, list[str]]
+#: a formula's terms, each as its variables and whether each is coded by contrasts
+#: (reduced: R's ``1`` in a terms object's ``factors``) or by every level (R's ``2``)
+TermCodings = list[list[tuple[str, bool]]]
 #: the default of ``nesting=``: find the structure in the grid's cells, as ``ref_grid``
 AUTO = "auto"
 
 
 def find_nesting(
-    names: Sequence[str], sizes: Sequence[int], index: IntArray, weights: FloatArray
+    names: Sequence[str],
+    sizes: Sequence[int],
+    index: IntArray,
+    weights: FloatArray,
+    implied: Nesting | None = None,
 ) -> Nesting:
     """The factors nested in others among the cells with rows (emmeans' ``ref_grid`` rule).
 
@@ -45,6 +60,10 @@ def find_nesting(
         Each cell's level positions.
     weights : ndarray, shape (n_cells,)
         Each cell's rows; cells without rows are left out.
+    implied : dict, optional
+        Nesting the model's formula implies (:func:`implied_nesting`), added
+        to what the cells show before the transitive step, as emmeans adds
+        what the model's terms imply.
 
     Returns
     -------
@@ -76,10 +95,53 @@ def find_nesting(
                 nests.append(names[e])
         if nests:
             found[names[d]] = nests
+    for name, groups in (implied or {}).items():
+        found[name] = list(dict.fromkeys([*found.get(name, []), *groups]))
     for name, groups in list(found.items()):  # one step of transitivity, as emmeans
         inherited = [g for group in groups for g in found.get(group, [])]
         found[name] = list(dict.fromkeys([*inherited, *groups]))
     return {name: groups for name, groups in found.items() if name not in groups}
+
+
+def implied_nesting(terms: TermCodings, names: Sequence[str]) -> Nesting:
+    """The nesting a formula implies: a factor without a main effect, coded within others.
+
+    emmeans' rule for the model's terms: a factor of the grid ``names`` that
+    has no term of its own (``temp/bottle`` is ``temp + temp:bottle``) is
+    nested in the factors that the terms holding it by contrasts code by every
+    level (``bottle %in% temp``); where no term codes it by contrasts, the
+    terms that code it by every level are read the same way.  Of several such
+    terms, the smallest sets of nesting factors count.
+
+    Parameters
+    ----------
+    terms : TermCodings
+        The location formula's terms.
+    names : sequence of str
+        The grid's factors with more than one level.
+
+    Returns
+    -------
+    dict
+        ``{nested: [factors it is nested in]}``.
+    """
+    grid = set(names)
+    mains = {codings[0][0] for codings in terms if len(codings) == 1}
+    found: Nesting = {}
+    for name in names:
+        if name in mains:
+            continue
+        holding = [codings for codings in terms if any(v == name for v, _ in codings)]
+        by_contrasts = [c for c in holding if any(v == name and reduced for v, reduced in c)]
+        sets = [
+            frozenset(v for v, reduced in codings if v != name and v in grid and not reduced)
+            for codings in (by_contrasts or holding)
+        ]
+        smallest = [g for g in sets if g and not any(other < g for other in sets)]
+        groups = [v for v in names if any(v in g for g in smallest)]
+        if groups:
+            found[name] = groups
+    return found
 
 
 def parse_nesting(nesting: Any) -> Nesting | None:

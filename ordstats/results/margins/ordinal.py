@@ -141,6 +141,10 @@ class OrdinalMarginsFit(FittedState):
             names = list(self.model.exog_names)
         return names
 
+    def margins_term_codings(self) -> list[list[tuple[str, bool]]]:
+        """The location formula's terms and their variables' codings (emmeans' nesting)."""
+        return self.model.design.location.term_codings(set(self.margins_variables()))
+
     def margins_data(self) -> pd.DataFrame:
         """The estimation rows: the predictor columns of the fitted rows.
 

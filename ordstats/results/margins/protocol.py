@@ -212,6 +212,14 @@ class MarginsFit(Protocol):
         """The design rows of ``data`` (raises an ordstats error for unusable rows)."""
         ...
 
+    def margins_term_codings(self) -> list[list[tuple[str, bool]]]:
+        """The location formula's terms: each variable and whether contrasts code it.
+
+        (``True``: by contrasts, R's ``1`` in a terms object's ``factors``;
+        ``False``: by every level, R's ``2``.)  emmeans reads nesting from it.
+        """
+        ...
+
     def margins_predict(self, params: FloatArray, rows: DesignRows, type: str) -> Predicted:
         """Values of ``type`` at ``rows`` and their analytic Jacobian in ``params``."""
         ...

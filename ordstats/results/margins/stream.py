@@ -398,6 +398,9 @@ class _ChunkFit:
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         return self.fit.margins_rows(data)
 
+    def margins_term_codings(self) -> list[list[tuple[str, bool]]]:
+        return self.fit.margins_term_codings()
+
     def margins_predict(self, params: FloatArray, rows: DesignRows, type: str) -> Predicted:
         return self.fit.margins_predict(params, rows, type)
 
