@@ -403,3 +403,35 @@ def test_a_constant_column_is_aliased_with_the_thresholds_as_in_r(infert):
     with pytest.warns(PredictionWarning, match="rank-deficient fit may be misleading"):
         prob = res.predict(newdata)  # as R's predict.clm warns
     np.testing.assert_allclose(prob, ref["prob"], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "rhs", ["poly(age, parity, degree = 2)", "poly(age, spontaneous, degree = 2, raw = TRUE)"]
+)
+def test_poly_of_several_variables_keeps_its_polynomials_for_new_rows(infert, rhs):
+    # R's polym: each variable's polynomials learnt on the fitted rows (R's fit in
+    # test_fit_equals_r; R's predict.clm cannot take new rows for it)
+    res = _fit(rhs, infert)
+    assert [name.split(")")[-1] for name in res.params.index[2:]] == [
+        "[1.0]",
+        "[2.0]",
+        "[0.1]",
+        "[1.1]",
+        "[0.2]",
+    ]
+    rows = infert.iloc[[3, 50, 120]]
+    np.testing.assert_allclose(
+        res.predict(rows, which="prob"), res.predict(which="prob").loc[rows.index], rtol=1e-12
+    )
+
+
+def test_raw_poly_of_several_variables_reads_in_chunks(infert):
+    # raw powers learn nothing from the rows, so data read in chunks may use them
+    rhs = "poly(age, spontaneous, degree = 2, raw = TRUE) + ind"
+    memory = _fit(rhs, infert)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chunked = ordstats.OrdinalModel.from_formula(
+            f"education ~ {rhs}", infert, chunksize=60
+        ).fit(disp=False)
+    np.testing.assert_allclose(chunked.params, memory.params, rtol=1e-8)

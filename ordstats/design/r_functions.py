@@ -29,7 +29,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from formulaic.materializers.types import FactorValues
 from formulaic.transforms import stateful_transform
+from formulaic.transforms.poly import poly as _formulaic_poly
 from scipy.interpolate import BSpline
 
 from ordstats.errors import FormulaError, PredictionWarning
@@ -885,6 +887,54 @@ def _bs(
     )
 
 
+@stateful_transform
+def _poly(
+    x: Any,
+    *more: Any,
+    degree: int = 1,
+    raw: bool = False,
+    _state: dict[str, Any] | None = None,
+) -> Any:
+    """R's ``poly``: orthogonal (or ``raw``) polynomials of one variable or of several.
+
+    ``poly(x, 2)`` reads the second argument as the degree, as R does when it
+    is one number.  Of several variables (``poly(x, z, degree = 2)``, R's
+    ``polym``), the columns are the products of each variable's polynomials
+    of total degree 1 to ``degree``, named by their degrees (``1.0``, ``2.0``,
+    ``0.1``, ``1.1``, ``0.2``: the first variable's degree varies fastest, as
+    R's ``expand.grid``); each variable's polynomials are learnt from the
+    fitted rows and kept for new data.
+    """
+    state = {} if _state is None else _state
+    if len(more) == 1 and np.ndim(more[0]) == 0:
+        degree, more = more[0], ()
+    if not more:
+        return _formulaic_poly(x, degree, raw, _state=state)
+    bases = [
+        np.column_stack(
+            [
+                np.ones(len(np.asarray(v))),
+                # raw powers learn nothing: no state (so data read in chunks may use them)
+                np.asarray(
+                    _formulaic_poly(
+                        v, degree, raw, _state={} if raw else state.setdefault(str(i), {})
+                    )
+                ),
+            ]
+        )
+        for i, v in enumerate([x, *more])
+    ]
+    powers = [
+        p for p in itertools.product(range(degree + 1), repeat=len(bases)) if 0 < sum(p) <= degree
+    ]
+    powers.sort(key=lambda p: tuple(reversed(p)))  # the first variable's degree fastest
+    columns = [np.prod([b[:, k] for b, k in zip(bases, p, strict=True)], axis=0) for p in powers]
+    return FactorValues(
+        np.column_stack(columns),
+        column_names=tuple(".".join(map(str, p)) for p in powers),
+    )
+
+
 R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
     {
         "factor": _factor,
@@ -901,6 +951,7 @@ R_FUNCTIONS: Mapping[str, Any] = MappingProxyType(
         "cut": _cut,
         "ns": _ns,
         "bs": _bs,
+        "poly": _poly,
         "ifelse": _ifelse,
         "pmin": _pmin,
         "pmax": _pmax,
