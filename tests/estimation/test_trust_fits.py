@@ -287,3 +287,26 @@ def test_near_separated_fit_with_tiny_weights_reaches_the_estimates() -> None:
         res = F("y ~ x", data.assign(w=1e-8), weights="w").fit()
     assert res.converged
     np.testing.assert_allclose(res.params, base.params, rtol=1e-8)
+
+
+def test_tiny_constant_weights_do_not_stop_a_newton_step_short() -> None:
+    """With weights of 1e-5, ``max|g| < gradtol`` holds from the first iterate.
+
+    Only R's step criterion (``max|step| < reltol``, absolute) was left to stop
+    the fit, and R's rule does not take the step that meets it: ``2|3`` (0.031)
+    ended 3.2e-7 (1e-5 relative) off the maximum, where weights of 1 stop
+    within 2e-8 relative of it.  That last step is now taken.
+    """
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=200)
+    y = np.digitize(0.3 * x + rng.normal(size=200), [-1.0, 0.0, 0.3, 1.0]) + 1
+    data = pd.DataFrame({"y": y, "x": x})
+    exact = F("y ~ x", data, link="probit").fit(gradtol=1e-12, reltol=1e-12)
+    unit = F("y ~ x", data, link="probit").fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny = F("y ~ x", data.assign(w=1e-5), weights="w", link="probit").fit()
+    assert tiny.converged
+    np.testing.assert_allclose(unit.params, exact.params, rtol=1e-7)
+    np.testing.assert_allclose(tiny.params, exact.params, rtol=1e-10)
+    np.testing.assert_allclose(tiny.bse * np.sqrt(1e-5), exact.bse, rtol=1e-8)
