@@ -97,9 +97,9 @@ def test_refit_at_its_maximum_with_a_singular_hessian_keeps_its_row(wine) -> Non
         res = ordstats.OrdinalModel.from_formula(
             expected["formula"], wine, link="cloglog", nominal=expected["nominal"]
         ).fit()
-    with pytest.warns(
-        ConvergenceWarning, match="'temp:contact': the Hessian was not positive.*kept"
-    ):
+    # the refit ends on R's code 1 (a singular Hessian at a small gradient) or on
+    # Hessian modifications at the same maximum: a warning names it either way
+    with pytest.warns(ConvergenceWarning, match="'temp:contact'"):
         table = res.scale_test()
     r_table = _r_table(expected["scale_test"])
     assert list(table.index) == list(r_table.index)
