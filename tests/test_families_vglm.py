@@ -14,6 +14,8 @@ depend on its response), so their VGAM SEs are compared with
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -196,3 +198,21 @@ def test_vglm_cumulative_is_clm_with_other_signs(case: str) -> None:
         np.sqrt(np.diag(res.expected_covariance.matrix)), vglm_se, rtol=RTOL_SE
     )
     assert np.max(np.abs(res.bse.to_numpy() / vglm_se - 1)) > 1e-4  # observed != expected
+
+
+def test_tolerances_below_the_rounding_of_large_intercepts_converge() -> None:
+    """38 rows whose cauchit cratio intercepts are near 70: at ``reltol=1e-12`` the last
+    Newton step (2.7e-12, from max|gradient| 2e-14) is rounding, which no halving turns
+    into a gain.  The fit warned 'some parameters may be unbounded' (code 1) at the
+    maximum, with the estimates of the default fit."""
+    data = pd.read_csv(ref.REFERENCE_DIR.parent / "cratio_cauchit_tight.csv")
+    data["y"] = pd.Categorical(data["y"], categories=[1, 2, 3, 4], ordered=True)
+    model = ordstats.OrdinalModel.from_formula("y ~ x1 + x2", data, family="cratio", link="cauchit")
+    default = model.fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ordstats.errors.ConvergenceWarning)
+        tight = model.fit(gradtol=1e-12, reltol=1e-12)
+    assert tight.converged and tight.mle_retvals["code"] == 0
+    assert tight.params["1:2"] > 70
+    np.testing.assert_allclose(tight.params, default.params, rtol=1e-9)
+    assert tight.llf >= default.llf - 1e-12

@@ -60,6 +60,9 @@ parameter's units are extreme (a slope of ``x * 1e14``), a Newton step that is
 relatively small and predicts a decrease below the objective's rounding noise,
 and that no halving can turn into a decrease, is convergence (code 0), not a
 halving failure: the test of the quadratic model does not depend on the units.
+Likewise where ``max|g| < grad_tol`` holds and only the absolute step test is
+missed, by a step at the rounding of large parameters (``rel_tol=1e-12`` with
+intercepts near 70 in a small cauchit fit): code 0, not 1 ("may be unbounded").
 
 Threads.  The solver decides its own threading (:mod:`ordstats.core.threads`):
 :func:`newton` (and every model's fitting method that calls it) runs inside
@@ -535,8 +538,11 @@ def newton(
             trial = objective(x - factor * step)
         n_halvings += halvings
         if not _accept(trial, current, max_grad):
-            at_rounding = not abs_conv and _optimal_to_rounding(step, modified, current, x, opts)
-            code = 1 if abs_conv else (0 if at_rounding else 3)
+            # with max|g| < grad_tol too, a step that is relatively tiny and predicts a
+            # decrease below rounding only misses rel_tol because it is absolute
+            rounding = _optimal_to_rounding(step, modified, current, x, opts)
+            at_rounding = not abs_conv and rounding
+            code = 0 if rounding else (1 if abs_conv else 3)
             break
         if abs_conv and halvings and halved_last:
             code = 1
