@@ -258,18 +258,7 @@ def lr_test(restricted: OrdinalResults, full: OrdinalResults) -> LRTestResult:
     _warn_negative(statistic, full)
     df = full.k_params - restricted.k_params
     boundary = bool(nesting is not None and nesting.boundary)
-    return LRTestResult(
-        statistic=statistic,
-        df=df,
-        pvalue=lr_pvalue(statistic, df, boundary),
-        llf_restricted=restricted.llf,
-        llf_full=full.llf,
-        k_restricted=restricted.k_params,
-        k_full=full.k_params,
-        restricted=describe_model(restricted),
-        full=describe_model(full),
-        boundary=boundary,
-    )
+    return _lr_result(restricted, full, df, lr_pvalue(statistic, df, boundary), boundary)
 
 
 def _same_size_test(
@@ -285,17 +274,7 @@ def _same_size_test(
     else:
         check_comparable(restricted, full)
     _warn_unconverged(restricted, full)  # type: ignore[arg-type]
-    return LRTestResult(
-        statistic=2.0 * (full.llf - restricted.llf),
-        df=0,
-        pvalue=np.nan,
-        llf_restricted=restricted.llf,
-        llf_full=full.llf,
-        k_restricted=restricted.k_params,
-        k_full=full.k_params,
-        restricted=describe_model(restricted),
-        full=describe_model(full),
-    )
+    return _lr_result(restricted, full, 0, np.nan)
 
 
 def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
@@ -303,16 +282,28 @@ def _mixed_lr_test(restricted: object, full: object) -> LRTestResult:
     df, boundary = mixed_lr_parts(restricted, full)  # type: ignore[arg-type]
     statistic = 2.0 * (full.llf - restricted.llf)  # type: ignore[attr-defined]
     _warn_negative(statistic, full)  # type: ignore[arg-type]
+    pvalue = lr_pvalue(max(statistic, 0.0), df, boundary)
+    return _lr_result(restricted, full, df, pvalue, boundary)  # type: ignore[arg-type]
+
+
+def _lr_result(
+    restricted: OrdinalResults | MixedResults,
+    full: OrdinalResults | MixedResults,
+    df: int,
+    pvalue: float,
+    boundary: bool = False,
+) -> LRTestResult:
+    """The :class:`LRTestResult` of two fits: ``2 (llf_full - llf_restricted)`` on ``df``."""
     return LRTestResult(
-        statistic=statistic,
+        statistic=2.0 * (full.llf - restricted.llf),
         df=df,
-        pvalue=lr_pvalue(max(statistic, 0.0), df, boundary),
-        llf_restricted=restricted.llf,  # type: ignore[attr-defined]
-        llf_full=full.llf,  # type: ignore[attr-defined]
-        k_restricted=restricted.k_params,  # type: ignore[attr-defined]
-        k_full=full.k_params,  # type: ignore[attr-defined]
-        restricted=describe_model(restricted),  # type: ignore[arg-type]
-        full=describe_model(full),  # type: ignore[arg-type]
+        pvalue=pvalue,
+        llf_restricted=restricted.llf,
+        llf_full=full.llf,
+        k_restricted=restricted.k_params,
+        k_full=full.k_params,
+        restricted=describe_model(restricted),
+        full=describe_model(full),
         boundary=boundary,
     )
 
