@@ -1069,10 +1069,21 @@ class SparkSource:
         one filter of the DataFrame the subset selects from, as two filters
         may be evaluated in either order.
         """
+        frame, selected = self._unfiltered(rows)
+        return SparkSource(selected_spark_rows(frame, selected), self.chunksize)
+
+    def _unfiltered(
+        self, rows: RowQuery | UsedRows
+    ) -> tuple[Any, RowQuery | UsedRows | _RowsWithin]:
+        """The DataFrame to filter for ``rows`` and the one filter to apply.
+
+        Without R's ``subset=``, this source's frame and ``rows``; with it, the
+        DataFrame the subset selects from and ``rows`` among the subset's rows
+        (one filter: two may be evaluated in either order).
+        """
         if self.subset is None:
-            return SparkSource(selected_spark_rows(self.frame, rows), self.chunksize)
-        within = _RowsWithin(self.subset.rows, rows)
-        return SparkSource(selected_spark_rows(self.subset.data, within), self.chunksize)
+            return self.frame, rows
+        return self.subset.data, _RowsWithin(self.subset.rows, rows)
 
     def collect_numbered(
         self,
@@ -1118,10 +1129,7 @@ class SparkSource:
             T.StructField(_COUNT, T.BooleanType(), False),
             *[T.StructField(name, T.DoubleType(), True) for name in names],
         ]
-        selected: RowQuery | UsedRows | _RowsWithin = rows
-        frame = self.frame
-        if self.subset is not None:  # number the rows of the DataFrame subset= selects from
-            frame, selected = self.subset.data, _RowsWithin(self.subset.rows, rows)
+        frame, selected = self._unfiltered(rows)  # with subset=, the rows it selects from
         task = partial(_numbered_rows, func=func, rows=selected, names=names)
         job = frame.mapInPandas(task, T.StructType(fields))
         collected = self._run(job.toPandas)
