@@ -7,13 +7,14 @@ so callers can catch or filter them without matching message text.
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import inspect
 import numbers
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -186,6 +187,25 @@ def check_flag(name: str, value: object) -> bool:
     if isinstance(value, numbers.Integral) and value in (0, 1):
         return bool(value)
     raise SpecificationError(f"{name} must be True or False, not {value!r}")
+
+
+def is_real_number(value: object) -> TypeGuard[numbers.Real | decimal.Decimal]:
+    """Whether ``value`` is one real number, and not a boolean.
+
+    Internal (not in ``__all__``): the argument checks of every layer use it.
+    Python's and NumPy's integers and floats count, and so do
+    :class:`fractions.Fraction` and :class:`decimal.Decimal`; ``True`` and
+    ``False`` (Python's or NumPy's) do not, although Python counts them as
+    integers: ``alpha=True`` is a slip, not ``alpha=1``.
+
+    Examples
+    --------
+    >>> is_real_number(0.05), is_real_number(np.int64(3)), is_real_number(True)
+    (True, True, False)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (numbers.Real, decimal.Decimal))
 
 
 def check_seed(value: object) -> int | None:

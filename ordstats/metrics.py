@@ -46,14 +46,13 @@ y)`` that read ``estimator.classes_``) as ``scoring=``.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ordstats._typing import FloatArray
-from ordstats.errors import DataError
+from ordstats.errors import DataError, is_real_number
 
 __all__ = [
     "SCORERS",
@@ -130,7 +129,7 @@ def _same_kind_numbers(values: np.ndarray) -> np.ndarray:
     flat = values.reshape(-1).tolist()
     if all(isinstance(v, (bool, np.bool_)) for v in flat):
         return np.array(flat, dtype=bool).reshape(values.shape)
-    if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in flat):
+    if all(is_real_number(v) for v in flat):
         numeric = np.array(flat)
         if numeric.dtype.kind in "iuf":
             return numeric.reshape(values.shape)

@@ -412,11 +412,13 @@ def test_cov_kwds_that_is_not_a_dict_says_so(wine, cov_kwds):
         ({"density": 0}, r"density is a share"),
         ({"factor_sd": -1.0}, "factor_sd must be a finite number >= 0"),
         ({"seed": "a"}, "seed must be a whole number >= 0"),
+        ({"density": True}, r"density is a share"),
+        ({"scale_use": np.True_}, "scale_use must be a finite number >= 0"),
     ],
 )
 def test_simulate_ratings_refuses_sizes_it_cannot_use(options, message):
     """Before: numpy's errors (negative dimensions, a sample larger than the population)
-    or, for n_levels=1, a matrix with one level."""
+    or, for n_levels=1, a matrix with one level; ``density=True`` was taken as 1."""
     arguments = {"n_rows": 6, "n_cols": 5, **options}
     with pytest.raises(SpecificationError, match=message):
         ordstats.simulate_ratings(arguments.pop("n_rows"), arguments.pop("n_cols"), **arguments)

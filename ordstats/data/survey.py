@@ -21,7 +21,6 @@ stage's strata split each cluster of the stage before.
 
 from __future__ import annotations
 
-import numbers
 import re
 import warnings
 from collections.abc import Sequence
@@ -33,7 +32,13 @@ import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.design.core import align_to_index
-from ordstats.errors import DataError, OrdstatsWarning, SpecificationError, check_flag
+from ordstats.errors import (
+    DataError,
+    OrdstatsWarning,
+    SpecificationError,
+    check_flag,
+    is_real_number,
+)
 
 __all__ = [
     "LONELY_PSU",
@@ -638,7 +643,7 @@ class ReplicateDesign(_DesignRows):
 
 def _real_number(value: Any, name: str, what: str) -> float:
     """``value`` as a float, for a real number (not text, a list or a bool)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real_number(value):
         raise SpecificationError(f"{name} must be a number, {what}; got {value!r:.40}")
     return float(value)
 

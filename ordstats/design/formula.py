@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import decimal
 import inspect
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Container, Iterable, Mapping
@@ -53,6 +51,7 @@ from ordstats.errors import (
     FormulaError,
     OrdstatsError,
     SpecificationWarning,
+    is_real_number,
     user_stacklevel,
 )
 
@@ -994,12 +993,7 @@ def _astray_numbers(name: str, values: pd.Series) -> str | None:
             f"e.g. data[{name!r}] = data[{name!r}].astype(str)"
         )
     # Python's and numpy's numbers, and others such as decimal.Decimal and fractions.Fraction
-    is_number = np.array(
-        [
-            isinstance(v, (numbers.Real, decimal.Decimal)) and not isinstance(v, (bool, np.bool_))
-            for v in distinct
-        ]
-    )
+    is_number = np.array([is_real_number(v) for v in distinct])
     if is_number.all():
         as_float = distinct.astype(float)
         if np.all(as_float == np.round(as_float)):

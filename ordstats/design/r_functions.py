@@ -34,7 +34,7 @@ from formulaic.transforms import stateful_transform
 from formulaic.transforms.poly import poly as _formulaic_poly
 from scipy.interpolate import BSpline
 
-from ordstats.errors import FormulaError, PredictionWarning
+from ordstats.errors import FormulaError, PredictionWarning, is_real_number
 
 __all__ = [
     "NEW_ROWS_R_FUNCTIONS",
@@ -532,8 +532,7 @@ def _reference_first(x: Any, ref: Any, absent_ok: bool) -> Any:
 
 def _is_position(ref: Any) -> bool:
     """Whether ``ref`` is a number (R's ``relevel`` reads it as a position)."""
-    numbers = (int, float, np.integer, np.floating)
-    return isinstance(ref, numbers) and not isinstance(ref, (bool, np.bool_))
+    return is_real_number(ref)
 
 
 def _interaction(*factors: Any, sep: str = ".", lex_order: bool = False) -> Any:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.errors import LevelsWarning, ResponseError, user_stacklevel
+from ordstats.errors import LevelsWarning, ResponseError, is_real_number, user_stacklevel
 
 __all__ = ["EncodedResponse", "encode_response", "format_level", "orders_itself"]
 
@@ -165,10 +163,7 @@ def orders_itself(values: pd.Series) -> bool:
 
 def _all_real_numbers(values: Sequence[Any]) -> bool:
     """Whether every value is a real number (``int``, ``Decimal``, numpy; not a boolean)."""
-    return len(values) > 0 and all(
-        isinstance(v, (numbers.Real, Decimal)) and not isinstance(v, (bool, np.bool_))
-        for v in values
-    )
+    return len(values) > 0 and all(is_real_number(v) for v in values)
 
 
 def encode_response(

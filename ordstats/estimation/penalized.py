@@ -84,6 +84,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     check_seed,
+    is_real_number,
 )
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
@@ -609,15 +610,12 @@ def _check_n_alphas(n_alphas: object) -> int:
 
 def _check_eps(eps: object) -> float:
     """``eps``: the smallest alpha's share of the largest, in (0, 1)."""
-    number = isinstance(eps, (int, float, np.integer, np.floating)) and not isinstance(
-        eps, (bool, np.bool_)
-    )
-    if not number or not 0.0 < float(eps) < 1.0:  # type: ignore[arg-type]
+    if not is_real_number(eps) or not 0.0 < float(eps) < 1.0:
         raise SpecificationError(
             f"eps must be a number in (0, 1): the smallest alpha is eps times the largest "
             f"(glmnet's lambda.min.ratio); got {eps!r}"
         )
-    return float(eps)  # type: ignore[arg-type]
+    return float(eps)
 
 
 def cv_splits(

@@ -8,12 +8,9 @@ boolean or a value outside (0, 1) gets the same clear error everywhere.
 
 from __future__ import annotations
 
-import numbers
-
-import numpy as np
 from scipy import stats
 
-from ordstats.errors import SpecificationError, check_flag
+from ordstats.errors import SpecificationError, check_flag, is_real_number
 
 __all__ = ["check_alpha", "check_flag", "normal_quantile"]
 
@@ -41,7 +38,7 @@ def check_alpha(alpha: object) -> float:
     >>> check_alpha(0.1)
     0.1
     """
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
+    if not is_real_number(alpha):
         raise SpecificationError(
             "alpha must be a number strictly between 0 and 1 (0.05 for 95% intervals); "
             f"got {alpha!r} of type {type(alpha).__name__}"

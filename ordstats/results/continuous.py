@@ -40,7 +40,6 @@ are solved through its banded factor, never forming the ``K x K`` covariance.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +51,7 @@ import scipy.sparse as sp
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.data.prediction import refuse_offset_values, tables_of_fitted_rows
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import OrdstatsError, SpecificationError, is_real_number
 from ordstats.families.cumulative.banded import BandedCovariance
 from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
@@ -113,7 +112,7 @@ def numeric_level_values(levels: Sequence[Any], what: str) -> FloatArray:
 
 def _probabilities(q: Any) -> tuple[FloatArray, bool]:
     """``q`` as an array of numbers strictly inside (0, 1); and whether it was one number."""
-    scalar = isinstance(q, numbers.Real) and not isinstance(q, (bool, np.bool_))
+    scalar = is_real_number(q)
     try:
         values = np.atleast_1d(np.asarray(q, dtype=float))
     except (TypeError, ValueError):
@@ -134,7 +133,7 @@ def _probabilities(q: Any) -> tuple[FloatArray, bool]:
 
 def _response_values(y: Any) -> tuple[FloatArray, bool]:
     """``y`` as an array of finite numbers; and whether it was one number."""
-    scalar = isinstance(y, numbers.Real) and not isinstance(y, (bool, np.bool_))
+    scalar = is_real_number(y)
     bad = isinstance(y, (bool, np.bool_, str))
     try:
         values = np.atleast_1d(np.asarray(y, dtype=float))

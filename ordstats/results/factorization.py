@@ -14,7 +14,6 @@ approximate standard errors, and folds in new rows (cold start).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,7 +24,7 @@ import pandas as pd
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.design.response import format_level
-from ordstats.errors import DataError, PredictionError, SpecificationError
+from ordstats.errors import DataError, PredictionError, SpecificationError, is_real_number
 from ordstats.families.cumulative.blocks import BlockData, block_newton_step
 from ordstats.families.cumulative.likelihood import interval_probabilities
 
@@ -34,7 +33,7 @@ __all__ = ["FactorizationResults", "check_whole", "nonnegative_number"]
 
 def _real(value: object) -> float | None:
     """``value`` as a float if it is a real number (not a bool), else ``None``."""
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+    if is_real_number(value):
         return float(value)
     return None
 

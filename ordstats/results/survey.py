@@ -27,7 +27,6 @@ vce(unconditional)``) is not included.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import replace
 from functools import cached_property
@@ -39,7 +38,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.errors import OrdstatsError, OrdstatsWarning, SpecificationError
+from ordstats.errors import OrdstatsError, OrdstatsWarning, SpecificationError, is_real_number
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
@@ -463,8 +462,7 @@ def _term_names(terms: Any) -> list[str]:
 
 def _denominator_df(df: Any) -> float:
     """``df`` of :meth:`SurveyResults.reg_term_test`: a positive number or ``inf``."""
-    number = not isinstance(df, (bool, np.bool_)) and isinstance(df, numbers.Real)
-    if not number or not float(df) > 0:
+    if not is_real_number(df) or not float(df) > 0:
         raise SpecificationError(
             f"df must be a positive number of denominator degrees of freedom (inf for the "
             f"chi-squared test); got {df!r:.40}"

@@ -9,14 +9,13 @@ differently.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link, fixed_shape_link
-from ordstats.errors import SpecificationError
+from ordstats.errors import SpecificationError, is_real_number
 
 __all__ = ["SimulatedRatings", "simulate_ratings"]
 
@@ -111,7 +110,7 @@ def _check_simulation(
     whole("n_levels", n_levels, 2)
     if seed is not None:
         whole("seed", seed, 0)
-    if not isinstance(density, numbers.Real) or not 0.0 < float(density) <= 1.0:
+    if not is_real_number(density) or not 0.0 < float(density) <= 1.0:
         raise SpecificationError(f"density is a share of the cells, in (0, 1]; got {density!r}")
     rows, cols = int(n_rows), int(n_cols)  # type: ignore[call-overload]  # checked above
     cells = max(float(density) * rows * cols, float(rows + cols))
@@ -122,9 +121,7 @@ def _check_simulation(
             "density)"
         )
     for name, value in (("scale_use", scale_use), ("factor_sd", factor_sd)):
-        if not isinstance(value, numbers.Real) or not (
-            np.isfinite(float(value)) and float(value) >= 0
-        ):
+        if not is_real_number(value) or not (np.isfinite(float(value)) and float(value) >= 0):
             raise SpecificationError(f"{name} must be a finite number >= 0; got {value!r}")
 
 
