@@ -189,11 +189,7 @@ def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
             warnings.simplefilter("always", ConvergenceWarning)
             fit = model.fit()
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
-            kind = (
-                "is separated"
-                if any(issubclass(w.category, SeparationWarning) for w in caught)
-                else "did not converge"
-            )
+            kind = _failure_kind(fit, caught)
             level = res.model.levels[cut]
             warnings.warn(
                 f"Brant test: the binary model of {res.model.endog_name} > {level!r} {kind}, "
@@ -204,6 +200,20 @@ def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
         params = fit.params.to_numpy()
         fits.append((float(params[0]), params[1:]))
     return fits
+
+
+def _failure_kind(fit: Any, caught: list[warnings.WarningMessage]) -> str:
+    """How a binary fit of Brant's test failed, for its warning.
+
+    In memory the rows are checked for separation; a fit in chunks is not, but
+    when it stops because its estimates keep growing, separation is the likely
+    reason, and it says so.
+    """
+    if any(issubclass(w.category, SeparationWarning) for w in caught):
+        return "is separated"
+    if "unbounded" in str(fit.mle_retvals.get("message", "")):
+        return "may be separated (its estimates keep growing)"
+    return "did not converge"
 
 
 def brant_cross_products(
@@ -228,15 +238,22 @@ def brant_cross_products(
     X = data.X if centre is None else data.X - centre
     design = np.hstack([np.ones((data.n_obs, 1)), -X])
     etas = [theta - X @ beta - data.offset for theta, beta in fits]
-    above = [link.sf(eta) for eta in etas]  # pi_ij = P(Y > j)
-    below = [link.cdf(eta) for eta in etas]
-    dens = [link.pdf(eta) for eta in etas]
+    # f / P(Y > j) and f / P(Y <= j) in logs: far in the tails (a separated split's
+    # huge estimates) f, F and 1 - F underflow to 0, and their ratios need not; a row
+    # whose density is 0 even in logs gives no information (0, not 0/0)
+    log_density = [link.log_pdf(eta) for eta in etas]
+    informative = [np.isfinite(d) for d in log_density]
+    with np.errstate(invalid="ignore"):
+        over_above = [d - link.log_sf(eta) for d, eta in zip(log_density, etas, strict=True)]
+        over_below = [d - link.log_cdf(eta) for d, eta in zip(log_density, etas, strict=True)]
     n_cuts, k = len(fits), design.shape[1]
     cross = np.zeros((n_cuts, n_cuts, k, k))
     for j in range(n_cuts):
         for m in range(j, n_cuts):
-            # E[1(Y > j) 1(Y > m)] = pi_m for j <= m
-            weight = data.weights * dens[j] * dens[m] / (above[j] * below[m])
+            # E[1(Y > j) 1(Y > m)] = pi_m for j <= m: the weight f_j f_m / (pi_j (1 - pi_m))
+            both = informative[j] & informative[m]
+            log_weight = np.where(both, over_above[j] + over_below[m], -np.inf)
+            weight = data.weights * np.exp(log_weight)
             cross[j, m] = (design * weight[:, None]).T @ design
     return cross
 
@@ -257,7 +274,7 @@ def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) ->
         fits = [(theta - float(centre @ beta), beta) for theta, beta in fits]
     cross = res.model.evaluator.reduce_rows(brant_cross_products, fits, res.model.link, centre)
     n_cuts, k = len(fits), cross.shape[-1]
-    inverse_info = [linalg.inv(cross[j, j]) for j in range(n_cuts)]
+    inverse_info = [_inverse_or_nan(cross[j, j]) for j in range(n_cuts)]
     joint = np.zeros((n_cuts * k, n_cuts * k))
     for j in range(n_cuts):
         for m in range(j, n_cuts):
@@ -267,10 +284,30 @@ def _joint_covariance(res: FittedState, fits: list[tuple[float, FloatArray]]) ->
     return joint
 
 
+def _inverse_or_nan(information: FloatArray) -> FloatArray:
+    """The inverse of a binary model's information matrix; NaN where it is singular.
+
+    A separated split (warned about by :func:`_binary_fits`) can leave no row
+    with information about some direction.
+    """
+    if np.all(np.isfinite(information)):
+        try:
+            return np.asarray(linalg.inv(information))
+        except linalg.LinAlgError:
+            pass
+    return np.full_like(information, np.nan)
+
+
 def _wald(contrast: FloatArray, estimates: FloatArray, covariance: FloatArray) -> tuple[float, int]:
+    """Wald statistic of ``contrast @ estimates = 0`` and its df (NaN where not estimable)."""
     value = contrast @ estimates
     middle = contrast @ covariance @ contrast.T
-    return float(value @ np.linalg.solve(middle, value)), contrast.shape[0]
+    if not (np.all(np.isfinite(middle)) and np.all(np.isfinite(value))):
+        return float("nan"), contrast.shape[0]
+    try:
+        return float(value @ np.linalg.solve(middle, value)), contrast.shape[0]
+    except np.linalg.LinAlgError:
+        return float("nan"), contrast.shape[0]
 
 
 def _equality_contrast(columns: Sequence[int], n_cuts: int, k: int) -> FloatArray:

@@ -100,6 +100,62 @@ def test_brant_warns_when_a_binary_split_is_separated(wine_res):
     assert list(table["df"]) == [6, 3, 3]
 
 
+def _split_separated_by_x():
+    """Three levels whose top one is exactly the rows with x > 1 (the split > 1 is separated)."""
+    rng = np.random.default_rng(1)
+    x, z = rng.normal(size=300), rng.normal(size=300)
+    y = np.where(x > 1.0, 2, (x + 0.8 * rng.logistic(size=300) > 0).astype(int))
+    return pd.DataFrame({"y": y, "x": x, "z": z})
+
+
+@pytest.mark.parametrize("chunksize", [None, 100])
+def test_brant_with_a_split_separated_by_a_continuous_column(chunksize):
+    """Before: ValueError (array must not contain infs or NaNs) from the information's
+    inverse, whose weights f^2 / (F (1 - F)) were 0/0 at the split's huge estimates;
+    in chunks the warning said only "did not converge"."""
+    data = _split_separated_by_x()
+    options = {} if chunksize is None else {"chunksize": chunksize}
+    res = ordstats.OrdinalModel.from_formula("y ~ x + z", data, **options).fit()
+    kind = "is separated" if chunksize is None else r"may be separated \(its estimates keep"
+    with pytest.warns(ConvergenceWarning, match=f"binary model of y > '1' {kind}"):
+        table = res.brant_test()
+    assert list(table.index) == ["All", "x", "z"]
+    assert np.all(np.isfinite(table["chi2"])) and list(table["df"]) == [2, 1, 1]
+    in_memory = _brant_quietly(ordstats.OrdinalModel.from_formula("y ~ x + z", data).fit())
+    np.testing.assert_allclose(table["chi2"], in_memory["chi2"], rtol=1e-6, atol=1e-12)
+
+
+def _brant_quietly(res):
+    with pytest.warns(ConvergenceWarning):
+        return res.brant_test()
+
+
+def test_brant_weights_stay_finite_far_in_the_tails():
+    """The cross products' weights f_j f_m / (P(Y > j) P(Y <= m)) are computed in logs:
+    equal to the direct ratio where that is a number, and 0 (not NaN: 0/0 before) for
+    rows whose f, F and 1 - F underflow."""
+    from types import SimpleNamespace
+
+    from ordstats.core.links import get_link
+    from ordstats.results.goodness import brant_cross_products
+
+    x = np.array([-900.0, -30.0, -2.0, 0.5, 3.0, 30.0, 900.0])
+    n = len(x)
+    data = SimpleNamespace(X=x[:, None], n_obs=n, offset=np.zeros(n), weights=np.ones(n))
+    design = np.column_stack([np.ones(n), -x])
+    fits = [(-0.3, np.array([1.0])), (0.4, np.array([0.8]))]
+    for name in ("logit", "probit", "cloglog", "loglog", "cauchit"):
+        link = get_link(name)
+        cross = brant_cross_products(data, fits, link)
+        eta = [theta - x * beta[0] for theta, beta in fits]
+        for j, m in [(0, 0), (0, 1), (1, 1)]:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                direct = link.pdf(eta[j]) * link.pdf(eta[m]) / (link.sf(eta[j]) * link.cdf(eta[m]))
+            assert np.isnan(direct).any() or name == "cauchit"  # the far rows' 0/0
+            expected = (design * np.nan_to_num(direct, nan=0.0)[:, None]).T @ design
+            np.testing.assert_allclose(cross[j, m], expected, rtol=1e-9, atol=1e-300, err_msg=name)
+
+
 def test_brant_refuses_what_it_cannot_test(housing):
     binary = housing.assign(high=(housing["Sat"] == "High").astype(int))
     res = ordstats.OrdinalModel.from_formula("high ~ Infl", binary, weights="Freq").fit()
