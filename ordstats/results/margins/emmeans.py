@@ -896,6 +896,14 @@ class EmmGrid:
         by_vars = self.by if by is None else _as_list(by)
         _check_names(by_vars, list(self.labels.columns), "by=")
         primary = [c for c in self.labels.columns if c not in by_vars]
+        if not primary:
+            # every variable groups the means (a factor in the means whose nested factor
+            # is in by= joins the grouping): each group is one mean, as emmeans refuses
+            raise OrdstatsError(
+                f"no variable is left to contrast: the means are grouped by {by_vars} "
+                "(a nested factor in by= brings the factors it is nested in); "
+                "take the nested factor out of by= or contrast within fewer variables"
+            )
         groups = _by_groups(self.labels, by_vars)
         # the labels of every mean at once (a nested factor's groups have different levels)
         all_labels = _level_labels(self.labels, primary)
