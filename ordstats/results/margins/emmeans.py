@@ -765,6 +765,10 @@ class EmmGrid:
         A contrast of them is estimable only where every mean it combines is
         (as emmeans: the difference of two ``nonEst`` probabilities is
         ``nonEst`` even when their linear predictors' difference is estimable).
+    nested : bool
+        Means of a nested factor (with its nesting factors): their contrasts'
+        tables list the ``by`` variables before ``contrast``, as emmeans lists
+        nested contrasts.
     """
 
     labels: pd.DataFrame
@@ -782,6 +786,7 @@ class EmmGrid:
     linear_functions: FloatArray | None = None
     nonest_basis: FloatArray | None = None
     nonlinear_estimable: np.ndarray | None = None
+    nested: bool = False
 
     # -- inference ---------------------------------------------------------------------
 
@@ -952,6 +957,8 @@ class EmmGrid:
             frame = pd.DataFrame({column: names})
             for name in by_vars:
                 frame[name] = self.labels.iloc[rows[0]][name]
+            if self.nested:  # emmeans' nested contrasts: the groups first
+                frame = frame[[*by_vars, column]]
             rows_labels.append(frame)
             families.append(
                 Family(range(start, start + len(names)), len(level_labels) if pairwise else None)
@@ -1586,6 +1593,7 @@ def emmeans(
             if functions is not None and basis is not None and mode in _NONLINEAR_MODES
             else None
         ),
+        nested=any(name in structure for name in names),
     )
 
 
