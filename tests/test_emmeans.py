@@ -293,3 +293,24 @@ def test_a_factor_nested_by_the_formula_only_is_nested(wine) -> None:
         np.testing.assert_allclose(table["SE"], expected["SE"], rtol=1e-5)
     crossed = res.emmeans("b2", nesting=None).summary_frame()
     assert "temp" not in crossed.columns  # nesting=None still averages over temp
+
+
+def test_contrast_with_every_variable_in_by_is_refused() -> None:
+    """sub nested in grp, by=sub: each group is one mean; emmeans refuses ("There are no
+    factor levels left to contrast"), ordstats raised a bare IndexError."""
+    data = pd.DataFrame(
+        {
+            "y": pd.Categorical(list("123231312213123321"), categories=list("123"), ordered=True),
+            "grp": pd.Categorical(["a"] * 9 + ["b"] * 9),
+            "sub": pd.Categorical(["a1", "a2", "a3"] * 3 + ["b1", "b2", "b3"] * 3),
+        }
+    )
+    with pytest.warns(UserWarning, match="rank deficient"):
+        res = ordstats.OrdinalModel.from_formula("y ~ grp + sub", data).fit()
+    means = res.emmeans("~ grp | sub")
+    assert means.by == ["grp", "sub"]
+    for method in ("eff", "pairwise", "consec", "poly", "trt.vs.ctrl"):
+        with pytest.raises(OrdstatsError, match="no variable is left to contrast"):
+            means.contrast(method)
+    with pytest.raises(OrdstatsError, match="no variable is left to contrast"):
+        means.pairs()

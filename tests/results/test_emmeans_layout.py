@@ -6,6 +6,7 @@ References: tests/r/emmeans_audit_fixes.R -> tests/data/reference/emmeans_audit_
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -124,3 +125,37 @@ def test_a_factor_of_numbers_and_text_lists_its_levels_in_the_model_s_order(wine
     )
     by_level = res.avg_predictions(by="g")
     assert list(dict.fromkeys(by_level["g"])) == [1, 2, "a", "b"]
+
+
+NESTED_COLUMNS = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "emmeans_nested_columns.json").read_text()
+)
+NESTED_OURS = {
+    'pairs(emmeans(fit, ~ bottle | temp), adjust = "none")': lambda res: res.emmeans(
+        "~ bottle | temp"
+    ).pairs(adjust="none"),
+    'contrast(emmeans(fit, ~ judge | bottle), "consec", adjust = "none")': lambda res: res.emmeans(
+        "~ judge | bottle"
+    ).contrast("consec", adjust="none"),
+    'contrast(emmeans(fit, ~ judge | bottle, mode = "mean.class"), "pairwise", adjust = "none")': (
+        lambda res: res.emmeans("~ judge | bottle", mode="mean.class").pairs(adjust="none")
+    ),
+    'contrast(emmeans(fit, ~ temp | judge), "pairwise", adjust = "none")': lambda res: res.emmeans(
+        "~ temp | judge"
+    ).pairs(adjust="none"),
+}
+
+
+@pytest.mark.parametrize("call", NESTED_COLUMNS["calls"], ids=lambda call: call["r_call"])
+def test_nested_contrasts_list_their_groups_first_as_r(call):
+    """tests/r/emmeans_nested_columns.R: bottle %in% temp.  emmeans lists a nested
+    contrast's by variables (the nesting factors with them) before ``contrast``, a
+    crossed one's after it; ordstats put ``contrast`` first in both."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bottle8's CollinearityWarning
+        res = fit_of("rating ~ temp + bottle + judge", ordstats.datasets.load("wine")).fit()
+    table = NESTED_OURS[call["r_call"]](res).summary_frame()
+    assert [c for c in table.columns if c in call["columns"]] == call["columns"]
+    assert table["contrast"].tolist() == call["contrast"]
+    np.testing.assert_allclose(table["estimate"], call["estimate"], rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(table["SE"], call["SE"], rtol=1e-4)

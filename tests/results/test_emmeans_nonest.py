@@ -372,3 +372,33 @@ def test_nesting_implied_by_the_terms_follows_r(terms, expected):
     # the cells of a crossed grid show no nesting: what is found is the terms'
     index = np.array([(a, b, c) for a in range(2) for b in range(2) for c in range(4)])
     assert find_nesting(names, [2, 2, 4], index, np.ones(len(index)), implied) == expected
+
+
+# -- contrasts of nonEst means in the nonlinear modes ---------------------------------------
+
+NONLINEAR = json.loads(
+    (Path(__file__).parents[1] / "data" / "reference" / "emmeans_nonlinear_nonest.json").read_text()
+)
+
+
+@pytest.mark.parametrize("call", NONLINEAR["calls"], ids=lambda call: call["mode"])
+def test_contrasts_of_nonest_means_are_nonest_unless_linear_as_r(call):
+    """tests/r/emmeans_nonlinear_nonest.R: judge's means within warm average over the
+    contact cell without rows (nonEst).  Their differences are judge's coefficients on the
+    latent and linear-predictor scales, and R gives them; on the probability and
+    mean-class scales they depend on the aliased cell's arbitrary prediction and R
+    prints nonEst.  Before, ordstats judged those by the linear predictors' difference
+    and printed the arbitrary numbers."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the aliased column's CollinearityWarning
+        res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact + judge", _rows()).fit(
+            disp=False
+        )
+    means = res.emmeans(call["specs"], mode=call["mode"])
+    table = means.contrast("trt.vs.ctrl", adjust="none").summary_frame()
+    assert table["contrast"].tolist() == call["contrast"]
+    estimate = _numbers(call["estimate"])
+    got = table["estimate"].to_numpy(dtype=float)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(estimate))
+    np.testing.assert_allclose(got, estimate, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(table["SE"], _numbers(call["SE"]), rtol=1e-4, atol=1e-9)

@@ -128,6 +128,8 @@ _ESTIMATE_NAMES = {
     "mean.class": "mean.class",
     "scale": "emmean",
 }
+#: modes whose estimates are not linear in the location parameters
+_NONLINEAR_MODES = ("cum.prob", "exc.prob", "prob", "mean.class")
 _INFERENCE = ["SE", "df", "asymp.LCL", "asymp.UCL", "z.ratio", "p.value"]
 
 
@@ -754,6 +756,19 @@ class EmmGrid:
     inverse_link : tuple or None
         ``(function, derivative, estimate name)`` that ``regrid()`` applies: the
         link's CDF for linear predictors, exp for the log scale.
+    linear_functions, nonest_basis : ndarray or None
+        A rank-deficient fit: each estimate's linear function of the location
+        columns and the basis of what the fit cannot estimate.
+    nonlinear_estimable : ndarray of bool or None
+        Estimates that are not linear in the location (probabilities, mean
+        classes, regridded means) of a rank-deficient fit: which are estimable.
+        A contrast of them is estimable only where every mean it combines is
+        (as emmeans: the difference of two ``nonEst`` probabilities is
+        ``nonEst`` even when their linear predictors' difference is estimable).
+    nested : bool
+        Means of a nested factor (with its nesting factors): their contrasts'
+        tables list the ``by`` variables before ``contrast``, as emmeans lists
+        nested contrasts.
     """
 
     labels: pd.DataFrame
@@ -770,6 +785,8 @@ class EmmGrid:
     scale_parts: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None = None
     linear_functions: FloatArray | None = None
     nonest_basis: FloatArray | None = None
+    nonlinear_estimable: np.ndarray | None = None
+    nested: bool = False
 
     # -- inference ---------------------------------------------------------------------
 
@@ -778,8 +795,12 @@ class EmmGrid:
 
         All of them unless the fit dropped aliased columns: then an estimate
         whose linear function has a component the fit cannot tell apart (a
-        cell of a factorial without rows, say) is not estimable.
+        cell of a factorial without rows, say) is not estimable.  Probabilities
+        and mean classes are judged mean by mean: a contrast is estimable where
+        every mean it combines is.
         """
+        if self.nonlinear_estimable is not None:
+            return self.nonlinear_estimable.copy()
         if self.linear_functions is None or self.nonest_basis is None:
             return np.ones(len(self.values), dtype=bool)
         return estimable_rows(self.linear_functions, self.nonest_basis)
@@ -896,6 +917,14 @@ class EmmGrid:
         by_vars = self.by if by is None else _as_list(by)
         _check_names(by_vars, list(self.labels.columns), "by=")
         primary = [c for c in self.labels.columns if c not in by_vars]
+        if not primary:
+            # every variable groups the means (a factor in the means whose nested factor
+            # is in by= joins the grouping): each group is one mean, as emmeans refuses
+            raise OrdstatsError(
+                f"no variable is left to contrast: the means are grouped by {by_vars} "
+                "(a nested factor in by= brings the factors it is nested in); "
+                "take the nested factor out of by= or contrast within fewer variables"
+            )
         groups = _by_groups(self.labels, by_vars)
         # the labels of every mean at once (a nested factor's groups have different levels)
         all_labels = _level_labels(self.labels, primary)
@@ -905,7 +934,8 @@ class EmmGrid:
             f"contrast{k or ''}" for k in itertools.count() if f"contrast{k or ''}" not in by_vars
         )
         rows_labels, values, jacobians, families, parts = [], [], [], [], []
-        functions = []
+        functions, judged = [], []
+        estimable = self.estimable()
         start = 0
         for rows in groups:
             level_labels = [all_labels[i] for i in rows]
@@ -919,11 +949,16 @@ class EmmGrid:
             jacobians.append(coefficients @ self.jacobian[rows])
             if self.linear_functions is not None:
                 functions.append(coefficients @ self.linear_functions[rows])
+            if self.nonlinear_estimable is not None:
+                spoiled = (coefficients != 0) & ~estimable[rows]
+                judged.append(~spoiled.any(axis=1))
             if self.scale_parts is not None:
                 parts.append([coefficients @ part[rows] for part in self.scale_parts])
             frame = pd.DataFrame({column: names})
             for name in by_vars:
                 frame[name] = self.labels.iloc[rows[0]][name]
+            if self.nested:  # emmeans' nested contrasts: the groups first
+                frame = frame[[*by_vars, column]]
             rows_labels.append(frame)
             families.append(
                 Family(range(start, start + len(names)), len(level_labels) if pairwise else None)
@@ -949,6 +984,7 @@ class EmmGrid:
             scale_parts=scale_parts,
             linear_functions=np.vstack(functions) if functions else None,
             nonest_basis=self.nonest_basis,
+            nonlinear_estimable=np.concatenate(judged) if judged else None,
         )
 
     def pairs(
@@ -992,6 +1028,7 @@ class EmmGrid:
             estimate_name=name,
             inverse_link=None,
             scale_parts=None,
+            nonlinear_estimable=None if self.nonest_basis is None else self.estimable(),
         )
 
 
@@ -1537,6 +1574,7 @@ def emmeans(
             f"A nesting structure was detected in the fitted model: {format_nesting(structure)} "
             "(nesting=None switches it off)"
         )
+    basis = None if grid.estimability is None else grid.estimability[1]
     return EmmGrid(
         labels=labels,
         values=values,
@@ -1549,7 +1587,13 @@ def emmeans(
         inverse_link=_back_transform(fit, mode),
         scale_parts=parts,
         linear_functions=functions,
-        nonest_basis=None if grid.estimability is None else grid.estimability[1],
+        nonest_basis=basis,
+        nonlinear_estimable=(
+            estimable_rows(functions, basis)
+            if functions is not None and basis is not None and mode in _NONLINEAR_MODES
+            else None
+        ),
+        nested=any(name in structure for name in names),
     )
 
 
