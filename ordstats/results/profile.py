@@ -289,7 +289,11 @@ class ParameterProfile:
 
     def _fit_near(self, near: _Point, value: float) -> _Point | None:
         """The constrained fit at ``value`` from ``near`` (moved along its path, then as is)."""
-        for start in (near.params + (value - near.value) * near.slope, near.params):
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging fit's steep path
+            moved = near.params + (value - near.value) * near.slope
+        for start in (moved, near.params):
+            if not np.all(np.isfinite(start)):
+                continue
             found = self._fit_from(value, start)
             if found is not None:
                 return found

@@ -185,6 +185,21 @@ def test_separation_gives_an_open_interval():
     assert np.isfinite(ci.loc["x1", "lower"]) and ci.loc["x1", "upper"] == np.inf
 
 
+def test_profile_of_a_separated_cloglog_fit_lets_no_numpy_warning_through():
+    """Before: "overflow encountered in multiply" from the start moved along the
+    diverging fit's steep path (slope times step); that start is now skipped."""
+    rng = np.random.default_rng(1)
+    x, z = rng.normal(size=300), rng.normal(size=300)
+    data = {"y": np.digitize(x, [-0.5, 0.5]), "x": x, "z": z, "g": rng.choice(list("abc"), 300)}
+    with pytest.warns(ordstats.errors.OrdstatsWarning):  # separation
+        res = ordstats.OrdinalModel.from_formula("y ~ x + z + g", data, link="cloglog").fit()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ci = res.conf_int(method="profile", which=["1|2"])
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert ci.loc["1|2", "lower"] > 0 and ci.loc["1|2", "upper"] == np.inf
+
+
 def test_bad_requests(wine_res):
     with pytest.raises(SpecificationError, match=r"not a parameter.*'temp\[T.warm\]'"):
         wine_res.conf_int(method="profile", which=["temp"])
