@@ -268,6 +268,8 @@ class SurveyDesign(_DesignRows):
         Column of first-stage strata, or one column per stage up to the last
         (R's ``strata = ~s1 + s2``): the clusters of stage ``i`` are sampled
         within the strata of stage ``i`` inside each cluster of stage ``i - 1``.
+        A cluster of a later stage with rows in several of its strata counts
+        as one cluster in each of them, as in R's variance, with a warning.
     psu : str or list of str, optional
         Column(s) of the cluster labels, one per stage (R's ``id=``); default:
         each row is its own PSU (R's ``id = ~1``).
@@ -334,8 +336,13 @@ class SurveyDesign(_DesignRows):
         stratum = per_stage[0]
         clusters = [_codes(stratum, ids[0]) if nest else _codes(ids[0])]
         for i, later in enumerate(ids[1:], start=1):
-            nested_in = (per_stage[i],) if nest and i < len(given) else ()
+            # a later stage's clusters are counted within its strata, as R's svyrecvar
+            # (which totals each stratum's rows by cluster): one that spans several strata
+            # is one cluster in each, with nest or without
+            nested_in = (per_stage[i],) if i < len(given) else ()
             clusters.append(_codes(clusters[-1], *nested_in, later))
+            if nested_in and not nest:
+                _warn_split_clusters(clusters[-1], _codes(clusters[-2], later), i + 1)
         strata_codes = [_codes(stratum)] + [
             _codes(clusters[i - 1], per_stage[i]) if strata_names else clusters[i - 1]
             for i in range(1, len(ids))
@@ -437,6 +444,20 @@ class SurveyDesign(_DesignRows):
             f"SurveyDesign({len(self.data)} rows, {self.n_strata} strata, {self.n_psu} PSUs"
             + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
             + ")"
+        )
+
+
+def _warn_split_clusters(nested: IntArray, plain: IntArray, stage: int) -> None:
+    """Warn where clusters of a later stage span several of its strata (R splits them)."""
+    split = int(np.unique(nested).size - np.unique(plain).size)
+    if split > 0:
+        warnings.warn(
+            f"some clusters of stage {stage} have rows in several strata of that stage; "
+            f"each part is counted as a cluster of its own stratum ({split} more clusters), as "
+            "R's svydesign does at stages after the first. Check the strata= columns if the "
+            "clusters should be nested in the strata",
+            OrdstatsWarning,
+            stacklevel=3,
         )
 
 
