@@ -168,3 +168,41 @@ def test_replicate_domain_degrees_of_freedom_are_r_s(name):
     assert res.design_df == ref["degf"]
     assert res.df_resid == ref["df_residual"]
     assert res.reg_term_test("mobility")["ddf"].iloc[0] == ref["df_residual"]
+
+
+GUESS_REFS = json.loads(
+    (Path(__file__).parent / "data/survey/replicate_guesses_refs.json").read_text()
+)
+
+
+@pytest.mark.parametrize("name", list(GUESS_REFS))
+def test_scales_guessed_from_multipliers_are_r_s(name):
+    """Replicate weights given as multipliers (combined_weights=False) without JK1's scale or
+    JKn's rscales: R guesses (n - 1)/n as one over the largest multiplier
+    (tests/r/survey_replicate_guesses_refs.R).  Before, JK1 took (R - 1)/R from the number of
+    replicates (9/10 where the 10 replicates of 15 districts give R's 14/15) and JKn was
+    refused."""
+    ref = GUESS_REFS[name]
+    data = load("apiclus1" if name.startswith("clus1") else "apistrat")
+    kind = name.split("_")[1]
+    with pytest.warns(OrdstatsWarning, match="guessing"):
+        design = ordstats.ReplicateDesign(
+            data,
+            repweights=np.array(ref["multipliers"]),
+            weights="pw",
+            type=kind,
+            combined_weights=False,
+        )
+    assert design.scale == pytest.approx(ref["scale"], rel=1e-14)
+    np.testing.assert_allclose(design.rscales, ref["rscales"], rtol=1e-14)
+    assert design.degf() == ref["degf"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design).fit(
+            disp=False
+        )
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]

@@ -574,8 +574,11 @@ class ReplicateDesign(_DesignRows):
     scale, rscales : optional
         The variance is ``scale * sum_r rscales_r (theta_r - centre)^2``.
         Defaults as R: BRR ``1/R``; Fay ``1/(R (1-rho)^2)``; JK1 ``(R-1)/R``
-        (with R's warning that it guesses); bootstrap ``1/(R-1)``; JKn needs
-        ``rscales``; ``rscales`` 1 otherwise.
+        (with R's warning that it guesses; with ``combined_weights=False``
+        one over the first replicate's largest multiplier, as R); bootstrap
+        ``1/(R-1)``; JKn needs ``rscales``, except with ``combined_weights=False``
+        (one over each replicate's largest multiplier, with a warning, as R);
+        ``rscales`` 1 otherwise.
     mse : bool
         Centre at the full-sample estimate instead of the replicates' mean
         (R's ``mse=``, default FALSE).
@@ -617,6 +620,7 @@ class ReplicateDesign(_DesignRows):
                 stacklevel=2,
             )
             w = np.ones(n)
+        multipliers = None if combined_weights else matrix
         if not combined_weights:
             matrix = matrix * w[:, None]
         self.data = data
@@ -626,7 +630,7 @@ class ReplicateDesign(_DesignRows):
         self.replicate_names = names
         self.type = type
         self.rho = rho
-        self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales)
+        self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
 
@@ -669,10 +673,26 @@ def _real_number(value: Any, name: str, what: str) -> float:
     return float(value)
 
 
+def _warn_guess(what: str, how: str) -> None:
+    """R's warning that svrepdesign guesses a replicate scale (as one over the multiplier)."""
+    warnings.warn(f"{what} not provided: guessing {how}, as R", OrdstatsWarning, stacklevel=4)
+
+
 def _replicate_scales(
-    kind: str, n_rep: int, rho: float | None, scale: float | None, rscales: Any
+    kind: str,
+    n_rep: int,
+    rho: float | None,
+    scale: float | None,
+    rscales: Any,
+    multipliers: FloatArray | None = None,
 ) -> tuple[float, FloatArray]:
-    """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type."""
+    """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type.
+
+    ``multipliers`` are the replicate weights given without the sampling weights
+    (``combined_weights=False``), from which R guesses JK1's ``scale`` and JKn's
+    ``rscales`` (``(n - 1)/n`` is one over the largest multiplier); None for
+    combined weights.
+    """
     rho = None if rho is None else _real_number(rho, "rho", "in [0, 1)")
     scale = None if scale is None else _real_number(scale, "scale", "positive")
     if kind == "Fay":
@@ -694,15 +714,22 @@ def _replicate_scales(
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
     elif kind == "JK1" and scale is None:
-        warnings.warn(
-            "scale (n-1)/n not provided: guessing n = number of replicates, as R",
-            OrdstatsWarning,
-            stacklevel=3,
-        )
-        scale = (n_rep - 1.0) / n_rep
-    if kind == "JKn" and rscales is None:
+        if multipliers is not None:
+            how, scale = (
+                "from the first replicate's largest multiplier",
+                1.0 / multipliers[:, 0].max(),
+            )
+        else:
+            how, scale = "n = number of replicates", (n_rep - 1.0) / n_rep
+        _warn_guess("scale (n-1)/n", how)
+    if kind == "JKn" and rscales is None and multipliers is not None:
+        _warn_guess("rscales (n-1)/n", "from each replicate's largest multiplier")
+        rscales = 1.0 / multipliers.max(axis=0)
+    elif kind == "JKn" and rscales is None:
         raise SpecificationError(
-            "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate)"
+            "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate); "
+            "only replicate weights given as multipliers (combined_weights=False) let them "
+            "be guessed, as R"
         )
     try:
         rs = np.ones(n_rep) if rscales is None else np.asarray(rscales, dtype=float)
