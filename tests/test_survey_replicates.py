@@ -206,3 +206,35 @@ def test_scales_guessed_from_multipliers_are_r_s(name):
     expected = np.array(ref["var_newton"])[np.ix_(order, order)]
     np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
     assert res.df_resid == ref["df_residual"]
+
+
+def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
+    """svyolr(method = "cloglog") on a replicate design refits with MASS::polr, whose
+    "cloglog" is 1 - exp(-exp(x)): link="cloglog", unlike svyolr on a Taylor design, whose
+    "cloglog" is link="loglog" (tests/r/survey_replicate_links_refs.R)."""
+    ref = json.loads((Path(__file__).parent / "data/survey/replicate_links_refs.json").read_text())
+    data = load("apiclus1")
+    design = ordstats.ReplicateDesign(
+        data,
+        repweights=np.array(ref["repweights"]),
+        weights="pw",
+        type="JK1",
+        scale=ref["scale"],
+        rscales=ref["rscales"],
+    )
+    order = r_order(len(ref["coef"]))
+    fits = {}
+    for link in ("cloglog", "loglog"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+            fits[link] = ordstats.OrdinalModel.from_formula(
+                "mealcat ~ avg_ed + mobility", design=design, link=link
+            ).fit(disp=False)
+    res = fits["cloglog"]
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    # svyolr's own (BFGS) estimates are within its tolerance of these; loglog's are far off
+    np.testing.assert_allclose(res.params, np.array(ref["svyolr_coef"])[order], rtol=1e-3)
+    assert np.max(np.abs(fits["loglog"].params - np.array(ref["svyolr_coef"])[order])) > 0.5
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
