@@ -238,3 +238,31 @@ def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
     expected = np.array(ref["var_newton"])[np.ix_(order, order)]
     np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
     assert res.df_resid == ref["df_residual"]
+
+
+def test_negative_replicate_weights_are_accepted_as_r():
+    """Preston's multistage bootstrap (as.svrepdesign(type = "mrbbootstrap")) gives negative
+    replicate weights, which R's svrepdesign and svyolr accept
+    (tests/r/survey_negative_repweights_refs.R: 100 of them); before, ordstats refused them."""
+    ref = json.loads(
+        (Path(__file__).parent / "data/survey/negative_repweights_refs.json").read_text()
+    )
+    data = pd.DataFrame(ref["data"])
+    data["y"] = pd.Categorical(data["y"], categories=["L1", "L2", "L3", "L4"], ordered=True)
+    repweights = np.array(ref["repweights"])
+    assert (repweights < 0).sum() == ref["n_negative"] > 0
+    design = ordstats.ReplicateDesign(
+        data,
+        repweights=repweights,
+        weights="w",
+        type="bootstrap",
+        scale=ref["scale"],
+        rscales=ref["rscales"],
+    )
+    assert design.degf() == ref["degf"]
+    res = ordstats.OrdinalModel.from_formula("y ~ x + f", design=design).fit(disp=False)
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]

@@ -523,8 +523,7 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         )
     if not np.all(np.isfinite(matrix)):
         raise DataError("repweights have missing or infinite values")
-    if np.any(matrix < 0):
-        raise DataError("repweights must be non-negative")
+    # negative replicate weights are allowed, as R (Preston's multistage bootstrap gives them)
     empty = np.flatnonzero(~np.any(matrix > 0, axis=0))
     if empty.size:
         r = int(empty[0])
@@ -566,6 +565,8 @@ class ReplicateDesign(_DesignRows):
     repweights : str, list of str or array-like of shape (n, R)
         The replicate weights: a regular expression matching column names (as
         R), the column names, or a matrix with one column per replicate.
+        Some may be negative, as R's ``mrbbootstrap`` replicates (each
+        replicate is refitted with its weights, whatever their signs).
     weights : str, optional
         Column of full-sample sampling weights (default 1, with a warning, as R).
     type : {"BRR", "Fay", "JK1", "JKn", "bootstrap"}
