@@ -135,3 +135,19 @@ def test_nested_second_stage_clusters_give_no_warning():
         ordstats.SurveyDesign(
             data, psu=["dnum", "snum"], strata=["one", "stype"], fpc=["fpc1", "fpc2"]
         )
+
+
+@pytest.mark.parametrize(("strata", "label"), [(["one", "stype"], "M.83"), (None, "1.83")])
+def test_lonely_second_stage_strata_are_named_as_r(strata, label):
+    # R: "Stratum (M.83) has only one PSU at stage 2" (the stage's strata value, then the
+    # district); before, ordstats named the stratum by an internal number ("stratum 12")
+    data = load("apiclus2")
+    data["one"] = 1
+    if strata is None:  # district 83 with one school: a lonely second-stage stratum
+        data = data[~((data["dnum"] == 83) & data["dnum"].duplicated())].reset_index(drop=True)
+    design = ordstats.SurveyDesign(data, psu=["dnum", "snum"], strata=strata, fpc=["fpc1", "fpc2"])
+    values = data[["api00"]].to_numpy(float)
+    with pytest.raises(
+        ordstats.errors.DataError, match=rf"stratum '{label}' has only one PSU at stage 2"
+    ):
+        linearization_meat(values, np.arange(len(values)), design)

@@ -83,10 +83,11 @@ class Stage:
             self.clusters[rows],
             self.n_psu[rows],
             None if self.popsize is None else self.popsize[rows],
+            self.labels,
         )
 
     def stratum_label(self, code: int) -> Any:
-        """The user's label of a stratum code (the code itself at later stages)."""
+        """The user's label of a stratum code (at later stages: the earlier clusters' labels)."""
         if self.labels is None:
             return code
         label = self.labels[code]
@@ -398,6 +399,11 @@ class SurveyDesign(_DesignRows):
         if strata_names:
             labels = pd.factorize(pd.Series(stratum), sort=True)[1].to_numpy()
             self.stages[0] = replace(self.stages[0], labels=labels)
+        for i in range(1, len(ids)):
+            # a later stratum is named as R names it: its strata value (1 without strata)
+            # and the earlier stage's cluster, "M.83"
+            parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
+            self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
 
     # -- what a fit and a summary read ----------------------------------------
@@ -445,6 +451,13 @@ class SurveyDesign(_DesignRows):
             + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
             + ")"
         )
+
+
+def _joined_labels(codes: IntArray, parts: list[Any]) -> np.ndarray:
+    """For each code, its first row's values of ``parts`` joined by dots."""
+    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    return np.array([".".join(str(part[r]) for part in parts) for r in first], dtype=object)
 
 
 def _warn_split_clusters(nested: IntArray, plain: IntArray, stage: int) -> None:
