@@ -266,3 +266,22 @@ def test_negative_replicate_weights_are_accepted_as_r():
     expected = np.array(ref["var_newton"])[np.ix_(order, order)]
     np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
     assert res.df_resid == ref["df_residual"]
+
+
+def test_a_replicate_without_weight_in_the_domain_gives_no_numpy_warning():
+    # the JK1 replicate that drops the domain's only district has no weight on the fitted
+    # rows; before, its one-step start divided by that zero total with numpy's "invalid value
+    # encountered in divide" RuntimeWarning, besides ordstats' own warning
+    ref = REFS["clus1_JK1"]
+    data = load("apiclus1")
+    design = replicate_design(ref, data)
+    domain = design.subset(data["dnum"] == data["dnum"].min())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)  # no (75,100] here
+        with pytest.warns(OrdstatsWarning, match="replicate fits? did not converge"):
+            res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed", design=domain).fit(
+                disp=False
+            )
+    assert res.design_df == 0
