@@ -168,3 +168,120 @@ def test_replicate_domain_degrees_of_freedom_are_r_s(name):
     assert res.design_df == ref["degf"]
     assert res.df_resid == ref["df_residual"]
     assert res.reg_term_test("mobility")["ddf"].iloc[0] == ref["df_residual"]
+
+
+GUESS_REFS = json.loads(
+    (Path(__file__).parent / "data/survey/replicate_guesses_refs.json").read_text()
+)
+
+
+@pytest.mark.parametrize("name", list(GUESS_REFS))
+def test_scales_guessed_from_multipliers_are_r_s(name):
+    """Replicate weights given as multipliers (combined_weights=False) without JK1's scale or
+    JKn's rscales: R guesses (n - 1)/n as one over the largest multiplier
+    (tests/r/survey_replicate_guesses_refs.R).  Before, JK1 took (R - 1)/R from the number of
+    replicates (9/10 where the 10 replicates of 15 districts give R's 14/15) and JKn was
+    refused."""
+    ref = GUESS_REFS[name]
+    data = load("apiclus1" if name.startswith("clus1") else "apistrat")
+    kind = name.split("_")[1]
+    with pytest.warns(OrdstatsWarning, match="guessing"):
+        design = ordstats.ReplicateDesign(
+            data,
+            repweights=np.array(ref["multipliers"]),
+            weights="pw",
+            type=kind,
+            combined_weights=False,
+        )
+    assert design.scale == pytest.approx(ref["scale"], rel=1e-14)
+    np.testing.assert_allclose(design.rscales, ref["rscales"], rtol=1e-14)
+    assert design.degf() == ref["degf"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design).fit(
+            disp=False
+        )
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
+
+
+def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
+    """svyolr(method = "cloglog") on a replicate design refits with MASS::polr, whose
+    "cloglog" is 1 - exp(-exp(x)): link="cloglog", unlike svyolr on a Taylor design, whose
+    "cloglog" is link="loglog" (tests/r/survey_replicate_links_refs.R)."""
+    ref = json.loads((Path(__file__).parent / "data/survey/replicate_links_refs.json").read_text())
+    data = load("apiclus1")
+    design = ordstats.ReplicateDesign(
+        data,
+        repweights=np.array(ref["repweights"]),
+        weights="pw",
+        type="JK1",
+        scale=ref["scale"],
+        rscales=ref["rscales"],
+    )
+    order = r_order(len(ref["coef"]))
+    fits = {}
+    for link in ("cloglog", "loglog"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+            fits[link] = ordstats.OrdinalModel.from_formula(
+                "mealcat ~ avg_ed + mobility", design=design, link=link
+            ).fit(disp=False)
+    res = fits["cloglog"]
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    # svyolr's own (BFGS) estimates are within its tolerance of these; loglog's are far off
+    np.testing.assert_allclose(res.params, np.array(ref["svyolr_coef"])[order], rtol=1e-3)
+    assert np.max(np.abs(fits["loglog"].params - np.array(ref["svyolr_coef"])[order])) > 0.5
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
+
+
+def test_negative_replicate_weights_are_accepted_as_r():
+    """Preston's multistage bootstrap (as.svrepdesign(type = "mrbbootstrap")) gives negative
+    replicate weights, which R's svrepdesign and svyolr accept
+    (tests/r/survey_negative_repweights_refs.R: 100 of them); before, ordstats refused them."""
+    ref = json.loads(
+        (Path(__file__).parent / "data/survey/negative_repweights_refs.json").read_text()
+    )
+    data = pd.DataFrame(ref["data"])
+    data["y"] = pd.Categorical(data["y"], categories=["L1", "L2", "L3", "L4"], ordered=True)
+    repweights = np.array(ref["repweights"])
+    assert (repweights < 0).sum() == ref["n_negative"] > 0
+    design = ordstats.ReplicateDesign(
+        data,
+        repweights=repweights,
+        weights="w",
+        type="bootstrap",
+        scale=ref["scale"],
+        rscales=ref["rscales"],
+    )
+    assert design.degf() == ref["degf"]
+    res = ordstats.OrdinalModel.from_formula("y ~ x + f", design=design).fit(disp=False)
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
+
+
+def test_a_replicate_without_weight_in_the_domain_gives_no_numpy_warning():
+    # the JK1 replicate that drops the domain's only district has no weight on the fitted
+    # rows; before, its one-step start divided by that zero total with numpy's "invalid value
+    # encountered in divide" RuntimeWarning, besides ordstats' own warning
+    ref = REFS["clus1_JK1"]
+    data = load("apiclus1")
+    design = replicate_design(ref, data)
+    domain = design.subset(data["dnum"] == data["dnum"].min())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        warnings.simplefilter("ignore", ordstats.errors.LevelsWarning)  # no (75,100] here
+        with pytest.warns(OrdstatsWarning, match="replicate fits? did not converge"):
+            res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed", design=domain).fit(
+                disp=False
+            )
+    assert res.design_df == 0

@@ -83,10 +83,11 @@ class Stage:
             self.clusters[rows],
             self.n_psu[rows],
             None if self.popsize is None else self.popsize[rows],
+            self.labels,
         )
 
     def stratum_label(self, code: int) -> Any:
-        """The user's label of a stratum code (the code itself at later stages)."""
+        """The user's label of a stratum code (at later stages: the earlier clusters' labels)."""
         if self.labels is None:
             return code
         label = self.labels[code]
@@ -268,6 +269,8 @@ class SurveyDesign(_DesignRows):
         Column of first-stage strata, or one column per stage up to the last
         (R's ``strata = ~s1 + s2``): the clusters of stage ``i`` are sampled
         within the strata of stage ``i`` inside each cluster of stage ``i - 1``.
+        A cluster of a later stage with rows in several of its strata counts
+        as one cluster in each of them, as in R's variance, with a warning.
     psu : str or list of str, optional
         Column(s) of the cluster labels, one per stage (R's ``id=``); default:
         each row is its own PSU (R's ``id = ~1``).
@@ -334,8 +337,13 @@ class SurveyDesign(_DesignRows):
         stratum = per_stage[0]
         clusters = [_codes(stratum, ids[0]) if nest else _codes(ids[0])]
         for i, later in enumerate(ids[1:], start=1):
-            nested_in = (per_stage[i],) if nest and i < len(given) else ()
+            # a later stage's clusters are counted within its strata, as R's svyrecvar
+            # (which totals each stratum's rows by cluster): one that spans several strata
+            # is one cluster in each, with nest or without
+            nested_in = (per_stage[i],) if i < len(given) else ()
             clusters.append(_codes(clusters[-1], *nested_in, later))
+            if nested_in and not nest:
+                _warn_split_clusters(clusters[-1], _codes(clusters[-2], later), i + 1)
         strata_codes = [_codes(stratum)] + [
             _codes(clusters[i - 1], per_stage[i]) if strata_names else clusters[i - 1]
             for i in range(1, len(ids))
@@ -391,6 +399,11 @@ class SurveyDesign(_DesignRows):
         if strata_names:
             labels = pd.factorize(pd.Series(stratum), sort=True)[1].to_numpy()
             self.stages[0] = replace(self.stages[0], labels=labels)
+        for i in range(1, len(ids)):
+            # a later stratum is named as R names it: its strata value (1 without strata)
+            # and the earlier stage's cluster, "M.83"
+            parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
+            self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
 
     # -- what a fit and a summary read ----------------------------------------
@@ -437,6 +450,27 @@ class SurveyDesign(_DesignRows):
             f"SurveyDesign({len(self.data)} rows, {self.n_strata} strata, {self.n_psu} PSUs"
             + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
             + ")"
+        )
+
+
+def _joined_labels(codes: IntArray, parts: list[Any]) -> np.ndarray:
+    """For each code, its first row's values of ``parts`` joined by dots."""
+    first = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    return np.array([".".join(str(part[r]) for part in parts) for r in first], dtype=object)
+
+
+def _warn_split_clusters(nested: IntArray, plain: IntArray, stage: int) -> None:
+    """Warn where clusters of a later stage span several of its strata (R splits them)."""
+    split = int(np.unique(nested).size - np.unique(plain).size)
+    if split > 0:
+        warnings.warn(
+            f"some clusters of stage {stage} have rows in several strata of that stage; "
+            f"each part is counted as a cluster of its own stratum ({split} more clusters), as "
+            "R's svydesign does at stages after the first. Check the strata= columns if the "
+            "clusters should be nested in the strata",
+            OrdstatsWarning,
+            stacklevel=3,
         )
 
 
@@ -502,8 +536,7 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         )
     if not np.all(np.isfinite(matrix)):
         raise DataError("repweights have missing or infinite values")
-    if np.any(matrix < 0):
-        raise DataError("repweights must be non-negative")
+    # negative replicate weights are allowed, as R (Preston's multistage bootstrap gives them)
     empty = np.flatnonzero(~np.any(matrix > 0, axis=0))
     if empty.size:
         r = int(empty[0])
@@ -545,6 +578,8 @@ class ReplicateDesign(_DesignRows):
     repweights : str, list of str or array-like of shape (n, R)
         The replicate weights: a regular expression matching column names (as
         R), the column names, or a matrix with one column per replicate.
+        Some may be negative, as R's ``mrbbootstrap`` replicates (each
+        replicate is refitted with its weights, whatever their signs).
     weights : str, optional
         Column of full-sample sampling weights (default 1, with a warning, as R).
     type : {"BRR", "Fay", "JK1", "JKn", "bootstrap"}
@@ -553,8 +588,11 @@ class ReplicateDesign(_DesignRows):
     scale, rscales : optional
         The variance is ``scale * sum_r rscales_r (theta_r - centre)^2``.
         Defaults as R: BRR ``1/R``; Fay ``1/(R (1-rho)^2)``; JK1 ``(R-1)/R``
-        (with R's warning that it guesses); bootstrap ``1/(R-1)``; JKn needs
-        ``rscales``; ``rscales`` 1 otherwise.
+        (with R's warning that it guesses; with ``combined_weights=False``
+        one over the first replicate's largest multiplier, as R); bootstrap
+        ``1/(R-1)``; JKn needs ``rscales``, except with ``combined_weights=False``
+        (one over each replicate's largest multiplier, with a warning, as R);
+        ``rscales`` 1 otherwise.
     mse : bool
         Centre at the full-sample estimate instead of the replicates' mean
         (R's ``mse=``, default FALSE).
@@ -596,6 +634,7 @@ class ReplicateDesign(_DesignRows):
                 stacklevel=2,
             )
             w = np.ones(n)
+        multipliers = None if combined_weights else matrix
         if not combined_weights:
             matrix = matrix * w[:, None]
         self.data = data
@@ -605,7 +644,7 @@ class ReplicateDesign(_DesignRows):
         self.replicate_names = names
         self.type = type
         self.rho = rho
-        self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales)
+        self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
 
@@ -648,10 +687,26 @@ def _real_number(value: Any, name: str, what: str) -> float:
     return float(value)
 
 
+def _warn_guess(what: str, how: str) -> None:
+    """R's warning that svrepdesign guesses a replicate scale (as one over the multiplier)."""
+    warnings.warn(f"{what} not provided: guessing {how}, as R", OrdstatsWarning, stacklevel=4)
+
+
 def _replicate_scales(
-    kind: str, n_rep: int, rho: float | None, scale: float | None, rscales: Any
+    kind: str,
+    n_rep: int,
+    rho: float | None,
+    scale: float | None,
+    rscales: Any,
+    multipliers: FloatArray | None = None,
 ) -> tuple[float, FloatArray]:
-    """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type."""
+    """``scale`` and ``rscales`` with R's ``svrepdesign`` defaults for each type.
+
+    ``multipliers`` are the replicate weights given without the sampling weights
+    (``combined_weights=False``), from which R guesses JK1's ``scale`` and JKn's
+    ``rscales`` (``(n - 1)/n`` is one over the largest multiplier); None for
+    combined weights.
+    """
     rho = None if rho is None else _real_number(rho, "rho", "in [0, 1)")
     scale = None if scale is None else _real_number(scale, "scale", "positive")
     if kind == "Fay":
@@ -673,15 +728,22 @@ def _replicate_scales(
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
     elif kind == "JK1" and scale is None:
-        warnings.warn(
-            "scale (n-1)/n not provided: guessing n = number of replicates, as R",
-            OrdstatsWarning,
-            stacklevel=3,
-        )
-        scale = (n_rep - 1.0) / n_rep
-    if kind == "JKn" and rscales is None:
+        if multipliers is not None:
+            how, scale = (
+                "from the first replicate's largest multiplier",
+                1.0 / multipliers[:, 0].max(),
+            )
+        else:
+            how, scale = "n = number of replicates", (n_rep - 1.0) / n_rep
+        _warn_guess("scale (n-1)/n", how)
+    if kind == "JKn" and rscales is None and multipliers is not None:
+        _warn_guess("rscales (n-1)/n", "from each replicate's largest multiplier")
+        rscales = 1.0 / multipliers.max(axis=0)
+    elif kind == "JKn" and rscales is None:
         raise SpecificationError(
-            "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate)"
+            "type='JKn' needs rscales= ((n_h - 1)/n_h for the stratum of each replicate); "
+            "only replicate weights given as multipliers (combined_weights=False) let them "
+            "be guessed, as R"
         )
     try:
         rs = np.ones(n_rep) if rscales is None else np.asarray(rscales, dtype=float)

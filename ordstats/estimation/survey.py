@@ -319,7 +319,9 @@ def _one_step_starts(params: Any, hessian: Any, scores: Any, weights: Any, ratio
         steps = np.linalg.solve(hessian, totals.T).T
     except np.linalg.LinAlgError:
         return None
-    return params + steps / ratios[:, None]
+    # a replicate without weight on the fitted rows (ratio 0) gets no one-step start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return params + steps / ratios[:, None]
 
 
 def _refit(
