@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import warnings
 from functools import cache
 from pathlib import Path
 
@@ -360,6 +361,31 @@ def test_quantile_needs_three_levels():
     with pytest.raises(OrdstatsError, match=r"at least three response levels"):
         res.quantile(0.5)
     assert res.mean()["estimate"].between(1, 2).all()  # the mean is defined with two
+
+
+def test_quantile_where_every_exceedance_is_one_equals_rms():
+    """Every ``P(Y >= v_j)`` rounds to 1: the weights are 0/0 and R's approx drops them.
+
+    ``tests/r/orm_extreme_lp.R``: ``Quantile`` then reads the line from
+    ``(1, v_1)`` to ``(0, v_K)``; the estimate and both limits were NaN (with
+    numpy's division warnings) before.
+    """
+    with open(REF_DIR.parent / "orm_extreme" / "mtcars_extreme.json") as handle:
+        ref = json.load(handle)
+    res = ordstats.OrdinalModel.from_formula(
+        ref["formula"], pd.DataFrame(ref["data"]), many_levels=True
+    ).fit()
+    newdata = pd.DataFrame(ref["newdata"])
+    assert_relative(res.llf, ref["loglik"], ESTIMATES)
+    for want in ref["quantile"]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = res.quantile(want["q"], newdata)
+        assert_relative(got["estimate"], want["estimate"], ESTIMATES)
+        assert_relative(got["lower"], want["lower"], INTERVALS)
+        assert_relative(got["upper"], want["upper"], INTERVALS)
+        # no derivative where the curve's inner knots are undefined
+        assert got["se"].iloc[:-1].notna().all() and np.isnan(got["se"].iloc[-1])
 
 
 # -- the plot ----------------------------------------------------------------------------
