@@ -259,6 +259,30 @@ def test_newdata_aligns_on_its_index():
         pd.testing.assert_frame_equal(backward.loc[forward.index], forward)
 
 
+@pytest.mark.parametrize("offset", ["off", "offset(off)"])
+def test_newdata_as_a_mapping_uses_its_offset_column(offset):
+    """A mapping of columns is newdata as a DataFrame is: its offset column counts.
+
+    It was ignored (offset 0, with a warning that none was given).
+    """
+    data = _few_levels(np.arange(12.0)).assign(off=lambda d: 0.3 * d["w"] - 0.2)
+    if offset == "off":
+        model = ordstats.OrdinalModel.from_formula("y ~ x", data, many_levels=True, offset="off")
+    else:
+        model = ordstats.OrdinalModel.from_formula("y ~ x + offset(off)", data, many_levels=True)
+    res = model.fit()
+    rows = {"x": [0.0, 1.0], "w": [0.0, 1.0], "off": [0.5, -1.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for quantity in (
+            lambda d: res.mean(d),
+            lambda d: res.quantile(0.5, d),
+            lambda d: res.exceedance(6.0, d),
+        ):
+            pd.testing.assert_frame_equal(quantity(rows), quantity(pd.DataFrame(rows)))
+    assert res.predict(rows, which="linear").iloc[0] == pytest.approx(0.5 + res.params["x"] * 0.0)
+
+
 def test_default_rows_are_the_fitted_rows():
     ref, res, _ = fitted("mtcars_loglog")
     data = pd.DataFrame(ref["data"])
