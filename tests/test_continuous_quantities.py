@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import warnings
 from functools import cache
 from pathlib import Path
 
@@ -258,6 +259,30 @@ def test_newdata_aligns_on_its_index():
         pd.testing.assert_frame_equal(backward.loc[forward.index], forward)
 
 
+@pytest.mark.parametrize("offset", ["off", "offset(off)"])
+def test_newdata_as_a_mapping_uses_its_offset_column(offset):
+    """A mapping of columns is newdata as a DataFrame is: its offset column counts.
+
+    It was ignored (offset 0, with a warning that none was given).
+    """
+    data = _few_levels(np.arange(12.0)).assign(off=lambda d: 0.3 * d["w"] - 0.2)
+    if offset == "off":
+        model = ordstats.OrdinalModel.from_formula("y ~ x", data, many_levels=True, offset="off")
+    else:
+        model = ordstats.OrdinalModel.from_formula("y ~ x + offset(off)", data, many_levels=True)
+    res = model.fit()
+    rows = {"x": [0.0, 1.0], "w": [0.0, 1.0], "off": [0.5, -1.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for quantity in (
+            lambda d: res.mean(d),
+            lambda d: res.quantile(0.5, d),
+            lambda d: res.exceedance(6.0, d),
+        ):
+            pd.testing.assert_frame_equal(quantity(rows), quantity(pd.DataFrame(rows)))
+    assert res.predict(rows, which="linear").iloc[0] == pytest.approx(0.5 + res.params["x"] * 0.0)
+
+
 def test_default_rows_are_the_fitted_rows():
     ref, res, _ = fitted("mtcars_loglog")
     data = pd.DataFrame(ref["data"])
@@ -360,6 +385,31 @@ def test_quantile_needs_three_levels():
     with pytest.raises(OrdstatsError, match=r"at least three response levels"):
         res.quantile(0.5)
     assert res.mean()["estimate"].between(1, 2).all()  # the mean is defined with two
+
+
+def test_quantile_where_every_exceedance_is_one_equals_rms():
+    """Every ``P(Y >= v_j)`` rounds to 1: the weights are 0/0 and R's approx drops them.
+
+    ``tests/r/orm_extreme_lp.R``: ``Quantile`` then reads the line from
+    ``(1, v_1)`` to ``(0, v_K)``; the estimate and both limits were NaN (with
+    numpy's division warnings) before.
+    """
+    with open(REF_DIR.parent / "orm_extreme" / "mtcars_extreme.json") as handle:
+        ref = json.load(handle)
+    res = ordstats.OrdinalModel.from_formula(
+        ref["formula"], pd.DataFrame(ref["data"]), many_levels=True
+    ).fit()
+    newdata = pd.DataFrame(ref["newdata"])
+    assert_relative(res.llf, ref["loglik"], ESTIMATES)
+    for want in ref["quantile"]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = res.quantile(want["q"], newdata)
+        assert_relative(got["estimate"], want["estimate"], ESTIMATES)
+        assert_relative(got["lower"], want["lower"], INTERVALS)
+        assert_relative(got["upper"], want["upper"], INTERVALS)
+        # no derivative where the curve's inner knots are undefined
+        assert got["se"].iloc[:-1].notna().all() and np.isnan(got["se"].iloc[-1])
 
 
 # -- the plot ----------------------------------------------------------------------------

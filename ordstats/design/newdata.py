@@ -678,6 +678,8 @@ def newdata_offset(
     """
     if offset is not None:
         return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
+    if isinstance(newdata, Mapping):  # a mapping of columns holds the offset column too
+        newdata = _newdata_frame(newdata)
     if (
         column is not None
         and isinstance(newdata, pd.DataFrame)

@@ -403,7 +403,11 @@ def interpolated_quantiles(
         if not np.all(np.isfinite(x[i])):
             out[i] = np.nan
             continue
-        xm, ym, _ = _merged_knots(x[i], y[i])
+        # R's approx drops knots without a value: the inner ones when every S_j is
+        # the same number (w_j = 0/0), as at a linear predictor so extreme that
+        # each P(Y >= v_j) rounds to 1 (or to 0)
+        known = np.isfinite(y[i])
+        xm, ym, _ = _merged_knots(x[i][known], y[i][known])
         out[i] = np.interp(1.0 - q, xm, ym)
     return out
 
@@ -423,7 +427,9 @@ def quantile_gradient_weights(exceed: FloatArray, values: FloatArray, q: float) 
     out = np.zeros((m, n))
     dv = np.diff(values)
     for i in range(m):
-        if not np.all(np.isfinite(x[i])):
+        span = exceed[i, -1] - exceed[i, 0]
+        if not (np.all(np.isfinite(x[i])) and span != 0):
+            # with every S_j equal the knots' values are 0/0: no derivative
             out[i] = np.nan
             continue
         xm, ym, group = _merged_knots(x[i], y[i])
@@ -431,7 +437,6 @@ def quantile_gradient_weights(exceed: FloatArray, values: FloatArray, q: float) 
         a = b - 1
         width = xm[b] - xm[a]
         lam = (t - xm[a]) / width
-        span = exceed[i, -1] - exceed[i, 0]
         # knot k of the full list is cut-point k - 1 for 1 <= k <= n
         for knot_group, weight_y, weight_x in (
             (a, 1.0 - lam, -(ym[b] - ym[a]) * (1.0 - lam) / width),
