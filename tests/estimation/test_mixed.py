@@ -1093,3 +1093,24 @@ def test_marginal_probabilities_keep_their_tails(link: str) -> None:
         # far out, expit(x) = exp(x): P(Y = K) = exp(lambda - theta + s^2 / 2) at eta =
         # lambda, so moving eta from -20 to -40 divides it by exp(20)
         assert prob[1, -1] / prob[2, -1] == pytest.approx(np.exp(-20.0), rel=1e-4)
+
+
+def test_far_trial_point_leaks_no_numpy_warnings() -> None:
+    # A probit fit with a small SD whose BFGS path tries log(sigma) near 70: rows with
+    # P = 0 there gave numpy's 'invalid value' RuntimeWarnings (multiply, add, slogdet)
+    # although the fit ends at R's maximum (tests/r/clmm_far_trial.R).
+    ref = _load("clmm_far_trial.json")
+    data = pd.read_csv(REF.parent / "clmm_probit_far_trial.csv", dtype={"g": str, "f": str})
+    data["y"] = pd.Categorical(data["y"].astype(str), ordered=True)
+    model = ordstats.OrdinalModel.from_formula(ref["formula"], data, link="probit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = model.fit()
+        res_agq = model.fit(nagq=5)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-6)
+    assert res.llf >= ref["loglik"] - 1e-8
+    names = _r_names(list(res.params.index))
+    r_coef = pd.Series(ref["coef"])[names].to_numpy()
+    np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-4)
+    assert res.varcorr()["sd"].iloc[0] == pytest.approx(ref["sd"], abs=1e-4)
+    assert res_agq.converged
