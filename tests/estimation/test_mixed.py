@@ -381,6 +381,18 @@ def test_lr_test_between_clmm_fits(wine: pd.DataFrame, soup: pd.DataFrame) -> No
         ordstats.lr_test(_fit("clmm_soup_laplace.json", wine, soup), big)
 
 
+def test_lr_test_of_clmm_fits_given_larger_first_says_to_swap_them(wine, soup) -> None:
+    # it said "the restricted model has fixed effects ['contact[T.yes]'] that the full
+    # one lacks: not nested", though the two are nested the other way round
+    small = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    big = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match=r"pass the smaller model first"):
+        ordstats.lr_test(big, small)
+    assert ordstats.lr_test(small, big).df == 1
+    with pytest.raises(SpecificationError, match=r"pass the smaller model first"):
+        ordstats.lr_test(_fit("clmm_extra/wine_corr_slope.json", wine, soup), big)
+
+
 @pytest.mark.parametrize(
     "kw",
     [{}, {"link": "probit"}, {"link": "cloglog"}, {"threshold": "symmetric"}, {"weights": "w"}],
