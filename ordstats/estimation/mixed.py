@@ -45,6 +45,7 @@ from ordstats.errors import (
     CollinearityWarning,
     ConvergenceWarning,
     OrdstatsError,
+    SeparationWarning,
     SpecificationError,
 )
 from ordstats.estimation import bayes
@@ -62,6 +63,7 @@ from ordstats.families.mixed import (
     laplace_gradient_general,
     n_variance_params,
 )
+from ordstats.families.separation import detect_separation
 from ordstats.results.arguments import check_flag
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo
@@ -506,6 +508,7 @@ class OrdinalMixedModel:
                     ConvergenceWarning,
                     stacklevel=2,
                 )
+            self._warn_separation()
             info = FitInfo(
                 converged=converged,
                 code=0 if converged else 1,
@@ -517,6 +520,32 @@ class OrdinalMixedModel:
             )
             return MixedResults(
                 self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
+            )
+
+    def _warn_separation(self) -> None:
+        """Warn when the fixed effects separate the response (flexible thresholds).
+
+        A direction in which no row's probability falls raises every row's
+        likelihood for each value of the random effects, so the marginal likelihood
+        too: the estimates along it do not exist (R's clmm says its Hessian is
+        singular).  The check is the clm's linear programme on the fixed part.
+        """
+        p = self.problem
+        if self.threshold != "flexible" or p.X.shape[1] == 0:
+            return
+        used = p.weights > 0
+        found = detect_separation(p.y[used], p.X[used], len(self.levels))
+        q = len(self.levels) - 1
+        names = [self.param_names[p.n_alpha + j - q] for j in found.diverging if j >= q]
+        if found.separated and names:
+            warnings.warn(
+                "complete or quasi-complete separation by the fixed effects: the likelihood "
+                f"keeps increasing as {', '.join(map(repr, names))} grow without bound, "
+                "whatever the random effects, so their maximum-likelihood estimates do not "
+                "exist and the reported values and standard errors are meaningless. Merge "
+                "sparse categories, or drop or recode the separating variable",
+                SeparationWarning,
+                stacklevel=3,
             )
 
     def _parameter_scale(self, n_params: int) -> FloatArray:

@@ -1126,3 +1126,21 @@ def test_far_trial_point_leaks_no_numpy_warnings() -> None:
     np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-4)
     assert res.varcorr()["sd"].iloc[0] == pytest.approx(ref["sd"], abs=1e-4)
     assert res_agq.converged
+
+
+def test_separation_by_the_fixed_effects_warns(wine: pd.DataFrame) -> None:
+    # z = 1 only in rows rated 5: the likelihood grows without bound in z's direction
+    # whatever the random effects (R's clmm: 'Hessian is numerically singular'); the fit
+    # said nothing and reported z's estimate with an SE of about 1e5
+    data = wine.assign(z=((wine["rating"].astype(int) == 5) & (np.arange(72) % 2 == 0)) * 1.0)
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + z + (1|judge)", data)
+    with pytest.warns(ordstats.SeparationWarning, match="'z' grow without bound"):
+        model.fit()
+    lowest = int(np.flatnonzero(wine["rating"].astype(int) == 1)[0])
+    mixed = data.assign(z=data["z"].where(data.index != lowest, 1.0))  # z = 1 at both ends
+    ordstats.OrdinalModel.from_formula("rating ~ temp + z + (1|judge)", mixed).fit()
+    weighed_out = mixed.assign(w=np.where(data.index == lowest, 0.0, 1.0))
+    with pytest.warns(ordstats.SeparationWarning, match="'z'"):
+        ordstats.OrdinalModel.from_formula(
+            "rating ~ temp + z + (1|judge)", weighed_out, weights="w"
+        ).fit()
