@@ -1028,6 +1028,10 @@ def _ill_conditioned(hessian: FloatArray) -> bool:
     return bool(eig.min() < 1e-5 * eig.max())
 
 
+#: Newton's step below which a fit whose gradient is below ``gradtol`` has converged
+_STEP_TOL = 1e-6
+
+
 def _newton_polish(
     grad: object,
     f: object,
@@ -1046,10 +1050,15 @@ def _newton_polish(
     positive = bool(np.all(np.linalg.eigvalsh(H) > 0))
     for _ in range(steps):
         g = grad(x)[free]  # type: ignore[operator]
-        if np.max(np.abs(g)) < gradtol or not positive:
+        if not positive:
             break
         step = np.zeros_like(x)
         step[free] = np.linalg.solve(H, g)
+        # a small gradient is not enough where the likelihood is flat (constant weights
+        # of 1e-5 scale it down: BFGS stopped at the start, 4e-5 of logLik short of R's
+        # maximum); stop when the step is negligible too, as R's relTol
+        if np.max(np.abs(g)) < gradtol and np.max(np.abs(step)) < _STEP_TOL:
+            break
         f0 = f(x)  # type: ignore[operator]
         t = 1.0
         while t > 1e-4 and f(x - t * step) > f0 + 1e-12 * abs(f0):  # type: ignore[operator]

@@ -1144,3 +1144,17 @@ def test_separation_by_the_fixed_effects_warns(wine: pd.DataFrame) -> None:
         ordstats.OrdinalModel.from_formula(
             "rating ~ temp + z + (1|judge)", weighed_out, weights="w"
         ).fit()
+
+
+def test_constant_small_weights_reach_r_maximum(wine: pd.DataFrame) -> None:
+    # weights of 1e-5 scale the gradient down below gradtol at the start: the fit stopped
+    # there, thresholds 5e-4 and the log-likelihood 4e-5 (relative) short of R's
+    # maximum (tests/r/clmm_small_weights.R); Newton now also needs a negligible step
+    ref = _load("clmm_small_weights.json")
+    data = wine.assign(w=ref["weight"])
+    res = ordstats.OrdinalModel.from_formula(ref["formula"], data, weights="w").fit()
+    names = _r_names(list(res.params.index))
+    r_coef = pd.Series(ref["coef"])[names].to_numpy()
+    np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-5)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-5)
+    assert res.converged
