@@ -50,7 +50,12 @@ from ordstats.errors import (
 )
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
-from ordstats.estimation.evaluators import InMemoryEvaluator
+from ordstats.estimation.evaluators import (
+    _DIVERGENCE_STD_EFFECT,
+    _SEPARATION_ALWAYS_ROWS,
+    _SEPARATION_MAX_ROWS,
+    InMemoryEvaluator,
+)
 from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
 from ordstats.families.mixed import (
     BOUNDARY_SD,
@@ -508,7 +513,9 @@ class OrdinalMixedModel:
                     ConvergenceWarning,
                     stacklevel=2,
                 )
-            self._warn_separation()
+            self._warn_separation(
+                x[self.problem.n_alpha : self.problem.n_alpha + self.problem.n_beta], converged
+            )
             info = FitInfo(
                 converged=converged,
                 code=0 if converged else 1,
@@ -522,16 +529,26 @@ class OrdinalMixedModel:
                 self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
             )
 
-    def _warn_separation(self) -> None:
+    def _warn_separation(self, beta: FloatArray, converged: bool) -> None:
         """Warn when the fixed effects separate the response (flexible thresholds).
 
         A direction in which no row's probability falls raises every row's
         likelihood for each value of the random effects, so the marginal likelihood
         too: the estimates along it do not exist (R's clmm says its Hessian is
-        singular).  The check is the clm's linear programme on the fixed part.
+        singular).  The check is the clm's linear programme on the fixed part, run
+        as the clm's: always on small data, on larger data only when the fit shows
+        signs of divergence (an effect of many of its column's SDs, or no convergence).
         """
         p = self.problem
         if self.threshold != "flexible" or p.X.shape[1] == 0:
+            return
+        n_rows = p.X.shape[0]
+        if n_rows > _SEPARATION_MAX_ROWS:
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            effect = np.abs(beta) * p.X.std(axis=0)
+        suspicious = not converged or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
+        if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
             return
         used = p.weights > 0
         found = detect_separation(p.y[used], p.X[used], len(self.levels))

@@ -1158,3 +1158,25 @@ def test_constant_small_weights_reach_r_maximum(wine: pd.DataFrame) -> None:
     np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-5)
     assert res.llf == pytest.approx(ref["loglik"], rel=1e-5)
     assert res.converged
+
+
+def test_separation_check_runs_as_the_clms_on_large_data(monkeypatch) -> None:
+    # beyond 5000 rows the linear programme runs only on signs of divergence, as for the
+    # clm (on 10^4 rows it took 40% of the fit's time)
+    import ordstats.estimation.mixed as mixed_module
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the separation LP ran on a large fit without divergence")
+
+    rng = np.random.default_rng(3)
+    n = 6000
+    g = rng.integers(0, 100, n)
+    x = rng.normal(size=n)
+    latent = x + rng.normal(size=100)[g] + rng.logistic(size=n)
+    y = 1 + np.searchsorted([-1.0, 0.0, 1.0], latent)
+    data = pd.DataFrame(
+        {"y": pd.Categorical(y.astype(str), ordered=True), "x": x, "g": g.astype(str)}
+    )
+    monkeypatch.setattr(mixed_module, "detect_separation", refuse)
+    res = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", data).fit()
+    assert res.converged
