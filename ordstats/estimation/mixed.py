@@ -45,11 +45,17 @@ from ordstats.errors import (
     CollinearityWarning,
     ConvergenceWarning,
     OrdstatsError,
+    SeparationWarning,
     SpecificationError,
 )
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
-from ordstats.estimation.evaluators import InMemoryEvaluator
+from ordstats.estimation.evaluators import (
+    _DIVERGENCE_STD_EFFECT,
+    _SEPARATION_ALWAYS_ROWS,
+    _SEPARATION_MAX_ROWS,
+    InMemoryEvaluator,
+)
 from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
 from ordstats.families.mixed import (
     BOUNDARY_SD,
@@ -62,6 +68,7 @@ from ordstats.families.mixed import (
     laplace_gradient_general,
     n_variance_params,
 )
+from ordstats.families.separation import detect_separation
 from ordstats.results.arguments import check_flag
 from ordstats.results.covariance import canonical_cov_type
 from ordstats.results.fitted import FitInfo
@@ -506,6 +513,9 @@ class OrdinalMixedModel:
                     ConvergenceWarning,
                     stacklevel=2,
                 )
+            self._warn_separation(
+                x[self.problem.n_alpha : self.problem.n_alpha + self.problem.n_beta], converged
+            )
             info = FitInfo(
                 converged=converged,
                 code=0 if converged else 1,
@@ -517,6 +527,42 @@ class OrdinalMixedModel:
             )
             return MixedResults(
                 self, x, hessian, llf, nagq, info, self.objective.n_evaluations, boundary
+            )
+
+    def _warn_separation(self, beta: FloatArray, converged: bool) -> None:
+        """Warn when the fixed effects separate the response (flexible thresholds).
+
+        A direction in which no row's probability falls raises every row's
+        likelihood for each value of the random effects, so the marginal likelihood
+        too: the estimates along it do not exist (R's clmm says its Hessian is
+        singular).  The check is the clm's linear programme on the fixed part, run
+        as the clm's: always on small data, on larger data only when the fit shows
+        signs of divergence (an effect of many of its column's SDs, or no convergence).
+        """
+        p = self.problem
+        if self.threshold != "flexible" or p.X.shape[1] == 0:
+            return
+        n_rows = p.X.shape[0]
+        if n_rows > _SEPARATION_MAX_ROWS:
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            effect = np.abs(beta) * p.X.std(axis=0)
+        suspicious = not converged or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
+        if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
+            return
+        used = p.weights > 0
+        found = detect_separation(p.y[used], p.X[used], len(self.levels))
+        q = len(self.levels) - 1
+        names = [self.param_names[p.n_alpha + j - q] for j in found.diverging if j >= q]
+        if found.separated and names:
+            warnings.warn(
+                "complete or quasi-complete separation by the fixed effects: the likelihood "
+                f"keeps increasing as {', '.join(map(repr, names))} grow without bound, "
+                "whatever the random effects, so their maximum-likelihood estimates do not "
+                "exist and the reported values and standard errors are meaningless. Merge "
+                "sparse categories, or drop or recode the separating variable",
+                SeparationWarning,
+                stacklevel=3,
             )
 
     def _parameter_scale(self, n_params: int) -> FloatArray:
@@ -999,6 +1045,10 @@ def _ill_conditioned(hessian: FloatArray) -> bool:
     return bool(eig.min() < 1e-5 * eig.max())
 
 
+#: Newton's step below which a fit whose gradient is below ``gradtol`` has converged
+_STEP_TOL = 1e-6
+
+
 def _newton_polish(
     grad: object,
     f: object,
@@ -1017,10 +1067,15 @@ def _newton_polish(
     positive = bool(np.all(np.linalg.eigvalsh(H) > 0))
     for _ in range(steps):
         g = grad(x)[free]  # type: ignore[operator]
-        if np.max(np.abs(g)) < gradtol or not positive:
+        if not positive:
             break
         step = np.zeros_like(x)
         step[free] = np.linalg.solve(H, g)
+        # a small gradient is not enough where the likelihood is flat (constant weights
+        # of 1e-5 scale it down: BFGS stopped at the start, 4e-5 of logLik short of R's
+        # maximum); stop when the step is negligible too, as R's relTol
+        if np.max(np.abs(g)) < gradtol and np.max(np.abs(step)) < _STEP_TOL:
+            break
         f0 = f(x)  # type: ignore[operator]
         t = 1.0
         while t > 1e-4 and f(x - t * step) > f0 + 1e-12 * abs(f0):  # type: ignore[operator]

@@ -270,7 +270,11 @@ class MixedObjective:
     def _row_terms(
         self, theta: FloatArray, eta: FloatArray
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        d = row_derivatives(self.problem.link, eta, self.problem.y, theta)
+        # a trial point far out (BFGS tries log sigma ~ 70) puts rows at P = 0: their
+        # -inf log P and its inf - inf derivatives tell the caller the point is outside
+        # the domain, without numpy's RuntimeWarnings leaking to the user
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            d = row_derivatives(self.problem.link, eta, self.problem.y, theta)
         return d.log_prob, d.gradient[:, 0], d.curvature.diag[:, 0]  # type: ignore[attr-defined]
 
     def _newton_pieces(
@@ -377,7 +381,8 @@ class MixedObjective:
     @staticmethod
     def _logdet(blocks: FloatArray | None, H: sp.csc_array | None) -> float:
         if blocks is not None:
-            sign, logdet = np.linalg.slogdet(blocks)
+            with np.errstate(invalid="ignore"):  # NaN blocks outside the domain: inf below
+                sign, logdet = np.linalg.slogdet(blocks)
             return float(np.sum(logdet)) if np.all(sign > 0) else np.inf
         assert H is not None  # no blocks: the sparse Hessian
         lu = spla.splu(H, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0)

@@ -178,6 +178,14 @@ def mixed_lr_parts(
         raise SpecificationError(
             "the models differ in link or threshold structure; an LR test needs nested models"
         )
+    if restricted.k_params > full.k_params:
+        # two clmm fits given larger first are nested the other way round: say so,
+        # not that the larger one's extra effects make them non-nested
+        swap = " (pass the smaller model first)" if isinstance(restricted, MixedResults) else ""
+        raise SpecificationError(
+            f"the restricted model has {restricted.k_params} parameters and the full model "
+            f"{full.k_params}: a nested model must have fewer parameters{swap}"
+        )
     missing = [n for n in _fixed_names(restricted) if n not in _fixed_names(full)]
     if missing:
         raise SpecificationError(

@@ -381,6 +381,18 @@ def test_lr_test_between_clmm_fits(wine: pd.DataFrame, soup: pd.DataFrame) -> No
         ordstats.lr_test(_fit("clmm_soup_laplace.json", wine, soup), big)
 
 
+def test_lr_test_of_clmm_fits_given_larger_first_says_to_swap_them(wine, soup) -> None:
+    # it said "the restricted model has fixed effects ['contact[T.yes]'] that the full
+    # one lacks: not nested", though the two are nested the other way round
+    small = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    big = _fit("clmm_wine_laplace.json", wine, soup)
+    with pytest.raises(SpecificationError, match=r"pass the smaller model first"):
+        ordstats.lr_test(big, small)
+    assert ordstats.lr_test(small, big).df == 1
+    with pytest.raises(SpecificationError, match=r"pass the smaller model first"):
+        ordstats.lr_test(_fit("clmm_extra/wine_corr_slope.json", wine, soup), big)
+
+
 @pytest.mark.parametrize(
     "kw",
     [{}, {"link": "probit"}, {"link": "cloglog"}, {"threshold": "symmetric"}, {"weights": "w"}],
@@ -1093,3 +1105,78 @@ def test_marginal_probabilities_keep_their_tails(link: str) -> None:
         # far out, expit(x) = exp(x): P(Y = K) = exp(lambda - theta + s^2 / 2) at eta =
         # lambda, so moving eta from -20 to -40 divides it by exp(20)
         assert prob[1, -1] / prob[2, -1] == pytest.approx(np.exp(-20.0), rel=1e-4)
+
+
+def test_far_trial_point_leaks_no_numpy_warnings() -> None:
+    # A probit fit with a small SD whose BFGS path tries log(sigma) near 70: rows with
+    # P = 0 there gave numpy's 'invalid value' RuntimeWarnings (multiply, add, slogdet)
+    # although the fit ends at R's maximum (tests/r/clmm_far_trial.R).
+    ref = _load("clmm_far_trial.json")
+    data = pd.read_csv(REF.parent / "clmm_probit_far_trial.csv", dtype={"g": str, "f": str})
+    data["y"] = pd.Categorical(data["y"].astype(str), ordered=True)
+    model = ordstats.OrdinalModel.from_formula(ref["formula"], data, link="probit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = model.fit()
+        res_agq = model.fit(nagq=5)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-6)
+    assert res.llf >= ref["loglik"] - 1e-8
+    names = _r_names(list(res.params.index))
+    r_coef = pd.Series(ref["coef"])[names].to_numpy()
+    np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-4)
+    assert res.varcorr()["sd"].iloc[0] == pytest.approx(ref["sd"], abs=1e-4)
+    assert res_agq.converged
+
+
+def test_separation_by_the_fixed_effects_warns(wine: pd.DataFrame) -> None:
+    # z = 1 only in rows rated 5: the likelihood grows without bound in z's direction
+    # whatever the random effects (R's clmm: 'Hessian is numerically singular'); the fit
+    # said nothing and reported z's estimate with an SE of about 1e5
+    data = wine.assign(z=((wine["rating"].astype(int) == 5) & (np.arange(72) % 2 == 0)) * 1.0)
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + z + (1|judge)", data)
+    with pytest.warns(ordstats.SeparationWarning, match="'z' grow without bound"):
+        model.fit()
+    lowest = int(np.flatnonzero(wine["rating"].astype(int) == 1)[0])
+    mixed = data.assign(z=data["z"].where(data.index != lowest, 1.0))  # z = 1 at both ends
+    ordstats.OrdinalModel.from_formula("rating ~ temp + z + (1|judge)", mixed).fit()
+    weighed_out = mixed.assign(w=np.where(data.index == lowest, 0.0, 1.0))
+    with pytest.warns(ordstats.SeparationWarning, match="'z'"):
+        ordstats.OrdinalModel.from_formula(
+            "rating ~ temp + z + (1|judge)", weighed_out, weights="w"
+        ).fit()
+
+
+def test_constant_small_weights_reach_r_maximum(wine: pd.DataFrame) -> None:
+    # weights of 1e-5 scale the gradient down below gradtol at the start: the fit stopped
+    # there, thresholds 5e-4 and the log-likelihood 4e-5 (relative) short of R's
+    # maximum (tests/r/clmm_small_weights.R); Newton now also needs a negligible step
+    ref = _load("clmm_small_weights.json")
+    data = wine.assign(w=ref["weight"])
+    res = ordstats.OrdinalModel.from_formula(ref["formula"], data, weights="w").fit()
+    names = _r_names(list(res.params.index))
+    r_coef = pd.Series(ref["coef"])[names].to_numpy()
+    np.testing.assert_allclose(res.params.to_numpy(), r_coef, atol=1e-5)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-5)
+    assert res.converged
+
+
+def test_separation_check_runs_as_the_clms_on_large_data(monkeypatch) -> None:
+    # beyond 5000 rows the linear programme runs only on signs of divergence, as for the
+    # clm (on 10^4 rows it took 40% of the fit's time)
+    import ordstats.estimation.mixed as mixed_module
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the separation LP ran on a large fit without divergence")
+
+    rng = np.random.default_rng(3)
+    n = 6000
+    g = rng.integers(0, 100, n)
+    x = rng.normal(size=n)
+    latent = x + rng.normal(size=100)[g] + rng.logistic(size=n)
+    y = 1 + np.searchsorted([-1.0, 0.0, 1.0], latent)
+    data = pd.DataFrame(
+        {"y": pd.Categorical(y.astype(str), ordered=True), "x": x, "g": g.astype(str)}
+    )
+    monkeypatch.setattr(mixed_module, "detect_separation", refuse)
+    res = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", data).fit()
+    assert res.converged
