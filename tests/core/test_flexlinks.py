@@ -259,3 +259,15 @@ def test_log_gamma_for_a_large_lambda_matches_high_precision_values():
     x = np.array([-5.0, -1.0, 0.1])
     d1 = central_derivative(lambda t: f.with_lambda(t).cdf(x), f.lam, 1e-4)
     np.testing.assert_allclose(f.dcdf_dlam(x), d1, rtol=1e-5)
+
+
+def test_aranda_ordaz_lambda_derivatives_beyond_z_of_e700():
+    """Far in the upper tail (lambda e^x > e^700) d log f / d lambda grows like
+    x / lambda^2; it was held at its value for lambda e^x = e^700."""
+    f = ArandaOrdaz(0.5)
+    x = np.array([650.0, 800.0, 1000.0])
+    dl = central_derivative(lambda t: f.with_lambda(t).log_pdf(x), f.lam, 1e-6)
+    np.testing.assert_allclose(f.dlog_pdf_dlam(x), dl, rtol=1e-8)
+    # d log(1 - F) / d lambda = (L - p) / lambda^2, L = log(1 + lambda e^x)
+    expected = -((x + np.log(0.5)) - 1.0) / 0.25
+    np.testing.assert_allclose(f.dcdf_dlam(x, f.log_sf(x)), expected, rtol=1e-12)

@@ -174,9 +174,12 @@ class ArandaOrdaz(FlexibleLink):
         ``(L - p) / lambda^2`` and ``(p^2 - 2 (L - p)) / lambda^3``.
         """
         lam = self.lam
-        z = np.exp(np.minimum(np.asarray(x, dtype=float) + np.log(lam), 700.0))
-        l_minus_p = _log1p_minus_ratio(z)
+        log_z = np.asarray(x, dtype=float) + np.log(lam)
         p = self._p(x)
+        # the series for small z; L - p with L = log(1 + z) from its log for a large
+        # one (capping z at e^700 made L - p = 699 for every x + log(lambda) > 700)
+        z_small = np.exp(np.minimum(log_z, 0.0))
+        l_minus_p = np.where(log_z < 0.0, _log1p_minus_ratio(z_small), self._log1p_lex(x) - p)
         return l_minus_p / lam**2, (p * p - 2.0 * l_minus_p) / lam**3
 
     def _scaled_sf(self, x: FloatArray, log_divisor: FloatArray | None) -> FloatArray:
