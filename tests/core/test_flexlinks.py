@@ -271,3 +271,13 @@ def test_aranda_ordaz_lambda_derivatives_beyond_z_of_e700():
     # d log(1 - F) / d lambda = (L - p) / lambda^2, L = log(1 + lambda e^x)
     expected = -((x + np.log(0.5)) - 1.0) / 0.25
     np.testing.assert_allclose(f.dcdf_dlam(x, f.log_sf(x)), expected, rtol=1e-12)
+
+
+def test_log_gamma_near_the_probit_far_lower_tail():
+    """|lambda| < 1e-3 (quadrature): f / Phi(x) overflowed beyond x ~ -1000, which
+    gave log F = +inf; reference values by 40-digit quadrature of the density."""
+    f = LogGamma(5e-4)
+    x = np.array([-45.0, -1000.0, -1e4])
+    expected = np.array([-1009.6636386755968, -426130.2259403971, -16026960.301076608])
+    np.testing.assert_allclose(f.log_cdf(x), expected, rtol=1e-12)
+    assert np.all(np.isfinite(LogGamma(-5e-4).log_sf(-x)))

@@ -444,10 +444,16 @@ class LogGamma(FlexibleLink):
             return special.log_ndtr(x)
         if abs(self.lam) >= _QUADRATURE_LAMBDA:
             return self._log_incomplete_gamma(x, upper=False).reshape(np.shape(x))
-        # near the probit: the quadrature of f / Phi(x), then log Phi(x) added back,
-        # so that the lower tail does not underflow
+        # near the probit: the quadrature of f / e^shift, then the shift added back,
+        # so that the lower tail does not underflow; the shift is log Phi(x), and
+        # far out (where lambda x need not be small and f / Phi overflows) the
+        # tail's own scale log(f / psi), psi = -d log f / dx = (1 - e^{lambda x}) / lambda
         x = np.asarray(x, dtype=float)
-        shift = special.log_ndtr(x)
+        far = x < -30.0
+        xf = np.where(far, x, -30.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = self.log_pdf(xf) - np.log(-np.expm1(self.lam * xf) / self.lam)
+        shift = np.where(far, own, special.log_ndtr(x))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             out = shift + np.log(self._tail_integral(x, 0, shift))
         return np.where(np.isnan(out), -np.inf, out)
