@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
+from scipy import integrate, special
 from scipy.special import log_ndtr
 
 import ordstats
@@ -184,3 +184,100 @@ def test_log_gamma_log_cdf_and_log_sf_agree_with_the_probabilities(lam):
     if abs(lam) < 1e-3:  # near the probit the far tails are close to log Phi
         np.testing.assert_allclose(f.log_cdf(far[0]), log_ndtr(-45.0), rtol=0.02)
         np.testing.assert_allclose(f.log_sf(far[1]), log_ndtr(-45.0), rtol=0.02)
+
+
+# -- beyond the double range of v = a e^{lambda x} and of lambda e^x ----------------
+
+
+@given(
+    lam=st.floats(-2.5, 2.5).filter(lambda v: abs(v) > 1e-3),
+    depth=st.floats(800.0, 5000.0),
+)
+@settings(max_examples=40, deadline=None)
+def test_log_gamma_far_tail_is_the_leading_term_where_v_underflows(lam, depth):
+    """Where lambda x < -800, v = a e^{lambda x} underflows and P(a, v) is
+    v^a / Gamma(a + 1) to double precision: a finite log, not -inf."""
+    f = LogGamma(lam)
+    a = lam**-2
+    x = np.array([-depth / lam])  # lambda x = -depth
+    log_v = np.log(a) - depth
+    expected = a * log_v - special.gammaln(a + 1.0)
+    # P is the lower tail of F for lambda > 0 and of 1 - F for lambda < 0
+    got = f.log_cdf(x) if lam > 0 else f.log_sf(x)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "link, method, x, expected",
+    [
+        (LogGamma(1.0), "log_cdf", -900.0, -900.0),  # the cloglog: log F = x - e^x / 2
+        (LogGamma(-1.0), "log_sf", 900.0, -900.0),  # the loglog
+        (ArandaOrdaz(1e-3), "log_cdf", -746.0, -746.0),  # log F = x - (1 + lambda) e^x / 2
+        (ArandaOrdaz(3.0), "log_cdf", -3000.0, -3000.0),
+    ],
+)
+def test_flexible_links_log_tails_follow_their_limits(link, method, x, expected):
+    assert getattr(link, method)(np.array([x]))[0] == pytest.approx(expected, rel=1e-14)
+
+
+def test_log_gamma_quantiles_stay_finite_for_a_large_lambda():
+    """lambda = 40: a = 1/1600 and the median's v = (Gamma(a + 1) / 2)^(1 / a)
+    underflows; its logarithm does not, nor the median or F around it."""
+    for lam in (40.0, -40.0):
+        f = LogGamma(lam)
+        q = np.array([1e-12, 0.05, 0.5, 0.95, 1.0 - 1e-9])
+        x = f.ppf(q)
+        assert np.all(np.isfinite(x))
+        np.testing.assert_allclose(f.cdf(x), q, rtol=1e-9)
+        np.testing.assert_allclose(np.exp(f.log_cdf(x)), q, rtol=1e-9)
+        assert np.isfinite(f.dcdf_dlam(x)).all()
+
+
+def test_a_row_far_in_the_log_gamma_tail_has_a_finite_log_likelihood(wine):
+    """The highest rating at linear predictor -700, lambda = -1.21: 1 - F(theta + 700)
+    is about exp(-578), representable; the log-likelihood is finite and equals the
+    sum of the rows' log-probabilities."""
+    data = wine.assign(off=0.0)
+    top = data.index[data["rating"] == data["rating"].max()][0]
+    data.loc[top, "off"] = -700.0
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", data, link="log-gamma", offset="off"
+    )
+    params = model.start_params.copy()
+    params[-1] = -1.21
+    loglike = model.loglike(params)
+    assert np.isfinite(loglike)
+    assert loglike < -500.0  # the far row alone contributes about -578
+
+
+def test_log_gamma_for_a_large_lambda_matches_high_precision_values():
+    """lambda = 17.35 (a wine fit with a large offset goes there): F(-60) = P(a, v)
+    with v ~ e^{-1047} underflowing but P ~ 0.031 (mpmath, 50 digits); and
+    dF/dlambda near the mode, whose steep side is ~1/lambda wide."""
+    f = LogGamma(17.35466094)
+    assert f.cdf(np.array([-60.0]))[0] == pytest.approx(0.0309826477481727, rel=1e-12)
+    x = np.array([-5.0, -1.0, 0.1])
+    d1 = central_derivative(lambda t: f.with_lambda(t).cdf(x), f.lam, 1e-4)
+    np.testing.assert_allclose(f.dcdf_dlam(x), d1, rtol=1e-5)
+
+
+def test_aranda_ordaz_lambda_derivatives_beyond_z_of_e700():
+    """Far in the upper tail (lambda e^x > e^700) d log f / d lambda grows like
+    x / lambda^2; it was held at its value for lambda e^x = e^700."""
+    f = ArandaOrdaz(0.5)
+    x = np.array([650.0, 800.0, 1000.0])
+    dl = central_derivative(lambda t: f.with_lambda(t).log_pdf(x), f.lam, 1e-6)
+    np.testing.assert_allclose(f.dlog_pdf_dlam(x), dl, rtol=1e-8)
+    # d log(1 - F) / d lambda = (L - p) / lambda^2, L = log(1 + lambda e^x)
+    expected = -((x + np.log(0.5)) - 1.0) / 0.25
+    np.testing.assert_allclose(f.dcdf_dlam(x, f.log_sf(x)), expected, rtol=1e-12)
+
+
+def test_log_gamma_near_the_probit_far_lower_tail():
+    """|lambda| < 1e-3 (quadrature): f / Phi(x) overflowed beyond x ~ -1000, which
+    gave log F = +inf; reference values by 40-digit quadrature of the density."""
+    f = LogGamma(5e-4)
+    x = np.array([-45.0, -1000.0, -1e4])
+    expected = np.array([-1009.6636386755968, -426130.2259403971, -16026960.301076608])
+    np.testing.assert_allclose(f.log_cdf(x), expected, rtol=1e-12)
+    assert np.all(np.isfinite(LogGamma(-5e-4).log_sf(-x)))
