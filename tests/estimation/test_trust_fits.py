@@ -310,3 +310,43 @@ def test_tiny_constant_weights_do_not_stop_a_newton_step_short() -> None:
     np.testing.assert_allclose(unit.params, exact.params, rtol=1e-7)
     np.testing.assert_allclose(tiny.params, exact.params, rtol=1e-10)
     np.testing.assert_allclose(tiny.bse * np.sqrt(1e-5), exact.bse, rtol=1e-8)
+
+
+def _offset_pm1000(link: str) -> pd.DataFrame:
+    """80 rows, 4 levels; the offset alternates +1000 / -1000 (R's clm cannot start)."""
+    return pd.read_csv(Path(__file__).parents[1] / "data" / f"offset_pm1000_{link}.csv")
+
+
+#: The maximum of the logit fit on ``offset_pm1000_logit.csv``: BFGS reaches
+#: -52368.814084395, Nelder-Mead from four starts -52368.8140843948.
+OFFSET_PM1000_LOGIT_LLF = -52368.8140843948
+
+
+@pytest.mark.parametrize("chunksize", [None, 50])
+def test_offsets_of_plus_minus_1000_reach_the_logit_maximum(chunksize: int | None) -> None:
+    """Every row starts far in a tail of the logistic, where the log-likelihood is
+    linear to rounding in the slopes and the thresholds' shift: the Hessian was
+    singular, each modified step moved by max|g| and the fit stopped at -59864.84
+    with code 4 and a warning blaming aliased predictors (there are none).  The
+    log-likelihood is concave: Newton now reaches the maximum."""
+    data = _offset_pm1000("logit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = F("y ~ x1 + x2", data, offset="o", chunksize=chunksize).fit()
+    assert res.converged and res.mle_retvals["code"] == 0
+    assert res.llf == pytest.approx(OFFSET_PM1000_LOGIT_LLF, rel=1e-12)
+    np.testing.assert_allclose(res.params[["x1", "x2"]], [701.87876566, 110.92105812], rtol=1e-8)
+
+
+def test_a_cauchit_fit_stopped_by_an_indefinite_hessian_does_not_blame_aliasing() -> None:
+    """The cauchit log-likelihood is not concave: from the default start the Hessian
+    stays indefinite and the fit stops (code 4).  Its warnings said the Hessian was
+    singular at "the estimates" and to look for aliased predictors; they now say the
+    values are not a maximum and what to try."""
+    data = _offset_pm1000("cauchit")
+    with pytest.warns(ConvergenceWarning) as caught:
+        res = F("y ~ x1 + x2", data, offset="o", link="cauchit").fit()
+    assert not res.converged
+    text = " ".join(str(w.message) for w in caught)
+    assert "aliased" not in text
+    assert "not a maximum" in text and "start_params" in text
