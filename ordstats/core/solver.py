@@ -56,13 +56,19 @@ Hessians instead of four).
 Two departures where the objective is linear to rounding along some directions
 (every row of a fit far in a logistic tail, as with offsets of +-1000, where
 ``log F`` is linear and its curvature ``e^{-1000}``), neither reached by a fit
-whose Hessian is positive definite and whose Newton steps succeed: a full step
-from a modified Hessian is doubled while the objective decreases (R's moves by
-``max|g|`` per iteration there, and the count of modified Hessians ends the fit
-long before the maximum); and a Newton step that no halving turns into a
-decrease (a positive definite Hessian of curvature ``1e-9``, a step of ``1e15``)
-is retried from the modified Hessian ``H + (|min eigenvalue| + 1) I`` before
-the iterations stop with code 3.
+whose Hessian is positive definite and whose Newton steps succeed:
+
+- a full step from a modified Hessian is doubled while the objective decreases
+  (R's moves by ``max|g|`` per iteration there, and the count of modified
+  Hessians ends the fit long before the maximum); an iteration whose step was
+  doubled does not count toward ``max_modifications``, since the objective
+  decreased beyond the modified Hessian's model and the fit is not stalled (a
+  cauchit fit with those offsets, whose Hessian stays indefinite for dozens of
+  iterations, then reaches the best maximum Nelder-Mead finds);
+- a Newton step that no halving turns into a decrease (a positive definite
+  Hessian of curvature ``1e-9``, a step of ``1e15``) is retried from the
+  modified Hessian ``H + (|min eigenvalue| + 1) I`` before the iterations stop
+  with code 3.
 
 Codes (as R): 0 converged; 1 gradient small but the step is not (parameters may be
 unbounded); 2 iteration limit; 3 step halving failed; 4 too many Hessian
@@ -629,6 +635,8 @@ def newton(
                 n_halvings += halvings
         if modified and not halvings and _accept(trial, current, max_grad):
             factor, trial = _extend(objective, x, step, trial, opts.max_halvings)
+            if factor > 1.0:  # a doubled step gained more than its model: not a stall
+                modified_run -= 1
         if not _accept(trial, current, max_grad):
             at_rounding = not abs_conv and rounding
             code = 0 if rounding else (1 if abs_conv else 3)
