@@ -53,6 +53,23 @@ Hessian is computed and used.  Every convergence decision still reads the
 Hessian at the point judged (a fit on ``10^5`` rows computes three full-data
 Hessians instead of four).
 
+Two departures where the objective is linear to rounding along some directions
+(every row of a fit far in a logistic tail, as with offsets of +-1000, where
+``log F`` is linear and its curvature ``e^{-1000}``), neither reached by a fit
+whose Hessian is positive definite and whose Newton steps succeed:
+
+- a full step from a modified Hessian is doubled while the objective decreases
+  (R's moves by ``max|g|`` per iteration there, and the count of modified
+  Hessians ends the fit long before the maximum); an iteration whose step was
+  doubled does not count toward ``max_modifications``, since the objective
+  decreased beyond the modified Hessian's model and the fit is not stalled (a
+  cauchit fit with those offsets, whose Hessian stays indefinite for dozens of
+  iterations, then reaches the best maximum Nelder-Mead finds);
+- a Newton step that no halving turns into a decrease (a positive definite
+  Hessian of curvature ``1e-9``, a step of ``1e15``) is retried from the
+  modified Hessian ``H + (|min eigenvalue| + 1) I`` before the iterations stop
+  with code 3.
+
 Codes (as R): 0 converged; 1 gradient small but the step is not (parameters may be
 unbounded); 2 iteration limit; 3 step halving failed; 4 too many Hessian
 modifications in a row.  Where R's absolute gradient test cannot be met because a
@@ -251,13 +268,10 @@ def _newton_step(hessian: FloatArray, gradient: FloatArray) -> tuple[FloatArray,
     except (linalg.LinAlgError, ValueError):
         pass
     # R's clm: add |smallest eigenvalue| + 1 to the diagonal
+    step = _regularised_step(hessian, gradient)
+    if step is not None:
+        return step, True
     identity = np.eye(hessian.shape[0])
-    min_eig = float(np.linalg.eigvalsh(hessian)[0])
-    try:
-        factor = linalg.cho_factor(hessian + (abs(min_eig) + 1.0) * identity)
-        return linalg.cho_solve(factor, gradient), True
-    except (linalg.LinAlgError, ValueError):
-        pass
     # entries far above 1 (a profile's constrained fit near a boundary): that eigenvalue
     # is rounding, and the sum is still not positive definite; inflate the equilibrated
     # Hessian instead, ten times more each try, down to a scaled gradient step
@@ -413,6 +427,77 @@ def _accept(trial: Objective, current: Objective, max_grad: float) -> bool:
     return False
 
 
+def _halve(
+    objective: Callable[[FloatArray], ObjectiveT],
+    x: FloatArray,
+    step: FloatArray,
+    trial: ObjectiveT,
+    current: ObjectiveT,
+    max_grad: float,
+    opts: NewtonOptions,
+) -> tuple[float, ObjectiveT, int]:
+    """Halve ``step`` until ``x - factor * step`` is accepted or the halvings run out.
+
+    ``trial`` is the objective at ``x - step``.  Returns the factor, the
+    objective at the last point tried and the number of halvings.
+    """
+    factor, halvings = 1.0, 0
+    while not _accept(trial, current, max_grad) and halvings < opts.max_halvings:
+        factor /= 2.0
+        halvings += 1
+        trial = objective(x - factor * step)
+    return factor, trial, halvings
+
+
+def _regularised_step(hessian: Any, gradient: FloatArray) -> FloatArray | None:
+    """R's modified Newton step ``(H + (|min eigenvalue| + 1) I)^{-1} g`` of a dense ``H``.
+
+    For a positive definite Hessian whose Newton step no halving could turn into
+    a decrease: where every row is far in a tail of the link (offsets of
+    +-1000), the objective is linear to rounding along some directions, its
+    curvature there ``1e-9`` or less, and the Newton step of order ``1e15``
+    and meaningless.  ``None`` for a structured (not dense) or non-finite
+    Hessian, or where the shifted Hessian is not positive definite either.
+    """
+    if not isinstance(hessian, np.ndarray) or not np.all(np.isfinite(hessian)):
+        return None
+    shift = abs(float(np.linalg.eigvalsh(hessian)[0])) + 1.0
+    try:
+        factor = linalg.cho_factor(hessian + shift * np.eye(hessian.shape[0]))
+    except (linalg.LinAlgError, ValueError):
+        return None
+    return np.asarray(linalg.cho_solve(factor, gradient), dtype=float)
+
+
+def _extend(
+    objective: Callable[[FloatArray], ObjectiveT],
+    x: FloatArray,
+    step: FloatArray,
+    trial: ObjectiveT,
+    max_doublings: int,
+) -> tuple[float, ObjectiveT]:
+    """Double a full step from a modified Hessian while the objective keeps decreasing.
+
+    Where the Hessian is singular because the objective is linear to rounding
+    along some directions (every row far in a logistic tail, where ``log F`` is
+    linear: offsets of +-1000), the modified Hessian's step moves by
+    ``max|g|`` along them per iteration, and the count of modified Hessians
+    ends the fit long before the maximum.  Doubling the step while the
+    objective decreases by more than its rounding noise crosses such a region
+    in a few evaluations; the next Newton step corrects any overshoot in the
+    curved directions.
+
+    Returns the factor of ``step`` taken and the objective there.
+    """
+    factor = 1.0
+    for _ in range(max_doublings):
+        longer = objective(x - 2.0 * factor * step)
+        if not np.isfinite(longer.nll) or longer.nll > trial.nll - _rounding_noise(trial):
+            break
+        factor, trial = 2.0 * factor, longer
+    return factor, trial
+
+
 @numeric_threads()
 def newton(
     objective: Callable[[FloatArray], ObjectiveT],
@@ -531,16 +616,28 @@ def newton(
             chord = False
             step, modified = solve(current.hessian, current.gradient)
             trial = objective(x - step)
-        halvings = 0
-        while not _accept(trial, current, max_grad) and halvings < opts.max_halvings:
-            factor /= 2.0
-            halvings += 1
-            trial = objective(x - factor * step)
+        factor, trial, halvings = _halve(objective, x, step, trial, current, max_grad, opts)
         n_halvings += halvings
+        rounding = False
         if not _accept(trial, current, max_grad):
             # with max|g| < grad_tol too, a step that is relatively tiny and predicts a
             # decrease below rounding only misses rel_tol because it is absolute
             rounding = _optimal_to_rounding(step, modified, current, x, opts)
+            fallback = None
+            if not (rounding or abs_conv or modified):
+                fallback = _regularised_step(current.hessian, current.gradient)
+            if fallback is not None:  # a Newton step from a nearly flat objective
+                step, modified = fallback, True
+                modified_run += 1
+                factor, trial, halvings = _halve(
+                    objective, x, step, objective(x - step), current, max_grad, opts
+                )
+                n_halvings += halvings
+        if modified and not halvings and _accept(trial, current, max_grad):
+            factor, trial = _extend(objective, x, step, trial, opts.max_halvings)
+            if factor > 1.0:  # a doubled step gained more than its model: not a stall
+                modified_run -= 1
+        if not _accept(trial, current, max_grad):
             at_rounding = not abs_conv and rounding
             code = 0 if rounding else (1 if abs_conv else 3)
             break

@@ -1864,10 +1864,17 @@ def _warn_fit(info: FitInfo) -> None:
             stacklevel=3,
         )
     elif info.code != 0:
+        advice = (
+            "The log-likelihood is not concave on the way from the start values (a link "
+            "such as cauchit whose likelihood is not log-concave, or rows far in the tails); "
+            "try other start_params or fit(method='bfgs')"
+            if info.code == 4
+            else "Check the data for separation or rescale the predictors; fit(maxiter=...) "
+            "allows more iterations"
+        )
         warnings.warn(
             f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
-            f"after {info.n_iter} iterations). Check the data for separation or rescale "
-            "the predictors; fit(maxiter=...) allows more iterations",
+            f"after {info.n_iter} iterations). {advice}",
             ConvergenceWarning,
             stacklevel=3,
         )

@@ -178,8 +178,16 @@ class OrdinalResults(
     def _observed_covariance(self, stacklevel: int) -> Covariance | BandedCovariance:
         covariance = evaluation_covariance(self._evaluation)
         if covariance.singular and not self.fit_info.diverging:
+            # a fit that stopped short of the maximum (iteration limit, failed halving, or
+            # code 4: the Hessian was not positive definite) says nothing of aliasing: its
+            # Hessian is the final point's; code 1 (a small gradient) may be a maximum
+            unfinished = self.fit_info.code in (2, 3, 4)
             warnings.warn(
-                "the Hessian is numerically singular at the estimates, so the parameters "
+                "the Hessian is numerically singular at the final values of a fit that did "
+                "not converge, so standard errors are NaN; these values are not a maximum "
+                "of the likelihood (see the convergence warning)"
+                if unfinished
+                else "the Hessian is numerically singular at the estimates, so the parameters "
                 "are not uniquely determined and standard errors are NaN. Look for "
                 "aliased predictors or empty combinations of factor levels",
                 ConvergenceWarning,

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from scipy import special
 
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.errors import OrdstatsError
@@ -308,3 +309,32 @@ def test_the_step_that_meets_the_step_criterion_is_taken_when_not_negligible():
     assert res.converged and res.n_iter == 4
     np.testing.assert_allclose(res.x, tight.x, rtol=1e-14, atol=1e-15)
     assert np.max(np.abs(res.evaluation.gradient)) < 1e-14
+
+
+class FarFromItsMinimum:
+    """f(x) = log(1 + e^-x) + log(1 + e^(x - 1)), minimum at 1/2.
+
+    Far to the left ``f`` is linear to rounding: at ``x = -800`` its curvature
+    ``e^x`` underflows to zero (a singular Hessian), at ``x = -300`` it is
+    ``5e-131`` (positive definite, with a Newton step of ``2e130``).
+    """
+
+    def __init__(self, x):
+        t = x[0]
+        self.nll = float(np.logaddexp(0, -t) + np.logaddexp(0, t - 1))
+        self.gradient = np.array([-special.expit(-t) + special.expit(t - 1)])
+        curvature = special.expit(t) * special.expit(-t)
+        curvature += special.expit(t - 1) * special.expit(1 - t)
+        self.hessian = np.array([[curvature]])
+
+
+@pytest.mark.parametrize("start", [-800.0, -300.0])
+def test_a_start_where_the_objective_is_linear_to_rounding_reaches_the_minimum(start):
+    """Offsets of +-1000 put every row of a logit fit in a tail, where the objective
+    is linear to rounding.  With a singular Hessian the modified steps moved one unit
+    each and the fit stopped with code 4; with a tiny positive one the Newton step
+    (2e130) failed every halving (code 3).  Modified steps are now doubled while they
+    decrease the objective, and a failed Newton step is retried modified."""
+    result = newton(FarFromItsMinimum, np.array([start]))
+    assert result.code == 0
+    assert result.x[0] == pytest.approx(0.5, abs=1e-8)

@@ -310,3 +310,61 @@ def test_tiny_constant_weights_do_not_stop_a_newton_step_short() -> None:
     np.testing.assert_allclose(unit.params, exact.params, rtol=1e-7)
     np.testing.assert_allclose(tiny.params, exact.params, rtol=1e-10)
     np.testing.assert_allclose(tiny.bse * np.sqrt(1e-5), exact.bse, rtol=1e-8)
+
+
+def _offset_pm1000(link: str) -> pd.DataFrame:
+    """80 rows, 4 levels; the offset alternates +1000 / -1000 (R's clm cannot start)."""
+    return pd.read_csv(Path(__file__).parents[1] / "data" / f"offset_pm1000_{link}.csv")
+
+
+#: The maximum of the logit fit on ``offset_pm1000_logit.csv``: BFGS reaches
+#: -52368.814084395, Nelder-Mead from four starts -52368.8140843948.
+OFFSET_PM1000_LOGIT_LLF = -52368.8140843948
+
+
+@pytest.mark.parametrize("chunksize", [None, 50])
+def test_offsets_of_plus_minus_1000_reach_the_logit_maximum(chunksize: int | None) -> None:
+    """Every row starts far in a tail of the logistic, where the log-likelihood is
+    linear to rounding in the slopes and the thresholds' shift: the Hessian was
+    singular, each modified step moved by max|g| and the fit stopped at -59864.84
+    with code 4 and a warning blaming aliased predictors (there are none).  The
+    log-likelihood is concave: Newton now reaches the maximum."""
+    data = _offset_pm1000("logit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = F("y ~ x1 + x2", data, offset="o", chunksize=chunksize).fit()
+    assert res.converged and res.mle_retvals["code"] == 0
+    assert res.llf == pytest.approx(OFFSET_PM1000_LOGIT_LLF, rel=1e-12)
+    np.testing.assert_allclose(res.params[["x1", "x2"]], [701.87876566, 110.92105812], rtol=1e-8)
+
+
+#: The best maximum of the cauchit fit on ``offset_pm1000_cauchit.csv`` any optimiser
+#: found: Nelder-Mead from four starts, -353.69931276640; BFGS stops at -435.157.
+OFFSET_PM1000_CAUCHIT_LLF = -353.6993127664
+
+
+def test_offsets_of_plus_minus_1000_reach_the_best_cauchit_maximum() -> None:
+    """The cauchit log-likelihood is not concave: from the default start the Hessian
+    stays indefinite for many iterations.  The fit stopped after five of them (code 4)
+    at -572.89; modified steps that are doubled (the objective still nearly linear
+    along them) no longer count toward those five."""
+    data = _offset_pm1000("cauchit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = F("y ~ x1 + x2", data, offset="o", link="cauchit").fit()
+    assert res.converged
+    assert res.llf == pytest.approx(OFFSET_PM1000_CAUCHIT_LLF, rel=1e-11)
+
+
+def test_a_fit_that_did_not_converge_does_not_blame_aliasing() -> None:
+    """In chunks the same cauchit fit takes another path and is still climbing after
+    100 iterations (code 2; before, code 4 at -572.89).  Its final Hessian is singular;
+    the warning said so of "the estimates" and to look for aliased predictors (there
+    are none); it now says the values are not a maximum."""
+    data = _offset_pm1000("cauchit")
+    with pytest.warns(ConvergenceWarning) as caught:
+        res = F("y ~ x1 + x2", data, offset="o", link="cauchit", chunksize=50).fit()
+    assert not res.converged
+    text = " ".join(str(w.message) for w in caught)
+    assert "aliased" not in text
+    assert "not a maximum" in text
