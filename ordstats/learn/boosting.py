@@ -35,6 +35,7 @@ an estimator is fitted.
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
@@ -78,6 +79,10 @@ __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
 
 #: Links whose ``F`` has a closed-form quantile function and a tail-safe likelihood.
 BOOSTING_LINKS = ("logit", "probit", "cloglog", "loglog", "cauchit")
+
+#: Characters a booster refuses in a feature name: LightGBM the JSON ones
+#: (``" , : [ ] { }``), XGBoost ``[ ] <``.
+_REFUSED_NAME_CHARACTERS = re.compile(r'[",:\[\]{}<]')
 
 
 def _require(module: str, extra: str) -> ModuleType:
@@ -388,6 +393,36 @@ def _n_rows(X: Any) -> int:
     return int(X.shape[0])
 
 
+def booster_feature_names(X: Any) -> list[str] | None:
+    """Feature names for the booster where a DataFrame's own would be refused, else ``None``.
+
+    LightGBM and XGBoost refuse some characters in feature names (``"x[1]"``,
+    ``"age<30"``, ``"a,b"``: names that one-hot encoders and binning in a
+    ``Pipeline`` produce), with an error of their own.  The estimator checks the
+    columns by ``feature_names_in_``, so the booster only needs names it
+    accepts: each refused character becomes ``"_"`` (positional names ``f0,
+    f1, ...`` if that makes two names equal).
+
+    Parameters
+    ----------
+    X : array-like or pandas.DataFrame
+
+    Returns
+    -------
+    list of str or None
+        ``None``: the booster reads the DataFrame's names (or an array's defaults).
+    """
+    if not isinstance(X, pd.DataFrame):
+        return None
+    names = [str(name) for name in X.columns]
+    if not any(_REFUSED_NAME_CHARACTERS.search(name) for name in names):
+        return None
+    cleaned = [_REFUSED_NAME_CHARACTERS.sub("_", name) for name in names]
+    if len(set(cleaned)) < len(cleaned):
+        return [f"f{j}" for j in range(len(names))]
+    return cleaned
+
+
 def _booster_params(
     params: dict[str, Any] | None, reserved: Mapping[str, str], library: str
 ) -> dict[str, Any]:
@@ -582,12 +617,22 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         valid: tuple[Any, IntArray, FloatArray] | None,
         state: _Thresholds,
     ) -> tuple[Any, FloatArray]:
-        train = lib.Dataset(X, label=codes, weight=weights, free_raw_data=False)
+        names = booster_feature_names(X)
+        feature_name = "auto" if names is None else names
+        train = lib.Dataset(
+            X, label=codes, weight=weights, free_raw_data=False, feature_name=feature_name
+        )
         kwargs: dict[str, Any] = {}
         self.evals_result_: dict[str, dict[str, list[float]]] = {}
         if valid is not None:
             X_val, codes_val, weights_val = valid
-            dvalid = lib.Dataset(X_val, label=codes_val, weight=weights_val, reference=train)
+            dvalid = lib.Dataset(
+                X_val,
+                label=codes_val,
+                weight=weights_val,
+                reference=train,
+                feature_name=feature_name,
+            )
 
             def metric(preds: FloatArray, _data: Any) -> tuple[str, float, bool]:
                 return "ordinal_nll", state.mean_nll(preds, codes_val, weights_val), False
@@ -747,7 +792,12 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         return params
 
     def _matrix(self, lib: ModuleType, X: Any, **kwargs: Any) -> Any:
-        return lib.DMatrix(X, enable_categorical=isinstance(X, pd.DataFrame), **kwargs)
+        return lib.DMatrix(
+            X,
+            enable_categorical=isinstance(X, pd.DataFrame),
+            feature_names=booster_feature_names(X),
+            **kwargs,
+        )
 
     def _train(
         self,

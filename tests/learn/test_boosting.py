@@ -133,6 +133,26 @@ def test_weights_pandas_categorical_features_and_pickle(cls, data):
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
+def test_column_names_the_boosters_refuse_are_fitted_as_the_same_model(cls, data):
+    # one-hot and binned columns get names such as "age_[18, 30)" or "x<0", whose
+    # characters LightGBM (JSON: " , : [ ] { }) or XGBoost ([ ] <) refuse as feature names
+    X, y = data
+    plain = pd.DataFrame(X, columns=["a", "b", "c"])
+    plain["group"] = pd.Categorical(np.where(X[:, 2] > 0, "hi", "lo"))
+    odd = plain.set_axis(["age_[18, 30)", "x<0", 'q:"{z}"', "group"], axis=1)
+    options = {"n_estimators": 15, "random_state": 0, "early_stopping_rounds": 3}
+    fitted = cls(**options).fit(odd, y, eval_set=[(odd.iloc[:200], y[:200])])
+    assert list(fitted.feature_names_in_) == list(odd.columns)
+    reference = cls(**options).fit(plain, y, eval_set=[(plain.iloc[:200], y[:200])])
+    np.testing.assert_array_equal(fitted.predict_proba(odd), reference.predict_proba(plain))
+    assert fitted.best_iteration_ == reference.best_iteration_
+    assert fitted.feature_importances_.shape == (4,)
+    # names that become equal once cleaned ("a[1]", "a_1_") get positional ones
+    clash = plain.iloc[:, :2].set_axis(["a[1]", "a_1_"], axis=1)
+    assert cls(n_estimators=3).fit(clash, y).predict_proba(clash).shape == (len(y), 4)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
 def test_sklearn_composition(cls, data):
     X, y = data
     pipe = make_pipeline(StandardScaler(), cls(n_estimators=20))
