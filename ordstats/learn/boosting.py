@@ -337,7 +337,12 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             X_val, y_val=y_val, eval_sample_weight=eval_sample_weight
         )
         X_val = self._validate_X(X_val, reset=False)
-        codes = encode_classes(self._check_y(y_val), self.classes_)
+        codes = encode_classes(
+            self._check_y(y_val),
+            self.classes_,
+            name="the validation y (eval_set)",
+            remedy="validation rows must have classes of the training y; remove those rows",
+        )
         weights = sample_weights(eval_sample_weight, np.empty((len(codes), 0)))
         return X_val, codes, weights
 

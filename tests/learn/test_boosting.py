@@ -189,10 +189,16 @@ def test_bad_input_gets_clear_errors(cls, data, kwargs, y_change, message):
         cls(**{"n_estimators": 5, **kwargs}).fit(X, y)
 
 
-def test_unseen_validation_class_is_an_error(data):
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_unseen_validation_class_is_an_error(cls, data):
+    # the error names the validation rows, and does not suggest classes= (a class
+    # without training rows cannot be fitted)
     X, y = data
-    with pytest.raises(OrdstatsError, match="not among classes"):
-        OrdinalLGBMClassifier(n_estimators=5).fit(X, y, eval_set=(X[:10], np.full(10, 7)))
+    with pytest.raises(OrdstatsError, match="not among classes") as info:
+        cls(n_estimators=5).fit(X, y, eval_set=(X[:10], np.full(10, 7)))
+    message = str(info.value)
+    assert message.startswith("the validation y (eval_set) has the value 7")
+    assert "classes=" not in message
 
 
 def test_missing_booster_names_the_extra(monkeypatch, data):
