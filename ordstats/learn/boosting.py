@@ -856,10 +856,17 @@ class OrdinalXGBClassifier(_OrdinalBooster):
 
     @property
     def feature_importances_(self) -> FloatArray:
-        """XGBoost's importances (``importance_type``), normalised to sum 1."""
+        """XGBoost's importances (``importance_type``), normalised to sum 1.
+
+        Of the rounds used for prediction (``best_iteration_`` after early
+        stopping, as :class:`OrdinalLGBMClassifier`'s), not of the later ones.
+        """
         check_is_fitted(self)
-        scores = self.booster_.get_score(importance_type=self.importance_type)
-        names = self.booster_.feature_names or [f"f{j}" for j in range(self.n_features_in_)]
+        booster = self.booster_
+        if self.booster != "gblinear" and self.best_iteration_ < booster.num_boosted_rounds():
+            booster = booster[: self.best_iteration_]  # the trees predict_proba uses
+        scores = booster.get_score(importance_type=self.importance_type)
+        names = booster.feature_names or [f"f{j}" for j in range(self.n_features_in_)]
         values = np.array([float(np.sum(scores.get(name, 0.0))) for name in names])
         total = values.sum()
         return values / total if total > 0 else values

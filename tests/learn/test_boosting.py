@@ -153,6 +153,28 @@ def test_column_names_the_boosters_refuse_are_fitted_as_the_same_model(cls, data
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
+@pytest.mark.parametrize("importance_type", ["first", "gain"])
+def test_importances_after_early_stopping_are_those_of_the_rounds_kept(cls, importance_type, data):
+    # an early-stopped booster predicts with best_iteration_ rounds: its importances are
+    # those of a booster of that many rounds, not of the rounds after the best one
+    X, y = data
+    kind = {"first": "split" if cls is OrdinalLGBMClassifier else "weight"}.get(
+        importance_type, importance_type
+    )
+    options = {"learning_rate": 0.5, "random_state": 0, "importance_type": kind}
+    valid = {"eval_set": [(X[:300], y[:300])]}
+    stopped = cls(n_estimators=200, early_stopping_rounds=5, **options).fit(
+        X[300:], y[300:], **valid
+    )
+    rounds = stopped.best_iteration_
+    assert rounds < len(stopped.evals_result_["valid"]["ordinal_nll"])
+    kept = cls(n_estimators=rounds, **options).fit(X[300:], y[300:], **valid)
+    # the same trees (the thresholds, solved after the last round, agree to the solver's tolerance)
+    np.testing.assert_allclose(stopped.predict_proba(X), kept.predict_proba(X), atol=1e-8)
+    np.testing.assert_allclose(stopped.feature_importances_, kept.feature_importances_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
 def test_sklearn_composition(cls, data):
     X, y = data
     pipe = make_pipeline(StandardScaler(), cls(n_estimators=20))
