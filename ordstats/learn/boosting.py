@@ -705,7 +705,9 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         XGBoost's parameters (its scikit-learn names).
     booster : {"gbtree", "gblinear", "dart"}
         ``"gblinear"`` boosts a linear score: with enough rounds and no
-        penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.
+        penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.  It
+        cannot be early-stopped (XGBoost predicts a linear booster with its
+        last coefficients, never those of an earlier round).
     learn_thresholds, threshold_update_every, early_stopping_rounds, classes
         As :class:`OrdinalLGBMClassifier`.
     random_state, n_jobs
@@ -775,6 +777,18 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.params = params
+
+    def _check_options(self) -> None:
+        super()._check_options()
+        booster = (self.params or {}).get("booster", self.booster)
+        if booster == "gblinear" and self.early_stopping_rounds:
+            raise SpecificationError(
+                "early_stopping_rounds cannot be used with booster='gblinear': XGBoost predicts "
+                "a linear booster with the coefficients of its last round, not of the best one, "
+                "so the model returned would not be the one early stopping chose. Choose "
+                "n_estimators from the validation NLL (evals_result_ of a fit with eval_set), "
+                "or use booster='gbtree'"
+            )
 
     def _xgb_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {

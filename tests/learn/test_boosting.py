@@ -174,6 +174,19 @@ def test_importances_after_early_stopping_are_those_of_the_rounds_kept(cls, impo
     np.testing.assert_allclose(stopped.feature_importances_, kept.feature_importances_, rtol=1e-12)
 
 
+@pytest.mark.parametrize("options", [{"booster": "gblinear"}, {"params": {"booster": "gblinear"}}])
+def test_a_linear_xgboost_booster_is_not_early_stopped(options, data):
+    # XGBoost predicts gblinear with its last coefficients whatever the iteration range:
+    # an "early-stopped" model would report best_iteration_ rounds but predict with all
+    X, y = data
+    clf = OrdinalXGBClassifier(n_estimators=50, early_stopping_rounds=3, **options)
+    with pytest.raises(OrdstatsError, match="cannot be used with booster='gblinear'"):
+        clf.fit(X[300:], y[300:], eval_set=[(X[:300], y[:300])])
+    # without early stopping the validation NLL is recorded as before
+    clf.set_params(early_stopping_rounds=None).fit(X[300:], y[300:], eval_set=[(X[:300], y[:300])])
+    assert len(clf.evals_result_["valid"]["ordinal_nll"]) == 50
+
+
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_sklearn_composition(cls, data):
     X, y = data
