@@ -108,13 +108,22 @@ def encode_target(
     return TargetCodes(ordered, codes)
 
 
-def encode_classes(y: object, classes: np.ndarray) -> IntArray:
+def encode_classes(
+    y: object,
+    classes: np.ndarray,
+    name: str = "y",
+    remedy: str = "add it to classes= or remove those rows",
+) -> IntArray:
     """Index of each value of ``y`` in ``classes`` (an error names a value outside them).
 
     Parameters
     ----------
     y : array-like, shape (n,)
     classes : ndarray
+    name : str
+        What ``y`` is called in the error.
+    remedy : str
+        What the error tells the user to do.
 
     Returns
     -------
@@ -128,8 +137,8 @@ def encode_classes(y: object, classes: np.ndarray) -> IntArray:
         unknown = values[np.flatnonzero(codes < 0)[0]]
         unknown = unknown.item() if isinstance(unknown, np.generic) else unknown
         raise ResponseError(
-            f"y has the value {unknown!r}, which is not among classes "
-            f"{classes.tolist()}; add it to classes= or remove those rows"
+            f"{name} has the value {unknown!r}, which is not among classes "
+            f"{classes.tolist()}; {remedy}"
         )
     return np.asarray(codes, dtype=np.intp)
 

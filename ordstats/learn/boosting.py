@@ -35,6 +35,7 @@ an estimator is fitted.
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
@@ -78,6 +79,10 @@ __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
 
 #: Links whose ``F`` has a closed-form quantile function and a tail-safe likelihood.
 BOOSTING_LINKS = ("logit", "probit", "cloglog", "loglog", "cauchit")
+
+#: Characters a booster refuses in a feature name: LightGBM the JSON ones
+#: (``" , : [ ] { }``), XGBoost ``[ ] <``.
+_REFUSED_NAME_CHARACTERS = re.compile(r'[",:\[\]{}<]')
 
 
 def _require(module: str, extra: str) -> ModuleType:
@@ -332,7 +337,12 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             X_val, y_val=y_val, eval_sample_weight=eval_sample_weight
         )
         X_val = self._validate_X(X_val, reset=False)
-        codes = encode_classes(self._check_y(y_val), self.classes_)
+        codes = encode_classes(
+            self._check_y(y_val),
+            self.classes_,
+            name="the validation y (eval_set)",
+            remedy="validation rows must have classes of the training y; remove those rows",
+        )
         weights = sample_weights(eval_sample_weight, np.empty((len(codes), 0)))
         return X_val, codes, weights
 
@@ -386,6 +396,36 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
 
 def _n_rows(X: Any) -> int:
     return int(X.shape[0])
+
+
+def booster_feature_names(X: Any) -> list[str] | None:
+    """Feature names for the booster where a DataFrame's own would be refused, else ``None``.
+
+    LightGBM and XGBoost refuse some characters in feature names (``"x[1]"``,
+    ``"age<30"``, ``"a,b"``: names that one-hot encoders and binning in a
+    ``Pipeline`` produce), with an error of their own.  The estimator checks the
+    columns by ``feature_names_in_``, so the booster only needs names it
+    accepts: each refused character becomes ``"_"`` (positional names ``f0,
+    f1, ...`` if that makes two names equal).
+
+    Parameters
+    ----------
+    X : array-like or pandas.DataFrame
+
+    Returns
+    -------
+    list of str or None
+        ``None``: the booster reads the DataFrame's names (or an array's defaults).
+    """
+    if not isinstance(X, pd.DataFrame):
+        return None
+    names = [str(name) for name in X.columns]
+    if not any(_REFUSED_NAME_CHARACTERS.search(name) for name in names):
+        return None
+    cleaned = [_REFUSED_NAME_CHARACTERS.sub("_", name) for name in names]
+    if len(set(cleaned)) < len(cleaned):
+        return [f"f{j}" for j in range(len(names))]
+    return cleaned
 
 
 def _booster_params(
@@ -582,12 +622,22 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         valid: tuple[Any, IntArray, FloatArray] | None,
         state: _Thresholds,
     ) -> tuple[Any, FloatArray]:
-        train = lib.Dataset(X, label=codes, weight=weights, free_raw_data=False)
+        names = booster_feature_names(X)
+        feature_name = "auto" if names is None else names
+        train = lib.Dataset(
+            X, label=codes, weight=weights, free_raw_data=False, feature_name=feature_name
+        )
         kwargs: dict[str, Any] = {}
         self.evals_result_: dict[str, dict[str, list[float]]] = {}
         if valid is not None:
             X_val, codes_val, weights_val = valid
-            dvalid = lib.Dataset(X_val, label=codes_val, weight=weights_val, reference=train)
+            dvalid = lib.Dataset(
+                X_val,
+                label=codes_val,
+                weight=weights_val,
+                reference=train,
+                feature_name=feature_name,
+            )
 
             def metric(preds: FloatArray, _data: Any) -> tuple[str, float, bool]:
                 return "ordinal_nll", state.mean_nll(preds, codes_val, weights_val), False
@@ -655,7 +705,9 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         XGBoost's parameters (its scikit-learn names).
     booster : {"gbtree", "gblinear", "dart"}
         ``"gblinear"`` boosts a linear score: with enough rounds and no
-        penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.
+        penalty it approaches :class:`~ordstats.OrdinalModel`'s fit.  It
+        cannot be early-stopped (XGBoost predicts a linear booster with its
+        last coefficients, never those of an earlier round).
     learn_thresholds, threshold_update_every, early_stopping_rounds, classes
         As :class:`OrdinalLGBMClassifier`.
     random_state, n_jobs
@@ -726,6 +778,18 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         self.n_jobs = n_jobs
         self.params = params
 
+    def _check_options(self) -> None:
+        super()._check_options()
+        booster = (self.params or {}).get("booster", self.booster)
+        if booster == "gblinear" and self.early_stopping_rounds:
+            raise SpecificationError(
+                "early_stopping_rounds cannot be used with booster='gblinear': XGBoost predicts "
+                "a linear booster with the coefficients of its last round, not of the best one, "
+                "so the model returned would not be the one early stopping chose. Choose "
+                "n_estimators from the validation NLL (evals_result_ of a fit with eval_set), "
+                "or use booster='gbtree'"
+            )
+
     def _xgb_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {
             "booster": self.booster,
@@ -747,7 +811,12 @@ class OrdinalXGBClassifier(_OrdinalBooster):
         return params
 
     def _matrix(self, lib: ModuleType, X: Any, **kwargs: Any) -> Any:
-        return lib.DMatrix(X, enable_categorical=isinstance(X, pd.DataFrame), **kwargs)
+        return lib.DMatrix(
+            X,
+            enable_categorical=isinstance(X, pd.DataFrame),
+            feature_names=booster_feature_names(X),
+            **kwargs,
+        )
 
     def _train(
         self,
@@ -801,10 +870,17 @@ class OrdinalXGBClassifier(_OrdinalBooster):
 
     @property
     def feature_importances_(self) -> FloatArray:
-        """XGBoost's importances (``importance_type``), normalised to sum 1."""
+        """XGBoost's importances (``importance_type``), normalised to sum 1.
+
+        Of the rounds used for prediction (``best_iteration_`` after early
+        stopping, as :class:`OrdinalLGBMClassifier`'s), not of the later ones.
+        """
         check_is_fitted(self)
-        scores = self.booster_.get_score(importance_type=self.importance_type)
-        names = self.booster_.feature_names or [f"f{j}" for j in range(self.n_features_in_)]
+        booster = self.booster_
+        if self.booster != "gblinear" and self.best_iteration_ < booster.num_boosted_rounds():
+            booster = booster[: self.best_iteration_]  # the trees predict_proba uses
+        scores = booster.get_score(importance_type=self.importance_type)
+        names = booster.feature_names or [f"f{j}" for j in range(self.n_features_in_)]
         values = np.array([float(np.sum(scores.get(name, 0.0))) for name in names])
         total = values.sum()
         return values / total if total > 0 else values

@@ -133,6 +133,61 @@ def test_weights_pandas_categorical_features_and_pickle(cls, data):
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
+def test_column_names_the_boosters_refuse_are_fitted_as_the_same_model(cls, data):
+    # one-hot and binned columns get names such as "age_[18, 30)" or "x<0", whose
+    # characters LightGBM (JSON: " , : [ ] { }) or XGBoost ([ ] <) refuse as feature names
+    X, y = data
+    plain = pd.DataFrame(X, columns=["a", "b", "c"])
+    plain["group"] = pd.Categorical(np.where(X[:, 2] > 0, "hi", "lo"))
+    odd = plain.set_axis(["age_[18, 30)", "x<0", 'q:"{z}"', "group"], axis=1)
+    options = {"n_estimators": 15, "random_state": 0, "early_stopping_rounds": 3}
+    fitted = cls(**options).fit(odd, y, eval_set=[(odd.iloc[:200], y[:200])])
+    assert list(fitted.feature_names_in_) == list(odd.columns)
+    reference = cls(**options).fit(plain, y, eval_set=[(plain.iloc[:200], y[:200])])
+    np.testing.assert_array_equal(fitted.predict_proba(odd), reference.predict_proba(plain))
+    assert fitted.best_iteration_ == reference.best_iteration_
+    assert fitted.feature_importances_.shape == (4,)
+    # names that become equal once cleaned ("a[1]", "a_1_") get positional ones
+    clash = plain.iloc[:, :2].set_axis(["a[1]", "a_1_"], axis=1)
+    assert cls(n_estimators=3).fit(clash, y).predict_proba(clash).shape == (len(y), 4)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+@pytest.mark.parametrize("importance_type", ["first", "gain"])
+def test_importances_after_early_stopping_are_those_of_the_rounds_kept(cls, importance_type, data):
+    # an early-stopped booster predicts with best_iteration_ rounds: its importances are
+    # those of a booster of that many rounds, not of the rounds after the best one
+    X, y = data
+    kind = {"first": "split" if cls is OrdinalLGBMClassifier else "weight"}.get(
+        importance_type, importance_type
+    )
+    options = {"learning_rate": 0.5, "random_state": 0, "importance_type": kind}
+    valid = {"eval_set": [(X[:300], y[:300])]}
+    stopped = cls(n_estimators=200, early_stopping_rounds=5, **options).fit(
+        X[300:], y[300:], **valid
+    )
+    rounds = stopped.best_iteration_
+    assert rounds < len(stopped.evals_result_["valid"]["ordinal_nll"])
+    kept = cls(n_estimators=rounds, **options).fit(X[300:], y[300:], **valid)
+    # the same trees (the thresholds, solved after the last round, agree to the solver's tolerance)
+    np.testing.assert_allclose(stopped.predict_proba(X), kept.predict_proba(X), atol=1e-8)
+    np.testing.assert_allclose(stopped.feature_importances_, kept.feature_importances_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("options", [{"booster": "gblinear"}, {"params": {"booster": "gblinear"}}])
+def test_a_linear_xgboost_booster_is_not_early_stopped(options, data):
+    # XGBoost predicts gblinear with its last coefficients whatever the iteration range:
+    # an "early-stopped" model would report best_iteration_ rounds but predict with all
+    X, y = data
+    clf = OrdinalXGBClassifier(n_estimators=50, early_stopping_rounds=3, **options)
+    with pytest.raises(OrdstatsError, match="cannot be used with booster='gblinear'"):
+        clf.fit(X[300:], y[300:], eval_set=[(X[:300], y[:300])])
+    # without early stopping the validation NLL is recorded as before
+    clf.set_params(early_stopping_rounds=None).fit(X[300:], y[300:], eval_set=[(X[:300], y[:300])])
+    assert len(clf.evals_result_["valid"]["ordinal_nll"]) == 50
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
 def test_sklearn_composition(cls, data):
     X, y = data
     pipe = make_pipeline(StandardScaler(), cls(n_estimators=20))
@@ -169,10 +224,16 @@ def test_bad_input_gets_clear_errors(cls, data, kwargs, y_change, message):
         cls(**{"n_estimators": 5, **kwargs}).fit(X, y)
 
 
-def test_unseen_validation_class_is_an_error(data):
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_unseen_validation_class_is_an_error(cls, data):
+    # the error names the validation rows, and does not suggest classes= (a class
+    # without training rows cannot be fitted)
     X, y = data
-    with pytest.raises(OrdstatsError, match="not among classes"):
-        OrdinalLGBMClassifier(n_estimators=5).fit(X, y, eval_set=(X[:10], np.full(10, 7)))
+    with pytest.raises(OrdstatsError, match="not among classes") as info:
+        cls(n_estimators=5).fit(X, y, eval_set=(X[:10], np.full(10, 7)))
+    message = str(info.value)
+    assert message.startswith("the validation y (eval_set) has the value 7")
+    assert "classes=" not in message
 
 
 def test_missing_booster_names_the_extra(monkeypatch, data):
