@@ -296,7 +296,9 @@ def _column_sd(A: FloatArray, weights: FloatArray, n_weight: float) -> FloatArra
         return np.empty(0)
     mean = weights @ A / n_weight
     sd = np.sqrt(weights @ (A - mean) ** 2 / n_weight)
-    if np.any(sd == 0):
+    # a constant column's computed sd is its rounding (~1e-16 |value|), not 0: it would
+    # turn off the column's penalty and leave it aliased with the thresholds
+    if np.any(sd <= 1e-10 * np.max(np.abs(A), axis=0)):
         raise SpecificationError(
             "standardize=True needs non-constant columns; a predictor has zero variance"
         )

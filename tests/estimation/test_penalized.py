@@ -455,3 +455,24 @@ def test_aliased_columns_kept_for_the_penalty_give_glmnet_s_estimates():
     ):
         lasso = dropped.fit_regularized(alpha=0.05, L1_wt=1.0, tol=1e-12)
     assert lasso.objective > ref["fits"][0]["objective"] + 1e-4
+
+
+def test_standardize_refuses_a_constant_column_whose_sd_rounds_above_zero():
+    """With unequal weights a constant column's computed sd is ~4e-16, not 0: it used to
+    pass, its penalty vanished and, aliased with the thresholds, it took arbitrary values
+    (c = 0.0015 at alpha 0.05, -0.16 at 0.01); glmnet leaves such a column at zero."""
+    rng = np.random.default_rng(3)
+    n = 80
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": 3 * rng.normal(size=n), "c": 2.0}).assign(
+        w=rng.uniform(0.5, 2, n)
+    )
+    data["y"] = np.digitize(data.x1 - data.x2 / 3 + rng.logistic(size=n), [-1, 0, 1])
+    model = OrdinalModel.from_formula("y ~ x1 + x2 + c", data, weights="w", collinear="keep")
+    for call in (
+        lambda: model.fit_regularized(alpha=0.05, standardize=True),
+        lambda: model.path(n_alphas=3, standardize=True),
+    ):
+        with pytest.raises(SpecificationError, match="zero variance"):
+            call()
+    # without standardize the penalty holds the aliased column at zero, as glmnet's
+    assert model.fit_regularized(alpha=0.05).params["c"] == 0
