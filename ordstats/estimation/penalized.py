@@ -706,6 +706,24 @@ def _probabilities(model: PenalizableModel, params: FloatArray, rows: Any) -> Fl
     return model.family_spec.probabilities(params, rows)
 
 
+def _refuse_singular_information(info: FloatArray) -> None:
+    """Firth's ``log det I`` needs identified parameters: refuse a singular ``I``."""
+    if not np.all(np.isfinite(info)):
+        return  # no information at all: the start's own check says why
+    diag = np.sqrt(np.abs(np.diag(info)))
+    if np.any(diag == 0):
+        smallest = 0.0
+    else:
+        smallest = float(np.linalg.eigvalsh(info / np.outer(diag, diag))[0])
+    if smallest <= 1e-12:
+        raise SpecificationError(
+            "penalty='firth' needs a non-singular expected information, and it is singular "
+            "at the starting values: the design has aliased columns (a model built with "
+            "collinear='keep'), or the start gives rows no probability. Build the model "
+            "with collinear='drop' (the default) or change start_params"
+        )
+
+
 def fit_firth(
     model: PenalizableModel,
     *,
@@ -751,6 +769,7 @@ def fit_firth(
         return np.asarray(evaluation.gradient) - 0.5 * gradient_log_det(at)
 
     x = model.start_params if start_params is None else model._check_params(start_params)
+    _refuse_singular_information(family.expected_information(problem, x))
     ev, value = penalised(x)
     if not (np.isfinite(value) and np.all(np.isfinite(ev.hessian))):
         raise SpecificationError(

@@ -476,3 +476,18 @@ def test_standardize_refuses_a_constant_column_whose_sd_rounds_above_zero():
             call()
     # without standardize the penalty holds the aliased column at zero, as glmnet's
     assert model.fit_regularized(alpha=0.05).params["c"] == 0
+
+
+def test_firth_refuses_aliased_columns_kept_in_the_design():
+    """With collinear='keep' the expected information is singular: the fit used to return
+    the start with NaN standard errors and a warning about max|score| = nan that advised
+    other start values; with start_params it blamed the thresholds."""
+    rng = np.random.default_rng(3)
+    n = 80
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
+    data["x3"] = data.x1 + data.x2
+    data["y"] = np.digitize(data.x1 + rng.logistic(size=n), [-1, 0, 1])
+    model = OrdinalModel.from_formula("y ~ x1 + x2 + x3", data, collinear="keep")
+    for start in (None, [-1, 0, 1, 0.5, 0.1, 0.1]):
+        with pytest.raises(SpecificationError, match="aliased columns"):
+            model.fit(penalty="firth", start_params=start)
