@@ -1109,8 +1109,10 @@ class OrdinalModel:
             there are more than 50 thresholds.  The estimates are the same.
         penalty : {None, "firth"}
             ``"firth"``: maximise ``loglik + log det I / 2`` (Jeffreys prior,
-            Firth 1993, Kosmidis 2014) with ``I`` the expected information,
-            which gives finite estimates under separation; the result is a
+            Firth 1993; brglm2's ``MPL_Jeffreys``) with ``I`` the expected
+            information, which gives finite estimates under separation.  For
+            the binary and adjacent-category logit it is also brglm2's mean
+            bias reduction (``AS_mean``), for other links not; the result is a
             :class:`~ordstats.results.regularized.PenalizedResults` whose
             standard errors are the inverse expected information (brglm2's).
             See :mod:`ordstats.estimation.penalized`.  For the elastic net use
