@@ -511,3 +511,16 @@ def test_firth_with_another_link_is_brglm2_mpl_jeffreys_not_as_mean(binary, link
         np.testing.assert_allclose(res.params.to_numpy(), coef, rtol=1e-6, atol=1e-7)
         np.testing.assert_allclose(res.bse.to_numpy(), list(ref["se"].values()), rtol=1e-5)
         assert res.converged
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("method", "bfgs"), ("reltol", 1e-2), ("disp", True), ("banded", True), ("warm_start", True)],
+)
+def test_firth_refuses_fit_options_it_would_ignore(wine, option, value):
+    """These were silently ignored by penalty='firth' (no scipy stage, no step criterion,
+    no iteration print, no banded Hessian, no subsample start)."""
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match=f"{option}=.* would be ignored"):
+        model.fit(penalty="firth", **{option: value})
+    assert model.fit(penalty="firth", method="newton", disp=False).converged
