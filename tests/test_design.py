@@ -294,3 +294,27 @@ def test_bad_rows_of_numeric_columns_flag_each_missing_or_infinite_value():
     expected = frame.isna() | ~np.isfinite(frame.astype(float))
     pd.testing.assert_frame_equal(fast, expected)
     assert fast.to_numpy().sum() == 5
+
+
+def test_wide_data_with_a_factor_and_weights_raise_no_pandas_fragmentation_warning():
+    """More than 100 numeric columns beside a factor: the rows check frames its flags at
+    once, so adding the weights' column raises no pandas PerformanceWarning (it did)."""
+    import warnings
+
+    from ordstats.design.core import _bad_rows
+
+    rng = np.random.default_rng(0)
+    n, p = 40, 101
+    data = pd.DataFrame(rng.normal(size=(n, p)), columns=[f"x{j}" for j in range(p)])
+    data["x3"] = data["x3"].where(np.arange(n) != 5, np.inf)
+    data["f"] = pd.Series(rng.choice(list("ab"), n)).where(np.arange(n) != 7, None)
+    data["y"] = rng.integers(0, 3, n)
+    data["w"] = 1.0
+    formula = "y ~ " + " + ".join(data.columns[:p]) + " + f"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.PerformanceWarning)
+        with pytest.warns(ordstats.errors.MissingDataWarning, match="2 of 40 rows"):
+            model = OrdinalModel.from_formula(formula, data, weights="w", collinear="keep")
+    assert model.nobs == n - 2
+    flags = _bad_rows(data[["x3", "f", "y"]])
+    assert flags.to_numpy().sum() == 2 and flags.loc[5, "x3"] and flags.loc[7, "f"]

@@ -741,12 +741,15 @@ def _bad_rows(frame: pd.DataFrame) -> pd.DataFrame:
             if found is not None:
                 flags[:, j] = found
         return pd.DataFrame(flags, index=frame.index, columns=frame.columns)
-    bad = frame.isna()
-    for col in frame.columns:
-        s = frame[col]
+    # one array, framed once: assigning column by column splits the frame into a
+    # block per column, and pandas warns (PerformanceWarning) when the callers then
+    # add the weights' column to a frame of more than 100 of them
+    bad = frame.isna().to_numpy(dtype=bool, copy=True)
+    for j in range(len(frame.columns)):
+        s = frame.iloc[:, j]
         if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-            bad[col] |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
-    return bad
+            bad[:, j] |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
+    return pd.DataFrame(bad, index=frame.index, columns=frame.columns)
 
 
 def missing_vector_values(role: str, values: pd.Series) -> np.ndarray:

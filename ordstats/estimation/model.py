@@ -1109,8 +1109,10 @@ class OrdinalModel:
             there are more than 50 thresholds.  The estimates are the same.
         penalty : {None, "firth"}
             ``"firth"``: maximise ``loglik + log det I / 2`` (Jeffreys prior,
-            Firth 1993, Kosmidis 2014) with ``I`` the expected information,
-            which gives finite estimates under separation; the result is a
+            Firth 1993; brglm2's ``MPL_Jeffreys``) with ``I`` the expected
+            information, which gives finite estimates under separation.  For
+            the binary and adjacent-category logit it is also brglm2's mean
+            bias reduction (``AS_mean``), for other links not; the result is a
             :class:`~ordstats.results.regularized.PenalizedResults` whose
             standard errors are the inverse expected information (brglm2's).
             See :mod:`ordstats.estimation.penalized`.  For the elastic net use
@@ -1186,6 +1188,9 @@ class OrdinalModel:
                 return bayes.fit_mode(self, prior, start_params=start, maxiter=maxiter)
             bayes.refuse_monotonic_ml(self)
             if penalty is not None:
+                _refuse_firth_options(
+                    method=method, reltol=reltol, disp=disp, banded=banded, warm_start=warm_start
+                )
                 return self._fit_penalized(penalty, start_params, options, kind, cov_type)
             use_banded = self._use_banded(banded)
             passes_before = getattr(self.evaluator, "n_passes", None)
@@ -1944,3 +1949,27 @@ def _columns_and_rows(data: object) -> tuple[Iterable[object], int | None]:
         first = next(iter(data.values()))
         return list(data), (len(first) if hasattr(first, "__len__") else None)
     return (), None
+
+
+def _refuse_firth_options(
+    *, method: str, reltol: float, disp: object, banded: object, warm_start: object
+) -> None:
+    """Raise for ``fit()`` arguments that ``penalty="firth"`` would ignore."""
+    ignored = [
+        f"{name}={value!r}"
+        for name, value, unused in (
+            ("method", method, method != "newton"),
+            ("reltol", reltol, reltol != 1e-6),
+            ("disp", disp, disp is True),
+            ("banded", banded, banded is True),
+            ("warm_start", warm_start, warm_start is True),
+        )
+        if unused
+    ]
+    if ignored:
+        pronoun = "it" if len(ignored) == 1 else "them"
+        raise SpecificationError(
+            "penalty='firth' runs its own Newton iteration on the penalised likelihood, "
+            "which takes start_params, maxiter, gradtol and cov_type; "
+            f"{', '.join(ignored)} would be ignored: leave {pronoun} out"
+        )

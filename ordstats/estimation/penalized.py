@@ -39,15 +39,21 @@ its penalised non-parallel deviations.
 
 **Firth** (``fit(penalty="firth")``): maximise
 ``l(theta) + 1/2 log det I(theta)`` with ``I`` the *expected* information
-(Jeffreys prior), as Firth (1993) and Kosmidis (2014) for cumulative links;
-the expected information is used because the Jeffreys prior is defined by it
+(Jeffreys prior; Firth 1993), brglm2's ``type = "MPL_Jeffreys"``.  It solves
+the mean-bias-reducing score (brglm2's ``AS_mean``, Kosmidis 2014's estimator
+for cumulative links, ``bpolr``) only for canonical links, the binary logit and
+the adjacent-category logit (``bracl``); for other links, e.g. probit or
+cloglog, the two estimators differ (by 0.03-0.3 on separated binary data).
+The expected information is used because the Jeffreys prior is defined by it
 and it stays positive definite under separation, where the observed
 information of the diverging directions vanishes.  Estimates are finite
-under separation.  For ``K = 2`` with the logit link the expected and the
-observed information agree and the estimate is brglm2's ``AS_mean``.
+under separation.
 The gradient of ``log det I`` is taken by central differences (error
 ``~1e-10``); the iteration is Newton's on the penalised objective with the
-observed Hessian of ``-l`` as its curvature.
+observed Hessian of ``-l`` as its curvature, joined by second differences of
+``log det I`` once an iteration shrinks the score by less than half (under
+separation the penalty's curvature is of the likelihood's size along the
+diverging directions, and steps without it converge slowly).
 
 **Standard errors.**  An L1 or elastic-net fit reports none (NaN; as
 statsmodels' ``fit_regularized``, no valid post-selection covariance).  A pure
@@ -296,7 +302,9 @@ def _column_sd(A: FloatArray, weights: FloatArray, n_weight: float) -> FloatArra
         return np.empty(0)
     mean = weights @ A / n_weight
     sd = np.sqrt(weights @ (A - mean) ** 2 / n_weight)
-    if np.any(sd == 0):
+    # a constant column's computed sd is its rounding (~1e-16 |value|), not 0: it would
+    # turn off the column's penalty and leave it aliased with the thresholds
+    if np.any(sd <= 1e-10 * np.max(np.abs(A), axis=0)):
         raise SpecificationError(
             "standardize=True needs non-constant columns; a predictor has zero variance"
         )
@@ -704,6 +712,24 @@ def _probabilities(model: PenalizableModel, params: FloatArray, rows: Any) -> Fl
     return model.family_spec.probabilities(params, rows)
 
 
+def _refuse_singular_information(info: FloatArray) -> None:
+    """Firth's ``log det I`` needs identified parameters: refuse a singular ``I``."""
+    if not np.all(np.isfinite(info)):
+        return  # no information at all: the start's own check says why
+    diag = np.sqrt(np.abs(np.diag(info)))
+    if np.any(diag == 0):
+        smallest = 0.0
+    else:
+        smallest = float(np.linalg.eigvalsh(info / np.outer(diag, diag))[0])
+    if smallest <= 1e-12:
+        raise SpecificationError(
+            "penalty='firth' needs a non-singular expected information, and it is singular "
+            "at the starting values: the design has aliased columns (a model built with "
+            "collinear='keep'), or the start gives rows no probability. Build the model "
+            "with collinear='drop' (the default) or change start_params"
+        )
+
+
 def fit_firth(
     model: PenalizableModel,
     *,
@@ -737,6 +763,35 @@ def fit_firth(
             g[j] = (log_det(up) - log_det(down)) / (2 * h)
         return g
 
+    def hessian_log_det(x: FloatArray) -> FloatArray | None:
+        """Central second differences of ``log det I`` (None where they leave the domain)."""
+        h = 1e-4 * np.maximum(1.0, np.abs(x))
+        q = x.size
+        out = np.empty((q, q))
+        centre = log_det(x)
+
+        def at(j: int, sj: float, k: int, sk: float) -> float:
+            moved = x.copy()
+            moved[j] += sj * h[j]
+            moved[k] += sk * h[k]
+            return log_det(moved)
+
+        for j in range(q):
+            out[j, j] = (at(j, 1.0, j, 0.0) - 2 * centre + at(j, -1.0, j, 0.0)) / h[j] ** 2
+            for k in range(j):
+                corners = at(j, 1, k, 1) - at(j, 1, k, -1) - at(j, -1, k, 1) + at(j, -1, k, -1)
+                out[j, k] = out[k, j] = corners / (4 * h[j] * h[k])
+        return out if np.all(np.isfinite(out)) else None
+
+    def curvature(at: FloatArray, evaluation: Any, full: bool) -> FloatArray:
+        """The observed Hessian of ``-l``; with ``full``, minus the penalty's curvature too."""
+        hessian = np.asarray(evaluation.hessian)
+        if full:
+            penalty = hessian_log_det(at)
+            if penalty is not None:
+                hessian = hessian - 0.5 * penalty
+        return positive_definite(hessian)
+
     def penalised(trial: FloatArray) -> tuple[Any, float]:
         """The evaluation at ``trial`` and ``-l - 1/2 log det I`` there (inf off the domain)."""
         evaluation = model.evaluator.evaluate(trial)
@@ -749,6 +804,7 @@ def fit_firth(
         return np.asarray(evaluation.gradient) - 0.5 * gradient_log_det(at)
 
     x = model.start_params if start_params is None else model._check_params(start_params)
+    _refuse_singular_information(family.expected_information(problem, x))
     ev, value = penalised(x)
     if not (np.isfinite(value) and np.all(np.isfinite(ev.hessian))):
         raise SpecificationError(
@@ -758,9 +814,19 @@ def fit_firth(
         )
     code, it, grad = 2, 0, np.full(x.size, np.inf)
     values = [value]  # the objective after each step
+    # The observed Hessian of -l leaves out the penalty's curvature: cheap, and enough
+    # where it dominates, but under separation (where the penalty's curvature is of the
+    # likelihood's size along the diverging directions) the steps then shrink the score
+    # by a factor near 1 per iteration (cloglog: thousands of iterations).  Once an
+    # iteration shrinks it by less than half, the penalty's curvature (second
+    # differences of log det I) joins in.
+    full, previous = False, np.inf
     for it in range(maxiter + 1):
         grad = score(x, ev)
-        step = np.linalg.solve(positive_definite(np.asarray(ev.hessian)), grad)
+        size = float(np.max(np.abs(grad)))
+        full = full or (it >= 3 and size > 0.5 * previous)
+        previous = size
+        step = np.linalg.solve(curvature(x, ev, full), grad)
         if np.max(np.abs(grad)) < gradtol:
             # one more step where it still gains: the Hessian leaves out the penalty's
             # curvature, so each step shrinks the error by a factor, not to its square

@@ -19,7 +19,6 @@ from ordstats import OrdinalModel, lr_test
 from ordstats.core.penalty import kkt_violation
 from ordstats.errors import (
     CollinearityWarning,
-    ConvergenceWarning,
     OrdstatsError,
     OrdstatsWarning,
     SeparationWarning,
@@ -403,14 +402,16 @@ def _separated_loglog() -> OrdinalModel:
     )
 
 
-def test_firth_takes_gradtol_and_says_when_its_score_is_at_its_rounding():
-    """Before: gradtol was ignored (1e-7 always), and a fit whose estimates no longer
-    moved was told to "increase maxiter"."""
+def test_firth_takes_gradtol_and_converges_under_separation():
+    """Before: gradtol was ignored (1e-7 always).  Then: the steps left out the penalty's
+    curvature, so along the diverging direction each shrank the score by a factor near 1,
+    and 300 iterations ended at max|score| ~1e-6, taken for the score's rounding."""
     model = _separated_loglog()
     loose = model.fit(penalty="firth", gradtol=1e-4)
     assert loose.converged and loose.mle_retvals["max_grad"] < 1e-5
-    with pytest.warns(ConvergenceWarning, match=r"stopped changing .* loosen gradtol"):
-        settled = model.fit(penalty="firth", maxiter=300)
+    settled = model.fit(penalty="firth")
+    assert settled.converged and settled.mle_retvals["iterations"] < 30
+    assert settled.mle_retvals["max_grad"] < 1e-8
     np.testing.assert_allclose(settled.params, loose.params, rtol=1e-4)
 
 
@@ -455,3 +456,71 @@ def test_aliased_columns_kept_for_the_penalty_give_glmnet_s_estimates():
     ):
         lasso = dropped.fit_regularized(alpha=0.05, L1_wt=1.0, tol=1e-12)
     assert lasso.objective > ref["fits"][0]["objective"] + 1e-4
+
+
+def test_standardize_refuses_a_constant_column_whose_sd_rounds_above_zero():
+    """With unequal weights a constant column's computed sd is ~4e-16, not 0: it used to
+    pass, its penalty vanished and, aliased with the thresholds, it took arbitrary values
+    (c = 0.0015 at alpha 0.05, -0.16 at 0.01); glmnet leaves such a column at zero."""
+    rng = np.random.default_rng(3)
+    n = 80
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": 3 * rng.normal(size=n), "c": 2.0}).assign(
+        w=rng.uniform(0.5, 2, n)
+    )
+    data["y"] = np.digitize(data.x1 - data.x2 / 3 + rng.logistic(size=n), [-1, 0, 1])
+    model = OrdinalModel.from_formula("y ~ x1 + x2 + c", data, weights="w", collinear="keep")
+    for call in (
+        lambda: model.fit_regularized(alpha=0.05, standardize=True),
+        lambda: model.path(n_alphas=3, standardize=True),
+    ):
+        with pytest.raises(SpecificationError, match="zero variance"):
+            call()
+    # without standardize the penalty holds the aliased column at zero, as glmnet's
+    assert model.fit_regularized(alpha=0.05).params["c"] == 0
+
+
+def test_firth_refuses_aliased_columns_kept_in_the_design():
+    """With collinear='keep' the expected information is singular: the fit used to return
+    the start with NaN standard errors and a warning about max|score| = nan that advised
+    other start values; with start_params it blamed the thresholds."""
+    rng = np.random.default_rng(3)
+    n = 80
+    data = pd.DataFrame({"x1": rng.normal(size=n), "x2": rng.normal(size=n)})
+    data["x3"] = data.x1 + data.x2
+    data["y"] = np.digitize(data.x1 + rng.logistic(size=n), [-1, 0, 1])
+    model = OrdinalModel.from_formula("y ~ x1 + x2 + x3", data, collinear="keep")
+    for start in (None, [-1, 0, 1, 0.5, 0.1, 0.1]):
+        with pytest.raises(SpecificationError, match="aliased columns"):
+            model.fit(penalty="firth", start_params=start)
+
+
+@pytest.mark.parametrize("link", ["probit", "cloglog"])
+def test_firth_with_another_link_is_brglm2_mpl_jeffreys_not_as_mean(binary, link):
+    """Jeffreys' penalty, brglm2's MPL_Jeffreys (tests/r/firth_jeffreys.R), on separated
+    data; its AS_mean (mean-bias reduction) differs by up to 0.3 with these links."""
+    model = OrdinalModel.from_formula(BINARY + " + sep", binary, link=link)
+    res = model.fit(penalty="firth")
+    sign = -1.0 if link == "cloglog" else 1.0  # cloglog's R fit models P(y = 0)
+    for kind in ("mpl_jeffreys", "as_mean"):
+        ref = _ref(f"firth_{link}_{kind}")
+        coef = sign * np.array(list(ref["coef"].values()))
+        coef[0] = -coef[0]
+        if kind == "as_mean":
+            assert np.max(np.abs(res.params.to_numpy() - coef)) > 0.05
+            continue
+        np.testing.assert_allclose(res.params.to_numpy(), coef, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(res.bse.to_numpy(), list(ref["se"].values()), rtol=1e-5)
+        assert res.converged
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("method", "bfgs"), ("reltol", 1e-2), ("disp", True), ("banded", True), ("warm_start", True)],
+)
+def test_firth_refuses_fit_options_it_would_ignore(wine, option, value):
+    """These were silently ignored by penalty='firth' (no scipy stage, no step criterion,
+    no iteration print, no banded Hessian, no subsample start)."""
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    with pytest.raises(SpecificationError, match=f"{option}=.* would be ignored"):
+        model.fit(penalty="firth", **{option: value})
+    assert model.fit(penalty="firth", method="newton", disp=False).converged
