@@ -258,6 +258,17 @@ def _term_table(res: Any, kind: str) -> tuple[pd.DataFrame, str]:
     return table.rename(index=lambda name: r_style(str(name))), said
 
 
+@cache
+def _relaxed_refits() -> dict[tuple[str, str, str], dict[str, Any]]:
+    """R's rows of refits that stop on too many Newton modifications, refitted longer.
+
+    tests/r/parity_relaxed_refits.R: with ``clm.control(maxModIter = 50)`` R reaches
+    the maximum that ordstats' Newton iterations reach (R's default path gives NA).
+    """
+    rows = json.loads((RESULTS / "relaxed_refits.json").read_text())["rows"]
+    return {(r["case"], r["test"], r["term"]): r for r in rows}
+
+
 @pytest.mark.parametrize("kind", ["nominal_test", "scale_test"])
 @pytest.mark.parametrize("case", CLM)
 def test_nominal_and_scale_tests(case: str, kind: str) -> None:
@@ -271,6 +282,12 @@ def test_nominal_and_scale_tests(case: str, kind: str) -> None:
             assert ours["logLik"] == pytest.approx(row["logLik"], rel=1e-6)
             continue
         if row["logLik"] == "NA":
+            longer = _relaxed_refits().get((case, kind, term))
+            if longer is not None:  # R reaches the maximum with more modified iterations
+                assert ours["logLik"] == pytest.approx(longer["logLik"], rel=1e-6), term
+                assert ours["Df"] == longer["Df"], term
+                assert ours["Pr(>Chi)"] == pytest.approx(longer["p"], abs=1e-6), term
+                continue
             # R's NA row: the relaxed fit failed.  ordstats gives NA too, or, where its
             # Newton iterations drift towards unbounded estimates without failing (which
             # side of R's "too many Newton modifications" a fit ends on is rounding: LAPACK
