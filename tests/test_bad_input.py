@@ -3698,3 +3698,27 @@ def test_complex_offsets_for_predictions_and_in_offset_terms_are_refused(wine):
         fitted.predict(wine.head(2), offset=np.array([1 + 2j, 1 + 2j]))
     with pytest.raises(FormulaError, match="complex numbers, whose imaginary part"):
         OrdinalModel.from_formula("rating ~ temp + offset(c)", wine.assign(c=1 + 1j))
+
+
+@pytest.mark.parametrize(
+    ("term", "message"),
+    [
+        ("poly(x, 0)", r"degree must be a whole number of at least 1; got 0"),
+        ("poly(x, z, degree=2.5)", r"degree must be a whole number of at least 1; got 2.5"),
+        ("poly(x, z, degree=True)", r"degree must be a whole number of at least 1; got True"),
+        ("poly(x, degree=np.inf)", r"degree must be a whole number of at least 1; got inf"),
+        ("poly(x, z, degree=2, raw='no')", r"raw must be True or False; got 'no'"),
+        ("poly(x, b, degree=2)", r"degree=2 needs more than 2 distinct values"),
+        ("poly(x, temp, degree=2)", r"poly\(\) takes numeric variables"),
+    ],
+)
+def test_poly_arguments_and_variables_are_checked(wine, term, message):
+    """poly()'s degree reached numpy (0: no columns with a note about single levels;
+    2.5: 'float object cannot be interpreted as an integer'), raw='no' (truthy) gave
+    raw polynomials silently, and poly of a boolean of degree 2 gave a column of 0/0
+    reported as 'every row has a missing value'."""
+    data = wine.assign(
+        x=np.linspace(-1, 1, len(wine)), z=np.cos(np.arange(len(wine))), b=np.arange(len(wine)) % 2
+    )
+    with pytest.raises(FormulaError, match=message):
+        OrdinalModel.from_formula(f"rating ~ {term}", data)
