@@ -3722,3 +3722,17 @@ def test_poly_arguments_and_variables_are_checked(wine, term, message):
     )
     with pytest.raises(FormulaError, match=message):
         OrdinalModel.from_formula(f"rating ~ {term}", data)
+
+
+def test_margins_read_a_boolean_newdata_column_of_a_numeric_variable_as_numbers(wine):
+    """predict reads a boolean x of a numeric fit as 0/1, but comparisons() and slopes()
+    took it for a factor: 4 rows gave 1420, one contrast per distinct fitted x, with
+    NaN p-values."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    flags = data.head(4).assign(x=[True, False, True, False])
+    numbers = flags.assign(x=flags["x"].astype(float))
+    for verb in (res.comparisons, res.slopes):
+        got, want = verb(flags, variables="x"), verb(numbers, variables="x")
+        assert len(got) == len(want) == 20
+        np.testing.assert_allclose(got["estimate"], want["estimate"])

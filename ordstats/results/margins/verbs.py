@@ -135,7 +135,26 @@ def _resolve_newdata(fit: MarginsFit, newdata: Any) -> pd.DataFrame:
         )
     if newdata.empty:
         raise OrdstatsError("newdata has no rows")
-    return coded_factors(fit, newdata)
+    return coded_factors(fit, _numeric_booleans(fit, newdata))
+
+
+def _numeric_booleans(fit: MarginsFit, newdata: pd.DataFrame) -> pd.DataFrame:
+    """``newdata`` with its boolean columns of variables the fit reads as numbers as 0/1.
+
+    The design reads them so (as predict does), but the verbs tell factors by
+    the column: a boolean ``x`` of a numeric fit was compared level by level
+    against each of the fit's distinct values of ``x``.
+    """
+    flags = [c for c in newdata.columns if pd.api.types.is_bool_dtype(newdata[c].dtype)]
+    if not flags:
+        return newdata
+    reference = _reference_data(fit, newdata)
+    numeric = {
+        c: newdata[c].to_numpy(dtype=float, na_value=np.nan)
+        for c in flags
+        if c in reference.columns and not is_factor(reference[c])
+    }
+    return newdata.assign(**numeric) if numeric else newdata
 
 
 def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
