@@ -3736,3 +3736,21 @@ def test_margins_read_a_boolean_newdata_column_of_a_numeric_variable_as_numbers(
         got, want = verb(flags, variables="x"), verb(numbers, variables="x")
         assert len(got) == len(want) == 20
         np.testing.assert_allclose(got["estimate"], want["estimate"])
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda d: d["rating"].astype(str), "string values; convert them first"),
+        (lambda d: d.index.to_series() % 3 == 0, "boolean values; to average over the rows"),
+        (lambda d: np.full(len(d), 1 + 1j), "complex values"),
+        (lambda d: pd.Series(pd.Timestamp("2020-01-01"), index=d.index), "datetime64 values"),
+    ],
+)
+def test_avg_wts_that_are_not_numbers_are_refused(wine, make, kind):
+    """The fit's weights= refuses these; avg_*(wts=) parsed text as numbers, read
+    booleans as 0/1 and dates as nanoseconds, and dropped an imaginary part with only
+    numpy's ComplexWarning."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=f"wts must be numbers; got {kind}"):
+        res.avg_predictions(wts=make(wine))

@@ -179,6 +179,7 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
             raise OrdstatsError(
                 f"wts has {len(values)} values for {len(data)} rows; give one weight per row"
             )
+    _check_weight_kind(values)
     try:
         weights = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -187,6 +188,27 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
         weights, f"wts={wts!r} (a column of the data)" if isinstance(wts, str) else "wts"
     )
     return weights
+
+
+#: the kinds of values (``pd.api.types.infer_dtype``) that are weights
+_WEIGHT_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "empty")
+
+
+def _check_weight_kind(values: pd.Series) -> None:
+    """Refuse weights that are not numbers, as the fit's ``weights=`` does.
+
+    Numbers as text were parsed, booleans read as 0/1, dates as nanoseconds,
+    and complex numbers lost their imaginary part with numpy's warning.
+    """
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in _WEIGHT_KINDS:
+        return
+    hint = {
+        "boolean": "; to average over the rows where a mask holds, pass newdata=data[mask]",
+        "string": "; convert them first, e.g. pd.to_numeric(...)",
+        "categorical": "; convert them first, e.g. .astype(float)",
+    }.get(kind, "")
+    raise OrdstatsError(f"wts must be numbers; got {kind} values{hint}")
 
 
 def _check_weights(weights: FloatArray, what: str) -> None:
