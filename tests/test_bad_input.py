@@ -3754,3 +3754,28 @@ def test_avg_wts_that_are_not_numbers_are_refused(wine, make, kind):
     res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
     with pytest.raises(OrdstatsError, match=f"wts must be numbers; got {kind}"):
         res.avg_predictions(wts=make(wine))
+
+
+def test_censored_bounds_complex_two_dimensional_or_of_other_labels_are_refused():
+    """A complex bound lost its imaginary part with only numpy's ComplexWarning, a 2-D
+    bound raised pandas' 'Data must be 1-dimensional', and two Series with different
+    labels were reindexed into NaN bounds, reported as 'one bound missing'."""
+    lower = pd.Series([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(DataError, match=r"lower must be numeric \(got dtype complex128\)"):
+        ordstats.Censored(lower + 1j, lower)
+    with pytest.raises(DataError, match=r"lower must be one value per row \(1-d\)"):
+        ordstats.Censored(np.ones((4, 2)), lower)
+    with pytest.raises(DataError, match="paired by row label, but their labels differ"):
+        ordstats.Censored(lower, lower.set_axis([10, 11, 12, 13]))
+    shuffled = ordstats.Censored(lower, lower.iloc[::-1])  # the same labels: aligned
+    assert shuffled.upper.tolist() == lower.tolist()
+
+
+def test_survival_times_are_not_booleans():
+    """survival(times=True) was read as the time 1."""
+    rng = np.random.default_rng(1)
+    time = np.round(np.exp(1 + rng.normal(size=40)), 1)
+    data = pd.DataFrame({"t": time, "x": rng.normal(size=40)})
+    res = OrdinalModel.from_formula("Censored(t, t) ~ x", data, many_levels=True).fit()
+    with pytest.raises(OrdstatsError, match="times must be one or more finite numbers"):
+        res.survival(data.head(2), times=True)

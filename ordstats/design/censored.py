@@ -119,6 +119,13 @@ class Censored:
         elif isinstance(lower, pd.Series) and not isinstance(upper, pd.Series):
             high.index = low.index
         elif not low.index.equals(high.index):
+            same = low.index.is_unique and high.index.is_unique
+            if not (same and len(low.index.symmetric_difference(high.index)) == 0):
+                raise DataError(
+                    "Censored(lower, upper): lower and upper are pandas Series paired by row "
+                    "label, but their labels differ (or repeat); give both the same index, "
+                    "or pass arrays (e.g. upper.to_numpy()) to pair them by position"
+                )
             high = high.reindex(low.index)
         self.lower, self.upper = low, high
         #: whether the bounds came with their own row labels (pandas)
@@ -157,10 +164,11 @@ class Censored:
 
 def _bound_series(values: Any, which: str) -> pd.Series:
     """One bound as a float Series, or raise saying what is wrong."""
-    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
-    if series.ndim != 1 or (not isinstance(values, pd.Series) and np.ndim(values) != 1):
+    if not isinstance(values, pd.Series) and np.ndim(values) != 1:
         raise DataError(f"Censored(lower, upper): {which} must be one value per row (1-d)")
-    if not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)):
+    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+    numbers = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+    if not numbers or pd.api.types.is_complex_dtype(series):
         raise DataError(
             f"Censored(lower, upper): {which} must be numeric (got dtype {series.dtype}); "
             "censored responses are numbers, with -inf / inf for open ends"
