@@ -3779,3 +3779,33 @@ def test_survival_times_are_not_booleans():
     res = OrdinalModel.from_formula("Censored(t, t) ~ x", data, many_levels=True).fit()
     with pytest.raises(OrdstatsError, match="times must be one or more finite numbers"):
         res.survival(data.head(2), times=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"w": True}, r"weights must be numbers; the column 'w' has booleans"),
+        ({"w": "2"}, r"weights must be numbers; the column 'w' has text"),
+        ({"w": 2 + 1j}, r"weights must be numbers; the column 'w' has complex numbers"),
+        ({"w": pd.Timestamp("2020-01-01")}, r"weights must be numbers; the column 'w' has dates"),
+        ({"f": True}, r"fpc must be numbers; the column 'f' has booleans"),
+    ],
+)
+def test_survey_weights_and_fpc_that_are_not_numbers_are_refused(wine, change, message):
+    """numpy read these silently: booleans as weights of 1 (or an fpc of 1), numbers
+    as text parsed, dates as nanoseconds, complex numbers with only a ComplexWarning;
+    the fit's weights= refuses them all."""
+    data = _survey_frame(wine).assign(f=100.0).assign(**change)
+    with pytest.raises(DataError, match=message):
+        ordstats.SurveyDesign(data, weights="w", psu="psu", fpc="f")
+
+
+def test_survey_replicate_weights_that_are_not_numbers_are_refused(wine):
+    data = _survey_frame(wine)
+    flags = pd.DataFrame(np.ones((len(data), 3), dtype=bool), index=data.index)
+    with pytest.raises(DataError, match=r"repweights must be numbers; the column '0' has booleans"):
+        ordstats.ReplicateDesign(data, repweights=flags, weights="w", type="bootstrap")
+    with pytest.raises(DataError, match=r"repweights must be numbers; they have complex numbers"):
+        ordstats.ReplicateDesign(
+            data, repweights=np.ones((len(data), 3)) + 1j, weights="w", type="bootstrap"
+        )

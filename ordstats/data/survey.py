@@ -156,8 +156,39 @@ def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
     return counts[groups].astype(float)
 
 
+#: what ``pd.api.types.infer_dtype`` calls values that are numbers
+_NUMBER_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "empty")
+
+#: the kinds of values that numpy would read as numbers, silently, though they are not
+_NOT_NUMBERS = {
+    "boolean": "booleans",
+    "complex": "complex numbers, whose imaginary part would be dropped",
+    "string": "text",
+    "categorical": "categories",
+    "datetime64": "dates",
+    "datetime": "dates",
+    "date": "dates",
+    "timedelta64": "durations",
+    "timedelta": "durations",
+}
+
+
 def _numbers(values: Any, what: str, column: str | None = None) -> FloatArray:
-    """``values`` as floats, or an error naming the column whose values are text."""
+    """``values`` as floats, or an error naming the column whose values are not numbers.
+
+    Booleans, complex numbers, dates and numbers as text are refused, as the
+    fit's ``weights=`` refuses them: numpy would read them as 0/1, the real
+    part, nanoseconds or the parsed text.
+    """
+    where = f"the column {column!r}" if column is not None else "they"
+    series = values if isinstance(values, pd.Series) else pd.Series(np.ravel(values))
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in _NOT_NUMBERS:
+        holds = "has" if column is not None else "have"
+        raise DataError(
+            f"{what} must be numbers; {where} {holds} {_NOT_NUMBERS[kind]}. Convert them to "
+            "real numbers before building the design"
+        )
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError) as err:
@@ -358,10 +389,7 @@ class SurveyDesign(_DesignRows):
         n_psu = [_count_per_group(s, c) for s, c in zip(strata_codes, clusters, strict=True)]
         popsize: list[FloatArray | None] = [None] * len(clusters)
         if fpc_names:
-            columns = [
-                pd.to_numeric(_column(data, name, "fpc"), errors="coerce").to_numpy(float)
-                for name in fpc_names
-            ]
+            columns = [_numbers(_column(data, name, "fpc"), "fpc", name) for name in fpc_names]
             if any(np.isnan(c).any() for c in columns):
                 raise DataError("fpc columns must be numeric")
             popsize = list(_popsize(columns, n_psu))
@@ -550,8 +578,9 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
 def _frame_numbers(frame: pd.DataFrame) -> FloatArray:
     """A frame of replicate weights as floats, naming a column that is not numeric."""
     for name in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[name]):
-            _numbers(frame[name].to_numpy(), "repweights", str(name))
+        column = frame[name]
+        if not pd.api.types.is_numeric_dtype(column) or column.dtype.kind in "bc":
+            _numbers(column, "repweights", str(name))
     return frame.to_numpy(float)
 
 
