@@ -3741,10 +3741,10 @@ def test_margins_read_a_boolean_newdata_column_of_a_numeric_variable_as_numbers(
 @pytest.mark.parametrize(
     ("make", "kind"),
     [
-        (lambda d: d["rating"].astype(str), "string values; convert them first"),
-        (lambda d: d.index.to_series() % 3 == 0, "boolean values; to average over the rows"),
-        (lambda d: np.full(len(d), 1 + 1j), "complex values"),
-        (lambda d: pd.Series(pd.Timestamp("2020-01-01"), index=d.index), "datetime64 values"),
+        (lambda d: d["rating"].astype(str), "text; convert them first"),
+        (lambda d: d.index.to_series() % 3 == 0, "booleans; to average over the rows"),
+        (lambda d: np.full(len(d), 1 + 1j), "complex numbers"),
+        (lambda d: pd.Series(pd.Timestamp("2020-01-01"), index=d.index), "dates"),
     ],
 )
 def test_avg_wts_that_are_not_numbers_are_refused(wine, make, kind):
@@ -3809,3 +3809,38 @@ def test_survey_replicate_weights_that_are_not_numbers_are_refused(wine):
         ordstats.ReplicateDesign(
             data, repweights=np.ones((len(data), 3)) + 1j, weights="w", type="bootstrap"
         )
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.ones(72, dtype=bool), r"sample_weight must be numbers; got booleans"),
+        (np.array(["1"] * 72), r"sample_weight must be numbers; got text"),
+        (np.ones(72) + 1j, r"sample_weight must be numbers; got complex numbers"),
+        (np.r_[np.nan, np.ones(71)], r"sample_weight has missing or non-finite values"),
+        (np.ones(7), r"one number per row of X \(72\) or one number; got shape \(7,\)"),
+    ],
+)
+def test_classifier_sample_weight_that_is_not_numbers_is_refused(wine, weights, message):
+    """Booleans and text were read as numbers silently; NaN, complex weights and a wrong
+    length got scikit-learn's errors."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine))})
+    with pytest.raises(DataError, match=message):
+        OrdinalClassifier().fit(X, wine["rating"], sample_weight=weights)
+
+
+@pytest.mark.parametrize(
+    "params", [{"alpha": True}, {"alpha": 0.1, "l1_ratio": True}, {"standardize": "no"}]
+)
+def test_classifier_penalty_options_are_not_booleans_or_strings(wine, params):
+    """alpha=True was an alpha of 1 and l1_ratio=True a lasso; standardize='no' (truthy)
+    passed unchecked at alpha=0."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine))})
+    with pytest.raises(SpecificationError, match=r"must be (numbers|True or False)"):
+        OrdinalClassifier(**params).fit(X, wine["rating"])

@@ -38,6 +38,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     is_real_number,
+    not_numbers,
 )
 
 __all__ = [
@@ -156,23 +157,6 @@ def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
     return counts[groups].astype(float)
 
 
-#: what ``pd.api.types.infer_dtype`` calls values that are numbers
-_NUMBER_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "empty")
-
-#: the kinds of values that numpy would read as numbers, silently, though they are not
-_NOT_NUMBERS = {
-    "boolean": "booleans",
-    "complex": "complex numbers, whose imaginary part would be dropped",
-    "string": "text",
-    "categorical": "categories",
-    "datetime64": "dates",
-    "datetime": "dates",
-    "date": "dates",
-    "timedelta64": "durations",
-    "timedelta": "durations",
-}
-
-
 def _numbers(values: Any, what: str, column: str | None = None) -> FloatArray:
     """``values`` as floats, or an error naming the column whose values are not numbers.
 
@@ -181,13 +165,12 @@ def _numbers(values: Any, what: str, column: str | None = None) -> FloatArray:
     part, nanoseconds or the parsed text.
     """
     where = f"the column {column!r}" if column is not None else "they"
-    series = values if isinstance(values, pd.Series) else pd.Series(np.ravel(values))
-    kind = pd.api.types.infer_dtype(series, skipna=True)
-    if kind in _NOT_NUMBERS:
+    kind = not_numbers(values)
+    if kind is not None:
         holds = "has" if column is not None else "have"
         raise DataError(
-            f"{what} must be numbers; {where} {holds} {_NOT_NUMBERS[kind]}. Convert them to "
-            "real numbers before building the design"
+            f"{what} must be numbers; {where} {holds} {kind}. Convert them to real numbers "
+            "before building the design"
         )
     try:
         return np.asarray(values, dtype=float)

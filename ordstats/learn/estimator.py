@@ -35,7 +35,13 @@ from ordstats.core.penalty import check_penalty_arguments
 from ordstats.core.threads import numeric_threads
 from ordstats.design.core import align_to_index
 from ordstats.design.response import format_level
-from ordstats.errors import CollinearityWarning, DataError, SpecificationError
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    SpecificationError,
+    check_flag,
+    not_numbers,
+)
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
@@ -256,6 +262,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
         alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
+        check_flag("standardize", self.standardize)  # read only when alpha > 0
         if alpha == 0.0:
             return model.fit(  # predictions need no covariance: bse computes it if asked
                 maxiter=self.maxiter,
@@ -651,6 +658,19 @@ def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
     """Checked non-negative, finite weights of the rows of ``X`` (ones when None)."""
     if sample_weight is None:
         return np.ones(len(X))
+    kind = not_numbers(sample_weight)
+    if kind is not None:  # numpy reads booleans as 0/1 and parses text
+        raise DataError(f"sample_weight must be numbers; got {kind}")
+    if isinstance(sample_weight, pd.Series):
+        sample_weight = sample_weight.to_numpy(dtype=np.float64, na_value=np.nan)
+    shape = np.shape(np.asarray(sample_weight))
+    if shape not in ((), (len(X),)):
+        raise DataError(
+            f"sample_weight must be one number per row of X ({len(X)}) or one number; "
+            f"got shape {shape}"
+        )
+    if not np.all(np.isfinite(np.asarray(sample_weight, dtype=np.float64))):
+        raise DataError("sample_weight has missing or non-finite values")
     weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
     if not np.all(np.isfinite(weights)):
         raise DataError("sample_weight has missing or non-finite values")

@@ -50,7 +50,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design.newdata import distributed_newdata_hint
-from ordstats.errors import OrdstatsError, refuse_unknown_options
+from ordstats.errors import OrdstatsError, not_numbers, refuse_unknown_options
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import (
     coded_factors,
@@ -190,25 +190,21 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
     return weights
 
 
-#: the kinds of values (``pd.api.types.infer_dtype``) that are weights
-_WEIGHT_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "empty")
-
-
 def _check_weight_kind(values: pd.Series) -> None:
     """Refuse weights that are not numbers, as the fit's ``weights=`` does.
 
     Numbers as text were parsed, booleans read as 0/1, dates as nanoseconds,
     and complex numbers lost their imaginary part with numpy's warning.
     """
-    kind = pd.api.types.infer_dtype(values, skipna=True)
-    if kind in _WEIGHT_KINDS:
+    kind = not_numbers(values)
+    if kind is None:
         return
     hint = {
-        "boolean": "; to average over the rows where a mask holds, pass newdata=data[mask]",
-        "string": "; convert them first, e.g. pd.to_numeric(...)",
-        "categorical": "; convert them first, e.g. .astype(float)",
+        "booleans": "; to average over the rows where a mask holds, pass newdata=data[mask]",
+        "text": "; convert them first, e.g. pd.to_numeric(...)",
+        "categories": "; convert them first, e.g. .astype(float)",
     }.get(kind, "")
-    raise OrdstatsError(f"wts must be numbers; got {kind} values{hint}")
+    raise OrdstatsError(f"wts must be numbers; got {kind}{hint}")
 
 
 def _check_weights(weights: FloatArray, what: str) -> None:
