@@ -3844,3 +3844,14 @@ def test_classifier_penalty_options_are_not_booleans_or_strings(wine, params):
     X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine))})
     with pytest.raises(SpecificationError, match=r"must be (numbers|True or False)"):
         OrdinalClassifier(**params).fit(X, wine["rating"])
+
+
+def test_an_object_column_of_booleans_among_numbers_warns(wine):
+    """True equals 1, so an object column of 1 and True was one level: the term was
+    dropped as 'a factor of a single level', with no word of the mixed types."""
+    mixed = pd.Series([1, True] * (len(wine) // 2), dtype=object, index=wine.index)
+    with (
+        pytest.warns(SpecificationWarning, match="holds booleans among numbers; True equals 1"),
+        pytest.warns(CollinearityWarning),
+    ):
+        OrdinalModel.from_formula("rating ~ m", wine.assign(m=mixed))
