@@ -3855,3 +3855,15 @@ def test_an_object_column_of_booleans_among_numbers_warns(wine):
         pytest.warns(CollinearityWarning),
     ):
         OrdinalModel.from_formula("rating ~ m", wine.assign(m=mixed))
+
+
+@pytest.mark.parametrize("value", [True, "1", np.nan, np.inf])
+def test_datagrid_and_emmeans_at_take_finite_numbers_for_a_numeric_predictor(wine, value):
+    """datagrid(x=[True]) and emmeans(at={'x': True}) read True as 1 and '1' as a
+    number; datagrid kept NaN and inf, whose predictions were NaN."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    with pytest.raises(OrdstatsError, match="'x' is numeric; give finite numbers"):
+        ordstats.datagrid(res, x=[value])
+    with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
+        res.emmeans("temp", at={"x": value})
