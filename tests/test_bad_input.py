@@ -3867,3 +3867,13 @@ def test_datagrid_and_emmeans_at_take_finite_numbers_for_a_numeric_predictor(win
         ordstats.datagrid(res, x=[value])
     with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
         res.emmeans("temp", at={"x": value})
+
+
+def test_a_mixed_model_fit_names_the_keywords_it_takes(wine):
+    """fit(method=...) of a model with random terms raised Python's TypeError naming
+    OrdinalMixedModel.fit()."""
+    model = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine)
+    with pytest.raises(
+        SpecificationError, match=r"fit\(\) got unknown argument\(s\) 'method'; it takes .*nagq"
+    ):
+        model.fit(method="bfgs")
