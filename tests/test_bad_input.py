@@ -3877,3 +3877,33 @@ def test_a_mixed_model_fit_names_the_keywords_it_takes(wine):
         SpecificationError, match=r"fit\(\) got unknown argument\(s\) 'method'; it takes .*nagq"
     ):
         model.fit(method="bfgs")
+
+
+def test_regularization_path_alphas_are_not_booleans(wine):
+    """path(alphas=[True, 0.1]) and cv(alphas=...) read True as an alpha of 1."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    for method in (model.path, model.cv):
+        with pytest.raises(
+            SpecificationError, match="alphas must be a non-empty sequence of numbers"
+        ):
+            method(alphas=[True, 0.1])
+
+
+def test_backticked_names_in_offset_and_censored_bounds(wine):
+    """offset(`my o`) failed with 'invalid syntax', and Censored(`lo w`, ...) with 'is
+    not valid Python', although the formula's terms take backticked names."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)), t=np.arange(len(wine)) % 9 + 1.0)
+    plain = OrdinalModel.from_formula("rating ~ x + offset(o)", data.assign(o=data["x"] / 3))
+    quoted = OrdinalModel.from_formula(
+        "rating ~ x + offset(`my o`)", data.assign(**{"my o": data["x"] / 3})
+    )
+    np.testing.assert_allclose(quoted.fit().params, plain.fit().params)
+    with pytest.raises(FormulaError, match="names 'nope', which is not a column of the data"):
+        OrdinalModel.from_formula("rating ~ x + offset(`nope`)", data)
+    want = OrdinalModel.from_formula("Censored(t, t) ~ x", data, many_levels=True).fit()
+    got = OrdinalModel.from_formula(
+        "Censored(`t w`, np.where(`t w` > 0, `t w`, inf)) ~ x",
+        data.assign(**{"t w": data["t"]}),
+        many_levels=True,
+    ).fit()
+    np.testing.assert_allclose(got.params, want.params)

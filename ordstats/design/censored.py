@@ -213,6 +213,9 @@ def check_censored_options(levels: Any) -> None:
 # the formula's left-hand side
 
 _CALL = re.compile(r"^\s*Censored\s*\((.*)\)\s*$", re.DOTALL)
+#: a backticked name (a column whose name is not an identifier) and its stand-in
+_BACKTICKED = re.compile(r"`([^`]*)`")
+_PLACEHOLDER = re.compile(r"_quoted_(\d+)_")
 
 
 def parse_censored(lhs: str) -> tuple[str, str] | None:
@@ -226,8 +229,17 @@ def parse_censored(lhs: str) -> tuple[str, str] | None:
     found = _CALL.match(lhs)
     if found is None:
         return None
+    quoted: list[str] = []  # backticked names, which Python cannot parse, as placeholders
+
+    def placeholder(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"_quoted_{len(quoted) - 1}_"
+
+    def restored(expr: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: quoted[int(m.group(1))], expr)
+
     try:
-        call = ast.parse(f"f({found.group(1)})", mode="eval").body
+        call = ast.parse(f"f({_BACKTICKED.sub(placeholder, found.group(1))})", mode="eval").body
     except SyntaxError as exc:
         raise FormulaError(
             f"the response {lhs!r} is not valid Python ({exc.msg}); write it as "
@@ -239,7 +251,7 @@ def parse_censored(lhs: str) -> tuple[str, str] | None:
             f"the response {lhs!r} must have two arguments, Censored(lower, upper): the "
             "lower and upper end of each value's interval (-inf / inf for open ends)"
         )
-    return ast.unparse(call.args[0]), ast.unparse(call.args[1])
+    return restored(ast.unparse(call.args[0])), restored(ast.unparse(call.args[1]))
 
 
 def censored_response(
@@ -269,8 +281,21 @@ def _evaluate_bound(expr: str, frame: pd.DataFrame, context: Mapping[str, Any] |
     namespace: dict[str, Any] = {"np": np, "inf": np.inf}
     namespace.update(context or {})
     namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    columns = {str(c): c for c in frame.columns}
+
+    def bound_column(match: re.Match[str]) -> str:  # a backticked name in an expression
+        if match.group(1) not in columns:
+            raise FormulaError(
+                f"the bound {expr!r} of Censored(lower, upper) names {match.group(1)!r}, "
+                "which is not a column of the data"
+            )
+        key = f"_column_{len(namespace)}"
+        namespace[key] = frame[columns[match.group(1)]]
+        return key
+
+    source = _BACKTICKED.sub(bound_column, expr)
     try:
-        value = eval(compile(expr, "<Censored bound>", "eval"), {"__builtins__": {}}, namespace)
+        value = eval(compile(source, "<Censored bound>", "eval"), {"__builtins__": {}}, namespace)
     except Exception as exc:
         raise FormulaError(
             f"cannot evaluate the bound {expr!r} of Censored(lower, upper) on the data "

@@ -266,13 +266,32 @@ def dot_as(rhs: str, terms: str) -> str:
 _CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)
 
 
+#: a backticked name, as formulas quote column names that are not identifiers
+_BACKTICKED = re.compile(r"`([^`]*)`")
+
+
+def _quoted_column(
+    name: str, frame: pd.DataFrame, namespace: dict[str, Any], text: str, what: str
+) -> str:
+    """An identifier bound in ``namespace`` to the column ``name`` of a backticked name."""
+    columns = {str(c): c for c in frame.columns}
+    if name not in columns:
+        raise FormulaError(f"the {what} {text!r} names {name!r}, which is not a column of the data")
+    key = f"_column_{len(namespace)}"
+    namespace[key] = frame[columns[name]]
+    return key
+
+
 def _evaluate(text: str, frame: pd.DataFrame, names: dict[str, Any], what: str) -> Any:
     """``text`` (R's spelling) evaluated with R's functions, ``names`` and ``frame``'s columns."""
     namespace: dict[str, Any] = {**R_FUNCTIONS, **names}
     namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    source = _BACKTICKED.sub(
+        lambda m: _quoted_column(m.group(1), frame, namespace, text, what), text
+    )
     try:
         return eval(  # the formula's own text, as formulaic evaluates terms
-            compile(r_spelling(text), f"<{what}>", "eval"), {"__builtins__": {}}, namespace
+            compile(r_spelling(source), f"<{what}>", "eval"), {"__builtins__": {}}, namespace
         )
     except Exception as exc:
         raise FormulaError(f"cannot evaluate the {what} {text!r}: {exc}") from exc
