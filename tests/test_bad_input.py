@@ -3907,3 +3907,25 @@ def test_backticked_names_in_offset_and_censored_bounds(wine):
         many_levels=True,
     ).fit()
     np.testing.assert_allclose(got.params, want.params)
+
+
+@pytest.mark.parametrize(
+    "offset", [True, np.array([True, False, True, False]), np.array(["1"] * 4)]
+)
+def test_prediction_offsets_that_are_not_numbers_are_refused(wine, offset):
+    """predict(offset=...) read booleans as 0/1 and parsed text, where the fit's offset=
+    refuses both."""
+    data = wine.assign(o=np.linspace(0, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp", data, offset="o").fit()
+    with pytest.raises(PredictionError, match=r"offset must be a number or one number per row"):
+        res.predict(data.head(4), offset=offset)
+
+
+def test_array_model_newdata_of_numbers_as_text_or_categories_is_refused(wine):
+    """A model from arrays parsed a newdata column of numbers as text, or of categories,
+    though its exog refuses both."""
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine)), "b": (wine["temp"] == "warm") * 1.0})
+    res = OrdinalModel(wine["rating"], X).fit()
+    for column in (["1", "0", "1"], pd.Categorical([1.0, 0.0, 1.0])):
+        with pytest.raises(PredictionError, match=r"column\(s\) 'b' that are not numbers"):
+            res.predict(X.head(3).assign(b=column))
