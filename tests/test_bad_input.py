@@ -3929,3 +3929,18 @@ def test_array_model_newdata_of_numbers_as_text_or_categories_is_refused(wine):
     for column in (["1", "0", "1"], pd.Categorical([1.0, 0.0, 1.0])):
         with pytest.raises(PredictionError, match=r"column\(s\) 'b' that are not numbers"):
             res.predict(X.head(3).assign(b=column))
+
+
+def test_classifier_names_the_columns_of_x_that_are_not_numbers(wine):
+    """scikit-learn's validation said only "could not convert string to float: 'cold'"."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine)), "temp": wine["temp"]})
+    with pytest.raises(DataError, match=r"X column\(s\) 'temp' are not numbers"):
+        OrdinalClassifier().fit(X, wine["rating"])
+    fitted = OrdinalClassifier().fit(
+        X[["a"]].assign(b=1.0 * (wine["temp"] == "warm")), wine["rating"]
+    )
+    with pytest.raises(DataError, match=r"X column\(s\) 'b' are not numbers"):
+        fitted.predict_proba(X[["a"]].assign(b="1"))

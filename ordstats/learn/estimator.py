@@ -237,6 +237,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         y, sample_weight, groups = align_on_X(X, y=y, sample_weight=sample_weight, groups=groups)
         if y is not None:  # None itself gets scikit-learn's "requires y" error
             refuse_missing(y)  # also None in an object array, which sorting would trip over
+        refuse_text_columns(X)
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
         weights = sample_weights(sample_weight, X)
@@ -312,6 +313,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         ndarray, shape (n_samples, n_classes)
         """
         check_is_fitted(self)
+        refuse_text_columns(X)
         checked = validate_data(self, X, dtype=np.float64, reset=False)
         return self._proba(np.asarray(checked, dtype=np.float64))
 
@@ -652,6 +654,27 @@ def class_error_score(estimator: Any, X: object, y: object, sample_weight: objec
     return -mean_absolute_class_error(
         y, estimator.predict(X), labels=list(estimator.classes_), sample_weight=sample_weight
     )
+
+
+def refuse_text_columns(X: object) -> None:
+    """Refuse a DataFrame ``X`` with columns that are not numbers, naming them.
+
+    scikit-learn's validation says only "could not convert string to float: 'x'"
+    (or stops on a date's dtype), naming no column.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return
+    bad = [
+        str(c)
+        for c in X.columns
+        if not pd.api.types.is_numeric_dtype(X[c].dtype) and not_numbers(X[c]) is not None
+    ]
+    if bad:
+        raise DataError(
+            f"X column(s) {', '.join(map(repr, bad))} are not numbers (text, categories or "
+            "dates); encode them first, e.g. with scikit-learn's OneHotEncoder in a Pipeline "
+            "or pd.get_dummies"
+        )
 
 
 def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
