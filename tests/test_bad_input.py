@@ -3944,3 +3944,15 @@ def test_classifier_names_the_columns_of_x_that_are_not_numbers(wine):
     )
     with pytest.raises(DataError, match=r"X column\(s\) 'b' are not numbers"):
         fitted.predict_proba(X[["a"]].assign(b="1"))
+
+
+def test_margins_variables_of_another_type_are_refused(wine):
+    """variables=3 raised Python's "'int' object is not iterable", and {'x': [True,
+    False]} was the contrast of x = 0 against x = 1."""
+    res = OrdinalModel.from_formula(
+        "rating ~ temp + x", wine.assign(x=np.linspace(-1, 1, 72))
+    ).fit()
+    with pytest.raises(OrdstatsError, match=r"variables= takes a column name, a list of names"):
+        res.avg_comparisons(variables=3)
+    with pytest.raises(OrdstatsError, match=r"'x' is numeric, so its contrast is two numbers"):
+        res.avg_comparisons(variables={"x": [True, False]})

@@ -50,7 +50,12 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design.newdata import distributed_newdata_hint
-from ordstats.errors import OrdstatsError, not_numbers, refuse_unknown_options
+from ordstats.errors import (
+    OrdstatsError,
+    is_real_number,
+    not_numbers,
+    refuse_unknown_options,
+)
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import (
     coded_factors,
@@ -646,6 +651,8 @@ def _numeric_contrast(
         return stats["min"], stats["max"], "Max - Min"
     if isinstance(spec, (list, tuple)) and len(spec) == 2:
         try:
+            if not (is_real_number(spec[0]) and is_real_number(spec[1])):
+                raise TypeError  # [True, False] is a slip, not [1, 0]
             lo, hi = float(spec[0]), float(spec[1])
         except (TypeError, ValueError):
             raise OrdstatsError(
@@ -667,8 +674,13 @@ def _variable_specs(fit: MarginsFit, variables: Any) -> dict[str, Any]:
         spec = {variables: None}
     elif isinstance(variables, dict):
         spec = dict(variables)
-    else:
+    elif isinstance(variables, Iterable) and all(isinstance(n, str) for n in variables):
         spec = {name: None for name in variables}
+    else:
+        raise OrdstatsError(
+            "variables= takes a column name, a list of names or a dict {name: contrast}; "
+            f"got {variables!r:.80}"
+        )
     _check_variables(fit, list(spec))
     return spec
 
