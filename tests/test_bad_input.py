@@ -3956,3 +3956,9 @@ def test_margins_variables_of_another_type_are_refused(wine):
         res.avg_comparisons(variables=3)
     with pytest.raises(OrdstatsError, match=r"'x' is numeric, so its contrast is two numbers"):
         res.avg_comparisons(variables={"x": [True, False]})
+
+
+def test_empty_backticks_in_a_formula_are_refused(wine):
+    """'rating ~ ``' fitted the model without predictors, with no word."""
+    with pytest.raises(FormulaError, match="has backticks around no name"):
+        OrdinalModel.from_formula("rating ~ ``", wine)

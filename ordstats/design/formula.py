@@ -91,6 +91,12 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    if "``" in re.sub(r"`[^`]+`", " ", rhs):
+        # formulaic reads `` as no term at all: the model would lose it silently
+        raise FormulaError(
+            f"formula {formula!r} has backticks around no name; put a column name between "
+            "them (`my column`) or drop them"
+        )
     _check_one_part(rhs, formula, random_terms)
     return lhs, r_powers(r_spelling(rhs.strip())) or "1"
 
