@@ -3962,3 +3962,13 @@ def test_empty_backticks_in_a_formula_are_refused(wine):
     """'rating ~ ``' fitted the model without predictors, with no word."""
     with pytest.raises(FormulaError, match="has backticks around no name"):
         OrdinalModel.from_formula("rating ~ ``", wine)
+
+
+def test_hypothesis_matrices_of_booleans_or_nan_are_refused_saying_so(wine):
+    """A boolean matrix was read as 0/1, and a matrix with NaN was refused with only its
+    (right) shape."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"shape \(5, 1\) of booleans"):
+        res.avg_predictions(hypothesis=np.ones((5, 1), dtype=bool))
+    with pytest.raises(OrdstatsError, match=r"shape \(5, 1\) with missing or infinite values"):
+        res.avg_predictions(hypothesis=np.full((5, 1), np.nan))
