@@ -3972,3 +3972,15 @@ def test_hypothesis_matrices_of_booleans_or_nan_are_refused_saying_so(wine):
         res.avg_predictions(hypothesis=np.ones((5, 1), dtype=bool))
     with pytest.raises(OrdstatsError, match=r"shape \(5, 1\) with missing or infinite values"):
         res.avg_predictions(hypothesis=np.full((5, 1), np.nan))
+
+
+def test_pairs_reverse_and_reg_term_test_joint_are_flags(wine):
+    """emmeans' pairs(reverse='no') gave the reversed contrasts and a survey fit's
+    reg_term_test(joint='no') the joint test: the strings are truthy."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(SpecificationError, match="reverse must be True or False"):
+        res.emmeans("temp").pairs(reverse="no")
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    survey = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    with pytest.raises(SpecificationError, match="joint must be True or False"):
+        survey.reg_term_test(["temp", "contact"], joint="no")

@@ -68,6 +68,7 @@ from ordstats.errors import (
     NotFittedError,
     OrdstatsError,
     PredictionError,
+    check_flag,
     is_real_number,
     user_stacklevel,
 )
@@ -1003,7 +1004,7 @@ class EmmGrid:
         -------
         EmmGrid
         """
-        method = "revpairwise" if reverse else "pairwise"
+        method = "revpairwise" if check_flag("reverse", reverse) else "pairwise"
         return self.contrast(method, adjust=adjust, by=by)
 
     def regrid(self) -> EmmGrid:
