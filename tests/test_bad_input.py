@@ -3984,3 +3984,18 @@ def test_pairs_reverse_and_reg_term_test_joint_are_flags(wine):
     survey = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
     with pytest.raises(SpecificationError, match="joint must be True or False"):
         survey.reg_term_test(["temp", "contact"], joint="no")
+
+
+def test_plot_flags_and_survey_conf_int_use_t_take_true_or_false(wine):
+    """plot_coefficients(odds_ratios='no') plotted odds ratios, plot_predictions(draw='no')
+    drew, and a survey fit's conf_int(use_t='no') gave t intervals: the strings are truthy."""
+    pytest.importorskip("matplotlib")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(SpecificationError, match="odds_ratios must be True or False"):
+        ordstats.plotting.plot_coefficients(res, odds_ratios="no")
+    with pytest.raises(SpecificationError, match="draw must be True or False"):
+        ordstats.plotting.plot_predictions(res, condition="temp", draw="no")
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
+    with pytest.raises(SpecificationError, match="use_t must be True or False"):
+        survey.conf_int(use_t="no")

@@ -194,6 +194,7 @@ class SurveyResults(OrdinalResults):
             Columns ``"lower"`` and ``"upper"``.
         """
         alpha = check_alpha(alpha)
+        use_t = check_flag("use_t", use_t)  # use_t='no' is truthy
         if method != "wald":
             raise SpecificationError(
                 "survey fits have Wald intervals only: the (pseudo-)likelihood profile is not "
