@@ -208,6 +208,46 @@ def is_real_number(value: object) -> TypeGuard[numbers.Real | decimal.Decimal]:
     return isinstance(value, (numbers.Real, decimal.Decimal))
 
 
+#: the kinds of values (``pandas.api.types.infer_dtype``) that are real numbers
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "decimal", "empty"})
+
+#: kinds that numpy would read as numbers, silently, though they are not
+_NOT_NUMBER_KINDS = {
+    "boolean": "booleans",
+    "complex": "complex numbers, whose imaginary part would be dropped",
+    "string": "text",
+    "categorical": "categories",
+    "datetime64": "dates",
+    "datetime": "dates",
+    "date": "dates",
+    "timedelta64": "durations",
+    "timedelta": "durations",
+}
+
+
+def not_numbers(values: object) -> str | None:
+    """What ``values`` hold when they are not all real numbers (None when they are).
+
+    Internal (not in ``__all__``): the checks of weights of every layer use it,
+    for values that numpy's ``asarray(..., dtype=float)`` would take silently:
+    booleans as 0/1, numbers as text parsed, dates as nanoseconds, complex
+    numbers with only a ``ComplexWarning``.  Missing values are skipped (the
+    callers count them).
+
+    Examples
+    --------
+    >>> not_numbers([1.0, 2]), not_numbers([True, False]), not_numbers(np.array(["1"]))
+    (None, 'booleans', 'text')
+    """
+    import pandas as pd
+
+    series = values if isinstance(values, pd.Series) else pd.Series(np.ravel(np.asarray(values)))
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind in _NUMBER_KINDS:
+        return None
+    return _NOT_NUMBER_KINDS.get(kind, f"{kind} values")
+
+
 def check_seed(value: object) -> int | None:
     """A random seed: None or a non-negative whole number (else a :class:`SpecificationError`).
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats.design.newdata import distributed_newdata_hint
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, check_flag
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.verbs import comparisons, predictions, slopes
@@ -156,6 +156,7 @@ def plot_coefficients(
     -------
     matplotlib.axes.Axes
     """
+    odds_ratios = check_flag("odds_ratios", odds_ratios)  # odds_ratios='no' is truthy
     if odds_ratios:
         table = res.odds_ratios(alpha=alpha)
         est, lower, upper = table["odds_ratio"], table["lower"], table["upper"]
@@ -654,7 +655,7 @@ def plot_predictions(
     options = {"type": type, "wts": wts, "conf_level": conf_level, "conf_type": conf_type}
     table, names = _plot_data(fit, predictions, condition, by, newdata, options)
     stack = _stacked(kind, type, table, names[0])
-    if not draw:
+    if not check_flag("draw", draw):  # draw='no' is truthy
         return table
     layout = _Layout(table, names, stack=stack)
     label = "probability" if stack else _Y_LABELS.get(type, type)
@@ -726,7 +727,7 @@ def plot_comparisons(
         "conf_type": conf_type,
     }
     table, names = _plot_data(fit, comparisons, condition, by, newdata, options)
-    if not draw:
+    if not check_flag("draw", draw):  # draw='no' is truthy
         return table
     layout = _Layout(table, names, stack=False)
     name = comparison if isinstance(comparison, str) else "comparison"
@@ -788,7 +789,7 @@ def plot_slopes(
         "conf_type": conf_type,
     }
     table, names = _plot_data(fit, slopes, condition, by, newdata, options)
-    if not draw:
+    if not check_flag("draw", draw):  # draw='no' is truthy
         return table
     layout = _Layout(table, names, stack=False)
     derivative = table["contrast"].astype(str).str.match(r"^[de]Y/[de]X$").all()

@@ -3698,3 +3698,304 @@ def test_complex_offsets_for_predictions_and_in_offset_terms_are_refused(wine):
         fitted.predict(wine.head(2), offset=np.array([1 + 2j, 1 + 2j]))
     with pytest.raises(FormulaError, match="complex numbers, whose imaginary part"):
         OrdinalModel.from_formula("rating ~ temp + offset(c)", wine.assign(c=1 + 1j))
+
+
+@pytest.mark.parametrize(
+    ("term", "message"),
+    [
+        ("poly(x, 0)", r"degree must be a whole number of at least 1; got 0"),
+        ("poly(x, z, degree=2.5)", r"degree must be a whole number of at least 1; got 2.5"),
+        ("poly(x, z, degree=True)", r"degree must be a whole number of at least 1; got True"),
+        ("poly(x, degree=np.inf)", r"degree must be a whole number of at least 1; got inf"),
+        ("poly(x, z, degree=2, raw='no')", r"raw must be True or False; got 'no'"),
+        ("poly(x, b, degree=2)", r"degree=2 needs more than 2 distinct values"),
+        ("poly(x, temp, degree=2)", r"poly\(\) takes numeric variables"),
+    ],
+)
+def test_poly_arguments_and_variables_are_checked(wine, term, message):
+    """poly()'s degree reached numpy (0: no columns with a note about single levels;
+    2.5: 'float object cannot be interpreted as an integer'), raw='no' (truthy) gave
+    raw polynomials silently, and poly of a boolean of degree 2 gave a column of 0/0
+    reported as 'every row has a missing value'."""
+    data = wine.assign(
+        x=np.linspace(-1, 1, len(wine)), z=np.cos(np.arange(len(wine))), b=np.arange(len(wine)) % 2
+    )
+    with pytest.raises(FormulaError, match=message):
+        OrdinalModel.from_formula(f"rating ~ {term}", data)
+
+
+def test_margins_read_a_boolean_newdata_column_of_a_numeric_variable_as_numbers(wine):
+    """predict reads a boolean x of a numeric fit as 0/1, but comparisons() and slopes()
+    took it for a factor: 4 rows gave 1420, one contrast per distinct fitted x, with
+    NaN p-values."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    flags = data.head(4).assign(x=[True, False, True, False])
+    numbers = flags.assign(x=flags["x"].astype(float))
+    for verb in (res.comparisons, res.slopes):
+        got, want = verb(flags, variables="x"), verb(numbers, variables="x")
+        assert len(got) == len(want) == 20
+        np.testing.assert_allclose(got["estimate"], want["estimate"])
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda d: d["rating"].astype(str), "text; convert them first"),
+        (lambda d: d.index.to_series() % 3 == 0, "booleans; to average over the rows"),
+        (lambda d: np.full(len(d), 1 + 1j), "complex numbers"),
+        (lambda d: pd.Series(pd.Timestamp("2020-01-01"), index=d.index), "dates"),
+    ],
+)
+def test_avg_wts_that_are_not_numbers_are_refused(wine, make, kind):
+    """The fit's weights= refuses these; avg_*(wts=) parsed text as numbers, read
+    booleans as 0/1 and dates as nanoseconds, and dropped an imaginary part with only
+    numpy's ComplexWarning."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=f"wts must be numbers; got {kind}"):
+        res.avg_predictions(wts=make(wine))
+
+
+def test_censored_bounds_complex_two_dimensional_or_of_other_labels_are_refused():
+    """A complex bound lost its imaginary part with only numpy's ComplexWarning, a 2-D
+    bound raised pandas' 'Data must be 1-dimensional', and two Series with different
+    labels were reindexed into NaN bounds, reported as 'one bound missing'."""
+    lower = pd.Series([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(DataError, match=r"lower must be numeric \(got dtype complex128\)"):
+        ordstats.Censored(lower + 1j, lower)
+    with pytest.raises(DataError, match=r"lower must be one value per row \(1-d\)"):
+        ordstats.Censored(np.ones((4, 2)), lower)
+    with pytest.raises(DataError, match="paired by row label, but their labels differ"):
+        ordstats.Censored(lower, lower.set_axis([10, 11, 12, 13]))
+    shuffled = ordstats.Censored(lower, lower.iloc[::-1])  # the same labels: aligned
+    assert shuffled.upper.tolist() == lower.tolist()
+
+
+def test_survival_times_are_not_booleans():
+    """survival(times=True) was read as the time 1."""
+    rng = np.random.default_rng(1)
+    time = np.round(np.exp(1 + rng.normal(size=40)), 1)
+    data = pd.DataFrame({"t": time, "x": rng.normal(size=40)})
+    res = OrdinalModel.from_formula("Censored(t, t) ~ x", data, many_levels=True).fit()
+    with pytest.raises(OrdstatsError, match="times must be one or more finite numbers"):
+        res.survival(data.head(2), times=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"w": True}, r"weights must be numbers; the column 'w' has booleans"),
+        ({"w": "2"}, r"weights must be numbers; the column 'w' has text"),
+        ({"w": 2 + 1j}, r"weights must be numbers; the column 'w' has complex numbers"),
+        ({"w": pd.Timestamp("2020-01-01")}, r"weights must be numbers; the column 'w' has dates"),
+        ({"f": True}, r"fpc must be numbers; the column 'f' has booleans"),
+    ],
+)
+def test_survey_weights_and_fpc_that_are_not_numbers_are_refused(wine, change, message):
+    """numpy read these silently: booleans as weights of 1 (or an fpc of 1), numbers
+    as text parsed, dates as nanoseconds, complex numbers with only a ComplexWarning;
+    the fit's weights= refuses them all."""
+    data = _survey_frame(wine).assign(f=100.0).assign(**change)
+    with pytest.raises(DataError, match=message):
+        ordstats.SurveyDesign(data, weights="w", psu="psu", fpc="f")
+
+
+def test_survey_replicate_weights_that_are_not_numbers_are_refused(wine):
+    data = _survey_frame(wine)
+    flags = pd.DataFrame(np.ones((len(data), 3), dtype=bool), index=data.index)
+    with pytest.raises(DataError, match=r"repweights must be numbers; the column '0' has booleans"):
+        ordstats.ReplicateDesign(data, repweights=flags, weights="w", type="bootstrap")
+    with pytest.raises(DataError, match=r"repweights must be numbers; they have complex numbers"):
+        ordstats.ReplicateDesign(
+            data, repweights=np.ones((len(data), 3)) + 1j, weights="w", type="bootstrap"
+        )
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        (np.ones(72, dtype=bool), r"sample_weight must be numbers; got booleans"),
+        (np.array(["1"] * 72), r"sample_weight must be numbers; got text"),
+        (np.ones(72) + 1j, r"sample_weight must be numbers; got complex numbers"),
+        (np.r_[np.nan, np.ones(71)], r"sample_weight has missing or non-finite values"),
+        (np.ones(7), r"one number per row of X \(72\) or one number; got shape \(7,\)"),
+    ],
+)
+def test_classifier_sample_weight_that_is_not_numbers_is_refused(wine, weights, message):
+    """Booleans and text were read as numbers silently; NaN, complex weights and a wrong
+    length got scikit-learn's errors."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine))})
+    with pytest.raises(DataError, match=message):
+        OrdinalClassifier().fit(X, wine["rating"], sample_weight=weights)
+
+
+@pytest.mark.parametrize(
+    "params", [{"alpha": True}, {"alpha": 0.1, "l1_ratio": True}, {"standardize": "no"}]
+)
+def test_classifier_penalty_options_are_not_booleans_or_strings(wine, params):
+    """alpha=True was an alpha of 1 and l1_ratio=True a lasso; standardize='no' (truthy)
+    passed unchecked at alpha=0."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine))})
+    with pytest.raises(SpecificationError, match=r"must be (numbers|True or False)"):
+        OrdinalClassifier(**params).fit(X, wine["rating"])
+
+
+def test_an_object_column_of_booleans_among_numbers_warns(wine):
+    """True equals 1, so an object column of 1 and True was one level: the term was
+    dropped as 'a factor of a single level', with no word of the mixed types."""
+    mixed = pd.Series([1, True] * (len(wine) // 2), dtype=object, index=wine.index)
+    with (
+        pytest.warns(SpecificationWarning, match="holds booleans among numbers; True equals 1"),
+        pytest.warns(CollinearityWarning),
+    ):
+        OrdinalModel.from_formula("rating ~ m", wine.assign(m=mixed))
+
+
+@pytest.mark.parametrize("value", [True, "1", np.nan, np.inf])
+def test_datagrid_and_emmeans_at_take_finite_numbers_for_a_numeric_predictor(wine, value):
+    """datagrid(x=[True]) and emmeans(at={'x': True}) read True as 1 and '1' as a
+    number; datagrid kept NaN and inf, whose predictions were NaN."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp + x", data).fit()
+    with pytest.raises(OrdstatsError, match="'x' is numeric; give finite numbers"):
+        ordstats.datagrid(res, x=[value])
+    with pytest.raises(OrdstatsError, match=r"at=\{'x': ...\} must be finite numbers"):
+        res.emmeans("temp", at={"x": value})
+
+
+def test_a_mixed_model_fit_names_the_keywords_it_takes(wine):
+    """fit(method=...) of a model with random terms raised Python's TypeError naming
+    OrdinalMixedModel.fit()."""
+    model = OrdinalModel.from_formula("rating ~ temp + (1|judge)", wine)
+    with pytest.raises(
+        SpecificationError, match=r"fit\(\) got unknown argument\(s\) 'method'; it takes .*nagq"
+    ):
+        model.fit(method="bfgs")
+
+
+def test_regularization_path_alphas_are_not_booleans(wine):
+    """path(alphas=[True, 0.1]) and cv(alphas=...) read True as an alpha of 1."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    for method in (model.path, model.cv):
+        with pytest.raises(
+            SpecificationError, match="alphas must be a non-empty sequence of numbers"
+        ):
+            method(alphas=[True, 0.1])
+
+
+def test_backticked_names_in_offset_and_censored_bounds(wine):
+    """offset(`my o`) failed with 'invalid syntax', and Censored(`lo w`, ...) with 'is
+    not valid Python', although the formula's terms take backticked names."""
+    data = wine.assign(x=np.linspace(-1, 1, len(wine)), t=np.arange(len(wine)) % 9 + 1.0)
+    plain = OrdinalModel.from_formula("rating ~ x + offset(o)", data.assign(o=data["x"] / 3))
+    quoted = OrdinalModel.from_formula(
+        "rating ~ x + offset(`my o`)", data.assign(**{"my o": data["x"] / 3})
+    )
+    np.testing.assert_allclose(quoted.fit().params, plain.fit().params)
+    with pytest.raises(FormulaError, match="names 'nope', which is not a column of the data"):
+        OrdinalModel.from_formula("rating ~ x + offset(`nope`)", data)
+    want = OrdinalModel.from_formula("Censored(t, t) ~ x", data, many_levels=True).fit()
+    got = OrdinalModel.from_formula(
+        "Censored(`t w`, np.where(`t w` > 0, `t w`, inf)) ~ x",
+        data.assign(**{"t w": data["t"]}),
+        many_levels=True,
+    ).fit()
+    np.testing.assert_allclose(got.params, want.params)
+
+
+@pytest.mark.parametrize(
+    "offset", [True, np.array([True, False, True, False]), np.array(["1"] * 4)]
+)
+def test_prediction_offsets_that_are_not_numbers_are_refused(wine, offset):
+    """predict(offset=...) read booleans as 0/1 and parsed text, where the fit's offset=
+    refuses both."""
+    data = wine.assign(o=np.linspace(0, 1, len(wine)))
+    res = OrdinalModel.from_formula("rating ~ temp", data, offset="o").fit()
+    with pytest.raises(PredictionError, match=r"offset must be a number or one number per row"):
+        res.predict(data.head(4), offset=offset)
+
+
+def test_array_model_newdata_of_numbers_as_text_or_categories_is_refused(wine):
+    """A model from arrays parsed a newdata column of numbers as text, or of categories,
+    though its exog refuses both."""
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine)), "b": (wine["temp"] == "warm") * 1.0})
+    res = OrdinalModel(wine["rating"], X).fit()
+    for column in (["1", "0", "1"], pd.Categorical([1.0, 0.0, 1.0])):
+        with pytest.raises(PredictionError, match=r"column\(s\) 'b' that are not numbers"):
+            res.predict(X.head(3).assign(b=column))
+
+
+def test_classifier_names_the_columns_of_x_that_are_not_numbers(wine):
+    """scikit-learn's validation said only "could not convert string to float: 'cold'"."""
+    pytest.importorskip("sklearn")
+    from ordstats.learn import OrdinalClassifier
+
+    X = pd.DataFrame({"a": np.linspace(-1, 1, len(wine)), "temp": wine["temp"]})
+    with pytest.raises(DataError, match=r"X column\(s\) 'temp' are not numbers"):
+        OrdinalClassifier().fit(X, wine["rating"])
+    fitted = OrdinalClassifier().fit(
+        X[["a"]].assign(b=1.0 * (wine["temp"] == "warm")), wine["rating"]
+    )
+    with pytest.raises(DataError, match=r"X column\(s\) 'b' are not numbers"):
+        fitted.predict_proba(X[["a"]].assign(b="1"))
+
+
+def test_margins_variables_of_another_type_are_refused(wine):
+    """variables=3 raised Python's "'int' object is not iterable", and {'x': [True,
+    False]} was the contrast of x = 0 against x = 1."""
+    res = OrdinalModel.from_formula(
+        "rating ~ temp + x", wine.assign(x=np.linspace(-1, 1, 72))
+    ).fit()
+    with pytest.raises(OrdstatsError, match=r"variables= takes a column name, a list of names"):
+        res.avg_comparisons(variables=3)
+    with pytest.raises(OrdstatsError, match=r"'x' is numeric, so its contrast is two numbers"):
+        res.avg_comparisons(variables={"x": [True, False]})
+
+
+def test_empty_backticks_in_a_formula_are_refused(wine):
+    """'rating ~ ``' fitted the model without predictors, with no word."""
+    with pytest.raises(FormulaError, match="has backticks around no name"):
+        OrdinalModel.from_formula("rating ~ ``", wine)
+
+
+def test_hypothesis_matrices_of_booleans_or_nan_are_refused_saying_so(wine):
+    """A boolean matrix was read as 0/1, and a matrix with NaN was refused with only its
+    (right) shape."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"shape \(5, 1\) of booleans"):
+        res.avg_predictions(hypothesis=np.ones((5, 1), dtype=bool))
+    with pytest.raises(OrdstatsError, match=r"shape \(5, 1\) with missing or infinite values"):
+        res.avg_predictions(hypothesis=np.full((5, 1), np.nan))
+
+
+def test_pairs_reverse_and_reg_term_test_joint_are_flags(wine):
+    """emmeans' pairs(reverse='no') gave the reversed contrasts and a survey fit's
+    reg_term_test(joint='no') the joint test: the strings are truthy."""
+    res = OrdinalModel.from_formula("rating ~ temp", wine).fit()
+    with pytest.raises(SpecificationError, match="reverse must be True or False"):
+        res.emmeans("temp").pairs(reverse="no")
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    survey = OrdinalModel.from_formula("rating ~ temp + contact", design=design).fit()
+    with pytest.raises(SpecificationError, match="joint must be True or False"):
+        survey.reg_term_test(["temp", "contact"], joint="no")
+
+
+def test_plot_flags_and_survey_conf_int_use_t_take_true_or_false(wine):
+    """plot_coefficients(odds_ratios='no') plotted odds ratios, plot_predictions(draw='no')
+    drew, and a survey fit's conf_int(use_t='no') gave t intervals: the strings are truthy."""
+    pytest.importorskip("matplotlib")
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(SpecificationError, match="odds_ratios must be True or False"):
+        ordstats.plotting.plot_coefficients(res, odds_ratios="no")
+    with pytest.raises(SpecificationError, match="draw must be True or False"):
+        ordstats.plotting.plot_predictions(res, condition="temp", draw="no")
+    design = ordstats.SurveyDesign(_survey_frame(wine), weights="w", psu="psu")
+    survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
+    with pytest.raises(SpecificationError, match="use_t must be True or False"):
+        survey.conf_int(use_t="no")

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from scipy import linalg
 
 from ordstats._typing import FloatArray
-from ordstats.errors import SpecificationError
+from ordstats.errors import SpecificationError, is_real_number
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -82,6 +82,8 @@ def check_penalty_arguments(alpha: float, l1_ratio: float) -> tuple[float, float
         With what to pass instead.
     """
     try:
+        if not (is_real_number(alpha) and is_real_number(l1_ratio)):  # alpha=True: a slip
+            raise TypeError
         a, r = float(alpha), float(l1_ratio)
     except (TypeError, ValueError):
         raise SpecificationError(

@@ -38,6 +38,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     is_real_number,
+    not_numbers,
 )
 
 __all__ = [
@@ -157,7 +158,20 @@ def _count_per_group(groups: IntArray, members: IntArray) -> FloatArray:
 
 
 def _numbers(values: Any, what: str, column: str | None = None) -> FloatArray:
-    """``values`` as floats, or an error naming the column whose values are text."""
+    """``values`` as floats, or an error naming the column whose values are not numbers.
+
+    Booleans, complex numbers, dates and numbers as text are refused, as the
+    fit's ``weights=`` refuses them: numpy would read them as 0/1, the real
+    part, nanoseconds or the parsed text.
+    """
+    where = f"the column {column!r}" if column is not None else "they"
+    kind = not_numbers(values)
+    if kind is not None:
+        holds = "has" if column is not None else "have"
+        raise DataError(
+            f"{what} must be numbers; {where} {holds} {kind}. Convert them to real numbers "
+            "before building the design"
+        )
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError) as err:
@@ -358,10 +372,7 @@ class SurveyDesign(_DesignRows):
         n_psu = [_count_per_group(s, c) for s, c in zip(strata_codes, clusters, strict=True)]
         popsize: list[FloatArray | None] = [None] * len(clusters)
         if fpc_names:
-            columns = [
-                pd.to_numeric(_column(data, name, "fpc"), errors="coerce").to_numpy(float)
-                for name in fpc_names
-            ]
+            columns = [_numbers(_column(data, name, "fpc"), "fpc", name) for name in fpc_names]
             if any(np.isnan(c).any() for c in columns):
                 raise DataError("fpc columns must be numeric")
             popsize = list(_popsize(columns, n_psu))
@@ -550,8 +561,9 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
 def _frame_numbers(frame: pd.DataFrame) -> FloatArray:
     """A frame of replicate weights as floats, naming a column that is not numeric."""
     for name in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[name]):
-            _numbers(frame[name].to_numpy(), "repweights", str(name))
+        column = frame[name]
+        if not pd.api.types.is_numeric_dtype(column) or column.dtype.kind in "bc":
+            _numbers(column, "repweights", str(name))
     return frame.to_numpy(float)
 
 

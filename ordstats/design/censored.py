@@ -119,6 +119,13 @@ class Censored:
         elif isinstance(lower, pd.Series) and not isinstance(upper, pd.Series):
             high.index = low.index
         elif not low.index.equals(high.index):
+            same = low.index.is_unique and high.index.is_unique
+            if not (same and len(low.index.symmetric_difference(high.index)) == 0):
+                raise DataError(
+                    "Censored(lower, upper): lower and upper are pandas Series paired by row "
+                    "label, but their labels differ (or repeat); give both the same index, "
+                    "or pass arrays (e.g. upper.to_numpy()) to pair them by position"
+                )
             high = high.reindex(low.index)
         self.lower, self.upper = low, high
         #: whether the bounds came with their own row labels (pandas)
@@ -157,10 +164,11 @@ class Censored:
 
 def _bound_series(values: Any, which: str) -> pd.Series:
     """One bound as a float Series, or raise saying what is wrong."""
-    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
-    if series.ndim != 1 or (not isinstance(values, pd.Series) and np.ndim(values) != 1):
+    if not isinstance(values, pd.Series) and np.ndim(values) != 1:
         raise DataError(f"Censored(lower, upper): {which} must be one value per row (1-d)")
-    if not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)):
+    series = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values))
+    numbers = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+    if not numbers or pd.api.types.is_complex_dtype(series):
         raise DataError(
             f"Censored(lower, upper): {which} must be numeric (got dtype {series.dtype}); "
             "censored responses are numbers, with -inf / inf for open ends"
@@ -205,6 +213,9 @@ def check_censored_options(levels: Any) -> None:
 # the formula's left-hand side
 
 _CALL = re.compile(r"^\s*Censored\s*\((.*)\)\s*$", re.DOTALL)
+#: a backticked name (a column whose name is not an identifier) and its stand-in
+_BACKTICKED = re.compile(r"`([^`]*)`")
+_PLACEHOLDER = re.compile(r"_quoted_(\d+)_")
 
 
 def parse_censored(lhs: str) -> tuple[str, str] | None:
@@ -218,8 +229,17 @@ def parse_censored(lhs: str) -> tuple[str, str] | None:
     found = _CALL.match(lhs)
     if found is None:
         return None
+    quoted: list[str] = []  # backticked names, which Python cannot parse, as placeholders
+
+    def placeholder(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"_quoted_{len(quoted) - 1}_"
+
+    def restored(expr: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: quoted[int(m.group(1))], expr)
+
     try:
-        call = ast.parse(f"f({found.group(1)})", mode="eval").body
+        call = ast.parse(f"f({_BACKTICKED.sub(placeholder, found.group(1))})", mode="eval").body
     except SyntaxError as exc:
         raise FormulaError(
             f"the response {lhs!r} is not valid Python ({exc.msg}); write it as "
@@ -231,7 +251,7 @@ def parse_censored(lhs: str) -> tuple[str, str] | None:
             f"the response {lhs!r} must have two arguments, Censored(lower, upper): the "
             "lower and upper end of each value's interval (-inf / inf for open ends)"
         )
-    return ast.unparse(call.args[0]), ast.unparse(call.args[1])
+    return restored(ast.unparse(call.args[0])), restored(ast.unparse(call.args[1]))
 
 
 def censored_response(
@@ -261,8 +281,21 @@ def _evaluate_bound(expr: str, frame: pd.DataFrame, context: Mapping[str, Any] |
     namespace: dict[str, Any] = {"np": np, "inf": np.inf}
     namespace.update(context or {})
     namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    columns = {str(c): c for c in frame.columns}
+
+    def bound_column(match: re.Match[str]) -> str:  # a backticked name in an expression
+        if match.group(1) not in columns:
+            raise FormulaError(
+                f"the bound {expr!r} of Censored(lower, upper) names {match.group(1)!r}, "
+                "which is not a column of the data"
+            )
+        key = f"_column_{len(namespace)}"
+        namespace[key] = frame[columns[match.group(1)]]
+        return key
+
+    source = _BACKTICKED.sub(bound_column, expr)
     try:
-        value = eval(compile(expr, "<Censored bound>", "eval"), {"__builtins__": {}}, namespace)
+        value = eval(compile(source, "<Censored bound>", "eval"), {"__builtins__": {}}, namespace)
     except Exception as exc:
         raise FormulaError(
             f"cannot evaluate the bound {expr!r} of Censored(lower, upper) on the data "

@@ -91,6 +91,12 @@ def split_formula(formula: str, *, random_terms: bool = False) -> tuple[str, str
     lhs = lhs.strip().strip("`").strip()
     if not lhs:
         raise FormulaError(f"formula {formula!r} has no response on the left of '~'")
+    if "``" in re.sub(r"`[^`]+`", " ", rhs):
+        # formulaic reads `` as no term at all: the model would lose it silently
+        raise FormulaError(
+            f"formula {formula!r} has backticks around no name; put a column name between "
+            "them (`my column`) or drop them"
+        )
     _check_one_part(rhs, formula, random_terms)
     return lhs, r_powers(r_spelling(rhs.strip())) or "1"
 
@@ -976,6 +982,14 @@ def warn_numbers_gone_astray(columns: Mapping[str, pd.Series]) -> None:
 _STRAY_TEXTS = 5
 
 
+def _booleans_among_numbers(values: pd.Series) -> bool:
+    """Whether an object column mixes booleans with numbers (``True`` with ``1``)."""
+    if pd.api.types.infer_dtype(values, skipna=True) not in ("mixed", "mixed-integer"):
+        return False  # all booleans, all numbers or all text: no bool hides among numbers
+    flags = values.map(lambda v: isinstance(v, (bool, np.bool_)))
+    return bool(flags.any() and values[~flags].map(is_real_number).any())
+
+
 def _astray_numbers(name: str, values: pd.Series) -> str | None:
     """The warning of :func:`_warn_numbers_stored_as_objects` for a column's values, or None."""
     try:
@@ -986,6 +1000,12 @@ def _astray_numbers(name: str, values: pd.Series) -> str | None:
             "each row one value (e.g. one column per element of a list)"
         ) from exc
     as_factor = f"so the formula uses it as a factor with {len(distinct)} levels"
+    if _booleans_among_numbers(values):
+        return (
+            f"the column {name!r} holds booleans among numbers; True equals 1 and False 0, "
+            f"so they merge into one level ({as_factor}); make it one type first, e.g. "
+            f"data[{name!r}] = data[{name!r}].astype(str), or .astype(float) for 0/1"
+        )
     if len({str(v) for v in distinct}) < len(distinct):
         return (
             f"the column {name!r} holds values of different types that print alike (such as "

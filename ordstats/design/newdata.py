@@ -40,6 +40,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     PredictionError,
     PredictionWarning,
+    not_numbers,
 )
 
 # ---------------------------------------------------------------------------
@@ -785,6 +786,11 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     given = np.asarray(offset)
     if np.iscomplexobj(given):  # numpy would drop the imaginary part
         raise PredictionError(complex_values_message("offset", given.dtype))
+    kind = not_numbers(offset)
+    if kind is not None:  # numpy reads booleans as 0/1 and parses text, as the fit does not
+        raise PredictionError(
+            f"offset must be a number or one number per row of newdata ({n}); got {kind}"
+        )
     try:
         values = np.asarray(offset, dtype=float)
     except (TypeError, ValueError):
@@ -873,6 +879,12 @@ def _named_array_newdata(terms: TermsDesign, newdata: pd.DataFrame) -> FloatArra
     frame = newdata.iloc[:, [labels.index(name) for name in terms.names]]
     frame = frame.set_axis(terms.names, axis=1)
     _refuse_dates(frame, terms.names)
+    # numbers as text or categories were parsed, though the fit refuses such exog columns
+    text = [name for name in terms.names if _is_text_like(frame[name].dtype)]
+    if text:
+        raise _not_numbers(
+            all_names, f"DataFrame column(s) {', '.join(map(repr, text))} that are not numbers"
+        )
     try:
         return frame.to_numpy(dtype=float, na_value=np.nan)
     except (TypeError, ValueError):

@@ -34,7 +34,13 @@ from formulaic.transforms import stateful_transform
 from formulaic.transforms.poly import poly as _formulaic_poly
 from scipy.interpolate import BSpline
 
-from ordstats.errors import FormulaError, PredictionWarning, is_real_number
+from ordstats.errors import (
+    FormulaError,
+    PredictionWarning,
+    SpecificationError,
+    check_flag,
+    is_real_number,
+)
 
 __all__ = [
     "NEW_ROWS_R_FUNCTIONS",
@@ -260,13 +266,32 @@ def dot_as(rhs: str, terms: str) -> str:
 _CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)
 
 
+#: a backticked name, as formulas quote column names that are not identifiers
+_BACKTICKED = re.compile(r"`([^`]*)`")
+
+
+def _quoted_column(
+    name: str, frame: pd.DataFrame, namespace: dict[str, Any], text: str, what: str
+) -> str:
+    """An identifier bound in ``namespace`` to the column ``name`` of a backticked name."""
+    columns = {str(c): c for c in frame.columns}
+    if name not in columns:
+        raise FormulaError(f"the {what} {text!r} names {name!r}, which is not a column of the data")
+    key = f"_column_{len(namespace)}"
+    namespace[key] = frame[columns[name]]
+    return key
+
+
 def _evaluate(text: str, frame: pd.DataFrame, names: dict[str, Any], what: str) -> Any:
     """``text`` (R's spelling) evaluated with R's functions, ``names`` and ``frame``'s columns."""
     namespace: dict[str, Any] = {**R_FUNCTIONS, **names}
     namespace.update({str(c): frame[c] for c in frame.columns if str(c).isidentifier()})
+    source = _BACKTICKED.sub(
+        lambda m: _quoted_column(m.group(1), frame, namespace, text, what), text
+    )
     try:
         return eval(  # the formula's own text, as formulaic evaluates terms
-            compile(r_spelling(text), f"<{what}>", "eval"), {"__builtins__": {}}, namespace
+            compile(r_spelling(source), f"<{what}>", "eval"), {"__builtins__": {}}, namespace
         )
     except Exception as exc:
         raise FormulaError(f"cannot evaluate the {what} {text!r}: {exc}") from exc
@@ -886,6 +911,48 @@ def _bs(
     )
 
 
+def _poly_options(degree: Any, raw: Any) -> tuple[int, bool]:
+    """``poly()``'s ``degree`` as a whole number of at least 1 and ``raw`` as a flag.
+
+    A string such as ``raw='no'`` is truthy, so it would give raw polynomials;
+    ``degree=2.5`` or ``0`` would fail deep in the basis or give no columns.
+    """
+    value = float(degree) if is_real_number(degree) else np.nan
+    if not (np.isfinite(value) and value % 1 == 0 and value >= 1):
+        raise FormulaError(f"poly(): degree must be a whole number of at least 1; got {degree!r}")
+    try:
+        flag = check_flag("raw", raw)
+    except SpecificationError:
+        raise FormulaError(f"poly(): raw must be True or False; got {raw!r}") from None
+    return int(value), flag
+
+
+def _check_poly_values(x: Any, degree: int, fitting: bool) -> None:
+    """Refuse a variable of ``poly()`` that is not numbers, or too few points to fit.
+
+    Text would fail deep in numpy.  At the fit (``fitting``) of orthogonal
+    polynomials, as R's ``poly`` ('degree' must be less than number of unique
+    points): with no more distinct values than ``degree`` the higher columns
+    would be 0/0 (NaN on every row), e.g. ``poly(b, 2)`` of a boolean ``b``.
+    """
+    series = _values(x)
+    if not pd.api.types.is_numeric_dtype(series.dtype):
+        raise FormulaError(
+            f"poly() takes numeric variables; one holds {series.dtype} values (for a factor, "
+            "use it as a term of its own, or interact it with the polynomial)"
+        )
+    if not fitting:
+        return
+    values = series.to_numpy(dtype=float, na_value=np.nan)
+    distinct = np.unique(values[np.isfinite(values)]).size
+    if distinct and distinct <= degree:
+        raise FormulaError(
+            f"poly(): degree={degree} needs more than {degree} distinct values of a variable, "
+            f"and one has {distinct}; use a lower degree (or factor() for a variable of few "
+            "values)"
+        )
+
+
 @stateful_transform
 def _poly(
     x: Any,
@@ -907,6 +974,10 @@ def _poly(
     state = {} if _state is None else _state
     if len(more) == 1 and np.ndim(more[0]) == 0:
         degree, more = more[0], ()
+    degree, raw = _poly_options(degree, raw)
+    for v in (x, *more):
+        # at the fit (no state yet) the orthogonal polynomials are learnt from these rows
+        _check_poly_values(v, degree, fitting=not raw and not state)
     if not more:
         return _formulaic_poly(x, degree, raw, _state=state)
     bases = [

@@ -47,6 +47,7 @@ from ordstats.errors import (
     OrdstatsError,
     SeparationWarning,
     SpecificationError,
+    refuse_unknown_options,
 )
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
@@ -411,6 +412,7 @@ class OrdinalMixedModel:
         disp: bool | None = None,
         cov_type: str = "nonrobust",
         cov_kwds: dict[str, Any] | None = None,
+        **others: Any,
     ) -> Any:
         """Fit by maximising the Laplace (or AGQ) approximate marginal likelihood.
 
@@ -449,6 +451,10 @@ class OrdinalMixedModel:
             call works, other values are refused.
         cov_kwds : dict, optional
             Refused: a fit with random terms has no sandwich or cluster covariance.
+        **others
+            Refused with the keywords this fit takes: the options of the fit
+            without random terms (``method``, ``check_separation``, ...) are not
+            this fit's (Python's own error would name the class).
 
         Returns
         -------
@@ -460,8 +466,10 @@ class OrdinalMixedModel:
         SpecificationError
             For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range,
             start values at which the log-likelihood is not finite, or a
-            ``cov_type`` other than ``"nonrobust"`` (or ``cov_kwds``).
+            ``cov_type`` other than ``"nonrobust"`` (or ``cov_kwds``), or another
+            keyword.
         """
+        refuse_unknown_options("fit", OrdinalMixedModel.fit, others)
         _refuse_sandwich(cov_type, cov_kwds)
         if disp is not None:
             check_flag("disp", disp)

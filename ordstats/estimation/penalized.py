@@ -467,6 +467,8 @@ def regularization_path(
         x = null.x
     else:
         try:
+            if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
+                raise TypeError  # True is a slip, not an alpha of 1
             grid = np.sort(np.atleast_1d(np.asarray(alphas, dtype=float)))[::-1]
         except (TypeError, ValueError):
             grid = np.empty((0, 0))

@@ -35,7 +35,13 @@ from ordstats.core.penalty import check_penalty_arguments
 from ordstats.core.threads import numeric_threads
 from ordstats.design.core import align_to_index
 from ordstats.design.response import format_level
-from ordstats.errors import CollinearityWarning, DataError, SpecificationError
+from ordstats.errors import (
+    CollinearityWarning,
+    DataError,
+    SpecificationError,
+    check_flag,
+    not_numbers,
+)
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
 from ordstats.estimation.penalized import cv_splits
@@ -231,6 +237,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         y, sample_weight, groups = align_on_X(X, y=y, sample_weight=sample_weight, groups=groups)
         if y is not None:  # None itself gets scikit-learn's "requires y" error
             refuse_missing(y)  # also None in an object array, which sorting would trip over
+        refuse_text_columns(X)
         X_checked, y_checked = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         X = np.asarray(X_checked, dtype=np.float64)
         weights = sample_weights(sample_weight, X)
@@ -256,6 +263,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     def _fit_model(self, model: OrdinalModel, rows: _Rows) -> OrdinalResults:
         """Maximum likelihood, or the elastic-net fit when ``alpha > 0``."""
         alpha, l1_ratio = check_penalty_arguments(self.alpha, self.l1_ratio)
+        check_flag("standardize", self.standardize)  # read only when alpha > 0
         if alpha == 0.0:
             return model.fit(  # predictions need no covariance: bse computes it if asked
                 maxiter=self.maxiter,
@@ -305,6 +313,7 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         ndarray, shape (n_samples, n_classes)
         """
         check_is_fitted(self)
+        refuse_text_columns(X)
         checked = validate_data(self, X, dtype=np.float64, reset=False)
         return self._proba(np.asarray(checked, dtype=np.float64))
 
@@ -647,10 +656,44 @@ def class_error_score(estimator: Any, X: object, y: object, sample_weight: objec
     )
 
 
+def refuse_text_columns(X: object) -> None:
+    """Refuse a DataFrame ``X`` with columns that are not numbers, naming them.
+
+    scikit-learn's validation says only "could not convert string to float: 'x'"
+    (or stops on a date's dtype), naming no column.
+    """
+    if not isinstance(X, pd.DataFrame):
+        return
+    bad = [
+        str(c)
+        for c in X.columns
+        if not pd.api.types.is_numeric_dtype(X[c].dtype) and not_numbers(X[c]) is not None
+    ]
+    if bad:
+        raise DataError(
+            f"X column(s) {', '.join(map(repr, bad))} are not numbers (text, categories or "
+            "dates); encode them first, e.g. with scikit-learn's OneHotEncoder in a Pipeline "
+            "or pd.get_dummies"
+        )
+
+
 def sample_weights(sample_weight: object, X: FloatArray) -> FloatArray:
     """Checked non-negative, finite weights of the rows of ``X`` (ones when None)."""
     if sample_weight is None:
         return np.ones(len(X))
+    kind = not_numbers(sample_weight)
+    if kind is not None:  # numpy reads booleans as 0/1 and parses text
+        raise DataError(f"sample_weight must be numbers; got {kind}")
+    if isinstance(sample_weight, pd.Series):
+        sample_weight = sample_weight.to_numpy(dtype=np.float64, na_value=np.nan)
+    shape = np.shape(np.asarray(sample_weight))
+    if shape not in ((), (len(X),)):
+        raise DataError(
+            f"sample_weight must be one number per row of X ({len(X)}) or one number; "
+            f"got shape {shape}"
+        )
+    if not np.all(np.isfinite(np.asarray(sample_weight, dtype=np.float64))):
+        raise DataError("sample_weight has missing or non-finite values")
     weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
     if not np.all(np.isfinite(weights)):
         raise DataError("sample_weight has missing or non-finite values")

@@ -38,7 +38,13 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design import term_columns
-from ordstats.errors import OrdstatsError, OrdstatsWarning, SpecificationError, is_real_number
+from ordstats.errors import (
+    OrdstatsError,
+    OrdstatsWarning,
+    SpecificationError,
+    check_flag,
+    is_real_number,
+)
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
@@ -188,6 +194,7 @@ class SurveyResults(OrdinalResults):
             Columns ``"lower"`` and ``"upper"``.
         """
         alpha = check_alpha(alpha)
+        use_t = check_flag("use_t", use_t)  # use_t='no' is truthy
         if method != "wald":
             raise SpecificationError(
                 "survey fits have Wald intervals only: the (pseudo-)likelihood profile is not "
@@ -240,7 +247,7 @@ class SurveyResults(OrdinalResults):
             raise SpecificationError(
                 f"terms {unknown} are not terms of the model; choose from {list(groups)}"
             )
-        if joint:
+        if check_flag("joint", joint):  # joint='no' is truthy
             groups = {" + ".join(wanted): [name for t in wanted for name in groups[t]]}
         else:
             groups = {t: groups[t] for t in wanted}

@@ -129,8 +129,11 @@ def _times(times: Any, values: FloatArray) -> FloatArray:
     if times is None:
         return values[:-1]
     try:
+        flags = np.asarray(times).dtype.kind == "b"
         out = np.atleast_1d(np.asarray(times, dtype=float))
     except (TypeError, ValueError):
+        flags, out = False, np.array([np.nan])
+    if flags:  # True is a slip, not the time 1
         out = np.array([np.nan])
     if out.ndim != 1 or out.size == 0 or not np.all(np.isfinite(out)):
         raise OrdstatsError(

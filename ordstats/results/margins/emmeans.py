@@ -68,6 +68,8 @@ from ordstats.errors import (
     NotFittedError,
     OrdstatsError,
     PredictionError,
+    check_flag,
+    is_real_number,
     user_stacklevel,
 )
 from ordstats.results.margins.adjust import (
@@ -212,10 +214,8 @@ def _covariate_values(
 ) -> list[float]:
     if name in at:
         values = _chosen_values(at, name)
-        try:
-            numbers = [float(v) for v in values]
-        except (TypeError, ValueError):
-            numbers = [np.nan]
+        # True is a slip, not 1, and '1' is text (as datagrid refuses them)
+        numbers = [float(v) if is_real_number(v) else np.nan for v in values]
         if not np.all(np.isfinite(numbers)):
             raise OrdstatsError(
                 f"at={{{name!r}: ...}} must be finite numbers, since {name!r} is a numeric "
@@ -1004,7 +1004,7 @@ class EmmGrid:
         -------
         EmmGrid
         """
-        method = "revpairwise" if reverse else "pairwise"
+        method = "revpairwise" if check_flag("reverse", reverse) else "pairwise"
         return self.contrast(method, adjust=adjust, by=by)
 
     def regrid(self) -> EmmGrid:

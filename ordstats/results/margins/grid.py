@@ -14,7 +14,7 @@ import pandas as pd
 
 from ordstats.design.core import Design, select_fitted_rows, sorted_levels
 from ordstats.design.newdata import distributed_newdata_hint
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, is_real_number
 from ordstats.results.margins.protocol import MarginsFit
 
 __all__ = [
@@ -142,12 +142,12 @@ def _check_values(data: pd.DataFrame, name: str, values: Any) -> list[Any]:
                 f"datagrid: {name!r} has no level(s) {unknown}; its levels are {known}"
             )
     else:
-        try:
-            listed = [float(v) for v in listed]
-        except (TypeError, ValueError):
+        # True is a slip, not 1; '1' is text; NaN or inf would give NaN predictions
+        if not all(is_real_number(v) and np.isfinite(float(v)) for v in listed):
             raise OrdstatsError(
-                f"datagrid: {name!r} is numeric; give numbers, got {list(values)!r}"
-            ) from None
+                f"datagrid: {name!r} is numeric; give finite numbers, got {list(values)!r}"
+            )
+        listed = [float(v) for v in listed]
     return listed
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, not_numbers
 from ordstats.results.margins.table import Estimates
 
 __all__ = ["apply_hypothesis"]
@@ -318,17 +318,23 @@ def apply_hypothesis(
         return Estimates(frame, np.array([v for v, _, _ in results]), grads @ jac)
     if isinstance(hypothesis, pd.DataFrame):
         hypothesis = _rows_by_label(hypothesis, row_labels)
+    kind = not_numbers(hypothesis)  # a boolean matrix would be read as 0/1
     try:
-        matrix = np.asarray(hypothesis, dtype=float)
+        matrix = np.asarray(hypothesis, dtype=float) if kind is None else np.empty(0)
     except (TypeError, ValueError):
         matrix = np.empty(0)
     if matrix.ndim == 1 and matrix.size == n:
         matrix = matrix[:, None]
     if matrix.ndim != 2 or matrix.shape[0] != n or not np.all(np.isfinite(matrix)):
+        what = _describe(hypothesis)
+        if kind is not None:
+            what += f" of {kind}"
+        elif matrix.size and not np.all(np.isfinite(matrix)):
+            what += " with missing or infinite values"
         raise OrdstatsError(
             "hypothesis must be a string such as \"b1 - b2 = 0\", 'pairwise', 'reference', "
-            f"'sequential', or a matrix with one row per estimate ({n}) and one column per "
-            f"hypothesis; got {_describe(hypothesis)}"
+            f"'sequential', or a matrix of finite numbers with one row per estimate ({n}) and "
+            f"one column per hypothesis; got {what}"
         )
     names = (
         list(map(str, hypothesis.columns))

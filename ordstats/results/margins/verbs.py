@@ -50,7 +50,12 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design.newdata import distributed_newdata_hint
-from ordstats.errors import OrdstatsError, refuse_unknown_options
+from ordstats.errors import (
+    OrdstatsError,
+    is_real_number,
+    not_numbers,
+    refuse_unknown_options,
+)
 from ordstats.results.margins.emmeans import EmmeansMethods, estimable_rows
 from ordstats.results.margins.grid import (
     coded_factors,
@@ -135,7 +140,26 @@ def _resolve_newdata(fit: MarginsFit, newdata: Any) -> pd.DataFrame:
         )
     if newdata.empty:
         raise OrdstatsError("newdata has no rows")
-    return coded_factors(fit, newdata)
+    return coded_factors(fit, _numeric_booleans(fit, newdata))
+
+
+def _numeric_booleans(fit: MarginsFit, newdata: pd.DataFrame) -> pd.DataFrame:
+    """``newdata`` with its boolean columns of variables the fit reads as numbers as 0/1.
+
+    The design reads them so (as predict does), but the verbs tell factors by
+    the column: a boolean ``x`` of a numeric fit was compared level by level
+    against each of the fit's distinct values of ``x``.
+    """
+    flags = [c for c in newdata.columns if pd.api.types.is_bool_dtype(newdata[c].dtype)]
+    if not flags:
+        return newdata
+    reference = _reference_data(fit, newdata)
+    numeric = {
+        c: newdata[c].to_numpy(dtype=float, na_value=np.nan)
+        for c in flags
+        if c in reference.columns and not is_factor(reference[c])
+    }
+    return newdata.assign(**numeric) if numeric else newdata
 
 
 def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
@@ -160,6 +184,7 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
             raise OrdstatsError(
                 f"wts has {len(values)} values for {len(data)} rows; give one weight per row"
             )
+    _check_weight_kind(values)
     try:
         weights = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -168,6 +193,23 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
         weights, f"wts={wts!r} (a column of the data)" if isinstance(wts, str) else "wts"
     )
     return weights
+
+
+def _check_weight_kind(values: pd.Series) -> None:
+    """Refuse weights that are not numbers, as the fit's ``weights=`` does.
+
+    Numbers as text were parsed, booleans read as 0/1, dates as nanoseconds,
+    and complex numbers lost their imaginary part with numpy's warning.
+    """
+    kind = not_numbers(values)
+    if kind is None:
+        return
+    hint = {
+        "booleans": "; to average over the rows where a mask holds, pass newdata=data[mask]",
+        "text": "; convert them first, e.g. pd.to_numeric(...)",
+        "categories": "; convert them first, e.g. .astype(float)",
+    }.get(kind, "")
+    raise OrdstatsError(f"wts must be numbers; got {kind}{hint}")
 
 
 def _check_weights(weights: FloatArray, what: str) -> None:
@@ -609,6 +651,8 @@ def _numeric_contrast(
         return stats["min"], stats["max"], "Max - Min"
     if isinstance(spec, (list, tuple)) and len(spec) == 2:
         try:
+            if not (is_real_number(spec[0]) and is_real_number(spec[1])):
+                raise TypeError  # [True, False] is a slip, not [1, 0]
             lo, hi = float(spec[0]), float(spec[1])
         except (TypeError, ValueError):
             raise OrdstatsError(
@@ -630,8 +674,13 @@ def _variable_specs(fit: MarginsFit, variables: Any) -> dict[str, Any]:
         spec = {variables: None}
     elif isinstance(variables, dict):
         spec = dict(variables)
-    else:
+    elif isinstance(variables, Iterable) and all(isinstance(n, str) for n in variables):
         spec = {name: None for name in variables}
+    else:
+        raise OrdstatsError(
+            "variables= takes a column name, a list of names or a dict {name: contrast}; "
+            f"got {variables!r:.80}"
+        )
     _check_variables(fit, list(spec))
     return spec
 
