@@ -24,6 +24,15 @@ from tests.test_survey import F_ENROLL, F_STYPE, REFS, load, r_order
 CASES = ["clus1_JK1", "clus1_bootstrap", "strat_JKn", "strat_BRR", "strat_Fay"]
 
 
+def _assert_like_r(res, ref):
+    """Estimates, Newton covariance and residual df of a replicate fit equal R's reference."""
+    order = r_order(len(ref["coef"]))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
+    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
+
+
 def replicate_design(ref: dict, data: pd.DataFrame) -> ordstats.ReplicateDesign:
     """The replicate design of an entry of refs.json (R's replicate weights) on ``data``."""
     return ordstats.ReplicateDesign(
@@ -201,11 +210,7 @@ def test_scales_guessed_from_multipliers_are_r_s(name):
         res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design).fit(
             disp=False
         )
-    order = r_order(len(ref["coef"]))
-    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
-    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
-    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
-    assert res.df_resid == ref["df_residual"]
+    _assert_like_r(res, ref)
 
 
 def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
@@ -231,13 +236,10 @@ def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
                 "mealcat ~ avg_ed + mobility", design=design, link=link
             ).fit(disp=False)
     res = fits["cloglog"]
-    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
+    _assert_like_r(res, ref)
     # svyolr's own (BFGS) estimates are within its tolerance of these; loglog's are far off
     np.testing.assert_allclose(res.params, np.array(ref["svyolr_coef"])[order], rtol=1e-3)
     assert np.max(np.abs(fits["loglog"].params - np.array(ref["svyolr_coef"])[order])) > 0.5
-    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
-    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
-    assert res.df_resid == ref["df_residual"]
 
 
 def test_negative_replicate_weights_are_accepted_as_r():
@@ -261,11 +263,7 @@ def test_negative_replicate_weights_are_accepted_as_r():
     )
     assert design.degf() == ref["degf"]
     res = ordstats.OrdinalModel.from_formula("y ~ x + f", design=design).fit(disp=False)
-    order = r_order(len(ref["coef"]))
-    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-6)
-    expected = np.array(ref["var_newton"])[np.ix_(order, order)]
-    np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-5)
-    assert res.df_resid == ref["df_residual"]
+    _assert_like_r(res, ref)
 
 
 def test_a_replicate_without_weight_in_the_domain_gives_no_numpy_warning():
