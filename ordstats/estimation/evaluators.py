@@ -116,6 +116,9 @@ from ordstats.families.shifted import ShiftedEvaluation
 
 __all__ = [
     "BANDED_MIN_THRESHOLDS",
+    "DIVERGENCE_STD_EFFECT",
+    "SEPARATION_ALWAYS_ROWS",
+    "SEPARATION_MAX_ROWS",
     "ChunkedEvaluator",
     "DataRemovedEvaluator",
     "Evaluator",
@@ -129,12 +132,12 @@ __all__ = [
 
 #: Run the separation LP on every fit with at most this many rows; larger data
 #: sets are checked only when the fit shows signs of divergence, and only up to
-#: ``_SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
-_SEPARATION_ALWAYS_ROWS = 5000
-_SEPARATION_MAX_ROWS = 200_000
+#: ``SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
+SEPARATION_ALWAYS_ROWS = 5000
+SEPARATION_MAX_ROWS = 200_000
 #: A location effect larger than this many standard deviations of its column
 #: (on the linear-predictor scale) is a sign of divergence.
-_DIVERGENCE_STD_EFFECT = 15.0
+DIVERGENCE_STD_EFFECT = 15.0
 #: With more thresholds than this (flexible, no nominal effects) the threshold
 #: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
 #: dense border (:mod:`ordstats.families.cumulative.banded`) unless ``fit(banded=False)``.
@@ -439,8 +442,8 @@ class InMemoryEvaluator:
         """Indices of the parameters that diverge because of separation, if any."""
         data, layout = self._data, self.problem.layout
         n_rows = data.n_obs
-        if layout.n_params == layout.n_alpha or n_rows > _SEPARATION_MAX_ROWS:
-            return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
+        if layout.n_params == layout.n_alpha or n_rows > SEPARATION_MAX_ROWS:
+            return []  # beyond SEPARATION_MAX_ROWS the LP costs more than the fit
         # the design's column moments when the aliasing check left them (no pass over X)
         spread = self._moments.sd if self._moments is not None else data.X.std(axis=0)
         with np.errstate(over="ignore", under="ignore"):  # x * 1e200: the spread is inf
@@ -448,8 +451,8 @@ class InMemoryEvaluator:
         if self.basis is not None:  # the spread in the basis where the fit was solved
             internal = np.abs(self.basis.to_internal(solution.x)[layout.beta])
             effect = internal * self._internal.data.X.std(axis=0)
-        suspicious = (not solution.converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
-        if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
+        suspicious = (not solution.converged) or bool(np.any(effect > DIVERGENCE_STD_EFFECT))
+        if not suspicious and n_rows > SEPARATION_ALWAYS_ROWS:
             return []
         # the LP on the shifted columns (x + 1e8 would separate to rounding): the same
         # span, so the same separation, with the same positions of the location effects

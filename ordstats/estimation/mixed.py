@@ -52,9 +52,9 @@ from ordstats.errors import (
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
 from ordstats.estimation.evaluators import (
-    _DIVERGENCE_STD_EFFECT,
-    _SEPARATION_ALWAYS_ROWS,
-    _SEPARATION_MAX_ROWS,
+    DIVERGENCE_STD_EFFECT,
+    SEPARATION_ALWAYS_ROWS,
+    SEPARATION_MAX_ROWS,
     InMemoryEvaluator,
 )
 from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
@@ -551,12 +551,12 @@ class OrdinalMixedModel:
         if self.threshold != "flexible" or p.X.shape[1] == 0:
             return
         n_rows = p.X.shape[0]
-        if n_rows > _SEPARATION_MAX_ROWS:
+        if n_rows > SEPARATION_MAX_ROWS:
             return
         with np.errstate(over="ignore", invalid="ignore"):
             effect = np.abs(beta) * p.X.std(axis=0)
-        suspicious = not converged or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
-        if not suspicious and n_rows > _SEPARATION_ALWAYS_ROWS:
+        suspicious = not converged or bool(np.any(effect > DIVERGENCE_STD_EFFECT))
+        if not suspicious and n_rows > SEPARATION_ALWAYS_ROWS:
             return
         used = p.weights > 0
         found = detect_separation(p.y[used], p.X[used], len(self.levels))
