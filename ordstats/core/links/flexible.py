@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 from ordstats._typing import FloatArray
-from ordstats.core.links.standard import Link, _log1mexp_exp, log1mexp
+from ordstats.core.links.standard import Link, log1mexp, log1mexp_exp
 
 __all__ = ["ArandaOrdaz", "FlexibleLink", "LogGamma"]
 
@@ -145,7 +145,7 @@ class ArandaOrdaz(FlexibleLink):
             log_l = np.where(
                 log_z < -30.0, log_z - 0.5 * np.exp(log_z), np.log(np.logaddexp(0.0, log_z))
             )
-        return _log1mexp_exp(log_l - np.log(self.lam))
+        return log1mexp_exp(log_l - np.log(self.lam))
 
     def cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         return -np.expm1(self.log_sf(x))

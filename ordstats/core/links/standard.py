@@ -30,6 +30,7 @@ __all__ = [
     "Loglog",
     "Probit",
     "log1mexp",
+    "log1mexp_exp",
 ]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -64,7 +65,7 @@ def log1mexp(t: FloatArray) -> FloatArray:
     return out[()] if out.ndim == 0 else out
 
 
-def _log1mexp_exp(x: FloatArray) -> FloatArray:
+def log1mexp_exp(x: FloatArray) -> FloatArray:
     """``log(1 - exp(-e^x))``, the log cdf of cloglog: accurate where ``e^x`` underflows.
 
     With ``t = e^x``, ``log(1 - e^{-t}) = x - t/2 + t^2/24 + O(t^4)``: below
@@ -298,7 +299,7 @@ class Cloglog(Link):
             return np.exp(-np.exp(x))
 
     def log_cdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        return _log1mexp_exp(np.asarray(x, dtype=float))
+        return log1mexp_exp(np.asarray(x, dtype=float))
 
     def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(over="ignore"):
@@ -346,7 +347,7 @@ class Loglog(Link):
             return -np.exp(-np.asarray(x, dtype=float))
 
     def log_sf(self, x: FloatArray) -> FloatArray:  # noqa: D102
-        return _log1mexp_exp(-np.asarray(x, dtype=float))
+        return log1mexp_exp(-np.asarray(x, dtype=float))
 
     def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         x = np.asarray(x, dtype=float)
