@@ -116,9 +116,6 @@ from ordstats.families.shifted import ShiftedEvaluation
 
 __all__ = [
     "BANDED_MIN_THRESHOLDS",
-    "DIVERGENCE_STD_EFFECT",
-    "SEPARATION_ALWAYS_ROWS",
-    "SEPARATION_MAX_ROWS",
     "ChunkedEvaluator",
     "DataRemovedEvaluator",
     "Evaluator",
@@ -128,16 +125,17 @@ __all__ = [
     "build_chunked",
     "model_jacobian",
     "release_source_cache",
+    "separation_check_due",
 ]
 
 #: Run the separation LP on every fit with at most this many rows; larger data
 #: sets are checked only when the fit shows signs of divergence, and only up to
-#: ``SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
-SEPARATION_ALWAYS_ROWS = 5000
-SEPARATION_MAX_ROWS = 200_000
+#: ``_SEPARATION_MAX_ROWS`` rows (beyond that the LP costs more than the fit).
+_SEPARATION_ALWAYS_ROWS = 5000
+_SEPARATION_MAX_ROWS = 200_000
 #: A location effect larger than this many standard deviations of its column
 #: (on the linear-predictor scale) is a sign of divergence.
-DIVERGENCE_STD_EFFECT = 15.0
+_DIVERGENCE_STD_EFFECT = 15.0
 #: With more thresholds than this (flexible, no nominal effects) the threshold
 #: Jacobian is stored sparse and the Hessian is handled as tridiagonal plus a
 #: dense border (:mod:`ordstats.families.cumulative.banded`) unless ``fit(banded=False)``.
@@ -442,8 +440,8 @@ class InMemoryEvaluator:
         """Indices of the parameters that diverge because of separation, if any."""
         data, layout = self._data, self.problem.layout
         n_rows = data.n_obs
-        if layout.n_params == layout.n_alpha or n_rows > SEPARATION_MAX_ROWS:
-            return []  # beyond SEPARATION_MAX_ROWS the LP costs more than the fit
+        if layout.n_params == layout.n_alpha or n_rows > _SEPARATION_MAX_ROWS:
+            return []  # beyond _SEPARATION_MAX_ROWS the LP costs more than the fit
         # the design's column moments when the aliasing check left them (no pass over X)
         spread = self._moments.sd if self._moments is not None else data.X.std(axis=0)
         with np.errstate(over="ignore", under="ignore"):  # x * 1e200: the spread is inf
@@ -451,8 +449,7 @@ class InMemoryEvaluator:
         if self.basis is not None:  # the spread in the basis where the fit was solved
             internal = np.abs(self.basis.to_internal(solution.x)[layout.beta])
             effect = internal * self._internal.data.X.std(axis=0)
-        suspicious = (not solution.converged) or bool(np.any(effect > DIVERGENCE_STD_EFFECT))
-        if not suspicious and n_rows > SEPARATION_ALWAYS_ROWS:
+        if not separation_check_due(n_rows, effect, solution.converged):
             return []
         # the LP on the shifted columns (x + 1e8 would separate to rounding): the same
         # span, so the same separation, with the same positions of the location effects
@@ -475,6 +472,20 @@ class InMemoryEvaluator:
     def reduce_internal_rows(self, func: Callable[..., Any], *args: Any) -> Any:
         """``func(arrays, *args)`` on all rows, with the :attr:`basis`'s columns if any."""
         return func(self._data if self.basis is None else self._internal.data, *args)
+
+
+def separation_check_due(n_rows: int, effect: FloatArray, converged: bool) -> bool:
+    """Whether a fit's separation linear programme is worth running.
+
+    Always on at most ``_SEPARATION_ALWAYS_ROWS`` rows; on more, only where
+    the fit shows signs of divergence (it did not converge, or an effect is
+    over ``_DIVERGENCE_STD_EFFECT`` standard deviations of its column:
+    ``effect`` is ``|beta| * sd(x)``); never beyond ``_SEPARATION_MAX_ROWS``.
+    """
+    if n_rows > _SEPARATION_MAX_ROWS:
+        return False
+    suspicious = (not converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
+    return suspicious or n_rows <= _SEPARATION_ALWAYS_ROWS
 
 
 # ---------------------------------------------------------------------------

@@ -51,12 +51,7 @@ from ordstats.errors import (
 )
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
-from ordstats.estimation.evaluators import (
-    DIVERGENCE_STD_EFFECT,
-    SEPARATION_ALWAYS_ROWS,
-    SEPARATION_MAX_ROWS,
-    InMemoryEvaluator,
-)
+from ordstats.estimation.evaluators import InMemoryEvaluator, separation_check_due
 from ordstats.estimation.options import ModelOptions, newton_options, print_iteration
 from ordstats.families.mixed import (
     BOUNDARY_SD,
@@ -550,13 +545,9 @@ class OrdinalMixedModel:
         p = self.problem
         if self.threshold != "flexible" or p.X.shape[1] == 0:
             return
-        n_rows = p.X.shape[0]
-        if n_rows > SEPARATION_MAX_ROWS:
-            return
         with np.errstate(over="ignore", invalid="ignore"):
             effect = np.abs(beta) * p.X.std(axis=0)
-        suspicious = not converged or bool(np.any(effect > DIVERGENCE_STD_EFFECT))
-        if not suspicious and n_rows > SEPARATION_ALWAYS_ROWS:
+        if not separation_check_due(p.X.shape[0], effect, converged):
             return
         used = p.weights > 0
         found = detect_separation(p.y[used], p.X[used], len(self.levels))
