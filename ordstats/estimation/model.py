@@ -1452,7 +1452,9 @@ class OrdinalModel:
         Each fold refits the path of :meth:`path` on the other rows and scores
         the held-out rows by ``scoring``: ``"log_loss"`` (``-log P(y)``),
         ``"mae"`` (absolute difference in categories of the most probable level)
-        or ``"rps"`` (ranked probability score), weighted means.  Fit the
+        or ``"rps"`` (ranked probability score), weighted means; the folds'
+        losses are averaged with weights their held-out weights, and their
+        standard error is ``cv.glmnet``'s (``cvm``, ``cvsd``).  Fit the
         chosen model with ``fit_regularized(alpha=result.alpha_best, ...)``.
         ``cv`` is a number of folds (rows assigned at random, seeded by
         ``seed``) or the folds themselves: ``(train, test)`` pairs of positions

@@ -544,6 +544,7 @@ def cross_validate(
     )
     data = model.data
     losses = np.zeros((len(splits), full.alphas.size))
+    fold_weights = np.array([float(np.sum(data.weights[held_out])) for _, held_out in splits])
     for f, (train, held_out) in enumerate(splits):
         _check_fold_levels(data.y[train], model.levels, f)
         sub = InMemoryEvaluator(model.family_spec, data.take(train))
@@ -562,8 +563,7 @@ def cross_validate(
         for i, params in enumerate(path.params.to_numpy()):
             prob = _probabilities(model, params, test)
             losses[f, i] = cv_loss(scoring, prob, test.y, test.weights)
-    mean = losses.mean(axis=0)
-    se = losses.std(axis=0, ddof=1) / np.sqrt(losses.shape[0])
+    mean, se = _fold_mean_and_se(losses, fold_weights)
     best, one_se = _chosen_alphas(mean, se)
     return CVResult(
         alphas=full.alphas,
@@ -575,6 +575,32 @@ def cross_validate(
         alpha_1se=float(full.alphas[one_se]),
         path=full,
     )
+
+
+def _fold_mean_and_se(
+    losses: FloatArray, fold_weights: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    r"""The cross-validated loss per ``alpha`` and its standard error, as ``cv.glmnet``.
+
+    Each fold's mean loss counts by its held-out weight :math:`w_f` (its row
+    count with unit weights): :math:`\bar l = \sum_f w_f l_f / \sum_f w_f` and
+    :math:`\mathrm{se} = \sqrt{\sum_f w_f (l_f - \bar l)^2 / \sum_f w_f / (F - 1)}`
+    for :math:`F` folds.  With folds of equal weight these are the plain mean
+    and the standard deviation of the fold losses over :math:`\sqrt F`.
+
+    Parameters
+    ----------
+    losses : ndarray, shape (n_folds, n_alphas)
+    fold_weights : ndarray, shape (n_folds,)
+
+    Returns
+    -------
+    mean, se : ndarray, shape (n_alphas,)
+    """
+    share = fold_weights / np.sum(fold_weights)
+    mean = share @ losses
+    spread = share @ (losses - mean) ** 2
+    return mean, np.sqrt(spread / (losses.shape[0] - 1))
 
 
 def _chosen_alphas(mean: FloatArray, se: FloatArray) -> tuple[int, int]:

@@ -234,7 +234,8 @@ class CVResult:
     ----------
     alphas : ndarray
     mean, se : ndarray
-        Mean loss over the folds and its standard error.
+        Mean loss over the folds, each fold weighted by its held-out weight,
+        and its standard error (``cv.glmnet``'s ``cvm`` and ``cvsd``).
     fold_losses : ndarray, shape (n_folds, n_alphas)
     scoring : str
         ``"log_loss"``, ``"mae"`` or ``"rps"`` (:func:`cv_loss`).

@@ -524,3 +524,24 @@ def test_firth_refuses_fit_options_it_would_ignore(wine, option, value):
     with pytest.raises(SpecificationError, match=f"{option}=.* would be ignored"):
         model.fit(penalty="firth", **{option: value})
     assert model.fit(penalty="firth", method="newton", disp=False).converged
+
+
+@pytest.mark.parametrize("weighting", ["unit_weights", "case_weighted"])
+def test_cv_loss_and_its_se_weigh_folds_by_their_held_out_weight_as_cv_glmnet(binary, weighting):
+    """Folds of 20, 20, 12, 12 and 8 rows: cv.glmnet's cvm and cvsd weigh each fold by its
+    held-out weight.  Before, the folds' losses were averaged unweighted: twice the mean was
+    1.1528 where glmnet's cvm is 1.1621 at lambda 0.01, and 0.003 was chosen where glmnet
+    chooses 0.01."""
+    ref = _ref("cv_glmnet_unequal_folds")
+    foldid = np.asarray(ref["foldid"])
+    splits = [(np.flatnonzero(foldid != f), np.flatnonzero(foldid == f)) for f in range(1, 6)]
+    data = binary.assign(w=ref["case_weights"])
+    weights = "w" if weighting == "case_weighted" else None
+    model = OrdinalModel.from_formula(BINARY, data, weights=weights)
+    cv = model.cv(alphas=ref["lambdas"], cv=splits, l1_ratio=1.0)
+    glmnet = ref[weighting]
+    np.testing.assert_allclose(cv.alphas, glmnet["lambda"])
+    # glmnet's deviance is twice the log loss
+    np.testing.assert_allclose(2 * cv.mean, glmnet["cvm"], rtol=1e-6)
+    np.testing.assert_allclose(2 * cv.se, glmnet["cvsd"], rtol=1e-5)
+    assert (cv.alpha_best, cv.alpha_1se) == (glmnet["lambda_min"], glmnet["lambda_1se"])
