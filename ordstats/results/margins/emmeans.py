@@ -495,6 +495,58 @@ def _check_latent_cuts(latent_cuts: object) -> str:
     )
 
 
+def _scale_grid(fit: MarginsFit, grid: _Grid, names: list[str]) -> _Grid:
+    """The grid of ``mode="scale"``: the scale formula's variables only, as emmeans.
+
+    R's ``emmeans(fit, specs, mode = "scale")`` builds its reference grid from
+    the scale formula, so a variable only in the location formula is "not in
+    the reference grid" there; here the full grid's other dimensions are
+    averaged out (``log s`` does not vary along them) and such a variable in
+    ``specs`` or ``by`` is refused.
+    """
+    hook = getattr(fit, "_margins_scale_variables", None)
+    scale_vars = None if hook is None else hook()
+    if scale_vars is None:
+        return grid
+    outside = [name for name in names if name not in scale_vars]
+    if outside:
+        raise OrdstatsError(
+            f"mode='scale' gives means of the scale part, whose reference grid holds only the "
+            f"scale formula's variables ({', '.join(scale_vars) or 'none'}); "
+            f'{", ".join(repr(name) for name in outside)} is not among them (R: "No variable '
+            "named ... in the reference grid\"). Ask for the scale variables' means, or use "
+            "another mode for the location variables"
+        )
+    keep = [k for k, d in enumerate(grid.dims) if d.name in scale_vars]
+    if len(keep) == len(grid.dims):
+        return grid
+    return _grid_margin(grid, keep)
+
+
+def _grid_margin(grid: _Grid, keep: list[int]) -> _Grid:
+    """The grid over the dimensions ``keep`` whose values do not vary along the others.
+
+    Each kept cell takes the values of the full grid's cell with the other
+    dimensions at their first level, and the sum of the weights over them.
+    """
+    index = grid.index()
+    dropped = [k for k in range(len(grid.dims)) if k not in keep]
+    first = np.flatnonzero(np.all(index[:, dropped] == 0, axis=1))
+    sizes = [grid.sizes[k] for k in keep]
+    kept_cells = np.ravel_multi_index(tuple(index[:, keep].T[::-1]), sizes[::-1])
+    weights = np.bincount(kept_cells, grid.weights, minlength=int(np.prod(sizes))).astype(float)
+    estimability = grid.estimability
+    if estimability is not None:
+        estimability = (estimability[0][first], estimability[1])
+    return _Grid(
+        [grid.dims[k] for k in keep],
+        grid.values[first],
+        grid.jacobian[first],
+        weights,
+        estimability=estimability,
+    )
+
+
 def _log_scale(
     fit: MarginsFit, params: FloatArray, rows: Any
 ) -> tuple[FloatArray, FloatArray] | None:
@@ -1554,6 +1606,8 @@ def emmeans(
     known = [d.name for d in grid.dims]
     primary, by_vars = _parse_specs(specs, by, known)
     _check_names(primary + by_vars, known, "specs/by")
+    if mode == "scale":
+        grid = _scale_grid(fit, grid, primary + by_vars)
     structure, detected = _nesting_of(fit, grid, mode, nesting)
     primary, by_vars = _with_nesting_groups(primary, by_vars, structure)
     names = primary + by_vars

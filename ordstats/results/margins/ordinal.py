@@ -141,6 +141,13 @@ class OrdinalMarginsFit(FittedState):
             names = list(self.model.exog_names)
         return names
 
+    def _margins_scale_variables(self) -> list[str]:
+        """The data columns the scale formula reads (``emmeans(mode="scale")``'s grid)."""
+        scale = self.model.design.scale
+        if scale is None or scale.spec is None:
+            return []
+        return list(newdata_columns(scale, self.model.formula_context)[0])
+
     def margins_term_codings(self) -> list[list[tuple[str, bool]]]:
         """The location formula's terms and their variables' codings (emmeans' nesting)."""
         return self.model.design.location.term_codings(set(self.margins_variables()))

@@ -424,6 +424,11 @@ class _ChunkFit:
         hook = getattr(self.fit, "_margins_estimability", None)
         return None if hook is None else hook(data, part)
 
+    def _margins_scale_variables(self) -> list[str] | None:
+        """The columns of the fit's scale formula (None: it does not say)."""
+        hook = getattr(self.fit, "_margins_scale_variables", None)
+        return None if hook is None else cast(Any, hook())
+
     # the fit's optional shortcuts (none: the verbs' general path)
 
     def _margins_set_terms(self, *args: Any) -> Predicted | None:
