@@ -216,3 +216,24 @@ def test_tolerances_below_the_rounding_of_large_intercepts_converge() -> None:
     assert tight.params["1:2"] > 70
     np.testing.assert_allclose(tight.params, default.params, rtol=1e-9)
     assert tight.llf >= default.llf - 1e-12
+
+
+def test_near_separation_where_vglm_returns_nan() -> None:
+    """80 near-separated rows, cratio(cloglog) with weights and an offset
+    (``tests/r/vglm_near_separation.R``): VGAM's Fisher scoring ends with a NaN
+    log-likelihood ("fitted values close to 0 or 1"), 7.7 below the maximum at
+    its estimates; the Newton fit reaches the maximum that R's optim (BFGS on an
+    independent log-likelihood) finds."""
+    data = pd.read_csv(ref.REFERENCE_DIR.parent / "vglm_near_separation.csv")
+    data["y"] = pd.Categorical(data["y"], categories=["L1", "L2", "L3"], ordered=True)
+    data["g"] = pd.Categorical(data["g"], categories=["a", "b", "c"])
+    reference = ref.load("near_separation_cratio_vglm")
+    assert np.isnan(float(reference["vglm_loglik"]))
+    res = ordstats.OrdinalModel.from_formula(
+        "y ~ x1 + g", data, family="cratio", link="cloglog", weights="w", offset=data["off"]
+    ).fit()
+    assert res.converged
+    assert res.llf == pytest.approx(reference["optim_loglik"], rel=1e-9)
+    np.testing.assert_allclose(
+        res.params.to_numpy(), _vglm.in_vglm_order(reference["optim_coef"], res), atol=1e-5
+    )

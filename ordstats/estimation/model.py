@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ordstats._typing import BoolArray, FloatArray, IntArray
+from ordstats._typing import BoolArray, CollinearAction, FloatArray, IntArray
 from ordstats.core.links import Link, get_link
 from ordstats.core.prefit import canonical_method, prefit
 from ordstats.core.solver import NewtonOptions, NewtonResult, newton
@@ -428,6 +428,7 @@ class OrdinalModel:
         nominal: str | None = None,
         scale: str | None = None,
         location: str | None = None,
+        collinear: CollinearAction | None = None,
     ) -> OrdinalModel | None:
         """The same formula model with other nominal and scale formulas (R's ``update()``).
 
@@ -445,6 +446,8 @@ class OrdinalModel:
             One-sided formulas (``"~ contact + temp"``); ``None`` keeps none.
         location : str, optional
             Other location terms (``"temp + contact"``); ``None`` keeps the model's.
+        collinear : {"drop", "raise", "keep"}, optional
+            Another rule for aliased columns; ``None`` keeps the model's.
 
         Returns
         -------
@@ -455,20 +458,26 @@ class OrdinalModel:
             return None
         if location is not None:
             formula = f"{formula.split('~', 1)[0].strip()} ~ {location}"
+        options = self.options if collinear is None else replace(self.options, collinear=collinear)
         with requested_contrasts(source.contrasts):
-            return self._rebuilt(source, formula, nominal, scale)
+            return self._rebuilt(source, formula, nominal, scale, options)
 
     def _rebuilt(
-        self, source: _FormulaSource, formula: str, nominal: str | None, scale: str | None
+        self,
+        source: _FormulaSource,
+        formula: str,
+        nominal: str | None,
+        scale: str | None,
+        options: ModelOptions,
     ) -> OrdinalModel:
-        """:meth:`refit_formulas` once the formula source is known."""
+        """:meth:`refit_formulas` once the formula source is known, with ``options``."""
         if not self.evaluator.keeps_rows:  # two passes (levels, summary) over the source
             design, evaluator = build_chunked(
                 formula,
                 source.data,
                 family=self.family_spec,
-                threshold=self.options.threshold,
-                design_options=self.options.design_options(),
+                threshold=options.threshold,
+                design_options=options.design_options(),
                 weights=source.weights,
                 offset=source.offset,
                 nominal=nominal,
@@ -477,7 +486,7 @@ class OrdinalModel:
                 chunksize=None,
             )
             model = OrdinalModel.from_design(
-                design, self.options, evaluator=evaluator, context=evaluator.spec.context
+                design, options, evaluator=evaluator, context=evaluator.spec.context
             )
             model.data_name = self.data_name
             model._formula_source = source
@@ -490,10 +499,10 @@ class OrdinalModel:
             weights=source.weights,
             offset=source.offset,
             context=source.context,
-            options=self.options.design_options(),
+            options=options.design_options(),
             subset=source.subset,
         )
-        model = OrdinalModel.from_design(design, self.options, context=self.formula_context)
+        model = OrdinalModel.from_design(design, options, context=self.formula_context)
         model.data_name = self.data_name
         model._formula_source = source
         return model

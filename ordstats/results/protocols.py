@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ordstats._typing import FloatArray
+    from ordstats._typing import CollinearAction, FloatArray
     from ordstats.core.links import Link
     from ordstats.core.thresholds import Structure
     from ordstats.design import Design, TermsDesign
@@ -227,6 +227,7 @@ class FittedModel(ModelNames, Protocol):
         nominal: str | None = None,
         scale: str | None = None,
         location: str | None = None,
+        collinear: CollinearAction | None = None,
     ) -> FittedModel | None: ...
 
     def with_changes(  # noqa: D102

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordstats._typing import FloatArray
+from ordstats._typing import CollinearAction, FloatArray
 from ordstats.core.linalg import equilibrate
 from ordstats.design import TermsDesign, formula_terms, term_columns
 from ordstats.design.r_functions import dot_as
@@ -230,6 +230,21 @@ def _side_formulas(res: FittedState) -> dict[str, str | None]:
     }
 
 
+def _relaxation_collinear(res: FittedState, part: str) -> CollinearAction | None:
+    """The rule for aliased columns under which adding a term to ``part`` relaxes the fit.
+
+    With ``threshold="symmetric2"`` a nominal effect moves only the spacings,
+    not the thresholds' centre, so it does not contain the term's location
+    effect: the relaxed model keeps both (``collinear="keep"``).  R's
+    ``nominal_test`` drops the location effect as aliased, so its row compares
+    two models neither of which contains the other (``Df`` one less than the
+    parameters added, ``LRT`` of either sign).
+    """
+    if part == "nominal" and res.model.threshold == "symmetric2":
+        return "keep"
+    return None  # the model's own
+
+
 def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     """R's rules: refit with the term added to the nominal (scale) formula; None without data.
 
@@ -262,7 +277,11 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                relaxed = model.refit_formulas(**formulas)
+                relaxed = model.refit_formulas(
+                    nominal=formulas["nominal"],
+                    scale=formulas["scale"],
+                    collinear=_relaxation_collinear(res, part),
+                )
                 assert relaxed is not None
                 fitted = relaxed.fit()
         except OrdstatsError:
@@ -453,7 +472,10 @@ def _refit_row(
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         try:
-            other = model.refit_formulas(location=location, **_side_formulas(res))
+            sides = _side_formulas(res)
+            other = model.refit_formulas(
+                location=location, nominal=sides["nominal"], scale=sides["scale"]
+            )
             assert other is not None
             fitted = other.fit()
         except FormulaError as exc:  # the term names no column or function: say so

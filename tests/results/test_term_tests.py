@@ -255,3 +255,50 @@ def test_drop1_and_add1_say_what_they_need():
     res.remove_data()
     with pytest.raises(SpecificationError, match="refits the model from its formula and data"):
         res.drop1()
+
+
+def _symmetric2_nominal_loglik(data: pd.DataFrame, nominal: str) -> float:
+    """Maximum log-likelihood of ``rating ~ temp + contact`` (logit, K = 5) whose
+    symmetric2 thresholds ``(-s2, -s1, s1, s2)`` get the nominal effect
+    ``(-g2, -g1, g1, g2) w`` while the location keeps ``w``: an exact
+    recomputation, independent of ordstats' designs."""
+    from scipy import optimize, special
+
+    y = data["rating"].cat.codes.to_numpy()
+    temp = (data["temp"] == "warm").to_numpy(float)
+    contact = (data["contact"] == "yes").to_numpy(float)
+    w = temp if nominal == "temp" else contact
+
+    def nll(p: np.ndarray) -> float:
+        s = p[0:2][:, None] + p[2:4][:, None] * w[None, :]  # (2, n): spacings per row
+        theta = np.vstack([-s[1], -s[0], s[0], s[1]]).T  # (n, 4)
+        cdf = special.expit(theta - (p[4] * temp + p[5] * contact)[:, None])
+        cdf = np.column_stack([np.zeros(len(y)), cdf, np.ones(len(y))])
+        prob = cdf[np.arange(len(y)), y + 1] - cdf[np.arange(len(y)), y]
+        return -float(np.sum(np.log(prob))) if np.all(prob > 0) else np.inf
+
+    start = np.array([1.0, 3.0, 0, 0, 0, 0])
+    rough = optimize.minimize(nll, start, method="Nelder-Mead", options={"maxiter": 20000})
+    return -float(optimize.minimize(nll, rough.x, method="BFGS", tol=1e-12).fun)
+
+
+def test_symmetric2_nominal_test_keeps_the_location_effect(wine) -> None:
+    """With ``threshold="symmetric2"`` a nominal effect moves only the spacings, so the
+    relaxed model keeps the term's location effect and contains the fitted one.
+
+    R's ``nominal_test`` (and before, ordstats) dropped the location effect as
+    aliased: wine, logit, R's rows are temp ``Df 1, LRT -5.2703`` and contact
+    ``Df 1, LRT 0.0980``, comparisons of models neither of which contains the
+    other; ordstats gave temp an NA row and copied contact's.
+    """
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact", wine, threshold="symmetric2"
+    ).fit()
+    table = res.nominal_test()
+    for term in ("temp", "contact"):
+        relaxed_llf = _symmetric2_nominal_loglik(wine, term)
+        assert table.loc[term, "Df"] == 2
+        assert table.loc[term, "logLik"] == pytest.approx(relaxed_llf, rel=1e-8)
+        lrt = 2 * (relaxed_llf - res.llf)
+        assert table.loc[term, "LRT"] == pytest.approx(lrt, rel=1e-5)
+        assert table.loc[term, "Pr(>Chi)"] == pytest.approx(np.exp(-lrt / 2), rel=1e-5)
