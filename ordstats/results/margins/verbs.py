@@ -172,7 +172,12 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
             )
         values = data[wts]
     elif isinstance(wts, pd.Series):
-        if not wts.index.is_unique or not data.index.isin(wts.index).all():
+        if not wts.index.is_unique:
+            raise OrdstatsError(
+                "wts (a Series) is paired with the rows by index label, and its index repeats "
+                "labels; give one weight per row label, or an array (paired by position)"
+            )
+        if not data.index.isin(wts.index).all():
             raise OrdstatsError(
                 "wts (a Series) is paired with the rows by index label, and some rows of the "
                 "data have no weight: give a weight for every row label"
@@ -461,12 +466,8 @@ def _counterfactual(fit: MarginsFit, data: pd.DataFrame, variables: Any) -> pd.D
     """The data repeated over the values of ``variables`` (marginaleffects' predictions)."""
     if variables is None:
         return data
-    spec = {variables: None} if isinstance(variables, str) else variables
-    if not isinstance(spec, dict):
-        spec = {name: None for name in spec}
-    _check_variables(fit, list(spec))
     values = {}
-    for name, chosen in spec.items():
+    for name, chosen in _variable_specs(fit, variables).items():
         if name not in data.columns:
             raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
         column = data[name]
@@ -638,6 +639,10 @@ def _numeric_contrast(
         spec = 1.0
     if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
         gap = float(spec)
+        if not np.isfinite(gap):
+            raise OrdstatsError(
+                f"variables: the gap of numeric {name!r} must be a finite number; got {spec!r}"
+            )
         return x - gap / 2, x + gap / 2, f"+{spec:g}"
     if isinstance(spec, str) and spec in _NUMERIC_CONTRASTS:
         stats = summary()
@@ -660,6 +665,11 @@ def _numeric_contrast(
                 f"gap, or one of {', '.join(map(repr, _NUMERIC_CONTRASTS))}; it has no levels "
                 f"{list(spec)!r}"
             ) from None
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise OrdstatsError(
+                f"variables: the values [lo, hi] of numeric {name!r} must be finite numbers; "
+                f"got {list(spec)!r}"
+            )
         return lo, hi, f"{hi:g} - {lo:g}"
     raise OrdstatsError(
         f"variables: the contrast of numeric {name!r} must be a number (a gap), two numbers "
