@@ -232,6 +232,9 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
         raise OrdstatsError(
             f"by= takes True, False, a column name or a list of column names; got {by!r:.80}"
         )
+    clash = [n for n in names if n in allowed and n in data.columns]
+    if clash:
+        raise OrdstatsError(_reserved_column_message(clash[0], f"by={clash[0]!r} is ambiguous"))
     unknown = [n for n in names if n not in data.columns and n not in allowed]
     if unknown:
         raise OrdstatsError(
@@ -240,6 +243,15 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
             "another column"
         )
     return [n for n in names if n not in allowed]
+
+
+def _reserved_column_message(name: str, what: str) -> str:
+    """Why a data column named as a column of the margins tables (``"group"``) is refused."""
+    return (
+        f"the rows have a column named {name!r}, which the margins tables use for the "
+        f"response level (as marginaleffects), so {what}; rename that column (in the data "
+        "and the formula)"
+    )
 
 
 def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
@@ -350,6 +362,10 @@ class _Block:
         m, g = self.values.shape
         labels = pd.concat([self.labels] * g, ignore_index=True)
         if g > 1:
+            if "group" in labels.columns:
+                raise OrdstatsError(
+                    _reserved_column_message("group", "the table would hold two of them")
+                )
             labels.insert(0, "group", pd.Categorical(np.repeat(self.groups, m), self.groups))
         values = self.values.T.reshape(-1)
         jac = None
