@@ -1984,6 +1984,25 @@ def margins_fit(wine):
         (lambda f: ordstats.datagrid(f, tempp=["cold"]), r"'tempp' is not a column of the data"),
         (lambda f: ordstats.datagrid(f, temp=["hot"]), r"'temp' has no level\(s\) \['hot'\]"),
         (lambda f: ordstats.datagrid(f, grid_type="balanced"), r"grid_type must be one of"),
+        # audit round 2: raw TypeErrors, NaN contrasts that gave NaN tables, a misleading message
+        (lambda f: f.avg_predictions(variables=3), r"^variables= takes a column name"),
+        (
+            lambda f: ordstats.datagrid(f, x=np.nan),
+            r"'x' is numeric; give finite numbers, got \[nan\]",
+        ),
+        (
+            lambda f: f.avg_comparisons(variables={"x": np.nan}),
+            r"the gap of numeric 'x' must be a finite number; got nan",
+        ),
+        (
+            lambda f: f.comparisons(variables={"x": [np.nan, 1.0]}),
+            r"the values \[lo, hi\] of numeric 'x' must be finite numbers",
+        ),
+        (lambda f: f.hypotheses(None), r"one column per hypothesis; got None$"),
+        (
+            lambda f: f.avg_predictions(wts=pd.Series(1.0, index=[0] * 72)),
+            r"wts \(a Series\) is paired with the rows by index label, and its index repeats",
+        ),
     ],
 )
 def test_margins_verbs_refuse_bad_input(margins_fit, call, message):

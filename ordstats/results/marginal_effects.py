@@ -53,7 +53,7 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
 from ordstats.design import term_columns
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import OrdstatsError, SpecificationError, is_real_number
 from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.effect_rows import (
     ColumnSummary,
@@ -525,11 +525,9 @@ def _atexog_values(regressors: list[_Regressor], atexog: Any) -> list[tuple[_Reg
                 f"atexog names {key!r}, which is not a regressor; regressors are "
                 f"{', '.join(map(repr, by_name))}"
             )
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            raise SpecificationError(f"atexog[{key!r}] must be a number; got {value!r}") from None
-        out.append((regressor, number))
+        if not (is_real_number(value) and np.isfinite(float(value))):
+            raise SpecificationError(f"atexog[{key!r}] must be a finite number; got {value!r}")
+        out.append((regressor, float(value)))
     return out
 
 

@@ -262,6 +262,8 @@ def test_summary_has_a_table_per_level(wine_res):
         ({"atexog": {"z": 1.0}}, "'z', which is not a regressor"),
         ({"atexog": {7: 1.0}}, "outside 0..1"),
         ({"atexog": [1.0]}, "atexog must be a dict"),
+        ({"atexog": {0: float("nan")}}, r"atexog\[0\] must be a finite number; got nan"),
+        ({"atexog": {0: "1"}}, r"atexog\[0\] must be a finite number; got '1'"),
     ],
 )
 def test_bad_options(wine_res, kwargs, message):

@@ -562,3 +562,20 @@ def test_log_odds_ratios_need_probabilities_and_nan_estimates_have_nan_errors(in
     assert np.array_equal(np.isnan(estimate), np.isnan(error)) and np.isnan(estimate).any()
     odds = interaction.avg_comparisons(variables="contact", comparison="lnor")
     assert np.isfinite(odds[["estimate", "std_error"]].to_numpy()).all()
+
+
+def test_a_predictor_named_group_is_not_mistaken_for_the_response_level(wine):
+    """Before: by='group' silently averaged over the predictor 'group' (4 rows of the
+    response levels for 2 x 5), and per-row tables raised pandas' 'cannot insert group'."""
+    res = OrdinalModel.from_formula("rating ~ group", wine.rename(columns={"temp": "group"})).fit()
+    for call in (
+        lambda: res.avg_predictions(by="group"),
+        lambda: res.avg_slopes(by=["group"], type="expected"),
+    ):
+        with pytest.raises(OrdstatsError, match=r"a column named 'group'.*by='group' is ambig"):
+            call()
+    for verb in (res.predictions, res.comparisons):
+        with pytest.raises(OrdstatsError, match=r"would hold two of them; rename that column"):
+            verb()
+    expected = res.predictions(type="expected")  # one value per row: no level column
+    assert list(expected["group"]) == list(wine["temp"])

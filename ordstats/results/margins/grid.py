@@ -145,7 +145,7 @@ def _check_values(data: pd.DataFrame, name: str, values: Any) -> list[Any]:
         # True is a slip, not 1; '1' is text; NaN or inf would give NaN predictions
         if not all(is_real_number(v) and np.isfinite(float(v)) for v in listed):
             raise OrdstatsError(
-                f"datagrid: {name!r} is numeric; give finite numbers, got {list(values)!r}"
+                f"datagrid: {name!r} is numeric; give finite numbers, got {listed!r}"
             )
         listed = [float(v) for v in listed]
     return listed

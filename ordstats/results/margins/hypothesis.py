@@ -329,7 +329,7 @@ def apply_hypothesis(
         what = _describe(hypothesis)
         if kind is not None:
             what += f" of {kind}"
-        elif matrix.size and not np.all(np.isfinite(matrix)):
+        elif matrix.size and not np.all(np.isfinite(matrix)) and hypothesis is not None:
             what += " with missing or infinite values"
         raise OrdstatsError(
             "hypothesis must be a string such as \"b1 - b2 = 0\", 'pairwise', 'reference', "

@@ -172,7 +172,12 @@ def _resolve_weights(data: pd.DataFrame, wts: Any) -> FloatArray:
             )
         values = data[wts]
     elif isinstance(wts, pd.Series):
-        if not wts.index.is_unique or not data.index.isin(wts.index).all():
+        if not wts.index.is_unique:
+            raise OrdstatsError(
+                "wts (a Series) is paired with the rows by index label, and its index repeats "
+                "labels; give one weight per row label, or an array (paired by position)"
+            )
+        if not data.index.isin(wts.index).all():
             raise OrdstatsError(
                 "wts (a Series) is paired with the rows by index label, and some rows of the "
                 "data have no weight: give a weight for every row label"
@@ -227,6 +232,9 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
         raise OrdstatsError(
             f"by= takes True, False, a column name or a list of column names; got {by!r:.80}"
         )
+    clash = [n for n in names if n in allowed and n in data.columns]
+    if clash:
+        raise OrdstatsError(_reserved_column_message(clash[0], f"by={clash[0]!r} is ambiguous"))
     unknown = [n for n in names if n not in data.columns and n not in allowed]
     if unknown:
         raise OrdstatsError(
@@ -235,6 +243,15 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
             "another column"
         )
     return [n for n in names if n not in allowed]
+
+
+def _reserved_column_message(name: str, what: str) -> str:
+    """Why a data column named as a column of the margins tables (``"group"``) is refused."""
+    return (
+        f"the rows have a column named {name!r}, which the margins tables use for the "
+        f"response level (as marginaleffects), so {what}; rename that column (in the data "
+        "and the formula)"
+    )
 
 
 def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
@@ -345,6 +362,10 @@ class _Block:
         m, g = self.values.shape
         labels = pd.concat([self.labels] * g, ignore_index=True)
         if g > 1:
+            if "group" in labels.columns:
+                raise OrdstatsError(
+                    _reserved_column_message("group", "the table would hold two of them")
+                )
             labels.insert(0, "group", pd.Categorical(np.repeat(self.groups, m), self.groups))
         values = self.values.T.reshape(-1)
         jac = None
@@ -461,12 +482,8 @@ def _counterfactual(fit: MarginsFit, data: pd.DataFrame, variables: Any) -> pd.D
     """The data repeated over the values of ``variables`` (marginaleffects' predictions)."""
     if variables is None:
         return data
-    spec = {variables: None} if isinstance(variables, str) else variables
-    if not isinstance(spec, dict):
-        spec = {name: None for name in spec}
-    _check_variables(fit, list(spec))
     values = {}
-    for name, chosen in spec.items():
+    for name, chosen in _variable_specs(fit, variables).items():
         if name not in data.columns:
             raise OrdstatsError(f"variables= names {name!r}, which is not a column of newdata")
         column = data[name]
@@ -638,6 +655,10 @@ def _numeric_contrast(
         spec = 1.0
     if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
         gap = float(spec)
+        if not np.isfinite(gap):
+            raise OrdstatsError(
+                f"variables: the gap of numeric {name!r} must be a finite number; got {spec!r}"
+            )
         return x - gap / 2, x + gap / 2, f"+{spec:g}"
     if isinstance(spec, str) and spec in _NUMERIC_CONTRASTS:
         stats = summary()
@@ -660,6 +681,11 @@ def _numeric_contrast(
                 f"gap, or one of {', '.join(map(repr, _NUMERIC_CONTRASTS))}; it has no levels "
                 f"{list(spec)!r}"
             ) from None
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise OrdstatsError(
+                f"variables: the values [lo, hi] of numeric {name!r} must be finite numbers; "
+                f"got {list(spec)!r}"
+            )
         return lo, hi, f"{hi:g} - {lo:g}"
     raise OrdstatsError(
         f"variables: the contrast of numeric {name!r} must be a number (a gap), two numbers "
