@@ -50,6 +50,7 @@ from ordstats.families.problem import CLMData, FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha, normal_quantile
 from ordstats.results.continuous import ContinuousQuantityMethods
+from ordstats.results.convergence import ConvergenceMethods
 from ordstats.results.covariance import (
     CovarianceMethods,
     condition_number,
@@ -91,6 +92,7 @@ class OrdinalResults(
     WaldMethods,
     ProfileMethods,
     TermTestMethods,
+    ConvergenceMethods,
     GoodnessOfFitMethods,
     SurvivalMethods,  # with PredictionSEMethods, its base
     ContinuousQuantityMethods,

@@ -409,6 +409,20 @@ class SurveyResults(OrdinalResults):
         """Refused: the test against the thresholds-only model is a likelihood-ratio test."""
         raise SpecificationError(_LR_REFUSED.format(what="llr_pvalue (the LR test vs the null)"))
 
+    def convergence(self) -> Any:
+        """Refused: its standard errors would treat the rows as independent (R has none).
+
+        Raises
+        ------
+        SpecificationError
+            Always; ``mle_retvals`` and ``max_grad`` say how the fit ended.
+        """
+        raise SpecificationError(
+            "convergence() reports standard errors from the pseudo-likelihood's Hessian, which "
+            "treats the rows as independent, which a survey design's are not (R's svyolr has "
+            "no convergence() either); res.mle_retvals and res.max_grad say how the fit ended"
+        )
+
     def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
         """Refused: the pseudo-likelihood profile is not design-based (R has no ``profile``).
 
