@@ -721,8 +721,12 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
 def _model(
     args: argparse.Namespace, formula: str, data: pd.DataFrame, options: ModelOptions
 ) -> OrdinalModel:
-    """The model that ``formula`` and the shared arguments describe, on ``data``."""
-    return OrdinalModel.from_formula(
+    """The model that ``formula`` and the shared arguments describe, on ``data``.
+
+    Its summary's ``data:`` line names ``--data`` (the bundled set's name or the path),
+    as the API's names the caller's data frame.
+    """
+    model = OrdinalModel.from_formula(
         formula,
         data,
         nominal=args.nominal,
@@ -732,6 +736,8 @@ def _model(
         context={},
         **options.as_keywords(),
     )
+    model.data_name = args.data
+    return model
 
 
 def _covariance_options(args: argparse.Namespace, data: pd.DataFrame) -> dict[str, Any]:
