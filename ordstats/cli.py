@@ -894,6 +894,11 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
     return str(renderers[fmt]())
 
 
+def _levels_flag(match: re.Match[str]) -> str:
+    """``--levels a,b`` for the API's ``levels=['a', 'b']`` in a message."""
+    return "--levels " + ",".join(re.findall(r"'([^']*)'", match.group(1)))
+
+
 #: The Python API's spellings in messages and the command line's flags for them.
 _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
@@ -906,6 +911,8 @@ _FLAG_SPELLINGS = (
     (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
+    # levels=['a', 'b'] (a list the API printed) is --levels a,b
+    (re.compile(r"(?<![\w.])levels=\[((?:'[^',]*'(?:, )?)+)\]"), _levels_flag),
 )
 
 

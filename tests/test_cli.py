@@ -290,9 +290,11 @@ def test_error_unordered_response_without_levels(capsys, tmp_path, housing):
 def test_error_levels_missing_a_value(capsys, tmp_path, housing):
     path = tmp_path / "housing.csv"
     housing.to_csv(path, index=False)
-    assert_error(
+    err = assert_error(
         capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"], "'High'"
     )
+    # the flag as typed, not the API's levels=['Low', 'Medium']
+    assert "not among --levels Low,Medium: 'High'" in err
 
 
 def test_error_malformed_levels(capsys):
