@@ -369,8 +369,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collinear",
         default=defaults.collinear,
-        choices=("drop", "raise"),
-        help="aliased columns: drop them as R does (default) or stop",
+        choices=("drop", "raise", "keep"),
+        help="aliased columns: drop them as R does (default), stop, or keep them (with "
+        "--threshold symmetric2 a location column that is also a nominal effect is "
+        "estimated; other aliased columns leave the fit unidentified)",
     )
     parser.add_argument(
         "--many-levels",

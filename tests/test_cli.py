@@ -519,3 +519,19 @@ def test_the_printed_summary_is_the_api_s(capsys, spec):
         "data:    data", f"data:    {name}"
     )
     assert f"data:    {name}" in out
+
+
+def test_collinear_keep_reaches_the_model_the_warning_points_to(capsys):
+    # the warning of a location column that is also a nominal effect says "--collinear
+    # keep" estimates both under symmetric2 thresholds; the flag refused "keep"
+    argv = ["fit", "rating ~ temp", "--data", "wine", "--nominal", "~ temp"]
+    argv += ["--threshold", "symmetric2"]
+    code, _, err = run(capsys, *argv)
+    assert code == 0 and "--collinear keep estimates both" in err
+    result = fit_json(capsys, *argv, "--collinear", "keep")
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ temp", threshold="symmetric2", collinear="keep"
+    ).fit()
+    assert result["loglik"] == pytest.approx(res.llf, rel=1e-12)
+    assert result["params"]["temp[T.warm]"]["estimate"] == pytest.approx(res.params["temp[T.warm]"])
