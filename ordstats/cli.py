@@ -905,7 +905,7 @@ def _levels_flag(match: re.Match[str]) -> str:
 _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
-    (re.compile(r"\b(missing|collinear|link|family)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
+    (re.compile(r"\b(missing|collinear|link|family|threshold)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
     (
         re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),
         r"--\1",

@@ -528,6 +528,7 @@ def test_collinear_keep_reaches_the_model_the_warning_points_to(capsys):
     argv += ["--threshold", "symmetric2"]
     code, _, err = run(capsys, *argv)
     assert code == 0 and "--collinear keep estimates both" in err
+    assert "not with --threshold symmetric2, whose" in err
     result = fit_json(capsys, *argv, "--collinear", "keep")
     wine = ordstats.datasets.load("wine")
     res = ordstats.OrdinalModel.from_formula(
