@@ -87,14 +87,28 @@ def test_intercept_prior_is_on_the_centred_design(wine_model):
     np.testing.assert_allclose(first, [1, 0, 0, 0, -xbar[0], -xbar[1]])
 
 
-def test_intercept_centring_of_a_step_family_adds_the_means(wine):
+def test_intercept_centring_of_a_step_family_leaves_cs_effects_out(wine):
+    """brms centres the slopes' design only: its thresholds are ``Intercept - Xcs * bcs``."""
     model = ordstats.OrdinalModel.from_formula(
         "rating ~ temp", wine, nominal="~ contact", family="sratio"
     )
     log_prior, _ = resolve_priors(model, "default")
-    row = log_prior.terms[1].row  # step 2:3: alpha_2 + wbar gamma_2 + xbar b
-    xbar, wbar = model.data.X.mean(), model.data.nominal.mean()
-    np.testing.assert_allclose(row, [0, 1, 0, 0, 0, wbar, 0, 0, xbar])
+    row = log_prior.terms[1].row  # step 2:3: alpha_2 + xbar b
+    xbar = model.data.X.mean()
+    np.testing.assert_allclose(row, [0, 1, 0, 0, 0, 0, 0, 0, xbar])
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio", "acat"])
+def test_mode_with_cs_effects_equals_brms_target(wine, family):
+    """The mode of brms' log posterior (tests/r/bayes_cs_centring.R, its Stan code by hand)."""
+    ref = json.loads((REFERENCE / "cs_centring.json").read_text())
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", family=family
+    )
+    mode = model.fit(prior=ref["prior"])
+    want = ref["modes"][family]
+    assert want["max_gradient"] < 1e-6
+    np.testing.assert_allclose(mode.params.to_numpy(), want["params"], atol=1e-6)
 
 
 densities = st.sampled_from(
