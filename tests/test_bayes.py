@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import ordstats
 from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
-from ordstats.core.psis import psis
+from ordstats.core.psis import psis, weighted_quantiles
 from ordstats.estimation.bayes import prior, resolve_priors
 from ordstats.results.posterior import PosteriorWarning
 from tests.bayes.models import MODELS, posterior_mode
@@ -179,6 +179,17 @@ def test_psis_k_hat_equals_arviz():
     ours = psis(log_ratio)
     assert ours.k_hat == pytest.approx(float(k_hat), abs=1e-10)
     np.testing.assert_allclose(ours.log_weights, smoothed, atol=1e-10)
+
+
+def test_quantiles_leave_out_draws_of_weight_zero():
+    """A draw outside the support (disordered thresholds) weighs 0 and moves no quantile.
+
+    Hazen's weighted quantiles of 0, 1, 2 (weights 1/2, 1/4, 1/4) put the knots at
+    0.25, 0.625 and 0.875, so the 0.7 quantile is 1 + 0.075 / 0.25 = 1.3.
+    """
+    values = np.array([[0.0], [1.0], [1.9], [2.0]])
+    weights = np.array([0.5, 0.25, 0.0, 0.25])
+    np.testing.assert_allclose(weighted_quantiles(values, weights, np.array([0.7])), [[1.3]])
 
 
 def test_high_k_hat_warns_with_advice(wine_model):
