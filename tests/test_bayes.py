@@ -192,6 +192,12 @@ def test_quantiles_leave_out_draws_of_weight_zero():
     np.testing.assert_allclose(weighted_quantiles(values, weights, np.array([0.7])), [[1.3]])
 
 
+def test_bounded_uniform_prior_is_refused_with_advice():
+    with pytest.raises(ordstats.errors.SpecificationError, match=r"bounded uniform.*'flat'"):
+        parse_density("uniform(0, 1)")
+    assert parse_density("uniform()").name == "flat"
+
+
 def test_draws_beyond_memory_say_so(wine_model):
     mode = wine_model.fit(prior="default")
     with pytest.raises(ordstats.errors.SpecificationError, match="do not fit in memory"):
