@@ -111,6 +111,16 @@ def test_mode_with_cs_effects_equals_brms_target(wine, family):
     np.testing.assert_allclose(mode.params.to_numpy(), want["params"], atol=1e-6)
 
 
+def test_equidistant_thresholds_take_the_intercept_prior_on_the_first_only(wine):
+    """brms: student_t on first_Intercept, delta flat (tests/r/bayes_equidistant.R)."""
+    ref = json.loads((REFERENCE / "equidistant.json").read_text())
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, threshold="equidistant")
+    mode = model.fit(prior="default")
+    assert list(mode.prior_summary["class"]) == ["Intercept", "b"]
+    assert ref["max_gradient"] < 1e-6
+    np.testing.assert_allclose(mode.params.to_numpy(), ref["params"], atol=1e-6)
+
+
 densities = st.sampled_from(
     [
         "normal(0.3, 1.7)",

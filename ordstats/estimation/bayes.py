@@ -28,7 +28,9 @@ brms centres the design before it puts priors on the intercepts: with column mea
 is on ``theta_j - xbar'beta`` (cumulative; ``alpha_j + xbar'b`` for sratio, cratio and acat,
 whose predictors are ``alpha_j + x'b``).  Category-specific (nominal, ``cs()``) effects do
 not enter it: brms centres only the design of the ``b`` slopes, and its Stan code subtracts
-the uncentred ``Xcs * bcs`` from the centred intercepts.  The map from
+the uncentred ``Xcs * bcs`` from the centred intercepts.  With equidistant thresholds the
+``Intercept`` prior is on the first (centred) threshold only and the spacing is flat (brms'
+``delta``, whose prior ordstats does not take).  The map from
 the reported parameters is a shear with unit determinant, so no Jacobian enters.  An ``sd``
 prior is a density on the standard deviation ``s`` (restricted to ``s > 0``: half-normal,
 half-Student-t); the parameter is ``log s``, so its density carries the Jacobian ``s``.
@@ -285,8 +287,11 @@ def _clm_slots(model: Any) -> list[Slot]:
     sign = -1.0 if cumulative else 1.0
     levels = list(model.levels)
     sep = "|" if cumulative else ":"
+    # brms' equidistant thresholds: the Intercept prior is on the first one only, the
+    # spacing (brms' delta) keeps its flat default
+    n_intercepts = 1 if model.threshold == "equidistant" else J.shape[0]
     slots = []
-    for j in range(J.shape[0]):
+    for j in range(n_intercepts):
         row = np.zeros(k)
         row[layout.alpha] = J[j]
         row[layout.beta] = sign * xbar
