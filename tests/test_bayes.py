@@ -121,6 +121,16 @@ def test_equidistant_thresholds_take_the_intercept_prior_on_the_first_only(wine)
     np.testing.assert_allclose(mode.params.to_numpy(), ref["params"], atol=1e-6)
 
 
+def test_equidistant_thresholds_of_a_mixed_model_take_one_intercept_prior(wine):
+    model = ordstats.OrdinalMixedModel.from_formula(
+        "rating ~ temp + (1|judge)", wine, threshold="equidistant"
+    )
+    log_prior, table = resolve_priors(model, "default")
+    assert [cls for cls, _, _ in table] == ["Intercept", "b", "sd"]
+    xbar = model.problem.X.mean(axis=0)
+    np.testing.assert_allclose(log_prior.terms[0].row, [1, 0, -xbar[0], 0])
+
+
 densities = st.sampled_from(
     [
         "normal(0.3, 1.7)",

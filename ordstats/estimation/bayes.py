@@ -287,11 +287,8 @@ def _clm_slots(model: Any) -> list[Slot]:
     sign = -1.0 if cumulative else 1.0
     levels = list(model.levels)
     sep = "|" if cumulative else ":"
-    # brms' equidistant thresholds: the Intercept prior is on the first one only, the
-    # spacing (brms' delta) keeps its flat default
-    n_intercepts = 1 if model.threshold == "equidistant" else J.shape[0]
     slots = []
-    for j in range(n_intercepts):
+    for j in range(_n_intercept_priors(model, J)):
         row = np.zeros(k)
         row[layout.alpha] = J[j]
         row[layout.beta] = sign * xbar
@@ -304,6 +301,15 @@ def _clm_slots(model: Any) -> list[Slot]:
         bare = names[i].removeprefix("scale:")
         slots.append(Slot("disc", (names[i], bare, brms_name(bare)), _unit(k, i)))
     return slots
+
+
+def _n_intercept_priors(model: Any, J: FloatArray) -> int:
+    """How many thresholds take the Intercept prior.
+
+    brms' equidistant thresholds have it on the first only; the spacing (brms' ``delta``)
+    keeps its flat default.
+    """
+    return 1 if getattr(model, "threshold", None) == "equidistant" else int(J.shape[0])
 
 
 def _names(name: str) -> tuple[str, ...]:
@@ -327,7 +333,7 @@ def _mixed_slots(model: Any) -> list[Slot]:
     xbar = p.X.mean(axis=0) if p.n_beta else np.zeros(0)
     levels = list(model.levels)
     slots = []
-    for j in range(J.shape[0]):
+    for j in range(_n_intercept_priors(model, J)):
         row = np.zeros(k)
         row[: p.n_alpha] = J[j]
         row[p.n_alpha : p.n_alpha + p.n_beta] = -xbar
