@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import ordstats
 from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
-from ordstats.core.psis import psis
+from ordstats.core.psis import psis, weighted_quantiles
 from ordstats.estimation.bayes import prior, resolve_priors
 from ordstats.results.posterior import PosteriorWarning
 from tests.bayes.models import MODELS, posterior_mode
@@ -87,14 +87,48 @@ def test_intercept_prior_is_on_the_centred_design(wine_model):
     np.testing.assert_allclose(first, [1, 0, 0, 0, -xbar[0], -xbar[1]])
 
 
-def test_intercept_centring_of_a_step_family_adds_the_means(wine):
+def test_intercept_centring_of_a_step_family_leaves_cs_effects_out(wine):
+    """brms centres the slopes' design only: its thresholds are ``Intercept - Xcs * bcs``."""
     model = ordstats.OrdinalModel.from_formula(
         "rating ~ temp", wine, nominal="~ contact", family="sratio"
     )
     log_prior, _ = resolve_priors(model, "default")
-    row = log_prior.terms[1].row  # step 2:3: alpha_2 + wbar gamma_2 + xbar b
-    xbar, wbar = model.data.X.mean(), model.data.nominal.mean()
-    np.testing.assert_allclose(row, [0, 1, 0, 0, 0, wbar, 0, 0, xbar])
+    row = log_prior.terms[1].row  # step 2:3: alpha_2 + xbar b
+    xbar = model.data.X.mean()
+    np.testing.assert_allclose(row, [0, 1, 0, 0, 0, 0, 0, 0, xbar])
+
+
+@pytest.mark.parametrize("family", ["cumulative", "sratio", "acat"])
+def test_mode_with_cs_effects_equals_brms_target(wine, family):
+    """The mode of brms' log posterior (tests/r/bayes_cs_centring.R, its Stan code by hand)."""
+    ref = json.loads((REFERENCE / "cs_centring.json").read_text())
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp", wine, nominal="~ contact", family=family
+    )
+    mode = model.fit(prior=ref["prior"])
+    want = ref["modes"][family]
+    assert want["max_gradient"] < 1e-6
+    np.testing.assert_allclose(mode.params.to_numpy(), want["params"], atol=1e-6)
+
+
+def test_equidistant_thresholds_take_the_intercept_prior_on_the_first_only(wine):
+    """brms: student_t on first_Intercept, delta flat (tests/r/bayes_equidistant.R)."""
+    ref = json.loads((REFERENCE / "equidistant.json").read_text())
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, threshold="equidistant")
+    mode = model.fit(prior="default")
+    assert list(mode.prior_summary["class"]) == ["Intercept", "b"]
+    assert ref["max_gradient"] < 1e-6
+    np.testing.assert_allclose(mode.params.to_numpy(), ref["params"], atol=1e-6)
+
+
+def test_equidistant_thresholds_of_a_mixed_model_take_one_intercept_prior(wine):
+    model = ordstats.OrdinalMixedModel.from_formula(
+        "rating ~ temp + (1|judge)", wine, threshold="equidistant"
+    )
+    log_prior, table = resolve_priors(model, "default")
+    assert [cls for cls, _, _ in table] == ["Intercept", "b", "sd"]
+    xbar = model.problem.X.mean(axis=0)
+    np.testing.assert_allclose(log_prior.terms[0].row, [1, 0, -xbar[0], 0])
 
 
 densities = st.sampled_from(
@@ -165,6 +199,29 @@ def test_psis_k_hat_equals_arviz():
     ours = psis(log_ratio)
     assert ours.k_hat == pytest.approx(float(k_hat), abs=1e-10)
     np.testing.assert_allclose(ours.log_weights, smoothed, atol=1e-10)
+
+
+def test_quantiles_leave_out_draws_of_weight_zero():
+    """A draw outside the support (disordered thresholds) weighs 0 and moves no quantile.
+
+    Hazen's weighted quantiles of 0, 1, 2 (weights 1/2, 1/4, 1/4) put the knots at
+    0.25, 0.625 and 0.875, so the 0.7 quantile is 1 + 0.075 / 0.25 = 1.3.
+    """
+    values = np.array([[0.0], [1.0], [1.9], [2.0]])
+    weights = np.array([0.5, 0.25, 0.0, 0.25])
+    np.testing.assert_allclose(weighted_quantiles(values, weights, np.array([0.7])), [[1.3]])
+
+
+def test_bounded_uniform_prior_is_refused_with_advice():
+    with pytest.raises(ordstats.errors.SpecificationError, match=r"bounded uniform.*'flat'"):
+        parse_density("uniform(0, 1)")
+    assert parse_density("uniform()").name == "flat"
+
+
+def test_draws_beyond_memory_say_so(wine_model):
+    mode = wine_model.fit(prior="default")
+    with pytest.raises(ordstats.errors.SpecificationError, match="do not fit in memory"):
+        mode.posterior(draws=10**13)
 
 
 def test_high_k_hat_warns_with_advice(wine_model):

@@ -210,6 +210,12 @@ def parse_density(text: object) -> Density:
         )
     name = _ALIASES.get(match.group(1).lower(), match.group(1).lower())
     parts = [p.strip() for p in match.group(2).split(",")] if match.group(2).strip() else []
+    if match.group(1).lower() == "uniform" and parts:
+        raise SpecificationError(
+            f"{text!r}: a bounded uniform prior needs bounds on the parameter (brms' lb and "
+            "ub), which ordstats' parameters do not have; use 'flat' (the improper uniform) "
+            "or a normal or student_t prior"
+        )
     try:
         args = tuple(float(p) for p in parts)
     except ValueError:

@@ -242,8 +242,12 @@ def weighted_quantiles(values: FloatArray, weights: FloatArray, probs: FloatArra
 
     The weighted empirical distribution function, interpolated between the midpoints
     of each draw's weight (with equal weights: Hazen's quantiles).
+
+    The draws of weight zero (outside the support) take no part: a knot of theirs would
+    sit inside a neighbour's step.
     """
-    values = np.asarray(values, dtype=float)
+    keep = np.asarray(weights) > 0
+    values, weights = np.asarray(values, dtype=float)[keep], np.asarray(weights)[keep]
     out = np.empty((len(probs), values.shape[1]))
     for j in range(values.shape[1]):
         order = np.argsort(values[:, j])

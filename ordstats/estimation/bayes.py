@@ -26,16 +26,23 @@ brms centres the design before it puts priors on the intercepts: with column mea
 ``xbar`` (unweighted, over the rows used) the linear predictor
 ``theta_j - x'beta = (theta_j - xbar'beta) - (x - xbar)'beta``, and the ``Intercept`` prior
 is on ``theta_j - xbar'beta`` (cumulative; ``alpha_j + xbar'b`` for sratio, cratio and acat,
-whose predictors are ``alpha_j + x'b``; nominal effects add ``wbar'gamma_j``).  The map from
+whose predictors are ``alpha_j + x'b``).  Category-specific (nominal, ``cs()``) effects do
+not enter it: brms centres only the design of the ``b`` slopes, and its Stan code subtracts
+the uncentred ``Xcs * bcs`` from the centred intercepts.  With equidistant thresholds the
+``Intercept`` prior is on the first (centred) threshold only and the spacing is flat (brms'
+``delta``, whose prior ordstats does not take).  The map from
 the reported parameters is a shear with unit determinant, so no Jacobian enters.  An ``sd``
 prior is a density on the standard deviation ``s`` (restricted to ``s > 0``: half-normal,
 half-Student-t); the parameter is ``log s``, so its density carries the Jacobian ``s``.
 
 **Signs.**  ordstats' parameters are the ones its fits report: a cumulative model's
-``P(Y <= j) = F(theta_j - x'beta)`` is brms' ``cumulative()``, but sratio/cratio slopes
-carry VGAM's sign (``eta_j = alpha_j + x'b``) where brms writes ``Intercept_j - x'b``, and
-the ``disc`` coefficients here are the log-scale ``zeta`` (``disc = exp(-z'zeta)``): a
-prior centred at zero is the same either way; give a non-zero centre with the reported sign.
+``P(Y <= j) = F(theta_j - x'beta)`` is brms' ``cumulative()`` (nominal ``gamma = -bcs``),
+but the step families use VGAM's ``eta_j = alpha_j + x'b + w'gamma_j`` where brms' Stan code has
+``disc * (thres_j - mu)`` (sratio: ``alpha = thres``, ``b = -b_brms``, ``gamma = -bcs``) or
+``disc * (mu - thres_j)`` (cratio and acat: ``alpha = -thres``, ``b = b_brms``,
+``gamma = bcs``), and the ``disc`` coefficients here are the log-scale ``zeta``
+(``disc = exp(-z'zeta)``): a prior centred at zero is the same either way; give a non-zero
+centre with the reported sign.
 
 **The mode** is found by the Newton solver of the maximum-likelihood fit
 (:func:`ordstats.core.solver.newton`) with the log prior's gradient and Hessian added
@@ -274,22 +281,16 @@ def _clm_slots(model: Any) -> list[Slot]:
             "into a DataFrame"
         ) from None
     J = np.asarray(model.threshold_jacobian, dtype=float)
-    q = layout.n_alpha
     xbar = np.asarray(data.X, dtype=float).mean(axis=0) if layout.n_beta else np.zeros(0)
-    r = layout.n_nominal_cols
-    wbar = np.asarray(data.nominal, dtype=float).mean(axis=0) if r else np.zeros(0)
     # cumulative: theta_j - x'beta (cut-points "1|2"); steps: alpha_j + x'b ("1:2")
     cumulative = model.family_spec.capabilities.latent_variable
     sign = -1.0 if cumulative else 1.0
     levels = list(model.levels)
     sep = "|" if cumulative else ":"
     slots = []
-    for j in range(J.shape[0]):
+    for j in range(_n_intercept_priors(model, J)):
         row = np.zeros(k)
         row[layout.alpha] = J[j]
-        for c in range(r):
-            start = layout.n_alpha + c * q
-            row[start : start + q] = wbar[c] * J[j]
         row[layout.beta] = sign * xbar
         threshold = f"{levels[j]}{sep}{levels[j + 1]}"
         slots.append(Slot("Intercept", (threshold, str(j + 1)), row))
@@ -300,6 +301,15 @@ def _clm_slots(model: Any) -> list[Slot]:
         bare = names[i].removeprefix("scale:")
         slots.append(Slot("disc", (names[i], bare, brms_name(bare)), _unit(k, i)))
     return slots
+
+
+def _n_intercept_priors(model: Any, J: FloatArray) -> int:
+    """How many thresholds take the Intercept prior.
+
+    brms' equidistant thresholds have it on the first only; the spacing (brms' ``delta``)
+    keeps its flat default.
+    """
+    return 1 if getattr(model, "threshold", None) == "equidistant" else int(J.shape[0])
 
 
 def _names(name: str) -> tuple[str, ...]:
@@ -323,7 +333,7 @@ def _mixed_slots(model: Any) -> list[Slot]:
     xbar = p.X.mean(axis=0) if p.n_beta else np.zeros(0)
     levels = list(model.levels)
     slots = []
-    for j in range(J.shape[0]):
+    for j in range(_n_intercept_priors(model, J)):
         row = np.zeros(k)
         row[: p.n_alpha] = J[j]
         row[p.n_alpha : p.n_alpha + p.n_beta] = -xbar

@@ -248,9 +248,16 @@ class PosteriorMode:
             ) from None
         rng = np.random.default_rng(seed)
         centre = self.params.to_numpy()
-        x, log_ratio = adaptive_importance(
-            self.target, centre, chol, df, n, rng, adapt=adapt, reference=self.log_posterior
-        )
+        try:
+            x, log_ratio = adaptive_importance(
+                self.target, centre, chol, df, n, rng, adapt=adapt, reference=self.log_posterior
+            )
+        except MemoryError:
+            raise SpecificationError(
+                f"draws={n} do not fit in memory ({n} draws of {centre.size} parameters, "
+                "each evaluated on every row); use fewer draws (the default 4000 is "
+                "usually enough)"
+            ) from None
         smoothed = psis(log_ratio)
         post = Posterior(
             self.target, x, smoothed.log_weights, method="laplace", k_hat=smoothed.k_hat
