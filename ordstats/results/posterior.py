@@ -590,7 +590,11 @@ class Posterior:
         """Replicated level counts: one row per replicate, one column per level.
 
         Each replicate draws parameters from the posterior and a response for every
-        fitted row (its frequency weight counted as that many rows).
+        fitted row (its frequency weight counted as that many rows).  For a mixed
+        model the rows take the random effects at 0, as its posterior predictions
+        do: the replicates are of a typical group, not of the fitted groups, so
+        their spread of levels is narrower than the data's where groups differ
+        (brms' ``pp_check`` draws the fitted groups' effects).
 
         Parameters
         ----------
