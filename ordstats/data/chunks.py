@@ -282,6 +282,10 @@ def _response_prototype(scan: LevelScan, response: str) -> pd.Series:
     return inferred.infer_objects() if inferred.dtype == object else inferred
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_))
+
+
 def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
     """One frame whose factors carry the final levels (numbers are placeholders)."""
     levels: dict[str, tuple[list[Any], bool]] = {}
@@ -300,6 +304,11 @@ def _factor_prototype(scan: LevelScan, plan: ColumnPlan) -> pd.DataFrame:
             continue
         if col in levels:
             labels, is_ordered = levels[col]
+            if col not in scan.categories and labels and all(map(_is_number, labels)):
+                # numbers that the formula makes a factor (C(x)) stay numbers, so that
+                # a plain x in the same formula is the number (C(x)'s levels: the values)
+                data[col] = np.resize(np.array(labels), n)
+                continue
             filled = np.resize(np.array(labels, dtype=object), n) if labels else np.full(n, None)
             data[col] = pd.Categorical(filled, categories=labels, ordered=is_ordered)
         else:

@@ -401,10 +401,13 @@ class DiskSpill:
         for entry in self._used_entries():
             yield self._load(entry)
 
-    def _used_entries(self) -> list[_ChunkEntry]:
+    def _finished_entries(self) -> list[_ChunkEntry]:
         if not self.finished:
             raise RuntimeError("the spill is still being written")
-        return [entry for entry in self.entries if entry.n_used]
+        return self.entries
+
+    def _used_entries(self) -> list[_ChunkEntry]:
+        return [entry for entry in self._finished_entries() if entry.n_used]
 
     def _load(self, entry: _ChunkEntry) -> ChunkArrays:
         """One chunk's arrays, read from the files (thread-safe)."""
@@ -437,7 +440,10 @@ class DiskSpill:
         def evaluate(entry: _ChunkEntry) -> Any:
             return func(serve_arrays(self._load(entry), spec, self.location), spec, *args)
 
-        entries = self._used_entries()
+        # every chunk, also those without a usable row: the summary pass adds up their
+        # rows and missing-value counts (the functions take a chunk of no rows, as from
+        # the source)
+        entries = self._finished_entries()
         largest = max((entry.n_rows for entry in entries), default=0)
         return sum_in_order(evaluate, entries, pass_threads(largest))
 

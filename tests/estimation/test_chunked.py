@@ -242,6 +242,29 @@ def test_formula_expressions_and_numeric_factors_in_chunks():
     assert_same_fit(res, memory)
 
 
+def test_number_and_its_factor_in_one_formula_in_chunks(tmp_path):
+    # y ~ k + C(k): k is the number and C(k) its factor, whose last level is aliased (R's
+    # clm: k, factor(k)1..3); read in chunks k became a factor too, so the fit dropped k
+    # and named C(k)'s four columns 'k[T.1]'...
+    dd = pytest.importorskip("dask.dataframe")
+    frame = ratings(1200, seed=4, missing=False)
+    frame["k"] = np.arange(len(frame)) % 5
+    frame = frame.sort_values("k", kind="stable", ignore_index=True)  # chunks lack levels
+    formula = "y ~ x1 + k + C(k) + np.log1p(k):x2"
+    with pytest.warns(CollinearityWarning, match=r"'C\(k\)\[T.4\]' is a linear"):
+        memory = ordstats.OrdinalModel.from_formula(formula, frame).fit()
+    assert list(memory.params.index[4:8]) == ["x1", "k", "C(k)[T.1]", "C(k)[T.2]"]
+    files = write_parquet(frame, tmp_path, n_files=3)
+    for data, options in [
+        (frame, {"chunksize": 150}),
+        (files, {"chunksize": 150}),
+        (dd.from_pandas(frame, npartitions=4), {}),
+    ]:
+        with pytest.warns(CollinearityWarning, match=r"'C\(k\)\[T.4\]' is a linear"):
+            res = ordstats.OrdinalModel.from_formula(formula, data, **options).fit()
+        assert_same_fit(res, memory)
+
+
 def test_non_finite_transform_in_chunks_is_reported_by_column():
     frame = ratings(1500, seed=3, missing=False)
     formula = "y ~ np.log(x1 + 10) + np.sqrt(x2 + 9.5) + f"

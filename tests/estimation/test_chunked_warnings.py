@@ -90,3 +90,23 @@ def test_trial_points_of_probability_zero_leak_no_numpy_warnings(wine: pd.DataFr
     chunked, chunked_res = fit(chunksize=20)
     assert chunked == memory  # the same ConvergenceWarning, nothing else
     assert chunked_res.llf == pytest.approx(memory_res.llf, rel=1e-9)  # not converged: no closer
+
+
+def test_chunks_without_a_usable_row_count_in_the_missing_report(tmp_path, data):
+    # a chunk (file) whose every row is dropped was left out of the summary pass over the
+    # chunk cache: "1 of 240 rows have missing ... in 'x'" for 61 of 300, and a file of
+    # missing weights was dropped with no warning at all
+    frame = data.assign(g=data["g"].astype(str), w=1.0)
+    frame.loc[5, "x"] = np.nan
+    frame.loc[120:179, "x"] = np.nan
+    frame.loc[200:299, "w"] = np.nan
+    for k, part in enumerate(np.array_split(np.arange(300), [200])):
+        frame.iloc[part].to_parquet(tmp_path / f"p{k}.parquet", index=False)
+    expected = (
+        r"^161 of 300 rows have missing or non-finite values in 'x' \(61\), 'weights' \(100\);"
+    )
+    for source, options in [(frame, {}), (frame, {"chunksize": 60}), (tmp_path, {"chunksize": 60})]:
+        with pytest.warns(ordstats.errors.MissingDataWarning, match=expected):
+            res = ordstats.OrdinalModel.from_formula("y ~ x", source, weights="w", **options).fit()
+        assert res.nobs == 139
+        assert "161 rows with missing values or zero weight were dropped" in str(res.summary())
