@@ -1221,9 +1221,12 @@ def _describe_source(
     if hasattr(source, "check_columns"):
         source.check_columns(plan.read_columns)
     # the caller's per-row values are refused here, so every other name of the
-    # context (a function, a list of levels) serves the chunks as it is
+    # context (a function, a list of levels) serves the chunks as it is; a name that
+    # is also a column is the column's (data take precedence, as in memory)
+    read = set(plan.read_columns)
     ctx = FormulaContext(
-        {k: v for k, v in dict(context or {}).items() if k in variables}, row_names=()
+        {k: v for k, v in dict(context or {}).items() if k in variables and k not in read},
+        row_names=(),
     )
     per_row = sorted(set(getattr(context, "row_names", None) or ()) & set(ctx))
     if per_row:  # recorded when a DataFrame is read in chunks

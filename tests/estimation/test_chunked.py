@@ -602,3 +602,31 @@ def test_centred_moments_of_chunks_add_up_to_the_whole():
     centred = design - design.mean(axis=0)
     np.testing.assert_allclose(total.means, design.mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(total.m2, centred.T @ centred, rtol=1e-9, atol=1e-6)
+
+
+def test_a_caller_s_function_named_like_a_column_is_the_column_after_a_chunked_fit(tmp_path):
+    # data take precedence over the caller's names: the fit read the column f, but the
+    # chunked model kept the caller's f in its formula context, so the results methods
+    # took f for the function ("the model does not use 'f'"; emmeans: int * function)
+    frame = ratings(600, seed=5, missing=False)
+
+    def f() -> None:  # the caller's function of a column's name
+        return None
+
+    assert callable(f)
+    memory = ordstats.OrdinalModel.from_formula("y ~ x1 + f", frame).fit()
+    files = write_parquet(frame, tmp_path, n_files=2)
+    for data, options in [(frame, {"chunksize": 150}), (files, {})]:
+        res = ordstats.OrdinalModel.from_formula("y ~ x1 + f", data, **options).fit()
+        assert_same_fit(res, memory)
+        for call in (
+            lambda r: r.avg_comparisons(variables="f"),
+            lambda r: r.emmeans("f").summary_frame(),
+            lambda r: r.joint_tests(),
+        ):
+            got, want = call(res), call(memory)
+            np.testing.assert_allclose(
+                got.select_dtypes("number").to_numpy(dtype=float),
+                want.select_dtypes("number").to_numpy(dtype=float),
+                rtol=1e-6,
+            )
