@@ -171,6 +171,7 @@ def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
 def _add_fit_parser(commands: Any) -> None:
     fit = commands.add_parser(
         "fit",
+        allow_abbrev=False,
         help="fit an ordinal regression model and print its summary",
         description="Fit a cumulative link model (as R's ordinal::clm) or, with --family, a "
         "sequential or adjacent-category model (as VGAM's sratio, cratio, acat) and print "
@@ -215,6 +216,7 @@ def _add_fit_parser(commands: Any) -> None:
 def _add_links_parser(commands: Any) -> None:
     links = commands.add_parser(
         "links",
+        allow_abbrev=False,
         help="compare link functions (information criteria, LR and Vuong tests)",
         description="Fit the model under each link and compare them: log-likelihoods and "
         "information criteria, LR tests of each link within a flexible family that nests "
@@ -235,6 +237,7 @@ def _add_links_parser(commands: Any) -> None:
 def _add_compare_parser(commands: Any) -> None:
     compare = commands.add_parser(
         "compare",
+        allow_abbrev=False,
         help="compare two nested models by a likelihood-ratio test (anova)",
         description="Fit two models on the same rows and test the smaller against the "
         "larger by a likelihood-ratio test, as R's anova(m1, m2); two models of the same "
@@ -249,6 +252,7 @@ def _add_compare_parser(commands: Any) -> None:
 def _add_predict_parser(commands: Any) -> None:
     predict = commands.add_parser(
         "predict",
+        allow_abbrev=False,
         help="fit on one data set, predict another, print CSV",
         description="Fit the model on --data and print predictions for --newdata as CSV "
         "(one row per row of the new data; the probabilities of each level by default).",
@@ -270,6 +274,7 @@ def _add_predict_parser(commands: Any) -> None:
 def _add_factorize_parser(commands: Any) -> None:
     factorize = commands.add_parser(
         "factorize",
+        allow_abbrev=False,
         help="fit an ordinal matrix factorisation to ratings and print its report",
         description="Fit a low-rank cumulative link model to (row, column, rating) triples "
         "(OrdinalFactorization) and print the fit and its thresholds; with --recommend, "
@@ -409,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="ordstats",
+        allow_abbrev=False,  # an abbreviated option (--odds-ratio) is a typo, not a flag
         description="Ordinal regression (cumulative link models) that agrees with R's clm.",
     )
     parser.add_argument("--version", action="version", version=f"ordstats {__version__}")
@@ -418,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare_parser(commands)
     _add_predict_parser(commands)
     _add_factorize_parser(commands)
-    commands.add_parser("datasets", help="list the bundled data sets")
+    commands.add_parser("datasets", help="list the bundled data sets", allow_abbrev=False)
     return parser
 
 

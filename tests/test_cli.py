@@ -536,3 +536,12 @@ def test_collinear_keep_reaches_the_model_the_warning_points_to(capsys):
     ).fit()
     assert result["loglik"] == pytest.approx(res.llf, rel=1e-12)
     assert result["params"]["temp[T.warm]"]["estimate"] == pytest.approx(res.params["temp[T.warm]"])
+
+
+def test_an_abbreviated_option_is_refused_not_taken_for_the_full_one(capsys):
+    """argparse took --odds-ratio for --odds-ratios; a shortened flag is a typo."""
+    wine = ["fit", "rating ~ temp", "--data", "wine"]
+    for extra in (["--odds-ratio"], ["--thresh", "equidistant"]):
+        code, out, err = run(capsys, *wine, *extra)
+        assert code == 2 and out == ""
+        assert f"ordstats: error: unrecognized arguments: {extra[0]}" in err
