@@ -579,3 +579,18 @@ def test_a_predictor_named_group_is_not_mistaken_for_the_response_level(wine):
             verb()
     expected = res.predictions(type="expected")  # one value per row: no level column
     assert list(expected["group"]) == list(wine["temp"])
+
+
+@pytest.mark.parametrize("name", ["term", "contrast", "rowid", "estimate", "std_error", "conf_low"])
+def test_a_column_named_like_a_table_column_is_refused(wine, name):
+    """Before: a predictor named 'term' or 'contrast' crashed comparisons with numpy's
+    UFuncTypeError, and one named 'estimate', 'rowid', 'std_error', ... came back in the
+    tables with the estimates' values in its place (as marginaleffects, such names are
+    refused)."""
+    data = wine.assign(**{name: np.linspace(-1, 1, len(wine))})
+    res = OrdinalModel.from_formula(f"rating ~ temp + {name}", data).fit()
+    for verb in (res.predictions, res.comparisons, res.slopes, res.avg_predictions):
+        with pytest.raises(OrdstatsError, match=rf"a column named '{name}'.*overwrite its values"):
+            verb()
+    with pytest.raises(OrdstatsError, match=rf"a column named '{name}'"):
+        res.predictions(newdata=data.head(3))

@@ -245,13 +245,43 @@ def _resolve_by(by: Any, data: pd.DataFrame, allowed: Sequence[str] = ()) -> lis
     return [n for n in names if n not in allowed]
 
 
+#: Columns of the margins tables and what they hold; a data column of one of these names
+#: would be overwritten in the tables (marginaleffects forbids them as variable names).
+_TABLE_COLUMNS = {
+    "group": "the response level",
+    "rowid": "the row's position",
+    "term": "the variable compared",
+    "contrast": "the comparison",
+    "estimate": "the estimates",
+    "std_error": "their standard errors",
+    "statistic": "their z statistics",
+    "p_value": "their p values",
+    "s_value": "their S values",
+    "conf_low": "their intervals",
+    "conf_high": "their intervals",
+}
+
+
 def _reserved_column_message(name: str, what: str) -> str:
     """Why a data column named as a column of the margins tables (``"group"``) is refused."""
     return (
-        f"the rows have a column named {name!r}, which the margins tables use for the "
-        f"response level (as marginaleffects), so {what}; rename that column (in the data "
-        "and the formula)"
+        f"the rows have a column named {name!r}, which the margins tables use for "
+        f"{_TABLE_COLUMNS[name]} (as marginaleffects), so {what}; rename that column (in the "
+        "data and the formula)"
     )
+
+
+def _refuse_table_column_names(data: pd.DataFrame) -> None:
+    """Refuse data columns that the tables' own columns would overwrite.
+
+    ``group`` aside: only tables with several response levels have it
+    (:meth:`_Block.long`).
+    """
+    clash = [name for name in _TABLE_COLUMNS if name != "group" and name in data.columns]
+    if clash:
+        raise OrdstatsError(
+            _reserved_column_message(clash[0], "the tables would overwrite its values")
+        )
 
 
 def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
@@ -323,6 +353,7 @@ def _rows(fit: MarginsFit, newdata: Any, wts: Any, by: Any) -> _Rows:
     data = _resolve_newdata(fit, newdata)
     if newdata is None:
         data = _with_data_columns(fit, data, by, wts)
+    _refuse_table_column_names(data)
     return _Rows(fit, data, _resolve_weights(data, wts), _resolve_by(by, data, ("group",)))
 
 
