@@ -27,7 +27,10 @@ the final scores.  The score is identified only up to a shift that the
 thresholds absorb; the thresholds carry the location, the trees the effects.
 
 Early stopping watches the mean validation NLL (``eval_set``), the ordinal
-log-loss.  LightGBM and XGBoost are optional extras
+log-loss.  ``classes_`` keep the classes' order, as
+:class:`~ordstats.learn.OrdinalClassifier`'s (see its Notes): score
+probabilities with ``ordstats.metrics.SCORERS``, not scikit-learn's
+``"neg_log_loss"``, when that order is not the sorted one.  LightGBM and XGBoost are optional extras
 (``pip install 'ordstats[lightgbm]'`` / ``'ordstats[xgboost]'``), imported when
 an estimator is fitted.
 """

@@ -143,6 +143,16 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     ``neg_mean_absolute_error`` convention).  Pass ``scoring="accuracy"`` or a
     scorer from :mod:`ordstats.metrics` for another metric.
 
+    ``classes_`` are in the classes' order, lowest first, not sorted (as
+    scikit-learn's own classifiers' are).  scikit-learn's probability scorers
+    (``scoring="neg_log_loss"``, ``"neg_brier_score"``, ``"roc_auc_ovr"``, ...)
+    pair the columns of :meth:`predict_proba` with the *sorted* labels of
+    ``y``, not with ``classes_``: where the order differs (text classes such as
+    ``["low", "mid", "high"]``, or ``classes=`` listing numbers from highest
+    down) they score the wrong columns without an error.  Use the scorers of
+    ``ordstats.metrics.SCORERS`` (``"neg_log_loss"``, ``"neg_rps"``, ...), which
+    read ``classes_``; label scorers (``"accuracy"``) are unaffected.
+
     :meth:`predict_proba` returns a NumPy array with one column per class of
     ``classes_``: scikit-learn's ``set_output`` applies to transformers only, so
     pandas output is available where it is defined (transformers before this
