@@ -90,6 +90,10 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         estimable).
     maxiter, gradtol : int, float
         Newton iterations and gradient tolerance (as :meth:`OrdinalModel.fit`).
+        A penalised fit (``alpha > 0``) takes ``maxiter`` but not ``gradtol``:
+        it stops when its KKT conditions hold within ``1e-7`` (the ``tol`` of
+        :meth:`OrdinalModel.fit_regularized`), about ``1e-7`` from the exact
+        optimum in the estimates.
     check_separation : bool
         Check a fit for separation (a linear program per fit; turn off in long
         resampling loops where a ``ConvergenceWarning`` is enough).
