@@ -146,6 +146,13 @@ class OrdinalFactorization:
     penalties on a validation split of your own data, as
     ``vignettes/factorization.py`` does.
 
+    With per-row (per-column) thresholds, a row that never uses a level between
+    levels it does use gains by closing the two thresholds around it; when
+    ``threshold_penalty`` is too weak to hold them apart they meet at the MAP
+    (the fit then gives that level probability 0 in that row) and move on
+    tied, so the row's other parameters still reach their optimum.  Raise
+    ``threshold_penalty`` (or share the thresholds) where that is unwanted.
+
     Examples
     --------
     >>> import pandas as pd
@@ -260,8 +267,8 @@ class OrdinalFactorization:
             raise SpecificationError(f"{wanted}; got shapes {', '.join(map(str, got))}")
         if not all(np.all(np.isfinite(a)) for a in arrays):
             raise SpecificationError(f"{wanted}, all finite; got non-finite values")
-        if np.any(np.diff(arrays[2], axis=1) <= 0):
-            raise SpecificationError("start thresholds must increase along each row")
+        if np.any(np.diff(arrays[2], axis=1) < 0):
+            raise SpecificationError("start thresholds must not decrease along any row")
         return arrays[0], arrays[1], arrays[2]
 
     def _parts(self, n_parts: int) -> dict[str, list[SidePart]]:
@@ -313,7 +320,7 @@ class OrdinalFactorization:
         sweeper: Sweeper | None = None,
     ) -> float:
         """The MAP objective (negative log posterior) at the given parameters."""
-        if np.any(np.diff(table, axis=1) <= 0):  # not a model: no pass over the ratings
+        if np.any(np.diff(table, axis=1) < 0):  # not a model: no pass over the ratings
             return np.inf
         if sweeper is None:
             sweeper = self._sweeper()

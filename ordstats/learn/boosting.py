@@ -27,7 +27,10 @@ the final scores.  The score is identified only up to a shift that the
 thresholds absorb; the thresholds carry the location, the trees the effects.
 
 Early stopping watches the mean validation NLL (``eval_set``), the ordinal
-log-loss.  LightGBM and XGBoost are optional extras
+log-loss.  ``classes_`` keep the classes' order, as
+:class:`~ordstats.learn.OrdinalClassifier`'s (see its Notes): score
+probabilities with ``ordstats.metrics.SCORERS``, not scikit-learn's
+``"neg_log_loss"``, when that order is not the sorted one.  LightGBM and XGBoost are optional extras
 (``pip install 'ordstats[lightgbm]'`` / ``'ordstats[xgboost]'``), imported when
 an estimator is fitted.
 """
@@ -79,6 +82,9 @@ __all__ = ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"]
 
 #: Links whose ``F`` has a closed-form quantile function and a tail-safe likelihood.
 BOOSTING_LINKS = ("logit", "probit", "cloglog", "loglog", "cauchit")
+
+#: LightGBM's names of its ``boosting`` parameter.
+_LGB_BOOSTING_KEYS = ("boosting", "boosting_type", "boost")
 
 #: Characters a booster refuses in a feature name: LightGBM the JSON ones
 #: (``" , : [ ] { }``), XGBoost ``[ ] <``.
@@ -589,6 +595,17 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
         self.n_jobs = n_jobs
         self.params = params
 
+    def _check_options(self) -> None:
+        super()._check_options()
+        params = self.params or {}
+        boosting = {params.get(key, "gbdt") for key in _LGB_BOOSTING_KEYS}
+        if boosting & {"rf", "random_forest"}:
+            raise SpecificationError(
+                "LightGBM's random-forest boosting ('rf') takes only its built-in objectives, "
+                "not the ordinal likelihood this estimator supplies; use boosting='gbdt' (the "
+                "default) or 'dart', with subsample= and colsample_bytree= for bagging"
+            )
+
     def _lgb_params(self, state: _Thresholds) -> dict[str, Any]:
         params: dict[str, Any] = {
             "objective": lambda preds, _data: state.round(preds),
@@ -664,11 +681,11 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
 
         Gradient boosting adds one tree per round to the scores the last round
         started from (``state.scores``), so only the last tree is predicted; after
-        early stopping, a dropped constant tree, or with DART or random-forest
-        boosting (which reweight earlier trees) all trees are.
+        early stopping, a dropped constant tree, or with DART boosting (which
+        reweights earlier trees) all trees are.
         """
         kept = booster.current_iteration()
-        boosting = {params.get(key, "gbdt") for key in ("boosting", "boosting_type", "boost")}
+        boosting = {params.get(key, "gbdt") for key in _LGB_BOOSTING_KEYS}
         if boosting != {"gbdt"} or kept != state.rounds or self.best_iteration_ != kept:
             return self._predict_scores(booster, X)
         last_tree = booster.predict(X, raw_score=True, start_iteration=kept - 1, num_iteration=1)

@@ -90,6 +90,10 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
         estimable).
     maxiter, gradtol : int, float
         Newton iterations and gradient tolerance (as :meth:`OrdinalModel.fit`).
+        A penalised fit (``alpha > 0``) takes ``maxiter`` but not ``gradtol``:
+        it stops when its KKT conditions hold within ``1e-7`` (the ``tol`` of
+        :meth:`OrdinalModel.fit_regularized`), about ``1e-7`` from the exact
+        optimum in the estimates.
     check_separation : bool
         Check a fit for separation (a linear program per fit; turn off in long
         resampling loops where a ``ConvergenceWarning`` is enough).
@@ -142,6 +146,16 @@ class OrdinalClassifier(ClearParameters, ClassifierMixin, BaseEstimator):
     ``GridSearchCV`` and ``cross_val_score`` expect (scikit-learn's
     ``neg_mean_absolute_error`` convention).  Pass ``scoring="accuracy"`` or a
     scorer from :mod:`ordstats.metrics` for another metric.
+
+    ``classes_`` are in the classes' order, lowest first, not sorted (as
+    scikit-learn's own classifiers' are).  scikit-learn's probability scorers
+    (``scoring="neg_log_loss"``, ``"neg_brier_score"``, ``"roc_auc_ovr"``, ...)
+    pair the columns of :meth:`predict_proba` with the *sorted* labels of
+    ``y``, not with ``classes_``: where the order differs (text classes such as
+    ``["low", "mid", "high"]``, or ``classes=`` listing numbers from highest
+    down) they score the wrong columns without an error.  Use the scorers of
+    ``ordstats.metrics.SCORERS`` (``"neg_log_loss"``, ``"neg_rps"``, ...), which
+    read ``classes_``; label scorers (``"accuracy"``) are unaffected.
 
     :meth:`predict_proba` returns a NumPy array with one column per class of
     ``classes_``: scikit-learn's ``set_output`` applies to transformers only, so

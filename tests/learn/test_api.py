@@ -155,6 +155,19 @@ def test_lightgbm_params_may_not_replace_the_ordinal_model(params, data):
         OrdinalLGBMClassifier(n_estimators=3, params=params).fit(X, y)
 
 
+@pytest.mark.skipif(not HAS_LIGHTGBM, reason="needs lightgbm")
+@pytest.mark.parametrize("params", [{"boosting": "rf"}, {"boosting_type": "random_forest"}])
+def test_lightgbm_random_forest_mode_is_refused_with_a_reason(params, data):
+    # before: LightGBM's own LightGBMError from inside lightgbm.train ("RF mode do not
+    # support custom objective function"), while a docstring listed it as supported
+    from ordstats.learn import OrdinalLGBMClassifier
+
+    X, y = data
+    params = {**params, "bagging_fraction": 0.5, "bagging_freq": 1}
+    with pytest.raises(SpecificationError, match=r"random-forest boosting \('rf'\).*gbdt"):
+        OrdinalLGBMClassifier(n_estimators=3, params=params).fit(X, y)
+
+
 @pytest.mark.skipif(not HAS_XGBOOST, reason="needs xgboost")
 @pytest.mark.parametrize(
     "params", [{"objective": "reg:squarederror"}, {"eval_metric": "rmse"}, {"num_class": 3}]

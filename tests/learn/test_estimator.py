@@ -327,3 +327,28 @@ def test_score_with_classes_of_another_type_says_so(data):
     message = r"values '0', .*not among labels \[0, 10.*astype\(int\)"
     with pytest.raises(OrdstatsError, match=message):
         numeric.score(X, y.astype(str))
+
+
+@pytest.mark.parametrize(
+    ("labels", "classes"),
+    [
+        (np.array(["low", "mid", "high", "top"]), ["low", "mid", "high", "top"]),
+        (np.array([30, 20, 10, 0]), [30, 20, 10, 0]),
+    ],
+)
+def test_probability_scorers_of_ordered_classes_read_classes_(data, labels, classes):
+    """classes_ keep the classes' order. ordstats' log-loss scorer reads it; scikit-learn's
+    pairs predict_proba's columns with the sorted labels and scores the wrong ones, as the
+    class Notes and the README say (this guards that statement)."""
+    from sklearn.metrics import get_scorer
+
+    from ordstats.metrics import SCORERS
+
+    X, y = data
+    y_labels = labels[np.searchsorted(np.unique(y), y)]
+    clf = OrdinalClassifier(classes=classes).fit(X, y_labels)
+    prob = clf.predict_proba(X)
+    index = np.array([classes.index(v) for v in y_labels])
+    exact = float(np.mean(np.log(prob[np.arange(len(y_labels)), index])))
+    assert SCORERS["neg_log_loss"](clf, X, y_labels) == pytest.approx(exact, rel=1e-12)
+    assert get_scorer("neg_log_loss")(clf, X, y_labels) < exact - 0.05

@@ -262,7 +262,7 @@ def _with_penalty(
     own = thresholds if owns_thresholds else None
     out = nll + _penalty(coef, own, penalty, threshold_penalty, threshold_center)
     if owns_thresholds:  # a level no block member used may not disorder its thresholds
-        out = np.where(np.all(np.diff(thresholds, axis=1) > 0, axis=1), out, np.inf)
+        out = np.where(np.all(np.diff(thresholds, axis=1) >= 0, axis=1), out, np.inf)
     return out
 
 
@@ -478,6 +478,8 @@ def block_newton_step(
             grad[:, d:] += threshold_penalty * (thresholds - threshold_center)
             hess[:, d + np.arange(t), d + np.arange(t)] += threshold_penalty
     step = -_solve(hess, grad)
+    if owns_thresholds:
+        step = _tied_steps(hess, grad, thresholds, d, step)
     alpha = np.ones(coef.shape[0])
     new_coef, new_theta, f_new, nll_new = coef, thresholds, f_old.copy(), nll_old.copy()
     pending = np.ones(coef.shape[0], dtype=bool)
@@ -486,8 +488,8 @@ def block_newton_step(
     for halvings in range(max_halvings + 1):
         trial_coef = coef + alpha[:, None] * step[:, :d]
         trial_theta = thresholds
-        if owns_thresholds:
-            trial_theta = thresholds + alpha[:, None] * step[:, d:]
+        if owns_thresholds:  # a pair the step would cross meets instead (see _ordered)
+            trial_theta = _ordered(thresholds + alpha[:, None] * step[:, d:])
         if halvings:  # re-evaluate only the observations of blocks still halving
             sub = _subset(sub, pending[sub.block])
         nll_trial = per_block_nll(link, sub, trial_coef, trial_theta)
@@ -511,3 +513,62 @@ def block_newton_step(
             break
         alpha = np.where(pending, alpha * 0.5, alpha)
     return BlockStep(new_coef, new_theta, f_new, nll_new, hess, halvings)
+
+
+#: Threshold gaps below this (relative to the thresholds' size) count as closed.
+_CLOSED_GAP = 1e-10
+
+
+def _ordered(table: FloatArray) -> FloatArray:
+    """Each row of ``table`` projected onto non-decreasing rows (pool adjacent violators).
+
+    A block whose likelihood never uses the level between two cut points gains
+    by closing them, so a Newton step can cross them; the projection lets them
+    meet (the level then has probability 0 in that block, the MAP on the closed
+    ordered set) instead of rejecting the whole block's step.
+    """
+    bad = np.flatnonzero(np.any(np.diff(table, axis=1) < 0, axis=1))
+    if not bad.size:
+        return table
+    out = table.copy()
+    for k in bad:
+        values: list[float] = []
+        sizes: list[int] = []
+        for x in table[k]:
+            values.append(float(x))
+            sizes.append(1)
+            while len(values) > 1 and values[-2] > values[-1]:
+                size = sizes[-2] + sizes[-1]
+                values[-2] = (values[-2] * sizes[-2] + values[-1] * sizes[-1]) / size
+                sizes[-2] = size
+                del values[-1], sizes[-1]
+        out[k] = np.repeat(values, sizes)
+    return out
+
+
+def _tied_steps(
+    hess: FloatArray, grad: FloatArray, thresholds: FloatArray, d: int, step: FloatArray
+) -> FloatArray:
+    r"""Newton steps with each closed, closing threshold pair tied (blocks owning thresholds).
+
+    A pair ``theta_j <= theta_{j+1}`` is closed when its gap is below
+    ``_CLOSED_GAP`` (relative) and closing when the gradient would lower (2) by
+    closing it further (``g_{j+1} > g_j``): its cut points move as one
+    variable (the projected Newton step of Bertsekas 1982 for order
+    constraints: the reduced system ``T' H T s = -T' g``), so the block's other
+    parameters still take full Newton steps.  Other blocks keep ``step``.
+    """
+    theta = thresholds
+    g = grad[:, d:]
+    gap = np.diff(theta, axis=1)
+    closed = (gap <= _CLOSED_GAP * (1.0 + np.abs(theta[:, :-1]))) & (g[:, 1:] > g[:, :-1])
+    out = step.copy()
+    for k in np.flatnonzero(closed.any(axis=1)):
+        group = np.concatenate([[0], np.cumsum(~closed[k])])  # tied cut points share a group
+        t = theta.shape[1]
+        tie = np.zeros((d + t, d + int(group[-1]) + 1))
+        tie[np.arange(d), np.arange(d)] = 1.0
+        tie[d + np.arange(t), d + group] = 1.0
+        reduced = _solve((tie.T @ hess[k] @ tie)[None], (tie.T @ grad[k])[None])[0]
+        out[k] = -tie @ reduced
+    return out
