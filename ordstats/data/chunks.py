@@ -875,17 +875,22 @@ class CentredMoments:
 
     @classmethod
     def of(cls, design: FloatArray) -> CentredMoments:
-        """The moments of ``design``'s rows, from its Gram matrix where that keeps digits."""
-        gram = gram_with_intercept(design)
-        n = float(gram[0, 0])
-        if n == 0:
-            return cls(0.0, np.zeros(design.shape[1]), np.zeros(gram[1:, 1:].shape))
-        means = gram[0, 1:] / n
-        m2 = gram[1:, 1:] - n * np.outer(means, means)
-        # a column far from zero loses its variation in the sums of squares: centre it
-        if np.any(np.diag(m2) < _CENTRED_SHARE * np.diag(gram)[1:]):
-            centred = design - means
-            m2 = centred.T @ centred
+        """The moments of ``design``'s rows, from its Gram matrix where that keeps digits.
+
+        A column whose squares overflow (beyond about 1e154) gives infinite or
+        ``NaN`` moments without numpy's warnings: the design's check refuses it.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            gram = gram_with_intercept(design)
+            n = float(gram[0, 0])
+            if n == 0:
+                return cls(0.0, np.zeros(design.shape[1]), np.zeros(gram[1:, 1:].shape))
+            means = gram[0, 1:] / n
+            m2 = gram[1:, 1:] - n * np.outer(means, means)
+            # a column far from zero loses its variation in the sums of squares: centre it
+            if np.any(np.diag(m2) < _CENTRED_SHARE * np.diag(gram)[1:]):
+                centred = design - means
+                m2 = centred.T @ centred
         return cls(n, means, m2)
 
     def __add__(self, other: CentredMoments) -> CentredMoments:
@@ -896,7 +901,8 @@ class CentredMoments:
         n = self.n + other.n
         delta = other.means - self.means
         means = self.means + delta * (other.n / n)
-        m2 = self.m2 + other.m2 + np.outer(delta, delta) * (self.n * other.n / n)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflowing columns: see of()
+            m2 = self.m2 + other.m2 + np.outer(delta, delta) * (self.n * other.n / n)
         return CentredMoments(n, means, m2)
 
     def gram(self, centred: bool = False) -> FloatArray:

@@ -324,6 +324,7 @@ def test_a_csv_file_with_another_separator_gets_a_hint(tmp_path, frame):
         ordstats.OrdinalModel.from_formula(FORMULA, str(tmp_path / "semi.csv"))
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # no numpy/pandas warning leaks
 @pytest.mark.parametrize("scale", [1e-170, 1e-150, 1e160])
 def test_columns_too_large_or_small_for_chunks_are_refused(scale):
     # 1e-170 was dropped as "aliased" (its squares underflow), 1e160 stopped on a

@@ -102,6 +102,7 @@ def test_emmeans_of_a_formula_offset_says_what_to_do(wine):
         res.emmeans("temp")
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # no numpy/pandas warning leaks
 @pytest.mark.parametrize("chunksize", [None, 20])
 def test_a_factor_of_numbers_and_text_lists_its_levels_in_the_model_s_order(wine, chunksize):
     """Before: the margins grids took such a column's first-seen order (1, a, 2, b here),

@@ -20,6 +20,7 @@ columns' values (:func:`streamed_columns`, one pass, ``n`` floats each).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,7 +104,9 @@ class RowSummary:
         for name, dtype in other.categorical.items():
             categorical[name] = pd.CategoricalDtype(factors[name], ordered=dtype.ordered)
         sums = {name: parts + other.sums[name] for name, parts in self.sums.items()}
-        counts = self.counts.add(other.counts, fill_value=0)
+        with warnings.catch_warnings():  # levels of numbers and text: no order, none needed
+            warnings.filterwarnings("ignore", "The values in the array are unorderable")
+            counts = self.counts.add(other.counts, fill_value=0)
         return RowSummary(self.n + other.n, factors, categorical, sums, counts)
 
     __radd__ = __add__
