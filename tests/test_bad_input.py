@@ -3400,6 +3400,19 @@ def test_lonely_psu_average_with_no_stratum_to_average_over_warns(survey_rows):
     assert np.isnan(res.bse).all()
 
 
+def test_a_factor_level_without_rows_is_named_in_the_aliasing_warning(wine):
+    """R drops unused levels before coding (no coefficient, no message); here the zero
+    column is dropped as aliased, and the warning said only that it "is a linear
+    combination of the thresholds (intercept) or earlier columns"."""
+    data = wine.assign(temp=wine["temp"].cat.add_categories("hot"))
+    with pytest.warns(
+        CollinearityWarning, match=r"no row has the factor level\(s\) 'hot' of 'temp'"
+    ):
+        res = OrdinalModel.from_formula("rating ~ temp + contact", data).fit()
+    plain = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    np.testing.assert_allclose(res.params, plain.params, rtol=1e-10)
+
+
 @pytest.mark.parametrize("chunksize", [None, 20])
 def test_a_category_without_rows_is_not_predicted_and_spoils_no_other_mean(wine, chunksize):
     """Before: chunked predict() gave the 'hot' row the 'cold' probabilities (in memory:

@@ -7,6 +7,7 @@ what each habit needs of the formula layer.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -158,3 +159,55 @@ def test_factor_levels_given_as_numbers_match_text_values_as_r_does():
         "rating ~ factor(judge, levels = c(9, 8, 7, 6, 5, 4, 3, 2, 1))", wine
     ).fit()
     assert judges.params.index[4].endswith("[T.8]")
+
+
+def _term_test(res, which: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """A nominal_test/scale_test table (terms, Df, LRT), its failed refits' warning allowed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.ConvergenceWarning)
+        table = getattr(res, which)().iloc[1:]
+    return list(table.index), table["Df"].to_numpy(), table["LRT"].to_numpy()
+
+
+def _r_table(table: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
+    as_float = lambda xs: np.array([np.nan if x is None else x for x in xs], dtype=float)  # noqa: E731
+    return table["terms"], as_float(table["Df"]), as_float(table["LRT"])
+
+
+@pytest.mark.parametrize(
+    ("case", "options", "which"),
+    [
+        ("airquality", {}, "nominal_test"),
+        ("airquality", {}, "scale_test"),
+        ("airquality_scaled", {"scale": "~ `Solar.R`"}, "nominal_test"),
+    ],
+)
+def test_term_tests_refit_dotted_column_names(case, options, which):
+    """nominal_test and scale_test put each term into a refit's formula: a dotted name
+    (Solar.R) went in without its backticks, so the refit failed and its row was NA
+    with a ConvergenceWarning where R has the LRT (tests/r/term_tests_dotted_names.R)."""
+    ref = load("term_tests_dotted_names")[case]
+    formula = ref["formula"].replace("Solar.R", "`Solar.R`")
+    with pytest.warns(ordstats.errors.MissingDataWarning):
+        res = ordstats.OrdinalModel.from_formula(formula, dataset("airquality"), **options).fit()
+    terms, df, lrt = _term_test(res, which)
+    r_terms, r_df, r_lrt = _r_table(ref[which])
+    assert terms == r_terms
+    np.testing.assert_array_equal(df, r_df)
+    np.testing.assert_allclose(lrt, r_lrt, rtol=1e-5)
+
+
+def test_scale_test_keeps_a_row_r_leaves_na_at_its_default_iterations():
+    """R's scale_test has NA for log(hincome):children of carData::Womenlf: its refit
+    stops (code -2) at clm.control()'s limits, but reaches logLik -211.06618 with
+    maxModIter = 20; ordstats' refit reaches that maximum, so the row has its LRT."""
+    ref = load("term_tests_dotted_names")["womenlf"]
+    assert ref["relaxed_default_code"] == -2
+    res = ordstats.OrdinalModel.from_formula(ref["formula"], dataset("womenlf")).fit()
+    terms, df, lrt = _term_test(res, "scale_test")
+    r_terms, r_df, r_lrt = _r_table(ref["scale_test"])
+    assert terms == r_terms
+    np.testing.assert_array_equal(df[:2], r_df[:2])
+    np.testing.assert_allclose(lrt[:2], r_lrt[:2], rtol=1e-5)
+    assert df[2] == 2
+    assert lrt[2] == pytest.approx(2 * (ref["relaxed_logLik"] - ref["logLik"]), rel=1e-6)

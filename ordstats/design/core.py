@@ -946,9 +946,13 @@ def _drop_aliased(
         residual = _data_residual(terms.matrix)
     aliased = [j - 1 for j in aliased_columns(gram, residual=residual) if j > 0]
     reason = (
-        f"the {what} design is rank deficient: {{names}} is a linear combination of the "
-        "thresholds (intercept) or earlier columns"
-    ) + _nearly_constant_note(terms, aliased, spread)
+        (
+            f"the {what} design is rank deficient: {{names}} is a linear combination of the "
+            "thresholds (intercept) or earlier columns"
+        )
+        + _nearly_constant_note(terms, aliased, spread)
+        + _empty_level_note(terms, aliased)
+    )
     dropped = _remove_columns(terms, aliased, collinear, reason, "remove it")
     if not aliased or terms.aliased:
         return dropped
@@ -958,6 +962,26 @@ def _drop_aliased(
     else:
         raw = gram if raw_gram is None else raw_gram
     return replace(dropped, aliased_by=aliased_combinations(raw, aliased))
+
+
+def _empty_level_note(terms: TermsDesign, aliased: list[int]) -> str:
+    """Say which factor levels no row has, when their zero columns are among ``aliased``.
+
+    R drops such levels before coding (``model.frame(drop.unused.levels = TRUE)``),
+    so it reports no coefficient for them: the column is not collinear data.
+    """
+    if not aliased or not terms.empty_levels:
+        return ""
+    levels = ", ".join(
+        f"{level!r} of {column!r}"
+        for column, unused in terms.empty_levels.items()
+        for level in unused
+    )
+    note = (
+        f" (no row has the factor level(s) {levels}, whose columns are zero; R drops "
+        "unused levels before coding, so it shows no coefficient for them)"
+    )
+    return note.replace("{", "{{").replace("}", "}}")
 
 
 def _nearly_constant_note(

@@ -208,11 +208,17 @@ def _reached_maximum(res: RefitResult) -> bool:
     return gain <= _GAIN_TOL
 
 
-def _term_labels(terms: TermsDesign | None) -> list[str]:
-    """The formula's term labels (R's ``attr(terms, "term.labels")``), intercept left out."""
+def _term_labels(terms: TermsDesign | None) -> dict[str, str]:
+    """The formula's term labels (R's ``attr(terms, "term.labels")``), intercept left out.
+
+    Each label (as R prints it: ``Solar.R``) maps to the term as formula text
+    (a name that is not a Python name in backticks), for the refits' formulas.
+    """
     if terms is None or terms.spec is None:
-        return []
-    return [str(t) for t in terms.spec.terms if getattr(t, "degree", None) != 0]
+        return {}
+    return {
+        _term_label(t): _term_text(t) for t in terms.spec.terms if getattr(t, "degree", None) != 0
+    }
 
 
 def _updated(terms: TermsDesign | None, term: str) -> str:
@@ -265,7 +271,8 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
         return None  # the step families follow VGAM; models without their DataFrame
     scope = _term_labels(design.location)
     if part == "nominal":
-        scope += [t for t in _term_labels(design.scale) if t not in scope]
+        for label, text in _term_labels(design.scale).items():
+            scope.setdefault(label, text)
     done = set(_term_labels(getattr(design, part)))
     rows = {"<none>": [np.nan, res.llf, res.aic, np.nan, np.nan]}
     failed: list[str] = []
@@ -273,7 +280,7 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
     undetermined: list[tuple[str, str]] = []
     for term in [t for t in scope if t not in done]:
         formulas = _side_formulas(res)
-        formulas[part] = _updated(getattr(design, part), term)
+        formulas[part] = _updated(getattr(design, part), scope[term])
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
