@@ -211,3 +211,35 @@ def test_scale_test_keeps_a_row_r_leaves_na_at_its_default_iterations():
     np.testing.assert_allclose(lrt[:2], r_lrt[:2], rtol=1e-5)
     assert df[2] == 2
     assert lrt[2] == pytest.approx(2 * (ref["relaxed_logLik"] - ref["logLik"]), rel=1e-6)
+
+
+def test_bare_dotted_column_names_are_read_as_r_reads_them(tmp_path):
+    """R reads ``y ~ Solar.R`` as the column Solar.R; formulaic reads an attribute of Solar,
+    so before, the formula was refused ("names 'Solar', which is not a column"; put it in
+    backticks).  A dotted column name is now quoted for the user, in every formula; a
+    dotted name that is not a column (``np.pi``) is left alone."""
+    aq = dataset("airquality").dropna()
+    aq = aq.assign(**{"wind.speed": aq["Wind"], "oz.level": aq["oz"]})
+    bare = ordstats.OrdinalModel.from_formula(
+        "oz.level ~ Temp + log(wind.speed) + I(Solar.R * np.pi)", aq, scale="~ Solar.R"
+    ).fit()
+    quoted = ordstats.OrdinalModel.from_formula(
+        "`oz.level` ~ Temp + log(`wind.speed`) + I(`Solar.R` * np.pi)", aq, scale="~ `Solar.R`"
+    ).fit()
+    assert list(bare.params.index) == list(quoted.params.index)
+    np.testing.assert_array_equal(bare.params.to_numpy(), quoted.params.to_numpy())
+    np.testing.assert_array_equal(
+        np.asarray(bare.predict(aq.head(3))), np.asarray(quoted.predict(aq.head(3)))
+    )
+    path = tmp_path / "aq.parquet"
+    aq.to_parquet(path)
+    levels = list(aq["oz"].cat.categories)
+    chunked = ordstats.OrdinalModel.from_formula(
+        "oz.level ~ Temp + log(wind.speed) + I(Solar.R * np.pi)",
+        path,
+        scale="~ Solar.R",
+        levels=levels,
+    ).fit()
+    np.testing.assert_allclose(chunked.params.to_numpy(), bare.params.to_numpy(), rtol=1e-8)
+    with pytest.raises(ordstats.errors.FormulaError, match=r"names 'Solar', which is not"):
+        ordstats.OrdinalModel.from_formula("oz ~ Solar.X", aq)

@@ -47,6 +47,7 @@ __all__ = [
     "R_FUNCTIONS",
     "callers_names",
     "dot_as",
+    "dotted_names",
     "evaluate_offset",
     "evaluate_response",
     "expand_dot",
@@ -55,6 +56,7 @@ __all__ = [
     "is_offset",
     "offset_terms",
     "offset_variables",
+    "quote_dotted_columns",
     "r_spelling",
     "shadows_r_function",
 ]
@@ -228,6 +230,58 @@ def has_dot(formula: Any) -> bool:
 
     _outside_quotes(formula.split("~", 1)[1], look)
     return found
+
+
+#: A dotted name as R writes one bare (``Solar.R``, ``exposure.time``), not in quotes.
+_DOTTED_NAME = re.compile(r"(?<![\w.])[A-Za-z][\w]*(?:\.[\w]+)+(?![\w.])(?!\s*\()")
+
+
+def dotted_names(formula: Any) -> set[str]:
+    """The bare dotted names (``Solar.R``) that ``formula``'s text uses outside quotes.
+
+    Calls (``np.log(``) are left out; attribute uses such as ``np.pi`` are not,
+    and only those that are data columns are quoted (:func:`quote_dotted_columns`).
+    """
+    found: set[str] = set()
+    if not isinstance(formula, str):
+        return found
+
+    def look(part: str) -> str:
+        found.update(_DOTTED_NAME.findall(part))
+        return part
+
+    _outside_quotes(formula, look)
+    return found
+
+
+def quote_dotted_columns(formula: Any, columns: Any) -> Any:
+    """``formula`` with each bare dotted column name (R's ``Solar.R``) in backticks.
+
+    R reads ``y ~ Solar.R`` as the column ``Solar.R``; formulaic reads an
+    attribute of ``Solar``.  Names that are columns of the data are quoted,
+    so that the formula reads them as R does; other dotted names (``np.pi``)
+    are left as they are.  Text that is not a formula comes back unchanged.
+
+    Parameters
+    ----------
+    formula : str or None
+    columns : iterable
+        The data's column names.
+
+    Returns
+    -------
+    str or None
+    """
+    used = dotted_names(formula)
+    quoted = used & {str(c) for c in columns}
+    if not quoted:
+        return formula
+    pattern = re.compile(
+        r"(?<![\w.])("
+        + "|".join(re.escape(name) for name in sorted(quoted, key=len, reverse=True))
+        + r")(?![\w.])(?!\s*\()"
+    )
+    return _outside_quotes(formula, lambda part: pattern.sub(r"`\1`", part))
 
 
 def expand_dot(formula: str, columns: Any, response: str | None) -> str:

@@ -39,7 +39,7 @@ from ordstats.design import (
 from ordstats.design.censored import levels_labels, recode_censored, refuse_censored
 from ordstats.design.contrasts import r_contrasts, requested_contrasts
 from ordstats.design.core import with_text_column_names
-from ordstats.design.r_functions import expand_dot, has_dot
+from ordstats.design.r_functions import dotted_names, expand_dot, has_dot, quote_dotted_columns
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.design.subset import subset_mask, subset_source
@@ -315,6 +315,10 @@ class OrdinalModel:
             )
         if any(has_dot(f) for f in (formula, nominal, scale)):  # R's "y ~ ."
             formula, nominal, scale = _with_dot_expanded(
+                formula, nominal, scale, data if design is None else design, chunksize
+            )
+        if any(dotted_names(f) for f in (formula, nominal, scale)):  # R's "y ~ Solar.R"
+            formula, nominal, scale = _with_dotted_columns_quoted(
                 formula, nominal, scale, data if design is None else design, chunksize
             )
 
@@ -1923,6 +1927,18 @@ def _with_dot_expanded(
         return expand_dot(text, columns, response) if has_dot(text) else text
 
     return expanded(formula), expanded(nominal), expanded(scale)
+
+
+def _with_dotted_columns_quoted(
+    formula: str, nominal: Any, scale: Any, data: Any, chunksize: int | None
+) -> tuple[str, Any, Any]:
+    """The formulas with bare dotted column names (R's ``Solar.R``) in backticks."""
+    fit_data = getattr(data, "fit_data", None)
+    try:
+        columns = _data_columns(fit_data() if callable(fit_data) else data, chunksize)
+    except FormulaError:  # data without named columns: the formula layer says what is missing
+        return formula, nominal, scale
+    return tuple(quote_dotted_columns(f, columns) for f in (formula, nominal, scale))
 
 
 def _data_columns(data: object, chunksize: int | None) -> list[object]:
