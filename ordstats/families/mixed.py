@@ -158,6 +158,10 @@ def n_variance_params(qs: Sequence[int]) -> int:
     return int(sum(q * (q + 1) // 2 for q in qs))
 
 
+_MAX_SD = np.exp(50.0)
+"""Cholesky factors with an entry this large (an SD of e^50) are outside the domain."""
+
+
 def cholesky_factors(var_params: FloatArray, qs: Sequence[int]) -> list[FloatArray]:
     """Lower-triangular ``L_t`` from log-Cholesky parameters (module docstring).
 
@@ -320,9 +324,13 @@ class MixedObjective:
         p = self.problem
         alpha, beta, var = p.split(np.asarray(params, dtype=float))
         theta = p.jacobian @ alpha
-        if np.any(np.diff(theta) <= 0):
+        with np.errstate(over="ignore"):
+            factors = cholesky_factors(var, [t.q for t in p.terms])
+        if np.any(np.diff(theta) <= 0) or not all(np.all(np.abs(L) < _MAX_SD) for L in factors):
+            # outside the domain; a line search's trial log-SD of ~700 overflowed exp()
+            # and the singular Hessian of the NaN modes crashed the sparse solver
             return Modes(self._u.copy(), -np.inf, 0.0, False)
-        scaled = self._scaled(cholesky_factors(var, [t.q for t in p.terms]))
+        scaled = self._scaled(factors)
         eta0 = p.X @ beta + p.offset
         u = (self._u if u0 is None else u0).copy()
 

@@ -349,6 +349,12 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     ``NA``), and nesting is not checked (as :func:`lr_test` does for such a
     pair); so also where either fit has random effects, as R's ``anova.clmm``.
 
+    A row that adds random-effect variances (a clm against a clmm, or a clmm with
+    more random terms) takes :func:`lr_test`'s p-value: the 50:50 mixture of
+    ``chi2(df - 1)`` and ``chi2(df)``, since the null variance is on the boundary.
+    R's ``anova.clmm`` reports the plain ``chi2(df)`` p-value there (twice ours for
+    ``df = 1``); ``LR.stat``, ``logLik`` and ``AIC`` are R's.
+
     Parameters
     ----------
     *models : OrdinalResults

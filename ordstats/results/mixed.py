@@ -113,6 +113,12 @@ _NO_EXPECTED = (
     "the inverse observed information (R's vcov.clmm)"
 )
 
+_NO_CONVERGENCE = (
+    "its Newton step and correct decimals are computed for fits without random effects "
+    "(R's convergence() has no clmm method); mle_retvals, max_grad and cond_H say how the "
+    "fit ended"
+)
+
 
 def _unavailable(what: str, why: str) -> SpecificationError:
     """The error of a clm results method that a mixed model does not offer, and why."""
@@ -571,6 +577,7 @@ class MixedResults(
 
     get_robustcov_results = _refused("a sandwich covariance", _NO_SANDWICH)
     remove_data = _refused("remove_data()", _NO_REMOVAL)
+    convergence = _refused("convergence()", _NO_CONVERGENCE)
     brant_test = _refused("Brant's test", _NO_NOMINAL)
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)
     scale_test = _refused("scale_test()", _NO_NOMINAL)
@@ -875,32 +882,30 @@ class MixedResults(
         """
         model = self.model
         method = "Laplace" if self.nagq <= 1 else f"adaptive Gauss-Hermite ({self.nagq} nodes)"
+        header = pd.DataFrame(
+            {
+                "link": [model.problem.link.name],
+                "threshold": [str(model.threshold)],
+                "nobs": [f"{self.nobs:g}"],
+                "logLik": [f"{self.llf:.2f}"],
+                "AIC": [f"{self.aic:.2f}"],
+                "niter": [f"{self.niter}({self.n_evaluations})"],
+                "max.grad": [f"{self.max_grad:.2e}"],
+            }
+        )
+        groups = ",  ".join(f"{g} {n}" for g, n in self.n_groups.items())
         lines = [
             "Cumulative Link Mixed Model fitted with the " + method + " approximation",
             "",
             f"formula: {model.design.formula}",
             "",
-            " link  threshold   nobs  logLik   AIC     niter   max.grad",
-            f" {model.problem.link.name:<5} {model.threshold:<11} {self.nobs:g}  "
-            f"{self.llf:.2f} {self.aic:.2f} {f'{self.niter}({self.n_evaluations})':<7} "
-            f"{self.max_grad:.2e}",
+            _left_aligned(header),
             "",
             "Random effects:",
+            _left_aligned(self._varcorr_table()),
+            f"Number of groups:  {groups}",
+            "",
         ]
-        vc = self.varcorr()
-        lines.append(
-            vc.rename(
-                columns={
-                    "group": "Groups",
-                    "name": "Name",
-                    "variance": "Variance",
-                    "sd": "Std.Dev.",
-                    "corr": "Corr",
-                }
-            ).to_string(index=False)
-        )
-        groups = ", ".join(f"{g}, {n}" for g, n in self.n_groups.items())
-        lines += [f"Number of groups:  {groups}", ""]
         table = pd.DataFrame(
             {
                 "Estimate": self.params,
@@ -921,6 +926,22 @@ class MixedResults(
         if not self.converged:
             lines += ["", "Warning: the optimisation did not converge."]
         return "\n".join(lines)
+
+    def _varcorr_table(self) -> pd.DataFrame:
+        """:meth:`varcorr` as R prints it: 4 significant digits, each group named once."""
+        vc = self.varcorr()
+        group = vc["group"].where(vc["group"] != vc["group"].shift(), "")
+        table = pd.DataFrame(
+            {
+                "Groups": group,
+                "Name": vc["name"],
+                "Variance": vc["variance"].map("{:.4g}".format),
+                "Std.Dev.": vc["sd"].map("{:.4g}".format),
+            }
+        )
+        if vc["corr"].str.len().any():
+            table["Corr"] = vc["corr"]
+        return table
 
     def __repr__(self) -> str:
         return f"<MixedResults: {self.model.design.formula}, llf={self.llf:.4f}>"
@@ -981,3 +1002,13 @@ class MixedResults(
         smry.add_df(self.varcorr(), index=False, float_format="%.4f")
         smry.add_title(title or "Cumulative Link Mixed Model Results")
         return smry
+
+
+def _left_aligned(table: pd.DataFrame) -> str:
+    """A table of strings printed left-aligned under its headers, as R prints them."""
+    widths = {c: max(len(str(c)), *(len(str(v)) for v in table[c])) for c in table.columns}
+    rows = [[str(c) for c in table.columns], *table.astype(str).to_numpy().tolist()]
+    return "\n".join(
+        " " + " ".join(v.ljust(widths[c]) for v, c in zip(row, table.columns, strict=True)).rstrip()
+        for row in rows
+    )

@@ -335,7 +335,7 @@ def test_summary_and_tables(wine: pd.DataFrame, soup: pd.DataFrame) -> None:
     for piece in (
         "Random effects:",
         "judge",
-        "Number of groups:  judge, 9",
+        "Number of groups:  judge 9",
         "Threshold coefficients:",
     ):
         assert piece in text
@@ -895,6 +895,40 @@ def test_mixed_results_have_every_name_of_a_clm_result(wine: pd.DataFrame, soup)
     assert _public(clm) - _public(res) == set()
 
 
+def test_summary_layout_of_crossed_terms(wine: pd.DataFrame) -> None:
+    # R's summary.clmm: each group once, 4 significant digits, "judge 9,  bottle 8"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the bottle SD is at the boundary
+        res = ordstats.OrdinalModel.from_formula(
+            "rating ~ temp + contact + (1 + contact|judge) + (1|bottle)", wine
+        ).fit()
+    lines = res.summary().splitlines()
+    start = lines.index("Random effects:")
+    vc = res.varcorr()
+    table = lines[start + 1 : start + 5]
+    assert table[0].split() == ["Groups", "Name", "Variance", "Std.Dev.", "Corr"]
+    assert table[1].split() == [
+        "judge",
+        "(Intercept)",
+        f"{vc['variance'][0]:.4g}",
+        f"{vc['sd'][0]:.4g}",
+    ]
+    assert table[2].split()[:3] == [
+        "contact[T.yes]",
+        f"{vc['variance'][1]:.4g}",
+        f"{vc['sd'][1]:.4g}",
+    ]
+    assert table[3].split()[0] == "bottle"
+    # the columns start where their headers start
+    for column in ("Name", "Variance", "Std.Dev."):
+        at = table[0].index(column)
+        assert all(row[at - 1] == " " and row[at] != " " for row in table[1:4])
+    assert lines[start + 5] == "Number of groups:  judge 9,  bottle 8"
+    header = lines[lines.index("") + 3 : lines.index("") + 5]
+    assert header[0].split() == ["link", "threshold", "nobs", "logLik", "AIC", "niter", "max.grad"]
+    assert header[1].split()[:3] == ["logit", "flexible", "72"]
+
+
 def test_wald_tests_on_the_fixed_effects(wine: pd.DataFrame, soup) -> None:
     res = _fit("clmm_wine_laplace.json", wine, soup)
     params, cov = res.params.to_numpy(), res.cov_params().to_numpy()[:6, :6]
@@ -989,6 +1023,7 @@ def test_summary2_has_the_coefficients_and_the_variance_components(wine, soup) -
         (lambda r: r.prsquared, "null model is ambiguous"),
         (lambda r: r.pseudo_rsquared, "null model is ambiguous"),
         (lambda r: r.remove_data(), r"save\(fname\) without remove_data"),
+        (lambda r: r.convergence(), "convergence\\(\\) has no clmm method"),
     ],
 )
 def test_results_methods_a_mixed_model_cannot_offer_say_why(wine, soup, call, match) -> None:
