@@ -313,14 +313,9 @@ class OrdinalModel:
                 "subset= is not available with a survey design: for a survey domain use "
                 "design.subset(...)"
             )
-        if any(has_dot(f) for f in (formula, nominal, scale)):  # R's "y ~ ."
-            formula, nominal, scale = _with_dot_expanded(
-                formula, nominal, scale, data if design is None else design, chunksize
-            )
-        if any(dotted_names(f) for f in (formula, nominal, scale)):  # R's "y ~ Solar.R"
-            formula, nominal, scale = _with_dotted_columns_quoted(
-                formula, nominal, scale, data if design is None else design, chunksize
-            )
+        formula, nominal, scale = _with_r_column_names(  # R's "y ~ ." and "y ~ Solar.R"
+            formula, nominal, scale, data if design is None else design, chunksize
+        )
 
         formula, thres_by = split_threshold_groups(formula)
         if thres_by is not None and (subset is not None or contrasts is not None):
@@ -1915,34 +1910,33 @@ def _refuse_repeated_names(names: Sequence[str]) -> None:
         )
 
 
-def _with_dot_expanded(
+def _with_r_column_names(
     formula: str, nominal: Any, scale: Any, data: Any, chunksize: int | None
 ) -> tuple[str, Any, Any]:
-    """The formulas with R's ``.`` expanded over the columns of ``data`` (or a survey design's)."""
-    fit_data = getattr(data, "fit_data", None)
-    columns = _data_columns(fit_data() if callable(fit_data) else data, chunksize)
-    response = _response_name(formula)
+    """The formulas with R's ``.`` expanded and bare dotted column names in backticks.
 
-    def expanded(text: Any) -> Any:
-        return expand_dot(text, columns, response) if has_dot(text) else text
-
-    return expanded(formula), expanded(nominal), expanded(scale)
-
-
-def _with_dotted_columns_quoted(
-    formula: str, nominal: Any, scale: Any, data: Any, chunksize: int | None
-) -> tuple[str, Any, Any]:
-    """The formulas with bare dotted column names (R's ``Solar.R``) in backticks."""
+    ``.`` is every column of ``data`` (or a survey design's) but the response; a
+    dotted name (``Solar.R``) that is a column is quoted, since formulaic would read
+    an attribute.  The columns are read once, only where a formula needs them.
+    """
+    texts = (formula, nominal, scale)
+    dot = any(has_dot(f) for f in texts)
+    if not dot and not any(dotted_names(f) for f in texts):
+        return formula, nominal, scale
     fit_data = getattr(data, "fit_data", None)
     try:
         columns = _data_columns(fit_data() if callable(fit_data) else data, chunksize)
-    except FormulaError:  # data without named columns: the formula layer says what is missing
-        return formula, nominal, scale
-    return tuple(quote_dotted_columns(f, columns) for f in (formula, nominal, scale))
+    except FormulaError:
+        if dot:
+            raise
+        return formula, nominal, scale  # no named columns: the formula layer says what is missing
+    response = _response_name(formula)
+    expanded = [expand_dot(f, columns, response) if has_dot(f) else f for f in texts]
+    return tuple(quote_dotted_columns(f, columns) for f in expanded)
 
 
 def _data_columns(data: object, chunksize: int | None) -> list[object]:
-    """The column names of any data ``from_formula`` takes, for R's ``.`` in a formula.
+    """The column names of any data ``from_formula`` takes (R's ``.``, dotted names).
 
     A file source is opened and its first chunk read for them.
     """
