@@ -4031,3 +4031,38 @@ def test_plot_flags_and_survey_conf_int_use_t_take_true_or_false(wine):
     survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
     with pytest.raises(SpecificationError, match="use_t must be True or False"):
         survey.conf_int(use_t="no")
+
+
+@pytest.mark.parametrize(
+    "verb", ["predictions", "avg_predictions", "comparisons", "avg_comparisons", "slopes"]
+)
+@pytest.mark.parametrize("mixed", [False, True], ids=["clm", "clmm"])
+def test_a_margins_verb_names_newdata_rows_with_missing_values_once(wine, verb, mixed):
+    # each counterfactual copy of the rows used to warn again (one warning per copy);
+    # the copy that sets 'contact' no longer names row b, so the warnings also disagreed
+    wine = wine.assign(x=np.linspace(0.0, 2.0, 72), off=np.linspace(0, 0.5, 72))
+    if mixed:
+        res = ordstats.OrdinalMixedModel.from_formula(
+            "rating ~ temp + contact + x + offset(off) + (1 | judge)", wine
+        ).fit()
+    else:
+        res = ordstats.OrdinalModel.from_formula(
+            "rating ~ temp + contact + np.log1p(x)", wine
+        ).fit()
+    new = wine.head(4).set_axis(list("abcd")).astype({"contact": object})
+    new.loc["b", "contact"] = np.nan
+    new.loc["c", "x"] = np.nan
+    if mixed:
+        new.loc["d", "off"] = np.nan
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = getattr(res, verb)(newdata=new)
+    messages = [str(w.message) for w in caught if w.category is MissingDataWarning]
+    messages.sort(key=lambda message: "offset" in message)
+    assert len(messages) == (2 if mixed else 1), messages
+    assert re.search(r"2 row\(s\) of newdata \(b, c\).*'contact' \(1\)", messages[0])
+    assert "'x' (1)" in messages[0]
+    if mixed:
+        assert re.search(r"1 row\(s\) of newdata \(d\).*offset", messages[1])
+    assert {w.filename for w in caught} == {__file__}
+    assert table["estimate"].notna().any()

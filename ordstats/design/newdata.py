@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -547,6 +549,97 @@ def newdata_matrices(
     return X, W, Z, index
 
 
+class _MissingRows:
+    """Rows of newdata found missing, by the column or design column that was missing."""
+
+    def __init__(self, index: pd.Index) -> None:
+        self.index = index
+        self.by_column: dict[str, np.ndarray] = {}
+
+    def add(self, name: str, hit: np.ndarray) -> None:
+        """Record the rows ``hit`` (bool) as missing in ``name``."""
+        seen = self.by_column.get(name)
+        self.by_column[name] = hit.copy() if seen is None else seen | hit
+
+    def merge(self, other: _MissingRows) -> None:
+        """Add the rows that ``other`` (the same rows of newdata) found."""
+        for name, hit in other.by_column.items():
+            self.add(name, hit)
+
+    def message(self, what: str) -> str | None:
+        """The warning naming the rows (None if there are none)."""
+        if not self.by_column:
+            return None
+        found = np.flatnonzero(np.logical_or.reduce(list(self.by_column.values())))
+        shown = ", ".join(map(str, list(self.index[found[:5]])))
+        shown += ", ..." if found.size > 5 else ""
+        if what == "offset":
+            return (
+                f"{found.size} row(s) of newdata ({shown}) have missing or non-finite offset "
+                "values; their predictions are NaN"
+            )
+        where = ", ".join(f"{name} ({int(hit.sum())})" for name, hit in self.by_column.items())
+        return (
+            f"{found.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
+            f"values (in {where}); their predictions are NaN"
+        )
+
+
+#: The missing rows found inside :func:`newdata_warned_once`, by kind (None outside it).
+_COLLECTED: ContextVar[dict[str, _MissingRows] | None] = ContextVar("_COLLECTED", default=None)
+
+
+@contextmanager
+def newdata_warned_once(stacklevel: int = 2) -> Iterator[None]:
+    """Warn once, at the end of the block, of the rows of newdata with missing values.
+
+    A margins verb builds the design of its rows and of their counterfactual
+    copies (one per value a predictor is set to); a row with a missing value
+    in a predictor that a copy does not change is missing in each of them.
+    Inside the block the designs' findings are collected, and one warning
+    (one more for offsets) names every row and column found.  Every design
+    built inside the block must be of the same rows.
+
+    Parameters
+    ----------
+    stacklevel : int
+        The warning's stack level, counted from the frame that holds the
+        block (1: that frame; 2, the default: its caller).
+    """
+    if _COLLECTED.get() is not None:  # an outer block collects them
+        yield
+        return
+    collected: dict[str, _MissingRows] = {}
+    token = _COLLECTED.set(collected)
+    try:
+        yield
+    finally:
+        _COLLECTED.reset(token)
+    for what, found in collected.items():
+        message = found.message(what)
+        if message is not None:  # contextmanager's and this generator's frames come first
+            warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 2)
+
+
+def _report_missing(what: str, found: _MissingRows, stacklevel: int) -> None:
+    """Warn of ``found`` now, or leave it to the enclosing :func:`newdata_warned_once`."""
+    collected = _COLLECTED.get()
+    if collected is None:
+        message = found.message(what)
+        if message is not None:
+            warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 1)
+    elif what not in collected:
+        collected[what] = found
+    elif len(collected[what].index) == len(found.index):
+        collected[what].merge(found)
+    else:  # other rows than the block's: not the same rows to merge with
+        _COLLECTED.set(None)
+        try:
+            _report_missing(what, found, stacklevel + 1)
+        finally:
+            _COLLECTED.set(collected)
+
+
 def missing_predictor_rows(
     newdata: Any,
     columns: Sequence[str],
@@ -578,7 +671,7 @@ def missing_predictor_rows(
         Rows with a missing or non-finite value in ``columns`` or ``parts``.
     """
     skip = np.zeros(len(index), dtype=bool) if skip is None else skip
-    counts: dict[str, int] = {}
+    found = _MissingRows(index)
     rows = np.zeros(len(index), dtype=bool)
     if isinstance(newdata, Mapping):
         newdata = pd.DataFrame(newdata)
@@ -588,7 +681,7 @@ def missing_predictor_rows(
         for name in used:
             hit = bad[name].to_numpy(dtype=bool) & ~skip
             if hit.any():
-                counts[repr(name)] = int(hit.sum())
+                found.add(repr(name), hit)
                 rows |= hit
     raw = rows.copy()
     for names, matrix in parts:
@@ -596,19 +689,9 @@ def missing_predictor_rows(
         for j in np.flatnonzero(nonfinite.any(axis=0)):
             hit = nonfinite[:, j] & ~raw & ~skip
             if hit.any():
-                key = repr(str(names[int(j)]))
-                counts[key] = counts.get(key, 0) + int(hit.sum())
+                found.add(repr(str(names[int(j)])), hit)
                 rows |= hit
-    if rows.any():
-        found = np.flatnonzero(rows)
-        shown = ", ".join(map(str, list(index[found[:5]]))) + (", ..." if found.size > 5 else "")
-        where = ", ".join(f"{name} ({count})" for name, count in counts.items())
-        warnings.warn(
-            f"{found.size} row(s) of newdata ({shown}) have missing or non-finite predictor "
-            f"values (in {where}); their predictions are NaN",
-            MissingDataWarning,
-            stacklevel=stacklevel,
-        )
+    _report_missing("predictor", found, stacklevel)
     return rows
 
 
@@ -618,14 +701,9 @@ def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) 
     if not bad.any():
         return offset
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(offset))
-    rows = np.flatnonzero(bad)
-    shown = ", ".join(map(str, list(index[rows[:5]]))) + (", ..." if rows.size > 5 else "")
-    warnings.warn(
-        f"{rows.size} row(s) of newdata ({shown}) have missing or non-finite offset values; "
-        "their predictions are NaN",
-        MissingDataWarning,
-        stacklevel=stacklevel,
-    )
+    found = _MissingRows(index)
+    found.add("offset", bad)
+    _report_missing("offset", found, stacklevel)
     return np.where(bad, np.nan, offset)
 
 

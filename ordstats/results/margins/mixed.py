@@ -30,7 +30,12 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray
-from ordstats.design.newdata import estimability, fitted_rows, newdata_columns
+from ordstats.design.newdata import (
+    estimability,
+    fitted_rows,
+    newdata_columns,
+    newdata_warned_once,
+)
 from ordstats.design.random import NewTermRows, random_columns
 from ordstats.errors import OrdstatsError, refuse_unknown_options
 from ordstats.results.fitted import level_scores
@@ -350,7 +355,8 @@ class MixedMarginsMethods(MarginsMethods):
     ) -> MarginsTable:
         """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
         fit = self._as(re_form, predictions, "predictions", options)
-        return MarginsMethods.predictions(fit, newdata, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.predictions(fit, newdata, **options)
 
     def avg_predictions(
         self,
@@ -362,14 +368,16 @@ class MixedMarginsMethods(MarginsMethods):
     ) -> MarginsTable:
         """Average predictions, by default over all rows (``by=True``)."""
         fit = self._as(re_form, predictions, "avg_predictions", options)
-        return MarginsMethods.avg_predictions(fit, newdata, by=by, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.avg_predictions(fit, newdata, by=by, **options)
 
     def comparisons(
         self, newdata: Any = None, *, re_form: str | int | None = None, **options: Any
     ) -> MarginsTable:
         """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
         fit = self._as(re_form, comparisons, "comparisons", options)
-        return MarginsMethods.comparisons(fit, newdata, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.comparisons(fit, newdata, **options)
 
     def avg_comparisons(
         self,
@@ -381,14 +389,16 @@ class MixedMarginsMethods(MarginsMethods):
     ) -> MarginsTable:
         """Average comparisons, by default over all rows (``by=True``)."""
         fit = self._as(re_form, comparisons, "avg_comparisons", options)
-        return MarginsMethods.avg_comparisons(fit, newdata, by=by, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.avg_comparisons(fit, newdata, by=by, **options)
 
     def slopes(
         self, newdata: Any = None, *, re_form: str | int | None = None, **options: Any
     ) -> MarginsTable:
         """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
         fit = self._as(re_form, slopes, "slopes", options)
-        return MarginsMethods.slopes(fit, newdata, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.slopes(fit, newdata, **options)
 
     def avg_slopes(
         self,
@@ -400,7 +410,8 @@ class MixedMarginsMethods(MarginsMethods):
     ) -> MarginsTable:
         """Average slopes, by default over all rows (``by=True``)."""
         fit = self._as(re_form, slopes, "avg_slopes", options)
-        return MarginsMethods.avg_slopes(fit, newdata, by=by, **options)
+        with newdata_warned_once():  # warned once, at the caller
+            return MarginsMethods.avg_slopes(fit, newdata, by=by, **options)
 
     def hypotheses(self, hypothesis: Any, *, conf_level: float = 0.95) -> MarginsTable:
         """Wald tests of functions of all parameters (variance parameters included)."""

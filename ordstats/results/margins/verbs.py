@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -49,7 +50,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
-from ordstats.design.newdata import distributed_newdata_hint
+from ordstats.design.newdata import distributed_newdata_hint, newdata_warned_once
 from ordstats.errors import (
     OrdstatsError,
     is_real_number,
@@ -1239,13 +1240,24 @@ def hypotheses(
 # -- the mixin -----------------------------------------------------------------------------
 
 
+@contextmanager
+def _verb_call() -> Iterator[None]:
+    """A verb's call: BLAS threads as in the fit, each missing-value warning once.
+
+    The products are thin, as in the fit; the counterfactual copies of a row
+    with a missing value would each warn of it (:func:`newdata_warned_once`).
+    """
+    with numeric_threads(), newdata_warned_once(stacklevel=4):  # the verb's caller
+        yield
+
+
 class MarginsMethods(EmmeansMethods):
     """The margins verbs (and emmeans') as methods of a results class with ``MarginsFit``."""
 
     def predictions(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Predictions per row (see :func:`ordstats.results.margins.verbs.predictions`)."""
         refuse_unknown_options("predictions", predictions, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return predictions(cast(MarginsFit, self), newdata, **options)
 
     def avg_predictions(
@@ -1253,13 +1265,13 @@ class MarginsMethods(EmmeansMethods):
     ) -> MarginsTable:
         """Average predictions, by default over all rows (``by=True``)."""
         refuse_unknown_options("avg_predictions", predictions, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return predictions(cast(MarginsFit, self), newdata, by=by, **options)
 
     def comparisons(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Comparisons per row (see :func:`ordstats.results.margins.verbs.comparisons`)."""
         refuse_unknown_options("comparisons", comparisons, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return comparisons(cast(MarginsFit, self), newdata, **options)
 
     def avg_comparisons(
@@ -1267,24 +1279,24 @@ class MarginsMethods(EmmeansMethods):
     ) -> MarginsTable:
         """Average comparisons, by default over all rows (``by=True``)."""
         refuse_unknown_options("avg_comparisons", comparisons, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return comparisons(cast(MarginsFit, self), newdata, by=by, **options)
 
     def slopes(self, newdata: Any = None, **options: Any) -> MarginsTable:
         """Slopes per row (see :func:`ordstats.results.margins.verbs.slopes`)."""
         refuse_unknown_options("slopes", slopes, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return slopes(cast(MarginsFit, self), newdata, **options)
 
     def avg_slopes(self, newdata: Any = None, *, by: Any = True, **options: Any) -> MarginsTable:
         """Average slopes, by default over all rows (``by=True``)."""
         refuse_unknown_options("avg_slopes", slopes, options)
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             return slopes(cast(MarginsFit, self), newdata, by=by, **options)
 
     def hypotheses(self, hypothesis: Any, *, conf_level: float = 0.95) -> MarginsTable:
         """Wald tests of functions of the parameters (``"b1 - b2 = 0"``, names, a matrix)."""
-        with numeric_threads():  # thin products, as in the fit
+        with _verb_call():
             fit = cast(MarginsFit, self)
             params = getattr(self, "params", None)
             names = list(params.index) if isinstance(params, pd.Series) else []
