@@ -864,11 +864,26 @@ class ChunkedEvaluator:
         return start
 
     def diverging(self, solution: NewtonResult) -> list[int]:
-        """Not checked: the separation LP needs the rows in memory.
+        """Indices of the parameters that diverge because of separation, if any.
 
-        A diverging fit still warns through the convergence code.
+        Checked where the fit shows signs of divergence (it did not converge,
+        or an effect is over ``_DIVERGENCE_STD_EFFECT`` standard deviations of
+        its column) on at most ``_SEPARATION_MAX_ROWS`` rows: one more pass
+        gathers the rows for the separation LP, as in memory.
         """
-        return []
+        layout = self.problem.layout
+        if layout.n_params == layout.n_alpha or self.n_rows > _SEPARATION_MAX_ROWS:
+            return []
+        effect = np.zeros(layout.n_beta)
+        if self._moments is not None:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+                effect = np.abs(solution.x[layout.beta]) * self._moments.sd
+        if solution.converged and not np.any(effect > _DIVERGENCE_STD_EFFECT):
+            return []
+        # in the basis's columns where there is one (x + 1e8 would separate to rounding):
+        # the same span, so the same separation, with the location effects in place
+        rows = CLMData.joined(self.reduce_internal_rows(_in_a_list))
+        return list(self.family.diverging_parameters(prepare(rows)))
 
     def with_family(self, family: Family) -> ChunkedEvaluator:
         """The same source and columns for another family object (e.g. another link)."""
@@ -1028,6 +1043,11 @@ def _factors_seen_later(
         )
     values = {**scan.values, **{c: scanned.text[c] for c in late}}
     return replace(plan, factors=sorted([*plan.factors, *late])), replace(scan, values=values)
+
+
+def _in_a_list(data: CLMData) -> list[CLMData]:
+    """A chunk's likelihood arrays in a list: the chunks' lists add up to all of them."""
+    return [data]
 
 
 def _the_arrays(data: CLMData) -> CLMData:

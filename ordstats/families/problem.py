@@ -8,8 +8,9 @@ says where each parameter block sits in the parameter vector, in R's order
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -127,6 +128,28 @@ class CLMData:
             scale=self.scale[rows] if self.scale.size else self.scale,
             scale_offset=None if self.scale_offset is None else self.scale_offset[rows],
         )
+
+    @staticmethod
+    def joined(parts: Sequence[CLMData]) -> CLMData:
+        """The rows of ``parts`` (chunks of the same model's rows), one after another."""
+        if any(part.y_low is not None for part in parts):  # some chunk has a censored row
+            parts = [replace(part, y_low=part.lower_codes) for part in parts]
+        if any(part.scale_offset is not None for part in parts):
+            parts = [replace(part, scale_offset=_scale_offset(part)) for part in parts]
+
+        def rows(name: str) -> Any:
+            values = [getattr(part, name) for part in parts]
+            if values[0] is None or (name in ("nominal", "scale") and not values[0].size):
+                return values[0]  # the same in every part: none, or no such columns
+            return np.concatenate(values)
+
+        names = ("y", "y_low", "X", "weights", "offset", "nominal", "scale", "scale_offset")
+        return replace(parts[0], **{name: rows(name) for name in names})
+
+
+def _scale_offset(data: CLMData) -> FloatArray:
+    """The known part of the rows' log scale (zeros where there is none)."""
+    return np.zeros(data.n_obs) if data.scale_offset is None else data.scale_offset
 
 
 @dataclass(frozen=True)

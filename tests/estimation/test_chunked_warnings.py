@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import ordstats
+from tests._chunk_data import write_parquet
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +111,38 @@ def test_chunks_without_a_usable_row_count_in_the_missing_report(tmp_path, data)
             res = ordstats.OrdinalModel.from_formula("y ~ x", source, weights="w", **options).fit()
         assert res.nobs == 139
         assert "161 rows with missing values or zero weight were dropped" in str(res.summary())
+
+
+def separated_ratings(n: int = 300) -> pd.DataFrame:
+    """Three ordered levels that x separates completely (z is noise)."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=n)
+    return pd.DataFrame({"y": np.digitize(x, [-0.5, 0.5]) + 1, "x": x, "z": rng.normal(size=n)})
+
+
+def _separation_messages(data, **options) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ordstats.OrdinalModel.from_formula("y ~ x + z", data, **options).fit(disp=False)
+    return [f"{w.category.__name__}: {w.message}" for w in caught]
+
+
+@pytest.mark.parametrize("engine", ["chunks", "files", "dask"])
+def test_separation_is_named_out_of_core_as_in_memory(engine, tmp_path):
+    # out of core the separation LP did not run: the fit said "did not converge ...
+    # check the data for separation" where the same rows in memory name the separation
+    frame = separated_ratings()
+    memory = _separation_messages(frame)
+    assert len(memory) == 1 and memory[0].startswith("SeparationWarning:"), memory
+    assert "'x'" in memory[0]
+    if engine == "chunks":
+        got = _separation_messages(frame, chunksize=70)
+    elif engine == "files":
+        files = write_parquet(frame, tmp_path, n_files=3)
+        got = _separation_messages(files, levels=[1, 2, 3])
+    else:
+        dd = pytest.importorskip("dask.dataframe")
+        dask = pytest.importorskip("dask")
+        with dask.config.set(scheduler="threads"):
+            got = _separation_messages(dd.from_pandas(frame, npartitions=3), levels=[1, 2, 3])
+    assert got == memory

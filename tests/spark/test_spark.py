@@ -173,6 +173,16 @@ def test_parquet_files_spark_cannot_read_together_are_a_clear_error(spark, tmp_p
         ordstats.OrdinalModel.from_formula("y ~ x1", files).fit()
 
 
+def test_separation_is_named_on_spark_as_in_memory(spark):
+    from tests.estimation.test_chunked_warnings import _separation_messages, separated_ratings
+
+    frame = separated_ratings()
+    memory = _separation_messages(frame)
+    got = _separation_messages(spark.createDataFrame(frame), levels=[1, 2, 3])
+    assert memory[0].startswith("SeparationWarning:")
+    assert [m for m in got if "PySpark does not yet" not in m] == memory
+
+
 def test_a_session_that_stops_during_the_fit_is_a_clear_error(spark, frame):
     """Last test of the file: it stops the shared session (a later test gets a new one).
 
