@@ -29,7 +29,15 @@ applies to any fit that provides them (a censored fit too).
   pointwise link-scale limits of :math:`S_j`; ``interval="delta"`` gives
   :math:`Q \pm z\,\mathrm{se}` instead.  The standard error is the delta
   method's, from the derivative of the piecewise-linear curve in the
-  :math:`S_j` (which ``rms`` does not report).
+  :math:`S_j` (which ``rms`` does not report).  Where every :math:`S_j` is
+  exactly 1 (or 0), as at a linear predictor so extreme that they round to it,
+  the row is a point mass at :math:`v_K` (:math:`v_1`): every quantile, and
+  its limits, is that value with standard error 0, the limit of the curve as
+  the linear predictor grows (a limit whose moved knots are all 1, or 0, is
+  likewise :math:`v_K`, or :math:`v_1`).  ``rms::Quantile`` there gets 0/0 weights,
+  ``approx`` drops those knots and reads the line from :math:`(1, v_1)` to
+  :math:`(0, v_K)`, a median between :math:`v_1` and :math:`v_K` for a row
+  whose mean is :math:`v_K`.
 
 Gradients: :math:`\nabla F(u_j) = f(u_j)\,\nabla u_j` (plus
 :math:`\partial F/\partial\lambda` for a flexible link), with
@@ -374,6 +382,18 @@ def _quantile_knots(exceed: FloatArray, values: FloatArray) -> tuple[FloatArray,
     return x, yvals
 
 
+def _point_masses(exceed: FloatArray, values: FloatArray) -> FloatArray:
+    """``v_K`` for rows whose every ``S_j`` is 1, ``v_1`` where every one is 0, else NaN.
+
+    There ``rms::Quantile``'s weights ``w_j`` are 0/0; the quantile's limit as the
+    ``S_j`` approach 1 (0) is ``v_K`` (``v_1``) at every ``q``.
+    """
+    out = np.full(exceed.shape[0], np.nan)
+    out[np.all(exceed == 1.0, axis=1)] = values[-1]
+    out[np.all(exceed == 0.0, axis=1)] = values[0]
+    return out
+
+
 def interpolated_quantiles(
     exceed: FloatArray, values: FloatArray, q: float, knots: FloatArray | None = None
 ) -> FloatArray:
@@ -396,16 +416,20 @@ def interpolated_quantiles(
     ndarray, shape (m,)
     """
     x, y = _quantile_knots(exceed, values)
+    point_mass = _point_masses(exceed, values)
     if knots is not None:
         x = np.hstack([x[:, :1], knots, x[:, -1:]])
+        point_mass = np.where(np.isnan(point_mass), _point_masses(knots, values), point_mass)
     out = np.empty(exceed.shape[0])
     for i in range(exceed.shape[0]):
+        if not np.isnan(point_mass[i]):
+            out[i] = point_mass[i]
+            continue
         if not np.all(np.isfinite(x[i])):
             out[i] = np.nan
             continue
         # R's approx drops knots without a value: the inner ones when every S_j is
-        # the same number (w_j = 0/0), as at a linear predictor so extreme that
-        # each P(Y >= v_j) rounds to 1 (or to 0)
+        # the same number strictly between 0 and 1 (w_j = 0/0)
         known = np.isfinite(y[i])
         xm, ym, _ = _merged_knots(x[i][known], y[i][known])
         out[i] = np.interp(1.0 - q, xm, ym)
@@ -426,8 +450,11 @@ def quantile_gradient_weights(exceed: FloatArray, values: FloatArray, q: float) 
     t = 1.0 - q
     out = np.zeros((m, n))
     dv = np.diff(values)
+    point_mass = _point_masses(exceed, values)
     for i in range(m):
         span = exceed[i, -1] - exceed[i, 0]
+        if not np.isnan(point_mass[i]):
+            continue  # a constant: no derivative in the S_j
         if not (np.all(np.isfinite(x[i])) and span != 0):
             # with every S_j equal the knots' values are 0/0: no derivative
             out[i] = np.nan
