@@ -445,6 +445,37 @@ def test_quantiles_at_an_extreme_linear_predictor_tend_to_the_end_value(directio
     np.testing.assert_allclose(res.mean(newdata)["estimate"], end, rtol=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("direction", "first"), [(1, 30.0), (-1, 703.0)], ids=["to-one", "to-zero"]
+)
+def test_quantiles_where_some_exceedances_round_to_one_are_the_end_value(direction, first):
+    """x'beta moved by 30 to 46 (-703 to -719): some P(Y >= v_j) round to 1 (0), others near it.
+
+    R's approx merges the knots whose S_j rounded to the same number into one at
+    the mean of their values; the curve here reads them in order, its limit as
+    they separate.  Before, on Boston at x'beta + 42 (212 of 228 S_j exactly 1)
+    the 10% quantile was 45.56 where every other row nearby gives 50, and at
+    x'beta + 32 the median's upper limit 49.54 was below its estimate 50, its
+    standard error 0.85 at + 42.  (Towards 0 the first knot below 1 had not rounded,
+    and the answers were already v_1.)
+    """
+    ref, res, _ = fitted("boston_logistic")
+    data = pd.DataFrame(ref["data"])
+    values = np.asarray(res.model.design.response.values, dtype=float)
+    shifts = direction * np.arange(first, first + 17.0)
+    newdata = pd.DataFrame(
+        {"lstat": data["lstat"].mean(), "rm": data["rm"].mean() + shifts / res.params["rm"]}
+    )
+    exceed = res.exceedance(values[1:], newdata)["estimate"].to_numpy().reshape(shifts.size, -1)
+    end_s, end = (1.0, values[-1]) if direction == 1 else (0.0, values[0])
+    rounded = (exceed == end_s).sum(axis=1)
+    assert np.any((rounded > 0) & (rounded < values.size - 1))  # runs of tied knots
+    for q in (0.1, 0.5, 0.9):
+        out = res.quantile(q, newdata)
+        np.testing.assert_allclose(out[["estimate", "lower", "upper"]], end, rtol=1e-9)
+        np.testing.assert_allclose(out["se"], 0.0, atol=1e-9)
+
+
 # -- the plot ----------------------------------------------------------------------------
 
 
