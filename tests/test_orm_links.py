@@ -6,7 +6,8 @@ ties) and survival::lung's times (186 distinct y), each under ``logistic``,
 ``probit``, ``loglog``, ``cloglog`` and ``cauchit``: every intercept and its
 standard error (``vcov(fit, intercepts = "all")``), the slopes, log-likelihoods,
 the LR chi-square, ``predict(type = "lp")``, ``Mean``, ``Quantile`` and ``ExProb``
-at new rows, some beyond the observed range of x and y.
+with their 95% limits at new rows, some beyond the observed range of x and y
+(rms 6.5 forms Quantile's and ExProb's limits only without factor predictors).
 
 orm's intercepts are those of ``P(Y >= v_{j+1}) = F(alpha_j + x'beta)``, so
 ``alpha_j = -theta_j``, and its families name the distribution of that form:
@@ -36,7 +37,7 @@ CASES = sorted(p.stem for p in REF_DIR.glob("*.json"))
 # (Max Deriv 36.6) at a log-likelihood 126 below the maximum ordstats reaches
 R_UNCONVERGED = {"faithful_cauchit"}
 CONVERGED = [c for c in CASES if c not in R_UNCONVERGED]
-ESTIMATES = 1e-6
+ESTIMATES, INTERVALS = 1e-6, 1e-4
 
 
 @cache
@@ -105,15 +106,37 @@ def test_linear_predictor_is_orms_lp_less_its_reference_intercept(case):
     assert_relative(lp + alpha, ref["lp"])
 
 
+def _assert_equals_rms(got: pd.DataFrame, want: dict, n_rows: int, columns=None) -> None:
+    """Estimates to 1e-6; the 95% limits to 1e-4 where rms formed them."""
+    keep = slice(None) if columns is None else columns
+    for column, tol in (("estimate", ESTIMATES), ("lower", INTERVALS), ("upper", INTERVALS)):
+        if column in want:
+            wide = got[column].to_numpy().reshape(n_rows, -1)[:, keep]
+            assert_relative(wide.squeeze(), np.asarray(want[column])[..., keep], tol)
+
+
 @pytest.mark.parametrize("case", CONVERGED)
 def test_mean_quantile_exceedance_equal_rms(case):
     ref, res, newdata = fitted(case)
-    assert_relative(res.mean(newdata)["estimate"], ref["mean"])
+    n = len(newdata)
+    _assert_equals_rms(res.mean(newdata), ref["mean"], n)
     for entry in ref["quantile"]:
-        assert_relative(res.quantile(entry["q"], newdata)["estimate"], entry["estimate"])
-    out = res.exceedance(ref["exprob"]["y"], newdata)["estimate"]
-    # y below the lowest level (P = 1), between levels, at the highest, beyond it (P = 0)
-    assert_relative(out.to_numpy().reshape(len(newdata), -1), ref["exprob"]["estimate"])
+        _assert_equals_rms(res.quantile(entry["q"], newdata), entry, n)
+    # y below the lowest level (P = 1), between levels, at the highest, beyond it (P = 0);
+    # at the highest level ExProb's limits are [0, 0] (test_continuous_quantities)
+    below_top = np.asarray(ref["exprob"]["y"]) < max(res.model.design.response.values)
+    exceed = res.exceedance(ref["exprob"]["y"], newdata)
+    _assert_equals_rms(exceed, {"estimate": ref["exprob"]["estimate"]}, n)
+    _assert_equals_rms(exceed, ref["exprob"], n, columns=below_top)
+
+
+def test_rms_limits_are_compared_where_rms_forms_them():
+    # rms 6.5's Quantile/ExProb(conf.int =) stop for a factor predictor (tests/r/orm_links.R)
+    with_limits = [c for c in CONVERGED if "interval_error" not in reference(c)["exprob"]]
+    assert sorted(with_limits) == [
+        f"faithful_{f}" for f in ("cloglog", "logistic", "loglog", "probit")
+    ]
+    assert all("lower" in reference(c)["mean"] for c in CONVERGED)
 
 
 def test_where_orm_stops_short_the_fit_here_reaches_the_maximum():

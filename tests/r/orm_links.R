@@ -1,7 +1,7 @@
 # rms::orm (rms 6.5) under each of its five families on data sets the other
 # orm references do not use: the fit (all intercepts, slopes, the full vcov's
 # standard errors, log-likelihoods, LR chi2), predict(type = "lp"), Mean(),
-# Quantile() and ExProb() at new rows, some beyond the observed range.
+# Quantile() and ExProb() with 95% limits at new rows, some beyond the observed range.
 #   warpbreaks: breaks ~ wool + tension (factor predictors, 31 distinct y)
 #   faithful:   waiting ~ eruptions (272 rows, 51 distinct y, many ties)
 #   lung:       time ~ age + sex (survival::lung, complete rows; 186 distinct y;
@@ -49,10 +49,30 @@ case <- function(name, data, formula, family, newdata, ys) {
     lr_chi2 = unname(fit$stats["Model L.R."]),
     max_deriv = unname(fit$stats["Max Deriv"]),
     lp = unname(predict(fit, newdata, type = "lp")),
-    mean = unname(as.vector(Mean(fit)(X = X))),
-    quantile = lapply(probs, function(q) list(q = q, estimate = unname(as.vector(qu(q, X = X))))),
-    exprob = list(y = ys, estimate = unname(ExProb(fit)(X = X, y = ys)$prob))
+    mean = with_limits(function(...) Mean(fit)(X = X, ...)),
+    quantile = lapply(probs, function(q) c(list(q = q), with_limits(function(...) qu(q, X = X, ...)))),
+    exprob = c(list(y = ys), with_limits(function(...) ExProb(fit)(X = X, y = ys, ...)))
   )
+}
+
+# estimate and 95% limits of Mean, Quantile (vectors) or ExProb (rows x y matrices)
+limits <- function(z) {
+  lim <- attr(z, "limits")
+  if (is.null(lim)) lim <- list(lower = z$lower, upper = z$upper)
+  est <- if (is.list(z)) z$prob else as.vector(z)
+  list(estimate = unname(est), lower = unname(lim$lower), upper = unname(lim$upper))
+}
+
+# rms 6.5's Quantile and ExProb stop with conf.int ("non-conformable arguments")
+# on fits with a factor predictor: they pick the covariance rows by matching
+# names(coef(fit)) to colnames(X), and predict(type = "x") names a factor's
+# columns otherwise; then the estimate alone, and the message
+with_limits <- function(f) {
+  tryCatch(limits(f(conf.int = 0.95)), error = function(e) {
+    z <- f()
+    list(estimate = unname(if (is.list(z)) z$prob else as.vector(z)),
+         interval_error = conditionMessage(e))
+  })
 }
 
 write_case <- function(x, file) {
