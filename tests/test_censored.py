@@ -671,3 +671,43 @@ def test_remove_data_drops_the_censored_rows_bounds():
     response = res.model.design.response
     assert response.bounds is None and len(response.lower_codes) == 0
     pd.testing.assert_frame_equal(res.predict(data.head(3)), expected)
+
+
+# -- survival::lung (tests/r/censored_lung.R) ---------------------------------------
+
+
+def _lung() -> pd.DataFrame:
+    return _direct_ml_frame("lung").assign(sex=lambda d: d["sex"].astype(str))
+
+
+def test_lung_without_predictors_is_kaplan_meier():
+    """survival::lung: 165 deaths at 139 distinct times, censored times tied with deaths."""
+    km = _load("lung_kaplan_meier")
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(lower, upper) ~ 1", _lung(), many_levels=True
+    ).fit()
+    times, surv = np.array(km["time"]), np.array(km["surv"])
+    got = res.survival(pd.DataFrame(index=[0]), times=times)
+    np.testing.assert_allclose(got.predicted.to_numpy()[0], surv, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        got.se.to_numpy()[0], surv * np.array(km["std_err"]), rtol=0, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("link", ["logit", "cloglog"])
+def test_lung_with_age_and_sex_equals_direct_ml(link):
+    """The reference's standard errors are optimHess's finite differences (to about 1e-3)."""
+    ref = _load(f"lung_{link}")
+    res = ordstats.OrdinalModel.from_formula(
+        "Censored(lower, upper) ~ age + sex", _lung(), many_levels=True, link=link
+    ).fit()
+    new = pd.read_csv(REFERENCE / "lung_new.csv").assign(sex=lambda d: d["sex"].astype(str))
+    surv = res.survival(new, times=np.array([5.0, 180.0, 365.5, 800.0, 1100.0]))
+    np.testing.assert_allclose(res.model.design.response.values, ref["vals"], rtol=1e-12)
+    assert res.llf == pytest.approx(ref["loglik"], rel=1e-11)
+    assert res.llnull == pytest.approx(ref["llnull"], rel=1e-11)
+    np.testing.assert_allclose(res.params.to_numpy()[:-2], ref["theta"], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(res.params.to_numpy()[-2:], ref["beta"], rtol=1e-6)
+    np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=2e-3)
+    np.testing.assert_allclose(surv.predicted.to_numpy(), ref["surv"], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(surv.se.to_numpy(), ref["surv_se"], rtol=2e-3, atol=1e-9)

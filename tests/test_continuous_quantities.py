@@ -387,12 +387,15 @@ def test_quantile_needs_three_levels():
     assert res.mean()["estimate"].between(1, 2).all()  # the mean is defined with two
 
 
-def test_quantile_where_every_exceedance_is_one_equals_rms():
-    """Every ``P(Y >= v_j)`` rounds to 1: the weights are 0/0 and R's approx drops them.
+def test_quantile_where_every_exceedance_is_one_is_the_highest_value():
+    """Every ``P(Y >= v_j)`` rounds to 1: a point mass at ``v_K``, not rms's line.
 
-    ``tests/r/orm_extreme_lp.R``: ``Quantile`` then reads the line from
-    ``(1, v_1)`` to ``(0, v_K)``; the estimate and both limits were NaN (with
-    numpy's division warnings) before.
+    ``tests/r/orm_extreme_lp.R``: rms's weights are then 0/0, R's approx drops
+    those knots and ``Quantile`` reads the line from ``(1, v_1)`` to ``(0, v_K)``
+    (a 10% quantile of 12.75 for a row whose every P(Y >= v_j) is 1); the
+    estimate and limits here are ``v_K``, the limit of rms's curve as the
+    linear predictor grows, with standard error 0.  The other rows equal rms.
+    Before, the last row was rms's line (and NaN with division warnings before that).
     """
     with open(REF_DIR.parent / "orm_extreme" / "mtcars_extreme.json") as handle:
         ref = json.load(handle)
@@ -401,15 +404,76 @@ def test_quantile_where_every_exceedance_is_one_equals_rms():
     ).fit()
     newdata = pd.DataFrame(ref["newdata"])
     assert_relative(res.llf, ref["loglik"], ESTIMATES)
+    assert np.all(np.asarray(ref["exceed_at_last_row"]) == 1.0)
+    top = max(res.model.design.response.values)
     for want in ref["quantile"]:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             got = res.quantile(want["q"], newdata)
-        assert_relative(got["estimate"], want["estimate"], ESTIMATES)
-        assert_relative(got["lower"], want["lower"], INTERVALS)
-        assert_relative(got["upper"], want["upper"], INTERVALS)
-        # no derivative where the curve's inner knots are undefined
-        assert got["se"].iloc[:-1].notna().all() and np.isnan(got["se"].iloc[-1])
+        assert_relative(got["estimate"].iloc[:-1], want["estimate"][:-1], ESTIMATES)
+        assert_relative(got["lower"].iloc[:-1], want["lower"][:-1], INTERVALS)
+        assert_relative(got["upper"].iloc[:-1], want["upper"][:-1], INTERVALS)
+        assert got["se"].notna().all()
+        last = got.iloc[-1]
+        assert (last["estimate"], last["lower"], last["upper"], last["se"]) == (top, top, top, 0)
+        assert want["estimate"][-1] < top  # rms's line
+
+
+@pytest.mark.parametrize("direction", [1, -1], ids=["to-one", "to-zero"])
+def test_quantiles_at_an_extreme_linear_predictor_tend_to_the_end_value(direction):
+    """As x grows the quantiles approach v_K (v_1) and stay there once P(Y >= v_j) rounds.
+
+    Before, a row whose every ``P(Y >= v_j)`` had rounded to 1 (or 0) got rms's
+    0/0 line: faithful's median jumped from 96 at eruptions = 10 to 69.5 at 20
+    (with P(Y >= 96) = 1 and mean 96 there).
+    """
+    ref, res, _ = fitted("boston_logistic")
+    data = pd.DataFrame(ref["data"])
+    values = np.asarray(res.model.design.response.values, dtype=float)
+    beta = res.params["rm"]
+    # rm moving x'beta by 40, 200 and 2000 from the mean: near 1 (0), then exactly
+    steps = direction * np.array([40.0, 200.0, 2000.0]) / beta
+    newdata = pd.DataFrame({"lstat": data["lstat"].mean(), "rm": data["rm"].mean() + steps})
+    exceed = res.exceedance(values[1:], newdata)["estimate"].to_numpy().reshape(3, -1)
+    end = values[-1] if direction == 1 else values[0]
+    assert np.all(exceed[-1] == (1.0 if direction == 1 else 0.0))
+    for q in (0.1, 0.5, 0.9):
+        out = res.quantile(q, newdata)
+        np.testing.assert_allclose(out["estimate"], end, rtol=1e-9)
+        np.testing.assert_allclose(out[["lower", "upper"]].to_numpy(), end, rtol=1e-6)
+        np.testing.assert_allclose(out["se"], 0.0, atol=1e-6)
+    np.testing.assert_allclose(res.mean(newdata)["estimate"], end, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("direction", "first"), [(1, 30.0), (-1, 703.0)], ids=["to-one", "to-zero"]
+)
+def test_quantiles_where_some_exceedances_round_to_one_are_the_end_value(direction, first):
+    """x'beta moved by 30 to 46 (-703 to -719): some P(Y >= v_j) round to 1 (0), others near it.
+
+    R's approx merges the knots whose S_j rounded to the same number into one at
+    the mean of their values; the curve here reads them in order, its limit as
+    they separate.  Before, on Boston at x'beta + 42 (212 of 228 S_j exactly 1)
+    the 10% quantile was 45.56 where every other row nearby gives 50, and at
+    x'beta + 32 the median's upper limit 49.54 was below its estimate 50, its
+    standard error 0.85 at + 42.  (Towards 0 the first knot below 1 had not rounded,
+    and the answers were already v_1.)
+    """
+    ref, res, _ = fitted("boston_logistic")
+    data = pd.DataFrame(ref["data"])
+    values = np.asarray(res.model.design.response.values, dtype=float)
+    shifts = direction * np.arange(first, first + 17.0)
+    newdata = pd.DataFrame(
+        {"lstat": data["lstat"].mean(), "rm": data["rm"].mean() + shifts / res.params["rm"]}
+    )
+    exceed = res.exceedance(values[1:], newdata)["estimate"].to_numpy().reshape(shifts.size, -1)
+    end_s, end = (1.0, values[-1]) if direction == 1 else (0.0, values[0])
+    rounded = (exceed == end_s).sum(axis=1)
+    assert np.any((rounded > 0) & (rounded < values.size - 1))  # runs of tied knots
+    for q in (0.1, 0.5, 0.9):
+        out = res.quantile(q, newdata)
+        np.testing.assert_allclose(out[["estimate", "lower", "upper"]], end, rtol=1e-9)
+        np.testing.assert_allclose(out["se"], 0.0, atol=1e-9)
 
 
 # -- the plot ----------------------------------------------------------------------------

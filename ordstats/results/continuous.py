@@ -22,14 +22,24 @@ applies to any fit that provides them (a censored fit too).
 * **Quantile** by ``rms::Quantile``'s interpolation: the knots
   :math:`(1, v_1)`, :math:`(S_j, y_j)`, :math:`(0, v_K)` with
   :math:`y_j = (1 - w_j) v_j + w_j v_{j+1}` and
-  :math:`w_j = (S_j - S_1)/(S_{K-1} - S_1)` are joined by straight lines (knots
-  with equal :math:`S` are merged into one at the mean of their :math:`y`, as
-  R's ``approx`` does) and read at :math:`S = 1 - q`.  Its interval, as
+  :math:`w_j = (S_j - S_1)/(S_{K-1} - S_1)` are joined by straight lines in
+  their order and read at :math:`S = 1 - q`.  Knots with equal :math:`S` (a run
+  of :math:`S_j` rounded to the same number) are a vertical step there, the
+  limit as they separate; R's ``approx`` merges them into one at the mean of
+  their :math:`y` instead, which only rounding makes differ.  Its interval, as
   ``Quantile`` forms it, reads the same curve with the knots moved to the
   pointwise link-scale limits of :math:`S_j`; ``interval="delta"`` gives
   :math:`Q \pm z\,\mathrm{se}` instead.  The standard error is the delta
   method's, from the derivative of the piecewise-linear curve in the
-  :math:`S_j` (which ``rms`` does not report).
+  :math:`S_j` (which ``rms`` does not report).  Where every :math:`S_j` is
+  exactly 1 (or 0), as at a linear predictor so extreme that they round to it,
+  the row is a point mass at :math:`v_K` (:math:`v_1`): every quantile, and
+  its limits, is that value with standard error 0, the limit of the curve as
+  the linear predictor grows (a limit whose moved knots are all 1, or 0, is
+  likewise :math:`v_K`, or :math:`v_1`).  ``rms::Quantile`` there gets 0/0 weights,
+  ``approx`` drops those knots and reads the line from :math:`(1, v_1)` to
+  :math:`(0, v_K)`, a median between :math:`v_1` and :math:`v_K` for a row
+  whose mean is :math:`v_K`.
 
 Gradients: :math:`\nabla F(u_j) = f(u_j)\,\nabla u_j` (plus
 :math:`\partial F/\partial\lambda` for a flexible link), with
@@ -374,6 +384,18 @@ def _quantile_knots(exceed: FloatArray, values: FloatArray) -> tuple[FloatArray,
     return x, yvals
 
 
+def _point_masses(exceed: FloatArray, values: FloatArray) -> FloatArray:
+    """``v_K`` for rows whose every ``S_j`` is 1, ``v_1`` where every one is 0, else NaN.
+
+    There ``rms::Quantile``'s weights ``w_j`` are 0/0; the quantile's limit as the
+    ``S_j`` approach 1 (0) is ``v_K`` (``v_1``) at every ``q``.
+    """
+    out = np.full(exceed.shape[0], np.nan)
+    out[np.all(exceed == 1.0, axis=1)] = values[-1]
+    out[np.all(exceed == 0.0, axis=1)] = values[0]
+    return out
+
+
 def interpolated_quantiles(
     exceed: FloatArray, values: FloatArray, q: float, knots: FloatArray | None = None
 ) -> FloatArray:
@@ -396,27 +418,54 @@ def interpolated_quantiles(
     ndarray, shape (m,)
     """
     x, y = _quantile_knots(exceed, values)
+    point_mass = _point_masses(exceed, values)
     if knots is not None:
         x = np.hstack([x[:, :1], knots, x[:, -1:]])
+        point_mass = np.where(np.isnan(point_mass), _point_masses(knots, values), point_mass)
     out = np.empty(exceed.shape[0])
     for i in range(exceed.shape[0]):
+        if not np.isnan(point_mass[i]):
+            out[i] = point_mass[i]
+            continue
         if not np.all(np.isfinite(x[i])):
             out[i] = np.nan
             continue
         # R's approx drops knots without a value: the inner ones when every S_j is
-        # the same number (w_j = 0/0), as at a linear predictor so extreme that
-        # each P(Y >= v_j) rounds to 1 (or to 0)
+        # the same number strictly between 0 and 1 (w_j = 0/0)
         known = np.isfinite(y[i])
-        xm, ym, _ = _merged_knots(x[i][known], y[i][known])
-        out[i] = np.interp(1.0 - q, xm, ym)
+        xm, ym, _, a, b = _knot_segment(x[i][known], y[i][known], 1.0 - q)
+        lam = (1.0 - q - xm[a]) / (xm[b] - xm[a])
+        out[i] = ym[a] + lam * (ym[b] - ym[a])
     return out
+
+
+def _knot_segment(
+    x: FloatArray, y: FloatArray, t: float
+) -> tuple[FloatArray, FloatArray, IntArray, int, int]:
+    """The knots ``(xm, ym)`` read, each knot's place in them and the two around ``t``.
+
+    Knots in their order (``x`` from 1 down to 0, as the ``S_j`` are) are read in
+    that order: without ties this is R's ``approx``, and knots with equal ``x``
+    (a run of ``S_j`` rounded to the same number, as to 1 at an extreme linear
+    predictor) are a vertical step of the curve, not one knot at the mean of
+    their ``y`` as ``approx`` makes them, so that the segment around ``t`` runs
+    from the last knot at or above ``t`` to the first below it: the limit of the
+    curve as the tied ``S_j`` separate.  Knots out of order (moved to the limits
+    of an interval) are sorted and merged as ``approx`` does.
+    """
+    if np.all(np.diff(x) <= 0):
+        b = int(np.argmax(x < t))  # x[b - 1] >= t > x[b], as 0 < t < 1
+        return x, y, np.arange(x.size), b - 1, b
+    xm, ym, group = _merged_knots(x, y)
+    b = int(np.clip(np.searchsorted(xm, t, side="right"), 1, xm.size - 1))
+    return xm, ym, group, b - 1, b
 
 
 def quantile_gradient_weights(exceed: FloatArray, values: FloatArray, q: float) -> FloatArray:
     """``dQ/dS_j`` of :func:`interpolated_quantiles`, per row (m, K - 1).
 
     The interpolated quantile is ``Y_a + lam (Y_b - Y_a)``, ``lam = (t - X_a)/(X_b - X_a)``,
-    between the merged knots ``a`` and ``b`` around ``t = 1 - q``; each knot's
+    between the knots ``a`` and ``b`` around ``t = 1 - q`` (:func:`_knot_segment`); each knot's
     ``X`` is an ``S_j`` (or a constant end) and its ``Y`` a mean of
     ``y_j = (1 - w_j) v_j + w_j v_{j+1}``, with ``w_j`` depending on ``S_j``,
     ``S_1`` and ``S_{K-1}``.
@@ -426,15 +475,16 @@ def quantile_gradient_weights(exceed: FloatArray, values: FloatArray, q: float) 
     t = 1.0 - q
     out = np.zeros((m, n))
     dv = np.diff(values)
+    point_mass = _point_masses(exceed, values)
     for i in range(m):
         span = exceed[i, -1] - exceed[i, 0]
+        if not np.isnan(point_mass[i]):
+            continue  # a constant: no derivative in the S_j
         if not (np.all(np.isfinite(x[i])) and span != 0):
             # with every S_j equal the knots' values are 0/0: no derivative
             out[i] = np.nan
             continue
-        xm, ym, group = _merged_knots(x[i], y[i])
-        b = int(np.clip(np.searchsorted(xm, t, side="right"), 1, xm.size - 1))
-        a = b - 1
+        xm, ym, group, a, b = _knot_segment(x[i], y[i], t)
         width = xm[b] - xm[a]
         lam = (t - xm[a]) / width
         # knot k of the full list is cut-point k - 1 for 1 <= k <= n
