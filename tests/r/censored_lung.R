@@ -20,7 +20,7 @@ for (link in c("logit", "cloglog")) {
   writeLines(toJSON(list(
     data = file.path(out_dir, "lung.csv"), newdata = file.path(out_dir, "lung_new.csv"),
     rhs = "~ age + sex", factors = "sex", link = link,
-    times = c(5, 180, 365.5, 800, 1100),
+    times = c(5, 180, 365.5, 800, 1100), hessian = "richardson",
     out = file.path(out_dir, sprintf("lung_%s.json", link))
   ), auto_unbox = TRUE, pretty = TRUE), file.path(out_dir, sprintf("lung_%s_spec.json", link)))
 }
