@@ -692,6 +692,12 @@ def test_lung_without_predictors_is_kaplan_meier():
     np.testing.assert_allclose(
         got.se.to_numpy()[0], surv * np.array(km["std_err"]), rtol=0, atol=1e-12
     )
+    # the largest time (1022) is censored: the mean is restricted to it, as survival's
+    # (the top level's value is 1022.001, just above it: 5e-5 more, S(1022) = 0.05)
+    mean = res.mean(pd.DataFrame(index=[0]))
+    assert res.model.design.response.values[-1] == pytest.approx(1022.001)
+    assert mean["estimate"].iloc[0] == pytest.approx(km["rmean"][0], rel=2e-7)
+    assert mean["se"].iloc[0] == pytest.approx(km["rmean_se"][0], rel=1e-4)
 
 
 @pytest.mark.parametrize("link", ["logit", "cloglog"])

@@ -629,7 +629,12 @@ class ContinuousQuantityMethods(FittedState):
 
         ``rms::Mean`` of an ``orm`` fit: ``sum_j v_j P(Y = v_j)`` over the
         numeric level values ``v_j`` (``many_levels=True``), with the interval
-        ``mean +- z se``.
+        ``mean +- z se``.  For a censored response whose largest value ``c``
+        is right-censored the top level is valued just above it (``c + eps``,
+        as ``Ocens``: 0.001 for integer data, 1e-8 otherwise), so the mean is
+        that restricted to ``c`` (without predictors, Kaplan-Meier's restricted
+        mean, ``print(survfit(...), rmean=c)``): a lower bound of the
+        unrestricted mean.
 
         Parameters
         ----------

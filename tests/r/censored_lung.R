@@ -1,7 +1,7 @@
 # survival::lung as a right-censored response (status 2 = death): its rows for
 # tests/r/censored_direct_ml.R (age, sex; lower = time, upper = time for a death,
 # +inf for a censored time) and Kaplan-Meier's curve, survfit(Surv(time, status) ~ 1):
-# time, surv, std.err (of -log S, Greenwood).  Then, from the repository root,
+# time, surv, std.err (of -log S, Greenwood), and its mean restricted to the largest time.  Then, from the repository root,
 #   Rscript tests/r/censored_lung.R
 #   for l in logit cloglog; do
 #     Rscript tests/r/censored_direct_ml.R tests/data/reference/censored/lung_${l}_spec.json
@@ -25,6 +25,11 @@ for (link in c("logit", "cloglog")) {
   ), auto_unbox = TRUE, pretty = TRUE), file.path(out_dir, sprintf("lung_%s_spec.json", link)))
 }
 km <- survfit(Surv(time, status) ~ 1, data = d)
+# the mean restricted to the largest time (1022, censored), as print(km, rmean = 1022)
+restricted <- summary(km, rmean = max(d$time))$table
 writeLines(toJSON(list(r_call = "survfit(Surv(time, status) ~ 1, data = survival::lung)",
-                       time = km$time, surv = km$surv, std_err = km$std.err),
+                       time = km$time, surv = km$surv, std_err = km$std.err,
+                       rmean_call = "summary(km, rmean = 1022)$table",
+                       rmean = unname(restricted["rmean"]),
+                       rmean_se = unname(restricted["se(rmean)"])),
                   digits = NA), file.path(out_dir, "lung_kaplan_meier.json"))
