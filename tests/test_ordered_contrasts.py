@@ -110,3 +110,27 @@ def test_margins_verbs_work_on_polynomial_contrasts():
         np.asarray(other["estimate"], dtype=float),
         atol=1e-9,
     )
+
+
+@pytest.mark.parametrize(
+    "sides",
+    [{}, {"scale": "~ Infl4"}, {"nominal": "~ Infl4"}],
+    ids=["location", "scale", "nominal"],
+)
+def test_an_unused_level_is_coded_without_pandas_deprecations(sides):
+    """Coding an ordered factor whose categories include a level no row has (Infl4's
+    VeryHigh; R's model.frame drops it) recast it onto the levels present, which pandas
+    3.1 deprecates (``Pandas4Warning``: pandas 4 will raise); so did predicting new
+    rows whose Categorical has the unused level.  The fit is the one with Infl."""
+    data = _housing()
+    location = "Sat ~ Type" if sides else "Sat ~ Infl4 + Type"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        res = ordstats.OrdinalModel.from_formula(location, data, weights="Freq", **sides).fit()
+        predicted = res.predict(data.iloc[:6]).to_numpy()
+    same = {side: text.replace("Infl4", "Infl") for side, text in sides.items()}
+    infl = ordstats.OrdinalModel.from_formula(
+        location.replace("Infl4", "Infl"), data, weights="Freq", **same
+    ).fit()
+    np.testing.assert_allclose(res.params.to_numpy(), infl.params.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(predicted, infl.predict(data.iloc[:6]).to_numpy(), rtol=1e-10)

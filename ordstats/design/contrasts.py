@@ -305,6 +305,10 @@ def _coded_factor(raw: Any, contrasts: Contrasts) -> FactorValues[Any]:
         series = pd.Series(values.__wrapped__ if isinstance(values, FactorValues) else values)
         series = series.drop(index=series.index[list(drop_rows)])
         levels = encoder_state.get("categories") or _observed_levels(series)
+        if isinstance(series.dtype, pd.CategoricalDtype) and list(series.cat.categories) != levels:
+            # encode_contrasts recodes onto ``levels``; pandas deprecates (and will refuse)
+            # recoding a Categorical onto categories that lack some of its own, used or not
+            series = series.astype(object)
         return encode_contrasts(
             series,
             contrasts=contrasts,
