@@ -907,7 +907,8 @@ def test_predict_offset_series_with_other_labels(wine):
 
 def test_clmm_predict_without_a_random_slope_column(wine):
     data = wine.assign(x=np.linspace(-1, 1, 72))
-    res = OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data).fit()
+    with pytest.warns(SpecificationWarning, match=r"singular fit"):
+        res = OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data).fit()
     with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'x' of the random term"):
         res.predict(data[["temp", "judge"]])
     with pytest.raises(PredictionError, match=r"lacks the column\(s\) 'judge' of the random"):
@@ -3682,7 +3683,8 @@ def test_random_terms_whose_variances_are_not_identified_are_refused(wine):
     for term, message in refused.items():
         with pytest.raises(SpecificationError, match=message):
             OrdinalModel.from_formula(f"rating ~ temp + {term}", data)
-    fit = OrdinalModel.from_formula("rating ~ temp + (1 + z2|judge)", data).fit()
+    with pytest.warns(SpecificationWarning, match=r"singular fit"):
+        fit = OrdinalModel.from_formula("rating ~ temp + (1 + z2|judge)", data).fit()
     assert fit.varcorr()["name"].tolist() == ["(Intercept)", "z2"]
 
 
@@ -4066,3 +4068,29 @@ def test_a_margins_verb_names_newdata_rows_with_missing_values_once(wine, verb, 
         assert re.search(r"1 row\(s\) of newdata \(d\).*offset", messages[1])
     assert {w.filename for w in caught} == {__file__}
     assert table["estimate"].notna().any()
+
+
+def test_vector_random_terms_the_groups_cannot_estimate_warn_at_construction(wine):
+    # before: both built and fitted without a word, ending at correlations of +-1
+    data = wine.assign(jx=wine["judge"].cat.codes.astype(float), x=np.linspace(-1, 1, 72))
+    with pytest.warns(SpecificationWarning, match=r"random slope 'jx' of \(1 \+ jx\|judge\) is "):
+        OrdinalModel.from_formula("rating ~ temp + (1 + jx|judge)", data)
+    two = data[data["judge"].isin(["1", "2"])]
+    with pytest.warns(SpecificationWarning, match=r"has 3 columns but 'judge' has only 2 levels"):
+        OrdinalModel.from_formula("rating ~ temp + (1 + x + temp|judge)", two)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a slope that varies within groups: no warning
+        OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data)
+        OrdinalModel.from_formula("rating ~ temp + (0 + jx|judge)", data)
+
+
+def test_a_singular_vector_term_warns_after_the_fit_naming_the_column(wine):
+    # before: the fit ended at a correlation of -1 (the slope's SE left out) without a word
+    data = wine.assign(x=np.linspace(-1, 1, 72))
+    model = OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data)
+    message = r"singular fit: .*\(1 \+ x\|judge\).*'x' has SD 0"
+    with pytest.warns(SpecificationWarning, match=message):
+        res = model.fit()
+    (cov,) = res.covariance_matrices()
+    assert res.boundary == [1]
+    assert abs(cov[0, 1]) / np.sqrt(cov[0, 0] * cov[1, 1]) == pytest.approx(1.0, abs=1e-6)

@@ -59,6 +59,8 @@ from ordstats.errors import (
     FormulaError,
     PredictionError,
     SpecificationError,
+    SpecificationWarning,
+    user_stacklevel,
 )
 
 __all__ = [
@@ -420,6 +422,7 @@ def random_terms(
         if matrix.shape[1] == 0:
             raise FormulaError(f"the random term ({expr}|{group}) has no columns")
         _refuse_unidentified_columns(expr, group, matrix, names, spec)
+        _warn_weakly_identified(expr, group, matrix, names, codes, len(levels))
         _check_not_repeated(terms, group, names, expr)
         terms.append(
             RandomTerm(
@@ -471,6 +474,48 @@ def _refuse_unidentified_columns(
             "(e.g. a constant slope variable repeats the random intercept), so their "
             "variances and correlations cannot be told apart: drop them from the random term"
         )
+
+
+def _warn_weakly_identified(
+    expr: str, group: str, matrix: FloatArray, names: list[str], codes: IntArray, n_groups: int
+) -> None:
+    """Warn of a vector-valued term whose covariance the groups can hardly estimate.
+
+    With more columns than groups the ``q`` effects of the groups span fewer than ``q``
+    dimensions, so the estimated covariance is singular; a slope column constant within
+    every group moves each group's effect along the intercept only, so the intercept's
+    and the slope's variances are told apart only through the spread of the column over
+    groups (such fits run to a correlation of +-1).
+    """
+    q = matrix.shape[1]
+    if q < 2:
+        return
+    if q > n_groups:
+        warnings.warn(
+            f"the random term ({expr}|{group}) has {q} columns but {group!r} has only "
+            f"{n_groups} levels: the {q} x {q} covariance of the random effects cannot be "
+            "estimated from so few groups and will be singular; use fewer columns in the "
+            f"term, e.g. (1|{group}), or more groups",
+            SpecificationWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return
+    if names[0] != "(Intercept)":
+        return
+    count = np.bincount(codes, minlength=n_groups)
+    for j in range(1, q):
+        mean = np.bincount(codes, weights=matrix[:, j], minlength=n_groups) / count
+        spread = np.abs(matrix[:, j] - mean[codes])
+        if np.all(spread <= 1e-10 * max(float(np.max(np.abs(matrix[:, j]))), 1e-300)):
+            warnings.warn(
+                f"the random slope {names[j]!r} of ({expr}|{group}) is constant within every "
+                f"level of {group!r}: its random effect only adds to the group's intercept, "
+                "so the two variances are barely identified (such fits often end at a "
+                f"correlation of +-1); drop {names[j]!r} from the random term and keep it as "
+                "a fixed effect",
+                SpecificationWarning,
+                stacklevel=user_stacklevel(),
+            )
 
 
 class NewTermRows(NamedTuple):

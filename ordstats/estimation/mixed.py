@@ -47,7 +47,9 @@ from ordstats.errors import (
     OrdstatsError,
     SeparationWarning,
     SpecificationError,
+    SpecificationWarning,
     refuse_unknown_options,
+    user_stacklevel,
 )
 from ordstats.estimation import bayes
 from ordstats.estimation.context import FormulaContext, used_context
@@ -523,6 +525,7 @@ class OrdinalMixedModel:
             self._warn_separation(
                 x[self.problem.n_alpha : self.problem.n_alpha + self.problem.n_beta], converged
             )
+            self._warn_singular(boundary)
             info = FitInfo(
                 converged=converged,
                 code=0 if converged else 1,
@@ -811,6 +814,28 @@ class OrdinalMixedModel:
         )
         place(res.x)
         return -float(res.fun), full.copy()
+
+    def _warn_singular(self, boundary: list[int]) -> None:
+        """Warn of a vector-valued term whose covariance ended singular.
+
+        A diagonal of ``L_t`` at the boundary after the first says that column's
+        effect is a multiple of the earlier ones' (a correlation of +-1) or has no
+        variance; R's clmm reports such a fit without comment.
+        """
+        pos = 0
+        for t in self.terms:
+            held = [t.columns[c] for c in range(t.q) if pos + c in boundary]
+            if t.q > 1 and held:
+                warnings.warn(
+                    f"singular fit: the covariance of ({t.expr}|{t.group}) is on its boundary "
+                    f"(the effect of {', '.join(map(repr, held))} has SD 0 or a correlation "
+                    "of +-1 with the term's earlier columns; its SEs are left out). The data "
+                    "do not support this random structure: drop the column(s) from the term "
+                    f"or fit them uncorrelated, e.g. (1|{t.group}) + (0 + x|{t.group})",
+                    SpecificationWarning,
+                    stacklevel=user_stacklevel(),
+                )
+            pos += t.q * (t.q + 1) // 2
 
     def _boundary(self, x: FloatArray) -> list[int]:
         """Log-sd parameters (diagonals of ``L_t``) that ran to the boundary."""

@@ -5,6 +5,8 @@ the boundary of the parameter space, so the LR statistic is not ``chi2(1)`` but 
 mixture ``0.5 chi2(0) + 0.5 chi2(1)`` (Self & Liang 1987; Stram & Lee 1994).  With a
 vector-valued term the mixture ``0.5 chi2(df-1) + 0.5 chi2(df)`` is used, the usual
 approximation; R's ``anova.clmm`` uses the naive ``chi2(df)`` throughout (conservative).
+A full model that adds correlations but no SD (``(1|g) + (0 + x|g)`` against ``(1 + x|g)``)
+tests a null inside the parameter space: plain ``chi2(df)``, as R.
 """
 
 from __future__ import annotations
@@ -162,7 +164,8 @@ def mixed_lr_parts(
     df : int
         Extra parameters of ``full``.
     boundary : bool
-        Whether ``full`` adds variance parameters (null on the boundary).
+        Whether ``full`` adds random-effect SDs (null on the boundary); added
+        correlations alone leave the null inside the parameter space.
 
     Raises
     ------
@@ -203,6 +206,11 @@ def mixed_lr_parts(
     df = full.k_params - restricted.k_params
     if df <= 0:
         raise SpecificationError("the full model must have more parameters than the restricted one")
-    n_var_r = len(restricted.variance_params) if isinstance(restricted, MixedResults) else 0
-    boundary = len(full.variance_params) > n_var_r
+    # the null is on the boundary only where the full model adds an SD; a correlation
+    # (the covariance of (1 + x|g) against (1|g) + (0 + x|g)) is 0 inside its range
+    boundary = _n_sds(full) > _n_sds(restricted)
     return df, boundary
+
+
+def _n_sds(res: OrdinalResults | MixedResults) -> int:
+    return sum(len(cols) for _, cols in _groups(res))

@@ -16,6 +16,7 @@ from ordstats.errors import (
     MissingDataWarning,
     PredictionError,
     PredictionWarning,
+    SpecificationWarning,
 )
 
 F = ordstats.OrdinalModel.from_formula
@@ -354,7 +355,8 @@ def test_clm_and_clmm_missing_values_give_nan_rows_naming_the_columns(float_id_r
 
 def test_clmm_missing_slope_values_give_nan_rows(wine):
     data = wine.assign(x=np.random.default_rng(1).normal(size=72))
-    res = F("rating ~ temp + (1 + x|judge)", data).fit()
+    with pytest.warns(SpecificationWarning, match=r"singular fit"):  # 9 judges
+        res = F("rating ~ temp + (1 + x|judge)", data).fit()
     new = data.head(4).copy()
     new.loc[new.index[1], "x"] = np.nan
     for re_form in (None, "marginal"):
