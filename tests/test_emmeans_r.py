@@ -82,6 +82,7 @@ _PYTHON_FITS = {
     "polr_wine_offset": ("rating ~ temp + contact + offset(z1)", {}),
     "clm_wine_weights": ("rating ~ temp + contact", {"weights": "w"}),
     "clm_wine_z1_grid": ("rating ~ temp + contact + z1", {}),
+    "clm_wine_scale_offset": ("rating ~ temp + contact", {"scale": "~ contact + offset(z2)"}),
     "clmm_wine_contrasts": ("rating ~ temp * contact + (1|judge)", {}),
 }
 
@@ -271,7 +272,7 @@ def _at_r_estimates(case: str) -> tuple[Any, Any]:
 
 CLM_CASES = ["clm_wine", "clm_wine_interaction", "clm_wine_z1", "clm_housing", "clm_soup"]
 CLM_CASES += ["clm_wine_nominal", "clm_wine_scale", "clm_soup_scale"]
-CLM_CASES += ["clm_wine_weights", "clm_wine_z1_grid"]
+CLM_CASES += ["clm_wine_weights", "clm_wine_z1_grid", "clm_wine_scale_offset"]
 POLR_CASES = ["polr_wine", "polr_housing", "polr_wine_offset"]
 POLR_CASES += [f"polr_housing_{link}" for link in ("probit", "cloglog", "cauchit", "loglog")]
 CLMM_CASES = ["clmm_wine", "clmm_soup", "clmm_wine_contrasts"]

@@ -324,3 +324,11 @@ write_model("clmm_wine_contrasts", "wine", "clmm(rating ~ temp * contact + (1|ju
     'pairs(emmeans(fit, ~ contact | temp, mode = "mean.class"), adjust = "none")',
     'update(emmeans(fit, ~ temp, mode = "mean.class"), level = 0.9)'),
   notes = list("clmm: random effects at zero; vcov includes ST1 (log SD), which emmeans drops"))
+
+fso <- clm(rating ~ temp + contact, scale = ~ contact + offset(z2), data = wine_binary)
+write_model("clm_wine_scale_offset", "wine_binary", "clm(rating ~ temp + contact, scale = ~ contact + offset(z2), data = wine_binary)", fso,
+  c('emmeans(fit, ~ temp)', 'emmeans(fit, ~ temp, at = list(z2 = 1))',
+    'emmeans(fit, ~ rating | temp, mode = "prob")', 'emmeans(fit, ~ contact, mode = "scale")',
+    'emmeans(fit, ~ cut | contact, mode = "linear.predictor", at = list(z2 = c(-1, 1)))',
+    'pairs(emmeans(fit, ~ temp | contact, mode = "mean.class"), adjust = "none")'),
+  notes = list("a scale offset is evaluated on the reference grid (its variable at its mean, or at=), unlike a location offset"))
