@@ -1587,7 +1587,9 @@ def emmeans(
         ``"flat"``.
     at : dict, optional
         Values of predictors in the grid (numbers for covariates, levels for
-        factors).
+        factors).  As R's ``ref_grid``, every cell has the mean of the rows'
+        location offsets, whatever ``at`` gives the offset's variables; a
+        scale formula's offset is evaluated on the grid.
     cov_reduce : {"mean", "median"} or callable
         How a numeric predictor not in ``at`` is reduced to one value.
     data : pandas.DataFrame, optional
