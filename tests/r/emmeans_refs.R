@@ -34,6 +34,8 @@ wine <- read_dataset("wine", "ordstats/datasets")
 housing <- read_dataset("housing", "ordstats/datasets")
 soup <- read_dataset("soup", "ordstats/datasets")
 wine_binary <- read_dataset("wine_binary", "tests/data/r_datasets")
+# prior weights 1..4 (the "wine_weighted" data of the tests)
+wine_weighted <- transform(wine_binary, w = 1 + floor(z2 + 2))
 options(contrasts = c("contr.treatment", "contr.poly"))
 emm_options(msg.interaction = FALSE)
 
@@ -267,3 +269,66 @@ write_model("clmm_soup", "soup", "clmm(SURENESS ~ PROD + (1|RESP), data = soup)"
     'emmeans(fit, ~ PROD, mode = "mean.class")', 'emmeans(fit, ~ cut | PROD, mode = "cum.prob")',
     'pairs(emmeans(fit, ~ PROD, mode = "mean.class"), adjust = "none")',
     'pairs(emmeans(fit, ~ PROD | SURENESS, mode = "prob"), adjust = "none")'))
+
+## --- round 5: polr's other links, offsets, prior weights, grids and levels ----------------
+link_calls <- c(standard_calls("Type", "Infl", "Sat", parts = c("emmeans", "contrast")),
+                'pairs(emmeans(fit, ~ Type), adjust = "tukey")',
+                'regrid(emmeans(fit, ~ cut | Type, mode = "linear.predictor"))')
+for (method in c("probit", "cloglog", "cauchit", "loglog")) {
+  name <- paste0("polr_housing_", method)
+  # cauchit: polr's glm start fails on housing; start at the logistic fit's estimates
+  start <- if (method == "cauchit") ", start = c(coef(ph), ph$zeta)" else ""
+  call <- sprintf('polr(Sat ~ Infl + Type + Cont, data = housing, weights = Freq, method = "%s"%s, Hess = TRUE)', method, start)
+  # loglog: emmeans' probability modes use an inverse link that is not polr's (cumulative
+  # probabilities outside [0, 1]); the tests skip those calls (R_WRONG in test_emmeans_r.py)
+  write_model(name, "housing", call, eval(parse(text = call)), link_calls,
+    notes = list("polr at R's coef and vcov (BFGS optimum, numerical Hessian)."))
+}
+
+po <- polr(rating ~ temp + contact + offset(z1), data = wine_binary, Hess = TRUE)
+write_model("polr_wine_offset", "wine_binary", "polr(rating ~ temp + contact + offset(z1), data = wine_binary, Hess = TRUE)", po,
+  c('emmeans(fit, ~ temp)', 'emmeans(fit, ~ temp | contact, mode = "linear.predictor")',
+    'emmeans(fit, ~ temp, at = list(z1 = 1))', 'emmeans(fit, ~ cut | temp, mode = "linear.predictor")',
+    'pairs(emmeans(fit, ~ temp | contact), adjust = "none")'),
+  notes = list("the offset's variable z1 is a covariate of the reference grid, at its mean unless at= gives it; mode = 'prob'/'mean.class' fail in emmeans 1.8.4 for a polr with an offset ('by' variables are not all in the grid), and a clm with offset(z1) gives nonEst"))
+
+fww <- clm(rating ~ temp + contact, weights = w, data = wine_weighted)
+write_model("clm_wine_weights", "wine_weighted", "clm(rating ~ temp + contact, weights = w, data = wine_weighted)", fww,
+  c(standard_calls("temp", "contact", "rating", parts = c("emmeans", "weights")),
+    'contrast(emmeans(fit, ~ temp * contact), method = "poly", adjust = "none")'),
+  notes = list("emmeans' cell counts count rows, not prior weights"))
+
+fz2 <- clm(rating ~ temp + contact + z1, data = wine_binary)
+write_model("clm_wine_z1_grid", "wine_binary", "clm(rating ~ temp + contact + z1, data = wine_binary)", fz2,
+  c('emmeans(fit, ~ temp | z1, cov.reduce = range)',
+    'emmeans(fit, ~ z1 | temp, cov.reduce = range, mode = "mean.class")',
+    'emmeans(fit, ~ temp, at = list(z1 = c(-1, 1)))',
+    sprintf('emmeans(fit, ~ temp, at = list(z1 = c(-1, 0.5, 1)), weights = "%s")', c("outer", "flat", "proportional", "cells")),
+    'emmeans(fit, ~ z1)',
+    'contrast(emmeans(fit, ~ z1, at = list(z1 = c(-1, 0, 1, 2))), method = "poly", adjust = "none")',
+    'contrast(emmeans(fit, ~ z1 | temp, at = list(z1 = c(-1, 0, 1))), method = "consec", adjust = "sidak")',
+    'update(emmeans(fit, ~ temp * contact), level = 0.9)',
+    'update(pairs(emmeans(fit, ~ temp * contact), adjust = "tukey"), level = 0.9)',
+    'update(emmeans(fit, ~ rating | temp, mode = "prob"), level = 0.8)',
+    'contrast(emmeans(fit, ~ temp * contact), method = "trt.vs.ctrl", ref = 3, adjust = "mvt")',
+    'contrast(emmeans(fit, ~ temp * contact), method = "del.eff", adjust = "holm")',
+    'contrast(emmeans(fit, ~ contact | temp, mode = "mean.class"), method = "revpairwise", adjust = "none")'))
+
+mw2 <- clmm(rating ~ temp * contact + (1|judge), data = wine)
+write_model("clmm_wine_contrasts", "wine", "clmm(rating ~ temp * contact + (1|judge), data = wine)", mw2,
+  c('emmeans(fit, ~ temp * contact)', 'emmeans(fit, ~ temp * contact, mode = "linear.predictor")',
+    'emmeans(fit, ~ cut | temp, mode = "exc.prob")', 'emmeans(fit, ~ contact, mode = "mean.class", weights = "equal")',
+    sprintf('contrast(emmeans(fit, ~ temp * contact), method = "%s", adjust = "%s")',
+            c("poly", "consec", "eff", "del.eff", "trt.vs.ctrl", "pairwise"),
+            c("none", "sidak", "holm", "bonferroni", "mvt", "tukey")),
+    'pairs(emmeans(fit, ~ contact | temp, mode = "mean.class"), adjust = "none")',
+    'update(emmeans(fit, ~ temp, mode = "mean.class"), level = 0.9)'),
+  notes = list("clmm: random effects at zero; vcov includes ST1 (log SD), which emmeans drops"))
+
+fso <- clm(rating ~ temp + contact, scale = ~ contact + offset(z2), data = wine_binary)
+write_model("clm_wine_scale_offset", "wine_binary", "clm(rating ~ temp + contact, scale = ~ contact + offset(z2), data = wine_binary)", fso,
+  c('emmeans(fit, ~ temp)', 'emmeans(fit, ~ temp, at = list(z2 = 1))',
+    'emmeans(fit, ~ rating | temp, mode = "prob")', 'emmeans(fit, ~ contact, mode = "scale")',
+    'emmeans(fit, ~ cut | contact, mode = "linear.predictor", at = list(z2 = c(-1, 1)))',
+    'pairs(emmeans(fit, ~ temp | contact, mode = "mean.class"), adjust = "none")'),
+  notes = list("a scale offset is evaluated on the reference grid (its variable at its mean, or at=), unlike a location offset"))

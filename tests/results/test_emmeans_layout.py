@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import OrdstatsError, PredictionError
+from ordstats.errors import OrdstatsError
 
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "data" / "reference" / "emmeans_audit_fixes.json").read_text()
@@ -96,10 +96,12 @@ def test_contrasts_of_a_single_mean_per_group_are_refused(wine, method):
         one.contrast(method)
 
 
-def test_emmeans_of_a_formula_offset_says_what_to_do(wine):
+def test_emmeans_of_a_formula_offset_without_its_column_says_what_to_do(wine):
     res = fit_of("rating ~ temp + offset(o)", wine.assign(o=0.1)).fit()
-    with pytest.raises(PredictionError, match=r"reference grid.*offset='name'"):
-        res.emmeans("temp")
+    with pytest.raises(
+        OrdstatsError, match=r"data lacks the column\(s\) 'o' that the model's offset"
+    ):
+        res.emmeans("temp", data=wine)
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # no numpy/pandas warning leaks

@@ -67,7 +67,6 @@ from ordstats.errors import (
     MissingDataWarning,
     NotFittedError,
     OrdstatsError,
-    PredictionError,
     check_flag,
     is_real_number,
     user_stacklevel,
@@ -93,7 +92,7 @@ from ordstats.results.margins.nesting import (
     implied_nesting,
     parse_nesting,
 )
-from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.protocol import OFFSET_COLUMN, MarginsFit
 from ordstats.results.margins.stream import StreamingFit
 from ordstats.results.margins.table import check_conf_level
 
@@ -200,6 +199,27 @@ def _ordered_variables(fit: MarginsFit, available: Sequence[str]) -> list[str]:
     return sorted(variables, key=lambda v: (first_use(v), variables.index(v)))
 
 
+def _offset_variables(fit: MarginsFit, available: Sequence[str] | None = None) -> list[str]:
+    """The columns (of ``available``; None: any) that the fit's offsets read."""
+    hook = getattr(fit, "_margins_offset_variables", None)
+    names: list[str] = [] if hook is None else hook(available)
+    return names
+
+
+def _grid_variables(fit: MarginsFit, available: Sequence[str] | None) -> list[str]:
+    """The grid's variables: the predictors (R's order), then the columns offsets read.
+
+    As R's ``ref_grid``, an offset's variables are covariates of the grid (at
+    their mean, or ``at=``): a scale offset is evaluated on it, the location
+    offset is the rows' mean offset (:class:`_GridRows`).  ``available``: the
+    columns of the rows (None: rows read in chunks, which have them all).
+    """
+    predictors = fit.margins_variables()
+    variables = _ordered_variables(fit, predictors if available is None else available)
+    offsets = _offset_variables(fit, None if available is None else list(available))
+    return variables + [v for v in offsets if v not in variables]
+
+
 def _check_names(names: Sequence[str], known: Sequence[str], what: str) -> None:
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -278,6 +298,8 @@ class _GridRows:
     variables: list[str]
     summary: RowSummary
     column: Callable[[str], FloatArray]
+    #: the mean of the rows' location offsets (None: the fit says nothing of offsets)
+    offset: Callable[[], float | None] = lambda: None
 
 
 def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
@@ -290,6 +312,12 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
     missing = [v for v in variables if v not in data.columns]
     if missing:
         raise OrdstatsError(f"data lacks the predictor column(s) {', '.join(map(repr, missing))}")
+    missing = [v for v in _offset_variables(fit) if v not in data.columns]
+    if missing:  # R's ref_grid reads them too: the grid's offset is their rows' mean offset
+        raise OrdstatsError(
+            f"data lacks the column(s) {', '.join(map(repr, missing))} that the model's offset "
+            "reads (the reference grid's offset is the mean offset of its rows)"
+        )
     if data.columns.duplicated().any():
         repeated = sorted({str(c) for c in data.columns[data.columns.duplicated()]})
         raise OrdstatsError(f"data has repeated column names ({', '.join(map(repr, repeated))})")
@@ -313,18 +341,22 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
 
 def _frame_rows(fit: MarginsFit, data: pd.DataFrame) -> _GridRows:
     data = coded_factors(fit, data)  # C(k) of a numeric column: a factor of the grid
-    variables = _ordered_variables(fit, list(data.columns))
+    variables = _grid_variables(fit, list(data.columns))
 
     def column(name: str) -> FloatArray:
         return np.asarray(data[name].to_numpy(), dtype=float)
 
-    return _GridRows(variables, frame_summary(data, variables), column)
+    def offset() -> float | None:
+        hook = getattr(fit, "_margins_row_offsets", None)
+        return None if hook is None else float(np.mean(hook(data)))
+
+    return _GridRows(variables, frame_summary(data, variables), column, offset)
 
 
 def _streamed_rows(fit: StreamingFit) -> _GridRows:
     """The grid's rows of a fit read in chunks: one pass for the summary, kept on the fit."""
     margins_fit = cast(MarginsFit, fit)
-    variables = _ordered_variables(margins_fit, margins_fit.margins_variables())
+    variables = _grid_variables(margins_fit, None)
     cache: dict[tuple[str, ...], RowSummary] = fit.__dict__.setdefault("_grid_row_summaries", {})
     key = tuple(variables)
     if key not in cache:
@@ -338,7 +370,17 @@ def _streamed_rows(fit: StreamingFit) -> _GridRows:
             read.update(streamed_columns(fit, list(summary.sums)))
         return read[name]
 
-    return _GridRows(variables, summary, column)
+    def offset() -> float | None:
+        # a chunked fit's offset is a column (offset terms need the rows in memory): the
+        # mean offset is the offset of the column's mean
+        hook = getattr(fit, "_margins_row_offsets", None)
+        if hook is None:
+            return None
+        names = _offset_variables(margins_fit)
+        means = pd.DataFrame({name: [summary.mean(name)] for name in names}, index=[0])
+        return float(hook(means)[0])
+
+    return _GridRows(variables, summary, column, offset)
 
 
 def _grid_rows(fit: MarginsFit, data: Any) -> _GridRows:
@@ -385,6 +427,9 @@ def _predictor_cells(
     frame = pd.DataFrame(
         [combo[::-1] for combo in combos], columns=[d.name for d in dims]
     ).reset_index(drop=True)
+    offset = rows.offset()
+    if offset is not None:  # as R's ref_grid: the mean offset of the rows, whatever at= says
+        frame[OFFSET_COLUMN] = offset
     for d in dims:
         if d.name in summary.categorical:
             frame[d.name] = pd.Categorical(frame[d.name], dtype=summary.categorical[d.name])
@@ -408,19 +453,7 @@ def _reference_grid(
     latent_cuts: str = "grid",
 ) -> _Grid:
     dims, frame, counts = _predictor_cells(fit, at, cov_reduce, data)
-    try:
-        rows = fit.margins_rows(frame)
-    except PredictionError as exc:
-        if "offset" not in str(exc):
-            raise
-        # the grid holds the predictors only: an offset(...) term of the formula has
-        # no values there (R's emmeans of such a clm gives nonEst)
-        raise PredictionError(
-            "emmeans cannot evaluate this model's offset(...) term on its reference grid (the "
-            "grid holds the predictors, not the offset's variables); average predictions over "
-            "rows that hold them instead, res.avg_predictions(newdata=..., by=...), or fit a "
-            "location offset as a column (offset='name')"
-        ) from exc
+    rows = fit.margins_rows(frame)
     scale = _log_scale(fit, params, rows)
     checks = getattr(fit, "_margins_estimability", None)
     if mode == "scale":
@@ -1554,7 +1587,9 @@ def emmeans(
         ``"flat"``.
     at : dict, optional
         Values of predictors in the grid (numbers for covariates, levels for
-        factors).
+        factors).  As R's ``ref_grid``, every cell has the mean of the rows'
+        location offsets, whatever ``at`` gives the offset's variables; a
+        scale formula's offset is evaluated on the grid.
     cov_reduce : {"mean", "median"} or callable
         How a numeric predictor not in ``at`` is reduced to one value.
     data : pandas.DataFrame, optional

@@ -7,6 +7,7 @@ categorical, text or boolean, and *numeric* (derivatives) otherwise.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import pandas as pd
 
 from ordstats.design.core import Design, select_fitted_rows, sorted_levels
 from ordstats.design.newdata import distributed_newdata_hint
+from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError, is_real_number
 from ordstats.results.margins.protocol import MarginsFit
 
@@ -23,6 +25,7 @@ __all__ = [
     "factor_levels",
     "fitted_row_columns",
     "is_factor",
+    "offset_columns",
     "set_column",
     "with_factor_levels",
 ]
@@ -94,6 +97,26 @@ def set_column(data: pd.DataFrame, name: str, values: Any) -> pd.DataFrame:
         column.dtype if isinstance(column.dtype, pd.CategoricalDtype) else new.dtype
     )
     return out
+
+
+def offset_columns(offsets: list[Any], columns: Any = None) -> list[Any]:
+    """The ``columns`` the model's offsets read.
+
+    ``offsets`` are the location and scale offsets as the design names them: a
+    column's name, R's ``offset(...)`` terms (``"offset(log(t))"``), or None
+    (none, or one given as values).  Without ``columns``: every name the
+    offsets read (a term's names that are not called as functions).
+    """
+    names: list[Any] = []
+    for offset in offsets:
+        if not isinstance(offset, str):
+            continue
+        if is_offset(offset):
+            read = re.findall(r"[A-Za-z_]\w*(?!\w|\s*\()", offset)
+            names += offset_variables(offset, read if columns is None else columns)
+        elif columns is None or offset in columns:
+            names.append(offset)
+    return list(dict.fromkeys(names))
 
 
 def fitted_row_columns(source: Any, design: Design, names: list[str]) -> pd.DataFrame:

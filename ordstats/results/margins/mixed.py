@@ -23,7 +23,7 @@ random part ``z'b^`` for conditional predictions).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -34,13 +34,15 @@ from ordstats.design.newdata import (
     estimability,
     fitted_rows,
     newdata_columns,
+    newdata_offset,
     newdata_warned_once,
 )
 from ordstats.design.random import NewTermRows, random_columns
 from ordstats.errors import OrdstatsError, refuse_unknown_options
 from ordstats.results.fitted import level_scores
-from ordstats.results.margins.grid import fitted_row_columns
+from ordstats.results.margins.grid import fitted_row_columns, offset_columns
 from ordstats.results.margins.protocol import (
+    OFFSET_COLUMN,
     PREDICTION_TYPES,
     ROW_VERBS,
     DesignRows,
@@ -68,7 +70,7 @@ __all__ = ["MixedMarginsFit", "MixedMarginsMethods"]
 #: the options a mixed model's margins take (``margins_options``)
 _OPTIONS = ("re_form",)
 #: the column of ``margins_data`` holding an offset that was given as values (as for a clm)
-_OFFSET = "(offset)"
+_OFFSET = OFFSET_COLUMN
 _MARGINAL_TYPES = tuple(t for t in PREDICTION_TYPES if t not in ("linear", "latent"))
 
 
@@ -187,12 +189,27 @@ class MixedMarginsFit:
                 "rows cannot be recovered by label: pass the rows as newdata (a DataFrame)"
             )
         columns = self.margins_variables() + self._group_columns()
-        columns += [c for c in (fixed.offset_name, model.source_weights) if isinstance(c, str)]
+        columns += self._margins_offset_variables(list(data.columns))
+        columns += [model.source_weights] if isinstance(model.source_weights, str) else []
         present = [c for c in dict.fromkeys(columns) if c in data.columns]
         rows = data.loc[fixed.row_index, present]
         if model.has_offset and fixed.offset_name is None:
             rows = rows.assign(**{_OFFSET: fixed.offset})
         return rows
+
+    def _margins_offset_variables(self, columns: Sequence[str] | None = None) -> list[str]:
+        """The ``columns`` (default: any) the offset reads (emmeans' grid has them)."""
+        return offset_columns([self.model.design.fixed.offset_name], columns)
+
+    def _margins_row_offsets(self, data: pd.DataFrame) -> FloatArray:
+        """The offset of each row of ``data`` (emmeans' grid takes their mean)."""
+        model = self.model
+        if model.has_offset and _OFFSET in data.columns:
+            return np.asarray(data[_OFFSET], dtype=float)
+        column = model.design.fixed.offset_name
+        return newdata_offset(
+            None, data, data.index, column=column, fitted_with_offset=model.has_offset
+        )
 
     def _margins_data_columns(self, names: list[str]) -> pd.DataFrame:
         """Columns of the fitted DataFrame the model does not use, on the estimation rows."""

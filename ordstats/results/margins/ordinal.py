@@ -59,13 +59,18 @@ from ordstats.design.newdata import (
     newdata_offset,
     newdata_scale_offset,
 )
-from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError
 from ordstats.families.cumulative.prediction import cumulative_probabilities
 from ordstats.families.problem import row_scales
-from ordstats.results.margins.grid import coded_factors, fitted_row_columns, set_column
+from ordstats.results.margins.grid import (
+    coded_factors,
+    fitted_row_columns,
+    offset_columns,
+    set_column,
+)
 from ordstats.results.margins.jacobian import RowTerm, RowTerms
 from ordstats.results.margins.protocol import (
+    OFFSET_COLUMN,
     PREDICTION_TYPES,
     DesignRows,
     Predicted,
@@ -81,7 +86,7 @@ if TYPE_CHECKING:
 __all__ = ["OrdinalMarginsFit"]
 
 #: the column of ``margins_data`` holding an offset that was given as values
-_OFFSET = "(offset)"
+_OFFSET = OFFSET_COLUMN
 #: the design rows' key of the scale formula's offset (R's ``offset()`` term)
 _SCALE_OFFSET = "scale_offset"
 #: rows per block of the averages' elementwise work (:func:`_blockwise`)
@@ -166,11 +171,9 @@ class OrdinalMarginsFit(FittedState):
         source = getattr(model, "_formula_source", None)
         if source is not None and isinstance(source.data, pd.DataFrame):
             columns = list(self.margins_variables())
-            for extra in (design.offset_name, source.weights, design.scale_offset_name):
-                if isinstance(extra, str) and extra in source.data.columns:
-                    columns.append(extra)
-                elif isinstance(extra, str) and is_offset(extra):  # R's offset(log(t)) term
-                    columns += offset_variables(extra, source.data.columns)
+            columns += self._margins_offset_variables(list(source.data.columns))
+            if isinstance(source.weights, str):
+                columns.append(source.weights)
             present = list(dict.fromkeys(c for c in columns if c in source.data.columns))
             data = select_fitted_rows(source.data[present], design)
             if model.has_offset and design.offset_name is None:
@@ -188,6 +191,11 @@ class OrdinalMarginsFit(FittedState):
             "the DataFrame this model was fitted on is not kept (the model was pickled or built "
             "from a design): pass the rows as newdata (a DataFrame)"
         )
+
+    def _margins_offset_variables(self, columns: Sequence[str] | None = None) -> list[str]:
+        """The ``columns`` (default: any) the location and scale offsets read (emmeans' grid)."""
+        design = self.model.design
+        return offset_columns([design.offset_name, design.scale_offset_name], columns)
 
     def _margins_data_columns(self, names: list[str]) -> pd.DataFrame:
         """Columns of the fitted DataFrame the model does not use, on the estimation rows."""
@@ -248,7 +256,7 @@ class OrdinalMarginsFit(FittedState):
         """The rows' offset: its column (``"(offset)"`` for one given as values), else 0."""
         model = self.model
         design = model.design
-        if model.has_offset and design.offset_name is None and _OFFSET in data.columns:
+        if model.has_offset and _OFFSET in data.columns:
             return np.asarray(data[_OFFSET], dtype=float)
         return newdata_offset(
             None,
@@ -260,6 +268,10 @@ class OrdinalMarginsFit(FittedState):
         )
 
     # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------
+
+    def _margins_row_offsets(self, data: pd.DataFrame) -> FloatArray:
+        """The location offset of each row of ``data`` (emmeans' grid takes their mean)."""
+        return self._margins_offset(data, data.index)
 
     def _margins_estimability(
         self, data: pd.DataFrame, part: str | None = None

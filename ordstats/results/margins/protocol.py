@@ -80,6 +80,7 @@ from ordstats._typing import FloatArray
 from ordstats.errors import OrdstatsError
 
 __all__ = [
+    "OFFSET_COLUMN",
     "PREDICTION_TYPES",
     "PROBABILITY_TYPES",
     "ROW_VERBS",
@@ -100,6 +101,10 @@ ROW_VERBS = (
     "avg_slopes",
 )
 #: every ``type=`` the verbs know
+#: the column of a rows DataFrame holding each row's location offset as values (a fit's
+#: ``margins_data`` when the offset was given as values; emmeans' grid: the mean offset)
+OFFSET_COLUMN = "(offset)"
+
 PREDICTION_TYPES = ("prob", "cumprob", "exceedance", "expected", "class", "linear", "latent")
 #: the types whose values are probabilities (intervals on the logit scale by default)
 PROBABILITY_TYPES = ("prob", "cumprob", "exceedance")
