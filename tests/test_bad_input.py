@@ -3047,6 +3047,13 @@ def test_emmeans_of_a_chunked_fit_checks_cov_reduce(wine):
         chunked.emmeans("temp", cov_reduce="mode")
 
 
+def test_emmeans_refuses_an_unknown_cov_reduce_without_numeric_predictors(wine):
+    # it was refused only when a numeric predictor needed it, and ignored otherwise
+    res = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match=r"got 'range'; for R's cov.reduce = range pass lambda"):
+        res.emmeans("temp", cov_reduce="range")
+
+
 def test_drop1_and_add1_of_a_clmm_say_what_they_take(wine):
     res = OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
     with pytest.raises(SpecificationError, match=r"test='LR'.*'none'.*'Chisq'"):

@@ -249,21 +249,31 @@ def _covariate_values(
         return [centre - 1.0, centre + 1.0]
     if cov_reduce == "median":
         return [float(np.median(rows.column(name)))]
-    if callable(cov_reduce):
-        reduced = np.atleast_1d(np.asarray(cov_reduce(rows.column(name)), dtype=object))
-        try:
-            values = [float(v) for v in reduced]
-        except (TypeError, ValueError):
-            values = []
-        if not values or not np.all(np.isfinite(values)):
-            raise OrdstatsError(
-                f"cov_reduce must return one or more finite numbers for the numeric predictor "
-                f"{name!r} (as np.mean or lambda x: np.quantile(x, [0.25, 0.75])); it returned "
-                f"{reduced.tolist()!r:.80}"
-            )
-        return values
+    _check_cov_reduce(cov_reduce)  # a function, now
+    reduced = np.atleast_1d(np.asarray(cov_reduce(rows.column(name)), dtype=object))
+    try:
+        values = [float(v) for v in reduced]
+    except (TypeError, ValueError):
+        values = []
+    if not values or not np.all(np.isfinite(values)):
+        raise OrdstatsError(
+            f"cov_reduce must return one or more finite numbers for the numeric predictor "
+            f"{name!r} (as np.mean or lambda x: np.quantile(x, [0.25, 0.75])); it returned "
+            f"{reduced.tolist()!r:.80}"
+        )
+    return values
+
+
+def _check_cov_reduce(cov_reduce: Any) -> None:
+    """Refuse a ``cov_reduce`` that is not "mean", "median" or a function (R's cov.reduce)."""
+    if callable(cov_reduce) or (
+        isinstance(cov_reduce, str) and cov_reduce in ("mean", "median", "meanint")
+    ):
+        return
+    hint = "; for R's cov.reduce = range pass lambda x: [x.min(), x.max()]"
     raise OrdstatsError(
         f"cov_reduce must be 'mean', 'median' or a function of the column; got {cov_reduce!r}"
+        + (hint if cov_reduce == "range" else "")
     )
 
 
@@ -1636,6 +1646,7 @@ def emmeans(
     latent_cuts = _check_latent_cuts(latent_cuts)
     if at is not None and not isinstance(at, Mapping):
         raise OrdstatsError(f"at must be a dict of variable: value(s); got {at!r}")
+    _check_cov_reduce(cov_reduce)  # also where no predictor is numeric
     theta, covariance = _estimates_at(fit, params, cov)
     grid = _reference_grid(fit, mode, dict(at or {}), cov_reduce, theta, data, latent_cuts)
     known = [d.name for d in grid.dims]
