@@ -59,6 +59,7 @@ from ordstats.results.covariance import (
     observed_covariance,
 )
 from ordstats.results.goodness import GoodnessOfFitMethods
+from ordstats.results.likelihood_slice import SliceMethods
 from ordstats.results.marginal_effects import MarginalEffectsMethods
 from ordstats.results.margins.ordinal import OrdinalMarginsFit
 from ordstats.results.margins.verbs import MarginsMethods
@@ -93,6 +94,7 @@ class OrdinalResults(
     ProfileMethods,
     TermTestMethods,
     ConvergenceMethods,
+    SliceMethods,
     GoodnessOfFitMethods,
     SurvivalMethods,  # with PredictionSEMethods, its base
     ContinuousQuantityMethods,

@@ -119,6 +119,11 @@ _NO_CONVERGENCE = (
     "fit ended"
 )
 
+_NO_SLICE = (
+    "R's slice() has no clmm method, and the approximate marginal likelihood is costly to "
+    "evaluate at each point; profile the variance parameters with conf_int(method='profile')"
+)
+
 
 def _unavailable(what: str, why: str) -> SpecificationError:
     """The error of a clm results method that a mixed model does not offer, and why."""
@@ -578,6 +583,8 @@ class MixedResults(
     get_robustcov_results = _refused("a sandwich covariance", _NO_SANDWICH)
     remove_data = _refused("remove_data()", _NO_REMOVAL)
     convergence = _refused("convergence()", _NO_CONVERGENCE)
+    slice = _refused("slice()", _NO_SLICE)
+    plot_slice = _refused("plot_slice()", _NO_SLICE)
     brant_test = _refused("Brant's test", _NO_NOMINAL)
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)
     scale_test = _refused("scale_test()", _NO_NOMINAL)

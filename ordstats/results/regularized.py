@@ -38,7 +38,7 @@ CV_SCORINGS = ("log_loss", "mae", "rps")
 
 _REFITTING = ("profile", "plot_profile", "nominal_test", "scale_test", "brant_test")
 #: Methods whose maximum-likelihood theory does not hold at penalised estimates.
-_ML_ONLY = ("get_robustcov_results", "convergence")
+_ML_ONLY = ("get_robustcov_results", "convergence", "slice", "plot_slice")
 
 
 class PenalizedResults(OrdinalResults):

@@ -423,6 +423,24 @@ class SurveyResults(OrdinalResults):
             "no convergence() either); res.mle_retvals and res.max_grad say how the fit ended"
         )
 
+    def slice(self, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        """Refused: the pseudo-likelihood's slices are not design-based (R has no ``slice``).
+
+        Raises
+        ------
+        SpecificationError
+            Always.
+        """
+        raise SpecificationError(
+            "slice() measures the pseudo-likelihood in widths from its Hessian, which treats the "
+            "rows as independent, which a survey design's are not (R's svyolr has no slice()); "
+            "the design-based standard errors are in res.bse"
+        )
+
+    def plot_slice(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused, as :meth:`slice`."""
+        return self.slice(*args, **kwargs)
+
     def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
         """Refused: the pseudo-likelihood profile is not design-based (R has no ``profile``).
 
