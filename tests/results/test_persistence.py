@@ -203,3 +203,21 @@ def test_results_pickled_with_an_eager_covariance_still_load(wine):
         loaded = pickle.loads(pickle.dumps(old))
         pd.testing.assert_series_equal(loaded.bse, fitted.bse)
         assert loaded.covariance.kind == fitted.covariance.kind
+
+
+def test_survey_result_without_its_rows_keeps_its_summary(tmp_path):
+    """The summary's design block and df were read from the design, which remove_data drops."""
+    api = pd.read_csv(Path(__file__).parents[1] / "data" / "survey" / "apiclus1.csv")
+    api = api.rename(columns={"avg.ed": "avg_ed"}).dropna(subset=["avg_ed"])
+    api["mealcat"] = pd.Categorical(
+        api["mealcat"], ordered=True, categories=["(0,25]", "(25,50]", "(50,75]", "(75,100]"]
+    )
+    design = ordstats.SurveyDesign(api, weights="pw", psu="dnum", fpc="fpc")
+    res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + stype", design=design).fit()
+    text, tests = str(res.summary()), res.reg_term_test("stype")
+    res.save(tmp_path / "fit.pkl", remove_data=True)
+    slim = ordstats.load(tmp_path / "fit.pkl")
+    assert str(slim.summary()) == text
+    pd.testing.assert_frame_equal(slim.reg_term_test("stype"), tests)
+    with pytest.raises(NotFittedError, match="survey design needs the rows"):
+        slim.design_effects()
