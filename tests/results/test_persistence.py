@@ -221,3 +221,13 @@ def test_survey_result_without_its_rows_keeps_its_summary(tmp_path):
     pd.testing.assert_frame_equal(slim.reg_term_test("stype"), tests)
     with pytest.raises(NotFittedError, match="survey design needs the rows"):
         slim.design_effects()
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_sequential_fit_without_its_rows_gives_prediction_intervals(wine, family):
+    """get_prediction(newdata) read the fitted rows' arrays as a template for new rows."""
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, family=family).fit()
+    new = wine.iloc[[0, 3, 9]]
+    expected = res.get_prediction(new).summary_frame()
+    res.remove_data()
+    pd.testing.assert_frame_equal(res.get_prediction(new).summary_frame(), expected)
