@@ -231,3 +231,15 @@ def test_sequential_fit_without_its_rows_gives_prediction_intervals(wine, family
     expected = res.get_prediction(new).summary_frame()
     res.remove_data()
     pd.testing.assert_frame_equal(res.get_prediction(new).summary_frame(), expected)
+
+
+def test_pickled_chunked_fit_says_its_rows_are_gone(wine, tmp_path):
+    """The fitted rows of a pickled chunked fit: a TypeError from opening no source before."""
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", str(path), chunksize=20)
+    loaded = pickle.loads(pickle.dumps(res.fit()))
+    for method in (lambda: loaded.resid_prob, loaded.mean, lambda: loaded.quantile(0.5)):
+        with pytest.raises(NotFittedError, match="does not keep when pickled"):
+            method()
+    pd.testing.assert_frame_equal(loaded.mean(wine.head(3)), res.fit().mean(wine.head(3)))
