@@ -243,3 +243,23 @@ def test_pickled_chunked_fit_says_its_rows_are_gone(wine, tmp_path):
         with pytest.raises(NotFittedError, match="does not keep when pickled"):
             method()
     pd.testing.assert_frame_equal(loaded.mean(wine.head(3)), res.fit().mean(wine.head(3)))
+
+
+def test_load_names_what_a_saved_formula_needs(wine, tmp_path):
+    """A function a formula calls, from a module the loading session cannot import."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "my_transforms.py").write_text("def double(x):\n    return 2 * x\n")
+    sys.path.insert(0, str(tmp_path / "mods"))
+    try:
+        import my_transforms  # type: ignore[import-not-found]
+
+        data = wine.assign(x=np.arange(1.0, len(wine) + 1.0))
+        res = ordstats.OrdinalModel.from_formula(
+            "rating ~ double(x)", data, context={"double": my_transforms.double}
+        ).fit()
+        res.save(tmp_path / "fit.pkl")
+    finally:
+        sys.path.remove(str(tmp_path / "mods"))
+        sys.modules.pop("my_transforms", None)
+    with pytest.raises(OrdstatsError, match=r"my_transforms.*define or import it"):
+        ordstats.load(tmp_path / "fit.pkl")
