@@ -166,6 +166,12 @@ def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
     parser.add_argument("--weights", metavar="COL", help="column of frequency weights")
     parser.add_argument("--offset", metavar="COL", help="column holding a known offset")
+    parser.add_argument(
+        "--maxiter",
+        type=_positive_int,
+        metavar="N",
+        help="most iterations of each fit (default: as the Python API's fit())",
+    )
 
 
 def _add_fit_parser(commands: Any) -> None:
@@ -720,10 +726,15 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
     if isinstance(model, OrdinalMixedModel):
         if args.cov_type is not None or args.cluster is not None:
             raise OrdstatsError("--cov-type and --cluster are not available with random effects")
-        return model.fit(nagq=args.nagq)
+        return model.fit(nagq=args.nagq, **_fit_keywords(args))
     if args.nagq != 1:
         raise OrdstatsError("--nagq needs random terms in the formula, e.g. '(1|judge)'")
-    return model.fit(**_covariance_options(args, data))
+    return model.fit(**_covariance_options(args, data), **_fit_keywords(args))
+
+
+def _fit_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of ``fit()`` that the shared flags give (``--maxiter``)."""
+    return {} if args.maxiter is None else {"maxiter": args.maxiter}
 
 
 def _model(
@@ -917,6 +928,7 @@ _FLAG_SPELLINGS = (
         r"--\1",
     ),
     (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
+    (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b
@@ -1011,6 +1023,7 @@ def _run_links(args: argparse.Namespace) -> None:
             weights=args.weights,
             offset=args.offset,
             context={},
+            fit_kwds=_fit_keywords(args),
             **_options_without_link(args),
         )
     print(comparison)
@@ -1022,7 +1035,10 @@ def _run_compare(args: argparse.Namespace) -> None:
     data = prepare_response(data, args.formula1, options.levels)
     data = prepare_response(data, args.formula2, options.levels)
     with _warnings_to(sys.stderr):
-        fits = [_model(args, f, data, options).fit() for f in (args.formula1, args.formula2)]
+        fits = [
+            _model(args, f, data, options).fit(**_fit_keywords(args))
+            for f in (args.formula1, args.formula2)
+        ]
         small, large = sorted(fits, key=lambda res: res.k_params)
         test = lr_test(small, large)  # first: its message says why two fits do not nest
         # one formula twice: anova's own labels tell the rows apart
@@ -1038,7 +1054,7 @@ def _run_predict(args: argparse.Namespace) -> None:
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
     newdata = load_data(args.newdata, args.sep)
     with _warnings_to(sys.stderr):
-        res = _model(args, args.formula, data, options).fit()
+        res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
         predicted = res.predict(newdata, which=args.which)
     predicted.to_csv(sys.stdout, index_label="row")
 

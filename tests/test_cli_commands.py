@@ -418,3 +418,31 @@ def test_a_directory_a_pattern_and_levels_that_are_not_utf8_are_named(capsys, tm
     levels = "1,2,3,4,\udcff"  # a byte 0xff of the command line, as Python's argv holds it
     argv = ["fit", "rating ~ temp", "--data", "wine", "--levels", levels]
     assert_error(capsys, argv, r"--levels holds bytes that are not UTF-8")
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "compare", "links"])
+def test_maxiter_is_a_flag_and_the_advice_names_it(capsys, wine, command):
+    """The convergence advice said fit(maxiter=...), which the command line could not follow."""
+    extra = {
+        "fit": [],
+        "predict": ["--newdata", "wine"],
+        "compare": ["rating ~ temp + contact"],
+        "links": ["--links", "logit,probit"],
+    }[command]
+    code, _, err = run(capsys, command, "rating ~ temp", *extra, "--data", "wine", "--maxiter", "2")
+    assert code == 0, err
+    assert "after 2 iterations" in err
+    assert "--maxiter N allows more iterations" in err
+    assert "fit(" not in err
+
+
+def test_maxiter_gives_the_fit_its_limit(capsys, wine):
+    code, out, err = run(
+        capsys, "fit", "rating ~ temp", "--data", "wine", "--maxiter", "3", "--format", "json"
+    )
+    assert code == 0, err
+    with pytest.warns(ordstats.ConvergenceWarning):
+        expected = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit(maxiter=3)
+    assert json.loads(out)["niter"] == expected.niter == 3
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--maxiter", "0")
+    assert code == 2 and "--maxiter" in err
