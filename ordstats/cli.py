@@ -54,7 +54,7 @@ from ordstats._version import __version__
 from ordstats.core.links import link_names
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
-from ordstats.design.response import format_level
+from ordstats.design.response import check_declared_order, format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
 from ordstats.estimation.factorization import (
     BIAS_PENALTY,
@@ -699,6 +699,7 @@ def _order_column(data: pd.DataFrame, name: str, levels: Sequence[str] | None) -
         if not _is_ordered(column):
             raise _unordered_response_error(name, column)
         return data
+    check_declared_order(column, list(levels), name)  # a Parquet file's ordered categorical
     labels = column.astype(object).map(format_level, na_action="ignore")
     return data.assign(**{name: labels})
 
@@ -928,6 +929,17 @@ _FLAG_SPELLINGS = (
         r"--\1",
     ),
     (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
+    (
+        re.compile(r"\bdrop levels= to use the Categorical's order"),
+        "drop --levels to use its order",
+    ),
+    (
+        re.compile(
+            r"which is not a function of the caller's names, of context= or of the formulas' "
+            r"own (\([^)]*\)); define or import it before fitting, or pass context=\{[^}]*\}"
+        ),
+        r"which is not a function formulas can call on the command line \1",
+    ),
     (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),

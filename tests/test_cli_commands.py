@@ -446,3 +446,26 @@ def test_maxiter_gives_the_fit_its_limit(capsys, wine):
     assert json.loads(out)["niter"] == expected.niter == 3
     code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--maxiter", "0")
     assert code == 2 and "--maxiter" in err
+
+
+def test_levels_that_contradict_a_parquet_order_are_refused(capsys, wine, tmp_path):
+    """--levels reordered a Parquet file's ordered categorical silently (the API refuses)."""
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    with pytest.raises(ordstats.errors.ResponseError, match="contradicts"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, levels=list("54321"))
+    code, out, err = run(
+        capsys, "fit", "rating ~ temp", "--data", str(path), "--levels", "5,4,3,2,1"
+    )
+    assert code == 2 and out == ""
+    assert "--levels 5,4,3,2,1 contradicts the order" in err and "drop --levels" in err
+    assert "levels=" not in err
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", str(path), "--levels", "1,2,3,4,5")
+    assert code == 0, err
+
+
+def test_an_unknown_function_is_explained_without_python_advice(capsys):
+    code, _, err = run(capsys, "fit", "rating ~ temp + foo(contact)", "--data", "wine")
+    assert code == 2
+    assert "'foo', which is not a function formulas can call on the command line" in err
+    assert "context=" not in err and "import" not in err
