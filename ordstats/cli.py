@@ -174,6 +174,15 @@ def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_penalty_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--penalty",
+        choices=("firth",),
+        help="firth: maximise Firth's penalised likelihood (Jeffreys prior), finite under "
+        "separation (brglm2's bias-reduced fit for a binary logit)",
+    )
+
+
 def _add_fit_parser(commands: Any) -> None:
     fit = commands.add_parser(
         "fit",
@@ -208,6 +217,7 @@ def _add_fit_parser(commands: Any) -> None:
         help="random effects: quadrature nodes (1 = Laplace; more = adaptive Gauss-Hermite, "
         "one random intercept only), as clmm's nAGQ",
     )
+    _add_penalty_argument(fit)
     fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
     fit.add_argument(
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
@@ -267,6 +277,7 @@ def _add_predict_parser(commands: Any) -> None:
     _add_data_arguments(predict)
     _add_data_arguments(predict, "--newdata")
     _add_terms_arguments(predict)
+    _add_penalty_argument(predict)
     predict.add_argument(
         "--which",
         default="prob",
@@ -727,6 +738,8 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
     if isinstance(model, OrdinalMixedModel):
         if args.cov_type is not None or args.cluster is not None:
             raise OrdstatsError("--cov-type and --cluster are not available with random effects")
+        if args.penalty is not None:
+            raise OrdstatsError("--penalty is not available with random effects")
         return model.fit(nagq=args.nagq, **_fit_keywords(args))
     if args.nagq != 1:
         raise OrdstatsError("--nagq needs random terms in the formula, e.g. '(1|judge)'")
@@ -734,8 +747,11 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
 
 
 def _fit_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The keywords of ``fit()`` that the shared flags give (``--maxiter``)."""
-    return {} if args.maxiter is None else {"maxiter": args.maxiter}
+    """The keywords of ``fit()`` that the flags give (``--maxiter``, ``--penalty``)."""
+    keywords: dict[str, Any] = {} if args.maxiter is None else {"maxiter": args.maxiter}
+    if getattr(args, "penalty", None) is not None:  # fit and predict only
+        keywords["penalty"] = args.penalty
+    return keywords
 
 
 def _model(
@@ -921,9 +937,13 @@ def _levels_flag(match: re.Match[str]) -> str:
 
 #: The Python API's spellings in messages and the command line's flags for them.
 _FLAG_SPELLINGS = (
+    (re.compile(r"\bfit\(penalty='firth'\)"), "--penalty firth"),
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
-    (re.compile(r"\b(missing|collinear|link|family|threshold)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
+    (
+        re.compile(r"\b(missing|collinear|link|family|threshold|penalty)=(['\"])([\w.-]+)\2"),
+        r"--\1 \3",
+    ),
     (
         re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),
         r"--\1",
@@ -941,6 +961,8 @@ _FLAG_SPELLINGS = (
         r"which is not a function formulas can call on the command line \1",
     ),
     (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
+    (re.compile(r"\bcov_type\b"), "--cov-type"),
+    (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b

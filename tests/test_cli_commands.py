@@ -469,3 +469,52 @@ def test_an_unknown_function_is_explained_without_python_advice(capsys):
     assert code == 2
     assert "'foo', which is not a function formulas can call on the command line" in err
     assert "context=" not in err and "import" not in err
+
+
+@pytest.fixture
+def separated(tmp_path):
+    """x separates the response (levels 1-2 at x = 0, 3-4 at x = 1)."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "y": np.r_[rng.integers(1, 3, 20), rng.integers(3, 5, 20)],
+            "x": np.r_[np.zeros(20), np.ones(20)],
+            "z": rng.normal(size=40),
+            "g": np.repeat(np.arange(8), 5),
+        }
+    )
+    path = tmp_path / "separated.csv"
+    frame.to_csv(path, index=False)
+    return frame, str(path)
+
+
+def test_separation_advice_names_the_penalty_flag(capsys, separated):
+    """The advice was fit(penalty='firth') or fit_regularized(...), with no flag for either."""
+    frame, path = separated
+    code, _, err = run(capsys, "fit", "y ~ x + z", "--data", path)
+    assert code == 0 and "separation" in err
+    assert "--penalty firth" in err and "fit(" not in err and "fit_regularized" not in err
+    code, out, err = run(
+        capsys, "fit", "y ~ x + z", "--data", path, "--penalty", "firth", "--format", "json"
+    )
+    assert code == 0 and err == ""
+    expected = ordstats.OrdinalModel.from_formula("y ~ x + z", frame).fit(penalty="firth")
+    got = {name: row["estimate"] for name, row in json.loads(out)["params"].items()}
+    assert got == pytest.approx(expected.params.to_dict(), rel=1e-10)
+    code, out, err = run(
+        capsys, "predict", "y ~ x", "--data", path, "--newdata", path, "--penalty", "firth"
+    )
+    firth = ordstats.OrdinalModel.from_formula("y ~ x", frame).fit(penalty="firth")
+    assert code == 0 and float(out.splitlines()[1].split(",")[1]) == pytest.approx(
+        firth.predict(frame).iloc[0, 0], rel=1e-10
+    )
+
+
+def test_penalty_flag_refusals_are_in_flag_terms(capsys, separated):
+    _, path = separated
+    code, _, err = run(
+        capsys, "fit", "y ~ x", "--data", path, "--penalty", "firth", "--cov-type", "robust"
+    )
+    assert code == 2 and "--penalty firth" in err and "--cov-type must be" in err
+    code, _, err = run(capsys, "fit", "y ~ x + (1|g)", "--data", path, "--penalty", "firth")
+    assert code == 2 and "--penalty is not available with random effects" in err
