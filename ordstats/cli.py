@@ -962,6 +962,12 @@ _FLAG_SPELLINGS = (
     ),
     (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
     (re.compile(r"\bcov_type\b"), "--cov-type"),
+    # what only the Python API accepts, dropped from lists of choices and advice
+    (re.compile(r", a Link, or a frozen scipy\.stats continuous distribution"), ""),
+    (
+        re.compile(r"\(e\.g\. the latest, or frame\.drop_duplicates\(\[row, col\]\)\)"),
+        "(e.g. the latest)",
+    ),
     (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),

@@ -518,3 +518,22 @@ def test_penalty_flag_refusals_are_in_flag_terms(capsys, separated):
     assert code == 2 and "--penalty firth" in err and "--cov-type must be" in err
     code, _, err = run(capsys, "fit", "y ~ x + (1|g)", "--data", path, "--penalty", "firth")
     assert code == 2 and "--penalty is not available with random effects" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "python_only"),
+    [
+        (["fit", "rating ~ temp", "--link", "foo"], "choose one of 'logit'", "scipy"),
+        (["links", "rating ~ temp", "--links", "logit,foo"], "choose one of 'logit'", "scipy"),
+        (
+            ["factorize", "--row", "judge", "--col", "temp", "--rating", "rating"],
+            "keep one rating per pair (e.g. the latest)",
+            "drop_duplicates",
+        ),
+    ],
+)
+def test_errors_leave_out_what_only_python_accepts(capsys, argv, said, python_only):
+    """A Link object, a scipy distribution or a pandas call are not command-line input."""
+    code, _, err = run(capsys, *argv, "--data", "wine")
+    assert code == 2 and said in err
+    assert python_only not in err and "a Link" not in err
