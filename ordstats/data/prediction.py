@@ -15,9 +15,16 @@ from ordstats.data.sources import open_source
 from ordstats.data.spark import SparkSource
 from ordstats.errors import MissingDataWarning, NotFittedError, OrdstatsError
 
-__all__ = ["predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
+__all__ = ["SOURCE_NOT_KEPT", "predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
 
 Predictor = Callable[[pd.DataFrame], Any]
+
+#: What needs the fitted rows of a pickled chunked fit, which keeps no data source.
+SOURCE_NOT_KEPT = (
+    "this needs the fitted rows, read from the fit's data source, which a model read in "
+    "chunks does not keep when pickled: rebuild the model on its files, or pass the "
+    "rows as newdata (a DataFrame) where the method takes it"
+)
 
 
 def predict_in_chunks(
@@ -119,9 +126,5 @@ def tables_of_fitted_rows(table: Predictor, source: Any, rows: UsedRows, what: s
 def _opened(source: Any) -> Any:
     """``source`` opened for reading in chunks, or a clear error if a pickled fit lost it."""
     if source is None:  # a pickled chunked model keeps no data source
-        raise NotFittedError(
-            "this needs the fitted rows, read from the fit's data source, which a model read in "
-            "chunks does not keep when pickled: rebuild the model on its files, or pass the "
-            "rows as newdata (a DataFrame) where the method takes it"
-        )
+        raise NotFittedError(SOURCE_NOT_KEPT)
     return open_source(source, getattr(source, "chunksize", None))

@@ -244,6 +244,7 @@ def test_pickled_chunked_fit_says_its_rows_are_gone(wine, tmp_path):
         loaded.mean,
         lambda: loaded.quantile(0.5),
         loaded.predict,  # said 'a chunked model keeps no rows ... read the data yourself'
+        lambda: loaded.profile("temp[T.warm]"),  # said only 'unpickled without its data source'
     ):
         with pytest.raises(NotFittedError, match="does not keep when pickled"):
             method()
