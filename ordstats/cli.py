@@ -54,7 +54,7 @@ from ordstats._version import __version__
 from ordstats.core.links import link_names
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
-from ordstats.design.response import format_level
+from ordstats.design.response import check_declared_order, format_level
 from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
 from ordstats.estimation.factorization import (
     BIAS_PENALTY,
@@ -166,6 +166,21 @@ def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", metavar="FORMULA", help='log-scale effects, e.g. "~ temp"')
     parser.add_argument("--weights", metavar="COL", help="column of frequency weights")
     parser.add_argument("--offset", metavar="COL", help="column holding a known offset")
+    parser.add_argument(
+        "--maxiter",
+        type=_positive_int,
+        metavar="N",
+        help="most iterations of each fit (default: as the Python API's fit())",
+    )
+
+
+def _add_penalty_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--penalty",
+        choices=("firth",),
+        help="firth: maximise Firth's penalised likelihood (Jeffreys prior), finite under "
+        "separation (brglm2's bias-reduced fit for a binary logit)",
+    )
 
 
 def _add_fit_parser(commands: Any) -> None:
@@ -202,6 +217,7 @@ def _add_fit_parser(commands: Any) -> None:
         help="random effects: quadrature nodes (1 = Laplace; more = adaptive Gauss-Hermite, "
         "one random intercept only), as clmm's nAGQ",
     )
+    _add_penalty_argument(fit)
     fit.add_argument("--format", default="text", choices=FORMATS, help="output format")
     fit.add_argument(
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
@@ -261,6 +277,7 @@ def _add_predict_parser(commands: Any) -> None:
     _add_data_arguments(predict)
     _add_data_arguments(predict, "--newdata")
     _add_terms_arguments(predict)
+    _add_penalty_argument(predict)
     predict.add_argument(
         "--which",
         default="prob",
@@ -693,6 +710,7 @@ def _order_column(data: pd.DataFrame, name: str, levels: Sequence[str] | None) -
         if not _is_ordered(column):
             raise _unordered_response_error(name, column)
         return data
+    check_declared_order(column, list(levels), name)  # a Parquet file's ordered categorical
     labels = column.astype(object).map(format_level, na_action="ignore")
     return data.assign(**{name: labels})
 
@@ -720,10 +738,20 @@ def fit_model(args: argparse.Namespace) -> OrdinalResults | MixedResults:
     if isinstance(model, OrdinalMixedModel):
         if args.cov_type is not None or args.cluster is not None:
             raise OrdstatsError("--cov-type and --cluster are not available with random effects")
-        return model.fit(nagq=args.nagq)
+        if args.penalty is not None:
+            raise OrdstatsError("--penalty is not available with random effects")
+        return model.fit(nagq=args.nagq, **_fit_keywords(args))
     if args.nagq != 1:
         raise OrdstatsError("--nagq needs random terms in the formula, e.g. '(1|judge)'")
-    return model.fit(**_covariance_options(args, data))
+    return model.fit(**_covariance_options(args, data), **_fit_keywords(args))
+
+
+def _fit_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of ``fit()`` that the flags give (``--maxiter``, ``--penalty``)."""
+    keywords: dict[str, Any] = {} if args.maxiter is None else {"maxiter": args.maxiter}
+    if getattr(args, "penalty", None) is not None:  # fit and predict only
+        keywords["penalty"] = args.penalty
+    return keywords
 
 
 def _model(
@@ -909,14 +937,38 @@ def _levels_flag(match: re.Match[str]) -> str:
 
 #: The Python API's spellings in messages and the command line's flags for them.
 _FLAG_SPELLINGS = (
+    (re.compile(r"\bfit\(penalty='firth'\)"), "--penalty firth"),
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
-    (re.compile(r"\b(missing|collinear|link|family|threshold)=(['\"])([\w.-]+)\2"), r"--\1 \3"),
+    (
+        re.compile(r"\b(missing|collinear|link|family|threshold|penalty)=(['\"])([\w.-]+)\2"),
+        r"--\1 \3",
+    ),
     (
         re.compile(r"(?<![\w.])(threshold|links|weights|row|col|rating|nagq)=(?=[\s,;:)]|$)"),
         r"--\1",
     ),
     (re.compile(r"\bmax_sweeps\b"), "--max-sweeps"),
+    (
+        re.compile(r"\bdrop levels= to use the Categorical's order"),
+        "drop --levels to use its order",
+    ),
+    (
+        re.compile(
+            r"which is not a function of the caller's names, of context= or of the formulas' "
+            r"own (\([^)]*\)); define or import it before fitting, or pass context=\{[^}]*\}"
+        ),
+        r"which is not a function formulas can call on the command line \1",
+    ),
+    (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
+    (re.compile(r"\bcov_type\b"), "--cov-type"),
+    # what only the Python API accepts, dropped from lists of choices and advice
+    (re.compile(r", a Link, or a frozen scipy\.stats continuous distribution"), ""),
+    (
+        re.compile(r"\(e\.g\. the latest, or frame\.drop_duplicates\(\[row, col\]\)\)"),
+        "(e.g. the latest)",
+    ),
+    (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b
@@ -1011,6 +1063,7 @@ def _run_links(args: argparse.Namespace) -> None:
             weights=args.weights,
             offset=args.offset,
             context={},
+            fit_kwds=_fit_keywords(args),
             **_options_without_link(args),
         )
     print(comparison)
@@ -1022,7 +1075,10 @@ def _run_compare(args: argparse.Namespace) -> None:
     data = prepare_response(data, args.formula1, options.levels)
     data = prepare_response(data, args.formula2, options.levels)
     with _warnings_to(sys.stderr):
-        fits = [_model(args, f, data, options).fit() for f in (args.formula1, args.formula2)]
+        fits = [
+            _model(args, f, data, options).fit(**_fit_keywords(args))
+            for f in (args.formula1, args.formula2)
+        ]
         small, large = sorted(fits, key=lambda res: res.k_params)
         test = lr_test(small, large)  # first: its message says why two fits do not nest
         # one formula twice: anova's own labels tell the rows apart
@@ -1038,7 +1094,7 @@ def _run_predict(args: argparse.Namespace) -> None:
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
     newdata = load_data(args.newdata, args.sep)
     with _warnings_to(sys.stderr):
-        res = _model(args, args.formula, data, options).fit()
+        res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
         predicted = res.predict(newdata, which=args.which)
     predicted.to_csv(sys.stdout, index_label="row")
 

@@ -34,7 +34,11 @@ predicted position ``\hat y_i`` and predicted probabilities ``p_{ij}``
 
 Every function takes ``sample_weight=`` and raises a ``ValueError``
 (:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, and for
-labels that need ``labels=``.  Use them
+labels that need ``labels=``.  pandas inputs (``y_true`` with ``y_pred``,
+``y_prob``, ``y_score`` or ``sample_weight``) are paired by index label, as
+everywhere in ordstats: the same labels in another order are reordered to
+``y_true``'s, different labels are refused (scikit-learn's metrics pair by
+position).  Use them
 with ``make_scorer``, for example::
 
     make_scorer(ranked_probability_score, response_method="predict_proba",
@@ -208,10 +212,34 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
     return prob
 
 
+def _by_label(y_true: object, other: object, name: str) -> object:
+    """``other`` in the order of ``y_true``'s index when both are pandas objects.
+
+    pandas inputs are paired by index label, as everywhere in ordstats: the same
+    labels in another order are reordered; different labels are refused rather
+    than paired by position.  Arrays and lists pass as they are.
+    """
+    if not (hasattr(y_true, "reindex") and hasattr(other, "reindex")):
+        return other
+    index, theirs = y_true.index, other.index  # type: ignore[attr-defined]
+    if index.equals(theirs):
+        return other
+    if index.is_unique and theirs.is_unique and len(index) == len(theirs):
+        if index.isin(theirs).all():
+            return other.reindex(index)
+    raise DataError(
+        f"y_true and {name} are pandas objects whose indexes hold different labels; they are "
+        "paired by index label: give them the same labels (e.g. .reset_index(drop=True) on "
+        "each), or pass numpy arrays (.to_numpy()) to pair them by position"
+    )
+
+
 def _class_pair(
     y_true: object, y_pred: object, labels: Sequence[object] | None, sample_weight: object
 ) -> tuple[np.ndarray, np.ndarray, FloatArray, _Scale]:
     """Checked class indices of ``y_true`` and ``y_pred``, the weights and the scale."""
+    y_pred = _by_label(y_true, y_pred, "y_pred")
+    sample_weight = _by_label(y_true, sample_weight, "sample_weight")
     scale = _scale(labels, (y_true, "y_true"), (y_pred, "y_pred"))
     a, b = _index(y_true, scale.labels, "y_true"), _index(y_pred, scale.labels, "y_pred")
     _same_length(a, b, "y_true and y_pred")
@@ -222,6 +250,8 @@ def _class_probabilities(
     y_true: object, y_prob: object, labels: Sequence[object] | None, sample_weight: object
 ) -> tuple[np.ndarray, FloatArray, FloatArray]:
     """Checked class indices of ``y_true``, probabilities ``(n, K)`` and the weights."""
+    y_prob = _by_label(y_true, y_prob, "y_prob")
+    sample_weight = _by_label(y_true, sample_weight, "sample_weight")
     try:
         prob0 = np.asarray(y_prob, dtype=float)
     except (TypeError, ValueError):
@@ -439,6 +469,8 @@ def concordance_index(
     >>> concordance_index([0, 0, 1, 2], [0.1, 0.3, 0.2, 0.9])
     0.8
     """
+    y_score = _by_label(y_true, y_score, "y_score")
+    sample_weight = _by_label(y_true, sample_weight, "sample_weight")
     labs = _scale(labels, (y_true, "y_true")).labels
     y = _index(y_true, labs, "y_true")
     s = np.asarray(y_score, dtype=float)

@@ -418,3 +418,122 @@ def test_a_directory_a_pattern_and_levels_that_are_not_utf8_are_named(capsys, tm
     levels = "1,2,3,4,\udcff"  # a byte 0xff of the command line, as Python's argv holds it
     argv = ["fit", "rating ~ temp", "--data", "wine", "--levels", levels]
     assert_error(capsys, argv, r"--levels holds bytes that are not UTF-8")
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "compare", "links"])
+def test_maxiter_is_a_flag_and_the_advice_names_it(capsys, wine, command):
+    """The convergence advice said fit(maxiter=...), which the command line could not follow."""
+    extra = {
+        "fit": [],
+        "predict": ["--newdata", "wine"],
+        "compare": ["rating ~ temp + contact"],
+        "links": ["--links", "logit,probit"],
+    }[command]
+    code, _, err = run(capsys, command, "rating ~ temp", *extra, "--data", "wine", "--maxiter", "2")
+    assert code == 0, err
+    assert "after 2 iterations" in err
+    assert "--maxiter N allows more iterations" in err
+    assert "fit(" not in err
+
+
+def test_maxiter_gives_the_fit_its_limit(capsys, wine):
+    code, out, err = run(
+        capsys, "fit", "rating ~ temp", "--data", "wine", "--maxiter", "3", "--format", "json"
+    )
+    assert code == 0, err
+    with pytest.warns(ordstats.ConvergenceWarning):
+        expected = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit(maxiter=3)
+    assert json.loads(out)["niter"] == expected.niter == 3
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", "wine", "--maxiter", "0")
+    assert code == 2 and "--maxiter" in err
+
+
+def test_levels_that_contradict_a_parquet_order_are_refused(capsys, wine, tmp_path):
+    """--levels reordered a Parquet file's ordered categorical silently (the API refuses)."""
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    with pytest.raises(ordstats.errors.ResponseError, match="contradicts"):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, levels=list("54321"))
+    code, out, err = run(
+        capsys, "fit", "rating ~ temp", "--data", str(path), "--levels", "5,4,3,2,1"
+    )
+    assert code == 2 and out == ""
+    assert "--levels 5,4,3,2,1 contradicts the order" in err and "drop --levels" in err
+    assert "levels=" not in err
+    code, _, err = run(capsys, "fit", "rating ~ temp", "--data", str(path), "--levels", "1,2,3,4,5")
+    assert code == 0, err
+
+
+def test_an_unknown_function_is_explained_without_python_advice(capsys):
+    code, _, err = run(capsys, "fit", "rating ~ temp + foo(contact)", "--data", "wine")
+    assert code == 2
+    assert "'foo', which is not a function formulas can call on the command line" in err
+    assert "context=" not in err and "import" not in err
+
+
+@pytest.fixture
+def separated(tmp_path):
+    """x separates the response (levels 1-2 at x = 0, 3-4 at x = 1)."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "y": np.r_[rng.integers(1, 3, 20), rng.integers(3, 5, 20)],
+            "x": np.r_[np.zeros(20), np.ones(20)],
+            "z": rng.normal(size=40),
+            "g": np.repeat(np.arange(8), 5),
+        }
+    )
+    path = tmp_path / "separated.csv"
+    frame.to_csv(path, index=False)
+    return frame, str(path)
+
+
+def test_separation_advice_names_the_penalty_flag(capsys, separated):
+    """The advice was fit(penalty='firth') or fit_regularized(...), with no flag for either."""
+    frame, path = separated
+    code, _, err = run(capsys, "fit", "y ~ x + z", "--data", path)
+    assert code == 0 and "separation" in err
+    assert "--penalty firth" in err and "fit(" not in err and "fit_regularized" not in err
+    code, out, err = run(
+        capsys, "fit", "y ~ x + z", "--data", path, "--penalty", "firth", "--format", "json"
+    )
+    assert code == 0 and err == ""
+    expected = ordstats.OrdinalModel.from_formula("y ~ x + z", frame).fit(penalty="firth")
+    got = {name: row["estimate"] for name, row in json.loads(out)["params"].items()}
+    assert got == pytest.approx(expected.params.to_dict(), rel=1e-10)
+    code, out, err = run(
+        capsys, "predict", "y ~ x", "--data", path, "--newdata", path, "--penalty", "firth"
+    )
+    firth = ordstats.OrdinalModel.from_formula("y ~ x", frame).fit(penalty="firth")
+    assert code == 0 and float(out.splitlines()[1].split(",")[1]) == pytest.approx(
+        firth.predict(frame).iloc[0, 0], rel=1e-10
+    )
+
+
+def test_penalty_flag_refusals_are_in_flag_terms(capsys, separated):
+    _, path = separated
+    code, _, err = run(
+        capsys, "fit", "y ~ x", "--data", path, "--penalty", "firth", "--cov-type", "robust"
+    )
+    assert code == 2 and "--penalty firth" in err and "--cov-type must be" in err
+    code, _, err = run(capsys, "fit", "y ~ x + (1|g)", "--data", path, "--penalty", "firth")
+    assert code == 2 and "--penalty is not available with random effects" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said", "python_only"),
+    [
+        (["fit", "rating ~ temp", "--link", "foo"], "choose one of 'logit'", "scipy"),
+        (["links", "rating ~ temp", "--links", "logit,foo"], "choose one of 'logit'", "scipy"),
+        (
+            ["factorize", "--row", "judge", "--col", "temp", "--rating", "rating"],
+            "keep one rating per pair (e.g. the latest)",
+            "drop_duplicates",
+        ),
+    ],
+)
+def test_errors_leave_out_what_only_python_accepts(capsys, argv, said, python_only):
+    """A Link object, a scipy distribution or a pandas call are not command-line input."""
+    code, _, err = run(capsys, *argv, "--data", "wine")
+    assert code == 2 and said in err
+    assert python_only not in err and "a Link" not in err

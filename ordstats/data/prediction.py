@@ -13,11 +13,18 @@ from ordstats.data.distributed import DaskSource
 from ordstats.data.rows import UsedRows
 from ordstats.data.sources import open_source
 from ordstats.data.spark import SparkSource
-from ordstats.errors import MissingDataWarning, OrdstatsError
+from ordstats.errors import MissingDataWarning, NotFittedError, OrdstatsError
 
-__all__ = ["predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
+__all__ = ["SOURCE_NOT_KEPT", "predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
 
 Predictor = Callable[[pd.DataFrame], Any]
+
+#: What needs the fitted rows of a pickled chunked fit, which keeps no data source.
+SOURCE_NOT_KEPT = (
+    "this needs the fitted rows, read from the fit's data source, which a model read in "
+    "chunks does not keep when pickled: rebuild the model on its files, or pass the "
+    "rows as newdata (a DataFrame) where the method takes it"
+)
 
 
 def predict_in_chunks(
@@ -52,7 +59,7 @@ def predict_in_chunks(
         and a lazy Dask or Spark DataFrame for those.
     """
     refuse_offset_values(offset)
-    src = open_source(source, getattr(source, "chunksize", None))
+    src = _opened(source)
     if rows is not None and isinstance(src, SparkSource):
         src = src.selecting(rows)
     elif rows is not None:
@@ -100,7 +107,7 @@ def tables_of_fitted_rows(table: Predictor, source: Any, rows: UsedRows, what: s
         For a Spark fit (``what`` names the method): its rows are not gathered
         on the driver.
     """
-    src = open_source(source, getattr(source, "chunksize", None))
+    src = _opened(source)
     if isinstance(src, SparkSource):
         raise OrdstatsError(
             f"{what} without newdata would gather every fitted row of the Spark DataFrame "
@@ -114,3 +121,10 @@ def tables_of_fitted_rows(table: Predictor, source: Any, rows: UsedRows, what: s
         tasks = [dask.delayed(_predict_selected)(table, rows, part) for part in parts]
         return pd.concat(dask.compute(*tasks))
     return pd.concat([_predict_selected(table, rows, chunk) for _, chunk in src.chunks()])
+
+
+def _opened(source: Any) -> Any:
+    """``source`` opened for reading in chunks, or a clear error if a pickled fit lost it."""
+    if source is None:  # a pickled chunked model keeps no data source
+        raise NotFittedError(SOURCE_NOT_KEPT)
+    return open_source(source, getattr(source, "chunksize", None))

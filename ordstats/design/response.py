@@ -13,7 +13,13 @@ import pandas as pd
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import LevelsWarning, ResponseError, is_real_number, user_stacklevel
 
-__all__ = ["EncodedResponse", "encode_response", "format_level", "orders_itself"]
+__all__ = [
+    "EncodedResponse",
+    "check_declared_order",
+    "encode_response",
+    "format_level",
+    "orders_itself",
+]
 
 #: More distinct levels than this usually means a continuous variable was passed
 #: by mistake; ``many_levels=True`` accepts it.
@@ -88,7 +94,7 @@ def _unordered_message(name: str, values: Sequence[Any], categorical: bool = Fal
     )
 
 
-def _check_declared_order(values: pd.Series, labels: list[str], name: str) -> None:
+def check_declared_order(values: pd.Series, labels: list[str], name: str) -> None:
     """Refuse ``levels=`` that reorders an ordered Categorical's own levels."""
     if not (isinstance(values.dtype, pd.CategoricalDtype) and values.cat.ordered):
         return
@@ -112,7 +118,7 @@ def _as_categorical(values: pd.Series, levels: Sequence[Any] | None, name: str) 
         labels = [format_level(v) for v in levels]
         if len(set(labels)) != len(labels):
             raise ResponseError(f"levels for {name!r} contain duplicates: {list(levels)}")
-        _check_declared_order(values, labels, name)
+        check_declared_order(values, labels, name)
         value_labels = values.map(format_level, na_action="ignore")
         unknown = pd.unique(value_labels[value_labels.notna() & ~value_labels.isin(labels)])
         if len(unknown):

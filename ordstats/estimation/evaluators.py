@@ -60,6 +60,7 @@ from ordstats.data.chunks import (
     skeleton_design,
     terms_without_levels,
 )
+from ordstats.data.prediction import SOURCE_NOT_KEPT
 from ordstats.data.reservoir import (
     Reservoir,
     SampledScan,
@@ -525,7 +526,7 @@ class SourceReader:
     def read_pass(self, func: Callable[..., Any], *args: Any) -> Any:
         """Map ``func`` over the chunks and add up the results (one pass)."""
         if self.source is None:
-            raise NotFittedError("this model was unpickled without its data source")
+            raise NotFittedError(SOURCE_NOT_KEPT)
         self.n_passes += 1
         self.n_reads += 1
         plan = args[0] if isinstance(args[0], ColumnPlan) else args[0].plan
@@ -1001,7 +1002,7 @@ class ChunkedEvaluator:
         """
         source = self.source
         if source is None:
-            raise NotFittedError("this model was unpickled without its data source")
+            raise NotFittedError(SOURCE_NOT_KEPT)
         missing = [c for c in columns if c not in source.columns]
         if missing:
             raise DataError(

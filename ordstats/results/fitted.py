@@ -656,7 +656,9 @@ class OrdinalResults(
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
         warn_rank_deficient(self.model.design, newdata, stacklevel=2)
-        if is_source(newdata) or (newdata is None and self.model.source is not None):
+        # the fitted rows of data read in chunks (a pickled fit: its source is gone, said there)
+        in_chunks = newdata is None and not (self.model.evaluator.keeps_rows or self.data_removed)
+        if is_source(newdata) or in_chunks:
             source, rows = newdata, None
             if newdata is None:  # the fitted rows of the data read in chunks
                 source, rows = self.model.source, self.model.evaluator.fitted_rows()

@@ -172,6 +172,12 @@ def load(fname: str | os.PathLike[str]) -> FittedState:
                 f"{os.fspath(fname)!r} is not a saved ordstats result (it cannot be unpickled: "
                 f"{exc}); save one with res.save(path)"
             ) from None
+        except (AttributeError, ImportError) as exc:
+            raise OrdstatsError(
+                f"{os.fspath(fname)!r} refers to something this Python session does not have "
+                f"({exc}), e.g. a function a formula calls, defined in the script that saved "
+                "it: define or import it (in the same module) before loading"
+            ) from None
     if not isinstance(obj, PersistenceMethods):
         raise OrdstatsError(
             f"{os.fspath(fname)!r} holds a {type(obj).__name__}, not an ordstats result"

@@ -390,15 +390,17 @@ class PredictionSEMethods(FittedState):
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
         """Probabilities and gradients of new rows under a sequential/adjacent family."""
-        data = self.model.data
+        template = self.model.problem.data  # the link, levels, thresholds: kept without rows
         n = rows.X.shape[0]
         new = replace(
-            data,
+            template,
             y=np.zeros(n, dtype=np.intp),
             X=rows.X,
             weights=np.ones(n),
             offset=rows.offset,
             nominal=rows.nominal,
+            scale=rows.scale,
+            scale_offset=rows.scale_offset,
         )
         return self.model.family_spec.probability_gradients(self.params.to_numpy(), new)
 

@@ -49,6 +49,7 @@ from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
 from ordstats.results.covariance import observed_covariance
 from ordstats.results.fitted import OrdinalResults
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.survey_variance import linearization_meat, weighted_f_tail
 from ordstats.results.values import Covariance
 from ordstats.results.wald import wald_test_terms
@@ -139,8 +140,26 @@ class SurveyResults(OrdinalResults):
 
     @property
     def survey_design(self) -> Any:
-        """The design the model was fitted with."""
-        return self.model.survey_design  # type: ignore[attr-defined]
+        """The design the model was fitted with (its rows: gone after :meth:`remove_data`)."""
+        design = self.model.survey_design  # type: ignore[attr-defined]
+        if design is None:
+            raise rows_removed_error("the survey design")
+        return design
+
+    @cached_property
+    def design_description(self) -> list[tuple[str, str]]:
+        """The summary's design block (label, value), kept by :meth:`remove_data`."""
+        return list(self.survey_design.describe())
+
+    def remove_data(self) -> None:
+        """:meth:`OrdinalResults.remove_data`, keeping the design's df and description.
+
+        The summary, t tests, intervals and :meth:`reg_term_test` still work;
+        :meth:`design_effects` and refits need the design's rows.
+        """
+        self.design_df  # noqa: B018 (cached: both read the design's rows)
+        self.design_description  # noqa: B018
+        super().remove_data()
 
     @cached_property
     def design_df(self) -> int:
@@ -363,7 +382,7 @@ class SurveyResults(OrdinalResults):
     def summary(self, *args: Any, **kwargs: Any) -> Any:
         """The summary of :meth:`OrdinalResults.summary` with a design block."""
         smry = super().summary(*args, **kwargs)
-        lines = [f"{label} {value}" for label, value in self.survey_design.describe()]
+        lines = [f"{label} {value}" for label, value in self.design_description]
         lines.append(f"Design df: {self.design_df} (residual df {self.df_resid:g})")
         lines.append(
             f"Covariance: {self.covariance.kind}; t and F on {self.df_resid:g} df "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -183,3 +184,38 @@ def test_booleans_and_numbers_across_the_two_arrays_need_labels():
 def test_missing_values_without_labels_are_named():
     with pytest.raises(DataError, match="y_pred has missing"):
         m.mean_absolute_class_error([1.0, 2.0], [1.0, np.nan])
+
+
+def _indexed_example():
+    """Classes, predictions, probabilities and weights of 8 rows labelled 10..17."""
+    index = pd.Index(range(10, 18))
+    y = pd.Series([1, 2, 3, 1, 2, 3, 3, 1], index=index)
+    pred = pd.Series([1, 3, 3, 2, 2, 1, 3, 1], index=index)
+    prob = pd.DataFrame(
+        np.random.default_rng(3).dirichlet(np.ones(3), len(index)), index=index, columns=[1, 2, 3]
+    )
+    weights = pd.Series(np.arange(1.0, 9.0), index=index)
+    return y, pred, prob, weights
+
+
+@pytest.mark.parametrize(
+    ("metric", "second"),
+    [
+        (m.mean_absolute_class_error, "pred"),
+        (m.quadratic_weighted_kappa, "pred"),
+        (m.concordance_index, "pred"),
+        (m.somers_d, "pred"),
+        (m.ordinal_log_loss, "prob"),
+        (m.ranked_probability_score, "prob"),
+    ],
+)
+def test_pandas_inputs_are_paired_by_index_label(metric, second):
+    """Permuted pandas inputs were paired by position: a silently different number."""
+    y, pred, prob, weights = _indexed_example()
+    other = {"pred": pred, "prob": prob}[second]
+    expected = metric(y.to_numpy(), other.to_numpy(), sample_weight=weights.to_numpy())
+    order = np.random.default_rng(0).permutation(len(y))
+    shuffled = metric(y, other.iloc[order], sample_weight=weights.iloc[order[::-1]])
+    assert shuffled == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(DataError, match="paired by index label"):
+        metric(y, other.reset_index(drop=True))

@@ -203,3 +203,69 @@ def test_results_pickled_with_an_eager_covariance_still_load(wine):
         loaded = pickle.loads(pickle.dumps(old))
         pd.testing.assert_series_equal(loaded.bse, fitted.bse)
         assert loaded.covariance.kind == fitted.covariance.kind
+
+
+def test_survey_result_without_its_rows_keeps_its_summary(tmp_path):
+    """The summary's design block and df were read from the design, which remove_data drops."""
+    api = pd.read_csv(Path(__file__).parents[1] / "data" / "survey" / "apiclus1.csv")
+    api = api.rename(columns={"avg.ed": "avg_ed"}).dropna(subset=["avg_ed"])
+    api["mealcat"] = pd.Categorical(
+        api["mealcat"], ordered=True, categories=["(0,25]", "(25,50]", "(50,75]", "(75,100]"]
+    )
+    design = ordstats.SurveyDesign(api, weights="pw", psu="dnum", fpc="fpc")
+    res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + stype", design=design).fit()
+    text, tests = str(res.summary()), res.reg_term_test("stype")
+    res.save(tmp_path / "fit.pkl", remove_data=True)
+    slim = ordstats.load(tmp_path / "fit.pkl")
+    assert str(slim.summary()) == text
+    pd.testing.assert_frame_equal(slim.reg_term_test("stype"), tests)
+    with pytest.raises(NotFittedError, match="survey design needs the rows"):
+        slim.design_effects()
+
+
+@pytest.mark.parametrize("family", ["sratio", "cratio", "acat"])
+def test_sequential_fit_without_its_rows_gives_prediction_intervals(wine, family):
+    """get_prediction(newdata) read the fitted rows' arrays as a template for new rows."""
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, family=family).fit()
+    new = wine.iloc[[0, 3, 9]]
+    expected = res.get_prediction(new).summary_frame()
+    res.remove_data()
+    pd.testing.assert_frame_equal(res.get_prediction(new).summary_frame(), expected)
+
+
+def test_pickled_chunked_fit_says_its_rows_are_gone(wine, tmp_path):
+    """The fitted rows of a pickled chunked fit: a TypeError from opening no source before."""
+    path = tmp_path / "wine.parquet"
+    wine.to_parquet(path)
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", str(path), chunksize=20)
+    loaded = pickle.loads(pickle.dumps(res.fit()))
+    for method in (
+        lambda: loaded.resid_prob,
+        loaded.mean,
+        lambda: loaded.quantile(0.5),
+        loaded.predict,  # said 'a chunked model keeps no rows ... read the data yourself'
+        lambda: loaded.profile("temp[T.warm]"),  # said only 'unpickled without its data source'
+    ):
+        with pytest.raises(NotFittedError, match="does not keep when pickled"):
+            method()
+    pd.testing.assert_frame_equal(loaded.mean(wine.head(3)), res.fit().mean(wine.head(3)))
+
+
+def test_load_names_what_a_saved_formula_needs(wine, tmp_path):
+    """A function a formula calls, from a module the loading session cannot import."""
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "my_transforms.py").write_text("def double(x):\n    return 2 * x\n")
+    sys.path.insert(0, str(tmp_path / "mods"))
+    try:
+        import my_transforms  # type: ignore[import-not-found]
+
+        data = wine.assign(x=np.arange(1.0, len(wine) + 1.0))
+        res = ordstats.OrdinalModel.from_formula(
+            "rating ~ double(x)", data, context={"double": my_transforms.double}
+        ).fit()
+        res.save(tmp_path / "fit.pkl")
+    finally:
+        sys.path.remove(str(tmp_path / "mods"))
+        sys.modules.pop("my_transforms", None)
+    with pytest.raises(OrdstatsError, match=r"my_transforms.*define or import it"):
+        ordstats.load(tmp_path / "fit.pkl")
