@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalModel
+from ordstats.errors import SpecificationError
 from tests._parity import dataset
 
 DATA = Path(__file__).parents[1] / "data"
@@ -150,3 +151,12 @@ def test_elastic_net_with_weights_and_offset_equals_glmnet(binary, case):
         )
         np.testing.assert_allclose(res.params.to_numpy(), expected[k], atol=1e-8)
 
+
+@pytest.mark.parametrize("method", ["drop1", "add1"])
+def test_term_refits_of_penalised_fits_are_refused(wine, method):
+    """drop1/add1 refit without the penalty: their table would mix penalised and ML fits."""
+    model = OrdinalModel.from_formula("rating ~ temp", wine)
+    args = ("~ contact",) if method == "add1" else ()
+    for res in (model.fit(penalty="firth"), model.fit_regularized(alpha=0.02, L1_wt=0.0)):
+        with pytest.raises(SpecificationError, match=rf"{method}\(\) refits the model"):
+            getattr(res, method)(*args)
