@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalModel
-from ordstats.errors import SpecificationError
+from ordstats.errors import OrdstatsError, SpecificationError
 from tests._parity import dataset
 
 DATA = Path(__file__).parents[1] / "data"
@@ -160,3 +160,26 @@ def test_term_refits_of_penalised_fits_are_refused(wine, method):
     for res in (model.fit(penalty="firth"), model.fit_regularized(alpha=0.02, L1_wt=0.0)):
         with pytest.raises(SpecificationError, match=rf"{method}\(\) refits the model"):
             getattr(res, method)(*args)
+
+
+def test_prediction_intervals_of_a_lasso_fit_are_missing_not_zero_width(wine):
+    """No covariance after an L1 penalty: NaN limits, not the point estimate twice."""
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    table = model.fit_regularized(alpha=0.02).get_prediction(wine.iloc[:2]).summary_frame()
+    assert table["se"].isna().all()
+    assert table["ci_lower"].isna().all() and table["ci_upper"].isna().all()
+    ridge = model.fit_regularized(alpha=0.02, L1_wt=0.0).get_prediction(wine.iloc[:2])
+    frame = ridge.summary_frame()
+    assert (frame["ci_lower"] < frame["prob"]).all() and (frame["prob"] < frame["ci_upper"]).all()
+
+
+def test_joint_tests_of_a_lasso_fit_are_refused_not_empty(wine):
+    model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    with pytest.raises(OrdstatsError, match=r"joint_tests\(\) are Wald tests"):
+        model.fit_regularized(alpha=0.02).joint_tests()
+    firth = model.fit(penalty="firth")  # its covariance: one-df terms' F is Wald's chi2
+    np.testing.assert_allclose(
+        firth.joint_tests()["F.ratio"].to_numpy(),
+        firth.wald_test_terms()["chi2"].to_numpy(),
+        rtol=1e-10,
+    )
