@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordstats import OrdinalModel
+from ordstats import OrdinalMixedModel, OrdinalModel
 from ordstats.errors import OrdstatsError, SpecificationError
 from tests._parity import dataset
 
@@ -183,3 +183,9 @@ def test_joint_tests_of_a_lasso_fit_are_refused_not_empty(wine):
         firth.wald_test_terms()["chi2"].to_numpy(),
         rtol=1e-10,
     )
+
+
+def test_firth_on_a_model_with_random_terms_says_it_is_not_available(wine):
+    model = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine)
+    with pytest.raises(SpecificationError, match=r"penalty=\.\.\.\) is not available .* random"):
+        model.fit(penalty="firth")
