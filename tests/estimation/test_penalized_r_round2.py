@@ -152,6 +152,17 @@ def test_elastic_net_with_weights_and_offset_equals_glmnet(binary, case):
         np.testing.assert_allclose(res.params.to_numpy(), expected[k], atol=1e-8)
 
 
+def test_cv_with_weights_offset_and_standardize_equals_cv_glmnet(binary):
+    """Each training fold is standardised on its own rows, as cv.glmnet does."""
+    ref = REF["cv_glmnet"]
+    model = OrdinalModel.from_formula(BINARY, binary, weights="w", offset="off")
+    fold = np.array(ref["foldid"])
+    splits = [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(1, 5)]
+    cv = model.cv(alphas=ref["lambda"], l1_ratio=0.3, cv=splits, standardize=True)
+    np.testing.assert_allclose(2 * cv.mean, ref["cvm"], rtol=1e-7)  # deviance: twice log loss
+    np.testing.assert_allclose(2 * cv.se, ref["cvsd"], rtol=1e-6)
+
+
 @pytest.mark.parametrize("method", ["drop1", "add1"])
 def test_term_refits_of_penalised_fits_are_refused(wine, method):
     """drop1/add1 refit without the penalty: their table would mix penalised and ML fits."""

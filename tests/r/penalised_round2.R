@@ -1,7 +1,7 @@
 # Round-2 references for penalised fits: brglm2::bracl (adjacent-category logit, bias
 # reduction) on stemcell and housing with frequency weights, parallel and non-parallel;
 # brglm2::brglmFit on the weighted binary data for logit/probit/cloglog; glmnet with case
-# weights, an offset, standardize and the default lambda sequence.
+# weights, an offset, standardize and the default lambda sequence, and cv.glmnet with them.
 #
 # Run from the repository root (R 4.2, brglm2 0.9, glmnet 4.1, jsonlite):
 #   Rscript tests/r/penalised_round2.R
@@ -67,8 +67,16 @@ for (std in c(FALSE, TRUE)) for (a in c(0.3, 1)) {
   glm_cases[[sprintf("alpha%s_std%s", a, std)]] <- list(r_call = call_text, alpha = a, standardize = std,
     lambda = as.numeric(fit$lambda), coef_names = rownames(B), coef = rows(t(B)))
 }
+foldid <- rep(1:4, length.out = nrow(wb))
+cvfit <- cv.glmnet(X, wb$y, family = "binomial", weights = wb$w, offset = wb$off, foldid = foldid,
+  lambda = c(0.1, 0.03, 0.01, 0.003), alpha = 0.3, standardize = TRUE, thresh = 1e-14, maxit = 1e6,
+  type.measure = "deviance")
+cv_case <- list(r_call = paste("cv.glmnet(X, wb$y, family = 'binomial', weights = wb$w, offset = wb$off,",
+  "foldid = rep(1:4, length.out = 72), lambda = c(0.1, 0.03, 0.01, 0.003), alpha = 0.3, standardize = TRUE,",
+  "thresh = 1e-14, type.measure = 'deviance')"), foldid = foldid, lambda = cvfit$lambda,
+  cvm = cvfit$cvm, cvsd = cvfit$cvsd, note = "cvm, cvsd: binomial deviance, twice ordstats' log loss; each fold standardised on its own rows")
 out <- list(
-  bracl = bracl, binary = binary, glmnet = glm_cases,
+  bracl = bracl, binary = binary, glmnet = glm_cases, cv_glmnet = cv_case,
   data = list(stemcell = "religion_num = as.numeric(religion)",
               wine_binary = "w = rep(c(1, 2, 0.5), length.out = 72); off = round(seq(-0.5, 0.5, length.out = 72), 6)"),
   notes = c("bracl: log P(Y = j) / P(Y = j + 1) = 'j:(Intercept)' + x'beta_(j); ordstats' acat is its negation.",
