@@ -463,9 +463,16 @@ class OrdinalMixedModel:
         SpecificationError
             For ``nagq``, ``start_params``, ``maxiter`` or ``gradtol`` out of range,
             start values at which the log-likelihood is not finite, or a
-            ``cov_type`` other than ``"nonrobust"`` (or ``cov_kwds``), or another
+            ``cov_type`` other than ``"nonrobust"`` (or ``cov_kwds``), ``penalty``
+            (Firth's penalty is not available with random terms), or another
             keyword.
         """
+        if "penalty" in others:  # the clm fit's Firth penalty: say why, not "unknown"
+            raise SpecificationError(
+                "fit(penalty=...) is not available for a model with random terms (clmm): "
+                "Firth's penalty is built for models without them; fit the model without "
+                "them, or shrink with fit(prior=...) (a Bayesian mode)"
+            )
         refuse_unknown_options("fit", OrdinalMixedModel.fit, others)
         _refuse_sandwich(cov_type, cov_kwds)
         if disp is not None:

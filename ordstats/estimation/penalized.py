@@ -23,6 +23,10 @@ column, so the penalty acts on standardised columns exactly as glmnet's
 ``lambda = alpha`` and ``alpha = rho``, and scikit-learn's
 ``LogisticRegression(penalty="elasticnet", C=1 / (n_w alpha), l1_ratio=rho)``
 (whose objective is ``n_w`` times (1)).
+Case weights and offsets enter ``-l`` as in glmnet's ``weights`` and
+``offset`` (checked to 1e-8 along paths and in ``cv.glmnet``'s losses);
+glmnet's ``penalty.factor`` and ``intercept = FALSE`` have no counterpart
+(slopes carry factor 1, thresholds are always estimated and never penalised).
 
 **Ridge as MAP.**  With ``rho = 0``, (1) is ``n_w^{-1}`` times the negative
 log posterior under independent Gaussian priors ``b_j ~ N(0, 1/(n_w alpha
@@ -47,7 +51,10 @@ cloglog, the two estimators differ (by 0.03-0.3 on separated binary data).
 The expected information is used because the Jeffreys prior is defined by it
 and it stays positive definite under separation, where the observed
 information of the diverging directions vanishes.  Estimates are finite
-under separation.
+under separation.  brglm2's median-bias reduction (``AS_median``) is another
+estimator, not offered (on ``stemcell`` it is ~3e-3 from ``AS_mean``).  With
+non-integer weights R's binomial ``logLik`` rounds the trials (rows of weight
+0.5 drop out of it), while ``llf`` here is ``sum_i w_i log p_i``.
 The gradient of ``log det I`` is taken by central differences (error
 ``~1e-10``); the iteration is Newton's on the penalised objective with the
 observed Hessian of ``-l`` as its curvature, joined by second differences of

@@ -246,9 +246,10 @@ class PredictionResults:
             half = z * se / (p * q)
             centre = np.log(p) - np.log(q)
             lower, upper = special.expit(centre - half), special.expit(centre + half)
-        # probabilities that underflow to 0 or 1 carry no uncertainty at this precision
-        lower = np.where(se > 0, lower, p)
-        upper = np.where(se > 0, upper, p)
+        # probabilities that underflow to 0 or 1 carry no uncertainty at this precision; a
+        # NaN standard error (no covariance: an L1 penalty) gives NaN limits
+        lower = np.where(se == 0, p, lower)
+        upper = np.where(se == 0, p, upper)
         frame = self.predicted
         return (
             pd.DataFrame(lower, index=frame.index, columns=frame.columns),

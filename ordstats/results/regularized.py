@@ -36,7 +36,15 @@ __all__ = ["CV_SCORINGS", "CVResult", "PenalizedResults", "RegularizationPath", 
 #: Losses :func:`cv_loss` knows (smaller is better).
 CV_SCORINGS = ("log_loss", "mae", "rps")
 
-_REFITTING = ("profile", "plot_profile", "nominal_test", "scale_test", "brant_test")
+_REFITTING = (
+    "profile",
+    "plot_profile",
+    "nominal_test",
+    "scale_test",
+    "brant_test",
+    "drop1",
+    "add1",
+)
 #: Methods whose maximum-likelihood theory does not hold at penalised estimates.
 _ML_ONLY = ("get_robustcov_results", "convergence", "slice", "plot_slice")
 

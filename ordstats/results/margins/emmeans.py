@@ -1747,6 +1747,13 @@ def joint_tests(
         )
     mode = _check_mode(fit, "latent")
     theta, covariance = _estimates_at(fit, params, cov)
+    if not np.all(np.isfinite(covariance)):
+        # every Wald statistic would be NaN and every term left out: an empty table
+        raise OrdstatsError(
+            "joint_tests() are Wald tests, and the covariance of the estimates is not "
+            "available (an L1 or elastic-net penalty gives no standard errors); refit with a "
+            "ridge penalty (L1_wt=0) or without a penalty"
+        )
     grid = _reference_grid(fit, mode, {}, "meanint", theta, data)
     structure, _ = _nesting_of(fit, grid, mode, nesting)
     by_vars = _as_list(by)
