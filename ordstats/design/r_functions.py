@@ -59,6 +59,8 @@ __all__ = [
     "quote_dotted_columns",
     "r_spelling",
     "shadows_r_function",
+    "update_formula",
+    "update_one_sided",
 ]
 
 # ---------------------------------------------------------------------------
@@ -315,6 +317,53 @@ def expand_dot(formula: str, columns: Any, response: str | None) -> str:
 def dot_as(rhs: str, terms: str) -> str:
     """The terms ``rhs`` with R's ``.`` (outside quotes) read as ``(terms)``."""
     return _outside_quotes(rhs, lambda part: _DOT.sub(lambda _: f"({terms})", part))
+
+
+def update_formula(old: str, new: str) -> str:
+    """R's ``update.formula``: ``new`` with ``.`` standing for the matching side of ``old``.
+
+    ``"~ . - contact"`` keeps the response and drops a term; ``". ~ . + x"``
+    adds one; a one-sided ``new`` keeps the response, and a response without
+    ``.`` replaces it.  The terms are not simplified here: the formula layer
+    reads ``(temp + contact) - contact`` as R's ``update`` does.
+
+    Parameters
+    ----------
+    old : str
+        ``"y ~ terms"``.
+    new : str
+        ``"~ terms"`` or ``"y ~ terms"``, either side may use ``.``.
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(new, str) or "~" not in new:
+        raise FormulaError(
+            f"update() takes a formula with '~', such as '~ . + x' or '. ~ . - x'; got {new!r}"
+        )
+    old_lhs, old_rhs = (part.strip() for part in old.split("~", 1))
+    new_lhs, new_rhs = (part.strip() for part in new.split("~", 1))
+    if not new_rhs:
+        raise FormulaError(f"update()'s formula {new!r} has no terms; '~ .' keeps them")
+    lhs = _outside_quotes(new_lhs, lambda p: _DOT.sub(lambda _: old_lhs, p)) if new_lhs else old_lhs
+    return f"{lhs} ~ {dot_as(new_rhs, old_rhs)}"
+
+
+def update_one_sided(old: str | None, new: str | None, what: str) -> str | None:
+    """A nominal or scale formula ``new`` with ``.`` standing for ``old``'s terms.
+
+    ``None`` (or ``"~ 0"``-like text the formula layer reads) is taken as given.
+    """
+    if new is None or not has_dot(new):
+        return new
+    if old is None:
+        raise FormulaError(
+            f"the {what} formula {new!r} uses '.', but the model has no {what} effects for it "
+            "to stand for; name the terms"
+        )
+    old_terms = old.split("~", 1)[1] if "~" in old else old
+    return f"~ {dot_as(new.split('~', 1)[1].strip(), old_terms.strip())}"
 
 
 _CALL = re.compile(r"^[A-Za-z_][\w.]*(?:::[A-Za-z_][\w.]*)?\s*\(.*\)$", re.DOTALL)

@@ -39,7 +39,14 @@ from ordstats.design import (
 from ordstats.design.censored import levels_labels, recode_censored, refuse_censored
 from ordstats.design.contrasts import r_contrasts, requested_contrasts
 from ordstats.design.core import with_text_column_names
-from ordstats.design.r_functions import dotted_names, expand_dot, has_dot, quote_dotted_columns
+from ordstats.design.r_functions import (
+    dotted_names,
+    expand_dot,
+    has_dot,
+    quote_dotted_columns,
+    update_formula,
+    update_one_sided,
+)
 from ordstats.design.random import has_random_terms
 from ordstats.design.response import EncodedResponse, encode_response
 from ordstats.design.subset import subset_mask, subset_source
@@ -460,6 +467,107 @@ class OrdinalModel:
         options = self.options if collinear is None else replace(self.options, collinear=collinear)
         with requested_contrasts(source.contrasts):
             return self._rebuilt(source, formula, nominal, scale, options)
+
+    def update(self, formula: str | None = None, **changes: Any) -> OrdinalModel:
+        """The model with another formula or options (R's ``update(fit, formula, ...)``).
+
+        In ``formula`` R's ``.`` stands for the model's own terms (and its
+        response): ``"~ . - contact"``, ``"~ . + temp:contact"``, ``". ~ . + x"``
+        or a whole new formula.  The model is built from the same data (the same
+        files for data read in chunks), weights, offset, subset, contrasts and
+        options, except those given in ``changes``.
+
+        Parameters
+        ----------
+        formula : str, optional
+            The new formula; default the model's.
+        **changes
+            ``nominal=``, ``scale=`` (``.`` stands for the model's own nominal
+            or scale terms; ``None`` drops them), ``weights=``, ``offset=``,
+            ``subset=`` (``None`` drops them), ``data=`` (another DataFrame, for
+            a model fitted in memory) or any option (``link=``, ``threshold=``,
+            ``family=``, ``levels=``, ...).
+
+        Returns
+        -------
+        OrdinalModel
+            Unfitted; :meth:`OrdinalResults.update` also fits it.
+
+        Raises
+        ------
+        SpecificationError
+            For a model not built from a formula in this session (from arrays,
+            unpickled, or after ``remove_data()``), a survey design's model, an
+            unknown keyword, or ``data=`` for data read in chunks.
+        """
+        source, old = self._formula_source, self.design.formula
+        if source is None or old is None:
+            raise SpecificationError(
+                "update() rebuilds the model from its formula and data, which this model does "
+                "not hold (built from arrays, unpickled, or after remove_data()): build it "
+                "again with OrdinalModel.from_formula"
+            )
+        if getattr(self, "survey_design", None) is not None:
+            raise SpecificationError(
+                "update() of a survey design's model is not available: build it again with "
+                "OrdinalModel.from_formula(..., design=...)"
+            )
+        known = ["nominal", "scale", *_UPDATE_SOURCE, *ModelOptions.names()]
+        unknown = [name for name in changes if name not in known]
+        if unknown:
+            raise SpecificationError(
+                f"update() got the unknown keyword(s) {', '.join(map(repr, unknown))}; it takes "
+                f"{', '.join(known)}"
+            )
+        new = old if formula is None else update_formula(old, formula)
+        if has_random_terms(new):
+            raise SpecificationError(
+                "update() cannot add random terms (a clmm is another kind of model): build it "
+                f"with OrdinalModel.from_formula({new!r}, ...)"
+            )
+        nominal = update_one_sided(
+            self._formula_of("nominal"),
+            changes.pop("nominal", self._formula_of("nominal")),
+            "nominal",
+        )
+        scale = update_one_sided(
+            self._formula_of("scale"), changes.pop("scale", self._formula_of("scale")), "scale"
+        )
+        source = self._updated_source(source, changes)
+        options = self.options.replace(changes) if changes else self.options
+        new, nominal, scale = _with_r_column_names(new, nominal, scale, source.data, None)
+        with _plain_formula_errors(new), requested_contrasts(source.contrasts):
+            return self._rebuilt(source, new, nominal, scale, options)
+
+    def _formula_of(self, part: str) -> str | None:
+        """The model's nominal or scale formula (``"~ terms"``), None without one."""
+        terms = getattr(self.design, part, None)
+        text = getattr(terms, "formula", None)
+        return None if not text else f"~ {text}"
+
+    def _updated_source(self, source: _FormulaSource, changes: dict[str, Any]) -> _FormulaSource:
+        """``source`` with the data, weights, offset or subset in ``changes`` (taken out)."""
+        given = {name: changes.pop(name) for name in _UPDATE_SOURCE if name in changes}
+        if "data" in given:
+            if not self.evaluator.keeps_rows or not isinstance(given["data"], pd.DataFrame):
+                raise SpecificationError(
+                    "update(data=...) takes a DataFrame for a model fitted in memory; for data "
+                    "read in chunks build the model again with OrdinalModel.from_formula"
+                )
+        if "data" in given and source.subset is not None and "subset" not in given:
+            raise SpecificationError(
+                "the model was fitted to a subset of its data: pass subset= for the new data "
+                "too (or subset=None for all of its rows)"
+            )
+        if "subset" in given and isinstance(given.get("data", source.data), pd.DataFrame):
+            frame = given.get("data", source.data)
+            given["subset"] = subset_mask(given["subset"], frame, source.context)
+        elif "subset" in given and given["subset"] is not None:
+            raise SpecificationError(
+                "update(subset=...) takes rows of a DataFrame; for data read in chunks build "
+                "the model again with OrdinalModel.from_formula(..., subset=...)"
+            )
+        return replace(source, **given) if given else source
 
     def _rebuilt(
         self,
@@ -1789,6 +1897,9 @@ class _FormulaSource:
         if isinstance(self.data, pd.DataFrame):
             object.__setattr__(self, "data", with_text_column_names(self.data))
 
+
+#: What :meth:`OrdinalModel.update` may change of the formula's source (besides options).
+_UPDATE_SOURCE = ("data", "weights", "offset", "subset")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -739,6 +739,33 @@ class OrdinalResults(
         return level_scores(self.model.design.response.values)
 
     # -- reporting ------------------------------------------------------------
+
+    def update(
+        self, formula: str | None = None, *, fit_kwds: dict[str, Any] | None = None, **changes: Any
+    ) -> OrdinalResults:
+        """Refit with another formula or options (R's ``update(fit, ~ . - x, ...)``).
+
+        ``res.model.update(formula, **changes).fit(**fit_kwds)``: in ``formula``
+        R's ``.`` stands for the model's terms (``"~ . - contact"``,
+        ``"~ . + temp:contact"``); see :meth:`OrdinalModel.update` for the
+        ``changes`` (``nominal=``, ``scale=``, ``link=``, ``data=``, ...).
+
+        Parameters
+        ----------
+        formula : str, optional
+        fit_kwds : dict, optional
+            Keywords of ``fit()`` (``cov_type``, ``maxiter``, ...): the refit
+            takes ``fit()``'s defaults, not this fit's.
+        **changes
+            As for :meth:`OrdinalModel.update`.
+
+        Returns
+        -------
+        OrdinalResults
+        """
+        if fit_kwds is not None and not isinstance(fit_kwds, dict):
+            raise OrdstatsError(f"fit_kwds must be a dict of fit()'s keywords; got {fit_kwds!r}")
+        return cast(OrdinalResults, self.model.update(formula, **changes).fit(**(fit_kwds or {})))
 
     def summary(
         self,

@@ -124,6 +124,11 @@ _NO_SLICE = (
     "evaluate at each point; profile the variance parameters with conf_int(method='profile')"
 )
 
+_NO_UPDATE = (
+    "build the model again with OrdinalModel.from_formula(...) (R's update() of a clmm "
+    "re-evaluates its call; this model keeps no formula source to rebuild from)"
+)
+
 
 def _unavailable(what: str, why: str) -> SpecificationError:
     """The error of a clm results method that a mixed model does not offer, and why."""
@@ -584,6 +589,7 @@ class MixedResults(
     remove_data = _refused("remove_data()", _NO_REMOVAL)
     convergence = _refused("convergence()", _NO_CONVERGENCE)
     slice = _refused("slice()", _NO_SLICE)
+    update = _refused("update()", _NO_UPDATE)
     plot_slice = _refused("plot_slice()", _NO_SLICE)
     brant_test = _refused("Brant's test", _NO_NOMINAL)
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)

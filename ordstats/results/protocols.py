@@ -221,6 +221,9 @@ class FittedModel(ModelNames, Protocol):
     def can_refit_formulas(self) -> bool:  # noqa: D102
         ...
 
+    def update(self, formula: str | None = None, **changes: Any) -> FittedModel:  # noqa: D102
+        ...
+
     def refit_formulas(  # noqa: D102
         self,
         *,

@@ -164,6 +164,14 @@ def _ml_only(name: str) -> Any:
     return method
 
 
+def _update_unavailable(self: PenalizedResults, *args: object, **kwargs: object) -> Any:
+    raise SpecificationError(
+        "update() would refit without the penalty; refit the updated model with it: "
+        "res.model.update(...).fit_regularized(...) or .fit(penalty='firth')"
+    )
+
+
+PenalizedResults.update = _update_unavailable  # type: ignore[method-assign,assignment]
 for _name in _REFITTING:
     setattr(PenalizedResults, _name, _refit_unavailable(_name))
 # conf_int(method="profile") profiles through this method, not through profile()
