@@ -444,6 +444,11 @@ def test_compare_links_fit_kwds_and_plot_axes_of_the_wrong_kind(wine):
     """Before: "cannot convert dictionary update sequence", and 'int' has no 'figure'."""
     with pytest.raises(SpecificationError, match="fit_kwds must be a dict"):
         ordstats.compare_links("rating ~ temp", wine, links=["logit", "probit"], fit_kwds=[1])
+    # before: "not available with a flexible link", of links the user never named
+    with pytest.raises(SpecificationError, match="which a penalised fit does not maximise"):
+        ordstats.compare_links(
+            "rating ~ temp", wine, links=["logit", "probit"], fit_kwds={"penalty": "firth"}
+        )
     pytest.importorskip("matplotlib")
     from ordstats import plotting
 

@@ -288,6 +288,12 @@ def compare_links(
             f"got {fit_kwds!r:.60}"
         )
     fit_kwds = dict(fit_kwds or {})
+    if fit_kwds.get("penalty") is not None:
+        raise SpecificationError(
+            "compare_links compares likelihoods (AIC, nested LR tests, Vuong's tests), which a "
+            "penalised fit does not maximise; fit the penalised model under each link with "
+            "fit(penalty=...) and compare their predictions instead"
+        )
     nested_tests = check_flag("nested_tests", nested_tests)
     results = {name: _fit(base, name, fit_kwds) for name in names}
     notes = []
