@@ -18,6 +18,9 @@ import pandas as pd
 
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError, check_flag
+from ordstats.results.figures import axes as _axes
+from ordstats.results.figures import checked_axes as _checked_axes
+from ordstats.results.figures import pyplot as _pyplot
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.verbs import comparisons, predictions, slopes
@@ -36,31 +39,6 @@ __all__ = [
     "plot_probabilities",
     "plot_slopes",
 ]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
-    return plt
-
-
-def _axes(ax: Axes | None) -> Axes:
-    if ax is not None:
-        return _checked_axes(ax)
-    return _pyplot().subplots()[1]
-
-
-def _checked_axes(ax: object) -> Axes:
-    """``ax`` if it is a matplotlib Axes, else an error that says what ``ax=`` takes."""
-    from matplotlib.axes import Axes as MatplotlibAxes
-
-    if not isinstance(ax, MatplotlibAxes):
-        raise OrdstatsError(
-            f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()); got {ax!r:.60}"
-        )
-    return ax
 
 
 def plot_probabilities(

@@ -45,6 +45,7 @@ from ordstats.core.threads import numeric_threads
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results import figures
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.state import FittedState
 
@@ -674,14 +675,9 @@ def plot_profile(
     -------
     matplotlib.axes.Axes
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
     if "signed_root" not in curve.columns or "param" not in curve.attrs:
         raise OrdstatsError("plot_profile needs the DataFrame returned by profile()")
-    if ax is None:
-        _, ax = plt.subplots()
+    ax = figures.axes(ax)
     attrs = curve.attrs
     ax.plot(curve["value"], curve["signed_root"], color="C0", label="profile")
     wald = (curve["value"] - attrs["estimate"]) / attrs["se"]
