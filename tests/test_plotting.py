@@ -75,7 +75,77 @@ def _close_figures():
     plt.close("all")
 
 
-# -- the regularisation path ----------------------------------------------------------------
+# -- plot_probabilities ----------------------------------------------------------------------
+
+
+def test_lines_over_unsorted_rows_run_left_to_right(res):
+    grid = pd.DataFrame({"x": [0.5, -2.0, 1.5, -0.5, 2.0], "temp": "warm", "contact": "no"})
+    _, ax = plt.subplots()
+    plotting.plot_probabilities(res, grid, x="x", kind="line", ax=ax)
+    want = res.predict(grid.sort_values("x"))
+    assert [line.get_label() for line in ax.get_lines()] == ["1", "2", "3", "4", "5"]
+    for line, level in zip(ax.get_lines(), want.columns, strict=True):
+        np.testing.assert_array_equal(line.get_xdata(), [-2.0, -0.5, 0.5, 1.5, 2.0])
+        np.testing.assert_allclose(line.get_ydata(), want[level], rtol=1e-12)
+
+
+@pytest.mark.parametrize("newdata", [pd.DataFrame({"x": []}), [0.0, 1.0]])
+def test_probabilities_need_rows_to_draw(res, newdata):
+    with pytest.raises(ordstats.OrdstatsError, match="newdata must be a pandas DataFrame with at"):
+        plotting.plot_probabilities(res, newdata, x="x")
+
+
+# -- mixed and penalised fits ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed(wine):
+    return ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
+
+
+def _forest(ax) -> pd.DataFrame:
+    """Estimate, lower and upper end of each row of a forest plot, by its tick label."""
+    marker, _, (bars,) = ax.containers[0].lines
+    names = dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))
+    rows = [names[y] for y in marker.get_ydata()]
+    drawn = pd.DataFrame({"estimate": np.asarray(marker.get_xdata(), dtype=float)}, index=rows)
+    if any(len(segment) for segment in bars.get_segments()):  # none where all are NaN
+        ends = np.array(bars.get_segments())[:, :, 0]
+        drawn = drawn.assign(lower=ends[:, 0], upper=ends[:, 1])
+    return drawn
+
+
+def test_mixed_fit_forest_is_its_fixed_effects(mixed):
+    _, ax = plt.subplots()
+    plotting.plot_coefficients(mixed, alpha=0.1, ax=ax)
+    drawn = _forest(ax)
+    assert list(drawn.index) == ["temp[T.warm]", "contact[T.yes]"]
+    ci = mixed.conf_int(0.1).loc[drawn.index]
+    np.testing.assert_allclose(drawn["estimate"], mixed.params[drawn.index], rtol=1e-12)
+    np.testing.assert_allclose(drawn["lower"], ci["lower"], rtol=1e-12)
+    np.testing.assert_allclose(drawn["upper"], ci["upper"], rtol=1e-12)
+    assert ax.get_xlabel() == "estimate (90% CI)"
+
+
+def test_mixed_fit_probabilities_are_its_predictions(mixed):
+    grid = pd.DataFrame({"temp": ["cold", "warm"], "contact": "no", "judge": "1"})
+    _, ax = plt.subplots()
+    plotting.plot_probabilities(mixed, grid, x="temp", kind="line", ax=ax)
+    want = mixed.predict(grid)
+    for line, level in zip(ax.get_lines(), want.columns, strict=True):
+        np.testing.assert_allclose(line.get_ydata(), want[level], rtol=1e-12)
+    assert ax.get_legend().get_title().get_text() == "rating"
+
+
+def test_lasso_forest_says_it_has_no_intervals(wine):
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine)
+    lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0)
+    _, ax = plt.subplots()
+    plotting.plot_coefficients(lasso, ax=ax)
+    drawn = _forest(ax)
+    assert list(drawn.columns) == ["estimate"]
+    np.testing.assert_allclose(drawn["estimate"], lasso.params[drawn.index], rtol=1e-12)
+    assert ax.get_xlabel() == "estimate (no confidence intervals)"
 
 
 def test_regularisation_path_lines_are_the_path_with_a_legend(wine):
@@ -88,6 +158,48 @@ def test_regularisation_path_lines_are_the_path_with_a_legend(wine):
         np.testing.assert_allclose(line.get_xdata(), np.log10(path.alphas), rtol=1e-12)
         np.testing.assert_allclose(line.get_ydata(), path.params[line.get_label()], rtol=1e-12)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(path.params.columns[-2:])
+
+
+# -- plot_conditional_cdf --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def continuous():
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame({"x": rng.normal(size=40)})
+    data["y"] = np.round(data["x"] + rng.normal(size=40), 1)
+    return ordstats.OrdinalModel.from_formula("y ~ x", data, many_levels=True).fit(), data
+
+
+def test_conditional_cdf_and_band_are_one_minus_the_exceedance(continuous):
+    res, data = continuous
+    rows = data.iloc[[0, 5]]
+    _, ax = plt.subplots()
+    plotting.plot_conditional_cdf(res, rows, alpha=0.1, ax=ax)
+    values = np.sort(data["y"].unique())
+    exceed = res.exceedance(list(values[1:]), rows, alpha=0.1)
+    for row, (line, band) in enumerate(zip(ax.get_lines(), ax.collections, strict=True)):
+        part = exceed.iloc[row * (len(values) - 1) : (row + 1) * (len(values) - 1)]
+        np.testing.assert_array_equal(line.get_xdata(), values)
+        np.testing.assert_allclose(line.get_ydata(), [*(1 - part["estimate"]), 1.0], rtol=1e-12)
+        # the band's outline: its lower edge (1 - upper), then its upper one (1 - lower)
+        edges = np.r_[1 - part["upper"], 1 - part["lower"], 1.0]
+        drawn = band.get_paths()[0].vertices[:, 1]
+        np.testing.assert_allclose(np.unique(drawn), np.unique(edges), rtol=1e-12)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["0", "5"]
+    assert ax.get_ylabel() == "P(y <= value)"
+
+
+@pytest.mark.parametrize("labels", [3, "ab", ["only one"]])
+def test_conditional_cdf_labels_are_one_per_row(continuous, labels):
+    res, data = continuous
+    with pytest.raises(ordstats.OrdstatsError, match="labels must be a list of 2 names"):
+        plotting.plot_conditional_cdf(res, data.iloc[:2], labels=labels)
+
+
+def test_conditional_cdf_of_a_mixed_fit_says_what_to_plot(mixed, wine):
+    with pytest.raises(ordstats.OrdstatsError, match=r"plot_predictions.*type='exceedance'"):
+        plotting.plot_conditional_cdf(mixed, wine.iloc[:2])
 
 
 # -- ax=, a missing matplotlib and matplotlib's global state -----------------------------------
