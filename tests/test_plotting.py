@@ -160,6 +160,51 @@ def test_regularisation_path_lines_are_the_path_with_a_legend(wine):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(path.params.columns[-2:])
 
 
+# -- the profile plot ------------------------------------------------------------------------
+
+
+def test_profile_plot_draws_the_curve_the_wald_line_and_the_levels(res):
+    from ordstats.results.profile import plot_profile
+
+    curve = res.profile("x")
+    _, ax = plt.subplots()
+    plot_profile(curve, ax=ax, levels=(0.9, 0.99))
+    profile, wald, *rules = ax.get_lines()
+    np.testing.assert_allclose(profile.get_ydata(), curve["signed_root"], rtol=1e-12)
+    se = res.bse["x"]
+    np.testing.assert_allclose(wald.get_ydata(), (curve["value"] - res.params["x"]) / se)
+    heights = sorted(line.get_ydata()[0] for line in rules if line.get_ydata()[0] != 0)
+    z90, z99 = 1.6448536269514722, 2.5758293035489004
+    np.testing.assert_allclose(heights, [-z99, -z90, z90, z99], rtol=1e-12)
+    assert [line.get_label() for line in (profile, wald)] == ["profile", "Wald"]
+    assert ax.get_xlabel() == "x"
+
+
+def test_profile_plot_takes_one_level(res):
+    from ordstats.results.profile import plot_profile
+
+    _, ax = plt.subplots()
+    plot_profile(res.profile("x"), ax=ax, levels=0.95)
+    rules = sorted(line.get_ydata()[0] for line in ax.get_lines()[2:])
+    z95 = 1.959963984540054
+    np.testing.assert_allclose([r for r in rules if r != 0], [-z95, z95], rtol=1e-12)
+
+
+@pytest.mark.parametrize("levels", [[0.9, 1.5], 1.0, "0.95", [True], None])
+def test_profile_plot_levels_are_confidence_levels(res, levels):
+    from ordstats.results.profile import plot_profile
+
+    with pytest.raises(ordstats.OrdstatsError, match="levels must be confidence levels strictly"):
+        plot_profile(res.profile("x"), levels=levels)
+
+
+def test_profile_plot_needs_a_profile(res):
+    from ordstats.results.profile import plot_profile
+
+    with pytest.raises(ordstats.OrdstatsError, match="needs the DataFrame returned by profile"):
+        plot_profile(res.params)
+
+
 # -- plot_conditional_cdf --------------------------------------------------------------------
 
 
