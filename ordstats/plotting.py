@@ -125,11 +125,13 @@ def _check_rows(newdata: Any) -> None:
 
 
 def _effect_names(res: Any) -> list[str]:
-    """The parameters besides the thresholds (location, nominal, scale and link effects)."""
+    """The location, nominal and scale effects: not the thresholds, nor a link's ``lambda``."""
     if isinstance(res, MixedResults):  # thresholds first, as odds_ratios() reads them
         return list(res.model.param_names[res.model.problem.n_alpha :])
-    thresholds = set(res.model.threshold_param_names)
-    return [name for name in res.params.index if name not in thresholds]
+    others = set(res.model.threshold_param_names)
+    if res.model.problem.layout.n_lambda:  # no predictor may be named "lambda"
+        others.add("lambda")
+    return [name for name in res.params.index if name not in others]
 
 
 def plot_coefficients(
@@ -141,6 +143,9 @@ def plot_coefficients(
     **kwargs: Any,
 ) -> Axes:
     """Forest plot of the location (and nominal/scale) effects with intervals.
+
+    The thresholds and the parameter ``lambda`` of a flexible link (which is
+    not an effect, and whose reference value is not 0) are left out.
 
     Parameters
     ----------

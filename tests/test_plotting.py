@@ -115,6 +115,29 @@ def _forest(ax) -> pd.DataFrame:
     return drawn
 
 
+@pytest.mark.parametrize(
+    ("options", "effects"),
+    [
+        ({"nominal": "~ contact"}, [f"{k}|{k + 1}:contact[T.yes]" for k in range(1, 5)]),
+        ({"scale": "~ contact"}, ["contact[T.yes]", "scale:contact[T.yes]"]),
+        ({"link": "aranda-ordaz"}, ["contact[T.yes]"]),
+    ],
+)
+def test_forest_rows_are_the_effects(wine, options, effects):
+    fit = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp" + ("" if "nominal" in options else " + contact"), wine, **options
+    ).fit()
+    _, ax = plt.subplots()
+    plotting.plot_coefficients(fit, ax=ax)
+    drawn = _forest(ax)
+    want = sorted(["temp[T.warm]", *effects], key=list(fit.params.index).index)
+    assert list(drawn.index) == want  # in the order of params, the first at the top
+    ci = fit.conf_int().loc[want]
+    np.testing.assert_allclose(drawn.loc[want, "estimate"], fit.params[want], rtol=1e-12)
+    np.testing.assert_allclose(drawn.loc[want, "lower"], ci["lower"], rtol=1e-12)
+    np.testing.assert_allclose(drawn.loc[want, "upper"], ci["upper"], rtol=1e-12)
+
+
 def test_mixed_fit_forest_is_its_fixed_effects(mixed):
     _, ax = plt.subplots()
     plotting.plot_coefficients(mixed, alpha=0.1, ax=ax)
