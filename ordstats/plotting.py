@@ -486,15 +486,18 @@ def _draw_lines(ax: Axes, panel: pd.DataFrame, layout: _Layout, colours: list[An
         label = None if value is None else _label(value)
         est = part["estimate"].to_numpy(dtype=float)
         low, high = part["conf_low"].to_numpy(dtype=float), part["conf_high"].to_numpy(dtype=float)
-        if x_levels is None:
+        yerr = np.vstack([est - low, high - est])
+        if x_levels is None and len(part) > 1:
             order = np.argsort(part[layout.x].to_numpy(dtype=float), kind="stable")
             xs = part[layout.x].to_numpy(dtype=float)[order]
             ax.plot(xs, est[order], color=f"C{k % 10}", label=label)
             ax.fill_between(xs, low[order], high[order], color=f"C{k % 10}", alpha=0.2, lw=0)
+        elif x_levels is None:  # one numeric value: a line and a band of one point do not show
+            xs = part[layout.x].to_numpy(dtype=float)
+            ax.errorbar(xs, est, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=3, label=label)
         else:
             dodge = 0.6 * (k + 0.5) / len(colours) - 0.3 if len(colours) > 1 else 0.0
             xs = np.array([x_levels.index(v) for v in part[layout.x]]) + dodge
-            yerr = np.vstack([est - low, high - est])
             ax.errorbar(xs, est, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=3, label=label)
     if x_levels is not None:
         ax.set_xticks(range(len(x_levels)), [_label(v) for v in x_levels])
@@ -509,7 +512,7 @@ def _x_levels(panel: pd.DataFrame, x: str) -> list[Any] | None:
 
 
 def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
-    """Stacked probabilities: bars for a factor x, areas for a numeric x."""
+    """Stacked probabilities: bars for a factor x (or one numeric value), areas for a numeric x."""
     levels = list(pd.unique(panel["group"]))
     x_levels = _x_levels(panel, layout.x)
     keys = x_levels if x_levels is not None else sorted(set(panel[layout.x].astype(float)))
@@ -525,7 +528,7 @@ def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
         )
         heights.append(np.array([by_x.get(key, np.nan) for key in keys], dtype=float))
     colours = [f"C{k % 10}" for k in range(len(levels))]
-    if x_levels is None:
+    if x_levels is None and len(keys) > 1:
         ax.stackplot(keys, *heights, colors=colours, labels=[_label(v) for v in levels])
     else:
         bottom = np.zeros(len(keys))

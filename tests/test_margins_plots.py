@@ -165,6 +165,18 @@ def test_condition_values_given_as_one_value_or_a_list(res):
     assert set(table["temp"]) == {"warm"}
 
 
+def test_one_numeric_value_is_drawn_as_points_and_bars(res):
+    expected = res.predictions(datagrid(res, x=[0.5]))
+    (lines,) = plotting.plot_predictions(res, condition={"x": [0.5]}).axes
+    assert [c.get_label() for c in lines.containers] == LEVELS
+    for level, container in zip(LEVELS, lines.containers, strict=True):
+        _assert_error_bars(container, _table(expected, group=level))
+    (stacked,) = plotting.plot_predictions(res, condition={"x": [0.5]}, kind="stack").axes
+    assert [t.get_text() for t in stacked.get_xticklabels()] == ["0.5"]
+    heights = [container.patches[0].get_height() for container in stacked.containers]
+    np.testing.assert_allclose(heights, expected["estimate"], rtol=1e-12)
+
+
 def test_expected_rating_is_one_line_per_colour_with_error_bars(res):
     fig = plotting.plot_predictions(res, by=["temp", "contact"], type="expected")
     (ax,) = fig.axes
