@@ -85,6 +85,7 @@ def plot_probabilities(
     ax = _axes(ax)
     values = newdata[x]
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    numeric = numeric and values.nunique() > 1  # one value: bars or markers, which show
     positions = values.to_numpy(dtype=float) if numeric else np.arange(len(values))
     # a numeric x is drawn left to right, whatever the order of the rows
     order = np.argsort(positions, kind="stable") if numeric else np.arange(len(values))

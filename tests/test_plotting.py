@@ -89,6 +89,21 @@ def test_lines_over_unsorted_rows_run_left_to_right(res):
         np.testing.assert_allclose(line.get_ydata(), want[level], rtol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["stack", "line"])
+def test_one_numeric_row_is_drawn_as_bars_or_markers(res, kind):
+    row = pd.DataFrame({"x": [0.5], "temp": "warm", "contact": "no"})
+    _, ax = plt.subplots()
+    plotting.plot_probabilities(res, row, x="x", kind=kind, ax=ax)
+    want = res.predict(row).iloc[0].to_numpy()
+    if kind == "stack":
+        drawn = [container.patches[0].get_height() for container in ax.containers]
+    else:
+        assert all(line.get_marker() == "o" for line in ax.get_lines())
+        drawn = [line.get_ydata()[0] for line in ax.get_lines()]
+    np.testing.assert_allclose(drawn, want, rtol=1e-12)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5"]
+
+
 @pytest.mark.parametrize("newdata", [pd.DataFrame({"x": []}), [0.0, 1.0]])
 def test_probabilities_need_rows_to_draw(res, newdata):
     with pytest.raises(ordstats.OrdstatsError, match="newdata must be a pandas DataFrame with at"):
