@@ -18,9 +18,13 @@ import pandas as pd
 
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError, check_flag
+from ordstats.results.figures import axes as _axes
+from ordstats.results.figures import checked_axes as _checked_axes
+from ordstats.results.figures import pyplot as _pyplot
 from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.verbs import comparisons, predictions, slopes
+from ordstats.results.mixed import MixedResults
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -36,31 +40,6 @@ __all__ = [
     "plot_probabilities",
     "plot_slopes",
 ]
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
-    return plt
-
-
-def _axes(ax: Axes | None) -> Axes:
-    if ax is not None:
-        return _checked_axes(ax)
-    return _pyplot().subplots()[1]
-
-
-def _checked_axes(ax: object) -> Axes:
-    """``ax`` if it is a matplotlib Axes, else an error that says what ``ax=`` takes."""
-    from matplotlib.axes import Axes as MatplotlibAxes
-
-    if not isinstance(ax, MatplotlibAxes):
-        raise OrdstatsError(
-            f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()); got {ax!r:.60}"
-        )
-    return ax
 
 
 def plot_probabilities(
@@ -99,18 +78,26 @@ def plot_probabilities(
     """
     if kind not in ("stack", "line"):
         raise OrdstatsError(f"kind must be 'stack' or 'line'; got {kind!r}")
+    _check_rows(newdata)
     if x not in newdata.columns:
         raise OrdstatsError(f"x={x!r} is not a column of newdata")
     prob = res.predict(newdata, which="prob")
     ax = _axes(ax)
     values = newdata[x]
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    numeric = numeric and values.nunique() > 1  # one value: bars or markers, which show
     positions = values.to_numpy(dtype=float) if numeric else np.arange(len(values))
+    # a numeric x is drawn left to right, whatever the order of the rows
+    order = np.argsort(positions, kind="stable") if numeric else np.arange(len(values))
     if kind == "line":
         for level in prob.columns:
-            ax.plot(positions, prob[level], marker=None if numeric else "o", label=str(level))
+            ax.plot(
+                positions[order],
+                prob[level].to_numpy()[order],
+                marker=None if numeric else "o",
+                label=str(level),
+            )
     elif numeric:
-        order = np.argsort(positions)
         ax.stackplot(
             positions[order],
             *(prob[c].to_numpy()[order] for c in prob.columns),
@@ -126,8 +113,26 @@ def plot_probabilities(
     ax.set_xlabel(x)
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1 if kind == "stack" else None)
-    ax.legend(title=res.model.endog_name)
+    ax.legend(title=_response_name(res))
     return ax
+
+
+def _check_rows(newdata: Any) -> None:
+    if not isinstance(newdata, pd.DataFrame) or len(newdata) == 0:
+        raise OrdstatsError(
+            distributed_newdata_hint(newdata, "newdata")
+            or "newdata must be a pandas DataFrame with at least one row to draw"
+        )
+
+
+def _effect_names(res: Any) -> list[str]:
+    """The location, nominal and scale effects: not the thresholds, nor a link's ``lambda``."""
+    if isinstance(res, MixedResults):  # thresholds first, as odds_ratios() reads them
+        return list(res.model.param_names[res.model.problem.n_alpha :])
+    others = set(res.model.threshold_param_names)
+    if res.model.problem.layout.n_lambda:  # no predictor may be named "lambda"
+        others.add("lambda")
+    return [name for name in res.params.index if name not in others]
 
 
 def plot_coefficients(
@@ -139,6 +144,9 @@ def plot_coefficients(
     **kwargs: Any,
 ) -> Axes:
     """Forest plot of the location (and nominal/scale) effects with intervals.
+
+    The thresholds and the parameter ``lambda`` of a flexible link (which is
+    not an effect, and whose reference value is not 0) are left out.
 
     Parameters
     ----------
@@ -161,7 +169,7 @@ def plot_coefficients(
         table = res.odds_ratios(alpha=alpha)
         est, lower, upper = table["odds_ratio"], table["lower"], table["upper"]
     else:
-        names = [n for n in res.params.index if n not in res.model.threshold_param_names]
+        names = _effect_names(res)
         ci = res.conf_int(alpha).loc[names]
         est, lower, upper = res.params[names], ci["lower"], ci["upper"]
     ax = _axes(ax)
@@ -171,7 +179,9 @@ def plot_coefficients(
     ax.set_yticks(rows, list(est.index))
     if odds_ratios:
         ax.set_xscale("log")
-    ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({1 - alpha:.0%} CI)")
+    # an L1/elastic-net fit has no standard errors: its intervals are NaN
+    band = f"{1 - alpha:.0%} CI" if np.isfinite(lower).any() else "no confidence intervals"
+    ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({band})")
     return ax
 
 
@@ -212,12 +222,15 @@ def plot_conditional_cdf(
     """
     from ordstats.results.continuous import numeric_level_values
 
-    if not isinstance(newdata, pd.DataFrame) or len(newdata) == 0:
-        raise OrdstatsError("newdata must be a DataFrame with at least one row to draw")
+    if isinstance(res, MixedResults) or not hasattr(res, "exceedance"):
+        raise OrdstatsError(
+            "plot_conditional_cdf draws exceedance() of a fit of OrdinalModel (a numeric "
+            "response fitted with many_levels=True), which this fit has not; for a mixed "
+            "model plot plot_predictions(res, condition=..., type='exceedance')"
+        )
+    _check_rows(newdata)
     values = numeric_level_values(res.model.design.response.values, "plot_conditional_cdf")
-    names = [str(v) for v in newdata.index] if labels is None else [str(v) for v in labels]
-    if len(names) != len(newdata):
-        raise OrdstatsError(f"labels must give {len(newdata)} names, one per row of newdata")
+    names = _row_labels(newdata, labels)
     # P(Y <= v_j) = 1 - P(Y >= v_{j+1}); P(Y <= v_K) = 1
     table = res.exceedance(list(values[1:]), newdata, alpha=0.05 if alpha is None else alpha)
     shape = (len(newdata), len(values) - 1)
@@ -233,16 +246,30 @@ def plot_conditional_cdf(
                 values, lower[row], upper[row], step="post", alpha=0.2, color=line.get_color()
             )
     ax.set_xlabel(res.model.endog_name)
-    ax.set_ylabel(f"P({res.model.endog_name} <= y)")
+    ax.set_ylabel(f"P({res.model.endog_name} <= value)")
     ax.set_ylim(0, 1)
     ax.legend()
     return ax
+
+
+def _row_labels(newdata: pd.DataFrame, labels: Any) -> list[str]:
+    """The legend entry of each row: ``labels`` (one per row), else the index labels."""
+    if labels is None:
+        return [str(v) for v in newdata.index]
+    if isinstance(labels, str) or not np.ndim(labels) or len(labels) != len(newdata):
+        raise OrdstatsError(
+            f"labels must be a list of {len(newdata)} names, one per row of newdata; got "
+            f"{labels!r:.60}"
+        )
+    return [str(v) for v in labels]
 
 
 # -- the margins plots (marginaleffects' plot_predictions, plot_comparisons, plot_slopes) ---
 
 #: points on a numeric x axis of a conditional plot (between the minimum and the maximum)
 X_POINTS = 50
+#: the most panels a margins plot draws (more would be too small to read)
+MAX_PANELS = 30
 _KINDS = ("auto", "stack", "lines")
 _NUMERIC_SUMMARIES = ("range", "threenum", "fivenum", "minmax")
 _Y_LABELS = {
@@ -323,6 +350,14 @@ def _condition_values(column: pd.Series, spec: Any, first: bool) -> list[Any]:
     if not isinstance(spec, str):
         return list(spec) if np.ndim(spec) else [spec]
     x = column.astype(float)
+    if x.nunique() < 2 and spec in _NUMERIC_SUMMARIES:
+        if x.nunique() == 1 and not first:  # one colour or panel
+            return [float(x.dropna().iloc[0])]
+        raise OrdstatsError(
+            f"condition: numeric {column.name!r} takes {x.nunique()} distinct value(s) in the "
+            f"data, so the x axis has nothing to span; give its values "
+            f"(condition={{{column.name!r}: [...]}}) or use newdata= rows where it varies"
+        )
     if spec == "range":
         return list(np.linspace(x.min(), x.max(), X_POINTS))
     if spec == "threenum":
@@ -363,6 +398,8 @@ def _plot_data(
             distributed_newdata_hint(newdata, "newdata")
             or f"newdata must be a pandas DataFrame; got {type(newdata).__name__}"
         )
+    if newdata is not None and len(newdata) == 0:
+        raise OrdstatsError("newdata has no rows to make the condition grid from")
     reference = fit.margins_data() if newdata is None else newdata
     _check_condition(fit, spec, reference)
     values = {
@@ -450,15 +487,18 @@ def _draw_lines(ax: Axes, panel: pd.DataFrame, layout: _Layout, colours: list[An
         label = None if value is None else _label(value)
         est = part["estimate"].to_numpy(dtype=float)
         low, high = part["conf_low"].to_numpy(dtype=float), part["conf_high"].to_numpy(dtype=float)
-        if x_levels is None:
+        yerr = np.vstack([est - low, high - est])
+        if x_levels is None and len(part) > 1:
             order = np.argsort(part[layout.x].to_numpy(dtype=float), kind="stable")
             xs = part[layout.x].to_numpy(dtype=float)[order]
             ax.plot(xs, est[order], color=f"C{k % 10}", label=label)
             ax.fill_between(xs, low[order], high[order], color=f"C{k % 10}", alpha=0.2, lw=0)
+        elif x_levels is None:  # one numeric value: a line and a band of one point do not show
+            xs = part[layout.x].to_numpy(dtype=float)
+            ax.errorbar(xs, est, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=3, label=label)
         else:
             dodge = 0.6 * (k + 0.5) / len(colours) - 0.3 if len(colours) > 1 else 0.0
             xs = np.array([x_levels.index(v) for v in part[layout.x]]) + dodge
-            yerr = np.vstack([est - low, high - est])
             ax.errorbar(xs, est, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=3, label=label)
     if x_levels is not None:
         ax.set_xticks(range(len(x_levels)), [_label(v) for v in x_levels])
@@ -473,7 +513,7 @@ def _x_levels(panel: pd.DataFrame, x: str) -> list[Any] | None:
 
 
 def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
-    """Stacked probabilities: bars for a factor x, areas for a numeric x."""
+    """Stacked probabilities: bars for a factor x (or one numeric value), areas for a numeric x."""
     levels = list(pd.unique(panel["group"]))
     x_levels = _x_levels(panel, layout.x)
     keys = x_levels if x_levels is not None else sorted(set(panel[layout.x].astype(float)))
@@ -489,7 +529,7 @@ def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
         )
         heights.append(np.array([by_x.get(key, np.nan) for key in keys], dtype=float))
     colours = [f"C{k % 10}" for k in range(len(levels))]
-    if x_levels is None:
+    if x_levels is None and len(keys) > 1:
         ax.stackplot(keys, *heights, colors=colours, labels=[_label(v) for v in levels])
     else:
         bottom = np.zeros(len(keys))
@@ -501,6 +541,8 @@ def _draw_stack(ax: Axes, panel: pd.DataFrame, layout: _Layout) -> None:
 
 
 def _response_name(res: Any) -> str:
+    if isinstance(res, MixedResults):
+        return res.model.design.fixed.response_name
     return str(getattr(getattr(res, "model", None), "endog_name", "response"))
 
 
@@ -519,6 +561,7 @@ def _draw(
         row_keys = list(table[layout.rows].drop_duplicates().itertuples(index=False, name=None))
     column_keys = list(pd.unique(table[layout.column])) if layout.column else [None]
     colours = list(pd.unique(table[layout.colour])) if layout.colour else [None]
+    _check_panels(len(row_keys), len(column_keys), layout, response)
     fig, axes = _figure(len(row_keys), len(column_keys), ax)
     for i, row_key in enumerate(row_keys):
         for j, column_key in enumerate(column_keys):
@@ -542,6 +585,17 @@ def _draw(
             title=title, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0)
         )
     return fig
+
+
+def _check_panels(n_rows: int, n_columns: int, layout: _Layout, response: str) -> None:
+    if n_rows * n_columns > MAX_PANELS:
+        names = layout.rows + ([layout.column] if layout.column else [])
+        split = ", ".join(f"the levels of {response}" if n == "group" else n for n in names)
+        raise OrdstatsError(
+            f"this plot would have {n_rows} x {n_columns} = {n_rows * n_columns} panels (at most "
+            f"{MAX_PANELS} are drawn), one per value of {split}: give fewer values "
+            "(condition={name: [...]}), or draw=False for the estimates as a table"
+        )
 
 
 def _title_single_contrast(

@@ -498,5 +498,5 @@ def test_conditional_cdf_plot_draws_one_step_function_per_row():
     assert lines[1].get_ydata()[below_30] == pytest.approx(1 - exceed, rel=1e-12)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["0", "1", "2"]
     plt.close(fig)
-    with pytest.raises(OrdstatsError, match=r"labels must give 3 names"):
+    with pytest.raises(OrdstatsError, match=r"labels must be a list of 3 names"):
         plotting.plot_conditional_cdf(res, newdata.iloc[:3], labels=["a"])

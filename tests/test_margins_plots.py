@@ -30,11 +30,15 @@ def _close_figures():
     plt.close("all")
 
 
-@pytest.fixture(scope="module")
-def data() -> pd.DataFrame:
+def _data() -> pd.DataFrame:
     wine = ordstats.datasets.load("wine")
     rng = np.random.default_rng(7)
     return wine.assign(x=rng.normal(size=len(wine)), z=rng.normal(size=len(wine)))
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    return _data()
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +163,18 @@ def test_condition_values_given_as_one_value_or_a_list(res):
     table = plotting.plot_predictions(res, condition={"x": [0.0, 1.0], "temp": "warm"}, draw=False)
     assert sorted(set(table["x"])) == [0.0, 1.0]
     assert set(table["temp"]) == {"warm"}
+
+
+def test_one_numeric_value_is_drawn_as_points_and_bars(res):
+    expected = res.predictions(datagrid(res, x=[0.5]))
+    (lines,) = plotting.plot_predictions(res, condition={"x": [0.5]}).axes
+    assert [c.get_label() for c in lines.containers] == LEVELS
+    for level, container in zip(LEVELS, lines.containers, strict=True):
+        _assert_error_bars(container, _table(expected, group=level))
+    (stacked,) = plotting.plot_predictions(res, condition={"x": [0.5]}, kind="stack").axes
+    assert [t.get_text() for t in stacked.get_xticklabels()] == ["0.5"]
+    heights = [container.patches[0].get_height() for container in stacked.containers]
+    np.testing.assert_allclose(heights, expected["estimate"], rtol=1e-12)
 
 
 def test_expected_rating_is_one_line_per_colour_with_error_bars(res):
@@ -300,6 +316,14 @@ def test_mixed_fit_plots_its_estimates_or_says_it_has_none(data):
             plotting.plot_predictions(res, by="temp")
 
 
+def test_mixed_fit_panels_and_legend_name_its_response(data):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", data).fit()
+    fig = plotting.plot_predictions(res, condition=["contact", "temp"], kind="lines")
+    assert [ax.get_title() for ax in fig.axes] == [f"rating = {k}" for k in LEVELS]
+    (stacked,) = plotting.plot_predictions(res, by="temp").axes
+    assert stacked.get_legend().get_title().get_text() == "rating"
+
+
 # -- bad input -------------------------------------------------------------------------------
 
 
@@ -372,6 +396,29 @@ def test_mixed_fit_plots_its_estimates_or_says_it_has_none(data):
         (
             lambda r: plotting.plot_predictions(r, by=["x", "temp"], ax=plt.subplots()[1]),
             "this plot has 1 x 5 panels; leave ax=None",
+        ),
+        (
+            lambda r: plotting.plot_predictions(r, condition="x", newdata=_data().assign(x=0.5)),
+            r"numeric 'x' takes 1 distinct value\(s\) .*give its values \(condition=\{'x': ",
+        ),
+        (
+            lambda r: plotting.plot_slopes(
+                r, "x", condition={"x": "minmax"}, newdata=_data().assign(x=np.nan)
+            ),
+            "numeric 'x' takes 0 distinct value",
+        ),
+        (
+            lambda r: plotting.plot_predictions(r, condition="x", newdata=_data().iloc[:0]),
+            "newdata has no rows to make the condition grid from",
+        ),
+        (
+            lambda r: plotting.plot_predictions(
+                r,
+                condition={"temp": None, "contact": None, "x": np.linspace(0, 1, 7)},
+                kind="lines",
+            ),
+            r"7 x 5 = 35 panels \(at most 30 are drawn\), one per value of x, the levels of "
+            "rating: give fewer values",
         ),
     ],
 )

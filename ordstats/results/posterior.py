@@ -47,6 +47,7 @@ from ordstats.core.psis import (
 )
 from ordstats.core.threads import numeric_threads
 from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag, check_seed
+from ordstats.results import figures
 from ordstats.results.margins.protocol import ROW_VERBS
 
 __all__ = [
@@ -632,13 +633,8 @@ class Posterior:
         -------
         matplotlib Axes
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:  # pragma: no cover - matplotlib is a test dependency
-            raise SpecificationError("plotting needs matplotlib: pip install matplotlib") from exc
         reps = self.ppc_counts(n_draws, seed)
-        if ax is None:
-            _, ax = plt.subplots()
+        ax = figures.axes(ax)
         levels = np.arange(len(self.target.levels))
         lo, mid, hi = np.percentile(reps.to_numpy(), [5, 50, 95], axis=0)
         ax.bar(levels, self.target.observed_counts(), color="lightgray", label="observed")

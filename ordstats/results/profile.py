@@ -42,9 +42,10 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError, is_real_number
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results import figures
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.state import FittedState
 
@@ -653,7 +654,7 @@ def profile_curve(
 
 
 def plot_profile(
-    curve: pd.DataFrame, ax: Axes | None = None, levels: Sequence[float] = (0.95, 0.99)
+    curve: pd.DataFrame, ax: Axes | None = None, levels: float | Sequence[float] = (0.95, 0.99)
 ) -> Axes:
     """Plot a profile curve: the signed root ``r`` against the parameter.
 
@@ -667,27 +668,26 @@ def plot_profile(
         From :func:`profile_curve` or ``OrdinalResults.profile``.
     ax : matplotlib Axes, optional
         Drawn on a new figure if omitted.
-    levels : sequence of float
-        Confidence levels to mark.
+    levels : float or sequence of float
+        Confidence levels to mark, each strictly between 0 and 1.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
-    if "signed_root" not in curve.columns or "param" not in curve.attrs:
+    if (
+        not isinstance(curve, pd.DataFrame)
+        or "signed_root" not in curve.columns
+        or "param" not in curve.attrs
+    ):
         raise OrdstatsError("plot_profile needs the DataFrame returned by profile()")
-    if ax is None:
-        _, ax = plt.subplots()
+    quantiles = _level_quantiles(levels)
+    ax = figures.axes(ax)
     attrs = curve.attrs
     ax.plot(curve["value"], curve["signed_root"], color="C0", label="profile")
     wald = (curve["value"] - attrs["estimate"]) / attrs["se"]
     ax.plot(curve["value"], wald, color="C1", linestyle="--", label="Wald")
-    for level in levels:
-        z = stats.norm.ppf(0.5 + level / 2.0)
+    for z in quantiles:
         for sign in (-1, 1):
             ax.axhline(sign * z, color="grey", linewidth=0.8, linestyle=":")
     ax.axvline(attrs["estimate"], color="grey", linewidth=0.8)
@@ -695,6 +695,19 @@ def plot_profile(
     ax.set_ylabel("signed root deviance r")
     ax.legend()
     return ax
+
+
+def _level_quantiles(levels: object) -> list[float]:
+    """``z_{(1 + level) / 2}`` of each confidence level, or an error on bad ``levels``."""
+    given = [levels] if is_real_number(levels) else levels
+    if not isinstance(given, (list, tuple, np.ndarray, pd.Series)) or not all(
+        is_real_number(level) and 0.0 < float(level) < 1.0 for level in given
+    ):
+        raise OrdstatsError(
+            f"levels must be confidence levels strictly between 0 and 1, e.g. (0.95, 0.99); "
+            f"got {levels!r:.60}"
+        )
+    return [float(stats.norm.ppf(0.5 + float(level) / 2.0)) for level in given]
 
 
 class ProfileMethods(FittedState):

@@ -25,6 +25,7 @@ import ordstats.metrics as metrics
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
 from ordstats.families.problem import FamilyEvaluation
+from ordstats.results import figures
 from ordstats.results.covariance import Covariance
 from ordstats.results.fitted import FitInfo, OrdinalResults
 
@@ -229,16 +230,15 @@ class RegularizationPath:
 
     def plot(self, ax: Any = None) -> Any:
         """Plot the penalised coefficients against ``log10(alpha)`` (needs matplotlib)."""
-        import matplotlib.pyplot as plt
-
-        if ax is None:
-            _, ax = plt.subplots()
+        ax = figures.axes(ax)
         cols = self.penalised.index[self.penalised.to_numpy()]
         for name in cols:
             ax.plot(np.log10(self.alphas), self.params[name], label=name)
         ax.set_xlabel("log10(alpha)")
         ax.set_ylabel("coefficient")
         ax.invert_xaxis()
+        if len(cols):
+            ax.legend(fontsize="small")
         return ax
 
 
