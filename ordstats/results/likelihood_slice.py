@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats.errors import OrdstatsError, SpecificationError, is_real_number
+from ordstats.results.figures import checked_axes, pyplot
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
@@ -208,10 +209,7 @@ def plot_slice(table: pd.DataFrame, axes: Any = None) -> np.ndarray:
 def _slice_axes(axes: Any, n_panels: int) -> np.ndarray:
     """The panels to draw on: ``axes`` (one per parameter) or a new figure's."""
     if axes is None:
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise OrdstatsError("plotting needs matplotlib: pip install matplotlib") from exc
+        plt = pyplot()
         n_columns = min(n_panels, 3)
         n_rows = -(-n_panels // n_columns)
         figure, grid = plt.subplots(
@@ -221,9 +219,9 @@ def _slice_axes(axes: Any, n_panels: int) -> np.ndarray:
             figure.delaxes(extra)
         return grid.ravel()[:n_panels]
     panels = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    if len(panels) != n_panels or not all(hasattr(ax, "plot") for ax in panels):
+    if len(panels) != n_panels:
         raise OrdstatsError(
             f"axes must be {n_panels} matplotlib Axes, one per parameter sliced; got "
             f"{len(panels)} object(s)"
         )
-    return panels
+    return np.array([checked_axes(ax) for ax in panels], dtype=object)
