@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ordstats.errors import OrdstatsWarning
 from ordstats.results.profile import ParameterProfile
 from tests import _reference as ref
 
@@ -89,3 +90,25 @@ def test_log_gamma_lambda_profile_against_clm2_refits(level):
     res = ref.fit_reference_call(data["r_call"])
     ci = res.conf_int(method="profile", alpha=1 - int(level) / 100, which=["lambda"])
     np.testing.assert_allclose(ci.loc["lambda"], data[f"exact{level}"], atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("level", ["90", "95"])
+def test_aranda_ordaz_lambda_interval_ends_at_its_domain(level):
+    """Aranda-Ordaz's lambda > 0, the cloglog as lambda -> 0: on wine the profile stays above
+    the cut-off all the way down (r -> -0.765, the cloglog fit's; clm2's refits agree), so
+    the interval's lower end is the domain's edge, 0.  Before: -inf with a warning that the
+    constrained fits "stop early" at 6e-11 (95%), and 9.4e-12 without a word (90%)."""
+    data = DATA["lambda"]["aranda_ordaz"]
+    res = ref.fit_reference_call(data["r_call"])
+    profile = _profile(res, "lambda")
+    assert profile.signed_root(data["lower_bracket"]) == pytest.approx(
+        data["signed_root_at_lower_bracket"], abs=1e-6
+    )
+    with pytest.warns(OrdstatsWarning, match=r"'lambda'.*edge of its domain.*at 0\b"):
+        ci = res.conf_int(method="profile", alpha=1 - int(level) / 100, which=["lambda"])
+    assert ci.loc["lambda", "lower"] == 0.0
+    assert ci.loc["lambda", "upper"] == pytest.approx(data[f"exact{level}"][1], abs=1e-6)
+    with pytest.warns(OrdstatsWarning, match="edge of its domain"):
+        curve = res.profile("lambda", alpha=1 - int(level) / 100, n_points=5)
+    assert curve["value"].iloc[0] > 0 and np.isfinite(curve["llf"]).all()
+    assert curve["signed_root"].iloc[0] == pytest.approx(-0.76468, abs=1e-4)
