@@ -397,10 +397,11 @@ class OrdinalResults(
             signed root deviance reaches ``+-z_{1-alpha/2}``, every other
             parameter re-optimised (likelihood-based, so the same whatever the
             covariance; asymmetric where the likelihood is; thresholds too,
-            unlike R's ``confint.clm``).  An interval that reaches the edge of
-            the parameter space (``lambda -> 0`` of Aranda-Ordaz) ends there.
-            R does not profile flexible-link models; here they are profiled,
-            with a warning if constrained fits stop at that edge.  See
+            unlike R's ``confint.clm``).  R does not profile flexible-link
+            models (it reports Wald intervals); here they are profiled, and an
+            interval whose profile stays above the cut-off up to the edge of
+            the parameter's domain (``lambda -> 0`` of Aranda-Ordaz, the
+            cloglog) ends there, at 0, with a warning saying so.  See
             :mod:`ordstats.results.profile`.
         which : sequence of str, optional
             Parameters to profile (default all); ignored for Wald.

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -40,9 +40,16 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.core.links.flexible import FlexibleLink
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError, is_real_number
+from ordstats.errors import (
+    ConvergenceWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    SpecificationError,
+    is_real_number,
+)
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results import figures
@@ -82,6 +89,9 @@ _MAX_CONTINUATION = 200
 #: A jump of the profile past the cut-off ends the interval when converged fits on
 #: both sides of it are at most this many standard errors apart.
 _JUMP_WIDTH = 1e-4
+#: How near the edge of a bounded parameter's domain (in standard errors, or units of
+#: the edge) the profile is evaluated to tell whether it reaches the cut-off before it.
+_EDGE_STEP = 1e-8
 #: Root finding for the interval ends: tolerance on r and on the bracket width.
 _ROOT_TOL = 1e-10
 _MAX_ROOT_STEPS = 100
@@ -210,6 +220,10 @@ class ParameterProfile:
         Typical step (the standard error of the parameter).
     options : NewtonOptions, optional
         Settings of the constrained fits.
+    bounds : (float, float), optional
+        The parameter's domain (open ends; default the real line), such as
+        Aranda-Ordaz's ``lambda > 0``: where the profile stays above the cut-off
+        up to an edge, the interval ends at the edge.
     """
 
     def __init__(
@@ -219,6 +233,7 @@ class ParameterProfile:
         index: int,
         scale: float,
         options: NewtonOptions | None = None,
+        bounds: tuple[float, float] = (-np.inf, np.inf),
     ) -> None:
         self.evaluate = evaluate
         self.index = index
@@ -234,6 +249,10 @@ class ParameterProfile:
         self.stopped_at: float | None = None
         #: where the profile falls past the cut-off in a jump (the interval ends there)
         self.jump_at: float | None = None
+        self.bounds = bounds
+        #: the edges of the domain that an interval end was put at (the profile stays
+        #: above the cut-off up to them), by side
+        self.at_edge: dict[int, float] = {}
         slope = _path_slope(top.hessian, index, self.free)
         self._mle = _Point(self.estimate, self.llf_max, estimates.copy(), slope, 0.0)
         self._points = [self._mle]
@@ -383,21 +402,38 @@ class ParameterProfile:
     def _bracket(self, z: float, side: int) -> tuple[float, float] | None:
         """Values ``(inside, outside)`` with ``|r| < z`` and ``|r| >= z`` on one side."""
         inside, distance, previous = self.estimate, z * self.scale, 0.0
+        edge = self.edge(side)
         for step in range(_MAX_EXPANSIONS):
             trial = self.estimate + side * distance
+            beyond = side * (trial - edge) >= 0
+            trial = edge if beyond else trial
             root = side * self.signed_root(trial)
             if root >= z:
                 return inside, trial
+            if beyond:  # the profile stays above the cut-off up to the domain's edge
+                self.at_edge[side] = self.bounds[(side + 1) // 2]
+                return None
             if step >= 3 and root - previous < _FLAT_RISE:
                 return None
             inside, distance, previous = trial, 2.0 * distance, root
         return None
 
+    def edge(self, side: int) -> float:
+        """The value nearest the domain's edge on one side that is profiled (``side * inf``)."""
+        bound = self.bounds[(side + 1) // 2]
+        if not np.isfinite(bound):
+            return side * np.inf
+        return bound - side * _EDGE_STEP * max(self.scale, abs(bound))
+
     def limit(self, z: float, side: int) -> float:
-        """Return the value where ``r = side * z`` (``side * inf`` if never reached)."""
+        """Return the value where ``r = side * z``.
+
+        ``side * inf`` if never reached; the domain's edge if the profile stays
+        above the cut-off up to it (recorded in :attr:`at_edge`).
+        """
         bracket = self._bracket(z, side)
         if bracket is None:
-            return side * np.inf
+            return self.at_edge.get(side, side * np.inf)
         return self._root(z, side, *bracket)
 
     def _root(self, z: float, side: int, inside: float, outside: float) -> float:
@@ -496,11 +532,20 @@ def _warn_profile(
     stacklevel: int,
     unit: float = 1.0,
 ) -> None:
-    """One warning: an open interval, a jump, or constrained fits that did not converge.
+    """One warning: an end at the domain's edge, an open end, a jump, or failed fits.
 
     ``unit`` converts the profile's values to the parameter's (see :func:`_units`).
     """
-    if profile.stopped_at is not None:
+    if profile.at_edge:
+        edges = " and ".join(f"{edge * unit:.6g}" for edge in profile.at_edge.values())
+        warnings.warn(
+            f"the profile likelihood of {name!r} stays above the cut-off up to the edge of "
+            f"its domain, so its interval ends there, at {edges} (the model's limit there "
+            "is within the confidence region)",
+            OrdstatsWarning,
+            stacklevel=stacklevel + 2,
+        )
+    elif profile.stopped_at is not None:
         warnings.warn(
             f"the profile likelihood of {name!r} could not be followed beyond "
             f"{profile.stopped_at * unit:.6g} (the constrained fits stop early there) before "
@@ -532,6 +577,27 @@ def _warn_profile(
         )
 
 
+def _parameter_profile(
+    scaled: Callable[[FloatArray], Any],
+    estimates: FloatArray,
+    units: FloatArray,
+    scales: FloatArray,
+    index: int,
+    name: str,
+    bounds: Mapping[str, tuple[float, float]] | None,
+) -> ParameterProfile:
+    """The profile of one parameter in the units of :func:`_units` (its domain too)."""
+    low, high = (bounds or {}).get(name, (-np.inf, np.inf))
+    unit = units[index]
+    return ParameterProfile(
+        scaled,
+        estimates / units,
+        index,
+        float(scales[index] / unit),
+        bounds=(low / unit, high / unit),
+    )
+
+
 def profile_conf_int(
     evaluate: Evaluate,
     estimates: FloatArray,
@@ -540,6 +606,7 @@ def profile_conf_int(
     alpha: float = 0.05,
     which: Sequence[str] | None = None,
     stacklevel: int = 1,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Profile-likelihood confidence intervals.
 
@@ -559,6 +626,10 @@ def profile_conf_int(
         Parameters to profile (default: all).
     stacklevel : int
         Frames above the caller to attribute warnings to (1: the caller).
+    bounds : mapping of str to (float, float), optional
+        The domains of parameters that are not free on the real line (open ends):
+        an interval whose profile stays above the cut-off up to an edge ends
+        there, with a warning.
 
     Returns
     -------
@@ -575,8 +646,7 @@ def profile_conf_int(
         rows = {}
         for name in chosen:
             index = _index_of(name, names)
-            step = float(scales[index] / units[index])
-            profile = ParameterProfile(scaled, estimates / units, index, step)
+            profile = _parameter_profile(scaled, estimates, units, scales, index, name, bounds)
             lower, upper = profile.limit(z, -1), profile.limit(z, +1)
             _warn_profile(profile, name, (lower, upper), stacklevel, units[index])
             rows[name] = (lower * units[index], upper * units[index])
@@ -592,6 +662,7 @@ def profile_curve(
     alpha: float = 0.001,
     n_points: int = 31,
     stacklevel: int = 1,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Profile one parameter on a grid spanning its ``1 - alpha`` interval.
 
@@ -605,7 +676,7 @@ def profile_curve(
         The grid spans ``|r| <= z_{1 - alpha/2}`` (R's ``profile.clm`` default 0.001).
     n_points : int
         Grid values (evenly spaced; the estimate is added).
-    stacklevel : int
+    stacklevel, bounds
         As in :func:`profile_conf_int`.
 
     Returns
@@ -623,12 +694,15 @@ def profile_curve(
             raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
         index = _index_of(param, names)
         units = _units(evaluate, estimates)
-        step = float(scales[index] / units[index])
-        profile = ParameterProfile(_in_units(evaluate, units), estimates / units, index, step)
+        scaled = _in_units(evaluate, units)
+        profile = _parameter_profile(scaled, estimates, units, scales, index, param, bounds)
         ends = [profile.limit(z, side) for side in (-1, +1)]
         finite = [p.value for p in profile.evaluated() if np.isfinite(p.llf)]
-        lower = ends[0] if np.isfinite(ends[0]) else min(finite)
-        upper = ends[1] if np.isfinite(ends[1]) else max(finite)
+        # an end at the domain's edge: the grid stops at the nearest value profiled
+        lower = profile.edge(-1) if -1 in profile.at_edge else ends[0]
+        upper = profile.edge(+1) if +1 in profile.at_edge else ends[1]
+        lower = lower if np.isfinite(lower) else min(finite)
+        upper = upper if np.isfinite(upper) else max(finite)
         grid = np.union1d(np.linspace(lower, upper, n_points), [profile.estimate])
         records = []
         others = [n for n in names if n != param]
@@ -717,6 +791,13 @@ class ProfileMethods(FittedState):
         # standard_errors(): a variance of a coefficient of x * 1e200 underflows
         return np.asarray(self.nonrobust_covariance.standard_errors())
 
+    def _profile_bounds(self) -> dict[str, tuple[float, float]]:
+        """The domains of parameters not free on the real line: a flexible link's lambda."""
+        link = self.model.link
+        if isinstance(link, FlexibleLink) and "lambda" in self.params.index:
+            return {"lambda": (link.lambda_lower, np.inf)}
+        return {}
+
     def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
 
         self._check_profilable(stacklevel=4)
@@ -728,6 +809,7 @@ class ProfileMethods(FittedState):
             alpha,
             which,
             stacklevel=3,
+            bounds=self._profile_bounds(),
         )
 
     def _check_profilable(self, stacklevel: int) -> None:
@@ -779,6 +861,7 @@ class ProfileMethods(FittedState):
             alpha,
             n_points,
             stacklevel=2,
+            bounds=self._profile_bounds(),
         )
 
     def plot_profile(self, param: str, ax: Any = None, alpha: float = 0.001) -> Any:

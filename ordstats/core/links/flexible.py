@@ -50,6 +50,8 @@ class FlexibleLink(Link):
     default_lambda: ClassVar[float]
     nested_link: ClassVar[str]
     log_concave = False
+    #: The lower edge of ``lambda``'s domain (excluded; the family's limit there).
+    lambda_lower: ClassVar[float] = -np.inf
 
     def __init__(self, lam: float | None = None) -> None:
         self.lam = float(self.default_lambda if lam is None else lam)
@@ -116,6 +118,7 @@ class ArandaOrdaz(FlexibleLink):
     default_lambda = 1.0
     nested_link = "logit"
     log_concave = True
+    lambda_lower = 0.0
 
     @staticmethod
     def in_domain(lam: float) -> bool:  # noqa: D102
