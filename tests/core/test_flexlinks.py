@@ -281,3 +281,16 @@ def test_log_gamma_near_the_probit_far_lower_tail():
     expected = np.array([-1009.6636386755968, -426130.2259403971, -16026960.301076608])
     np.testing.assert_allclose(f.log_cdf(x), expected, rtol=1e-12)
     assert np.all(np.isfinite(LogGamma(-5e-4).log_sf(-x)))
+
+
+@pytest.mark.parametrize("lam", [0.3, 1.0, 2.5])
+def test_aranda_ordaz_lambda_derivatives_per_probability_far_in_the_lower_tail(lam):
+    """dF/dlambda / F tends to 0 in the lower tail (F ~ lambda e^x / lambda, the
+    derivative ~ e^{2x}); below x = -745 (1 - F) / F overflowed and gave NaN."""
+    f = ArandaOrdaz(lam)
+    x = np.array([-1e4, -1000.0, -746.0, -300.0])
+    log_f = f.log_cdf(x)
+    first, second = f.dcdf_dlam(x, log_f), f.d2cdf_dlam2(x, log_f)
+    assert np.all(np.isfinite(first)) and np.all(np.isfinite(second))
+    # leading terms: F ~ z / lambda, dF/dlambda ~ -z^2 / (2 lambda^2), z = lambda e^x
+    np.testing.assert_allclose(first, -np.exp(x) / 2, rtol=1e-10, atol=0)

@@ -185,23 +185,31 @@ class ArandaOrdaz(FlexibleLink):
         l_minus_p = np.where(log_z < 0.0, _log1p_minus_ratio(z_small), self._log1p_lex(x) - p)
         return l_minus_p / lam**2, (p * p - 2.0 * l_minus_p) / lam**3
 
-    def _scaled_sf(self, x: FloatArray, log_divisor: FloatArray | None) -> FloatArray:
+    def _scaled_sf_times(
+        self, x: FloatArray, factor: FloatArray, log_divisor: FloatArray | None
+    ) -> FloatArray:
+        """``(1 - F) * factor / exp(log_divisor)``, multiplied in log space.
+
+        Far in the lower tail ``1 - F / F`` overflows (``x < -745``) while
+        ``factor`` underflows: their product is finite (it tends to 0).
+        """
         if log_divisor is None:
-            return self.sf(x)
-        with np.errstate(invalid="ignore"):
-            return np.exp(self.log_sf(x) - log_divisor)
+            return self.sf(x) * factor
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_abs = self.log_sf(x) - log_divisor + np.log(np.abs(factor))
+            return np.sign(factor) * np.exp(log_abs)
 
     def dcdf_dlam(  # noqa: D102
         self, x: FloatArray, log_divisor: FloatArray | None = None
     ) -> FloatArray:
         d1, _ = self._dlog_sf(x)
-        return np.where(np.isfinite(x), -self._scaled_sf(x, log_divisor) * d1, 0.0)
+        return np.where(np.isfinite(x), -self._scaled_sf_times(x, d1, log_divisor), 0.0)
 
     def d2cdf_dlam2(  # noqa: D102
         self, x: FloatArray, log_divisor: FloatArray | None = None
     ) -> FloatArray:
         d1, d2 = self._dlog_sf(x)
-        return np.where(np.isfinite(x), -self._scaled_sf(x, log_divisor) * (d1 * d1 + d2), 0.0)
+        return np.where(np.isfinite(x), -self._scaled_sf_times(x, d1 * d1 + d2, log_divisor), 0.0)
 
     def dlog_pdf_dlam(self, x: FloatArray) -> FloatArray:  # noqa: D102
         d1, _ = self._dlog_sf(x)
