@@ -112,12 +112,12 @@ def _split_separated_by_x():
 def test_brant_with_a_split_separated_by_a_continuous_column(chunksize):
     """Before: ValueError (array must not contain infs or NaNs) from the information's
     inverse, whose weights f^2 / (F (1 - F)) were 0/0 at the split's huge estimates;
-    in chunks the warning said only "did not converge"."""
+    in chunks the warning said only "did not converge", then "may be separated" until
+    chunked fits ran the separation check too."""
     data = _split_separated_by_x()
     options = {} if chunksize is None else {"chunksize": chunksize}
     res = ordstats.OrdinalModel.from_formula("y ~ x + z", data, **options).fit()
-    kind = "is separated" if chunksize is None else r"may be separated \(its estimates keep"
-    with pytest.warns(ConvergenceWarning, match=f"binary model of y > '1' {kind}"):
+    with pytest.warns(ConvergenceWarning, match="binary model of y > '1' is separated"):
         table = res.brant_test()
     assert list(table.index) == ["All", "x", "z"]
     assert np.all(np.isfinite(table["chi2"])) and list(table["df"]) == [2, 1, 1]
