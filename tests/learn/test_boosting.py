@@ -101,6 +101,31 @@ def test_early_stopping_on_validation_nll(cls, data):
     assert min(history) == pytest.approx(history[clf.best_iteration_ - 1], rel=1e-12)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_reported_best_score_is_the_returned_models_validation_nll(cls, weighted, data):
+    # before: thresholds were re-solved on the training rows after early stopping, so
+    # the returned model's validation NLL was 0.005-0.010 above the recorded best score
+    # (and XGBoost's record was rounded to 6 decimals)
+    X, y = data
+    w = np.random.default_rng(5).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
+    fit_kw = {"sample_weight": w[:1000] if weighted else None}
+    fit_kw["eval_sample_weight"] = w[1000:] if weighted else None
+    clf = cls(n_estimators=500, learning_rate=0.3, early_stopping_rounds=10, n_jobs=1)
+    clf.fit(X[:1000], y[:1000], eval_set=(X[1000:], y[1000:]), **fit_kw)
+    history = clf.evals_result_["valid"]["ordinal_nll"]
+    assert clf.best_iteration_ == int(np.argmin(history)) + 1 < len(history)
+    prob = clf.predict_proba(X[1000:])
+    nll = -np.sum(w[1000:] * np.log(prob[np.arange(500), y[1000:]])) / np.sum(w[1000:])
+    assert abs(nll - history[clf.best_iteration_ - 1]) < 1e-10
+    assert clf.best_score_ == history[clf.best_iteration_ - 1]
+    # without early stopping: the last round's score is the returned model's
+    plain = cls(n_estimators=8, n_jobs=1).fit(X[:1000], y[:1000], eval_set=(X[1000:], y[1000:]))
+    prob = plain.predict_proba(X[1000:])
+    assert abs(_log_loss(prob, y[1000:]) - plain.evals_result_["valid"]["ordinal_nll"][-1]) < 1e-10
+    assert plain.best_score_ == plain.evals_result_["valid"]["ordinal_nll"][-1]
+
+
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_fixed_thresholds_stay_at_the_null_model(cls, data):
     X, y = data
@@ -286,6 +311,10 @@ def test_training_scores_equal_predicting_through_the_trees(cls, options, data):
     clf = cls(n_estimators=30, random_state=0, **options).fit(X[300:], y[300:], **fit_kw)
     prob = clf.predict_proba(X[300:])
     assert clf.train_nll_ == pytest.approx(_log_loss(prob, y[300:]), rel=1e-12)
+    if fit_kw:  # validated: the best round's thresholds (its recorded validation NLL)
+        valid = _log_loss(clf.predict_proba(X[:300]), y[:300])
+        assert clf.best_score_ == pytest.approx(valid, rel=1e-12)
+        return
     d = round_derivatives(clf.latent_score(X[300:]), y[300:], clf.thresholds_, get_link(clf.link))
     np.testing.assert_allclose(d.threshold_gradient, 0.0, atol=1e-7 * len(y))
 
