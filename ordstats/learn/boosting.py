@@ -228,7 +228,13 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             them: ``classes=``, an ordered pandas Categorical, or numbers and
             booleans in numeric order (text labels need one of the first two).
         sample_weight : array-like, optional
-            Non-negative weights.
+            Non-negative weights.  In the ordinal likelihood (the booster's
+            gradients and Hessians, the thresholds, ``train_nll_``) a weight
+            ``k`` is ``k`` repeated rows, and XGBoost's trees are those of the
+            repeated rows (to about 1e-7: its scores are float32).  LightGBM's
+            trees may differ: it bins features by row counts (``max_bin``,
+            ``min_data_in_bin``) and checks ``min_child_samples`` on row counts
+            it estimates from the Hessians.
         eval_set : tuple or list of one tuple ``(X_val, y_val)``, optional
             Validation rows: their mean NLL is recorded each round
             (``evals_result_``) and, with ``early_stopping_rounds``, stops the

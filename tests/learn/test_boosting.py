@@ -126,6 +126,32 @@ def test_reported_best_score_is_the_returned_models_validation_nll(cls, weighted
     assert plain.best_score_ == plain.evals_result_["valid"]["ordinal_nll"][-1]
 
 
+@pytest.mark.parametrize(
+    "cls, options",
+    [
+        # row-count settings off: one bin per value, min_child_samples on few leaves
+        (
+            OrdinalLGBMClassifier,
+            {
+                "num_leaves": 4,
+                "min_child_samples": 1,
+                "params": {"max_bin": 1023, "min_data_in_bin": 1, "min_sum_hessian_in_leaf": 0},
+            },
+        ),
+        (OrdinalXGBClassifier, {}),
+    ],
+)
+def test_case_weights_are_repeated_rows(cls, options, data):
+    X, y = data[0][:300], data[1][:300]
+    k = np.random.default_rng(6).integers(1, 4, len(y))
+    kw = {"n_estimators": 10, "threshold_update_every": 1, "n_jobs": 1, **options}
+    weighted = cls(**kw).fit(X, y, sample_weight=k.astype(float))
+    repeated = cls(**kw).fit(np.repeat(X, k, axis=0), np.repeat(y, k))
+    np.testing.assert_allclose(weighted.thresholds_, repeated.thresholds_, atol=1e-7)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-7)
+    assert weighted.train_nll_ == pytest.approx(repeated.train_nll_, rel=1e-8)
+
+
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_fixed_thresholds_stay_at_the_null_model(cls, data):
     X, y = data
