@@ -222,7 +222,9 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or pandas.DataFrame, shape (n_samples, n_features)
             Predictors as the booster takes them: missing values allowed,
-            pandas ``category`` columns as categorical features.
+            pandas ``category`` columns as categorical features (at prediction
+            their values are matched by label; a category the fit did not see
+            is a missing value, with either booster).
         y : array-like, shape (n_samples,)
             Classes, ordered as :class:`~ordstats.learn.OrdinalClassifier` orders
             them: ``classes=``, an ordered pandas Categorical, or numbers and
@@ -257,6 +259,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         self._check_options()
         y, sample_weight = align_on_X(X, y=y, sample_weight=sample_weight)
         X_in, y_values = self._validate_Xy(X, y)
+        self._fit_categories = category_dtypes(X_in)
         n_rows = len(y_values)
         if n_rows != _n_rows(X_in):
             raise DataError(f"X has {_n_rows(X_in)} rows but y has {n_rows}")
@@ -349,10 +352,10 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         return X_in, self._check_y(y_values)
 
     def _validate_X(self, X: Any, *, reset: bool) -> Any:
-        """A DataFrame as it is (the booster reads its dtypes), else a float array."""
+        """A DataFrame as it is (categories as in fit), else a float array."""
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=reset)
-            return X
+            return recode_categories(X, getattr(self, "_fit_categories", {}))
         return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
 
     @staticmethod
@@ -451,6 +454,36 @@ def _xgb_early_stopping(lib: ModuleType, history: list[float], rounds: int) -> A
             return len(history) - 1 - int(np.argmin(history)) >= rounds
 
     return _EarlyStopping()
+
+
+def category_dtypes(X: Any) -> dict[Any, pd.CategoricalDtype]:
+    """The ``category`` columns of a DataFrame ``X`` and their dtypes (``{}`` for an array)."""
+    if not isinstance(X, pd.DataFrame):
+        return {}
+    return {
+        name: dtype for name, dtype in X.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)
+    }
+
+
+def recode_categories(X: pd.DataFrame, dtypes: Mapping[Any, pd.CategoricalDtype]) -> pd.DataFrame:
+    """``X`` with its ``category`` columns given the categories of the fit.
+
+    A category the fit did not see becomes missing, as LightGBM treats it;
+    XGBoost refuses a column whose categories differ from the fit's (even an
+    unused extra one) with an error of its own.
+    """
+    changed = [
+        name
+        for name, dtype in dtypes.items()
+        if name in X and isinstance(X[name].dtype, pd.CategoricalDtype) and X[name].dtype != dtype
+    ]
+    if not changed:
+        return X
+    X = X.copy()
+    for name in changed:
+        dtype = dtypes[name]
+        X[name] = X[name].cat.set_categories(dtype.categories, ordered=dtype.ordered)
+    return X
 
 
 def _n_rows(X: Any) -> int:

@@ -153,6 +153,27 @@ def test_case_weights_are_repeated_rows(cls, options, data):
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
+def test_categories_at_prediction_are_those_of_the_fit(cls, data):
+    # before: XGBoost refused a category column whose categories differed from the fit's
+    # (an unused extra one, or a new value) with a raw XGBoostError; LightGBM recodes
+    X, y = data[0][:400], data[1][:400]
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    group = np.where(X[:, 2] > 0, "hi", "lo")
+    frame["g"] = pd.Categorical(group)
+    y = np.clip(y + (group == "hi"), 0, 3)
+    clf = cls(n_estimators=20, n_jobs=1).fit(frame, y)
+    expected = clf.predict_proba(frame)
+    extra = frame.copy()
+    extra["g"] = pd.Categorical(group, categories=["lo", "hi", "new"])
+    np.testing.assert_allclose(clf.predict_proba(extra), expected)
+    unseen, missing = frame.copy(), frame.copy()
+    unseen["g"] = pd.Categorical(np.where(group == "hi", "new", group))
+    missing["g"] = pd.Categorical(np.where(group == "hi", None, group), categories=["hi", "lo"])
+    np.testing.assert_allclose(clf.predict_proba(unseen), clf.predict_proba(missing))
+    assert unseen["g"].cat.categories.tolist() == ["lo", "new"]  # the caller's frame
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
 def test_fixed_thresholds_stay_at_the_null_model(cls, data):
     X, y = data
     clf = cls(n_estimators=20, learn_thresholds=False).fit(X, y)
