@@ -280,6 +280,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         # cores the booster's OpenMP threads need (that doubled the time per round)
         with numeric_threads(self.n_jobs):
             self.booster_, eta = self._train(booster_lib, X_in, codes, weights, valid, state)
+        self.best_score_: float | None = None
         if state.validation_nll:
             self._keep_validated(state)
         elif self.learn_thresholds:
@@ -613,10 +614,11 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     evals_result_ : dict
         ``{"valid": {"ordinal_nll": [...]}}`` with ``eval_set``: the weighted
         mean validation NLL after each round, at that round's thresholds.
-    best_score_ : float
+    best_score_ : float or None
         With ``eval_set``: the validation NLL of the returned model (the
         entry of ``evals_result_`` at ``best_iteration_``; the last without
         early stopping).  Its thresholds are that round's, not re-solved.
+        ``None`` without ``eval_set``.
     threshold_nll_trace_ : ndarray, shape (n_rounds, 2)
         Training NLL before and after each threshold update (never higher after).
     train_nll_ : float

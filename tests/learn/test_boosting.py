@@ -124,6 +124,7 @@ def test_reported_best_score_is_the_returned_models_validation_nll(cls, weighted
     prob = plain.predict_proba(X[1000:])
     assert abs(_log_loss(prob, y[1000:]) - plain.evals_result_["valid"]["ordinal_nll"][-1]) < 1e-10
     assert plain.best_score_ == plain.evals_result_["valid"]["ordinal_nll"][-1]
+    assert plain.fit(X[:1000], y[:1000]).best_score_ is None  # refitted without eval_set
 
 
 @pytest.mark.parametrize(
@@ -308,20 +309,27 @@ def test_unseen_validation_class_is_an_error(cls, data):
     assert "classes=" not in message
 
 
-def test_missing_booster_names_the_extra(monkeypatch, data):
+@pytest.mark.parametrize(
+    "cls, module", [(OrdinalLGBMClassifier, "lightgbm"), (OrdinalXGBClassifier, "xgboost")]
+)
+def test_missing_booster_names_the_extra(monkeypatch, cls, module, data):
     import importlib
 
+    X, y = data
+    fitted = cls(n_estimators=5, n_jobs=1).fit(X[:200], y[:200])
     real = importlib.import_module
 
     def fake(name, *args, **kwargs):
-        if name == "lightgbm":
-            raise ImportError("no lightgbm")
+        if name == module:
+            raise ImportError(f"no {module}")
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib, "import_module", fake)
-    X, y = data
-    with pytest.raises(ImportError, match=r"ordstats\[lightgbm\]"):
-        OrdinalLGBMClassifier(n_estimators=5).fit(X, y)
+    with pytest.raises(ImportError, match=rf"ordstats\[{module}\]"):
+        cls(n_estimators=5).fit(X, y)
+    if module == "xgboost":  # predicting builds an XGBoost matrix
+        with pytest.raises(ImportError, match=r"ordstats\[xgboost\]"):
+            fitted.predict_proba(X[:5])
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
