@@ -343,6 +343,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         refuse_missing(y)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
+            check_frame(X)
             checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
             X_in = X
         else:
@@ -356,6 +357,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         """A DataFrame as it is (categories as in fit), else a float array."""
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=reset)
+            check_frame(X)
             return recode_categories(X, getattr(self, "_fit_categories", {}))
         return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
 
@@ -455,6 +457,38 @@ def _xgb_early_stopping(lib: ModuleType, history: list[float], rounds: int) -> A
             return len(history) - 1 - int(np.argmin(history)) >= rounds
 
     return _EarlyStopping()
+
+
+def check_frame(X: pd.DataFrame) -> None:
+    """Refuse the columns of a DataFrame ``X`` that a numpy ``X`` could not hold either.
+
+    Infinite values (refused in an array by scikit-learn's check; LightGBM would
+    take them as large numbers, XGBoost fails) and text columns (the boosters
+    take numbers, booleans and ``category`` columns).
+    """
+    text = [str(name) for name, dtype in X.dtypes.items() if _is_text(dtype)]
+    if text:
+        raise DataError(
+            f"X has text columns ({', '.join(map(repr, text))}); the boosters take numbers, "
+            "booleans and pandas 'category' columns: convert them with .astype('category')"
+        )
+    numeric = X.select_dtypes(include="number")
+    if numeric.shape[1]:
+        values = numeric.to_numpy(dtype=float, na_value=np.nan)
+        infinite = [
+            str(name)
+            for name, bad in zip(numeric.columns, np.isinf(values).any(axis=0), strict=True)
+            if bad
+        ]
+        if infinite:
+            raise DataError(
+                f"X has infinite values in column(s) {', '.join(map(repr, infinite))}; "
+                "replace them (np.nan is taken as missing)"
+            )
+
+
+def _is_text(dtype: Any) -> bool:
+    return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
 def category_dtypes(X: Any) -> dict[Any, pd.CategoricalDtype]:

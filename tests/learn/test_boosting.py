@@ -175,6 +175,24 @@ def test_categories_at_prediction_are_those_of_the_fit(cls, data):
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
+def test_a_data_frame_with_infinite_or_text_values_is_refused_as_an_array_is(cls, data):
+    # before: LightGBM fitted infinite values as large numbers, XGBoost failed with a raw
+    # XGBoostError (a numpy X with them is refused); text columns got each booster's error
+    X, y = data[0][:200], data[1][:200]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = cls(n_estimators=3, n_jobs=1).fit(frame, y)
+    infinite = frame.assign(b=np.where(X[:, 1] > 1, np.inf, X[:, 1]))
+    text = frame.assign(c=np.where(X[:, 2] > 0, "up", "down"))
+    for bad, message in [(infinite, r"infinite values in column\(s\) 'b'"), (text, "'c'")]:
+        with pytest.raises(OrdstatsError, match=message):
+            cls(n_estimators=3, n_jobs=1).fit(bad, y)
+        with pytest.raises(OrdstatsError, match=message):
+            clf.predict_proba(bad)
+    missing = frame.assign(b=pd.array(np.where(X[:, 1] > 1, None, X[:, 1]), dtype="Float64"))
+    assert np.isfinite(cls(n_estimators=3, n_jobs=1).fit(missing, y).predict_proba(missing)).all()
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
 def test_fixed_thresholds_stay_at_the_null_model(cls, data):
     X, y = data
     clf = cls(n_estimators=20, learn_thresholds=False).fit(X, y)
