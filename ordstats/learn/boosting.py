@@ -22,12 +22,18 @@ receives the current scores of the training rows and
    tail-safe; the cauchit link's non-convex tails get the expected information).
 
 The thresholds start at the null model's (the scores start at zero); after the
-last (or best, with early stopping) round they are solved to convergence given
-the final scores.  The score is identified only up to a shift that the
-thresholds absorb; the thresholds carry the location, the trees the effects.
+last round they are solved to convergence given the final scores.  The score is
+identified only up to a shift that the thresholds absorb; the thresholds carry
+the location, the trees the effects.
 
-Early stopping watches the mean validation NLL (``eval_set``), the ordinal
-log-loss.  ``classes_`` keep the classes' order, as
+With validation rows (``eval_set``) each round records their mean NLL, the
+ordinal log-loss, at the thresholds of that round; early stopping watches it.
+The returned model is then the trees of ``best_iteration_`` rounds with the
+thresholds that round's NLL was computed with (not re-solved on the training
+rows, which would change the validation NLL), so ``best_score_`` and
+``evals_result_`` at ``best_iteration_`` are exactly its validation NLL.
+
+``classes_`` keep the classes' order, as
 :class:`~ordstats.learn.OrdinalClassifier`'s (see its Notes): score
 probabilities with ``ordstats.metrics.SCORERS``, not scikit-learn's
 ``"neg_log_loss"``, when that order is not the sorted one.  LightGBM and XGBoost are optional extras
@@ -137,6 +143,9 @@ class _Thresholds:
         self.scores = np.zeros(len(codes))  # the scores the last round started from
         self._score_derivatives = ScoreDerivatives(codes, link, weights)
         self._validation: tuple[IntArray, FloatArray, ScoreDerivatives] | None = None
+        # each round's validation NLL and the thresholds it was computed with
+        self.validation_nll: list[float] = []
+        self.validation_thresholds: list[FloatArray] = []
 
     def round(self, eta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Threshold step at the current scores, then the booster's gradient and Hessian."""
@@ -162,12 +171,20 @@ class _Thresholds:
         return d.gradient, d.hessian
 
     def mean_nll(self, eta: FloatArray, codes: IntArray, weights: FloatArray) -> float:
-        """Weighted mean NLL of rows at the current thresholds (the validation metric)."""
+        """Weighted mean NLL of rows at the current thresholds (the validation metric).
+
+        Records the value and the thresholds: the model stopped at this round
+        is the trees so far with these thresholds.
+        """
         cached = self._validation
         if cached is None or cached[0] is not codes or cached[1] is not weights:
             cached = (codes, weights, ScoreDerivatives(codes, self.link, weights))
             self._validation = cached  # the same validation rows every round
-        return cached[2].nll(eta, self.theta) / float(np.sum(weights))
+        eta = np.asarray(eta, dtype=float).reshape(-1)
+        value = cached[2].nll(eta, self.theta) / float(np.sum(weights))
+        self.validation_nll.append(value)
+        self.validation_thresholds.append(np.array(self.theta, dtype=float))
+        return value
 
 
 class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
@@ -205,17 +222,27 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or pandas.DataFrame, shape (n_samples, n_features)
             Predictors as the booster takes them: missing values allowed,
-            pandas ``category`` columns as categorical features.
+            pandas ``category`` columns as categorical features (at prediction
+            their values are matched by label; a category the fit did not see
+            is a missing value, with either booster).
         y : array-like, shape (n_samples,)
             Classes, ordered as :class:`~ordstats.learn.OrdinalClassifier` orders
             them: ``classes=``, an ordered pandas Categorical, or numbers and
             booleans in numeric order (text labels need one of the first two).
         sample_weight : array-like, optional
-            Non-negative weights.
+            Non-negative weights.  In the ordinal likelihood (the booster's
+            gradients and Hessians, the thresholds, ``train_nll_``) a weight
+            ``k`` is ``k`` repeated rows, and XGBoost's trees are those of the
+            repeated rows (to about 1e-7: its scores are float32).  LightGBM's
+            trees may differ: it bins features by row counts (``max_bin``,
+            ``min_data_in_bin``) and checks ``min_child_samples`` on row counts
+            it estimates from the Hessians.
         eval_set : tuple or list of one tuple ``(X_val, y_val)``, optional
             Validation rows: their mean NLL is recorded each round
             (``evals_result_``) and, with ``early_stopping_rounds``, stops the
-            boosting.
+            boosting.  The model keeps the thresholds of its last (best) round
+            so that ``best_score_`` is its validation NLL; without
+            ``eval_set`` they are solved to convergence after the last round.
         eval_sample_weight : array-like, optional
             Weights of the validation rows.
 
@@ -232,6 +259,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         self._check_options()
         y, sample_weight = align_on_X(X, y=y, sample_weight=sample_weight)
         X_in, y_values = self._validate_Xy(X, y)
+        self._fit_categories = category_dtypes(X_in)
         n_rows = len(y_values)
         if n_rows != _n_rows(X_in):
             raise DataError(f"X has {_n_rows(X_in)} rows but y has {n_rows}")
@@ -252,7 +280,10 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         # cores the booster's OpenMP threads need (that doubled the time per round)
         with numeric_threads(self.n_jobs):
             self.booster_, eta = self._train(booster_lib, X_in, codes, weights, valid, state)
-        if self.learn_thresholds:
+        self.best_score_: float | None = None
+        if state.validation_nll:
+            self._keep_validated(state)
+        elif self.learn_thresholds:
             final = update_thresholds(eta, codes, state.theta, link, weights, max_steps=100)
             self.thresholds_ = final.thresholds
         else:
@@ -262,6 +293,22 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             np.sum(weights)
         )
         return self
+
+    def _keep_validated(self, state: _Thresholds) -> None:
+        """The thresholds and exact validation NLLs the boosting recorded (with ``eval_set``).
+
+        The returned model is the trees of ``best_iteration_`` rounds with the
+        thresholds that round's validation NLL was computed with, so
+        ``best_score_`` (and ``evals_result_`` at ``best_iteration_``) is its
+        validation NLL; re-solving the thresholds on the training rows would
+        change it.
+        """
+        # without early stopping the last round's (LightGBM may add no tree in a round)
+        index = self.best_iteration_ - 1 if self.early_stopping_rounds else -1
+        self.thresholds_ = state.validation_thresholds[index]
+        self.best_score_ = state.validation_nll[index]
+        # XGBoost's own record rounds each value to 6 decimals
+        self.evals_result_ = {"valid": {"ordinal_nll": list(state.validation_nll)}}
 
     def _link(self) -> Link:
         if self.link not in BOOSTING_LINKS:
@@ -296,6 +343,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         refuse_missing(y)
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=True)
+            check_frame(X)
             checked_y = column_or_1d(y, warn=True) if not is_categorical(y) else y
             X_in = X
         else:
@@ -306,10 +354,11 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         return X_in, self._check_y(y_values)
 
     def _validate_X(self, X: Any, *, reset: bool) -> Any:
-        """A DataFrame as it is (the booster reads its dtypes), else a float array."""
+        """A DataFrame as it is (categories as in fit), else a float array."""
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, skip_check_array=True, reset=reset)
-            return X
+            check_frame(X)
+            return recode_categories(X, getattr(self, "_fit_categories", {}))
         return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
 
     @staticmethod
@@ -398,6 +447,78 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _xgb_early_stopping(lib: ModuleType, history: list[float], rounds: int) -> Any:
+    """An XGBoost callback that stops ``rounds`` rounds after the lowest of ``history``."""
+
+    class _EarlyStopping(lib.callback.TrainingCallback):  # type: ignore[name-defined]
+        def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+            return len(history) - 1 - int(np.argmin(history)) >= rounds
+
+    return _EarlyStopping()
+
+
+def check_frame(X: pd.DataFrame) -> None:
+    """Refuse the columns of a DataFrame ``X`` that a numpy ``X`` could not hold either.
+
+    Infinite values (refused in an array by scikit-learn's check; LightGBM would
+    take them as large numbers, XGBoost fails) and text columns (the boosters
+    take numbers, booleans and ``category`` columns).
+    """
+    text = [str(name) for name, dtype in X.dtypes.items() if _is_text(dtype)]
+    if text:
+        raise DataError(
+            f"X has text columns ({', '.join(map(repr, text))}); the boosters take numbers, "
+            "booleans and pandas 'category' columns: convert them with .astype('category')"
+        )
+    numeric = X.select_dtypes(include="number")
+    if numeric.shape[1]:
+        values = numeric.to_numpy(dtype=float, na_value=np.nan)
+        infinite = [
+            str(name)
+            for name, bad in zip(numeric.columns, np.isinf(values).any(axis=0), strict=True)
+            if bad
+        ]
+        if infinite:
+            raise DataError(
+                f"X has infinite values in column(s) {', '.join(map(repr, infinite))}; "
+                "replace them (np.nan is taken as missing)"
+            )
+
+
+def _is_text(dtype: Any) -> bool:
+    return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+
+
+def category_dtypes(X: Any) -> dict[Any, pd.CategoricalDtype]:
+    """The ``category`` columns of a DataFrame ``X`` and their dtypes (``{}`` for an array)."""
+    if not isinstance(X, pd.DataFrame):
+        return {}
+    return {
+        name: dtype for name, dtype in X.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)
+    }
+
+
+def recode_categories(X: pd.DataFrame, dtypes: Mapping[Any, pd.CategoricalDtype]) -> pd.DataFrame:
+    """``X`` with its ``category`` columns given the categories of the fit.
+
+    A category the fit did not see becomes missing, as LightGBM treats it;
+    XGBoost refuses a column whose categories differ from the fit's (even an
+    unused extra one) with an error of its own.
+    """
+    changed = [
+        name
+        for name, dtype in dtypes.items()
+        if name in X and isinstance(X[name].dtype, pd.CategoricalDtype) and X[name].dtype != dtype
+    ]
+    if not changed:
+        return X
+    X = X.copy()
+    for name in changed:
+        dtype = dtypes[name]
+        X[name] = X[name].cat.set_categories(dtype.categories, ordered=dtype.ordered)
+    return X
 
 
 def _n_rows(X: Any) -> int:
@@ -525,7 +646,13 @@ class OrdinalLGBMClassifier(_OrdinalBooster):
     best_iteration_ : int
         Rounds used for prediction.
     evals_result_ : dict
-        ``{"valid": {"ordinal_nll": [...]}}`` with ``eval_set``.
+        ``{"valid": {"ordinal_nll": [...]}}`` with ``eval_set``: the weighted
+        mean validation NLL after each round, at that round's thresholds.
+    best_score_ : float or None
+        With ``eval_set``: the validation NLL of the returned model (the
+        entry of ``evals_result_`` at ``best_iteration_``; the last without
+        early stopping).  Its thresholds are that round's, not re-solved.
+        ``None`` without ``eval_set``.
     threshold_nll_trace_ : ndarray, shape (n_rounds, 2)
         Training NLL before and after each threshold update (never higher after).
     train_nll_ : float
@@ -739,7 +866,7 @@ class OrdinalXGBClassifier(_OrdinalBooster):
     ----------
     booster_ : xgboost.Booster
     thresholds_, classes_, feature_importances_, best_iteration_, evals_result_,
-    threshold_nll_trace_, train_nll_
+    best_score_, threshold_nll_trace_, train_nll_
         As :class:`OrdinalLGBMClassifier`.
     """
 
@@ -856,7 +983,9 @@ class OrdinalXGBClassifier(_OrdinalBooster):
 
             kwargs.update(evals=[(dvalid, "valid")], custom_metric=metric)
             if self.early_stopping_rounds:
-                kwargs["early_stopping_rounds"] = int(self.early_stopping_rounds)
+                # on the exact values: XGBoost's own early stopping reads them rounded
+                rounds = int(self.early_stopping_rounds)
+                kwargs["callbacks"] = [_xgb_early_stopping(lib, state.validation_nll, rounds)]
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*base_score.*")
             booster = lib.train(
@@ -866,8 +995,9 @@ class OrdinalXGBClassifier(_OrdinalBooster):
                 obj=lambda preds, _data: state.round(preds),
                 **kwargs,
             )
-        best = getattr(booster, "best_iteration", None)
-        self.best_iteration_ = int(best) + 1 if best is not None else int(self.n_estimators)
+        history = state.validation_nll
+        stopped = self.early_stopping_rounds and history
+        self.best_iteration_ = int(np.argmin(history)) + 1 if stopped else int(self.n_estimators)
         # the training matrix holds XGBoost's prediction cache: no pass through the trees
         scores = booster.predict(
             train, output_margin=True, iteration_range=(0, self.best_iteration_)

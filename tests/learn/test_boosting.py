@@ -101,6 +101,97 @@ def test_early_stopping_on_validation_nll(cls, data):
     assert min(history) == pytest.approx(history[clf.best_iteration_ - 1], rel=1e-12)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_reported_best_score_is_the_returned_models_validation_nll(cls, weighted, data):
+    # before: thresholds were re-solved on the training rows after early stopping, so
+    # the returned model's validation NLL was 0.005-0.010 above the recorded best score
+    # (and XGBoost's record was rounded to 6 decimals)
+    X, y = data
+    w = np.random.default_rng(5).uniform(0.5, 2.0, len(y)) if weighted else np.ones(len(y))
+    fit_kw = {"sample_weight": w[:1000] if weighted else None}
+    fit_kw["eval_sample_weight"] = w[1000:] if weighted else None
+    clf = cls(n_estimators=500, learning_rate=0.3, early_stopping_rounds=10, n_jobs=1)
+    clf.fit(X[:1000], y[:1000], eval_set=(X[1000:], y[1000:]), **fit_kw)
+    history = clf.evals_result_["valid"]["ordinal_nll"]
+    assert clf.best_iteration_ == int(np.argmin(history)) + 1 < len(history)
+    prob = clf.predict_proba(X[1000:])
+    nll = -np.sum(w[1000:] * np.log(prob[np.arange(500), y[1000:]])) / np.sum(w[1000:])
+    assert abs(nll - history[clf.best_iteration_ - 1]) < 1e-10
+    assert clf.best_score_ == history[clf.best_iteration_ - 1]
+    # without early stopping: the last round's score is the returned model's
+    plain = cls(n_estimators=8, n_jobs=1).fit(X[:1000], y[:1000], eval_set=(X[1000:], y[1000:]))
+    prob = plain.predict_proba(X[1000:])
+    assert abs(_log_loss(prob, y[1000:]) - plain.evals_result_["valid"]["ordinal_nll"][-1]) < 1e-10
+    assert plain.best_score_ == plain.evals_result_["valid"]["ordinal_nll"][-1]
+    assert plain.fit(X[:1000], y[:1000]).best_score_ is None  # refitted without eval_set
+
+
+@pytest.mark.parametrize(
+    "cls, options",
+    [
+        # row-count settings off: one bin per value, min_child_samples on few leaves
+        (
+            OrdinalLGBMClassifier,
+            {
+                "num_leaves": 4,
+                "min_child_samples": 1,
+                "params": {"max_bin": 1023, "min_data_in_bin": 1, "min_sum_hessian_in_leaf": 0},
+            },
+        ),
+        (OrdinalXGBClassifier, {}),
+    ],
+)
+def test_case_weights_are_repeated_rows(cls, options, data):
+    X, y = data[0][:300], data[1][:300]
+    k = np.random.default_rng(6).integers(1, 4, len(y))
+    kw = {"n_estimators": 10, "threshold_update_every": 1, "n_jobs": 1, **options}
+    weighted = cls(**kw).fit(X, y, sample_weight=k.astype(float))
+    repeated = cls(**kw).fit(np.repeat(X, k, axis=0), np.repeat(y, k))
+    np.testing.assert_allclose(weighted.thresholds_, repeated.thresholds_, atol=1e-7)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-7)
+    assert weighted.train_nll_ == pytest.approx(repeated.train_nll_, rel=1e-8)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_categories_at_prediction_are_those_of_the_fit(cls, data):
+    # before: XGBoost refused a category column whose categories differed from the fit's
+    # (an unused extra one, or a new value) with a raw XGBoostError; LightGBM recodes
+    X, y = data[0][:400], data[1][:400]
+    frame = pd.DataFrame(X[:, :2], columns=["a", "b"])
+    group = np.where(X[:, 2] > 0, "hi", "lo")
+    frame["g"] = pd.Categorical(group)
+    y = np.clip(y + (group == "hi"), 0, 3)
+    clf = cls(n_estimators=20, n_jobs=1).fit(frame, y)
+    expected = clf.predict_proba(frame)
+    extra = frame.copy()
+    extra["g"] = pd.Categorical(group, categories=["lo", "hi", "new"])
+    np.testing.assert_allclose(clf.predict_proba(extra), expected)
+    unseen, missing = frame.copy(), frame.copy()
+    unseen["g"] = pd.Categorical(np.where(group == "hi", "new", group))
+    missing["g"] = pd.Categorical(np.where(group == "hi", None, group), categories=["hi", "lo"])
+    np.testing.assert_allclose(clf.predict_proba(unseen), clf.predict_proba(missing))
+    assert unseen["g"].cat.categories.tolist() == ["lo", "new"]  # the caller's frame
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_a_data_frame_with_infinite_or_text_values_is_refused_as_an_array_is(cls, data):
+    # before: LightGBM fitted infinite values as large numbers, XGBoost failed with a raw
+    # XGBoostError (a numpy X with them is refused); text columns got each booster's error
+    X, y = data[0][:200], data[1][:200]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = cls(n_estimators=3, n_jobs=1).fit(frame, y)
+    infinite = frame.assign(b=np.where(X[:, 1] > 1, np.inf, X[:, 1]))
+    text = frame.assign(c=np.where(X[:, 2] > 0, "up", "down"))
+    for bad, message in [(infinite, r"infinite values in column\(s\) 'b'"), (text, "'c'")]:
+        with pytest.raises(OrdstatsError, match=message):
+            cls(n_estimators=3, n_jobs=1).fit(bad, y)
+        with pytest.raises(OrdstatsError, match=message):
+            clf.predict_proba(bad)
+    missing = frame.assign(b=pd.array(np.where(X[:, 1] > 1, None, X[:, 1]), dtype="Float64"))
+    assert np.isfinite(cls(n_estimators=3, n_jobs=1).fit(missing, y).predict_proba(missing)).all()
+
+
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_fixed_thresholds_stay_at_the_null_model(cls, data):
     X, y = data
@@ -236,20 +327,27 @@ def test_unseen_validation_class_is_an_error(cls, data):
     assert "classes=" not in message
 
 
-def test_missing_booster_names_the_extra(monkeypatch, data):
+@pytest.mark.parametrize(
+    "cls, module", [(OrdinalLGBMClassifier, "lightgbm"), (OrdinalXGBClassifier, "xgboost")]
+)
+def test_missing_booster_names_the_extra(monkeypatch, cls, module, data):
     import importlib
 
+    X, y = data
+    fitted = cls(n_estimators=5, n_jobs=1).fit(X[:200], y[:200])
     real = importlib.import_module
 
     def fake(name, *args, **kwargs):
-        if name == "lightgbm":
-            raise ImportError("no lightgbm")
+        if name == module:
+            raise ImportError(f"no {module}")
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib, "import_module", fake)
-    X, y = data
-    with pytest.raises(ImportError, match=r"ordstats\[lightgbm\]"):
-        OrdinalLGBMClassifier(n_estimators=5).fit(X, y)
+    with pytest.raises(ImportError, match=rf"ordstats\[{module}\]"):
+        cls(n_estimators=5).fit(X, y)
+    if module == "xgboost":  # predicting builds an XGBoost matrix
+        with pytest.raises(ImportError, match=r"ordstats\[xgboost\]"):
+            fitted.predict_proba(X[:5])
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)
@@ -286,6 +384,10 @@ def test_training_scores_equal_predicting_through_the_trees(cls, options, data):
     clf = cls(n_estimators=30, random_state=0, **options).fit(X[300:], y[300:], **fit_kw)
     prob = clf.predict_proba(X[300:])
     assert clf.train_nll_ == pytest.approx(_log_loss(prob, y[300:]), rel=1e-12)
+    if fit_kw:  # validated: the best round's thresholds (its recorded validation NLL)
+        valid = _log_loss(clf.predict_proba(X[:300]), y[:300])
+        assert clf.best_score_ == pytest.approx(valid, rel=1e-12)
+        return
     d = round_derivatives(clf.latent_score(X[300:]), y[300:], clf.thresholds_, get_link(clf.link))
     np.testing.assert_allclose(d.threshold_gradient, 0.0, atol=1e-7 * len(y))
 
