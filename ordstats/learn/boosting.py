@@ -215,6 +215,7 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         sample_weight: Any = None,
         eval_set: Any = None,
         eval_sample_weight: Any = None,
+        **fit_params: Any,
     ) -> _OrdinalBooster:
         """Boost the ordinal likelihood.
 
@@ -245,6 +246,10 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
             ``eval_set`` they are solved to convergence after the last round.
         eval_sample_weight : array-like, optional
             Weights of the validation rows.
+        **fit_params
+            None is taken: the library's other fit arguments (``init_score``,
+            ``base_margin``, callbacks) are refused, since the ordinal
+            objective sets the scores and the rounds itself.
 
             With a pandas ``X`` (``X_val``), a pandas ``y`` and weights (``y_val``,
             ``eval_sample_weight``) pair with its rows by index label; numpy arrays
@@ -254,6 +259,13 @@ class _OrdinalBooster(ClearParameters, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if fit_params:
+            raise TypeError(
+                f"fit() got the argument(s) {', '.join(map(repr, fit_params))}, which the ordinal "
+                "boosters do not take: they take X, y, sample_weight, eval_set and "
+                "eval_sample_weight (the ordinal objective sets the scores: an offset such as "
+                "init_score or base_margin is not supported)"
+            )
         booster_lib = _require(self._booster_module, self._extra)
         link = self._link()
         self._check_options()

@@ -410,3 +410,15 @@ def test_pandas_inputs_pair_by_index_label(cls, data):
         cls(**options).fit(X, y.set_axis(y.index + 1000))
     with pytest.raises(OrdstatsError, match=r"index of y_val does not hold the same labels"):
         cls(**options).fit(X, y, eval_set=(X, y.set_axis(y.index + 1000)))
+
+
+@pytest.mark.parametrize("name", ["OrdinalLGBMClassifier", "OrdinalXGBClassifier"])
+def test_an_unknown_fit_argument_is_named_without_internal_names(name):
+    # before: "_OrdinalBooster.fit() got an unexpected keyword argument 'init_score'"
+    import ordstats.learn
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.arange(30) % 3
+    with pytest.raises(TypeError, match=r"fit\(\) got the argument\(s\) 'init_score'") as err:
+        getattr(ordstats.learn, name)().fit(X, y, init_score=np.zeros(30))
+    assert "_Ordinal" not in str(err.value)
