@@ -533,11 +533,15 @@ class OrdinalModel:
         scale = update_one_sided(
             self._formula_of("scale"), changes.pop("scale", self._formula_of("scale")), "scale"
         )
+        other_data = "data" in changes
         source = self._updated_source(source, changes)
         options = self.options.replace(changes) if changes else self.options
         new, nominal, scale = _with_r_column_names(new, nominal, scale, source.data, None)
         with _plain_formula_errors(new), requested_contrasts(source.contrasts):
-            return self._rebuilt(source, new, nominal, scale, options)
+            model = self._rebuilt(source, new, nominal, scale, options)
+        if other_data:  # the summary's data: line named the old data
+            model.data_name = None
+        return model
 
     def _formula_of(self, part: str) -> str | None:
         """The model's nominal or scale formula (``"~ terms"``), None without one."""

@@ -104,10 +104,10 @@ def test_data_weights_offset_and_subset_can_be_replaced(wine):
         ).fit(),
     )
     part = wine.iloc[:60]
-    _same_fit(
-        res.update(data=part, weights=None),
-        OrdinalModel.from_formula("rating ~ temp + contact", part).fit(),
-    )
+    other = res.update(data=part, weights=None)
+    _same_fit(other, OrdinalModel.from_formula("rating ~ temp + contact", part).fit())
+    assert "data:    wine" in str(res.summary())
+    assert "data:" not in str(other.summary())  # not the old data's name
     subset = res.update(subset="judge != '1'")
     with pytest.raises(SpecificationError, match=r"pass subset= for the new data too"):
         subset.update(data=part)
