@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import decimal
 
-import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -129,20 +128,3 @@ def test_interval_with_infinite_bounds():
         np.testing.assert_allclose(value, [link.log_sf(-0.2), link.log_cdf(0.3)], rtol=1e-13)
         disordered = link.log_interval(np.array([0.0]), np.array([1.0]))
         assert np.isnan(disordered[0])
-
-
-@given(
-    a=st.floats(-1e4, 1e4),
-    width=st.sampled_from([1e-9, 1e-6, 1e-3, 1.0, 100.0]),
-)
-@settings(max_examples=200, deadline=None)
-def test_cauchit_interval_keeps_its_digits_far_in_the_tails(a, width):
-    """log(F(b) - F(a)) for cauchit against mpmath (50 digits): narrow intervals
-    far in a tail were the difference of two nearly equal log F and kept only
-    ~1e-7 of their relative precision (a = -6310, b - a = 1e-6)."""
-    mpmath.mp.dps = 50
-    upper = a + width
-    lo, hi = mpmath.mpf(a), mpmath.mpf(upper)
-    exact = float(mpmath.log((mpmath.atan(hi) - mpmath.atan(lo)) / mpmath.pi))
-    got = get_link("cauchit").log_interval(np.array([upper]), np.array([a]))[0]
-    assert got == pytest.approx(exact, rel=1e-13)

@@ -399,28 +399,6 @@ class Cauchit(Link):
         with np.errstate(divide="ignore"):
             return np.log(self.sf(x))
 
-    def log_interval(self, upper: FloatArray, lower: FloatArray) -> FloatArray:
-        r"""``log(F(b) - F(a))`` from ``arctan b - arctan a = arctan2(b - a, 1 + ab)``.
-
-        The identity holds for every ``a <= b`` and needs no difference of two
-        nearly equal probabilities: from ``log F`` of both bounds, a narrow
-        interval far in a tail kept only ``~eps / (b - a)`` of its relative
-        precision.  Both arguments are divided by ``m = max(1, |a|, |b|)``
-        against overflow; infinite bounds take the generic rule.
-        """
-        b, a = np.broadcast_arrays(np.asarray(upper, dtype=float), np.asarray(lower, dtype=float))
-        finite = np.isfinite(a) & np.isfinite(b)
-        bf, af = np.where(finite, b, 0.0), np.where(finite, a, 0.0)
-        m = np.maximum(1.0, np.maximum(np.abs(af), np.abs(bf)))
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            width = bf - af  # exact for close bounds; b/m - a/m would round both first
-            width = np.where(np.isfinite(width), width / m, bf / m - af / m)
-            angle = np.arctan2(width, 1.0 / m + (af / m) * bf)
-            exact = np.where(bf >= af, np.log(angle) - _LOG_PI, np.nan)
-        if np.all(finite):
-            return exact
-        return np.where(finite, exact, super().log_interval(b, a))
-
     def log_pdf(self, x: FloatArray) -> FloatArray:  # noqa: D102
         ax = np.abs(np.asarray(x, dtype=float))
         with np.errstate(over="ignore", divide="ignore"):
