@@ -624,20 +624,14 @@ def newdata_warned_once(stacklevel: int = 2) -> Iterator[None]:
 def _report_missing(what: str, found: _MissingRows, stacklevel: int) -> None:
     """Warn of ``found`` now, or leave it to the enclosing :func:`newdata_warned_once`."""
     collected = _COLLECTED.get()
-    if collected is None:
+    if collected is not None and what not in collected:
+        collected[what] = found
+    elif collected is not None and len(collected[what].index) == len(found.index):
+        collected[what].merge(found)
+    else:  # outside a block, or other rows than the block's (nothing to merge with)
         message = found.message(what)
         if message is not None:
             warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 1)
-    elif what not in collected:
-        collected[what] = found
-    elif len(collected[what].index) == len(found.index):
-        collected[what].merge(found)
-    else:  # other rows than the block's: not the same rows to merge with
-        _COLLECTED.set(None)
-        try:
-            _report_missing(what, found, stacklevel + 1)
-        finally:
-            _COLLECTED.set(collected)
 
 
 def missing_predictor_rows(

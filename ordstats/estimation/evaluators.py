@@ -485,8 +485,15 @@ def separation_check_due(n_rows: int, effect: FloatArray, converged: bool) -> bo
     """
     if n_rows > _SEPARATION_MAX_ROWS:
         return False
-    suspicious = (not converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
-    return suspicious or n_rows <= _SEPARATION_ALWAYS_ROWS
+    return shows_divergence(effect, converged) or n_rows <= _SEPARATION_ALWAYS_ROWS
+
+
+def shows_divergence(effect: FloatArray, converged: bool) -> bool:
+    """Whether a fit did not converge or has an effect over ``_DIVERGENCE_STD_EFFECT`` SDs.
+
+    ``effect`` is ``|beta| * sd(x)`` per location column.
+    """
+    return (not converged) or bool(np.any(effect > _DIVERGENCE_STD_EFFECT))
 
 
 # ---------------------------------------------------------------------------
@@ -879,7 +886,7 @@ class ChunkedEvaluator:
         if self._moments is not None:
             with np.errstate(over="ignore", under="ignore", invalid="ignore"):
                 effect = np.abs(solution.x[layout.beta]) * self._moments.sd
-        if solution.converged and not np.any(effect > _DIVERGENCE_STD_EFFECT):
+        if not shows_divergence(effect, solution.converged):
             return []
         # in the basis's columns where there is one (x + 1e8 would separate to rounding):
         # the same span, so the same separation, with the location effects in place
