@@ -66,6 +66,7 @@ from ordstats.results.margins.verbs import MarginsMethods
 from ordstats.results.persistence import PersistenceMethods, SlimEvaluation, rows_removed_error
 from ordstats.results.prediction_se import warn_rank_deficient
 from ordstats.results.profile import ProfileMethods
+from ordstats.results.stepwise import StepwiseMethods
 from ordstats.results.survival import SurvivalMethods
 from ordstats.results.term_tests import TermTestMethods
 from ordstats.results.values import Covariance, FitInfo
@@ -93,6 +94,7 @@ class OrdinalResults(
     WaldMethods,
     ProfileMethods,
     TermTestMethods,
+    StepwiseMethods,
     ConvergenceMethods,
     SliceMethods,
     GoodnessOfFitMethods,

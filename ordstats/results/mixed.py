@@ -93,6 +93,12 @@ _NO_ADD1 = (
 )
 
 
+_NO_STEP = (
+    "R's step stops for a clmm too (its add1 cannot rebuild the model frame); compare the "
+    "fixed effects with drop1() and ordstats.lr_test(restricted, full)"
+)
+
+
 _NO_REMOVAL = (
     "the predictions and ranef() read the conditional modes, which are computed from the "
     "rows; save(fname) without remove_data keeps them"
@@ -595,6 +601,7 @@ class MixedResults(
     nominal_test = _refused("nominal_test()", _NO_NOMINAL)
     scale_test = _refused("scale_test()", _NO_NOMINAL)
     add1 = _refused("add1()", _NO_ADD1)
+    step = _refused("step()", _NO_STEP)
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)

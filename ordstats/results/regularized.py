@@ -45,6 +45,7 @@ _REFITTING = (
     "brant_test",
     "drop1",
     "add1",
+    "step",
 )
 #: Methods whose maximum-likelihood theory does not hold at penalised estimates.
 _ML_ONLY = ("get_robustcov_results", "convergence", "slice", "plot_slice")

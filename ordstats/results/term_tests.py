@@ -470,39 +470,84 @@ def _location_terms(res: FittedState, what: str) -> list[Any]:
     return [t for t in location.spec.terms if t.degree != 0]
 
 
+def information_criterion(res: Any, k: float) -> float:
+    """``-2 llf + k edf``: R's ``extractAIC(fit, k = k)[2]`` (AIC for 2, BIC for log n)."""
+    return float(res.aic + (k - 2.0) * res.k_params)
+
+
+def check_penalty_k(k: Any) -> float:
+    """``k``, the penalty per parameter of R's ``extractAIC``, checked."""
+    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
+        raise SpecificationError(
+            f"k is the penalty per parameter (2 for AIC, log(nobs) for BIC); got {k!r}"
+        )
+    if not np.isfinite(k) or k < 0:
+        raise SpecificationError(f"k must be a finite number >= 0 (2 for AIC); got {k!r}")
+    return float(k)
+
+
+def _model_with_terms(res: FittedState, terms: list[Any], what: str) -> Any:
+    """The model with the location ``terms`` (nominal and scale kept), not fitted."""
+    location = " + ".join(_term_text(t) for t in terms) or "1"
+    sides = _side_formulas(res)
+    try:
+        other = res.model.refit_formulas(
+            location=location, nominal=sides["nominal"], scale=sides["scale"]
+        )
+    except FormulaError as exc:  # the term names no column or function: say so
+        raise FormulaError(f"{what}: {exc}") from exc
+    assert other is not None
+    return other
+
+
+def _check_same_rows(res: FittedState, other: Any, what: str) -> None:
+    if other.n_rows != res.model.n_rows:
+        raise DataError(
+            f"{what} changes the rows used ({res.model.n_rows} -> {other.n_rows}): remove the "
+            "missing values of every variable first (R: 'number of rows in use has changed')"
+        )
+
+
+def refit_with_terms(res: FittedState, terms: list[Any], what: str) -> Any:
+    """The model refitted with the location ``terms`` (nominal, scale and options kept).
+
+    Warnings of the refit reach the caller.
+
+    Raises
+    ------
+    FormulaError
+        When a term names no column or function (the message starts with ``what``).
+    DataError
+        When the new formula uses other rows (R: "number of rows in use has changed").
+    """
+    other = _model_with_terms(res, terms, what)
+    _check_same_rows(res, other, what)
+    return other.fit()
+
+
 def _refit_row(
-    res: FittedState, terms: list[Any], what: str, larger: bool
+    res: FittedState, terms: list[Any], what: str, larger: bool, k: float = 2.0
 ) -> tuple[list[float], bool]:
     """The refit with the location ``terms``: (Df, AIC, LRT, p) and whether it failed."""
-    model = res.model
-    location = " + ".join(_term_text(t) for t in terms) or "1"
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         try:
-            sides = _side_formulas(res)
-            other = model.refit_formulas(
-                location=location, nominal=sides["nominal"], scale=sides["scale"]
-            )
-            assert other is not None
+            other = _model_with_terms(res, terms, what)
             fitted = other.fit()
-        except FormulaError as exc:  # the term names no column or function: say so
-            raise FormulaError(f"{what}: {exc}") from exc
+        except FormulaError:
+            raise
         except OrdstatsError:
             return [np.nan] * 4, True
-    if other.n_rows != model.n_rows:
-        raise DataError(
-            f"{what} changes the rows used ({model.n_rows} -> {other.n_rows}): remove the "
-            "missing values of every variable first (R: 'number of rows in use has changed')"
-        )
+    _check_same_rows(res, other, what)
     big, small = (fitted, res) if larger else (res, fitted)
     df = big.k_params - small.k_params
     lrt = max(2.0 * (big.llf - small.llf), 0.0)
     p = float(stats.chi2.sf(lrt, df)) if df else 1.0
-    return [float(df), fitted.aic, lrt, p], not fitted.converged
+    return [float(df), information_criterion(fitted, k), lrt, p], not fitted.converged
 
 
 def _table(
-    res: FittedState, rows: dict[str, list[float]], failed: list[str], test: bool
+    res: FittedState, rows: dict[str, list[float]], failed: list[str], test: bool, k: float = 2.0
 ) -> pd.DataFrame:
     if failed:
         warnings.warn(
@@ -512,25 +557,33 @@ def _table(
             stacklevel=4,
         )
     table = pd.DataFrame.from_dict(
-        {"<none>": [np.nan, res.aic, np.nan, np.nan], **rows},
+        {"<none>": [np.nan, information_criterion(res, k), np.nan, np.nan], **rows},
         orient="index",
         columns=["Df", "AIC", "LRT", "Pr(>Chi)"],
     )
     return table if test else table[["Df", "AIC"]]
 
 
-def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
+def drop1(
+    res: FittedState, test: str = "none", *, scope: Any = None, k: float = 2.0
+) -> pd.DataFrame:
     """Refit without each location term that can be dropped, as R's ``drop1``.
 
-    A term can be dropped when no other term contains it (R's ``drop.scope``:
-    ``a`` stays while ``a:b`` is in the model).  Each refit keeps the nominal and
-    scale formulas, weights, offset, link and thresholds.
+    Without ``scope`` a term can be dropped when no other term contains it
+    (R's ``drop.scope``: ``a`` stays while ``a:b`` is in the model).  Each refit
+    keeps the nominal and scale formulas, weights, offset, link and thresholds.
 
     Parameters
     ----------
     res : OrdinalResults
     test : {"none", "Chisq"}
         ``"Chisq"`` adds the likelihood-ratio statistic and its p-value.
+    scope : str or list of str, optional
+        The terms to drop, each a term of the model (``"~ a + b"`` or a list); as
+        in R, given terms are tried even where a larger term contains them.
+    k : float
+        The penalty per parameter in the ``AIC`` column, ``-2 llf + k edf`` (R's
+        ``k``: 2 for AIC, ``log(nobs)`` for BIC).
 
     Returns
     -------
@@ -539,23 +592,44 @@ def drop1(res: FittedState, test: str = "none") -> pd.DataFrame:
         refit, and with ``test="Chisq"`` ``LRT`` and ``Pr(>Chi)``.
     """
     wanted = _wants_test(test)
+    k = check_penalty_k(k)
     terms = _location_terms(res, "drop1")
+    chosen = None if scope is None else _drop_scope_terms(scope, terms)
 
     def refit(term: Any, label: str) -> tuple[list[float], bool]:
         others = [t for t in terms if t is not term]
-        return _refit_row(res, others, f"dropping {label!r}", larger=False)
+        return _refit_row(res, others, f"dropping {label!r}", larger=False, k=k)
 
-    return _table(res, *_drop_rows(terms, refit), wanted)
+    return _table(res, *_drop_rows(terms, refit, chosen), wanted, k)
+
+
+def _drop_scope_terms(scope: Any, terms: list[Any]) -> list[Any]:
+    """The model's terms that ``scope`` names (R: 'scope is not a subset of term labels')."""
+    by_factors = {_factor_set(t): t for t in terms}
+    chosen = []
+    for term in _scope_terms(scope, terms):
+        if _factor_set(term) not in by_factors:
+            raise SpecificationError(
+                f"scope={scope!r} names {_term_label(term)!r}, which is not a term of the "
+                f"model ({', '.join(_term_label(t) for t in terms) or 'none'}): drop1 can only "
+                "drop the model's own terms (R: 'scope is not a subset of term labels')"
+            )
+        chosen.append(by_factors[_factor_set(term)])
+    return chosen
 
 
 def _drop_rows(
-    terms: list[Any], refit: Callable[[Any, str], tuple[list[float], bool]]
+    terms: list[Any],
+    refit: Callable[[Any, str], tuple[list[float], bool]],
+    chosen: list[Any] | None = None,
 ) -> tuple[dict[str, list[float]], list[str]]:
-    """``refit(term, label)`` of each term R's ``drop.scope`` allows, and those that failed."""
+    """``refit(term, label)`` of each term R's ``drop.scope`` (or ``chosen``) allows."""
     rows: dict[str, list[float]] = {}
     failed: list[str] = []
     for term in terms:
-        if any(_factor_set(term) < _factor_set(other) for other in terms):
+        if chosen is not None and not any(term is c for c in chosen):
+            continue
+        if chosen is None and any(_factor_set(term) < _factor_set(other) for other in terms):
             continue  # R's drop.scope: a margin of a term still in the model
         label = _term_label(term)
         rows[label], bad = refit(term, label)
@@ -646,7 +720,7 @@ def _scope_terms(scope: Any, current: list[Any]) -> list[Any]:
         raise SpecificationError(f"cannot read scope={scope!r}: {exc}") from exc
 
 
-def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
+def add1(res: FittedState, scope: Any, test: str = "none", *, k: float = 2.0) -> pd.DataFrame:
     """Refit with each term of ``scope`` added to the location formula, as R's ``add1``.
 
     A term is tried when it is not in the model and every lower-order term it
@@ -659,6 +733,8 @@ def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
         The terms to try: a one-sided formula (``"~ x + z"``, or ``"~ . + x + z"``)
         or a list of terms.
     test : {"none", "Chisq"}
+    k : float
+        The penalty per parameter in the ``AIC`` column (R's ``k``; see :func:`drop1`).
 
     Returns
     -------
@@ -667,6 +743,7 @@ def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
         the refit, and with ``test="Chisq"`` ``LRT`` and ``Pr(>Chi)``.
     """
     wanted = _wants_test(test)
+    k = check_penalty_k(k)
     current = _location_terms(res, "add1")
     have = {_factor_set(t) for t in current}
     candidates = _scope_terms(scope, current)
@@ -678,14 +755,14 @@ def add1(res: FittedState, scope: Any, test: str = "none") -> pd.DataFrame:
         if factors in have or not all(m in have for m in margins):
             continue
         label = _term_label(term)
-        rows[label], bad = _refit_row(res, [*current, term], f"adding {label!r}", larger=True)
+        rows[label], bad = _refit_row(res, [*current, term], f"adding {label!r}", larger=True, k=k)
         failed += [label] if bad else []
     if not rows:
         raise SpecificationError(
             f"scope={scope!r} has no term to add (each is in the model, or needs a lower-"
             "order term that is not)"
         )
-    return _table(res, rows, failed, wanted)
+    return _table(res, rows, failed, wanted, k)
 
 
 class TermTestMethods(FittedState):
@@ -722,7 +799,7 @@ class TermTestMethods(FittedState):
         """
         return scale_test(self)
 
-    def drop1(self, test: str = "none") -> pd.DataFrame:
+    def drop1(self, test: str = "none", *, scope: Any = None, k: float = 2.0) -> pd.DataFrame:
         """Refit without each location term that can be dropped (R's ``drop1``).
 
         See :func:`ordstats.results.term_tests.drop1`.
@@ -731,14 +808,18 @@ class TermTestMethods(FittedState):
         ----------
         test : {"none", "Chisq"}
             ``"Chisq"`` adds ``LRT`` and ``Pr(>Chi)``.
+        scope : str or list of str, optional
+            The model's terms to try dropping (default: those no other term contains).
+        k : float
+            Penalty per parameter in the ``AIC`` column (2: AIC; ``log(nobs)``: BIC).
 
         Returns
         -------
         pandas.DataFrame
         """
-        return drop1(self, test)
+        return drop1(self, test, scope=scope, k=k)
 
-    def add1(self, scope: Any, test: str = "none") -> pd.DataFrame:
+    def add1(self, scope: Any, test: str = "none", *, k: float = 2.0) -> pd.DataFrame:
         """Refit with each term of ``scope`` added to the location formula (R's ``add1``).
 
         See :func:`ordstats.results.term_tests.add1`.
@@ -748,9 +829,11 @@ class TermTestMethods(FittedState):
         scope : str or list of str
             ``"~ x + z"`` (or ``"~ . + x + z"``), or a list of terms.
         test : {"none", "Chisq"}
+        k : float
+            Penalty per parameter in the ``AIC`` column (2: AIC; ``log(nobs)``: BIC).
 
         Returns
         -------
         pandas.DataFrame
         """
-        return add1(self, scope, test)
+        return add1(self, scope, test, k=k)
