@@ -42,3 +42,7 @@ fit <- clm(SURENESS ~ PROD + GENDER, nominal = ~ DAY, data = soup)
 write_step("soup_nominal_both",
            "step(clm(SURENESS ~ PROD + GENDER, nominal = ~ DAY, data = soup), scope = ~ PROD * GENDER + AGEGROUP + COLD, k = 3)",
            fit, scope = ~ PROD * GENDER + AGEGROUP + COLD, k = 3)
+# an aliased term (z = 2 * (temp == "warm")) has Df 0 and is dropped first, without a search
+al <- wine; al$z <- 2 * as.numeric(al$temp == "warm")
+fit <- clm(rating ~ temp + contact + z, data = al)
+write_step("wine_aliased", "step(clm(rating ~ temp + contact + z, data = wine with z = 2 * (temp == 'warm')))", fit)

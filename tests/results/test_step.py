@@ -6,6 +6,7 @@ Reference: ``tests/r/step.R`` (vendored in ``tests/data/reference/step/``).
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalMixedModel, OrdinalModel, SurveyDesign, datasets
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import CollinearityWarning, OrdstatsError, SpecificationError
 
 REFERENCE = Path(__file__).parents[1] / "data" / "reference" / "step"
 
@@ -89,6 +90,21 @@ def test_step_follows_r_path_and_chooses_r_model(name: str) -> None:
     assert {":".join(sorted(t.split(":"))) for t in selection.terms} == labels
     assert repr(selection).splitlines()[0].endswith(" + ".join(selection.terms))
     assert len(chosen.params) == len(ref["coef"])
+
+
+def test_step_drops_an_aliased_term_first_as_r() -> None:
+    ref = _reference("wine_aliased")
+    data = datasets.load("wine")
+    data["z"] = 2.0 * (data["temp"] == "warm")
+    with pytest.warns(CollinearityWarning):
+        res = OrdinalModel.from_formula("rating ~ temp + contact + z", data).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CollinearityWarning)  # the refits see z too
+        selection = res.step()
+    assert list(selection.anova["Step"]) == ref["steps"] == ["", "- z"]
+    np.testing.assert_allclose(selection.anova["AIC"], ref["aic"], rtol=1e-9)
+    assert selection.anova["Df"].iloc[1] == 0
+    assert selection.terms == ["temp", "contact"]
 
 
 def test_drop1_and_add1_take_r_k_and_drop1_a_scope() -> None:
