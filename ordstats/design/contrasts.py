@@ -47,6 +47,7 @@ from formulaic.transforms.contrasts import (
     TreatmentContrasts,
     encode_contrasts,
 )
+from formulaic.utils.sentinels import UNSET
 from interface_meta import override
 
 from ordstats.errors import DataError, FormulaError, SpecificationError, SpecificationWarning
@@ -451,3 +452,23 @@ def _missing_as_nan(encoded: dict[str, Any], raw: Any, drop_rows: Sequence[int])
 def is_intercept(term: Any) -> bool:
     """Whether a formulaic ``term`` is the intercept (the one term of degree 0)."""
     return getattr(term, "degree", None) == 0
+
+
+def factor_kinds(spec: ModelSpec) -> dict[str, str]:
+    """Each factor of a formula as ``"numeric"``, ``"treatment"`` or ``"coded"``.
+
+    ``"treatment"`` is a categorical factor coded as R's ``contr.treatment``
+    (first level the reference); ``"coded"`` one with other contrasts (R's
+    ``contr.poly`` of an ordered factor, ``contr.sum``, a matrix, ...).
+    """
+    kinds = {}
+    for name, (kind, state) in spec.encoder_state.items():
+        if kind.value == "numerical":
+            kinds[name] = "numeric"
+        elif kind.value == "categorical":
+            coding = state.get("contrasts") if isinstance(state, dict) else None
+            plain = isinstance(coding, TreatmentContrasts) and (
+                type(coding) is TreatmentContrasts and coding.base is UNSET
+            )
+            kinds[name] = "treatment" if plain else "coded"
+    return kinds

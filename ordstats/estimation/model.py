@@ -435,6 +435,7 @@ class OrdinalModel:
         scale: str | None = None,
         location: str | None = None,
         collinear: CollinearAction | None = None,
+        contrasts: Mapping[str, Any] | None = None,
     ) -> OrdinalModel | None:
         """The same formula model with other nominal and scale formulas (R's ``update()``).
 
@@ -454,6 +455,9 @@ class OrdinalModel:
             Other location terms (``"temp + contact"``); ``None`` keeps the model's.
         collinear : {"drop", "raise", "keep"}, optional
             Another rule for aliased columns; ``None`` keeps the model's.
+        contrasts : dict, optional
+            Other contrasts for some factor columns (R's ``contrasts = list(f =
+            "contr.treatment")``), over the model's own.
 
         Returns
         -------
@@ -465,7 +469,8 @@ class OrdinalModel:
         if location is not None:
             formula = f"{formula.split('~', 1)[0].strip()} ~ {location}"
         options = self.options if collinear is None else replace(self.options, collinear=collinear)
-        with requested_contrasts(source.contrasts):
+        coding = {**source.contrasts, **r_contrasts(contrasts)}
+        with requested_contrasts(coding):
             return self._rebuilt(source, formula, nominal, scale, options)
 
     def update(self, formula: str | None = None, **changes: Any) -> OrdinalModel:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,9 +38,12 @@ from ordstats.families.problem import CLMData
 from ordstats.inference.describe import describe_model, models_frame
 from ordstats.inference.mixed import check_same_data, mixed_lr_parts
 from ordstats.inference.nesting import check_comparable, check_nested
+from ordstats.results.anova_types import wald_anova
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import rows_removed_error
+from ordstats.results.regularized import PenalizedResults
+from ordstats.results.survey import SurveyResults
 
 __all__ = ["LRTestResult", "VuongTestResult", "anova", "describe_model", "lr_test", "vuong_test"]
 
@@ -331,8 +335,16 @@ def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) ->
     return unique
 
 
-def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.DataFrame:
+def anova(
+    *models: OrdinalResults, names: Sequence[str] | None = None, type: Any = None
+) -> pd.DataFrame:
     """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
+
+    With one model, Wald tests of its location terms instead, as R's
+    ``anova(fit, type = "III")`` of one clm: ``type`` is ``"III"`` (the
+    default), ``"II"``, ``"I"`` or ``"marginal"``, and the table has R's
+    columns ``Df``, ``Chisq``, ``Pr(>Chisq)``
+    (:func:`ordstats.results.anova_types.wald_anova` gives the hypotheses).
 
     The models are sorted by their number of parameters (models of the same
     size keep the order given); each row tests the model against the one above
@@ -361,6 +373,8 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
         Two or more fits.
     names : sequence of str, optional
         Row labels in the order given (default: formula and link).
+    type : {"III", "II", "I", "marginal"}, optional
+        With one model only: the type of its Wald tests (default ``"III"``).
 
     Returns
     -------
@@ -391,8 +405,18 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     temp                 5  194.0269 -92.0134      NaN  NaN         NaN
     temp + contact       6  184.9838 -86.4919   11.043  1.0      0.0009
     """
+    if len(models) == 1:
+        return _single_anova(models[0], "III" if type is None else type)
+    if type is not None:
+        raise SpecificationError(
+            "type= is for the Wald tests of one model (anova(fit, type='II')); the "
+            "comparison of several models is by likelihood-ratio tests"
+        )
     if len(models) < 2:
-        raise SpecificationError("anova needs at least two fitted models to compare")
+        raise SpecificationError(
+            "anova needs at least two fitted models to compare, or one for Wald tests of "
+            "its terms (anova(fit, type='III'))"
+        )
     _check_results(models)
     labels = _row_names(models, names)
     order = sorted(range(len(models)), key=lambda i: models[i].k_params)
@@ -411,6 +435,28 @@ def anova(*models: OrdinalResults, names: Sequence[str] | None = None) -> pd.Dat
     table.attrs["heading"] = "Likelihood ratio tests of cumulative link models"
     table.attrs["models"] = models_frame(ordered, index).to_dict()
     return table
+
+
+def _single_anova(res: Any, kind: Any) -> pd.DataFrame:
+    """R's ``anova(fit, type=)`` of one clm, refused where R has none."""
+    if isinstance(res, MixedResults):
+        raise SpecificationError(
+            "anova of one mixed model is not available (R's anova.clmm compares models): "
+            "use res.wald_test_terms() or res.drop1(test='Chisq')"
+        )
+    if isinstance(res, SurveyResults):
+        raise SpecificationError(
+            "anova of one survey fit is not available (R's svyolr has none): test its terms "
+            "with res.reg_term_test(...) (Wald F on the design's degrees of freedom)"
+        )
+    if isinstance(res, PenalizedResults):
+        raise SpecificationError(
+            "Wald tests of terms need maximum-likelihood estimates; a penalised fit's standard "
+            "errors do not give valid tests: refit without the penalty"
+        )
+    if not isinstance(res, OrdinalResults):
+        raise SpecificationError(f"anova takes fitted ordstats models; got {type(res).__name__}")
+    return wald_anova(res, kind)
 
 
 @dataclass(frozen=True)

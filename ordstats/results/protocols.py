@@ -11,7 +11,7 @@ uses; :class:`~ordstats.estimation.model.OrdinalModel` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -231,6 +231,7 @@ class FittedModel(ModelNames, Protocol):
         scale: str | None = None,
         location: str | None = None,
         collinear: CollinearAction | None = None,
+        contrasts: Mapping[str, Any] | None = None,
     ) -> FittedModel | None: ...
 
     def with_changes(  # noqa: D102

@@ -81,7 +81,11 @@ def test_anova_names_and_errors(wine_fits):
     table = ordstats.anova(wine_fits["temp"], wine_fits["additive"], names=["small", "big"])
     assert list(table.index) == ["small", "big"]
     with pytest.raises(SpecificationError, match="at least two"):
-        ordstats.anova(wine_fits["temp"])
+        ordstats.anova()
+    # one model: R's anova(fit) of one clm, Wald tests of its terms (test_anova_types.py)
+    assert list(ordstats.anova(wine_fits["temp"]).columns) == ["Df", "Chisq", "Pr(>Chisq)"]
+    with pytest.raises(SpecificationError, match="fitted ordstats models"):
+        ordstats.anova(wine_fits["temp"].model)
     with pytest.raises(OrdstatsError, match="distinct labels"):
         ordstats.anova(wine_fits["temp"], wine_fits["additive"], names=["a", "a"])
     with pytest.raises(OrdstatsError, match="expected fitted models"):
