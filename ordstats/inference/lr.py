@@ -38,7 +38,7 @@ from ordstats.families.problem import CLMData
 from ordstats.inference.describe import describe_model, models_frame
 from ordstats.inference.mixed import check_same_data, mixed_lr_parts
 from ordstats.inference.nesting import check_comparable, check_nested
-from ordstats.results.anova_types import wald_anova
+from ordstats.results.anova_types import lr_anova, wald_anova
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
 from ordstats.results.persistence import rows_removed_error
@@ -336,7 +336,10 @@ def _row_names(models: Sequence[OrdinalResults], names: Sequence[str] | None) ->
 
 
 def anova(
-    *models: OrdinalResults, names: Sequence[str] | None = None, type: Any = None
+    *models: OrdinalResults,
+    names: Sequence[str] | None = None,
+    type: Any = None,
+    test: str = "Wald",
 ) -> pd.DataFrame:
     """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
 
@@ -345,6 +348,9 @@ def anova(
     default), ``"II"``, ``"I"`` or ``"marginal"``, and the table has R's
     columns ``Df``, ``Chisq``, ``Pr(>Chisq)``
     (:func:`ordstats.results.anova_types.wald_anova` gives the hypotheses).
+    With ``test="LR"`` (one model) likelihood-ratio tests of type ``"II"`` (the
+    default) or ``"III"``, as ``car::Anova`` of a polr fit
+    (:func:`ordstats.results.anova_types.lr_anova`).
 
     The models are sorted by their number of parameters (models of the same
     size keep the order given); each row tests the model against the one above
@@ -374,7 +380,10 @@ def anova(
     names : sequence of str, optional
         Row labels in the order given (default: formula and link).
     type : {"III", "II", "I", "marginal"}, optional
-        With one model only: the type of its Wald tests (default ``"III"``).
+        With one model only: the type of its tests (default ``"III"`` for Wald
+        tests, ``"II"`` for LR tests).
+    test : {"Wald", "LR"}
+        With one model only: R ordinal's Wald tests or car's likelihood-ratio tests.
 
     Returns
     -------
@@ -405,11 +414,13 @@ def anova(
     temp                 5  194.0269 -92.0134      NaN  NaN         NaN
     temp + contact       6  184.9838 -86.4919   11.043  1.0      0.0009
     """
+    if test not in ("Wald", "LR"):
+        raise SpecificationError(f"test={test!r}: use 'Wald' (R ordinal's anova) or 'LR' (car)")
     if len(models) == 1:
-        return _single_anova(models[0], "III" if type is None else type)
-    if type is not None:
+        return _single_anova(models[0], type, test)
+    if type is not None or test != "Wald":
         raise SpecificationError(
-            "type= is for the Wald tests of one model (anova(fit, type='II')); the "
+            "type= and test= are for the tests of one model (anova(fit, type='II')); the "
             "comparison of several models is by likelihood-ratio tests"
         )
     if len(models) < 2:
@@ -427,8 +438,8 @@ def anova(
         if position == 0:
             row.update({"LR.stat": np.nan, "df": np.nan, "Pr(>Chisq)": np.nan})
         else:
-            test = lr_test(ordered[position - 1], res)
-            row.update({"LR.stat": test.statistic, "df": test.df, "Pr(>Chisq)": test.pvalue})
+            step = lr_test(ordered[position - 1], res)
+            row.update({"LR.stat": step.statistic, "df": step.df, "Pr(>Chisq)": step.pvalue})
         rows.append(row)
     index = [labels[i] for i in order]
     table = pd.DataFrame(rows, index=index)
@@ -437,7 +448,7 @@ def anova(
     return table
 
 
-def _single_anova(res: Any, kind: Any) -> pd.DataFrame:
+def _single_anova(res: Any, kind: Any, test: str) -> pd.DataFrame:
     """R's ``anova(fit, type=)`` of one clm, refused where R has none."""
     if isinstance(res, MixedResults):
         raise SpecificationError(
@@ -456,7 +467,9 @@ def _single_anova(res: Any, kind: Any) -> pd.DataFrame:
         )
     if not isinstance(res, OrdinalResults):
         raise SpecificationError(f"anova takes fitted ordstats models; got {type(res).__name__}")
-    return wald_anova(res, kind)
+    if test == "LR":
+        return lr_anova(res, "II" if kind is None else kind)
+    return wald_anova(res, "III" if kind is None else kind)
 
 
 @dataclass(frozen=True)

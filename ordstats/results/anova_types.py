@@ -21,6 +21,14 @@ with an intercept column, unweighted):
   that is the term's own coefficients.
 - **marginal**: the term's own coefficients in the fit's coding
   (:meth:`~ordstats.results.wald.WaldMethods.wald_test_terms`).
+
+With ``test="LR"`` the types II and III are likelihood-ratio tests instead, as
+``car::Anova`` of a polr fit: Type III refits without the term's columns; Type
+II without the term and every term that contains it (all its variables and
+more), against the model without those containing terms only; ``Df`` is the
+number of the term's columns.  car refits ``polr(y ~ X[, -columns])`` with
+polr's default logit link and no offset whatever the fit's; these refits keep
+the link, thresholds, offsets and the nominal and scale parts of the fit.
 """
 
 from __future__ import annotations
@@ -34,10 +42,11 @@ from scipy import stats
 
 from ordstats._typing import FloatArray
 from ordstats.design.contrasts import factor_kinds
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.results.state import FittedState
+from ordstats.results.term_tests import _without_columns
 
-__all__ = ["wald_anova"]
+__all__ = ["lr_anova", "wald_anova"]
 
 _TYPES = {
     "I": "1",
@@ -95,6 +104,10 @@ class _Layout:
         }
         self.kinds = factor_kinds(spec)
         self.numeric = {name for name, kind in self.kinds.items() if kind == "numeric"}
+
+    def variables_of(self, label: str) -> set[str]:
+        """Every variable of the term (car's nonzero entries of ``attr(terms, "factors")``)."""
+        return {str(f.expr) for f in self.terms[self.labels.index(label)].factors}
 
     def variables(self, label: str) -> set[str]:
         """The variables marked 1 in R's ``attr(terms, "factors")`` column of the term.
@@ -280,4 +293,71 @@ def wald_anova(res: FittedState, kind: Any = "III") -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index", columns=["Df", "Chisq", "Pr(>Chisq)"])
     title = "Analysis of Deviance Table with Wald chi-square tests"
     table.attrs["heading"] = f"{_HEADINGS[heading]} {title}"
+    return table
+
+
+def _deviance_without(res: FittedState, layout: _Layout, dropped: list[str]) -> float:
+    """``-2 llf`` of the fit refitted without the columns of the terms ``dropped``."""
+    names = {layout.names[j] for label in dropped for j in layout.columns[label]}
+    location = _without_columns(layout.location, names)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            refit = res.model.with_changes(location=location).fit()
+        except OrdstatsError as exc:
+            raise SpecificationError(
+                f"the refit without {' + '.join(dropped)} failed ({exc}); the LR tests need "
+                "every refit"
+            ) from exc
+    if not refit.converged or any(issubclass(w.category, ConvergenceWarning) for w in caught):
+        warnings.warn(
+            f"the refit without {' + '.join(dropped)} did not converge: read its row with care",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    return -2.0 * float(refit.llf)
+
+
+def lr_anova(res: FittedState, kind: Any = "II") -> pd.DataFrame:
+    """Likelihood-ratio tests of each location term, as ``car::Anova`` of a polr fit.
+
+    See :mod:`ordstats.results.anova_types`.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+        A fit built with ``from_formula`` whose design rows are in memory.
+    kind : {"II", "III"} or {2, 3}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per location term: ``LR Chisq``, ``Df``, ``Pr(>Chisq)`` (car's
+        names); ``attrs["heading"]`` names the type.
+    """
+    kind = _check_type(kind)
+    if kind not in ("2", "3"):
+        raise SpecificationError(
+            f"test='LR' has types 'II' (car::Anova's default) and 'III'; got type={kind!r}"
+        )
+    layout = _Layout(res.model)
+    full = -2.0 * float(res.llf)
+    rows = {}
+    for label in layout.labels:
+        if kind == "3":
+            statistic = _deviance_without(res, layout, [label]) - full
+        else:
+            within = layout.variables_of(label)
+            relatives = [
+                other
+                for other in layout.labels
+                if other != label and within <= layout.variables_of(other)
+            ]
+            smaller = _deviance_without(res, layout, [label, *relatives])
+            larger = _deviance_without(res, layout, relatives) if relatives else full
+            statistic = smaller - larger
+        df = len(layout.columns[label])
+        rows[label] = (statistic, df, float(stats.chi2.sf(statistic, df)) if df else np.nan)
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["LR Chisq", "Df", "Pr(>Chisq)"])
+    table.attrs["heading"] = f"Analysis of Deviance Table ({_HEADINGS[kind]} tests)"
     return table

@@ -36,3 +36,39 @@ write_types("bankwages_numeric", "clm(job ~ education * gender + minority + educ
 write_types("bankwages_not_hierarchical", "clm(job ~ education:gender + minority, data = bankwages)",
             clm(job ~ education:gender + minority, data = bank))
 write_types("wine_one_term", "clm(rating ~ temp, data = wine)", clm(rating ~ temp, data = wine))
+
+# car::Anova of a polr fit: likelihood-ratio tests of type II (car's default) and III,
+# refitting polr(y ~ X[, -columns]) (car refits with polr's default logit link and no
+# offset, so only logit fits are compared with car itself; lr_probit_by_hand repeats
+# car's construction with method = "probit", the link ordstats keeps).
+suppressMessages(library(car))
+write_lr <- function(name, call, fit) {
+  tables <- lapply(c(II = "II", III = "III"), function(type) {
+    a <- Anova(fit, type = type)
+    list(terms = rownames(a), lr = a[["LR Chisq"]], df = a$Df, p = a[["Pr(>Chisq)"]])
+  })
+  writeLines(toJSON(list(r_call = call, logLik = as.numeric(logLik(fit)), types = tables),
+                    digits = NA, auto_unbox = TRUE, null = "null", na = "null"),
+             file.path(out_dir, paste0("lr_", name, ".json")))
+}
+write_lr("housing", "car::Anova(polr(Sat ~ Infl * Type + Cont, weights = Freq, data = housing))",
+         polr(Sat ~ Infl * Type + Cont, weights = Freq, data = housing, Hess = TRUE))
+write_lr("bankwages_numeric", "car::Anova(polr(job ~ education * gender + minority, data = bankwages))",
+         polr(job ~ education * gender + minority, data = bank, Hess = TRUE))
+write_lr("soup_ordered_predictor", "car::Anova(polr(SURENESS ~ PROD * AG + DAY, data = soup)) with AG = factor(AGEGROUP, ordered = TRUE)",
+         polr(SURENESS ~ PROD * AG + DAY, data = soup2, Hess = TRUE))
+# car's type II construction by hand with the probit link
+fit <- polr(Sat ~ Infl * Type + Cont, weights = Freq, data = housing, method = "probit")
+X <- model.matrix(fit); asgn <- attr(X, "assign"); y <- housing$Sat; wt <- housing$Freq
+dev_without <- function(terms) {
+  drop <- which(asgn %in% terms)
+  deviance(polr(y ~ X[, -c(1, drop)], weights = wt, method = "probit"))
+}
+lr2 <- c(Infl = dev_without(c(1, 4)) - dev_without(4), Type = dev_without(c(2, 4)) - dev_without(4),
+         Cont = dev_without(3) - deviance(fit), "Infl:Type" = dev_without(4) - deviance(fit))
+lr3 <- sapply(1:4, function(k) dev_without(k) - deviance(fit))
+writeLines(toJSON(list(r_call = "car's construction with method = 'probit': polr(Sat ~ X[, -columns], weights = Freq, method = 'probit') for Sat ~ Infl * Type + Cont",
+                       logLik = as.numeric(logLik(fit)),
+                       types = list(II = list(terms = names(lr2), lr = unname(lr2), df = c(2, 3, 1, 6)),
+                                    III = list(terms = names(lr2), lr = lr3, df = c(2, 3, 1, 6)))),
+                  digits = NA, auto_unbox = TRUE), file.path(out_dir, "lr_probit_by_hand.json"))

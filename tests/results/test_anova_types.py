@@ -125,3 +125,39 @@ def test_single_model_anova_refuses_what_r_has_not() -> None:
     with pytest.raises(SpecificationError, match="contrasts="):
         ordstats.anova(inline)
     assert len(ordstats.anova(inline, type="II")) == 3
+
+
+LR_CASES: dict[str, Callable[[], Any]] = {
+    "housing": CASES["housing"],
+    "bankwages_numeric": lambda: _bank("job ~ education * gender + minority"),
+    "soup_ordered_predictor": lambda: _soup("SURENESS ~ PROD * AG + DAY"),
+    "probit_by_hand": lambda: OrdinalModel.from_formula(
+        "Sat ~ Infl * Type + Cont", datasets.load("housing"), weights="Freq", link="probit"
+    ).fit(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LR_CASES))
+@pytest.mark.parametrize("kind", ["II", "III"])
+def test_lr_tests_equal_car_anova_of_polr(name: str, kind: str) -> None:
+    ref = _reference(f"lr_{name}")
+    res = LR_CASES[name]()
+    assert res.llf == pytest.approx(ref["logLik"], rel=1e-6)
+    expected = ref["types"][kind]
+    table = ordstats.anova(res, type=kind, test="LR").loc[expected["terms"]]
+    np.testing.assert_array_equal(table["Df"], expected["df"])
+    # polr's BFGS stops about 1e-5 from the maximum in each refit's deviance
+    np.testing.assert_allclose(table["LR Chisq"], expected["lr"], rtol=1e-5, atol=2e-5)
+    if "p" in expected:
+        np.testing.assert_allclose(table["Pr(>Chisq)"], expected["p"], rtol=1e-4)
+    assert table.attrs["heading"] == f"Analysis of Deviance Table (Type {kind} tests)"
+
+
+def test_lr_tests_default_to_type_ii_and_refuse_type_i() -> None:
+    res = CASES["housing"]()
+    default = ordstats.anova(res, test="LR")
+    assert default.attrs["heading"].endswith("(Type II tests)")
+    with pytest.raises(SpecificationError, match="'II'"):
+        ordstats.anova(res, type="I", test="LR")
+    with pytest.raises(SpecificationError, match="test="):
+        ordstats.anova(res, test="F")
