@@ -59,6 +59,7 @@ from ordstats.errors import ConvergenceWarning, SeparationWarning, Specification
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
 from ordstats.families.shifted import ShiftedEvaluation
+from ordstats.results.lrm_stats import lrm_stats
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
 
@@ -455,6 +456,23 @@ class GoodnessOfFitMethods(FittedState):
         """
         with numeric_threads():  # the binary fits and their products
             return brant_test(self)
+
+    def lrm_stats(self) -> pd.Series:
+        """The statistics rms::lrm prints for this fit (R's ``fit$stats``).
+
+        Likelihood-ratio test, rank correlations of the predicted probability
+        of a response above the middle level with the response (``C``,
+        ``Dxy``, ``Gamma``, ``Tau-a``), Nagelkerke's and the ``R2(p,n)``
+        measures, Brier score and the ``g``-indexes; see
+        :mod:`ordstats.results.lrm_stats` for each definition and for where rms
+        approximates or errs.
+
+        Returns
+        -------
+        pandas.Series
+            With rms's names (``"Model L.R."``, ``"C"``, ``"R2(2,72)"``, ...).
+        """
+        return lrm_stats(self)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

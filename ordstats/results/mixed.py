@@ -602,6 +602,9 @@ class MixedResults(
     scale_test = _refused("scale_test()", _NO_NOMINAL)
     add1 = _refused("add1()", _NO_ADD1)
     step = _refused("step()", _NO_STEP)
+    lrm_stats = _refused(
+        "lrm_stats()", "they are rms::lrm's statistics of a fixed-effects fit (rms has no clmm)"
+    )
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)

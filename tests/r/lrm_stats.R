@@ -1,0 +1,28 @@
+# rms::lrm's model statistics (fit$stats: LR test, C, Dxy, Gamma, Tau-a, R2 measures,
+# Brier, g, gr, gp) of ordinal logistic fits, for tests/results/test_lrm_stats.py.
+# rms 6.5's Fortran bins P(Y > middle level) into 5001 cells for the rank correlations.
+# Run from the repository root: Rscript tests/r/lrm_stats.R
+suppressMessages({library(rms); library(ordinal); library(jsonlite)})
+data_dir <- "tests/data/r_datasets"
+out_dir <- "tests/data/reference/lrm_stats"
+dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
+source("tests/r/write_dataset.R")
+write_stats <- function(name, call, fit) {
+  writeLines(toJSON(list(r_call = call, rms_version = as.character(packageVersion("rms")),
+                         names = names(fit$stats), stats = unname(fit$stats),
+                         coef = unname(coef(fit))),
+                    digits = NA, auto_unbox = TRUE),
+             file.path(out_dir, paste0(name, ".json")))
+}
+bank <- read_dataset("bankwages")
+write_stats("bankwages", "lrm(job ~ education + gender + minority, data = bankwages)",
+            lrm(job ~ education + gender + minority, data = bank))
+write_stats("wine", "lrm(rating ~ temp + contact, data = wine)", lrm(rating ~ temp + contact, data = wine))
+write_stats("housing_weights", "lrm(Sat ~ Infl + Type + Cont, data = housing, weights = Freq)",
+            suppressWarnings(lrm(Sat ~ Infl + Type + Cont, data = MASS::housing, weights = Freq)))
+write_stats("soup_six_levels", "lrm(SURENESS ~ PROD + DAY + GENDER + AGEGROUP, data = soup)",
+            lrm(SURENESS ~ PROD + DAY + GENDER + AGEGROUP, data = soup))
+w <- bank; w$wt <- 1 + (seq_len(nrow(w)) %% 3) / 2
+write_stats("bankwages_fractional_weights",
+            "lrm(job ~ education + gender, data = bankwages, weights = 1 + (seq_len(474) %% 3) / 2)",
+            suppressWarnings(lrm(job ~ education + gender, data = w, weights = wt)))

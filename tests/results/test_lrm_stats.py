@@ -1,0 +1,128 @@
+"""res.lrm_stats(): the statistics rms::lrm prints (R's fit$stats).
+
+Reference: ``tests/r/lrm_stats.R`` (vendored in ``tests/data/reference/lrm_stats/``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ordstats import OrdinalMixedModel, OrdinalModel, SurveyDesign, datasets
+from ordstats.errors import SpecificationError
+from ordstats.metrics import concordance_index
+from ordstats.results.lrm_stats import gini_mean_difference, rank_correlations
+from tests._parity import dataset
+
+REFERENCE = Path(__file__).parents[1] / "data" / "reference" / "lrm_stats"
+
+
+def _reference(name: str) -> pd.Series:
+    ref = json.loads((REFERENCE / f"{name}.json").read_text())
+    return pd.Series(ref["stats"], index=ref["names"], dtype=float)
+
+
+def _fractional() -> Any:
+    data = dataset("bankwages")
+    data["wt"] = 1 + (np.arange(1, len(data) + 1) % 3) / 2
+    return OrdinalModel.from_formula("job ~ education + gender", data, weights="wt").fit()
+
+
+CASES: dict[str, Callable[[], Any]] = {
+    "bankwages": lambda: OrdinalModel.from_formula(
+        "job ~ education + gender + minority", dataset("bankwages")
+    ).fit(),
+    "wine": lambda: OrdinalModel.from_formula(
+        "rating ~ temp + contact", datasets.load("wine")
+    ).fit(),
+    "housing_weights": lambda: OrdinalModel.from_formula(
+        "Sat ~ Infl + Type + Cont", datasets.load("housing"), weights="Freq"
+    ).fit(),
+    "soup_six_levels": lambda: OrdinalModel.from_formula(
+        "SURENESS ~ PROD + DAY + GENDER + AGEGROUP", datasets.load("soup")
+    ).fit(),
+    "bankwages_fractional_weights": _fractional,
+}
+#: rms 6.5 rounds each row's weight for the rank correlations but not the level
+#: totals: with fractional weights its C is 1.037 (above 1) and Tau-a 0.45
+RMS_WEIGHT_DEFECT = {"C", "Dxy", "Gamma", "Tau-a"}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lrm_stats_equal_rms(name: str) -> None:
+    ref = _reference(name)
+    got = CASES[name]().lrm_stats()
+    assert list(got.index) == list(ref.index)
+    compared = [
+        key
+        for key in ref.index
+        if key not in ("Max Deriv", "P")
+        and not (name == "bankwages_fractional_weights" and key in RMS_WEIGHT_DEFECT)
+    ]
+    np.testing.assert_allclose(got[compared], ref[compared], rtol=2e-6, err_msg=name)
+    # R prints P as 1 - pchisq (0 below 1e-16); ours is the upper tail itself
+    assert got["P"] == pytest.approx(ref["P"], abs=1e-15)
+    assert got["Max Deriv"] < 1e-4
+
+
+def test_fractional_weights_give_weighted_pair_counts_where_rms_exceeds_one() -> None:
+    ref = _reference("bankwages_fractional_weights")
+    assert ref["C"] > 1  # rms 6.5's defect, not copied
+    got = _fractional().lrm_stats()
+    assert 0.5 < got["C"] < 1
+    assert got["Dxy"] == pytest.approx(2 * got["C"] - 1)
+    # integer weights give the expanded rows' pairs: rms and ordstats agree (housing)
+
+
+def test_rank_correlations_equal_exact_concordance_when_bins_do_not_tie() -> None:
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 4, size=300)
+    rank = np.argsort(np.argsort(codes + rng.normal(size=300)))
+    prob = (10 * rank + 0.5) / 5000  # one row per bin of 1/5000
+    weights = np.ones(300)
+    c_index, dxy, gamma, tau_a = rank_correlations(prob, codes, weights, 4)
+    exact = concordance_index(codes, prob)
+    assert c_index == pytest.approx(exact, rel=1e-12)
+    assert dxy == pytest.approx(2 * c_index - 1, rel=1e-12)
+    differing = (codes[:, None] != codes[None, :]).sum() / 2
+    assert tau_a == pytest.approx(dxy * differing / (300 * 299 / 2), rel=1e-12)
+    assert gamma == pytest.approx(dxy, rel=1e-12)  # no ties
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=30))
+def test_gini_mean_difference_is_the_mean_absolute_pairwise_difference(values: list[float]) -> None:
+    x = np.array(values)
+    pairwise = np.abs(x[:, None] - x[None, :]).sum() / (x.size * (x.size - 1))
+    assert gini_mean_difference(x) == pytest.approx(pairwise, rel=1e-9, abs=1e-9)
+
+
+def test_lrm_stats_refuse_models_lrm_cannot_fit() -> None:
+    wine = datasets.load("wine")
+    nominal = OrdinalModel.from_formula("rating ~ temp", wine, nominal="~ contact").fit()
+    with pytest.raises(SpecificationError, match="nominal or scale"):
+        nominal.lrm_stats()
+    step = OrdinalModel.from_formula("rating ~ temp", wine, family="acat").fit()
+    with pytest.raises(SpecificationError, match="'acat' family"):
+        step.lrm_stats()
+    chunked = OrdinalModel.from_formula("rating ~ temp", wine, chunksize=30).fit()
+    with pytest.raises(SpecificationError, match="in chunks"):
+        chunked.lrm_stats()
+    design = SurveyDesign(wine.assign(w=1.0 + (wine["judge"].cat.codes % 3)), weights="w")
+    survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
+    with pytest.raises(SpecificationError, match="pseudo-likelihood"):
+        survey.lrm_stats()
+    penalised = OrdinalModel.from_formula("rating ~ temp", wine).fit_regularized(alpha=0.1)
+    with pytest.raises(SpecificationError, match="penalised"):
+        penalised.lrm_stats()
+    mixed = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    with pytest.raises(SpecificationError, match="lrm_stats"):
+        mixed.lrm_stats()
