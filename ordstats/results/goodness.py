@@ -59,8 +59,8 @@ from ordstats.errors import ConvergenceWarning, SeparationWarning, Specification
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
 from ordstats.families.shifted import ShiftedEvaluation
-from ordstats.results.lrm_stats import lrm_stats
 from ordstats.results.persistence import rows_removed_error
+from ordstats.results.rms_stats import lrm_stats, orm_stats
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -464,7 +464,7 @@ class GoodnessOfFitMethods(FittedState):
         of a response above the middle level with the response (``C``,
         ``Dxy``, ``Gamma``, ``Tau-a``), Nagelkerke's and the ``R2(p,n)``
         measures, Brier score and the ``g``-indexes; see
-        :mod:`ordstats.results.lrm_stats` for each definition and for where rms
+        :mod:`ordstats.results.rms_stats` for each definition and for where rms
         approximates or errs.
 
         Returns
@@ -473,6 +473,21 @@ class GoodnessOfFitMethods(FittedState):
             With rms's names (``"Model L.R."``, ``"C"``, ``"R2(2,72)"``, ...).
         """
         return lrm_stats(self)
+
+    def orm_stats(self) -> pd.Series:
+        """The statistics rms::orm prints for this fit (R's ``fit$stats``).
+
+        Likelihood-ratio and score tests, Spearman's ``rho`` of the linear
+        predictor with the response, the R-squared measures, ``g``, ``gr`` and
+        ``pdm``; for ordinal and continuous responses under any standard link
+        (orm's families).  See :func:`ordstats.results.rms_stats.orm_stats`.
+
+        Returns
+        -------
+        pandas.Series
+            With rms's names (``"Distinct Y"``, ``"Score"``, ``"rho"``, ...).
+        """
+        return orm_stats(self)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

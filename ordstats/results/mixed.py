@@ -605,6 +605,9 @@ class MixedResults(
     lrm_stats = _refused(
         "lrm_stats()", "they are rms::lrm's statistics of a fixed-effects fit (rms has no clmm)"
     )
+    orm_stats = _refused(
+        "orm_stats()", "they are rms::orm's statistics of a fixed-effects fit (rms has no clmm)"
+    )
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)

@@ -1,10 +1,11 @@
 # rms::lrm's model statistics (fit$stats: LR test, C, Dxy, Gamma, Tau-a, R2 measures,
-# Brier, g, gr, gp) of ordinal logistic fits, for tests/results/test_lrm_stats.py.
+# Brier, g, gr, gp) of ordinal logistic fits, and rms::orm's (LR and score tests, rho,
+# R2 measures, g, gr, pdm) under its families, for tests/results/test_rms_stats.py.
 # rms 6.5's Fortran bins P(Y > middle level) into 5001 cells for the rank correlations.
-# Run from the repository root: Rscript tests/r/lrm_stats.R
+# Run from the repository root: Rscript tests/r/rms_stats.R
 suppressMessages({library(rms); library(ordinal); library(jsonlite)})
 data_dir <- "tests/data/r_datasets"
-out_dir <- "tests/data/reference/lrm_stats"
+out_dir <- "tests/data/reference/rms_stats"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 source("tests/r/write_dataset.R")
 write_stats <- function(name, call, fit) {
@@ -26,3 +27,14 @@ w <- bank; w$wt <- 1 + (seq_len(nrow(w)) %% 3) / 2
 write_stats("bankwages_fractional_weights",
             "lrm(job ~ education + gender, data = bankwages, weights = 1 + (seq_len(474) %% 3) / 2)",
             suppressWarnings(lrm(job ~ education + gender, data = w, weights = wt)))
+
+# orm (families named as orm names them; orm's loglog is ordstats' cloglog)
+write_stats("orm_wine", "orm(rating ~ temp + contact, data = wine, eps = 1e-12, maxit = 200)", orm(rating ~ temp + contact, data = wine, eps = 1e-12, maxit = 200))
+write_stats("orm_warpbreaks", "orm(breaks ~ wool + tension, data = warpbreaks, eps = 1e-12, maxit = 200)",
+            orm(breaks ~ wool + tension, data = warpbreaks, eps = 1e-12, maxit = 200))
+write_stats("orm_faithful_probit", "orm(waiting ~ eruptions, data = faithful, family = 'probit', eps = 1e-12, maxit = 200)",
+            orm(waiting ~ eruptions, data = faithful, family = "probit", eps = 1e-12, maxit = 200))
+write_stats("orm_faithful_loglog", "orm(waiting ~ eruptions, data = faithful, family = 'loglog', eps = 1e-12, maxit = 200)",
+            orm(waiting ~ eruptions, data = faithful, family = "loglog", eps = 1e-12, maxit = 200))
+write_stats("orm_bankwages_cloglog", "orm(job ~ education + gender + minority, data = bankwages, family = 'cloglog', eps = 1e-12, maxit = 200)",
+            orm(job ~ education + gender + minority, data = bank, family = "cloglog", eps = 1e-12, maxit = 200))

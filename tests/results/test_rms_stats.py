@@ -1,6 +1,6 @@
-"""res.lrm_stats(): the statistics rms::lrm prints (R's fit$stats).
+"""res.lrm_stats() and res.orm_stats(): the statistics rms::lrm and rms::orm print (fit$stats).
 
-Reference: ``tests/r/lrm_stats.R`` (vendored in ``tests/data/reference/lrm_stats/``).
+Reference: ``tests/r/rms_stats.R`` (vendored in ``tests/data/reference/rms_stats/``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from ordstats import OrdinalMixedModel, OrdinalModel, SurveyDesign, datasets
 from ordstats.errors import SpecificationError
 from ordstats.metrics import concordance_index
-from ordstats.results.lrm_stats import gini_mean_difference, rank_correlations
+from ordstats.results.rms_stats import gini_mean_difference, rank_correlations
 from tests._parity import dataset
 
-REFERENCE = Path(__file__).parents[1] / "data" / "reference" / "lrm_stats"
+REFERENCE = Path(__file__).parents[1] / "data" / "reference" / "rms_stats"
+ORM_LINKS = Path(__file__).parents[1] / "data" / "reference" / "orm_links"
 
 
 def _reference(name: str) -> pd.Series:
@@ -126,3 +127,53 @@ def test_lrm_stats_refuse_models_lrm_cannot_fit() -> None:
     mixed = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
     with pytest.raises(SpecificationError, match="lrm_stats"):
         mixed.lrm_stats()
+
+
+def _orm_data(case: str) -> pd.DataFrame:
+    """The rows of an orm_links reference (warpbreaks, faithful), with R's factor levels."""
+    ref = json.loads((ORM_LINKS / f"{case}.json").read_text())
+    frame = pd.DataFrame(ref["data"])
+    for name, categories in (ref["factor_levels"] or {}).items():
+        frame[name] = pd.Categorical(frame[name], categories=categories)
+    return frame
+
+
+ORM_CASES: dict[str, Callable[[], Any]] = {
+    "orm_wine": CASES["wine"],
+    "orm_warpbreaks": lambda: OrdinalModel.from_formula(
+        "breaks ~ wool + tension", _orm_data("warpbreaks_logistic"), many_levels=True
+    ).fit(),
+    "orm_faithful_probit": lambda: OrdinalModel.from_formula(
+        "waiting ~ eruptions", _orm_data("faithful_probit"), many_levels=True, link="probit"
+    ).fit(),
+    # orm's "loglog" family is ordstats' cloglog link and orm's "cloglog" its loglog
+    "orm_faithful_loglog": lambda: OrdinalModel.from_formula(
+        "waiting ~ eruptions", _orm_data("faithful_probit"), many_levels=True, link="cloglog"
+    ).fit(),
+    "orm_bankwages_cloglog": lambda: OrdinalModel.from_formula(
+        "job ~ education + gender + minority", dataset("bankwages"), link="loglog"
+    ).fit(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORM_CASES))
+def test_orm_stats_equal_rms(name: str) -> None:
+    ref = _reference(name)
+    got = ORM_CASES[name]().orm_stats()
+    assert list(got.index) == list(ref.index)
+    compared = [key for key in ref.index if key not in ("Max Deriv", "P", "Score P")]
+    # the R fits ran to eps = 1e-12
+    np.testing.assert_allclose(got[compared], ref[compared], rtol=2e-6, err_msg=name)
+    # R prints P as 1 - pchisq (0 below 1e-16); ours is the upper tail itself
+    for key in ("P", "Score P"):
+        assert got[key] == pytest.approx(ref[key], rel=1e-5, abs=1e-15)
+    assert got["Max Deriv"] < 1e-4
+
+
+def test_orm_stats_score_equals_the_lr_test_to_first_order_and_refuse_weights() -> None:
+    res = CASES["wine"]()
+    stats_ = res.orm_stats()
+    assert stats_["Score"] == pytest.approx(stats_["Model L.R."], rel=0.1)
+    weighted = CASES["housing_weights"]()
+    with pytest.raises(SpecificationError, match="no weights"):
+        weighted.orm_stats()

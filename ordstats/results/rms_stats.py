@@ -1,4 +1,6 @@
-"""The model statistics ``rms::lrm`` prints for an ordinal logistic fit (``fit$stats``).
+"""The model statistics ``rms::lrm`` and ``rms::orm`` print (``fit$stats``).
+
+:func:`lrm_stats` (ordinal logistic regression, rms's ``lrm``):
 
 For a cumulative model with ``K`` levels, ``m = floor(K / 2)`` and the linear
 predictor of the middle cut-point ``eta_i = x_i'beta - theta_m`` (R's
@@ -42,7 +44,7 @@ from scipy import stats
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
 
-__all__ = ["gini_mean_difference", "lrm_stats", "rank_correlations"]
+__all__ = ["gini_mean_difference", "lrm_stats", "orm_stats", "rank_correlations"]
 
 #: rms 6's lrmfit bins P(Y > middle level) into 5001 cells ``floor(5000 p + 1)``.
 _BINS = 5000
@@ -107,39 +109,39 @@ def _r2_measures(lr: float, p: int, n: float, frequencies: FloatArray) -> dict[s
     return out
 
 
-def _check_fit(res: Any) -> Any:
+def _check_fit(res: Any, what: str = "lrm_stats()") -> Any:
     model = res.model
     design = model.design
     if getattr(model, "survey_design", None) is not None:
         raise SpecificationError(
-            "lrm_stats() need a likelihood: a survey fit maximises a pseudo-likelihood (R's "
+            f"{what} need a likelihood: a survey fit maximises a pseudo-likelihood (R's "
             "svyolr has no such statistics); use reg_term_test() for its terms"
         )
     if getattr(res, "penalty_kind", None) is not None:
         raise SpecificationError(
-            "lrm_stats() of a penalised fit would test and rank penalised estimates as if "
+            f"{what} of a penalised fit would test and rank penalised estimates as if "
             "they were maximum-likelihood ones: refit without the penalty"
         )
     if getattr(design, "nominal", None) is not None or getattr(design, "scale", None) is not None:
         raise SpecificationError(
-            "lrm_stats() are rms::lrm's statistics of a cumulative model with one linear "
-            "predictor; this model has nominal or scale effects (lrm has neither)"
+            f"{what} are rms's statistics of a cumulative model with one linear predictor; "
+            "this model has nominal or scale effects (lrm and orm have neither)"
         )
     if model.family_spec.name != "cumulative":
         raise SpecificationError(
-            "lrm_stats() are rms::lrm's statistics of the cumulative (proportional odds) "
-            f"model; this fit is of the {model.family_spec.name!r} family"
+            f"{what} are rms's statistics of the cumulative (proportional odds) model; "
+            f"this fit is of the {model.family_spec.name!r} family"
         )
     if design.location.matrix.shape[0] != model.n_rows or design.response.lower_codes is not None:
         raise SpecificationError(
-            "lrm_stats() need the rows in memory and an uncensored response (this model reads "
+            f"{what} need the rows in memory and an uncensored response (this model reads "
             "its data in chunks, or its response is censored)"
         )
     return design
 
 
 def lrm_stats(res: Any) -> pd.Series:
-    """rms::lrm's ``fit$stats``; see :mod:`ordstats.results.lrm_stats`.
+    """rms::lrm's ``fit$stats``; see :mod:`ordstats.results.rms_stats`.
 
     Parameters
     ----------
@@ -192,3 +194,105 @@ def lrm_stats(res: Any) -> pd.Series:
     if model.has_weights:
         values["Sum of Weights"] = total
     return pd.Series(values, name="lrm stats")
+
+
+def _median_position(values: list[Any], codes: IntArray) -> tuple[float, int]:
+    """``Median Y`` (R's ``quantile(y, 0.5, type = 1)``) and its level's position.
+
+    For numeric levels the median value; otherwise the median level number (1-based),
+    as orm reads a factor.
+    """
+    position = int(np.sort(codes)[int(np.ceil(0.5 * codes.size)) - 1])
+    value = values[position]
+    numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, bool
+    )
+    return (float(value) if numeric else float(position + 1)), position
+
+
+def _null_params(res: Any) -> pd.Series:
+    """The estimates of the thresholds-only model, with every slope 0 (orm's score test start)."""
+    null = res.model.refit_formulas(location="1")
+    if null is None:
+        raise SpecificationError(
+            "orm_stats() refit the thresholds-only model for the score test: they need a model "
+            "built with from_formula in this session"
+        )
+    start = pd.Series(0.0, index=res.params.index)
+    fitted = null.fit().params
+    start[fitted.index] = fitted
+    return start
+
+
+def _score_statistic(res: Any) -> float:
+    """Rao's score statistic ``U' I^{-1} U`` at the thresholds-only estimates."""
+    start = _null_params(res)
+    gradient = np.asarray(res.model.score(start), dtype=float)
+    information = -np.asarray(res.model.hessian(start), dtype=float)
+    return float(gradient @ np.linalg.solve(information, gradient))
+
+
+def orm_stats(res: Any) -> pd.Series:
+    """rms::orm's ``fit$stats``, for a cumulative fit of an ordinal or continuous response.
+
+    With ``m`` the level just below the median of ``Y`` (at least the first),
+    ``eta_i = x_i'beta - theta_m`` (R's ``lp``, without the offset):
+
+    - ``Obs``, ``Distinct Y``, ``Median Y`` (R's ``quantile(y, 0.5, type = 1)``;
+      for a factor the level number), ``Max Deriv``;
+    - ``Model L.R.`` on ``d.f.`` slopes and its ``P``; ``Score``, Rao's score
+      statistic at the thresholds-only estimates with the slopes 0, and ``Score P``;
+    - ``rho``: Spearman's correlation of ``eta`` with ``Y``;
+    - ``R2`` (Nagelkerke) and Hmisc's ``R2Measures`` as in :func:`lrm_stats`;
+    - ``g``, ``gr`` as in :func:`lrm_stats`; ``pdm``, the mean of ``|P(Y > v_m) - 1/2|``.
+
+    rms 6.5's orm takes no weights (its ``orm.fit`` stops), so weighted fits are
+    refused.
+
+    Parameters
+    ----------
+    res : OrdinalResults
+
+    Returns
+    -------
+    pandas.Series
+        With rms's names.
+    """
+    design = _check_fit(res, "orm_stats()")
+    model = res.model
+    if model.has_weights:
+        raise SpecificationError(
+            "orm_stats() follow rms::orm, which takes no weights in rms 6.5; use lrm_stats() "
+            "for a weighted logit fit, or give the rows replicated"
+        )
+    codes = np.asarray(design.response.codes)
+    n = float(codes.size)
+    n_levels = len(model.levels)
+    median, position = _median_position(list(design.response.values), codes)
+    middle = 1 if n_levels == 2 else max(1, position)  # R's kmid (1-based cut-point)
+    theta = res.thresholds["estimate"].to_numpy()[middle - 1]
+    offset = np.asarray(design.offset, dtype=float)
+    linear = res.predict(which="linear").to_numpy() - offset
+    eta = linear - theta
+    lr = float(2.0 * (res.llf - res.llnull))
+    df = int(res.df_model)
+    score = _score_statistic(res) if df else 0.0
+    frequencies = np.bincount(codes, minlength=n_levels).astype(float)
+    values: dict[str, float] = {
+        "Obs": n,
+        "Distinct Y": float(n_levels),
+        "Median Y": median,
+        "Max Deriv": float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan)),
+        "Model L.R.": lr,
+        "d.f.": float(df),
+        "P": float(stats.chi2.sf(lr, df)) if df else 1.0,
+        "Score": score,
+        "Score P": float(stats.chi2.sf(score, df)) if df else 1.0,
+        "rho": float(stats.spearmanr(eta, codes).statistic),
+        "R2": -np.expm1(-lr / n) / -np.expm1(2.0 * res.llnull / n),
+        **_r2_measures(lr, df, n, frequencies),
+        "g": gini_mean_difference(eta),
+    }
+    values["gr"] = float(np.exp(values["g"]))
+    values["pdm"] = float(np.mean(np.abs(np.asarray(model.link.sf(theta - linear)) - 0.5)))
+    return pd.Series(values, name="orm stats")
