@@ -103,7 +103,12 @@ class _Layout:
             for label, term in zip(self.labels, self.terms, strict=True)
         }
         self.kinds = factor_kinds(spec)
-        self.numeric = {name for name, kind in self.kinds.items() if kind == "numeric"}
+        # R's dataClasses "numeric": one column (poly(), ns() give "nmatrix.k", not numeric)
+        self.numeric = {
+            name
+            for name, kind in self.kinds.items()
+            if kind == "numeric" and not any(f"{name}[" in c for c in spec.column_names)
+        }
 
     def variables_of(self, label: str) -> set[str]:
         """Every variable of the term (car's nonzero entries of ``attr(terms, "factors")``)."""

@@ -35,6 +35,8 @@ write_types("bankwages_numeric", "clm(job ~ education * gender + minority + educ
             clm(job ~ education * gender + minority + education:minority, data = bank))
 write_types("bankwages_not_hierarchical", "clm(job ~ education:gender + minority, data = bankwages)",
             clm(job ~ education:gender + minority, data = bank))
+write_types("bankwages_poly", "clm(job ~ poly(education, 2) * gender + minority, data = bankwages)",
+            clm(job ~ poly(education, 2) * gender + minority, data = bank))
 write_types("wine_one_term", "clm(rating ~ temp, data = wine)", clm(rating ~ temp, data = wine))
 
 # car::Anova of a polr fit: likelihood-ratio tests of type II (car's default) and III,

@@ -51,6 +51,9 @@ CASES: dict[str, Callable[[], Any]] = {
     ),
     "bankwages_numeric": lambda: _bank("job ~ education * gender + minority + education:minority"),
     "bankwages_not_hierarchical": lambda: _bank("job ~ education:gender + minority"),
+    # poly() is a matrix (R's dataClasses "nmatrix.2"), not numeric: gender is contained
+    # in poly(education, 2):gender for Type II
+    "bankwages_poly": lambda: _bank("job ~ poly(education, 2) * gender + minority"),
     "wine_one_term": lambda: OrdinalModel.from_formula(
         "rating ~ temp", datasets.load("wine")
     ).fit(),
