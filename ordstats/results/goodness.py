@@ -61,6 +61,7 @@ from ordstats.families.problem import CLMData
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.rms_stats import lrm_stats, orm_stats
+from ordstats.results.simulation import simulate_responses
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -456,6 +457,26 @@ class GoodnessOfFitMethods(FittedState):
         """
         with numeric_threads():  # the binary fits and their products
             return brant_test(self)
+
+    def simulate(self, nsim: int = 1, seed: Any = None) -> pd.DataFrame:
+        """New responses drawn from the fit, row by row (R's ``simulate(fit, nsim, seed)``).
+
+        Each row's response is drawn from its fitted probabilities, as MASS's
+        ``simulate.polr`` (the parametric bootstrap's responses); see
+        :func:`ordstats.results.simulation.simulate_responses`.
+
+        Parameters
+        ----------
+        nsim : int
+            Number of simulated responses per row.
+        seed : int, numpy.random.Generator or None
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``sim_1``, ..., one ordered categorical per simulation.
+        """
+        return simulate_responses(self, nsim, seed)
 
     def lrm_stats(self) -> pd.Series:
         """The statistics rms::lrm prints for this fit (R's ``fit$stats``).

@@ -608,6 +608,12 @@ class MixedResults(
     orm_stats = _refused(
         "orm_stats()", "they are rms::orm's statistics of a fixed-effects fit (rms has no clmm)"
     )
+    simulate = _refused(
+        "simulate()",
+        "new responses of a mixed model need new random effects or the fitted modes, a "
+        "choice R's ordinal leaves open too (it has no simulate method for clmm); simulate "
+        "from res.predict(which='prob') at the effects you mean",
+    )
     profile = _refused("profile()", _NO_PROFILE)
     plot_profile = _refused("plot_profile()", _NO_PROFILE)
     get_margeff = _refused("get_margeff()", _NO_MARGEFF)
