@@ -23,6 +23,10 @@ write_stats("housing_weights", "lrm(Sat ~ Infl + Type + Cont, data = housing, we
             suppressWarnings(lrm(Sat ~ Infl + Type + Cont, data = MASS::housing, weights = Freq)))
 write_stats("soup_six_levels", "lrm(SURENESS ~ PROD + DAY + GENDER + AGEGROUP, data = soup)",
             lrm(SURENESS ~ PROD + DAY + GENDER + AGEGROUP, data = soup))
+# an offset: rms's C takes it, its Brier, g and gp (lp without the offset) do not
+bank_o <- bank; bank_o$o <- (bank_o$education - 12) / 10
+write_stats("bankwages_offset", "lrm(job ~ education + gender + offset(o), data = bankwages with o = (education - 12) / 10)",
+            lrm(job ~ education + gender + offset(o), data = bank_o))
 w <- bank; w$wt <- 1 + (seq_len(nrow(w)) %% 3) / 2
 write_stats("bankwages_fractional_weights",
             "lrm(job ~ education + gender, data = bankwages, weights = 1 + (seq_len(474) %% 3) / 2)",

@@ -51,6 +51,10 @@ CASES: dict[str, Callable[[], Any]] = {
         "SURENESS ~ PROD + DAY + GENDER + AGEGROUP", datasets.load("soup")
     ).fit(),
     "bankwages_fractional_weights": _fractional,
+    "bankwages_offset": lambda: OrdinalModel.from_formula(
+        "job ~ education + gender + offset(o)",
+        dataset("bankwages").eval("o = (education - 12) / 10"),
+    ).fit(),
 }
 #: rms 6.5 rounds each row's weight for the rank correlations but not the level
 #: totals: with fractional weights its C is 1.037 (above 1) and Tau-a 0.45
