@@ -43,6 +43,8 @@ def simulate_responses(res: Any, nsim: int = 1, seed: Any = None) -> pd.DataFram
     pandas.DataFrame
         Columns ``sim_1``, ..., ``sim_<nsim>`` (R's names), one row per row of
         the fit (its index), each an ordered categorical with the response's levels.
+        For a Dask fit a Dask DataFrame of the same columns, drawn partition by
+        partition (each partition's generator seeded by ``seed`` and its number).
 
     Raises
     ------
@@ -63,14 +65,57 @@ def simulate_responses(res: Any, nsim: int = 1, seed: Any = None) -> pd.DataFram
             "simulate() of a censored response would need a censoring model; it draws "
             "uncensored responses only"
         )
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    levels = list(model.design.response.values)
     prob = res.predict(which="prob")
-    cumulative = np.cumsum(prob.to_numpy(), axis=1)
+    if hasattr(prob, "map_partitions"):  # a Dask fit: draw where the rows are
+        return _dask_draws(prob, nsim, _entropy(seed), levels)
+    if not isinstance(prob, pd.DataFrame):
+        raise SpecificationError(
+            "simulate() draws on the driver from in-memory predictions; this fit's "
+            f"predictions are a {type(prob).__module__.split('.')[0]} {type(prob).__name__} "
+            "(they stay in the cluster): draw there from res.predict(which='prob'), each "
+            "row's probabilities"
+        )
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return _draws(prob, nsim, rng, levels)
+
+
+def _draws(
+    prob: pd.DataFrame, nsim: int, rng: np.random.Generator, levels: list[Any]
+) -> pd.DataFrame:
+    """``nsim`` draws per row of ``prob`` (rows of probabilities over ``levels``)."""
+    cumulative = np.cumsum(prob.to_numpy(dtype=float), axis=1)
     cumulative[:, -1] = 1.0  # the top level takes what rounding leaves above the last cut
     uniform = rng.uniform(size=(nsim, cumulative.shape[0]))
-    levels = list(model.design.response.values)
     columns = {}
     for k in range(nsim):
         codes = (uniform[k][:, None] > cumulative[:, :-1]).sum(axis=1)
         columns[f"sim_{k + 1}"] = pd.Categorical.from_codes(codes, categories=levels, ordered=True)
     return pd.DataFrame(columns, index=prob.index)
+
+
+def _entropy(seed: Any) -> int:
+    """One integer from which every partition's generator is seeded (fixed at the call)."""
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    return int(np.random.SeedSequence(seed).generate_state(2, dtype=np.uint64)[0])
+
+
+def _partition_draws(
+    frame: pd.DataFrame,
+    nsim: int,
+    entropy: int,
+    levels: list[Any],
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    number = 0 if partition_info is None else int(partition_info["number"])
+    rng = np.random.default_rng([entropy, number])
+    return _draws(frame, nsim, rng, levels)
+
+
+def _dask_draws(prob: Any, nsim: int, entropy: int, levels: list[Any]) -> Any:
+    """The draws of a Dask fit, one generator per partition (seeded by its number)."""
+    meta = pd.DataFrame(
+        {f"sim_{k + 1}": pd.Categorical([], categories=levels, ordered=True) for k in range(nsim)}
+    )
+    return prob.map_partitions(_partition_draws, nsim, entropy, levels, meta=meta)

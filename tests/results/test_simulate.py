@@ -62,3 +62,20 @@ def test_simulate_refuses_what_it_cannot_describe(wine_fit) -> None:
     mixed = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
     with pytest.raises(SpecificationError, match="random effects"):
         mixed.simulate()
+
+
+def test_a_dask_fit_draws_partition_by_partition_with_the_in_memory_distribution() -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    wine = datasets.load("wine")
+    fit = OrdinalModel.from_formula("rating ~ temp + contact", dd.from_pandas(wine, npartitions=3))
+    lazy = fit.fit().simulate(nsim=2000, seed=3)
+    assert hasattr(lazy, "compute")  # the draws stay distributed until asked for
+    sims = lazy.compute()
+    pd.testing.assert_frame_equal(sims, lazy.compute())  # the seed fixes every partition
+    assert list(sims.index) == list(wine.index) and sims.shape == (72, 2000)
+    memory = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    prob = memory.predict(which="prob").to_numpy()
+    codes = np.stack([sims[c].cat.codes.to_numpy() for c in sims.columns], axis=1)
+    same = np.all(np.isclose(prob, prob[0]), axis=1)
+    counts = np.bincount(codes[same].ravel(), minlength=5)
+    assert stats.chisquare(counts, prob[0] * counts.sum()).pvalue > 1e-4

@@ -181,3 +181,11 @@ def test_spark_continuous_quantities_without_newdata_say_to_pass_rows(fits, fram
             call(spark)
         rows = frame.dropna().iloc[:7]
         pd.testing.assert_frame_equal(call(spark, rows), call(memory, rows), rtol=1e-7)
+
+
+def test_spark_simulate_says_to_draw_in_the_cluster(spark, frame):
+    """simulate() of a Spark fit would collect every row's probabilities on the driver."""
+    rows = spark.createDataFrame(frame.dropna()).repartition(2)
+    fit = ordstats.OrdinalModel.from_formula(FORMULA, rows).fit()
+    with pytest.raises(ordstats.errors.SpecificationError, match="pyspark DataFrame"):
+        fit.simulate(seed=1)
