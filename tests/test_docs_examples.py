@@ -80,8 +80,9 @@ def test_from_r_page_examples_print_what_the_page_says(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     names: dict[str, object] = {"__name__": "docs"}
     checked = sum(run_checking_comments(code, names) for code in rst_blocks("from_r", "python"))
-    # contrasts (2 lines), soup's two links, the epilepsy log-likelihoods (2 lines)
-    assert checked == 6
+    # contrasts (2 lines), step's terms and AIC, lrm's C, soup's two links, the epilepsy
+    # log-likelihoods (2 lines)
+    assert checked == 9
 
 
 def test_from_r_page_quotes_r_as_r_prints_it():
