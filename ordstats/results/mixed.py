@@ -94,8 +94,9 @@ _NO_ADD1 = (
 
 
 _NO_STEP = (
-    "R's step stops for a clmm too (its add1 cannot rebuild the model frame); compare the "
-    "fixed effects with drop1() and ordstats.lr_test(restricted, full)"
+    "R's step stops for a clmm too (its refits lose the random terms: 'No random effects "
+    "terms specified in formula'); compare the fixed effects with drop1() and "
+    "ordstats.lr_test(restricted, full)"
 )
 
 
