@@ -127,7 +127,7 @@ def _check_fit(res: Any, what: str = "lrm_stats()") -> Any:
             f"{what} are rms's statistics of a cumulative model with one linear predictor; "
             "this model has nominal or scale effects (lrm and orm have neither)"
         )
-    if model.family_spec.name != "cumulative":
+    if not model.family_spec.capabilities.latent_variable:  # the cumulative family
         raise SpecificationError(
             f"{what} are rms's statistics of the cumulative (proportional odds) model; "
             f"this fit is of the {model.family_spec.name!r} family"
