@@ -344,8 +344,8 @@ def anova(
     """Likelihood-ratio tests of a sequence of nested models, as R's ``anova.clm``.
 
     With one model, Wald tests of its location terms instead, as R's
-    ``anova(fit, type = "III")`` of one clm: ``type`` is ``"III"`` (the
-    default), ``"II"``, ``"I"`` or ``"marginal"``, and the table has R's
+    ``anova(fit, type = "I")`` of one clm: ``type`` is ``"I"`` (the default of
+    R's ``anova.clm``), ``"II"``, ``"III"`` or ``"marginal"``, and the table has R's
     columns ``Df``, ``Chisq``, ``Pr(>Chisq)``
     (:func:`ordstats.results.anova_types.wald_anova` gives the hypotheses).
     With ``test="LR"`` (one model) likelihood-ratio tests of type ``"II"`` (the
@@ -379,9 +379,9 @@ def anova(
         Two or more fits.
     names : sequence of str, optional
         Row labels in the order given (default: formula and link).
-    type : {"III", "II", "I", "marginal"}, optional
-        With one model only: the type of its tests (default ``"III"`` for Wald
-        tests, ``"II"`` for LR tests).
+    type : {"I", "II", "III", "marginal"}, optional
+        With one model only: the type of its tests (default ``"I"`` for Wald
+        tests, as R's ``anova(fit)``; ``"II"`` for LR tests, as car's).
     test : {"Wald", "LR"}
         With one model only: R ordinal's Wald tests or car's likelihood-ratio tests.
 
@@ -469,7 +469,7 @@ def _single_anova(res: Any, kind: Any, test: str) -> pd.DataFrame:
         raise SpecificationError(f"anova takes fitted ordstats models; got {type(res).__name__}")
     if test == "LR":
         return lr_anova(res, "II" if kind is None else kind)
-    return wald_anova(res, "III" if kind is None else kind)
+    return wald_anova(res, "I" if kind is None else kind)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def _check_type(kind: Any) -> str:
     key = str(kind) if not isinstance(kind, bool) else None
     if key not in _TYPES:
         raise SpecificationError(
-            f"type={kind!r}: use 'III' (R's default), 'II', 'I' (or 3, 2, 1) or 'marginal'"
+            f"type={kind!r}: use 'I' (R's default), 'II', 'III' (or 1, 2, 3) or 'marginal'"
         )
     return _TYPES[key]
 
@@ -247,8 +247,8 @@ def _wald_row(contrast: FloatArray, beta: FloatArray, covariance: FloatArray) ->
     return int(keep.sum()), float(np.sum(projected**2 / values[keep]))
 
 
-def wald_anova(res: FittedState, kind: Any = "III") -> pd.DataFrame:
-    """Wald tests of each location term, as R's ``anova(fit, type = "III")`` of a clm.
+def wald_anova(res: FittedState, kind: Any = "I") -> pd.DataFrame:
+    """Wald tests of each location term, as R's ``anova(fit, type = "I")`` of a clm.
 
     See :mod:`ordstats.results.anova_types` for the hypotheses of each type.
 
@@ -256,7 +256,9 @@ def wald_anova(res: FittedState, kind: Any = "III") -> pd.DataFrame:
     ----------
     res : OrdinalResults
         A fit built with ``from_formula`` whose design rows are in memory.
-    kind : {"III", "II", "I", "marginal"} or {3, 2, 1}
+    kind : {"I", "II", "III", "marginal"} or {1, 2, 3}
+        ``"I"`` is the default of R's ``anova.clm`` (its ``single_anova`` alone
+        defaults to ``"III"``).
 
     Returns
     -------

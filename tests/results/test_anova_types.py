@@ -80,15 +80,19 @@ def test_wald_tests_of_each_type_equal_r(name: str, kind: str) -> None:
     assert table.attrs["heading"] == expected["heading"].strip()
 
 
-def test_one_model_defaults_to_type_iii_and_marginal_is_wald_test_terms() -> None:
+def test_one_model_defaults_to_r_anova_clm_type_i_and_marginal_is_wald_test_terms() -> None:
+    # R's anova.clm(object, ..., type = c("I", "II", "III", ...)): type I by default
     res = CASES["soup_ordered_predictor"]()
     default = ordstats.anova(res)
-    assert default.attrs["heading"].startswith("Type III")
-    np.testing.assert_allclose(ordstats.anova(res, type=3)["Chisq"], default["Chisq"], rtol=1e-12)
+    assert default.attrs["heading"].startswith("Type I ")
+    expected = _reference("soup_ordered_predictor")["types"]["I"]["chisq"]
+    np.testing.assert_allclose(default["Chisq"], expected, rtol=2e-6)
+    np.testing.assert_allclose(ordstats.anova(res, type=1)["Chisq"], default["Chisq"], rtol=1e-12)
+    type3 = ordstats.anova(res, type="III")
     marginal = ordstats.anova(res, type="marginal")
     np.testing.assert_allclose(marginal["Chisq"], res.wald_test_terms()["chi2"], rtol=1e-10)
     # with contr.poly the type III test of PROD differs from its marginal test (as R)
-    assert default.loc["PROD", "Chisq"] < 0.5 * marginal.loc["PROD", "Chisq"]
+    assert type3.loc["PROD", "Chisq"] < 0.5 * marginal.loc["PROD", "Chisq"]
 
 
 def test_doolittle_factor_reproduces_the_gram_matrix() -> None:
@@ -126,8 +130,8 @@ def test_single_model_anova_refuses_what_r_has_not() -> None:
         ordstats.anova(chunked)
     inline = OrdinalModel.from_formula("rating ~ C(temp, contr.sum) * contact", wine).fit()
     with pytest.raises(SpecificationError, match="contrasts="):
-        ordstats.anova(inline)
-    assert len(ordstats.anova(inline, type="II")) == 3
+        ordstats.anova(inline, type="III")
+    assert len(ordstats.anova(inline)) == len(ordstats.anova(inline, type="II")) == 3
 
 
 LR_CASES: dict[str, Callable[[], Any]] = {
