@@ -93,8 +93,12 @@ def rank_correlations(
     return c_index, dxy, gamma, tau_a
 
 
-def _r2_measures(lr: float, p: int, n: float, frequencies: FloatArray) -> dict[str, float]:
-    """Hmisc's ``R2Measures(lr, p, n, ess = frequencies)``, with its names."""
+def _r2_measures(lr: float, p: int, n: float, frequencies: FloatArray) -> list[tuple[str, float]]:
+    """Hmisc's ``R2Measures(lr, p, n, ess = frequencies)``, with its names.
+
+    As R's, two names repeat when the effective size rounds to ``n`` (a response
+    whose values are nearly all distinct).
+    """
 
     def name(p_: int, n_: float) -> str:
         size = str(round(float(n_), 1)).removesuffix(".0")  # R's as.character(round(n, 1))
@@ -102,10 +106,10 @@ def _r2_measures(lr: float, p: int, n: float, frequencies: FloatArray) -> dict[s
 
     shares = frequencies / frequencies.sum()
     effective = n * (1.0 - np.sum(shares**3))
-    out = {}
+    out = []
     for size in (n, effective):
-        out[name(0, size)] = -np.expm1(-lr / size)
-        out[name(p, size)] = -np.expm1(-max(lr - p, 0.0) / size)
+        out.append((name(0, size), float(-np.expm1(-lr / size))))
+        out.append((name(p, size), float(-np.expm1(-max(lr - p, 0.0) / size))))
     return out
 
 
@@ -174,26 +178,27 @@ def lrm_stats(res: Any) -> pd.Series:
     df = int(res.df_model)
     frequencies = np.bincount(codes, weights=weights, minlength=n_levels).astype(float)
     c_index, dxy, gamma, tau_a = rank_correlations(prob_with_offset, codes, weights, n_levels)
-    values: dict[str, float] = {
-        "Obs": float(codes.size),
-        "Max Deriv": float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan)),
-        "Model L.R.": lr,
-        "d.f.": float(df),
-        "P": float(stats.chi2.sf(lr, df)) if df else 1.0,
-        "C": c_index,
-        "Dxy": dxy,
-        "Gamma": gamma,
-        "Tau-a": tau_a,
-        "R2": -np.expm1(-lr / total) / -np.expm1(2.0 * res.llnull / total),
-        **_r2_measures(lr, df, total, frequencies),
-        "Brier": float(np.sum(weights * (prob - event) ** 2) / total),
-        "g": gini_mean_difference(eta),
-    }
-    values["gr"] = float(np.exp(values["g"]))
-    values["gp"] = gini_mean_difference(prob)
+    g = gini_mean_difference(eta)
+    values = [
+        ("Obs", float(codes.size)),
+        ("Max Deriv", float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan))),
+        ("Model L.R.", lr),
+        ("d.f.", float(df)),
+        ("P", float(stats.chi2.sf(lr, df)) if df else 1.0),
+        ("C", c_index),
+        ("Dxy", dxy),
+        ("Gamma", gamma),
+        ("Tau-a", tau_a),
+        ("R2", float(-np.expm1(-lr / total) / -np.expm1(2.0 * res.llnull / total))),
+        *_r2_measures(lr, df, total, frequencies),
+        ("Brier", float(np.sum(weights * (prob - event) ** 2) / total)),
+        ("g", g),
+        ("gr", float(np.exp(g))),
+        ("gp", gini_mean_difference(prob)),
+    ]
     if model.has_weights:
-        values["Sum of Weights"] = total
-    return pd.Series(values, name="lrm stats")
+        values.append(("Sum of Weights", total))
+    return _named(values, "lrm stats")
 
 
 def _median_position(values: list[Any], codes: IntArray) -> tuple[float, int]:
@@ -278,21 +283,27 @@ def orm_stats(res: Any) -> pd.Series:
     df = int(res.df_model)
     score = _score_statistic(res) if df else 0.0
     frequencies = np.bincount(codes, minlength=n_levels).astype(float)
-    values: dict[str, float] = {
-        "Obs": n,
-        "Distinct Y": float(n_levels),
-        "Median Y": median,
-        "Max Deriv": float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan)),
-        "Model L.R.": lr,
-        "d.f.": float(df),
-        "P": float(stats.chi2.sf(lr, df)) if df else 1.0,
-        "Score": score,
-        "Score P": float(stats.chi2.sf(score, df)) if df else 1.0,
-        "rho": float(stats.spearmanr(eta, codes).statistic),
-        "R2": -np.expm1(-lr / n) / -np.expm1(2.0 * res.llnull / n),
-        **_r2_measures(lr, df, n, frequencies),
-        "g": gini_mean_difference(eta),
-    }
-    values["gr"] = float(np.exp(values["g"]))
-    values["pdm"] = float(np.mean(np.abs(np.asarray(model.link.sf(theta - linear)) - 0.5)))
-    return pd.Series(values, name="orm stats")
+    g = gini_mean_difference(eta)
+    values = [
+        ("Obs", n),
+        ("Distinct Y", float(n_levels)),
+        ("Median Y", median),
+        ("Max Deriv", float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan))),
+        ("Model L.R.", lr),
+        ("d.f.", float(df)),
+        ("P", float(stats.chi2.sf(lr, df)) if df else 1.0),
+        ("Score", score),
+        ("Score P", float(stats.chi2.sf(score, df)) if df else 1.0),
+        ("rho", float(stats.spearmanr(eta, codes).statistic)),
+        ("R2", float(-np.expm1(-lr / n) / -np.expm1(2.0 * res.llnull / n))),
+        *_r2_measures(lr, df, n, frequencies),
+        ("g", g),
+        ("gr", float(np.exp(g))),
+        ("pdm", float(np.mean(np.abs(np.asarray(model.link.sf(theta - linear)) - 0.5)))),
+    ]
+    return _named(values, "orm stats")
+
+
+def _named(values: list[tuple[str, float]], name: str) -> pd.Series:
+    """A Series of ``(name, value)`` pairs in order (names may repeat, as R's)."""
+    return pd.Series([v for _, v in values], index=[k for k, _ in values], name=name, dtype=float)

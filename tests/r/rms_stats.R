@@ -42,3 +42,12 @@ write_stats("orm_faithful_loglog", "orm(waiting ~ eruptions, data = faithful, fa
             orm(waiting ~ eruptions, data = faithful, family = "loglog", eps = 1e-12, maxit = 200))
 write_stats("orm_bankwages_cloglog", "orm(job ~ education + gender + minority, data = bankwages, family = 'cloglog', eps = 1e-12, maxit = 200)",
             orm(job ~ education + gender + minority, data = bank, family = "cloglog", eps = 1e-12, maxit = 200))
+# a response with (nearly) all values distinct: the effective size rounds to n, and R's
+# R2Measures names repeat ("R2(50)" twice)
+lcs <- LifeCycleSavings[, c("sr", "pop15", "dpi")]
+write_dataset(lcs, "lifecyclesavings", "datasets::LifeCycleSavings",
+  "Savings ratio of 50 countries, 1960-1970 (49 distinct values)", "columns sr, pop15, dpi",
+  "sr", dir = data_dir)
+lcs <- read_dataset("lifecyclesavings")
+write_stats("orm_lifecyclesavings", "orm(sr ~ pop15 + dpi, data = LifeCycleSavings, eps = 1e-12, maxit = 200)",
+            orm(sr ~ pop15 + dpi, data = lcs, eps = 1e-12, maxit = 200))

@@ -181,3 +181,15 @@ def test_orm_stats_score_equals_the_lr_test_to_first_order_and_refuse_weights() 
     weighted = CASES["housing_weights"]()
     with pytest.raises(SpecificationError, match="no weights"):
         weighted.orm_stats()
+
+
+def test_orm_stats_repeat_r2_names_as_r_when_the_effective_size_rounds_to_n() -> None:
+    ref = json.loads((REFERENCE / "orm_lifecyclesavings.json").read_text())
+    res = OrdinalModel.from_formula(
+        "sr ~ pop15 + dpi", dataset("lifecyclesavings"), many_levels=True
+    ).fit()
+    got = res.orm_stats()
+    assert list(got.index) == ref["names"]
+    assert list(got.index).count("R2(50)") == 2
+    keep = [i for i, name in enumerate(ref["names"]) if name not in ("Max Deriv", "P", "Score P")]
+    np.testing.assert_allclose(got.to_numpy()[keep], np.array(ref["stats"])[keep], rtol=2e-6)
