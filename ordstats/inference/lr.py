@@ -426,7 +426,7 @@ def anova(
     if len(models) < 2:
         raise SpecificationError(
             "anova needs at least two fitted models to compare, or one for Wald tests of "
-            "its terms (anova(fit, type='III'))"
+            "its terms (anova(fit), anova(fit, type='II'))"
         )
     _check_results(models)
     labels = _row_names(models, names)
