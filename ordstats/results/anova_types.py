@@ -56,8 +56,15 @@ _TYPES = {
     "2": "2",
     "3": "3",
     "marginal": "marginal",
+    "2b": "2b",
 }
-_HEADINGS = {"1": "Type I", "2": "Type II", "3": "Type III", "marginal": "Marginal"}
+_HEADINGS = {
+    "1": "Type I",
+    "2": "Type II",
+    "2b": "Type IIb",
+    "3": "Type III",
+    "marginal": "Marginal",
+}
 #: R's ``doolittle(eps = 1e-6)``: pivots and factors below this are zero.
 _DOOLITTLE_EPS = 1e-6
 
@@ -66,7 +73,8 @@ def _check_type(kind: Any) -> str:
     key = str(kind) if not isinstance(kind, bool) else None
     if key not in _TYPES:
         raise SpecificationError(
-            f"type={kind!r}: use 'I' (R's default), 'II', 'III' (or 1, 2, 3) or 'marginal'"
+            f"type={kind!r}: use 'I' (R's default), 'II', 'III' (or 1, 2, 3), 'marginal' or "
+            "'2b'"
         )
     return _TYPES[key]
 
@@ -167,12 +175,16 @@ def _marginal(layout: _Layout) -> dict[str, FloatArray]:
     return {label: identity[cols] for label, cols in layout.columns.items()}
 
 
-def _type2(layout: _Layout) -> dict[str, FloatArray]:
-    """R's ``get_contrasts_type2_unfolded``: marginal unless contained, then type 2."""
+def _type2(layout: _Layout, unfolded: bool = True) -> dict[str, FloatArray]:
+    """R's ``get_contrasts_type2_unfolded``: marginal unless contained, then type 2.
+
+    ``unfolded=False`` is R's ``get_contrasts_type2`` (type ``"2b"``): every term
+    adjusted for the terms not containing it, contained or not.
+    """
     out = _marginal(layout)
     for label in layout.labels:
         containing = layout.containing(label)
-        if not containing:
+        if unfolded and not containing:
             continue
         last = [j for name in [label, *containing] for j in layout.columns[name]]
         order = [j for j in range(len(layout.names)) if j not in last] + last
@@ -256,7 +268,7 @@ def wald_anova(res: FittedState, kind: Any = "I") -> pd.DataFrame:
     ----------
     res : OrdinalResults
         A fit built with ``from_formula`` whose design rows are in memory.
-    kind : {"I", "II", "III", "marginal"} or {1, 2, 3}
+    kind : {"I", "II", "III", "marginal", "2b"} or {1, 2, 3}
         ``"I"`` is the default of R's ``anova.clm`` (its ``single_anova`` alone
         defaults to ``"III"``).
 
@@ -282,7 +294,12 @@ def wald_anova(res: FittedState, kind: Any = "I") -> pd.DataFrame:
         )
     if len(layout.names) <= 1 or len(layout.labels) <= 1:
         kind = "1"  # R: one term (or one column) takes the Type I contrasts
-    builders = {"1": _type1, "2": _type2, "marginal": _marginal}
+    builders = {
+        "1": _type1,
+        "2": _type2,
+        "2b": lambda layout: _type2(layout, unfolded=False),
+        "marginal": _marginal,
+    }
     contrasts = _type3(res, layout) if kind == "3" else builders[kind](layout)
     names = layout.names[1:]
     position = {name: j for j, name in enumerate(res.params.index)}

@@ -9,7 +9,7 @@ out_dir <- "tests/data/reference/anova_types"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 source("tests/r/write_dataset.R")
 write_types <- function(name, call, fit) {
-  tables <- lapply(c(III = "III", II = "II", I = "I", marginal = "marginal"), function(type) {
+  tables <- lapply(c(III = "III", II = "II", I = "I", marginal = "marginal", "2b" = "2b"), function(type) {
     a <- anova(fit, type = type)
     list(terms = rownames(a), df = a$Df, chisq = a$Chisq, p = a[["Pr(>Chisq)"]],
          heading = attr(a, "heading"))

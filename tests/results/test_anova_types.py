@@ -61,7 +61,7 @@ CASES: dict[str, Callable[[], Any]] = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("kind", ["III", "II", "I", "marginal"])
+@pytest.mark.parametrize("kind", ["III", "II", "I", "marginal", "2b"])
 def test_wald_tests_of_each_type_equal_r(name: str, kind: str) -> None:
     ref = _reference(name)
     res = CASES[name]()
