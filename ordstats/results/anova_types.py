@@ -73,8 +73,7 @@ def _check_type(kind: Any) -> str:
     key = str(kind) if not isinstance(kind, bool) else None
     if key not in _TYPES:
         raise SpecificationError(
-            f"type={kind!r}: use 'I' (R's default), 'II', 'III' (or 1, 2, 3), 'marginal' or "
-            "'2b'"
+            f"type={kind!r}: use 'I' (R's default), 'II', 'III' (or 1, 2, 3), 'marginal' or '2b'"
         )
     return _TYPES[key]
 
