@@ -484,6 +484,7 @@ class OrdinalMixedModel:
             if prior is not None:
                 start = None if start_params is None else self._check_start(start_params)
                 return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)
+            self._warn_too_many_effects()
             f, fg, grad, analytic = self._objective_functions(nagq)
             inverse_hessian: FloatArray | None = None
             if start_params is None:
@@ -843,6 +844,30 @@ class OrdinalMixedModel:
                     stacklevel=user_stacklevel(),
                 )
             pos += t.q * (t.q + 1) // 2
+
+    def _warn_too_many_effects(self) -> None:
+        """Warn when the random effects are as many as the rows (R's clmm warns too).
+
+        With one row per level an intercept's effect is confounded with the link's
+        own error: under probit ``F(theta - eta - b)``, ``b ~ N(0, s^2)``, integrates
+        to ``Phi((theta - eta) / sqrt(1 + s^2))``, so ``s`` is not identified, and the
+        Laplace approximation, far off there, gives a spurious optimum (wine, probit,
+        ``(1|row)``: log-likelihood -64.05 against the clm's -85.76, an SD of 15).
+        """
+        n_rows = self.problem.y.size
+        counts = [(t, t.n_levels * t.q) for t in self.terms]
+        if sum(q for _, q in counts) < n_rows:
+            return
+        listed = ", ".join(f"{q} in ({t.expr}|{t.group})" for t, q in counts)
+        warnings.warn(
+            f"the model has as many random effects as rows or more ({listed}; {n_rows} "
+            "rows): levels of a single row cannot tell a random effect from the link's "
+            "own error, so its variance is barely identified (under probit not at all) "
+            "and the Laplace approximation can be far from the likelihood; group the "
+            "rows into larger levels or drop the term (R's clmm warns likewise)",
+            SpecificationWarning,
+            stacklevel=user_stacklevel(),
+        )
 
     def _boundary(self, x: FloatArray) -> list[int]:
         """Log-sd parameters (diagonals of ``L_t``) that ran to the boundary."""

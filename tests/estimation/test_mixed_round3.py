@@ -89,3 +89,30 @@ def test_standard_errors_match_r(case: str, frames: dict[str, pd.DataFrame]) -> 
     names = [_r_name(n) for n in res.params.index]
     # R differentiates its objective numerically (deriv12): agreement to ~0.5%
     np.testing.assert_allclose(res.bse.to_numpy(), r_se[names].to_numpy(), rtol=1e-2)
+
+
+def test_one_row_per_level_warns_that_the_variance_is_not_identified(wine: pd.DataFrame) -> None:
+    # R: "no. random effects (=72) >= no. observations (=72)"; under probit the exact
+    # marginal likelihood is the clm's whatever the SD, P(Y <= j) = Phi((theta_j - eta) /
+    # sqrt(1 + s^2)), while the Laplace approximation finds a spurious optimum far above it
+    data = wine.assign(row=[f"r{i}" for i in range(len(wine))])
+    model = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + (1|row)", data, link="probit"
+    )
+    with pytest.warns(ordstats.errors.SpecificationWarning, match="72 in \\(1\\|row\\); 72 rows"):
+        laplace = model.fit()
+    clm = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, link="probit").fit()
+    assert laplace.llf > clm.llf + 20  # what the warning is about
+    for sd in (0.5, 2.0):  # the exact likelihood is flat along the clm's rescaled estimates
+        x = np.r_[clm.params.to_numpy() * np.sqrt(1 + sd**2), np.log(sd)]
+        assert model.loglike(x, nagq=40) == pytest.approx(clm.llf, abs=1e-6)
+
+
+def test_levels_fewer_than_rows_do_not_warn(wine: pd.DataFrame) -> None:
+    # 72 bottle-by-judge cells = 72 rows warns; the 9 judges x 8 bottles crossed do not
+    pairs = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge:bottle)", wine)
+    with pytest.warns(ordstats.errors.SpecificationWarning, match="72 in"):
+        pairs.fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge) + (1|bottle)", wine).fit()
