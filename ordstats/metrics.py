@@ -148,7 +148,23 @@ def _index(y: object, labels: list[object], name: str) -> np.ndarray:
     try:
         return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
     except (KeyError, TypeError):
+        missing = sum(map(_is_missing, values.tolist()))
+        if missing:
+            raise DataError(
+                f"{name} has {missing} missing value(s) (NaN, None or pd.NA); drop those rows "
+                "(from every argument) first"
+            ) from None
         raise DataError(_unknown_values_message(values.tolist(), labels, name)) from None
+
+
+def _is_missing(value: object) -> bool:
+    """None, NaN, NaT or pandas' NA (whose comparisons have no truth value)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
 
 
 def _unknown_values_message(values: list[object], labels: list[object], name: str) -> str:
@@ -179,7 +195,10 @@ def _hashable(value: object) -> bool:
 def _weights(sample_weight: object, n: int) -> FloatArray:
     if sample_weight is None:
         return np.ones(n)
-    w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    try:
+        w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise DataError("sample_weight must be numbers, one non-negative weight per row") from None
     if w.shape != (n,):
         raise DataError(f"sample_weight has {w.size} values for {n} rows")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
@@ -473,7 +492,13 @@ def concordance_index(
     sample_weight = _by_label(y_true, sample_weight, "sample_weight")
     labs = _scale(labels, (y_true, "y_true")).labels
     y = _index(y_true, labs, "y_true")
-    s = np.asarray(y_score, dtype=float)
+    try:
+        s = np.asarray(y_score, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(
+            "y_score must be numbers, one per row, that rise with the class (e.g. the "
+            "expected class index); missing values as NaN"
+        ) from None
     if s.ndim != 1:
         raise DataError(f"y_score must be one-dimensional; got shape {s.shape}")
     _same_length(y, s, "y_true and y_score")
