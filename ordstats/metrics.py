@@ -33,7 +33,8 @@ predicted position ``\hat y_i`` and predicted probabilities ``p_{ij}``
   :func:`somers_d` is ``2 C - 1``.
 
 Every function takes ``sample_weight=`` and raises a ``ValueError``
-(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, and for
+(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, rows of
+probabilities that do not sum to 1 (within 1e-5), and for
 labels that need ``labels=``.  pandas inputs (``y_true`` with ``y_pred``,
 ``y_prob``, ``y_score`` or ``sample_weight``) are paired by index label, as
 everywhere in ordstats: the same labels in another order are reordered to
@@ -215,6 +216,10 @@ def _same_length(a: np.ndarray, b: np.ndarray, names: str) -> None:
         raise DataError(f"{names} are empty")
 
 
+#: How far a row of ``y_prob`` may sum from 1 (float32 probabilities of many classes).
+_SUM_TOLERANCE = 1e-5
+
+
 def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
     prob = np.asarray(y_prob, dtype=float)
     if prob.ndim != 2:
@@ -228,6 +233,15 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
         )
     if not np.all(np.isfinite(prob)) or np.any(prob < -1e-12):
         raise DataError("y_prob must hold finite, non-negative probabilities")
+    sums = prob.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
+    if off.size:
+        raise DataError(
+            f"y_prob's rows must each sum to 1 (P(Y = j) for every class j, e.g. "
+            f"predict_proba's output); {off.size} row(s) do not (first at position {off[0]}: "
+            f"sum {sums[off[0]]:.6g}). Cumulative probabilities P(Y <= j) or a subset of the "
+            "columns give a wrong score"
+        )
     return prob
 
 

@@ -49,3 +49,16 @@ def test_classifier_score_names_missing_labels():
     clf = OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, y)
     with pytest.raises(DataError, match=r"y_true has 1 missing value\(s\)"):
         clf.score(X, y.astype("string").mask(y.index == 3, pd.NA))
+
+
+def test_probability_metrics_refuse_rows_that_do_not_sum_to_one():
+    """Cumulative probabilities P(Y <= j) passed as y_prob gave a score, silently wrong."""
+    prob = np.array([[0.2, 0.5, 0.3], [0.1, 0.3, 0.6]])
+    cumulative = np.cumsum(prob, axis=1)
+    for metric in (metrics.ranked_probability_score, metrics.ordinal_log_loss):
+        assert np.isfinite(metric([1, 3], prob, labels=[1, 2, 3]))
+        with pytest.raises(DataError, match=r"2 row\(s\) do not \(first at position 0: sum 1.9\)"):
+            metric([1, 3], cumulative, labels=[1, 2, 3])
+    # float32 probabilities (xgboost's predict_proba) are within the tolerance
+    many = np.full((2, 20), 0.05, dtype=np.float32)
+    assert np.isfinite(metrics.ranked_probability_score([0, 19], many, labels=list(range(20))))
