@@ -46,7 +46,8 @@ with ``make_scorer``, for example::
                 greater_is_better=False, labels=classes)
 
 or pass the ready scorers of :data:`SCORERS` (callables ``scorer(estimator, X,
-y)`` that read ``estimator.classes_``) as ``scoring=``.
+y)`` that read ``estimator.classes_``) as ``scoring=``; like ``estimator.score``,
+they pair a pandas ``y`` (and ``sample_weight``) with a pandas ``X`` by index label.
 """
 
 from __future__ import annotations
@@ -245,7 +246,7 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
     return prob
 
 
-def _by_label(y_true: object, other: object, name: str) -> object:
+def _by_label(y_true: object, other: object, name: str, reference: str = "y_true") -> object:
     """``other`` in the order of ``y_true``'s index when both are pandas objects.
 
     pandas inputs are paired by index label, as everywhere in ordstats: the same
@@ -261,7 +262,7 @@ def _by_label(y_true: object, other: object, name: str) -> object:
         if index.isin(theirs).all():
             return other.reindex(index)
     raise DataError(
-        f"y_true and {name} are pandas objects whose indexes hold different labels; they are "
+        f"{reference} and {name} are pandas objects whose indexes hold different labels; they are "
         "paired by index label: give them the same labels (e.g. .reset_index(drop=True) on "
         "each), or pass numpy arrays (.to_numpy()) to pair them by position"
     )
@@ -567,8 +568,22 @@ def _classes(estimator: object) -> list[object]:
     return list(np.asarray(classes).tolist())
 
 
+def _on_rows_of(X: object, y: object, sample_weight: object) -> tuple[object, object]:
+    """``y`` and ``sample_weight`` in the row order of a pandas ``X`` (paired by label).
+
+    The predictions of ``X`` are arrays in ``X``'s row order, so a pandas ``y`` (or
+    weights) must first be paired with ``X`` by index label, as ``estimator.score``
+    does; numpy inputs pair by position.
+    """
+    return (
+        _by_label(X, y, "y", reference="X"),
+        _by_label(X, sample_weight, "sample_weight", reference="X"),
+    )
+
+
 def neg_mae_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """Minus :func:`mean_absolute_class_error` of ``estimator.predict(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     pred = estimator.predict(X)  # type: ignore[attr-defined]
     return -mean_absolute_class_error(
         y, pred, labels=_classes(estimator), sample_weight=sample_weight
@@ -577,6 +592,7 @@ def neg_mae_scorer(estimator: object, X: object, y: object, sample_weight: objec
 
 def neg_rps_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """Minus :func:`ranked_probability_score` of ``estimator.predict_proba(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
     return -ranked_probability_score(
         y, prob, labels=_classes(estimator), sample_weight=sample_weight
@@ -587,12 +603,14 @@ def neg_log_loss_scorer(
     estimator: object, X: object, y: object, sample_weight: object = None
 ) -> float:
     """Minus :func:`ordinal_log_loss` of ``estimator.predict_proba(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
     return -ordinal_log_loss(y, prob, labels=_classes(estimator), sample_weight=sample_weight)
 
 
 def qwk_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """:func:`quadratic_weighted_kappa` of ``estimator.predict(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     pred = estimator.predict(X)  # type: ignore[attr-defined]
     return quadratic_weighted_kappa(
         y, pred, labels=_classes(estimator), sample_weight=sample_weight
@@ -603,6 +621,7 @@ def concordance_scorer(
     estimator: object, X: object, y: object, sample_weight: object = None
 ) -> float:
     """:func:`concordance_index` of the expected class index ``predict_proba(X) @ [0..K-1]``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = np.asarray(estimator.predict_proba(X))  # type: ignore[attr-defined]
     score = prob @ np.arange(prob.shape[1], dtype=float)
     return concordance_index(y, score, labels=_classes(estimator), sample_weight=sample_weight)

@@ -37,18 +37,22 @@ def test_metrics_refuse_text_scores_and_weights():
         metrics.mean_absolute_class_error([1, 2], [1, 2], sample_weight=["a", "b"])
 
 
-def test_classifier_score_names_missing_labels():
+def _text_classifier():
     pytest.importorskip("sklearn")
     from ordstats.learn import OrdinalClassifier
 
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": rng.normal(size=60)})
-    y = pd.Series(np.digitize(X.a + rng.normal(size=60), [-0.5, 0.5])).map(
+    X = pd.DataFrame({"a": rng.normal(size=60)}, index=np.arange(100, 160))
+    y = pd.Series(np.digitize(X.a + rng.normal(size=60), [-0.5, 0.5]), index=X.index).map(
         {0: "low", 1: "mid", 2: "high"}
     )
-    clf = OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, y)
+    return OrdinalClassifier(classes=["low", "mid", "high"]).fit(X, y), X, y
+
+
+def test_classifier_score_names_missing_labels():
+    clf, X, y = _text_classifier()
     with pytest.raises(DataError, match=r"y_true has 1 missing value\(s\)"):
-        clf.score(X, y.astype("string").mask(y.index == 3, pd.NA))
+        clf.score(X, y.astype("string").mask(y.index == 103, pd.NA))
 
 
 def test_probability_metrics_refuse_rows_that_do_not_sum_to_one():
@@ -62,3 +66,18 @@ def test_probability_metrics_refuse_rows_that_do_not_sum_to_one():
     # float32 probabilities (xgboost's predict_proba) are within the tolerance
     many = np.full((2, 20), 0.05, dtype=np.float32)
     assert np.isfinite(metrics.ranked_probability_score([0, 19], many, labels=list(range(20))))
+
+
+@pytest.mark.parametrize("name", sorted(metrics.SCORERS))
+def test_scorers_pair_a_pandas_y_with_X_by_label(name):
+    """As estimator.score: a y in another row order was scored against the wrong rows."""
+    clf, X, y = _text_classifier()
+    scorer = metrics.SCORERS[name]
+    shuffled = y.sample(frac=1, random_state=4)
+    weights = pd.Series(np.arange(60) + 1.0, index=X.index)
+    assert scorer(clf, X, shuffled) == pytest.approx(scorer(clf, X, y), rel=1e-12)
+    assert scorer(clf, X, y, sample_weight=weights[::-1]) == pytest.approx(
+        scorer(clf, X, y, sample_weight=weights.to_numpy()), rel=1e-12
+    )
+    with pytest.raises(DataError, match="X and y are pandas objects whose indexes hold"):
+        scorer(clf, X, y.reset_index(drop=True))
