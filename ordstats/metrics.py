@@ -240,7 +240,7 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
         raise DataError(
             f"y_prob's rows must each sum to 1 (P(Y = j) for every class j, e.g. "
             f"predict_proba's output); {off.size} row(s) do not (first at position {off[0]}: "
-            f"sum {sums[off[0]]:.6g}). Cumulative probabilities P(Y <= j) or a subset of the "
+            f"sum {sums[off[0]]:.6g}). P(Y <= j) in place of P(Y = j), or a subset of the "
             "columns give a wrong score"
         )
     return prob
