@@ -81,3 +81,20 @@ def test_scorers_pair_a_pandas_y_with_X_by_label(name):
     )
     with pytest.raises(DataError, match="X and y are pandas objects whose indexes hold"):
         scorer(clf, X, y.reset_index(drop=True))
+
+
+# -- models from arrays: the response is checked before the columns -----------
+
+
+def test_a_single_row_from_arrays_names_the_response_not_constant_columns():
+    """One row made every exog column 'constant', which said to remove the columns."""
+    from ordstats import OrdinalModel
+    from ordstats.design.censored import Censored
+    from ordstats.errors import ResponseError
+
+    y = pd.Categorical(["2"], categories=["2"], ordered=True)
+    X = pd.DataFrame({"a": [0.5], "b": [1.0]})
+    with pytest.raises(ResponseError, match=r"1 observed level \(only '2'\)"):
+        OrdinalModel(pd.Series(y), X)
+    with pytest.raises(ResponseError, match=r"has 1 level after censoring"):
+        OrdinalModel(Censored([1.0], [1.0]), X, many_levels=True)
