@@ -33,7 +33,8 @@ predicted position ``\hat y_i`` and predicted probabilities ``p_{ij}``
   :func:`somers_d` is ``2 C - 1``.
 
 Every function takes ``sample_weight=`` and raises a ``ValueError``
-(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, and for
+(:class:`~ordstats.errors.DataError`) for mismatched shapes or labels, rows of
+probabilities that do not sum to 1 (within 1e-5), and for
 labels that need ``labels=``.  pandas inputs (``y_true`` with ``y_pred``,
 ``y_prob``, ``y_score`` or ``sample_weight``) are paired by index label, as
 everywhere in ordstats: the same labels in another order are reordered to
@@ -45,7 +46,8 @@ with ``make_scorer``, for example::
                 greater_is_better=False, labels=classes)
 
 or pass the ready scorers of :data:`SCORERS` (callables ``scorer(estimator, X,
-y)`` that read ``estimator.classes_``) as ``scoring=``.
+y)`` that read ``estimator.classes_``) as ``scoring=``; like ``estimator.score``,
+they pair a pandas ``y`` (and ``sample_weight``) with a pandas ``X`` by index label.
 """
 
 from __future__ import annotations
@@ -148,7 +150,23 @@ def _index(y: object, labels: list[object], name: str) -> np.ndarray:
     try:
         return np.fromiter((lookup[v] for v in values.tolist()), dtype=np.intp, count=len(values))
     except (KeyError, TypeError):
+        missing = sum(map(_is_missing, values.tolist()))
+        if missing:
+            raise DataError(
+                f"{name} has {missing} missing value(s) (NaN, None or pd.NA); drop those rows "
+                "(from every argument) first"
+            ) from None
         raise DataError(_unknown_values_message(values.tolist(), labels, name)) from None
+
+
+def _is_missing(value: object) -> bool:
+    """None, NaN, NaT or pandas' NA (whose comparisons have no truth value)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
 
 
 def _unknown_values_message(values: list[object], labels: list[object], name: str) -> str:
@@ -179,7 +197,10 @@ def _hashable(value: object) -> bool:
 def _weights(sample_weight: object, n: int) -> FloatArray:
     if sample_weight is None:
         return np.ones(n)
-    w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    try:
+        w = np.asarray(sample_weight, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise DataError("sample_weight must be numbers, one non-negative weight per row") from None
     if w.shape != (n,):
         raise DataError(f"sample_weight has {w.size} values for {n} rows")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
@@ -196,6 +217,10 @@ def _same_length(a: np.ndarray, b: np.ndarray, names: str) -> None:
         raise DataError(f"{names} are empty")
 
 
+#: How far a row of ``y_prob`` may sum from 1 (float32 probabilities of many classes).
+_SUM_TOLERANCE = 1e-5
+
+
 def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
     prob = np.asarray(y_prob, dtype=float)
     if prob.ndim != 2:
@@ -209,10 +234,19 @@ def _probabilities(y_prob: object, n: int, n_labels: int | None) -> FloatArray:
         )
     if not np.all(np.isfinite(prob)) or np.any(prob < -1e-12):
         raise DataError("y_prob must hold finite, non-negative probabilities")
+    sums = prob.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > _SUM_TOLERANCE)
+    if off.size:
+        raise DataError(
+            f"y_prob's rows must each sum to 1 (P(Y = j) for every class j, e.g. "
+            f"predict_proba's output); {off.size} row(s) do not (first at position {off[0]}: "
+            f"sum {sums[off[0]]:.6g}). P(Y <= j) in place of P(Y = j), or a subset of the "
+            "columns give a wrong score"
+        )
     return prob
 
 
-def _by_label(y_true: object, other: object, name: str) -> object:
+def _by_label(y_true: object, other: object, name: str, reference: str = "y_true") -> object:
     """``other`` in the order of ``y_true``'s index when both are pandas objects.
 
     pandas inputs are paired by index label, as everywhere in ordstats: the same
@@ -228,7 +262,7 @@ def _by_label(y_true: object, other: object, name: str) -> object:
         if index.isin(theirs).all():
             return other.reindex(index)
     raise DataError(
-        f"y_true and {name} are pandas objects whose indexes hold different labels; they are "
+        f"{reference} and {name} are pandas objects whose indexes hold different labels; they are "
         "paired by index label: give them the same labels (e.g. .reset_index(drop=True) on "
         "each), or pass numpy arrays (.to_numpy()) to pair them by position"
     )
@@ -473,7 +507,13 @@ def concordance_index(
     sample_weight = _by_label(y_true, sample_weight, "sample_weight")
     labs = _scale(labels, (y_true, "y_true")).labels
     y = _index(y_true, labs, "y_true")
-    s = np.asarray(y_score, dtype=float)
+    try:
+        s = np.asarray(y_score, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(
+            "y_score must be numbers, one per row, that rise with the class (e.g. the "
+            "expected class index); missing values as NaN"
+        ) from None
     if s.ndim != 1:
         raise DataError(f"y_score must be one-dimensional; got shape {s.shape}")
     _same_length(y, s, "y_true and y_score")
@@ -528,8 +568,22 @@ def _classes(estimator: object) -> list[object]:
     return list(np.asarray(classes).tolist())
 
 
+def _on_rows_of(X: object, y: object, sample_weight: object) -> tuple[object, object]:
+    """``y`` and ``sample_weight`` in the row order of a pandas ``X`` (paired by label).
+
+    The predictions of ``X`` are arrays in ``X``'s row order, so a pandas ``y`` (or
+    weights) must first be paired with ``X`` by index label, as ``estimator.score``
+    does; numpy inputs pair by position.
+    """
+    return (
+        _by_label(X, y, "y", reference="X"),
+        _by_label(X, sample_weight, "sample_weight", reference="X"),
+    )
+
+
 def neg_mae_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """Minus :func:`mean_absolute_class_error` of ``estimator.predict(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     pred = estimator.predict(X)  # type: ignore[attr-defined]
     return -mean_absolute_class_error(
         y, pred, labels=_classes(estimator), sample_weight=sample_weight
@@ -538,6 +592,7 @@ def neg_mae_scorer(estimator: object, X: object, y: object, sample_weight: objec
 
 def neg_rps_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """Minus :func:`ranked_probability_score` of ``estimator.predict_proba(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
     return -ranked_probability_score(
         y, prob, labels=_classes(estimator), sample_weight=sample_weight
@@ -548,12 +603,14 @@ def neg_log_loss_scorer(
     estimator: object, X: object, y: object, sample_weight: object = None
 ) -> float:
     """Minus :func:`ordinal_log_loss` of ``estimator.predict_proba(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = estimator.predict_proba(X)  # type: ignore[attr-defined]
     return -ordinal_log_loss(y, prob, labels=_classes(estimator), sample_weight=sample_weight)
 
 
 def qwk_scorer(estimator: object, X: object, y: object, sample_weight: object = None) -> float:
     """:func:`quadratic_weighted_kappa` of ``estimator.predict(X)``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     pred = estimator.predict(X)  # type: ignore[attr-defined]
     return quadratic_weighted_kappa(
         y, pred, labels=_classes(estimator), sample_weight=sample_weight
@@ -564,6 +621,7 @@ def concordance_scorer(
     estimator: object, X: object, y: object, sample_weight: object = None
 ) -> float:
     """:func:`concordance_index` of the expected class index ``predict_proba(X) @ [0..K-1]``."""
+    y, sample_weight = _on_rows_of(X, y, sample_weight)
     prob = np.asarray(estimator.predict_proba(X))  # type: ignore[attr-defined]
     score = prob @ np.arange(prob.shape[1], dtype=float)
     return concordance_index(y, score, labels=_classes(estimator), sample_weight=sample_weight)

@@ -255,12 +255,7 @@ def design_from_arrays(
         y, name, list(matrices.values()), {"weights": w_series, "offset": o_series}
     )
     keep_rows, w, offsets = rows_to_keep(bad, missing, w_series, o_series)
-    terms = {
-        part: _array_terms(matrix, cols, summary, keep_rows, n, part, collinear)
-        for part, (matrix, cols, summary) in matrices.items()
-    }
-    if "nominal" in terms:
-        terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
+    # the response first: with one level or one row every column is also constant
     if censored is not None:
         low, high = censored.take(y.iloc[keep_rows])
         response = encode_censored(low, high, name=name, many_levels=many_levels, weights=w)
@@ -268,6 +263,12 @@ def design_from_arrays(
         response = encode_response(
             y.iloc[keep_rows], name=name, levels=levels, many_levels=many_levels
         )
+    terms = {
+        part: _array_terms(matrix, cols, summary, keep_rows, n, part, collinear)
+        for part, (matrix, cols, summary) in matrices.items()
+    }
+    if "nominal" in terms:
+        terms["exog"] = _drop_nominal_aliases(terms["exog"], terms["nominal"], collinear)
     return Design(
         response=response,
         response_name=name,

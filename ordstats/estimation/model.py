@@ -503,7 +503,10 @@ class OrdinalModel:
         SpecificationError
             For a model not built from a formula in this session (from arrays,
             unpickled, or after ``remove_data()``), a survey design's model, an
-            unknown keyword, or ``data=`` for data read in chunks.
+            unknown keyword, ``data=`` for data read in chunks, or ``data=``
+            without new ``weights=`` / ``offset=`` when the model's were arrays
+            (they pair by position with the old rows; column names and Series
+            follow the new data).
         """
         source, old = self._formula_source, self.design.formula
         if source is None or old is None:
@@ -563,6 +566,8 @@ class OrdinalModel:
                     "update(data=...) takes a DataFrame for a model fitted in memory; for data "
                     "read in chunks build the model again with OrdinalModel.from_formula"
                 )
+        if "data" in given:
+            _refuse_positional_rows(source, given)
         if "data" in given and source.subset is not None and "subset" not in given:
             raise SpecificationError(
                 "the model was fitted to a subset of its data: pass subset= for the new data "
@@ -1909,6 +1914,25 @@ class _FormulaSource:
 
 #: What :meth:`OrdinalModel.update` may change of the formula's source (besides options).
 _UPDATE_SOURCE = ("data", "weights", "offset", "subset")
+
+
+def _refuse_positional_rows(source: _FormulaSource, given: Mapping[str, Any]) -> None:
+    """Refuse to carry arrays of the old data's rows (paired by position) to ``data=``.
+
+    Column names are read from the new data and pandas Series pair by index label,
+    but an array's values belong to the old rows in their order: on other rows (or
+    the same rows reordered) they would weight or offset the wrong rows.
+    """
+    for name in ("weights", "offset"):
+        value = getattr(source, name)
+        if name in given or value is None or isinstance(value, (str, pd.Series)):
+            continue
+        raise SpecificationError(
+            f"the model's {name} are an array paired by position with the rows of its data, "
+            f"so they cannot follow data= to other rows: pass {name}= for the new data too "
+            "(a column name, a pandas Series paired by index label, or None)"
+        )
+
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -38,7 +38,7 @@ def _chosen_parameters(parm: Any, names: Sequence[str]) -> list[int]:
     """Positions of the parameters ``parm`` names (names or 0-based positions; None: all)."""
     if parm is None:
         return list(range(len(names)))
-    chosen = [parm] if isinstance(parm, (str, int, np.integer)) else list(parm)
+    chosen = [parm] if isinstance(parm, str) or np.ndim(parm) == 0 else list(parm)
     if not chosen:
         raise SpecificationError("parm names no parameter; give one or more names, or None")
     positions = []

@@ -150,3 +150,22 @@ def test_what_update_cannot_do_is_said(wine):
     survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
     with pytest.raises(SpecificationError, match=r"survey design's model"):
         survey.update("~ . + contact")
+
+
+@pytest.mark.parametrize("name", ["weights", "offset"])
+def test_arrays_of_the_old_rows_do_not_follow_new_data(wine, name):
+    """An array pairs by position: on reordered data it would weight the wrong rows."""
+    values = 1.0 + (np.arange(72) % 3) / 2
+    res = OrdinalModel.from_formula("rating ~ temp", wine, **{name: values}).fit()
+    reordered = wine.iloc[::-1]
+    with pytest.raises(SpecificationError, match=rf"pass {name}= for the new data too"):
+        res.update(data=reordered)
+    _same_fit(
+        res.update(data=reordered, **{name: values[::-1]}),
+        OrdinalModel.from_formula("rating ~ temp", wine, **{name: values}).fit(),
+    )
+    # a Series pairs by index label, so it follows the rows
+    labelled = OrdinalModel.from_formula(
+        "rating ~ temp", wine, **{name: pd.Series(values, index=wine.index)}
+    ).fit()
+    _same_fit(labelled.update(data=reordered), res)

@@ -106,6 +106,7 @@ def test_a_chunked_fit_slices_as_in_memory():
         ({"parm": []}, r"parm names no parameter"),
         ({"parm": [1, "2|3"]}, r"more than once"),
         ({"parm": [1.5]}, r"names or positions; got 1.5"),
+        ({"parm": 2.0}, r"names or positions; got 2.0"),
         ({"lambda_": 0}, r"lambda_ must be a positive finite number; got 0"),
         ({"lambda_": np.inf}, r"lambda_ must be a positive finite number"),
         ({"grid": 0}, r"grid must be a number of points, at least 1; got 0"),
