@@ -44,6 +44,7 @@ from ordstats.errors import (
 __all__ = [
     "LONELY_PSU",
     "REPLICATE_TYPES",
+    "PostStrata",
     "ReplicateDesign",
     "Stage",
     "SurveyDesign",
@@ -416,6 +417,57 @@ class SurveyDesign(_DesignRows):
             parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
             self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
+        self.post_strata: tuple[PostStrata, ...] = ()
+
+    def post_stratify(self, by: str | Sequence[str], population: Any) -> SurveyDesign:
+        """The design with its weights post-stratified, as R's ``postStratify``.
+
+        Each row's weight is multiplied by its post-stratum's population count
+        over the post-stratum's sum of weights, and the linearisation variance
+        uses the residuals of the influence functions from their weighted
+        post-stratum means, as R's ``svyrecvar`` with ``postStrata``.
+
+        Parameters
+        ----------
+        by : str or list of str
+            Column(s) of the data whose combinations are the post-strata.
+        population : pandas.DataFrame or pandas.Series
+            The population count of each post-stratum: a DataFrame with the
+            ``by`` columns and a ``Freq`` column (R's data frame), or a Series
+            indexed by the post-strata labels (a MultiIndex for several columns).
+
+        Returns
+        -------
+        SurveyDesign
+            A new design; post-stratify again for further variables, and take
+            a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or ``population`` is not one of the forms above.
+        DataError
+            A post-stratum of the sample has no population count (or a zero
+            one), or one with a positive count has no row in the sample.
+        """
+        if not self.domain.all():
+            raise SpecificationError(
+                "post-stratify the full design, then take the domain with subset(): the "
+                "population counts are of the whole population"
+            )
+        names = _names(by, "by")
+        if not names:
+            raise SpecificationError("by= needs at least one column name")
+        cells = pd.DataFrame({name: _column(self.data, name, "post-strata") for name in names})
+        counts = _population_counts(population, names)
+        codes, totals = _post_stratum_totals(cells, counts)
+        old = self.weights
+        sums = np.bincount(codes, weights=old, minlength=totals.size)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.weights = old * (totals / sums)[codes]
+        new.post_strata = (*self.post_strata, PostStrata(codes, old, new.weights, tuple(names)))
+        return new
 
     # -- what a fit and a summary read ----------------------------------------
 
@@ -453,6 +505,7 @@ class SurveyDesign(_DesignRows):
             ("Strata:", str(self.n_strata)),
             ("PSUs:", str(self.n_psu)),
             ("FPC:", ", ".join(self.fpc_names) if self.fpc_names else "none"),
+            *[("Post-strata:", " x ".join(p.names)) for p in self.post_strata],
             ("Sum of weights:", f"{self.population_size:.6g}"),
         ]
 
@@ -462,6 +515,102 @@ class SurveyDesign(_DesignRows):
             + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
             + ")"
         )
+
+
+@dataclass(frozen=True)
+class PostStrata:
+    """One post-stratification of a design: what its linearisation reads.
+
+    Attributes
+    ----------
+    codes : ndarray of int
+        The post-stratum of each row of the data.
+    old_weights, weights : ndarray of float
+        The weights before and after post-stratifying.
+    names : tuple of str
+        The columns whose combinations are the post-strata.
+    """
+
+    codes: IntArray
+    old_weights: FloatArray
+    weights: FloatArray
+    names: tuple[str, ...] = ()
+
+    def residuals(self, x: FloatArray) -> FloatArray:
+        """Weighted influence values less their post-stratum means, as R's ``svyrecvar``.
+
+        ``x`` has one row per row of the data; the result is
+        ``w_i (u_i - sum_g d u / sum_g d)`` with ``u = x / w`` and ``d`` the
+        weights before post-stratifying.
+        """
+        size = int(self.codes.max()) + 1
+        u = x / self.weights[:, None]
+        sums = np.stack(
+            [np.bincount(self.codes, weights=self.old_weights * c, minlength=size) for c in u.T],
+            axis=1,
+        )
+        means = sums / np.bincount(self.codes, weights=self.old_weights, minlength=size)[:, None]
+        return x - means[self.codes] * self.weights[:, None]
+
+
+def _population_counts(population: Any, names: list[str]) -> pd.DataFrame:
+    """The population counts as a frame of the ``by`` columns and ``Freq``."""
+    if isinstance(population, pd.Series):
+        frame = population.rename("Freq").reset_index()
+        if frame.shape[1] != len(names) + 1:
+            raise SpecificationError(
+                f"population as a Series needs one index level per post-strata column "
+                f"({len(names)}); got {frame.shape[1] - 1}"
+            )
+        frame.columns = [*names, "Freq"]
+    elif isinstance(population, pd.DataFrame):
+        missing = [c for c in [*names, "Freq"] if c not in population.columns]
+        if missing:
+            raise SpecificationError(
+                f"population needs the columns {[*names, 'Freq']} (the post-strata and their "
+                f"counts, as R's data frame); it lacks {missing}"
+            )
+        frame = population[[*names, "Freq"]].reset_index(drop=True)
+    else:
+        raise SpecificationError(
+            "population must be a pandas DataFrame with the post-strata columns and Freq, "
+            f"or a Series indexed by the post-strata; got {type(population).__name__}"
+        )
+    freq = _numbers(frame["Freq"], "population counts", "Freq")
+    if not np.all(np.isfinite(freq)) or np.any(freq < 0):
+        raise DataError("population counts must be finite and not negative")
+    if frame.duplicated(subset=names).any():
+        raise DataError("population repeats a post-stratum: give one count per post-stratum")
+    return frame.assign(Freq=freq)
+
+
+def _post_stratum_totals(cells: pd.DataFrame, counts: pd.DataFrame) -> tuple[IntArray, FloatArray]:
+    """Each row's post-stratum code and each post-stratum's population count."""
+    names = list(cells.columns)
+    keys = cells.drop_duplicates().reset_index(drop=True)
+    try:
+        merged = keys.merge(counts, on=names, how="left", validate="one_to_one")
+    except ValueError as err:  # pandas refuses to pair text with numbers
+        raise DataError(
+            f"population's post-strata columns {names} hold labels of another type than the "
+            f"data's ({err}); give them the data's labels"
+        ) from err
+    absent = merged["Freq"].isna() | (merged["Freq"] == 0)
+    if absent.any():
+        raise DataError(
+            "post-strata of the sample have no population count (or a zero one): "
+            f"{merged.loc[absent, names].to_dict('records')[:5]}"
+        )
+    unsampled = counts.merge(keys, on=names, how="left", indicator=True)
+    unsampled = unsampled[(unsampled["_merge"] == "left_only") & (unsampled["Freq"] > 0)]
+    if len(unsampled):
+        raise DataError(
+            "post-strata of the population have no row in the sample, so their count cannot "
+            f"be spread over rows: {unsampled[names].to_dict('records')[:5]}; merge them with "
+            "others or drop them from population"
+        )
+    codes = cells.merge(keys.assign(_code=np.arange(len(keys))), on=names, how="left")
+    return codes["_code"].to_numpy(np.intp), merged["Freq"].to_numpy(float)
 
 
 def _joined_labels(codes: IntArray, parts: list[Any]) -> np.ndarray:

@@ -1,0 +1,152 @@
+"""Post-stratified designs against R's postStratify and svyolr.
+
+References: tests/r/survey_poststratify_refs.R -> tests/data/survey/poststratify_refs.json:
+the post-stratified weights, svyolr (precise optim Hessian), svyolr on the same weights
+as an ordinary design, and ``vcov(svytotal(~api00 + meals, design))`` on apiclus1 (with a
+domain), apistrat (two post-strata columns) and apiclus2 (two stages).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import DataError, SpecificationError
+from ordstats.results.survey_variance import linearization_meat
+from tests.test_survey import DATA, load, r_order
+
+REFS = json.loads((DATA / "poststratify_refs.json").read_text())
+FORMULA = "mealcat ~ avg_ed + mobility"
+ORDER = r_order(5)
+
+
+def sample(ref: dict) -> pd.DataFrame:
+    """The rows R kept (those with mealcat, avg.ed and mobility), with the made-up size."""
+    name = "apiclus1" if "apiclus1" in ref["design"] else "apiclus2"
+    name = "apistrat" if "apistrat" in ref["design"] else name
+    data = load(name)
+    data = data[data["row"].isin(ref["rows"])].reset_index(drop=True)
+    size = pd.cut(data["enroll"], [0, 400, 800, np.inf], labels=["small", "mid", "large"])
+    return data.assign(size=size.astype(str))
+
+
+def plain_design(ref: dict, data: pd.DataFrame, weights: str = "pw") -> ordstats.SurveyDesign:
+    if "apiclus1" in ref["design"]:
+        return ordstats.SurveyDesign(data, weights=weights, psu="dnum", fpc="fpc")
+    if "apistrat" in ref["design"]:
+        return ordstats.SurveyDesign(data, weights=weights, strata="stype", fpc="fpc")
+    if weights == "pw":  # apiclus2's weights are the fpc's
+        return ordstats.SurveyDesign(data, psu=["dnum", "snum"], fpc=["fpc1", "fpc2"])
+    return ordstats.SurveyDesign(data, weights=weights, psu=["dnum", "snum"], fpc=["fpc1", "fpc2"])
+
+
+def domain_of(ref: dict, design: ordstats.SurveyDesign) -> ordstats.SurveyDesign:
+    assert ref["domain"] in (None, "yr.rnd == 'No'")
+    return design if ref["domain"] is None else design.subset(design.data["yr.rnd"] == "No")
+
+
+def post_stratified(ref: dict) -> ordstats.SurveyDesign:
+    data = sample(ref)
+    design = plain_design(ref, data).post_stratify(ref["by"], pd.DataFrame(ref["population"]))
+    return domain_of(ref, design)
+
+
+def fit(design: ordstats.SurveyDesign) -> ordstats.SurveyResults:
+    return ordstats.OrdinalModel.from_formula(FORMULA, design=design).fit()
+
+
+@pytest.mark.parametrize("name", sorted(REFS))
+def test_post_stratified_weights_equal_r(name):
+    ref = REFS[name]
+    np.testing.assert_allclose(post_stratified(ref).weights, ref["weights"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(REFS))
+def test_svyolr_on_a_post_stratified_design(name):
+    ref = REFS[name]
+    res = fit(post_stratified(ref))
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[ORDER], rtol=1e-6)
+    expected = np.array(ref["var"])[np.ix_(ORDER, ORDER)]
+    np.testing.assert_allclose(res.cov_params(), expected, rtol=1e-5)
+    assert res.design_df == ref["degf"]
+
+
+@pytest.mark.parametrize("name", sorted(REFS))
+def test_the_same_weights_as_plain_weights_give_r_s_plain_variance(name):
+    # what a user got before post_stratify(): the calibrated weights as sampling weights
+    ref = REFS[name]
+    data = sample(ref).assign(w=ref["weights"])
+    res = fit(domain_of(ref, plain_design(ref, data, "w")))
+    plain = np.array(ref["plain_var"])[np.ix_(ORDER, ORDER)]
+    np.testing.assert_allclose(res.params, np.array(ref["plain_coef"])[ORDER], rtol=1e-6)
+    np.testing.assert_allclose(res.cov_params(), plain, rtol=1e-5)
+    assert not np.allclose(np.diag(plain), np.diag(np.array(ref["var"])), rtol=1e-3)
+
+
+@pytest.mark.parametrize("name", sorted(REFS))
+def test_total_variance_equals_svyrecvar_with_post_strata(name):
+    design = post_stratified(REFS[name])
+    positions = np.flatnonzero(design.domain)
+    values = design.data[["api00", "meals"]].to_numpy(float)[positions]
+    meat = linearization_meat(design.weights[positions, None] * values, positions, design)
+    np.testing.assert_allclose(meat, REFS[name]["total_var"], rtol=1e-10)
+
+
+def test_population_as_a_series_equals_the_frame():
+    ref = REFS["strat_stype_size"]
+    data = sample(ref)
+    frame = pd.DataFrame(ref["population"])
+    series = frame.set_index(["stype", "size"])["Freq"]
+    a = plain_design(ref, data).post_stratify(["stype", "size"], frame)
+    b = plain_design(ref, data).post_stratify(["stype", "size"], series)
+    np.testing.assert_array_equal(a.weights, b.weights)
+
+
+def test_post_stratifying_twice_applies_both_in_turn():
+    ref = REFS["clus1_stype"]
+    data = sample(ref)
+    population = pd.DataFrame(ref["population"])
+    once = plain_design(ref, data).post_stratify("stype", population)
+    twice = once.post_stratify("stype", population)
+    np.testing.assert_allclose(twice.weights, once.weights, rtol=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(fit(twice).bse, fit(once).bse, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("population", "message"),
+    [
+        ({"E": 4421, "H": 755, "M": 1018}, "must be a pandas DataFrame"),
+        (pd.DataFrame({"stype": ["E", "H"], "Freq": [4421, 755]}), r"no population count.*'M'"),
+        (pd.DataFrame({"stype": list("EHMX"), "Freq": [1, 2, 3, 4]}), r"no row in the sample.*'X'"),
+        (pd.DataFrame({"stype": list("EHM"), "Freq": [1, 0, 3]}), r"zero one.*'H'"),
+        (pd.DataFrame({"stype": list("EHM"), "N": [1, 2, 3]}), r"lacks \['Freq'\]"),
+        (pd.DataFrame({"stype": list("EHE"), "Freq": [1, 2, 3]}), "repeats a post-stratum"),
+        (pd.DataFrame({"stype": [1, 2, 3], "Freq": [1, 2, 3]}), "labels of another type"),
+    ],
+)
+def test_bad_population_counts_are_named(population, message):
+    design = plain_design(REFS["clus1_stype"], sample(REFS["clus1_stype"]))
+    with pytest.raises((DataError, SpecificationError), match=message):
+        design.post_stratify("stype", population)
+
+
+def test_post_stratify_before_the_domain():
+    ref = REFS["clus1_stype"]
+    design = plain_design(ref, sample(ref))
+    domain = design.subset(design.data["yr.rnd"] == "No")
+    with pytest.raises(SpecificationError, match="then take the domain with subset"):
+        domain.post_stratify("stype", pd.DataFrame(ref["population"]))
+
+
+def test_summary_names_the_post_strata():
+    ref = REFS["strat_stype_size"]
+    text = str(fit(post_stratified(ref)).summary())
+    assert re.search(r"Post-strata:\s+stype x size", text)
