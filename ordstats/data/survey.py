@@ -53,7 +53,19 @@ __all__ = [
 #: R's ``options(survey.lonely.psu=)`` choices for a stratum with one PSU.
 LONELY_PSU = ("fail", "remove", "adjust", "certainty", "average")
 #: Replicate-weight types (R's ``svrepdesign(type=)``).
-REPLICATE_TYPES = ("BRR", "Fay", "JK1", "JKn", "bootstrap")
+REPLICATE_TYPES = (
+    "BRR",
+    "Fay",
+    "JK1",
+    "JKn",
+    "bootstrap",
+    "ACS",
+    "successive-difference",
+    "JK2",
+    "other",
+)
+#: Types whose scale R fixes (rscales 1), ignoring scale= and rscales=: 4/R or 1.
+_FIXED_SCALE = {"ACS": 4.0, "successive-difference": 4.0, "JK2": None}
 
 
 @dataclass(frozen=True)
@@ -743,7 +755,7 @@ class ReplicateDesign(_DesignRows):
         replicate is refitted with its weights, whatever their signs).
     weights : str, optional
         Column of full-sample sampling weights (default 1, with a warning, as R).
-    type : {"BRR", "Fay", "JK1", "JKn", "bootstrap"}
+    type : {"BRR", "Fay", "JK1", "JKn", "bootstrap", "ACS", "successive-difference", "JK2", "other"}
     rho : float, optional
         Fay's coefficient (required for ``"Fay"``).
     scale, rscales : optional
@@ -753,6 +765,9 @@ class ReplicateDesign(_DesignRows):
         one over the first replicate's largest multiplier, as R); bootstrap
         ``1/(R-1)``; JKn needs ``rscales``, except with ``combined_weights=False``
         (one over each replicate's largest multiplier, with a warning, as R);
+        ``"ACS"`` and ``"successive-difference"`` ``4/R`` and ``"JK2"`` 1, with
+        ``rscales`` 1 (``scale``/``rscales`` given are ignored with a warning, as
+        R); ``"other"`` takes both as given, each 1 with a warning if left out;
         ``rscales`` 1 otherwise.
     mse : bool
         Centre at the full-sample estimate instead of the replicates' mean
@@ -886,6 +901,19 @@ def _replicate_scales(
                 stacklevel=3,
             )
         scale = 1.0 / n_rep
+    elif kind in _FIXED_SCALE:
+        if scale is not None or rscales is not None:
+            warnings.warn(
+                f"type={kind!r} does not use scale= or rscales=: they are ignored, as R",
+                OrdstatsWarning,
+                stacklevel=3,
+            )
+        per_replicates = _FIXED_SCALE[kind]
+        scale = 1.0 if per_replicates is None else per_replicates / n_rep
+        rscales = None
+    elif kind == "other" and (scale is None or rscales is None):
+        message = "type='other': scale or rscales not given, set to 1, as R"
+        warnings.warn(message, OrdstatsWarning, stacklevel=3)
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
     elif kind == "JK1" and scale is None:
