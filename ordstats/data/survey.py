@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,7 +44,7 @@ from ordstats.errors import (
 __all__ = [
     "LONELY_PSU",
     "REPLICATE_TYPES",
-    "PostStrata",
+    "Calibration",
     "ReplicateDesign",
     "Stage",
     "SurveyDesign",
@@ -429,7 +429,7 @@ class SurveyDesign(_DesignRows):
             parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
             self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
-        self.post_strata: tuple[PostStrata, ...] = ()
+        self.calibrations: tuple[Calibration, ...] = ()
 
     def post_stratify(self, by: str | Sequence[str], population: Any) -> SurveyDesign:
         """The design with its weights post-stratified, as R's ``postStratify``.
@@ -462,11 +462,7 @@ class SurveyDesign(_DesignRows):
             A post-stratum of the sample has no population count (or a zero
             one), or one with a positive count has no row in the sample.
         """
-        if not self.domain.all():
-            raise SpecificationError(
-                "post-stratify the full design, then take the domain with subset(): the "
-                "population counts are of the whole population"
-            )
+        self._check_no_domain("post-stratify")
         names = _names(by, "by")
         if not names:
             raise SpecificationError("by= needs at least one column name")
@@ -475,10 +471,82 @@ class SurveyDesign(_DesignRows):
         codes, totals = _post_stratum_totals(cells, counts)
         old = self.weights
         sums = np.bincount(codes, weights=old, minlength=totals.size)
+        indicators = np.zeros((codes.size, totals.size))
+        indicators[np.arange(codes.size), codes] = 1.0
+        label = ("Post-strata:", " x ".join(names))
+        return self._calibrated(Calibration(indicators, old, old * (totals / sums)[codes], label))
+
+    def calibrate(self, population: Any) -> SurveyDesign:
+        """The design with linear (GREG) calibration weights, as R's ``calibrate``.
+
+        R's ``calibrate(design, ~x1 + x2, population, calfun = "linear")`` on
+        numeric columns: the weights become ``d_i (1 + x_i' lambda)`` so that
+        their totals of the columns equal ``population``, and the
+        linearisation uses the influence functions' residuals from their
+        weighted regression on the columns, as R's ``svyrecvar``.
+
+        Parameters
+        ----------
+        population : mapping or pandas.Series
+            Population total of each numeric column, by name; ``"(Intercept)"``
+            (R's name) is the population size, the total of a column of ones.
+            Categorical variables enter as 0/1 columns the user makes (or
+            through :meth:`post_stratify` for their cells).
+
+        Returns
+        -------
+        SurveyDesign
+            A new design; take a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or no totals are given.
+        DataError
+            A column is missing or not numeric, the columns are collinear, or
+            the calibrated weights are not all positive (R's linear calibration
+            allows negative weights; a fit here needs positive ones).
+        """
+        self._check_no_domain("calibrate")
+        totals = _calibration_totals(population)
+        names = list(totals.index)
+        matrix = np.column_stack(
+            [
+                np.ones(len(self.data))
+                if name == "(Intercept)"
+                else _numbers(_column(self.data, name, "calibration"), "calibration", name)
+                for name in names
+            ]
+        )
+        old = self.weights
+        gram = matrix.T @ (old[:, None] * matrix)
+        if np.linalg.matrix_rank(gram) < len(names):
+            raise DataError(
+                f"the calibration columns {names} are collinear in the sample: drop one"
+            )
+        lam = np.linalg.solve(gram, totals.to_numpy() - matrix.T @ old)
+        new = old * (1.0 + matrix @ lam)
+        if np.any(new <= 0):
+            raise DataError(
+                f"linear calibration to these totals gives {int((new <= 0).sum())} weights that "
+                "are zero or negative (R's calibrate allows them; fits need positive weights); "
+                "check the totals, or post-stratify on cells instead"
+            )
+        return self._calibrated(Calibration(matrix, old, new, ("Calibrated on:", ", ".join(names))))
+
+    def _check_no_domain(self, what: str) -> None:
+        if not self.domain.all():
+            raise SpecificationError(
+                f"{what} the full design, then take the domain with subset(): the "
+                "population counts and totals are of the whole population"
+            )
+
+    def _calibrated(self, calibration: Calibration) -> SurveyDesign:
+        """A copy of the design with the calibration's weights, its variance remembered."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new.weights = old * (totals / sums)[codes]
-        new.post_strata = (*self.post_strata, PostStrata(codes, old, new.weights, tuple(names)))
+        new.weights = calibration.weights
+        new.calibrations = (*self.calibrations, calibration)
         return new
 
     # -- what a fit and a summary read ----------------------------------------
@@ -517,7 +585,7 @@ class SurveyDesign(_DesignRows):
             ("Strata:", str(self.n_strata)),
             ("PSUs:", str(self.n_psu)),
             ("FPC:", ", ".join(self.fpc_names) if self.fpc_names else "none"),
-            *[("Post-strata:", " x ".join(p.names)) for p in self.post_strata],
+            *[c.label for c in self.calibrations],
             ("Sum of weights:", f"{self.population_size:.6g}"),
         ]
 
@@ -530,39 +598,54 @@ class SurveyDesign(_DesignRows):
 
 
 @dataclass(frozen=True)
-class PostStrata:
-    """One post-stratification of a design: what its linearisation reads.
+class Calibration:
+    """One calibration of a design's weights (post-strata, linear): what its variance reads.
 
     Attributes
     ----------
-    codes : ndarray of int
-        The post-stratum of each row of the data.
+    matrix : ndarray, shape (n, q)
+        The calibration variables of each row of the data (post-strata: 0/1 indicators).
     old_weights, weights : ndarray of float
-        The weights before and after post-stratifying.
-    names : tuple of str
-        The columns whose combinations are the post-strata.
+        The weights before and after calibrating.
+    label : tuple of str
+        The summary's line for it.
     """
 
-    codes: IntArray
+    matrix: FloatArray
     old_weights: FloatArray
     weights: FloatArray
-    names: tuple[str, ...] = ()
+    label: tuple[str, str]
 
     def residuals(self, x: FloatArray) -> FloatArray:
-        """Weighted influence values less their post-stratum means, as R's ``svyrecvar``.
+        """Weighted influence values less their fit on the calibration variables.
 
-        ``x`` has one row per row of the data; the result is
-        ``w_i (u_i - sum_g d u / sum_g d)`` with ``u = x / w`` and ``d`` the
-        weights before post-stratifying.
+        ``x`` has one row per row of the data; with ``u = x / w`` (``w`` the
+        calibrated weights) the result is ``w_i (u_i - m_i' b)``, ``b`` the
+        least-squares fit of ``u`` on the variables ``m`` with the weights
+        before calibrating (post-strata: the weighted post-stratum means), as
+        R's ``svyrecvar`` with ``postStrata``.
         """
-        size = int(self.codes.max()) + 1
+        root = np.sqrt(self.old_weights)[:, None]
         u = x / self.weights[:, None]
-        sums = np.stack(
-            [np.bincount(self.codes, weights=self.old_weights * c, minlength=size) for c in u.T],
-            axis=1,
+        coef = np.linalg.lstsq(root * self.matrix, root * u, rcond=None)[0]
+        return x - self.weights[:, None] * (self.matrix @ coef)
+
+
+def _calibration_totals(population: Any) -> pd.Series:
+    """Calibration totals as a Series of floats indexed by column names."""
+    if isinstance(population, Mapping):
+        population = pd.Series(dict(population), dtype=object)
+    if not isinstance(population, pd.Series) or population.empty:
+        raise SpecificationError(
+            "population must map column names (and '(Intercept)' for the population size) "
+            f"to their population totals; got {type(population).__name__}"
         )
-        means = sums / np.bincount(self.codes, weights=self.old_weights, minlength=size)[:, None]
-        return x - means[self.codes] * self.weights[:, None]
+    if not all(isinstance(name, str) for name in population.index):
+        raise SpecificationError("population's keys must be column names")
+    values = _numbers(population.to_numpy(), "population totals")
+    if not np.all(np.isfinite(values)):
+        raise DataError("population totals must be finite numbers")
+    return pd.Series(values, index=population.index)
 
 
 def _population_counts(population: Any, names: list[str]) -> pd.DataFrame:

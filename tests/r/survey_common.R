@@ -20,6 +20,12 @@ read_api <- function(name) {
   d$mealcat <- factor(d$mealcat, levels = mealcat_levels, ordered = TRUE)
   d
 }
+# a vendored api csv file without the rows missing mealcat, avg.ed or mobility (svyolr's
+# starting values fail on them after postStratify or calibrate)
+read_complete_api <- function(name) {
+  d <- read_api(name)
+  d[complete.cases(d[, c("mealcat", "avg.ed", "mobility")]), ]
+}
 # svyolr's replicate variance (svrVar with the design's scale, rscales and mse) from
 # replicate estimates converged by polr (reltol 1e-15, started at the full-sample fit,
 # itself converged), where svyolr's own polr refits stop early; `...` goes to polr

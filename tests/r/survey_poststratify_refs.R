@@ -18,9 +18,8 @@
 suppressMessages({library(survey); library(jsonlite)})
 source("tests/r/survey_common.R")
 data(api)  # apipop: the population counts
-complete <- function(d) d[complete.cases(d[, c("mealcat", "avg.ed", "mobility")]), ]
-apistrat <- complete(read_api("apistrat")); apiclus1 <- complete(read_api("apiclus1"))
-apiclus2 <- complete(read_api("apiclus2"))
+apistrat <- read_complete_api("apistrat"); apiclus1 <- read_complete_api("apiclus1")
+apiclus2 <- read_complete_api("apiclus2")
 # school size, a made-up second post-stratifier (apipop's yr.rnd is mostly missing)
 size <- function(enroll) cut(enroll, c(0, 400, 800, Inf), labels = c("small", "mid", "large"))
 apistrat$size <- size(apistrat$enroll)

@@ -1,9 +1,11 @@
-"""Post-stratified designs against R's postStratify and svyolr.
+"""Post-stratified and calibrated designs against R's postStratify, calibrate and svyolr.
 
 References: tests/r/survey_poststratify_refs.R -> tests/data/survey/poststratify_refs.json:
 the post-stratified weights, svyolr (precise optim Hessian), svyolr on the same weights
 as an ordinary design, and ``vcov(svytotal(~api00 + meals, design))`` on apiclus1 (with a
-domain), apistrat (two post-strata columns) and apiclus2 (two stages).
+domain), apistrat (two post-strata columns) and apiclus2 (two stages);
+tests/r/survey_calibrate_refs.R -> tests/data/survey/calibrate_refs.json: the same for
+linear calibration (``calibrate(..., calfun = "linear")``) on enroll and api00.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import pytest
 
 import ordstats
 from ordstats.errors import DataError, SpecificationError
-from ordstats.results.survey_variance import linearization_meat
 from tests.test_survey import DATA, load, r_order
+from tests.test_survey_domain import domain_total_variance
 
 REFS = json.loads((DATA / "poststratify_refs.json").read_text())
+CAL_REFS = json.loads((DATA / "calibrate_refs.json").read_text())
 FORMULA = "mealcat ~ avg_ed + mobility"
 ORDER = r_order(5)
 
@@ -91,11 +94,68 @@ def test_the_same_weights_as_plain_weights_give_r_s_plain_variance(name):
 
 @pytest.mark.parametrize("name", sorted(REFS))
 def test_total_variance_equals_svyrecvar_with_post_strata(name):
-    design = post_stratified(REFS[name])
-    positions = np.flatnonzero(design.domain)
-    values = design.data[["api00", "meals"]].to_numpy(float)[positions]
-    meat = linearization_meat(design.weights[positions, None] * values, positions, design)
+    meat = domain_total_variance(post_stratified(REFS[name]))
     np.testing.assert_allclose(meat, REFS[name]["total_var"], rtol=1e-10)
+
+
+def calibrated(ref: dict) -> ordstats.SurveyDesign:
+    return domain_of(ref, plain_design(ref, sample(ref)).calibrate(ref["population"]))
+
+
+@pytest.mark.parametrize("name", sorted(CAL_REFS))
+def test_linear_calibration_equals_r(name):
+    ref = CAL_REFS[name]
+    design = calibrated(ref)
+    weights = np.array(ref["weights"])
+    # R's domain gives the rows outside weight 0; they keep their weights here
+    np.testing.assert_allclose(design.weights[weights > 0], weights[weights > 0], rtol=1e-10)
+    expected = np.array(ref["total_var"])
+    # a total of a calibration variable has variance 0: rounding noise in both
+    atol = 1e-12 * np.abs(expected).max()
+    np.testing.assert_allclose(domain_total_variance(design), expected, rtol=1e-8, atol=atol)
+    res = fit(design)
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[ORDER], rtol=1e-6)
+    expected = np.array(ref["var"])[np.ix_(ORDER, ORDER)]
+    np.testing.assert_allclose(res.cov_params(), expected, rtol=1e-5)
+    assert res.design_df == ref["degf"]
+
+
+def test_calibrated_totals_are_the_population_s():
+    ref = CAL_REFS["strat_enroll_api00"]
+    design = calibrated(ref)
+    totals = design.data[["enroll", "api00"]].to_numpy(float).T @ design.weights
+    np.testing.assert_allclose(totals, [ref["population"]["enroll"], ref["population"]["api00"]])
+    assert design.weights.sum() == pytest.approx(ref["population"]["(Intercept)"])
+
+
+def test_calibrating_on_the_post_strata_is_post_stratifying():
+    ref = REFS["clus1_stype"]
+    data = sample(ref)
+    for level in "EHM":
+        data[f"is_{level}"] = (data["stype"] == level).astype(float)
+    counts = {f"is_{row['stype']}": row["Freq"] for row in ref["population"]}
+    post = plain_design(ref, data).post_stratify("stype", pd.DataFrame(ref["population"]))
+    cal = plain_design(ref, data).calibrate(counts)
+    np.testing.assert_allclose(cal.weights, post.weights, rtol=1e-12)
+    np.testing.assert_allclose(domain_total_variance(cal), domain_total_variance(post), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("population", "error", "message"),
+    [
+        ([1.0, 2.0], SpecificationError, "must map column names"),
+        ({"(Intercept)": 6194, "nothere": 1.0}, DataError, "'nothere' is not a column"),
+        ({"(Intercept)": 6194, "stype": 1.0}, DataError, "calibration must be numbers"),
+        ({"enroll": 1e6, "twice": 2e6}, DataError, "collinear"),
+        ({"(Intercept)": 6194, "enroll": 10.0}, DataError, "zero or negative"),
+        ({"enroll": float("nan")}, DataError, "finite"),
+    ],
+)
+def test_bad_calibration_totals_are_named(population, error, message):
+    ref = CAL_REFS["clus1_enroll"]
+    data = sample(ref).assign(twice=lambda d: 2 * d["enroll"])
+    with pytest.raises(error, match=message):
+        plain_design(ref, data).calibrate(population)
 
 
 def test_population_as_a_series_equals_the_frame():
@@ -138,15 +198,18 @@ def test_bad_population_counts_are_named(population, message):
         design.post_stratify("stype", population)
 
 
-def test_post_stratify_before_the_domain():
+def test_calibrate_before_the_domain():
     ref = REFS["clus1_stype"]
     design = plain_design(ref, sample(ref))
     domain = design.subset(design.data["yr.rnd"] == "No")
-    with pytest.raises(SpecificationError, match="then take the domain with subset"):
+    with pytest.raises(SpecificationError, match="post-stratify the full design, then"):
         domain.post_stratify("stype", pd.DataFrame(ref["population"]))
+    with pytest.raises(SpecificationError, match="calibrate the full design, then"):
+        domain.calibrate({"enroll": 1e6})
 
 
-def test_summary_names_the_post_strata():
-    ref = REFS["strat_stype_size"]
-    text = str(fit(post_stratified(ref)).summary())
+def test_summary_names_the_post_strata_and_calibration():
+    text = str(fit(post_stratified(REFS["strat_stype_size"])).summary())
     assert re.search(r"Post-strata:\s+stype x size", text)
+    text = str(fit(calibrated(CAL_REFS["strat_enroll_api00"])).summary())
+    assert re.search(r"Calibrated on:\s+\(Intercept\), enroll, api00", text)
