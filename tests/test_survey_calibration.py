@@ -213,3 +213,48 @@ def test_summary_names_the_post_strata_and_calibration():
     assert re.search(r"Post-strata:\s+stype x size", text)
     text = str(fit(calibrated(CAL_REFS["strat_enroll_api00"])).summary())
     assert re.search(r"Calibrated on:\s+\(Intercept\), enroll, api00", text)
+
+
+REP_REFS = json.loads((DATA / "replicate_poststratify_refs.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(REP_REFS))
+def test_post_stratified_replicate_designs_equal_r(name):
+    """R's postStratify of a svyrep.design scales the full-sample and each replicate's
+    weights to the population counts (tests/r/survey_replicate_poststratify_refs.R)."""
+    ref = REP_REFS[name]
+    data = load("apiclus1")
+    data = data[data["row"].isin(ref["rows"])].reset_index(drop=True)
+    design = ordstats.ReplicateDesign(
+        data,
+        repweights=np.array(ref["repweights"]),
+        weights="pw",
+        type=ref["type"],
+        scale=ref["scale"],
+        rscales=ref["rscales"],
+        mse=ref["mse"],
+    ).post_stratify(ref["by"], pd.DataFrame(ref["population"]))
+    np.testing.assert_allclose(design.weights, ref["weights"], rtol=1e-12)
+    np.testing.assert_allclose(design.repweights, ref["post_repweights"], rtol=1e-12)
+    assert design.degf() == ref["degf"]
+    res = ordstats.OrdinalModel.from_formula(FORMULA, design=design).fit(disp=False)
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[ORDER], rtol=1e-6)
+    expected = np.array(ref["var_newton"])[np.ix_(ORDER, ORDER)]
+    np.testing.assert_allclose(res.cov_params(), expected, rtol=1e-5)
+    assert res.df_resid == ref["df_residual"]
+    assert re.search(r"Post-strata:\s+stype", str(res.summary()))
+
+
+def test_a_replicate_without_weight_in_a_post_stratum_is_named():
+    ref = REP_REFS["clus1_JK1"]
+    data = load("apiclus1")
+    data = data[data["row"].isin(ref["rows"])].reset_index(drop=True)
+    # a post-stratum of one district's schools: its jackknife replicate drops them all
+    district = data["dnum"].iloc[0]
+    data["cell"] = np.where(data["dnum"] == district, "one", "rest")
+    counts = pd.Series({"one": 50.0, "rest": 6000.0})
+    design = ordstats.ReplicateDesign(
+        data, repweights=np.array(ref["repweights"]), weights="pw", type="JK1", scale=14 / 15
+    )
+    with pytest.raises(DataError, match=r"replicate \d+ \('rep\d+'\) has no positive weight"):
+        design.post_stratify("cell", counts)

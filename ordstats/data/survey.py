@@ -280,6 +280,63 @@ class _DesignRows:
             )
         return new
 
+    def post_stratify(self, by: str | Sequence[str], population: Any) -> Any:
+        """The design with its weights post-stratified, as R's ``postStratify``.
+
+        Each row's weight is multiplied by its post-stratum's population count
+        over the post-stratum's sum of weights.  A :class:`SurveyDesign`'s
+        linearisation then uses the residuals of the influence functions from
+        their weighted post-stratum means, as R's ``svyrecvar`` with
+        ``postStrata``; a :class:`ReplicateDesign` post-stratifies each
+        replicate's weights the same way (R's ``postStratify`` of a
+        ``svyrep.design``).
+
+        Parameters
+        ----------
+        by : str or list of str
+            Column(s) of the data whose combinations are the post-strata.
+        population : pandas.DataFrame or pandas.Series
+            The population count of each post-stratum: a DataFrame with the
+            ``by`` columns and a ``Freq`` column (R's data frame), or a Series
+            indexed by the post-strata labels (a MultiIndex for several columns).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; post-stratify again for further variables, and take
+            a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or ``population`` is not one of the forms above.
+        DataError
+            A post-stratum of the sample has no population count (or a zero
+            one), or one with a positive count has no row in the sample (or, of
+            a replicate design, no positive weight in some replicate).
+        """
+        self._check_no_domain("post-stratify")
+        names = _names(by, "by")
+        if not names:
+            raise SpecificationError("by= needs at least one column name")
+        cells = pd.DataFrame({name: _column(self.data, name, "post-strata") for name in names})
+        counts = _population_counts(population, names)
+        codes, totals = _post_stratum_totals(cells, counts)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._post_stratify(codes, totals, names)
+        return new
+
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        raise NotImplementedError
+
+    def _check_no_domain(self, what: str) -> None:
+        if not self.domain.all():
+            raise SpecificationError(
+                f"{what} the full design, then take the domain with subset(): the "
+                "population counts and totals are of the whole population"
+            )
+
 
 class SurveyDesign(_DesignRows):
     """A complex survey design, as R's ``svydesign``.
@@ -431,51 +488,6 @@ class SurveyDesign(_DesignRows):
         self.domain = np.ones(n, dtype=bool)
         self.calibrations: tuple[Calibration, ...] = ()
 
-    def post_stratify(self, by: str | Sequence[str], population: Any) -> SurveyDesign:
-        """The design with its weights post-stratified, as R's ``postStratify``.
-
-        Each row's weight is multiplied by its post-stratum's population count
-        over the post-stratum's sum of weights, and the linearisation variance
-        uses the residuals of the influence functions from their weighted
-        post-stratum means, as R's ``svyrecvar`` with ``postStrata``.
-
-        Parameters
-        ----------
-        by : str or list of str
-            Column(s) of the data whose combinations are the post-strata.
-        population : pandas.DataFrame or pandas.Series
-            The population count of each post-stratum: a DataFrame with the
-            ``by`` columns and a ``Freq`` column (R's data frame), or a Series
-            indexed by the post-strata labels (a MultiIndex for several columns).
-
-        Returns
-        -------
-        SurveyDesign
-            A new design; post-stratify again for further variables, and take
-            a domain (:meth:`subset`) afterwards.
-
-        Raises
-        ------
-        SpecificationError
-            The design already has a domain, or ``population`` is not one of the forms above.
-        DataError
-            A post-stratum of the sample has no population count (or a zero
-            one), or one with a positive count has no row in the sample.
-        """
-        self._check_no_domain("post-stratify")
-        names = _names(by, "by")
-        if not names:
-            raise SpecificationError("by= needs at least one column name")
-        cells = pd.DataFrame({name: _column(self.data, name, "post-strata") for name in names})
-        counts = _population_counts(population, names)
-        codes, totals = _post_stratum_totals(cells, counts)
-        old = self.weights
-        sums = np.bincount(codes, weights=old, minlength=totals.size)
-        indicators = np.zeros((codes.size, totals.size))
-        indicators[np.arange(codes.size), codes] = 1.0
-        label = ("Post-strata:", " x ".join(names))
-        return self._calibrated(Calibration(indicators, old, old * (totals / sums)[codes], label))
-
     def calibrate(self, population: Any) -> SurveyDesign:
         """The design with linear (GREG) calibration weights, as R's ``calibrate``.
 
@@ -534,12 +546,17 @@ class SurveyDesign(_DesignRows):
             )
         return self._calibrated(Calibration(matrix, old, new, ("Calibrated on:", ", ".join(names))))
 
-    def _check_no_domain(self, what: str) -> None:
-        if not self.domain.all():
-            raise SpecificationError(
-                f"{what} the full design, then take the domain with subset(): the "
-                "population counts and totals are of the whole population"
-            )
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        old = self.weights
+        sums = np.bincount(codes, weights=old, minlength=totals.size)
+        indicators = np.zeros((codes.size, totals.size))
+        indicators[np.arange(codes.size), codes] = 1.0
+        label = ("Post-strata:", " x ".join(names))
+        self.weights = old * (totals / sums)[codes]
+        self.calibrations = (
+            *self.calibrations,
+            Calibration(indicators, old, self.weights, label),
+        )
 
     def _calibrated(self, calibration: Calibration) -> SurveyDesign:
         """A copy of the design with the calibration's weights, its variance remembered."""
@@ -906,6 +923,22 @@ class ReplicateDesign(_DesignRows):
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
+        self.post_strata_names: tuple[str, ...] = ()
+
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        size = totals.size
+        self.weights = self.weights * (totals / np.bincount(codes, self.weights, size))[codes]
+        sums = np.stack([np.bincount(codes, w, size) for w in self.repweights.T], axis=1)
+        empty = np.argwhere(sums <= 0)
+        if empty.size:
+            g, r = empty[0]
+            raise DataError(
+                f"replicate {r + 1} ({self.replicate_names[r]!r}) has no positive weight in "
+                f"post-stratum {g + 1} of {names}, so it cannot be scaled to the population "
+                "count there; post-stratify on coarser cells"
+            )
+        self.repweights = self.repweights * (totals[:, None] / sums)[codes]
+        self.post_strata_names = (*self.post_strata_names, " x ".join(names))
 
     @property
     def n_replicates(self) -> int:
@@ -933,6 +966,7 @@ class ReplicateDesign(_DesignRows):
             ("Replicates:", str(self.n_replicates)),
             ("Scale:", f"{self.scale:.6g}"),
             ("Sum of weights:", f"{self.population_size:.6g}"),
+            *[("Post-strata:", names) for names in self.post_strata_names],
         ]
 
     def __repr__(self) -> str:
