@@ -330,6 +330,58 @@ class _DesignRows:
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         raise NotImplementedError
 
+    def calibrate(self, population: Any) -> Any:
+        """The design with linear (GREG) calibration weights, as R's ``calibrate``.
+
+        R's ``calibrate(design, ~x1 + x2, population, calfun = "linear")`` on
+        numeric columns: the weights become ``d_i (1 + x_i' lambda)`` so that
+        their totals of the columns equal ``population``, and the
+        linearisation of a :class:`SurveyDesign` uses the influence functions'
+        residuals from their weighted regression on the columns, as R's
+        ``svyrecvar``; a :class:`ReplicateDesign` calibrates each replicate's
+        weights to the same totals, as R's ``calibrate`` of a ``svyrep.design``.
+
+        Parameters
+        ----------
+        population : mapping or pandas.Series
+            Population total of each numeric column, by name; ``"(Intercept)"``
+            (R's name) is the population size, the total of a column of ones.
+            Categorical variables enter as 0/1 columns the user makes (or
+            through :meth:`post_stratify` for their cells).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; take a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or no totals are given.
+        DataError
+            A column is missing or not numeric, the columns are collinear, or
+            the calibrated weights are not all positive (R's linear calibration
+            allows negative weights; a fit here needs positive ones).
+        """
+        self._check_no_domain("calibrate")
+        totals = _calibration_totals(population)
+        names = list(totals.index)
+        matrix = np.column_stack(
+            [
+                np.ones(len(self.data))
+                if name == "(Intercept)"
+                else _numbers(_column(self.data, name, "calibration"), "calibration", name)
+                for name in names
+            ]
+        )
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._calibrate(matrix, totals.to_numpy(), names)
+        return new
+
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        raise NotImplementedError
+
     def _check_no_domain(self, what: str) -> None:
         if not self.domain.all():
             raise SpecificationError(
@@ -488,64 +540,6 @@ class SurveyDesign(_DesignRows):
         self.domain = np.ones(n, dtype=bool)
         self.calibrations: tuple[Calibration, ...] = ()
 
-    def calibrate(self, population: Any) -> SurveyDesign:
-        """The design with linear (GREG) calibration weights, as R's ``calibrate``.
-
-        R's ``calibrate(design, ~x1 + x2, population, calfun = "linear")`` on
-        numeric columns: the weights become ``d_i (1 + x_i' lambda)`` so that
-        their totals of the columns equal ``population``, and the
-        linearisation uses the influence functions' residuals from their
-        weighted regression on the columns, as R's ``svyrecvar``.
-
-        Parameters
-        ----------
-        population : mapping or pandas.Series
-            Population total of each numeric column, by name; ``"(Intercept)"``
-            (R's name) is the population size, the total of a column of ones.
-            Categorical variables enter as 0/1 columns the user makes (or
-            through :meth:`post_stratify` for their cells).
-
-        Returns
-        -------
-        SurveyDesign
-            A new design; take a domain (:meth:`subset`) afterwards.
-
-        Raises
-        ------
-        SpecificationError
-            The design already has a domain, or no totals are given.
-        DataError
-            A column is missing or not numeric, the columns are collinear, or
-            the calibrated weights are not all positive (R's linear calibration
-            allows negative weights; a fit here needs positive ones).
-        """
-        self._check_no_domain("calibrate")
-        totals = _calibration_totals(population)
-        names = list(totals.index)
-        matrix = np.column_stack(
-            [
-                np.ones(len(self.data))
-                if name == "(Intercept)"
-                else _numbers(_column(self.data, name, "calibration"), "calibration", name)
-                for name in names
-            ]
-        )
-        old = self.weights
-        gram = matrix.T @ (old[:, None] * matrix)
-        if np.linalg.matrix_rank(gram) < len(names):
-            raise DataError(
-                f"the calibration columns {names} are collinear in the sample: drop one"
-            )
-        lam = np.linalg.solve(gram, totals.to_numpy() - matrix.T @ old)
-        new = old * (1.0 + matrix @ lam)
-        if np.any(new <= 0):
-            raise DataError(
-                f"linear calibration to these totals gives {int((new <= 0).sum())} weights that "
-                "are zero or negative (R's calibrate allows them; fits need positive weights); "
-                "check the totals, or post-stratify on cells instead"
-            )
-        return self._calibrated(Calibration(matrix, old, new, ("Calibrated on:", ", ".join(names))))
-
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         old = self.weights
         sums = np.bincount(codes, weights=old, minlength=totals.size)
@@ -553,18 +547,13 @@ class SurveyDesign(_DesignRows):
         indicators[np.arange(codes.size), codes] = 1.0
         label = ("Post-strata:", " x ".join(names))
         self.weights = old * (totals / sums)[codes]
-        self.calibrations = (
-            *self.calibrations,
-            Calibration(indicators, old, self.weights, label),
-        )
+        self.calibrations = (*self.calibrations, Calibration(indicators, old, self.weights, label))
 
-    def _calibrated(self, calibration: Calibration) -> SurveyDesign:
-        """A copy of the design with the calibration's weights, its variance remembered."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new.weights = calibration.weights
-        new.calibrations = (*self.calibrations, calibration)
-        return new
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        old = self.weights
+        self.weights = _linear_calibration(matrix, old, totals, "the sample")
+        label = ("Calibrated on:", ", ".join(names))
+        self.calibrations = (*self.calibrations, Calibration(matrix, old, self.weights, label))
 
     # -- what a fit and a summary read ----------------------------------------
 
@@ -646,6 +635,25 @@ class Calibration:
         u = x / self.weights[:, None]
         coef = np.linalg.lstsq(root * self.matrix, root * u, rcond=None)[0]
         return x - self.weights[:, None] * (self.matrix @ coef)
+
+
+def _linear_calibration(
+    matrix: FloatArray, old: FloatArray, totals: FloatArray, where: str, positive: bool = True
+) -> FloatArray:
+    """Weights ``d_i (1 + m_i' lambda)`` whose totals of the columns ``m`` are ``totals``."""
+    gram = matrix.T @ (old[:, None] * matrix)
+    if np.linalg.matrix_rank(gram) < matrix.shape[1]:
+        raise DataError(f"the calibration columns are collinear in {where}: drop one")
+    lam = np.linalg.solve(gram, totals - matrix.T @ old)
+    new = old * (1.0 + matrix @ lam)
+    bad = (new <= 0) & (old > 0)
+    if positive and bad.any():
+        raise DataError(
+            f"linear calibration to these totals gives {int(bad.sum())} weights that "
+            "are zero or negative (R's calibrate allows them; fits need positive weights); "
+            "check the totals, or post-stratify on cells instead"
+        )
+    return new
 
 
 def _calibration_totals(population: Any) -> pd.Series:
@@ -923,7 +931,7 @@ class ReplicateDesign(_DesignRows):
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
-        self.post_strata_names: tuple[str, ...] = ()
+        self.adjustments: tuple[tuple[str, str], ...] = ()
 
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         size = totals.size
@@ -938,7 +946,17 @@ class ReplicateDesign(_DesignRows):
                 "count there; post-stratify on coarser cells"
             )
         self.repweights = self.repweights * (totals[:, None] / sums)[codes]
-        self.post_strata_names = (*self.post_strata_names, " x ".join(names))
+        self.adjustments = (*self.adjustments, ("Post-strata:", " x ".join(names)))
+
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        self.weights = _linear_calibration(matrix, self.weights, totals, "the sample")
+        self.repweights = np.column_stack(
+            [
+                _linear_calibration(matrix, w, totals, f"replicate {r + 1}", positive=False)
+                for r, w in enumerate(self.repweights.T)
+            ]
+        )
+        self.adjustments = (*self.adjustments, ("Calibrated on:", ", ".join(names)))
 
     @property
     def n_replicates(self) -> int:
@@ -966,7 +984,7 @@ class ReplicateDesign(_DesignRows):
             ("Replicates:", str(self.n_replicates)),
             ("Scale:", f"{self.scale:.6g}"),
             ("Sum of weights:", f"{self.population_size:.6g}"),
-            *[("Post-strata:", names) for names in self.post_strata_names],
+            *self.adjustments,
         ]
 
     def __repr__(self) -> str:
