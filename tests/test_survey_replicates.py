@@ -19,7 +19,7 @@ import pytest
 
 import ordstats
 from ordstats.errors import OrdstatsWarning, SpecificationError
-from tests.test_survey import F_ENROLL, F_STYPE, REFS, load, r_order
+from tests.test_survey import DATA, F_ENROLL, F_STYPE, REFS, load, r_order
 
 CASES = ["clus1_JK1", "clus1_bootstrap", "strat_JKn", "strat_BRR", "strat_Fay"]
 
@@ -179,6 +179,14 @@ def test_replicate_domain_degrees_of_freedom_are_r_s(name):
     assert res.reg_term_test("mobility")["ddf"].iloc[0] == ref["df_residual"]
 
 
+def _fit_two_slopes(design: ordstats.ReplicateDesign) -> ordstats.SurveyResults:
+    """svyolr(mealcat ~ avg.ed + mobility, design) (rows missing avg.ed dropped, as R)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
+        model = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design)
+        return model.fit(disp=False)
+
+
 GUESS_REFS = json.loads(
     (Path(__file__).parent / "data/survey/replicate_guesses_refs.json").read_text()
 )
@@ -205,12 +213,7 @@ def test_scales_guessed_from_multipliers_are_r_s(name):
     assert design.scale == pytest.approx(ref["scale"], rel=1e-14)
     np.testing.assert_allclose(design.rscales, ref["rscales"], rtol=1e-14)
     assert design.degf() == ref["degf"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ordstats.errors.MissingDataWarning)
-        res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design).fit(
-            disp=False
-        )
-    _assert_like_r(res, ref)
+    _assert_like_r(_fit_two_slopes(design), ref)
 
 
 def test_svyolr_cloglog_on_replicates_is_the_cloglog_link():
@@ -283,3 +286,43 @@ def test_a_replicate_without_weight_in_the_domain_gives_no_numpy_warning():
                 disp=False
             )
     assert res.design_df == 0
+
+
+TYPE_REFS = json.loads((DATA / "replicate_types_refs.json").read_text())
+# R's arguments of each design beyond the data, the replicate weights and weights = ~pw
+TYPE_ARGS = {
+    "successive_difference": {"type": "successive-difference"},
+    "ACS": {"type": "ACS", "scale": 2},
+    "JK2": {"type": "JK2"},
+    "other": {"type": "other", "scale": 0.9, "rscales": "given"},
+    "other_mse": {"type": "other", "scale": 0.9, "rscales": "given", "mse": True},
+    "other_default": {"type": "other"},
+}
+
+
+@pytest.mark.parametrize("name", list(TYPE_REFS))
+def test_other_replicate_types_follow_svrepdesign(name):
+    """svrepdesign's types ACS and successive-difference (scale 4/R), JK2 (scale 1) and
+    other (scale and rscales by hand, 1 if left out) with R's warnings where it ignores or
+    sets them (tests/r/survey_replicate_types_refs.R); before, they were refused."""
+    ref = TYPE_REFS[name]
+    args = dict(TYPE_ARGS[name])
+    assert args["type"] == ref["type"]
+    if args.get("rscales") == "given":
+        args["rscales"] = ref["rscales"]
+    repweights = np.array(ref["repweights"])
+    data = load("apiclus1")
+    # R's JK2 warns even without scale= or rscales=; ordstats only where they are given
+    expect_warning = bool(ref["warnings"]) and not (name == "JK2")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        design = ordstats.ReplicateDesign(data, repweights=repweights, weights="pw", **args)
+    messages = [str(w.message) for w in caught if issubclass(w.category, OrdstatsWarning)]
+    assert len(messages) == int(expect_warning), messages
+    if expect_warning:
+        assert ("ignored" in messages[0]) == ("ignored" in ref["warnings"])
+    assert design.scale == pytest.approx(ref["scale"], rel=1e-14)
+    np.testing.assert_allclose(design.rscales, ref["rscales"], rtol=1e-14)
+    assert design.mse == ref["mse"]
+    assert design.degf() == ref["degf"]
+    _assert_like_r(_fit_two_slopes(design), ref)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +44,7 @@ from ordstats.errors import (
 __all__ = [
     "LONELY_PSU",
     "REPLICATE_TYPES",
+    "Calibration",
     "ReplicateDesign",
     "Stage",
     "SurveyDesign",
@@ -52,7 +53,19 @@ __all__ = [
 #: R's ``options(survey.lonely.psu=)`` choices for a stratum with one PSU.
 LONELY_PSU = ("fail", "remove", "adjust", "certainty", "average")
 #: Replicate-weight types (R's ``svrepdesign(type=)``).
-REPLICATE_TYPES = ("BRR", "Fay", "JK1", "JKn", "bootstrap")
+REPLICATE_TYPES = (
+    "BRR",
+    "Fay",
+    "JK1",
+    "JKn",
+    "bootstrap",
+    "ACS",
+    "successive-difference",
+    "JK2",
+    "other",
+)
+#: Types whose scale R fixes (rscales 1), ignoring scale= and rscales=: 4/R or 1.
+_FIXED_SCALE = {"ACS": 4.0, "successive-difference": 4.0, "JK2": None}
 
 
 @dataclass(frozen=True)
@@ -267,6 +280,115 @@ class _DesignRows:
             )
         return new
 
+    def post_stratify(self, by: str | Sequence[str], population: Any) -> Any:
+        """The design with its weights post-stratified, as R's ``postStratify``.
+
+        Each row's weight is multiplied by its post-stratum's population count
+        over the post-stratum's sum of weights.  A :class:`SurveyDesign`'s
+        linearisation then uses the residuals of the influence functions from
+        their weighted post-stratum means, as R's ``svyrecvar`` with
+        ``postStrata``; a :class:`ReplicateDesign` post-stratifies each
+        replicate's weights the same way (R's ``postStratify`` of a
+        ``svyrep.design``).
+
+        Parameters
+        ----------
+        by : str or list of str
+            Column(s) of the data whose combinations are the post-strata.
+        population : pandas.DataFrame or pandas.Series
+            The population count of each post-stratum: a DataFrame with the
+            ``by`` columns and a ``Freq`` column (R's data frame), or a Series
+            indexed by the post-strata labels (a MultiIndex for several columns).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; post-stratify again for further variables, and take
+            a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or ``population`` is not one of the forms above.
+        DataError
+            A post-stratum of the sample has no population count (or a zero
+            one), or one with a positive count has no row in the sample (or, of
+            a replicate design, no positive weight in some replicate).
+        """
+        self._check_no_domain("post-stratify")
+        names = _names(by, "by")
+        if not names:
+            raise SpecificationError("by= needs at least one column name")
+        cells = pd.DataFrame({name: _column(self.data, name, "post-strata") for name in names})
+        counts = _population_counts(population, names)
+        codes, totals = _post_stratum_totals(cells, counts)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._post_stratify(codes, totals, names)
+        return new
+
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        raise NotImplementedError
+
+    def calibrate(self, population: Any) -> Any:
+        """The design with linear (GREG) calibration weights, as R's ``calibrate``.
+
+        R's ``calibrate(design, ~x1 + x2, population, calfun = "linear")`` on
+        numeric columns: the weights become ``d_i (1 + x_i' lambda)`` so that
+        their totals of the columns equal ``population``, and the
+        linearisation of a :class:`SurveyDesign` uses the influence functions'
+        residuals from their weighted regression on the columns, as R's
+        ``svyrecvar``; a :class:`ReplicateDesign` calibrates each replicate's
+        weights to the same totals, as R's ``calibrate`` of a ``svyrep.design``.
+
+        Parameters
+        ----------
+        population : mapping or pandas.Series
+            Population total of each numeric column, by name; ``"(Intercept)"``
+            (R's name) is the population size, the total of a column of ones.
+            Categorical variables enter as 0/1 columns the user makes (or
+            through :meth:`post_stratify` for their cells).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; take a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The design already has a domain, or no totals are given.
+        DataError
+            A column is missing or not numeric, the columns are collinear, or
+            the calibrated weights are not all positive (R's linear calibration
+            allows negative weights; a fit here needs positive ones).
+        """
+        self._check_no_domain("calibrate")
+        totals = _calibration_totals(population)
+        names = list(totals.index)
+        matrix = np.column_stack(
+            [
+                np.ones(len(self.data))
+                if name == "(Intercept)"
+                else _numbers(_column(self.data, name, "calibration"), "calibration", name)
+                for name in names
+            ]
+        )
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._calibrate(matrix, totals.to_numpy(), names)
+        return new
+
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        raise NotImplementedError
+
+    def _check_no_domain(self, what: str) -> None:
+        if not self.domain.all():
+            raise SpecificationError(
+                f"{what} the full design, then take the domain with subset(): the "
+                "population counts and totals are of the whole population"
+            )
+
 
 class SurveyDesign(_DesignRows):
     """A complex survey design, as R's ``svydesign``.
@@ -416,6 +538,22 @@ class SurveyDesign(_DesignRows):
             parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
             self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
+        self.calibrations: tuple[Calibration, ...] = ()
+
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        old = self.weights
+        sums = np.bincount(codes, weights=old, minlength=totals.size)
+        indicators = np.zeros((codes.size, totals.size))
+        indicators[np.arange(codes.size), codes] = 1.0
+        label = ("Post-strata:", " x ".join(names))
+        self.weights = old * (totals / sums)[codes]
+        self.calibrations = (*self.calibrations, Calibration(indicators, old, self.weights, label))
+
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        old = self.weights
+        self.weights = _linear_calibration(matrix, old, totals, "the sample")
+        label = ("Calibrated on:", ", ".join(names))
+        self.calibrations = (*self.calibrations, Calibration(matrix, old, self.weights, label))
 
     # -- what a fit and a summary read ----------------------------------------
 
@@ -453,6 +591,7 @@ class SurveyDesign(_DesignRows):
             ("Strata:", str(self.n_strata)),
             ("PSUs:", str(self.n_psu)),
             ("FPC:", ", ".join(self.fpc_names) if self.fpc_names else "none"),
+            *[c.label for c in self.calibrations],
             ("Sum of weights:", f"{self.population_size:.6g}"),
         ]
 
@@ -462,6 +601,136 @@ class SurveyDesign(_DesignRows):
             + (f", domain of {int(self.domain.sum())} rows" if not self.domain.all() else "")
             + ")"
         )
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One calibration of a design's weights (post-strata, linear): what its variance reads.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (n, q)
+        The calibration variables of each row of the data (post-strata: 0/1 indicators).
+    old_weights, weights : ndarray of float
+        The weights before and after calibrating.
+    label : tuple of str
+        The summary's line for it.
+    """
+
+    matrix: FloatArray
+    old_weights: FloatArray
+    weights: FloatArray
+    label: tuple[str, str]
+
+    def residuals(self, x: FloatArray) -> FloatArray:
+        """Weighted influence values less their fit on the calibration variables.
+
+        ``x`` has one row per row of the data; with ``u = x / w`` (``w`` the
+        calibrated weights) the result is ``w_i (u_i - m_i' b)``, ``b`` the
+        least-squares fit of ``u`` on the variables ``m`` with the weights
+        before calibrating (post-strata: the weighted post-stratum means), as
+        R's ``svyrecvar`` with ``postStrata``.
+        """
+        root = np.sqrt(self.old_weights)[:, None]
+        u = x / self.weights[:, None]
+        coef = np.linalg.lstsq(root * self.matrix, root * u, rcond=None)[0]
+        return x - self.weights[:, None] * (self.matrix @ coef)
+
+
+def _linear_calibration(
+    matrix: FloatArray, old: FloatArray, totals: FloatArray, where: str, positive: bool = True
+) -> FloatArray:
+    """Weights ``d_i (1 + m_i' lambda)`` whose totals of the columns ``m`` are ``totals``."""
+    gram = matrix.T @ (old[:, None] * matrix)
+    if np.linalg.matrix_rank(gram) < matrix.shape[1]:
+        raise DataError(f"the calibration columns are collinear in {where}: drop one")
+    lam = np.linalg.solve(gram, totals - matrix.T @ old)
+    new = old * (1.0 + matrix @ lam)
+    bad = (new <= 0) & (old > 0)
+    if positive and bad.any():
+        raise DataError(
+            f"linear calibration to these totals gives {int(bad.sum())} weights that "
+            "are zero or negative (R's calibrate allows them; fits need positive weights); "
+            "check the totals, or post-stratify on cells instead"
+        )
+    return new
+
+
+def _calibration_totals(population: Any) -> pd.Series:
+    """Calibration totals as a Series of floats indexed by column names."""
+    if isinstance(population, Mapping):
+        population = pd.Series(dict(population), dtype=object)
+    if not isinstance(population, pd.Series) or population.empty:
+        raise SpecificationError(
+            "population must map column names (and '(Intercept)' for the population size) "
+            f"to their population totals; got {type(population).__name__}"
+        )
+    if not all(isinstance(name, str) for name in population.index):
+        raise SpecificationError("population's keys must be column names")
+    values = _numbers(population.to_numpy(), "population totals")
+    if not np.all(np.isfinite(values)):
+        raise DataError("population totals must be finite numbers")
+    return pd.Series(values, index=population.index)
+
+
+def _population_counts(population: Any, names: list[str]) -> pd.DataFrame:
+    """The population counts as a frame of the ``by`` columns and ``Freq``."""
+    if isinstance(population, pd.Series):
+        frame = population.rename("Freq").reset_index()
+        if frame.shape[1] != len(names) + 1:
+            raise SpecificationError(
+                f"population as a Series needs one index level per post-strata column "
+                f"({len(names)}); got {frame.shape[1] - 1}"
+            )
+        frame.columns = [*names, "Freq"]
+    elif isinstance(population, pd.DataFrame):
+        missing = [c for c in [*names, "Freq"] if c not in population.columns]
+        if missing:
+            raise SpecificationError(
+                f"population needs the columns {[*names, 'Freq']} (the post-strata and their "
+                f"counts, as R's data frame); it lacks {missing}"
+            )
+        frame = population[[*names, "Freq"]].reset_index(drop=True)
+    else:
+        raise SpecificationError(
+            "population must be a pandas DataFrame with the post-strata columns and Freq, "
+            f"or a Series indexed by the post-strata; got {type(population).__name__}"
+        )
+    freq = _numbers(frame["Freq"], "population counts", "Freq")
+    if not np.all(np.isfinite(freq)) or np.any(freq < 0):
+        raise DataError("population counts must be finite and not negative")
+    if frame.duplicated(subset=names).any():
+        raise DataError("population repeats a post-stratum: give one count per post-stratum")
+    return frame.assign(Freq=freq)
+
+
+def _post_stratum_totals(cells: pd.DataFrame, counts: pd.DataFrame) -> tuple[IntArray, FloatArray]:
+    """Each row's post-stratum code and each post-stratum's population count."""
+    names = list(cells.columns)
+    keys = cells.drop_duplicates().reset_index(drop=True)
+    try:
+        merged = keys.merge(counts, on=names, how="left", validate="one_to_one")
+    except ValueError as err:  # pandas refuses to pair text with numbers
+        raise DataError(
+            f"population's post-strata columns {names} hold labels of another type than the "
+            f"data's ({err}); give them the data's labels"
+        ) from err
+    absent = merged["Freq"].isna() | (merged["Freq"] == 0)
+    if absent.any():
+        raise DataError(
+            "post-strata of the sample have no population count (or a zero one): "
+            f"{merged.loc[absent, names].to_dict('records')[:5]}"
+        )
+    unsampled = counts.merge(keys, on=names, how="left", indicator=True)
+    unsampled = unsampled[(unsampled["_merge"] == "left_only") & (unsampled["Freq"] > 0)]
+    if len(unsampled):
+        raise DataError(
+            "post-strata of the population have no row in the sample, so their count cannot "
+            f"be spread over rows: {unsampled[names].to_dict('records')[:5]}; merge them with "
+            "others or drop them from population"
+        )
+    codes = cells.merge(keys.assign(_code=np.arange(len(keys))), on=names, how="left")
+    return codes["_code"].to_numpy(np.intp), merged["Freq"].to_numpy(float)
 
 
 def _joined_labels(codes: IntArray, parts: list[Any]) -> np.ndarray:
@@ -594,7 +863,7 @@ class ReplicateDesign(_DesignRows):
         replicate is refitted with its weights, whatever their signs).
     weights : str, optional
         Column of full-sample sampling weights (default 1, with a warning, as R).
-    type : {"BRR", "Fay", "JK1", "JKn", "bootstrap"}
+    type : {"BRR", "Fay", "JK1", "JKn", "bootstrap", "ACS", "successive-difference", "JK2", "other"}
     rho : float, optional
         Fay's coefficient (required for ``"Fay"``).
     scale, rscales : optional
@@ -604,6 +873,9 @@ class ReplicateDesign(_DesignRows):
         one over the first replicate's largest multiplier, as R); bootstrap
         ``1/(R-1)``; JKn needs ``rscales``, except with ``combined_weights=False``
         (one over each replicate's largest multiplier, with a warning, as R);
+        ``"ACS"`` and ``"successive-difference"`` ``4/R`` and ``"JK2"`` 1, with
+        ``rscales`` 1 (``scale``/``rscales`` given are ignored with a warning, as
+        R); ``"other"`` takes both as given, each 1 with a warning if left out;
         ``rscales`` 1 otherwise.
     mse : bool
         Centre at the full-sample estimate instead of the replicates' mean
@@ -659,6 +931,32 @@ class ReplicateDesign(_DesignRows):
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
+        self.adjustments: tuple[tuple[str, str], ...] = ()
+
+    def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        size = totals.size
+        self.weights = self.weights * (totals / np.bincount(codes, self.weights, size))[codes]
+        sums = np.stack([np.bincount(codes, w, size) for w in self.repweights.T], axis=1)
+        empty = np.argwhere(sums <= 0)
+        if empty.size:
+            g, r = empty[0]
+            raise DataError(
+                f"replicate {r + 1} ({self.replicate_names[r]!r}) has no positive weight in "
+                f"post-stratum {g + 1} of {names}, so it cannot be scaled to the population "
+                "count there; post-stratify on coarser cells"
+            )
+        self.repweights = self.repweights * (totals[:, None] / sums)[codes]
+        self.adjustments = (*self.adjustments, ("Post-strata:", " x ".join(names)))
+
+    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+        self.weights = _linear_calibration(matrix, self.weights, totals, "the sample")
+        self.repweights = np.column_stack(
+            [
+                _linear_calibration(matrix, w, totals, f"replicate {r + 1}", positive=False)
+                for r, w in enumerate(self.repweights.T)
+            ]
+        )
+        self.adjustments = (*self.adjustments, ("Calibrated on:", ", ".join(names)))
 
     @property
     def n_replicates(self) -> int:
@@ -686,6 +984,7 @@ class ReplicateDesign(_DesignRows):
             ("Replicates:", str(self.n_replicates)),
             ("Scale:", f"{self.scale:.6g}"),
             ("Sum of weights:", f"{self.population_size:.6g}"),
+            *self.adjustments,
         ]
 
     def __repr__(self) -> str:
@@ -737,6 +1036,19 @@ def _replicate_scales(
                 stacklevel=3,
             )
         scale = 1.0 / n_rep
+    elif kind in _FIXED_SCALE:
+        if scale is not None or rscales is not None:
+            warnings.warn(
+                f"type={kind!r} does not use scale= or rscales=: they are ignored, as R",
+                OrdstatsWarning,
+                stacklevel=3,
+            )
+        per_replicates = _FIXED_SCALE[kind]
+        scale = 1.0 if per_replicates is None else per_replicates / n_rep
+        rscales = None
+    elif kind == "other" and (scale is None or rscales is None):
+        message = "type='other': scale or rscales not given, set to 1, as R"
+        warnings.warn(message, OrdstatsWarning, stacklevel=3)
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
     elif kind == "JK1" and scale is None:

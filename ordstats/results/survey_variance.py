@@ -213,6 +213,8 @@ def linearization_meat(weighted_scores: FloatArray, positions: IntArray, design:
     else:
         x = np.zeros((n, k))
         x[positions] = weighted_scores
+    for calibration in getattr(design, "calibrations", ()):
+        x = calibration.residuals(x)
     rules = LonelyRules(design.lonely_psu, bool(getattr(design, "adjust_domain_lonely", False)))
     meat = _multistage(x, used, list(design.stages), rules)
     return 0.5 * (meat + meat.T)

@@ -20,3 +20,27 @@ read_api <- function(name) {
   d$mealcat <- factor(d$mealcat, levels = mealcat_levels, ordered = TRUE)
   d
 }
+# a vendored api csv file without the rows missing mealcat, avg.ed or mobility (svyolr's
+# starting values fail on them after postStratify or calibrate)
+read_complete_api <- function(name) {
+  d <- read_api(name)
+  d[complete.cases(d[, c("mealcat", "avg.ed", "mobility")]), ]
+}
+# svyolr's replicate variance (svrVar with the design's scale, rscales and mse) from
+# replicate estimates converged by polr (reltol 1e-15, started at the full-sample fit,
+# itself converged), where svyolr's own polr refits stop early; `...` goes to polr
+# (method = "cloglog"). Returns list(coef = full-sample estimates, var).
+converged_replicates <- function(f, des, ...) {
+  tight <- list(reltol = 1e-15, maxit = 1000)
+  frame <- model.frame(des)
+  frame$.w <- weights(des, "sampling")
+  full <- MASS::polr(f, data = frame, weights = .w, control = tight, ...)
+  start <- c(full$coefficients, full$zeta)
+  betas <- apply(weights(des, "analysis"), 2, function(w) {
+    frame$.w <- w
+    m <- MASS::polr(f, data = frame, weights = .w, start = start, control = tight, ...)
+    c(m$coefficients, m$zeta)
+  })
+  v <- svrVar(t(betas), des$scale, des$rscales, mse = des$mse, coef = start)
+  list(coef = unname(start), var = unname(matrix(v, nrow(v))))
+}

@@ -34,7 +34,6 @@ cases <- list(
                    call = "svrepdesign(data = apistrat, repweights = jkn, weights = ~pw, type = 'JKn', combined.weights = FALSE)")
 )
 f <- mealcat ~ avg.ed + mobility
-tight <- list(reltol = 1e-15, maxit = 1000)
 refs <- list()
 for (name in names(cases)) {
   case <- cases[[name]]
@@ -43,21 +42,12 @@ for (name in names(cases)) {
     warning_text <<- conditionMessage(w); invokeRestart("muffleWarning")
   })
   fit <- svyolr(f, des)
-  frame <- model.frame(des)
-  frame$.w <- weights(des, "sampling")
-  full <- polr(f, data = frame, weights = .w, control = tight)
-  start <- c(full$coefficients, full$zeta)
-  betas <- apply(weights(des, "analysis"), 2, function(w) {
-    frame$.w <- w
-    m <- polr(f, data = frame, weights = .w, start = start, control = tight)
-    c(m$coefficients, m$zeta)
-  })
-  v <- svrVar(t(betas), des$scale, des$rscales, mse = des$mse, coef = start)
+  conv <- converged_replicates(f, des)
   refs[[name]] <- list(
     design = case$call, multipliers = unname(case$m), scale = des$scale,
     rscales = des$rscales, warning = warning_text, formula = deparse(f),
-    degf = degf(des), df_residual = fit$df.residual, coef = unname(start),
-    var_newton = unname(matrix(v, nrow(v))))
+    degf = degf(des), df_residual = fit$df.residual, coef = conv$coef,
+    var_newton = conv$var)
 }
 writeLines(toJSON(refs, digits = NA, auto_unbox = TRUE, null = "null"),
            file.path(survey_out, "replicate_guesses_refs.json"))

@@ -21,21 +21,11 @@ call <- "as.svrepdesign(svydesign(id = ~dnum, weights = ~pw, data = apiclus1, fp
 des <- eval(parse(text = call))
 f <- mealcat ~ avg.ed + mobility
 fit <- suppressWarnings(svyolr(f, des, method = "cloglog"))
-tight <- list(reltol = 1e-15, maxit = 1000)
-frame <- model.frame(des)
-frame$.w <- weights(des, "sampling")
-full <- suppressWarnings(polr(f, data = frame, weights = .w, method = "cloglog", control = tight))
-start <- c(full$coefficients, full$zeta)
-betas <- apply(weights(des, "analysis"), 2, function(w) {
-  frame$.w <- w
-  m <- polr(f, data = frame, weights = .w, start = start, method = "cloglog", control = tight)
-  c(m$coefficients, m$zeta)
-})
-v <- svrVar(t(betas), des$scale, des$rscales, mse = des$mse, coef = start)
+conv <- suppressWarnings(converged_replicates(f, des, method = "cloglog"))
 ref <- list(
   design = call, repweights = unname(matrix(as.numeric(as.matrix(weights(des, "analysis"))), nrow(apiclus1))), scale = des$scale,
   rscales = des$rscales, formula = deparse(f), df_residual = fit$df.residual,
-  svyolr_coef = unname(c(fit$coefficients, fit$zeta)), coef = unname(start),
-  var_newton = unname(matrix(v, nrow(v))))
+  svyolr_coef = unname(c(fit$coefficients, fit$zeta)), coef = conv$coef,
+  var_newton = conv$var)
 writeLines(toJSON(ref, digits = NA, auto_unbox = TRUE, null = "null"),
            file.path(survey_out, "replicate_links_refs.json"))
