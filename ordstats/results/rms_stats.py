@@ -126,15 +126,15 @@ def _check_fit(res: Any, what: str = "lrm_stats()") -> Any:
             f"{what} of a penalised fit would test and rank penalised estimates as if "
             "they were maximum-likelihood ones: refit without the penalty"
         )
-    if getattr(design, "nominal", None) is not None or getattr(design, "scale", None) is not None:
-        raise SpecificationError(
-            f"{what} are rms's statistics of a cumulative model with one linear predictor; "
-            "this model has nominal or scale effects (lrm and orm have neither)"
-        )
     if not model.family_spec.capabilities.latent_variable:  # the cumulative family
         raise SpecificationError(
             f"{what} are rms's statistics of the cumulative (proportional odds) model; "
             f"this fit is of the {model.family_spec.name!r} family"
+        )
+    if getattr(design, "nominal", None) is not None or getattr(design, "scale", None) is not None:
+        raise SpecificationError(
+            f"{what} are rms's statistics of a cumulative model with one linear predictor; "
+            "this model has nominal or scale effects (lrm and orm have neither)"
         )
     if design.location.matrix.shape[0] != model.n_rows or design.response.lower_codes is not None:
         raise SpecificationError(

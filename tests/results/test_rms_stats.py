@@ -118,6 +118,13 @@ def test_lrm_stats_refuse_models_lrm_cannot_fit() -> None:
     step = OrdinalModel.from_formula("rating ~ temp", wine, family="acat").fit()
     with pytest.raises(SpecificationError, match="'acat' family"):
         step.lrm_stats()
+    # a step family with nominal effects: its family is the reason, not the nominal effects
+    step_nominal = OrdinalModel.from_formula(
+        "rating ~ temp", wine, family="sratio", nominal="~ contact"
+    ).fit()
+    for stats_of in (step_nominal.lrm_stats, step_nominal.orm_stats):
+        with pytest.raises(SpecificationError, match="'sratio' family"):
+            stats_of()
     chunked = OrdinalModel.from_formula("rating ~ temp", wine, chunksize=30).fit()
     with pytest.raises(SpecificationError, match="in chunks"):
         chunked.lrm_stats()
