@@ -111,6 +111,7 @@ from ordstats.results.regularized import (
     RegularizationPath,
     cv_loss,
 )
+from ordstats.results.values import SELECTION_KIND
 
 if TYPE_CHECKING:
     from ordstats.design import Design
@@ -420,7 +421,7 @@ def _results(
     if l1_ratio == 0.0:
         cov = _ridge_covariance(np.asarray(sol.evaluation.hessian), penalty, spec)
     else:
-        cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind="none (L1 penalty)")
+        cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind=SELECTION_KIND)
     inner = sol.evaluation.inner if isinstance(sol.evaluation, _InZ) else sol.evaluation
     return PenalizedResults(
         model,

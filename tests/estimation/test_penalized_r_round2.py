@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalMixedModel, OrdinalModel
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import OrdstatsError, SpecificationError, StandardErrorWarning
 from tests._parity import dataset
 
 DATA = Path(__file__).parents[1] / "data"
@@ -176,7 +176,8 @@ def test_term_refits_of_penalised_fits_are_refused(wine, method):
 def test_prediction_intervals_of_a_lasso_fit_are_missing_not_zero_width(wine):
     """No covariance after an L1 penalty: NaN limits, not the point estimate twice."""
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
-    table = model.fit_regularized(alpha=0.02).get_prediction(wine.iloc[:2]).summary_frame()
+    with pytest.warns(StandardErrorWarning, match="without standard errors"):
+        table = model.fit_regularized(alpha=0.02).get_prediction(wine.iloc[:2]).summary_frame()
     assert table["se"].isna().all()
     assert table["ci_lower"].isna().all() and table["ci_upper"].isna().all()
     ridge = model.fit_regularized(alpha=0.02, L1_wt=0.0).get_prediction(wine.iloc[:2])
