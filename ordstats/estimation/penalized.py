@@ -68,6 +68,14 @@ ridge fit (``L1_wt = 0``) reports the sandwich
 ``(H + P)^{-1} H (H + P)^{-1}`` with ``H`` the observed information and
 ``P = n_w diag(alpha c_j s_j^2)``; a Firth fit the inverse expected
 information at the estimates (brglm2's).
+
+**Degrees of freedom.**  AIC and BIC of an elastic-net fit use the effective
+degrees of freedom ``tr(H_A (H_A + P_A)^{-1})`` over the active set ``A``
+(thresholds and non-zero parameters; Zou, Hastie & Tibshirani 2007): for a
+lasso the number of non-zero parameters (glmnet's ``df`` plus the
+thresholds, ordinalNet's ``nNonzero``), for a ridge fit the trace of
+``H (H + P)^{-1}``.  ``df_model`` is the number of non-zero penalised
+parameters (glmnet's ``df``).
 """
 
 from __future__ import annotations
@@ -407,6 +415,26 @@ def _ridge_covariance(hessian: FloatArray, penalty: ElasticNet, spec: PenaltySpe
     return Covariance(A @ B @ hessian @ B @ A.T, bread.cond, False, kind="ridge sandwich")
 
 
+def effective_df(hessian: FloatArray, z: FloatArray, penalty: ElasticNet, n_weight: float) -> float:
+    """``tr(H_A (H_A + n_w diag(l2)_A)^+)`` over unpenalised and non-zero ``z``.
+
+    Parameters
+    ----------
+    hessian : ndarray, shape (m, m)
+        Observed information of ``-l`` in ``z``.
+    z : ndarray, shape (m,)
+    penalty : ElasticNet
+    n_weight : float
+    """
+    active = (z != 0) | (penalty.l1 + penalty.l2 == 0)
+    h = hessian[np.ix_(active, active)]
+    if not np.any(penalty.l2[active]):  # a lasso: the rank of H_A, as a whole number
+        return float(np.linalg.matrix_rank(h, hermitian=True))
+    # pseudo-inverse: aliased columns kept for the penalty count once (the rank of H_A)
+    inverse = np.linalg.pinv(h + n_weight * np.diag(penalty.l2[active]), hermitian=True)
+    return float(np.trace(h @ inverse))
+
+
 def _results(
     model: PenalizableModel,
     sol: PenalizedResult,
@@ -423,6 +451,7 @@ def _results(
     else:
         cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind=SELECTION_KIND)
     inner = sol.evaluation.inner if isinstance(sol.evaluation, _InZ) else sol.evaluation
+    hessian = np.asarray(sol.evaluation.hessian)
     return PenalizedResults(
         model,
         spec.to_params(sol.x),
@@ -435,6 +464,7 @@ def _results(
         standardize=standardize,
         objective=sol.objective,
         path=path,
+        df_effective=effective_df(hessian, sol.x, penalty, spec.n_weight),
     )
 
 

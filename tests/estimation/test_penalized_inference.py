@@ -80,3 +80,36 @@ def test_tests_of_a_lasso_fit_refuse_without_a_warning(lasso):
 def test_ridge_and_unpenalised_margins_do_not_warn(model):
     ridge = model.fit_regularized(alpha=0.05, L1_wt=0.0)
     assert ridge.avg_comparisons()["std_error"].gt(0).all()
+
+
+# -- degrees of freedom and criteria --------------------------------------------------------
+
+
+def test_ridge_aic_uses_the_trace_of_h_over_h_plus_p(model):
+    alpha = 0.05
+    ridge = model.fit_regularized(alpha=alpha, L1_wt=0.0)
+    # exact recomputation: H the observed information at the estimates, P = n_w alpha on slopes
+    H = model.evaluate(ridge.params.to_numpy()).hessian
+    P = np.diag([0.0] * 4 + [ridge.nobs * alpha] * 2)
+    edf = np.trace(H @ np.linalg.inv(H + P))
+    assert 4 < edf < 6
+    np.testing.assert_allclose(ridge.df_effective, edf, rtol=1e-10)
+    np.testing.assert_allclose(ridge.aic, -2 * ridge.llf + 2 * edf, rtol=1e-12)
+    np.testing.assert_allclose(ridge.bic, -2 * ridge.llf + np.log(72) * edf, rtol=1e-12)
+    np.testing.assert_allclose(ridge.df_resid, 72 - edf, rtol=1e-12)
+    assert f"{edf:.4g}" in str(ridge.summary())
+
+
+def test_lasso_df_counts_the_thresholds_and_non_zero_slopes_as_glmnet(model):
+    empty = model.fit_regularized(alpha=0.3)  # both slopes zero: the thresholds-only fit
+    assert empty.n_nonzero == 0 and empty.df_model == 0
+    assert empty.df_effective == 4
+    np.testing.assert_allclose(empty.aic, -2 * empty.model.null_loglike() + 2 * 4, rtol=1e-10)
+    full = model.fit_regularized(alpha=0.05)
+    assert full.df_effective == 6 and full.df_model == 2
+
+
+def test_llr_pvalue_of_an_elastic_net_fit_is_refused(lasso, model):
+    with pytest.raises(OrdstatsError, match="no chi-square distribution"):
+        _ = lasso.llr_pvalue
+    assert 0 < model.fit(penalty="firth").llr_pvalue < 1e-3
