@@ -103,9 +103,11 @@ from ordstats.errors import (
     OrdstatsError,
     OrdstatsWarning,
     SpecificationError,
+    SpecificationWarning,
     check_flag,
     check_seed,
     is_real_number,
+    user_stacklevel,
 )
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
@@ -481,6 +483,32 @@ def default_alphas(
     return np.geomspace(alpha_max, alpha_max * eps, n_alphas), null
 
 
+def _decreasing_alphas(alphas: Any, l1_ratio: float) -> FloatArray:
+    """The user's ``alphas``, checked, in decreasing order (with a warning if reordered)."""
+    try:
+        if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
+            raise TypeError  # True is a slip, not an alpha of 1
+        given = np.atleast_1d(np.asarray(alphas, dtype=float))
+    except (TypeError, ValueError):
+        given = np.empty((0, 0))
+    if given.ndim != 1 or given.size == 0:
+        raise SpecificationError("alphas must be a non-empty sequence of numbers")
+    for a in given:
+        check_penalty_arguments(a, l1_ratio)
+    grid = np.sort(given)[::-1]
+    if not np.array_equal(grid, given):
+        # glmnet reorders a user's lambda silently; rows matched to the given order by
+        # position would be silently wrong
+        warnings.warn(
+            "alphas were not in decreasing order: the path is fitted (warm-started) and "
+            "returned from the largest alpha to the smallest, as glmnet does; read the "
+            "alpha of each row from path.alphas (or the params index)",
+            SpecificationWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return grid
+
+
 def regularization_path(
     model: PenalizableModel,
     alphas: Sequence[float] | FloatArray | None = None,
@@ -504,16 +532,7 @@ def regularization_path(
         )
         x = null.x
     else:
-        try:
-            if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
-                raise TypeError  # True is a slip, not an alpha of 1
-            grid = np.sort(np.atleast_1d(np.asarray(alphas, dtype=float)))[::-1]
-        except (TypeError, ValueError):
-            grid = np.empty((0, 0))
-        if grid.ndim != 1 or grid.size == 0:
-            raise SpecificationError("alphas must be a non-empty sequence of numbers")
-        for a in grid:
-            check_penalty_arguments(a, l1_ratio)
+        grid = _decreasing_alphas(alphas, l1_ratio)
         null = null_fit(model, spec)
         x = null.x
     hessian, evaluation = null.hessian, null.evaluation
