@@ -448,7 +448,7 @@ def _results(
 ) -> PenalizedResults:
     penalty = spec.elastic_net(alpha, l1_ratio)
     k = spec.basis.shape[0]
-    if l1_ratio == 0.0:
+    if l1_ratio == 0.0 or alpha == 0.0:  # no selection: alpha = 0 is the MLE, H^-1
         cov = _ridge_covariance(np.asarray(sol.evaluation.hessian), penalty, spec)
     else:
         cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind=SELECTION_KIND)

@@ -153,7 +153,7 @@ class PenalizedResults(OrdinalResults):
             "non-zero parameters (a lasso: their number, as glmnet/ordinalNet), Df Model the "
             "number of non-zero penalised parameters. "
         )
-        if self.l1_ratio == 0.0:
+        if self.l1_ratio == 0.0 or self.alpha == 0.0:
             return text + "Standard errors: ridge sandwich (H + P)^-1 H (H + P)^-1."
         return text + "No standard errors after an L1 penalty (selection)."
 

@@ -113,3 +113,10 @@ def test_llr_pvalue_of_an_elastic_net_fit_is_refused(lasso, model):
     with pytest.raises(OrdstatsError, match="no chi-square distribution"):
         _ = lasso.llr_pvalue
     assert 0 < model.fit(penalty="firth").llr_pvalue < 1e-3
+
+
+def test_alpha_zero_lasso_has_the_maximum_likelihood_standard_errors(model, wine_res):
+    """Before: alpha=0 (no penalty, nothing selected) with L1_wt=1 reported NaN SEs."""
+    res = model.fit_regularized(alpha=0.0, tol=1e-10)
+    np.testing.assert_allclose(res.bse, wine_res.bse, rtol=1e-6)
+    np.testing.assert_allclose(res.aic, wine_res.aic, rtol=1e-10)
