@@ -34,6 +34,7 @@ __all__ = [
     "SeparationWarning",
     "SpecificationError",
     "SpecificationWarning",
+    "StandardErrorWarning",
 ]
 
 #: The package's directory: frames of files below it are ordstats' own.
@@ -122,6 +123,10 @@ class PredictionWarning(OrdstatsWarning):
 
 class SpecificationWarning(OrdstatsWarning):
     """A model specification was adjusted to one that can be estimated."""
+
+
+class StandardErrorWarning(OrdstatsWarning):
+    """Estimates are given without standard errors (NaN), for the reason the message says."""
 
 
 def refuse_unknown_options(

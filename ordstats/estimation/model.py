@@ -1537,7 +1537,10 @@ class OrdinalModel:
         Parameters
         ----------
         alphas : sequence of float, optional
-            Penalties (fitted in decreasing order).  Default: ``n_alphas``
+            Penalties, fitted and returned in decreasing order (warm starts;
+            as glmnet, which reorders a user's ``lambda``); another order is
+            reordered with a :class:`~ordstats.errors.SpecificationWarning`.
+            Default: ``n_alphas``
             values log-spaced from ``alpha_max``, the smallest ``alpha`` at
             which every penalised slope is zero (from the gradient at the
             thresholds-only fit, glmnet's rule), down to ``eps * alpha_max``.

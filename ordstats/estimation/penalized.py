@@ -68,6 +68,14 @@ ridge fit (``L1_wt = 0``) reports the sandwich
 ``(H + P)^{-1} H (H + P)^{-1}`` with ``H`` the observed information and
 ``P = n_w diag(alpha c_j s_j^2)``; a Firth fit the inverse expected
 information at the estimates (brglm2's).
+
+**Degrees of freedom.**  AIC and BIC of an elastic-net fit use the effective
+degrees of freedom ``tr(H_A (H_A + P_A)^{-1})`` over the active set ``A``
+(thresholds and non-zero parameters; Zou, Hastie & Tibshirani 2007): for a
+lasso the number of non-zero parameters (glmnet's ``df`` plus the
+thresholds, ordinalNet's ``nNonzero``), for a ridge fit the trace of
+``H (H + P)^{-1}``.  ``df_model`` is the number of non-zero penalised
+parameters (glmnet's ``df``).
 """
 
 from __future__ import annotations
@@ -95,9 +103,11 @@ from ordstats.errors import (
     OrdstatsError,
     OrdstatsWarning,
     SpecificationError,
+    SpecificationWarning,
     check_flag,
     check_seed,
     is_real_number,
+    user_stacklevel,
 )
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
@@ -111,6 +121,7 @@ from ordstats.results.regularized import (
     RegularizationPath,
     cv_loss,
 )
+from ordstats.results.values import SELECTION_KIND
 
 if TYPE_CHECKING:
     from ordstats.design import Design
@@ -406,6 +417,26 @@ def _ridge_covariance(hessian: FloatArray, penalty: ElasticNet, spec: PenaltySpe
     return Covariance(A @ B @ hessian @ B @ A.T, bread.cond, False, kind="ridge sandwich")
 
 
+def effective_df(hessian: FloatArray, z: FloatArray, penalty: ElasticNet, n_weight: float) -> float:
+    """``tr(H_A (H_A + n_w diag(l2)_A)^+)`` over unpenalised and non-zero ``z``.
+
+    Parameters
+    ----------
+    hessian : ndarray, shape (m, m)
+        Observed information of ``-l`` in ``z``.
+    z : ndarray, shape (m,)
+    penalty : ElasticNet
+    n_weight : float
+    """
+    active = (z != 0) | (penalty.l1 + penalty.l2 == 0)
+    h = hessian[np.ix_(active, active)]
+    if not np.any(penalty.l2[active]):  # a lasso: the rank of H_A, as a whole number
+        return float(np.linalg.matrix_rank(h, hermitian=True))
+    # pseudo-inverse: aliased columns kept for the penalty count once (the rank of H_A)
+    inverse = np.linalg.pinv(h + n_weight * np.diag(penalty.l2[active]), hermitian=True)
+    return float(np.trace(h @ inverse))
+
+
 def _results(
     model: PenalizableModel,
     sol: PenalizedResult,
@@ -417,11 +448,12 @@ def _results(
 ) -> PenalizedResults:
     penalty = spec.elastic_net(alpha, l1_ratio)
     k = spec.basis.shape[0]
-    if l1_ratio == 0.0:
+    if l1_ratio == 0.0 or alpha == 0.0:  # no selection: alpha = 0 is the MLE, H^-1
         cov = _ridge_covariance(np.asarray(sol.evaluation.hessian), penalty, spec)
     else:
-        cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind="none (L1 penalty)")
+        cov = Covariance(np.full((k, k), np.nan), np.nan, False, kind=SELECTION_KIND)
     inner = sol.evaluation.inner if isinstance(sol.evaluation, _InZ) else sol.evaluation
+    hessian = np.asarray(sol.evaluation.hessian)
     return PenalizedResults(
         model,
         spec.to_params(sol.x),
@@ -434,6 +466,7 @@ def _results(
         standardize=standardize,
         objective=sol.objective,
         path=path,
+        df_effective=effective_df(hessian, sol.x, penalty, spec.n_weight),
     )
 
 
@@ -448,6 +481,32 @@ def default_alphas(
     if alpha_max <= 0:
         raise SpecificationError("every penalised gradient is zero at the null fit")
     return np.geomspace(alpha_max, alpha_max * eps, n_alphas), null
+
+
+def _decreasing_alphas(alphas: Any, l1_ratio: float) -> FloatArray:
+    """The user's ``alphas``, checked, in decreasing order (with a warning if reordered)."""
+    try:
+        if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
+            raise TypeError  # True is a slip, not an alpha of 1
+        given = np.atleast_1d(np.asarray(alphas, dtype=float))
+    except (TypeError, ValueError):
+        given = np.empty((0, 0))
+    if given.ndim != 1 or given.size == 0:
+        raise SpecificationError("alphas must be a non-empty sequence of numbers")
+    for a in given:
+        check_penalty_arguments(a, l1_ratio)
+    grid = np.sort(given)[::-1]
+    if not np.array_equal(grid, given):
+        # glmnet reorders a user's lambda silently; rows matched to the given order by
+        # position would be silently wrong
+        warnings.warn(
+            "alphas were not in decreasing order: the path is fitted (warm-started) and "
+            "returned from the largest alpha to the smallest, as glmnet does; read the "
+            "alpha of each row from path.alphas (or the params index)",
+            SpecificationWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return grid
 
 
 def regularization_path(
@@ -473,16 +532,7 @@ def regularization_path(
         )
         x = null.x
     else:
-        try:
-            if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
-                raise TypeError  # True is a slip, not an alpha of 1
-            grid = np.sort(np.atleast_1d(np.asarray(alphas, dtype=float)))[::-1]
-        except (TypeError, ValueError):
-            grid = np.empty((0, 0))
-        if grid.ndim != 1 or grid.size == 0:
-            raise SpecificationError("alphas must be a non-empty sequence of numbers")
-        for a in grid:
-            check_penalty_arguments(a, l1_ratio)
+        grid = _decreasing_alphas(alphas, l1_ratio)
         null = null_fit(model, spec)
         x = null.x
     hessian, evaluation = null.hessian, null.evaluation

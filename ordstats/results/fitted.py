@@ -288,19 +288,27 @@ class OrdinalResults(
         return self.k_params - self.model.problem.layout.n_alpha
 
     @property
+    def df_effective(self) -> float:
+        """Degrees of freedom ``k`` of AIC, BIC and ``df_resid``: the number of parameters.
+
+        A penalised fit counts its effective degrees of freedom instead.
+        """
+        return float(self.k_params)
+
+    @property
     def df_resid(self) -> float:
-        """``nobs`` minus the number of parameters."""
-        return self.nobs - self.k_params
+        """``nobs`` minus :attr:`df_effective`."""
+        return self.nobs - self.df_effective
 
     @property
     def aic(self) -> float:
-        """Akaike information criterion, ``-2 llf + 2 k``."""
-        return -2.0 * self.llf + 2.0 * self.k_params
+        """Akaike information criterion, ``-2 llf + 2 k`` (``k``: :attr:`df_effective`)."""
+        return -2.0 * self.llf + 2.0 * self.df_effective
 
     @property
     def bic(self) -> float:
         """Bayesian information criterion, ``-2 llf + log(nobs) k`` (as R's clm)."""
-        return -2.0 * self.llf + np.log(self.nobs) * self.k_params
+        return -2.0 * self.llf + np.log(self.nobs) * self.df_effective
 
     @cached_property
     def llnull(self) -> float:

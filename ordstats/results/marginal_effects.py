@@ -65,6 +65,7 @@ from ordstats.results.effect_rows import (
 from ordstats.results.margins.protocol import DesignRows, MarginsFit
 from ordstats.results.margins.verbs import relative_slope
 from ordstats.results.state import FittedState
+from ordstats.results.values import after_selection, warn_after_selection
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
@@ -355,11 +356,12 @@ class MarginalEffectsMethods(FittedState):
                     _weighted_effects(fit, params, regressors, row, options["method"]), params.size
                 )
             cov = self.covariance.matrix
-            if not np.all(np.isfinite(cov)):
+            warn_after_selection(self.covariance.kind, "marginal effects")
+            if not np.all(np.isfinite(cov)) and not after_selection(self.covariance.kind):
                 raise OrdstatsError(
-                    "the covariance of the estimates is not available (a singular Hessian, or "
-                    "an L1 or elastic-net penalty), so the marginal effects have no standard "
-                    "errors; refit with fewer parameters, or with a ridge penalty (L1_wt=0)"
+                    "the covariance of the estimates is not available (a singular Hessian), so "
+                    "the marginal effects have no standard errors; refit with fewer parameters, "
+                    "or with a ridge penalty (L1_wt=0)"
                 )
             effect_cov = jac @ cov @ jac.T
             se = np.sqrt(np.maximum(np.diag(effect_cov), 0.0))

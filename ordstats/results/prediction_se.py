@@ -41,6 +41,7 @@ from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
+from ordstats.results.values import warn_after_selection
 
 __all__ = [
     "PredictionResults",
@@ -483,6 +484,7 @@ class PredictionSEMethods(FittedState):
         """
         if which not in ("prob", "cumprob"):
             raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        warn_after_selection(self.covariance.kind, "predictions")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
         warn_rank_deficient(self.model.design, newdata, stacklevel=2)

@@ -66,6 +66,11 @@ class PenalizedResults(OrdinalResults):
         :mod:`ordstats.estimation.penalized`; for Firth ``-l - log det I / 2``).
     path : RegularizationPath or None
         The path this fit ends, when it came from one.
+    df_effective : float
+        Effective degrees of freedom of an elastic-net fit,
+        ``tr(H_A (H_A + P_A)^{-1})`` over thresholds and non-zero parameters
+        (a lasso: their number; a ridge fit: ``tr(H (H + P)^{-1})``); for
+        Firth the number of parameters.  AIC and BIC use it.
     """
 
     def __init__(
@@ -82,6 +87,7 @@ class PenalizedResults(OrdinalResults):
         standardize: bool = False,
         objective: float = np.nan,
         path: RegularizationPath | None = None,
+        df_effective: float | None = None,
     ) -> None:
         # the unpenalised likelihood's information is not this fit's covariance: a
         # singular one (aliased columns kept for the penalty) is no warning here
@@ -92,6 +98,7 @@ class PenalizedResults(OrdinalResults):
         self.standardize = standardize
         self.objective = objective
         self.path = path
+        self._df_effective = float(self.k_params if df_effective is None else df_effective)
 
     @property
     def n_nonzero(self) -> int:
@@ -100,6 +107,27 @@ class PenalizedResults(OrdinalResults):
         params = self.params.to_numpy()
         slopes = np.concatenate([params[lay.nominal], params[lay.beta]])
         return int(np.count_nonzero(slopes))
+
+    @property
+    def df_model(self) -> int:
+        """Non-zero penalised parameters (glmnet's ``df``); all slopes for Firth."""
+        return super().df_model if self.penalty_kind == "firth" else self.n_nonzero
+
+    @property
+    def df_effective(self) -> float:
+        """Effective degrees of freedom (see the class docstring); AIC and BIC use it."""
+        return self._df_effective
+
+    @property
+    def llr_pvalue(self) -> float:
+        """Not available for elastic-net fits: ``llr`` has no chi-square law after a penalty."""
+        if self.penalty_kind == "firth":
+            return float(super().llr_pvalue)
+        raise SpecificationError(
+            "llr_pvalue is a likelihood-ratio test, and llr of a penalised (elastic-net) fit "
+            "has no chi-square distribution: the penalty shrinks and selects; test on an "
+            "unpenalised fit (model.fit())"
+        )
 
     @property
     def method_label(self) -> str:
@@ -120,9 +148,12 @@ class PenalizedResults(OrdinalResults):
             f"Elastic net on the {scaled}slopes (thresholds unpenalised): "
             f"alpha = {self.alpha:.6g}, L1_wt = {self.l1_ratio:g}, loss = -loglik / n_w + "
             "alpha * (L1_wt * |b|_1 + (1 - L1_wt) / 2 * |b|_2^2). Log-Likelihood is the "
-            "unpenalised one at these estimates. "
+            "unpenalised one at these estimates; AIC and BIC use the effective degrees of "
+            f"freedom {self.df_effective:.4g} = tr(H_A (H_A + P_A)^-1) over the thresholds and "
+            "non-zero parameters (a lasso: their number, as glmnet/ordinalNet), Df Model the "
+            "number of non-zero penalised parameters. "
         )
-        if self.l1_ratio == 0.0:
+        if self.l1_ratio == 0.0 or self.alpha == 0.0:
             return text + "Standard errors: ridge sandwich (H + P)^-1 H (H + P)^-1."
         return text + "No standard errors after an L1 penalty (selection)."
 

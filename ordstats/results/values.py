@@ -7,6 +7,7 @@ the modules that compute it.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +16,19 @@ import numpy as np
 from ordstats._typing import FloatArray
 from ordstats.core.prefit import PrefitResult
 from ordstats.core.solver import NewtonResult
+from ordstats.errors import StandardErrorWarning, user_stacklevel
 
-__all__ = ["Covariance", "FitInfo"]
+__all__ = ["SELECTION_KIND", "Covariance", "FitInfo", "after_selection", "warn_after_selection"]
+
+#: ``Covariance.kind`` of an L1 or elastic-net fit: no covariance after selection.
+SELECTION_KIND = "none (L1 penalty)"
+
+#: Why such a fit has no standard errors, and what to do instead.
+SELECTION_REASON = (
+    "an L1 or elastic-net penalty selects the variables, and no covariance of the "
+    "estimates holds after selection; for standard errors, bootstrap the whole fit "
+    "(selection included), or refit with a ridge penalty (L1_wt=0) or without a penalty"
+)
 
 
 @dataclass(frozen=True)
@@ -126,3 +138,26 @@ class Covariance:
         if self.std_errors is not None:
             return self.std_errors
         return np.sqrt(self.variances())
+
+
+def after_selection(kind: str) -> bool:
+    """Whether a covariance of this ``kind`` is the NaN one of an L1 or elastic-net fit."""
+    return kind == SELECTION_KIND
+
+
+def warn_after_selection(kind: str, what: str) -> None:
+    """Warn that ``what`` come without standard errors when ``kind`` is a selection's.
+
+    Parameters
+    ----------
+    kind : str
+        The ``kind`` of the fit's covariance.
+    what : str
+        What the caller returns (``"margins"``, ``"predictions"``), plural.
+    """
+    if after_selection(kind):
+        warnings.warn(
+            f"{what} are given without standard errors (NaN): {SELECTION_REASON}",
+            StandardErrorWarning,
+            stacklevel=user_stacklevel(),
+        )

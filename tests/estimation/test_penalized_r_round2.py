@@ -17,7 +17,12 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalMixedModel, OrdinalModel
-from ordstats.errors import OrdstatsError, SpecificationError
+from ordstats.errors import (
+    OrdstatsError,
+    SpecificationError,
+    SpecificationWarning,
+    StandardErrorWarning,
+)
 from tests._parity import dataset
 
 DATA = Path(__file__).parents[1] / "data"
@@ -139,7 +144,8 @@ def test_elastic_net_with_weights_and_offset_equals_glmnet(binary, case):
     expected[:, 0] = -expected[:, 0]  # theta = -intercept
     model = OrdinalModel.from_formula(BINARY, binary, weights="w", offset="off")
     spec = {"l1_ratio": ref["alpha"], "standardize": ref["standardize"]}
-    path = model.path(alphas=lambdas[::-1], tol=1e-12, **spec)  # fitted in decreasing order
+    with pytest.warns(SpecificationWarning, match="not in decreasing order"):
+        path = model.path(alphas=lambdas[::-1], tol=1e-12, **spec)  # fitted in decreasing order
     np.testing.assert_allclose(path.alphas, lambdas)
     np.testing.assert_allclose(path.params.to_numpy(), expected, atol=1e-8)
     # glmnet's default sequence: nlambda = 12, lambda.min.ratio = 0.02
@@ -176,7 +182,8 @@ def test_term_refits_of_penalised_fits_are_refused(wine, method):
 def test_prediction_intervals_of_a_lasso_fit_are_missing_not_zero_width(wine):
     """No covariance after an L1 penalty: NaN limits, not the point estimate twice."""
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
-    table = model.fit_regularized(alpha=0.02).get_prediction(wine.iloc[:2]).summary_frame()
+    with pytest.warns(StandardErrorWarning, match="without standard errors"):
+        table = model.fit_regularized(alpha=0.02).get_prediction(wine.iloc[:2]).summary_frame()
     assert table["se"].isna().all()
     assert table["ci_lower"].isna().all() and table["ci_upper"].isna().all()
     ridge = model.fit_regularized(alpha=0.02, L1_wt=0.0).get_prediction(wine.iloc[:2])

@@ -28,7 +28,7 @@ from scipy import stats
 
 import ordstats
 from ordstats import OrdinalModel, datagrid
-from ordstats.errors import MissingDataWarning, OrdstatsError
+from ordstats.errors import MissingDataWarning, OrdstatsError, StandardErrorWarning
 from tests._numdiff import central_jacobian
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -472,7 +472,8 @@ def test_penalised_fits(wine):
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
     firth = model.fit(penalty="firth").avg_comparisons(variables="contact")
     assert firth["std_error"].gt(0).all()
-    lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0).avg_comparisons(variables="contact")
+    with pytest.warns(StandardErrorWarning, match="without standard errors"):
+        lasso = model.fit_regularized(alpha=0.05, L1_wt=1.0).avg_comparisons(variables="contact")
     assert lasso["estimate"].notna().all() and lasso["std_error"].isna().all()
     assert lasso["conf_low"].isna().all()
     assert "not available" in str(lasso.summary())

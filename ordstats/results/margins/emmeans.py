@@ -67,6 +67,7 @@ from ordstats.errors import (
     MissingDataWarning,
     NotFittedError,
     OrdstatsError,
+    StandardErrorWarning,
     check_flag,
     is_real_number,
     user_stacklevel,
@@ -1746,7 +1747,9 @@ def joint_tests(
             "wald_test_terms() or drop1(), or compare emmeans(..., mode='prob') of a term"
         )
     mode = _check_mode(fit, "latent")
-    theta, covariance = _estimates_at(fit, params, cov)
+    with warnings.catch_warnings():  # refused below, with the reason, if a selection's
+        warnings.simplefilter("ignore", StandardErrorWarning)
+        theta, covariance = _estimates_at(fit, params, cov)
     if not np.all(np.isfinite(covariance)):
         # every Wald statistic would be NaN and every term left out: an empty table
         raise OrdstatsError(

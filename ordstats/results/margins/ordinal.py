@@ -79,6 +79,7 @@ from ordstats.results.margins.protocol import (
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.prediction_se import NewRows, cut_gradients, probability_gradients
 from ordstats.results.state import FittedState
+from ordstats.results.values import after_selection, warn_after_selection
 
 if TYPE_CHECKING:
     from ordstats.core.links import Link
@@ -110,10 +111,12 @@ class OrdinalMarginsFit(FittedState):
         """The covariance in use (robust if the fit is), or a clear error if singular.
 
         A fit without standard errors by design (an L1 or elastic-net penalty,
-        which selects) gives its NaN covariance: estimates without standard errors.
+        which selects) gives its NaN covariance, with a warning saying why:
+        estimates without standard errors.
         """
         matrix = np.asarray(self.covariance.matrix, dtype=float)
-        if getattr(self, "l1_ratio", None):  # selection: no standard errors, as its summary
+        if after_selection(self.covariance.kind):
+            warn_after_selection(self.covariance.kind, "margins")
             return matrix
         if not np.all(np.isfinite(matrix)):
             raise OrdstatsError(
