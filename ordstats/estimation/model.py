@@ -1538,9 +1538,8 @@ class OrdinalModel:
         ----------
         alphas : sequence of float, optional
             Penalties, fitted and returned in decreasing order (warm starts;
-            as glmnet, which reorders a user's ``lambda``); another order is
-            reordered with a :class:`~ordstats.errors.SpecificationWarning`.
-            Default: ``n_alphas``
+            as glmnet, which reorders a user's ``lambda``; read each row's
+            ``alpha`` from the path).  Default: ``n_alphas``
             values log-spaced from ``alpha_max``, the smallest ``alpha`` at
             which every penalised slope is zero (from the gradient at the
             thresholds-only fit, glmnet's rule), down to ``eps * alpha_max``.

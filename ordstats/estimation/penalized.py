@@ -103,11 +103,9 @@ from ordstats.errors import (
     OrdstatsError,
     OrdstatsWarning,
     SpecificationError,
-    SpecificationWarning,
     check_flag,
     check_seed,
     is_real_number,
-    user_stacklevel,
 )
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
@@ -484,7 +482,7 @@ def default_alphas(
 
 
 def _decreasing_alphas(alphas: Any, l1_ratio: float) -> FloatArray:
-    """The user's ``alphas``, checked, in decreasing order (with a warning if reordered)."""
+    """The user's ``alphas``, checked, in decreasing order (as glmnet orders ``lambda``)."""
     try:
         if not all(map(is_real_number, np.ravel(np.asarray(alphas, dtype=object)))):
             raise TypeError  # True is a slip, not an alpha of 1
@@ -495,18 +493,7 @@ def _decreasing_alphas(alphas: Any, l1_ratio: float) -> FloatArray:
         raise SpecificationError("alphas must be a non-empty sequence of numbers")
     for a in given:
         check_penalty_arguments(a, l1_ratio)
-    grid = np.sort(given)[::-1]
-    if not np.array_equal(grid, given):
-        # glmnet reorders a user's lambda silently; rows matched to the given order by
-        # position would be silently wrong
-        warnings.warn(
-            "alphas were not in decreasing order: the path is fitted (warm-started) and "
-            "returned from the largest alpha to the smallest, as glmnet does; read the "
-            "alpha of each row from path.alphas (or the params index)",
-            SpecificationWarning,
-            stacklevel=user_stacklevel(),
-        )
-    return grid
+    return np.sort(given)[::-1]
 
 
 def regularization_path(

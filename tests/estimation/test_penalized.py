@@ -23,7 +23,6 @@ from ordstats.errors import (
     OrdstatsWarning,
     SeparationWarning,
     SpecificationError,
-    SpecificationWarning,
 )
 from ordstats.estimation.penalized import PenaltySpec
 from ordstats.results.regularized import cv_loss
@@ -548,15 +547,11 @@ def test_cv_loss_and_its_se_weigh_folds_by_their_held_out_weight_as_cv_glmnet(bi
     assert (cv.alpha_best, cv.alpha_1se) == (glmnet["lambda_min"], glmnet["lambda_1se"])
 
 
-def test_path_reorders_alphas_not_given_decreasing_and_says_so(wine):
-    """Before: path([0.01, 0.1, 0.05]) returned rows for 0.1, 0.05, 0.01 silently (glmnet too)."""
+def test_path_fits_alphas_in_decreasing_order_as_glmnet(wine):
+    """glmnet reorders a user's lambda decreasing; each row of the path is its own alpha's fit."""
     model = OrdinalModel.from_formula("rating ~ temp + contact", wine)
-    with pytest.warns(SpecificationWarning, match="not in decreasing order.*path.alphas"):
-        path = model.path([0.01, 0.1, 0.05], tol=1e-10)
+    path = model.path([0.01, 0.1, 0.05], tol=1e-10)
     assert path.alphas.tolist() == [0.1, 0.05, 0.01]
     for alpha, row in path.params.iterrows():
         single = model.fit_regularized(alpha=alpha, tol=1e-10).params
         np.testing.assert_allclose(row, single, atol=1e-7)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        model.path([0.1, 0.1, 0.01])  # decreasing (ties allowed): no warning
