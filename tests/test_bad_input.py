@@ -4087,9 +4087,9 @@ def test_vector_random_terms_the_groups_cannot_estimate_warn_at_construction(win
     data = wine.assign(jx=wine["judge"].cat.codes.astype(float), x=np.linspace(-1, 1, 72))
     with pytest.warns(SpecificationWarning, match=r"random slope 'jx' of \(1 \+ jx\|judge\) is "):
         OrdinalModel.from_formula("rating ~ temp + (1 + jx|judge)", data)
-    two = data[data["judge"].isin(["1", "2"])]
-    with pytest.warns(SpecificationWarning, match=r"has 3 columns but 'judge' has only 2 levels"):
-        OrdinalModel.from_formula("rating ~ temp + (1 + x + temp|judge)", two)
+    three = data[data["judge"].isin(["1", "2", "3"])]
+    with pytest.warns(SpecificationWarning, match=r"has 4 columns but 'judge' has only 3 levels"):
+        OrdinalModel.from_formula("rating ~ temp + (1 + x + temp + contact|judge)", three)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a slope that varies within groups: no warning
         OrdinalModel.from_formula("rating ~ temp + (1 + x|judge)", data)

@@ -156,6 +156,8 @@ class OrdinalMixedModel:
         self.source_data: pd.DataFrame | None = None
         #: the weights column of ``from_formula``, if the weights were a column name
         self.source_weights: str | None = None
+        #: the caller's name for the data (the summary's ``data:`` line, as R's)
+        self.data_name: str | None = None
 
     @classmethod
     def from_formula(
@@ -484,6 +486,7 @@ class OrdinalMixedModel:
             if prior is not None:
                 start = None if start_params is None else self._check_start(start_params)
                 return bayes.fit_mode(self, prior, start_params=start, nagq=nagq)
+            self._refuse_two_level_groups()
             self._warn_too_many_effects()
             f, fg, grad, analytic = self._objective_functions(nagq)
             inverse_hessian: FloatArray | None = None
@@ -868,6 +871,23 @@ class OrdinalMixedModel:
             SpecificationWarning,
             stacklevel=user_stacklevel(),
         )
+
+    def _refuse_two_level_groups(self) -> None:
+        """Refuse a maximum-likelihood fit with a grouping factor of two levels, as R's clmm.
+
+        Its variance would be estimated from two group effects: R's clmm stops
+        (``all(sapply(gfl, nlevels) > 2)``). A Bayesian fit (``prior=``), whose
+        prior on the SD makes such a model proper, is not refused.
+        """
+        for term in self.terms:
+            if term.n_levels < 3:
+                shown = ", ".join(repr(level) for level in term.levels)
+                raise SpecificationError(
+                    f"the grouping factor {term.group!r} of ({term.expr}|{term.group}) has 2 "
+                    f"levels ({shown}) in the rows used: a variance cannot be estimated by "
+                    "maximum likelihood from two groups (R's clmm refuses them too); enter "
+                    "the factor as a fixed effect, or give a prior on the SD (fit(prior=...))"
+                )
 
     def _boundary(self, x: FloatArray) -> list[int]:
         """Log-sd parameters (diagonals of ``L_t``) that ran to the boundary."""

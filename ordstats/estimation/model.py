@@ -361,7 +361,7 @@ class OrdinalModel:
                     raise SpecificationError(
                         "random effects need the data in memory (a DataFrame) for now"
                     )
-                return OrdinalMixedModel.from_formula(  # type: ignore[return-value]
+                mixed = OrdinalMixedModel.from_formula(
                     formula,
                     data,
                     nominal=nominal,
@@ -372,6 +372,8 @@ class OrdinalModel:
                     subset=subset,
                     **options,
                 )
+                mixed.data_name = _data_name(given, caller)
+                return mixed  # type: ignore[return-value]
             name = _data_name(given, caller)
             with _plain_formula_errors(formula):
                 captured = used_context(

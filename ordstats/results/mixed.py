@@ -423,6 +423,11 @@ class MixedResults(
         return len(self.params_all)
 
     @property
+    def df_effective(self) -> float:
+        """Degrees of freedom of AIC and BIC: :attr:`k_params` (R's ``edf``)."""
+        return float(self.k_params)
+
+    @property
     def n_rows(self) -> int:
         """Rows of data used."""
         return self.model.n_rows
@@ -924,6 +929,7 @@ class MixedResults(
                 "AIC": [f"{self.aic:.2f}"],
                 "niter": [f"{self.niter}({self.n_evaluations})"],
                 "max.grad": [f"{self.max_grad:.2e}"],
+                "cond.H": [f"{self.cond_H:.1e}"],
             }
         )
         groups = ",  ".join(f"{g} {n}" for g, n in self.n_groups.items())
@@ -931,6 +937,7 @@ class MixedResults(
             "Cumulative Link Mixed Model fitted with the " + method + " approximation",
             "",
             f"formula: {model.design.formula}",
+            *([f"data:    {model.data_name}"] if getattr(model, "data_name", None) else []),
             "",
             _left_aligned(header),
             "",

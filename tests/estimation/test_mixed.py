@@ -277,6 +277,26 @@ def test_single_level_group(wine: pd.DataFrame) -> None:
         ordstats.OrdinalModel.from_formula("rating ~ temp + (1|one)", data)
 
 
+def test_grouping_factors_of_two_levels_are_refused_as_r_clmm_does(wine: pd.DataFrame) -> None:
+    # before: (1|half) fitted an SD of 1.58 from two group effects; R's clmm stops with
+    # "all(sapply(gfl, nlevels) > 2) is not TRUE"
+    data = wine.assign(half=np.where(wine["judge"].cat.codes < 4, "a", "b"))
+    message = r"'half' of \(1\|half\) has 2 levels \('a', 'b'\).*from two groups"
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|half)", data)
+    with pytest.raises(SpecificationError, match=message):
+        model.fit()
+    two_judges = data[data["judge"].isin(["1", "2"])]
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge:half)", two_judges)
+    with pytest.raises(SpecificationError, match=r"'judge:half' .* has 2 levels"):
+        model.fit()
+    # a prior on the SD makes the model proper (brms fits it): the posterior mode
+    bayes = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|half)", data)
+    mode = bayes.fit(prior=ordstats.prior("normal(0, 1)", "sd"))
+    assert np.all(np.isfinite(mode.params))
+    three = data[data["judge"].isin(["1", "2", "3"])]  # three groups: fitted
+    assert ordstats.OrdinalModel.from_formula("rating ~ temp + (1|judge)", three).fit().converged
+
+
 def test_nominal_and_scale_not_available(wine: pd.DataFrame) -> None:
     with pytest.raises(SpecificationError, match="not available with random effects"):
         ordstats.OrdinalModel.from_formula(WINE_F, wine, nominal="~ contact")
@@ -945,8 +965,17 @@ def test_summary_layout_of_crossed_terms(wine: pd.DataFrame) -> None:
         at = table[0].index(column)
         assert all(row[at - 1] == " " and row[at] != " " for row in table[1:4])
     assert lines[start + 5] == "Number of groups:  judge 9,  bottle 8"
-    header = lines[lines.index("") + 3 : lines.index("") + 5]
-    assert header[0].split() == ["link", "threshold", "nobs", "logLik", "AIC", "niter", "max.grad"]
+    header = lines[lines.index("") + 4 : lines.index("") + 6]  # after the data: line
+    assert header[0].split() == [
+        "link",
+        "threshold",
+        "nobs",
+        "logLik",
+        "AIC",
+        "niter",
+        "max.grad",
+        "cond.H",
+    ]
     assert header[1].split()[:3] == ["logit", "flexible", "72"]
 
 
@@ -1236,3 +1265,16 @@ def test_separation_check_runs_as_the_clms_on_large_data(monkeypatch) -> None:
     monkeypatch.setattr(mixed_module, "detect_separation", refuse)
     res = ordstats.OrdinalModel.from_formula("y ~ x + (1|g)", data).fit()
     assert res.converged
+
+
+def test_summary_header_has_r_cond_h_and_the_data_line(wine: pd.DataFrame) -> None:
+    # before: the header stopped at max.grad and no data: line was printed (R's
+    # summary.clmm prints both)
+    ref = _load("clmm_wine_laplace.json")
+    wine_data = wine.copy()
+    res = ordstats.OrdinalModel.from_formula(WINE_F, wine_data).fit()
+    lines = res.summary().splitlines()
+    assert lines[3] == "data:    wine_data"
+    names, values = lines[5].split(), lines[6].split()
+    assert names[-2:] == ["max.grad", "cond.H"]
+    assert values[-1] == f"{ref['cond_H']:.1e}"
