@@ -937,7 +937,7 @@ class MixedResults(
             "Cumulative Link Mixed Model fitted with the " + method + " approximation",
             "",
             f"formula: {model.design.formula}",
-            *([f"data:    {model.data_name}"] if getattr(model, "data_name", None) else []),
+            *([f"data:    {model.data_name}"] if model.data_name else []),
             "",
             _left_aligned(header),
             "",

@@ -293,6 +293,11 @@ class MixedFittedModel(ModelNames, Protocol):
     def variance_names(self) -> list[str]:  # noqa: D102
         ...
 
+    @property
+    def data_name(self) -> str | None:
+        """The caller's name for the data (the summary's ``data:`` line), if known."""
+        ...
+
     def score(self, params: FloatArray, nagq: int = 1) -> FloatArray:  # noqa: D102
         ...
 
