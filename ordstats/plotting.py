@@ -64,6 +64,13 @@ def plot_probabilities(
         per category.
     ax : matplotlib.axes.Axes, optional
 
+    Notes
+    -----
+    Up to ten levels take matplotlib's colour cycle and a legend.  More levels
+    would repeat that cycle's colours, so they take a sequential colormap
+    (viridis, low levels dark) in level order and a colour bar labelled with the
+    levels instead of a legend.
+
     Returns
     -------
     matplotlib.axes.Axes
@@ -89,32 +96,76 @@ def plot_probabilities(
     positions = values.to_numpy(dtype=float) if numeric else np.arange(len(values))
     # a numeric x is drawn left to right, whatever the order of the rows
     order = np.argsort(positions, kind="stable") if numeric else np.arange(len(values))
+    colors = _level_colors(len(prob.columns))
     if kind == "line":
-        for level in prob.columns:
+        for k, level in enumerate(prob.columns):
             ax.plot(
                 positions[order],
                 prob[level].to_numpy()[order],
                 marker=None if numeric else "o",
                 label=str(level),
+                **({} if colors is None else {"color": colors[k]}),
             )
     elif numeric:
         ax.stackplot(
             positions[order],
             *(prob[c].to_numpy()[order] for c in prob.columns),
             labels=[str(c) for c in prob.columns],
+            **({} if colors is None else {"colors": colors}),
         )
     else:
         bottom = np.zeros(len(prob))
-        for level in prob.columns:
-            ax.bar(positions, prob[level], bottom=bottom, label=str(level))
+        for k, level in enumerate(prob.columns):
+            color = {} if colors is None else {"color": colors[k]}
+            ax.bar(positions, prob[level], bottom=bottom, label=str(level), **color)
             bottom += prob[level].to_numpy()
     if not numeric:
         ax.set_xticks(positions, [str(v) for v in values])
     ax.set_xlabel(x)
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1 if kind == "stack" else None)
-    ax.legend(title=_response_name(res))
+    if colors is None:
+        ax.legend(title=_response_name(res))
+    else:
+        _level_colorbar(ax, [str(c) for c in prob.columns], _response_name(res))
     return ax
+
+
+#: Levels up to which plot_probabilities uses matplotlib's colour cycle (tab10) and a legend.
+_CYCLE_LEVELS = 10
+
+
+def _level_colors(n_levels: int) -> np.ndarray | None:
+    """Colours of ``n_levels`` ordered levels: None (the colour cycle) for at most ten.
+
+    More levels would repeat the cycle's ten colours; viridis gives each level
+    its own, in order.
+    """
+    if n_levels <= _CYCLE_LEVELS:
+        return None
+    from matplotlib import colormaps
+
+    return np.asarray(colormaps["viridis"](np.linspace(0.0, 1.0, n_levels)))
+
+
+def _level_colorbar(ax: Axes, levels: list[str], title: str) -> None:
+    """A colour bar of the levels' colours (:func:`_level_colors`), labelled with the levels.
+
+    At most about a dozen labels are written (every ``step``-th level, the last
+    one always), so that the labels stay readable.
+    """
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    n = len(levels)
+    colors = _level_colors(n)
+    cmap = ListedColormap(colors)
+    norm = BoundaryNorm(np.arange(n + 1) - 0.5, n)
+    step = max(1, int(np.ceil(n / 12)))
+    ticks = sorted({*range(0, n, step), n - 1})
+    bar = ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, ticks=ticks)
+    bar.ax.set_yticklabels([levels[t] for t in ticks])
+    bar.set_label(title)
 
 
 def _check_rows(newdata: Any) -> None:

@@ -104,6 +104,46 @@ def test_one_numeric_row_is_drawn_as_bars_or_markers(res, kind):
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5"]
 
 
+@pytest.fixture(scope="module")
+def many_levels():
+    """A fit with 14 ordered levels: more than the colour cycle's ten colours."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=400)
+    y = np.digitize(x + rng.logistic(size=400), np.linspace(-3.5, 3.5, 13))
+    data = pd.DataFrame({"y": pd.Categorical(y, categories=range(14), ordered=True), "x": x})
+    return ordstats.OrdinalModel.from_formula("y ~ x", data).fit()
+
+
+@pytest.mark.parametrize("kind", ["stack", "line"])
+def test_many_levels_get_distinct_ordered_colours_and_a_colour_bar(many_levels, kind):
+    # before: the 14 levels cycled through tab10's ten colours (levels 0 and 10 alike)
+    # in a legend of 14 entries
+    grid = pd.DataFrame({"x": np.linspace(-2, 2, 5)})
+    fig, ax = plt.subplots()
+    plotting.plot_probabilities(many_levels, grid, x="x", kind=kind, ax=ax)
+    if kind == "line":
+        drawn = [mpl.colors.to_rgba(line.get_color()) for line in ax.get_lines()]
+    else:
+        drawn = [tuple(area.get_facecolor()[0]) for area in ax.collections]
+    assert len(drawn) == 14 and len(set(drawn)) == 14
+    want = mpl.colormaps["viridis"](np.linspace(0, 1, 14))
+    np.testing.assert_allclose(drawn, want)
+    assert ax.get_legend() is None
+    (bar_axes,) = [other for other in fig.axes if other is not ax]
+    labels = [t.get_text() for t in bar_axes.get_yticklabels()]
+    assert labels[0] == "0" and labels[-1] == "13" and bar_axes.get_ylabel() == "y"
+    plt.close(fig)
+
+
+def test_ten_levels_or_fewer_keep_the_colour_cycle_and_a_legend(res):
+    grid = pd.DataFrame({"x": [0.0, 1.0], "temp": "warm", "contact": "no"})
+    fig, ax = plt.subplots()
+    plotting.plot_probabilities(res, grid, x="x", kind="line", ax=ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["1", "2", "3", "4", "5"]
+    assert len(fig.axes) == 1
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("newdata", [pd.DataFrame({"x": []}), [0.0, 1.0]])
 def test_probabilities_need_rows_to_draw(res, newdata):
     with pytest.raises(ordstats.OrdstatsError, match="newdata must be a pandas DataFrame with at"):
