@@ -111,7 +111,7 @@ def plot_probabilities(
             positions[order],
             *(prob[c].to_numpy()[order] for c in prob.columns),
             labels=[str(c) for c in prob.columns],
-            **({} if colors is None else {"colors": colors}),
+            colors=None if colors is None else list(colors),
         )
     else:
         bottom = np.zeros(len(prob))
@@ -141,11 +141,14 @@ def _level_colors(n_levels: int) -> np.ndarray | None:
     More levels would repeat the cycle's ten colours; viridis gives each level
     its own, in order.
     """
-    if n_levels <= _CYCLE_LEVELS:
-        return None
+    return None if n_levels <= _CYCLE_LEVELS else _viridis(n_levels)
+
+
+def _viridis(n: int) -> np.ndarray:
+    """``n`` RGBA colours evenly spaced along viridis, shape ``(n, 4)``."""
     from matplotlib import colormaps
 
-    return np.asarray(colormaps["viridis"](np.linspace(0.0, 1.0, n_levels)))
+    return np.asarray(colormaps["viridis"](np.linspace(0.0, 1.0, n)))
 
 
 def _level_colorbar(ax: Axes, levels: list[str], title: str) -> None:
@@ -158,8 +161,7 @@ def _level_colorbar(ax: Axes, levels: list[str], title: str) -> None:
     from matplotlib.colors import BoundaryNorm, ListedColormap
 
     n = len(levels)
-    colors = _level_colors(n)
-    cmap = ListedColormap(colors)
+    cmap = ListedColormap(_viridis(n))
     norm = BoundaryNorm(np.arange(n + 1) - 0.5, n)
     step = max(1, int(np.ceil(n / 12)))
     ticks = sorted({*range(0, n, step), n - 1})
