@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 import threading
 from types import TracebackType
 
 from ordstats.errors import SpecificationError
 
-__all__ = ["get_options", "resolve_threads", "set_options", "usable_cores"]
+__all__ = ["get_options", "is_interactive", "resolve_threads", "set_options", "usable_cores"]
 
 _LOCK = threading.Lock()
 _OPTIONS: dict[str, int | bool | str | None] = {"threads": None, "chunk_cache": True}
@@ -232,3 +233,17 @@ class set_options:  # a function to users, a class to be a context manager
         """Put back the options as they were before this call."""
         with _LOCK:
             _OPTIONS.update(self._previous)
+
+
+def is_interactive() -> bool:
+    """Tell whether a terminal or a notebook is watching (progress bars are shown then).
+
+    Returns
+    -------
+    bool
+        True in a Jupyter kernel or when standard error is a terminal.
+    """
+    if "ipykernel" in sys.modules:
+        return True
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)())

@@ -479,3 +479,21 @@ def test_sd_prior_by_group_on_a_mixed_model(wine):
     assert "exponential(20)" in tight.prior_summary["prior"].tolist()
     with pytest.raises(ordstats.errors.SpecificationError, match=r"group 'judge'"):
         model.fit(prior=ordstats.prior("normal(0, 1)", "sd", group="bottle"))
+
+
+def test_nuts_shows_a_progress_bar_per_chain_when_asked_or_watched(wine_model, capfd, monkeypatch):
+    # before: NUTS ran for minutes without a sign of life (progress_bar=False always)
+    pytest.importorskip("numpyro")
+    import ordstats.results.posterior as posterior_module
+
+    mode = wine_model.fit(prior="default")
+    mode.posterior(100, method="nuts", chains=2, warmup=100)
+    assert "warmup" not in capfd.readouterr().err  # not a terminal: silent by default
+    mode.posterior(100, method="nuts", chains=2, warmup=100, progress=True)
+    err = capfd.readouterr().err
+    assert err.count("sample: 100%") == 2  # each chain's bar reaches its end
+    monkeypatch.setattr(posterior_module, "is_interactive", lambda: True)
+    mode.posterior(100, method="nuts", chains=1, warmup=100)
+    assert "sample: 100%" in capfd.readouterr().err
+    with pytest.raises(ordstats.OrdstatsError, match="progress"):
+        mode.posterior(100, method="nuts", progress="yes")

@@ -21,7 +21,6 @@ Both satisfy :class:`Evaluator`, the contract the model and its results rely on.
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol, cast
@@ -31,6 +30,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
+from ordstats.config import is_interactive
 from ordstats.core.linalg import (
     ColumnMoments,
     ShiftedBasis,
@@ -826,7 +826,7 @@ class ChunkedEvaluator:
         basis = self.basis
         if basis is not None:
             banded, initial_hessian, start = False, None, basis.to_internal(start)
-        with PassProgress(enabled=progress and _interactive()) as bar:
+        with PassProgress(enabled=progress and is_interactive()) as bar:
 
             def one_pass(x: FloatArray) -> FamilyEvaluation:
                 evaluation = (
@@ -1484,14 +1484,6 @@ def _scaled_to(warm: WarmStart, total_weight: float, subsample_weight: float) ->
         return replace(warm, hessian=None)
     scaled = warm.hessian * (total_weight / subsample_weight)
     return replace(warm, hessian=scaled if np.all(np.isfinite(scaled)) else None)
-
-
-def _interactive() -> bool:
-    """Tell whether a terminal or a notebook is watching."""
-    if "ipykernel" in sys.modules:
-        return True
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 class PassProgress:

@@ -80,6 +80,7 @@ def run_nuts(
     chains: int,
     warmup: int,
     seed: int,
+    progress: bool = False,
 ) -> tuple[FloatArray, dict[str, np.ndarray]]:
     """NUTS draws of ``target``'s posterior and the sampler's statistics per draw.
 
@@ -90,6 +91,9 @@ def run_nuts(
         The posterior mode and the Hessian of the negative log posterior there.
     draws, chains, warmup : int
     seed : int
+    progress : bool
+        Show NumPyro's progress bar of each chain (warm-up and sampling) on
+        standard error.
 
     Returns
     -------
@@ -137,7 +141,7 @@ def run_nuts(
         num_samples=draws,
         num_chains=chains,
         chain_method="sequential",
-        progress_bar=False,
+        progress_bar=progress,
     )
     init = jnp.asarray(np.array(starts)) if chains > 1 else jnp.asarray(starts[0])
     mcmc.run(jax.random.PRNGKey(seed), init_params=init, extra_fields=_EXTRA_FIELDS)

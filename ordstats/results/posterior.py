@@ -37,6 +37,7 @@ import pandas as pd
 from scipy import linalg
 
 from ordstats._typing import FloatArray
+from ordstats.config import is_interactive
 from ordstats.core.psis import (
     K_HAT_LIMIT,
     mvt_draws,
@@ -172,6 +173,7 @@ class PosteriorMode:
         chains: int = 4,
         warmup: int = 1000,
         adapt: bool = True,
+        progress: bool | None = None,
     ) -> Posterior:
         """Draws from the posterior and their summaries.
 
@@ -193,6 +195,9 @@ class PosteriorMode:
             covariance (one step of adaptive importance sampling, which lowers k-hat
             on skewed posteriors); all ``draws`` are kept, weighed against the mixture
             of the two proposals.
+        progress : bool or None
+            ``"nuts"``: show a progress bar per chain (warm-up, then sampling) on
+            standard error.  None: when a terminal or a notebook is watching.
 
         Returns
         -------
@@ -212,6 +217,7 @@ class PosteriorMode:
                 )
             seed = check_seed(seed)
             chains, warmup = _positive_int(chains, "chains"), _positive_int(warmup, "warmup")
+            show = is_interactive() if progress is None else check_flag("progress", progress)
             if method == "laplace":
                 if not (isinstance(df, (int, float)) and np.isfinite(df) and df > 0):
                     raise SpecificationError(f"df must be a positive number; got {df!r}")
@@ -227,6 +233,7 @@ class PosteriorMode:
                     chains=chains,
                     warmup=warmup,
                     seed=0 if seed is None else int(seed),
+                    progress=show,
                 )
                 return Posterior(
                     self.target,

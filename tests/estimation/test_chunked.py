@@ -136,7 +136,7 @@ def test_progress_bar_ticks_once_per_pass(frame, capsys, monkeypatch):
         model = ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=1000)
     model.fit()
     assert capsys.readouterr().err == ""  # not interactive: silent
-    monkeypatch.setattr(cm, "_interactive", lambda: True)
+    monkeypatch.setattr(cm, "is_interactive", lambda: True)
     before = model.evaluator.n_passes
     model.fit(disp=False)
     assert capsys.readouterr().err == ""
