@@ -119,6 +119,7 @@ __all__ = [
     "is_spark_frame",
     "java_runtime",
     "local_session",
+    "map_partitions_seeded",
     "partition_cache_setting",
     "read_setting",
     "selected_spark_rows",
@@ -1240,6 +1241,56 @@ def _as_frame(out: Any) -> pd.DataFrame:
             frame[name] = pd.Series(column.to_numpy(dtype=object), index=frame.index)
             frame[name] = frame[name].where(column.notna(), None)
     return frame
+
+
+def map_partitions_seeded(
+    frame: Any,
+    func: Callable[[pd.DataFrame, np.random.Generator], pd.DataFrame],
+    entropy: int,
+    sample: pd.DataFrame,
+    drop: Sequence[str] = (),
+) -> Any:
+    """``frame`` with the columns ``func`` adds, drawn in the cluster with seeded generators.
+
+    Each partition's Arrow batches go through ``func(batch, rng)`` in order,
+    with one generator per partition, ``numpy.random.default_rng([entropy,
+    partition id])``: the same DataFrame and ``entropy`` give the same draws
+    whenever Spark evaluates them (the frame stays lazy).
+
+    Parameters
+    ----------
+    frame : pyspark.sql.DataFrame
+    func : callable
+        ``(batch, rng) -> DataFrame`` of new columns, one row per row of ``batch``.
+    entropy : int
+    sample : pandas.DataFrame
+        Rows of ``func``'s output, from which the new columns' Spark types are read.
+    drop : sequence of str
+        Columns of ``frame`` left out of the result.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The columns of ``frame`` (without ``drop``), then those of ``func``.
+    """
+    from pyspark.sql import types as T
+
+    kept = [field for field in frame.schema.fields if field.name not in set(drop)]
+    names = [field.name for field in kept]
+    schema = T.StructType([*kept, *_spark_schema(sample).fields])
+
+    def draw(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        from pyspark import TaskContext
+
+        _settle_worker()
+        context = TaskContext.get()
+        partition = 0 if context is None else int(context.partitionId())
+        rng = np.random.default_rng([entropy, partition])
+        for batch in batches:
+            added = func(batch, rng).reset_index(drop=True)
+            yield pd.concat([batch[names].reset_index(drop=True), added], axis=1)
+
+    return frame.mapInPandas(draw, schema)
 
 
 def _spark_schema(sample: pd.DataFrame) -> Any:

@@ -474,7 +474,9 @@ class GoodnessOfFitMethods(FittedState):
         Returns
         -------
         pandas.DataFrame
-            Columns ``sim_1``, ..., one ordered categorical per simulation.
+            Columns ``sim_1``, ..., one ordered categorical per simulation (a
+            Dask DataFrame for a Dask fit; for a Spark fit a Spark DataFrame of
+            the rows with those columns, drawn in the cluster).
         """
         return simulate_responses(self, nsim, seed)
 

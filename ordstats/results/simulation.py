@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ordstats.data.spark import is_spark_frame, map_partitions_seeded
 from ordstats.errors import SpecificationError
 
 __all__ = ["simulate_responses"]
@@ -45,6 +46,11 @@ def simulate_responses(res: Any, nsim: int = 1, seed: Any = None) -> pd.DataFram
         the fit (its index), each an ordered categorical with the response's levels.
         For a Dask fit a Dask DataFrame of the same columns, drawn partition by
         partition (each partition's generator seeded by ``seed`` and its number).
+        For a Spark fit a Spark DataFrame, drawn in the cluster: the columns of
+        the fit's rows (as ``predict`` gives them), then ``sim_1``, ...,
+        ``sim_<nsim>`` holding the levels' values (Spark has no categorical
+        type), each partition's generator seeded by ``seed`` and its id;
+        rows without predictions (missing values) get nulls.
 
     Raises
     ------
@@ -69,6 +75,8 @@ def simulate_responses(res: Any, nsim: int = 1, seed: Any = None) -> pd.DataFram
     prob = res.predict(which="prob")
     if hasattr(prob, "map_partitions"):  # a Dask fit: draw where the rows are
         return _dask_draws(prob, nsim, _entropy(seed), levels)
+    if is_spark_frame(prob):  # a Spark fit: draw in the cluster, beside the rows
+        return _spark_draws(prob, nsim, _entropy(seed), levels)
     if not isinstance(prob, pd.DataFrame):
         raise SpecificationError(
             "simulate() draws on the driver from in-memory predictions; this fit's "
@@ -119,3 +127,29 @@ def _dask_draws(prob: Any, nsim: int, entropy: int, levels: list[Any]) -> Any:
         {f"sim_{k + 1}": pd.Categorical([], categories=levels, ordered=True) for k in range(nsim)}
     )
     return prob.map_partitions(_partition_draws, nsim, entropy, levels, meta=meta)
+
+
+def _spark_draws(prob: Any, nsim: int, entropy: int, levels: list[Any]) -> Any:
+    """The draws of a Spark fit: ``prob``'s rows with ``sim_*`` columns instead of the levels'.
+
+    Uniforms are taken row by row (``nsim`` per row) from each partition's
+    generator, so that the draws do not depend on how Spark cuts a partition
+    into Arrow batches.
+    """
+    columns = [str(level) for level in levels]  # predict's probability columns
+    values = np.empty(len(levels) + 1, dtype=object)
+    values[: len(levels)] = levels
+    values[-1] = None  # the draw of a row without probabilities
+
+    def draw(batch: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+        cumulative = np.cumsum(batch[columns].to_numpy(dtype=float), axis=1)
+        cumulative[:, -1] = 1.0
+        uniform = rng.uniform(size=(cumulative.shape[0], nsim))
+        codes = (uniform[:, :, None] > cumulative[:, None, :-1]).sum(axis=2)
+        codes[np.isnan(cumulative).any(axis=1)] = len(levels)
+        return pd.DataFrame(
+            {f"sim_{k + 1}": pd.Series(values[codes[:, k]], dtype=object) for k in range(nsim)}
+        )
+
+    sample = pd.DataFrame({f"sim_{k + 1}": pd.Series(levels, dtype=object) for k in range(nsim)})
+    return map_partitions_seeded(prob, draw, entropy, sample, drop=columns)

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import ordstats
 from ordstats.errors import MissingDataWarning
@@ -183,9 +184,27 @@ def test_spark_continuous_quantities_without_newdata_say_to_pass_rows(fits, fram
         pd.testing.assert_frame_equal(call(spark, rows), call(memory, rows), rtol=1e-7)
 
 
-def test_spark_simulate_says_to_draw_in_the_cluster(spark, frame):
-    """simulate() of a Spark fit would collect every row's probabilities on the driver."""
-    rows = spark.createDataFrame(frame.dropna()).repartition(2)
-    fit = ordstats.OrdinalModel.from_formula(FORMULA, rows).fit()
-    with pytest.raises(ordstats.errors.SpecificationError, match="pyspark DataFrame"):
-        fit.simulate(seed=1)
+def test_spark_simulate_draws_in_the_cluster_with_the_fitted_probabilities(spark, frame):
+    """Before: refused. The draws stay a lazy Spark DataFrame, fixed by the seed."""
+    rows = spark.createDataFrame(frame).repartition(2)
+    with pytest.warns(MissingDataWarning):
+        fit = ordstats.OrdinalModel.from_formula(FORMULA, rows).fit()
+    with pytest.warns(MissingDataWarning):
+        memory = ordstats.OrdinalModel.from_formula(FORMULA, frame).fit()
+    lazy = fit.simulate(nsim=400, seed=3)
+    assert hasattr(lazy, "mapInPandas")  # a Spark DataFrame: nothing collected yet
+    sims = lazy.toPandas()
+    pd.testing.assert_frame_equal(sims, fit.simulate(nsim=400, seed=3).toPandas())
+    assert not sims.equals(fit.simulate(nsim=400, seed=4).toPandas())
+    names = [f"sim_{k + 1}" for k in range(400)]
+    assert list(sims.columns[-400:]) == names and len(sims) == memory.nobs
+    levels = [str(v) for v in memory.model.levels]
+    draws = sims[names].astype(str).to_numpy()
+    assert set(np.unique(draws)) <= set(levels)
+    prob = memory.predict(sims[["x1", "x2", "f", "g"]]).to_numpy()
+    counts = np.stack([(draws == level).sum(axis=1) for level in levels], axis=1)
+    # each row's 400 draws against its probabilities: the chi-square over all rows
+    expected = 400 * prob
+    statistic = float(np.sum((counts - expected) ** 2 / expected))
+    dof = counts.shape[0] * (counts.shape[1] - 1)
+    assert stats.chi2.sf(statistic, dof) > 1e-4
