@@ -1,0 +1,77 @@
+"""anova(type=...) and lrm_stats()/orm_stats() of fits read in chunks and from Dask.
+
+These are sums over the rows (``X'X`` of the design, a histogram of the
+predicted probabilities crossed with the response, the distinct linear
+predictors with their counts, the score at the null), so a fit reading its
+rows in chunks (a DataFrame in 3 chunks, a Dask DataFrame in 2 partitions)
+gives the in-memory numbers.  Before, each refused: "needs the design's rows
+in memory".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats import OrdinalModel, datasets
+from tests._chunk_data import FORMULA, ratings
+
+RTOL = 1e-10
+
+#: (formula, data, options): wine and soup as R's examples, housing with frequency weights
+CASES: dict[str, tuple[str, Callable[[], pd.DataFrame], dict[str, Any]]] = {
+    "wine": ("rating ~ temp * contact", lambda: datasets.load("wine"), {}),
+    "housing": ("Sat ~ Infl * Type + Cont", lambda: datasets.load("housing"), {"weights": "Freq"}),
+    "soup": ("SURENESS ~ PROD * GENDER + DAY", lambda: datasets.load("soup"), {}),
+    # continuous predictors: as many distinct linear predictors as rows
+    "ratings": (FORMULA, lambda: ratings(600, seed=5, missing=False), {}),
+}
+
+
+def _fits(name: str, engine: str) -> tuple[Any, Any]:
+    formula, load, options = CASES[name]
+    data = load()
+    memory = OrdinalModel.from_formula(formula, data, **options).fit()
+    if engine == "dask":
+        dd = pytest.importorskip("dask.dataframe")
+        source: Any = dd.from_pandas(data, npartitions=2)
+        streamed = OrdinalModel.from_formula(formula, source, **options).fit()
+    else:
+        chunksize = -(-len(data) // 3)  # three chunks
+        streamed = OrdinalModel.from_formula(formula, data, chunksize=chunksize, **options).fit()
+    assert not streamed.model.evaluator.keeps_rows
+    return memory, streamed
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(n, e) for n in CASES for e in ("chunks", "dask")],
+    ids=lambda p: "-".join(p),
+)
+def fits(request: pytest.FixtureRequest) -> tuple[Any, Any]:
+    return _fits(*request.param)
+
+
+@pytest.mark.parametrize("kind", ["I", "II", "III", "marginal", "2b"])
+def test_wald_anova_of_a_streamed_fit_is_the_memory_one(fits, kind) -> None:
+    memory, streamed = fits
+    expected = ordstats.anova(memory, type=kind)
+    got = ordstats.anova(streamed, type=kind)
+    pd.testing.assert_index_equal(got.index, expected.index)
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=RTOL)
+    assert got.attrs["heading"] == expected.attrs["heading"]
+
+
+@pytest.mark.parametrize("kind", ["II", "III"])
+def test_lr_anova_of_a_streamed_fit_refits_its_columns(fits, kind) -> None:
+    """The refits drop the term's columns of the fit read in chunks (car's refits)."""
+    memory, streamed = fits
+    expected = ordstats.anova(memory, type=kind, test="LR")
+    got = ordstats.anova(streamed, type=kind, test="LR")
+    pd.testing.assert_index_equal(got.index, expected.index)
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=RTOL)
