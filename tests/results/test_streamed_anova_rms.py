@@ -19,6 +19,7 @@ import pytest
 
 import ordstats
 from ordstats import OrdinalModel, datasets
+from ordstats.errors import SpecificationError
 from tests._chunk_data import FORMULA, ratings
 
 RTOL = 1e-10
@@ -75,3 +76,39 @@ def test_lr_anova_of_a_streamed_fit_refits_its_columns(fits, kind) -> None:
     got = ordstats.anova(streamed, type=kind, test="LR")
     pd.testing.assert_index_equal(got.index, expected.index)
     np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=RTOL)
+
+
+def test_lrm_stats_of_a_streamed_fit_are_the_memory_ones(fits) -> None:
+    memory, streamed = fits
+    expected, got = memory.lrm_stats(), streamed.lrm_stats()
+    pd.testing.assert_index_equal(got.index, expected.index)
+    # Max Deriv is each fit's own last gradient
+    keep = expected.index != "Max Deriv"
+    np.testing.assert_allclose(got[keep].to_numpy(), expected[keep].to_numpy(), rtol=RTOL)
+
+
+def test_orm_stats_of_a_streamed_fit_are_the_memory_ones(fits) -> None:
+    memory, streamed = fits
+    if memory.model.has_weights:
+        for fit in (memory, streamed):
+            with pytest.raises(SpecificationError, match="no weights"):
+                fit.orm_stats()
+        return
+    expected, got = memory.orm_stats(), streamed.orm_stats()
+    pd.testing.assert_index_equal(got.index, expected.index)
+    keep = expected.index != "Max Deriv"
+    np.testing.assert_allclose(got[keep].to_numpy(), expected[keep].to_numpy(), rtol=RTOL)
+
+
+def test_rms_stats_of_a_censored_response_read_in_chunks_are_refused() -> None:
+    """The pass sees the chunks' censored rows and says so (before: 'in memory')."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=120)
+    upper = np.round(x + rng.normal(size=120), 1)
+    frame = pd.DataFrame({"lo": upper - (rng.random(120) < 0.3), "hi": upper, "x": x})
+    res = OrdinalModel.from_formula(
+        "Censored(lo, hi) ~ x", frame, many_levels=True, chunksize=50
+    ).fit()
+    for stats_of in (res.lrm_stats, res.orm_stats):
+        with pytest.raises(SpecificationError, match=r"uncensored response; this .* censored"):
+            stats_of()
