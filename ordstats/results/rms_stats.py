@@ -156,11 +156,12 @@ class RowSums:
         ``sum w (P(Y > m) - [Y > m])^2`` (without the offset, as rms).
     pdm : float
         ``sum |P(Y > m) - 1/2|`` over the rows (orm's ``pdm``).
-    distinct : ndarray, shape (d, 3)
-        The distinct pairs ``(eta, code)`` with their number of rows, sorted:
-        Gini's mean difference and Spearman's correlation need the ranks of
-        ``eta``, which these give exactly (one line per distinct pair, so as
-        many as the rows when a predictor is continuous).
+    distinct : tuple of ndarray, each of shape (d, 3)
+        Blocks of the distinct pairs ``(eta, code)`` with their number of rows,
+        each sorted (:attr:`pairs` merges them): Gini's mean difference and
+        Spearman's correlation need the ranks of ``eta``, which these give
+        exactly (one line per distinct pair, so as many as the rows when a
+        predictor is continuous).
     censored : int
         Chunks with a censored response (the statistics are refused).
     """
@@ -170,8 +171,13 @@ class RowSums:
     counts: FloatArray
     brier: float
     pdm: float
-    distinct: FloatArray
+    distinct: tuple[FloatArray, ...]
     censored: int
+
+    @property
+    def pairs(self) -> FloatArray:
+        """The distinct ``(eta, code, rows)`` of all the rows, sorted."""
+        return _distinct_pairs(np.vstack(self.distinct))
 
     def __add__(self, other: RowSums) -> RowSums:
         return RowSums(
@@ -180,9 +186,24 @@ class RowSums:
             self.counts + other.counts,
             self.brier + other.brier,
             self.pdm + other.pdm,
-            _distinct_pairs(np.vstack([self.distinct, other.distinct])),
+            _collapsed([*self.distinct, *other.distinct]),
             self.censored + other.censored,
         )
+
+
+def _collapsed(blocks: list[FloatArray]) -> tuple[FloatArray, ...]:
+    """The blocks, the last ones merged while one is at most twice the next.
+
+    As a binary counter: adding chunks one by one merges each row about
+    ``log2(chunks)`` times, not once per chunk.
+    """
+    out: list[FloatArray] = []
+    for block in blocks:
+        out.append(block)
+        while len(out) > 1 and len(out[-2]) <= 2 * len(out[-1]):
+            last = out.pop()
+            out.append(_distinct_pairs(np.vstack([out.pop(), last])))
+    return tuple(out)
 
 
 def _distinct_pairs(rows: FloatArray) -> FloatArray:
@@ -217,7 +238,7 @@ def row_sums(data: CLMData, beta: FloatArray, theta: float, middle: int, link: A
         counts=np.bincount(codes, minlength=n_levels).astype(float),
         brier=float(np.sum(weights * (prob - (codes >= middle)) ** 2)),
         pdm=float(np.sum(np.abs(prob - 0.5))),
-        distinct=_distinct_pairs(pairs),
+        distinct=(_distinct_pairs(pairs),),
         censored=int(data.y_low is not None),
     )
 
@@ -248,7 +269,7 @@ def _average_ranks(counts: FloatArray) -> FloatArray:
 
 
 def spearman_of_pairs(distinct: FloatArray) -> float:
-    """Spearman's correlation of ``eta`` with the codes over :attr:`RowSums.distinct`."""
+    """Spearman's correlation of ``eta`` with the codes over :attr:`RowSums.pairs`."""
     counts = distinct[:, 2]
     _, per_value, where = _eta_counts(distinct)
     x = _average_ranks(per_value)[where]
@@ -318,7 +339,7 @@ def lrm_stats(res: Any) -> pd.Series:
     lr = float(2.0 * (res.llf - res.llnull))
     df = int(res.df_model)
     c_index, dxy, gamma, tau_a = table_correlations(sums.table)
-    g, gp = _gini_of(model.link, sums.distinct)
+    g, gp = _gini_of(model.link, sums.pairs)
     values = [
         ("Obs", float(sums.counts.sum())),
         ("Max Deriv", float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan))),
@@ -419,7 +440,7 @@ def orm_stats(res: Any) -> pd.Series:
     lr = float(2.0 * (res.llf - res.llnull))
     df = int(res.df_model)
     score = _score_statistic(res) if df else 0.0
-    g, _ = _gini_of(model.link, sums.distinct)
+    g, _ = _gini_of(model.link, sums.pairs)
     values = [
         ("Obs", n),
         ("Distinct Y", float(n_levels)),
@@ -430,7 +451,7 @@ def orm_stats(res: Any) -> pd.Series:
         ("P", float(stats.chi2.sf(lr, df)) if df else 1.0),
         ("Score", score),
         ("Score P", float(stats.chi2.sf(score, df)) if df else 1.0),
-        ("rho", spearman_of_pairs(sums.distinct)),
+        ("rho", spearman_of_pairs(sums.pairs)),
         ("R2", float(-np.expm1(-lr / n) / -np.expm1(2.0 * res.llnull / n))),
         *_r2_measures(lr, df, n, sums.counts),
         ("g", g),

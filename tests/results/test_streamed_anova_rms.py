@@ -11,6 +11,7 @@ in memory".
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ import pytest
 import ordstats
 from ordstats import OrdinalModel, datasets
 from ordstats.errors import SpecificationError
+from ordstats.results.rms_stats import row_sums
 from tests._chunk_data import FORMULA, ratings
 
 RTOL = 1e-10
@@ -112,3 +114,24 @@ def test_rms_stats_of_a_censored_response_read_in_chunks_are_refused() -> None:
     for stats_of in (res.lrm_stats, res.orm_stats):
         with pytest.raises(SpecificationError, match=r"uncensored response; this .* censored"):
             stats_of()
+
+
+def test_rms_row_sums_added_chunk_by_chunk_keep_few_blocks() -> None:
+    """Adding 64 chunks one by one gives the sums of all rows at once, in few sorted blocks
+    (each row merged about log2(64) times, not once per chunk)."""
+    res = OrdinalModel.from_formula(FORMULA, ratings(640, seed=4, missing=False)).fit()
+    data = res.model.evaluator.reduce_rows(lambda rows: rows)
+    beta = res.params.to_numpy()[res.model.problem.layout.beta]
+    args = (beta, float(res.thresholds["estimate"].iloc[1]), 2, res.model.link)
+    whole = row_sums(data, *args)
+    total = None
+    for rows in np.array_split(np.arange(len(data.y)), 64):
+        chunk = replace(data, y=data.y[rows], X=data.X[rows], weights=data.weights[rows])
+        chunk = replace(chunk, offset=data.offset[rows])
+        part = row_sums(chunk, *args)
+        total = part if total is None else total + part
+    assert total is not None and len(total.distinct) <= 7
+    # X @ beta of a block of rows may differ from that of all rows in the last bit
+    np.testing.assert_allclose(total.pairs, whole.pairs, rtol=1e-14)
+    np.testing.assert_array_equal(total.table, whole.table)
+    assert total.brier == pytest.approx(whole.brier, rel=1e-12)
