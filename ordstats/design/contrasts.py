@@ -467,6 +467,7 @@ def factor_kinds(spec: ModelSpec) -> dict[str, str]:
             kinds[name] = "numeric"
         elif kind.value == "categorical":
             coding = state.get("contrasts") if isinstance(state, dict) else None
+            coding = getattr(coding, "contrasts", coding)  # formulaic's ContrastsState
             plain = isinstance(coding, TreatmentContrasts) and (
                 type(coding) is TreatmentContrasts and coding.base is UNSET
             )

@@ -899,6 +899,16 @@ class ChunkedEvaluator:
         spec = replace(self.spec, link=family.link)
         return self._with_same_basis(ChunkedEvaluator(family, self.reader, spec, self.summary))
 
+    def with_location_columns(self, kept: list[int]) -> ChunkedEvaluator:
+        """The same rows with only the location columns at positions ``kept``."""
+        terms = replace(self.spec.terms, names=[self.spec.terms.names[j] for j in kept])
+        other = ChunkedEvaluator(
+            self.family, self.reader, replace(self.spec, terms=terms), self.summary
+        )
+        if self._moments is not None:
+            other.use_shifted_basis(self._moments.take(kept))
+        return other
+
     def dichotomized(self, cut: int) -> ChunkedEvaluator:
         """The same rows with the binary response ``Y > level cut`` (flexible threshold)."""
         counts = self.summary.counts

@@ -755,6 +755,12 @@ class OrdinalModel:
         if isinstance(self.evaluator, DataRemovedEvaluator):
             raise NotFittedError(_REMOVED)
         if not self.evaluator.keeps_rows:
+            if (
+                location is not None
+                and all(p is None for p in (response, nominal, scale))
+                and not options
+            ):
+                return self._with_chunked_columns(location)
             return self._with_chunked_changes(changed, options, opts)
         old = self.design
         design = replace(
@@ -844,6 +850,26 @@ class OrdinalModel:
         )
         model.data_name = self.data_name
         return model
+
+    def _with_chunked_columns(self, location: TermsDesign) -> OrdinalModel:
+        """Data read in chunks with some of its location columns (the term tests' refits).
+
+        The rows stay those of the fit: the columns dropped are still read and
+        still select the rows with missing values, as in memory.
+        """
+        names = list(self.design.location.names)
+        if location.spec is not None or not set(location.names) <= set(names):
+            raise SpecificationError(
+                "refitting a model read in chunks with other location terms is available "
+                "only for some of its own columns; build the other model with "
+                "OrdinalModel.from_formula on the same data and compare the fits with lr_test"
+            )
+        kept = [names.index(name) for name in location.names]
+        evaluator = self.evaluator.with_location_columns(kept)  # type: ignore[attr-defined]
+        design = replace(self.design, location=location)
+        return OrdinalModel.from_design(
+            design, self.options, evaluator=evaluator, context=self.formula_context
+        )
 
     def _with_chunked_changes(
         self, changed: bool, options: dict[str, object], opts: ModelOptions

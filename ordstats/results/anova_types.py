@@ -29,11 +29,17 @@ more), against the model without those containing terms only; ``Df`` is the
 number of the term's columns.  car refits ``polr(y ~ X[, -columns])`` with
 polr's default logit link and no offset whatever the fit's; these refits keep
 the link, thresholds, offsets and the nominal and scale parts of the fit.
+
+Fits that read their rows in chunks (files, Dask, Spark) give the same tables:
+``X'X`` is a sum over the rows (one pass), and the LR refits drop the term's
+columns from the chunks read.  Type III with a factor coded by other than
+treatment contrasts needs both designs' rows and is refused there.
 """
 
 from __future__ import annotations
 
 import warnings
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -43,6 +49,7 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.design.contrasts import factor_kinds
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
 from ordstats.results.term_tests import _without_columns
 
@@ -89,14 +96,9 @@ class _Layout:
                 "needs a model built with from_formula in this session (not from arrays, after "
                 "remove_data() or from a saved file)"
             )
-        if location.matrix.shape[0] != model.n_rows:
-            raise SpecificationError(
-                "anova(fit, type=...) needs the design's rows in memory; this model reads its "
-                "data in chunks: use wald_test_terms() (the marginal tests) or drop1()"
-            )
+        self.model = model
         self.location = location
         self.names = ["(Intercept)", *location.names]
-        self.matrix = np.column_stack([np.ones(location.matrix.shape[0]), location.matrix])
         spec = location.spec
         self.terms = [t for t in spec.terms if getattr(t, "degree", None) != 0]
         self.labels = [":".join(str(f.expr) for f in t.factors) for t in self.terms]
@@ -116,6 +118,34 @@ class _Layout:
             for name, kind in self.kinds.items()
             if kind == "numeric" and not any(f"{name}[" in c for c in spec.column_names)
         }
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the design's rows are in memory (else the fit reads them in chunks)."""
+        return bool(self.location.matrix.shape[0] == self.model.n_rows)
+
+    @property
+    def matrix(self) -> FloatArray:
+        """The design with its intercept column (rows in memory only)."""
+        if not self.in_memory:
+            raise SpecificationError(
+                "type III tests recode the factors with treatment contrasts and map the "
+                "coefficients through the rows of both designs, which a model reading its data "
+                "in chunks does not hold: use type='marginal' (the same tests when every "
+                "factor has treatment contrasts), 'II' or test='LR'"
+            )
+        return np.column_stack([np.ones(self.location.matrix.shape[0]), self.location.matrix])
+
+    @cached_property
+    def gram(self) -> FloatArray:
+        """``X'X`` of the design with its intercept column, rows unweighted.
+
+        A sum over the rows, so a fit reading its data in chunks (files,
+        Dask, Spark) streams it in one pass.
+        """
+        if self.in_memory:
+            return self.matrix.T @ self.matrix
+        return np.asarray(self.model.evaluator.reduce_rows(design_gram), dtype=float)
 
     def variables_of(self, label: str) -> set[str]:
         """Every variable of the term (car's nonzero entries of ``attr(terms, "factors")``)."""
@@ -149,6 +179,12 @@ class _Layout:
         return out
 
 
+def design_gram(data: CLMData) -> FloatArray:
+    """``[1 X]'[1 X]`` of the rows' location design (unweighted): adds up over chunks."""
+    matrix = np.column_stack([np.ones(data.X.shape[0]), data.X])
+    return matrix.T @ matrix
+
+
 def doolittle_upper(gram: FloatArray) -> FloatArray:
     """``t(L)`` of R's ``doolittle(gram)``: the transposed unit lower LU factor, small values 0."""
     n = gram.shape[0]
@@ -165,7 +201,7 @@ def doolittle_upper(gram: FloatArray) -> FloatArray:
 
 
 def _type1(layout: _Layout) -> dict[str, FloatArray]:
-    upper = doolittle_upper(layout.matrix.T @ layout.matrix)
+    upper = doolittle_upper(layout.gram)
     return {label: upper[cols] for label, cols in layout.columns.items()}
 
 
@@ -187,8 +223,7 @@ def _type2(layout: _Layout, unfolded: bool = True) -> dict[str, FloatArray]:
             continue
         last = [j for name in [label, *containing] for j in layout.columns[name]]
         order = [j for j in range(len(layout.names)) if j not in last] + last
-        moved = layout.matrix[:, order]
-        upper = doolittle_upper(moved.T @ moved)
+        upper = doolittle_upper(layout.gram[np.ix_(order, order)])
         rows = [order.index(j) for j in layout.columns[label]]
         contrast = np.zeros((len(rows), len(order)))
         contrast[:, order] = upper[rows]
@@ -209,8 +244,9 @@ def _type3(res: FittedState, layout: _Layout) -> dict[str, FloatArray]:
     coded = [name for name, kind in layout.kinds.items() if kind != "numeric"]
     if all(layout.kinds[name] == "treatment" for name in coded):
         return _marginal(layout)
+    matrix = layout.matrix  # before the refit: a fit reading its rows in chunks cannot map
     treated = _treatment_layout(res, layout, coded)
-    mapping = _zapsmall(np.linalg.pinv(treated.matrix) @ layout.matrix)
+    mapping = _zapsmall(np.linalg.pinv(treated.matrix) @ matrix)
     return {
         label: mapping[treated.columns[treated_label]]
         for label, treated_label in zip(layout.labels, treated.labels, strict=True)
@@ -266,7 +302,8 @@ def wald_anova(res: FittedState, kind: Any = "I") -> pd.DataFrame:
     Parameters
     ----------
     res : OrdinalResults
-        A fit built with ``from_formula`` whose design rows are in memory.
+        A fit built with ``from_formula``, its rows in memory or read in
+        chunks (files, Dask, Spark: ``X'X`` streams in one pass).
     kind : {"I", "II", "III", "marginal", "2b"} or {1, 2, 3}
         ``"I"`` is the default of R's ``anova.clm`` (its ``single_anova`` alone
         defaults to ``"III"``).
@@ -281,8 +318,10 @@ def wald_anova(res: FittedState, kind: Any = "I") -> pd.DataFrame:
     Raises
     ------
     SpecificationError
-        Another type, a model not built from a formula in this session or read
-        in chunks, or a covariance with non-finite values.
+        Another type, a model not built from a formula in this session, a
+        covariance with non-finite values, or type III of a fit read in chunks
+        with a factor not coded by treatment contrasts (the recoding maps the
+        coefficients through both designs' rows).
     """
     kind = heading = _check_type(kind)
     layout = _Layout(res.model)
@@ -349,7 +388,8 @@ def lr_anova(res: FittedState, kind: Any = "II") -> pd.DataFrame:
     Parameters
     ----------
     res : OrdinalResults
-        A fit built with ``from_formula`` whose design rows are in memory.
+        A fit built with ``from_formula``, its rows in memory or read in
+        chunks (the refits without a term's columns read the same chunks).
     kind : {"II", "III"} or {2, 3}
 
     Returns

@@ -488,7 +488,7 @@ class GoodnessOfFitMethods(FittedState):
         ``Dxy``, ``Gamma``, ``Tau-a``), Nagelkerke's and the ``R2(p,n)``
         measures, Brier score and the ``g``-indexes; see
         :mod:`ordstats.results.rms_stats` for each definition and for where rms
-        approximates or errs.
+        approximates or errs.  One pass over the rows, in memory or in chunks.
 
         Returns
         -------

@@ -31,10 +31,18 @@ With weights ``n`` is their sum (``Sum of Weights``) except in ``Obs`` and in
 row's weight to an integer for the rank correlations but the level totals
 separately, which gives ``C`` above 1 with fractional weights; here the pairs
 are weighted by ``w_i w_j`` (the same as R for integer weights).
+
+Every statistic is a sum over the rows (:class:`RowSums`: the binned
+probabilities crossed with the levels, the Brier sum, and for ``g``, ``gp``
+and ``rho``, which need the ranks of the linear predictor, its distinct
+values with their rows), so fits that read their rows in chunks (files, Dask,
+Spark) give the in-memory numbers in one pass; the distinct values are held
+on the driver (as many as the rows when a predictor is continuous).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,6 +51,7 @@ from scipy import stats
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.errors import SpecificationError
+from ordstats.families.problem import CLMData
 
 __all__ = ["gini_mean_difference", "lrm_stats", "orm_stats", "rank_correlations"]
 
@@ -50,14 +59,23 @@ __all__ = ["gini_mean_difference", "lrm_stats", "orm_stats", "rank_correlations"
 _BINS = 5000
 
 
-def gini_mean_difference(values: FloatArray) -> float:
-    """Gini's mean difference ``sum_{i != j} |x_i - x_j| / (n (n - 1))`` (Hmisc's ``GiniMd``)."""
-    x = np.sort(np.asarray(values, dtype=float))
-    n = x.size
+def gini_mean_difference(values: FloatArray, counts: FloatArray | None = None) -> float:
+    """Gini's mean difference ``sum_{i != j} |x_i - x_j| / (n (n - 1))`` (Hmisc's ``GiniMd``).
+
+    With ``counts``, ``values[k]`` stands for ``counts[k]`` rows (the distinct
+    values of a pass over chunks): the same number as the values repeated.
+    """
+    x = np.asarray(values, dtype=float)
+    c = np.ones(x.size) if counts is None else np.asarray(counts, dtype=float)
+    order = np.argsort(x, kind="stable")
+    x, c = x[order], c[order]
+    n = float(c.sum())
     if n < 2:
         return float("nan")
-    rank_weights = 4.0 * (np.arange(1, n + 1) - (n - 1) / 2.0) / n / (n - 1)
-    return float(np.sum(rank_weights * (x - x.mean())))
+    before = np.cumsum(c) - c  # rows below each value
+    # the rows of value k hold ranks before_k + 1 .. before_k + c_k: sum of (2 r - n - 1)
+    rank_weights = 2.0 * c * (2.0 * before + c - n) / n / (n - 1.0)
+    return float(np.sum(rank_weights * (x - np.sum(c * x) / n)))
 
 
 def rank_correlations(
@@ -69,9 +87,20 @@ def rank_correlations(
     ``j`` has the higher bin, discordant when the lower, tied when the same;
     each pair counts ``w_i w_j``.
     """
+    return table_correlations(rank_table(prob, codes, weights, n_levels))
+
+
+def rank_table(prob: FloatArray, codes: IntArray, weights: FloatArray, n_levels: int) -> FloatArray:
+    """The weights of the rows in each of the 5001 bins of ``prob`` and each level (adds up)."""
     cells = np.floor(_BINS * np.clip(prob, 0.0, 1.0) + 1.0).astype(np.int64) - 1
     table = np.zeros((_BINS + 1, n_levels))
     np.add.at(table, (cells, codes), weights)
+    return table
+
+
+def table_correlations(table: FloatArray) -> tuple[float, float, float, float]:
+    """``C``, ``Dxy``, ``Gamma``, ``Tau-a`` of a :func:`rank_table`."""
+    n_levels = table.shape[1]
     totals = table.sum(axis=0)
     # above[b, j]: weight of level j in the bins above b
     above = np.cumsum(table[::-1], axis=0)[::-1] - table
@@ -113,6 +142,153 @@ def _r2_measures(lr: float, p: int, n: float, frequencies: FloatArray) -> list[t
     return out
 
 
+@dataclass(frozen=True)
+class RowSums:
+    """What the statistics read of the rows, as sums that add up over chunks.
+
+    Attributes
+    ----------
+    table : ndarray, shape (5001, K)
+        :func:`rank_table` of ``P(Y > level m)`` with the offset.
+    frequencies, counts : ndarray, shape (K,)
+        The weights and the rows of each level.
+    brier : float
+        ``sum w (P(Y > m) - [Y > m])^2`` (without the offset, as rms).
+    pdm : float
+        ``sum |P(Y > m) - 1/2|`` over the rows (orm's ``pdm``).
+    distinct : tuple of ndarray, each of shape (d, 3)
+        Blocks of the distinct pairs ``(eta, code)`` with their number of rows,
+        each sorted (:attr:`pairs` merges them): Gini's mean difference and
+        Spearman's correlation need the ranks of ``eta``, which these give
+        exactly (one line per distinct pair, so as many as the rows when a
+        predictor is continuous).
+    censored : int
+        Chunks with a censored response (the statistics are refused).
+    """
+
+    table: FloatArray
+    frequencies: FloatArray
+    counts: FloatArray
+    brier: float
+    pdm: float
+    distinct: tuple[FloatArray, ...]
+    censored: int
+
+    @property
+    def pairs(self) -> FloatArray:
+        """The distinct ``(eta, code, rows)`` of all the rows, sorted."""
+        return _distinct_pairs(np.vstack(self.distinct))
+
+    def __add__(self, other: RowSums) -> RowSums:
+        return RowSums(
+            self.table + other.table,
+            self.frequencies + other.frequencies,
+            self.counts + other.counts,
+            self.brier + other.brier,
+            self.pdm + other.pdm,
+            _collapsed([*self.distinct, *other.distinct]),
+            self.censored + other.censored,
+        )
+
+
+def _collapsed(blocks: list[FloatArray]) -> tuple[FloatArray, ...]:
+    """The blocks, the last ones merged while one is at most twice the next.
+
+    As a binary counter: adding chunks one by one merges each row about
+    ``log2(chunks)`` times, not once per chunk.
+    """
+    out: list[FloatArray] = []
+    for block in blocks:
+        out.append(block)
+        while len(out) > 1 and len(out[-2]) <= 2 * len(out[-1]):
+            last = out.pop()
+            out.append(_distinct_pairs(np.vstack([out.pop(), last])))
+    return tuple(out)
+
+
+def _distinct_pairs(rows: FloatArray) -> FloatArray:
+    """``rows`` of ``(eta, code, count)`` merged over equal ``(eta, code)``, sorted."""
+    if not len(rows):
+        return rows
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = (rows[1:, 0] != rows[:-1, 0]) | (rows[1:, 1] != rows[:-1, 1])
+    starts = np.flatnonzero(new)
+    out = rows[starts].copy()
+    out[:, 2] = np.add.reduceat(rows[:, 2], starts)
+    return out
+
+
+def row_sums(data: CLMData, beta: FloatArray, theta: float, middle: int, link: Any) -> RowSums:
+    """:class:`RowSums` of the rows of ``data`` (a chunk, or all rows in memory).
+
+    ``theta`` is the cut-point between the levels ``middle - 1`` and ``middle``
+    (0-based codes), ``beta`` the location coefficients of ``data.X``.
+    """
+    n_levels = data.n_levels
+    linear = data.X @ beta  # x'beta, without the offset
+    eta = linear - theta
+    prob = np.asarray(link.sf(theta - linear))
+    prob_with_offset = np.asarray(link.sf(theta - linear - data.offset))
+    codes, weights = data.y, data.weights
+    pairs = np.column_stack([eta, codes, np.ones(eta.size)])
+    return RowSums(
+        table=rank_table(prob_with_offset, codes, weights, n_levels),
+        frequencies=np.bincount(codes, weights=weights, minlength=n_levels).astype(float),
+        counts=np.bincount(codes, minlength=n_levels).astype(float),
+        brier=float(np.sum(weights * (prob - (codes >= middle)) ** 2)),
+        pdm=float(np.sum(np.abs(prob - 0.5))),
+        distinct=(_distinct_pairs(pairs),),
+        censored=int(data.y_low is not None),
+    )
+
+
+def _pass(res: Any, middle: int, what: str) -> RowSums:
+    """One pass over the fit's rows (in memory or in chunks)."""
+    model = res.model
+    theta = float(res.thresholds["estimate"].to_numpy()[middle - 1])
+    beta = res.params.to_numpy()[model.problem.layout.beta]
+    sums: RowSums = model.evaluator.reduce_rows(row_sums, beta, theta, middle, model.link)
+    if sums.censored or model.design.response.lower_codes is not None:
+        raise SpecificationError(
+            f"{what} are rms's statistics of an uncensored response; this response is censored"
+        )
+    return sums
+
+
+def _eta_counts(distinct: FloatArray) -> tuple[FloatArray, FloatArray, IntArray]:
+    """The distinct values of ``eta``, their rows, and each pair's value (its position)."""
+    values, where = np.unique(distinct[:, 0], return_inverse=True)
+    counts = np.bincount(where, weights=distinct[:, 2], minlength=values.size)
+    return values, counts.astype(float), where
+
+
+def _average_ranks(counts: FloatArray) -> FloatArray:
+    """The mid-ranks of tied groups of ``counts`` rows, in order (R's ``rank`` of ties)."""
+    return np.cumsum(counts) - (counts - 1.0) / 2.0
+
+
+def spearman_of_pairs(distinct: FloatArray) -> float:
+    """Spearman's correlation of ``eta`` with the codes over :attr:`RowSums.pairs`."""
+    counts = distinct[:, 2]
+    _, per_value, where = _eta_counts(distinct)
+    x = _average_ranks(per_value)[where]
+    codes = distinct[:, 1].astype(np.int64)
+    y = _average_ranks(np.bincount(codes, weights=counts).astype(float))[codes]
+    n = counts.sum()
+    x, y = x - counts @ x / n, y - counts @ y / n
+    return float((counts @ (x * y)) / np.sqrt((counts @ x**2) * (counts @ y**2)))
+
+
+def _gini_of(link: Any, distinct: FloatArray) -> tuple[float, float]:
+    """Gini's mean differences of ``eta`` and of ``P(Y > m) = F(eta)`` over the rows."""
+    values, counts, _ = _eta_counts(distinct)
+    return (
+        gini_mean_difference(values, counts),
+        gini_mean_difference(np.asarray(link.sf(-values)), counts),
+    )
+
+
 def _check_fit(res: Any, what: str = "lrm_stats()") -> Any:
     model = res.model
     design = model.design
@@ -136,11 +312,6 @@ def _check_fit(res: Any, what: str = "lrm_stats()") -> Any:
             f"{what} are rms's statistics of a cumulative model with one linear predictor; "
             "this model has nominal or scale effects (lrm and orm have neither)"
         )
-    if design.location.matrix.shape[0] != model.n_rows or design.response.lower_codes is not None:
-        raise SpecificationError(
-            f"{what} need the rows in memory and an uncensored response (this model reads "
-            "its data in chunks, or its response is censored)"
-        )
     return design
 
 
@@ -159,28 +330,18 @@ def lrm_stats(res: Any) -> pd.Series:
         ``R2(p,neff)``, ``Brier``, ``g``, ``gr``, ``gp`` and, with weights,
         ``Sum of Weights``.
     """
-    design = _check_fit(res)
+    _check_fit(res)
     model = res.model
-    codes = np.asarray(design.response.codes)
-    weights = np.asarray(design.weights, dtype=float)
     n_levels = len(model.levels)
     middle = n_levels // 2  # R's kmid (1-based): the cut-point between levels m and m + 1
-    theta = res.thresholds["estimate"].to_numpy()[middle - 1]
-    offset = np.asarray(design.offset, dtype=float)
-    linear = res.predict(which="linear").to_numpy() - offset  # x'beta
-    link = model.link
-    eta = linear - theta
-    prob = np.asarray(link.sf(theta - linear))
-    prob_with_offset = np.asarray(link.sf(theta - linear - offset))
-    event = codes >= middle
-    total = float(weights.sum())
+    sums = _pass(res, middle, "lrm_stats()")
+    total = float(sums.frequencies.sum())
     lr = float(2.0 * (res.llf - res.llnull))
     df = int(res.df_model)
-    frequencies = np.bincount(codes, weights=weights, minlength=n_levels).astype(float)
-    c_index, dxy, gamma, tau_a = rank_correlations(prob_with_offset, codes, weights, n_levels)
-    g = gini_mean_difference(eta)
+    c_index, dxy, gamma, tau_a = table_correlations(sums.table)
+    g, gp = _gini_of(model.link, sums.pairs)
     values = [
-        ("Obs", float(codes.size)),
+        ("Obs", float(sums.counts.sum())),
         ("Max Deriv", float(getattr(res, "mle_retvals", {}).get("max_grad", np.nan))),
         ("Model L.R.", lr),
         ("d.f.", float(df)),
@@ -190,24 +351,24 @@ def lrm_stats(res: Any) -> pd.Series:
         ("Gamma", gamma),
         ("Tau-a", tau_a),
         ("R2", float(-np.expm1(-lr / total) / -np.expm1(2.0 * res.llnull / total))),
-        *_r2_measures(lr, df, total, frequencies),
-        ("Brier", float(np.sum(weights * (prob - event) ** 2) / total)),
+        *_r2_measures(lr, df, total, sums.frequencies),
+        ("Brier", sums.brier / total),
         ("g", g),
         ("gr", float(np.exp(g))),
-        ("gp", gini_mean_difference(prob)),
+        ("gp", gp),
     ]
     if model.has_weights:
         values.append(("Sum of Weights", total))
     return _named(values, "lrm stats")
 
 
-def _median_position(values: list[Any], codes: IntArray) -> tuple[float, int]:
+def _median_position(values: list[Any], counts: FloatArray) -> tuple[float, int]:
     """``Median Y`` (R's ``quantile(y, 0.5, type = 1)``) and its level's position.
 
-    For numeric levels the median value; otherwise the median level number (1-based),
-    as orm reads a factor.
+    ``counts`` are the rows of each level.  For numeric levels the median value;
+    otherwise the median level number (1-based), as orm reads a factor.
     """
-    position = int(np.sort(codes)[int(np.ceil(0.5 * codes.size)) - 1])
+    position = int(np.searchsorted(np.cumsum(counts), np.ceil(0.5 * counts.sum())))
     value = values[position]
     numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, bool
@@ -270,20 +431,16 @@ def orm_stats(res: Any) -> pd.Series:
             "orm_stats() follow rms::orm, which takes no weights in rms 6.5; use lrm_stats() "
             "for a weighted logit fit, or give the rows replicated"
         )
-    codes = np.asarray(design.response.codes)
-    n = float(codes.size)
+    counts = np.asarray(model.response_counts, dtype=float)  # unweighted: no weights
+    n = float(counts.sum())
     n_levels = len(model.levels)
-    median, position = _median_position(list(design.response.values), codes)
+    median, position = _median_position(list(design.response.values), counts)
     middle = 1 if n_levels == 2 else max(1, position)  # R's kmid (1-based cut-point)
-    theta = res.thresholds["estimate"].to_numpy()[middle - 1]
-    offset = np.asarray(design.offset, dtype=float)
-    linear = res.predict(which="linear").to_numpy() - offset
-    eta = linear - theta
+    sums = _pass(res, middle, "orm_stats()")
     lr = float(2.0 * (res.llf - res.llnull))
     df = int(res.df_model)
     score = _score_statistic(res) if df else 0.0
-    frequencies = np.bincount(codes, minlength=n_levels).astype(float)
-    g = gini_mean_difference(eta)
+    g, _ = _gini_of(model.link, sums.pairs)
     values = [
         ("Obs", n),
         ("Distinct Y", float(n_levels)),
@@ -294,12 +451,12 @@ def orm_stats(res: Any) -> pd.Series:
         ("P", float(stats.chi2.sf(lr, df)) if df else 1.0),
         ("Score", score),
         ("Score P", float(stats.chi2.sf(score, df)) if df else 1.0),
-        ("rho", float(stats.spearmanr(eta, codes).statistic)),
+        ("rho", spearman_of_pairs(sums.pairs)),
         ("R2", float(-np.expm1(-lr / n) / -np.expm1(2.0 * res.llnull / n))),
-        *_r2_measures(lr, df, n, frequencies),
+        *_r2_measures(lr, df, n, sums.counts),
         ("g", g),
         ("gr", float(np.exp(g))),
-        ("pdm", float(np.mean(np.abs(np.asarray(model.link.sf(theta - linear)) - 0.5)))),
+        ("pdm", sums.pdm / n),
     ]
     return _named(values, "orm stats")
 

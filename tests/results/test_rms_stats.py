@@ -125,9 +125,6 @@ def test_lrm_stats_refuse_models_lrm_cannot_fit() -> None:
     for stats_of in (step_nominal.lrm_stats, step_nominal.orm_stats):
         with pytest.raises(SpecificationError, match="'sratio' family"):
             stats_of()
-    chunked = OrdinalModel.from_formula("rating ~ temp", wine, chunksize=30).fit()
-    with pytest.raises(SpecificationError, match="in chunks"):
-        chunked.lrm_stats()
     design = SurveyDesign(wine.assign(w=1.0 + (wine["judge"].cat.codes % 3)), weights="w")
     survey = OrdinalModel.from_formula("rating ~ temp", design=design).fit()
     with pytest.raises(SpecificationError, match="pseudo-likelihood"):

@@ -208,3 +208,19 @@ def test_spark_simulate_draws_in_the_cluster_with_the_fitted_probabilities(spark
     statistic = float(np.sum((counts - expected) ** 2 / expected))
     dof = counts.shape[0] * (counts.shape[1] - 1)
     assert stats.chi2.sf(statistic, dof) > 1e-4
+
+
+def test_spark_anova_and_lrm_stats_are_the_in_memory_ones(fits):
+    """X'X, the LR refits without a term's columns and lrm's sums, over the partitions.
+
+    Before: "needs the design's rows in memory" / "need the rows in memory".
+    """
+    memory, spark = fits
+    for options in ({"type": "I"}, {"type": "II"}, {"type": "III", "test": "LR"}):
+        expected = ordstats.anova(memory, **options)
+        got = ordstats.anova(spark, **options)
+        pd.testing.assert_index_equal(got.index, expected.index)
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-10)
+    expected, got = memory.lrm_stats(), spark.lrm_stats()
+    keep = expected.index != "Max Deriv"  # each fit's own last gradient
+    np.testing.assert_allclose(got[keep].to_numpy(), expected[keep].to_numpy(), rtol=1e-10)
