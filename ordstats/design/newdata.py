@@ -966,18 +966,37 @@ def _named_array_newdata(terms: TermsDesign, newdata: pd.DataFrame) -> FloatArra
         ) from None
 
 
+def _warn_read_by_position(columns: pd.Index, all_names: list[str]) -> None:
+    """Warn that a DataFrame naming none of the model's columns is read by position."""
+    if list(columns) == list(range(len(columns))):  # pd.DataFrame(array): no names to match
+        return
+    shown = ", ".join(map(repr, list(map(str, columns))[:6])) + (
+        ", ..." if len(columns) > 6 else ""
+    )
+    warnings.warn(
+        f"newdata's columns ({shown}) match none of the exog columns the model was given "
+        f"({', '.join(all_names)}), so they are read by position, in the model's order (as "
+        "statsmodels does). Name newdata's columns as the model's to read them by name, or "
+        "pass an array (newdata.to_numpy()) to read them by position without this warning",
+        PredictionWarning,
+        stacklevel=8,  # OrdinalResults.predict's caller,
+    )
+
+
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
     """Rebuild the columns of a model built from arrays for new data.
 
     A DataFrame is read by column name when any of its column labels (as text)
     is one of the model's names, and then must hold every name the model uses;
-    otherwise, as any array, by position, in the order the model was given.
+    otherwise, as any array, by position, in the order the model was given (as
+    statsmodels' ``predict`` reads any DataFrame), with a warning when its
+    columns have names of their own (not ``pd.DataFrame(array)``'s 0, 1, ...).
     """
     all_names = terms.source_names
-    if isinstance(newdata, pd.DataFrame) and (
-        not all_names or not set(all_names).isdisjoint(map(str, newdata.columns))
-    ):
-        return _named_array_newdata(terms, newdata)
+    if isinstance(newdata, pd.DataFrame):
+        if not all_names or not set(all_names).isdisjoint(map(str, newdata.columns)):
+            return _named_array_newdata(terms, newdata)
+        _warn_read_by_position(newdata.columns, all_names)
     try:
         arr = np.asarray(newdata, dtype=float)
     except (TypeError, ValueError):
