@@ -46,9 +46,11 @@ from ordstats.design.core import (
 )
 from ordstats.design.formula import (
     check_formula_text,
+    column_labels,
     design_from_formula,
     formula_terms,
     split_formula,
+    term_label,
     warn_numbers_gone_astray,
 )
 from ordstats.design.newdata import (
@@ -74,6 +76,7 @@ __all__ = [
     "check_formula_text",
     "check_newdata_offset",
     "chunk_weights",
+    "column_labels",
     "design_from_arrays",
     "design_from_formula",
     "drop_aliased_by_gram",
@@ -97,6 +100,7 @@ __all__ = [
     "split_formula",
     "stack_columns",
     "term_columns",
+    "term_label",
     "terms_for_newdata",
     "warn_numbers_gone_astray",
 ]

@@ -30,9 +30,11 @@ from ordstats.design.core import (
 from ordstats.design.formula import (
     _context_value,
     _plain_strings,
+    column_labels,
     design_columns,
     is_row_data,
     spec_variables,
+    term_label,
 )
 from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
 from ordstats.design.r_functions import R_FUNCTIONS, evaluate_offset, is_offset
@@ -1034,13 +1036,13 @@ def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
     """
     if terms.spec is None:
         return {name: [name] for name in terms.names}
-    kept = set(terms.names)
+    kept, labels = set(terms.names), column_labels(terms.spec)
     grouped: dict[str, list[str]] = {}
     for term, indices in terms.spec.term_indices.items():
         if getattr(term, "degree", None) == 0:
             continue  # the implicit intercept
-        columns = [terms.spec.column_names[i] for i in indices]
+        columns = [labels[i] for i in indices]
         columns = [c for c in columns if c in kept]
         if columns:
-            grouped[str(term)] = columns
+            grouped[term_label(term)] = columns
     return grouped
