@@ -76,3 +76,12 @@ def test_a_column_named_with_a_power_keeps_its_name(data):
     named = data.assign(**{"a ** b": data["x"]})
     res = ordstats.OrdinalModel.from_formula("rating ~ temp + `a ** b`", named).fit()
     assert res.params.index[-1] == "a ** b"
+
+
+def test_the_formula_lines_read_as_written_in_r(data):
+    """Before: ``formula: rating ~ temp + I(x**2)`` and ``OrdinalModel('... I(x**2)')``."""
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp + I(x^2)", data, scale="~ I(x^2)")
+    lines = str(model.fit().summary()).splitlines()
+    assert "formula: rating ~ temp + I(x^2)" in lines
+    assert "scale:   ~ I(x^2)" in lines
+    assert repr(model).startswith("OrdinalModel('rating ~ temp + I(x^2)'")

@@ -137,7 +137,7 @@ def r_powers(rhs: str) -> str:
 
 
 def r_label(name: str) -> str:
-    """A column or term name of formulaic's as R labels it: ``I(x ** 2)`` as ``I(x^2)``.
+    """A column or term name (or a formula) as R labels it: ``I(x ** 2)`` as ``I(x^2)``.
 
     :func:`r_powers` hands formulaic ``**`` for R's ``^`` inside a call, and
     formulaic prints its expressions with spaces around ``**``; R deparses a
@@ -145,7 +145,8 @@ def r_label(name: str) -> str:
     relabelled (a data column named ``a ** b`` keeps its name).  The expression
     formulaic evaluates (for new data too) is not changed: this is its name only.
     """
-    return replace_outside_quotes(name, " ** ", "^", in_parentheses=True)
+    spaced = replace_outside_quotes(name, " ** ", "^", in_parentheses=True)
+    return replace_outside_quotes(spaced, "**", "^", in_parentheses=True)
 
 
 def column_labels(spec: ModelSpec) -> list[str]:
