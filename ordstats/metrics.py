@@ -9,8 +9,10 @@ classes 1 and 3 is 2 even when no row has class 2 (ranks among the classes
 present would shrink it to 1), and for consecutive integer classes (1-5 stars)
 it is the number of classes apart.  For numeric classes that are not one
 apart (``0, 10, 20`` or half steps) pass ``labels=`` to count classes instead.
-Text or values of mixed types without ``labels=`` are refused: neither their
-order nor their distances can be inferred (sorted as text, ``"high"`` would
+An ordered pandas Categorical (``y_true`` or ``y_pred``) gives its categories
+as ``labels=`` would (the two must then have the same categories in the same
+order).  Other text or values of mixed types without ``labels=`` are refused:
+neither their order nor their distances can be inferred (sorted as text, ``"high"`` would
 come before ``"low"``).  Only :func:`mean_absolute_class_error` and
 :func:`quadratic_weighted_kappa` use distances; the others need the order only.
 
@@ -86,6 +88,8 @@ class _Scale:
 
 def _scale(labels: Sequence[object] | None, *named: tuple[object, str]) -> _Scale:
     """Classes and positions: ranks in ``labels``, else the numbers' own values (module doc)."""
+    if labels is None:
+        labels = _categorical_order(*named)
     if labels is not None:
         declared = _declared_labels(labels)
         return _Scale(declared, np.arange(len(declared), dtype=float))
@@ -100,6 +104,36 @@ def _scale(labels: Sequence[object] | None, *named: tuple[object, str]) -> _Scal
     # Python numbers: exact offsets also for integers beyond 2**53 (and uint64)
     low = found[0] if found else 0
     return _Scale(found, np.array([float(v - low) for v in found], dtype=float))
+
+
+def _categorical_order(*named: tuple[object, str]) -> list[object] | None:
+    """The classes of the ordered pandas Categoricals among ``named``, which must agree.
+
+    An ordered Categorical carries its classes, lowest first, as ``labels=`` would
+    (unused categories included); None when no argument is one.
+    """
+    orders = [(_ordered_categories(y), name) for y, name in named]
+    orders = [(order, name) for order, name in orders if order is not None]
+    if not orders:
+        return None
+    first, first_name = orders[0]
+    for order, name in orders[1:]:
+        if order != first:
+            raise DataError(
+                f"{first_name} and {name} are ordered Categoricals with different categories "
+                f"({first!r} and {order!r}); give them the same categories in the same order "
+                "(e.g. y_pred.cat.set_categories(y_true.cat.categories)), or pass labels=[...]"
+            )
+    return first
+
+
+def _ordered_categories(y: object) -> list[object] | None:
+    """The categories of an ordered pandas Categorical (or a Series of one), else None."""
+    dtype = getattr(y, "dtype", None)  # duck-typed: this layer does not import pandas
+    categories = getattr(dtype, "categories", None)
+    if getattr(dtype, "ordered", None) is not True or categories is None:
+        return None
+    return list(categories)
 
 
 def _declared_labels(labels: Sequence[object]) -> list[object]:

@@ -12,6 +12,7 @@ from statsmodels.iolib.summary2 import Summary as Summary2
 from statsmodels.iolib.table import SimpleTable
 from statsmodels.iolib.tableformatting import fmt_params
 
+from ordstats.design import r_label
 from ordstats.results.wald import format_pvalue
 
 if TYPE_CHECKING:
@@ -155,9 +156,9 @@ class OrdinalSummary(Summary):
         super().__init__()
         # R's summary(clm): formula, then the scale and nominal formulas, then the data
         self.call_lines = [
-            *([f"formula: {formula}"] if formula else []),
-            *([f"scale:   {scale}"] if scale else []),
-            *([f"nominal: {nominal}"] if nominal else []),
+            *([f"formula: {r_label(formula)}"] if formula else []),
+            *([f"scale:   {r_label(scale)}"] if scale else []),
+            *([f"nominal: {r_label(nominal)}"] if nominal else []),
             *([f"data:    {data_name}"] if data_name else []),
         ]
         self.gap_label = ""

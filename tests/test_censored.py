@@ -718,3 +718,55 @@ def test_lung_with_age_and_sex_equals_direct_ml(link):
     np.testing.assert_allclose(res.bse.to_numpy(), ref["se"], rtol=1e-6)
     np.testing.assert_allclose(surv.predicted.to_numpy(), ref["surv"], rtol=0, atol=1e-7)
     np.testing.assert_allclose(surv.se.to_numpy(), ref["surv_se"], rtol=1e-6, atol=1e-9)
+
+
+def _split_by_g(censor_g: bool) -> pd.DataFrame:
+    """Exact values 0..39 at g = 0 and 50..89 at g = 1; every 7th row right-censored.
+
+    With ``censor_g`` the rows at g = 1 are instead censored at values 0..39, right- and
+    left-censored in turn, so no shift of g raises every row's probability: no separation
+    (right-censored rows alone would be: they only gain as g's rows move up).
+    """
+    rng = np.random.default_rng(1)
+    n = 120
+    g = (np.arange(n) % 2).astype(float)
+    value = np.where(g == 1, 50 + rng.integers(0, 40, n), rng.integers(0, 40, n)).astype(float)
+    frame = pd.DataFrame({"lower": value, "upper": value, "x": rng.normal(size=n), "g": g})
+    frame.loc[::7, "upper"] = np.inf
+    if censor_g:
+        bound = rng.integers(0, 40, n).astype(float)
+        right = (g == 1) & (np.arange(n) % 4 == 1)
+        left = (g == 1) & (np.arange(n) % 4 == 3)
+        frame.loc[right, ["lower", "upper"]] = np.column_stack(
+            [bound[right], np.full(right.sum(), np.inf)]
+        )
+        frame.loc[left, ["lower", "upper"]] = np.column_stack(
+            [np.full(left.sum(), -np.inf), bound[left]]
+        )
+    return frame
+
+
+def test_separation_of_a_censored_response_names_the_columns():
+    """Before: the censored fit skipped the separation check and warned only 'the fit did not
+    converge ... Check the data for separation', naming no column (the exact fit names g)."""
+    frame = _split_by_g(censor_g=False)
+    formula = "Censored(lower, upper) ~ x + g"
+    for options in ({}, {"chunksize": 50}):
+        model = ordstats.OrdinalModel.from_formula(formula, frame, many_levels=True, **options)
+        with pytest.warns(ordstats.SeparationWarning, match=r"increasing as 'g' grow"):
+            res = model.fit()
+        assert res.fit_info.diverging == ("g",)
+    exact = ordstats.OrdinalModel.from_formula("lower ~ x + g", frame, many_levels=True)
+    with pytest.warns(ordstats.SeparationWarning, match=r"increasing as 'g' grow"):
+        exact.fit()
+
+
+def test_censored_rows_bounded_on_both_sides_are_not_separation():
+    """Censored rows constrain the check only by the bounds they have."""
+    frame = _split_by_g(censor_g=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = ordstats.OrdinalModel.from_formula(
+            "Censored(lower, upper) ~ x + g", frame, many_levels=True
+        ).fit()
+    assert res.converged and res.fit_info.diverging == ()

@@ -260,10 +260,22 @@ def test_emmeans_latent_needs_a_latent_scale(wine) -> None:
     # before: "use mode='prob'", a keyword joint_tests() does not take
     with pytest.raises(OrdstatsError, match=r"joint_tests\(\) tests each term's means on"):
         acat.joint_tests()
-    with pytest.raises(OrdstatsError, match=r"mode='latent' has no meaning for this model"):
-        acat.emmeans("temp")
     with pytest.raises(OrdstatsError, match=r"mode='linear.predictor' has no meaning"):
         acat.emmeans("temp", mode="linear.predictor")
+
+
+@pytest.mark.parametrize("family", ["acat", "sratio", "cratio"])
+def test_emmeans_refusing_the_default_mode_says_so_and_lists_the_modes(wine, family) -> None:
+    # before: "mode='latent' has no meaning ...", not saying latent is the default
+    fit = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family=family).fit()
+    listed = "mode='cum.prob', 'exc.prob', 'prob', 'mean.class'"
+    with pytest.raises(OrdstatsError) as refused:
+        fit.emmeans("temp")
+    message = str(refused.value)
+    assert message.startswith("mode='latent' (the default) has no meaning for this model")
+    assert message.endswith(f"pass one of this model's modes: {listed}")
+    for mode in ("cum.prob", "exc.prob", "prob", "mean.class"):  # each listed mode works
+        assert len(fit.emmeans("temp", mode=mode).summary_frame()) > 0
 
 
 def test_emmeans_without_the_rows_says_to_pass_data(wine) -> None:

@@ -46,9 +46,12 @@ from ordstats.design.core import (
 )
 from ordstats.design.formula import (
     check_formula_text,
+    column_labels,
     design_from_formula,
     formula_terms,
+    r_label,
     split_formula,
+    term_label,
     warn_numbers_gone_astray,
 )
 from ordstats.design.newdata import (
@@ -74,6 +77,7 @@ __all__ = [
     "check_formula_text",
     "check_newdata_offset",
     "chunk_weights",
+    "column_labels",
     "design_from_arrays",
     "design_from_formula",
     "drop_aliased_by_gram",
@@ -89,6 +93,7 @@ __all__ = [
     "newdata_scale_offset",
     "numeric_column_flags",
     "plain_numeric_terms",
+    "r_label",
     "refuse_offset_without_newdata",
     "refuse_repeated_columns",
     "report_missing_counts",
@@ -97,6 +102,7 @@ __all__ = [
     "split_formula",
     "stack_columns",
     "term_columns",
+    "term_label",
     "terms_for_newdata",
     "warn_numbers_gone_astray",
 ]

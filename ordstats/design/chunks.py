@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from formulaic.errors import DataMismatchWarning, FormulaicError
+from formulaic.transforms import TRANSFORMS
+from formulaic.utils.layered_mapping import LayeredMapping
 
 from ordstats._typing import CollinearAction, FloatArray
 from ordstats.core.memory import held_empty
@@ -33,6 +35,7 @@ from ordstats.design.formula import (
     required_variables,
     split_formula,
 )
+from ordstats.design.monotonic import formula_context
 from ordstats.design.newdata import _plain_numeric_columns
 from ordstats.errors import (
     DataError,
@@ -135,17 +138,35 @@ def fixed_level_terms(
         which would learn their state from one chunk instead of all rows.
     """
     lhs, rhs = split_formula(formula)
-    rhs, matrix = _with_intercept(rhs, prototype, context, part)
+    try:
+        rhs, matrix = _with_intercept(rhs, prototype, context, part)
+    except FormulaError:
+        # the prototype (a row per level) is too few rows for poly(x, 2) to learn from
+        called = _stateful_calls(rhs, context)
+        if called:
+            raise _stateful_transforms_error(part, called) from None
+        raise
     terms = replace(_terms_from_matrix(matrix, part), formula=rhs)
     learnt = [] if terms.spec is None else [k for k, v in terms.spec.transform_state.items() if v]
     if learnt:  # cut(x, c(0, 10, 20)) learns nothing: its state is empty
-        names = ", ".join(map(repr, learnt))
-        raise SpecificationError(
-            f"the {'' if part == 'location' else part + ' '}formula uses stateful transforms "
-            f"({names}) that learn from all rows at "
-            "once; with data read in chunks, compute these columns beforehand"
-        )
+        raise _stateful_transforms_error(part, learnt)
     return f"{lhs} ~ {rhs}", terms
+
+
+def _stateful_transforms_error(part: str, names: Sequence[str]) -> SpecificationError:
+    return SpecificationError(
+        f"the {'' if part == 'location' else part + ' '}formula uses stateful transforms "
+        f"({', '.join(map(repr, names))}) that learn from all rows at "
+        "once; with data read in chunks, compute these columns beforehand"
+    )
+
+
+def _stateful_calls(rhs: str, context: Any) -> list[str]:
+    """The functions called in ``rhs`` that are formulaic's stateful transforms."""
+    scope = LayeredMapping(formula_context(context), TRANSFORMS)
+    called = dict.fromkeys(re.findall(r"([A-Za-z_][\w.]*)\s*\(", re.sub(r"`[^`]*`", " ", rhs)))
+    stateful = [n for n in called if getattr(scope.get(n), "__is_stateful_transform__", False)]
+    return [f"{name}()" for name in stateful]
 
 
 def drop_aliased_by_gram(

@@ -42,7 +42,12 @@ from ordstats.design.core import (
     with_text_column_names,
 )
 from ordstats.design.monotonic import formula_context
-from ordstats.design.r_functions import evaluate_response, offset_terms, r_spelling
+from ordstats.design.r_functions import (
+    evaluate_response,
+    offset_terms,
+    r_spelling,
+    replace_outside_quotes,
+)
 from ordstats.design.response import encode_response
 from ordstats.design.subset import subset_mask
 from ordstats.errors import (
@@ -129,6 +134,29 @@ def r_powers(rhs: str) -> str:
             continue
         out.append(char)
     return "".join(out)
+
+
+def r_label(name: str) -> str:
+    """A column or term name (or a formula) as R labels it: ``I(x ** 2)`` as ``I(x^2)``.
+
+    :func:`r_powers` hands formulaic ``**`` for R's ``^`` inside a call, and
+    formulaic prints its expressions with spaces around ``**``; R deparses a
+    power as ``x^2``.  Only powers inside parentheses and outside quotes are
+    relabelled (a data column named ``a ** b`` keeps its name).  The expression
+    formulaic evaluates (for new data too) is not changed: this is its name only.
+    """
+    spaced = replace_outside_quotes(name, " ** ", "^", in_parentheses=True)
+    return replace_outside_quotes(spaced, "**", "^", in_parentheses=True)
+
+
+def column_labels(spec: ModelSpec) -> list[str]:
+    """The names of every column of ``spec`` (intercept included), as R labels them."""
+    return [r_label(name) for name in spec.column_names]
+
+
+def term_label(term: Any) -> str:
+    """A formulaic term's name in the tables, as R's (``MPG.city``, ``Infl:Type``, ``I(x^2)``)."""
+    return ":".join(r_label(str(f.expr)) for f in term.factors)
 
 
 def _check_one_part(rhs: str, formula: str, random_terms: bool = False) -> None:
@@ -639,7 +667,8 @@ def design_columns(spec: ModelSpec) -> tuple[list[int], list[str]]:
     """
     intercept = {i for term, idx in spec.term_indices.items() if is_intercept(term) for i in idx}
     positions = [i for i in range(len(spec.column_names)) if i not in intercept]
-    return positions, [spec.column_names[i] for i in positions]
+    labels = column_labels(spec)
+    return positions, [labels[i] for i in positions]
 
 
 @dataclass(frozen=True)

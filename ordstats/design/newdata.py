@@ -30,9 +30,11 @@ from ordstats.design.core import (
 from ordstats.design.formula import (
     _context_value,
     _plain_strings,
+    column_labels,
     design_columns,
     is_row_data,
     spec_variables,
+    term_label,
 )
 from ordstats.design.monotonic import FORMULA_TRANSFORMS, formula_context
 from ordstats.design.r_functions import R_FUNCTIONS, evaluate_offset, is_offset
@@ -966,18 +968,37 @@ def _named_array_newdata(terms: TermsDesign, newdata: pd.DataFrame) -> FloatArra
         ) from None
 
 
+def _warn_read_by_position(columns: pd.Index, all_names: list[str]) -> None:
+    """Warn that a DataFrame naming none of the model's columns is read by position."""
+    if list(columns) == list(range(len(columns))):  # pd.DataFrame(array): no names to match
+        return
+    shown = ", ".join(map(repr, list(map(str, columns))[:6])) + (
+        ", ..." if len(columns) > 6 else ""
+    )
+    warnings.warn(
+        f"newdata's columns ({shown}) match none of the exog columns the model was given "
+        f"({', '.join(all_names)}), so they are read by position, in the model's order (as "
+        "statsmodels does). Name newdata's columns as the model's to read them by name, or "
+        "pass an array (newdata.to_numpy()) to read them by position without this warning",
+        PredictionWarning,
+        stacklevel=8,  # OrdinalResults.predict's caller,
+    )
+
+
 def _array_newdata(terms: TermsDesign, newdata: Any) -> FloatArray:
     """Rebuild the columns of a model built from arrays for new data.
 
     A DataFrame is read by column name when any of its column labels (as text)
     is one of the model's names, and then must hold every name the model uses;
-    otherwise, as any array, by position, in the order the model was given.
+    otherwise, as any array, by position, in the order the model was given (as
+    statsmodels' ``predict`` reads any DataFrame), with a warning when its
+    columns have names of their own (not ``pd.DataFrame(array)``'s 0, 1, ...).
     """
     all_names = terms.source_names
-    if isinstance(newdata, pd.DataFrame) and (
-        not all_names or not set(all_names).isdisjoint(map(str, newdata.columns))
-    ):
-        return _named_array_newdata(terms, newdata)
+    if isinstance(newdata, pd.DataFrame):
+        if not all_names or not set(all_names).isdisjoint(map(str, newdata.columns)):
+            return _named_array_newdata(terms, newdata)
+        _warn_read_by_position(newdata.columns, all_names)
     try:
         arr = np.asarray(newdata, dtype=float)
     except (TypeError, ValueError):
@@ -1015,13 +1036,13 @@ def term_columns(terms: TermsDesign) -> dict[str, list[str]]:
     """
     if terms.spec is None:
         return {name: [name] for name in terms.names}
-    kept = set(terms.names)
+    kept, labels = set(terms.names), column_labels(terms.spec)
     grouped: dict[str, list[str]] = {}
     for term, indices in terms.spec.term_indices.items():
         if getattr(term, "degree", None) == 0:
             continue  # the implicit intercept
-        columns = [terms.spec.column_names[i] for i in indices]
+        columns = [labels[i] for i in indices]
         columns = [c for c in columns if c in kept]
         if columns:
-            grouped[str(term)] = columns
+            grouped[term_label(term)] = columns
     return grouped

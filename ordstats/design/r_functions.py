@@ -58,6 +58,7 @@ __all__ = [
     "offset_variables",
     "quote_dotted_columns",
     "r_spelling",
+    "replace_outside_quotes",
     "shadows_r_function",
     "update_formula",
     "update_one_sided",
@@ -112,6 +113,23 @@ def _nesting_at_top_level(text: str) -> str:
     formulaic reads it as ``a/b``, with ``a``'s main effect.  Inside a call ``%in%``
     is left alone.
     """
+    return replace_outside_quotes(text, "%in%", ":", in_parentheses=False)
+
+
+def replace_outside_quotes(text: str, old: str, new: str, *, in_parentheses: bool) -> str:
+    """``old`` replaced by ``new`` outside quotes, inside parentheses or outside them all.
+
+    Parameters
+    ----------
+    text : str
+    old, new : str
+    in_parentheses : bool
+        Replace only within parentheses (True) or only outside every one (False).
+
+    Returns
+    -------
+    str
+    """
     out, depth, k = [], 0, 0
     while k < len(text):
         char = text[k]
@@ -121,9 +139,9 @@ def _nesting_at_top_level(text: str) -> str:
             k = end + 1
             continue
         depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and text.startswith("%in%", k):
-            out.append(":")
-            k += 4
+        if (depth > 0) == in_parentheses and text.startswith(old, k):
+            out.append(new)
+            k += len(old)
             continue
         out.append(char)
         k += 1

@@ -35,6 +35,7 @@ from ordstats.design import (
     check_formula_text,
     design_from_arrays,
     design_from_formula,
+    r_label,
 )
 from ordstats.design.censored import levels_labels, recode_censored, refuse_censored
 from ordstats.design.contrasts import r_contrasts, requested_contrasts
@@ -1019,7 +1020,7 @@ class OrdinalModel:
         return -float(solution.evaluation.nll)
 
     def __repr__(self) -> str:
-        spec = self.design.formula or f"{self.endog_name} ~ exog"
+        spec = r_label(self.design.formula) if self.design.formula else f"{self.endog_name} ~ exog"
         fam = "" if self.family == DEFAULT_FAMILY else f"family={self.family_spec.label!r}, "
         where = "" if self.source is None else f", source={self.source!r}"
         if isinstance(self.evaluator, DataRemovedEvaluator):

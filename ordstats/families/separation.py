@@ -50,16 +50,20 @@ class SeparationResult:
     diverging: IntArray
 
 
-def _constraint_rows(y: IntArray, X: FloatArray, n_levels: int) -> FloatArray:
-    """Rows ``a`` with ``a @ d >= 0`` required for every observation bound."""
+def _constraint_rows(y: IntArray, y_low: IntArray, X: FloatArray, n_levels: int) -> FloatArray:
+    """Rows ``a`` with ``a @ d >= 0`` required for every observation bound.
+
+    A row in levels ``y_low, ..., y`` (one level when exact) is bounded above by
+    the cut-point ``theta_y`` and below by ``theta_{y_low - 1}``.
+    """
     n_thr = n_levels - 1
     upper = y < n_thr
-    lower = y > 0
+    lower = y_low > 0
     up = np.zeros((int(upper.sum()), n_thr + X.shape[1]))
     up[np.arange(up.shape[0]), y[upper]] = 1.0
     up[:, n_thr:] = -X[upper]
     lo = np.zeros((int(lower.sum()), n_thr + X.shape[1]))
-    lo[np.arange(lo.shape[0]), y[lower] - 1] = -1.0
+    lo[np.arange(lo.shape[0]), y_low[lower] - 1] = -1.0
     lo[:, n_thr:] = X[lower]
     order = np.zeros((max(n_thr - 1, 0), n_thr + X.shape[1]))
     order[np.arange(n_thr - 1), np.arange(1, n_thr)] = 1.0
@@ -67,19 +71,24 @@ def _constraint_rows(y: IntArray, X: FloatArray, n_levels: int) -> FloatArray:
     return np.vstack([up, lo, order])
 
 
-def detect_separation(y: IntArray, X: FloatArray, n_levels: int) -> SeparationResult:
+def detect_separation(
+    y: IntArray, X: FloatArray, n_levels: int, y_low: IntArray | None = None
+) -> SeparationResult:
     """Check a cumulative link model's data for (quasi-)complete separation.
 
-    The check is on distinct ``(y, x)`` rows and does not depend on the link.
+    The check is on distinct ``(y_low, y, x)`` rows and does not depend on the link.
 
     Parameters
     ----------
     y : ndarray of int, shape (n,)
-        Category codes ``0..K-1`` (rows with positive weight).
+        Category codes ``0..K-1`` (rows with positive weight); for a censored
+        response the highest level each row may be in.
     X : ndarray, shape (n, p)
         Location design without intercept.
     n_levels : int
         ``K``.
+    y_low : ndarray of int, shape (n,), optional
+        A censored response's lowest level of each row (default ``y``: exact rows).
 
     Returns
     -------
@@ -95,9 +104,10 @@ def detect_separation(y: IntArray, X: FloatArray, n_levels: int) -> SeparationRe
     n_par = n_levels - 1 + X.shape[1]
     if X.shape[1] == 0:
         return SeparationResult(False, np.zeros(n_par), np.zeros(0, dtype=np.intp))
-    rows = np.unique(np.column_stack([y, X]), axis=0)
+    rows = np.unique(np.column_stack([y, y if y_low is None else y_low, X]), axis=0)
+    codes = rows[:, :2].astype(np.intp)
     return separation_from_constraints(
-        _constraint_rows(rows[:, 0].astype(np.intp), rows[:, 1:], n_levels)
+        _constraint_rows(codes[:, 0], codes[:, 1], rows[:, 2:], n_levels)
     )
 
 

@@ -47,6 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from ordstats._typing import FloatArray
+from ordstats.design import column_labels, term_label
 from ordstats.design.contrasts import factor_kinds
 from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
 from ordstats.families.problem import CLMData
@@ -101,14 +102,11 @@ class _Layout:
         self.names = ["(Intercept)", *location.names]
         spec = location.spec
         self.terms = [t for t in spec.terms if getattr(t, "degree", None) != 0]
-        self.labels = [":".join(str(f.expr) for f in t.factors) for t in self.terms]
+        self.labels = [term_label(t) for t in self.terms]
         position = {name: j for j, name in enumerate(self.names)}
+        names = column_labels(spec)
         self.columns = {
-            label: [
-                position[spec.column_names[i]]
-                for i in spec.term_indices[term]
-                if spec.column_names[i] in position
-            ]
+            label: [position[names[i]] for i in spec.term_indices[term] if names[i] in position]
             for label, term in zip(self.labels, self.terms, strict=True)
         }
         self.kinds = factor_kinds(spec)

@@ -40,12 +40,14 @@ def pyplot() -> Any:
     return plt
 
 
-def checked_axes(ax: object) -> Axes:
-    """``ax`` if it is a matplotlib Axes, else an error that says what ``ax=`` takes.
+def checked_axes(ax: object, argument: str = "ax") -> Axes:
+    """``ax`` if it is a matplotlib Axes, else an error that says what ``argument=`` takes.
 
     Parameters
     ----------
     ax : object
+    argument : str, default "ax"
+        The name the user passed ``ax`` under, for the message.
 
     Returns
     -------
@@ -56,7 +58,7 @@ def checked_axes(ax: object) -> Axes:
 
     if not isinstance(ax, MatplotlibAxes):
         raise OrdstatsError(
-            f"ax must be a matplotlib Axes (e.g. fig, ax = plt.subplots()); got {ax!r:.60}"
+            f"{argument} must be a matplotlib Axes (e.g. fig, ax = plt.subplots()); got {ax!r:.60}"
         )
     return ax
 

@@ -224,4 +224,5 @@ def _slice_axes(axes: Any, n_panels: int) -> np.ndarray:
             f"axes must be {n_panels} matplotlib Axes, one per parameter sliced; got "
             f"{len(panels)} object(s)"
         )
-    return np.array([checked_axes(ax) for ax in panels], dtype=object)
+    argument = "axes" if np.ndim(axes) == 0 else "each of axes"
+    return np.array([checked_axes(ax, argument) for ax in panels], dtype=object)

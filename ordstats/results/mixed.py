@@ -30,7 +30,7 @@ from scipy import optimize, stats
 
 from ordstats._typing import FloatArray
 from ordstats.core.threads import numeric_threads
-from ordstats.design import term_columns
+from ordstats.design import r_label, term_columns
 from ordstats.errors import (
     ConvergenceWarning,
     PredictionError,
@@ -936,7 +936,7 @@ class MixedResults(
         lines = [
             "Cumulative Link Mixed Model fitted with the " + method + " approximation",
             "",
-            f"formula: {model.design.formula}",
+            f"formula: {r_label(model.design.formula)}",
             *([f"data:    {model.data_name}"] if model.data_name else []),
             "",
             _left_aligned(header),

@@ -30,7 +30,7 @@ from scipy import stats
 
 from ordstats._typing import CollinearAction, FloatArray
 from ordstats.core.linalg import equilibrate
-from ordstats.design import TermsDesign, formula_terms, term_columns
+from ordstats.design import TermsDesign, formula_terms, term_columns, term_label
 from ordstats.design.r_functions import dot_as
 from ordstats.errors import (
     ConvergenceWarning,
@@ -454,8 +454,8 @@ def _term_text(term: Any) -> str:
 
 
 def _term_label(term: Any) -> str:
-    """A term's name in the tables, as R's (``MPG.city``, ``Infl:Type``)."""
-    return ":".join(str(f.expr) for f in term.factors)
+    """A term's name in the tables, as R's (``MPG.city``, ``Infl:Type``, ``I(x^2)``)."""
+    return term_label(term)
 
 
 def _location_terms(res: FittedState, what: str) -> list[Any]:
@@ -696,7 +696,7 @@ def mixed_drop1(res: Any, test: str = "none") -> pd.DataFrame:
     columns = term_columns(location)
 
     def refit(term: Any, label: str) -> tuple[list[float], bool]:
-        return _mixed_refit_row(res, set(columns.get(str(term), [])))
+        return _mixed_refit_row(res, set(columns.get(term_label(term), [])))
 
     return _table(res, *_drop_rows(terms, refit), wanted)
 

@@ -228,6 +228,11 @@ def test_bad_chunked_arguments(frame):
         )
     with pytest.raises(SpecificationError, match=r"stateful transforms.*center"):
         ordstats.OrdinalModel.from_formula("y ~ center(x1)", frame.dropna(), chunksize=100)
+    # before: poly() failed on the prototype rows, "degree=2 needs more than 2 distinct
+    # values of a variable, and one has 1", though x1 has many
+    match = r"stateful transforms \('poly\(\)'\) that learn from all rows at once"
+    with pytest.raises(SpecificationError, match=match):
+        ordstats.OrdinalModel.from_formula("y ~ poly(x1, 2)", frame.dropna(), chunksize=100)
     with pytest.raises(DataError, match="drop them first"):
         ordstats.OrdinalModel.from_formula(FORMULA, frame, chunksize=100, missing="raise")
 

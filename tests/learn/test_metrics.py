@@ -198,24 +198,58 @@ def _indexed_example():
     return y, pred, prob, weights
 
 
-@pytest.mark.parametrize(
-    ("metric", "second"),
-    [
-        (m.mean_absolute_class_error, "pred"),
-        (m.quadratic_weighted_kappa, "pred"),
-        (m.concordance_index, "pred"),
-        (m.somers_d, "pred"),
-        (m.ordinal_log_loss, "prob"),
-        (m.ranked_probability_score, "prob"),
-    ],
-)
+#: each metric and what its second argument is: predicted classes, scores or probabilities
+METRICS_AND_SECONDS = [
+    (m.mean_absolute_class_error, "pred"),
+    (m.quadratic_weighted_kappa, "pred"),
+    (m.concordance_index, "score"),
+    (m.somers_d, "score"),
+    (m.ordinal_log_loss, "prob"),
+    (m.ranked_probability_score, "prob"),
+]
+
+
+@pytest.mark.parametrize(("metric", "second"), METRICS_AND_SECONDS)
 def test_pandas_inputs_are_paired_by_index_label(metric, second):
     """Permuted pandas inputs were paired by position: a silently different number."""
     y, pred, prob, weights = _indexed_example()
-    other = {"pred": pred, "prob": prob}[second]
+    other = {"pred": pred, "score": pred, "prob": prob}[second]
     expected = metric(y.to_numpy(), other.to_numpy(), sample_weight=weights.to_numpy())
     order = np.random.default_rng(0).permutation(len(y))
     shuffled = metric(y, other.iloc[order], sample_weight=weights.iloc[order[::-1]])
     assert shuffled == pytest.approx(expected, rel=1e-12)
     with pytest.raises(DataError, match="paired by index label"):
         metric(y, other.reset_index(drop=True))
+
+
+ORDER = ["lo", "mid", "hi", "top"]  # not alphabetical; "top" is never observed
+
+
+def _ordered(values):
+    return pd.Series(pd.Categorical(values, categories=ORDER, ordered=True))
+
+
+@pytest.mark.parametrize(("metric", "second"), METRICS_AND_SECONDS)
+def test_an_ordered_categorical_gives_its_order_as_labels_would(metric, second):
+    """An ordered Categorical was refused ('not numbers ... pass labels='): it has its order."""
+    truth = ["lo", "hi", "mid", "hi", "lo", "mid"]
+    pred = ["mid", "hi", "lo", "mid", "lo", "hi"]
+    other = {
+        "pred": _ordered(pred),
+        "score": [0.1, 0.9, 0.4, 0.6, 0.3, 0.2],
+        "prob": np.random.default_rng(5).dirichlet(np.ones(len(ORDER)), len(truth)),
+    }[second]
+    expected = metric(truth, np.asarray(other, dtype=object), labels=ORDER)
+    assert metric(_ordered(truth), other) == pytest.approx(expected, rel=1e-12)
+    if second == "pred":  # a plain array of predicted labels against an ordered y_true
+        assert metric(_ordered(truth), np.array(pred)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_ordered_categoricals_with_other_categories_are_refused_clearly():
+    truth = _ordered(["lo", "hi", "mid"])
+    for categories in (ORDER[:3], ORDER[::-1]):
+        pred = pd.Series(pd.Categorical(["mid", "hi", "lo"], categories=categories, ordered=True))
+        with pytest.raises(DataError, match=r"y_true and y_pred are ordered Categoricals with "):
+            m.mean_absolute_class_error(truth, pred)
+    with pytest.raises(DataError, match=r"y_pred has values 'up' that are not among labels"):
+        m.quadratic_weighted_kappa(truth, np.array(["lo", "up", "hi"]))

@@ -493,6 +493,21 @@ def test_array_newdata_naming_only_some_columns_is_refused_not_read_by_position(
     np.testing.assert_array_equal(res.predict(pd.DataFrame(new.to_numpy())), expected)
 
 
+def test_array_newdata_naming_none_of_the_columns_warns_that_it_is_read_by_position(wine, dummies):
+    """Before: read by position silently (statsmodels reads any DataFrame so, also silently)."""
+    new = dummies.iloc[[0, 5, 9]]
+    renamed = new.set_axis(["a", "b", "c"], axis=1)
+    for X in (dummies, dummies.to_numpy()):  # exog names temp_warm, ...; or x1, x2, x3
+        res = _array_fit(wine, X)
+        expected = res.predict(new.to_numpy())
+        match = r"^newdata's columns \('a', 'b', 'c'\) match none of the exog columns the model"
+        with pytest.warns(PredictionWarning, match=match):
+            np.testing.assert_array_equal(res.predict(renamed), expected)
+        with pytest.warns(PredictionWarning, match=match):
+            predicted = res.get_prediction(renamed).predicted
+        np.testing.assert_array_equal(predicted, expected)
+
+
 def test_array_newdata_with_the_fitted_frames_labels_that_are_not_text(wine, dummies):
     """Before: a raw KeyError (labels 0, 1 compared as text, then looked up as text)."""
     expected = _array_fit(wine, dummies).predict(dummies.iloc[:3])

@@ -156,6 +156,8 @@ def test_plot_slice_draws_each_slice_and_its_quadratic():
     assert list(res.plot_slice(["temp[T.warm]", "1|2"], axes=given, grid=9)) == list(given)
     with pytest.raises(OrdstatsError, match=r"axes must be 2 matplotlib Axes, one per parameter"):
         res.plot_slice(["temp[T.warm]", "1|2"], axes=given[0], grid=9)
-    with pytest.raises(OrdstatsError, match=r"ax must be a matplotlib Axes"):
+    with pytest.raises(OrdstatsError, match=r"^each of axes must be a matplotlib Axes"):
         res.plot_slice(["temp[T.warm]", "1|2"], axes=["a", "b"], grid=9)
+    with pytest.raises(OrdstatsError, match=r"^axes must be a matplotlib Axes .*got 'a'"):
+        res.plot_slice(["temp[T.warm]"], axes="a", grid=9)
     plt.close(figure)

@@ -177,9 +177,9 @@ class Cumulative(Family[CLMProblem]):
 
     def diverging_parameters(self, problem: CLMProblem) -> list[int]:  # noqa: D102
         data = problem.data
-        if data.X.shape[1] == 0 or data.censored:  # the linear programme reads exact levels
+        if data.X.shape[1] == 0:
             return []
-        found = detect_separation(data.y, data.X, data.n_levels)
+        found = detect_separation(data.y, data.X, data.n_levels, y_low=data.y_low)
         if not found.separated:
             return []
         # thresholds diverge along with the effects; the effects are what to act on

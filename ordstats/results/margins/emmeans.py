@@ -1441,13 +1441,20 @@ def _side_names(tokens: list[tuple[str, str]], specs: str) -> list[str]:
 def _check_mode(fit: MarginsFit, mode: object) -> str:
     if not isinstance(mode, str) or mode not in EMM_MODES:
         raise OrdstatsError(f"mode must be one of {', '.join(map(repr, EMM_MODES))}; got {mode!r}")
-    needed = "latent" if mode in ("latent", "linear.predictor", "scale") else EMM_MODES[mode]
-    if needed not in fit.margins_types():
+    available = [name for name in EMM_MODES if _needed_type(name) in fit.margins_types()]
+    if mode not in available:
+        default = " (the default)" if mode == "latent" else ""
         raise OrdstatsError(
-            f"mode={mode!r} has no meaning for this model (it has no latent variable with "
-            "cut-points); use mode='prob', 'cum.prob', 'exc.prob' or 'mean.class'"
+            f"mode={mode!r}{default} has no meaning for this model (it has no latent variable "
+            f"with cut-points); pass one of this model's modes: "
+            f"mode={', '.join(map(repr, available))}"
         )
     return mode
+
+
+def _needed_type(mode: str) -> str:
+    """The prediction type ``mode`` is computed from (the latent modes need cut-points)."""
+    return "latent" if mode in ("latent", "linear.predictor", "scale") else EMM_MODES[mode]
 
 
 def _predicting(fit: MarginsFit, re_form: Any) -> MarginsFit:

@@ -51,7 +51,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.thresholds import cut_point_design
 from ordstats.design import newdata_matrices
 from ordstats.design.core import select_fitted_rows
-from ordstats.design.formula import expression_variables
+from ordstats.design.formula import column_labels, expression_variables
 from ordstats.design.newdata import (
     estimability,
     fitted_rows,
@@ -599,7 +599,7 @@ def _own_columns(terms: Any, name: str, known: set[str]) -> tuple[list[int], boo
     try:
         term_columns = spec.term_indices
         term_reads = spec.term_variables
-        spec_names = list(spec.column_names)
+        spec_names = column_labels(spec)
         encoders = spec.encoder_state
     except (AttributeError, TypeError):  # a spec without its structure
         return None
