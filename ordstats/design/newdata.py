@@ -45,6 +45,7 @@ from ordstats.errors import (
     PredictionError,
     PredictionWarning,
     not_numbers,
+    user_stacklevel,
 )
 
 # ---------------------------------------------------------------------------
@@ -981,7 +982,7 @@ def _warn_read_by_position(columns: pd.Index, all_names: list[str]) -> None:
         "statsmodels does). Name newdata's columns as the model's to read them by name, or "
         "pass an array (newdata.to_numpy()) to read them by position without this warning",
         PredictionWarning,
-        stacklevel=8,  # OrdinalResults.predict's caller,
+        stacklevel=user_stacklevel(),
     )
 
 

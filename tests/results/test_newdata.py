@@ -501,11 +501,13 @@ def test_array_newdata_naming_none_of_the_columns_warns_that_it_is_read_by_posit
         res = _array_fit(wine, X)
         expected = res.predict(new.to_numpy())
         match = r"^newdata's columns \('a', 'b', 'c'\) match none of the exog columns the model"
-        with pytest.warns(PredictionWarning, match=match):
+        with pytest.warns(PredictionWarning, match=match) as caught:
             np.testing.assert_array_equal(res.predict(renamed), expected)
-        with pytest.warns(PredictionWarning, match=match):
+        with pytest.warns(PredictionWarning, match=match) as caught_too:
             predicted = res.get_prediction(renamed).predicted
         np.testing.assert_array_equal(predicted, expected)
+        # each warning names the caller's line, whichever method reached the check
+        assert {w.filename for w in [*caught, *caught_too]} == {__file__}
 
 
 def test_array_newdata_with_the_fitted_frames_labels_that_are_not_text(wine, dummies):
