@@ -537,3 +537,19 @@ def test_errors_leave_out_what_only_python_accepts(capsys, argv, said, python_on
     code, _, err = run(capsys, *argv, "--data", "wine")
     assert code == 2 and said in err
     assert python_only not in err and "a Link" not in err
+
+
+def test_odds_ratios_of_a_separated_fit_print_no_numpy_warning(capsys, separated):
+    """exp() of the diverging interval's end overflowed with numpy's RuntimeWarning on stderr."""
+    _, path = separated
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, out, err = run(
+            capsys, "fit", "y ~ x", "--data", path, "--odds-ratios", "--format", "json"
+        )
+    assert code == 0 and "separation" in err
+    assert [
+        str(w.message) for w in seen if not issubclass(w.category, ordstats.OrdstatsWarning)
+    ] == []
+    ratio = json.loads(out)["odds_ratios"]["x"]
+    assert ratio["upper"] is None and ratio["odds_ratio"] > 1e6  # inf in JSON, as R's exp(Inf)
