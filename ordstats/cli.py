@@ -55,7 +55,13 @@ from ordstats.core.links import link_names
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import check_declared_order, format_level
-from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.errors import (
+    DataError,
+    MissingDataWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    ResponseError,
+)
 from ordstats.estimation.factorization import (
     BIAS_PENALTY,
     FACTOR_PENALTY,
@@ -255,9 +261,9 @@ def _add_compare_parser(commands: Any) -> None:
         "compare",
         allow_abbrev=False,
         help="compare two nested models by a likelihood-ratio test (anova)",
-        description="Fit two models on the same rows and test the smaller against the "
-        "larger by a likelihood-ratio test, as R's anova(m1, m2); two models of the same "
-        "size get R's row without a test (df 0, p-value NA).",
+        description="Fit two models on the same rows (those complete for both) and test the "
+        "smaller against the larger by a likelihood-ratio test, as R's anova(m1, m2); two "
+        "models of the same size get R's row without a test (df 0, p-value NA).",
     )
     compare.add_argument("formula1", help="the first model's formula")
     compare.add_argument("formula2", help="the second model's formula")
@@ -1074,11 +1080,13 @@ def _run_compare(args: argparse.Namespace) -> None:
     data = load_data(args.data, args.sep)
     data = prepare_response(data, args.formula1, options.levels)
     data = prepare_response(data, args.formula2, options.levels)
+    formulas = (args.formula1, args.formula2)
     with _warnings_to(sys.stderr):
-        fits = [
-            _model(args, f, data, options).fit(**_fit_keywords(args))
-            for f in (args.formula1, args.formula2)
-        ]
+        models = [_model(args, f, data, options) for f in formulas]
+        common = _common_rows(models, data)
+        if common is not None:  # missing values in a term of one model only
+            models = [_model(args, f, data.loc[common], options) for f in formulas]
+        fits = [model.fit(**_fit_keywords(args)) for model in models]
         small, large = sorted(fits, key=lambda res: res.k_params)
         test = lr_test(small, large)  # first: its message says why two fits do not nest
         # one formula twice: anova's own labels tell the rows apart
@@ -1087,6 +1095,37 @@ def _run_compare(args: argparse.Namespace) -> None:
     print(table.to_string(float_format=lambda v: f"{v:.6g}"))
     print()
     print(test)
+
+
+def _rows_used(model: OrdinalModel) -> pd.Index:
+    """The labels of the rows that ``model`` fits (those left after dropping missing values)."""
+    design = model.design
+    return design.fixed.row_index if isinstance(model, OrdinalMixedModel) else design.row_index
+
+
+def _common_rows(models: Sequence[OrdinalModel], data: pd.DataFrame) -> pd.Index | None:
+    """The rows of ``data`` that every model uses, or None when they all use the same rows.
+
+    A term with missing values in one model only drops its rows from that model
+    alone; ``compare`` refits both on the rows they share (as R users do with
+    ``na.omit`` before ``anova``), and says so.
+    """
+    used = [_rows_used(model) for model in models]
+    if all(len(rows) == len(used[0]) and rows.equals(used[0]) for rows in used):
+        return None
+    keep = data.index.isin(used[0])
+    for rows in used[1:]:
+        keep &= data.index.isin(rows)
+    common = data.index[keep]
+    counts = " and ".join(str(len(rows)) for rows in used)
+    warnings.warn(
+        f"the models use different rows ({counts}) because of missing values in terms of "
+        f"one model only; both are fitted to the {len(common)} rows complete for both, so "
+        "that the likelihood-ratio test compares them on the same data",
+        MissingDataWarning,
+        stacklevel=2,
+    )
+    return common
 
 
 def _run_predict(args: argparse.Namespace) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 import ordstats
 from ordstats import cli
+from tests import _reference
 
 
 def run(capsys, *argv):
@@ -553,3 +554,27 @@ def test_odds_ratios_of_a_separated_fit_print_no_numpy_warning(capsys, separated
     ] == []
     ratio = json.loads(out)["odds_ratios"]["x"]
     assert ratio["upper"] is None and ratio["odds_ratio"] > 1e6  # inf in JSON, as R's exp(Inf)
+
+
+@pytest.mark.parametrize(
+    ("kind", "random", "tol"),
+    # the table prints 6 significant digits; clmm: R stops its fit earlier (docs/from_r.rst)
+    [("clm", "", 5e-5), ("clmm", " + (1|judge)", 2e-4)],
+)
+def test_compare_fits_both_models_on_the_rows_complete_for_both(
+    capsys, wine, tmp_path, kind, random, tol
+):
+    """A term with missing values in one model only stopped compare with Python advice."""
+    ref = _reference.load("cli_compare_common_rows")[kind]
+    i = np.arange(len(wine))
+    frame = wine.assign(z=np.where(i % 7 == 0, np.nan, i % 3))
+    frame.to_csv(tmp_path / "z.csv", index=False)
+    small, large = f"rating ~ temp{random}", f"rating ~ temp + z{random}"
+    code, out, err = run(capsys, "compare", small, large, "--data", str(tmp_path / "z.csv"))
+    assert code == 0, err
+    assert f"both are fitted to the {ref['nobs']} rows complete for both" in err
+    rows = [line.split() for line in out.splitlines()[1:3]]
+    assert [float(row[-4]) for row in rows] == pytest.approx(ref["logLik"], abs=tol)
+    lr, df, p = map(float, rows[1][-3:])
+    assert lr == pytest.approx(ref["LR.stat"], abs=tol) and df == ref["df"]
+    assert p == pytest.approx(ref["pvalue"], abs=tol)
