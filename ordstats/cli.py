@@ -283,6 +283,12 @@ def _add_predict_parser(commands: Any) -> None:
     _add_data_arguments(predict)
     _add_data_arguments(predict, "--newdata")
     _add_terms_arguments(predict)
+    predict.add_argument(
+        "--newdata-sep",
+        metavar="SEP",
+        help="column separator of --newdata when it differs from --data's (default: --sep, "
+        "else by the extension of --newdata)",
+    )
     _add_penalty_argument(predict)
     predict.add_argument(
         "--which",
@@ -476,11 +482,11 @@ def _data_source_error(source: str) -> DataError:
     )
 
 
-def _separator(name: str, sep: str | None) -> str | None:
-    r"""The column separator: ``--sep`` (``\\t`` is a tab), else by extension (None: guess)."""
+def _separator(name: str, sep: str | None, flag: str = "--sep") -> str | None:
+    r"""The column separator: ``flag``'s (``\\t`` is a tab), else by extension (None: guess)."""
     if sep is not None:
         if not sep:
-            raise DataError('--sep needs a separator, e.g. --sep ";" or --sep "\\t" for a tab')
+            raise DataError(f'{flag} needs a separator, e.g. {flag} ";" or {flag} "\\t" for a tab')
         return "\t" if sep in ("\\t", "tab") else sep
     if name.endswith(_TSV_SUFFIXES):
         return "\t"
@@ -528,7 +534,7 @@ def _guess_separator(path: Path) -> str:
         return ","
 
 
-def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
+def _read_csv(path: Path, sep: str | None = ",", flag: str = "--sep") -> pd.DataFrame:
     used = _guess_separator(path) if sep is None else sep
     # pandas reads a separator of several characters as a regular expression, with
     # its Python parser (and a warning unless that parser is asked for)
@@ -537,9 +543,9 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         frame = pd.read_csv(path, sep=used, engine=engine)
     except re.error as exc:
         raise DataError(
-            f"--sep {used!r}: a separator of several characters is read as a regular "
+            f"{flag} {used!r}: a separator of several characters is read as a regular "
             f"expression, and this one is not valid ({exc}); give one character, e.g. "
-            "--sep ';'"
+            f"{flag} ';'"
         ) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
@@ -549,7 +555,7 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
     except ValueError as exc:  # e.g. a .zip of several files, or of none
         raise DataError(f"cannot read {str(path)!r} as one CSV table: {exc}") from exc
-    _check_separator(frame, path, used)
+    _check_separator(frame, path, used, flag)
     return frame
 
 
@@ -557,7 +563,7 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
 _OTHER_SEPARATORS = (";", "\t", "|", ",")
 
 
-def _check_separator(frame: pd.DataFrame, path: Path, sep: str) -> None:
+def _check_separator(frame: pd.DataFrame, path: Path, sep: str, flag: str) -> None:
     """Refuse a file read as one column whose name holds another separator (``a;b;c``)."""
     if frame.shape[1] != 1:
         return
@@ -569,7 +575,7 @@ def _check_separator(frame: pd.DataFrame, path: Path, sep: str) -> None:
     raise DataError(
         f"{str(path)!r} was read with the separator {_shown(sep)} as one column named "
         f"{name[:60]!r}; its columns seem to be separated by {_shown(mark)}: pass "
-        f"--sep {_shown(mark, quote=chr(34))}"
+        f"{flag} {_shown(mark, quote=chr(34))}"
     )
 
 
@@ -599,7 +605,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r} as Parquet: {exc}") from exc
 
 
-def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
+def load_data(source: str, sep: str | None = None, sep_flag: str = "--sep") -> pd.DataFrame:
     """Load the data named on the command line.
 
     Parameters
@@ -611,6 +617,9 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
     sep : str, optional
         Column separator of text files (``--sep``); default by extension:
         comma for ``.csv``, tab for ``.tsv``, guessed for ``.txt``.
+    sep_flag : str
+        The option that gives ``sep``, as messages name it (``--newdata-sep``
+        for ``predict``'s new data).
 
     Returns
     -------
@@ -639,7 +648,9 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
                 "(OrdinalModel.from_formula(formula, pattern, chunksize=...))"
             )
         raise DataError(f"the data file {source!r} {what}; give the path to a file")
-    frame = _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
+    if not is_csv:
+        return _check_has_rows(_read_parquet(path), source)
+    frame = _read_csv(path, _separator(name, sep, sep_flag), sep_flag)
     return _check_has_rows(frame, source)
 
 
@@ -1131,7 +1142,8 @@ def _common_rows(models: Sequence[OrdinalModel], data: pd.DataFrame) -> pd.Index
 def _run_predict(args: argparse.Namespace) -> None:
     options = model_options(args)
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
-    newdata = load_data(args.newdata, args.sep)
+    newdata_sep = args.sep if args.newdata_sep is None else args.newdata_sep
+    newdata = load_data(args.newdata, newdata_sep, "--newdata-sep")
     with _warnings_to(sys.stderr):
         res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
         predicted = res.predict(newdata, which=args.which)

@@ -294,6 +294,22 @@ def test_the_separator_of_a_txt_file_is_guessed_from_several_lines(capsys, wine,
     assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
 
 
+def test_new_data_may_have_its_own_separator(capsys, wine, tmp_path):
+    """--sep applied to --newdata too, whose error then advised the --sep that broke --data."""
+    wine.to_csv(tmp_path / "train.csv", sep=";", index=False)
+    wine.head(4).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp", "--data", str(tmp_path / "train.csv"), "--sep", ";"]
+    argv += ["--newdata", str(tmp_path / "new.csv")]
+    assert_error(capsys, argv, r"one column named 'response,rating.*pass --newdata-sep \",\"$")
+    code, out, err = run(capsys, *argv, "--newdata-sep", ",")
+    assert code == 0, err
+    expected = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit().predict(wine.head(4))
+    got = pd.read_csv(io.StringIO(out), index_col="row")
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-10)
+    code, out, err = run(capsys, *argv[:-2], "--newdata", str(tmp_path / "train.csv"))
+    assert code == 0 and len(out.splitlines()) == len(wine) + 1  # --sep still serves both
+
+
 def test_an_empty_separator_is_refused(capsys, wine, tmp_path):
     wine.to_csv(tmp_path / "wine.csv", index=False)
     argv = ["fit", "rating ~ temp", "--data", str(tmp_path / "wine.csv"), "--sep", ""]
