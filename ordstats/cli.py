@@ -78,6 +78,7 @@ from ordstats.reporting import summary_frame
 from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
+from ordstats.results.protocols import FittedModel
 
 __all__ = [
     "build_parser",
@@ -830,9 +831,10 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         ``formula``, ``response``, ``levels``, ``family``, ``reverse``, ``link``,
         ``threshold``, ``nobs``,
         ``n_rows``, ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``,
-        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha`` and ``params``: for each parameter
-        name, ``estimate``, ``se``, ``z``, ``p``, ``lower``, ``upper``.
-        Non-finite numbers are ``None``.
+        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha``, ``aliased`` (the columns
+        dropped as aliased, by part: ``location``, ``nominal``, ``scale``; R's
+        ``fit$aliased``) and ``params``: for each parameter name, ``estimate``,
+        ``se``, ``z``, ``p``, ``lower``, ``upper``.  Non-finite numbers are ``None``.
     """
     table = summary_frame(res, alpha=alpha)
     params = {
@@ -859,8 +861,16 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         "cond_H": _json_number(res.cond_H),
         "cov_type": res.cov_type,
         "alpha": alpha,
+        "aliased": _aliased(model),
         "params": params,
     }
+
+
+def _aliased(model: FittedModel) -> dict[str, list[str]]:
+    """The columns dropped as aliased from each part of the design (empty lists if none)."""
+    design = model.design
+    parts = {"location": design.location, "nominal": design.nominal, "scale": design.scale}
+    return {name: list(part.aliased) if part else [] for name, part in parts.items()}
 
 
 def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[str, Any]:

@@ -132,6 +132,18 @@ def test_format_json(capsys):
     assert warm["z"] == pytest.approx(warm["estimate"] / warm["se"])
 
 
+def test_json_names_the_aliased_columns_as_the_text_summary_does(capsys):
+    """JSON left out a dropped column without a trace; the text notes it (R: fit$aliased)."""
+    assert fit_json(capsys, *WINE)["aliased"] == {"location": [], "nominal": [], "scale": []}
+    # contact is both a location and a nominal effect: R's clm gives its beta NA too
+    argv = ["fit", "rating ~ temp + contact", "--data", "wine", "--nominal", "~ contact"]
+    result = fit_json(capsys, *argv)
+    assert result["aliased"] == {"location": ["contact[T.yes]"], "nominal": [], "scale": []}
+    assert "contact[T.yes]" not in result["params"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "Aliased columns dropped: contact[T.yes]." in out
+
+
 def test_alpha_widens_intervals(capsys):
     narrow = fit_json(capsys, *WINE)["params"]["temp[T.warm]"]
     wide = fit_json(capsys, *WINE, "--alpha", "0.01")["params"]["temp[T.warm]"]
