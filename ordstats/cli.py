@@ -996,6 +996,7 @@ _FLAG_SPELLINGS = (
         "(e.g. the latest)",
     ),
     (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
+    (re.compile(r" or pass offset= \(a number or one value per row\)"), ""),  # Python only
     (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b

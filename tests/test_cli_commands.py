@@ -594,3 +594,16 @@ def test_compare_fits_both_models_on_the_rows_complete_for_both(
     lr, df, p = map(float, rows[1][-3:])
     assert lr == pytest.approx(ref["LR.stat"], abs=tol) and df == ref["df"]
     assert p == pytest.approx(ref["pvalue"], abs=tol)
+
+
+def test_predict_without_the_offset_column_gives_advice_the_command_can_follow(
+    capsys, wine, tmp_path
+):
+    """The warning advised 'pass offset= (a number or one value per row)', a Python keyword."""
+    wine.assign(off=np.linspace(-1, 1, len(wine))).to_csv(tmp_path / "train.csv", index=False)
+    wine.head(3).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp", "--data", str(tmp_path / "train.csv"), "--offset", "off"]
+    code, out, err = run(capsys, *argv, "--newdata", str(tmp_path / "new.csv"))
+    assert code == 0 and len(out.splitlines()) == 4
+    assert "predictions use offset 0" in err and "give newdata a column 'off' to use another" in err
+    assert "offset=" not in err
