@@ -997,7 +997,8 @@ _FLAG_SPELLINGS = (
     ),
     (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
     (re.compile(r" or pass offset= \(a number or one value per row\)"), ""),  # Python only
-    (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
+    (re.compile(r"\b(factor|bias|threshold)_penalty\b"), r"--\1-penalty"),
+    (re.compile(r"^(rank|tol|seed) must be a"), r"--\1 must be a"),  # factorize's settings
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b
     (re.compile(r"(?<![\w.])levels=\[((?:'[^',]*'(?:, )?)+)\]"), _levels_flag),

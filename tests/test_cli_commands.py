@@ -607,3 +607,21 @@ def test_predict_without_the_offset_column_gives_advice_the_command_can_follow(
     assert code == 0 and len(out.splitlines()) == 4
     assert "predictions use offset 0" in err and "give newdata a column 'off' to use another" in err
     assert "offset=" not in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--rank", "-1"),
+        ("--tol", "-1"),
+        ("--seed", "-1"),
+        ("--bias-penalty", "nan"),
+        ("--threshold-penalty", "-2"),
+        ("--factor-penalty", "-1"),
+    ],
+)
+def test_factorize_settings_are_named_by_their_flags(capsys, flag, value):
+    """'rank must be ...', 'bias_penalty must be ...' named the Python keywords."""
+    argv = ["factorize", "--data", "wine", "--row", "judge", "--col", "bottle"]
+    err = assert_error(capsys, [*argv, "--rating", "rating", flag, value], f"{flag} must be a")
+    assert "_" not in err.split(" must be")[0]
