@@ -669,6 +669,12 @@ def _parse_levels(text: str) -> list[str]:
             f"--levels must list at least two non-empty levels separated by commas, "
             f'lowest first, e.g. --levels "Low,Medium,High"; got {text!r}'
         )
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    if repeated:
+        raise ResponseError(
+            f"--levels lists {', '.join(map(repr, repeated))} more than once; give each "
+            f"level once, lowest first; got {text!r}"
+        )
     return levels
 
 

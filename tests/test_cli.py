@@ -313,6 +313,17 @@ def test_error_malformed_levels(capsys):
     assert_error(capsys, [*WINE, "--levels", "1,,2"], "--levels", "at least two")
 
 
+@pytest.mark.parametrize("data", ["wine", "csv"])
+def test_error_repeated_levels(capsys, tmp_path, data):
+    """On the bundled wine data '--levels 1,1,2,3,4,5' was said to contradict its order."""
+    if data == "csv":
+        ordstats.datasets.load("wine").to_csv(tmp_path / "wine.csv", index=False)
+        data = str(tmp_path / "wine.csv")
+    argv = ["fit", "rating ~ temp", "--data", data, "--levels", "1,1,2,3,4,5"]
+    err = assert_error(capsys, argv, "--levels lists '1' more than once")
+    assert "contradicts" not in err
+
+
 def test_error_missing_file(capsys, tmp_path):
     missing = tmp_path / "nope.csv"
     assert_error(capsys, ["fit", "y ~ x", "--data", str(missing)], str(missing), "does not exist")
