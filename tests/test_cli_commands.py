@@ -625,3 +625,14 @@ def test_factorize_settings_are_named_by_their_flags(capsys, flag, value):
     argv = ["factorize", "--data", "wine", "--row", "judge", "--col", "bottle"]
     err = assert_error(capsys, [*argv, "--rating", "rating", flag, value], f"{flag} must be a")
     assert "_" not in err.split(" must be")[0]
+
+
+def test_links_warnings_name_the_link_whose_fit_they_are_about(capsys):
+    """One 'the fit did not converge' per link, alike, left the user to guess which."""
+    argv = ["links", "rating ~ temp + contact", "--data", "wine", "--links", "logit,probit"]
+    code, out, err = run(capsys, *argv, "--maxiter", "1")
+    assert code == 0 and "Vuong" in out
+    lines = [line for line in err.splitlines() if "the fit did not converge" in line]
+    named = [re.search(r"under the ([\w-]+) link: the fit did not", line) for line in lines]
+    assert [m.group(1) for m in named if m] == ["logit", "probit", "aranda-ordaz", "log-gamma"]
+    assert len(lines) == 4
