@@ -974,7 +974,7 @@ _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
     (
-        re.compile(r"\b(missing|collinear|link|family|threshold|penalty)=(['\"])([\w.-]+)\2"),
+        re.compile(r"\b(missing|collinear|link|family|threshold|penalty|which)=(['\"])([\w.-]+)\2"),
         r"--\1 \3",
     ),
     (

@@ -636,3 +636,11 @@ def test_links_warnings_name_the_link_whose_fit_they_are_about(capsys):
     named = [re.search(r"under the ([\w-]+) link: the fit did not", line) for line in lines]
     assert [m.group(1) for m in named if m] == ["logit", "probit", "aranda-ordaz", "log-gamma"]
     assert len(lines) == 4
+
+
+def test_predict_observed_without_the_response_names_the_flag(capsys, tmp_path):
+    """The refusal said which='observed' (the Python keyword) for --which observed."""
+    pd.DataFrame({"temp": ["cold"], "contact": ["no"]}).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp + contact", "--data", "wine", "--which", "observed"]
+    err = assert_error(capsys, [*argv, "--newdata", str(tmp_path / "new.csv")], "--which observed")
+    assert "which=" not in err and "response column 'rating'" in err
