@@ -55,7 +55,13 @@ from ordstats.core.links import link_names
 from ordstats.core.thresholds import THRESHOLD_STRUCTURES
 from ordstats.design import split_formula
 from ordstats.design.response import check_declared_order, format_level
-from ordstats.errors import DataError, OrdstatsError, OrdstatsWarning, ResponseError
+from ordstats.errors import (
+    DataError,
+    MissingDataWarning,
+    OrdstatsError,
+    OrdstatsWarning,
+    ResponseError,
+)
 from ordstats.estimation.factorization import (
     BIAS_PENALTY,
     FACTOR_PENALTY,
@@ -72,6 +78,7 @@ from ordstats.reporting import summary_frame
 from ordstats.results.factorization import FactorizationResults
 from ordstats.results.fitted import OrdinalResults
 from ordstats.results.mixed import MixedResults
+from ordstats.results.protocols import FittedModel
 
 __all__ = [
     "build_parser",
@@ -255,9 +262,9 @@ def _add_compare_parser(commands: Any) -> None:
         "compare",
         allow_abbrev=False,
         help="compare two nested models by a likelihood-ratio test (anova)",
-        description="Fit two models on the same rows and test the smaller against the "
-        "larger by a likelihood-ratio test, as R's anova(m1, m2); two models of the same "
-        "size get R's row without a test (df 0, p-value NA).",
+        description="Fit two models on the same rows (those complete for both) and test the "
+        "smaller against the larger by a likelihood-ratio test, as R's anova(m1, m2); two "
+        "models of the same size get R's row without a test (df 0, p-value NA).",
     )
     compare.add_argument("formula1", help="the first model's formula")
     compare.add_argument("formula2", help="the second model's formula")
@@ -277,6 +284,12 @@ def _add_predict_parser(commands: Any) -> None:
     _add_data_arguments(predict)
     _add_data_arguments(predict, "--newdata")
     _add_terms_arguments(predict)
+    predict.add_argument(
+        "--newdata-sep",
+        metavar="SEP",
+        help="column separator of --newdata when it differs from --data's (default: --sep, "
+        "else by the extension of --newdata)",
+    )
     _add_penalty_argument(predict)
     predict.add_argument(
         "--which",
@@ -470,11 +483,11 @@ def _data_source_error(source: str) -> DataError:
     )
 
 
-def _separator(name: str, sep: str | None) -> str | None:
-    r"""The column separator: ``--sep`` (``\\t`` is a tab), else by extension (None: guess)."""
+def _separator(name: str, sep: str | None, flag: str = "--sep") -> str | None:
+    r"""The column separator: ``flag``'s (``\\t`` is a tab), else by extension (None: guess)."""
     if sep is not None:
         if not sep:
-            raise DataError('--sep needs a separator, e.g. --sep ";" or --sep "\\t" for a tab')
+            raise DataError(f'{flag} needs a separator, e.g. {flag} ";" or {flag} "\\t" for a tab')
         return "\t" if sep in ("\\t", "tab") else sep
     if name.endswith(_TSV_SUFFIXES):
         return "\t"
@@ -522,7 +535,7 @@ def _guess_separator(path: Path) -> str:
         return ","
 
 
-def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
+def _read_csv(path: Path, sep: str | None = ",", flag: str = "--sep") -> pd.DataFrame:
     used = _guess_separator(path) if sep is None else sep
     # pandas reads a separator of several characters as a regular expression, with
     # its Python parser (and a warning unless that parser is asked for)
@@ -531,9 +544,9 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         frame = pd.read_csv(path, sep=used, engine=engine)
     except re.error as exc:
         raise DataError(
-            f"--sep {used!r}: a separator of several characters is read as a regular "
+            f"{flag} {used!r}: a separator of several characters is read as a regular "
             f"expression, and this one is not valid ({exc}); give one character, e.g. "
-            "--sep ';'"
+            f"{flag} ';'"
         ) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"cannot read {str(path)!r}: it is not UTF-8 text ({exc})") from exc
@@ -543,7 +556,7 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r}: {exc}") from exc
     except ValueError as exc:  # e.g. a .zip of several files, or of none
         raise DataError(f"cannot read {str(path)!r} as one CSV table: {exc}") from exc
-    _check_separator(frame, path, used)
+    _check_separator(frame, path, used, flag)
     return frame
 
 
@@ -551,7 +564,7 @@ def _read_csv(path: Path, sep: str | None = ",") -> pd.DataFrame:
 _OTHER_SEPARATORS = (";", "\t", "|", ",")
 
 
-def _check_separator(frame: pd.DataFrame, path: Path, sep: str) -> None:
+def _check_separator(frame: pd.DataFrame, path: Path, sep: str, flag: str) -> None:
     """Refuse a file read as one column whose name holds another separator (``a;b;c``)."""
     if frame.shape[1] != 1:
         return
@@ -563,7 +576,7 @@ def _check_separator(frame: pd.DataFrame, path: Path, sep: str) -> None:
     raise DataError(
         f"{str(path)!r} was read with the separator {_shown(sep)} as one column named "
         f"{name[:60]!r}; its columns seem to be separated by {_shown(mark)}: pass "
-        f"--sep {_shown(mark, quote=chr(34))}"
+        f"{flag} {_shown(mark, quote=chr(34))}"
     )
 
 
@@ -593,7 +606,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise DataError(f"cannot read {str(path)!r} as Parquet: {exc}") from exc
 
 
-def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
+def load_data(source: str, sep: str | None = None, sep_flag: str = "--sep") -> pd.DataFrame:
     """Load the data named on the command line.
 
     Parameters
@@ -605,6 +618,9 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
     sep : str, optional
         Column separator of text files (``--sep``); default by extension:
         comma for ``.csv``, tab for ``.tsv``, guessed for ``.txt``.
+    sep_flag : str
+        The option that gives ``sep``, as messages name it (``--newdata-sep``
+        for ``predict``'s new data).
 
     Returns
     -------
@@ -633,7 +649,9 @@ def load_data(source: str, sep: str | None = None) -> pd.DataFrame:
                 "(OrdinalModel.from_formula(formula, pattern, chunksize=...))"
             )
         raise DataError(f"the data file {source!r} {what}; give the path to a file")
-    frame = _read_csv(path, _separator(name, sep)) if is_csv else _read_parquet(path)
+    if not is_csv:
+        return _check_has_rows(_read_parquet(path), source)
+    frame = _read_csv(path, _separator(name, sep, sep_flag), sep_flag)
     return _check_has_rows(frame, source)
 
 
@@ -650,6 +668,12 @@ def _parse_levels(text: str) -> list[str]:
         raise ResponseError(
             f"--levels must list at least two non-empty levels separated by commas, "
             f'lowest first, e.g. --levels "Low,Medium,High"; got {text!r}'
+        )
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    if repeated:
+        raise ResponseError(
+            f"--levels lists {', '.join(map(repr, repeated))} more than once; give each "
+            f"level once, lowest first; got {text!r}"
         )
     return levels
 
@@ -813,9 +837,10 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         ``formula``, ``response``, ``levels``, ``family``, ``reverse``, ``link``,
         ``threshold``, ``nobs``,
         ``n_rows``, ``loglik``, ``aic``, ``bic``, ``converged``, ``niter``,
-        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha`` and ``params``: for each parameter
-        name, ``estimate``, ``se``, ``z``, ``p``, ``lower``, ``upper``.
-        Non-finite numbers are ``None``.
+        ``max_grad``, ``cond_H``, ``cov_type``, ``alpha``, ``aliased`` (the columns
+        dropped as aliased, by part: ``location``, ``nominal``, ``scale``; R's
+        ``fit$aliased``) and ``params``: for each parameter name, ``estimate``,
+        ``se``, ``z``, ``p``, ``lower``, ``upper``.  Non-finite numbers are ``None``.
     """
     table = summary_frame(res, alpha=alpha)
     params = {
@@ -842,8 +867,16 @@ def results_to_dict(res: OrdinalResults, formula: str, alpha: float = 0.05) -> d
         "cond_H": _json_number(res.cond_H),
         "cov_type": res.cov_type,
         "alpha": alpha,
+        "aliased": _aliased(model),
         "params": params,
     }
+
+
+def _aliased(model: FittedModel) -> dict[str, list[str]]:
+    """The columns dropped as aliased from each part of the design (empty lists if none)."""
+    design = model.design
+    parts = {"location": design.location, "nominal": design.nominal, "scale": design.scale}
+    return {name: list(part.aliased) if part else [] for name, part in parts.items()}
 
 
 def mixed_to_dict(res: MixedResults, formula: str, alpha: float = 0.05) -> dict[str, Any]:
@@ -941,7 +974,7 @@ _FLAG_SPELLINGS = (
     (re.compile(r"\bmany_levels=True\b"), "--many-levels"),
     (re.compile(r"\breverse=True\b"), "--reverse"),
     (
-        re.compile(r"\b(missing|collinear|link|family|threshold|penalty)=(['\"])([\w.-]+)\2"),
+        re.compile(r"\b(missing|collinear|link|family|threshold|penalty|which)=(['\"])([\w.-]+)\2"),
         r"--\1 \3",
     ),
     (
@@ -969,7 +1002,9 @@ _FLAG_SPELLINGS = (
         "(e.g. the latest)",
     ),
     (re.compile(r" or fit_regularized\(alpha=\.\.\., L1_wt=\.\.\.\)"), ""),  # Python only
-    (re.compile(r"\bfactor_penalty\b"), "--factor-penalty"),
+    (re.compile(r" or pass offset= \(a number or one value per row\)"), ""),  # Python only
+    (re.compile(r"\b(factor|bias|threshold)_penalty\b"), r"--\1-penalty"),
+    (re.compile(r"^(rank|tol|seed) must be a"), r"--\1 must be a"),  # factorize's settings
     (re.compile(r"\bcov_kwds\[['\"]groups['\"]\]"), "--cluster"),
     # levels=['a', 'b'] (a list the API printed) is --levels a,b
     (re.compile(r"(?<![\w.])levels=\[((?:'[^',]*'(?:, )?)+)\]"), _levels_flag),
@@ -1074,11 +1109,13 @@ def _run_compare(args: argparse.Namespace) -> None:
     data = load_data(args.data, args.sep)
     data = prepare_response(data, args.formula1, options.levels)
     data = prepare_response(data, args.formula2, options.levels)
+    formulas = (args.formula1, args.formula2)
     with _warnings_to(sys.stderr):
-        fits = [
-            _model(args, f, data, options).fit(**_fit_keywords(args))
-            for f in (args.formula1, args.formula2)
-        ]
+        models = [_model(args, f, data, options) for f in formulas]
+        common = _common_rows(models, data)
+        if common is not None:  # missing values in a term of one model only
+            models = [_model(args, f, data.loc[common], options) for f in formulas]
+        fits = [model.fit(**_fit_keywords(args)) for model in models]
         small, large = sorted(fits, key=lambda res: res.k_params)
         test = lr_test(small, large)  # first: its message says why two fits do not nest
         # one formula twice: anova's own labels tell the rows apart
@@ -1089,10 +1126,42 @@ def _run_compare(args: argparse.Namespace) -> None:
     print(test)
 
 
+def _rows_used(model: OrdinalModel) -> pd.Index:
+    """The labels of the rows that ``model`` fits (those left after dropping missing values)."""
+    design = model.design
+    return design.fixed.row_index if isinstance(model, OrdinalMixedModel) else design.row_index
+
+
+def _common_rows(models: Sequence[OrdinalModel], data: pd.DataFrame) -> pd.Index | None:
+    """The rows of ``data`` that every model uses, or None when they all use the same rows.
+
+    A term with missing values in one model only drops its rows from that model
+    alone; ``compare`` refits both on the rows they share (as R users do with
+    ``na.omit`` before ``anova``), and says so.
+    """
+    used = [_rows_used(model) for model in models]
+    if all(len(rows) == len(used[0]) and rows.equals(used[0]) for rows in used):
+        return None
+    keep = data.index.isin(used[0])
+    for rows in used[1:]:
+        keep &= data.index.isin(rows)
+    common = data.index[keep]
+    counts = " and ".join(str(len(rows)) for rows in used)
+    warnings.warn(
+        f"the models use different rows ({counts}) because of missing values in terms of "
+        f"one model only; both are fitted to the {len(common)} rows complete for both, so "
+        "that the likelihood-ratio test compares them on the same data",
+        MissingDataWarning,
+        stacklevel=2,
+    )
+    return common
+
+
 def _run_predict(args: argparse.Namespace) -> None:
     options = model_options(args)
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
-    newdata = load_data(args.newdata, args.sep)
+    newdata_sep = args.sep if args.newdata_sep is None else args.newdata_sep
+    newdata = load_data(args.newdata, newdata_sep, "--newdata-sep")
     with _warnings_to(sys.stderr):
         res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
         predicted = res.predict(newdata, which=args.which)

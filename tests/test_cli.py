@@ -132,6 +132,18 @@ def test_format_json(capsys):
     assert warm["z"] == pytest.approx(warm["estimate"] / warm["se"])
 
 
+def test_json_names_the_aliased_columns_as_the_text_summary_does(capsys):
+    """JSON left out a dropped column without a trace; the text notes it (R: fit$aliased)."""
+    assert fit_json(capsys, *WINE)["aliased"] == {"location": [], "nominal": [], "scale": []}
+    # contact is both a location and a nominal effect: R's clm gives its beta NA too
+    argv = ["fit", "rating ~ temp + contact", "--data", "wine", "--nominal", "~ contact"]
+    result = fit_json(capsys, *argv)
+    assert result["aliased"] == {"location": ["contact[T.yes]"], "nominal": [], "scale": []}
+    assert "contact[T.yes]" not in result["params"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "Aliased columns dropped: contact[T.yes]." in out
+
+
 def test_alpha_widens_intervals(capsys):
     narrow = fit_json(capsys, *WINE)["params"]["temp[T.warm]"]
     wide = fit_json(capsys, *WINE, "--alpha", "0.01")["params"]["temp[T.warm]"]
@@ -299,6 +311,17 @@ def test_error_levels_missing_a_value(capsys, tmp_path, housing):
 
 def test_error_malformed_levels(capsys):
     assert_error(capsys, [*WINE, "--levels", "1,,2"], "--levels", "at least two")
+
+
+@pytest.mark.parametrize("data", ["wine", "csv"])
+def test_error_repeated_levels(capsys, tmp_path, data):
+    """On the bundled wine data '--levels 1,1,2,3,4,5' was said to contradict its order."""
+    if data == "csv":
+        ordstats.datasets.load("wine").to_csv(tmp_path / "wine.csv", index=False)
+        data = str(tmp_path / "wine.csv")
+    argv = ["fit", "rating ~ temp", "--data", data, "--levels", "1,1,2,3,4,5"]
+    err = assert_error(capsys, argv, "--levels lists '1' more than once")
+    assert "contradicts" not in err
 
 
 def test_error_missing_file(capsys, tmp_path):

@@ -14,6 +14,7 @@ import pytest
 
 import ordstats
 from ordstats import cli
+from tests import _reference
 
 
 def run(capsys, *argv):
@@ -293,6 +294,22 @@ def test_the_separator_of_a_txt_file_is_guessed_from_several_lines(capsys, wine,
     assert json.loads(out)["loglik"] == pytest.approx(-92.0134, abs=1e-4)
 
 
+def test_new_data_may_have_its_own_separator(capsys, wine, tmp_path):
+    """--sep applied to --newdata too, whose error then advised the --sep that broke --data."""
+    wine.to_csv(tmp_path / "train.csv", sep=";", index=False)
+    wine.head(4).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp", "--data", str(tmp_path / "train.csv"), "--sep", ";"]
+    argv += ["--newdata", str(tmp_path / "new.csv")]
+    assert_error(capsys, argv, r"one column named 'response,rating.*pass --newdata-sep \",\"$")
+    code, out, err = run(capsys, *argv, "--newdata-sep", ",")
+    assert code == 0, err
+    expected = ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit().predict(wine.head(4))
+    got = pd.read_csv(io.StringIO(out), index_col="row")
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), rtol=1e-10)
+    code, out, err = run(capsys, *argv[:-2], "--newdata", str(tmp_path / "train.csv"))
+    assert code == 0 and len(out.splitlines()) == len(wine) + 1  # --sep still serves both
+
+
 def test_an_empty_separator_is_refused(capsys, wine, tmp_path):
     wine.to_csv(tmp_path / "wine.csv", index=False)
     argv = ["fit", "rating ~ temp", "--data", str(tmp_path / "wine.csv"), "--sep", ""]
@@ -537,3 +554,93 @@ def test_errors_leave_out_what_only_python_accepts(capsys, argv, said, python_on
     code, _, err = run(capsys, *argv, "--data", "wine")
     assert code == 2 and said in err
     assert python_only not in err and "a Link" not in err
+
+
+def test_odds_ratios_of_a_separated_fit_print_no_numpy_warning(capsys, separated):
+    """exp() of the diverging interval's end overflowed with numpy's RuntimeWarning on stderr."""
+    _, path = separated
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, out, err = run(
+            capsys, "fit", "y ~ x", "--data", path, "--odds-ratios", "--format", "json"
+        )
+    assert code == 0 and "separation" in err
+    assert [
+        str(w.message) for w in seen if not issubclass(w.category, ordstats.OrdstatsWarning)
+    ] == []
+    ratio = json.loads(out)["odds_ratios"]["x"]
+    assert ratio["upper"] is None and ratio["odds_ratio"] > 1e6  # inf in JSON, as R's exp(Inf)
+
+
+@pytest.mark.parametrize(
+    ("kind", "random", "tol"),
+    # the table prints 6 significant digits; clmm: R stops its fit earlier (docs/from_r.rst)
+    [("clm", "", 5e-5), ("clmm", " + (1|judge)", 2e-4)],
+)
+def test_compare_fits_both_models_on_the_rows_complete_for_both(
+    capsys, wine, tmp_path, kind, random, tol
+):
+    """A term with missing values in one model only stopped compare with Python advice."""
+    ref = _reference.load("cli_compare_common_rows")[kind]
+    i = np.arange(len(wine))
+    frame = wine.assign(z=np.where(i % 7 == 0, np.nan, i % 3))
+    frame.to_csv(tmp_path / "z.csv", index=False)
+    small, large = f"rating ~ temp{random}", f"rating ~ temp + z{random}"
+    code, out, err = run(capsys, "compare", small, large, "--data", str(tmp_path / "z.csv"))
+    assert code == 0, err
+    assert f"both are fitted to the {ref['nobs']} rows complete for both" in err
+    rows = [line.split() for line in out.splitlines()[1:3]]
+    assert [float(row[-4]) for row in rows] == pytest.approx(ref["logLik"], abs=tol)
+    lr, df, p = map(float, rows[1][-3:])
+    assert lr == pytest.approx(ref["LR.stat"], abs=tol) and df == ref["df"]
+    assert p == pytest.approx(ref["pvalue"], abs=tol)
+
+
+def test_predict_without_the_offset_column_gives_advice_the_command_can_follow(
+    capsys, wine, tmp_path
+):
+    """The warning advised 'pass offset= (a number or one value per row)', a Python keyword."""
+    wine.assign(off=np.linspace(-1, 1, len(wine))).to_csv(tmp_path / "train.csv", index=False)
+    wine.head(3).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp", "--data", str(tmp_path / "train.csv"), "--offset", "off"]
+    code, out, err = run(capsys, *argv, "--newdata", str(tmp_path / "new.csv"))
+    assert code == 0 and len(out.splitlines()) == 4
+    assert "predictions use offset 0" in err and "give newdata a column 'off' to use another" in err
+    assert "offset=" not in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--rank", "-1"),
+        ("--tol", "-1"),
+        ("--seed", "-1"),
+        ("--bias-penalty", "nan"),
+        ("--threshold-penalty", "-2"),
+        ("--factor-penalty", "-1"),
+    ],
+)
+def test_factorize_settings_are_named_by_their_flags(capsys, flag, value):
+    """'rank must be ...', 'bias_penalty must be ...' named the Python keywords."""
+    argv = ["factorize", "--data", "wine", "--row", "judge", "--col", "bottle"]
+    err = assert_error(capsys, [*argv, "--rating", "rating", flag, value], f"{flag} must be a")
+    assert "_" not in err.split(" must be")[0]
+
+
+def test_links_warnings_name_the_link_whose_fit_they_are_about(capsys):
+    """One 'the fit did not converge' per link, alike, left the user to guess which."""
+    argv = ["links", "rating ~ temp + contact", "--data", "wine", "--links", "logit,probit"]
+    code, out, err = run(capsys, *argv, "--maxiter", "1")
+    assert code == 0 and "Vuong" in out
+    lines = [line for line in err.splitlines() if "the fit did not converge" in line]
+    named = [re.search(r"under the ([\w-]+) link: the fit did not", line) for line in lines]
+    assert [m.group(1) for m in named if m] == ["logit", "probit", "aranda-ordaz", "log-gamma"]
+    assert len(lines) == 4
+
+
+def test_predict_observed_without_the_response_names_the_flag(capsys, tmp_path):
+    """The refusal said which='observed' (the Python keyword) for --which observed."""
+    pd.DataFrame({"temp": ["cold"], "contact": ["no"]}).to_csv(tmp_path / "new.csv", index=False)
+    argv = ["predict", "rating ~ temp + contact", "--data", "wine", "--which", "observed"]
+    err = assert_error(capsys, [*argv, "--newdata", str(tmp_path / "new.csv")], "--which observed")
+    assert "which=" not in err and "response column 'rating'" in err

@@ -24,6 +24,7 @@ justification and "df = 0".  :func:`compare_links` reports what is valid:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -35,7 +36,7 @@ import pandas as pd
 from ordstats.core.links import get_link
 from ordstats.design import capture_context
 from ordstats.design.random import has_random_terms
-from ordstats.errors import SpecificationError, check_flag
+from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag
 from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
 from ordstats.inference.nesting import LINK_NESTING
@@ -104,9 +105,20 @@ class LinkComparison:
 
 
 def _fit(base: OrdinalModel, link: str, fit_kwds: dict[str, Any]) -> OrdinalResults:
-    """Fit ``base`` under ``link``: the same model with only its link changed."""
+    """Fit ``base`` under ``link``: the same model with only its link changed.
+
+    Its warnings (non-convergence, separation) name the link: one per link
+    fitted, they would otherwise read alike.
+    """
     model = base if base.link.name == link else base.with_changes(link=link)
-    return model.fit(**fit_kwds)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OrdstatsWarning)
+        res = model.fit(**fit_kwds)
+    for item in caught:
+        named = issubclass(item.category, OrdstatsWarning)
+        message = f"under the {link} link: {item.message}" if named else item.message
+        warnings.warn(message, item.category, stacklevel=3)
+    return res
 
 
 def _link_table(results: dict[str, OrdinalResults]) -> pd.DataFrame:

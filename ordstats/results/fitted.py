@@ -533,14 +533,15 @@ class OrdinalResults(
         )
         lower = np.where(sign > 0, ci["lower"][sign.index], -ci["upper"][sign.index])
         upper = np.where(sign > 0, ci["upper"][sign.index], -ci["lower"][sign.index])
-        table = pd.DataFrame(
-            {
-                "odds_ratio": np.exp(sign * self.params[sign.index]),
-                "lower": np.exp(lower),
-                "upper": np.exp(upper),
-                "pvalue": self.pvalues[sign.index],
-            }
-        )
+        with np.errstate(over="ignore"):  # a diverging estimate's odds ratio is inf, as R's
+            table = pd.DataFrame(
+                {
+                    "odds_ratio": np.exp(sign * self.params[sign.index]),
+                    "lower": np.exp(lower),
+                    "upper": np.exp(upper),
+                    "pvalue": self.pvalues[sign.index],
+                }
+            )
         table.attrs["interpretation"] = (
             "exp(coef) multiplies the " + self.model.family_spec.odds_ratio_meaning
         )
