@@ -8,9 +8,11 @@ weights and :mod:`ordstats.results.survey` computes the design-based
 covariance (Taylor linearisation as R's ``svyrecvar``, or the replicate
 variance as R's ``svrVar``).
 
-A design keeps every row of its data.  :meth:`SurveyDesign.subset` (R's
-``subset(design, ...)``) marks a domain: a fit uses the domain's rows only,
-but the variance still counts every PSU of the full design, as R does.
+A design keeps every row of its data, in a copy of the user's frame (a later
+change to that frame does not change the design, as R's designs hold their own
+copy).  :meth:`SurveyDesign.subset` (R's ``subset(design, ...)``) marks a
+domain: a fit uses the domain's rows only, but the variance still counts every
+PSU of the full design, as R does.
 
 Stages: ``psu`` may name several columns (R's ``id = ~dnum + snum``); clusters
 of a later stage are nested in those of the earlier one, and with an ``fpc``
@@ -133,7 +135,9 @@ def _check_frame(data: Any) -> pd.DataFrame:
             "the survey data's index repeats labels, so fitted rows cannot be matched to the "
             "design; give the data a unique index (data.reset_index(drop=True))"
         )
-    return data
+    # a copy: the weights, strata and clusters are read now, the model's variables at the
+    # fit, and a later change to the user's frame must change neither
+    return data.copy()
 
 
 def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
