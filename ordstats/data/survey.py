@@ -1190,6 +1190,15 @@ class ReplicateDesign(_DesignRows):
     combined_weights : bool
         Whether the replicate weights already include the sampling weights (R's
         default TRUE); else they are multiplied by them.
+    fpc : array-like of float, optional
+        A finite-population correction per replicate, in [0, 1] (R's
+        ``svrepdesign(fpc=)``): the sampling fraction of the replicate's
+        stratum (``fpctype="fraction"``; ``rscales`` are multiplied by
+        ``1 - fpc``) or the correction itself (``"correction"``; multiplied by
+        ``fpc``).  Only for ``"JK1"``, ``"JKn"`` and ``"other"``, as R (a
+        bootstrap's replicates carry their own correction).
+    fpctype : {"fraction", "correction"}
+        Required with ``fpc``, as R.
     """
 
     kind = "replicate"
@@ -1205,6 +1214,8 @@ class ReplicateDesign(_DesignRows):
         rscales: Any = None,
         mse: bool = False,
         combined_weights: bool = True,
+        fpc: Any = None,
+        fpctype: str | None = None,
     ) -> None:
         data = _check_frame(data)
         mse, combined_weights = (
@@ -1236,6 +1247,7 @@ class ReplicateDesign(_DesignRows):
         self.type = type
         self.rho = rho
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
+        self.rscales = self.rscales * _replicate_fpc(type, n_rep, fpc, fpctype)
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
         self.adjustments: tuple[tuple[str, str], ...] = ()
@@ -1299,6 +1311,38 @@ class ReplicateDesign(_DesignRows):
 
     def __repr__(self) -> str:
         return f"ReplicateDesign({len(self.data)} rows, {self.n_replicates} {self.type} replicates)"
+
+
+def _replicate_fpc(kind: str, n_rep: int, fpc: Any, fpctype: str | None) -> FloatArray:
+    """The factor R's ``svrepdesign(fpc=, fpctype=)`` puts on each replicate's rscale."""
+    if fpc is None:
+        if fpctype is not None:
+            raise SpecificationError("fpctype= is given without fpc=")
+        return np.ones(n_rep)
+    if fpctype not in ("fraction", "correction"):
+        raise SpecificationError(
+            "fpc= needs fpctype='fraction' (sampling fractions: the variance is scaled by "
+            f"1 - fpc) or 'correction' (scaled by fpc), as R; got {fpctype!r}"
+        )
+    if kind == "bootstrap":
+        raise SpecificationError(
+            "type='bootstrap' takes no fpc=: the bootstrap's replicates carry their own "
+            "correction (R's 'Separate fpc not needed for bootstrap')"
+        )
+    if kind not in ("JK1", "JKn", "other"):
+        raise SpecificationError(
+            f"fpc= is not available for type={kind!r}, as R: only for 'JK1', 'JKn' and 'other'"
+        )
+    values = _numbers(np.atleast_1d(np.asarray(fpc, dtype=object)), "fpc")
+    if values.shape != (n_rep,):
+        raise SpecificationError(
+            f"fpc= needs one value per replicate ({n_rep}); got shape {values.shape}"
+        )
+    if not np.all((values >= 0) & (values <= 1)):
+        raise SpecificationError(
+            "fpc values must be in [0, 1]: sampling fractions or corrections, as R"
+        )
+    return 1.0 - values if fpctype == "fraction" else values
 
 
 def _real_number(value: Any, name: str, what: str) -> float:
