@@ -10,7 +10,7 @@
 #   Rscript tests/r/survey_rake_refs.R
 # Writes tests/data/survey/rake_refs.json, one entry per case:
 #   design     the design call (on read_complete_api's rows; rows: their `row` ids; size:
-#              enroll cut at 400 and 800)
+#              enroll cut at 400 and 800); domain: the subset taken after adjusting
 #   rake       list(margins = variable names, population = list of data frames), maxit,
 #              epsilon (rake's control); or calibration: calibrate's formula, population
 #              (totals named as R's model matrix: stypeH, stypeM are the 0/1 columns of
@@ -43,6 +43,8 @@ cal_case <- function(design, calfun, bounds = NULL, epsilon = 1e-7)
 cases <- list(
   clus1_rake = rake_case(clus1), clus1_rake_tight = rake_case(clus1, 50, 1e-12),
   strat_rake = rake_case(strat, 50, 1e-12),
+  clus1_rake_domain = c(rake_case(clus1), domain = "yr.rnd == 'No'"),
+  clus1_raking_domain = c(cal_case(clus1, "raking"), domain = "yr.rnd == 'No'"),
   clus1_raking = cal_case(clus1, "raking"),
   clus1_raking_tight = cal_case(clus1, "raking", epsilon = 1e-13),
   strat_raking = cal_case(strat, "raking", epsilon = 1e-13),
@@ -73,6 +75,7 @@ for (name in names(cases)) {
     case$calibration <- "~stype + enroll"
     case$population <- as.list(totals)
   }
+  if (!is.null(case$domain)) des <- eval(parse(text = paste0("subset(des, ", case$domain, ")")))
   out <- c(case, list(rows = des$variables$row, formula = deparse(f), degf = degf(des),
                       weights = unname(weights(des, "sampling"))))
   if (rep) {
