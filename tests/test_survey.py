@@ -577,3 +577,16 @@ def test_a_later_change_to_the_user_s_frame_leaves_the_design_alone(kind):
     assert design.data["pw"].ne(1.0).all()
     refit = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design)
     np.testing.assert_allclose(refit.fit(disp=False).params, before[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("given", ["array", "frame"])
+def test_a_later_change_to_the_user_s_replicate_weights_leaves_the_design_alone(given):
+    data = load("apistrat")
+    reps = np.column_stack([data["pw"].to_numpy() * (data["stype"] != s) for s in "EHM"])
+    repweights = reps.copy() if given == "array" else pd.DataFrame(reps.copy())
+    design = ordstats.ReplicateDesign(data, repweights, weights="pw", type="JK1", scale=2 / 3)
+    if given == "array":
+        repweights[:] = 1.0
+    else:
+        repweights.iloc[:, :] = 1.0
+    np.testing.assert_array_equal(design.repweights, reps)

@@ -1123,6 +1123,8 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         )
     if not np.all(np.isfinite(matrix)):
         raise DataError("repweights have missing or infinite values")
+    # a copy: a matrix (or a frame's values) given by the user would otherwise be shared
+    matrix = np.array(matrix, dtype=float)
     # negative replicate weights are allowed, as R (Preston's multistage bootstrap gives them)
     empty = np.flatnonzero(~np.any(matrix > 0, axis=0))
     if empty.size:
