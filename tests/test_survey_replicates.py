@@ -10,6 +10,7 @@ converged by ordinal::clm's Newton (``var_newton``): ordstats equals that to 1e-
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -361,6 +362,7 @@ def test_fpc_per_replicate_equals_svrepdesign(fpctype):
     for key in ("var", "as_svrepdesign_var"):
         expected = np.array(ref[key])[np.ix_(order, order)]
         np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-6)
+    assert re.search(rf"FPC:\s+per replicate \({fpctype}\)", str(res.summary()))
 
 
 @pytest.mark.parametrize(

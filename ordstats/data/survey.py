@@ -1250,6 +1250,7 @@ class ReplicateDesign(_DesignRows):
         self.rho = rho
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
         self.rscales = self.rscales * _replicate_fpc(type, n_rep, fpc, fpctype)
+        self.fpctype = None if fpc is None else fpctype
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
         self.adjustments: tuple[tuple[str, str], ...] = ()
@@ -1307,6 +1308,7 @@ class ReplicateDesign(_DesignRows):
             ("Design:", f"replicate weights ({self.type})"),
             ("Replicates:", str(self.n_replicates)),
             ("Scale:", f"{self.scale:.6g}"),
+            *([("FPC:", f"per replicate ({self.fpctype})")] if self.fpctype else []),
             ("Sum of weights:", f"{self.population_size:.6g}"),
             *self.adjustments,
         ]
