@@ -193,3 +193,35 @@ def test_rake_needs_as_many_populations_as_margins():
         design.rake(["stype", "size"], [pd.DataFrame(ref["rake"]["population"][0])])
     with pytest.raises(SpecificationError, match="rake the full design, then"):
         design.subset(design.data["yr.rnd"] == "No").rake(["stype"], [None])
+
+
+def test_bounds_as_an_array_equal_a_tuple():
+    ref = REFS["clus1_logit"]
+    design = plain_design(ref, data_of(ref))
+    a = design.calibrate(ref["population"], calfun="logit", bounds=np.array(ref["bounds"]))
+    b = design.calibrate(ref["population"], calfun="logit", bounds=tuple(ref["bounds"]))
+    np.testing.assert_array_equal(a.weights, b.weights)
+
+
+def test_bounds_after_r_s_rescaling_are_announced():
+    # totals 1000 times the sample's: R's grake rescales the weights first, and says so
+    ref = REFS["clus1_raking"]
+    design = plain_design(ref, data_of(ref))
+    totals = {name: 1000 * value for name, value in ref["population"].items()}
+    columns = np.column_stack([np.ones(len(design.data)), design.data[list(totals)[1:]]])
+    scale = np.mean(np.array(list(totals.values())) / (columns.T @ design.weights))
+    with pytest.warns(OrdstatsWarning, match=re.escape(f"rescaled by {scale:.3g}")):
+        raked = design.calibrate(totals, calfun="raking", bounds=(0.5, 2.5))
+    np.testing.assert_allclose(columns.T @ raked.weights, list(totals.values()), rtol=1e-7)
+    ratio = raked.weights / design.weights / scale
+    assert ratio.min() >= 0.5 and ratio.max() <= 2.5
+
+
+def test_margins_with_different_totals_are_announced():
+    ref = REFS["clus1_rake"]
+    populations = [pd.DataFrame(p) for p in ref["rake"]["population"]]
+    populations[1]["Freq"] *= 2
+    design = plain_design(ref, data_of(ref))
+    with pytest.warns(OrdstatsWarning, match="add up to different totals"):
+        raked = design.rake(ref["rake"]["margins"], populations)
+    assert raked.weights.sum() == pytest.approx(populations[1]["Freq"].sum())

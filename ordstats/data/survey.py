@@ -415,6 +415,15 @@ class _DesignRows:
         if not epsilon > 0:
             raise SpecificationError(f"epsilon must be positive; got {epsilon!r}")
         cells = [self._cells(by, pop) for by, pop in zip(margins, populations, strict=True)]
+        sizes = [float(totals.sum()) for _, totals, _ in cells]
+        if max(sizes) - min(sizes) > 1e-8 * max(sizes):
+            warnings.warn(
+                f"the margins' population counts add up to different totals ({min(sizes):g} "
+                f"to {max(sizes):g}): no weights meet them all, and each sweep ends on the "
+                "last margin's (R rakes them without a word); check the population counts",
+                OrdstatsWarning,
+                stacklevel=2,
+            )
         columns = list(dict.fromkeys(name for _, _, names in cells for name in names))
         table_codes = _codes(*[self.data[name].to_numpy() for name in columns])
         tolerance = epsilon * self.population_size if epsilon < 1 else epsilon
@@ -472,6 +481,9 @@ class _DesignRows:
         bounds : (float, float), optional
             Bounds ``(L, U)`` on the ratios ``g_i`` of the new to the old
             weights, ``L < 1 < U`` (R's ``bounds``); ``"logit"`` needs finite ones.
+            Where every total is over 20 times the sample's, the weights are
+            first multiplied by the mean of those ratios and the bounds apply to
+            the ratios to the rescaled weights, with a warning, as R's ``grake``.
         maxit, epsilon : int, float
             R's ``grake`` controls: most Newton steps, and the largest misfit of
             a total relative to ``1 + |total|``.
@@ -825,7 +837,7 @@ class _CalibrationRule:
             raise SpecificationError(f"calfun must be one of {CALFUNS}; got {calfun!r:.40}")
         lower, upper = -np.inf, np.inf
         if bounds is not None:
-            if isinstance(bounds, str) or not isinstance(bounds, Sequence) or len(bounds) != 2:
+            if isinstance(bounds, str) or np.shape(bounds) != (2,):
                 raise SpecificationError(
                     f"bounds must be a pair (lower, upper); got {bounds!r:.40}"
                 )
@@ -914,6 +926,14 @@ class _CalibrationRule:
         sample = matrix.T @ old
         scale = float(np.mean(totals / sample)) if np.min(totals / sample) > 20 else 1.0
         w, sample = old * scale, sample * scale  # R rescales weights far below the totals
+        if scale != 1.0 and np.isfinite([self.lower, self.upper]).any():
+            warnings.warn(
+                f"the weights are far below the totals: they are rescaled by {scale:.3g} "
+                "before calibrating, and the bounds apply to the ratios to the rescaled "
+                "weights, as R's grake",
+                OrdstatsWarning,
+                stacklevel=6,
+            )
         eta = np.zeros(matrix.shape[1])
         u = np.zeros(matrix.shape[0])
         step = 1
