@@ -152,7 +152,7 @@ def test_calibrating_on_the_post_strata_is_post_stratifying():
         ({"(Intercept)": 6194, "nothere": 1.0}, DataError, "'nothere' is not a column"),
         ({"(Intercept)": 6194, "stype": 1.0}, DataError, "calibration must be numbers"),
         ({"enroll": 1e6, "twice": 2e6}, DataError, "collinear"),
-        ({"(Intercept)": 6194, "enroll": 10.0}, DataError, "zero or negative"),
+        ({"(Intercept)": 6194, "enroll": 10.0}, DataError, r"zero or negative.*bounds=\(L, U\)"),
         ({"enroll": float("nan")}, DataError, "finite"),
     ],
 )

@@ -978,7 +978,8 @@ def _linear_calibration(
         raise DataError(
             f"linear calibration to these totals gives {int(bad.sum())} weights that "
             "are zero or negative (R's calibrate allows them; fits need positive weights); "
-            "check the totals, or post-stratify on cells instead"
+            "check the totals, bound the ratios (bounds=(L, U) with 0 < L < 1, or "
+            "calfun='raking'), or post-stratify on cells instead"
         )
     return new
 
