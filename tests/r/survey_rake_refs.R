@@ -49,6 +49,7 @@ cases <- list(
   clus1_raking_tight = cal_case(clus1, "raking", epsilon = 1e-13),
   strat_raking = cal_case(strat, "raking", epsilon = 1e-13),
   clus1_logit = cal_case(clus1, "logit", c(0.5, 1.8), epsilon = 1e-13),
+  clus1_raking_bounded = cal_case(clus1, "raking", c(0.5, 1.8), epsilon = 1e-13),
   clus1_linear_bounded = cal_case(clus1, "linear", c(0.6, 1.6), epsilon = 1e-13),
   jk1_rake = rake_case(jk1, 50, 1e-12),
   jk1_raking = cal_case(jk1, "raking", epsilon = 1e-13),
