@@ -393,7 +393,8 @@ class _DesignRows:
         Warns
         -----
         OrdstatsWarning
-            Raking did not converge in ``maxit`` sweeps (as R).
+            Raking did not converge in ``maxit`` sweeps (as R), or the margins'
+            counts add up to different totals (which no weights can meet).
 
         Raises
         ------
