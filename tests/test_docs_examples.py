@@ -155,3 +155,11 @@ def test_quickstart_python_examples_run(tmp_path, monkeypatch):
     assert "-86.4919" in out.getvalue()  # "logLik -86.4919, as R's clm"
     res, again = names["res"], names["again"]
     pd.testing.assert_frame_equal(again.predict(names["wine"]), res.predict(names["wine"]))
+
+
+def test_survey_page_examples_print_what_the_page_says(monkeypatch):
+    # the page reads the api data vendored for the survey tests (tests/data/survey/)
+    monkeypatch.chdir(REPO)
+    names: dict[str, object] = {"__name__": "docs"}
+    checked = sum(run_checking_comments(code, names) for code in rst_blocks("survey", "python"))
+    assert checked == 4  # the raked fit's estimates and SEs, the calibrations' g and SEs

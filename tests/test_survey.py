@@ -558,3 +558,35 @@ def test_svyolr_cauchit_on_a_two_stage_design_stops_short_of_the_optimum():
     res = fit_with_link("clus2", "cauchit")
     assert -res.llf < ref["nll"] - 0.01
     assert res.converged
+
+
+@pytest.mark.parametrize("kind", ["linearization", "replicate"])
+def test_a_later_change_to_the_user_s_frame_leaves_the_design_alone(kind):
+    data = load("apistrat").dropna(subset=["mealcat", "avg_ed", "mobility"])
+    data = data.reset_index(drop=True)
+    if kind == "linearization":
+        design = ordstats.SurveyDesign(data, weights="pw", strata="stype", fpc="fpc")
+    else:
+        reps = np.column_stack([data["pw"] * (data["stype"] != s) for s in "EHM"])
+        design = ordstats.ReplicateDesign(data, reps, weights="pw", type="JK1", scale=2 / 3)
+    model = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design)
+    before = (design.weights.copy(), model.fit(disp=False).params)
+    data.loc[:, "pw"] = 1.0
+    data.loc[:, "mobility"] = 0.0
+    np.testing.assert_array_equal(design.weights, before[0])
+    assert design.data["pw"].ne(1.0).all()
+    refit = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design)
+    np.testing.assert_allclose(refit.fit(disp=False).params, before[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("given", ["array", "frame"])
+def test_a_later_change_to_the_user_s_replicate_weights_leaves_the_design_alone(given):
+    data = load("apistrat")
+    reps = np.column_stack([data["pw"].to_numpy() * (data["stype"] != s) for s in "EHM"])
+    repweights = reps.copy() if given == "array" else pd.DataFrame(reps.copy())
+    design = ordstats.ReplicateDesign(data, repweights, weights="pw", type="JK1", scale=2 / 3)
+    if given == "array":
+        repweights[:] = 1.0
+    else:
+        repweights.iloc[:, :] = 1.0
+    np.testing.assert_array_equal(design.repweights, reps)

@@ -10,6 +10,7 @@ converged by ordinal::clm's Newton (``var_newton``): ordstats equals that to 1e-
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -326,3 +327,61 @@ def test_other_replicate_types_follow_svrepdesign(name):
     assert design.mse == ref["mse"]
     assert design.degf() == ref["degf"]
     _assert_like_r(_fit_two_slopes(design), ref)
+
+
+FPC_REFS = json.loads((DATA / "replicate_fpc_refs.json").read_text())
+
+
+def _jackknife_with_fpc(ref: dict, **fpc) -> ordstats.ReplicateDesign:
+    """apistrat's JKn (one school dropped per replicate) of replicate_fpc_refs.json."""
+    data = load("apistrat")
+    data = data[data["row"].isin(ref["rows"])].reset_index(drop=True)
+    stype, pw = data["stype"].to_numpy(), data["pw"].to_numpy()
+    dropped = np.array(ref["dropped"]) - 1
+    same = stype[:, None] == stype[dropped][None, :]
+    n_h = pd.Series(stype).map(pd.Series(stype).value_counts()).to_numpy(float)
+    repweights = np.where(same, (pw * n_h / (n_h - 1))[:, None], pw[:, None])
+    repweights[dropped, np.arange(dropped.size)] = 0.0
+    return ordstats.ReplicateDesign(
+        data, repweights, weights="pw", type="JKn", rscales=ref["rscales_given"], **fpc
+    )
+
+
+@pytest.mark.parametrize("fpctype", sorted(FPC_REFS))
+def test_fpc_per_replicate_equals_svrepdesign(fpctype):
+    """svrepdesign(fpc=, fpctype=) multiplies rscales by 1 - fpc or fpc; as.svrepdesign of
+    the design with its fpc gives the same variance (tests/r/survey_replicate_fpc_refs.R)."""
+    ref = FPC_REFS[fpctype]
+    design = _jackknife_with_fpc(ref, fpc=ref["fpc"], fpctype=fpctype)
+    np.testing.assert_allclose(design.rscales, ref["rscales"], rtol=1e-14)
+    res = ordstats.OrdinalModel.from_formula("mealcat ~ avg_ed + mobility", design=design).fit(
+        disp=False
+    )
+    order = r_order(5)
+    np.testing.assert_allclose(res.params, np.array(ref["coef"])[order], rtol=1e-7)
+    for key in ("var", "as_svrepdesign_var"):
+        expected = np.array(ref[key])[np.ix_(order, order)]
+        np.testing.assert_allclose(res.cov_params().to_numpy(), expected, rtol=1e-6)
+    assert re.search(rf"FPC:\s+per replicate \({fpctype}\)", str(res.summary()))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"fpc": 0.1}, "fpctype='fraction'"),
+        ({"fpc": 0.1, "fpctype": "fraction"}, r"one value per replicate \(199\)"),
+        ({"fpc": [1.5] * 199, "fpctype": "fraction"}, r"in \[0, 1\]"),
+        ({"fpctype": "fraction"}, "without fpc="),
+        ({"fpc": [0.1] * 199, "fpctype": "fraction", "type": "BRR"}, "not available for"),
+        ({"fpc": [0.1] * 199, "fpctype": "fraction", "type": "bootstrap"}, "own correction"),
+    ],
+)
+def test_bad_replicate_fpc_is_named(options, message):
+    ref = FPC_REFS["fraction"]
+    data = load("apistrat")
+    data = data[data["row"].isin(ref["rows"])].reset_index(drop=True)
+    options = {"type": "JKn", "rscales": ref["rscales_given"], **options}
+    if options["type"] != "JKn":
+        options.pop("rscales")
+    with pytest.raises(SpecificationError, match=message):
+        ordstats.ReplicateDesign(data, np.ones((len(data), 199)), weights="pw", **options)

@@ -8,9 +8,11 @@ weights and :mod:`ordstats.results.survey` computes the design-based
 covariance (Taylor linearisation as R's ``svyrecvar``, or the replicate
 variance as R's ``svrVar``).
 
-A design keeps every row of its data.  :meth:`SurveyDesign.subset` (R's
-``subset(design, ...)``) marks a domain: a fit uses the domain's rows only,
-but the variance still counts every PSU of the full design, as R does.
+A design keeps every row of its data, in a copy of the user's frame (a later
+change to that frame does not change the design, as R's designs hold their own
+copy).  :meth:`SurveyDesign.subset` (R's ``subset(design, ...)``) marks a
+domain: a fit uses the domain's rows only, but the variance still counts every
+PSU of the full design, as R does.
 
 Stages: ``psu`` may name several columns (R's ``id = ~dnum + snum``); clusters
 of a later stage are nested in those of the earlier one, and with an ``fpc``
@@ -25,7 +27,8 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -42,9 +45,11 @@ from ordstats.errors import (
 )
 
 __all__ = [
+    "CALFUNS",
     "LONELY_PSU",
     "REPLICATE_TYPES",
     "Calibration",
+    "Raking",
     "ReplicateDesign",
     "Stage",
     "SurveyDesign",
@@ -52,6 +57,8 @@ __all__ = [
 
 #: R's ``options(survey.lonely.psu=)`` choices for a stratum with one PSU.
 LONELY_PSU = ("fail", "remove", "adjust", "certainty", "average")
+#: R's ``calibrate(calfun=)`` choices.
+CALFUNS = ("linear", "raking", "logit")
 #: Replicate-weight types (R's ``svrepdesign(type=)``).
 REPLICATE_TYPES = (
     "BRR",
@@ -133,7 +140,9 @@ def _check_frame(data: Any) -> pd.DataFrame:
             "the survey data's index repeats labels, so fitted rows cannot be matched to the "
             "design; give the data a unique index (data.reset_index(drop=True))"
         )
-    return data
+    # a copy: the weights, strata and clusters are read now, the model's variables at the
+    # fit, and a later change to the user's frame must change neither
+    return data.copy()
 
 
 def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
@@ -316,22 +325,138 @@ class _DesignRows:
             a replicate design, no positive weight in some replicate).
         """
         self._check_no_domain("post-stratify")
+        codes, totals, names = self._cells(by, population)
+        new = self._copy()
+        new._post_stratify(codes, totals, names)
+        return new
+
+    def _cells(self, by: Any, population: Any) -> tuple[IntArray, FloatArray, list[str]]:
+        """Each row's post-stratum code, the post-strata's counts and the ``by`` columns."""
         names = _names(by, "by")
         if not names:
             raise SpecificationError("by= needs at least one column name")
         cells = pd.DataFrame({name: _column(self.data, name, "post-strata") for name in names})
-        counts = _population_counts(population, names)
-        codes, totals = _post_stratum_totals(cells, counts)
+        codes, totals = _post_stratum_totals(cells, _population_counts(population, names))
+        return codes, totals, names
+
+    def _copy(self) -> Any:
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new._post_stratify(codes, totals, names)
         return new
 
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         raise NotImplementedError
 
-    def calibrate(self, population: Any) -> Any:
-        """The design with linear (GREG) calibration weights, as R's ``calibrate``.
+    def _rescale(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        raise NotImplementedError
+
+    def _record_raking(self, steps: list[tuple[IntArray, FloatArray]], label: str) -> None:
+        raise NotImplementedError
+
+    def rake(
+        self,
+        margins: Sequence[str | Sequence[str]],
+        populations: Sequence[Any],
+        maxit: int = 10,
+        epsilon: float = 1.0,
+    ) -> Any:
+        """The design raked to several margins, as R's ``rake``.
+
+        Iterative proportional fitting: each sweep post-stratifies on every
+        margin in turn (:meth:`post_stratify`), until the weighted counts of
+        the cross-classification of all the margins' columns change by less
+        than ``epsilon`` in a sweep.  A :class:`SurveyDesign`'s linearisation
+        then residualises the influence functions on the last sweep's margins,
+        ten times round, as R's ``svyrecvar`` for a raked design; a
+        :class:`ReplicateDesign` rakes each replicate's weights in the same
+        sweeps.
+
+        Parameters
+        ----------
+        margins : list of (str or list of str)
+            The columns of each margin (R's ``sample.margins``).
+        populations : list of pandas.DataFrame or pandas.Series
+            The population counts of each margin, in the forms
+            :meth:`post_stratify` takes (R's ``population.margins``).
+        maxit : int
+            Most sweeps (R's ``control$maxit``, default 10).
+        epsilon : float
+            Largest change of a cell's weighted count in the last sweep; below
+            1 it is a fraction of the sum of the weights (R's ``control$epsilon``,
+            default 1).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; take a domain (:meth:`subset`) afterwards.
+
+        Warns
+        -----
+        OrdstatsWarning
+            Raking did not converge in ``maxit`` sweeps (as R), or the margins'
+            counts add up to different totals (which no weights can meet).
+
+        Raises
+        ------
+        SpecificationError
+            The design has a domain, margins and populations differ in number,
+            or ``maxit``/``epsilon`` are not a positive count/number.
+        DataError
+            A margin's counts do not match the sample's cells (as
+            :meth:`post_stratify`).
+        """
+        self._check_no_domain("rake")
+        if isinstance(margins, str) or len(margins) == 0 or len(margins) != len(populations):
+            raise SpecificationError(
+                "margins and populations must be lists of the same length: the columns of "
+                "each margin and its population counts"
+            )
+        maxit = _count(maxit, "maxit")
+        epsilon = _real_number(epsilon, "epsilon", "positive")
+        if not epsilon > 0:
+            raise SpecificationError(f"epsilon must be positive; got {epsilon!r}")
+        cells = [self._cells(by, pop) for by, pop in zip(margins, populations, strict=True)]
+        sizes = [float(totals.sum()) for _, totals, _ in cells]
+        if max(sizes) - min(sizes) > 1e-8 * max(sizes):
+            warnings.warn(
+                f"the margins' population counts add up to different totals ({min(sizes):g} "
+                f"to {max(sizes):g}): no weights meet them all, and each sweep ends on the "
+                "last margin's (R rakes them without a word); check the population counts",
+                OrdstatsWarning,
+                stacklevel=2,
+            )
+        columns = list(dict.fromkeys(name for _, _, names in cells for name in names))
+        table_codes = _codes(*[self.data[name].to_numpy() for name in columns])
+        tolerance = epsilon * self.population_size if epsilon < 1 else epsilon
+        new = self._copy()
+        table = np.bincount(table_codes, new.weights)
+        for _ in range(maxit):
+            steps = []
+            for codes, totals, names in cells:
+                new._rescale(codes, totals, names)
+                steps.append((codes, new.weights))
+            table, change = np.bincount(table_codes, new.weights), table
+            if np.max(np.abs(table - change)) < tolerance:
+                break
+        else:
+            warnings.warn(
+                f"raking did not converge after {maxit} sweeps (as R's rake, the design is "
+                "returned); raise maxit or epsilon",
+                OrdstatsWarning,
+                stacklevel=2,
+            )
+        new._record_raking(steps, " + ".join(" x ".join(names) for _, _, names in cells))
+        return new
+
+    def calibrate(
+        self,
+        population: Any,
+        calfun: str = "linear",
+        bounds: tuple[float, float] | None = None,
+        maxit: int = 50,
+        epsilon: float = 1e-7,
+    ) -> Any:
+        """The design with calibration weights, as R's ``calibrate``.
 
         R's ``calibrate(design, ~x1 + x2, population, calfun = "linear")`` on
         numeric columns: the weights become ``d_i (1 + x_i' lambda)`` so that
@@ -348,6 +473,21 @@ class _DesignRows:
             (R's name) is the population size, the total of a column of ones.
             Categorical variables enter as 0/1 columns the user makes (or
             through :meth:`post_stratify` for their cells).
+        calfun : {"linear", "raking", "logit"}
+            The calibration function (R's ``calfun``): weights ``d_i F(x_i'
+            lambda)`` with ``F(u) = 1 + u`` (linear), ``exp(u)`` (raking) or
+            the logit function bounded by ``bounds``.  All but the unbounded
+            linear one are solved by R's Newton iterations (``grake``); the
+            linearisation is the same as linear calibration's, as R.
+        bounds : (float, float), optional
+            Bounds ``(L, U)`` on the ratios ``g_i`` of the new to the old
+            weights, ``L < 1 < U`` (R's ``bounds``); ``"logit"`` needs finite ones.
+            Where every total is over 20 times the sample's, the weights are
+            first multiplied by the mean of those ratios and the bounds apply to
+            the ratios to the rescaled weights, with a warning, as R's ``grake``.
+        maxit, epsilon : int, float
+            R's ``grake`` controls: most Newton steps, and the largest misfit of
+            a total relative to ``1 + |total|``.
 
         Returns
         -------
@@ -359,11 +499,14 @@ class _DesignRows:
         SpecificationError
             The design already has a domain, or no totals are given.
         DataError
-            A column is missing or not numeric, the columns are collinear, or
-            the calibrated weights are not all positive (R's linear calibration
-            allows negative weights; a fit here needs positive ones).
+            A column is missing or not numeric, the columns are collinear, the
+            calibrated weights are not all positive (R's linear calibration
+            allows negative weights; a fit here needs positive ones), or the
+            iterations fail to reach the totals (R's "Calibration failed"; a
+            replicate's failure only warns, as R).
         """
         self._check_no_domain("calibrate")
+        rule = _CalibrationRule.of(calfun, bounds, _count(maxit, "maxit"), epsilon)
         totals = _calibration_totals(population)
         names = list(totals.index)
         matrix = np.column_stack(
@@ -374,12 +517,12 @@ class _DesignRows:
                 for name in names
             ]
         )
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._calibrate(matrix, totals.to_numpy(), names)
+        new = self._copy()
+        target = totals.to_numpy()
+        new._calibrate(matrix, names, rule.label, partial(rule.weights, matrix, target))
         return new
 
-    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+    def _calibrate(self, matrix: FloatArray, names: list[str], kind: str, adjust: _Adjust) -> None:
         raise NotImplementedError
 
     def _check_no_domain(self, what: str) -> None:
@@ -538,21 +681,27 @@ class SurveyDesign(_DesignRows):
             parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
             self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
-        self.calibrations: tuple[Calibration, ...] = ()
+        self.calibrations: tuple[Calibration | Raking, ...] = ()
 
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         old = self.weights
-        sums = np.bincount(codes, weights=old, minlength=totals.size)
         indicators = np.zeros((codes.size, totals.size))
         indicators[np.arange(codes.size), codes] = 1.0
         label = ("Post-strata:", " x ".join(names))
-        self.weights = old * (totals / sums)[codes]
+        self._rescale(codes, totals, names)
         self.calibrations = (*self.calibrations, Calibration(indicators, old, self.weights, label))
 
-    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
+    def _rescale(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        sums = np.bincount(codes, weights=self.weights, minlength=totals.size)
+        self.weights = self.weights * (totals / sums)[codes]
+
+    def _record_raking(self, steps: list[tuple[IntArray, FloatArray]], label: str) -> None:
+        self.calibrations = (*self.calibrations, Raking(tuple(steps), ("Raked on:", label)))
+
+    def _calibrate(self, matrix: FloatArray, names: list[str], kind: str, adjust: _Adjust) -> None:
         old = self.weights
-        self.weights = _linear_calibration(matrix, old, totals, "the sample")
-        label = ("Calibrated on:", ", ".join(names))
+        self.weights = adjust(old, "the sample", True)
+        label = ("Calibrated on:", ", ".join(names) + kind)
         self.calibrations = (*self.calibrations, Calibration(matrix, old, self.weights, label))
 
     # -- what a fit and a summary read ----------------------------------------
@@ -637,6 +786,185 @@ class Calibration:
         return x - self.weights[:, None] * (self.matrix @ coef)
 
 
+@dataclass(frozen=True)
+class Raking:
+    """A raking of a design's weights (R's ``rake``): what its variance reads.
+
+    Attributes
+    ----------
+    steps : tuple of (ndarray of int, ndarray of float)
+        For each margin of the last sweep: each row's cell and the weights
+        after post-stratifying on it.
+    label : tuple of str
+        The summary's line for it.
+    """
+
+    steps: tuple[tuple[IntArray, FloatArray], ...]
+    label: tuple[str, str]
+
+    def residuals(self, x: FloatArray) -> FloatArray:
+        """Weighted influence values residualised on each margin in turn, ten times round.
+
+        R's ``svyrecvar`` for a raked design: ``x - w * ave(x / w, cell)`` with
+        each margin's weights ``w`` and unweighted cell means (over all rows of
+        the design), the sweep repeated ten times whether or not it has settled.
+        """
+        for _ in range(10):
+            for codes, weights in self.steps:
+                u = x / weights[:, None]
+                counts = np.bincount(codes)[:, None]
+                means = np.stack([np.bincount(codes, col) for col in u.T], axis=1) / counts
+                x = x - weights[:, None] * means[codes]
+        return x
+
+
+class _Adjust(Protocol):
+    def __call__(self, weights: FloatArray, where: str, strict: bool) -> FloatArray: ...
+
+
+@dataclass(frozen=True)
+class _CalibrationRule:
+    """R's calibration functions (``cal.linear``, ``cal.raking``, ``cal.logit``) and ``grake``."""
+
+    calfun: str
+    lower: float
+    upper: float
+    maxit: int
+    epsilon: float
+
+    @classmethod
+    def of(cls, calfun: Any, bounds: Any, maxit: int, epsilon: Any) -> _CalibrationRule:
+        if calfun not in CALFUNS:
+            raise SpecificationError(f"calfun must be one of {CALFUNS}; got {calfun!r:.40}")
+        lower, upper = -np.inf, np.inf
+        if bounds is not None:
+            if isinstance(bounds, str) or np.shape(bounds) != (2,):
+                raise SpecificationError(
+                    f"bounds must be a pair (lower, upper); got {bounds!r:.40}"
+                )
+            lower = _real_number(bounds[0], "bounds[0]", "below 1")
+            upper = _real_number(bounds[1], "bounds[1]", "above 1")
+            if not lower < 1 < upper:
+                raise SpecificationError(
+                    "bounds (lower, upper) on the ratios of new to old weights need "
+                    f"lower < 1 < upper; got ({lower:g}, {upper:g})"
+                )
+        if calfun == "logit" and not (np.isfinite(lower) and np.isfinite(upper)):
+            raise SpecificationError("calfun='logit' needs finite bounds=(lower, upper)")
+        epsilon = _real_number(epsilon, "epsilon", "positive")
+        if not epsilon > 0:
+            raise SpecificationError(f"epsilon must be positive; got {epsilon!r}")
+        return cls(calfun, lower, upper, maxit, epsilon)
+
+    @property
+    def label(self) -> str:
+        """What the summary adds to the calibration's columns."""
+        bounded = np.isfinite(self.lower) or np.isfinite(self.upper)
+        kind = "" if self.calfun == "linear" else self.calfun
+        if bounded:
+            kind += f" in [{self.lower:g}, {self.upper:g}]"
+        return f" ({kind.strip()})" if kind else ""
+
+    def excess(self, u: FloatArray) -> FloatArray:
+        """``g - 1`` at ``u = x' lambda`` (R's ``Fm1``)."""
+        lo, hi = self.lower, self.upper
+        if self.calfun == "linear":
+            return np.clip(u + 1.0, lo, hi) - 1.0
+        if self.calfun == "raking":
+            return np.clip(np.exp(u), lo, hi) - 1.0
+        a = (hi - lo) / ((hi - 1.0) * (1.0 - lo))
+        e = np.exp(a * u)
+        return (lo * (hi - 1.0) + hi * (1.0 - lo) * e) / (hi - 1.0 + (1.0 - lo) * e) - 1.0
+
+    def slope(self, u: FloatArray) -> FloatArray:
+        """The derivative of ``g`` in ``u`` (R's ``dF``).
+
+        For raking within bounds this is ``exp(u)`` where ``L < exp(u) < U``
+        (R's ``cal.raking`` tests ``L - 1 < u < U - 1``, which only changes the
+        Newton path, not the weights it converges to).
+        """
+        lo, hi = self.lower, self.upper
+        if self.calfun == "linear":
+            return ((u < hi - 1.0) & (u > lo - 1.0)).astype(float)
+        if self.calfun == "raking":
+            g = np.exp(u)
+            return np.where((g > lo) & (g < hi), g, 0.0)
+        a = (hi - lo) / ((hi - 1.0) * (1.0 - lo))
+        e = np.exp(a * u)
+        d = hi - 1.0 + (1.0 - lo) * e
+        return a * (1.0 - lo) * e * (hi * d - (lo * (hi - 1.0) + hi * (1.0 - lo) * e)) / d**2
+
+    def weights(
+        self, matrix: FloatArray, totals: FloatArray, old: FloatArray, where: str, strict: bool
+    ) -> FloatArray:
+        """The calibrated weights of ``old`` (``strict``: failures are errors, else warnings)."""
+        if self.calfun == "linear" and not np.isfinite([self.lower, self.upper]).any():
+            return _linear_calibration(matrix, old, totals, where, positive=strict)
+        with np.errstate(over="ignore", invalid="ignore"):
+            g, misfit = self._grake(matrix, totals, old)
+        if misfit is not None:
+            message = (
+                f"calibration of {where} did not reach the totals in {self.maxit} steps "
+                f"(largest relative misfit {misfit:.3g}, as R's grake); the totals may be out "
+                "of reach within the bounds: widen them or check the totals"
+            )
+            if strict:
+                raise DataError(message)
+            warnings.warn(message, OrdstatsWarning, stacklevel=5)
+        new = old * g
+        bad = (new <= 0) & (old > 0)
+        if strict and bad.any():
+            raise DataError(
+                f"calibration gives {int(bad.sum())} weights that are zero or negative (fits "
+                "need positive ones); raise the lower bound above 0"
+            )
+        return new
+
+    def _grake(
+        self, matrix: FloatArray, totals: FloatArray, old: FloatArray
+    ) -> tuple[FloatArray, float | None]:
+        """R's ``grake``: Newton steps on ``lambda`` (halved while ``g`` is not finite)."""
+        sample = matrix.T @ old
+        scale = float(np.mean(totals / sample)) if np.min(totals / sample) > 20 else 1.0
+        w, sample = old * scale, sample * scale  # R rescales weights far below the totals
+        if scale != 1.0 and np.isfinite([self.lower, self.upper]).any():
+            warnings.warn(
+                f"the weights are far below the totals: they are rescaled by {scale:.3g} "
+                "before calibrating, and the bounds apply to the ratios to the rescaled "
+                "weights, as R's grake",
+                OrdstatsWarning,
+                stacklevel=6,
+            )
+        eta = np.zeros(matrix.shape[1])
+        u = np.zeros(matrix.shape[0])
+        step = 1
+        while True:
+            slope = self.slope(u)
+            misfit = totals - sample - matrix.T @ (w * self.excess(u))
+            delta = np.linalg.pinv(matrix.T @ (matrix * (w * slope)[:, None]), rcond=256 * 2.0**-52)
+            delta = delta @ misfit
+            eta = eta + delta
+            u = matrix @ eta
+            while step < self.maxit and not np.all(np.isfinite(self.excess(u) + self.slope(u))):
+                step, delta = step + 1, delta / 2
+                eta = eta - delta
+                u = matrix @ eta
+            misfit = totals - sample - matrix.T @ (w * self.excess(u))
+            relative = np.abs(misfit) / (1.0 + np.abs(totals))
+            if np.all(relative < self.epsilon):
+                return (1.0 + self.excess(u)) * scale, None
+            step += 1
+            if step > self.maxit:
+                return (1.0 + self.excess(u)) * scale, float(relative.max())
+
+
+def _count(value: Any, name: str) -> int:
+    """A positive whole number (maxit)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise SpecificationError(f"{name} must be a positive whole number; got {value!r:.40}")
+    return int(value)
+
+
 def _linear_calibration(
     matrix: FloatArray, old: FloatArray, totals: FloatArray, where: str, positive: bool = True
 ) -> FloatArray:
@@ -651,7 +979,8 @@ def _linear_calibration(
         raise DataError(
             f"linear calibration to these totals gives {int(bad.sum())} weights that "
             "are zero or negative (R's calibrate allows them; fits need positive weights); "
-            "check the totals, or post-stratify on cells instead"
+            "check the totals, bound the ratios (bounds=(L, U) with 0 < L < 1, or "
+            "calfun='raking'), or post-stratify on cells instead"
         )
     return new
 
@@ -816,6 +1145,8 @@ def _replicate_matrix(data: pd.DataFrame, repweights: Any) -> tuple[FloatArray, 
         )
     if not np.all(np.isfinite(matrix)):
         raise DataError("repweights have missing or infinite values")
+    # a copy: a matrix (or a frame's values) given by the user would otherwise be shared
+    matrix = np.array(matrix, dtype=float)
     # negative replicate weights are allowed, as R (Preston's multistage bootstrap gives them)
     empty = np.flatnonzero(~np.any(matrix > 0, axis=0))
     if empty.size:
@@ -883,6 +1214,15 @@ class ReplicateDesign(_DesignRows):
     combined_weights : bool
         Whether the replicate weights already include the sampling weights (R's
         default TRUE); else they are multiplied by them.
+    fpc : array-like of float, optional
+        A finite-population correction per replicate, in [0, 1] (R's
+        ``svrepdesign(fpc=)``): the sampling fraction of the replicate's
+        stratum (``fpctype="fraction"``; ``rscales`` are multiplied by
+        ``1 - fpc``) or the correction itself (``"correction"``; multiplied by
+        ``fpc``).  Only for ``"JK1"``, ``"JKn"`` and ``"other"``, as R (a
+        bootstrap's replicates carry their own correction).
+    fpctype : {"fraction", "correction"}
+        Required with ``fpc``, as R.
     """
 
     kind = "replicate"
@@ -898,6 +1238,8 @@ class ReplicateDesign(_DesignRows):
         rscales: Any = None,
         mse: bool = False,
         combined_weights: bool = True,
+        fpc: Any = None,
+        fpctype: str | None = None,
     ) -> None:
         data = _check_frame(data)
         mse, combined_weights = (
@@ -929,11 +1271,20 @@ class ReplicateDesign(_DesignRows):
         self.type = type
         self.rho = rho
         self.scale, self.rscales = _replicate_scales(type, n_rep, rho, scale, rscales, multipliers)
+        self.rscales = self.rscales * _replicate_fpc(type, n_rep, fpc, fpctype)
+        self.fpctype = None if fpc is None else fpctype
         self.mse = bool(mse)
         self.domain = np.ones(n, dtype=bool)
         self.adjustments: tuple[tuple[str, str], ...] = ()
 
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
+        self._rescale(codes, totals, names)
+        self.adjustments = (*self.adjustments, ("Post-strata:", " x ".join(names)))
+
+    def _record_raking(self, steps: list[tuple[IntArray, FloatArray]], label: str) -> None:
+        self.adjustments = (*self.adjustments, ("Raked on:", label))
+
+    def _rescale(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         size = totals.size
         self.weights = self.weights * (totals / np.bincount(codes, self.weights, size))[codes]
         sums = np.stack([np.bincount(codes, w, size) for w in self.repweights.T], axis=1)
@@ -946,17 +1297,13 @@ class ReplicateDesign(_DesignRows):
                 "count there; post-stratify on coarser cells"
             )
         self.repweights = self.repweights * (totals[:, None] / sums)[codes]
-        self.adjustments = (*self.adjustments, ("Post-strata:", " x ".join(names)))
 
-    def _calibrate(self, matrix: FloatArray, totals: FloatArray, names: list[str]) -> None:
-        self.weights = _linear_calibration(matrix, self.weights, totals, "the sample")
+    def _calibrate(self, matrix: FloatArray, names: list[str], kind: str, adjust: _Adjust) -> None:
+        self.weights = adjust(self.weights, "the sample", True)
         self.repweights = np.column_stack(
-            [
-                _linear_calibration(matrix, w, totals, f"replicate {r + 1}", positive=False)
-                for r, w in enumerate(self.repweights.T)
-            ]
+            [adjust(w, f"replicate {r + 1}", False) for r, w in enumerate(self.repweights.T)]
         )
-        self.adjustments = (*self.adjustments, ("Calibrated on:", ", ".join(names)))
+        self.adjustments = (*self.adjustments, ("Calibrated on:", ", ".join(names) + kind))
 
     @property
     def n_replicates(self) -> int:
@@ -983,12 +1330,45 @@ class ReplicateDesign(_DesignRows):
             ("Design:", f"replicate weights ({self.type})"),
             ("Replicates:", str(self.n_replicates)),
             ("Scale:", f"{self.scale:.6g}"),
+            *([("FPC:", f"per replicate ({self.fpctype})")] if self.fpctype else []),
             ("Sum of weights:", f"{self.population_size:.6g}"),
             *self.adjustments,
         ]
 
     def __repr__(self) -> str:
         return f"ReplicateDesign({len(self.data)} rows, {self.n_replicates} {self.type} replicates)"
+
+
+def _replicate_fpc(kind: str, n_rep: int, fpc: Any, fpctype: str | None) -> FloatArray:
+    """The factor R's ``svrepdesign(fpc=, fpctype=)`` puts on each replicate's rscale."""
+    if fpc is None:
+        if fpctype is not None:
+            raise SpecificationError("fpctype= is given without fpc=")
+        return np.ones(n_rep)
+    if fpctype not in ("fraction", "correction"):
+        raise SpecificationError(
+            "fpc= needs fpctype='fraction' (sampling fractions: the variance is scaled by "
+            f"1 - fpc) or 'correction' (scaled by fpc), as R; got {fpctype!r}"
+        )
+    if kind == "bootstrap":
+        raise SpecificationError(
+            "type='bootstrap' takes no fpc=: the bootstrap's replicates carry their own "
+            "correction (R's 'Separate fpc not needed for bootstrap')"
+        )
+    if kind not in ("JK1", "JKn", "other"):
+        raise SpecificationError(
+            f"fpc= is not available for type={kind!r}, as R: only for 'JK1', 'JKn' and 'other'"
+        )
+    values = _numbers(np.atleast_1d(np.asarray(fpc, dtype=object)), "fpc")
+    if values.shape != (n_rep,):
+        raise SpecificationError(
+            f"fpc= needs one value per replicate ({n_rep}); got shape {values.shape}"
+        )
+    if not np.all((values >= 0) & (values <= 1)):
+        raise SpecificationError(
+            "fpc values must be in [0, 1]: sampling fractions or corrections, as R"
+        )
+    return 1.0 - values if fpctype == "fraction" else values
 
 
 def _real_number(value: Any, name: str, what: str) -> float:
