@@ -36,7 +36,7 @@ import pandas as pd
 from ordstats.core.links import get_link
 from ordstats.design import capture_context
 from ordstats.design.random import has_random_terms
-from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag
+from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag, user_stacklevel
 from ordstats.estimation.model import OrdinalModel
 from ordstats.inference.lr import lr_test, vuong_test
 from ordstats.inference.nesting import LINK_NESTING
@@ -117,7 +117,7 @@ def _fit(base: OrdinalModel, link: str, fit_kwds: dict[str, Any]) -> OrdinalResu
     for item in caught:
         named = issubclass(item.category, OrdstatsWarning)
         message = f"under the {link} link: {item.message}" if named else item.message
-        warnings.warn(message, item.category, stacklevel=3)
+        warnings.warn(message, item.category, stacklevel=user_stacklevel())
     return res
 
 

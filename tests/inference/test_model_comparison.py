@@ -599,3 +599,21 @@ def test_vuong_test_of_a_clmm_says_why_not(wine):
     probit = _clmm("rating ~ temp + (1|judge)", wine, link="probit")
     with pytest.raises(SpecificationError, match="does not split into rows"):
         ordstats.vuong_test(logit, probit)
+
+
+def test_compare_links_warnings_name_their_link_at_the_callers_line(wine):
+    """Each link's fit warns alike; the warnings say which link and point at the caller."""
+    with pytest.warns(ordstats.OrdstatsWarning) as caught:
+        ordstats.compare_links(
+            "rating ~ temp + contact",
+            wine,
+            ["logit", "probit"],
+            nested_tests=False,
+            fit_kwds={"maxiter": 1},
+        )
+    ours = [w for w in caught if issubclass(w.category, ordstats.OrdstatsWarning)]
+    assert {str(w.message).split(":")[0] for w in ours} == {
+        "under the logit link",
+        "under the probit link",
+    }
+    assert {w.filename for w in ours} == {__file__}
