@@ -486,6 +486,9 @@ def test_nuts_shows_a_progress_bar_per_chain_when_asked_or_watched(wine_model, c
     pytest.importorskip("numpyro")
     import ordstats.results.posterior as posterior_module
 
+    # NumPyro turns its progress bars off wherever CI or PYTEST_XDIST_WORKER is set
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     mode = wine_model.fit(prior="default")
     mode.posterior(100, method="nuts", chains=2, warmup=100)
     assert "warmup" not in capfd.readouterr().err  # not a terminal: silent by default

@@ -198,6 +198,7 @@ class PosteriorMode:
         progress : bool or None
             ``"nuts"``: show a progress bar per chain (warm-up, then sampling) on
             standard error.  None: when a terminal or a notebook is watching.
+            (NumPyro draws no bars where the environment variable ``CI`` is set.)
 
         Returns
         -------
