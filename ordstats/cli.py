@@ -1050,6 +1050,8 @@ _FLAG_SPELLINGS = (
     ),
     (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
     (re.compile(r"\bcov_type\b"), "--cov-type"),
+    (re.compile(r"\bconf_int\(method='profile'\)"), "--ci profile"),
+    (re.compile(r"use it on an unpenalised fit \(model\.fit\(\)\)"), "drop --penalty"),
     (re.compile(r"\bsubset=(?=['\"])"), "--subset "),
     (re.compile(r"\bre_form=(0|'marginal')"), "--re-form \\1"),
     (
@@ -1265,7 +1267,7 @@ def _run_predict(args: argparse.Namespace) -> None:
     with _warnings_to(sys.stderr):
         res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
         if isinstance(res, MixedResults):
-            predicted = res.predict(newdata, which=args.which, re_form=_re_form(args.re_form))
+            predicted = _predict_mixed(res, newdata, args)
         elif args.re_form is not None:
             raise OrdstatsError(
                 "--re-form needs random terms in the formula, e.g. '(1|judge)'; without them "
@@ -1285,9 +1287,17 @@ _RE_FORMS: dict[str | None, str | int | None] = {
 }
 
 
-def _re_form(choice: str | None) -> str | int | None:
-    """The ``re_form`` of ``MixedResults.predict`` for ``--re-form`` (noting the default)."""
-    if choice is None:
+def _predict_mixed(
+    res: MixedResults, newdata: pd.DataFrame, args: argparse.Namespace
+) -> pd.DataFrame | pd.Series:
+    """``predict``'s output for random terms, as ``--re-form`` asks (noting the default)."""
+    if args.which in ("linear", "observed"):
+        raise OrdstatsError(
+            f"--which {args.which} is not available with random terms; give --which prob, "
+            "cumprob, class or expected"
+        )
+    predicted = res.predict(newdata, which=args.which, re_form=_RE_FORMS[args.re_form])
+    if args.re_form is None:
         print(
             "ordstats: note: predictions are conditional on the fitted groups' random "
             "effects (their modes; rows of groups not in the fit use 0); --re-form 0 gives "
@@ -1295,7 +1305,7 @@ def _re_form(choice: str | None) -> str | int | None:
             "over the random effects' distribution",
             file=sys.stderr,
         )
-    return _RE_FORMS[choice]
+    return predicted
 
 
 def _run_factorize(args: argparse.Namespace) -> None:

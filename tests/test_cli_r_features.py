@@ -196,3 +196,18 @@ def test_text_weights_name_the_flag_and_the_column(capsys, flag):
     """Before: 'weights must be numeric; got dtype category', naming neither."""
     err = error(capsys, *WINE, flag, "temp")
     assert f"{flag} temp: the column 'temp' must be numeric" in err and "category" in err
+
+
+def test_predict_mixed_refuses_what_it_cannot_predict_before_any_note(capsys):
+    err = error(
+        capsys, "predict", MIXED, "--data", "wine", "--newdata", "wine", "--which", "linear"
+    )
+    assert "--which linear is not available with random terms" in err
+    assert "note:" not in err and "which=" not in err
+
+
+def test_ci_profile_of_a_penalised_fit_is_refused_in_flag_terms(capsys):
+    """Before (with --ci profile): the message named conf_int(method='profile') and model.fit()."""
+    err = error(capsys, *WINE, "--ci", "profile", "--penalty", "firth")
+    assert "--ci profile refits the model without its penalty" in err
+    assert "drop --penalty" in err and "conf_int" not in err and "model.fit" not in err
