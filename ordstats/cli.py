@@ -1018,6 +1018,15 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
     return str(renderers[fmt]())
 
 
+def _subset_flag(match: re.Match[str]) -> str:
+    """``--subset`` for a selection that is not True/False per row (no Python-only advice)."""
+    got = f" (it gave values of {match.group(1)})" if match.group(1) else ""
+    return (
+        f"--subset must be a condition, true or false on each row{got}, e.g. "
+        "--subset \"temp == 'warm' & response > 20\""
+    )
+
+
 def _levels_flag(match: re.Match[str]) -> str:
     """``--levels a,b`` for the API's ``levels=['a', 'b']`` in a message."""
     return "--levels " + ",".join(re.findall(r"'([^']*)'", match.group(1)))
@@ -1059,6 +1068,13 @@ _FLAG_SPELLINGS = (
         r"--\1 \3: the column '\3' must be numeric (weights and offsets are numbers); got dtype \2",
     ),
     (re.compile(r"^subset selects"), "--subset selects"),
+    (
+        re.compile(
+            r"^subset must (?:select rows with True/False values|be one True/False value per "
+            r"row)(?:; the (?:Series|array) has (dtype \w+))?.*$"
+        ),
+        _subset_flag,
+    ),
     (re.compile(r" and the caller's variables as @name"), ""),  # Python only
     # what only the Python API accepts, dropped from lists of choices and advice
     (re.compile(r", a Link, or a frozen scipy\.stats continuous distribution"), ""),

@@ -211,3 +211,11 @@ def test_ci_profile_of_a_penalised_fit_is_refused_in_flag_terms(capsys):
     err = error(capsys, *WINE, "--ci", "profile", "--penalty", "firth")
     assert "--ci profile refits the model without its penalty" in err
     assert "drop --penalty" in err and "conf_int" not in err and "model.fit" not in err
+
+
+@pytest.mark.parametrize("query", ["response", "response.mean()"])
+def test_a_subset_that_is_not_a_condition_gets_command_line_advice(capsys, query):
+    """Before: the API's advice (data.iloc[...], a boolean Series, a function of the data)."""
+    err = error(capsys, *WINE, "--subset", query)
+    assert "--subset must be a condition, true or false on each row" in err
+    assert "iloc" not in err and "function" not in err and "Series" not in err
