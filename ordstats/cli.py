@@ -174,6 +174,13 @@ def _add_terms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", metavar="COL", help="column of frequency weights")
     parser.add_argument("--offset", metavar="COL", help="column holding a known offset")
     parser.add_argument(
+        "--subset",
+        metavar="EXPR",
+        help="fit only the rows this condition selects (R's subset=), a pandas query on the "
+        'columns of --data, e.g. "judge != 1 & temp == \'warm\'" or "Freq > 0 and '
+        "Type in ['Tower', 'Atrium']\"; a missing value selects nothing",
+    )
+    parser.add_argument(
         "--maxiter",
         type=_positive_int,
         metavar="N",
@@ -188,6 +195,35 @@ def _add_penalty_argument(parser: argparse.ArgumentParser) -> None:
         help="firth: maximise Firth's penalised likelihood (Jeffreys prior), finite under "
         "separation (brglm2's bias-reduced fit for a binary logit)",
     )
+
+
+#: Why each command other than fit has no use for --cov-type and --cluster.
+_NO_COVARIANCE = {
+    "links": "the likelihood-ratio tests, Vuong's tests and information criteria of 'ordstats "
+    "links' use log-likelihoods only, not a covariance of the estimates",
+    "compare": "the likelihood-ratio test of 'ordstats compare' uses the two log-likelihoods "
+    "only, not a covariance of the estimates (for a robust test of terms, fit the larger "
+    "model with 'ordstats fit --cov-type ...' and read its Wald tests)",
+    "predict": "'ordstats predict' prints point predictions, which do not depend on the "
+    "covariance of the estimates",
+}
+
+
+def _add_unused_covariance_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    """``--cov-type`` and ``--cluster`` on a command whose output uses no covariance: refused."""
+    unused = "not used here, and refused: " + _NO_COVARIANCE[command]
+    parser.add_argument("--cov-type", metavar="TYPE", help=unused)
+    parser.add_argument("--cluster", metavar="COL", help=unused)
+
+
+def _refuse_covariance(args: argparse.Namespace) -> None:
+    """Say why ``--cov-type``/``--cluster`` mean nothing to ``args.command``."""
+    flags = (("--cov-type", args.cov_type), ("--cluster", args.cluster))
+    given = [flag for flag, value in flags if value is not None]
+    if given:
+        raise DataError(
+            f"{' and '.join(given)} would change nothing: {_NO_COVARIANCE[args.command]}"
+        )
 
 
 def _add_fit_parser(commands: Any) -> None:
@@ -230,6 +266,13 @@ def _add_fit_parser(commands: Any) -> None:
         "--alpha", default=0.05, type=_alpha, help="1 - confidence level of intervals (0.05)"
     )
     fit.add_argument(
+        "--ci",
+        default="wald",
+        choices=("wald", "profile"),
+        help="wald: the summary's intervals only (default); profile: also the profile "
+        "likelihood intervals (R's confint(clm)), beside them",
+    )
+    fit.add_argument(
         "--odds-ratios",
         action="store_true",
         help="also print the odds ratios exp(coef) with intervals (logit link)",
@@ -254,6 +297,7 @@ def _add_links_parser(commands: Any) -> None:
         default="logit,probit,cloglog,loglog,cauchit",
         help="links to compare, comma-separated (default: the five standard links)",
     )
+    _add_unused_covariance_arguments(links, "links")
     links.set_defaults(link=None)  # --link is refused here (the command fits each of --links)
 
 
@@ -270,6 +314,7 @@ def _add_compare_parser(commands: Any) -> None:
     compare.add_argument("formula2", help="the second model's formula")
     _add_data_arguments(compare)
     _add_terms_arguments(compare)
+    _add_unused_covariance_arguments(compare, "compare")
 
 
 def _add_predict_parser(commands: Any) -> None:
@@ -291,6 +336,15 @@ def _add_predict_parser(commands: Any) -> None:
         "else by the extension of --newdata)",
     )
     _add_penalty_argument(predict)
+    _add_unused_covariance_arguments(predict, "predict")
+    predict.add_argument(
+        "--re-form",
+        choices=("conditional", "0", "marginal"),
+        help="random terms: predict conditional on the fitted groups' random effects (their "
+        "modes; groups not in the fit get 0), at random effects 0 (population level, lme4's "
+        "re.form = NA), or averaged over their distribution (default: conditional, said on "
+        "standard error)",
+    )
     predict.add_argument(
         "--which",
         default="prob",
@@ -793,6 +847,7 @@ def _model(
         scale=args.scale,
         weights=args.weights,
         offset=args.offset,
+        subset=args.subset,
         context={},
         **options.as_keywords(),
     )
@@ -963,6 +1018,15 @@ def render(res: OrdinalResults | MixedResults, fmt: str, formula: str, alpha: fl
     return str(renderers[fmt]())
 
 
+def _subset_flag(match: re.Match[str]) -> str:
+    """``--subset`` for a selection that is not True/False per row (no Python-only advice)."""
+    got = f" (it gave values of {match.group(1)})" if match.group(1) else ""
+    return (
+        f"--subset must be a condition, true or false on each row{got}, e.g. "
+        "--subset \"temp == 'warm' & response > 20\""
+    )
+
+
 def _levels_flag(match: re.Match[str]) -> str:
     """``--levels a,b`` for the API's ``levels=['a', 'b']`` in a message."""
     return "--levels " + ",".join(re.findall(r"'([^']*)'", match.group(1)))
@@ -995,6 +1059,23 @@ _FLAG_SPELLINGS = (
     ),
     (re.compile(r"\bfit\(maxiter=\.\.\.\)"), "--maxiter N"),
     (re.compile(r"\bcov_type\b"), "--cov-type"),
+    (re.compile(r"\bconf_int\(method='profile'\)"), "--ci profile"),
+    (re.compile(r"use it on an unpenalised fit \(model\.fit\(\)\)"), "drop --penalty"),
+    (re.compile(r"\bsubset=(?=['\"])"), "--subset "),
+    (re.compile(r"\bre_form=(0|'marginal')"), "--re-form \\1"),
+    (
+        re.compile(r"^(weights|offset) must be numeric; got dtype (\S+) in the column '([^']*)'"),
+        r"--\1 \3: the column '\3' must be numeric (weights and offsets are numbers); got dtype \2",
+    ),
+    (re.compile(r"^subset selects"), "--subset selects"),
+    (
+        re.compile(
+            r"^subset must (?:select rows with True/False values|be one True/False value per "
+            r"row)(?:; the (?:Series|array) has (dtype \w+))?.*$"
+        ),
+        _subset_flag,
+    ),
+    (re.compile(r" and the caller's variables as @name"), ""),  # Python only
     # what only the Python API accepts, dropped from lists of choices and advice
     (re.compile(r", a Link, or a frozen scipy\.stats continuous distribution"), ""),
     (
@@ -1045,9 +1126,42 @@ def _run_fit(args: argparse.Namespace) -> None:
     with _warnings_to(sys.stderr):
         res = fit_model(args)
         text = render(res, args.format, args.formula, args.alpha)
+        if args.ci == "profile":
+            text = _with_profile_intervals(text, res, args.format, args.alpha)
         if args.odds_ratios:
             text = _with_odds_ratios(text, res, args.format, args.alpha)
     print(text)
+
+
+def _with_profile_intervals(
+    text: str, res: OrdinalResults | MixedResults, fmt: str, alpha: float
+) -> str:
+    """Add the profile likelihood intervals (``--ci profile``) to the rendered summary.
+
+    JSON gains ``profile_lower`` and ``profile_upper`` in each parameter's entry.
+    """
+    if fmt == "latex":
+        raise DataError("--ci profile goes with --format text, html or json")
+    if isinstance(res, MixedResults):
+        raise OrdstatsError(
+            "--ci profile is not available with random effects (R's clmm has no profile "
+            "either); the summary's Wald intervals are R's confint(clmm)"
+        )
+    table = res.conf_int(alpha, method="profile")
+    if fmt == "json":
+        payload = json.loads(text)
+        for name, (lower, upper) in zip(table.index, table.to_numpy(), strict=True):
+            entry = payload["params"][str(name)]
+            entry["profile_lower"], entry["profile_upper"] = (
+                _json_number(lower),
+                _json_number(upper),
+            )
+        payload["ci"] = "profile"
+        return json.dumps(payload, indent=2, allow_nan=False)
+    title = f"Profile likelihood intervals ({1 - alpha:.0%})"
+    if fmt == "html":
+        return f"{text}\n<h3>{title}</h3>\n" + table.to_html(float_format="%.4g")
+    return f"{text}\n\n{title}\n" + table.to_string(float_format=lambda v: f"{v:.4f}")
 
 
 def _with_odds_ratios(text: str, res: OrdinalResults | MixedResults, fmt: str, alpha: float) -> str:
@@ -1082,6 +1196,7 @@ def _run_links(args: argparse.Namespace) -> None:
             f"--link {args.link} is not used by 'ordstats links', which fits the model under "
             "each link of --links: give the links to compare as --links L1,L2,..."
         )
+    _refuse_covariance(args)
     args.link = ModelOptions().link
     links = [part.strip() for part in args.links.split(",") if part.strip()]
     if len(links) < 2:
@@ -1097,6 +1212,7 @@ def _run_links(args: argparse.Namespace) -> None:
             scale=args.scale,
             weights=args.weights,
             offset=args.offset,
+            subset=args.subset,
             context={},
             fit_kwds=_fit_keywords(args),
             **_options_without_link(args),
@@ -1105,6 +1221,7 @@ def _run_links(args: argparse.Namespace) -> None:
 
 
 def _run_compare(args: argparse.Namespace) -> None:
+    _refuse_covariance(args)
     options = model_options(args)
     data = load_data(args.data, args.sep)
     data = prepare_response(data, args.formula1, options.levels)
@@ -1158,14 +1275,53 @@ def _common_rows(models: Sequence[OrdinalModel], data: pd.DataFrame) -> pd.Index
 
 
 def _run_predict(args: argparse.Namespace) -> None:
+    _refuse_covariance(args)
     options = model_options(args)
     data = prepare_response(load_data(args.data, args.sep), args.formula, options.levels)
     newdata_sep = args.sep if args.newdata_sep is None else args.newdata_sep
     newdata = load_data(args.newdata, newdata_sep, "--newdata-sep")
     with _warnings_to(sys.stderr):
         res = _model(args, args.formula, data, options).fit(**_fit_keywords(args))
-        predicted = res.predict(newdata, which=args.which)
+        if isinstance(res, MixedResults):
+            predicted = _predict_mixed(res, newdata, args)
+        elif args.re_form is not None:
+            raise OrdstatsError(
+                "--re-form needs random terms in the formula, e.g. '(1|judge)'; without them "
+                "every prediction is population-level"
+            )
+        else:
+            predicted = res.predict(newdata, which=args.which)
     predicted.to_csv(sys.stdout, index_label="row")
+
+
+#: What each --re-form means (None: the default, conditional, said on standard error).
+_RE_FORMS: dict[str | None, str | int | None] = {
+    None: None,
+    "conditional": None,
+    "0": 0,
+    "marginal": "marginal",
+}
+
+
+def _predict_mixed(
+    res: MixedResults, newdata: pd.DataFrame, args: argparse.Namespace
+) -> pd.DataFrame | pd.Series:
+    """``predict``'s output for random terms, as ``--re-form`` asks (noting the default)."""
+    if args.which in ("linear", "observed"):
+        raise OrdstatsError(
+            f"--which {args.which} is not available with random terms; give --which prob, "
+            "cumprob, class or expected"
+        )
+    predicted = res.predict(newdata, which=args.which, re_form=_RE_FORMS[args.re_form])
+    if args.re_form is None:
+        print(
+            "ordstats: note: predictions are conditional on the fitted groups' random "
+            "effects (their modes; rows of groups not in the fit use 0); --re-form 0 gives "
+            "population-level predictions (random effects 0), --re-form marginal averages "
+            "over the random effects' distribution",
+            file=sys.stderr,
+        )
+    return predicted
 
 
 def _run_factorize(args: argparse.Namespace) -> None:

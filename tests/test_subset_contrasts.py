@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import ordstats
-from ordstats.errors import MissingDataWarning, OrdstatsWarning
+from ordstats.errors import DataError, LevelsWarning, MissingDataWarning, OrdstatsWarning
 from tests._parity import dataset
 from tests.test_parity_sweep import r_names
 
@@ -305,3 +305,31 @@ def test_a_pickled_fit_predicts_with_its_contrasts_and_transforms(case: str) -> 
     back = pickle.loads(pickle.dumps(res))
     rows = survey().iloc[:5].drop(columns="Exer")
     np.testing.assert_array_equal(back.predict(rows), res.predict(rows))
+
+
+@pytest.mark.parametrize(
+    ("query", "number"),
+    [
+        ("judge != 1", "1"),  # before: kept every row (72), where R keeps 64
+        ("judge in [1, 2]", "1"),  # before: selected no row
+        ("temp == 'warm' & judge != 3", "3"),  # & below the comparisons, as pandas reads it
+        ("judge != '1' & response > 20 | 2 == judge", "2"),
+    ],
+)
+def test_a_text_column_compared_with_a_number_is_refused(
+    wine: pd.DataFrame, query: str, number: str
+) -> None:
+    """pandas finds the text '1' unequal to the number 1; R compares a factor with 1 as text."""
+    with pytest.raises(
+        DataError, match=rf"column 'judge', which holds text .* e\.g\. judge == '{number}'"
+    ):
+        ordstats.OrdinalModel.from_formula("rating ~ temp", wine, subset=query)
+
+
+def test_text_compared_with_text_and_numbers_with_numbers_still_select(wine: pd.DataFrame) -> None:
+    model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, subset="judge != '1'")
+    assert model.nobs == 64
+    query = "response > 20 & judge != '1'"  # no rating 1 left: a level dropped, as R
+    with pytest.warns(LevelsWarning, match="level"):
+        model = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, subset=query)
+    assert model.nobs == 59

@@ -587,6 +587,7 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
         if role.endswith("offset") and value not in data.columns and is_offset(value):
             return evaluate_offset(value, data)  # R's offset(log(t)) term of the formula
         series = _column(data, value, f"{role} column")
+        _check_vector_dtype(role, series.dtype, value)
     elif isinstance(value, pd.Series) and data is not None:
         series = align_to_index(value, data.index, role, "the data")
     else:
@@ -601,10 +602,14 @@ def _vector(value: Any, data: pd.DataFrame | None, n: int, role: str) -> pd.Seri
     return series.astype(float)
 
 
-def _check_vector_dtype(role: str, dtype: Any) -> None:
-    """Refuse weights or offsets that are not real numbers (text, booleans, categories, complex)."""
+def _check_vector_dtype(role: str, dtype: Any, column: str | None = None) -> None:
+    """Refuse weights or offsets that are not real numbers (text, booleans, categories, complex).
+
+    ``column``: the data column that holds them, named in the message.
+    """
     if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
-        raise DataError(f"{role} must be numeric; got dtype {dtype}")
+        where = "" if column is None else f" in the column {column!r}"
+        raise DataError(f"{role} must be numeric; got dtype {dtype}{where}")
     if pd.api.types.is_complex_dtype(dtype):
         raise DataError(complex_values_message(role, dtype))
 

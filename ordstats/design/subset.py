@@ -12,8 +12,11 @@ a selection into a boolean mask over the rows of the data.
 
 from __future__ import annotations
 
+import ast
+import io
 import keyword
 import re
+import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +58,55 @@ def _undefined_hint(frame: pd.DataFrame) -> str:
     )
 
 
+def _is_text(column: pd.Series) -> bool:
+    """Whether ``column`` holds text labels (plain or as a categorical's categories)."""
+    values = column.cat.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    return pd.api.types.infer_dtype(values, skipna=True) == "string"
+
+
+def _numbers(node: ast.expr) -> list[Any]:
+    """The numbers a comparison operand spells (``1``, ``[1, 2]``), or none."""
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else [node]
+    return [
+        item.value
+        for item in items
+        if isinstance(item, ast.Constant)
+        and isinstance(item.value, (int, float))
+        and not isinstance(item.value, bool)
+    ]
+
+
+def _check_text_against_numbers(query: str, frame: pd.DataFrame) -> None:
+    """Refuse a query comparing a column of text labels with a number (``judge != 1``).
+
+    pandas finds the text ``'1'`` unequal to the number ``1``, so ``!=``
+    silently keeps every row and ``==`` none, where R compares a factor with a
+    number as text.  A query that Python cannot parse (backticks, ``@name``)
+    is left to pandas.
+    """
+    try:  # pandas reads & and | as "and" and "or", below the comparisons
+        tokens = tokenize.generate_tokens(io.StringIO(query).readline)
+        spelled = " ".join({"&": "and", "|": "or"}.get(tok.string, tok.string) for tok in tokens)
+        tree = ast.parse(spelled.strip(), mode="eval")
+    except (SyntaxError, tokenize.TokenError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        names = [o.id for o in operands if isinstance(o, ast.Name) and o.id in frame.columns]
+        numbers = [n for o in operands for n in _numbers(o)]
+        text = [name for name in names if _is_text(frame[name])]
+        if text and numbers:
+            shown = ", ".join(map(repr, sorted(map(str, frame[text[0]].dropna().unique()))[:4]))
+            raise DataError(
+                f"subset={query!r} compares the column {text[0]!r}, which holds text "
+                f"({shown}, ...), with the number {numbers[0]!r}, which pandas never finds "
+                f"equal to text (R compares a factor with a number as text): quote the "
+                f"value, e.g. {text[0]} == '{numbers[0]}'"
+            )
+
+
 def _query_mask(query: str, frame: pd.DataFrame, context: Any) -> Any:
     """Evaluate ``query`` on ``frame`` as :meth:`pandas.DataFrame.query` does.
 
@@ -62,6 +114,7 @@ def _query_mask(query: str, frame: pd.DataFrame, context: Any) -> Any:
     which selects nothing), a row missing a column the query names is not
     selected -- unless the query reads missing values itself (``.isna()``).
     """
+    _check_text_against_numbers(query, frame)
     local = dict(context) if isinstance(context, Mapping) else {}
     try:
         mask = frame.eval(query, local_dict=local, engine="python")
@@ -117,8 +170,9 @@ def subset_mask(subset: Any, frame: pd.DataFrame, context: Any = None) -> np.nda
     ------
     DataError
         A selection of another length or other labels than ``frame``, values
-        that are not True/False, a query naming a column the data lack, or a
-        selection that keeps no row.
+        that are not True/False, a query naming a column the data lack or
+        comparing a column of text with a number (``judge != 1``, which
+        pandas would find true on every row), or a selection that keeps no row.
     """
     if subset is None:
         return None
