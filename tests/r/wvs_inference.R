@@ -51,6 +51,9 @@ vgl <- suppressWarnings(list(cumulative = vg(cumulative(parallel = TRUE)), acat 
 mm <- clmm(poverty ~ religion + degree + gender + age + (1 | country), data = wvs,
            control = clmm.control(gradTol = 1e-10))
 mm_ranef <- ranef(mm)
+# clmm(..., nAGQ = 10) stops here ("non-finite likelihood at starting value", also from
+# the Laplace estimates): tests/test_wvs_parity.py checks ordstats' AGQ by exact quadrature
+mm_default <- clmm(poverty ~ religion + degree + gender + age + (1 | country), data = wvs)
 # emmeans' dunnettx quantile to 1e-12 (its own .qdunnx stops within 5e-4)
 dunnettx_q <- sapply(c(3, 7), function(k)
   uniroot(function(x) emmeans:::.pdunnx(x, k, Inf) - 0.95, c(1.9, 3.5), tol = 1e-12)$root)
@@ -72,5 +75,7 @@ out <- list(
   vglm = vgl,
   clmm = list(coef = named(coef(mm)), se = named(sqrt(diag(vcov(mm)))), logLik = as.numeric(logLik(mm)),
               sd = as.numeric(attr(VarCorr(mm)$country, "stddev")),
-              ranef = as.numeric(unlist(mm_ranef$country)), condvar = as.numeric(unlist(condVar(mm)$country))))
+              ranef = as.numeric(unlist(mm_ranef$country)), condvar = as.numeric(unlist(condVar(mm)$country)),
+              drop1 = tab(drop1(mm_default, test = "Chi")),
+              emmeans_prob = emm_tab(emmeans(mm_default, ~ poverty | gender, mode = "prob"))))
 write_json(out, "tests/data/r/wvs_inference.json")
