@@ -125,26 +125,26 @@ def _fdr(p: FloatArray) -> FloatArray:
     return out
 
 
-def _dunnettx_sf(x: FloatArray | float, n: int) -> FloatArray:
-    """``1 - `` emmeans' ``.pdunnx(x, n, Inf)``, its approximation of ``P(max_j |Z_j| < x)``.
+def _dunnettx_cdf(x: FloatArray | float, n: int) -> FloatArray:
+    """The approximation of ``P(max_j |Z_j| < x)`` of emmeans' ``.pdunnx(x, n, Inf)``.
 
-    The complement of each part is taken directly, so small p-values keep their
-    digits (R's ``1 - .pdunnx`` rounds below ~1e-16 to 0).
+    Its p-values are ``1 -`` this, as emmeans': scipy's studentized range, as R's
+    ``ptukey``, has no upper tail below ~1e-16, so neither does this mixture.
     """
     x = np.asarray(x, dtype=float)
     means = (1.0 + np.sqrt(1.0 + 8.0 * n)) / 2.0
-    tukey = stats.studentized_range.sf(np.sqrt(2.0) * x, means, np.inf)
-    sidak = -np.expm1(n * np.log1p(-stats.chi2.sf(np.square(x), 1)))
+    tukey = stats.studentized_range.cdf(np.sqrt(2.0) * x, means, np.inf)
+    sidak = stats.chi2.cdf(np.square(x), 1) ** n
     weight = (n - 1.0) / n
     return np.asarray(weight * tukey + (1.0 - weight) * sidak)
 
 
 def _dunnettx_quantile(level: float, n: int) -> float:
-    """The ``level`` quantile of ``1 -`` :func:`_dunnettx_sf`, between Sidak's and Bonferroni's."""
+    """The ``level`` quantile of :func:`_dunnettx_cdf`, between Sidak's and Bonferroni's."""
     low = stats.norm.isf((1.0 - level) / 2.0)
     high = stats.norm.isf((1.0 - level) / n / 2.0) + 1e-3
     return float(
-        optimize.brentq(lambda c: 1.0 - level - float(_dunnettx_sf(c, n)), low, high, xtol=1e-10)
+        optimize.brentq(lambda c: float(_dunnettx_cdf(c, n)) - level, low, high, xtol=1e-10)
     )
 
 
@@ -247,7 +247,7 @@ def adjusted_p_values(
         elif adjust == "fdr":
             out[rows] = _fdr(p)
         elif adjust == "dunnettx":
-            out[rows] = _dunnettx_sf(np.abs(z[rows]), n)
+            out[rows] = 1.0 - _dunnettx_cdf(np.abs(z[rows]), n)
         elif adjust == "sidak":  # 1 - (1 - p)^n without cancellation for small p
             out[rows] = -np.expm1(n * np.log1p(-p))
         elif adjust == "tukey":
