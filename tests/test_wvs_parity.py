@@ -253,3 +253,41 @@ def test_clmm_agq_is_the_exact_integral(mixed, wvs) -> None:
         total += special.logsumexp(values, b=weights) + np.log(spread)
     assert res.llf == pytest.approx(total, abs=1e-8)
     assert res.llf > mixed.fit().llf  # not the Laplace value
+
+
+@pytest.mark.parametrize(
+    ("case", "family", "options"),
+    [
+        ("sratio_gender", "sratio", {"nominal": "~ gender"}),
+        ("acat_gender", "acat", {"nominal": "~ gender"}),
+        ("sratio_reverse", "sratio", {"reverse": True}),
+        ("acat_reverse", "acat", {"reverse": True}),
+    ],
+)
+def test_vglm_partial_and_reverse(wvs, case: str, family: str, options: dict) -> None:
+    formula = FORMULA if "nominal" not in options else FORMULA.replace(" + gender", "")
+    res = ordstats.OrdinalModel.from_formula(formula, wvs, family=family, **options).fit()
+    r = R["vglm"][case]
+    assert res.llf == pytest.approx(r["logLik"], abs=1e-6)
+    # VGAM orders (Intercept):1, :2, slopes, gendermale:1, :2; ours steps, step effects, slopes
+    order = [0, 1, *range(4, 10), 2, 3] if "nominal" in options else list(range(9))
+    se = np.sqrt(np.diag(res.expected_covariance.matrix))
+    # reverse=True: ours are VGAM's reverse = TRUE estimates, signs included
+    estimates = res.params.to_numpy()[order]
+    np.testing.assert_allclose(estimates, list(r["coef"].values()), atol=1e-6)
+    np.testing.assert_allclose(se[order], list(r["se"].values()), atol=1e-6)
+
+
+def test_country_by_cubic_age(wvs) -> None:
+    formula = "poverty ~ gender + religion + degree + country * poly(age, 3)"
+    res = ordstats.OrdinalModel.from_formula(formula, wvs).fit()
+    r = R["poly"]
+    np.testing.assert_allclose(res.params, list(r["coef"].values()), atol=1e-6)
+    assert res.llf == pytest.approx(r["logLik"], abs=1e-6)
+    np.testing.assert_allclose(res.predict(NEW), r["prob"], atol=1e-7)
+    drop = _r_table(r["drop1"])
+    np.testing.assert_allclose(res.drop1(test="Chisq")["LRT"][1:], drop["LRT"][1:], rtol=1e-6)
+    wald = _r_table(r["anova_II"])
+    ours = ordstats.anova(res, type="II")
+    np.testing.assert_allclose(ours["Chisq"], wald["Chisq"], rtol=1e-6)
+    assert list(ours.index) == list(wald.index)

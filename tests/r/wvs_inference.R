@@ -47,7 +47,14 @@ vg <- function(fam) {
   list(logLik = as.numeric(logLik(m)), coef = named(coef(m)), se = named(sqrt(diag(vcov(m)))))
 }
 vgl <- suppressWarnings(list(cumulative = vg(cumulative(parallel = TRUE)), acat = vg(acat(parallel = TRUE)),
-            sratio = vg(sratio(parallel = TRUE)), cratio = vg(cratio(parallel = TRUE))))
+            sratio = vg(sratio(parallel = TRUE)), cratio = vg(cratio(parallel = TRUE)),
+            sratio_gender = vg(sratio(parallel = FALSE ~ gender)), acat_gender = vg(acat(parallel = FALSE ~ gender)),
+            sratio_reverse = vg(sratio(parallel = TRUE, reverse = TRUE)), acat_reverse = vg(acat(parallel = TRUE, reverse = TRUE))))
+# car's classic WVS model: country * poly(age, 3)
+fpoly <- clm(poverty ~ gender + religion + degree + country * poly(age, 3), data = wvs)
+poly_part <- list(coef = named(coef(fpoly)), logLik = as.numeric(logLik(fpoly)),
+                  prob = rows(predict(fpoly, newdata = new, type = "prob")$fit),
+                  drop1 = tab(drop1(fpoly, test = "Chi")), anova_II = tab(anova(fpoly, type = "II")))
 mm <- clmm(poverty ~ religion + degree + gender + age + (1 | country), data = wvs,
            control = clmm.control(gradTol = 1e-10))
 mm_ranef <- ranef(mm)
@@ -72,7 +79,7 @@ out <- list(
                      eigenvalues = conv$eigen.values, logLik = as.numeric(conv$original.fit$logLik)),
   slice = slices,
   emmeans_clm = emm_all(fit), emmeans_polr = emm_all(pol),
-  vglm = vgl,
+  vglm = vgl, poly = poly_part,
   clmm = list(coef = named(coef(mm)), se = named(sqrt(diag(vcov(mm)))), logLik = as.numeric(logLik(mm)),
               sd = as.numeric(attr(VarCorr(mm)$country, "stddev")),
               ranef = as.numeric(unlist(mm_ranef$country)), condvar = as.numeric(unlist(condVar(mm)$country)),
