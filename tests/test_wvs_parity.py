@@ -40,6 +40,14 @@ def _r_table(part: dict) -> pd.DataFrame:
     return pd.DataFrame(values, index=part["rows"], columns=part["cols"])
 
 
+def _fit_as_r(formula: str, data: pd.DataFrame, part: dict):
+    """The fit of ``formula``, its estimates and log-likelihood checked against R's ``part``."""
+    res = ordstats.OrdinalModel.from_formula(formula, data).fit()
+    np.testing.assert_allclose(res.params, list(part["coef"].values()), atol=1e-6)
+    assert res.llf == pytest.approx(part["logLik"], abs=1e-6)
+    return res
+
+
 @pytest.fixture(scope="module")
 def wvs() -> pd.DataFrame:
     return dataset("wvs")
@@ -192,11 +200,8 @@ def test_vglm_parallel_families(wvs, family: str) -> None:
 
 
 def test_clmm_random_country(wvs) -> None:
-    formula = "poverty ~ religion + degree + gender + age + (1|country)"
-    res = ordstats.OrdinalModel.from_formula(formula, wvs).fit()
     r = R["clmm"]
-    np.testing.assert_allclose(res.params, list(r["coef"].values()), atol=1e-6)
-    assert res.llf == pytest.approx(r["logLik"], abs=1e-6)
+    res = _fit_as_r("poverty ~ religion + degree + gender + age + (1|country)", wvs, r)
     # R's clmm vcov is a finite-difference Hessian: ~5e-5 off in the threshold SEs
     np.testing.assert_allclose(res.bse, list(r["se"].values())[:6], atol=1e-4)
     assert res.varcorr()["sd"].iloc[0] == pytest.approx(r["sd"], rel=1e-6)
@@ -279,11 +284,8 @@ def test_vglm_partial_and_reverse(wvs, case: str, family: str, options: dict) ->
 
 
 def test_country_by_cubic_age(wvs) -> None:
-    formula = "poverty ~ gender + religion + degree + country * poly(age, 3)"
-    res = ordstats.OrdinalModel.from_formula(formula, wvs).fit()
     r = R["poly"]
-    np.testing.assert_allclose(res.params, list(r["coef"].values()), atol=1e-6)
-    assert res.llf == pytest.approx(r["logLik"], abs=1e-6)
+    res = _fit_as_r("poverty ~ gender + religion + degree + country * poly(age, 3)", wvs, r)
     np.testing.assert_allclose(res.predict(NEW), r["prob"], atol=1e-7)
     drop = _r_table(r["drop1"])
     np.testing.assert_allclose(res.drop1(test="Chisq")["LRT"][1:], drop["LRT"][1:], rtol=1e-6)
