@@ -9,8 +9,21 @@ two-sided p-values and ``n`` the family's size:
 ``"holm"``
     the step-down Bonferroni p-values (R's ``p.adjust``); intervals as
     ``"bonferroni"`` (a step-down method has no simultaneous intervals).
+``"fdr"``
+    Benjamini and Hochberg's false discovery rate (R's ``p.adjust(method = "fdr")``):
+    ``min_{k >= i} n p_(k) / k`` over the ordered p-values; intervals as
+    ``"bonferroni"`` (as emmeans: a step-up method has no simultaneous intervals).
 ``"sidak"``
     ``1 - (1 - p_i)^n``; intervals with ``z_{1 - (1 - c^{1/n})/2}``.
+``"dunnettx"``
+    emmeans' approximation to Dunnett's many-to-one test (its default for
+    ``trt.vs.ctrl`` contrasts): ``P(max |Z_j| < x)`` is taken as
+    ``w T(x) + (1 - w) S(x)``, with ``w = (n - 1)/n``,
+    ``T(x) = P(Q_{m,\infty} < \sqrt2 x)`` for ``m = (1 + \sqrt{1 + 8n})/2``
+    (the studentized range of as many means as give ``n`` pairs) and
+    ``S(x) = (2\Phi(x) - 1)^n`` (Sidak's).  Intervals use its ``c`` quantile,
+    found here to ``1e-10``; emmeans' root search stops within ``5e-4``, so its
+    intervals may differ from these in the fourth decimal of the multiplier.
 ``"tukey"``
     for a full set of pairwise comparisons of ``m`` estimates only:
     ``P(Q_{m,\infty} > \sqrt2 |z_i|)`` with ``Q`` the studentized range
@@ -44,7 +57,7 @@ from ordstats.errors import OrdstatsError
 __all__ = ["ADJUSTMENTS", "Family", "adjusted_p_values", "check_adjust", "critical_values"]
 
 #: the adjustments emmeans offers that this module computes
-ADJUSTMENTS = ("none", "tukey", "holm", "bonferroni", "sidak", "mvt")
+ADJUSTMENTS = ("none", "tukey", "holm", "bonferroni", "fdr", "sidak", "dunnettx", "mvt")
 
 _MVT_SEED = 20231123
 
@@ -101,6 +114,38 @@ def _holm(p: FloatArray) -> FloatArray:
     out = np.empty(n)
     out[order] = np.minimum(stepped, 1.0)
     return out
+
+
+def _fdr(p: FloatArray) -> FloatArray:
+    n = p.size
+    order = np.argsort(p, kind="stable")[::-1]  # largest first: a running minimum steps up
+    stepped = np.minimum.accumulate(n / np.arange(n, 0, -1) * p[order])
+    out = np.empty(n)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def _dunnettx_cdf(x: FloatArray | float, n: int) -> FloatArray:
+    """The approximation of ``P(max_j |Z_j| < x)`` of emmeans' ``.pdunnx(x, n, Inf)``.
+
+    Its p-values are ``1 -`` this, as emmeans': scipy's studentized range, as R's
+    ``ptukey``, has no upper tail below ~1e-16, so neither does this mixture.
+    """
+    x = np.asarray(x, dtype=float)
+    means = (1.0 + np.sqrt(1.0 + 8.0 * n)) / 2.0
+    tukey = stats.studentized_range.cdf(np.sqrt(2.0) * x, means, np.inf)
+    sidak = stats.chi2.cdf(np.square(x), 1) ** n
+    weight = (n - 1.0) / n
+    return np.asarray(weight * tukey + (1.0 - weight) * sidak)
+
+
+def _dunnettx_quantile(level: float, n: int) -> float:
+    """The ``level`` quantile of :func:`_dunnettx_cdf`, between Sidak's and Bonferroni's."""
+    low = stats.norm.isf((1.0 - level) / 2.0)
+    high = stats.norm.isf((1.0 - level) / n / 2.0) + 1e-3
+    return float(
+        optimize.brentq(lambda c: float(_dunnettx_cdf(c, n)) - level, low, high, xtol=1e-10)
+    )
 
 
 def _max_abs_normal_cdf(limit: float, corr: FloatArray) -> float:
@@ -199,6 +244,10 @@ def adjusted_p_values(
             out[rows] = np.minimum(n * p, 1.0)
         elif adjust == "holm":
             out[rows] = _holm(p)
+        elif adjust == "fdr":
+            out[rows] = _fdr(p)
+        elif adjust == "dunnettx":
+            out[rows] = 1.0 - _dunnettx_cdf(np.abs(z[rows]), n)
         elif adjust == "sidak":  # 1 - (1 - p)^n without cancellation for small p
             out[rows] = -np.expm1(n * np.log1p(-p))
         elif adjust == "tukey":
@@ -220,7 +269,7 @@ def critical_values(
     conf_level : float
     families : sequence of Family
     adjust : str
-        One of :data:`ADJUSTMENTS`; ``"holm"`` gives Bonferroni intervals.
+        One of :data:`ADJUSTMENTS`; ``"holm"`` and ``"fdr"`` give Bonferroni intervals.
     cov : ndarray, shape (n, n)
 
     Returns
@@ -230,7 +279,7 @@ def critical_values(
         The adjustment the intervals use.
     """
     adjust = effective_adjust(check_adjust(adjust), families)
-    if adjust == "holm":
+    if adjust in ("holm", "fdr"):
         adjust = "bonferroni"
     n_total = sum(f.rows.size for f in families)
     out = np.full(n_total, stats.norm.isf((1.0 - conf_level) / 2.0))
@@ -242,6 +291,8 @@ def critical_values(
             out[rows] = stats.norm.isf((1.0 - conf_level) / n / 2.0)
         elif adjust == "sidak":
             out[rows] = stats.norm.isf(-np.expm1(np.log(conf_level) / n) / 2.0)
+        elif adjust == "dunnettx":
+            out[rows] = _dunnettx_quantile(conf_level, n)
         elif adjust == "tukey":
             quantile = stats.studentized_range.ppf(conf_level, float(family.compared or n), np.inf)
             out[rows] = quantile / np.sqrt(2.0)

@@ -918,7 +918,8 @@ class EmmGrid:
         adjust : str, optional
             Multiplicity adjustment of p-values and intervals (default: the
             object's, ``"none"`` for means, as emmeans).  One of ``"none"``,
-            ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"sidak"``, ``"mvt"``.
+            ``"tukey"``, ``"holm"``, ``"bonferroni"``, ``"fdr"``, ``"sidak"``,
+            ``"dunnettx"``, ``"mvt"``.
         conf_level : float
 
         Returns
@@ -998,9 +999,8 @@ class EmmGrid:
             Default adjustment of the result's summary.  When omitted: ``"tukey"``
             for pairwise (as emmeans), ``"mvt"`` for ``"consec"`` (as emmeans),
             ``"none"`` for ``"poly"`` and custom contrasts (as emmeans),
-            ``"sidak"`` for ``"trt.vs.ctrl"`` (emmeans: its ``"dunnettx"``
-            approximation, not offered here) and ``"holm"`` for the effects
-            (emmeans: ``"fdr"``, not offered here).
+            ``"dunnettx"`` for ``"trt.vs.ctrl"`` and ``"fdr"`` for the effects
+            (as emmeans).
         by : str or list of str, optional
             The grouping; default: the means' ``by`` variables.
         ref : int or level label
@@ -1092,7 +1092,7 @@ class EmmGrid:
         ----------
         adjust : str
             Default ``"tukey"`` (as emmeans); ``"holm"``, ``"bonferroni"``,
-            ``"sidak"``, ``"mvt"`` or ``"none"``.
+            ``"fdr"``, ``"sidak"``, ``"dunnettx"``, ``"mvt"`` or ``"none"``.
         reverse : bool
         by : str or list of str, optional
 
@@ -1296,7 +1296,7 @@ def _contrast_matrix(
             np.array([eye[i] - eye[control] for i in others]).reshape(-1, n),
             [f"{levels[i]} - {levels[control]}" for i in others],
             False,
-            "sidak",
+            "dunnettx",
         )
     if method == "consec":
         return (
@@ -1309,7 +1309,7 @@ def _contrast_matrix(
         coefficients = eye - 1.0 / n
         if method == "del.eff":
             coefficients = coefficients * n / (n - 1.0)
-        return coefficients, [f"{level} effect" for level in levels], False, "holm"
+        return coefficients, [f"{level} effect" for level in levels], False, "fdr"
     if method == "poly":
         coefficients, names = _poly_coefficients(n)
         return coefficients, names, False, "none"
