@@ -108,9 +108,17 @@ def _rows_removed(model: FittedModel) -> bool:
     return isinstance(model.evaluator, DataRemovedEvaluator)
 
 
+def _source_gone(model: FittedModel) -> bool:
+    """Whether the model read its rows in chunks from a source it no longer has (unpickled)."""
+    evaluator = model.evaluator
+    return not (evaluator.keeps_rows or _rows_removed(model)) and model.source is None
+
+
 def _where(model: FittedModel) -> str:
     if _rows_removed(model):
         return "a fit whose data were removed (remove_data())"
+    if _source_gone(model):
+        return "a saved fit of data read in chunks"
     return "a fit of data read in chunks" if model.source is not None else "a fit of data in memory"
 
 
@@ -141,6 +149,9 @@ def check_comparable(first: OrdinalResults, second: OrdinalResults) -> None:
         )
     if _rows_removed(a) or _rows_removed(b):
         _check_same_summaries(a, b, "their data were removed (remove_data()), so only")
+        return
+    if _source_gone(a) or _source_gone(b):  # a saved chunked fit keeps only its summaries
+        _check_same_summaries(a, b, "a saved fit of data read in chunks keeps no rows, so only")
         return
     if (a.source is None) != (b.source is None):
         raise SpecificationError(
@@ -246,7 +257,7 @@ def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> N
         f"{_describe(restricted)} cannot be shown to be nested in {_describe(full)}: "
         f"{', '.join(map(repr, missing))} is not part of the full model by name"
     )
-    if full.model.source is not None:
+    if any(m.source is not None or _source_gone(m) for m in (full.model, restricted.model)):
         raise SpecificationError(
             f"{text}. For data read in chunks, nesting is checked by column name: the full "
             "model must contain every column of the restricted one"
@@ -402,10 +413,8 @@ def check_nested(restricted: OrdinalResults, full: OrdinalResults) -> LinkNestin
             f"model must have fewer parameters{swap}"
         )
     nesting = _check_link(restricted, full)
-    if (
-        full.model.source is not None
-        or _rows_removed(full.model)
-        or _rows_removed(restricted.model)
+    if full.model.source is not None or any(
+        _rows_removed(m) or _source_gone(m) for m in (full.model, restricted.model)
     ):
         _check_nested_by_name(restricted, full)
         return nesting

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -165,3 +166,37 @@ def test_expected_covariance_after_remove_data_says_the_rows_are_gone(frame):
     res.remove_data()
     with pytest.raises(OrdstatsError, match=r"expected_covariance\) needs the rows of the data"):
         res.expected_covariance  # noqa: B018
+
+
+def _saved(res):
+    return pickle.loads(pickle.dumps(res))
+
+
+def _without(res, term):
+    with pytest.warns(MissingDataWarning):
+        return res.update(f"~ . - {term}")
+
+
+def test_lr_tests_of_saved_chunked_fits_equal_in_memory(memory, chunked):
+    # before: NotFittedError "a chunked model keeps no rows in memory; use its summaries
+    # (nobs, response_counts) or read the data yourself", from the row-by-row checks
+    restricted = _without(chunked, "g")
+    expected = ordstats.lr_test(_without(memory, "g"), memory)
+    for pair in [(_saved(restricted), _saved(chunked)), (restricted, _saved(chunked))]:
+        assert ordstats.lr_test(*pair).statistic == pytest.approx(expected.statistic, rel=1e-8)
+    table = ordstats.anova(_saved(restricted), _saved(chunked))
+    expected_table = ordstats.anova(_without(memory, "g"), memory)
+    pd.testing.assert_frame_equal(table, expected_table, rtol=1e-8, check_names=False)
+
+
+def test_saved_chunked_fits_are_checked_for_nesting_by_name(chunked):
+    # before: a warning that "their data were removed (remove_data())", and a statistic
+    without_g, without_x1 = _saved(_without(chunked, "g")), _saved(_without(chunked, "x1"))
+    with pytest.raises(SpecificationError, match=r"'x1' is not part of the full model by name"):
+        ordstats.lr_test(without_g, without_x1)
+
+
+def test_vuong_of_a_saved_chunked_fit_says_its_rows_are_gone(chunked):
+    probit = _saved(chunked.model.with_changes(link="probit").fit())
+    with pytest.raises(OrdstatsError, match="does not keep when pickled: rebuild the model"):
+        ordstats.vuong_test(_saved(chunked), probit)

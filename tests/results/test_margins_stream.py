@@ -244,11 +244,12 @@ def test_out_of_core_refusals_say_what_to_do(chunked, call, message):
         call(chunked)
 
 
-def test_datagrid_of_a_chunked_fit_says_to_pass_values(chunked):
+def test_counterfactual_datagrid_of_a_chunked_fit_says_to_average(chunked):
     from ordstats import datagrid
 
-    with pytest.raises(OrdstatsError, match=r"avg_ verbs stream .* datagrid\(newdata="):
-        datagrid(chunked, temp=["cold"])
+    # the typical-value grid streams (tests/results/test_datagrid_stream.py); copies do not
+    with pytest.raises(OrdstatsError, match=r"does not hold in memory: average over them"):
+        datagrid(chunked, grid_type="counterfactual", temp=["cold"])
 
 
 # -- get_margeff (statsmodels' name) over chunked and Dask fits -------------------------------

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ordstats._typing import FloatArray
 from ordstats.design.core import Design, select_fitted_rows, sorted_levels
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.design.r_functions import is_offset, offset_variables
 from ordstats.errors import OrdstatsError, is_real_number
 from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.stream import streams
 
 __all__ = [
     "coded_factors",
@@ -186,7 +189,10 @@ def datagrid(
     ----------
     fit : results, optional
         A fitted model; its estimation rows (predictors, and any offset and
-        weights columns) are used when ``newdata`` is not given.
+        weights columns) are used when ``newdata`` is not given.  For a fit
+        read in chunks (files, Dask, ``chunksize=``) the means and modes come
+        from one pass over them (``grid_type="counterfactual"`` and values
+        given as functions of a column need the rows in memory).
     newdata : pandas.DataFrame, optional
         The rows to summarise (default: the fit's estimation rows).
     grid_type : {"mean_or_mode", "counterfactual"}
@@ -222,10 +228,14 @@ def datagrid(
             f"datagrid's first argument must be a fitted ordstats model (from .fit()); got "
             f"{type(fit).__name__}"
         )
+    typical = None  # the typical values of rows read in chunks (else of ``data``'s columns)
     if newdata is None:
         if fit is None:
             raise OrdstatsError("datagrid needs a fitted model (fit=) or a DataFrame (newdata=)")
-        data = fit.margins_data()
+        if streams(fit, None):
+            data, typical = _streamed_columns(fit, grid_type, values)
+        else:
+            data = fit.margins_data()
     elif isinstance(newdata, pd.DataFrame):
         data = newdata
     else:
@@ -262,5 +272,93 @@ def datagrid(
         if name in given:
             base = set_column(base, name, [c[list(given).index(name)] for c in combinations])
         else:
-            base = set_column(base, name, _typical(data[name]))
+            value = _typical(data[name]) if typical is None else typical[name]
+            base = set_column(base, name, value)
     return base
+
+
+@dataclass
+class _ColumnTally:
+    """Sums and counts of numeric columns, and level counts of factors, over chunks in order.
+
+    ``levels`` maps each factor column to ``{level: count}`` in the order the
+    levels are first seen (chunks add up in their order), so that a tie of the
+    mode goes to the level seen first, as ``value_counts`` of the whole column.
+    """
+
+    rows: pd.DataFrame  # the first used row (the columns' types)
+    sums: dict[str, FloatArray]  # numeric column -> [sum, count of values]
+    levels: dict[str, dict[Any, int]]
+
+    def __add__(self, other: _ColumnTally | None) -> _ColumnTally:
+        if other is None:
+            return self
+        levels = {name: dict(counts) for name, counts in self.levels.items()}
+        for name, counts in other.levels.items():
+            for level, count in counts.items():
+                levels[name][level] = levels[name].get(level, 0) + count
+        sums = {name: total + other.sums[name] for name, total in self.sums.items()}
+        return _ColumnTally(self.rows, sums, levels)
+
+
+def _tally_pass(rows: pd.DataFrame, columns: list[str], levels: dict) -> _ColumnTally:
+    """One chunk's :class:`_ColumnTally` of the fitted rows' ``columns``."""
+    data = with_factor_levels(rows[columns], levels)
+    sums, counts = {}, {}
+    for name in columns:
+        column = data[name]
+        if is_factor(column):
+            codes, uniques = pd.factorize(column)  # in order of appearance
+            tallies = np.bincount(codes[codes >= 0], minlength=len(uniques))
+            counts[name] = {u: int(t) for u, t in zip(uniques, tallies, strict=True)}
+        else:
+            values = column.to_numpy(dtype=float, na_value=np.nan)
+            sums[name] = np.array([np.nansum(values), np.sum(~np.isnan(values))])
+    return _ColumnTally(data.iloc[:1], sums, counts)
+
+
+def _tally_mode(column: pd.Series, counts: dict[Any, int]) -> Any:
+    """The most frequent level; ties to the first category, or else the level seen first."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        counts = {level: counts.get(level, 0) for level in column.cat.categories}
+    return max(counts, key=counts.__getitem__)  # the first of equal counts
+
+
+def _streamed_columns(
+    fit: Any, grid_type: str, values: dict[str, Any]
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Stand-in columns and typical values of the estimation rows of a fit read in chunks.
+
+    One pass over the chunks gives each numeric column's mean and each
+    factor's level counts (the mean or mode :func:`datagrid` takes).  The
+    stand-in holds each column's type and levels (for checking given values).
+    """
+    if grid_type == "counterfactual":
+        raise OrdstatsError(
+            "datagrid(grid_type='counterfactual') copies every estimation row, which a fit "
+            "read in chunks (files, Dask, chunksize=) does not hold in memory: average over "
+            "them with the avg_ verbs (variables= sets the counterfactual values)"
+        )
+    functions = [name for name, v in values.items() if callable(v)]
+    if functions:
+        raise OrdstatsError(
+            f"datagrid: {', '.join(map(repr, functions))} given as a function would read the "
+            "whole column, which a fit read in chunks (files, Dask, chunksize=) does not hold "
+            "in memory: give the values themselves"
+        )
+    columns = fit._margins_grid_columns()
+    levels = fit._margins_factor_levels()
+    tally: _ColumnTally = fit._margins_stream(_tally_pass, columns, levels)
+    typical: dict[str, Any] = {}
+    stand_in = {}
+    for name in columns:
+        column = tally.rows[name]
+        if name in tally.levels:
+            seen = list(tally.levels[name])
+            typical[name] = _tally_mode(column, tally.levels[name])
+        else:
+            total, n = tally.sums[name]
+            typical[name] = total / n if n else float("nan")
+            seen = [typical[name]]
+        stand_in[name] = pd.Series(seen, dtype=column.dtype)
+    return pd.DataFrame(stand_in), typical

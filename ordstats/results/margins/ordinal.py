@@ -173,11 +173,7 @@ class OrdinalMarginsFit(FittedState):
         design = model.design
         source = getattr(model, "_formula_source", None)
         if source is not None and isinstance(source.data, pd.DataFrame):
-            columns = list(self.margins_variables())
-            columns += self._margins_offset_variables(list(source.data.columns))
-            if isinstance(source.weights, str):
-                columns.append(source.weights)
-            present = list(dict.fromkeys(c for c in columns if c in source.data.columns))
+            present = self._margins_grid_columns(list(source.data.columns))
             data = select_fitted_rows(source.data[present], design)
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
@@ -194,6 +190,21 @@ class OrdinalMarginsFit(FittedState):
             "the DataFrame this model was fitted on is not kept (the model was pickled or built "
             "from a design): pass the rows as newdata (a DataFrame)"
         )
+
+    def _margins_grid_columns(self, available: Sequence[str] | None = None) -> list[str]:
+        """The columns of :meth:`margins_data`: predictors, offsets' and weights' columns.
+
+        ``available``: the data's columns (default: those of the source read in chunks).
+        """
+        if available is None:
+            source = getattr(self.model.evaluator, "source", None)
+            available = list(getattr(source, "columns", []))
+        columns = list(self.margins_variables())
+        columns += self._margins_offset_variables(list(available))
+        weights = getattr(getattr(self.model, "_formula_source", None), "weights", None)
+        if isinstance(weights, str):
+            columns.append(weights)
+        return list(dict.fromkeys(c for c in columns if c in available))
 
     def _margins_offset_variables(self, columns: Sequence[str] | None = None) -> list[str]:
         """The ``columns`` (default: any) the location and scale offsets read (emmeans' grid)."""
