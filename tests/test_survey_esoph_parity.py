@@ -163,3 +163,20 @@ def test_as_integer_of_an_ordered_factor_is_named_as_r_names_it() -> None:
     _check_fit(res, R["esoph_integer"], names)
     assert "as.integer(agegp)" in res.drop1().index
     _check_fit(res, R["esoph_polr_integer"], names)
+
+
+def test_anova_and_summary_spell_formulas_as_r(complete: pd.DataFrame) -> None:
+    """Before: anova rows and attrs["models"] read ``as_integer(agegp)`` and ``I(Age**2)``,
+    the summary header ``Scale: ~ as_numeric(Age)`` (the spelling formulaic evaluates)."""
+    esoph = dataset("esoph")
+    small = _fit("alcgp ~ tobgp", esoph, weights="ncontrols")
+    full = _fit("alcgp ~ as.integer(agegp) + tobgp", esoph, weights="ncontrols")
+    table = ordstats.anova(small, full)
+    assert list(table.attrs["models"]["formula"]) == R["esoph_anova_models"]["formula:"]
+    assert list(table.index) == R["esoph_anova_models"]["formula:"]
+    np.testing.assert_allclose(table.to_numpy(), _table(R["esoph_anova"]), rtol=1e-6)
+    powered = _fit("Smoke ~ Sex + I(Age^2)", complete, scale="~ as.numeric(Age)")
+    label = ordstats.anova(_fit("Smoke ~ Sex", complete), powered).index[1]
+    assert label == "Smoke ~ Sex + I(Age^2), scale: ~as.numeric(Age)"
+    header = str(powered.summary())
+    assert "~ as.numeric(Age)" in header and "as_numeric" not in header

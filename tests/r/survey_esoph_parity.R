@@ -55,6 +55,10 @@ out <- list(
   esoph_integer = fit_summary(alc_int),
   esoph_polr_integer = list(coef = named(c(alc_polr$zeta, coef(alc_polr))),
                             loglik = as.numeric(logLik(alc_polr))),
+  esoph_anova = table_of(as.data.frame(anova(
+    clm(alcgp ~ tobgp, data = esoph, weights = ncontrols), alc_int))),
+  esoph_anova_models = lapply(attr(anova(
+    clm(alcgp ~ tobgp, data = esoph, weights = ncontrols), alc_int), "models"), as.character),
   esoph_drop1 = table_of(drop1(alc, test = "Chisq")),
   esoph_emm_prob = emm_table(emmeans(alc, ~ tobgp | alcgp, mode = "prob"), c("prob", "SE")),
   esoph_emm_poly = emm_table(contrast(emmeans(alc, ~ agegp), "poly"), c("estimate", "SE"))
