@@ -45,6 +45,7 @@ from ordstats.design.monotonic import formula_context
 from ordstats.design.r_functions import (
     evaluate_response,
     offset_terms,
+    r_dotted_calls,
     r_spelling,
     replace_outside_quotes,
 )
@@ -139,6 +140,7 @@ def r_powers(rhs: str) -> str:
 def r_label(name: str) -> str:
     """A column or term name (or a formula) as R labels it: ``I(x ** 2)`` as ``I(x^2)``.
 
+    ``as_integer(x)`` reads ``as.integer(x)`` (:func:`r_dotted_calls`).
     :func:`r_powers` hands formulaic ``**`` for R's ``^`` inside a call, and
     formulaic prints its expressions with spaces around ``**``; R deparses a
     power as ``x^2``.  Only powers inside parentheses and outside quotes are
@@ -146,7 +148,7 @@ def r_label(name: str) -> str:
     formulaic evaluates (for new data too) is not changed: this is its name only.
     """
     spaced = replace_outside_quotes(name, " ** ", "^", in_parentheses=True)
-    return replace_outside_quotes(spaced, "**", "^", in_parentheses=True)
+    return r_dotted_calls(replace_outside_quotes(spaced, "**", "^", in_parentheses=True))
 
 
 def column_labels(spec: ModelSpec) -> list[str]:

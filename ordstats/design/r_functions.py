@@ -57,6 +57,7 @@ __all__ = [
     "offset_terms",
     "offset_variables",
     "quote_dotted_columns",
+    "r_dotted_calls",
     "r_spelling",
     "replace_outside_quotes",
     "shadows_r_function",
@@ -89,12 +90,28 @@ def _outside_quotes(text: str, rewrite: Callable[[str], str]) -> str:
 
 def _plain_spellings(text: str) -> str:
     text = re.sub(rf"\b(?:{'|'.join(_PACKAGES)})::(?=\w)", "", text)
-    for name in _DOTTED_FUNCTIONS:
-        text = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*\()", name.replace(".", "_"), text)
+    text = _respell_calls(text, {name: name.replace(".", "_") for name in _DOTTED_FUNCTIONS})
     for r_name, python in _LITERALS.items():
         text = re.sub(rf"(?<![\w.]){r_name}(?![\w.])", python, text)
     # argument names with dots (include.lowest = TRUE): never Python, so never ambiguous
     return re.sub(r"(?<![\w.])([A-Za-z]\w*(?:\.\w+)+)(?=\s*=(?!=))", _underscored, text)
+
+
+def _respell_calls(text: str, spellings: Mapping[str, str]) -> str:
+    """``text`` with each call ``old(`` of ``spellings`` written ``new(``."""
+    for old, new in spellings.items():
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?=\s*\()", new, text)
+    return text
+
+
+def r_dotted_calls(text: str) -> str:
+    """R's spelling of the dotted calls in a name: ``as_integer(x)`` as ``as.integer(x)``.
+
+    The inverse, for labels, of the renaming :func:`r_spelling` does so that
+    formulaic can evaluate ``as.integer(x)``; quoted text is left alone.
+    """
+    spellings = {name.replace(".", "_"): name for name in _DOTTED_FUNCTIONS}
+    return _outside_quotes(text, lambda part: _respell_calls(part, spellings))
 
 
 def _underscored(match: re.Match[str]) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ordstats.core.thresholds import describe_threshold
+from ordstats.design import r_label
 from ordstats.design.core import TermsDesign
 from ordstats.families import DEFAULT_FAMILY
 from ordstats.inference.mixed import describe_mixed
@@ -25,7 +26,7 @@ def _part_formula(terms: TermsDesign | None) -> str | None:
     """A nominal or scale part as R deparses it (``"~contact"``); None without one."""
     if terms is None:
         return None
-    return "~" + (terms.formula.strip() if terms.formula else " + ".join(terms.names))
+    return "~" + r_label(terms.formula.strip() if terms.formula else " + ".join(terms.names))
 
 
 def model_columns(res: OrdinalResults | MixedResults) -> dict[str, str]:
@@ -36,7 +37,7 @@ def model_columns(res: OrdinalResults | MixedResults) -> dict[str, str]:
     if isinstance(res, MixedResults):
         mixed = res.model
         return {
-            "formula": mixed.design.formula,
+            "formula": r_label(mixed.design.formula),
             "nominal": "~1",
             "scale": "~1",
             "link": mixed.problem.link.name,
@@ -45,7 +46,9 @@ def model_columns(res: OrdinalResults | MixedResults) -> dict[str, str]:
     model = res.model
     design = model.design
     return {
-        "formula": design.formula or f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)",
+        "formula": r_label(design.formula)
+        if design.formula
+        else f"{model.endog_name} ~ exog ({len(model.exog_names)} columns)",
         "nominal": _part_formula(design.nominal) or "~1",
         "scale": _part_formula(design.scale) or "~1",
         "link": model.link.name,

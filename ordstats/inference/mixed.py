@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.design import r_label
 from ordstats.errors import SpecificationError
 from ordstats.families.problem import CLMData
 from ordstats.results.fitted import OrdinalResults
@@ -33,7 +34,7 @@ def describe_mixed(res: MixedResults) -> str:
         extras.append(f"threshold={model.threshold}")
     if res.nagq > 1:
         extras.append(f"nagq={res.nagq}")
-    return model.design.formula + (f" [{', '.join(extras)}]" if extras else "")
+    return r_label(model.design.formula) + (f" [{', '.join(extras)}]" if extras else "")
 
 
 def _fixed_names(res: OrdinalResults | MixedResults) -> list[str]:
