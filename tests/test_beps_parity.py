@@ -351,3 +351,13 @@ def test_separated_rare_level_warns_where_clm_reports_a_singular_hessian(beps) -
     assert part["convergence"] == 1 and part["se_na"] == len(res.params)
     assert res.llf == pytest.approx(part["logLik"], abs=1e-6)
     np.testing.assert_allclose(res.params.iloc[-4:], _values(part["location"]), atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "which,hint",
+    [("class", r"use predict\(newdata, which='class'\)"), ("linear", "linear predictor")],
+)
+def test_get_prediction_of_class_or_linear_says_what_to_use(fits, which: str, hint: str) -> None:
+    # R's predict(type = "class", se.fit = TRUE) warns and drops the SEs
+    with pytest.raises(PredictionError, match=f"got '{which}'; .*{hint}"):
+        fits["scale"].get_prediction(NEW, which=which)
