@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 import ordstats
 from ordstats.errors import ConvergenceWarning, MissingDataWarning, PredictionError
@@ -92,7 +92,8 @@ def test_estimates_ses_and_loglik(beps, name: str) -> None:
     assert res.nobs == part["nobs"]
 
 
-def _exact_cauchit_loglik(data: pd.DataFrame, params: np.ndarray) -> float:
+def _exact_loglik(data: pd.DataFrame, params: np.ndarray, cdf=stats.cauchy.cdf) -> float:
+    """The log-likelihood of ``F`` with exact -/+Inf outer thresholds (independent of ordstats)."""
     y = data[Y].cat.codes.to_numpy()
     x = np.column_stack(
         [
@@ -107,8 +108,9 @@ def _exact_cauchit_loglik(data: pd.DataFrame, params: np.ndarray) -> float:
     ).astype(float)
     theta = np.r_[-np.inf, params[:4], np.inf]
     eta = x @ params[4:]
-    cdf = stats.cauchy.cdf
-    return float(np.sum(np.log(cdf(theta[y + 1] - eta) - cdf(theta[y] - eta))))
+    # floored: the optimiser of the threshold profile may step to disordered thresholds
+    prob = np.maximum(cdf(theta[y + 1] - eta) - cdf(theta[y] - eta), 1e-300)
+    return float(np.sum(np.log(prob)))
 
 
 def test_cauchit_is_the_exact_maximum_where_clm_is_off(beps) -> None:
@@ -116,8 +118,8 @@ def test_cauchit_is_the_exact_maximum_where_clm_is_off(beps) -> None:
     # 8.4e-3 low and its 1|2 threshold 1e-3 off; ours is the exact maximum
     res = ordstats.OrdinalModel.from_formula(F, beps, link="cauchit").fit()
     r_params = _values(R["cauchit"]["coef"])
-    assert res.llf == pytest.approx(_exact_cauchit_loglik(beps, res.params.to_numpy()), abs=1e-9)
-    assert res.llf >= _exact_cauchit_loglik(beps, r_params)
+    assert res.llf == pytest.approx(_exact_loglik(beps, res.params.to_numpy()), abs=1e-9)
+    assert res.llf >= _exact_loglik(beps, r_params)
     assert res.llf - R["cauchit"]["logLik"] == pytest.approx(8.43e-3, abs=1e-4)
     np.testing.assert_allclose(res.params, r_params, atol=2e-3)
 
@@ -361,3 +363,22 @@ def test_get_prediction_of_class_or_linear_says_what_to_use(fits, which: str, hi
     # R's predict(type = "class", se.fit = TRUE) warns and drops the SEs
     with pytest.raises(PredictionError, match=f"got '{which}'; .*{hint}"):
         fits["scale"].get_prediction(NEW, which=which)
+
+
+def test_profile_intervals_of_thresholds_are_exact(fits, beps) -> None:
+    # R profiles no threshold: at each bound of 1|2 the likelihood ratio, maximised over
+    # the other parameters (an independent logit log-likelihood), is chi2(1)'s 0.95 quantile
+    res = fits["flexible"]
+
+    def negative_loglik(params: np.ndarray) -> float:
+        return -_exact_loglik(beps, params, special.expit)
+
+    start = np.delete(res.params.to_numpy(), 0)
+    for bound in res.conf_int(method="profile").iloc[0]:
+        best = optimize.minimize(
+            lambda rest, b=bound: negative_loglik(np.insert(rest, 0, b)),
+            start,
+            method="BFGS",
+            options={"gtol": 1e-8},
+        )
+        assert 2 * (res.llf + best.fun) == pytest.approx(stats.chi2.ppf(0.95, 1), abs=1e-6)
