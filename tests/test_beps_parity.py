@@ -382,3 +382,24 @@ def test_profile_intervals_of_thresholds_are_exact(fits, beps) -> None:
             options={"gtol": 1e-8},
         )
         assert 2 * (res.llf + best.fun) == pytest.approx(stats.chi2.ppf(0.95, 1), abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "key", ["nominal_test_weights", "scale_test_weights", "nominal_test_subset", "drop1_subset"]
+)
+def test_term_tests_refit_with_weights_subset_and_offset(beps, key: str) -> None:
+    formula = f"{Y} ~ vote + age + Blair + offset(Europe / 10)"
+    if key.endswith("weights"):
+        model = ordstats.OrdinalModel.from_formula(
+            formula, beps, weights=beps["political.knowledge"] + 1
+        )
+    else:
+        model = ordstats.OrdinalModel.from_formula(
+            formula, beps, subset="age > 40", scale="~ gender"
+        )
+    res = model.fit()
+    method = key.rsplit("_", 1)[0]
+    ours = res.drop1(test="Chisq") if method == "drop1" else getattr(res, method)()
+    r = _r_table(R["refits"][key])
+    assert list(ours.index) == list(r.index)
+    np.testing.assert_allclose(ours.to_numpy(float), r.to_numpy(), rtol=1e-6, atol=1e-9)

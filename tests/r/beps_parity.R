@@ -97,4 +97,10 @@ sep <- suppressWarnings(clm(economic.cond.household ~ vote + age + Blair, nomina
 out$separated <- list(rows = fem, logLik = as.numeric(logLik(sep)), convergence = sep$convergence$code,
                       message = sep$convergence$messages, se_na = sum(is.na(sqrt(diag(vcov(sep))))),
                       location = named(sep$beta))
+# term tests refit with the weights, subset and offset() of the fit
+g_off <- economic.cond.national ~ vote + age + Blair + offset(Europe / 10)
+w_off <- clm(g_off, data = beps, weights = political.knowledge + 1)
+s_off <- clm(g_off, data = beps, subset = age > 40, scale = ~ gender)
+out$refits <- list(nominal_test_weights = tab(nominal_test(w_off)), scale_test_weights = tab(scale_test(w_off)),
+                   nominal_test_subset = tab(nominal_test(s_off)), drop1_subset = tab(drop1(s_off, test = "Chi")))
 write_json(out, "tests/data/r/beps_parity.json")
