@@ -70,7 +70,8 @@ def _fit(name: str, data: pd.DataFrame):
 
 @pytest.fixture(scope="module")
 def fits(beps) -> dict:
-    return {name: _fit(name, beps) for name in ["scale", "symmetric", "flexible", "nominal"]}
+    names = ["scale", "symmetric", "flexible", "nominal", "factor_numeric"]
+    return {name: _fit(name, beps) for name in names}
 
 
 def _r_table(part: dict) -> pd.DataFrame:
@@ -272,6 +273,10 @@ def _emmeans_cases(fits) -> dict:
         "emmeans_nominal_mean_class": nominal.emmeans("vote", mode="mean.class"),
         "emmeans_nominal_linear": nominal.emmeans("gender | cut", mode="linear.predictor"),
         "emmeans_sym_latent": fits["symmetric"].emmeans("vote", mode="latent").pairs(),
+        "emmeans_factor_hague": fits["factor_numeric"].emmeans("Hague", mode="latent"),
+        "emmeans_factor_vote_age70": fits["factor_numeric"].emmeans(
+            "vote", at={"age": 70}, mode="latent"
+        ),
     }
 
 
@@ -287,6 +292,8 @@ def _emmeans_cases(fits) -> dict:
         "emmeans_nominal_mean_class",
         "emmeans_nominal_linear",
         "emmeans_sym_latent",
+        "emmeans_factor_hague",
+        "emmeans_factor_vote_age70",
     ],
 )
 def test_emmeans(fits, key: str) -> None:

@@ -103,4 +103,8 @@ w_off <- clm(g_off, data = beps, weights = political.knowledge + 1)
 s_off <- clm(g_off, data = beps, subset = age > 40, scale = ~ gender)
 out$refits <- list(nominal_test_weights = tab(nominal_test(w_off)), scale_test_weights = tab(scale_test(w_off)),
                    nominal_test_subset = tab(nominal_test(s_off)), drop1_subset = tab(drop1(s_off, test = "Chi")))
+# emmeans of factor() of a numeric and of a numeric-by-factor interaction
+fn <- fits$factor_numeric
+out$emmeans_factor_hague <- suppressMessages(emm_tab(emmeans(fn, ~ Hague, mode = "latent")))
+out$emmeans_factor_vote_age70 <- suppressMessages(emm_tab(emmeans(fn, ~ vote, at = list(age = 70), mode = "latent")))
 write_json(out, "tests/data/r/beps_parity.json")
