@@ -7,6 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import ordstats
@@ -45,3 +46,12 @@ def dataset(name: str) -> pd.DataFrame:
 def load(case: str) -> dict[str, Any]:
     with open(PARITY / f"{case}.json") as handle:
         return json.load(handle, parse_constant=float)
+
+
+def assert_slices_match(res: Any, positions: list[int], r_slices: list[dict]) -> None:
+    """``res.slice(positions, lambda_=2, grid=5)`` against R's ``slice()`` of those parameters."""
+    table = res.slice(positions, lambda_=2, grid=5)
+    for position, r in zip(positions, r_slices, strict=True):
+        rows = table[table["parameter"] == res.params.index[position]]
+        np.testing.assert_allclose(rows["value"], r["value"], rtol=1e-9)
+        np.testing.assert_allclose(rows["logLik"], r["logLik"], atol=1e-6)

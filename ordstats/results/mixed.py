@@ -53,7 +53,11 @@ from ordstats.results.goodness import residuals_from_probabilities
 from ordstats.results.margins.mixed import MixedMarginsFit, MixedMarginsMethods
 from ordstats.results.mixed_prediction import MixedPredictor, check_re_form, prediction_rows
 from ordstats.results.persistence import PersistenceMethods
-from ordstats.results.prediction_se import PredictionResults, complementary_probabilities
+from ordstats.results.prediction_se import (
+    PredictionResults,
+    check_prediction_which,
+    complementary_probabilities,
+)
 from ordstats.results.term_tests import mixed_drop1
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
@@ -878,8 +882,7 @@ class MixedResults(
             a column the prediction reads.
         """
         newdata = newdata_or_exog(newdata, exog)
-        if which not in ("prob", "cumprob"):
-            raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        check_prediction_which(which)
         check_re_form(re_form)
         rows = prediction_rows(self.model, newdata, offset, re_form, stacklevel=3)
         predictor = MixedPredictor(self.model, self.params_all, re_form)

@@ -34,7 +34,7 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.rows import UsedRows
 from ordstats.data.spark import SparkSource
-from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionWarning
+from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionError, PredictionWarning
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.families.problem import row_scales
@@ -289,6 +289,29 @@ class PredictionResults:
         return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"
 
 
+def check_prediction_which(which: object) -> None:
+    """Refuse a ``which`` that ``get_prediction`` has no standard errors for, saying what to use.
+
+    Raises
+    ------
+    PredictionError
+        Unless ``which`` is ``"prob"`` or ``"cumprob"``.
+    """
+    if which in ("prob", "cumprob"):
+        return
+    hint = {
+        "class": (
+            "; classes have no standard errors (R's predict.clm drops se.fit for "
+            "type = 'class' too): use predict(newdata, which='class')"
+        ),
+        "linear": (
+            "; standard errors of the linear predictor are not available: use "
+            "predict(newdata, which='linear') for its values"
+        ),
+    }.get(which if isinstance(which, str) else "", "")
+    raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}{hint}")
+
+
 def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask", stacklevel: int = 4) -> None:
     """One warning for the rows of a Dask or Spark result without predictions."""
     missing = int(wide.isna().any(axis=1).sum())
@@ -482,8 +505,7 @@ class PredictionSEMethods(FittedState):
             probabilities; R's cumulative-probability intervals are
             ``P +- z se`` instead).
         """
-        if which not in ("prob", "cumprob"):
-            raise OrdstatsError(f"which must be 'prob' or 'cumprob'; got {which!r}")
+        check_prediction_which(which)
         warn_after_selection(self.covariance.kind, "predictions")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
