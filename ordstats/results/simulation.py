@@ -92,14 +92,28 @@ def _draws(
     prob: pd.DataFrame, nsim: int, rng: np.random.Generator, levels: list[Any]
 ) -> pd.DataFrame:
     """``nsim`` draws per row of ``prob`` (rows of probabilities over ``levels``)."""
-    cumulative = np.cumsum(prob.to_numpy(dtype=float), axis=1)
-    cumulative[:, -1] = 1.0  # the top level takes what rounding leaves above the last cut
+    cumulative = _cumulative(prob.to_numpy(dtype=float))
     uniform = rng.uniform(size=(nsim, cumulative.shape[0]))
     columns = {}
     for k in range(nsim):
-        codes = (uniform[k][:, None] > cumulative[:, :-1]).sum(axis=1)
+        codes = _level_codes(uniform[k], cumulative)
         columns[f"sim_{k + 1}"] = pd.Categorical.from_codes(codes, categories=levels, ordered=True)
     return pd.DataFrame(columns, index=prob.index)
+
+
+def _cumulative(prob: np.ndarray) -> np.ndarray:
+    """Each row's cumulative probabilities, the last exactly 1.
+
+    The top level takes what rounding leaves above the last cut.
+    """
+    cumulative = np.cumsum(prob, axis=1)
+    cumulative[:, -1] = 1.0
+    return cumulative
+
+
+def _level_codes(uniform: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
+    """The level each row's uniform draw falls in: the cuts of :func:`_cumulative` below it."""
+    return (uniform[:, None] > cumulative[:, :-1]).sum(axis=1)
 
 
 def _entropy(seed: Any) -> int:
@@ -142,14 +156,14 @@ def _spark_draws(prob: Any, nsim: int, entropy: int, levels: list[Any]) -> Any:
     values[-1] = None  # the draw of a row without probabilities
 
     def draw(batch: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-        cumulative = np.cumsum(batch[columns].to_numpy(dtype=float), axis=1)
-        cumulative[:, -1] = 1.0
+        cumulative = _cumulative(batch[columns].to_numpy(dtype=float))
         uniform = rng.uniform(size=(cumulative.shape[0], nsim))
-        codes = (uniform[:, :, None] > cumulative[:, None, :-1]).sum(axis=2)
-        codes[np.isnan(cumulative).any(axis=1)] = len(levels)
-        return pd.DataFrame(
-            {f"sim_{k + 1}": pd.Series(values[codes[:, k]], dtype=object) for k in range(nsim)}
-        )
+        unpredicted = np.isnan(cumulative).any(axis=1)
+        drawn = {}
+        for k in range(nsim):
+            codes = np.where(unpredicted, len(levels), _level_codes(uniform[:, k], cumulative))
+            drawn[f"sim_{k + 1}"] = pd.Series(values[codes], dtype=object)
+        return pd.DataFrame(drawn)
 
     sample = pd.DataFrame({f"sim_{k + 1}": pd.Series(levels, dtype=object) for k in range(nsim)})
     return map_partitions_seeded(prob, draw, entropy, sample, drop=columns)
