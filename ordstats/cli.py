@@ -61,6 +61,7 @@ from ordstats.errors import (
     OrdstatsError,
     OrdstatsWarning,
     ResponseError,
+    user_stacklevel,
 )
 from ordstats.estimation.factorization import (
     BIAS_PENALTY,
@@ -1269,7 +1270,7 @@ def _common_rows(models: Sequence[OrdinalModel], data: pd.DataFrame) -> pd.Index
         f"one model only; both are fitted to the {len(common)} rows complete for both, so "
         "that the likelihood-ratio test compares them on the same data",
         MissingDataWarning,
-        stacklevel=2,
+        stacklevel=user_stacklevel(),
     )
     return common
 

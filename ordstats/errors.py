@@ -7,6 +7,7 @@ so callers can catch or filter them without matching message text.
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import difflib
 import inspect
@@ -39,6 +40,14 @@ __all__ = [
 
 #: The package's directory: frames of files below it are ordstats' own.
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: contextlib's frames between a ``with`` block of ordstats and a warning its exit raises.
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
+def _is_internal(filename: str) -> bool:
+    """Whether a frame of ``filename`` is ordstats' own (or contextlib's inside it)."""
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE) or path == _CONTEXTLIB
 
 
 def user_stacklevel() -> int:
@@ -49,7 +58,8 @@ def user_stacklevel() -> int:
     For a warning raised at several depths (a design check reached from a
     formula, from arrays, from chunks): ``warnings.warn(..., stacklevel=user_stacklevel())``
     in the function that warns names the user's line whichever way it was
-    reached.
+    reached.  contextlib's frames are passed over too: a warning raised as a
+    ``with`` block of ordstats exits names the user's line as well.
 
     Returns
     -------
@@ -58,9 +68,7 @@ def user_stacklevel() -> int:
     """
     frame = sys._getframe(1)
     level = 1
-    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-        _PACKAGE
-    ):
+    while frame.f_back is not None and _is_internal(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
 

@@ -68,3 +68,62 @@ def test_a_response_level_without_rows_is_reported_at_the_callers_line(options):
     found = [w for w in caught if issubclass(w.category, ordstats.errors.LevelsWarning)]
     assert found
     assert {w.filename for w in found} == {__file__}
+
+
+def _ordstats_warnings_of(call) -> list[warnings.WarningMessage]:
+    """The ordstats warnings ``call()`` raises (every one, none filtered)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [w for w in caught if issubclass(w.category, ordstats.OrdstatsWarning)]
+
+
+@pytest.fixture(scope="module")
+def wine_fits() -> dict[str, object]:
+    wine = ordstats.datasets.load("wine")
+    formula = "rating ~ temp + contact"
+    return {
+        "memory": ordstats.OrdinalModel.from_formula(formula, wine).fit(),
+        "chunked": ordstats.OrdinalModel.from_formula(formula, wine, chunksize=20).fit(),
+        "scale": ordstats.OrdinalModel.from_formula(formula, wine, scale="~ contact").fit(),
+        "hc0": ordstats.OrdinalModel.from_formula(formula, wine).fit(cov_type="HC0"),
+        "mixed": ordstats.OrdinalModel.from_formula(formula + " + (1|judge)", wine).fit(),
+    }
+
+
+@pytest.mark.parametrize("fit", ["memory", "chunked", "scale", "hc0", "mixed"])
+@pytest.mark.parametrize("method", ["predict", "get_prediction", "predictions"])
+def test_missing_values_in_newdata_are_reported_at_the_callers_line(wine_fits, fit, method):
+    """Before: predict and get_prediction named their own lines in fitted.py and
+    prediction_se.py (a fixed stack level one frame short)."""
+    newdata = ordstats.datasets.load("wine").head(4).copy()
+    newdata.loc[newdata.index[0], "temp"] = np.nan
+    result = wine_fits[fit]
+    call = getattr(result, method)
+    found = _ordstats_warnings_of(
+        lambda: call(newdata=newdata) if method == "predictions" else call(newdata)
+    )
+    assert [w.category for w in found] == [ordstats.errors.MissingDataWarning]
+    assert found[0].filename == __file__
+
+
+def test_a_relaxed_fit_that_fails_in_nominal_test_is_reported_at_the_callers_line():
+    """Before: nominal_test's ConvergenceWarning named term_tests.py."""
+    wine = ordstats.datasets.load("wine")
+    fit = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    found = _ordstats_warnings_of(fit.nominal_test)
+    assert found
+    assert {w.filename for w in found} == {__file__}
+
+
+def test_missing_rows_dropped_at_the_fit_are_reported_at_the_callers_line():
+    wine = ordstats.datasets.load("wine")
+    wine.loc[3, "temp"] = np.nan
+    for options in ({}, {"chunksize": 20}):
+        found = _ordstats_warnings_of(
+            lambda options=options: ordstats.OrdinalModel.from_formula(
+                "rating ~ temp + contact", wine, **options
+            ).fit()
+        )
+        assert [w.category for w in found] == [ordstats.errors.MissingDataWarning]
+        assert found[0].filename == __file__

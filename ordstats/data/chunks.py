@@ -1043,7 +1043,7 @@ def apply_summary(
     Returns the final spec (aliased columns and unobserved levels dropped) and
     response levels.
     """
-    report_missing_counts(summary.n_bad, summary.n_rows, summary.bad, missing, stacklevel=6)
+    report_missing_counts(summary.n_bad, summary.n_rows, summary.bad, missing)
     if summary.n_used == 0:
         raise DataError(
             f"none of the {summary.n_rows} rows can be used (missing values or zero weights)"

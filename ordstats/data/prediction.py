@@ -13,7 +13,7 @@ from ordstats.data.distributed import DaskSource
 from ordstats.data.rows import UsedRows
 from ordstats.data.sources import open_source
 from ordstats.data.spark import SparkSource
-from ordstats.errors import MissingDataWarning, NotFittedError, OrdstatsError
+from ordstats.errors import MissingDataWarning, NotFittedError, OrdstatsError, user_stacklevel
 
 __all__ = ["SOURCE_NOT_KEPT", "predict_in_chunks", "refuse_offset_values", "tables_of_fitted_rows"]
 
@@ -78,7 +78,7 @@ def predict_in_chunks(
             f"{missing} row(s) of the data have missing or non-finite predictor values; "
             "their predictions are NaN",
             MissingDataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return out
 

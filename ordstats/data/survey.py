@@ -42,6 +42,7 @@ from ordstats.errors import (
     check_flag,
     is_real_number,
     not_numbers,
+    user_stacklevel,
 )
 
 __all__ = [
@@ -423,7 +424,7 @@ class _DesignRows:
                 f"to {max(sizes):g}): no weights meet them all, and each sweep ends on the "
                 "last margin's (R rakes them without a word); check the population counts",
                 OrdstatsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         columns = list(dict.fromkeys(name for _, _, names in cells for name in names))
         table_codes = _codes(*[self.data[name].to_numpy() for name in columns])
@@ -443,7 +444,7 @@ class _DesignRows:
                 f"raking did not converge after {maxit} sweeps (as R's rake, the design is "
                 "returned); raise maxit or epsilon",
                 OrdstatsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         new._record_raking(steps, " + ".join(" x ".join(names) for _, _, names in cells))
         return new
@@ -644,7 +645,9 @@ class SurveyDesign(_DesignRows):
             for stage, (s, size) in enumerate(zip(strata_codes, popsize, strict=True), 1):
                 if _count_per_group(s, pd.factorize(size)[0]).max() > 1:
                     warnings.warn(
-                        f"fpc varies within strata at stage {stage}", OrdstatsWarning, stacklevel=2
+                        f"fpc varies within strata at stage {stage}",
+                        OrdstatsWarning,
+                        stacklevel=user_stacklevel(),
                     )
         if weights is not None:
             w = _checked_weights(_column(data, weights, "weights").to_numpy(), n, column=weights)
@@ -655,7 +658,7 @@ class SurveyDesign(_DesignRows):
                 "no sampling weights given: equal probability assumed (weights 1), as R's "
                 "svydesign; pass weights= the column of sampling weights",
                 OrdstatsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             w = np.ones(n)
         self.data = data
@@ -910,7 +913,7 @@ class _CalibrationRule:
             )
             if strict:
                 raise DataError(message)
-            warnings.warn(message, OrdstatsWarning, stacklevel=5)
+            warnings.warn(message, OrdstatsWarning, stacklevel=user_stacklevel())
         new = old * g
         bad = (new <= 0) & (old > 0)
         if strict and bad.any():
@@ -933,7 +936,7 @@ class _CalibrationRule:
                 "before calibrating, and the bounds apply to the ratios to the rescaled "
                 "weights, as R's grake",
                 OrdstatsWarning,
-                stacklevel=6,
+                stacklevel=user_stacklevel(),
             )
         eta = np.zeros(matrix.shape[1])
         u = np.zeros(matrix.shape[0])
@@ -1079,7 +1082,7 @@ def _warn_split_clusters(nested: IntArray, plain: IntArray, stage: int) -> None:
             "R's svydesign does at stages after the first. Check the strata= columns if the "
             "clusters should be nested in the strata",
             OrdstatsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1257,7 +1260,7 @@ class ReplicateDesign(_DesignRows):
                 "no sampling weights given: equal probability assumed (weights 1), as R's "
                 "svrepdesign; pass weights= the column of full-sample weights",
                 OrdstatsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             w = np.ones(n)
         multipliers = None if combined_weights else matrix
@@ -1380,7 +1383,9 @@ def _real_number(value: Any, name: str, what: str) -> float:
 
 def _warn_guess(what: str, how: str) -> None:
     """R's warning that svrepdesign guesses a replicate scale (as one over the multiplier)."""
-    warnings.warn(f"{what} not provided: guessing {how}, as R", OrdstatsWarning, stacklevel=4)
+    warnings.warn(
+        f"{what} not provided: guessing {how}, as R", OrdstatsWarning, stacklevel=user_stacklevel()
+    )
 
 
 def _replicate_scales(
@@ -1408,12 +1413,14 @@ def _replicate_scales(
         scale = 1.0 / (n_rep * (1.0 - rho) ** 2)
     elif kind == "BRR":
         if scale is not None:
-            warnings.warn("type='BRR' does not use scale=", OrdstatsWarning, stacklevel=3)
+            warnings.warn(
+                "type='BRR' does not use scale=", OrdstatsWarning, stacklevel=user_stacklevel()
+            )
         if rho is not None:
             warnings.warn(
                 "type='BRR' does not use rho= (Fay's coefficient): use type='Fay'",
                 OrdstatsWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         scale = 1.0 / n_rep
     elif kind in _FIXED_SCALE:
@@ -1421,14 +1428,14 @@ def _replicate_scales(
             warnings.warn(
                 f"type={kind!r} does not use scale= or rscales=: they are ignored, as R",
                 OrdstatsWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         per_replicates = _FIXED_SCALE[kind]
         scale = 1.0 if per_replicates is None else per_replicates / n_rep
         rscales = None
     elif kind == "other" and (scale is None or rscales is None):
         message = "type='other': scale or rscales not given, set to 1, as R"
-        warnings.warn(message, OrdstatsWarning, stacklevel=3)
+        warnings.warn(message, OrdstatsWarning, stacklevel=user_stacklevel())
     elif kind == "bootstrap" and scale is None:
         scale = 1.0 / (n_rep - 1)
     elif kind == "JK1" and scale is None:

@@ -53,6 +53,7 @@ from ordstats.errors import (
     LevelsWarning,
     ResponseError,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.families.cumulative.censoring import empty_levels
 
@@ -628,7 +629,7 @@ def _warn_uninformative(bottom: Any, top: Any, name: str, rows: IntArray | None)
             "probability is one whatever the parameters, so they add nothing to the fit "
             "(rms::orm drops them)",
             LevelsWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

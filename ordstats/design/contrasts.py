@@ -50,7 +50,13 @@ from formulaic.transforms.contrasts import (
 from formulaic.utils.sentinels import UNSET
 from interface_meta import override
 
-from ordstats.errors import DataError, FormulaError, SpecificationError, SpecificationWarning
+from ordstats.errors import (
+    DataError,
+    FormulaError,
+    SpecificationError,
+    SpecificationWarning,
+    user_stacklevel,
+)
 
 __all__ = [
     "RDefaultsMaterializer",
@@ -239,7 +245,7 @@ def check_requested_contrasts(used: Sequence[str], frame: pd.DataFrame) -> None:
                 f"contrasts were given for {column!r}, which is not used by the formulas "
                 "(as a column): they are ignored",
                 SpecificationWarning,
-                stacklevel=6,
+                stacklevel=user_stacklevel(),
             )
         elif column in frame.columns and _is_numeric(frame[column]):
             raise DataError(

@@ -787,12 +787,12 @@ def _report_missing(bad: pd.DataFrame, missing: MissingAction) -> pd.Series:
     drop = values.any(axis=1)
     if drop.any():  # the per-column counts only when there is something to report
         per_column = pd.Series(values.sum(axis=0), index=bad.columns)
-        report_missing_counts(int(drop.sum()), len(bad), per_column, missing, stacklevel=6)
+        report_missing_counts(int(drop.sum()), len(bad), per_column, missing)
     return pd.Series(drop, index=bad.index)
 
 
 def report_missing_counts(
-    n_bad: int, n_rows: int, per_column: pd.Series, missing: MissingAction, stacklevel: int = 4
+    n_bad: int, n_rows: int, per_column: pd.Series, missing: MissingAction
 ) -> None:
     """Warn (``missing="drop"``) or raise (``"raise"``) about ``n_bad`` of ``n_rows`` bad rows.
 
@@ -802,8 +802,6 @@ def report_missing_counts(
     per_column : pandas.Series
         Bad values per column.
     missing : {"drop", "raise"}
-    stacklevel : int
-        Of the warning.
     """
     if not n_bad:
         return
@@ -816,7 +814,9 @@ def report_missing_counts(
         )
     if missing == "raise":
         raise DataError(text + "; drop them first or pass missing='drop'")
-    warnings.warn(text + "; these rows were dropped", MissingDataWarning, stacklevel=stacklevel)
+    warnings.warn(
+        text + "; these rows were dropped", MissingDataWarning, stacklevel=user_stacklevel()
+    )
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> None:

@@ -768,7 +768,7 @@ def _with_intercept(rhs: str, data: pd.DataFrame, context: Any, what: str) -> tu
             "intercepts: an intercept is needed and assumed (as in R's clm), so a factor "
             "with full dummy coding has a column aliased with it, which is dropped",
             SpecificationWarning,
-            stacklevel=5,
+            stacklevel=user_stacklevel(),
         )
     return rhs, matrix
 

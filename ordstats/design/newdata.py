@@ -387,7 +387,7 @@ def terms_for_newdata(
         raise error
     for caught_warning in caught:  # ordstats' own, such as bs() beyond its knots, are passed on
         if issubclass(caught_warning.category, OrdstatsWarning):
-            warnings.warn(caught_warning.message, stacklevel=4)
+            warnings.warn(caught_warning.message, stacklevel=user_stacklevel())
     out[complete] = _named_columns(terms, matrix)
     return out
 
@@ -532,7 +532,7 @@ def newdata_matrices(
             f"{', '.join(levels)}, which had no rows in the fitted data, so their effects were "
             "not estimated; their predictions are NaN",
             PredictionWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     columns = [
         name
@@ -593,7 +593,7 @@ _COLLECTED: ContextVar[dict[str, _MissingRows] | None] = ContextVar("_COLLECTED"
 
 
 @contextmanager
-def newdata_warned_once(stacklevel: int = 2) -> Iterator[None]:
+def newdata_warned_once() -> Iterator[None]:
     """Warn once, at the end of the block, of the rows of newdata with missing values.
 
     A margins verb builds the design of its rows and of their counterfactual
@@ -602,12 +602,6 @@ def newdata_warned_once(stacklevel: int = 2) -> Iterator[None]:
     Inside the block the designs' findings are collected, and one warning
     (one more for offsets) names every row and column found.  Every design
     built inside the block must be of the same rows.
-
-    Parameters
-    ----------
-    stacklevel : int
-        The warning's stack level, counted from the frame that holds the
-        block (1: that frame; 2, the default: its caller).
     """
     if _COLLECTED.get() is not None:  # an outer block collects them
         yield
@@ -620,11 +614,11 @@ def newdata_warned_once(stacklevel: int = 2) -> Iterator[None]:
         _COLLECTED.reset(token)
     for what, found in collected.items():
         message = found.message(what)
-        if message is not None:  # contextmanager's and this generator's frames come first
-            warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 2)
+        if message is not None:
+            warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
 
-def _report_missing(what: str, found: _MissingRows, stacklevel: int) -> None:
+def _report_missing(what: str, found: _MissingRows) -> None:
     """Warn of ``found`` now, or leave it to the enclosing :func:`newdata_warned_once`."""
     collected = _COLLECTED.get()
     if collected is not None and what not in collected:
@@ -634,7 +628,7 @@ def _report_missing(what: str, found: _MissingRows, stacklevel: int) -> None:
     else:  # outside a block, or other rows than the block's (nothing to merge with)
         message = found.message(what)
         if message is not None:
-            warnings.warn(message, MissingDataWarning, stacklevel=stacklevel + 1)
+            warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
 
 def missing_predictor_rows(
@@ -644,7 +638,6 @@ def missing_predictor_rows(
     index: pd.Index,
     *,
     skip: np.ndarray | None = None,
-    stacklevel: int = 5,
 ) -> np.ndarray:
     """Rows of new data whose predictions are NaN for missing values; one warning names them.
 
@@ -660,7 +653,6 @@ def missing_predictor_rows(
         The rows of ``newdata``.
     skip : ndarray of bool, optional
         Rows already reported as NaN for another reason.
-    stacklevel : int
 
     Returns
     -------
@@ -688,11 +680,11 @@ def missing_predictor_rows(
             if hit.any():
                 found.add(repr(str(names[int(j)])), hit)
                 rows |= hit
-    _report_missing("predictor", found, stacklevel)
+    _report_missing("predictor", found)
     return rows
 
 
-def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) -> FloatArray:
+def check_newdata_offset(offset: FloatArray, newdata: Any) -> FloatArray:
     """Offsets for new data with missing or non-finite values as NaN, with a warning."""
     bad = ~np.isfinite(offset)
     if not bad.any():
@@ -700,7 +692,7 @@ def check_newdata_offset(offset: FloatArray, newdata: Any, stacklevel: int = 5) 
     index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(offset))
     found = _MissingRows(index)
     found.add("offset", bad)
-    _report_missing("offset", found, stacklevel)
+    _report_missing("offset", found)
     return np.where(bad, np.nan, offset)
 
 
@@ -726,7 +718,6 @@ def newdata_offset(
     *,
     column: str | None,
     fitted_with_offset: bool,
-    stacklevel: int = 2,
 ) -> FloatArray:
     """The offset of new data: ``offset=``, else the model's offset column, else 0.
 
@@ -745,15 +736,13 @@ def newdata_offset(
         The offset column the model was fitted with, if it was given by name.
     fitted_with_offset : bool
         Whether the model has a non-zero offset.
-    stacklevel : int
-        Frames from this function up to the user's call, for the warnings.
 
     Returns
     -------
     ndarray, shape (len(index),)
     """
     if offset is not None:
-        return given_offset(offset, newdata, index, stacklevel=stacklevel + 1)
+        return given_offset(offset, newdata, index)
     if isinstance(newdata, Mapping):  # a mapping of columns holds the offset column too
         newdata = _newdata_frame(newdata)
     if (
@@ -763,10 +752,10 @@ def newdata_offset(
         and is_offset(column)
     ):  # R's offset(log(t)) term, evaluated on the new rows as R's predict does
         values = _offset_terms(newdata, column)
-        return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
+        return check_newdata_offset(values, newdata)
     if column is not None and isinstance(newdata, pd.DataFrame) and column in newdata.columns:
         values = _offset_column(newdata, column)
-        return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
+        return check_newdata_offset(values, newdata)
     if fitted_with_offset:
         name = f"give newdata a column {column!r} or " if column else ""
         warnings.warn(
@@ -774,12 +763,12 @@ def newdata_offset(
             f"predictions use offset 0 (as statsmodels does); {name}pass offset= "
             "(a number or one value per row) to use another",
             PredictionWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     return np.zeros(len(index))
 
 
-def newdata_scale_offset(design: Design, newdata: Any, stacklevel: int = 5) -> FloatArray | None:
+def newdata_scale_offset(design: Design, newdata: Any) -> FloatArray | None:
     """The model's scale offset (R's ``offset()`` term of the scale formula) on ``newdata``.
 
     Evaluated on the new rows as R's ``predict`` does; NaN (with a warning) where
@@ -800,7 +789,7 @@ def newdata_scale_offset(design: Design, newdata: Any, stacklevel: int = 5) -> F
         raise PredictionError(
             f"newdata must hold the variables of the scale formula's offset {terms!r} ({exc})"
         ) from exc
-    return check_newdata_offset(values, frame, stacklevel=stacklevel + 1)
+    return check_newdata_offset(values, frame)
 
 
 def _offset_terms(newdata: pd.DataFrame, terms: str) -> FloatArray:
@@ -828,7 +817,7 @@ def _offset_column(newdata: pd.DataFrame, column: str) -> FloatArray:
     return series.to_numpy(dtype=float, na_value=np.nan)
 
 
-def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2) -> FloatArray:
+def given_offset(offset: Any, newdata: Any, index: pd.Index) -> FloatArray:
     """The ``offset=`` given for new data, one value per row of ``index``.
 
     A number applies to every row.  A pandas Series is paired with the rows by
@@ -842,8 +831,6 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
     newdata : pandas.DataFrame, mapping or array-like
     index : pandas.Index
         The rows of ``newdata``.
-    stacklevel : int
-        Frames from this function up to the user's call, for the warning.
 
     Returns
     -------
@@ -880,7 +867,7 @@ def given_offset(offset: Any, newdata: Any, index: pd.Index, stacklevel: int = 2
             f"offset must be a number or one value per row of newdata ({n}); "
             f"got {values.shape[0]} values"
         )
-    return check_newdata_offset(values, newdata, stacklevel=stacklevel + 1)
+    return check_newdata_offset(values, newdata)
 
 
 def distributed_newdata_hint(newdata: Any, name: str = "newdata") -> str:

@@ -40,6 +40,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     is_real_number,
+    user_stacklevel,
 )
 
 __all__ = [
@@ -1034,7 +1035,7 @@ def _bs(
             "bs(): some values are beyond the boundary knots, which may give ill-conditioned "
             "bases (as R warns); the boundary pieces' polynomials are continued",
             PredictionWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return basis_spline(
         _like(x, values),

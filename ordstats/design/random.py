@@ -728,7 +728,10 @@ def mixed_design_from_formula(
     refuse_values_of_used_rows(context, len(frame), [int(keep.sum()), n_selected])
     if not keep.all():
         report_missing_counts(
-            int((~keep).sum()), len(frame), bad.sum(axis=0), options.missing, stacklevel=5
+            int((~keep).sum()),
+            len(frame),
+            bad.sum(axis=0),
+            options.missing,
         )
         frame = frame.loc[keep]
         weights, offset = _subset(weights, keep), _subset(offset, keep)

@@ -75,7 +75,13 @@ from ordstats.core.priors import Density, LogPrior, PriorTerm, parse_density
 from ordstats.core.solver import NewtonOptions, newton
 from ordstats.design import newdata_matrices
 from ordstats.design.monotonic import monotonic_blocks
-from ordstats.errors import ConvergenceWarning, NotFittedError, OrdstatsError, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    NotFittedError,
+    OrdstatsError,
+    SpecificationError,
+    user_stacklevel,
+)
 from ordstats.estimation.bayes_language import (
     ChainedEvaluation,
     CorrelationMap,
@@ -1087,7 +1093,7 @@ def fit_mode(
             f"the posterior mode was not found ({message}); give start_params, raise "
             "maxiter, or use more informative priors",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return PosteriorMode(
         target,

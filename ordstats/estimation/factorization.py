@@ -40,7 +40,7 @@ from ordstats.core.links import Link, fixed_shape_link
 from ordstats.core.threads import numeric_threads
 from ordstats.design.core import _check_weights
 from ordstats.design.response import encode_response, format_level
-from ordstats.errors import ConvergenceWarning, DataError, SpecificationError
+from ordstats.errors import ConvergenceWarning, DataError, SpecificationError, user_stacklevel
 from ordstats.estimation.sweeps import PartRunner, Sweeper
 from ordstats.families.cumulative.sides import SidePart, split_side
 from ordstats.results.arguments import check_flag
@@ -441,7 +441,7 @@ class OrdinalFactorization:
                     f"ordinal factorisation did not converge in {max_sweeps} sweeps; "
                     "raise max_sweeps or the penalties",
                     ConvergenceWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             assert hess is not None  # keep_hessian
             d = row_coef.shape[1]

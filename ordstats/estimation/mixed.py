@@ -531,7 +531,7 @@ class OrdinalMixedModel:
                     + (self._laplace_breakdown(x) if nagq == 1 else "")
                     + "try other start_params or a simpler random structure",
                     ConvergenceWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             self._warn_separation(
                 x[self.problem.n_alpha : self.problem.n_alpha + self.problem.n_beta], converged
@@ -579,7 +579,7 @@ class OrdinalMixedModel:
                 "exist and the reported values and standard errors are meaningless. Merge "
                 "sparse categories, or drop or recode the separating variable",
                 SeparationWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _parameter_scale(self, n_params: int) -> FloatArray:
@@ -606,7 +606,7 @@ class OrdinalMixedModel:
                     "found in rescaled units, but standard errors will be NaN. Rescale "
                     "the column(s), e.g. multiply by a power of ten",
                     CollinearityWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
         return c
 
@@ -995,7 +995,7 @@ def _gradtol(gradtol: object, gtol: object, default: float, maxiter: object = 0)
         warnings.warn(
             "gtol is now called gradtol, as in the clm fit (R's gradTol); gtol will be removed",
             FutureWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         gradtol = gtol
     return newton_options(maxiter, gradtol, NewtonOptions().rel_tol).grad_tol

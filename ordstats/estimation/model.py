@@ -60,6 +60,7 @@ from ordstats.errors import (
     ResponseError,
     SeparationWarning,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.estimation import bayes, penalized
 from ordstats.estimation.bayes_thresholds import (
@@ -1015,7 +1016,7 @@ class OrdinalModel:
                 "maximum, and may differ between fits of the same rows. Compare fits with "
                 "lr_test() instead",
                 ConvergenceWarning,
-                stacklevel=4,  # null_loglike, llnull, its cache, the caller
+                stacklevel=user_stacklevel(),
             )
         return -float(solution.evaluation.nll)
 
@@ -1461,7 +1462,7 @@ class OrdinalModel:
                 "with them the estimates differ: build the model with collinear='keep' to "
                 "penalise every column, as glmnet does",
                 CollinearityWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _require_free_thresholds(self, what: str) -> None:
@@ -1881,7 +1882,7 @@ class OrdinalModel:
                 "such thresholds in order (tied) with threshold='flexible' and no nominal "
                 "effects; censoring bounds on observed values also avoid such levels",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _use_banded(self, banded: bool | None) -> bool:
@@ -2040,7 +2041,7 @@ def _warn_fit(info: FitInfo) -> None:
             f"({shown}): the nominal effects imply negative probabilities there, so the fit "
             "is invalid. Simplify the nominal effects (fewer terms, or as location effects)",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if info.diverging:
         warnings.warn(
@@ -2051,7 +2052,7 @@ def _warn_fit(info: FitInfo) -> None:
             "separating variable, or fit with a penalty: fit(penalty='firth') (Firth's "
             "bias-reducing Jeffreys prior) or fit_regularized(alpha=..., L1_wt=...)",
             SeparationWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     elif info.code != 0:
         advice = (
@@ -2066,7 +2067,7 @@ def _warn_fit(info: FitInfo) -> None:
             f"the fit did not converge ({info.message}; max|gradient| = {info.max_grad:.2e} "
             f"after {info.n_iter} iterations). {advice}",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 

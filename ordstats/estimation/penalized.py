@@ -106,6 +106,7 @@ from ordstats.errors import (
     check_flag,
     check_seed,
     is_real_number,
+    user_stacklevel,
 )
 from ordstats.estimation.evaluators import InMemoryEvaluator
 from ordstats.estimation.options import check_maxiter, check_tolerance
@@ -389,7 +390,7 @@ def _warn_unconverged(sol: PenalizedResult, tol: float) -> None:
             f"{tol:g} after {sol.n_iter} proximal Newton iterations. Increase maxiter, "
             "standardize the predictors or use a larger alpha",
             ConvergenceWarning,
-            stacklevel=4,  # the caller of fit_regularized() or path()
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -666,7 +667,7 @@ def _chosen_alphas(mean: FloatArray, se: FloatArray) -> tuple[int, int]:
             f"{int((~valid).sum())} of {valid.size} values of alpha give some held-out rows "
             "crossing cut-points (no probabilities, a NaN loss); they are not chosen",
             OrdstatsWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     best = int(np.flatnonzero(valid)[np.argmin(mean[valid])])
     within = np.flatnonzero(valid & (mean <= mean[best] + se[best]))
@@ -955,7 +956,7 @@ def fit_firth(
             f"the Firth-penalised fit did not converge (max|penalised score| = {max_grad:.2e}, "
             f"gradtol {gradtol:g}): {advice}",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return PenalizedResults(
         model,

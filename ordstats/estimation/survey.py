@@ -25,6 +25,7 @@ from ordstats.errors import (
     OrdstatsError,
     OrdstatsWarning,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.estimation.survey_refits import ChordFactor, ReplicateGradients, chord_refits
 from ordstats.families.problem import CLMData
@@ -217,7 +218,7 @@ def replicate_estimates(
             f"{failed} of {n_rep} replicate fits did not converge; their "
             "estimates enter the variance as they stopped",
             OrdstatsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return out
 

@@ -34,7 +34,7 @@ from ordstats._typing import FloatArray
 from ordstats.core.linalg import weighted_gram
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.chunks import ColumnPlan
-from ordstats.errors import SpecificationError, SpecificationWarning
+from ordstats.errors import SpecificationError, SpecificationWarning, user_stacklevel
 from ordstats.estimation.evaluators import ChunkedEvaluator, DataRemovedEvaluator
 from ordstats.inference.describe import formula_with_parts
 
@@ -267,7 +267,7 @@ def _check_nested_by_name(restricted: OrdinalResults, full: OrdinalResults) -> N
         "by column name: the LR test is valid only if the restricted model is a special "
         "case of the full one",
         SpecificationWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
 
 

@@ -41,6 +41,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     not_numbers,
+    user_stacklevel,
 )
 from ordstats.estimation.model import OrdinalModel
 from ordstats.estimation.options import ModelOptions
@@ -628,7 +629,7 @@ def _nonconstant_columns(X: FloatArray, weights: FloatArray, names: list[str]) -
             "act as the intercept, so a constant has no effect of its own. Left out of the "
             "model (coefficient 0 in coef_, absent from results_.params), as an aliased column",
             CollinearityWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return np.flatnonzero(~constant)
 

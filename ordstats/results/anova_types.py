@@ -49,7 +49,7 @@ from scipy import stats
 from ordstats._typing import FloatArray
 from ordstats.design import column_labels, term_label
 from ordstats.design.contrasts import factor_kinds
-from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, SpecificationError, user_stacklevel
 from ordstats.families.problem import CLMData
 from ordstats.results.state import FittedState
 from ordstats.results.term_tests import _without_columns
@@ -373,7 +373,7 @@ def _deviance_without(res: FittedState, layout: _Layout, dropped: list[str]) -> 
         warnings.warn(
             f"the refit without {' + '.join(dropped)} did not converge: read its row with care",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return -2.0 * float(refit.llf)
 

@@ -533,8 +533,8 @@ class ContinuousQuantityMethods(FittedState):
         values = numeric_level_values(model.design.response.values, what)
         if newdata is None and self.data_removed:
             raise rows_removed_error(f"{what} without newdata")
-        warn_rank_deficient(model.design, newdata, stacklevel=3)  # _cut_distribution, the method
-        rows, index = self._new_rows(newdata, offset, 6)  # type: ignore[attr-defined]
+        warn_rank_deficient(model.design, newdata)
+        rows, index = self._new_rows(newdata, offset)  # type: ignore[attr-defined]
         params = self.params.to_numpy()
         jacobian = model.threshold_jacobian
         theta = np.asarray(jacobian @ params[lay.thresholds]).ravel() + model.threshold_offset

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import linalg
 
 from ordstats._typing import FloatArray
-from ordstats.errors import ConvergenceWarning, OrdstatsError
+from ordstats.errors import ConvergenceWarning, OrdstatsError, user_stacklevel
 from ordstats.results.state import FittedState
 
 __all__ = [
@@ -215,7 +215,7 @@ class ConvergenceMethods(FittedState):
                 "the Hessian at the estimates has values that are not finite: the fit is not "
                 "a legitimate maximum, so its errors are not assessed",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return ConvergenceReport(info, table, np.full(x.size, np.nan), self.fit_info.message)
         eigenvalues = np.linalg.eigvalsh(hessian)[::-1]
@@ -242,7 +242,7 @@ def _warn_if_unreliable(step: FloatArray, gradient: FloatArray, after: FloatArra
             f"the Newton step from the estimates is {size:.2g} (above {LARGE_STEP}): the "
             "convergence assessment may be unreliable because of large numerical error",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if (
         np.max(np.abs(after), initial=0.0) > np.max(np.abs(gradient), initial=0.0)
@@ -253,7 +253,7 @@ def _warn_if_unreliable(step: FloatArray, gradient: FloatArray, after: FloatArra
             "the convergence assessment may be unreliable; look at the likelihood near "
             "the estimates (res.profile(...))",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 

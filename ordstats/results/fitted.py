@@ -139,7 +139,7 @@ class OrdinalResults(
         self._evaluation: FamilyEvaluation | SlimEvaluation = evaluation
         self._chosen_covariance = covariance
         if not defer_covariance:  # now, so that a singular Hessian warns at the fit
-            self.__dict__["nonrobust_covariance"] = self._observed_covariance(stacklevel=4)
+            self.__dict__["nonrobust_covariance"] = self._observed_covariance()
 
     @classmethod
     def _at_params(cls, model: FittedModel, params: FloatArray) -> OrdinalResults:
@@ -172,7 +172,7 @@ class OrdinalResults(
         Kept beside a sandwich :attr:`covariance`; computed at the fit, or on
         first use after ``fit(cov_type="none")``.
         """
-        return self._observed_covariance(stacklevel=5)
+        return self._observed_covariance()
 
     @property
     def covariance(self) -> Covariance | BandedCovariance:
@@ -181,7 +181,7 @@ class OrdinalResults(
         chosen = self.__dict__.get("_chosen_covariance", self.__dict__.get("covariance"))
         return chosen if chosen is not None else self.nonrobust_covariance
 
-    def _observed_covariance(self, stacklevel: int) -> Covariance | BandedCovariance:
+    def _observed_covariance(self) -> Covariance | BandedCovariance:
         covariance = evaluation_covariance(self._evaluation)
         if covariance.singular and not self.fit_info.diverging:
             # a fit that stopped short of the maximum (iteration limit, failed halving, or
@@ -197,7 +197,7 @@ class OrdinalResults(
                 "are not uniquely determined and standard errors are NaN. Look for "
                 "aliased predictors or empty combinations of factor levels",
                 ConvergenceWarning,
-                stacklevel=stacklevel,
+                stacklevel=user_stacklevel(),
             )
         return covariance
 
@@ -550,12 +550,9 @@ class OrdinalResults(
     # -- prediction -----------------------------------------------------------
 
     def _linear_parts(
-        self, newdata: Any, offset: Any, stacklevel: int = 5
+        self, newdata: Any, offset: Any
     ) -> tuple[FloatArray, FloatArray, FloatArray | None, pd.Index]:
-        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta + q)``.
-
-        ``stacklevel`` of a warning about the new rows' offset (see :meth:`_new_offset`).
-        """
+        """Location ``x'beta + o``, cut-points ``theta(w)`` and scale ``exp(z'zeta + q)``."""
         model, lay = self.model, self.model.problem.layout
         params = self.params.to_numpy()
         design = model.design
@@ -567,25 +564,20 @@ class OrdinalResults(
             index = design.row_index
         else:
             X, W, Z, index = newdata_matrices(design, newdata, model.formula_context)
-            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index, stacklevel)
+            eta = X @ params[lay.beta] + self._new_offset(newdata, offset, index)
             scale_offset = newdata_scale_offset(design, newdata)
         theta, scale = cut_points_and_scale(
             params, lay, model.threshold_jacobian, W, Z, model.threshold_offset, scale_offset
         )
         return eta, theta, scale, index
 
-    def _new_offset(
-        self, newdata: Any, offset: Any, index: pd.Index, stacklevel: int = 5
-    ) -> FloatArray:
-        # stacklevel 5: newdata_offset, _new_offset, _linear_parts or _new_rows, the public
-        # method, its caller (one more where the public method calls a private one)
+    def _new_offset(self, newdata: Any, offset: Any, index: pd.Index) -> FloatArray:
         return newdata_offset(
             offset,
             newdata,
             index,
             column=self.model.design.offset_name,
             fitted_with_offset=self.model.has_offset,
-            stacklevel=stacklevel,
         )
 
     @property
@@ -667,7 +659,7 @@ class OrdinalResults(
         newdata = newdata_or_exog(newdata, exog)
         if which not in _PREDICT_WHICH:
             raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
-        warn_rank_deficient(self.model.design, newdata, stacklevel=2)
+        warn_rank_deficient(self.model.design, newdata)
         # the fitted rows of data read in chunks (a pickled fit: its source is gone, said there)
         in_chunks = newdata is None and not (self.model.evaluator.keeps_rows or self.data_removed)
         if is_source(newdata) or in_chunks:
@@ -685,7 +677,7 @@ class OrdinalResults(
     ) -> pd.DataFrame | pd.Series:
         """:meth:`predict` of a DataFrame of new rows (or None: the fitted rows in memory)."""
         with numeric_threads():  # x'beta and the probabilities: thin products
-            eta, theta, scale, index = self._linear_parts(newdata, offset, stacklevel=6)
+            eta, theta, scale, index = self._linear_parts(newdata, offset)
             if which == "linear":
                 return pd.Series(eta, index=index, name="linear")
             if self.model.family_spec.ordered_cutpoints:
@@ -915,7 +907,7 @@ def _mask_crossing(theta: FloatArray, index: pd.Index) -> FloatArray:
         "implies negative probabilities; these rows are NaN. The model does not fit these "
         "predictor values",
         PredictionWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
     theta = theta.copy()
     theta[bad] = np.nan

@@ -55,7 +55,12 @@ from ordstats.data.prediction import predict_in_chunks
 from ordstats.design import term_columns
 from ordstats.design.censored import censored_response
 from ordstats.design.response import format_level
-from ordstats.errors import ConvergenceWarning, SeparationWarning, SpecificationError
+from ordstats.errors import (
+    ConvergenceWarning,
+    SeparationWarning,
+    SpecificationError,
+    user_stacklevel,
+)
 from ordstats.families.cumulative.likelihood import Evaluation
 from ordstats.families.problem import CLMData
 from ordstats.families.shifted import ShiftedEvaluation
@@ -197,7 +202,7 @@ def _binary_fits(res: FittedState) -> list[tuple[float, FloatArray]]:
                 f"Brant test: the binary model of {res.model.endog_name} > {level!r} {kind}, "
                 "so the test is unreliable; merge sparse categories or drop the term",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
         params = fit.params.to_numpy()
         fits.append((float(params[0]), params[1:]))

@@ -36,6 +36,7 @@ from ordstats.errors import (
     PredictionError,
     PredictionWarning,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.families.mixed import (
     BOUNDARY_SD,
@@ -232,7 +233,7 @@ class MixedResults(
                 "the Hessian of the approximate log-likelihood is not positive definite: "
                 "standard errors are NaN (the fit may be on a boundary or not converged)",
                 PredictionWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         cov = np.full((len(names), len(names)), np.nan)
         cov[np.ix_(keep, keep)] = inverse.matrix
@@ -415,7 +416,7 @@ class MixedResults(
                     "the profile likelihood of the random-effect SD does not drop far "
                     "enough within sd * e^12 to give an upper limit; it is reported as inf",
                     ConvergenceWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
                 found = np.inf
             limits.append(0.0 if found is None else float(np.exp(found)))
@@ -810,7 +811,7 @@ class MixedResults(
                 raise PredictionError(f"which must be one of {_WHICH}; got {which!r}")
             check_re_form(re_form)
             model = self.model
-            rows = prediction_rows(model, newdata, offset, re_form, stacklevel=3)
+            rows = prediction_rows(model, newdata, offset, re_form)
             eta = rows.offset + rows.X @ self.params_all[model.problem.n_alpha : self.k_fixed]
             predictor = MixedPredictor(model, self.params_all, re_form)
             cum = predictor.cumulative(rows)[0]
@@ -884,7 +885,7 @@ class MixedResults(
         newdata = newdata_or_exog(newdata, exog)
         check_prediction_which(which)
         check_re_form(re_form)
-        rows = prediction_rows(self.model, newdata, offset, re_form, stacklevel=3)
+        rows = prediction_rows(self.model, newdata, offset, re_form)
         predictor = MixedPredictor(self.model, self.params_all, re_form)
         cum, gradient = predictor.cumulative(rows)
         m, k = gradient.shape[0], gradient.shape[2]

@@ -45,7 +45,7 @@ from ordstats.design.newdata import (
     terms_for_newdata,
 )
 from ordstats.design.random import NewTermRows, RandomTerm, random_columns, term_matrices_for
-from ordstats.errors import PredictionError, PredictionWarning
+from ordstats.errors import PredictionError, PredictionWarning, user_stacklevel
 from ordstats.families.mixed import (
     cholesky_derivatives,
     cholesky_factors,
@@ -120,7 +120,6 @@ def prediction_rows(
     newdata: object,
     offset: object,
     re_form: str | int | None,
-    stacklevel: int,
 ) -> MixedRows:
     """Fixed design, offset, index and random-term rows to predict for.
 
@@ -136,8 +135,6 @@ def prediction_rows(
     offset : object
         As ``MixedResults.predict``.
     re_form : None, 0 or "marginal"
-    stacklevel : int
-        Of the warnings, counted from this function.
 
     Returns
     -------
@@ -163,7 +160,6 @@ def prediction_rows(
         index,
         column=fixed.offset_name,
         fitted_with_offset=model.has_offset,
-        stacklevel=stacklevel + 1,
     )
     groups = re_form is None
     parts = term_matrices_for(model.terms, newdata, groups=groups) if re_form != 0 else []
@@ -172,16 +168,14 @@ def prediction_rows(
     for term, part in zip(model.terms, parts, strict=False):
         columns += random_columns(term, groups=groups)
         arrays.append((term.columns, part.matrix))
-    missing = missing_predictor_rows(newdata, columns, arrays, index, stacklevel=stacklevel + 1)
+    missing = missing_predictor_rows(newdata, columns, arrays, index)
     if groups:
         for term, part in zip(model.terms, parts, strict=True):
-            _warn_unseen_groups(term, part, ~missing, stacklevel + 1)
+            _warn_unseen_groups(term, part, ~missing)
     return MixedRows(X, np.where(missing, np.nan, eta_offset), index, parts)
 
 
-def _warn_unseen_groups(
-    term: RandomTerm, part: NewTermRows, usable: np.ndarray, stacklevel: int
-) -> None:
+def _warn_unseen_groups(term: RandomTerm, part: NewTermRows, usable: np.ndarray) -> None:
     """Warn, naming the levels, when rows belong to groups the fit did not see."""
     unseen = (part.codes < 0) & part.labels.notna().to_numpy() & usable
     if not unseen.any():
@@ -193,7 +187,7 @@ def _warn_unseen_groups(
         f"factor {term.group!r}, not seen in the fit; their random effects "
         f"({term.expr}|{term.group}) are set to zero (the population prediction, re_form=0)",
         PredictionWarning,
-        stacklevel=stacklevel,  # counted from here
+        stacklevel=user_stacklevel(),
     )
 
 

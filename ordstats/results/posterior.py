@@ -47,7 +47,13 @@ from ordstats.core.psis import (
     weighted_quantiles,
 )
 from ordstats.core.threads import numeric_threads
-from ordstats.errors import OrdstatsWarning, SpecificationError, check_flag, check_seed
+from ordstats.errors import (
+    OrdstatsWarning,
+    SpecificationError,
+    check_flag,
+    check_seed,
+    user_stacklevel,
+)
 from ordstats.results import figures
 from ordstats.results.margins.protocol import ROW_VERBS
 
@@ -278,7 +284,7 @@ class PosteriorMode:
                 "Use posterior(method='nuts') (pip install 'ordstats[bayes]'), or more "
                 "informative priors",
                 PosteriorWarning,
-                stacklevel=3,  # the caller of posterior()
+                stacklevel=user_stacklevel(),
             )
         return post
 

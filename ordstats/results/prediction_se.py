@@ -34,7 +34,13 @@ from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
 from ordstats.data.rows import UsedRows
 from ordstats.data.spark import SparkSource
-from ordstats.errors import MissingDataWarning, OrdstatsError, PredictionError, PredictionWarning
+from ordstats.errors import (
+    MissingDataWarning,
+    OrdstatsError,
+    PredictionError,
+    PredictionWarning,
+    user_stacklevel,
+)
 from ordstats.families.cumulative.likelihood import ParamLayout
 from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
 from ordstats.families.problem import row_scales
@@ -312,7 +318,7 @@ def check_prediction_which(which: object) -> None:
     raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}{hint}")
 
 
-def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask", stacklevel: int = 4) -> None:
+def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask") -> None:
     """One warning for the rows of a Dask or Spark result without predictions."""
     missing = int(wide.isna().any(axis=1).sum())
     if missing:
@@ -320,7 +326,7 @@ def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask", stacklevel: int =
             f"{missing} row(s) of the {kind} DataFrame have missing or non-finite predictor "
             "values; their predictions are NaN",
             MissingDataWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -355,7 +361,7 @@ def _of_empty_level(name: str, empty_levels: dict[str, list[Any]]) -> bool:
     return False
 
 
-def warn_rank_deficient(design: Any, newdata: Any, stacklevel: int) -> None:
+def warn_rank_deficient(design: Any, newdata: Any) -> None:
     """Warn, as R's ``predict.clm`` does, when new rows meet a fit that dropped aliased columns.
 
     The fit estimated no effect for a dropped column: its rows could not tell
@@ -374,14 +380,14 @@ def warn_rank_deficient(design: Any, newdata: Any, stacklevel: int) -> None:
             "without an effect of it; where it is another combination in the new rows, drop "
             "it from the formula or fit data where it varies",
             PredictionWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
 
 
 class PredictionSEMethods(FittedState):
     """Predicted probabilities with delta-method standard errors."""
 
-    def _new_rows(self, newdata: Any, offset: Any, stacklevel: int = 5) -> tuple[Any, pd.Index]:
+    def _new_rows(self, newdata: Any, offset: Any) -> tuple[Any, pd.Index]:
         from ordstats.design import (
             newdata_matrices,
             newdata_scale_offset,
@@ -410,7 +416,7 @@ class PredictionSEMethods(FittedState):
             )
             return rows, model.design.row_index
         X, W, Z, index = newdata_matrices(model.design, newdata, model.formula_context)
-        offsets = self._new_offset(newdata, offset, index, stacklevel)  # type: ignore[attr-defined]
+        offsets = self._new_offset(newdata, offset, index)  # type: ignore[attr-defined]
         return NewRows(X, offsets, W, Z, newdata_scale_offset(model.design, newdata)), index
 
     def _family_probability_gradients(self, rows: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -473,7 +479,7 @@ class PredictionSEMethods(FittedState):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingDataWarning)  # said once, below
             wide = source.collect_numbered(chunk, fitted, source.first_chunk())
-        _warn_missing_rows(wide, "Spark", stacklevel=5)
+        _warn_missing_rows(wide, "Spark")
         return PredictionResults.from_wide(wide, which)
 
     def get_prediction(
@@ -509,12 +515,12 @@ class PredictionSEMethods(FittedState):
         warn_after_selection(self.covariance.kind, "predictions")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
-        warn_rank_deficient(self.model.design, newdata, stacklevel=2)
+        warn_rank_deficient(self.model.design, newdata)
         return self._prediction_of(newdata, which, offset)
 
     def _prediction_of(self, newdata: Any, which: str, offset: Any) -> PredictionResults:
         """:meth:`get_prediction` of ``newdata`` (a DataFrame, or None: the fitted rows)."""
-        rows, index = self._new_rows(newdata, offset, stacklevel=6)
+        rows, index = self._new_rows(newdata, offset)
         model = self.model
         cumulative = which == "cumprob"
         if model.family_spec.capabilities.latent_variable:

@@ -49,6 +49,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     SpecificationError,
     is_real_number,
+    user_stacklevel,
 )
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
@@ -529,7 +530,6 @@ def _warn_profile(
     profile: ParameterProfile,
     name: str,
     ends: Sequence[float],
-    stacklevel: int,
     unit: float = 1.0,
 ) -> None:
     """One warning: an end at the domain's edge, an open end, a jump, or failed fits.
@@ -543,7 +543,7 @@ def _warn_profile(
             f"its domain, so its interval ends there, at {edges} (the model's limit there "
             "is within the confidence region)",
             OrdstatsWarning,
-            stacklevel=stacklevel + 2,
+            stacklevel=user_stacklevel(),
         )
     elif profile.stopped_at is not None:
         warnings.warn(
@@ -551,14 +551,14 @@ def _warn_profile(
             f"{profile.stopped_at * unit:.6g} (the constrained fits stop early there) before "
             "reaching the cut-off, so its interval is open on that side",
             ConvergenceWarning,
-            stacklevel=stacklevel + 2,
+            stacklevel=user_stacklevel(),
         )
     elif not all(np.isfinite(ends)):
         warnings.warn(
             f"the profile likelihood of {name!r} levels off before reaching the cut-off on "
             "one side, so its interval is unbounded there (separation or a flat likelihood)",
             ConvergenceWarning,
-            stacklevel=stacklevel + 2,
+            stacklevel=user_stacklevel(),
         )
     elif profile.jump_at is not None:
         warnings.warn(
@@ -566,14 +566,14 @@ def _warn_profile(
             f"{profile.jump_at * unit:.6g} (one branch of constrained optima ends there, its fits "
             "stopping early as they near the end), so its interval ends at the jump",
             ConvergenceWarning,
-            stacklevel=stacklevel + 2,
+            stacklevel=user_stacklevel(),
         )
     elif profile.n_failed:
         warnings.warn(
             f"{profile.n_failed} constrained fits in the profile of {name!r} stopped before "
             "converging; the profile may be inaccurate",
             ConvergenceWarning,
-            stacklevel=stacklevel + 2,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -605,7 +605,6 @@ def profile_conf_int(
     scales: FloatArray,
     alpha: float = 0.05,
     which: Sequence[str] | None = None,
-    stacklevel: int = 1,
     bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Profile-likelihood confidence intervals.
@@ -624,8 +623,6 @@ def profile_conf_int(
         One minus the confidence level.
     which : sequence of str, optional
         Parameters to profile (default: all).
-    stacklevel : int
-        Frames above the caller to attribute warnings to (1: the caller).
     bounds : mapping of str to (float, float), optional
         The domains of parameters that are not free on the real line (open ends):
         an interval whose profile stays above the cut-off up to an edge ends
@@ -648,7 +645,7 @@ def profile_conf_int(
             index = _index_of(name, names)
             profile = _parameter_profile(scaled, estimates, units, scales, index, name, bounds)
             lower, upper = profile.limit(z, -1), profile.limit(z, +1)
-            _warn_profile(profile, name, (lower, upper), stacklevel, units[index])
+            _warn_profile(profile, name, (lower, upper), units[index])
             rows[name] = (lower * units[index], upper * units[index])
         return pd.DataFrame.from_dict(rows, orient="index", columns=["lower", "upper"])
 
@@ -661,7 +658,6 @@ def profile_curve(
     param: str,
     alpha: float = 0.001,
     n_points: int = 31,
-    stacklevel: int = 1,
     bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> pd.DataFrame:
     """Profile one parameter on a grid spanning its ``1 - alpha`` interval.
@@ -676,7 +672,7 @@ def profile_curve(
         The grid spans ``|r| <= z_{1 - alpha/2}`` (R's ``profile.clm`` default 0.001).
     n_points : int
         Grid values (evenly spaced; the estimate is added).
-    stacklevel, bounds
+    bounds
         As in :func:`profile_conf_int`.
 
     Returns
@@ -714,9 +710,7 @@ def profile_curve(
                 [value * units[index], profile.signed_root(float(value)), llf]
                 + [params[_index_of(n, names)] for n in others]
             )
-        _warn_profile(
-            profile, param, [end * units[index] for end in ends], stacklevel, units[index]
-        )
+        _warn_profile(profile, param, [end * units[index] for end in ends], units[index])
         frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
         frame.attrs.update(
             param=param,
@@ -800,7 +794,7 @@ class ProfileMethods(FittedState):
 
     def _profile_conf_int(self, alpha: float, which: Sequence[str] | None) -> pd.DataFrame:
 
-        self._check_profilable(stacklevel=4)
+        self._check_profilable()
         return profile_conf_int(
             self.model.evaluator.evaluate,
             self.params.to_numpy(),
@@ -808,11 +802,10 @@ class ProfileMethods(FittedState):
             self._profile_scales(),
             alpha,
             which,
-            stacklevel=3,
             bounds=self._profile_bounds(),
         )
 
-    def _check_profilable(self, stacklevel: int) -> None:
+    def _check_profilable(self) -> None:
         if self.nonrobust_covariance.singular:
             raise OrdstatsError(
                 "cannot profile a fit with a singular Hessian: the parameters are not "
@@ -824,7 +817,7 @@ class ProfileMethods(FittedState):
                 "the profile (measured from it) may be wrong; refit with more iterations "
                 "(fit(maxiter=...)) or better start values first",
                 ConvergenceWarning,
-                stacklevel=stacklevel,
+                stacklevel=user_stacklevel(),
             )
 
     def profile(self, param: str, alpha: float = 0.001, n_points: int = 31) -> pd.DataFrame:
@@ -851,7 +844,7 @@ class ProfileMethods(FittedState):
             re-optimised values; plot it with :meth:`plot_profile` or
             :func:`ordstats.results.profile.plot_profile`.
         """
-        self._check_profilable(stacklevel=3)
+        self._check_profilable()
         return profile_curve(
             self.model.evaluator.evaluate,
             self.params.to_numpy(),
@@ -860,7 +853,6 @@ class ProfileMethods(FittedState):
             param,
             alpha,
             n_points,
-            stacklevel=2,
             bounds=self._profile_bounds(),
         )
 

@@ -44,6 +44,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
     is_real_number,
+    user_stacklevel,
 )
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results.arguments import check_alpha
@@ -229,7 +230,7 @@ class SurveyResults(OrdinalResults):
                     "normal quantiles (R's confint on svyolr); a design with more PSUs, or "
                     "fewer terms, gives t intervals",
                     OrdstatsWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             q = float(stats.norm.ppf(1.0 - alpha / 2.0))
         half = q * self.bse

@@ -79,7 +79,7 @@ def _domain_lonely(stage: Any, code: int, number: int, rules: LonelyRules) -> No
         f"{number}; lonely_psu={rules.lonely!r} applies to it (adjust_domain_lonely=True, R's "
         "survey.adjust.domain.lonely)",
         OrdstatsWarning,
-        stacklevel=6,
+        stacklevel=user_stacklevel(),
     )
 
 

@@ -210,7 +210,7 @@ class SurvivalMethods(PredictionSEMethods):
         )
         if streamed is not None:  # the fitted rows of data read in chunks
             return SurvivalResults.from_frame(streamed, t)
-        warn_rank_deficient(model.design, newdata, stacklevel=2)
+        warn_rank_deficient(model.design, newdata)
         rows, index = self._new_rows(newdata, offset)
         cut = np.searchsorted(values, t, side="right") - 1  # -1: below every level
         surv = np.where(cut < 0, 1.0, 0.0)[None, :].repeat(rows.X.shape[0], axis=0)

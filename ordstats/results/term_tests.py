@@ -38,6 +38,7 @@ from ordstats.errors import (
     FormulaError,
     OrdstatsError,
     SpecificationError,
+    user_stacklevel,
 )
 from ordstats.families.cumulative.prediction import crossing_rows, threshold_matrix
 from ordstats.families.problem import CLMData
@@ -334,7 +335,7 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
             "is for a refit that fails (R's Newton may get further on the same refit "
             "and keep the row)",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     if undetermined:
         stops = "; ".join(f"{term!r}: {message}" for term, message in undetermined)
@@ -344,7 +345,7 @@ def _formula_term_table(res: FittedState, part: str) -> pd.DataFrame | None:
             "R keeps a refit that ends at its maximum; where its Hessian is singular or "
             "not positive definite, its parameters are not all determined by the data",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     _warn_unreliable(unreliable)
     return pd.DataFrame.from_dict(rows, orient="index", columns=_COLUMNS)
@@ -357,7 +358,7 @@ def _warn_unreliable(terms: list[str]) -> None:
             "invalid (diverging estimates from separation, or crossing thresholds); its "
             "log-likelihood is a supremum at best, so read its row with care",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -554,7 +555,7 @@ def _table(
             f"the refits for {', '.join(map(repr, failed))} failed or did not converge; read "
             "their rows with care (NA where the refit failed)",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     table = pd.DataFrame.from_dict(
         {"<none>": [np.nan, information_criterion(res, k), np.nan, np.nan], **rows},

@@ -237,7 +237,7 @@ class MixedMarginsFit:
         offset = None
         if self.model.has_offset and _OFFSET in data.columns:
             offset = np.asarray(data[_OFFSET], dtype=float)
-        rows = prediction_rows(self.model, data, offset, self.margins_re_form, stacklevel=6)
+        rows = prediction_rows(self.model, data, offset, self.margins_re_form)
         arrays = {"X": rows.X, "offset": rows.offset}
         for t, part in enumerate(rows.re_parts):
             arrays[f"Z{t}"] = part.matrix

@@ -261,7 +261,7 @@ class OrdinalMarginsFit(FittedState):
         model = self.model
         X, W, Z, index = newdata_matrices(model.design, data, model.formula_context)
         arrays = {"X": X, "W": W, "Z": Z, "offset": self._margins_offset(data, index)}
-        scale_offset = newdata_scale_offset(model.design, data, stacklevel=6)
+        scale_offset = newdata_scale_offset(model.design, data)
         if scale_offset is not None:  # R's offset() of the scale formula
             arrays[_SCALE_OFFSET] = scale_offset
         return DesignRows(arrays, index)
@@ -278,7 +278,6 @@ class OrdinalMarginsFit(FittedState):
             index,
             column=design.offset_name,
             fitted_with_offset=model.has_offset,
-            stacklevel=6,
         )
 
     # -- shortcuts of the verbs (optional hooks, asked for with getattr) -----------------

@@ -36,7 +36,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ordstats._typing import FloatArray
-from ordstats.errors import OrdstatsError, PredictionWarning
+from ordstats.errors import OrdstatsError, PredictionWarning, user_stacklevel
 from ordstats.results.effect_rows import bracket_pass, values_by_passes
 from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import DesignRows, MarginsFit, Predicted
@@ -769,5 +769,5 @@ def warn_doubtful(verb: str, n_rows: int, shown: str = "") -> None:
         "was dropped (R's predict warns of such doubtful cases; emmeans() marks them nonEst). "
         "Keep to the cells the fitted data cover, or refit without the aliased terms",
         PredictionWarning,
-        stacklevel=5,  # the caller of the results' method (through stream_average or not)
+        stacklevel=user_stacklevel(),
     )

@@ -1247,7 +1247,7 @@ def _verb_call() -> Iterator[None]:
     The products are thin, as in the fit; the counterfactual copies of a row
     with a missing value would each warn of it (:func:`newdata_warned_once`).
     """
-    with numeric_threads(), newdata_warned_once(stacklevel=4):  # the verb's caller
+    with numeric_threads(), newdata_warned_once():
         yield
 
 
