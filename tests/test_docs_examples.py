@@ -162,4 +162,5 @@ def test_survey_page_examples_print_what_the_page_says(monkeypatch):
     monkeypatch.chdir(REPO)
     names: dict[str, object] = {"__name__": "docs"}
     checked = sum(run_checking_comments(code, names) for code in rst_blocks("survey", "python"))
-    assert checked == 4  # the raked fit's estimates and SEs, the calibrations' g and SEs
+    # the raked fit's estimates and SEs, the calibrations' g and SEs, the trimmed g and totals
+    assert checked == 6

@@ -49,7 +49,11 @@ def adjusted(ref: dict, design):
             ref["rake"]["margins"], populations, maxit=ref["maxit"], epsilon=ref["epsilon"]
         )
     return design.calibrate(
-        ref["population"], calfun=ref["calfun"], bounds=ref["bounds"], epsilon=ref["epsilon"]
+        ref["population"],
+        calfun=ref["calfun"],
+        bounds=ref["bounds"],
+        epsilon=ref["epsilon"],
+        trim=ref.get("trim"),
     )
 
 
@@ -156,9 +160,35 @@ def test_rake_that_does_not_converge_warns_as_r():
     np.testing.assert_allclose(counts[frame.index], frame, rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["clus1_linear_trim", "jk1_linear_trim"])
+def test_unbounded_linear_calibration_is_trimmed_where_r_ignores_trim(name):
+    """R's calibrate drops trim= in unbounded linear calibration (its regcalibrate path);
+    here it trims, as R does with bounds wide enough to take grake's path."""
+    ref = REFS[name]
+    trimmed, wide = design_of({**ref, "bounds": None}), design_of(ref)
+    np.testing.assert_allclose(trimmed.weights, wide.weights, rtol=1e-10)
+    untrimmed = design_of({**ref, "bounds": None, "trim": None})
+    assert np.sum(trimmed.weights) == pytest.approx(np.sum(untrimmed.weights), rel=1e-12)
+    g = untrimmed.weights / data_of(ref)["pw"].to_numpy()
+    outside = (g < 0.8) | (g > 1.2)
+    assert outside.sum() == 30  # R's "30 weights were trimmed"
+    clipped = trimmed.weights[outside] / data_of(ref)["pw"].to_numpy()[outside]
+    np.testing.assert_allclose(clipped, np.clip(g[outside], 0.8, 1.2), rtol=1e-12)
+
+
+def test_summary_names_the_trim():
+    text = str(fit(design_of(REFS["clus1_raking_trim"])).summary())
+    assert re.search(r"Calibrated on:.*\(raking, trimmed to \[0.85, 1.1\]\)", text)
+    text = str(fit(design_of({**REFS["clus1_linear_trim"], "bounds": None})).summary())
+    assert re.search(r"enroll \(trimmed to \[0.8, 1.2\]\)", text)
+
+
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
+        ({"trim": [1.2, 0.8]}, SpecificationError, "trim .lower, upper. needs lower < upper"),
+        ({"trim": 1.2}, SpecificationError, "trim must be a pair"),
+        ({"trim": ["a", 2]}, SpecificationError, "trim.0. must be a number"),
         ({"calfun": "probit"}, SpecificationError, "calfun must be one of"),
         ({"calfun": "logit", "bounds": None}, SpecificationError, "needs finite bounds"),
         ({"bounds": [1.2, 3.0]}, SpecificationError, "lower < 1 < upper"),

@@ -456,6 +456,7 @@ class _DesignRows:
         bounds: tuple[float, float] | None = None,
         maxit: int = 50,
         epsilon: float = 1e-7,
+        trim: tuple[float, float] | None = None,
     ) -> Any:
         """The design with calibration weights, as R's ``calibrate``.
 
@@ -489,6 +490,16 @@ class _DesignRows:
         maxit, epsilon : int, float
             R's ``grake`` controls: most Newton steps, and the largest misfit of
             a total relative to ``1 + |total|``.
+        trim : (float, float), optional
+            Limits ``(L, U)`` of the ratios ``g_i`` after calibrating (R's
+            ``trim``): ratios outside are set to the limit, and the weight
+            taken off (or added) is shared among the other rows in proportion
+            to their old weights, so the weights' sum is kept; the other
+            totals then hold only approximately, as in R.  A replicate design
+            trims each replicate's ratios the same way.  R ignores ``trim`` in
+            unbounded linear calibration (its ``regcalibrate`` shortcut); here
+            those ratios are trimmed too, as R trims them given wide finite
+            ``bounds``.
 
         Returns
         -------
@@ -507,7 +518,7 @@ class _DesignRows:
             replicate's failure only warns, as R).
         """
         self._check_no_domain("calibrate")
-        rule = _CalibrationRule.of(calfun, bounds, _count(maxit, "maxit"), epsilon)
+        rule = _CalibrationRule.of(calfun, bounds, _count(maxit, "maxit"), epsilon, trim)
         totals = _calibration_totals(population)
         names = list(totals.index)
         matrix = np.column_stack(
@@ -834,9 +845,12 @@ class _CalibrationRule:
     upper: float
     maxit: int
     epsilon: float
+    trim: tuple[float, float] | None = None
 
     @classmethod
-    def of(cls, calfun: Any, bounds: Any, maxit: int, epsilon: Any) -> _CalibrationRule:
+    def of(
+        cls, calfun: Any, bounds: Any, maxit: int, epsilon: Any, trim: Any = None
+    ) -> _CalibrationRule:
         if calfun not in CALFUNS:
             raise SpecificationError(f"calfun must be one of {CALFUNS}; got {calfun!r:.40}")
         lower, upper = -np.inf, np.inf
@@ -857,7 +871,7 @@ class _CalibrationRule:
         epsilon = _real_number(epsilon, "epsilon", "positive")
         if not epsilon > 0:
             raise SpecificationError(f"epsilon must be positive; got {epsilon!r}")
-        return cls(calfun, lower, upper, maxit, epsilon)
+        return cls(calfun, lower, upper, maxit, epsilon, _trim_limits(trim))
 
     @property
     def label(self) -> str:
@@ -866,7 +880,10 @@ class _CalibrationRule:
         kind = "" if self.calfun == "linear" else self.calfun
         if bounded:
             kind += f" in [{self.lower:g}, {self.upper:g}]"
-        return f" ({kind.strip()})" if kind else ""
+        if self.trim is not None:
+            kind += f", trimmed to [{self.trim[0]:g}, {self.trim[1]:g}]"
+        kind = kind.strip().lstrip(", ")
+        return f" ({kind})" if kind else ""
 
     def excess(self, u: FloatArray) -> FloatArray:
         """``g - 1`` at ``u = x' lambda`` (R's ``Fm1``)."""
@@ -902,9 +919,18 @@ class _CalibrationRule:
     ) -> FloatArray:
         """The calibrated weights of ``old`` (``strict``: failures are errors, else warnings)."""
         if self.calfun == "linear" and not np.isfinite([self.lower, self.upper]).any():
-            return _linear_calibration(matrix, old, totals, where, positive=strict)
-        with np.errstate(over="ignore", invalid="ignore"):
-            g, misfit = self._grake(matrix, totals, old)
+            if self.trim is None:
+                return _linear_calibration(matrix, old, totals, where, positive=strict)
+            new = _linear_calibration(matrix, old, totals, where, positive=False)
+            g, misfit = np.divide(new, old, out=np.ones_like(old), where=old != 0), None
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                g, misfit = self._grake(matrix, totals, old)
+        if self.trim is not None:
+            trimmed = trimmed_ratios(g, old, *self.trim)
+            if not np.array_equal(trimmed, g):  # R passes a failed calibration it trims
+                misfit = None
+            g = trimmed
         if misfit is not None:
             message = (
                 f"calibration of {where} did not reach the totals in {self.maxit} steps "
@@ -959,6 +985,35 @@ class _CalibrationRule:
             step += 1
             if step > self.maxit:
                 return (1.0 + self.excess(u)) * scale, float(relative.max())
+
+
+def trimmed_ratios(ratios: FloatArray, old: FloatArray, lower: float, upper: float) -> FloatArray:
+    """Ratios clipped to ``[lower, upper]``, the weight clipped off shared by the others.
+
+    R's ``calibrate(trim=)``: the rows inside the limits gain ``sum((g - g') d)
+    / sum(d)`` over them, so that ``sum(d g')`` is ``sum(d g)``.
+    """
+    clipped = np.clip(ratios, lower, upper)
+    outside = (ratios < lower) | (ratios > upper)
+    if outside.any():
+        trimmings = float(np.sum((ratios - clipped) * old))
+        clipped[~outside] += trimmings / float(np.sum(old[~outside]))
+    return clipped
+
+
+def _trim_limits(trim: Any) -> tuple[float, float] | None:
+    """``trim=(lower, upper)`` checked: two real numbers, lower < upper."""
+    if trim is None:
+        return None
+    if isinstance(trim, str) or np.shape(trim) != (2,):
+        raise SpecificationError(f"trim must be a pair (lower, upper); got {trim!r:.40}")
+    lower = _real_number(trim[0], "trim[0]", "the lowest ratio kept")
+    upper = _real_number(trim[1], "trim[1]", "the highest ratio kept")
+    if not lower < upper:
+        raise SpecificationError(
+            f"trim (lower, upper) needs lower < upper; got ({lower:g}, {upper:g})"
+        )
+    return lower, upper
 
 
 def _count(value: Any, name: str) -> int:

@@ -14,7 +14,7 @@
 #   rake       list(margins = variable names, population = list of data frames), maxit,
 #              epsilon (rake's control); or calibration: calibrate's formula, population
 #              (totals named as R's model matrix: stypeH, stypeM are the 0/1 columns of
-#              stype), calfun, bounds (null: none), epsilon
+#              stype), calfun, bounds (null: none), epsilon, trim (null: none)
 #   weights    the adjusted sampling weights; formula, names, coef, var (svyolr, precise
 #              optim Hessian; replicate cases: converged_replicates), degf, total_var
 #              vcov(svytotal(~api00 + meals)) (linearisation cases);
@@ -38,8 +38,8 @@ jk1 <- paste0("as.svrepdesign(", clus1, ", type = 'JK1', compress = FALSE)")
 rake_case <- function(design, maxit = 10, epsilon = 1)
   list(design = design, rake = list(margins = c("stype", "size")), maxit = maxit,
        epsilon = epsilon)
-cal_case <- function(design, calfun, bounds = NULL, epsilon = 1e-7)
-  list(design = design, calfun = calfun, bounds = bounds, epsilon = epsilon)
+cal_case <- function(design, calfun, bounds = NULL, epsilon = 1e-7, trim = NULL)
+  list(design = design, calfun = calfun, bounds = bounds, epsilon = epsilon, trim = trim)
 cases <- list(
   clus1_rake = rake_case(clus1), clus1_rake_tight = rake_case(clus1, 50, 1e-12),
   strat_rake = rake_case(strat, 50, 1e-12),
@@ -53,7 +53,12 @@ cases <- list(
   clus1_linear_bounded = cal_case(clus1, "linear", c(0.6, 1.6), epsilon = 1e-13),
   jk1_rake = rake_case(jk1, 50, 1e-12),
   jk1_raking = cal_case(jk1, "raking", epsilon = 1e-13),
-  jk1_logit = cal_case(jk1, "logit", c(0.2, 5), epsilon = 1e-13)
+  jk1_logit = cal_case(jk1, "logit", c(0.2, 5), epsilon = 1e-13),
+  # R ignores trim= in unbounded linear calibration (regcalibrate); bounds this wide take
+  # grake's path, whose ratios are the same, and trim them
+  clus1_linear_trim = cal_case(clus1, "linear", c(-1e10, 1e10), 1e-13, trim = c(0.8, 1.2)),
+  clus1_raking_trim = cal_case(clus1, "raking", epsilon = 1e-13, trim = c(0.85, 1.1)),
+  jk1_linear_trim = cal_case(jk1, "linear", c(-1e10, 1e10), 1e-13, trim = c(0.8, 1.2))
 )
 matrix_of <- function(w) { w <- as.matrix(w); unname(matrix(as.numeric(w), nrow = nrow(w))) }
 f <- mealcat ~ avg.ed + mobility
@@ -72,7 +77,8 @@ for (name in names(cases)) {
     # a svyrep.design needs compress = FALSE: its default NA fails in survey 4.1-1
     extra <- if (rep) list(compress = FALSE) else list()
     des <- do.call(calibrate, c(list(des0, ~stype + enroll, totals, calfun = case$calfun,
-                                     bounds = bounds, epsilon = case$epsilon), extra))
+                                     bounds = bounds, epsilon = case$epsilon,
+                                     trim = case$trim), extra))
     case$calibration <- "~stype + enroll"
     case$population <- as.list(totals)
   }
