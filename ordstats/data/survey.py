@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Protocol
@@ -289,6 +289,67 @@ class _DesignRows:
                 "the domain has no rows: the subset condition selects none of the design's rows"
             )
         return new
+
+    def trim_weights(
+        self, upper: float = np.inf, lower: float = -np.inf, strict: bool = False
+    ) -> Any:
+        """The design with its weights trimmed to ``[lower, upper]``, as R's ``trimWeights``.
+
+        Weights outside the limits are set to the limit, and the weight taken
+        off (or added) is shared equally among the other rows, so the sum of
+        the weights is kept.  The shares can carry a row past a limit;
+        ``strict=True`` repeats the trimming until no weight is outside.  The
+        variance then treats the trimmed weights as sampling weights, as R
+        does (a calibration made before keeps its own weights in the
+        linearisation, as R's).
+
+        A :class:`ReplicateDesign` trims its full-sample weights and each
+        replicate's weights the same way, rows of weight zero (outside a
+        replicate) left at zero.  R's ``trimWeights`` of a ``svyrep.design``
+        (survey 4.1-1) leaves the full-sample weights untrimmed and recycles
+        the replicate weights' shares across columns; ordstats does what its
+        help page describes.
+
+        Parameters
+        ----------
+        upper, lower : float
+            The limits (R's order of arguments); default: none.
+        strict : bool
+            Repeat until every weight is within the limits (R's ``strict``).
+
+        Returns
+        -------
+        SurveyDesign or ReplicateDesign
+            A new design; take a domain (:meth:`subset`) afterwards.
+
+        Raises
+        ------
+        SpecificationError
+            The limits are not numbers with ``lower < upper``, or the design
+            already has a domain.
+        DataError
+            ``strict=True`` with limits no weights summing to the design's
+            total can meet (R recurses without end there).
+        """
+        self._check_no_domain("trim the weights of")
+        lower = _real_number(lower, "lower", "the lowest weight kept")
+        upper = _real_number(upper, "upper", "the highest weight kept")
+        if not lower < upper:
+            raise SpecificationError(
+                f"trim_weights needs lower < upper; got lower={lower:g}, upper={upper:g}"
+            )
+        strict = check_flag("strict", strict)
+        new = self._copy()
+        new._trim(lambda w, where: trimmed_weights(w, lower, upper, strict, where))
+        limits = f"[{lower:g}, {upper:g}]" + (", strict" if strict else "")
+        new._record_adjustment(("Weights trimmed to:", limits))
+        return new
+
+    def _trim(self, trim: Callable[[FloatArray, str], FloatArray]) -> None:
+        self.weights = trim(self.weights, "the sample")
+
+    def _record_adjustment(self, label: tuple[str, str]) -> None:
+        raise NotImplementedError
 
     def post_stratify(self, by: str | Sequence[str], population: Any) -> Any:
         """The design with its weights post-stratified, as R's ``postStratify``.
@@ -695,7 +756,7 @@ class SurveyDesign(_DesignRows):
             parts = [per_stage[i] if strata_names else np.ones(n, dtype=np.intp), ids[i - 1]]
             self.stages[i] = replace(self.stages[i], labels=_joined_labels(strata_codes[i], parts))
         self.domain = np.ones(n, dtype=bool)
-        self.calibrations: tuple[Calibration | Raking, ...] = ()
+        self.calibrations: tuple[Calibration | Raking | Trimming, ...] = ()
 
     def _post_stratify(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         old = self.weights
@@ -711,6 +772,9 @@ class SurveyDesign(_DesignRows):
 
     def _record_raking(self, steps: list[tuple[IntArray, FloatArray]], label: str) -> None:
         self.calibrations = (*self.calibrations, Raking(tuple(steps), ("Raked on:", label)))
+
+    def _record_adjustment(self, label: tuple[str, str]) -> None:
+        self.calibrations = (*self.calibrations, Trimming(label))
 
     def _calibrate(self, matrix: FloatArray, names: list[str], kind: str, adjust: _Adjust) -> None:
         old = self.weights
@@ -798,6 +862,23 @@ class Calibration:
         u = x / self.weights[:, None]
         coef = np.linalg.lstsq(root * self.matrix, root * u, rcond=None)[0]
         return x - self.weights[:, None] * (self.matrix @ coef)
+
+
+@dataclass(frozen=True)
+class Trimming:
+    """Weights trimmed (R's ``trimWeights``): a line of the summary, nothing for the variance.
+
+    Attributes
+    ----------
+    label : tuple of str
+        The summary's line for it.
+    """
+
+    label: tuple[str, str]
+
+    def residuals(self, x: FloatArray) -> FloatArray:
+        """``x`` unchanged: trimmed weights are taken as sampling weights, as R."""
+        return x
 
 
 @dataclass(frozen=True)
@@ -999,6 +1080,40 @@ def trimmed_ratios(ratios: FloatArray, old: FloatArray, lower: float, upper: flo
         trimmings = float(np.sum((ratios - clipped) * old))
         clipped[~outside] += trimmings / float(np.sum(old[~outside]))
     return clipped
+
+
+def trimmed_weights(
+    weights: FloatArray, lower: float, upper: float, strict: bool, where: str
+) -> FloatArray:
+    """R's ``trimWeights``: clip to ``[lower, upper]``, share the difference equally.
+
+    Rows of weight zero (outside a replicate) stay at zero and take no share.
+    """
+    inside_rows = weights != 0
+    total, count = float(weights.sum()), int(inside_rows.sum())
+    if strict and not lower * count <= total <= upper * count:
+        raise DataError(
+            f"no weights of {where} within [{lower:g}, {upper:g}] have its sum {total:.6g} "
+            f"over {count} rows, so strict trimming cannot end; widen the limits"
+        )
+    new = weights.copy()
+    for _ in range(10_000 if strict else 1):
+        outside = inside_rows & ((new < lower) | (new > upper))
+        if not outside.any():
+            return new
+        sharing = inside_rows & ~outside
+        if not sharing.any():
+            raise DataError(
+                f"every weight of {where} is outside [{lower:g}, {upper:g}], so none is left "
+                "to take the trimmed weight; widen the limits"
+            )
+        clipped = np.clip(new[outside], lower, upper)
+        trimmings = float(np.sum(new[outside] - clipped))
+        new[outside] = clipped
+        new[sharing] += trimmings / int(sharing.sum())
+    if strict:
+        raise DataError(f"strict trimming of {where} did not settle; widen the limits")
+    return new
 
 
 def _trim_limits(trim: Any) -> tuple[float, float] | None:
@@ -1341,6 +1456,15 @@ class ReplicateDesign(_DesignRows):
 
     def _record_raking(self, steps: list[tuple[IntArray, FloatArray]], label: str) -> None:
         self.adjustments = (*self.adjustments, ("Raked on:", label))
+
+    def _record_adjustment(self, label: tuple[str, str]) -> None:
+        self.adjustments = (*self.adjustments, label)
+
+    def _trim(self, trim: Callable[[FloatArray, str], FloatArray]) -> None:
+        self.weights = trim(self.weights, "the sample")
+        self.repweights = np.column_stack(
+            [trim(w, f"replicate {r + 1}") for r, w in enumerate(self.repweights.T)]
+        )
 
     def _rescale(self, codes: IntArray, totals: FloatArray, names: list[str]) -> None:
         size = totals.size
