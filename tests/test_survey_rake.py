@@ -54,6 +54,7 @@ def adjusted(ref: dict, design):
         bounds=ref["bounds"],
         epsilon=ref["epsilon"],
         trim=ref.get("trim"),
+        bounds_const=ref.get("bounds_const", False),
     )
 
 
@@ -176,6 +177,26 @@ def test_unbounded_linear_calibration_is_trimmed_where_r_ignores_trim(name):
     np.testing.assert_allclose(clipped, np.clip(g[outside], 0.8, 1.2), rtol=1e-12)
 
 
+def test_bounds_const_bounds_the_weights_not_their_ratios():
+    for name in ("strat_linear_const", "strat_logit_const"):
+        weights = design_of(REFS[name]).weights
+        assert weights.min() >= 12 - 1e-9 and weights.max() <= 50 + 1e-9
+    assert weights.min() > 12 and weights.max() < 50  # logit: strictly inside
+    text = str(fit(design_of(REFS["strat_logit_const"])).summary())
+    assert re.search(r"enroll \(logit, weights in \[12, 50\]\)", text)
+
+
+def test_bounds_const_bounds_each_replicates_weights():
+    """R ignores bounds.const on a svyrep.design; here each replicate's weights are bounded."""
+    ref = REFS["jk1_raking"]
+    design = design_of({**ref, "calfun": "linear", "bounds": [15, 100], "bounds_const": True})
+    assert design.weights.min() >= 15 - 1e-9 and design.weights.max() <= 100 + 1e-9
+    replicate = design.repweights[design.repweights > 0]
+    assert replicate.min() >= 15 - 1e-9 and replicate.max() <= 100 + 1e-9
+    free = design_of({**ref, "calfun": "linear", "bounds": None})
+    assert free.repweights.max() > 100  # the bounds bind (replicate 9)
+
+
 def test_summary_names_the_trim():
     text = str(fit(design_of(REFS["clus1_raking_trim"])).summary())
     assert re.search(r"Calibrated on:.*\(raking, trimmed to \[0.85, 1.1\]\)", text)
@@ -186,6 +207,8 @@ def test_summary_names_the_trim():
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
+        ({"bounds": [50, 12], "bounds_const": True}, SpecificationError, "new weights need"),
+        ({"bounds_const": "yes"}, SpecificationError, "bounds_const"),
         ({"trim": [1.2, 0.8]}, SpecificationError, "trim .lower, upper. needs lower < upper"),
         ({"trim": 1.2}, SpecificationError, "trim must be a pair"),
         ({"trim": ["a", 2]}, SpecificationError, "trim.0. must be a number"),

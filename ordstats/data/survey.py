@@ -518,6 +518,7 @@ class _DesignRows:
         maxit: int = 50,
         epsilon: float = 1e-7,
         trim: tuple[float, float] | None = None,
+        bounds_const: bool = False,
     ) -> Any:
         """The design with calibration weights, as R's ``calibrate``.
 
@@ -548,6 +549,7 @@ class _DesignRows:
             Where every total is over 20 times the sample's, the weights are
             first multiplied by the mean of those ratios and the bounds apply to
             the ratios to the rescaled weights, with a warning, as R's ``grake``.
+            With ``bounds_const=True`` they bound the new weights instead.
         maxit, epsilon : int, float
             R's ``grake`` controls: most Newton steps, and the largest misfit of
             a total relative to ``1 + |total|``.
@@ -561,6 +563,11 @@ class _DesignRows:
             unbounded linear calibration (its ``regcalibrate`` shortcut); here
             those ratios are trimmed too, as R trims them given wide finite
             ``bounds``.
+        bounds_const : bool
+            ``bounds`` are limits of the new weights, not of their ratios to
+            the old (R's ``bounds.const``): row ``i``'s ratio is bounded by
+            ``(L / d_i, U / d_i)``.  A replicate design bounds each
+            replicate's weights the same way; R ignores ``bounds.const`` there.
 
         Returns
         -------
@@ -579,7 +586,9 @@ class _DesignRows:
             replicate's failure only warns, as R).
         """
         self._check_no_domain("calibrate")
-        rule = _CalibrationRule.of(calfun, bounds, _count(maxit, "maxit"), epsilon, trim)
+        rule = _CalibrationRule.of(
+            calfun, bounds, _count(maxit, "maxit"), epsilon, trim, bounds_const
+        )
         totals = _calibration_totals(population)
         names = list(totals.index)
         matrix = np.column_stack(
@@ -922,27 +931,43 @@ class _CalibrationRule:
     """R's calibration functions (``cal.linear``, ``cal.raking``, ``cal.logit``) and ``grake``."""
 
     calfun: str
-    lower: float
-    upper: float
+    #: bounds of the ratios g (floats), or of each row's (arrays: :meth:`for_weights`)
+    lower: Any
+    upper: Any
     maxit: int
     epsilon: float
     trim: tuple[float, float] | None = None
+    #: ``lower`` and ``upper`` bound the new weights (R's ``bounds.const``)
+    bounds_const: bool = False
 
     @classmethod
     def of(
-        cls, calfun: Any, bounds: Any, maxit: int, epsilon: Any, trim: Any = None
+        cls,
+        calfun: Any,
+        bounds: Any,
+        maxit: int,
+        epsilon: Any,
+        trim: Any = None,
+        bounds_const: Any = False,
     ) -> _CalibrationRule:
         if calfun not in CALFUNS:
             raise SpecificationError(f"calfun must be one of {CALFUNS}; got {calfun!r:.40}")
+        bounds_const = check_flag("bounds_const", bounds_const)
         lower, upper = -np.inf, np.inf
         if bounds is not None:
             if isinstance(bounds, str) or np.shape(bounds) != (2,):
                 raise SpecificationError(
                     f"bounds must be a pair (lower, upper); got {bounds!r:.40}"
                 )
-            lower = _real_number(bounds[0], "bounds[0]", "below 1")
-            upper = _real_number(bounds[1], "bounds[1]", "above 1")
-            if not lower < 1 < upper:
+            what = ("the lowest weight", "the highest weight") if bounds_const else None
+            lower = _real_number(bounds[0], "bounds[0]", what[0] if what else "below 1")
+            upper = _real_number(bounds[1], "bounds[1]", what[1] if what else "above 1")
+            if bounds_const and not lower < upper:
+                raise SpecificationError(
+                    "bounds (lower, upper) on the new weights need lower < upper; got "
+                    f"({lower:g}, {upper:g})"
+                )
+            if not bounds_const and not lower < 1 < upper:
                 raise SpecificationError(
                     "bounds (lower, upper) on the ratios of new to old weights need "
                     f"lower < 1 < upper; got ({lower:g}, {upper:g})"
@@ -952,15 +977,31 @@ class _CalibrationRule:
         epsilon = _real_number(epsilon, "epsilon", "positive")
         if not epsilon > 0:
             raise SpecificationError(f"epsilon must be positive; got {epsilon!r}")
-        return cls(calfun, lower, upper, maxit, epsilon, _trim_limits(trim))
+        return cls(calfun, lower, upper, maxit, epsilon, _trim_limits(trim), bounds_const)
+
+    def for_weights(self, old: FloatArray) -> _CalibrationRule:
+        """The rule with each row's bounds of its ratio, ``L / d_i`` and ``U / d_i``.
+
+        R's ``bounds.const``; rows of weight zero keep ``L`` and ``U``, as R's.
+        """
+        if not self.bounds_const:
+            return self
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lower, upper = (np.where(old > 0, b / old, b) for b in (self.lower, self.upper))
+        return replace(self, lower=lower, upper=upper, bounds_const=False)
+
+    @property
+    def bounded(self) -> bool:
+        """Whether either bound is finite (for some row)."""
+        return bool(np.isfinite(np.hstack([self.lower, self.upper])).any())
 
     @property
     def label(self) -> str:
         """What the summary adds to the calibration's columns."""
-        bounded = np.isfinite(self.lower) or np.isfinite(self.upper)
         kind = "" if self.calfun == "linear" else self.calfun
-        if bounded:
-            kind += f" in [{self.lower:g}, {self.upper:g}]"
+        if self.bounded:
+            what = ", weights" if self.bounds_const else ""
+            kind += f"{what} in [{self.lower:g}, {self.upper:g}]"
         if self.trim is not None:
             kind += f", trimmed to [{self.trim[0]:g}, {self.trim[1]:g}]"
         kind = kind.strip().lstrip(", ")
@@ -999,7 +1040,9 @@ class _CalibrationRule:
         self, matrix: FloatArray, totals: FloatArray, old: FloatArray, where: str, strict: bool
     ) -> FloatArray:
         """The calibrated weights of ``old`` (``strict``: failures are errors, else warnings)."""
-        if self.calfun == "linear" and not np.isfinite([self.lower, self.upper]).any():
+        if self.bounds_const:
+            return self.for_weights(old).weights(matrix, totals, old, where, strict)
+        if self.calfun == "linear" and not self.bounded:
             if self.trim is None:
                 return _linear_calibration(matrix, old, totals, where, positive=strict)
             new = _linear_calibration(matrix, old, totals, where, positive=False)
@@ -1037,7 +1080,7 @@ class _CalibrationRule:
         sample = matrix.T @ old
         scale = float(np.mean(totals / sample)) if np.min(totals / sample) > 20 else 1.0
         w, sample = old * scale, sample * scale  # R rescales weights far below the totals
-        if scale != 1.0 and np.isfinite([self.lower, self.upper]).any():
+        if scale != 1.0 and self.bounded:
             warnings.warn(
                 f"the weights are far below the totals: they are rescaled by {scale:.3g} "
                 "before calibrating, and the bounds apply to the ratios to the rescaled "

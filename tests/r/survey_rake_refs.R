@@ -14,7 +14,8 @@
 #   rake       list(margins = variable names, population = list of data frames), maxit,
 #              epsilon (rake's control); or calibration: calibrate's formula, population
 #              (totals named as R's model matrix: stypeH, stypeM are the 0/1 columns of
-#              stype), calfun, bounds (null: none), epsilon, trim (null: none)
+#              stype), calfun, bounds (null: none), epsilon, trim (null: none),
+#              bounds_const (bounds of the weights rather than of their ratios)
 #   weights    the adjusted sampling weights; formula, names, coef, var (svyolr, precise
 #              optim Hessian; replicate cases: converged_replicates), degf, total_var
 #              vcov(svytotal(~api00 + meals)) (linearisation cases);
@@ -38,8 +39,10 @@ jk1 <- paste0("as.svrepdesign(", clus1, ", type = 'JK1', compress = FALSE)")
 rake_case <- function(design, maxit = 10, epsilon = 1)
   list(design = design, rake = list(margins = c("stype", "size")), maxit = maxit,
        epsilon = epsilon)
-cal_case <- function(design, calfun, bounds = NULL, epsilon = 1e-7, trim = NULL)
-  list(design = design, calfun = calfun, bounds = bounds, epsilon = epsilon, trim = trim)
+cal_case <- function(design, calfun, bounds = NULL, epsilon = 1e-7, trim = NULL,
+                     bounds_const = FALSE)
+  list(design = design, calfun = calfun, bounds = bounds, epsilon = epsilon, trim = trim,
+       bounds_const = bounds_const)
 cases <- list(
   clus1_rake = rake_case(clus1), clus1_rake_tight = rake_case(clus1, 50, 1e-12),
   strat_rake = rake_case(strat, 50, 1e-12),
@@ -58,7 +61,10 @@ cases <- list(
   # grake's path, whose ratios are the same, and trim them
   clus1_linear_trim = cal_case(clus1, "linear", c(-1e10, 1e10), 1e-13, trim = c(0.8, 1.2)),
   clus1_raking_trim = cal_case(clus1, "raking", epsilon = 1e-13, trim = c(0.85, 1.1)),
-  jk1_linear_trim = cal_case(jk1, "linear", c(-1e10, 1e10), 1e-13, trim = c(0.8, 1.2))
+  jk1_linear_trim = cal_case(jk1, "linear", c(-1e10, 1e10), 1e-13, trim = c(0.8, 1.2)),
+  # bounds on the weights themselves (apistrat's weights are 15.1, 20.36 and 44.21)
+  strat_linear_const = cal_case(strat, "linear", c(12, 50), 1e-13, bounds_const = TRUE),
+  strat_logit_const = cal_case(strat, "logit", c(12, 50), 1e-13, bounds_const = TRUE)
 )
 matrix_of <- function(w) { w <- as.matrix(w); unname(matrix(as.numeric(w), nrow = nrow(w))) }
 f <- mealcat ~ avg.ed + mobility
@@ -78,7 +84,8 @@ for (name in names(cases)) {
     extra <- if (rep) list(compress = FALSE) else list()
     des <- do.call(calibrate, c(list(des0, ~stype + enroll, totals, calfun = case$calfun,
                                      bounds = bounds, epsilon = case$epsilon,
-                                     trim = case$trim), extra))
+                                     trim = case$trim, bounds.const = case$bounds_const),
+                                extra))
     case$calibration <- "~stype + enroll"
     case$population <- as.list(totals)
   }
