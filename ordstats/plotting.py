@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ordstats._typing import FloatArray
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError, check_flag
 from ordstats.results.figures import axes as _axes
@@ -38,6 +39,7 @@ __all__ = [
     "plot_conditional_cdf",
     "plot_predictions",
     "plot_probabilities",
+    "plot_residuals",
     "plot_slopes",
 ]
 
@@ -236,6 +238,118 @@ def plot_coefficients(
     band = f"{1 - alpha:.0%} CI" if np.isfinite(lower).any() else "no confidence intervals"
     ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({band})")
     return ax
+
+
+_RESIDUAL_PLOTS = ("qq", "fitted", "covariate")
+
+
+def plot_residuals(
+    res: OrdinalResults | MixedResults,
+    x: Any = None,
+    *,
+    kind: str = "qq",
+    newdata: pd.DataFrame | None = None,
+    seed: Any = 0,
+    ax: Axes | None = None,
+    **kwargs: Any,
+) -> Axes:
+    """Diagnostic plots of surrogate residuals (R's ``sure::autoplot``).
+
+    The residuals (:meth:`~ordstats.OrdinalResults.resid_surrogate`) are draws
+    of the link's distribution ``F`` under the fitted model: their Q-Q plot
+    against ``F`` bends where the link is wrong, and their smoothed mean
+    against the fitted linear predictor or a covariate bends where a trend is
+    missing (a spread that changes says the scale varies).
+
+    Parameters
+    ----------
+    res : OrdinalResults or MixedResults
+        A fit of a cumulative (latent-variable) model.
+    x : str, array-like or pandas.Series, optional
+        For ``kind="covariate"``: a column of the rows (the fitted data or
+        ``newdata``), or one value per row (a Series is aligned on the index).
+    kind : {"qq", "fitted", "covariate"}
+        Q-Q plot against ``F``; residuals against the fitted linear predictor
+        ``eta``; or against ``x``.  The last two add a lowess smoother (R's
+        ``lowess`` defaults) and the residuals' mean as a dashed line.
+    newdata : pandas.DataFrame, optional
+        Rows with the response to draw residuals for (default: the fitted rows;
+        needed for a fit read in chunks, on Dask or on Spark).
+    seed : int, numpy.random.Generator or None
+        Of the residuals' draw (default 0: the same plot each time).
+    ax : matplotlib.axes.Axes, optional
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.scatter`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if kind not in _RESIDUAL_PLOTS:
+        raise OrdstatsError(f"kind must be one of {_RESIDUAL_PLOTS}; got {kind!r}")
+    if kind != "covariate" and x is not None:
+        raise OrdstatsError(f"x is the covariate of kind='covariate'; kind={kind!r} takes none")
+    resid = res.resid_surrogate(newdata, seed=seed)
+    link = resid.attrs["link"]
+    ax = _axes(ax)
+    kwargs = {"s": 8, "alpha": 0.5, **kwargs}
+    if kind == "qq":
+        values = np.sort(resid.dropna().to_numpy())
+        positions = (np.arange(1, values.size + 1) - 0.5) / values.size
+        expected = link.ppf(positions)
+        ax.scatter(expected, values, **kwargs)
+        ax.axline((0.0, 0.0), slope=1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(f"quantiles of the {link.name} distribution")
+        ax.set_ylabel("surrogate residuals (sorted)")
+        return ax
+    if kind == "fitted":
+        eta = res.fittedvalues if newdata is None else res.predict(newdata, which="linear")
+        against, label = pd.Series(eta, index=resid.index), "fitted linear predictor"
+    else:
+        against, label = _residual_covariate(res, x, resid.index, newdata)
+    _scatter_with_lowess(ax, against.to_numpy(dtype=float), resid.to_numpy(), kwargs)
+    ax.set_xlabel(label)
+    ax.set_ylabel("surrogate residuals")
+    return ax
+
+
+def _residual_covariate(
+    res: Any, x: Any, index: pd.Index, newdata: pd.DataFrame | None
+) -> tuple[pd.Series, str]:
+    """The covariate of a residual plot, one value per row of ``index``, and its label."""
+    if x is None:
+        raise OrdstatsError("kind='covariate' needs x: a column name or one value per row")
+    if isinstance(x, str):
+        rows = newdata if newdata is not None else res.margins_data()
+        if x not in rows.columns:
+            raise OrdstatsError(
+                f"x={x!r} is not a column of the rows; choose from "
+                f"{', '.join(map(repr, map(str, rows.columns)))}"
+            )
+        column = rows[x]
+        if not pd.api.types.is_numeric_dtype(column):
+            raise OrdstatsError(f"x={x!r} is not numeric: plot the residuals by level instead")
+        return column.reindex(index), x
+    if isinstance(x, pd.Series):
+        return x.reindex(index), str(x.name or "x")
+    values = np.asarray(x, dtype=float)
+    if values.shape != (len(index),):
+        raise OrdstatsError(f"x needs one value per row ({len(index)}); got shape {values.shape}")
+    return pd.Series(values, index=index), "x"
+
+
+def _scatter_with_lowess(ax: Axes, x: FloatArray, y: FloatArray, kwargs: dict[str, Any]) -> None:
+    """Points, their lowess curve (R's defaults: f = 2/3, 3 iterations) and their mean."""
+    from statsmodels.nonparametric.smoothers_lowess import lowess
+
+    finite = np.isfinite(x) & np.isfinite(y)
+    x, y = x[finite], y[finite]
+    ax.scatter(x, y, **kwargs)
+    if x.size > 2 and np.ptp(x) > 0:
+        curve = lowess(y, x, frac=2 / 3, it=3, delta=0.01 * np.ptp(x))
+        ax.plot(curve[:, 0], curve[:, 1], color="C3", lw=1.5, label="lowess")
+    ax.axhline(float(np.mean(y)), color="grey", lw=0.8, ls="--", label="mean")
+    ax.legend(loc="best", frameon=False)
 
 
 def plot_conditional_cdf(

@@ -697,8 +697,15 @@ class OrdinalResults(
                 return observed_probability(prob, codes, index)
             return most_probable_level(prob, self.model.design.response.values, index)
 
-    def _response_codes(self, newdata: Any) -> IntArray:
-        """The level of each row of ``newdata``'s response (-1: missing), by the fit's levels."""
+    def _response_codes(
+        self,
+        newdata: Any,
+        purpose: str = "which='observed' gives each row the probability of its own level",
+    ) -> IntArray:
+        """The level of each row of ``newdata``'s response (-1: missing), by the fit's levels.
+
+        ``purpose`` says, in the messages, why the response is read.
+        """
         name, levels = self.model.endog_name, list(self.model.levels)
         if self.model.design.response.censoring is not None:
             raise PredictionError(
@@ -706,10 +713,7 @@ class OrdinalResults(
                 "spans several: use which='prob' and add up the levels of each row's interval"
             )
         if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
-            raise PredictionError(
-                f"which='observed' gives each row the probability of its own response level, "
-                f"so newdata needs the response column {name!r}"
-            )
+            raise PredictionError(f"{purpose}, so newdata needs the response column {name!r}")
         codes, uniques = pd.factorize(newdata[name])
         position = {label: j for j, label in enumerate(levels)}
         table = np.array([position.get(format_level(u), -2) for u in uniques], dtype=np.intp)
@@ -727,8 +731,7 @@ class OrdinalResults(
             shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
             warnings.warn(
                 f"{len(missing)} row(s) of newdata ({shown}) have a missing response {name!r}; "
-                "which='observed' is the probability of each row's own level, so theirs are "
-                "NaN",
+                f"{purpose}, so theirs are NaN",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),  # reached from rows in memory and from chunks
             )

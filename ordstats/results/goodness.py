@@ -57,6 +57,8 @@ from ordstats.design.censored import censored_response
 from ordstats.design.response import format_level
 from ordstats.errors import (
     ConvergenceWarning,
+    OrdstatsError,
+    PredictionError,
     SeparationWarning,
     SpecificationError,
     user_stacklevel,
@@ -68,6 +70,11 @@ from ordstats.results.persistence import rows_removed_error
 from ordstats.results.rms_stats import lrm_stats, orm_stats
 from ordstats.results.simulation import simulate_responses
 from ordstats.results.state import FittedState
+from ordstats.results.surrogate import (
+    latent_bounds,
+    refuse_without_latent_variable,
+    surrogate_series,
+)
 
 __all__ = [
     "GoodnessOfFitMethods",
@@ -583,6 +590,71 @@ class GoodnessOfFitMethods(FittedState):
             if isinstance(cached, pd.Series):
                 self.__dict__["resid_prob"] = cached
         return cached
+
+    def resid_surrogate(self, newdata: Any = None, *, seed: Any = None) -> pd.Series:
+        """Surrogate residuals: draws of the latent error given each row's level (R's ``sure``).
+
+        Liu & Zhang (2018): each row's residual is drawn from the link's
+        distribution ``F`` truncated to the interval of the latent variable
+        that gives its observed level, ``((theta_{y-1} - eta) / s, (theta_y -
+        eta) / s]``.  Under the fitted model they are independent draws of
+        ``F``, so a Q-Q plot against ``F`` checks the link and a plot against
+        the fitted ``eta`` or a covariate shows a missing trend or a varying
+        scale (:func:`ordstats.plotting.plot_residuals`).  The values are
+        random: R's ``sure::resids`` (which gives them on the location scale)
+        and ordstats agree in distribution, and a seed repeats a draw.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Rows with the response column (default: the fitted rows).  A fit
+            read in chunks, on Dask or on Spark needs them: pass a sample of
+            its rows as a pandas DataFrame.
+        seed : int, numpy.random.Generator or None
+            Seeds the uniform draws (numpy's ``default_rng``).
+
+        Returns
+        -------
+        pandas.Series
+            ``resid_surrogate``, indexed as the rows; NaN where the response or
+            a predictor is missing.
+
+        Raises
+        ------
+        OrdstatsError
+            A family without a latent variable (sequential, adjacent: use
+            :attr:`resid_prob`), or no rows in memory.
+        PredictionError
+            ``newdata`` without the response column, or of a censored response.
+        """
+        if not self.model.family_spec.capabilities.latent_variable:
+            refuse_without_latent_variable(self.model.family_spec.label)
+        link = self._link  # type: ignore[attr-defined]
+        if newdata is None:
+            if self.data_removed:
+                raise rows_removed_error("resid_surrogate() without newdata")
+            if not self.model.evaluator.keeps_rows:
+                raise OrdstatsError(
+                    "surrogate residuals of the fitted rows need them in memory, and a model "
+                    "read in chunks (or on Dask or Spark) does not keep them: pass a sample "
+                    "of the rows as newdata (a pandas DataFrame with the response column)"
+                )
+            evaluation = self._evaluation  # type: ignore[attr-defined]
+            index = self.model.design.row_index
+            return surrogate_series(evaluation.lower, evaluation.upper, link, index, seed)
+        if self.model.design.response.censoring is not None:
+            raise PredictionError(
+                "surrogate residuals of new rows read one level per row; a censored "
+                "response spans several: use the fitted rows (newdata=None)"
+            )
+        with numeric_threads():
+            eta, theta, scale, index = self._linear_parts(newdata, None)  # type: ignore[attr-defined]
+        codes = self._response_codes(  # type: ignore[attr-defined]
+            newdata, "surrogate residuals are drawn given each row's own level"
+        )
+        lower, upper = latent_bounds(theta, eta, scale, np.maximum(codes, 0))
+        lower[codes < 0] = np.nan
+        return surrogate_series(lower, upper, link, index, seed)
 
     def _probability_residuals(self) -> Any:
         if self.data_removed:

@@ -59,6 +59,7 @@ from ordstats.results.prediction_se import (
     check_prediction_which,
     complementary_probabilities,
 )
+from ordstats.results.surrogate import latent_bounds, surrogate_series
 from ordstats.results.term_tests import mixed_drop1
 from ordstats.results.wald import WaldMethods, wald_test_terms
 
@@ -762,6 +763,40 @@ class MixedResults(
         prob = self.predict().to_numpy()
         values = residuals_from_probabilities(prob, self.model.problem.y)
         return pd.Series(values, index=fixed.row_index, name="resid_prob")
+
+    def resid_surrogate(
+        self, newdata: pd.DataFrame | None = None, *, seed: Any = None
+    ) -> pd.Series:
+        """Surrogate residuals of the fitted rows, given the groups' modes (R's ``sure``).
+
+        As :meth:`OrdinalResults.resid_surrogate`: each row's residual is drawn
+        from the link's distribution truncated to the interval of the latent
+        variable that gives its level, ``(theta_{y-1} - eta, theta_y - eta]``,
+        with ``eta`` the fitted values (:attr:`fittedvalues`, conditional on the
+        random effects' modes).
+
+        Parameters
+        ----------
+        newdata : None
+            Only the fitted rows: new rows have no modes of their groups' effects
+            to condition on.
+        seed : int, numpy.random.Generator or None
+
+        Returns
+        -------
+        pandas.Series
+        """
+        if newdata is not None:
+            raise PredictionError(
+                "surrogate residuals of a mixed fit are of its fitted rows, conditional on "
+                "the modes of their groups' random effects; new rows have none: leave "
+                "newdata out"
+            )
+        problem = self.model.problem
+        theta = (problem.jacobian @ self.params_all[: problem.n_alpha])[None, :]
+        eta = self.fittedvalues.to_numpy()
+        lower, upper = latent_bounds(theta, eta, None, problem.y)
+        return surrogate_series(lower, upper, problem.link, self.fittedvalues.index, seed)
 
     # -- predictions -----------------------------------------------------------
 

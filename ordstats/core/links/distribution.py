@@ -26,6 +26,7 @@ class FrozenDistribution(Protocol):
     def logsf(self, x: FloatArray) -> FloatArray: ...  # noqa: D102
     def logpdf(self, x: FloatArray) -> FloatArray: ...  # noqa: D102
     def ppf(self, q: FloatArray) -> FloatArray: ...  # noqa: D102
+    def isf(self, q: FloatArray) -> FloatArray: ...  # noqa: D102
 
 
 class DistributionLink(Link):
@@ -82,6 +83,9 @@ class DistributionLink(Link):
 
     def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
         return np.asarray(self.dist.ppf(q), dtype=float)
+
+    def isf(self, s: FloatArray) -> FloatArray:  # noqa: D102
+        return np.asarray(self.dist.isf(s), dtype=float)
 
     def _key(self) -> tuple[object, ...]:
         dist = self.dist

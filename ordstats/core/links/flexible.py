@@ -170,6 +170,11 @@ class ArandaOrdaz(FlexibleLink):
         with np.errstate(divide="ignore"):
             return np.log(np.expm1(-self.lam * np.log1p(-q)) / self.lam)
 
+    def isf(self, s: FloatArray) -> FloatArray:  # noqa: D102
+        s = np.asarray(s, dtype=float)
+        with np.errstate(divide="ignore"):  # 1 - F(x) = (1 + lam e^x)^(-1/lam)
+            return np.log(np.expm1(-self.lam * np.log(s)) / self.lam)
+
     def _dlog_sf(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         """First and second ``lambda``-derivatives of ``log(1 - F)``.
 

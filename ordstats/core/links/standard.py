@@ -132,6 +132,16 @@ class Link(ABC):
     def ppf(self, q: FloatArray) -> FloatArray:
         """Quantile function ``F^{-1}(q)``, i.e. the link function."""
 
+    def isf(self, s: FloatArray) -> FloatArray:
+        """Inverse survival function ``x`` with ``1 - F(x) = s``, accurate in the upper tail.
+
+        ``-F^{-1}(s)`` for a symmetric ``F``; links with an upper-tail closed
+        form override it; otherwise ``F^{-1}(1 - s)``, exact while ``1 - s``
+        is (``s`` above about 1e-16).
+        """
+        s = np.asarray(s, dtype=float)
+        return -self.ppf(s) if self.symmetric else self.ppf(1.0 - s)
+
     def d2log_pdf(self, x: FloatArray) -> FloatArray | None:
         """``d^2 log f(x) / dx^2`` (finite ``x``), or ``None`` if the link does not give it.
 
@@ -328,6 +338,10 @@ class Cloglog(Link):
         with np.errstate(divide="ignore"):
             return np.log(-np.log1p(-np.asarray(q, dtype=float)))
 
+    def isf(self, s: FloatArray) -> FloatArray:  # noqa: D102
+        with np.errstate(divide="ignore"):  # 1 - F(x) = exp(-exp(x))
+            return np.log(-np.log(np.asarray(s, dtype=float)))
+
 
 class Loglog(Link):
     """Gumbel distribution of the maximum, ``F(x) = exp(-exp(-x))``."""
@@ -371,6 +385,10 @@ class Loglog(Link):
     def ppf(self, q: FloatArray) -> FloatArray:  # noqa: D102
         with np.errstate(divide="ignore"):
             return -np.log(-np.log(np.asarray(q, dtype=float)))
+
+    def isf(self, s: FloatArray) -> FloatArray:  # noqa: D102
+        with np.errstate(divide="ignore"):  # 1 - F(x) = 1 - exp(-exp(-x))
+            return -np.log(-np.log1p(-np.asarray(s, dtype=float)))
 
 
 class Cauchit(Link):
