@@ -32,11 +32,13 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ordstats.results.fitted import OrdinalResults
+    from ordstats.results.margins.emmeans import EmmGrid
 
 __all__ = [
     "plot_coefficients",
     "plot_comparisons",
     "plot_conditional_cdf",
+    "plot_emmeans",
     "plot_predictions",
     "plot_probabilities",
     "plot_residuals",
@@ -238,6 +240,63 @@ def plot_coefficients(
     band = f"{1 - alpha:.0%} CI" if np.isfinite(lower).any() else "no confidence intervals"
     ax.set_xlabel(("odds ratio" if odds_ratios else "estimate") + f" ({band})")
     return ax
+
+
+def plot_emmeans(
+    emm: EmmGrid,
+    *,
+    conf_level: float = 0.95,
+    adjust: str | None = None,
+    ax: Axes | None = None,
+    **kwargs: Any,
+) -> Figure:
+    """Estimated marginal means (or contrasts) with their intervals, as R's ``plot(emm)``.
+
+    One point and interval per row of :meth:`EmmGrid.summary_frame
+    <ordstats.results.margins.emmeans.EmmGrid.summary_frame>`, the estimate on
+    the horizontal axis and the row's labels on the vertical, one panel per
+    group of the ``by`` variables (emmeans' ``plot.emmGrid`` without its
+    comparison arrows).  Rows the fit cannot estimate (``nonEst``) are left out.
+
+    Parameters
+    ----------
+    emm : EmmGrid
+        What ``res.emmeans(...)``, ``.contrast()`` or ``.pairs()`` returns.
+    conf_level : float
+    adjust : str, optional
+        The intervals' multiplicity adjustment (default: the grid's, as its summary).
+    ax : matplotlib.axes.Axes, optional
+        Only for a grid without ``by`` groups (one panel).
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.errorbar`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = emm.summary_frame(adjust=adjust, conf_level=conf_level)
+    estimate = emm.estimate_name
+    shown = [c for c in emm.labels.columns if c not in emm.by]
+    groups = list(table.groupby(emm.by, sort=False)) if emm.by else [((), table)]
+    names = [
+        [" ".join(map(_label, row)) for row in rows[shown].itertuples(index=False)]
+        for _, rows in groups
+    ]
+    fig, axes = _figure(1, len(groups), ax, share_y=all(n == names[0] for n in names))
+    kwargs = {"fmt": "o", "capsize": 3, **kwargs}
+    for panel, (key, rows), labels in zip(axes[0], groups, names, strict=True):
+        positions = np.arange(len(rows))[::-1]
+        values, low, high = (rows[c].to_numpy(float) for c in (estimate, "asymp.LCL", "asymp.UCL"))
+        panel.errorbar(values, positions, xerr=[values - low, high - values], **kwargs)
+        panel.set_yticks(positions, labels)
+        panel.set_xlabel(estimate)
+        if emm.by:
+            key = key if isinstance(key, tuple) else (key,)
+            panel.set_title(
+                ", ".join(f"{b} = {_label(v)}" for b, v in zip(emm.by, key, strict=True))
+            )
+    axes[0][0].set_ylabel(" ".join(shown))
+    return fig
 
 
 _RESIDUAL_PLOTS = ("qq", "fitted", "covariate")
@@ -616,7 +675,9 @@ def _panel_title(names: list[str], values: tuple[Any, ...], response: str) -> st
     return ", ".join([contrast, *parts] if contrast else parts)
 
 
-def _figure(n_rows: int, n_columns: int, ax: Axes | None) -> tuple[Figure, np.ndarray]:
+def _figure(
+    n_rows: int, n_columns: int, ax: Axes | None, share_y: bool = True
+) -> tuple[Figure, np.ndarray]:
     if ax is not None:
         ax = _checked_axes(ax)
         if (n_rows, n_columns) != (1, 1):
@@ -630,7 +691,7 @@ def _figure(n_rows: int, n_columns: int, ax: Axes | None) -> tuple[Figure, np.nd
         n_columns,
         squeeze=False,
         sharex=True,
-        sharey=True,
+        sharey=share_y,
         figsize=(1.5 + 3.5 * min(n_columns, 5), 1.0 + 2.8 * min(n_rows, 6)),
         layout="constrained",
     )

@@ -373,3 +373,38 @@ def test_missing_matplotlib_names_the_extra_to_install(other_plots, kind, monkey
     monkeypatch.setattr(builtins, "__import__", without_matplotlib)
     with pytest.raises(ordstats.OrdstatsError, match=r"pip install 'ordstats\[plot\]'"):
         other_plots[kind](None)
+
+
+@pytest.mark.parametrize(
+    ("specs", "options", "panels", "rows"),
+    [
+        ("~ temp | contact", {}, ["contact = no", "contact = yes"], ["cold", "warm"]),
+        ("~ temp * contact", {}, [""], ["cold no", "warm no", "cold yes", "warm yes"]),
+        ("~ rating | temp", {"mode": "prob"}, ["temp = cold", "temp = warm"], list("12345")),
+    ],
+)
+def test_emmeans_plot_draws_each_mean_with_its_interval(wine, specs, options, panels, rows):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine).fit()
+    emm = res.emmeans(specs, **options)
+    table = emm.summary_frame()
+    fig = plotting.plot_emmeans(emm)
+    assert [ax.get_title() for ax in fig.axes] == panels
+    first = fig.axes[0]
+    assert [t.get_text() for t in first.get_yticklabels()] == rows
+    points = first.lines[0].get_xdata()
+    np.testing.assert_allclose(points, table[emm.estimate_name].to_numpy()[: len(rows)])
+    plt.close(fig)
+
+
+def test_emmeans_plot_of_contrasts_and_one_panel_on_a_given_axes(wine):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp * contact", wine).fit()
+    pairs = res.emmeans("~ temp | contact").pairs()
+    fig = plotting.plot_emmeans(pairs)
+    assert fig.axes[0].get_xlabel() == "estimate"
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["cold - warm"]
+    plt.close(fig)
+    _, ax = plt.subplots()
+    assert plotting.plot_emmeans(res.emmeans("~ temp"), ax=ax) is ax.figure
+    with pytest.raises(ordstats.OrdstatsError, match="leave ax=None"):
+        plotting.plot_emmeans(res.emmeans("~ temp | contact"), ax=ax)
+    plt.close("all")
