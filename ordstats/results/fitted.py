@@ -705,17 +705,17 @@ class OrdinalResults(
                 return observed_probability(prob, codes, index)
             return most_probable_level(prob, self.model.design.response.values, index)
 
-    def _response_codes(self, newdata: Any) -> IntArray:
+    def _response_codes(self, newdata: Any, which: str = "observed") -> IntArray:
         """The level of each row of ``newdata``'s response (-1: missing), by the fit's levels."""
         name, levels = self.model.endog_name, list(self.model.levels)
         if self.model.design.response.censoring is not None:
             raise PredictionError(
-                "which='observed' is the probability of one level; a censored response "
+                f"which={which!r} reads each row's one level; a censored response "
                 "spans several: use which='prob' and add up the levels of each row's interval"
             )
         if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
             raise PredictionError(
-                f"which='observed' gives each row the probability of its own response level, "
+                f"which={which!r} gives each row the probability of its own response level, "
                 f"so newdata needs the response column {name!r}"
             )
         codes, uniques = pd.factorize(newdata[name])
@@ -735,8 +735,7 @@ class OrdinalResults(
             shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
             warnings.warn(
                 f"{len(missing)} row(s) of newdata ({shown}) have a missing response {name!r}; "
-                "which='observed' is the probability of each row's own level, so theirs are "
-                "NaN",
+                f"which={which!r} is of each row's own level, so theirs are NaN",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),  # reached from rows in memory and from chunks
             )
