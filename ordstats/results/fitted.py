@@ -414,7 +414,7 @@ class OrdinalResults(
             cloglog) ends there, at 0, with a warning saying so.  See
             :mod:`ordstats.results.profile`.
         which : sequence of str, optional
-            Parameters to profile (default all); ignored for Wald.
+            Parameters to profile (default all; R's names too); ignored for Wald.
 
         Returns
         -------
