@@ -666,7 +666,13 @@ class OrdinalResults(
         """
         newdata = newdata_or_exog(newdata, exog)
         if which not in _PREDICT_WHICH:
-            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+            hint = (
+                ": R's eta1/eta2 (predict.clm's type = 'linear.predictor') are "
+                "get_prediction(newdata, which='linear.predictor')"
+                if which == "linear.predictor"
+                else ""
+            )
+            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}{hint}")
         warn_rank_deficient(self.model.design, newdata, stacklevel=2)
         # the fitted rows of data read in chunks (a pickled fit: its source is gone, said there)
         in_chunks = newdata is None and not (self.model.evaluator.keeps_rows or self.data_removed)

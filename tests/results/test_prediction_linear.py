@@ -142,3 +142,10 @@ def test_families_without_cut_points_point_to_predict(wine):
     res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, family="sratio").fit()
     with pytest.raises(PredictionError, match="not available for this fit: use predict"):
         res.get_prediction(which="linear")
+
+
+def test_predict_points_r_users_to_eta1_eta2(wine_res, wine):
+    with pytest.raises(
+        ordstats.errors.OrdstatsError, match=r"get_prediction\(newdata, which='linear\.predictor'\)"
+    ):
+        wine_res.predict(wine, which="linear.predictor")
