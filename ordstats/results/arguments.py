@@ -3,16 +3,22 @@
 Every method that takes a confidence level ``alpha`` (``conf_int``, ``odds_ratios``,
 ``summary``, ``profile``, prediction and marginal-effect intervals, the mixed
 model's intervals) reads it through :func:`check_alpha`, so that a string, a
-boolean or a value outside (0, 1) gets the same clear error everywhere.
+boolean or a value outside (0, 1) gets the same clear error everywhere.  Every method
+that takes a parameter by name (``slice``, ``profile``, ``conf_int(method="profile")``)
+reads it through :func:`parameter_index`, which takes R's names too.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from scipy import stats
 
+from ordstats.design.formula import r_label
 from ordstats.errors import SpecificationError, check_flag, is_real_number
 
-__all__ = ["check_alpha", "check_flag", "normal_quantile"]
+__all__ = ["check_alpha", "check_flag", "normal_quantile", "parameter_index", "r_parameter_names"]
 
 
 def check_alpha(alpha: object) -> float:
@@ -63,3 +69,65 @@ def normal_quantile(alpha: object) -> float:
     1.96
     """
     return float(stats.norm.ppf(1.0 - check_alpha(alpha) / 2.0))
+
+
+#: a factor level's brackets, ``[T.warm]`` (treatment coding) or ``[warm]`` (full rank,
+#: and ``poly(x, 2)[1]``), which R writes without: ``tempwarm``, ``poly(x, 2)1``
+_LEVEL_BRACKETS = re.compile(r"\[(?:T\.)?([^\[\]]*)\]")
+
+
+def r_parameter_names(name: str) -> list[str]:
+    """R ``ordinal``'s names of the parameter ordstats calls ``name`` (its ``coef()``).
+
+    ``temp[T.warm]`` is ``tempwarm``, ``poly(x, 2)[1]`` is ``poly(x, 2)1``, the
+    nominal effect ``1|2:contact[T.yes]`` is ``1|2.contactyes``, the threshold
+    ``1|2`` of a model with nominal effects ``1|2.(Intercept)``, and the scale
+    effect ``scale:temp[T.warm]`` is ``tempwarm`` (as the location effect: R
+    repeats the name).
+
+    Examples
+    --------
+    >>> r_parameter_names("1|2:contact[T.yes]")
+    ['1|2.contactyes']
+    >>> r_parameter_names("1|2")
+    ['1|2.(Intercept)']
+    """
+    if name.startswith("scale:"):
+        name = name[len("scale:") :]
+    spelled = r_label(_LEVEL_BRACKETS.sub(r"\1", name))
+    cut, sep, rest = spelled.partition(":")
+    if "|" in cut:  # a threshold, or a nominal effect on it
+        return [f"{cut}.{rest}" if sep else f"{cut}.(Intercept)"]
+    return [spelled]
+
+
+def parameter_index(name: str, names: Sequence[str]) -> int:
+    """The position among ``names`` of the parameter ``name`` (ordstats' name, or R's).
+
+    Parameters
+    ----------
+    name : str
+        A name of ``names``, or R ``ordinal``'s name of one of them
+        (:func:`r_parameter_names`).
+    names : sequence of str
+        The fit's parameter names.
+
+    Raises
+    ------
+    SpecificationError
+        For a name of no parameter, or an R name that two parameters share (a
+        location and a scale effect of one column): both list the names to use.
+    """
+    names = list(names)
+    if name in names:
+        return names.index(name)
+    matches = [i for i, own in enumerate(names) if name in r_parameter_names(own)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shared = " and ".join(repr(names[i]) for i in matches)
+        raise SpecificationError(f"{name!r} is R's name of {shared}; give one of these names")
+    raise SpecificationError(
+        f"{name!r} is not a parameter of the model; choose from {', '.join(map(repr, names))} "
+        "(or R's names of them: 'xb' for 'x[T.b]')"
+    )

@@ -414,7 +414,7 @@ class OrdinalResults(
             cloglog) ends there, at 0, with a warning saying so.  See
             :mod:`ordstats.results.profile`.
         which : sequence of str, optional
-            Parameters to profile (default all); ignored for Wald.
+            Parameters to profile (default all; R's names too); ignored for Wald.
 
         Returns
         -------
@@ -658,7 +658,13 @@ class OrdinalResults(
         """
         newdata = newdata_or_exog(newdata, exog)
         if which not in _PREDICT_WHICH:
-            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}")
+            hint = (
+                ": R's eta1/eta2 (predict.clm's type = 'linear.predictor') are "
+                "get_prediction(newdata, which='linear.predictor')"
+                if which == "linear.predictor"
+                else ""
+            )
+            raise OrdstatsError(f"which must be one of {_PREDICT_WHICH}; got {which!r}{hint}")
         warn_rank_deficient(self.model.design, newdata)
         # the fitted rows of data read in chunks (a pickled fit: its source is gone, said there)
         in_chunks = newdata is None and not (self.model.evaluator.keeps_rows or self.data_removed)
@@ -709,8 +715,8 @@ class OrdinalResults(
         name, levels = self.model.endog_name, list(self.model.levels)
         if self.model.design.response.censoring is not None:
             raise PredictionError(
-                "which='observed' is the probability of one level; a censored response "
-                "spans several: use which='prob' and add up the levels of each row's interval"
+                f"{purpose}; a censored response spans several levels: use which='prob' "
+                "and add up the levels of each row's interval"
             )
         if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
             raise PredictionError(f"{purpose}, so newdata needs the response column {name!r}")

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats.errors import OrdstatsError, SpecificationError, is_real_number
+from ordstats.results.arguments import parameter_index
 from ordstats.results.figures import checked_axes, pyplot
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.state import FittedState
@@ -35,7 +36,7 @@ __all__ = ["SliceMethods", "plot_slice"]
 
 
 def _chosen_parameters(parm: Any, names: Sequence[str]) -> list[int]:
-    """Positions of the parameters ``parm`` names (names or 0-based positions; None: all)."""
+    """Positions of the parameters ``parm`` names (names, R's too, or 0-based positions)."""
     if parm is None:
         return list(range(len(names)))
     chosen = [parm] if isinstance(parm, str) or np.ndim(parm) == 0 else list(parm)
@@ -44,12 +45,7 @@ def _chosen_parameters(parm: Any, names: Sequence[str]) -> list[int]:
     positions = []
     for item in chosen:
         if isinstance(item, str):
-            if item not in names:
-                raise SpecificationError(
-                    f"parm: {item!r} is not a parameter of the fit; the parameters are "
-                    f"{', '.join(map(repr, names))}"
-                )
-            positions.append(list(names).index(item))
+            positions.append(parameter_index(item, names))
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             if not 0 <= item < len(names):
                 raise SpecificationError(
@@ -96,8 +92,8 @@ class SliceMethods(FittedState):
         Parameters
         ----------
         parm : str, int or sequence of them, optional
-            Parameter names (``"1|2"``, ``"temp[T.warm]"``) or positions from 0;
-            default all.
+            Parameter names (``"1|2"``, ``"temp[T.warm]"``, or R's ``"tempwarm"``)
+            or positions from 0; default all.
         lambda_ : float
             Half-width of each slice in units of ``c`` (R's ``lambda``).
         grid : int

@@ -918,7 +918,7 @@ class MixedResults(
             a column the prediction reads.
         """
         newdata = newdata_or_exog(newdata, exog)
-        check_prediction_which(which)
+        check_prediction_which(which, linear=False)
         check_re_form(re_form)
         rows = prediction_rows(self.model, newdata, offset, re_form)
         predictor = MixedPredictor(self.model, self.params_all, re_form)

@@ -16,6 +16,14 @@ and mapped back, :math:`\operatorname{expit}\{\operatorname{logit} P \pm z\,
 \mathrm{se}/(P(1-P))\}`, so it stays inside ``(0, 1)``.  Cumulative
 probabilities :math:`F(u_j)` get the same treatment (R's ``cum.prob`` intervals
 are ``P +- z se`` on the probability scale instead, which can leave ``[0, 1]``).
+
+Linear predictors have gradients that are linear in the estimates, so their
+delta-method standard errors are exact: ``which="linear"`` is statsmodels'
+``x'beta + o`` (gradient ``x`` in ``beta``), ``which="linear.predictor"`` R's
+``predict.clm(type = "linear.predictor")``: ``eta1 = u_y`` and
+``eta2 = u_{y-1}`` at each row's level ``y`` (gradients ``\nabla u``), with
+``+-inf`` beyond the end cut-points where R puts ``+-1e5``.  Their intervals
+are ``eta +- z se``, as R's.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.core.thresholds import cut_point_design
 from ordstats.data.prediction import predict_in_chunks
@@ -50,6 +58,7 @@ from ordstats.results.state import FittedState
 from ordstats.results.values import warn_after_selection
 
 __all__ = [
+    "LINEAR_KINDS",
     "PredictionResults",
     "PredictionSEMethods",
     "complementary_probabilities",
@@ -57,6 +66,11 @@ __all__ = [
     "probability_gradients",
     "warn_rank_deficient",
 ]
+
+
+#: ``which`` of :meth:`PredictionSEMethods.get_prediction` for linear predictors:
+#: statsmodels' ``x'beta + o`` and R's ``predict.clm`` ``eta1``/``eta2``
+LINEAR_KINDS = ("linear", "linear.predictor")
 
 
 @dataclass(frozen=True)
@@ -196,7 +210,7 @@ class PredictionResults:
     se : pandas.DataFrame
         Delta-method standard errors, same shape.
     which : str
-        ``"prob"`` or ``"cumprob"``.
+        ``"prob"``, ``"cumprob"``, ``"linear"`` or ``"linear.predictor"``.
     """
 
     def __init__(
@@ -248,6 +262,8 @@ class PredictionResults:
         """
         z = normal_quantile(alpha)
         p, q, se = self.predicted.to_numpy(), self._complement, self.se.to_numpy()
+        if self.which in LINEAR_KINDS:  # R's eta +- z se (an infinite end stays infinite)
+            return self._frame(p - z * se), self._frame(p + z * se)
         with np.errstate(divide="ignore", invalid="ignore"):
             # logit(p) = log p - log(1 - p), with 1 - p summed from the other levels
             half = z * se / (p * q)
@@ -257,14 +273,18 @@ class PredictionResults:
         # NaN standard error (no covariance: an L1 penalty) gives NaN limits
         lower = np.where(se == 0, p, lower)
         upper = np.where(se == 0, p, upper)
-        frame = self.predicted
-        return (
-            pd.DataFrame(lower, index=frame.index, columns=frame.columns),
-            pd.DataFrame(upper, index=frame.index, columns=frame.columns),
-        )
+        return self._frame(lower), self._frame(upper)
+
+    def _frame(self, values: FloatArray) -> pd.DataFrame:
+        """``values`` labelled as :attr:`predicted`."""
+        return pd.DataFrame(values, index=self.predicted.index, columns=self.predicted.columns)
 
     def summary_frame(self, alpha: float = 0.05) -> pd.DataFrame:
         """One row per (new row, level): ``prob``, ``se``, ``ci_lower``, ``ci_upper``.
+
+        For linear predictors the first column is ``linear`` and the second
+        index level ``quantity`` (``linear``; ``eta1``/``eta2``, or the cut-points'
+        levels for new rows without the response).
 
         Parameters
         ----------
@@ -279,7 +299,9 @@ class PredictionResults:
             response level.
         """
         lower, upper = self.conf_int(alpha)
-        parts = {"prob": self.predicted, "se": self.se, "ci_lower": lower, "ci_upper": upper}
+        linear = self.which in LINEAR_KINDS
+        value = "linear" if linear else "prob"
+        parts = {value: self.predicted, "se": self.se, "ci_lower": lower, "ci_upper": upper}
         long = {name: frame.stack() for name, frame in parts.items()}
         table = pd.DataFrame(long)
         # the rows' own index names (one per level of a MultiIndex), else "row"
@@ -287,23 +309,32 @@ class PredictionResults:
             name if name is not None else ("row" if len(self.predicted.index.names) == 1 else None)
             for name in self.predicted.index.names
         ]
-        table.index.names = [*row_names, "level"]
+        table.index.names = [*row_names, "quantity" if linear else "level"]
         return table
 
     def __repr__(self) -> str:
         rows, cols = self.predicted.shape
-        return f"<PredictionResults: {self.which} for {rows} rows x {cols} levels>"
+        kind = "columns" if self.which in LINEAR_KINDS else "levels"
+        return f"<PredictionResults: {self.which} for {rows} rows x {cols} {kind}>"
 
 
-def check_prediction_which(which: object) -> None:
+def check_prediction_which(which: object, linear: bool = True) -> None:
     """Refuse a ``which`` that ``get_prediction`` has no standard errors for, saying what to use.
+
+    Parameters
+    ----------
+    which : object
+    linear : bool
+        Whether the fit has standard errors of linear predictors (``"linear"``,
+        ``"linear.predictor"``).
 
     Raises
     ------
     PredictionError
-        Unless ``which`` is ``"prob"`` or ``"cumprob"``.
+        Unless ``which`` is one of those the fit has.
     """
-    if which in ("prob", "cumprob"):
+    known = ("prob", "cumprob", *LINEAR_KINDS) if linear else ("prob", "cumprob")
+    if which in known:
         return
     hint = {
         "class": (
@@ -311,16 +342,17 @@ def check_prediction_which(which: object) -> None:
             "type = 'class' too): use predict(newdata, which='class')"
         ),
         "linear": (
-            "; standard errors of the linear predictor are not available: use "
+            "; standard errors of the linear predictor are not available for this fit: use "
             "predict(newdata, which='linear') for its values"
         ),
     }.get(which if isinstance(which, str) else "", "")
-    raise PredictionError(f"which must be 'prob' or 'cumprob'; got {which!r}{hint}")
+    names = ", ".join(map(repr, known[:-1])) + f" or {known[-1]!r}"
+    raise PredictionError(f"which must be {names}; got {which!r}{hint}")
 
 
 def _warn_missing_rows(wide: pd.DataFrame, kind: str = "Dask") -> None:
     """One warning for the rows of a Dask or Spark result without predictions."""
-    missing = int(wide.isna().any(axis=1).sum())
+    missing = int(wide["predicted"].isna().any(axis=1).sum())
     if missing:
         warnings.warn(
             f"{missing} row(s) of the {kind} DataFrame have missing or non-finite predictor "
@@ -496,8 +528,21 @@ class PredictionSEMethods(FittedState):
             collected, each labelled by its position in the Spark DataFrame's
             order, as ``toPandas()`` gives it, counting the rows the fit left
             out).
-        which : {"prob", "cumprob"}
-            ``P(Y = j)`` for every level, or ``P(Y <= j)`` for the first ``K - 1``.
+        which : {"prob", "cumprob", "linear", "linear.predictor"}
+            ``"prob"``: ``P(Y = j)`` for every level; ``"cumprob"``:
+            ``P(Y <= j)`` for the first ``K - 1``; ``"linear"``: the linear
+            predictor ``x'beta + offset`` (statsmodels' ``which="linear"``, as
+            :meth:`~ordstats.OrdinalResults.predict` gives it), one column
+            ``linear``; ``"linear.predictor"``: R's
+            ``predict.clm(type = "linear.predictor")``, columns ``eta1`` and
+            ``eta2``, ``(theta_y - x'beta - o)/s`` and ``(theta_{y-1} - x'beta - o)/s``
+            at each row's response level ``y`` (``theta`` with the row's nominal
+            effects, ``s`` its scale; ``+inf``/``-inf`` beyond the end
+            cut-points, with standard error 0, where R gives ``+-1e5``).  The
+            fitted rows and ``newdata`` with the response column have it; for
+            ``newdata`` without it there is one column per cut-point (labelled
+            by the level below it), ``(theta_j - x'beta - o)/s``: R's ``eta1``
+            matrix without its last column (``eta2`` is it shifted one level).
         offset : float or array-like, optional
             Offset for ``newdata`` when the model has one that is not a column
             (as for :meth:`~ordstats.OrdinalResults.predict`: a pandas Series
@@ -509,9 +554,10 @@ class PredictionSEMethods(FittedState):
             ``predicted``, ``se``, ``conf_int(alpha)`` and ``summary_frame(alpha)``
             (intervals on the logit scale: as R's ``predict.clm`` for
             probabilities; R's cumulative-probability intervals are
-            ``P +- z se`` instead).
+            ``P +- z se`` instead; ``estimate +- z se`` for linear predictors,
+            as R's).
         """
-        check_prediction_which(which)
+        check_prediction_which(which, linear=self.model.family_spec.capabilities.latent_variable)
         warn_after_selection(self.covariance.kind, "predictions")
         if newdata is None and self.model.source is not None and not self.data_removed:
             return self._prediction_in_chunks(which, offset)
@@ -522,6 +568,8 @@ class PredictionSEMethods(FittedState):
         """:meth:`get_prediction` of ``newdata`` (a DataFrame, or None: the fitted rows)."""
         rows, index = self._new_rows(newdata, offset)
         model = self.model
+        if which in LINEAR_KINDS:
+            return self._linear_prediction(rows, index, newdata, which)
         cumulative = which == "cumprob"
         if model.family_spec.capabilities.latent_variable:
             link = self._evaluation.link  # type: ignore[attr-defined]  # at lambda-hat
@@ -550,3 +598,70 @@ class PredictionSEMethods(FittedState):
         return PredictionResults(
             prob, complement, gradient, self.covariance.matrix, index, columns, which
         )
+
+    def _linear_prediction(
+        self, rows: NewRows, index: pd.Index, newdata: Any, which: str
+    ) -> PredictionResults:
+        """:meth:`get_prediction` of a linear predictor (``x'beta + o`` or R's eta1/eta2)."""
+        model, params = self.model, self.params.to_numpy()
+        layout = model.problem.layout
+        if which == "linear":
+            gradient = np.zeros((rows.X.shape[0], 1, layout.n_params))
+            gradient[:, 0, layout.beta] = rows.X
+            values = (rows.X @ params[layout.beta] + rows.offset)[:, None]
+            columns = ["linear"]
+        else:
+            args = (params, layout, model.threshold_jacobian, rows, model.threshold_offset)
+            values, gradient = cut_gradients(*args)
+            codes = self._observed_levels(newdata)
+            columns = list(model.levels[:-1])  # no response: every cut-point
+            if codes is not None:
+                values, gradient = observed_cuts(values, gradient, codes)
+                columns = ["eta1", "eta2"]
+        # no complements: the intervals of linear predictors are symmetric (zeros, not NaN,
+        # which would mark the rows as missing when predicted chunk by chunk)
+        unused = np.zeros(values.shape)
+        cov = self.covariance.matrix
+        return PredictionResults(values, unused, gradient, cov, index, columns, which)
+
+    def _observed_levels(self, newdata: Any) -> IntArray | None:
+        """Each row's response level (-1: missing), or None for new rows without the response."""
+        if newdata is None:
+            return np.asarray(self.model.data.y, dtype=np.intp)
+        if not isinstance(newdata, pd.DataFrame) or self.model.endog_name not in newdata.columns:
+            return None
+        codes: IntArray = self._response_codes(  # type: ignore[attr-defined]
+            newdata, "which='linear.predictor' gives eta1/eta2 at each row's own level"
+        )
+        return codes
+
+
+def observed_cuts(
+    cuts: FloatArray, gradient: FloatArray, codes: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """R's ``eta1``/``eta2``: the standardised cut-points above and below each row's level.
+
+    Parameters
+    ----------
+    cuts : ndarray, shape (m, K - 1)
+        Standardised cut-points ``u_j``.
+    gradient : ndarray, shape (m, K - 1, k)
+    codes : ndarray of int, shape (m,)
+        Each row's level ``0, ..., K - 1`` (-1: missing, giving NaN).
+
+    Returns
+    -------
+    values : ndarray, shape (m, 2)
+        ``u_y`` and ``u_{y-1}``, ``+inf``/``-inf`` beyond the ends.
+    gradient : ndarray, shape (m, 2, k)
+        Zero beyond the ends (an end is no estimate).
+    """
+    m, n_cuts = cuts.shape
+    padded = np.column_stack([np.full(m, -np.inf), cuts, np.full(m, np.inf)])
+    zero = np.zeros((m, 1, gradient.shape[2]))
+    padded_grad = np.concatenate([zero, gradient, zero], axis=1)
+    rows = np.arange(m)[:, None]
+    level = np.clip(codes, 0, n_cuts)
+    picks = np.column_stack([level + 1, level])  # u_y, u_{y-1} among the padded columns
+    values = np.where(codes[:, None] >= 0, padded[rows, picks], np.nan)
+    return values, padded_grad[rows, picks]

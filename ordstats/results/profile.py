@@ -47,14 +47,13 @@ from ordstats.errors import (
     ConvergenceWarning,
     OrdstatsError,
     OrdstatsWarning,
-    SpecificationError,
     is_real_number,
     user_stacklevel,
 )
 from ordstats.families.problem import FamilyEvaluation
 from ordstats.families.shifted import ShiftedEvaluation
 from ordstats.results import figures
-from ordstats.results.arguments import normal_quantile
+from ordstats.results.arguments import normal_quantile, parameter_index
 from ordstats.results.state import FittedState
 
 if TYPE_CHECKING:
@@ -517,15 +516,6 @@ class ParameterProfile:
         return list(self._points)
 
 
-def _index_of(name: str, names: Sequence[str]) -> int:
-    try:
-        return list(names).index(name)
-    except ValueError:
-        raise SpecificationError(
-            f"{name!r} is not a parameter of the model; choose from {', '.join(map(repr, names))}"
-        ) from None
-
-
 def _warn_profile(
     profile: ParameterProfile,
     name: str,
@@ -641,8 +631,9 @@ def profile_conf_int(
         units = _units(evaluate, estimates)
         scaled = _in_units(evaluate, units)
         rows = {}
-        for name in chosen:
-            index = _index_of(name, names)
+        for given in chosen:
+            index = parameter_index(given, names)
+            name = names[index]  # ordstats' name of an R name
             profile = _parameter_profile(scaled, estimates, units, scales, index, name, bounds)
             lower, upper = profile.limit(z, -1), profile.limit(z, +1)
             _warn_profile(profile, name, (lower, upper), units[index])
@@ -688,7 +679,8 @@ def profile_curve(
         z = normal_quantile(alpha)
         if not isinstance(n_points, (int, np.integer)) or n_points < 3:
             raise OrdstatsError(f"n_points must be an integer >= 3; got {n_points!r}")
-        index = _index_of(param, names)
+        index = parameter_index(param, names)
+        param = names[index]  # ordstats' name of an R name
         units = _units(evaluate, estimates)
         scaled = _in_units(evaluate, units)
         profile = _parameter_profile(scaled, estimates, units, scales, index, param, bounds)
@@ -708,7 +700,7 @@ def profile_curve(
             llf = point.llf if point is not None else -np.inf
             records.append(
                 [value * units[index], profile.signed_root(float(value)), llf]
-                + [params[_index_of(n, names)] for n in others]
+                + [params[parameter_index(n, names)] for n in others]
             )
         _warn_profile(profile, param, [end * units[index] for end in ends], units[index])
         frame = pd.DataFrame(records, columns=["value", "signed_root", "llf", *others])
@@ -831,7 +823,7 @@ class ProfileMethods(FittedState):
         Parameters
         ----------
         param : str
-            Parameter name (thresholds included).
+            Parameter name (thresholds included; R's names too: ``"tempwarm"``).
         alpha : float
             The grid spans the ``1 - alpha`` profile interval.
         n_points : int

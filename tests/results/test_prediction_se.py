@@ -77,7 +77,8 @@ def test_robust_covariance_gives_robust_standard_errors(wine_res):
 
 
 def test_bad_requests(wine_res):
-    with pytest.raises(OrdstatsError, match="'prob' or 'cumprob'"):
+    expected = r"'prob', 'cumprob', 'linear' or 'linear\.predictor'; got 'class'"
+    with pytest.raises(OrdstatsError, match=expected):
         wine_res.get_prediction(which="class")
     with pytest.raises(PredictionError, match="not fitted on"):
         wine_res.get_prediction(pd.DataFrame({"temp": ["hot"], "contact": ["no"]}))

@@ -101,7 +101,7 @@ def test_a_chunked_fit_slices_as_in_memory():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"parm": "nope"}, r"'nope' is not a parameter of the fit; the parameters are '1\|2'"),
+        ({"parm": "nope"}, r"'nope' is not a parameter of the model; choose from '1\|2'"),
         ({"parm": 6}, r"position 6 is out of range for 6 parameters"),
         ({"parm": []}, r"parm names no parameter"),
         ({"parm": [1, "2|3"]}, r"more than once"),
