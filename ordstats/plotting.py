@@ -11,7 +11,7 @@ level or condition value where needed, and return the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.design.newdata import distributed_newdata_hint
 from ordstats.errors import OrdstatsError, check_flag
+from ordstats.results.arguments import normal_quantile
 from ordstats.results.figures import axes as _axes
 from ordstats.results.figures import checked_axes as _checked_axes
 from ordstats.results.figures import pyplot as _pyplot
@@ -41,6 +42,7 @@ __all__ = [
     "plot_emmeans",
     "plot_predictions",
     "plot_probabilities",
+    "plot_ranef",
     "plot_residuals",
     "plot_slopes",
 ]
@@ -296,6 +298,69 @@ def plot_emmeans(
                 ", ".join(f"{b} = {_label(v)}" for b, v in zip(emm.by, key, strict=True))
             )
     axes[0][0].set_ylabel(" ".join(shown))
+    return fig
+
+
+def plot_ranef(
+    res: MixedResults,
+    group: str | None = None,
+    *,
+    alpha: float = 0.05,
+    ax: Axes | None = None,
+    **kwargs: Any,
+) -> Figure:
+    """Caterpillar plot of a mixed fit's random effects (lme4's ``dotplot(ranef(fit))``).
+
+    The conditional mode of each level of a grouping factor with the interval
+    ``mode +- z sqrt(condVar)`` (:meth:`MixedResults.ranef` with
+    ``condvar=True``), levels ordered by the mode of the first column, one
+    panel per column of the factor's terms (intercept, slopes).
+
+    Parameters
+    ----------
+    res : MixedResults
+    group : str, optional
+        The grouping factor (default: the only one; required with several).
+    alpha : float
+        One minus the level of the intervals.
+    ax : matplotlib.axes.Axes, optional
+        Only for a factor with one column.
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.errorbar`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if not isinstance(res, MixedResults):
+        raise OrdstatsError("plot_ranef draws the random effects of a mixed fit (with (1|g) terms)")
+    z = normal_quantile(alpha)
+    both = cast(tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]], res.ranef(condvar=True))
+    modes, variances = both
+    if group is None:
+        if len(modes) > 1:
+            names = ", ".join(map(repr, modes))
+            raise OrdstatsError(f"the fit has several grouping factors: choose group= from {names}")
+        group = next(iter(modes))
+    if group not in modes:
+        raise OrdstatsError(
+            f"group={group!r} is not a grouping factor of the fit; choose from "
+            f"{', '.join(map(repr, modes))}"
+        )
+    frame, variance = modes[group], variances[group]
+    order = np.argsort(frame.iloc[:, 0].to_numpy(), kind="stable")
+    fig, axes = _figure(1, frame.shape[1], ax, share_y=True)
+    positions = np.arange(len(frame))
+    kwargs = {"fmt": "o", "capsize": 2, "markersize": 4, **kwargs}
+    for panel, column in zip(axes[0], frame.columns, strict=True):
+        values = frame[column].to_numpy()[order]
+        half = z * np.sqrt(variance[column].to_numpy()[order])
+        panel.errorbar(values, positions, xerr=half, **kwargs)
+        panel.axvline(0.0, color="grey", lw=0.8, ls="--")
+        panel.set_yticks(positions, [_label(v) for v in frame.index[order]])
+        panel.set_title(str(column))
+        panel.set_xlabel("conditional mode")
+    axes[0][0].set_ylabel(group)
     return fig
 
 

@@ -408,3 +408,38 @@ def test_emmeans_plot_of_contrasts_and_one_panel_on_a_given_axes(wine):
     with pytest.raises(ordstats.OrdstatsError, match="leave ax=None"):
         plotting.plot_emmeans(res.emmeans("~ temp | contact"), ax=ax)
     plt.close("all")
+
+
+def test_ranef_plot_draws_each_levels_mode_and_interval_in_order(wine):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + (1|judge)", wine).fit()
+    modes, variances = res.ranef(condvar=True)
+    fig = plotting.plot_ranef(res, alpha=0.1)
+    ax = fig.axes[0]
+    expected = modes["judge"]["(Intercept)"].sort_values(kind="stable")
+    assert [t.get_text() for t in ax.get_yticklabels()] == [str(v) for v in expected.index]
+    np.testing.assert_allclose(ax.lines[0].get_xdata(), expected.to_numpy())
+    half = 1.6448536269514722 * np.sqrt(variances["judge"]["(Intercept)"][expected.index])
+    segments = ax.collections[0].get_segments()
+    np.testing.assert_allclose([s[1][0] - s[0][0] for s in segments], 2 * half, rtol=1e-10)
+    plt.close(fig)
+
+
+def test_ranef_plot_of_slopes_and_of_several_factors(wine):
+    data = wine.assign(bottle=wine["bottle"].astype(str))
+    slopes = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + (1 + temp|judge)", data
+    ).fit()
+    fig = plotting.plot_ranef(slopes)
+    assert [ax.get_title() for ax in fig.axes] == list(slopes.ranef()["judge"].columns)
+    plt.close(fig)
+    two = ordstats.OrdinalModel.from_formula(
+        "rating ~ temp + contact + (1|judge) + (1|bottle)", data
+    ).fit()
+    with pytest.raises(ordstats.OrdstatsError, match="several grouping factors: choose group="):
+        plotting.plot_ranef(two)
+    assert len(plotting.plot_ranef(two, "bottle").axes[0].get_yticklabels()) == 8
+    with pytest.raises(ordstats.OrdstatsError, match="'temp' is not a grouping factor"):
+        plotting.plot_ranef(two, "temp")
+    with pytest.raises(ordstats.OrdstatsError, match="random effects of a mixed fit"):
+        plotting.plot_ranef(ordstats.OrdinalModel.from_formula("rating ~ temp", wine).fit())
+    plt.close("all")
