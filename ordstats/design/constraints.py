@@ -22,6 +22,7 @@ from formulaic.errors import FormulaicError
 from formulaic.utils.constraints import LinearConstraints
 
 from ordstats._typing import FloatArray
+from ordstats.design.parameter_names import r_name_aliases
 from ordstats.errors import SpecificationError
 
 __all__ = ["parse_constraints"]
@@ -72,14 +73,15 @@ def parse_constraints(
     """
     try:
         parsed = LinearConstraints.from_spec(
-            _for_formulaic(constraints), variable_names=list(names)
+            _for_formulaic(constraints, names), variable_names=list(names)
         )
     except OverflowError:  # a number written beyond the float range, e.g. 1e400 * x1
         raise _not_finite(constraints) from None
     except KeyError as exc:
         raise SpecificationError(
             f"the constraint names {exc.args[0]!r}, which is not a parameter; parameters "
-            f"are {', '.join(map(repr, names))} (put names with '|' in backticks)"
+            f"are {', '.join(map(repr, names))}, or R's names of them ('tempwarm' for "
+            "'temp[T.warm]'; put names with '|' in backticks)"
         ) from None
     except (FormulaicError, ValueError, TypeError) as exc:
         reason = _first_line(exc)
@@ -126,15 +128,44 @@ def _not_finite(constraints: Any) -> SpecificationError:
     )
 
 
-def _for_formulaic(constraints: Any) -> Any:
-    """Strings (alone, in a list or as dict keys) rewritten with :func:`_explicit_signs`."""
+def _for_formulaic(constraints: Any, names: Sequence[str]) -> Any:
+    """Strings (alone, in a list or as dict keys) rewritten as formulaic reads them.
+
+    R's names of the parameters become ordstats' (:func:`_own_names`), then
+    signs are made explicit (:func:`_explicit_signs`).
+    """
+    aliases = r_name_aliases(names)
+
+    def rewrite(text: str) -> str:
+        return _explicit_signs(_own_names(text, aliases))
+
     if isinstance(constraints, str):
-        return _explicit_signs(constraints)
+        return rewrite(constraints)
     if isinstance(constraints, list) and all(isinstance(c, str) for c in constraints):
-        return [_explicit_signs(c) for c in constraints]
+        return [rewrite(c) for c in constraints]
     if isinstance(constraints, Mapping) and all(isinstance(k, str) for k in constraints):
-        return {_explicit_signs(k): v for k, v in constraints.items()}
+        return {rewrite(k): v for k, v in constraints.items()}
     return constraints
+
+
+#: a bare name in a constraint: R's names of parameters are such (``tempwarm``)
+_BARE_NAME = re.compile(r"(?<![\w.`])[A-Za-z_.][\w.]*(?![\w.`(])")
+
+
+def _own_names(text: str, aliases: Mapping[str, str]) -> str:
+    """``text`` with R's parameter names (bare or in backticks) as ordstats' backticked names."""
+    if not aliases:
+        return text
+    parts = []
+    for part in _BACKTICKED.split(text):
+        if len(part) >= 2 and part[0] == part[-1] == "`":
+            inner = part[1:-1]
+            parts.append(f"`{aliases[inner]}`" if inner in aliases else part)
+        else:
+            parts.append(
+                _BARE_NAME.sub(lambda m: f"`{aliases[m[0]]}`" if m[0] in aliases else m[0], part)
+            )
+    return "".join(parts)
 
 
 def _explicit_signs(text: str) -> str:

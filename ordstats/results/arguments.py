@@ -10,15 +10,14 @@ reads it through :func:`parameter_index`, which takes R's names too.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from scipy import stats
 
-from ordstats.design.formula import r_label
+from ordstats.design.parameter_names import r_parameter_names
 from ordstats.errors import SpecificationError, check_flag, is_real_number
 
-__all__ = ["check_alpha", "check_flag", "normal_quantile", "parameter_index", "r_parameter_names"]
+__all__ = ["check_alpha", "check_flag", "normal_quantile", "parameter_index"]
 
 
 def check_alpha(alpha: object) -> float:
@@ -69,36 +68,6 @@ def normal_quantile(alpha: object) -> float:
     1.96
     """
     return float(stats.norm.ppf(1.0 - check_alpha(alpha) / 2.0))
-
-
-#: a factor level's brackets, ``[T.warm]`` (treatment coding) or ``[warm]`` (full rank,
-#: and ``poly(x, 2)[1]``), which R writes without: ``tempwarm``, ``poly(x, 2)1``
-_LEVEL_BRACKETS = re.compile(r"\[(?:T\.)?([^\[\]]*)\]")
-
-
-def r_parameter_names(name: str) -> list[str]:
-    """R ``ordinal``'s names of the parameter ordstats calls ``name`` (its ``coef()``).
-
-    ``temp[T.warm]`` is ``tempwarm``, ``poly(x, 2)[1]`` is ``poly(x, 2)1``, the
-    nominal effect ``1|2:contact[T.yes]`` is ``1|2.contactyes``, the threshold
-    ``1|2`` of a model with nominal effects ``1|2.(Intercept)``, and the scale
-    effect ``scale:temp[T.warm]`` is ``tempwarm`` (as the location effect: R
-    repeats the name).
-
-    Examples
-    --------
-    >>> r_parameter_names("1|2:contact[T.yes]")
-    ['1|2.contactyes']
-    >>> r_parameter_names("1|2")
-    ['1|2.(Intercept)']
-    """
-    if name.startswith("scale:"):
-        name = name[len("scale:") :]
-    spelled = r_label(_LEVEL_BRACKETS.sub(r"\1", name))
-    cut, sep, rest = spelled.partition(":")
-    if "|" in cut:  # a threshold, or a nominal effect on it
-        return [f"{cut}.{rest}" if sep else f"{cut}.(Intercept)"]
-    return [spelled]
 
 
 def parameter_index(name: str, names: Sequence[str]) -> int:

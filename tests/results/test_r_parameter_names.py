@@ -75,3 +75,37 @@ def test_an_unknown_name_lists_the_parameters(wine):
     res = _fit("nominal", wine)
     with pytest.raises(SpecificationError, match=r"'tempcold' is not a parameter .* '1\|2', "):
         res.profile("tempcold")
+
+
+@pytest.mark.parametrize(
+    ("r_form", "own_form"),
+    [
+        ("tempwarm = 0", "`temp[T.warm]` = 0"),
+        ("tempwarm - 2 * contactyes = 0", "`temp[T.warm]` - 2 * `contact[T.yes]` = 0"),
+        ("`tempwarm` = contactyes", "`temp[T.warm]` = `contact[T.yes]`"),
+    ],
+)
+def test_t_test_wald_test_and_hypotheses_take_r_s_names(wine, r_form, own_form):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    own = res.t_test(own_form).summary_frame()
+    pd.testing.assert_frame_equal(res.t_test(r_form).summary_frame(), own)
+    assert res.wald_test(r_form, scalar=True).statistic == pytest.approx(
+        res.wald_test(own_form, scalar=True).statistic, rel=1e-12
+    )
+    by_r = res.hypotheses(r_form.replace("`", ""))
+    pd.testing.assert_series_equal(
+        by_r["estimate"], res.hypotheses(own_form.replace("`", ""))["estimate"]
+    )
+
+
+def test_constraints_take_r_s_backticked_names_of_nominal_effects(wine):
+    res = _fit("nominal", wine)
+    by_r = res.t_test("`1|2.contactyes` = `2|3.contactyes`").summary_frame()
+    own = res.t_test("`1|2:contact[T.yes]` = `2|3:contact[T.yes]`").summary_frame()
+    pd.testing.assert_frame_equal(by_r, own)
+
+
+def test_an_r_name_two_parameters_share_is_not_taken_for_either(wine):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp", wine, scale="~ temp").fit()
+    with pytest.raises(SpecificationError, match="'tempwarm', which is not a parameter"):
+        res.t_test("tempwarm = 0")

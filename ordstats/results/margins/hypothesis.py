@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
+from ordstats.design.parameter_names import r_name_aliases
 from ordstats.errors import OrdstatsError, not_numbers
 from ordstats.results.margins.table import Estimates
 
@@ -147,11 +148,17 @@ def _evaluate(node: ast.AST, names: dict[str, _Dual], text: str) -> Any:
     )
 
 
-def _backticked(expression: str, aliases: list[str], text: str) -> str:
-    """``expression`` with each backticked parameter name (`temp[T.warm]`, as in t_test) as b-i."""
+def _backticked(
+    expression: str, aliases: list[str], text: str, r_names: dict[str, str] | None = None
+) -> str:
+    """``expression`` with each backticked parameter name (`temp[T.warm]`, as in t_test) as b-i.
+
+    ``r_names`` maps R's names of parameters (`1|2.contactyes`) to theirs.
+    """
 
     def position(match: re.Match[str]) -> str:
         name = match.group(1)
+        name = (r_names or {}).get(name, name) if name not in aliases else name
         if name not in aliases:
             shown = ", ".join(map(repr, aliases[:6])) + (", ..." if len(aliases) > 6 else "")
             raise OrdstatsError(
@@ -179,9 +186,17 @@ def _string_hypothesis(
         lhs, rhs = expression.split("=")
         expression = f"({lhs.strip()}) - ({rhs.strip()})"
     names = {f"b{i + 1}": _Dual(float(values[i]), np.eye(n)[i]) for i in range(n)}
-    expression = _backticked(expression, list(aliases), text)
+    r_names = r_name_aliases(aliases)  # R's names of the parameters: tempwarm
+    expression = _backticked(expression, [*aliases], text, r_names)
     # parameter names that are not identifiers (temp[T.warm]) are replaced by b-indices
-    for position, alias in sorted(enumerate(aliases), key=lambda item: -len(item[1])):
+    positions: dict[str, int] = {}
+    for k, alias in enumerate(aliases):
+        positions.setdefault(alias, k)  # a repeated name is the first parameter of it
+    spelled = [
+        *((alias, k) for alias, k in positions.items()),
+        *((r_name, positions[own]) for r_name, own in r_names.items()),
+    ]
+    for alias, position in sorted(spelled, key=lambda item: -len(item[0])):
         if alias:  # whole names only: "x" must not match inside "exp"
             pattern = rf"(?<![\w.\[\]]){re.escape(alias)}(?![\w.\[\]])"
             expression = re.sub(pattern, f"b{position + 1}", expression)
