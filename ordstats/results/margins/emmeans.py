@@ -6,9 +6,14 @@ values given in ``at=``, or ``cov_reduce`` of the column), in all
 combinations; the first variable varies fastest.  Fits read in chunks get the
 levels, means and cell counts from one pass over their rows
 (:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
-number of estimation rows in it (prior weights are not counted, as emmeans does
-for a plain weighted clm; for a weighted clm with nominal or scale effects R's
-emmeans sums the prior weights instead, which ordstats does not follow).
+number of rows of R's model frame in it: the estimation rows and the complete
+rows of zero weight, which R's clm and polr keep in their model frame (in
+memory; a fit read in chunks has only its estimation rows).  Prior weights are
+not counted, as emmeans does for a plain weighted clm or polr; where R's
+``recover_data`` evaluates the model frame again (a formula with function
+calls such as ``log(x)``, or nominal or scale effects) emmeans sums the prior
+weights instead, which ordstats does not follow: the same model would get
+other weights for writing ``x`` as ``I(x)``.
 
 **Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
 
@@ -412,7 +417,8 @@ def _grid_rows(fit: MarginsFit, data: Any) -> _GridRows:
                 "as data=<DataFrame>"
             ) from error
     try:
-        return _frame_rows(fit, fit.margins_data())
+        hook = getattr(fit, "_margins_reference_rows", None)
+        return _frame_rows(fit, fit.margins_data() if hook is None else hook())
     except OrdstatsError as error:
         raise OrdstatsError(
             "this fit no longer holds its estimation rows (pickled, or remove_data() was "

@@ -178,6 +178,28 @@ class OrdinalMarginsFit(FittedState):
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
             return coded_factors(self, data)
+        return self._margins_unkept_rows()
+
+    def _margins_reference_rows(self) -> pd.DataFrame:
+        """The rows of R's model frame, which emmeans' reference grid is built from.
+
+        The estimation rows and, after them, the complete rows left out only
+        for a zero weight (R's clm and polr keep them in the model frame, so
+        ``ref_grid`` counts them in its cells and covariate means).
+        """
+        data = self.margins_data()
+        weightless = self.model.design.weightless_positions
+        source = getattr(self.model, "_formula_source", None)
+        if weightless is None or not weightless.size or source is None or _OFFSET in data:
+            return data  # an offset given as values has none for the zero-weight rows
+        present = self._margins_grid_columns(list(source.data.columns))
+        rows = source.data.iloc[weightless][present]
+        return pd.concat([data, coded_factors(self, rows)])
+
+    def _margins_unkept_rows(self) -> pd.DataFrame:
+        """The estimation rows of a fit whose DataFrame is not kept, or an error."""
+        model = self.model
+        design = model.design
         if not model.evaluator.keeps_rows:
             raise OrdstatsError(
                 "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "

@@ -1,0 +1,70 @@
+"""emmeans' reference grid on esoph fitted with zero weights, and of transformed predictors.
+
+R references: tests/r/emmeans_esoph_grid.R.  ``weights=ncontrols`` is 0 on 12 of
+the 88 rows: R's clm and polr keep those rows in the model frame, so ``ref_grid``
+counts them in its cells and covariate means (and leaves out rows with NAs).  A
+factor used only through ``as.integer()`` is a numeric covariate of the grid, and
+``log()``, ``I()`` and ``poly()`` of a numeric are evaluated at its mean.
+Estimates to 1e-6, standard errors to 1e-4.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ordstats
+from ordstats.errors import MissingDataWarning
+from ordstats.results.margins.emmeans import emmeans
+from tests._parity import dataset
+
+R = json.loads((Path(__file__).parents[1] / "data" / "r" / "emmeans_esoph_grid.json").read_text())
+
+
+def _fit(formula: str, data: pd.DataFrame) -> ordstats.OrdinalResults:
+    return ordstats.OrdinalModel.from_formula(formula, data, weights="ncontrols").fit()
+
+
+def _check(res: ordstats.OrdinalResults, ref: dict, **kwargs: object) -> None:
+    table = emmeans(res, "tobgp", **kwargs).summary().table
+    assert [str(v) for v in table["tobgp"]] == ref["levels"]
+    np.testing.assert_allclose(table["emmean"], ref["emmean"], rtol=1e-6)
+    np.testing.assert_allclose(table["SE"], ref["SE"], rtol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def esoph() -> pd.DataFrame:
+    return dataset("esoph")
+
+
+@pytest.mark.parametrize(
+    ("case", "weights"),
+    [
+        ("proportional", "proportional"),
+        ("cells", "cells"),
+        ("outer", "outer"),
+        ("polr_proportional", "proportional"),  # polr's model frame keeps them too
+    ],
+)
+def test_zero_weight_rows_count_in_the_cells(esoph: pd.DataFrame, case: str, weights: str) -> None:
+    """Before: the cells counted only rows of positive weight (-2.135 for 0-9g/day, R -2.191)."""
+    assert (esoph["ncontrols"] == 0).sum() == 12
+    _check(_fit("alcgp ~ agegp + tobgp", esoph), R[case], weights=weights)
+
+
+def test_zero_weight_rows_count_in_covariate_means(esoph: pd.DataFrame) -> None:
+    res = _fit("alcgp ~ agegp + tobgp + ncases", esoph)
+    _check(res, R["covariate"], weights="proportional")
+
+
+def test_rows_with_nas_are_left_out_and_zero_weights_kept(esoph: pd.DataFrame) -> None:
+    data = esoph.copy()
+    data.loc[data.index[[2, 39]], "agegp"] = np.nan
+    data.loc[data.index[[4, 40]], "ncases"] = np.nan
+    with pytest.warns(MissingDataWarning):
+        res = _fit("alcgp ~ agegp + tobgp + ncases", data)
+    _check(res, R["with_na"], weights="proportional")
