@@ -68,3 +68,19 @@ def test_rows_with_nas_are_left_out_and_zero_weights_kept(esoph: pd.DataFrame) -
     with pytest.warns(MissingDataWarning):
         res = _fit("alcgp ~ agegp + tobgp + ncases", data)
     _check(res, R["with_na"], weights="proportional")
+
+
+@pytest.mark.parametrize(
+    ("case", "formula"),
+    [
+        ("as_integer", "alcgp ~ as.integer(agegp) + tobgp"),
+        ("as_integer_polr", "alcgp ~ as.integer(agegp) + tobgp"),
+        ("log", "alcgp ~ tobgp + log(ncases + 1)"),
+        ("square", "alcgp ~ tobgp + ncases + I(ncases**2)"),
+        ("poly", "alcgp ~ tobgp + poly(ncases, 2)"),
+    ],
+)
+def test_transformed_predictors_at_the_covariate_mean(esoph, case: str, formula: str) -> None:
+    """Before: a factor read only through as.integer() was averaged over as a factor
+    (0-9g/day -2.089, R -2.062, which takes as.integer() of the codes' mean 3.39, i.e. 3)."""
+    _check(_fit(formula, esoph), R[case])

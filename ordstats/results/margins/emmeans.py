@@ -3,7 +3,10 @@ r"""Estimated marginal means with R emmeans' semantics, on any fit with the marg
 **Reference grid** (emmeans' ``ref_grid``): every level of every factor
 predictor, each numeric predictor at the mean of its estimation rows (or the
 values given in ``at=``, or ``cov_reduce`` of the column), in all
-combinations; the first variable varies fastest.  Fits read in chunks get the
+combinations; the first variable varies fastest.  As R's ``ref_grid``, a
+factor the formula reads only as a number (``as.integer(f)``) is a covariate
+of the grid: the mean of its codes ``1, ..., K``, with the formula evaluated
+there (``as.integer(3.39)`` is 3, as in R).  Fits read in chunks get the
 levels, means and cell counts from one pass over their rows
 (:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
 number of rows of R's model frame in it: the estimation rows and the complete
@@ -83,7 +86,7 @@ from ordstats.results.margins.adjust import (
     check_adjust,
     critical_values,
 )
-from ordstats.results.margins.grid import coded_factors
+from ordstats.results.margins.grid import coded_covariates, coded_factors
 from ordstats.results.margins.grid_rows import (
     RowSummary,
     frame_summary,
@@ -357,6 +360,7 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
 
 def _frame_rows(fit: MarginsFit, data: pd.DataFrame) -> _GridRows:
     data = coded_factors(fit, data)  # C(k) of a numeric column: a factor of the grid
+    data = coded_covariates(fit, data)  # as.integer(f) of a factor: a covariate
     variables = _grid_variables(fit, list(data.columns))
 
     def column(name: str) -> FloatArray:
