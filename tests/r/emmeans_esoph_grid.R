@@ -3,7 +3,8 @@
 # model frame, so ref_grid counts them in its cells (weights = "proportional"/"cells") and
 # in its covariate means; rows with NAs are left out (na.omit).  A factor used only through
 # as.integer() is a numeric covariate of the grid (its codes' mean, then as.integer() of it),
-# and log(), I() and poly() of a numeric are evaluated at its mean.
+# and log(), I() and poly() of a numeric are evaluated at its mean.  Where the formula has a
+# call (factor(k)), R's ref_grid sums the prior weights in its cells instead (not followed).
 # Run from the repository root:  Rscript tests/r/emmeans_esoph_grid.R
 # Writes tests/data/r/emmeans_esoph_grid.json.
 suppressMessages({library(ordinal); library(MASS); library(emmeans); library(jsonlite)})
@@ -23,6 +24,8 @@ alc_cov <- clm(alcgp ~ agegp + tobgp + ncases, data = esoph, weights = ncontrols
 with_na <- esoph
 with_na$agegp[c(3, 40)] <- NA
 with_na$ncases[c(5, 41)] <- NA
+esoph_k <- transform(esoph, k = as.integer(agegp))
+alc_k <- clm(alcgp ~ factor(k) + tobgp, data = esoph_k, weights = ncontrols)
 alc_na <- clm(alcgp ~ agegp + tobgp + ncases, data = with_na, weights = ncontrols)
 out <- list(
   proportional = emm(alc, ~ tobgp, weights = "proportional"),
@@ -37,6 +40,10 @@ out <- list(
   log = emm(clm(alcgp ~ tobgp + log(ncases + 1), data = esoph, weights = ncontrols), ~ tobgp),
   square = emm(clm(alcgp ~ tobgp + ncases + I(ncases^2), data = esoph, weights = ncontrols),
                ~ tobgp),
+  # factor() is a call: R's recover_data evaluates the model frame again, with "(weights)",
+  # and ref_grid then sums the prior weights (alc above, the same model, counts rows)
+  factor_k_proportional = emm(alc_k, ~ tobgp, weights = "proportional"),
+  factor_k = emm(alc_k, ~ k),
   poly = emm(clm(alcgp ~ tobgp + poly(ncases, 2), data = esoph, weights = ncontrols), ~ tobgp)
 )
 write_json(out, "tests/data/r/emmeans_esoph_grid.json")

@@ -84,3 +84,15 @@ def test_transformed_predictors_at_the_covariate_mean(esoph, case: str, formula:
     """Before: a factor read only through as.integer() was averaged over as a factor
     (0-9g/day -2.089, R -2.062, which takes as.integer() of the codes' mean 3.39, i.e. 3)."""
     _check(_fit(formula, esoph), R[case])
+
+
+def test_factor_of_a_numeric_counts_rows_as_the_plain_factor(esoph: pd.DataFrame) -> None:
+    """R's ref_grid sums the prior weights when the formula has a call (``factor(k)``:
+    recover_data evaluates the model frame again, with ``(weights)``) but counts rows for
+    the same model written without one; ordstats counts rows in both (R's plain rule)."""
+    res = _fit("alcgp ~ factor(k) + tobgp", esoph.assign(k=esoph["agegp"].cat.codes + 1))
+    _check(res, R["proportional"], weights="proportional")
+    assert not np.allclose(R["factor_k_proportional"]["emmean"], R["proportional"]["emmean"])
+    table = res.emmeans("k").summary().table
+    np.testing.assert_allclose(table["emmean"], R["factor_k"]["emmean"], rtol=1e-6)
+    np.testing.assert_allclose(table["SE"], R["factor_k"]["SE"], rtol=1e-4)
