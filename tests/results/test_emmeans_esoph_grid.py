@@ -96,3 +96,10 @@ def test_factor_of_a_numeric_counts_rows_as_the_plain_factor(esoph: pd.DataFrame
     table = res.emmeans("k").summary().table
     np.testing.assert_allclose(table["emmean"], R["factor_k"]["emmean"], rtol=1e-6)
     np.testing.assert_allclose(table["SE"], R["factor_k"]["SE"], rtol=1e-4)
+
+
+def test_as_integer_of_a_factor_in_a_fit_read_in_chunks(esoph: pd.DataFrame) -> None:
+    """The streamed grid reads such a factor as its codes too (before: averaged over it)."""
+    formula = "alcgp ~ as.integer(agegp) + tobgp"
+    res = ordstats.OrdinalModel.from_formula(formula, esoph, weights="ncontrols", chunksize=20)
+    _check(res.fit(), R["as_integer"])

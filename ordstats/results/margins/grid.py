@@ -31,6 +31,7 @@ __all__ = [
     "is_factor",
     "offset_columns",
     "set_column",
+    "with_factor_codes",
     "with_factor_levels",
 ]
 
@@ -64,7 +65,11 @@ def coded_covariates(fit: Any, data: pd.DataFrame) -> pd.DataFrame:
     (``_margins_factor_covariates``).
     """
     hook = getattr(fit, "_margins_factor_covariates", None)
-    names = [] if hook is None else hook()
+    return with_factor_codes(data, [] if hook is None else hook())
+
+
+def with_factor_codes(data: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """:func:`coded_covariates` given the columns: categorical ones become their codes 1..K."""
     changed = {
         name: np.where(data[name].cat.codes < 0, np.nan, data[name].cat.codes + 1.0)
         for name in names
