@@ -173,6 +173,9 @@ class Design:
         Positions of the rows used in the data the design was built from
         (None where unknown): they select the fitted rows of that data even
         when its index repeats labels (:func:`select_fitted_rows`).
+    weightless_positions : ndarray of int or None
+        Positions of the complete rows left out only for a zero weight: R's
+        model frame keeps them, so emmeans' reference grid counts them.
     """
 
     response: EncodedResponse
@@ -189,6 +192,7 @@ class Design:
     scale_offset: FloatArray | None = None
     scale_offset_name: str | None = None
     row_positions: IntArray | None = None
+    weightless_positions: IntArray | None = None
 
 
 def select_fitted_rows(frame: pd.DataFrame, design: Design) -> pd.DataFrame:
@@ -1051,6 +1055,11 @@ def _drop_nominal_aliases(
 
 #: The error for data without a single row.
 NO_ROWS = "the data have no rows; an ordinal model needs rows with at least two different responses"
+
+
+def weightless_rows(bad: pd.DataFrame, keep: IntArray) -> IntArray:
+    """Positions of the complete rows of ``bad`` that ``keep`` leaves out (zero weights)."""
+    return np.setdiff1d(np.flatnonzero(~bad.to_numpy(dtype=bool).any(axis=1)), keep)
 
 
 def rows_to_keep(

@@ -39,6 +39,7 @@ from ordstats.design.core import (
     refuse_repeated_columns,
     rows_to_keep,
     unusable_dtype,
+    weightless_rows,
     with_text_column_names,
 )
 from ordstats.design.monotonic import formula_context
@@ -1238,5 +1239,6 @@ def design_from_formula(
         scale=_with_offset_term(terms.get("scale"), scale_offset),
         scale_offset=None if so_series is None else so_series.to_numpy(dtype=float)[keep_rows],
         row_positions=positions[keep_rows],
+        weightless_positions=positions[weightless_rows(bad, keep_rows)],
         scale_offset_name=scale_offset,
     )

@@ -3,12 +3,20 @@ r"""Estimated marginal means with R emmeans' semantics, on any fit with the marg
 **Reference grid** (emmeans' ``ref_grid``): every level of every factor
 predictor, each numeric predictor at the mean of its estimation rows (or the
 values given in ``at=``, or ``cov_reduce`` of the column), in all
-combinations; the first variable varies fastest.  Fits read in chunks get the
+combinations; the first variable varies fastest.  As R's ``ref_grid``, a
+factor the formula reads only as a number (``as.integer(f)``) is a covariate
+of the grid: the mean of its codes ``1, ..., K``, with the formula evaluated
+there (``as.integer(3.39)`` is 3, as in R).  Fits read in chunks get the
 levels, means and cell counts from one pass over their rows
 (:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
-number of estimation rows in it (prior weights are not counted, as emmeans does
-for a plain weighted clm; for a weighted clm with nominal or scale effects R's
-emmeans sums the prior weights instead, which ordstats does not follow).
+number of rows of R's model frame in it: the estimation rows and the complete
+rows of zero weight, which R's clm and polr keep in their model frame (in
+memory; a fit read in chunks has only its estimation rows).  Prior weights are
+not counted, as emmeans does for a plain weighted clm or polr; where R's
+``recover_data`` evaluates the model frame again (a formula with function
+calls such as ``log(x)``, or nominal or scale effects) emmeans sums the prior
+weights instead, which ordstats does not follow: the same model would get
+other weights for writing ``x`` as ``I(x)``.
 
 **Modes** (emmeans' ``mode=`` for clm, polr and clmm fits), per grid cell:
 
@@ -78,7 +86,7 @@ from ordstats.results.margins.adjust import (
     check_adjust,
     critical_values,
 )
-from ordstats.results.margins.grid import coded_factors
+from ordstats.results.margins.grid import coded_covariates, coded_factors
 from ordstats.results.margins.grid_rows import (
     RowSummary,
     frame_summary,
@@ -104,6 +112,7 @@ __all__ = [
     "EmmGrid",
     "EmmeansMethods",
     "emmeans",
+    "emtrends",
     "joint_tests",
 ]
 
@@ -352,6 +361,7 @@ def _checked_data(fit: MarginsFit, data: Any) -> pd.DataFrame:
 
 def _frame_rows(fit: MarginsFit, data: pd.DataFrame) -> _GridRows:
     data = coded_factors(fit, data)  # C(k) of a numeric column: a factor of the grid
+    data = coded_covariates(fit, data)  # as.integer(f) of a factor: a covariate
     variables = _grid_variables(fit, list(data.columns))
 
     def column(name: str) -> FloatArray:
@@ -412,7 +422,8 @@ def _grid_rows(fit: MarginsFit, data: Any) -> _GridRows:
                 "as data=<DataFrame>"
             ) from error
     try:
-        return _frame_rows(fit, fit.margins_data())
+        hook = getattr(fit, "_margins_reference_rows", None)
+        return _frame_rows(fit, fit.margins_data() if hook is None else hook())
     except OrdstatsError as error:
         raise OrdstatsError(
             "this fit no longer holds its estimation rows (pickled, or remove_data() was "
@@ -1705,6 +1716,76 @@ def emmeans(
     )
 
 
+def emtrends(
+    fit: MarginsFit,
+    specs: Any,
+    var: str,
+    by: Any = None,
+    mode: str = "latent",
+    weights: str = "equal",
+    at: Mapping[str, Any] | None = None,
+    delta_var: float | None = None,
+    *,
+    data: pd.DataFrame | None = None,
+) -> EmmGrid:
+    """Slopes in a numeric predictor of the marginal means (R's ``emtrends(fit, specs, var)``).
+
+    As emmeans, the derivative is a forward difference of the reference grid:
+    every cell at the covariate's mean and at the mean plus ``delta_var``
+    (default ``0.001`` times the covariate's range over the grid's rows),
+    divided by ``delta_var``; the estimates' Jacobian is the same difference of
+    the cells' Jacobians, so ``SE = sqrt(J V J')``.  In ``"latent"`` and
+    ``"linear.predictor"`` modes with ``var`` entering linearly this is the
+    exact slope; in the probability modes it is emmeans' number.
+
+    Parameters
+    ----------
+    fit : MarginsFit
+        Any ordstats fit (it implements the margins protocol).
+    specs, by, mode, weights, at, data
+        As :func:`emmeans` (``at`` may not set ``var``).
+    var : str
+        The numeric predictor to differentiate in.
+    delta_var : float, optional
+        The step (R's ``delta.var``).
+
+    Returns
+    -------
+    EmmGrid
+        The estimate column is ``"<var>.trend"``.
+    """
+    at = dict(at or {})
+    rows = _grid_rows(fit, data)
+    if var not in rows.variables or rows.summary.is_factor(var):
+        raise OrdstatsError(f"var {var!r} is not a numeric predictor of the model")
+    if var in at:
+        raise OrdstatsError(f"at= sets {var!r}, the variable emtrends differentiates in")
+    if delta_var is None:
+        values = rows.column(var)
+        delta_var = 0.001 * float(np.nanmax(values) - np.nanmin(values))
+    if not is_real_number(delta_var) or not np.isfinite(float(delta_var)) or delta_var == 0:
+        raise OrdstatsError(f"delta_var must be a nonzero number; got {delta_var!r}")
+    step = float(delta_var)
+    base = rows.summary.mean(var)
+    grids = [
+        emmeans(fit, specs, by, mode, weights, {**at, var: [x]}, data=data)
+        for x in (base, base + step)
+    ]
+    low, high = grids
+    return replace(
+        low,
+        labels=low.labels.drop(columns=var, errors="ignore"),
+        values=(high.values - low.values) / step,
+        jacobian=(high.jacobian - low.jacobian) / step,
+        estimate_name=f"{var}.trend",
+        inverse_link=None,
+        scale_parts=None,
+        linear_functions=None,
+        nonest_basis=None,
+        nonlinear_estimable=None,
+    )
+
+
 def joint_tests(
     fit: MarginsFit,
     by: Any = None,
@@ -1899,7 +1980,7 @@ def _wald(b: FloatArray, cov: FloatArray, scale: float) -> tuple[float, int]:
 
 
 class EmmeansMethods:
-    """``emmeans()`` and ``joint_tests()`` as methods of a results class with the protocol."""
+    """``emmeans()``, ``emtrends()``, ``joint_tests()``: methods of a results class."""
 
     def emmeans(
         self,
@@ -1971,6 +2052,51 @@ class EmmeansMethods:
                 data=data,
                 latent_cuts=latent_cuts,
                 nesting=nesting,
+            )
+
+    def emtrends(
+        self,
+        specs: Any,
+        var: str,
+        by: Any = None,
+        mode: str = "latent",
+        weights: str = "equal",
+        at: Mapping[str, Any] | None = None,
+        delta_var: float | None = None,
+        data: pd.DataFrame | None = None,
+    ) -> EmmGrid:
+        """Slopes in ``var`` of the marginal means, as R's ``emtrends(fit, specs, var)``.
+
+        Parameters
+        ----------
+        specs, by, mode, weights, at, data
+            As :meth:`emmeans`.
+        var : str
+            The numeric predictor to differentiate in.
+        delta_var : float, optional
+            The forward difference's step (R's ``delta.var``, default ``0.001``
+            times the range of ``var``); see :func:`emtrends`.
+
+        Returns
+        -------
+        EmmGrid
+            Estimates ``"<var>.trend"``; ``.pairs()`` compares the slopes.
+
+        Examples
+        --------
+        >>> res.emtrends("tobgp", var="ncases", mode="mean.class")  # doctest: +SKIP
+        """
+        with numeric_threads():  # thin products, as in the fit
+            return emtrends(
+                cast(MarginsFit, self),
+                specs,
+                var,
+                by=by,
+                mode=mode,
+                weights=weights,
+                at=at,
+                delta_var=delta_var,
+                data=data,
             )
 
     def joint_tests(

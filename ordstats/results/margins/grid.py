@@ -23,6 +23,7 @@ from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.stream import streams
 
 __all__ = [
+    "coded_covariates",
     "coded_factors",
     "datagrid",
     "factor_levels",
@@ -30,6 +31,7 @@ __all__ = [
     "is_factor",
     "offset_columns",
     "set_column",
+    "with_factor_codes",
     "with_factor_levels",
 ]
 
@@ -52,6 +54,28 @@ def coded_factors(fit: Any, data: pd.DataFrame) -> pd.DataFrame:
     """
     hook = getattr(fit, "_margins_factor_levels", None)
     return data if hook is None else with_factor_levels(data, hook())
+
+
+def coded_covariates(fit: Any, data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with the factors the fit reads only as numbers (``as.integer(f)``) as codes.
+
+    R's ``ref_grid`` puts such a factor in the grid as a covariate: its codes
+    ``1, ..., K`` (R's ``as.numeric`` of a factor), reduced to their mean, and
+    the formula evaluated there (``as.integer(3.39)`` is 3).  The fit says which
+    (``_margins_factor_covariates``).
+    """
+    hook = getattr(fit, "_margins_factor_covariates", None)
+    return with_factor_codes(data, [] if hook is None else hook())
+
+
+def with_factor_codes(data: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """:func:`coded_covariates` given the columns: categorical ones become their codes 1..K."""
+    changed = {
+        name: np.where(data[name].cat.codes < 0, np.nan, data[name].cat.codes + 1.0)
+        for name in names
+        if name in data.columns and isinstance(data[name].dtype, pd.CategoricalDtype)
+    }
+    return data.assign(**changed) if changed else data
 
 
 def with_factor_levels(data: pd.DataFrame, levels: dict[str, list[Any]]) -> pd.DataFrame:

@@ -30,7 +30,7 @@ import pandas as pd
 from ordstats._typing import FloatArray
 from ordstats.design.core import sorted_levels
 from ordstats.errors import OrdstatsError
-from ordstats.results.margins.grid import is_factor, with_factor_levels
+from ordstats.results.margins.grid import is_factor, with_factor_codes, with_factor_levels
 
 __all__ = [
     "RowSummary",
@@ -175,13 +175,18 @@ def frame_summary(rows: pd.DataFrame, names: list[str]) -> RowSummary:
 
 
 def _chunk_summary(
-    rows: pd.DataFrame, names: list[str], levels: dict[str, list[Any]] | None = None
+    rows: pd.DataFrame,
+    names: list[str],
+    levels: dict[str, list[Any]] | None = None,
+    covariates: list[str] | None = None,
 ) -> RowSummary:
     """One chunk's summary (module level: it travels to Dask and Spark workers).
 
-    ``levels``: the fit's factor levels, for columns of numbers it reads as factors.
+    ``levels``: the fit's factor levels, for columns of numbers it reads as factors;
+    ``covariates``: factors it reads only as numbers (``as.integer(f)``), as their codes.
     """
-    return frame_summary(with_factor_levels(rows, levels or {}), names)
+    rows = with_factor_codes(with_factor_levels(rows, levels or {}), covariates or [])
+    return frame_summary(rows, names)
 
 
 def streamed_summary(fit: Any, names: list[str]) -> RowSummary:
@@ -200,7 +205,9 @@ def streamed_summary(fit: Any, names: list[str]) -> RowSummary:
     """
     hook = getattr(fit, "_margins_factor_levels", None)
     levels = {} if hook is None else {k: v for k, v in hook().items() if k in names}
-    total: RowSummary = fit._margins_stream(_chunk_summary, names, levels)
+    coded = getattr(fit, "_margins_factor_covariates", None)
+    covariates = [] if coded is None else coded()
+    total: RowSummary = fit._margins_stream(_chunk_summary, names, levels, covariates)
     return total
 
 

@@ -40,7 +40,7 @@ Everything is analytic; no difference is taken in the parameters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -178,6 +178,28 @@ class OrdinalMarginsFit(FittedState):
             if model.has_offset and design.offset_name is None:
                 data = data.assign(**{_OFFSET: design.offset})
             return coded_factors(self, data)
+        return self._margins_unkept_rows()
+
+    def _margins_reference_rows(self) -> pd.DataFrame:
+        """The rows of R's model frame, which emmeans' reference grid is built from.
+
+        The estimation rows and, after them, the complete rows left out only
+        for a zero weight (R's clm and polr keep them in the model frame, so
+        ``ref_grid`` counts them in its cells and covariate means).
+        """
+        data = self.margins_data()
+        weightless = self.model.design.weightless_positions
+        source = getattr(self.model, "_formula_source", None)
+        if weightless is None or not weightless.size or source is None or _OFFSET in data:
+            return data  # an offset given as values has none for the zero-weight rows
+        present = self._margins_grid_columns(list(source.data.columns))
+        rows = source.data.iloc[weightless][present]
+        return pd.concat([data, coded_factors(self, rows)])
+
+    def _margins_unkept_rows(self) -> pd.DataFrame:
+        """The estimation rows of a fit whose DataFrame is not kept, or an error."""
+        model = self.model
+        design = model.design
         if not model.evaluator.keeps_rows:
             raise OrdstatsError(
                 "the fitted rows of a model read in chunks (files, Dask, chunksize=) are not in "
@@ -231,16 +253,13 @@ class OrdinalMarginsFit(FittedState):
         its name too, so that the verbs treat it as the factor the model sees
         (its levels, not ``k +- 1/2``).
         """
-        design = self.model.design
         levels: dict[str, list[Any]] = {}
         numeric: set[str] = set()  # columns some numeric expression reads
-        for terms in (design.location, design.nominal, design.scale):
-            spec = None if terms is None else terms.spec
-            for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
-                if str(getattr(kind, "value", kind)) != "categorical":
-                    numeric |= expression_variables(expr)
-                elif expr not in levels:
-                    levels[expr] = list(state.get("categories", []))
+        for expr, categorical, state in _encoded_expressions(self.model.design):
+            if not categorical:
+                numeric |= expression_variables(expr)
+            elif expr not in levels:
+                levels[expr] = list(state.get("categories", []))
         columns = set(self.margins_variables())
         for expr, categories in list(levels.items()):
             read = expression_variables(expr) & columns
@@ -249,6 +268,17 @@ class OrdinalMarginsFit(FittedState):
                 if name not in numeric:
                     levels.setdefault(name, categories)
         return levels
+
+    def _margins_factor_covariates(self) -> list[str]:
+        """Columns the formulas read only through numeric expressions (``as.integer(f)``).
+
+        R's ``ref_grid`` makes such a factor a covariate of the grid, at the
+        mean of its codes (``.find.coerced``).
+        """
+        read: dict[bool, set[str]] = {True: set(), False: set()}  # by categorical or not
+        for expr, categorical, _ in _encoded_expressions(self.model.design):
+            read[categorical] |= expression_variables(expr)
+        return [n for n in self.margins_variables() if n in read[False] - read[True]]
 
     def _margins_stream(
         self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
@@ -1068,3 +1098,11 @@ class _StepMargins(_Shared):
                 + np.einsum("mj,mjp->mp", g, grad_eta_dot)
             )
         return self.from_categories(prob_dot, prob_grad, type)
+
+
+def _encoded_expressions(design: Any) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    """Each formula expression of the designs, whether it is categorical, its encoder state."""
+    for terms in (design.location, design.nominal, design.scale):
+        spec = None if terms is None else terms.spec
+        for expr, (kind, state) in getattr(spec, "encoder_state", {}).items():
+            yield expr, str(getattr(kind, "value", kind)) == "categorical", state
