@@ -39,6 +39,14 @@ out$vocab_predict <- list(logit_prob = pred(vlogit, "prob"), logit_cum = pred(vl
 emm <- function(m, spec, mode) as.data.frame(summary(emmeans(m, spec, mode = mode, at = list(year = c(1980, 2010)))))
 out$vocab_emmeans <- list(mean_class = emm(vlogit, ~ sex | year, "mean.class"),
                           prob = emm(vlogit, ~ vocabulary | sex * year, "prob"))
+out$vocab_emmeans$nominal_prob <- emm(vocab_fits$nominal, ~ vocabulary | sex * year, "prob")
+out$vocab_emmeans$scale_mean_class <- emm(vocab_fits$scale, ~ sex | year, "mean.class")
+# with clm's default control: the refits inherit the control, and under gradTol = 1e-7 all
+# of them stop short (NA rows); the refits adding year (and year:sex) fail under either
+# ("not all thresholds are increasing"), so their rows are NA
+vdefault <- clm(fv, data = vocab)
+out$vocab_nominal_test <- tab(nominal_test(vdefault))
+out$vocab_scale_test <- tab(scale_test(vdefault))
 
 # --- brms::inhaler
 inh <- read_dataset("inhaler", data_dir)
@@ -78,5 +86,6 @@ out$gsoep_polr <- list(coef = named(c(pg$zeta, coef(pg))), se = named(sqrt(diag(
 out$gsoep_clm <- c(part(cg), list(confint = tab(confint(cg)),
                                   predict = pred_g <- lapply(predict(cg, newdata = g[1:6, -1], type = "prob", se.fit = TRUE),
                                                              function(x) rows(as.matrix(x))),
-                                  drop1 = d1(cg)))
+                                  drop1 = d1(cg),
+                                  emmeans_state = as.data.frame(summary(emmeans(cg, ~ state, mode = "mean.class")))))
 write_json(out, "tests/data/r/parity5.json")
