@@ -134,6 +134,20 @@ def test_vocab_emmeans(vocab, vocab_fits, name: str, spec: str, mode: str, key: 
         np.testing.assert_allclose(ours[col], r[col], rtol=1e-7, atol=1e-9)
 
 
+def test_vocab_drop1_keeps_marginality(vocab_fits) -> None:
+    # year and sex sit in year:sex, so (as R) only education and year:sex are dropped
+    table, r = vocab_fits["logit"].drop1(test="Chisq"), R["vocab_drop1"]
+    assert list(table.index) == r["rows"]
+    np.testing.assert_allclose(table.to_numpy(float), _values(r["values"]), rtol=1e-7)
+
+
+@pytest.mark.parametrize("name,key", [("logit", "vocab_confint"), ("scale", "vocab_confint_scale")])
+def test_vocab_profile_intervals(vocab_fits, name: str, key: str) -> None:
+    r = _values(R[key]["values"])
+    ours = vocab_fits[name].conf_int(method="profile").to_numpy()[-len(r) :]
+    np.testing.assert_allclose(ours, r, rtol=1e-4)
+
+
 @pytest.mark.parametrize("method", ["nominal_test", "scale_test"])
 def test_vocab_nominal_and_scale_tests(vocab_fits, method: str) -> None:
     # the refits adding year (and year:sex) fail in R and here (crossing thresholds): NA rows

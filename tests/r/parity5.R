@@ -45,6 +45,9 @@ out$vocab_emmeans$scale_mean_class <- emm(vocab_fits$scale, ~ sex | year, "mean.
 # of them stop short (NA rows); the refits adding year (and year:sex) fail under either
 # ("not all thresholds are increasing"), so their rows are NA
 vdefault <- clm(fv, data = vocab)
+out$vocab_drop1 <- tab(drop1(vlogit, test = "Chisq"))
+out$vocab_confint <- tab(confint(vlogit))
+out$vocab_confint_scale <- tab(confint(vocab_fits$scale))
 out$vocab_nominal_test <- tab(nominal_test(vdefault))
 out$vocab_scale_test <- tab(scale_test(vdefault))
 
