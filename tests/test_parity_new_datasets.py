@@ -19,7 +19,12 @@ import pytest
 from scipy import optimize, special
 
 import ordstats
-from ordstats.errors import CollinearityWarning, ConvergenceWarning, PredictionWarning
+from ordstats.errors import (
+    CollinearityWarning,
+    ConvergenceWarning,
+    PredictionError,
+    PredictionWarning,
+)
 from tests._parity import dataset
 
 R = json.loads((Path(__file__).parent / "data" / "r" / "parity5.json").read_text())
@@ -189,6 +194,19 @@ def test_inhaler_clmm_quadrature(inhaler) -> None:
     res, r = _clmm(inhaler, 10), R["inhaler_clmm"]["agq10"]
     _assert_estimates_modes_and_variances(res, r)
     np.testing.assert_allclose(_mixed_ses(res), _values(r["se"]), rtol=1e-4)
+
+
+@pytest.mark.parametrize("nagq,key", [(1, "laplace"), (10, "agq10")])
+def test_inhaler_clmm_observed_probabilities_are_r_fitted(inhaler, nagq: int, key: str) -> None:
+    # R's fitted(clmm): each row's probability of its own level given the modes; the
+    # mixed model's predict refused which="observed" that the clm's accepts
+    res, r = _clmm(inhaler, nagq), R["inhaler_clmm"][key]
+    np.testing.assert_allclose(res.predict(which="observed"), r["fitted"], atol=5e-5)
+    ours = res.predict(inhaler.iloc[::7], which="observed")
+    np.testing.assert_allclose(ours, np.asarray(r["fitted"])[::7], atol=5e-5)
+    np.testing.assert_array_equal(ours.index, inhaler.index[::7])
+    with pytest.raises(PredictionError, match="newdata needs the response column 'rating'"):
+        res.predict(inhaler.drop(columns="rating"), which="observed")
 
 
 def _laplace(params: np.ndarray, data: pd.DataFrame) -> float:

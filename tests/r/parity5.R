@@ -58,7 +58,8 @@ mixed <- function(m) {
   re <- ranef(m, condVar = TRUE)$subject
   list(coef = named(coef(m)), se = named(sqrt(diag(vcov(m)))), logLik = as.numeric(logLik(m)),
        sd = as.numeric(attr(VarCorr(m)$subject, "stddev")), ranef = as.numeric(re[, 1]),
-       condVar = as.numeric(condVar(m)$subject[, 1]), nobs = nobs(m))
+       condVar = as.numeric(condVar(m)$subject[, 1]), nobs = nobs(m),
+       fitted = as.numeric(fitted(m)))
 }
 out$inhaler_clmm <- list(
   laplace = mixed(clmm(rating ~ treat + period + carry + (1 | subject), data = inh,
