@@ -24,8 +24,11 @@ def _dataset(name: str) -> pd.DataFrame:
     meta = json.loads((R_DATASETS / f"{name}.levels.json").read_text())
     factors = {**meta["ordered"], **meta["factors"]}
     # as R's read.csv: only NA is missing (pandas would also read the level "None" as NaN)
+    path = R_DATASETS / f"{name}.csv"
+    if not path.exists():  # the larger data sets are vendored gzip-compressed
+        path = R_DATASETS / f"{name}.csv.gz"
     frame = pd.read_csv(
-        R_DATASETS / f"{name}.csv",
+        path,
         dtype={c: str for c in factors},
         keep_default_na=False,
         na_values=["NA"],

@@ -718,30 +718,7 @@ class OrdinalResults(
                 f"{purpose}; a censored response spans several levels: use which='prob' "
                 "and add up the levels of each row's interval"
             )
-        if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
-            raise PredictionError(f"{purpose}, so newdata needs the response column {name!r}")
-        codes, uniques = pd.factorize(newdata[name])
-        position = {label: j for j, label in enumerate(levels)}
-        table = np.array([position.get(format_level(u), -2) for u in uniques], dtype=np.intp)
-        unknown = [format_level(u) for u, j in zip(uniques, table, strict=True) if j == -2]
-        if unknown:
-            raise PredictionError(
-                f"newdata's response {name!r} has value(s) {', '.join(map(repr, unknown[:5]))} "
-                f"that are not levels of the fit ({', '.join(map(repr, levels))})"
-            )
-        out = np.full(len(codes), -1, dtype=np.intp)
-        seen = codes >= 0
-        out[seen] = table[codes[seen]]
-        if not seen.all():
-            missing = newdata.index[~seen]
-            shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
-            warnings.warn(
-                f"{len(missing)} row(s) of newdata ({shown}) have a missing response {name!r}; "
-                f"{purpose}, so theirs are NaN",
-                MissingDataWarning,
-                stacklevel=user_stacklevel(),  # reached from rows in memory and from chunks
-            )
-        return out
+        return response_codes(newdata, name, levels, purpose)
 
     @property
     def _link(self) -> Link:
@@ -938,6 +915,42 @@ def level_scores(values: Sequence[Any]) -> FloatArray:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         return np.arange(1.0, len(values) + 1.0)
+
+
+def response_codes(
+    newdata: Any,
+    name: str,
+    levels: Sequence[str],
+    purpose: str = "which='observed' gives each row the probability of its own level",
+) -> IntArray:
+    """The level of each row of ``newdata``'s response ``name`` (-1: missing) by ``levels``.
+
+    ``purpose`` says, in the messages, why the response is read.
+    """
+    if not isinstance(newdata, pd.DataFrame) or name not in newdata.columns:
+        raise PredictionError(f"{purpose}, so newdata needs the response column {name!r}")
+    codes, uniques = pd.factorize(newdata[name])
+    position = {label: j for j, label in enumerate(levels)}
+    table = np.array([position.get(format_level(u), -2) for u in uniques], dtype=np.intp)
+    unknown = [format_level(u) for u, j in zip(uniques, table, strict=True) if j == -2]
+    if unknown:
+        raise PredictionError(
+            f"newdata's response {name!r} has value(s) {', '.join(map(repr, unknown[:5]))} "
+            f"that are not levels of the fit ({', '.join(map(repr, levels))})"
+        )
+    out = np.full(len(codes), -1, dtype=np.intp)
+    seen = codes >= 0
+    out[seen] = table[codes[seen]]
+    if not seen.all():
+        missing = newdata.index[~seen]
+        shown = ", ".join(map(str, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        warnings.warn(
+            f"{len(missing)} row(s) of newdata ({shown}) have a missing response {name!r}; "
+            f"{purpose}, so theirs are NaN",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),  # reached from rows in memory and from chunks
+        )
+    return out
 
 
 def observed_probability(prob: FloatArray, codes: IntArray, index: pd.Index) -> pd.Series:

@@ -49,6 +49,8 @@ from ordstats.results.fitted import (
     level_scores,
     most_probable_level,
     newdata_or_exog,
+    observed_probability,
+    response_codes,
 )
 from ordstats.results.goodness import residuals_from_probabilities
 from ordstats.results.margins.mixed import MixedMarginsFit, MixedMarginsMethods
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MixedResults"]
 
-_WHICH = ("prob", "cumprob", "class", "expected")
+_WHICH = ("prob", "cumprob", "class", "expected", "observed")
 
 
 _NO_NOMINAL = (
@@ -817,11 +819,13 @@ class MixedResults(
             Default: the rows of the fit.  Rows with a missing value in a column
             the prediction reads are NaN, with a
             :class:`~ordstats.errors.MissingDataWarning` naming the columns.
-        which : {"prob", "cumprob", "class", "expected"}
+        which : {"prob", "cumprob", "class", "expected", "observed"}
             Category probabilities, cumulative probabilities ``P(Y <= j)``, the most
             probable level, or the expected response ``sum_j score_j P(Y = j)``, the
             scores being the level values when they are numbers or numeric labels,
-            otherwise ``1, ..., K`` (as for the clm).
+            otherwise ``1, ..., K`` (as for the clm); ``"observed"``: each row's
+            probability of its own level (R's ``fitted(clmm)``; ``newdata`` then needs
+            the response column).
         re_form : None, 0 or "marginal"
             ``None``: conditional on the groups' modes (group ids are matched by
             value, so ``3`` finds the group fitted as ``3.0``; rows of unseen groups
@@ -838,7 +842,8 @@ class MixedResults(
 
         Returns
         -------
-        pandas.DataFrame (``prob``, ``cumprob``) or Series (``class``, ``expected``)
+        pandas.DataFrame (``prob``, ``cumprob``) or Series (``class``, ``expected``,
+        ``observed``)
         """
         with numeric_threads():  # x'beta and the probabilities: thin products
             newdata = newdata_or_exog(newdata, exog)
@@ -861,6 +866,13 @@ class MixedResults(
                 return pd.DataFrame(prob, index=index, columns=levels)
             if which == "class":
                 return most_probable_level(prob, model.design.fixed.response.values, index)
+            if which == "observed":
+                codes = (
+                    model.problem.y
+                    if newdata is None
+                    else response_codes(newdata, model.design.fixed.response_name, model.levels)
+                )
+                return observed_probability(prob, codes, index)
             scores = level_scores(model.design.fixed.response.values)
             return pd.Series(prob @ scores, index=index, name="expected")
 
