@@ -20,7 +20,7 @@ import pandas as pd
 
 from ordstats.data.chunks import ChunkSpec, chunk_arrays
 
-__all__ = ["UsedRows", "reduce_used_rows"]
+__all__ = ["UsedRows", "reduce_model_frame_rows", "reduce_used_rows"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +78,17 @@ def reduce_used_rows(
     if not kept.any():
         return None
     return func(frame.loc[kept], *args)
+
+
+def reduce_model_frame_rows(
+    frame: pd.DataFrame, spec: ChunkSpec, func: Callable[..., Any], *args: Any
+) -> Any:
+    """As :func:`reduce_used_rows`, with the complete rows of zero weight too.
+
+    R's model frame keeps those rows (emmeans' reference grid counts them).
+    """
+    arrays = chunk_arrays(frame, spec)
+    rows = arrays.kept | arrays.weightless
+    if not rows.any():
+        return None
+    return func(frame.loc[rows], *args)

@@ -69,7 +69,7 @@ from ordstats.data.reservoir import (
     scan_and_sample,
     summarize_arrays_at,
 )
-from ordstats.data.rows import UsedRows, reduce_used_rows
+from ordstats.data.rows import UsedRows, reduce_model_frame_rows, reduce_used_rows
 from ordstats.data.scores import ScoreSums, chunk_score_sums
 from ordstats.data.sources import open_source
 from ordstats.data.spill import (
@@ -1010,12 +1010,17 @@ class ChunkedEvaluator:
         return sums
 
     def reduce_frames(
-        self, func: Callable[..., Any], *args: Any, columns: tuple[str, ...] = ()
+        self,
+        func: Callable[..., Any],
+        *args: Any,
+        columns: tuple[str, ...] = (),
+        model_frame: bool = False,
     ) -> Any:
         """``func(rows, *args)`` summed over the chunks (one pass), ``rows`` a chunk's used rows.
 
         ``rows`` is a DataFrame of the rows the fit used, with the model's
-        columns and ``columns`` (e.g. a ``by=`` column of the margins).
+        columns and ``columns`` (e.g. a ``by=`` column of the margins);
+        ``model_frame``: with the complete rows of zero weight, as R's model frame.
         """
         source = self.source
         if source is None:
@@ -1028,7 +1033,8 @@ class ChunkedEvaluator:
             )
         self.reader.n_passes += 1
         read = list(dict.fromkeys([*self.spec.plan.read_columns, *columns]))
-        return source.map_reduce(reduce_used_rows, self.spec, func, *args, columns=read)
+        reducer = reduce_model_frame_rows if model_frame else reduce_used_rows
+        return source.map_reduce(reducer, self.spec, func, *args, columns=read)
 
     def fitted_rows(self) -> UsedRows:
         """Selects the rows of any chunk of the source that the fit used."""

@@ -10,8 +10,8 @@ there (``as.integer(3.39)`` is 3, as in R).  Fits read in chunks get the
 levels, means and cell counts from one pass over their rows
 (:mod:`~ordstats.results.margins.grid_rows`).  Each cell's weight is the
 number of rows of R's model frame in it: the estimation rows and the complete
-rows of zero weight, which R's clm and polr keep in their model frame (in
-memory; a fit read in chunks has only its estimation rows).  Prior weights are
+rows of zero weight, which R's clm and polr keep in their model frame (a fit
+read in chunks, on Dask or on Spark streams them in its pass too).  Prior weights are
 not counted, as emmeans does for a plain weighted clm or polr; where R's
 ``recover_data`` evaluates the model frame again (a formula with function
 calls such as ``log(x)``, or nominal or scale effects) emmeans sums the prior

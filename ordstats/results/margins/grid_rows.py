@@ -207,7 +207,9 @@ def streamed_summary(fit: Any, names: list[str]) -> RowSummary:
     levels = {} if hook is None else {k: v for k, v in hook().items() if k in names}
     coded = getattr(fit, "_margins_factor_covariates", None)
     covariates = [] if coded is None else coded()
-    total: RowSummary = fit._margins_stream(_chunk_summary, names, levels, covariates)
+    # R's model frame (zero-weight rows too) where the fit can stream it, as in memory
+    stream = getattr(fit, "_margins_reference_stream", fit._margins_stream)
+    total: RowSummary = stream(_chunk_summary, names, levels, covariates)
     return total
 
 

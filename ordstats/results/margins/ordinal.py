@@ -286,6 +286,15 @@ class OrdinalMarginsFit(FittedState):
         """``func(rows, *args)`` summed over the chunks of used rows (one pass)."""
         return self.model.evaluator.reduce_frames(func, *args, columns=columns)  # type: ignore[attr-defined]
 
+    def _margins_reference_stream(self, func: Callable[..., Any], *args: Any) -> Any:
+        """:meth:`_margins_stream` over R's model frame: with the complete zero-weight rows.
+
+        The streamed counterpart of :meth:`_margins_reference_rows` (emmeans'
+        reference grid).
+        """
+        evaluator = self.model.evaluator
+        return evaluator.reduce_frames(func, *args, model_frame=True)  # type: ignore[attr-defined]
+
     def margins_rows(self, data: pd.DataFrame) -> DesignRows:
         """The location, nominal and scale designs and the offset of ``data``."""
         model = self.model
