@@ -130,7 +130,7 @@ def _new_rows(case: str, wine: pd.DataFrame, soup: pd.DataFrame) -> pd.DataFrame
 
 def _cumulative_gradient(res: ordstats.MixedResults, rows: pd.DataFrame, re_form) -> np.ndarray:
     """The analytic gradient of ``P(Y <= j)``, ``j < K``, in every parameter."""
-    new = prediction_rows(res.model, rows, None, re_form, stacklevel=2)
+    new = prediction_rows(res.model, rows, None, re_form)
     return MixedPredictor(res.model, res.params_all, re_form).cumulative(new)[1]
 
 

@@ -332,12 +332,21 @@ def _group_labels(data: pd.DataFrame, group: str) -> pd.Series:
 
 
 def _level_order(data: pd.DataFrame, group: str, labels: pd.Series) -> list[str]:
+    """The grouping factor's levels in R's order.
+
+    A categorical column keeps its categories; a column of text sorts as text,
+    as R's ``factor()`` of strings ("1", "10", "2"); numbers and combinations
+    of columns sort by their numbers ("2" before "10", as R's factor of numbers).
+    """
     cols = group.split(":")
     if len(cols) == 1 and isinstance(data[cols[0]].dtype, pd.CategoricalDtype):
         observed = set(labels)
         categories = group_ids(pd.Series(data[cols[0]].cat.categories))
         return [c for c in categories if c in observed]
     unique = pd.unique(labels)
+    column = data[cols[0]]
+    if len(cols) == 1 and not pd.api.types.is_numeric_dtype(column):
+        return [str(v) for v in sorted(unique)]
     try:
         return [str(v) for v in sorted(unique, key=_natural_key)]
     except TypeError:  # pragma: no cover - mixed label types

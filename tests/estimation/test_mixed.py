@@ -1278,3 +1278,26 @@ def test_summary_header_has_r_cond_h_and_the_data_line(wine: pd.DataFrame) -> No
     names, values = lines[5].split(), lines[6].split()
     assert names[-2:] == ["max.grad", "cond.H"]
     assert values[-1] == f"{ref['cond_H']:.1e}"
+
+
+def test_group_levels_follow_r_s_factor_order():
+    """Text ids sort as text, as R's factor() of strings ("10" before "5"); numbers by value.
+
+    Before: text ids were sorted by their numbers, so ranef() listed "5" first where
+    R's clmm lists it last.
+    """
+    wine = ordstats.datasets.load("wine")
+    data = wine.assign(
+        text=(wine["judge"].astype(int) * 5).astype(str), number=wine["judge"].astype(int) * 5
+    )
+    by_text = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|text)", data).fit()
+    by_number = ordstats.OrdinalModel.from_formula("rating ~ temp + (1|number)", data).fit()
+    assert by_text.ranef()["text"].index.tolist() == sorted(data["text"].unique())
+    assert by_text.ranef()["text"].index[-1] == "5"
+    assert by_number.ranef()["number"].index.tolist() == [str(5 * j) for j in range(1, 10)]
+    assert by_text.llf == pytest.approx(by_number.llf, rel=1e-12)
+    np.testing.assert_allclose(
+        by_text.ranef()["text"].loc[by_number.ranef()["number"].index],
+        by_number.ranef()["number"],
+        rtol=1e-8,
+    )
