@@ -224,3 +224,22 @@ def test_spark_anova_and_lrm_stats_are_the_in_memory_ones(fits):
     expected, got = memory.lrm_stats(), spark.lrm_stats()
     keep = expected.index != "Max Deriv"  # each fit's own last gradient
     np.testing.assert_allclose(got[keep].to_numpy(), expected[keep].to_numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: r.avg_predictions(variables="nocol"),
+        lambda r: r.avg_comparisons(variables="x1", type="mean"),
+        lambda r: r.avg_slopes(variables="x1", type="mean"),
+        lambda r: r.avg_predictions(type="class"),
+    ],
+    ids=["unknown-variable", "unknown-type-comparisons", "unknown-type-slopes", "class-averaged"],
+)
+def test_spark_averages_refuse_bad_options_before_the_pass_as_in_memory(fits, call):
+    memory, spark = fits
+    with pytest.raises(ordstats.OrdstatsError) as expected:
+        call(memory)
+    with pytest.raises(ordstats.OrdstatsError) as got:
+        call(spark)
+    assert str(got.value) == str(expected.value)

@@ -68,10 +68,12 @@ from ordstats.results.margins.grid import (
 from ordstats.results.margins.hypothesis import apply_hypothesis
 from ordstats.results.margins.jacobian import RowTerms
 from ordstats.results.margins.protocol import (
+    PREDICTION_TYPES,
     PROBABILITY_TYPES,
     DesignRows,
     MarginsFit,
     Predicted,
+    check_type,
 )
 from ordstats.results.margins.stream import (
     AVERAGER,
@@ -298,6 +300,26 @@ def _check_variables(fit: MarginsFit, names: Sequence[str]) -> None:
 def _verb_options(arguments: dict[str, Any]) -> dict[str, Any]:
     """A verb's keyword arguments from its ``locals()`` (to run it again on other rows)."""
     return {k: v for k, v in arguments.items() if k not in ("fit", "newdata")}
+
+
+_CLASS_AVERAGED = "type='class' (the most probable level) cannot be averaged; use 'prob'"
+
+
+def _streamed(verb: Callable[..., MarginsTable], fit: MarginsFit, options: dict[str, Any]) -> Any:
+    """``stream_average`` of ``verb``, after the checks that every chunk's rows would fail.
+
+    An unknown ``type``, an average of ``"class"`` or ``variables`` the model
+    does not use are refused before the pass, with the in-memory message
+    (not from inside a Dask or Spark task, after reading rows).
+    """
+    type = options.get("type", "prob")
+    if type not in PREDICTION_TYPES:
+        check_type(type, fit.margins_types(), "this fit")
+    if type == "class" and verb is predictions:  # the stream always averages
+        raise OrdstatsError(_CLASS_AVERAGED)
+    if options.get("variables") is not None:
+        _variable_specs(fit, options["variables"])
+    return stream_average(verb, fit, options)
 
 
 class _Estimability:
@@ -575,13 +597,13 @@ def predictions(
     MarginsTable
     """
     if streams(fit, newdata):
-        return stream_average(predictions, fit, dict(_verb_options(locals()), _counterfactual=True))
+        return _streamed(predictions, fit, dict(_verb_options(locals()), _counterfactual=True))
     rows = _rows(fit, newdata, wts, by)
     rows.data = _counterfactual(fit, rows.data, variables)
     if len(rows.weights) != len(rows.data):  # repeated by the counterfactual grid
         rows.weights = np.resize(rows.weights, len(rows.data))
     if type == "class" and rows.by is not None:
-        raise OrdstatsError("type='class' (the most probable level) cannot be averaged; use 'prob'")
+        raise OrdstatsError(_CLASS_AVERAGED)
     averaged = rows.by is not None
     if newdata is not None or variables is not None:  # the fitted rows are estimable
         estimability = _Estimability(fit)
@@ -1015,7 +1037,7 @@ def comparisons(
     """
     comparison = _check_comparison(comparison, type)
     if streams(fit, newdata):
-        return stream_average(comparisons, fit, _verb_options(locals()))
+        return _streamed(comparisons, fit, _verb_options(locals()))
     fit = newdata_fit(fit, newdata, {"variables": variables})
     rows = _rows(fit, newdata, wts, by)
     designs = _Designs(fit, rows.data, fitted=newdata is None)
@@ -1166,7 +1188,7 @@ def slopes(
     if slope not in _SLOPES:
         raise OrdstatsError(f"slope must be one of {', '.join(map(repr, _SLOPES))}; got {slope!r}")
     if streams(fit, newdata):
-        return stream_average(slopes, fit, _verb_options(locals()))
+        return _streamed(slopes, fit, _verb_options(locals()))
     fit = newdata_fit(fit, newdata, {})
     rows = _rows(fit, newdata, wts, by)
     names = list(_variable_specs(fit, variables))
