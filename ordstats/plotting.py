@@ -11,6 +11,7 @@ level or condition value where needed, and return the
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -23,8 +24,14 @@ from ordstats.results.arguments import normal_quantile
 from ordstats.results.figures import axes as _axes
 from ordstats.results.figures import checked_axes as _checked_axes
 from ordstats.results.figures import pyplot as _pyplot
-from ordstats.results.margins.grid import datagrid, factor_levels, is_factor
+from ordstats.results.margins.grid import (
+    datagrid,
+    factor_levels,
+    is_factor,
+    streamed_factor_levels,
+)
 from ordstats.results.margins.protocol import MarginsFit
+from ordstats.results.margins.stream import column_summaries, streams
 from ordstats.results.margins.verbs import comparisons, predictions, slopes
 from ordstats.results.mixed import MixedResults
 
@@ -623,7 +630,64 @@ def _check_condition(fit: MarginsFit, spec: dict[str, Any], reference: pd.DataFr
         )
 
 
-def _condition_values(column: pd.Series, spec: Any, first: bool) -> list[Any]:
+@dataclass(frozen=True)
+class _ConditionSummary:
+    """What the default grid values of one condition variable are made from.
+
+    ``levels`` for a factor (None for a number); for a number the count of
+    distinct values (up to 2), the extremes, mean, SD and quartiles.
+    """
+
+    name: str
+    levels: list[Any] | None = None
+    distinct: int = 0
+    low: float = np.nan
+    high: float = np.nan
+    mean: float = np.nan
+    sd: float = np.nan
+    quartiles: tuple[float, float, float] = (np.nan, np.nan, np.nan)
+
+    @classmethod
+    def of_column(cls, column: pd.Series) -> _ConditionSummary:
+        """The summary of a column in memory."""
+        if is_factor(column):
+            return cls(str(column.name), levels=factor_levels(column))
+        x = column.astype(float)
+        quartiles = np.full(3, np.nan)
+        if x.notna().any():
+            quartiles = np.nanquantile(x, [0.25, 0.5, 0.75])
+        q1, median, q3 = (float(q) for q in quartiles)
+        return cls(
+            str(column.name),
+            distinct=min(int(x.nunique()), 2),
+            low=float(x.min()),
+            high=float(x.max()),
+            mean=float(x.mean()),
+            sd=float(x.std()),
+            quartiles=(q1, median, q3),
+        )
+
+
+def _streamed_summaries(fit: Any, names: list[str]) -> dict[str, _ConditionSummary]:
+    """:class:`_ConditionSummary` of columns of a fit read in chunks (a few passes)."""
+    levels = streamed_factor_levels(fit, names)
+    numeric = [name for name in names if name not in levels]
+    out = {name: _ConditionSummary(name, levels=found) for name, found in levels.items()}
+    for name, summary in column_summaries(fit, numeric).items():
+        low, high = summary["min"], summary["max"]
+        out[name] = _ConditionSummary(
+            name,
+            distinct=2 if high > low else int(np.isfinite(low)),
+            low=low,
+            high=high,
+            mean=summary["mean"],
+            sd=summary["sd"],
+            quartiles=(summary["q1"], summary["median"], summary["q3"]),
+        )
+    return out
+
+
+def _condition_values(summary: _ConditionSummary, spec: Any, first: bool) -> list[Any]:
     """The grid values of one condition variable (marginaleffects' defaults).
 
     A factor takes its levels; a numeric x axis ``X_POINTS`` points from the
@@ -632,34 +696,32 @@ def _condition_values(column: pd.Series, spec: Any, first: bool) -> list[Any]:
     ``"minmax"`` and ``"range"`` choose a summary; anything else is taken as
     the values.
     """
-    if is_factor(column):
+    if summary.levels is not None:
         if spec is None:
-            return factor_levels(column)
+            return summary.levels
         return [spec] if isinstance(spec, str) or not np.ndim(spec) else list(spec)
     if spec is None:
         spec = "range" if first else "fivenum"
     if not isinstance(spec, str):
         return list(spec) if np.ndim(spec) else [spec]
-    x = column.astype(float)
-    if x.nunique() < 2 and spec in _NUMERIC_SUMMARIES:
-        if x.nunique() == 1 and not first:  # one colour or panel
-            return [float(x.dropna().iloc[0])]
+    if summary.distinct < 2 and spec in _NUMERIC_SUMMARIES:
+        if summary.distinct == 1 and not first:  # one colour or panel
+            return [summary.low]
         raise OrdstatsError(
-            f"condition: numeric {column.name!r} takes {x.nunique()} distinct value(s) in the "
-            f"data, so the x axis has nothing to span; give its values "
-            f"(condition={{{column.name!r}: [...]}}) or use newdata= rows where it varies"
+            f"condition: numeric {summary.name!r} takes {summary.distinct} distinct value(s) in "
+            f"the data, so the x axis has nothing to span; give its values "
+            f"(condition={{{summary.name!r}: [...]}}) or use newdata= rows where it varies"
         )
     if spec == "range":
-        return list(np.linspace(x.min(), x.max(), X_POINTS))
+        return list(np.linspace(summary.low, summary.high, X_POINTS))
     if spec == "threenum":
-        mean, sd = float(x.mean()), float(x.std())
-        return [mean - sd, mean, mean + sd]
+        return [summary.mean - summary.sd, summary.mean, summary.mean + summary.sd]
     if spec == "fivenum":
-        return sorted({float(q) for q in np.nanquantile(x, [0.0, 0.25, 0.5, 0.75, 1.0])})
+        return sorted({summary.low, *summary.quartiles, summary.high})
     if spec == "minmax":
-        return [float(x.min()), float(x.max())]
+        return [summary.low, summary.high]
     raise OrdstatsError(
-        f"condition: numeric {column.name!r} takes values or one of "
+        f"condition: numeric {summary.name!r} takes values or one of "
         f"{', '.join(map(repr, _NUMERIC_SUMMARIES))}; got {spec!r}"
     )
 
@@ -691,10 +753,19 @@ def _plot_data(
         )
     if newdata is not None and len(newdata) == 0:
         raise OrdstatsError("newdata has no rows to make the condition grid from")
-    reference = fit.margins_data() if newdata is None else newdata
-    _check_condition(fit, spec, reference)
+    if newdata is None and streams(fit, None):  # rows read in chunks: summaries by passes
+        columns = cast(Any, fit)._margins_grid_columns()  # the streaming fits' hook
+        _check_condition(fit, spec, pd.DataFrame(columns=columns))
+        summarised = [
+            name for name, given in spec.items() if given is None or isinstance(given, str)
+        ]
+        summaries = _streamed_summaries(fit, summarised)
+    else:
+        reference = fit.margins_data() if newdata is None else newdata
+        _check_condition(fit, spec, reference)
+        summaries = {name: _ConditionSummary.of_column(reference[name]) for name in spec}
     values = {
-        name: _condition_values(reference[name], chosen, position == 0)
+        name: _condition_values(summaries.get(name, _ConditionSummary(name)), chosen, position == 0)
         for position, (name, chosen) in enumerate(spec.items())
     }
     grid = datagrid(fit if newdata is None else None, newdata, "mean_or_mode", **values)

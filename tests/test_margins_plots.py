@@ -293,6 +293,34 @@ def test_every_fit_kind_plots_its_own_estimates(data, kind):
     )
 
 
+@pytest.mark.parametrize("engine", ["chunked", "dask"])
+@pytest.mark.parametrize(
+    "condition",
+    ["x", ["x", "temp"], ["temp", "x"], {"x": "threenum", "contact": None}, {"x": "minmax"}],
+)
+def test_condition_plots_of_rows_read_in_chunks_equal_in_memory(data, engine, condition):
+    """Before: refused, the default values (range, five numbers) read the rows in memory;
+    now a few passes give the same summaries."""
+    formula = "rating ~ temp + contact + x"
+    memory = ordstats.OrdinalModel.from_formula(formula, data).fit()
+    if engine == "dask":
+        dd = pytest.importorskip("dask.dataframe")
+        source, options = dd.from_pandas(data, npartitions=3), {}
+    else:
+        source, options = data, {"chunksize": 20}
+    streamed = ordstats.OrdinalModel.from_formula(formula, source, **options).fit()
+    for plot, extra in [
+        (plotting.plot_predictions, {}),
+        (plotting.plot_slopes, {"variables": "x"}),
+        (plotting.plot_comparisons, {"variables": "contact"}),
+    ]:
+        want = plot(memory, condition=condition, draw=False, **extra)
+        got = plot(streamed, condition=condition, draw=False, **extra)
+        assert got.shape == want.shape
+        numbers = want.select_dtypes("number").columns
+        np.testing.assert_allclose(got[numbers], want[numbers], rtol=1e-8)
+
+
 def test_penalised_fit_plots_its_own_estimates(data):
     model = ordstats.OrdinalModel.from_formula("rating ~ temp + contact + x", data)
     res = model.fit_regularized(alpha=0.5, L1_wt=0.0)

@@ -31,6 +31,7 @@ __all__ = [
     "is_factor",
     "offset_columns",
     "set_column",
+    "streamed_factor_levels",
     "with_factor_codes",
     "with_factor_levels",
 ]
@@ -339,6 +340,20 @@ def _tally_pass(rows: pd.DataFrame, columns: list[str], levels: dict) -> _Column
             values = column.to_numpy(dtype=float, na_value=np.nan)
             sums[name] = np.array([np.nansum(values), np.sum(~np.isnan(values))])
     return _ColumnTally(data.iloc[:1], sums, counts)
+
+
+def streamed_factor_levels(fit: Any, names: list[str]) -> dict[str, list[Any]]:
+    """The levels of the factors among ``names`` over the rows of a fit read in chunks.
+
+    One pass; the levels are those :func:`factor_levels` gives the column in
+    memory (categories, both booleans, or the sorted values seen).  Numeric
+    columns are left out.
+    """
+    tally: _ColumnTally = fit._margins_stream(_tally_pass, names, fit._margins_factor_levels())
+    return {
+        name: factor_levels(pd.Series(list(counts), dtype=tally.rows[name].dtype))
+        for name, counts in tally.levels.items()
+    }
 
 
 def _tally_mode(column: pd.Series, counts: dict[Any, int]) -> Any:

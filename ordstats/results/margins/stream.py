@@ -18,7 +18,7 @@ ones up to the order of the additions.
 Numeric contrasts that need the whole column (``"sd"``, ``"2sd"``, ``"iqr"``,
 ``"minmax"``) get its summary from passes before the averaging one: one for
 the moments and extremes, a few for the exact quartiles
-(:func:`_column_summaries`).  ``predictions(variables=...)`` of a numeric
+(:func:`column_summaries`).  ``predictions(variables=...)`` of a numeric
 predictor without values is refused with a message saying what to pass.
 Factor levels are the fit's own (:meth:`StreamingFit._margins_factor_levels`).
 """
@@ -48,6 +48,7 @@ __all__ = [
     "StreamingFit",
     "WeightTally",
     "block_sums",
+    "column_summaries",
     "means",
     "newdata_fit",
     "stream_average",
@@ -607,8 +608,8 @@ def _interpolated(low: float, high: float, fraction: float) -> float:
     return high - diff * (1.0 - fraction) if fraction >= 0.5 else low + diff * fraction
 
 
-def _column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]:
-    """SD, quartiles, minimum and maximum of numeric columns over all rows read in chunks.
+def column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]:
+    """Mean, SD, quartiles, median, minimum and maximum of numeric columns read in chunks.
 
     One pass for the moments and extremes, then exact quartiles (linear
     interpolation between order statistics, as ``numpy.quantile``) by
@@ -621,7 +622,7 @@ def _column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]
     moments: _Moments = fit._margins_stream(_moments_pass, names)
     n = moments.n
     # the order statistics around positions (n - 1) p of the quartiles (0-based)
-    positions = [(n - 1.0) * p for p in (0.25, 0.75)]
+    positions = [(n - 1.0) * p for p in (0.25, 0.5, 0.75)]
     ranks = sorted({min(int(np.floor(h)) + step, int(n) - 1) for h in positions for step in (0, 1)})
     columns = [c for c in range(len(names)) for _ in ranks]
     targets = np.array([rank + 1.0 for _ in names for rank in ranks])
@@ -646,9 +647,11 @@ def _column_summaries(fit: Any, names: list[str]) -> dict[str, dict[str, float]]
             k = int(np.floor(h))
             quartiles.append(_interpolated(order[k], order[min(k + 1, int(n) - 1)], h - k))
         out[name] = {
+            "mean": float(moments.mean[c]),
             "sd": float(np.sqrt(moments.m2[c] / (n - 1.0))) if n > 1 else float("nan"),
             "q1": quartiles[0],
-            "q3": quartiles[1],
+            "median": quartiles[1],
+            "q3": quartiles[2],
             "min": float(moments.low[c]),
             "max": float(moments.high[c]),
         }
@@ -677,7 +680,7 @@ def newdata_fit(fit: MarginsFit, newdata: Any, options: dict[str, Any]) -> Margi
     levels = fit._margins_factor_levels()
     needed = _summary_names(options, levels)
     if not fit._margins_in_memory():
-        return _ChunkFit(fit, levels, _column_summaries(fit, needed))
+        return _ChunkFit(fit, levels, column_summaries(fit, needed))
     try:
         fit.margins_data()
     except OrdstatsError as gone:
@@ -714,7 +717,7 @@ def stream_average(verb: Callable[..., Any], fit: MarginsFit, options: dict[str,
     assert isinstance(fit, StreamingFit)
     levels = fit._margins_factor_levels()
     options = _checked_options(fit, levels, options)
-    summaries = _column_summaries(fit, _summary_names(options, levels))
+    summaries = column_summaries(fit, _summary_names(options, levels))
     chunk_fit = _ChunkFit(fit, levels, summaries)
     by = options["by"]
     extra = [by] if isinstance(by, str) else [] if by is True else list(by)
