@@ -354,18 +354,21 @@ def test_summary_contrasts_stream_with_the_in_memory_numbers(variables):
 @pytest.mark.parametrize("n", [3, 8, 1001, 3001])
 def test_column_summaries_over_chunks_are_the_exact_in_memory_ones(monkeypatch, n):
     from ordstats.results import effect_rows
-    from ordstats.results.margins.stream import _column_summaries
+    from ordstats.results.margins.stream import column_summaries
     from ordstats.results.margins.verbs import numeric_summary
 
     monkeypatch.setattr(effect_rows, "_COLLECT", 5)  # narrow brackets over several passes
     data = _skewed(max(n, 40)).iloc[:n] if n < 40 else _skewed(n)
     data = data.assign(y=np.arange(n) % 3)  # every level, whatever n
     for fit in _streamed_fits(data, "y ~ x + z").values():
-        found = _column_summaries(fit, ["x", "z"])
+        found = column_summaries(fit, ["x", "z"])
         for name in ("x", "z"):
             expected = numeric_summary(data[name])
             for key, value in expected.items():
                 np.testing.assert_allclose(found[name][key], value, rtol=1e-12, atol=0, err_msg=key)
+            column = data[name].to_numpy()
+            np.testing.assert_allclose(found[name]["median"], np.quantile(column, 0.5), rtol=1e-12)
+            np.testing.assert_allclose(found[name]["mean"], column.mean(), rtol=1e-12)
 
 
 def test_by_columns_keep_the_data_s_dtype(tmp_path):
