@@ -1,0 +1,162 @@
+"""res.validate(): rms's bootstrap optimism-corrected indexes (validate(fit, B) of an lrm).
+
+Reference: ``tests/r/validate_refs.R`` (vendored in ``tests/data/r/validate/``): R's
+tables and the bootstrap rows its ``predab.resample`` drew (checked there against
+the rows validate itself printed), given back here through ``samples=``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordstats import OrdinalMixedModel, OrdinalModel, datasets
+from ordstats.errors import ConvergenceWarning, SpecificationError
+
+REFERENCE = Path(__file__).parents[1] / "data" / "r" / "validate"
+
+
+def _reference(name: str) -> tuple[pd.DataFrame, np.ndarray]:
+    ref = json.loads((REFERENCE / f"{name}.json").read_text())
+    table = pd.DataFrame(np.array(ref["table"]), index=ref["index"], columns=ref["columns"])
+    return table, np.array(ref["rows"])
+
+
+def _wine_fit(formula: str = "rating ~ temp + contact", **kwargs: Any) -> Any:
+    return OrdinalModel.from_formula(formula, datasets.load("wine"), **kwargs).fit()
+
+
+def _binary_fit() -> Any:
+    wine = datasets.load("wine")
+    wine["bitter"] = wine["rating"].astype(int) > 2
+    return OrdinalModel.from_formula("bitter ~ temp + contact", wine).fit()
+
+
+def test_validate_matches_rms_with_its_bootstrap_rows() -> None:
+    table, rows = _reference("lrm_wine")
+    out = _wine_fit().validate(samples=rows, progress=False)
+    assert list(out.index) == list(table.index)
+    assert list(out.columns) == list(table.columns)
+    np.testing.assert_allclose(out["index.orig"], table["index.orig"], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(out, table, rtol=0, atol=1e-6)
+
+
+def test_validate_of_a_binary_response_matches_rms() -> None:
+    # Dxy is somers2's exact one here, not lrm's binned one
+    table, rows = _reference("lrm_wine_binary")
+    out = _binary_fit().validate(samples=rows, progress=False)
+    # rms's lrm stops at a gradient of 7e-7 on these rows (its own Max Deriv): its
+    # slopes differ from glm(epsilon = 1e-14)'s, which ordstats' equal to 1e-9, by 2e-7,
+    # so its apparent g differs by 1.5e-7
+    np.testing.assert_allclose(out, table, rtol=0, atol=1e-6)
+
+
+def test_validate_refuses_a_sample_without_some_level_as_rms() -> None:
+    # set.seed(1)'s draws miss the lowest rating in one sample: rms stops there too
+    rows = np.array(json.loads((REFERENCE / "lrm_wine_seed1_rows.json").read_text())["rows"])
+    with pytest.raises(SpecificationError, match=r"no row of level\(s\) \['1'\]"):
+        _wine_fit().validate(samples=rows, progress=False)
+
+
+def test_bootstrap_refit_is_the_fit_of_the_repeated_rows() -> None:
+    res = _wine_fit()
+    rows = _reference("lrm_wine")[1][0]
+    counts = np.bincount(rows, minlength=72).astype(float)
+    weighted = res.model.with_changes(weights=counts).fit()
+    wine = datasets.load("wine").iloc[rows].reset_index(drop=True)
+    direct = OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    np.testing.assert_allclose(weighted.params, direct.params, rtol=1e-8)
+    assert weighted.llf == pytest.approx(direct.llf, rel=1e-12)
+    assert weighted.llnull == pytest.approx(direct.llnull, rel=1e-12)
+
+
+def test_validate_draws_from_the_seed() -> None:
+    res = _wine_fit()
+    # seed 2 draws every level in each of 5 samples
+    first = res.validate(B=5, seed=2, progress=False)
+    again = res.validate(B=5, seed=2, progress=False)
+    pd.testing.assert_frame_equal(first, again)
+    rows = np.random.default_rng(2).integers(0, 72, size=(5, 72))
+    pd.testing.assert_frame_equal(first, res.validate(samples=rows, progress=False))
+    assert (first["n"] == 5).all()
+    measured = first.drop(index="Emax")  # rms's Emax row reads 0, 0, Emax, Emax, Emax
+    corrected = measured["index.orig"] - measured["optimism"]
+    np.testing.assert_allclose(measured["index.corrected"], corrected, rtol=0, atol=1e-15)
+
+
+def test_validate_reports_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    _, rows = _reference("lrm_wine")
+    _wine_fit().validate(samples=rows[:2], progress=True)
+    assert "bootstrap sample 2/2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"B": 0}, "positive integer"),
+        ({"B": 2.5}, "positive integer"),
+        ({"B": True}, "positive integer"),
+        ({"method": "crossvalidation"}, "method='boot' only"),
+        ({"samples": np.zeros((2, 5), dtype=int)}, r"shape \(B, 72\)"),
+        ({"samples": np.zeros(72, dtype=int)}, r"shape \(B, 72\)"),
+        ({"samples": np.full((2, 72), 72)}, "0 to 71"),
+        ({"samples": np.full((2, 72), -1)}, "0 to 71"),
+        ({"samples": np.zeros((2, 72))}, "integers"),
+        ({"samples": np.zeros((2, 72), dtype=int), "B": 3}, "B=3 but samples holds 2"),
+        ({"samples": np.zeros((2, 72), dtype=int), "seed": 1}, "not both"),
+    ],
+)
+def test_validate_checks_its_arguments(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(SpecificationError, match=match):
+        _wine_fit().validate(progress=False, **kwargs)
+
+
+def test_validate_refuses_fits_rms_does_not_validate() -> None:
+    wine = datasets.load("wine")
+    cases = [
+        (_wine_fit(link="probit"), "logit"),
+        (_wine_fit(threshold="equidistant"), "'equidistant'"),
+        (_wine_fit("rating ~ 1"), "at least one slope"),
+        (
+            OrdinalModel.from_formula(
+                "rating ~ temp", wine.assign(w=1.0 + (wine["judge"].cat.codes % 3)), weights="w"
+            ).fit(),
+            "weights and offset",
+        ),
+        (
+            OrdinalModel.from_formula(
+                "rating ~ temp + offset(o)", wine.assign(o=np.linspace(-1, 1, 72))
+            ).fit(),
+            "weights and offset",
+        ),
+        (_wine_fit("rating ~ temp", nominal="~ contact"), "nominal or scale"),
+        (
+            OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=30).fit(),
+            "in chunks",
+        ),
+    ]
+    for res, match in cases:
+        with pytest.raises(SpecificationError, match=match):
+            res.validate(B=2, seed=2, progress=False)
+    mixed = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
+    with pytest.raises(SpecificationError, match="rms has no clmm"):
+        mixed.validate()
+
+
+def test_validate_leaves_out_samples_whose_refit_fails() -> None:
+    # a sample of rows without contact, every rating among them: the contact slope has no
+    # information, and the refit does not converge (rms leaves out a refit that fails)
+    res = _wine_fit()
+    wine = datasets.load("wine")
+    without = np.flatnonzero((wine["contact"] == "no").to_numpy())
+    _, rows = _reference("lrm_wine")
+    bad = np.resize(without, 72)
+    with pytest.warns(ConvergenceWarning, match="1 of 3 bootstrap samples"):
+        out = res.validate(samples=np.vstack([rows[:2], bad]), progress=False)
+    assert (out["n"] == 2).all()
+    pd.testing.assert_frame_equal(out, res.validate(samples=rows[:2], progress=False))
