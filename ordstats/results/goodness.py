@@ -532,8 +532,9 @@ class GoodnessOfFitMethods(FittedState):
         seed: int | np.random.Generator | None = None,
         samples: Any = None,
         progress: bool | None = None,
+        indexes: str = "lrm",
     ) -> pd.DataFrame:
-        """Bootstrap optimism-corrected indexes, as rms's ``validate(fit, B = 200)`` of an lrm.
+        """Bootstrap optimism-corrected indexes, as rms's ``validate(fit, B = 200)``.
 
         The model is refitted on ``B`` bootstrap samples of its rows; each
         index (``Dxy``, ``R2``, calibration ``Intercept`` and ``Slope``,
@@ -557,6 +558,10 @@ class GoodnessOfFitMethods(FittedState):
         progress : bool, optional
             Report the samples done on standard error; default: when a terminal
             or notebook is watching.
+        indexes : {"lrm", "orm"}
+            rms's ``validate.lrm`` indexes (above; logit link) or those of
+            ``validate.orm`` (``rho``, ``R2``, ``Slope``, ``g``, ``pdm``; any
+            link), for a response with many levels fitted as rms's ``orm``.
 
         Returns
         -------
@@ -570,9 +575,8 @@ class GoodnessOfFitMethods(FittedState):
         ConvergenceWarning
             When some refits did not converge (left out, as rms).
         """
-        return validate(
-            self, {"method": method, "B": B, "seed": seed, "samples": samples}, progress
-        )
+        how = {"method": method, "B": B, "seed": seed, "samples": samples, "indexes": indexes}
+        return validate(self, how, progress)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

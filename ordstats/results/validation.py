@@ -1,4 +1,4 @@
-"""Bootstrap optimism-corrected indexes of a fit, as rms's ``validate(fit, B = 200)`` of an lrm.
+"""Bootstrap optimism-corrected indexes of a fit, as rms's ``validate(fit, B = 200)``.
 
 rms's ``predab.resample`` draws ``B`` bootstrap samples of the rows, refits
 the model on each, and evaluates each index on the sample (``training``) and on
@@ -33,6 +33,16 @@ For more than two levels rms's test ``U`` subtracts the ordinal calibration
 deviance from the *binary* deviance ``L01`` of the middle cut, so it is not
 the unreliability index it is for a binary response (it can be far below 0);
 it is given as rms computes it, for parity.
+
+With ``indexes="orm"`` (rms's ``validate.orm``, for a response with many
+levels, any link): ``rho`` (Spearman's correlation of ``lp`` with ``Y``),
+``R2``, ``Slope``, ``g`` and ``pdm`` (mean ``|P(Y > v_m) - 1/2|``), each as
+:func:`~ordstats.results.rms_stats.orm_stats` (``m`` the level below the
+median of the rows drawn); on the test rows those of the calibration refit
+``y ~ lp``, ``lp`` taken at the sample fit's first threshold.  A sample need
+not draw every level: its fit has thresholds between the levels it drew only
+(rms's ``allow.varying.intercepts``).  rms's own refits stop at ``orm.fit``'s
+``eps = 5e-4``, about ``1e-5`` from the maximum; ordstats' converge.
 """
 
 from __future__ import annotations
@@ -40,7 +50,8 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -59,9 +70,12 @@ from ordstats.errors import (
 )
 from ordstats.results.rms_stats import (
     _check_fit,
+    _distinct_pairs,
+    _median_position,
     gini_mean_difference,
     lrm_stats,
     rank_table,
+    spearman_of_pairs,
     table_correlations,
 )
 
@@ -75,19 +89,19 @@ _WHAT = "validate()"
 
 
 def validate(res: Any, how: Mapping[str, Any], progress: bool | None) -> pd.DataFrame:
-    """The table of rms's ``validate(fit, method = "boot", B)`` of an ordinal logistic fit.
+    """The table of rms's ``validate(fit, method = "boot", B)`` of an lrm or orm fit.
 
     See :mod:`ordstats.results.validation` for the definitions; ``how`` holds
-    ``method``, ``B``, ``seed`` and ``samples`` of
+    ``method``, ``B``, ``seed``, ``samples`` and ``indexes`` of
     :meth:`~ordstats.OrdinalResults.validate`.
     """
     rows = _bootstrap_rows(res, **how)
     show = is_interactive() if progress is None else check_flag("progress", progress)
-    data = _Rows.of(res)
-    original = data.apparent(data.lp(res), np.ones(data.n), _lr(res), float(res.llnull))
-    training = np.zeros(len(_MEASURED))
-    test = np.zeros(len(_MEASURED))
-    counted = np.zeros(len(_MEASURED))
+    data: _LrmRows | _OrmRows = (_LrmRows if how["indexes"] == "lrm" else _OrmRows).of(res)
+    original = data.original(res)
+    training = np.zeros(original.size)
+    test = np.zeros(original.size)
+    counted = np.zeros(original.size)
     failed = 0
     with numeric_threads():
         for i, sample in enumerate(rows):
@@ -110,25 +124,26 @@ def validate(res: Any, how: Mapping[str, Any], progress: bool | None) -> pd.Data
             ConvergenceWarning,
             stacklevel=3,
         )
-    return _table(original, training, test, counted)
+    return data.table(_table(data.names, original, training, test, counted))
 
 
 def _table(
-    original: FloatArray, training: FloatArray, test: FloatArray, counted: FloatArray
+    names: list[str],
+    original: FloatArray,
+    training: FloatArray,
+    test: FloatArray,
+    counted: FloatArray,
 ) -> pd.DataFrame:
-    """The table rms prints: the measured indexes and the Emax row of the calibration."""
+    """``index.orig``, the means over the samples, the optimism and the corrected indexes."""
     with np.errstate(invalid="ignore", divide="ignore"):
         training, test = training / counted, test / counted
     optimism = training - test
     corrected = original - optimism
-    out = pd.DataFrame(
+    return pd.DataFrame(
         np.column_stack([original, training, test, optimism, corrected, counted]),
-        index=_MEASURED,
+        index=names,
         columns=_COLUMNS,
     )
-    emax = _emax(out.loc["Intercept", "index.corrected"], out.loc["Slope", "index.corrected"])
-    out.loc["Emax"] = [0.0, 0.0, emax, emax, emax, out.loc["Dxy", "n"]]
-    return out.loc[INDEXES]
 
 
 def _emax(intercept: float, slope: float) -> float:
@@ -144,8 +159,10 @@ def _lr(res: Any) -> float:
     return float(2.0 * (res.llf - res.llnull))
 
 
-class _Rows:
-    """The fit's rows as the indexes read them: ``X``, the codes, the middle cut."""
+class _LrmRows:
+    """rms's ``validate.lrm``: the fit's rows as its indexes read them."""
+
+    names: ClassVar[list[str]] = _MEASURED
 
     def __init__(self, X: FloatArray, codes: IntArray, n_levels: int, positions: Any) -> None:
         self.X, self.codes, self.n_levels = X, codes, n_levels
@@ -155,7 +172,7 @@ class _Rows:
         self.beta, self.thresholds = positions
 
     @classmethod
-    def of(cls, res: Any) -> _Rows:
+    def of(cls, res: Any) -> _LrmRows:
         design = res.model.design
         layout = res.model.problem.layout
         return cls(
@@ -164,6 +181,36 @@ class _Rows:
             len(res.model.levels),
             (layout.beta, slice(0, len(res.model.levels) - 1)),
         )
+
+    def original(self, res: Any) -> FloatArray:
+        """``index.orig``: the indexes of the fit itself."""
+        return self.apparent(self.lp(res), np.ones(self.n), _lr(res), float(res.llnull))
+
+    def sample_model(self, res: Any, counts: FloatArray) -> Any:
+        """The model of a bootstrap sample (every level drawn, as rms requires for lrm)."""
+        drawn = np.bincount(self.codes, weights=counts, minlength=self.n_levels)
+        if np.any(drawn == 0):
+            missing = [res.model.levels[j] for j in np.flatnonzero(drawn == 0)]
+            raise SpecificationError(
+                f"{_WHAT}: a bootstrap sample has no row of level(s) {missing}, so its fit has "
+                "fewer thresholds than the original (rms stops the same way); draw other "
+                "samples (another seed) or merge sparse levels"
+            )
+        return res.model.with_changes(weights=counts)
+
+    def training(self, boot: Any, counts: FloatArray) -> FloatArray:
+        """The indexes of a sample's fit on the sample."""
+        return self.apparent(self.lp(boot), counts, _lr(boot), float(boot.llnull))
+
+    def test(self, res: Any, boot: Any) -> FloatArray:
+        """The indexes on the original rows of a sample's fit."""
+        return self.recalibrated(res, self.lp(boot))
+
+    def table(self, out: pd.DataFrame) -> pd.DataFrame:
+        """The table rms prints, with the Emax row of the corrected calibration."""
+        emax = _emax(out.loc["Intercept", "index.corrected"], out.loc["Slope", "index.corrected"])
+        out.loc["Emax"] = [0.0, 0.0, emax, emax, emax, out.loc["Dxy", "n"]]
+        return out.loc[INDEXES]
 
     def lp(self, fitted: Any, rows: slice | IntArray = slice(None)) -> FloatArray:
         """``x'beta - theta_m`` of a fit on ``rows`` of the original data."""
@@ -230,33 +277,127 @@ class _Rows:
         )
 
 
-def _one_sample(res: Any, data: _Rows, sample: IntArray) -> tuple[FloatArray, FloatArray] | None:
+class _OrmRows:
+    """rms's ``validate.orm``: ``rho``, ``R2``, ``Slope``, ``g`` and ``pdm``.
+
+    A bootstrap sample's fit has thresholds only between the levels it drew
+    (rms's ``allow.varying.intercepts``); its test linear predictor uses its
+    first threshold (rms's ``kint = 1``), a shift the indexes do not see.
+    """
+
+    names: ClassVar[list[str]] = ["rho", "R2", "Slope", "g", "pdm"]
+
+    def __init__(self, X: FloatArray, response: Any, beta: slice | IntArray) -> None:
+        self.X, self.response, self.beta = X, response, beta
+        self.codes = np.asarray(response.codes)
+        self.n = self.codes.size
+
+    @classmethod
+    def of(cls, res: Any) -> _OrmRows:
+        design = res.model.design
+        return cls(
+            np.asarray(design.location.matrix, dtype=float),
+            design.response,
+            res.model.problem.layout.beta,
+        )
+
+    def original(self, res: Any) -> FloatArray:
+        """``index.orig``: orm's statistics of the fit itself."""
+        return _orm_indexes(res, np.ones(self.n))
+
+    def sample_model(self, res: Any, counts: FloatArray) -> Any:
+        """The model of a sample, its response coded by the levels it drew."""
+        drawn = np.flatnonzero(np.bincount(self.codes, weights=counts) > 0)
+        if drawn.size == len(self.response.levels):
+            return res.model.with_changes(weights=counts)
+        # rows of levels not drawn have weight 0: any code of theirs adds nothing
+        codes = np.maximum(np.searchsorted(drawn, self.codes, side="right") - 1, 0)
+        response = replace(
+            self.response,
+            codes=codes,
+            levels=[self.response.levels[j] for j in drawn],
+            values=[self.response.values[j] for j in drawn],
+        )
+        return res.model.with_changes(response=response, weights=counts)
+
+    def training(self, boot: Any, counts: FloatArray) -> FloatArray:
+        """The statistics orm prints of a sample's fit, on the sample."""
+        return _orm_indexes(boot, counts)
+
+    def test(self, res: Any, boot: Any) -> FloatArray:
+        """The statistics of the calibration refit ``y ~ lp`` on the original rows."""
+        params = np.asarray(boot.params, dtype=float)
+        first = float(boot.thresholds["estimate"].to_numpy()[0])
+        lp = self.X @ params[boot.model.problem.layout.beta] - first
+        refit = res.model.with_changes(location=TermsDesign(lp[:, None], ["lp"])).fit()
+        if not refit.converged:
+            return np.full(len(self.names), np.nan)
+        out = _orm_indexes(refit, np.ones(self.n))
+        out[2] = float(np.asarray(refit.params)[-1])
+        return out
+
+    def table(self, out: pd.DataFrame) -> pd.DataFrame:
+        """The table rms prints, as it is."""
+        return out
+
+
+def _orm_indexes(fitted: Any, counts: FloatArray) -> FloatArray:
+    """``rho``, ``R2``, ``Slope = 1``, ``g``, ``pdm`` of a fit on its rows, each ``counts`` times.
+
+    As :func:`~ordstats.results.rms_stats.orm_stats`: ``lp`` at the cut-point
+    below the median level (of the rows drawn).
+    """
+    model = fitted.model
+    design = model.design
+    codes = np.asarray(design.response.codes)
+    per_level = np.bincount(codes, weights=counts, minlength=len(model.levels)).astype(float)
+    _, position = _median_position(list(design.response.values), per_level)
+    middle = 1 if len(model.levels) == 2 else max(1, position)
+    params = np.asarray(fitted.params, dtype=float)
+    theta = float(fitted.thresholds["estimate"].to_numpy()[middle - 1])
+    lp = np.asarray(design.location.matrix, dtype=float) @ params[model.problem.layout.beta]
+    lp = lp - theta
+    n = float(counts.sum())
+    lr = _lr(fitted)
+    drawn = counts > 0
+    pairs = _distinct_pairs(np.column_stack([lp, codes, counts])[drawn])
+    return np.array(
+        [
+            spearman_of_pairs(pairs),
+            float(-np.expm1(-lr / n) / -np.expm1(2.0 * float(fitted.llnull) / n)),
+            1.0,
+            gini_mean_difference(lp[drawn], counts[drawn]),
+            float(counts @ np.abs(np.asarray(model.link.sf(-lp)) - 0.5)) / n,
+        ]
+    )
+
+
+def _one_sample(
+    res: Any, data: _LrmRows | _OrmRows, sample: IntArray
+) -> tuple[FloatArray, FloatArray] | None:
     """Training and test indexes of one bootstrap sample; None when its refit fails."""
     counts = np.bincount(sample, minlength=data.n).astype(float)
-    drawn = np.bincount(data.codes, weights=counts, minlength=data.n_levels)
-    if np.any(drawn == 0):
-        missing = [res.model.levels[j] for j in np.flatnonzero(drawn == 0)]
-        raise SpecificationError(
-            f"{_WHAT}: a bootstrap sample has no row of level(s) {missing}, so its fit has "
-            "fewer thresholds than the original (rms stops the same way); draw other samples "
-            "(another seed) or merge sparse levels"
-        )
+    model = data.sample_model(res, counts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrdstatsWarning)
         try:
-            boot = res.model.with_changes(weights=counts).fit()
+            boot = model.fit()
             if not boot.converged:
                 return None
-            training = data.apparent(data.lp(boot), counts, _lr(boot), float(boot.llnull))
-            test = data.recalibrated(res, data.lp(boot))
+            return data.training(boot, counts), data.test(res, boot)
         except OrdstatsError:
             return None
-    return training, test
 
 
-def _bootstrap_rows(res: Any, method: str, B: int | None, seed: Any, samples: Any) -> IntArray:
+def _bootstrap_rows(
+    res: Any, method: str, B: int | None, seed: Any, samples: Any, indexes: str
+) -> IntArray:
     """The checked ``(B, n)`` 0-based rows of each sample, given or drawn."""
-    _check_validatable(res)
+    if indexes not in ("lrm", "orm"):
+        raise SpecificationError(
+            f"indexes are rms's validate.lrm ('lrm') or validate.orm ('orm'); got {indexes!r}"
+        )
+    _check_validatable(res, indexes)
     if method != "boot":
         raise SpecificationError(
             f"{_WHAT} implements rms's method='boot' only; got method={method!r}"
@@ -290,7 +431,7 @@ def _bootstrap_rows(res: Any, method: str, B: int | None, seed: Any, samples: An
     return rows.astype(np.int64)
 
 
-def _check_validatable(res: Any) -> None:
+def _check_validatable(res: Any, indexes: str) -> None:
     """Refuse fits rms's validate.lrm does not describe, saying why."""
     _check_fit(res, _WHAT)
     model = res.model
@@ -301,7 +442,7 @@ def _check_validatable(res: Any) -> None:
         )
     if model.design.response.lower_codes is not None:
         raise SpecificationError(f"{_WHAT} is for an uncensored response; this one is censored")
-    if getattr(model.link, "name", None) != "logit":
+    if indexes == "lrm" and getattr(model.link, "name", None) != "logit":
         raise SpecificationError(
             f"{_WHAT} follows rms's validate.lrm, whose indexes (B, U, Emax) are of the logit "
             f"link; this fit's link is {getattr(model.link, 'name', model.link)!r}"

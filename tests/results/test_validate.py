@@ -17,6 +17,8 @@ import pytest
 
 from ordstats import OrdinalMixedModel, OrdinalModel, datasets
 from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.results.validation import _orm_indexes, _OrmRows
+from tests.results.test_rms_stats import _orm_data
 
 REFERENCE = Path(__file__).parents[1] / "data" / "r" / "validate"
 
@@ -160,3 +162,51 @@ def test_validate_leaves_out_samples_whose_refit_fails() -> None:
         out = res.validate(samples=np.vstack([rows[:2], bad]), progress=False)
     assert (out["n"] == 2).all()
     pd.testing.assert_frame_equal(out, res.validate(samples=rows[:2], progress=False))
+
+
+def _warpbreaks() -> pd.DataFrame:
+    return _orm_data("warpbreaks_logistic")
+
+
+def _orm_fit(data: pd.DataFrame | None = None) -> Any:
+    rows = _warpbreaks() if data is None else data
+    return OrdinalModel.from_formula("breaks ~ wool + tension", rows, many_levels=True).fit()
+
+
+def test_validate_orm_matches_rms_with_converged_refits() -> None:
+    # R's orm.fit forced to eps = 1e-12 in every refit (validate_refs.R)
+    table, rows = _reference("orm_warpbreaks_converged")
+    out = _orm_fit().validate(samples=rows, progress=False, indexes="orm")
+    assert list(out.index) == ["rho", "R2", "Slope", "g", "pdm"]
+    np.testing.assert_allclose(out["index.orig"], table["index.orig"], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(out, table, rtol=0, atol=1e-6)
+
+
+def test_validate_orm_against_rms_defaults() -> None:
+    # rms's own validate.orm: its refits stop at orm.fit's eps = 5e-4 (its ormfit2 passes
+    # no eps), ~1e-5 from the maximum, and so do its g and pdm
+    table, rows = _reference("orm_warpbreaks")
+    out = _orm_fit().validate(samples=rows, progress=False, indexes="orm")
+    np.testing.assert_allclose(out, table, rtol=0, atol=1e-4)
+
+
+def test_orm_bootstrap_refit_codes_the_levels_drawn() -> None:
+    # a sample misses some of the 43 distinct break counts: its fit has thresholds only
+    # between the counts drawn, the fit of the sample's rows repeated
+    res = _orm_fit()
+    _, rows = _reference("orm_warpbreaks_converged")
+    counts = np.bincount(rows[0], minlength=54).astype(float)
+    data = _OrmRows.of(res)
+    boot = data.sample_model(res, counts).fit()
+    direct = _orm_fit(_warpbreaks().iloc[rows[0]].reset_index(drop=True))
+    assert len(boot.model.levels) == len(direct.model.levels) < len(res.model.levels)
+    np.testing.assert_allclose(boot.params, direct.params, rtol=1e-7, atol=1e-9)
+    assert boot.llf == pytest.approx(direct.llf, rel=1e-12)
+    np.testing.assert_allclose(
+        _orm_indexes(boot, counts), _orm_indexes(direct, np.ones(54)), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_validate_names_its_index_sets() -> None:
+    with pytest.raises(SpecificationError, match=r"'lrm'.*'orm'"):
+        _wine_fit().validate(B=2, progress=False, indexes="ols")
