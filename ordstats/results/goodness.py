@@ -533,6 +533,7 @@ class GoodnessOfFitMethods(FittedState):
         samples: Any = None,
         progress: bool | None = None,
         indexes: str = "lrm",
+        stratify: bool = False,
     ) -> pd.DataFrame:
         """Bootstrap optimism-corrected indexes, as rms's ``validate(fit, B = 200)``.
 
@@ -562,6 +563,10 @@ class GoodnessOfFitMethods(FittedState):
             rms's ``validate.lrm`` indexes (above; logit link) or those of
             ``validate.orm`` (``rho``, ``R2``, ``Slope``, ``g``, ``pdm``; any
             link), for a response with many levels fitted as rms's ``orm``.
+        stratify : bool
+            Draw each sample within the levels of the response, so that every
+            level keeps its rows (rms's ``group = y``, which its error message
+            advises when a sample misses a level of an lrm fit).
 
         Returns
         -------
@@ -575,8 +580,8 @@ class GoodnessOfFitMethods(FittedState):
         ConvergenceWarning
             When some refits did not converge (left out, as rms).
         """
-        how = {"method": method, "B": B, "seed": seed, "samples": samples, "indexes": indexes}
-        return validate(self, how, progress)
+        how = {"method": method, "B": B, "seed": seed, "samples": samples}
+        return validate(self, how | {"indexes": indexes, "stratify": stratify}, progress)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

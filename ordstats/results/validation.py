@@ -92,7 +92,7 @@ def validate(res: Any, how: Mapping[str, Any], progress: bool | None) -> pd.Data
     """The table of rms's ``validate(fit, method = "boot", B)`` of an lrm or orm fit.
 
     See :mod:`ordstats.results.validation` for the definitions; ``how`` holds
-    ``method``, ``B``, ``seed``, ``samples`` and ``indexes`` of
+    ``method``, ``B``, ``seed``, ``samples``, ``indexes`` and ``stratify`` of
     :meth:`~ordstats.OrdinalResults.validate`.
     """
     rows = _bootstrap_rows(res, **how)
@@ -193,8 +193,8 @@ class _LrmRows:
             missing = [res.model.levels[j] for j in np.flatnonzero(drawn == 0)]
             raise SpecificationError(
                 f"{_WHAT}: a bootstrap sample has no row of level(s) {missing}, so its fit has "
-                "fewer thresholds than the original (rms stops the same way); draw other "
-                "samples (another seed) or merge sparse levels"
+                "fewer thresholds than the original (rms stops the same way); draw the "
+                "samples within each level (stratify=True, rms's group = y)"
             )
         return res.model.with_changes(weights=counts)
 
@@ -390,7 +390,13 @@ def _one_sample(
 
 
 def _bootstrap_rows(
-    res: Any, method: str, B: int | None, seed: Any, samples: Any, indexes: str
+    res: Any,
+    method: str,
+    B: int | None,
+    seed: Any,
+    samples: Any,
+    indexes: str,
+    stratify: bool,
 ) -> IntArray:
     """The checked ``(B, n)`` 0-based rows of each sample, given or drawn."""
     if indexes not in ("lrm", "orm"):
@@ -409,11 +415,14 @@ def _bootstrap_rows(
         raise SpecificationError(
             f"B is the number of bootstrap samples, a positive integer; got {B!r}"
         )
+    codes = np.asarray(res.model.design.response.codes)
     if samples is None:
-        rng = np.random.default_rng(seed)
-        return rng.integers(0, n, size=(200 if B is None else int(B), n))
-    if seed is not None:
-        raise SpecificationError(f"{_WHAT} takes samples= or seed=, not both")
+        draws = 200 if B is None else int(B)
+        return _draw(np.random.default_rng(seed), codes, draws, check_flag("stratify", stratify))
+    if seed is not None or stratify:
+        raise SpecificationError(
+            f"{_WHAT} draws the samples (seed=, stratify=) or takes them (samples=), not both"
+        )
     rows = np.asarray(samples)
     if rows.ndim != 2 or rows.shape[1] != n or rows.shape[0] < 1:
         raise SpecificationError(
@@ -429,6 +438,18 @@ def _bootstrap_rows(
     if B is not None and B != rows.shape[0]:
         raise SpecificationError(f"B={B} but samples holds {rows.shape[0]} samples")
     return rows.astype(np.int64)
+
+
+def _draw(rng: np.random.Generator, codes: IntArray, B: int, stratify: bool) -> IntArray:
+    """``B`` bootstrap samples of the rows; with ``stratify``, within each level (rms's group)."""
+    n = codes.size
+    if not stratify:
+        return rng.integers(0, n, size=(B, n))
+    rows = np.empty((B, n), dtype=np.int64)
+    for level in np.unique(codes):
+        members = np.flatnonzero(codes == level)
+        rows[:, members] = members[rng.integers(0, members.size, size=(B, members.size))]
+    return rows
 
 
 def _check_validatable(res: Any, indexes: str) -> None:

@@ -9,10 +9,10 @@ suppressMessages({library(rms); library(ordinal); library(jsonlite)})
 out_dir <- "tests/data/r/validate"
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 B <- 20
-validate_case <- function(name, call, fit, seed = 1) {
+validate_case <- function(name, call, fit, seed = 1, ...) {
   n <- length(fit$y)
   set.seed(seed)
-  printed <- capture.output(v <- rms::validate(fit, B = B, debug = TRUE))
+  printed <- capture.output(v <- rms::validate(fit, B = B, debug = TRUE, ...))
   after <- .Random.seed
   set.seed(seed)
   rows <- t(vapply(seq_len(B), function(i) sample(n, replace = TRUE), integer(n)))
@@ -27,7 +27,7 @@ validate_case <- function(name, call, fit, seed = 1) {
   }, integer(n)))
   # lrm's refits draw nothing, so the rows are the draws of sample() alone; orm's refits
   # draw random numbers too (between the samples), so its rows are those validate printed
-  stopifnot(inherits(fit, "orm") || (identical(used, rows) && same_state))
+  stopifnot(inherits(fit, "orm") || length(list(...)) || (identical(used, rows) && same_state))
   v <- unclass(v)
   writeLines(toJSON(list(r_call = call, rms_version = as.character(packageVersion("rms")),
                          B = B, seed = seed, rows = used - 1L, index = rownames(v),
@@ -45,6 +45,9 @@ writeLines(toJSON(list(seed = 1, rows = missing_level - 1L), matrix = "rowmajor"
            file.path(out_dir, "lrm_wine_seed1_rows.json"))
 validate_case("lrm_wine", "set.seed(2); validate(lrm(rating ~ temp + contact, data = wine, x = TRUE, y = TRUE), B = 20)",
               wine_fit, seed = 2)
+# group = y: each sample drawn within the ratings (what rms advises when a sample misses one)
+validate_case("lrm_wine_group", "set.seed(1); validate(lrm(rating ~ temp + contact, data = wine, x = TRUE, y = TRUE), B = 20, group = wine$rating)",
+              wine_fit, group = wine$rating)
 wine2 <- wine
 wine2$bitter <- factor(as.integer(wine2$rating) > 2)
 validate_case("lrm_wine_binary", "validate(lrm(rating > 2 ~ temp + contact, data = wine, x = TRUE, y = TRUE), B = 20)",

@@ -210,3 +210,31 @@ def test_orm_bootstrap_refit_codes_the_levels_drawn() -> None:
 def test_validate_names_its_index_sets() -> None:
     with pytest.raises(SpecificationError, match=r"'lrm'.*'orm'"):
         _wine_fit().validate(B=2, progress=False, indexes="ols")
+
+
+def test_validate_with_rows_drawn_within_levels_matches_rms_group() -> None:
+    # rms's group = y: R's own draws (set.seed(1), which without group misses a rating)
+    table, rows = _reference("lrm_wine_group")
+    res = _wine_fit()
+    codes = np.asarray(res.model.design.response.codes)
+    assert all((codes[sample] == codes).all() for sample in rows)  # rows stay in their level
+    out = res.validate(samples=rows, progress=False)
+    np.testing.assert_allclose(out["index.orig"], table["index.orig"], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(out, table, rtol=0, atol=1e-6)
+
+
+def test_stratified_draws_keep_each_level_and_pass_where_plain_draws_fail() -> None:
+    res = _wine_fit()
+    with pytest.raises(SpecificationError, match="stratify=True"):
+        res.validate(B=200, seed=3, progress=False)
+    out = res.validate(B=30, seed=3, stratify=True, progress=False)
+    assert (out["n"] == 30).all()
+    codes = np.asarray(res.model.design.response.codes)
+    rng = np.random.default_rng(3)
+    rows = np.empty((30, 72), dtype=np.int64)
+    for level in range(5):
+        members = np.flatnonzero(codes == level)
+        rows[:, members] = members[rng.integers(0, members.size, size=(30, members.size))]
+    pd.testing.assert_frame_equal(out, res.validate(samples=rows, progress=False))
+    with pytest.raises(SpecificationError, match="not both"):
+        res.validate(samples=rows, stratify=True, progress=False)
