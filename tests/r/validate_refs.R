@@ -48,6 +48,11 @@ validate_case("lrm_wine", "set.seed(2); validate(lrm(rating ~ temp + contact, da
 # group = y: each sample drawn within the ratings (what rms advises when a sample misses one)
 validate_case("lrm_wine_group", "set.seed(1); validate(lrm(rating ~ temp + contact, data = wine, x = TRUE, y = TRUE), B = 20, group = wine$rating)",
               wine_fit, group = wine$rating)
+# three levels and a numeric predictor, 474 rows (the middle cut is the first of two)
+data_dir <- "tests/data/r_datasets"
+source("tests/r/write_dataset.R")
+validate_case("lrm_bankwages", "set.seed(1); validate(lrm(job ~ education + gender + minority, data = bankwages, x = TRUE, y = TRUE), B = 20)",
+              lrm(job ~ education + gender + minority, data = read_dataset("bankwages"), x = TRUE, y = TRUE))
 wine2 <- wine
 wine2$bitter <- factor(as.integer(wine2$rating) > 2)
 validate_case("lrm_wine_binary", "validate(lrm(rating > 2 ~ temp + contact, data = wine, x = TRUE, y = TRUE), B = 20)",
