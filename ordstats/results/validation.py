@@ -68,6 +68,7 @@ from ordstats.errors import (
     SpecificationError,
     check_flag,
 )
+from ordstats.results.persistence import rows_removed_error
 from ordstats.results.rms_stats import (
     _check_fit,
     _distinct_pairs,
@@ -454,12 +455,14 @@ def _draw(rng: np.random.Generator, codes: IntArray, B: int, stratify: bool) -> 
 
 def _check_validatable(res: Any, indexes: str) -> None:
     """Refuse fits rms's validate.lrm does not describe, saying why."""
+    if res.data_removed:
+        raise rows_removed_error(_WHAT)
     _check_fit(res, _WHAT)
     model = res.model
     if not model.evaluator.keeps_rows:
         raise SpecificationError(
             f"{_WHAT} refits the model on hundreds of bootstrap samples of the rows in memory; "
-            "this fit reads its rows in chunks (or they were removed): fit a sample in memory"
+            "this fit reads its rows in chunks: fit the rows (or a sample of them) in memory"
         )
     if model.design.response.lower_codes is not None:
         raise SpecificationError(f"{_WHAT} is for an uncensored response; this one is censored")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from ordstats import OrdinalMixedModel, OrdinalModel, datasets
-from ordstats.errors import ConvergenceWarning, SpecificationError
+from ordstats.errors import ConvergenceWarning, NotFittedError, SpecificationError
 from ordstats.results.validation import _orm_indexes, _OrmRows
 from tests._parity import dataset
 from tests.results.test_rms_stats import _orm_data
@@ -146,6 +146,10 @@ def test_validate_refuses_fits_rms_does_not_validate() -> None:
     for res, match in cases:
         with pytest.raises(SpecificationError, match=match):
             res.validate(B=2, seed=2, progress=False)
+    removed = _wine_fit()
+    removed.remove_data()
+    with pytest.raises(NotFittedError, match="validate\\(\\) needs the rows"):
+        removed.validate(B=2, seed=2, progress=False)
     mixed = OrdinalMixedModel.from_formula("rating ~ temp + (1|judge)", wine).fit()
     with pytest.raises(SpecificationError, match="rms has no clmm"):
         mixed.validate()
