@@ -728,6 +728,7 @@ class OrdinalModel:
         location: TermsDesign | None = None,
         nominal: TermsDesign | None = None,
         scale: TermsDesign | None = None,
+        weights: FloatArray | None = None,
         **options: object,
     ) -> OrdinalModel:
         """The same model with some parts changed: one path for every refit.
@@ -743,6 +744,9 @@ class OrdinalModel:
             A replacement response on the same rows (Brant's binary models).
         location, nominal, scale : TermsDesign, optional
             Replacement designs for these parts (same rows).
+        weights : ndarray, shape (n,), optional
+            Replacement row weights (rows in memory only), e.g. how often each
+            row is drawn in a bootstrap sample.
         **options
             Replacement options (e.g. ``link="probit"``), validated as in
             :class:`~ordstats.ModelOptions`.
@@ -752,14 +756,14 @@ class OrdinalModel:
         OrdinalModel
         """
         opts = self.options.replace(options) if options else self.options
-        parts = (response, location, nominal, scale)
+        parts = (response, location, nominal, scale, weights)
         changed = any(part is not None for part in parts)
         if isinstance(self.evaluator, DataRemovedEvaluator):
             raise NotFittedError(_REMOVED)
         if not self.evaluator.keeps_rows:
             if (
                 location is not None
-                and all(p is None for p in (response, nominal, scale))
+                and all(p is None for p in (response, nominal, scale, weights))
                 and not options
             ):
                 return self._with_chunked_columns(location)
@@ -771,6 +775,7 @@ class OrdinalModel:
             location=old.location if location is None else location,
             nominal=old.nominal if nominal is None else nominal,
             scale=old.scale if scale is None else scale,
+            weights=old.weights if weights is None else np.asarray(weights, dtype=float),
         )
         model = OrdinalModel.from_design(design, opts, context=self.formula_context)
         model.data_name = self.data_name

@@ -75,6 +75,7 @@ from ordstats.results.surrogate import (
     refuse_without_latent_variable,
     surrogate_series,
 )
+from ordstats.results.validation import validate
 
 __all__ = [
     "GoodnessOfFitMethods",
@@ -523,6 +524,64 @@ class GoodnessOfFitMethods(FittedState):
             With rms's names (``"Distinct Y"``, ``"Score"``, ``"rho"``, ...).
         """
         return orm_stats(self)
+
+    def validate(
+        self,
+        method: str = "boot",
+        B: int | None = None,
+        seed: int | np.random.Generator | None = None,
+        samples: Any = None,
+        progress: bool | None = None,
+        indexes: str = "lrm",
+        stratify: bool = False,
+    ) -> pd.DataFrame:
+        """Bootstrap optimism-corrected indexes, as rms's ``validate(fit, B = 200)``.
+
+        The model is refitted on ``B`` bootstrap samples of its rows; each
+        index (``Dxy``, ``R2``, calibration ``Intercept`` and ``Slope``,
+        ``Emax``, ``D``, ``U``, ``Q``, Brier ``B``, ``g``, ``gp``) is evaluated
+        on the sample (``training``) and on the original rows with the
+        sample's estimates (``test``).  See :mod:`ordstats.results.validation`
+        for each definition.  For a cumulative logit fit with free thresholds,
+        no weights and no offset, with its rows in memory.
+
+        Parameters
+        ----------
+        method : {"boot"}
+            The bootstrap (rms's default; cross-validation is not offered).
+        B : int, optional
+            Number of bootstrap samples; default 200, or the rows of ``samples``.
+        seed : int or numpy.random.Generator, optional
+            Draws the samples (``numpy.random.default_rng(seed)``).
+        samples : array-like of int, shape (B, n), optional
+            The 0-based rows of each sample, e.g. R's draws (``sample(n,
+            replace = TRUE) - 1`` after ``set.seed``) to reproduce its table.
+        progress : bool, optional
+            Report the samples done on standard error; default: when a terminal
+            or notebook is watching.
+        indexes : {"lrm", "orm"}
+            rms's ``validate.lrm`` indexes (above; logit link) or those of
+            ``validate.orm`` (``rho``, ``R2``, ``Slope``, ``g``, ``pdm``; any
+            link), for a response with many levels fitted as rms's ``orm``.
+        stratify : bool
+            Draw each sample within the levels of the response, so that every
+            level keeps its rows (rms's ``group = y``, which its error message
+            advises when a sample misses a level of an lrm fit).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows the indexes; columns ``index.orig``, ``training``, ``test``,
+            ``optimism`` (training - test), ``index.corrected`` (index.orig -
+            optimism) and ``n`` (samples counted), as rms.
+
+        Warns
+        -----
+        ConvergenceWarning
+            When some refits did not converge (left out, as rms).
+        """
+        how = {"method": method, "B": B, "seed": seed, "samples": samples}
+        return validate(self, how | {"indexes": indexes, "stratify": stratify}, progress)
 
     @cached_property
     def pseudo_rsquared(self) -> pd.Series:

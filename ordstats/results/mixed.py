@@ -622,6 +622,9 @@ class MixedResults(
     orm_stats = _refused(
         "orm_stats()", "they are rms::orm's statistics of a fixed-effects fit (rms has no clmm)"
     )
+    validate = _refused(
+        "validate()", "it is rms's bootstrap validation of a fixed-effects fit (rms has no clmm)"
+    )
     simulate = _refused(
         "simulate()",
         "new responses of a mixed model need new random effects or the fitted modes, a "

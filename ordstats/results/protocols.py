@@ -241,6 +241,7 @@ class FittedModel(ModelNames, Protocol):
         location: TermsDesign | None = None,
         nominal: TermsDesign | None = None,
         scale: TermsDesign | None = None,
+        weights: FloatArray | None = None,
         **options: object,
     ) -> FittedModel: ...
 
