@@ -362,14 +362,13 @@ def test_separated_rare_level_warns_where_clm_reports_a_singular_hessian(beps) -
     np.testing.assert_allclose(res.params.iloc[-4:], _values(part["location"]), atol=1e-4)
 
 
-@pytest.mark.parametrize(
-    "which,hint",
-    [("class", r"use predict\(newdata, which='class'\)"), ("linear", "linear predictor")],
-)
-def test_get_prediction_of_class_or_linear_says_what_to_use(fits, which: str, hint: str) -> None:
-    # R's predict(type = "class", se.fit = TRUE) warns and drops the SEs
-    with pytest.raises(PredictionError, match=f"got '{which}'; .*{hint}"):
-        fits["scale"].get_prediction(NEW, which=which)
+def test_get_prediction_of_class_says_what_to_use(fits) -> None:
+    # R's predict(type = "class", se.fit = TRUE) warns and drops the SEs; which="linear"
+    # has SEs now (tests/results/test_prediction_linear.py)
+    with pytest.raises(
+        PredictionError, match=r"got 'class'; .*use predict\(newdata, which='class'\)"
+    ):
+        fits["scale"].get_prediction(NEW, which="class")
 
 
 def test_profile_intervals_of_thresholds_are_exact(fits, beps) -> None:
