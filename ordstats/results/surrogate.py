@@ -32,7 +32,7 @@ import pandas as pd
 
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
-from ordstats.errors import OrdstatsError
+from ordstats.errors import OrdstatsError, check_seed
 
 __all__ = ["latent_bounds", "truncated_draws"]
 
@@ -141,7 +141,7 @@ def surrogate_series(
 
     Rows without an interval (NaN ends: a missing response or predictor) are NaN.
     """
-    rng = np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(check_seed(seed))
     uniforms = rng.random(len(index))
     usable = ~(np.isnan(lower) | np.isnan(upper))
     values = np.full(len(index), np.nan)

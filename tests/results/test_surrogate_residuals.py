@@ -140,6 +140,19 @@ def test_a_seed_repeats_the_draw_and_new_rows_equal_the_fitted_rows(wine):
     assert not np.allclose(first, res.resid_surrogate(seed=8))
 
 
+@pytest.mark.parametrize("seed", ["abc", 1.5, -1, True])
+def test_a_seed_that_is_not_a_whole_number_is_refused_by_name(wine, seed):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    with pytest.raises(OrdstatsError, match="seed must be None or a non-negative whole number"):
+        res.resid_surrogate(seed=seed)
+
+
+def test_a_generator_as_seed_draws_as_its_documented(wine):
+    res = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
+    drawn = res.resid_surrogate(seed=np.random.default_rng(4))
+    pd.testing.assert_series_equal(drawn, res.resid_surrogate(seed=4))
+
+
 def test_a_chunked_fit_draws_for_new_rows_and_says_why_not_for_its_own(wine):
     memory = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine).fit()
     chunked = ordstats.OrdinalModel.from_formula("rating ~ temp + contact", wine, chunksize=20)
