@@ -127,3 +127,19 @@ def test_missing_rows_dropped_at_the_fit_are_reported_at_the_callers_line():
         )
         assert [w.category for w in found] == [ordstats.errors.MissingDataWarning]
         assert found[0].filename == __file__
+
+
+def test_no_warning_in_ordstats_uses_a_fixed_stack_level():
+    """A fixed depth names ordstats' own line when the warning is reached another way
+    (validate()'s ConvergenceWarning came in with stacklevel=3 after 112528d)."""
+    import re
+    from pathlib import Path
+
+    package = Path(ordstats.__file__).parent
+    fixed = [
+        f"{path.relative_to(package)}:{number}"
+        for path in package.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"stacklevel\s*=\s*(\d|stacklevel)", line)
+    ]
+    assert fixed == []

@@ -67,6 +67,7 @@ from ordstats.errors import (
     OrdstatsWarning,
     SpecificationError,
     check_flag,
+    user_stacklevel,
 )
 from ordstats.results.persistence import rows_removed_error
 from ordstats.results.rms_stats import (
@@ -123,7 +124,7 @@ def validate(res: Any, how: Mapping[str, Any], progress: bool | None) -> pd.Data
             f"{_WHAT}: the refit did not converge in {failed} of {len(rows)} bootstrap samples; "
             "they are left out (rms's 'Divergence or singularity')",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return data.table(_table(data.names, original, training, test, counted))
 
