@@ -711,8 +711,7 @@ class GoodnessOfFitMethods(FittedState):
         codes = self._response_codes(  # type: ignore[attr-defined]
             newdata, "surrogate residuals are drawn given each row's own level"
         )
-        lower, upper = latent_bounds(theta, eta, scale, np.maximum(codes, 0))
-        lower[codes < 0] = np.nan
+        lower, upper = latent_bounds(theta, eta, scale, codes)
         return surrogate_series(lower, upper, link, index, seed)
 
     def _probability_residuals(self) -> Any:

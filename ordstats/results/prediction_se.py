@@ -50,7 +50,12 @@ from ordstats.errors import (
     user_stacklevel,
 )
 from ordstats.families.cumulative.likelihood import ParamLayout
-from ordstats.families.cumulative.prediction import category_probabilities, cumulative_probabilities
+from ordstats.families.cumulative.prediction import (
+    category_probabilities,
+    cumulative_probabilities,
+    level_cut_positions,
+    level_intervals,
+)
 from ordstats.families.problem import row_scales
 from ordstats.results.arguments import normal_quantile
 from ordstats.results.persistence import rows_removed_error
@@ -657,11 +662,7 @@ def observed_cuts(
         Zero beyond the ends (an end is no estimate).
     """
     m, n_cuts = cuts.shape
-    padded = np.column_stack([np.full(m, -np.inf), cuts, np.full(m, np.inf)])
     zero = np.zeros((m, 1, gradient.shape[2]))
     padded_grad = np.concatenate([zero, gradient, zero], axis=1)
-    rows = np.arange(m)[:, None]
-    level = np.clip(codes, 0, n_cuts)
-    picks = np.column_stack([level + 1, level])  # u_y, u_{y-1} among the padded columns
-    values = np.where(codes[:, None] >= 0, padded[rows, picks], np.nan)
-    return values, padded_grad[rows, picks]
+    picks = level_cut_positions(codes, n_cuts)  # u_y, u_{y-1} among the padded columns
+    return level_intervals(cuts, codes), padded_grad[np.arange(m)[:, None], picks]

@@ -33,6 +33,7 @@ import pandas as pd
 from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.errors import OrdstatsError, check_seed
+from ordstats.families.cumulative.prediction import level_intervals, standardised_cuts
 
 __all__ = ["latent_bounds", "truncated_draws"]
 
@@ -122,16 +123,10 @@ def latent_bounds(
     eta : ndarray, shape (n,)
     scale : ndarray, shape (n,), or None
     codes : ndarray of int, shape (n,)
-        The observed level of each row, ``0 .. K - 1``.
+        The observed level of each row, ``0 .. K - 1`` (-1: missing, giving NaN).
     """
-    n = eta.shape[0]
-    ends = np.full((n, 1), np.inf)
-    cuts = np.hstack([-ends, np.broadcast_to(theta, (n, theta.shape[1])), ends])
-    rows = np.arange(n)
-    lower, upper = cuts[rows, codes] - eta, cuts[rows, codes + 1] - eta
-    if scale is not None:
-        lower, upper = lower / scale, upper / scale
-    return lower, upper
+    interval = level_intervals(standardised_cuts(theta, eta, scale), codes)
+    return interval[:, 1], interval[:, 0]
 
 
 def surrogate_series(

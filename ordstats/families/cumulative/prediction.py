@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ordstats._typing import FloatArray
+from ordstats._typing import FloatArray, IntArray
 from ordstats.core.links import Link
 from ordstats.families.cumulative.likelihood import interval_probabilities
 from ordstats.families.problem import CLMData, ParamLayout
@@ -18,19 +18,53 @@ __all__ = [
     "crossing_rows",
     "cumulative_probabilities",
     "cut_points_and_scale",
+    "level_cut_positions",
+    "level_intervals",
+    "standardised_cuts",
     "threshold_gradient",
     "threshold_matrix",
 ]
 
 
-def _standardised_cuts(
+def standardised_cuts(
     thresholds: FloatArray, location: FloatArray, scale: FloatArray | None
 ) -> FloatArray:
-    """``(theta_j - eta_i) / s_i`` as an ``(n, K - 1)`` array."""
+    """``(theta_j - eta_i) / s_i`` as an ``(n, K - 1)`` array (thresholds of one row or each)."""
     cuts = np.atleast_2d(thresholds) - np.asarray(location, dtype=float)[:, None]
     if scale is not None:
         cuts = cuts / np.asarray(scale, dtype=float)[:, None]
     return cuts
+
+
+def level_cut_positions(codes: IntArray, n_cuts: int) -> IntArray:
+    """The columns of each row's cut-points above and below its level, ``(y + 1, y)``.
+
+    Positions among the ``n_cuts`` cut-points padded with ``-inf`` before and
+    ``+inf`` after (a missing level, code -1, points at the first two).
+    """
+    level = np.clip(codes, 0, n_cuts)
+    return np.column_stack([level + 1, level])
+
+
+def level_intervals(cuts: FloatArray, codes: IntArray) -> FloatArray:
+    """Each row's cut-points ``(u_y, u_{y-1})`` around its level ``y`` (``+-inf`` at the ends).
+
+    Parameters
+    ----------
+    cuts : ndarray, shape (n, K - 1)
+        Cut-points of each row (e.g. :func:`standardised_cuts`).
+    codes : ndarray of int, shape (n,)
+        Each row's level ``0, ..., K - 1`` (-1: missing, giving NaN).
+
+    Returns
+    -------
+    ndarray, shape (n, 2)
+        The upper end, then the lower end of the latent interval of the level.
+    """
+    n, n_cuts = cuts.shape
+    padded = np.column_stack([np.full(n, -np.inf), cuts, np.full(n, np.inf)])
+    picked = padded[np.arange(n)[:, None], level_cut_positions(codes, n_cuts)]
+    return np.where(codes[:, None] >= 0, picked, np.nan)
 
 
 def cumulative_probabilities(
@@ -52,7 +86,7 @@ def cumulative_probabilities(
     -------
     ndarray, shape (n, K - 1)
     """
-    return link.cdf(_standardised_cuts(thresholds, location, scale))
+    return link.cdf(standardised_cuts(thresholds, location, scale))
 
 
 def category_probabilities(
@@ -74,7 +108,7 @@ def category_probabilities(
     ndarray, shape (n, K)
         Rows sum to one.
     """
-    cuts = _standardised_cuts(thresholds, location, scale)
+    cuts = standardised_cuts(thresholds, location, scale)
     n = cuts.shape[0]
     upper = np.column_stack([cuts, np.full(n, np.inf)])
     lower = np.column_stack([np.full(n, -np.inf), cuts])
