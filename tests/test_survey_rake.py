@@ -197,6 +197,15 @@ def test_bounds_const_bounds_each_replicates_weights():
     assert free.repweights.max() > 100  # the bounds bind (replicate 9)
 
 
+def test_a_trim_that_every_ratio_is_outside_clips_them_all_as_r():
+    """Before: ZeroDivisionError (no row left to share the clipped weight); R's calibrate
+    clips every ratio (raking on apiclus1 trimmed to [2, 3]: "157 weights were trimmed",
+    every ratio 2)."""
+    ref = REFS["clus1_raking_trim"]
+    design = design_of({**ref, "trim": [2.0, 3.0]})
+    np.testing.assert_allclose(design.weights / data_of(ref)["pw"].to_numpy(), 2.0, rtol=1e-12)
+
+
 def test_summary_names_the_trim():
     text = str(fit(design_of(REFS["clus1_raking_trim"])).summary())
     assert re.search(r"Calibrated on:.*\(raking, trimmed to \[0.85, 1.1\]\)", text)

@@ -1115,13 +1115,10 @@ def trimmed_ratios(ratios: FloatArray, old: FloatArray, lower: float, upper: flo
     """Ratios clipped to ``[lower, upper]``, the weight clipped off shared by the others.
 
     R's ``calibrate(trim=)``: the rows inside the limits gain ``sum((g - g') d)
-    / sum(d)`` over them, so that ``sum(d g')`` is ``sum(d g)``.
+    / sum(d)`` over them, so that ``sum(d g')`` is ``sum(d g)``.  With no row
+    inside, the ratios are only clipped, as R's.
     """
-    clipped = np.clip(ratios, lower, upper)
-    outside = (ratios < lower) | (ratios > upper)
-    if outside.any():
-        trimmings = float(np.sum((ratios - clipped) * old))
-        clipped[~outside] += trimmings / float(np.sum(old[~outside]))
+    clipped, _ = _clipped_and_shared(ratios, lower, upper, old, np.ones(ratios.size, dtype=bool))
     return clipped
 
 
@@ -1139,24 +1136,41 @@ def trimmed_weights(
             f"no weights of {where} within [{lower:g}, {upper:g}] have its sum {total:.6g} "
             f"over {count} rows, so strict trimming cannot end; widen the limits"
         )
-    new = weights.copy()
+    new, equal_shares = weights, np.ones(weights.size)
     for _ in range(10_000 if strict else 1):
-        outside = inside_rows & ((new < lower) | (new > upper))
+        new, outside = _clipped_and_shared(new, lower, upper, equal_shares, inside_rows)
         if not outside.any():
             return new
-        sharing = inside_rows & ~outside
-        if not sharing.any():
+        if outside.sum() == count:
             raise DataError(
                 f"every weight of {where} is outside [{lower:g}, {upper:g}], so none is left "
                 "to take the trimmed weight; widen the limits"
             )
-        clipped = np.clip(new[outside], lower, upper)
-        trimmings = float(np.sum(new[outside] - clipped))
-        new[outside] = clipped
-        new[sharing] += trimmings / int(sharing.sum())
-    if strict:
+    if strict and ((new < lower) | (new > upper))[inside_rows].any():
         raise DataError(f"strict trimming of {where} did not settle; widen the limits")
     return new
+
+
+def _clipped_and_shared(
+    values: FloatArray, lower: float, upper: float, mass: FloatArray, rows: np.ndarray
+) -> tuple[FloatArray, np.ndarray]:
+    """One trimming pass: ``rows`` outside ``[lower, upper]`` clipped, the rest sharing.
+
+    The rows of ``rows`` inside the limits gain ``sum((v - v') m) / sum(m)``
+    over them, so that ``sum(v m)`` is kept (``m`` the ``mass``: old weights
+    for ratios, ones for weights shared equally).  Returns the new values and
+    which rows were outside.
+    """
+    outside = rows & ((values < lower) | (values > upper))
+    new = values.copy()
+    if not outside.any():
+        return new, outside
+    new[outside] = np.clip(values[outside], lower, upper)
+    trimmings = float(np.sum((values[outside] - new[outside]) * mass[outside]))
+    sharing = rows & ~outside
+    if sharing.any():
+        new[sharing] += trimmings / float(np.sum(mass[sharing]))
+    return new, outside
 
 
 def _trim_limits(trim: Any) -> tuple[float, float] | None:
