@@ -11,7 +11,7 @@ level or condition value where needed, and return the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -32,7 +32,7 @@ from ordstats.results.margins.grid import (
 )
 from ordstats.results.margins.protocol import MarginsFit
 from ordstats.results.margins.stream import column_summaries, streams
-from ordstats.results.margins.verbs import comparisons, predictions, slopes
+from ordstats.results.margins.verbs import comparisons, numeric_summary, predictions, slopes
 from ordstats.results.mixed import MixedResults
 
 if TYPE_CHECKING:
@@ -634,38 +634,28 @@ def _check_condition(fit: MarginsFit, spec: dict[str, Any], reference: pd.DataFr
 class _ConditionSummary:
     """What the default grid values of one condition variable are made from.
 
-    ``levels`` for a factor (None for a number); for a number the count of
-    distinct values (up to 2), the extremes, mean, SD and quartiles.
+    ``levels`` for a factor; for a number, ``numbers``: its mean, SD, quartiles,
+    median, minimum and maximum (:func:`~ordstats.results.margins.verbs.numeric_summary`
+    in memory, :func:`~ordstats.results.margins.stream.column_summaries` of
+    rows read in chunks: the same numbers).
     """
 
     name: str
     levels: list[Any] | None = None
-    distinct: int = 0
-    low: float = np.nan
-    high: float = np.nan
-    mean: float = np.nan
-    sd: float = np.nan
-    quartiles: tuple[float, float, float] = (np.nan, np.nan, np.nan)
+    numbers: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def of_column(cls, column: pd.Series) -> _ConditionSummary:
         """The summary of a column in memory."""
         if is_factor(column):
             return cls(str(column.name), levels=factor_levels(column))
-        x = column.astype(float)
-        quartiles = np.full(3, np.nan)
-        if x.notna().any():
-            quartiles = np.nanquantile(x, [0.25, 0.5, 0.75])
-        q1, median, q3 = (float(q) for q in quartiles)
-        return cls(
-            str(column.name),
-            distinct=min(int(x.nunique()), 2),
-            low=float(x.min()),
-            high=float(x.max()),
-            mean=float(x.mean()),
-            sd=float(x.std()),
-            quartiles=(q1, median, q3),
-        )
+        return cls(str(column.name), numbers=numeric_summary(column.astype(float)))
+
+    @property
+    def distinct(self) -> int:
+        """Distinct values of a number, up to 2 (0: none)."""
+        low, high = self.numbers.get("min", np.nan), self.numbers.get("max", np.nan)
+        return 2 if high > low else int(bool(np.isfinite(low)))
 
 
 def _streamed_summaries(fit: Any, names: list[str]) -> dict[str, _ConditionSummary]:
@@ -674,16 +664,7 @@ def _streamed_summaries(fit: Any, names: list[str]) -> dict[str, _ConditionSumma
     numeric = [name for name in names if name not in levels]
     out = {name: _ConditionSummary(name, levels=found) for name, found in levels.items()}
     for name, summary in column_summaries(fit, numeric).items():
-        low, high = summary["min"], summary["max"]
-        out[name] = _ConditionSummary(
-            name,
-            distinct=2 if high > low else int(np.isfinite(low)),
-            low=low,
-            high=high,
-            mean=summary["mean"],
-            sd=summary["sd"],
-            quartiles=(summary["q1"], summary["median"], summary["q3"]),
-        )
+        out[name] = _ConditionSummary(name, numbers=summary)
     return out
 
 
@@ -704,22 +685,24 @@ def _condition_values(summary: _ConditionSummary, spec: Any, first: bool) -> lis
         spec = "range" if first else "fivenum"
     if not isinstance(spec, str):
         return list(spec) if np.ndim(spec) else [spec]
+    numbers = summary.numbers
     if summary.distinct < 2 and spec in _NUMERIC_SUMMARIES:
         if summary.distinct == 1 and not first:  # one colour or panel
-            return [summary.low]
+            return [numbers["min"]]
         raise OrdstatsError(
             f"condition: numeric {summary.name!r} takes {summary.distinct} distinct value(s) in "
             f"the data, so the x axis has nothing to span; give its values "
             f"(condition={{{summary.name!r}: [...]}}) or use newdata= rows where it varies"
         )
     if spec == "range":
-        return list(np.linspace(summary.low, summary.high, X_POINTS))
+        return list(np.linspace(numbers["min"], numbers["max"], X_POINTS))
     if spec == "threenum":
-        return [summary.mean - summary.sd, summary.mean, summary.mean + summary.sd]
+        mean, sd = numbers["mean"], numbers["sd"]
+        return [mean - sd, mean, mean + sd]
     if spec == "fivenum":
-        return sorted({summary.low, *summary.quartiles, summary.high})
+        return sorted({numbers[key] for key in ("min", "q1", "median", "q3", "max")})
     if spec == "minmax":
-        return [summary.low, summary.high]
+        return [numbers["min"], numbers["max"]]
     raise OrdstatsError(
         f"condition: numeric {summary.name!r} takes values or one of "
         f"{', '.join(map(repr, _NUMERIC_SUMMARIES))}; got {spec!r}"

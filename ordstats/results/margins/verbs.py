@@ -672,7 +672,9 @@ def _factor_pairs(levels: list[Any], spec: Any, name: str) -> list[tuple[Any, An
 
 
 def numeric_summary(column: pd.Series) -> dict[str, float]:
-    """What the numeric contrasts read of a column: its SD, quartiles, minimum and maximum.
+    """A numeric column's summary: what the numeric contrasts and condition plots read.
+
+    The in-memory twin of :func:`~ordstats.results.margins.stream.column_summaries`.
 
     Parameters
     ----------
@@ -681,14 +683,20 @@ def numeric_summary(column: pd.Series) -> dict[str, float]:
     Returns
     -------
     dict
-        ``"sd"`` (``ddof=1``), ``"q1"``, ``"q3"`` (linear interpolation, as
-        ``numpy.quantile``), ``"min"``, ``"max"``.
+        ``"mean"``, ``"sd"`` (``ddof=1``), ``"q1"``, ``"median"``, ``"q3"``
+        (linear interpolation, as ``numpy.quantile``), ``"min"``, ``"max"``;
+        NaN for a column without values.
     """
-    q1, q3 = np.nanquantile(np.asarray(column, dtype=float), [0.25, 0.75])
+    values = np.asarray(column, dtype=float)
+    quartiles = np.full(3, np.nan)
+    if not np.isnan(values).all():
+        quartiles = np.nanquantile(values, [0.25, 0.5, 0.75])
     return {
+        "mean": float(column.mean()),
         "sd": float(column.std()),
-        "q1": float(q1),
-        "q3": float(q3),
+        "q1": float(quartiles[0]),
+        "median": float(quartiles[1]),
+        "q3": float(quartiles[2]),
         "min": float(column.min()),
         "max": float(column.max()),
     }
