@@ -799,9 +799,9 @@ class MixedResults(
             )
         problem = self.model.problem
         theta = (problem.jacobian @ self.params_all[: problem.n_alpha])[None, :]
-        eta = self.fittedvalues.to_numpy()
-        lower, upper = latent_bounds(theta, eta, None, problem.y)
-        return surrogate_series(lower, upper, problem.link, self.fittedvalues.index, seed)
+        fitted = self.fittedvalues  # x'beta + offset + z'b at the modes (computed each time)
+        lower, upper = latent_bounds(theta, fitted.to_numpy(), None, problem.y)
+        return surrogate_series(lower, upper, problem.link, fitted.index, seed)
 
     # -- predictions -----------------------------------------------------------
 
