@@ -489,8 +489,9 @@ class ChunkArrays:
     scale: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
     #: which rows of the chunk are used (boolean, one per row of the chunk)
     kept: Any = None
-    #: complete rows left out only for a zero weight (R's model frame keeps them)
-    weightless: Any = None
+    #: rows dropped for a missing or non-finite value (the others are R's model frame:
+    #: the used rows and those of zero weight)
+    dropped: Any = None
     #: the lowest level of each row of a censored response (None: exact rows)
     y_low: IntArray | None = None
 
@@ -549,7 +550,6 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec, *, held: bool = False) ->
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):
         keep = ~drop & (w > 0)
-        weightless = ~drop & (w == 0)
     used = X_complete[finite_terms & (w[complete] > 0)]
     X, *sides = np.split(used, np.cumsum([b.shape[1] for b in blocks])[:-1], axis=1)
     side = dict(zip([p for p in spec.parts if p != "location"], sides, strict=True))
@@ -576,7 +576,7 @@ def chunk_arrays(frame: pd.DataFrame, spec: ChunkSpec, *, held: bool = False) ->
         nominal=np.ascontiguousarray(side.get("nominal", np.empty((len(X), 0)))),
         scale=np.ascontiguousarray(side.get("scale", np.empty((len(X), 0)))),
         kept=keep,
-        weightless=weightless,
+        dropped=drop,
     )
 
 
@@ -622,7 +622,6 @@ def _plain_chunk_arrays(
     w = chunk_weights(frame, plan.weights)
     with np.errstate(invalid="ignore"):
         keep = ~drop & (w > 0)
-        weightless = ~drop & (w == 0)
     every = bool(keep.all())
 
     n_used = len(keep) if every else int(keep.sum())
@@ -655,7 +654,7 @@ def _plain_chunk_arrays(
         nominal=stacked(spec.nominal) if spec.nominal is not None else np.empty((len(X), 0)),
         scale=stacked(spec.scale) if spec.scale is not None else np.empty((len(X), 0)),
         kept=keep,
-        weightless=weightless,
+        dropped=drop,
     )
 
 

@@ -87,8 +87,7 @@ def reduce_model_frame_rows(
 
     R's model frame keeps those rows (emmeans' reference grid counts them).
     """
-    arrays = chunk_arrays(frame, spec)
-    rows = arrays.kept | arrays.weightless
+    rows = ~chunk_arrays(frame, spec).dropped  # negative weights were refused
     if not rows.any():
         return None
     return func(frame.loc[rows], *args)
